@@ -1,0 +1,31 @@
+# Every target creates or reuses .venv and installs what it needs by itself.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench lint fixtures clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m tarneeb.cli.demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) bench/bench.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+fixtures: $(STAMP)
+	$(PY) -m tarneeb.testing.corpus fixtures
+
+clean:
+	rm -rf $(VENV) build *.egg-info
