@@ -1,0 +1,163 @@
+"""Cards as small integers, hands as 52-bit masks.
+
+A card is an ``int`` from 0 to 51: ``suit * 13 + rank``, where suits are
+numbered ``♣ 0, ♦ 1, ♥ 2, ♠ 3`` and ranks ``2 0 … A 12``. A set of cards
+(a hand, the cards played so far) is an ``int`` bit mask with bit ``card`` set.
+
+>>> parse_card("10♥"), parse_card("TH"), parse_card("th"), parse_card("10h")
+(34, 34, 34, 34)
+>>> card_name(34), card_name(34, symbols=False)
+('10♥', 'TH')
+>>> format_hand(mask_of([parse_card(c) for c in ["AS", "2S", "KH"]]))
+'♠ A 2  ♥ K'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+Card = int
+Suit = int
+Mask = int
+
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+SUITS: tuple[Suit, ...] = (CLUBS, DIAMONDS, HEARTS, SPADES)
+SUIT_LETTERS = "CDHS"
+SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+RANK_LETTERS = "23456789TJQKA"
+RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+
+FULL_DECK: Mask = (1 << 52) - 1
+SUIT_MASKS: tuple[Mask, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in SUITS)
+RED_SUITS = frozenset({DIAMONDS, HEARTS})
+
+_SUIT_INPUT = {
+    **{c: i for i, c in enumerate(SUIT_LETTERS)},
+    **{c: i for i, c in enumerate(SUIT_LETTERS.lower())},
+    **{c: i for i, c in enumerate(SUIT_SYMBOLS)},
+    "♧": CLUBS,
+    "♢": DIAMONDS,
+    "♡": HEARTS,
+    "♤": SPADES,
+}
+_RANK_INPUT = {
+    **{c: i for i, c in enumerate(RANK_LETTERS)},
+    **{c: i for i, c in enumerate(RANK_LETTERS.lower())},
+    "10": 8,
+}
+
+
+class CardError(ValueError):
+    """Raised for text that does not name a card or a suit."""
+
+
+def make_card(rank: int, suit: Suit) -> Card:
+    """The card of ``rank`` (0 = 2 … 12 = ace) in ``suit``."""
+    return suit * 13 + rank
+
+
+def suit_of(card: Card) -> Suit:
+    return card // 13
+
+
+def rank_of(card: Card) -> int:
+    return card % 13
+
+
+def colour_mate(suit: Suit) -> Suit:
+    """The other suit of the same colour: ♣↔♠, ♦↔♥.
+
+    >>> SUIT_SYMBOLS[colour_mate(CLUBS)], SUIT_SYMBOLS[colour_mate(HEARTS)]
+    ('♠', '♦')
+    """
+    return 3 - suit
+
+
+def parse_suit(text: str) -> Suit:
+    """A suit from a letter (``S``/``h``), a symbol (``♠``) or a name (``spades``)."""
+    t = text.strip()
+    if t in _SUIT_INPUT:
+        return _SUIT_INPUT[t]
+    lowered = t.lower()
+    for i, name in enumerate(SUIT_NAMES):
+        if lowered in (name, name[:-1]):
+            return i
+    raise CardError(f"not a suit: {text!r} (use C, D, H, S or ♣ ♦ ♥ ♠)")
+
+
+def parse_card(text: str) -> Card:
+    """A card from text such as ``10♥``, ``TH``, ``th``, ``10h`` or ``A♠``."""
+    t = text.strip()
+    if len(t) < 2:
+        raise CardError(f"not a card: {text!r} (write it like AS, 10h, K♥)")
+    rank_text, suit_text = t[:-1], t[-1]
+    rank = _RANK_INPUT.get(rank_text)
+    suit = _SUIT_INPUT.get(suit_text)
+    if rank is None or suit is None:
+        raise CardError(f"not a card: {text!r} (write it like AS, 10h, K♥)")
+    return make_card(rank, suit)
+
+
+def card_name(card: Card, symbols: bool = True) -> str:
+    """``10♥`` (or ``TH`` with ``symbols=False``)."""
+    if not 0 <= card < 52:
+        raise CardError(f"not a card number: {card} (cards are 0-51)")
+    if symbols:
+        return RANK_NAMES[rank_of(card)] + SUIT_SYMBOLS[suit_of(card)]
+    return RANK_LETTERS[rank_of(card)] + SUIT_LETTERS[suit_of(card)]
+
+
+def mask_of(cards: Iterable[Card]) -> Mask:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def cards_of(mask: Mask) -> list[Card]:
+    """The cards of a mask, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def count(mask: Mask) -> int:
+    return mask.bit_count()
+
+
+def lowest(mask: Mask) -> Card:
+    """The lowest card of a non-empty mask (lowest suit, then lowest rank)."""
+    return (mask & -mask).bit_length() - 1
+
+
+def highest(mask: Mask) -> Card:
+    return mask.bit_length() - 1
+
+
+def format_hand(mask: Mask, symbols: bool = True) -> str:
+    """A hand sorted by suit (♠ ♥ ♣ ♦ alternate colours), high cards first."""
+    parts = []
+    for s in (SPADES, HEARTS, CLUBS, DIAMONDS):
+        in_suit = [c for c in reversed(cards_of(mask & SUIT_MASKS[s]))]
+        if not in_suit:
+            continue
+        label = SUIT_SYMBOLS[s] if symbols else SUIT_LETTERS[s]
+        ranks = " ".join(RANK_NAMES[rank_of(c)] if symbols else RANK_LETTERS[rank_of(c)]
+                         for c in in_suit)
+        parts.append(f"{label} {ranks}")
+    return "  ".join(parts)
+
+
+def deal_hands(deck: list[Card] | bytes, dealer: int) -> tuple[Mask, Mask, Mask, Mask]:
+    """The four hands from a deck order: card ``i`` goes to seat ``(dealer+1+i) % 4``.
+
+    The dealer's 13th card is ``deck[51]``.
+    """
+    hands = [0, 0, 0, 0]
+    for i, c in enumerate(deck):
+        hands[(dealer + 1 + i) & 3] |= 1 << c
+    return hands[0], hands[1], hands[2], hands[3]

@@ -1,0 +1,310 @@
+"""Rule sets as data.
+
+Each of the five rule sets of the specification is a frozen :class:`RuleSet`
+preset; house options (the target, the table minimum, the 400 value table,
+the partner rule, the tie rule …) are fields, so a platform with other house
+rules describes them in a small TOML file instead of patching the engine.
+
+>>> r = preset("qahwa41", target=61, min_total=12)
+>>> r.target, r.min_total, r.bid_value(5, own_score=0)
+(61, 12, 10)
+>>> PRESETS["sahrat400"].bid_value(5, own_score=30)
+5
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .cards import HEARTS, SUIT_LETTERS, colour_mate, parse_suit, suit_of
+
+TrumpRule = Literal["revealed_mate", "fixed", "named"]
+BiddingRule = Literal["personal", "auction"]
+ScoringRule = Literal["personal", "team"]
+TieRule = Literal["team_total", "highest_player", "play_on"]
+
+SCORING_CHOICES = ("personal", "team")
+TRUMP_CHOICES = ("revealed_mate", "fixed", "named")
+BIDDING_CHOICES = ("personal", "auction")
+TIE_CHOICES = ("team_total", "highest_player", "play_on")
+
+# Value of a bid b at index b-2 (bids 2..13).
+LINEAR_VALUES = tuple(range(2, 14))
+DOUBLED_VALUES = (2, 3, 4, 10, 12, 14, 16, 18, 20, 22, 24, 26)
+VALUES_400 = (2, 3, 4, 10, 12, 14, 16, 27, 40, 40, 40, 40)
+VALUES_400_FROM_30 = (2, 3, 4, 5, 6, 14, 16, 27, 40, 40, 40, 40)
+
+
+class RulesError(ValueError):
+    """A rule set or rules file that is not valid; the message says which field and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """One rule set. Every field is a house option; the presets fix their values."""
+
+    name: str
+    # -- trump: "revealed_mate" (colour-mate of the dealer's 13th card, which is shown),
+    #    "fixed" (always ``fixed_trump``) or "named" (by the auction winner)
+    trump: TrumpRule = "revealed_mate"
+    fixed_trump: int = HEARTS
+    # -- bidding
+    bidding: BiddingRule = "personal"
+    min_bid: int = 2  # personal bids: lowest bid (before escalation)
+    max_bid: int = 13
+    auction_min: int = 7  # auction: lowest bid
+    # personal bids: (own score at least, lowest bid) steps, e.g. 400's ((30, 3), (40, 4), (50, 5))
+    min_bid_steps: tuple[tuple[int, int], ...] = ()
+    # cancelled hand: the four bids must total at least this ...
+    min_total: int = 11
+    # ... raised by (highest score at the table at least, minimum total) steps
+    min_total_steps: tuple[tuple[int, int], ...] = ()
+    # -- scoring
+    scoring: ScoringRule = "personal"
+    values: tuple[int, ...] = LINEAR_VALUES  # value of bids 2..13 (personal scoring)
+    # from this own score on, ``values_high`` replaces ``values`` (400: 5 and 6 worth 5 and 6)
+    values_high_from: int | None = None
+    values_high: tuple[int, ...] | None = None
+    # team scoring (classic): all 13 tricks without bidding 13, a made 13, a failed 13
+    all_tricks_value: int = 16
+    kaboot_made_value: int = 26
+    kaboot_failed_value: int = 16
+    # -- winning
+    target: int = 41
+    partner_min: int = 1  # the partner's score must be at least this (1: "above zero")
+    tie: TieRule = "team_total"  # both teams qualify after the same hand
+    made_13_wins: bool = False  # a made bid of 13 wins the match outright
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # ---- derived rules -------------------------------------------------
+    def trump_for_deal(self, thirteenth: int) -> int | None:
+        """The trump that follows from the deal, or ``None`` when the auction winner names it."""
+        if self.trump == "revealed_mate":
+            return colour_mate(suit_of(thirteenth))
+        if self.trump == "fixed":
+            return self.fixed_trump
+        return None
+
+    @property
+    def reveals_card(self) -> bool:
+        return self.trump == "revealed_mate"
+
+    def lowest_bid(self, own_score: int) -> int:
+        """The lowest personal bid allowed to a player with ``own_score``."""
+        low = self.min_bid
+        for at_least, bid in self.min_bid_steps:
+            if own_score >= at_least:
+                low = max(low, bid)
+        return low
+
+    def lowest_total(self, highest_score: int) -> int:
+        """The lowest total of the four bids when the highest score at the table is given."""
+        low = self.min_total
+        for at_least, total in self.min_total_steps:
+            if highest_score >= at_least:
+                low = max(low, total)
+        return low
+
+    def bid_value(self, bid: int, own_score: int) -> int:
+        """What a personal bid is worth (made: +value, failed: -value)."""
+        table = self.values
+        if self.values_high is not None and self.values_high_from is not None \
+                and own_score >= self.values_high_from:
+            table = self.values_high
+        return table[bid - 2]
+
+    def with_options(self, **options: Any) -> RuleSet:
+        """A copy with some fields changed, validated."""
+        unknown = set(options) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise RulesError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+        return dataclasses.replace(self, **options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, as plain data (lists for tuples): what a log records."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, tuple):
+                v = [list(x) if isinstance(x, tuple) else x for x in v]
+            out[f.name] = v
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RuleSet:
+        """The inverse of :meth:`to_dict`; every field must be present or have a default."""
+        if not isinstance(data, dict):
+            raise RulesError("rules must be a table of fields")
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = set(data) - set(known)
+        if unknown:
+            raise RulesError(f"unknown rule field(s): {', '.join(sorted(map(str, unknown)))}")
+        if "name" not in data:
+            raise RulesError("rules have no name")
+        kwargs: dict[str, Any] = {}
+        for k, v in data.items():
+            if k in ("min_bid_steps", "min_total_steps"):
+                if not isinstance(v, list | tuple) or not all(
+                        isinstance(p, list | tuple) and len(p) == 2 for p in v):
+                    raise RulesError(f"{k} must be a list of [score, value] pairs")
+                v = tuple(tuple(p) for p in v)
+            elif k in ("values", "values_high") and v is not None:
+                if not isinstance(v, list | tuple):
+                    raise RulesError(f"{k} must be a list of 12 numbers (bids 2 to 13)")
+                v = tuple(v)
+            kwargs[k] = v
+        return cls(**kwargs)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _validate(r: RuleSet) -> None:
+    def need(cond: bool, msg: str) -> None:
+        if not cond:
+            raise RulesError(f"rule set {r.name!r}: {msg}")
+
+    need(isinstance(r.name, str) and 0 < len(r.name) <= 64, "name must be 1-64 characters")
+    need(r.trump in TRUMP_CHOICES, f"trump must be one of {', '.join(TRUMP_CHOICES)}")
+    need(r.bidding in BIDDING_CHOICES, f"bidding must be one of {', '.join(BIDDING_CHOICES)}")
+    need(r.scoring in SCORING_CHOICES, f"scoring must be one of {', '.join(SCORING_CHOICES)}")
+    need(r.tie in TIE_CHOICES, f"tie must be one of {', '.join(TIE_CHOICES)}")
+    for k in ("fixed_trump", "min_bid", "max_bid", "auction_min", "min_total", "target",
+              "partner_min", "all_tricks_value", "kaboot_made_value", "kaboot_failed_value"):
+        need(_is_int(getattr(r, k)), f"{k} must be a whole number")
+    need(0 <= r.fixed_trump <= 3, f"fixed_trump must be a suit 0-3 ({SUIT_LETTERS})")
+    need(isinstance(r.made_13_wins, bool), "made_13_wins must be true or false")
+    need(0 <= r.min_bid <= r.max_bid == 13, "bids must run from min_bid up to 13")
+    need(1 <= r.auction_min <= 13, "auction_min must be 1-13")
+    need(0 <= r.min_total <= 52, "min_total must be 0-52")
+    need(1 <= r.target <= 10_000, "target must be 1-10000")
+    need(-10_000 <= r.partner_min <= 10_000, "partner_min is out of range")
+    for k in ("min_bid_steps", "min_total_steps"):
+        for pair in getattr(r, k):
+            need(isinstance(pair, tuple) and len(pair) == 2 and all(map(_is_int, pair)),
+                 f"{k} must hold [score, value] pairs of whole numbers")
+    for at_least, bid in r.min_bid_steps:
+        need(r.min_bid <= bid <= 13, f"min_bid_steps: a lowest bid of {bid} is not 2-13")
+    for k in ("values", "values_high"):
+        v = getattr(r, k)
+        if v is None:
+            continue
+        need(isinstance(v, tuple) and len(v) == 12 and all(map(_is_int, v)),
+             f"{k} must list 12 whole numbers, the values of bids 2 to 13")
+        need(all(0 <= x <= 1000 for x in v), f"{k}: values must be 0-1000")
+    need((r.values_high is None) == (r.values_high_from is None),
+         "values_high and values_high_from go together")
+    need(r.values_high_from is None or _is_int(r.values_high_from),
+         "values_high_from must be a whole number")
+    if r.bidding == "auction":
+        need(r.trump == "named" and r.scoring == "team",
+             "an auction goes with a named trump and team scoring")
+    else:
+        need(r.trump != "named" and r.scoring == "personal",
+             "personal bids go with a dealt trump and personal scoring")
+
+
+ERAM41 = RuleSet(name="eram41", trump="revealed_mate", values=LINEAR_VALUES, tie="team_total")
+QAHWA41 = RuleSet(name="qahwa41", trump="fixed", fixed_trump=HEARTS, values=DOUBLED_VALUES,
+                  tie="team_total")
+SAHRAT41 = RuleSet(name="sahrat41", trump="revealed_mate", values=LINEAR_VALUES,
+                   tie="highest_player")
+SAHRAT400 = RuleSet(
+    name="sahrat400", trump="fixed", fixed_trump=HEARTS,
+    min_bid_steps=((30, 3), (40, 4), (50, 5)),
+    min_total_steps=((30, 12), (40, 13), (50, 14)),
+    values=VALUES_400, values_high_from=30, values_high=VALUES_400_FROM_30,
+    tie="highest_player",
+)
+CLASSIC = RuleSet(name="classic", trump="named", bidding="auction", scoring="team",
+                  min_total=0)
+
+PRESETS: dict[str, RuleSet] = {r.name: r for r in (ERAM41, QAHWA41, SAHRAT41, SAHRAT400, CLASSIC)}
+
+# The house options each platform's page offers; anything else needs a rules file.
+PAGE_OPTIONS: dict[str, dict[str, tuple[int, ...]]] = {
+    "eram41": {},
+    "qahwa41": {"target": (31, 41, 61), "min_total": (11, 12, 13)},
+    "sahrat41": {},
+    "sahrat400": {},
+    "classic": {"target": (31, 41, 61)},
+}
+
+
+def preset(name: str, **options: Any) -> RuleSet:
+    """A preset by name, with house options applied.
+
+    >>> preset("classic", target=31).target
+    31
+    """
+    try:
+        base = PRESETS[name]
+    except KeyError:
+        raise RulesError(
+            f"unknown rule set {name!r} (known: {', '.join(PRESETS)})") from None
+    return base.with_options(**options) if options else base
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """``target=61`` → ``("target", 61)``; values are TOML values (numbers, true, lists)."""
+    if "=" not in text:
+        raise RulesError(f"option {text!r} is not KEY=VALUE")
+    key, _, raw = text.partition("=")
+    key = key.strip()
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()
+    if key == "fixed_trump" and isinstance(value, str):
+        value = parse_suit(value)
+    return key, value
+
+
+def load_rules_file(path: str | Path) -> RuleSet:
+    """Read a TOML rules file: ``base = "sahrat400"`` plus the fields that differ.
+
+    Example (another platform's 400 values)::
+
+        name = "club400"
+        base = "sahrat400"
+        values = [2, 3, 4, 10, 12, 14, 16, 27, 30, 33, 36, 40]
+        partner_min = 0
+    """
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise RulesError(f"{p}: cannot read rules file: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise RulesError(f"{p}: rules file is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as e:
+        raise RulesError(f"{p}: not valid TOML: {e}") from None
+    base_name = data.pop("base", None)
+    if base_name is None:
+        raise RulesError(f"{p}: a rules file needs base = one of {', '.join(PRESETS)}")
+    if "fixed_trump" in data and isinstance(data["fixed_trump"], str):
+        try:
+            data["fixed_trump"] = parse_suit(data["fixed_trump"])
+        except ValueError as e:
+            raise RulesError(f"{p}: fixed_trump: {e}") from None
+    try:
+        base = preset(str(base_name))
+        merged = base.to_dict()
+        merged.update(data)
+        merged.setdefault("name", f"{base.name}-custom")
+        return RuleSet.from_dict(merged)
+    except (RulesError, TypeError) as e:
+        raise RulesError(f"{p}: {e}") from None
+
+
+__all__ = [
+    "CLASSIC", "ERAM41", "PRESETS", "QAHWA41", "SAHRAT41", "SAHRAT400",
+    "RuleSet", "RulesError", "load_rules_file", "parse_option", "preset",
+]
