@@ -1,0 +1,571 @@
+"""The rules engine: one state machine for a whole match.
+
+The same :class:`MatchState` serves the simulator, the replayer and other
+people's code. It does no I/O and draws no randomness: a deal is a chance
+event supplied from outside (:meth:`MatchState.deal`), every other step is an
+action chosen by the seat whose turn it is (:meth:`MatchState.apply`).
+
+Actions are small integers, like cards:
+
+* ``0``–``51`` play that card;
+* ``bid_action(n)`` (``52 + n``) bids ``n`` tricks;
+* ``PASS`` passes in the classic auction;
+* ``trump_action(suit)`` names the trump (classic, the auction winner).
+
+>>> from tarneeb.replay.rules import preset
+>>> from tarneeb.replay.cards import deal_hands
+>>> m = MatchState(preset("qahwa41"), first_dealer=3)
+>>> m.phase, m.current_player
+(<Phase.DEAL: 0>, None)
+>>> m.deal(deal_hands(list(range(52)), dealer=3), thirteenth=51)
+>>> m.phase, m.current_player, describe_action(m.legal_actions()[0])
+(<Phase.BID: 1>, 0, 'bid 2')
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from .cards import (
+    FULL_DECK,
+    SUIT_MASKS,
+    SUIT_SYMBOLS,
+    Card,
+    Mask,
+    card_name,
+    cards_of,
+)
+from .rules import RuleSet
+
+Action = int
+BID_BASE = 52
+PASS = 66
+TRUMP_BASE = 67
+NUM_ACTIONS = 71
+
+
+def bid_action(n: int) -> Action:
+    """The action that bids ``n`` tricks (0–13)."""
+    return BID_BASE + n
+
+
+def trump_action(suit: int) -> Action:
+    """The action that names ``suit`` as trump."""
+    return TRUMP_BASE + suit
+
+
+def is_bid(a: Action) -> bool:
+    return BID_BASE <= a < PASS
+
+
+def is_play(a: Action) -> bool:
+    return 0 <= a < 52
+
+
+def is_trump_choice(a: Action) -> bool:
+    return TRUMP_BASE <= a < NUM_ACTIONS
+
+
+def describe_action(a: Action) -> str:
+    """``'bid 7'``, ``'pass'``, ``'trump ♥'`` or the card, e.g. ``'10♥'``."""
+    if is_play(a):
+        return card_name(a)
+    if is_bid(a):
+        return f"bid {a - BID_BASE}"
+    if a == PASS:
+        return "pass"
+    if is_trump_choice(a):
+        return f"trump {SUIT_SYMBOLS[a - TRUMP_BASE]}"
+    return f"action {a}"
+
+
+class Phase(enum.IntEnum):
+    DEAL = 0  # waiting for a deal (a chance event)
+    BID = 1  # personal bids or the auction
+    TRUMP = 2  # the auction winner names the trump
+    PLAY = 3  # the 13 tricks
+    OVER = 4  # the match is won
+
+
+class IllegalAction(ValueError):
+    """An action that the rules do not allow now; ``kind`` says which rule.
+
+    Kinds: ``over``, ``not-your-turn``, ``wrong-phase``, ``not-held``, ``renege``,
+    ``bid-range``, ``bid-minimum``, ``bid-not-higher``, ``bad-deal``.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+SEAT_NAMES = ("seat 0", "seat 1", "seat 2", "seat 3")
+
+
+def team_of(seat: int) -> int:
+    """Team 0 is seats 0 and 2, team 1 is seats 1 and 3."""
+    return seat & 1
+
+
+def partner_of(seat: int) -> int:
+    return seat ^ 2
+
+
+def trick_winner(cards: list[Card], leader: int, trump: int | None) -> int:
+    """The seat that wins a trick of four ``cards`` led by ``leader``.
+
+    >>> from tarneeb.replay.cards import parse_card as c
+    >>> trick_winner([c("2H"), c("AH"), c("3S"), c("KH")], leader=0, trump=3)
+    2
+    """
+    best = cards[0]
+    best_suit = best // 13
+    for c in cards[1:]:
+        s = c // 13
+        if s == best_suit:
+            if c > best:
+                best = c
+        elif s == trump:
+            best, best_suit = c, s
+    return (leader + cards.index(best)) & 3
+
+
+@dataclass
+class Hand:
+    """Everything about one dealing attempt, as the engine saw it (also what ``show`` prints)."""
+
+    deal_number: int
+    dealer: int
+    hands: tuple[Mask, Mask, Mask, Mask]  # as dealt
+    thirteenth: Card | None
+    trump: int | None = None
+    calls: list[tuple[int, Action]] = field(default_factory=list)  # (seat, bid or PASS)
+    declarer: int | None = None  # classic: the auction winner
+    contract: int | None = None  # classic: the winning bid
+    plays: list[Card] = field(default_factory=list)
+    trick_leaders: list[int] = field(default_factory=list)
+    trick_winners: list[int] = field(default_factory=list)
+    tricks: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    scores: list[int] | None = None  # hand score per seat (team games: the team's on both)
+    totals: list[int] | None = None  # running totals after the hand
+    cancelled: bool = False
+    winner: int | None = None  # the team that won the match after this hand
+
+    def bid_of(self, seat: int) -> int | None:
+        for s, a in self.calls:
+            if s == seat and is_bid(a):
+                return a - BID_BASE
+        return None
+
+
+class MatchState:
+    """A match from the first deal to the win. See the module docstring."""
+
+    __slots__ = (
+        "_bids", "_led", "_passed", "_trick", "current_player", "deal_number", "dealer",
+        "hand", "hands", "history", "leader", "phase", "rules", "totals", "trump", "winner",
+    )
+
+    def __init__(self, rules: RuleSet, first_dealer: int) -> None:
+        if first_dealer not in (0, 1, 2, 3):
+            raise ValueError(f"first dealer must be a seat 0-3, not {first_dealer!r}")
+        self.rules = rules
+        self.dealer = first_dealer
+        self.deal_number = 0
+        self.totals = [0, 0, 0, 0]
+        self.phase = Phase.DEAL
+        self.current_player: int | None = None
+        self.history: list[Hand] = []  # finished hands, scored or cancelled
+        self.hand: Hand | None = None  # the hand under way
+        self.hands: list[Mask] = [0, 0, 0, 0]  # cards still held
+        self.trump: int | None = None
+        self.winner: int | None = None
+        self.leader = 0
+        self._trick: list[Card] = []
+        self._led = -1
+        self._bids: list[int | None] = [None] * 4
+        self._passed = [False] * 4
+
+    # ------------------------------------------------------------------ copying
+    def clone(self) -> MatchState:
+        """An independent copy (finished hands are shared, they never change)."""
+        other = object.__new__(MatchState)
+        for name in MatchState.__slots__:
+            v = getattr(self, name)
+            if isinstance(v, list) and name != "history":
+                v = list(v)
+            setattr(other, name, v)
+        other.history = list(self.history)
+        if self.hand is not None:
+            h = self.hand
+            other.hand = Hand(h.deal_number, h.dealer, h.hands, h.thirteenth, h.trump,
+                              list(h.calls), h.declarer, h.contract, list(h.plays),
+                              list(h.trick_leaders), list(h.trick_winners), list(h.tricks))
+        return other
+
+    # ------------------------------------------------------------------ chance
+    def deal(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None = None) -> None:
+        """Deal the next hand: four 13-card masks by seat, and the dealer's 13th card."""
+        if self.phase != Phase.DEAL:
+            raise IllegalAction("wrong-phase", f"cannot deal now: the match is in {self.phase.name}")
+        problem = check_deal(hands, self.dealer, thirteenth, self.rules.reveals_card)
+        if problem:
+            raise IllegalAction("bad-deal", problem)
+        self.hand = Hand(self.deal_number, self.dealer, tuple(hands), thirteenth)  # type: ignore[arg-type]
+        self.hands = list(hands)
+        self.trump = self.rules.trump_for_deal(thirteenth) if thirteenth is not None \
+            else (self.rules.fixed_trump if self.rules.trump == "fixed" else None)
+        self.hand.trump = self.trump
+        self._bids = [None] * 4
+        self._passed = [False] * 4
+        self._trick = []
+        self._led = -1
+        self.phase = Phase.BID
+        self.current_player = (self.dealer + 1) & 3
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    @property
+    def trick(self) -> list[Card]:
+        """The cards of the trick under way, in the order played."""
+        return list(self._trick)
+
+    def lowest_bid(self, seat: int) -> int:
+        """The lowest personal bid ``seat`` may make now (the 400 minimum rises with the score)."""
+        return self.rules.lowest_bid(self.totals[seat])
+
+    def lowest_total(self) -> int:
+        return self.rules.lowest_total(max(self.totals))
+
+    def _highest_call(self) -> int:
+        return max((b for b in self._bids if b is not None), default=0)
+
+    def legal_actions(self) -> list[Action]:
+        """The actions the seat to move may take, in increasing order."""
+        p = self.phase
+        if p == Phase.PLAY:
+            return cards_of(self._legal_mask())
+        if p == Phase.BID:
+            if self.rules.bidding == "personal":
+                return [BID_BASE + n for n in range(self.lowest_bid(self.current_player), 14)]
+            low = max(self.rules.auction_min, self._highest_call() + 1)
+            return [BID_BASE + n for n in range(low, 14)] + [PASS]
+        if p == Phase.TRUMP:
+            return [TRUMP_BASE + s for s in range(4)]
+        return []
+
+    def _legal_mask(self) -> Mask:
+        held = self.hands[self.current_player]
+        if self._led >= 0:
+            follow = held & SUIT_MASKS[self._led]
+            if follow:
+                return follow
+        return held
+
+    def check(self, action: Action) -> IllegalAction | None:
+        """Why ``action`` is illegal now, or ``None`` when it is legal."""
+        p = self.phase
+        seat = self.current_player
+        if p == Phase.OVER:
+            return IllegalAction("over", "the match is already won")
+        if p == Phase.DEAL:
+            return IllegalAction("wrong-phase", "waiting for a deal")
+        who = SEAT_NAMES[seat]
+        if p == Phase.PLAY:
+            if not is_play(action):
+                return IllegalAction("wrong-phase", f"{who} must play a card, not {describe_action(action)}")
+            bit = 1 << action
+            if not self.hands[seat] & bit:
+                return IllegalAction("not-held", f"{who} does not hold {card_name(action)}")
+            if self._led >= 0 and action // 13 != self._led \
+                    and self.hands[seat] & SUIT_MASKS[self._led]:
+                return IllegalAction(
+                    "renege", f"{who} played {card_name(action)} on a "
+                    f"{SUIT_SYMBOLS[self._led]} lead while holding {SUIT_SYMBOLS[self._led]}")
+            return None
+        if p == Phase.TRUMP:
+            if not is_trump_choice(action):
+                return IllegalAction("wrong-phase", f"{who} must name the trump")
+            return None
+        # bidding
+        if self.rules.bidding == "personal":
+            if not is_bid(action):
+                return IllegalAction("bid-range", f"{who} must bid 2-13; there is no pass")
+            n = action - BID_BASE
+            low = self.lowest_bid(seat)
+            if not self.rules.min_bid <= n <= self.rules.max_bid:
+                return IllegalAction("bid-range", f"{who} bid {n}; bids run from "
+                                     f"{self.rules.min_bid} to {self.rules.max_bid}")
+            if n < low:
+                return IllegalAction("bid-minimum", f"{who} bid {n}, but with a score of "
+                                     f"{self.totals[seat]} the lowest bid allowed is {low}")
+            return None
+        if action == PASS:
+            return None
+        if not is_bid(action):
+            return IllegalAction("wrong-phase", f"{who} must bid or pass")
+        n = action - BID_BASE
+        if not self.rules.auction_min <= n <= 13:
+            return IllegalAction("bid-range", f"{who} bid {n}; auction bids run from "
+                                 f"{self.rules.auction_min} to 13")
+        high = self._highest_call()
+        if n <= high:
+            return IllegalAction("bid-not-higher", f"{who} bid {n}, not higher than the {high} "
+                                 "already bid")
+        return None
+
+    def timer_actions(self) -> list[Action]:
+        """The moves the turn timer may make now (the rules' automatic move).
+
+        Bidding: the lowest bid allowed (personal) or a pass (auction). Play: the
+        weakest legal card, the lowest-ranked non-trump, else the lowest trump; ties
+        between suits are all accepted. Naming the trump: the longest suit held.
+        """
+        p = self.phase
+        if p == Phase.BID:
+            if self.rules.bidding == "personal":
+                return [BID_BASE + self.lowest_bid(self.current_player)]
+            return [PASS]
+        if p == Phase.TRUMP:
+            held = self.hands[self.current_player]
+            lengths = [(held & SUIT_MASKS[s]).bit_count() for s in range(4)]
+            longest = max(lengths)
+            return [TRUMP_BASE + s for s in range(4) if lengths[s] == longest]
+        if p == Phase.PLAY:
+            legal = self._legal_mask()
+            plain = legal & ~SUIT_MASKS[self.trump] if self.trump is not None else legal
+            pool = cards_of(plain or legal)
+            low = min(c % 13 for c in pool)
+            return [c for c in pool if c % 13 == low]
+        return []
+
+    # ------------------------------------------------------------------ moves
+    def apply(self, action: Action, checked: bool = True) -> None:
+        """Take ``action`` for the seat to move.
+
+        With ``checked=False`` a rule-breaking move that the state can still hold
+        (a renege, a bid out of range or below the minimum, an auction bid not higher)
+        is applied as it stands: the replayer uses this to report a move and keep going.
+        A card the seat does not hold is never applied.
+        """
+        problem = self.check(action)
+        if problem is not None and (checked or problem.kind in ("over", "wrong-phase", "not-held")):
+            raise problem
+        p = self.phase
+        if p == Phase.PLAY:
+            self._play(action)
+        elif p == Phase.BID:
+            self._bid(action)
+        else:
+            self._name_trump(action - TRUMP_BASE)
+
+    def _bid(self, action: Action) -> None:
+        seat = self.current_player
+        hand = self.hand
+        hand.calls.append((seat, action))
+        if self.rules.bidding == "personal":
+            self._bids[seat] = action - BID_BASE
+            if seat == self.dealer:
+                total = sum(self._bids)  # type: ignore[arg-type]
+                if total < self.lowest_total():
+                    self._finish_cancelled()
+                else:
+                    self.phase = Phase.PLAY
+                    self.leader = self.current_player = (self.dealer + 1) & 3
+            else:
+                self.current_player = (seat + 1) & 3
+            return
+        # classic auction
+        if action == PASS:
+            self._passed[seat] = True
+        else:
+            self._bids[seat] = action - BID_BASE
+        n_passed = sum(self._passed)
+        high = self._highest_call()
+        if n_passed == 4:
+            self._finish_cancelled()
+            return
+        if high == 13 or (n_passed == 3 and high > 0):
+            declarer = next(s for s in range(4) if self._bids[s] == high)
+            hand.declarer, hand.contract = declarer, high
+            self.phase = Phase.TRUMP
+            self.current_player = declarer
+            return
+        nxt = (seat + 1) & 3
+        while self._passed[nxt]:
+            nxt = (nxt + 1) & 3
+        self.current_player = nxt
+
+    def _name_trump(self, suit: int) -> None:
+        self.trump = self.hand.trump = suit
+        self.phase = Phase.PLAY
+        self.leader = self.current_player = self.hand.declarer
+
+    def _play(self, card: Card) -> None:
+        seat = self.current_player
+        self.hands[seat] &= ~(1 << card)
+        trick = self._trick
+        hand = self.hand
+        hand.plays.append(card)
+        if not trick:
+            self._led = card // 13
+            hand.trick_leaders.append(seat)
+        trick.append(card)
+        if len(trick) < 4:
+            self.current_player = (seat + 1) & 3
+            return
+        winner = trick_winner(trick, self.leader, self.trump)
+        hand.tricks[winner] += 1
+        hand.trick_winners.append(winner)
+        self._trick = []
+        self._led = -1
+        self.leader = self.current_player = winner
+        if len(hand.plays) == 52:
+            self._finish_scored()
+
+    # ------------------------------------------------------------------ ends of hands
+    def _finish_cancelled(self) -> None:
+        hand = self.hand
+        hand.cancelled = True
+        hand.totals = list(self.totals)
+        self._next_hand()
+
+    def _finish_scored(self) -> None:
+        hand = self.hand
+        scores = score_hand(self.rules, hand, self.totals)
+        self.finish_hand_with(scores)
+
+    def finish_hand_with(self, scores: list[int]) -> None:
+        """End the hand under way with the given per-seat ``scores`` and check for a win.
+
+        The engine calls this itself after the 13th trick. The replayer also calls it
+        to carry on past a hand it could not replay, with the scores the log claims.
+        """
+        hand = self.hand
+        hand.scores = list(scores)
+        for s in range(4):
+            self.totals[s] += scores[s]
+        hand.totals = list(self.totals)
+        self.winner = hand.winner = match_winner(self.rules, hand, self.totals)
+        self._next_hand()
+
+    def _next_hand(self) -> None:
+        self.history.append(self.hand)
+        self.hand = None
+        self.hands = [0, 0, 0, 0]
+        self.deal_number += 1
+        self.dealer = (self.dealer + 1) & 3
+        self.trump = None
+        self.current_player = None
+        self.phase = Phase.OVER if self.winner is not None else Phase.DEAL
+
+
+def check_deal(hands: tuple[Mask, ...], dealer: int, thirteenth: Card | None,
+               needs_thirteenth: bool) -> str | None:
+    """Why four masks are not a valid deal, or ``None``."""
+    if len(hands) != 4:
+        return "a deal has four hands"
+    seen = 0
+    for s, h in enumerate(hands):
+        if not isinstance(h, int) or h < 0 or h > FULL_DECK:
+            return f"hand of seat {s} is not a set of cards"
+        if h.bit_count() != 13:
+            return f"seat {s} was dealt {h.bit_count()} cards, not 13"
+        if seen & h:
+            return f"seat {s} was dealt {card_name(cards_of(seen & h)[0])}, dealt to another seat too"
+        seen |= h
+    if thirteenth is None:
+        if needs_thirteenth:
+            return "the dealer's 13th card is missing"
+        return None
+    if not isinstance(thirteenth, int) or not 0 <= thirteenth < 52:
+        return "the dealer's 13th card is not a card"
+    if not hands[dealer] >> thirteenth & 1:
+        return f"the dealer's 13th card {card_name(thirteenth)} is not in the dealer's hand"
+    return None
+
+
+def score_hand(rules: RuleSet, hand: Hand, totals: list[int]) -> list[int]:
+    """The hand score of each seat (team games: the team's score on both partners)."""
+    if rules.scoring == "personal":
+        out = []
+        for seat in range(4):
+            bid = hand.bid_of(seat)
+            value = rules.bid_value(bid, totals[seat])
+            out.append(value if hand.tricks[seat] >= bid else -value)
+        return out
+    b = hand.contract
+    bteam = team_of(hand.declarer)
+    t = hand.tricks[bteam] + hand.tricks[bteam + 2]
+    team_scores = [0, 0]
+    if b < 13:
+        if t >= b:
+            team_scores[bteam] = rules.all_tricks_value if t == 13 else t
+        else:
+            team_scores[bteam] = -b
+            team_scores[1 - bteam] = rules.all_tricks_value if t == 0 else 13 - t
+    elif t == 13:
+        team_scores[bteam] = rules.kaboot_made_value
+    else:
+        team_scores[bteam] = -rules.kaboot_failed_value
+        team_scores[1 - bteam] = rules.all_tricks_value if t == 0 else 13 - t
+    return [team_scores[s & 1] for s in range(4)]
+
+
+def team_totals(rules: RuleSet, totals: list[int]) -> tuple[int, int]:
+    """Each team's total: the sum of the partners (personal) or the team's score (team games)."""
+    if rules.scoring == "team":
+        return totals[0], totals[1]
+    return totals[0] + totals[2], totals[1] + totals[3]
+
+
+def qualifying_players(rules: RuleSet, totals: list[int]) -> list[int]:
+    """Seats on the target whose partner has at least ``partner_min``."""
+    return [p for p in range(4)
+            if totals[p] >= rules.target and totals[p ^ 2] >= rules.partner_min]
+
+
+def match_winner(rules: RuleSet, hand: Hand, totals: list[int]) -> int | None:
+    """The team that has won after ``hand`` (scored), or ``None`` when play goes on."""
+    if rules.made_13_wins:
+        if rules.scoring == "team":
+            if hand.contract == 13 and hand.scores[hand.declarer] > 0:
+                return team_of(hand.declarer)
+        else:
+            for seat in range(4):
+                if hand.bid_of(seat) == 13 and hand.tricks[seat] == 13:
+                    return team_of(seat)
+    if rules.scoring == "team":
+        reached = [t for t in (0, 1) if totals[t] >= rules.target]
+        if len(reached) == 1:
+            return reached[0]
+        if len(reached) == 2:  # only by a rules file with odd values
+            return 0 if totals[0] > totals[1] else 1 if totals[1] > totals[0] else None
+        return None
+    qualifying = qualifying_players(rules, totals)
+    teams = sorted({team_of(p) for p in qualifying})
+    if len(teams) == 1:
+        return teams[0]
+    if len(teams) == 2:
+        if rules.tie == "team_total":
+            a, b = team_totals(rules, totals)
+        elif rules.tie == "highest_player":
+            a = max(totals[p] for p in qualifying if team_of(p) == 0)
+            b = max(totals[p] for p in qualifying if team_of(p) == 1)
+        else:
+            return None
+        if a != b:
+            return 0 if a > b else 1
+    return None
+
+
+__all__ = [
+    "BID_BASE", "PASS", "TRUMP_BASE", "Action", "Hand", "IllegalAction", "MatchState", "Phase",
+    "bid_action", "check_deal", "describe_action", "is_bid", "is_play", "is_trump_choice",
+    "match_winner", "partner_of", "qualifying_players", "score_hand", "team_of", "team_totals",
+    "trick_winner", "trump_action",
+]
