@@ -445,6 +445,10 @@ class MatchState:
         The engine calls this itself after the 13th trick. The replayer also calls it
         to carry on past a hand it could not replay, with the scores the log claims.
         """
+        if self.phase == Phase.OVER:
+            raise IllegalAction("over", "the match is already won")
+        if self.hand is None:  # a hand that could not even be dealt
+            self.hand = Hand(self.deal_number, self.dealer, (0, 0, 0, 0), None)
         hand = self.hand
         hand.scores = list(scores)
         for s in range(4):

@@ -1,0 +1,128 @@
+"""What a replay says: findings and the verdict.
+
+A :class:`Finding` names where a log departs from the rules (hand, trick,
+seat, card, byte offset) and says which rule in a sentence a player understands;
+``kind`` is a stable identifier for machines (see ``KINDS``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Every kind of finding, with what it means. The replayer makes no other kind.
+KINDS: dict[str, str] = {
+    "broken-signature": "the platform's signature does not match the log's bytes",
+    "unsigned": "the log carries no signature",
+    "key-mismatch": "the log was signed by another key than the one given",
+    "server-seed": "the revealed server seed does not match its commitment",
+    "seed-not-revealed": "the server seed was not revealed, so no deal can be proven",
+    "batch-proof": "the server commitment's inclusion proof does not lead to the published root",
+    "client-seed": "a client seed does not match that seat's commitment",
+    "wrong-first-dealer": "the first dealer is not the one the seeds give",
+    "wrong-deal-number": "a dealing attempt has the wrong deal number",
+    "wrong-dealer": "a hand was dealt by the wrong seat",
+    "wrong-deal": "the deal is not the one the committed seeds produce",
+    "bad-deal": "a recorded deal is not a valid deal of 52 cards",
+    "deal-recorded": "the deal is recorded in the log, not derived from committed seeds",
+    "wrong-revealed-card": "the revealed card is not the dealer's 13th card",
+    "wrong-trump": "the trump is not the one the rules give",
+    "bid-out-of-turn": "a bid or pass made by a seat whose turn it was not",
+    "bid-out-of-range": "a bid outside the range the rules allow",
+    "bid-below-minimum": "a bid below the 400 minimum for that player's score",
+    "bid-not-higher": "an auction bid not higher than the bid before it",
+    "pass-not-allowed": "a pass where the rules have no pass",
+    "bidding-incomplete": "the bidding stops before the rules end it",
+    "bidding-overrun": "calls recorded after the bidding had ended",
+    "played-when-cancelled": "a hand played although the bids were too low",
+    "cancelled-wrongly": "a hand cancelled although the bids were enough",
+    "card-not-held": "a card played that the seat does not hold",
+    "card-already-played": "a card played twice",
+    "played-out-of-turn": "a card played by a seat whose turn it was not",
+    "wrong-trick-winner": "the next trick is led by a seat that did not win the trick before",
+    "renege": "a seat failed to follow suit while holding the suit led",
+    "hand-incomplete": "a played hand does not have all 52 cards",
+    "wrong-timer-move": "a move marked as the timer's is not the one the rules give",
+    "wrong-trick-count": "the tricks claimed for a seat are not the tricks it took",
+    "wrong-hand-score": "a claimed hand score is not the one the rules give",
+    "wrong-total": "a claimed running total is not the one the rules give",
+    "played-after-win": "a hand played after the match was won",
+    "wrong-winner": "the declared winner is not the team the rules give",
+    "winner-too-early": "a winner declared before the match was won",
+    "no-winner": "the match was won but no winner was declared",
+    "cut-short": "the log ends before the match does",
+}
+
+
+@dataclass
+class Finding:
+    kind: str
+    message: str
+    hand: int | None = None  # deal number
+    trick: int | None = None  # 1-13
+    seat: int | None = None
+    card: str | None = None
+    offset: int | None = None  # byte offset of the record
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown finding kind {self.kind!r}")
+
+    def where(self) -> str:
+        parts = []
+        if self.hand is not None:
+            parts.append(f"hand {self.hand}")
+        if self.trick is not None:
+            parts.append(f"trick {self.trick}")
+        if self.seat is not None:
+            parts.append(f"seat {self.seat}")
+        return ", ".join(parts) if parts else "match"
+
+    def __str__(self) -> str:
+        return f"{self.where()}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Verdict:
+    """The outcome of verifying one log."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # facts that are not findings
+    hands: int = 0  # dealing attempts replayed
+    played: int = 0  # hands played to the 13th trick
+    deals_proven: bool = False
+    paths: Counter[str] = field(default_factory=Counter)  # rule paths the match exercised
+    error: str | None = None  # set when the log could not be read at all (exit 2)
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings and self.error is None
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is not None:
+            return 2
+        return 1 if self.findings else 0
+
+    def add(self, kind: str, message: str, **where: Any) -> Finding:
+        f = Finding(kind, message, **where)
+        self.findings.append(f)
+        return f
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "verdict": "unreadable" if self.error else ("clean" if self.clean else "findings"),
+            "error": self.error,
+            "hands": self.hands,
+            "played": self.played,
+            "deals_proven": self.deals_proven,
+            "findings": [f.to_json() for f in self.findings],
+            "notes": self.notes,
+            "paths": dict(sorted(self.paths.items())),
+        }

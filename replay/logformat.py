@@ -1,0 +1,466 @@
+"""The match log: an append-only stream of msgpack records, signed at the end.
+
+A log is a sequence of msgpack arrays, each starting with its record type:
+
+* ``[0, "tarneeb-log", version, rules, seats, match_id, server_commitment,
+  batch, client_commitments, client_seeds, first_dealer, public_key]`` — the header;
+* ``[1, deal_number, dealer, calls, revealed, trump, plays, timer, tricks,
+  scores, totals, deal]`` — one per dealing attempt, cancelled ones included;
+* ``[2, winner, server_seed]`` — the end: the claimed winning team and the revealed seed;
+* ``[3, signature]`` — Ed25519 over every byte before this record.
+
+A server appends each record as the match goes, so a log cut off mid-match
+still reads up to its last whole record. Every record must be in canonical
+msgpack form (what :func:`msgpack.packb` writes), so a log has exactly one
+byte form and the JSON form converts back to the very same bytes.
+``docs/FORMAT.md`` documents every field.
+
+>>> rec = HandRecord(deal_number=0, dealer=1, calls=[(2, 5), (3, 4), (0, 2), (1, 3)])
+>>> decode_record(encode_record(rec), 0) == rec
+True
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+import msgpack
+
+from .rules import RuleSet, RulesError
+
+MAGIC = "tarneeb-log"
+VERSION = 1
+HEADER, HAND, END, SIGNATURE = 0, 1, 2, 3
+RECORD_NAMES = {HEADER: "header", HAND: "hand", END: "end", SIGNATURE: "signature"}
+PASS_CODE = 15  # a call byte's low nibble: 0-13 a bid, 15 a pass
+
+MAX_LOG_BYTES = 16 * 1024 * 1024  # a log larger than this is refused, not read
+_LIMITS = dict(max_bin_len=4096, max_str_len=4096, max_array_len=4096, max_map_len=256,
+               max_ext_len=0, max_buffer_size=MAX_LOG_BYTES)
+
+
+class LogError(ValueError):
+    """A log that cannot be read: ``offset`` is the byte where the trouble starts."""
+
+    def __init__(self, message: str, offset: int | None = None, path: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+        self.path = path
+
+    def __str__(self) -> str:
+        where = []
+        if self.path:
+            where.append(self.path)
+        if self.offset is not None:
+            where.append(f"byte {self.offset}")
+        return ": ".join([*where, self.message])
+
+
+class LogCutShort(LogError):
+    """The stream ends inside a record; the records before it are whole."""
+
+
+@dataclass
+class Seat:
+    name: str
+    computer: bool
+
+
+@dataclass
+class BatchProof:
+    """Where the server commitment stands in a published Merkle root (RFC 6962)."""
+
+    index: int
+    size: int
+    path: list[bytes]
+    root: bytes
+
+
+@dataclass
+class Header:
+    rules: RuleSet
+    seats: list[Seat]
+    match_id: bytes
+    first_dealer: int
+    server_commitment: bytes | None = None
+    batch: BatchProof | None = None
+    client_commitments: list[bytes] | None = None
+    client_seeds: list[bytes] | None = None
+    public_key: bytes | None = None  # raw 32-byte Ed25519 key of the platform
+    version: int = VERSION
+    rules_raw: dict[str, Any] | None = None  # the rules table as stored, kept for exact bytes
+
+
+@dataclass
+class RecordedDeal:
+    """A deal written out in full by a platform that does not use the seed protocol."""
+
+    hands: tuple[int, int, int, int]
+    thirteenth: int | None
+
+
+@dataclass
+class HandRecord:
+    deal_number: int
+    dealer: int
+    calls: list[tuple[int, int]] = field(default_factory=list)  # (seat, bid; PASS_CODE = pass)
+    revealed: int | None = None
+    trump: int | None = None
+    plays: bytes = b""
+    timer: int = 0  # bit k: move k of the hand (calls, trump choice, plays) was the timer's
+    tricks: list[int] | None = None
+    scores: list[int] | None = None
+    totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    deal: RecordedDeal | None = None
+
+
+@dataclass
+class EndRecord:
+    winner: int | None
+    server_seed: bytes | None
+
+
+@dataclass
+class SignatureRecord:
+    signature: bytes
+
+
+Record = Header | HandRecord | EndRecord | SignatureRecord
+
+
+@dataclass
+class ParsedLog:
+    """A log read from bytes: its records, the byte offset of each, and the signed bytes."""
+
+    header: Header
+    hands: list[HandRecord]
+    offsets: list[int]  # offsets[i] is where hands[i] starts
+    end: EndRecord | None
+    end_offset: int | None
+    signature: SignatureRecord | None
+    signed_bytes: bytes  # every byte before the signature record
+    signature_offset: int | None
+    cut_short: LogCutShort | None = None  # set when the stream ends inside a record
+    size: int = 0
+
+
+# ---------------------------------------------------------------- encoding
+def _pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def encode_calls(calls: list[tuple[int, int]]) -> bytes:
+    return bytes((s << 4) | v for s, v in calls)
+
+
+def record_to_list(rec: Record) -> list[Any]:
+    """The msgpack array of a record."""
+    if isinstance(rec, HandRecord):
+        deal = None
+        if rec.deal is not None:
+            deal = [*rec.deal.hands, rec.deal.thirteenth]
+        return [HAND, rec.deal_number, rec.dealer, encode_calls(rec.calls), rec.revealed,
+                rec.trump, bytes(rec.plays), rec.timer, rec.tricks, rec.scores, rec.totals, deal]
+    if isinstance(rec, Header):
+        batch = None
+        if rec.batch is not None:
+            b = rec.batch
+            batch = [b.index, b.size, list(b.path), b.root]
+        rules = rec.rules_raw if rec.rules_raw is not None else rec.rules.to_dict()
+        return [HEADER, MAGIC, rec.version, rules, [[s.name, s.computer] for s in rec.seats],
+                rec.match_id, rec.server_commitment, batch, rec.client_commitments,
+                rec.client_seeds, rec.first_dealer, rec.public_key]
+    if isinstance(rec, EndRecord):
+        return [END, rec.winner, rec.server_seed]
+    if isinstance(rec, SignatureRecord):
+        return [SIGNATURE, rec.signature]
+    raise TypeError(f"not a log record: {rec!r}")
+
+
+def encode_record(rec: Record) -> bytes:
+    return _pack(record_to_list(rec))
+
+
+# ---------------------------------------------------------------- decoding
+class _Shape:
+    """Checks one record's fields, raising LogError that names the field."""
+
+    def __init__(self, kind: str, offset: int) -> None:
+        self.kind, self.offset = kind, offset
+
+    def fail(self, what: str) -> LogError:
+        return LogError(f"{self.kind} record: {what}", self.offset)
+
+    def int_(self, v: Any, name: str, lo: int, hi: int, nil: bool = False) -> int | None:
+        if v is None and nil:
+            return None
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+            raise self.fail(f"{name} must be a whole number {lo}-{hi}"
+                            + (" or nil" if nil else "") + f", not {_show(v)}")
+        return v
+
+    def bytes_(self, v: Any, name: str, lo: int, hi: int, nil: bool = False) -> bytes | None:
+        if v is None and nil:
+            return None
+        if not isinstance(v, bytes) or not lo <= len(v) <= hi:
+            size = f"{lo}" if lo == hi else f"{lo}-{hi}"
+            raise self.fail(f"{name} must be {size} bytes" + (" or nil" if nil else "")
+                            + f", not {_show(v)}")
+        return v
+
+    def ints(self, v: Any, name: str, n: int, lo: int, hi: int, nil: bool = False) -> list[int] | None:
+        if v is None and nil:
+            return None
+        if not isinstance(v, list) or len(v) != n:
+            raise self.fail(f"{name} must be a list of {n} numbers, not {_show(v)}")
+        for x in v:
+            self.int_(x, name, lo, hi)
+        return list(v)
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, bytes):
+        return f"{len(v)} bytes"
+    if isinstance(v, list):
+        return f"a list of {len(v)}"
+    if isinstance(v, dict):
+        return "a map"
+    text = repr(v)
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+SCORE_LIMIT = 1 << 31
+
+
+def decode_record(data: Any, offset: int) -> Record:
+    """A record from its unpacked msgpack value; raises LogError naming the bad field."""
+    if not isinstance(data, list) or not data:
+        raise LogError(f"expected a record (a msgpack array), found {_show(data)}", offset)
+    kind = data[0]
+    if kind == HAND:
+        return _decode_hand(data, offset)
+    if kind == HEADER:
+        return _decode_header(data, offset)
+    if kind == END:
+        sh = _Shape("end", offset)
+        if len(data) != 3:
+            raise sh.fail(f"has {len(data)} fields, not 3")
+        return EndRecord(sh.int_(data[1], "winner", 0, 1, nil=True),
+                         sh.bytes_(data[2], "server_seed", 32, 32, nil=True))
+    if kind == SIGNATURE:
+        sh = _Shape("signature", offset)
+        if len(data) != 2:
+            raise sh.fail(f"has {len(data)} fields, not 2")
+        return SignatureRecord(sh.bytes_(data[1], "signature", 64, 64))
+    raise LogError(f"unknown record type {_show(kind)}", offset)
+
+
+def _decode_hand(data: list[Any], offset: int) -> HandRecord:
+    sh = _Shape("hand", offset)
+    if len(data) != 12:
+        raise sh.fail(f"has {len(data)} fields, not 12")
+    (_, deal_number, dealer, calls, revealed, trump, plays, timer, tricks, scores, totals,
+     deal) = data
+    rec = HandRecord(deal_number=sh.int_(deal_number, "deal_number", 0, 1_000_000),
+                     dealer=sh.int_(dealer, "dealer", 0, 3))
+    raw_calls = sh.bytes_(calls, "calls", 0, 64)
+    for b in raw_calls:
+        if b & 15 not in range(14) and b & 15 != PASS_CODE or b >> 4 > 3:
+            raise sh.fail(f"calls: byte {b:#04x} is not a seat and a bid or pass")
+    rec.calls = [(b >> 4, b & 15) for b in raw_calls]
+    rec.revealed = sh.int_(revealed, "revealed", 0, 51, nil=True)
+    rec.trump = sh.int_(trump, "trump", 0, 3, nil=True)
+    rec.plays = sh.bytes_(plays, "plays", 0, 52)
+    for c in rec.plays:
+        if c > 51:
+            raise sh.fail(f"plays: {c} is not a card (0-51)")
+    rec.timer = sh.int_(timer, "timer", 0, (1 << 64) - 1)
+    rec.tricks = sh.ints(tricks, "tricks", 4, 0, 13, nil=True)
+    rec.scores = sh.ints(scores, "scores", 4, -SCORE_LIMIT, SCORE_LIMIT, nil=True)
+    rec.totals = sh.ints(totals, "totals", 4, -SCORE_LIMIT, SCORE_LIMIT)
+    if deal is not None:
+        if not isinstance(deal, list) or len(deal) != 5:
+            raise sh.fail("deal must be four hands and the dealer's 13th card, or nil")
+        hands = [sh.int_(h, "deal hand", 0, (1 << 52) - 1) for h in deal[:4]]
+        rec.deal = RecordedDeal((hands[0], hands[1], hands[2], hands[3]),
+                                sh.int_(deal[4], "deal 13th card", 0, 51, nil=True))
+    return rec
+
+
+def _decode_header(data: list[Any], offset: int) -> Header:
+    sh = _Shape("header", offset)
+    if len(data) < 3 or data[1] != MAGIC:
+        raise LogError("not a tarneeb log (the first record is not a tarneeb-log header)", offset)
+    version = data[2]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise sh.fail(f"format version must be a number, not {_show(version)}")
+    if version > VERSION:
+        raise LogError(f"format version {version} is newer than this tool reads ({VERSION}); "
+                       "upgrade tarneeb", offset)
+    if len(data) != 12:
+        raise sh.fail(f"has {len(data)} fields, not 12")
+    (_, _, _, rules_raw, seats, match_id, commitment, batch, client_commitments,
+     client_seeds, first_dealer, public_key) = data
+    if not isinstance(rules_raw, dict):
+        raise sh.fail("rules must be a map of fields")
+    try:
+        rules = RuleSet.from_dict(rules_raw)
+    except (RulesError, TypeError) as e:
+        raise sh.fail(f"rules: {e}") from None
+    if not isinstance(seats, list) or len(seats) != 4 or not all(
+            isinstance(s, list) and len(s) == 2 and isinstance(s[0], str)
+            and isinstance(s[1], bool) for s in seats):
+        raise sh.fail("seats must be four [name, computer] pairs")
+    hdr = Header(rules=rules, seats=[Seat(s[0], s[1]) for s in seats],
+                 match_id=sh.bytes_(match_id, "match_id", 1, 64),
+                 first_dealer=sh.int_(first_dealer, "first_dealer", 0, 3),
+                 version=version, rules_raw=rules_raw)
+    hdr.server_commitment = sh.bytes_(commitment, "server_commitment", 32, 32, nil=True)
+    if batch is not None:
+        if not isinstance(batch, list) or len(batch) != 4 or not isinstance(batch[2], list):
+            raise sh.fail("batch must be [index, size, path, root] or nil")
+        size = sh.int_(batch[1], "batch size", 1, 1 << 40)
+        hdr.batch = BatchProof(sh.int_(batch[0], "batch index", 0, size - 1), size,
+                               [sh.bytes_(p, "batch path", 32, 32) for p in batch[2]],
+                               sh.bytes_(batch[3], "batch root", 32, 32))
+        if len(hdr.batch.path) > 64:
+            raise sh.fail("batch path is longer than 64 hashes")
+    for name, v, lo, hi in (("client_commitments", client_commitments, 32, 32),
+                            ("client_seeds", client_seeds, 1, 64)):
+        if v is None:
+            continue
+        if not isinstance(v, list) or len(v) != 4:
+            raise sh.fail(f"{name} must be a list of four, or nil")
+        setattr(hdr, name, [sh.bytes_(x, name, lo, hi) for x in v])
+    hdr.public_key = sh.bytes_(public_key, "public_key", 32, 32, nil=True)
+    return hdr
+
+
+def parse_log(data: bytes, path: str | None = None) -> ParsedLog:
+    """Read a whole log from bytes. Raises :class:`LogError` for anything unreadable.
+
+    A stream that ends inside a record is returned with ``cut_short`` set; the
+    whole records before it are all there.
+    """
+    try:
+        return _parse(data)
+    except LogError as e:
+        e.path = path
+        raise
+
+
+def _parse(data: bytes) -> ParsedLog:
+    if len(data) > MAX_LOG_BYTES:
+        raise LogError(f"{len(data)} bytes is larger than a log may be ({MAX_LOG_BYTES})", 0)
+    if not data:
+        raise LogError("empty file, not a tarneeb log", 0)
+    unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=True,
+                                use_list=True, **_LIMITS)
+    header: Header | None = None
+    hands: list[HandRecord] = []
+    offsets: list[int] = []
+    end: EndRecord | None = None
+    end_offset: int | None = None
+    signature: SignatureRecord | None = None
+    signature_offset: int | None = None
+    cut: LogCutShort | None = None
+    pos = 0
+    while pos < len(data):
+        try:
+            obj = unpacker.unpack()
+        except msgpack.OutOfData:
+            cut = LogCutShort(f"log cut short: the stream ends inside a record "
+                              f"({len(data) - pos} bytes of it)", pos)
+            break
+        except (ValueError, msgpack.ExtraData, msgpack.FormatData, msgpack.StackError) as e:
+            if header is None and pos == 0:
+                raise LogError(f"not a tarneeb log (not msgpack: {e})", 0) from None
+            raise LogError(f"not valid msgpack: {e}", pos) from None
+        except UnicodeDecodeError:
+            raise LogError("a text field is not valid UTF-8", pos) from None
+        except TypeError as e:  # e.g. an unhashable map key
+            raise LogError(f"not valid msgpack for a log: {e}", pos) from None
+        end_pos = unpacker.tell()
+        if _pack(obj) != data[pos:end_pos]:
+            if header is None and pos == 0 and not (isinstance(obj, list) and obj[:2] == [0, MAGIC]):
+                raise LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0)
+            raise LogError("record is not in canonical msgpack form", pos)
+        if header is None:
+            if not (isinstance(obj, list) and len(obj) >= 2 and obj[0] == HEADER):
+                raise LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0)
+        rec = decode_record(obj, pos)
+        if signature is not None:
+            raise LogError("a record follows the signature", pos)
+        if isinstance(rec, Header):
+            if header is not None:
+                raise LogError("a second header record", pos)
+            header = rec
+        elif isinstance(rec, HandRecord):
+            if end is not None:
+                raise LogError("a hand record follows the end record", pos)
+            hands.append(rec)
+            offsets.append(pos)
+        elif isinstance(rec, EndRecord):
+            if end is not None:
+                raise LogError("a second end record", pos)
+            end, end_offset = rec, pos
+        else:
+            signature, signature_offset = rec, pos
+        pos = end_pos
+    if header is None:  # the stream was cut inside the header
+        raise LogError("log cut short inside its header: not readable", 0)
+    signed = data[:signature_offset] if signature_offset is not None else data[:pos]
+    return ParsedLog(header=header, hands=hands, offsets=offsets, end=end, end_offset=end_offset,
+                     signature=signature, signed_bytes=signed, signature_offset=signature_offset,
+                     cut_short=cut, size=len(data))
+
+
+def read_log(path: str) -> ParsedLog:
+    """Read a log file; every problem is a :class:`LogError` naming the file."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_LOG_BYTES + 1)
+    except OSError as e:
+        raise LogError(f"cannot read: {e.strerror or e}", None, path) from None
+    return parse_log(data, path)
+
+
+# ---------------------------------------------------------------- writing
+class LogWriter:
+    """Appends records to a binary stream as the match goes, and signs at the end.
+
+    ``sign`` is a function from bytes to a 64-byte Ed25519 signature (for example
+    ``tarneeb.audit`` signing with the platform key).
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._written = bytearray()
+
+    def write(self, rec: Record) -> int:
+        """Append a record; returns its byte offset."""
+        raw = encode_record(rec)
+        offset = len(self._written)
+        self._written += raw
+        self._stream.write(raw)
+        self._stream.flush()
+        return offset
+
+    @property
+    def signed_bytes(self) -> bytes:
+        return bytes(self._written)
+
+    def sign(self, sign: Any) -> None:
+        """Append the signature record over everything written so far."""
+        self.write(SignatureRecord(sign(bytes(self._written))))
+
+
+__all__ = [
+    "END", "HAND", "HEADER", "MAGIC", "PASS_CODE", "SIGNATURE", "VERSION", "BatchProof",
+    "EndRecord", "HandRecord", "Header", "LogCutShort", "LogError", "LogWriter", "ParsedLog",
+    "RecordedDeal", "Seat", "SignatureRecord", "decode_record", "encode_record", "parse_log",
+    "read_log", "record_to_list",
+]

@@ -1,0 +1,281 @@
+"""The JSON form of a log, converting both ways without loss.
+
+``to_json(log bytes)`` gives a document people and other languages can read;
+``from_json(document)`` gives back the very same msgpack bytes, so the
+platform's signature still verifies after a round trip. Byte strings are hex,
+cards are written like ``10♥`` (any form :func:`~tarneeb.replay.cards.parse_card`
+reads is accepted back), suits as ``♥``.
+
+>>> from tarneeb.replay.logformat import encode_record, HandRecord
+>>> raw = encode_record(HandRecord(deal_number=0, dealer=1, plays=bytes([34, 0])))
+>>> records_to_json([decode_record_bytes(raw)])[0]["plays"]
+['10♥', '2♣']
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgpack
+
+from .cards import CardError, card_name, cards_of, mask_of, parse_card, parse_suit
+from .logformat import (
+    MAGIC,
+    PASS_CODE,
+    BatchProof,
+    EndRecord,
+    HandRecord,
+    Header,
+    LogError,
+    ParsedLog,
+    Record,
+    RecordedDeal,
+    Seat,
+    SignatureRecord,
+    decode_record,
+    encode_record,
+    parse_log,
+)
+from .rules import RuleSet, RulesError
+
+JSON_FORMAT = "tarneeb-log-json"
+SUITS = "♣♦♥♠"
+
+
+def decode_record_bytes(raw: bytes) -> Record:
+    return decode_record(msgpack.unpackb(raw, raw=False), 0)
+
+
+def _hex(b: bytes | None) -> str | None:
+    return None if b is None else b.hex()
+
+
+def _card(c: int | None) -> str | None:
+    return None if c is None else card_name(c)
+
+
+def record_to_json(rec: Record) -> dict[str, Any]:
+    if isinstance(rec, HandRecord):
+        return {
+            "type": "hand", "deal_number": rec.deal_number, "dealer": rec.dealer,
+            "calls": [{"seat": s, "call": "pass" if v == PASS_CODE else v} for s, v in rec.calls],
+            "revealed": _card(rec.revealed),
+            "trump": None if rec.trump is None else SUITS[rec.trump],
+            "plays": [card_name(c) for c in rec.plays],
+            "timer": [k for k in range(rec.timer.bit_length()) if rec.timer >> k & 1],
+            "tricks": rec.tricks, "scores": rec.scores, "totals": rec.totals,
+            "deal": None if rec.deal is None else {
+                "hands": [[card_name(c) for c in cards_of(h)] for h in rec.deal.hands],
+                "thirteenth": _card(rec.deal.thirteenth)},
+        }
+    if isinstance(rec, Header):
+        return {
+            "type": "header", "magic": MAGIC, "version": rec.version,
+            "rules": rec.rules_raw if rec.rules_raw is not None else rec.rules.to_dict(),
+            "seats": [{"name": s.name, "computer": s.computer} for s in rec.seats],
+            "match_id": rec.match_id.hex(),
+            "server_commitment": _hex(rec.server_commitment),
+            "batch": None if rec.batch is None else {
+                "index": rec.batch.index, "size": rec.batch.size,
+                "path": [p.hex() for p in rec.batch.path], "root": rec.batch.root.hex()},
+            "client_commitments": None if rec.client_commitments is None
+            else [c.hex() for c in rec.client_commitments],
+            "client_seeds": None if rec.client_seeds is None
+            else [c.hex() for c in rec.client_seeds],
+            "first_dealer": rec.first_dealer,
+            "public_key": _hex(rec.public_key),
+        }
+    if isinstance(rec, EndRecord):
+        return {"type": "end", "winner": rec.winner, "server_seed": _hex(rec.server_seed)}
+    return {"type": "signature", "signature": rec.signature.hex()}
+
+
+def records_to_json(records: list[Record]) -> list[dict[str, Any]]:
+    return [record_to_json(r) for r in records]
+
+
+def log_records(log: ParsedLog) -> list[Record]:
+    out: list[Record] = [log.header, *log.hands]
+    if log.end is not None:
+        out.append(log.end)
+    if log.signature is not None:
+        out.append(log.signature)
+    return out
+
+
+def to_json(data: bytes, path: str | None = None) -> dict[str, Any]:
+    """The JSON document of a log's bytes (raises :class:`LogError` if unreadable)."""
+    log = parse_log(data, path)
+    doc = {"format": JSON_FORMAT, "version": log.header.version,
+           "records": records_to_json(log_records(log))}
+    if log.cut_short is not None:
+        doc["cut_short_at"] = log.cut_short.offset
+    return doc
+
+
+# ---------------------------------------------------------------- JSON → msgpack
+class _In:
+    def __init__(self, index: int, rec: dict[str, Any]) -> None:
+        self.index, self.rec = index, rec
+
+    def fail(self, what: str) -> LogError:
+        kind = self.rec.get("type", "?") if isinstance(self.rec, dict) else "?"
+        return LogError(f"record {self.index} ({kind}): {what}")
+
+    def get(self, key: str) -> Any:
+        if key not in self.rec:
+            raise self.fail(f"missing field {key!r}")
+        return self.rec[key]
+
+    def hex(self, key: str, value: Any = None, nil: bool = False) -> bytes | None:
+        v = self.get(key) if value is None else value
+        if v is None and nil:
+            return None
+        if not isinstance(v, str):
+            raise self.fail(f"{key} must be a hex string")
+        try:
+            return bytes.fromhex(v)
+        except ValueError:
+            raise self.fail(f"{key} is not hex") from None
+
+    def card(self, key: str, v: Any, nil: bool = False) -> int | None:
+        if v is None and nil:
+            return None
+        if not isinstance(v, str):
+            raise self.fail(f"{key}: {v!r} is not a card")
+        try:
+            return parse_card(v)
+        except CardError as e:
+            raise self.fail(f"{key}: {e}") from None
+
+    def list_(self, key: str, nil: bool = False) -> list[Any] | None:
+        v = self.get(key)
+        if v is None and nil:
+            return None
+        if not isinstance(v, list):
+            raise self.fail(f"{key} must be a list")
+        return v
+
+
+def record_from_json(index: int, obj: Any) -> Record:
+    """A record from its JSON object; errors name the record index and field."""
+    if not isinstance(obj, dict):
+        raise LogError(f"record {index}: not a JSON object")
+    r = _In(index, obj)
+    kind = r.get("type")
+    try:
+        if kind == "hand":
+            rec = _hand_from_json(r)
+        elif kind == "header":
+            rec = _header_from_json(r)
+        elif kind == "end":
+            rec = EndRecord(r.get("winner"), r.hex("server_seed", nil=True))
+        elif kind == "signature":
+            rec = SignatureRecord(r.hex("signature"))  # type: ignore[arg-type]
+        else:
+            raise r.fail(f"unknown record type {kind!r}")
+        # the msgpack decoder checks every field's type and range
+        decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0)
+    except LogError as e:
+        if e.message.startswith("record "):
+            raise
+        raise r.fail(e.message) from None
+    except (TypeError, ValueError, OverflowError) as e:
+        raise r.fail(str(e)) from None
+    return rec
+
+
+def _hand_from_json(r: _In) -> HandRecord:
+    calls = []
+    for c in r.list_("calls"):
+        if not isinstance(c, dict) or "seat" not in c or "call" not in c:
+            raise r.fail("each call is {\"seat\": s, \"call\": n or \"pass\"}")
+        call = PASS_CODE if c["call"] == "pass" else c["call"]
+        if not isinstance(call, int) or not isinstance(c["seat"], int):
+            raise r.fail(f"call {c!r} is not a seat and a bid or pass")
+        calls.append((c["seat"], call))
+    trump = r.get("trump")
+    if trump is not None:
+        try:
+            trump = parse_suit(trump) if isinstance(trump, str) else trump
+        except CardError as e:
+            raise r.fail(f"trump: {e}") from None
+    timer = 0
+    for k in r.list_("timer"):
+        if not isinstance(k, int) or not 0 <= k < 64:
+            raise r.fail(f"timer: {k!r} is not a move index 0-63")
+        timer |= 1 << k
+    deal = r.get("deal")
+    recorded = None
+    if deal is not None:
+        if not isinstance(deal, dict) or not isinstance(deal.get("hands"), list) \
+                or len(deal["hands"]) != 4:
+            raise r.fail("deal must be {\"hands\": [four card lists], \"thirteenth\": card}")
+        hands = [mask_of(r.card("deal", c) for c in h) if isinstance(h, list) else -1
+                 for h in deal["hands"]]
+        recorded = RecordedDeal((hands[0], hands[1], hands[2], hands[3]),
+                                r.card("thirteenth", deal.get("thirteenth"), nil=True))
+    plays = bytes(r.card("plays", c) for c in r.list_("plays"))  # type: ignore[misc]
+    return HandRecord(
+        deal_number=r.get("deal_number"), dealer=r.get("dealer"), calls=calls,
+        revealed=r.card("revealed", r.get("revealed"), nil=True), trump=trump, plays=plays,
+        timer=timer, tricks=r.get("tricks"), scores=r.get("scores"), totals=r.get("totals"),
+        deal=recorded)
+
+
+def _header_from_json(r: _In) -> Header:
+    if r.get("magic") != MAGIC:
+        raise r.fail(f"magic must be {MAGIC!r}")
+    rules_raw = r.get("rules")
+    try:
+        rules = RuleSet.from_dict(rules_raw)
+    except (RulesError, TypeError) as e:
+        raise r.fail(f"rules: {e}") from None
+    seats = []
+    for s in r.list_("seats"):
+        if not isinstance(s, dict) or not isinstance(s.get("name"), str) \
+                or not isinstance(s.get("computer"), bool):
+            raise r.fail("each seat is {\"name\": text, \"computer\": true/false}")
+        seats.append(Seat(s["name"], s["computer"]))
+    batch = r.get("batch")
+    proof = None
+    if batch is not None:
+        if not isinstance(batch, dict) or not isinstance(batch.get("path"), list):
+            raise r.fail("batch must be {index, size, path, root}")
+        proof = BatchProof(batch.get("index"), batch.get("size"),
+                           [r.hex("batch path", p) for p in batch["path"]],
+                           r.hex("batch root", batch.get("root")))
+    cc, cs = r.list_("client_commitments", nil=True), r.list_("client_seeds", nil=True)
+    return Header(
+        rules=rules, seats=seats, match_id=r.hex("match_id"), first_dealer=r.get("first_dealer"),
+        server_commitment=r.hex("server_commitment", nil=True), batch=proof,
+        client_commitments=None if cc is None else [r.hex("client_commitments", x) for x in cc],
+        client_seeds=None if cs is None else [r.hex("client_seeds", x) for x in cs],
+        public_key=r.hex("public_key", nil=True), version=r.get("version"), rules_raw=rules_raw)
+
+
+def from_json(doc: Any) -> bytes:
+    """The msgpack bytes of a JSON log document (raises :class:`LogError` naming the record)."""
+    if not isinstance(doc, dict) or doc.get("format") != JSON_FORMAT:
+        raise LogError(f"not a JSON tarneeb log (expected \"format\": \"{JSON_FORMAT}\")")
+    records = doc.get("records")
+    if not isinstance(records, list) or not records:
+        raise LogError("\"records\" must be a non-empty list")
+    return b"".join(encode_record(record_from_json(i, rec)) for i, rec in enumerate(records))
+
+
+def loads(text: str) -> bytes:
+    """``from_json`` of JSON text; a syntax error names the line and column."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise LogError(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    return from_json(doc)
+
+
+def dumps(data: bytes, path: str | None = None) -> str:
+    return json.dumps(to_json(data, path), ensure_ascii=False, indent=1)
+
+
+__all__ = ["JSON_FORMAT", "dumps", "from_json", "loads", "record_from_json", "to_json"]

@@ -1,0 +1,136 @@
+"""Which paths of the rules a replayed match went through.
+
+The corpus in ``fixtures/`` must exercise every path of the specification;
+:func:`exercised_paths` names the paths one match took, from the engine's
+history, so a test can prove the coverage.
+
+>>> from tarneeb.replay.rules import preset
+>>> sorted(exercised_paths(preset("eram41"), [], []))
+[]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from .engine import BID_BASE, PASS, Hand, qualifying_players, team_of
+from .rules import RuleSet
+
+
+def value_class(rules: RuleSet, bid: int, own_score: int) -> str:
+    """``face`` (worth its number), ``double``, ``triple`` … or ``value-N``, and ``@30`` marks
+    a value changed by the player's own score."""
+    value = rules.bid_value(bid, own_score)
+    names = {1: "face", 2: "double", 3: "triple", 4: "quadruple"}
+    name = names.get(value // bid) if value % bid == 0 else None
+    name = name or f"value-{value}"
+    base = rules.bid_value(bid, -(10**9))
+    return f"{name}@30" if value != base else name
+
+
+def all_paths(rules: RuleSet) -> set[str]:
+    """Every path a corpus for ``rules`` should exercise."""
+    common = {"cancelled", "cancelled-in-a-row", "negative-total", "timer-bid", "timer-play",
+              "match-won"}
+    if rules.scoring == "team":
+        return common | {"classic-made", "classic-failed", "auction-ended-on-13",
+                         "auction-all-pass", "kaboot-made", "kaboot-failed",
+                         "all-13-without-13", "timer-trump"}
+    paths = common | {"partner-blocks-win"}
+    for bid in range(rules.min_bid, 14):
+        for score in {0, *(s for s, _ in rules.min_bid_steps),
+                      *([rules.values_high_from] if rules.values_high_from is not None else [])}:
+            if bid >= rules.lowest_bid(score):
+                c = value_class(rules, bid, score)
+                paths |= {f"made:{c}", f"failed:{c}"}
+    paths |= {f"both-qualify:{rules.tie}", "both-qualify-equal"} if rules.tie != "play_on" \
+        else {"both-qualify:play_on"}
+    for _, low in rules.min_bid_steps:
+        paths.add(f"min-bid:{low}")
+    for _, low in rules.min_total_steps:
+        paths.add(f"min-total:{low}")
+    return paths
+
+
+def exercised_paths(rules: RuleSet, history: Sequence[Hand], timers: Sequence[int]) -> Counter[str]:
+    """Count the paths of the rules that a match's ``history`` went through.
+
+    ``timers`` holds each hand's timer bit mask (bit k: move k was the timer's).
+    """
+    seen: Counter[str] = Counter()
+    before = [0, 0, 0, 0]
+    streak = 0
+    for i, hand in enumerate(history):
+        timer = timers[i] if i < len(timers) else 0
+        n_calls = len(hand.calls)
+        if timer & ((1 << n_calls) - 1):
+            seen["timer-bid"] += 1
+        if rules.bidding == "auction" and hand.declarer is not None and timer >> n_calls & 1:
+            seen["timer-trump"] += 1
+        if timer >> (n_calls + (1 if hand.declarer is not None else 0)):
+            seen["timer-play"] += 1
+        for _, low in rules.min_bid_steps:
+            if any(rules.lowest_bid(before[s]) == low for s in range(4)):
+                seen[f"min-bid:{low}"] += 1
+        for _, low in rules.min_total_steps:
+            if rules.lowest_total(max(before)) == low:
+                seen[f"min-total:{low}"] += 1
+        if hand.cancelled:
+            streak += 1
+            seen["cancelled"] += 1
+            if streak >= 2:
+                seen["cancelled-in-a-row"] += 1
+            if rules.bidding == "auction":
+                seen["auction-all-pass"] += 1
+            before = list(hand.totals) if hand.totals else before
+            continue
+        streak = 0
+        if hand.scores is None or hand.totals is None or len(hand.plays) < 52:
+            before = list(hand.totals) if hand.totals else before
+            continue
+        if rules.scoring == "team":
+            _team_paths(hand, seen)
+        else:
+            for seat in range(4):
+                bid = hand.bid_of(seat)
+                if bid is None:
+                    continue
+                made = "made" if hand.tricks[seat] >= bid else "failed"
+                seen[f"{made}:{value_class(rules, bid, before[seat])}"] += 1
+            _win_paths(rules, hand, seen)
+        if any(t < 0 for t in hand.totals):
+            seen["negative-total"] += 1
+        if hand.winner is not None:
+            seen["match-won"] += 1
+        before = list(hand.totals)
+    return seen
+
+
+def _team_paths(hand: Hand, seen: Counter[str]) -> None:
+    if hand.declarer is None or hand.contract is None:
+        return
+    bteam = team_of(hand.declarer)
+    t = hand.tricks[bteam] + hand.tricks[bteam + 2]
+    if hand.contract == 13:
+        seen["kaboot-made" if t == 13 else "kaboot-failed"] += 1
+        last_seat, last = hand.calls[-1]
+        if last == BID_BASE + 13 and last != PASS:
+            seen["auction-ended-on-13"] += 1
+    else:
+        seen["classic-made" if t >= hand.contract else "classic-failed"] += 1
+        if t in (0, 13):
+            seen["all-13-without-13"] += 1
+
+
+def _win_paths(rules: RuleSet, hand: Hand, seen: Counter[str]) -> None:
+    totals = hand.totals
+    assert totals is not None
+    on_target = [p for p in range(4) if totals[p] >= rules.target]
+    qualifying = qualifying_players(rules, totals)
+    if any(p not in qualifying for p in on_target):
+        seen["partner-blocks-win"] += 1
+    if len({team_of(p) for p in qualifying}) == 2:
+        seen[f"both-qualify:{rules.tie}"] += 1
+        if hand.winner is None:
+            seen["both-qualify-equal"] += 1

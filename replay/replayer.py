@@ -1,0 +1,397 @@
+"""The replayer: re-runs the rules on a log and compares everything it claims.
+
+It checks the signature, the revealed server seed against its commitment (and
+inclusion proof), each client seed against its commitment, derives every deal,
+replays every bid and card through :class:`~tarneeb.replay.engine.MatchState`
+and compares the claimed trump, tricks, scores, totals and winner. After a
+finding it keeps going wherever the log can still be read, so one run reports
+everything.
+
+>>> verdict = verify_file("fixtures/matches/eram41-01.tlog")  # doctest: +SKIP
+>>> verdict.clean, verdict.exit_code  # doctest: +SKIP
+(True, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tarneeb.audit.derive import DealDeriver
+from tarneeb.audit.errors import AuditError
+from tarneeb.audit.merkle import verify_inclusion
+from tarneeb.audit.seeds import verify_client_seed, verify_server_seed
+from tarneeb.audit.signing import public_key_from_raw, verify
+
+from .cards import card_name, deal_hands
+from .engine import (
+    BID_BASE,
+    PASS,
+    TRUMP_BASE,
+    IllegalAction,
+    MatchState,
+    Phase,
+    check_deal,
+    describe_action,
+)
+from .findings import Verdict
+from .logformat import PASS_CODE, HandRecord, LogError, ParsedLog, parse_log
+from .paths import exercised_paths
+
+SUITS = "♣♦♥♠"
+TEAM_NAMES = ("team 0+2", "team 1+3")
+
+_CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimum",
+               "bid-not-higher": "bid-not-higher", "wrong-phase": "pass-not-allowed"}
+
+
+def verify_file(path: str, public_key: bytes | None = None) -> Verdict:
+    """Verify one log file. Never raises for a bad log: see ``Verdict.error``."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        v = Verdict(path)
+        v.error = f"{path}: cannot read: {e.strerror or e}"
+        return v
+    return verify_bytes(data, path, public_key)
+
+
+def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = None) -> Verdict:
+    """Verify a log held in memory."""
+    try:
+        log = parse_log(data, path)
+    except LogError as e:
+        v = Verdict(path)
+        v.error = str(e)
+        return v
+    return verify_log(log, path, public_key)
+
+
+def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None) -> Verdict:
+    """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key."""
+    v = Verdict(path)
+    _check_signature(log, v, public_key)
+    deriver = _check_seeds(log, v)
+    header = log.header
+    first_dealer = header.first_dealer
+    if deriver is not None:
+        v.deals_proven = True
+        drawn = deriver.first_dealer()
+        if drawn != first_dealer:
+            v.add("wrong-first-dealer", f"the log names seat {first_dealer} as first dealer, "
+                  f"but the seeds draw seat {drawn}", seat=first_dealer)
+            first_dealer = drawn
+    state = MatchState(header.rules, first_dealer)
+    timers: list[int] = []
+    replay = _HandReplay(state, v, deriver)
+    for rec, offset in zip(log.hands, log.offsets, strict=True):
+        if state.is_over:
+            v.add("played-after-win", f"hand {rec.deal_number} was played after "
+                  f"{TEAM_NAMES[state.winner]} had won the match", hand=rec.deal_number,
+                  offset=offset)
+            break
+        replay.run(rec, offset)
+        timers.append(rec.timer)
+    v.hands = len(state.history)
+    v.played = sum(1 for h in state.history if not h.cancelled)
+    if not v.deals_proven and header.server_commitment is None and log.hands:
+        v.notes.append("the deals are recorded by the platform, not proven by committed seeds")
+    _check_end(log, state, v)
+    v.paths = exercised_paths(header.rules, state.history, timers)
+    if log.cut_short is not None:
+        v.error = str(log.cut_short) if log.cut_short.path else f"{path}: {log.cut_short}"
+    return v
+
+
+def _check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None) -> None:
+    key = log.header.public_key
+    if pinned is not None:
+        if key is not None and key != pinned:
+            v.add("key-mismatch", "the log names another platform key than the one given; "
+                  "checking the signature against the key given")
+        key = pinned
+    elif key is not None:
+        v.notes.append("signature checked against the key inside the log; "
+                       "pass the platform's public key to pin it")
+    if log.signature is None:
+        if log.end is not None:
+            v.add("unsigned", "the log ends without the platform's signature",
+                  offset=log.end_offset)
+        return
+    if key is None:
+        v.add("unsigned", "there is no public key to check the signature against",
+              offset=log.signature_offset)
+        return
+    try:
+        verify(public_key_from_raw(key), log.signed_bytes, log.signature.signature)
+    except AuditError:
+        v.add("broken-signature", "the signature does not match the log: its bytes were "
+              "changed after signing, or another key signed it", offset=log.signature_offset)
+
+
+def _check_seeds(log: ParsedLog, v: Verdict) -> DealDeriver | None:
+    h = log.header
+    if h.server_commitment is None:
+        return None
+    seed = log.end.server_seed if log.end is not None else None
+    if seed is None:
+        v.add("seed-not-revealed", "the server seed is not revealed, so the deals cannot be "
+              "re-derived", offset=log.end_offset)
+        return None
+    try:
+        verify_server_seed(seed, h.server_commitment)
+    except AuditError:
+        v.add("server-seed", "the revealed server seed does not match the commitment published "
+              "before play", offset=log.end_offset)
+        return None
+    if h.batch is not None:
+        b = h.batch
+        try:
+            verify_inclusion(h.server_commitment, b.index, b.size, b.path, b.root)
+        except AuditError:
+            v.add("batch-proof", f"the commitment is not match {b.index} of the published "
+                  f"root {b.root.hex()[:16]}…: its inclusion proof does not lead there")
+    if h.client_seeds is None or h.client_commitments is None:
+        v.add("client-seed", "the log lacks the client seeds or their commitments, so the "
+              "deals cannot be re-derived")
+        return None
+    for seat in range(4):
+        try:
+            verify_client_seed(h.match_id, seat, h.client_seeds[seat], h.client_commitments[seat])
+        except AuditError:
+            v.add("client-seed", f"seat {seat}'s client seed does not match the commitment it "
+                  "made before the seeds were revealed", seat=seat)
+    return DealDeriver(seed, h.match_id, tuple(h.client_seeds))
+
+
+class _Abandon(Exception):
+    """The hand cannot be replayed further; carry on from the log's own totals."""
+
+
+class _HandReplay:
+    """Replays one hand record at a time on the match state, adding findings."""
+
+    def __init__(self, state: MatchState, v: Verdict, deriver: DealDeriver | None) -> None:
+        self.state, self.v, self.deriver = state, v, deriver
+        self.warned_no_deal = False
+
+    def run(self, rec: HandRecord, offset: int) -> None:
+        state, v = self.state, self.v
+        n = state.deal_number
+        self.offset, self.rec, self.n = offset, rec, n
+        if rec.deal_number != n:
+            v.add("wrong-deal-number", f"the log numbers this dealing attempt {rec.deal_number}, "
+                  f"but it is attempt {n}", hand=n, offset=offset)
+        if rec.dealer != state.dealer:
+            v.add("wrong-dealer", f"seat {rec.dealer} dealt, but it was seat {state.dealer}'s "
+                  "deal", hand=n, seat=rec.dealer, offset=offset)
+        try:
+            self._deal()
+            self._bidding()
+            if state.phase in (Phase.DEAL, Phase.OVER):  # cancelled
+                self._cancelled_claims()
+                return
+            self._play()
+        except _Abandon:
+            self._resync()
+            return
+        self._claims()
+
+    # -- the deal
+    def _deal(self) -> None:
+        state, rec, v, n = self.state, self.rec, self.v, self.n
+        if self.deriver is not None:
+            deck = self.deriver.deck(n)
+            hands, thirteenth = deal_hands(deck, state.dealer), deck[51]
+            if rec.deal is not None and (rec.deal.hands != hands
+                                         or rec.deal.thirteenth != thirteenth):
+                v.add("wrong-deal", "the recorded deal is not the one the committed seeds "
+                      "produce", hand=n, offset=self.offset)
+        elif rec.deal is not None:
+            hands, thirteenth = rec.deal.hands, rec.deal.thirteenth
+            problem = check_deal(hands, state.dealer, thirteenth, state.rules.reveals_card)
+            if problem:
+                v.add("bad-deal", f"the recorded deal is not a deal: {problem}", hand=n,
+                      offset=self.offset)
+                raise _Abandon
+        else:
+            if not self.warned_no_deal:
+                self.warned_no_deal = True
+                v.notes.append("hands without a deal or seeds to derive it are not replayed")
+            raise _Abandon
+        state.deal(hands, thirteenth)
+        if state.rules.reveals_card:
+            if rec.revealed != thirteenth:
+                shown = card_name(rec.revealed) if rec.revealed is not None else "no card"
+                v.add("wrong-revealed-card", f"the log reveals {shown}, but the dealer's 13th "
+                      f"card is {card_name(thirteenth)}", hand=n, seat=state.dealer,
+                      card=shown, offset=self.offset)
+        elif rec.revealed is not None:
+            v.add("wrong-revealed-card", f"the log reveals {card_name(rec.revealed)}, but "
+                  f"{state.rules.name} reveals no card", hand=n, offset=self.offset)
+
+    # -- bids
+    def _timer_check(self, move: int, action: int, trick: int | None = None) -> None:
+        if self.rec.timer >> move & 1 and action not in self.state.timer_actions():
+            allowed = ", ".join(describe_action(a) for a in self.state.timer_actions())
+            self.v.add("wrong-timer-move", f"the timer's move was {describe_action(action)}, "
+                       f"but the rules' automatic move is {allowed}", hand=self.n, trick=trick,
+                       seat=self.state.current_player,
+                       card=card_name(action) if action < 52 else None, offset=self.offset)
+
+    def _bidding(self) -> None:
+        state, rec, v, n = self.state, self.rec, self.v, self.n
+        move = 0
+        for seat, code in rec.calls:
+            if state.phase != Phase.BID:
+                v.add("bidding-overrun", f"seat {seat}'s call comes after the bidding had ended",
+                      hand=n, seat=seat, offset=self.offset)
+                break
+            action = PASS if code == PASS_CODE else BID_BASE + code
+            said = describe_action(action)
+            if seat != state.current_player:
+                v.add("bid-out-of-turn", f"seat {seat} made a call ({said}) when it was seat "
+                      f"{state.current_player}'s turn", hand=n, seat=seat, offset=self.offset)
+                raise _Abandon
+            self._timer_check(move, action)
+            move += 1
+            problem = state.check(action)
+            if problem is not None:
+                v.add(_CALL_KINDS.get(problem.kind, "bid-out-of-range"), str(problem), hand=n,
+                      seat=seat, offset=self.offset)
+                if problem.kind == "wrong-phase":
+                    raise _Abandon
+            state.apply(action, checked=False)
+        if state.phase == Phase.BID:
+            v.add("bidding-incomplete", f"the bidding stops before it is over: seat "
+                  f"{state.current_player} has not called", hand=n, seat=state.current_player,
+                  offset=self.offset)
+            raise _Abandon
+        self.move = move
+
+    def _cancelled_claims(self) -> None:
+        rec, v, n, hand = self.rec, self.v, self.n, self.state.history[-1]
+        total = sum(self._bid_values(hand))
+        if rec.plays:
+            why = ("all four passed" if self.state.rules.bidding == "auction" else
+                   f"the bids total {total}, below the minimum of "
+                   f"{self.state.rules.lowest_total(max(hand.totals))}")
+            v.add("played-when-cancelled", f"the hand was played although {why}: it does not "
+                  "count", hand=n, offset=self.offset)
+        if rec.scores is not None and any(rec.scores):
+            v.add("wrong-hand-score", "the log scores a cancelled hand", hand=n,
+                  offset=self.offset)
+        self._compare("wrong-total", "running total", rec.totals, hand.totals)
+
+    @staticmethod
+    def _bid_values(hand: object) -> list[int]:
+        return [a - BID_BASE for _, a in hand.calls if a != PASS]  # type: ignore[attr-defined]
+
+    # -- play
+    def _play(self) -> None:
+        state, rec, v, n = self.state, self.rec, self.v, self.n
+        move = self.move
+        if state.phase == Phase.TRUMP:
+            if rec.trump is None:
+                v.add("wrong-trump", "the auction winner named no trump", hand=n,
+                      seat=state.current_player, offset=self.offset)
+                raise _Abandon
+            self._timer_check(move, TRUMP_BASE + rec.trump)
+            move += 1
+            state.apply(TRUMP_BASE + rec.trump)
+        elif rec.trump != state.trump:
+            shown = SUITS[rec.trump] if rec.trump is not None else "none"
+            v.add("wrong-trump", f"the log gives {shown} as trump, but the rules give "
+                  f"{SUITS[state.trump]}", hand=n, offset=self.offset)
+        if not rec.plays:
+            total = sum(self._bid_values(state.hand))
+            v.add("cancelled-wrongly", f"the hand was not played, but the bids total {total}, "
+                  "enough to play", hand=n, offset=self.offset)
+            raise _Abandon
+        timer = rec.timer >> move
+        hands = state.hands
+        for k, card in enumerate(rec.plays):
+            if timer >> k & 1:
+                self._timer_check(move + k, card, k // 4 + 1)
+            try:
+                state.apply(card)
+            except IllegalAction as e:
+                seat = state.current_player
+                trick = k // 4 + 1
+                where = dict(hand=n, trick=trick, seat=seat, card=card_name(card),
+                             offset=self.offset)
+                if e.kind == "renege":
+                    v.add("renege", f"renege: {e}", **where)
+                    state.apply(card, checked=False)
+                    continue
+                owner = next((s for s in range(4) if hands[s] >> card & 1), None)
+                if owner is None:
+                    v.add("card-already-played", f"{card_name(card)} was already played",
+                          **where)
+                elif k % 4 == 0 and k > 0:
+                    v.add("wrong-trick-winner", f"seat {owner} leads trick {trick}, but trick "
+                          f"{trick - 1} was won by seat {seat}", **where)
+                else:
+                    v.add("played-out-of-turn", f"{card_name(card)} is seat {owner}'s card, "
+                          f"played when it was seat {seat}'s turn", **where)
+                raise _Abandon from None
+        if len(rec.plays) < 52:
+            v.add("hand-incomplete", f"the hand stops after {len(rec.plays)} of 52 cards",
+                  hand=n, trick=len(rec.plays) // 4 + 1, offset=self.offset)
+            raise _Abandon
+
+    # -- claims
+    def _compare(self, kind: str, what: str, claimed: list[int] | None,
+                 actual: list[int]) -> None:
+        if claimed is None:
+            self.v.add(kind, f"the log claims no {what}s", hand=self.n, offset=self.offset)
+            return
+        for s in range(4):
+            if claimed[s] != actual[s]:
+                self.v.add(kind, f"the log claims a {what} of {claimed[s]} for seat {s}, "
+                           f"the rules give {actual[s]}", hand=self.n, seat=s,
+                           offset=self.offset)
+
+    def _claims(self) -> None:
+        rec, hand = self.rec, self.state.history[-1]
+        self._compare("wrong-trick-count", "trick count", rec.tricks, hand.tricks)
+        self._compare("wrong-hand-score", "hand score", rec.scores, hand.scores)
+        self._compare("wrong-total", "running total", rec.totals, hand.totals)
+
+    def _resync(self) -> None:
+        """Finish an unreplayable hand with the log's own totals, so the rest still checks."""
+        state = self.state
+        if state.hand is None and self.n != state.deal_number:  # it ended before the trouble
+            return
+        before = list(state.totals)
+        state.finish_hand_with([self.rec.totals[s] - before[s] for s in range(4)])
+        self.v.notes.append(f"hand {self.n} could not be replayed to its end; the rest of the "
+                            "match is checked from the totals the log claims after it")
+
+
+def _check_end(log: ParsedLog, state: MatchState, v: Verdict) -> None:
+    if log.end is None:
+        if state.is_over and log.hands:
+            v.add("no-winner", f"{TEAM_NAMES[state.winner]} won, but the log ends without "
+                  "declaring a winner")
+        v.add("cut-short", f"the log ends after {len(log.hands)} dealing attempts, without "
+              "its end record", offset=log.size)
+        return
+    claimed, actual = log.end.winner, state.winner
+    at = log.end_offset
+    if actual is None and claimed is not None:
+        v.add("winner-too-early", f"the log declares {TEAM_NAMES[claimed]} the winner, but no "
+              f"team has won yet (totals {state.totals})", offset=at)
+    elif actual is not None and claimed is None:
+        v.add("no-winner", f"{TEAM_NAMES[actual]} won, but the log declares no winner",
+              offset=at)
+    elif actual != claimed:
+        v.add("wrong-winner", f"the log declares {TEAM_NAMES[claimed]} the winner, but "
+              f"{TEAM_NAMES[actual]} won", offset=at)
+    elif actual is None:
+        v.add("cut-short", "the match ends unfinished: no team has won", offset=at)
+
+
+VerifyFn = Callable[[str], Verdict]
+
+__all__ = ["verify_bytes", "verify_file", "verify_log"]
