@@ -98,6 +98,7 @@ class Verdict:
     deals_proven: bool = False
     paths: Counter[str] = field(default_factory=Counter)  # rule paths the match exercised
     error: str | None = None  # set when the log could not be read at all (exit 2)
+    history: list[Any] = field(default_factory=list, repr=False)  # the engine's hands
 
     @property
     def clean(self) -> bool:

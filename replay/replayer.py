@@ -98,6 +98,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
         v.notes.append("the deals are recorded by the platform, not proven by committed seeds")
     _check_end(log, state, v)
     v.paths = exercised_paths(header.rules, state.history, timers)
+    v.history = state.history
     if log.cut_short is not None:
         v.error = str(log.cut_short) if log.cut_short.path else f"{path}: {log.cut_short}"
     return v

@@ -252,6 +252,30 @@ def preset(name: str, **options: Any) -> RuleSet:
     return base.with_options(**options) if options else base
 
 
+def house_preset(name: str, options: dict[str, Any]) -> RuleSet:
+    """A preset with the house options its platform's page offers, refusing any other.
+
+    >>> house_preset("qahwa41", {"target": 61}).target
+    61
+    >>> house_preset("qahwa41", {"target": 62})
+    Traceback (most recent call last):
+    ...
+    tarneeb.replay.rules.RulesError: qahwa41 offers target 31, 41 or 61, not 62; describe other house rules in a rules file
+    """
+    base = preset(name)
+    offered = PAGE_OPTIONS[name]
+    for key, value in options.items():
+        if key not in offered:
+            choices = ", ".join(offered) or "no house options"
+            raise RulesError(f"{name} offers {choices}, not {key}; describe other house rules "
+                             "in a rules file")
+        if value not in offered[key]:
+            allowed = ", ".join(map(str, offered[key][:-1])) + f" or {offered[key][-1]}"
+            raise RulesError(f"{name} offers {key} {allowed}, not {value}; describe other "
+                             "house rules in a rules file")
+    return base.with_options(**options) if options else base
+
+
 def parse_option(text: str) -> tuple[str, Any]:
     """``target=61`` → ``("target", 61)``; values are TOML values (numbers, true, lists)."""
     if "=" not in text:
@@ -306,5 +330,5 @@ def load_rules_file(path: str | Path) -> RuleSet:
 
 __all__ = [
     "CLASSIC", "ERAM41", "PRESETS", "QAHWA41", "SAHRAT41", "SAHRAT400",
-    "RuleSet", "RulesError", "load_rules_file", "parse_option", "preset",
+    "RuleSet", "RulesError", "house_preset", "load_rules_file", "parse_option", "preset",
 ]

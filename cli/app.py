@@ -1,0 +1,234 @@
+"""The ``tarneeb`` command: thin over the library (parse, call, print)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+
+from tarneeb.audit.errors import AuditError
+from tarneeb.audit.signing import load_private_key_file, load_public_key_file, public_key_raw
+from tarneeb.replay import logjson
+from tarneeb.replay.logformat import LogError, parse_log
+from tarneeb.replay.narrate import narrate
+from tarneeb.replay.players import MatchTooLong
+from tarneeb.replay.findings import Verdict
+from tarneeb.replay.replayer import verify_file, verify_log
+from tarneeb.replay.rules import (
+    RuleSet,
+    RulesError,
+    house_preset,
+    load_rules_file,
+    parse_option,
+)
+from tarneeb.replay.simulate import play_logged_match, seed_bytes
+
+from . import audit_cmds
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="Verifiable deals and replay audits for Tarneeb (41, 400 and classic).")
+audit_cmds.register(app)
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One line on stderr and an exit code: the way every bad input ends."""
+    err.print(f"tarneeb: error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        fail(f"{path}: cannot read: {e.strerror or e}")
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside ``path`` and rename: a reader never sees half a file."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent or Path("."), prefix=f".{path.name}.")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        fail(f"{path}: cannot write: {e.strerror or e}")
+
+
+def pinned_key(key: Path | None) -> bytes | None:
+    if key is None:
+        return None
+    try:
+        return public_key_raw(load_public_key_file(key))
+    except AuditError as e:
+        fail(str(e))
+
+
+def load_rules(name: str | None, options: list[str] | None, rules_file: Path | None) -> RuleSet:
+    try:
+        opts = dict(parse_option(o) for o in options or [])
+        if rules_file is not None:
+            return load_rules_file(rules_file).with_options(**opts)
+        if name is None:
+            fail("give --rules NAME (eram41, qahwa41, sahrat41, sahrat400, classic) "
+                 "or --rules-file FILE")
+        return house_preset(name, opts)
+    except (RulesError, TypeError) as e:
+        fail(str(e))
+
+
+# ------------------------------------------------------------------ verify
+@app.command()
+def verify(
+    logs: Annotated[list[Path], typer.Argument(help="Log files to verify.", show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="The verdicts as JSON.")] = False,
+    key: Annotated[Path | None, typer.Option(
+        help="The platform's public key (PEM) to pin; otherwise the key inside the log.")] = None,
+) -> None:
+    """Replay logs and check every deal, move, score and the winner.
+
+    Exit code: 0 every log clean, 1 findings, 2 a log unreadable or not a log.
+    """
+    public = pinned_key(key)
+    verdicts = []
+    for path in logs:
+        v = verify_file(str(path), public)
+        verdicts.append(v)
+        if not as_json:
+            _print_verdict(v)
+    if as_json:
+        print(json.dumps([v.to_json() for v in verdicts], ensure_ascii=False, indent=1))
+    raise typer.Exit(max(v.exit_code for v in verdicts))
+
+
+def _print_verdict(v: Verdict) -> None:
+    proven = "deals proven by the committed seeds" if v.deals_proven else "deals not proven"
+    if v.findings:
+        out.print(f"[bold red]{v.path}: {len(v.findings)} finding(s)[/bold red] "
+                  f"({v.hands} dealing attempts, {v.played} played, {proven})")
+        for f in v.findings:
+            out.print(f"  {f}", markup=False)
+    elif v.error is None:
+        out.print(f"[green]{v.path}: clean[/green] ({v.hands} dealing attempts, "
+                  f"{v.played} played, {proven})")
+    for note in v.notes:
+        out.print(f"  note: {note}", markup=False)
+    if v.error is not None:
+        err.print(f"tarneeb: error: {v.error}", markup=False)
+
+
+# ------------------------------------------------------------------ show
+@app.command()
+def show(
+    log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
+    hand: Annotated[int | None, typer.Option(help="Only this dealing attempt (0-based).")] = None,
+) -> None:
+    """The match as a player would read it: hands, bids, tricks, scores."""
+    data = read_bytes(log)
+    try:
+        parsed = parse_log(data, str(log))
+    except LogError as e:
+        fail(str(e))
+    verdict = verify_log(parsed, str(log))
+    if hand is not None and not any(h.deal_number == hand for h in verdict.history):
+        fail(f"{log}: there is no hand {hand} (hands 0-{len(verdict.history) - 1})")
+    for line in narrate(parsed, verdict, verdict.history, hand):
+        out.print(line)
+    if parsed.cut_short is not None:
+        fail(str(parsed.cut_short))
+
+
+# ------------------------------------------------------------------ play
+@app.command()
+def play(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the log.")],
+    rules: Annotated[str | None, typer.Option(help="Rule set: eram41, qahwa41, sahrat41, "
+                                              "sahrat400 or classic.")] = None,
+    option: Annotated[list[str] | None, typer.Option(
+        help="House option KEY=VALUE, e.g. target=61 (repeatable).")] = None,
+    rules_file: Annotated[Path | None, typer.Option(help="A TOML rules file.")] = None,
+    seed: Annotated[str | None, typer.Option(
+        help="Reproducible run: derive every secret from this text (NOT secret; for "
+             "fixtures and demos only).")] = None,
+    key: Annotated[Path | None, typer.Option(
+        help="Sign with this platform private key (PEM); default: a fresh key.")] = None,
+) -> None:
+    """Play a whole match between computer players and write its signed log."""
+    ruleset = load_rules(rules, option, rules_file)
+    private = None
+    if key is not None:
+        try:
+            private = load_private_key_file(key)
+        except AuditError as e:
+            fail(str(e))
+    try:
+        data = play_logged_match(ruleset, seed=seed_bytes(seed) if seed is not None else None,
+                                 key=private)
+    except MatchTooLong as e:
+        fail(str(e))
+    write_atomically(output, data)
+    parsed = parse_log(data)
+    winner = parsed.end.winner if parsed.end else None
+    totals = parsed.hands[-1].totals if parsed.hands else [0, 0, 0, 0]
+    out.print(f"wrote {output}: {ruleset.name}, {len(parsed.hands)} dealing attempts, "
+              f"{'team 0+2' if winner == 0 else 'team 1+3'} won, totals {totals}, "
+              f"{len(data)} bytes", markup=False)
+    if seed is not None:
+        out.print("reproducible run: every seed and the signing key come from --seed; "
+                  "they are not secret", markup=False)
+
+
+# ------------------------------------------------------------------ export / import
+@app.command("export")
+def export_json(
+    log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
+    output: Annotated[Path | None, typer.Option("-o", "--output",
+                                                help="JSON file (default: stdout).")] = None,
+) -> None:
+    """The JSON form of a log (converts back without loss with ``tarneeb import``)."""
+    data = read_bytes(log)
+    try:
+        text = logjson.dumps(data, str(log))
+    except LogError as e:
+        fail(str(e))
+    if output is None:
+        sys.stdout.write(text + "\n")
+    else:
+        write_atomically(output, (text + "\n").encode())
+
+
+@app.command("import")
+def import_json(
+    source: Annotated[Path, typer.Argument(help="The JSON log.", show_default=False)],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the log.")],
+) -> None:
+    """A log from its JSON form, byte for byte as exported."""
+    raw = read_bytes(source)
+    try:
+        data = logjson.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        fail(f"{source}: not UTF-8 text")
+    except LogError as e:
+        fail(f"{source}: {e}")
+    write_atomically(output, data)
+
+
+def main() -> None:
+    """Entry point: bad input never ends in a traceback."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("tarneeb: interrupted", markup=False)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
