@@ -1,0 +1,101 @@
+"""Provably fair deals: commit-reveal seeds, HMAC deal derivation, Merkle season
+commitments and Ed25519 signatures (protocol ``tarneeb-fair-v1``, see docs/PROTOCOL.md).
+
+>>> from tarneeb.audit import DealDeriver, server_commitment, verify_server_seed
+>>> seed = bytes(32)                     # a fixed seed: examples only; use new_server_seed()
+>>> verify_server_seed(seed, server_commitment(seed))
+>>> deriver = DealDeriver(seed, "match-1", [b"a", b"b", b"c", b"d"])
+>>> len(deriver.deck(0)), deriver.first_dealer() in range(4)
+(52, True)
+"""
+
+from .derive import (
+    DECK_SIZE,
+    Deal,
+    DealDeriver,
+    Draw,
+    HmacStream,
+    accept_limit,
+    deal_message,
+    derive_deal,
+    derive_deck,
+    derive_first_dealer,
+    draw_width,
+    first_dealer_message,
+    hmac_block,
+    permutation,
+    shuffle,
+    uniform_index,
+)
+from .encoding import PROTOCOL, parse_hex
+from .errors import (
+    AuditError,
+    AuditInputError,
+    ClientCommitmentError,
+    CommitmentError,
+    DealMismatchError,
+    KeyFileError,
+    MerkleProofError,
+    ServerCommitmentError,
+    SignatureError,
+)
+from .merkle import (
+    MerkleTree,
+    inclusion_proof,
+    leaf_hash,
+    merkle_root,
+    node_hash,
+    root_from_proof,
+    verify_inclusion,
+)
+from .seeds import (
+    Season,
+    client_commitment,
+    client_commitments,
+    new_client_seed,
+    new_server_seed,
+    server_commitment,
+    verify_client_seed,
+    verify_client_seeds,
+    verify_server_seed,
+)
+from .signing import (
+    generate_private_key,
+    key_id,
+    load_private_key,
+    load_private_key_file,
+    load_public_key,
+    load_public_key_file,
+    private_key_from_raw,
+    private_key_pem,
+    public_key_from_raw,
+    public_key_pem,
+    public_key_raw,
+    sign,
+    verify,
+    write_key_pair,
+)
+
+
+def verify_season_seed(server_seed: bytes, index: int, size: int, proof: list[bytes],
+                       root: bytes) -> None:
+    """Check a revealed server seed against a season root: its commitment must be leaf
+    ``index`` of the tree of ``size`` leaves with ``root``."""
+    verify_inclusion(server_commitment(server_seed), index, size, proof, root)
+
+
+__all__ = [
+    "DECK_SIZE", "PROTOCOL", "AuditError", "AuditInputError", "ClientCommitmentError",
+    "CommitmentError", "Deal", "DealDeriver", "DealMismatchError", "Draw", "HmacStream",
+    "KeyFileError", "MerkleProofError", "MerkleTree", "Season", "ServerCommitmentError",
+    "SignatureError", "accept_limit", "client_commitment", "client_commitments",
+    "deal_message", "derive_deal", "derive_deck", "derive_first_dealer", "draw_width",
+    "first_dealer_message", "generate_private_key", "hmac_block", "inclusion_proof", "key_id",
+    "leaf_hash", "load_private_key", "load_private_key_file", "load_public_key",
+    "load_public_key_file", "merkle_root", "new_client_seed", "new_server_seed", "node_hash",
+    "parse_hex", "permutation", "private_key_from_raw", "private_key_pem",
+    "public_key_from_raw", "public_key_pem", "public_key_raw", "root_from_proof",
+    "server_commitment", "shuffle", "sign", "uniform_index", "verify", "verify_client_seed",
+    "verify_client_seeds", "verify_inclusion", "verify_season_seed", "verify_server_seed",
+    "write_key_pair",
+]

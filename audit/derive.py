@@ -1,0 +1,391 @@
+"""Deals from seeds: an HMAC-SHA256 stream in counter mode, an unbiased shuffle.
+
+The key is the server seed. The message names the match, the four client seeds
+and the deal number; block ``i`` of the stream is ``HMAC(server_seed, message || u32be(i))``.
+A Fisher-Yates shuffle draws from the stream with rejection sampling (never a
+bare modulo), so every order of the deck is exactly as likely. The first dealer
+is drawn the same way from a message with its own tag.
+
+>>> server_seed = bytes(range(32))             # fixed seeds: examples only
+>>> seeds = [b"north", b"east", b"south", b"west"]
+>>> d = DealDeriver(server_seed, "m-1", seeds)
+>>> deck = d.deck(0)
+>>> sorted(deck) == list(range(52))
+True
+>>> deck == derive_deck(server_seed, "m-1", seeds, 0)
+True
+>>> deal = d.deal(0)
+>>> deal.dealer == (d.first_dealer() + 0) % 4, deal.thirteenth == deck[51]
+(True, True)
+>>> from tarneeb.replay.rules import PRESETS
+>>> deal.trump(PRESETS["qahwa41"]), deal.trump(PRESETS["classic"])
+(2, None)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import struct
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tarneeb.replay.cards import card_name, deal_hands, format_hand
+from tarneeb.replay.rules import RuleSet
+
+from .encoding import (
+    DEAL_TAG,
+    FIRST_DEALER_TAG,
+    MAX_DEAL_NUMBER,
+    check_client_seeds,
+    check_deal_number,
+    check_match_id,
+    check_seat,
+    check_server_seed,
+    lp16,
+    u32be,
+)
+from .errors import AuditInputError, DealMismatchError
+
+DECK_SIZE = 52
+SEATS = 4
+BLOCK_LEN = 32
+MAX_SHUFFLE_SIZE = 65536
+
+
+# ---------------------------------------------------------------- messages --
+
+def _seed_fields(match_id: bytes | str, client_seeds: Sequence[bytes]) -> bytes:
+    mid = check_match_id(match_id)
+    seeds = check_client_seeds(client_seeds)
+    return lp16(mid) + b"".join(lp16(s) for s in seeds)
+
+
+def deal_message(match_id: bytes | str, client_seeds: Sequence[bytes], deal_number: int) -> bytes:
+    """``b"tarneeb-fair-v1/deal\\x00" || lp16(match_id) || lp16(seed_0) … lp16(seed_3)
+    || u32be(deal_number)``, where ``lp16(x) = u16be(len(x)) || x``.
+
+    >>> m = deal_message(b"m", [b"a", b"b", b"c", b"d"], 7)
+    >>> m[:21], m[21:].hex()
+    (b'tarneeb-fair-v1/deal\\x00', '00016d00016100016200016300016400000007')
+    """
+    return DEAL_TAG + _seed_fields(match_id, client_seeds) + u32be(check_deal_number(deal_number))
+
+
+def first_dealer_message(match_id: bytes | str, client_seeds: Sequence[bytes]) -> bytes:
+    """``b"tarneeb-fair-v1/first-dealer\\x00" || lp16(match_id) || lp16(seed_0) … lp16(seed_3)``."""
+    return FIRST_DEALER_TAG + _seed_fields(match_id, client_seeds)
+
+
+def hmac_block(server_seed: bytes, message: bytes, counter: int) -> bytes:
+    """Block ``counter`` of the stream: ``HMAC-SHA256(server_seed, message || u32be(counter))``."""
+    return hmac.digest(check_server_seed(server_seed), message + u32be(counter), "sha256")
+
+
+class HmacStream:
+    """The byte stream ``block 0 || block 1 || …``, computed as far as it is read.
+
+    >>> s = HmacStream(bytes(32), b"msg")
+    >>> s.read(40) == hmac_block(bytes(32), b"msg", 0) + hmac_block(bytes(32), b"msg", 1)[:8]
+    True
+    >>> s.offset, len(s.blocks)
+    (40, 2)
+    """
+
+    def __init__(self, server_seed: bytes, message: bytes) -> None:
+        self._key = check_server_seed(server_seed)
+        self._message = bytes(message)
+        self.blocks: list[bytes] = []
+        self._buf = bytearray()
+        self.offset = 0
+
+    def read(self, k: int) -> bytes:
+        while len(self._buf) < self.offset + k:
+            block = hmac.digest(self._key, self._message + u32be(len(self.blocks)), "sha256")
+            self.blocks.append(block)
+            self._buf += block
+        out = bytes(self._buf[self.offset:self.offset + k])
+        self.offset += k
+        return out
+
+
+# ----------------------------------------------------------------- sampler --
+
+def draw_width(n: int) -> int:
+    """Bytes per draw when shuffling ``n`` items: 1 up to 256 items, else 2."""
+    return 1 if n <= 256 else 2
+
+
+def accept_limit(bound: int, width: int) -> int:
+    """Draws below this value are accepted for a uniform index in ``0..bound-1``.
+
+    It is the largest multiple of ``bound`` not above ``256**width``, so
+    ``draw % bound`` is exactly uniform over the accepted draws.
+
+    >>> accept_limit(52, 1), accept_limit(4, 1), accept_limit(5, 1)
+    (208, 256, 255)
+    """
+    space = 1 << (8 * width)
+    return space - space % bound
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """One draw of the sampler, for traces and test vectors."""
+
+    offset: int  # byte offset of the draw in the stream
+    bound: int  # the index wanted is uniform in 0..bound-1
+    value: int  # the raw draw: one byte, or two bytes big-endian
+    index: int | None  # value % bound when accepted, None when rejected
+
+    @property
+    def accepted(self) -> bool:
+        return self.index is not None
+
+
+def uniform_index(bound: int, stream: HmacStream, width: int = 1,
+                  trace: list[Draw] | None = None) -> int:
+    """A uniform index in ``0..bound-1`` from ``stream``, rejecting draws at or above the limit."""
+    limit = accept_limit(bound, width)
+    while True:
+        offset = stream.offset
+        value = int.from_bytes(stream.read(width), "big")
+        if value < limit:
+            if trace is not None:
+                trace.append(Draw(offset, bound, value, value % bound))
+            return value % bound
+        if trace is not None:
+            trace.append(Draw(offset, bound, value, None))
+
+
+def shuffle(n: int, stream: HmacStream, trace: list[Draw] | None = None) -> list[int]:
+    """A uniform permutation of ``0..n-1``: Fisher-Yates from the top, draws from ``stream``.
+
+    ``order = [0, 1, …, n-1]``; for ``i`` from ``n-1`` down to ``1``: ``j`` = a uniform
+    index in ``0..i``, swap ``order[i]`` and ``order[j]``.
+
+    >>> sorted(shuffle(5, HmacStream(bytes(32), b"x")))
+    [0, 1, 2, 3, 4]
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_SHUFFLE_SIZE:
+        raise AuditInputError(f"shuffle size {n!r}: it must be 1-{MAX_SHUFFLE_SIZE}")
+    width = draw_width(n)
+    order = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = uniform_index(i + 1, stream, width, trace)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def permutation(server_seed: bytes, message: bytes, n: int) -> list[int]:
+    """The permutation of ``0..n-1`` that the stream of ``(server_seed, message)`` gives.
+
+    The same sampler as the deal, for any deck size; ``n = 52`` with a deal message
+    is the deck.
+    """
+    return shuffle(n, HmacStream(server_seed, message))
+
+
+# -------------------------------------------------------------------- deals --
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """One dealing attempt: the deck order and what follows from it.
+
+    ``deck[i]`` is the ``i``-th card dealt; it goes to seat ``(dealer + 1 + i) % 4``.
+    ``hands`` are bit masks (see :mod:`tarneeb.replay.cards`).
+    """
+
+    deal_number: int
+    dealer: int
+    deck: tuple[int, ...]
+    hands: tuple[int, int, int, int] = field(repr=False)
+
+    @classmethod
+    def from_deck(cls, deck: Sequence[int], dealer: int, deal_number: int = 0) -> Deal:
+        dealer = check_seat(dealer)
+        return cls(deal_number, dealer, tuple(deck), deal_hands(list(deck), dealer))
+
+    @property
+    def thirteenth(self) -> int:
+        """The dealer's 13th card: the last card dealt, ``deck[51]``."""
+        return self.deck[-1]
+
+    def trump(self, rules: RuleSet) -> int | None:
+        """The trump suit under ``rules`` (0-3), or ``None`` when the auction winner names it."""
+        return rules.trump_for_deal(self.thirteenth)
+
+    def revealed(self, rules: RuleSet) -> int | None:
+        """The card shown to everyone under ``rules`` (the 13th card), or ``None``."""
+        return self.thirteenth if rules.reveals_card else None
+
+    def format_hands(self, symbols: bool = True) -> list[str]:
+        """Each seat's hand, sorted by suit, high cards first."""
+        return [format_hand(h, symbols) for h in self.hands]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "deal_number": self.deal_number,
+            "dealer": self.dealer,
+            "deck": list(self.deck),
+            "deck_names": [card_name(c, symbols=False) for c in self.deck],
+            "hands": [format_hand(h, symbols=False) for h in self.hands],
+            "thirteenth": self.thirteenth,
+        }
+
+
+def _hmac_pads(key: bytes) -> tuple[bytes, bytes]:
+    k = key.ljust(64, b"\x00")
+    return bytes(b ^ 0x36 for b in k), bytes(b ^ 0x5C for b in k)
+
+
+_DECK_TEMPLATE = list(range(DECK_SIZE))
+# For each position i (51 … 1): a 256-byte table giving, for a draw b, the index
+# b % (i + 1), or 255 when b is rejected (b >= accept_limit(i + 1, 1)).
+_DECK_STEPS = tuple(
+    (bytes(b % (i + 1) if b < accept_limit(i + 1, 1) else 255 for b in range(256)), i)
+    for i in range(DECK_SIZE - 1, 0, -1))
+_PACK_II = struct.Struct(">II").pack
+
+
+class DealDeriver:
+    """Derives the deals of one match; keyed once, then cheap per deal.
+
+    ``server_seed`` is 32 bytes, ``match_id`` 1-64 bytes (text is taken as UTF-8),
+    ``client_seeds`` four seeds of 1-64 bytes in seat order.
+
+    >>> d = DealDeriver(bytes(32), b"m", [b"a", b"b", b"c", b"d"])
+    >>> stream = HmacStream(bytes(32), deal_message(b"m", [b"a", b"b", b"c", b"d"], 3))
+    >>> d.deck(3) == shuffle(52, stream)
+    True
+    """
+
+    __slots__ = ("_first_dealer", "_inner", "_outer", "client_seeds", "match_id",
+                 "server_seed")
+
+    def __init__(self, server_seed: bytes, match_id: bytes | str,
+                 client_seeds: Sequence[bytes]) -> None:
+        self.server_seed = check_server_seed(server_seed)
+        self.match_id = check_match_id(match_id)
+        self.client_seeds = check_client_seeds(client_seeds)
+        # HMAC (RFC 2104) by hand, so that the constant start of every message is
+        # hashed once: inner = SHA-256(key ^ ipad || message), outer = SHA-256(key ^ opad || inner).
+        ipad, opad = _hmac_pads(self.server_seed)
+        prefix = DEAL_TAG + _seed_fields(self.match_id, self.client_seeds)
+        self._inner = hashlib.sha256(ipad + prefix)
+        self._outer = hashlib.sha256(opad)
+        self._first_dealer: int | None = None
+
+    def message(self, deal_number: int) -> bytes:
+        """The deal message of ``deal_number``."""
+        return deal_message(self.match_id, self.client_seeds, deal_number)
+
+    def stream(self, deal_number: int) -> HmacStream:
+        """The HMAC stream of ``deal_number`` (for traces; :meth:`deck` does not need it)."""
+        return HmacStream(self.server_seed, self.message(deal_number))
+
+    def blocks(self, deal_number: int, count: int) -> list[bytes]:
+        """Blocks ``0..count-1`` of the stream of ``deal_number``."""
+        check_deal_number(deal_number)
+        out = []
+        for i in range(count):
+            inner = self._inner.copy()
+            inner.update(_PACK_II(deal_number, i))
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            out.append(outer.digest())
+        return out
+
+    def deck(self, deal_number: int) -> list[int]:
+        """The deck order of deal ``deal_number``: a permutation of the 52 cards."""
+        if deal_number.__class__ is not int or not 0 <= deal_number <= MAX_DEAL_NUMBER:
+            check_deal_number(deal_number)
+        # Two blocks (64 bytes) cover 51 draws and up to 13 rejections: almost always enough.
+        inner = self._inner.copy()
+        inner.update(_PACK_II(deal_number, 0))
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        b0 = outer.digest()
+        inner = self._inner.copy()
+        inner.update(_PACK_II(deal_number, 1))
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        it: Iterator[int] = iter(b0 + outer.digest())
+        deck = _DECK_TEMPLATE[:]
+        try:
+            for table, i in _DECK_STEPS:
+                j = table[next(it)]
+                while j == 255:
+                    j = table[next(it)]
+                deck[i], deck[j] = deck[j], deck[i]
+        except StopIteration:
+            return shuffle(DECK_SIZE, self.stream(deal_number))
+        return deck
+
+    def first_dealer(self) -> int:
+        """The first dealer of the match (0-3), drawn under its own tag."""
+        if self._first_dealer is None:
+            stream = HmacStream(self.server_seed,
+                                first_dealer_message(self.match_id, self.client_seeds))
+            self._first_dealer = uniform_index(SEATS, stream)
+        return self._first_dealer
+
+    def dealer_for(self, deal_number: int) -> int:
+        """The dealer of ``deal_number``: the deal passes right after every hand, so
+        ``(first_dealer + deal_number) % 4``."""
+        return (self.first_dealer() + check_deal_number(deal_number)) % SEATS
+
+    def deal(self, deal_number: int, dealer: int | None = None) -> Deal:
+        """The :class:`Deal` of ``deal_number``; ``dealer`` defaults to :meth:`dealer_for`."""
+        if dealer is None:
+            dealer = self.dealer_for(deal_number)
+        return Deal.from_deck(self.deck(deal_number), dealer, deal_number)
+
+    def verify_deck(self, deal_number: int, deck: Sequence[int]) -> None:
+        """Raise :class:`~tarneeb.audit.errors.DealMismatchError` unless ``deck`` is the
+        deck order the seeds give for ``deal_number``."""
+        want = self.deck(deal_number)
+        got = list(deck)
+        if got != want:
+            pos = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b),
+                       min(len(got), len(want)))
+            raise DealMismatchError(
+                f"deal {deal_number}: the recorded deck is not the one the committed seeds "
+                f"produce (first difference at position {pos})")
+
+    def verify_hands(self, deal_number: int, dealer: int,
+                     hands: Sequence[int]) -> None:
+        """Raise :class:`~tarneeb.audit.errors.DealMismatchError` unless the four hands
+        (bit masks, seat order) are the ones the seeds give for ``deal_number`` and ``dealer``."""
+        want = deal_hands(self.deck(deal_number), check_seat(dealer))
+        bad = [s for s in range(SEATS) if s >= len(hands) or hands[s] != want[s]]
+        if len(hands) != SEATS or bad:
+            raise DealMismatchError(
+                f"deal {deal_number}: the hands of seat(s) {', '.join(map(str, bad))} are not "
+                f"the ones the committed seeds produce")
+
+
+def derive_deck(server_seed: bytes, match_id: bytes | str, client_seeds: Sequence[bytes],
+                deal_number: int) -> list[int]:
+    """The deck order of one deal (see :class:`DealDeriver` to derive many)."""
+    return DealDeriver(server_seed, match_id, client_seeds).deck(deal_number)
+
+
+def derive_deal(server_seed: bytes, match_id: bytes | str, client_seeds: Sequence[bytes],
+                deal_number: int, dealer: int | None = None) -> Deal:
+    """The :class:`Deal` of one deal; ``dealer`` defaults to the first dealer + deal number."""
+    return DealDeriver(server_seed, match_id, client_seeds).deal(deal_number, dealer)
+
+
+def derive_first_dealer(server_seed: bytes, match_id: bytes | str,
+                        client_seeds: Sequence[bytes]) -> int:
+    """The first dealer of the match, 0-3."""
+    return DealDeriver(server_seed, match_id, client_seeds).first_dealer()
+
+
+__all__ = [
+    "DECK_SIZE", "Deal", "DealDeriver", "Draw", "HmacStream", "accept_limit", "deal_message",
+    "derive_deal", "derive_deck", "derive_first_dealer", "draw_width", "first_dealer_message",
+    "hmac_block", "permutation", "shuffle", "uniform_index",
+]

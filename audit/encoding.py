@@ -1,0 +1,161 @@
+"""Byte encodings shared by the protocol: its name, its domain tags, length prefixes.
+
+Every tag is the protocol name, a slash, a purpose, and one zero byte, so no
+tag is a prefix of another and no two purposes can ever hash the same bytes.
+
+>>> SERVER_COMMIT_TAG
+b'tarneeb-fair-v1/server-commit\\x00'
+>>> lp16(b"m-1").hex()
+'00036d2d31'
+>>> parse_hex("00ff", "client seed").hex()
+'00ff'
+"""
+
+from __future__ import annotations
+
+import struct
+
+from .errors import AuditInputError
+
+PROTOCOL = "tarneeb-fair-v1"
+"""Name and version of the scheme; it starts every domain tag."""
+
+
+def tag(purpose: str) -> bytes:
+    """The domain tag for a purpose: ``b"tarneeb-fair-v1/" + purpose + b"\\x00"``."""
+    return f"{PROTOCOL}/{purpose}".encode("ascii") + b"\x00"
+
+
+SERVER_COMMIT_TAG = tag("server-commit")
+CLIENT_COMMIT_TAG = tag("client-commit")
+DEAL_TAG = tag("deal")
+FIRST_DEALER_TAG = tag("first-dealer")
+
+SERVER_SEED_LEN = 32
+COMMITMENT_LEN = 32
+CLIENT_SEED_MIN, CLIENT_SEED_MAX = 1, 64
+MATCH_ID_MIN, MATCH_ID_MAX = 1, 64
+SEATS = 4
+MAX_DEAL_NUMBER = 2**32 - 1
+
+_U16 = struct.Struct(">H")
+_U32 = struct.Struct(">I")
+
+
+def u16be(n: int) -> bytes:
+    return _U16.pack(n)
+
+
+def u32be(n: int) -> bytes:
+    return _U32.pack(n)
+
+
+def lp16(field: bytes) -> bytes:
+    """``field`` preceded by its length as a big-endian 16-bit number."""
+    return _U16.pack(len(field)) + field
+
+
+def nbytes(n: int) -> str:
+    """``"1 byte"``, ``"3 bytes"``."""
+    return f"{n} byte" if n == 1 else f"{n} bytes"
+
+
+def parse_hex(text: str, what: str, length: int | None = None) -> bytes:
+    """Bytes from hex text (upper or lower case, surrounding spaces ignored).
+
+    ``what`` names the value in the error message; ``length``, when given, is the
+    exact number of bytes wanted.
+
+    >>> try:
+    ...     parse_hex("abc", "server seed")
+    ... except AuditInputError as e:
+    ...     print(e)
+    server seed: not hex (3 hex digits; hex needs an even number)
+    """
+    t = text.strip()
+    if t[:2] in ("0x", "0X"):
+        t = t[2:]
+    if len(t) % 2:
+        raise AuditInputError(f"{what}: not hex ({len(t)} hex digits; hex needs an even number)")
+    try:
+        raw = bytes.fromhex(t)
+    except ValueError:
+        raise AuditInputError(f"{what}: not hex (use the digits 0-9 and a-f)") from None
+    if length is not None and len(raw) != length:
+        raise AuditInputError(
+            f"{what}: {nbytes(len(raw))} ({len(t)} hex digits); it must be {length} bytes "
+            f"({2 * length} hex digits)")
+    return raw
+
+
+def check_bytes(value: object, what: str) -> bytes:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    raise AuditInputError(f"{what} must be bytes, not {type(value).__name__}")
+
+
+def check_server_seed(seed: bytes) -> bytes:
+    seed = check_bytes(seed, "server seed")
+    if len(seed) != SERVER_SEED_LEN:
+        raise AuditInputError(
+            f"server seed: {nbytes(len(seed))}; it must be {SERVER_SEED_LEN} bytes")
+    return seed
+
+
+def check_commitment(commitment: bytes, what: str = "commitment") -> bytes:
+    commitment = check_bytes(commitment, what)
+    if len(commitment) != COMMITMENT_LEN:
+        raise AuditInputError(
+            f"{what}: {nbytes(len(commitment))}; it must be {COMMITMENT_LEN} bytes (SHA-256)")
+    return commitment
+
+
+def check_match_id(match_id: bytes | str) -> bytes:
+    """A match id as bytes: text is taken as its UTF-8 bytes, unchanged (no normalisation)."""
+    raw = match_id.encode("utf-8") if isinstance(match_id, str) else check_bytes(
+        match_id, "match id")
+    if not MATCH_ID_MIN <= len(raw) <= MATCH_ID_MAX:
+        raise AuditInputError(
+            f"match id: {nbytes(len(raw))}; it must be {MATCH_ID_MIN}-{MATCH_ID_MAX} bytes")
+    return raw
+
+
+def check_seat(seat: int) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < SEATS:
+        raise AuditInputError(f"seat: {seat!r}; seats are 0-3")
+    return seat
+
+
+def check_client_seed(seed: bytes, seat: int | None = None) -> bytes:
+    what = "client seed" if seat is None else f"client seed of seat {seat}"
+    seed = check_bytes(seed, what)
+    if not CLIENT_SEED_MIN <= len(seed) <= CLIENT_SEED_MAX:
+        raise AuditInputError(
+            f"{what}: {nbytes(len(seed))}; it must be {CLIENT_SEED_MIN}-{CLIENT_SEED_MAX} bytes")
+    return seed
+
+
+def check_client_seeds(seeds: object) -> tuple[bytes, bytes, bytes, bytes]:
+    """The four client seeds, in seat order 0-3."""
+    if isinstance(seeds, bytes | str) or not hasattr(seeds, "__len__"):
+        raise AuditInputError("client seeds: give a sequence of four seeds, one per seat")
+    seq = list(seeds)  # type: ignore[call-overload]
+    if len(seq) != SEATS:
+        raise AuditInputError(f"client seeds: {len(seq)} given; there must be 4, one per seat")
+    a, b, c, d = (check_client_seed(s, i) for i, s in enumerate(seq))
+    return a, b, c, d
+
+
+def check_deal_number(deal_number: int) -> int:
+    if isinstance(deal_number, bool) or not isinstance(deal_number, int) \
+            or not 0 <= deal_number <= MAX_DEAL_NUMBER:
+        raise AuditInputError(f"deal number: {deal_number!r}; it must be 0-{MAX_DEAL_NUMBER}")
+    return deal_number
+
+
+__all__ = [
+    "CLIENT_COMMIT_TAG", "DEAL_TAG", "FIRST_DEALER_TAG", "PROTOCOL", "SERVER_COMMIT_TAG",
+    "check_client_seed", "check_client_seeds", "check_commitment", "check_deal_number",
+    "check_match_id", "check_seat", "check_server_seed", "lp16", "parse_hex", "tag",
+    "u16be", "u32be",
+]

@@ -1,0 +1,200 @@
+"""Ed25519 signatures for the platform: key pairs, PEM files, sign and verify.
+
+Private keys are stored as unencrypted PKCS#8 PEM (``-----BEGIN PRIVATE KEY-----``),
+public keys as SubjectPublicKeyInfo PEM (``-----BEGIN PUBLIC KEY-----``): the
+forms ``openssl pkey`` reads and writes.
+
+>>> key = generate_private_key()
+>>> sig = sign(key, b"a whole log")
+>>> len(sig)
+64
+>>> public = load_public_key(public_key_pem(key.public_key()))
+>>> verify(public, b"a whole log", sig)
+>>> try:
+...     verify(public, b"another log", sig)
+... except SignatureError as e:
+...     print(str(e)[:41])
+signature does not verify with public key
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from .errors import AuditInputError, KeyFileError, SignatureError
+
+SIGNATURE_LEN = 64
+RAW_KEY_LEN = 32
+
+__all__ = [
+    "Ed25519PrivateKey", "Ed25519PublicKey", "generate_private_key", "key_id",
+    "load_private_key", "load_private_key_file", "load_public_key", "load_public_key_file",
+    "private_key_from_raw", "private_key_pem", "public_key_from_raw", "public_key_pem",
+    "public_key_raw", "public_path_for", "sign", "verify", "write_key_pair",
+]
+
+
+def generate_private_key() -> Ed25519PrivateKey:
+    """A new platform key (the library draws it from the operating system's secure source)."""
+    return Ed25519PrivateKey.generate()
+
+
+def private_key_from_raw(raw: bytes) -> Ed25519PrivateKey:
+    """A private key from its 32 raw bytes (RFC 8032 seed): for test vectors."""
+    if not isinstance(raw, bytes) or len(raw) != RAW_KEY_LEN:
+        raise AuditInputError(f"Ed25519 private key must be {RAW_KEY_LEN} raw bytes")
+    return Ed25519PrivateKey.from_private_bytes(raw)
+
+
+def public_key_from_raw(raw: bytes) -> Ed25519PublicKey:
+    """A public key from its 32 raw bytes (RFC 8032 encoding)."""
+    if not isinstance(raw, bytes) or len(raw) != RAW_KEY_LEN:
+        raise AuditInputError(f"Ed25519 public key must be {RAW_KEY_LEN} raw bytes")
+    try:
+        return Ed25519PublicKey.from_public_bytes(raw)
+    except ValueError as e:
+        raise AuditInputError(f"not an Ed25519 public key: {e}") from None
+
+
+def public_key_raw(public_key: Ed25519PublicKey) -> bytes:
+    """The 32 raw bytes of a public key."""
+    return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def key_id(public_key: Ed25519PublicKey) -> str:
+    """A short name for a public key: the first 16 hex digits of SHA-256 of its raw bytes.
+
+    >>> key_id(private_key_from_raw(bytes(32)).public_key())
+    '139e3940e64b5491'
+    """
+    return hashlib.sha256(public_key_raw(public_key)).hexdigest()[:16]
+
+
+def private_key_pem(private_key: Ed25519PrivateKey) -> bytes:
+    """The private key as unencrypted PKCS#8 PEM."""
+    return private_key.private_bytes(serialization.Encoding.PEM,
+                                     serialization.PrivateFormat.PKCS8,
+                                     serialization.NoEncryption())
+
+
+def public_key_pem(public_key: Ed25519PublicKey) -> bytes:
+    """The public key as SubjectPublicKeyInfo PEM."""
+    return public_key.public_bytes(serialization.Encoding.PEM,
+                                   serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def load_private_key(pem: bytes, source: str = "private key") -> Ed25519PrivateKey:
+    """An Ed25519 private key from PKCS#8 PEM; ``source`` names it in error messages."""
+    try:
+        key = serialization.load_pem_private_key(pem, password=None)
+    except TypeError:
+        raise KeyFileError(
+            f"{source}: the key is encrypted with a password; store it unencrypted "
+            "(protect the file instead)") from None
+    except (ValueError, UnsupportedAlgorithm):
+        raise KeyFileError(f"{source}: not a PEM private key (PKCS#8, BEGIN PRIVATE KEY)") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise KeyFileError(f"{source}: the key is not an Ed25519 key")
+    return key
+
+
+def load_public_key(pem: bytes, source: str = "public key") -> Ed25519PublicKey:
+    """An Ed25519 public key from SubjectPublicKeyInfo PEM."""
+    try:
+        key = serialization.load_pem_public_key(pem)
+    except (ValueError, UnsupportedAlgorithm):
+        raise KeyFileError(
+            f"{source}: not a PEM public key (SubjectPublicKeyInfo, BEGIN PUBLIC KEY)") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise KeyFileError(f"{source}: the key is not an Ed25519 key")
+    return key
+
+
+def _read(path: str | Path, what: str) -> bytes:
+    p = Path(path)
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise KeyFileError(f"{p}: cannot read {what}: no such file") from None
+    except IsADirectoryError:
+        raise KeyFileError(f"{p}: cannot read {what}: it is a directory") from None
+    except OSError as e:
+        raise KeyFileError(f"{p}: cannot read {what}: {e.strerror or e}") from None
+
+
+def load_private_key_file(path: str | Path) -> Ed25519PrivateKey:
+    """Read a private key file (PKCS#8 PEM)."""
+    return load_private_key(_read(path, "private key file"), str(path))
+
+
+def load_public_key_file(path: str | Path) -> Ed25519PublicKey:
+    """Read a public key file (SubjectPublicKeyInfo PEM)."""
+    return load_public_key(_read(path, "public key file"), str(path))
+
+
+def sign(private_key: Ed25519PrivateKey, data: bytes) -> bytes:
+    """The 64-byte Ed25519 signature of ``data``."""
+    return private_key.sign(bytes(data))
+
+
+def verify(public_key: Ed25519PublicKey, data: bytes, signature: bytes) -> None:
+    """Check a signature; raise :class:`~tarneeb.audit.errors.SignatureError` if it is bad."""
+    if not isinstance(signature, bytes | bytearray) or len(signature) != SIGNATURE_LEN:
+        n = len(signature) if isinstance(signature, bytes | bytearray) else "no"
+        raise SignatureError(f"signature is {n} bytes; an Ed25519 signature is 64 bytes")
+    try:
+        public_key.verify(bytes(signature), bytes(data))
+    except InvalidSignature:
+        raise SignatureError(
+            f"signature does not verify with public key {key_id(public_key)}: the data was "
+            "changed after signing, or it was signed with another key") from None
+
+
+def public_path_for(private_path: str | Path) -> Path:
+    """Where :func:`write_key_pair` puts the public key by default:
+    ``platform.pem`` → ``platform.pub.pem``, ``platform`` → ``platform.pub``.
+
+    >>> str(public_path_for("keys/platform.pem"))
+    'keys/platform.pub.pem'
+    """
+    p = Path(private_path)
+    return p.with_name(p.stem + ".pub" + p.suffix) if p.suffix else p.with_name(p.name + ".pub")
+
+
+def write_key_pair(private_path: str | Path, public_path: str | Path | None = None,
+                   force: bool = False,
+                   private_key: Ed25519PrivateKey | None = None) -> Ed25519PrivateKey:
+    """Write a (new, unless given) key pair: the private key file with mode 0600 and
+    the public key file beside it. Refuses to replace an existing file unless ``force``.
+    """
+    priv = Path(private_path)
+    pub = Path(public_path) if public_path is not None else public_path_for(priv)
+    if priv.resolve() == pub.resolve():
+        raise KeyFileError(f"{priv}: the private and public key files must differ")
+    if not force:
+        for p in (priv, pub):
+            if p.exists():
+                raise KeyFileError(f"{p}: file exists; use --force to replace it")
+    key = private_key if private_key is not None else generate_private_key()
+    _write(priv, private_key_pem(key), 0o600, force)
+    _write(pub, public_key_pem(key.public_key()), 0o644, force)
+    return key
+
+
+def _write(path: Path, data: bytes, mode: int, force: bool) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
+    try:
+        fd = os.open(path, flags, mode)
+    except FileExistsError:
+        raise KeyFileError(f"{path}: file exists; use --force to replace it") from None
+    except OSError as e:
+        raise KeyFileError(f"{path}: cannot write key file: {e.strerror or e}") from None
+    with os.fdopen(fd, "wb") as f:
+        os.fchmod(f.fileno(), mode)  # a file replaced with --force keeps no wider mode
+        f.write(data)

@@ -1,0 +1,318 @@
+"""The audit commands: ``commit``, ``deal``, ``verify-seed``, ``keygen`` and ``pubkey``.
+
+A thin layer over :mod:`tarneeb.audit`; :func:`register` adds them to the main app::
+
+    app = typer.Typer()
+    audit_cmds.register(app)
+
+Exit codes: 0 success; 1 a check that did not pass (a seed that does not match its
+commitment, a proof that does not lead to the root); 2 bad input (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from tarneeb.audit import (
+    PROTOCOL,
+    AuditError,
+    AuditInputError,
+    DealDeriver,
+    Season,
+    key_id,
+    load_private_key_file,
+    new_server_seed,
+    parse_hex,
+    public_key_pem,
+    server_commitment,
+    verify_client_seed,
+    verify_inclusion,
+    verify_server_seed,
+    write_key_pair,
+)
+from tarneeb.audit.encoding import CLIENT_SEED_MAX, SERVER_SEED_LEN, nbytes
+from tarneeb.audit.errors import CommitmentError, MerkleProofError
+from tarneeb.audit.signing import public_path_for
+from tarneeb.audit.vectors import dumps
+from tarneeb.replay.cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
+from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, load_rules_file
+
+SECRET_NOTE = ("SECRET: the server seed must stay private until its match is over; "
+               "publish only the commitment (or the root)")
+MAX_SEASON = 1_000_000
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"tarneeb: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Turn a failed check into exit 1 and bad input into exit 2, one line each."""
+    try:
+        yield
+    except (CommitmentError, MerkleProofError) as e:
+        _fail(f"verification failed: {e}", 1)
+    except (AuditError, RulesError) as e:
+        _fail(str(e))
+
+
+def _emit_json(data: Any) -> None:
+    typer.echo(dumps(data))
+
+
+def _load_rules(name: str) -> RuleSet:
+    if name in PRESETS:
+        return PRESETS[name]
+    path = Path(name)
+    if path.suffix == ".toml" or path.exists():
+        return load_rules_file(path)
+    raise RulesError(f"unknown rule set {name!r} (known: {', '.join(PRESETS)}, "
+                     "or the path of a rules file)")
+
+
+# ------------------------------------------------------------------ commit --
+
+def commit(
+    matches: Annotated[int | None, typer.Option(
+        "--matches", "-n", min=1, max=MAX_SEASON,
+        help="Commit to N matches at once: N seeds, one Merkle root, a proof per match.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Make a fresh server seed and its commitment (SECRET output: keep the seeds private).
+
+    Publish the commitment (with --matches: the root and the size) before any card is
+    dealt; reveal each seed only when its match is over.
+    """
+    with _errors():
+        typer.echo(SECRET_NOTE, err=True)
+        if matches is None:
+            seed = new_server_seed()
+            commitment = server_commitment(seed)
+            if as_json:
+                _emit_json({"protocol": PROTOCOL, "secret": SECRET_NOTE,
+                            "server_seed": seed.hex(), "commitment": commitment.hex()})
+            else:
+                typer.echo(f"protocol:    {PROTOCOL}")
+                typer.echo(f"server seed: {seed.hex()}  (SECRET until the match is over)")
+                typer.echo(f"commitment:  {commitment.hex()}  (publish before the deal)")
+            return
+        season = Season.new(matches)
+        if as_json:
+            _emit_json({
+                "protocol": PROTOCOL, "secret": SECRET_NOTE, "size": season.size,
+                "root": season.root.hex(),
+                "matches": [{"index": i, "server_seed": season.seeds[i].hex(),
+                             "commitment": season.commitments[i].hex(),
+                             "proof": [p.hex() for p in season.proof(i)]}
+                            for i in range(season.size)],
+            })
+            return
+        typer.echo(f"protocol:   {PROTOCOL}")
+        typer.echo(f"matches:    {season.size}")
+        typer.echo(f"root:       {season.root.hex()}  (publish with the size before the "
+                   "first match)")
+        for i in range(season.size):
+            typer.echo(f"match {i}:")
+            typer.echo(f"  server seed: {season.seeds[i].hex()}  (SECRET until the match is over)")
+            typer.echo(f"  commitment:  {season.commitments[i].hex()}")
+            proof = " ".join(p.hex() for p in season.proof(i))
+            typer.echo(f"  proof:       {proof or '(none: a tree of one leaf)'}")
+
+
+# -------------------------------------------------------------------- deal --
+
+def deal(
+    server_seed: Annotated[str, typer.Option(
+        "--server-seed", "-s", help="The revealed server seed, 64 hex digits.")],
+    client_seeds: Annotated[list[str], typer.Option(
+        "--client-seed", "-c",
+        help="A client seed as hex; give it four times, seats 0 to 3 in order.")],
+    match_id: Annotated[str | None, typer.Option(
+        "--match-id", "-m", help="The match id as text (its UTF-8 bytes are used).")] = None,
+    match_id_hex: Annotated[str | None, typer.Option(
+        "--match-id-hex", help="The match id as hex, for ids that are not text.")] = None,
+    deal_number: Annotated[int, typer.Option(
+        "--deal", "-d", min=0, max=2**32 - 1,
+        help="The deal number: dealing attempts count from 0, cancelled hands included.")] = 0,
+    dealer: Annotated[int | None, typer.Option(
+        "--dealer", min=0, max=3,
+        help="The dealer's seat; default: the derived first dealer + the deal number.")] = None,
+    rules: Annotated[str, typer.Option(
+        "--rules", "-r", help=f"Rule set: {', '.join(PRESETS)}, or a rules file.")] = "eram41",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Derive one deal from the seeds: the four hands, the dealer's 13th card and the trump."""
+    with _errors():
+        seed = parse_hex(server_seed, "server seed", SERVER_SEED_LEN)
+        if len(client_seeds) != 4:
+            raise AuditInputError(
+                f"client seeds: {len(client_seeds)} given; give --client-seed four times, "
+                "seats 0 to 3")
+        seeds = []
+        for seat, text in enumerate(client_seeds):
+            raw = parse_hex(text, f"client seed of seat {seat}")
+            if not 1 <= len(raw) <= CLIENT_SEED_MAX:
+                raise AuditInputError(f"client seed of seat {seat}: {nbytes(len(raw))}; it must "
+                                      f"be 1-{CLIENT_SEED_MAX} bytes (2-128 hex digits)")
+            seeds.append(raw)
+        if (match_id is None) == (match_id_hex is None):
+            raise AuditInputError("give the match id once: --match-id TEXT or --match-id-hex HEX")
+        mid = (match_id.encode("utf-8") if match_id is not None
+               else parse_hex(match_id_hex or "", "match id"))
+        rule_set = _load_rules(rules)
+        deriver = DealDeriver(seed, mid, seeds)
+        first = deriver.first_dealer()
+        d = deriver.deal(deal_number, dealer)
+        trump = d.trump(rule_set)
+        revealed = d.revealed(rule_set)
+        if as_json:
+            _emit_json({
+                "protocol": PROTOCOL,
+                "match_id": mid.decode("utf-8", "replace"),
+                "match_id_hex": mid.hex(),
+                "deal_number": deal_number,
+                "first_dealer": first,
+                "dealer": d.dealer,
+                "rules": rule_set.name,
+                "deck": list(d.deck),
+                "deck_names": [card_name(c, symbols=False) for c in d.deck],
+                "hands": [[card_name(c, symbols=False) for c in reversed(cards_of(h))]
+                          for h in d.hands],
+                "hands_text": [format_hand(h) for h in d.hands],
+                "thirteenth": card_name(d.thirteenth, symbols=False),
+                "revealed": None if revealed is None else card_name(revealed, symbols=False),
+                "trump": None if trump is None else SUIT_LETTERS[trump],
+                "trump_rule": rule_set.trump,
+            })
+            return
+        typer.echo(f"match {mid.decode('utf-8', 'replace')!r}, deal {deal_number}, rules "
+                   f"{rule_set.name}; first dealer: seat {first}")
+        for s in range(4):
+            who = " (dealer)" if s == d.dealer else ""
+            typer.echo(f"seat {s}{who}: {format_hand(d.hands[s])}")
+        shown = "revealed to all" if revealed is not None else "not shown"
+        typer.echo(f"dealer's 13th card: {card_name(d.thirteenth)} ({shown})")
+        if trump is None:
+            typer.echo("trump: named by the auction winner")
+        else:
+            how = "fixed" if rule_set.trump == "fixed" else "colour-mate of the 13th card"
+            typer.echo(f"trump: {SUIT_SYMBOLS[trump]} ({how})")
+
+
+# ------------------------------------------------------------- verify-seed --
+
+def verify_seed(
+    seed: Annotated[str, typer.Argument(metavar="SEED", help="The revealed seed, as hex.")],
+    commitment: Annotated[str | None, typer.Argument(
+        metavar="COMMITMENT",
+        help="Its published commitment, as hex (optional with --root).")] = None,
+    root: Annotated[str | None, typer.Option(
+        "--root", help="A published season root: check the seed's commitment is in it.")] = None,
+    index: Annotated[int | None, typer.Option(
+        "--index", min=0, help="The match's leaf index in the season tree.")] = None,
+    size: Annotated[int | None, typer.Option(
+        "--size", min=1, help="The number of leaves of the season tree.")] = None,
+    proof: Annotated[list[str] | None, typer.Option(
+        "--proof", help="The inclusion proof: hashes as hex, repeated or comma-separated, "
+                        "leaf side first.")] = None,
+    seat: Annotated[int | None, typer.Option(
+        "--seat", min=0, max=3, help="Check a client seed of this seat instead.")] = None,
+    match_id: Annotated[str | None, typer.Option(
+        "--match-id", help="The match id (text), for --seat.")] = None,
+) -> None:
+    """Check a revealed seed against its commitment and/or a published season root.
+
+    Exit 0 when it matches, 1 when it does not, 2 on bad input.
+    """
+    with _errors():
+        merkle = (root, index, size)
+        if any(v is not None for v in merkle) and any(v is None for v in merkle):
+            raise AuditInputError("a season check needs all of --root, --index and --size "
+                                  "(and --proof unless the tree has one leaf)")
+        if proof and root is None:
+            raise AuditInputError("--proof needs --root, --index and --size")
+        if commitment is None and root is None:
+            raise AuditInputError("give the COMMITMENT to check against, or --root with "
+                                  "--index, --size and --proof")
+        if seat is not None:
+            if match_id is None:
+                raise AuditInputError("a client seed check (--seat) needs --match-id")
+            if root is not None:
+                raise AuditInputError("a season root holds server commitments, not client seeds")
+            raw = parse_hex(seed, f"client seed of seat {seat}")
+            want = parse_hex(commitment or "", "commitment", 32)
+            verify_client_seed(match_id, seat, raw, want)
+            typer.echo(f"ok: the client seed of seat {seat} matches commitment {want.hex()} "
+                       f"for match {match_id!r}")
+            return
+        if match_id is not None:
+            raise AuditInputError("--match-id goes with --seat (client seeds)")
+        raw = parse_hex(seed, "server seed", SERVER_SEED_LEN)
+        if commitment is not None:
+            want = parse_hex(commitment, "commitment", 32)
+            verify_server_seed(raw, want)
+            typer.echo(f"ok: the server seed matches commitment {want.hex()}")
+        if root is not None and index is not None and size is not None:
+            root_b = parse_hex(root, "root", 32)
+            hashes = [h for item in (proof or []) for h in item.split(",") if h.strip()]
+            path = [parse_hex(h, f"proof hash {i}", 32) for i, h in enumerate(hashes)]
+            leaf = server_commitment(raw)
+            verify_inclusion(leaf, index, size, path, root_b)
+            typer.echo(f"ok: commitment {leaf.hex()} is leaf {index} of {size} under root "
+                       f"{root_b.hex()}")
+
+
+# ------------------------------------------------------------------ keygen --
+
+def keygen(
+    private_path: Annotated[Path, typer.Argument(
+        metavar="PRIVATE_KEY", help="Where to write the private key (PEM, PKCS#8, mode 0600).")],
+    public_path: Annotated[Path | None, typer.Option(
+        "--public", help="Where to write the public key; default: beside it, "
+                         "key.pem → key.pub.pem.")] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace existing key files.")] = False,
+) -> None:
+    """Make a platform Ed25519 key pair: a private key file and its public key file."""
+    with _errors():
+        key = write_key_pair(private_path, public_path, force=force)
+        pub = public_path if public_path is not None else public_path_for(private_path)
+        typer.echo(f"wrote private key {private_path} (mode 0600; keep it secret)")
+        typer.echo(f"wrote public key  {pub}")
+        typer.echo(f"key id: {key_id(key.public_key())}")
+
+
+def pubkey(
+    private_path: Annotated[Path, typer.Argument(
+        metavar="PRIVATE_KEY", help="A private key file (PEM).")],
+) -> None:
+    """Print the public key (PEM) and key id of a private key file."""
+    with _errors():
+        key = load_private_key_file(private_path)
+        sys.stdout.write(public_key_pem(key.public_key()).decode("ascii"))
+        typer.echo(f"key id: {key_id(key.public_key())}", err=True)
+
+
+COMMANDS: dict[str, Callable[..., None]] = {
+    "commit": commit,
+    "deal": deal,
+    "verify-seed": verify_seed,
+    "keygen": keygen,
+    "pubkey": pubkey,
+}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the audit commands to ``app``."""
+    for name, fn in COMMANDS.items():
+        app.command(name)(fn)
+
+
+__all__ = ["COMMANDS", "register"]
