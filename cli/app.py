@@ -100,7 +100,7 @@ def verify(
     public = pinned_key(key)
     verdicts = []
     for path in logs:
-        v = verify_file(str(path), public)
+        v = verify_file(str(path), public, count_paths=as_json)
         verdicts.append(v)
         if not as_json:
             _print_verdict(v)

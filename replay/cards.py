@@ -157,7 +157,12 @@ def deal_hands(deck: list[Card] | bytes, dealer: int) -> tuple[Mask, Mask, Mask,
 
     The dealer's 13th card is ``deck[51]``.
     """
-    hands = [0, 0, 0, 0]
-    for i, c in enumerate(deck):
-        hands[(dealer + 1 + i) & 3] |= 1 << c
-    return hands[0], hands[1], hands[2], hands[3]
+    bits = _BITS
+    first = [(s - dealer - 1) & 3 for s in range(4)]  # deck offset of each seat's first card
+    return (sum(map(bits.__getitem__, deck[first[0]::4])),
+            sum(map(bits.__getitem__, deck[first[1]::4])),
+            sum(map(bits.__getitem__, deck[first[2]::4])),
+            sum(map(bits.__getitem__, deck[first[3]::4])))
+
+
+_BITS = tuple(1 << c for c in range(52))

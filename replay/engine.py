@@ -39,6 +39,7 @@ from .cards import (
 from .rules import RuleSet
 
 Action = int
+_SUIT = tuple(c // 13 for c in range(52))
 BID_BASE = 52
 PASS = 66
 TRUMP_BASE = 67
@@ -131,7 +132,7 @@ def trick_winner(cards: list[Card], leader: int, trump: int | None) -> int:
     return (leader + cards.index(best)) & 3
 
 
-@dataclass
+@dataclass(slots=True)
 class Hand:
     """Everything about one dealing attempt, as the engine saw it (also what ``show`` prints)."""
 
@@ -205,13 +206,19 @@ class MatchState:
         return other
 
     # ------------------------------------------------------------------ chance
-    def deal(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None = None) -> None:
-        """Deal the next hand: four 13-card masks by seat, and the dealer's 13th card."""
+    def deal(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None = None,
+             validate: bool = True) -> None:
+        """Deal the next hand: four 13-card masks by seat, and the dealer's 13th card.
+
+        ``validate=False`` skips the check that the masks are a deal, for deals that are
+        one by construction (derived from a deck order).
+        """
         if self.phase != Phase.DEAL:
             raise IllegalAction("wrong-phase", f"cannot deal now: the match is in {self.phase.name}")
-        problem = check_deal(hands, self.dealer, thirteenth, self.rules.reveals_card)
-        if problem:
-            raise IllegalAction("bad-deal", problem)
+        if validate:
+            problem = check_deal(hands, self.dealer, thirteenth, self.rules.reveals_card)
+            if problem:
+                raise IllegalAction("bad-deal", problem)
         self.hand = Hand(self.deal_number, self.dealer, tuple(hands), thirteenth)  # type: ignore[arg-type]
         self.hands = list(hands)
         self.trump = self.rules.trump_for_deal(thirteenth) if thirteenth is not None \
@@ -355,6 +362,14 @@ class MatchState:
         problem = self.check(action)
         if problem is not None and (checked or problem.kind in ("over", "wrong-phase", "not-held")):
             raise problem
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Take an action that :meth:`check` has already judged, without judging it again.
+
+        Only for an action whose ``check`` returned ``None`` or a problem that the state
+        can hold (see :meth:`apply`); anything else corrupts the state.
+        """
         p = self.phase
         if p == Phase.PLAY:
             self._play(action)
@@ -426,6 +441,142 @@ class MatchState:
         self.leader = self.current_player = winner
         if len(hand.plays) == 52:
             self._finish_scored()
+
+    def bid_all(self, calls: list[tuple[int, int]]) -> int:
+        """Personal bids ``(seat, n)`` in order, as many as are legal; returns how many.
+
+        The replayer's fast path for personal bidding, with the rules of :meth:`apply`:
+        it stops before a call out of turn or out of range, leaving the state as
+        call-by-call play would. Auction calls go through :meth:`apply`.
+        """
+        if self.phase != Phase.BID or self.rules.bidding != "personal":
+            return 0
+        rules, totals, bids = self.rules, self.totals, self._bids
+        record = self.hand.calls
+        n = 0
+        for seat, bid in calls:
+            if seat != self.current_player or not rules.lowest_bid(totals[seat]) <= bid <= 13:
+                break
+            bids[seat] = bid
+            record.append((seat, BID_BASE + bid))
+            n += 1
+            if seat == self.dealer:
+                if sum(bids) < self.lowest_total():  # type: ignore[arg-type]
+                    self._finish_cancelled()
+                else:
+                    self.phase = Phase.PLAY
+                    self.leader = self.current_player = (self.dealer + 1) & 3
+                break
+            self.current_player = (seat + 1) & 3
+        return n
+
+    def play_cards(self, cards: bytes | list[Card]) -> int:
+        """Play cards in order, as many as are legal; returns how many were played.
+
+        The same rules as :meth:`apply` card by card, in one tight loop: the replayer's
+        fast path. It stops before the first card that :meth:`check` would refuse (or
+        when the hand ends), leaving the state exactly as card-by-card play would.
+
+        >>> from tarneeb.replay.rules import preset
+        >>> from tarneeb.replay.cards import deal_hands
+        >>> m = MatchState(preset("qahwa41"), first_dealer=3)
+        >>> m.deal(deal_hands(list(range(52)), dealer=3), thirteenth=51)
+        >>> for _ in range(4): m.apply(bid_action(3))
+        >>> m.play_cards(bytes([0, 1, 2, 3, 40]))  # seat 1 cannot lead: it is seat 0's turn
+        4
+        """
+        if self.phase != Phase.PLAY:
+            return 0
+        hands = self.hands
+        hand = self.hand
+        plays = hand.plays
+        leaders = hand.trick_leaders
+        trump = self.trump
+        seat = self.current_player
+        trick = self._trick
+        led = self._led
+        leader = self.leader
+        suit_masks = SUIT_MASKS
+        n = 0
+        total = len(cards)
+        if not trick:  # whole tricks, four cards at a time
+            tricks_won = hand.tricks
+            winners = hand.trick_winners
+            su = _SUIT
+            while n + 4 <= total:
+                c0, c1, c2, c3 = cards[n:n + 4]
+                s1, s2, s3 = (seat + 1) & 3, (seat + 2) & 3, (seat + 3) & 3
+                h0, h1, h2, h3 = hands[seat], hands[s1], hands[s2], hands[s3]
+                led = su[c0]
+                lm = suit_masks[led]
+                u1, u2, u3 = su[c1], su[c2], su[c3]
+                if not (h0 >> c0 & 1 and h1 >> c1 & 1 and h2 >> c2 & 1 and h3 >> c3 & 1) or (
+                        u1 != led and h1 & lm or u2 != led and h2 & lm or u3 != led and h3 & lm):
+                    break
+                hands[seat] = h0 ^ (1 << c0)
+                hands[s1] = h1 ^ (1 << c1)
+                hands[s2] = h2 ^ (1 << c2)
+                hands[s3] = h3 ^ (1 << c3)
+                leaders.append(seat)
+                # the trick's winner, unrolled: the highest trump, else the highest of the led suit
+                best, bs, winner = c0, led, seat
+                if u1 == bs:
+                    if c1 > best:
+                        best, winner = c1, s1
+                elif u1 == trump:
+                    best, bs, winner = c1, u1, s1
+                if u2 == bs:
+                    if c2 > best:
+                        best, winner = c2, s2
+                elif u2 == trump:
+                    best, bs, winner = c2, u2, s2
+                if u3 == bs:
+                    if c3 > best:
+                        winner = s3
+                elif u3 == trump:
+                    winner = s3
+                tricks_won[winner] += 1
+                winners.append(winner)
+                seat = leader = winner
+                n += 4
+            if n:
+                plays.extend(cards[:n])
+                led = -1
+                if len(plays) == 52:
+                    self._trick, self._led, self.leader, self.current_player = trick, -1, seat, seat
+                    self._finish_scored()
+                    return n
+        for card in cards[n:]:
+            held = hands[seat]
+            bit = 1 << card
+            if not held & bit:
+                break
+            if trick:
+                if card // 13 != led and held & suit_masks[led]:
+                    break
+            else:
+                led = card // 13
+                leader = seat
+                leaders.append(seat)
+            hands[seat] = held ^ bit
+            trick.append(card)
+            plays.append(card)
+            n += 1
+            if len(trick) == 4:
+                winner = trick_winner(trick, leader, trump)
+                hand.tricks[winner] += 1
+                hand.trick_winners.append(winner)
+                trick = []
+                led = -1
+                seat = leader = winner
+                if len(plays) == 52:
+                    self._trick, self._led, self.leader, self.current_player = trick, -1, seat, seat
+                    self._finish_scored()
+                    return n
+            else:
+                seat = (seat + 1) & 3
+        self._trick, self._led, self.leader, self.current_player = trick, led, leader, seat
+        return n
 
     # ------------------------------------------------------------------ ends of hands
     def _finish_cancelled(self) -> None:

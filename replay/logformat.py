@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import io
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -258,7 +259,36 @@ def decode_record(data: Any, offset: int) -> Record:
     raise LogError(f"unknown record type {_show(kind)}", offset)
 
 
+_CALL_BYTES = bytes(b for b in range(256) if (b & 15 < 14 or b & 15 == PASS_CODE) and b >> 4 <= 3)
+_CARD_BYTES = bytes(range(52))
+
+
+def _small_ints(v: Any, lo: int, hi: int) -> bool:
+    return type(v) is list and len(v) == 4 and all(type(x) is int and lo <= x <= hi for x in v)
+
+
 def _decode_hand(data: list[Any], offset: int) -> HandRecord:
+    """A hand record; the common, well-formed case is checked in one go."""
+    if len(data) == 12:
+        (_, deal_number, dealer, calls, revealed, trump, plays, timer, tricks, scores, totals,
+         deal) = data
+        if (type(deal_number) is int and 0 <= deal_number <= 1_000_000
+                and type(dealer) is int and 0 <= dealer <= 3
+                and type(calls) is bytes and len(calls) <= 64
+                and not calls.translate(None, _CALL_BYTES)
+                and (revealed is None or type(revealed) is int and 0 <= revealed <= 51)
+                and (trump is None or type(trump) is int and 0 <= trump <= 3)
+                and type(plays) is bytes and len(plays) <= 52 and not plays.translate(None, _CARD_BYTES)
+                and type(timer) is int and 0 <= timer < 1 << 64
+                and (tricks is None or _small_ints(tricks, 0, 13))
+                and (scores is None or _small_ints(scores, -SCORE_LIMIT, SCORE_LIMIT))
+                and _small_ints(totals, -SCORE_LIMIT, SCORE_LIMIT) and deal is None):
+            return HandRecord(deal_number, dealer, [(b >> 4, b & 15) for b in calls], revealed,
+                              trump, plays, timer, tricks, scores, totals, None)
+    return _decode_hand_checked(data, offset)
+
+
+def _decode_hand_checked(data: list[Any], offset: int) -> HandRecord:
     sh = _Shape("hand", offset)
     if len(data) != 12:
         raise sh.fail(f"has {len(data)} fields, not 12")
@@ -307,7 +337,7 @@ def _decode_header(data: list[Any], offset: int) -> Header:
     if not isinstance(rules_raw, dict):
         raise sh.fail("rules must be a map of fields")
     try:
-        rules = RuleSet.from_dict(rules_raw)
+        rules = _rules_from_bytes(_pack(rules_raw))
     except (RulesError, TypeError) as e:
         raise sh.fail(f"rules: {e}") from None
     if not isinstance(seats, list) or len(seats) != 4 or not all(
@@ -337,6 +367,12 @@ def _decode_header(data: list[Any], offset: int) -> Header:
         setattr(hdr, name, [sh.bytes_(x, name, lo, hi) for x in v])
     hdr.public_key = sh.bytes_(public_key, "public_key", 32, 32, nil=True)
     return hdr
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_from_bytes(raw: bytes) -> RuleSet:
+    """Rules from their msgpack bytes; cached, since a batch of logs shares a few rule sets."""
+    return RuleSet.from_dict(msgpack.unpackb(raw, raw=False))
 
 
 def parse_log(data: bytes, path: str | None = None) -> ParsedLog:

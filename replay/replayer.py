@@ -14,7 +14,10 @@ everything.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.errors import AuditError
@@ -44,7 +47,7 @@ _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimu
                "bid-not-higher": "bid-not-higher", "wrong-phase": "pass-not-allowed"}
 
 
-def verify_file(path: str, public_key: bytes | None = None) -> Verdict:
+def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = False) -> Verdict:
     """Verify one log file. Never raises for a bad log: see ``Verdict.error``."""
     try:
         with open(path, "rb") as f:
@@ -53,10 +56,11 @@ def verify_file(path: str, public_key: bytes | None = None) -> Verdict:
         v = Verdict(path)
         v.error = f"{path}: cannot read: {e.strerror or e}"
         return v
-    return verify_bytes(data, path, public_key)
+    return verify_bytes(data, path, public_key, count_paths)
 
 
-def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = None) -> Verdict:
+def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = None,
+                 count_paths: bool = False) -> Verdict:
     """Verify a log held in memory."""
     try:
         log = parse_log(data, path)
@@ -64,11 +68,15 @@ def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = No
         v = Verdict(path)
         v.error = str(e)
         return v
-    return verify_log(log, path, public_key)
+    return verify_log(log, path, public_key, count_paths)
 
 
-def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None) -> Verdict:
-    """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key."""
+def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None,
+               count_paths: bool = False) -> Verdict:
+    """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key.
+
+    ``count_paths`` also fills ``Verdict.paths``, the rule paths the match went through.
+    """
     v = Verdict(path)
     _check_signature(log, v, public_key)
     deriver = _check_seeds(log, v)
@@ -97,7 +105,8 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     if not v.deals_proven and header.server_commitment is None and log.hands:
         v.notes.append("the deals are recorded by the platform, not proven by committed seeds")
     _check_end(log, state, v)
-    v.paths = exercised_paths(header.rules, state.history, timers)
+    if count_paths:
+        v.paths = exercised_paths(header.rules, state.history, timers)
     v.history = state.history
     if log.cut_short is not None:
         v.error = str(log.cut_short) if log.cut_short.path else f"{path}: {log.cut_short}"
@@ -124,10 +133,15 @@ def _check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None) -> None:
               offset=log.signature_offset)
         return
     try:
-        verify(public_key_from_raw(key), log.signed_bytes, log.signature.signature)
+        verify(_public_key(key), log.signed_bytes, log.signature.signature)
     except AuditError:
         v.add("broken-signature", "the signature does not match the log: its bytes were "
               "changed after signing, or another key signed it", offset=log.signature_offset)
+
+
+@functools.lru_cache(maxsize=16)
+def _public_key(raw: bytes) -> Ed25519PublicKey:
+    return public_key_from_raw(raw)
 
 
 def _check_seeds(log: ParsedLog, v: Verdict) -> DealDeriver | None:
@@ -201,7 +215,8 @@ class _HandReplay:
     # -- the deal
     def _deal(self) -> None:
         state, rec, v, n = self.state, self.rec, self.v, self.n
-        if self.deriver is not None:
+        derived = self.deriver is not None
+        if derived:
             deck = self.deriver.deck(n)
             hands, thirteenth = deal_hands(deck, state.dealer), deck[51]
             if rec.deal is not None and (rec.deal.hands != hands
@@ -220,7 +235,7 @@ class _HandReplay:
                 self.warned_no_deal = True
                 v.notes.append("hands without a deal or seeds to derive it are not replayed")
             raise _Abandon
-        state.deal(hands, thirteenth)
+        state.deal(hands, thirteenth, validate=not derived)
         if state.rules.reveals_card:
             if rec.revealed != thirteenth:
                 shown = card_name(rec.revealed) if rec.revealed is not None else "no card"
@@ -242,19 +257,21 @@ class _HandReplay:
 
     def _bidding(self) -> None:
         state, rec, v, n = self.state, self.rec, self.v, self.n
-        move = 0
-        for seat, code in rec.calls:
+        timer = rec.timer
+        move = 0 if timer else state.bid_all(rec.calls)  # the fast path, without timer moves
+        for seat, code in rec.calls[move:]:
             if state.phase != Phase.BID:
                 v.add("bidding-overrun", f"seat {seat}'s call comes after the bidding had ended",
                       hand=n, seat=seat, offset=self.offset)
                 break
             action = PASS if code == PASS_CODE else BID_BASE + code
-            said = describe_action(action)
             if seat != state.current_player:
+                said = describe_action(action)
                 v.add("bid-out-of-turn", f"seat {seat} made a call ({said}) when it was seat "
                       f"{state.current_player}'s turn", hand=n, seat=seat, offset=self.offset)
                 raise _Abandon
-            self._timer_check(move, action)
+            if timer:
+                self._timer_check(move, action)
             move += 1
             problem = state.check(action)
             if problem is not None:
@@ -262,7 +279,7 @@ class _HandReplay:
                       seat=seat, offset=self.offset)
                 if problem.kind == "wrong-phase":
                     raise _Abandon
-            state.apply(action, checked=False)
+            state.apply_unchecked(action)
         if state.phase == Phase.BID:
             v.add("bidding-incomplete", f"the bidding stops before it is over: seat "
                   f"{state.current_player} has not called", hand=n, seat=state.current_player,
@@ -311,7 +328,10 @@ class _HandReplay:
             raise _Abandon
         timer = rec.timer >> move
         hands = state.hands
-        for k, card in enumerate(rec.plays):
+        plays = rec.plays
+        start = 0 if timer else state.play_cards(plays)  # the fast path, without timer moves
+        for k in range(start, len(plays)):
+            card = plays[k]
             if timer >> k & 1:
                 self._timer_check(move + k, card, k // 4 + 1)
             try:
@@ -344,6 +364,8 @@ class _HandReplay:
     # -- claims
     def _compare(self, kind: str, what: str, claimed: list[int] | None,
                  actual: list[int]) -> None:
+        if claimed == actual:
+            return
         if claimed is None:
             self.v.add(kind, f"the log claims no {what}s", hand=self.n, offset=self.offset)
             return
