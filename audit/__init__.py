@@ -60,6 +60,7 @@ from .seeds import (
     verify_server_seed,
 )
 from .signing import (
+    generate_key_pair,
     generate_private_key,
     key_id,
     load_private_key,
@@ -90,7 +91,8 @@ __all__ = [
     "KeyFileError", "MerkleProofError", "MerkleTree", "Season", "ServerCommitmentError",
     "SignatureError", "accept_limit", "client_commitment", "client_commitments",
     "deal_message", "derive_deal", "derive_deck", "derive_first_dealer", "draw_width",
-    "first_dealer_message", "generate_private_key", "hmac_block", "inclusion_proof", "key_id",
+    "first_dealer_message", "generate_key_pair", "generate_private_key", "hmac_block",
+    "inclusion_proof", "key_id",
     "leaf_hash", "load_private_key", "load_private_key_file", "load_public_key",
     "load_public_key_file", "merkle_root", "new_client_seed", "new_server_seed", "node_hash",
     "parse_hex", "permutation", "private_key_from_raw", "private_key_pem",

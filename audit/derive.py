@@ -340,7 +340,10 @@ class DealDeriver:
         """The :class:`Deal` of ``deal_number``; ``dealer`` defaults to :meth:`dealer_for`."""
         if dealer is None:
             dealer = self.dealer_for(deal_number)
-        return Deal.from_deck(self.deck(deal_number), dealer, deal_number)
+        elif dealer.__class__ is not int or not 0 <= dealer <= 3:
+            check_seat(dealer)
+        deck = self.deck(deal_number)
+        return Deal(deal_number, dealer, tuple(deck), deal_hands(deck, dealer))
 
     def verify_deck(self, deal_number: int, deck: Sequence[int]) -> None:
         """Raise :class:`~tarneeb.audit.errors.DealMismatchError` unless ``deck`` is the

@@ -33,7 +33,7 @@ SIGNATURE_LEN = 64
 RAW_KEY_LEN = 32
 
 __all__ = [
-    "Ed25519PrivateKey", "Ed25519PublicKey", "generate_private_key", "key_id",
+    "Ed25519PrivateKey", "Ed25519PublicKey", "generate_key_pair", "generate_private_key", "key_id",
     "load_private_key", "load_private_key_file", "load_public_key", "load_public_key_file",
     "private_key_from_raw", "private_key_pem", "public_key_from_raw", "public_key_pem",
     "public_key_raw", "public_path_for", "sign", "verify", "write_key_pair",
@@ -43,6 +43,16 @@ __all__ = [
 def generate_private_key() -> Ed25519PrivateKey:
     """A new platform key (the library draws it from the operating system's secure source)."""
     return Ed25519PrivateKey.generate()
+
+
+def generate_key_pair() -> tuple[Ed25519PrivateKey, Ed25519PublicKey]:
+    """A new platform key pair: ``(private_key, public_key)``.
+
+    >>> private, public = generate_key_pair()
+    >>> verify(public, b"x", sign(private, b"x"))
+    """
+    key = generate_private_key()
+    return key, key.public_key()
 
 
 def private_key_from_raw(raw: bytes) -> Ed25519PrivateKey:

@@ -144,6 +144,8 @@ def test_deal_from_the_deck():
     assert other.deck == d.deal(0).deck and other.hands != d.deal(0).hands
     assert Deal.from_deck(list(range(52)), 3).hands[0] & 1  # card 0 to seat (3+1)%4
     assert len(d.deal(0).format_hands()) == 4
+    with pytest.raises(AuditInputError, match="seat: 4"):
+        d.deal(0, dealer=4)
     assert d.deal(0).to_dict()["deck"] == d.deck(0)
 
 
