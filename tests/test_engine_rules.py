@@ -1003,3 +1003,40 @@ def test_timer_card_in_classic_uses_the_named_trump() -> None:
     held = cards_of(state.hands[0])
     assert state.timer_actions() == [min((c for c in held if suit_of(c) != CLUBS),
                                          key=lambda c: c % 13)]
+
+
+# ---------------------------------------------------------------------------- fast paths
+
+@pytest.mark.parametrize("name", [*PERSONAL, "classic"])
+def test_fast_paths_agree_with_move_by_move_play(name: str) -> None:
+    from tarneeb.replay.players import BotPlayer, play_match, shuffled_deals
+
+    bots = [BotPlayer(random.Random(s), timer_rate=0.1) for s in range(4)]
+    played, _ = play_match(preset(name), 1, shuffled_deals(random.Random(8)), bots)
+    state = new_match(name, 1)
+    for hand in played.history:
+        state.deal(hand.hands, hand.thirteenth)
+        if name == "classic":
+            for _, a in hand.calls:
+                state.apply(a)
+            if hand.declarer is not None:
+                state.apply(trump_action(hand.trump))
+        else:
+            assert state.bid_all([(s, a - bid_action(0)) for s, a in hand.calls]) == 4
+        if not hand.cancelled:
+            assert state.play_cards(bytes(hand.plays[:10])) == 10  # then a trick under way
+            assert state.play_cards(hand.plays[10:]) == 42
+        mine = state.history[-1]
+        assert (mine.tricks, mine.trick_winners, mine.scores, mine.totals, mine.winner) == \
+            (hand.tricks, hand.trick_winners, hand.scores, hand.totals, hand.winner)
+    assert state.winner == played.winner
+
+
+def test_play_cards_stops_before_a_renege() -> None:
+    state = new_match("qahwa41", 3)
+    state.deal(nine_four(0, 1, HEARTS, CLUBS, {2: DIAMONDS, 3: SPADES}))
+    bid_all(state, [3, 3, 3, 3])
+    # seat 1 holds hearts but plays a club on the heart lead
+    assert state.play_cards([card("AH"), card("AC"), card("2D")]) == 1
+    assert state.current_player == 1 and state.trick == [card("AH")]
+    assert kind_of(state, card("AC")) == "renege"
