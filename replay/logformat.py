@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ HEADER, HAND, END, SIGNATURE = 0, 1, 2, 3
 RECORD_NAMES = {HEADER: "header", HAND: "hand", END: "end", SIGNATURE: "signature"}
 PASS_CODE = 15  # a call byte's low nibble: 0-13 a bid, 15 a pass
 
+RULE_FIELDS = tuple(f.name for f in dataclasses.fields(RuleSet))
 MAX_LOG_BYTES = 16 * 1024 * 1024  # a log larger than this is refused, not read
 _LIMITS = dict(max_bin_len=4096, max_str_len=4096, max_array_len=4096, max_map_len=256,
                max_ext_len=0, max_buffer_size=MAX_LOG_BYTES)
@@ -336,6 +338,9 @@ def _decode_header(data: list[Any], offset: int) -> Header:
      client_seeds, first_dealer, public_key) = data
     if not isinstance(rules_raw, dict):
         raise sh.fail("rules must be a map of fields")
+    missing = [f for f in RULE_FIELDS if f not in rules_raw]
+    if missing:
+        raise sh.fail(f"rules lack field(s) {', '.join(missing)}: a log records every rule")
     try:
         rules = _rules_from_bytes(_pack(rules_raw))
     except (RulesError, TypeError) as e:
@@ -375,6 +380,50 @@ def _rules_from_bytes(raw: bytes) -> RuleSet:
     return RuleSet.from_dict(msgpack.unpackb(raw, raw=False))
 
 
+_FIXED = {0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
+          0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, 0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17}
+_SIZED = {0xc4: (1, "bytes"), 0xc5: (2, "bytes"), 0xc6: (4, "bytes"), 0xd9: (1, "bytes"),
+          0xda: (2, "bytes"), 0xdb: (4, "bytes"), 0xdc: (2, "items"), 0xdd: (4, "items"),
+          0xde: (2, "entries"), 0xdf: (4, "entries")}
+_FIELD_LIMIT = 4096  # no field of a log is longer than this
+
+
+def _overlong_claim(data: bytes, pos: int) -> tuple[int, str] | None:
+    """In a record that runs past the end of the data, a length prefix larger than any
+    field of a log may be (a stream that is merely cut off has none): where and what."""
+    end = len(data)
+    todo = 1
+    while todo and pos < end:
+        todo -= 1
+        b = data[pos]
+        at = pos
+        pos += 1
+        if b <= 0x7f or b >= 0xe0 or b in _FIXED:
+            pos += _FIXED.get(b, 0)
+            continue
+        if 0x80 <= b <= 0x9f:
+            todo += (b & 15) * (2 if b <= 0x8f else 1)
+            continue
+        if 0xa0 <= b <= 0xbf:
+            pos += b & 31
+            continue
+        if b not in _SIZED:
+            return at, f"byte {b:#04x} is not msgpack a log may hold"
+        width, unit = _SIZED[b]
+        if pos + width > end:
+            return None
+        n = int.from_bytes(data[pos:pos + width], "big")
+        pos += width
+        if n > _FIELD_LIMIT:
+            return at, (f"a length prefix claims {n:,} {unit}, more than any field of a log "
+                        f"may hold ({_FIELD_LIMIT:,}); not a log, or a damaged one")
+        if unit == "bytes":
+            pos += n
+        else:
+            todo += n * (2 if unit == "entries" else 1)
+    return None
+
+
 def parse_log(data: bytes, path: str | None = None) -> ParsedLog:
     """Read a whole log from bytes. Raises :class:`LogError` for anything unreadable.
 
@@ -408,10 +457,14 @@ def _parse(data: bytes) -> ParsedLog:
         try:
             obj = unpacker.unpack()
         except msgpack.OutOfData:
+            claim = _overlong_claim(data, pos)
+            if claim is not None:
+                raise LogError(claim[1], claim[0]) from None
             cut = LogCutShort(f"log cut short: the stream ends inside a record "
                               f"({len(data) - pos} bytes of it)", pos)
             break
-        except (ValueError, msgpack.ExtraData, msgpack.FormatData, msgpack.StackError) as e:
+        except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError,
+                msgpack.BufferFull) as e:
             if header is None and pos == 0:
                 raise LogError(f"not a tarneeb log (not msgpack: {e})", 0) from None
             raise LogError(f"not valid msgpack: {e}", pos) from None

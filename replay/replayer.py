@@ -39,6 +39,7 @@ from .engine import (
 from .findings import Verdict
 from .logformat import PASS_CODE, HandRecord, LogError, ParsedLog, parse_log
 from .paths import exercised_paths
+from .rules import PRESETS, RuleSet
 
 SUITS = "♣♦♥♠"
 TEAM_NAMES = ("team 0+2", "team 1+3")
@@ -78,6 +79,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     ``count_paths`` also fills ``Verdict.paths``, the rule paths the match went through.
     """
     v = Verdict(path)
+    _note_rules(log.header.rules, v)
     _check_signature(log, v, public_key)
     deriver = _check_seeds(log, v)
     header = log.header
@@ -111,6 +113,17 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     if log.cut_short is not None:
         v.error = str(log.cut_short) if log.cut_short.path else f"{path}: {log.cut_short}"
     return v
+
+
+def _note_rules(rules: RuleSet, v: Verdict) -> None:
+    """Say where rules that bear a preset's name differ from that preset."""
+    base = PRESETS.get(rules.name)
+    if base is None:
+        v.notes.append(f"house rules {rules.name!r}, recorded in full in the log")
+    elif base != rules:
+        changed = [k for k, x in base.to_dict().items() if rules.to_dict()[k] != x]
+        v.notes.append(f"rules {rules.name} with house options: "
+                       + ", ".join(f"{k}={rules.to_dict()[k]}" for k in changed))
 
 
 def _check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None) -> None:

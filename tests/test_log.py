@@ -1,0 +1,204 @@
+"""The msgpack log: records, streaming reads, bad input, the JSON form."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import msgpack
+import pytest
+
+from tarneeb.replay import logjson
+from tarneeb.replay.logformat import (
+    MAGIC,
+    EndRecord,
+    HandRecord,
+    LogError,
+    RecordedDeal,
+    SignatureRecord,
+    decode_record,
+    encode_record,
+    parse_log,
+)
+from tarneeb.replay.rules import PRESETS
+from tarneeb.replay.simulate import play_logged_match
+
+
+@pytest.fixture(scope="module")
+def logs() -> dict[str, bytes]:
+    return {name: play_logged_match(name, seed=f"test-log/{name}".encode()) for name in PRESETS}
+
+
+def test_records_round_trip() -> None:
+    recs = [
+        HandRecord(deal_number=3, dealer=2, calls=[(3, 7), (0, 15), (1, 8), (2, 15)],
+                   trump=1, plays=bytes(range(52)), timer=(1 << 60) | 5,
+                   tricks=[1, 2, 3, 7], scores=[-8, 0, -8, 0], totals=[-100, 41, 5, 0],
+                   deal=RecordedDeal((1, 2, 4, 8), 3)),
+        EndRecord(winner=1, server_seed=bytes(32)),
+        EndRecord(winner=None, server_seed=None),
+        SignatureRecord(bytes(range(64))),
+    ]
+    for rec in recs:
+        assert decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0) == rec
+
+
+def test_a_played_hand_is_compact(logs: dict[str, bytes]) -> None:
+    for log in logs.values():
+        p = parse_log(log)
+        played = [h for h in p.hands if h.plays]
+        assert played
+        for h in played:
+            assert len(encode_record(h)) <= 100
+
+
+def test_parse_gives_offsets_and_signed_bytes(logs: dict[str, bytes]) -> None:
+    log = logs["eram41"]
+    p = parse_log(log)
+    for rec, off in zip(p.hands, p.offsets, strict=True):
+        assert log[off:off + len(encode_record(rec))] == encode_record(rec)
+    assert p.signature_offset is not None
+    assert p.signed_bytes == log[:p.signature_offset]
+    assert p.cut_short is None and p.end is not None and p.end.server_seed is not None
+
+
+def test_cut_off_log_reads_up_to_its_last_whole_record(logs: dict[str, bytes]) -> None:
+    log = logs["classic"]
+    p = parse_log(log)
+    cut_at = p.offsets[3] + 10  # ten bytes into the fourth hand record
+    cut = parse_log(log[:cut_at], "cut.tlog")
+    assert len(cut.hands) == 3 and cut.end is None
+    assert cut.cut_short is not None and cut.cut_short.offset == p.offsets[3]
+    assert "cut short" in str(cut.cut_short)
+
+
+@pytest.mark.parametrize("data, message, offset", [
+    (b"", "empty file", 0),
+    (b"\xc1\xc1\xc1", "not a tarneeb log", 0),
+    (b"hello world", "not a tarneeb log", 0),
+    (msgpack.packb([1, 2, 3]), "not a tarneeb log", 0),
+    (msgpack.packb({"a": 1}), "not a tarneeb log", 0),
+])
+def test_not_a_log(data: bytes, message: str, offset: int) -> None:
+    with pytest.raises(LogError) as e:
+        parse_log(data, "x.tlog")
+    assert message in str(e.value) and e.value.offset == offset
+    assert str(e.value).startswith("x.tlog: byte 0: ")
+
+
+def _header_list(log: bytes) -> list:
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(log)
+    return next(iter(unpacker))
+
+
+def test_future_version_is_refused(logs: dict[str, bytes]) -> None:
+    h = _header_list(logs["eram41"])
+    h[2] = 7
+    with pytest.raises(LogError, match="format version 7 is newer than this tool reads"):
+        parse_log(msgpack.packb(h))
+
+
+def test_unknown_rules_are_refused(logs: dict[str, bytes]) -> None:
+    h = _header_list(logs["eram41"])
+    h[3]["trump"] = "wizard"
+    with pytest.raises(LogError, match="rules: .*trump must be one of"):
+        parse_log(msgpack.packb(h))
+    h = _header_list(logs["eram41"])
+    del h[3]["target"]
+    with pytest.raises(LogError, match="rules lack field.*target"):
+        parse_log(msgpack.packb(h))
+
+
+def test_record_of_the_wrong_shape_names_its_offset(logs: dict[str, bytes]) -> None:
+    log = logs["sahrat41"]
+    p = parse_log(log)
+    off = p.offsets[2]
+    end = p.offsets[3]
+    rec = msgpack.unpackb(log[off:end], raw=False)
+    rec[6] = "not cards"
+    bad = log[:off] + msgpack.packb(rec) + log[end:]
+    with pytest.raises(LogError) as e:
+        parse_log(bad, "bad.tlog")
+    assert e.value.offset == off
+    assert "hand record: plays must be 0-52 bytes" in str(e.value)
+    rec = msgpack.unpackb(log[off:end], raw=False)
+    rec.pop()
+    with pytest.raises(LogError, match="has 11 fields, not 12"):
+        parse_log(log[:off] + msgpack.packb(rec) + log[end:])
+
+
+def test_huge_length_prefix_is_refused_without_allocating(logs: dict[str, bytes]) -> None:
+    header_end = parse_log(logs["eram41"]).offsets[0]
+    # a bin 32 claiming 2 GB, then nothing
+    bad = logs["eram41"][:header_end] + b"\x92\x01\xc6" + struct.pack(">I", 2**31)
+    with pytest.raises(LogError) as e:
+        parse_log(bad)
+    assert e.value.offset == header_end + 2
+    assert "claims 2,147,483,648 bytes, more than any field" in str(e.value)
+    bad = logs["eram41"][:header_end] + b"\xdd" + struct.pack(">I", 2**31 - 1)  # array 32
+    with pytest.raises(LogError) as e:
+        parse_log(bad)
+    assert e.value.offset == header_end
+    assert "2147483647 exceeds max_array_len" in str(e.value)
+
+
+def test_non_canonical_encoding_is_refused(logs: dict[str, bytes]) -> None:
+    p = parse_log(logs["eram41"])
+    off = p.offsets[0]
+    end = p.offsets[1]
+    rec = msgpack.unpackb(logs["eram41"][off:end], raw=False)
+    # the same record with the deal number as a 4-byte integer
+    body = b"".join(msgpack.packb(x) for x in rec[2:])
+    raw = b"\x9c\x01\xce" + struct.pack(">I", rec[1]) + body
+    with pytest.raises(LogError, match="canonical"):
+        parse_log(logs["eram41"][:off] + raw + logs["eram41"][end:])
+
+
+def test_records_after_the_signature_are_refused(logs: dict[str, bytes]) -> None:
+    with pytest.raises(LogError, match="follows the signature"):
+        parse_log(logs["eram41"] + encode_record(EndRecord(0, None)))
+
+
+def test_magic_is_first(logs: dict[str, bytes]) -> None:
+    assert _header_list(logs["classic"])[:3] == [0, MAGIC, 1]
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_json_round_trip_is_byte_identical(logs: dict[str, bytes], name: str) -> None:
+    log = logs[name]
+    text = logjson.dumps(log)
+    doc = json.loads(text)
+    assert doc["format"] == "tarneeb-log-json"
+    assert [r["type"] for r in doc["records"]][:2] == ["header", "hand"]
+    assert doc["records"][-1]["type"] == "signature"
+    assert logjson.loads(text) == log
+
+
+def test_json_accepts_other_card_spellings(logs: dict[str, bytes]) -> None:
+    doc = logjson.to_json(logs["eram41"])
+    hand = doc["records"][1]
+    from tarneeb.replay.cards import card_name, parse_card
+    hand["plays"] = [card_name(parse_card(c), symbols=False).lower() for c in hand["plays"]]
+    assert logjson.from_json(doc) == logs["eram41"]
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d.update(format="other"), "not a JSON tarneeb log"),
+    (lambda d: d["records"][1].update(plays=["ZZ"]), "record 1 (hand): plays: not a card"),
+    (lambda d: d["records"][1].update(dealer=9), "record 1 (hand): hand record: dealer must be"),
+    (lambda d: d["records"][1].pop("totals"), "record 1 (hand): missing field 'totals'"),
+    (lambda d: d["records"][0].update(match_id="zz"), "record 0 (header): match_id is not hex"),
+    (lambda d: d["records"][-1].update(signature="00"), "record "),
+])
+def test_json_errors_name_the_record(logs: dict[str, bytes], mutate, message: str) -> None:
+    doc = logjson.to_json(logs["eram41"])
+    mutate(doc)
+    with pytest.raises(LogError) as e:
+        logjson.from_json(doc)
+    assert message in str(e.value)
+
+
+def test_json_syntax_error_names_line() -> None:
+    with pytest.raises(LogError, match="line 1 column"):
+        logjson.loads("{not json")
