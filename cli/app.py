@@ -32,6 +32,7 @@ from tarneeb.replay.simulate import play_logged_match, seed_bytes
 from . import audit_cmds
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="Verifiable deals and replay audits for Tarneeb (41, 400 and classic).")
 audit_cmds.register(app)
 
@@ -221,13 +222,29 @@ def import_json(
     write_atomically(output, data)
 
 
-def main() -> None:
-    """Entry point: bad input never ends in a traceback."""
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: bad input ends in one line on stderr and exit code 2, never a traceback."""
+    command = typer.main.get_command(app)
     try:
-        app()
+        code = command.main(args=argv if argv is not None else sys.argv[1:], prog_name="tarneeb",
+                             standalone_mode=False)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except typer.TyperException as e:  # click's usage errors, as typer ships them
+        message = e.format_message() if hasattr(e, "format_message") else str(e)
+        ctx = getattr(e, "ctx", None)
+        if type(e).__name__ == "NoArgsIsHelpError" and ctx is not None:
+            out.print(ctx.get_help(), markup=False)
+            sys.exit(2)
+        where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        err.print(f"tarneeb: error: {message}{where}", markup=False)
+        sys.exit(getattr(e, "exit_code", 2) or 2)
     except KeyboardInterrupt:
         err.print("tarneeb: interrupted", markup=False)
         sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":
