@@ -202,6 +202,7 @@ class _HandReplay:
     def __init__(self, state: MatchState, v: Verdict, deriver: DealDeriver | None) -> None:
         self.state, self.v, self.deriver = state, v, deriver
         self.warned_no_deal = False
+        self.drift = [0, 0, 0, 0]  # claimed minus true running totals, after the last hand
 
     def run(self, rec: HandRecord, offset: int) -> None:
         state, v = self.state, self.v
@@ -312,7 +313,7 @@ class _HandReplay:
         if rec.scores is not None and any(rec.scores):
             v.add("wrong-hand-score", "the log scores a cancelled hand", hand=n,
                   offset=self.offset)
-        self._compare("wrong-total", "running total", rec.totals, hand.totals)
+        self._compare_totals(rec.totals, hand.totals)
 
     @staticmethod
     def _bid_values(hand: object) -> list[int]:
@@ -392,7 +393,19 @@ class _HandReplay:
         rec, hand = self.rec, self.state.history[-1]
         self._compare("wrong-trick-count", "trick count", rec.tricks, hand.tricks)
         self._compare("wrong-hand-score", "hand score", rec.scores, hand.scores)
-        self._compare("wrong-total", "running total", rec.totals, hand.totals)
+        self._compare_totals(rec.totals, hand.totals)
+
+    def _compare_totals(self, claimed: list[int], actual: list[int]) -> None:
+        """Report a wrong running total where the error arises or changes, not again in every
+        later hand that only carries it forward."""
+        drift = [c - a for c, a in zip(claimed, actual, strict=True)]
+        for s in range(4):
+            if drift[s] and drift[s] != self.drift[s]:
+                carried = f" (it was already off by {self.drift[s]})" if self.drift[s] else ""
+                self.v.add("wrong-total", f"the log claims a running total of {claimed[s]} for "
+                           f"seat {s}, the rules give {actual[s]}{carried}", hand=self.n, seat=s,
+                           offset=self.offset)
+        self.drift = drift
 
     def _resync(self) -> None:
         """Finish an unreplayable hand with the log's own totals, so the rest still checks."""
@@ -401,6 +414,7 @@ class _HandReplay:
             return
         before = list(state.totals)
         state.finish_hand_with([self.rec.totals[s] - before[s] for s in range(4)])
+        self.drift = [0, 0, 0, 0]
         self.v.notes.append(f"hand {self.n} could not be replayed to its end; the rest of the "
                             "match is checked from the totals the log claims after it")
 

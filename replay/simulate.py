@@ -30,7 +30,7 @@ from tarneeb.audit.signing import public_key_raw, sign
 
 from .cards import deal_hands
 from .engine import BID_BASE, PASS, Hand, MatchState
-from .logformat import PASS_CODE, EndRecord, HandRecord, Header, LogWriter, Seat
+from .logformat import PASS_CODE, EndRecord, HandRecord, Header, LogWriter, RecordedDeal, Seat
 from .players import BotPlayer, Player, play_match
 from .rules import RuleSet, preset
 
@@ -89,12 +89,14 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
                       key: Ed25519PrivateKey | None = None,
                       names: Sequence[str] = DEFAULT_NAMES,
                       computer: Sequence[bool] = (True, True, True, True),
-                      max_hands: int = 500) -> bytes:
+                      max_hands: int = 500, seeded: bool = True) -> bytes:
     """Play a match and return its signed log.
 
     ``seed`` makes the run reproducible (every secret derived from it); ``players``
     replaces the default bots (e.g. steered bots for a fixture); ``key`` signs with
-    the platform's key instead of a fresh one.
+    the platform's key instead of a fresh one. ``seeded=False`` writes the log of a
+    platform that does not use the seed protocol: every deal recorded in full, nothing
+    committed (the verdict then says the deals are recorded, not proven).
     """
     if isinstance(rules, str):
         rules = preset(rules)
@@ -111,26 +113,32 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
         return deal_hands(deck, dealer), deck[51]
 
     state, flags = play_match(rules, deriver.first_dealer(), deals, players, max_hands=max_hands)
-    return write_log(rules, state, flags, s, names, computer)
+    return write_log(rules, state, flags, s, names, computer, seeded)
 
 
 def write_log(rules: RuleSet, state: MatchState, flags: Sequence[Sequence[bool]],
-              s: MatchSecrets, names: Sequence[str], computer: Sequence[bool]) -> bytes:
-    """The signed log of a finished match played on seed-derived deals."""
+              s: MatchSecrets, names: Sequence[str], computer: Sequence[bool],
+              seeded: bool = True) -> bytes:
+    """The signed log of a finished match (deals derived from the seeds, or recorded)."""
     out = BytesIO()
     w = LogWriter(out)
     first_dealer = state.history[0].dealer if state.history else state.dealer
-    w.write(Header(
+    header = Header(
         rules=rules, seats=[Seat(n, c) for n, c in zip(names, computer, strict=True)],
         match_id=s.match_id, first_dealer=first_dealer,
-        server_commitment=server_commitment(s.server_seed),
-        client_commitments=[client_commitment(s.match_id, i, c)
-                            for i, c in enumerate(s.client_seeds)],
-        client_seeds=list(s.client_seeds),
-        public_key=public_key_raw(s.key.public_key())))
+        public_key=public_key_raw(s.key.public_key()))
+    if seeded:
+        header.server_commitment = server_commitment(s.server_seed)
+        header.client_commitments = [client_commitment(s.match_id, i, c)
+                                     for i, c in enumerate(s.client_seeds)]
+        header.client_seeds = list(s.client_seeds)
+    w.write(header)
     for hand, f in zip(state.history, flags, strict=True):
-        w.write(hand_record(rules, hand, f))
-    w.write(EndRecord(state.winner, s.server_seed))
+        rec = hand_record(rules, hand, f)
+        if not seeded:
+            rec.deal = RecordedDeal(hand.hands, hand.thirteenth)
+        w.write(rec)
+    w.write(EndRecord(state.winner, s.server_seed if seeded else None))
     w.sign(lambda data: sign(s.key, data))
     return out.getvalue()
 
