@@ -15,6 +15,7 @@ from rich.console import Console
 from tarneeb.audit.errors import AuditError
 from tarneeb.audit.signing import load_private_key_file, load_public_key_file, public_key_raw
 from tarneeb.replay import logjson
+from tarneeb.replay.annotate import annotate
 from tarneeb.replay.logformat import LogError, parse_log
 from tarneeb.replay.narrate import narrate
 from tarneeb.replay.players import MatchTooLong
@@ -220,6 +221,17 @@ def import_json(
     except LogError as e:
         fail(f"{source}: {e}")
     write_atomically(output, data)
+
+
+@app.command()
+def dump(
+    log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
+    hands: Annotated[int | None, typer.Option(help="Show at most this many hand records.")] = None,
+) -> None:
+    """An annotated hex dump: every field of every record at its byte offset."""
+    data = read_bytes(log)
+    for line in annotate(data, hands):
+        print(line)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,116 @@
+"""An annotated hex dump of a log: every field at its byte offset.
+
+``tarneeb dump LOG`` prints it; ``docs/FORMAT.md`` shows one of a real log.
+Because every record is in canonical msgpack form, re-packing a field gives
+exactly its bytes, so the dump walks the records without a second parser.
+
+>>> from tarneeb.replay.logformat import EndRecord, encode_record
+>>> print("\\n".join(annotate(encode_record(EndRecord(1, None)))))
+000000  93                                              end record: array of 3
+000001  02                                                type: 2 (end)
+000002  01                                                winner: 1 (team 1+3)
+000003  c0                                                server_seed: nil
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import msgpack
+
+from .cards import SUIT_SYMBOLS, card_name, cards_of
+from .logformat import PASS_CODE, RECORD_NAMES
+
+FIELDS = {
+    0: ["type", "magic", "version", "rules", "seats", "match_id", "server_commitment", "batch",
+        "client_commitments", "client_seeds", "first_dealer", "public_key"],
+    1: ["type", "deal_number", "dealer", "calls", "revealed", "trump", "plays", "timer",
+        "tricks", "scores", "totals", "deal"],
+    2: ["type", "winner", "server_seed"],
+    3: ["type", "signature"],
+}
+WIDTH = 16
+
+
+def _meaning(kind: int, name: str, value: Any) -> str:
+    if value is None:
+        return "nil"
+    if name == "type":
+        return f"{value} ({RECORD_NAMES.get(value, '?')})"
+    if name == "calls":
+        return ", ".join(f"seat {b >> 4} {'pass' if b & 15 == PASS_CODE else b & 15}"
+                         for b in value) or "none"
+    if name in ("revealed",):
+        return card_name(value)
+    if name == "trump":
+        return SUIT_SYMBOLS[value]
+    if name == "plays":
+        shown = " ".join(card_name(c) for c in value[:8])
+        return f"{len(value)} cards: {shown}{' …' if len(value) > 8 else ''}"
+    if name == "timer":
+        return "no timer moves" if value == 0 else \
+            "timer moves: " + ", ".join(str(k) for k in range(value.bit_length()) if value >> k & 1)
+    if name == "winner":
+        return f"{value} (team {'0+2' if value == 0 else '1+3'})"
+    if name == "rules":
+        return f"map of {len(value)} fields, name {value.get('name')!r}"
+    if name == "seats":
+        return "; ".join(f"{n} ({'computer' if c else 'human'})" for n, c in value)
+    if name == "deal":
+        return " | ".join(" ".join(card_name(c) for c in cards_of(h)) for h in value[:4])
+    if isinstance(value, bytes):
+        return f"{len(value)} bytes {value.hex()[:16]}…" if len(value) > 8 else value.hex()
+    if isinstance(value, list) and value and isinstance(value[0], bytes):
+        return f"{len(value)} × {len(value[0])} bytes"
+    return repr(value)
+
+
+def _rows(offset: int, raw: bytes, text: str, indent: str) -> Iterator[str]:
+    for i in range(0, max(len(raw), 1), WIDTH):
+        chunk = raw[i:i + WIDTH].hex(" ")
+        label = f"{indent}{text}" if i == 0 else ""
+        yield f"{offset + i:06x}  {chunk:<{WIDTH * 3}}{label}".rstrip()
+
+
+def annotate(data: bytes, max_hands: int | None = None) -> Iterator[str]:
+    """Lines of ``offset  hex  meaning`` for every field of every record."""
+    unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, max_buffer_size=len(data) or 1)
+    pos = 0
+    hands = 0
+    while pos < len(data):
+        try:
+            obj = unpacker.unpack()
+        except msgpack.OutOfData:
+            break
+        except (ValueError, TypeError, msgpack.UnpackException) as e:
+            yield f"{pos:06x}  not msgpack from here on: {e}"
+            return
+        end = unpacker.tell()
+        if not isinstance(obj, list) or not obj:
+            yield from _rows(pos, data[pos:end], "not a record", "")
+            pos = end
+            continue
+        kind = obj[0]
+        if kind == 1:
+            hands += 1
+            if max_hands is not None and hands > max_hands:
+                if hands == max_hands + 1:
+                    yield "…       (further hand records)"
+                pos = end
+                continue
+        names = FIELDS.get(kind, [])
+        head = len(msgpack.packb(obj, use_bin_type=True)) - sum(
+            len(msgpack.packb(x, use_bin_type=True)) for x in obj)
+        yield from _rows(pos, data[pos:pos + head],
+                         f"{RECORD_NAMES.get(kind, '?')} record: array of {len(obj)}", "")
+        at = pos + head
+        for i, value in enumerate(obj):
+            raw = msgpack.packb(value, use_bin_type=True)
+            name = names[i] if i < len(names) else f"field {i}"
+            yield from _rows(at, raw, f"{name}: {_meaning(kind, name, value)}", "  ")
+            at += len(raw)
+        pos = end
+    if pos < len(data):
+        yield from _rows(pos, data[pos:], "cut off: not a whole record", "")

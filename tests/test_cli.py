@@ -1,0 +1,171 @@
+"""The tarneeb command as a user runs it: exit codes, output, bad input in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tarneeb.cli.app import main
+from tarneeb.replay.logformat import parse_log
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as e:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return int(e.value.code or 0), out, err
+
+
+@pytest.fixture
+def log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    path = tmp_path / "m.tlog"
+    code, out, _ = run(capsys, "play", "--rules", "eram41", "--seed", "cli-test", "-o", str(path))
+    assert code == 0 and "reproducible run" in out
+    return path
+
+
+def test_play_then_verify_clean(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "verify", str(log))
+    assert code == 0 and err == ""
+    assert f"{log}: clean" in out and "deals proven by the committed seeds" in out
+
+
+def test_play_is_reproducible_only_with_seed(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [tmp_path / f"{i}.tlog" for i in range(4)]
+    for p in paths[:2]:
+        run(capsys, "play", "--rules", "classic", "--seed", "s", "-o", str(p))
+    for p in paths[2:]:
+        run(capsys, "play", "--rules", "classic", "-o", str(p))
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    assert paths[2].read_bytes() != paths[3].read_bytes()
+
+
+def test_verify_json_and_findings_exit_1(log: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.tlog"
+    data = bytearray(log.read_bytes())
+    data[-3] ^= 0xFF  # inside the signature
+    bad.write_bytes(bytes(data))
+    code, out, _ = run(capsys, "verify", "--json", str(log), str(bad))
+    assert code == 1
+    verdicts = json.loads(out)
+    assert [v["verdict"] for v in verdicts] == ["clean", "findings"]
+    assert verdicts[1]["findings"][0]["kind"] == "broken-signature"
+    assert verdicts[0]["paths"]["match-won"] == 1
+    code, out, _ = run(capsys, "verify", str(bad))
+    assert code == 1 and "1 finding(s)" in out and "signature does not match" in out
+
+
+def test_verify_pinned_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    key = tmp_path / "platform.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    log = tmp_path / "k.tlog"
+    assert run(capsys, "play", "--rules", "qahwa41", "--key", str(key), "-o", str(log))[0] == 0
+    pub = tmp_path / "platform.pub.pem"
+    code, out, _ = run(capsys, "verify", "--key", str(pub), str(log))
+    assert code == 0 and "pass the platform's public key" not in out
+    other = tmp_path / "other.pem"
+    run(capsys, "keygen", str(other))
+    code, out, _ = run(capsys, "verify", "--key", str(tmp_path / "other.pub.pem"), str(log))
+    assert code == 1 and "another platform key" in out
+
+
+def test_show_is_plain_when_piped(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", str(log))
+    assert code == 0
+    assert "\x1b[" not in out  # no colour codes when not on a terminal
+    assert "seat 0 (team 0+2): North bot [computer]" in out
+    assert "trick  1:" in out and "→ seat" in out and "revealed:" in out
+    assert "Verdict: clean" in out
+    code, out, _ = run(capsys, "show", str(log), "--hand", "1")
+    assert code == 0 and "Hand 1 —" in out and "Hand 0 —" not in out
+    code, _, err = run(capsys, "show", str(log), "--hand", "99")
+    assert code == 2 and "there is no hand 99" in err
+
+
+def test_export_import_round_trip(log: Path, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    js = tmp_path / "m.json"
+    back = tmp_path / "back.tlog"
+    assert run(capsys, "export", str(log), "-o", str(js))[0] == 0
+    assert run(capsys, "import", str(js), "-o", str(back))[0] == 0
+    assert back.read_bytes() == log.read_bytes()
+    code, out, _ = run(capsys, "export", str(log))
+    assert code == 0 and json.loads(out)["format"] == "tarneeb-log-json"
+
+
+def test_house_options_and_rules_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_path = tmp_path / "q.tlog"
+    code, _, _ = run(capsys, "play", "--rules", "qahwa41", "--option", "target=31",
+                     "--option", "min_total=12", "-o", str(out_path))
+    assert code == 0
+    rules = parse_log(out_path.read_bytes()).header.rules
+    assert (rules.target, rules.min_total) == (31, 12)
+    rf = tmp_path / "club.toml"
+    rf.write_text('name = "club400"\nbase = "sahrat400"\n'
+                  'values = [2, 3, 4, 10, 12, 14, 16, 27, 30, 33, 36, 40]\npartner_min = 0\n')
+    code, _, _ = run(capsys, "play", "--rules-file", str(rf), "-o", str(out_path))
+    assert code == 0
+    rules = parse_log(out_path.read_bytes()).header.rules
+    assert rules.name == "club400" and rules.values[-1] == 40 and rules.partner_min == 0
+    code, out, _ = run(capsys, "verify", str(out_path))
+    assert code == 0 and "house rules 'club400'" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["verify"], "Missing argument"),
+    (["verify", "/no/such/file.tlog"], "/no/such/file.tlog: cannot read"),
+    (["show", "/no/such/file.tlog"], "/no/such/file.tlog: cannot read"),
+    (["play", "--rules", "nine", "-o", "x"], "unknown rule set 'nine'"),
+    (["play", "--rules", "qahwa41", "--option", "target=62", "-o", "x"],
+     "qahwa41 offers target 31, 41 or 61, not 62"),
+    (["play", "--rules", "eram41", "--option", "nonsense", "-o", "x"], "is not KEY=VALUE"),
+    (["play", "-o", "x"], "give --rules NAME"),
+    (["verify", "--key", "/no/key.pem", "x"], "cannot read public key file"),
+    (["verify", "--frobnicate"], "No such option"),
+])
+def test_bad_input_is_one_line_exit_2(argv: list[str], message: str,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("tarneeb: error: ")
+    assert message in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "empty file"),
+    (b"\x00\x01\x02garbage", "not a tarneeb log"),
+    (b'{"json": true}', "not a tarneeb log"),
+])
+def test_not_a_log_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                          content: bytes, message: str) -> None:
+    p = tmp_path / "x.tlog"
+    p.write_bytes(content)
+    for cmd in ("verify", "show", "export"):
+        code, _, err = run(capsys, cmd, str(p))
+        assert code == 2 and message in err and f"{p}: byte 0:" in err
+        assert err.count("\n") == 1
+
+
+def test_truncated_log_reports_offset_and_keeps_whole_records(
+        log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    parsed = parse_log(log.read_bytes())
+    cut = tmp_path / "cut.tlog"
+    cut.write_bytes(log.read_bytes()[:parsed.offsets[3] + 7])
+    code, out, err = run(capsys, "verify", str(cut))
+    assert code == 2
+    assert f"cut.tlog: byte {parsed.offsets[3]}: log cut short" in err
+    assert "seed-not-revealed" not in err and "finding" in out  # the findings still print
+    code, out, err = run(capsys, "show", str(cut))
+    assert code == 2 and "Hand 2 —" in out and "log cut short" in err
+
+
+def test_import_bad_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "x.json"
+    p.write_text("{oops")
+    code, _, err = run(capsys, "import", str(p), "-o", str(tmp_path / "y.tlog"))
+    assert code == 2 and "not valid JSON" in err and not (tmp_path / "y.tlog").exists()
