@@ -202,3 +202,15 @@ def test_json_errors_name_the_record(logs: dict[str, bytes], mutate, message: st
 def test_json_syntax_error_names_line() -> None:
     with pytest.raises(LogError, match="line 1 column"):
         logjson.loads("{not json")
+
+
+def test_format_doc_dump_is_the_real_log() -> None:
+    """docs/FORMAT.md shows a dump of `tarneeb play --rules classic --seed format-doc`."""
+    from pathlib import Path
+
+    from tarneeb.replay.annotate import annotate
+    from tarneeb.replay.simulate import seed_bytes
+
+    log = play_logged_match("classic", seed=seed_bytes("format-doc"))
+    doc = (Path(__file__).parent.parent / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    assert "\n".join(annotate(log, max_hands=2)) in doc
