@@ -364,8 +364,10 @@ class _HandReplay:
                     v.add("card-already-played", f"{card_name(card)} was already played",
                           **where)
                 elif k % 4 == 0 and k > 0:
-                    v.add("wrong-trick-winner", f"seat {owner} leads trick {trick}, but trick "
-                          f"{trick - 1} was won by seat {seat}", **where)
+                    v.add("wrong-trick-winner", f"trick {trick} is led with {card_name(card)}, "
+                          f"seat {owner}'s card, but seat {seat} won trick {trick - 1} and leads: "
+                          f"the trick was given to the wrong seat, or seat {owner} played out "
+                          "of turn", **where)
                 else:
                     v.add("played-out-of-turn", f"{card_name(card)} is seat {owner}'s card, "
                           f"played when it was seat {seat}'s turn", **where)
