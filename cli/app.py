@@ -16,14 +16,14 @@ from tarneeb.audit.errors import AuditError
 from tarneeb.audit.signing import load_private_key_file, load_public_key_file, public_key_raw
 from tarneeb.replay import logjson
 from tarneeb.replay.annotate import annotate
+from tarneeb.replay.findings import Verdict
 from tarneeb.replay.logformat import LogError, parse_log
 from tarneeb.replay.narrate import narrate
 from tarneeb.replay.players import MatchTooLong
-from tarneeb.replay.findings import Verdict
 from tarneeb.replay.replayer import verify_file, verify_log
 from tarneeb.replay.rules import (
-    RuleSet,
     RulesError,
+    RuleSet,
     house_preset,
     load_rules_file,
     parse_option,

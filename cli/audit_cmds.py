@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+
 from tarneeb.audit import (
     PROTOCOL,
     AuditError,

@@ -214,7 +214,8 @@ class MatchState:
         one by construction (derived from a deck order).
         """
         if self.phase != Phase.DEAL:
-            raise IllegalAction("wrong-phase", f"cannot deal now: the match is in {self.phase.name}")
+            raise IllegalAction("wrong-phase",
+                                f"cannot deal now: the match is in {self.phase.name}")
         if validate:
             problem = check_deal(hands, self.dealer, thirteenth, self.rules.reveals_card)
             if problem:
@@ -284,7 +285,8 @@ class MatchState:
         who = SEAT_NAMES[seat]
         if p == Phase.PLAY:
             if not is_play(action):
-                return IllegalAction("wrong-phase", f"{who} must play a card, not {describe_action(action)}")
+                return IllegalAction("wrong-phase",
+                                     f"{who} must play a card, not {describe_action(action)}")
             bit = 1 << action
             if not self.hands[seat] & bit:
                 return IllegalAction("not-held", f"{who} does not hold {card_name(action)}")
@@ -511,7 +513,8 @@ class MatchState:
                 lm = suit_masks[led]
                 u1, u2, u3 = su[c1], su[c2], su[c3]
                 if not (h0 >> c0 & 1 and h1 >> c1 & 1 and h2 >> c2 & 1 and h3 >> c3 & 1) or (
-                        u1 != led and h1 & lm or u2 != led and h2 & lm or u3 != led and h3 & lm):
+                        (u1 != led and h1 & lm) or (u2 != led and h2 & lm)
+                        or (u3 != led and h3 & lm)):
                     break
                 hands[seat] = h0 ^ (1 << c0)
                 hands[s1] = h1 ^ (1 << c1)
@@ -631,7 +634,8 @@ def check_deal(hands: tuple[Mask, ...], dealer: int, thirteenth: Card | None,
         if h.bit_count() != 13:
             return f"seat {s} was dealt {h.bit_count()} cards, not 13"
         if seen & h:
-            return f"seat {s} was dealt {card_name(cards_of(seen & h)[0])}, dealt to another seat too"
+            return (f"seat {s} was dealt {card_name(cards_of(seen & h)[0])}, "
+                    "dealt to another seat too")
         seen |= h
     if thirteenth is None:
         if needs_thirteenth:

@@ -30,7 +30,7 @@ from typing import Any, BinaryIO
 
 import msgpack
 
-from .rules import RuleSet, RulesError
+from .rules import RulesError, RuleSet
 
 MAGIC = "tarneeb-log"
 VERSION = 1
@@ -214,7 +214,8 @@ class _Shape:
                             + f", not {_show(v)}")
         return v
 
-    def ints(self, v: Any, name: str, n: int, lo: int, hi: int, nil: bool = False) -> list[int] | None:
+    def ints(self, v: Any, name: str, n: int, lo: int, hi: int,
+             nil: bool = False) -> list[int] | None:
         if v is None and nil:
             return None
         if not isinstance(v, list) or len(v) != n:
@@ -278,9 +279,10 @@ def _decode_hand(data: list[Any], offset: int) -> HandRecord:
                 and type(dealer) is int and 0 <= dealer <= 3
                 and type(calls) is bytes and len(calls) <= 64
                 and not calls.translate(None, _CALL_BYTES)
-                and (revealed is None or type(revealed) is int and 0 <= revealed <= 51)
-                and (trump is None or type(trump) is int and 0 <= trump <= 3)
-                and type(plays) is bytes and len(plays) <= 52 and not plays.translate(None, _CARD_BYTES)
+                and (revealed is None or (type(revealed) is int and 0 <= revealed <= 51))
+                and (trump is None or (type(trump) is int and 0 <= trump <= 3))
+                and type(plays) is bytes and len(plays) <= 52
+                and not plays.translate(None, _CARD_BYTES)
                 and type(timer) is int and 0 <= timer < 1 << 64
                 and (tricks is None or _small_ints(tricks, 0, 13))
                 and (scores is None or _small_ints(scores, -SCORE_LIMIT, SCORE_LIMIT))
@@ -300,7 +302,7 @@ def _decode_hand_checked(data: list[Any], offset: int) -> HandRecord:
                      dealer=sh.int_(dealer, "dealer", 0, 3))
     raw_calls = sh.bytes_(calls, "calls", 0, 64)
     for b in raw_calls:
-        if b & 15 not in range(14) and b & 15 != PASS_CODE or b >> 4 > 3:
+        if (b & 15 not in range(14) and b & 15 != PASS_CODE) or b >> 4 > 3:
             raise sh.fail(f"calls: byte {b:#04x} is not a seat and a bid or pass")
     rec.calls = [(b >> 4, b & 15) for b in raw_calls]
     rec.revealed = sh.int_(revealed, "revealed", 0, 51, nil=True)
@@ -386,6 +388,7 @@ _SIZED = {0xc4: (1, "bytes"), 0xc5: (2, "bytes"), 0xc6: (4, "bytes"), 0xd9: (1, 
           0xda: (2, "bytes"), 0xdb: (4, "bytes"), 0xdc: (2, "items"), 0xdd: (4, "items"),
           0xde: (2, "entries"), 0xdf: (4, "entries")}
 _FIELD_LIMIT = 4096  # no field of a log is longer than this
+_NOT_A_LOG = "not a tarneeb log (the first record is not a tarneeb-log header)"
 
 
 def _overlong_claim(data: bytes, pos: int) -> tuple[int, str] | None:
@@ -474,12 +477,11 @@ def _parse(data: bytes) -> ParsedLog:
             raise LogError(f"not valid msgpack for a log: {e}", pos) from None
         end_pos = unpacker.tell()
         if _pack(obj) != data[pos:end_pos]:
-            if header is None and pos == 0 and not (isinstance(obj, list) and obj[:2] == [0, MAGIC]):
-                raise LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0)
+            if header is None and not (isinstance(obj, list) and obj[:2] == [0, MAGIC]):
+                raise LogError(_NOT_A_LOG, 0)
             raise LogError("record is not in canonical msgpack form", pos)
-        if header is None:
-            if not (isinstance(obj, list) and len(obj) >= 2 and obj[0] == HEADER):
-                raise LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0)
+        if header is None and not (isinstance(obj, list) and len(obj) >= 2 and obj[0] == HEADER):
+            raise LogError(_NOT_A_LOG, 0)
         rec = decode_record(obj, pos)
         if signature is not None:
             raise LogError("a record follows the signature", pos)

@@ -37,7 +37,7 @@ from .logformat import (
     encode_record,
     parse_log,
 )
-from .rules import RuleSet, RulesError
+from .rules import RulesError, RuleSet
 
 JSON_FORMAT = "tarneeb-log-json"
 SUITS = "♣♦♥♠"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .engine import BID_BASE, PASS, Hand, qualifying_players, team_of
+from .engine import BID_BASE, Hand, qualifying_players, team_of
 from .rules import RuleSet
 
 
@@ -114,8 +114,7 @@ def _team_paths(hand: Hand, seen: Counter[str]) -> None:
     t = hand.tricks[bteam] + hand.tricks[bteam + 2]
     if hand.contract == 13:
         seen["kaboot-made" if t == 13 else "kaboot-failed"] += 1
-        last_seat, last = hand.calls[-1]
-        if last == BID_BASE + 13 and last != PASS:
+        if hand.calls[-1][1] == BID_BASE + 13:
             seen["auction-ended-on-13"] += 1
     else:
         seen["classic-made" if t >= hand.contract else "classic-failed"] += 1

@@ -289,9 +289,12 @@ class _HandReplay:
             move += 1
             problem = state.check(action)
             if problem is not None:
-                v.add(_CALL_KINDS.get(problem.kind, "bid-out-of-range"), str(problem), hand=n,
+                # a pass in personal bidding is no bid at all: the state cannot hold it
+                no_bid = action == PASS or problem.kind == "wrong-phase"
+                v.add("pass-not-allowed" if no_bid else
+                      _CALL_KINDS.get(problem.kind, "bid-out-of-range"), str(problem), hand=n,
                       seat=seat, offset=self.offset)
-                if problem.kind == "wrong-phase":
+                if no_bid:
                     raise _Abandon
             state.apply_unchecked(action)
         if state.phase == Phase.BID:
@@ -368,6 +371,10 @@ class _HandReplay:
                           f"seat {owner}'s card, but seat {seat} won trick {trick - 1} and leads: "
                           f"the trick was given to the wrong seat, or seat {owner} played out "
                           "of turn", **where)
+                elif (owner - state.leader) & 3 < len(state.trick):
+                    v.add("card-not-held", f"seat {seat} played {card_name(card)}, which it "
+                          f"does not hold: it is seat {owner}'s, who has already played to "
+                          "this trick", **where)
                 else:
                     v.add("played-out-of-turn", f"{card_name(card)} is seat {owner}'s card, "
                           f"played when it was seat {seat}'s turn", **where)

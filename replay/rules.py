@@ -190,7 +190,7 @@ def _validate(r: RuleSet) -> None:
         for pair in getattr(r, k):
             need(isinstance(pair, tuple) and len(pair) == 2 and all(map(_is_int, pair)),
                  f"{k} must hold [score, value] pairs of whole numbers")
-    for at_least, bid in r.min_bid_steps:
+    for _, bid in r.min_bid_steps:
         need(r.min_bid <= bid <= 13, f"min_bid_steps: a lowest bid of {bid} is not 2-13")
     for k in ("values", "values_high"):
         v = getattr(r, k)
@@ -257,10 +257,10 @@ def house_preset(name: str, options: dict[str, Any]) -> RuleSet:
 
     >>> house_preset("qahwa41", {"target": 61}).target
     61
-    >>> house_preset("qahwa41", {"target": 62})
+    >>> house_preset("qahwa41", {"target": 62})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    tarneeb.replay.rules.RulesError: qahwa41 offers target 31, 41 or 61, not 62; describe other house rules in a rules file
+    tarneeb.replay.rules.RulesError: qahwa41 offers target 31, 41 or 61, not 62; ...
     """
     base = preset(name)
     offered = PAGE_OPTIONS[name]

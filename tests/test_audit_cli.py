@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 import typer
+from typer.testing import CliRunner
+
 from tarneeb.audit import (
     Season,
     client_commitment,
@@ -18,7 +20,6 @@ from tarneeb.audit import (
     server_commitment,
 )
 from tarneeb.cli.audit_cmds import register
-from typer.testing import CliRunner
 
 VECTORS = Path(__file__).resolve().parent.parent / "fixtures" / "vectors"
 runner = CliRunner()

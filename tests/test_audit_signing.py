@@ -8,6 +8,7 @@ import stat
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+
 from tarneeb.audit import (
     KeyFileError,
     SignatureError,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from tarneeb.replay.cards import (
     CLUBS,
     DIAMONDS,

@@ -102,11 +102,11 @@ def test_future_version_is_refused(logs: dict[str, bytes]) -> None:
 def test_unknown_rules_are_refused(logs: dict[str, bytes]) -> None:
     h = _header_list(logs["eram41"])
     h[3]["trump"] = "wizard"
-    with pytest.raises(LogError, match="rules: .*trump must be one of"):
+    with pytest.raises(LogError, match=r"rules: .*trump must be one of"):
         parse_log(msgpack.packb(h))
     h = _header_list(logs["eram41"])
     del h[3]["target"]
-    with pytest.raises(LogError, match="rules lack field.*target"):
+    with pytest.raises(LogError, match=r"rules lack field.*target"):
         parse_log(msgpack.packb(h))
 
 

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 import pytest
+
 from tarneeb.replay.cards import (
     CLUBS,
     DIAMONDS,

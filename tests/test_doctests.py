@@ -1,0 +1,18 @@
+"""The examples in the docstrings of tarneeb.replay run, so they cannot go stale."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["cards", "rules", "engine", "logformat", "logjson", "paths", "replayer", "simulate",
+           "narrate", "annotate", "players"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name: str) -> None:
+    module = importlib.import_module(f"tarneeb.replay.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
