@@ -44,8 +44,10 @@ def all_paths(rules: RuleSet) -> set[str]:
             if bid >= rules.lowest_bid(score):
                 c = value_class(rules, bid, score)
                 paths |= {f"made:{c}", f"failed:{c}"}
-    paths |= {f"both-qualify:{rules.tie}", "both-qualify-equal"} if rules.tie != "play_on" \
-        else {"both-qualify:play_on"}
+    if rules.partner_min == 1:  # the boundary: a partner at exactly zero still blocks
+        paths.add("partner-blocks-win:zero")
+    paths |= {f"both-qualify:{rules.tie}", "both-qualify-equal", "both-qualify-decided"} \
+        if rules.tie != "play_on" else {"both-qualify:play_on"}
     for _, low in rules.min_bid_steps:
         paths.add(f"min-bid:{low}")
     for _, low in rules.min_total_steps:
@@ -127,9 +129,11 @@ def _win_paths(rules: RuleSet, hand: Hand, seen: Counter[str]) -> None:
     assert totals is not None
     on_target = [p for p in range(4) if totals[p] >= rules.target]
     qualifying = qualifying_players(rules, totals)
-    if any(p not in qualifying for p in on_target):
+    blocked = [p for p in on_target if p not in qualifying]
+    if blocked:
         seen["partner-blocks-win"] += 1
+        if rules.partner_min == 1 and any(totals[p ^ 2] == 0 for p in blocked):
+            seen["partner-blocks-win:zero"] += 1
     if len({team_of(p) for p in qualifying}) == 2:
         seen[f"both-qualify:{rules.tie}"] += 1
-        if hand.winner is None:
-            seen["both-qualify-equal"] += 1
+        seen["both-qualify-equal" if hand.winner is None else "both-qualify-decided"] += 1
