@@ -1,0 +1,80 @@
+"""Regression-test another Tarneeb engine against recorded matches, or property-test it.
+
+* :class:`Engine` — the protocol an engine implements (``docs/ENGINES.md``);
+* :func:`regress_log`, :func:`regress_paths`, :class:`Runner` — drive an engine
+  through logs, each match in a worker process with a time limit;
+* :func:`compare`, :func:`assert_agrees` — drive an engine through one
+  :class:`MatchScript` in this process;
+* :func:`rule_sets`, :func:`deals`, :func:`matches`, :func:`logs` — hypothesis
+  strategies (hypothesis is needed for these only).
+
+Names are imported on first use, so ``import tarneeb.testing`` stays cheap (the
+pytest plugin imports it in every pytest run).
+
+>>> from tarneeb.testing import compare, matches
+>>> compare.__module__, matches.__module__
+('tarneeb.testing.regress', 'tarneeb.testing.strategies')
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "protocol": ("Engine", "EngineFactory", "bid", "card", "trump"),
+    "regress": ("DealScript", "Disagreement", "EngineLoadError", "MatchReport", "MatchScript",
+                "RegressInputError", "RegressRun", "Runner", "ScriptError", "assert_agrees",
+                "collect_logs", "compare", "load_factory", "prepare", "regress_log",
+                "regress_paths", "run_script", "script_from_history"),
+    "strategies": ("Deal", "deals", "logs", "matches", "rule_sets"),
+    "adapters": ("BrokenTrumpEngine", "ReferenceEngine"),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+if TYPE_CHECKING:
+    from .adapters import BrokenTrumpEngine, ReferenceEngine
+    from .protocol import Engine, EngineFactory, bid, card, trump
+    from .regress import (
+        DealScript,
+        Disagreement,
+        EngineLoadError,
+        MatchReport,
+        MatchScript,
+        RegressInputError,
+        RegressRun,
+        Runner,
+        ScriptError,
+        assert_agrees,
+        collect_logs,
+        compare,
+        load_factory,
+        prepare,
+        regress_log,
+        regress_paths,
+        run_script,
+        script_from_history,
+    )
+    from .strategies import Deal, deals, logs, matches, rule_sets
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tarneeb.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])
+
+
+__all__ = [
+    "BrokenTrumpEngine", "Deal", "DealScript", "Disagreement", "Engine", "EngineFactory",
+    "EngineLoadError", "MatchReport", "MatchScript", "ReferenceEngine", "RegressInputError",
+    "RegressRun", "Runner", "ScriptError", "assert_agrees", "bid", "card", "collect_logs",
+    "compare", "deals", "load_factory", "logs", "matches", "prepare", "regress_log",
+    "regress_paths", "rule_sets", "run_script", "script_from_history", "trump",
+]

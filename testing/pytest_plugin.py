@@ -1,17 +1,153 @@
-"""pytest plugin of :mod:`tarneeb.testing`: replay recorded matches against another engine.
+"""pytest plugin of :mod:`tarneeb.testing`: one test per recorded match, against your engine.
 
->>> # pytest --tarneeb-logs fixtures/matches --tarneeb-engine mypkg.adapter:make_engine
+Installed with the package (entry point ``pytest11``), it does nothing unless
+asked::
+
+    pytest --tarneeb-logs fixtures/matches --tarneeb-engine mypkg.adapter:make_engine
+
+Each ``*.tlog`` of each ``--tarneeb-logs`` directory (or file) becomes one test
+item, ``<path>::regress``. It passes when the engine agrees with the recording
+everywhere, fails with the first disagreement (or the engine's failure) as its
+message, and is skipped when the log is not clean (no reference).
+``--tarneeb-time-limit`` bounds each match (default 10 s); the matches run in
+one worker process, replaced after a timeout or a crash.
+
+>>> TarneebMismatch("hand 0, trick 3: ...").args[0]
+'hand 0, trick 3: ...'
 """
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
 import pytest
+
+PLUGIN_NAME = "tarneeb-regress"
+
+
+class TarneebMismatch(Exception):
+    """A match where the engine under test departs from the recording."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """The ``--tarneeb-logs`` and ``--tarneeb-engine`` options."""
+    """The ``--tarneeb-logs``, ``--tarneeb-engine`` and ``--tarneeb-time-limit`` options."""
     group = parser.getgroup("tarneeb", "regress another Tarneeb engine against recorded matches")
     group.addoption("--tarneeb-logs", action="append", default=[], metavar="DIR",
-                    help="a directory of *.tlog match logs: one test per match")
+                    help="a directory of *.tlog match logs (or one log): one test per match; "
+                         "repeatable")
     group.addoption("--tarneeb-engine", default=None, metavar="MODULE:FACTORY",
-                    help="the engine under test: a factory returning a tarneeb.testing.Engine")
+                    help="the engine under test: a factory returning an object with the "
+                         "tarneeb.testing.Engine methods")
+    group.addoption("--tarneeb-time-limit", type=float, default=10.0, metavar="SECONDS",
+                    help="seconds each match may take (default 10)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    logs = config.getoption("tarneeb_logs")
+    engine = config.getoption("tarneeb_engine")
+    if not logs and engine is None:
+        return
+    if not logs:
+        raise pytest.UsageError("--tarneeb-engine needs --tarneeb-logs DIR (the recorded matches)")
+    if engine is None:
+        raise pytest.UsageError("--tarneeb-logs needs --tarneeb-engine MODULE:FACTORY "
+                                "(the engine under test)")
+    config.pluginmanager.register(RegressSession(config, logs, engine), PLUGIN_NAME)
+
+
+class RegressSession:
+    """The plugin's state for one pytest run: the log files and the engine's runner."""
+
+    def __init__(self, config: pytest.Config, logs: list[str], engine: str) -> None:
+        from tarneeb.testing.regress import RegressInputError, collect_logs
+
+        self.config = config
+        self.engine = engine
+        self.time_limit: float = config.getoption("tarneeb_time_limit")
+        try:
+            self.files = collect_logs(logs)
+        except RegressInputError as e:
+            raise pytest.UsageError(f"--tarneeb-logs: {e}") from None
+        self.wanted = {f.resolve() for f in self.files}
+        self._runner: Any = None
+        for arg in logs:  # collect the logs along with whatever else pytest collects
+            if arg not in config.args:
+                config.args.append(arg)
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())  # MODULE may live in the current directory
+
+    def runner(self) -> Any:
+        """The engine's runner, started on first use."""
+        if self._runner is None:
+            from tarneeb.testing.regress import Runner
+
+            self._runner = Runner(self.engine, self.time_limit)
+        return self._runner
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        from tarneeb.testing.regress import EngineLoadError
+
+        if self.config.getoption("collectonly"):
+            return
+        try:
+            self.runner().start()
+        except EngineLoadError as e:
+            raise pytest.UsageError(f"--tarneeb-engine: {e}") from None
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Any:
+        if file_path.suffix == ".tlog" and file_path.resolve() in self.wanted:
+            return TarneebLogFile.from_parent(parent, path=file_path, owner=self)
+        return None
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._runner is not None:
+            self._runner.close()
+
+
+class TarneebLogFile(pytest.File):
+    """A ``*.tlog`` file: one match, one item."""
+
+    def __init__(self, *, owner: RegressSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.owner = owner
+
+    def collect(self) -> list[pytest.Item]:
+        return [TarneebMatchItem.from_parent(self, name="regress", log_path=self.path,
+                                             owner=self.owner)]
+
+
+class TarneebMatchItem(pytest.Item):
+    """One recorded match replayed on the engine under test."""
+
+    def __init__(self, *, log_path: Path, owner: RegressSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.log_path = log_path
+        self.owner = owner
+
+    def runtest(self) -> None:
+        try:
+            data = self.log_path.read_bytes()
+        except OSError as e:
+            raise TarneebMismatch(f"{self.name}: cannot read: {e.strerror or e}") from None
+        report = self.owner.runner().run_log(data, self.log_path.name)
+        self.user_properties.append(("tarneeb", report.to_json()))
+        if report.status == "skipped":
+            pytest.skip(report.reason or "not a reference")
+        if not report.ok:
+            raise TarneebMismatch(report.line())
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> Any:
+        if isinstance(excinfo.value, TarneebMismatch):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.log_path, None, f"tarneeb regress {self.log_path.name}"
+
+
+__all__ = ["RegressSession", "TarneebLogFile", "TarneebMatchItem", "TarneebMismatch",
+           "pytest_addoption", "pytest_configure"]

@@ -1,0 +1,75 @@
+"""``tarneeb regress``: drive another engine through recorded matches.
+
+>>> import typer
+>>> app = typer.Typer()
+>>> register(app)
+>>> [c.name or c.callback.__name__ for c in app.registered_commands]
+['regress']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tarneeb.testing.regress import (
+    DEFAULT_TIME_LIMIT,
+    EngineLoadError,
+    MatchReport,
+    RegressInputError,
+    regress_paths,
+)
+
+
+def _error(message: str) -> typer.Exit:
+    typer.echo(f"tarneeb: error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``regress`` command to ``app``."""
+
+    @app.command()
+    def regress(
+        paths: Annotated[list[Path], typer.Argument(
+            help="Match logs: *.tlog files, or directories holding them.",
+            show_default=False)],
+        engine: Annotated[str, typer.Option(
+            "--engine", metavar="MODULE:FACTORY",
+            help="The engine under test: a factory returning an object with the "
+                 "tarneeb.testing.Engine methods (see docs/ENGINES.md), e.g. "
+                 "tarneeb.testing.adapters:reference.", show_default=False)],
+        time_limit: Annotated[float, typer.Option(
+            "--time-limit", min=0.01, help="Seconds each match may take.")] = DEFAULT_TIME_LIMIT,
+        as_json: Annotated[bool, typer.Option("--json", help="The reports as JSON.")] = False,
+    ) -> None:
+        """Replay every recorded match on another engine; report, per match, where it
+        first disagrees (legal moves, a trick winner, a hand score, the totals, the winner).
+
+        Exit code: 0 every match agrees, 1 a disagreement or engine failure,
+        2 bad input (an engine that cannot be imported, a missing path, an unreadable log).
+        """
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())  # MODULE may be a file in the current directory
+
+        def show(report: MatchReport) -> None:
+            if not as_json:
+                typer.echo(report.line(), err=report.status == "unreadable")
+
+        try:
+            run = regress_paths(engine, paths, time_limit, on_report=show)
+        except (RegressInputError, EngineLoadError) as e:
+            raise _error(str(e)) from None
+        if as_json:
+            typer.echo(json.dumps(run.to_json(), ensure_ascii=False, indent=1))
+        else:
+            typer.echo(run.summary())
+        raise typer.Exit(run.exit_code)
+
+
+__all__ = ["register"]

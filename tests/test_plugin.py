@@ -1,0 +1,103 @@
+"""The pytest plugin: ``--tarneeb-logs DIR --tarneeb-engine MODULE:FACTORY``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tarneeb.replay.simulate import play_logged_match
+
+pytest_plugins = ["pytester"]
+
+REFERENCE = "tarneeb.testing.adapters:reference"
+BROKEN = "tarneeb.testing.adapters:broken_trump"
+
+
+@pytest.fixture
+def logs(pytester: pytest.Pytester) -> Path:
+    d = pytester.path / "logs"
+    d.mkdir()
+    for name in ("eram41", "classic"):
+        (d / f"{name}.tlog").write_bytes(play_logged_match(name, seed=f"plugin/{name}".encode()))
+    return d
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest("-p", "no:cacheprovider", *args)
+
+
+def test_one_passing_item_per_match(pytester: pytest.Pytester, logs: Path) -> None:
+    result = _run(pytester, "--tarneeb-logs", "logs", "--tarneeb-engine", REFERENCE, "-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*logs/classic.tlog::regress PASSED*",
+                                 "*logs/eram41.tlog::regress PASSED*"])
+
+
+def test_a_broken_engine_fails_with_the_first_disagreement(pytester: pytest.Pytester,
+                                                           logs: Path) -> None:
+    result = _run(pytester, "--tarneeb-logs", str(logs), "--tarneeb-engine", BROKEN)
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "*tarneeb regress classic.tlog*",
+        "classic.tlog: DISAGREES at hand *, trick *: trick * the recording gives it to seat *",
+        "*tarneeb regress eram41.tlog*",
+        "eram41.tlog: DISAGREES at hand *, trick *",
+    ])
+    assert "Traceback" not in result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_logs_run_beside_ordinary_tests_and_unclean_logs_are_skipped(
+        pytester: pytest.Pytester, logs: Path) -> None:
+    pytester.makepyfile(test_ordinary="def test_one():\n    assert True\n")
+    data = bytearray((logs / "eram41.tlog").read_bytes())
+    data[-5] ^= 1
+    (logs / "tampered.tlog").write_bytes(bytes(data))
+    result = _run(pytester, "--tarneeb-logs", "logs", "--tarneeb-engine", REFERENCE, "-rs", ".")
+    result.assert_outcomes(passed=3, skipped=1)
+    result.stdout.fnmatch_lines(["*SKIPPED*the log is not clean*"])
+
+
+def test_a_single_log_file_and_collect_only(pytester: pytest.Pytester, logs: Path) -> None:
+    result = _run(pytester, "--tarneeb-logs", "logs/eram41.tlog", "--tarneeb-engine",
+                  "no_such_module_xyz:make", "--co", "-q")
+    result.stdout.fnmatch_lines(["logs/eram41.tlog::regress", "1 test collected*"])
+
+
+def test_time_limit_and_a_looping_engine(pytester: pytest.Pytester, logs: Path) -> None:
+    pytester.makepyfile(looping_engine=(
+        "from tarneeb.testing.adapters import ReferenceEngine\n"
+        "class Loops(ReferenceEngine):\n"
+        "    def winner(self):\n"
+        "        while True:\n"
+        "            pass\n"))
+    pytester.syspathinsert()
+    result = _run(pytester, "--tarneeb-logs", "logs", "--tarneeb-engine",
+                  "looping_engine:Loops", "--tarneeb-time-limit", "0.5")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*ENGINE FAILED at hand 0: no answer within the time limit of "
+                                 "0.5 s: the engine was in winner()*"])
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--tarneeb-logs", "logs"], "*--tarneeb-logs needs --tarneeb-engine*"),
+    (["--tarneeb-engine", REFERENCE], "*--tarneeb-engine needs --tarneeb-logs*"),
+    (["--tarneeb-logs", "missing", "--tarneeb-engine", REFERENCE], "*no such file*"),
+    (["--tarneeb-logs", "logs", "--tarneeb-engine", "no_such_module_xyz:make"],
+     "*cannot import the engine module*"),
+])
+def test_usage_errors(pytester: pytest.Pytester, logs: Path, args: list[str],
+                      words: str) -> None:
+    result = _run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([words])
+
+
+def test_without_the_options_the_plugin_stays_out_of_the_way(pytester: pytest.Pytester,
+                                                             logs: Path) -> None:
+    pytester.makepyfile(test_ordinary="def test_one():\n    assert True\n")
+    result = _run(pytester)
+    result.assert_outcomes(passed=1)
+    help_text = _run(pytester, "--help").stdout.str()
+    assert "--tarneeb-logs=DIR" in help_text and "--tarneeb-engine=MODULE:FACTORY" in help_text

@@ -1,0 +1,419 @@
+"""``tarneeb regress``: the driver, isolation and time limits, the CLI."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import msgpack
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from tarneeb.cli.regress_cmd import register
+from tarneeb.replay.engine import MatchState, Phase
+from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.replayer import verify_bytes
+from tarneeb.replay.simulate import play_logged_match
+from tarneeb.testing import (
+    Disagreement,
+    EngineLoadError,
+    MatchScript,
+    ReferenceEngine,
+    RegressInputError,
+    Runner,
+    compare,
+    load_factory,
+    prepare,
+    regress_log,
+    regress_paths,
+    run_script,
+)
+from tarneeb.testing.adapters import broken_trump, reference
+
+RULE_SETS = ("eram41", "qahwa41", "sahrat41", "sahrat400", "classic")
+REFERENCE = "tarneeb.testing.adapters:reference"
+BROKEN = "tarneeb.testing.adapters:broken_trump"
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures" / "matches"
+
+# Engines that misbehave, chosen by the rule set of the match: imported by name in the worker.
+MISBEHAVING = textwrap.dedent('''
+    import os
+    from tarneeb.testing.adapters import ReferenceEngine
+
+    class Chaos(ReferenceEngine):
+        """eram41 raises, qahwa41 loops, sahrat400 kills its process, sahrat41 answers
+        garbage, classic behaves."""
+
+        def apply(self, action):
+            s = self.state
+            name = s.rules.name
+            if s.deal_number >= 1 and len(s.hand.plays) == 9:
+                if name == "eram41":
+                    raise RuntimeError("engine bug")
+                if name == "qahwa41":
+                    while True:
+                        pass
+                if name == "sahrat400":
+                    os._exit(3)
+            super().apply(action)
+
+        def legal_actions(self):
+            s = self.state
+            if s.rules.name == "sahrat41" and s.deal_number == 2:
+                return "all of them"
+            return super().legal_actions()
+
+    def chaos():
+        return Chaos()
+
+    def broken_factory():
+        raise ValueError("cannot start")
+
+    SLOW_IMPORT = False
+''')
+
+
+def _corpus(directory: Path, per_rule_set: int = 1) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i, name in enumerate(RULE_SETS):
+        for k in range(per_rule_set):
+            path = directory / f"{i + 1}-{name}-{k}.tlog"
+            path.write_bytes(play_logged_match(name, seed=f"regress test/{name}/{k}".encode()))
+            out.append(path)
+    return out
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("corpus")
+    _corpus(d)
+    return d
+
+
+@pytest.fixture(scope="module")
+def engines_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("engines")
+    (d / "misbehaving_engines.py").write_text(MISBEHAVING)
+    return d
+
+
+@pytest.fixture
+def on_path(engines_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.syspath_prepend(str(engines_dir))
+    return engines_dir
+
+
+def _script(name: str, seed: str = "s") -> MatchScript:
+    script = prepare(play_logged_match(name, seed=seed.encode()), f"{name}.tlog")
+    assert isinstance(script, MatchScript)
+    return script
+
+
+# ---------------------------------------------------------------------- the driver
+
+def test_reference_engine_agrees_on_every_rule_set(corpus: Path) -> None:
+    seen = []
+    run = regress_paths(REFERENCE, [corpus], time_limit=10, on_report=seen.append)
+    assert [r.status for r in run.reports] == ["agree"] * 5 == [r.status for r in seen]
+    assert run.exit_code == 0 and run.matches == 5
+    assert run.hands == sum(len(parse_log(p.read_bytes()).hands) for p in corpus.iterdir())
+    assert {r.rules for r in run.reports} == set(RULE_SETS)
+    assert "5 matches" in run.summary() and "5 agree" in run.summary()
+
+
+def test_broken_trump_fails_naming_match_and_trick(corpus: Path) -> None:
+    run = regress_paths(BROKEN, [corpus], time_limit=10)
+    assert run.exit_code == 1
+    for report in run.reports:
+        assert report.status == "disagree", report.line()
+        d = report.first
+        assert d is not None and d.kind == "trick-winner" and d.trick is not None
+        assert Path(report.name).name in report.line() and f"trick {d.trick}" in report.line()
+        # The trick named really is one a seat void in the led suit won by trumping.
+        verdict = verify_bytes(Path(report.name).read_bytes())
+        hand = verdict.history[d.hand]
+        cards = hand.plays[(d.trick - 1) * 4:d.trick * 4]
+        winner_card = cards[(hand.trick_winners[d.trick - 1] - hand.trick_leaders[d.trick - 1]) & 3]
+        assert winner_card // 13 == hand.trump != cards[0] // 13
+        assert d.reference == f"seat {hand.trick_winners[d.trick - 1]}" != d.engine
+
+
+def test_regress_log_takes_bytes_or_a_parsed_log_in_or_out_of_process() -> None:
+    log = play_logged_match("sahrat400", seed=b"one log")
+    assert regress_log(REFERENCE, log, time_limit=None).status == "agree"
+    report = regress_log(reference, parse_log(log), time_limit=10, name="x.tlog")
+    assert report.status == "agree" and report.name == "x.tlog" and report.moves > 52
+    assert regress_log(broken_trump, log, time_limit=None).first.kind == "trick-winner"
+
+
+def test_a_log_that_is_not_clean_is_skipped_and_garbage_is_unreadable(tmp_path: Path) -> None:
+    data = bytearray(play_logged_match("eram41", seed=b"tamper"))
+    data[-10] ^= 1  # inside the signature
+    (tmp_path / "a-tampered.tlog").write_bytes(bytes(data))
+    (tmp_path / "b-text.tlog").write_bytes(b"not a log at all")
+    run = regress_paths(REFERENCE, [tmp_path], time_limit=None)
+    skipped, unreadable = run.reports
+    assert skipped.status == "skipped" and "not clean" in skipped.reason
+    assert "broken" in skipped.reason or "signature" in skipped.reason
+    assert unreadable.status == "unreadable" and "not a tarneeb log" in unreadable.reason
+    assert run.matches == 0 and run.exit_code == 2
+
+
+def test_a_misbehaving_engine_fails_each_match_and_the_run_goes_on(
+        tmp_path: Path, on_path: Path) -> None:
+    _corpus(tmp_path)
+    run = regress_paths("misbehaving_engines:chaos", [tmp_path], time_limit=1.5)
+    by_rules = {r.rules: r for r in run.reports}
+    raised = by_rules["eram41"].first
+    assert raised.kind == "raised" and "RuntimeError: engine bug" in raised.message
+    assert "apply(" in raised.message and "misbehaving_engines.py" in raised.message
+    assert raised.hand >= 1 and raised.trick == 3 and raised.move is not None
+    looped = by_rules["qahwa41"].first
+    assert looped.kind == "timeout" and "apply()" in looped.message and looped.hand >= 1
+    assert "1.5 s" in looped.message and looped.trick == 3
+    crashed = by_rules["sahrat400"].first
+    assert crashed.kind == "crashed" and "exit code 3" in crashed.message
+    assert crashed.hand >= 1 and crashed.trick == 3
+    garbage = by_rules["sahrat41"].first
+    assert garbage.kind == "garbage" and "'all of them'" in garbage.message
+    assert garbage.hand == 2
+    assert by_rules["classic"].status == "agree"  # after a timeout and a crash: a fresh worker
+    assert all(r.status == "engine-failure" for r in run.reports if r.rules != "classic")
+    assert run.exit_code == 1 and "4 engine failures" in run.summary()
+
+
+def test_a_factory_that_raises_fails_every_match(on_path: Path) -> None:
+    report = regress_log("misbehaving_engines:broken_factory",
+                         play_logged_match("classic", seed=b"f"), time_limit=10)
+    assert report.status == "engine-failure" and report.first.kind == "factory"
+    assert "ValueError: cannot start" in report.first.message
+
+
+def test_engine_names_that_do_not_load() -> None:
+    for spec, words in [("no_such_module_xyz:make", "cannot import"),
+                        ("tarneeb.testing.adapters:nothing", "has no 'nothing'"),
+                        ("tarneeb.testing.adapters", "MODULE:FACTORY"),
+                        ("tarneeb.testing.adapters:__doc__", "not callable")]:
+        with pytest.raises(EngineLoadError, match=words):
+            load_factory(spec)
+    with pytest.raises(EngineLoadError, match="cannot import"):
+        Runner("no_such_module_xyz:make", time_limit=5).start()
+
+
+def test_paths_that_hold_no_logs(tmp_path: Path) -> None:
+    with pytest.raises(RegressInputError, match="no such file"):
+        regress_paths(REFERENCE, [tmp_path / "missing"])
+    with pytest.raises(RegressInputError, match=r"no \*\.tlog"):
+        regress_paths(REFERENCE, [tmp_path])
+
+
+# ---------------------------------------------------------------------- in-process checks
+
+class _Tweaked(ReferenceEngine):
+    """The reference engine with one answer replaced (``what`` names the method)."""
+
+    def __init__(self, what: str, value: object) -> None:
+        super().__init__()
+        self.what, self.value = what, value
+
+    def _tweak(self, method: str, answer: object) -> object:
+        """Replace the answer from hand 1 on (after its first trick, for the play)."""
+        s = self.state
+        if method in ("hand_scores", "totals", "winner"):
+            due = s.hand is None and len(s.history) >= 2
+        else:
+            due = s.hand is not None and s.deal_number >= 1 and (
+                s.phase != Phase.PLAY or len(s.hand.plays) >= 4)
+        if self.what == method and due:
+            return self.value(answer) if callable(self.value) else self.value
+        return answer
+
+    def to_move(self):  # type: ignore[no-untyped-def]
+        return self._tweak("to_move", super().to_move())
+
+    def legal_actions(self):  # type: ignore[no-untyped-def]
+        return self._tweak("legal_actions", super().legal_actions())
+
+    def tricks(self):  # type: ignore[no-untyped-def]
+        return self._tweak("tricks", super().tricks())
+
+    def hand_scores(self):  # type: ignore[no-untyped-def]
+        return self._tweak("hand_scores", super().hand_scores())
+
+    def totals(self):  # type: ignore[no-untyped-def]
+        return self._tweak("totals", super().totals())
+
+    def winner(self):  # type: ignore[no-untyped-def]
+        return self._tweak("winner", super().winner())
+
+
+def _first(what: str, value: object, rules: str = "eram41") -> Disagreement:
+    found = compare(_Tweaked(what, value), _script(rules))
+    assert found is not None
+    return found
+
+
+@pytest.mark.parametrize(("what", "value", "kind", "words"), [
+    ("legal_actions", "abc", "garbage", "legal_actions() answered 'abc'"),
+    ("legal_actions", None, "garbage", "not a sequence of distinct actions"),
+    ("legal_actions", [99], "garbage", "answered [99]"),
+    ("legal_actions", [True], "garbage", "answered [True]"),
+    ("legal_actions", lambda a: [*a, *a], "garbage", "distinct"),
+    ("legal_actions", lambda a: iter(int, 1), "garbage", "callable_iterator"),
+    ("legal_actions", lambda a: a[1:] or a, "legal-actions", "legal actions in"),
+    ("to_move", "north", "garbage", "a seat 0-3 or None"),
+    ("to_move", lambda s: None if s is None else (s + 1) % 4, "to-move", "the recording has"),
+    ("tricks", [0, 0, 0], "garbage", "four numbers 0-13"),
+    ("tricks", lambda t: [t[3], t[0], t[1], t[2]], "trick-winner", "the recording gives it to"),
+    ("tricks", [9, 9, 9, 9], "tricks", "the engine counts tricks [9, 9, 9, 9]"),
+    ("hand_scores", lambda s: None if s is None else [-x for x in s], "hand-score", "took"),
+    ("hand_scores", 3.5, "garbage", "four whole numbers"),
+    ("totals", lambda t: [x + 1 for x in t], "totals", "running totals"),
+    ("winner", 1, "winner", "the engine team 1"),
+    ("winner", 7, "garbage", "a team 0-1 or None"),
+])
+def test_each_disagreement_and_garbage_is_named(what: str, value: object, kind: str,
+                                                words: str) -> None:
+    found = _first(what, value)
+    assert found.kind == kind, str(found)
+    assert words in found.message, str(found)
+    assert found.hand >= 1
+
+
+def test_a_renege_allowed_by_the_engine_is_a_legal_actions_disagreement() -> None:
+    class AllowsRenege(ReferenceEngine):
+        def legal_actions(self) -> list[int]:
+            s = self._state
+            if s.phase == Phase.PLAY:
+                from tarneeb.replay.cards import cards_of
+                return cards_of(s.hands[s.current_player])
+            return s.legal_actions()
+
+    found = compare(AllowsRenege(), _script("qahwa41"))
+    assert found.kind == "legal-actions" and "which the rules do not" in found.message
+    assert found.trick is not None and found.seat is not None and found.move is not None
+    assert found.engine_failure is False
+
+
+def test_a_cancelled_hand_the_engine_plays_on_is_caught() -> None:
+    class NeverCancels(ReferenceEngine):
+        def to_move(self) -> int | None:
+            s = self._state
+            if s.phase == Phase.DEAL and s.history and s.history[-1].cancelled:
+                return 0
+            return s.current_player
+
+    scripts = [_script(n, seed) for n in ("eram41", "classic") for seed in "abcdefgh"]
+    script = next(s for s in scripts
+                  if any(len(d.actions) < 52 for d in s.deals))  # one with a cancelled hand
+    found = compare(NeverCancels(), script)
+    assert found.kind == "to-move" and "cancelled" in found.message
+
+
+def test_methods_missing_and_factories_that_fail() -> None:
+    found = compare(object(), _script("eram41"))  # type: ignore[arg-type]
+    assert found.kind == "protocol" and "legal_actions()" in found.message
+
+    def factory() -> ReferenceEngine:
+        raise KeyError("x")
+
+    report = run_script(factory, _script("classic"))
+    assert report.status == "engine-failure" and report.first.kind == "factory"
+
+
+def test_the_reference_adapter_follows_the_engine() -> None:
+    e = reference()
+    with pytest.raises(RuntimeError, match="new_match"):
+        e.to_move()
+    script = _script("classic")
+    e.new_match(script.rules, script.first_dealer)
+    state = MatchState(script.rules, script.first_dealer)
+    assert e.hand_scores() is None and e.tricks() == [0, 0, 0, 0]
+    for d in script.deals:
+        e.deal(d.hands, d.thirteenth)
+        state.deal(d.hands, d.thirteenth)
+        for a in d.actions:
+            assert e.to_move() == state.current_player
+            e.apply(a)
+            state.apply(a)
+    assert e.winner() == state.winner is not None and e.totals() == state.totals
+
+
+# ---------------------------------------------------------------------- the CLI
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """tarneeb"""
+
+    register(app)
+    return app
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(_app(), ["regress", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_exit_codes_and_lines(corpus: Path) -> None:
+    code, out, _ = _cli("--engine", REFERENCE, str(corpus))
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert len(lines) == 6 and all(": ok (" in line for line in lines[:5])
+    assert lines[-1].startswith("regress: 5 matches, ") and " hands, " in lines[-1]
+    assert lines[-1].split(", ")[2].endswith(" s: 5 agree")
+
+    code, out, _ = _cli("--engine", BROKEN, str(corpus / "2-qahwa41-0.tlog"))
+    assert code == 1 and "2-qahwa41-0.tlog: DISAGREES at hand" in out and "trick" in out
+
+    code, out, _ = _cli("--engine", BROKEN, "--json", str(corpus))
+    data = json.loads(out)
+    assert code == 1 and data["summary"]["disagree"] == 5 and data["summary"]["exit_code"] == 1
+    assert data["matches"][0]["first"]["kind"] == "trick-winner"
+
+
+def test_cli_bad_input_is_one_line_and_exit_code_2(corpus: Path, tmp_path: Path) -> None:
+    for args, words in [
+        (["--engine", REFERENCE, str(tmp_path / "nope")], "no such file or directory"),
+        (["--engine", REFERENCE, str(tmp_path)], "no *.tlog"),
+        (["--engine", "no_such_module_xyz:make", str(corpus)], "cannot import"),
+        (["--engine", "no-colon", str(corpus)], "MODULE:FACTORY"),
+    ]:
+        code, out, err = _cli(*args)
+        assert code == 2, (args, out, err)
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("tarneeb: error: ")
+        assert words in err and "Traceback" not in out + err
+
+
+def test_cli_time_limit_reaches_the_runner(corpus: Path, on_path: Path, tmp_path: Path) -> None:
+    target = tmp_path / "q.tlog"
+    target.write_bytes((corpus / "2-qahwa41-0.tlog").read_bytes())
+    code, out, _ = _cli("--engine", "misbehaving_engines:chaos", "--time-limit", "0.5",
+                        str(target))
+    assert code == 1 and "no answer within the time limit of 0.5 s" in out
+
+
+# ---------------------------------------------------------------------- the shipped corpus
+
+@pytest.mark.skipif(not any(FIXTURES.glob("*.tlog")), reason="no fixture corpus yet")
+def test_fixture_corpus_reference_agrees_and_broken_trump_is_caught() -> None:
+    good = regress_paths(REFERENCE, [FIXTURES])
+    assert good.count("disagree") == good.count("engine-failure") == 0, good.summary()
+    assert good.matches > 0
+    bad = regress_paths(BROKEN, [FIXTURES])
+    caught = [r for r in bad.reports if r.status == "disagree"]
+    assert caught and all(r.first.kind == "trick-winner" for r in caught)
+
+
+def test_reports_serialise() -> None:
+    report = regress_log(broken_trump, play_logged_match("eram41", seed=b"j"), time_limit=None)
+    data = report.to_json()
+    assert json.loads(json.dumps(data))["first"]["kind"] == "trick-winner"
+    assert msgpack.unpackb(msgpack.packb(data)) == data

@@ -1,0 +1,115 @@
+"""The hypothesis strategies of ``tarneeb.testing``: legal, varied, and able to catch a bug."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tarneeb.replay.engine import PASS, TRUMP_BASE, MatchState, check_deal
+from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.replayer import verify_bytes
+from tarneeb.replay.rules import PAGE_OPTIONS, PRESETS, RuleSet
+from tarneeb.testing import (
+    Deal,
+    MatchScript,
+    assert_agrees,
+    compare,
+    deals,
+    logs,
+    matches,
+    regress_log,
+    rule_sets,
+)
+from tarneeb.testing.adapters import BrokenTrumpEngine, ReferenceEngine, reference
+
+FAST = settings(max_examples=25, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+def _replay(m: MatchScript) -> MatchState:
+    state = MatchState(m.rules, m.first_dealer)
+    for d in m.deals:
+        state.deal(d.hands, d.thirteenth)
+        for a in d.actions:
+            state.apply(a)  # checked: raises on any illegal move
+    return state
+
+
+@FAST
+@given(rule_sets(variants=True))
+def test_rule_sets_are_valid_presets_with_options(rules: RuleSet) -> None:
+    base = PRESETS[rules.name]
+    assert RuleSet.from_dict(rules.to_dict()) == rules
+    assert rules.scoring == base.scoring and rules.bidding == base.bidding
+
+
+@FAST
+@given(rule_sets(house_options=True))
+def test_house_options_are_the_ones_offered(rules: RuleSet) -> None:
+    base = PRESETS[rules.name]
+    for key in ("target", "min_total"):
+        value = getattr(rules, key)
+        assert value == getattr(base, key) or value in PAGE_OPTIONS[rules.name][key]
+
+
+@FAST
+@given(deals())
+def test_deals_are_valid(deal: Deal) -> None:
+    assert check_deal(deal.hands, deal.dealer, deal.thirteenth, needs_thirteenth=True) is None
+
+
+@FAST
+@given(matches())
+def test_matches_are_legal_and_finished_and_the_reference_agrees(m: MatchScript) -> None:
+    state = _replay(m)
+    assert state.is_over and state.winner in (0, 1)
+    assert compare(ReferenceEngine(), m) is None
+    assert_agrees(reference, m)
+
+
+@settings(max_examples=5, deadline=None, database=None)
+@given(logs(rule_sets(["eram41", "sahrat400", "classic"])))
+def test_logs_are_clean_signed_logs(data: bytes) -> None:
+    verdict = verify_bytes(data)
+    assert verdict.clean, [str(f) for f in verdict.findings]
+    assert parse_log(data).end.winner in (0, 1)
+    assert regress_log("tarneeb.testing.adapters:reference", data, time_limit=None).ok
+
+
+def test_matches_cover_every_rule_set_and_the_rare_paths() -> None:
+    seen: Counter[str] = Counter()
+
+    @settings(max_examples=60, deadline=None, database=None, derandomize=True)
+    @given(matches())
+    def look(m: MatchScript) -> None:
+        seen[m.rules.name] += 1
+        for d in m.deals:
+            if len(d.actions) < 52:
+                seen["cancelled"] += 1
+            if PASS in d.actions:
+                seen["pass"] += 1
+            if any(a >= TRUMP_BASE for a in d.actions):
+                seen["trump named"] += 1
+
+    look()
+    assert set(PRESETS) <= set(seen)
+    assert seen["cancelled"] and seen["pass"] and seen["trump named"]
+
+
+def test_a_property_test_catches_the_broken_engine() -> None:
+    @settings(max_examples=20, deadline=None, database=None, phases=[Phase.generate])
+    @given(matches(st.sampled_from([PRESETS["qahwa41"], PRESETS["eram41"]])))
+    def engine_agrees(m: MatchScript) -> None:
+        assert_agrees(BrokenTrumpEngine, m)
+
+    with pytest.raises(AssertionError, match=r"hand \d+, trick \d+, .*: trick \d+ .* the "
+                       r"recording gives it to seat \d, the engine to seat \d"):
+        engine_agrees()
+
+
+def test_rule_sets_refuse_unknown_names() -> None:
+    with pytest.raises(ValueError, match="unknown rule set"):
+        rule_sets(["bridge"])
