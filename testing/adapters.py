@@ -4,8 +4,9 @@
   :class:`~tarneeb.replay.engine.MatchState`: the worked example of
   ``docs/ENGINES.md`` (factory ``tarneeb.testing.adapters:reference``).
 * :class:`BrokenTrumpEngine` is a deliberately broken copy whose trick winner
-  ignores a trump played by a seat void in the led suit: ``tarneeb regress``
-  must catch it (factory ``tarneeb.testing.adapters:broken_trump``).
+  ignores a trump played by a seat void in the led suit (the highest card of the
+  led suit always wins): ``tarneeb regress`` must catch it (factory
+  ``tarneeb.testing.adapters:broken_trump``).
 
 >>> from tarneeb.replay.cards import deal_hands
 >>> from tarneeb.replay.rules import preset
@@ -14,12 +15,26 @@
 >>> e.deal(deal_hands(list(range(52)), dealer=3), thirteenth=51)
 >>> e.to_move(), e.legal_actions()[:2], e.totals()
 (0, [54, 55], [0, 0, 0, 0])
+
+The broken copy gives a trumped trick to the highest card of the led suit:
+
+>>> from tarneeb.replay.cards import SUIT_MASKS, parse_card
+>>> def first_trick(engine):
+...     engine.new_match(preset("qahwa41"), first_dealer=3)   # hearts are trumps
+...     engine.deal(SUIT_MASKS, parse_card("AS"))      # seat 0 all ♣, 1 all ♦, 2 all ♥, 3 all ♠
+...     for action in (54, 54, 54, 57):                # bids 2, 2, 2, 5
+...         engine.apply(action)
+...     for card in ("2C", "2D", "2H", "2S"):          # seat 2, void in clubs, trumps
+...         engine.apply(parse_card(card))
+...     return engine.tricks()
+>>> first_trick(reference()), first_trick(broken_trump())
+([0, 0, 1, 0], [1, 0, 0, 0])
 """
 
 from __future__ import annotations
 
 from tarneeb.replay.cards import Card, Mask
-from tarneeb.replay.engine import Hand, MatchState
+from tarneeb.replay.engine import Hand, MatchState, Phase
 from tarneeb.replay.rules import RuleSet
 
 
@@ -81,43 +96,23 @@ def reference() -> ReferenceEngine:
     return ReferenceEngine()
 
 
-def broken_trick_winner(cards: list[Card], leader: int, trump: int | None) -> int:
-    """The deliberate bug: the highest card of the led suit wins, trumps or not.
-
-    >>> from tarneeb.replay.cards import parse_card as c
-    >>> broken_trick_winner([c("2H"), c("AH"), c("3S"), c("KH")], leader=0, trump=3)
-    1
-    """
-    led = cards[0] // 13
-    best = max(c for c in cards if c // 13 == led)
-    return (leader + cards.index(best)) & 3
-
-
 class _BrokenTrumpState(MatchState):
-    """A copy of the engine whose trick winner ignores trumps played on another suit."""
+    """The engine with one bug: a trick is judged as if there were no trump, so the
+    highest card of the led suit wins even when a seat void in it has trumped."""
 
     __slots__ = ()
 
     def _play(self, card: Card) -> None:
-        seat = self.current_player
-        self.hands[seat] &= ~(1 << card)
-        hand = self.hand
-        hand.plays.append(card)
-        if not self._trick:
-            self._led = card // 13
-            hand.trick_leaders.append(seat)
-        self._trick.append(card)
-        if len(self._trick) < 4:
-            self.current_player = (seat + 1) & 3
+        if len(self._trick) < 3:
+            super()._play(card)
             return
-        winner = broken_trick_winner(self._trick, self.leader, self.trump)
-        hand.tricks[winner] += 1
-        hand.trick_winners.append(winner)
-        self._trick = []
-        self._led = -1
-        self.leader = self.current_player = winner
-        if len(hand.plays) == 52:
-            self._finish_scored()
+        trump = self.trump
+        self.trump = None  # the bug
+        try:
+            super()._play(card)
+        finally:
+            if self.phase == Phase.PLAY:  # the hand goes on: the trump is back for the rules
+                self.trump = trump
 
 
 class BrokenTrumpEngine(ReferenceEngine):
@@ -131,5 +126,4 @@ def broken_trump() -> BrokenTrumpEngine:
     return BrokenTrumpEngine()
 
 
-__all__ = ["BrokenTrumpEngine", "ReferenceEngine", "broken_trick_winner", "broken_trump",
-           "reference"]
+__all__ = ["BrokenTrumpEngine", "ReferenceEngine", "broken_trump", "reference"]

@@ -124,6 +124,7 @@ class MatchScript:
     first_dealer: int
     deals: tuple[DealScript, ...]
     name: str = "<match>"
+    reference: str = "the rules"  # who is right, in messages: "the recording" for a log
 
     @property
     def hands(self) -> int:
@@ -144,11 +145,11 @@ def hand_actions(hand: Hand) -> tuple[int, ...]:
 
 
 def script_from_history(rules: RuleSet, first_dealer: int, history: Sequence[Hand],
-                        name: str = "<match>") -> MatchScript:
+                        name: str = "<match>", reference: str = "the rules") -> MatchScript:
     """The script of a match the engine played (``MatchState.history``)."""
     deals = tuple(DealScript(tuple(h.hands), h.thirteenth, hand_actions(h))  # type: ignore[arg-type]
                   for h in history)
-    return MatchScript(rules, first_dealer, deals, name)
+    return MatchScript(rules, first_dealer, deals, name, reference)
 
 
 # ---------------------------------------------------------------------- reports
@@ -256,6 +257,10 @@ def _clip(text: str, limit: int = 200) -> str:
 
 
 def _int(v: Any, lo: int, hi: int) -> int:
+    if type(v) is int:  # the common case, fast
+        if lo <= v <= hi:
+            return v
+        raise _Garbage
     if isinstance(v, bool):
         raise _Garbage
     try:
@@ -318,6 +323,7 @@ class _Driver:
 
     def __init__(self, engine: Any, script: MatchScript, progress: MutableSequence[int]) -> None:
         self.engine, self.script, self.progress = engine, script, progress
+        self.ref = script.reference
         self.hand: int | None = None
         self.trick: int | None = None
         self.seat: int | None = None
@@ -367,6 +373,11 @@ class _Driver:
 
     def read_actions(self) -> set[int]:
         v = self.call("legal_actions")
+        if type(v) is list and 0 < len(v) <= NUM_ACTIONS:  # the common case, fast
+            actions = set(v)
+            if len(actions) == len(v) and all(type(a) is int for a in v) \
+                    and min(actions) >= 0 and max(actions) < NUM_ACTIONS:
+                return actions
         wanted = f"a sequence of distinct actions 0-{NUM_ACTIONS - 1}"
         try:
             items = _items(v, NUM_ACTIONS)
@@ -444,8 +455,8 @@ class _Driver:
         said = self.read_seat()
         if said != seat:
             return self.found(
-                "to-move", f"the recording has seat {seat} to move ({_phase_text(ref)}), "
-                f"the engine {'no one' if said is None else f'seat {said}'}",
+                "to-move", f"seat {seat} is to move in {_phase_text(ref)} per {self.ref}, "
+                f"{'no one' if said is None else f'seat {said}'} per the engine",
                 engine=str(said), reference=str(seat))
         legal = self.read_actions()
         if legal != set(ref_legal):
@@ -462,7 +473,7 @@ class _Driver:
                               + "; ".join(parts), engine=_actions_text(legal, 52),
                               reference=_actions_text(ref_legal, 52))
         self.call("apply", action)
-        ref.apply(action)
+        ref.apply_unchecked(action)  # in ref_legal: judged already
         self.moves += 1
         if is_play(action) and len(hand.plays) % 4 == 0:
             return self._trick_over(hand)
@@ -484,11 +495,11 @@ class _Driver:
         rest_same = all(counts[s] == before[s] for s in range(4) if s not in gained)
         if len(gained) == 1 and rest_same:
             return self.found(
-                "trick-winner", f"trick {k} ({played}; {trump}): the recording gives it to "
-                f"seat {winner}, the engine to seat {gained[0]}",
+                "trick-winner", f"trick {k} ({played}; {trump}): won by seat {winner} per "
+                f"{self.ref}, by seat {gained[0]} per the engine",
                 engine=f"seat {gained[0]}", reference=f"seat {winner}")
-        return self.found("tricks", f"after trick {k} ({played}; {trump}) the engine counts "
-                          f"tricks {counts}, the recording {hand.tricks}",
+        return self.found("tricks", f"after trick {k} ({played}; {trump}): tricks "
+                          f"{hand.tricks} per {self.ref}, {counts} per the engine",
                           engine=str(counts), reference=str(hand.tricks))
 
     def _hand_over(self, ref: MatchState, hand: Hand, n: int) -> Disagreement | None:
@@ -501,18 +512,19 @@ class _Driver:
         if not hand.cancelled:
             scores = self.read_ints("hand_scores", -(1 << 31), 1 << 31, nil=True)
             if scores != hand.scores:
-                return self.found("hand-score", f"hand scores: the recording {hand.scores}, "
-                                  f"the engine {scores}{self._score_detail(ref, hand, scores)}",
+                return self.found("hand-score", f"hand scores {hand.scores} per {self.ref}, "
+                                  f"{scores} per the engine"
+                                  f"{self._score_detail(ref, hand, scores)}",
                                   engine=str(scores), reference=str(hand.scores))
         totals = self.read_ints("totals", -(1 << 31), 1 << 31)
         if totals != ref.totals:
-            return self.found("totals", f"running totals after the hand: the recording "
-                              f"{ref.totals}, the engine {totals}",
+            return self.found("totals", f"running totals after the hand {ref.totals} per "
+                              f"{self.ref}, {totals} per the engine",
                               engine=str(totals), reference=str(ref.totals))
         won = self.read_winner()
         if won != ref.winner:
-            return self.found("winner", f"after the hand the recording has {_team(ref.winner)}, "
-                              f"the engine {_team(won)} (totals {ref.totals})",
+            return self.found("winner", f"after the hand: {_team(ref.winner)} per {self.ref}, "
+                              f"{_team(won)} per the engine (totals {ref.totals})",
                               engine=str(won), reference=str(ref.winner))
         return None
 
@@ -593,7 +605,8 @@ def prepare(log: bytes | ParsedLog, name: str = "<log>") -> MatchScript | MatchR
         return MatchReport(name, "skipped", rules, verdict.hands,
                            reason=f"the log is not clean, so it is no reference "
                            f"({len(verdict.findings)} finding(s); first: {first})")
-    return script_from_history(log.header.rules, log.header.first_dealer, verdict.history, name)
+    return script_from_history(log.header.rules, log.header.first_dealer, verdict.history, name,
+                               "the recording")
 
 
 def load_factory(spec: str) -> EngineFactory:

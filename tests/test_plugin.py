@@ -40,7 +40,8 @@ def test_a_broken_engine_fails_with_the_first_disagreement(pytester: pytest.Pyte
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([
         "*tarneeb regress classic.tlog*",
-        "classic.tlog: DISAGREES at hand *, trick *: trick * the recording gives it to seat *",
+        ("classic.tlog: DISAGREES at hand *, trick *: trick * won by seat * per the recording, "
+         "by seat * per the engine"),
         "*tarneeb regress eram41.tlog*",
         "eram41.tlog: DISAGREES at hand *, trick *",
     ])

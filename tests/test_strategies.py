@@ -105,8 +105,8 @@ def test_a_property_test_catches_the_broken_engine() -> None:
     def engine_agrees(m: MatchScript) -> None:
         assert_agrees(BrokenTrumpEngine, m)
 
-    with pytest.raises(AssertionError, match=r"hand \d+, trick \d+, .*: trick \d+ .* the "
-                       r"recording gives it to seat \d, the engine to seat \d"):
+    with pytest.raises(AssertionError, match=r"hand \d+, trick \d+, .*: trick \d+ .* won by "
+                       r"seat \d per the rules, by seat \d per the engine"):
         engine_agrees()
 
 

@@ -1,0 +1,69 @@
+"""How long ``tarneeb regress`` takes to replay a corpus on the reference engine.
+
+The run is the real one: each match in the worker process, with the time limit,
+the log verified first. Run it as a script (``python bench/bench_regress.py
+[PATH ...]``, default ``fixtures/matches``) or call :func:`bench_regress` from
+another benchmark.
+
+>>> import tempfile, pathlib
+>>> from tarneeb.replay.simulate import play_logged_match
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "a.tlog").write_bytes(play_logged_match("classic", seed=b"bench doc"))
+>>> r = bench_regress([d], time_limit=None)
+>>> r["matches"], r["agree"], r["hands"] > 0
+(1, 1, True)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tarneeb.testing.regress import Runner, collect_logs
+
+REFERENCE = "tarneeb.testing.adapters:reference"
+
+
+def bench_regress(paths: Sequence[str | Path], engine: str = REFERENCE,
+                  time_limit: float | None = 10.0) -> dict[str, Any]:
+    """Regress ``engine`` (default: this project's own) over the logs under ``paths``.
+
+    Returns the matches compared, their hands (dealing attempts), the whole run's
+    seconds (worker start included), the worker's start-up alone, hands per
+    second over the matches, and the count of each outcome.
+    """
+    files = collect_logs(paths)
+    start = time.perf_counter()
+    counts = {"agree": 0, "disagree": 0, "engine-failure": 0, "skipped": 0, "unreadable": 0}
+    hands = matches = 0
+    with Runner(engine, time_limit) as runner:
+        started = time.perf_counter()
+        for path in files:
+            report = runner.run_log(path.read_bytes(), str(path))
+            counts[report.status] += 1
+            if report.compared:
+                matches += 1
+                hands += report.hands
+    end = time.perf_counter()
+    match_seconds = end - started
+    return {"matches": matches, "hands": hands, "seconds": round(end - start, 3),
+            "startup_seconds": round(started - start, 3),
+            "hands_per_second": round(hands / match_seconds) if match_seconds > 0 else None,
+            **counts}
+
+
+def main(argv: list[str]) -> None:
+    here = Path(__file__).resolve().parent
+    paths = argv or [str(here.parent / "fixtures" / "matches")]
+    r = bench_regress(paths)
+    print(f"regress (reference engine, one worker process): {r['matches']} matches, "
+          f"{r['hands']} hands in {r['seconds']:.2f} s (worker start {r['startup_seconds']:.2f} s, "
+          f"{r['hands_per_second']:,} hands/s); {r['agree']} agree, {r['disagree']} disagree, "
+          f"{r['engine-failure']} engine failures, {r['skipped']} skipped")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
