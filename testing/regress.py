@@ -639,7 +639,14 @@ def load_factory(spec: str) -> EngineFactory:
 # ---------------------------------------------------------------------- isolation
 
 def _worker_main(conn: Any, engine: str | EngineFactory, progress: Any) -> None:
-    """The worker process: load the factory, then run match scripts until told to stop."""
+    """The worker process: load the factory, then run match scripts until told to stop.
+
+    The engine's prints go to stderr, so the caller's stdout (``--json``) stays clean.
+    """
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+        os.dup2(2, 1)
+    sys.stdout = sys.stderr
     try:
         factory = load_factory(engine) if isinstance(engine, str) else engine
     except EngineLoadError as e:

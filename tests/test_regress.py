@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -45,7 +48,12 @@ MISBEHAVING = textwrap.dedent('''
 
     class Chaos(ReferenceEngine):
         """eram41 raises, qahwa41 loops, sahrat400 kills its process, sahrat41 answers
-        garbage, classic behaves."""
+        garbage, classic behaves (but chatters on stdout)."""
+
+        def new_match(self, rules, first_dealer):
+            print("chaos engine says hello")
+            os.write(1, b"and writes to fd 1\\n")
+            super().new_match(rules, first_dealer)
 
         def apply(self, action):
             s = self.state
@@ -400,6 +408,22 @@ def test_cli_time_limit_reaches_the_runner(corpus: Path, on_path: Path, tmp_path
     assert code == 1 and "no answer within the time limit of 0.5 s" in out
 
 
+def test_cli_json_stays_clean_when_the_engine_prints(corpus: Path, engines_dir: Path) -> None:
+    script = ("import typer\n"
+              "from tarneeb.cli.regress_cmd import register\n"
+              "app = typer.Typer()\n"
+              "app.callback()(lambda: None)\n"
+              "register(app)\n"
+              "app()\n")
+    env = {**os.environ, "PYTHONPATH": str(engines_dir)}
+    done = subprocess.run([sys.executable, "-c", script, "regress", "--json", "--engine",
+                           "misbehaving_engines:chaos", str(corpus / "5-classic-0.tlog")],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["summary"]["agree"] == 1
+    assert "chaos engine says hello" in done.stderr and "fd 1" in done.stderr
+
+
 # ---------------------------------------------------------------------- the shipped corpus
 
 @pytest.mark.skipif(not any(FIXTURES.glob("*.tlog")), reason="no fixture corpus yet")
@@ -417,3 +441,28 @@ def test_reports_serialise() -> None:
     data = report.to_json()
     assert json.loads(json.dumps(data))["first"]["kind"] == "trick-winner"
     assert msgpack.unpackb(msgpack.packb(data)) == data
+
+
+# ---------------------------------------------------------------------- docs/ENGINES.md
+
+def _doc_block(after_heading: str) -> str:
+    text = (REPO / "docs" / "ENGINES.md").read_text(encoding="utf-8")
+    section = text[text.index(after_heading):]
+    start = section.index("```python\n") + len("```python\n")
+    return section[start:section.index("```\n", start)]
+
+
+def test_the_worked_example_in_the_docs_agrees_on_every_rule_set() -> None:
+    namespace: dict[str, object] = {}
+    exec(compile(_doc_block("## The worked example"), "ENGINES.md", "exec"), namespace)
+    factory = namespace["reference"]
+    for name in RULE_SETS:
+        assert compare(factory(), _script(name, "docs")) is None  # type: ignore[operator]
+
+
+def test_the_docs_name_every_kind_of_disagreement_and_failure() -> None:
+    from tarneeb.testing.regress import DISAGREEMENTS, ENGINE_FAILURES
+
+    text = (REPO / "docs" / "ENGINES.md").read_text(encoding="utf-8")
+    for kind in [*DISAGREEMENTS, *ENGINE_FAILURES]:
+        assert f"| `{kind}` |" in text, kind
