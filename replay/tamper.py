@@ -108,40 +108,58 @@ Altered = tuple[bytes, Alteration]
 TamperFn = Callable[..., Altered]
 
 
+RulesTest = Callable[[RuleSet], bool]
+
+
 @dataclass(frozen=True)
 class Tamper:
     """One registered alteration: its function, a line saying what it does, whether it
-    names a hand, and the rule sets it applies to (``None``: all)."""
+    changes the whole match rather than one hand, and a test of the rule sets it can
+    apply to (``None``: all).
+
+    >>> from tarneeb.replay.rules import preset
+    >>> [REGISTRY["bid-not-higher"].applies(preset(r)) for r in ("classic", "eram41")]
+    [True, False]
+    """
 
     name: str
     fn: TamperFn
     summary: str
     match_level: bool = False
-    rules: frozenset[str] | None = None
+    needs: RulesTest | None = None
 
     def applies(self, rules: RuleSet) -> bool:
         """Whether this alteration can apply to a log of ``rules`` at all."""
-        return self.rules is None or rules.name in self.rules or _kind_of(rules) in self.rules
+        return self.needs is None or self.needs(rules)
 
     def __call__(self, data: bytes, *, choice: int = 0, hand: int | None = None,
                  resign: Ed25519PrivateKey | None = None) -> Altered:
         return self.fn(data, choice=choice, hand=hand, resign=resign)
 
 
-def _kind_of(rules: RuleSet) -> str:
-    if rules.bidding == "auction":
-        return "auction"
-    return "reveal" if rules.reveals_card else "personal"
+def _reveals(rules: RuleSet) -> bool:
+    return rules.reveals_card
+
+
+def _auction(rules: RuleSet) -> bool:
+    return rules.bidding == "auction"
+
+
+def _personal(rules: RuleSet) -> bool:
+    return rules.bidding == "personal"
+
+
+def _raised_minimum(rules: RuleSet) -> bool:
+    return rules.bidding == "personal" and any(b > rules.min_bid for _, b in rules.min_bid_steps)
 
 
 REGISTRY: dict[str, Tamper] = {}
 
 
 def _register(name: str, summary: str, *, match_level: bool = False,
-              rules: tuple[str, ...] | None = None) -> Callable[[TamperFn], TamperFn]:
+              needs: RulesTest | None = None) -> Callable[[TamperFn], TamperFn]:
     def add(fn: TamperFn) -> TamperFn:
-        REGISTRY[name] = Tamper(name, fn, summary, match_level,
-                                frozenset(rules) if rules is not None else None)
+        REGISTRY[name] = Tamper(name, fn, summary, match_level, needs)
         return fn
     return add
 
@@ -625,7 +643,7 @@ def change_revealed(data: bytes, *, choice: int = 0, hand: int | None = None,
 
 
 @_register("change-revealed-and-trump", "reveal another card of the dealer's and claim "
-           "its trump", rules=("reveal",))
+           "its trump", needs=_reveals)
 def change_revealed_and_trump(data: bytes, *, choice: int = 0, hand: int | None = None,
                               resign: Ed25519PrivateKey | None = None) -> Altered:
     """A consistent lie: another card of the dealer's of another colour is revealed,
@@ -809,7 +827,7 @@ def bid_out_of_range(data: bytes, *, choice: int = 0, hand: int | None = None,
 
 
 @_register("bid-below-minimum", "a bid below the 400 minimum for the player's score",
-           rules=("sahrat400",))
+           needs=_raised_minimum)
 def bid_below_minimum(data: bytes, *, choice: int = 0, hand: int | None = None,
                       resign: Ed25519PrivateKey | None = None) -> Altered:
     """One bid of a player whose score raised their lowest bid changed to the plain lowest."""
@@ -836,7 +854,7 @@ def bid_below_minimum(data: bytes, *, choice: int = 0, hand: int | None = None,
 
 
 @_register("bid-not-higher", "an auction bid no higher than the bid before it",
-           rules=("auction",))
+           needs=_auction)
 def bid_not_higher(data: bytes, *, choice: int = 0, hand: int | None = None,
                    resign: Ed25519PrivateKey | None = None) -> Altered:
     """In the auction, a bid lowered to the bid before it."""
@@ -856,7 +874,7 @@ def bid_not_higher(data: bytes, *, choice: int = 0, hand: int | None = None,
         seat=seat, expect="bid-not-higher")
 
 
-@_register("pass-for-bid", "a pass where the rules have none", rules=("personal", "reveal"))
+@_register("pass-for-bid", "a pass where the rules have none", needs=_personal)
 def pass_for_bid(data: bytes, *, choice: int = 0, hand: int | None = None,
                  resign: Ed25519PrivateKey | None = None) -> Altered:
     """In personal bidding, one bid changed to a pass."""

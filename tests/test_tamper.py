@@ -1,8 +1,5 @@
 """Every match the engine plays replays clean; every single alteration of a clean log
-is found, in the hand it was made in.
-
->>> # pytest tests/test_tamper.py
-"""
+is found, in the hand it was made in."""
 
 from __future__ import annotations
 
