@@ -25,7 +25,6 @@ KINDS: dict[str, str] = {
     "wrong-dealer": "a hand was dealt by the wrong seat",
     "wrong-deal": "the deal is not the one the committed seeds produce",
     "bad-deal": "a recorded deal is not a valid deal of 52 cards",
-    "deal-recorded": "the deal is recorded in the log, not derived from committed seeds",
     "wrong-revealed-card": "the revealed card is not the dealer's 13th card",
     "wrong-trump": "the trump is not the one the rules give",
     "bid-out-of-turn": "a bid or pass made by a seat whose turn it was not",
