@@ -97,12 +97,11 @@ def fixed_logs(rules: str) -> list[tuple[bytes, Ed25519PrivateKey]]:
     return [plain, steered, (with_recorded_deals(plain[0], plain[1]), plain[1])]
 
 
-@pytest.mark.parametrize("rules", RULES)
-@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize(("rules", "name"), [
+    (rules, name) for rules in RULES for name in sorted(REGISTRY)
+    if REGISTRY[name].applies(preset(rules))])
 def test_each_alteration_is_found_in_each_rule_set(rules: str, name: str) -> None:
     tamper = REGISTRY[name]
-    if not tamper.applies(preset(rules)):
-        pytest.skip(f"{name} does not apply to {rules}")
     applied = 0
     for data, key in fixed_logs(rules):
         for choice in range(3):
