@@ -28,6 +28,11 @@ from __future__ import annotations
 import contextlib
 import importlib
 import multiprocessing
+import multiprocessing.connection
+import multiprocessing.heap
+import multiprocessing.sharedctypes
+import multiprocessing.spawn
+import multiprocessing.util
 import operator
 import os
 import sys
@@ -54,6 +59,15 @@ from tarneeb.replay.replayer import verify_log
 from tarneeb.replay.rules import RuleSet
 
 from .protocol import NUM_ACTIONS, Engine, EngineFactory
+
+if sys.platform != "win32":  # the spawn machinery, imported with this module (see below)
+    import multiprocessing.popen_spawn_posix
+    import multiprocessing.resource_tracker
+
+# The multiprocessing submodules above are imported here rather than on first use, so
+# that they live exactly as long as this module: a test runner that drops modules
+# imported during a run (pytester) would otherwise leave the package pointing at one
+# copy of multiprocessing.heap and sys.modules at another, and pickling fails.
 
 DEFAULT_TIME_LIMIT = 10.0
 STARTUP_LIMIT = 60.0  # starting the worker and importing the engine's module

@@ -434,6 +434,18 @@ def test_fixture_corpus_reference_agrees_and_broken_trump_is_caught() -> None:
     bad = regress_paths(BROKEN, [FIXTURES])
     caught = [r for r in bad.reports if r.status == "disagree"]
     assert caught and all(r.first.kind == "trick-winner" for r in caught)
+    for r in caught:
+        assert r.line().startswith(f"{r.name}: DISAGREES at hand {r.first.hand}, "
+                                   f"trick {r.first.trick}, ")
+    assert bad.exit_code == 1
+
+
+@pytest.mark.skipif(not any((REPO / "fixtures" / "altered").glob("*.tlog")),
+                    reason="no altered logs yet")
+def test_altered_logs_are_no_reference() -> None:
+    run = regress_paths(REFERENCE, [REPO / "fixtures" / "altered"], time_limit=None)
+    assert run.count("skipped") > 0
+    assert run.count("disagree") == run.count("engine-failure") == 0
 
 
 def test_reports_serialise() -> None:
