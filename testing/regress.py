@@ -911,9 +911,10 @@ class RegressRun:
     def summary(self) -> str:
         """
         >>> RegressRun([MatchReport("a", "agree", "eram41", 17, 900)], 0.5).summary()
-        'regress: 1 matches, 17 hands, 0.50 s: 1 agree, 0 disagree, 0 engine failures'
+        'regress: 1 match, 17 hands, 0.50 s: 1 agree, 0 disagree, 0 engine failures'
         """
-        text = (f"regress: {self.matches} matches, {self.hands} hands, {self.seconds:.2f} s: "
+        matches = f"{self.matches} match" + ("" if self.matches == 1 else "es")
+        text = (f"regress: {matches}, {self.hands} hands, {self.seconds:.2f} s: "
                 f"{self.count('agree')} agree, {self.count('disagree')} disagree, "
                 f"{self.count('engine-failure')} engine failures")
         if self.count("skipped"):
