@@ -30,12 +30,13 @@ from tarneeb.replay.rules import (
 )
 from tarneeb.replay.simulate import play_logged_match, seed_bytes
 
-from . import audit_cmds
+from . import audit_cmds, regress_cmd
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
                   help="Verifiable deals and replay audits for Tarneeb (41, 400 and classic).")
 audit_cmds.register(app)
+regress_cmd.register(app)
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
