@@ -235,9 +235,13 @@ class Deal:
         }
 
 
+_IPAD = bytes(b ^ 0x36 for b in range(256))
+_OPAD = bytes(b ^ 0x5C for b in range(256))
+
+
 def _hmac_pads(key: bytes) -> tuple[bytes, bytes]:
     k = key.ljust(64, b"\x00")
-    return bytes(b ^ 0x36 for b in k), bytes(b ^ 0x5C for b in k)
+    return k.translate(_IPAD), k.translate(_OPAD)
 
 
 _DECK_TEMPLATE = list(range(DECK_SIZE))

@@ -157,12 +157,10 @@ def deal_hands(deck: list[Card] | bytes, dealer: int) -> tuple[Mask, Mask, Mask,
 
     The dealer's 13th card is ``deck[51]``.
     """
-    bits = _BITS
-    first = [(s - dealer - 1) & 3 for s in range(4)]  # deck offset of each seat's first card
-    return (sum(map(bits.__getitem__, deck[first[0]::4])),
-            sum(map(bits.__getitem__, deck[first[1]::4])),
-            sum(map(bits.__getitem__, deck[first[2]::4])),
-            sum(map(bits.__getitem__, deck[first[3]::4])))
+    bits = list(map(_BITS.__getitem__, deck))
+    f0, f1, f2, f3 = _FIRST[dealer & 3]  # where each seat's first card lies in the deck
+    return sum(bits[f0::4]), sum(bits[f1::4]), sum(bits[f2::4]), sum(bits[f3::4])
 
 
 _BITS = tuple(1 << c for c in range(52))
+_FIRST = tuple(tuple((s - d - 1) & 3 for s in range(4)) for d in range(4))

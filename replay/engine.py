@@ -40,6 +40,8 @@ from .rules import RuleSet
 
 Action = int
 _SUIT = tuple(c // 13 for c in range(52))
+_ROTATIONS = tuple(((s + 1) & 3, (s + 2) & 3, (s + 3) & 3) for s in range(4))
+_BITS = tuple(1 << c for c in range(52))
 BID_BASE = 52
 PASS = 66
 TRUMP_BASE = 67
@@ -220,7 +222,8 @@ class MatchState:
             problem = check_deal(hands, self.dealer, thirteenth, self.rules.reveals_card)
             if problem:
                 raise IllegalAction("bad-deal", problem)
-        self.hand = Hand(self.deal_number, self.dealer, tuple(hands), thirteenth)  # type: ignore[arg-type]
+        self.hand = Hand(self.deal_number, self.dealer, tuple(hands),  # type: ignore[arg-type]
+                         thirteenth, None, [], None, None, [], [], [], [0, 0, 0, 0])
         self.hands = list(hands)
         self.trump = self.rules.trump_for_deal(thirteenth) if thirteenth is not None \
             else (self.rules.fixed_trump if self.rules.trump == "fixed" else None)
@@ -500,26 +503,28 @@ class MatchState:
         leader = self.leader
         suit_masks = SUIT_MASKS
         n = 0
-        total = len(cards)
         if not trick:  # whole tricks, four cards at a time
             tricks_won = hand.tricks
             winners = hand.trick_winners
             su = _SUIT
-            while n + 4 <= total:
-                c0, c1, c2, c3 = cards[n:n + 4]
-                s1, s2, s3 = (seat + 1) & 3, (seat + 2) & 3, (seat + 3) & 3
-                h0, h1, h2, h3 = hands[seat], hands[s1], hands[s2], hands[s3]
+            rotations = _ROTATIONS
+            bits = _BITS
+            played = 0  # the cards of the whole tricks taken so far
+            for c0, c1, c2, c3 in zip(cards[0::4], cards[1::4], cards[2::4], cards[3::4],
+                                      strict=False):
+                s1, s2, s3 = rotations[seat]
+                rest = ~played
+                h0, h1, h2, h3 = (hands[seat] & rest, hands[s1] & rest, hands[s2] & rest,
+                                  hands[s3] & rest)
+                b0, b1, b2, b3 = bits[c0], bits[c1], bits[c2], bits[c3]
                 led = su[c0]
                 lm = suit_masks[led]
                 u1, u2, u3 = su[c1], su[c2], su[c3]
-                if not (h0 >> c0 & 1 and h1 >> c1 & 1 and h2 >> c2 & 1 and h3 >> c3 & 1) or (
+                if not (h0 & b0 and h1 & b1 and h2 & b2 and h3 & b3) or (
                         (u1 != led and h1 & lm) or (u2 != led and h2 & lm)
                         or (u3 != led and h3 & lm)):
                     break
-                hands[seat] = h0 ^ (1 << c0)
-                hands[s1] = h1 ^ (1 << c1)
-                hands[s2] = h2 ^ (1 << c2)
-                hands[s3] = h3 ^ (1 << c3)
+                played |= b0 | b1 | b2 | b3
                 leaders.append(seat)
                 # the trick's winner, unrolled: the highest trump, else the highest of the led suit
                 best, bs, winner = c0, led, seat
@@ -542,6 +547,10 @@ class MatchState:
                 winners.append(winner)
                 seat = leader = winner
                 n += 4
+            if played:
+                rest = ~played
+                for s in range(4):
+                    hands[s] &= rest
             if n:
                 plays.extend(cards[:n])
                 led = -1
@@ -605,8 +614,7 @@ class MatchState:
             self.hand = Hand(self.deal_number, self.dealer, (0, 0, 0, 0), None)
         hand = self.hand
         hand.scores = list(scores)
-        for s in range(4):
-            self.totals[s] += scores[s]
+        self.totals = [t + x for t, x in zip(self.totals, scores, strict=True)]
         hand.totals = list(self.totals)
         self.winner = hand.winner = match_winner(self.rules, hand, self.totals)
         self._next_hand()
@@ -651,11 +659,15 @@ def check_deal(hands: tuple[Mask, ...], dealer: int, thirteenth: Card | None,
 def score_hand(rules: RuleSet, hand: Hand, totals: list[int]) -> list[int]:
     """The hand score of each seat (team games: the team's score on both partners)."""
     if rules.scoring == "personal":
+        bids = [0, 0, 0, 0]
+        for seat, action in hand.calls:
+            bids[seat] = action - BID_BASE
         out = []
+        tricks = hand.tricks
         for seat in range(4):
-            bid = hand.bid_of(seat)
+            bid = bids[seat]
             value = rules.bid_value(bid, totals[seat])
-            out.append(value if hand.tricks[seat] >= bid else -value)
+            out.append(value if tricks[seat] >= bid else -value)
         return out
     b = hand.contract
     bteam = team_of(hand.declarer)
@@ -698,6 +710,8 @@ def match_winner(rules: RuleSet, hand: Hand, totals: list[int]) -> int | None:
             for seat in range(4):
                 if hand.bid_of(seat) == 13 and hand.tricks[seat] == 13:
                     return team_of(seat)
+    if max(totals) < rules.target:  # nobody on the target: the common case
+        return None
     if rules.scoring == "team":
         reached = [t for t in (0, 1) if totals[t] >= rules.target]
         if len(reached) == 1:

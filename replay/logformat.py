@@ -105,7 +105,7 @@ class RecordedDeal:
     thirteenth: int | None
 
 
-@dataclass
+@dataclass(slots=True)
 class HandRecord:
     deal_number: int
     dealer: int
@@ -264,10 +264,15 @@ def decode_record(data: Any, offset: int) -> Record:
 
 _CALL_BYTES = bytes(b for b in range(256) if (b & 15 < 14 or b & 15 == PASS_CODE) and b >> 4 <= 3)
 _CARD_BYTES = bytes(range(52))
+_CALL_PAIRS = tuple((b >> 4, b & 15) for b in range(256))
 
 
 def _small_ints(v: Any, lo: int, hi: int) -> bool:
-    return type(v) is list and len(v) == 4 and all(type(x) is int and lo <= x <= hi for x in v)
+    return (type(v) is list and len(v) == 4 and set(map(type, v)) == _INT
+            and lo <= min(v) and max(v) <= hi)
+
+
+_INT = {int}
 
 
 def _decode_hand(data: list[Any], offset: int) -> HandRecord:
@@ -287,7 +292,8 @@ def _decode_hand(data: list[Any], offset: int) -> HandRecord:
                 and (tricks is None or _small_ints(tricks, 0, 13))
                 and (scores is None or _small_ints(scores, -SCORE_LIMIT, SCORE_LIMIT))
                 and _small_ints(totals, -SCORE_LIMIT, SCORE_LIMIT) and deal is None):
-            return HandRecord(deal_number, dealer, [(b >> 4, b & 15) for b in calls], revealed,
+            return HandRecord(deal_number, dealer, list(map(_CALL_PAIRS.__getitem__, calls)),
+                              revealed,
                               trump, plays, timer, tricks, scores, totals, None)
     return _decode_hand_checked(data, offset)
 

@@ -294,8 +294,8 @@ class _HandReplay:
                 v.add("pass-not-allowed" if no_bid else
                       _CALL_KINDS.get(problem.kind, "bid-out-of-range"), str(problem), hand=n,
                       seat=seat, offset=self.offset)
-                if no_bid:
-                    raise _Abandon
+                if no_bid or (state.rules.bidding == "personal" and not 2 <= code <= 13):
+                    raise _Abandon  # no value to score it by
             state.apply_unchecked(action)
         if state.phase == Phase.BID:
             v.add("bidding-incomplete", f"the bidding stops before it is over: seat "
