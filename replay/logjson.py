@@ -275,7 +275,12 @@ def loads(text: str) -> bytes:
 
 
 def dumps(data: bytes, path: str | None = None) -> str:
-    return json.dumps(to_json(data, path), ensure_ascii=False, indent=1)
+    """The JSON text of a log: one record a line, so a diff of two logs reads by record."""
+    doc = to_json(data, path)
+    records = doc.pop("records")
+    head = json.dumps(doc, ensure_ascii=False)[:-1]
+    lines = ",\n".join(json.dumps(r, ensure_ascii=False) for r in records)
+    return head + ', "records": [\n' + lines + "\n]}"
 
 
 __all__ = ["JSON_FORMAT", "dumps", "from_json", "loads", "record_from_json", "to_json"]
