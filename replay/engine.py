@@ -458,9 +458,11 @@ class MatchState:
             return 0
         rules, totals, bids = self.rules, self.totals, self._bids
         record = self.hand.calls
+        low = None if rules.min_bid_steps else rules.min_bid  # the same for every seat
         n = 0
         for seat, bid in calls:
-            if seat != self.current_player or not rules.lowest_bid(totals[seat]) <= bid <= 13:
+            if seat != self.current_player or not (
+                    low if low is not None else rules.lowest_bid(totals[seat])) <= bid <= 13:
                 break
             bids[seat] = bid
             record.append((seat, BID_BASE + bid))

@@ -244,6 +244,8 @@ def decode_record(data: Any, offset: int) -> Record:
     if not isinstance(data, list) or not data:
         raise LogError(f"expected a record (a msgpack array), found {_show(data)}", offset)
     kind = data[0]
+    if type(kind) is not int:
+        raise LogError(f"unknown record type {_show(kind)}", offset)
     if kind == HAND:
         return _decode_hand(data, offset)
     if kind == HEADER:
@@ -267,9 +269,20 @@ _CARD_BYTES = bytes(range(52))
 _CALL_PAIRS = tuple((b >> 4, b & 15) for b in range(256))
 
 
-def _small_ints(v: Any, lo: int, hi: int) -> bool:
-    return (type(v) is list and len(v) == 4 and set(map(type, v)) == _INT
-            and lo <= min(v) and max(v) <= hi)
+def _claims_ok(tricks: Any, scores: Any, totals: Any) -> bool:
+    """The claims of a played hand (three lists of four) or a cancelled one (totals only)."""
+    if type(totals) is not list or len(totals) != 4:
+        return False
+    if tricks is None and scores is None:
+        numbers = totals
+    elif type(tricks) is list and type(scores) is list and len(tricks) == len(scores) == 4:
+        if set(map(type, tricks)) != _INT or min(tricks) < 0 or max(tricks) > 13:
+            return False
+        numbers = scores + totals
+    else:
+        return False
+    return set(map(type, numbers)) == _INT and min(numbers) >= -SCORE_LIMIT \
+        and max(numbers) <= SCORE_LIMIT
 
 
 _INT = {int}
@@ -288,10 +301,8 @@ def _decode_hand(data: list[Any], offset: int) -> HandRecord:
                 and (trump is None or (type(trump) is int and 0 <= trump <= 3))
                 and type(plays) is bytes and len(plays) <= 52
                 and not plays.translate(None, _CARD_BYTES)
-                and type(timer) is int and 0 <= timer < 1 << 64
-                and (tricks is None or _small_ints(tricks, 0, 13))
-                and (scores is None or _small_ints(scores, -SCORE_LIMIT, SCORE_LIMIT))
-                and _small_ints(totals, -SCORE_LIMIT, SCORE_LIMIT) and deal is None):
+                and type(timer) is int and 0 <= timer < 1 << 64 and deal is None
+                and _claims_ok(tricks, scores, totals)):
             return HandRecord(deal_number, dealer, list(map(_CALL_PAIRS.__getitem__, calls)),
                               revealed,
                               trump, plays, timer, tricks, scores, totals, None)
@@ -488,18 +499,21 @@ def _parse(data: bytes) -> ParsedLog:
             raise LogError("record is not in canonical msgpack form", pos)
         if header is None and not (isinstance(obj, list) and len(obj) >= 2 and obj[0] == HEADER):
             raise LogError(_NOT_A_LOG, 0)
-        rec = decode_record(obj, pos)
         if signature is not None:
             raise LogError("a record follows the signature", pos)
+        if type(obj) is list and obj and type(obj[0]) is int and obj[0] == HAND \
+                and end is None:  # the common case, first
+            hands.append(_decode_hand(obj, pos))
+            offsets.append(pos)
+            pos = end_pos
+            continue
+        rec = decode_record(obj, pos)
         if isinstance(rec, Header):
             if header is not None:
                 raise LogError("a second header record", pos)
             header = rec
         elif isinstance(rec, HandRecord):
-            if end is not None:
-                raise LogError("a hand record follows the end record", pos)
-            hands.append(rec)
-            offsets.append(pos)
+            raise LogError("a hand record follows the end record", pos)
         elif isinstance(rec, EndRecord):
             if end is not None:
                 raise LogError("a second end record", pos)

@@ -214,3 +214,20 @@ def test_format_doc_dump_is_the_real_log() -> None:
     log = play_logged_match("classic", seed=seed_bytes("format-doc"))
     doc = (Path(__file__).parent.parent / "docs" / "FORMAT.md").read_text(encoding="utf-8")
     assert "\n".join(annotate(log, max_hands=2)) in doc
+
+
+@pytest.mark.parametrize("record, message", [
+    (5, "expected a record (a msgpack array), found 5"),
+    ([], "expected a record (a msgpack array)"),
+    ({"a": 1}, "found a map"),
+    ([True, 1], "unknown record type True"),
+    ([9, 1, 2], "unknown record type 9"),
+    ("text", "expected a record"),
+    ([0, "tarneeb-log", 1], "header record: has 3 fields"),
+])
+def test_wrong_records_after_the_header(logs: dict[str, bytes], record: object,
+                                        message: str) -> None:
+    at = parse_log(logs["eram41"]).offsets[0]
+    with pytest.raises(LogError) as e:
+        parse_log(logs["eram41"][:at] + msgpack.packb(record))
+    assert message in str(e.value) and e.value.offset == at
