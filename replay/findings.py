@@ -54,6 +54,15 @@ KINDS: dict[str, str] = {
 }
 
 
+def place(empty: str = "match", **parts: object) -> str:
+    """Where something happened, as a player says it: the parts that are known, in order.
+
+    >>> place(hand=3, trick=None, seat=1), place(hand=None)
+    ('hand 3, seat 1', 'match')
+    """
+    return ", ".join(f"{k} {v}" for k, v in parts.items() if v is not None) or empty
+
+
 @dataclass
 class Finding:
     kind: str
@@ -69,14 +78,7 @@ class Finding:
             raise ValueError(f"unknown finding kind {self.kind!r}")
 
     def where(self) -> str:
-        parts = []
-        if self.hand is not None:
-            parts.append(f"hand {self.hand}")
-        if self.trick is not None:
-            parts.append(f"trick {self.trick}")
-        if self.seat is not None:
-            parts.append(f"seat {self.seat}")
-        return ", ".join(parts) if parts else "match"
+        return place(hand=self.hand, trick=self.trick, seat=self.seat)
 
     def __str__(self) -> str:
         return f"{self.where()}: {self.message}"

@@ -56,6 +56,7 @@ from .engine import (
     is_play,
     trick_winner,
 )
+from .findings import place
 from .logformat import (
     PASS_CODE,
     BatchProof,
@@ -99,9 +100,7 @@ class Alteration:
 
     def where(self) -> str:
         """``hand 3, trick 5, seat 1`` (or ``match``), as findings say it."""
-        parts = [f"{k} {v}" for k, v in (("hand", self.hand), ("trick", self.trick),
-                                         ("seat", self.seat)) if v is not None]
-        return ", ".join(parts) if parts else "match"
+        return place(hand=self.hand, trick=self.trick, seat=self.seat)
 
 
 Altered = tuple[bytes, Alteration]
@@ -181,7 +180,9 @@ def alter(name: str, data: bytes, *, choice: int = 0, hand: int | None = None,
 # ---------------------------------------------------------------- reading and writing
 
 @dataclass
-class _Log:
+class EditableLog:
+    """A log's records, to change in place and write again with :func:`rewrite`."""
+
     header: Header
     hands: list[HandRecord]
     end: EndRecord | None
@@ -192,14 +193,30 @@ class _Log:
         return self.header.rules
 
 
-def _open(data: bytes) -> _Log:
+def rewrite(data: bytes, change: Callable[[EditableLog], None],
+            resign: Ed25519PrivateKey | None = None) -> bytes:
+    """The log after ``change`` edits its records in place, re-encoded; signed again with
+    ``resign``, else with its old signature (which then no longer matches).
+
+    >>> from tarneeb.replay.simulate import play_logged_match
+    >>> log = play_logged_match("eram41", seed=b"rewrite doc")
+    >>> rewrite(log, lambda rec: None) == log
+    True
+    """
+    log = _open(data)
+    change(log)
+    return _close(log, resign)
+
+
+def _open(data: bytes) -> EditableLog:
     log = parse_log(data)
     if log.cut_short is not None:
         raise NotApplicable("the log is cut short already")
-    return _Log(log.header, log.hands, log.end, log.signature)
+    return EditableLog(log.header, log.hands, log.end, log.signature)
 
 
-def _close(log: _Log, resign: Ed25519PrivateKey | None, keep_signature: bool = True) -> bytes:
+def _close(log: EditableLog, resign: Ed25519PrivateKey | None,
+           keep_signature: bool = True) -> bytes:
     out = BytesIO()
     w = LogWriter(out)
     w.write(log.header)
@@ -216,7 +233,7 @@ def _close(log: _Log, resign: Ed25519PrivateKey | None, keep_signature: bool = T
 
 # ---------------------------------------------------------------- replaying the clean log
 
-def _deriver(log: _Log) -> DealDeriver | None:
+def _deriver(log: EditableLog) -> DealDeriver | None:
     h = log.header
     if h.server_commitment is None or log.end is None or log.end.server_seed is None \
             or h.client_seeds is None:
@@ -224,7 +241,7 @@ def _deriver(log: _Log) -> DealDeriver | None:
     return DealDeriver(log.end.server_seed, h.match_id, tuple(h.client_seeds))
 
 
-def _deal_of(log: _Log, deriver: DealDeriver | None, n: int,
+def _deal_of(log: EditableLog, deriver: DealDeriver | None, n: int,
              dealer: int) -> tuple[tuple[int, int, int, int], int | None]:
     if deriver is not None:
         deck = deriver.deck(n)
@@ -247,7 +264,7 @@ def _actions(rec: HandRecord) -> list[tuple[str, Action]]:
 Visit = Callable[[MatchState, int, Action], None]
 
 
-def _replay(log: _Log, upto: int | None = None, visit: Visit | None = None) -> list[Hand]:
+def _replay(log: EditableLog, upto: int | None = None, visit: Visit | None = None) -> list[Hand]:
     """The engine's hands of a clean log, up to hand ``upto`` (all by default).
 
     ``visit(state, move, action)`` sees every move of hand ``upto`` before it is taken.
@@ -295,7 +312,7 @@ def _misplay_kind(hand: Hand, k: int, card: int) -> str:
     return "card-not-held" if _owner(hand, card) in already else "played-out-of-turn"
 
 
-def _pick_hand(log: _Log, rng: random.Random, hand: int | None,
+def _pick_hand(log: EditableLog, rng: random.Random, hand: int | None,
                ok: Callable[[HandRecord], bool], what: str) -> int:
     if hand is not None:
         if not 0 <= hand < len(log.hands):
@@ -317,7 +334,7 @@ def _cancelled(rec: HandRecord) -> bool:
     return not rec.plays and rec.tricks is None
 
 
-def _totals_before(log: _Log, n: int) -> list[int]:
+def _totals_before(log: EditableLog, n: int) -> list[int]:
     return list(log.hands[n - 1].totals) if n > 0 else [0, 0, 0, 0]
 
 
@@ -728,7 +745,7 @@ def _bid_calls(rec: HandRecord) -> list[int]:
     return [i for i, (_, code) in enumerate(rec.calls) if code != PASS_CODE]
 
 
-def _set_call(log: _Log, n: int, i: int, code: int) -> HandRecord:
+def _set_call(log: EditableLog, n: int, i: int, code: int) -> HandRecord:
     rec = log.hands[n]
     calls = list(rec.calls)
     calls[i] = (calls[i][0], code)
@@ -998,7 +1015,7 @@ def raise_cancelled_bids(data: bytes, *, choice: int = 0, hand: int | None = Non
 
 # ---------------------------------------------------------------- plays
 
-def _set_plays(log: _Log, n: int, plays: bytes) -> HandRecord:
+def _set_plays(log: EditableLog, n: int, plays: bytes) -> HandRecord:
     rec = log.hands[n]
     log.hands[n] = dataclasses.replace(rec, plays=plays)
     return rec
@@ -1183,7 +1200,7 @@ def mark_timer(data: bytes, *, choice: int = 0, hand: int | None = None,
 
 # ---------------------------------------------------------------- claims
 
-def _claim(log: _Log, n: int, field: str, seat: int, delta: int) -> tuple[int, int]:
+def _claim(log: EditableLog, n: int, field: str, seat: int, delta: int) -> tuple[int, int]:
     rec = log.hands[n]
     values = list(getattr(rec, field))
     old = values[seat]

@@ -54,6 +54,7 @@ from tarneeb.replay.engine import (
     describe_action,
     is_play,
 )
+from tarneeb.replay.findings import place
 from tarneeb.replay.logformat import LogError, ParsedLog, parse_log
 from tarneeb.replay.replayer import verify_log
 from tarneeb.replay.rules import RuleSet
@@ -191,16 +192,8 @@ class Disagreement:
         return self.kind in ENGINE_FAILURES
 
     def where(self) -> str:
-        parts = []
-        if self.hand is not None:
-            parts.append(f"hand {self.hand}")
-        if self.trick is not None:
-            parts.append(f"trick {self.trick}")
-        if self.seat is not None:
-            parts.append(f"seat {self.seat}")
-        if self.move is not None:
-            parts.append(f"move {self.move}")
-        return ", ".join(parts) if parts else "match start"
+        return place("match start", hand=self.hand, trick=self.trick, seat=self.seat,
+                     move=self.move)
 
     def __str__(self) -> str:
         return f"{self.where()}: {self.message}"

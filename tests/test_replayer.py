@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.audit.signing import public_key_raw, sign
+from tarneeb.audit.signing import public_key_raw
 from tarneeb.replay.engine import team_of
 from tarneeb.replay.logformat import (
     EndRecord,
     HandRecord,
-    LogWriter,
-    ParsedLog,
     encode_record,
     parse_log,
 )
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
+from tarneeb.replay.tamper import EditableLog, rewrite
 
 SEED = b"test-replayer"
 
@@ -31,26 +28,6 @@ def logs() -> dict[str, bytes]:
 
 def key_for(name: str) -> Ed25519PrivateKey:
     return MatchSecrets(SEED + name.encode()).key
-
-
-def rewrite(log: bytes, key: Ed25519PrivateKey | None,
-            change: Callable[[ParsedLog], None]) -> bytes:
-    """Re-encode a log after ``change`` edits its records; re-sign with ``key`` if given."""
-    p = parse_log(log)
-    change(p)
-    import io
-    out = io.BytesIO()
-    w = LogWriter(out)
-    w.write(p.header)
-    for h in p.hands:
-        w.write(h)
-    if p.end is not None:
-        w.write(p.end)
-    if key is not None:
-        w.sign(lambda data: sign(key, data))
-    elif p.signature is not None:
-        w.write(p.signature)
-    return out.getvalue()
 
 
 def kinds(log: bytes) -> list[str]:
@@ -116,9 +93,9 @@ def test_log_cut_inside_a_record_is_exit_2_with_offset(logs: dict[str, bytes]) -
 
 
 def test_wrong_claimed_total_names_hand_and_seat(logs: dict[str, bytes]) -> None:
-    def change(p: ParsedLog) -> None:
+    def change(p: EditableLog) -> None:
         p.hands[2].totals[1] += 1
-    v = verify_bytes(rewrite(logs["sahrat400"], key_for("sahrat400"), change))
+    v = verify_bytes(rewrite(logs["sahrat400"], change, key_for("sahrat400")))
     assert [(f.kind, f.hand, f.seat) for f in v.findings] == [("wrong-total", 2, 1)]
     assert "running total" in v.findings[0].message
 
@@ -127,11 +104,11 @@ def test_wrong_hand_score_and_trick_count(logs: dict[str, bytes]) -> None:
     p0 = parse_log(logs["eram41"])
     k = next(i for i, h in enumerate(p0.hands) if h.plays)
 
-    def change(p: ParsedLog) -> None:
+    def change(p: EditableLog) -> None:
         p.hands[k].scores[3] = -p.hands[k].scores[3] or 5
         p.hands[k].tricks[0], p.hands[k].tricks[1] = p.hands[k].tricks[1] + 1, p.hands[k].tricks[0]
     found = {(f.kind, f.hand) for f in verify_bytes(
-        rewrite(logs["eram41"], key_for("eram41"), change)).findings}
+        rewrite(logs["eram41"], change, key_for("eram41"))).findings}
     assert ("wrong-hand-score", k) in found and ("wrong-trick-count", k) in found
 
 
@@ -139,24 +116,24 @@ def test_changed_bid_is_found(logs: dict[str, bytes]) -> None:
     p0 = parse_log(logs["qahwa41"])
     k = next(i for i, h in enumerate(p0.hands) if h.plays)
 
-    def change(p: ParsedLog) -> None:
+    def change(p: EditableLog) -> None:
         seat, bid = p.hands[k].calls[0]
         p.hands[k].calls[0] = (seat, 14 - bid if bid != 7 else 8)
-    v = verify_bytes(rewrite(logs["qahwa41"], key_for("qahwa41"), change))
+    v = verify_bytes(rewrite(logs["qahwa41"], change, key_for("qahwa41")))
     assert v.findings and all(f.hand == k for f in v.findings if f.hand is not None)
 
 
 def test_bid_out_of_range_and_out_of_turn(logs: dict[str, bytes]) -> None:
-    def low(p: ParsedLog) -> None:
+    def low(p: EditableLog) -> None:
         seat, _ = p.hands[0].calls[1]
         p.hands[0].calls[1] = (seat, 1)
-    v = verify_bytes(rewrite(logs["eram41"], key_for("eram41"), low))
+    v = verify_bytes(rewrite(logs["eram41"], low, key_for("eram41")))
     assert (v.findings[0].kind, v.findings[0].hand) == ("bid-out-of-range", 0)
 
-    def turn(p: ParsedLog) -> None:
+    def turn(p: EditableLog) -> None:
         c = p.hands[0].calls
         c[0], c[1] = c[1], c[0]
-    v = verify_bytes(rewrite(logs["eram41"], key_for("eram41"), turn))
+    v = verify_bytes(rewrite(logs["eram41"], turn, key_for("eram41")))
     assert (v.findings[0].kind, v.findings[0].hand) == ("bid-out-of-turn", 0)
     assert any("could not be replayed" in n for n in v.notes)
 
@@ -165,11 +142,11 @@ def test_swapped_plays_are_found_in_that_hand(logs: dict[str, bytes]) -> None:
     p0 = parse_log(logs["classic"])
     k = next(i for i, h in enumerate(p0.hands) if h.plays)
 
-    def change(p: ParsedLog) -> None:
+    def change(p: EditableLog) -> None:
         plays = bytearray(p.hands[k].plays)
         plays[5], plays[6] = plays[6], plays[5]
         p.hands[k].plays = bytes(plays)
-    v = verify_bytes(rewrite(logs["classic"], key_for("classic"), change))
+    v = verify_bytes(rewrite(logs["classic"], change, key_for("classic")))
     assert v.findings[0].hand == k and v.findings[0].trick == 2
     assert v.findings[0].kind in ("played-out-of-turn", "renege", "wrong-trick-count")
 
@@ -178,58 +155,58 @@ def test_winner_declared_wrongly_too_early_or_not_at_all(logs: dict[str, bytes])
     key = key_for("sahrat41")
     winner = parse_log(logs["sahrat41"]).end.winner
 
-    def wrong(p: ParsedLog) -> None:
+    def wrong(p: EditableLog) -> None:
         p.end.winner = 1 - winner
-    assert kinds(rewrite(logs["sahrat41"], key, wrong)) == ["wrong-winner"]
+    assert kinds(rewrite(logs["sahrat41"], wrong, key)) == ["wrong-winner"]
 
-    def none(p: ParsedLog) -> None:
+    def none(p: EditableLog) -> None:
         p.end.winner = None
-    assert kinds(rewrite(logs["sahrat41"], key, none)) == ["no-winner"]
+    assert kinds(rewrite(logs["sahrat41"], none, key)) == ["no-winner"]
 
-    def early(p: ParsedLog) -> None:
+    def early(p: EditableLog) -> None:
         del p.hands[-1]
-    assert kinds(rewrite(logs["sahrat41"], key, early)) == ["winner-too-early"]
+    assert kinds(rewrite(logs["sahrat41"], early, key)) == ["winner-too-early"]
 
 
 def test_hand_after_the_win(logs: dict[str, bytes]) -> None:
-    def extra(p: ParsedLog) -> None:
+    def extra(p: EditableLog) -> None:
         last = p.hands[-1]
         p.hands.append(HandRecord(deal_number=last.deal_number + 1, dealer=(last.dealer + 1) % 4,
                                   totals=list(last.totals)))
-    v = verify_bytes(rewrite(logs["eram41"], key_for("eram41"), extra))
+    v = verify_bytes(rewrite(logs["eram41"], extra, key_for("eram41")))
     n = len(parse_log(logs["eram41"]).hands)
     assert [(f.kind, f.hand) for f in v.findings] == [("played-after-win", n)]
 
 
 def test_revealed_card_and_trump(logs: dict[str, bytes]) -> None:
-    def reveal(p: ParsedLog) -> None:
+    def reveal(p: EditableLog) -> None:
         p.hands[0].revealed = (p.hands[0].revealed + 1) % 52
-    v = verify_bytes(rewrite(logs["eram41"], key_for("eram41"), reveal))
+    v = verify_bytes(rewrite(logs["eram41"], reveal, key_for("eram41")))
     assert (v.findings[0].kind, v.findings[0].hand) == ("wrong-revealed-card", 0)
     p0 = parse_log(logs["sahrat400"])
     k = next(i for i, h in enumerate(p0.hands) if h.plays)
 
-    def trump(p: ParsedLog) -> None:
+    def trump(p: EditableLog) -> None:
         p.hands[k].trump = 3
-    v = verify_bytes(rewrite(logs["sahrat400"], key_for("sahrat400"), trump))
+    v = verify_bytes(rewrite(logs["sahrat400"], trump, key_for("sahrat400")))
     assert [(f.kind, f.hand) for f in v.findings] == [("wrong-trump", k)]
 
 
 def test_server_and_client_seeds(logs: dict[str, bytes]) -> None:
-    def server(p: ParsedLog) -> None:
+    def server(p: EditableLog) -> None:
         p.end.server_seed = bytes(32)
-    assert "server-seed" in kinds(rewrite(logs["eram41"], key_for("eram41"), server))
+    assert "server-seed" in kinds(rewrite(logs["eram41"], server, key_for("eram41")))
 
-    def client(p: ParsedLog) -> None:
+    def client(p: EditableLog) -> None:
         p.header.client_seeds[2] = b"another seed"
-    v = verify_bytes(rewrite(logs["eram41"], key_for("eram41"), client))
+    v = verify_bytes(rewrite(logs["eram41"], client, key_for("eram41")))
     assert ("client-seed", 2) in {(f.kind, f.seat) for f in v.findings}
 
 
 def test_first_dealer_must_be_the_drawn_one(logs: dict[str, bytes]) -> None:
-    def change(p: ParsedLog) -> None:
+    def change(p: EditableLog) -> None:
         p.header.first_dealer = (p.header.first_dealer + 1) % 4
-    got = kinds(rewrite(logs["classic"], key_for("classic"), change))
+    got = kinds(rewrite(logs["classic"], change, key_for("classic")))
     assert got == ["wrong-first-dealer"]
 
 
@@ -246,21 +223,21 @@ def test_cancelled_hand_claims() -> None:
     key = MatchSecrets(seed_bytes(f"cancel-{i}")).key
     j = next(x for x in range(len(p.hands)) if p.hands[x].plays)
 
-    def play_it(q: ParsedLog) -> None:
+    def play_it(q: EditableLog) -> None:
         q.hands[k].plays = q.hands[j].plays
     assert ("played-when-cancelled", k) in {
-        (f.kind, f.hand) for f in verify_bytes(rewrite(log, key, play_it)).findings}
+        (f.kind, f.hand) for f in verify_bytes(rewrite(log, play_it, key)).findings}
 
-    def drop_it(q: ParsedLog) -> None:
+    def drop_it(q: EditableLog) -> None:
         q.hands[j].plays = b""
     assert ("cancelled-wrongly", j) in {
-        (f.kind, f.hand) for f in verify_bytes(rewrite(log, key, drop_it)).findings}
+        (f.kind, f.hand) for f in verify_bytes(rewrite(log, drop_it, key)).findings}
 
 
 def test_findings_are_plain_sentences(logs: dict[str, bytes]) -> None:
-    def change(p: ParsedLog) -> None:
+    def change(p: EditableLog) -> None:
         p.hands[1].totals[0] -= 3
-    f = verify_bytes(rewrite(logs["eram41"], key_for("eram41"), change)).findings[0]
+    f = verify_bytes(rewrite(logs["eram41"], change, key_for("eram41"))).findings[0]
     assert str(f) == f"hand 1, seat 0: {f.message}"
     assert f.to_json()["kind"] == "wrong-total"
 
