@@ -62,7 +62,7 @@ from tarneeb.replay.rules import PRESETS, RuleSet, preset
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
 from tarneeb.replay.tamper import REGISTRY, Alteration, NotApplicable
 
-RULE_SETS = ("eram41", "qahwa41", "sahrat41", "sahrat400", "classic")
+RULE_SETS = tuple(PRESETS)
 REGENERATE = "python -m tarneeb.testing.corpus fixtures"
 
 

@@ -18,6 +18,7 @@ from tarneeb.cli.regress_cmd import register
 from tarneeb.replay.engine import MatchState, Phase
 from tarneeb.replay.logformat import parse_log
 from tarneeb.replay.replayer import verify_bytes
+from tarneeb.replay.rules import PRESETS
 from tarneeb.replay.simulate import play_logged_match
 from tarneeb.testing import (
     Disagreement,
@@ -35,7 +36,7 @@ from tarneeb.testing import (
 )
 from tarneeb.testing.adapters import broken_trump, reference
 
-RULE_SETS = ("eram41", "qahwa41", "sahrat41", "sahrat400", "classic")
+RULE_SETS = tuple(PRESETS)
 REFERENCE = "tarneeb.testing.adapters:reference"
 BROKEN = "tarneeb.testing.adapters:broken_trump"
 REPO = Path(__file__).resolve().parent.parent
