@@ -100,6 +100,8 @@ def annotate(data: bytes, max_hands: int | None = None) -> Iterator[str]:
                     yield "…       (further hand records)"
                 pos = end
                 continue
+        if type(kind) is not int:
+            kind = -1
         names = FIELDS.get(kind, [])
         head = len(msgpack.packb(obj, use_bin_type=True)) - sum(
             len(msgpack.packb(x, use_bin_type=True)) for x in obj)
@@ -109,7 +111,11 @@ def annotate(data: bytes, max_hands: int | None = None) -> Iterator[str]:
         for i, value in enumerate(obj):
             raw = msgpack.packb(value, use_bin_type=True)
             name = names[i] if i < len(names) else f"field {i}"
-            yield from _rows(at, raw, f"{name}: {_meaning(kind, name, value)}", "  ")
+            try:
+                meaning = _meaning(kind, name, value)
+            except (TypeError, ValueError, IndexError, AttributeError, KeyError):
+                meaning = f"{value!r:.40} (not what a log holds here)"
+            yield from _rows(at, raw, f"{name}: {meaning}", "  ")
             at += len(raw)
         pos = end
     if pos < len(data):

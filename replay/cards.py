@@ -117,6 +117,8 @@ def mask_of(cards: Iterable[Card]) -> Mask:
 
 def cards_of(mask: Mask) -> list[Card]:
     """The cards of a mask, lowest first."""
+    if mask < 0:
+        raise CardError(f"not a set of cards: {mask} is negative")
     out = []
     while mask:
         low = mask & -mask
