@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from rich.markup import escape
+
 from .cards import SUIT_SYMBOLS, card_name, format_hand
 from .engine import PASS, Hand, describe_action, team_totals
 from .findings import Verdict
@@ -49,11 +51,18 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
         label = "computer" if s.computer else "human"
         yield f"  seat {seat} ({TEAMS[seat & 1]}): {s.name} [{label}]".replace("[c", "\\[c") \
             .replace("[h", "\\[h")
+    timers = {rec.deal_number: rec.timer for rec in log.hands}
     for hand in history:
         if only_hand is not None and hand.deal_number != only_hand:
             continue
         yield ""
-        yield from _narrate_hand(log, hand)
+        yield from _narrate_hand(log, hand, timers.get(hand.deal_number, 0))
+        for f in verdict.findings:
+            if f.hand == hand.deal_number:
+                yield f"  [red]! {escape(str(f))}[/red]"
+    if any(rec.timer for rec in log.hands):
+        yield ""
+        yield "⏱ a move the turn timer made"
     if only_hand is None:
         yield ""
         if log.end is not None and log.end.winner is not None:
@@ -64,8 +73,12 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
             yield f"[red]Verdict: {len(verdict.findings)} finding(s); run tarneeb verify[/red]"
 
 
-def _narrate_hand(log: ParsedLog, hand: Hand) -> Iterator[str]:
+def _narrate_hand(log: ParsedLog, hand: Hand, timer: int) -> Iterator[str]:
+    """One hand; ``timer`` marks the moves the turn timer made (bit k: move k)."""
     r = log.header.rules
+    mark = "[dim]⏱[/dim]"
+    n_calls = len(hand.calls)
+    first_play = n_calls + (1 if hand.declarer is not None else 0)
     yield f"[bold]Hand {hand.deal_number}[/bold] — dealer: seat {hand.dealer}"
     if any(hand.hands):
         for seat in range(4):
@@ -73,20 +86,23 @@ def _narrate_hand(log: ParsedLog, hand: Hand) -> Iterator[str]:
     if r.reveals_card and hand.thirteenth is not None:
         yield f"  revealed: {suit_markup(hand.thirteenth)} → trump {_suit(hand.trump)}"
     calls = ", ".join(f"seat {s} {'pass' if a == PASS else describe_action(a)[4:]}"
-                      for s, a in hand.calls)
+                      + (mark if timer >> k & 1 else "") for k, (s, a) in enumerate(hand.calls))
     yield f"  {'auction' if r.bidding == 'auction' else 'bids'}: {calls}"
     if hand.cancelled:
-        yield "  [yellow]cancelled: the bids were too low; the next dealer deals[/yellow]"
+        why = "all four passed" if r.bidding == "auction" else "the bids were too low"
+        yield f"  [yellow]cancelled: {why}; the next dealer deals[/yellow]"
         return
     if hand.declarer is not None:
         yield f"  seat {hand.declarer} wins the auction with {hand.contract} and names " \
-              f"trump {_suit(hand.trump)}"
+              f"trump {_suit(hand.trump)}" + (mark if timer >> n_calls & 1 else "")
     elif not r.reveals_card:
         yield f"  trump: {_suit(hand.trump)}"
     for t in range(len(hand.trick_winners)):
         cards = hand.plays[4 * t:4 * t + 4]
         leader = hand.trick_leaders[t]
-        shown = "  ".join(f"{(leader + i) & 3}:{suit_markup(c)}" for i, c in enumerate(cards))
+        shown = "  ".join(f"{(leader + i) & 3}:{suit_markup(c)}"
+                          + (mark if timer >> (first_play + 4 * t + i) & 1 else "")
+                          for i, c in enumerate(cards))
         yield f"  trick {t + 1:2}: {shown}  → seat {hand.trick_winners[t]}"
     yield f"  tricks: {hand.tricks}"
     if hand.scores is not None and hand.totals is not None:

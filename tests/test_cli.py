@@ -169,3 +169,13 @@ def test_import_bad_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     p.write_text("{oops")
     code, _, err = run(capsys, "import", str(p), "-o", str(tmp_path / "y.tlog"))
     assert code == 2 and "not valid JSON" in err and not (tmp_path / "y.tlog").exists()
+
+
+def test_show_marks_timer_moves_and_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    fixtures = Path(__file__).parent.parent / "fixtures"
+    code, out, _ = run(capsys, "show", str(fixtures / "matches" / "classic-timer.tlog"))
+    assert code == 0 and "⏱ a move the turn timer made" in out
+    assert any("⏱" in line and "trick" in line for line in out.splitlines())
+    code, out, _ = run(capsys, "show", str(fixtures / "altered" / "renege-eram41.tlog"))
+    assert code == 0
+    assert "! hand 10, trick 2, seat 0: renege: seat 0 played 3♥ on a ♣ lead" in out
