@@ -25,6 +25,7 @@ Actions are small integers, like cards:
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .cards import (
@@ -447,34 +448,52 @@ class MatchState:
         if len(hand.plays) == 52:
             self._finish_scored()
 
-    def bid_all(self, calls: list[tuple[int, int]]) -> int:
-        """Personal bids ``(seat, n)`` in order, as many as are legal; returns how many.
+    def apply_calls(self, calls: Sequence[tuple[int, Action]]) -> int:
+        """Calls ``(seat, action)`` in order, as many as are legal; returns how many.
 
-        The replayer's fast path for personal bidding, with the rules of :meth:`apply`:
-        it stops before a call out of turn or out of range, leaving the state as
-        call-by-call play would. Auction calls go through :meth:`apply`.
+        The replayer's fast path for the bidding, with the rules of :meth:`apply`: it
+        stops before a call out of turn or against the rules, or when the bidding
+        is over, leaving the state as call-by-call play would.
+
+        >>> from tarneeb.replay.rules import preset
+        >>> from tarneeb.replay.cards import deal_hands
+        >>> m = MatchState(preset("classic"), first_dealer=0)
+        >>> m.deal(deal_hands(list(range(52)), dealer=0))
+        >>> m.apply_calls([(1, bid_action(7)), (2, PASS), (3, bid_action(7))])  # 7 is not higher
+        2
         """
-        if self.phase != Phase.BID or self.rules.bidding != "personal":
+        if self.phase != Phase.BID:
             return 0
         rules, totals, bids = self.rules, self.totals, self._bids
-        record = self.hand.calls
-        low = None if rules.min_bid_steps else rules.min_bid  # the same for every seat
         n = 0
-        for seat, bid in calls:
-            if seat != self.current_player or not (
-                    low if low is not None else rules.lowest_bid(totals[seat])) <= bid <= 13:
+        if rules.bidding == "personal":
+            record = self.hand.calls
+            low = None if rules.min_bid_steps else rules.min_bid  # the same for every seat
+            for seat, action in calls:
+                bid = action - BID_BASE
+                if seat != self.current_player or not (
+                        low if low is not None else rules.lowest_bid(totals[seat])) <= bid <= 13:
+                    break
+                bids[seat] = bid
+                record.append((seat, action))
+                n += 1
+                if seat == self.dealer:
+                    if sum(bids) < self.lowest_total():  # type: ignore[arg-type]
+                        self._finish_cancelled()
+                    else:
+                        self.phase = Phase.PLAY
+                        self.leader = self.current_player = (self.dealer + 1) & 3
+                    break
+                self.current_player = (seat + 1) & 3
+            return n
+        for seat, action in calls:
+            if self.phase != Phase.BID or seat != self.current_player:
                 break
-            bids[seat] = bid
-            record.append((seat, BID_BASE + bid))
+            if action != PASS and not (
+                    max(rules.auction_min, self._highest_call() + 1) <= action - BID_BASE <= 13):
+                break
+            self._bid(action)
             n += 1
-            if seat == self.dealer:
-                if sum(bids) < self.lowest_total():  # type: ignore[arg-type]
-                    self._finish_cancelled()
-                else:
-                    self.phase = Phase.PLAY
-                    self.leader = self.current_player = (self.dealer + 1) & 3
-                break
-            self.current_player = (seat + 1) & 3
         return n
 
     def play_cards(self, cards: bytes | list[Card]) -> int:

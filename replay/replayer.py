@@ -272,7 +272,10 @@ class _HandReplay:
     def _bidding(self) -> None:
         state, rec, v, n = self.state, self.rec, self.v, self.n
         timer = rec.timer
-        move = 0 if timer else state.bid_all(rec.calls)  # the fast path, without timer moves
+        move = 0
+        if not timer:  # the fast path, without timer moves
+            move = state.apply_calls([(s, PASS if c == PASS_CODE else BID_BASE + c)
+                                      for s, c in rec.calls])
         for seat, code in rec.calls[move:]:
             if state.phase != Phase.BID:
                 v.add("bidding-overrun", f"seat {seat}'s call comes after the bidding had ended",
