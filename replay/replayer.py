@@ -7,15 +7,19 @@ and compares the claimed trump, tricks, scores, totals and winner. After a
 finding it keeps going wherever the log can still be read, so one run reports
 everything.
 
->>> verdict = verify_file("fixtures/matches/eram41-01.tlog")  # doctest: +SKIP
->>> verdict.clean, verdict.exit_code  # doctest: +SKIP
-(True, 0)
+>>> from tarneeb.replay.simulate import play_logged_match
+>>> log = play_logged_match("sahrat41", seed=b"replayer doc")  # reproducible: not secret
+>>> verdict = verify_bytes(log, "match.tlog")
+>>> verdict.clean, verdict.exit_code, verdict.deals_proven
+(True, 0, True)
+>>> damaged = bytearray(log); damaged[-1] ^= 1
+>>> [str(f) for f in verify_bytes(bytes(damaged)).findings]  # doctest: +ELLIPSIS
+['match: the signature does not match the log: ...']
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -453,7 +457,5 @@ def _check_end(log: ParsedLog, state: MatchState, v: Verdict) -> None:
     elif actual is None:
         v.add("cut-short", "the match ends unfinished: no team has won", offset=at)
 
-
-VerifyFn = Callable[[str], Verdict]
 
 __all__ = ["verify_bytes", "verify_file", "verify_log"]
