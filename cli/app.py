@@ -12,12 +12,15 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
+from tarneeb.audit.encoding import parse_hex
 from tarneeb.audit.errors import AuditError
+from tarneeb.audit.merkle import verify_inclusion
+from tarneeb.audit.seeds import server_commitment
 from tarneeb.audit.signing import load_private_key_file, load_public_key_file, public_key_raw
 from tarneeb.replay import logjson
 from tarneeb.replay.annotate import annotate
 from tarneeb.replay.findings import Verdict
-from tarneeb.replay.logformat import LogError, parse_log
+from tarneeb.replay.logformat import BatchProof, LogError, parse_log
 from tarneeb.replay.narrate import narrate
 from tarneeb.replay.players import MatchTooLong
 from tarneeb.replay.replayer import verify_file, verify_log
@@ -95,15 +98,21 @@ def verify(
     as_json: Annotated[bool, typer.Option("--json", help="The verdicts as JSON.")] = False,
     key: Annotated[Path | None, typer.Option(
         help="The platform's public key (PEM) to pin; otherwise the key inside the log.")] = None,
+    root: Annotated[str | None, typer.Option(
+        help="The season root the platform published (hex), to pin.")] = None,
 ) -> None:
     """Replay logs and check every deal, move, score and the winner.
 
     Exit code: 0 every log clean, 1 findings, 2 a log unreadable or not a log.
     """
     public = pinned_key(key)
+    try:
+        pinned_root = parse_hex(root, "season root", 32) if root is not None else None
+    except AuditError as e:
+        fail(str(e))
     verdicts = []
     for path in logs:
-        v = verify_file(str(path), public, count_paths=as_json)
+        v = verify_file(str(path), public, count_paths=as_json, root=pinned_root)
         verdicts.append(v)
         if not as_json:
             _print_verdict(v)
@@ -163,6 +172,10 @@ def play(
              "fixtures and demos only).")] = None,
     key: Annotated[Path | None, typer.Option(
         help="Sign with this platform private key (PEM); default: a fresh key.")] = None,
+    season: Annotated[Path | None, typer.Option(
+        help="A season committed with 'tarneeb commit --matches N --json': play one of its "
+             "matches, with its seed and inclusion proof.")] = None,
+    season_match: Annotated[int, typer.Option(help="Which match of --season (0-based).")] = 0,
 ) -> None:
     """Play a whole match between computer players and write its signed log."""
     ruleset = load_rules(rules, option, rules_file)
@@ -172,9 +185,10 @@ def play(
             private = load_private_key_file(key)
         except AuditError as e:
             fail(str(e))
+    server_seed, batch = season_match_of(season, season_match) if season else (None, None)
     try:
         data = play_logged_match(ruleset, seed=seed_bytes(seed) if seed is not None else None,
-                                 key=private)
+                                 key=private, server_seed=server_seed, batch=batch)
     except MatchTooLong as e:
         fail(str(e))
     write_atomically(output, data)
@@ -187,6 +201,23 @@ def play(
     if seed is not None:
         out.print("reproducible run: every seed and the signing key come from --seed; "
                   "they are not secret", markup=False)
+
+
+def season_match_of(path: Path, index: int) -> tuple[bytes, BatchProof]:
+    """Match ``index`` of a season file: its server seed and inclusion proof, checked."""
+    try:
+        doc = json.loads(read_bytes(path))
+        size, root = doc["size"], parse_hex(doc["root"], "season root", 32)
+        entry = next((m for m in doc["matches"] if m["index"] == index), None)
+        if entry is None:
+            fail(f"{path}: the season has no match {index} (matches 0-{size - 1})")
+        seed = parse_hex(entry["server_seed"], f"match {index} server seed", 32)
+        proof = [parse_hex(h, f"match {index} proof", 32) for h in entry["proof"]]
+        verify_inclusion(server_commitment(seed), index, size, proof, root)
+    except (ValueError, KeyError, TypeError) as e:  # JSON, field and proof errors
+        what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+        fail(f"{path}: not a season from 'tarneeb commit --matches N --json': {what}")
+    return seed, BatchProof(index, size, proof, root)
 
 
 # ------------------------------------------------------------------ export / import

@@ -20,6 +20,7 @@ everything.
 from __future__ import annotations
 
 import functools
+import hmac
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -52,7 +53,8 @@ _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimu
                "bid-not-higher": "bid-not-higher", "wrong-phase": "pass-not-allowed"}
 
 
-def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = False) -> Verdict:
+def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = False,
+                root: bytes | None = None) -> Verdict:
     """Verify one log file. Never raises for a bad log: see ``Verdict.error``."""
     try:
         with open(path, "rb") as f:
@@ -61,11 +63,11 @@ def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = 
         v = Verdict(path)
         v.error = f"{path}: cannot read: {e.strerror or e}"
         return v
-    return verify_bytes(data, path, public_key, count_paths)
+    return verify_bytes(data, path, public_key, count_paths, root)
 
 
 def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = None,
-                 count_paths: bool = False) -> Verdict:
+                 count_paths: bool = False, root: bytes | None = None) -> Verdict:
     """Verify a log held in memory."""
     try:
         log = parse_log(data, path)
@@ -73,19 +75,20 @@ def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = No
         v = Verdict(path)
         v.error = str(e)
         return v
-    return verify_log(log, path, public_key, count_paths)
+    return verify_log(log, path, public_key, count_paths, root)
 
 
 def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None,
-               count_paths: bool = False) -> Verdict:
-    """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key.
+               count_paths: bool = False, root: bytes | None = None) -> Verdict:
+    """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key and
+    ``root`` the season root the platform published (when it committed a batch).
 
     ``count_paths`` also fills ``Verdict.paths``, the rule paths the match went through.
     """
     v = Verdict(path)
     _note_rules(log.header.rules, v)
     _check_signature(log, v, public_key)
-    deriver = _check_seeds(log, v)
+    deriver = _check_seeds(log, v, root)
     header = log.header
     first_dealer = header.first_dealer
     if deriver is not None:
@@ -161,8 +164,15 @@ def _public_key(raw: bytes) -> Ed25519PublicKey:
     return public_key_from_raw(raw)
 
 
-def _check_seeds(log: ParsedLog, v: Verdict) -> DealDeriver | None:
+def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None) -> DealDeriver | None:
     h = log.header
+    if root is not None and (h.batch is None or not hmac.compare_digest(h.batch.root, root)):
+        v.add("batch-proof", "the log does not place the match in the published season root "
+              f"{root.hex()[:16]}…" + ("" if h.batch is None else
+                                      f" (it names root {h.batch.root.hex()[:16]}…)"))
+    elif h.batch is not None and root is None:
+        v.notes.append("the season root named in the log was not compared with the published "
+                       "one; pass it to pin it")
     if h.server_commitment is None:
         return None
     seed = log.end.server_seed if log.end is not None else None

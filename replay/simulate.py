@@ -30,7 +30,16 @@ from tarneeb.audit.signing import public_key_raw, sign
 
 from .cards import deal_hands
 from .engine import BID_BASE, PASS, Hand, MatchState
-from .logformat import PASS_CODE, EndRecord, HandRecord, Header, LogWriter, RecordedDeal, Seat
+from .logformat import (
+    PASS_CODE,
+    BatchProof,
+    EndRecord,
+    HandRecord,
+    Header,
+    LogWriter,
+    RecordedDeal,
+    Seat,
+)
 from .players import BotPlayer, Player, play_match
 from .rules import RuleSet, preset
 
@@ -51,15 +60,16 @@ class MatchSecrets:
 
     def __init__(self, seed: bytes | None = None) -> None:
         self.reproducible = seed is not None
+        self.batch: BatchProof | None = None  # where the commitment stands in a season root
         if seed is None:
             self.server_seed = secrets.token_bytes(32)
-            self.client_seeds = [secrets.token_bytes(16) for _ in range(4)]
+            self.client_seeds = [secrets.token_bytes(32) for _ in range(4)]
             self.match_id = secrets.token_bytes(8)
             self.key = Ed25519PrivateKey.generate()
             self.rng_seed = secrets.randbits(64)
         else:
             self.server_seed = _labelled(seed, "server-seed")
-            self.client_seeds = [_labelled(seed, f"client-seed/{s}", 16) for s in range(4)]
+            self.client_seeds = [_labelled(seed, f"client-seed/{s}") for s in range(4)]
             self.match_id = _labelled(seed, "match-id", 8)
             self.key = Ed25519PrivateKey.from_private_bytes(_labelled(seed, "platform-key"))
             self.rng_seed = int.from_bytes(_labelled(seed, "players", 8), "big")
@@ -89,7 +99,9 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
                       key: Ed25519PrivateKey | None = None,
                       names: Sequence[str] = DEFAULT_NAMES,
                       computer: Sequence[bool] = (True, True, True, True),
-                      max_hands: int = 500, seeded: bool = True) -> bytes:
+                      max_hands: int = 500, seeded: bool = True,
+                      server_seed: bytes | None = None,
+                      batch: BatchProof | None = None) -> bytes:
     """Play a match and return its signed log.
 
     ``seed`` makes the run reproducible (every secret derived from it); ``players``
@@ -97,12 +109,17 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
     the platform's key instead of a fresh one. ``seeded=False`` writes the log of a
     platform that does not use the seed protocol: every deal recorded in full, nothing
     committed (the verdict then says the deals are recorded, not proven).
+    ``server_seed`` with ``batch`` plays one match of a season committed up front
+    (``tarneeb commit --matches N``): that match's seed and its inclusion proof.
     """
     if isinstance(rules, str):
         rules = preset(rules)
     s = MatchSecrets(seed)
     if key is not None:
         s.key = key
+    if server_seed is not None:
+        s.server_seed = server_seed
+    s.batch = batch
     if players is None:
         rng = random.Random(s.rng_seed)
         players = [BotPlayer(random.Random(rng.getrandbits(64))) for _ in range(4)]
@@ -129,6 +146,7 @@ def write_log(rules: RuleSet, state: MatchState, flags: Sequence[Sequence[bool]]
         public_key=public_key_raw(s.key.public_key()))
     if seeded:
         header.server_commitment = server_commitment(s.server_seed)
+        header.batch = s.batch
         header.client_commitments = [client_commitment(s.match_id, i, c)
                                      for i, c in enumerate(s.client_seeds)]
         header.client_seeds = list(s.client_seeds)

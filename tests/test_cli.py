@@ -176,6 +176,30 @@ def test_show_marks_timer_moves_and_findings(capsys: pytest.CaptureFixture[str])
     code, out, _ = run(capsys, "show", str(fixtures / "matches" / "classic-timer.tlog"))
     assert code == 0 and "⏱ a move the turn timer made" in out
     assert any("⏱" in line and "trick" in line for line in out.splitlines())
-    code, out, _ = run(capsys, "show", str(fixtures / "altered" / "renege-eram41.tlog"))
+    manifest = json.loads((fixtures / "altered" / "manifest.json").read_text(encoding="utf-8"))
+    entry = next(e for e in manifest if e["file"] == "renege-eram41.tlog")
+    code, out, _ = run(capsys, "show", str(fixtures / "altered" / entry["file"]))
     assert code == 0
-    assert "! hand 10, trick 2, seat 0: renege: seat 0 played 3♥ on a ♣ lead" in out
+    assert f"! hand {entry['hand']}, trick {entry['trick']}, seat {entry['seat']}: renege: " in out
+
+
+def test_play_a_season_match_and_pin_the_root(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "commit", "--matches", "3", "--json")
+    assert code == 0
+    season = tmp_path / "season.json"
+    season.write_text(out)
+    root = json.loads(out)["root"]
+    log = tmp_path / "s.tlog"
+    assert run(capsys, "play", "--rules", "sahrat41", "--season", str(season),
+               "--season-match", "2", "-o", str(log))[0] == 0
+    header = parse_log(log.read_bytes()).header
+    assert header.batch is not None and (header.batch.index, header.batch.size) == (2, 3)
+    code, out, _ = run(capsys, "verify", str(log))
+    assert code == 0 and "season root named in the log was not compared" in out
+    assert run(capsys, "verify", "--root", root, str(log))[0] == 0
+    code, out, _ = run(capsys, "verify", "--root", "00" * 32, str(log))
+    assert code == 1 and "does not place the match in the published season root" in out
+    code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
+                       "--season-match", "3", "-o", str(log))
+    assert code == 2 and "the season has no match 3" in err
