@@ -43,9 +43,9 @@ def main() -> None:
     for name in PRESETS:
         original = (OUT / f"{name}.tlog").read_bytes()
         try:
-            altered, what = alter("replace-played-card", original, choice=3)
+            altered, what = alter("replace-played-card", original, choice=4)
         except NotApplicable:
-            altered, what = alter("swap-plays", original, choice=3)
+            altered, what = alter("swap-plays", original, choice=4)
         copy = OUT / f"{name}-altered.tlog"
         copy.write_bytes(altered)
         print(f"\n# {copy}: {what.where()}: {what.description}")
