@@ -92,7 +92,8 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     header = log.header
     first_dealer = header.first_dealer
     if deriver is not None:
-        v.deals_proven = True
+        # proven only when every seed matches what was committed (and published) before play
+        v.deals_proven = not any(f.kind in ("client-seed", "batch-proof") for f in v.findings)
         drawn = deriver.first_dealer()
         if drawn != first_dealer:
             v.add("wrong-first-dealer", f"the log names seat {first_dealer} as first dealer, "

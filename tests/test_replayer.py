@@ -201,6 +201,7 @@ def test_server_and_client_seeds(logs: dict[str, bytes]) -> None:
         p.header.client_seeds[2] = b"another seed"
     v = verify_bytes(rewrite(logs["eram41"], client, key_for("eram41")))
     assert ("client-seed", 2) in {(f.kind, f.seat) for f in v.findings}
+    assert not v.deals_proven
 
 
 def test_first_dealer_must_be_the_drawn_one(logs: dict[str, bytes]) -> None:
