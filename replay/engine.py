@@ -148,13 +148,18 @@ class Hand:
     declarer: int | None = None  # classic: the auction winner
     contract: int | None = None  # classic: the winning bid
     plays: list[Card] = field(default_factory=list)
-    trick_leaders: list[int] = field(default_factory=list)
     trick_winners: list[int] = field(default_factory=list)
     tricks: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     scores: list[int] | None = None  # hand score per seat (team games: the team's on both)
     totals: list[int] | None = None  # running totals after the hand
     cancelled: bool = False
     winner: int | None = None  # the team that won the match after this hand
+
+    @property
+    def trick_leaders(self) -> list[int]:
+        """The seat that led each trick begun: the first lead, then each trick's winner."""
+        first = self.declarer if self.declarer is not None else (self.dealer + 1) & 3
+        return [first, *self.trick_winners][:(len(self.plays) + 3) // 4]
 
     def bid_of(self, seat: int) -> int | None:
         for s, a in self.calls:
@@ -205,7 +210,7 @@ class MatchState:
             h = self.hand
             other.hand = Hand(h.deal_number, h.dealer, h.hands, h.thirteenth, h.trump,
                               list(h.calls), h.declarer, h.contract, list(h.plays),
-                              list(h.trick_leaders), list(h.trick_winners), list(h.tricks))
+                              list(h.trick_winners), list(h.tricks))
         return other
 
     # ------------------------------------------------------------------ chance
@@ -224,7 +229,7 @@ class MatchState:
             if problem:
                 raise IllegalAction("bad-deal", problem)
         self.hand = Hand(self.deal_number, self.dealer, tuple(hands),  # type: ignore[arg-type]
-                         thirteenth, None, [], None, None, [], [], [], [0, 0, 0, 0])
+                         thirteenth, None, [], None, None, [], [], [0, 0, 0, 0])
         self.hands = list(hands)
         self.trump = self.rules.trump_for_deal(thirteenth) if thirteenth is not None \
             else (self.rules.fixed_trump if self.rules.trump == "fixed" else None)
@@ -434,7 +439,6 @@ class MatchState:
         hand.plays.append(card)
         if not trick:
             self._led = card // 13
-            hand.trick_leaders.append(seat)
         trick.append(card)
         if len(trick) < 4:
             self.current_player = (seat + 1) & 3
@@ -516,7 +520,6 @@ class MatchState:
         hands = self.hands
         hand = self.hand
         plays = hand.plays
-        leaders = hand.trick_leaders
         trump = self.trump
         seat = self.current_player
         trick = self._trick
@@ -546,7 +549,6 @@ class MatchState:
                         or (u3 != led and h3 & lm)):
                     break
                 played |= b0 | b1 | b2 | b3
-                leaders.append(seat)
                 # the trick's winner, unrolled: the highest trump, else the highest of the led suit
                 best, bs, winner = c0, led, seat
                 if u1 == bs:
@@ -590,7 +592,6 @@ class MatchState:
             else:
                 led = card // 13
                 leader = seat
-                leaders.append(seat)
             hands[seat] = held ^ bit
             trick.append(card)
             plays.append(card)
