@@ -42,7 +42,15 @@ from .engine import (
     describe_action,
 )
 from .findings import Verdict
-from .logformat import PASS_CODE, HandRecord, LogError, ParsedLog, parse_log
+from .logformat import (
+    PASS_CODE,
+    EndRecord,
+    HandRecord,
+    Header,
+    LogError,
+    ParsedLog,
+    parse_log,
+)
 from .paths import exercised_paths
 from .rules import PRESETS, RuleSet
 
@@ -204,7 +212,32 @@ def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None) -> DealD
         except AuditError:
             v.add("client-seed", f"seat {seat}'s client seed does not match the commitment it "
                   "made before the seeds were revealed", seat=seat)
-    return DealDeriver(seed, h.match_id, tuple(h.client_seeds))
+    return log_deriver(h, log.end)
+
+
+def log_deriver(header: Header, end: EndRecord | None) -> DealDeriver | None:
+    """The deriver of a log's deals from its revealed seeds, or ``None`` without them.
+
+    It checks nothing: :func:`verify_log` checks the seeds against their commitments.
+    """
+    if header.server_commitment is None or header.client_seeds is None or end is None \
+            or end.server_seed is None:
+        return None
+    return DealDeriver(end.server_seed, header.match_id, tuple(header.client_seeds))
+
+
+Deal = tuple[tuple[int, int, int, int], int | None]
+
+
+def deal_of(rec: HandRecord, deriver: DealDeriver | None, n: int, dealer: int) -> Deal | None:
+    """The four hands and the dealer's 13th card of dealing attempt ``n``: derived from the
+    seeds where the log has them, else as the log records them; ``None`` without either."""
+    if deriver is not None:
+        deck = deriver.deck(n)
+        return deal_hands(deck, dealer), deck[51]
+    if rec.deal is not None:
+        return rec.deal.hands, rec.deal.thirteenth
+    return None
 
 
 class _Abandon(Exception):
@@ -244,26 +277,24 @@ class _HandReplay:
     # -- the deal
     def _deal(self) -> None:
         state, rec, v, n = self.state, self.rec, self.v, self.n
+        deal = deal_of(rec, self.deriver, n, state.dealer)
+        if deal is None:
+            if not self.warned_no_deal:
+                self.warned_no_deal = True
+                v.notes.append("hands without a deal or seeds to derive it are not replayed")
+            raise _Abandon
+        hands, thirteenth = deal
         derived = self.deriver is not None
         if derived:
-            deck = self.deriver.deck(n)
-            hands, thirteenth = deal_hands(deck, state.dealer), deck[51]
-            if rec.deal is not None and (rec.deal.hands != hands
-                                         or rec.deal.thirteenth != thirteenth):
+            if rec.deal is not None and (rec.deal.hands, rec.deal.thirteenth) != deal:
                 v.add("wrong-deal", "the recorded deal is not the one the committed seeds "
                       "produce", hand=n, offset=self.offset)
-        elif rec.deal is not None:
-            hands, thirteenth = rec.deal.hands, rec.deal.thirteenth
+        else:
             problem = check_deal(hands, state.dealer, thirteenth, state.rules.reveals_card)
             if problem:
                 v.add("bad-deal", f"the recorded deal is not a deal: {problem}", hand=n,
                       offset=self.offset)
                 raise _Abandon
-        else:
-            if not self.warned_no_deal:
-                self.warned_no_deal = True
-                v.notes.append("hands without a deal or seeds to derive it are not replayed")
-            raise _Abandon
         state.deal(hands, thirteenth, validate=not derived)
         if state.rules.reveals_card:
             if rec.revealed != thirteenth:
@@ -469,4 +500,4 @@ def _check_end(log: ParsedLog, state: MatchState, v: Verdict) -> None:
         v.add("cut-short", "the match ends unfinished: no team has won", offset=at)
 
 
-__all__ = ["verify_bytes", "verify_file", "verify_log"]
+__all__ = ["deal_of", "log_deriver", "verify_bytes", "verify_file", "verify_log"]

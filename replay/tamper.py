@@ -43,7 +43,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.signing import public_key_raw, sign
 
-from .cards import card_name, cards_of, colour_mate, deal_hands, suit_of
+from .cards import card_name, cards_of, colour_mate, suit_of
 from .engine import (
     BID_BASE,
     PASS,
@@ -68,6 +68,7 @@ from .logformat import (
     SignatureRecord,
     parse_log,
 )
+from .replayer import deal_of, log_deriver
 from .rules import RuleSet
 
 
@@ -234,22 +235,15 @@ def _close(log: EditableLog, resign: Ed25519PrivateKey | None,
 # ---------------------------------------------------------------- replaying the clean log
 
 def _deriver(log: EditableLog) -> DealDeriver | None:
-    h = log.header
-    if h.server_commitment is None or log.end is None or log.end.server_seed is None \
-            or h.client_seeds is None:
-        return None
-    return DealDeriver(log.end.server_seed, h.match_id, tuple(h.client_seeds))
+    return log_deriver(log.header, log.end)
 
 
 def _deal_of(log: EditableLog, deriver: DealDeriver | None, n: int,
              dealer: int) -> tuple[tuple[int, int, int, int], int | None]:
-    if deriver is not None:
-        deck = deriver.deck(n)
-        return deal_hands(deck, dealer), deck[51]
-    rec = log.hands[n]
-    if rec.deal is None:
+    deal = deal_of(log.hands[n], deriver, n, dealer)
+    if deal is None:
         raise NotApplicable("the log has neither seeds nor recorded deals to replay")
-    return rec.deal.hands, rec.deal.thirteenth
+    return deal
 
 
 def _actions(rec: HandRecord) -> list[tuple[str, Action]]:
