@@ -35,8 +35,8 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from tarneeb.replay.cards import deal_hands
-from tarneeb.replay.engine import MatchState, Phase
-from tarneeb.replay.players import BotPlayer, MatchTooLong, Move, shuffled_deals
+from tarneeb.replay.engine import MatchState
+from tarneeb.replay.players import BotPlayer, MatchTooLong, Move, play_match, shuffled_deals
 from tarneeb.replay.rules import (
     PAGE_OPTIONS,
     PRESETS,
@@ -177,11 +177,10 @@ def _steering(steered_hands: int) -> SearchStrategy[dict[str, Any]]:
 def _play(rules: RuleSet, first_dealer: int, steer: dict[str, Any]) -> MatchScript:
     player = _Steered(**steer)
     deal_source = shuffled_deals(random.Random(steer["seed"]))
-    state = MatchState(rules, first_dealer)
-    while not state.is_over and state.deal_number < HARD_CAP:
-        state.deal(*deal_source(state.deal_number, state.dealer))
-        while state.phase not in (Phase.DEAL, Phase.OVER):
-            state.apply(player.choose(state).action)
+    try:
+        state, _ = play_match(rules, first_dealer, deal_source, [player] * 4, max_hands=HARD_CAP)
+    except MatchTooLong as e:  # returned as it stands
+        state = e.state
     return script_from_history(rules, first_dealer, state.history,
                                f"{rules.name} match (seed {steer['seed']})")
 
