@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from tarneeb.replay.rules import PRESETS
-from tarneeb.replay.tamper import NotApplicable, alter
+from tarneeb.testing.alterations import NotApplicable, alter
 
 OUT = Path("out/demo")
 

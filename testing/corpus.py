@@ -15,7 +15,7 @@ hands, asks one side to let the other take every trick) so that the match goes
 through a rare path. Nothing is ever edited in a log.
 
 The altered logs are clean corpus logs changed in exactly one way by
-:mod:`tarneeb.replay.tamper`; ``fixtures/altered/manifest.json`` names the
+:mod:`tarneeb.testing.alterations`; ``fixtures/altered/manifest.json`` names the
 finding each must produce.
 
 >>> spec = MATCHES[0]
@@ -60,7 +60,7 @@ from tarneeb.replay.players import BotPlayer, Move, choose_card
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS, RuleSet, preset
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
-from tarneeb.replay.tamper import REGISTRY, Alteration, NotApplicable
+from tarneeb.testing.alterations import REGISTRY, Alteration, NotApplicable
 
 RULE_SETS = tuple(PRESETS)
 REGENERATE = "python -m tarneeb.testing.corpus fixtures"
@@ -864,7 +864,7 @@ def readme(written: Written) -> str:
         "",
         "## `altered/`: logs altered in exactly one way",
         "",
-        "Each is a clean log of `matches/` changed in one place by `tarneeb.replay.tamper`",
+        "Each is a clean log of `matches/` changed in one place by `tarneeb.testing.alterations`",
         "and, unless the change is to the signature itself, signed again with the",
         "platform's key (as when a platform itself wrote a wrong log), so the rule finding",
         "is what shows. `manifest.json` lists, for each file, the finding it must produce:",

@@ -16,7 +16,7 @@ from tarneeb.replay.logformat import (
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
-from tarneeb.replay.tamper import EditableLog, rewrite
+from tarneeb.testing.alterations import EditableLog, rewrite
 
 SEED = b"test-replayer"
 

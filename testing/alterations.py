@@ -42,9 +42,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.signing import public_key_raw, sign
-
-from .cards import card_name, cards_of, colour_mate, suit_of
-from .engine import (
+from tarneeb.replay.cards import card_name, cards_of, colour_mate, suit_of
+from tarneeb.replay.engine import (
     BID_BASE,
     PASS,
     TRUMP_BASE,
@@ -56,8 +55,8 @@ from .engine import (
     is_play,
     trick_winner,
 )
-from .findings import place
-from .logformat import (
+from tarneeb.replay.findings import place
+from tarneeb.replay.logformat import (
     PASS_CODE,
     BatchProof,
     EndRecord,
@@ -68,8 +67,8 @@ from .logformat import (
     SignatureRecord,
     parse_log,
 )
-from .replayer import deal_of, log_deriver
-from .rules import RuleSet
+from tarneeb.replay.replayer import deal_of, log_deriver
+from tarneeb.replay.rules import RuleSet
 
 
 class NotApplicable(ValueError):

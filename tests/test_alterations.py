@@ -12,14 +12,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tarneeb.replay import tamper
 from tarneeb.replay.findings import Verdict
 from tarneeb.replay.logformat import parse_log
 from tarneeb.replay.players import BotPlayer, MatchTooLong
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS, preset
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-from tarneeb.replay.tamper import (
+from tarneeb.testing import alterations as tamper
+from tarneeb.testing.alterations import (
     REGISTRY,
     Alteration,
     NotApplicable,
