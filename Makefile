@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint fixtures clean
+.PHONY: demo test bench lint fixtures vectors clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ lint: $(STAMP)
 
 fixtures: $(STAMP)
 	$(PY) -m tarneeb.testing.corpus fixtures
+
+vectors: $(STAMP)
+	$(PY) -m tarneeb.audit.vectors fixtures/vectors
+	$(PY) -m tarneeb.replay.vectors fixtures/vectors
 
 clean:
 	rm -rf $(VENV) build *.egg-info

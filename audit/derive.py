@@ -17,9 +17,12 @@ True
 >>> deal = d.deal(0)
 >>> deal.dealer == (d.first_dealer() + 0) % 4, deal.thirteenth == deck[51]
 (True, True)
->>> from tarneeb.replay.rules import PRESETS
->>> deal.trump(PRESETS["qahwa41"]), deal.trump(PRESETS["classic"])
-(2, None)
+>>> deal.seat_of(0) == (deal.dealer + 1) % 4, len(deal.cards(deal.dealer))
+(True, 13)
+
+This layer hands out permutations and positions and knows no rules: which
+trump a deal gives, and the hands as bit masks, are the rules layer's business
+(:mod:`tarneeb.replay.dealing`).
 """
 
 from __future__ import annotations
@@ -28,11 +31,7 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
-from tarneeb.replay.cards import card_name, deal_hands, format_hand
-from tarneeb.replay.rules import RuleSet
+from dataclasses import dataclass
 
 from .encoding import (
     DEAL_TAG,
@@ -191,48 +190,45 @@ def permutation(server_seed: bytes, message: bytes, n: int) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """One dealing attempt: the deck order and what follows from it.
+    """One dealing attempt: the deck order, its number and its dealer.
 
-    ``deck[i]`` is the ``i``-th card dealt; it goes to seat ``(dealer + 1 + i) % 4``.
-    ``hands`` are bit masks (see :mod:`tarneeb.replay.cards`).
+    ``deck[p]`` is the card (0-51) dealt ``p``-th; it goes to seat ``(dealer + 1 + p) % 4``,
+    so the dealer receives last. What the cards mean (hands, trump) is up to the rules.
+
+    >>> deal = Deal(0, 3, tuple(range(52)))
+    >>> deal.seat_of(0), deal.positions(0)[:3], deal.cards(3)[-1]
+    (0, (0, 4, 8), 51)
     """
 
     deal_number: int
     dealer: int
     deck: tuple[int, ...]
-    hands: tuple[int, int, int, int] = field(repr=False)
 
     @classmethod
     def from_deck(cls, deck: Sequence[int], dealer: int, deal_number: int = 0) -> Deal:
-        dealer = check_seat(dealer)
-        return cls(deal_number, dealer, tuple(deck), deal_hands(list(deck), dealer))
+        return cls(deal_number, check_seat(dealer), tuple(deck))
 
     @property
     def thirteenth(self) -> int:
         """The dealer's 13th card: the last card dealt, ``deck[51]``."""
         return self.deck[-1]
 
-    def trump(self, rules: RuleSet) -> int | None:
-        """The trump suit under ``rules`` (0-3), or ``None`` when the auction winner names it."""
-        return rules.trump_for_deal(self.thirteenth)
+    def seat_of(self, position: int) -> int:
+        """The seat that receives the card dealt at ``position`` (0-51)."""
+        return (self.dealer + 1 + position) % SEATS
 
-    def revealed(self, rules: RuleSet) -> int | None:
-        """The card shown to everyone under ``rules`` (the 13th card), or ``None``."""
-        return self.thirteenth if rules.reveals_card else None
+    def positions(self, seat: int) -> tuple[int, ...]:
+        """The deck positions dealt to ``seat``, in the order dealt."""
+        first = (check_seat(seat) - self.dealer - 1) % SEATS
+        return tuple(range(first, len(self.deck), SEATS))
 
-    def format_hands(self, symbols: bool = True) -> list[str]:
-        """Each seat's hand, sorted by suit, high cards first."""
-        return [format_hand(h, symbols) for h in self.hands]
+    def cards(self, seat: int) -> tuple[int, ...]:
+        """The cards dealt to ``seat``, in the order dealt."""
+        return tuple(self.deck[p] for p in self.positions(seat))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "deal_number": self.deal_number,
-            "dealer": self.dealer,
-            "deck": list(self.deck),
-            "deck_names": [card_name(c, symbols=False) for c in self.deck],
-            "hands": [format_hand(h, symbols=False) for h in self.hands],
-            "thirteenth": self.thirteenth,
-        }
+    def to_dict(self) -> dict[str, object]:
+        return {"deal_number": self.deal_number, "dealer": self.dealer,
+                "deck": list(self.deck), "thirteenth": self.thirteenth}
 
 
 _IPAD = bytes(b ^ 0x36 for b in range(256))
@@ -346,8 +342,7 @@ class DealDeriver:
             dealer = self.dealer_for(deal_number)
         elif dealer.__class__ is not int or not 0 <= dealer <= 3:
             check_seat(dealer)
-        deck = self.deck(deal_number)
-        return Deal(deal_number, dealer, tuple(deck), deal_hands(deck, dealer))
+        return Deal(deal_number, dealer, tuple(self.deck(deal_number)))
 
     def verify_deck(self, deal_number: int, deck: Sequence[int]) -> None:
         """Raise :class:`~tarneeb.audit.errors.DealMismatchError` unless ``deck`` is the
@@ -360,17 +355,6 @@ class DealDeriver:
             raise DealMismatchError(
                 f"deal {deal_number}: the recorded deck is not the one the committed seeds "
                 f"produce (first difference at position {pos})")
-
-    def verify_hands(self, deal_number: int, dealer: int,
-                     hands: Sequence[int]) -> None:
-        """Raise :class:`~tarneeb.audit.errors.DealMismatchError` unless the four hands
-        (bit masks, seat order) are the ones the seeds give for ``deal_number`` and ``dealer``."""
-        want = deal_hands(self.deck(deal_number), check_seat(dealer))
-        bad = [s for s in range(SEATS) if s >= len(hands) or hands[s] != want[s]]
-        if len(hands) != SEATS or bad:
-            raise DealMismatchError(
-                f"deal {deal_number}: the hands of seat(s) {', '.join(map(str, bad))} are not "
-                f"the ones the committed seeds produce")
 
 
 def derive_deck(server_seed: bytes, match_id: bytes | str, client_seeds: Sequence[bytes],

@@ -23,9 +23,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tarneeb.replay.cards import SUIT_LETTERS, card_name, cards_of, format_hand
-from tarneeb.replay.rules import PRESETS
-
 from .derive import (
     DECK_SIZE,
     SEATS,
@@ -110,11 +107,6 @@ def _deal_vector(server_seed: bytes, match_id: bytes, seeds: list[bytes], deal_n
     if deck != deriver_deck:  # pragma: no cover - the two paths must agree
         raise AssertionError(f"fast and reference derivations differ for deal {deal_number}")
     deal = Deal.from_deck(deck, dealer, deal_number)
-    trump: dict[str, int | None] = {}
-    revealed: dict[str, int | None] = {}
-    for name, rules in PRESETS.items():
-        trump[name] = deal.trump(rules)
-        revealed[name] = deal.revealed(rules)
     return {
         "deal_number": deal_number,
         "dealer": dealer,
@@ -126,15 +118,8 @@ def _deal_vector(server_seed: bytes, match_id: bytes, seeds: list[bytes], deal_n
         "rejected": [{"offset": d.offset, "bound": d.bound, "value": d.value,
                       "limit": accept_limit(d.bound, 1)} for d in trace if not d.accepted],
         "deck": deck,
-        "deck_names": [card_name(c, symbols=False) for c in deck],
-        "hands": [cards_of(h) for h in deal.hands],
-        "hands_text": [format_hand(h, symbols=False) for h in deal.hands],
+        "cards_by_seat": [sorted(deal.cards(seat)) for seat in range(SEATS)],
         "thirteenth": deal.thirteenth,
-        "thirteenth_name": card_name(deal.thirteenth, symbols=False),
-        "trump": trump,
-        "trump_names": {k: (SUIT_LETTERS[v] if v is not None else "named")
-                        for k, v in trump.items()},
-        "revealed": revealed,
     }
 
 
@@ -188,7 +173,6 @@ def deal_vectors() -> dict[str, Any]:
         "protocol": PROTOCOL,
         "warning": WARNING,
         "card_numbering": CARD_NUMBERING,
-        "trump_numbering": "suit number 0-3 (C D H S); null: named by the auction winner",
         "vectors": vectors,
         "first_dealers": first_dealers,
     }
@@ -282,46 +266,54 @@ def dumps(obj: Any, indent: int = 0) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
+def render(files: dict[str, Any]) -> dict[str, str]:
+    """The text of each vector file, by file name."""
+    return {name: dumps(data) + "\n" for name, data in files.items()}
+
+
 def render_vectors() -> dict[str, str]:
     """Every vector file's text, by file name."""
-    return {name: dumps(data) + "\n" for name, data in build_vectors().items()}
+    return render(build_vectors())
 
 
-def write_vectors(directory: str | Path) -> list[Path]:
+def write_vectors(directory: str | Path, texts: dict[str, str] | None = None) -> list[Path]:
+    """Write the vector files (``texts``, by default this module's) into ``directory``."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in render_vectors().items():
+    for name, text in (render_vectors() if texts is None else texts).items():
         path = out / name
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
 
 
-def check_vectors(directory: str | Path) -> list[str]:
+def check_vectors(directory: str | Path, texts: dict[str, str] | None = None) -> list[str]:
     """The names of the vector files in ``directory`` that differ from what the code gives."""
     out = Path(directory)
     bad = []
-    for name, text in render_vectors().items():
+    for name, text in (render_vectors() if texts is None else texts).items():
         path = out / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             bad.append(name)
     return bad
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, texts: dict[str, str] | None = None,
+         prog: str = "tarneeb.audit.vectors") -> int:
+    """``python -m tarneeb.audit.vectors DIRECTORY [--check]``."""
     args = list(sys.argv[1:] if argv is None else argv)
     check = "--check" in args
     args = [a for a in args if a != "--check"]
     if len(args) != 1:
-        print("usage: python -m tarneeb.audit.vectors DIRECTORY [--check]", file=sys.stderr)
+        print(f"usage: python -m {prog} DIRECTORY [--check]", file=sys.stderr)
         return 2
     if check:
-        bad = check_vectors(args[0])
+        bad = check_vectors(args[0], texts)
         for name in bad:
             print(f"{args[0]}/{name}: differs from what the code gives", file=sys.stderr)
         return 1 if bad else 0
-    for path in write_vectors(args[0]):
+    for path in write_vectors(args[0], texts):
         print(f"wrote {path}")
     return 0
 

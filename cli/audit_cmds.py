@@ -41,6 +41,7 @@ from tarneeb.audit.errors import CommitmentError, MerkleProofError
 from tarneeb.audit.signing import public_path_for
 from tarneeb.audit.vectors import dumps
 from tarneeb.replay.cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
+from tarneeb.replay.dealing import hands_of, revealed_of, trump_of
 from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, load_rules_file
 
 SECRET_NOTE = ("SECRET: the server seed must stay private until its match is over; "
@@ -171,8 +172,9 @@ def deal(
         deriver = DealDeriver(seed, mid, seeds)
         first = deriver.first_dealer()
         d = deriver.deal(deal_number, dealer)
-        trump = d.trump(rule_set)
-        revealed = d.revealed(rule_set)
+        hands = hands_of(d)
+        trump = trump_of(d, rule_set)
+        revealed = revealed_of(d, rule_set)
         if as_json:
             _emit_json({
                 "protocol": PROTOCOL,
@@ -185,8 +187,8 @@ def deal(
                 "deck": list(d.deck),
                 "deck_names": [card_name(c, symbols=False) for c in d.deck],
                 "hands": [[card_name(c, symbols=False) for c in reversed(cards_of(h))]
-                          for h in d.hands],
-                "hands_text": [format_hand(h) for h in d.hands],
+                          for h in hands],
+                "hands_text": [format_hand(h) for h in hands],
                 "thirteenth": card_name(d.thirteenth, symbols=False),
                 "revealed": None if revealed is None else card_name(revealed, symbols=False),
                 "trump": None if trump is None else SUIT_LETTERS[trump],
@@ -197,7 +199,7 @@ def deal(
                    f"{rule_set.name}; first dealer: seat {first}")
         for s in range(4):
             who = " (dealer)" if s == d.dealer else ""
-            typer.echo(f"seat {s}{who}: {format_hand(d.hands[s])}")
+            typer.echo(f"seat {s}{who}: {format_hand(hands[s])}")
         shown = "revealed to all" if revealed is not None else "not shown"
         typer.echo(f"dealer's 13th card: {card_name(d.thirteenth)} ({shown})")
         if trump is None:

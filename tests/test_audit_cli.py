@@ -112,14 +112,16 @@ def test_deal_matches_vector(app, basic):
 
 
 def test_deal_json(app, basic):
-    for dv in basic["deals"]:
+    hands = json.loads((VECTORS / "hands.json").read_text(encoding="utf-8"))
+    named = next(v for v in hands["vectors"] if v["name"] == "basic")["deals"]
+    for dv, hv in zip(basic["deals"], named, strict=True):
         r = run(app, *deal_args(basic, "--deal", dv["deal_number"], "--json"))
         data = json.loads(r.stdout)
         assert data["deck"] == dv["deck"]
         assert data["dealer"] == dv["dealer"]
-        assert data["thirteenth"] == dv["thirteenth_name"]
-        assert data["trump"] == dv["trump_names"]["eram41"]
-        assert data["revealed"] == dv["thirteenth_name"]
+        assert data["thirteenth"] == hv["thirteenth_name"]
+        assert data["trump"] == hv["trump_names"]["eram41"]
+        assert data["revealed"] == hv["thirteenth_name"]
     r = run(app, *deal_args(basic, "--json", "--rules", "classic", "--dealer", 0))
     data = json.loads(r.stdout)
     assert data["trump"] is None and data["revealed"] is None and data["dealer"] == 0

@@ -28,8 +28,8 @@ from tarneeb.audit import (
     shuffle,
 )
 from tarneeb.audit.derive import Draw, uniform_index
-from tarneeb.replay.cards import deal_hands
-from tarneeb.replay.rules import PRESETS
+from tarneeb.replay.cards import deal_hands, mask_of
+from tarneeb.replay.dealing import hands_of
 
 SEED = hashlib.sha256(b"test server seed").digest()
 CLIENTS = [b"north", b"east", b"south", b"west"]
@@ -130,21 +130,16 @@ def test_deal_from_the_deck():
     for k in range(6):
         deal = d.deal(k)
         assert deal.dealer == (first + k) % 4 == d.dealer_for(k)
-        assert deal.hands == deal_hands(d.deck(k), deal.dealer)
-        assert deal.thirteenth == deal.deck[51]
-        assert deal.hands[deal.dealer] >> deal.thirteenth & 1
-        assert all(h.bit_count() == 13 for h in deal.hands)
+        assert deal.thirteenth == deal.deck[51] == deal.cards(deal.dealer)[-1]
+        assert sorted(c for s in range(4) for c in deal.cards(s)) == list(range(52))
+        assert [deal.seat_of(p) for p in deal.positions(2)] == [2] * 13
         assert deal == derive_deal(SEED, "m", CLIENTS, k)
-        suit = deal.thirteenth // 13
-        assert deal.trump(PRESETS["eram41"]) == 3 - suit == deal.trump(PRESETS["sahrat41"])
-        assert deal.trump(PRESETS["qahwa41"]) == 2 == deal.trump(PRESETS["sahrat400"])
-        assert deal.trump(PRESETS["classic"]) is None
-        assert deal.revealed(PRESETS["eram41"]) == deal.thirteenth
-        assert deal.revealed(PRESETS["qahwa41"]) is None
+        # the rules layer turns the positions into hands
+        assert hands_of(deal) == deal_hands(d.deck(k), deal.dealer)
+        assert [mask_of(deal.cards(s)) for s in range(4)] == list(hands_of(deal))
     other = d.deal(0, dealer=(first + 1) % 4)
-    assert other.deck == d.deal(0).deck and other.hands != d.deal(0).hands
-    assert Deal.from_deck(list(range(52)), 3).hands[0] & 1  # card 0 to seat (3+1)%4
-    assert len(d.deal(0).format_hands()) == 4
+    assert other.deck == d.deal(0).deck and other.cards(0) != d.deal(0).cards(0)
+    assert Deal.from_deck(list(range(52)), 3).cards(0)[0] == 0  # card 0 to seat (3+1)%4
     with pytest.raises(AuditInputError, match="seat: 4"):
         d.deal(0, dealer=4)
     assert d.deal(0).to_dict()["deck"] == d.deck(0)
@@ -155,21 +150,16 @@ def test_first_dealer_takes_all_values():
     assert set(seen) == {0, 1, 2, 3}
 
 
-def test_verify_deck_and_hands():
+def test_verify_deck():
     d = DealDeriver(SEED, "m", CLIENTS)
     deck = d.deck(4)
     d.verify_deck(4, deck)
-    d.verify_hands(4, d.dealer_for(4), d.deal(4).hands)
     swapped = deck[:]
     swapped[10], swapped[11] = swapped[11], swapped[10]
     with pytest.raises(DealMismatchError, match=r"deal 4: .*first difference at position 10"):
         d.verify_deck(4, swapped)
     with pytest.raises(DealMismatchError, match="position 52"):
         d.verify_deck(4, [*deck, 0])
-    hands = list(d.deal(4).hands)
-    hands[0], hands[1] = hands[1], hands[0]
-    with pytest.raises(DealMismatchError, match=r"seat\(s\) 0, 1"):
-        d.verify_hands(4, d.dealer_for(4), hands)
 
 
 def test_third_block_fallback_matches_reference():
