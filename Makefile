@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint fixtures vectors clean
+.PHONY: demo test bench lint fixtures vectors clean chromium
 
 $(STAMP): pyproject.toml
 	@# blind dealing needs the system's libsodium (ristretto255); install it when missing
@@ -14,10 +14,15 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# Reports are tested (and the demo's screenshot taken) in Debian's headless Chromium,
+# driven by Playwright; no browser is ever downloaded.
+chromium:
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
+demo: $(STAMP) chromium
 	$(PY) -m tarneeb.cli.demo
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
