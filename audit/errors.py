@@ -55,8 +55,13 @@ class KeyFileError(AuditError):
     """A key file cannot be read, written or parsed."""
 
 
+class WeakKeyError(SignatureError):
+    """A public key of small order or not canonically encoded: no signature under it
+    proves anything."""
+
+
 __all__ = [
     "AuditError", "AuditInputError", "ClientCommitmentError", "CommitmentError",
     "DealMismatchError", "KeyFileError", "MerkleProofError", "ServerCommitmentError",
-    "SignatureError",
+    "SignatureError", "WeakKeyError",
 ]

@@ -27,14 +27,15 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from .errors import AuditInputError, KeyFileError, SignatureError
+from .errors import AuditInputError, KeyFileError, SignatureError, WeakKeyError
 
 SIGNATURE_LEN = 64
 RAW_KEY_LEN = 32
 
 __all__ = [
-    "Ed25519PrivateKey", "Ed25519PublicKey", "generate_key_pair", "generate_private_key", "key_id",
-    "load_private_key", "load_private_key_file", "load_public_key", "load_public_key_file",
+    "Ed25519PrivateKey", "Ed25519PublicKey", "check_public_key", "generate_key_pair",
+    "generate_private_key", "key_id", "load_keys_file", "load_private_key",
+    "load_private_key_file", "load_public_key", "load_public_key_file", "parse_keys",
     "private_key_from_raw", "private_key_pem", "public_key_from_raw", "public_key_pem",
     "public_key_raw", "public_path_for", "sign", "verify", "write_key_pair",
 ]
@@ -62,10 +63,48 @@ def private_key_from_raw(raw: bytes) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(raw)
 
 
-def public_key_from_raw(raw: bytes) -> Ed25519PublicKey:
-    """A public key from its 32 raw bytes (RFC 8032 encoding)."""
+# Edwards25519: the field prime, and the y coordinates of its eight points of small
+# order (1, 2, 4 and 8): the identity (y = 1), the point of order 2 (y = p - 1), the two
+# of order 4 (y = 0) and the four of order 8. Any encoding whose y is one of these (either
+# sign bit) is a small-order point; these are libsodium's blocklist, and
+# tests/test_audit_signing.py derives them again from the curve equation.
+_P = 2**255 - 19
+_Y8 = 0x7A03AC9277FDC74EC6CC392CFA53202A0F67100D760B3CBA4FD84D3D706A17C7
+SMALL_ORDER_Y = frozenset({0, 1, _P - 1, _Y8, _P - _Y8})
+
+
+def check_public_key(raw: bytes) -> None:
+    """Refuse a weak Ed25519 public key: raise :class:`~tarneeb.audit.errors.WeakKeyError`
+    for a non-canonical encoding (y ≥ p, or a sign bit on a point whose x is 0) or a point
+    of small order (the identity and the seven others).
+
+    OpenSSL accepts such keys, and a signature under them can verify for any message:
+    with the identity point as key, ``01 00…00 ‖ 00…00`` verifies for everything. So
+    a signature under a weak key proves nothing.
+
+    >>> check_public_key(public_key_raw(private_key_from_raw(bytes(32)).public_key()))
+    >>> try:
+    ...     check_public_key(bytes([1]) + bytes(31))
+    ... except WeakKeyError as e:
+    ...     print(e)
+    weak Ed25519 public key 0100000000000000…: a point of small order (the identity)
+    """
     if not isinstance(raw, bytes) or len(raw) != RAW_KEY_LEN:
         raise AuditInputError(f"Ed25519 public key must be {RAW_KEY_LEN} raw bytes")
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    what = None
+    if y >= _P:
+        what = "not canonically encoded (y ≥ p)"
+    elif y in SMALL_ORDER_Y:
+        what = "a point of small order" + (" (the identity)" if y == 1 else "")
+    if what is not None:
+        raise WeakKeyError(f"weak Ed25519 public key {raw.hex()[:16]}…: {what}")
+
+
+def public_key_from_raw(raw: bytes) -> Ed25519PublicKey:
+    """A public key from its 32 raw bytes (RFC 8032 encoding); a weak key
+    (:func:`check_public_key`) is refused."""
+    check_public_key(raw)
     try:
         return Ed25519PublicKey.from_public_bytes(raw)
     except ValueError as e:
@@ -77,13 +116,16 @@ def public_key_raw(public_key: Ed25519PublicKey) -> bytes:
     return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
-def key_id(public_key: Ed25519PublicKey) -> str:
-    """A short name for a public key: the first 16 hex digits of SHA-256 of its raw bytes.
+def key_id(public_key: Ed25519PublicKey | bytes) -> str:
+    """A short name for a public key (or its 32 raw bytes): the first 16 hex digits of
+    SHA-256 of its raw bytes.
 
-    >>> key_id(private_key_from_raw(bytes(32)).public_key())
-    '139e3940e64b5491'
+    >>> key = private_key_from_raw(bytes(32)).public_key()
+    >>> key_id(key), key_id(public_key_raw(key))
+    ('139e3940e64b5491', '139e3940e64b5491')
     """
-    return hashlib.sha256(public_key_raw(public_key)).hexdigest()[:16]
+    raw = public_key if isinstance(public_key, bytes) else public_key_raw(public_key)
+    return hashlib.sha256(raw).hexdigest()[:16]
 
 
 def private_key_pem(private_key: Ed25519PrivateKey) -> bytes:
@@ -123,6 +165,10 @@ def load_public_key(pem: bytes, source: str = "public key") -> Ed25519PublicKey:
             f"{source}: not a PEM public key (SubjectPublicKeyInfo, BEGIN PUBLIC KEY)") from None
     if not isinstance(key, Ed25519PublicKey):
         raise KeyFileError(f"{source}: the key is not an Ed25519 key")
+    try:
+        check_public_key(public_key_raw(key))
+    except WeakKeyError as e:
+        raise KeyFileError(f"{source}: {e}") from None
     return key
 
 
@@ -146,6 +192,67 @@ def load_private_key_file(path: str | Path) -> Ed25519PrivateKey:
 def load_public_key_file(path: str | Path) -> Ed25519PublicKey:
     """Read a public key file (SubjectPublicKeyInfo PEM)."""
     return load_public_key(_read(path, "public key file"), str(path))
+
+
+def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
+    """Platform keys from the text of a keys file: platform name → raw public key.
+
+    A keys file is TOML: one line per platform, its name as the key and its Ed25519
+    public key as the value, either 64 hex digits (the raw key) or a SubjectPublicKeyInfo
+    PEM block in a multi-line string. Weak keys are refused, and so is a key listed
+    under two names.
+
+    >>> raw = public_key_raw(private_key_from_raw(bytes(32)).public_key())
+    >>> parse_keys(f'"card room" = "{raw.hex()}"') == {"card room": raw}
+    True
+    >>> parse_keys('cardroom = "01' + "00" * 31 + '"')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tarneeb.audit.errors.KeyFileError: keys file: cardroom: weak Ed25519 public key ...
+    """
+    import tomllib
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise KeyFileError(f"{source}: not TOML: {e}") from None
+    keys: dict[str, bytes] = {}
+    seen: dict[bytes, str] = {}
+    for name, value in doc.items():
+        where = f"{source}: {name}"
+        if not isinstance(value, str):
+            raise KeyFileError(f"{where}: the value must be a string: 64 hex digits or a PEM "
+                               "public key")
+        text_value = value.strip()
+        if text_value.startswith("-----BEGIN"):
+            raw = public_key_raw(load_public_key(text_value.encode(), where))
+        else:
+            try:
+                raw = bytes.fromhex(text_value)
+            except ValueError:
+                raise KeyFileError(f"{where}: not hex and not a PEM public key") from None
+            if len(raw) != RAW_KEY_LEN:
+                raise KeyFileError(f"{where}: a raw Ed25519 key is 64 hex digits, not "
+                                   f"{len(text_value)}")
+            try:
+                public_key_from_raw(raw)
+            except (WeakKeyError, AuditInputError) as e:
+                raise KeyFileError(f"{where}: {e}") from None
+        if raw in seen:
+            raise KeyFileError(f"{where}: the same key as {seen[raw]}")
+        seen[raw] = name
+        keys[name] = raw
+    return keys
+
+
+def load_keys_file(path: str | Path) -> dict[str, bytes]:
+    """Read a keys file (see :func:`parse_keys`): platform name → raw public key."""
+    data = _read(path, "keys file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise KeyFileError(f"{path}: not UTF-8 text") from None
+    return parse_keys(text, str(path))
 
 
 def sign(private_key: Ed25519PrivateKey, data: bytes) -> bytes:

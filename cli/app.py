@@ -11,12 +11,18 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from tarneeb.audit.encoding import parse_hex
 from tarneeb.audit.errors import AuditError
 from tarneeb.audit.merkle import verify_inclusion
 from tarneeb.audit.seeds import server_commitment
-from tarneeb.audit.signing import load_private_key_file, load_public_key_file, public_key_raw
+from tarneeb.audit.signing import (
+    load_keys_file,
+    load_private_key_file,
+    load_public_key_file,
+    public_key_raw,
+)
 from tarneeb.replay import logjson
 from tarneeb.replay.annotate import annotate
 from tarneeb.replay.findings import Verdict
@@ -78,6 +84,26 @@ def pinned_key(key: Path | None) -> bytes | None:
         fail(str(e))
 
 
+KEYS_FILE_NAME = "keys.toml"
+
+
+def default_keys_path() -> Path:
+    """The user's keys file: ``keys.toml`` in tarneeb's config directory
+    (``~/.config/tarneeb`` on Linux, as ``typer.get_app_dir`` gives it)."""
+    return Path(typer.get_app_dir("tarneeb")) / KEYS_FILE_NAME
+
+
+def platform_keys(keys: Path | None) -> dict[str, bytes] | None:
+    """The keys file given, else the user's default one if it exists, else ``None``."""
+    path = keys if keys is not None else default_keys_path()
+    if keys is None and not path.is_file():
+        return None
+    try:
+        return load_keys_file(path)
+    except AuditError as e:
+        fail(str(e))
+
+
 def load_rules(name: str | None, options: list[str] | None, rules_file: Path | None) -> RuleSet:
     try:
         opts = dict(parse_option(o) for o in options or [])
@@ -98,21 +124,29 @@ def verify(
     as_json: Annotated[bool, typer.Option("--json", help="The verdicts as JSON.")] = False,
     key: Annotated[Path | None, typer.Option(
         help="The platform's public key (PEM) to pin; otherwise the key inside the log.")] = None,
+    keys: Annotated[Path | None, typer.Option(
+        help="A keys file (TOML: platform name = its public key, hex or PEM) to pin: the log "
+             "must be signed by one of them. Default: keys.toml in the user's config "
+             "directory, when it exists.")] = None,
     root: Annotated[str | None, typer.Option(
         help="The season root the platform published (hex), to pin.")] = None,
 ) -> None:
     """Replay logs and check every deal, move, score and the winner.
 
+    The first line of each verdict names the signing key and whether it was pinned: a
+    key the log names itself proves nothing about who wrote it.
+
     Exit code: 0 every log clean, 1 findings, 2 a log unreadable or not a log.
     """
     public = pinned_key(key)
+    named = platform_keys(keys)
     try:
         pinned_root = parse_hex(root, "season root", 32) if root is not None else None
     except AuditError as e:
         fail(str(e))
     verdicts = []
     for path in logs:
-        v = verify_file(str(path), public, count_paths=as_json, root=pinned_root)
+        v = verify_file(str(path), public, count_paths=as_json, root=pinned_root, keys=named)
         verdicts.append(v)
         if not as_json:
             _print_verdict(v)
@@ -122,15 +156,14 @@ def verify(
 
 
 def _print_verdict(v: Verdict) -> None:
-    proven = "deals proven by the committed seeds" if v.deals_proven else "deals not proven"
-    if v.findings:
-        out.print(f"[bold red]{v.path}: {len(v.findings)} finding(s)[/bold red] "
-                  f"({v.hands} dealing attempts, {v.played} played, {proven})")
+    """The verdict: its first line says what was replayed and who signed it (data is
+    never passed through rich markup)."""
+    if v.findings or v.error is None:
+        head = (f"{v.path}: {len(v.findings)} finding(s)", "bold red") if v.findings \
+            else (f"{v.path}: clean", "green")
+        out.print(Text.assemble(head, f" ({v.deals_line()}); {v.signed_by()}"))
         for f in v.findings:
             out.print(f"  {f}", markup=False)
-    elif v.error is None:
-        out.print(f"[green]{v.path}: clean[/green] ({v.hands} dealing attempts, "
-                  f"{v.played} played, {proven})")
     for note in v.notes:
         out.print(f"  note: {note}", markup=False)
     if v.error is not None:

@@ -16,6 +16,8 @@ KINDS: dict[str, str] = {
     "broken-signature": "the platform's signature does not match the log's bytes",
     "unsigned": "the log carries no signature",
     "key-mismatch": "the log was signed by another key than the one given",
+    "weak-key": "the signing key is a small-order point or not canonically encoded: a "
+                "signature under it proves nothing",
     "server-seed": "the revealed server seed does not match its commitment",
     "seed-not-revealed": "the server seed was not revealed, so no deal can be proven",
     "batch-proof": "the server commitment's inclusion proof does not lead to the published root",
@@ -51,6 +53,9 @@ KINDS: dict[str, str] = {
     "winner-too-early": "a winner declared before the match was won",
     "no-winner": "the match was won but no winner was declared",
     "cut-short": "the log ends before the match does",
+    "not-replayed": "a dealing attempt could not be replayed: no deal proven by the seeds "
+                    "or recorded in the log",
+    "not-canonical": "a record is not in the one byte form FORMAT.md gives it",
 }
 
 
@@ -94,9 +99,14 @@ class Verdict:
     path: str
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # facts that are not findings
-    hands: int = 0  # dealing attempts replayed
-    played: int = 0  # hands played to the 13th trick
-    deals_proven: bool = False
+    hands: int = 0  # dealing attempts replayed from a deal (derived or recorded)
+    played: int = 0  # hands replayed to the 13th trick
+    deals_proven: bool = False  # every deal replayed was derived from seeds that all check
+    recorded: int = 0  # dealing attempts replayed from a deal the log records
+    not_replayed: list[int] = field(default_factory=list)  # deal numbers not replayed
+    key_id: str | None = None  # the key the signature was checked against
+    key_pinned: bool = False  # that key was given by the user, not taken from the log
+    signer: str | None = None  # the platform the user's keys name for that key
     paths: Counter[str] = field(default_factory=Counter)  # rule paths the match exercised
     error: str | None = None  # set when the log could not be read at all (exit 2)
     history: list[Any] = field(default_factory=list, repr=False)  # the engine's hands
@@ -111,6 +121,45 @@ class Verdict:
             return 2
         return 1 if self.findings else 0
 
+    def signed_by(self) -> str:
+        """Who signed the log, as far as the user's keys say: the key id, and whether
+        it was pinned. Without a pin the signature proves only that the log is whole.
+
+        >>> v = Verdict("m.tlog", key_id="139e3940e64b5491")
+        >>> v.signed_by()  # doctest: +ELLIPSIS
+        'signed by key 139e3940e64b5491 named in the log itself, NOT PINNED: anyone ...'
+        >>> v.key_pinned, v.signer = True, "cardroom"
+        >>> v.signed_by()
+        'signed by cardroom (key 139e3940e64b5491, pinned)'
+        """
+        if self.key_id is None:
+            return "no key to check a signature against: anyone could have made this log"
+        if self.key_pinned:
+            who = self.signer if self.signer is not None else "the key given"
+            return f"signed by {who} (key {self.key_id}, pinned)"
+        return (f"signed by key {self.key_id} named in the log itself, NOT PINNED: anyone "
+                "could have made this log with a key of their own (pin the platform's key "
+                "with --key or --keys)")
+
+    def deals_line(self) -> str:
+        """How many dealing attempts were replayed, and from which deals.
+
+        >>> Verdict("m.tlog", hands=3, played=2, deals_proven=True).deals_line()
+        '3 dealing attempts replayed, 2 played, deals proven by the committed seeds'
+        """
+        if self.deals_proven:
+            source = "deals proven by the committed seeds"
+        elif self.recorded and self.recorded == self.hands:
+            source = "deals recorded by the platform, not proven"
+        elif self.recorded:
+            source = f"{self.recorded} deals recorded by the platform, not proven"
+        else:
+            source = "deals not proven"
+        line = f"{self.hands} dealing attempts replayed, {self.played} played, {source}"
+        if self.not_replayed:
+            line += f"; {len(self.not_replayed)} NOT replayed"
+        return line
+
     def add(self, kind: str, message: str, **where: Any) -> Finding:
         f = Finding(kind, message, **where)
         self.findings.append(f)
@@ -124,6 +173,10 @@ class Verdict:
             "hands": self.hands,
             "played": self.played,
             "deals_proven": self.deals_proven,
+            "recorded_deals": self.recorded,
+            "not_replayed": self.not_replayed,
+            "key": {"id": self.key_id, "pinned": self.key_pinned, "platform": self.signer},
+            "signed": self.signed_by(),
             "findings": [f.to_json() for f in self.findings],
             "notes": self.notes,
             "paths": dict(sorted(self.paths.items())),

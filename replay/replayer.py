@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import functools
 import hmac
+from collections.abc import Mapping
 
+import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.errors import AuditError
 from tarneeb.audit.merkle import verify_inclusion
 from tarneeb.audit.seeds import verify_client_seed, verify_server_seed
-from tarneeb.audit.signing import public_key_from_raw, verify
+from tarneeb.audit.signing import key_id, public_key_from_raw, verify
 
 from .cards import card_name, deal_hands
 from .engine import (
@@ -62,7 +64,7 @@ _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimu
 
 
 def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = False,
-                root: bytes | None = None) -> Verdict:
+                root: bytes | None = None, keys: Mapping[str, bytes] | None = None) -> Verdict:
     """Verify one log file. Never raises for a bad log: see ``Verdict.error``."""
     try:
         with open(path, "rb") as f:
@@ -71,11 +73,12 @@ def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = 
         v = Verdict(path)
         v.error = f"{path}: cannot read: {e.strerror or e}"
         return v
-    return verify_bytes(data, path, public_key, count_paths, root)
+    return verify_bytes(data, path, public_key, count_paths, root, keys)
 
 
 def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = None,
-                 count_paths: bool = False, root: bytes | None = None) -> Verdict:
+                 count_paths: bool = False, root: bytes | None = None,
+                 keys: Mapping[str, bytes] | None = None) -> Verdict:
     """Verify a log held in memory."""
     try:
         log = parse_log(data, path)
@@ -83,25 +86,34 @@ def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = No
         v = Verdict(path)
         v.error = str(e)
         return v
-    return verify_log(log, path, public_key, count_paths, root)
+    return verify_log(log, path, public_key, count_paths, root, keys)
 
 
 def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None,
-               count_paths: bool = False, root: bytes | None = None) -> Verdict:
+               count_paths: bool = False, root: bytes | None = None,
+               keys: Mapping[str, bytes] | None = None) -> Verdict:
     """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key and
     ``root`` the season root the platform published (when it committed a batch).
 
+    ``keys`` maps platform names to their raw keys (a keys file): the log must be
+    signed by one of them, and the verdict names that platform (``Verdict.signer``).
     ``count_paths`` also fills ``Verdict.paths``, the rule paths the match went through.
+
+    A clean verdict means every dealing attempt was replayed from a deal derived from
+    seeds that all match their commitments (``deals_proven``) or recorded in the log
+    (``recorded``); an attempt that cannot be is a ``not-replayed`` finding.
     """
     v = Verdict(path)
     _note_rules(log.header.rules, v)
-    _check_signature(log, v, public_key)
-    deriver = _check_seeds(log, v, root)
+    _check_header_form(log.header, v)
+    _check_signature(log, v, public_key, keys)
+    deriver, no_deal = _check_seeds(log, v, root)
     header = log.header
     first_dealer = header.first_dealer
+    seeds_ok = False
     if deriver is not None:
         # proven only when every seed matches what was committed (and published) before play
-        v.deals_proven = not any(f.kind in ("client-seed", "batch-proof") for f in v.findings)
+        seeds_ok = not any(f.kind in ("client-seed", "batch-proof") for f in v.findings)
         drawn = deriver.first_dealer()
         if drawn != first_dealer:
             v.add("wrong-first-dealer", f"the log names seat {first_dealer} as first dealer, "
@@ -109,7 +121,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
             first_dealer = drawn
     state = MatchState(header.rules, first_dealer)
     timers: list[int] = []
-    replay = _HandReplay(state, v, deriver)
+    replay = _HandReplay(state, v, deriver, no_deal)
     for rec, offset in zip(log.hands, log.offsets, strict=True):
         if state.is_over:
             v.add("played-after-win", f"hand {rec.deal_number} was played after "
@@ -118,10 +130,12 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
             break
         replay.run(rec, offset)
         timers.append(rec.timer)
-    v.hands = len(state.history)
-    v.played = sum(1 for h in state.history if not h.cancelled)
-    if not v.deals_proven and header.server_commitment is None and log.hands:
-        v.notes.append("the deals are recorded by the platform, not proven by committed seeds")
+    v.hands, v.played, v.recorded = replay.replayed, replay.played, replay.recorded
+    v.deals_proven = seeds_ok and replay.derived == replay.replayed
+    if v.recorded:
+        v.notes.append(f"{v.recorded} of the deals replayed are recorded by the platform, not "
+                       "proven by committed seeds")
+    _report_not_replayed(v, replay.missing)
     _check_end(log, state, v)
     if count_paths:
         v.paths = exercised_paths(header.rules, state.history, timers)
@@ -142,16 +156,47 @@ def _note_rules(rules: RuleSet, v: Verdict) -> None:
                        + ", ".join(f"{k}={rules.to_dict()[k]}" for k in changed))
 
 
-def _check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None) -> None:
+@functools.lru_cache(maxsize=64)
+def _rules_form(raw: bytes, rules: RuleSet) -> str | None:
+    """What is wrong with the rules map's bytes ``raw``, against the one form of ``rules``."""
+    canonical = msgpack.packb(rules.to_dict(), use_bin_type=True)
+    if raw == canonical:
+        return None
+    order = list(msgpack.unpackb(raw))
+    if order != list(rules.to_dict()):
+        return ("the rules map's keys are not in the order FORMAT.md gives them (" +
+                ", ".join(rules.to_dict()) + ")")
+    return "the rules map does not have the one byte form of its rules (a value of another type)"
+
+
+def _check_header_form(header: Header, v: Verdict) -> None:
+    """The header's rules map re-encoded from the rules it gives must be the same bytes."""
+    if header.rules_raw is None:
+        return
+    problem = _rules_form(msgpack.packb(header.rules_raw, use_bin_type=True), header.rules)
+    if problem is not None:
+        v.add("not-canonical", problem, offset=0)
+
+
+def _check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None,
+                     keys: Mapping[str, bytes] | None = None) -> None:
     key = log.header.public_key
+    named = {raw: name for name, raw in keys.items()} if keys else {}
     if pinned is not None:
         if key is not None and key != pinned:
             v.add("key-mismatch", "the log names another platform key than the one given; "
                   "checking the signature against the key given")
         key = pinned
-    elif key is not None:
-        v.notes.append("signature checked against the key inside the log; "
-                       "pass the platform's public key to pin it")
+        v.key_pinned = True
+    elif keys is not None:
+        if key is not None and key in named:
+            v.key_pinned = True
+        elif key is not None:
+            v.add("key-mismatch", f"the log's key {key_id(key)} is none of the "
+                  f"{len(named)} platform keys given")
+    if key is not None:
+        v.key_id = key_id(key)
+        v.signer = named.get(key)
     if log.signature is None:
         if log.end is not None:
             v.add("unsigned", "the log ends without the platform's signature",
@@ -162,7 +207,13 @@ def _check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None) -> None:
               offset=log.signature_offset)
         return
     try:
-        verify(_public_key(key), log.signed_bytes, log.signature.signature)
+        public = _public_key(key)
+    except AuditError as e:
+        v.add("weak-key", f"{e}: a signature under it proves nothing",
+              offset=log.signature_offset)
+        return
+    try:
+        verify(public, log.signed_bytes, log.signature.signature)
     except AuditError:
         v.add("broken-signature", "the signature does not match the log: its bytes were "
               "changed after signing, or another key signed it", offset=log.signature_offset)
@@ -173,7 +224,9 @@ def _public_key(raw: bytes) -> Ed25519PublicKey:
     return public_key_from_raw(raw)
 
 
-def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None) -> DealDeriver | None:
+def _check_seeds(log: ParsedLog, v: Verdict,
+                 root: bytes | None = None) -> tuple[DealDeriver | None, str]:
+    """The deriver of the deals when the seeds allow it, and why not otherwise."""
     h = log.header
     if root is not None and (h.batch is None or not hmac.compare_digest(h.batch.root, root)):
         v.add("batch-proof", "the log does not place the match in the published season root "
@@ -183,18 +236,21 @@ def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None) -> DealD
         v.notes.append("the season root named in the log was not compared with the published "
                        "one; pass it to pin it")
     if h.server_commitment is None:
-        return None
+        return None, "the log has no seeds to derive its deal from and records none"
     seed = log.end.server_seed if log.end is not None else None
     if seed is None:
-        v.add("seed-not-revealed", "the server seed is not revealed, so the deals cannot be "
-              "re-derived", offset=log.end_offset)
-        return None
+        why = ("the log ends before its end record" if log.end is None else
+               "the end record does not reveal it")
+        v.add("seed-not-revealed", f"the server seed is not revealed ({why}), so the deals "
+              "cannot be re-derived", offset=log.end_offset)
+        return None, f"the server seed is not revealed ({why}), so its deal cannot be derived"
     try:
         verify_server_seed(seed, h.server_commitment)
     except AuditError:
         v.add("server-seed", "the revealed server seed does not match the commitment published "
               "before play", offset=log.end_offset)
-        return None
+        return None, ("the revealed server seed does not match its commitment, so its deal "
+                      "cannot be derived")
     if h.batch is not None:
         b = h.batch
         try:
@@ -205,14 +261,50 @@ def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None) -> DealD
     if h.client_seeds is None or h.client_commitments is None:
         v.add("client-seed", "the log lacks the client seeds or their commitments, so the "
               "deals cannot be re-derived")
-        return None
+        return None, "the log lacks the client seeds, so its deal cannot be derived"
     for seat in range(4):
         try:
             verify_client_seed(h.match_id, seat, h.client_seeds[seat], h.client_commitments[seat])
         except AuditError:
             v.add("client-seed", f"seat {seat}'s client seed does not match the commitment it "
                   "made before the seeds were revealed", seat=seat)
-    return log_deriver(h, log.end)
+    return log_deriver(h, log.end), ""
+
+
+def _runs(numbers: list[int]) -> str:
+    """``0-3, 7, 9-10`` for ``[0, 1, 2, 3, 7, 9, 10]``.
+
+    >>> _runs([0, 1, 2, 3, 7, 9, 10])
+    '0-3, 7, 9-10'
+    """
+    out: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(out)
+
+
+def _report_not_replayed(v: Verdict, missing: list[tuple[int, int, str]]) -> None:
+    """One finding per reason for the dealing attempts that had no deal to replay."""
+    by_reason: dict[str, list[tuple[int, int]]] = {}
+    for n, offset, why in missing:
+        by_reason.setdefault(why, []).append((n, offset))
+    for why, hands in by_reason.items():
+        numbers = [n for n, _ in hands]
+        v.not_replayed.extend(numbers)
+        if len(hands) == 1:
+            v.add("not-replayed", f"the hand could not be replayed: {why}; none of its bids, "
+                  "cards or claims are checked", hand=numbers[0], offset=hands[0][1])
+        else:
+            v.add("not-replayed", f"hands {_runs(numbers)} ({len(numbers)} dealing attempts) "
+                  f"could not be replayed: {why}; none of their bids, cards or claims are "
+                  "checked", offset=hands[0][1])
+    v.not_replayed.sort()
 
 
 def log_deriver(header: Header, end: EndRecord | None) -> DealDeriver | None:
@@ -247,10 +339,12 @@ class _Abandon(Exception):
 class _HandReplay:
     """Replays one hand record at a time on the match state, adding findings."""
 
-    def __init__(self, state: MatchState, v: Verdict, deriver: DealDeriver | None) -> None:
-        self.state, self.v, self.deriver = state, v, deriver
-        self.warned_no_deal = False
+    def __init__(self, state: MatchState, v: Verdict, deriver: DealDeriver | None,
+                 no_deal: str = "") -> None:
+        self.state, self.v, self.deriver, self.no_deal = state, v, deriver, no_deal
         self.drift = [0, 0, 0, 0]  # claimed minus true running totals, after the last hand
+        self.replayed = self.played = self.derived = self.recorded = 0
+        self.missing: list[tuple[int, int, str]] = []  # (deal number, offset, why) unreplayed
 
     def run(self, rec: HandRecord, offset: int) -> None:
         state, v = self.state, self.v
@@ -267,29 +361,38 @@ class _HandReplay:
             self._bidding()
             if state.phase in (Phase.DEAL, Phase.OVER):  # cancelled
                 self._cancelled_claims()
-                return
-            self._play()
+            else:
+                self._play()
+                self._claims()
+                self.played += 1
         except _Abandon:
             self._resync()
             return
-        self._claims()
+        self.replayed += 1
+        if rec.timer:
+            self._timer_marks(state.history[-1])
 
     # -- the deal
     def _deal(self) -> None:
         state, rec, v, n = self.state, self.rec, self.v, self.n
         deal = deal_of(rec, self.deriver, n, state.dealer)
         if deal is None:
-            if not self.warned_no_deal:
-                self.warned_no_deal = True
-                v.notes.append("hands without a deal or seeds to derive it are not replayed")
+            self.missing.append((n, self.offset, self.no_deal or
+                                 "the log has no seeds to derive its deal from and records none"))
             raise _Abandon
         hands, thirteenth = deal
         derived = self.deriver is not None
         if derived:
-            if rec.deal is not None and (rec.deal.hands, rec.deal.thirteenth) != deal:
-                v.add("wrong-deal", "the recorded deal is not the one the committed seeds "
-                      "produce", hand=n, offset=self.offset)
+            self.derived += 1
+            if rec.deal is not None:
+                if (rec.deal.hands, rec.deal.thirteenth) != deal:
+                    v.add("wrong-deal", "the recorded deal is not the one the committed seeds "
+                          "produce", hand=n, offset=self.offset)
+                else:
+                    v.add("not-canonical", "the record writes out the deal the seeds derive; "
+                          "FORMAT.md has nil there", hand=n, offset=self.offset)
         else:
+            self.recorded += 1
             problem = check_deal(hands, state.dealer, thirteenth, state.rules.reveals_card)
             if problem:
                 v.add("bad-deal", f"the recorded deal is not a deal: {problem}", hand=n,
@@ -365,7 +468,24 @@ class _HandReplay:
         if rec.scores is not None and any(rec.scores):
             v.add("wrong-hand-score", "the log scores a cancelled hand", hand=n,
                   offset=self.offset)
+        extra = [what for what, value in (("a trump", rec.trump), ("trick counts", rec.tricks),
+                                          ("hand scores", rec.scores)) if value is not None]
+        if extra:
+            v.add("not-canonical", f"the hand is cancelled, but its record carries "
+                  f"{' and '.join(extra)}; FORMAT.md has nil there for a cancelled hand",
+                  hand=n, offset=self.offset)
         self._compare_totals(rec.totals, hand.totals)
+
+    def _timer_marks(self, hand: object) -> None:
+        """Timer marks only on moves the hand has: calls, the named trump, the plays."""
+        moves = len(self.rec.calls) + len(self.rec.plays) + (
+            1 if hand.declarer is not None else 0)  # type: ignore[attr-defined]
+        extra = self.rec.timer >> moves
+        if extra:
+            marks = [moves + i for i in range(extra.bit_length()) if extra >> i & 1]
+            shown = ", ".join(map(str, marks[:5])) + (" …" if len(marks) > 5 else "")
+            self.v.add("not-canonical", f"the timer marks move(s) {shown}, but the hand has "
+                       f"only {moves} moves (0-{moves - 1})", hand=self.n, offset=self.offset)
 
     @staticmethod
     def _bid_values(hand: object) -> list[int]:
@@ -413,8 +533,11 @@ class _HandReplay:
                     continue
                 owner = next((s for s in range(4) if hands[s] >> card & 1), None)
                 if owner is None:
-                    v.add("card-already-played", f"{card_name(card)} was already played",
-                          **where)
+                    first = state.hand.plays.index(card) // 4 + 1 \
+                        if card in state.hand.plays else None
+                    earlier = f" in trick {first}" if first is not None else ""
+                    v.add("card-already-played", f"{card_name(card)} was already played"
+                          f"{earlier}, and is played again in trick {trick}", **where)
                 elif k % 4 == 0 and k > 0:
                     v.add("wrong-trick-winner", f"trick {trick} is led with {card_name(card)}, "
                           f"seat {owner}'s card, but seat {seat} won trick {trick - 1} and leads: "
@@ -473,8 +596,9 @@ class _HandReplay:
         before = list(state.totals)
         state.finish_hand_with([self.rec.totals[s] - before[s] for s in range(4)])
         self.drift = [0, 0, 0, 0]
-        self.v.notes.append(f"hand {self.n} could not be replayed to its end; the rest of the "
-                            "match is checked from the totals the log claims after it")
+        if not self.missing or self.missing[-1][0] != self.n:
+            self.v.notes.append(f"hand {self.n} could not be replayed to its end; the rest of "
+                                "the match is checked from the totals the log claims after it")
 
 
 def _check_end(log: ParsedLog, state: MatchState, v: Verdict) -> None:

@@ -464,6 +464,63 @@ def first_dealer(data: bytes, *, choice: int = 0, hand: int | None = None,
         expect="wrong-first-dealer")
 
 
+@_register("strip-seeds", "remove every seed and commitment, so no deal can be derived",
+           match_level=True)
+def strip_seeds(data: bytes, *, choice: int = 0, hand: int | None = None,
+                resign: Ed25519PrivateKey | None = None) -> Altered:
+    """The server commitment, the season proof, the client commitments and seeds and the
+    revealed server seed removed: nothing proves (or records) any deal, so no hand can be
+    replayed, and whatever the hands claim goes unchecked unless the replayer says so."""
+    log = _open(data)
+    if log.header.server_commitment is None:
+        raise NotApplicable("the log has no seeds")
+    if any(rec.deal is not None for rec in log.hands):
+        raise NotApplicable("the log records deals too")
+    log.header = dataclasses.replace(log.header, server_commitment=None, batch=None,
+                                     client_commitments=None, client_seeds=None)
+    if log.end is not None:
+        log.end = EndRecord(log.end.winner, None)
+    return _close(log, resign), Alteration(
+        "strip-seeds", None, "every seed and commitment removed: no deal can be derived",
+        expect="not-replayed")
+
+
+@_register("weak-key", "name the identity point as key, with the signature that verifies "
+           "anything under it", match_level=True)
+def weak_key(data: bytes, *, choice: int = 0, hand: int | None = None,
+             resign: Ed25519PrivateKey | None = None) -> Altered:
+    """The header names the identity point of Edwards25519 as the platform key and the
+    signature is ``01 00…00 ‖ 00…00``, which OpenSSL verifies for any message under it
+    (``resign`` is ignored: the point is that no key is needed)."""
+    log = _open(data)
+    log.header = dataclasses.replace(log.header, public_key=IDENTITY_POINT)
+    log.signature = SignatureRecord(IDENTITY_POINT + bytes(32))
+    return _close(log, None), Alteration(
+        "weak-key", None, "header key set to the identity point, signature 01 00…00 ‖ 00…00",
+        expect="weak-key")
+
+
+IDENTITY_POINT = bytes([1]) + bytes(31)
+
+
+@_register("reorder-rules", "write the rules map with its keys in another order",
+           match_level=True)
+def reorder_rules(data: bytes, *, choice: int = 0, hand: int | None = None,
+                  resign: Ed25519PrivateKey | None = None) -> Altered:
+    """The header's rules map with two of its keys swapped: the same rules, another byte
+    form (a log has one)."""
+    log = _open(data)
+    items = list(log.rules.to_dict().items())
+    rng = random.Random(choice)
+    i = rng.randrange(len(items) - 1)
+    j = i + 1 + rng.randrange(len(items) - 1 - i)
+    items[i], items[j] = items[j], items[i]
+    log.header = dataclasses.replace(log.header, rules_raw=dict(items))
+    return _close(log, resign), Alteration(
+        "reorder-rules", None, f"rules keys {items[j][0]!r} and {items[i][0]!r} swapped",
+        expect="not-canonical")
+
+
 # ---------------------------------------------------------------- the end of the log
 
 @_register("cut-short", "cut the log inside a record or after one", match_level=True)
@@ -632,6 +689,28 @@ def move_dealt_card(data: bytes, *, choice: int = 0, hand: int | None = None,
     log.hands[n] = dataclasses.replace(rec, deal=RecordedDeal(moved, rec.deal.thirteenth))
     return _close(log, resign), Alteration("move-dealt-card", n, f"hand {n}: {what}",
                                            expect="bad-deal")
+
+
+@_register("nil-deal", "a recorded deal set to nil, and that hand's plays changed")
+def nil_deal(data: bytes, *, choice: int = 0, hand: int | None = None,
+             resign: Ed25519PrivateKey | None = None) -> Altered:
+    """In a log of recorded deals, one played hand's deal removed and two of its plays
+    swapped: without a deal nothing shows the swap, unless the hand is reported as not
+    replayed."""
+    log = _open(data)
+    if _deriver(log) is not None:
+        raise NotApplicable("the log's deals are derived from seeds")
+    rng = random.Random(choice)
+    n = _pick_hand(log, rng, hand, lambda r: r.deal is not None and _played(r),
+                   "played with a recorded deal")
+    rec = log.hands[n]
+    i = rng.randrange(51)
+    plays = bytearray(rec.plays)
+    plays[i], plays[i + 1] = plays[i + 1], plays[i]
+    log.hands[n] = dataclasses.replace(rec, deal=None, plays=bytes(plays))
+    return _close(log, resign), Alteration(
+        "nil-deal", n, f"hand {n}: deal set to nil, plays {i} and {i + 1} swapped",
+        expect="not-replayed")
 
 
 @_register("change-revealed", "reveal another card (or one where none is shown)")
@@ -1189,6 +1268,39 @@ def mark_timer(data: bytes, *, choice: int = 0, hand: int | None = None,
     return _close(log, resign), Alteration(
         "mark-timer", n, f"hand {n}: seat {seat}'s {describe_action(action)} (move {move}) "
         "marked as the timer's", trick=trick, seat=seat, expect="wrong-timer-move")
+
+
+@_register("timer-beyond-moves", "a timer mark on a move the hand does not have")
+def timer_beyond_moves(data: bytes, *, choice: int = 0, hand: int | None = None,
+                       resign: Ed25519PrivateKey | None = None) -> Altered:
+    """One hand's timer marks a move past its last (calls, the named trump, the plays)."""
+    log = _open(data)
+    rng = random.Random(choice)
+    n = _pick_hand(log, rng, hand, lambda r: True, "there")
+    rec = log.hands[n]
+    moves = len(rec.calls) + len(rec.plays) + (
+        1 if log.rules.trump == "named" and rec.plays else 0)
+    move = moves + rng.randrange(4)
+    log.hands[n] = dataclasses.replace(rec, timer=rec.timer | 1 << move)
+    return _close(log, resign), Alteration(
+        "timer-beyond-moves", n, f"hand {n}: the timer marks move {move} of {moves}",
+        expect="not-canonical")
+
+
+@_register("cancelled-claims", "a cancelled hand's record carries a trump, tricks or scores")
+def cancelled_claims(data: bytes, *, choice: int = 0, hand: int | None = None,
+                     resign: Ed25519PrivateKey | None = None) -> Altered:
+    """A cancelled hand given a trump, or trick counts, or hand scores of zero: fields
+    FORMAT.md has nil for a cancelled hand (the claims are no lie, the byte form is)."""
+    log = _open(data)
+    rng = random.Random(choice)
+    n = _pick_hand(log, rng, hand, _cancelled, "cancelled")
+    field, value = [("trump", rng.randrange(4)), ("tricks", [0, 0, 0, 0]),
+                    ("scores", [0, 0, 0, 0])][choice % 3]
+    log.hands[n] = dataclasses.replace(log.hands[n], **{field: value})
+    return _close(log, resign), Alteration(
+        "cancelled-claims", n, f"hand {n}, cancelled, carries {field} {value}",
+        expect="not-canonical")
 
 
 # ---------------------------------------------------------------- claims

@@ -708,6 +708,12 @@ ALTERED: list[AlteredSpec] = [
     AlteredSpec("no-winner", "classic-01", "change-winner", choice=1),
     AlteredSpec("cut-short", "eram41-01", "cut-short", resign=False),
     AlteredSpec("cut-short", "classic-all-13-without-13", "drop-end"),
+    AlteredSpec("not-replayed", "qahwa41-01", "strip-seeds"),
+    AlteredSpec("not-replayed", "eram41-recorded-deals", "nil-deal"),
+    AlteredSpec("weak-key", "sahrat41-01", "weak-key", resign=False),
+    AlteredSpec("not-canonical", "sahrat400-cancelled-in-a-row", "cancelled-claims"),
+    AlteredSpec("not-canonical", "classic-timer", "timer-beyond-moves"),
+    AlteredSpec("not-canonical", "eram41-01", "reorder-rules"),
 ]
 
 # Finding kinds no single alteration of a tarneeb log can produce, and why.

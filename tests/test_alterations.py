@@ -30,8 +30,8 @@ from tarneeb.testing.alterations import (
 
 RULES = sorted(PRESETS)
 # alterations that sign (or leave unsigned) the log themselves, whatever ``resign`` says
-OWN_SIGNATURE = {"flip-signature", "drop-signature", "other-key", "cut-short"}
-SIGNATURE_KINDS = {"broken-signature", "unsigned", "key-mismatch"}
+OWN_SIGNATURE = {"flip-signature", "drop-signature", "other-key", "cut-short", "weak-key"}
+SIGNATURE_KINDS = {"broken-signature", "unsigned", "key-mismatch", "weak-key"}
 
 
 def match(rules: str, seed: int, timer_rate: float = 0.0, bid_shift: int = 0,

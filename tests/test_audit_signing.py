@@ -26,8 +26,8 @@ from tarneeb.audit import (
     verify,
     write_key_pair,
 )
-from tarneeb.audit.errors import AuditInputError
-from tarneeb.audit.signing import public_path_for
+from tarneeb.audit.errors import AuditInputError, WeakKeyError
+from tarneeb.audit.signing import check_public_key, load_keys_file, parse_keys, public_path_for
 
 
 def test_sign_and_verify():
@@ -108,3 +108,97 @@ def test_unreadable_and_wrong_key_files(tmp_path):
         write_key_pair(tmp_path / "no" / "such" / "dir.pem")
     with pytest.raises(AuditInputError):
         public_key_from_raw(b"short")
+
+
+# ---------------------------------------------------------------- weak keys
+
+P = 2**255 - 19
+D = -121665 * pow(121666, -1, P) % P
+
+
+def _sqrt(a: int) -> int | None:
+    """A square root mod p (p = 5 mod 8), or None."""
+    a %= P
+    x = pow(a, (P + 3) // 8, P)
+    if (x * x - a) % P:
+        x = x * pow(2, (P - 1) // 4, P) % P
+    return x if (x * x - a) % P == 0 else None
+
+
+def _add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    (x1, y1), (x2, y2) = a, b
+    t = D * x1 * x2 * y1 * y2
+    return ((x1 * y2 + x2 * y1) * pow(1 + t, -1, P) % P,
+            (y1 * y2 + x1 * x2) * pow(1 - t, -1, P) % P)
+
+
+def small_order_points() -> list[tuple[int, int]]:
+    """The eight points of order dividing 8, from the curve equation -x²+y² = 1+dx²y²."""
+    ys = {1, P - 1, 0}
+    root = _sqrt(1 + D)
+    for s in (1, -1):  # order 8: doubling gives y = 0, so y² = -x², d·x⁴ - 2x² - 1 = 0
+        y = _sqrt(-(1 + s * root) * pow(D, -1, P))
+        if y is not None:
+            ys |= {y, P - y}
+    points = []
+    for y in ys:
+        x = _sqrt((y * y - 1) * pow(D * y * y + 1, -1, P))
+        points += [(x, y), ((P - x) % P, y)]
+    return sorted(set(points))
+
+
+def encode(point: tuple[int, int], bit: int) -> bytes:
+    return (point[1] | bit << 255).to_bytes(32, "little")
+
+
+def test_small_order_points_are_the_eight_and_all_refused() -> None:
+    points = small_order_points()
+    assert len(points) == 8
+    for pt in points:
+        q, order = pt, 1
+        while q != (0, 1):
+            q, order = _add(q, pt), order + 1
+        assert order in (1, 2, 4, 8)
+        for bit in (0, 1):  # with either sign bit (x = 0 with the bit set is non-canonical)
+            with pytest.raises(WeakKeyError, match="small order"):
+                check_public_key(encode(pt, bit))
+            with pytest.raises(WeakKeyError):
+                public_key_from_raw(encode(pt, bit))
+        if pt[1] + P < 2**255:  # the non-canonical encoding y + p of the same point
+            with pytest.raises(WeakKeyError, match="not canonically encoded"):
+                check_public_key((pt[1] + P).to_bytes(32, "little"))
+
+
+def test_non_canonical_and_normal_keys() -> None:
+    for y in (P, P + 5, 2**255 - 1):
+        with pytest.raises(WeakKeyError, match=r"y ≥ p"):
+            check_public_key(y.to_bytes(32, "little"))
+    for _ in range(20):
+        check_public_key(public_key_raw(generate_private_key().public_key()))
+
+
+def test_the_identity_key_forgery_that_openssl_accepts_is_refused() -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    identity, forged = bytes([1]) + bytes(31), bytes([1]) + bytes(63)
+    Ed25519PublicKey.from_public_bytes(identity).verify(forged, b"any message")  # OpenSSL: ok
+    with pytest.raises(WeakKeyError):
+        public_key_from_raw(identity)
+    pem = Ed25519PublicKey.from_public_bytes(identity).public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    with pytest.raises(KeyFileError, match="weak Ed25519 public key"):
+        load_public_key(pem, "platform.pub.pem")
+
+
+def test_keys_file(tmp_path) -> None:
+    a, b = (public_key_raw(generate_private_key().public_key()) for _ in range(2))
+    path = tmp_path / "keys.toml"
+    path.write_text(f'cardroom = "{a.hex()}"\n"club 2" = """\n'
+                    + public_key_pem(public_key_from_raw(b)).decode() + '"""\n')
+    assert load_keys_file(path) == {"cardroom": a, "club 2": b}
+    path.write_text(f'one = "{a.hex()}"\ntwo = "{a.hex().upper()}"\n')
+    with pytest.raises(KeyFileError, match="two: the same key as one"):
+        load_keys_file(path)
+    with pytest.raises(KeyFileError, match="no such file"):
+        load_keys_file(tmp_path / "none.toml")
+    assert parse_keys("") == {}

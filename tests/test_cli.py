@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tarneeb.audit.signing import generate_private_key, key_id, public_key_pem
 from tarneeb.cli.app import main
 from tarneeb.replay.logformat import parse_log
 
@@ -16,6 +17,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
         main(list(argv))
     out, err = capsys.readouterr()
     return int(e.value.code or 0), out, err
+
+
+@pytest.fixture(autouse=True)
+def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's config directory (where the default keys file lives), empty."""
+    config = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    return config / "tarneeb"
 
 
 @pytest.fixture
@@ -29,7 +38,53 @@ def log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 def test_play_then_verify_clean(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "verify", str(log))
     assert code == 0 and err == ""
-    assert f"{log}: clean" in out and "deals proven by the committed seeds" in out
+    first = out.splitlines()[0]
+    assert first.startswith(f"{log}: clean") and "deals proven by the committed seeds" in first
+    # unpinned, the first line says the signature proves nothing about who made the log
+    kid = key_id(parse_log(log.read_bytes()).header.public_key)
+    assert f"signed by key {kid} named in the log itself, NOT PINNED: anyone could have made " \
+        "this log with a key of their own" in first
+
+
+def test_verify_names_the_platform_from_a_keys_file(
+        log: Path, tmp_path: Path, own_config_dir: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    raw = parse_log(log.read_bytes()).header.public_key
+    keys = tmp_path / "keys.toml"
+    keys.write_text(f'"card room" = "{raw.hex()}"\nother = """\n'
+                    + public_key_pem(generate_private_key().public_key()).decode() + '"""\n')
+    code, out, _ = run(capsys, "verify", "--keys", str(keys), str(log))
+    assert code == 0
+    assert out.splitlines()[0].endswith(f"signed by card room (key {key_id(raw)}, pinned)")
+    code, out, _ = run(capsys, "verify", "--json", "--keys", str(keys), str(log))
+    assert json.loads(out)[0]["key"] == {"id": key_id(raw), "pinned": True,
+                                         "platform": "card room"}
+    # the default keys file in the user's config directory does the same
+    own_config_dir.mkdir(parents=True)
+    (own_config_dir / "keys.toml").write_text(keys.read_text())
+    code, out, _ = run(capsys, "verify", str(log))
+    assert code == 0 and "signed by card room" in out.splitlines()[0]
+    # a log signed by a key none of them is: a finding
+    (own_config_dir / "keys.toml").write_text(keys.read_text().split("\n", 1)[1])
+    code, out, _ = run(capsys, "verify", str(log))
+    assert code == 1 and f"the log's key {key_id(raw)} is none of the 1 platform keys" in out
+
+
+@pytest.mark.parametrize("text, message", [
+    ('weak = "01' + "00" * 31 + '"', "weak: weak Ed25519 public key 0100000000000000…: a point "
+     "of small order (the identity)"),
+    ('p = "ef' + "ff" * 30 + '7f"', "not canonically encoded (y ≥ p)"),
+    ('p = "abcd"', "a raw Ed25519 key is 64 hex digits, not 4"),
+    ('p = "xyz"', "not hex and not a PEM public key"),
+    ("p = [1]", "the value must be a string"),
+    ("p = ", "not TOML"),
+])
+def test_bad_keys_file_is_one_line(log: Path, tmp_path: Path, text: str, message: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    keys = tmp_path / "keys.toml"
+    keys.write_text(text)
+    code, out, err = run(capsys, "verify", "--keys", str(keys), str(log))
+    assert code == 2 and out == "" and message in err and err.count("\n") == 1
 
 
 def test_play_is_reproducible_only_with_seed(tmp_path: Path,

@@ -79,8 +79,13 @@ def test_unsigned_log(logs: dict[str, bytes]) -> None:
 def test_log_cut_short_at_a_record_boundary(logs: dict[str, bytes]) -> None:
     p = parse_log(logs["eram41"])
     v = verify_bytes(logs["eram41"][:p.offsets[4]])
-    assert [f.kind for f in v.findings] == ["seed-not-revealed", "cut-short"]
+    assert [f.kind for f in v.findings] == ["seed-not-revealed", "not-replayed", "cut-short"]
     assert v.exit_code == 1
+    # it says which hands could not be replayed, and why; it counts none as played
+    assert (v.hands, v.played, v.not_replayed) == (0, 0, [0, 1, 2, 3])
+    assert v.findings[1].message.startswith(
+        "hands 0-3 (4 dealing attempts) could not be replayed: the server seed is not revealed "
+        "(the log ends before its end record)")
 
 
 def test_log_cut_inside_a_record_is_exit_2_with_offset(logs: dict[str, bytes]) -> None:
@@ -89,7 +94,8 @@ def test_log_cut_inside_a_record_is_exit_2_with_offset(logs: dict[str, bytes]) -
     assert v.exit_code == 2
     assert v.error == f"cut.tlog: byte {p.offsets[4]}: log cut short: the stream ends inside a " \
         "record (20 bytes of it)"
-    assert v.hands == 4  # the whole records before the cut were still replayed
+    # the whole records before the cut were read, but without the seed none is replayed
+    assert (v.hands, v.not_replayed) == (0, [0, 1, 2, 3])
 
 
 def test_wrong_claimed_total_names_hand_and_seat(logs: dict[str, bytes]) -> None:
@@ -211,17 +217,21 @@ def test_first_dealer_must_be_the_drawn_one(logs: dict[str, bytes]) -> None:
     assert got == ["wrong-first-dealer"]
 
 
-def test_cancelled_hand_claims() -> None:
+def cancelled_match() -> tuple[bytes, Ed25519PrivateKey, int]:
+    """A sahrat400 match with a cancelled hand, its key and that hand's number."""
     # a sahrat400 match has cancelled hands often enough; find one deterministically
     for i in range(40):
         log = play_logged_match("sahrat400", seed=seed_bytes(f"cancel-{i}"))
         p = parse_log(log)
         k = next((j for j, h in enumerate(p.hands) if not h.plays), None)
         if k is not None:
-            break
-    else:  # pragma: no cover - the seeds above are fixed
-        pytest.fail("no cancelled hand in 40 matches")
-    key = MatchSecrets(seed_bytes(f"cancel-{i}")).key
+            return log, MatchSecrets(seed_bytes(f"cancel-{i}")).key, k
+    pytest.fail("no cancelled hand in 40 matches")  # pragma: no cover - the seeds are fixed
+
+
+def test_cancelled_hand_claims() -> None:
+    log, key, k = cancelled_match()
+    p = parse_log(log)
     j = next(x for x in range(len(p.hands)) if p.hands[x].plays)
 
     def play_it(q: EditableLog) -> None:
@@ -256,3 +266,160 @@ def test_encoded_hand_record_stays_stable() -> None:
     assert encode_record(rec).hex(" ") == \
         "9c 01 01 02 c4 01 32 c0 c0 c4 01 00 00 c0 c0 94 00 01 02 03 c0"
     assert encode_record(EndRecord(0, None)) == b"\x93\x02\x00\xc0"
+
+
+# ---------------------------------------------------------------- nothing unproven is clean
+
+def strip_seeds(p: EditableLog) -> None:
+    p.header.server_commitment = p.header.client_commitments = p.header.client_seeds = None
+    p.header.batch = None
+    p.end.server_seed = None
+
+
+def test_a_log_without_seeds_or_deals_is_not_clean(logs: dict[str, bytes]) -> None:
+    """The attack of issue 7: seeds stripped, every played hand 0,1,2,…,51 claimed 13-0-0-0,
+    signed again: it replays nothing, so it must not be clean."""
+    def forge(p: EditableLog) -> None:
+        strip_seeds(p)
+        for rec in p.hands:
+            if rec.plays:
+                rec.plays, rec.tricks = bytes(range(52)), [13, 0, 0, 0]
+    data = rewrite(logs["eram41"], forge, key_for("eram41"))
+    v = verify_bytes(data)
+    n = len(parse_log(data).hands)
+    assert not v.clean and v.exit_code == 1
+    assert [f.kind for f in v.findings] == ["not-replayed"]
+    assert (v.hands, v.played, v.not_replayed) == (0, 0, list(range(n)))
+    assert f"hands 0-{n - 1} ({n} dealing attempts) could not be replayed: the log has no " \
+        "seeds" in v.findings[0].message
+    assert not v.deals_proven
+
+
+def test_a_recorded_deal_set_to_nil_is_a_finding() -> None:
+    log = play_logged_match("classic", seed=b"nil deal", seeded=False)
+    p0 = parse_log(log)
+    k = next(i for i, h in enumerate(p0.hands) if h.plays)
+
+    def nil(p: EditableLog) -> None:
+        p.hands[k].deal = None
+        p.hands[k].plays = bytes(reversed(p.hands[k].plays))
+    v = verify_bytes(rewrite(log, nil, MatchSecrets(b"nil deal").key))
+    assert [(f.kind, f.hand) for f in v.findings] == [("not-replayed", k)]
+    assert v.not_replayed == [k] and v.hands == len(p0.hands) - 1
+    assert v.played == sum(1 for h in p0.hands if h.plays) - 1
+    assert v.recorded == v.hands and not v.deals_proven
+
+
+def test_counts_and_sources_of_a_clean_log(logs: dict[str, bytes]) -> None:
+    v = verify_bytes(logs["sahrat400"])
+    p = parse_log(logs["sahrat400"])
+    assert v.clean and v.deals_proven and (v.recorded, v.not_replayed) == (0, [])
+    assert (v.hands, v.played) == (len(p.hands), sum(1 for h in p.hands if h.plays))
+    assert "deals proven by the committed seeds" in v.deals_line()
+
+
+# ---------------------------------------------------------------- who signed it
+
+IDENTITY = bytes([1]) + bytes(31)  # the identity point of Edwards25519
+
+
+def test_identity_key_with_the_all_but_zero_signature_is_never_clean(
+        logs: dict[str, bytes]) -> None:
+    """OpenSSL verifies ``01 00…00 ‖ 00…00`` under the identity key for any message."""
+    p = parse_log(logs["qahwa41"])
+    p.header.public_key = IDENTITY
+    from io import BytesIO
+
+    from tarneeb.replay.logformat import LogWriter, SignatureRecord
+    out = BytesIO()
+    w = LogWriter(out)
+    for rec in (p.header, *p.hands, p.end):
+        w.write(rec)
+    w.write(SignatureRecord(bytes([1]) + bytes(63)))
+    v = verify_bytes(out.getvalue())
+    assert not v.clean
+    assert [f.kind for f in v.findings] == ["weak-key"]
+    assert "small order (the identity)" in v.findings[0].message
+    assert not verify_bytes(out.getvalue(), public_key=IDENTITY).clean
+
+
+def test_the_verdict_names_the_key_and_whether_it_was_pinned(logs: dict[str, bytes]) -> None:
+    raw = public_key_raw(key_for("eram41").public_key())
+    v = verify_bytes(logs["eram41"])
+    assert v.clean and v.key_id == raw_id(raw) and not v.key_pinned and v.signer is None
+    assert "NOT PINNED: anyone could have made this log" in v.signed_by()
+    v = verify_bytes(logs["eram41"], public_key=raw)
+    assert v.key_pinned and v.signed_by() == f"signed by the key given (key {raw_id(raw)}, pinned)"
+    keys = {"cardroom": raw, "other": public_key_raw(key_for("classic").public_key())}
+    v = verify_bytes(logs["eram41"], keys=keys)
+    assert v.clean and v.signer == "cardroom"
+    assert v.signed_by() == f"signed by cardroom (key {raw_id(raw)}, pinned)"
+    assert v.to_json()["key"] == {"id": raw_id(raw), "pinned": True, "platform": "cardroom"}
+    v = verify_bytes(logs["classic"], keys={"cardroom": raw})
+    assert [f.kind for f in v.findings] == ["key-mismatch"] and not v.key_pinned
+
+
+def raw_id(raw: bytes) -> str:
+    import hashlib
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------- one byte form
+
+def test_a_cancelled_hand_carries_no_trump_tricks_or_scores() -> None:
+    log, key, k = cancelled_match()
+    for field, value in (("trump", 2), ("tricks", [0, 0, 0, 0]), ("scores", [0, 0, 0, 0])):
+        def change(p: EditableLog, field: str = field, value: object = value) -> None:
+            setattr(p.hands[k], field, value)
+        v = verify_bytes(rewrite(log, change, key))
+        assert [(f.kind, f.hand) for f in v.findings] == [("not-canonical", k)], field
+        assert "cancelled" in v.findings[0].message
+
+
+def test_timer_marks_on_moves_that_do_not_exist(logs: dict[str, bytes]) -> None:
+    p0 = parse_log(logs["classic"])
+    k = next(i for i, h in enumerate(p0.hands) if h.plays)
+    moves = len(p0.hands[k].calls) + 1 + 52  # the calls, the named trump, the plays
+
+    def mark(p: EditableLog) -> None:
+        p.hands[k].timer |= 1 << moves
+    v = verify_bytes(rewrite(logs["classic"], mark, key_for("classic")))
+    assert [(f.kind, f.hand) for f in v.findings] == [("not-canonical", k)]
+    assert f"the timer marks move(s) {moves}, but the hand has only {moves} moves" in \
+        v.findings[0].message
+
+    def last(p: EditableLog) -> None:  # the last move that exists is fine to mark as such
+        p.hands[k].timer |= 1 << (moves - 1)
+    assert "not-canonical" not in kinds(rewrite(logs["classic"], last, key_for("classic")))
+
+
+def test_rules_map_keys_out_of_order(logs: dict[str, bytes]) -> None:
+    def shuffle(p: EditableLog) -> None:
+        p.header.rules_raw = dict(reversed(list(p.header.rules.to_dict().items())))
+    v = verify_bytes(rewrite(logs["sahrat41"], shuffle, key_for("sahrat41")))
+    assert [(f.kind, f.offset) for f in v.findings] == [("not-canonical", 0)]
+    assert "keys are not in the order FORMAT.md gives them" in v.findings[0].message
+
+
+def test_a_seeded_log_writes_no_deal(logs: dict[str, bytes]) -> None:
+    from tarneeb.replay.logformat import RecordedDeal
+    v0 = verify_bytes(logs["eram41"])
+
+    def record(p: EditableLog) -> None:
+        h = v0.history[1]
+        p.hands[1].deal = RecordedDeal(h.hands, h.thirteenth)
+    assert kinds(rewrite(logs["eram41"], record, key_for("eram41"))) == ["not-canonical"]
+
+
+def test_a_card_played_twice_names_both_tricks(logs: dict[str, bytes]) -> None:
+    p0 = parse_log(logs["eram41"])
+    k = next(i for i, h in enumerate(p0.hands) if h.plays)
+
+    def twice(p: EditableLog) -> None:
+        plays = bytearray(p.hands[k].plays)
+        plays[9] = plays[2]  # trick 3 replays a card of trick 1
+        p.hands[k].plays = bytes(plays)
+    v = verify_bytes(rewrite(logs["eram41"], twice, key_for("eram41")))
+    f = v.findings[0]
+    assert (f.kind, f.hand, f.trick) == ("card-already-played", k, 3)
+    assert "was already played in trick 1, and is played again in trick 3" in f.message
