@@ -26,7 +26,8 @@ from tarneeb.audit.signing import (
 from tarneeb.replay import logjson
 from tarneeb.replay.annotate import annotate
 from tarneeb.replay.findings import Verdict
-from tarneeb.replay.logformat import BatchProof, LogError, parse_log
+from tarneeb.replay.logformat import BatchProof, LogError, parse_log, read_log
+from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 from tarneeb.replay.narrate import narrate
 from tarneeb.replay.players import MatchTooLong
 from tarneeb.replay.replayer import verify_file, verify_log
@@ -117,6 +118,19 @@ def load_rules(name: str | None, options: list[str] | None, rules_file: Path | N
         fail(str(e))
 
 
+# the caps on an untrusted log (tarneeb.replay.logstream.Limits), raisable wherever logs are read
+MaxBytes = Annotated[int, typer.Option(
+    "--max-bytes", min=1, help="Refuse a log larger than this many bytes.")]
+MaxRecords = Annotated[int, typer.Option(
+    "--max-records", min=1, help="Refuse a log of more records than this.")]
+MaxHands = Annotated[int, typer.Option(
+    "--max-hands", min=1, help="Refuse a match of more dealing attempts than this.")]
+
+
+def limits_of(max_bytes: int, max_records: int, max_hands: int) -> Limits:
+    return Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
+
+
 # ------------------------------------------------------------------ verify
 @app.command()
 def verify(
@@ -130,6 +144,9 @@ def verify(
              "directory, when it exists.")] = None,
     root: Annotated[str | None, typer.Option(
         help="The season root the platform published (hex), to pin.")] = None,
+    max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
+    max_records: MaxRecords = DEFAULT_LIMITS.max_records,
+    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
     """Replay logs and check every deal, move, score and the winner.
 
@@ -138,6 +155,7 @@ def verify(
 
     Exit code: 0 every log clean, 1 findings, 2 a log unreadable or not a log.
     """
+    limits = limits_of(max_bytes, max_records, max_hands)
     public = pinned_key(key)
     named = platform_keys(keys)
     try:
@@ -146,7 +164,8 @@ def verify(
         fail(str(e))
     verdicts = []
     for path in logs:
-        v = verify_file(str(path), public, count_paths=as_json, root=pinned_root, keys=named)
+        v = verify_file(str(path), public, count_paths=as_json, root=pinned_root, keys=named,
+                        limits=limits)
         verdicts.append(v)
         if not as_json:
             _print_verdict(v)
@@ -175,11 +194,13 @@ def _print_verdict(v: Verdict) -> None:
 def show(
     log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
     hand: Annotated[int | None, typer.Option(help="Only this dealing attempt (0-based).")] = None,
+    max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
+    max_records: MaxRecords = DEFAULT_LIMITS.max_records,
+    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
     """The match as a player would read it: hands, bids, tricks, scores."""
-    data = read_bytes(log)
     try:
-        parsed = parse_log(data, str(log))
+        parsed = read_log(str(log), limits_of(max_bytes, max_records, max_hands))
     except LogError as e:
         fail(str(e))
     verdict = verify_log(parsed, str(log))
@@ -259,11 +280,13 @@ def export_json(
     log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
     output: Annotated[Path | None, typer.Option("-o", "--output",
                                                 help="JSON file (default: stdout).")] = None,
+    max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
+    max_records: MaxRecords = DEFAULT_LIMITS.max_records,
+    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
     """The JSON form of a log (converts back without loss with ``tarneeb import``)."""
-    data = read_bytes(log)
     try:
-        text = logjson.dumps(data, str(log))
+        text = logjson.dumps_log(read_log(str(log), limits_of(max_bytes, max_records, max_hands)))
     except LogError as e:
         fail(str(e))
     if output is None:

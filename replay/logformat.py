@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import io
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 import msgpack
 
+from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogCutShort, LogError, RecordReader
 from .rules import RulesError, RuleSet
 
 MAGIC = "tarneeb-log"
@@ -39,31 +39,6 @@ RECORD_NAMES = {HEADER: "header", HAND: "hand", END: "end", SIGNATURE: "signatur
 PASS_CODE = 15  # a call byte's low nibble: 0-13 a bid, 15 a pass
 
 RULE_FIELDS = tuple(f.name for f in dataclasses.fields(RuleSet))
-MAX_LOG_BYTES = 16 * 1024 * 1024  # a log larger than this is refused, not read
-_LIMITS = dict(max_bin_len=4096, max_str_len=4096, max_array_len=4096, max_map_len=256,
-               max_ext_len=0, max_buffer_size=MAX_LOG_BYTES)
-
-
-class LogError(ValueError):
-    """A log that cannot be read: ``offset`` is the byte where the trouble starts."""
-
-    def __init__(self, message: str, offset: int | None = None, path: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
-        self.path = path
-
-    def __str__(self) -> str:
-        where = []
-        if self.path:
-            where.append(self.path)
-        if self.offset is not None:
-            where.append(f"byte {self.offset}")
-        return ": ".join([*where, self.message])
-
-
-class LogCutShort(LogError):
-    """The stream ends inside a record; the records before it are whole."""
 
 
 @dataclass
@@ -239,7 +214,7 @@ def _show(v: Any) -> str:
 SCORE_LIMIT = 1 << 31
 
 
-def decode_record(data: Any, offset: int) -> Record:
+def decode_record(data: Any, offset: int, limits: Limits = DEFAULT_LIMITS) -> Record:
     """A record from its unpacked msgpack value; raises LogError naming the bad field."""
     if not isinstance(data, list) or not data:
         raise LogError(f"expected a record (a msgpack array), found {_show(data)}", offset)
@@ -249,7 +224,7 @@ def decode_record(data: Any, offset: int) -> Record:
     if kind == HAND:
         return _decode_hand(data, offset)
     if kind == HEADER:
-        return _decode_header(data, offset)
+        return _decode_header(data, offset, limits)
     if kind == END:
         sh = _Shape("end", offset)
         if len(data) != 3:
@@ -341,7 +316,7 @@ def _decode_hand_checked(data: list[Any], offset: int) -> HandRecord:
     return rec
 
 
-def _decode_header(data: list[Any], offset: int) -> Header:
+def _decode_header(data: list[Any], offset: int, limits: Limits) -> Header:
     sh = _Shape("header", offset)
     if len(data) < 3 or data[1] != MAGIC:
         raise LogError("not a tarneeb log (the first record is not a tarneeb-log header)", offset)
@@ -368,6 +343,10 @@ def _decode_header(data: list[Any], offset: int) -> Header:
             isinstance(s, list) and len(s) == 2 and isinstance(s[0], str)
             and isinstance(s[1], bool) for s in seats):
         raise sh.fail("seats must be four [name, computer] pairs")
+    for name in (*(s[0] for s in seats), rules.name):
+        if len(name.encode()) > limits.max_name:
+            raise sh.fail(f"a name of {len(name.encode()):,} bytes: over the max_name cap of "
+                          f"{limits.max_name:,}")
     hdr = Header(rules=rules, seats=[Seat(s[0], s[1]) for s in seats],
                  match_id=sh.bytes_(match_id, "match_id", 1, 64),
                  first_dealer=sh.int_(first_dealer, "first_dealer", 0, 3),
@@ -399,71 +378,25 @@ def _rules_from_bytes(raw: bytes) -> RuleSet:
     return RuleSet.from_dict(msgpack.unpackb(raw, raw=False))
 
 
-_FIXED = {0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
-          0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, 0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17}
-_SIZED = {0xc4: (1, "bytes"), 0xc5: (2, "bytes"), 0xc6: (4, "bytes"), 0xd9: (1, "bytes"),
-          0xda: (2, "bytes"), 0xdb: (4, "bytes"), 0xdc: (2, "items"), 0xdd: (4, "items"),
-          0xde: (2, "entries"), 0xdf: (4, "entries")}
-_FIELD_LIMIT = 4096  # no field of a log is longer than this
 _NOT_A_LOG = "not a tarneeb log (the first record is not a tarneeb-log header)"
 
 
-def _overlong_claim(data: bytes, pos: int) -> tuple[int, str] | None:
-    """In a record that runs past the end of the data, a length prefix larger than any
-    field of a log may be (a stream that is merely cut off has none): where and what."""
-    end = len(data)
-    todo = 1
-    while todo and pos < end:
-        todo -= 1
-        b = data[pos]
-        at = pos
-        pos += 1
-        if b <= 0x7f or b >= 0xe0 or b in _FIXED:
-            pos += _FIXED.get(b, 0)
-            continue
-        if 0x80 <= b <= 0x9f:
-            todo += (b & 15) * (2 if b <= 0x8f else 1)
-            continue
-        if 0xa0 <= b <= 0xbf:
-            pos += b & 31
-            continue
-        if b not in _SIZED:
-            return at, f"byte {b:#04x} is not msgpack a log may hold"
-        width, unit = _SIZED[b]
-        if pos + width > end:
-            return None
-        n = int.from_bytes(data[pos:pos + width], "big")
-        pos += width
-        if n > _FIELD_LIMIT:
-            return at, (f"a length prefix claims {n:,} {unit}, more than any field of a log "
-                        f"may hold ({_FIELD_LIMIT:,}); not a log, or a damaged one")
-        if unit == "bytes":
-            pos += n
-        else:
-            todo += n * (2 if unit == "entries" else 1)
-    return None
-
-
-def parse_log(data: bytes, path: str | None = None) -> ParsedLog:
-    """Read a whole log from bytes. Raises :class:`LogError` for anything unreadable.
+def parse_log(data: bytes | BinaryIO, path: str | None = None,
+              limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
+    """Read a whole log from bytes or a binary stream, record by record, within ``limits``.
+    Raises :class:`LogError` for anything unreadable (:class:`CapExceeded` for a cap).
 
     A stream that ends inside a record is returned with ``cut_short`` set; the
     whole records before it are all there.
     """
     try:
-        return _parse(data)
+        return _parse(RecordReader(data, limits), limits)
     except LogError as e:
         e.path = path
         raise
 
 
-def _parse(data: bytes) -> ParsedLog:
-    if len(data) > MAX_LOG_BYTES:
-        raise LogError(f"{len(data)} bytes is larger than a log may be ({MAX_LOG_BYTES})", 0)
-    if not data:
-        raise LogError("empty file, not a tarneeb log", 0)
-    unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=True,
-                                use_list=True, **_LIMITS)
+def _parse(reader: RecordReader, limits: Limits) -> ParsedLog:
     header: Header | None = None
     hands: list[HandRecord] = []
     offsets: list[int] = []
@@ -471,29 +404,10 @@ def _parse(data: bytes) -> ParsedLog:
     end_offset: int | None = None
     signature: SignatureRecord | None = None
     signature_offset: int | None = None
-    cut: LogCutShort | None = None
-    pos = 0
-    while pos < len(data):
-        try:
-            obj = unpacker.unpack()
-        except msgpack.OutOfData:
-            claim = _overlong_claim(data, pos)
-            if claim is not None:
-                raise LogError(claim[1], claim[0]) from None
-            cut = LogCutShort(f"log cut short: the stream ends inside a record "
-                              f"({len(data) - pos} bytes of it)", pos)
-            break
-        except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError,
-                msgpack.BufferFull) as e:
-            if header is None and pos == 0:
-                raise LogError(f"not a tarneeb log (not msgpack: {e})", 0) from None
-            raise LogError(f"not valid msgpack: {e}", pos) from None
-        except UnicodeDecodeError:
-            raise LogError("a text field is not valid UTF-8", pos) from None
-        except TypeError as e:  # e.g. an unhashable map key
-            raise LogError(f"not valid msgpack for a log: {e}", pos) from None
-        end_pos = unpacker.tell()
-        if _pack(obj) != data[pos:end_pos]:
+    max_hands = limits.max_hands
+    for r in reader:
+        obj, pos = r.value, r.offset
+        if _pack(obj) != r.raw:
             if header is None and not (isinstance(obj, list) and obj[:2] == [0, MAGIC]):
                 raise LogError(_NOT_A_LOG, 0)
             raise LogError("record is not in canonical msgpack form", pos)
@@ -503,11 +417,13 @@ def _parse(data: bytes) -> ParsedLog:
             raise LogError("a record follows the signature", pos)
         if type(obj) is list and obj and type(obj[0]) is int and obj[0] == HAND \
                 and end is None:  # the common case, first
+            if len(hands) == max_hands:
+                raise CapExceeded("max_hands", max_hands, "the match has more dealing attempts",
+                                  pos)
             hands.append(_decode_hand(obj, pos))
             offsets.append(pos)
-            pos = end_pos
             continue
-        rec = decode_record(obj, pos)
+        rec = decode_record(obj, pos, limits)
         if isinstance(rec, Header):
             if header is not None:
                 raise LogError("a second header record", pos)
@@ -520,23 +436,27 @@ def _parse(data: bytes) -> ParsedLog:
             end, end_offset = rec, pos
         else:
             signature, signature_offset = rec, pos
-        pos = end_pos
+    if reader.size == 0:
+        raise LogError("empty file, not a tarneeb log", 0)
     if header is None:  # the stream was cut inside the header
         raise LogError("log cut short inside its header: not readable", 0)
-    signed = data[:signature_offset] if signature_offset is not None else data[:pos]
+    data = reader.data
+    signed = data[:signature_offset] if signature_offset is not None else data
+    if reader.cut_short is not None:
+        signed = data[:reader.cut_short.offset]
     return ParsedLog(header=header, hands=hands, offsets=offsets, end=end, end_offset=end_offset,
                      signature=signature, signed_bytes=signed, signature_offset=signature_offset,
-                     cut_short=cut, size=len(data))
+                     cut_short=reader.cut_short, size=reader.size)
 
 
-def read_log(path: str) -> ParsedLog:
-    """Read a log file; every problem is a :class:`LogError` naming the file."""
+def read_log(path: str, limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
+    """Read a log file as a stream; every problem is a :class:`LogError` naming the file.
+    A file larger than ``limits.max_bytes`` is refused before it is read."""
     try:
         with open(path, "rb") as f:
-            data = f.read(MAX_LOG_BYTES + 1)
+            return parse_log(f, path, limits)
     except OSError as e:
         raise LogError(f"cannot read: {e.strerror or e}", None, path) from None
-    return parse_log(data, path)
 
 
 # ---------------------------------------------------------------- writing
@@ -571,7 +491,8 @@ class LogWriter:
 
 __all__ = [
     "END", "HAND", "HEADER", "MAGIC", "PASS_CODE", "SIGNATURE", "VERSION", "BatchProof",
-    "EndRecord", "HandRecord", "Header", "LogCutShort", "LogError", "LogWriter", "ParsedLog",
+    "CapExceeded", "EndRecord", "HandRecord", "Header", "Limits", "LogCutShort", "LogError",
+    "LogWriter", "ParsedLog",
     "RecordedDeal", "Seat", "SignatureRecord", "decode_record", "encode_record", "parse_log",
     "read_log", "record_to_list",
 ]

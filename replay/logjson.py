@@ -106,7 +106,11 @@ def log_records(log: ParsedLog) -> list[Record]:
 
 def to_json(data: bytes, path: str | None = None) -> dict[str, Any]:
     """The JSON document of a log's bytes (raises :class:`LogError` if unreadable)."""
-    log = parse_log(data, path)
+    return log_to_json(parse_log(data, path))
+
+
+def log_to_json(log: ParsedLog) -> dict[str, Any]:
+    """The JSON document of a parsed log."""
     doc = {"format": JSON_FORMAT, "version": log.header.version,
            "records": records_to_json(log_records(log))}
     if log.cut_short is not None:
@@ -276,11 +280,17 @@ def loads(text: str) -> bytes:
 
 def dumps(data: bytes, path: str | None = None) -> str:
     """The JSON text of a log: one record a line, so a diff of two logs reads by record."""
-    doc = to_json(data, path)
+    return dumps_log(parse_log(data, path))
+
+
+def dumps_log(log: ParsedLog) -> str:
+    """The JSON text of a parsed log (see :func:`dumps`)."""
+    doc = log_to_json(log)
     records = doc.pop("records")
     head = json.dumps(doc, ensure_ascii=False)[:-1]
     lines = ",\n".join(json.dumps(r, ensure_ascii=False) for r in records)
     return head + ', "records": [\n' + lines + "\n]}"
 
 
-__all__ = ["JSON_FORMAT", "dumps", "from_json", "loads", "record_from_json", "to_json"]
+__all__ = ["JSON_FORMAT", "dumps", "dumps_log", "from_json", "loads", "log_to_json",
+           "record_from_json", "to_json"]

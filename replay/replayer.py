@@ -52,7 +52,9 @@ from .logformat import (
     LogError,
     ParsedLog,
     parse_log,
+    read_log,
 )
+from .logstream import DEFAULT_LIMITS, Limits
 from .paths import exercised_paths
 from .rules import PRESETS, RuleSet
 
@@ -64,24 +66,26 @@ _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimu
 
 
 def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = False,
-                root: bytes | None = None, keys: Mapping[str, bytes] | None = None) -> Verdict:
-    """Verify one log file. Never raises for a bad log: see ``Verdict.error``."""
+                root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
+                limits: Limits = DEFAULT_LIMITS) -> Verdict:
+    """Verify one log file, read as a stream within ``limits`` (a file over
+    ``limits.max_bytes`` is refused unread). Never raises for a bad log: see ``Verdict.error``."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
+        log = read_log(path, limits)
+    except LogError as e:
         v = Verdict(path)
-        v.error = f"{path}: cannot read: {e.strerror or e}"
+        v.error = str(e)
         return v
-    return verify_bytes(data, path, public_key, count_paths, root, keys)
+    return verify_log(log, path, public_key, count_paths, root, keys)
 
 
 def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = None,
                  count_paths: bool = False, root: bytes | None = None,
-                 keys: Mapping[str, bytes] | None = None) -> Verdict:
+                 keys: Mapping[str, bytes] | None = None,
+                 limits: Limits = DEFAULT_LIMITS) -> Verdict:
     """Verify a log held in memory."""
     try:
-        log = parse_log(data, path)
+        log = parse_log(data, path, limits)
     except LogError as e:
         v = Verdict(path)
         v.error = str(e)

@@ -1,0 +1,321 @@
+"""Reading msgpack records from an untrusted stream, one at a time, within caps.
+
+A log comes from a platform the reader need not trust, so nothing in it may make
+the reader use unbounded memory or time. :class:`RecordReader` reads a binary
+stream (a file, a pipe, or bytes) in chunks and yields one msgpack value a
+record, refusing, with a :class:`CapExceeded` that names the cap, a stream
+larger than ``max_bytes``, more than ``max_records`` records, a record larger
+than ``max_record_bytes``, a field longer than ``max_field`` items or bytes, a
+map of more than ``max_map`` entries, or nesting deeper than ``max_depth``.
+Memory stays below ``max_bytes`` whatever the size of the file: a file larger
+than the cap is refused before it is read, a pipe once the cap is passed.
+:class:`Limits` is the one place that says every cap; ``docs/FORMAT.md`` lists
+them and ``tarneeb verify --max-bytes/--max-records/--max-hands`` raise them.
+
+>>> import msgpack
+>>> reader = RecordReader(msgpack.packb([2, 0, None]) + msgpack.packb([3, b"x"]))
+>>> [(r.offset, r.value) for r in reader]
+[(0, [2, 0, None]), (4, [3, b'x'])]
+>>> list(RecordReader(msgpack.packb([0, [1] * 5]), Limits(max_field=4)))
+Traceback (most recent call last):
+...
+tarneeb.replay.logstream.LogError: byte 0: not a tarneeb log (not msgpack: 5 exceeds ...)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import msgpack
+
+CHUNK = 64 * 1024  # bytes read from the stream at a time
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The caps a reader applies to an untrusted log; each can be raised.
+
+    The defaults hold every log a real match makes with a wide margin (a match
+    of 1,000 played hands is about 90 KB), while the slowest log they admit
+    verifies in well under a second.
+
+    >>> Limits().max_hands
+    1000
+    >>> Limits(max_hands=5000).max_hands
+    5000
+    """
+
+    max_bytes: int = 16 * 1024 * 1024  # the whole log
+    max_records: int = 100_000  # records in one log
+    max_hands: int = 1_000  # dealing attempts (hand records) of one match
+    max_record_bytes: int = 64 * 1024  # one record
+    max_field: int = 4096  # items of an array, bytes of a bin or str
+    max_map: int = 256  # entries of a map
+    max_depth: int = 8  # arrays and maps inside one another, the record itself included
+    max_name: int = 256  # UTF-8 bytes of a name (a seat's, the rules')
+    max_int_digits: int = 24  # digits of an integer in the JSON form
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if type(v) is not int or v < 1:
+                raise ValueError(f"{f.name} must be a whole number of at least 1, not {v!r}")
+
+    @property
+    def max_json_bytes(self) -> int:
+        """The JSON form of a log is about six times its msgpack size: allow eight."""
+        return 8 * self.max_bytes
+
+
+DEFAULT_LIMITS = Limits()
+
+# what each cap is called on the command line, for the messages
+OPTIONS = {"max_bytes": "--max-bytes", "max_records": "--max-records",
+           "max_hands": "--max-hands"}
+
+
+class LogError(ValueError):
+    """A log that cannot be read: ``offset`` is the byte where the trouble starts."""
+
+    def __init__(self, message: str, offset: int | None = None, path: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+        self.path = path
+
+    def __str__(self) -> str:
+        where = []
+        if self.path:
+            where.append(self.path)
+        if self.offset is not None:
+            where.append(f"byte {self.offset}")
+        return ": ".join([*where, self.message])
+
+
+class LogCutShort(LogError):
+    """The stream ends inside a record; the records before it are whole."""
+
+
+class CapExceeded(LogError):
+    """The log passes one of the :class:`Limits`: ``cap`` names it, ``limit`` is its value."""
+
+    def __init__(self, cap: str, limit: int, what: str, offset: int | None = None) -> None:
+        option = OPTIONS.get(cap)
+        raise_it = f"; raise it with {option}" if option else ""
+        super().__init__(f"{what}: over the {cap} cap of {limit:,}{raise_it}", offset)
+        self.cap = cap
+        self.limit = limit
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    """One msgpack value read from the stream, with where it lies and its exact bytes."""
+
+    offset: int
+    end: int
+    value: Any
+    raw: bytes
+
+    @property
+    def canonical(self) -> bool:
+        """True when the bytes are what a standard packer writes for the value."""
+        return msgpack.packb(self.value, use_bin_type=True) == self.raw
+
+
+def depth_ok(value: Any, max_depth: int) -> bool:
+    """True when ``value`` nests arrays and maps at most ``max_depth`` deep (no recursion).
+
+    >>> depth_ok([1, [2, {"a": [3]}]], 4), depth_ok([[[[]]]], 3)
+    (True, False)
+    """
+    if type(value) is not list and type(value) is not dict:
+        return True
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if d > max_depth:
+            return False
+        items = v.values() if type(v) is dict else v
+        stack.extend((x, d + 1) for x in items if type(x) is list or type(x) is dict)
+    return True
+
+
+_FIXED = {0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
+          0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, 0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17}
+_SIZED = {0xc4: (1, "bytes"), 0xc5: (2, "bytes"), 0xc6: (4, "bytes"), 0xd9: (1, "bytes"),
+          0xda: (2, "bytes"), 0xdb: (4, "bytes"), 0xdc: (2, "items"), 0xdd: (4, "items"),
+          0xde: (2, "entries"), 0xdf: (4, "entries")}
+
+
+def _overlong_claim(data: bytes | bytearray, pos: int, limits: Limits) -> tuple[int, str] | None:
+    """In a record that runs past the end of the data, a length prefix larger than any
+    field of a log may be (a stream that is merely cut off has none): where and what."""
+    end = len(data)
+    todo = 1
+    while todo and pos < end:
+        todo -= 1
+        b = data[pos]
+        at = pos
+        pos += 1
+        if b <= 0x7f or b >= 0xe0 or b in _FIXED:
+            pos += _FIXED.get(b, 0)
+            continue
+        if 0x80 <= b <= 0x9f:
+            todo += (b & 15) * (2 if b <= 0x8f else 1)
+            continue
+        if 0xa0 <= b <= 0xbf:
+            pos += b & 31
+            continue
+        if b not in _SIZED:
+            return at, f"byte {b:#04x} is not msgpack a log may hold"
+        width, unit = _SIZED[b]
+        if pos + width > end:
+            return None
+        n = int.from_bytes(data[pos:pos + width], "big")
+        pos += width
+        most = limits.max_map if unit == "entries" else limits.max_field
+        if n > most:
+            return at, (f"a length prefix claims {n:,} {unit}, more than any field of a log "
+                        f"may hold ({most:,}); not a log, or a damaged one")
+        if unit == "bytes":
+            pos += n
+        else:
+            todo += n * (2 if unit == "entries" else 1)
+    return None
+
+
+class RecordReader:
+    """The msgpack records of a stream, read a chunk at a time within :class:`Limits`.
+
+    Iterating yields :class:`RawRecord` values; anything unreadable raises
+    :class:`LogError` (a cap: :class:`CapExceeded`) naming the byte offset. A stream
+    that ends inside a record ends the iteration with ``cut_short`` set. ``data`` holds
+    the bytes read so far (when ``keep``), never more than ``limits.max_bytes``.
+    """
+
+    def __init__(self, source: BinaryIO | bytes | bytearray | memoryview,
+                 limits: Limits = DEFAULT_LIMITS, keep: bool = True) -> None:
+        self.limits = limits
+        self.keep = keep
+        self.cut_short: LogCutShort | None = None
+        self.size = 0  # bytes read so far
+        self._buf = bytearray()
+        self._base = 0  # the offset of _buf[0] in the stream
+        if isinstance(source, bytes | bytearray | memoryview):
+            self._stream: BinaryIO | None = None
+            self._bytes: memoryview | None = memoryview(source)
+            self._check_size(len(self._bytes))
+        else:
+            self._stream, self._bytes = source, None
+            self._check_size(_regular_file_size(source))
+
+    @property
+    def data(self) -> bytes:
+        """The bytes read so far (from the start when ``keep``)."""
+        return bytes(self._buf)
+
+    def _check_size(self, size: int | None) -> None:
+        if size is not None and size > self.limits.max_bytes:
+            raise CapExceeded("max_bytes", self.limits.max_bytes,
+                              f"the log is {size:,} bytes", 0)
+
+    def _read(self) -> bytes:
+        want = min(CHUNK, self.limits.max_bytes + 1 - self.size)
+        if self._bytes is not None:
+            chunk = bytes(self._bytes[self.size:self.size + want])
+        else:
+            assert self._stream is not None
+            try:
+                chunk = self._stream.read(want)
+            except OSError as e:
+                raise LogError(f"cannot read: {e.strerror or e}", self.size) from None
+        self.size += len(chunk)
+        if self.size > self.limits.max_bytes:
+            raise CapExceeded("max_bytes", self.limits.max_bytes,
+                              "the log is longer", self.limits.max_bytes)
+        return chunk
+
+    def __iter__(self) -> Iterator[RawRecord]:
+        lim = self.limits
+        unpacker = msgpack.Unpacker(
+            raw=False, strict_map_key=True, use_list=True, max_bin_len=lim.max_field,
+            max_str_len=lim.max_field, max_array_len=lim.max_field, max_map_len=lim.max_map,
+            max_ext_len=0, max_buffer_size=lim.max_record_bytes + 2 * CHUNK)
+        pos = 0  # where the next record starts
+        records = 0
+        eof = False
+        while True:
+            try:
+                value = unpacker.unpack()
+            except msgpack.OutOfData:
+                if eof:
+                    break
+                if self.size - pos > lim.max_record_bytes:
+                    self._too_long(pos)
+                chunk = self._read()
+                if not chunk:
+                    eof = True
+                else:
+                    self._buf += chunk
+                    unpacker.feed(chunk)
+                continue
+            except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError,
+                    msgpack.BufferFull) as e:
+                if isinstance(e, UnicodeDecodeError):
+                    raise LogError("a text field is not valid UTF-8", pos) from None
+                if pos == 0:
+                    raise LogError(f"not a tarneeb log (not msgpack: {e})", 0) from None
+                raise LogError(f"not valid msgpack: {e}", pos) from None
+            except TypeError as e:  # e.g. an unhashable map key
+                raise LogError(f"not valid msgpack for a log: {e}", pos) from None
+            end = unpacker.tell()
+            if end - pos > lim.max_record_bytes:
+                raise CapExceeded("max_record_bytes", lim.max_record_bytes,
+                                  f"a record of {end - pos:,} bytes", pos)
+            records += 1
+            if records > lim.max_records:
+                raise CapExceeded("max_records", lim.max_records,
+                                  "the log holds more records", pos)
+            if not depth_ok(value, lim.max_depth):
+                raise CapExceeded("max_depth", lim.max_depth,
+                                  "arrays or maps nested deeper", pos)
+            raw = bytes(self._buf[pos - self._base:end - self._base])
+            if not self.keep:
+                del self._buf[:end - self._base]
+                self._base = end
+            yield RawRecord(pos, end, value, raw)
+            pos = end
+        if pos < self.size:
+            rest = self._buf[pos - self._base:]
+            claim = _overlong_claim(rest, 0, lim)
+            if claim is not None:
+                raise LogError(claim[1], pos + claim[0])
+            self.cut_short = LogCutShort(f"log cut short: the stream ends inside a record "
+                                         f"({self.size - pos} bytes of it)", pos)
+
+    def _too_long(self, pos: int) -> None:
+        claim = _overlong_claim(self._buf[pos - self._base:], 0, self.limits)
+        if claim is not None:
+            raise LogError(claim[1], pos + claim[0])
+        raise CapExceeded("max_record_bytes", self.limits.max_record_bytes,
+                          f"a record of more than {self.size - pos:,} bytes", pos)
+
+
+def _regular_file_size(stream: BinaryIO) -> int | None:
+    """The size of a regular file still to be read, or None for a pipe or the like."""
+    try:
+        st = os.fstat(stream.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        return st.st_size - stream.tell()
+    except (OSError, AttributeError, ValueError):  # io.UnsupportedOperation is both
+        return None
+
+
+__all__ = ["DEFAULT_LIMITS", "CapExceeded", "Limits", "LogCutShort", "LogError", "RawRecord",
+           "RecordReader", "depth_ok"]

@@ -1,0 +1,192 @@
+"""Logs are read as a stream within caps: size, records, dealing attempts, record size, depth.
+
+Every cap, when hit, ends in one error naming the cap (and the option that raises it);
+memory does not grow with the size of the file.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from tarneeb.cli.app import main
+from tarneeb.replay.logformat import HandRecord, encode_record, parse_log, read_log
+from tarneeb.replay.logstream import (
+    DEFAULT_LIMITS,
+    CapExceeded,
+    Limits,
+    LogError,
+    RecordReader,
+    depth_ok,
+)
+from tarneeb.replay.replayer import verify_bytes, verify_file
+from tarneeb.replay.simulate import play_logged_match
+
+LOG = play_logged_match("eram41", seed=b"limits")
+HEADER = LOG[:parse_log(LOG).offsets[0]]
+
+
+def cancelled(n: int) -> bytes:
+    """A legal-looking hand record of a cancelled deal."""
+    return encode_record(HandRecord(deal_number=n, dealer=n % 4, calls=[]))
+
+
+class EndlessLog(io.RawIOBase):
+    """A header, then cancelled hands for ever: a stream no reader may take whole."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.pending = bytearray(HEADER)
+        self.n = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray) -> int:  # type: ignore[override]
+        while len(self.pending) < len(b):
+            self.pending += cancelled(self.n % 1_000_000)
+            self.n += 1
+        k = len(b)
+        b[:k] = self.pending[:k]
+        del self.pending[:k]
+        self.sent += k
+        return k
+
+
+def run_cli(*argv: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """The command as a user runs it, in its own process: real exit code, stdout and stderr."""
+    return subprocess.run([sys.executable, "-m", "tarneeb.cli.app", *argv], input=stdin,
+                          capture_output=True, timeout=60, check=False)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as e:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return int(e.value.code or 0), out, err
+
+
+def test_a_whole_log_reads_as_a_stream() -> None:
+    p = parse_log(io.BytesIO(LOG))
+    q = parse_log(LOG)
+    assert p.hands == q.hands and p.signed_bytes == q.signed_bytes and p.size == len(LOG)
+    assert verify_bytes(LOG).clean
+
+
+def test_endless_stream_stops_at_the_dealing_attempts_cap() -> None:
+    stream = EndlessLog()
+    with pytest.raises(CapExceeded) as e:
+        parse_log(stream, "live.tlog")
+    assert e.value.cap == "max_hands" and e.value.limit == DEFAULT_LIMITS.max_hands
+    assert "max_hands cap of 1,000; raise it with --max-hands" in str(e.value)
+    assert str(e.value).startswith("live.tlog: byte ")
+    assert stream.sent < 100_000  # it stopped reading at the cap, in chunks
+
+
+def test_endless_stream_stops_at_the_records_and_bytes_caps() -> None:
+    with pytest.raises(CapExceeded) as e:
+        parse_log(EndlessLog(), limits=Limits(max_hands=10**9, max_records=500))
+    assert e.value.cap == "max_records" and "--max-records" in str(e.value)
+    with pytest.raises(CapExceeded) as e:
+        parse_log(EndlessLog(), limits=Limits(max_hands=10**9, max_bytes=100_000))
+    assert e.value.cap == "max_bytes" and e.value.offset == 100_000
+
+
+def test_caps_can_be_raised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    n = len(parse_log(LOG).hands)
+    with pytest.raises(CapExceeded, match="max_hands cap of 3"):
+        parse_log(LOG, limits=Limits(max_hands=3))
+    assert len(parse_log(LOG, limits=Limits(max_hands=n)).hands) == n
+    with pytest.raises(CapExceeded, match="max_bytes"):
+        parse_log(LOG, limits=Limits(max_bytes=len(LOG) - 1))
+    assert parse_log(LOG, limits=Limits(max_bytes=len(LOG))).signature is not None
+    path = tmp_path / "m.tlog"
+    path.write_bytes(LOG)
+    code, out, err = run(capsys, "verify", "--max-hands", "2", str(path))
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"tarneeb: error: {path}: byte {parse_log(LOG).offsets[2]}: the match has more dealing "
+        "attempts: over the max_hands cap of 2; raise it with --max-hands"]
+    code, out, err = run(capsys, "verify", "--max-hands", str(n), "--max-bytes", str(len(LOG)),
+                         str(path))
+    assert code == 0, err
+    for command in ("show", "export"):
+        code, out, err = run(capsys, command, "--max-hands", "2", str(path))
+        assert code == 2 and "max_hands cap of 2; raise it with --max-hands" in err, command
+
+
+def test_a_huge_file_is_refused_unread(tmp_path: Path) -> None:
+    big = tmp_path / "big.tlog"
+    with open(big, "wb") as f:  # sparse: 2 GiB on the books, nothing on disk
+        f.write(LOG)
+        f.truncate(2 << 30)
+    r = run_cli("verify", str(big))
+    assert r.returncode == 2 and r.stdout == b""
+    assert r.stderr.decode() == (f"tarneeb: error: {big}: byte 0: the log is 2,147,483,648 "
+                                 "bytes: over the max_bytes cap of 16,777,216; raise it with "
+                                 "--max-bytes\n")
+
+
+def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
+    big = tmp_path / "big.tlog"
+    with open(big, "wb") as f:
+        f.write(LOG)
+        f.truncate(1 << 30)  # 1 GiB of zeros after the signature
+    tracemalloc.start()
+    try:
+        v = verify_file(str(big), limits=Limits(max_bytes=4 << 30))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert v.exit_code == 2 and "a record follows the signature" in (v.error or "")
+    assert peak < 4 << 20, peak
+    endless = EndlessLog()  # a stream that never ends, read up to a raised cap
+    tracemalloc.start()
+    try:
+        with pytest.raises(CapExceeded, match="max_hands"):
+            parse_log(endless, limits=Limits(max_hands=5_000))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, peak
+
+
+def test_a_pipe_is_read_as_a_stream_too() -> None:
+    data = HEADER + b"".join(cancelled(i) for i in range(1500))
+    with pytest.raises(CapExceeded, match="max_hands"):
+        parse_log(io.BufferedReader(io.BytesIO(data)))
+
+
+def test_a_record_larger_than_any_is_refused() -> None:
+    # a str32 length prefix claiming 4 GiB mid-stream: refused once the prefix is read
+    bad = HEADER + b"\x92\x01\xdb\xff\xff\xff\xff" + bytes(200_000)
+    with pytest.raises(LogError, match="a length prefix claims 4,294,967,295 bytes"):
+        parse_log(bad)
+    # a record longer than the record cap, whatever its shape
+    big = msgpack.packb([1, *([b"x" * 4000] * 40)])
+    with pytest.raises(CapExceeded, match="max_record_bytes") as e:
+        list(RecordReader(HEADER + big))
+    assert e.value.offset == len(HEADER)
+
+
+def test_depth_is_bounded() -> None:
+    deep = b"\x91" * 1000 + b"\x00"
+    with pytest.raises(LogError):
+        parse_log(deep)
+    with pytest.raises(CapExceeded, match="max_depth"):
+        list(RecordReader(b"\x91" * 20 + b"\x00"))
+    assert depth_ok([[1]], 2) and not depth_ok([[[1]]], 2) and depth_ok(7, 1)
+    assert verify_bytes(HEADER + b"\x91" * 1000 + b"\x00").exit_code == 2
+
+
+def test_read_log_names_the_file(tmp_path: Path) -> None:
+    with pytest.raises(LogError, match="cannot read: No such file"):
+        read_log(str(tmp_path / "none.tlog"))
+    with pytest.raises(ValueError, match="max_hands must be a whole number"):
+        Limits(max_hands=0)
