@@ -29,7 +29,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import msgpack
 
@@ -112,8 +112,7 @@ class CapExceeded(LogError):
         self.limit = limit
 
 
-@dataclass(frozen=True, slots=True)
-class RawRecord:
+class RawRecord(NamedTuple):
     """One msgpack value read from the stream, with where it lies and its exact bytes."""
 
     offset: int
@@ -133,16 +132,19 @@ def depth_ok(value: Any, max_depth: int) -> bool:
     >>> depth_ok([1, [2, {"a": [3]}]], 4), depth_ok([[[[]]]], 3)
     (True, False)
     """
-    if type(value) is not list and type(value) is not dict:
-        return True
-    stack = [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if d > max_depth:
+    level = [value] if type(value) in _CONTAINERS else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > max_depth:
             return False
-        items = v.values() if type(v) is dict else v
-        stack.extend((x, d + 1) for x in items if type(x) is list or type(x) is dict)
+        level = [x for v in level for x in (v.values() if type(v) is dict else v)
+                 if type(x) in _CONTAINERS]
     return True
+
+
+_CONTAINERS = frozenset((list, dict))
+_CONTAINER_BYTES = bytes([*range(0x80, 0xa0), 0xdc, 0xdd, 0xde, 0xdf])  # fix/16/32 array, map
 
 
 _FIXED = {0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
@@ -281,10 +283,12 @@ class RecordReader:
             if records > lim.max_records:
                 raise CapExceeded("max_records", lim.max_records,
                                   "the log holds more records", pos)
-            if not depth_ok(value, lim.max_depth):
+            raw = bytes(self._buf[pos - self._base:end - self._base])
+            # no more bytes that may start an array or map than max_depth: no need to walk it
+            if len(raw) - len(raw.translate(None, _CONTAINER_BYTES)) > lim.max_depth \
+                    and not depth_ok(value, lim.max_depth):
                 raise CapExceeded("max_depth", lim.max_depth,
                                   "arrays or maps nested deeper", pos)
-            raw = bytes(self._buf[pos - self._base:end - self._base])
             if not self.keep:
                 del self._buf[:end - self._base]
                 self._base = end
