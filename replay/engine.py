@@ -346,7 +346,7 @@ class MatchState:
         p = self.phase
         if p == Phase.BID:
             if self.rules.bidding == "personal":
-                return [BID_BASE + self.lowest_bid(self.current_player)]
+                return [BID_BASE + self._timer_bid(self.current_player)]
             return [PASS]
         if p == Phase.TRUMP:
             held = self.hands[self.current_player]
@@ -360,6 +360,17 @@ class MatchState:
             low = min(c % 13 for c in pool)
             return [c for c in pool if c % 13 == low]
         return []
+
+    def _timer_bid(self, seat: int) -> int:
+        """The timer's personal bid: the lowest allowed; with ``timer_bid = "reach_minimum"``
+        the last bidder's timer bid brings the total up to the table minimum where a bid of
+        13 or less can (where none can, the hand is cancelled whatever it bids: the lowest)."""
+        low = self.lowest_bid(seat)
+        if self.rules.timer_bid == "reach_minimum" and seat == self.dealer:
+            need = self.lowest_total() - sum(b for b in self._bids if b is not None)
+            if low < need <= self.rules.max_bid:
+                return need
+        return low
 
     # ------------------------------------------------------------------ moves
     def apply(self, action: Action, checked: bool = True) -> None:
@@ -415,7 +426,7 @@ class MatchState:
         if n_passed == 4:
             self._finish_cancelled()
             return
-        if high == 13 or (n_passed == 3 and high > 0):
+        if (high == 13 and self.rules.auction_ends_on_13) or (n_passed == 3 and high > 0):
             declarer = next(s for s in range(4) if self._bids[s] == high)
             hand.declarer, hand.contract = declarer, high
             self.phase = Phase.TRUMP
@@ -700,12 +711,13 @@ def score_hand(rules: RuleSet, hand: Hand, totals: list[int]) -> list[int]:
             team_scores[bteam] = rules.all_tricks_value if t == 13 else t
         else:
             team_scores[bteam] = -b
-            team_scores[1 - bteam] = rules.all_tricks_value if t == 0 else 13 - t
+            team_scores[1 - bteam] = rules.defenders_all_tricks_value if t == 0 else 13 - t
     elif t == 13:
         team_scores[bteam] = rules.kaboot_made_value
     else:
         team_scores[bteam] = -rules.kaboot_failed_value
-        team_scores[1 - bteam] = rules.all_tricks_value if t == 0 else 13 - t
+        team_scores[1 - bteam] = rules.kaboot_defenders_all_tricks_value if t == 0 \
+            else rules.kaboot_defenders_factor * (13 - t)
     return [team_scores[s & 1] for s in range(4)]
 
 
@@ -736,31 +748,65 @@ def match_winner(rules: RuleSet, hand: Hand, totals: list[int]) -> int | None:
         return None
     if rules.scoring == "team":
         reached = [t for t in (0, 1) if totals[t] >= rules.target]
-        if len(reached) == 1:
-            return reached[0]
-        if len(reached) == 2:  # only by a rules file with odd values
-            return 0 if totals[0] > totals[1] else 1 if totals[1] > totals[0] else None
-        return None
-    qualifying = qualifying_players(rules, totals)
-    teams = sorted({team_of(p) for p in qualifying})
-    if len(teams) == 1:
-        return teams[0]
-    if len(teams) == 2:
-        if rules.tie == "team_total":
-            a, b = team_totals(rules, totals)
-        elif rules.tie == "highest_player":
-            a = max(totals[p] for p in qualifying if team_of(p) == 0)
-            b = max(totals[p] for p in qualifying if team_of(p) == 1)
-        else:
-            return None
-        if a != b:
-            return 0 if a > b else 1
+        qualifying = [t for t in range(4) if totals[t] >= rules.target]
+    else:
+        qualifying = qualifying_players(rules, totals)
+        reached = sorted({team_of(p) for p in qualifying})
+    if len(reached) == 1:
+        return reached[0]
+    if len(reached) == 2:  # team games: only by a rules file with odd values
+        return break_tie(rules, totals, qualifying)[0]
     return None
 
 
+TIE_TEAMS = {"team_0+2": 0, "team_1+3": 1, "play_on": None}
+
+
+def break_tie(rules: RuleSet, totals: list[int], qualifying: list[int]
+              ) -> tuple[int | None, str]:
+    """Both teams qualify: the winning team (``None``: another hand) by the tie chain, and
+    the entry of the chain that decided.
+
+    >>> from tarneeb.replay.rules import preset
+    >>> r = preset("sahrat400", tie=["highest_player", "team_total", "team_0+2"])
+    >>> break_tie(r, [45, 45, 10, 20], [0, 1]), break_tie(r, [45, 45, 20, 20], [0, 1])
+    ((1, 'team_total'), (0, 'team_0+2'))
+    """
+    for step in rules.tie:
+        if step == "team_total":
+            a, b = team_totals(rules, totals)
+        elif step == "highest_player":
+            a = max(totals[p] for p in qualifying if team_of(p) == 0)
+            b = max(totals[p] for p in qualifying if team_of(p) == 1)
+        else:
+            return TIE_TEAMS[step], step
+        if a != b:
+            return (0 if a > b else 1), step
+    return None, "play_on"  # not reached: validation ends every chain in a fallback
+
+
 __all__ = [
-    "BID_BASE", "PASS", "TRUMP_BASE", "Action", "Hand", "IllegalAction", "MatchState", "Phase",
-    "bid_action", "check_deal", "describe_action", "is_bid", "is_play", "is_trump_choice",
-    "match_winner", "partner_of", "qualifying_players", "score_hand", "team_of", "team_totals",
-    "trick_winner", "trump_action",
+    "BID_BASE",
+    "PASS",
+    "TRUMP_BASE",
+    "Action",
+    "Hand",
+    "IllegalAction",
+    "MatchState",
+    "Phase",
+    "bid_action",
+    "break_tie",
+    "check_deal",
+    "describe_action",
+    "is_bid",
+    "is_play",
+    "is_trump_choice",
+    "match_winner",
+    "partner_of",
+    "qualifying_players",
+    "score_hand",
+    "team_of",
+    "team_totals",
+    "trick_winner",
+    "trump_action",
 ]

@@ -46,8 +46,8 @@ def all_paths(rules: RuleSet) -> set[str]:
                 paths |= {f"made:{c}", f"failed:{c}"}
     if rules.partner_min == 1:  # the boundary: a partner at exactly zero still blocks
         paths.add("partner-blocks-win:zero")
-    paths |= {f"both-qualify:{rules.tie}", "both-qualify-equal", "both-qualify-decided"} \
-        if rules.tie != "play_on" else {"both-qualify:play_on"}
+    paths |= {f"both-qualify:{rules.tie_label}", "both-qualify-equal", "both-qualify-decided"} \
+        if rules.tie != ("play_on",) else {"both-qualify:play_on"}
     for _, low in rules.min_bid_steps:
         paths.add(f"min-bid:{low}")
     for _, low in rules.min_total_steps:
@@ -135,5 +135,5 @@ def _win_paths(rules: RuleSet, hand: Hand, seen: Counter[str]) -> None:
         if rules.partner_min == 1 and any(totals[p ^ 2] == 0 for p in blocked):
             seen["partner-blocks-win:zero"] += 1
     if len({team_of(p) for p in qualifying}) == 2:
-        seen[f"both-qualify:{rules.tie}"] += 1
+        seen[f"both-qualify:{rules.tie_label}"] += 1
         seen["both-qualify-equal" if hand.winner is None else "both-qualify-decided"] += 1

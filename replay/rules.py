@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,11 +27,16 @@ TrumpRule = Literal["revealed_mate", "fixed", "named"]
 BiddingRule = Literal["personal", "auction"]
 ScoringRule = Literal["personal", "team"]
 TieRule = Literal["team_total", "highest_player", "play_on"]
+TimerBidRule = Literal["lowest", "reach_minimum"]
 
 SCORING_CHOICES = ("personal", "team")
 TRUMP_CHOICES = ("revealed_mate", "fixed", "named")
 BIDDING_CHOICES = ("personal", "auction")
-TIE_CHOICES = ("team_total", "highest_player", "play_on")
+TIMER_BID_CHOICES = ("lowest", "reach_minimum")
+# The tie rule is a chain: steps tried in order, then one fallback.
+TIE_STEPS = ("team_total", "highest_player")  # the higher value of this wins, equal: next
+TIE_FALLBACKS = ("play_on", "team_0+2", "team_1+3")  # another hand, or that team wins
+TIE_CHOICES = ("team_total", "highest_player", "play_on")  # the single-rule shorthands
 
 # Value of a bid b at index b-2 (bids 2..13).
 LINEAR_VALUES = tuple(range(2, 14))
@@ -69,18 +75,45 @@ class RuleSet:
     # from this own score on, ``values_high`` replaces ``values`` (400: 5 and 6 worth 5 and 6)
     values_high_from: int | None = None
     values_high: tuple[int, ...] | None = None
-    # team scoring (classic): all 13 tricks without bidding 13, a made 13, a failed 13
+    # team scoring (classic), the declarers: all 13 tricks without bidding 13, a made 13,
+    # the loss on a failed 13
     all_tricks_value: int = 16
     kaboot_made_value: int = 26
     kaboot_failed_value: int = 16
+    # ... the defenders: all 13 tricks against a contract below 13; on a failed 13,
+    # ``kaboot_defenders_factor`` x their tricks, or this when they took all 13
+    defenders_all_tricks_value: int = 16
+    kaboot_defenders_factor: int = 1
+    kaboot_defenders_all_tricks_value: int = 16
+    # classic auction: a bid of 13 ends it at once (false: the others still pass in turn)
+    auction_ends_on_13: bool = True
+    # -- the turn timer's bid (personal bids): the lowest allowed, or for the last bidder
+    #    what brings the total up to the table minimum ("reach_minimum")
+    timer_bid: TimerBidRule = "lowest"
     # -- winning
     target: int = 41
     partner_min: int = 1  # the partner's score must be at least this (1: "above zero")
-    tie: TieRule = "team_total"  # both teams qualify after the same hand
+    # both teams qualify after the same hand: a chain of steps and a final fallback,
+    # e.g. ("highest_player", "team_total", "team_0+2"); a single rule is a shorthand
+    # ("team_total" is ("team_total", "play_on"))
+    tie: tuple[str, ...] = ("team_total", "play_on")
     made_13_wins: bool = False  # a made bid of 13 wins the match outright
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "tie", tie_chain(self.tie))
         _validate(self)
+
+    @property
+    def tie_label(self) -> str:
+        """The tie chain as written in a rules file: the shorthand where there is one.
+
+        >>> PRESETS["sahrat41"].tie_label
+        'highest_player'
+        >>> preset("sahrat400", tie=["highest_player", "team_total", "team_0+2"]).tie_label
+        'highest_player>team_total>team_0+2'
+        """
+        short = tie_shorthand(self.tie)
+        return short if short is not None else ">".join(self.tie)
 
     # ---- derived rules -------------------------------------------------
     def trump_for_deal(self, thirteenth: int) -> int | None:
@@ -131,7 +164,10 @@ class RuleSet:
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            if isinstance(v, tuple):
+            if f.name == "tie":
+                short = tie_shorthand(v)
+                v = short if short is not None else list(v)
+            elif isinstance(v, tuple):
                 v = [list(x) if isinstance(x, tuple) else x for x in v]
             out[f.name] = v
         return out
@@ -158,8 +194,35 @@ class RuleSet:
                 if not isinstance(v, list | tuple):
                     raise RulesError(f"{k} must be a list of 12 numbers (bids 2 to 13)")
                 v = tuple(v)
+            elif k == "tie" and isinstance(v, list):
+                v = tuple(v)
             kwargs[k] = v
         return cls(**kwargs)
+
+
+def tie_chain(tie: Any) -> Any:
+    """The full chain of a tie rule: a shorthand gets its fallback (anything else is left
+    for validation to refuse).
+
+    >>> tie_chain("highest_player"), tie_chain("play_on")
+    (('highest_player', 'play_on'), ('play_on',))
+    """
+    if isinstance(tie, str) and tie in TIE_FALLBACKS:
+        return (tie,)
+    if isinstance(tie, str) and tie in TIE_STEPS:
+        return (tie, "play_on")
+    if isinstance(tie, list):
+        return tuple(tie)
+    return tie
+
+
+def tie_shorthand(chain: tuple[str, ...]) -> str | None:
+    """The single-rule shorthand of a chain, or ``None`` when it takes a list."""
+    if chain == ("play_on",):
+        return "play_on"
+    if len(chain) == 2 and chain[1] == "play_on":
+        return chain[0]
+    return None
 
 
 def _is_int(v: Any) -> bool:
@@ -175,12 +238,21 @@ def _validate(r: RuleSet) -> None:
     need(r.trump in TRUMP_CHOICES, f"trump must be one of {', '.join(TRUMP_CHOICES)}")
     need(r.bidding in BIDDING_CHOICES, f"bidding must be one of {', '.join(BIDDING_CHOICES)}")
     need(r.scoring in SCORING_CHOICES, f"scoring must be one of {', '.join(SCORING_CHOICES)}")
-    need(r.tie in TIE_CHOICES, f"tie must be one of {', '.join(TIE_CHOICES)}")
+    _validate_tie(r.tie, need)
+    need(r.timer_bid in TIMER_BID_CHOICES,
+         f"timer_bid must be one of {', '.join(TIMER_BID_CHOICES)}")
+    values = ("all_tricks_value", "kaboot_made_value", "kaboot_failed_value",
+              "defenders_all_tricks_value", "kaboot_defenders_all_tricks_value")
     for k in ("fixed_trump", "min_bid", "max_bid", "auction_min", "min_total", "target",
-              "partner_min", "all_tricks_value", "kaboot_made_value", "kaboot_failed_value"):
+              "partner_min", "kaboot_defenders_factor", *values):
         need(_is_int(getattr(r, k)), f"{k} must be a whole number")
+    for k in values:
+        need(0 <= getattr(r, k) <= 1000, f"{k} must be 0-1000")
+    need(1 <= r.kaboot_defenders_factor <= 10,
+         "kaboot_defenders_factor must be 1-10 (1: the defenders' tricks, 2: twice them)")
     need(0 <= r.fixed_trump <= 3, f"fixed_trump must be a suit 0-3 ({SUIT_LETTERS})")
-    need(isinstance(r.made_13_wins, bool), "made_13_wins must be true or false")
+    for k in ("made_13_wins", "auction_ends_on_13"):
+        need(isinstance(getattr(r, k), bool), f"{k} must be true or false")
     need(0 <= r.min_bid <= r.max_bid == 13, "bids must run from min_bid up to 13")
     need(1 <= r.auction_min <= 13, "auction_min must be 1-13")
     need(0 <= r.min_total <= 52, "min_total must be 0-52")
@@ -206,9 +278,24 @@ def _validate(r: RuleSet) -> None:
     if r.bidding == "auction":
         need(r.trump == "named" and r.scoring == "team",
              "an auction goes with a named trump and team scoring")
+        need(r.timer_bid == "lowest", "timer_bid reach_minimum needs personal bids (in an "
+             "auction the timer passes)")
     else:
         need(r.trump != "named" and r.scoring == "personal",
              "personal bids go with a dealt trump and personal scoring")
+
+
+def _validate_tie(tie: Any, need: Callable[[bool, str], None]) -> None:
+    every = (*TIE_STEPS, *TIE_FALLBACKS)
+    need(isinstance(tie, tuple) and len(tie) >= 1 and all(isinstance(x, str) for x in tie),
+         f"tie must be one of {', '.join(every)}, or a list of them ending in a fallback")
+    *steps, last = tie
+    need(last in TIE_FALLBACKS, "tie: the last entry must be a fallback "
+         f"({', '.join(TIE_FALLBACKS)}), not {last!r}")
+    for step in steps:
+        need(step in TIE_STEPS, f"tie: {step!r} is not a step of the chain (steps: "
+             f"{', '.join(TIE_STEPS)}; a fallback ends the list)")
+    need(len(set(steps)) == len(steps), "tie: a step appears twice")
 
 
 ERAM41 = RuleSet(name="eram41", trump="revealed_mate", values=LINEAR_VALUES, tie="team_total")

@@ -347,7 +347,7 @@ class Director:
                         if any(after[p ^ 2] == 0 for p in blocked):
                             out.add("partner-blocks-win:zero")
                     if len({team_of(p) for p in qualifying}) == 2:
-                        out.add(f"both-qualify:{rules.tie}")
+                        out.add(f"both-qualify:{rules.tie_label}")
                         out.add("both-qualify-equal" if winner is None
                                 else "both-qualify-decided")
         if winner is None:  # the next hand is dealt with these totals
@@ -570,7 +570,7 @@ def _personal(name: str) -> list[MatchSpec]:
                   (stage({"partner-blocks-win:zero": 1}, {0: close, 2: (2, 4), 1: low, 3: low}),
                    stage({"partner-blocks-win": 2}, {0: (t, t + 20), 2: (-20, -1)}))),
         MatchSpec(name, "both-qualify-equal", f"both teams qualify in one hand with the tie "
-                  f"rule ({r.tie}) equal, so another hand is dealt; then both qualify again "
+                  f"rule ({r.tie_label}) equal, so another hand is dealt; then both qualify again "
                   "and the rule decides",
                   (stage({"both-qualify-equal": 1}, {0: close, 1: close, 2: low, 3: low}),
                    stage({"both-qualify-decided": 1}, {2: low, 3: low}))),
