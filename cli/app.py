@@ -1,118 +1,78 @@
-"""The ``tarneeb`` command: thin over the library (parse, call, print)."""
+"""The ``tarneeb`` command: thin over the library (parse, call, print).
+
+Each command imports the library modules it needs when it runs, so one command does
+not pay for the others' imports; a plain ``tarneeb verify`` does not even load typer
+(see :mod:`tarneeb.cli.verify_cmd`).
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from tarneeb.audit.encoding import parse_hex
-from tarneeb.audit.errors import AuditError
-from tarneeb.audit.merkle import verify_inclusion
-from tarneeb.audit.seeds import server_commitment
-from tarneeb.audit.signing import (
-    load_keys_file,
-    load_private_key_file,
-    load_public_key_file,
-    public_key_raw,
-)
-from tarneeb.replay import logjson
-from tarneeb.replay.annotate import annotate
-from tarneeb.replay.findings import Verdict
-from tarneeb.replay.logformat import BatchProof, LogError, parse_log, read_log
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
-from tarneeb.replay.narrate import narrate
-from tarneeb.replay.players import MatchTooLong
-from tarneeb.replay.replayer import verify_file, verify_log
-from tarneeb.replay.rules import (
-    RulesError,
-    RuleSet,
-    house_preset,
-    load_rules_file,
-    parse_option,
-)
-from tarneeb.replay.simulate import play_logged_match, seed_bytes
 
-from . import audit_cmds, regress_cmd
+from . import audit_cmds, regress_cmd, verify_cmd
+from .common import console, fail, load_log, read_input, write_output
+from .entry import main
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                  rich_markup_mode=None,
+if TYPE_CHECKING:
+    from tarneeb.replay.logformat import BatchProof
+    from tarneeb.replay.rules import RuleSet
+
+RULE_SETS = ("eram41", "qahwa41", "sahrat41", "sahrat400", "classic")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"tarneeb {version('tarneeb')}")
+        raise typer.Exit(0)
+
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Verifiable deals and replay audits for Tarneeb (41, 400 and classic).")
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the version and exit.")] = False,
+) -> None:
+    """Verifiable deals and replay audits for Tarneeb (41, 400 and classic)."""
+
+
 audit_cmds.register(app)
 regress_cmd.register(app)
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and an exit code: the way every bad input ends."""
-    err.print(f"tarneeb: error: {message}", markup=False)
-    raise typer.Exit(code)
+out = console()
+err = console(stderr=True)
 
 
 def read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as e:
-        fail(f"{path}: cannot read: {e.strerror or e}")
+    return read_input(path)
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside ``path`` and rename: a reader never sees half a file."""
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent or Path("."), prefix=f".{path.name}.")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        fail(f"{path}: cannot write: {e.strerror or e}")
-
-
-def pinned_key(key: Path | None) -> bytes | None:
-    if key is None:
-        return None
-    try:
-        return public_key_raw(load_public_key_file(key))
-    except AuditError as e:
-        fail(str(e))
-
-
-KEYS_FILE_NAME = "keys.toml"
-
-
-def default_keys_path() -> Path:
-    """The user's keys file: ``keys.toml`` in tarneeb's config directory
-    (``~/.config/tarneeb`` on Linux, as ``typer.get_app_dir`` gives it)."""
-    return Path(typer.get_app_dir("tarneeb")) / KEYS_FILE_NAME
-
-
-def platform_keys(keys: Path | None) -> dict[str, bytes] | None:
-    """The keys file given, else the user's default one if it exists, else ``None``."""
-    path = keys if keys is not None else default_keys_path()
-    if keys is None and not path.is_file():
-        return None
-    try:
-        return load_keys_file(path)
-    except AuditError as e:
-        fail(str(e))
+    """Write ``data`` to ``path`` (``-``: standard output) with the user's umask."""
+    write_output(path, data)
 
 
 def load_rules(name: str | None, options: list[str] | None, rules_file: Path | None) -> RuleSet:
+    from tarneeb.replay.rules import RulesError, house_preset, load_rules_file, parse_option
+
     try:
         opts = dict(parse_option(o) for o in options or [])
         if rules_file is not None:
             return load_rules_file(rules_file).with_options(**opts)
         if name is None:
-            fail("give --rules NAME (eram41, qahwa41, sahrat41, sahrat400, classic) "
-                 "or --rules-file FILE")
+            fail(f"give --rules NAME ({', '.join(RULE_SETS)}) or --rules-file FILE")
         return house_preset(name, opts)
     except (RulesError, TypeError) as e:
         fail(str(e))
@@ -134,16 +94,19 @@ def limits_of(max_bytes: int, max_records: int, max_hands: int) -> Limits:
 # ------------------------------------------------------------------ verify
 @app.command()
 def verify(
-    logs: Annotated[list[Path], typer.Argument(help="Log files to verify.", show_default=False)],
+    logs: Annotated[list[Path], typer.Argument(
+        metavar="LOG...", help="Log files, directories of *.tlog files, quoted globs, "
+                               "or - for standard input.", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="The verdicts as JSON.")] = False,
     key: Annotated[Path | None, typer.Option(
+        metavar="PUBLIC_KEY",
         help="The platform's public key (PEM) to pin; otherwise the key inside the log.")] = None,
     keys: Annotated[Path | None, typer.Option(
         help="A keys file (TOML: platform name = its public key, hex or PEM) to pin: the log "
              "must be signed by one of them. Default: keys.toml in the user's config "
              "directory, when it exists.")] = None,
     root: Annotated[str | None, typer.Option(
-        help="The season root the platform published (hex), to pin.")] = None,
+        metavar="HEX", help="The season root the platform published, to pin.")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
@@ -156,37 +119,7 @@ def verify(
     Exit code: 0 every log clean, 1 findings, 2 a log unreadable or not a log.
     """
     limits = limits_of(max_bytes, max_records, max_hands)
-    public = pinned_key(key)
-    named = platform_keys(keys)
-    try:
-        pinned_root = parse_hex(root, "season root", 32) if root is not None else None
-    except AuditError as e:
-        fail(str(e))
-    verdicts = []
-    for path in logs:
-        v = verify_file(str(path), public, count_paths=as_json, root=pinned_root, keys=named,
-                        limits=limits)
-        verdicts.append(v)
-        if not as_json:
-            _print_verdict(v)
-    if as_json:
-        print(json.dumps([v.to_json() for v in verdicts], ensure_ascii=False, indent=1))
-    raise typer.Exit(max(v.exit_code for v in verdicts))
-
-
-def _print_verdict(v: Verdict) -> None:
-    """The verdict: its first line says what was replayed and who signed it (data is
-    never passed through rich markup)."""
-    if v.findings or v.error is None:
-        head = (f"{v.path}: {len(v.findings)} finding(s)", "bold red") if v.findings \
-            else (f"{v.path}: clean", "green")
-        out.print(Text.assemble(head, f" ({v.deals_line()}); {v.signed_by()}"))
-        for f in v.findings:
-            out.print(f"  {f}", markup=False)
-    for note in v.notes:
-        out.print(f"  note: {note}", markup=False)
-    if v.error is not None:
-        err.print(f"tarneeb: error: {v.error}", markup=False)
+    raise typer.Exit(verify_cmd.run(logs, as_json, key, root, keys, limits))
 
 
 # ------------------------------------------------------------------ show
@@ -199,8 +132,12 @@ def show(
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
     """The match as a player would read it: hands, bids, tricks, scores."""
+    from tarneeb.replay.logformat import LogError
+    from tarneeb.replay.narrate import narrate
+    from tarneeb.replay.replayer import verify_log
+
     try:
-        parsed = read_log(str(log), limits_of(max_bytes, max_records, max_hands))
+        parsed = load_log(log, limits_of(max_bytes, max_records, max_hands))
     except LogError as e:
         fail(str(e))
     verdict = verify_log(parsed, str(log))
@@ -232,6 +169,12 @@ def play(
     season_match: Annotated[int, typer.Option(help="Which match of --season (0-based).")] = 0,
 ) -> None:
     """Play a whole match between computer players and write its signed log."""
+    from tarneeb.audit.errors import AuditError
+    from tarneeb.audit.signing import load_private_key_file
+    from tarneeb.replay.logformat import parse_log
+    from tarneeb.replay.players import MatchTooLong
+    from tarneeb.replay.simulate import play_logged_match, seed_bytes
+
     ruleset = load_rules(rules, option, rules_file)
     private = None
     if key is not None:
@@ -249,16 +192,24 @@ def play(
     parsed = parse_log(data)
     winner = parsed.end.winner if parsed.end else None
     totals = parsed.hands[-1].totals if parsed.hands else [0, 0, 0, 0]
-    out.print(f"wrote {output}: {ruleset.name}, {len(parsed.hands)} dealing attempts, "
-              f"{'team 0+2' if winner == 0 else 'team 1+3'} won, totals {totals}, "
-              f"{len(data)} bytes", markup=False)
+    to_stdout = str(output) == "-"
+    said = err if to_stdout else out  # the log itself is on stdout
+    said.print(f"wrote {'<stdout>' if to_stdout else output}: {ruleset.name}, "
+               f"{len(parsed.hands)} dealing attempts, "
+               f"{'team 0+2' if winner == 0 else 'team 1+3'} won, totals {totals}, "
+               f"{len(data)} bytes", markup=False)
     if seed is not None:
-        out.print("reproducible run: every seed and the signing key come from --seed; "
-                  "they are not secret", markup=False)
+        said.print("reproducible run: every seed and the signing key come from --seed; "
+                   "they are not secret", markup=False)
 
 
 def season_match_of(path: Path, index: int) -> tuple[bytes, BatchProof]:
     """Match ``index`` of a season file: its server seed and inclusion proof, checked."""
+    from tarneeb.audit.encoding import parse_hex
+    from tarneeb.audit.merkle import verify_inclusion
+    from tarneeb.audit.seeds import server_commitment
+    from tarneeb.replay.logformat import BatchProof
+
     try:
         doc = json.loads(read_bytes(path))
         size, root = doc["size"], parse_hex(doc["root"], "season root", 32)
@@ -284,9 +235,12 @@ def export_json(
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
-    """The JSON form of a log (converts back without loss with ``tarneeb import``)."""
+    """The JSON form of a log (converts back without loss with 'tarneeb import')."""
+    from tarneeb.replay import logjson
+    from tarneeb.replay.logformat import LogError
+
     try:
-        text = logjson.dumps_log(read_log(str(log), limits_of(max_bytes, max_records, max_hands)))
+        text = logjson.dumps_log(load_log(log, limits_of(max_bytes, max_records, max_hands)))
     except LogError as e:
         fail(str(e))
     if output is None:
@@ -301,6 +255,9 @@ def import_json(
     output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the log.")],
 ) -> None:
     """A log from its JSON form, byte for byte as exported."""
+    from tarneeb.replay import logjson
+    from tarneeb.replay.logformat import LogError
+
     raw = read_bytes(source)
     try:
         data = logjson.loads(raw.decode("utf-8"))
@@ -317,17 +274,19 @@ def dump(
     hands: Annotated[int | None, typer.Option(help="Show at most this many hand records.")] = None,
 ) -> None:
     """An annotated hex dump: every field of every record at its byte offset."""
+    from tarneeb.replay.annotate import annotate
+
     data = read_bytes(log)
     for line in annotate(data, hands):
         print(line)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point: bad input ends in one line on stderr and exit code 2, never a traceback."""
+def run(argv: list[str]) -> None:
+    """Run ``argv`` through the typer app: bad input ends in one line on stderr and exit
+    code 2, never a traceback."""
     command = typer.main.get_command(app)
     try:
-        code = command.main(args=argv if argv is not None else sys.argv[1:], prog_name="tarneeb",
-                             standalone_mode=False)
+        code = command.main(args=argv, prog_name="tarneeb", standalone_mode=False)
     except typer.Exit as e:
         sys.exit(e.exit_code)
     except typer.TyperException as e:  # click's usage errors, as typer ships them
@@ -345,6 +304,9 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(0)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+__all__ = ["app", "fail", "main", "run"]
 
 
 if __name__ == "__main__":

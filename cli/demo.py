@@ -21,7 +21,7 @@ OUT = Path("out/demo")
 def tarneeb(*args: str) -> int:
     """Run ``tarneeb ARGS`` as a user would, echoing the command line."""
     print(f"\n$ tarneeb {shlex.join(args)}", flush=True)
-    return subprocess.run([sys.executable, "-m", "tarneeb.cli.app", *args], check=False).returncode
+    return subprocess.run([sys.executable, "-m", "tarneeb", *args], check=False).returncode
 
 
 def main() -> None:

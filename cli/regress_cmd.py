@@ -13,17 +13,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tarneeb.testing.regress import (
-    DEFAULT_TIME_LIMIT,
-    EngineLoadError,
-    MatchReport,
-    RegressInputError,
-    regress_paths,
-)
+from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT
+
+from .common import expand_logs
+
+if TYPE_CHECKING:
+    from tarneeb.testing.regress import MatchReport
 
 
 def _error(message: str) -> typer.Exit:
@@ -37,7 +36,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def regress(
         paths: Annotated[list[Path], typer.Argument(
-            help="Match logs: *.tlog files, or directories holding them.",
+            metavar="LOG...", help="Match logs: *.tlog files, directories holding them, or "
+                                    "quoted globs.",
             show_default=False)],
         engine: Annotated[str, typer.Option(
             "--engine", metavar="MODULE:FACTORY",
@@ -54,6 +54,8 @@ def register(app: typer.Typer) -> None:
         Exit code: 0 every match agrees, 1 a disagreement or engine failure,
         2 bad input (an engine that cannot be imported, a missing path, an unreadable log).
         """
+        from tarneeb.testing.regress import EngineLoadError, RegressInputError, regress_paths
+
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())  # MODULE may be a file in the current directory
 
@@ -62,7 +64,7 @@ def register(app: typer.Typer) -> None:
                 typer.echo(report.line(), err=report.status == "unreadable")
 
         try:
-            run = regress_paths(engine, paths, time_limit, on_report=show)
+            run = regress_paths(engine, expand_logs(paths), time_limit, on_report=show)
         except (RegressInputError, EngineLoadError) as e:
             raise _error(str(e)) from None
         if as_json:

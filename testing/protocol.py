@@ -33,6 +33,8 @@ from typing import Protocol, runtime_checkable
 from tarneeb.replay.engine import BID_BASE, PASS, TRUMP_BASE
 from tarneeb.replay.rules import RuleSet
 
+DEFAULT_TIME_LIMIT = 10.0  # seconds an engine may take over one match in ``regress``
+
 Seat = int
 Card = int
 Action = int

@@ -59,7 +59,7 @@ from tarneeb.replay.logformat import LogError, ParsedLog, parse_log
 from tarneeb.replay.replayer import verify_log
 from tarneeb.replay.rules import RuleSet
 
-from .protocol import NUM_ACTIONS, Engine, EngineFactory
+from .protocol import DEFAULT_TIME_LIMIT, NUM_ACTIONS, Engine, EngineFactory
 
 if sys.platform != "win32":  # the spawn machinery, imported with this module (see below)
     import multiprocessing.popen_spawn_posix
@@ -70,7 +70,6 @@ if sys.platform != "win32":  # the spawn machinery, imported with this module (s
 # imported during a run (pytester) would otherwise leave the package pointing at one
 # copy of multiprocessing.heap and sys.modules at another, and pickling fails.
 
-DEFAULT_TIME_LIMIT = 10.0
 STARTUP_LIMIT = 60.0  # starting the worker and importing the engine's module
 
 Status = Literal["agree", "disagree", "engine-failure", "skipped", "unreadable"]

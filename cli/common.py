@@ -1,0 +1,132 @@
+"""What every command shares: errors, reading and writing files or ``-``, the consoles.
+
+Nothing here imports typer or rich at module level, so the commands that do not need
+them (a plain ``tarneeb verify``) start fast.
+
+>>> expand_logs(["-"])
+['-']
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import secrets
+import sys
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tarneeb.replay.logformat import ParsedLog
+    from tarneeb.replay.logstream import Limits
+
+STDIO = "-"  # a file argument of "-" means standard input or standard output
+
+
+@cache
+def console(stderr: bool = False) -> Console:
+    """The rich console for stdout (or stderr): colour on a terminal, plain text in a pipe."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One line on stderr and an exit code: the way every bad input ends."""
+    sys.stdout.flush()
+    sys.stderr.write(f"tarneeb: error: {message}\n")
+    sys.stderr.flush()
+    raise SystemExit(code)
+
+
+def read_input(path: Path | str) -> bytes:
+    """The bytes of ``path``, or of standard input for ``-``; a read error ends the command."""
+    if str(path) == STDIO:
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        fail(f"{path}: cannot read: {e.strerror or e}")
+
+
+def load_log(path: Path | str, limits: Limits | None = None) -> ParsedLog:
+    """The log at ``path`` (``-``: standard input), read as a stream within ``limits``.
+
+    Raises :class:`tarneeb.replay.logformat.LogError` naming the file (``<stdin>``).
+    """
+    from tarneeb.replay.logformat import parse_log, read_log
+    from tarneeb.replay.logstream import DEFAULT_LIMITS
+
+    limits = limits or DEFAULT_LIMITS
+    if str(path) == STDIO:
+        return parse_log(sys.stdin.buffer, shown_name(path), limits)
+    return read_log(str(path), limits)
+
+
+def shown_name(path: Path | str) -> str:
+    """How messages name a file: ``<stdin>`` for ``-``."""
+    return "<stdin>" if str(path) == STDIO else str(path)
+
+
+def write_output(path: Path | str, data: bytes) -> None:
+    """Write ``data`` to ``path`` (standard output for ``-``), atomically.
+
+    The file gets the user's umask like any file the user makes (a published log, a
+    JSON export): only secrets are written private, by :mod:`tarneeb.audit.signing`.
+    A temporary file beside ``path`` is renamed over it, so a reader never sees half a
+    file and a failed write leaves the old one.
+    """
+    if str(path) == STDIO:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        fail(f"{path}: cannot write: {e.strerror or e}")
+
+
+def expand_logs(args: Iterable[str | Path]) -> list[str]:
+    """The logs named on a command line: files as given, a directory's ``*.tlog`` files
+    sorted by name, a quoted glob's matches, ``-`` for standard input.
+
+    A path that does not exist is kept, so the command reports it as unreadable; a
+    directory without logs or a glob matching nothing ends the command (exit 2).
+    """
+    out: list[str] = []
+    for raw in args:
+        text = str(raw)
+        p = Path(text)
+        if text == STDIO:
+            out.append(text)
+        elif p.is_dir():
+            found = sorted(str(f) for f in p.glob("*.tlog"))
+            if not found:
+                fail(f"{p}: no *.tlog match logs in this directory")
+            out.extend(found)
+        elif not p.exists() and glob.has_magic(text):
+            found = sorted(glob.glob(text, recursive=True))
+            if not found:
+                fail(f"{text}: no file matches this pattern")
+            out.extend(expand_logs(found))
+        else:
+            out.append(text)
+    return out
+
+
+__all__ = ["STDIO", "console", "expand_logs", "fail", "load_log", "read_input", "shown_name",
+           "write_output"]

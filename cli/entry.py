@@ -1,0 +1,44 @@
+"""The ``tarneeb`` program's entry point (also ``python -m tarneeb``).
+
+A plain ``tarneeb verify LOG...`` runs without loading typer; every other command
+line goes to the typer app in :mod:`tarneeb.cli.app`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line ``argv`` (default: the process's) and exit with its code."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        from .verify_cmd import fast_path
+
+        code = fast_path(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("tarneeb: interrupted\n")
+        sys.exit(130)
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        sys.exit(0)
+    if code is None:
+        from .app import run
+
+        run(args)
+    sys.exit(code)
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of our output went away (``| head``): stop without a second error."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+if __name__ == "__main__":
+    main()

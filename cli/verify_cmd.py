@@ -1,0 +1,181 @@
+"""``tarneeb verify``: the command an archive runs once per log, so it starts fast.
+
+:func:`run` does the work for the typer command in :mod:`tarneeb.cli.app`.
+:func:`fast_path` serves a plain ``tarneeb verify [--json] [--key K] [--root R] LOG...``
+without importing typer (whose start-up costs more than verifying a log); anything
+else it does not recognise (``--help``, an unknown option, no log) goes to typer,
+which gives the help and the usage errors.
+
+>>> fast_path(["verify", "--help"]) is None
+True
+>>> parse_fast(["verify", "--json", "--key=k.pem", "a.tlog", "--", "-x.tlog"])
+{'logs': ['a.tlog', '-x.tlog'], 'as_json': True, 'key': 'k.pem', 'root': None}
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .common import console, expand_logs, fail, load_log, shown_name
+
+if TYPE_CHECKING:
+    from tarneeb.replay.findings import Verdict
+    from tarneeb.replay.logstream import Limits
+
+# The options the fast path understands, and whether each takes a value. A test checks
+# that the typer command has each of them, the same way.
+FAST_OPTIONS = {"--json": False, "--key": True, "--keys": True, "--root": True}
+_DEST = {"--json": "as_json", "--key": "key", "--keys": "keys", "--root": "root"}
+KEYS_FILE_NAME = "keys.toml"
+
+
+def parse_fast(argv: list[str]) -> dict[str, Any] | None:
+    """The arguments of a plain ``verify`` command line, or None to leave it to typer."""
+    if not argv or argv[0] != "verify":
+        return None
+    parsed: dict[str, Any] = {"logs": [], "as_json": False, "key": None, "keys": None,
+                              "root": None}
+    seen: set[str] = set()
+    tokens = iter(argv[1:])
+    only_logs = False
+    for token in tokens:
+        if only_logs or token == "-" or not token.startswith("-"):
+            parsed["logs"].append(token)
+            continue
+        if token == "--":
+            only_logs = True
+            continue
+        name, eq, value = token.partition("=")
+        if name not in FAST_OPTIONS or name in seen:
+            return None
+        seen.add(name)
+        if not FAST_OPTIONS[name]:
+            if eq:
+                return None
+            parsed[_DEST[name]] = True
+            continue
+        if not eq:
+            nxt = next(tokens, None)
+            if nxt is None:
+                return None
+            value = nxt
+        parsed[_DEST[name]] = value
+    return parsed if parsed["logs"] else None
+
+
+def fast_path(argv: list[str]) -> int | None:
+    """Run a plain ``verify`` and return its exit code; None when typer must parse it."""
+    parsed = parse_fast(argv)
+    if parsed is None:
+        return None
+    key, keys = (Path(p) if p is not None else None for p in (parsed["key"], parsed["keys"]))
+    return run(parsed["logs"], parsed["as_json"], key, parsed["root"], keys)
+
+
+def pinned_key(key: Path | None) -> bytes | None:
+    """The raw public key in the PEM file ``key`` (None: no key pinned)."""
+    if key is None:
+        return None
+    from tarneeb.audit.errors import AuditError
+    from tarneeb.audit.signing import load_public_key_file, public_key_raw
+
+    try:
+        return public_key_raw(load_public_key_file(key))
+    except AuditError as e:
+        fail(str(e))
+
+
+def default_keys_path() -> Path:
+    """The user's keys file: ``keys.toml`` in tarneeb's config directory
+    (``~/.config/tarneeb`` on Linux, ``%APPDATA%\\tarneeb`` on Windows)."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("tarneeb", appauthor=False, roaming=True)) / KEYS_FILE_NAME
+
+
+def platform_keys(keys: Path | None) -> dict[str, bytes] | None:
+    """The keys file given, else the user's default one if it exists, else ``None``."""
+    path = keys if keys is not None else default_keys_path()
+    if keys is None and not path.is_file():
+        return None
+    from tarneeb.audit.errors import AuditError
+    from tarneeb.audit.signing import load_keys_file
+
+    try:
+        return load_keys_file(path)
+    except AuditError as e:
+        fail(str(e))
+
+
+def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
+        root: str | None, keys: Path | None = None, limits: Limits | None = None) -> int:
+    """Verify every log named (files, directories, globs, ``-``); return the exit code."""
+    from tarneeb.audit.encoding import parse_hex
+    from tarneeb.audit.errors import AuditError
+    from tarneeb.replay.findings import Verdict
+    from tarneeb.replay.logformat import LogError
+    from tarneeb.replay.logstream import DEFAULT_LIMITS
+    from tarneeb.replay.replayer import verify_file, verify_log
+
+    public = pinned_key(key)
+    named = platform_keys(keys)
+    try:
+        pinned_root = parse_hex(root, "season root", 32) if root is not None else None
+    except AuditError as e:
+        fail(str(e))
+    verdicts = []
+    for path in expand_logs(logs):
+        if path == "-":
+            try:
+                log = load_log(path, limits)
+            except LogError as e:
+                v = Verdict(shown_name(path))
+                v.error = str(e)
+            else:
+                v = verify_log(log, shown_name(path), public, as_json, pinned_root, named)
+        else:
+            v = verify_file(path, public, count_paths=as_json, root=pinned_root, keys=named,
+                            limits=limits or DEFAULT_LIMITS)
+        verdicts.append(v)
+        if not as_json:
+            print_verdict(v)
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps([v.to_json() for v in verdicts], ensure_ascii=False,
+                                    indent=1) + "\n")
+    return max(v.exit_code for v in verdicts)
+
+
+def print_verdict(v: Verdict) -> None:
+    """The verdict of one log in a few lines: its first line says what was replayed and
+    who signed it; colour on a terminal, plain in a pipe (data never goes through markup)."""
+    lines: list[tuple[str, str | None, str]] = []  # (styled part, its style, plain rest)
+    if v.findings or v.error is None:
+        head, style = ((f"{v.path}: {len(v.findings)} finding(s)", "bold red") if v.findings
+                       else (f"{v.path}: clean", "green"))
+        lines.append((head, style, f" ({v.deals_line()}); {v.signed_by()}"))
+        lines.extend((f"  {f}", None, "") for f in v.findings)
+    lines.extend((f"  note: {note}", None, "") for note in v.notes)
+    _emit(lines)
+    if v.error is not None:
+        sys.stdout.flush()
+        sys.stderr.write(f"tarneeb: error: {v.error}\n")
+
+
+def _emit(lines: list[tuple[str, str | None, str]]) -> None:
+    """Print lines, styled only on a terminal: a pipe gets plain text without loading rich."""
+    if not sys.stdout.isatty():
+        sys.stdout.write("".join(head + rest + "\n" for head, _, rest in lines))
+        return
+    from rich.text import Text
+
+    out = console()
+    for head, style, rest in lines:
+        out.print(Text.assemble((head, style or ""), rest))
+
+
+__all__ = ["FAST_OPTIONS", "default_keys_path", "fast_path", "parse_fast", "pinned_key",
+           "platform_keys", "print_verdict", "run"]

@@ -1,0 +1,5 @@
+"""``python -m tarneeb``: the ``tarneeb`` command."""
+
+from tarneeb.cli.entry import main
+
+main()

@@ -1,0 +1,118 @@
+"""The conventions of a command-line tool: --version, python -m, - for stdin and stdout,
+directories and globs, the user's umask, and a fast start for a plain verify."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from tarneeb.cli.app import app, main
+from tarneeb.cli.verify_cmd import FAST_OPTIONS, parse_fast
+
+ROOT = Path(__file__).resolve().parent.parent
+MATCHES = ROOT / "fixtures" / "matches"
+ALTERED = ROOT / "fixtures" / "altered"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as e:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return int(e.value.code or 0), out, err
+
+
+def tarneeb(*argv: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "tarneeb", *argv], input=stdin,
+                          capture_output=True, check=False, cwd=ROOT)
+
+
+def test_version_and_python_dash_m() -> None:
+    from importlib.metadata import version
+
+    done = tarneeb("--version")
+    assert done.returncode == 0
+    assert done.stdout.decode().strip() == f"tarneeb {version('tarneeb')}"
+
+
+def test_verify_reads_stdin_and_export_writes_stdout() -> None:
+    log = (MATCHES / "classic-01.tlog").read_bytes()
+    done = tarneeb("verify", "-", stdin=log)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().startswith("<stdin>: clean")
+    done = tarneeb("export", "-", "-o", "-", stdin=log)
+    assert done.returncode == 0 and json.loads(done.stdout)["format"] == "tarneeb-log-json"
+    back = tarneeb("import", "-", "-o", "-", stdin=done.stdout)
+    assert back.returncode == 0 and back.stdout == log
+    bad = tarneeb("verify", "-", stdin=b"not a log")
+    assert bad.returncode == 2 and bad.stderr.decode().startswith("tarneeb: error: <stdin>: byte 0")
+
+
+def test_verify_directories_and_globs(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "verify", "--json", str(MATCHES))
+    paths = [v["path"] for v in json.loads(out)]
+    assert code == 0 and paths == sorted(str(p) for p in MATCHES.glob("*.tlog"))
+    code, out, _ = run(capsys, "verify", "--json", str(ALTERED / "renege-*.tlog"))
+    verdicts = json.loads(out)
+    assert code == 1 and len(verdicts) == 2
+    assert all(v["findings"][0]["kind"] == "renege" for v in verdicts)
+    code, _, err = run(capsys, "verify", str(MATCHES / "nothing-*.tlog"))
+    assert code == 2 and "no file matches this pattern" in err
+    code, _, err = run(capsys, "verify", str(ROOT / "docs"))
+    assert code == 2 and "no *.tlog match logs in this directory" in err
+
+
+def test_written_files_follow_the_umask(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = os.umask(0o022)
+    try:
+        log, exported = tmp_path / "m.tlog", tmp_path / "m.json"
+        assert run(capsys, "play", "--rules", "eram41", "-o", str(log))[0] == 0
+        assert run(capsys, "export", str(log), "-o", str(exported))[0] == 0
+        assert run(capsys, "keygen", str(tmp_path / "k.pem"))[0] == 0
+    finally:
+        os.umask(old)
+    for published in (log, exported, tmp_path / "k.pub.pem"):
+        assert stat.S_IMODE(published.stat().st_mode) == 0o644, published
+    assert stat.S_IMODE((tmp_path / "k.pem").stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_fast_path_knows_only_options_the_command_has() -> None:
+    command = typer.main.get_command(app).commands["verify"]  # type: ignore[attr-defined]
+    flags = {opt: p.is_flag for p in command.params if hasattr(p, "is_flag") for opt in p.opts}
+    for option, takes_value in FAST_OPTIONS.items():
+        assert option in flags and flags[option] is not takes_value
+    assert parse_fast(["verify", "--help"]) is None
+    assert parse_fast(["verify", "--key"]) is None
+    assert parse_fast(["verify", "--json", "--json", "a"]) is None
+    assert parse_fast(["verify"]) is None
+    assert parse_fast(["verify", "--root", "ab", "-"]) == {
+        "logs": ["-"], "as_json": False, "key": None, "root": "ab"}
+
+
+def test_fast_and_typer_paths_agree(capsys: pytest.CaptureFixture[str]) -> None:
+    from tarneeb.cli.app import run as typer_run
+
+    argv = ["verify", "--json", str(MATCHES / "eram41-01.tlog"),
+            str(ALTERED / "renege-eram41.tlog")]
+    fast = run(capsys, *argv)
+    with pytest.raises(SystemExit) as e:
+        typer_run(argv)
+    out, err = capsys.readouterr()
+    assert fast == (e.value.code, out, err)
+
+
+def test_plain_verify_loads_neither_typer_nor_multiprocessing() -> None:
+    code = ("import sys\nfrom tarneeb.cli.entry import main\n"
+            f"try:\n    main(['verify', {str(MATCHES / 'classic-01.tlog')!r}])\n"
+            "except SystemExit as e:\n    assert e.code == 0\n"
+            "print(sorted(m for m in ('typer', 'rich', 'multiprocessing', 'hypothesis') "
+            "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    assert done.stdout.decode().strip().splitlines()[-1] == "[]"
