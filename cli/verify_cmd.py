@@ -9,7 +9,7 @@ which gives the help and the usage errors.
 >>> fast_path(["verify", "--help"]) is None
 True
 >>> parse_fast(["verify", "--json", "--key=k.pem", "a.tlog", "--", "-x.tlog"])
-{'logs': ['a.tlog', '-x.tlog'], 'as_json': True, 'key': 'k.pem', 'root': None}
+{'logs': ['a.tlog', '-x.tlog'], 'as_json': True, 'key': 'k.pem', 'keys': None, 'root': None}
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ def test_fast_path_knows_only_options_the_command_has() -> None:
     assert parse_fast(["verify", "--json", "--json", "a"]) is None
     assert parse_fast(["verify"]) is None
     assert parse_fast(["verify", "--root", "ab", "-"]) == {
-        "logs": ["-"], "as_json": False, "key": None, "root": "ab"}
+        "logs": ["-"], "as_json": False, "key": None, "keys": None, "root": "ab"}
 
 
 def test_fast_and_typer_paths_agree(capsys: pytest.CaptureFixture[str]) -> None:
