@@ -5,8 +5,8 @@
   through logs, each match in a worker process with a time limit;
 * :func:`compare`, :func:`assert_agrees` — drive an engine through one
   :class:`MatchScript` in this process;
-* :func:`rule_sets`, :func:`deals`, :func:`matches`, :func:`logs` — hypothesis
-  strategies (hypothesis is needed for these only).
+* :func:`rule_sets`, :func:`deals`, :func:`matches`, :func:`logs`,
+  :func:`edited_logs` — hypothesis strategies (hypothesis is needed for these only).
 
 Names are imported on first use, so ``import tarneeb.testing`` stays cheap (the
 pytest plugin imports it in every pytest run).
@@ -27,7 +27,7 @@ _EXPORTS = {
                 "RegressInputError", "RegressRun", "Runner", "ScriptError", "assert_agrees",
                 "collect_logs", "compare", "load_factory", "prepare", "regress_log",
                 "regress_paths", "run_script", "script_from_history"),
-    "strategies": ("Deal", "deals", "logs", "matches", "rule_sets"),
+    "strategies": ("Deal", "deals", "edited_logs", "logs", "matches", "rule_sets"),
     "adapters": ("BrokenTrumpEngine", "ReferenceEngine"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
         run_script,
         script_from_history,
     )
-    from .strategies import Deal, deals, logs, matches, rule_sets
+    from .strategies import Deal, deals, edited_logs, logs, matches, rule_sets
 
 
 def __getattr__(name: str) -> Any:
@@ -75,6 +75,6 @@ __all__ = [
     "BrokenTrumpEngine", "Deal", "DealScript", "Disagreement", "Engine", "EngineFactory",
     "EngineLoadError", "MatchReport", "MatchScript", "ReferenceEngine", "RegressInputError",
     "RegressRun", "Runner", "ScriptError", "assert_agrees", "bid", "card", "collect_logs",
-    "compare", "deals", "load_factory", "logs", "matches", "prepare", "regress_log",
+    "compare", "deals", "edited_logs", "load_factory", "logs", "matches", "prepare", "regress_log",
     "regress_paths", "rule_sets", "run_script", "script_from_history", "trump",
 ]

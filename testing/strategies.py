@@ -8,7 +8,10 @@ For engine teams who want to property-test their own code against the rules:
 * :func:`matches` — whole legal matches as :class:`~tarneeb.testing.regress.MatchScript`
   (every deal and every move, first deal to the win), ready for
   :func:`~tarneeb.testing.regress.compare`;
-* :func:`logs` — the same as signed log bytes, as a platform would write them.
+* :func:`logs` — the same as signed log bytes, as a platform would write them;
+* :func:`edited_logs` — such logs with their records edited as a forger would (seeds
+  stripped, deals recorded or set to nil, plays and claims rewritten) and signed again,
+  for properties of a verifier (clean must mean proven).
 
 Matches are played by this project's computer players, steered by a handful of
 drawn values (how they bid, how often the turn timer plays, and a few moves
@@ -36,6 +39,7 @@ from hypothesis.strategies import SearchStrategy
 
 from tarneeb.replay.cards import deal_hands
 from tarneeb.replay.engine import MatchState
+from tarneeb.replay.logformat import EndRecord
 from tarneeb.replay.players import BotPlayer, MatchTooLong, Move, play_match, shuffled_deals
 from tarneeb.replay.rules import (
     PAGE_OPTIONS,
@@ -45,8 +49,9 @@ from tarneeb.replay.rules import (
     RuleSet,
     preset,
 )
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
+from .alterations import EditableLog, rewrite, with_recorded_deals
 from .regress import MatchScript, script_from_history
 
 HARD_CAP = 400  # hands; a match still running then is returned as it stands
@@ -222,4 +227,63 @@ def logs(rules: RuleSet | str | SearchStrategy[RuleSet] | None = None,
                      _steering(steered_hands))
 
 
-__all__ = ["HARD_CAP", "Deal", "deals", "logs", "matches", "rule_sets"]
+# ---------------------------------------------------------------------- edited logs
+
+SEED_EDITS = ("keep", "strip-all", "hide-server-seed", "drop-client-seeds",
+              "drop-commitment")
+
+
+def _edit_seeds(log: EditableLog, how: str) -> None:
+    h = log.header
+    if how in ("strip-all", "drop-commitment"):
+        h.server_commitment, h.batch = None, None
+    if how in ("strip-all", "drop-client-seeds"):
+        h.client_seeds = None
+    if how == "strip-all":
+        h.client_commitments = None
+    if how in ("strip-all", "hide-server-seed") and log.end is not None:
+        log.end = EndRecord(log.end.winner, None)
+
+
+def _edited(base: bytes, seed: bytes, recorded: bool, seeds: str, nil: list[bool],
+            forged: list[bool], resign: bool) -> bytes:
+    key = MatchSecrets(seed).key
+    data = with_recorded_deals(base, key) if recorded else base
+
+    def change(log: EditableLog) -> None:
+        _edit_seeds(log, seeds)
+        for rec, set_nil, forge in zip(log.hands, nil, forged, strict=False):
+            if set_nil:
+                rec.deal = None
+            if forge and rec.plays:  # the forger's hand: every card in order, all 13 tricks
+                rec.plays, rec.tricks = bytes(range(52)), [13, 0, 0, 0]
+
+    return rewrite(data, change, key if resign else None)
+
+
+def edited_logs(rules: RuleSet | str | SearchStrategy[RuleSet] | None = None,
+                steered_hands: int = 2) -> SearchStrategy[bytes]:
+    """Signed logs of whole matches with their records edited as a forger would: deals
+    written out in the records (or not), seeds and commitments stripped or hidden in
+    any combination, some recorded deals set to nil, some hands' plays and trick claims
+    rewritten, and the log signed again with the platform's key (mostly) or not.
+
+    Many of them prove nothing; a verifier's clean verdict must never say otherwise.
+
+    >>> from hypothesis import find
+    >>> from tarneeb.replay.replayer import verify_bytes
+    >>> verify_bytes(find(edited_logs("eram41"), lambda b: True)).clean
+    True
+    """
+    @st.composite
+    def build(draw: st.DrawFn) -> bytes:
+        seed = draw(st.binary(min_size=1, max_size=8))
+        base = _log(draw(_rules_strategy(rules)), seed, draw(_steering(steered_hands)))
+        per_hand = st.lists(st.booleans(), max_size=40)
+        return _edited(base, seed, draw(st.booleans()), draw(st.sampled_from(SEED_EDITS)),
+                       draw(per_hand), draw(per_hand), draw(st.sampled_from((True, True, False))))
+
+    return build()
+
+
+__all__ = ["HARD_CAP", "Deal", "deals", "edited_logs", "logs", "matches", "rule_sets"]

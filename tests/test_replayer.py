@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import HealthCheck, event, given, settings
 
+from tarneeb.audit.errors import AuditError
+from tarneeb.audit.seeds import verify_client_seed, verify_server_seed
 from tarneeb.audit.signing import public_key_raw
 from tarneeb.replay.engine import team_of
 from tarneeb.replay.logformat import (
     EndRecord,
     HandRecord,
+    Header,
     encode_record,
     parse_log,
 )
@@ -17,6 +21,7 @@ from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
 from tarneeb.testing.alterations import EditableLog, rewrite
+from tarneeb.testing.strategies import edited_logs
 
 SEED = b"test-replayer"
 
@@ -423,3 +428,43 @@ def test_a_card_played_twice_names_both_tricks(logs: dict[str, bytes]) -> None:
     f = v.findings[0]
     assert (f.kind, f.hand, f.trick) == ("card-already-played", k, 3)
     assert "was already played in trick 1, and is played again in trick 3" in f.message
+
+
+# ---------------------------------------------------------------- the property
+
+def _seeds_prove(header: Header, end: EndRecord | None) -> bool:
+    """Whether the log's seeds all check against their commitments (without the replayer)."""
+    if header.server_commitment is None or header.client_seeds is None \
+            or header.client_commitments is None or end is None or end.server_seed is None:
+        return False
+    try:
+        verify_server_seed(end.server_seed, header.server_commitment)
+        for seat in range(4):
+            verify_client_seed(header.match_id, seat, header.client_seeds[seat],
+                               header.client_commitments[seat])
+    except AuditError:
+        return False
+    return True
+
+
+@settings(max_examples=60, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(edited_logs())
+def test_clean_means_every_hand_was_replayed_from_a_proven_or_recorded_deal(
+        data: bytes) -> None:
+    v = verify_bytes(data)
+    p = parse_log(data)
+    proven = _seeds_prove(p.header, p.end)
+    played = sum(1 for rec in p.hands if rec.plays)
+    event("clean" if v.clean else "findings")
+    event("proven" if proven else "not proven")
+    if v.clean:
+        assert v.exit_code == 0
+        assert all(proven or rec.deal is not None for rec in p.hands)
+        assert (v.hands, v.played, v.not_replayed) == (len(p.hands), played, [])
+        assert v.deals_proven == proven
+        assert v.recorded == (0 if proven else len(p.hands))
+    else:
+        assert v.exit_code == 1
+    if not proven and any(rec.deal is None for rec in p.hands):
+        assert "not-replayed" in {f.kind for f in v.findings}
