@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from tarneeb.replay.rules import PRESETS
 from tarneeb.testing.alterations import NotApplicable, alter
 
@@ -52,8 +54,22 @@ def main() -> None:
         code = tarneeb("verify", str(copy))
         caught += code == 1
         print(f"(exit code {code}: {'caught' if code == 1 else 'NOT CAUGHT'})")
-    print(f"\n{caught} of {len(PRESETS)} altered copies caught. Logs are in {OUT}/.")
-    if caught != len(PRESETS):
+    print("\nTwo forgeries of the sahrat41 log that need no platform key: the seeds stripped "
+          "and the log signed with the forger's own key, and the identity point as key with "
+          "a signature that verifies anything under it.")
+    forger = Ed25519PrivateKey.generate()
+    original = (OUT / "sahrat41.tlog").read_bytes()
+    forged = [alter("strip-seeds", original, resign=forger), alter("weak-key", original)]
+    for (data, what), label in zip(forged, ("no-seeds", "weak-key"), strict=True):
+        copy = OUT / f"sahrat41-{label}.tlog"
+        copy.write_bytes(data)
+        print(f"\n# {copy}: {what.description}")
+        code = tarneeb("verify", str(copy))
+        caught += code == 1
+        print(f"(exit code {code}: {'caught' if code == 1 else 'NOT CAUGHT'})")
+    tried = len(PRESETS) + len(forged)
+    print(f"\n{caught} of {tried} altered copies caught. Logs are in {OUT}/.")
+    if caught != tried:
         raise SystemExit(1)
 
 

@@ -135,7 +135,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
         replay.run(rec, offset)
         timers.append(rec.timer)
     v.hands, v.played, v.recorded = replay.replayed, replay.played, replay.recorded
-    v.deals_proven = seeds_ok and replay.derived == replay.replayed
+    v.deals_proven = seeds_ok  # then every deal is derived: none is recorded or missing
     if v.recorded:
         v.notes.append(f"{v.recorded} of the deals replayed are recorded by the platform, not "
                        "proven by committed seeds")
@@ -240,20 +240,20 @@ def _check_seeds(log: ParsedLog, v: Verdict,
         v.notes.append("the season root named in the log was not compared with the published "
                        "one; pass it to pin it")
     if h.server_commitment is None:
-        return None, "the log has no seeds to derive its deal from and records none"
+        return None, NO_DEAL
     seed = log.end.server_seed if log.end is not None else None
     if seed is None:
         why = ("the log ends before its end record" if log.end is None else
                "the end record does not reveal it")
         v.add("seed-not-revealed", f"the server seed is not revealed ({why}), so the deals "
               "cannot be re-derived", offset=log.end_offset)
-        return None, f"the server seed is not revealed ({why}), so its deal cannot be derived"
+        return None, f"the server seed is not revealed ({why}), so the deal cannot be derived"
     try:
         verify_server_seed(seed, h.server_commitment)
     except AuditError:
         v.add("server-seed", "the revealed server seed does not match the commitment published "
               "before play", offset=log.end_offset)
-        return None, ("the revealed server seed does not match its commitment, so its deal "
+        return None, ("the revealed server seed does not match its commitment, so the deal "
                       "cannot be derived")
     if h.batch is not None:
         b = h.batch
@@ -265,7 +265,7 @@ def _check_seeds(log: ParsedLog, v: Verdict,
     if h.client_seeds is None or h.client_commitments is None:
         v.add("client-seed", "the log lacks the client seeds or their commitments, so the "
               "deals cannot be re-derived")
-        return None, "the log lacks the client seeds, so its deal cannot be derived"
+        return None, "the log lacks the client seeds, so the deal cannot be derived"
     for seat in range(4):
         try:
             verify_client_seed(h.match_id, seat, h.client_seeds[seat], h.client_commitments[seat])
@@ -311,6 +311,9 @@ def _report_not_replayed(v: Verdict, missing: list[tuple[int, int, str]]) -> Non
     v.not_replayed.sort()
 
 
+NO_DEAL = "the log has neither seeds to derive the deal nor a recorded deal"
+
+
 def log_deriver(header: Header, end: EndRecord | None) -> DealDeriver | None:
     """The deriver of a log's deals from its revealed seeds, or ``None`` without them.
 
@@ -347,7 +350,7 @@ class _HandReplay:
                  no_deal: str = "") -> None:
         self.state, self.v, self.deriver, self.no_deal = state, v, deriver, no_deal
         self.drift = [0, 0, 0, 0]  # claimed minus true running totals, after the last hand
-        self.replayed = self.played = self.derived = self.recorded = 0
+        self.replayed = self.played = self.recorded = 0
         self.missing: list[tuple[int, int, str]] = []  # (deal number, offset, why) unreplayed
 
     def run(self, rec: HandRecord, offset: int) -> None:
@@ -381,13 +384,11 @@ class _HandReplay:
         state, rec, v, n = self.state, self.rec, self.v, self.n
         deal = deal_of(rec, self.deriver, n, state.dealer)
         if deal is None:
-            self.missing.append((n, self.offset, self.no_deal or
-                                 "the log has no seeds to derive its deal from and records none"))
+            self.missing.append((n, self.offset, self.no_deal or NO_DEAL))
             raise _Abandon
         hands, thirteenth = deal
         derived = self.deriver is not None
         if derived:
-            self.derived += 1
             if rec.deal is not None:
                 if (rec.deal.hands, rec.deal.thirteenth) != deal:
                     v.add("wrong-deal", "the recorded deal is not the one the committed seeds "

@@ -196,7 +196,8 @@ class EditableLog:
 def rewrite(data: bytes, change: Callable[[EditableLog], None],
             resign: Ed25519PrivateKey | None = None) -> bytes:
     """The log after ``change`` edits its records in place, re-encoded; signed again with
-    ``resign``, else with its old signature (which then no longer matches).
+    ``resign`` (whose public key the header then names), else with its old signature
+    (which then no longer matches).
 
     >>> from tarneeb.replay.simulate import play_logged_match
     >>> log = play_logged_match("eram41", seed=b"rewrite doc")
@@ -217,6 +218,9 @@ def _open(data: bytes) -> EditableLog:
 
 def _close(log: EditableLog, resign: Ed25519PrivateKey | None,
            keep_signature: bool = True) -> bytes:
+    if resign is not None:  # whoever signs again is the key the header names
+        log.header = dataclasses.replace(log.header,
+                                         public_key=public_key_raw(resign.public_key()))
     out = BytesIO()
     w = LogWriter(out)
     w.write(log.header)

@@ -202,3 +202,11 @@ def test_keys_file(tmp_path) -> None:
     with pytest.raises(KeyFileError, match="no such file"):
         load_keys_file(tmp_path / "none.toml")
     assert parse_keys("") == {}
+
+
+def test_the_keys_file_example_of_format_md_reads() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    example = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert list(parse_keys(example)) == ["cardroom", "Club Tarneeb"]

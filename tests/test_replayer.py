@@ -295,8 +295,8 @@ def test_a_log_without_seeds_or_deals_is_not_clean(logs: dict[str, bytes]) -> No
     assert not v.clean and v.exit_code == 1
     assert [f.kind for f in v.findings] == ["not-replayed"]
     assert (v.hands, v.played, v.not_replayed) == (0, 0, list(range(n)))
-    assert f"hands 0-{n - 1} ({n} dealing attempts) could not be replayed: the log has no " \
-        "seeds" in v.findings[0].message
+    assert f"hands 0-{n - 1} ({n} dealing attempts) could not be replayed: the log has " \
+        "neither seeds to derive the deal nor a recorded deal" in v.findings[0].message
     assert not v.deals_proven
 
 
