@@ -243,8 +243,11 @@ def _hmac_pads(key: bytes) -> tuple[bytes, bytes]:
 _DECK_TEMPLATE = list(range(DECK_SIZE))
 # For each position i (51 … 1): a 256-byte table giving, for a draw b, the index
 # b % (i + 1), or 255 when b is rejected (b >= accept_limit(i + 1, 1)).
+# The accepted draws 0 … limit-1 are limit // (i+1) repeats of 0 … i (built in C: this
+# table is made at import, so on every start of the command).
 _DECK_STEPS = tuple(
-    (bytes(b % (i + 1) if b < accept_limit(i + 1, 1) else 255 for b in range(256)), i)
+    (bytes(range(i + 1)) * (accept_limit(i + 1, 1) // (i + 1))
+     + b"\xff" * (256 - accept_limit(i + 1, 1)), i)
     for i in range(DECK_SIZE - 1, 0, -1))
 _PACK_II = struct.Struct(">II").pack
 

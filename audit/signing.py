@@ -24,7 +24,6 @@ import os
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .errors import AuditInputError, KeyFileError, SignatureError, WeakKeyError
@@ -113,7 +112,7 @@ def public_key_from_raw(raw: bytes) -> Ed25519PublicKey:
 
 def public_key_raw(public_key: Ed25519PublicKey) -> bytes:
     """The 32 raw bytes of a public key."""
-    return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return public_key.public_bytes_raw()
 
 
 def key_id(public_key: Ed25519PublicKey | bytes) -> str:
@@ -130,6 +129,8 @@ def key_id(public_key: Ed25519PublicKey | bytes) -> str:
 
 def private_key_pem(private_key: Ed25519PrivateKey) -> bytes:
     """The private key as unencrypted PKCS#8 PEM."""
+    from cryptography.hazmat.primitives import serialization  # PEM only: loaded when used
+
     return private_key.private_bytes(serialization.Encoding.PEM,
                                      serialization.PrivateFormat.PKCS8,
                                      serialization.NoEncryption())
@@ -137,12 +138,16 @@ def private_key_pem(private_key: Ed25519PrivateKey) -> bytes:
 
 def public_key_pem(public_key: Ed25519PublicKey) -> bytes:
     """The public key as SubjectPublicKeyInfo PEM."""
+    from cryptography.hazmat.primitives import serialization  # PEM only: loaded when used
+
     return public_key.public_bytes(serialization.Encoding.PEM,
                                    serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
 def load_private_key(pem: bytes, source: str = "private key") -> Ed25519PrivateKey:
     """An Ed25519 private key from PKCS#8 PEM; ``source`` names it in error messages."""
+    from cryptography.hazmat.primitives import serialization  # PEM only: loaded when used
+
     try:
         key = serialization.load_pem_private_key(pem, password=None)
     except TypeError:
@@ -158,6 +163,8 @@ def load_private_key(pem: bytes, source: str = "private key") -> Ed25519PrivateK
 
 def load_public_key(pem: bytes, source: str = "public key") -> Ed25519PublicKey:
     """An Ed25519 public key from SubjectPublicKeyInfo PEM."""
+    from cryptography.hazmat.primitives import serialization  # PEM only: loaded when used
+
     try:
         key = serialization.load_pem_public_key(pem)
     except (ValueError, UnsupportedAlgorithm):

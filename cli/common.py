@@ -9,9 +9,7 @@ them (a plain ``tarneeb verify``) start fast.
 
 from __future__ import annotations
 
-import glob
 import os
-import secrets
 import sys
 from collections.abc import Iterable
 from functools import cache
@@ -85,6 +83,8 @@ def write_output(path: Path | str, data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
+    import secrets
+
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     try:
@@ -107,6 +107,8 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
     A path that does not exist is kept, so the command reports it as unreadable; a
     directory without logs or a glob matching nothing ends the command (exit 2).
     """
+    import glob
+
     out: list[str] = []
     for raw in args:
         text = str(raw)

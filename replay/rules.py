@@ -15,7 +15,6 @@ rules describes them in a small TOML file instead of patching the engine.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -367,6 +366,8 @@ def parse_option(text: str) -> tuple[str, Any]:
     """``target=61`` → ``("target", 61)``; values are TOML values (numbers, true, lists)."""
     if "=" not in text:
         raise RulesError(f"option {text!r} is not KEY=VALUE")
+    import tomllib  # only for options and rules files: a replay does not load it
+
     key, _, raw = text.partition("=")
     key = key.strip()
     try:
@@ -388,6 +389,8 @@ def load_rules_file(path: str | Path) -> RuleSet:
         values = [2, 3, 4, 10, 12, 14, 16, 27, 30, 33, 36, 40]
         partner_min = 0
     """
+    import tomllib
+
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
