@@ -6,7 +6,9 @@
   (target: 20,000);
 * log size per played hand, header and signature excluded (target: at most 100 bytes),
   and how much larger the JSON form is;
-* ``regress`` over the fixture corpus: matches, hands and seconds.
+* ``regress`` over the fixture corpus: matches, hands and seconds;
+* start-up: the CPU time of a one-log ``tarneeb verify`` beside ``python -c pass``
+  (target: under 0.12 s).
 
 Matches are generated reproducibly (``--seed``-style secrets, not secret) so two runs
 measure the same work. Everything runs in this one process, on one core.
@@ -81,6 +83,10 @@ def main() -> None:
         from bench_regress import bench_regress
 
         figures["regress"] = bench_regress(corpus)
+    from bench_startup import bench_startup
+    from bench_startup import line as startup_line
+
+    figures["startup"] = bench_startup()
     if args.json:
         print(json.dumps(figures, indent=1))
         return
@@ -95,6 +101,7 @@ def main() -> None:
     if "regress" in figures:
         r = figures["regress"]
         print(f"regress over the corpus: {r}")
+    print(startup_line(figures["startup"]))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
