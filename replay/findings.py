@@ -138,8 +138,8 @@ class Verdict:
             who = self.signer if self.signer is not None else "the key given"
             return f"signed by {who} (key {self.key_id}, pinned)"
         return (f"signed by key {self.key_id} named in the log itself, NOT PINNED: anyone "
-                "could have made this log with a key of their own (pin the platform's key "
-                "with --key or --keys)")
+                "could have made this log with a key of their own (pin the platform's key: "
+                "tarneeb verify --key or --keys)")
 
     def deals_line(self) -> str:
         """How many dealing attempts were replayed, and from which deals.

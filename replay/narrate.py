@@ -68,9 +68,10 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
         if log.end is not None and log.end.winner is not None:
             yield f"[bold]Winner (claimed): {TEAMS[log.end.winner]}[/bold]"
         if verdict.clean:
-            yield "[green]Verdict: clean[/green]"
+            yield f"[green]Verdict: clean[/green] ({escape(verdict.deals_line())})"
         else:
             yield f"[red]Verdict: {len(verdict.findings)} finding(s); run tarneeb verify[/red]"
+        yield escape(verdict.signed_by())
 
 
 def _narrate_hand(log: ParsedLog, hand: Hand, timer: int) -> Iterator[str]:

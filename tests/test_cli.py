@@ -134,7 +134,8 @@ def test_show_is_plain_when_piped(log: Path, capsys: pytest.CaptureFixture[str])
     assert "\x1b[" not in out  # no colour codes when not on a terminal
     assert "seat 0 (team 0+2): North bot [computer]" in out
     assert "trick  1:" in out and "→ seat" in out and "revealed:" in out
-    assert "Verdict: clean" in out
+    assert "Verdict: clean (" in out and "dealing attempts replayed" in out
+    assert "named in the log itself, NOT PINNED: anyone could have made this log" in out
     code, out, _ = run(capsys, "show", str(log), "--hand", "1")
     assert code == 0 and "Hand 1 —" in out and "Hand 0 —" not in out
     code, _, err = run(capsys, "show", str(log), "--hand", "99")
