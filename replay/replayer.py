@@ -240,6 +240,15 @@ def _check_seeds(log: ParsedLog, v: Verdict,
         v.notes.append("the season root named in the log was not compared with the published "
                        "one; pass it to pin it")
     if h.server_commitment is None:
+        stray = [name for name, value in (
+            ("a season proof", h.batch), ("client commitments", h.client_commitments),
+            ("client seeds", h.client_seeds),
+            ("a server seed", log.end.server_seed if log.end is not None else None))
+            if value is not None]
+        if stray:
+            v.add("not-canonical", f"the log has no server commitment, but carries "
+                  f"{', '.join(stray)}: a log without the seed protocol has nil there",
+                  offset=0)
         return None, NO_DEAL
     seed = log.end.server_seed if log.end is not None else None
     if seed is None:

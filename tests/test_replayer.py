@@ -468,3 +468,16 @@ def test_clean_means_every_hand_was_replayed_from_a_proven_or_recorded_deal(
         assert v.exit_code == 1
     if not proven and any(rec.deal is None for rec in p.hands):
         assert "not-replayed" in {f.kind for f in v.findings}
+
+
+def test_seeds_without_a_server_commitment_are_not_canonical() -> None:
+    log = play_logged_match("eram41", seed=b"stray seeds", seeded=False)
+    seeded = parse_log(play_logged_match("eram41", seed=b"stray seeds"))
+
+    def stray(p: EditableLog) -> None:
+        p.header.client_seeds = seeded.header.client_seeds
+        p.end.server_seed = seeded.end.server_seed
+    v = verify_bytes(rewrite(log, stray, MatchSecrets(b"stray seeds").key))
+    assert [f.kind for f in v.findings] == ["not-canonical"]
+    assert "carries client seeds, a server seed" in v.findings[0].message
+    assert v.recorded == v.hands  # the deals are still the recorded ones
