@@ -37,6 +37,7 @@ from .engine import (
     BID_BASE,
     PASS,
     TRUMP_BASE,
+    Hand,
     IllegalAction,
     MatchState,
     Phase,
@@ -490,10 +491,9 @@ class _HandReplay:
                   hand=n, offset=self.offset)
         self._compare_totals(rec.totals, hand.totals)
 
-    def _timer_marks(self, hand: object) -> None:
+    def _timer_marks(self, hand: Hand) -> None:
         """Timer marks only on moves the hand has: calls, the named trump, the plays."""
-        moves = len(self.rec.calls) + len(self.rec.plays) + (
-            1 if hand.declarer is not None else 0)  # type: ignore[attr-defined]
+        moves = len(self.rec.calls) + len(self.rec.plays) + (hand.declarer is not None)
         extra = self.rec.timer >> moves
         if extra:
             marks = [moves + i for i in range(extra.bit_length()) if extra >> i & 1]
