@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 import typer
+from typer import _click as click
+from typer.core import TyperArgument
 
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 
@@ -24,7 +26,9 @@ if TYPE_CHECKING:
     from tarneeb.replay.logformat import BatchProof
     from tarneeb.replay.rules import RuleSet
 
-RULE_SETS = ("eram41", "qahwa41", "sahrat41", "sahrat400", "classic")
+# --rules offers these names (help, completion, validation); a test keeps them the presets
+RuleName = Literal["eram41", "qahwa41", "sahrat41", "sahrat400", "classic"]
+RULE_SETS: tuple[str, ...] = get_args(RuleName)
 
 
 def _version(value: bool) -> None:
@@ -125,8 +129,10 @@ def verify(
 # ------------------------------------------------------------------ show
 @app.command()
 def show(
-    log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
-    hand: Annotated[int | None, typer.Option(help="Only this dealing attempt (0-based).")] = None,
+    log: Annotated[Path, typer.Argument(
+        metavar="LOG", help="The log file (- for standard input).", show_default=False)],
+    hand: Annotated[int | None, typer.Option(
+        metavar="N", help="Only this dealing attempt (0-based).")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
@@ -152,21 +158,25 @@ def show(
 # ------------------------------------------------------------------ play
 @app.command()
 def play(
-    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the log.")],
-    rules: Annotated[str | None, typer.Option(help="Rule set: eram41, qahwa41, sahrat41, "
-                                              "sahrat400 or classic.")] = None,
+    output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
+                                         help="Where to write the log (- for stdout).")],
+    rules: Annotated[RuleName | None, typer.Option(
+        metavar="NAME", help=f"Rule set: {', '.join(RULE_SETS)}.")] = None,
     option: Annotated[list[str] | None, typer.Option(
-        help="House option KEY=VALUE, e.g. target=61 (repeatable).")] = None,
-    rules_file: Annotated[Path | None, typer.Option(help="A TOML rules file.")] = None,
+        metavar="KEY=VALUE", help="House option, e.g. target=61 (repeatable).")] = None,
+    rules_file: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="A TOML rules file (see docs/RULES.md).")] = None,
     seed: Annotated[str | None, typer.Option(
-        help="Reproducible run: derive every secret from this text (NOT secret; for "
-             "fixtures and demos only).")] = None,
+        metavar="TEXT", help="Reproducible run: derive every secret from this text "
+                             "(NOT secret; for fixtures and demos only).")] = None,
     key: Annotated[Path | None, typer.Option(
+        metavar="PRIVATE_KEY",
         help="Sign with this platform private key (PEM); default: a fresh key.")] = None,
     season: Annotated[Path | None, typer.Option(
-        help="A season committed with 'tarneeb commit --matches N --json': play one of its "
-             "matches, with its seed and inclusion proof.")] = None,
-    season_match: Annotated[int, typer.Option(help="Which match of --season (0-based).")] = 0,
+        metavar="FILE", help="A season committed with 'tarneeb commit --matches N --json': "
+                             "play one of its matches, with its seed and inclusion proof.")] = None,
+    season_match: Annotated[int, typer.Option(
+        metavar="N", help="Which match of --season (0-based).")] = 0,
 ) -> None:
     """Play a whole match between computer players and write its signed log."""
     from tarneeb.audit.errors import AuditError
@@ -228,9 +238,10 @@ def season_match_of(path: Path, index: int) -> tuple[bytes, BatchProof]:
 # ------------------------------------------------------------------ export / import
 @app.command("export")
 def export_json(
-    log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
-    output: Annotated[Path | None, typer.Option("-o", "--output",
-                                                help="JSON file (default: stdout).")] = None,
+    log: Annotated[Path, typer.Argument(
+        metavar="LOG", help="The log file (- for standard input).", show_default=False)],
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", metavar="FILE", help="JSON file (default or -: stdout).")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
@@ -251,8 +262,10 @@ def export_json(
 
 @app.command("import")
 def import_json(
-    source: Annotated[Path, typer.Argument(help="The JSON log.", show_default=False)],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the log.")],
+    source: Annotated[Path, typer.Argument(
+        metavar="JSON", help="The JSON log (- for standard input).", show_default=False)],
+    output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
+                                         help="Where to write the log (- for stdout).")],
 ) -> None:
     """A log from its JSON form, byte for byte as exported."""
     from tarneeb.replay import logjson
@@ -270,8 +283,10 @@ def import_json(
 
 @app.command()
 def dump(
-    log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
-    hands: Annotated[int | None, typer.Option(help="Show at most this many hand records.")] = None,
+    log: Annotated[Path, typer.Argument(
+        metavar="LOG", help="The log file (- for standard input).", show_default=False)],
+    hands: Annotated[int | None, typer.Option(
+        metavar="N", help="Show at most this many hand records.")] = None,
 ) -> None:
     """An annotated hex dump: every field of every record at its byte offset."""
     from tarneeb.replay.annotate import annotate
@@ -281,10 +296,40 @@ def dump(
         print(line)
 
 
+class _PlainArgument(TyperArgument):
+    """An argument shown the way command-line tools show them: ``LOG...`` in the usage
+    line (not ``{LOG...}...``) and no ``<list[Path]>`` type label in the help."""
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw
+        if self.nargs != 1 and not name.endswith("..."):
+            name += "..."
+        return name if self.required else f"[{name}]"
+
+    def display_type_rich(self, ctx: typer.Context) -> str | None:  # type: ignore[override]
+        return None
+
+
+def plain_help(command: click.Command) -> click.Command:
+    """Give every command's help the usual style: plain argument names, and options that
+    declare no metavar show their name (``--hand HAND``) rather than a Python type."""
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+    for param in command.params:
+        if isinstance(param, TyperArgument):
+            param.__class__ = _PlainArgument
+            if param.metavar is None and param.name is not None:
+                param.metavar = param.name.upper()
+        elif param.metavar is None and not getattr(param, "is_flag", False) \
+                and param.name is not None:
+            param.metavar = param.name.upper()
+    return command
+
+
 def run(argv: list[str]) -> None:
     """Run ``argv`` through the typer app: bad input ends in one line on stderr and exit
     code 2, never a traceback."""
-    command = typer.main.get_command(app)
+    command = plain_help(typer.main.get_command(app))
     try:
         code = command.main(args=argv, prog_name="tarneeb", standalone_mode=False)
     except typer.Exit as e:

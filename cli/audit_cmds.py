@@ -69,6 +69,11 @@ def _emit_json(data: Any) -> None:
     typer.echo(dumps(data))
 
 
+def _complete_rules(incomplete: str) -> list[str]:
+    """Shell completion of --rules: the preset names (a rules file completes as a path)."""
+    return [name for name in PRESETS if name.startswith(incomplete)]
+
+
 def _load_rules(name: str) -> RuleSet:
     if name in PRESETS:
         return PRESETS[name]
@@ -83,7 +88,7 @@ def _load_rules(name: str) -> RuleSet:
 
 def commit(
     matches: Annotated[int | None, typer.Option(
-        "--matches", "-n", min=1, max=MAX_SEASON,
+        "--matches", "-n", metavar="N", min=1, max=MAX_SEASON,
         help="Commit to N matches at once: N seeds, one Merkle root, a proof per match.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -132,22 +137,25 @@ def commit(
 
 def deal(
     server_seed: Annotated[str, typer.Option(
-        "--server-seed", "-s", help="The revealed server seed, 64 hex digits.")],
+        "--server-seed", "-s", metavar="HEX", help="The revealed server seed, 64 hex digits.")],
     client_seeds: Annotated[list[str], typer.Option(
-        "--client-seed", "-c",
+        "--client-seed", "-c", metavar="HEX",
         help="A client seed as hex; give it four times, seats 0 to 3 in order.")],
     match_id: Annotated[str | None, typer.Option(
-        "--match-id", "-m", help="The match id as text (its UTF-8 bytes are used).")] = None,
+        "--match-id", "-m", metavar="TEXT",
+        help="The match id as text (its UTF-8 bytes are used).")] = None,
     match_id_hex: Annotated[str | None, typer.Option(
-        "--match-id-hex", help="The match id as hex, for ids that are not text.")] = None,
+        "--match-id-hex", metavar="HEX",
+        help="The match id as hex, for ids that are not text.")] = None,
     deal_number: Annotated[int, typer.Option(
-        "--deal", "-d", min=0, max=2**32 - 1,
+        "--deal", "-d", metavar="N", min=0, max=2**32 - 1,
         help="The deal number: dealing attempts count from 0, cancelled hands included.")] = 0,
     dealer: Annotated[int | None, typer.Option(
-        "--dealer", min=0, max=3,
+        "--dealer", metavar="SEAT", min=0, max=3,
         help="The dealer's seat; default: the derived first dealer + the deal number.")] = None,
     rules: Annotated[str, typer.Option(
-        "--rules", "-r", help=f"Rule set: {', '.join(PRESETS)}, or a rules file.")] = "eram41",
+        "--rules", "-r", metavar="NAME|FILE", autocompletion=_complete_rules,
+        help=f"Rule set: {', '.join(PRESETS)}, or a rules file.")] = "eram41",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Derive one deal from the seeds: the four hands, the dealer's 13th card and the trump."""
@@ -217,18 +225,21 @@ def verify_seed(
         metavar="COMMITMENT",
         help="Its published commitment, as hex (optional with --root).")] = None,
     root: Annotated[str | None, typer.Option(
-        "--root", help="A published season root: check the seed's commitment is in it.")] = None,
+        "--root", metavar="HEX",
+        help="A published season root: check the seed's commitment is in it.")] = None,
     index: Annotated[int | None, typer.Option(
-        "--index", min=0, help="The match's leaf index in the season tree.")] = None,
+        "--index", metavar="N", min=0, help="The match's leaf index in the season tree.")] = None,
     size: Annotated[int | None, typer.Option(
-        "--size", min=1, help="The number of leaves of the season tree.")] = None,
+        "--size", metavar="N", min=1, help="The number of leaves of the season tree.")] = None,
     proof: Annotated[list[str] | None, typer.Option(
-        "--proof", help="The inclusion proof: hashes as hex, repeated or comma-separated, "
-                        "leaf side first.")] = None,
+        "--proof", metavar="HEX",
+        help="The inclusion proof: hashes as hex, repeated or comma-separated, "
+             "leaf side first.")] = None,
     seat: Annotated[int | None, typer.Option(
-        "--seat", min=0, max=3, help="Check a client seed of this seat instead.")] = None,
+        "--seat", metavar="SEAT", min=0, max=3,
+        help="Check a client seed of this seat instead.")] = None,
     match_id: Annotated[str | None, typer.Option(
-        "--match-id", help="The match id (text), for --seat.")] = None,
+        "--match-id", metavar="TEXT", help="The match id (text), for --seat.")] = None,
 ) -> None:
     """Check a revealed seed against its commitment and/or a published season root.
 
@@ -278,7 +289,7 @@ def keygen(
     private_path: Annotated[Path, typer.Argument(
         metavar="PRIVATE_KEY", help="Where to write the private key (PEM, PKCS#8, mode 0600).")],
     public_path: Annotated[Path | None, typer.Option(
-        "--public", help="Where to write the public key; default: beside it, "
+        "--public", metavar="FILE", help="Where to write the public key; default: beside it, "
                          "key.pem → key.pub.pem.")] = None,
     force: Annotated[bool, typer.Option(
         "--force", help="Replace existing key files.")] = False,

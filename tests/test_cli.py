@@ -175,7 +175,7 @@ def test_house_options_and_rules_file(tmp_path: Path, capsys: pytest.CaptureFixt
     (["verify"], "Missing argument"),
     (["verify", "/no/such/file.tlog"], "/no/such/file.tlog: cannot read"),
     (["show", "/no/such/file.tlog"], "/no/such/file.tlog: cannot read"),
-    (["play", "--rules", "nine", "-o", "x"], "unknown rule set 'nine'"),
+    (["play", "--rules", "nine", "-o", "x"], "'nine' is not one of 'eram41'"),
     (["play", "--rules", "qahwa41", "--option", "target=62", "-o", "x"],
      "qahwa41 offers target 31, 41 or 61, not 62"),
     (["play", "--rules", "eram41", "--option", "nonsense", "-o", "x"], "is not KEY=VALUE"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -116,3 +117,40 @@ def test_plain_verify_loads_neither_typer_nor_multiprocessing() -> None:
             "if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
     assert done.stdout.decode().strip().splitlines()[-1] == "[]"
+
+
+def test_help_names_values_the_usual_way(capsys: pytest.CaptureFixture[str]) -> None:
+    """Usage lines read ``LOG...`` and options ``--rules NAME``: no ``{SEED}``, no
+    ``<list[str]>`` Python types, for every command (new ones included)."""
+    from tarneeb.cli.app import plain_help
+
+    group = plain_help(typer.main.get_command(app))
+    names = sorted(group.commands)  # type: ignore[attr-defined]
+    assert {"verify", "show", "play", "deal", "verify-seed", "regress"} <= set(names)
+    for name in names:
+        code, out, _ = run(capsys, name, "--help")
+        assert code == 0, name
+        usage = out.splitlines()[0]
+        assert "{" not in usage and "``" not in out, (name, out)
+        assert not re.search(r"<[a-z][\w\[\], |]*>", out), (name, out)  # <list[str]>, <path>
+    code, out, _ = run(capsys, "verify-seed", "--help")
+    assert out.startswith("Usage: tarneeb verify-seed [OPTIONS] SEED [COMMITMENT]")
+    code, out, _ = run(capsys, "play", "--help")
+    assert "--option KEY=VALUE" in out and "--rules NAME" in out
+
+
+def test_rules_offers_its_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    from tarneeb.cli.app import RULE_SETS
+    from tarneeb.replay.rules import PRESETS
+
+    assert tuple(PRESETS) == RULE_SETS
+    code, _, err = run(capsys, "play", "--rules", "nine", "-o", "x")
+    assert code == 2 and all(name in err for name in PRESETS)
+    env = {**os.environ, "_TARNEEB_COMPLETE": "complete_bash",
+           "COMP_WORDS": "tarneeb play --rules s", "COMP_CWORD": "3"}
+    script = str(Path(sys.executable).parent / "tarneeb")  # completion keys on the program name
+    done = subprocess.run([script], env=env, capture_output=True, check=False)
+    assert done.stdout.decode().split() == ["sahrat41", "sahrat400"], done
+    env["COMP_WORDS"] = "tarneeb deal --rules c"
+    done = subprocess.run([script], env=env, capture_output=True, check=False)
+    assert done.stdout.decode().split() == ["classic"], done
