@@ -155,6 +155,48 @@ def show(
         fail(str(parsed.cut_short))
 
 
+# ------------------------------------------------------------------ report
+@app.command()
+def report(
+    log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
+    output: Annotated[Path, typer.Option("-o", "--output",
+                                         help="The HTML page to write ('-': stdout).")],
+    key: Annotated[Path | None, typer.Option(
+        help="The platform's public key (PEM) to pin; otherwise the key inside the log.")] = None,
+    root: Annotated[str | None, typer.Option(
+        help="The season root the platform published (hex), to pin.")] = None,
+) -> None:
+    """One self-contained HTML page of the match for players: the verdict in plain words,
+    who signed the log, the proof that the deals were fair, and every hand and trick.
+
+    Exit code as for verify: 0 clean, 1 findings, 2 the log is unreadable.
+    """
+    from tarneeb.report import write_page
+    from tarneeb.report.match import match_report
+
+    public = pinned_key(key)
+    try:
+        pinned_root = parse_hex(root, "season root", 32) if root is not None else None
+    except AuditError as e:
+        fail(str(e))
+    try:
+        page, verdict = match_report(read_bytes(log), str(log), public, pinned_root,
+                                     key_source=str(key) if key is not None else None)
+    except LogError as e:
+        fail(str(e))
+    if str(output) == "-":
+        sys.stdout.write(page)
+    else:
+        try:
+            write_page(output, page)
+        except OSError as e:
+            fail(f"{output}: cannot write: {e.strerror or e}")
+        state = "clean" if verdict.clean else f"{len(verdict.findings)} finding(s)" \
+            if verdict.findings else "unreadable"
+        out.print(f"wrote {output}: {state}", markup=False)
+    raise typer.Exit(verdict.exit_code)
+
+
 # ------------------------------------------------------------------ play
 @app.command()
 def play(

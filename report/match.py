@@ -1,0 +1,431 @@
+"""``tarneeb report``: one match as a page a player can read, with the proof behind the verdict.
+
+The page opens with the verdict in plain words, then who signed the log, the proof
+that the deals were not chosen (step by step), the scoreboard, and every hand: the
+four hands as dealt, the bids, each trick and its winner, the scores as the platform
+claimed them and as the rules give them, the timer's moves; each finding is shown
+where it happens, with the rule it breaks.
+
+>>> from tarneeb.replay.simulate import play_logged_match
+>>> log = play_logged_match("sahrat41", seed=b"report doc")  # reproducible: not secret
+>>> html, verdict = match_report(log, "match.tlog")
+>>> verdict.clean, "No problems found" in html, html.count('class="hand"') > 1
+(True, True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tarneeb.audit.signing import key_id, public_key_from_raw
+from tarneeb.replay.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS, cards_of
+from tarneeb.replay.engine import PASS, Hand
+from tarneeb.replay.findings import KINDS, Finding, Verdict
+from tarneeb.replay.logformat import PASS_CODE, HandRecord, ParsedLog, parse_log
+from tarneeb.replay.replayer import verify_log
+from tarneeb.replay.rules import RuleSet
+
+from .page import Banner, render_page
+from .people import Card, Table
+from .rulebook import Rule, rule_for
+
+# where a finding with no hand is shown
+SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key",
+                             "not-canonical"})
+SEED_KINDS = frozenset({"server-seed", "seed-not-revealed", "batch-proof", "client-seed",
+                        "wrong-first-dealer"})
+# notes of the verdict that the signature and proof sections say in their own words
+_SAID_ELSEWHERE = ("signature checked", "the deals are recorded")
+_SUIT_ORDER = (SPADES, HEARTS, CLUBS, DIAMONDS)  # colours alternate, as format_hand does
+
+
+@dataclass
+class FindingView:
+    """A finding as the page shows it."""
+
+    number: int  # 1-based, in the order the replayer found them
+    kind: str
+    title: str  # what the kind means
+    message: str  # the replayer's sentence, with names and hands from 1
+    where: str
+    rule: Rule
+    anchor: str  # the id of the place on the page where it happens
+    seat: int | None = None
+    card: str | None = None
+    hand: int | None = None  # 1-based
+
+
+@dataclass
+class Compare:
+    """A number the platform claimed beside the one the rules give."""
+
+    claimed: int | None
+    rules: int | None
+
+    @property
+    def differs(self) -> bool:
+        return self.claimed != self.rules
+
+
+@dataclass
+class SeatRow:
+    name: str
+    dealer: bool
+    suits: list[list[Card]]  # the hand as dealt, by suit
+    bid: str
+    bid_timer: bool
+    tricks: Compare
+    score: Compare
+    total: Compare
+
+
+@dataclass
+class PlayedCard:
+    card: Card
+    led: bool
+    won: bool
+    timer: bool
+    flagged: bool
+
+
+@dataclass
+class TrickView:
+    number: int  # 1-13
+    anchor: str
+    by_seat: list[list[PlayedCard]]  # the card each player played (more when not replayed)
+    winner: str
+    findings: list[FindingView] = field(default_factory=list)
+    replayed: bool = True
+
+
+@dataclass
+class HandView:
+    number: int  # 1-based
+    anchor: str
+    dealer: str
+    cancelled: str  # why the hand did not count, or ""
+    revealed: Card | None
+    trump: Card | None
+    trump_how: str
+    calls: list[tuple[str, str, bool]]  # name, "7" or "pass", a timer move
+    contract: str
+    seats: list[SeatRow]
+    tricks: list[TrickView]
+    findings: list[FindingView]
+    winner: str
+    replayed: bool  # False when the hand could not be dealt (no deal or seeds)
+    complete: bool  # replayed to its end (or cancelled by the rules)
+
+
+@dataclass
+class Step:
+    """One step of the proof chain."""
+
+    title: str
+    status: str  # "pass", "fail" or "skip"
+    detail: str
+    findings: list[FindingView] = field(default_factory=list)
+
+
+GAMES = {
+    "eram41": "Syrian Tarneeb 41, ERAM CARDS rules",
+    "qahwa41": "Syrian Tarneeb 41, Qahwa rules",
+    "sahrat41": "Syrian Tarneeb 41, Sahrat rules",
+    "sahrat400": "Tarneeb 400, Sahrat rules",
+    "classic": "Classic Tarneeb, Sahrat rules",
+}
+
+
+def game_name(rules_name: str) -> str:
+    """The game a rule set names, as players call it; house rules keep their own name."""
+    return f"{GAMES[rules_name]} ({rules_name})" if rules_name in GAMES else \
+        f"house rules {rules_name}"
+
+
+def match_report(data: bytes, path: str = "<log>", public_key: bytes | None = None,
+                 root: bytes | None = None,
+                 key_source: str | None = None) -> tuple[str, Verdict]:
+    """The report page (HTML) of the log ``data``, and the verdict it shows; ``public_key``
+    and ``root`` pin the platform's key and season root as in
+    :func:`~tarneeb.replay.replayer.verify_log`, and ``key_source`` says where the pinned
+    key came from (a file name).
+
+    Raises :class:`~tarneeb.replay.logformat.LogError` for bytes that are not a log at all.
+    """
+    log = parse_log(data, path)
+    verdict = verify_log(log, path, public_key, root=root)
+    return render_page("match.html", **_context(log, verdict, public_key, key_source)), verdict
+
+
+def _context(log: ParsedLog, v: Verdict, pinned: bytes | None,
+             key_source: str | None) -> dict[str, object]:
+    h = log.header
+    table = Table([s.name for s in h.seats])
+    views = [_finding_view(i + 1, f, table, h.rules) for i, f in enumerate(v.findings)]
+    by_hand: dict[int, list[FindingView]] = {}
+    for f, fv in zip(v.findings, views, strict=True):
+        if f.hand is not None:
+            by_hand.setdefault(f.hand, []).append(fv)
+    hands = [_hand_view(log.hands[i] if i < len(log.hands) else None, hand, table, h.rules,
+                        by_hand.get(hand.deal_number, []))
+             for i, hand in enumerate(v.history)]
+    shown = {hv.number - 1 for hv in hands}
+    loose = [fv for f, fv in zip(v.findings, views, strict=True)
+             if f.hand is not None and f.hand not in shown]  # a hand past the replay's end
+    signature = [fv for f, fv in zip(v.findings, views, strict=True)
+                 if f.hand is None and f.kind in SIGNATURE_KINDS]
+    seeds = [fv for f, fv in zip(v.findings, views, strict=True)
+             if f.hand is None and f.kind in SEED_KINDS]
+    ending = [fv for f, fv in zip(v.findings, views, strict=True)
+              if f.hand is None and f.kind not in SIGNATURE_KINDS | SEED_KINDS] + loose
+    for fv in signature:
+        fv.anchor = "signature"
+    for fv in ending:
+        fv.anchor = "end"
+    players = [(table.names[s], seat.computer, table.team(s & 1)) for s, seat in
+               enumerate(h.seats)]
+    rules = h.rules
+    winner_claimed = log.end.winner if log.end is not None else None
+    last = v.history[-1] if v.history else None
+    return dict(
+        title=f"Match report: {game_name(rules.name)}",
+        subtitle=f"{table.team(0)} against {table.team(1)} · log {v.path} · "
+                 f"match {h.match_id.hex()[:16]} · {len(log.hands)} hands recorded",
+        verdict=_banner(v, table, views, pinned is not None),
+        generator="Made by tarneeb report: every deal, bid, card and score re-checked "
+                  "from the signed log.",
+        players=players,
+        rules=rules,
+        game=game_name(rules.name),
+        rules_notes=[_sentence(table.say(n)) for n in v.notes
+                     if not n.startswith(_SAID_ELSEWHERE)],
+        signer=_signer(log, v, pinned, key_source),
+        signature_findings=signature,
+        proof=_proof(log, v, table, views, seeds),
+        proven=v.deals_proven,
+        hands=hands,
+        findings=views,
+        ending=ending,
+        winner_claimed=table.team(winner_claimed) if winner_claimed is not None else None,
+        winner_rules=table.team(last.winner) if last is not None and last.winner is not None
+        else None,
+        error=table.say(v.error) if v.error else "",
+        team_names=(table.team(0), table.team(1)),
+    )
+
+
+def _finding_view(n: int, f: Finding, table: Table, rules: RuleSet) -> FindingView:
+    meaning = KINDS.get(f.kind, f.kind)
+    where = [f"hand {f.hand + 1}" if f.hand is not None else "",
+             f"trick {f.trick}" if f.trick is not None else "",
+             table.name(f.seat) if f.seat is not None else ""]
+    if f.hand is None:
+        anchor = "proof"
+    elif f.trick is not None:
+        anchor = f"hand-{f.hand + 1}-trick-{f.trick}"
+    else:
+        anchor = f"hand-{f.hand + 1}"
+    message = f.message.removeprefix(f"{f.kind}: ")
+    return FindingView(n, f.kind, _sentence(meaning), _sentence(table.say(message)),
+                       ", ".join(w for w in where if w) or "the whole match",
+                       rule_for(f.kind, rules), anchor,
+                       f.seat, f.card, f.hand + 1 if f.hand is not None else None)
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _banner(v: Verdict, table: Table, views: list[FindingView], pinned: bool) -> Banner:
+    if v.error is not None and not v.history:
+        return Banner("unreadable", "This log could not be read",
+                      f"{table.say(v.error)}. Nothing in it can be checked.")
+    if views:
+        n = len(views)
+        first = views[0]
+        head = f"{n} problem{'s' if n > 1 else ''} found: this log does not check out"
+        more = " Each problem is marked below where it happens, with the rule it breaks."
+        lead = "The first" if n > 1 else "It"
+        return Banner("findings", head, f"{lead}, at {first.where}: {first.message}." + more)
+    if v.error is not None:
+        return Banner("unreadable", "The log stops in the middle",
+                      f"{table.say(v.error)}. Everything before that point checks out and "
+                      "is shown below, but the match cannot be judged as a whole.")
+    signed = "signed by the key you gave" if pinned else \
+        "signed by the key named inside the log (compare its key id below with the one the " \
+        "platform publishes)"
+    if v.deals_proven:
+        return Banner("clean", "No problems found: this match was dealt fairly and played by "
+                      "the rules",
+                      "Every deal comes from secret seeds that were locked in before play, and "
+                      "every bid, card, score and the winner follow the rules. The log is "
+                      f"{signed}.")
+    return Banner("notice", "No rule was broken, but the deals are only recorded",
+                  "Every bid, card, score and the winner follow the rules, but the platform "
+                  "wrote the deals into the log itself: nothing proves the cards were not "
+                  f"chosen. The log is {signed}.")
+
+
+def _signer(log: ParsedLog, v: Verdict, pinned: bytes | None,
+            key_source: str | None) -> dict[str, object]:
+    raw = pinned if pinned is not None else log.header.public_key
+    kid = None
+    if raw is not None:
+        try:
+            kid = key_id(public_key_from_raw(raw))
+        except ValueError:
+            kid = None
+    bad = {f.kind for f in v.findings if f.hand is None and f.kind in SIGNATURE_KINDS}
+    if log.signature is None:
+        status = "fail"
+    else:
+        status = "fail" if bad & {"broken-signature", "unsigned", "weak-key"} else "pass"
+    return dict(key_id=kid, pinned=pinned is not None, source=key_source, status=status,
+                signed=log.signature is not None)
+
+
+def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
+           seed_findings: list[FindingView]) -> list[Step]:
+    h = log.header
+    of = {k: [fv for fv in seed_findings if fv.kind == k] for k in SEED_KINDS}
+    if h.server_commitment is None:
+        return []
+    steps: list[Step] = []
+    if h.batch is not None:
+        b = h.batch
+        steps.append(Step("The platform published a season root before the season",
+                          "fail" if of["batch-proof"] else "pass",
+                          f"Root {b.root.hex()[:16]}…: this match is number {b.index + 1} of "
+                          f"{b.size}, and its commitment leads to that root.",
+                          of["batch-proof"]))
+    steps.append(Step("The platform locked in a secret seed before play",
+                      "pass", f"The log gives its commitment {h.server_commitment.hex()[:16]}…, "
+                      "a fingerprint of the seed that reveals nothing of it. The platform "
+                      "must have published it before the match: check where and when it did."))
+    client = of["client-seed"]
+    steps.append(Step("Each player added a seed of their own",
+                      "fail" if client else "pass" if h.client_seeds else "skip",
+                      "Each player committed to a seed before anyone revealed one, then "
+                      "revealed it; "
+                      + ("some do not match." if client else "all four match their "
+                         "commitments." if h.client_seeds else "the log does not carry them."),
+                      client))
+    revealed = log.end is not None and log.end.server_seed is not None
+    server = of["server-seed"] + of["seed-not-revealed"]
+    steps.append(Step("The platform revealed its seed after the match",
+                      "fail" if server else "pass",
+                      "The revealed seed matches the commitment published before play."
+                      if revealed and not server else "The seed cannot be checked.", server))
+    first = of["wrong-first-dealer"]
+    proven = not server and h.client_seeds is not None
+    steps.append(Step("The first dealer was drawn from the seeds",
+                      "fail" if first else "pass" if proven else "skip",
+                      f"The seeds draw {table.name(h.first_dealer)} as first dealer."
+                      if proven and not first else
+                      "Not checked: the seeds are not all there." if not proven else "", first))
+    wrong = [fv for fv in views if fv.kind in ("wrong-deal", "not-replayed")]
+    n = len(v.history)
+    steps.append(Step(f"Every deal was re-made from the seeds ({n} dealing attempts)",
+                      "fail" if wrong or not proven else "pass",
+                      f"All {n} deals in this report are the ones the seeds give: nobody could "
+                      "choose the cards." if proven and not wrong else
+                      "Some recorded deals are not the ones the seeds give." if wrong else
+                      "Not done: without every seed, no deal can be re-made.", wrong))
+    for step in steps:
+        for fv in step.findings:
+            if fv.hand is None:  # else it is shown in its hand, and the step links there
+                fv.anchor = "proof"
+    return steps
+
+
+def _claims(rec: HandRecord | None) -> tuple[list[int] | None, list[int] | None,
+                                               list[int] | None, int, bytes]:
+    """What the platform claimed for a hand: tricks, scores, totals, its timer bits, and
+    the cards in the order it recorded them (the only reads of a raw hand record)."""
+    if rec is None:
+        return None, None, None, 0, b""
+    return rec.tricks, rec.scores, rec.totals, rec.timer, rec.plays
+
+
+def _tricks(hand: Hand, recorded: bytes, timer: int, first_play: int, table: Table,
+            findings: list[FindingView]) -> list[TrickView]:
+    """The tricks as replayed, then any cards the log records past the point where the
+    replay had to stop (each under the player who was dealt it)."""
+    trump = hand.trump
+    leaders = hand.trick_leaders
+    replayed = len(hand.plays)
+    plays = list(hand.plays) + list(recorded[replayed:])
+    tricks = []
+    for t in range((len(plays) + 3) // 4):
+        anchor = f"hand-{hand.deal_number + 1}-trick-{t + 1}"
+        here = [f for f in findings if f.anchor == anchor]
+        winner = hand.trick_winners[t] if t < len(hand.trick_winners) else None
+        by_seat: list[list[PlayedCard]] = [[], [], [], []]
+        for i, c in enumerate(plays[4 * t:4 * t + 4]):
+            k = 4 * t + i
+            if k < replayed:
+                seat = (leaders[t] + i) & 3
+            else:  # not replayed: shown under the player who was dealt the card
+                seat = next((s for s in range(4) if hand.hands[s] >> c & 1), 0)
+            name = table.card(c, trump)
+            flagged = any(f.card == name.text if f.card else f.seat == seat for f in here)
+            by_seat[seat].append(PlayedCard(name, k < replayed and i == 0,
+                                            seat == winner and k < replayed,
+                                            bool(timer >> (first_play + k) & 1), flagged))
+        tricks.append(TrickView(t + 1, anchor, by_seat, table.name(winner)
+                                if winner is not None else "not replayed", here,
+                                4 * t + 4 <= replayed))
+    return tricks
+
+
+def _at(values: list[int] | None, s: int) -> int | None:
+    return None if values is None else values[s]
+
+
+def _hand_view(rec: HandRecord | None, hand: Hand, table: Table, rules: RuleSet,
+               findings: list[FindingView]) -> HandView:
+    r = rules
+    number = hand.deal_number + 1
+    tricks_c, scores_c, totals_c, timer, plays = _claims(rec)
+    complete = hand.cancelled or len(hand.trick_winners) == 13
+    n_calls = len(hand.calls)
+    first_play = n_calls + (1 if hand.declarer is not None else 0)
+    trump = hand.trump
+    calls = [(table.name(s), "pass" if a == PASS else str(a - 52), bool(timer >> k & 1))
+             for k, (s, a) in enumerate(hand.calls)]
+    if rec is not None and not hand.calls:  # the replay stopped in the bidding
+        calls = [(table.name(s), "pass" if c == PASS_CODE else str(c), bool(timer >> k & 1))
+                 for k, (s, c) in enumerate(rec.calls)]
+    seats = []
+    for s in range(4):
+        bid = [c for c in calls if c[0] == table.name(s)]
+        played = complete and not hand.cancelled  # else the rules give no tricks or score
+        seats.append(SeatRow(
+            table.name(s), s == hand.dealer,
+            [[table.card(c, trump) for c in reversed(cards_of(hand.hands[s] & SUIT_MASKS[u]))]
+             for u in _SUIT_ORDER],
+            " · ".join(b[1] for b in bid) or "—", any(b[2] for b in bid),
+            Compare(_at(tricks_c, s), hand.tricks[s] if played else _at(tricks_c, s)),
+            Compare(_at(scores_c, s), _at(hand.scores, s) if complete else _at(scores_c, s)),
+            Compare(_at(totals_c, s), _at(hand.totals, s))))
+    tricks = _tricks(hand, plays, timer, first_play, table, findings)
+    if hand.cancelled:
+        cancelled = "all four passed" if r.bidding == "auction" else \
+            "the four bids were too low"
+    else:
+        cancelled = ""
+    if r.reveals_card:
+        trump_how = "the colour-mate of the revealed card"
+    elif r.trump == "fixed":
+        trump_how = "always, in this game"
+    else:
+        trump_how = f"named by {table.name(hand.declarer)}" if hand.declarer is not None else ""
+    contract = f"{table.name(hand.declarer)} wins the auction with {hand.contract}" \
+        if hand.declarer is not None else ""
+    return HandView(number, f"hand-{number}", table.name(hand.dealer), cancelled,
+                    table.card(hand.thirteenth, trump) if r.reveals_card
+                    and hand.thirteenth is not None else None,
+                    table.suit(trump), trump_how, calls, contract, seats, tricks,
+                    [f for f in findings if f.anchor not in {t.anchor for t in tricks}],
+                    table.team(hand.winner) if hand.winner is not None else "",
+                    any(hand.hands), complete)

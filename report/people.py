@@ -1,0 +1,62 @@
+"""Saying things to people: players by name, hands counted from 1, cards with their colour.
+
+The replayer speaks in seats 0–3 and deal numbers from 0, as the log format does;
+a player reads names and counts from 1. :class:`Table` translates.
+
+>>> t = Table(["Ana", "Ben", "Cy", "Dee"])
+>>> t.say("seat 2 played 10♣ in hand 22 when it was seat 1's turn; team 1+3 won")
+'Cy played 10♣ in hand 23 when it was Ben’s turn; Ben & Dee won'
+>>> t.card(34)
+Card(text='10♥', colour='red', trump=False)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tarneeb.replay.cards import SUIT_SYMBOLS, card_name
+
+_SEAT = re.compile(r"\bseat (\d)('s)?\b")
+_TEAM = re.compile(r"\bteam ([01])\+([23])\b")
+_HAND = re.compile(r"\b(hand|attempt|dealing attempt) (\d+)\b")
+
+
+@dataclass(frozen=True)
+class Card:
+    """A card as drawn on the page: its text (``10♥``), colour class and trump mark."""
+
+    text: str
+    colour: str  # "red" or "black"
+    trump: bool = False
+
+
+class Table:
+    """The four players of a match, for putting the replayer's words to people."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = [n.strip() or f"Seat {s + 1}" for s, n in enumerate(names)]
+
+    def name(self, seat: int | None) -> str:
+        return "—" if seat is None else self.names[seat]
+
+    def team(self, team: int) -> str:
+        """``team`` 0 is seats 0 and 2, 1 is seats 1 and 3."""
+        return f"{self.names[team]} & {self.names[team + 2]}"
+
+    def say(self, text: str) -> str:
+        """The replayer's sentence with names for seats and teams, hands counted from 1."""
+        text = _TEAM.sub(lambda m: self.team(int(m[1])), text)
+        text = _SEAT.sub(lambda m: self.names[int(m[1])] + ("’s" if m[2] else ""), text)
+        return _HAND.sub(lambda m: f"{'hand' if m[1] == 'hand' else m[1]} {int(m[2]) + 1}", text)
+
+    @staticmethod
+    def card(card: int, trump: int | None = None) -> Card:
+        return Card(card_name(card), "red" if card // 13 in (1, 2) else "black",
+                    card // 13 == trump)
+
+    @staticmethod
+    def suit(suit: int | None) -> Card | None:
+        if suit is None:
+            return None
+        return Card(SUIT_SYMBOLS[suit], "red" if suit in (1, 2) else "black")
