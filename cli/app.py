@@ -163,8 +163,13 @@ def report(
                                          help="The HTML page to write ('-': stdout).")],
     key: Annotated[Path | None, typer.Option(
         help="The platform's public key (PEM) to pin; otherwise the key inside the log.")] = None,
+    keys: Annotated[Path | None, typer.Option(
+        help="A keys file (as for verify) to pin and name the platform that signed.")] = None,
     root: Annotated[str | None, typer.Option(
         help="The season root the platform published (hex), to pin.")] = None,
+    max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
+    max_records: MaxRecords = DEFAULT_LIMITS.max_records,
+    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
     """One self-contained HTML page of the match for players: the verdict in plain words,
     who signed the log, the proof that the deals were fair, and every hand and trick.
@@ -180,8 +185,10 @@ def report(
     except AuditError as e:
         fail(str(e))
     try:
-        page, verdict = match_report(read_bytes(log), str(log), public, pinned_root,
-                                     key_source=str(key) if key is not None else None)
+        parsed = read_log(str(log), limits_of(max_bytes, max_records, max_hands))
+        page, verdict = match_report(parsed, str(log), public, pinned_root,
+                                     platform_keys(keys),
+                                     key_source=str(key or keys) if key or keys else None)
     except LogError as e:
         fail(str(e))
     if str(output) == "-":

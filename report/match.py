@@ -15,9 +15,9 @@ where it happens, with the rule it breaks.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tarneeb.audit.signing import key_id, public_key_from_raw
 from tarneeb.replay.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS, cards_of
 from tarneeb.replay.engine import PASS, Hand
 from tarneeb.replay.findings import KINDS, Finding, Verdict
@@ -142,23 +142,23 @@ def game_name(rules_name: str) -> str:
         f"house rules {rules_name}"
 
 
-def match_report(data: bytes, path: str = "<log>", public_key: bytes | None = None,
-                 root: bytes | None = None,
+def match_report(data: bytes | ParsedLog, path: str = "<log>", public_key: bytes | None = None,
+                 root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
                  key_source: str | None = None) -> tuple[str, Verdict]:
-    """The report page (HTML) of the log ``data``, and the verdict it shows; ``public_key``
-    and ``root`` pin the platform's key and season root as in
+    """The report page (HTML) of the log ``data`` (its bytes, or as read by
+    :func:`~tarneeb.replay.logformat.read_log` within limits), and the verdict it shows;
+    ``public_key``, ``root`` and ``keys`` pin the platform's key, season root and the platforms' keys as in
     :func:`~tarneeb.replay.replayer.verify_log`, and ``key_source`` says where the pinned
     key came from (a file name).
 
     Raises :class:`~tarneeb.replay.logformat.LogError` for bytes that are not a log at all.
     """
-    log = parse_log(data, path)
-    verdict = verify_log(log, path, public_key, root=root)
-    return render_page("match.html", **_context(log, verdict, public_key, key_source)), verdict
+    log = data if isinstance(data, ParsedLog) else parse_log(data, path)
+    verdict = verify_log(log, path, public_key, root=root, keys=keys)
+    return render_page("match.html", **_context(log, verdict, key_source)), verdict
 
 
-def _context(log: ParsedLog, v: Verdict, pinned: bytes | None,
-             key_source: str | None) -> dict[str, object]:
+def _context(log: ParsedLog, v: Verdict, key_source: str | None) -> dict[str, object]:
     h = log.header
     table = Table([s.name for s in h.seats])
     views = [_finding_view(i + 1, f, table, h.rules) for i, f in enumerate(v.findings)]
@@ -191,7 +191,7 @@ def _context(log: ParsedLog, v: Verdict, pinned: bytes | None,
         title=f"Match report: {game_name(rules.name)}",
         subtitle=f"{table.team(0)} against {table.team(1)} · log {v.path} · "
                  f"match {h.match_id.hex()[:16]} · {len(log.hands)} hands recorded",
-        verdict=_banner(v, table, views, pinned is not None),
+        verdict=_banner(v, table, views),
         generator="Made by tarneeb report: every deal, bid, card and score re-checked "
                   "from the signed log.",
         players=players,
@@ -199,7 +199,7 @@ def _context(log: ParsedLog, v: Verdict, pinned: bytes | None,
         game=game_name(rules.name),
         rules_notes=[_sentence(table.say(n)) for n in v.notes
                      if not n.startswith(_SAID_ELSEWHERE)],
-        signer=_signer(log, v, pinned, key_source),
+        signer=_signer(log, v, key_source),
         signature_findings=signature,
         proof=_proof(log, v, table, views, seeds),
         proven=v.deals_proven,
@@ -236,7 +236,7 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _banner(v: Verdict, table: Table, views: list[FindingView], pinned: bool) -> Banner:
+def _banner(v: Verdict, table: Table, views: list[FindingView]) -> Banner:
     if v.error is not None and not v.history:
         return Banner("unreadable", "This log could not be read",
                       f"{table.say(v.error)}. Nothing in it can be checked.")
@@ -251,7 +251,8 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], pinned: bool) ->
         return Banner("unreadable", "The log stops in the middle",
                       f"{table.say(v.error)}. Everything before that point checks out and "
                       "is shown below, but the match cannot be judged as a whole.")
-    signed = "signed by the key you gave" if pinned else \
+    signed = f"signed by {v.signer}" if v.signer else "signed by the key you gave" \
+        if v.key_pinned else \
         "signed by the key named inside the log (compare its key id below with the one the " \
         "platform publishes)"
     if v.deals_proven:
@@ -266,22 +267,11 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], pinned: bool) ->
                   f"chosen. The log is {signed}.")
 
 
-def _signer(log: ParsedLog, v: Verdict, pinned: bytes | None,
-            key_source: str | None) -> dict[str, object]:
-    raw = pinned if pinned is not None else log.header.public_key
-    kid = None
-    if raw is not None:
-        try:
-            kid = key_id(public_key_from_raw(raw))
-        except ValueError:
-            kid = None
+def _signer(log: ParsedLog, v: Verdict, key_source: str | None) -> dict[str, object]:
     bad = {f.kind for f in v.findings if f.hand is None and f.kind in SIGNATURE_KINDS}
-    if log.signature is None:
-        status = "fail"
-    else:
-        status = "fail" if bad & {"broken-signature", "unsigned", "weak-key"} else "pass"
-    return dict(key_id=kid, pinned=pinned is not None, source=key_source, status=status,
-                signed=log.signature is not None)
+    ok = log.signature is not None and not bad & {"broken-signature", "unsigned", "weak-key"}
+    return dict(key_id=v.key_id, pinned=v.key_pinned, platform=v.signer, source=key_source,
+                status="pass" if ok else "fail")
 
 
 def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
