@@ -19,7 +19,7 @@ from typer.core import TyperArgument
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 
 from . import audit_cmds, regress_cmd, verify_cmd
-from .common import console, fail, load_log, read_input, write_output
+from .common import console, fail, load_log, read_input, shown_name, write_output
 from .entry import main
 
 if TYPE_CHECKING:
@@ -158,46 +158,47 @@ def show(
 # ------------------------------------------------------------------ report
 @app.command()
 def report(
-    log: Annotated[Path, typer.Argument(help="The log file.", show_default=False)],
-    output: Annotated[Path, typer.Option("-o", "--output",
-                                         help="The HTML page to write ('-': stdout).")],
+    log: Annotated[Path, typer.Argument(
+        metavar="LOG", help="The log file, or - for standard input.", show_default=False)],
+    output: Annotated[Path, typer.Option(
+        "-o", "--output", metavar="HTML", help="The page to write, or - for standard output.")],
     key: Annotated[Path | None, typer.Option(
+        metavar="PUBLIC_KEY",
         help="The platform's public key (PEM) to pin; otherwise the key inside the log.")] = None,
     keys: Annotated[Path | None, typer.Option(
-        help="A keys file (as for verify) to pin and name the platform that signed.")] = None,
+        help="A keys file (as for verify) to pin, and to name the platform that signed. "
+             "Default: keys.toml in the user's config directory, when it exists.")] = None,
     root: Annotated[str | None, typer.Option(
-        help="The season root the platform published (hex), to pin.")] = None,
+        metavar="HEX", help="The season root the platform published, to pin.")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
-    """One self-contained HTML page of the match for players: the verdict in plain words,
-    who signed the log, the proof that the deals were fair, and every hand and trick.
+    """One self-contained HTML page of the match for its players: the verdict in plain
+    words, who signed the log, the proof that the deals were fair, every hand and trick.
 
     Exit code as for verify: 0 clean, 1 findings, 2 the log is unreadable.
     """
-    from tarneeb.report import write_page
+    from tarneeb.audit.encoding import parse_hex
+    from tarneeb.audit.errors import AuditError
+    from tarneeb.replay.logformat import LogError
     from tarneeb.report.match import match_report
 
-    public = pinned_key(key)
+    public = verify_cmd.pinned_key(key)
+    named = verify_cmd.platform_keys(keys)
     try:
         pinned_root = parse_hex(root, "season root", 32) if root is not None else None
     except AuditError as e:
         fail(str(e))
     try:
-        parsed = read_log(str(log), limits_of(max_bytes, max_records, max_hands))
-        page, verdict = match_report(parsed, str(log), public, pinned_root,
-                                     platform_keys(keys),
-                                     key_source=str(key or keys) if key or keys else None)
+        parsed = load_log(log, limits_of(max_bytes, max_records, max_hands))
     except LogError as e:
         fail(str(e))
-    if str(output) == "-":
-        sys.stdout.write(page)
-    else:
-        try:
-            write_page(output, page)
-        except OSError as e:
-            fail(f"{output}: cannot write: {e.strerror or e}")
+    source = str(key) if key is not None else str(keys) if keys is not None else None
+    page, verdict = match_report(parsed, shown_name(log), public, pinned_root, named,
+                                 key_source=source)
+    write_output(output, page.encode("utf-8"))
+    if str(output) != "-":
         state = "clean" if verdict.clean else f"{len(verdict.findings)} finding(s)" \
             if verdict.findings else "unreadable"
         out.print(f"wrote {output}: {state}", markup=False)

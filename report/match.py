@@ -147,9 +147,9 @@ def match_report(data: bytes | ParsedLog, path: str = "<log>", public_key: bytes
                  key_source: str | None = None) -> tuple[str, Verdict]:
     """The report page (HTML) of the log ``data`` (its bytes, or as read by
     :func:`~tarneeb.replay.logformat.read_log` within limits), and the verdict it shows;
-    ``public_key``, ``root`` and ``keys`` pin the platform's key, season root and the platforms' keys as in
-    :func:`~tarneeb.replay.replayer.verify_log`, and ``key_source`` says where the pinned
-    key came from (a file name).
+    ``public_key``, ``root`` and ``keys`` pin the platform's key, the season root and the
+    platforms' keys as in :func:`~tarneeb.replay.replayer.verify_log`, and ``key_source``
+    says where the pinned key came from (a file name).
 
     Raises :class:`~tarneeb.replay.logformat.LogError` for bytes that are not a log at all.
     """
