@@ -112,8 +112,12 @@ def check_commitment(commitment: bytes, what: str = "commitment") -> bytes:
 
 def check_match_id(match_id: bytes | str) -> bytes:
     """A match id as bytes: text is taken as its UTF-8 bytes, unchanged (no normalisation)."""
-    raw = match_id.encode("utf-8") if isinstance(match_id, str) else check_bytes(
-        match_id, "match id")
+    try:
+        raw = match_id.encode("utf-8") if isinstance(match_id, str) else check_bytes(
+            match_id, "match id")
+    except UnicodeEncodeError:  # e.g. bytes of another encoding passed through argv
+        raise AuditInputError("match id: not UTF-8 text; give an id that is not text as "
+                              "hex (--match-id-hex)") from None
     if not MATCH_ID_MIN <= len(raw) <= MATCH_ID_MAX:
         raise AuditInputError(
             f"match id: {nbytes(len(raw))}; it must be {MATCH_ID_MIN}-{MATCH_ID_MAX} bytes")

@@ -19,8 +19,10 @@ signature does not verify with public key
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import tempfile
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
@@ -296,6 +298,10 @@ def write_key_pair(private_path: str | Path, public_path: str | Path | None = No
                    private_key: Ed25519PrivateKey | None = None) -> Ed25519PrivateKey:
     """Write a (new, unless given) key pair: the private key file with mode 0600 and
     the public key file beside it. Refuses to replace an existing file unless ``force``.
+
+    Both files are written whole beside their place first, then moved in: a symlink at
+    either path is replaced, never followed, and if either file cannot be written,
+    neither is left behind (with ``force``, the files that were there are put back).
     """
     priv = Path(private_path)
     pub = Path(public_path) if public_path is not None else public_path_for(priv)
@@ -303,22 +309,73 @@ def write_key_pair(private_path: str | Path, public_path: str | Path | None = No
         raise KeyFileError(f"{priv}: the private and public key files must differ")
     if not force:
         for p in (priv, pub):
-            if p.exists():
+            if p.exists() or p.is_symlink():
                 raise KeyFileError(f"{p}: file exists; use --force to replace it")
     key = private_key if private_key is not None else generate_private_key()
-    _write(priv, private_key_pem(key), 0o600, force)
-    _write(pub, public_key_pem(key.public_key()), 0o644, force)
+    staged: list[tuple[Path, Path]] = []
+    placed: list[tuple[Path, Path | None]] = []  # (path, the file it replaced, kept aside)
+    try:
+        staged.append((_stage(priv, private_key_pem(key), 0o600), priv))
+        staged.append((_stage(pub, public_key_pem(key.public_key()), 0o644), pub))
+        for tmp, path in staged:
+            placed.append((path, _place(tmp, path, force)))
+    except BaseException:
+        for path, old in reversed(placed):
+            with contextlib.suppress(OSError):
+                if old is not None:
+                    os.replace(old, path)
+                else:
+                    path.unlink()
+        placed.clear()
+        raise
+    finally:
+        for tmp, _ in staged:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+        for _, old in placed:
+            if old is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    old.unlink()
     return key
 
 
-def _write(path: Path, data: bytes, mode: int, force: bool) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if force else os.O_EXCL)
+def _stage(path: Path, data: bytes, mode: int) -> Path:
+    """``data`` in a new file beside ``path`` (mode ``mode`` from the start)."""
     try:
-        fd = os.open(path, flags, mode)
-    except FileExistsError:
-        raise KeyFileError(f"{path}: file exists; use --force to replace it") from None
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as e:
         raise KeyFileError(f"{path}: cannot write key file: {e.strerror or e}") from None
-    with os.fdopen(fd, "wb") as f:
-        os.fchmod(f.fileno(), mode)  # a file replaced with --force keeps no wider mode
-        f.write(data)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise KeyFileError(f"{path}: cannot write key file: {e.strerror or e}") from None
+    return tmp
+
+
+def _place(tmp: Path, path: Path, force: bool) -> Path | None:
+    """Move ``tmp`` to ``path``; returns where the file it replaced was kept, if any.
+
+    Without ``force`` a hard link refuses an existing name (even a dangling symlink);
+    with it, ``os.replace`` swaps the name itself, so a symlink is replaced, not followed.
+    """
+    try:
+        if not force:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise KeyFileError(f"{path}: file exists; use --force to replace it") from None
+            return None
+        old = None
+        if os.path.lexists(path):
+            old = tmp.with_suffix(".old")
+            os.link(path, old, follow_symlinks=False)  # the link itself, not its target
+        os.replace(tmp, path)
+        return old
+    except OSError as e:
+        raise KeyFileError(f"{path}: cannot write key file: {e.strerror or e}") from None

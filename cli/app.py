@@ -19,7 +19,15 @@ from typer.core import TyperArgument
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 
 from . import audit_cmds, regress_cmd, verify_cmd
-from .common import console, fail, load_log, read_input, shown_name, write_output
+from .common import (
+    console,
+    fail,
+    load_log,
+    open_input,
+    read_input,
+    shown_name,
+    write_output,
+)
 from .entry import main
 
 if TYPE_CHECKING:
@@ -150,7 +158,7 @@ def show(
     if hand is not None and not any(h.deal_number == hand for h in verdict.history):
         fail(f"{log}: there is no hand {hand} (hands 0-{len(verdict.history) - 1})")
     for line in narrate(parsed, verdict, verdict.history, hand):
-        out.print(line)
+        out.print(line, markup=True)  # narrate escapes every piece of data in its lines
     if parsed.cut_short is not None:
         fail(str(parsed.cut_short))
 
@@ -279,7 +287,7 @@ def season_match_of(path: Path, index: int) -> tuple[bytes, BatchProof]:
         seed = parse_hex(entry["server_seed"], f"match {index} server seed", 32)
         proof = [parse_hex(h, f"match {index} proof", 32) for h in entry["proof"]]
         verify_inclusion(server_commitment(seed), index, size, proof, root)
-    except (ValueError, KeyError, TypeError) as e:  # JSON, field and proof errors
+    except (ValueError, KeyError, TypeError, RecursionError) as e:  # JSON, fields, proof
         what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
         fail(f"{path}: not a season from 'tarneeb commit --matches N --json': {what}")
     return seed, BatchProof(index, size, proof, root)
@@ -316,14 +324,18 @@ def import_json(
         metavar="JSON", help="The JSON log (- for standard input).", show_default=False)],
     output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
                                          help="Where to write the log (- for stdout).")],
+    max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
+    max_records: MaxRecords = DEFAULT_LIMITS.max_records,
+    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
     """A log from its JSON form, byte for byte as exported."""
     from tarneeb.replay import logjson
     from tarneeb.replay.logformat import LogError
 
-    raw = read_bytes(source)
+    limits = limits_of(max_bytes, max_records, max_hands)
+    raw = read_input(source, limits.max_json_bytes + 1)  # one byte more says "too long"
     try:
-        data = logjson.loads(raw.decode("utf-8"))
+        data = logjson.loads(raw.decode("utf-8"), limits)
     except UnicodeDecodeError:
         fail(f"{source}: not UTF-8 text")
     except LogError as e:
@@ -337,13 +349,21 @@ def dump(
         metavar="LOG", help="The log file (- for standard input).", show_default=False)],
     hands: Annotated[int | None, typer.Option(
         metavar="N", help="Show at most this many hand records.")] = None,
+    max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
+    max_records: MaxRecords = DEFAULT_LIMITS.max_records,
+    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
     """An annotated hex dump: every field of every record at its byte offset."""
     from tarneeb.replay.annotate import annotate
+    from tarneeb.replay.logformat import LogError
 
-    data = read_bytes(log)
-    for line in annotate(data, hands):
-        print(line)
+    with open_input(log) as f:
+        try:
+            for line in annotate(f, hands, limits_of(max_bytes, max_records, max_hands)):
+                print(line)
+        except LogError as e:
+            e.path = shown_name(log)
+            fail(str(e))
 
 
 class _PlainArgument(TyperArgument):

@@ -36,7 +36,7 @@ from tarneeb.audit import (
     verify_server_seed,
     write_key_pair,
 )
-from tarneeb.audit.encoding import CLIENT_SEED_MAX, SERVER_SEED_LEN, nbytes
+from tarneeb.audit.encoding import CLIENT_SEED_MAX, SERVER_SEED_LEN, check_match_id, nbytes
 from tarneeb.audit.errors import CommitmentError, MerkleProofError
 from tarneeb.audit.signing import public_path_for
 from tarneeb.audit.vectors import dumps
@@ -174,7 +174,7 @@ def deal(
             seeds.append(raw)
         if (match_id is None) == (match_id_hex is None):
             raise AuditInputError("give the match id once: --match-id TEXT or --match-id-hex HEX")
-        mid = (match_id.encode("utf-8") if match_id is not None
+        mid = (check_match_id(match_id) if match_id is not None
                else parse_hex(match_id_hex or "", "match id"))
         rule_set = _load_rules(rules)
         deriver = DealDeriver(seed, mid, seeds)

@@ -9,12 +9,14 @@ them (a plain ``tarneeb verify``) start fast.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import sys
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -30,7 +32,9 @@ def console(stderr: bool = False) -> Console:
     """The rich console for stdout (or stderr): colour on a terminal, plain text in a pipe."""
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    # data (paths, names from a log) is never read as markup or emoji codes: a command that
+    # styles text passes rich Text, or markup=True for lines whose data it escaped
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -41,14 +45,72 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise SystemExit(code)
 
 
-def read_input(path: Path | str) -> bytes:
-    """The bytes of ``path``, or of standard input for ``-``; a read error ends the command."""
+def read_input(path: Path | str, most: int = -1) -> bytes:
+    """The bytes of ``path``, or of standard input for ``-`` (at most ``most`` when given);
+    a read error ends the command."""
     if str(path) == STDIO:
-        return sys.stdin.buffer.read()
+        return sys.stdin.buffer.read(most)
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as f:
+            return f.read(most)
     except OSError as e:
         fail(f"{path}: cannot read: {e.strerror or e}")
+
+
+def open_input(path: Path | str) -> contextlib.AbstractContextManager[BinaryIO]:
+    """``path`` open for reading as a stream, to use in ``with`` (standard input for ``-``,
+    left open); a file that cannot be opened ends the command."""
+    if str(path) == STDIO:
+        return contextlib.nullcontext(sys.stdin.buffer)
+    try:
+        return open(path, "rb")
+    except OSError as e:
+        fail(f"{path}: cannot read: {e.strerror or e}")
+
+
+class ReaderGone(io.RawIOBase):
+    """A standard stream's file descriptor that discards what is written once its reader
+    has gone (``tarneeb verify LOG | head``: a closed pipe), so the command still ends
+    with its own exit code (the verdict's) instead of a broken-pipe error."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.gone = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+    def write(self, b: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
+        n = memoryview(b).nbytes
+        if not self.gone:
+            try:
+                return os.write(self.fd, b)
+            except BrokenPipeError:
+                self.gone = True
+        return n
+
+
+def guard_std_streams() -> None:
+    """Put stdout and stderr (as Python made them, not a test's capture) over
+    :class:`ReaderGone`, so a closed pipe never changes the exit code."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None or stream is not getattr(sys, f"__{name}__"):
+            continue
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            continue
+        stream.flush()
+        setattr(sys, name, io.TextIOWrapper(
+            io.BufferedWriter(ReaderGone(fd)), encoding=stream.encoding, errors=stream.errors,
+            line_buffering=stream.line_buffering))
 
 
 def load_log(path: Path | str, limits: Limits | None = None) -> ParsedLog:
@@ -130,5 +192,5 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
     return out
 
 
-__all__ = ["STDIO", "console", "expand_logs", "fail", "load_log", "read_input", "shown_name",
-           "write_output"]
+__all__ = ["STDIO", "ReaderGone", "console", "expand_logs", "fail", "guard_std_streams",
+           "load_log", "open_input", "read_input", "shown_name", "write_output"]

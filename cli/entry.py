@@ -12,6 +12,9 @@ import sys
 def main(argv: list[str] | None = None) -> None:
     """Run the command line ``argv`` (default: the process's) and exit with its code."""
     args = sys.argv[1:] if argv is None else list(argv)
+    from .common import guard_std_streams
+
+    guard_std_streams()  # a closed pipe on stdout leaves the exit code the verdict's
     try:
         from .verify_cmd import fast_path
 

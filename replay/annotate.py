@@ -14,14 +14,14 @@ exactly its bytes, so the dump walks the records without a second parser.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgpack
 
 from .cards import SUIT_SYMBOLS, card_name, cards_of
 from .logformat import PASS_CODE, RECORD_NAMES
+from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogError, RecordReader
 
 FIELDS = {
     0: ["type", "magic", "version", "rules", "seats", "match_id", "server_commitment", "batch",
@@ -74,49 +74,57 @@ def _rows(offset: int, raw: bytes, text: str, indent: str) -> Iterator[str]:
         yield f"{offset + i:06x}  {chunk:<{WIDTH * 3}}{label}".rstrip()
 
 
-def annotate(data: bytes, max_hands: int | None = None) -> Iterator[str]:
-    """Lines of ``offset  hex  meaning`` for every field of every record."""
-    unpacker = msgpack.Unpacker(io.BytesIO(data), raw=False, max_buffer_size=len(data) or 1)
-    pos = 0
+def annotate(data: bytes | BinaryIO, show_hands: int | None = None,
+             limits: Limits = DEFAULT_LIMITS) -> Iterator[str]:
+    """Lines of ``offset  hex  meaning`` for every field of every record.
+
+    The log is read as a stream within ``limits``, like every reader of logs: damage is
+    shown in place ("not readable from here on") and the dump stops there; a cap passed
+    raises :class:`~tarneeb.replay.logstream.CapExceeded` after the lines before it.
+    ``show_hands`` shows only that many hand records.
+    """
+    reader = RecordReader(data, limits)
     hands = 0
-    while pos < len(data):
-        try:
-            obj = unpacker.unpack()
-        except msgpack.OutOfData:
-            break
-        except (ValueError, TypeError, msgpack.UnpackException) as e:
-            yield f"{pos:06x}  not msgpack from here on: {e}"
-            return
-        end = unpacker.tell()
-        if not isinstance(obj, list) or not obj:
-            yield from _rows(pos, data[pos:end], "not a record", "")
-            pos = end
-            continue
-        kind = obj[0]
-        if kind == 1:
-            hands += 1
-            if max_hands is not None and hands > max_hands:
-                if hands == max_hands + 1:
-                    yield "…       (further hand records)"
-                pos = end
+    try:
+        for r in reader:
+            obj, pos = r.value, r.offset
+            if not isinstance(obj, list) or not obj:
+                yield from _rows(pos, r.raw, "not a record", "")
                 continue
-        if type(kind) is not int:
-            kind = -1
-        names = FIELDS.get(kind, [])
-        head = len(msgpack.packb(obj, use_bin_type=True)) - sum(
-            len(msgpack.packb(x, use_bin_type=True)) for x in obj)
-        yield from _rows(pos, data[pos:pos + head],
-                         f"{RECORD_NAMES.get(kind, '?')} record: array of {len(obj)}", "")
-        at = pos + head
-        for i, value in enumerate(obj):
-            raw = msgpack.packb(value, use_bin_type=True)
-            name = names[i] if i < len(names) else f"field {i}"
-            try:
-                meaning = _meaning(kind, name, value)
-            except (TypeError, ValueError, IndexError, AttributeError, KeyError):
-                meaning = f"{value!r:.40} (not what a log holds here)"
-            yield from _rows(at, raw, f"{name}: {meaning}", "  ")
-            at += len(raw)
-        pos = end
-    if pos < len(data):
-        yield from _rows(pos, data[pos:], "cut off: not a whole record", "")
+            kind = obj[0]
+            if kind == 1:
+                hands += 1
+                if hands > limits.max_hands:
+                    raise CapExceeded("max_hands", limits.max_hands,
+                                      "the match has more dealing attempts", pos)
+                if show_hands is not None and hands > show_hands:
+                    if hands == show_hands + 1:
+                        yield "…       (further hand records)"
+                    continue
+            yield from _record(pos, r.raw, obj)
+    except CapExceeded:
+        raise
+    except LogError as e:
+        yield f"{e.offset or 0:06x}  not readable from here on: {e.message}"
+        return
+    if reader.cut_short is not None:
+        at = reader.cut_short.offset or 0
+        yield from _rows(at, reader.data[at:], "cut off: not a whole record", "")
+
+
+def _record(pos: int, raw: bytes, obj: list[Any]) -> Iterator[str]:
+    kind = obj[0] if type(obj[0]) is int else -1
+    names = FIELDS.get(kind, [])
+    head = len(raw) - sum(len(msgpack.packb(x, use_bin_type=True)) for x in obj)
+    yield from _rows(pos, raw[:head], f"{RECORD_NAMES.get(kind, '?')} record: array of "
+                     f"{len(obj)}", "")
+    at = pos + head
+    for i, value in enumerate(obj):
+        packed = msgpack.packb(value, use_bin_type=True)
+        name = names[i] if i < len(names) else f"field {i}"
+        try:
+            meaning = _meaning(kind, name, value)
+        except (TypeError, ValueError, IndexError, AttributeError, KeyError):
+            meaning = f"{value!r:.40} (not what a log holds here)"
+        yield from _rows(at, packed, f"{name}: {meaning}", "  ")
+        at += len(packed)

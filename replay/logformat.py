@@ -332,6 +332,9 @@ def _decode_header(data: list[Any], offset: int, limits: Limits) -> Header:
      client_seeds, first_dealer, public_key) = data
     if not isinstance(rules_raw, dict):
         raise sh.fail("rules must be a map of fields")
+    if isinstance(rules_raw.get("name"), str) and len(rules_raw["name"]) > limits.max_name:
+        raise sh.fail(f"a rules name of {len(rules_raw['name']):,} characters: over the "
+                      f"max_name cap of {limits.max_name:,}")
     missing = [f for f in RULE_FIELDS if f not in rules_raw]
     if missing:
         raise sh.fail(f"rules lack field(s) {', '.join(missing)}: a log records every rule")
@@ -343,10 +346,10 @@ def _decode_header(data: list[Any], offset: int, limits: Limits) -> Header:
             isinstance(s, list) and len(s) == 2 and isinstance(s[0], str)
             and isinstance(s[1], bool) for s in seats):
         raise sh.fail("seats must be four [name, computer] pairs")
-    for name in (*(s[0] for s in seats), rules.name):
+    for name in (s[0] for s in seats):
         if len(name.encode()) > limits.max_name:
-            raise sh.fail(f"a name of {len(name.encode()):,} bytes: over the max_name cap of "
-                          f"{limits.max_name:,}")
+            raise sh.fail(f"a seat name of {len(name.encode()):,} bytes: over the max_name "
+                          f"cap of {limits.max_name:,}")
     hdr = Header(rules=rules, seats=[Seat(s[0], s[1]) for s in seats],
                  match_id=sh.bytes_(match_id, "match_id", 1, 64),
                  first_dealer=sh.int_(first_dealer, "first_dealer", 0, 3),

@@ -37,6 +37,7 @@ from .logformat import (
     encode_record,
     parse_log,
 )
+from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, depth_ok
 from .rules import RulesError, RuleSet
 
 JSON_FORMAT = "tarneeb-log-json"
@@ -162,7 +163,7 @@ class _In:
         return v
 
 
-def record_from_json(index: int, obj: Any) -> Record:
+def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS) -> Record:
     """A record from its JSON object; errors name the record index and field."""
     if not isinstance(obj, dict):
         raise LogError(f"record {index}: not a JSON object")
@@ -172,7 +173,7 @@ def record_from_json(index: int, obj: Any) -> Record:
         if kind == "hand":
             rec = _hand_from_json(r)
         elif kind == "header":
-            rec = _header_from_json(r)
+            rec = _header_from_json(r, limits)
         elif kind == "end":
             rec = EndRecord(r.get("winner"), r.hex("server_seed", nil=True))
         elif kind == "signature":
@@ -180,7 +181,7 @@ def record_from_json(index: int, obj: Any) -> Record:
         else:
             raise r.fail(f"unknown record type {kind!r}")
         # the msgpack decoder checks every field's type and range
-        decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0)
+        decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0, limits)
     except LogError as e:
         if e.message.startswith("record "):
             raise
@@ -228,10 +229,14 @@ def _hand_from_json(r: _In) -> HandRecord:
         deal=recorded)
 
 
-def _header_from_json(r: _In) -> Header:
+def _header_from_json(r: _In, limits: Limits) -> Header:
     if r.get("magic") != MAGIC:
         raise r.fail(f"magic must be {MAGIC!r}")
     rules_raw = r.get("rules")
+    if isinstance(rules_raw, dict) and isinstance(rules_raw.get("name"), str) \
+            and len(rules_raw["name"]) > limits.max_name:
+        raise r.fail(f"a rules name of {len(rules_raw['name']):,} characters: over the "
+                     f"max_name cap of {limits.max_name:,}")
     try:
         rules = RuleSet.from_dict(rules_raw)
     except (RulesError, TypeError) as e:
@@ -241,6 +246,9 @@ def _header_from_json(r: _In) -> Header:
         if not isinstance(s, dict) or not isinstance(s.get("name"), str) \
                 or not isinstance(s.get("computer"), bool):
             raise r.fail("each seat is {\"name\": text, \"computer\": true/false}")
+        if len(s["name"]) > limits.max_name:  # before any copy of a huge name is made
+            raise r.fail(f"a seat name of {len(s['name']):,} characters: over the max_name "
+                         f"cap of {limits.max_name:,} bytes")
         seats.append(Seat(s["name"], s["computer"]))
     batch = r.get("batch")
     proof = None
@@ -259,23 +267,64 @@ def _header_from_json(r: _In) -> Header:
         public_key=r.hex("public_key", nil=True), version=r.get("version"), rules_raw=rules_raw)
 
 
-def from_json(doc: Any) -> bytes:
-    """The msgpack bytes of a JSON log document (raises :class:`LogError` naming the record)."""
+def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """The msgpack bytes of a JSON log document (raises :class:`LogError` naming the record).
+
+    What comes in is held to the very caps the log reader applies (the result is read
+    back by it), so import never makes a log that ``verify`` refuses to read.
+    """
+    if not depth_ok(doc, limits.max_depth + 2):  # the document and its records list
+        raise LogError(f"JSON nested deeper than a log is: over the max_depth cap of "
+                       f"{limits.max_depth:,}")
     if not isinstance(doc, dict) or doc.get("format") != JSON_FORMAT:
         raise LogError(f"not a JSON tarneeb log (expected \"format\": \"{JSON_FORMAT}\")")
     records = doc.get("records")
     if not isinstance(records, list) or not records:
         raise LogError("\"records\" must be a non-empty list")
-    return b"".join(encode_record(record_from_json(i, rec)) for i, rec in enumerate(records))
-
-
-def loads(text: str) -> bytes:
-    """``from_json`` of JSON text; a syntax error names the line and column."""
+    if len(records) > limits.max_records:
+        raise CapExceeded("max_records", limits.max_records, f"{len(records):,} records")
+    encoded = [encode_record(record_from_json(i, rec, limits)) for i, rec in enumerate(records)]
+    data = b"".join(encoded)
     try:
-        doc = json.loads(text)
+        parse_log(data, limits=limits)
+    except LogError as e:  # name the record, not a byte of bytes the user never saw
+        if e.offset is None:
+            raise
+        at, index = 0, 0
+        while index + 1 < len(encoded) and at + len(encoded[index]) <= e.offset:
+            at += len(encoded[index])
+            index += 1
+        kind = records[index].get("type", "?") if isinstance(records[index], dict) else "?"
+        raise LogError(f"record {index} ({kind}): {e.message}") from None
+    return data
+
+
+def loads(text: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """``from_json`` of JSON text; a syntax error names the line and column.
+
+    >>> loads('{"format": "tarneeb-log-json", "records": [{"deal_number": ' + "9" * 99 + '}]}')
+    Traceback (most recent call last):
+    ...
+    tarneeb.replay.logstream.LogError: a number of 99 digits: over the max_int_digits cap of 24
+    """
+    if len(text) > limits.max_json_bytes:
+        raise CapExceeded("max_bytes", limits.max_bytes, f"JSON text of {len(text):,} "
+                          "characters, more than eight times")
+
+    def whole(digits: str) -> int:
+        if len(digits.lstrip("-")) > limits.max_int_digits:
+            raise LogError(f"a number of {len(digits.lstrip('-'))} digits: over the "
+                           f"max_int_digits cap of {limits.max_int_digits}")
+        return int(digits)
+
+    try:
+        doc = json.loads(text, parse_int=whole)
     except json.JSONDecodeError as e:
         raise LogError(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    return from_json(doc)
+    except RecursionError:
+        raise LogError(f"JSON nested deeper than a log is: over the max_depth cap of "
+                       f"{limits.max_depth:,}") from None
+    return from_json(doc, limits)
 
 
 def dumps(data: bytes, path: str | None = None) -> str:

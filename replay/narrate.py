@@ -1,6 +1,8 @@
 """A match as a player would read it: the text ``tarneeb show`` prints.
 
-Lines carry rich markup (suits in colour); a plain-text console drops it.
+Lines carry rich markup (suits in colour); a plain-text console drops it. Everything
+from the log that is text (seat names, the rules' name, findings) is escaped, so no
+name is ever read as markup.
 
 >>> from tarneeb.replay.cards import parse_card
 >>> suit_markup(parse_card("10♥"))
@@ -46,11 +48,10 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
     """The lines of ``tarneeb show``: seats, then each hand (or only ``only_hand``)."""
     h = log.header
     r = h.rules
-    yield f"[bold]{r.name}[/bold] match {h.match_id.hex()}, target {r.target}"
-    for seat, s in enumerate(h.seats):
+    yield f"[bold]{escape(r.name)}[/bold] match {h.match_id.hex()}, target {r.target}"
+    for seat, s in enumerate(h.seats):  # names are data: escaped, never read as markup
         label = "computer" if s.computer else "human"
-        yield f"  seat {seat} ({TEAMS[seat & 1]}): {s.name} [{label}]".replace("[c", "\\[c") \
-            .replace("[h", "\\[h")
+        yield f"  seat {seat} ({TEAMS[seat & 1]}): {escape(s.name)} \\[{label}]"
     timers = {rec.deal_number: rec.timer for rec in log.hands}
     for hand in history:
         if only_hand is not None and hand.deal_number != only_hand:

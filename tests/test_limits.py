@@ -116,7 +116,7 @@ def test_caps_can_be_raised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     code, out, err = run(capsys, "verify", "--max-hands", str(n), "--max-bytes", str(len(LOG)),
                          str(path))
     assert code == 0, err
-    for command in ("show", "export"):
+    for command in ("show", "export", "dump"):
         code, out, err = run(capsys, command, "--max-hands", "2", str(path))
         assert code == 2 and "max_hands cap of 2; raise it with --max-hands" in err, command
 

@@ -213,7 +213,7 @@ def test_format_doc_dump_is_the_real_log() -> None:
 
     log = play_logged_match("classic", seed=seed_bytes("format-doc"))
     doc = (Path(__file__).parent.parent / "docs" / "FORMAT.md").read_text(encoding="utf-8")
-    assert "\n".join(annotate(log, max_hands=2)) in doc
+    assert "\n".join(annotate(log, show_hands=2)) in doc
 
 
 @pytest.mark.parametrize("record, message", [
