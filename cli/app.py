@@ -7,6 +7,7 @@ not pay for the others' imports; a plain ``tarneeb verify`` does not even load t
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -31,6 +32,8 @@ from .common import (
 from .entry import main
 
 if TYPE_CHECKING:
+    import click
+
     from tarneeb.replay.logformat import BatchProof
     from tarneeb.replay.rules import RuleSet
 
@@ -158,7 +161,7 @@ def show(
     if hand is not None and not any(h.deal_number == hand for h in verdict.history):
         fail(f"{log}: there is no hand {hand} (hands 0-{len(verdict.history) - 1})")
     for line in narrate(parsed, verdict, verdict.history, hand):
-        out.print(line, markup=True)  # narrate escapes every piece of data in its lines
+        out.print(line)  # rich Text: styled spans, no markup
     if parsed.cut_short is not None:
         fail(str(parsed.cut_short))
 
@@ -396,10 +399,17 @@ def plain_help(command: click.Command) -> click.Command:
     return command
 
 
+@functools.cache
+def _command() -> click.Command:
+    """The click command typer builds from the app, built once (it takes longer than
+    reading a log)."""
+    return plain_help(typer.main.get_command(app))
+
+
 def run(argv: list[str]) -> None:
     """Run ``argv`` through the typer app: bad input ends in one line on stderr and exit
     code 2, never a traceback."""
-    command = plain_help(typer.main.get_command(app))
+    command = _command()
     try:
         code = command.main(args=argv, prog_name="tarneeb", standalone_mode=False)
     except typer.Exit as e:

@@ -37,7 +37,7 @@ from .logformat import (
     encode_record,
     parse_log,
 )
-from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, depth_ok
+from .logstream import DEFAULT_LIMITS, CapExceeded, Limits
 from .rules import RulesError, RuleSet
 
 JSON_FORMAT = "tarneeb-log-json"
@@ -273,9 +273,6 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
     What comes in is held to the very caps the log reader applies (the result is read
     back by it), so import never makes a log that ``verify`` refuses to read.
     """
-    if not depth_ok(doc, limits.max_depth + 2):  # the document and its records list
-        raise LogError(f"JSON nested deeper than a log is: over the max_depth cap of "
-                       f"{limits.max_depth:,}")
     if not isinstance(doc, dict) or doc.get("format") != JSON_FORMAT:
         raise LogError(f"not a JSON tarneeb log (expected \"format\": \"{JSON_FORMAT}\")")
     records = doc.get("records")
@@ -283,6 +280,8 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
         raise LogError("\"records\" must be a non-empty list")
     if len(records) > limits.max_records:
         raise CapExceeded("max_records", limits.max_records, f"{len(records):,} records")
+    for i, rec in enumerate(records):
+        _check_sizes(i, rec, limits)
     encoded = [encode_record(record_from_json(i, rec, limits)) for i, rec in enumerate(records)]
     data = b"".join(encoded)
     try:
@@ -297,6 +296,31 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
         kind = records[index].get("type", "?") if isinstance(records[index], dict) else "?"
         raise LogError(f"record {index} ({kind}): {e.message}") from None
     return data
+
+
+def _check_sizes(index: int, rec: Any, limits: Limits) -> None:
+    """The caps of the log reader on one JSON record, before any of it is converted:
+    nesting, and the length of every list, object and text (hex text: twice the bytes)."""
+    level, depth = [rec] if type(rec) is list or type(rec) is dict else [], 0
+    while level:
+        depth += 1
+        if depth > limits.max_depth:
+            raise LogError(f"record {index}: nested deeper than a log is: over the max_depth "
+                           f"cap of {limits.max_depth:,}")
+        nxt = []
+        for v in level:
+            items = v.values() if type(v) is dict else v
+            most = limits.max_map if type(v) is dict else limits.max_field
+            if len(items) > most:
+                raise LogError(f"record {index}: a list or object of {len(items):,} items, "
+                               f"more than any field of a log holds ({most:,})")
+            for x in items:
+                if type(x) is str and len(x) > 2 * limits.max_field:
+                    raise LogError(f"record {index}: a text of {len(x):,} characters, more "
+                                   f"than any field of a log holds")
+                if type(x) is list or type(x) is dict:
+                    nxt.append(x)
+        level = nxt
 
 
 def loads(text: str, limits: Limits = DEFAULT_LIMITS) -> bytes:

@@ -163,7 +163,9 @@ def write_log(rules: RuleSet, state: MatchState, flags: Sequence[Sequence[bool]]
 
 def seed_bytes(text: str) -> bytes:
     """The bytes of a ``--seed`` given on the command line."""
-    return hashlib.sha256(b"tarneeb --seed\x00" + text.encode()).digest()
+    # the bytes the user typed, even when they are not UTF-8 (argv decodes them escaped)
+    raw = text.encode("utf-8", "surrogateescape")
+    return hashlib.sha256(b"tarneeb --seed\x00" + raw).digest()
 
 
 __all__ = ["MatchSecrets", "hand_record", "play_logged_match", "seed_bytes", "write_log"]
