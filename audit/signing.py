@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
@@ -341,6 +340,8 @@ def write_key_pair(private_path: str | Path, public_path: str | Path | None = No
 
 def _stage(path: Path, data: bytes, mode: int) -> Path:
     """``data`` in a new file beside ``path`` (mode ``mode`` from the start)."""
+    import tempfile  # only keygen needs it: verify starts without it
+
     try:
         fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as e:

@@ -7,7 +7,7 @@ as it is, whatever brackets it holds.
 
 >>> from tarneeb.replay.cards import parse_card
 >>> line = suit_text(parse_card("10♥"))
->>> str(line), line.spans[0].style
+>>> str(line), line.style
 ('10♥', 'red')
 """
 
