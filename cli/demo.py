@@ -72,6 +72,27 @@ def main() -> None:
     if caught != tried:
         raise SystemExit(1)
 
+    print("\nFor the players of the altered sahrat41 match: one page with the verdict, the "
+          "proof and every hand, the altered card marked where it was played.")
+    page = OUT / "sahrat41-altered.html"
+    tarneeb("report", str(OUT / "sahrat41-altered.tlog"), "-o", str(page))
+    screenshot(page, OUT / "sahrat41-altered.png")
+
+
+def screenshot(page: Path, png: Path) -> None:
+    """What a player sees first when opening ``page``, as headless Chromium shows it."""
+    try:
+        from tarneeb.report.browser import BrowserMissing, open_page
+
+        with open_page(page, screenshot=png) as opened:
+            problems = opened.errors + opened.requests
+    except (ImportError, BrowserMissing) as e:
+        print(f"(no screenshot: {e})")
+        return
+    if problems:
+        raise SystemExit(f"demo: the page {page} is not self-contained: {problems}")
+    print(f"Open {page} in a browser; {png} is its first screen.")
+
 
 if __name__ == "__main__":
     main()

@@ -34,6 +34,21 @@ SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "we
                              "not-canonical"})
 SEED_KINDS = frozenset({"server-seed", "seed-not-revealed", "batch-proof", "client-seed",
                         "wrong-first-dealer"})
+# where a finding of no hand is, for people
+_PLACE = {**dict.fromkeys(SIGNATURE_KINDS, "the signature"),
+          **dict.fromkeys(SEED_KINDS, "the seeds"),
+          **dict.fromkeys(("wrong-winner", "winner-too-early", "no-winner"), "the declared winner"),
+          "cut-short": "the end of the log"}
+# headlines that say more than a count, in order of weight
+_HEADLINES = {
+    "broken-signature": "This log was changed after the platform signed it",
+    "weak-key": "This log's signature proves nothing: the signing key is a weak key",
+    "unsigned": "This log is not signed: anyone could have written it",
+    "key-mismatch": "This log was not signed by the platform's key",
+    "wrong-deal": "The cards dealt are not the ones the seeds give",
+    "server-seed": "The platform's seed does not match what it committed to",
+    "client-seed": "A player's seed does not match what that player committed to",
+}
 # notes of the verdict that the signature and proof sections say in their own words
 _SAID_ELSEWHERE = ("signature checked", "the deals are recorded")
 _SUIT_ORDER = (SPADES, HEARTS, CLUBS, DIAMONDS)  # colours alternate, as format_hand does
@@ -227,7 +242,7 @@ def _finding_view(n: int, f: Finding, table: Table, rules: RuleSet) -> FindingVi
         anchor = f"hand-{f.hand + 1}"
     message = f.message.removeprefix(f"{f.kind}: ")
     return FindingView(n, f.kind, _sentence(meaning), _sentence(table.say(message)),
-                       ", ".join(w for w in where if w) or "the whole match",
+                       ", ".join(w for w in where if w) or _PLACE.get(f.kind, "the log"),
                        rule_for(f.kind, rules), anchor,
                        f.seat, f.card, f.hand + 1 if f.hand is not None else None)
 
@@ -242,11 +257,18 @@ def _banner(v: Verdict, table: Table, views: list[FindingView]) -> Banner:
                       f"{table.say(v.error)}. Nothing in it can be checked.")
     if views:
         n = len(views)
-        first = views[0]
-        head = f"{n} problem{'s' if n > 1 else ''} found: this log does not check out"
-        more = " Each problem is marked below where it happens, with the rule it breaks."
-        lead = "The first" if n > 1 else "It"
-        return Banner("findings", head, f"{lead}, at {first.where}: {first.message}." + more)
+        kinds = {fv.kind for fv in views}
+        lead = next((k for k in _HEADLINES if k in kinds), None)
+        head = _HEADLINES[lead] if lead else \
+            f"{n} problem{'s' if n > 1 else ''} found: this match log does not check out"
+        told = [fv for fv in views if fv.kind != lead][:2] or \
+            [fv for fv in views if fv.hand is not None][:1]
+        detail = " ".join(f"{_sentence(fv.where)}: {fv.message}." for fv in told)
+        rest = n - len(told) - (lead is not None and lead not in {fv.kind for fv in told})
+        more = f" And {rest} more." if rest > 0 else ""
+        count = "It is" if n == 1 else f"{n} problems in all; each is" if lead else "Each is"
+        text = f"{detail}{more} {count} marked below where it happens, with the rule it breaks."
+        return Banner("findings", head, text.strip())
     if v.error is not None:
         return Banner("unreadable", "The log stops in the middle",
                       f"{table.say(v.error)}. Everything before that point checks out and "
@@ -271,7 +293,7 @@ def _signer(log: ParsedLog, v: Verdict, key_source: str | None) -> dict[str, obj
     bad = {f.kind for f in v.findings if f.hand is None and f.kind in SIGNATURE_KINDS}
     ok = log.signature is not None and not bad & {"broken-signature", "unsigned", "weak-key"}
     return dict(key_id=v.key_id, pinned=v.key_pinned, platform=v.signer, source=key_source,
-                status="pass" if ok else "fail")
+                status="pass" if ok else "missing" if log.signature is None else "fail")
 
 
 def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
@@ -313,14 +335,21 @@ def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
                       f"The seeds draw {table.name(h.first_dealer)} as first dealer."
                       if proven and not first else
                       "Not checked: the seeds are not all there." if not proven else "", first))
-    wrong = [fv for fv in views if fv.kind in ("wrong-deal", "not-replayed")]
+    wrong = [fv for fv in views if fv.kind == "wrong-deal"]
+    missing = [fv for fv in views if fv.kind == "not-replayed"]
     n = len(v.history)
+    if wrong:
+        made = "Some deals the log records are not the ones the seeds give."
+    elif missing:
+        made = "Some dealing attempts could not be re-made from the seeds (see the problem)."
+    elif proven:
+        made = f"All {n} deals in this report are the ones the seeds give: nobody could " \
+            "choose the cards."
+    else:
+        made = "Not done: without every seed, no deal can be re-made."
     steps.append(Step(f"Every deal was re-made from the seeds ({n} dealing attempts)",
-                      "fail" if wrong or not proven else "pass",
-                      f"All {n} deals in this report are the ones the seeds give: nobody could "
-                      "choose the cards." if proven and not wrong else
-                      "Some recorded deals are not the ones the seeds give." if wrong else
-                      "Not done: without every seed, no deal can be re-made.", wrong))
+                      "fail" if wrong or missing or not proven else "pass", made,
+                      wrong + missing))
     for step in steps:
         for fv in step.findings:
             if fv.hand is None:  # else it is shown in its hand, and the step links there

@@ -6,6 +6,8 @@ a player reads names and counts from 1. :class:`Table` translates.
 >>> t = Table(["Ana", "Ben", "Cy", "Dee"])
 >>> t.say("seat 2 played 10♣ in hand 22 when it was seat 1's turn; team 1+3 won")
 'Cy played 10♣ in hand 23 when it was Ben’s turn; Ben & Dee won'
+>>> t.say("Hands 0-11 (12 dealing attempts) could not be replayed")
+'Hands 1-12 (12 dealing attempts) could not be replayed'
 >>> t.card(34)
 Card(text='10♥', colour='red', trump=False)
 """
@@ -19,7 +21,7 @@ from tarneeb.replay.cards import SUIT_SYMBOLS, card_name
 
 _SEAT = re.compile(r"\bseat (\d)('s)?\b")
 _TEAM = re.compile(r"\bteam ([01])\+([23])\b")
-_HAND = re.compile(r"\b(hand|attempt|dealing attempt) (\d+)\b")
+_HAND = re.compile(r"\b([Hh]ands?|attempt|dealing attempt) (\d+)(?:-(\d+))?\b")
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,8 @@ class Table:
         """The replayer's sentence with names for seats and teams, hands counted from 1."""
         text = _TEAM.sub(lambda m: self.team(int(m[1])), text)
         text = _SEAT.sub(lambda m: self.names[int(m[1])] + ("’s" if m[2] else ""), text)
-        return _HAND.sub(lambda m: f"{'hand' if m[1] == 'hand' else m[1]} {int(m[2]) + 1}", text)
+        return _HAND.sub(lambda m: f"{m[1]} {int(m[2]) + 1}"
+                         + (f"-{int(m[3]) + 1}" if m[3] else ""), text)
 
     @staticmethod
     def card(card: int, trump: int | None = None) -> Card:

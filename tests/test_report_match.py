@@ -69,7 +69,7 @@ def test_altered_match_highlights_the_finding_where_it_happens(tmp_path, chromiu
         assert "problems found" in page.text("#verdict .headline")
         detail = page.text("#verdict .detail")
         hand, trick = entry["hand"] + 1, entry["trick"]
-        assert f"hand {hand}, trick {trick}" in detail
+        assert f"hand {hand}, trick {trick}" in detail.lower()
         row = page.page.locator(f"#hand-{hand}-trick-{trick}")
         assert "bad" in row.get_attribute("class")
         flagged = row.locator(".flagged")
