@@ -83,6 +83,10 @@ def main() -> None:
         from bench_regress import bench_regress
 
         figures["regress"] = bench_regress(corpus)
+    from bench_caps import bench_caps
+    from bench_caps import line as caps_line
+
+    figures["caps"] = bench_caps()
     from bench_startup import bench_startup
     from bench_startup import line as startup_line
 
@@ -101,6 +105,7 @@ def main() -> None:
     if "regress" in figures:
         r = figures["regress"]
         print(f"regress over the corpus: {r}")
+    print(caps_line(figures["caps"]))  # type: ignore[arg-type]
     print(startup_line(figures["startup"]))  # type: ignore[arg-type]
 
 
