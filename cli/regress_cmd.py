@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT
 
 from .common import expand_logs
@@ -47,6 +48,15 @@ def register(app: typer.Typer) -> None:
         time_limit: Annotated[float, typer.Option(
             "--time-limit", min=0.01, help="Seconds each match may take.")] = DEFAULT_TIME_LIMIT,
         as_json: Annotated[bool, typer.Option("--json", help="The reports as JSON.")] = False,
+        max_bytes: Annotated[int, typer.Option(
+            "--max-bytes", min=1, help="Take no log larger than this many bytes.")
+        ] = DEFAULT_LIMITS.max_bytes,
+        max_records: Annotated[int, typer.Option(
+            "--max-records", min=1, help="Take no log of more records than this.")
+        ] = DEFAULT_LIMITS.max_records,
+        max_hands: Annotated[int, typer.Option(
+            "--max-hands", min=1, help="Take no match of more dealing attempts than this.")
+        ] = DEFAULT_LIMITS.max_hands,
     ) -> None:
         """Replay every recorded match on another engine; report, per match, where it
         first disagrees (legal moves, a trick winner, a hand score, the totals, the winner).
@@ -64,7 +74,9 @@ def register(app: typer.Typer) -> None:
                 typer.echo(report.line(), err=report.status == "unreadable")
 
         try:
-            run = regress_paths(engine, expand_logs(paths), time_limit, on_report=show)
+            limits = Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
+            run = regress_paths(engine, expand_logs(paths), time_limit, on_report=show,
+                                limits=limits)
         except (RegressInputError, EngineLoadError) as e:
             raise _error(str(e)) from None
         if as_json:

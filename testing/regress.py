@@ -55,7 +55,8 @@ from tarneeb.replay.engine import (
     is_play,
 )
 from tarneeb.replay.findings import place
-from tarneeb.replay.logformat import LogError, ParsedLog, parse_log
+from tarneeb.replay.logformat import LogError, ParsedLog, parse_log, read_log
+from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 from tarneeb.replay.replayer import verify_log
 from tarneeb.replay.rules import RuleSet
 
@@ -926,8 +927,10 @@ class RegressRun:
 
 def regress_paths(engine: str | EngineFactory, paths: Iterable[str | Path],
                   time_limit: float | None = DEFAULT_TIME_LIMIT,
-                  on_report: Callable[[MatchReport], None] | None = None) -> RegressRun:
+                  on_report: Callable[[MatchReport], None] | None = None,
+                  limits: Limits = DEFAULT_LIMITS) -> RegressRun:
     """Check every log under ``paths``; ``on_report`` sees each report as it comes.
+    Each log is read as a stream within ``limits`` (a larger one is unreadable).
 
     Raises :class:`RegressInputError` (paths) or :class:`EngineLoadError` (engine)
     before any match runs.
@@ -938,12 +941,11 @@ def regress_paths(engine: str | EngineFactory, paths: Iterable[str | Path],
     with Runner(engine, time_limit) as runner:
         for path in files:
             try:
-                data = path.read_bytes()
-            except OSError as e:
-                report = MatchReport(str(path), "unreadable",
-                                     reason=f"cannot read: {e.strerror or e}")
+                log = read_log(str(path), limits)
+            except LogError as e:
+                report = MatchReport(str(path), "unreadable", reason=str(e))
             else:
-                report = runner.run_log(data, str(path))
+                report = runner.run_log(log, str(path))
             run.reports.append(report)
             if on_report is not None:
                 on_report(report)

@@ -190,3 +190,19 @@ def test_read_log_names_the_file(tmp_path: Path) -> None:
         read_log(str(tmp_path / "none.tlog"))
     with pytest.raises(ValueError, match="max_hands must be a whole number"):
         Limits(max_hands=0)
+
+
+def test_regress_reads_logs_within_the_caps(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    good, big = tmp_path / "a.tlog", tmp_path / "b.tlog"
+    good.write_bytes(LOG)
+    with open(big, "wb") as f:
+        f.truncate(2 << 30)
+    engine = "tarneeb.testing.adapters:reference"
+    code, _, err = run(capsys, "regress", "--engine", engine, str(good), str(big))
+    assert code == 2
+    assert f"{big}: byte 0: the log is 2,147,483,648 bytes: over the max_bytes cap" in err
+    code, _, err = run(capsys, "regress", "--engine", engine, "--max-hands", "2", str(good))
+    assert code == 2 and "over the max_hands cap of 2; raise it with --max-hands" in err
+    code, _, _ = run(capsys, "regress", "--engine", engine, str(good))
+    assert code == 0
