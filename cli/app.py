@@ -144,24 +144,39 @@ def show(
         metavar="LOG", help="The log file (- for standard input).", show_default=False)],
     hand: Annotated[int | None, typer.Option(
         metavar="N", help="Only this dealing attempt (0-based).")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="The replayed match as JSON (numbers from 0, as in the log).")] = False,
+    key: Annotated[Path | None, typer.Option(
+        metavar="PUBLIC_KEY",
+        help="The platform's public key (PEM) to pin, as for verify.")] = None,
+    keys: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="A keys file to pin, as for verify (default: keys.toml in the "
+                             "user's config directory, when it exists).")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
-    """The match as a player would read it: hands, bids, tricks, scores."""
+    """The match as a player would read it: who signed it, then hands, bids, tricks, scores."""
     from tarneeb.replay.logformat import LogError
-    from tarneeb.replay.narrate import narrate
+    from tarneeb.replay.narrate import describe, narrate
     from tarneeb.replay.replayer import verify_log
 
+    public = verify_cmd.pinned_key(key)
+    named = verify_cmd.platform_keys(keys)
     try:
         parsed = load_log(log, limits_of(max_bytes, max_records, max_hands))
     except LogError as e:
         fail(str(e))
-    verdict = verify_log(parsed, str(log))
+    name = shown_name(log)
+    verdict = verify_log(parsed, name, public, keys=named)
     if hand is not None and not any(h.deal_number == hand for h in verdict.history):
-        fail(f"{log}: there is no hand {hand} (hands 0-{len(verdict.history) - 1})")
-    for line in narrate(parsed, verdict, verdict.history, hand):
-        out.print(line)  # rich Text: styled spans, no markup
+        fail(f"{name}: there is no hand {hand} (hands 0-{len(verdict.history) - 1})")
+    if as_json:
+        sys.stdout.write(json.dumps(describe(parsed, verdict, verdict.history, hand),
+                                    ensure_ascii=False, indent=1) + "\n")
+    else:
+        for line in narrate(parsed, verdict, verdict.history, hand):
+            out.print(line)  # rich Text: styled spans, no markup
     if parsed.cut_short is not None:
         fail(str(parsed.cut_short))
 
@@ -238,6 +253,9 @@ def play(
                              "play one of its matches, with its seed and inclusion proof.")] = None,
     season_match: Annotated[int, typer.Option(
         metavar="N", help="Which match of --season (0-based).")] = 0,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Say what was written as JSON (path, rules, hands, winner, totals, "
+                       "bytes, key id).")] = False,
 ) -> None:
     """Play a whole match between computer players and write its signed log."""
     from tarneeb.audit.errors import AuditError
@@ -246,6 +264,9 @@ def play(
     from tarneeb.replay.players import MatchTooLong
     from tarneeb.replay.simulate import play_logged_match, seed_bytes
 
+    to_stdout = str(output) == "-"
+    if as_json and to_stdout:
+        fail("--json and -o - would both write to standard output: give -o FILE")
     ruleset = load_rules(rules, option, rules_file)
     private = None
     if key is not None:
@@ -263,7 +284,16 @@ def play(
     parsed = parse_log(data)
     winner = parsed.end.winner if parsed.end else None
     totals = parsed.hands[-1].totals if parsed.hands else [0, 0, 0, 0]
-    to_stdout = str(output) == "-"
+    if as_json:
+        from tarneeb.audit.signing import key_id
+
+        pub = parsed.header.public_key
+        sys.stdout.write(json.dumps({
+            "path": str(output), "rules": ruleset.name, "match_id": parsed.header.match_id.hex(),
+            "hands": len(parsed.hands), "winner": winner, "totals": totals, "bytes": len(data),
+            "key_id": key_id(pub) if pub is not None else None,
+            "reproducible": seed is not None}, ensure_ascii=False, indent=1) + "\n")
+        return
     said = err if to_stdout else out  # the log itself is on stdout
     said.print(f"wrote {'<stdout>' if to_stdout else output}: {ruleset.name}, "
                f"{len(parsed.hands)} dealing attempts, "
@@ -355,14 +385,22 @@ def dump(
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Every record and field as JSON: offset, bytes (hex), name, meaning.")
+    ] = False,
 ) -> None:
     """An annotated hex dump: every field of every record at its byte offset."""
-    from tarneeb.replay.annotate import annotate
+    from tarneeb.replay.annotate import annotate, entries
     from tarneeb.replay.logformat import LogError
 
+    limits = limits_of(max_bytes, max_records, max_hands)
     with open_input(log) as f:
         try:
-            for line in annotate(f, hands, limits_of(max_bytes, max_records, max_hands)):
+            if as_json:
+                sys.stdout.write(json.dumps(list(entries(f, hands, limits)), ensure_ascii=False,
+                                            indent=1) + "\n")
+                return
+            for line in annotate(f, hands, limits):
                 print(line)
         except LogError as e:
             e.path = shown_name(log)

@@ -38,7 +38,7 @@ from tarneeb.audit import (
 )
 from tarneeb.audit.encoding import CLIENT_SEED_MAX, SERVER_SEED_LEN, check_match_id, nbytes
 from tarneeb.audit.errors import CommitmentError, MerkleProofError
-from tarneeb.audit.signing import public_path_for
+from tarneeb.audit.signing import public_key_raw, public_path_for
 from tarneeb.audit.vectors import dumps
 from tarneeb.replay.cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
 from tarneeb.replay.dealing import hands_of, revealed_of, trump_of
@@ -240,47 +240,76 @@ def verify_seed(
         help="Check a client seed of this seat instead.")] = None,
     match_id: Annotated[str | None, typer.Option(
         "--match-id", metavar="TEXT", help="The match id (text), for --seat.")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the checks as JSON (also when one fails).")] = False,
 ) -> None:
     """Check a revealed seed against its commitment and/or a published season root.
 
     Exit 0 when it matches, 1 when it does not, 2 on bad input.
     """
-    with _errors():
-        merkle = (root, index, size)
-        if any(v is not None for v in merkle) and any(v is None for v in merkle):
-            raise AuditInputError("a season check needs all of --root, --index and --size "
-                                  "(and --proof unless the tree has one leaf)")
-        if proof and root is None:
-            raise AuditInputError("--proof needs --root, --index and --size")
-        if commitment is None and root is None:
-            raise AuditInputError("give the COMMITMENT to check against, or --root with "
-                                  "--index, --size and --proof")
-        if seat is not None:
-            if match_id is None:
-                raise AuditInputError("a client seed check (--seat) needs --match-id")
-            if root is not None:
-                raise AuditInputError("a season root holds server commitments, not client seeds")
-            raw = parse_hex(seed, f"client seed of seat {seat}")
-            want = parse_hex(commitment or "", "commitment", 32)
-            verify_client_seed(match_id, seat, raw, want)
-            typer.echo(f"ok: the client seed of seat {seat} matches commitment {want.hex()} "
-                       f"for match {match_id!r}")
-            return
-        if match_id is not None:
-            raise AuditInputError("--match-id goes with --seat (client seeds)")
-        raw = parse_hex(seed, "server seed", SERVER_SEED_LEN)
-        if commitment is not None:
-            want = parse_hex(commitment, "commitment", 32)
-            verify_server_seed(raw, want)
-            typer.echo(f"ok: the server seed matches commitment {want.hex()}")
-        if root is not None and index is not None and size is not None:
-            root_b = parse_hex(root, "root", 32)
-            hashes = [h for item in (proof or []) for h in item.split(",") if h.strip()]
-            path = [parse_hex(h, f"proof hash {i}", 32) for i, h in enumerate(hashes)]
-            leaf = server_commitment(raw)
-            verify_inclusion(leaf, index, size, path, root_b)
-            typer.echo(f"ok: commitment {leaf.hex()} is leaf {index} of {size} under root "
-                       f"{root_b.hex()}")
+    checks: list[dict[str, Any]] = []
+
+    def passed(text: str, **check: Any) -> None:
+        checks.append({**check, "ok": True})
+        if not as_json:
+            typer.echo(f"ok: {text}")
+
+    try:
+        _verify_seed(seed, commitment, root, index, size, proof, seat, match_id, passed)
+    except (CommitmentError, MerkleProofError) as e:
+        if not as_json:
+            _fail(f"verification failed: {e}", 1)
+        _emit_json({"ok": False, "checks": checks, "failed": str(e)})
+        raise typer.Exit(1) from None
+    except (AuditError, RulesError) as e:
+        _fail(str(e))
+    if as_json:
+        _emit_json({"ok": True, "checks": checks})
+
+
+def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int | None,
+                 size: int | None, proof: list[str] | None, seat: int | None,
+                 match_id: str | None, passed: Callable[..., None]) -> None:
+    """The checks of ``verify-seed``: each one that passes is reported to ``passed``;
+    the first that fails raises."""
+    merkle = (root, index, size)
+    if any(v is not None for v in merkle) and any(v is None for v in merkle):
+        raise AuditInputError("a season check needs all of --root, --index and --size "
+                              "(and --proof unless the tree has one leaf)")
+    if proof and root is None:
+        raise AuditInputError("--proof needs --root, --index and --size")
+    if commitment is None and root is None:
+        raise AuditInputError("give the COMMITMENT to check against, or --root with "
+                              "--index, --size and --proof")
+    if seat is not None:
+        if match_id is None:
+            raise AuditInputError("a client seed check (--seat) needs --match-id")
+        if root is not None:
+            raise AuditInputError("a season root holds server commitments, not client seeds")
+        raw = parse_hex(seed, f"client seed of seat {seat}")
+        want = parse_hex(commitment or "", "commitment", 32)
+        verify_client_seed(match_id, seat, raw, want)
+        passed(f"the client seed of seat {seat} matches commitment {want.hex()} "
+               f"for match {match_id!r}", check="client-seed", seat=seat,
+               match_id=match_id, commitment=want.hex())
+        return
+    if match_id is not None:
+        raise AuditInputError("--match-id goes with --seat (client seeds)")
+    raw = parse_hex(seed, "server seed", SERVER_SEED_LEN)
+    if commitment is not None:
+        want = parse_hex(commitment, "commitment", 32)
+        verify_server_seed(raw, want)
+        passed(f"the server seed matches commitment {want.hex()}", check="commitment",
+               commitment=want.hex())
+    if root is not None and index is not None and size is not None:
+        root_b = parse_hex(root, "root", 32)
+        hashes = [h for item in (proof or []) for h in item.split(",") if h.strip()]
+        path = [parse_hex(h, f"proof hash {i}", 32) for i, h in enumerate(hashes)]
+        leaf = server_commitment(raw)
+        verify_inclusion(leaf, index, size, path, root_b)
+        passed(f"commitment {leaf.hex()} is leaf {index} of {size} under root "
+               f"{root_b.hex()}", check="season-root", commitment=leaf.hex(), index=index,
+               size=size, root=root_b.hex())
 
 
 # ------------------------------------------------------------------ keygen --
@@ -293,11 +322,18 @@ def keygen(
                          "key.pem → key.pub.pem.")] = None,
     force: Annotated[bool, typer.Option(
         "--force", help="Replace existing key files.")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the files written and the key id as JSON.")] = False,
 ) -> None:
     """Make a platform Ed25519 key pair: a private key file and its public key file."""
     with _errors():
         key = write_key_pair(private_path, public_path, force=force)
         pub = public_path if public_path is not None else public_path_for(private_path)
+        if as_json:
+            _emit_json({"private_key": str(private_path), "public_key": str(pub),
+                        "key_id": key_id(key.public_key()),
+                        "public_key_hex": public_key_raw(key.public_key()).hex()})
+            return
         typer.echo(f"wrote private key {private_path} (mode 0600; keep it secret)")
         typer.echo(f"wrote public key  {pub}")
         typer.echo(f"key id: {key_id(key.public_key())}")

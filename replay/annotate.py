@@ -83,13 +83,34 @@ def annotate(data: bytes | BinaryIO, show_hands: int | None = None,
     raises :class:`~tarneeb.replay.logstream.CapExceeded` after the lines before it.
     ``show_hands`` shows only that many hand records.
     """
+    for e in entries(data, show_hands, limits):
+        if e["kind"] == "more-hands":
+            yield "…       (further hand records)"
+        elif e["kind"] == "not-readable":
+            yield f"{e['offset']:06x}  {e['text']}"
+        else:
+            yield from _rows(e["offset"], bytes.fromhex(e["hex"]), e["text"],
+                             "  " if e["kind"] == "field" else "")
+
+
+def entries(data: bytes | BinaryIO, show_hands: int | None = None,
+            limits: Limits = DEFAULT_LIMITS) -> Iterator[dict[str, Any]]:
+    """What :func:`annotate` shows, as data (``tarneeb dump --json``): one dict per record
+    and per field, with ``kind`` (``record``, ``field``, ``not-a-record``, ``cut-off``,
+    ``not-readable``, ``more-hands``), ``offset``, ``hex`` (its bytes), ``record``,
+    ``field`` and ``text``.
+
+    >>> from tarneeb.replay.logformat import EndRecord, encode_record
+    >>> [e["field"] for e in entries(encode_record(EndRecord(1, None)))]
+    [None, 'type', 'winner', 'server_seed']
+    """
     reader = RecordReader(data, limits)
     hands = 0
     try:
         for r in reader:
             obj, pos = r.value, r.offset
             if not isinstance(obj, list) or not obj:
-                yield from _rows(pos, r.raw, "not a record", "")
+                yield _entry("not-a-record", pos, r.raw, "not a record")
                 continue
             kind = obj[0]
             if kind == 1:
@@ -99,25 +120,32 @@ def annotate(data: bytes | BinaryIO, show_hands: int | None = None,
                                       "the match has more dealing attempts", pos)
                 if show_hands is not None and hands > show_hands:
                     if hands == show_hands + 1:
-                        yield "…       (further hand records)"
+                        yield _entry("more-hands", pos, b"", "further hand records", "hand")
                     continue
             yield from _record(pos, r.raw, obj)
     except CapExceeded:
         raise
     except LogError as e:
-        yield f"{e.offset or 0:06x}  not readable from here on: {e.message}"
+        yield _entry("not-readable", e.offset or 0, b"",
+                     f"not readable from here on: {e.message}")
         return
     if reader.cut_short is not None:
         at = reader.cut_short.offset or 0
-        yield from _rows(at, reader.data[at:], "cut off: not a whole record", "")
+        yield _entry("cut-off", at, reader.data[at:], "cut off: not a whole record")
 
 
-def _record(pos: int, raw: bytes, obj: list[Any]) -> Iterator[str]:
+def _entry(kind: str, offset: int, raw: bytes, text: str, record: str | None = None,
+           field: str | None = None) -> dict[str, Any]:
+    return {"kind": kind, "offset": offset, "hex": raw.hex(), "record": record,
+            "field": field, "text": text}
+
+
+def _record(pos: int, raw: bytes, obj: list[Any]) -> Iterator[dict[str, Any]]:
     kind = obj[0] if type(obj[0]) is int else -1
     names = FIELDS.get(kind, [])
+    record = RECORD_NAMES.get(kind, "?")
     head = len(raw) - sum(len(msgpack.packb(x, use_bin_type=True)) for x in obj)
-    yield from _rows(pos, raw[:head], f"{RECORD_NAMES.get(kind, '?')} record: array of "
-                     f"{len(obj)}", "")
+    yield _entry("record", pos, raw[:head], f"{record} record: array of {len(obj)}", record)
     at = pos + head
     for i, value in enumerate(obj):
         packed = msgpack.packb(value, use_bin_type=True)
@@ -126,5 +154,5 @@ def _record(pos: int, raw: bytes, obj: list[Any]) -> Iterator[str]:
             meaning = _meaning(kind, name, value)
         except (TypeError, ValueError, IndexError, AttributeError, KeyError):
             meaning = f"{value!r:.40} (not what a log holds here)"
-        yield from _rows(at, packed, f"{name}: {meaning}", "  ")
+        yield _entry("field", at, packed, f"{name}: {meaning}", record, name)
         at += len(packed)

@@ -14,16 +14,35 @@ as it is, whatever brackets it holds.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from rich.text import Text
 
-from .cards import SUIT_SYMBOLS, card_name, format_hand
-from .engine import PASS, Hand, describe_action, team_totals
-from .findings import Verdict
+from .cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
+from .engine import BID_BASE, PASS, Hand, describe_action, team_totals
+from .findings import Finding, Verdict
 from .logformat import ParsedLog
 
 TEAMS = ("team 0+2", "team 1+3")
 _TIMER = ("⏱", "dim")
+SIGNATURE_KINDS = ("broken-signature", "unsigned", "key-mismatch", "weak-key")
+
+
+def signature_problem(verdict: Verdict) -> Finding | None:
+    """The finding that makes the log's signature worthless, if there is one."""
+    return next((f for f in verdict.findings if f.kind in SIGNATURE_KINDS), None)
+
+
+def signature_line(verdict: Verdict) -> Text:
+    """What the signature proves, in one line: a reader sees it first.
+
+    >>> str(signature_line(Verdict("m.tlog", key_id="139e3940e64b5491", key_pinned=True)))
+    'Signature: valid, signed by the key given (key 139e3940e64b5491, pinned)'
+    """
+    problem = signature_problem(verdict)
+    if problem is not None:
+        return Text.assemble(("Signature: NOT VALID", "bold red"), f" — {problem.message}")
+    return Text.assemble(("Signature: valid", "green"), f", {verdict.signed_by()}")
 
 
 def suit_text(card: int) -> Text:
@@ -48,6 +67,7 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
     h = log.header
     r = h.rules
     yield Text.assemble((r.name, "bold"), f" match {h.match_id.hex()}, target {r.target}")
+    yield signature_line(verdict)
     for seat, s in enumerate(h.seats):
         label = "computer" if s.computer else "human"
         yield Text(f"  seat {seat} ({TEAMS[seat & 1]}): {s.name} [{label}]")
@@ -116,3 +136,59 @@ def _narrate_hand(log: ParsedLog, hand: Hand, timer: int) -> Iterator[Text]:
                    f"teams: {list(team_totals(r, hand.totals))}")
     if hand.winner is not None:
         yield Text(f"  {TEAMS[hand.winner]} wins the match", "bold green")
+
+
+def _call(action: int) -> int | str:
+    return "pass" if action == PASS else action - BID_BASE
+
+
+def describe(log: ParsedLog, verdict: Verdict, history: list[Hand],
+             only_hand: int | None = None) -> dict[str, Any]:
+    """What ``tarneeb show --json`` prints: the match as replayed, for a program.
+
+    Numbers are as in the log and the verdict's JSON: hands (dealing attempts), seats
+    and tricks from 0; cards as ``card_name(c, symbols=False)`` (``TH``), suits as
+    letters (``CDHS``).
+    """
+    h, r = log.header, log.header.rules
+    timers = {rec.deal_number: rec.timer for rec in log.hands}
+    problem = signature_problem(verdict)
+    hands = []
+    for hand in history:
+        if only_hand is not None and hand.deal_number != only_hand:
+            continue
+        timer = timers.get(hand.deal_number, 0)
+        n_calls = len(hand.calls)
+        first_play = n_calls + (1 if hand.declarer is not None else 0)
+        tricks = []
+        for t, winner in enumerate(hand.trick_winners):
+            leader = hand.trick_leaders[t]
+            tricks.append({"trick": t, "leader": leader, "winner": winner, "cards": [
+                {"seat": (leader + i) & 3, "card": card_name(c, symbols=False),
+                 "timer": bool(timer >> (first_play + 4 * t + i) & 1)}
+                for i, c in enumerate(hand.plays[4 * t:4 * t + 4])]})
+        hands.append({
+            "deal_number": hand.deal_number, "dealer": hand.dealer,
+            "hands": [[card_name(c, symbols=False) for c in reversed(cards_of(m))]
+                      for m in hand.hands] if any(hand.hands) else None,
+            "revealed": (card_name(hand.thirteenth, symbols=False)
+                         if r.reveals_card and hand.thirteenth is not None else None),
+            "trump": SUIT_LETTERS[hand.trump] if hand.trump is not None else None,
+            "calls": [{"seat": seat, "call": _call(a), "timer": bool(timer >> k & 1)}
+                      for k, (seat, a) in enumerate(hand.calls)],
+            "declarer": hand.declarer, "contract": hand.contract, "cancelled": hand.cancelled,
+            "tricks": tricks, "tricks_taken": hand.tricks, "scores": hand.scores,
+            "totals": hand.totals, "winner": hand.winner,
+            "findings": [f.to_json() for f in verdict.findings if f.hand == hand.deal_number],
+        })
+    return {
+        "path": verdict.path, "rules": r.name, "match_id": h.match_id.hex(), "target": r.target,
+        "seats": [{"seat": i, "team": i & 1, "name": s.name, "computer": s.computer}
+                  for i, s in enumerate(h.seats)],
+        "signature": {"valid": problem is None,
+                      "problem": problem.to_json() if problem is not None else None,
+                      "signed": verdict.signed_by()},
+        "hands": hands,
+        "winner_claimed": log.end.winner if log.end is not None else None,
+        "verdict": verdict.to_json(),
+    }
