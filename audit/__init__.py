@@ -1,10 +1,12 @@
-"""Provably fair deals: commit-reveal seeds, HMAC deal derivation, Merkle season
-commitments and Ed25519 signatures (protocol ``tarneeb-fair-v1``, see docs/PROTOCOL.md).
+"""Provably fair deals: commit-reveal seeds bound to what the server promised, HMAC
+deal derivation, signed Merkle season heads, pre-play receipts and Ed25519 signatures
+(protocol ``tarneeb-fair-v2``, see docs/PROTOCOL.md). It knows no rules: it hands
+out deck orders and positions, and the rules layer makes hands and trumps of them.
 
 >>> from tarneeb.audit import DealDeriver, server_commitment, verify_server_seed
->>> seed = bytes(32)                     # a fixed seed: examples only; use new_server_seed()
+>>> seed = bytes(32)                     # fixed seeds: examples only; use new_server_seed()
 >>> verify_server_seed(seed, server_commitment(seed))
->>> deriver = DealDeriver(seed, "match-1", [b"a", b"b", b"c", b"d"])
+>>> deriver = DealDeriver(seed, "match-1", [bytes([s]) * 16 for s in range(4)])
 >>> len(deriver.deck(0)), deriver.first_dealer() in range(4)
 (52, True)
 """
@@ -49,10 +51,14 @@ from .merkle import (
     root_from_proof,
     verify_inclusion,
 )
+from .receipt import Receipt
 from .seeds import (
     Season,
+    SeasonHead,
+    SeasonLeaf,
     client_commitment,
     client_commitments,
+    match_binding,
     new_client_seed,
     new_server_seed,
     server_commitment,
@@ -82,24 +88,25 @@ from .signing import (
 )
 
 
-def verify_season_seed(server_seed: bytes, index: int, size: int, proof: list[bytes],
-                       root: bytes) -> None:
-    """Check a revealed server seed against a season root: its commitment must be leaf
-    ``index`` of the tree of ``size`` leaves with ``root``."""
-    verify_inclusion(server_commitment(server_seed), index, size, proof, root)
+def verify_season_seed(server_seed: bytes, leaf: SeasonLeaf, proof: list[bytes]) -> None:
+    """Check a revealed server seed against a season head: its commitment must be leaf
+    ``leaf.index`` of the tree of ``leaf.size`` leaves with root ``leaf.root``."""
+    leaf.verify(server_commitment(server_seed), proof)
 
 
 __all__ = [
     "DECK_SIZE", "PROTOCOL", "AuditError", "AuditInputError", "ClientCommitmentError",
     "CommitmentError", "Deal", "DealDeriver", "DealMismatchError", "Draw", "HmacStream",
-    "KeyFileError", "MerkleProofError", "MerkleTree", "Season", "ServerCommitmentError",
+    "KeyFileError", "MerkleProofError", "MerkleTree", "Receipt", "Season", "SeasonHead",
+    "SeasonLeaf", "ServerCommitmentError",
     "SignatureError", "WeakKeyError", "accept_limit", "check_public_key", "client_commitment",
     "client_commitments",
     "deal_message", "derive_deal", "derive_deck", "derive_first_dealer", "draw_width",
     "first_dealer_message", "generate_key_pair", "generate_private_key", "hmac_block",
     "inclusion_proof", "key_id",
     "leaf_hash", "load_keys_file", "load_private_key", "load_private_key_file", "load_public_key",
-    "load_public_key_file", "merkle_root", "new_client_seed", "new_server_seed", "node_hash",
+    "load_public_key_file", "match_binding", "merkle_root", "new_client_seed",
+    "new_server_seed", "node_hash",
     "parse_hex", "parse_keys", "permutation", "private_key_from_raw", "private_key_pem",
     "public_key_from_raw", "public_key_pem", "public_key_raw", "root_from_proof",
     "server_commitment", "shuffle", "sign", "uniform_index", "verify", "verify_client_seed",

@@ -1,13 +1,15 @@
 """Deals from seeds: an HMAC-SHA256 stream in counter mode, an unbiased shuffle.
 
-The key is the server seed. The message names the match, the four client seeds
-and the deal number; block ``i`` of the stream is ``HMAC(server_seed, message || u32be(i))``.
+The key is the server seed. The message names the match's binding (what the
+server promised: its commitment, and for a season the head and leaf index), the
+match, the four client seeds and the deal number; block ``i`` of the stream is
+``HMAC(server_seed, message || u32be(i))``.
 A Fisher-Yates shuffle draws from the stream with rejection sampling (never a
 bare modulo), so every order of the deck is exactly as likely. The first dealer
 is drawn the same way from a message with its own tag.
 
 >>> server_seed = bytes(range(32))             # fixed seeds: examples only
->>> seeds = [b"north", b"east", b"south", b"west"]
+>>> seeds = [b"north seat seed!", b"east seat seed!!", b"south seat seed!", b"west seat seed!!"]
 >>> d = DealDeriver(server_seed, "m-1", seeds)
 >>> deck = d.deck(0)
 >>> sorted(deck) == list(range(52))
@@ -37,6 +39,7 @@ from .encoding import (
     DEAL_TAG,
     FIRST_DEALER_TAG,
     MAX_DEAL_NUMBER,
+    check_bytes,
     check_client_seeds,
     check_deal_number,
     check_match_id,
@@ -46,6 +49,7 @@ from .encoding import (
     u32be,
 )
 from .errors import AuditInputError, DealMismatchError
+from .seeds import SeasonLeaf, match_binding, server_commitment
 
 DECK_SIZE = 52
 SEATS = 4
@@ -55,26 +59,34 @@ MAX_SHUFFLE_SIZE = 65536
 
 # ---------------------------------------------------------------- messages --
 
-def _seed_fields(match_id: bytes | str, client_seeds: Sequence[bytes]) -> bytes:
+def _seed_fields(binding: bytes, match_id: bytes | str, client_seeds: Sequence[bytes]) -> bytes:
+    b = check_bytes(binding, "match binding")
+    if len(b) != 32:
+        raise AuditInputError(f"match binding: {len(b)} bytes; it must be 32 (see match_binding)")
     mid = check_match_id(match_id)
     seeds = check_client_seeds(client_seeds)
-    return lp16(mid) + b"".join(lp16(s) for s in seeds)
+    return b + lp16(mid) + b"".join(lp16(s) for s in seeds)
 
 
-def deal_message(match_id: bytes | str, client_seeds: Sequence[bytes], deal_number: int) -> bytes:
-    """``b"tarneeb-fair-v1/deal\\x00" || lp16(match_id) || lp16(seed_0) … lp16(seed_3)
-    || u32be(deal_number)``, where ``lp16(x) = u16be(len(x)) || x``.
+def deal_message(match_id: bytes | str, client_seeds: Sequence[bytes], deal_number: int,
+                 binding: bytes) -> bytes:
+    """``b"tarneeb-fair-v2/deal\\x00" || binding || lp16(match_id) || lp16(seed_0) …
+    lp16(seed_3) || u32be(deal_number)``, where ``lp16(x) = u16be(len(x)) || x`` and
+    ``binding`` is :func:`~tarneeb.audit.seeds.match_binding`.
 
-    >>> m = deal_message(b"m", [b"a", b"b", b"c", b"d"], 7)
-    >>> m[:21], m[21:].hex()
-    (b'tarneeb-fair-v1/deal\\x00', '00016d00016100016200016300016400000007')
+    >>> m = deal_message(b"m", [bytes([s]) * 16 for s in range(4)], 7, bytes(32))
+    >>> m[:21], len(m), m[-4:].hex()
+    (b'tarneeb-fair-v2/deal\\x00', 132, '00000007')
     """
-    return DEAL_TAG + _seed_fields(match_id, client_seeds) + u32be(check_deal_number(deal_number))
+    return DEAL_TAG + _seed_fields(binding, match_id, client_seeds) + u32be(
+        check_deal_number(deal_number))
 
 
-def first_dealer_message(match_id: bytes | str, client_seeds: Sequence[bytes]) -> bytes:
-    """``b"tarneeb-fair-v1/first-dealer\\x00" || lp16(match_id) || lp16(seed_0) … lp16(seed_3)``."""
-    return FIRST_DEALER_TAG + _seed_fields(match_id, client_seeds)
+def first_dealer_message(match_id: bytes | str, client_seeds: Sequence[bytes],
+                         binding: bytes) -> bytes:
+    """``b"tarneeb-fair-v2/first-dealer\\x00" || binding || lp16(match_id) || lp16(seed_0) …
+    lp16(seed_3)``."""
+    return FIRST_DEALER_TAG + _seed_fields(binding, match_id, client_seeds)
 
 
 def hmac_block(server_seed: bytes, message: bytes, counter: int) -> bytes:
@@ -256,33 +268,39 @@ class DealDeriver:
     """Derives the deals of one match; keyed once, then cheap per deal.
 
     ``server_seed`` is 32 bytes, ``match_id`` 1-64 bytes (text is taken as UTF-8),
-    ``client_seeds`` four seeds of 1-64 bytes in seat order.
+    ``client_seeds`` four seeds of 16-64 bytes in seat order; ``season`` is where
+    the match stands in a season (``None`` for a match committed alone). The
+    binding (:func:`~tarneeb.audit.seeds.match_binding`) follows from the server
+    seed's commitment and the season leaf.
 
-    >>> d = DealDeriver(bytes(32), b"m", [b"a", b"b", b"c", b"d"])
-    >>> stream = HmacStream(bytes(32), deal_message(b"m", [b"a", b"b", b"c", b"d"], 3))
+    >>> seeds = [bytes([s]) * 16 for s in range(4)]
+    >>> d = DealDeriver(bytes(32), b"m", seeds)
+    >>> stream = HmacStream(bytes(32), deal_message(b"m", seeds, 3, d.binding))
     >>> d.deck(3) == shuffle(52, stream)
     True
     """
 
-    __slots__ = ("_first_dealer", "_inner", "_outer", "client_seeds", "match_id",
-                 "server_seed")
+    __slots__ = ("_first_dealer", "_inner", "_outer", "binding", "client_seeds", "match_id",
+                 "season", "server_seed")
 
     def __init__(self, server_seed: bytes, match_id: bytes | str,
-                 client_seeds: Sequence[bytes]) -> None:
+                 client_seeds: Sequence[bytes], season: SeasonLeaf | None = None) -> None:
         self.server_seed = check_server_seed(server_seed)
         self.match_id = check_match_id(match_id)
         self.client_seeds = check_client_seeds(client_seeds)
+        self.season = season
+        self.binding = match_binding(server_commitment(self.server_seed), season)
         # HMAC (RFC 2104) by hand, so that the constant start of every message is
         # hashed once: inner = SHA-256(key ^ ipad || message), outer = SHA-256(key ^ opad || inner).
         ipad, opad = _hmac_pads(self.server_seed)
-        prefix = DEAL_TAG + _seed_fields(self.match_id, self.client_seeds)
+        prefix = DEAL_TAG + _seed_fields(self.binding, self.match_id, self.client_seeds)
         self._inner = hashlib.sha256(ipad + prefix)
         self._outer = hashlib.sha256(opad)
         self._first_dealer: int | None = None
 
     def message(self, deal_number: int) -> bytes:
         """The deal message of ``deal_number``."""
-        return deal_message(self.match_id, self.client_seeds, deal_number)
+        return deal_message(self.match_id, self.client_seeds, deal_number, self.binding)
 
     def stream(self, deal_number: int) -> HmacStream:
         """The HMAC stream of ``deal_number`` (for traces; :meth:`deck` does not need it)."""
@@ -330,7 +348,8 @@ class DealDeriver:
         """The first dealer of the match (0-3), drawn under its own tag."""
         if self._first_dealer is None:
             stream = HmacStream(self.server_seed,
-                                first_dealer_message(self.match_id, self.client_seeds))
+                                first_dealer_message(self.match_id, self.client_seeds,
+                                                     self.binding))
             self._first_dealer = uniform_index(SEATS, stream)
         return self._first_dealer
 
@@ -361,21 +380,22 @@ class DealDeriver:
 
 
 def derive_deck(server_seed: bytes, match_id: bytes | str, client_seeds: Sequence[bytes],
-                deal_number: int) -> list[int]:
+                deal_number: int, season: SeasonLeaf | None = None) -> list[int]:
     """The deck order of one deal (see :class:`DealDeriver` to derive many)."""
-    return DealDeriver(server_seed, match_id, client_seeds).deck(deal_number)
+    return DealDeriver(server_seed, match_id, client_seeds, season).deck(deal_number)
 
 
 def derive_deal(server_seed: bytes, match_id: bytes | str, client_seeds: Sequence[bytes],
-                deal_number: int, dealer: int | None = None) -> Deal:
+                deal_number: int, dealer: int | None = None,
+                season: SeasonLeaf | None = None) -> Deal:
     """The :class:`Deal` of one deal; ``dealer`` defaults to the first dealer + deal number."""
-    return DealDeriver(server_seed, match_id, client_seeds).deal(deal_number, dealer)
+    return DealDeriver(server_seed, match_id, client_seeds, season).deal(deal_number, dealer)
 
 
 def derive_first_dealer(server_seed: bytes, match_id: bytes | str,
-                        client_seeds: Sequence[bytes]) -> int:
+                        client_seeds: Sequence[bytes], season: SeasonLeaf | None = None) -> int:
     """The first dealer of the match, 0-3."""
-    return DealDeriver(server_seed, match_id, client_seeds).first_dealer()
+    return DealDeriver(server_seed, match_id, client_seeds, season).first_dealer()
 
 
 __all__ = [

@@ -4,7 +4,7 @@ Every tag is the protocol name, a slash, a purpose, and one zero byte, so no
 tag is a prefix of another and no two purposes can ever hash the same bytes.
 
 >>> SERVER_COMMIT_TAG
-b'tarneeb-fair-v1/server-commit\\x00'
+b'tarneeb-fair-v2/server-commit\\x00'
 >>> lp16(b"m-1").hex()
 '00036d2d31'
 >>> parse_hex("00ff", "client seed").hex()
@@ -17,12 +17,12 @@ import struct
 
 from .errors import AuditInputError
 
-PROTOCOL = "tarneeb-fair-v1"
+PROTOCOL = "tarneeb-fair-v2"
 """Name and version of the scheme; it starts every domain tag."""
 
 
 def tag(purpose: str) -> bytes:
-    """The domain tag for a purpose: ``b"tarneeb-fair-v1/" + purpose + b"\\x00"``."""
+    """The domain tag for a purpose: ``b"tarneeb-fair-v2/" + purpose + b"\\x00"``."""
     return f"{PROTOCOL}/{purpose}".encode("ascii") + b"\x00"
 
 
@@ -30,16 +30,21 @@ SERVER_COMMIT_TAG = tag("server-commit")
 CLIENT_COMMIT_TAG = tag("client-commit")
 DEAL_TAG = tag("deal")
 FIRST_DEALER_TAG = tag("first-dealer")
+BINDING_TAG = tag("binding")
+SEASON_HEAD_TAG = tag("season-head")
+RECEIPT_TAG = tag("receipt")
 
 SERVER_SEED_LEN = 32
 COMMITMENT_LEN = 32
-CLIENT_SEED_MIN, CLIENT_SEED_MAX = 1, 64
+CLIENT_SEED_MIN, CLIENT_SEED_MAX = 16, 64  # 16 bytes: 128 bits, see PROTOCOL.md §2
 MATCH_ID_MIN, MATCH_ID_MAX = 1, 64
 SEATS = 4
 MAX_DEAL_NUMBER = 2**32 - 1
+MAX_SEASON_SIZE = 2**40
 
 _U16 = struct.Struct(">H")
 _U32 = struct.Struct(">I")
+_U64 = struct.Struct(">Q")
 
 
 def u16be(n: int) -> bytes:
@@ -48,6 +53,10 @@ def u16be(n: int) -> bytes:
 
 def u32be(n: int) -> bytes:
     return _U32.pack(n)
+
+
+def u64be(n: int) -> bytes:
+    return _U64.pack(n)
 
 
 def lp16(field: bytes) -> bytes:
@@ -134,8 +143,11 @@ def check_client_seed(seed: bytes, seat: int | None = None) -> bytes:
     what = "client seed" if seat is None else f"client seed of seat {seat}"
     seed = check_bytes(seed, what)
     if not CLIENT_SEED_MIN <= len(seed) <= CLIENT_SEED_MAX:
+        why = " (a shorter seed can be found from its commitment)" \
+            if len(seed) < CLIENT_SEED_MIN else ""
         raise AuditInputError(
-            f"{what}: {nbytes(len(seed))}; it must be {CLIENT_SEED_MIN}-{CLIENT_SEED_MAX} bytes")
+            f"{what}: {nbytes(len(seed))}; it must be {CLIENT_SEED_MIN}-{CLIENT_SEED_MAX} "
+            f"bytes{why}")
     return seed
 
 
@@ -150,6 +162,13 @@ def check_client_seeds(seeds: object) -> tuple[bytes, bytes, bytes, bytes]:
     return a, b, c, d
 
 
+def check_count(value: object, what: str, lo: int, hi: int) -> int:
+    """A whole number in ``lo..hi`` (never a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise AuditInputError(f"{what}: {value!r}; it must be a whole number {lo}-{hi}")
+    return value
+
+
 def check_deal_number(deal_number: int) -> int:
     if isinstance(deal_number, bool) or not isinstance(deal_number, int) \
             or not 0 <= deal_number <= MAX_DEAL_NUMBER:
@@ -158,8 +177,10 @@ def check_deal_number(deal_number: int) -> int:
 
 
 __all__ = [
-    "CLIENT_COMMIT_TAG", "DEAL_TAG", "FIRST_DEALER_TAG", "PROTOCOL", "SERVER_COMMIT_TAG",
-    "check_client_seed", "check_client_seeds", "check_commitment", "check_deal_number",
+    "BINDING_TAG", "CLIENT_COMMIT_TAG", "DEAL_TAG", "FIRST_DEALER_TAG", "PROTOCOL",
+    "RECEIPT_TAG", "SEASON_HEAD_TAG", "SERVER_COMMIT_TAG",
+    "check_client_seed", "check_client_seeds", "check_commitment", "check_count",
+    "check_deal_number",
     "check_match_id", "check_seat", "check_server_seed", "lp16", "parse_hex", "tag",
-    "u16be", "u32be",
+    "u16be", "u32be", "u64be",
 ]

@@ -1,7 +1,7 @@
-"""Test vectors of the ``tarneeb-fair-v1`` protocol, and the script that writes them.
+"""Test vectors of the ``tarneeb-fair-v2`` protocol, and the script that writes them.
 
 Every seed and key here is a TEST VECTOR: fixed, public, derived from a label
-such as ``SHA-256("tarneeb-fair-v1 test vector: server seed 0")``. Never use
+such as ``SHA-256("tarneeb-fair-v2 test vector: server seed 0")``. Never use
 them for real play.
 
 Regenerate the files (or check that the files on disk are what the code gives)::
@@ -9,8 +9,7 @@ Regenerate the files (or check that the files on disk are what the code gives)::
     python -m tarneeb.audit.vectors fixtures/vectors
     python -m tarneeb.audit.vectors fixtures/vectors --check
 
->>> data = build_vectors()
->>> sorted(data)
+>>> sorted(build_vectors())
 ['commitments.json', 'deals.json', 'merkle.json', 'signature.json']
 """
 
@@ -38,8 +37,17 @@ from .derive import (
 )
 from .encoding import PROTOCOL, check_match_id
 from .merkle import MerkleTree, leaf_hash
-from .seeds import client_commitment, server_commitment
+from .receipt import Receipt
+from .seeds import (
+    Season,
+    SeasonHead,
+    SeasonLeaf,
+    client_commitment,
+    match_binding,
+    server_commitment,
+)
 from .signing import (
+    Ed25519PrivateKey,
     key_id,
     private_key_from_raw,
     private_key_pem,
@@ -56,11 +64,11 @@ MERKLE_SIZES = (1, 2, 3, 4, 5, 6, 7, 8, 13, 16, 17)
 
 
 def fixed_bytes(label: str, length: int = 32) -> bytes:
-    """Fixed bytes for a test vector: SHA-256 of ``"tarneeb-fair-v1 test vector: " + label``,
+    """Fixed bytes for a test vector: SHA-256 of ``"tarneeb-fair-v2 test vector: " + label``,
     repeated and cut to ``length``.
 
     >>> fixed_bytes("server seed 0").hex()[:8]
-    '2829ea4e'
+    '0e13b90a'
     """
     out = b""
     counter = 0
@@ -71,39 +79,67 @@ def fixed_bytes(label: str, length: int = 32) -> bytes:
     return out[:length]
 
 
-# (name, description, server seed label, match id, client seeds, deal numbers)
-_DEAL_CASES: list[tuple[str, str, str, bytes, list[bytes], list[int]]] = [
-    ("basic",
-     "32-byte client seeds, an ASCII match id, the first four deals (the dealer moves right)",
-     "server seed 0", b"test-vector-match-0",
-     [fixed_bytes(f"client seed {s}") for s in range(4)], [0, 1, 2, 3]),
-    ("seed-lengths",
-     "client seeds of 1, 64, 7 and 2 bytes, a UTF-8 match id, the largest deal number",
-     "server seed 1", "طاولة-٧ test vector".encode(),
-     [b"\x00", fixed_bytes("client seed 64 bytes", 64), b"seat #2", b"\xff\xfe"],
-     [0, 1, 4294967295]),
-    ("max-match-id",
-     "a match id of 64 bytes (the longest allowed)",
-     "server seed 2", b"M" * 64,
-     [fixed_bytes(f"client seed 2.{s}") for s in range(4)], [5]),
-    ("third-block",
-     "a deal whose 51 draws need 65 bytes (14 rejections): the stream runs into block 2",
-     "server seed 0", b"test-vector-match-0",
-     [fixed_bytes(f"client seed {s}") for s in range(4)], [273435]),
-]
+SEASON_SIZE = 5  # the season of the 'season-leaf' deal vector: leaves 0-4 of merkle.json
+SEASON_INDEX = 3
+
+
+def season_seeds(n: int) -> list[bytes]:
+    """The server seeds of the test season (the leaves of ``merkle.json``)."""
+    return [fixed_bytes(f"season server seed {i}") for i in range(n)]
+
+
+def test_season(size: int = SEASON_SIZE) -> Season:
+    return Season.from_seeds(season_seeds(size))
+
+
+# (name, description, server seed, season leaf or None, match id, client seeds, deal numbers)
+_DealCase = tuple[str, str, bytes, "SeasonLeaf | None", bytes, list[bytes], list[int]]
+
+
+def _deal_cases() -> list[_DealCase]:
+    season = test_season()
+    return [
+        ("basic",
+         "32-byte client seeds, an ASCII match id, the first four deals (the dealer moves "
+         "right); the match committed alone",
+         fixed_bytes("server seed 0"), None, b"test-vector-match-0",
+         [fixed_bytes(f"client seed {s}") for s in range(4)], [0, 1, 2, 3]),
+        ("seed-lengths",
+         "client seeds of 16, 64, 17 and 40 bytes, a UTF-8 match id, the largest deal number",
+         fixed_bytes("server seed 1"), None, "طاولة-٧ test vector".encode(),
+         [fixed_bytes("client seed 16 bytes", 16), fixed_bytes("client seed 64 bytes", 64),
+          b"seat #2: 17 bytes", fixed_bytes("client seed 40 bytes", 40)],
+         [0, 1, 4294967295]),
+        ("max-match-id",
+         "a match id of 64 bytes (the longest allowed)",
+         fixed_bytes("server seed 2"), None, b"M" * 64,
+         [fixed_bytes(f"client seed 2.{s}") for s in range(4)], [5]),
+        ("season-leaf",
+         f"a match of a season: leaf {SEASON_INDEX} of the {SEASON_SIZE}-leaf tree of "
+         "merkle.json, so the binding names the head and the leaf",
+         season.seeds[SEASON_INDEX], season.leaf(SEASON_INDEX), b"test-vector-season-match-3",
+         [fixed_bytes(f"client seed 3.{s}") for s in range(4)], [0, 1]),
+        ("third-block",
+         "a deal whose 51 draws need more than 64 bytes: the stream runs into block 2",
+         fixed_bytes("server seed 0"), None, b"test-vector-match-0",
+         [fixed_bytes(f"client seed {s}") for s in range(4)], [THIRD_BLOCK_DEAL]),
+    ]
+
+
+THIRD_BLOCK_DEAL = 64730  # the first deal number of 'basic' whose deck reads a third block
 
 
 def _draw_row(d: Draw) -> list[Any]:
     return [d.offset, d.bound, d.value, d.index]
 
 
-def _deal_vector(server_seed: bytes, match_id: bytes, seeds: list[bytes], deal_number: int,
-                 dealer: int) -> dict[str, Any]:
-    message = deal_message(match_id, seeds, deal_number)
+def _deal_vector(deriver: DealDeriver, deal_number: int, dealer: int) -> dict[str, Any]:
+    server_seed = deriver.server_seed
+    message = deal_message(deriver.match_id, deriver.client_seeds, deal_number, deriver.binding)
     stream = HmacStream(server_seed, message)
     trace: list[Draw] = []
     deck = shuffle(DECK_SIZE, stream, trace)
-    deriver_deck = DealDeriver(server_seed, match_id, seeds).deck(deal_number)
+    deriver_deck = deriver.deck(deal_number)
     if deck != deriver_deck:  # pragma: no cover - the two paths must agree
         raise AssertionError(f"fast and reference derivations differ for deal {deal_number}")
     deal = Deal.from_deck(deck, dealer, deal_number)
@@ -123,34 +159,40 @@ def _deal_vector(server_seed: bytes, match_id: bytes, seeds: list[bytes], deal_n
     }
 
 
-def _first_dealer_vector(server_seed: bytes, match_id: bytes,
-                         seeds: list[bytes]) -> dict[str, Any]:
-    message = first_dealer_message(match_id, seeds)
-    stream = HmacStream(server_seed, message)
+def _first_dealer_vector(deriver: DealDeriver) -> dict[str, Any]:
+    message = first_dealer_message(deriver.match_id, deriver.client_seeds, deriver.binding)
+    stream = HmacStream(deriver.server_seed, message)
     trace: list[Draw] = []
     first = uniform_index(SEATS, stream, 1, trace)
     return {"message": message.hex(), "blocks": [b.hex() for b in stream.blocks],
             "draws": [_draw_row(d) for d in trace], "first_dealer": first}
 
 
+def _leaf_fields(leaf: SeasonLeaf | None) -> dict[str, Any] | None:
+    if leaf is None:
+        return None
+    return {"index": leaf.index, "size": leaf.size, "root": leaf.root.hex()}
+
+
 def deal_vectors() -> dict[str, Any]:
     vectors = []
-    for name, description, seed_label, match_id, seeds, numbers in _DEAL_CASES:
-        server_seed = fixed_bytes(seed_label)
+    for name, description, server_seed, leaf, match_id, seeds, numbers in _deal_cases():
         mid = check_match_id(match_id)
-        first = _first_dealer_vector(server_seed, mid, seeds)
-        deals = [_deal_vector(server_seed, mid, seeds, k, (first["first_dealer"] + k) % SEATS)
-                 for k in numbers]
+        deriver = DealDeriver(server_seed, mid, seeds, leaf)
+        first = _first_dealer_vector(deriver)
+        deals = [_deal_vector(deriver, k, (first["first_dealer"] + k) % SEATS) for k in numbers]
+        commitment = server_commitment(server_seed)
         vectors.append({
             "name": name,
             "description": description,
             "server_seed": server_seed.hex(),
-            "server_seed_label": f"{PROTOCOL} test vector: {seed_label}",
-            "server_commitment": server_commitment(server_seed).hex(),
+            "server_commitment": commitment.hex(),
+            "season": _leaf_fields(leaf),
+            "binding": deriver.binding.hex(),
             "match_id": mid.hex(),
             "match_id_text": mid.decode("utf-8", "replace"),
             "client_seeds": [s.hex() for s in seeds],
-            "client_commitments": [client_commitment(mid, i, s).hex()
+            "client_commitments": [client_commitment(mid, i, s, deriver.binding).hex()
                                    for i, s in enumerate(seeds)],
             "first_dealer": first,
             "deals": deals,
@@ -165,10 +207,10 @@ def deal_vectors() -> dict[str, Any]:
     for i in range(8):
         server_seed = fixed_bytes(f"first dealer server seed {i}")
         mid = f"first-dealer-{i}".encode()
-        seeds = [bytes([s + 1]) * (s + 1) for s in range(4)]
+        seeds = [bytes([s + 1]) * (s + 16) for s in range(4)]
         first_dealers.append({"server_seed": server_seed.hex(), "match_id": mid.hex(),
                               "client_seeds": [s.hex() for s in seeds],
-                              **_first_dealer_vector(server_seed, mid, seeds)})
+                              **_first_dealer_vector(DealDeriver(server_seed, mid, seeds))})
     return {
         "protocol": PROTOCOL,
         "warning": WARNING,
@@ -184,31 +226,56 @@ def commitment_vectors() -> dict[str, Any]:
                         ("server seed 0", fixed_bytes("server seed 0"))):
         server.append({"label": label, "server_seed": seed.hex(),
                        "commitment": server_commitment(seed).hex()})
+    season = test_season()
+    c0 = server_commitment(fixed_bytes("server seed 0"))
+    alone = match_binding(c0)
+    leaf = season.leaf(SEASON_INDEX)
+    in_season = match_binding(season.commitments[SEASON_INDEX], leaf)
+    bindings = [
+        {"label": "a match committed alone", "server_commitment": c0.hex(), "season": None,
+         "binding": alone.hex()},
+        {"label": f"leaf {SEASON_INDEX} of the {SEASON_SIZE}-leaf season of merkle.json",
+         "server_commitment": season.commitments[SEASON_INDEX].hex(),
+         "season": _leaf_fields(leaf), "binding": in_season.hex()},
+    ]
+    # the same proof fits trees of 6, 7 and 8 leaves (RFC 9162); the binding does not
+    for size in (6, 7, 8):
+        other = SeasonLeaf(SEASON_INDEX, size, season.root)
+        bindings.append({"label": f"the same root and leaf claimed in a tree of {size} leaves: "
+                                  "another binding",
+                         "server_commitment": season.commitments[SEASON_INDEX].hex(),
+                         "season": _leaf_fields(other),
+                         "binding": match_binding(season.commitments[SEASON_INDEX], other).hex()})
     client = []
-    for mid, seat, seed in ((b"test-vector-match-0", 0, fixed_bytes("client seed 0")),
-                            (b"test-vector-match-0", 1, fixed_bytes("client seed 0")),
-                            (b"test-vector-match-1", 0, fixed_bytes("client seed 0")),
-                            (b"m", 3, b"\x00"),
-                            (b"M" * 64, 2, fixed_bytes("client seed 64 bytes", 64))):
+    for mid, seat, seed, binding in (
+            (b"test-vector-match-0", 0, fixed_bytes("client seed 0"), alone),
+            (b"test-vector-match-0", 1, fixed_bytes("client seed 0"), alone),
+            (b"test-vector-match-1", 0, fixed_bytes("client seed 0"), alone),
+            (b"test-vector-match-0", 0, fixed_bytes("client seed 0"), in_season),
+            (b"m", 3, fixed_bytes("client seed 16 bytes", 16), alone),
+            (b"M" * 64, 2, fixed_bytes("client seed 64 bytes", 64), in_season)):
         client.append({"match_id": mid.hex(), "seat": seat, "client_seed": seed.hex(),
-                       "commitment": client_commitment(mid, seat, seed).hex()})
+                       "binding": binding.hex(),
+                       "commitment": client_commitment(mid, seat, seed, binding).hex()})
     return {"protocol": PROTOCOL, "warning": WARNING,
-            "server": server, "client": client}
+            "server": server, "bindings": bindings, "client": client}
 
 
 def merkle_vectors() -> dict[str, Any]:
     n = max(MERKLE_SIZES)
-    leaves = [server_commitment(fixed_bytes(f"season server seed {i}")) for i in range(n)]
+    seeds = season_seeds(n)
+    leaves = [server_commitment(s) for s in seeds]
     trees = []
     for size in MERKLE_SIZES:
         tree = MerkleTree(leaves[:size])
         trees.append({"size": size, "root": tree.root.hex(),
+                      "head_message": SeasonHead(size, tree.root).message().hex(),
                       "proofs": [[p.hex() for p in tree.proof(i)] for i in range(size)]})
     return {
         "protocol": PROTOCOL,
         "warning": WARNING,
         "leaves_are": "server commitments of the seeds labelled 'season server seed i'",
-        "server_seeds": [fixed_bytes(f"season server seed {i}").hex() for i in range(n)],
+        "server_seeds": [s.hex() for s in seeds],
         "leaves": [x.hex() for x in leaves],
         "leaf_hashes": [leaf_hash(x).hex() for x in leaves],
         "empty_root": MerkleTree([]).root.hex(),
@@ -216,11 +283,32 @@ def merkle_vectors() -> dict[str, Any]:
     }
 
 
+def _receipt_vector(key: Ed25519PrivateKey) -> dict[str, Any]:
+    """A signed receipt for the 'season-leaf' deal vector."""
+    case = next(c for c in _deal_cases() if c[0] == "season-leaf")
+    _, _, server_seed, leaf, mid, seeds, _ = case
+    commitment = server_commitment(server_seed)
+    binding = match_binding(commitment, leaf)
+    receipt = Receipt(
+        match_id=mid, rules=b"(the rules map's msgpack bytes, as in the log header)",
+        seats=tuple(f"seat {s} label".encode() for s in range(4)),
+        server_commitment=commitment, season=leaf,
+        client_commitments=tuple(client_commitment(mid, s, seeds[s], binding)
+                                 for s in range(4)))
+    return {"match_id": mid.hex(), "rules": receipt.rules.hex(),
+            "seats": [x.hex() for x in receipt.seats],
+            "server_commitment": commitment.hex(), "season": _leaf_fields(leaf),
+            "binding": binding.hex(),
+            "client_commitments": [c.hex() for c in receipt.client_commitments],
+            "message": receipt.message().hex(), "signature": receipt.sign(key).hex()}
+
+
 def signature_vectors() -> dict[str, Any]:
     raw = fixed_bytes("platform signing key")
     key = private_key_from_raw(raw)
     pub = key.public_key()
     messages: Sequence[bytes] = (b"", b"tarneeb", bytes(range(256)))
+    head = test_season().head
     return {
         "protocol": PROTOCOL,
         "warning": WARNING,
@@ -231,6 +319,9 @@ def signature_vectors() -> dict[str, Any]:
         "public_key_pem": public_key_pem(pub).decode("ascii"),
         "key_id": key_id(pub),
         "signatures": [{"message": m.hex(), "signature": sign(key, m).hex()} for m in messages],
+        "season_head": {"size": head.size, "root": head.root.hex(),
+                        "message": head.message().hex(), "signature": head.sign(key).hex()},
+        "receipt": _receipt_vector(key),
     }
 
 

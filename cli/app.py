@@ -34,6 +34,7 @@ from .entry import main
 if TYPE_CHECKING:
     import click
 
+    from tarneeb.audit.signing import Ed25519PrivateKey
     from tarneeb.replay.logformat import BatchProof
     from tarneeb.replay.rules import RuleSet
 
@@ -122,6 +123,9 @@ def verify(
              "directory, when it exists.")] = None,
     root: Annotated[str | None, typer.Option(
         metavar="HEX", help="The season root the platform published, to pin.")] = None,
+    receipt: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="A seat's pre-play receipt ('tarneeb play --receipt-out'): the "
+                             "log must be the match it promised. One LOG only.")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
@@ -134,7 +138,7 @@ def verify(
     Exit code: 0 every log clean, 1 findings, 2 a log unreadable or not a log.
     """
     limits = limits_of(max_bytes, max_records, max_hands)
-    raise typer.Exit(verify_cmd.run(logs, as_json, key, root, keys, limits))
+    raise typer.Exit(verify_cmd.run(logs, as_json, key, root, keys, limits, receipt))
 
 
 # ------------------------------------------------------------------ show
@@ -253,35 +257,45 @@ def play(
                              "play one of its matches, with its seed and inclusion proof.")] = None,
     season_match: Annotated[int, typer.Option(
         metavar="N", help="Which match of --season (0-based).")] = 0,
+    receipt_out: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="Also write the pre-play receipt the platform gives each seat "
+                             "(JSON), to check the log against later with 'tarneeb verify "
+                             "--receipt'.")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Say what was written as JSON (path, rules, hands, winner, totals, "
                        "bytes, key id).")] = False,
 ) -> None:
     """Play a whole match between computer players and write its signed log."""
     from tarneeb.audit.errors import AuditError
-    from tarneeb.audit.signing import load_private_key_file
+    from tarneeb.audit.signing import generate_private_key, load_private_key_file
     from tarneeb.replay.logformat import parse_log
     from tarneeb.replay.players import MatchTooLong
-    from tarneeb.replay.simulate import play_logged_match, seed_bytes
+    from tarneeb.replay.receipt import receipt_json
+    from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
 
     to_stdout = str(output) == "-"
     if as_json and to_stdout:
         fail("--json and -o - would both write to standard output: give -o FILE")
     ruleset = load_rules(rules, option, rules_file)
-    private = None
+    secret = seed_bytes(seed) if seed is not None else None
     if key is not None:
         try:
             private = load_private_key_file(key)
         except AuditError as e:
             fail(str(e))
-    server_seed, batch = season_match_of(season, season_match) if season else (None, None)
+    else:
+        private = MatchSecrets(secret).key if secret is not None else generate_private_key()
+    server_seed, batch = season_match_of(season, season_match, private) if season \
+        else (None, None)
     try:
-        data = play_logged_match(ruleset, seed=seed_bytes(seed) if seed is not None else None,
-                                 key=private, server_seed=server_seed, batch=batch)
+        data = play_logged_match(ruleset, seed=secret, key=private, server_seed=server_seed,
+                                 batch=batch)
     except MatchTooLong as e:
         fail(str(e))
-    write_atomically(output, data)
     parsed = parse_log(data)
+    if receipt_out is not None:  # the receipt comes first: it is given out when play starts
+        write_atomically(receipt_out, receipt_json(parsed.header, private).encode())
+    write_atomically(output, data)
     winner = parsed.end.winner if parsed.end else None
     totals = parsed.hands[-1].totals if parsed.hands else [0, 0, 0, 0]
     if as_json:
@@ -304,11 +318,12 @@ def play(
                    "they are not secret", markup=False)
 
 
-def season_match_of(path: Path, index: int) -> tuple[bytes, BatchProof]:
-    """Match ``index`` of a season file: its server seed and inclusion proof, checked."""
+def season_match_of(path: Path, index: int,
+                    key: Ed25519PrivateKey) -> tuple[bytes, BatchProof]:
+    """Match ``index`` of a season file: its server seed and inclusion proof, checked, and
+    the season head signed by ``key`` (a head signed at commit time must be by that key)."""
     from tarneeb.audit.encoding import parse_hex
-    from tarneeb.audit.merkle import verify_inclusion
-    from tarneeb.audit.seeds import server_commitment
+    from tarneeb.audit.seeds import SeasonLeaf, server_commitment
     from tarneeb.replay.logformat import BatchProof
 
     try:
@@ -319,11 +334,17 @@ def season_match_of(path: Path, index: int) -> tuple[bytes, BatchProof]:
             fail(f"{path}: the season has no match {index} (matches 0-{size - 1})")
         seed = parse_hex(entry["server_seed"], f"match {index} server seed", 32)
         proof = [parse_hex(h, f"match {index} proof", 32) for h in entry["proof"]]
-        verify_inclusion(server_commitment(seed), index, size, proof, root)
-    except (ValueError, KeyError, TypeError, RecursionError) as e:  # JSON, fields, proof
+        leaf = SeasonLeaf(index, size, root)
+        leaf.verify(server_commitment(seed), proof)
+        signed = (doc.get("head") or {}).get("signature")
+        head_signature = leaf.head.sign(key)
+        if signed is not None:
+            leaf.head.verify(key.public_key(), parse_hex(signed, "season head signature", 64))
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
         what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
-        fail(f"{path}: not a season from 'tarneeb commit --matches N --json': {what}")
-    return seed, BatchProof(index, size, proof, root)
+        fail(f"{path}: not a season from 'tarneeb commit --matches N --json' signed by this "
+             f"platform key: {what}")
+    return seed, BatchProof(index, size, proof, root, head_signature)
 
 
 # ------------------------------------------------------------------ export / import

@@ -25,18 +25,19 @@ from tarneeb.audit import (
     AuditInputError,
     DealDeriver,
     Season,
+    SeasonLeaf,
     key_id,
     load_private_key_file,
+    match_binding,
     new_server_seed,
     parse_hex,
     public_key_pem,
     server_commitment,
     verify_client_seed,
-    verify_inclusion,
     verify_server_seed,
     write_key_pair,
 )
-from tarneeb.audit.encoding import CLIENT_SEED_MAX, SERVER_SEED_LEN, check_match_id, nbytes
+from tarneeb.audit.encoding import SERVER_SEED_LEN, check_match_id
 from tarneeb.audit.errors import CommitmentError, MerkleProofError
 from tarneeb.audit.signing import public_key_raw, public_path_for
 from tarneeb.audit.vectors import dumps
@@ -91,13 +92,20 @@ def commit(
         "--matches", "-n", metavar="N", min=1, max=MAX_SEASON,
         help="Commit to N matches at once: N seeds, one Merkle root, a proof per match.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    key: Annotated[Path | None, typer.Option(
+        "--key", metavar="PRIVATE_KEY",
+        help="With --matches: sign the season head (size and root) with this platform "
+             "private key (PEM).")] = None,
 ) -> None:
     """Make a fresh server seed and its commitment (SECRET output: keep the seeds private).
 
-    Publish the commitment (with --matches: the root and the size) before any card is
-    dealt; reveal each seed only when its match is over.
+    Publish the commitment (with --matches: the signed season head, size and root)
+    before any card is dealt; reveal each seed only when its match is over.
     """
     with _errors():
+        if key is not None and matches is None:
+            raise AuditInputError("--key signs a season head: it goes with --matches")
+        private = load_private_key_file(key) if key is not None else None
         typer.echo(SECRET_NOTE, err=True)
         if matches is None:
             seed = new_server_seed()
@@ -111,10 +119,16 @@ def commit(
                 typer.echo(f"commitment:  {commitment.hex()}  (publish before the deal)")
             return
         season = Season.new(matches)
+        head = season.head
+        signature = head.sign(private) if private is not None else None
         if as_json:
             _emit_json({
                 "protocol": PROTOCOL, "secret": SECRET_NOTE, "size": season.size,
                 "root": season.root.hex(),
+                "head": {"size": head.size, "root": head.root.hex(),
+                         "message": head.message().hex(),
+                         "signature": None if signature is None else signature.hex(),
+                         "key_id": None if private is None else key_id(private.public_key())},
                 "matches": [{"index": i, "server_seed": season.seeds[i].hex(),
                              "commitment": season.commitments[i].hex(),
                              "proof": [p.hex() for p in season.proof(i)]}
@@ -125,6 +139,8 @@ def commit(
         typer.echo(f"matches:    {season.size}")
         typer.echo(f"root:       {season.root.hex()}  (publish with the size before the "
                    "first match)")
+        if signature is not None:
+            typer.echo(f"head signature: {signature.hex()}  (key {key_id(private.public_key())})")
         for i in range(season.size):
             typer.echo(f"match {i}:")
             typer.echo(f"  server seed: {season.seeds[i].hex()}  (SECRET until the match is over)")
@@ -156,6 +172,13 @@ def deal(
     rules: Annotated[str, typer.Option(
         "--rules", "-r", metavar="NAME|FILE", autocompletion=_complete_rules,
         help=f"Rule set: {', '.join(PRESETS)}, or a rules file.")] = "eram41",
+    root: Annotated[str | None, typer.Option(
+        "--root", metavar="HEX", help="For a match of a season: the season root.")] = None,
+    index: Annotated[int | None, typer.Option(
+        "--index", metavar="N", min=0, help="For a match of a season: its leaf index.")] = None,
+    size: Annotated[int | None, typer.Option(
+        "--size", metavar="N", min=1,
+        help="For a match of a season: the number of leaves.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Derive one deal from the seeds: the four hands, the dealer's 13th card and the trump."""
@@ -165,19 +188,14 @@ def deal(
             raise AuditInputError(
                 f"client seeds: {len(client_seeds)} given; give --client-seed four times, "
                 "seats 0 to 3")
-        seeds = []
-        for seat, text in enumerate(client_seeds):
-            raw = parse_hex(text, f"client seed of seat {seat}")
-            if not 1 <= len(raw) <= CLIENT_SEED_MAX:
-                raise AuditInputError(f"client seed of seat {seat}: {nbytes(len(raw))}; it must "
-                                      f"be 1-{CLIENT_SEED_MAX} bytes (2-128 hex digits)")
-            seeds.append(raw)
+        seeds = [parse_hex(text, f"client seed of seat {seat}")
+                 for seat, text in enumerate(client_seeds)]
         if (match_id is None) == (match_id_hex is None):
             raise AuditInputError("give the match id once: --match-id TEXT or --match-id-hex HEX")
         mid = (check_match_id(match_id) if match_id is not None
                else parse_hex(match_id_hex or "", "match id"))
         rule_set = _load_rules(rules)
-        deriver = DealDeriver(seed, mid, seeds)
+        deriver = DealDeriver(seed, mid, seeds, _season_leaf(root, index, size))
         first = deriver.first_dealer()
         d = deriver.deal(deal_number, dealer)
         hands = hands_of(d)
@@ -217,6 +235,17 @@ def deal(
             typer.echo(f"trump: {SUIT_SYMBOLS[trump]} ({how})")
 
 
+def _season_leaf(root: str | None, index: int | None, size: int | None) -> SeasonLeaf | None:
+    """The season leaf given by --root, --index and --size (all or none)."""
+    given = (root, index, size)
+    if all(v is None for v in given):
+        return None
+    if any(v is None for v in given):
+        raise AuditInputError("a match of a season needs all of --root, --index and --size")
+    assert root is not None and index is not None and size is not None
+    return SeasonLeaf(index, size, parse_hex(root, "root", 32))
+
+
 # ------------------------------------------------------------- verify-seed --
 
 def verify_seed(
@@ -240,6 +269,10 @@ def verify_seed(
         help="Check a client seed of this seat instead.")] = None,
     match_id: Annotated[str | None, typer.Option(
         "--match-id", metavar="TEXT", help="The match id (text), for --seat.")] = None,
+    server_commitment_hex: Annotated[str | None, typer.Option(
+        "--server-commitment", metavar="HEX",
+        help="The match's server commitment, for --seat: client commitments are bound to it "
+             "(and to --root, --index and --size for a match of a season).")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the checks as JSON (also when one fails).")] = False,
 ) -> None:
@@ -255,7 +288,8 @@ def verify_seed(
             typer.echo(f"ok: {text}")
 
     try:
-        _verify_seed(seed, commitment, root, index, size, proof, seat, match_id, passed)
+        _verify_seed(seed, commitment, root, index, size, proof, seat, match_id, passed,
+                     server_commitment_hex)
     except (CommitmentError, MerkleProofError) as e:
         if not as_json:
             _fail(f"verification failed: {e}", 1)
@@ -269,7 +303,8 @@ def verify_seed(
 
 def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int | None,
                  size: int | None, proof: list[str] | None, seat: int | None,
-                 match_id: str | None, passed: Callable[..., None]) -> None:
+                 match_id: str | None, passed: Callable[..., None],
+                 server_commitment_hex: str | None = None) -> None:
     """The checks of ``verify-seed``: each one that passes is reported to ``passed``;
     the first that fails raises."""
     merkle = (root, index, size)
@@ -278,23 +313,27 @@ def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int
                               "(and --proof unless the tree has one leaf)")
     if proof and root is None:
         raise AuditInputError("--proof needs --root, --index and --size")
-    if commitment is None and root is None:
-        raise AuditInputError("give the COMMITMENT to check against, or --root with "
-                              "--index, --size and --proof")
     if seat is not None:
-        if match_id is None:
-            raise AuditInputError("a client seed check (--seat) needs --match-id")
-        if root is not None:
-            raise AuditInputError("a season root holds server commitments, not client seeds")
+        if match_id is None or server_commitment_hex is None:
+            raise AuditInputError("a client seed check (--seat) needs --match-id and "
+                                  "--server-commitment")
+        if proof:
+            raise AuditInputError("--proof checks a server seed, not a client seed")
         raw = parse_hex(seed, f"client seed of seat {seat}")
         want = parse_hex(commitment or "", "commitment", 32)
-        verify_client_seed(match_id, seat, raw, want)
+        binding = match_binding(parse_hex(server_commitment_hex, "server commitment", 32),
+                                _season_leaf(root, index, size))
+        verify_client_seed(match_id, seat, raw, want, binding)
         passed(f"the client seed of seat {seat} matches commitment {want.hex()} "
                f"for match {match_id!r}", check="client-seed", seat=seat,
                match_id=match_id, commitment=want.hex())
         return
-    if match_id is not None:
-        raise AuditInputError("--match-id goes with --seat (client seeds)")
+    if match_id is not None or server_commitment_hex is not None:
+        raise AuditInputError("--match-id and --server-commitment go with --seat "
+                              "(client seeds)")
+    if commitment is None and root is None:
+        raise AuditInputError("give the COMMITMENT to check against, or --root with "
+                              "--index, --size and --proof")
     raw = parse_hex(seed, "server seed", SERVER_SEED_LEN)
     if commitment is not None:
         want = parse_hex(commitment, "commitment", 32)
@@ -306,7 +345,7 @@ def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int
         hashes = [h for item in (proof or []) for h in item.split(",") if h.strip()]
         path = [parse_hex(h, f"proof hash {i}", 32) for i, h in enumerate(hashes)]
         leaf = server_commitment(raw)
-        verify_inclusion(leaf, index, size, path, root_b)
+        SeasonLeaf(index, size, root_b).verify(leaf, path)
         passed(f"commitment {leaf.hex()} is leaf {index} of {size} under root "
                f"{root_b.hex()}", check="season-root", commitment=leaf.hex(), index=index,
                size=size, root=root_b.hex())

@@ -110,8 +110,12 @@ def platform_keys(keys: Path | None) -> dict[str, bytes] | None:
 
 
 def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
-        root: str | None, keys: Path | None = None, limits: Limits | None = None) -> int:
-    """Verify every log named (files, directories, globs, ``-``); return the exit code."""
+        root: str | None, keys: Path | None = None, limits: Limits | None = None,
+        receipt: Path | None = None) -> int:
+    """Verify every log named (files, directories, globs, ``-``); return the exit code.
+
+    ``receipt`` is a seat's pre-play receipt: the one log named must be the match it
+    promised."""
     from tarneeb.audit.encoding import parse_hex
     from tarneeb.audit.errors import AuditError
     from tarneeb.replay.findings import Verdict
@@ -125,8 +129,21 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
         pinned_root = parse_hex(root, "season root", 32) if root is not None else None
     except AuditError as e:
         fail(str(e))
+    paths = expand_logs(logs)
+    signed = None
+    if receipt is not None:
+        from tarneeb.replay.receipt import ReceiptError, read_receipt
+
+        if len(paths) != 1:
+            fail(f"--receipt is the receipt of one match: give one LOG, not {len(paths)}")
+        try:
+            signed = read_receipt(Path(receipt).read_bytes(), str(receipt))
+        except OSError as e:
+            fail(f"{receipt}: cannot read: {e.strerror or e}")
+        except ReceiptError as e:
+            fail(str(e))
     verdicts = []
-    for path in expand_logs(logs):
+    for path in paths:
         if path == "-":
             try:
                 log = load_log(path, limits)
@@ -134,10 +151,11 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
                 v = Verdict(shown_name(path))
                 v.error = str(e)
             else:
-                v = verify_log(log, shown_name(path), public, as_json, pinned_root, named)
+                v = verify_log(log, shown_name(path), public, as_json, pinned_root, named,
+                               signed)
         else:
             v = verify_file(path, public, count_paths=as_json, root=pinned_root, keys=named,
-                            limits=limits or DEFAULT_LIMITS)
+                            limits=limits or DEFAULT_LIMITS, receipt=signed)
         verdicts.append(v)
         if not as_json:
             print_verdict(v)

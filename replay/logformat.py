@@ -3,7 +3,8 @@
 A log is a sequence of msgpack arrays, each starting with its record type:
 
 * ``[0, "tarneeb-log", version, rules, seats, match_id, server_commitment,
-  batch, client_commitments, client_seeds, first_dealer, public_key]`` — the header;
+  batch, client_commitments, client_seeds, first_dealer, public_key]`` — the header
+  (version 2: protocol ``tarneeb-fair-v2``);
 * ``[1, deal_number, dealer, calls, revealed, trump, plays, timer, tricks,
   scores, totals, deal]`` — one per dealing attempt, cancelled ones included;
 * ``[2, winner, server_seed]`` — the end: the claimed winning team and the revealed seed;
@@ -33,7 +34,8 @@ from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogCutShort, LogErro
 from .rules import RulesError, RuleSet
 
 MAGIC = "tarneeb-log"
-VERSION = 1
+VERSION = 2
+PROTOCOLS = {1: "tarneeb-fair-v1", 2: "tarneeb-fair-v2"}  # the seed protocol of each version
 HEADER, HAND, END, SIGNATURE = 0, 1, 2, 3
 RECORD_NAMES = {HEADER: "header", HAND: "hand", END: "end", SIGNATURE: "signature"}
 PASS_CODE = 15  # a call byte's low nibble: 0-13 a bid, 15 a pass
@@ -49,12 +51,15 @@ class Seat:
 
 @dataclass
 class BatchProof:
-    """Where the server commitment stands in a published Merkle root (RFC 6962)."""
+    """Where the server commitment stands in a published season: leaf ``index`` of the
+    signed season head ``(size, root)``, with its RFC 6962 inclusion ``path`` and the
+    platform's ``head_signature`` over the head."""
 
     index: int
     size: int
     path: list[bytes]
     root: bytes
+    head_signature: bytes
 
 
 @dataclass
@@ -146,7 +151,7 @@ def record_to_list(rec: Record) -> list[Any]:
         batch = None
         if rec.batch is not None:
             b = rec.batch
-            batch = [b.index, b.size, list(b.path), b.root]
+            batch = [b.index, b.size, list(b.path), b.root, b.head_signature]
         rules = rec.rules_raw if rec.rules_raw is not None else rec.rules.to_dict()
         return [HEADER, MAGIC, rec.version, rules, [[s.name, s.computer] for s in rec.seats],
                 rec.match_id, rec.server_commitment, batch, rec.client_commitments,
@@ -326,6 +331,11 @@ def _decode_header(data: list[Any], offset: int, limits: Limits) -> Header:
     if version > VERSION:
         raise LogError(f"format version {version} is newer than this tool reads ({VERSION}); "
                        "upgrade tarneeb", offset)
+    if version < VERSION:
+        raise LogError(f"format version {version} (protocol {PROTOCOLS.get(version, '?')}) is "
+                       f"no longer verified: its deals are not bound to what the platform "
+                       f"promised before play, so they prove nothing; only version {VERSION} "
+                       f"({PROTOCOLS[VERSION]}) logs are read", offset)
     if len(data) != 12:
         raise sh.fail(f"has {len(data)} fields, not 12")
     (_, _, _, rules_raw, seats, match_id, commitment, batch, client_commitments,
@@ -356,16 +366,17 @@ def _decode_header(data: list[Any], offset: int, limits: Limits) -> Header:
                  version=version, rules_raw=rules_raw)
     hdr.server_commitment = sh.bytes_(commitment, "server_commitment", 32, 32, nil=True)
     if batch is not None:
-        if not isinstance(batch, list) or len(batch) != 4 or not isinstance(batch[2], list):
-            raise sh.fail("batch must be [index, size, path, root] or nil")
+        if not isinstance(batch, list) or len(batch) != 5 or not isinstance(batch[2], list):
+            raise sh.fail("batch must be [index, size, path, root, head_signature] or nil")
         size = sh.int_(batch[1], "batch size", 1, 1 << 40)
         hdr.batch = BatchProof(sh.int_(batch[0], "batch index", 0, size - 1), size,
                                [sh.bytes_(p, "batch path", 32, 32) for p in batch[2]],
-                               sh.bytes_(batch[3], "batch root", 32, 32))
+                               sh.bytes_(batch[3], "batch root", 32, 32),
+                               sh.bytes_(batch[4], "batch head_signature", 64, 64))
         if len(hdr.batch.path) > 64:
             raise sh.fail("batch path is longer than 64 hashes")
     for name, v, lo, hi in (("client_commitments", client_commitments, 32, 32),
-                            ("client_seeds", client_seeds, 1, 64)):
+                            ("client_seeds", client_seeds, 16, 64)):
         if v is None:
             continue
         if not isinstance(v, list) or len(v) != 4:
@@ -493,9 +504,9 @@ class LogWriter:
 
 
 __all__ = [
-    "END", "HAND", "HEADER", "MAGIC", "PASS_CODE", "SIGNATURE", "VERSION", "BatchProof",
-    "CapExceeded", "EndRecord", "HandRecord", "Header", "Limits", "LogCutShort", "LogError",
-    "LogWriter", "ParsedLog",
+    "END", "HAND", "HEADER", "MAGIC", "PASS_CODE", "PROTOCOLS", "SIGNATURE", "VERSION",
+    "BatchProof", "CapExceeded", "EndRecord", "HandRecord", "Header", "Limits", "LogCutShort",
+    "LogError", "LogWriter", "ParsedLog",
     "RecordedDeal", "Seat", "SignatureRecord", "decode_record", "encode_record", "parse_log",
     "read_log", "record_to_list",
 ]

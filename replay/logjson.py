@@ -79,7 +79,8 @@ def record_to_json(rec: Record) -> dict[str, Any]:
             "server_commitment": _hex(rec.server_commitment),
             "batch": None if rec.batch is None else {
                 "index": rec.batch.index, "size": rec.batch.size,
-                "path": [p.hex() for p in rec.batch.path], "root": rec.batch.root.hex()},
+                "path": [p.hex() for p in rec.batch.path], "root": rec.batch.root.hex(),
+                "head_signature": rec.batch.head_signature.hex()},
             "client_commitments": None if rec.client_commitments is None
             else [c.hex() for c in rec.client_commitments],
             "client_seeds": None if rec.client_seeds is None
@@ -254,10 +255,11 @@ def _header_from_json(r: _In, limits: Limits) -> Header:
     proof = None
     if batch is not None:
         if not isinstance(batch, dict) or not isinstance(batch.get("path"), list):
-            raise r.fail("batch must be {index, size, path, root}")
+            raise r.fail("batch must be {index, size, path, root, head_signature}")
         proof = BatchProof(batch.get("index"), batch.get("size"),
                            [r.hex("batch path", p) for p in batch["path"]],
-                           r.hex("batch root", batch.get("root")))
+                           r.hex("batch root", batch.get("root")),
+                           r.hex("batch head_signature", batch.get("head_signature")))
     cc, cs = r.list_("client_commitments", nil=True), r.list_("client_seeds", nil=True)
     return Header(
         rules=rules, seats=seats, match_id=r.hex("match_id"), first_dealer=r.get("first_dealer"),

@@ -28,8 +28,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.errors import AuditError
-from tarneeb.audit.merkle import verify_inclusion
-from tarneeb.audit.seeds import verify_client_seed, verify_server_seed
+from tarneeb.audit.seeds import (
+    SeasonLeaf,
+    match_binding,
+    verify_client_seed,
+    verify_server_seed,
+)
 from tarneeb.audit.signing import key_id, public_key_from_raw, verify
 
 from .cards import card_name, deal_hands
@@ -57,6 +61,7 @@ from .logformat import (
 )
 from .logstream import DEFAULT_LIMITS, Limits
 from .paths import exercised_paths
+from .receipt import SignedReceipt, check_receipt, season_leaf
 from .rules import PRESETS, RuleSet
 
 SUITS = "♣♦♥♠"
@@ -68,7 +73,7 @@ _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimu
 
 def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = False,
                 root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
-                limits: Limits = DEFAULT_LIMITS) -> Verdict:
+                limits: Limits = DEFAULT_LIMITS, receipt: SignedReceipt | None = None) -> Verdict:
     """Verify one log file, read as a stream within ``limits`` (a file over
     ``limits.max_bytes`` is refused unread). Never raises for a bad log: see ``Verdict.error``."""
     try:
@@ -77,13 +82,13 @@ def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = 
         v = Verdict(path)
         v.error = str(e)
         return v
-    return verify_log(log, path, public_key, count_paths, root, keys)
+    return verify_log(log, path, public_key, count_paths, root, keys, receipt)
 
 
 def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = None,
                  count_paths: bool = False, root: bytes | None = None,
                  keys: Mapping[str, bytes] | None = None,
-                 limits: Limits = DEFAULT_LIMITS) -> Verdict:
+                 limits: Limits = DEFAULT_LIMITS, receipt: SignedReceipt | None = None) -> Verdict:
     """Verify a log held in memory."""
     try:
         log = parse_log(data, path, limits)
@@ -91,14 +96,16 @@ def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = No
         v = Verdict(path)
         v.error = str(e)
         return v
-    return verify_log(log, path, public_key, count_paths, root, keys)
+    return verify_log(log, path, public_key, count_paths, root, keys, receipt)
 
 
 def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None,
                count_paths: bool = False, root: bytes | None = None,
-               keys: Mapping[str, bytes] | None = None) -> Verdict:
-    """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key and
-    ``root`` the season root the platform published (when it committed a batch).
+               keys: Mapping[str, bytes] | None = None,
+               receipt: SignedReceipt | None = None) -> Verdict:
+    """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key,
+    ``root`` the season root the platform published (when it committed a season), and
+    ``receipt`` is a seat's pre-play receipt: the log must be the match it promised.
 
     ``keys`` maps platform names to their raw keys (a keys file): the log must be
     signed by one of them, and the verdict names that platform (``Verdict.signer``).
@@ -112,13 +119,19 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     _note_rules(log.header.rules, v)
     _check_header_form(log.header, v)
     _check_signature(log, v, public_key, keys)
-    deriver, no_deal = _check_seeds(log, v, root)
+    deriver, no_deal = _check_seeds(log, v, root, public_key)
+    if receipt is not None:
+        check_receipt(log.header, receipt, v, public_key)
+    elif log.header.server_commitment is not None:
+        v.notes.append("not compared with a seat's pre-play receipt (--receipt): that the log "
+                       "is the match promised before play rests on the platform's word")
     header = log.header
     first_dealer = header.first_dealer
     seeds_ok = False
     if deriver is not None:
         # proven only when every seed matches what was committed (and published) before play
-        seeds_ok = not any(f.kind in ("client-seed", "batch-proof") for f in v.findings)
+        seeds_ok = not any(f.kind in ("client-seed", "batch-proof", "receipt-mismatch")
+                           for f in v.findings)
         drawn = deriver.first_dealer()
         if drawn != first_dealer:
             v.add("wrong-first-dealer", f"the log names seat {first_dealer} as first dealer, "
@@ -229,8 +242,8 @@ def _public_key(raw: bytes) -> Ed25519PublicKey:
     return public_key_from_raw(raw)
 
 
-def _check_seeds(log: ParsedLog, v: Verdict,
-                 root: bytes | None = None) -> tuple[DealDeriver | None, str]:
+def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
+                 pinned_key: bytes | None = None) -> tuple[DealDeriver | None, str]:
     """The deriver of the deals when the seeds allow it, and why not otherwise."""
     h = log.header
     if root is not None and (h.batch is None or not hmac.compare_digest(h.batch.root, root)):
@@ -265,24 +278,42 @@ def _check_seeds(log: ParsedLog, v: Verdict,
               "before play", offset=log.end_offset)
         return None, ("the revealed server seed does not match its commitment, so the deal "
                       "cannot be derived")
-    if h.batch is not None:
-        b = h.batch
-        try:
-            verify_inclusion(h.server_commitment, b.index, b.size, b.path, b.root)
-        except AuditError:
-            v.add("batch-proof", f"the commitment is not match {b.index} of the published "
-                  f"root {b.root.hex()[:16]}…: its inclusion proof does not lead there")
+    leaf = season_leaf(h)
+    if h.batch is not None and leaf is not None:
+        _check_season(h.batch.path, h.batch.head_signature, h.server_commitment, leaf, v,
+                      pinned_key if pinned_key is not None else h.public_key)
     if h.client_seeds is None or h.client_commitments is None:
         v.add("client-seed", "the log lacks the client seeds or their commitments, so the "
               "deals cannot be re-derived")
         return None, "the log lacks the client seeds, so the deal cannot be derived"
+    binding = match_binding(h.server_commitment, leaf)
     for seat in range(4):
         try:
-            verify_client_seed(h.match_id, seat, h.client_seeds[seat], h.client_commitments[seat])
+            verify_client_seed(h.match_id, seat, h.client_seeds[seat], h.client_commitments[seat],
+                               binding)
         except AuditError:
             v.add("client-seed", f"seat {seat}'s client seed does not match the commitment it "
-                  "made before the seeds were revealed", seat=seat)
+                  "made before the seeds were revealed, for this match and this binding",
+                  seat=seat)
     return log_deriver(h, log.end), ""
+
+
+def _check_season(path: list[bytes], head_signature: bytes, commitment: bytes,
+                  leaf: SeasonLeaf, v: Verdict, key: bytes | None) -> None:
+    """The commitment must be the named leaf of a season head the platform signed."""
+    try:
+        leaf.verify(commitment, path)
+    except AuditError:
+        v.add("batch-proof", f"the commitment is not match {leaf.index} of the published "
+              f"root {leaf.root.hex()[:16]}…: its inclusion proof does not lead there")
+    try:
+        if key is None:
+            raise AuditError("no key")
+        leaf.head.verify(_public_key(key), head_signature)
+    except AuditError:
+        v.add("batch-proof", f"the season head (size {leaf.size}, root {leaf.root.hex()[:16]}…) "
+              "is not signed by the platform's key: the size and root are not the ones "
+              "published")
 
 
 def _runs(numbers: list[int]) -> str:
@@ -332,7 +363,8 @@ def log_deriver(header: Header, end: EndRecord | None) -> DealDeriver | None:
     if header.server_commitment is None or header.client_seeds is None or end is None \
             or end.server_seed is None:
         return None
-    return DealDeriver(end.server_seed, header.match_id, tuple(header.client_seeds))
+    return DealDeriver(end.server_seed, header.match_id, tuple(header.client_seeds),
+                       season_leaf(header))
 
 
 Deal = tuple[tuple[int, int, int, int], int | None]

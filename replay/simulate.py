@@ -25,7 +25,7 @@ from io import BytesIO
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.derive import DealDeriver
-from tarneeb.audit.seeds import client_commitment, server_commitment
+from tarneeb.audit.seeds import SeasonLeaf, client_commitments, match_binding, server_commitment
 from tarneeb.audit.signing import public_key_raw, sign
 
 from .cards import deal_hands
@@ -74,6 +74,17 @@ class MatchSecrets:
             self.key = Ed25519PrivateKey.from_private_bytes(_labelled(seed, "platform-key"))
             self.rng_seed = int.from_bytes(_labelled(seed, "players", 8), "big")
 
+    @property
+    def leaf(self) -> SeasonLeaf | None:
+        """Where the match stands in its season, or ``None`` for a match committed alone."""
+        b = self.batch
+        return None if b is None else SeasonLeaf(b.index, b.size, b.root)
+
+    def client_commitments(self) -> list[bytes]:
+        """The four seats' commitments, bound to what the server promised."""
+        binding = match_binding(server_commitment(self.server_seed), self.leaf)
+        return list(client_commitments(self.match_id, self.client_seeds, binding))
+
 
 def hand_record(rules: RuleSet, hand: Hand, timer_flags: Sequence[bool]) -> HandRecord:
     """The log record of one hand the engine played (or cancelled)."""
@@ -110,7 +121,8 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
     platform that does not use the seed protocol: every deal recorded in full, nothing
     committed (the verdict then says the deals are recorded, not proven).
     ``server_seed`` with ``batch`` plays one match of a season committed up front
-    (``tarneeb commit --matches N``): that match's seed and its inclusion proof.
+    (``tarneeb commit --matches N``): that match's seed, its inclusion proof and the
+    platform's signature of the season head.
     """
     if isinstance(rules, str):
         rules = preset(rules)
@@ -123,7 +135,7 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
     if players is None:
         rng = random.Random(s.rng_seed)
         players = [BotPlayer(random.Random(rng.getrandbits(64))) for _ in range(4)]
-    deriver = DealDeriver(s.server_seed, s.match_id, tuple(s.client_seeds))
+    deriver = DealDeriver(s.server_seed, s.match_id, tuple(s.client_seeds), s.leaf)
 
     def deals(deal_number: int, dealer: int) -> tuple[tuple[int, int, int, int], int]:
         deck = deriver.deck(deal_number)
@@ -147,8 +159,7 @@ def write_log(rules: RuleSet, state: MatchState, flags: Sequence[Sequence[bool]]
     if seeded:
         header.server_commitment = server_commitment(s.server_seed)
         header.batch = s.batch
-        header.client_commitments = [client_commitment(s.match_id, i, c)
-                                     for i, c in enumerate(s.client_seeds)]
+        header.client_commitments = s.client_commitments()
         header.client_seeds = list(s.client_seeds)
     w.write(header)
     for hand, f in zip(state.history, flags, strict=True):

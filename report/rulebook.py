@@ -42,8 +42,13 @@ _FIXED: dict[str, Rule] = {
     "server-seed": Rule("The server publishes a commitment to its seed before play and reveals "
                         "the seed after; the seed must match the commitment.", PROTOCOL),
     "seed-not-revealed": Rule("When the match is over the server reveals its seed.", PROTOCOL),
-    "batch-proof": Rule("A match of a season is proven to belong to the root the platform "
-                        "published before the season began.", PROTOCOL),
+    "batch-proof": Rule("A match of a season is proven to be the named leaf of the season head "
+                        "(size and root) the platform signed and published before the season "
+                        "began.", PROTOCOL),
+    "receipt-mismatch": Rule("The log must be the match the platform promised in the receipt it "
+                             "signed when play started: the same match id, rules, seats, "
+                             "server commitment or season leaf, and players' commitments.",
+                             PROTOCOL),
     "client-seed": Rule("Each player's seed must match the commitment that player made before "
                         "anyone revealed a seed.", PROTOCOL),
     "wrong-first-dealer": Rule("The first dealer is drawn from the same verifiable seeds as the "

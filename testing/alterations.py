@@ -41,6 +41,7 @@ from io import BytesIO
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.derive import DealDeriver
+from tarneeb.audit.seeds import SeasonLeaf, client_commitments, match_binding
 from tarneeb.audit.signing import public_key_raw, sign
 from tarneeb.replay.cards import card_name, cards_of, colour_mate, suit_of
 from tarneeb.replay.engine import (
@@ -443,13 +444,21 @@ def bad_batch_proof(data: bytes, *, choice: int = 0, hand: int | None = None,
         raise NotApplicable("the log has no server commitment")
     b = log.header.batch
     if b is not None:
-        batch = BatchProof(b.index, b.size, b.path, _flip_bit(b.root, choice % 256))
+        root, index, size, path = _flip_bit(b.root, choice % 256), b.index, b.size, b.path
         what = "the published root changed by one bit"
     else:
         fake = hashlib.sha256(b"tarneeb tamper batch %d" % choice).digest()
-        batch = BatchProof(1, 2, [fake], hashlib.sha256(fake).digest())
+        root, index, size, path = hashlib.sha256(fake).digest(), 1, 2, [fake]
         what = "an inclusion proof added that does not lead to its root"
-    log.header = dataclasses.replace(log.header, batch=batch)
+    leaf = SeasonLeaf(index, size, root)
+    head_signature = leaf.head.sign(resign) if resign is not None else bytes(64)
+    batch = BatchProof(index, size, path, root, head_signature)
+    header = log.header
+    if header.client_seeds is not None:  # the platform re-makes the commitments to match
+        binding = match_binding(header.server_commitment, leaf)
+        header = dataclasses.replace(header, client_commitments=list(
+            client_commitments(header.match_id, header.client_seeds, binding)))
+    log.header = dataclasses.replace(header, batch=batch)
     return _close(log, resign), Alteration("bad-batch-proof", None, what, expect="batch-proof")
 
 

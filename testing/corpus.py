@@ -631,6 +631,7 @@ MATCHES: list[MatchSpec] = [spec for name in RULE_SETS if name != "classic"
 # Variants found by `python -m tarneeb.testing.corpus fixtures --search`.
 VARIANTS: dict[str, int] = {
     "sahrat400-partner-blocks-win.tlog": 1,
+    "sahrat400-both-qualify-equal.tlog": 3,
 }
 
 MATCHES = [m.with_variant(VARIANTS.get(m.file, 0)) for m in MATCHES]
@@ -717,7 +718,11 @@ ALTERED: list[AlteredSpec] = [
 ]
 
 # Finding kinds no single alteration of a tarneeb log can produce, and why.
-NOT_PRODUCIBLE: dict[str, str] = {}
+NOT_PRODUCIBLE: dict[str, str] = {
+    "receipt-mismatch": "it compares a log with a seat's pre-play receipt, a second file; "
+                        "tests/test_protocol_v2.py plays it (a server that moves the match to "
+                        "another season leaf, or re-makes the commitments)",
+}
 
 
 def make_altered(spec: AlteredSpec, clean: dict[str, bytes],

@@ -92,7 +92,7 @@ def test_every_match_the_engine_plays_replays_clean(rules: str, seed: int, timer
 @functools.cache
 def fixed_logs(rules: str) -> list[tuple[bytes, Ed25519PrivateKey]]:
     """A plain match, one with timer moves and low bids, and the first as recorded deals."""
-    plain = match(rules, 1)
+    plain = match(rules, 2)
     steered = match(rules, 2, timer_rate=0.15, bid_shift=-1)
     return [plain, steered, (with_recorded_deals(plain[0], plain[1]), plain[1])]
 

@@ -13,13 +13,17 @@ from typer.testing import CliRunner
 
 from tarneeb.audit import (
     Season,
+    SeasonHead,
+    SeasonLeaf,
     client_commitment,
     load_private_key_file,
     load_public_key_file,
+    match_binding,
     public_key_raw,
     server_commitment,
 )
 from tarneeb.cli.audit_cmds import register
+from tarneeb.replay.cards import card_name
 
 VECTORS = Path(__file__).resolve().parent.parent / "fixtures" / "vectors"
 runner = CliRunner()
@@ -87,8 +91,20 @@ def test_commit_season(app):
                 m["index"], "--size", 5, "--proof", ",".join(m["proof"]))
         assert v.exit_code == 0, v.output
         assert f"is leaf {m['index']} of 5" in v.stdout
+    assert data["head"]["signature"] is None
     text = run(app, "commit", "-n", 3)
     assert text.exit_code == 0 and "root:" in text.stdout and text.stdout.count("SECRET") == 3
+
+
+def test_commit_season_signed_head(app, tmp_path):
+    priv = tmp_path / "platform.pem"
+    assert run(app, "keygen", priv).exit_code == 0
+    key = load_private_key_file(priv)
+    data = json.loads(run(app, "commit", "-n", 4, "--json", "--key", priv).stdout)
+    head = SeasonHead(4, bytes.fromhex(data["root"]))
+    assert data["head"]["message"] == head.message().hex()
+    head.verify(key.public_key(), bytes.fromhex(data["head"]["signature"]))
+    assert_bad_input(run(app, "commit", "--key", priv), "--key signs a season head")
 
 
 def test_commit_bad(app):
@@ -98,13 +114,16 @@ def test_commit_bad(app):
 
 def test_deal_matches_vector(app, basic):
     d0 = basic["deals"][0]
+    hands = json.loads((VECTORS / "hands.json").read_text(encoding="utf-8"))
+    h0 = next(v for v in hands["vectors"] if v["name"] == "basic")["deals"][0]
     r = run(app, *deal_args(basic, "--deal", 0))
     assert r.exit_code == 0, r.output
     out = r.stdout
     assert f"first dealer: seat {basic['first_dealer']['first_dealer']}" in out
     assert f"seat {d0['dealer']} (dealer)" in out
-    assert "♠" in out and "dealer's 13th card: 3♠ (revealed to all)" in out
-    assert "trump: ♣" in out
+    thirteenth = card_name(h0["thirteenth"])
+    assert f"dealer's 13th card: {thirteenth} (revealed to all)" in out
+    assert f"trump: {'♣♦♥♠'[h0['trump']['eram41']]}" in out
     q = run(app, *deal_args(basic, "--rules", "qahwa41"))
     assert "trump: ♥ (fixed)" in q.stdout and "(not shown)" in q.stdout
     c = run(app, *deal_args(basic, "--rules", "classic"))
@@ -140,6 +159,18 @@ def test_deal_match_id_hex(app):
     assert json.loads(r.stdout)["deck"] == v["deals"][-1]["deck"]
 
 
+def test_deal_of_a_season_match(app):
+    data = json.loads((VECTORS / "deals.json").read_text(encoding="utf-8"))
+    v = next(v for v in data["vectors"] if v["season"] is not None)
+    season = ["--root", v["season"]["root"], "--index", v["season"]["index"], "--size",
+              v["season"]["size"]]
+    r = run(app, *deal_args(v, "--deal", 1, "--json", *season))
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["deck"] == v["deals"][1]["deck"]
+    alone = json.loads(run(app, *deal_args(v, "--deal", 1, "--json")).stdout)
+    assert alone["deck"] != v["deals"][1]["deck"]  # the leaf is part of every deal
+
+
 def test_deal_rules_file(app, basic, tmp_path):
     f = tmp_path / "house.toml"
     f.write_text('base = "eram41"\nname = "house"\ntrump = "fixed"\nfixed_trump = "S"\n')
@@ -165,6 +196,11 @@ def test_deal_bad_input(app, basic):
     long = deal_args(basic)
     long[-1] = "00" * 65
     assert_bad_input(run(app, *long), "client seed of seat 3: 65 bytes")
+    short = deal_args(basic)
+    short[-1] = "00" * 15
+    assert_bad_input(run(app, *short), "client seed of seat 3: 15 bytes; it must be 16-64")
+    assert_bad_input(run(app, *deal_args(basic, "--root", "00" * 32)),
+                     "needs all of --root, --index and --size")
     assert_bad_input(run(app, *deal_args(basic, "--rules", "nope")), "unknown rule set 'nope'")
     assert_bad_input(run(app, *deal_args(basic, "--rules", "missing.toml")),
                      "cannot read rules file")
@@ -204,12 +240,25 @@ def test_verify_seed(app):
 
 
 def test_verify_client_seed(app):
-    c = client_commitment("m-9", 2, b"\x01\x02")
-    ok = run(app, "verify-seed", "0102", c.hex(), "--seat", 2, "--match-id", "m-9")
+    seed = bytes(range(1, 17))
+    sc = server_commitment(bytes(32))
+    c = client_commitment("m-9", 2, seed, match_binding(sc))
+    bound = ["--match-id", "m-9", "--server-commitment", sc.hex()]
+    ok = run(app, "verify-seed", seed.hex(), c.hex(), "--seat", 2, *bound)
     assert ok.exit_code == 0 and "seat 2" in ok.stdout
-    bad = run(app, "verify-seed", "0102", c.hex(), "--seat", 1, "--match-id", "m-9")
+    bad = run(app, "verify-seed", seed.hex(), c.hex(), "--seat", 1, *bound)
     assert bad.exit_code == 1 and "client seed of seat 1 does not match" in bad.stderr
-    assert_bad_input(run(app, "verify-seed", "0102", c.hex(), "--seat", 2), "needs --match-id")
+    season = run(app, "verify-seed", seed.hex(), c.hex(), "--seat", 2, *bound, "--root",
+                 "00" * 32, "--index", 0, "--size", 1)  # the same seed under another promise
+    assert season.exit_code == 1
+    leaf = SeasonLeaf(0, 1, bytes(32))
+    c2 = client_commitment("m-9", 2, seed, match_binding(sc, leaf))
+    assert run(app, "verify-seed", seed.hex(), c2.hex(), "--seat", 2, *bound, "--root", "00" * 32,
+               "--index", 0, "--size", 1).exit_code == 0
+    assert_bad_input(run(app, "verify-seed", seed.hex(), c.hex(), "--seat", 2),
+                     "needs --match-id and --server-commitment")
+    assert_bad_input(run(app, "verify-seed", "0102", c.hex(), "--seat", 2, *bound),
+                     "client seed of seat 2: 2 bytes; it must be 16-64 bytes")
 
 
 def test_verify_seed_bad_input(app):
@@ -219,12 +268,12 @@ def test_verify_seed_bad_input(app):
     assert_bad_input(run(app, "verify-seed", "00" * 33, "00" * 32), "server seed: 33 bytes")
     assert_bad_input(run(app, "verify-seed", s, "--root", "00" * 32), "needs all of --root")
     assert_bad_input(run(app, "verify-seed", s, "--root", "00" * 32, "--index", 5, "--size", 3),
-                     "leaf index 5 is not in a tree of 3 leaves")
+                     "leaf index: 5; it must be a whole number 0-2")
     assert_bad_input(run(app, "verify-seed", s, "--root", "00" * 32, "--index", 0, "--size", 2,
                          "--proof", "abcd"), "proof hash 0: 2 bytes")
     assert_bad_input(run(app, "verify-seed"), "Missing argument 'SEED'")
     assert_bad_input(run(app, "verify-seed", s, "00" * 32, "--match-id", "m"),
-                     "--match-id goes with --seat")
+                     "--match-id and --server-commitment go with --seat")
 
 
 def test_keygen(app, tmp_path):

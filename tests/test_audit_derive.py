@@ -28,15 +28,16 @@ from tarneeb.audit import (
     shuffle,
 )
 from tarneeb.audit.derive import Draw, uniform_index
+from tarneeb.audit.seeds import SeasonLeaf, match_binding, server_commitment
 from tarneeb.replay.cards import deal_hands, mask_of
 from tarneeb.replay.dealing import hands_of
 
 SEED = hashlib.sha256(b"test server seed").digest()
-CLIENTS = [b"north", b"east", b"south", b"west"]
+CLIENTS = [b"north seat: seed", b"east seat: seed!", b"south seat: seed", b"west seat: seed!"]
 
 server_seeds = st.binary(min_size=32, max_size=32)
 match_ids = st.binary(min_size=1, max_size=64)
-client_seed = st.binary(min_size=1, max_size=64)
+client_seed = st.binary(min_size=16, max_size=64)
 client_seed_lists = st.lists(client_seed, min_size=4, max_size=4)
 deal_numbers = st.integers(min_value=0, max_value=2**32 - 1)
 
@@ -49,7 +50,8 @@ def test_derivation_is_deterministic_and_a_permutation(server_seed, match_id, se
     assert a == b == derive_deck(server_seed, match_id, seeds, k)
     assert sorted(a) == list(range(52))
     # the fast path is the reference sampler over the reference stream
-    assert a == shuffle(52, HmacStream(server_seed, deal_message(match_id, seeds, k)))
+    binding = match_binding(server_commitment(server_seed))
+    assert a == shuffle(52, HmacStream(server_seed, deal_message(match_id, seeds, k, binding)))
 
 
 @st.composite
@@ -59,8 +61,14 @@ def one_byte_changed(draw):
     match_id = draw(match_ids)
     seeds = draw(client_seed_lists)
     k = draw(deal_numbers)
-    which = draw(st.sampled_from(["server", "match", "seed0", "seed1", "seed2", "seed3", "deal"]))
+    which = draw(st.sampled_from(["server", "match", "seed0", "seed1", "seed2", "seed3", "deal",
+                                  "leaf"]))
     delta = draw(st.integers(min_value=1, max_value=255))
+    if which == "leaf":  # the same match moved to another leaf, size or root of a season
+        leaf = SeasonLeaf(3, 5, bytes(32))
+        other = draw(st.sampled_from([SeasonLeaf(2, 5, bytes(32)), SeasonLeaf(3, 6, bytes(32)),
+                                      SeasonLeaf(3, 5, bytes([delta]) * 32), None]))
+        return (server_seed, match_id, seeds, k, leaf), (server_seed, match_id, seeds, k, other)
     if which == "deal":
         pos = draw(st.integers(min_value=0, max_value=3))
         k2 = k ^ (delta << (8 * pos))
@@ -87,8 +95,7 @@ def one_byte_changed(draw):
 @settings(max_examples=300, deadline=None)
 @given(one_byte_changed())
 def test_changing_any_byte_changes_the_deal(pair):
-    (s1, m1, c1, k1), (s2, m2, c2, k2) = pair
-    assert derive_deck(s1, m1, c1, k1) != derive_deck(s2, m2, c2, k2)
+    assert derive_deck(*pair[0]) != derive_deck(*pair[1])
 
 
 @settings(max_examples=100, deadline=None)
@@ -98,18 +105,22 @@ def test_moving_bytes_between_fields_changes_the_deal(server_seed, seeds, extra)
     moved = [seeds[0] + extra[:1], seeds[1], seeds[2], seeds[3]]
     if len(moved[0]) > 64:
         return
-    assert deal_message(b"m" + extra[:1], seeds, 0) != deal_message(b"m", moved, 0)
+    b = bytes(32)
+    assert deal_message(b"m" + extra[:1], seeds, 0, b) != deal_message(b"m", moved, 0, b)
     assert derive_deck(server_seed, b"m" + extra[:1], seeds, 0) != \
         derive_deck(server_seed, b"m", moved, 0)
 
 
 def test_deal_messages_and_blocks():
-    msg = deal_message(b"m-1", CLIENTS, 258)
-    assert msg.startswith(b"tarneeb-fair-v1/deal\x00\x00\x03m-1\x00\x05north\x00\x04east")
-    assert msg.endswith(b"\x00\x04west\x00\x00\x01\x02")
-    assert first_dealer_message(b"m-1", CLIENTS) == \
-        b"tarneeb-fair-v1/first-dealer\x00" + msg[len(b"tarneeb-fair-v1/deal\x00"):-4]
     d = DealDeriver(SEED, b"m-1", CLIENTS)
+    binding = match_binding(server_commitment(SEED))
+    assert d.binding == binding
+    msg = deal_message(b"m-1", CLIENTS, 258, binding)
+    assert msg.startswith(b"tarneeb-fair-v2/deal\x00" + binding
+                          + b"\x00\x03m-1\x00\x10north seat: seed\x00\x10east")
+    assert msg.endswith(b"\x00\x10west seat: seed!\x00\x00\x01\x02")
+    assert first_dealer_message(b"m-1", CLIENTS, binding) == \
+        b"tarneeb-fair-v2/first-dealer\x00" + msg[len(b"tarneeb-fair-v2/deal\x00"):-4]
     blocks = d.blocks(258, 3)
     assert blocks == [hmac.digest(SEED, msg + i.to_bytes(4, "big"), "sha256") for i in range(3)]
     assert blocks[1] == hmac_block(SEED, msg, 1)
@@ -163,15 +174,17 @@ def test_verify_deck():
 
 
 def test_third_block_fallback_matches_reference():
-    # deal 273435 of this match needs 65 bytes (it is the 'third-block' test vector)
-    from tarneeb.audit.vectors import fixed_bytes
+    # this deal of the match reads a third block (it is the 'third-block' test vector)
+    from tarneeb.audit.vectors import THIRD_BLOCK_DEAL, fixed_bytes
 
     seeds = [fixed_bytes(f"client seed {s}") for s in range(4)]
     server_seed = fixed_bytes("server seed 0")
-    stream = HmacStream(server_seed, deal_message(b"test-vector-match-0", seeds, 273435))
+    d = DealDeriver(server_seed, b"test-vector-match-0", seeds)
+    stream = HmacStream(server_seed, deal_message(b"test-vector-match-0", seeds, THIRD_BLOCK_DEAL,
+                                                  d.binding))
     ref = shuffle(52, stream)
-    assert stream.offset == 65 and len(stream.blocks) == 3
-    assert DealDeriver(server_seed, b"test-vector-match-0", seeds).deck(273435) == ref
+    assert stream.offset > 64 and len(stream.blocks) == 3
+    assert d.deck(THIRD_BLOCK_DEAL) == ref
 
 
 @pytest.mark.parametrize("args, message", [
@@ -181,6 +194,8 @@ def test_third_block_fallback_matches_reference():
     ((SEED, "x" * 65, CLIENTS, 0), "match id: 65 bytes"),
     ((SEED, "m", CLIENTS[:3], 0), "client seeds: 3 given; there must be 4"),
     ((SEED, "m", [b"", *CLIENTS[1:]], 0), "client seed of seat 0: 0 bytes"),
+    ((SEED, "m", [bytes(15), *CLIENTS[1:]], 0), "client seed of seat 0: 15 bytes; it must be "
+                                                "16-64 bytes (a shorter seed can be found"),
     ((SEED, "m", [*CLIENTS[:3], bytes(65)], 0), "client seed of seat 3: 65 bytes"),
     ((SEED, "m", b"abcd", 0), "client seeds: give a sequence of four seeds"),
     ((SEED, "m", CLIENTS, -1), "deal number: -1"),
@@ -239,7 +254,7 @@ def test_five_card_sampler_is_unbiased():
     counts: Counter[tuple[int, ...]] = Counter()
     for i in range(n_samples):
         server_seed = hashlib.sha256(b"chi-square seed %d" % i).digest()
-        counts[tuple(permutation(server_seed, deal_message(b"chi", CLIENTS, i), 5))] += 1
+        counts[tuple(permutation(server_seed, deal_message(b"chi", CLIENTS, i, bytes(32)), 5))] += 1
     orders = list(itertools.permutations(range(5)))
     assert set(counts) == set(orders)
     expected = n_samples / len(orders)

@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["", ".encoding", ".errors", ".merkle", ".seeds", ".derive", ".signing", ".vectors"]
+MODULES = ["", ".encoding", ".errors", ".merkle", ".seeds", ".derive", ".signing", ".receipt",
+           ".vectors"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -26,6 +26,7 @@ from tarneeb.audit import (
     verify,
     verify_inclusion,
 )
+from tarneeb.audit.seeds import SeasonLeaf
 from tarneeb.audit.vectors import check_vectors, main, render_vectors
 
 VECTORS = Path(__file__).resolve().parent.parent / "fixtures" / "vectors"
@@ -80,27 +81,47 @@ def ref_deck(key: bytes, msg: bytes, log: list) -> list[int]:
     return order
 
 
+def u64(n: int) -> bytes:
+    return n.to_bytes(8, "big")
+
+
+def ref_binding(commitment: bytes, season: dict | None) -> bytes:
+    if season is None:
+        return hashlib.sha256(b"tarneeb-fair-v2/binding\x00" + b"\x00" + commitment).digest()
+    return hashlib.sha256(b"tarneeb-fair-v2/binding\x00" + b"\x01" + u64(season["size"])
+                          + bytes.fromhex(season["root"]) + u64(season["index"])
+                          + commitment).digest()
+
+
+def ref_client_commitment(binding: bytes, m: bytes, seat: int, c: bytes) -> str:
+    return hashlib.sha256(b"tarneeb-fair-v2/client-commit\x00" + binding + lp16(m)
+                          + bytes([seat]) + lp16(c)).hexdigest()
+
+
 def test_deals_by_the_document():
     data = load("deals.json")
-    assert data["protocol"] == "tarneeb-fair-v1" and "TEST VECTORS" in data["warning"]
+    assert data["protocol"] == "tarneeb-fair-v2" and "TEST VECTORS" in data["warning"]
     total_rejected = 0
+    assert {v["season"] is None for v in data["vectors"]} == {True, False}
     for v in data["vectors"]:
         s = bytes.fromhex(v["server_seed"])
         m = bytes.fromhex(v["match_id"])
         seeds = [bytes.fromhex(c) for c in v["client_seeds"]]
-        assert hashlib.sha256(b"tarneeb-fair-v1/server-commit\x00" + s).hexdigest() == \
-            v["server_commitment"]
+        assert all(16 <= len(c) <= 64 for c in seeds)
+        commitment = hashlib.sha256(b"tarneeb-fair-v2/server-commit\x00" + s).digest()
+        assert commitment.hex() == v["server_commitment"]
+        binding = ref_binding(commitment, v["season"])
+        assert binding.hex() == v["binding"]
         for seat, c in enumerate(seeds):
-            assert hashlib.sha256(b"tarneeb-fair-v1/client-commit\x00" + lp16(m) + bytes([seat])
-                                  + lp16(c)).hexdigest() == v["client_commitments"][seat]
-        fields = lp16(m) + b"".join(lp16(c) for c in seeds)
-        fd_msg = b"tarneeb-fair-v1/first-dealer\x00" + fields
+            assert ref_client_commitment(binding, m, seat, c) == v["client_commitments"][seat]
+        fields = binding + lp16(m) + b"".join(lp16(c) for c in seeds)
+        fd_msg = b"tarneeb-fair-v2/first-dealer\x00" + fields
         assert fd_msg.hex() == v["first_dealer"]["message"]
         first = ref_uniform(4, ref_stream(s, fd_msg), [])
         assert first == v["first_dealer"]["first_dealer"]
         for d in v["deals"]:
             k = d["deal_number"]
-            msg = b"tarneeb-fair-v1/deal\x00" + fields + k.to_bytes(4, "big")
+            msg = b"tarneeb-fair-v2/deal\x00" + fields + k.to_bytes(4, "big")
             assert msg.hex() == d["message"]
             for i, block in enumerate(d["blocks"]):
                 assert hmac.new(s, msg + i.to_bytes(4, "big"), hashlib.sha256).hexdigest() == block
@@ -121,7 +142,7 @@ def test_deals_by_the_document():
             assert d["thirteenth"] == deck[51] and deck[51] in hands[dealer]
     assert total_rejected > 0
     third = next(v for v in data["vectors"] if v["name"] == "third-block")["deals"][0]
-    assert len(third["blocks"]) == 3 and third["bytes_used"] == 65
+    assert len(third["blocks"]) == 3 and third["bytes_used"] > 64
     assert {f["first_dealer"] for f in data["first_dealers"]} == {0, 1, 2, 3}
 
 
@@ -131,7 +152,11 @@ def test_deals_by_the_library():
         s = bytes.fromhex(v["server_seed"])
         m = bytes.fromhex(v["match_id"])
         seeds = [bytes.fromhex(c) for c in v["client_seeds"]]
-        d = DealDeriver(s, m, seeds)
+        season = v["season"]
+        leaf = None if season is None else SeasonLeaf(season["index"], season["size"],
+                                                      bytes.fromhex(season["root"]))
+        d = DealDeriver(s, m, seeds, leaf)
+        assert d.binding.hex() == v["binding"]
         assert d.first_dealer() == v["first_dealer"]["first_dealer"]
         for dv in v["deals"]:
             k = dv["deal_number"]
@@ -151,11 +176,17 @@ def test_commitments():
     for c in data["server"]:
         seed = bytes.fromhex(c["server_seed"])
         assert server_commitment(seed).hex() == c["commitment"]
-        assert hashlib.sha256(b"tarneeb-fair-v1/server-commit\x00" + seed).hexdigest() == \
+        assert hashlib.sha256(b"tarneeb-fair-v2/server-commit\x00" + seed).hexdigest() == \
             c["commitment"]
+    for b in data["bindings"]:
+        commitment = bytes.fromhex(b["server_commitment"])
+        assert ref_binding(commitment, b["season"]).hex() == b["binding"]
+    assert len({b["binding"] for b in data["bindings"]}) == len(data["bindings"])
     for c in data["client"]:
-        assert client_commitment(bytes.fromhex(c["match_id"]), c["seat"],
-                                 bytes.fromhex(c["client_seed"])).hex() == c["commitment"]
+        binding, m = bytes.fromhex(c["binding"]), bytes.fromhex(c["match_id"])
+        seed = bytes.fromhex(c["client_seed"])
+        assert client_commitment(m, c["seat"], seed, binding).hex() == c["commitment"]
+        assert ref_client_commitment(binding, m, c["seat"], seed) == c["commitment"]
     assert len({c["commitment"] for c in data["client"]}) == len(data["client"])
 
 
@@ -198,6 +229,7 @@ def test_merkle():
             assert inclusion_proof(leaves[:n], i) == proof
             assert ref_verify(leaves[i], i, n, proof, root)
             verify_inclusion(leaves[i], i, n, proof, root)
+        assert t["head_message"] == (b"tarneeb-fair-v2/season-head\x00" + u64(n) + root).hex()
 
 
 def test_signature():
@@ -214,6 +246,18 @@ def test_signature():
         msg = bytes.fromhex(s["message"])
         assert sign(key, msg).hex() == s["signature"]
         verify(pub, msg, bytes.fromhex(s["signature"]))
+    head = data["season_head"]
+    msg = b"tarneeb-fair-v2/season-head\x00" + u64(head["size"]) + bytes.fromhex(head["root"])
+    assert msg.hex() == head["message"]
+    verify(pub, msg, bytes.fromhex(head["signature"]))
+    r = data["receipt"]
+    binding = ref_binding(bytes.fromhex(r["server_commitment"]), r["season"])
+    assert binding.hex() == r["binding"]
+    msg = (b"tarneeb-fair-v2/receipt\x00" + binding + lp16(bytes.fromhex(r["match_id"]))
+           + lp16(bytes.fromhex(r["rules"])) + b"".join(lp16(bytes.fromhex(x)) for x in r["seats"])
+           + b"".join(bytes.fromhex(c) for c in r["client_commitments"]))
+    assert msg.hex() == r["message"]
+    verify(pub, msg, bytes.fromhex(r["signature"]))
 
 
 @pytest.mark.parametrize("name", ["deals.json", "commitments.json", "merkle.json",

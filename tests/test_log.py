@@ -20,6 +20,7 @@ from tarneeb.replay.logformat import (
     encode_record,
     parse_log,
 )
+from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS
 from tarneeb.replay.simulate import play_logged_match
 
@@ -161,7 +162,20 @@ def test_records_after_the_signature_are_refused(logs: dict[str, bytes]) -> None
 
 
 def test_magic_is_first(logs: dict[str, bytes]) -> None:
-    assert _header_list(logs["classic"])[:3] == [0, MAGIC, 1]
+    assert _header_list(logs["classic"])[:3] == [0, MAGIC, 2]
+
+
+def test_version_1_logs_are_refused_naming_the_version(logs: dict[str, bytes]) -> None:
+    """A log of protocol tarneeb-fair-v1 never verifies clean: its deals were not bound to
+    the promised season leaf, so the reader refuses it with one line naming the version."""
+    header = _header_list(logs["eram41"])
+    old = msgpack.packb([*header[:2], 1, *header[3:]], use_bin_type=True)
+    at = len(msgpack.packb(header, use_bin_type=True))
+    with pytest.raises(LogError) as e:
+        parse_log(old + logs["eram41"][at:])
+    assert "format version 1 (protocol tarneeb-fair-v1) is no longer verified" in str(e.value)
+    v = verify_bytes(old + logs["eram41"][at:])
+    assert v.exit_code == 2 and not v.clean and "tarneeb-fair-v1" in (v.error or "")
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -223,7 +237,7 @@ def test_format_doc_dump_is_the_real_log() -> None:
     ([True, 1], "unknown record type True"),
     ([9, 1, 2], "unknown record type 9"),
     ("text", "expected a record"),
-    ([0, "tarneeb-log", 1], "header record: has 3 fields"),
+    ([0, "tarneeb-log", 2], "header record: has 3 fields"),
 ])
 def test_wrong_records_after_the_header(logs: dict[str, bytes], record: object,
                                         message: str) -> None:

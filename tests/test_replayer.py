@@ -7,7 +7,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, event, given, settings
 
 from tarneeb.audit.errors import AuditError
-from tarneeb.audit.seeds import verify_client_seed, verify_server_seed
+from tarneeb.audit.seeds import (
+    SeasonLeaf,
+    match_binding,
+    verify_client_seed,
+    verify_server_seed,
+)
 from tarneeb.audit.signing import public_key_raw
 from tarneeb.replay.engine import team_of
 from tarneeb.replay.logformat import (
@@ -209,7 +214,7 @@ def test_server_and_client_seeds(logs: dict[str, bytes]) -> None:
     assert "server-seed" in kinds(rewrite(logs["eram41"], server, key_for("eram41")))
 
     def client(p: EditableLog) -> None:
-        p.header.client_seeds[2] = b"another seed"
+        p.header.client_seeds[2] = b"another seed, 16+ bytes"
     v = verify_bytes(rewrite(logs["eram41"], client, key_for("eram41")))
     assert ("client-seed", 2) in {(f.kind, f.seat) for f in v.findings}
     assert not v.deals_proven
@@ -439,9 +444,12 @@ def _seeds_prove(header: Header, end: EndRecord | None) -> bool:
         return False
     try:
         verify_server_seed(end.server_seed, header.server_commitment)
+        b = header.batch
+        leaf = None if b is None else SeasonLeaf(b.index, b.size, b.root)
+        binding = match_binding(header.server_commitment, leaf)
         for seat in range(4):
             verify_client_seed(header.match_id, seat, header.client_seeds[seat],
-                               header.client_commitments[seat])
+                               header.client_commitments[seat], binding)
     except AuditError:
         return False
     return True
