@@ -72,7 +72,7 @@ def check_everywhere(data: bytes) -> Verdict:
         code, _, err = cli("verify", str(path))
         assert_one_ending(code, err)
         assert code == v.exit_code
-        for command in ("dump", "export"):
+        for command in ("dump", "export", "show"):
             code, _, err = cli(command, str(path))
             assert_one_ending(code, err, (0, 2))
     return v

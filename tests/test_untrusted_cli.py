@@ -194,3 +194,14 @@ def test_keygen_leaves_no_half_pair(tmp_path: Path) -> None:
     assert_one_ending(code, err, (2,))
     assert priv.read_bytes() == before  # the old private key is back
     assert sorted(os.listdir(tmp_path)) == ["dir.pem", "k.pem", "k.pub.pem"]
+
+
+@pytest.mark.parametrize("command", ["verify", "dump"])
+def test_hostile_standard_input(command: str) -> None:
+    """``-`` reads standard input as a stream within the same caps."""
+    r = subprocess.run([sys.executable, "-m", "tarneeb", command, "-"],
+                       input=b"\x91" * 1000 + b"\x00", capture_output=True, timeout=120,
+                       check=False)
+    assert r.returncode == 2 and b"Traceback" not in r.stderr
+    assert r.stderr == (b"tarneeb: error: <stdin>: byte 0: arrays or maps nested deeper: over "
+                        b"the max_depth cap of 8\n")
