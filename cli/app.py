@@ -200,6 +200,9 @@ def report(
              "Default: keys.toml in the user's config directory, when it exists.")] = None,
     root: Annotated[str | None, typer.Option(
         metavar="HEX", help="The season root the platform published, to pin.")] = None,
+    receipt: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="A seat's pre-play receipt ('tarneeb play --receipt-out'): the "
+                             "page then shows the commitments as promised before play.")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
@@ -226,7 +229,8 @@ def report(
         fail(str(e))
     source = str(key) if key is not None else str(keys) if keys is not None else None
     page, verdict = match_report(parsed, shown_name(log), public, pinned_root, named,
-                                 key_source=source)
+                                 key_source=source,
+                                 receipt=verify_cmd.read_signed_receipt(receipt))
     write_output(output, page.encode("utf-8"))
     if str(output) != "-":
         state = "clean" if verdict.clean else f"{len(verdict.findings)} finding(s)" \

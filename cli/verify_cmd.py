@@ -23,6 +23,7 @@ from .common import console, expand_logs, fail, load_log, shown_name
 if TYPE_CHECKING:
     from tarneeb.replay.findings import Verdict
     from tarneeb.replay.logstream import Limits
+    from tarneeb.replay.receipt import SignedReceipt
 
 # The options the fast path understands, and whether each takes a value. A test checks
 # that the typer command has each of them, the same way.
@@ -109,6 +110,20 @@ def platform_keys(keys: Path | None) -> dict[str, bytes] | None:
         fail(str(e))
 
 
+def read_signed_receipt(receipt: Path | None) -> SignedReceipt | None:
+    """The pre-play receipt in the file ``receipt`` (None: no receipt given)."""
+    if receipt is None:
+        return None
+    from tarneeb.replay.receipt import ReceiptError, read_receipt
+
+    try:
+        return read_receipt(Path(receipt).read_bytes(), str(receipt))
+    except OSError as e:
+        fail(f"{receipt}: cannot read: {e.strerror or e}")
+    except ReceiptError as e:
+        fail(str(e))
+
+
 def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
         root: str | None, keys: Path | None = None, limits: Limits | None = None,
         receipt: Path | None = None) -> int:
@@ -130,18 +145,9 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     except AuditError as e:
         fail(str(e))
     paths = expand_logs(logs)
-    signed = None
-    if receipt is not None:
-        from tarneeb.replay.receipt import ReceiptError, read_receipt
-
-        if len(paths) != 1:
-            fail(f"--receipt is the receipt of one match: give one LOG, not {len(paths)}")
-        try:
-            signed = read_receipt(Path(receipt).read_bytes(), str(receipt))
-        except OSError as e:
-            fail(f"{receipt}: cannot read: {e.strerror or e}")
-        except ReceiptError as e:
-            fail(str(e))
+    if receipt is not None and len(paths) != 1:
+        fail(f"--receipt is the receipt of one match: give one LOG, not {len(paths)}")
+    signed = read_signed_receipt(receipt)
     verdicts = []
     for path in paths:
         if path == "-":

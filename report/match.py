@@ -22,6 +22,7 @@ from tarneeb.replay.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS, ca
 from tarneeb.replay.engine import PASS, Hand
 from tarneeb.replay.findings import KINDS, Finding, Verdict
 from tarneeb.replay.logformat import PASS_CODE, HandRecord, ParsedLog, parse_log
+from tarneeb.replay.receipt import SignedReceipt
 from tarneeb.replay.replayer import verify_log
 from tarneeb.replay.rules import RuleSet
 
@@ -33,12 +34,12 @@ from .rulebook import Rule, rule_for
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key",
                              "not-canonical"})
 SEED_KINDS = frozenset({"server-seed", "seed-not-revealed", "batch-proof", "client-seed",
-                        "wrong-first-dealer"})
+                        "wrong-first-dealer", "receipt-mismatch"})
 # where a finding of no hand is, for people
 _PLACE = {**dict.fromkeys(SIGNATURE_KINDS, "the signature"),
           **dict.fromkeys(SEED_KINDS, "the seeds"),
           **dict.fromkeys(("wrong-winner", "winner-too-early", "no-winner"), "the declared winner"),
-          "cut-short": "the end of the log"}
+          "cut-short": "the end of the log", "receipt-mismatch": "the receipt"}
 # headlines that say more than a count, in order of weight
 _HEADLINES = {
     "broken-signature": "This log was changed after the platform signed it",
@@ -48,6 +49,7 @@ _HEADLINES = {
     "wrong-deal": "The cards dealt are not the ones the seeds give",
     "server-seed": "The platform's seed does not match what it committed to",
     "client-seed": "A player's seed does not match what that player committed to",
+    "receipt-mismatch": "This log is not the match the platform promised before play",
 }
 # notes of the verdict that the signature and proof sections say in their own words
 _SAID_ELSEWHERE = ("signature checked", "the deals are recorded")
@@ -159,21 +161,26 @@ def game_name(rules_name: str) -> str:
 
 def match_report(data: bytes | ParsedLog, path: str = "<log>", public_key: bytes | None = None,
                  root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
-                 key_source: str | None = None) -> tuple[str, Verdict]:
+                 key_source: str | None = None,
+                 receipt: SignedReceipt | None = None) -> tuple[str, Verdict]:
     """The report page (HTML) of the log ``data`` (its bytes, or as read by
     :func:`~tarneeb.replay.logformat.read_log` within limits), and the verdict it shows;
     ``public_key``, ``root`` and ``keys`` pin the platform's key, the season root and the
     platforms' keys as in :func:`~tarneeb.replay.replayer.verify_log`, and ``key_source``
-    says where the pinned key came from (a file name).
+    says where the pinned key came from (a file name). ``receipt`` is a seat's pre-play
+    receipt (:func:`~tarneeb.replay.receipt.read_receipt`): the proof chain then shows the
+    commitment as promised before play.
 
     Raises :class:`~tarneeb.replay.logformat.LogError` for bytes that are not a log at all.
     """
     log = data if isinstance(data, ParsedLog) else parse_log(data, path)
-    verdict = verify_log(log, path, public_key, root=root, keys=keys)
-    return render_page("match.html", **_context(log, verdict, key_source)), verdict
+    verdict = verify_log(log, path, public_key, root=root, keys=keys, receipt=receipt)
+    return render_page("match.html", **_context(log, verdict, key_source,
+                                                receipt is not None)), verdict
 
 
-def _context(log: ParsedLog, v: Verdict, key_source: str | None) -> dict[str, object]:
+def _context(log: ParsedLog, v: Verdict, key_source: str | None,
+             receipt: bool = False) -> dict[str, object]:
     h = log.header
     table = Table([s.name for s in h.seats])
     views = [_finding_view(i + 1, f, table, h.rules) for i, f in enumerate(v.findings)]
@@ -206,7 +213,7 @@ def _context(log: ParsedLog, v: Verdict, key_source: str | None) -> dict[str, ob
         title=f"Match report: {game_name(rules.name)}",
         subtitle=f"{table.team(0)} against {table.team(1)} · log {v.path} · "
                  f"match {h.match_id.hex()[:16]} · {len(log.hands)} hands recorded",
-        verdict=_banner(v, table, views),
+        verdict=_banner(v, table, views, receipt),
         generator="Made by tarneeb report: every deal, bid, card and score re-checked "
                   "from the signed log.",
         players=players,
@@ -216,7 +223,7 @@ def _context(log: ParsedLog, v: Verdict, key_source: str | None) -> dict[str, ob
                      if not n.startswith(_SAID_ELSEWHERE)],
         signer=_signer(log, v, key_source),
         signature_findings=signature,
-        proof=_proof(log, v, table, views, seeds),
+        proof=_proof(log, v, table, views, seeds, receipt),
         proven=v.deals_proven,
         hands=hands,
         findings=views,
@@ -251,7 +258,7 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _banner(v: Verdict, table: Table, views: list[FindingView]) -> Banner:
+def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -> Banner:
     if v.error is not None and not v.history:
         return Banner("unreadable", "This log could not be read",
                       f"{table.say(v.error)}. Nothing in it can be checked.")
@@ -280,9 +287,11 @@ def _banner(v: Verdict, table: Table, views: list[FindingView]) -> Banner:
     if v.deals_proven:
         return Banner("clean", "No problems found: this match was dealt fairly and played by "
                       "the rules",
-                      "Every deal comes from secret seeds that were locked in before play, and "
-                      "every bid, card, score and the winner follow the rules. The log is "
-                      f"{signed}.")
+                      "Every deal is the one the committed seeds give, and every bid, card, "
+                      f"score and the winner follow the rules. The log is {signed}."
+                      + ("" if receipt else " That the seeds were committed before play is "
+                         "shown by a player's receipt or the platform's publication (step 1 "
+                         "below)."))
     return Banner("notice", "No rule was broken, but the deals are only recorded",
                   "Every bid, card, score and the winner follow the rules, but the platform "
                   "wrote the deals into the log itself: nothing proves the cards were not "
@@ -297,7 +306,7 @@ def _signer(log: ParsedLog, v: Verdict, key_source: str | None) -> dict[str, obj
 
 
 def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
-           seed_findings: list[FindingView]) -> list[Step]:
+           seed_findings: list[FindingView], receipt: bool = False) -> list[Step]:
     h = log.header
     of = {k: [fv for fv in seed_findings if fv.kind == k] for k in SEED_KINDS}
     if h.server_commitment is None:
@@ -310,10 +319,23 @@ def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
                           f"Root {b.root.hex()[:16]}…: this match is number {b.index + 1} of "
                           f"{b.size}, and its commitment leads to that root.",
                           of["batch-proof"]))
-    steps.append(Step("The platform locked in a secret seed before play",
-                      "pass", f"The log gives its commitment {h.server_commitment.hex()[:16]}…, "
-                      "a fingerprint of the seed that reveals nothing of it. The platform "
-                      "must have published it before the match: check where and when it did."))
+    fingerprint = f"The log gives its commitment {h.server_commitment.hex()[:16]}…, a " \
+        "fingerprint of the seed that reveals nothing of it."
+    promised = of["receipt-mismatch"]
+    if promised:
+        steps.append(Step("The platform locked in a secret seed before play", "fail",
+                          f"{fingerprint} The receipt given before play does not match this "
+                          "log.", promised))
+    elif receipt:
+        steps.append(Step("The platform locked in a secret seed before play", "pass",
+                          f"{fingerprint} The receipt the platform signed when play started "
+                          "names this commitment and the players' commitments: they were "
+                          "fixed before play."))
+    else:
+        steps.append(Step("The platform locked in a secret seed before play", "skip",
+                          f"{fingerprint} That it was given out before play is shown by a "
+                          "player's pre-play receipt (tarneeb report --receipt), or by where "
+                          "and when the platform published it."))
     client = of["client-seed"]
     steps.append(Step("Each player added a seed of their own",
                       "fail" if client else "pass" if h.client_seeds else "skip",

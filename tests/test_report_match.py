@@ -41,7 +41,8 @@ def test_clean_match_page(tmp_path, chromium, capsys):
         assert page.text("#verdict .headline").startswith("No problems found")
         statuses = page.page.eval_on_selector_all("ol.steps > li",
                                                   "els => els.map(e => e.dataset.status)")
-        assert statuses and set(statuses) == {"pass"}
+        # without a receipt, that the commitment came before play is not in the log
+        assert statuses[0] == "skip" and set(statuses[1:]) == {"pass"}
         headings = page.texts("section.hand h3")
         assert headings[0].startswith("Hand 1 · dealt by ")
         assert len(headings) == len(parse_log(log.read_bytes()).hands)
@@ -159,3 +160,21 @@ def test_doctests():
     for module in (m, p, r):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0
+
+
+def test_receipt_shows_the_commitment_promised_before_play(tmp_path, capsys):
+    log, receipt = tmp_path / "m.tlog", tmp_path / "r.json"
+    code, _, _ = run(capsys, "play", "--rules", "sahrat41", "--seed", "report receipt",
+                     "--receipt-out", str(receipt), "-o", str(log))
+    assert code == 0
+    page = tmp_path / "m.html"
+    code, _, _ = run(capsys, "report", str(log), "--receipt", str(receipt), "-o", str(page))
+    html = page.read_text()
+    assert code == 0 and html.count('data-status="pass"') == 5 and "data-status=" + \
+        '"skip"' not in html
+    other = tmp_path / "o.tlog"
+    run(capsys, "play", "--rules", "sahrat41", "--seed", "another match", "-o", str(other))
+    code, _, _ = run(capsys, "report", str(other), "--receipt", str(receipt), "-o", str(page))
+    html = page.read_text()
+    assert code == 1 and "not the match the platform promised before play" in html
+    assert 'data-kind="receipt-mismatch"' in html[html.index('id="proof"'):]
