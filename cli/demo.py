@@ -1,4 +1,5 @@
-"""``make demo``: a match for each rule set, verified, then one card altered in a copy.
+"""``make demo``: a match for each rule set, verified, then one card altered in a copy,
+two forgeries, and a season match moved to another leaf, caught by a seat's receipt.
 
 Every step runs the real ``tarneeb`` command, shown as you would type it. The
 matches are reproducible runs (``--seed``): their seeds and keys are public, which
@@ -67,7 +68,8 @@ def main() -> None:
         code = tarneeb("verify", str(copy))
         caught += code == 1
         print(f"(exit code {code}: {'caught' if code == 1 else 'NOT CAUGHT'})")
-    tried = len(PRESETS) + len(forged)
+    caught += season_leaf_moved()
+    tried = len(PRESETS) + len(forged) + 1
     print(f"\n{caught} of {tried} altered copies caught. Logs are in {OUT}/.")
     if caught != tried:
         raise SystemExit(1)
@@ -77,6 +79,35 @@ def main() -> None:
     page = OUT / "sahrat41-altered.html"
     tarneeb("report", str(OUT / "sahrat41-altered.tlog"), "-o", str(page))
     screenshot(page, OUT / "sahrat41-altered.png")
+
+
+def season_leaf_moved() -> int:
+    """A season of 16 matches; the platform names match 5, the seats commit and get its
+    receipt; then it plays the same seats and seeds as match 11 instead (leaf grinding).
+    Returns 1 when the seat's receipt catches it."""
+    print("\nA season of 16 matches under a signed head. The platform names match 5, the seats "
+          "commit their seeds and each gets a signed receipt. Then the platform plays the same "
+          "match, same seats and seeds, as match 11 of the season instead, as a server would "
+          "that picks the leaf after seeing the seeds.")
+    key, season = OUT / "platform.pem", OUT / "season.json"
+    if tarneeb("keygen", str(key), "--force") != 0:
+        raise SystemExit("demo: keygen failed")
+    print(f"\n$ tarneeb commit --matches 16 --json --key {key} > {season}", flush=True)
+    made = subprocess.run([sys.executable, "-m", "tarneeb", "commit", "--matches", "16", "--json",
+                           "--key", str(key)], check=True, capture_output=True, text=True)
+    season.write_text(made.stdout)
+    common = ["--rules", "eram41", "--seed", "demo/season", "--season", str(season),
+              "--key", str(key)]
+    receipt, promised, moved = OUT / "seat0.receipt.json", OUT / "m5.tlog", OUT / "m5-as-11.tlog"
+    for index, log, extra in (("5", promised, ["--receipt-out", str(receipt)]),
+                              ("11", moved, [])):
+        if tarneeb("play", *common, "--season-match", index, "-o", str(log), *extra) != 0:
+            raise SystemExit("demo: tarneeb play failed for the season")
+    if tarneeb("verify", "--receipt", str(receipt), str(promised)) != 0:
+        raise SystemExit("demo: the promised season match did not verify clean")
+    code = tarneeb("verify", "--receipt", str(receipt), str(moved))
+    print(f"(exit code {code}: {'caught' if code == 1 else 'NOT CAUGHT'})")
+    return int(code == 1)
 
 
 def screenshot(page: Path, png: Path) -> None:
