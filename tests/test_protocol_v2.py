@@ -14,11 +14,10 @@ import hashlib
 import json
 from pathlib import Path
 
-import pytest
+from test_cli import own_config_dir, run  # noqa: F401  (own_config_dir: an autouse fixture)
 
 from tarneeb.audit import DealDeriver, Season, client_commitments, match_binding
 from tarneeb.audit.signing import private_key_from_raw, public_key_raw
-from tarneeb.cli.app import main
 from tarneeb.replay.dealing import hands_of
 from tarneeb.replay.logformat import BatchProof, parse_log
 from tarneeb.replay.receipt import read_receipt, receipt_json
@@ -177,18 +176,6 @@ def test_a_changed_receipt_is_a_finding():
 
 
 # ---------------------------------------------------------------- the command line
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
-
-
-@pytest.fixture(autouse=True)
-def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-
 
 def test_play_writes_a_receipt_and_verify_checks_it(tmp_path: Path, capsys) -> None:
     log, receipt = tmp_path / "m.tlog", tmp_path / "seat0.receipt.json"
