@@ -126,6 +126,9 @@ def verify(
     receipt: Annotated[Path | None, typer.Option(
         metavar="FILE", help="A seat's pre-play receipt ('tarneeb play --receipt-out'): the "
                              "log must be the match it promised. One LOG only.")] = None,
+    server_seed: Annotated[str | None, typer.Option(
+        metavar="HEX", help="The server seed the platform revealed for a log that does not "
+        "hold it (cut short by a crash), to check its moves.")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
@@ -135,10 +138,12 @@ def verify(
     The first line of each verdict names the signing key and whether it was pinned: a
     key the log names itself proves nothing about who wrote it.
 
-    Exit code: 0 every log clean, 1 findings, 2 a log unreadable or not a log.
+    Exit code: 0 every log clean, 1 findings (a log cut short included: everything
+    before the cut is checked), 2 a log unreadable or not a log.
     """
     limits = limits_of(max_bytes, max_records, max_hands)
-    raise typer.Exit(verify_cmd.run(logs, as_json, key, root, keys, limits, receipt))
+    raise typer.Exit(verify_cmd.run(logs, as_json, key, root, keys, limits, receipt,
+                                    server_seed))
 
 
 # ------------------------------------------------------------------ show
@@ -181,8 +186,6 @@ def show(
     else:
         for line in narrate(parsed, verdict, verdict.history, hand):
             out.print(line)  # rich Text: styled spans, no markup
-    if parsed.cut_short is not None:
-        fail(str(parsed.cut_short))
 
 
 # ------------------------------------------------------------------ report
@@ -382,18 +385,33 @@ def import_json(
         metavar="JSON", help="The JSON log (- for standard input).", show_default=False)],
     output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
                                          help="Where to write the log (- for stdout).")],
+    sign_key: Annotated[Path | None, typer.Option(
+        "--sign", metavar="KEY", help="Sign the log with this platform private key (PEM): "
+        "the JSON then ends with its end record, without a signature.")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
-    """A log from its JSON form, byte for byte as exported."""
+    """A log from its JSON form, byte for byte as exported; or, with --sign, the JSON
+    a server in another language wrote, signed with the platform's key."""
     from tarneeb.replay import logjson
     from tarneeb.replay.logformat import LogError
 
     limits = limits_of(max_bytes, max_records, max_hands)
+    private = None
+    if sign_key is not None:
+        from tarneeb.audit.errors import AuditError
+        from tarneeb.audit.signing import load_private_key_file
+
+        try:
+            private = load_private_key_file(sign_key)
+        except AuditError as e:
+            fail(str(e))
     raw = read_input(source, limits.max_json_bytes + 1)  # one byte more says "too long"
     try:
         data = logjson.loads(raw.decode("utf-8"), limits)
+        if private is not None:
+            data = logjson.sign_log(data, private)
     except UnicodeDecodeError:
         fail(f"{source}: not UTF-8 text")
     except LogError as e:

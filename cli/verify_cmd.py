@@ -126,7 +126,7 @@ def read_signed_receipt(receipt: Path | None) -> SignedReceipt | None:
 
 def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
         root: str | None, keys: Path | None = None, limits: Limits | None = None,
-        receipt: Path | None = None) -> int:
+        receipt: Path | None = None, server_seed: str | None = None) -> int:
     """Verify every log named (files, directories, globs, ``-``); return the exit code.
 
     ``receipt`` is a seat's pre-play receipt: the one log named must be the match it
@@ -142,6 +142,7 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     named = platform_keys(keys)
     try:
         pinned_root = parse_hex(root, "season root", 32) if root is not None else None
+        seed = parse_hex(server_seed, "server seed", 32) if server_seed is not None else None
     except AuditError as e:
         fail(str(e))
     paths = expand_logs(logs)
@@ -158,10 +159,10 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
                 v.error = str(e)
             else:
                 v = verify_log(log, shown_name(path), public, as_json, pinned_root, named,
-                               signed)
+                               signed, seed)
         else:
             v = verify_file(path, public, count_paths=as_json, root=pinned_root, keys=named,
-                            limits=limits or DEFAULT_LIMITS, receipt=signed)
+                            limits=limits or DEFAULT_LIMITS, receipt=signed, server_seed=seed)
         verdicts.append(v)
         if not as_json:
             print_verdict(v)
@@ -182,6 +183,8 @@ def print_verdict(v: Verdict) -> None:
                        else (f"{v.path}: clean", "green"))
         lines.append((head, style, f" ({v.deals_line()}); {v.signed_by()}"))
         lines.extend((f"  {f}", None, "") for f in v.findings)
+        if v.ending is not None:
+            lines.append((f"  {v.ending}", None, ""))
     lines.extend((f"  note: {note}", None, "") for note in v.notes)
     _emit(lines)
     if v.error is not None:

@@ -6,10 +6,14 @@ exactly its bytes, so the dump walks the records without a second parser.
 
 >>> from tarneeb.replay.logformat import EndRecord, encode_record
 >>> print("\\n".join(annotate(encode_record(EndRecord(1, None)))))
-000000  93                                              end record: array of 3
+000000  94                                              end record: array of 4
 000001  02                                                type: 2 (end)
 000002  01                                                winner: 1 (team 1+3)
 000003  c0                                                server_seed: nil
+000004  c0                                                abandoned: nil (finished)
+>>> print("\\n".join(annotate(bytes([0x42, 0x6f, 0xcc, 0xb4]))))  # doctest: +NORMALIZE_WHITESPACE
+000000  42 6f cc b4
+  moves: seat 0 bids 2, seat 2 passes | cards: A♠ (timer)
 """
 
 from __future__ import annotations
@@ -20,23 +24,23 @@ from typing import Any, BinaryIO
 import msgpack
 
 from .cards import SUIT_SYMBOLS, card_name, cards_of
-from .logformat import PASS_CODE, RECORD_NAMES
-from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogError, RecordReader
+from .logformat import CALL_MOVE, CARD_MOVE, PASS_CODE, RECORD_NAMES, TRUMP_MOVE
+from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogError, Moves, RecordReader
 
 FIELDS = {
     0: ["type", "magic", "version", "rules", "seats", "match_id", "server_commitment", "batch",
         "client_commitments", "client_seeds", "first_dealer", "public_key"],
-    1: ["type", "deal_number", "dealer", "calls", "revealed", "trump", "plays", "timer",
-        "tricks", "scores", "totals", "deal"],
-    2: ["type", "winner", "server_seed"],
+    1: ["type", "deal_number", "dealer", "revealed", "deal"],
+    2: ["type", "winner", "server_seed", "abandoned"],
     3: ["type", "signature"],
+    4: ["type", "trump", "tricks", "scores", "totals"],
 }
 WIDTH = 16
 
 
 def _meaning(kind: int, name: str, value: Any) -> str:
     if value is None:
-        return "nil"
+        return "nil (finished)" if name == "abandoned" else "nil"
     if name == "type":
         return f"{value} ({RECORD_NAMES.get(value, '?')})"
     if name == "calls":
@@ -54,6 +58,8 @@ def _meaning(kind: int, name: str, value: Any) -> str:
             "timer moves: " + ", ".join(str(k) for k in range(value.bit_length()) if value >> k & 1)
     if name == "winner":
         return f"{value} (team {'0+2' if value == 0 else '1+3'})"
+    if name == "abandoned":
+        return f"{value[0]}, seat {value[1]}: {value[2]!r}"
     if name == "rules":
         return f"map of {len(value)} fields, name {value.get('name')!r}"
     if name == "seats":
@@ -74,6 +80,33 @@ def _rows(offset: int, raw: bytes, text: str, indent: str) -> Iterator[str]:
         yield f"{offset + i:06x}  {chunk:<{WIDTH * 3}}{label}".rstrip()
 
 
+def describe_moves(run: bytes) -> str:
+    """What a run of move bytes says: the calls, the trump named, the cards (8 shown)."""
+    calls, trump, cards = [], [], []
+    i = 0
+    while i < len(run):
+        timer = run[i] == 0xcc
+        code = run[i + 1] & 0x7f if timer else run[i]
+        i += 2 if timer else 1
+        mark = " (timer)" if timer else ""
+        if code >= CALL_MOVE:
+            v = code & 15
+            calls.append(f"seat {(code >> 4) & 3} " + ("passes" if v == PASS_CODE
+                                                       else f"bids {v}") + mark)
+        elif code >= TRUMP_MOVE:
+            trump.append(f"{SUIT_SYMBOLS[code - TRUMP_MOVE]} named{mark}")
+        else:
+            cards.append(card_name(code - CARD_MOVE) + mark)
+    parts = []
+    if calls:
+        parts.append(", ".join(calls))
+    parts.extend(trump)
+    if cards:
+        more = f" … ({len(cards)} cards)" if len(cards) > 8 else ""
+        parts.append("cards: " + " ".join(cards[:8]) + more)
+    return " | ".join(parts)
+
+
 def annotate(data: bytes | BinaryIO, show_hands: int | None = None,
              limits: Limits = DEFAULT_LIMITS) -> Iterator[str]:
     """Lines of ``offset  hex  meaning`` for every field of every record.
@@ -81,11 +114,11 @@ def annotate(data: bytes | BinaryIO, show_hands: int | None = None,
     The log is read as a stream within ``limits``, like every reader of logs: damage is
     shown in place ("not readable from here on") and the dump stops there; a cap passed
     raises :class:`~tarneeb.replay.logstream.CapExceeded` after the lines before it.
-    ``show_hands`` shows only that many hand records.
+    ``show_hands`` shows only that many hands (their deal, moves and claims).
     """
     for e in entries(data, show_hands, limits):
         if e["kind"] == "more-hands":
-            yield "…       (further hand records)"
+            yield "…       (further hands)"
         elif e["kind"] == "not-readable":
             yield f"{e['offset']:06x}  {e['text']}"
         else:
@@ -96,19 +129,24 @@ def annotate(data: bytes | BinaryIO, show_hands: int | None = None,
 def entries(data: bytes | BinaryIO, show_hands: int | None = None,
             limits: Limits = DEFAULT_LIMITS) -> Iterator[dict[str, Any]]:
     """What :func:`annotate` shows, as data (``tarneeb dump --json``): one dict per record
-    and per field, with ``kind`` (``record``, ``field``, ``not-a-record``, ``cut-off``,
+    and per field, and one per run of moves, with ``kind`` (``record``, ``field``,
+    ``moves``, ``not-a-record``, ``cut-off``,
     ``not-readable``, ``more-hands``), ``offset``, ``hex`` (its bytes), ``record``,
     ``field`` and ``text``.
 
     >>> from tarneeb.replay.logformat import EndRecord, encode_record
     >>> [e["field"] for e in entries(encode_record(EndRecord(1, None)))]
-    [None, 'type', 'winner', 'server_seed']
+    [None, 'type', 'winner', 'server_seed', 'abandoned']
     """
     reader = RecordReader(data, limits)
     hands = 0
     try:
         for r in reader:
             obj, pos = r.value, r.offset
+            if type(obj) is Moves:
+                if show_hands is None or hands <= show_hands:
+                    yield _entry("moves", pos, r.raw, f"moves: {describe_moves(obj)}", "moves")
+                continue
             if not isinstance(obj, list) or not obj:
                 yield _entry("not-a-record", pos, r.raw, "not a record")
                 continue
@@ -120,8 +158,10 @@ def entries(data: bytes | BinaryIO, show_hands: int | None = None,
                                       "the match has more dealing attempts", pos)
                 if show_hands is not None and hands > show_hands:
                     if hands == show_hands + 1:
-                        yield _entry("more-hands", pos, b"", "further hand records", "hand")
+                        yield _entry("more-hands", pos, b"", "further hands", "hand")
                     continue
+            if kind == 4 and show_hands is not None and hands > show_hands:
+                continue
             yield from _record(pos, r.raw, obj)
     except CapExceeded:
         raise

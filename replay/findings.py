@@ -53,7 +53,8 @@ KINDS: dict[str, str] = {
     "wrong-winner": "the declared winner is not the team the rules give",
     "winner-too-early": "a winner declared before the match was won",
     "no-winner": "the match was won but no winner was declared",
-    "cut-short": "the log ends before the match does",
+    "cut-short": "the log ends before the match does (cut at a byte: a crash, a torn or "
+                 "zero-filled tail)",
     "not-replayed": "a dealing attempt could not be replayed: no deal proven by the seeds "
                     "or recorded in the log",
     "not-canonical": "a record is not in the one byte form FORMAT.md gives it",
@@ -110,6 +111,7 @@ class Verdict:
     signer: str | None = None  # the platform the user's keys name for that key
     paths: Counter[str] = field(default_factory=Counter)  # rule paths the match exercised
     error: str | None = None  # set when the log could not be read at all (exit 2)
+    ending: str | None = None  # how an abandoned match ended: who left, where and why
     history: list[Any] = field(default_factory=list, repr=False)  # the engine's hands
 
     @property
@@ -178,6 +180,7 @@ class Verdict:
             "not_replayed": self.not_replayed,
             "key": {"id": self.key_id, "pinned": self.key_pinned, "platform": self.signer},
             "signed": self.signed_by(),
+            "ending": self.ending,
             "findings": [f.to_json() for f in self.findings],
             "notes": self.notes,
             "paths": dict(sorted(self.paths.items())),

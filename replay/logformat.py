@@ -1,23 +1,30 @@
-"""The match log: an append-only stream of msgpack records, signed at the end.
+"""The match log: an append-only stream of msgpack values, written move by move.
 
-A log is a sequence of msgpack arrays, each starting with its record type:
+A log is a sequence of msgpack values. A *move* is a bare unsigned integer (one
+byte; two when the turn timer made it); everything else is a *record*, a msgpack
+array starting with its record type:
 
 * ``[0, "tarneeb-log", version, rules, seats, match_id, server_commitment,
-  batch, client_commitments, client_seeds, first_dealer, public_key]`` — the header
-  (version 2: protocol ``tarneeb-fair-v2``);
-* ``[1, deal_number, dealer, calls, revealed, trump, plays, timer, tricks,
-  scores, totals, deal]`` — one per dealing attempt, cancelled ones included;
-* ``[2, winner, server_seed]`` — the end: the claimed winning team and the revealed seed;
+  batch, client_commitments, client_seeds, first_dealer, public_key]`` — the header;
+* ``[1, deal_number, dealer, revealed, deal]`` — a deal: it opens a hand, whose
+  moves (calls, the trump named, the cards) follow one by one;
+* ``[4, trump, tricks, scores, totals]`` — the claims: they close the hand;
+* ``[2, winner, server_seed, abandoned]`` — the end: finished, or abandoned (who, why);
 * ``[3, signature]`` — Ed25519 over every byte before this record.
 
-A server appends each record as the match goes, so a log cut off mid-match
-still reads up to its last whole record. Every record must be in canonical
-msgpack form (what :func:`msgpack.packb` writes), so a log has exactly one
-byte form and the JSON form converts back to the very same bytes.
-``docs/FORMAT.md`` documents every field.
+A server appends each value as it happens, so a log cut off anywhere still reads
+up to its last whole value. Every record is in canonical msgpack form (what
+:func:`msgpack.packb` writes), so a log has exactly one byte form and the JSON
+form converts back to the very same bytes. In memory a hand is one
+:class:`HandRecord` (its deal, moves and claims); ``docs/FORMAT.md`` documents
+every byte.
 
->>> rec = HandRecord(deal_number=0, dealer=1, calls=[(2, 5), (3, 4), (0, 2), (1, 3)])
->>> decode_record(msgpack.unpackb(encode_record(rec)), 0) == rec
+>>> rec = HandRecord(deal_number=0, dealer=1, calls=[(2, 5), (3, 4), (0, 2), (1, 3)],
+...                  plays=bytes([34, 0]), timer=1 << 5)
+>>> raw = encode_hand(rec, named_trump=False)
+>>> raw.hex(" ")
+'95 01 00 01 c0 c0 65 74 42 53 23 cc 81 95 04 c0 c0 c0 94 00 00 00 00'
+>>> decode_hand(raw, named_trump=False) == rec
 True
 """
 
@@ -25,22 +32,44 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 import msgpack
 
-from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogCutShort, LogError, RecordReader
+from .logstream import (
+    DEFAULT_LIMITS,
+    MOVE_RUN,
+    CapExceeded,
+    Limits,
+    LogCutShort,
+    LogError,
+    Moves,
+    RecordReader,
+    overlong_claim,
+)
 from .rules import RulesError, RuleSet
 
 MAGIC = "tarneeb-log"
-VERSION = 2
-PROTOCOLS = {1: "tarneeb-fair-v1", 2: "tarneeb-fair-v2"}  # the seed protocol of each version
-HEADER, HAND, END, SIGNATURE = 0, 1, 2, 3
-RECORD_NAMES = {HEADER: "header", HAND: "hand", END: "end", SIGNATURE: "signature"}
-PASS_CODE = 15  # a call byte's low nibble: 0-13 a bid, 15 a pass
+VERSION = 3
+# the seed protocol of each version (3: version 2's header, the log written move by move)
+PROTOCOLS = {1: "tarneeb-fair-v1", 2: "tarneeb-fair-v2", 3: "tarneeb-fair-v2"}
+HEADER, DEAL, END, SIGNATURE, CLAIMS = 0, 1, 2, 3, 4
+RECORD_NAMES = {HEADER: "header", DEAL: "deal", END: "end", SIGNATURE: "signature",
+                CLAIMS: "claims"}
+PASS_CODE = 15  # a call's low nibble: 0-13 a bid, 15 a pass
+
+# A move is one msgpack unsigned integer m: bit 7 set when the turn timer made the
+# move; the low seven bits say which move (0 is never one: a zero-filled tail is no move).
+CARD_MOVE = 1  # 1-52: card m - 1 played
+TRUMP_MOVE = 56  # 56-59: suit m - 56 named as trump (rules whose trump is named)
+CALL_MOVE = 64  # 64-127: a call, m - 64 = seat << 4 | value (0-13 a bid, 15 a pass)
+TIMER_MOVE = 128
+ABANDON_CAUSES = ("disconnect", "timeout", "resignation", "server-fault")
 
 RULE_FIELDS = tuple(f.name for f in dataclasses.fields(RuleSet))
+MAX_REASON = 1024  # characters of an abandonment reason
 
 
 @dataclass
@@ -87,6 +116,12 @@ class RecordedDeal:
 
 @dataclass(slots=True)
 class HandRecord:
+    """One dealing attempt: its deal record, its moves and (once closed) its claims.
+
+    ``closed`` is false for the hand a log stops in (cut off, or abandoned): it has
+    the moves made so far and no claims.
+    """
+
     deal_number: int
     dealer: int
     calls: list[tuple[int, int]] = field(default_factory=list)  # (seat, bid; PASS_CODE = pass)
@@ -96,14 +131,26 @@ class HandRecord:
     timer: int = 0  # bit k: move k of the hand (calls, trump choice, plays) was the timer's
     tricks: list[int] | None = None
     scores: list[int] | None = None
-    totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    totals: list[int] | None = field(default_factory=lambda: [0, 0, 0, 0])
     deal: RecordedDeal | None = None
+    closed: bool = True
+
+
+@dataclass
+class Abandonment:
+    """Why a match stopped before it was won: ``cause`` one of ``ABANDON_CAUSES``,
+    the ``seat`` that left (``None`` for a server fault), the platform's ``reason``."""
+
+    cause: str
+    seat: int | None
+    reason: str
 
 
 @dataclass
 class EndRecord:
     winner: int | None
     server_seed: bytes | None
+    abandoned: Abandonment | None = None
 
 
 @dataclass
@@ -120,14 +167,15 @@ class ParsedLog:
 
     header: Header
     hands: list[HandRecord]
-    offsets: list[int]  # offsets[i] is where hands[i] starts
+    offsets: list[int]  # offsets[i] is where hands[i]'s deal record starts
     end: EndRecord | None
     end_offset: int | None
     signature: SignatureRecord | None
     signed_bytes: bytes  # every byte before the signature record
     signature_offset: int | None
-    cut_short: LogCutShort | None = None  # set when the stream ends inside a record
+    cut_short: LogCutShort | None = None  # set when the stream stops inside a value
     size: int = 0
+    zero_tail: int = 0  # how many zero bytes the file ends with
 
 
 # ---------------------------------------------------------------- encoding
@@ -136,17 +184,52 @@ def _pack(obj: Any) -> bytes:
 
 
 def encode_calls(calls: list[tuple[int, int]]) -> bytes:
-    return bytes((s << 4) | v for s, v in calls)
+    """Calls as move bytes (no timer marks)."""
+    return bytes(CALL_MOVE | (s << 4) | v for s, v in calls)
 
 
-def record_to_list(rec: Record) -> list[Any]:
-    """The msgpack array of a record."""
-    if isinstance(rec, HandRecord):
-        deal = None
-        if rec.deal is not None:
-            deal = [*rec.deal.hands, rec.deal.thirteenth]
-        return [HAND, rec.deal_number, rec.dealer, encode_calls(rec.calls), rec.revealed,
-                rec.trump, bytes(rec.plays), rec.timer, rec.tricks, rec.scores, rec.totals, deal]
+def encode_move(code: int) -> bytes:
+    """The bytes of one move (``code`` with ``TIMER_MOVE`` set for a timer move)."""
+    return bytes((code,)) if code < 128 else bytes((0xcc, code))
+
+
+def hand_moves(rec: HandRecord, named_trump: bool) -> list[int]:
+    """The move codes of a hand in order, timer bits included."""
+    codes = [CALL_MOVE | (s << 4) | v for s, v in rec.calls]
+    if named_trump and rec.trump is not None:
+        codes.append(TRUMP_MOVE + rec.trump)
+    codes.extend(CARD_MOVE + c for c in rec.plays)
+    timer = rec.timer
+    if timer:
+        codes = [c | TIMER_MOVE if timer >> k & 1 else c for k, c in enumerate(codes)]
+    return codes
+
+
+def deal_list(rec: HandRecord) -> list[Any]:
+    deal = None if rec.deal is None else [*rec.deal.hands, rec.deal.thirteenth]
+    return [DEAL, rec.deal_number, rec.dealer, rec.revealed, deal]
+
+
+def claims_list(rec: HandRecord, named_trump: bool) -> list[Any]:
+    return [CLAIMS, None if named_trump else rec.trump, rec.tricks, rec.scores, rec.totals]
+
+
+def encode_hand(rec: HandRecord, named_trump: bool) -> bytes:
+    """A hand's bytes: its deal record, its moves, its claims record (when closed).
+
+    ``named_trump`` (the rules' ``trump == "named"``): the trump is a move, not a claim.
+    """
+    moves = hand_moves(rec, named_trump)
+    timed = any(c >= 128 for c in moves)
+    raw = b"".join(map(encode_move, moves)) if timed else bytes(moves)
+    out = _pack(deal_list(rec)) + raw
+    if rec.closed:
+        out += _pack(claims_list(rec, named_trump))
+    return out
+
+
+def record_to_list(rec: Header | EndRecord | SignatureRecord) -> list[Any]:
+    """The msgpack array of a record other than a hand."""
     if isinstance(rec, Header):
         batch = None
         if rec.batch is not None:
@@ -157,13 +240,18 @@ def record_to_list(rec: Record) -> list[Any]:
                 rec.match_id, rec.server_commitment, batch, rec.client_commitments,
                 rec.client_seeds, rec.first_dealer, rec.public_key]
     if isinstance(rec, EndRecord):
-        return [END, rec.winner, rec.server_seed]
+        a = rec.abandoned
+        return [END, rec.winner, rec.server_seed,
+                None if a is None else [a.cause, a.seat, a.reason]]
     if isinstance(rec, SignatureRecord):
         return [SIGNATURE, rec.signature]
     raise TypeError(f"not a log record: {rec!r}")
 
 
-def encode_record(rec: Record) -> bytes:
+def encode_record(rec: Record, named_trump: bool = False) -> bytes:
+    """The bytes of a record (a hand: all of its values, see :func:`encode_hand`)."""
+    if isinstance(rec, HandRecord):
+        return encode_hand(rec, named_trump)
     return _pack(record_to_list(rec))
 
 
@@ -219,34 +307,75 @@ def _show(v: Any) -> str:
 SCORE_LIMIT = 1 << 31
 
 
-def decode_record(data: Any, offset: int, limits: Limits = DEFAULT_LIMITS) -> Record:
-    """A record from its unpacked msgpack value; raises LogError naming the bad field."""
+def decode_record(data: Any, offset: int, limits: Limits = DEFAULT_LIMITS
+                  ) -> Header | HandRecord | EndRecord | SignatureRecord:
+    """A record from its unpacked msgpack value; raises LogError naming the bad field.
+
+    A deal record gives an open :class:`HandRecord` (no moves, no claims yet).
+    """
     if not isinstance(data, list) or not data:
-        raise LogError(f"expected a record (a msgpack array), found {_show(data)}", offset)
+        raise LogError(f"expected a record (a msgpack array) or a move, found {_show(data)}",
+                       offset)
     kind = data[0]
     if type(kind) is not int:
         raise LogError(f"unknown record type {_show(kind)}", offset)
-    if kind == HAND:
-        return _decode_hand(data, offset)
+    if kind == DEAL:
+        return _decode_deal(data, offset)
     if kind == HEADER:
         return _decode_header(data, offset, limits)
     if kind == END:
-        sh = _Shape("end", offset)
-        if len(data) != 3:
-            raise sh.fail(f"has {len(data)} fields, not 3")
-        return EndRecord(sh.int_(data[1], "winner", 0, 1, nil=True),
-                         sh.bytes_(data[2], "server_seed", 32, 32, nil=True))
+        return _decode_end(data, offset)
     if kind == SIGNATURE:
         sh = _Shape("signature", offset)
         if len(data) != 2:
             raise sh.fail(f"has {len(data)} fields, not 2")
         return SignatureRecord(sh.bytes_(data[1], "signature", 64, 64))
+    if kind == CLAIMS:
+        raise LogError("a claims record with no hand open", offset)
     raise LogError(f"unknown record type {_show(kind)}", offset)
 
 
-_CALL_BYTES = bytes(b for b in range(256) if (b & 15 < 14 or b & 15 == PASS_CODE) and b >> 4 <= 3)
-_CARD_BYTES = bytes(range(52))
-_CALL_PAIRS = tuple((b >> 4, b & 15) for b in range(256))
+def _decode_end(data: list[Any], offset: int) -> EndRecord:
+    sh = _Shape("end", offset)
+    if len(data) != 4:
+        raise sh.fail(f"has {len(data)} fields, not 4")
+    end = EndRecord(sh.int_(data[1], "winner", 0, 1, nil=True),
+                    sh.bytes_(data[2], "server_seed", 32, 32, nil=True))
+    a = data[3]
+    if a is not None:
+        if not (isinstance(a, list) and len(a) == 3 and a[0] in ABANDON_CAUSES
+                and isinstance(a[2], str) and len(a[2]) <= MAX_REASON):
+            raise sh.fail("abandoned must be nil or [cause, seat, reason], the cause one of "
+                          + ", ".join(ABANDON_CAUSES) + f", the reason text of at most "
+                          f"{MAX_REASON} characters")
+        end.abandoned = Abandonment(a[0], sh.int_(a[1], "abandoning seat", 0, 3, nil=True), a[2])
+    return end
+
+
+def _decode_deal(data: list[Any], offset: int) -> HandRecord:
+    if len(data) == 5:
+        _, deal_number, dealer, revealed, deal = data
+        if (type(deal_number) is int and 0 <= deal_number <= 1_000_000
+                and type(dealer) is int and 0 <= dealer <= 3 and deal is None
+                and (revealed is None or (type(revealed) is int and 0 <= revealed <= 51))):
+            return HandRecord(deal_number, dealer, [], revealed, totals=None, closed=False)
+    sh = _Shape("deal", offset)
+    if len(data) != 5:
+        raise sh.fail(f"has {len(data)} fields, not 5")
+    _, deal_number, dealer, revealed, deal = data
+    rec = HandRecord(deal_number=sh.int_(deal_number, "deal_number", 0, 1_000_000),
+                     dealer=sh.int_(dealer, "dealer", 0, 3), totals=None, closed=False)
+    rec.revealed = sh.int_(revealed, "revealed", 0, 51, nil=True)
+    if deal is not None:
+        if not isinstance(deal, list) or len(deal) != 5:
+            raise sh.fail("deal must be four hands and the dealer's 13th card, or nil")
+        hands = [sh.int_(h, "deal hand", 0, (1 << 52) - 1) for h in deal[:4]]
+        rec.deal = RecordedDeal((hands[0], hands[1], hands[2], hands[3]),
+                                sh.int_(deal[4], "deal 13th card", 0, 51, nil=True))
+    return rec
+
+
+_INT = {int}
 
 
 def _claims_ok(tricks: Any, scores: Any, totals: Any) -> bool:
@@ -265,63 +394,124 @@ def _claims_ok(tricks: Any, scores: Any, totals: Any) -> bool:
         and max(numbers) <= SCORE_LIMIT
 
 
-_INT = {int}
+def _close_hand(rec: HandRecord, data: list[Any], offset: int, named_trump: bool) -> None:
+    """Put a claims record's values on the open hand ``rec``."""
+    if len(data) == 5:
+        _, trump, tricks, scores, totals = data
+        if (trump is None or (type(trump) is int and 0 <= trump <= 3)) \
+                and _claims_ok(tricks, scores, totals):
+            if trump is not None:
+                if named_trump:
+                    raise LogError("claims record: the trump is named by a move in these "
+                                   "rules, so the claims record's trump must be nil", offset)
+                rec.trump = trump
+            rec.tricks, rec.scores, rec.totals = tricks, scores, totals
+            rec.closed = True
+            return
+    _close_hand_checked(rec, data, offset, named_trump)
 
 
-def _decode_hand(data: list[Any], offset: int) -> HandRecord:
-    """A hand record; the common, well-formed case is checked in one go."""
-    if len(data) == 12:
-        (_, deal_number, dealer, calls, revealed, trump, plays, timer, tricks, scores, totals,
-         deal) = data
-        if (type(deal_number) is int and 0 <= deal_number <= 1_000_000
-                and type(dealer) is int and 0 <= dealer <= 3
-                and type(calls) is bytes and len(calls) <= 64
-                and not calls.translate(None, _CALL_BYTES)
-                and (revealed is None or (type(revealed) is int and 0 <= revealed <= 51))
-                and (trump is None or (type(trump) is int and 0 <= trump <= 3))
-                and type(plays) is bytes and len(plays) <= 52
-                and not plays.translate(None, _CARD_BYTES)
-                and type(timer) is int and 0 <= timer < 1 << 64 and deal is None
-                and _claims_ok(tricks, scores, totals)):
-            return HandRecord(deal_number, dealer, list(map(_CALL_PAIRS.__getitem__, calls)),
-                              revealed,
-                              trump, plays, timer, tricks, scores, totals, None)
-    return _decode_hand_checked(data, offset)
+def _close_hand_checked(rec: HandRecord, data: list[Any], offset: int,
+                        named_trump: bool) -> None:
+    sh = _Shape("claims", offset)
+    if len(data) != 5:
+        raise sh.fail(f"has {len(data)} fields, not 5")
+    sh.int_(data[1], "trump", 0, 3, nil=True)
+    # one of tricks and scores without the other is readable: the replayer says it is wrong
+    rec.tricks = sh.ints(data[2], "tricks", 4, 0, 13, nil=True)
+    rec.scores = sh.ints(data[3], "scores", 4, -SCORE_LIMIT, SCORE_LIMIT, nil=True)
+    rec.totals = sh.ints(data[4], "totals", 4, -SCORE_LIMIT, SCORE_LIMIT)
+    if data[1] is not None:
+        if named_trump:
+            raise sh.fail("the trump is named by a move in these rules, so the claims "
+                          "record's trump must be nil")
+        rec.trump = data[1]
+    rec.closed = True
 
 
-def _decode_hand_checked(data: list[Any], offset: int) -> HandRecord:
-    sh = _Shape("hand", offset)
-    if len(data) != 12:
-        raise sh.fail(f"has {len(data)} fields, not 12")
-    (_, deal_number, dealer, calls, revealed, trump, plays, timer, tricks, scores, totals,
-     deal) = data
-    rec = HandRecord(deal_number=sh.int_(deal_number, "deal_number", 0, 1_000_000),
-                     dealer=sh.int_(dealer, "dealer", 0, 3))
-    raw_calls = sh.bytes_(calls, "calls", 0, 64)
-    for b in raw_calls:
-        if (b & 15 not in range(14) and b & 15 != PASS_CODE) or b >> 4 > 3:
-            raise sh.fail(f"calls: byte {b:#04x} is not a seat and a bid or pass")
-    rec.calls = [(b >> 4, b & 15) for b in raw_calls]
-    rec.revealed = sh.int_(revealed, "revealed", 0, 51, nil=True)
-    rec.trump = sh.int_(trump, "trump", 0, 3, nil=True)
-    rec.plays = sh.bytes_(plays, "plays", 0, 52)
-    for c in rec.plays:
-        if c > 51:
-            raise sh.fail(f"plays: {c} is not a card (0-51)")
-    rec.timer = sh.int_(timer, "timer", 0, (1 << 64) - 1)
-    rec.tricks = sh.ints(tricks, "tricks", 4, 0, 13, nil=True)
-    rec.scores = sh.ints(scores, "scores", 4, -SCORE_LIMIT, SCORE_LIMIT, nil=True)
-    rec.totals = sh.ints(totals, "totals", 4, -SCORE_LIMIT, SCORE_LIMIT)
-    if deal is not None:
-        if not isinstance(deal, list) or len(deal) != 5:
-            raise sh.fail("deal must be four hands and the dealer's 13th card, or nil")
-        hands = [sh.int_(h, "deal hand", 0, (1 << 52) - 1) for h in deal[:4]]
-        rec.deal = RecordedDeal((hands[0], hands[1], hands[2], hands[3]),
-                                sh.int_(deal[4], "deal 13th card", 0, 51, nil=True))
-    return rec
+# the common run: calls, at most one trump move, cards, none of them the timer's
+_PLAIN_RUN = re.compile(rb"([\x40-\x7f]*)([\x38-\x3b]?)([\x01-\x34]*)")
+_CALL_PAIRS = tuple(((b >> 4) & 3, b & 15) for b in range(256))
+_CALL_OK = bytes(b for b in range(64, 128) if b & 15 != 14)
+_CARDS = bytes.maketrans(bytes(range(1, 53)), bytes(range(52)))
 
 
-def _decode_header(data: list[Any], offset: int, limits: Limits) -> Header:
+def _add_moves(rec: HandRecord, run: bytes, offset: int, named_trump: bool) -> None:
+    """Put a run of move bytes (starting at ``offset``) on the open hand ``rec``."""
+    if rec.closed:
+        raise LogError(f"a move after hand {rec.deal_number}'s claims record", offset)
+    if rec.calls or rec.plays or rec.trump is not None:  # a second run: take the slow way
+        _add_moves_checked(rec, run, offset, named_trump)
+        return
+    m = _PLAIN_RUN.fullmatch(run)
+    if m is None or len(m.group(1)) > 64 or len(m.group(3)) > 52 \
+            or m.group(1).translate(None, _CALL_OK) or (m.group(2) and not named_trump):
+        _add_moves_checked(rec, run, offset, named_trump)
+        return
+    calls, trump, plays = m.groups()
+    rec.calls = list(map(_CALL_PAIRS.__getitem__, calls))
+    if trump:
+        rec.trump = trump[0] - TRUMP_MOVE
+    rec.plays = plays.translate(_CARDS)
+
+
+def _add_moves_checked(rec: HandRecord, run: bytes, offset: int, named_trump: bool) -> None:
+    k = len(rec.calls) + (rec.trump is not None and named_trump) + len(rec.plays)
+    plays = bytearray(rec.plays)
+    i = 0
+    while i < len(run):
+        at = offset + i
+        code = run[i]
+        if code == 0xcc:
+            code = run[i + 1]
+            i += 1
+            rec.timer |= 1 << k
+        i += 1
+        m = code & 0x7f
+        if m >= CALL_MOVE:
+            if plays or (named_trump and rec.trump is not None):
+                raise LogError(f"move {k}: a call after the play began", at)
+            if m & 15 == 14:
+                raise LogError(f"move {k}: {code:#04x} is not a move (14 is no call)", at)
+            if len(rec.calls) == 64:
+                raise LogError("a hand has more than 64 calls", at)
+            rec.calls.append(_CALL_PAIRS[m])
+        elif m >= TRUMP_MOVE:
+            if not named_trump:
+                raise LogError(f"move {k}: a trump named by a move, but in these rules the "
+                               "trump is not named", at)
+            if rec.trump is not None or plays:
+                raise LogError(f"move {k}: a trump named after the trump or the first card",
+                               at)
+            rec.trump = m - TRUMP_MOVE
+        else:
+            if len(plays) == 52:
+                raise LogError("a hand has more than 52 cards", at)
+            plays.append(m - CARD_MOVE)
+        k += 1
+    rec.plays = bytes(plays)
+
+
+def move_run(data: bytes, pos: int) -> int:
+    """Where the run of moves starting at ``pos`` stops (``pos`` itself: no move there).
+    No record starts with a byte a move may start with."""
+    m = MOVE_RUN.match(data, pos)
+    return pos if m is None else m.end()
+
+
+def decode_hand(raw: bytes, named_trump: bool) -> HandRecord:
+    """The hand of the bytes :func:`encode_hand` writes (checked like a log's)."""
+    log = _Parser(raw)
+    log.named_trump = named_trump
+    log.run(need_header=False)
+    if log.cut is not None:
+        raise log.cut
+    if len(log.hands) != 1 or log.end is not None:
+        raise LogError("not the bytes of one hand", 0)
+    return log.hands[0]
+
+
+def _decode_header(data: list[Any], offset: int, limits: Limits = DEFAULT_LIMITS) -> Header:
     sh = _Shape("header", offset)
     if len(data) < 3 or data[1] != MAGIC:
         raise LogError("not a tarneeb log (the first record is not a tarneeb-log header)", offset)
@@ -332,10 +522,12 @@ def _decode_header(data: list[Any], offset: int, limits: Limits) -> Header:
         raise LogError(f"format version {version} is newer than this tool reads ({VERSION}); "
                        "upgrade tarneeb", offset)
     if version < VERSION:
+        why = ("its deals are not bound to what the platform promised before play, so they "
+               "prove nothing" if version < 2 else "its hands are one record each; version "
+               f"{VERSION} is written move by move")
         raise LogError(f"format version {version} (protocol {PROTOCOLS.get(version, '?')}) is "
-                       f"no longer verified: its deals are not bound to what the platform "
-                       f"promised before play, so they prove nothing; only version {VERSION} "
-                       f"({PROTOCOLS[VERSION]}) logs are read", offset)
+                       f"not read by this tool: {why}; only version {VERSION} "
+                       f"({PROTOCOLS[VERSION]}, move by move) logs are read", offset)
     if len(data) != 12:
         raise sh.fail(f"has {len(data)} fields, not 12")
     (_, _, _, rules_raw, seats, match_id, commitment, batch, client_commitments,
@@ -395,72 +587,209 @@ def _rules_from_bytes(raw: bytes) -> RuleSet:
 _NOT_A_LOG = "not a tarneeb log (the first record is not a tarneeb-log header)"
 
 
+def _incomplete(data: bytes) -> bool:
+    """Whether ``data`` is the start of a msgpack value that stops before its end."""
+    unpacker = msgpack.Unpacker(None, raw=False, max_bin_len=4096, max_str_len=4096,
+                                max_array_len=4096, max_map_len=256, max_ext_len=0)
+    unpacker.feed(data)
+    try:
+        unpacker.unpack()
+    except msgpack.OutOfData:
+        return True
+    except Exception:  # anything else: not a torn value
+        return False
+    return False
+
+
+def torn_tail(head: bytes, zeros: int, pos: int) -> LogCutShort | None:
+    """The cut at ``pos`` when the rest of the file — ``head`` then ``zeros`` zero bytes —
+    is a torn value, zeros, or a torn value followed by zeros (what a crash or a power
+    loss leaves); else ``None``."""
+    if not head:
+        return LogCutShort(f"cut at byte {pos}: the rest of the file ({zeros:,} bytes) is "
+                           "zeros, not records", pos)
+    if overlong_claim(head + bytes(min(zeros, 16)), 0, DEFAULT_LIMITS) is not None \
+            or not _incomplete(head):
+        return None
+    if not zeros:
+        return LogCutShort(f"cut at byte {pos}: the stream ends inside a record or move "
+                           f"({len(head)} bytes of it)", pos)
+    return LogCutShort(f"cut at byte {pos}: a torn record ({len(head)} bytes) then "
+                       f"{zeros:,} bytes of zeros", pos)
+
+
+class _Parser:
+    """One pass over a log's values, as :class:`RecordReader` reads them."""
+
+    def __init__(self, source: bytes | BinaryIO, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.reader = RecordReader(source, limits)
+        self.limits = limits
+        self.header: Header | None = None
+        self.named_trump = False
+        self.hands: list[HandRecord] = []
+        self.offsets: list[int] = []
+        self.end: EndRecord | None = None
+        self.end_offset: int | None = None
+        self.signature: SignatureRecord | None = None
+        self.signature_offset: int | None = None
+        self.cut: LogCutShort | None = None
+        self.pos = 0
+        self.zero_tail = 0
+        self.last: tuple[int, int, int] = (0, 0, -1)  # the last value read: offset, end, type
+
+    def run(self, need_header: bool = True) -> None:
+        try:
+            self._run(need_header)
+        except CapExceeded:
+            raise
+        except LogError as e:
+            if e.offset is None or (self.header is None and need_header):
+                raise
+            rest = self.reader.tail(e.offset)
+            cut = None if rest is None else torn_tail(rest[0], rest[1], e.offset)
+            if cut is None or rest is None:
+                raise
+            self._cut_at(cut, e.offset + len(rest[0]), rest[1])
+            return
+        if self.reader.cut_short is not None:
+            at = self.reader.cut_short.offset or 0
+            n = self.reader.size
+            self.cut = LogCutShort(f"cut at byte {at}: the stream ends inside a record or move "
+                                   f"({n - at} bytes of it)", at)
+            self.pos = at
+        self.zero_tail = self.reader.size - len(self.reader.data.rstrip(b"\0"))
+
+    def _cut_at(self, cut: LogCutShort, zeros_at: int, zeros: int) -> None:
+        """Stop at ``cut``; a value just before it whose bytes run into the zero-filled
+        tail (from ``zeros_at``) may be torn too (zeros complete many a value): it is
+        dropped, and the cut moves to its start."""
+        self.zero_tail = zeros
+        start, end, kind = self.last
+        at = cut.offset or 0
+        if zeros and zeros_at == at and kind >= 0 and end == at:
+            before = self._zeros_before(at)
+            if before:
+                self._undo(kind)
+                cut = LogCutShort(f"cut at byte {start}: a record running into a zero-filled "
+                                  f"tail ({before + zeros:,} bytes of zeros)", start)
+        self.cut, self.pos = cut, cut.offset or 0
+
+    def _zeros_before(self, at: int) -> int:
+        """How many zero bytes end the data before ``at``."""
+        data = self.reader.data[:at]
+        return len(data) - len(data.rstrip(b"\0"))
+
+    def _undo(self, kind: int) -> None:
+        if kind == CLAIMS:
+            hand = self.hands[-1]
+            hand.closed, hand.tricks, hand.scores, hand.totals = False, None, None, None
+            if not self.named_trump:
+                hand.trump = None
+        elif kind == DEAL:
+            self.hands.pop()
+            self.offsets.pop()
+        elif kind == END:
+            self.end = self.end_offset = None
+        elif kind == SIGNATURE:
+            self.signature = self.signature_offset = None
+        else:
+            raise LogError("log cut short inside its header: not readable", 0)
+
+    def _run(self, need_header: bool) -> None:
+        hand: HandRecord | None = None
+        max_hands = self.limits.max_hands
+        for r in self.reader:
+            obj, pos = r.value, r.offset
+            if type(obj) is Moves:
+                if self.header is None and need_header:
+                    raise LogError(_NOT_A_LOG, 0)
+                if self.signature is not None:
+                    raise LogError("a move follows the signature", pos)
+                if hand is None:
+                    raise LogError("a move outside a hand (before its deal record)", pos)
+                _add_moves(hand, obj, pos, self.named_trump)
+                self.last = (pos, r.end, -1)
+                continue
+            if self.header is None and need_header and not (
+                    type(obj) is list and len(obj) >= 2 and obj[0] == HEADER and obj[1] == MAGIC):
+                raise LogError(_NOT_A_LOG, 0)
+            if obj == 0 and type(obj) is int:
+                raise LogError("byte 0x00 is neither a record nor a move", pos)
+            if _pack(obj) != r.raw:
+                what = "move" if type(obj) is int else "record"
+                raise LogError(f"{what} is not in canonical msgpack form", pos)
+            if self.signature is not None:
+                raise LogError("a record follows the signature", pos)
+            if type(obj) is not list or not obj:
+                raise LogError(f"expected a record (a msgpack array) or a move, found "
+                               f"{_show(obj)}" + (f" ({obj:#04x} is no move)"
+                                                  if type(obj) is int else ""), pos)
+            kind = obj[0]
+            if type(kind) is not int:
+                raise LogError(f"unknown record type {_show(kind)}", pos)
+            if kind == CLAIMS:
+                if hand is None or hand.closed:
+                    raise LogError("a claims record with no hand open", pos)
+                _close_hand(hand, obj, pos, self.named_trump)
+            elif kind == DEAL:
+                if self.end is not None:
+                    raise LogError("a deal record follows the end record", pos)
+                if hand is not None and not hand.closed:
+                    raise LogError(f"a deal record while hand {hand.deal_number} is still "
+                                   "open: its claims record is missing", pos)
+                if len(self.hands) == max_hands:
+                    raise CapExceeded("max_hands", max_hands,
+                                      "the match has more dealing attempts", pos)
+                hand = _decode_deal(obj, pos)
+                self.hands.append(hand)
+                self.offsets.append(pos)
+            else:
+                rec = decode_record(obj, pos, self.limits)
+                if isinstance(rec, Header):
+                    if self.header is not None:
+                        raise LogError("a second header record", pos)
+                    self.header = rec
+                    self.named_trump = rec.rules.trump == "named"
+                elif isinstance(rec, EndRecord):
+                    if self.end is not None:
+                        raise LogError("a second end record", pos)
+                    self.end, self.end_offset = rec, pos
+                    hand = None
+                elif isinstance(rec, SignatureRecord):
+                    self.signature, self.signature_offset = rec, pos
+            self.last = (pos, r.end, kind)
+        self.pos = self.reader.size
+
+
 def parse_log(data: bytes | BinaryIO, path: str | None = None,
               limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
-    """Read a whole log from bytes or a binary stream, record by record, within ``limits``.
+    """Read a whole log from bytes or a binary stream, value by value, within ``limits``.
     Raises :class:`LogError` for anything unreadable (:class:`CapExceeded` for a cap).
 
-    A stream that ends inside a record is returned with ``cut_short`` set; the
-    whole records before it are all there.
+    A stream that stops inside a value, or runs into a zero-filled tail, is returned
+    with ``cut_short`` set; the whole values before it are all there.
     """
     try:
-        return _parse(RecordReader(data, limits), limits)
+        return _parse(data, limits)
     except LogError as e:
         e.path = path
         raise
 
 
-def _parse(reader: RecordReader, limits: Limits) -> ParsedLog:
-    header: Header | None = None
-    hands: list[HandRecord] = []
-    offsets: list[int] = []
-    end: EndRecord | None = None
-    end_offset: int | None = None
-    signature: SignatureRecord | None = None
-    signature_offset: int | None = None
-    max_hands = limits.max_hands
-    for r in reader:
-        obj, pos = r.value, r.offset
-        if _pack(obj) != r.raw:
-            if header is None and not (isinstance(obj, list) and obj[:2] == [0, MAGIC]):
-                raise LogError(_NOT_A_LOG, 0)
-            raise LogError("record is not in canonical msgpack form", pos)
-        if header is None and not (isinstance(obj, list) and len(obj) >= 2 and obj[0] == HEADER):
-            raise LogError(_NOT_A_LOG, 0)
-        if signature is not None:
-            raise LogError("a record follows the signature", pos)
-        if type(obj) is list and obj and type(obj[0]) is int and obj[0] == HAND \
-                and end is None:  # the common case, first
-            if len(hands) == max_hands:
-                raise CapExceeded("max_hands", max_hands, "the match has more dealing attempts",
-                                  pos)
-            hands.append(_decode_hand(obj, pos))
-            offsets.append(pos)
-            continue
-        rec = decode_record(obj, pos, limits)
-        if isinstance(rec, Header):
-            if header is not None:
-                raise LogError("a second header record", pos)
-            header = rec
-        elif isinstance(rec, HandRecord):
-            raise LogError("a hand record follows the end record", pos)
-        elif isinstance(rec, EndRecord):
-            if end is not None:
-                raise LogError("a second end record", pos)
-            end, end_offset = rec, pos
-        else:
-            signature, signature_offset = rec, pos
-    if reader.size == 0:
+def _parse(source: bytes | BinaryIO, limits: Limits) -> ParsedLog:
+    p = _Parser(source, limits)
+    p.run()
+    if p.reader.size == 0:
         raise LogError("empty file, not a tarneeb log", 0)
-    if header is None:  # the stream was cut inside the header
-        raise LogError("log cut short inside its header: not readable", 0)
-    data = reader.data
-    signed = data[:signature_offset] if signature_offset is not None else data
-    if reader.cut_short is not None:
-        signed = data[:reader.cut_short.offset]
-    return ParsedLog(header=header, hands=hands, offsets=offsets, end=end, end_offset=end_offset,
-                     signature=signature, signed_bytes=signed, signature_offset=signature_offset,
-                     cut_short=reader.cut_short, size=reader.size)
+    if p.header is None:  # the stream was cut inside the header
+        raise LogError("log cut short inside its header (cut at byte "
+                       f"{p.cut.offset if p.cut is not None else p.pos}): not readable", 0)
+    data = p.reader.data
+    signed = data[:p.signature_offset] if p.signature_offset is not None else data[:p.pos]
+    return ParsedLog(header=p.header, hands=p.hands, offsets=p.offsets, end=p.end,
+                     end_offset=p.end_offset, signature=p.signature, signed_bytes=signed,
+                     signature_offset=p.signature_offset, cut_short=p.cut,
+                     size=p.reader.size, zero_tail=p.zero_tail)
 
 
 def read_log(path: str, limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
@@ -473,40 +802,43 @@ def read_log(path: str, limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
         raise LogError(f"cannot read: {e.strerror or e}", None, path) from None
 
 
-# ---------------------------------------------------------------- writing
-class LogWriter:
-    """Appends records to a binary stream as the match goes, and signs at the end.
-
-    ``sign`` is a function from bytes to a 64-byte Ed25519 signature (for example
-    ``tarneeb.audit`` signing with the platform key).
-    """
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-        self._written = bytearray()
-
-    def write(self, rec: Record) -> int:
-        """Append a record; returns its byte offset."""
-        raw = encode_record(rec)
-        offset = len(self._written)
-        self._written += raw
-        self._stream.write(raw)
-        self._stream.flush()
-        return offset
-
-    @property
-    def signed_bytes(self) -> bytes:
-        return bytes(self._written)
-
-    def sign(self, sign: Any) -> None:
-        """Append the signature record over everything written so far."""
-        self.write(SignatureRecord(sign(bytes(self._written))))
-
-
 __all__ = [
-    "END", "HAND", "HEADER", "MAGIC", "PASS_CODE", "PROTOCOLS", "SIGNATURE", "VERSION",
-    "BatchProof", "CapExceeded", "EndRecord", "HandRecord", "Header", "Limits", "LogCutShort",
-    "LogError", "LogWriter", "ParsedLog",
-    "RecordedDeal", "Seat", "SignatureRecord", "decode_record", "encode_record", "parse_log",
-    "read_log", "record_to_list",
+    "ABANDON_CAUSES",
+    "CALL_MOVE",
+    "CARD_MOVE",
+    "CLAIMS",
+    "DEAL",
+    "END",
+    "HEADER",
+    "MAGIC",
+    "PASS_CODE",
+    "PROTOCOLS",
+    "SIGNATURE",
+    "TIMER_MOVE",
+    "TRUMP_MOVE",
+    "VERSION",
+    "Abandonment",
+    "BatchProof",
+    "CapExceeded",
+    "EndRecord",
+    "HandRecord",
+    "Header",
+    "Limits",
+    "LogCutShort",
+    "LogError",
+    "ParsedLog",
+    "RecordedDeal",
+    "Seat",
+    "SignatureRecord",
+    "decode_hand",
+    "decode_record",
+    "encode_hand",
+    "encode_move",
+    "encode_record",
+    "hand_moves",
+    "move_run",
+    "parse_log",
+    "read_log",
+    "record_to_list",
+    "torn_tail",
 ]

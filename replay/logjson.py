@@ -6,23 +6,28 @@ platform's signature still verifies after a round trip. Byte strings are hex,
 cards are written like ``10♥`` (any form :func:`~tarneeb.replay.cards.parse_card`
 reads is accepted back), suits as ``♥``.
 
->>> from tarneeb.replay.logformat import encode_record, HandRecord
->>> raw = encode_record(HandRecord(deal_number=0, dealer=1, plays=bytes([34, 0])))
->>> records_to_json([decode_record_bytes(raw)])[0]["plays"]
+>>> from tarneeb.replay.logformat import HandRecord
+>>> record_to_json(HandRecord(deal_number=0, dealer=1, plays=bytes([34, 0])))["plays"]
 ['10♥', '2♣']
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
 import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tarneeb.audit.signing import public_key_raw, sign
 
 from .cards import CardError, card_name, cards_of, mask_of, parse_card, parse_suit
 from .logformat import (
+    ABANDON_CAUSES,
     MAGIC,
     PASS_CODE,
+    Abandonment,
     BatchProof,
     EndRecord,
     HandRecord,
@@ -33,7 +38,9 @@ from .logformat import (
     RecordedDeal,
     Seat,
     SignatureRecord,
+    decode_hand,
     decode_record,
+    encode_hand,
     encode_record,
     parse_log,
 )
@@ -42,10 +49,6 @@ from .rules import RulesError, RuleSet
 
 JSON_FORMAT = "tarneeb-log-json"
 SUITS = "♣♦♥♠"
-
-
-def decode_record_bytes(raw: bytes) -> Record:
-    return decode_record(msgpack.unpackb(raw, raw=False), 0)
 
 
 def _hex(b: bytes | None) -> str | None:
@@ -69,6 +72,7 @@ def record_to_json(rec: Record) -> dict[str, Any]:
             "deal": None if rec.deal is None else {
                 "hands": [[card_name(c) for c in cards_of(h)] for h in rec.deal.hands],
                 "thirteenth": _card(rec.deal.thirteenth)},
+            "closed": rec.closed,
         }
     if isinstance(rec, Header):
         return {
@@ -89,7 +93,10 @@ def record_to_json(rec: Record) -> dict[str, Any]:
             "public_key": _hex(rec.public_key),
         }
     if isinstance(rec, EndRecord):
-        return {"type": "end", "winner": rec.winner, "server_seed": _hex(rec.server_seed)}
+        a = rec.abandoned
+        return {"type": "end", "winner": rec.winner, "server_seed": _hex(rec.server_seed),
+                "abandoned": None if a is None else {"cause": a.cause, "seat": a.seat,
+                                                     "reason": a.reason}}
     return {"type": "signature", "signature": rec.signature.hex()}
 
 
@@ -113,7 +120,7 @@ def to_json(data: bytes, path: str | None = None) -> dict[str, Any]:
 
 def log_to_json(log: ParsedLog) -> dict[str, Any]:
     """The JSON document of a parsed log."""
-    doc = {"format": JSON_FORMAT, "version": log.header.version,
+    doc: dict[str, Any] = {"format": JSON_FORMAT, "version": log.header.version,
            "records": records_to_json(log_records(log))}
     if log.cut_short is not None:
         doc["cut_short_at"] = log.cut_short.offset
@@ -164,8 +171,12 @@ class _In:
         return v
 
 
-def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS) -> Record:
-    """A record from its JSON object; errors name the record index and field."""
+def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
+                     named_trump: bool = False) -> Record:
+    """A record from its JSON object; errors name the record index and field.
+
+    ``named_trump`` (the header's rules name the trump): a hand's trump is a move.
+    """
     if not isinstance(obj, dict):
         raise LogError(f"record {index}: not a JSON object")
     r = _In(index, obj)
@@ -176,13 +187,17 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS) -> R
         elif kind == "header":
             rec = _header_from_json(r, limits)
         elif kind == "end":
-            rec = EndRecord(r.get("winner"), r.hex("server_seed", nil=True))
+            rec = EndRecord(r.get("winner"), r.hex("server_seed", nil=True),
+                            _abandoned_from_json(r))
         elif kind == "signature":
             rec = SignatureRecord(r.hex("signature"))  # type: ignore[arg-type]
         else:
             raise r.fail(f"unknown record type {kind!r}")
         # the msgpack decoder checks every field's type and range
-        decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0, limits)
+        if isinstance(rec, HandRecord):
+            decode_hand(encode_hand(rec, named_trump), named_trump)
+        else:
+            decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0, limits)
     except LogError as e:
         if e.message.startswith("record "):
             raise
@@ -190,6 +205,18 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS) -> R
     except (TypeError, ValueError, OverflowError) as e:
         raise r.fail(str(e)) from None
     return rec
+
+
+def _abandoned_from_json(r: _In) -> Abandonment | None:
+    a = r.rec.get("abandoned")
+    if a is None:
+        return None
+    if not isinstance(a, dict) or a.get("cause") not in ABANDON_CAUSES \
+            or not isinstance(a.get("reason"), str):
+        raise r.fail("abandoned must be null or {\"cause\": one of "
+                     + ", ".join(ABANDON_CAUSES) + ", \"seat\": 0-3 or null, "
+                     "\"reason\": text}")
+    return Abandonment(a["cause"], a.get("seat"), a["reason"])
 
 
 def _hand_from_json(r: _In) -> HandRecord:
@@ -227,7 +254,7 @@ def _hand_from_json(r: _In) -> HandRecord:
         deal_number=r.get("deal_number"), dealer=r.get("dealer"), calls=calls,
         revealed=r.card("revealed", r.get("revealed"), nil=True), trump=trump, plays=plays,
         timer=timer, tricks=r.get("tricks"), scores=r.get("scores"), totals=r.get("totals"),
-        deal=recorded)
+        deal=recorded, closed=r.rec.get("closed", True))
 
 
 def _header_from_json(r: _In, limits: Limits) -> Header:
@@ -284,7 +311,13 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
         raise CapExceeded("max_records", limits.max_records, f"{len(records):,} records")
     for i, rec in enumerate(records):
         _check_sizes(i, rec, limits)
-    encoded = [encode_record(record_from_json(i, rec, limits)) for i, rec in enumerate(records)]
+    encoded = []
+    named_trump = False
+    for i, obj in enumerate(records):
+        rec = record_from_json(i, obj, limits, named_trump)
+        if isinstance(rec, Header):
+            named_trump = rec.rules.trump == "named"
+        encoded.append(encode_record(rec, named_trump))
     data = b"".join(encoded)
     try:
         parse_log(data, limits=limits)
@@ -298,6 +331,26 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
         kind = records[index].get("type", "?") if isinstance(records[index], dict) else "?"
         raise LogError(f"record {index} ({kind}): {e.message}") from None
     return data
+
+
+def sign_log(data: bytes, key: Ed25519PrivateKey) -> bytes:
+    """An unsigned log, signed with the platform's ``key``: the header must name that
+    key (or none, and it is filled in: the header's bytes change, so the log is re-encoded)
+    and the log must end with its end record."""
+    log = parse_log(data)
+    if log.signature is not None:
+        raise LogError("the log is signed already; remove its signature record to sign again")
+    if log.cut_short is not None or log.end is None:
+        raise LogError("the log does not end with its end record: only a whole match is signed")
+    public = public_key_raw(key.public_key())
+    if log.header.public_key is None:
+        header = dataclasses.replace(log.header, public_key=public)
+        named = header.rules.trump == "named"
+        data = encode_record(header) + b"".join(encode_record(h, named) for h in log.hands) \
+            + encode_record(log.end)
+    elif log.header.public_key != public:
+        raise LogError("the header names another public key than the signing key's")
+    return data + encode_record(SignatureRecord(sign(key, data)))
 
 
 def _check_sizes(index: int, rec: Any, limits: Limits) -> None:
@@ -368,4 +421,4 @@ def dumps_log(log: ParsedLog) -> str:
 
 
 __all__ = ["JSON_FORMAT", "dumps", "dumps_log", "from_json", "loads", "log_to_json",
-           "record_from_json", "to_json"]
+           "record_from_json", "sign_log", "to_json"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -112,6 +113,15 @@ class CapExceeded(LogError):
         self.limit = limit
 
 
+class Moves(bytes):
+    """A run of moves (``docs/FORMAT.md``): bytes, each a move, or ``0xcc`` and a timer
+    move. The reader yields a whole run as one value."""
+
+
+# a run of moves: any byte that is a move, or 0xcc and a timer move
+MOVE_RUN = re.compile(rb"(?:[\x01-\x34\x38-\x3b\x40-\x7f]|\xcc[\x81-\xb4\xb8-\xbb\xc0-\xff])+")
+
+
 class RawRecord(NamedTuple):
     """One msgpack value read from the stream, with where it lies and its exact bytes."""
 
@@ -154,7 +164,7 @@ _SIZED = {0xc4: (1, "bytes"), 0xc5: (2, "bytes"), 0xc6: (4, "bytes"), 0xd9: (1, 
           0xde: (2, "entries"), 0xdf: (4, "entries")}
 
 
-def _overlong_claim(data: bytes | bytearray, pos: int, limits: Limits) -> tuple[int, str] | None:
+def overlong_claim(data: bytes | bytearray, pos: int, limits: Limits) -> tuple[int, str] | None:
     """In a record that runs past the end of the data, a length prefix larger than any
     field of a log may be (a stream that is merely cut off has none): where and what."""
     end = len(data)
@@ -251,7 +261,29 @@ class RecordReader:
         pos = 0  # where the next record starts
         records = 0
         eof = False
+        move_run = MOVE_RUN.match
         while True:
+            m = move_run(self._buf, pos - self._base)
+            if m is not None:
+                stop = m.end() + self._base
+                if stop == self.size and not eof:  # the run may go on in the next chunk
+                    chunk = self._read()
+                    if chunk:
+                        self._buf += chunk
+                        unpacker.feed(chunk)
+                        continue
+                    eof = True
+                records += 1
+                if records > lim.max_records:
+                    raise CapExceeded("max_records", lim.max_records,
+                                      "the log holds more records", pos)
+                raw = unpacker.read_bytes(stop - pos)
+                if not self.keep:
+                    del self._buf[:stop - self._base]
+                    self._base = stop
+                yield RawRecord(pos, stop, Moves(raw), raw)
+                pos = stop
+                continue
             try:
                 value = unpacker.unpack()
             except msgpack.OutOfData:
@@ -296,14 +328,34 @@ class RecordReader:
             pos = end
         if pos < self.size:
             rest = self._buf[pos - self._base:]
-            claim = _overlong_claim(rest, 0, lim)
+            claim = overlong_claim(rest, 0, lim)
             if claim is not None:
                 raise LogError(claim[1], pos + claim[0])
             self.cut_short = LogCutShort(f"log cut short: the stream ends inside a record "
                                          f"({self.size - pos} bytes of it)", pos)
 
+    def tail(self, pos: int) -> tuple[bytes, int] | None:
+        """The rest of the stream from ``pos``: its bytes up to a closing run of zeros, and
+        how many zeros close it; ``None`` when more than ``max_record_bytes`` come before
+        the zeros (not a torn record). Read a chunk at a time: zeros are counted, not kept."""
+        head = bytes(self._buf[pos - self._base:]) if pos >= self._base else b""
+        stripped = head.rstrip(b"\0")
+        zeros = len(head) - len(stripped)
+        head = stripped
+        while len(head) <= self.limits.max_record_bytes:
+            chunk = self._read()
+            if not chunk:
+                return head, zeros
+            stripped = chunk.rstrip(b"\0")
+            if stripped:
+                head += bytes(zeros) + stripped
+                zeros = len(chunk) - len(stripped)
+            else:
+                zeros += len(chunk)
+        return None
+
     def _too_long(self, pos: int) -> None:
-        claim = _overlong_claim(self._buf[pos - self._base:], 0, self.limits)
+        claim = overlong_claim(self._buf[pos - self._base:], 0, self.limits)
         if claim is not None:
             raise LogError(claim[1], pos + claim[0])
         raise CapExceeded("max_record_bytes", self.limits.max_record_bytes,
@@ -321,5 +373,5 @@ def _regular_file_size(stream: BinaryIO) -> int | None:
         return None
 
 
-__all__ = ["DEFAULT_LIMITS", "CapExceeded", "Limits", "LogCutShort", "LogError", "RawRecord",
-           "RecordReader", "depth_ok"]
+__all__ = ["DEFAULT_LIMITS", "MOVE_RUN", "CapExceeded", "Limits", "LogCutShort", "LogError",
+           "Moves", "RawRecord", "RecordReader", "depth_ok", "overlong_claim"]

@@ -51,6 +51,7 @@ from .engine import (
 from .findings import Verdict
 from .logformat import (
     PASS_CODE,
+    Abandonment,
     EndRecord,
     HandRecord,
     Header,
@@ -73,7 +74,8 @@ _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimu
 
 def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = False,
                 root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
-                limits: Limits = DEFAULT_LIMITS, receipt: SignedReceipt | None = None) -> Verdict:
+                limits: Limits = DEFAULT_LIMITS, receipt: SignedReceipt | None = None,
+                server_seed: bytes | None = None) -> Verdict:
     """Verify one log file, read as a stream within ``limits`` (a file over
     ``limits.max_bytes`` is refused unread). Never raises for a bad log: see ``Verdict.error``."""
     try:
@@ -82,13 +84,15 @@ def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = 
         v = Verdict(path)
         v.error = str(e)
         return v
-    return verify_log(log, path, public_key, count_paths, root, keys, receipt)
+    return verify_log(log, path, public_key, count_paths, root, keys, receipt,
+                      server_seed)
 
 
 def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = None,
                  count_paths: bool = False, root: bytes | None = None,
                  keys: Mapping[str, bytes] | None = None,
-                 limits: Limits = DEFAULT_LIMITS, receipt: SignedReceipt | None = None) -> Verdict:
+                 limits: Limits = DEFAULT_LIMITS, receipt: SignedReceipt | None = None,
+                 server_seed: bytes | None = None) -> Verdict:
     """Verify a log held in memory."""
     try:
         log = parse_log(data, path, limits)
@@ -96,19 +100,26 @@ def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = No
         v = Verdict(path)
         v.error = str(e)
         return v
-    return verify_log(log, path, public_key, count_paths, root, keys, receipt)
+    return verify_log(log, path, public_key, count_paths, root, keys, receipt,
+                      server_seed)
 
 
 def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None,
                count_paths: bool = False, root: bytes | None = None,
                keys: Mapping[str, bytes] | None = None,
-               receipt: SignedReceipt | None = None) -> Verdict:
+               receipt: SignedReceipt | None = None,
+               server_seed: bytes | None = None) -> Verdict:
     """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key,
     ``root`` the season root the platform published (when it committed a season), and
     ``receipt`` is a seat's pre-play receipt: the log must be the match it promised.
 
+    ``server_seed`` is the server seed the platform revealed outside a log that does
+    not reveal it (a log cut short by a crash): with it every whole move is checked.
+
     ``keys`` maps platform names to their raw keys (a keys file): the log must be
     signed by one of them, and the verdict names that platform (``Verdict.signer``).
+    ``server_seed`` is the server seed the platform revealed outside a log that does
+    not reveal it (a log cut short by a crash): with it every whole move is checked.
     ``count_paths`` also fills ``Verdict.paths``, the rule paths the match went through.
 
     A clean verdict means every dealing attempt was replayed from a deal derived from
@@ -119,7 +130,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     _note_rules(log.header.rules, v)
     _check_header_form(log.header, v)
     _check_signature(log, v, public_key, keys)
-    deriver, no_deal = _check_seeds(log, v, root, public_key)
+    deriver, no_deal = _check_seeds(log, v, root, public_key, server_seed)
     if receipt is not None:
         check_receipt(log.header, receipt, v, public_key)
     elif log.header.server_commitment is not None:
@@ -158,8 +169,6 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     if count_paths:
         v.paths = exercised_paths(header.rules, state.history, timers)
     v.history = state.history
-    if log.cut_short is not None:
-        v.error = str(log.cut_short) if log.cut_short.path else f"{path}: {log.cut_short}"
     return v
 
 
@@ -233,6 +242,12 @@ def _check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None,
     try:
         verify(public, log.signed_bytes, log.signature.signature)
     except AuditError:
+        if log.zero_tail >= 4 and log.signature_offset is not None \
+                and log.size - log.zero_tail > log.signature_offset:
+            at = log.size - log.zero_tail
+            v.add("cut-short", f"cut at byte {at}: the signature ends in {log.zero_tail} "
+                  "zero bytes, a torn write; it does not match the log", offset=at)
+            return
         v.add("broken-signature", "the signature does not match the log: its bytes were "
               "changed after signing, or another key signed it", offset=log.signature_offset)
 
@@ -243,7 +258,8 @@ def _public_key(raw: bytes) -> Ed25519PublicKey:
 
 
 def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
-                 pinned_key: bytes | None = None) -> tuple[DealDeriver | None, str]:
+                 pinned_key: bytes | None = None,
+                 given_seed: bytes | None = None) -> tuple[DealDeriver | None, str]:
     """The deriver of the deals when the seeds allow it, and why not otherwise."""
     h = log.header
     if root is not None and (h.batch is None or not hmac.compare_digest(h.batch.root, root)):
@@ -265,6 +281,9 @@ def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
                   offset=0)
         return None, NO_DEAL
     seed = log.end.server_seed if log.end is not None else None
+    if seed is None and given_seed is not None:
+        seed = given_seed
+        v.notes.append("the server seed is not in the log: it was given to the verifier")
     if seed is None:
         why = ("the log ends before its end record" if log.end is None else
                "the end record does not reveal it")
@@ -295,7 +314,7 @@ def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
             v.add("client-seed", f"seat {seat}'s client seed does not match the commitment it "
                   "made before the seeds were revealed, for this match and this binding",
                   seat=seat)
-    return log_deriver(h, log.end), ""
+    return DealDeriver(seed, h.match_id, tuple(h.client_seeds), leaf), ""
 
 
 def _check_season(path: list[bytes], head_signature: bytes, commitment: bytes,
@@ -405,17 +424,24 @@ class _HandReplay:
         if rec.dealer != state.dealer:
             v.add("wrong-dealer", f"seat {rec.dealer} dealt, but it was seat {state.dealer}'s "
                   "deal", hand=n, seat=rec.dealer, offset=offset)
+        dealt = False
         try:
             self._deal()
+            dealt = True
             self._bidding()
             if state.phase in (Phase.DEAL, Phase.OVER):  # cancelled
-                self._cancelled_claims()
+                if rec.closed:
+                    self._cancelled_claims()
             else:
                 self._play()
-                self._claims()
-                self.played += 1
+                if rec.closed:
+                    self._claims()
+                    self.played += 1
         except _Abandon:
-            self._resync()
+            if rec.closed:
+                self._resync()
+            elif dealt:  # the hand a log stops in: replayed as far as it goes
+                self.replayed += 1
             return
         self.replayed += 1
         if rec.timer:
@@ -497,6 +523,8 @@ class _HandReplay:
                     raise _Abandon  # no value to score it by
             state.apply_unchecked(action)
         if state.phase == Phase.BID:
+            if not rec.closed:  # the log stops in the bidding
+                raise _Abandon
             v.add("bidding-incomplete", f"the bidding stops before it is over: seat "
                   f"{state.current_player} has not called", hand=n, seat=state.current_player,
                   offset=self.offset)
@@ -543,17 +571,21 @@ class _HandReplay:
         move = self.move
         if state.phase == Phase.TRUMP:
             if rec.trump is None:
+                if not rec.closed:  # the log stops before the trump is named
+                    raise _Abandon
                 v.add("wrong-trump", "the auction winner named no trump", hand=n,
                       seat=state.current_player, offset=self.offset)
                 raise _Abandon
             self._timer_check(move, TRUMP_BASE + rec.trump)
             move += 1
             state.apply(TRUMP_BASE + rec.trump)
-        elif rec.trump != state.trump:
+        elif rec.closed and rec.trump != state.trump:
             shown = SUITS[rec.trump] if rec.trump is not None else "none"
             v.add("wrong-trump", f"the log gives {shown} as trump, but the rules give "
                   f"{SUITS[state.trump]}", hand=n, offset=self.offset)
         if not rec.plays:
+            if not rec.closed:
+                raise _Abandon
             total = sum(self._bid_values(state.hand))
             v.add("cancelled-wrongly", f"the hand was not played, but the bids total {total}, "
                   "enough to play", hand=n, offset=self.offset)
@@ -598,6 +630,8 @@ class _HandReplay:
                           f"played when it was seat {seat}'s turn", **where)
                 raise _Abandon from None
         if len(rec.plays) < 52:
+            if not rec.closed:  # the log stops inside the play
+                raise _Abandon
             v.add("hand-incomplete", f"the hand stops after {len(rec.plays)} of 52 cards",
                   hand=n, trick=len(rec.plays) // 4 + 1, offset=self.offset)
             raise _Abandon
@@ -648,26 +682,66 @@ class _HandReplay:
 
 
 def _check_end(log: ParsedLog, state: MatchState, v: Verdict) -> None:
+    last = log.hands[-1] if log.hands else None
     if log.end is None:
-        if state.is_over and log.hands:
-            v.add("no-winner", f"{TEAM_NAMES[state.winner]} won, but the log ends without "
-                  "declaring a winner")
-        v.add("cut-short", f"the log ends after {len(log.hands)} dealing attempts, without "
-              "its end record", offset=log.size)
+        cut = log.cut_short
+        at = cut.offset if cut is not None and cut.offset is not None else log.size
+        what = cut.message if cut is not None else f"cut at byte {at}: the log ends"
+        v.add("cut-short", f"{what}, after {len(log.hands)} dealing attempts, without its "
+              "end record" + (f" (hand {last.deal_number} stops after {_moves(last)})"
+                             if last is not None and not last.closed else ""), offset=at)
         return
+    if log.cut_short is not None:
+        v.add("cut-short", f"{log.cut_short.message}, after the end record",
+              offset=log.cut_short.offset)
     claimed, actual = log.end.winner, state.winner
     at = log.end_offset
+    abandoned = log.end.abandoned
+    if abandoned is not None:
+        v.ending = f"abandoned at {_stop_place(last)}: {_abandon_text(log, abandoned)}"
+    elif last is not None and not last.closed:
+        v.add("hand-incomplete", f"hand {last.deal_number} has no claims record: the match "
+              f"ends inside it, after {_moves(last)}", hand=last.deal_number, offset=at)
     if actual is None and claimed is not None:
         v.add("winner-too-early", f"the log declares {TEAM_NAMES[claimed]} the winner, but no "
               f"team has won yet (totals {state.totals})", offset=at)
     elif actual is not None and claimed is None:
-        v.add("no-winner", f"{TEAM_NAMES[actual]} won, but the log declares no winner",
+        v.add("no-winner", f"{TEAM_NAMES[actual]} won, but the log declares no winner"
+              + (" (it says the match was abandoned)" if abandoned is not None else ""),
               offset=at)
     elif actual != claimed:
         v.add("wrong-winner", f"the log declares {TEAM_NAMES[claimed]} the winner, but "
               f"{TEAM_NAMES[actual]} won", offset=at)
-    elif actual is None:
-        v.add("cut-short", "the match ends unfinished: no team has won", offset=at)
+    elif actual is None and abandoned is None:
+        v.add("cut-short", "the match ends unfinished: no team has won, and the log does not "
+              "say it was abandoned", offset=at)
+
+
+def _moves(rec: HandRecord) -> str:
+    return f"{len(rec.calls)} call(s) and {len(rec.plays)} card(s)"
+
+
+def _stop_place(last: HandRecord | None) -> str:
+    """Where a match stopped, from its last hand: ``hand 3, trick 5``."""
+    if last is None:
+        return "the start, before the first deal"
+    if last.closed:
+        return f"the end of hand {last.deal_number}, before the next deal"
+    if last.plays:
+        return f"hand {last.deal_number}, trick {len(last.plays) // 4 + 1}"
+    return f"hand {last.deal_number}, in the bidding"
+
+
+_CAUSE_TEXT = {"disconnect": "disconnected", "timeout": "timed out", "resignation": "resigned"}
+
+
+def _abandon_text(log: ParsedLog, a: Abandonment) -> str:
+    if a.seat is None:
+        who = "the server" if a.cause == "server-fault" else "a player"
+    else:
+        who = f"seat {a.seat} ({log.header.seats[a.seat].name})"
+    what = "failed" if a.cause == "server-fault" else _CAUSE_TEXT.get(a.cause, a.cause)
+    return f"{who} {what}" + (f": {a.reason}" if a.reason else "")
 
 
 __all__ = ["deal_of", "log_deriver", "verify_bytes", "verify_file", "verify_log"]

@@ -36,10 +36,10 @@ from .logformat import (
     EndRecord,
     HandRecord,
     Header,
-    LogWriter,
     RecordedDeal,
     Seat,
 )
+from .logwriter import LogWriter
 from .players import BotPlayer, Player, play_match
 from .rules import RuleSet, preset
 

@@ -63,11 +63,11 @@ from tarneeb.replay.logformat import (
     EndRecord,
     HandRecord,
     Header,
-    LogWriter,
     RecordedDeal,
     SignatureRecord,
     parse_log,
 )
+from tarneeb.replay.logwriter import LogWriter
 from tarneeb.replay.replayer import deal_of, log_deriver
 from tarneeb.replay.rules import RuleSet
 
@@ -1281,23 +1281,6 @@ def mark_timer(data: bytes, *, choice: int = 0, hand: int | None = None,
     return _close(log, resign), Alteration(
         "mark-timer", n, f"hand {n}: seat {seat}'s {describe_action(action)} (move {move}) "
         "marked as the timer's", trick=trick, seat=seat, expect="wrong-timer-move")
-
-
-@_register("timer-beyond-moves", "a timer mark on a move the hand does not have")
-def timer_beyond_moves(data: bytes, *, choice: int = 0, hand: int | None = None,
-                       resign: Ed25519PrivateKey | None = None) -> Altered:
-    """One hand's timer marks a move past its last (calls, the named trump, the plays)."""
-    log = _open(data)
-    rng = random.Random(choice)
-    n = _pick_hand(log, rng, hand, lambda r: True, "there")
-    rec = log.hands[n]
-    moves = len(rec.calls) + len(rec.plays) + (
-        1 if log.rules.trump == "named" and rec.plays else 0)
-    move = moves + rng.randrange(4)
-    log.hands[n] = dataclasses.replace(rec, timer=rec.timer | 1 << move)
-    return _close(log, resign), Alteration(
-        "timer-beyond-moves", n, f"hand {n}: the timer marks move {move} of {moves}",
-        expect="not-canonical")
 
 
 @_register("cancelled-claims", "a cancelled hand's record carries a trump, tricks or scores")

@@ -713,7 +713,7 @@ ALTERED: list[AlteredSpec] = [
     AlteredSpec("not-replayed", "eram41-recorded-deals", "nil-deal"),
     AlteredSpec("weak-key", "sahrat41-01", "weak-key", resign=False),
     AlteredSpec("not-canonical", "sahrat400-cancelled-in-a-row", "cancelled-claims"),
-    AlteredSpec("not-canonical", "classic-timer", "timer-beyond-moves"),
+    AlteredSpec("not-canonical", "classic-cancelled-in-a-row", "cancelled-claims"),
     AlteredSpec("not-canonical", "eram41-01", "reorder-rules"),
 ]
 

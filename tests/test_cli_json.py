@@ -86,4 +86,5 @@ def test_dump_json_covers_every_byte(capsys: pytest.CaptureFixture[str]) -> None
     doc = json.loads(out)
     assert code == 0 and "".join(e["hex"] for e in doc) == path.read_bytes().hex()
     assert [e["offset"] for e in doc] == sorted(e["offset"] for e in doc)
-    assert {"calls", "plays", "signature"} <= {e["field"] for e in doc}
+    assert {"deal_number", "totals", "abandoned", "signature"} <= {e["field"] for e in doc}
+    assert "moves" in {e["kind"] for e in doc}

@@ -83,7 +83,7 @@ def test_import_refuses_what_verify_would_not_read(tmp_path: Path) -> None:
     src.write_text(json.dumps(doc), encoding="utf-8")
     code, _, err = cli("import", str(src), "-o", str(dst))
     assert_one_ending(code, err, (2,))
-    assert "record 2 (hand): a hand record follows the end record" in err
+    assert "record 2 (hand): a deal record follows the end record" in err
 
 
 # ------------------------------------------------------------------ deal -m

@@ -1,0 +1,233 @@
+"""Writing a log as the match goes: every value appended, with a chosen durability.
+
+:class:`LogWriter` appends the values of ``docs/FORMAT.md`` to a binary stream:
+the header, then for each hand its deal record, each move as it happens, its
+claims record; the end record; the signature. What "written" means is the
+:class:`Durability`:
+
+* ``Durability.flush()`` — each append is handed to the operating system before it
+  returns: it survives the server process dying (even by SIGKILL), not a power loss
+  or an operating-system crash until the system writes it back by itself;
+* ``Durability.fsync()`` — each append is on the disk (``fsync``) before it returns:
+  it survives a power loss too;
+* ``Durability.group(ms)`` — each append is handed to the system before it returns,
+  and a background thread calls ``fsync`` at most every ``ms`` milliseconds while
+  anything is unsynced: an append survives a power loss at most ``ms`` ms after it
+  returned (:meth:`LogWriter.wait_durable` waits for that).
+
+>>> import io
+>>> from tarneeb.replay.logformat import HandRecord, Header, Seat
+>>> from tarneeb.replay.rules import preset
+>>> w = LogWriter(io.BytesIO())
+>>> w.write(Header(preset("qahwa41"), [Seat("bot", True)] * 4, b"m1", first_dealer=1))
+0
+>>> start = w.begin_hand(HandRecord(deal_number=0, dealer=1))
+>>> w.move(CALL_MOVE | 2 << 4 | 5) - start  # seat 2 bids 5: one byte after the deal record
+6
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import BinaryIO
+
+import msgpack
+
+from .logformat import (
+    CALL_MOVE,
+    EndRecord,
+    HandRecord,
+    Header,
+    Record,
+    SignatureRecord,
+    claims_list,
+    deal_list,
+    encode_hand,
+    encode_move,
+    encode_record,
+)
+
+
+@dataclass(frozen=True)
+class Durability:
+    """When an appended value counts as written: see the module's docstring.
+
+    >>> Durability.group(5)
+    Durability(mode='group', interval_ms=5.0)
+    """
+
+    mode: str = "flush"
+    interval_ms: float = 0.0
+
+    @classmethod
+    def flush(cls) -> Durability:
+        return cls("flush")
+
+    @classmethod
+    def fsync(cls) -> Durability:
+        return cls("fsync")
+
+    @classmethod
+    def group(cls, interval_ms: float) -> Durability:
+        if not interval_ms > 0:
+            raise ValueError("a group commit needs an interval above 0 ms")
+        return cls("group", float(interval_ms))
+
+    @classmethod
+    def parse(cls, text: str) -> Durability:
+        """``flush``, ``fsync`` or ``group:MS``."""
+        if text in ("flush", "fsync"):
+            return cls(text)
+        if text.startswith("group:"):
+            try:
+                return cls.group(float(text[6:]))
+            except ValueError:
+                pass
+        raise ValueError(f"durability {text!r}: give flush, fsync or group:MS")
+
+
+class LogWriter:
+    """Appends a log's values to ``stream`` and signs at the end.
+
+    ``sign`` is a function from bytes to a 64-byte Ed25519 signature (for example
+    ``tarneeb.audit`` signing with the platform key). With ``fsync`` or ``group``
+    durability the stream must be a real file (it has a ``fileno``).
+    """
+
+    def __init__(self, stream: BinaryIO, durability: Durability | None = None) -> None:
+        self._stream = stream
+        self._written = bytearray()
+        self.durability = durability or Durability.flush()
+        self._named_trump = False
+        self._fd: int | None = None
+        if self.durability.mode != "flush":
+            try:
+                self._fd = stream.fileno()
+            except (OSError, AttributeError, ValueError):
+                raise ValueError(f"{self.durability.mode} durability needs a file with a "
+                                 "descriptor to fsync") from None
+        self._lock = threading.Lock()
+        self._synced = 0  # bytes known to be on disk
+        self._last_sync = 0.0
+        self._timer: threading.Timer | None = None
+        self._durable = threading.Condition(self._lock)
+
+    # -- appending
+    def _append(self, raw: bytes) -> int:
+        offset = len(self._written)
+        self._written += raw
+        self._stream.write(raw)
+        self._stream.flush()
+        mode = self.durability.mode
+        if mode == "fsync":
+            self._fsync()
+        elif mode == "group":
+            self._group_commit()
+        return offset
+
+    def write(self, rec: Record) -> int:
+        """Append a record (a whole hand: its deal, moves and claims); returns its offset."""
+        if isinstance(rec, Header):
+            self._named_trump = rec.rules.trump == "named"
+        if isinstance(rec, HandRecord):
+            return self._append(encode_hand(rec, self._named_trump))
+        return self._append(encode_record(rec))
+
+    def begin_hand(self, rec: HandRecord) -> int:
+        """Append the deal record that opens ``rec`` (its number, dealer, revealed card and
+        recorded deal; its moves and claims are not written)."""
+        return self._append(_pack(deal_list(rec)))
+
+    def move(self, code: int) -> int:
+        """Append one move (see ``docs/FORMAT.md``: ``TIMER_MOVE`` set for a timer move)."""
+        return self._append(encode_move(code))
+
+    def close_hand(self, rec: HandRecord) -> int:
+        """Append the claims record that closes ``rec`` (its trump, tricks, scores, totals)."""
+        return self._append(_pack(claims_list(rec, self._named_trump)))
+
+    @property
+    def named_trump(self) -> bool:
+        """Whether the header's rules name the trump by a move."""
+        return self._named_trump
+
+    @property
+    def signed_bytes(self) -> bytes:
+        return bytes(self._written)
+
+    @property
+    def size(self) -> int:
+        return len(self._written)
+
+    def sign(self, sign: Callable[[bytes], bytes]) -> int:
+        """Append the signature record over everything written so far."""
+        return self.write(SignatureRecord(sign(bytes(self._written))))
+
+    def end(self, rec: EndRecord) -> int:
+        return self.write(rec)
+
+    # -- durability
+    def _fsync(self) -> None:
+        assert self._fd is not None
+        size = len(self._written)
+        os.fsync(self._fd)
+        with self._lock:
+            self._synced = max(self._synced, size)
+            self._last_sync = time.monotonic()
+            self._durable.notify_all()
+
+    def _group_commit(self) -> None:
+        interval = self.durability.interval_ms / 1000
+        with self._lock:
+            due = self._last_sync + interval - time.monotonic()
+            if due > 0:
+                if self._timer is None:
+                    self._timer = threading.Timer(due, self._timed_sync)
+                    self._timer.daemon = True
+                    self._timer.start()
+                return
+        self._fsync()
+
+    def _timed_sync(self) -> None:
+        with self._lock:
+            self._timer = None
+        if self._synced < len(self._written):
+            self._fsync()
+
+    def sync(self) -> None:
+        """Make everything appended so far durable now (``fsync``; a flush-only writer
+        flushes)."""
+        self._stream.flush()
+        if self._fd is not None:
+            self._fsync()
+
+    def wait_durable(self, timeout: float | None = None) -> bool:
+        """Wait until everything appended so far is on disk (group commit); ``False``
+        when ``timeout`` seconds passed first. A flush-only writer never syncs: it
+        returns ``False`` at once unless nothing was written."""
+        target = len(self._written)
+        if self._fd is None:
+            return target == 0
+        with self._lock:
+            return self._durable.wait_for(lambda: self._synced >= target, timeout)
+
+    def close(self) -> None:
+        """Sync what is pending (fsync and group modes), stop the timer, close the stream."""
+        with self._lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        if self._fd is not None and self._synced < len(self._written):
+            self._fsync()
+        self._stream.close()
+
+
+def _pack(obj: object) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+__all__ = ["CALL_MOVE", "Durability", "LogWriter"]
