@@ -36,7 +36,7 @@ from tarneeb.audit.seeds import (
 )
 from tarneeb.audit.signing import key_id, public_key_from_raw, verify
 
-from .cards import card_name, deal_hands
+from .cards import card_name
 from .engine import (
     BID_BASE,
     PASS,
@@ -393,8 +393,8 @@ def deal_of(rec: HandRecord, deriver: DealDeriver | None, n: int, dealer: int) -
     """The four hands and the dealer's 13th card of dealing attempt ``n``: derived from the
     seeds where the log has them, else as the log records them; ``None`` without either."""
     if deriver is not None:
-        deck = deriver.deck(n)
-        return deal_hands(deck, dealer), deck[51]
+        h0, h1, h2, h3, thirteenth = deriver.dealt(n, dealer)
+        return (h0, h1, h2, h3), thirteenth
     if rec.deal is not None:
         return rec.deal.hands, rec.deal.thirteenth
     return None

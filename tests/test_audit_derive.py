@@ -54,6 +54,29 @@ def test_derivation_is_deterministic_and_a_permutation(server_seed, match_id, se
     assert a == shuffle(52, HmacStream(server_seed, deal_message(match_id, seeds, k, binding)))
 
 
+def _sets_of(deck: list[int], dealer: int) -> tuple[int, int, int, int, int]:
+    """The reference: each seat's cards from the deck order, as Deal.cards deals them."""
+    deal = Deal.from_deck(deck, dealer)
+    return (*(sum(1 << c for c in deal.cards(s)) for s in range(4)), deal.thirteenth)
+
+
+@settings(max_examples=150, deadline=None)
+@given(server_seeds, match_ids, client_seed_lists, deal_numbers, st.integers(0, 3))
+def test_dealt_sets_are_the_deck_dealt_round(server_seed, match_id, seeds, k, dealer):
+    d = DealDeriver(server_seed, match_id, seeds)
+    assert d.dealt(k, dealer) == _sets_of(d.deck(k), dealer)
+
+
+def test_dealt_over_many_deals_and_every_dealer():
+    d = DealDeriver(SEED, "m", CLIENTS)
+    for k in range(2000):
+        assert d.dealt(k, k % 4) == _sets_of(d.deck(k), k % 4), k
+    with pytest.raises(AuditInputError, match="seat"):
+        d.dealt(0, 4)
+    with pytest.raises(AuditInputError, match="deal number"):
+        d.dealt(-1, 0)
+
+
 @st.composite
 def one_byte_changed(draw):
     """Inputs, and the same inputs with one byte of one field changed."""
@@ -185,6 +208,8 @@ def test_third_block_fallback_matches_reference():
     ref = shuffle(52, stream)
     assert stream.offset > 64 and len(stream.blocks) == 3
     assert d.deck(THIRD_BLOCK_DEAL) == ref
+    # the four sets and the last card take the same fallback
+    assert d.dealt(THIRD_BLOCK_DEAL, 1) == _sets_of(ref, 1)
 
 
 @pytest.mark.parametrize("args, message", [
