@@ -359,7 +359,7 @@ class DealDeriver:
         Fisher-Yates loop fixes its position: the verifier's hot path, without the deck
         order as a list. The sets mean nothing more than :meth:`Deal.cards` does.
 
-        >>> d = DealDeriver(bytes(32), b"m", [b"a", b"b", b"c", b"d"])
+        >>> d = DealDeriver(bytes(32), b"m", [bytes([s]) * 16 for s in range(4)])
         >>> deal = d.deal(5, dealer=2)
         >>> d.dealt(5, 2) == (*(sum(1 << c for c in deal.cards(s)) for s in range(4)),
         ...                   deal.thirteenth)
