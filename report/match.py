@@ -52,7 +52,8 @@ _HEADLINES = {
     "receipt-mismatch": "This log is not the match the platform promised before play",
 }
 # notes of the verdict that the signature and proof sections say in their own words
-_SAID_ELSEWHERE = ("signature checked", "the deals are recorded")
+_SAID_ELSEWHERE = ("signature checked", "the deals are recorded",
+                   "not compared with a seat's pre-play receipt")
 _SUIT_ORDER = (SPADES, HEARTS, CLUBS, DIAMONDS)  # colours alternate, as format_hand does
 
 
@@ -89,6 +90,8 @@ class SeatRow:
     name: str
     dealer: bool
     suits: list[list[Card]]  # the hand as dealt, by suit
+    # the hand as the log records it, when that is not the deal the seeds give
+    recorded: list[list[tuple[Card, bool]]] | None
     bid: str
     bid_timer: bool
     tricks: Compare
@@ -382,10 +385,18 @@ def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
 def _claims(rec: HandRecord | None) -> tuple[list[int] | None, list[int] | None,
                                                list[int] | None, int, bytes]:
     """What the platform claimed for a hand: tricks, scores, totals, its timer bits, and
-    the cards in the order it recorded them (the only reads of a raw hand record)."""
+    the cards in the order it recorded them (with :func:`_recorded_deal`, the only reads
+    of a raw hand record)."""
     if rec is None:
         return None, None, None, 0, b""
     return rec.tricks, rec.scores, rec.totals, rec.timer, rec.plays
+
+
+def _recorded_deal(rec: HandRecord | None, hand: Hand) -> tuple[int, int, int, int] | None:
+    """The four hands the log records, when they are not the ones replayed (a wrong deal)."""
+    if rec is None or rec.deal is None or rec.deal.hands == hand.hands or not any(hand.hands):
+        return None
+    return rec.deal.hands
 
 
 def _tricks(hand: Hand, recorded: bytes, timer: int, first_play: int, table: Table,
@@ -437,6 +448,7 @@ def _hand_view(rec: HandRecord | None, hand: Hand, table: Table, rules: RuleSet,
     if rec is not None and not hand.calls:  # the replay stopped in the bidding
         calls = [(table.name(s), "pass" if c == PASS_CODE else str(c), bool(timer >> k & 1))
                  for k, (s, c) in enumerate(rec.calls)]
+    recorded = _recorded_deal(rec, hand)
     seats = []
     for s in range(4):
         bid = [c for c in calls if c[0] == table.name(s)]
@@ -445,6 +457,9 @@ def _hand_view(rec: HandRecord | None, hand: Hand, table: Table, rules: RuleSet,
             table.name(s), s == hand.dealer,
             [[table.card(c, trump) for c in reversed(cards_of(hand.hands[s] & SUIT_MASKS[u]))]
              for u in _SUIT_ORDER],
+            None if recorded is None else
+            [[(table.card(c, trump), not hand.hands[s] >> c & 1)
+              for c in reversed(cards_of(recorded[s] & SUIT_MASKS[u]))] for u in _SUIT_ORDER],
             " · ".join(b[1] for b in bid) or "—", any(b[2] for b in bid),
             Compare(_at(tricks_c, s), hand.tricks[s] if played else _at(tricks_c, s)),
             Compare(_at(scores_c, s), _at(hand.scores, s) if complete else _at(scores_c, s)),

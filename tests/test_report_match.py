@@ -178,3 +178,12 @@ def test_receipt_shows_the_commitment_promised_before_play(tmp_path, capsys):
     html = page.read_text()
     assert code == 1 and "not the match the platform promised before play" in html
     assert 'data-kind="receipt-mismatch"' in html[html.index('id="proof"'):]
+
+
+def test_a_wrong_deal_shows_what_the_log_records_beside_the_seeds_deal():
+    entry = next(e for e in MANIFEST if e["kind"] == "wrong-deal")
+    html, _ = match_report((FIXTURES / "altered" / entry["file"]).read_bytes(), "w.tlog")
+    start = html.index(f'id="hand-{entry["hand"] + 1}"')
+    section = html[start:html.index("</section>", start)]
+    assert "The log records:" in section and 'title="not dealt to this player' in section
+    assert html.count("The log records:") == section.count("The log records:")
