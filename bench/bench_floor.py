@@ -1,6 +1,6 @@
 """Full verification beside the work no verifier can skip (the floor), in one run.
 
-For each log file the floor is: reading its bytes, msgpack-decoding every record,
+For each log file the floor is: reading its bytes, msgpack-decoding every record and move,
 one Ed25519 verification of the signed bytes, and the HMAC-SHA256 blocks of each
 dealing attempt (two blocks, with the key's pads hashed once per log). Full
 verification is :func:`~tarneeb.replay.replayer.verify_file` on the same file.
@@ -44,7 +44,7 @@ from tarneeb.replay.replayer import verify_file
 
 _IPAD = bytes(b ^ 0x36 for b in range(256))
 _OPAD = bytes(b ^ 0x5C for b in range(256))
-_HAND = 1
+_DEAL = 1  # the record that opens a dealing attempt
 
 
 def floor(path: Path | str) -> int:
@@ -58,14 +58,17 @@ def floor(path: Path | str) -> int:
     attempts = 0
     pos = 0
     for record in unpacker:
+        if record.__class__ is int:  # a move: one call or card
+            pos = unpacker.tell()
+            continue
         kind = record[0]
-        if kind == _HAND:
+        if kind == _DEAL:
             attempts += 1
         elif kind == 0:
             header = record
         elif kind == 2:
             end = record
-        else:
+        elif kind == 3:
             signature, signature_at = record[1], pos
         pos = unpacker.tell()
     assert header is not None and end is not None and signature is not None
