@@ -40,6 +40,7 @@ import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarneeb.audit.encoding import DEAL_TAG
+from tarneeb.replay.logstream import MOVE_RUN
 from tarneeb.replay.replayer import verify_file
 
 _IPAD = bytes(b ^ 0x36 for b in range(256))
@@ -57,10 +58,15 @@ def floor(path: Path | str) -> int:
     signature_at = 0
     attempts = 0
     pos = 0
-    for record in unpacker:
-        if record.__class__ is int:  # a move: one call or card
-            pos = unpacker.tell()
+    size = len(data)
+    run = MOVE_RUN.match
+    while pos < size:
+        m = run(data, pos)
+        if m is not None:  # a run of moves, each its one byte (two for a timer move)
+            unpacker.read_bytes(m.end() - pos)
+            pos = m.end()
             continue
+        record = unpacker.unpack()
         kind = record[0]
         if kind == _DEAL:
             attempts += 1
