@@ -20,7 +20,7 @@ import typer
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT
 
-from .common import expand_logs
+from .common import expand_logs, write_output
 
 if TYPE_CHECKING:
     from tarneeb.testing.regress import MatchReport
@@ -31,23 +31,35 @@ def _error(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def corpus() -> Path:
+    """The directory of the recorded-match corpus installed with the package."""
+    from importlib.resources import files
+
+    return Path(str(files("tarneeb.corpus")))
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``regress`` command to ``app``."""
 
     @app.command()
     def regress(
-        paths: Annotated[list[Path], typer.Argument(
-            metavar="LOG...", help="Match logs: *.tlog files, directories holding them, or "
-                                    "quoted globs.",
-            show_default=False)],
         engine: Annotated[str, typer.Option(
             "--engine", metavar="MODULE:FACTORY",
             help="The engine under test: a factory returning an object with the "
                  "tarneeb.testing.Engine methods (see docs/ENGINES.md), e.g. "
                  "tarneeb.testing.adapters:reference.", show_default=False)],
+        paths: Annotated[list[Path] | None, typer.Argument(
+            metavar="LOG...", help="Match logs: *.tlog files, directories holding them, or "
+                                   "quoted globs; none: the corpus installed with tarneeb "
+                                   "(fixtures/matches).",
+            show_default=False)] = None,
         time_limit: Annotated[float, typer.Option(
             "--time-limit", min=0.01, help="Seconds each match may take.")] = DEFAULT_TIME_LIMIT,
         as_json: Annotated[bool, typer.Option("--json", help="The reports as JSON.")] = False,
+        junit_xml: Annotated[Path | None, typer.Option(
+            "--junit-xml", metavar="FILE",
+            help="Also write the reports as JUnit XML, for CI systems (- for stdout).")
+        ] = None,
         max_bytes: Annotated[int, typer.Option(
             "--max-bytes", min=1, help="Take no log larger than this many bytes.")
         ] = DEFAULT_LIMITS.max_bytes,
@@ -75,10 +87,14 @@ def register(app: typer.Typer) -> None:
 
         try:
             limits = Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
-            run = regress_paths(engine, expand_logs(paths), time_limit, on_report=show,
-                                limits=limits)
+            run = regress_paths(engine, expand_logs(paths or [corpus()]), time_limit,
+                                on_report=show, limits=limits)
         except (RegressInputError, EngineLoadError) as e:
             raise _error(str(e)) from None
+        if junit_xml is not None:
+            from tarneeb.testing.junit import junit_xml as to_junit
+
+            write_output(junit_xml, to_junit(run, engine))
         if as_json:
             typer.echo(json.dumps(run.to_json(), ensure_ascii=False, indent=1))
         else:

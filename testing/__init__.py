@@ -6,7 +6,9 @@
 * :func:`compare`, :func:`assert_agrees` — drive an engine through one
   :class:`MatchScript` in this process;
 * :func:`rule_sets`, :func:`deals`, :func:`matches`, :func:`logs`,
-  :func:`edited_logs` — hypothesis strategies (hypothesis is needed for these only).
+  :func:`edited_logs` — hypothesis strategies (hypothesis is needed for these only);
+* :func:`save_example`, :func:`match_log` — keep a generated (failing) example as a
+  ``.tlog`` log for the corpus.
 
 Names are imported on first use, so ``import tarneeb.testing`` stays cheap (the
 pytest plugin imports it in every pytest run).
@@ -29,11 +31,13 @@ _EXPORTS = {
                 "regress_paths", "run_script", "script_from_history"),
     "strategies": ("Deal", "deals", "edited_logs", "logs", "matches", "rule_sets"),
     "adapters": ("BrokenTrumpEngine", "ReferenceEngine"),
+    "examples": ("match_log", "save_example"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:
     from .adapters import BrokenTrumpEngine, ReferenceEngine
+    from .examples import match_log, save_example
     from .protocol import Engine, EngineFactory, bid, card, trump
     from .regress import (
         DealScript,
@@ -75,6 +79,7 @@ __all__ = [
     "BrokenTrumpEngine", "Deal", "DealScript", "Disagreement", "Engine", "EngineFactory",
     "EngineLoadError", "MatchReport", "MatchScript", "ReferenceEngine", "RegressInputError",
     "RegressRun", "Runner", "ScriptError", "assert_agrees", "bid", "card", "collect_logs",
-    "compare", "deals", "edited_logs", "load_factory", "logs", "matches", "prepare", "regress_log",
-    "regress_paths", "rule_sets", "run_script", "script_from_history", "trump",
+    "compare", "deals", "edited_logs", "load_factory", "logs", "match_log", "matches", "prepare",
+    "regress_log", "regress_paths", "rule_sets", "run_script", "save_example",
+    "script_from_history", "trump",
 ]
