@@ -1,0 +1,71 @@
+"""The README's tour runs as written, in order, in an empty directory.
+
+The commands are taken from README.md itself (the first ``sh`` block after the "A tour"
+heading), so the tour cannot drift from what the tool does. Other sections may come and
+go; the tour block must exist and every line of it must succeed (bash -e, pipefail).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tour() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    heading = re.search(r"^## A tour$", text, re.M)
+    assert heading, "README.md has no '## A tour' section"
+    block = re.search(r"^```sh\n(.*?)^```$", text[heading.end():], re.S | re.M)
+    assert block, "the tour has no sh block"
+    return block.group(1)
+
+
+def commands_run(script: str) -> set[str]:
+    """The tarneeb subcommands the tour runs (outside the heredoc it writes)."""
+    script = re.sub(r"<<'EOF'\n.*?\nEOF\n", "\n", script, flags=re.S)
+    found = set()
+    for line in script.splitlines():
+        for m in re.finditer(r"(?:^|[|;&(]\s*)tarneeb\s+(\S+)", line.split(" #")[0]):
+            found.add(m.group(1))
+    return found
+
+
+def test_the_tour_covers_the_commands() -> None:
+    run = commands_run(tour())
+    assert {"play", "verify", "show", "export", "import", "dump", "keygen", "commit", "deal",
+            "verify-seed", "regress"} <= run, run
+
+
+def test_the_rules_file_of_the_tour_is_the_one_rules_md_documents() -> None:
+    in_tour = re.search(r"<<'EOF'\n(.*?\n)EOF\n", tour(), re.S)
+    rules_md = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
+    documented = re.search(r"^```toml\n(name = \"club400\".*?)^```$", rules_md, re.S | re.M)
+    assert in_tour and documented and in_tour.group(1) == documented.group(1)
+
+
+def test_the_tour_runs_as_written(tmp_path: Path) -> None:
+    bin_dir = Path(sys.executable).parent  # where make / pip put tarneeb and python3
+    assert (bin_dir / "tarneeb").exists()
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    work = tmp_path / "tour"
+    work.mkdir()
+    script = tour()
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, (
+        f"the tour stopped (exit {done.returncode}):\n{done.stderr[-3000:]}\n"
+        f"script: {shlex.quote(script)[:200]}")
+    made = {p.name for p in work.iterdir()}
+    assert {"match.tlog", "again.tlog", "club.tlog", "m7.tlog", "match.html", "regress.xml",
+            "platform.pem", "platform.pub.pem"} <= made
+    assert (work / "match.tlog").read_bytes() == (work / "again.tlog").read_bytes()
+    assert "signed by cardroom" in done.stdout
