@@ -216,7 +216,7 @@ def _context(log: ParsedLog, v: Verdict, key_source: str | None,
         title=f"Match report: {game_name(rules.name)}",
         subtitle=f"{table.team(0)} against {table.team(1)} · log {v.path} · "
                  f"match {h.match_id.hex()[:16]} · {len(log.hands)} hands recorded",
-        verdict=_banner(v, table, views, receipt),
+        verdict=_banner(v, table, views, receipt),  # after the views: it reads their places
         generator="Made by tarneeb report: every deal, bid, card and score re-checked "
                   "from the signed log.",
         players=players,
@@ -230,11 +230,12 @@ def _context(log: ParsedLog, v: Verdict, key_source: str | None,
         proven=v.deals_proven,
         hands=hands,
         findings=views,
-        ending=ending,
+        end_findings=ending,
         winner_claimed=table.team(winner_claimed) if winner_claimed is not None else None,
         winner_rules=table.team(last.winner) if last is not None and last.winner is not None
         else None,
         error=table.say(v.error) if v.error else "",
+        ending=_sentence(table.say(v.ending)) if v.ending else "",
         team_names=(table.team(0), table.team(1)),
     )
 
@@ -283,6 +284,7 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -
         return Banner("unreadable", "The log stops in the middle",
                       f"{table.say(v.error)}. Everything before that point checks out and "
                       "is shown below, but the match cannot be judged as a whole.")
+    stopped = f" The match did not finish: it was {table.say(v.ending)}." if v.ending else ""
     signed = f"signed by {v.signer}" if v.signer else "signed by the key you gave" \
         if v.key_pinned else \
         "signed by the key named inside the log (compare its key id below with the one the " \
@@ -294,11 +296,11 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -
                       f"score and the winner follow the rules. The log is {signed}."
                       + ("" if receipt else " That the seeds were committed before play is "
                          "shown by a player's receipt or the platform's publication (step 1 "
-                         "below)."))
+                         "below).") + stopped)
     return Banner("notice", "No rule was broken, but the deals are only recorded",
                   "Every bid, card, score and the winner follow the rules, but the platform "
                   "wrote the deals into the log itself: nothing proves the cards were not "
-                  f"chosen. The log is {signed}.")
+                  f"chosen. The log is {signed}.{stopped}")
 
 
 def _signer(log: ParsedLog, v: Verdict, key_source: str | None) -> dict[str, object]:

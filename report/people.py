@@ -49,6 +49,8 @@ class Table:
     def say(self, text: str) -> str:
         """The replayer's sentence with names for seats and teams, hands counted from 1."""
         text = _TEAM.sub(lambda m: self.team(int(m[1])), text)
+        for s, name in enumerate(self.names):  # "seat 2 (Cy)" says the name twice
+            text = text.replace(f"seat {s} ({name})", name)
         text = _SEAT.sub(lambda m: self.names[int(m[1])] + ("’s" if m[2] else ""), text)
         return _HAND.sub(lambda m: f"{m[1]} {int(m[2]) + 1}"
                          + (f"-{int(m[3]) + 1}" if m[3] else ""), text)

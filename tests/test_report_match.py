@@ -187,3 +187,23 @@ def test_a_wrong_deal_shows_what_the_log_records_beside_the_seeds_deal():
     section = html[start:html.index("</section>", start)]
     assert "The log records:" in section and 'title="not dealt to this player' in section
     assert html.count("The log records:") == section.count("The log records:")
+
+
+def test_an_abandoned_match_says_how_it_ended():
+    from tarneeb.replay.logformat import Abandonment
+    from tarneeb.replay.simulate import MatchSecrets
+    from tarneeb.testing.alterations import rewrite
+
+    seed = b"report abandoned"
+    data = play_logged_match("eram41", seed=seed)
+
+    def leave(log):
+        del log.hands[3:]
+        log.end.winner = None
+        log.end.abandoned = Abandonment("disconnect", 2, "no answer for 120 s")
+
+    html, verdict = match_report(rewrite(data, leave, resign=MatchSecrets(seed).key), "a.tlog")
+    assert verdict.clean, verdict.findings
+    end = html[html.index('id="end"'):]
+    assert "How it ended" in end and "South bot disconnected: no answer for 120 s" in end
+    assert "The match did not finish" in html[:html.index('id="players"')]
