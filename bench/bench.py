@@ -12,7 +12,9 @@
   and how much larger the JSON form is;
 * ``regress`` over the fixture corpus: matches, hands and seconds;
 * start-up: the CPU time of a one-log ``tarneeb verify`` beside ``python -c pass``
-  (target: under 0.12 s).
+  (target: under 0.12 s);
+* the cost of writing one move to a log under each durability setting (flush, fsync,
+  group commit every 5 ms), in microseconds.
 
 Matches are generated reproducibly (``--seed``-style secrets, not secret) so two runs
 measure the same work. Everything runs in this one process, on one core.
@@ -91,8 +93,12 @@ def main() -> None:
     from bench_caps import line as caps_line
 
     figures["caps"] = bench_caps()
+    from bench_durability import bench_durability
+    from bench_durability import line as durability_line
     from bench_startup import bench_startup
     from bench_startup import line as startup_line
+
+    figures["durability"] = bench_durability()
 
     figures["startup"] = bench_startup()
     if args.json:
@@ -112,6 +118,7 @@ def main() -> None:
         print(f"regress over the corpus: {r}")
     print(caps_line(figures["caps"]))  # type: ignore[arg-type]
     print(startup_line(figures["startup"]))  # type: ignore[arg-type]
+    print(durability_line(figures["durability"]))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -215,15 +215,19 @@ class LogWriter:
         with self._lock:
             return self._durable.wait_for(lambda: self._synced >= target, timeout)
 
-    def close(self) -> None:
-        """Sync what is pending (fsync and group modes), stop the timer, close the stream."""
+    def close(self, close_stream: bool = True) -> None:
+        """Sync what is pending (fsync and group modes), stop the timer, close the stream
+        (unless ``close_stream`` is false)."""
         with self._lock:
             timer, self._timer = self._timer, None
         if timer is not None:
             timer.cancel()
         if self._fd is not None and self._synced < len(self._written):
             self._fsync()
-        self._stream.close()
+        if close_stream:
+            self._stream.close()
+        else:
+            self._stream.flush()
 
 
 def _pack(obj: object) -> bytes:

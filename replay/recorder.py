@@ -1,0 +1,325 @@
+"""The platform's recorder: a match's log written move by move, from plain values.
+
+A server calls :class:`MatchRecorder` as the match happens — the seats, the rules
+and the commitments once; each deal; each call, trump and card as it is made; the
+platform's own claims when a hand closes; the ending — and the recorder appends each
+to the log at once, with the :class:`~tarneeb.replay.logwriter.Durability` asked for,
+and signs at the end. It needs no engine of this package: it checks the order of
+the calls it gets (a card before a deal, a claim twice) and the range of each value,
+never the rules, and it never computes a claim: the claims are the platform's, and
+``tarneeb verify`` judges them. ``docs/PLATFORM.md`` walks through a whole match.
+
+>>> import io
+>>> out = io.BytesIO()
+>>> rec = MatchRecorder(out, rules="qahwa41", seats=["Ann", "Ben", "Cat", "Dan"],
+...                     match_id=b"m-1", first_dealer=0)
+>>> start = rec.deal(dealer=0)       # the byte offset of the deal record
+>>> rec.call(1, 6) - start, rec.call(2, "pass") - start  # each move: one byte, at once
+(6, 7)
+>>> out.getvalue()[start + 6:].hex(" ")
+'56 6f'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, BinaryIO
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from .cards import CardError, mask_of, parse_card, parse_suit
+from .logformat import (
+    ABANDON_CAUSES,
+    CALL_MOVE,
+    CARD_MOVE,
+    MAX_REASON,
+    PASS_CODE,
+    SCORE_LIMIT,
+    TIMER_MOVE,
+    TRUMP_MOVE,
+    Abandonment,
+    BatchProof,
+    EndRecord,
+    HandRecord,
+    Header,
+    RecordedDeal,
+    Seat,
+)
+from .logwriter import Durability, LogWriter
+from .rules import RulesError, RuleSet, preset
+
+Card = int | str
+
+
+class RecorderError(ValueError):
+    """A call the recorder cannot write: out of order, or a value out of its range."""
+
+
+def _card(c: Card, what: str = "card") -> int:
+    if isinstance(c, str):
+        try:
+            return parse_card(c)
+        except CardError as e:
+            raise RecorderError(f"{what}: {e}") from None
+    if type(c) is not int or not 0 <= c <= 51:
+        raise RecorderError(f"{what} must be 0-51 or a card name like '10♥', not {c!r}")
+    return c
+
+
+def _suit(s: int | str) -> int:
+    if isinstance(s, str):
+        try:
+            return parse_suit(s)
+        except CardError as e:
+            raise RecorderError(f"trump: {e}") from None
+    if type(s) is not int or not 0 <= s <= 3:
+        raise RecorderError(f"a suit is 0-3 (♣ ♦ ♥ ♠) or its symbol, not {s!r}")
+    return s
+
+
+def _seat(s: Any, what: str = "seat") -> int:
+    if type(s) is not int or not 0 <= s <= 3:
+        raise RecorderError(f"{what} must be 0-3, not {s!r}")
+    return s
+
+
+def _four(values: Sequence[int] | None, what: str, lo: int, hi: int) -> list[int] | None:
+    if values is None:
+        return None
+    out = list(values)
+    if len(out) != 4 or any(type(v) is not int or not lo <= v <= hi for v in out):
+        raise RecorderError(f"{what} must be four whole numbers {lo}-{hi}, not {values!r}")
+    return out
+
+
+def _rules(rules: str | RuleSet | Mapping[str, Any]) -> RuleSet:
+    try:
+        if isinstance(rules, RuleSet):
+            return rules
+        if isinstance(rules, str):
+            return preset(rules)
+        return RuleSet.from_dict(dict(rules))
+    except (RulesError, KeyError, TypeError) as e:
+        raise RecorderError(f"rules: {e}") from None
+
+
+class MatchRecorder:
+    """Writes one match's signed log as it is played: see the module's docstring.
+
+    ``out`` is a path (the file is created; it must not exist) or a binary stream.
+    ``rules`` a preset name, a :class:`~tarneeb.replay.rules.RuleSet` or its fields;
+    ``seats`` four names, or ``(name, computer)`` pairs; ``match_id`` the bytes that
+    enter every deal; ``first_dealer`` the seat that deals first. A platform using the
+    seed protocol gives ``server_commitment``, ``client_commitments`` and ``client_seeds``
+    (and ``season`` for a match of a committed season); one that is not records every
+    deal in full (:meth:`deal` with ``hands``). ``public_key`` is the platform's raw
+    Ed25519 key, written into the header. ``durability``: ``"flush"``, ``"fsync"``,
+    ``"group:MS"`` or a :class:`Durability` (see ``docs/PLATFORM.md``).
+    """
+
+    def __init__(self, out: str | os.PathLike[str] | BinaryIO, *,
+                 rules: str | RuleSet | Mapping[str, Any],
+                 seats: Sequence[str | tuple[str, bool]], match_id: bytes, first_dealer: int,
+                 public_key: bytes | None = None, server_commitment: bytes | None = None,
+                 client_commitments: Sequence[bytes] | None = None,
+                 client_seeds: Sequence[bytes] | None = None,
+                 season: BatchProof | None = None,
+                 durability: Durability | str = "flush") -> None:
+        ruleset = _rules(rules)
+        if len(seats) != 4:
+            raise RecorderError(f"a match has four seats, not {len(seats)}")
+        named = [Seat(s, False) if isinstance(s, str) else Seat(str(s[0]), bool(s[1]))
+                 for s in seats]
+        if isinstance(durability, str):
+            try:
+                durability = Durability.parse(durability)
+            except ValueError as e:
+                raise RecorderError(str(e)) from None
+        header = Header(rules=ruleset, seats=named, match_id=bytes(match_id),
+                        first_dealer=_seat(first_dealer, "first_dealer"),
+                        server_commitment=server_commitment, batch=season,
+                        client_commitments=None if client_commitments is None
+                        else list(client_commitments),
+                        client_seeds=None if client_seeds is None else list(client_seeds),
+                        public_key=public_key)
+        self._own = not hasattr(out, "write")  # a file the recorder opened (and closes)
+        # the file stays open for the match; close() closes it
+        self._stream: BinaryIO = open(os.fspath(out), "xb") if self._own \
+            else out  # type: ignore[assignment, arg-type]  # noqa: SIM115
+        self.rules = ruleset
+        self.writer = LogWriter(self._stream, durability)
+        self.writer.write(header)
+        self._hand: HandRecord | None = None  # the hand in progress
+        self._deals = 0
+        self._trump_named = False
+        self._ended = False
+        self._signed = False
+        self.moves = 0  # moves written in the hand in progress
+
+    # -- the hand
+    def _open(self, what: str) -> HandRecord:
+        if self._ended:
+            raise RecorderError(f"{what} after the end of the match")
+        if self._hand is None:
+            raise RecorderError(f"{what} before the hand's deal (call deal() first)")
+        return self._hand
+
+    def deal(self, dealer: int, *, revealed: Card | None = None,
+             hands: Sequence[int | Sequence[Card]] | None = None,
+             thirteenth: Card | None = None) -> int:
+        """A new dealing attempt: ``dealer`` deals; ``revealed`` is the card shown to all
+        (rules that reveal the dealer's 13th card). A platform without the seed protocol
+        gives the deal itself: ``hands`` (four masks, or four lists of cards, by seat) and
+        the dealer's 13th card. Returns the byte offset of the deal record."""
+        if self._ended:
+            raise RecorderError("a deal after the end of the match")
+        if self._hand is not None:
+            raise RecorderError(f"a deal while hand {self._hand.deal_number} is open: "
+                                "claim() closes it")
+        recorded = None
+        if hands is not None:
+            if len(hands) != 4:
+                raise RecorderError("hands must be four, by seat")
+            masks = [h if type(h) is int else mask_of(_card(c) for c in h)  # type: ignore[union-attr]
+                     for h in hands]
+            recorded = RecordedDeal((masks[0], masks[1], masks[2], masks[3]),  # type: ignore[arg-type]
+                                    None if thirteenth is None else _card(thirteenth))
+        hand = HandRecord(self._deals, _seat(dealer, "dealer"),
+                          revealed=None if revealed is None else _card(revealed, "revealed"),
+                          deal=recorded, totals=None, closed=False)
+        offset = self.writer.begin_hand(hand)
+        self._hand, self._trump_named, self.moves = hand, False, 0
+        self._deals += 1
+        return offset
+
+    def _move(self, code: int, timer: bool) -> int:
+        offset = self.writer.move(code | (TIMER_MOVE if timer else 0))
+        self.moves += 1
+        return offset
+
+    def call(self, seat: int, bid: int | str | None, *, timer: bool = False) -> int:
+        """Seat ``seat`` calls: a bid 0-13, or a pass (``None`` or ``"pass"``); ``timer``
+        when the turn timer made the call. Returns the move's byte offset: once it
+        returns, the call is written (see the durability)."""
+        hand = self._open("a call")
+        if hand.plays or self._trump_named:
+            raise RecorderError("a call after the trump was named or the play began")
+        if bid is None or bid == "pass":
+            value = PASS_CODE
+        elif type(bid) is int and 0 <= bid <= 13:
+            value = bid
+        else:
+            raise RecorderError(f"a bid is 0-13, or None / 'pass' for a pass, not {bid!r}")
+        if len(hand.calls) == 64:
+            raise RecorderError("a hand has at most 64 calls")
+        seat = _seat(seat)
+        hand.calls.append((seat, value))
+        return self._move(CALL_MOVE | seat << 4 | value, timer)
+
+    def name_trump(self, suit: int | str, *, timer: bool = False) -> int:
+        """The auction winner names the trump (rules whose trump is named: classic)."""
+        hand = self._open("a trump named")
+        if self.rules.trump != "named":
+            raise RecorderError(f"in {self.rules.name} the trump is not named by a player; "
+                                "give it with claim(trump=...)")
+        if self._trump_named or hand.plays:
+            raise RecorderError("the trump is named once, before the first card")
+        self._trump_named = True
+        hand.trump = _suit(suit)
+        return self._move(TRUMP_MOVE + hand.trump, timer)
+
+    def play(self, card: Card, *, timer: bool = False) -> int:
+        """The seat on turn plays ``card`` (0-51 or a name like ``"10♥"``); the log does
+        not say who: the rules do, from the deal."""
+        hand = self._open("a card")
+        if len(hand.plays) == 52:
+            raise RecorderError("a hand has 52 cards")
+        c = _card(card)
+        hand.plays += bytes((c,))
+        return self._move(CARD_MOVE + c, timer)
+
+    def claim(self, *, totals: Sequence[int], tricks: Sequence[int] | None = None,
+              scores: Sequence[int] | None = None, trump: int | str | None = None) -> int:
+        """Close the hand with the platform's claims: its running ``totals`` per seat and,
+        for a played hand, ``tricks`` and hand ``scores`` per seat (team games: the team's
+        figure on both partners); ``trump`` the trump it used where the rules derive it
+        (nil for a cancelled hand, and in rules that name it by a move)."""
+        hand = self._open("a claim")
+        if (tricks is None) != (scores is None):
+            raise RecorderError("tricks and scores go together: both for a played hand, "
+                                "neither for a cancelled one")
+        if trump is not None and self.rules.trump == "named":
+            raise RecorderError("in these rules the trump is named by a move (name_trump)")
+        hand.tricks = _four(tricks, "tricks", 0, 13)
+        hand.scores = _four(scores, "scores", -SCORE_LIMIT, SCORE_LIMIT)
+        hand.totals = _four(totals, "totals", -SCORE_LIMIT, SCORE_LIMIT)
+        if self.rules.trump != "named":
+            hand.trump = None if trump is None else _suit(trump)
+        hand.closed = True
+        offset = self.writer.close_hand(hand)
+        self._hand = None
+        return offset
+
+    # -- the end
+    def finish(self, winner: int, server_seed: bytes | None) -> int:
+        """The match is won by team ``winner`` (0: seats 0 and 2, 1: seats 1 and 3); the
+        server seed is revealed (``None`` for a platform that records its deals)."""
+        if type(winner) is not int or winner not in (0, 1):
+            raise RecorderError(f"the winner is team 0 or 1, not {winner!r}")
+        return self._end(EndRecord(winner, server_seed))
+
+    def abandon(self, cause: str, seat: int | None, reason: str,
+                server_seed: bytes | None) -> int:
+        """The match stops before it is won: ``cause`` one of ``disconnect``, ``timeout``,
+        ``resignation``, ``server-fault``; the ``seat`` that left (``None`` for a server
+        fault); the platform's ``reason``. The server seed is revealed all the same, so
+        every move made can be checked. A hand in progress stays as it is (no claims)."""
+        if cause not in ABANDON_CAUSES:
+            raise RecorderError(f"cause must be one of {', '.join(ABANDON_CAUSES)}, "
+                                f"not {cause!r}")
+        if len(reason) > MAX_REASON:
+            raise RecorderError(f"a reason of at most {MAX_REASON} characters")
+        return self._end(EndRecord(None, server_seed, Abandonment(
+            cause, None if seat is None else _seat(seat), reason)), abandoned=True)
+
+    def _end(self, rec: EndRecord, abandoned: bool = False) -> int:
+        if self._ended:
+            raise RecorderError("the match has ended already")
+        if self._hand is not None and not abandoned:
+            raise RecorderError(f"hand {self._hand.deal_number} is open: claim() closes it "
+                                "before the match ends (or abandon())")
+        self._ended = True
+        self._hand = None
+        return self.writer.end(rec)
+
+    def sign(self, key: Ed25519PrivateKey | Callable[[bytes], bytes]) -> bytes:
+        """Sign everything written with the platform's key (or a function that signs
+        bytes, e.g. through an HSM), append the signature, sync and close the log.
+        Returns the signature."""
+        if not self._ended:
+            raise RecorderError("sign after finish() or abandon()")
+        if self._signed:
+            raise RecorderError("the log is signed already")
+        signer = key.sign if isinstance(key, Ed25519PrivateKey) else key
+        signature = signer(self.writer.signed_bytes)
+        from .logformat import SignatureRecord
+
+        self.writer.write(SignatureRecord(signature))
+        self._signed = True
+        self.writer.sync()
+        return signature
+
+    def close(self) -> None:
+        """Sync the log, and close the file the recorder opened (a log closed before its
+        end reads as cut short)."""
+        self.writer.close(close_stream=self._own)
+
+    def __enter__(self) -> MatchRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["Durability", "MatchRecorder", "RecorderError"]

@@ -1,0 +1,154 @@
+"""Logs a crash leaves: a server killed with SIGKILL at random points, tails cut and
+zero-filled at every byte. Every move acknowledged is in the log and verifies."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import struct
+from pathlib import Path
+
+import pytest
+
+import tarneeb
+from tarneeb.replay import logjson
+from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.rules import preset
+from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+
+SEED = b"durability"
+RULES = preset("eram41").with_options(target=21)
+
+
+@pytest.fixture(scope="module")
+def match() -> tuple[bytes, dict, MatchSecrets]:
+    log = play_logged_match(RULES, seed=SEED)
+    return log, logjson.to_json(log), MatchSecrets(SEED)
+
+
+def serve(path: Path, doc: dict, s: MatchSecrets, durability: str, ack: int) -> None:
+    """The server: records the match move by move and, after each call returns,
+    acknowledges it on the pipe ``ack`` with the log's size then (8 bytes)."""
+    records = doc["records"]
+    header = records[0]
+    hands = [r for r in records if r["type"] == "hand"]
+
+    def acked(_: object = None) -> None:
+        os.write(ack, struct.pack("<Q", rec.writer.size))
+
+    rec = tarneeb.MatchRecorder(
+        path, rules=header["rules"], seats=[(x["name"], x["computer"]) for x in header["seats"]],
+        match_id=bytes.fromhex(header["match_id"]), first_dealer=header["first_dealer"],
+        public_key=bytes.fromhex(header["public_key"]),
+        server_commitment=bytes.fromhex(header["server_commitment"]),
+        client_commitments=[bytes.fromhex(c) for c in header["client_commitments"]],
+        client_seeds=[bytes.fromhex(c) for c in header["client_seeds"]],
+        durability=durability)
+    acked()
+    for h in hands:
+        acked(rec.deal(h["dealer"], revealed=h["revealed"]))
+        for c in h["calls"]:
+            acked(rec.call(c["seat"], c["call"]))
+        for card in h["plays"]:
+            acked(rec.play(card))
+        if h["tricks"] is None:
+            acked(rec.claim(totals=h["totals"]))
+        else:
+            acked(rec.claim(tricks=h["tricks"], scores=h["scores"], totals=h["totals"],
+                            trump=h["trump"]))
+    acked(rec.finish(records[-2]["winner"], s.server_seed))
+    rec.sign(s.key)
+    acked()
+
+
+def kill_at(path: Path, doc: dict, s: MatchSecrets, durability: str,
+            after: int) -> tuple[int, int]:
+    """Fork a server, SIGKILL it once it has acknowledged ``after`` values: how many it
+    acknowledged, and the log size it acknowledged last."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the server
+        code = 1
+        try:
+            os.close(r)
+            serve(path, doc, s, durability, w)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    acks, size = 0, 0
+    with os.fdopen(r, "rb", buffering=0) as pipe:
+        while acks < after:
+            data = b""
+            while len(data) < 8:
+                chunk = pipe.read(8 - len(data))
+                if not chunk:
+                    break
+                data += chunk
+            if len(data) < 8:
+                break  # the server finished first
+            acks, size = acks + 1, struct.unpack("<Q", data)[0]
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return acks, size
+
+
+def test_a_server_killed_at_100_random_points_loses_no_acknowledged_move(
+        tmp_path: Path, match: tuple[bytes, dict, MatchSecrets]) -> None:
+    log, doc, s = match
+    p = parse_log(log)
+    values = 1 + sum(1 + len(h.calls) + len(h.plays) + 1 for h in p.hands) + 1
+    rng = random.Random(20261130)
+    counts = {"kills": 0, "mid-match": 0, "acknowledged": 0}
+    for i in range(100):
+        durability = "fsync" if i % 20 == 0 else ("group:3" if i % 2 else "flush")
+        after = rng.randrange(1, 40 if durability == "fsync" else values + 2)
+        path = tmp_path / f"kill-{i}.tlog"
+        acks, size = kill_at(path, doc, s, durability, after)
+        counts["kills"] += 1
+        counts["acknowledged"] += acks
+        data = path.read_bytes()
+        # every byte acknowledged is on disk, exactly as the whole log has it
+        assert len(data) >= size and data[:size] == log[:size], (i, durability, acks)
+        if data == log:
+            assert tarneeb.verify_bytes(data).clean
+            continue
+        counts["mid-match"] += 1
+        cut = parse_log(data)
+        moves = sum(len(h.calls) + len(h.plays) for h in cut.hands)
+        acked = parse_log(log[:size]) if size > p.offsets[0] else None
+        if acked is not None:
+            assert moves >= sum(len(h.calls) + len(h.plays) for h in acked.hands)
+        v = tarneeb.verify_bytes(data, server_seed=s.server_seed)
+        kinds = {f.kind for f in v.findings}
+        assert v.exit_code == 1 and kinds <= {"cut-short", "unsigned"}, (i, v.findings)
+        assert v.hands == len(cut.hands)  # every hand on disk replayed, to its last move
+    assert counts["mid-match"] >= 80 and counts["acknowledged"] > 1000, counts
+    print(f"\nSIGKILL test: {counts}")
+
+
+def test_tails_cut_or_zero_filled_at_every_byte(
+        match: tuple[bytes, dict, MatchSecrets]) -> None:
+    log, _, s = match
+    p = parse_log(log)
+    header_end = p.offsets[0]
+    assert p.end_offset is not None and p.signature_offset is not None
+    for at in range(1, len(log)):
+        for data in (log[:at], log[:at] + bytes(len(log) - at)):
+            v = tarneeb.verify_bytes(data, server_seed=s.server_seed)
+            if at < header_end:  # nothing to check before it: unreadable, one line
+                assert v.exit_code == 2 and v.error and "\n" not in v.error
+                if len(data) == at:
+                    assert "cut short inside its header" in v.error
+                continue
+            kinds = {f.kind for f in v.findings}
+            assert v.exit_code == 1 and v.error is None, (at, v.error)
+            if at < p.end_offset:  # cut before the end record: a cut, and nothing else
+                assert kinds == {"cut-short"}, (at, [str(f) for f in v.findings])
+                cut = next(f for f in v.findings if f.kind == "cut-short")
+                assert cut.message.startswith("cut at byte ") and cut.offset <= at
+                whole = sum(1 for o in p.offsets if o < at)
+                assert v.hands in (whole, whole - 1)  # a deal record cut in half is not one
+            else:  # inside the end record or the signature
+                assert kinds and kinds <= {"cut-short", "unsigned", "broken-signature"}, at

@@ -1,0 +1,215 @@
+"""The platform API: ``import tarneeb``, the recorder, docs/PLATFORM.md's example, endings."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.resources
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tarneeb
+from tarneeb.replay import logjson
+from tarneeb.replay.cards import parse_card
+from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+
+ROOT = Path(__file__).resolve().parent.parent
+PLATFORM = ROOT / "docs" / "PLATFORM.md"
+
+
+def test_version_and_typed_packages() -> None:
+    assert tarneeb.__version__ == importlib.metadata.version("tarneeb")
+    for package in ("tarneeb", "tarneeb.audit", "tarneeb.replay", "tarneeb.cli",
+                    "tarneeb.testing", "tarneeb.report", "tarneeb.corpus"):
+        assert (importlib.resources.files(package) / "py.typed").is_file(), package
+    assert set(tarneeb.__all__) <= set(dir(tarneeb))
+
+
+def test_the_recorder_needs_no_engine() -> None:
+    """A server with its own engine imports the recorder without this package's engine."""
+    code = ("import sys, tarneeb; tarneeb.MatchRecorder; "
+            "print('tarneeb.replay.engine' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_the_platform_doc_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", PLATFORM.read_text(encoding="utf-8"), re.S)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {}
+    exec(compile(blocks[0], str(PLATFORM), "exec"), namespace)  # the whole match
+    assert "match.tlog clean: " in capsys.readouterr().out
+    log = parse_log((tmp_path / "match.tlog").read_bytes())
+    assert log.end is not None and log.end.winner in (0, 1) and log.signature is not None
+    assert log.header.seats[0].name == "Ann" and not log.header.seats[0].computer
+
+
+def _replay_json(path: Path, doc: dict, **changes: object) -> Path:
+    """Record a match from plain values, as a server with its own engine would: here the
+    values come from a log's JSON form, and nothing of the engine is used."""
+    records = doc["records"]
+    header, hands, end = records[0], [r for r in records if r["type"] == "hand"], records[-2]
+    secrets_ = changes.pop("secrets")
+    rec = tarneeb.MatchRecorder(
+        path, rules=header["rules"], seats=[(s["name"], s["computer"]) for s in header["seats"]],
+        match_id=bytes.fromhex(header["match_id"]), first_dealer=header["first_dealer"],
+        public_key=bytes.fromhex(header["public_key"]),
+        server_commitment=bytes.fromhex(header["server_commitment"]),
+        client_commitments=[bytes.fromhex(c) for c in header["client_commitments"]],
+        client_seeds=[bytes.fromhex(c) for c in header["client_seeds"]])
+    for n, h in enumerate(hands):
+        rec.deal(h["dealer"], revealed=h["revealed"])
+        timer = set(h["timer"])
+        k = 0
+        for c in h["calls"]:
+            rec.call(c["seat"], c["call"], timer=k in timer)
+            k += 1
+        if header["rules"]["trump"] == "named" and h["trump"] is not None:
+            rec.name_trump(h["trump"], timer=k in timer)
+            k += 1
+        for card in h["plays"]:
+            rec.play(card, timer=k in timer)
+            k += 1
+        totals = list(h["totals"])
+        if n == changes.get("wrong_total_in"):
+            totals[1] += 1
+        if h["tricks"] is None:
+            rec.claim(totals=totals)
+        else:
+            rec.claim(tricks=h["tricks"], scores=h["scores"], totals=totals,
+                      trump=None if header["rules"]["trump"] == "named" else h["trump"])
+    rec.finish(end["winner"], bytes.fromhex(end["server_seed"]))
+    rec.sign(secrets_.key)  # type: ignore[attr-defined]
+    return path
+
+
+@pytest.mark.parametrize("rules", ["eram41", "classic"])
+def test_an_outside_engine_records_and_verify_judges(tmp_path: Path, rules: str) -> None:
+    seed = f"platform/{rules}".encode()
+    log = play_logged_match(rules, seed=seed)
+    doc = logjson.to_json(log)
+    s = MatchSecrets(seed)
+    path = _replay_json(tmp_path / "a.tlog", doc, secrets=s)
+    assert path.read_bytes() == log  # plain values in, the very same bytes out
+    assert tarneeb.verify_file(str(path)).clean
+    wrong = _replay_json(tmp_path / "b.tlog", doc, secrets=s, wrong_total_in=2)
+    v = tarneeb.verify_file(str(wrong))
+    assert [(f.kind, f.hand, f.seat) for f in v.findings] == [("wrong-total", 2, 1)]
+
+
+def _abandoned(tmp_path: Path, stop_after: int, cause: str = "disconnect",
+               seat: int | None = 2) -> tuple[Path, tarneeb.Verdict]:
+    """A match recorded from a real one, abandoned after ``stop_after`` moves of hand 1."""
+    seed = b"platform/abandon"
+    doc = logjson.to_json(play_logged_match("sahrat41", seed=seed))
+    s = MatchSecrets(seed)
+    header = doc["records"][0]
+    hands = [r for r in doc["records"] if r["type"] == "hand"]
+    path = tmp_path / f"abandoned-{stop_after}.tlog"
+    with tarneeb.MatchRecorder(
+            path, rules="sahrat41", seats=["Ann", "Ben", "Cat", "Dan"],
+            match_id=bytes.fromhex(header["match_id"]), first_dealer=header["first_dealer"],
+            public_key=bytes.fromhex(header["public_key"]),
+            server_commitment=bytes.fromhex(header["server_commitment"]),
+            client_commitments=[bytes.fromhex(c) for c in header["client_commitments"]],
+            client_seeds=[bytes.fromhex(c) for c in header["client_seeds"]],
+            durability="fsync") as rec:
+        h = hands[0]
+        rec.deal(h["dealer"], revealed=h["revealed"])
+        for c in h["calls"]:
+            rec.call(c["seat"], c["call"])
+        for card in h["plays"]:
+            rec.play(card)
+        rec.claim(tricks=h["tricks"], scores=h["scores"], totals=h["totals"], trump=h["trump"])
+        h = hands[1]
+        rec.deal(h["dealer"], revealed=h["revealed"])
+        moves = [("call", c) for c in h["calls"]] + [("play", p) for p in h["plays"]]
+        for kind, value in moves[:stop_after]:
+            if kind == "call":
+                rec.call(value["seat"], value["call"])
+            else:
+                rec.play(value)
+        rec.abandon(cause, seat, "no answer for 120 s", s.server_seed)
+        rec.sign(s.key)
+    return path, tarneeb.verify_file(str(path))
+
+
+def test_an_abandoned_match_verifies_up_to_where_it_stopped(tmp_path: Path) -> None:
+    path, v = _abandoned(tmp_path, 4 + 9)  # hand 1: its four bids, then 9 cards
+    assert v.clean and v.exit_code == 0, [str(f) for f in v.findings]
+    assert v.ending == "abandoned at hand 1, trick 3: seat 2 (Cat) disconnected: no answer " \
+        "for 120 s"
+    assert v.to_json()["ending"] == v.ending
+    _, v = _abandoned(tmp_path, 2, "server-fault", None)
+    assert v.clean and v.ending == "abandoned at hand 1, in the bidding: the server failed: " \
+        "no answer for 120 s"
+    from tarneeb.cli.entry import main as cli_main
+    env_argv = ["verify", str(path)]
+    with pytest.raises(SystemExit) as e:
+        cli_main(env_argv)
+    assert e.value.code == 0
+
+
+def test_an_abandoned_match_with_a_wrong_move_is_not_clean(tmp_path: Path) -> None:
+    path, _ = _abandoned(tmp_path, 4 + 9)
+    data = bytearray(path.read_bytes())
+    log = parse_log(bytes(data))
+    start = log.offsets[1] + 6 + 4  # hand 1's first card
+    data[start + 1], data[start + 2] = data[start + 2], data[start + 1]  # two cards swapped
+    v = tarneeb.verify_bytes(bytes(data))
+    assert not v.clean and v.ending is not None
+    assert {f.kind for f in v.findings} & {"played-out-of-turn", "card-not-held", "renege",
+                                            "broken-signature"}
+
+
+def test_recorder_refuses_calls_out_of_order(tmp_path: Path) -> None:
+    rec = tarneeb.MatchRecorder(tmp_path / "x.tlog", rules="qahwa41",
+                                seats=["a", "b", "c", "d"], match_id=b"m", first_dealer=0)
+    with pytest.raises(tarneeb.RecorderError, match="before the hand's deal"):
+        rec.play("A♥")
+    rec.deal(0)
+    rec.play(parse_card("A♥"))
+    with pytest.raises(tarneeb.RecorderError, match="a call after"):
+        rec.call(1, 5)
+    with pytest.raises(tarneeb.RecorderError, match="not named by a player"):
+        rec.name_trump("♥")
+    other = tarneeb.MatchRecorder(tmp_path / "y.tlog", rules="qahwa41", seats=["a"] * 4,
+                                  match_id=b"m", first_dealer=0)
+    other.deal(0)
+    with pytest.raises(tarneeb.RecorderError, match="a bid is 0-13"):
+        other.call(0, 14)
+    other.close()
+    with pytest.raises(tarneeb.RecorderError, match="tricks and scores go together"):
+        rec.claim(totals=[0, 0, 0, 0], tricks=[13, 0, 0, 0])
+    with pytest.raises(tarneeb.RecorderError, match="is open"):
+        rec.finish(0, None)
+    with pytest.raises(tarneeb.RecorderError, match="sign after"):
+        rec.sign(lambda data: bytes(64))
+    with pytest.raises(FileExistsError):  # a log is never overwritten
+        tarneeb.MatchRecorder(tmp_path / "x.tlog", rules="qahwa41", seats=["a"] * 4,
+                              match_id=b"m", first_dealer=0)
+    rec.close()
+
+
+@pytest.mark.parametrize("durability", ["flush", "fsync", "group:2"])
+def test_every_durability_writes_the_same_bytes(tmp_path: Path, durability: str) -> None:
+    seed = b"platform/durability"
+    log = play_logged_match("classic", seed=seed)
+    path = _replay_json(tmp_path / f"{durability}.tlog", logjson.to_json(log),
+                        secrets=MatchSecrets(seed))
+    assert path.read_bytes() == log
+    w = tarneeb.MatchRecorder(tmp_path / f"w-{durability}.tlog", rules="classic",
+                              seats=["a"] * 4, match_id=b"m", first_dealer=0,
+                              durability=durability)
+    w.deal(0)
+    w.call(1, 7)
+    assert w.writer.wait_durable(5) == (durability != "flush")
+    assert os.path.getsize(tmp_path / f"w-{durability}.tlog") == w.writer.size
+    w.close()
