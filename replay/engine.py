@@ -37,12 +37,10 @@ from .cards import (
     card_name,
     cards_of,
 )
+from .fastplay import whole_hand, whole_tricks
 from .rules import RuleSet
 
 Action = int
-_SUIT = tuple(c // 13 for c in range(52))
-_ROTATIONS = tuple(((s + 1) & 3, (s + 2) & 3, (s + 3) & 3) for s in range(4))
-_BITS = tuple(1 << c for c in range(52))
 BID_BASE = 52
 PASS = 66
 TRUMP_BASE = 67
@@ -539,48 +537,8 @@ class MatchState:
         suit_masks = SUIT_MASKS
         n = 0
         if not trick:  # whole tricks, four cards at a time
-            tricks_won = hand.tricks
-            winners = hand.trick_winners
-            su = _SUIT
-            rotations = _ROTATIONS
-            bits = _BITS
-            played = 0  # the cards of the whole tricks taken so far
-            for c0, c1, c2, c3 in zip(cards[0::4], cards[1::4], cards[2::4], cards[3::4],
-                                      strict=False):
-                s1, s2, s3 = rotations[seat]
-                rest = ~played
-                h0, h1, h2, h3 = (hands[seat] & rest, hands[s1] & rest, hands[s2] & rest,
-                                  hands[s3] & rest)
-                b0, b1, b2, b3 = bits[c0], bits[c1], bits[c2], bits[c3]
-                led = su[c0]
-                lm = suit_masks[led]
-                u1, u2, u3 = su[c1], su[c2], su[c3]
-                if not (h0 & b0 and h1 & b1 and h2 & b2 and h3 & b3) or (
-                        (u1 != led and h1 & lm) or (u2 != led and h2 & lm)
-                        or (u3 != led and h3 & lm)):
-                    break
-                played |= b0 | b1 | b2 | b3
-                # the trick's winner, unrolled: the highest trump, else the highest of the led suit
-                best, bs, winner = c0, led, seat
-                if u1 == bs:
-                    if c1 > best:
-                        best, winner = c1, s1
-                elif u1 == trump:
-                    best, bs, winner = c1, u1, s1
-                if u2 == bs:
-                    if c2 > best:
-                        best, winner = c2, s2
-                elif u2 == trump:
-                    best, bs, winner = c2, u2, s2
-                if u3 == bs:
-                    if c3 > best:
-                        winner = s3
-                elif u3 == trump:
-                    winner = s3
-                tricks_won[winner] += 1
-                winners.append(winner)
-                seat = leader = winner
-                n += 4
+            n, played, seat = whole_tricks(hands, cards, seat, trump, hand.trick_winners,
+                                           hand.tricks)
             if played:
                 rest = ~played
                 for s in range(4):
@@ -588,6 +546,7 @@ class MatchState:
             if n:
                 plays.extend(cards[:n])
                 led = -1
+                leader = seat
                 if len(plays) == 52:
                     self._trick, self._led, self.leader, self.current_player = trick, -1, seat, seat
                     self._finish_scored()
@@ -622,6 +581,48 @@ class MatchState:
                 seat = (seat + 1) & 3
         self._trick, self._led, self.leader, self.current_player = trick, led, leader, seat
         return n
+
+    def play_hand(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None,
+                  calls: Sequence[tuple[int, int]], trump: int | None,
+                  cards: bytes) -> Hand | None:
+        """Deal and play a whole hand at once, when every move is legal and the hand ends
+        as given (cancelled without cards, or all 52 played); returns the finished hand.
+        Otherwise returns ``None`` and leaves the state as it was, for move-by-move play.
+
+        ``calls`` are ``(seat, value)``, value 0-13 a bid and 15 a pass, as in the log;
+        ``trump`` is the suit the auction winner names, or the trump the log claims.
+        The verifier's fast path (:mod:`tarneeb.replay.fastplay`); the deal is not checked.
+
+        >>> from tarneeb.replay.rules import preset
+        >>> from tarneeb.replay.cards import deal_hands
+        >>> m = MatchState(preset("qahwa41"), first_dealer=3)
+        >>> m.play_hand(deal_hands(list(range(52)), dealer=3), 51,
+        ...             [(0, 2), (1, 2), (2, 2), (3, 2)], None, bytes(range(52))) is None
+        True
+        >>> m.phase  # the trump is spades (the 13th card's suit), not none: nothing done
+        <Phase.DEAL: 0>
+        """
+        if self.phase != Phase.DEAL:
+            return None
+        rules = self.rules
+        deal_trump = rules.trump_for_deal(thirteenth) if thirteenth is not None \
+            else (rules.fixed_trump if rules.trump == "fixed" else None)
+        out = whole_hand(rules, self.totals, self.dealer, hands, deal_trump, calls, trump,
+                         cards)
+        if out is None:
+            return None
+        cancelled, declarer, contract, named, winners, tricks = out
+        self.deal(hands, thirteenth, validate=False)
+        hand = self.hand
+        hand.calls = [(s, PASS if v == 15 else BID_BASE + v) for s, v in calls]
+        if cancelled:
+            self._finish_cancelled()
+            return hand
+        hand.declarer, hand.contract, hand.trump = declarer, contract, named
+        hand.plays, hand.trick_winners, hand.tricks = list(cards), winners, tricks
+        self.trump = named
+        self._finish_scored()
+        return hand
 
     # ------------------------------------------------------------------ ends of hands
     def _finish_cancelled(self) -> None:

@@ -108,7 +108,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
                count_paths: bool = False, root: bytes | None = None,
                keys: Mapping[str, bytes] | None = None,
                receipt: SignedReceipt | None = None,
-               server_seed: bytes | None = None) -> Verdict:
+               server_seed: bytes | None = None, fast: bool = True) -> Verdict:
     """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key,
     ``root`` the season root the platform published (when it committed a season), and
     ``receipt`` is a seat's pre-play receipt: the log must be the match it promised.
@@ -121,6 +121,8 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     ``server_seed`` is the server seed the platform revealed outside a log that does
     not reveal it (a log cut short by a crash): with it every whole move is checked.
     ``count_paths`` also fills ``Verdict.paths``, the rule paths the match went through.
+    ``fast=False`` replays every hand move by move (the verdict is the same: a hand whose
+    every move is legal is otherwise taken in one piece, :meth:`MatchState.play_hand`).
 
     A clean verdict means every dealing attempt was replayed from a deal derived from
     seeds that all match their commitments (``deals_proven``) or recorded in the log
@@ -150,7 +152,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
             first_dealer = drawn
     state = MatchState(header.rules, first_dealer)
     timers: list[int] = []
-    replay = _HandReplay(state, v, deriver, no_deal)
+    replay = _HandReplay(state, v, deriver, no_deal, fast)
     for rec, offset in zip(log.hands, log.offsets, strict=True):
         if state.is_over:
             v.add("played-after-win", f"hand {rec.deal_number} was played after "
@@ -408,16 +410,43 @@ class _HandReplay:
     """Replays one hand record at a time on the match state, adding findings."""
 
     def __init__(self, state: MatchState, v: Verdict, deriver: DealDeriver | None,
-                 no_deal: str = "") -> None:
+                 no_deal: str = "", fast: bool = True) -> None:
         self.state, self.v, self.deriver, self.no_deal = state, v, deriver, no_deal
         self.drift = [0, 0, 0, 0]  # claimed minus true running totals, after the last hand
         self.replayed = self.played = self.recorded = 0
         self.missing: list[tuple[int, int, str]] = []  # (deal number, offset, why) unreplayed
+        self.fast = fast and deriver is not None
+
+    def _fast(self) -> bool:
+        """A derived deal whose every move is legal, as one piece (:meth:`MatchState.play_hand`),
+        then the claims: ``False`` with the state untouched when the hand needs the
+        move-by-move replay below, which says what is wrong."""
+        state, rec = self.state, self.rec
+        h0, h1, h2, h3, thirteenth = self.deriver.dealt(self.n, state.dealer)  # type: ignore
+        if rec.revealed != (thirteenth if state.rules.reveals_card else None):
+            return False
+        hand = state.play_hand((h0, h1, h2, h3), thirteenth, rec.calls, rec.trump, rec.plays)
+        if hand is None:
+            return False
+        self.replayed += 1
+        if hand.cancelled:
+            if rec.tricks is not None or rec.scores is not None or rec.trump is not None \
+                    or rec.totals != hand.totals or any(self.drift):
+                self._cancelled_claims()
+        else:
+            self.played += 1
+            if rec.tricks != hand.tricks or rec.scores != hand.scores \
+                    or rec.totals != hand.totals or any(self.drift):
+                self._claims()
+        return True
 
     def run(self, rec: HandRecord, offset: int) -> None:
         state, v = self.state, self.v
         n = state.deal_number
         self.offset, self.rec, self.n = offset, rec, n
+        if self.fast and rec.closed and not rec.timer and rec.deal is None \
+                and rec.deal_number == n and rec.dealer == state.dealer and self._fast():
+            return
         if rec.deal_number != n:
             v.add("wrong-deal-number", f"the log numbers this dealing attempt {rec.deal_number}, "
                   f"but it is attempt {n}", hand=n, offset=offset)
