@@ -289,14 +289,18 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -
         if v.key_pinned else \
         "signed by the key named inside the log (compare its key id below with the one the " \
         "platform publishes)"
+    checked = "Every deal is the one the committed seeds give, and every bid, card, score " \
+        "and the winner follow the rules." + ("" if receipt else " That the seeds were " \
+        "committed before play is shown by a player's receipt or the platform's publication " \
+        "(step 1 below).")
+    if v.deals_proven and not v.key_pinned:
+        return Banner("notice", "No problems found, but nothing ties this log to the platform",
+                      f"{checked} The log is {signed}: anyone could make such a log, seeds "
+                      "and all, with a key of their own. Make the report with the platform's "
+                      f"key (--key or --keys) to settle who wrote it.{stopped}")
     if v.deals_proven:
         return Banner("clean", "No problems found: this match was dealt fairly and played by "
-                      "the rules",
-                      "Every deal is the one the committed seeds give, and every bid, card, "
-                      f"score and the winner follow the rules. The log is {signed}."
-                      + ("" if receipt else " That the seeds were committed before play is "
-                         "shown by a player's receipt or the platform's publication (step 1 "
-                         "below).") + stopped)
+                      "the rules", f"{checked} The log is {signed}.{stopped}")
     return Banner("notice", "No rule was broken, but the deals are only recorded",
                   "Every bid, card, score and the winner follow the rules, but the platform "
                   "wrote the deals into the log itself: nothing proves the cards were not "

@@ -30,9 +30,20 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_clean_match_page(tmp_path, chromium, capsys):
     """A clean match: the verdict says so first, every proof step passed, every hand is
     there, numbered from 1, players by name."""
+    from cryptography.hazmat.primitives import serialization
+
+    from tarneeb.testing.corpus import MATCHES, platform_key
+
     log = FIXTURES / "matches" / "classic-timer.tlog"
+    spec = next(s for s in MATCHES if s.file == log.name)
+    pem = tmp_path / "platform.pub.pem"
+    pem.write_bytes(platform_key(spec).public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    unpinned = tmp_path / "unpinned.html"
+    code, _, _ = run(capsys, "report", str(log), "-o", str(unpinned))
+    assert code == 0 and "nothing ties this log to the platform" in unpinned.read_text()
     page_file = tmp_path / "match.html"
-    code, out, _ = run(capsys, "report", str(log), "-o", str(page_file))
+    code, out, _ = run(capsys, "report", str(log), "--key", str(pem), "-o", str(page_file))
     assert code == 0 and "clean" in out
     shot = tmp_path / "clean.png"
     with chromium.open(page_file, screenshot=shot) as page:
