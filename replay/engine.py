@@ -41,6 +41,7 @@ from .fastplay import whole_hand, whole_tricks
 from .rules import RuleSet
 
 Action = int
+_CALL_ACTIONS = (*range(52, 66), 66, 66)  # a call's value in the log (15: pass) -> action
 BID_BASE = 52
 PASS = 66
 TRUMP_BASE = 67
@@ -611,17 +612,17 @@ class MatchState:
                          cards)
         if out is None:
             return None
-        cancelled, declarer, contract, named, winners, tricks = out
-        self.deal(hands, thirteenth, validate=False)
-        hand = self.hand
-        hand.calls = [(s, PASS if v == 15 else BID_BASE + v) for s, v in calls]
+        cancelled, declarer, contract, trump, winners, tricks = out
+        actions = _CALL_ACTIONS
+        hand = self.hand = Hand(
+            self.deal_number, self.dealer, tuple(hands), thirteenth,  # type: ignore[arg-type]
+            deal_trump if cancelled else trump, [(s, actions[v]) for s, v in calls],
+            declarer, contract, list(cards), winners, tricks)
         if cancelled:
             self._finish_cancelled()
-            return hand
-        hand.declarer, hand.contract, hand.trump = declarer, contract, named
-        hand.plays, hand.trick_winners, hand.tricks = list(cards), winners, tricks
-        self.trump = named
-        self._finish_scored()
+        else:
+            self.trump = trump
+            self._finish_scored()
         return hand
 
     # ------------------------------------------------------------------ ends of hands

@@ -36,7 +36,8 @@ def whole_tricks(hands: Sequence[int], cards: bytes | Sequence[int], seat: int,
     """Play ``cards`` four at a time from whole tricks led by ``seat``, as long as every
     card is held by the seat to play and follows suit when it can.
 
-    ``hands`` are the cards held before the first trick (not changed); each trick's
+    ``hands`` are the cards held before the first trick, four disjoint sets (not
+    changed); each trick's
     winner is appended to ``winners`` and counted in ``tricks``. Returns the number of
     cards played (a multiple of 4), the set of them, and the seat to lead next.
 
@@ -56,14 +57,18 @@ def whole_tricks(hands: Sequence[int], cards: bytes | Sequence[int], seat: int,
     it = iter(cards)
     for c0, c1, c2, c3 in zip(it, it, it, it, strict=False):
         s1, s2, s3 = rotations[seat]
-        rest = ~played
-        h0, h1, h2, h3 = hands[seat] & rest, hands[s1] & rest, hands[s2] & rest, hands[s3] & rest
         b0, b1, b2, b3 = bits[c0], bits[c1], bits[c2], bits[c3]
+        # held at the start and not played since (the hands are disjoint, so the four
+        # cards are four different ones)
+        if not (hands[seat] & b0 and hands[s1] & b1 and hands[s2] & b2 and hands[s3] & b3) \
+                or (b0 | b1 | b2 | b3) & played:
+            break
         led = su[c0]
-        lm = suit_masks[led]
         u1, u2, u3 = su[c1], su[c2], su[c3]
-        if not (h0 & b0 and h1 & b1 and h2 & b2 and h3 & b3) or (
-                (u1 != led and h1 & lm) or (u2 != led and h2 & lm) or (u3 != led and h3 & lm)):
+        if (u1 != led or u2 != led or u3 != led) and (
+                (u1 != led and hands[s1] & ~played & suit_masks[led])
+                or (u2 != led and hands[s2] & ~played & suit_masks[led])
+                or (u3 != led and hands[s3] & ~played & suit_masks[led])):
             break
         played |= b0 | b1 | b2 | b3
         # the trick's winner, unrolled: the highest trump, else the highest of the led suit
