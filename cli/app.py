@@ -19,7 +19,7 @@ from typer.core import TyperArgument
 
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 
-from . import audit_cmds, regress_cmd, verify_cmd
+from . import archive_cmd, audit_cmds, regress_cmd, verify_cmd
 from .common import (
     console,
     fail,
@@ -66,6 +66,7 @@ def _main(
 
 audit_cmds.register(app)
 regress_cmd.register(app)
+archive_cmd.register(app)
 
 out = console()
 err = console(stderr=True)

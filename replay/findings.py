@@ -113,6 +113,8 @@ class Verdict:
     error: str | None = None  # set when the log could not be read at all (exit 2)
     ending: str | None = None  # how an abandoned match ended: who left, where and why
     history: list[Any] = field(default_factory=list, repr=False)  # the engine's hands
+    rules: Any = None  # the RuleSet the match was replayed under
+    computer: tuple[bool, ...] = ()  # per seat: a computer player (True) or a person
 
     @property
     def clean(self) -> bool:

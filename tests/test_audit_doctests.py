@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["", ".encoding", ".errors", ".merkle", ".seeds", ".derive", ".signing", ".receipt",
-           ".vectors"]
+           ".vectors", ".fairness"]
 
 
 @pytest.mark.parametrize("name", MODULES)

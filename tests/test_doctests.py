@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["cards", "rules", "engine", "logformat", "logjson", "paths", "replayer", "simulate",
-           "narrate", "annotate", "players", "logstream"]
+           "narrate", "annotate", "players", "logstream", "dealstats", "archive"]
 
 
 @pytest.mark.parametrize("name", MODULES)

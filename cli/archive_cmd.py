@@ -1,0 +1,164 @@
+"""``tarneeb audit``: a whole archive of logs to one verdict, with fairness statistics.
+
+>>> import typer
+>>> app = typer.Typer()
+>>> register(app)
+>>> [c.name for c in app.registered_commands]
+['audit']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from tarneeb.audit.encoding import parse_hex
+from tarneeb.audit.errors import AuditError
+from tarneeb.audit.fairness import DEFAULT_ALPHA
+from tarneeb.audit.signing import load_public_key_file, public_key_raw
+from tarneeb.replay.archive import (
+    ArchiveError,
+    ArchiveSummary,
+    expand_paths,
+    run_chunks,
+    verdict_lines,
+)
+
+
+def _error(message: str) -> typer.Exit:
+    typer.echo(f"tarneeb: error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _progress(paths: list[str], chunks: Iterator[Any], console: Console) -> Iterator[Any]:
+    """A progress bar on the terminal (stderr), counting logs."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    total = None if "-" in paths else sum(1 for _ in expand_paths(paths))
+    with Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("logs"), TimeRemainingColumn(), console=console,
+                  transient=True) as bar:
+        task = bar.add_task("audit", total=total)
+        for chunk in chunks:
+            bar.advance(task, len(chunk.matches))
+            yield chunk
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``audit`` command to ``app``."""
+
+    @app.command("audit")
+    def audit(
+        paths: Annotated[list[str], typer.Argument(
+            help="Logs: files, directories (searched recursively for *.tlog), glob "
+                 "patterns, URLs of an object store (with fsspec), or - to read one path "
+                 "a line from standard input.", show_default=False)],
+        jobs: Annotated[int | None, typer.Option(
+            "--jobs", "-j", min=1, help="Local processes (default: every core).",
+            show_default=False)] = None,
+        scheduler: Annotated[str | None, typer.Option(
+            "--scheduler", metavar="ADDRESS",
+            help="Run on a Dask cluster, e.g. tcp://scheduler:8786 (pip install "
+                 "'tarneeb[cluster]'); the workers must be able to read the logs.")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="The summary as JSON.")] = False,
+        tables: Annotated[Path | None, typer.Option(
+            "--tables", metavar="DIR",
+            help="Write DIR/matches.parquet (one row per match) and DIR/findings.parquet "
+                 "(one row per finding).")] = None,
+        key: Annotated[Path | None, typer.Option(
+            help="The platform's public key (PEM) to pin; otherwise each log's own.")] = None,
+        root: Annotated[str | None, typer.Option(
+            help="The season root the platform published (hex), to pin.")] = None,
+        alpha: Annotated[float, typer.Option(
+            min=1e-9, max=0.5,
+            help="Family-wise error rate of the fairness tests.")] = DEFAULT_ALPHA,
+    ) -> None:
+        """Verify every log of an archive and test whether its deals are fair.
+
+        Exit code: 0 every log clean and no evidence of bias, 1 findings or evidence of
+        bias, 2 a log unreadable or bad input.
+        """
+        public = None
+        pinned_root = None
+        try:
+            if key is not None:
+                public = public_key_raw(load_public_key_file(key))
+            if root is not None:
+                pinned_root = parse_hex(root, "season root", 32)
+        except AuditError as e:
+            raise _error(str(e)) from None
+        err = Console(stderr=True)
+        writer = None
+        summary = ArchiveSummary()
+        try:
+            if tables is not None:
+                from tarneeb.replay.archive_tables import TableWriter
+
+                writer = TableWriter(tables)
+            chunks = run_chunks(expand_paths(paths), jobs, scheduler, public, pinned_root)
+            if err.is_terminal and os.environ.get("TERM") != "dumb":
+                chunks = _progress(paths, chunks, err)
+            for chunk in chunks:
+                summary.add(chunk)
+                if writer is not None:
+                    writer.add(chunk)
+            if writer is not None:
+                writer.close()
+                writer = None
+        except ArchiveError as e:
+            raise _error(str(e)) from None
+        finally:
+            if writer is not None:
+                writer.abort()
+        fairness = summary.fairness(alpha)
+        flagged = any(r.flagged for rs in fairness.values() for r in rs)
+        if as_json:
+            doc = summary.to_json(fairness)
+            doc["exit_code"] = code = _exit_code(summary.exit_code, flagged)
+            sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+        else:
+            code = _exit_code(summary.exit_code, flagged)
+            _print_summary(summary, fairness, alpha)
+        if summary.logs == 0:
+            raise _error("no logs found in " + ", ".join(paths))
+        raise typer.Exit(code)
+
+
+def _exit_code(logs: int, flagged: bool) -> int:
+    return logs if logs else (1 if flagged else 0)
+
+
+def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: float) -> None:
+    out = Console(highlight=False, soft_wrap=True)
+    for line in verdict_lines(summary, fairness, alpha):
+        out.print(line, markup=False)
+
+    def counts(title: str, c: dict[str, int]) -> None:
+        if c:
+            out.print(f"{title}: " + ", ".join(f"{k} {v:,}" for k, v in
+                                               sorted(c.items(), key=lambda kv: -kv[1])),
+                      markup=False)
+
+    counts("findings by kind", summary.findings_by_kind)
+    counts("matches by rule set", summary.by_rules)
+    counts("matches by signing key", summary.by_key)
+    for path in summary.first_with_findings:
+        out.print(f"  findings: {path}", markup=False)
+    for error in summary.first_unreadable:
+        out.print(f"  unreadable: {error}", markup=False)
+
+
+__all__ = ["register"]

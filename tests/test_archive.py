@@ -1,0 +1,206 @@
+"""``tarneeb audit``: an archive to one verdict, fairness statistics, tables, a Dask cluster."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import os
+import shutil
+from pathlib import Path
+
+import distributed  # the [cluster] extra, which make test installs
+import pyarrow.parquet as pq
+import pytest
+
+from tarneeb.cli.app import main
+from tarneeb.replay.archive import ArchiveSummary, expand_paths, run_chunks
+from tarneeb.testing.archive import write_archive
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+MATCHES = 30  # about 450 deals: enough to see one high-card point of bias, a second to make
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as e:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return int(e.value.code or 0), out, err
+
+
+@pytest.fixture(scope="module")
+def archives(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("archives")
+    out = {
+        "proven": root / "proven",
+        "fair": root / "fair",
+        "biased": root / "biased",
+    }
+    write_archive(out["proven"], MATCHES, seed=b"test proven", keys=2)
+    write_archive(out["fair"], MATCHES, seed=b"test fair", recorded=True)
+    write_archive(out["biased"], MATCHES, seed=b"test biased", redeal=0.8)
+    return out
+
+
+def audit_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
+    code, out, err = run(capsys, "audit", "--json", *argv)
+    assert err == ""
+    return code, json.loads(out)
+
+
+def test_the_biased_archive_is_flagged_and_the_fair_ones_are_not(
+        archives: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, fair = audit_json(capsys, "-j", "1", str(archives["fair"]))
+    assert code == 0 and fair["bias_flagged"] == [] and fair["clean"] == MATCHES
+    assert fair["deals"]["proven"] == 0 and fair["deals"]["recorded"] > 400
+    code, proven = audit_json(capsys, "-j", "1", str(archives["proven"]))
+    assert code == 0 and proven["bias_flagged"] == []
+    assert proven["deals"]["recorded"] == 0 and proven["deals"]["proven"] > 400
+    assert len(proven["matches_by_key"]) == 2  # two signing keys: tested per key as well
+    assert any(t["test"][1] == "key" for t in proven["fairness"]["proven"])
+
+    code, biased = audit_json(capsys, "-j", "1", str(archives["biased"]))
+    assert code == 1 and biased["clean"] == MATCHES  # every log is clean: only the deals lie
+    flagged = {tuple(t["test"]): t for t in biased["fairness"]["recorded"] if t["flagged"]}
+    assert ("high-card points", "computer vs human", "per hand") in flagged
+    assert ("high-card points", "label", "computer") in flagged
+    computer = flagged[("high-card points", "label", "computer")]
+    assert computer["observed"][0] - computer["expected"][0] > 0.7  # about a point more
+    # nothing but the points is flagged: the positions relative to the dealer are fair
+    assert all(t[0] == "high-card points" and t[1] != "seat" for t in flagged)
+    assert all(t["p_adjusted"] <= 0.05 for t in flagged.values())
+
+
+def test_every_measure_is_tested_against_its_exact_distribution(
+        archives: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, doc = audit_json(capsys, "-j", "1", str(archives["proven"]))
+    tests = doc["fairness"]["proven"]
+    measures = {t["test"][0] for t in tests}
+    assert measures == {"high-card points", "trumps", "suit pattern", "voids", "revealed card",
+                        "trump suit", "first dealer"}
+    groups = {tuple(t["test"][1:]) for t in tests}
+    assert {("seat", "dealer"), ("seat", "dealer+1"), ("label", "computer"),
+            ("label", "human"), ("computer vs human", "per hand")} <= groups
+    for t in tests:
+        if t["p_value"] is not None:
+            assert t["detectable"] > 0 and t["p_adjusted"] >= t["p_value"]
+            assert sum(t["observed"]) == pytest.approx(sum(t["expected"])) \
+                or t["method"] != "G-test"
+
+
+def test_text_summary_says_what_the_deals_prove(archives: dict[str, Path],
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "audit", "-j", "1", str(archives["proven"]),
+                         str(archives["biased"]))
+    assert code == 1 and err == ""  # piped: the result only, no progress bar
+    assert out.startswith(f"All {2 * MATCHES} logs are clean")
+    assert "proven by committed seeds" in out and "only recorded by the platform" in out
+    assert "test the implementation" in out and "the only evidence" in out
+    assert "EVIDENCE OF BIAS" in out and "no evidence of bias" in out
+    assert "would have detected (80% power) a bias of" in out
+
+
+def test_paths_files_dirs_globs_and_stdin(archives: dict[str, Path], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    logs = sorted(archives["fair"].glob("*.tlog"))
+    for p in logs[:3]:
+        shutil.copy(p, nested / p.name)
+    shutil.copy(logs[3], tmp_path / "top.tlog")
+    (tmp_path / "notes.txt").write_text("not a log")
+    assert len(list(expand_paths([str(tmp_path)]))) == 4  # recursive, *.tlog only
+    assert len(list(expand_paths([str(tmp_path / "**" / "*.tlog")]))) == 4
+    listing = io.StringIO("\n".join(str(p) for p in logs[:5]) + "\n\n")
+    assert list(expand_paths(["-"], listing)) == [str(p) for p in logs[:5]]
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{logs[0]}\n{logs[1]}\n"))
+    code, doc = audit_json(capsys, "-j", "1", "-", str(logs[2]))
+    assert code == 0 and doc["logs"] == 3
+
+
+def test_findings_and_unreadable_logs_are_counted(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = json.loads((FIXTURES / "altered" / "manifest.json").read_text())
+    bad = tmp_path / "garbage.tlog"
+    bad.write_bytes(b"\x93not a log")
+    code, doc = audit_json(capsys, "-j", "1", str(FIXTURES / "altered"), str(bad),
+                           str(tmp_path / "missing.tlog"))
+    assert code == 2
+    assert doc["unreadable"] == 2 and doc["findings"] + doc["clean"] + 2 == doc["logs"]
+    assert any("missing.tlog: cannot read" in e for e in doc["first_unreadable"])
+    kinds = set(doc["findings_by_kind"])
+    assert {"renege", "wrong-deal", "broken-signature", "card-not-held"} <= kinds
+    assert doc["logs"] == len(list((FIXTURES / "altered").glob("*.tlog"))) + 2
+    assert manifest  # the fixtures the kinds come from
+
+
+def test_no_logs_and_bad_options_are_one_line(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "audit", str(tmp_path))
+    assert code == 2 and err.strip().startswith("tarneeb: error: no logs found")
+    code, _, err = run(capsys, "audit", "--root", "abc", str(tmp_path))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_tables_and_parallel_runs_are_identical(archives: dict[str, Path], tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [str(archives["proven"]), str(archives["biased"]), str(FIXTURES / "altered")]
+    _, one = audit_json(capsys, "-j", "1", "--tables", str(tmp_path / "one"), *paths)
+    _, two = audit_json(capsys, "-j", "2", "--tables", str(tmp_path / "two"), *paths)
+    assert one == two
+    for name in ("matches", "findings"):
+        a = pq.read_table(tmp_path / "one" / f"{name}.parquet")
+        b = pq.read_table(tmp_path / "two" / f"{name}.parquet")
+        assert a.equals(b)
+    matches = pq.read_table(tmp_path / "one" / "matches.parquet").to_pylist()
+    assert len(matches) == one["logs"]
+    assert {m["deals"] for m in matches} == {"proven", "recorded"}
+    broken = next(m for m in matches if m["path"].endswith("broken-signature-eram41.tlog"))
+    assert broken["deals"] == "recorded" and broken["key_id"] is None  # not tied to the key
+    findings = pq.read_table(tmp_path / "one" / "findings.parquet").to_pylist()
+    assert len(findings) == sum(one["findings_by_kind"].values())
+    renege = next(f for f in findings if f["kind"] == "renege")
+    assert renege["path"].endswith(".tlog") and renege["hand"] is not None \
+        and renege["offset"] is not None
+
+
+def test_the_audit_streams(archives: dict[str, Path]) -> None:
+    """Paths are read as the work goes, not all at once: memory stays flat."""
+    taken = 0
+
+    def paths():
+        nonlocal taken
+        for p in itertools.cycle(sorted(archives["fair"].glob("*.tlog"))):
+            taken += 1
+            yield str(p)
+
+    chunks = run_chunks(paths(), jobs=1, chunk_size=4)
+    first = next(chunks)
+    assert len(first.matches) == 4 and taken <= 5
+    for _ in range(10):
+        next(chunks)
+    assert taken <= 4 * 11 + 1
+    chunks.close()
+
+
+def test_a_dask_cluster_gives_the_same_result(archives: dict[str, Path]) -> None:
+    paths = [str(archives["proven"]), str(archives["biased"]), str(FIXTURES / "altered")]
+    local = ArchiveSummary()
+    local_rows = []
+    for chunk in run_chunks(expand_paths(paths), jobs=1):
+        local.add(chunk)
+        local_rows.extend(chunk.matches + chunk.findings)
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        assert len(client.nthreads()) == 2
+        remote = ArchiveSummary()
+        remote_rows = []
+        for chunk in run_chunks(expand_paths(paths), scheduler=cluster.scheduler_address,
+                                chunk_size=8):
+            remote.add(chunk)
+            remote_rows.extend(chunk.matches + chunk.findings)
+        assert len(set(client.run(os.getpid).values())) == 2  # two worker processes
+    assert remote_rows and remote_rows == local_rows  # the same rows, in the same order
+    assert remote.to_json(remote.fairness()) == local.to_json(local.fairness())

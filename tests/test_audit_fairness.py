@@ -1,0 +1,171 @@
+"""The fairness statistics: exact distributions, tests, correction and detectable bias."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+
+import pytest
+from scipy import stats
+
+from tarneeb.audit.fairness import (
+    DrawEmpty,
+    DrawPattern,
+    DrawSum,
+    PairedDraws,
+    StatResult,
+    Tally,
+    Uniform,
+    detectable_shift,
+    detectable_w,
+    holm,
+)
+
+HCP = ((4, 4), (3, 4), (2, 4), (1, 4), (0, 36))
+
+
+def _items(population):
+    return [v for v, c in population for _ in range(c)]
+
+
+def test_draw_sum_is_exact_on_a_small_population() -> None:
+    """Every draw of 3 items from 8 enumerated: the pmf, mean and variance agree exactly."""
+    pop = ((3, 2), (1, 3), (0, 3))
+    items = _items(pop)
+    sums = Counter(sum(c) for c in itertools.combinations(items, 3))
+    total = sum(sums.values())
+    ref = DrawSum(pop, 3)
+    assert ref.pmf() == pytest.approx({s: n / total for s, n in sums.items()}, abs=1e-15)
+    mean = sum(s * n for s, n in sums.items()) / total
+    var = sum(n * (s - mean) ** 2 for s, n in sums.items()) / total
+    assert ref.mean == pytest.approx(mean) and ref.variance == pytest.approx(var)
+
+
+def test_two_values_are_the_hypergeometric() -> None:
+    ref = DrawSum(((1, 13), (0, 38)), 12)
+    want = stats.hypergeom(51, 13, 12)
+    for k, p in ref.pmf().items():
+        assert p == pytest.approx(want.pmf(k), rel=1e-12)
+    assert ref.mean == pytest.approx(want.mean()) and ref.variance == pytest.approx(want.var())
+
+
+def test_high_card_points_of_a_hand() -> None:
+    ref = DrawSum(HCP, 13)
+    pmf = ref.pmf()
+    assert sum(pmf.values()) == pytest.approx(1.0, abs=1e-12)
+    assert min(pmf) == 0 and max(pmf) == 37
+    assert ref.mean == 10 and ref.variance == pytest.approx(17.0588, abs=1e-4)
+    # bridge tables: 10 points 9.41 %, 0 points 0.36 %
+    assert pmf[10] == pytest.approx(0.0941, abs=5e-5) and pmf[0] == pytest.approx(0.00364,
+                                                                                  abs=5e-6)
+
+
+def test_paired_draws_are_exact_on_a_small_population() -> None:
+    """The difference of two disjoint draws, enumerated over every ordered pair."""
+    pop = ((2, 2), (1, 2), (0, 3))
+    items = _items(pop)
+    idx = range(len(items))
+    diffs = []
+    for a in itertools.combinations(idx, 2):
+        rest = [i for i in idx if i not in a]
+        for b in itertools.combinations(rest, 1):
+            diffs.append(sum(items[i] for i in a) / 2 - sum(items[i] for i in b))
+    mean = sum(diffs) / len(diffs)
+    var = sum((d - mean) ** 2 for d in diffs) / len(diffs)
+    ref = PairedDraws(pop, 2, 2, 1, 1)
+    assert ref.mean == pytest.approx(mean) and ref.variance == pytest.approx(var)
+
+
+def test_patterns_and_voids_of_a_hand() -> None:
+    patterns = DrawPattern((13, 13, 13, 13), 13).pmf()
+    assert sum(patterns.values()) == pytest.approx(1.0, abs=1e-12)
+    # the classic table of bridge hand patterns
+    assert patterns["4-4-3-2"] == pytest.approx(0.2155, abs=5e-5)
+    assert patterns["5-3-3-2"] == pytest.approx(0.1552, abs=5e-5)
+    assert patterns["13-0-0-0"] == pytest.approx(6.3e-12, rel=0.01)
+    voids = DrawEmpty((13, 13, 13, 13), 13)
+    assert voids.pmf()[1] == pytest.approx(sum(p for k, p in patterns.items()
+                                                if k.endswith("-0") and not k.endswith("0-0")))
+    # a small case enumerated: 2 draws from classes of sizes 2 and 1
+    assert DrawPattern((2, 1), 2).pmf() == pytest.approx({"2-0": 1 / 3, "1-1": 2 / 3})
+    assert DrawEmpty((2, 1), 2).pmf() == pytest.approx({1: 1 / 3, 0: 2 / 3})
+
+
+def test_holm_matches_the_textbook_example() -> None:
+    rs = [StatResult(("t", str(i)), "G-test", 10, 1.0, 1, p)
+          for i, p in enumerate([0.01, 0.04, 0.03, 0.005, None])]
+    holm(rs, 0.05)
+    adjusted = [r.p_adjusted for r in rs]
+    assert adjusted[:4] == pytest.approx([0.03, 0.06, 0.06, 0.02]) and adjusted[4] is None
+    assert [r.flagged for r in rs] == [True, False, False, True, False]
+
+
+def test_detectable_effects_match_power_tables() -> None:
+    # Cohen (1988), table 7.4.6: df 1, alpha 0.05, power 0.80 -> lambda 7.85
+    assert detectable_w(100, 1, 0.05) == pytest.approx(math.sqrt(7.85 / 100), rel=2e-3)
+    # a z-test needs (1.96 + 0.84) standard errors
+    assert detectable_shift(1.0, 1, 0.05) == pytest.approx(2.8016, abs=1e-3)
+
+
+def test_tallies_merge_to_the_same_result_in_any_order() -> None:
+    ref = DrawSum(HCP, 13)
+    rng = random.Random(3)
+    values = rng.choices(list(ref.pmf()), weights=list(ref.pmf().values()), k=600)
+    parts = [Tally() for _ in range(3)]
+    whole = Tally()
+    for i, v in enumerate(values):
+        parts[i % 3].fit(("hcp",), ref, v)
+        parts[i % 3].mean(("hcp",), ref, v)
+        whole.fit(("hcp",), ref, v)
+        whole.mean(("hcp",), ref, v)
+    merged = Tally().merge(parts[2]).merge(parts[0]).merge(parts[1])
+    a, b = merged.results(), whole.results()
+    assert [r.to_json() for r in a] == [r.to_json() for r in b]
+
+
+def _rejections(shift: float, reps: int, n: int, alpha: float) -> tuple[float, float]:
+    """The share of samples of ``n`` hands flagged by the mean test, hands whose points
+    are shifted by ``shift`` on average (one point added with that probability)."""
+    ref = DrawSum(HCP, 13)
+    values, weights = list(ref.pmf()), list(ref.pmf().values())
+    rng = random.Random(12345)
+    flagged = 0
+    detectable = 0.0
+    for _ in range(reps):
+        t = Tally()
+        for v in rng.choices(values, weights=weights, k=n):
+            t.mean(("hcp",), ref, v + (rng.random() < shift))
+        [r] = t.results(alpha)
+        flagged += r.flagged
+        detectable = r.detectable or 0.0
+    return flagged / reps, detectable
+
+
+def test_the_stated_error_rate_and_power_hold() -> None:
+    """Fair samples are flagged at about alpha; a bias of the stated detectable size
+    is flagged with about the stated power (80 %)."""
+    alpha, reps, n = 0.05, 400, 300
+    rate, detectable = _rejections(0.0, reps, n, alpha)
+    # binomial(400, 0.05): 3 standard deviations above is 0.083
+    assert rate <= 0.083
+    power, _ = _rejections(detectable, reps, n, alpha)
+    assert 0.72 <= power <= 0.88, (detectable, power)
+
+
+def test_a_category_the_reference_cannot_give_is_flagged() -> None:
+    t = Tally()
+    u = Uniform((0, 1, 2, 3))
+    for _ in range(40):
+        t.fit(("seat",), u, 0)
+    t.fit(("seat",), u, 7)
+    [r] = t.results()
+    assert r.flagged and r.p_value == 0.0
+
+
+def test_too_few_samples_are_not_tested_and_not_flagged() -> None:
+    t = Tally()
+    t.fit(("x",), DrawSum(HCP, 13), 10)
+    [r] = t.results()
+    assert not r.tested and not r.flagged and r.detectable is None
