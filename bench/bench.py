@@ -14,10 +14,13 @@
 * start-up: the CPU time of a one-log ``tarneeb verify`` beside ``python -c pass``
   (target: under 0.12 s);
 * the cost of writing one move to a log under each durability setting (flush, fsync,
-  group commit every 5 ms), in microseconds.
+  group commit every 5 ms), in microseconds;
+* ``audit`` of a 2,000-log archive: logs and hands per second with 1 job, 2 jobs and a
+  local Dask cluster of two worker processes, as ratios to 1 job.
 
 Matches are generated reproducibly (``--seed``-style secrets, not secret) so two runs
-measure the same work. Everything runs in this one process, on one core.
+measure the same work. Everything runs in this one process, on one core, except the archive
+audit, which also runs on two local processes and on a local Dask cluster.
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ def main() -> None:
     ap.add_argument("--archive", type=int, default=2000,
                     help="logs verified for the memory figure")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--archive-logs", type=int, default=2000,
+                    help="logs in the archive the audit goes through (0: skip)")
     args = ap.parse_args()
 
     from bench_audit import bench_deals
@@ -101,6 +106,10 @@ def main() -> None:
     figures["durability"] = bench_durability()
 
     figures["startup"] = bench_startup()
+    if args.archive_logs:
+        from bench_archive import bench_archive
+
+        figures["archive"] = bench_archive(args.archive_logs)
     if args.json:
         print(json.dumps(figures, indent=1))
         return
@@ -119,6 +128,11 @@ def main() -> None:
     print(caps_line(figures["caps"]))  # type: ignore[arg-type]
     print(startup_line(figures["startup"]))  # type: ignore[arg-type]
     print(durability_line(figures["durability"]))  # type: ignore[arg-type]
+    if "archive" in figures:
+        from bench_archive import report
+
+        for line in report(figures["archive"]):  # type: ignore[arg-type]
+            print(line)
 
 
 if __name__ == "__main__":

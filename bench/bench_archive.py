@@ -1,0 +1,107 @@
+"""How fast ``tarneeb audit`` goes through an archive: 1 job, 2 jobs, a local Dask cluster.
+
+The archive (default 2,000 logs) is made here, fast: a few hundred distinct
+generated matches (half with proven deals, half recorded), each written under
+several names. Every run does the whole audit: verify every log, tally its deals,
+fold the results into the summary, then the fairness statistics. The Dask run uses
+a local cluster of two worker processes, started before the clock starts (a
+platform's cluster is already up). Run it as a script
+(``python bench/bench_archive.py [LOGS]``) or call :func:`bench_archive`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tarneeb.replay.archive import ArchiveSummary, expand_paths, run_chunks
+from tarneeb.testing.archive import write_archive
+
+
+def make_archive(directory: Path, logs: int, distinct: int = 200) -> None:
+    """``logs`` log files in ``directory``: ``distinct`` matches, copied under new names."""
+    src = directory / "src"
+    half = distinct // 2
+    made = write_archive(src / "proven", half, seed=b"bench proven") + \
+        write_archive(src / "recorded", distinct - half, seed=b"bench recorded", recorded=True)
+    out = directory / "archive"
+    for i in range(logs):
+        day = out / f"day{i // 100:03d}"
+        day.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(made[i % len(made)], day / f"{i:06d}.tlog")
+    shutil.rmtree(src)
+
+
+def _audit(paths: list[str], **how: Any) -> dict[str, Any]:
+    start = time.perf_counter()
+    summary = ArchiveSummary()
+    for chunk in run_chunks(expand_paths(paths), **how):
+        summary.add(chunk)
+    verified = time.perf_counter()
+    fairness = summary.fairness()
+    end = time.perf_counter()
+    hands = sum(summary.deals.values())
+    if summary.clean != summary.logs:
+        raise SystemExit(f"bench: {summary.logs - summary.clean} generated logs not clean")
+    return {"logs": summary.logs, "hands": hands, "seconds": round(end - start, 3),
+            "statistics_seconds": round(end - verified, 3),
+            "logs_per_second": round(summary.logs / (end - start), 1),
+            "hands_per_second": round(hands / (end - start)),
+            "tests": sum(len(r) for r in fairness.values())}
+
+
+def bench_archive(logs: int = 2000) -> dict[str, Any]:
+    """The audit of a ``logs``-log archive with 1 job, 2 jobs and a local Dask cluster."""
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        make_archive(Path(tmp), logs)
+        made = time.perf_counter() - t0
+        paths = [str(Path(tmp) / "archive")]
+        runs: dict[str, Any] = {"archive_seconds": round(made, 2)}
+        runs["1 job"] = _audit(paths, jobs=1)
+        runs["2 jobs"] = _audit(paths, jobs=2)
+        try:
+            from distributed import LocalCluster
+        except ImportError:
+            runs["dask"] = None
+        else:
+            t0 = time.perf_counter()
+            with LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                              dashboard_address=None) as cluster:
+                runs["dask_startup_seconds"] = round(time.perf_counter() - t0, 2)
+                runs["dask"] = _audit(paths, scheduler=cluster.scheduler_address)
+        base = runs["1 job"]["seconds"]
+        for name in ("2 jobs", "dask"):
+            if runs.get(name):
+                runs[name]["speedup"] = round(base / runs[name]["seconds"], 2)
+        return runs
+
+
+def report(r: dict[str, Any]) -> list[str]:
+    lines = []
+    for name in ("1 job", "2 jobs", "dask"):
+        x = r.get(name)
+        if not x:
+            lines.append(f"archive audit, {name}: not run (pip install 'tarneeb[cluster]')")
+            continue
+        ratio = "" if name == "1 job" else f", {x['speedup']:.2f}x one job"
+        where = "local Dask cluster, 2 worker processes" if name == "dask" else name
+        lines.append(f"archive audit ({where}): {x['logs']:,} logs, {x['hands']:,} hands in "
+                     f"{x['seconds']:.2f} s: {x['logs_per_second']:,.0f} logs/s, "
+                     f"{x['hands_per_second']:,} hands/s{ratio} (statistics "
+                     f"{x['statistics_seconds']:.2f} s of it)")
+    return lines
+
+
+def main(argv: list[str]) -> None:
+    logs = int(argv[0]) if argv else 2000
+    for line in report(bench_archive(logs)):
+        print(line)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
