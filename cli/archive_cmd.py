@@ -14,30 +14,21 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-from tarneeb.audit.encoding import parse_hex
-from tarneeb.audit.errors import AuditError
-from tarneeb.audit.fairness import DEFAULT_ALPHA
-from tarneeb.audit.signing import load_public_key_file, public_key_raw
-from tarneeb.replay.archive import (
-    ArchiveError,
-    ArchiveSummary,
-    expand_paths,
-    run_chunks,
-    verdict_lines,
-)
+from .common import console, fail
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tarneeb.replay.archive import ArchiveSummary
+
+DEFAULT_ALPHA = 0.05  # tarneeb.audit.fairness.DEFAULT_ALPHA, without importing scipy's user
 
 
-def _error(message: str) -> typer.Exit:
-    typer.echo(f"tarneeb: error: {message}", err=True)
-    return typer.Exit(2)
-
-
-def _progress(paths: list[str], chunks: Iterator[Any], console: Console) -> Iterator[Any]:
+def _progress(paths: list[str], chunks: Iterator[Any], err: Console) -> Iterator[Any]:
     """A progress bar on the terminal (stderr), counting logs."""
     from rich.progress import (
         BarColumn,
@@ -47,9 +38,11 @@ def _progress(paths: list[str], chunks: Iterator[Any], console: Console) -> Iter
         TimeRemainingColumn,
     )
 
+    from tarneeb.replay.archive import expand_paths
+
     total = None if "-" in paths else sum(1 for _ in expand_paths(paths))
     with Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("logs"), TimeRemainingColumn(), console=console,
+                  TextColumn("logs"), TimeRemainingColumn(), console=err,
                   transient=True) as bar:
         task = bar.add_task("audit", total=total)
         for chunk in chunks:
@@ -91,6 +84,11 @@ def register(app: typer.Typer) -> None:
         Exit code: 0 every log clean and no evidence of bias, 1 findings or evidence of
         bias, 2 a log unreadable or bad input.
         """
+        from tarneeb.audit.encoding import parse_hex
+        from tarneeb.audit.errors import AuditError
+        from tarneeb.audit.signing import load_public_key_file, public_key_raw
+        from tarneeb.replay.archive import ArchiveError, ArchiveSummary, expand_paths, run_chunks
+
         public = None
         pinned_root = None
         try:
@@ -99,8 +97,8 @@ def register(app: typer.Typer) -> None:
             if root is not None:
                 pinned_root = parse_hex(root, "season root", 32)
         except AuditError as e:
-            raise _error(str(e)) from None
-        err = Console(stderr=True)
+            fail(str(e))
+        err = console(stderr=True)
         writer = None
         summary = ArchiveSummary()
         try:
@@ -119,7 +117,7 @@ def register(app: typer.Typer) -> None:
                 writer.close()
                 writer = None
         except ArchiveError as e:
-            raise _error(str(e)) from None
+            fail(str(e))
         finally:
             if writer is not None:
                 writer.abort()
@@ -133,7 +131,7 @@ def register(app: typer.Typer) -> None:
             code = _exit_code(summary.exit_code, flagged)
             _print_summary(summary, fairness, alpha)
         if summary.logs == 0:
-            raise _error("no logs found in " + ", ".join(paths))
+            fail("no logs found in " + ", ".join(paths))
         raise typer.Exit(code)
 
 
@@ -142,7 +140,9 @@ def _exit_code(logs: int, flagged: bool) -> int:
 
 
 def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: float) -> None:
-    out = Console(highlight=False, soft_wrap=True)
+    from tarneeb.replay.archive import verdict_lines
+
+    out = console()
     for line in verdict_lines(summary, fairness, alpha):
         out.print(line, markup=False)
 

@@ -34,8 +34,8 @@ from typing import Any
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 
 from .dealstats import tally_match
-from .logformat import MAX_LOG_BYTES
-from .replayer import verify_bytes
+from .logstream import DEFAULT_LIMITS, Limits
+from .replayer import verify_bytes, verify_file
 
 CHUNK = 32  # logs per unit of work
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
@@ -64,8 +64,11 @@ def expand_paths(args: Iterable[str], stdin: Iterable[str] | None = None) -> Ite
             yield from _expand_url(arg)
         elif os.path.isdir(arg):
             yield from _walk(arg)
-        elif not os.path.exists(arg) and _GLOB & set(arg):
-            for p in sorted(glob.iglob(arg, recursive=True)):
+        elif not os.path.exists(arg) and glob.has_magic(arg):
+            found = sorted(glob.iglob(arg, recursive=True))
+            if not found:
+                raise ArchiveError(f"{arg}: no file matches this pattern")
+            for p in found:
                 yield from (_walk(p) if os.path.isdir(p) else [p])
         else:
             yield arg
@@ -107,18 +110,15 @@ class ArchiveError(ValueError):
     """Bad input to the archive audit as a whole (exit code 2)."""
 
 
-def read_log(path: str) -> bytes:
-    """A log's bytes (at most one byte past the largest log, which the parser refuses)."""
-    if "://" in path:
-        try:
-            import fsspec
-        except ImportError:
-            raise OSError(f"reading {path} needs fsspec (pip install 'tarneeb[cluster]')") \
-                from None
-        with fsspec.open(path, "rb") as f:
-            return f.read(MAX_LOG_BYTES + 1)  # type: ignore[no-any-return]
-    with open(path, "rb") as f:
-        return f.read(MAX_LOG_BYTES + 1)
+def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """A log's bytes from an object store (fsspec), at most one byte past the cap, which
+    the parser then refuses."""
+    try:
+        import fsspec
+    except ImportError:
+        raise OSError(f"reading {url} needs fsspec (pip install 'tarneeb[cluster]')") from None
+    with fsspec.open(url, "rb") as f:
+        return f.read(limits.max_bytes + 1)  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------ one chunk --
@@ -168,13 +168,17 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
     """Verify the logs at ``paths`` and tally their deals (runs on a worker)."""
     out = Chunk()
     for path in paths:
-        try:
-            data = read_log(path)
-        except OSError as e:
-            out.matches.append(MatchRow(path, "unreadable", f"{path}: cannot read: "
-                                        f"{e.strerror or e}", None, None, "none", 0, 0, 0, 0, 0))
-            continue
-        v = verify_bytes(data, path, public_key, root=root)
+        if "://" in path:
+            try:
+                data = read_url(path)
+            except OSError as e:
+                out.matches.append(MatchRow(path, "unreadable", f"{path}: cannot read: "
+                                            f"{e.strerror or e}", None, None, "none", 0, 0, 0,
+                                            0, 0))
+                continue
+            v = verify_bytes(data, path, public_key, root=root)
+        else:
+            v = verify_file(path, public_key, root=root)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
         deals = "none"
         if v.history and v.error is None:
@@ -383,7 +387,7 @@ def row_dicts(rows: Iterable[MatchRow | FindingRow]) -> list[dict[str, Any]]:
 
 __all__ = [
     "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow", "audit_chunk",
-    "bias_flagged", "describe_test", "expand_paths", "read_log", "run_chunks",
+    "bias_flagged", "describe_test", "expand_paths", "read_url", "run_chunks",
 ]
 
 
