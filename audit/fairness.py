@@ -293,6 +293,7 @@ class StatResult:
     detectable_unit: str = ""
     p_adjusted: float | None = None
     flagged: bool = False
+    std_error: float | None = None  # of the observed mean (z-tests)
 
     @property
     def tested(self) -> bool:
@@ -304,7 +305,7 @@ class StatResult:
                 "p_adjusted": self.p_adjusted, "flagged": self.flagged,
                 "detectable": self.detectable, "detectable_unit": self.detectable_unit,
                 "categories": self.categories, "observed": self.observed,
-                "expected": self.expected}
+                "expected": self.expected, "std_error": self.std_error}
 
 
 class Tally:
@@ -448,7 +449,8 @@ def _mean_test(test: TestId, counts: dict[tuple[Any, ...], int],
                           ["mean"], [observed / max(units, 1)], [expected / max(units, 1)])
     z = (observed - expected) / math.sqrt(variance)
     return StatResult(test, "z-test of the mean", n, z, None, float(2 * stats.norm.sf(abs(z))),
-                      ["mean per hand"], [observed / units], [expected / units])
+                      ["mean per hand"], [observed / units], [expected / units],
+                      std_error=math.sqrt(variance) / units)
 
 
 def _paired_test(test: TestId, counts: dict[tuple[Any, ...], int],
@@ -466,7 +468,8 @@ def _paired_test(test: TestId, counts: dict[tuple[Any, ...], int],
                           [observed / max(n, 1)], [expected / max(n, 1)])
     z = (observed - expected) / math.sqrt(variance)
     return StatResult(test, "paired z-test", n, z, None, float(2 * stats.norm.sf(abs(z))),
-                      ["mean difference"], [observed / n], [expected / n])
+                      ["mean difference"], [observed / n], [expected / n],
+                      std_error=math.sqrt(variance) / n)
 
 
 def holm(results: Sequence[StatResult], alpha: float = DEFAULT_ALPHA) -> None:

@@ -75,6 +75,9 @@ def register(app: typer.Typer) -> None:
             help="The platform's public key (PEM) to pin; otherwise each log's own.")] = None,
         root: Annotated[str | None, typer.Option(
             help="The season root the platform published (hex), to pin.")] = None,
+        report: Annotated[Path | None, typer.Option(
+            "--report", metavar="FILE",
+            help="Write a self-contained HTML report (pip install 'tarneeb[report]').")] = None,
         alpha: Annotated[float, typer.Option(
             min=1e-9, max=0.5,
             help="Family-wise error rate of the fairness tests.")] = DEFAULT_ALPHA,
@@ -123,6 +126,16 @@ def register(app: typer.Typer) -> None:
                 writer.abort()
         fairness = summary.fairness(alpha)
         flagged = any(r.flagged for rs in fairness.values() for r in rs)
+        if report is not None and summary.logs:
+            try:
+                from tarneeb.report.archive import write_archive_report
+            except ImportError as e:
+                fail(f"--report needs matplotlib: pip install 'tarneeb[report]' ({e})")
+            try:
+                write_archive_report(report, summary, fairness, alpha,
+                                     subtitle=", ".join(paths))
+            except OSError as e:
+                fail(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
             doc = summary.to_json(fairness)
             doc["exit_code"] = code = _exit_code(summary.exit_code, flagged)

@@ -33,7 +33,7 @@ from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 
-from .dealstats import tally_match
+from .dealstats import HCP, tally_match
 from .logstream import DEFAULT_LIMITS, Limits
 from .replayer import verify_bytes, verify_file
 
@@ -277,6 +277,8 @@ def _run_dask(chunks: Iterator[list[str]], scheduler: Any, public_key: bytes | N
 # ------------------------------------------------------------------ the summary --
 
 MAX_LISTED = 20  # logs named in the summary per category (the tables have them all)
+MIN_KEY_DEALS = 100  # deals a signing key needs to be tested apart
+MAX_FINDINGS = 200  # findings kept for the report (the findings table has them all)
 
 
 @dataclass
@@ -295,6 +297,7 @@ class ArchiveSummary:
     played: int = 0
     first_unreadable: list[str] = field(default_factory=list)
     first_with_findings: list[str] = field(default_factory=list)
+    first_findings: list[FindingRow] = field(default_factory=list)
     tallies: dict[str, Tally] = field(default_factory=dict)
 
     def add(self, chunk: Chunk) -> None:
@@ -319,6 +322,8 @@ class ArchiveSummary:
             self.played += m.played
         for f in chunk.findings:
             self.findings_by_kind[f.kind] += 1
+            if len(self.first_findings) < MAX_FINDINGS:
+                self.first_findings.append(f)
         for origin, t in chunk.tallies.items():
             self.tallies.setdefault(origin, Tally()).merge(t)
 
@@ -338,10 +343,9 @@ class ArchiveSummary:
             tally = self.tallies.get(origin)
             if not tally:
                 continue
-            keys = {test[2] for _, test in tally.tests() if test[1] == "key"}
-            several = len(keys) > 1
+            keys = tested_keys(tally)
             out[origin] = tally.results(alpha, power,
-                                        select=lambda t, s=several: s or t[1] != "key")
+                                        select=lambda t, k=keys: t[1] != "key" or t[2] in k)
         return out
 
     def to_json(self, fairness: dict[str, list[StatResult]] | None = None) -> dict[str, Any]:
@@ -362,6 +366,18 @@ class ArchiveSummary:
             doc["fairness"] = {o: [r.to_json() for r in rs] for o, rs in fairness.items()}
             doc["bias_flagged"] = bias_flagged(fairness)
         return doc
+
+
+def tested_keys(tally: Tally) -> set[str]:
+    """The signing keys tested apart: those with at least ``MIN_KEY_DEALS`` deals, when
+    there are two or more such keys (one key is the whole archive, tested already). A
+    key with a handful of matches would only add tests, and take power from the rest."""
+    deals: Counter[str] = Counter()
+    for key, n in tally.counts.items():
+        if key[0] == "fit" and key[1][:2] == (HCP, "key"):
+            deals[key[1][2]] += n
+    keys = {k for k, n in deals.items() if n >= MIN_KEY_DEALS}
+    return keys if len(keys) > 1 else set()
 
 
 def bias_flagged(fairness: dict[str, list[StatResult]]) -> list[str]:
@@ -401,12 +417,17 @@ ORIGIN_WORDS = {
 }
 
 
-def _fmt_p(p: float | None) -> str:
+def format_p(p: float | None) -> str:
+    """A p-value as a reader wants it: three figures, or a bound past what a float holds.
+
+    >>> format_p(0.01234), format_p(3e-7), format_p(0.0), format_p(None)
+    ('0.0123', '3.0e-07', '< 1e-15', 'not tested')
+    """
     if p is None:
         return "not tested"
     if p < 1e-15:
         return "< 1e-15"
-    return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
+    return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
 
 
 def verdict_lines(summary: ArchiveSummary,
@@ -447,10 +468,15 @@ def fairness_sentence(origin: str, results: list[StatResult],
     if flagged:
         worst = sorted(flagged, key=lambda r: r.p_value or 0.0)[:3]
         said = "; ".join(f"{describe_test(r)}: observed {_fmt_obs(r)} "
-                         f"(adjusted p = {_fmt_p(r.p_adjusted)})" for r in worst)
+                         f"(p {_p_words(r.p_adjusted)} after correction)" for r in worst)
         more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
         return f"{head}: EVIDENCE OF BIAS in {len(flagged)} tests: {said}{more}."
     return f"{head}: no evidence of bias. {detectable_sentence(tested)}"
+
+
+def _p_words(p: float | None) -> str:
+    text = format_p(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _fmt_obs(r: StatResult) -> str:
@@ -488,4 +514,4 @@ def detectable_sentence(results: list[StatResult]) -> str:
     return "The sample would have detected (80% power) a bias of " + "; ".join(parts) + "."
 
 
-__all__ += ["detectable_sentence", "fairness_sentence", "verdict_lines"]
+__all__ += ["detectable_sentence", "fairness_sentence", "format_p", "verdict_lines"]

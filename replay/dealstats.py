@@ -14,7 +14,8 @@ exact distribution it follows under a uniform shuffle, grouped three ways:
   label (the exact variance of their total allows for their sharing one deck); the
   distribution tests use one hand per deal, the label's first in dealing order, so
   the hands tested are independent;
-* by signing key, on the first hand dealt (``dealer+1``).
+* by signing key, on the first hand dealt (``dealer+1``), for keys with enough deals
+  (see :meth:`tarneeb.replay.archive.ArchiveSummary.fairness`).
 
 Computer against human seats: per deal with both, the points (and trumps) per
 computer hand minus per human hand, against its exact mean and variance.
@@ -51,7 +52,7 @@ from tarneeb.audit.fairness import (
     pattern_name,
 )
 
-from .cards import SUIT_MASKS, SUIT_NAMES, card_name
+from .cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
 from .rules import RuleSet
 
 HCP_POPULATION = ((4, 4), (3, 4), (2, 4), (1, 4), (0, 36))
@@ -86,6 +87,12 @@ def suit_lengths(mask: int) -> tuple[int, int, int, int]:
     return tuple((mask & m).bit_count() for m in SUIT_MASKS)  # type: ignore[return-value]
 
 
+def is_deal(masks: Sequence[int]) -> bool:
+    """Four hands of 13 cards that together hold the 52 cards once each."""
+    return len(masks) == 4 and all(m.bit_count() == 13 for m in masks) and \
+        (masks[0] | masks[1] | masks[2] | masks[3]) == FULL_DECK
+
+
 def _trump_population(rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
     """The cards a hand's trumps are drawn from: ``None`` when the deal does not fix a trump."""
     if rules.trump == "fixed":
@@ -105,6 +112,8 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
     key_group = key or "unsigned"
     deals = 0
     for hand in hands:
+        if not is_deal(hand.hands):  # an attempt the replayer could not deal (not replayed)
+            continue
         if deals == 0:
             tally.fit((FIRST_DEALER, "all", "all"), _ALL_SEATS, hand.dealer)
             tally.fit((FIRST_DEALER, "key", key_group), _ALL_SEATS, hand.dealer)
@@ -199,4 +208,4 @@ _PATTERN = DrawPattern(SUIT_SIZES, 13)
 _VOIDS = DrawEmpty(SUIT_SIZES, 13)
 
 
-__all__ = ["LABELS", "MEASURES", "POSITIONS", "hcp", "suit_lengths", "tally_match"]
+__all__ = ["LABELS", "MEASURES", "POSITIONS", "hcp", "is_deal", "suit_lengths", "tally_match"]

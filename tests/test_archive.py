@@ -206,3 +206,39 @@ def test_a_dask_cluster_gives_the_same_result(archives: dict[str, Path]) -> None
         assert [r for c in remote_rows for r in c[i]] == [r for c in local_rows for r in c[i]]
     assert len(remote_rows) > len(local_rows)  # cut into other chunks
     assert remote.to_json(remote.fairness()) == local.to_json(local.fairness())
+
+
+def test_the_report_reads_in_a_browser(archives: dict[str, Path], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str], chromium) -> None:
+    """The HTML report as a person sees it: the verdict first, the findings, every
+    statistic with its plot; no console error, nothing fetched from the network."""
+    page_file = tmp_path / "audit.html"
+    paths = [str(archives["proven"]), str(archives["biased"]), str(FIXTURES / "altered")]
+    code, doc = audit_json(capsys, "-j", "1", "--report", str(page_file), *paths)
+    assert code == 1
+    figures = sum(len({tuple(t["test"][:2]) for t in tests if t["method"] == "G-test"
+                       and t["p_value"] is not None}) + 1 for tests in doc["fairness"].values())
+    rows = sum(len(tests) for tests in doc["fairness"].values())
+    shot = tmp_path / "audit.png"
+    with chromium.open(page_file, screenshot=shot) as page:
+        page.screenshot(tmp_path / "audit-full.png", full_page=True)
+        assert page.errors == [] and page.requests == []
+        headline = page.text("#verdict .headline")
+        assert headline.startswith(f"{doc['logs'] - doc['clean']:,} of {doc['logs']:,} logs")
+        assert "the proven and recorded deals show evidence of bias" in headline \
+            or "the recorded deals show evidence of bias" in headline
+        # the verdict comes before everything else on the page
+        assert page.page.eval_on_selector("main", "m => m.previousElementSibling.id") == \
+            "verdict"
+        assert page.count("#findings-by-kind tbody tr") == len(doc["findings_by_kind"])
+        assert page.count("#findings-table tbody tr") == min(
+            200, sum(doc["findings_by_kind"].values()))
+        assert page.count("figure.plot svg") == figures
+        assert page.count("table.tests tbody tr") == rows
+        flagged = page.texts("table.tests tr.bad td:first-child")
+        assert "high-card points" in flagged
+        assert "No evidence of bias" not in page.text("#fairness-recorded-verdict")
+        text = page.text("#fairness-recorded")
+        assert "the only evidence" in text and "smallest detectable bias" in text
+        assert "test the implementation" in page.text("#fairness-proven")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,201 @@
+"""The archive audit's report: one self-contained page a platform or a regulator can publish.
+
+The verdict first, in plain words; the counts; the findings table; then, for the
+deals proven by seeds and for the deals only recorded, every statistic as an
+observed-against-expected plot (matplotlib, inline SVG) beside its test, its
+p-value after Holm's correction and the smallest bias the sample could have seen.
+Built on the shared machinery of :mod:`tarneeb.report` (``templates/archive.html``).
+Needs matplotlib (``pip install 'tarneeb[report]'``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from tarneeb.replay.archive import (
+    ORIGIN_WORDS,
+    ArchiveSummary,
+    describe_test,
+    detectable_sentence,
+    format_p,
+    verdict_lines,
+)
+from tarneeb.replay.findings import KINDS, place
+
+from .page import Banner, render_page, write_page
+
+if TYPE_CHECKING:
+    from tarneeb.audit.fairness import StatResult
+
+GROUP_WORDS = {"seat": "by seat relative to the dealer", "label": "by seat label",
+               "key": "by signing key", "all": "over all deals",
+               "computer vs human": "computer seats against human seats"}
+
+
+def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]]) -> Banner:
+    """The verdict banner: what a reader must know if they read nothing else."""
+    s = summary
+    biased = [o for o, rs in fairness.items() if any(r.flagged for r in rs)]
+    if s.logs == 0:
+        return Banner("notice", "No logs were found.")
+    logs = (f"All {s.logs:,} logs are clean" if s.clean == s.logs else
+            f"{s.logs - s.clean:,} of {s.logs:,} logs have findings or could not be read")
+    if biased:
+        which = " and ".join("proven" if o == "proven" else "recorded" for o in biased)
+        deals = f"the {which} deals show evidence of bias"
+    elif fairness:
+        deals = "the deals show no evidence of bias"
+    else:
+        deals = "there were no deals to test"
+    tone = "unreadable" if s.unreadable else (
+        "findings" if s.with_findings or biased else "clean")
+    if s.clean == s.logs:
+        joint = ", but " if biased else ", and "
+    else:
+        joint = ", and " if biased else "; "
+    return Banner(tone, f"{logs}{joint}{deals}.", " ".join(verdict_lines(s, None)))
+
+
+def _fmt(x: float | None, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:,.{digits}f}"
+
+
+def _test_row(r: StatResult) -> dict[str, Any]:
+    measure, by, group = (*r.test, "", "")[:3]
+    if r.method == "G-test":
+        observed = f"{sum(r.observed):,.0f} in {len(r.categories)} categories"
+        expected = f"G = {_fmt(r.statistic)}, df {r.df}" if r.statistic is not None else "–"
+    else:
+        observed, expected = _fmt(r.observed[0]), _fmt(r.expected[0])
+    unit = {"Cohen's w": "w", "mean shift per hand": "per hand",
+            "difference per deal": "difference"}.get(r.detectable_unit, "")
+    return {"measure": measure, "group": group if by != "all" else "all deals",
+            "by": GROUP_WORDS.get(by, by), "method": r.method, "n": f"{r.n:,}",
+            "observed": observed, "expected": expected, "p": format_p(r.p_value),
+            "p_adjusted": format_p(r.p_adjusted), "flagged": r.flagged, "tested": r.tested,
+            "detectable": f"{_fmt(r.detectable)} {unit}" if r.detectable is not None else "–",
+            "id": _slug(r.test)}
+
+
+def _slug(test: tuple[str, ...]) -> str:
+    return "-".join("".join(c if c.isalnum() else "-" for c in part) for part in test).lower()
+
+
+def _figures(origin: str, results: list[StatResult]) -> list[Any]:
+    """One figure per measure and grouping (a panel per group), and one for the means."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plots import figure_svg
+
+    panels: dict[tuple[str, str], list[StatResult]] = defaultdict(list)
+    means: list[StatResult] = []
+    for r in results:
+        if not r.tested:
+            continue  # too few deals for a test: nothing to plot
+        if r.method == "G-test":
+            panels[(r.test[0], r.test[1])].append(r)
+        else:
+            means.append(r)
+    figures = []
+    for (measure, by), rs in panels.items():
+        wide = max(len(r.categories) for r in rs) > 14
+        cols = 1 if wide else min(len(rs), 2)
+        rows = -(-len(rs) // cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(10 if wide else 5 * cols, 2.6 * rows),
+                                 squeeze=False, gridspec_kw={"hspace": 0.75, "wspace": 0.2})
+        for ax, r in zip(axes.flat, rs, strict=False):
+            x = range(len(r.categories))
+            ax.bar(x, r.observed, color="#7b8fb5", label="observed")
+            ax.plot(x, r.expected, "o", color="#a11d1d", markersize=4,
+                    label="expected (uniform shuffle)")
+            ax.set_xticks(list(x), r.categories, rotation=90 if wide or len(x) > 8 else 0,
+                          fontsize=7)
+            flag = "FLAGGED " if r.flagged else ""
+            label = r.test[2] if r.test[1] != "all" else "all deals"
+            ax.set_title(f"{flag}{label}: p (Holm) {format_p(r.p_adjusted)}", fontsize=9,
+                         color="#a11d1d" if r.flagged else "#1d2330")
+            ax.tick_params(axis="y", labelsize=7)
+        for ax in list(axes.flat)[len(rs):]:
+            ax.axis("off")
+        axes.flat[0].legend(fontsize=7)
+        fig.suptitle(f"{measure}, {GROUP_WORDS.get(by, by)}", fontsize=11)
+        fig.subplots_adjust(top=1 - 0.45 / (2.6 * rows))
+        title = f"{measure}, {GROUP_WORDS.get(by, by)}: observed against expected"
+        figures.append(figure_svg(fig, f"{origin} deals: {title}",
+                                  caption=f"{title}; counts per category, rare categories "
+                                          "merged until each expects at least 5."))
+    if means:
+        fig, ax = plt.subplots(figsize=(10, 0.32 * len(means) + 1.2))
+        labels = [describe_test(r) for r in means]
+        for i, r in enumerate(means):
+            diff = r.observed[0] - r.expected[0]
+            colour = "#a11d1d" if r.flagged else "#1d2330"
+            ax.errorbar(diff, i, xerr=1.96 * (r.std_error or 0.0), fmt="o", color=colour,
+                        capsize=3, markersize=4)
+            if r.detectable is not None:
+                ax.plot([-r.detectable, r.detectable], [i, i], "|", color="#c9a227",
+                        markersize=10)
+        ax.axvline(0, color="#5b6475", linewidth=0.8)
+        ax.set_yticks(range(len(means)), labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("observed minus expected (dot, with 95% interval); detectable bias "
+                      "(yellow ticks)", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        title = "means per hand and computer against human: observed minus expected"
+        figures.append(figure_svg(fig, f"{origin} deals: {title}", caption=title))
+    return figures
+
+
+def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
+                 alpha: float, subtitle: str = "", generator: str = "tarneeb audit") -> str:
+    """The report as HTML text."""
+    sections = []
+    for origin, results in fairness.items():
+        what, meaning = ORIGIN_WORDS[origin]
+        tested = [r for r in results if r.tested]
+        flagged = [r for r in tested if r.flagged]
+        sections.append({
+            "id": f"fairness-{origin}", "title": f"Fairness of the {what}",
+            "meaning": meaning[0].upper() + meaning[1:] + ".",
+            "deals": summary.deals.get(origin, 0),
+            "matches": summary.matches_by_origin.get(origin, 0),
+            "tested": len(tested), "flagged": [describe_test(r) for r in flagged],
+            "detectable": detectable_sentence(tested),
+            "rows": [_test_row(r) for r in results],
+            "figures": _figures(origin, results),
+        })
+    findings = [{"where": f"{f.path}: {place(hand=f.hand, trick=f.trick, seat=f.seat)}",
+                 "kind": f.kind, "message": f.message} for f in summary.first_findings]
+    kinds = [{"kind": k, "count": f"{n:,}", "meaning": KINDS.get(k, "")}
+             for k, n in sorted(summary.findings_by_kind.items(), key=lambda kv: -kv[1])]
+    facts = [("logs", f"{summary.logs:,}"), ("clean", f"{summary.clean:,}"),
+             ("with findings", f"{summary.with_findings:,}"),
+             ("unreadable", f"{summary.unreadable:,}"),
+             ("deals proven by committed seeds", f"{summary.deals.get('proven', 0):,}"),
+             ("deals only recorded", f"{summary.deals.get('recorded', 0):,}"),
+             ("hands played", f"{summary.played:,}"),
+             ("matches by rule set", ", ".join(f"{k} {v:,}" for k, v in
+                                                sorted(summary.by_rules.items()))),
+             ("matches by signing key", ", ".join(f"{k} {v:,}" for k, v in
+                                                   sorted(summary.by_key.items())))]
+    return render_page("archive.html", title="Archive audit", subtitle=subtitle,
+                       generator=generator, verdict=headline(summary, fairness),
+                       lines=verdict_lines(summary, fairness, alpha), facts=facts, kinds=kinds,
+                       findings=findings, findings_total=sum(summary.findings_by_kind.values()),
+                       unreadable=summary.first_unreadable, sections=sections,
+                       alpha=f"{alpha:.0%}" if alpha >= 0.01 else f"{alpha:g}")
+
+
+def write_archive_report(path: str | os.PathLike[str], summary: ArchiveSummary,
+                         fairness: dict[str, list[StatResult]], alpha: float,
+                         subtitle: str = "") -> None:
+    """Write the report to ``path`` (atomically)."""
+    write_page(path, archive_page(summary, fairness, alpha, subtitle))
+
+
+__all__ = ["archive_page", "headline", "write_archive_report"]
