@@ -352,9 +352,10 @@ class Tally:
         return sorted({(k[0], k[1]) for k in self.counts}, key=repr)
 
     def results(self, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER,
-                select: Callable[[TestId], bool] | None = None) -> list[StatResult]:
+                select: Callable[[TestId], bool] | None = None,
+                detectable: bool = True) -> list[StatResult]:
         """Every test (or those ``select`` keeps), Holm-corrected together at
-        family-wise level ``alpha``."""
+        family-wise level ``alpha``; ``detectable=False`` skips the power calculation."""
         groups: dict[tuple[str, TestId], dict[Any, int]] = {}
         for key, n in self.counts.items():
             if select is not None and not select(key[1]):
@@ -371,7 +372,7 @@ class Tally:
         holm(out, alpha)
         m = sum(1 for r in out if r.tested)
         for r in out:
-            if r.tested:
+            if r.tested and detectable:
                 _detectable(r, alpha / max(m, 1), power, self, groups)
         return out
 
