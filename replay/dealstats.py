@@ -30,8 +30,8 @@ references say so.
 >>> from tarneeb.replay.replayer import verify_bytes
 >>> v = verify_bytes(play_logged_match("eram41", seed=b"dealstats doc"))  # not secret
 >>> t = Tally()
->>> tally_match(t, v.rules, v.computer, v.key_id, v.history)  # deals added
-19
+>>> tally_match(t, v.rules, v.computer, v.key_id, v.history) == len(v.history)  # deals added
+True
 >>> sorted({r.test[0] for r in t.results()})  # doctest: +NORMALIZE_WHITESPACE
 ['first dealer', 'high-card points', 'revealed card', 'suit pattern', 'trump suit',
  'trumps', 'voids']
