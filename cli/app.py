@@ -45,9 +45,9 @@ RULE_SETS: tuple[str, ...] = get_args(RuleName)
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from tarneeb import __version__
 
-        print(f"tarneeb {version('tarneeb')}")
+        print(f"tarneeb {__version__}")
         raise typer.Exit(0)
 
 

@@ -37,9 +37,12 @@ def tarneeb(*argv: str, stdin: bytes | None = None) -> subprocess.CompletedProce
 def test_version_and_python_dash_m() -> None:
     from importlib.metadata import version
 
+    import tarneeb as package
+
     done = tarneeb("--version")
     assert done.returncode == 0
-    assert done.stdout.decode().strip() == f"tarneeb {version('tarneeb')}"
+    assert done.stdout.decode().strip() == f"tarneeb {package.__version__}"
+    assert version("tarneeb") == package.__version__  # the installed metadata says the same
 
 
 def test_verify_reads_stdin_and_export_writes_stdout() -> None:

@@ -22,6 +22,13 @@ def test_no_reference_outside_the_repository(doc: Path) -> None:
     assert not re.search(r"\.\./|shared folder|/work/|\bseeds/", text), doc
 
 
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_links_resolve(doc: Path) -> None:
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text(encoding="utf-8")):
+        if not re.match(r"[a-z]+:", target):  # not an absolute URL
+            assert (doc.parent / target).exists(), f"{doc.name}: link to {target} goes nowhere"
+
+
 def _table(heading: str) -> list[list[str]]:
     """The rows of the first table after ``heading`` (cells stripped of backticks)."""
     start = RULES_MD.index(heading)

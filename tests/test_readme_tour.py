@@ -42,11 +42,12 @@ def test_the_tour_covers_the_commands() -> None:
             "verify-seed", "regress"} <= run, run
 
 
-def test_the_rules_file_of_the_tour_is_the_one_rules_md_documents() -> None:
+def test_the_rules_file_of_the_tour_is_the_one_shipped_and_documented() -> None:
     in_tour = re.search(r"<<'EOF'\n(.*?\n)EOF\n", tour(), re.S)
     rules_md = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
     documented = re.search(r"^```toml\n(name = \"club400\".*?)^```$", rules_md, re.S | re.M)
-    assert in_tour and documented and in_tour.group(1) == documented.group(1)
+    shipped = (ROOT / "docs" / "club400.toml").read_text(encoding="utf-8")
+    assert in_tour and documented and in_tour.group(1) == documented.group(1) == shipped
 
 
 def test_the_tour_runs_as_written(tmp_path: Path) -> None:
