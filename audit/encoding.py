@@ -13,6 +13,7 @@ b'tarneeb-fair-v2/server-commit\\x00'
 
 from __future__ import annotations
 
+import re
 import struct
 
 from .errors import AuditInputError
@@ -95,6 +96,26 @@ def parse_hex(text: str, what: str, length: int | None = None) -> bytes:
             f"{what}: {nbytes(len(raw))} ({len(t)} hex digits); it must be {length} bytes "
             f"({2 * length} hex digits)")
     return raw
+
+
+# what a name or a reason may not hold: control characters (C0, DEL, C1: newlines,
+# terminal escapes), line and paragraph separators, and the bidi embeddings,
+# overrides and isolates, which reorder the text shown after them
+_UNSAFE_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def unsafe_character(text: str) -> str | None:
+    """The first character of ``text`` that would change how the text around it is
+    shown (a newline, a terminal escape, a bidi override …), as ``U+001B``; else ``None``.
+
+    Names and reasons that a verdict prints come from the data checked: such a
+    character in one could forge or hide a line of the verdict.
+
+    >>> unsafe_character("لاعب الشمال"), unsafe_character("North\\x1b[2K")
+    (None, 'U+001B')
+    """
+    m = _UNSAFE_TEXT.search(text)
+    return None if m is None else f"U+{ord(m.group()):04X}"
 
 
 def check_bytes(value: object, what: str) -> bytes:
@@ -182,5 +203,5 @@ __all__ = [
     "check_client_seed", "check_client_seeds", "check_commitment", "check_count",
     "check_deal_number",
     "check_match_id", "check_seat", "check_server_seed", "lp16", "parse_hex", "tag",
-    "u16be", "u32be", "u64be",
+    "u16be", "u32be", "u64be", "unsafe_character",
 ]

@@ -27,6 +27,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from .encoding import unsafe_character
 from .errors import AuditInputError, KeyFileError, SignatureError, WeakKeyError
 
 SIGNATURE_LEN = 64
@@ -227,6 +228,11 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
     keys: dict[str, bytes] = {}
     seen: dict[bytes, str] = {}
     for name, value in doc.items():
+        where = f"{source}: {name!r}"
+        bad = unsafe_character(name)
+        if bad is not None:  # the name is printed in verdicts: "signed by <name>"
+            raise KeyFileError(f"{where}: the name holds the character {bad} (a control, "
+                               "line-break or bidi character)")
         where = f"{source}: {name}"
         if not isinstance(value, str):
             raise KeyFileError(f"{where}: the value must be a string: 64 hex digits or a PEM "

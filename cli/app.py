@@ -82,12 +82,18 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 def load_rules(name: str | None, options: list[str] | None, rules_file: Path | None) -> RuleSet:
-    from tarneeb.replay.rules import RulesError, house_preset, load_rules_file, parse_option
+    from tarneeb.replay.rules import (
+        RulesError,
+        check_preset_name,
+        house_preset,
+        load_rules_file,
+        parse_option,
+    )
 
     try:
         opts = dict(parse_option(o) for o in options or [])
         if rules_file is not None:
-            return load_rules_file(rules_file).with_options(**opts)
+            return check_preset_name(load_rules_file(rules_file).with_options(**opts))
         if name is None:
             fail(f"give --rules NAME ({', '.join(RULE_SETS)}) or --rules-file FILE")
         return house_preset(name, opts)

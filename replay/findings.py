@@ -58,6 +58,8 @@ KINDS: dict[str, str] = {
     "not-replayed": "a dealing attempt could not be replayed: no deal proven by the seeds "
                     "or recorded in the log",
     "not-canonical": "a record is not in the one byte form FORMAT.md gives it",
+    "wrong-rules": "the rules bear a preset's name but differ from it where its platform "
+                   "offers no house option",
 }
 
 

@@ -38,6 +38,8 @@ from typing import Any, BinaryIO
 
 import msgpack
 
+from tarneeb.audit.encoding import unsafe_character
+
 from .logstream import (
     DEFAULT_LIMITS,
     MOVE_RUN,
@@ -348,8 +350,20 @@ def _decode_end(data: list[Any], offset: int) -> EndRecord:
             raise sh.fail("abandoned must be nil or [cause, seat, reason], the cause one of "
                           + ", ".join(ABANDON_CAUSES) + f", the reason text of at most "
                           f"{MAX_REASON} characters")
+        _check_text(sh, "the abandonment reason", a[2])
+        if end.winner is not None:
+            raise sh.fail("a match abandoned has no winner, but the end record names both")
         end.abandoned = Abandonment(a[0], sh.int_(a[1], "abandoning seat", 0, 3, nil=True), a[2])
     return end
+
+
+def _check_text(sh: _Shape, what: str, text: str) -> None:
+    """Text a verdict prints may not hold a character that changes how the text around it
+    is shown: a newline or a terminal escape in a name could forge a line of the verdict."""
+    bad = unsafe_character(text)
+    if bad is not None:
+        raise sh.fail(f"{what} holds the character {bad} (a control, line-break or bidi "
+                      "character), which would change how a verdict that shows it reads")
 
 
 def _decode_deal(data: list[Any], offset: int) -> HandRecord:
@@ -552,6 +566,8 @@ def _decode_header(data: list[Any], offset: int, limits: Limits = DEFAULT_LIMITS
         if len(name.encode()) > limits.max_name:
             raise sh.fail(f"a seat name of {len(name.encode()):,} bytes: over the max_name "
                           f"cap of {limits.max_name:,}")
+    for what, text in [*(("a seat name", s[0]) for s in seats), ("the rules name", rules.name)]:
+        _check_text(sh, what, text)
     hdr = Header(rules=rules, seats=[Seat(s[0], s[1]) for s in seats],
                  match_id=sh.bytes_(match_id, "match_id", 1, 64),
                  first_dealer=sh.int_(first_dealer, "first_dealer", 0, 3),

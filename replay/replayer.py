@@ -63,7 +63,7 @@ from .logformat import (
 from .logstream import DEFAULT_LIMITS, Limits
 from .paths import exercised_paths
 from .receipt import SignedReceipt, check_receipt, season_leaf
-from .rules import PRESETS, RuleSet
+from .rules import PRESETS, RuleSet, preset_departures
 
 SUITS = "♣♦♥♠"
 TEAM_NAMES = ("team 0+2", "team 1+3")
@@ -183,8 +183,14 @@ def _note_rules(rules: RuleSet, v: Verdict) -> None:
         v.notes.append(f"house rules {rules.name!r}, recorded in full in the log")
     elif base != rules:
         changed = [k for k, x in base.to_dict().items() if rules.to_dict()[k] != x]
-        v.notes.append(f"rules {rules.name} with house options: "
-                       + ", ".join(f"{k}={rules.to_dict()[k]}" for k in changed))
+        shown = ", ".join(f"{k}={rules.to_dict()[k]}" for k in changed)
+        departures = preset_departures(rules)
+        if departures:  # a log that says eram41 must be a game ERAM CARDS offers
+            v.add("wrong-rules", f"the rules bear the name {rules.name} but are not "
+                  f"{rules.name}: {', '.join(departures)} differ(s), where {rules.name} "
+                  f"offers no such option ({shown})", offset=0)
+        else:
+            v.notes.append(f"rules {rules.name} with house options: {shown}")
 
 
 @functools.lru_cache(maxsize=64)
@@ -461,8 +467,7 @@ class _HandReplay:
             dealt = True
             self._bidding()
             if state.phase in (Phase.DEAL, Phase.OVER):  # cancelled
-                if rec.closed:
-                    self._cancelled_claims()
+                self._cancelled_claims()
             else:
                 self._play()
                 if rec.closed:
@@ -571,6 +576,8 @@ class _HandReplay:
                    f"{self.state.rules.lowest_total(max(hand.totals))}")
             v.add("played-when-cancelled", f"the hand was played although {why}: it does not "
                   "count", hand=n, offset=self.offset)
+        if not rec.closed:  # the hand a log stops in: its moves are checked, it has no claims
+            return
         if rec.scores is not None and any(rec.scores):
             v.add("wrong-hand-score", "the log scores a cancelled hand", hand=n,
                   offset=self.offset)

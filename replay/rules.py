@@ -252,7 +252,8 @@ def _validate(r: RuleSet) -> None:
     need(0 <= r.fixed_trump <= 3, f"fixed_trump must be a suit 0-3 ({SUIT_LETTERS})")
     for k in ("made_13_wins", "auction_ends_on_13"):
         need(isinstance(getattr(r, k), bool), f"{k} must be true or false")
-    need(0 <= r.min_bid <= r.max_bid == 13, "bids must run from min_bid up to 13")
+    # bid values are listed for bids 2-13: a lower min_bid would read the list from its end
+    need(2 <= r.min_bid <= r.max_bid == 13, "bids must run from min_bid (2 or more) up to 13")
     need(1 <= r.auction_min <= 13, "auction_min must be 1-13")
     need(0 <= r.min_total <= 52, "min_total must be 0-52")
     need(1 <= r.target <= 10_000, "target must be 1-10000")
@@ -322,6 +323,41 @@ PAGE_OPTIONS: dict[str, dict[str, tuple[int, ...]]] = {
     "sahrat400": {},
     "classic": {"target": (31, 41, 61)},
 }
+
+
+def preset_departures(rules: RuleSet) -> list[str]:
+    """The fields in which ``rules`` that bear a preset's name differ from that preset,
+    other than the house options its platform's page offers (with a value it offers).
+    Rules named as no preset have none: their name says they are a platform's own.
+
+    >>> preset_departures(preset("qahwa41", target=61)), preset_departures(
+    ...     preset("qahwa41", target=62, partner_min=0))
+    ([], ['partner_min', 'target'])
+    """
+    base = PRESETS.get(rules.name)
+    if base is None or base == rules:
+        return []
+    offered = PAGE_OPTIONS[rules.name]
+    return [f.name for f in dataclasses.fields(RuleSet)
+            if getattr(rules, f.name) != getattr(base, f.name)
+            and getattr(rules, f.name) not in offered.get(f.name, ())]
+
+
+def check_preset_name(rules: RuleSet) -> RuleSet:
+    """``rules``, unless they bear a preset's name and differ from it where its platform
+    offers no option: a log that says ``eram41`` is always a game ERAM CARDS offers.
+
+    >>> check_preset_name(preset("eram41", target=61))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tarneeb.replay.rules.RulesError: rules named eram41 differ from eram41 in target, ...
+    """
+    departures = preset_departures(rules)
+    if departures:
+        raise RulesError(f"rules named {rules.name} differ from {rules.name} in "
+                         f"{', '.join(departures)}, which its platform does not offer; give "
+                         "house rules a name of their own")
+    return rules
 
 
 def preset(name: str, **options: Any) -> RuleSet:
@@ -413,12 +449,13 @@ def load_rules_file(path: str | Path) -> RuleSet:
         merged = base.to_dict()
         merged.update(data)
         merged.setdefault("name", f"{base.name}-custom")
-        return RuleSet.from_dict(merged)
+        return check_preset_name(RuleSet.from_dict(merged))
     except (RulesError, TypeError) as e:
         raise RulesError(f"{p}: {e}") from None
 
 
 __all__ = [
     "CLASSIC", "ERAM41", "PRESETS", "QAHWA41", "SAHRAT41", "SAHRAT400",
-    "RuleSet", "RulesError", "house_preset", "load_rules_file", "parse_option", "preset",
+    "RuleSet", "RulesError", "check_preset_name", "house_preset", "load_rules_file", "parse_option",
+    "preset", "preset_departures",
 ]

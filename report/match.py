@@ -39,7 +39,8 @@ SEED_KINDS = frozenset({"server-seed", "seed-not-revealed", "batch-proof", "clie
 _PLACE = {**dict.fromkeys(SIGNATURE_KINDS, "the signature"),
           **dict.fromkeys(SEED_KINDS, "the seeds"),
           **dict.fromkeys(("wrong-winner", "winner-too-early", "no-winner"), "the declared winner"),
-          "cut-short": "the end of the log", "receipt-mismatch": "the receipt"}
+          "cut-short": "the end of the log", "receipt-mismatch": "the receipt",
+          "wrong-rules": "the rules"}
 # headlines that say more than a count, in order of weight
 _HEADLINES = {
     "broken-signature": "This log was changed after the platform signed it",

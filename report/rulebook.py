@@ -39,6 +39,9 @@ _FIXED: dict[str, Rule] = {
     "weak-key": Rule("The signing key must be a proper Ed25519 public key, encoded in its one "
                      "canonical form.", PROTOCOL),
     "not-canonical": Rule("Every record of a log has exactly one byte form.", PROTOCOL),
+    "wrong-rules": Rule("A log that names a preset (eram41, qahwa41, sahrat41, sahrat400, "
+                        "classic) plays that game, with only the house options its platform "
+                        "offers; other house rules go under a name of their own.", RULES),
     "server-seed": Rule("The server publishes a commitment to its seed before play and reveals "
                         "the seed after; the seed must match the commitment.", PROTOCOL),
     "seed-not-revealed": Rule("When the match is over the server reveals its seed.", PROTOCOL),

@@ -69,7 +69,7 @@ from tarneeb.replay.logformat import (
 )
 from tarneeb.replay.logwriter import LogWriter
 from tarneeb.replay.replayer import deal_of, log_deriver
-from tarneeb.replay.rules import RuleSet
+from tarneeb.replay.rules import PRESETS, RuleSet
 
 
 class NotApplicable(ValueError):
@@ -532,6 +532,28 @@ def reorder_rules(data: bytes, *, choice: int = 0, hand: int | None = None,
     return _close(log, resign), Alteration(
         "reorder-rules", None, f"rules keys {items[j][0]!r} and {items[i][0]!r} swapped",
         expect="not-canonical")
+
+
+# fields no rule set's play reads: changing one changes the rules' name, not the match
+_UNUSED_BY = {"personal": ("kaboot_made_value", 27), "team": ("values", tuple(range(3, 15)))}
+
+
+@_register("misname-rules", "keep a preset's name on rules changed where its platform offers "
+           "no option", match_level=True)
+def misname_rules(data: bytes, *, choice: int = 0, hand: int | None = None,
+                  resign: Ed25519PrivateKey | None = None) -> Altered:
+    """The header's rules keep a preset's name with one field changed that the match never
+    reads (personal scoring: the kaboot value; team scoring: the bid values), so the
+    replay is the same and only the name lies: these rules are not that preset."""
+    log = _open(data)
+    if log.rules.name not in PRESETS:
+        raise NotApplicable("the rules bear no preset's name")
+    field, value = _UNUSED_BY[log.rules.scoring]
+    rules = log.rules.with_options(**{field: value})
+    log.header = dataclasses.replace(log.header, rules=rules, rules_raw=None)
+    return _close(log, resign), Alteration(
+        "misname-rules", None, f"rules named {rules.name} with {field} {value}",
+        expect="wrong-rules")
 
 
 # ---------------------------------------------------------------- the end of the log

@@ -715,6 +715,8 @@ ALTERED: list[AlteredSpec] = [
     AlteredSpec("not-canonical", "sahrat400-cancelled-in-a-row", "cancelled-claims"),
     AlteredSpec("not-canonical", "classic-cancelled-in-a-row", "cancelled-claims"),
     AlteredSpec("not-canonical", "eram41-01", "reorder-rules"),
+    AlteredSpec("wrong-rules", "sahrat400-01", "misname-rules"),
+    AlteredSpec("wrong-rules", "classic-01", "misname-rules"),
 ]
 
 # Finding kinds no single alteration of a tarneeb log can produce, and why.

@@ -48,6 +48,7 @@ from tarneeb.replay.rules import (
     VALUES_400,
     RuleSet,
     preset,
+    preset_departures,
 )
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
@@ -79,7 +80,8 @@ def rule_sets(names: tuple[str, ...] | list[str] | None = None, house_options: b
     ``house_options`` draws the options each platform's page offers (qahwa41's
     target and table minimum, classic's target); ``variants`` also draws other
     platforms' house rules: the partner rule, a made 13 winning outright, the tie
-    rule and another 400 value table.
+    rule and another 400 value table, under the preset's name with ``-house`` after it
+    (a preset's own name is kept for the options its platform offers).
 
     >>> from hypothesis import find
     >>> find(rule_sets(["qahwa41"]), lambda r: r.target == 61).min_total
@@ -106,7 +108,10 @@ def rule_sets(names: tuple[str, ...] | list[str] | None = None, house_options: b
                 options["values"] = draw(st.sampled_from(_ordered(base.values, (
                     VALUES_400, (2, 3, 4, 10, 12, 14, 16, 27, 30, 33, 36, 40)))))
         options = {k: v for k, v in options.items() if getattr(base, k) != v}
-        return base.with_options(**options) if options else base
+        rules = base.with_options(**options) if options else base
+        if preset_departures(rules):  # other house rules go under a name of their own
+            rules = rules.with_options(name=f"{name}-house")
+        return rules
 
     return build()
 

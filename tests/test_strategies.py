@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tarneeb.replay.engine import PASS, TRUMP_BASE, MatchState, check_deal
 from tarneeb.replay.logformat import parse_log
 from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PAGE_OPTIONS, PRESETS, RuleSet
+from tarneeb.replay.rules import PAGE_OPTIONS, PRESETS, RuleSet, preset_departures
 from tarneeb.testing import (
     Deal,
     MatchScript,
@@ -41,7 +41,8 @@ def _replay(m: MatchScript) -> MatchState:
 @FAST
 @given(rule_sets(variants=True))
 def test_rule_sets_are_valid_presets_with_options(rules: RuleSet) -> None:
-    base = PRESETS[rules.name]
+    base = PRESETS[rules.name.removesuffix("-house")]
+    assert (rules.name in PRESETS) != bool(preset_departures(rules.with_options(name=base.name)))
     assert RuleSet.from_dict(rules.to_dict()) == rules
     assert rules.scoring == base.scoring and rules.bidding == base.bidding
 

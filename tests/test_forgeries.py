@@ -1,0 +1,170 @@
+"""Forgeries a dishonest platform could sign with its own key, each tried against the
+verifier: none may verify clean (exit 0).
+
+Every log here is signed again after the change, as a platform that wrote it would,
+so only the verifier's own checks stand between the forgery and a clean verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from tarneeb.replay.logformat import Abandonment, EndRecord, LogError, parse_log
+from tarneeb.replay.replayer import verify_bytes
+from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, load_rules_file, preset
+from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+from tarneeb.testing.alterations import EditableLog, rewrite
+
+SEED = b"test-forgeries"
+KEY = MatchSecrets(SEED).key
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "matches"
+
+
+@pytest.fixture(scope="module")
+def eram() -> bytes:
+    return play_logged_match("eram41", seed=SEED)
+
+
+def kinds(data: bytes) -> list[str]:
+    v = verify_bytes(data)
+    assert v.error is None, v.error
+    return [f.kind for f in v.findings]
+
+
+def abandon(log: EditableLog, hands: int, cause: str = "disconnect", seat: int | None = 1,
+            reason: str = "connection lost") -> None:
+    """Keep the first ``hands`` hands and end the match as abandoned."""
+    assert log.end is not None
+    log.hands = log.hands[:hands]
+    log.end = EndRecord(None, log.end.server_seed, Abandonment(cause, seat, reason))
+
+
+# ---------------------------------------------------------------- text from the log
+@pytest.mark.parametrize("text", ["North\nfake.tlog: clean", "\x1b[1A\x1b[2Kclean", "a\x00b",
+                                  "E\u202eabc", "x\u2028y", "del\x7f", "c1\x9b"])
+@pytest.mark.parametrize("where", ["seat", "reason"])
+def test_text_that_would_rewrite_the_verdict_is_refused(eram: bytes, text: str,
+                                                        where: str) -> None:
+    """A seat's name or an abandonment reason is printed in verdicts: a newline, a
+    terminal escape or a bidi override in it could forge or hide a line of the verdict."""
+    def change(log: EditableLog) -> None:
+        if where == "seat":
+            seats = list(log.header.seats)
+            seats[1] = dataclasses.replace(seats[1], name=text)
+            log.header = dataclasses.replace(log.header, seats=seats)
+        else:
+            abandon(log, 3, reason=text)
+
+    v = verify_bytes(rewrite(eram, change, KEY))
+    assert v.exit_code == 2 and v.error is not None
+    assert ("seat name" if where == "seat" else "reason") in v.error
+    assert "character" in v.error
+
+
+def test_names_in_other_scripts_and_emoji_are_kept(eram: bytes) -> None:
+    names = ["لاعب الشمال", "Ελένη", "玩家", "Zoë 🂡"]
+
+    def change(log: EditableLog) -> None:
+        seats = [dataclasses.replace(s, name=n) for s, n in zip(log.header.seats, names,
+                                                                  strict=True)]
+        log.header = dataclasses.replace(log.header, seats=seats)
+
+    data = rewrite(eram, change, KEY)
+    assert verify_bytes(data).clean
+    assert [s.name for s in parse_log(data).header.seats] == names
+
+
+# ---------------------------------------------------------------- how the match ended
+def test_a_won_match_cannot_also_be_abandoned(eram: bytes) -> None:
+    """FORMAT.md: an abandoned match has no winner. One end record saying both would let
+    a page show either story."""
+    def change(log: EditableLog) -> None:
+        assert log.end is not None
+        log.end = EndRecord(log.end.winner, log.end.server_seed,
+                            Abandonment("disconnect", 1, "left after the last trick"))
+
+    v = verify_bytes(rewrite(eram, change, KEY))
+    assert v.exit_code == 2 and v.error is not None and "abandoned" in v.error
+
+
+def test_cards_played_in_a_cancelled_hand_of_an_abandoned_match_are_a_finding() -> None:
+    """The hand a match is abandoned in is replayed as far as it goes: cards after a
+    bidding that cancelled the hand are a finding, as in a hand with claims."""
+    data = (FIXTURES / "sahrat400-cancelled-in-a-row.tlog").read_bytes()
+    log = parse_log(data)
+    cancelled = next(i for i, h in enumerate(log.hands) if h.tricks is None)
+    played = next(h for h in log.hands if h.tricks is not None)
+
+    def change(log: EditableLog) -> None:
+        abandon(log, cancelled + 1)
+        log.hands[cancelled] = dataclasses.replace(
+            log.hands[cancelled], closed=False, plays=played.plays[:3], tricks=None,
+            scores=None, totals=None, trump=None)
+
+    assert kinds(rewrite(data, change, KEY)) == ["played-when-cancelled"]
+
+
+# ---------------------------------------------------------------- the rules named
+def _match(rules: RuleSet, seed: bytes) -> bytes:
+    return play_logged_match(rules, seed=seed, key=KEY)
+
+
+@pytest.mark.parametrize(("name", "change"), [
+    ("eram41", {"target": 1}),  # a match won in one hand, as "eram41"
+    ("eram41", {"made_13_wins": True}),
+    ("sahrat41", {"partner_min": -10000}),
+    ("qahwa41", {"target": 62}),  # qahwa41 offers 31, 41 or 61
+    ("classic", {"kaboot_made_value": 27}),
+    ("eram41", {"kaboot_made_value": 27}),  # not used by personal scoring: still not eram41
+])
+def test_a_preset_name_on_other_rules_is_a_finding(name: str, change: dict[str, object]) -> None:
+    """A log that says ``eram41`` must be a game ERAM CARDS offers: its verdict names it so.
+    Other rules go under their own name (a rules file), and the verdict says so."""
+    rules = dataclasses.replace(PRESETS[name], **change)
+    v = verify_bytes(_match(rules, b"forgeries " + name.encode()))
+    assert [f.kind for f in v.findings] == ["wrong-rules"], [str(f) for f in v.findings]
+    (key,) = change
+    assert key in v.findings[0].message and name in v.findings[0].message
+    renamed = dataclasses.replace(rules, name=f"{name}-club")
+    assert verify_bytes(_match(renamed, b"forgeries " + name.encode())).clean
+
+
+def test_the_house_options_a_platform_offers_stay_clean() -> None:
+    rules = preset("qahwa41", target=61, min_total=13)
+    v = verify_bytes(_match(rules, b"forgeries offered"))
+    assert v.clean, [str(f) for f in v.findings]
+    assert any("house options" in n for n in v.notes)
+
+
+def test_a_rules_file_cannot_take_a_preset_name(tmp_path) -> None:
+    path = tmp_path / "club.toml"
+    path.write_text('name = "sahrat400"\nbase = "sahrat400"\npartner_min = 0\n')
+    with pytest.raises(RulesError, match="sahrat400"):
+        load_rules_file(path)
+    path.write_text('name = "qahwa41"\nbase = "qahwa41"\ntarget = 61\n')
+    assert load_rules_file(path) == preset("qahwa41", target=61)
+
+
+@pytest.mark.parametrize("low", [0, 1])
+def test_personal_bids_start_at_two(low: int) -> None:
+    """Bid values are listed for bids 2 to 13: a lowest bid of 0 or 1 would be scored with
+    the values of 12 and 13 (a list read from its end)."""
+    with pytest.raises(RulesError, match="min_bid"):
+        dataclasses.replace(PRESETS["eram41"], name="club", min_bid=low)
+    with pytest.raises(LogError):
+        parse_log(rewrite(play_logged_match("eram41", seed=SEED), lambda log: None, KEY)
+                  .replace(b"\xa7min_bid\x02", b"\xa7min_bid" + bytes([low])))
+
+
+def test_a_keys_file_name_that_would_rewrite_the_verdict_is_refused() -> None:
+    """``signed by <platform>`` prints the keys file's name: the same rule as a seat's."""
+    from tarneeb.audit.errors import KeyFileError
+    from tarneeb.audit.signing import parse_keys, public_key_raw
+
+    raw = public_key_raw(KEY.public_key()).hex()
+    assert parse_keys(f'"نادي الورق" = "{raw}"') == {"نادي الورق": bytes.fromhex(raw)}
+    with pytest.raises(KeyFileError, match="U\\+000A"):
+        parse_keys(f'"cardroom\\nother.tlog: clean" = "{raw}"')
