@@ -332,7 +332,7 @@ def preset_departures(rules: RuleSet) -> list[str]:
 
     >>> preset_departures(preset("qahwa41", target=61)), preset_departures(
     ...     preset("qahwa41", target=62, partner_min=0))
-    ([], ['partner_min', 'target'])
+    ([], ['target', 'partner_min'])
     """
     base = PRESETS.get(rules.name)
     if base is None or base == rules:
