@@ -18,7 +18,7 @@ from tarneeb.replay.rules import preset
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
 SEED = b"durability"
-RULES = preset("eram41").with_options(target=21)
+RULES = preset("eram41").with_options(name="eram41-short", target=21)  # a short match: its own name
 
 
 @pytest.fixture(scope="module")
