@@ -328,6 +328,10 @@ class Tally:
         """One observation for a G-test of its distribution."""
         self.counts[("fit", test, ref, value)] += 1
 
+    def fit_and_mean(self, test: TestId, ref: DrawSum | DrawEmpty, value: int) -> None:
+        """One observation for both a G-test and a z-test of the mean (one count kept)."""
+        self.counts[("fit+mean", test, ref, value)] += 1
+
     def mean(self, test: TestId, ref: DrawSum | DrawEmpty, value: int) -> None:
         """One observation for a z-test of the mean (``value`` a whole number)."""
         self.counts[("mean", test, ref)] += 1
@@ -363,17 +367,25 @@ class Tally:
             groups.setdefault((key[0], key[1]), {})[key[2:]] = n
         out: list[StatResult] = []
         for (kind, test), counts in sorted(groups.items(), key=lambda kv: repr(kv[0])):
-            if kind == "fit":
+            if kind in ("fit", "fit+mean"):
                 out.append(_g_test(test, counts))
+            if kind == "fit+mean":
+                strata: Counter[Any] = Counter()
+                totals: Counter[Any] = Counter()
+                for (ref, value), k in counts.items():
+                    strata[ref] += k
+                    totals[ref] += k * value
+                out.append(_mean_test(test, [(r, k, totals[r]) for r, k in strata.items()]))
             elif kind == "mean":
-                out.append(_mean_test(test, counts, self.sums))
-            else:
+                out.append(_mean_test(test, [(ref, k, self.sums[("mean", test, ref)])
+                                             for (ref,), k in counts.items()]))
+            elif kind == "paired":
                 out.append(_paired_test(test, counts, self.sums))
         holm(out, alpha)
         m = sum(1 for r in out if r.tested)
         for r in out:
             if r.tested and detectable:
-                _detectable(r, alpha / max(m, 1), power, self, groups)
+                _detectable(r, alpha / max(m, 1), power)
         return out
 
 
@@ -434,15 +446,15 @@ def _merge_bins(order: Sequence[Value], expected: Counter[Value]) -> list[list[V
     return bins
 
 
-def _mean_test(test: TestId, counts: dict[tuple[Any, ...], int],
-               sums: Counter[tuple[Any, ...]]) -> StatResult:
+def _mean_test(test: TestId, strata: list[tuple[Any, int, int]]) -> StatResult:
+    """``strata``: (reference, observations, sum of their values) per reference."""
     from scipy import stats
     n = units = 0
     observed = expected = variance = 0.0
-    for (ref,), k in sorted(counts.items(), key=lambda kv: repr(kv[0])):
+    for ref, k, total in sorted(strata, key=lambda x: repr(x[0])):
         n += k
         units += k * ref.units
-        observed += sums[("mean", test, ref)]
+        observed += total
         expected += k * ref.mean
         variance += k * ref.variance
     if n < 2 or variance <= 0:
@@ -524,19 +536,16 @@ def detectable_shift(sd_of_total: float, units: float, alpha: float,
     return float(z * sd_of_total / units)
 
 
-def _detectable(r: StatResult, alpha: float, power: float, tally: Tally,
-                groups: dict[tuple[str, TestId], dict[Any, int]]) -> None:
+def _detectable(r: StatResult, alpha: float, power: float) -> None:
     if r.method == "G-test":
         if r.df:
             r.detectable = detectable_w(r.n, r.df, alpha, power)
             r.detectable_unit = "Cohen's w"
         return
-    kind = "mean" if r.method.startswith("z-test") else "paired"
-    counts = groups[(kind, r.test)]
-    variance = sum(k * ref.variance for (ref,), k in counts.items())
-    units = sum(k * (ref.units if kind == "mean" else 1) for (ref,), k in counts.items())
-    r.detectable = detectable_shift(math.sqrt(variance), units, alpha, power)
-    r.detectable_unit = "mean shift per hand" if kind == "mean" else "difference per deal"
+    # the standard error of the mean is the sd of the total over the units
+    r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
+    r.detectable_unit = ("mean shift per hand" if r.method.startswith("z-test")
+                         else "difference per deal")
 
 
 __all__ = [

@@ -124,7 +124,12 @@ def register(app: typer.Typer) -> None:
         finally:
             if writer is not None:
                 writer.abort()
-        fairness = summary.fairness(alpha)
+        try:
+            fairness = summary.fairness(alpha)
+        except ImportError:  # scipy: the [archive] extra
+            err.print("tarneeb: note: no fairness statistics: they need scipy "
+                      "(pip install 'tarneeb[archive]')", markup=False)
+            fairness = {}
         flagged = any(r.flagged for rs in fairness.values() for r in rs)
         if report is not None and summary.logs:
             try:

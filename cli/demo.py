@@ -1,5 +1,6 @@
 """``make demo``: a match for each rule set, verified, then one card altered in a copy,
-two forgeries, and a season match moved to another leaf, caught by a seat's receipt.
+two forgeries, and a season match moved to another leaf, caught by a seat's receipt;
+then an archive audited, with a platform's bias for its computer seats caught.
 
 Every step runs the real ``tarneeb`` command, shown as you would type it. The
 matches are reproducible runs (``--seed``): their seeds and keys are public, which
@@ -79,6 +80,25 @@ def main() -> None:
     page = OUT / "sahrat41-altered.html"
     tarneeb("report", str(OUT / "sahrat41-altered.tlog"), "-o", str(page))
     screenshot(page, OUT / "sahrat41-altered.png")
+    archive_audit()
+
+
+def archive_audit() -> None:
+    """Two small archives, one fair with committed seeds and one recorded by a platform
+    that re-deals to favour its computer seats; one audit of both, with its report."""
+    from tarneeb.testing.archive import write_archive
+
+    archive = OUT / "archive"
+    print(f"\nAn archive: 40 matches with committed seeds, and 40 recorded by a platform that "
+          f"re-deals to give its computer seats about a point more (reproducible, in {archive}/).")
+    write_archive(archive / "proven", 40, seed=b"demo archive proven")
+    write_archive(archive / "biased", 40, seed=b"demo archive biased", redeal=0.8)
+    page = OUT / "archive.html"
+    code = tarneeb("audit", str(archive), "--tables", str(OUT / "tables"), "--report", str(page))
+    print(f"(exit code {code}: {'bias caught' if code == 1 else 'NOT CAUGHT'})")
+    screenshot(page, OUT / "archive.png")
+    if code != 1:
+        raise SystemExit(1)
 
 
 def season_leaf_moved() -> int:

@@ -374,7 +374,7 @@ def tested_keys(tally: Tally) -> set[str]:
     key with a handful of matches would only add tests, and take power from the rest."""
     deals: Counter[str] = Counter()
     for key, n in tally.counts.items():
-        if key[0] == "fit" and key[1][:2] == (HCP, "key"):
+        if key[0] in ("fit", "fit+mean") and key[1][:2] == (HCP, "key"):
             deals[key[1][2]] += n
     keys = {k for k, n in deals.items() if n >= MIN_KEY_DEALS}
     return keys if len(keys) > 1 else set()

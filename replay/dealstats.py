@@ -39,6 +39,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -158,20 +159,14 @@ class _DealTally:
 
     def one_hand(self, group: tuple[str, str], seat: int, with_mean: bool) -> None:
         tally, mask = self.tally, self.masks[seat]
-        points = hcp(mask)
-        tally.fit((HCP, *group), _HCP_HAND, points)
+        numeric = tally.fit_and_mean if with_mean else tally.fit
+        numeric((HCP, *group), _HCP_HAND, hcp(mask))
         lengths = suit_lengths(mask)
-        tally.fit((PATTERN, *group), _PATTERN, pattern_name(lengths))
-        voids = lengths.count(0)
-        tally.fit((VOIDS, *group), _VOIDS, voids)
+        tally.fit((PATTERN, *group), _PATTERN, _pattern_name(lengths))
+        numeric((VOIDS, *group), _VOIDS, lengths.count(0))
         t = self.trumps_of((seat,), mask)
         if t is not None:
-            tally.fit((TRUMPS, *group), t[0], t[1])
-        if with_mean:
-            tally.mean((HCP, *group), _HCP_HAND, points)
-            tally.mean((VOIDS, *group), _VOIDS, voids)
-            if t is not None:
-                tally.mean((TRUMPS, *group), t[0], t[1])
+            numeric((TRUMPS, *group), t[0], t[1])
 
     def labels(self, labels: list[str]) -> None:
         tally = self.tally
@@ -201,6 +196,11 @@ class _DealTally:
         if tc is not None and th is not None and self.pop is not None:
             tally.paired((TRUMPS, *group),
                          PairedDraws(self.pop, tc[0].draws, kc, th[0].draws, kh), tc[1], th[1])
+
+
+@functools.lru_cache(maxsize=1024)
+def _pattern_name(lengths: tuple[int, ...]) -> str:
+    return pattern_name(lengths)
 
 
 _HCP_HAND = DrawSum(HCP_POPULATION, 13)
