@@ -378,6 +378,18 @@ def _check_sizes(index: int, rec: Any, limits: Limits) -> None:
         level = nxt
 
 
+def schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the JSON form, as shipped in the package
+    (``tarneeb/log.schema.json``): for a server in another language that writes it.
+
+    >>> schema()["properties"]["format"]
+    {'const': 'tarneeb-log-json'}
+    """
+    from importlib.resources import files
+
+    return json.loads(files("tarneeb").joinpath("log.schema.json").read_text(encoding="utf-8"))
+
+
 def loads(text: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
     """``from_json`` of JSON text; a syntax error names the line and column.
 
@@ -421,4 +433,4 @@ def dumps_log(log: ParsedLog) -> str:
 
 
 __all__ = ["JSON_FORMAT", "dumps", "dumps_log", "from_json", "loads", "log_to_json",
-           "record_from_json", "sign_log", "to_json"]
+           "record_from_json", "schema", "sign_log", "to_json"]

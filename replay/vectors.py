@@ -1,5 +1,8 @@
 """Test vectors of the rules layer: what each deal of ``deals.json`` gives under each
-rule set (hands, the card shown, the trump), written to ``hands.json``.
+rule set (hands, the card shown, the trump), written to ``hands.json``; and encoding
+vectors of the log (``log-*.json``): a match's JSON form, its exact bytes and its
+signature, for each rule set and for a cancelled hand, an abandoned match and recorded
+deals, so a writer in another language can check its bytes (``docs/FORMAT.md``).
 
 The deals themselves (deck orders, dealers) are the fairness layer's vectors
 (:mod:`tarneeb.audit.vectors`); this file turns each into hands and a trump as
@@ -11,8 +14,8 @@ Regenerate (or check) the file::
     python -m tarneeb.replay.vectors fixtures/vectors
     python -m tarneeb.replay.vectors fixtures/vectors --check
 
->>> sorted(build_vectors())
-['hands.json']
+>>> sorted(build_vectors())[:3]
+['hands.json', 'log-abandoned.json', 'log-cancelled-hand.json']
 """
 
 from __future__ import annotations
@@ -64,9 +67,103 @@ def hands_vectors() -> dict[str, Any]:
     }
 
 
+def _log_vector(description: str, log: bytes, key: bytes) -> dict[str, Any]:
+    from .logformat import parse_log
+    from .logjson import to_json
+
+    parsed = parse_log(log)
+    assert parsed.signature is not None and parsed.signature_offset is not None
+    return {
+        "warning": WARNING,
+        "format": "docs/FORMAT.md: the log, version 3; docs/PLATFORM.md",
+        "description": description,
+        "private_key": key.hex(),
+        "public_key": (parsed.header.public_key or b"").hex(),
+        "json": to_json(log),
+        "log": log.hex(),
+        "signed_bytes": parsed.signature_offset,
+        "signature": parsed.signature.signature.hex(),
+    }
+
+
+def _abandoned_log(seed: bytes) -> bytes:
+    """A sahrat400 match abandoned in its second hand: its first hand played in full,
+    then the bids and five cards of the second (the turn timer made one of these moves:
+    a two-byte move), then a timeout."""
+    import io
+    import random
+
+    from .logjson import to_json
+    from .players import BotPlayer
+    from .recorder import MatchRecorder
+    from .simulate import MatchSecrets, play_logged_match
+
+    s = MatchSecrets(seed)
+    rng = random.Random(seed)
+    bots = [BotPlayer(random.Random(rng.getrandbits(64)), timer_rate=0.3) for _ in range(4)]
+    doc = to_json(play_logged_match("sahrat400", seed=seed, players=bots))
+    header = doc["records"][0]
+    hands = [r for r in doc["records"] if r["type"] == "hand"]
+    out = io.BytesIO()
+    rec = MatchRecorder(out, rules="sahrat400", seats=["Ann", "Ben", "Cat", "Dan"],
+                        match_id=s.match_id, first_dealer=header["first_dealer"],
+                        public_key=bytes.fromhex(header["public_key"]),
+                        server_commitment=bytes.fromhex(header["server_commitment"]),
+                        client_commitments=s.client_commitments(), client_seeds=s.client_seeds)
+    for n, h in enumerate(hands[:2]):
+        rec.deal(h["dealer"], revealed=h["revealed"])
+        timer = set(h["timer"])
+        for k, c in enumerate(h["calls"]):
+            rec.call(c["seat"], c["call"], timer=k in timer)
+        for k, card in enumerate(h["plays"] if n == 0 else h["plays"][:5], len(h["calls"])):
+            rec.play(card, timer=k in timer)
+        if n == 0:
+            rec.claim(tricks=h["tricks"], scores=h["scores"], totals=h["totals"],
+                      trump=h["trump"])
+    rec.abandon("timeout", hands[1]["calls"][0]["seat"], "no move within 60 s, three times",
+                s.server_seed)
+    rec.sign(s.key)
+    return out.getvalue()
+
+
+def log_vectors() -> dict[str, Any]:
+    """The encoding vectors of the log, by file name: reproducible matches (their seeds
+    and keys are public TEST VECTORS)."""
+    from .simulate import MatchSecrets, play_logged_match
+
+    def key(seed: bytes) -> bytes:
+        return MatchSecrets(seed).key.private_bytes_raw()
+
+    out: dict[str, Any] = {}
+    for name in PRESETS:
+        seed = f"log vector/{name}".encode()
+        out[f"log-{name}.json"] = _log_vector(
+            f"a whole {name} match between computer players, deals derived from the seeds",
+            play_logged_match(name, seed=seed), key(seed))
+    from .logformat import parse_log
+
+    seed = next(f"log vector/cancelled/{i}".encode() for i in range(100)
+                if any(h.tricks is None for h in parse_log(play_logged_match(
+                    "eram41", seed=f"log vector/cancelled/{i}".encode())).hands))
+    out["log-cancelled-hand.json"] = _log_vector(
+        "an eram41 match with a cancelled hand (the bids total under 11: no trump, tricks "
+        "or scores in its claims record)", play_logged_match("eram41", seed=seed), key(seed))
+    seed = b"log vector/abandoned/0"
+    out["log-abandoned.json"] = _log_vector(
+        "a sahrat400 match abandoned in its second hand after the turn timer played a card "
+        "(a two-byte move): the end record says timeout, the seat and the reason",
+        _abandoned_log(seed), key(seed))
+    seed = b"log vector/recorded"
+    out["log-recorded-deals.json"] = _log_vector(
+        "a qahwa41 match of a platform without the seed protocol: every deal recorded in "
+        "its deal record, nothing committed", play_logged_match("qahwa41", seed=seed,
+                                                                  seeded=False), key(seed))
+    return out
+
+
 def build_vectors() -> dict[str, Any]:
-    """The rules layer's vector file, by file name."""
-    return {"hands.json": hands_vectors()}
+    """The rules layer's vector files, by file name."""
+    return {"hands.json": hands_vectors(), **log_vectors()}
 
 
 def render_vectors() -> dict[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.resources
+import json
 import os
 import re
 import subprocess
@@ -213,3 +214,42 @@ def test_every_durability_writes_the_same_bytes(tmp_path: Path, durability: str)
     assert w.writer.wait_durable(5) == (durability != "flush")
     assert os.path.getsize(tmp_path / f"w-{durability}.tlog") == w.writer.size
     w.close()
+
+
+def test_import_sign_turns_a_foreign_servers_json_into_a_signed_log(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server in another language writes the JSON form without a key or signature;
+    ``tarneeb import --sign KEY`` signs it, and verify pinning that key finds it clean."""
+    from tarneeb.audit.signing import generate_private_key, private_key_pem, public_key_pem
+    from tarneeb.cli.entry import main as cli_main
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    doc = logjson.to_json(play_logged_match("qahwa41", seed=b"platform/import"))
+    doc["records"] = doc["records"][:-1]  # no signature
+    doc["records"][0]["public_key"] = None  # nor a key: the signing key goes in
+    (tmp_path / "match.json").write_text(json.dumps(doc), encoding="utf-8")
+    key = generate_private_key()
+    (tmp_path / "key.pem").write_bytes(private_key_pem(key))
+    (tmp_path / "key.pub").write_bytes(public_key_pem(key.public_key()))
+
+    def cli(*argv: str) -> int:
+        with pytest.raises(SystemExit) as e:
+            cli_main(list(argv))
+        return int(e.value.code or 0)
+
+    assert cli("import", str(tmp_path / "match.json"), "-o", str(tmp_path / "m.tlog"),
+               "--sign", str(tmp_path / "key.pem")) == 0
+    capsys.readouterr()
+    assert cli("verify", "--key", str(tmp_path / "key.pub"), str(tmp_path / "m.tlog")) == 0
+    assert "clean" in capsys.readouterr().out
+    assert cli("import", str(tmp_path / "match.json"), "-o", str(tmp_path / "n.tlog")) == 0
+    assert cli("verify", str(tmp_path / "n.tlog")) == 1  # unsigned without --sign
+    other = generate_private_key()
+    (tmp_path / "other.pem").write_bytes(private_key_pem(other))
+    signed = logjson.to_json((tmp_path / "m.tlog").read_bytes())
+    (tmp_path / "signed.json").write_text(json.dumps(signed), encoding="utf-8")
+    capsys.readouterr()
+    assert cli("import", str(tmp_path / "signed.json"), "-o", str(tmp_path / "o.tlog"),
+               "--sign", str(tmp_path / "other.pem")) == 2
+    assert "signed already" in capsys.readouterr().err

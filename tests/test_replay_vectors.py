@@ -19,7 +19,8 @@ def test_file_is_what_the_code_gives():
 
 def test_script_writes_and_checks(tmp_path, capsys):
     assert main([str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["hands.json"]
+    assert sorted(p.name for p in tmp_path.iterdir())[:3] == ["hands.json", "log-abandoned.json",
+                                                               "log-cancelled-hand.json"]
     assert main([str(tmp_path), "--check"]) == 0
     (tmp_path / "hands.json").write_text("{}")
     assert main([str(tmp_path), "--check"]) == 1
