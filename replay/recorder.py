@@ -322,4 +322,82 @@ class MatchRecorder:
         self.close()
 
 
-__all__ = ["Durability", "MatchRecorder", "RecorderError"]
+def record_json(doc: Mapping[str, Any], out: str | os.PathLike[str] | BinaryIO, *,
+                key: Ed25519PrivateKey | Callable[[bytes], bytes],
+                durability: Durability | str = "flush",
+                each: Callable[[MatchRecorder], None] | None = None) -> MatchRecorder:
+    """Record a match given in the JSON form (``tarneeb export``) move by move, as a
+    server whose engine speaks plain values does, and sign it with ``key``; ``each`` is
+    called after every value written (e.g. to acknowledge it). The bytes are the log's.
+
+    >>> import io
+    >>> from tarneeb.replay.logjson import to_json
+    >>> from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+    >>> log = play_logged_match("classic", seed=b"record_json doc")  # reproducible
+    >>> out = io.BytesIO()
+    >>> _ = record_json(to_json(log), out, key=MatchSecrets(b"record_json doc").key)
+    >>> out.getvalue() == log
+    True
+    """
+    records = doc["records"]
+    header = records[0]
+    end = next(r for r in records if r["type"] == "end")
+
+    def hexes(v: Sequence[str] | None) -> list[bytes] | None:
+        return None if v is None else [bytes.fromhex(x) for x in v]
+
+    def unhex(v: str | None) -> bytes | None:
+        return None if v is None else bytes.fromhex(v)
+
+    b = header["batch"]
+    rec = MatchRecorder(
+        out, rules=header["rules"], seats=[(x["name"], x["computer"]) for x in header["seats"]],
+        match_id=bytes.fromhex(header["match_id"]), first_dealer=header["first_dealer"],
+        public_key=unhex(header["public_key"]),
+        server_commitment=unhex(header["server_commitment"]),
+        client_commitments=hexes(header["client_commitments"]),
+        client_seeds=hexes(header["client_seeds"]),
+        season=None if b is None else BatchProof(b["index"], b["size"], hexes(b["path"]) or [],
+                                                 bytes.fromhex(b["root"]),
+                                                 bytes.fromhex(b["head_signature"])),
+        durability=durability)
+    done = each or (lambda r: None)
+    done(rec)
+    named = rec.rules.trump == "named"
+    for h in (r for r in records if r["type"] == "hand"):
+        deal = h["deal"]
+        rec.deal(h["dealer"], revealed=h["revealed"],
+                 hands=None if deal is None else deal["hands"],
+                 thirteenth=None if deal is None else deal["thirteenth"])
+        done(rec)
+        timer = set(h["timer"])
+        k = 0
+        for c in h["calls"]:
+            rec.call(c["seat"], c["call"], timer=k in timer)
+            k += 1
+            done(rec)
+        if named and h["trump"] is not None:
+            rec.name_trump(h["trump"], timer=k in timer)
+            k += 1
+            done(rec)
+        for card in h["plays"]:
+            rec.play(card, timer=k in timer)
+            k += 1
+            done(rec)
+        if h.get("closed", True):
+            rec.claim(totals=h["totals"], tricks=h["tricks"], scores=h["scores"],
+                      trump=None if named else h["trump"])
+            done(rec)
+    a = end.get("abandoned")
+    seed = unhex(end["server_seed"])
+    if a is None:
+        rec.finish(end["winner"], seed)
+    else:
+        rec.abandon(a["cause"], a["seat"], a["reason"], seed)
+    done(rec)
+    rec.sign(key)
+    done(rec)
+    return rec
+
+
+__all__ = ["Durability", "MatchRecorder", "RecorderError", "record_json"]

@@ -8,7 +8,15 @@ import importlib
 import pytest
 
 MODULES = ["cards", "rules", "engine", "logformat", "logjson", "paths", "replayer", "simulate",
-           "narrate", "annotate", "players", "logstream", "dealstats", "archive"]
+           "narrate", "annotate", "players", "logstream", "dealstats", "archive", "logwriter",
+           "recorder", "vectors"]
+
+
+def test_top_level_doctests() -> None:
+    import tarneeb
+
+    result = doctest.testmod(tarneeb, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted >= 2
 
 
 @pytest.mark.parametrize("name", MODULES)

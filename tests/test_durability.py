@@ -14,6 +14,7 @@ import pytest
 import tarneeb
 from tarneeb.replay import logjson
 from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.recorder import record_json
 from tarneeb.replay.rules import preset
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
@@ -28,38 +29,10 @@ def match() -> tuple[bytes, dict, MatchSecrets]:
 
 
 def serve(path: Path, doc: dict, s: MatchSecrets, durability: str, ack: int) -> None:
-    """The server: records the match move by move and, after each call returns,
+    """The server: records the match move by move and, after each value is written,
     acknowledges it on the pipe ``ack`` with the log's size then (8 bytes)."""
-    records = doc["records"]
-    header = records[0]
-    hands = [r for r in records if r["type"] == "hand"]
-
-    def acked(_: object = None) -> None:
-        os.write(ack, struct.pack("<Q", rec.writer.size))
-
-    rec = tarneeb.MatchRecorder(
-        path, rules=header["rules"], seats=[(x["name"], x["computer"]) for x in header["seats"]],
-        match_id=bytes.fromhex(header["match_id"]), first_dealer=header["first_dealer"],
-        public_key=bytes.fromhex(header["public_key"]),
-        server_commitment=bytes.fromhex(header["server_commitment"]),
-        client_commitments=[bytes.fromhex(c) for c in header["client_commitments"]],
-        client_seeds=[bytes.fromhex(c) for c in header["client_seeds"]],
-        durability=durability)
-    acked()
-    for h in hands:
-        acked(rec.deal(h["dealer"], revealed=h["revealed"]))
-        for c in h["calls"]:
-            acked(rec.call(c["seat"], c["call"]))
-        for card in h["plays"]:
-            acked(rec.play(card))
-        if h["tricks"] is None:
-            acked(rec.claim(totals=h["totals"]))
-        else:
-            acked(rec.claim(tricks=h["tricks"], scores=h["scores"], totals=h["totals"],
-                            trump=h["trump"]))
-    acked(rec.finish(records[-2]["winner"], s.server_seed))
-    rec.sign(s.key)
-    acked()
+    record_json(doc, path, key=s.key, durability=durability,
+                each=lambda rec: os.write(ack, struct.pack("<Q", rec.writer.size)))
 
 
 def kill_at(path: Path, doc: dict, s: MatchSecrets, durability: str,

@@ -17,6 +17,7 @@ import tarneeb
 from tarneeb.replay import logjson
 from tarneeb.replay.cards import parse_card
 from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.recorder import record_json
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,42 +53,15 @@ def test_the_platform_doc_example_runs(tmp_path: Path, monkeypatch: pytest.Monke
     assert log.header.seats[0].name == "Ann" and not log.header.seats[0].computer
 
 
-def _replay_json(path: Path, doc: dict, **changes: object) -> Path:
+def _replay_json(path: Path, doc: dict, secrets: MatchSecrets,
+                 wrong_total_in: int | None = None) -> Path:
     """Record a match from plain values, as a server with its own engine would: here the
     values come from a log's JSON form, and nothing of the engine is used."""
-    records = doc["records"]
-    header, hands, end = records[0], [r for r in records if r["type"] == "hand"], records[-2]
-    secrets_ = changes.pop("secrets")
-    rec = tarneeb.MatchRecorder(
-        path, rules=header["rules"], seats=[(s["name"], s["computer"]) for s in header["seats"]],
-        match_id=bytes.fromhex(header["match_id"]), first_dealer=header["first_dealer"],
-        public_key=bytes.fromhex(header["public_key"]),
-        server_commitment=bytes.fromhex(header["server_commitment"]),
-        client_commitments=[bytes.fromhex(c) for c in header["client_commitments"]],
-        client_seeds=[bytes.fromhex(c) for c in header["client_seeds"]])
-    for n, h in enumerate(hands):
-        rec.deal(h["dealer"], revealed=h["revealed"])
-        timer = set(h["timer"])
-        k = 0
-        for c in h["calls"]:
-            rec.call(c["seat"], c["call"], timer=k in timer)
-            k += 1
-        if header["rules"]["trump"] == "named" and h["trump"] is not None:
-            rec.name_trump(h["trump"], timer=k in timer)
-            k += 1
-        for card in h["plays"]:
-            rec.play(card, timer=k in timer)
-            k += 1
-        totals = list(h["totals"])
-        if n == changes.get("wrong_total_in"):
-            totals[1] += 1
-        if h["tricks"] is None:
-            rec.claim(totals=totals)
-        else:
-            rec.claim(tricks=h["tricks"], scores=h["scores"], totals=totals,
-                      trump=None if header["rules"]["trump"] == "named" else h["trump"])
-    rec.finish(end["winner"], bytes.fromhex(end["server_seed"]))
-    rec.sign(secrets_.key)  # type: ignore[attr-defined]
+    doc = json.loads(json.dumps(doc))
+    if wrong_total_in is not None:
+        hands = [r for r in doc["records"] if r["type"] == "hand"]
+        hands[wrong_total_in]["totals"][1] += 1
+    record_json(doc, path, key=secrets.key).close()
     return path
 
 
@@ -142,7 +116,8 @@ def _abandoned(tmp_path: Path, stop_after: int, cause: str = "disconnect",
     return path, tarneeb.verify_file(str(path))
 
 
-def test_an_abandoned_match_verifies_up_to_where_it_stopped(tmp_path: Path) -> None:
+def test_an_abandoned_match_verifies_up_to_where_it_stopped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path, v = _abandoned(tmp_path, 4 + 9)  # hand 1: its four bids, then 9 cards
     assert v.clean and v.exit_code == 0, [str(f) for f in v.findings]
     assert v.ending == "abandoned at hand 1, trick 3: seat 2 (Cat) disconnected: no answer " \
@@ -152,10 +127,13 @@ def test_an_abandoned_match_verifies_up_to_where_it_stopped(tmp_path: Path) -> N
     assert v.clean and v.ending == "abandoned at hand 1, in the bidding: the server failed: " \
         "no answer for 120 s"
     from tarneeb.cli.entry import main as cli_main
-    env_argv = ["verify", str(path)]
+    capsys.readouterr()
     with pytest.raises(SystemExit) as e:
-        cli_main(env_argv)
+        cli_main(["verify", str(path)])
     assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert ": clean (" in out and "\n  abandoned at hand 1, trick 3: seat 2 (Cat) " \
+        "disconnected: no answer for 120 s\n" in out
 
 
 def test_an_abandoned_match_with_a_wrong_move_is_not_clean(tmp_path: Path) -> None:
