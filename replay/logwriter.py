@@ -98,11 +98,14 @@ class LogWriter:
     durability the stream must be a real file (it has a ``fileno``).
     """
 
-    def __init__(self, stream: BinaryIO, durability: Durability | None = None) -> None:
+    def __init__(self, stream: BinaryIO, durability: Durability | None = None, *,
+                 written: bytes = b"", named_trump: bool = False) -> None:
+        """``written`` is what the stream already holds (a log taken up again after a
+        restart: the signature covers it too); ``named_trump`` its rules' trump naming."""
         self._stream = stream
-        self._written = bytearray()
+        self._written = bytearray(written)
         self.durability = durability or Durability.flush()
-        self._named_trump = False
+        self._named_trump = named_trump
         self._fd: int | None = None
         if self.durability.mode != "flush":
             try:

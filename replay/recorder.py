@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -156,6 +157,44 @@ class MatchRecorder:
         self._ended = False
         self._signed = False
         self.moves = 0  # moves written in the hand in progress
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike[str], *,
+               durability: Durability | str = "flush") -> MatchRecorder:
+        """Go on with the log a crashed or restarted server left at ``path``: a torn or
+        zero-filled tail is cut off (the file is truncated after its last whole value),
+        and the recorder stands where the log stops — in the hand it stops in, with the
+        moves it has — so the server can go on, or end the match (``abandon`` with
+        ``server-fault``, the seed revealed) and sign it."""
+        from .logformat import LogError, parse_log
+
+        data = Path(path).read_bytes()
+        try:
+            log = parse_log(data, str(path))
+        except LogError as e:
+            raise RecorderError(f"cannot go on with this log: {e}") from None
+        if log.signature is not None:
+            raise RecorderError(f"{path}: the log is signed: the match is over")
+        keep = log.cut_short.offset if log.cut_short is not None else len(data)
+        if isinstance(durability, str):
+            durability = Durability.parse(durability)
+        stream = open(os.fspath(path), "r+b")  # noqa: SIM115 - open for the match
+        stream.truncate(keep)
+        stream.seek(keep)
+        self = cls.__new__(cls)
+        self._own, self._stream, self.rules = True, stream, log.header.rules
+        self.writer = LogWriter(stream, durability, written=data[:keep],
+                                named_trump=self.rules.trump == "named")
+        last = log.hands[-1] if log.hands else None
+        self._hand = last if last is not None and not last.closed and log.end is None else None
+        self._deals = len(log.hands)
+        self._trump_named = self._hand is not None and self.rules.trump == "named" \
+            and self._hand.trump is not None
+        self._ended = log.end is not None
+        self._signed = False
+        self.moves = 0 if self._hand is None else (
+            len(self._hand.calls) + len(self._hand.plays) + int(self._trump_named))
+        return self
 
     # -- the hand
     def _open(self, what: str) -> HandRecord:

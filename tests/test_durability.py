@@ -125,3 +125,34 @@ def test_tails_cut_or_zero_filled_at_every_byte(
                 assert v.hands in (whole, whole - 1)  # a deal record cut in half is not one
             else:  # inside the end record or the signature
                 assert kinds and kinds <= {"cut-short", "unsigned", "broken-signature"}, at
+
+
+def test_a_restarted_server_ends_the_match_it_crashed_in(
+        tmp_path: Path, match: tuple[bytes, dict, MatchSecrets]) -> None:
+    """After a crash (and the zero-filled tail of a power loss) the restarted server takes
+    the log up again, ends the match as abandoned, reveals the seed and signs: every move
+    that reached the disk is checked, and the verdict says where and why it stopped."""
+    _, doc, s = match
+    path = tmp_path / "crashed.tlog"
+    acks, size = kill_at(path, doc, s, "flush", 300)
+    assert acks == 300
+    with open(path, "ab") as f:
+        f.write(bytes(700))
+    rec = tarneeb.MatchRecorder.resume(path)
+    assert rec.writer.size <= os.path.getsize(path) and rec.writer.size >= size
+    rec.abandon("server-fault", None, "restarted after a crash", s.server_seed)
+    rec.sign(s.key)
+    rec.close()
+    v = tarneeb.verify_file(str(path), public_key=parse_log(path.read_bytes()).header.public_key)
+    assert v.clean, [str(f) for f in v.findings]
+    assert v.ending is not None and v.ending.startswith("abandoned at hand ")
+    assert v.ending.endswith(": the server failed: restarted after a crash")
+    with pytest.raises(tarneeb.RecorderError, match="the log is signed"):
+        tarneeb.MatchRecorder.resume(path)
+    resumed = tmp_path / "go-on.tlog"
+    kill_at(resumed, doc, s, "flush", 40)
+    rec = tarneeb.MatchRecorder.resume(resumed)  # in the first hand: it goes on playing
+    assert rec.moves > 0
+    with pytest.raises(tarneeb.RecorderError, match="a deal while hand 0 is open"):
+        rec.deal(1)
+    rec.close()
