@@ -110,6 +110,20 @@ MaxHands = Annotated[int, typer.Option(
     "--max-hands", min=1, help="Refuse a match of more dealing attempts than this.")]
 
 
+# the platform's key, pinned, wherever a verdict is given (verify, show, report)
+PinKey = Annotated[Path | None, typer.Option(
+    "--key", metavar="PUBLIC_KEY",
+    help="The platform's public key (PEM) to pin; otherwise the key inside the log.")]
+PinKeys = Annotated[Path | None, typer.Option(
+    "--keys", metavar="FILE",
+    help="A keys file (TOML: platform name = its public key, hex or PEM) to pin: the log "
+         "must be signed by one of them, and the verdict names that platform. Default: "
+         "keys.toml in the user's config directory, when it exists.")]
+
+PinRoot = Annotated[str | None, typer.Option(
+    "--root", metavar="HEX", help="The season root the platform published, to pin.")]
+
+
 def limits_of(max_bytes: int, max_records: int, max_hands: int) -> Limits:
     return Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
 
@@ -121,15 +135,9 @@ def verify(
         metavar="LOG...", help="Log files, directories of *.tlog files, quoted globs, "
                                "or - for standard input.", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="The verdicts as JSON.")] = False,
-    key: Annotated[Path | None, typer.Option(
-        metavar="PUBLIC_KEY",
-        help="The platform's public key (PEM) to pin; otherwise the key inside the log.")] = None,
-    keys: Annotated[Path | None, typer.Option(
-        help="A keys file (TOML: platform name = its public key, hex or PEM) to pin: the log "
-             "must be signed by one of them. Default: keys.toml in the user's config "
-             "directory, when it exists.")] = None,
-    root: Annotated[str | None, typer.Option(
-        metavar="HEX", help="The season root the platform published, to pin.")] = None,
+    key: PinKey = None,
+    keys: PinKeys = None,
+    root: PinRoot = None,
     receipt: Annotated[Path | None, typer.Option(
         metavar="FILE", help="A seat's pre-play receipt ('tarneeb play --receipt-out'): the "
                              "log must be the match it promised. One LOG only.")] = None,
@@ -162,12 +170,8 @@ def show(
         metavar="N", help="Only this dealing attempt (0-based).")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="The replayed match as JSON (numbers from 0, as in the log).")] = False,
-    key: Annotated[Path | None, typer.Option(
-        metavar="PUBLIC_KEY",
-        help="The platform's public key (PEM) to pin, as for verify.")] = None,
-    keys: Annotated[Path | None, typer.Option(
-        metavar="FILE", help="A keys file to pin, as for verify (default: keys.toml in the "
-                             "user's config directory, when it exists).")] = None,
+    key: PinKey = None,
+    keys: PinKeys = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
@@ -202,14 +206,9 @@ def report(
         metavar="LOG", help="The log file, or - for standard input.", show_default=False)],
     output: Annotated[Path, typer.Option(
         "-o", "--output", metavar="HTML", help="The page to write, or - for standard output.")],
-    key: Annotated[Path | None, typer.Option(
-        metavar="PUBLIC_KEY",
-        help="The platform's public key (PEM) to pin; otherwise the key inside the log.")] = None,
-    keys: Annotated[Path | None, typer.Option(
-        help="A keys file (as for verify) to pin, and to name the platform that signed. "
-             "Default: keys.toml in the user's config directory, when it exists.")] = None,
-    root: Annotated[str | None, typer.Option(
-        metavar="HEX", help="The season root the platform published, to pin.")] = None,
+    key: PinKey = None,
+    keys: PinKeys = None,
+    root: PinRoot = None,
     receipt: Annotated[Path | None, typer.Option(
         metavar="FILE", help="A seat's pre-play receipt ('tarneeb play --receipt-out'): the "
                              "page then shows the commitments as promised before play.")] = None,

@@ -381,10 +381,17 @@ def keygen(
 def pubkey(
     private_path: Annotated[Path, typer.Argument(
         metavar="PRIVATE_KEY", help="A private key file (PEM).")],
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the public key (PEM and hex) and its key id as JSON.")] = False,
 ) -> None:
     """Print the public key (PEM) and key id of a private key file."""
     with _errors():
         key = load_private_key_file(private_path)
+        if as_json:
+            _emit_json({"public_key_pem": public_key_pem(key.public_key()).decode("ascii"),
+                        "public_key_hex": public_key_raw(key.public_key()).hex(),
+                        "key_id": key_id(key.public_key())})
+            return
         sys.stdout.write(public_key_pem(key.public_key()).decode("ascii"))
         typer.echo(f"key id: {key_id(key.public_key())}", err=True)
 

@@ -9,20 +9,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import Phase, given, settings
+from test_cli import run
 
-from tarneeb.cli.app import main
 from tarneeb.replay.replayer import verify_file
 from tarneeb.testing import assert_agrees, matches, regress_paths, save_example
 from tarneeb.testing.adapters import broken_trump
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
 
 
 @pytest.mark.parametrize("module", ["tarneeb.testing.junit", "tarneeb.testing.examples",

@@ -13,20 +13,14 @@ from pathlib import Path
 
 import pytest
 import typer
+from test_cli import run
 
-from tarneeb.cli.app import app, main
+from tarneeb.cli.app import app
 from tarneeb.cli.verify_cmd import FAST_OPTIONS, parse_fast
 
 ROOT = Path(__file__).resolve().parent.parent
 MATCHES = ROOT / "fixtures" / "matches"
 ALTERED = ROOT / "fixtures" / "altered"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
 
 
 def tarneeb(*argv: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:

@@ -6,20 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from test_cli import run
 
 from tarneeb.audit import new_server_seed, server_commitment
-from tarneeb.cli.app import main
 from tarneeb.replay.logformat import parse_log
 from tarneeb.replay.replayer import verify_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
 
 
 def test_show_says_the_signature_first(capsys: pytest.CaptureFixture[str]) -> None:
@@ -58,6 +51,11 @@ def test_play_keygen_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     code, out, _ = run(capsys, "keygen", "--json", str(tmp_path / "k.pem"))
     key = json.loads(out)
     assert code == 0 and key["public_key"] == str(tmp_path / "k.pub.pem")
+    code, out, _ = run(capsys, "pubkey", "--json", str(tmp_path / "k.pem"))
+    pub = json.loads(out)
+    assert code == 0 and (pub["key_id"], pub["public_key_hex"]) == (
+        key["key_id"], key["public_key_hex"])
+    assert pub["public_key_pem"] == (tmp_path / "k.pub.pem").read_text()
     log = tmp_path / "m.tlog"
     code, out, _ = run(capsys, "play", "--rules", "sahrat400", "--key", str(tmp_path / "k.pem"),
                        "-o", str(log), "--json")
