@@ -11,6 +11,7 @@ platform's cluster is already up). Run it as a script
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -37,6 +38,7 @@ def make_archive(directory: Path, logs: int, distinct: int = 200) -> None:
 
 
 def _audit(paths: list[str], **how: Any) -> dict[str, Any]:
+    cpu = time.process_time()
     start = time.perf_counter()
     summary = ArchiveSummary()
     for chunk in run_chunks(expand_paths(paths), **how):
@@ -48,6 +50,8 @@ def _audit(paths: list[str], **how: Any) -> dict[str, Any]:
     if summary.clean != summary.logs:
         raise SystemExit(f"bench: {summary.logs - summary.clean} generated logs not clean")
     return {"logs": summary.logs, "hands": hands, "seconds": round(end - start, 3),
+            # this process's CPU: the whole audit with 1 job, the client's share otherwise
+            "client_cpu_seconds": round(time.process_time() - cpu, 3),
             "statistics_seconds": round(end - verified, 3),
             "logs_per_second": round(summary.logs / (end - start), 1),
             "hands_per_second": round(hands / (end - start)),
@@ -82,7 +86,11 @@ def bench_archive(logs: int = 2000) -> dict[str, Any]:
 
 
 def report(r: dict[str, Any]) -> list[str]:
-    lines = []
+    one = r["1 job"]
+    lines = [f"archive audit, 1 job: {one['logs'] / one['client_cpu_seconds']:,.0f} logs and "
+             f"{one['hands'] / one['client_cpu_seconds']:,.0f} hands per CPU second (the "
+             f"figures below are wall-clock: they depend on what else the machine runs; "
+             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"]
     for name in ("1 job", "2 jobs", "dask"):
         x = r.get(name)
         if not x:
