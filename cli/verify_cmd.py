@@ -149,7 +149,10 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     if receipt is not None and len(paths) != 1:
         fail(f"--receipt is the receipt of one match: give one LOG, not {len(paths)}")
     signed = read_signed_receipt(receipt)
-    verdicts = []
+    # only each verdict's exit code (and its JSON) is kept, not the replayed hands: memory
+    # stays flat over an archive of any size
+    codes: list[int] = []
+    outputs: list[dict[str, object]] = []
     for path in paths:
         if path == "-":
             try:
@@ -163,15 +166,16 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
         else:
             v = verify_file(path, public, count_paths=as_json, root=pinned_root, keys=named,
                             limits=limits or DEFAULT_LIMITS, receipt=signed, server_seed=seed)
-        verdicts.append(v)
-        if not as_json:
+        codes.append(v.exit_code)
+        if as_json:
+            outputs.append(v.to_json())
+        else:
             print_verdict(v)
     if as_json:
         import json
 
-        sys.stdout.write(json.dumps([v.to_json() for v in verdicts], ensure_ascii=False,
-                                    indent=1) + "\n")
-    return max(v.exit_code for v in verdicts)
+        sys.stdout.write(json.dumps(outputs, ensure_ascii=False, indent=1) + "\n")
+    return max(codes)
 
 
 def print_verdict(v: Verdict) -> None:
