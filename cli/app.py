@@ -19,7 +19,7 @@ from typer.core import TyperArgument
 
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 
-from . import archive_cmd, audit_cmds, regress_cmd, verify_cmd
+from . import archive_cmd, audit_cmds, regress_cmd, rules_cmd, verify_cmd
 from .common import (
     console,
     fail,
@@ -41,6 +41,11 @@ if TYPE_CHECKING:
 # --rules offers these names (help, completion, validation); a test keeps them the presets
 RuleName = Literal["eram41", "qahwa41", "sahrat41", "sahrat400", "classic"]
 RULE_SETS: tuple[str, ...] = get_args(RuleName)
+# ... and the house-rule variants shipped in tarneeb/replay/rulefiles (a test keeps them so)
+VariantName = Literal["house400", "house400-31", "house400-61", "house400-double56",
+                      "house400-double56-31", "house400-double56-61", "house-classic31"]
+VARIANTS: tuple[str, ...] = get_args(VariantName)
+RuleChoice = Literal[RuleName, VariantName]
 
 
 def _version(value: bool) -> None:
@@ -67,6 +72,7 @@ def _main(
 audit_cmds.register(app)
 regress_cmd.register(app)
 archive_cmd.register(app)
+rules_cmd.register(app)
 
 out = console()
 err = console(stderr=True)
@@ -82,6 +88,7 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 def load_rules(name: str | None, options: list[str] | None, rules_file: Path | None) -> RuleSet:
+    from tarneeb.replay.houserules import rule_set
     from tarneeb.replay.rules import (
         RulesError,
         check_preset_name,
@@ -95,7 +102,10 @@ def load_rules(name: str | None, options: list[str] | None, rules_file: Path | N
         if rules_file is not None:
             return check_preset_name(load_rules_file(rules_file).with_options(**opts))
         if name is None:
-            fail(f"give --rules NAME ({', '.join(RULE_SETS)}) or --rules-file FILE")
+            fail(f"give --rules NAME ({', '.join(RULE_SETS)}, or a shipped variant: "
+                 "tarneeb rules) or --rules-file FILE")
+        if name in VARIANTS:
+            return rule_set(name).with_options(**opts)
         return house_preset(name, opts)
     except (RulesError, TypeError) as e:
         fail(str(e))
@@ -253,8 +263,9 @@ def report(
 def play(
     output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
                                          help="Where to write the log (- for stdout).")],
-    rules: Annotated[RuleName | None, typer.Option(
-        metavar="NAME", help=f"Rule set: {', '.join(RULE_SETS)}.")] = None,
+    rules: Annotated[RuleChoice | None, typer.Option(
+        metavar="NAME", help=f"Rule set: {', '.join(RULE_SETS)}, or a shipped house-rule "
+                             "variant (tarneeb rules lists them).")] = None,
     option: Annotated[list[str] | None, typer.Option(
         metavar="KEY=VALUE", help="House option, e.g. target=61 (repeatable).")] = None,
     rules_file: Annotated[Path | None, typer.Option(

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .engine import BID_BASE, Hand, qualifying_players, team_of
+from .engine import BID_BASE, Hand, break_tie, match_winner, qualifying_players, team_of
 from .rules import RuleSet
 
 
@@ -33,11 +33,19 @@ def all_paths(rules: RuleSet) -> set[str]:
     """Every path a corpus for ``rules`` should exercise."""
     common = {"cancelled", "cancelled-in-a-row", "negative-total", "timer-bid", "timer-play",
               "match-won"}
+    common |= {f"bid-{b}-{made}" for b in (11, 12, 13) for made in ("made", "failed")}
+    if rules.made_13_wins:
+        common.add("made-13-wins")
     if rules.scoring == "team":
-        return common | {"classic-made", "classic-failed", "auction-ended-on-13",
-                         "auction-all-pass", "kaboot-made", "kaboot-failed",
-                         "all-13-without-13", "timer-trump"}
-    paths = common | {"partner-blocks-win"}
+        team = common | {"classic-made", "classic-failed", "auction-all-pass", "kaboot-made",
+                         "kaboot-failed", "all-13-without-13", "timer-trump",
+                         "declarers-no-trick", "kaboot-failed-no-trick"}
+        team.add("auction-ended-on-13" if rules.auction_ends_on_13
+                 else "auction-passes-after-13")
+        return team
+    paths = common | {"partner-blocks-win", "no-trick"}
+    if rules.timer_bid == "reach_minimum":
+        paths.add("timer-bid-reaches-minimum")
     for bid in range(rules.min_bid, 14):
         for score in {0, *(s for s, _ in rules.min_bid_steps),
                       *([rules.values_high_from] if rules.values_high_from is not None else [])}:
@@ -48,6 +56,9 @@ def all_paths(rules: RuleSet) -> set[str]:
         paths.add("partner-blocks-win:zero")
     paths |= {f"both-qualify:{rules.tie_label}", "both-qualify-equal", "both-qualify-decided"} \
         if rules.tie != ("play_on",) else {"both-qualify:play_on"}
+    if rules.tie[-1] != "play_on":  # a team as the fallback: every link of the chain decides
+        paths -= {"both-qualify-equal"}
+        paths |= {f"tie-decided:{step}" for step in rules.tie}
     for _, low in rules.min_bid_steps:
         paths.add(f"min-bid:{low}")
     for _, low in rules.min_total_steps:
@@ -68,6 +79,9 @@ def exercised_paths(rules: RuleSet, history: Sequence[Hand], timers: Sequence[in
         n_calls = len(hand.calls)
         if timer & ((1 << n_calls) - 1):
             seen["timer-bid"] += 1
+            if rules.timer_bid == "reach_minimum" and _timer_reached_minimum(rules, hand, timer,
+                                                                              before):
+                seen["timer-bid-reaches-minimum"] += 1
         if rules.bidding == "auction" and hand.declarer is not None and timer >> n_calls & 1:
             seen["timer-trump"] += 1
         if timer >> (n_calls + (1 if hand.declarer is not None else 0)):
@@ -92,7 +106,7 @@ def exercised_paths(rules: RuleSet, history: Sequence[Hand], timers: Sequence[in
             before = list(hand.totals) if hand.totals else before
             continue
         if rules.scoring == "team":
-            _team_paths(hand, seen)
+            _team_paths(rules, hand, seen)
         else:
             for seat in range(4):
                 bid = hand.bid_of(seat)
@@ -100,7 +114,14 @@ def exercised_paths(rules: RuleSet, history: Sequence[Hand], timers: Sequence[in
                     continue
                 made = "made" if hand.tricks[seat] >= bid else "failed"
                 seen[f"{made}:{value_class(rules, bid, before[seat])}"] += 1
+                if bid >= 11:
+                    seen[f"bid-{bid}-{made}"] += 1
+                if hand.tricks[seat] == 0:
+                    seen["no-trick"] += 1
             _win_paths(rules, hand, seen)
+        if rules.made_13_wins and hand.winner is not None and _made_13(hand) and match_winner(
+                rules.with_options(made_13_wins=False), hand, hand.totals) != hand.winner:
+            seen["made-13-wins"] += 1  # the made 13 won a match the totals did not
         if any(t < 0 for t in hand.totals):
             seen["negative-total"] += 1
         if hand.winner is not None:
@@ -109,19 +130,45 @@ def exercised_paths(rules: RuleSet, history: Sequence[Hand], timers: Sequence[in
     return seen
 
 
-def _team_paths(hand: Hand, seen: Counter[str]) -> None:
+def _made_13(hand: Hand) -> bool:
+    """A bid of 13 made in ``hand`` (a personal 13 taking all 13, or a classic 13 made)."""
+    if hand.contract is not None:
+        bteam = team_of(hand.declarer)
+        return hand.contract == 13 and hand.tricks[bteam] + hand.tricks[bteam + 2] == 13
+    return any(hand.bid_of(s) == 13 and hand.tricks[s] == 13 for s in range(4))
+
+
+def _timer_reached_minimum(rules: RuleSet, hand: Hand, timer: int, before: list[int]) -> bool:
+    """The last bidder's timer bid was raised above the lowest to reach the table minimum."""
+    k = len(hand.calls) - 1
+    if k < 0 or not timer >> k & 1:
+        return False
+    seat, action = hand.calls[k]
+    return seat == hand.dealer and action - BID_BASE > rules.lowest_bid(before[seat])
+
+
+def _team_paths(rules: RuleSet, hand: Hand, seen: Counter[str]) -> None:
     if hand.declarer is None or hand.contract is None:
         return
     bteam = team_of(hand.declarer)
     t = hand.tricks[bteam] + hand.tricks[bteam + 2]
+    made = "made" if t >= hand.contract else "failed"
+    if hand.contract >= 11:
+        seen[f"bid-{hand.contract}-{made}"] += 1
     if hand.contract == 13:
         seen["kaboot-made" if t == 13 else "kaboot-failed"] += 1
+        if t == 0:
+            seen["kaboot-failed-no-trick"] += 1
         if hand.calls[-1][1] == BID_BASE + 13:
             seen["auction-ended-on-13"] += 1
+        elif any(a == BID_BASE + 13 for _, a in hand.calls):
+            seen["auction-passes-after-13"] += 1
     else:
-        seen["classic-made" if t >= hand.contract else "classic-failed"] += 1
+        seen[f"classic-{made}"] += 1
         if t in (0, 13):
             seen["all-13-without-13"] += 1
+        if t == 0:
+            seen["declarers-no-trick"] += 1
 
 
 def _win_paths(rules: RuleSet, hand: Hand, seen: Counter[str]) -> None:
@@ -137,3 +184,5 @@ def _win_paths(rules: RuleSet, hand: Hand, seen: Counter[str]) -> None:
     if len({team_of(p) for p in qualifying}) == 2:
         seen[f"both-qualify:{rules.tie_label}"] += 1
         seen["both-qualify-equal" if hand.winner is None else "both-qualify-decided"] += 1
+        if rules.tie[-1] != "play_on":
+            seen[f"tie-decided:{break_tie(rules, totals, qualifying)[1]}"] += 1

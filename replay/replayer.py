@@ -49,6 +49,7 @@ from .engine import (
     describe_action,
 )
 from .findings import Verdict
+from .houserules import explain, nearest_preset, shipped
 from .logformat import (
     PASS_CODE,
     Abandonment,
@@ -177,20 +178,45 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
 
 
 def _note_rules(rules: RuleSet, v: Verdict) -> None:
-    """Say where rules that bear a preset's name differ from that preset."""
+    """A preset's name on rules it does not offer is a finding; otherwise say, in words,
+    where the rules differ from the preset (or shipped variant) of their name, or from the
+    nearest preset: "values a 10 at 30 (sahrat400: 40)"."""
     base = PRESETS.get(rules.name)
-    if base is None:
-        v.notes.append(f"house rules {rules.name!r}, recorded in full in the log")
-    elif base != rules:
-        changed = [k for k, x in base.to_dict().items() if rules.to_dict()[k] != x]
-        shown = ", ".join(f"{k}={rules.to_dict()[k]}" for k in changed)
+    if base is not None and base != rules:
         departures = preset_departures(rules)
         if departures:  # a log that says eram41 must be a game ERAM CARDS offers
+            changed = [k for k, x in base.to_dict().items() if rules.to_dict()[k] != x]
+            shown = ", ".join(f"{k}={rules.to_dict()[k]}" for k in changed)
             v.add("wrong-rules", f"the rules bear the name {rules.name} but are not "
                   f"{rules.name}: {', '.join(departures)} differ(s), where {rules.name} "
                   f"offers no such option ({shown})", offset=0)
-        else:
-            v.notes.append(f"rules {rules.name} with house options: {shown}")
+            return
+    v.notes.extend(rules_notes(rules))
+
+
+@functools.lru_cache(maxsize=64)
+def rules_notes(rules: RuleSet) -> tuple[str, ...]:
+    """The verdict's notes on ``rules`` (none for a preset or shipped variant as it stands).
+
+    >>> from tarneeb.replay.rules import preset
+    >>> rules_notes(preset("qahwa41", target=61))
+    ('rules qahwa41 with house options: plays to 61 (qahwa41: 41)',)
+    """
+    if rules.name in PRESETS:
+        if rules == PRESETS[rules.name]:
+            return ()
+        return (f"rules {rules.name} with house options: "
+                + "; ".join(explain(rules, PRESETS[rules.name])),)
+    variants = shipped()
+    if rules.name in variants:
+        if rules == variants[rules.name]:
+            return ()
+        return (f"house rules {rules.name!r} differ from the {rules.name} shipped with "
+                "tarneeb: " + "; ".join(explain(rules, variants[rules.name])),)
+    nearest = nearest_preset(rules)
+    said = "; ".join(explain(rules, nearest)) or "none"
+    return (f"house rules {rules.name!r}, recorded in full in the log; their differences "
+            f"from the nearest preset, {nearest.name}: {said}",)
 
 
 @functools.lru_cache(maxsize=64)

@@ -425,37 +425,59 @@ def load_rules_file(path: str | Path) -> RuleSet:
         values = [2, 3, 4, 10, 12, 14, 16, 27, 30, 33, 36, 40]
         partner_min = 0
     """
-    import tomllib
-
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise RulesError(f"{p}: cannot read rules file: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise RulesError(f"{p}: rules file is not UTF-8 text") from None
+    return parse_rules_text(text, str(p))[0]
+
+
+def parse_rules_text(text: str, where: str = "<rules>") -> tuple[RuleSet, str, str]:
+    """A rules file's text: the rule set, its base preset's name and its ``about`` line.
+
+    TOML has no null: ``values_high = []`` says there is no second value table.
+
+    >>> r, base, about = parse_rules_text('name = "x"\\nbase = "sahrat400"\\nvalues_high = []')
+    >>> base, r.values_high, r.values_high_from
+    ('sahrat400', None, None)
+    """
+    import tomllib  # only for rules files: a replay does not load it
+
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise RulesError(f"{p}: not valid TOML: {e}") from None
+        raise RulesError(f"{where}: not valid TOML: {e}") from None
     base_name = data.pop("base", None)
     if base_name is None:
-        raise RulesError(f"{p}: a rules file needs base = one of {', '.join(PRESETS)}")
+        raise RulesError(f"{where}: a rules file needs base = one of {', '.join(PRESETS)}")
+    about = data.pop("about", "")
+    if not isinstance(about, str):
+        raise RulesError(f"{where}: about must be text")
     if "fixed_trump" in data and isinstance(data["fixed_trump"], str):
         try:
             data["fixed_trump"] = parse_suit(data["fixed_trump"])
         except ValueError as e:
-            raise RulesError(f"{p}: fixed_trump: {e}") from None
+            raise RulesError(f"{where}: fixed_trump: {e}") from None
+    if data.get("values_high") == []:
+        if "values_high_from" in data:
+            raise RulesError(f"{where}: values_high = [] (no second table) takes no "
+                             "values_high_from")
+        data["values_high"] = data["values_high_from"] = None
     try:
         base = preset(str(base_name))
         merged = base.to_dict()
         merged.update(data)
         merged.setdefault("name", f"{base.name}-custom")
-        return check_preset_name(RuleSet.from_dict(merged))
+        return check_preset_name(RuleSet.from_dict(merged)), base.name, about
     except (RulesError, TypeError) as e:
-        raise RulesError(f"{p}: {e}") from None
+        raise RulesError(f"{where}: {e}") from None
 
 
 __all__ = [
     "CLASSIC", "ERAM41", "PRESETS", "QAHWA41", "SAHRAT41", "SAHRAT400",
     "RuleSet", "RulesError", "check_preset_name", "house_preset", "load_rules_file", "parse_option",
-    "preset", "preset_departures",
+    "parse_rules_text", "preset", "preset_departures",
 ]

@@ -47,6 +47,7 @@ from tarneeb.replay.engine import (
     MatchState,
     Phase,
     bid_action,
+    break_tie,
     match_winner,
     qualifying_players,
     score_hand,
@@ -54,11 +55,12 @@ from tarneeb.replay.engine import (
     trump_action,
 )
 from tarneeb.replay.findings import KINDS
+from tarneeb.replay.houserules import rule_set
 from tarneeb.replay.logformat import parse_log
 from tarneeb.replay.paths import all_paths, exercised_paths, value_class
 from tarneeb.replay.players import BotPlayer, Move, choose_card
 from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PRESETS, RuleSet, preset
+from tarneeb.replay.rules import PRESETS, RuleSet
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
 from tarneeb.testing.alterations import REGISTRY, Alteration, NotApplicable
 
@@ -104,7 +106,7 @@ def taking_card(state: MatchState, side: frozenset[int]) -> Card:
 
     >>> import random
     >>> from tarneeb.replay.players import shuffled_deals
-    >>> m = MatchState(preset("qahwa41"), first_dealer=0)
+    >>> m = MatchState(rule_set("qahwa41"), first_dealer=0)
     >>> m.deal(*shuffled_deals(random.Random(1))(0, 0))
     >>> for _ in range(4): m.apply(bid_action(3))
     >>> taking_card(m, frozenset({1})) in m.legal_actions()
@@ -222,10 +224,11 @@ class _Plan:
 
 
 def _dummy_hand(tricks: list[int], declarer: int | None = None,
-                contract: int | None = None) -> Hand:
+                contract: int | None = None, bids: Sequence[int] = ()) -> Hand:
     h = Hand(0, 0, (0, 0, 0, 0), None)
     h.tricks = list(tricks)
     h.declarer, h.contract = declarer, contract
+    h.calls = [(s, bid_action(b)) for s, b in enumerate(bids)]
     return h
 
 
@@ -246,8 +249,6 @@ class Director:
     """
 
     def __init__(self, rules: RuleSet, stages: Sequence[Stage], budget: int = 80) -> None:
-        if rules.made_13_wins:
-            raise ValueError("the director does not steer made_13_wins rules")
         self.rules = rules
         self.stages = list(stages)
         self.budget = budget
@@ -320,7 +321,7 @@ class Director:
             return [None]
         if personal:
             return [None, *(frozenset({s}) for s in range(4))]
-        return [None, frozenset({declarer, declarer ^ 2})]
+        return [None, frozenset({declarer, declarer ^ 2}), frozenset({declarer ^ 1, declarer ^ 3})]
 
     def _total_paths(self, before: list[int], after: list[int], winner: int | None,
                      cancelled: bool, prev_cancelled: bool) -> set[str]:
@@ -350,6 +351,8 @@ class Director:
                         out.add(f"both-qualify:{rules.tie_label}")
                         out.add("both-qualify-equal" if winner is None
                                 else "both-qualify-decided")
+                        if rules.tie[-1] != "play_on":
+                            out.add(f"tie-decided:{break_tie(rules, after, qualifying)[1]}")
         if winner is None:  # the next hand is dealt with these totals
             for _, low in rules.min_bid_steps:
                 if any(rules.lowest_bid(t) == low for t in after):
@@ -408,7 +411,7 @@ class Director:
                 keep |= set(failed[:2]) | ({13} if failed else set())
                 keep.add(lows[seat])
                 for b, (_, cls) in table.items():
-                    if cls in wanted_classes:
+                    if cls in wanted_classes or f"bid-{b}-{cls.split(':')[0]}" in remaining:
                         keep.add(b)
                 by_region = sorted(table, key=lambda b: (
                     st.distance([before[s] + (table[b][0] if s == seat else 0)
@@ -420,8 +423,15 @@ class Director:
                 if sum(bids) < low_total:
                     continue
                 after = [before[s] + combo[s][1] for s in range(4)]
-                winner = match_winner(rules, _dummy_hand(tricks), after)
+                winner = match_winner(rules, _dummy_hand(tricks, bids=bids), after)
                 paths = {c[2] for c in combo}
+                for s, b in enumerate(bids):
+                    if b >= 11:
+                        paths.add(f"bid-{b}-{'made' if tricks[s] >= b else 'failed'}")
+                    if tricks[s] == 0:
+                        paths.add("no-trick")
+                    if b == 13 and tricks[s] == 13 and winner is not None and rules.made_13_wins:
+                        paths.add("made-13-wins")
                 paths |= self._total_paths(before, after, winner, False, prev_cancelled)
                 plan = _Plan(state.deal_number, bids=bids, side=side, tricks=tricks)
                 options.append(((0, side_no, *bids), plan, after, winner, paths))
@@ -453,13 +463,22 @@ class Director:
                         hand.scores = scores
                         after = [before[s] + scores[s] for s in range(4)]
                         winner = match_winner(rules, hand, after)
+                        made = "made" if t >= contract else "failed"
+                        paths = {f"bid-{contract}-{made}"} if contract >= 11 else set()
                         if contract == 13:
-                            paths = {"kaboot-made" if t == 13 else "kaboot-failed",
-                                     "auction-ended-on-13"}
+                            paths |= {"kaboot-made" if t == 13 else "kaboot-failed",
+                                      "auction-ended-on-13" if rules.auction_ends_on_13
+                                      else "auction-passes-after-13"}
+                            if t == 0:
+                                paths.add("kaboot-failed-no-trick")
+                            if t == 13 and winner is not None and rules.made_13_wins:
+                                paths.add("made-13-wins")
                         else:
-                            paths = {"classic-made" if t >= contract else "classic-failed"}
+                            paths.add(f"classic-{made}")
                             if t in (0, 13):
                                 paths.add("all-13-without-13")
+                            if t == 0:
+                                paths.add("declarers-no-trick")
                         paths |= self._total_paths(before, after, winner, False, prev_cancelled)
                         plan = _Plan(state.deal_number, declarer=declarer, contract=contract,
                                      trump=suit, side=side, tricks=tricks)
@@ -513,7 +532,7 @@ class MatchSpec:
 
 def _players(spec: MatchSpec, seed: bytes) -> tuple[list[BotPlayer], Director | None]:
     rng = random.Random(MatchSecrets(seed).rng_seed)
-    director = Director(preset(spec.rules), spec.stages) if spec.stages else None
+    director = Director(rule_set(spec.rules), spec.stages) if spec.stages else None
     return [BotPlayer(random.Random(rng.getrandbits(64)), timer_rate=spec.timer_rate,
                       override=director) for _ in range(4)], director
 
@@ -524,7 +543,8 @@ def make_match(spec: MatchSpec) -> bytes:
     misses what the spec requires."""
     seed = seed_bytes(spec.seed_text)
     players, director = _players(spec, seed) if spec.steered else (None, None)
-    data = play_logged_match(spec.rules, seed=seed, players=players, seeded=spec.seeded)
+    data = play_logged_match(rule_set(spec.rules), seed=seed, players=players,
+                             seeded=spec.seeded)
     if director is not None or spec.requires:
         verdict = verify_bytes(data, count_paths=True)
         if director is not None:
@@ -575,6 +595,11 @@ def _personal(name: str) -> list[MatchSpec]:
                   (stage({"both-qualify-equal": 1}, {0: close, 1: close, 2: low, 3: low}),
                    stage({"both-qualify-decided": 1}, {2: low, 3: low}))),
     ]
+    out.append(MatchSpec(
+        name, "big-bids", "bids of 11, 12 and 13 made and failed, and a bidder who takes no "
+        "trick (one player takes the tricks, the others let it)",
+        (stage(BIG_BIDS | {"no-trick": 1}, {s: (-300, 0) for s in range(4)},
+               side_play=True),)))
     classes = sorted(p for p in all_paths(r) if p.startswith(("made:", "failed:"))
                      and "@" not in p)
     if len(classes) > 2:
@@ -599,10 +624,18 @@ def _personal(name: str) -> list[MatchSpec]:
     return out
 
 
+BIG_BIDS = {f"bid-{b}-{m}": 1 for b in (11, 12, 13) for m in ("made", "failed")}
+
+
 def _classic() -> list[MatchSpec]:
     name = "classic"
     keep = {0: (-40, 30), 1: (-40, 30)}
     return [
+        MatchSpec(name, "big-contracts", "contracts of 11 and 12 made and failed, declarers "
+                  "who take no trick, below 13 and on a 13 (the defenders take all 13)",
+                  (stage({p: 1 for p in BIG_BIDS if "13" not in p}
+                         | {"declarers-no-trick": 1, "kaboot-failed-no-trick": 1}, keep,
+                         side_play=True),)),
         MatchSpec(name, "01", "default players, as `tarneeb play --seed corpus-classic-01` "
                   "plays it"),
         MatchSpec(name, "timer", "every player leaves one move in five to the turn timer, "
@@ -622,16 +655,46 @@ def _classic() -> list[MatchSpec]:
     ]
 
 
+def _variants() -> list[MatchSpec]:
+    """Two of the shipped house-rule variants, through the paths their fields add."""
+    keep = {0: (-40, 20), 1: (-40, 20)}
+    return [
+        MatchSpec("house400", "01", "default players, as `tarneeb play --rules house400 "
+                  "--seed corpus-house400-01` plays it"),
+        MatchSpec("house400", "timer", "every player leaves one move in five to the turn "
+                  "timer, which raises the last bid to the table minimum", timer_rate=0.2,
+                  requires=frozenset({"timer-bid", "timer-play", "timer-bid-reaches-minimum"})),
+        MatchSpec("house400", "made-13", "one player bids 13 and takes every trick (the others "
+                  "let it): a made 13 wins the match at once",
+                  (stage({"made-13-wins": 1}, {s: (-30, 20) for s in range(4)},
+                         side_play=True),)),
+        *(MatchSpec("house400", f"tie-{step.replace('_', '-').replace('+', '')}",
+                    f"both teams qualify after one hand and the tie chain's step {step} "
+                    "decides", (stage({f"tie-decided:{step}": 1},
+                                      {0: (38, 40), 1: (38, 40), 2: (1, 12), 3: (1, 12)}),))
+          for step in rule_set("house400").tie),
+        MatchSpec("house-classic31", "01", "default players, as `tarneeb play --rules "
+                  "house-classic31 --seed corpus-house-classic31-01` plays it"),
+        MatchSpec("house-classic31", "after-13", "the others pass in turn after a 13; the "
+                  "defenders score twice their tricks on a failed 13, 13 for taking all 13 "
+                  "tricks, 26 against a 13",
+                  (stage({"auction-passes-after-13": 1, "kaboot-failed": 1,
+                          "declarers-no-trick": 1, "kaboot-failed-no-trick": 1}, keep,
+                         side_play=True),)),
+    ]
+
+
 MATCHES: list[MatchSpec] = [spec for name in RULE_SETS if name != "classic"
                             for spec in _personal(name)] + _classic() + [
     MatchSpec("eram41", "recorded-deals", "a platform without the seed protocol: every deal "
               "written out in the log, nothing committed", seeded=False),
-]
+] + _variants()
 
 # Variants found by `python -m tarneeb.testing.corpus fixtures --search`.
 VARIANTS: dict[str, int] = {
     "sahrat400-partner-blocks-win.tlog": 1,
     "sahrat400-both-qualify-equal.tlog": 3,
+    "house400-tie-team-total.tlog": 1,
 }
 
 MATCHES = [m.with_variant(VARIANTS.get(m.file, 0)) for m in MATCHES]

@@ -37,22 +37,36 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from tarneeb.replay.cards import deal_hands
-from tarneeb.replay.engine import MatchState
+from tarneeb.replay.cards import SPADES, SUIT_MASKS, colour_mate, deal_hands, make_card, mask_of
+from tarneeb.replay.engine import PASS, MatchState, Phase, bid_action, team_of, trump_action
+from tarneeb.replay.houserules import rule_set
 from tarneeb.replay.logformat import EndRecord
-from tarneeb.replay.players import BotPlayer, MatchTooLong, Move, play_match, shuffled_deals
+from tarneeb.replay.players import (
+    BotPlayer,
+    DealSource,
+    MatchTooLong,
+    Move,
+    estimate_tricks,
+    play_match,
+    shuffled_deals,
+)
 from tarneeb.replay.rules import (
     PAGE_OPTIONS,
     PRESETS,
     TIE_CHOICES,
     VALUES_400,
     RuleSet,
+<<<<<<< HEAD
     preset,
     preset_departures,
+=======
+    tie_chain,
+>>>>>>> 01c2790 (Shipped house rules and tarneeb rules)
 )
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
 from .alterations import EditableLog, rewrite, with_recorded_deals
+from .corpus import side_policy  # card play where one side takes the tricks
 from .regress import MatchScript, script_from_history
 
 HARD_CAP = 400  # hands; a match still running then is returned as it stands
@@ -75,13 +89,18 @@ def _ordered(default: Any, choices: tuple[Any, ...]) -> list[Any]:
 
 def rule_sets(names: tuple[str, ...] | list[str] | None = None, house_options: bool = True,
               variants: bool = False) -> SearchStrategy[RuleSet]:
-    """Rule sets: the presets ``names`` (default all five).
+    """Rule sets: the presets ``names`` (default all five; a shipped variant's name works too).
 
     ``house_options`` draws the options each platform's page offers (qahwa41's
     target and table minimum, classic's target); ``variants`` also draws other
     platforms' house rules: the partner rule, a made 13 winning outright, the tie
+<<<<<<< HEAD
     rule and another 400 value table, under the preset's name with ``-house`` after it
     (a preset's own name is kept for the options its platform offers).
+=======
+    rule (a single rule or a chain), the timer's bid, another 400 value table, the
+    classic defenders' scores and whether the auction goes on after a 13.
+>>>>>>> 01c2790 (Shipped house rules and tarneeb rules)
 
     >>> from hypothesis import find
     >>> find(rule_sets(["qahwa41"]), lambda r: r.target == 61).min_total
@@ -89,21 +108,34 @@ def rule_sets(names: tuple[str, ...] | list[str] | None = None, house_options: b
     """
     chosen = list(names) if names is not None else list(PRESETS)
     for n in chosen:
-        preset(n)  # unknown names fail here, not inside a test
+        rule_set(n)  # unknown names fail here, not inside a test
 
     @st.composite
     def build(draw: st.DrawFn) -> RuleSet:
         name = draw(st.sampled_from(chosen))
-        base = PRESETS[name]
+        base = rule_set(name)
         options: dict[str, Any] = {}
         if house_options:
-            for key, choices in PAGE_OPTIONS[name].items():
+            for key, choices in PAGE_OPTIONS.get(name, {}).items():
                 options[key] = draw(st.sampled_from(_ordered(getattr(base, key), choices)))
         if variants:
             options["partner_min"] = draw(st.sampled_from(_ordered(base.partner_min, (0, 1))))
             options["made_13_wins"] = draw(st.booleans())
             if base.scoring == "personal":
-                options["tie"] = draw(st.sampled_from(_ordered(base.tie, TIE_CHOICES)))
+                ties = (*(tie_chain(n) for n in (*TIE_CHOICES, "team_0+2")),
+                        ("highest_player", "team_total", "team_0+2"),
+                        ("team_total", "highest_player", "team_1+3"))
+                options["tie"] = draw(st.sampled_from(_ordered(base.tie, ties)))
+                options["timer_bid"] = draw(st.sampled_from(
+                    _ordered(base.timer_bid, ("lowest", "reach_minimum"))))
+            else:
+                options["kaboot_defenders_factor"] = draw(st.sampled_from(
+                    _ordered(base.kaboot_defenders_factor, (1, 2))))
+                options["defenders_all_tricks_value"] = draw(st.sampled_from(
+                    _ordered(base.defenders_all_tricks_value, (16, 13))))
+                options["kaboot_defenders_all_tricks_value"] = draw(st.sampled_from(
+                    _ordered(base.kaboot_defenders_all_tricks_value, (16, 13, 26))))
+                options["auction_ends_on_13"] = draw(st.booleans().map(lambda b: not b))
             if base.values == VALUES_400:
                 options["values"] = draw(st.sampled_from(_ordered(base.values, (
                     VALUES_400, (2, 3, 4, 10, 12, 14, 16, 27, 30, 33, 36, 40)))))
@@ -137,17 +169,34 @@ def deals(dealer: int | None = None) -> SearchStrategy[Deal]:
 
 # ---------------------------------------------------------------------- matches
 
+# A hand steered to a big bid: (the bidder: its rank by hand strength, or with a stacked
+# deal its place after the dealer; the bid, 11-13; who takes the tricks: 0 the bots' own
+# play, 1 the bidder's side, 2 the other side; whether the deal is stacked for it)
+BigBid = tuple[int, int, int, bool]
+
+
 class _Steered:
     """Four bots in one: the drawn style for the first ``steered_hands`` hands, with the moves
-    numbered in ``swaps`` replaced by another legal move; plain bots after that."""
+    numbered in ``swaps`` replaced by another legal move; plain bots after that.
+
+    ``big`` names hands where one seat bids high (:data:`BigBid`). Without a stacked deal
+    the bidder is the seat of that rank by hand strength (the strongest first; the weakest
+    first when the other side is to take the tricks); a stacked deal (:func:`matches` only:
+    a log's deals come from its seeds) gives the bidder the 13 highest cards, or the bidder
+    and its partner the 26 lowest. In the auction the others pass that hand, and the
+    declarer names the suit the taking side holds most of. This reaches bids of 11-13 made
+    and failed, bidders who take no trick, defenders who take all 13, and a made 13.
+    """
 
     def __init__(self, seed: int, bid_shift: int, aggression: float, timer_rate: float,
-                 swaps: dict[int, int], steered_hands: int) -> None:
+                 swaps: dict[int, int], steered_hands: int,
+                 big: dict[int, BigBid] | None = None) -> None:
         rng = random.Random(seed)
         self.bots = [BotPlayer(random.Random(rng.getrandbits(64)), timer_rate=timer_rate,
                                bid_shift=bid_shift, aggression=aggression) for _ in range(4)]
         self.plain = BotPlayer(random.Random(seed))
         self.swaps, self.steered_hands = swaps, steered_hands
+        self.big = big or {}
         self.moves = 0
 
     def choose(self, state: MatchState) -> Move:
@@ -155,10 +204,56 @@ class _Steered:
         self.moves += 1
         if state.deal_number >= self.steered_hands:
             return self.plain.choose(state)
+        big = self.big.get(state.deal_number)
+        if big is not None:
+            move = _big_bid_move(state, *big)
+            if move is not None:
+                return move
         if k in self.swaps:
             legal = state.legal_actions()
             return Move(legal[self.swaps[k] % len(legal)])
         return self.bots[state.current_player].choose(state)
+
+
+def _big_bid_move(state: MatchState, rank: int, bid: int, takers: int, stacked: bool
+                  ) -> Move | None:
+    """The move of a hand steered to a big bid (see :class:`_Steered`), or ``None``."""
+    hand = state.hand
+    seat = state.current_player
+    if hand.declarer is not None:
+        bidder = hand.declarer
+    elif stacked:
+        bidder = (state.dealer + 1 + rank) & 3
+    else:  # the bidder: by hand strength, the strongest seat for rank 0, the weakest for 3
+        bidder = sorted(range(4), key=lambda s: (-_strength(state.hands[s], state.trump), s))[
+            rank if takers != 2 else 3 - rank]
+    if state.phase == Phase.BID:
+        if state.rules.bidding == "personal":
+            if seat != bidder:
+                return None
+            return Move(bid_action(max(bid, state.lowest_bid(seat))))
+        legal = state.legal_actions()
+        return Move(bid_action(bid) if seat == bidder and bid_action(bid) in legal else PASS)
+    if takers == 0:
+        return None
+    if state.rules.scoring == "personal":
+        side = frozenset({bidder}) if takers == 1 else frozenset({bidder ^ 1, bidder ^ 3})
+    else:
+        team = team_of(bidder) if takers == 1 else 1 - team_of(bidder)
+        side = frozenset({team, team + 2})
+    if state.phase == Phase.TRUMP:  # the suit the taking side holds most of
+        held = state.hands[min(side)] | state.hands[max(side)]
+        suit = max(range(4), key=lambda s: ((held & SUIT_MASKS[s]).bit_count(), -s))
+        return Move(trump_action(suit))
+    if state.phase != Phase.PLAY:
+        return None
+    return Move(side_policy(side)(state))
+
+
+def _strength(held: int, trump: int | None) -> float:
+    if trump is not None:
+        return estimate_tricks(held, trump)
+    return max(estimate_tricks(held, s) for s in range(4))
 
 
 def _rules_strategy(rules: RuleSet | str | SearchStrategy[RuleSet] | None,
@@ -166,7 +261,7 @@ def _rules_strategy(rules: RuleSet | str | SearchStrategy[RuleSet] | None,
     if rules is None:
         return rule_sets()
     if isinstance(rules, str):
-        return st.just(preset(rules))
+        return st.just(rule_set(rules))
     if isinstance(rules, RuleSet):
         return st.just(rules)
     return rules
@@ -181,12 +276,55 @@ def _steering(steered_hands: int) -> SearchStrategy[dict[str, Any]]:
         "swaps": st.dictionaries(st.integers(0, 60 * steered_hands), st.integers(0, 70),
                                  max_size=6),
         "steered_hands": st.just(steered_hands),
+        "big": st.dictionaries(st.integers(0, max(0, steered_hands - 1)),
+                               st.tuples(st.integers(0, 3), st.sampled_from((11, 12, 13)),
+                                         st.sampled_from((1, 2, 0)), st.booleans()),
+                               max_size=3),
     })
+
+
+def _stacked(deals: DealSource, big: dict[int, BigBid], rules: RuleSet) -> DealSource:
+    """``deals``, with the hands of ``big`` that ask for it stacked for their bidder: every
+    card of the trump suit (or, where the dealer must show a card of another suit, all but
+    one and that suit's ace), or with its partner the 26 lowest cards."""
+    def source(n: int, dealer: int) -> tuple[tuple[int, int, int, int], int | None]:
+        hands, thirteenth = deals(n, dealer)
+        plan = big.get(n)
+        if plan is None or not plan[3] or plan[2] == 0:
+            return hands, thirteenth
+        bidder = (dealer + 1 + plan[0]) & 3
+        shown = None
+        if plan[2] == 2:  # the bidder and its partner hold the 26 lowest cards
+            by_rank = sorted(range(52), key=lambda c: (c % 13, c // 13))
+            seats, chosen = [bidder ^ 2, bidder], by_rank[:26]
+        else:
+            trump = rules.fixed_trump if rules.trump == "fixed" else SPADES
+            chosen = [c for c in range(52) if c // 13 == trump]
+            if rules.reveals_card:  # the dealer shows the ace of the trump's colour-mate
+                shown = make_card(12, colour_mate(trump))
+                if bidder == dealer:
+                    chosen = [*chosen[1:], shown]
+            seats = [bidder]
+        out = list(hands)
+        rest = [c for c in range(52) if c not in chosen and c != shown]
+        for i, seat in enumerate(seats):
+            out[seat] = mask_of(chosen[13 * i:13 * i + 13])
+        others = [s for s in range(4) if s not in seats]
+        if shown is not None and bidder != dealer:
+            rest.insert(others.index(dealer), shown)  # dealt to the dealer below
+        for i, seat in enumerate(others):
+            out[seat] = mask_of(rest[i::len(others)])
+        if shown is not None:
+            thirteenth = shown
+        elif thirteenth is None or not out[dealer] >> thirteenth & 1:
+            thirteenth = out[dealer].bit_length() - 1  # a card of the dealer's
+        return tuple(out), thirteenth  # type: ignore[return-value]
+    return source
 
 
 def _play(rules: RuleSet, first_dealer: int, steer: dict[str, Any]) -> MatchScript:
     player = _Steered(**steer)
-    deal_source = shuffled_deals(random.Random(steer["seed"]))
+    deal_source = _stacked(shuffled_deals(random.Random(steer["seed"])), steer["big"], rules)
     try:
         state, _ = play_match(rules, first_dealer, deal_source, [player] * 4, max_hands=HARD_CAP)
     except MatchTooLong as e:  # returned as it stands

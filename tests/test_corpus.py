@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tarneeb.replay.findings import KINDS, Verdict
+from tarneeb.replay.houserules import nearest_preset, rule_set
 from tarneeb.replay.logformat import parse_log
 from tarneeb.replay.paths import all_paths
 from tarneeb.replay.replayer import verify_bytes
@@ -45,7 +46,7 @@ def test_clean_log_verifies_clean(name: str) -> None:
     v = verdict(name)
     assert v.clean, [str(f) for f in v.findings] + [v.error or ""]
     assert v.paths["match-won"] == 1
-    assert name.split("-")[0] == parse_log((MATCHES / name).read_bytes()).header.rules.name
+    assert name.startswith(parse_log((MATCHES / name).read_bytes()).header.rules.name + "-")
 
 
 @pytest.mark.parametrize("rules", sorted(PRESETS))
@@ -55,6 +56,26 @@ def test_every_path_of_every_preset_has_a_log(rules: str) -> None:
         if name.startswith(f"{rules}-"):
             seen |= set(verdict(name).paths)
     missing = all_paths(PRESETS[rules]) - seen
+    assert not missing, f"{rules}: no log goes through {', '.join(sorted(missing))}"
+
+
+# The paths that a shipped variant's own fields add, beyond its nearest preset's; and the
+# paths where the fields it changes score (the defenders' values of house-classic31).
+VARIANT_EXTRA = {"house400": set(),
+                 "house-classic31": {"kaboot-failed", "declarers-no-trick",
+                                     "kaboot-failed-no-trick"}}
+
+
+@pytest.mark.parametrize("rules", sorted(VARIANT_EXTRA))
+def test_every_path_a_shipped_variant_adds_has_a_log(rules: str) -> None:
+    variant = rule_set(rules)
+    wanted = all_paths(variant) - all_paths(nearest_preset(variant)) | VARIANT_EXTRA[rules]
+    assert "made-13-wins" in wanted or variant.scoring == "team"
+    seen: set[str] = set()
+    for name in CLEAN_FILES:
+        if name.startswith(f"{rules}-"):
+            seen |= set(verdict(name).paths)
+    missing = wanted - seen
     assert not missing, f"{rules}: no log goes through {', '.join(sorted(missing))}"
 
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from tarneeb.replay.engine import PASS, TRUMP_BASE, MatchState, check_deal
 from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.paths import exercised_paths
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PAGE_OPTIONS, PRESETS, RuleSet, preset_departures
 from tarneeb.testing import (
@@ -114,3 +115,26 @@ def test_a_property_test_catches_the_broken_engine() -> None:
 def test_rule_sets_refuse_unknown_names() -> None:
     with pytest.raises(ValueError, match="unknown rule set"):
         rule_sets(["bridge"])
+
+
+BIG = {f"bid-{b}-{m}" for b in (11, 12, 13) for m in ("made", "failed")}
+
+
+@pytest.mark.parametrize(("names", "wanted"), [
+    (["classic"], BIG | {"declarers-no-trick", "kaboot-failed-no-trick", "made-13-wins",
+                         "auction-passes-after-13"}),
+    (["eram41", "sahrat400"], BIG | {"no-trick", "made-13-wins"}),
+])
+def test_matches_reach_big_bids_made_and_failed(names: list[str], wanted: set[str]) -> None:
+    """Bids of 11-13 made and failed, a bidder (or the declarers) taking no trick, defenders
+    taking all 13, a made 13 that wins the match where the rules say so."""
+    seen: Counter[str] = Counter()
+
+    @settings(max_examples=120, deadline=None, database=None, derandomize=True,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(matches(rule_sets(names, variants=True)))
+    def collect(m: MatchScript) -> None:
+        seen.update(set(exercised_paths(m.rules, _replay(m).history, [])))
+
+    collect()
+    assert not wanted - set(seen), f"never reached: {sorted(wanted - set(seen))}"
