@@ -306,3 +306,8 @@ def test_play_takes_a_shipped_variant_by_name(capsys: pytest.CaptureFixture[str]
     assert parse_log(log.read_bytes()).header.rules == rule_set("house-classic31")
     code, out, _ = run(capsys, "verify", str(log))
     assert code == 0 and "clean" in out
+
+
+def test_play_offers_every_shipped_variant() -> None:
+    from tarneeb.cli.app import VARIANTS as OFFERED
+    assert sorted(OFFERED) == sorted(shipped())
