@@ -695,6 +695,7 @@ VARIANTS: dict[str, int] = {
     "sahrat400-partner-blocks-win.tlog": 1,
     "sahrat400-both-qualify-equal.tlog": 3,
     "house400-tie-team-total.tlog": 1,
+    "house400-tie-team-02.tlog": 3,
 }
 
 MATCHES = [m.with_variant(VARIANTS.get(m.file, 0)) for m in MATCHES]
