@@ -39,7 +39,7 @@ from hypothesis.strategies import SearchStrategy
 
 from tarneeb.replay.cards import SPADES, SUIT_MASKS, colour_mate, deal_hands, make_card, mask_of
 from tarneeb.replay.engine import PASS, MatchState, Phase, bid_action, team_of, trump_action
-from tarneeb.replay.houserules import rule_set
+from tarneeb.replay.houserules import rule_set, shipped
 from tarneeb.replay.logformat import EndRecord
 from tarneeb.replay.players import (
     BotPlayer,
@@ -56,12 +56,8 @@ from tarneeb.replay.rules import (
     TIE_CHOICES,
     VALUES_400,
     RuleSet,
-<<<<<<< HEAD
-    preset,
     preset_departures,
-=======
     tie_chain,
->>>>>>> 01c2790 (Shipped house rules and tarneeb rules)
 )
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
@@ -94,13 +90,10 @@ def rule_sets(names: tuple[str, ...] | list[str] | None = None, house_options: b
     ``house_options`` draws the options each platform's page offers (qahwa41's
     target and table minimum, classic's target); ``variants`` also draws other
     platforms' house rules: the partner rule, a made 13 winning outright, the tie
-<<<<<<< HEAD
-    rule and another 400 value table, under the preset's name with ``-house`` after it
-    (a preset's own name is kept for the options its platform offers).
-=======
     rule (a single rule or a chain), the timer's bid, another 400 value table, the
-    classic defenders' scores and whether the auction goes on after a 13.
->>>>>>> 01c2790 (Shipped house rules and tarneeb rules)
+    classic defenders' scores and whether the auction goes on after a 13, under the
+    preset's (or variant's) name with ``-house`` after it (a preset's own name is kept for
+    the options its platform offers).
 
     >>> from hypothesis import find
     >>> find(rule_sets(["qahwa41"]), lambda r: r.target == 61).min_total
@@ -141,8 +134,8 @@ def rule_sets(names: tuple[str, ...] | list[str] | None = None, house_options: b
                     VALUES_400, (2, 3, 4, 10, 12, 14, 16, 27, 30, 33, 36, 40)))))
         options = {k: v for k, v in options.items() if getattr(base, k) != v}
         rules = base.with_options(**options) if options else base
-        if preset_departures(rules):  # other house rules go under a name of their own
-            rules = rules.with_options(name=f"{name}-house")
+        if preset_departures(rules) or (rules != base and name in shipped()):
+            rules = rules.with_options(name=f"{name}-house")  # a name of their own
         return rules
 
     return build()
