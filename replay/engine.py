@@ -91,6 +91,11 @@ class Phase(enum.IntEnum):
     OVER = 4  # the match is won
 
 
+# the phases as plain names: a class attribute of an Enum costs a lookup through its
+# metaclass, and the replay compares phases a few times a hand
+_DEAL, _BID, _TRUMP, _PLAY, _OVER = Phase
+
+
 class IllegalAction(ValueError):
     """An action that the rules do not allow now; ``kind`` says which rule.
 
@@ -182,7 +187,7 @@ class MatchState:
         self.dealer = first_dealer
         self.deal_number = 0
         self.totals = [0, 0, 0, 0]
-        self.phase = Phase.DEAL
+        self.phase = _DEAL
         self.current_player: int | None = None
         self.history: list[Hand] = []  # finished hands, scored or cancelled
         self.hand: Hand | None = None  # the hand under way
@@ -220,7 +225,7 @@ class MatchState:
         ``validate=False`` skips the check that the masks are a deal, for deals that are
         one by construction (derived from a deck order).
         """
-        if self.phase != Phase.DEAL:
+        if self.phase != _DEAL:
             raise IllegalAction("wrong-phase",
                                 f"cannot deal now: the match is in {self.phase.name}")
         if validate:
@@ -237,13 +242,13 @@ class MatchState:
         self._passed = [False] * 4
         self._trick = []
         self._led = -1
-        self.phase = Phase.BID
+        self.phase = _BID
         self.current_player = (self.dealer + 1) & 3
 
     # ------------------------------------------------------------------ queries
     @property
     def is_over(self) -> bool:
-        return self.phase == Phase.OVER
+        return self.phase == _OVER
 
     @property
     def trick(self) -> list[Card]:
@@ -263,14 +268,14 @@ class MatchState:
     def legal_actions(self) -> list[Action]:
         """The actions the seat to move may take, in increasing order."""
         p = self.phase
-        if p == Phase.PLAY:
+        if p == _PLAY:
             return cards_of(self._legal_mask())
-        if p == Phase.BID:
+        if p == _BID:
             if self.rules.bidding == "personal":
                 return [BID_BASE + n for n in range(self.lowest_bid(self.current_player), 14)]
             low = max(self.rules.auction_min, self._highest_call() + 1)
             return [BID_BASE + n for n in range(low, 14)] + [PASS]
-        if p == Phase.TRUMP:
+        if p == _TRUMP:
             return [TRUMP_BASE + s for s in range(4)]
         return []
 
@@ -286,12 +291,12 @@ class MatchState:
         """Why ``action`` is illegal now, or ``None`` when it is legal."""
         p = self.phase
         seat = self.current_player
-        if p == Phase.OVER:
+        if p == _OVER:
             return IllegalAction("over", "the match is already won")
-        if p == Phase.DEAL:
+        if p == _DEAL:
             return IllegalAction("wrong-phase", "waiting for a deal")
         who = SEAT_NAMES[seat]
-        if p == Phase.PLAY:
+        if p == _PLAY:
             if not is_play(action):
                 return IllegalAction("wrong-phase",
                                      f"{who} must play a card, not {describe_action(action)}")
@@ -304,7 +309,7 @@ class MatchState:
                     "renege", f"{who} played {card_name(action)} on a "
                     f"{SUIT_SYMBOLS[self._led]} lead while holding {SUIT_SYMBOLS[self._led]}")
             return None
-        if p == Phase.TRUMP:
+        if p == _TRUMP:
             if not is_trump_choice(action):
                 return IllegalAction("wrong-phase", f"{who} must name the trump")
             return None
@@ -343,16 +348,16 @@ class MatchState:
         between suits are all accepted. Naming the trump: the longest suit held.
         """
         p = self.phase
-        if p == Phase.BID:
+        if p == _BID:
             if self.rules.bidding == "personal":
                 return [BID_BASE + self._timer_bid(self.current_player)]
             return [PASS]
-        if p == Phase.TRUMP:
+        if p == _TRUMP:
             held = self.hands[self.current_player]
             lengths = [(held & SUIT_MASKS[s]).bit_count() for s in range(4)]
             longest = max(lengths)
             return [TRUMP_BASE + s for s in range(4) if lengths[s] == longest]
-        if p == Phase.PLAY:
+        if p == _PLAY:
             legal = self._legal_mask()
             plain = legal & ~SUIT_MASKS[self.trump] if self.trump is not None else legal
             pool = cards_of(plain or legal)
@@ -392,9 +397,9 @@ class MatchState:
         can hold (see :meth:`apply`); anything else corrupts the state.
         """
         p = self.phase
-        if p == Phase.PLAY:
+        if p == _PLAY:
             self._play(action)
-        elif p == Phase.BID:
+        elif p == _BID:
             self._bid(action)
         else:
             self._name_trump(action - TRUMP_BASE)
@@ -410,7 +415,7 @@ class MatchState:
                 if total < self.lowest_total():
                     self._finish_cancelled()
                 else:
-                    self.phase = Phase.PLAY
+                    self.phase = _PLAY
                     self.leader = self.current_player = (self.dealer + 1) & 3
             else:
                 self.current_player = (seat + 1) & 3
@@ -428,7 +433,7 @@ class MatchState:
         if (high == 13 and self.rules.auction_ends_on_13) or (n_passed == 3 and high > 0):
             declarer = next(s for s in range(4) if self._bids[s] == high)
             hand.declarer, hand.contract = declarer, high
-            self.phase = Phase.TRUMP
+            self.phase = _TRUMP
             self.current_player = declarer
             return
         nxt = (seat + 1) & 3
@@ -438,7 +443,7 @@ class MatchState:
 
     def _name_trump(self, suit: int) -> None:
         self.trump = self.hand.trump = suit
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.leader = self.current_player = self.hand.declarer
 
     def _play(self, card: Card) -> None:
@@ -476,7 +481,7 @@ class MatchState:
         >>> m.apply_calls([(1, bid_action(7)), (2, PASS), (3, bid_action(7))])  # 7 is not higher
         2
         """
-        if self.phase != Phase.BID:
+        if self.phase != _BID:
             return 0
         rules, totals, bids = self.rules, self.totals, self._bids
         n = 0
@@ -495,13 +500,13 @@ class MatchState:
                     if sum(bids) < self.lowest_total():  # type: ignore[arg-type]
                         self._finish_cancelled()
                     else:
-                        self.phase = Phase.PLAY
+                        self.phase = _PLAY
                         self.leader = self.current_player = (self.dealer + 1) & 3
                     break
                 self.current_player = (seat + 1) & 3
             return n
         for seat, action in calls:
-            if self.phase != Phase.BID or seat != self.current_player:
+            if self.phase != _BID or seat != self.current_player:
                 break
             if action != PASS and not (
                     max(rules.auction_min, self._highest_call() + 1) <= action - BID_BASE <= 13):
@@ -525,7 +530,7 @@ class MatchState:
         >>> m.play_cards(bytes([0, 1, 2, 3, 40]))  # seat 1 cannot lead: it is seat 0's turn
         4
         """
-        if self.phase != Phase.PLAY:
+        if self.phase != _PLAY:
             return 0
         hands = self.hands
         hand = self.hand
@@ -603,7 +608,7 @@ class MatchState:
         >>> m.phase  # the trump is spades (the 13th card's suit), not none: nothing done
         <Phase.DEAL: 0>
         """
-        if self.phase != Phase.DEAL:
+        if self.phase != _DEAL:
             return None
         rules = self.rules
         deal_trump = rules.trump_for_deal(thirteenth) if thirteenth is not None \
@@ -643,7 +648,7 @@ class MatchState:
         The engine calls this itself after the 13th trick. The replayer also calls it
         to carry on past a hand it could not replay, with the scores the log claims.
         """
-        if self.phase == Phase.OVER:
+        if self.phase == _OVER:
             raise IllegalAction("over", "the match is already won")
         if self.hand is None:  # a hand that could not even be dealt
             self.hand = Hand(self.deal_number, self.dealer, (0, 0, 0, 0), None)
@@ -662,7 +667,7 @@ class MatchState:
         self.dealer = (self.dealer + 1) & 3
         self.trump = None
         self.current_player = None
-        self.phase = Phase.OVER if self.winner is not None else Phase.DEAL
+        self.phase = _OVER if self.winner is not None else _DEAL
 
 
 def check_deal(hands: tuple[Mask, ...], dealer: int, thirteenth: Card | None,
