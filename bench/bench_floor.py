@@ -42,8 +42,9 @@ import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarneeb.audit.encoding import DEAL_TAG
+from tarneeb.replay.logformat import read_log
 from tarneeb.replay.logstream import MOVE_RUN
-from tarneeb.replay.replayer import verify_file
+from tarneeb.replay.replayer import verify_file, verify_log
 
 _IPAD = bytes(b ^ 0x36 for b in range(256))
 _OPAD = bytes(b ^ 0x5C for b in range(256))
@@ -99,7 +100,15 @@ def floor(path: Path | str) -> int:
 
 
 def full(path: Path | str) -> None:
+    """Full verification, as ``tarneeb verify`` does it."""
     v = verify_file(str(path))
+    if not v.clean:
+        raise SystemExit(f"bench: {path} did not verify clean: {v.findings} {v.error}")
+
+
+def move_by_move(path: Path | str) -> None:
+    """Full verification with every hand replayed move by move (``fast=False``)."""
+    v = verify_log(read_log(str(path)), str(path), fast=False)
     if not v.clean:
         raise SystemExit(f"bench: {path} did not verify clean: {v.findings} {v.error}")
 
@@ -114,26 +123,31 @@ def _fit(points: Sequence[tuple[int, float]]) -> tuple[float, float]:
     return my - slope * mx, slope
 
 
-def bench_floor(paths: Sequence[Path], rounds: int = 5,
-                check: Any = full) -> dict[str, Any]:
-    """Floor and full verification of every file, interleaved, least of ``rounds`` each."""
+def bench_floor(paths: Sequence[Path], rounds: int = 5) -> dict[str, Any]:
+    """Floor, full verification and full verification move by move of every file,
+    interleaved, the least of ``rounds`` timings of each."""
     clock = time.process_time
     attempts = [floor(p) for p in paths]  # also warms the caches
     for p in paths:
-        check(p)
+        full(p)
+        move_by_move(p)
     best_floor = [float("inf")] * len(paths)
     best_full = [float("inf")] * len(paths)
+    best_slow = [float("inf")] * len(paths)
     for _ in range(rounds):
         for k, p in enumerate(paths):
             t0 = clock()
             floor(p)
             t1 = clock()
-            check(p)
+            full(p)
             t2 = clock()
+            move_by_move(p)
+            t3 = clock()
             best_floor[k] = min(best_floor[k], t1 - t0)
             best_full[k] = min(best_full[k], t2 - t1)
+            best_slow[k] = min(best_slow[k], t3 - t2)
     total_attempts = sum(attempts)
-    floor_s, full_s = sum(best_floor), sum(best_full)
+    floor_s, full_s, slow_s = sum(best_floor), sum(best_full), sum(best_slow)
     floor_fixed, floor_each = _fit(list(zip(attempts, best_floor, strict=True)))
     full_fixed, full_each = _fit(list(zip(attempts, best_full, strict=True)))
 
@@ -148,6 +162,7 @@ def bench_floor(paths: Sequence[Path], rounds: int = 5,
     return {
         "logs": len(paths), "attempts": total_attempts, "rounds": rounds,
         "floor_seconds": floor_s, "full_seconds": full_s, "ratio": full_s / floor_s,
+        "move_by_move_seconds": slow_s, "move_by_move_ratio": slow_s / floor_s,
         "full_hands_per_second": total_attempts / full_s,
         "floor_us_per_attempt": 1e6 * floor_s / total_attempts,
         "full_us_per_attempt": 1e6 * full_s / total_attempts,
@@ -189,6 +204,9 @@ def lines(r: dict[str, Any]) -> list[str]:
         f"{r['full_hands_per_second']:,.0f} hands/s; ratio full/floor "
         f"{r['ratio']:.2f} (target at most 3; {r['attempts']:,} attempts in {r['logs']} "
         f"logs, interleaved, least of {r['rounds']})",
+        f"the same, every hand replayed move by move (verify_log(fast=False)): "
+        f"{1e6 * r['move_by_move_seconds'] / r['attempts']:.1f} µs per attempt, ratio "
+        f"{r['move_by_move_ratio']:.2f}",
         f"per log: floor {r['floor_fixed_us']:.0f} µs + {r['floor_each_us']:.1f} µs an "
         f"attempt; full {r['full_fixed_us']:.0f} µs + {r['full_each_us']:.1f} µs an attempt",
     ]
