@@ -244,3 +244,18 @@ def test_the_report_reads_in_a_browser(archives: dict[str, Path], tmp_path: Path
         assert "the only evidence" in text and "smallest detectable bias" in text
         assert "test the implementation" in page.text("#fairness-proven")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_terminal_gets_a_progress_bar(archives: dict[str, Path]) -> None:
+    """On a terminal the audit draws a bar on stderr as chunks come back; every chunk
+    still reaches the summary."""
+    from rich.console import Console
+
+    from tarneeb.cli.archive_cmd import _progress
+
+    screen = io.StringIO()
+    term = Console(file=screen, force_terminal=True, width=100)
+    paths = [str(archives["fair"])]
+    chunks = list(_progress(paths, run_chunks(expand_paths(paths), jobs=1, chunk_size=8), term))
+    assert sum(len(c.matches) for c in chunks) == MATCHES
+    assert f"{MATCHES}/{MATCHES}" in screen.getvalue() and "auditing" in screen.getvalue()
