@@ -430,6 +430,15 @@ def format_p(p: float | None) -> str:
     return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
 
 
+def count(n: int, noun: str) -> str:
+    """A number of things, in words.
+
+    >>> count(1, "match"), count(2_000, "log")
+    ('1 match', '2,000 logs')
+    """
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}{'es' if noun.endswith('ch') else 's'}"
+
+
 def verdict_lines(summary: ArchiveSummary,
                   fairness: dict[str, list[StatResult]] | None = None,
                   alpha: float = DEFAULT_ALPHA) -> list[str]:
@@ -439,19 +448,24 @@ def verdict_lines(summary: ArchiveSummary,
     if s.logs == 0:
         return ["No logs were found."]
     if s.clean == s.logs:
-        lines.append(f"All {s.logs:,} logs are clean: every hand replays under the rules and "
-                     "every claim matches.")
+        lines.append(("The log is clean" if s.logs == 1 else f"All {s.logs:,} logs are clean")
+                     + ": every hand replays under the rules and every claim matches.")
     else:
         parts = []
         if s.with_findings:
-            parts.append(f"{s.with_findings:,} have findings")
+            parts.append(f"{s.with_findings:,} " + ("has" if s.with_findings == 1 else "have")
+                         + " findings")
         if s.unreadable:
             parts.append(f"{s.unreadable:,} could not be read")
-        lines.append(f"{s.clean:,} of {s.logs:,} logs are clean; " + " and ".join(parts) + ".")
-    lines.append(f"{s.deals.get('proven', 0):,} deals ({s.matches_by_origin.get('proven', 0):,} "
-                 f"matches) are proven by committed seeds; {s.deals.get('recorded', 0):,} deals "
-                 f"({s.matches_by_origin.get('recorded', 0):,} matches) are only recorded by the "
-                 "platform.")
+        lines.append(f"{s.clean:,} of {count(s.logs, 'log')} "
+                     + ("is" if s.clean == 1 else "are") + " clean; " + " and ".join(parts) + ".")
+    said = {}
+    for origin in ORIGINS:
+        deals = s.deals.get(origin, 0)
+        matches = count(s.matches_by_origin.get(origin, 0), "match")
+        said[origin] = f"{count(deals, 'deal')} ({matches}) {'is' if deals == 1 else 'are'}"
+    lines.append(f"{said['proven']} proven by committed seeds; {said['recorded']} only recorded "
+                 "by the platform.")
     for origin, results in (fairness or {}).items():
         lines.append(fairness_sentence(origin, results, alpha))
     return lines
