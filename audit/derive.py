@@ -325,11 +325,9 @@ class DealDeriver:
             out.append(outer.digest())
         return out
 
-    def deck(self, deal_number: int) -> list[int]:
-        """The deck order of deal ``deal_number``: a permutation of the 52 cards."""
-        if deal_number.__class__ is not int or not 0 <= deal_number <= MAX_DEAL_NUMBER:
-            check_deal_number(deal_number)
-        # Two blocks (64 bytes) cover 51 draws and up to 13 rejections: almost always enough.
+    def _two_blocks(self, deal_number: int) -> bytes:
+        """Blocks 0 and 1 of the stream of ``deal_number`` (not checked): 51 draws and up
+        to 13 rejections, almost always enough for a deal."""
         inner = self._inner.copy()
         inner.update(_PACK_II(deal_number, 0))
         outer = self._outer.copy()
@@ -339,7 +337,13 @@ class DealDeriver:
         inner.update(_PACK_II(deal_number, 1))
         outer = self._outer.copy()
         outer.update(inner.digest())
-        it: Iterator[int] = iter(b0 + outer.digest())
+        return b0 + outer.digest()
+
+    def deck(self, deal_number: int) -> list[int]:
+        """The deck order of deal ``deal_number``: a permutation of the 52 cards."""
+        if deal_number.__class__ is not int or not 0 <= deal_number <= MAX_DEAL_NUMBER:
+            check_deal_number(deal_number)
+        it: Iterator[int] = iter(self._two_blocks(deal_number))
         deck = _DECK_TEMPLATE[:]
         try:
             for table, i in _DECK_STEPS:
@@ -369,16 +373,7 @@ class DealDeriver:
             check_deal_number(deal_number)
         if dealer.__class__ is not int or not 0 <= dealer <= 3:
             check_seat(dealer)
-        inner = self._inner.copy()
-        inner.update(_PACK_II(deal_number, 0))
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        b0 = outer.digest()
-        inner = self._inner.copy()
-        inner.update(_PACK_II(deal_number, 1))
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        it: Iterator[int] = iter(b0 + outer.digest())
+        it: Iterator[int] = iter(self._two_blocks(deal_number))
         deck = _DECK_TEMPLATE[:]
         bits = _BITS
         try:
