@@ -21,7 +21,7 @@ from rich.text import Text
 from .cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
 from .engine import BID_BASE, PASS, Hand, describe_action, team_totals
 from .findings import Finding, Verdict
-from .logformat import ParsedLog
+from .logformat import PASS_CODE, HandRecord, ParsedLog
 
 TEAMS = ("team 0+2", "team 1+3")
 _TIMER = ("⏱", "dim")
@@ -80,6 +80,10 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
         for f in verdict.findings:
             if f.hand == hand.deal_number:
                 yield Text(f"  ! {f}", "red")
+    last = log.hands[-1] if log.hands else None
+    if last is not None and not last.closed and only_hand in (None, last.deal_number):
+        yield Text()
+        yield from _narrate_open_hand(last)
     if any(rec.timer for rec in log.hands):
         yield Text()
         yield Text("⏱ a move the turn timer made")
@@ -87,11 +91,25 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
         yield Text()
         if log.end is not None and log.end.winner is not None:
             yield Text(f"Winner (claimed): {TEAMS[log.end.winner]}", "bold")
+        if verdict.ending is not None:
+            yield Text(verdict.ending[0].upper() + verdict.ending[1:], "bold")
         if verdict.clean:
             yield Text.assemble(("Verdict: clean", "green"), f" ({verdict.deals_line()})")
         else:
             yield Text(f"Verdict: {len(verdict.findings)} finding(s); run tarneeb verify", "red")
         yield Text(verdict.signed_by())
+
+
+def _narrate_open_hand(rec: HandRecord) -> Iterator[Text]:
+    """The hand a log stops in (cut off, or the match abandoned), as the log has it."""
+    yield Text.assemble((f"Hand {rec.deal_number}", "bold"), f" — dealer: seat {rec.dealer}; "
+                        f"the log stops in it, after {len(rec.calls)} call(s) and "
+                        f"{len(rec.plays)} card(s)")
+    if rec.calls:
+        yield Text("  calls: " + ", ".join(
+            f"seat {s} {'pass' if v == PASS_CODE else v}" for s, v in rec.calls))
+    if rec.plays:
+        yield Text("  cards: " + " ".join(card_name(c) for c in rec.plays))
 
 
 def _narrate_hand(log: ParsedLog, hand: Hand, timer: int) -> Iterator[Text]:

@@ -231,3 +231,20 @@ def test_import_sign_turns_a_foreign_servers_json_into_a_signed_log(
     assert cli("import", str(tmp_path / "signed.json"), "-o", str(tmp_path / "o.tlog"),
                "--sign", str(tmp_path / "other.pem")) == 2
     assert "signed already" in capsys.readouterr().err
+
+
+def test_show_tells_the_hand_a_log_stops_in_and_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tarneeb.cli.entry import main as cli_main
+
+    vector = json.loads((ROOT / "fixtures" / "vectors" / "log-abandoned.json")
+                        .read_text(encoding="utf-8"))
+    path = tmp_path / "abandoned.tlog"
+    path.write_bytes(bytes.fromhex(vector["log"]))
+    with pytest.raises(SystemExit) as e:
+        cli_main(["show", str(path)])
+    out = capsys.readouterr().out
+    assert e.value.code == 0
+    assert "Hand 1 — dealer: seat 2; the log stops in it, after 4 call(s) and 5 card(s)" in out
+    assert "\nAbandoned at hand 1, trick 2: seat 3 (Dan) timed out: no move within 60 s, " \
+        "three times\n" in out
