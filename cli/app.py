@@ -11,7 +11,7 @@ import functools
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 import typer
 from typer import _click as click
@@ -74,8 +74,19 @@ regress_cmd.register(app)
 archive_cmd.register(app)
 rules_cmd.register(app)
 
-out = console()
-err = console(stderr=True)
+class _Console:
+    """The stdout (or stderr) rich console, made on first use: a command that prints
+    nothing through it (a --json one, --version) does not load rich."""
+
+    def __init__(self, stderr: bool = False) -> None:
+        self._stderr = stderr
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(console(self._stderr), name)
+
+
+out = _Console()
+err = _Console(stderr=True)
 
 
 def read_bytes(path: Path) -> bytes:
