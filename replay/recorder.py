@@ -57,26 +57,24 @@ class RecorderError(ValueError):
     """A call the recorder cannot write: out of order, or a value out of its range."""
 
 
-def _card(c: Card, what: str = "card") -> int:
-    if isinstance(c, str):
+def _named(v: int | str, parse: Callable[[str], int], top: int, what: str, forms: str) -> int:
+    """A card or suit given as its number (0-``top``) or its name."""
+    if isinstance(v, str):
         try:
-            return parse_card(c)
+            return parse(v)
         except CardError as e:
             raise RecorderError(f"{what}: {e}") from None
-    if type(c) is not int or not 0 <= c <= 51:
-        raise RecorderError(f"{what} must be 0-51 or a card name like '10♥', not {c!r}")
-    return c
+    if type(v) is not int or not 0 <= v <= top:
+        raise RecorderError(f"{what} must be 0-{top} or {forms}, not {v!r}")
+    return v
+
+
+def _card(c: Card, what: str = "card") -> int:
+    return _named(c, parse_card, 51, what, "a card name like '10♥'")
 
 
 def _suit(s: int | str) -> int:
-    if isinstance(s, str):
-        try:
-            return parse_suit(s)
-        except CardError as e:
-            raise RecorderError(f"trump: {e}") from None
-    if type(s) is not int or not 0 <= s <= 3:
-        raise RecorderError(f"a suit is 0-3 (♣ ♦ ♥ ♠) or its symbol, not {s!r}")
-    return s
+    return _named(s, parse_suit, 3, "trump", "a suit symbol (♣ ♦ ♥ ♠)")
 
 
 def _seat(s: Any, what: str = "seat") -> int:
