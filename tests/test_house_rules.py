@@ -312,3 +312,26 @@ def test_play_takes_a_shipped_variant_by_name(capsys: pytest.CaptureFixture[str]
 def test_play_offers_every_shipped_variant() -> None:
     from tarneeb.cli.app import VARIANTS as OFFERED
     assert sorted(OFFERED) == sorted(shipped())
+
+
+def test_rules_md_documents_every_field_with_an_example() -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "RULES.md").read_text("utf-8")
+    section = text[text.index("## Every field"):text.index("## Shipped house rules")]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 3:
+            rows[cells[0].strip("`")] = cells[2].strip("`")
+    assert set(rows) == set(FIELD_DOCS)  # every field of RuleSet, none other
+    for field, example in rows.items():
+        assert example.startswith(f"{field} = "), field
+        if field == "name":
+            continue
+        for base in ("sahrat400", "classic"):  # the example is a valid rules-file line
+            try:
+                parse_rules_text(f'name = "doc"\nbase = "{base}"\n{example}')
+                break
+            except RulesError:
+                continue
+        else:
+            pytest.fail(f"the example for {field} is refused: {example}")
