@@ -926,8 +926,8 @@ def readme(written: Written) -> str:
         "Paths per rule set, and the logs that show each:",
         "",
     ]
-    for rules_name in RULE_SETS:
-        rules = PRESETS[rules_name]
+    for rules_name in dict.fromkeys([*RULE_SETS, *(m.rules for m in MATCHES)]):
+        rules = rule_set(rules_name)
         seen: dict[str, list[str]] = {}
         for name, data in written.matches.items():
             if by_file[name].rules != rules_name:
@@ -994,6 +994,19 @@ PATH_MEANINGS: tuple[tuple[str, str], ...] = (
     ("timer-bid / timer-play / timer-trump", "a move made by the turn timer when bidding, "
      "playing a card, naming the trump"),
     ("match-won", "the match ends with a winner"),
+    ("bid-N-made / bid-N-failed", "a bid (classic: a contract) of N = 11, 12 or 13 made / "
+     "failed"),
+    ("no-trick", "a personal bidder who takes no trick"),
+    ("declarers-no-trick", "classic: the declarers take no trick on a contract below 13 "
+     "(the defenders take all 13)"),
+    ("kaboot-failed-no-trick", "classic: the defenders take all 13 tricks against a 13"),
+    ("made-13-wins", "a made 13 wins a match the totals had not (rules where it does)"),
+    ("timer-bid-reaches-minimum", "the timer raises the last bid to the table minimum "
+     "(`timer_bid = \"reach_minimum\"`)"),
+    ("auction-passes-after-13", "classic: the others pass in turn after a 13 "
+     "(`auction_ends_on_13 = false`)"),
+    ("tie-decided:STEP", "both teams qualify and that step of a tie chain ending in a team "
+     "decides"),
     ("classic-made / classic-failed", "classic: a contract below 13 made / failed"),
     ("kaboot-made / kaboot-failed", "classic: a bid of 13 made / failed"),
     ("auction-ended-on-13", "classic: the auction ended at once on a bid of 13"),
