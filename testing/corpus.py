@@ -55,7 +55,7 @@ from tarneeb.replay.engine import (
     trump_action,
 )
 from tarneeb.replay.findings import KINDS
-from tarneeb.replay.houserules import rule_set
+from tarneeb.replay.houserules import nearest_preset, rule_set
 from tarneeb.replay.logformat import parse_log
 from tarneeb.replay.paths import all_paths, exercised_paths, value_class
 from tarneeb.replay.players import BotPlayer, Move, choose_card
@@ -935,8 +935,15 @@ def readme(written: Written) -> str:
             for p in verify_bytes(data, count_paths=True).paths:
                 seen.setdefault(p, []).append(name.removesuffix(".tlog")
                                               .removeprefix(rules_name + "-"))
-        lines.append(f"- **{rules_name}**: " + "; ".join(
-            f"`{p}` ({', '.join(seen.get(p, ['MISSING']))})" for p in sorted(all_paths(rules))))
+        wanted = all_paths(rules)
+        if rules_name not in PRESETS:  # a variant: the paths its own fields add
+            wanted -= all_paths(nearest_preset(rules))
+            wanted |= set(seen) & {"kaboot-failed", "declarers-no-trick",
+                                   "kaboot-failed-no-trick"}
+        lines.append(f"- **{rules_name}**" + ("" if rules_name in PRESETS else
+                                             " (shipped variant: the paths its fields add)")
+                     + ": " + "; ".join(f"`{p}` ({', '.join(seen.get(p, ['MISSING']))})"
+                                        for p in sorted(wanted)))
     lines += [
         "",
         "## `altered/`: logs altered in exactly one way",
