@@ -61,6 +61,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def rules(
         args: Annotated[list[str] | None, typer.Argument(
+            metavar="NAME | diff A B",
             help="Nothing (list them), a NAME (a preset, a shipped variant or a .toml "
                  "rules file) or: diff A B.", show_default=False)] = None,
         as_json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
