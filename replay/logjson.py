@@ -181,6 +181,9 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
         raise LogError(f"record {index}: not a JSON object")
     r = _In(index, obj)
     kind = r.get("type")
+    unknown = sorted(set(obj) - _FIELDS.get(kind, set(obj)))
+    if unknown:  # what the log would not carry: the JSON would say more than the log
+        raise r.fail(f"unknown field(s) {', '.join(map(repr, unknown))}")
     try:
         if kind == "hand":
             rec = _hand_from_json(r)
@@ -219,13 +222,24 @@ def _abandoned_from_json(r: _In) -> Abandonment | None:
     return Abandonment(a["cause"], a.get("seat"), a["reason"])
 
 
+# the fields of each record's JSON object: import refuses any other (the log would drop it)
+_FIELDS = {
+    "hand": {"type", "deal_number", "dealer", "calls", "revealed", "trump", "plays", "timer",
+             "tricks", "scores", "totals", "deal", "closed"},
+    "header": {"type", "magic", "version", "rules", "seats", "match_id", "server_commitment",
+               "batch", "client_commitments", "client_seeds", "first_dealer", "public_key"},
+    "end": {"type", "winner", "server_seed", "abandoned"},
+    "signature": {"type", "signature"},
+}
+
+
 def _hand_from_json(r: _In) -> HandRecord:
     calls = []
     for c in r.list_("calls"):
-        if not isinstance(c, dict) or "seat" not in c or "call" not in c:
+        if not isinstance(c, dict) or set(c) != {"seat", "call"}:
             raise r.fail("each call is {\"seat\": s, \"call\": n or \"pass\"}")
         call = PASS_CODE if c["call"] == "pass" else c["call"]
-        if not isinstance(call, int) or not isinstance(c["seat"], int):
+        if type(call) is not int or type(c["seat"]) is not int:  # true is no seat or bid
             raise r.fail(f"call {c!r} is not a seat and a bid or pass")
         calls.append((c["seat"], call))
     trump = r.get("trump")
@@ -236,7 +250,7 @@ def _hand_from_json(r: _In) -> HandRecord:
             raise r.fail(f"trump: {e}") from None
     timer = 0
     for k in r.list_("timer"):
-        if not isinstance(k, int) or not 0 <= k < 64:
+        if type(k) is not int or not 0 <= k < 64:
             raise r.fail(f"timer: {k!r} is not a move index 0-63")
         timer |= 1 << k
     deal = r.get("deal")
@@ -250,11 +264,17 @@ def _hand_from_json(r: _In) -> HandRecord:
         recorded = RecordedDeal((hands[0], hands[1], hands[2], hands[3]),
                                 r.card("thirteenth", deal.get("thirteenth"), nil=True))
     plays = bytes(r.card("plays", c) for c in r.list_("plays"))  # type: ignore[misc]
+    closed = r.rec.get("closed", True)
+    if type(closed) is not bool:
+        raise r.fail(f"closed must be true or false, not {closed!r}")
+    if not closed and any(r.rec.get(k) is not None for k in ("tricks", "scores", "totals")):
+        raise r.fail("an open hand (closed: false) has no claims record: its tricks, scores "
+                     "and totals are null")
     return HandRecord(
         deal_number=r.get("deal_number"), dealer=r.get("dealer"), calls=calls,
         revealed=r.card("revealed", r.get("revealed"), nil=True), trump=trump, plays=plays,
         timer=timer, tricks=r.get("tricks"), scores=r.get("scores"), totals=r.get("totals"),
-        deal=recorded, closed=r.rec.get("closed", True))
+        deal=recorded, closed=closed)
 
 
 def _header_from_json(r: _In, limits: Limits) -> Header:
@@ -408,8 +428,15 @@ def loads(text: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
                            f"max_int_digits cap of {limits.max_int_digits}")
         return int(digits)
 
+    def no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):  # which one counts would depend on the JSON reader
+            twice = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
+            raise LogError(f"not a JSON log: the key {twice!r} appears twice in one object")
+        return obj
+
     try:
-        doc = json.loads(text, parse_int=whole)
+        doc = json.loads(text, parse_int=whole, object_pairs_hook=no_repeats)
     except json.JSONDecodeError as e:
         raise LogError(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:

@@ -791,6 +791,8 @@ def _stop_place(last: HandRecord | None) -> str:
         return "the start, before the first deal"
     if last.closed:
         return f"the end of hand {last.deal_number}, before the next deal"
+    if len(last.plays) == 52:
+        return f"hand {last.deal_number}, after its 13th trick, before its claims"
     if last.plays:
         return f"hand {last.deal_number}, trick {len(last.plays) // 4 + 1}"
     return f"hand {last.deal_number}, in the bidding"

@@ -168,3 +168,52 @@ def test_a_keys_file_name_that_would_rewrite_the_verdict_is_refused() -> None:
     assert parse_keys(f'"نادي الورق" = "{raw}"') == {"نادي الورق": bytes.fromhex(raw)}
     with pytest.raises(KeyFileError, match="U\\+000A"):
         parse_keys(f'"cardroom\\nother.tlog: clean" = "{raw}"')
+
+
+# ---------------------------------------------------------------- the JSON form
+@pytest.mark.parametrize(("what", "change"), [
+    ("a seat given as false", lambda r: r[1]["calls"][0].update(seat=False)),
+    ("a bid given as true", lambda r: r[1]["calls"][0].update(call=True)),
+    ("a timer move given as true", lambda r: r[1].update(timer=[True])),
+    ("closed given as 0", lambda r: r[-3].update(closed=0)),
+    ("a field the log does not carry", lambda r: r[1].update(note="seat 2 conceded")),
+    ("a field of a call the log does not carry", lambda r: r[1]["calls"][0].update(timer=True)),
+    ("an open hand with claims", lambda r: r[-3].update(closed=False)),
+])
+def test_json_import_refuses_what_the_log_would_not_say(eram: bytes, what: str,
+                                                        change: object) -> None:
+    """Import makes the log a JSON document says, or none: a bool read as a number, or a
+    field the log has no place for, would make the two say different things."""
+    import json
+
+    from tarneeb.replay import logjson
+
+    doc = json.loads(logjson.dumps(eram))
+    assert logjson.from_json(doc) == eram
+    change(doc["records"])  # type: ignore[operator]
+    with pytest.raises(LogError):
+        logjson.from_json(doc)
+
+
+def test_json_import_refuses_a_key_given_twice(eram: bytes) -> None:
+    """``{"winner": 0, "winner": 1}``: JSON readers differ on which one counts, so a key
+    given twice is refused whatever its values."""
+    from tarneeb.replay import logjson
+
+    text = logjson.dumps(eram)
+    assert logjson.loads(text) == eram
+    twice = text.replace('{"type": "end", ', '{"type": "end", "type": "end", ')
+    assert twice != text
+    with pytest.raises(LogError, match="twice"):
+        logjson.loads(twice)
+
+
+def test_a_match_abandoned_after_a_hand_s_last_card_says_where(eram: bytes) -> None:
+    def change(log: EditableLog) -> None:
+        abandon(log, 3)
+        log.hands[2] = dataclasses.replace(log.hands[2], closed=False, tricks=None,
+                                           scores=None, totals=None, trump=None)
+
+    v = verify_bytes(rewrite(eram, change, KEY))
+    assert v.clean and v.ending is not None
+    assert "hand 2, after its 13th trick" in v.ending and "trick 14" not in v.ending
