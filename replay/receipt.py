@@ -120,11 +120,16 @@ def _read(data: bytes) -> SignedReceipt:
     if len(data) > MAX_RECEIPT_BYTES:
         raise ReceiptError(f"{len(data)} bytes; a receipt is at most {MAX_RECEIPT_BYTES}")
     try:
-        doc = json.loads(data.decode("utf-8"))
+        doc = json.loads(data.decode("utf-8"), object_pairs_hook=_no_repeats)
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        if isinstance(e, ReceiptError):
+            raise
         raise ReceiptError(f"not JSON ({type(e).__name__})") from None
     if not isinstance(doc, dict) or doc.get("format") != RECEIPT_FORMAT:
         raise ReceiptError(f"expected \"format\": \"{RECEIPT_FORMAT}\"")
+    unknown = sorted(set(doc) - _RECEIPT_FIELDS)
+    if unknown:  # a receipt says only what is signed (and the key that signed it)
+        raise ReceiptError(f"unknown field(s) {', '.join(map(repr, unknown))}")
     if doc.get("protocol") != PROTOCOL:
         raise ReceiptError(f"protocol {doc.get('protocol')!r}; this tool checks {PROTOCOL}")
     seats = doc.get("seats")
@@ -155,7 +160,24 @@ def _read(data: bytes) -> SignedReceipt:
         if isinstance(e, ReceiptError):
             raise
         raise ReceiptError(str(e)) from None
-    return SignedReceipt(receipt, _hex(doc, "public_key", 32), _hex(doc, "signature", 64))
+    public = _hex(doc, "public_key", 32)
+    if "key_id" in doc and doc["key_id"] != key_id(public):
+        raise ReceiptError(f"key_id {doc['key_id']!r} is not the id of its public_key "
+                           f"({key_id(public)})")
+    return SignedReceipt(receipt, public, _hex(doc, "signature", 64))
+
+
+_RECEIPT_FIELDS = {"format", "protocol", "match_id", "rules", "seats", "server_commitment",
+                   "season", "client_commitments", "public_key", "key_id", "signature"}
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: which of two equal keys counts would
+    depend on the reader, so what a person reads could differ from what is checked."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ReceiptError("a key appears twice in one JSON object")
+    return obj
 
 
 def _key_name(raw: bytes) -> str:

@@ -217,3 +217,20 @@ def test_a_match_abandoned_after_a_hand_s_last_card_says_where(eram: bytes) -> N
     v = verify_bytes(rewrite(eram, change, KEY))
     assert v.clean and v.ending is not None
     assert "hand 2, after its 13th trick" in v.ending and "trick 14" not in v.ending
+
+
+def test_a_receipt_says_only_what_is_signed() -> None:
+    """A receipt whose text could read as another match than the one its signature covers
+    is refused: a key given twice, a field not signed, a key id not its key's."""
+    import json
+
+    from tarneeb.replay.receipt import ReceiptError, read_receipt, receipt_json
+
+    text = receipt_json(parse_log(play_logged_match("eram41", seed=SEED)).header, KEY)
+    read_receipt(text.encode())
+    doc = json.loads(text)
+    twice = text.replace('"match_id": ', '"match_id": "00", "match_id": ', 1)
+    for bad in (twice, json.dumps({**doc, "winner": 0}),
+                json.dumps({**doc, "key_id": "0000000000000000"})):
+        with pytest.raises(ReceiptError):
+            read_receipt(bad.encode())
