@@ -353,7 +353,11 @@ def _decode_end(data: list[Any], offset: int) -> EndRecord:
         _check_text(sh, "the abandonment reason", a[2])
         if end.winner is not None:
             raise sh.fail("a match abandoned has no winner, but the end record names both")
-        end.abandoned = Abandonment(a[0], sh.int_(a[1], "abandoning seat", 0, 3, nil=True), a[2])
+        seat = sh.int_(a[1], "abandoning seat", 0, 3, nil=True)
+        if (seat is None) != (a[0] == "server-fault"):  # a verdict says who left, or the server
+            raise sh.fail("the abandoning seat must be nil for a server fault, and the seat "
+                          "that left for any other cause")
+        end.abandoned = Abandonment(a[0], seat, a[2])
     return end
 
 

@@ -29,6 +29,8 @@ from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarneeb.audit.encoding import unsafe_character
+
 from .cards import CardError, mask_of, parse_card, parse_suit
 from .logformat import (
     ABANDON_CAUSES,
@@ -48,7 +50,7 @@ from .logformat import (
     Seat,
 )
 from .logwriter import Durability, LogWriter
-from .rules import RulesError, RuleSet, preset
+from .rules import RulesError, RuleSet, check_preset_name, preset
 
 Card = int | str
 
@@ -94,11 +96,11 @@ def _four(values: Sequence[int] | None, what: str, lo: int, hi: int) -> list[int
 
 def _rules(rules: str | RuleSet | Mapping[str, Any]) -> RuleSet:
     try:
-        if isinstance(rules, RuleSet):
-            return rules
         if isinstance(rules, str):
             return preset(rules)
-        return RuleSet.from_dict(dict(rules))
+        # a preset's name is that preset's game (the verifier says wrong-rules otherwise)
+        return check_preset_name(rules if isinstance(rules, RuleSet)
+                                 else RuleSet.from_dict(dict(rules)))
     except (RulesError, KeyError, TypeError) as e:
         raise RecorderError(f"rules: {e}") from None
 
@@ -130,6 +132,10 @@ class MatchRecorder:
             raise RecorderError(f"a match has four seats, not {len(seats)}")
         named = [Seat(s, False) if isinstance(s, str) else Seat(str(s[0]), bool(s[1]))
                  for s in seats]
+        for seat in named:  # the reader refuses what could rewrite a verdict that shows it
+            if unsafe_character(seat.name) is not None:
+                raise RecorderError(f"seat name {seat.name!r} holds the character "
+                                    f"{unsafe_character(seat.name)}")
         if isinstance(durability, str):
             try:
                 durability = Durability.parse(durability)
@@ -317,6 +323,11 @@ class MatchRecorder:
                                 f"not {cause!r}")
         if len(reason) > MAX_REASON:
             raise RecorderError(f"a reason of at most {MAX_REASON} characters")
+        if unsafe_character(reason) is not None:
+            raise RecorderError(f"the reason holds the character {unsafe_character(reason)}")
+        if (seat is None) != (cause == "server-fault"):
+            raise RecorderError("seat is None for a server fault, and the seat that left "
+                                "otherwise")
         return self._end(EndRecord(None, server_seed, Abandonment(
             cause, None if seat is None else _seat(seat), reason)), abandoned=True)
 

@@ -234,3 +234,33 @@ def test_a_receipt_says_only_what_is_signed() -> None:
                 json.dumps({**doc, "key_id": "0000000000000000"})):
         with pytest.raises(ReceiptError):
             read_receipt(bad.encode())
+
+
+@pytest.mark.parametrize(("cause", "seat"), [("server-fault", 2), ("disconnect", None),
+                                             ("resignation", None)])
+def test_an_abandonment_names_who_left_or_the_server(eram: bytes, cause: str,
+                                                     seat: int | None) -> None:
+    """The verdict says "seat 2 (Cat) failed" or "a player disconnected" from these two
+    fields: a server fault blamed on a seat, or a player who left unnamed, is refused."""
+    v = verify_bytes(rewrite(eram, lambda log: abandon(log, 3, cause, seat), KEY))
+    assert v.exit_code == 2 and v.error is not None and "server fault" in v.error
+
+
+def test_the_recorder_writes_no_log_the_reader_refuses(tmp_path) -> None:
+    import tarneeb
+    from tarneeb.replay.recorder import RecorderError
+
+    def recorder(name: str, **kw: object) -> tarneeb.MatchRecorder:
+        return tarneeb.MatchRecorder(tmp_path / name, seats=["Ann", "Ben", "Cat", "Dan"],
+                                     match_id=b"m", first_dealer=0, **kw)
+
+    with pytest.raises(RecorderError, match="eram41"):
+        recorder("a.tlog", rules=dataclasses.replace(PRESETS["eram41"], target=21))
+    with pytest.raises(RecorderError, match="U\\+001B"):
+        tarneeb.MatchRecorder(tmp_path / "b.tlog", rules="eram41", match_id=b"m",
+                              seats=["Ann", "B\x1b[2Jen", "Cat", "Dan"], first_dealer=0)
+    rec = recorder("c.tlog", rules="eram41")
+    with pytest.raises(RecorderError, match="server fault"):
+        rec.abandon("server-fault", 2, "crash", None)
+    with pytest.raises(RecorderError, match="U\\+000A"):
+        rec.abandon("disconnect", 2, "gone\nclean", None)
