@@ -23,6 +23,8 @@ from typing import Any, BinaryIO
 
 import msgpack
 
+from tarneeb.audit.encoding import unsafe_character
+
 from .cards import SUIT_SYMBOLS, card_name, cards_of
 from .logformat import CALL_MOVE, CARD_MOVE, PASS_CODE, RECORD_NAMES, TRUMP_MOVE
 from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogError, Moves, RecordReader
@@ -63,7 +65,9 @@ def _meaning(kind: int, name: str, value: Any) -> str:
     if name == "rules":
         return f"map of {len(value)} fields, name {value.get('name')!r}"
     if name == "seats":
-        return "; ".join(f"{n} ({'computer' if c else 'human'})" for n, c in value)
+        # a damaged log is dumped too: a name that could rewrite the terminal is shown escaped
+        return "; ".join(f"{n if unsafe_character(n) is None else repr(n)} "
+                         f"({'computer' if c else 'human'})" for n, c in value)
     if name == "deal":
         return " | ".join(" ".join(card_name(c) for c in cards_of(h)) for h in value[:4])
     if isinstance(value, bytes):

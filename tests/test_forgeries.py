@@ -264,3 +264,21 @@ def test_the_recorder_writes_no_log_the_reader_refuses(tmp_path) -> None:
         rec.abandon("server-fault", 2, "crash", None)
     with pytest.raises(RecorderError, match="U\\+000A"):
         rec.abandon("disconnect", 2, "gone\nclean", None)
+
+
+def test_dump_shows_a_refused_name_escaped(eram: bytes) -> None:
+    """``tarneeb dump`` reads damaged logs too: a name the reader refuses is shown escaped,
+    never written to the terminal as it is."""
+    import msgpack
+
+    from tarneeb.audit.signing import sign
+    from tarneeb.replay.annotate import annotate
+
+    log = parse_log(eram)
+    header = msgpack.unpackb(eram[:log.offsets[0]])
+    header[4][0][0] = "North\x1b[2J\x1b[Hclean"
+    body = msgpack.packb(header) + eram[log.offsets[0]:log.signature_offset]
+    damaged = body + msgpack.packb([3, sign(KEY, body)])
+    assert verify_bytes(damaged).exit_code == 2
+    text = "\n".join(annotate(damaged))
+    assert "\x1b" not in text and "'North\\x1b[2J\\x1b[Hclean'" in text
