@@ -266,7 +266,10 @@ class RecordReader:
             m = move_run(self._buf, pos - self._base)
             if m is not None:
                 stop = m.end() + self._base
-                if stop == self.size and not eof:  # the run may go on in the next chunk
+                # the run may go on in the next chunk: it reaches the end of what is read,
+                # or stops at a last byte 0xcc, the first half of a timer move
+                if not eof and (stop == self.size or (
+                        stop == self.size - 1 and self._buf[-1] == 0xcc)):
                     chunk = self._read()
                     if chunk:
                         self._buf += chunk

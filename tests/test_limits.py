@@ -210,3 +210,18 @@ def test_regress_reads_logs_within_the_caps(tmp_path: Path,
     assert code == 2 and "over the max_hands cap of 2; raise it with --max-hands" in err
     code, _, _ = run(capsys, "regress", "--engine", engine, str(good))
     assert code == 0
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_timer_move_across_a_chunk_boundary_is_one_move(stream: bool) -> None:
+    """A timer move is two bytes (``cc 85``); where the first falls on the last byte of a
+    chunk read, the run of moves goes on in the next chunk (it ended in a traceback)."""
+    from tarneeb.replay.logstream import CHUNK, Moves
+
+    filler = msgpack.packb(b"x" * 4000) * 16  # records before the run
+    moves = b"\x01" * (CHUNK - 1 - len(filler)) + b"\xcc\x85" + b"\x02" * 9
+    data = filler + moves
+    assert data[CHUNK - 1] == 0xcc
+    values = list(RecordReader(io.BytesIO(data) if stream else data))
+    assert [type(r.value) for r in values] == [bytes] * 16 + [Moves]
+    assert values[-1].raw == moves
