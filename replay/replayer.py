@@ -58,6 +58,8 @@ from .logformat import (
     Header,
     LogError,
     ParsedLog,
+    SignatureRecord,
+    encode_record,
     parse_log,
     read_log,
 )
@@ -187,9 +189,9 @@ def _note_rules(rules: RuleSet, v: Verdict) -> None:
         if departures:  # a log that says eram41 must be a game ERAM CARDS offers
             changed = [k for k, x in base.to_dict().items() if rules.to_dict()[k] != x]
             shown = ", ".join(f"{k}={rules.to_dict()[k]}" for k in changed)
-            v.add("wrong-rules", f"the rules bear the name {rules.name} but are not "
-                  f"{rules.name}: {', '.join(departures)} differ(s), where {rules.name} "
-                  f"offers no such option ({shown})", offset=0)
+            v.add("wrong-rules", f"the rules bear the name {rules.name}, but "
+                  f"{rules.name} has another {', '.join(departures)} and offers no house "
+                  f"option there ({shown}): these rules are not {rules.name}", offset=0)
             return
     v.notes.extend(rules_notes(rules))
 
@@ -278,9 +280,11 @@ def _check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None,
     try:
         verify(public, log.signed_bytes, log.signature.signature)
     except AuditError:
+        at = log.size - log.zero_tail
+        # a torn write zero-fills the signature's own last bytes (the file keeps its length);
+        # zeros after a whole signature record are a tail, and leave the signature broken
         if log.zero_tail >= 4 and log.signature_offset is not None \
-                and log.size - log.zero_tail > log.signature_offset:
-            at = log.size - log.zero_tail
+                and log.signature_offset < at < log.signature_offset + SIGNATURE_RECORD_LEN:
             v.add("cut-short", f"cut at byte {at}: the signature ends in {log.zero_tail} "
                   "zero bytes, a torn write; it does not match the log", offset=at)
             return
@@ -291,6 +295,9 @@ def _check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None,
 @functools.lru_cache(maxsize=16)
 def _public_key(raw: bytes) -> Ed25519PublicKey:
     return public_key_from_raw(raw)
+
+
+SIGNATURE_RECORD_LEN = len(encode_record(SignatureRecord(bytes(64))))  # 68 bytes
 
 
 def _check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,

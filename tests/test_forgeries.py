@@ -282,3 +282,21 @@ def test_dump_shows_a_refused_name_escaped(eram: bytes) -> None:
     assert verify_bytes(damaged).exit_code == 2
     text = "\n".join(annotate(damaged))
     assert "\x1b" not in text and "'North\\x1b[2J\\x1b[Hclean'" in text
+
+
+def test_zeros_after_a_changed_log_do_not_pass_it_off_as_a_torn_write(eram: bytes) -> None:
+    """A signature torn by a crash ends in zeros written over its own bytes; zeros appended
+    after a whole signature record leave it what it is: broken, when the log was changed
+    after signing (here the seats' names, which no replay can check)."""
+    def change(log: EditableLog) -> None:
+        seats = list(log.header.seats)
+        seats[0], seats[1] = seats[1], seats[0]
+        log.header = dataclasses.replace(log.header, seats=seats)
+
+    changed = rewrite(eram, change)  # the platform's signature kept
+    for tail in (b"", bytes(4), bytes(5000)):
+        v = verify_bytes(changed + tail)
+        assert "broken-signature" in [f.kind for f in v.findings], (len(tail), v.findings)
+    torn = verify_bytes(eram[:-8] + bytes(8))  # the signature's last 8 bytes zero-filled
+    assert [f.kind for f in torn.findings] == ["cut-short"]
+    assert "torn write" in torn.findings[0].message
