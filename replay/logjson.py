@@ -181,7 +181,8 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
         raise LogError(f"record {index}: not a JSON object")
     r = _In(index, obj)
     kind = r.get("type")
-    unknown = sorted(set(obj) - _FIELDS.get(kind, set(obj)))
+    fields = _FIELDS.get(kind) if isinstance(kind, str) else None  # else: unknown type below
+    unknown = sorted(set(obj) - fields) if fields is not None else []
     if unknown:  # what the log would not carry: the JSON would say more than the log
         raise r.fail(f"unknown field(s) {', '.join(map(repr, unknown))}")
     try:
