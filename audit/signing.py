@@ -225,14 +225,22 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise KeyFileError(f"{source}: not TOML: {e}") from None
+    import unicodedata
+
     keys: dict[str, bytes] = {}
     seen: dict[bytes, str] = {}
+    names: dict[str, str] = {}  # each name as compared: NFKC, case folded
     for name, value in doc.items():
         where = f"{source}: {name!r}"
         bad = unsafe_character(name)
         if bad is not None:  # the name is printed in verdicts: "signed by <name>"
             raise KeyFileError(f"{where}: the name holds the character {bad} (a control, "
                                "line-break or bidi character)")
+        folded = unicodedata.normalize("NFKC", name).casefold()
+        if folded in names:  # "signed by Cardroom" must name one platform
+            raise KeyFileError(f"{where}: the same name as {names[folded]!r} but for case or "
+                               "Unicode form: a verdict could not tell the two platforms apart")
+        names[folded] = name
         where = f"{source}: {name}"
         if not isinstance(value, str):
             raise KeyFileError(f"{where}: the value must be a string: 64 hex digits or a PEM "

@@ -300,3 +300,15 @@ def test_zeros_after_a_changed_log_do_not_pass_it_off_as_a_torn_write(eram: byte
     torn = verify_bytes(eram[:-8] + bytes(8))  # the signature's last 8 bytes zero-filled
     assert [f.kind for f in torn.findings] == ["cut-short"]
     assert "torn write" in torn.findings[0].message
+
+
+def test_a_keys_file_cannot_hold_two_names_a_reader_would_take_for_one() -> None:
+    from tarneeb.audit.errors import KeyFileError
+    from tarneeb.audit.signing import parse_keys, private_key_from_raw, public_key_raw
+
+    a, b = (public_key_raw(private_key_from_raw(bytes([i]) * 32).public_key()).hex()
+            for i in (1, 2))
+    for twin in ("Cardroom", "ＣＡＲＤＲＯＯＭ", "CARDROOM"):
+        with pytest.raises(KeyFileError, match="tell the two platforms apart"):
+            parse_keys(f'cardroom = "{a}"\n"{twin}" = "{b}"')
+    assert len(parse_keys(f'cardroom = "{a}"\n"card room" = "{b}"')) == 2
