@@ -60,6 +60,14 @@ KINDS: dict[str, str] = {
     "not-canonical": "a record is not in the one byte form FORMAT.md gives it",
     "wrong-rules": "the rules bear a preset's name but differ from it where its platform "
                    "offers no house option",
+    "blind-transcript": "a blind deal's transcript, a play's proof or a revealed key is "
+                        "missing or malformed",
+    "wrong-decryption": "a seat's partial decryption of a blind deal does not verify",
+    "wrong-shuffle": "a shuffle pass of a blind deal is not a re-encryption and permutation "
+                     "of the deck before it: it replaced, dropped or duplicated a card",
+    "card-not-dealt": "a card played (or shown) is not the card dealt to that seat at that "
+                      "position: its proof does not verify",
+    "wrong-key": "a seat's revealed key does not match its public key, or is no permutation",
 }
 
 
@@ -106,6 +114,7 @@ class Verdict:
     hands: int = 0  # dealing attempts replayed from a deal (derived or recorded)
     played: int = 0  # hands replayed to the 13th trick
     deals_proven: bool = False  # every deal replayed was derived from seeds that all check
+    blind: bool = False  # dealt blind: the deals are proven by each deal's transcript
     recorded: int = 0  # dealing attempts replayed from a deal the log records
     not_replayed: list[int] = field(default_factory=list)  # deal numbers not replayed
     key_id: str | None = None  # the key the signature was checked against
@@ -154,7 +163,9 @@ class Verdict:
         >>> Verdict("m.tlog", hands=3, played=2, deals_proven=True).deals_line()
         '3 dealing attempts replayed, 2 played, deals proven by the committed seeds'
         """
-        if self.deals_proven:
+        if self.deals_proven and self.blind:
+            source = "dealt blind, every hand proven by the deal's transcript"
+        elif self.deals_proven:
             source = "deals proven by the committed seeds"
         elif self.recorded and self.recorded == self.hands:
             source = "deals recorded by the platform, not proven"
@@ -180,6 +191,7 @@ class Verdict:
             "hands": self.hands,
             "played": self.played,
             "deals_proven": self.deals_proven,
+            "dealing": "blind" if self.blind else "seeds" if self.recorded == 0 else "recorded",
             "recorded_deals": self.recorded,
             "not_replayed": self.not_replayed,
             "key": {"id": self.key_id, "pinned": self.key_pinned, "platform": self.signer},

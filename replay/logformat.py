@@ -40,6 +40,20 @@ import msgpack
 
 from tarneeb.audit.encoding import unsafe_character
 
+from .blindlog import (
+    BLIND,
+    DEALING_BLIND,
+    KEYS,
+    PROOF,
+    BlindTranscript,
+    RevealedKeys,
+    blind_from_list,
+    blind_list,
+    keys_from_list,
+    keys_list,
+    proof_from_list,
+    proof_list,
+)
 from .logstream import (
     DEFAULT_LIMITS,
     MOVE_RUN,
@@ -59,7 +73,7 @@ VERSION = 3
 PROTOCOLS = {1: "tarneeb-fair-v1", 2: "tarneeb-fair-v2", 3: "tarneeb-fair-v2"}
 HEADER, DEAL, END, SIGNATURE, CLAIMS = 0, 1, 2, 3, 4
 RECORD_NAMES = {HEADER: "header", DEAL: "deal", END: "end", SIGNATURE: "signature",
-                CLAIMS: "claims"}
+                CLAIMS: "claims", BLIND: "blind", PROOF: "proof", KEYS: "keys"}
 PASS_CODE = 15  # a call's low nibble: 0-13 a bid, 15 a pass
 
 # A move is one msgpack unsigned integer m: bit 7 set when the turn timer made the
@@ -106,6 +120,7 @@ class Header:
     public_key: bytes | None = None  # raw 32-byte Ed25519 key of the platform
     version: int = VERSION
     rules_raw: dict[str, Any] | None = None  # the rules table as stored, kept for exact bytes
+    blind: bool = False  # dealing: blind (a 13th header field); else dealt from seeds/recorded
 
 
 @dataclass
@@ -136,6 +151,7 @@ class HandRecord:
     totals: list[int] | None = field(default_factory=lambda: [0, 0, 0, 0])
     deal: RecordedDeal | None = None
     closed: bool = True
+    blind: BlindTranscript | None = None  # a blind deal's transcript and play proofs
 
 
 @dataclass
@@ -160,7 +176,7 @@ class SignatureRecord:
     signature: bytes
 
 
-Record = Header | HandRecord | EndRecord | SignatureRecord
+Record = Header | HandRecord | EndRecord | SignatureRecord | RevealedKeys
 
 
 @dataclass
@@ -178,6 +194,8 @@ class ParsedLog:
     cut_short: LogCutShort | None = None  # set when the stream stops inside a value
     size: int = 0
     zero_tail: int = 0  # how many zero bytes the file ends with
+    keys: list[RevealedKeys] = field(default_factory=list)  # blind: revealed after the match
+    key_offsets: list[int] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- encoding
@@ -222,6 +240,8 @@ def encode_hand(rec: HandRecord, named_trump: bool) -> bytes:
     ``named_trump`` (the rules' ``trump == "named"``): the trump is a move, not a claim.
     """
     moves = hand_moves(rec, named_trump)
+    if rec.blind is not None:
+        return _encode_blind_hand(rec, moves, named_trump)
     timed = any(c >= 128 for c in moves)
     raw = b"".join(map(encode_move, moves)) if timed else bytes(moves)
     out = _pack(deal_list(rec)) + raw
@@ -230,7 +250,23 @@ def encode_hand(rec: HandRecord, named_trump: bool) -> bytes:
     return out
 
 
-def record_to_list(rec: Header | EndRecord | SignatureRecord) -> list[Any]:
+def _encode_blind_hand(rec: HandRecord, moves: list[int], named_trump: bool) -> bytes:
+    """A blind hand: its deal and blind records, its moves, each card followed by its proof."""
+    assert rec.blind is not None
+    out = [_pack(deal_list(rec)), _pack(blind_list(rec.blind))]
+    first_card = len(moves) - len(rec.plays)
+    out.extend(encode_move(m) for m in moves[:first_card])
+    proofs = rec.blind.play_proofs
+    for k, m in enumerate(moves[first_card:]):
+        out.append(encode_move(m))
+        if k in proofs:
+            out.append(_pack(proof_list(*proofs[k])))
+    if rec.closed:
+        out.append(_pack(claims_list(rec, named_trump)))
+    return b"".join(out)
+
+
+def record_to_list(rec: Header | EndRecord | SignatureRecord | RevealedKeys) -> list[Any]:
     """The msgpack array of a record other than a hand."""
     if isinstance(rec, Header):
         batch = None
@@ -238,15 +274,20 @@ def record_to_list(rec: Header | EndRecord | SignatureRecord) -> list[Any]:
             b = rec.batch
             batch = [b.index, b.size, list(b.path), b.root, b.head_signature]
         rules = rec.rules_raw if rec.rules_raw is not None else rec.rules.to_dict()
-        return [HEADER, MAGIC, rec.version, rules, [[s.name, s.computer] for s in rec.seats],
-                rec.match_id, rec.server_commitment, batch, rec.client_commitments,
-                rec.client_seeds, rec.first_dealer, rec.public_key]
+        out = [HEADER, MAGIC, rec.version, rules, [[s.name, s.computer] for s in rec.seats],
+               rec.match_id, rec.server_commitment, batch, rec.client_commitments,
+               rec.client_seeds, rec.first_dealer, rec.public_key]
+        if rec.blind:
+            out.append(DEALING_BLIND)
+        return out
     if isinstance(rec, EndRecord):
         a = rec.abandoned
         return [END, rec.winner, rec.server_seed,
                 None if a is None else [a.cause, a.seat, a.reason]]
     if isinstance(rec, SignatureRecord):
         return [SIGNATURE, rec.signature]
+    if isinstance(rec, RevealedKeys):
+        return keys_list(rec)
     raise TypeError(f"not a log record: {rec!r}")
 
 
@@ -517,10 +558,12 @@ def move_run(data: bytes, pos: int) -> int:
     return pos if m is None else m.end()
 
 
-def decode_hand(raw: bytes, named_trump: bool) -> HandRecord:
-    """The hand of the bytes :func:`encode_hand` writes (checked like a log's)."""
+def decode_hand(raw: bytes, named_trump: bool, blind: bool = False) -> HandRecord:
+    """The hand of the bytes :func:`encode_hand` writes (checked like a log's); ``blind``
+    for a hand of a blind-dealt log."""
     log = _Parser(raw)
     log.named_trump = named_trump
+    log.blind = blind
     log.run(need_header=False)
     if log.cut is not None:
         raise log.cut
@@ -546,10 +589,14 @@ def _decode_header(data: list[Any], offset: int, limits: Limits = DEFAULT_LIMITS
         raise LogError(f"format version {version} (protocol {PROTOCOLS.get(version, '?')}) is "
                        f"not read by this tool: {why}; only version {VERSION} "
                        f"({PROTOCOLS[VERSION]}, move by move) logs are read", offset)
-    if len(data) != 12:
-        raise sh.fail(f"has {len(data)} fields, not 12")
+    if len(data) == 13:  # a blind-dealt log says so in a 13th field
+        if data[12] != DEALING_BLIND:
+            raise sh.fail(f"dealing (field 12) must be {DEALING_BLIND!r}, not {_show(data[12])}; "
+                          "a log dealt from the seeds has no 13th field")
+    elif len(data) != 12:
+        raise sh.fail(f"has {len(data)} fields, not 12 (13 for blind dealing)")
     (_, _, _, rules_raw, seats, match_id, commitment, batch, client_commitments,
-     client_seeds, first_dealer, public_key) = data
+     client_seeds, first_dealer, public_key) = data[:12]
     if not isinstance(rules_raw, dict):
         raise sh.fail("rules must be a map of fields")
     if isinstance(rules_raw.get("name"), str) and len(rules_raw["name"]) > limits.max_name:
@@ -575,7 +622,7 @@ def _decode_header(data: list[Any], offset: int, limits: Limits = DEFAULT_LIMITS
     hdr = Header(rules=rules, seats=[Seat(s[0], s[1]) for s in seats],
                  match_id=sh.bytes_(match_id, "match_id", 1, 64),
                  first_dealer=sh.int_(first_dealer, "first_dealer", 0, 3),
-                 version=version, rules_raw=rules_raw)
+                 version=version, rules_raw=rules_raw, blind=len(data) == 13)
     hdr.server_commitment = sh.bytes_(commitment, "server_commitment", 32, 32, nil=True)
     if batch is not None:
         if not isinstance(batch, list) or len(batch) != 5 or not isinstance(batch[2], list):
@@ -646,12 +693,15 @@ class _Parser:
         self.limits = limits
         self.header: Header | None = None
         self.named_trump = False
+        self.blind = False  # the header says dealing: blind
         self.hands: list[HandRecord] = []
         self.offsets: list[int] = []
         self.end: EndRecord | None = None
         self.end_offset: int | None = None
         self.signature: SignatureRecord | None = None
         self.signature_offset: int | None = None
+        self.keys: list[RevealedKeys] = []
+        self.key_offsets: list[int] = []
         self.cut: LogCutShort | None = None
         self.pos = 0
         self.zero_tail = 0
@@ -712,8 +762,45 @@ class _Parser:
             self.end = self.end_offset = None
         elif kind == SIGNATURE:
             self.signature = self.signature_offset = None
+        elif kind == BLIND:
+            self.hands[-1].blind = None
+        elif kind == PROOF:
+            blind = self.hands[-1].blind
+            assert blind is not None
+            blind.play_proofs.pop(len(self.hands[-1].plays) - 1, None)
+        elif kind == KEYS:
+            self.keys.pop()
+            self.key_offsets.pop()
         else:
             raise LogError("log cut short inside its header: not readable", 0)
+
+    def _blind_record(self, kind: int, obj: list[Any], pos: int,
+                      hand: HandRecord | None) -> None:
+        """A blind record, a play's proof or a keys record, where the stream may hold it."""
+        name = RECORD_NAMES[kind]
+        if not self.blind:
+            raise LogError(f"a {name} record in a log whose header does not say dealing: "
+                           "blind", pos)
+        if kind == KEYS:
+            if self.end is None:
+                raise LogError("a keys record before the end record: keys are revealed "
+                               "after the match", pos)
+            self.keys.append(keys_from_list(obj, pos))
+            self.key_offsets.append(pos)
+            return
+        if hand is None or hand.closed:
+            raise LogError(f"a {name} record with no hand open", pos)
+        if kind == BLIND:
+            if hand.blind is not None or hand.calls or hand.plays or hand.trump is not None:
+                raise LogError("a blind record must come right after its deal record, once",
+                               pos)
+            hand.blind = blind_from_list(obj, pos)
+            return
+        k = len(hand.plays) - 1
+        if hand.blind is None or self.last[2] != -1 or k < 0 or k in hand.blind.play_proofs:
+            raise LogError("a proof record must come right after a card move of a blind "
+                           "hand, once", pos)
+        hand.blind.play_proofs[k] = proof_from_list(obj, pos)
 
     def _run(self, need_header: bool) -> None:
         hand: HandRecord | None = None
@@ -751,6 +838,8 @@ class _Parser:
                 if hand is None or hand.closed:
                     raise LogError("a claims record with no hand open", pos)
                 _close_hand(hand, obj, pos, self.named_trump)
+            elif kind in (BLIND, PROOF, KEYS):
+                self._blind_record(kind, obj, pos, hand)
             elif kind == DEAL:
                 if self.end is not None:
                     raise LogError("a deal record follows the end record", pos)
@@ -770,6 +859,7 @@ class _Parser:
                         raise LogError("a second header record", pos)
                     self.header = rec
                     self.named_trump = rec.rules.trump == "named"
+                    self.blind = rec.blind
                 elif isinstance(rec, EndRecord):
                     if self.end is not None:
                         raise LogError("a second end record", pos)
@@ -809,7 +899,8 @@ def _parse(source: bytes | BinaryIO, limits: Limits) -> ParsedLog:
     return ParsedLog(header=p.header, hands=p.hands, offsets=p.offsets, end=p.end,
                      end_offset=p.end_offset, signature=p.signature, signed_bytes=signed,
                      signature_offset=p.signature_offset, cut_short=p.cut,
-                     size=p.reader.size, zero_tail=p.zero_tail)
+                     size=p.reader.size, zero_tail=p.zero_tail, keys=p.keys,
+                     key_offsets=p.key_offsets)
 
 
 def read_log(path: str, limits: Limits = DEFAULT_LIMITS) -> ParsedLog:

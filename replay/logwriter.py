@@ -37,6 +37,7 @@ from typing import BinaryIO
 
 import msgpack
 
+from .blindlog import BlindTranscript, blind_list, proof_list
 from .logformat import (
     CALL_MOVE,
     EndRecord,
@@ -148,6 +149,15 @@ class LogWriter:
     def move(self, code: int) -> int:
         """Append one move (see ``docs/FORMAT.md``: ``TIMER_MOVE`` set for a timer move)."""
         return self._append(encode_move(code))
+
+    def blind_deal(self, transcript: BlindTranscript) -> int:
+        """Append a blind deal's transcript, right after its deal record (a log whose
+        header says dealing: blind; its play proofs are appended with :meth:`play_proof`)."""
+        return self._append(_pack(blind_list(transcript)))
+
+    def play_proof(self, position: int, proof: bytes) -> int:
+        """Append the proof that the card just played is the one dealt at ``position``."""
+        return self._append(_pack(proof_list(position, proof)))
 
     def close_hand(self, rec: HandRecord) -> int:
         """Append the claims record that closes ``rec`` (its trump, tricks, scores, totals)."""

@@ -396,8 +396,14 @@ def shuffled_deals(rng: random.Random) -> DealSource:
     return deals
 
 
+View = Callable[[MatchState, int], MatchState]
+# on_move(state after the move, seat, move): e.g. a blind seat's proof of the card it played
+MoveHook = Callable[[MatchState, int, Move], None]
+
+
 def play_match(rules: RuleSet, first_dealer: int, deals: DealSource,
                players: Sequence[Player], max_hands: int = 500,
+               view: View | None = None, on_move: MoveHook | None = None,
                ) -> tuple[MatchState, list[list[bool]]]:
     """Play a match from the first deal to the win.
 
@@ -411,6 +417,10 @@ def play_match(rules: RuleSet, first_dealer: int, deals: DealSource,
     one flag per move in the order of that hand's moves (its calls, then the trump
     choice where there is one, then its 52 plays): ``True`` for a timer move.
     Raises :class:`MatchTooLong` when ``max_hands`` hands pass without a winner.
+
+    ``view(state, seat)``, when given, is what ``players[seat]`` sees instead of the
+    whole state (blind dealing: its own hand only); ``on_move`` is called after
+    every move.
 
     >>> from tarneeb.replay.rules import preset
     >>> bots = [BotPlayer(random.Random(s), timer_rate=0.1) for s in range(4)]
@@ -431,7 +441,7 @@ def play_match(rules: RuleSet, first_dealer: int, deals: DealSource,
         flags: list[bool] = []
         while state.phase not in (Phase.DEAL, Phase.OVER):
             seat = state.current_player
-            move = players[seat].choose(state)
+            move = players[seat].choose(state if view is None else view(state, seat))
             if move.timer and move.action not in state.timer_actions():
                 raise BadMove(
                     f"hand {state.deal_number + 1}: seat {seat}'s timer move "
@@ -442,12 +452,14 @@ def play_match(rules: RuleSet, first_dealer: int, deals: DealSource,
                 raise BadMove(f"hand {state.deal_number + 1}: {problem}")
             state.apply(move.action, checked=False)
             flags.append(move.timer)
+            if on_move is not None:
+                on_move(state, seat, move)
         timer_flags.append(flags)
     return state, timer_flags
 
 
 __all__ = [
-    "BadMove", "BotPlayer", "DealSource", "MatchTooLong", "Move", "Override", "Player",
-    "RandomPlayer", "choose_card", "estimate_tricks", "play_match",
+    "BadMove", "BotPlayer", "DealSource", "MatchTooLong", "Move", "MoveHook", "Override",
+    "Player", "RandomPlayer", "View", "choose_card", "estimate_tricks", "play_match",
     "shuffled_deals",
 ]

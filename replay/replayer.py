@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import hmac
 from collections.abc import Mapping
+from typing import Any
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -158,6 +159,12 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     state = MatchState(header.rules, first_dealer)
     timers: list[int] = []
     replay = _HandReplay(state, v, deriver, no_deal, fast)
+    if header.blind:  # libsodium is loaded only for a log dealt blind
+        from .blindcheck import BlindChecker
+
+        replay.blind = BlindChecker(log, v)
+        replay.fast = False  # the fast path deals from the seeds
+        v.blind = True
     for rec, offset in zip(log.hands, log.offsets, strict=True):
         if state.is_over:
             v.add("played-after-win", f"hand {rec.deal_number} was played after "
@@ -168,6 +175,9 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
         timers.append(rec.timer)
     v.hands, v.played, v.recorded = replay.replayed, replay.played, replay.recorded
     v.deals_proven = seeds_ok  # then every deal is derived: none is recorded or missing
+    if replay.blind is not None:
+        v.deals_proven = seeds_ok and not replay.blind.faults and not replay.missing
+        _note_secret_hands(v, replay.blind.secret_cancelled)
     if v.recorded:
         v.notes.append(f"{v.recorded} of the deals replayed are recorded by the platform, not "
                        "proven by committed seeds")
@@ -415,6 +425,15 @@ def _report_not_replayed(v: Verdict, missing: list[tuple[int, int, str]]) -> Non
 
 
 NO_DEAL = "the log has neither seeds to derive the deal nor a recorded deal"
+SECRET_HAND = ("a blind deal that was not played out, and whose seats did not reveal their "
+               "keys: its cards stay secret, so its plays cannot be checked against the hands")
+
+
+def _note_secret_hands(v: Verdict, hands: list[int]) -> None:
+    if hands:
+        v.notes.append(f"hand(s) {_runs(hands)} dealt blind and cancelled in the bidding: their "
+                       "cards were never shown and no keys were revealed; nothing replayed "
+                       "depends on them (the calls and the revealed card are checked)")
 
 
 def log_deriver(header: Header, end: EndRecord | None) -> DealDeriver | None:
@@ -457,6 +476,7 @@ class _HandReplay:
         self.replayed = self.played = self.recorded = 0
         self.missing: list[tuple[int, int, str]] = []  # (deal number, offset, why) unreplayed
         self.fast = fast and deriver is not None
+        self.blind: Any = None  # a BlindChecker for a log dealt blind
 
     def _fast(self) -> bool:
         """A derived deal whose every move is legal, as one piece (:meth:`MatchState.play_hand`),
@@ -517,8 +537,32 @@ class _HandReplay:
             self._timer_marks(state.history[-1])
 
     # -- the deal
+    def _blind_deal(self) -> None:
+        """A blind hand: its transcript checked, dealt the hands it proves."""
+        state, rec, v, n = self.state, self.rec, self.v, self.n
+        if rec.deal is not None:
+            v.add("not-canonical", "a hand dealt blind writes out a deal; FORMAT.md has nil "
+                  "there", hand=n, offset=self.offset)
+        reveals = state.rules.reveals_card
+        bh = self.blind.check(rec, n, state.dealer, reveals, self.offset)
+        if bh is None or bh.hands is None or (reveals and bh.thirteenth is None):
+            self.missing.append((n, self.offset, "its blind deal does not give four hands"))
+            raise _Abandon
+        if not bh.proven:
+            if rec.plays:
+                self.missing.append((n, self.offset, SECRET_HAND))
+                raise _Abandon
+            self.blind.secret_cancelled.append(n)
+        state.deal(bh.hands, bh.thirteenth if reveals else None)
+        if reveals and rec.revealed != bh.thirteenth:  # cannot be: the proof names it
+            v.add("wrong-revealed-card", "the revealed card is not the one opened", hand=n,
+                  seat=state.dealer, offset=self.offset)
+
     def _deal(self) -> None:
         state, rec, v, n = self.state, self.rec, self.v, self.n
+        if self.blind is not None:
+            self._blind_deal()
+            return
         deal = deal_of(rec, self.deriver, n, state.dealer)
         if deal is None:
             self.missing.append((n, self.offset, self.no_deal or NO_DEAL))

@@ -28,6 +28,7 @@ from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.seeds import SeasonLeaf, client_commitments, match_binding, server_commitment
 from tarneeb.audit.signing import public_key_raw, sign
 
+from .blindlog import BlindTranscript, RevealedKeys
 from .cards import deal_hands
 from .engine import BID_BASE, PASS, Hand, MatchState
 from .logformat import (
@@ -147,15 +148,17 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
 
 def write_log(rules: RuleSet, state: MatchState, flags: Sequence[Sequence[bool]],
               s: MatchSecrets, names: Sequence[str], computer: Sequence[bool],
-              seeded: bool = True) -> bytes:
-    """The signed log of a finished match (deals derived from the seeds, or recorded)."""
+              seeded: bool = True, blind: Sequence[BlindTranscript] | None = None,
+              keys: Sequence[RevealedKeys] = ()) -> bytes:
+    """The signed log of a finished match (deals derived from the seeds, or recorded; or
+    ``blind``: one transcript a dealing attempt, and the ``keys`` revealed after it)."""
     out = BytesIO()
     w = LogWriter(out)
     first_dealer = state.history[0].dealer if state.history else state.dealer
     header = Header(
         rules=rules, seats=[Seat(n, c) for n, c in zip(names, computer, strict=True)],
         match_id=s.match_id, first_dealer=first_dealer,
-        public_key=public_key_raw(s.key.public_key()))
+        public_key=public_key_raw(s.key.public_key()), blind=blind is not None)
     if seeded:
         header.server_commitment = server_commitment(s.server_seed)
         header.batch = s.batch
@@ -166,8 +169,12 @@ def write_log(rules: RuleSet, state: MatchState, flags: Sequence[Sequence[bool]]
         rec = hand_record(rules, hand, f)
         if not seeded:
             rec.deal = RecordedDeal(hand.hands, hand.thirteenth)
+        if blind is not None:
+            rec.blind = blind[hand.deal_number]
         w.write(rec)
     w.write(EndRecord(state.winner, s.server_seed if seeded else None))
+    for k in keys:
+        w.write(k)
     w.sign(lambda data: sign(s.key, data))
     return out.getvalue()
 
