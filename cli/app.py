@@ -299,6 +299,13 @@ def play(
     as_json: Annotated[bool, typer.Option(
         "--json", help="Say what was written as JSON (path, rules, hands, winner, totals, "
                        "bytes, key id).")] = False,
+    dealing: Annotated[str, typer.Option(
+        metavar="MODE", help="seeds (dealt from the committed seeds) or blind (shuffled and "
+                             "dealt by the four seats' own keys, so nobody sees a hand but "
+                             "its own; see PROTOCOL.md §13).")] = "seeds",
+    reveal_keys: Annotated[bool, typer.Option(
+        help="With --dealing blind: the seats reveal their keys after the match, so every "
+             "hand can be re-checked.")] = True,
 ) -> None:
     """Play a whole match between computer players and write its signed log."""
     from tarneeb.audit.errors import AuditError
@@ -309,6 +316,10 @@ def play(
     from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
 
     to_stdout = str(output) == "-"
+    if dealing not in ("seeds", "blind"):
+        fail(f"--dealing {dealing}: give seeds or blind")
+    if dealing == "blind" and season is not None:
+        fail("--season and --dealing blind: a season's matches are dealt from its seeds")
     if as_json and to_stdout:
         fail("--json and -o - would both write to standard output: give -o FILE")
     ruleset = load_rules(rules, option, rules_file)
@@ -323,8 +334,11 @@ def play(
     server_seed, batch = season_match_of(season, season_match, private) if season \
         else (None, None)
     try:
-        data = play_logged_match(ruleset, seed=secret, key=private, server_seed=server_seed,
-                                 batch=batch)
+        if dealing == "blind":
+            data = _play_blind(ruleset, secret, private, reveal_keys)
+        else:
+            data = play_logged_match(ruleset, seed=secret, key=private,
+                                     server_seed=server_seed, batch=batch)
     except MatchTooLong as e:
         fail(str(e))
     parsed = parse_log(data)
@@ -341,16 +355,27 @@ def play(
             "path": str(output), "rules": ruleset.name, "match_id": parsed.header.match_id.hex(),
             "hands": len(parsed.hands), "winner": winner, "totals": totals, "bytes": len(data),
             "key_id": key_id(pub) if pub is not None else None,
-            "reproducible": seed is not None}, ensure_ascii=False, indent=1) + "\n")
+            "reproducible": seed is not None, "dealing": dealing}, ensure_ascii=False,
+            indent=1) + "\n")
         return
     said = err if to_stdout else out  # the log itself is on stdout
     said.print(f"wrote {'<stdout>' if to_stdout else output}: {ruleset.name}, "
-               f"{len(parsed.hands)} dealing attempts, "
+               f"{len(parsed.hands)} dealing attempts"
+               f"{' dealt blind' if dealing == 'blind' else ''}, "
                f"{'team 0+2' if winner == 0 else 'team 1+3'} won, totals {totals}, "
                f"{len(data)} bytes", markup=False)
     if seed is not None:
         said.print("reproducible run: every seed and the signing key come from --seed; "
                    "they are not secret", markup=False)
+
+
+def _play_blind(ruleset: RuleSet, secret: bytes | None, private: Ed25519PrivateKey,
+                reveal_keys: bool) -> bytes:
+    try:
+        from tarneeb.replay.blindplay import play_blind_match
+    except ImportError as e:  # pysodium or the system's libsodium is missing
+        fail(f"--dealing blind needs libsodium and pysodium (pip install 'tarneeb[blind]'): {e}")
+    return play_blind_match(ruleset, seed=secret, key=private, reveal_keys=reveal_keys)
 
 
 def season_match_of(path: Path, index: int,

@@ -57,9 +57,9 @@ def blind_deal(header: Header, rec: HandRecord, n: int, dealer: int) -> BlindDea
                      [tuple(_split(d, ELEMENT)) for d in t.passes], partials)
 
 
-_KINDS = (("partial decryption", "wrong-decryption"), ("public key", "blind-transcript"),
-          ("not a valid", "blind-transcript"), ("missing or out of order", "blind-transcript"),
-          ("revealed scalar", "wrong-key"), ("revealed permutation", "wrong-key"))
+_KINDS = (("revealed scalar", "wrong-key"), ("revealed permutation", "wrong-key"),
+          ("partial decryption", "wrong-decryption"), ("public key", "blind-transcript"),
+          ("not a valid", "blind-transcript"), ("missing or out of order", "blind-transcript"))
 
 
 def _kind(fault: BlindFault) -> str:

@@ -71,6 +71,7 @@ class BlindTable:
         self.deal: BlindDeal | None = None
         self.transcripts: list[BlindTranscript] = []
         self.keys: list[RevealedKeys] = []
+        self.hands: list[tuple[int, int, int, int]] = []  # what each seat learned, by deal
 
     def _seat(self, seat: int, n: int) -> BlindSeat:
         rng = None if self.label is None else fixed_rng(self.label + n.to_bytes(4, "big"), seat)
@@ -91,6 +92,7 @@ class BlindTable:
                                       f"{seat.unreadable}")
             for card in seat.hand():
                 hands[s] |= 1 << card
+        self.hands.append((hands[0], hands[1], hands[2], hands[3]))
         thirteenth = None
         if self.rules.reveals_card:  # the dealer opens it to all, with its proof
             thirteenth, t.opened = self._open(dealer, OPENED_POSITION, "open")
@@ -125,6 +127,18 @@ def play_blind_match(rules: RuleSet | str, *, seed: bytes | None = None,
     ``seed`` makes it reproducible (every secret derived from it: NOT secret);
     ``target`` plays to another target (short matches for tests and benchmarks).
     """
+    return play_blind(rules, seed=seed, players=players, key=key, names=names,
+                      computer=computer, max_hands=max_hands, reveal_keys=reveal_keys,
+                      target=target)[0]
+
+
+def play_blind(rules: RuleSet | str, *, seed: bytes | None = None,
+               players: Sequence[Player] | None = None, key: object = None,
+               names: Sequence[str] = DEFAULT_NAMES,
+               computer: Sequence[bool] = (True, True, True, True),
+               max_hands: int = 500, reveal_keys: bool = True,
+               target: int | None = None) -> tuple[bytes, BlindTable]:
+    """:func:`play_blind_match`, with the table (what each seat learned, deal by deal)."""
     if isinstance(rules, str):
         rules = preset(rules)
     if target is not None:
@@ -141,7 +155,8 @@ def play_blind_match(rules: RuleSet | str, *, seed: bytes | None = None,
     state, flags = play_match(rules, first, table.deals, players, max_hands=max_hands,
                               view=seat_view, on_move=table.on_move)
     return write_log(rules, state, flags, s, names, computer, blind=table.transcripts,
-                     keys=table.keys if reveal_keys else ())
+                     keys=table.keys if reveal_keys else ()), table
 
 
-__all__ = ["BlindTable", "BlindTableError", "play_blind_match", "seat_view", "transcript_of"]
+__all__ = ["BlindTable", "BlindTableError", "play_blind", "play_blind_match", "seat_view",
+           "transcript_of"]

@@ -432,8 +432,8 @@ SECRET_HAND = ("a blind deal that was not played out, and whose seats did not re
 def _note_secret_hands(v: Verdict, hands: list[int]) -> None:
     if hands:
         v.notes.append(f"hand(s) {_runs(hands)} dealt blind and cancelled in the bidding: their "
-                       "cards were never shown and no keys were revealed; nothing replayed "
-                       "depends on them (the calls and the revealed card are checked)")
+                       "cards were never shown and no keys were revealed; their calls "
+                       "do not depend on them and are checked")
 
 
 def log_deriver(header: Header, end: EndRecord | None) -> DealDeriver | None:

@@ -43,6 +43,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.seeds import SeasonLeaf, client_commitments, match_binding
 from tarneeb.audit.signing import public_key_raw, sign
+from tarneeb.replay.blindlog import RevealedKeys
 from tarneeb.replay.cards import card_name, cards_of, colour_mate, suit_of
 from tarneeb.replay.engine import (
     BID_BASE,
@@ -127,6 +128,7 @@ class Tamper:
     summary: str
     match_level: bool = False
     needs: RulesTest | None = None
+    blind: bool = False  # applies to logs dealt blind only (see blind_alterations)
 
     def applies(self, rules: RuleSet) -> bool:
         """Whether this alteration can apply to a log of ``rules`` at all."""
@@ -157,9 +159,10 @@ REGISTRY: dict[str, Tamper] = {}
 
 
 def _register(name: str, summary: str, *, match_level: bool = False,
-              needs: RulesTest | None = None) -> Callable[[TamperFn], TamperFn]:
+              needs: RulesTest | None = None,
+              blind: bool = False) -> Callable[[TamperFn], TamperFn]:
     def add(fn: TamperFn) -> TamperFn:
-        REGISTRY[name] = Tamper(name, fn, summary, match_level, needs)
+        REGISTRY[name] = Tamper(name, fn, summary, match_level, needs, blind)
         return fn
     return add
 
@@ -188,6 +191,7 @@ class EditableLog:
     hands: list[HandRecord]
     end: EndRecord | None
     signature: SignatureRecord | None
+    keys: list[RevealedKeys] = dataclasses.field(default_factory=list)  # blind: after the end
 
     @property
     def rules(self) -> RuleSet:
@@ -214,7 +218,7 @@ def _open(data: bytes) -> EditableLog:
     log = parse_log(data)
     if log.cut_short is not None:
         raise NotApplicable("the log is cut short already")
-    return EditableLog(log.header, log.hands, log.end, log.signature)
+    return EditableLog(log.header, log.hands, log.end, log.signature, log.keys)
 
 
 def _close(log: EditableLog, resign: Ed25519PrivateKey | None,
@@ -229,6 +233,8 @@ def _close(log: EditableLog, resign: Ed25519PrivateKey | None,
         w.write(rec)
     if log.end is not None:
         w.write(log.end)
+    for k in log.keys:
+        w.write(k)
     if resign is not None:
         w.sign(lambda data: sign(resign, data))
     elif keep_signature and log.signature is not None:
@@ -1402,8 +1408,9 @@ def with_recorded_deals(data: bytes, resign: Ed25519PrivateKey) -> bytes:
     return _close(log, resign)
 
 
-def iter_tampers(rules: RuleSet) -> Iterator[Tamper]:
-    """The alterations that can apply to a log of ``rules``, by name.
+def iter_tampers(rules: RuleSet, blind: bool = False) -> Iterator[Tamper]:
+    """The alterations that can apply to a log of ``rules``, by name (``blind``: those of
+    a log dealt blind).
 
     >>> from tarneeb.replay.rules import preset
     >>> "bid-not-higher" in [t.name for t in iter_tampers(preset("classic"))]
@@ -1411,7 +1418,7 @@ def iter_tampers(rules: RuleSet) -> Iterator[Tamper]:
     """
     for name in sorted(REGISTRY):
         t = REGISTRY[name]
-        if t.applies(rules):
+        if t.applies(rules) and t.blind == blind:
             yield t
 
 
@@ -1419,3 +1426,5 @@ __all__ = [
     "REGISTRY", "Alteration", "Altered", "NotApplicable", "Tamper", "alter", "iter_tampers",
     "with_recorded_deals",
 ]
+
+from . import blind_alterations  # noqa: E402, F401  (registers the blind dealing alterations)

@@ -99,7 +99,7 @@ def fixed_logs(rules: str) -> list[tuple[bytes, Ed25519PrivateKey]]:
 
 @pytest.mark.parametrize(("rules", "name"), [
     (rules, name) for rules in RULES for name in sorted(REGISTRY)
-    if REGISTRY[name].applies(preset(rules))])
+    if REGISTRY[name].applies(preset(rules)) and not REGISTRY[name].blind])
 def test_each_alteration_is_found_in_each_rule_set(rules: str, name: str) -> None:
     tamper = REGISTRY[name]
     applied = 0

@@ -1,0 +1,155 @@
+"""Blind dealing end to end: matches dealt blind verify clean, each seat's cheat is caught
+and blamed, the hands replayed are the hands the seats learned."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import msgpack
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tarneeb.replay.blindlog import BLIND, KEYS, PROOF, blind_list
+from tarneeb.replay.blindplay import play_blind, play_blind_match
+from tarneeb.replay.logformat import LogError, parse_log
+from tarneeb.replay.replayer import SECRET_HAND, verify_bytes
+from tarneeb.replay.rules import PRESETS
+from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+from tarneeb.testing import alterations as tamper
+from tarneeb.testing.alterations import REGISTRY, NotApplicable, iter_tampers
+
+RULES = sorted(PRESETS)
+BLIND_TAMPERS = sorted(name for name, t in REGISTRY.items() if t.blind)
+
+
+@functools.cache
+def blind_log(rules: str, reveal_keys: bool = True) -> bytes:
+    """A short match dealt blind (to 5 points: one to a few hands), reproducible."""
+    return play_blind_match(rules, seed=b"blind-log " + rules.encode(), target=5,
+                            reveal_keys=reveal_keys)
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_a_blind_match_verifies_clean_in_every_rule_set(rules: str) -> None:
+    data = blind_log(rules)
+    log = parse_log(data)
+    assert log.header.blind
+    assert all(h.blind is not None for h in log.hands)
+    for h in log.hands:  # every card played came with its proof, at a position of its own
+        assert h.blind is not None and sorted(h.blind.play_proofs) == list(range(len(h.plays)))
+        assert len({p for p, _ in h.blind.play_proofs.values()}) == len(h.plays)
+    assert [k.deal_number for k in log.keys] == list(range(len(log.hands)))
+    v = verify_bytes(data)
+    assert v.clean, [str(f) for f in v.findings]
+    assert v.blind and v.deals_proven and v.played >= 1
+    assert "dealt blind, every hand proven" in v.deals_line()
+
+
+def test_without_the_keys_played_hands_are_proven_by_their_plays() -> None:
+    # a match whose first two hands are cancelled (all four pass)
+    data = play_blind_match("classic", seed=b"xclassic", target=5, reveal_keys=False)
+    assert not parse_log(data).keys
+    v = verify_bytes(data)
+    assert v.clean and v.deals_proven, [str(f) for f in v.findings]
+    cancelled = [h.deal_number for h in v.history if h.cancelled]
+    assert cancelled  # this match has hands cancelled in the bidding: said in a note
+    assert any("cancelled in the bidding" in n and "no keys" in n for n in v.notes)
+
+
+def test_a_hand_neither_played_out_nor_opened_by_keys_is_not_replayed() -> None:
+    log = tamper._open(blind_log("qahwa41", reveal_keys=False))
+    last = log.hands[-1]  # the match stops ten cards into its last hand
+    assert last.blind is not None and len(last.plays) == 52
+    last.plays, last.closed = last.plays[:10], False
+    last.tricks = last.scores = last.totals = None
+    last.blind.play_proofs = {k: last.blind.play_proofs[k] for k in range(10)}
+    log.end = None
+    v = verify_bytes(tamper._close(log, None, keep_signature=False))
+    assert not v.clean and not v.deals_proven
+    secret = [f for f in v.findings if f.kind == "not-replayed"]
+    assert secret and SECRET_HAND in secret[0].message and secret[0].hand == last.deal_number
+
+
+@pytest.mark.parametrize("name", BLIND_TAMPERS)
+def test_each_cheat_is_caught_and_the_seat_named(name: str) -> None:
+    applied = 0
+    for rules in ("eram41", "classic"):
+        data = blind_log(rules)
+        key = MatchSecrets(b"blind-log " + rules.encode()).key
+        for choice in range(2):
+            try:
+                out, alt = REGISTRY[name](data, choice=choice, resign=key)
+            except NotApplicable:
+                continue
+            applied += 1
+            v = verify_bytes(out)
+            assert not v.clean and not v.deals_proven
+            assert alt.seat is not None
+            assert any((f.kind, f.hand, f.trick, f.seat) == (alt.expect, alt.hand, alt.trick,
+                                                             alt.seat) for f in v.findings), \
+                (alt, [(f.kind, f.hand, f.trick, f.seat) for f in v.findings])
+            assert not {f.kind for f in v.findings} & {"broken-signature", "unsigned"}
+    assert applied
+
+
+def test_blind_alterations_do_not_apply_to_seed_logs() -> None:
+    data = play_logged_match("qahwa41", seed=b"not blind")
+    for name in BLIND_TAMPERS:
+        with pytest.raises(NotApplicable):
+            REGISTRY[name](data)
+    assert not any(t.blind for t in iter_tampers(PRESETS["qahwa41"]))
+    assert {t.name for t in iter_tampers(PRESETS["qahwa41"], blind=True)} == set(BLIND_TAMPERS)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.binary(min_size=1, max_size=8), rules=st.sampled_from(RULES))
+def test_the_hands_replayed_are_the_hands_each_seat_learned(seed: bytes, rules: str) -> None:
+    data, table = play_blind(rules, seed=seed, target=3)
+    v = verify_bytes(data)
+    assert v.clean, [str(f) for f in v.findings]
+    assert [h.hands for h in v.history] == table.hands
+    for hands in table.hands:  # honest passes deal a permutation of the deck
+        assert sum(h.bit_count() for h in hands) == 52
+        assert hands[0] | hands[1] | hands[2] | hands[3] == (1 << 52) - 1
+
+
+def test_blind_records_are_refused_where_they_do_not_belong() -> None:
+    data = blind_log("qahwa41")
+    log = parse_log(data)
+    start = log.offsets[0]
+    seed_log = play_logged_match("qahwa41", seed=b"no blind")
+    seeds = parse_log(seed_log)
+    blind_record = msgpack.packb(blind_list(log.hands[0].blind), use_bin_type=True)
+    assert data[start + 6:start + 6 + len(blind_record)] == blind_record  # after the deal
+    assert blind_record[1] == BLIND
+    with pytest.raises(LogError, match="does not say dealing: blind"):
+        parse_log(seed_log[:seeds.offsets[0] + 6] + blind_record + seed_log[seeds.offsets[0]
+                                                                            + 6:])
+    with pytest.raises(LogError, match="right after its deal record"):  # a second one
+        i = start + 6 + len(blind_record)
+        parse_log(data[:i] + blind_record + data[i:])
+    assert PROOF and KEYS  # the record types FORMAT.md gives
+
+
+def test_play_dealing_blind_at_the_command_line(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from tarneeb.cli.app import main
+
+    def run(*argv: str) -> tuple[int, str]:
+        with pytest.raises(SystemExit) as e:
+            main(list(argv))
+        out, err = capsys.readouterr()
+        return int(e.value.code or 0), out + err
+
+    rules = tmp_path / "short.toml"
+    rules.write_text('name = "short"\nbase = "qahwa41"\ntarget = 3\n')
+    out = tmp_path / "b.tlog"
+    code, said = run("play", "--rules-file", str(rules), "--dealing", "blind", "--seed", "b",
+                     "-o", str(out))
+    assert code == 0 and "dealt blind" in said
+    code, said = run("verify", str(out))
+    assert code == 0 and "dealt blind, every hand proven" in said
+    code, said = run("play", "--dealing", "shuffled", "-o", str(out))
+    assert code == 2 and "give seeds or blind" in said
