@@ -31,11 +31,14 @@ from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogError, Moves, Rec
 
 FIELDS = {
     0: ["type", "magic", "version", "rules", "seats", "match_id", "server_commitment", "batch",
-        "client_commitments", "client_seeds", "first_dealer", "public_key"],
+        "client_commitments", "client_seeds", "first_dealer", "public_key", "dealing"],
     1: ["type", "deal_number", "dealer", "revealed", "deal"],
     2: ["type", "winner", "server_seed", "abandoned"],
     3: ["type", "signature"],
     4: ["type", "trump", "tricks", "scores", "totals"],
+    5: ["type", "publics", "passes", "partials", "partial_proofs", "opened"],
+    6: ["type", "position", "proof"],
+    7: ["type", "deal_number", "scalars", "permutations"],
 }
 WIDTH = 16
 

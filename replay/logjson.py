@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import public_key_raw, sign
 
+from .blindlog import DEALING_BLIND, BlindTranscript, RevealedKeys, keys_from_list
 from .cards import CardError, card_name, cards_of, mask_of, parse_card, parse_suit
 from .logformat import (
     ABANDON_CAUSES,
@@ -59,9 +60,17 @@ def _card(c: int | None) -> str | None:
     return None if c is None else card_name(c)
 
 
+def _blind_to_json(t: BlindTranscript, plays: int) -> dict[str, Any]:
+    return {"publics": t.publics.hex(), "passes": [d.hex() for d in t.passes],
+            "partials": [d.hex() for d in t.partials],
+            "partial_proofs": [d.hex() for d in t.partial_proofs], "opened": _hex(t.opened),
+            "proofs": [None if k not in t.play_proofs else
+                       [t.play_proofs[k][0], t.play_proofs[k][1].hex()] for k in range(plays)]}
+
+
 def record_to_json(rec: Record) -> dict[str, Any]:
     if isinstance(rec, HandRecord):
-        return {
+        out = {
             "type": "hand", "deal_number": rec.deal_number, "dealer": rec.dealer,
             "calls": [{"seat": s, "call": "pass" if v == PASS_CODE else v} for s, v in rec.calls],
             "revealed": _card(rec.revealed),
@@ -74,8 +83,15 @@ def record_to_json(rec: Record) -> dict[str, Any]:
                 "thirteenth": _card(rec.deal.thirteenth)},
             "closed": rec.closed,
         }
+        if rec.blind is not None:  # a hand dealt blind: its transcript and play proofs
+            out["blind"] = _blind_to_json(rec.blind, len(rec.plays))
+        return out
+    if isinstance(rec, RevealedKeys):
+        return {"type": "keys", "deal_number": rec.deal_number,
+                "scalars": [_hex(x) for x in rec.scalars],
+                "permutations": [_hex(x) for x in rec.permutations]}
     if isinstance(rec, Header):
-        return {
+        head = {
             "type": "header", "magic": MAGIC, "version": rec.version,
             "rules": rec.rules_raw if rec.rules_raw is not None else rec.rules.to_dict(),
             "seats": [{"name": s.name, "computer": s.computer} for s in rec.seats],
@@ -92,6 +108,9 @@ def record_to_json(rec: Record) -> dict[str, Any]:
             "first_dealer": rec.first_dealer,
             "public_key": _hex(rec.public_key),
         }
+        if rec.blind:
+            head["dealing"] = DEALING_BLIND
+        return head
     if isinstance(rec, EndRecord):
         a = rec.abandoned
         return {"type": "end", "winner": rec.winner, "server_seed": _hex(rec.server_seed),
@@ -108,6 +127,7 @@ def log_records(log: ParsedLog) -> list[Record]:
     out: list[Record] = [log.header, *log.hands]
     if log.end is not None:
         out.append(log.end)
+    out.extend(log.keys)
     if log.signature is not None:
         out.append(log.signature)
     return out
@@ -195,11 +215,16 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
                             _abandoned_from_json(r))
         elif kind == "signature":
             rec = SignatureRecord(r.hex("signature"))  # type: ignore[arg-type]
+        elif kind == "keys":
+            rec = RevealedKeys(r.get("deal_number"), _hexes(r, "scalars"),
+                               _hexes(r, "permutations"))
         else:
             raise r.fail(f"unknown record type {kind!r}")
         # the msgpack decoder checks every field's type and range
         if isinstance(rec, HandRecord):
-            decode_hand(encode_hand(rec, named_trump), named_trump)
+            decode_hand(encode_hand(rec, named_trump), named_trump, rec.blind is not None)
+        elif isinstance(rec, RevealedKeys):
+            keys_from_list(msgpack.unpackb(encode_record(rec), raw=False), 0)
         else:
             decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0, limits)
     except LogError as e:
@@ -209,6 +234,30 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
     except (TypeError, ValueError, OverflowError) as e:
         raise r.fail(str(e)) from None
     return rec
+
+
+def _hexes(r: _In, key: str) -> list[bytes | None]:
+    return [r.hex(key, x, nil=True) for x in r.list_(key)]  # type: ignore[union-attr]
+
+
+def _blind_from_json(r: _In) -> BlindTranscript | None:
+    b = r.rec.get("blind")
+    if b is None:
+        return None
+    if not isinstance(b, dict) or not isinstance(b.get("proofs"), list) or set(b) != {
+            "publics", "passes", "partials", "partial_proofs", "opened", "proofs"}:
+        raise r.fail("blind must be {publics, passes, partials, partial_proofs, opened, proofs}")
+    sub = _In(r.index, b)
+    t = BlindTranscript(sub.hex("publics"), _hexes(sub, "passes"),  # type: ignore[arg-type]
+                        _hexes(sub, "partials"), _hexes(sub, "partial_proofs"),  # type: ignore[arg-type]
+                        sub.hex("opened", nil=True))
+    for k, proof in enumerate(b["proofs"]):
+        if proof is None:
+            continue
+        if not isinstance(proof, list) or len(proof) != 2 or not isinstance(proof[0], int):
+            raise r.fail("each play proof is [position, hex proof] or null")
+        t.play_proofs[k] = (proof[0], sub.hex("proof", proof[1]))  # type: ignore[assignment]
+    return t
 
 
 def _abandoned_from_json(r: _In) -> Abandonment | None:
@@ -226,11 +275,13 @@ def _abandoned_from_json(r: _In) -> Abandonment | None:
 # the fields of each record's JSON object: import refuses any other (the log would drop it)
 _FIELDS = {
     "hand": {"type", "deal_number", "dealer", "calls", "revealed", "trump", "plays", "timer",
-             "tricks", "scores", "totals", "deal", "closed"},
+             "tricks", "scores", "totals", "deal", "closed", "blind"},
     "header": {"type", "magic", "version", "rules", "seats", "match_id", "server_commitment",
-               "batch", "client_commitments", "client_seeds", "first_dealer", "public_key"},
+               "batch", "client_commitments", "client_seeds", "first_dealer", "public_key",
+               "dealing"},
     "end": {"type", "winner", "server_seed", "abandoned"},
     "signature": {"type", "signature"},
+    "keys": {"type", "deal_number", "scalars", "permutations"},
 }
 
 
@@ -275,7 +326,7 @@ def _hand_from_json(r: _In) -> HandRecord:
         deal_number=r.get("deal_number"), dealer=r.get("dealer"), calls=calls,
         revealed=r.card("revealed", r.get("revealed"), nil=True), trump=trump, plays=plays,
         timer=timer, tricks=r.get("tricks"), scores=r.get("scores"), totals=r.get("totals"),
-        deal=recorded, closed=closed)
+        deal=recorded, closed=closed, blind=_blind_from_json(r))
 
 
 def _header_from_json(r: _In, limits: Limits) -> Header:
@@ -314,7 +365,15 @@ def _header_from_json(r: _In, limits: Limits) -> Header:
         server_commitment=r.hex("server_commitment", nil=True), batch=proof,
         client_commitments=None if cc is None else [r.hex("client_commitments", x) for x in cc],
         client_seeds=None if cs is None else [r.hex("client_seeds", x) for x in cs],
-        public_key=r.hex("public_key", nil=True), version=r.get("version"), rules_raw=rules_raw)
+        public_key=r.hex("public_key", nil=True), version=r.get("version"), rules_raw=rules_raw,
+        blind=_dealing_from_json(r))
+
+
+def _dealing_from_json(r: _In) -> bool:
+    dealing = r.rec.get("dealing")
+    if dealing not in (None, DEALING_BLIND):
+        raise r.fail(f"dealing must be {DEALING_BLIND!r} or absent")
+    return dealing == DEALING_BLIND
 
 
 def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
@@ -368,7 +427,7 @@ def sign_log(data: bytes, key: Ed25519PrivateKey) -> bytes:
         header = dataclasses.replace(log.header, public_key=public)
         named = header.rules.trump == "named"
         data = encode_record(header) + b"".join(encode_record(h, named) for h in log.hands) \
-            + encode_record(log.end)
+            + encode_record(log.end) + b"".join(map(encode_record, log.keys))
     elif log.header.public_key != public:
         raise LogError("the header names another public key than the signing key's")
     return data + encode_record(SignatureRecord(sign(key, data)))
