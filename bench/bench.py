@@ -16,7 +16,9 @@
 * the cost of writing one move to a log under each durability setting (flush, fsync,
   group commit every 5 ms), in microseconds;
 * ``audit`` of a 2,000-log archive: logs and hands per second with 1 job, 2 jobs and a
-  local Dask cluster of two worker processes, as ratios to 1 job.
+  local Dask cluster of two worker processes, as ratios to 1 job;
+* blind dealing: CPU time per deal (passes, dealing, proofs) and per check of a
+  transcript, bytes per hand, beside the seed protocol's figures (``bench/bench_blind.py``).
 
 Matches are generated reproducibly (``--seed``-style secrets, not secret) so two runs
 measure the same work. Everything runs in this one process, on one core, except the archive
@@ -110,6 +112,10 @@ def main() -> None:
         from bench_archive import bench_archive
 
         figures["archive"] = bench_archive(args.archive_logs)
+    from bench_blind import bench_blind
+    from bench_blind import lines as blind_lines
+
+    figures["blind"] = bench_blind()
     if args.json:
         print(json.dumps(figures, indent=1))
         return
@@ -133,6 +139,9 @@ def main() -> None:
 
         for line in report(figures["archive"]):  # type: ignore[arg-type]
             print(line)
+    for text in blind_lines(figures["blind"], d["microseconds_per_deal"],  # type: ignore[arg-type]
+                            s["bytes_per_played_hand"]):
+        print(text)
 
 
 if __name__ == "__main__":
