@@ -178,6 +178,9 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     if replay.blind is not None:
         v.deals_proven = seeds_ok and not replay.blind.faults and not replay.missing
         _note_secret_hands(v, replay.blind.secret_cancelled)
+        for n in replay.blind.secret_cancelled:  # never shown: no made-up cards in the history
+            if n < len(state.history):
+                state.history[n].hands = (0, 0, 0, 0)
     if v.recorded:
         v.notes.append(f"{v.recorded} of the deals replayed are recorded by the platform, not "
                        "proven by committed seeds")
