@@ -230,6 +230,20 @@ def forged_play_proof(data: bytes, *, choice: int = 0, hand: int | None = None,
         expect="card-not-dealt")
 
 
+@_register("drop-play-proof", "a card played without its proof", blind=True)
+def drop_play_proof(data: bytes, *, choice: int = 0, hand: int | None = None,
+                    resign: Ed25519PrivateKey | None = None) -> Altered:
+    """One play's proof record left out: nothing shows the card was dealt to its seat."""
+    log = _blind_log(data)
+    n, k, _, _ = _pick_play(log, choice, hand)
+    rec = log.hands[n]
+    assert rec.blind is not None
+    del rec.blind.play_proofs[k]
+    return _close(log, resign), Alteration(
+        "drop-play-proof", n, f"hand {n}: {card_name(rec.plays[k])} in trick {k // 4 + 1} "
+        "written without its proof", trick=k // 4 + 1, expect="blind-transcript")
+
+
 @_register("wrong-revealed-key", "a seat reveals a scalar that is not its key", blind=True)
 def wrong_revealed_key(data: bytes, *, choice: int = 0, hand: int | None = None,
                        resign: Ed25519PrivateKey | None = None) -> Altered:
@@ -249,5 +263,5 @@ def wrong_revealed_key(data: bytes, *, choice: int = 0, hand: int | None = None,
         expect="wrong-key")
 
 
-__all__ = ["forged_play_proof", "pass_drops_card", "pass_duplicates_card", "play_not_dealt",
-           "wrong_partial_decryption", "wrong_revealed_key"]
+__all__ = ["drop_play_proof", "forged_play_proof", "pass_drops_card", "pass_duplicates_card",
+           "play_not_dealt", "wrong_partial_decryption", "wrong_revealed_key"]

@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import random
@@ -510,6 +511,9 @@ class MatchSpec:
     requires: frozenset[str] = frozenset()
     variant: int = 0
     seeded: bool = True
+    dealing: str = "seeds"  # or "blind" (PROTOCOL.md §13)
+    base: str | None = None  # house rules: ``rules`` names them, ``base`` the preset ...
+    target: int | None = None  # ... played to this target (a short blind match)
 
     @property
     def file(self) -> str:
@@ -526,8 +530,7 @@ class MatchSpec:
         return base if self.variant == 0 else f"{base}/v{self.variant}"
 
     def with_variant(self, variant: int) -> MatchSpec:
-        return MatchSpec(self.rules, self.label, self.about, self.stages, self.timer_rate,
-                         self.requires, variant, self.seeded)
+        return dataclasses.replace(self, variant=variant)
 
 
 def _players(spec: MatchSpec, seed: bytes) -> tuple[list[BotPlayer], Director | None]:
@@ -543,8 +546,15 @@ def make_match(spec: MatchSpec) -> bytes:
     misses what the spec requires."""
     seed = seed_bytes(spec.seed_text)
     players, director = _players(spec, seed) if spec.steered else (None, None)
-    data = play_logged_match(rule_set(spec.rules), seed=seed, players=players,
-                             seeded=spec.seeded)
+    if spec.dealing == "blind":
+        from tarneeb.replay.blindplay import play_blind_match
+
+        rules = rule_set(spec.rules) if spec.base is None else dataclasses.replace(
+            rule_set(spec.base), name=spec.rules, target=spec.target)
+        data = play_blind_match(rules, seed=seed, players=players)
+    else:
+        data = play_logged_match(rule_set(spec.rules), seed=seed, players=players,
+                                 seeded=spec.seeded)
     if director is not None or spec.requires:
         verdict = verify_bytes(data, count_paths=True)
         if director is not None:
@@ -688,6 +698,10 @@ MATCHES: list[MatchSpec] = [spec for name in RULE_SETS if name != "classic"
                             for spec in _personal(name)] + _classic() + [
     MatchSpec("eram41", "recorded-deals", "a platform without the seed protocol: every deal "
               "written out in the log, nothing committed", seeded=False),
+    MatchSpec("qahwa5", "blind", "dealt blind (docs/PROTOCOL.md §13): each seat its own "
+              "keys, every card played with its proof, the keys revealed after the match; "
+              "house rules qahwa5, qahwa41 to 5 points: one hand", dealing="blind",
+              base="qahwa41", target=5),
 ] + _variants()
 
 # Variants found by `python -m tarneeb.testing.corpus fixtures --search`.
@@ -696,6 +710,7 @@ VARIANTS: dict[str, int] = {
     "sahrat400-both-qualify-equal.tlog": 3,
     "house400-tie-team-total.tlog": 1,
     "house400-tie-team-02.tlog": 3,
+    "qahwa5-blind.tlog": 4,  # one hand: each blind log is about 27 KB
 }
 
 MATCHES = [m.with_variant(VARIANTS.get(m.file, 0)) for m in MATCHES]
@@ -781,6 +796,11 @@ ALTERED: list[AlteredSpec] = [
     AlteredSpec("not-canonical", "eram41-01", "reorder-rules"),
     AlteredSpec("wrong-rules", "sahrat400-01", "misname-rules"),
     AlteredSpec("wrong-rules", "classic-01", "misname-rules"),
+    AlteredSpec("wrong-decryption", "qahwa5-blind", "wrong-partial-decryption"),
+    AlteredSpec("wrong-shuffle", "qahwa5-blind", "pass-duplicates-card"),
+    AlteredSpec("card-not-dealt", "qahwa5-blind", "forged-play-proof"),
+    AlteredSpec("wrong-key", "qahwa5-blind", "wrong-revealed-key"),
+    AlteredSpec("blind-transcript", "qahwa5-blind", "drop-play-proof"),
 ]
 
 # Finding kinds no single alteration of a tarneeb log can produce, and why.
