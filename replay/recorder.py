@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.encoding import unsafe_character
 
+from .blindlog import BlindTranscript, RevealedKeys
 from .cards import CardError, mask_of, parse_card, parse_suit
 from .logformat import (
     ABANDON_CAUSES,
@@ -116,7 +117,10 @@ class MatchRecorder:
     (and ``season`` for a match of a committed season); one that is not records every
     deal in full (:meth:`deal` with ``hands``). ``public_key`` is the platform's raw
     Ed25519 key, written into the header. ``durability``: ``"flush"``, ``"fsync"``,
-    ``"group:MS"`` or a :class:`Durability` (see ``docs/PLATFORM.md``).
+    ``"group:MS"`` or a :class:`Durability` (see ``docs/PLATFORM.md``). ``dealing="blind"``
+    records a match dealt blind (docs/PROTOCOL.md §13): each :meth:`deal` gives the deal's
+    transcript, each :meth:`play` the card's proof, and :meth:`reveal_keys` the keys the
+    seats reveal after the match.
     """
 
     def __init__(self, out: str | os.PathLike[str] | BinaryIO, *,
@@ -126,7 +130,7 @@ class MatchRecorder:
                  client_commitments: Sequence[bytes] | None = None,
                  client_seeds: Sequence[bytes] | None = None,
                  season: BatchProof | None = None,
-                 durability: Durability | str = "flush") -> None:
+                 durability: Durability | str = "flush", dealing: str = "seeds") -> None:
         ruleset = _rules(rules)
         if len(seats) != 4:
             raise RecorderError(f"a match has four seats, not {len(seats)}")
@@ -147,7 +151,10 @@ class MatchRecorder:
                         client_commitments=None if client_commitments is None
                         else list(client_commitments),
                         client_seeds=None if client_seeds is None else list(client_seeds),
-                        public_key=public_key)
+                        public_key=public_key, blind=dealing == "blind")
+        if dealing not in ("seeds", "blind"):
+            raise RecorderError(f"dealing is 'seeds' or 'blind', not {dealing!r}")
+        self.blind = header.blind
         self._own = not hasattr(out, "write")  # a file the recorder opened (and closes)
         # the file stays open for the match; close() closes it
         self._stream: BinaryIO = open(os.fspath(out), "xb") if self._own \
@@ -210,11 +217,13 @@ class MatchRecorder:
 
     def deal(self, dealer: int, *, revealed: Card | None = None,
              hands: Sequence[int | Sequence[Card]] | None = None,
-             thirteenth: Card | None = None) -> int:
+             thirteenth: Card | None = None, blind: BlindTranscript | None = None) -> int:
         """A new dealing attempt: ``dealer`` deals; ``revealed`` is the card shown to all
         (rules that reveal the dealer's 13th card). A platform without the seed protocol
         gives the deal itself: ``hands`` (four masks, or four lists of cards, by seat) and
-        the dealer's 13th card. Returns the byte offset of the deal record."""
+        the dealer's 13th card. A match dealt blind gives the deal's public transcript
+        (``blind``), written right after the deal record. Returns the byte offset of the
+        deal record."""
         if self._ended:
             raise RecorderError("a deal after the end of the match")
         if self._hand is not None:
@@ -231,7 +240,12 @@ class MatchRecorder:
         hand = HandRecord(self._deals, _seat(dealer, "dealer"),
                           revealed=None if revealed is None else _card(revealed, "revealed"),
                           deal=recorded, totals=None, closed=False)
+        if self.blind != (blind is not None):
+            raise RecorderError("a match dealt blind gives each deal's transcript (blind=), "
+                                "and only such a match")
         offset = self.writer.begin_hand(hand)
+        if blind is not None:
+            self.writer.blind_deal(blind)
         self._hand, self._trump_named, self.moves = hand, False, 0
         self._deals += 1
         return offset
@@ -272,15 +286,23 @@ class MatchRecorder:
         hand.trump = _suit(suit)
         return self._move(TRUMP_MOVE + hand.trump, timer)
 
-    def play(self, card: Card, *, timer: bool = False) -> int:
+    def play(self, card: Card, *, timer: bool = False,
+             proof: tuple[int, bytes] | None = None) -> int:
         """The seat on turn plays ``card`` (0-51 or a name like ``"10♥"``); the log does
-        not say who: the rules do, from the deal."""
+        not say who: the rules do, from the deal. In a match dealt blind, ``proof`` is the
+        seat's ``(position, proof)`` that the card is the one dealt to it there."""
         hand = self._open("a card")
         if len(hand.plays) == 52:
             raise RecorderError("a hand has 52 cards")
+        if self.blind != (proof is not None):
+            raise RecorderError("in a match dealt blind every card comes with its proof "
+                                "(proof=), and only there")
         c = _card(card)
         hand.plays += bytes((c,))
-        return self._move(CARD_MOVE + c, timer)
+        offset = self._move(CARD_MOVE + c, timer)
+        if proof is not None:
+            self.writer.play_proof(*proof)
+        return offset
 
     def claim(self, *, totals: Sequence[int], tricks: Sequence[int] | None = None,
               scores: Sequence[int] | None = None, trump: int | str | None = None) -> int:
@@ -340,6 +362,14 @@ class MatchRecorder:
         self._ended = True
         self._hand = None
         return self.writer.end(rec)
+
+    def reveal_keys(self, keys: RevealedKeys) -> int:
+        """After the end of a match dealt blind: the scalars and permutations the seats
+        revealed for one dealing attempt (``None`` for a seat that keeps its own)."""
+        if not self.blind or not self._ended or self._signed:
+            raise RecorderError("keys are revealed after the end of a match dealt blind, "
+                                "before the signature")
+        return self.writer.write(keys)
 
     def sign(self, key: Ed25519PrivateKey | Callable[[bytes], bytes]) -> bytes:
         """Sign everything written with the platform's key (or a function that signs

@@ -3,6 +3,7 @@ and blamed, the hands replayed are the hands the seats learned."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 
@@ -153,3 +154,36 @@ def test_play_dealing_blind_at_the_command_line(tmp_path: Path,
     assert code == 0 and "dealt blind, every hand proven" in said
     code, said = run("play", "--dealing", "shuffled", "-o", str(out))
     assert code == 2 and "give seeds or blind" in said
+
+
+def test_a_platform_records_a_blind_match_move_by_move(tmp_path: Path) -> None:
+    """MatchRecorder with dealing="blind" writes the very bytes the simulator writes."""
+    from tarneeb.replay.recorder import MatchRecorder, RecorderError
+
+    seed = b"blind-log eram41"
+    data = blind_log("eram41")
+    log = parse_log(data)
+    h = log.header
+    assert log.end is not None
+    rec = MatchRecorder(tmp_path / "m.tlog", rules=h.rules, seats=[(s.name, s.computer)
+                                                                  for s in h.seats],
+                        match_id=h.match_id, first_dealer=h.first_dealer,
+                        public_key=h.public_key, server_commitment=h.server_commitment,
+                        client_commitments=h.client_commitments, client_seeds=h.client_seeds,
+                        dealing="blind")
+    for hand in log.hands:
+        with pytest.raises(RecorderError, match="transcript"):
+            rec.deal(hand.dealer, revealed=hand.revealed)
+        rec.deal(hand.dealer, revealed=hand.revealed, blind=dataclasses.replace(
+            hand.blind, play_proofs={}))
+        for seat, call in hand.calls:
+            rec.call(seat, None if call == 15 else call)
+        assert hand.blind is not None
+        for k, card in enumerate(hand.plays):
+            rec.play(card, proof=hand.blind.play_proofs[k])
+        rec.claim(totals=hand.totals, tricks=hand.tricks, scores=hand.scores, trump=hand.trump)
+    rec.finish(log.end.winner, log.end.server_seed)
+    for k in log.keys:
+        rec.reveal_keys(k)
+    rec.sign(MatchSecrets(seed).key)
+    assert (tmp_path / "m.tlog").read_bytes() == data
