@@ -496,13 +496,17 @@ def verify_deal(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[Blind
 
 def _check_revealed(deal: BlindDeal, key: RevealedKey) -> list[BlindFault]:
     s = key.seat
-    if mul_base(key.scalar) != deal.publics[s]:
+    if not 0 < scalar_to_int(key.scalar) < L or mul_base(key.scalar) != deal.publics[s]:
         return [BlindFault(s, "its revealed scalar does not match its public key")]
     if sorted(key.permutation) != list(range(DECK)):
         return [BlindFault(s, "its revealed permutation is not a permutation of 52 positions")]
     before = card_points() if s == 0 else deal.passes[s - 1]
     for j, i in enumerate(key.permutation):
-        if mul(key.scalar, before[i]) != deal.passes[s][j]:
+        try:  # an element of the deck before that is no group element gives no product
+            same = mul(key.scalar, before[i]) == deal.passes[s][j]
+        except (BlindError, ValueError):
+            same = False
+        if not same:
             return [BlindFault(s, "its pass is not its re-encryption and permutation of the "
                                   "deck before it", j)]
     return []

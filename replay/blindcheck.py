@@ -111,7 +111,11 @@ class BlindChecker:
             return None
         deal = blind_deal(self.header, rec, n, dealer)
         keys = self._keys(n)
-        for f in verify_deal(deal, keys):
+        try:
+            faults = verify_deal(deal, keys)
+        except (BlindError, ValueError) as e:  # no value of a log may stop the check
+            faults = [BlindFault(-1, f"the transcript cannot be checked: {e}")]
+        for f in faults:
             v.add(_kind(f), f"{f.what}" + ("" if f.position is None else
                                            f" (position {f.position})"),
                   hand=n, seat=None if f.seat < 0 else f.seat, offset=offset)
@@ -122,7 +126,7 @@ class BlindChecker:
                     for p, c in zip(deal.positions_of(k.seat), deal.cards_of(k.seat, [k]),
                                     strict=True):
                         known[p] = c
-                except BlindError as e:
+                except (BlindError, ValueError) as e:
                     v.add("wrong-shuffle", str(e), hand=n, seat=k.seat, offset=offset)
         thirteenth = self._opened(rec, deal, dealer, reveals, known, n, offset)
         self._plays(rec, deal, known, n, offset)

@@ -187,3 +187,30 @@ def test_a_platform_records_a_blind_match_move_by_move(tmp_path: Path) -> None:
         rec.reveal_keys(k)
     rec.sign(MatchSecrets(seed).key)
     assert (tmp_path / "m.tlog").read_bytes() == data
+
+
+@pytest.mark.parametrize("edit", ["zero-scalar", "big-scalar", "bad-permutation",
+                                  "pass-not-elements", "last-pass-not-elements",
+                                  "publics-identity", "partials-not-elements"])
+def test_hostile_transcripts_are_findings_not_crashes(edit: str) -> None:
+    log = tamper._open(blind_log("eram41"))
+    t, k = log.hands[0].blind, log.keys[0]
+    assert t is not None
+    if edit == "zero-scalar":
+        k.scalars[1] = bytes(32)
+    elif edit == "big-scalar":
+        k.scalars[1] = b"\xff" * 32
+    elif edit == "bad-permutation":
+        k.permutations[2] = bytes([255] * 52)
+    elif edit == "pass-not-elements":
+        t.passes[1] = b"\xff" * 1664
+    elif edit == "last-pass-not-elements":
+        t.passes[3] = b"\xff" * 1664
+    elif edit == "publics-identity":
+        t.publics = bytes(128)
+    else:
+        t.partials[2] = b"\xff" * 1664
+    v = verify_bytes(tamper._close(log, MatchSecrets(b"blind-log eram41").key))
+    assert v.error is None and not v.clean and not v.deals_proven
+    assert {f.kind for f in v.findings} & {"wrong-key", "wrong-shuffle", "wrong-decryption",
+                                           "blind-transcript", "card-not-dealt"}
