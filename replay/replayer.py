@@ -551,8 +551,8 @@ class _HandReplay:
         if bh is None or bh.hands is None or (reveals and bh.thirteenth is None):
             self.missing.append((n, self.offset, "its blind deal does not give four hands"))
             raise _Abandon
-        if not bh.proven:
-            if rec.plays:
+        if not bh.proven:  # only calls are replayed on secret hands: they do not depend on them
+            if rec.plays or (state.rules.trump == "named" and rec.trump is not None):
                 self.missing.append((n, self.offset, SECRET_HAND))
                 raise _Abandon
             self.blind.secret_cancelled.append(n)
