@@ -42,6 +42,17 @@ _FIXED: dict[str, Rule] = {
     "wrong-rules": Rule("A log that names a preset (eram41, qahwa41, sahrat41, sahrat400, "
                         "classic) plays that game, with only the house options its platform "
                         "offers; other house rules go under a name of their own.", RULES),
+    "blind-transcript": Rule("In blind dealing every deal's transcript, every card's proof "
+                             "and every revealed key is in the log, in its one form.", PROTOCOL),
+    "wrong-decryption": Rule("In blind dealing each seat removes its own layer from the cards "
+                             "it does not receive, and proves it did.", PROTOCOL),
+    "wrong-shuffle": Rule("In blind dealing each seat re-encrypts and reorders the whole deck "
+                          "it is given: the same 52 cards, none replaced, dropped or "
+                          "duplicated.", PROTOCOL),
+    "card-not-dealt": Rule("In blind dealing a seat plays, or shows, only a card dealt to it, "
+                           "and proves it when it plays it.", PROTOCOL),
+    "wrong-key": Rule("In blind dealing the keys a seat reveals after the match are the keys "
+                      "it dealt with.", PROTOCOL),
     "server-seed": Rule("The server publishes a commitment to its seed before play and reveals "
                         "the seed after; the seed must match the commitment.", PROTOCOL),
     "seed-not-revealed": Rule("When the match is over the server reveals its seed.", PROTOCOL),
