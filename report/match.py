@@ -31,6 +31,8 @@ from .people import Card, Table
 from .rulebook import Rule, rule_for
 
 # where a finding with no hand is shown
+BLIND_KINDS = frozenset({"blind-transcript", "wrong-decryption", "wrong-shuffle",
+                         "card-not-dealt", "wrong-key"})
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key",
                              "not-canonical"})
 SEED_KINDS = frozenset({"server-seed", "seed-not-revealed", "batch-proof", "client-seed",
@@ -290,9 +292,11 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -
         if v.key_pinned else \
         "signed by the key named inside the log (compare its key id below with the one the " \
         "platform publishes)"
-    checked = "Every deal is the one the committed seeds give, and every bid, card, score " \
-        "and the winner follow the rules." + ("" if receipt else " That the seeds were " \
-        "committed before play is shown by a player's receipt or the platform's publication " \
+    checked = ("Every deal was dealt blind and is proven by its transcript" if v.blind else
+               "Every deal is the one the committed seeds give") + \
+        ", and every bid, card, score and the winner follow the rules." + \
+        ("" if receipt else " That the seeds were "
+         "committed before play is shown by a player's receipt or the platform's publication " \
         "(step 1 below).")
     if v.deals_proven and not v.key_pinned:
         return Banner("notice", "No problems found, but nothing ties this log to the platform",
@@ -379,9 +383,18 @@ def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
             "choose the cards."
     else:
         made = "Not done: without every seed, no deal can be re-made."
-    steps.append(Step(f"Every deal was re-made from the seeds ({n} dealing attempts)",
-                      "fail" if wrong or missing or not proven else "pass", made,
-                      wrong + missing))
+    if v.blind:  # dealt blind: the transcripts prove the deals, not the seeds
+        faults = [fv for fv in views if fv.kind in BLIND_KINDS]
+        made = ("Each seat shuffled and dealt with keys of its own, so nobody, the platform "
+                "included, saw a hand but their own; every deal's transcript and every card "
+                "played checks (docs/PROTOCOL.md §13)." if v.deals_proven else
+                "Some deals dealt blind are not proven by their transcripts (see the problems).")
+        steps.append(Step(f"Every deal was dealt blind and proven ({n} dealing attempts)",
+                          "pass" if v.deals_proven else "fail", made, faults + missing))
+    else:
+        steps.append(Step(f"Every deal was re-made from the seeds ({n} dealing attempts)",
+                          "fail" if wrong or missing or not proven else "pass", made,
+                          wrong + missing))
     for step in steps:
         for fv in step.findings:
             if fv.hand is None:  # else it is shown in its hand, and the step links there

@@ -152,6 +152,9 @@ def test_play_dealing_blind_at_the_command_line(tmp_path: Path,
     assert code == 0 and "dealt blind" in said
     code, said = run("verify", str(out))
     assert code == 0 and "dealt blind, every hand proven" in said
+    page = tmp_path / "b.html"
+    code, said = run("report", str(out), "-o", str(page))
+    assert code == 0 and "dealt blind and proven" in page.read_text(encoding="utf-8")
     code, said = run("play", "--dealing", "shuffled", "-o", str(out))
     assert code == 2 and "give seeds or blind" in said
 
