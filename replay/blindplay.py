@@ -125,7 +125,8 @@ def play_blind_match(rules: RuleSet | str, *, seed: bytes | None = None,
     """Play a match dealt blind and return its signed log (see the module).
 
     ``seed`` makes it reproducible (every secret derived from it: NOT secret);
-    ``target`` plays to another target (short matches for tests and benchmarks).
+    ``target`` plays to another target (short matches for tests and benchmarks), as house
+    rules named after the preset and the target (``qahwa41to5``).
     """
     return play_blind(rules, seed=seed, players=players, key=key, names=names,
                       computer=computer, max_hands=max_hands, reveal_keys=reveal_keys,
@@ -141,8 +142,8 @@ def play_blind(rules: RuleSet | str, *, seed: bytes | None = None,
     """:func:`play_blind_match`, with the table (what each seat learned, deal by deal)."""
     if isinstance(rules, str):
         rules = preset(rules)
-    if target is not None:
-        rules = dataclasses.replace(rules, target=target)
+    if target is not None and target != rules.target:  # house rules: a name of their own
+        rules = dataclasses.replace(rules, target=target, name=f"{rules.name}to{target}")
     s = MatchSecrets(seed)
     if key is not None:
         s.key = key  # type: ignore[assignment]
