@@ -217,3 +217,26 @@ def test_hostile_transcripts_are_findings_not_crashes(edit: str) -> None:
     assert v.error is None and not v.clean and not v.deals_proven
     assert {f.kind for f in v.findings} & {"wrong-key", "wrong-shuffle", "wrong-decryption",
                                            "blind-transcript", "card-not-dealt"}
+
+
+def test_each_player_sees_its_own_hand_only() -> None:
+    """A computer player is driven by what its seat learned, never by the whole deal."""
+    import random
+
+    from tarneeb.replay.players import BotPlayer
+
+    seen: list[tuple[int, list[int], tuple[int, ...]]] = []
+
+    class Spy(BotPlayer):
+        def choose(self, state):  # type: ignore[no-untyped-def]
+            seat = state.current_player
+            seen.append((seat, list(state.hands), state.hand.hands))
+            return super().choose(state)
+
+    players = [Spy(random.Random(s)) for s in range(4)]
+    data, table = play_blind("eram41", seed=b"spy", target=3, players=players)
+    assert verify_bytes(data).clean and seen
+    for seat, hands, dealt in seen:
+        assert all(h == 0 for s, h in enumerate(hands) if s != seat)
+        assert all(h == 0 for s, h in enumerate(dealt) if s != seat)
+        assert dealt[seat] in [hs[seat] for hs in table.hands]
