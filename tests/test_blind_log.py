@@ -87,7 +87,7 @@ def test_each_cheat_is_caught_and_the_seat_named(name: str) -> None:
             applied += 1
             v = verify_bytes(out)
             assert not v.clean and not v.deals_proven
-            assert alt.seat is not None
+            assert alt.seat is not None or name == "drop-play-proof"  # no proof: no seat
             assert any((f.kind, f.hand, f.trick, f.seat) == (alt.expect, alt.hand, alt.trick,
                                                              alt.seat) for f in v.findings), \
                 (alt, [(f.kind, f.hand, f.trick, f.seat) for f in v.findings])
