@@ -946,7 +946,8 @@ def readme(written: Written) -> str:
         "Paths per rule set, and the logs that show each:",
         "",
     ]
-    for rules_name in dict.fromkeys([*RULE_SETS, *(m.rules for m in MATCHES)]):
+    # a house rule set made for one log (the blind match) adds no path of its own
+    for rules_name in dict.fromkeys([*RULE_SETS, *(m.rules for m in MATCHES if m.base is None)]):
         rules = rule_set(rules_name)
         seen: dict[str, list[str]] = {}
         for name, data in written.matches.items():
