@@ -161,6 +161,7 @@ class Chunk:
     matches: list[MatchRow] = field(default_factory=list)
     findings: list[FindingRow] = field(default_factory=list)
     tallies: dict[str, Tally] = field(default_factory=dict)
+    unpinned: int = 0  # logs read whose signing key the user did not pin
 
 
 def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
@@ -180,6 +181,8 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
         else:
             v = verify_file(path, public_key, root=root)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
+        if v.error is None and not v.key_pinned:
+            out.unpinned += 1
         deals = "none"
         if v.history and v.error is None:
             # proven: every seed matched its commitment, and the platform's signature
@@ -299,8 +302,10 @@ class ArchiveSummary:
     first_with_findings: list[str] = field(default_factory=list)
     first_findings: list[FindingRow] = field(default_factory=list)
     tallies: dict[str, Tally] = field(default_factory=dict)
+    unpinned: int = 0  # logs read whose signing key was not pinned: anyone could make them
 
     def add(self, chunk: Chunk) -> None:
+        self.unpinned += chunk.unpinned
         for m in chunk.matches:
             self.logs += 1
             if m.verdict == "clean":
@@ -358,6 +363,7 @@ class ArchiveSummary:
             "deals": {o: self.deals.get(o, 0) for o in ORIGINS},
             "matches_by_deals": {o: self.matches_by_origin.get(o, 0) for o in ORIGINS},
             "played": self.played,
+            "unpinned": self.unpinned,
             "first_unreadable": self.first_unreadable,
             "first_with_findings": self.first_with_findings,
             "exit_code": self.exit_code,
@@ -459,6 +465,11 @@ def verdict_lines(summary: ArchiveSummary,
             parts.append(f"{s.unreadable:,} could not be read")
         lines.append(f"{s.clean:,} of {count(s.logs, 'log')} "
                      + ("is" if s.clean == 1 else "are") + " clean; " + " and ".join(parts) + ".")
+    if s.unpinned:  # as verify's first line says it of one log
+        lines[0] += (f" {count(s.unpinned, 'log')} {'is' if s.unpinned == 1 else 'are'} signed "
+                     "by a key named in the log itself, NOT PINNED: anyone could have made "
+                     f"{'it' if s.unpinned == 1 else 'them'}, seeds and all, with a key of "
+                     "their own (pin the platform's key: --key).")
     said = {}
     for origin in ORIGINS:
         deals = s.deals.get(origin, 0)

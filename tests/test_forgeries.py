@@ -312,3 +312,28 @@ def test_a_keys_file_cannot_hold_two_names_a_reader_would_take_for_one() -> None
         with pytest.raises(KeyFileError, match="tell the two platforms apart"):
             parse_keys(f'cardroom = "{a}"\n"{twin}" = "{b}"')
     assert len(parse_keys(f'cardroom = "{a}"\n"card room" = "{b}"')) == 2
+
+
+def test_an_archive_of_self_signed_logs_is_not_called_clean_without_saying_so(
+        eram: bytes, tmp_path) -> None:
+    """An archive audit says what verify's first line says of one log: a log signed by the
+    key it names itself proves the rules were kept, not who kept them."""
+    from tarneeb.audit.signing import public_key_raw
+    from tarneeb.replay.archive import ArchiveSummary, audit_chunk, verdict_lines
+
+    paths = []
+    for i in range(2):  # two matches, each signed by a key of its own
+        path = tmp_path / f"m{i}.tlog"
+        path.write_bytes(play_logged_match("eram41", seed=SEED + bytes([i])))
+        paths.append(str(path))
+    summary = ArchiveSummary()
+    summary.add(audit_chunk(paths))
+    assert summary.clean == 2 and summary.unpinned == 2 and summary.exit_code == 0
+    assert "NOT PINNED" in verdict_lines(summary)[0]
+    assert summary.to_json()["unpinned"] == 2
+    own = tmp_path / "own.tlog"
+    own.write_bytes(eram)
+    pinned = ArchiveSummary()
+    pinned.add(audit_chunk([str(own)], public_key=public_key_raw(KEY.public_key())))
+    assert pinned.clean == 1 and pinned.unpinned == 0
+    assert "NOT PINNED" not in " ".join(verdict_lines(pinned))
