@@ -63,6 +63,7 @@ from .logstream import (
     LogError,
     Moves,
     RecordReader,
+    _regular_file_size,
     overlong_claim,
 )
 from .rules import RulesError, RuleSet
@@ -887,6 +888,16 @@ def parse_log(data: bytes | BinaryIO, path: str | None = None,
 
 
 def _parse(source: bytes | BinaryIO, limits: Limits) -> ParsedLog:
+    if isinstance(source, bytes) and len(source) <= limits.max_bytes:
+        from .fastread import fast_parse  # a log in the common form, in one pass
+
+        log = fast_parse(source, limits)
+        if log is not None:
+            return log
+    return _parse_carefully(source, limits)
+
+
+def _parse_carefully(source: bytes | BinaryIO, limits: Limits) -> ParsedLog:
     p = _Parser(source, limits)
     p.run()
     if p.reader.size == 0:
@@ -908,6 +919,13 @@ def read_log(path: str, limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
     A file larger than ``limits.max_bytes`` is refused before it is read."""
     try:
         with open(path, "rb") as f:
+            size = _regular_file_size(f)
+            if size is not None and size <= limits.max_bytes:
+                # a regular file within the cap: read whole, for the common form's fast path
+                data = f.read(size + 1)
+                if len(data) == size:
+                    return parse_log(data, path, limits)
+                f.seek(0)
             return parse_log(f, path, limits)
     except OSError as e:
         raise LogError(f"cannot read: {e.strerror or e}", None, path) from None

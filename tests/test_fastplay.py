@@ -4,7 +4,8 @@ A hand whose every move is legal is replayed in one piece
 (:meth:`MatchState.play_hand`, :mod:`tarneeb.replay.fastplay`); anything else goes
 move by move. ``verify_log(fast=False)`` replays every hand move by move: on the
 corpus, the altered logs, generated, edited and altered matches the two verdicts
-(as JSON, and the engine's hands) must be the same.
+(as JSON, and the engine's hands) must be the same. The slow side also reads the log
+the careful way (not :mod:`tarneeb.replay.fastread`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from tarneeb.replay.cards import deal_hands
 from tarneeb.replay.engine import BID_BASE, PASS, MatchState, Phase
-from tarneeb.replay.logformat import LogError, parse_log
+from tarneeb.replay.logformat import DEFAULT_LIMITS, LogError, _parse_carefully, parse_log
 from tarneeb.replay.replayer import verify_log
 from tarneeb.replay.rules import PRESETS, preset
 from tarneeb.replay.simulate import play_logged_match
@@ -31,7 +32,7 @@ CORPUS = [*sorted((FIXTURES / "matches").glob("*.tlog")),
 
 def same_verdict(data: bytes) -> None:
     try:
-        fast_log, slow_log = parse_log(data), parse_log(data)
+        fast_log, slow_log = parse_log(data), _parse_carefully(data, DEFAULT_LIMITS)
     except LogError:
         return  # unreadable: no replay at all
     fast, slow = verify_log(fast_log), verify_log(slow_log, fast=False)

@@ -1,0 +1,148 @@
+"""The reader's fast path: a whole log in the common form, decoded in one pass.
+
+:func:`~tarneeb.replay.logformat.parse_log` reads a log value by value through
+:class:`~tarneeb.replay.logstream.RecordReader`, which copes with a stream cut
+anywhere, zero-filled tails, every cap and every non-canonical encoding, and says
+where and what. Almost every log is simpler: a header, then for each dealing
+attempt a deal record of six bytes, a run of plain moves and a claims record, then
+the end and signature records and nothing after. :func:`fast_parse` reads exactly
+that, straight into the :class:`~tarneeb.replay.logformat.HandRecord` values the
+replayer consumes, and gives ``None`` at the first thing out of the ordinary
+(a cut, a timer move, a recorded deal, a cap, a byte not in canonical form, an
+unknown record…): the caller then reads the log the careful way, which says what
+is wrong. What it returns is what the careful reader returns for the same bytes
+(``tests/test_fastread.py`` compares the two on the corpus, the altered logs and
+generated ones).
+
+>>> from tarneeb.replay.simulate import play_logged_match
+>>> from tarneeb.replay.logformat import _parse, DEFAULT_LIMITS
+>>> data = play_logged_match("eram41", seed=b"fast read doc")
+>>> fast_parse(data, DEFAULT_LIMITS) == _parse(data, DEFAULT_LIMITS)
+True
+>>> fast_parse(data[:-3], DEFAULT_LIMITS) is None  # cut short: the careful reader's job
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgpack
+
+from .logformat import (
+    _CALL_OK,
+    _CALL_PAIRS,
+    _CARDS,
+    END,
+    HEADER,
+    MAGIC,
+    SIGNATURE,
+    EndRecord,
+    HandRecord,
+    Header,
+    ParsedLog,
+    SignatureRecord,
+    _claims_ok,
+    decode_record,
+)
+from .logstream import Limits, depth_ok
+
+# A deal record in its common form (deal number below 65,536, no recorded deal) and the
+# plain moves after it: calls, at most one trump move, cards, none of them the timer's.
+# Every byte here is canonical msgpack: fixints and nil, a uint8 from 128, a uint16
+# from 256; a move byte is never 0x95, so the claims record (kind 4) follows.
+_HAND = re.compile(
+    rb"\x95\x01([\x00-\x7f]|\xcc[\x80-\xff]|\xcd[\x01-\xff].)([\x00-\x03])([\x00-\x33]|\xc0)"
+    rb"\xc0([\x40-\x7f]*)([\x38-\x3b]?)([\x01-\x34]*)\x95\x04", re.S)
+_TRUMP_MOVE = 0x38
+_SMALL = 256  # a common record is far smaller; under caps this tight, read carefully
+
+
+def _pack(obj: object) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
+    """The log of ``data`` when it is in the common form, else ``None`` (read it with
+    :func:`~tarneeb.replay.logformat.parse_log`, which says what is unusual)."""
+    if limits.max_record_bytes < _SMALL or limits.max_depth < 2 or limits.max_field < 64 \
+            or not data or data[0] & 0xf0 not in (0x90, 0xd0):
+        return None
+    unpacker = msgpack.Unpacker(
+        None, raw=False, strict_map_key=True, use_list=True, max_bin_len=limits.max_field,
+        max_str_len=limits.max_field, max_array_len=limits.max_field,
+        max_map_len=limits.max_map, max_ext_len=0, max_buffer_size=max(len(data), 1))
+    unpacker.feed(data)
+    try:
+        header = _record(unpacker, data, 0, limits)
+        if type(header) is not Header:
+            return None
+        pos = unpacker.tell()
+        named = header.rules.trump == "named"
+        hands: list[HandRecord] = []
+        offsets: list[int] = []
+        records = 1
+        match = _HAND.match
+        unpack, skip = unpacker.unpack, unpacker.read_bytes
+        call_pairs = _CALL_PAIRS.__getitem__
+        while (m := match(data, pos)) is not None:
+            number, dealer, revealed, calls, trump, plays = m.groups()
+            if len(calls) > 64 or len(plays) > 52 or calls.translate(None, _CALL_OK) \
+                    or (trump and not named):
+                return None
+            at = m.end() - 2  # the claims record
+            skip(at - pos)
+            claims = unpack()
+            end = unpacker.tell()
+            if type(claims) is not list or len(claims) != 5 or _pack(claims) != data[at:end]:
+                return None
+            _, claimed_trump, tricks, scores, totals = claims
+            if not _claims_ok(tricks, scores, totals):
+                return None
+            if claimed_trump is None:
+                claimed_trump = trump[0] - _TRUMP_MOVE if trump else None
+            elif named or type(claimed_trump) is not int or not 0 <= claimed_trump <= 3:
+                return None
+            n = number[0] if len(number) == 1 else int.from_bytes(number[1:], "big")
+            hands.append(HandRecord(n, dealer[0], list(map(call_pairs, calls)),
+                                    None if revealed == b"\xc0" else revealed[0],
+                                    claimed_trump, plays.translate(_CARDS), 0, tricks, scores,
+                                    totals, None, True))
+            offsets.append(pos)
+            records += 3 if calls or trump or plays else 2
+            pos = end
+        end_record = _record(unpacker, data, pos, limits)
+        if type(end_record) is not EndRecord:
+            return None
+        end_offset = pos
+        pos = unpacker.tell()
+        signature = _record(unpacker, data, pos, limits)
+        if type(signature) is not SignatureRecord or unpacker.tell() != len(data):
+            return None
+    except Exception:  # anything unusual (msgpack's errors, a LogError): the careful way
+        return None
+    if len(hands) > limits.max_hands or records + 2 > limits.max_records:
+        return None
+    return ParsedLog(header=header, hands=hands, offsets=offsets, end=end_record,
+                     end_offset=end_offset, signature=signature, signed_bytes=data[:pos],
+                     signature_offset=pos, cut_short=None, size=len(data),
+                     zero_tail=len(data) - len(data.rstrip(b"\0")))
+
+
+def _record(unpacker: msgpack.Unpacker, data: bytes, pos: int, limits: Limits
+            ) -> Header | EndRecord | SignatureRecord | None:
+    """The header, end or signature record at ``pos``, checked as the careful reader
+    checks it; ``None`` (or an exception) for anything else."""
+    obj = unpacker.unpack()
+    end = unpacker.tell()
+    if end - pos > limits.max_record_bytes or type(obj) is not list or len(obj) < 2 \
+            or obj[0] not in (HEADER, END, SIGNATURE) or type(obj[0]) is not int \
+            or (obj[0] == HEADER and (pos or obj[1] != MAGIC)) \
+            or (obj[0] != HEADER and not pos) \
+            or not depth_ok(obj, limits.max_depth) or _pack(obj) != data[pos:end]:
+        return None
+    rec = decode_record(obj, pos, limits)
+    return rec if type(rec) in (Header, EndRecord, SignatureRecord) else None
+
+
+__all__ = ["fast_parse"]
