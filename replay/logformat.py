@@ -914,13 +914,16 @@ def _parse_carefully(source: bytes | BinaryIO, limits: Limits) -> ParsedLog:
                      key_offsets=p.key_offsets)
 
 
+_WHOLE = 1 << 20  # a file up to this size is read whole (a match of 1,000 hands is ~90 KB)
+
+
 def read_log(path: str, limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
     """Read a log file as a stream; every problem is a :class:`LogError` naming the file.
     A file larger than ``limits.max_bytes`` is refused before it is read."""
     try:
         with open(path, "rb") as f:
             size = _regular_file_size(f)
-            if size is not None and size <= limits.max_bytes:
+            if size is not None and size <= min(limits.max_bytes, _WHOLE):
                 # a regular file within the cap: read whole, for the common form's fast path
                 data = f.read(size + 1)
                 if len(data) == size:
