@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 from pathlib import Path
 
 import msgpack
@@ -240,3 +241,16 @@ def test_each_player_sees_its_own_hand_only() -> None:
         assert all(h == 0 for s, h in enumerate(hands) if s != seat)
         assert all(h == 0 for s, h in enumerate(dealt) if s != seat)
         assert dealt[seat] in [hs[seat] for hs in table.hands]
+
+
+def test_the_json_form_of_a_blind_log_converts_back_to_the_same_bytes() -> None:
+    from tarneeb.replay.logjson import dumps, loads
+
+    data = blind_log("classic")
+    text = dumps(data)
+    assert '"dealing": "blind"' in text and '"type": "keys"' in text
+    assert loads(text) == data
+    doc = json.loads(text)
+    doc["records"][1]["blind"]["extra"] = 1  # the log could not carry it: refused
+    with pytest.raises(LogError, match="blind must be"):
+        loads(json.dumps(doc))
