@@ -54,6 +54,13 @@ from .logstream import Limits, depth_ok
 _HAND = re.compile(
     rb"\x95\x01([\x00-\x7f]|\xcc[\x80-\xff]|\xcd[\x01-\xff].)([\x00-\x03])([\x00-\x33]|\xc0)"
     rb"\xc0([\x40-\x7f]*)([\x38-\x3b]?)([\x01-\x34]*)\x95\x04", re.S)
+# A played hand's claims record in canonical form: trump nil or 0-3, tricks 0-13, scores and
+# totals from -32,768 to 65,535 (a fixint, a uint8 or uint16 past the fixints, an int8 or
+# int16 past the negative fixints). Matched, it needs no re-encoding to be known canonical.
+_INT = rb"(?:[\x00-\x7f\xe0-\xff]|\xcc[\x80-\xff]|\xcd[\x01-\xff].|\xd0[\x80-\xdf]" \
+       rb"|\xd1(?:[\x80-\xfe].|\xff[\x00-\x7f]))"
+_CLAIMS = re.compile(rb"\x95\x04[\x00-\x03\xc0]\x94[\x00-\x0d]{4}\x94" + _INT + rb"{4}\x94"
+                     + _INT + rb"{4}", re.S)
 _TRUMP_MOVE = 0x38
 _SMALL = 256  # a common record is far smaller; under caps this tight, read carefully
 
@@ -82,7 +89,7 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
         hands: list[HandRecord] = []
         offsets: list[int] = []
         records = 1
-        match = _HAND.match
+        match, plain_claims = _HAND.match, _CLAIMS.fullmatch
         unpack, skip = unpacker.unpack, unpacker.read_bytes
         call_pairs = _CALL_PAIRS.__getitem__
         while (m := match(data, pos)) is not None:
@@ -94,11 +101,11 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
             skip(at - pos)
             claims = unpack()
             end = unpacker.tell()
-            if type(claims) is not list or len(claims) != 5 or _pack(claims) != data[at:end]:
+            if plain_claims(data, at, end) is None and (
+                    type(claims) is not list or len(claims) != 5
+                    or _pack(claims) != data[at:end] or not _claims_ok(*claims[2:])):
                 return None
             _, claimed_trump, tricks, scores, totals = claims
-            if not _claims_ok(tricks, scores, totals):
-                return None
             if claimed_trump is None:
                 claimed_trump = trump[0] - _TRUMP_MOVE if trump else None
             elif named or type(claimed_trump) is not int or not 0 <= claimed_trump <= 3:
