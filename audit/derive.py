@@ -63,9 +63,12 @@ def _seed_fields(binding: bytes, match_id: bytes | str, client_seeds: Sequence[b
     b = check_bytes(binding, "match binding")
     if len(b) != 32:
         raise AuditInputError(f"match binding: {len(b)} bytes; it must be 32 (see match_binding)")
-    mid = check_match_id(match_id)
-    seeds = check_client_seeds(client_seeds)
-    return b + lp16(mid) + b"".join(lp16(s) for s in seeds)
+    return _fields(b, check_match_id(match_id), check_client_seeds(client_seeds))
+
+
+def _fields(binding: bytes, match_id: bytes, client_seeds: Sequence[bytes]) -> bytes:
+    """The seed fields of checked values."""
+    return binding + lp16(match_id) + b"".join(lp16(s) for s in client_seeds)
 
 
 def deal_message(match_id: bytes | str, client_seeds: Sequence[bytes], deal_number: int,
@@ -287,8 +290,8 @@ class DealDeriver:
     True
     """
 
-    __slots__ = ("_first_dealer", "_inner", "_outer", "binding", "client_seeds", "match_id",
-                 "season", "server_seed")
+    __slots__ = ("_fields", "_first_dealer", "_inner", "_outer", "binding", "client_seeds",
+                 "match_id", "season", "server_seed")
 
     def __init__(self, server_seed: bytes, match_id: bytes | str,
                  client_seeds: Sequence[bytes], season: SeasonLeaf | None = None) -> None:
@@ -300,8 +303,10 @@ class DealDeriver:
         # HMAC (RFC 2104) by hand, so that the constant start of every message is
         # hashed once: inner = SHA-256(key ^ ipad || message), outer = SHA-256(key ^ opad || inner).
         ipad, opad = _hmac_pads(self.server_seed)
-        prefix = DEAL_TAG + _seed_fields(self.binding, self.match_id, self.client_seeds)
-        self._inner = hashlib.sha256(ipad + prefix)
+        # the seed fields, made once from the values checked above: every deal message and
+        # the first dealer's start with them
+        self._fields = _fields(self.binding, self.match_id, self.client_seeds)
+        self._inner = hashlib.sha256(ipad + DEAL_TAG + self._fields)
         self._outer = hashlib.sha256(opad)
         self._first_dealer: int | None = None
 
@@ -428,9 +433,7 @@ class DealDeriver:
     def first_dealer(self) -> int:
         """The first dealer of the match (0-3), drawn under its own tag."""
         if self._first_dealer is None:
-            stream = HmacStream(self.server_seed,
-                                first_dealer_message(self.match_id, self.client_seeds,
-                                                     self.binding))
+            stream = HmacStream(self.server_seed, FIRST_DEALER_TAG + self._fields)
             self._first_dealer = uniform_index(SEATS, stream)
         return self._first_dealer
 
