@@ -188,7 +188,8 @@ def show(
     log: Annotated[Path, typer.Argument(
         metavar="LOG", help="The log file (- for standard input).", show_default=False)],
     hand: Annotated[int | None, typer.Option(
-        metavar="N", help="Only this dealing attempt (0-based).")] = None,
+        metavar="N", help="Only this hand: counted from 1 as the text shows them; with "
+                         "--json, the deal number from 0 as the JSON gives it.")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="The replayed match as JSON (numbers from 0, as in the log).")] = False,
     key: PinKey = None,
@@ -210,13 +211,16 @@ def show(
         fail(str(e))
     name = shown_name(log)
     verdict = verify_log(parsed, name, public, keys=named)
-    if hand is not None and not any(h.deal_number == hand for h in verdict.history):
-        fail(f"{name}: there is no hand {hand} (hands 0-{len(verdict.history) - 1})")
+    first = 0 if as_json else 1  # the text counts hands from 1, the JSON from 0
+    deal = None if hand is None else hand - first
+    if deal is not None and not any(h.deal_number == deal for h in verdict.history):
+        fail(f"{name}: there is no hand {hand} (hands {first}-"
+             f"{len(verdict.history) - 1 + first})")
     if as_json:
-        sys.stdout.write(json.dumps(describe(parsed, verdict, verdict.history, hand),
+        sys.stdout.write(json.dumps(describe(parsed, verdict, verdict.history, deal),
                                     ensure_ascii=False, indent=1) + "\n")
     else:
-        for line in narrate(parsed, verdict, verdict.history, hand):
+        for line in narrate(parsed, verdict, verdict.history, deal):
             out.print(line)  # rich Text: styled spans, no markup
 
 

@@ -180,16 +180,21 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
 
 def print_verdict(v: Verdict) -> None:
     """The verdict of one log in a few lines: its first line says what was replayed and
-    who signed it; colour on a terminal, plain in a pipe (data never goes through markup)."""
+    who signed it; colour on a terminal, plain in a pipe (data never goes through markup).
+    Players are named and hands counted from 1, as a person reads them (``--json`` keeps
+    the log's seats 0–3 and deal numbers from 0)."""
+    from tarneeb.replay.people import Table
+
+    say = Table.of(v).say
     lines: list[tuple[str, str | None, str]] = []  # (styled part, its style, plain rest)
     if v.findings or v.error is None:
         head, style = ((f"{v.path}: {len(v.findings)} finding(s)", "bold red") if v.findings
                        else (f"{v.path}: clean", "green"))
         lines.append((head, style, f" ({v.deals_line()}); {v.signed_by()}"))
-        lines.extend((f"  {f}", None, "") for f in v.findings)
+        lines.extend((f"  {say(str(f))}", None, "") for f in v.findings)
         if v.ending is not None:
-            lines.append((f"  {v.ending}", None, ""))
-    lines.extend((f"  note: {note}", None, "") for note in v.notes)
+            lines.append((f"  {say(v.ending)}", None, ""))
+    lines.extend((f"  note: {say(note)}", None, "") for note in v.notes)
     _emit(lines)
     if v.error is not None:
         sys.stdout.flush()

@@ -126,6 +126,7 @@ class Verdict:
     history: list[Any] = field(default_factory=list, repr=False)  # the engine's hands
     rules: Any = None  # the RuleSet the match was replayed under
     computer: tuple[bool, ...] = ()  # per seat: a computer player (True) or a person
+    names: tuple[str, ...] = ()  # per seat: the player's name or label in the log
 
     @property
     def clean(self) -> bool:

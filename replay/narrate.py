@@ -1,5 +1,9 @@
 """A match as a player would read it: the text ``tarneeb show`` prints.
 
+Players are named as the log names them and hands counted from 1
+(:class:`~tarneeb.replay.people.Table`); :func:`describe`, the ``--json`` form, keeps
+the log's seats 0–3 and deal numbers from 0.
+
 Each line is a rich :class:`~rich.text.Text`: red suits and bold headings on a
 terminal, plain text elsewhere (``str(line)``). Styles are attached to spans, never
 written as markup, so a seat's name or anything else from the log is shown exactly
@@ -22,8 +26,8 @@ from .cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
 from .engine import BID_BASE, PASS, Hand, describe_action, team_totals
 from .findings import Finding, Verdict
 from .logformat import PASS_CODE, HandRecord, ParsedLog
+from .people import Table
 
-TEAMS = ("team 0+2", "team 1+3")
 _TIMER = ("⏱", "dim")
 SIGNATURE_KINDS = ("broken-signature", "unsigned", "key-mismatch", "weak-key")
 
@@ -63,36 +67,40 @@ def _hand_text(mask: int) -> Text:
 
 def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
             only_hand: int | None = None) -> Iterator[Text]:
-    """The lines of ``tarneeb show``: seats, then each hand (or only ``only_hand``)."""
+    """The lines of ``tarneeb show``: players, then each hand (or only the one whose deal
+    number is ``only_hand``, counted from 0 as in the log)."""
     h = log.header
     r = h.rules
+    table = Table([s.name for s in h.seats])
     yield Text.assemble((r.name, "bold"), f" match {h.match_id.hex()}, target {r.target}")
     yield signature_line(verdict)
     for seat, s in enumerate(h.seats):
         label = "computer" if s.computer else "human"
-        yield Text(f"  seat {seat} ({TEAMS[seat & 1]}): {s.name} [{label}]")
+        yield Text(f"  {table.name(seat)} [{label}], seat {seat + 1}, partner of "
+                   f"{table.name(seat ^ 2)}")
     timers = {rec.deal_number: rec.timer for rec in log.hands}
     for hand in history:
         if only_hand is not None and hand.deal_number != only_hand:
             continue
         yield Text()
-        yield from _narrate_hand(log, hand, timers.get(hand.deal_number, 0))
+        yield from _narrate_hand(log, hand, timers.get(hand.deal_number, 0), table)
         for f in verdict.findings:
             if f.hand == hand.deal_number:
-                yield Text(f"  ! {f}", "red")
+                yield Text(f"  ! {table.say(str(f))}", "red")
     last = log.hands[-1] if log.hands else None
     if last is not None and not last.closed and only_hand in (None, last.deal_number):
         yield Text()
-        yield from _narrate_open_hand(last)
+        yield from _narrate_open_hand(last, table)
     if any(rec.timer for rec in log.hands):
         yield Text()
         yield Text("⏱ a move the turn timer made")
     if only_hand is None:
         yield Text()
         if log.end is not None and log.end.winner is not None:
-            yield Text(f"Winner (claimed): {TEAMS[log.end.winner]}", "bold")
+            yield Text(f"Winner (claimed): {table.team(log.end.winner)}", "bold")
         if verdict.ending is not None:
-            yield Text(verdict.ending[0].upper() + verdict.ending[1:], "bold")
+            ending = table.say(verdict.ending)
+            yield Text(ending[0].upper() + ending[1:], "bold")
         if verdict.clean:
             yield Text.assemble(("Verdict: clean", "green"), f" ({verdict.deals_line()})")
         else:
@@ -100,19 +108,20 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
         yield Text(verdict.signed_by())
 
 
-def _narrate_open_hand(rec: HandRecord) -> Iterator[Text]:
+def _narrate_open_hand(rec: HandRecord, table: Table) -> Iterator[Text]:
     """The hand a log stops in (cut off, or the match abandoned), as the log has it."""
-    yield Text.assemble((f"Hand {rec.deal_number}", "bold"), f" — dealer: seat {rec.dealer}; "
+    yield Text.assemble((f"Hand {rec.deal_number + 1}", "bold"),
+                        f" — dealer: {table.name(rec.dealer)}; "
                         f"the log stops in it, after {len(rec.calls)} call(s) and "
                         f"{len(rec.plays)} card(s)")
     if rec.calls:
         yield Text("  calls: " + ", ".join(
-            f"seat {s} {'pass' if v == PASS_CODE else v}" for s, v in rec.calls))
+            f"{table.name(s)} {'pass' if v == PASS_CODE else v}" for s, v in rec.calls))
     if rec.plays:
         yield Text("  cards: " + " ".join(card_name(c) for c in rec.plays))
 
 
-def _narrate_hand(log: ParsedLog, hand: Hand, timer: int) -> Iterator[Text]:
+def _narrate_hand(log: ParsedLog, hand: Hand, timer: int, table: Table) -> Iterator[Text]:
     """One hand; ``timer`` marks the moves the turn timer made (bit k: move k)."""
     r = log.header.rules
 
@@ -121,15 +130,17 @@ def _narrate_hand(log: ParsedLog, hand: Hand, timer: int) -> Iterator[Text]:
 
     n_calls = len(hand.calls)
     first_play = n_calls + (1 if hand.declarer is not None else 0)
-    yield Text.assemble((f"Hand {hand.deal_number}", "bold"), f" — dealer: seat {hand.dealer}")
+    name = table.name
+    width = max(len(n) for n in table.names)
+    yield Text.assemble((f"Hand {hand.deal_number + 1}", "bold"), f" — dealer: {name(hand.dealer)}")
     if any(hand.hands):
         for seat in range(4):
-            yield Text.assemble(f"  seat {seat}: ", _hand_text(hand.hands[seat]))
+            yield Text.assemble(f"  {name(seat) + ':':{width + 1}} ", _hand_text(hand.hands[seat]))
     if r.reveals_card and hand.thirteenth is not None:
         yield Text.assemble("  revealed: ", suit_text(hand.thirteenth), " → trump ",
                             _suit(hand.trump))
     calls = Text(", ").join(
-        Text.assemble(f"seat {s} {'pass' if a == PASS else describe_action(a)[4:]}", mark(k))
+        Text.assemble(f"{name(s)} {'pass' if a == PASS else describe_action(a)[4:]}", mark(k))
         for k, (s, a) in enumerate(hand.calls))
     yield Text.assemble(f"  {'auction' if r.bidding == 'auction' else 'bids'}: ", calls)
     if hand.cancelled:
@@ -137,7 +148,7 @@ def _narrate_hand(log: ParsedLog, hand: Hand, timer: int) -> Iterator[Text]:
         yield Text(f"  cancelled: {why}; the next dealer deals", "yellow")
         return
     if hand.declarer is not None:
-        yield Text.assemble(f"  seat {hand.declarer} wins the auction with {hand.contract} and "
+        yield Text.assemble(f"  {name(hand.declarer)} wins the auction with {hand.contract} and "
                             "names trump ", _suit(hand.trump), mark(n_calls))
     elif not r.reveals_card:
         yield Text.assemble("  trump: ", _suit(hand.trump))
@@ -145,15 +156,23 @@ def _narrate_hand(log: ParsedLog, hand: Hand, timer: int) -> Iterator[Text]:
         cards = hand.plays[4 * t:4 * t + 4]
         leader = hand.trick_leaders[t]
         shown = Text("  ").join(
-            Text.assemble(f"{(leader + i) & 3}:", suit_text(c), mark(first_play + 4 * t + i))
+            Text.assemble(f"{name((leader + i) & 3)} ", suit_text(c),
+                          mark(first_play + 4 * t + i))
             for i, c in enumerate(cards))
-        yield Text.assemble(f"  trick {t + 1:2}: ", shown, f"  → seat {hand.trick_winners[t]}")
-    yield Text(f"  tricks: {hand.tricks}")
+        yield Text.assemble(f"  trick {t + 1:2}: ", shown, f"  → {name(hand.trick_winners[t])}")
+    yield Text("  tricks: " + ", ".join(f"{name(s)} {n}" for s, n in enumerate(hand.tricks)))
     if hand.scores is not None and hand.totals is not None:
-        yield Text(f"  hand score: {hand.scores}   totals: {hand.totals}   "
-                   f"teams: {list(team_totals(r, hand.totals))}")
+        teams = ", ".join(f"{table.team(t)} {n}"
+                          for t, n in enumerate(team_totals(r, hand.totals)))
+        if r.scoring == "team":
+            scores = ", ".join(f"{table.team(t)} {hand.scores[t]}" for t in (0, 1))
+            yield Text(f"  hand score: {scores}; totals: {teams}")
+        else:
+            scores, totals = (", ".join(f"{name(s)} {n}" for s, n in enumerate(row))
+                              for row in (hand.scores, hand.totals))
+            yield Text(f"  hand score: {scores}; totals: {totals}; teams: {teams}")
     if hand.winner is not None:
-        yield Text(f"  {TEAMS[hand.winner]} wins the match", "bold green")
+        yield Text(f"  {table.team(hand.winner)} win the match", "bold green")
 
 
 def _call(action: int) -> int | str:

@@ -135,6 +135,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     v = Verdict(path)
     v.rules = log.header.rules
     v.computer = tuple(s.computer for s in log.header.seats)
+    v.names = tuple(s.name for s in log.header.seats)
     _note_rules(log.header.rules, v)
     _check_header_form(log.header, v)
     _check_signature(log, v, public_key, keys)

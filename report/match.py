@@ -22,12 +22,12 @@ from tarneeb.replay.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS, ca
 from tarneeb.replay.engine import PASS, Hand
 from tarneeb.replay.findings import KINDS, Finding, Verdict
 from tarneeb.replay.logformat import PASS_CODE, HandRecord, ParsedLog, parse_log
+from tarneeb.replay.people import Card, Table
 from tarneeb.replay.receipt import SignedReceipt
 from tarneeb.replay.replayer import verify_log
 from tarneeb.replay.rules import RuleSet
 
 from .page import Banner, render_page
-from .people import Card, Table
 from .rulebook import Rule, rule_for
 
 # where a finding with no hand is shown

@@ -9,6 +9,7 @@ import pytest
 
 from tarneeb.audit.signing import generate_private_key, key_id, public_key_pem
 from tarneeb.cli.app import main
+from tarneeb.cli.entry import main as entry
 from tarneeb.replay.logformat import parse_log
 
 
@@ -132,14 +133,16 @@ def test_show_is_plain_when_piped(log: Path, capsys: pytest.CaptureFixture[str])
     code, out, _ = run(capsys, "show", str(log))
     assert code == 0
     assert "\x1b[" not in out  # no colour codes when not on a terminal
-    assert "seat 0 (team 0+2): North bot [computer]" in out
-    assert "trick  1:" in out and "→ seat" in out and "revealed:" in out
+    assert "North bot [computer], seat 1, partner of South bot" in out
+    assert "trick  1:" in out and "→ East bot" in out and "revealed:" in out
+    assert "seat 0" not in out and "Hand 0 —" not in out  # people count from 1
     assert "Verdict: clean (" in out and "dealing attempts replayed" in out
     assert "named in the log itself, NOT PINNED: anyone could have made this log" in out
-    code, out, _ = run(capsys, "show", str(log), "--hand", "1")
-    assert code == 0 and "Hand 1 —" in out and "Hand 0 —" not in out
-    code, _, err = run(capsys, "show", str(log), "--hand", "99")
-    assert code == 2 and "there is no hand 99" in err
+    code, out, _ = run(capsys, "show", str(log), "--hand", "2")
+    assert code == 0 and "Hand 2 —" in out and "Hand 1 —" not in out
+    for bad in ("0", "99"):
+        code, _, err = run(capsys, "show", str(log), "--hand", bad)
+        assert code == 2 and f"there is no hand {bad} (hands 1-" in err
 
 
 def test_export_import_round_trip(log: Path, tmp_path: Path,
@@ -234,9 +237,36 @@ def test_show_marks_timer_moves_and_findings(capsys: pytest.CaptureFixture[str])
     assert any("⏱" in line and "trick" in line for line in out.splitlines())
     manifest = json.loads((fixtures / "altered" / "manifest.json").read_text(encoding="utf-8"))
     entry = next(e for e in manifest if e["file"] == "renege-eram41.tlog")
-    code, out, _ = run(capsys, "show", str(fixtures / "altered" / entry["file"]))
+    path = fixtures / "altered" / entry["file"]
+    code, out, _ = run(capsys, "show", str(path))
     assert code == 0
-    assert f"! hand {entry['hand']}, trick {entry['trick']}, seat {entry['seat']}: renege: " in out
+    name = parse_log(path.read_bytes()).header.seats[entry["seat"]].name
+    assert f"! hand {entry['hand'] + 1}, trick {entry['trick']}, {name}: renege: " in out
+
+
+def test_text_names_players_and_counts_hands_from_1_where_json_counts_from_0(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """verify and show say hand N+1 and the player's name where --json says deal N, seat s."""
+    path = Path(__file__).parent.parent / "fixtures" / "altered" / "renege-eram41.tlog"
+    names = [s.name for s in parse_log(path.read_bytes()).header.seats]
+    code, out, _ = run(capsys, "verify", "--json", str(path))
+    finding = next(f for f in json.loads(out)[0]["findings"] if f["kind"] == "renege")
+    deal, trick, seat = finding["hand"], finding["trick"], finding["seat"]
+    code, json_show, _ = run(capsys, "show", "--json", "--hand", str(deal), str(path))
+    assert [h["deal_number"] for h in json.loads(json_show)["hands"]] == [deal]
+    said = f"hand {deal + 1}, trick {trick}, {names[seat]}: renege: {names[seat]}"
+    for argv in (["verify", str(path)], ["verify", "--max-bytes", "9999999", str(path)],
+                 ["show", str(path)], ["show", "--hand", str(deal + 1), str(path)]):
+        # plain verify takes the typer-free path, --max-bytes the typer one
+        with pytest.raises(SystemExit) as e:
+            entry(argv)
+        code, out = int(e.value.code or 0), capsys.readouterr().out
+        assert code in (0, 1) and said in out, argv
+        renege = [line for line in out.splitlines() if "renege" in line]
+        assert renege and not any("seat" in line or f"hand {deal}," in line
+                                  for line in renege), renege
+    code, out, _ = run(capsys, "show", "--hand", str(deal + 1), str(path))
+    assert f"Hand {deal + 1} —" in out and f"Hand {deal} —" not in out
 
 
 def test_play_a_season_match_and_pin_the_root(tmp_path: Path,

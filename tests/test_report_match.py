@@ -164,8 +164,8 @@ def test_every_finding_kind_has_a_rule_quoted():
 def test_doctests():
     import doctest
 
+    import tarneeb.replay.people as p
     import tarneeb.report.match as m
-    import tarneeb.report.people as p
     import tarneeb.report.rulebook as r
 
     for module in (m, p, r):

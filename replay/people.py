@@ -1,7 +1,8 @@
 """Saying things to people: players by name, hands counted from 1, cards with their colour.
 
-The replayer speaks in seats 0–3 and deal numbers from 0, as the log format does;
-a player reads names and counts from 1. :class:`Table` translates.
+The replayer speaks in seats 0–3 and deal numbers from 0, as the log format and every
+JSON output do; a player reads names and counts from 1. :class:`Table` translates, for
+``tarneeb verify``'s and ``tarneeb show``'s text and for the HTML report alike.
 
 >>> t = Table(["Ana", "Ben", "Cy", "Dee"])
 >>> t.say("seat 2 played 10♣ in hand 22 when it was seat 1's turn; team 1+3 won")
@@ -17,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tarneeb.replay.cards import SUIT_SYMBOLS, card_name
+from .cards import SUIT_SYMBOLS, card_name
+from .findings import Verdict
 
 _SEAT = re.compile(r"\bseat (\d)('s)?\b")
 _TEAM = re.compile(r"\bteam ([01])\+([23])\b")
@@ -38,6 +40,15 @@ class Table:
 
     def __init__(self, names: list[str]) -> None:
         self.names = [n.strip() or f"Seat {s + 1}" for s, n in enumerate(names)]
+
+    @classmethod
+    def of(cls, verdict: Verdict) -> Table:
+        """The players a verdict's log names (``Seat 1``–``Seat 4`` when it names none).
+
+        >>> Table.of(Verdict("m.tlog", names=("Ana", "", "Cy", "Dee"))).say("seat 1 led")
+        'Seat 2 led'
+        """
+        return cls(list(verdict.names) or ["", "", "", ""])
 
     def name(self, seat: int | None) -> str:
         return "—" if seat is None else self.names[seat]
