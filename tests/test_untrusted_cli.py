@@ -117,7 +117,7 @@ def test_paths_and_names_are_never_markup(tmp_path: Path) -> None:
     code, out, err = cli("show", str(named))
     assert_one_ending(code, err)
     for seat, name in enumerate(names):
-        assert f"seat {seat} (team {'0+2' if seat % 2 == 0 else '1+3'}): {name} [computer]" in out
+        assert f"{name} [computer], seat {seat + 1}, partner of {names[seat ^ 2]}" in out
 
 
 # ------------------------------------------------------------------ closed pipe
