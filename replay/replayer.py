@@ -582,12 +582,12 @@ class _HandReplay:
                     v.add("not-canonical", "the record writes out the deal the seeds derive; "
                           "FORMAT.md has nil there", hand=n, offset=self.offset)
         else:
-            self.recorded += 1
             problem = check_deal(hands, state.dealer, thirteenth, state.rules.reveals_card)
             if problem:
                 v.add("bad-deal", f"the recorded deal is not a deal: {problem}", hand=n,
                       offset=self.offset)
                 raise _Abandon
+            self.recorded += 1  # a deal that is no deal is not replayed from
         state.deal(hands, thirteenth, validate=not derived)
         if state.rules.reveals_card:
             if rec.revealed != thirteenth:

@@ -22,7 +22,7 @@ from tarneeb.replay.logformat import (
     encode_record,
     parse_log,
 )
-from tarneeb.replay.replayer import verify_bytes
+from tarneeb.replay.replayer import verify_bytes, verify_file
 from tarneeb.replay.rules import PRESETS
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
 from tarneeb.testing.alterations import EditableLog, rewrite
@@ -511,3 +511,12 @@ def test_seeds_without_a_server_commitment_are_not_canonical() -> None:
     assert [f.kind for f in v.findings] == ["not-canonical"]
     assert "carries client seeds, a server seed" in v.findings[0].message
     assert v.recorded == v.hands  # the deals are still the recorded ones
+
+
+def test_a_recorded_deal_that_is_no_deal_is_not_counted_as_replayed_from():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "fixtures" / "altered" / "bad-deal-eram41.tlog"
+    v = verify_file(str(path))
+    assert [f.kind for f in v.findings] == ["bad-deal"]
+    assert v.recorded <= v.hands, (v.recorded, v.hands)
