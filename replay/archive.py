@@ -416,7 +416,8 @@ __all__ = [
 # ------------------------------------------------------------------ in words --
 
 ORIGIN_WORDS = {
-    "proven": ("deals proven by committed seeds", "the platform could not steer them, so "
+    "proven": ("deals proven by seeds or a blind transcript",
+               "the platform could not steer them, so "
                "these statistics test the implementation of the shuffle"),
     "recorded": ("deals only recorded by the platform", "nothing proves how they were "
                  "dealt, so these statistics are the only evidence of their fairness"),
@@ -475,7 +476,8 @@ def verdict_lines(summary: ArchiveSummary,
         deals = s.deals.get(origin, 0)
         matches = count(s.matches_by_origin.get(origin, 0), "match")
         said[origin] = f"{count(deals, 'deal')} ({matches}) {'is' if deals == 1 else 'are'}"
-    lines.append(f"{said['proven']} proven by committed seeds; {said['recorded']} only recorded "
+    lines.append(f"{said['proven']} proven by seeds or a blind transcript; "
+                 f"{said['recorded']} only recorded "
                  "by the platform.")
     for origin, results in (fairness or {}).items():
         lines.append(fairness_sentence(origin, results, alpha))

@@ -96,7 +96,7 @@ def test_text_summary_says_what_the_deals_prove(archives: dict[str, Path],
                          str(archives["biased"]))
     assert code == 1 and err == ""  # piped: the result only, no progress bar
     assert out.startswith(f"All {2 * MATCHES} logs are clean")
-    assert "proven by committed seeds" in out and "only recorded by the platform" in out
+    assert "proven by seeds or a blind transcript" in out and "only recorded by the platform" in out
     assert "test the implementation" in out and "the only evidence" in out
     assert "EVIDENCE OF BIAS" in out and "no evidence of bias" in out
     assert "would have detected (80% power) a bias of" in out
