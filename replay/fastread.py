@@ -117,6 +117,8 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
                                     totals, None, True))
             offsets.append(pos)
             records += 3 if calls or trump or plays else 2
+            if len(hands) > limits.max_hands or records > limits.max_records:
+                return None  # the careful reader refuses it, naming the cap, without reading on
             pos = end
         end_record = _record(unpacker, data, pos, limits)
         if type(end_record) is not EndRecord:
@@ -128,7 +130,7 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
             return None
     except Exception:  # anything unusual (msgpack's errors, a LogError): the careful way
         return None
-    if len(hands) > limits.max_hands or records + 2 > limits.max_records:
+    if records + 2 > limits.max_records:
         return None
     return ParsedLog(header=header, hands=hands, offsets=offsets, end=end_record,
                      end_offset=end_offset, signature=signature, signed_bytes=data[:pos],

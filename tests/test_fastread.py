@@ -123,3 +123,23 @@ def test_cut_torn_and_damaged_matches(rules: str, seed: int, where: float, how: 
         out = data[:at] + bytes((byte,)) + data[at:]
     assume(out)
     same_read(out)
+
+
+def test_a_flood_of_hands_stops_the_fast_reader_at_the_cap(monkeypatch):
+    """A log of more dealing attempts than max_hands is not read on to its end by the
+    fast reader: it hands over to the careful reader (which names the cap) at the cap."""
+    from tarneeb.replay import fastread
+    from tarneeb.replay.logformat import HandRecord, encode_record
+    from tarneeb.replay.logstream import DEFAULT_LIMITS
+    from tarneeb.replay.replayer import verify_bytes
+
+    log = play_logged_match("eram41", seed=b"flood")
+    header = log[:parse_log(log).offsets[0]]
+    flood = header + b"".join(encode_record(HandRecord(deal_number=n, dealer=n % 4))
+                              for n in range(3 * DEFAULT_LIMITS.max_hands))
+    built = []
+    real = fastread.HandRecord
+    monkeypatch.setattr(fastread, "HandRecord", lambda *a: built.append(1) or real(*a))
+    assert fast_parse(flood, DEFAULT_LIMITS) is None
+    assert len(built) <= DEFAULT_LIMITS.max_hands + 1
+    assert "max_hands" in (verify_bytes(flood).error or "")
