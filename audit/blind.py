@@ -52,7 +52,7 @@ from functools import lru_cache
 
 import pysodium
 
-from .encoding import lp16, u32be
+from .encoding import lp16, tag, u32be
 from .errors import AuditError
 
 BLIND_PROTOCOL = "tarneeb-blind-v1"
@@ -69,13 +69,12 @@ L = 2**252 + 27742317777372353535851937790883648493
 
 def blind_tag(purpose: str) -> bytes:
     """``b"tarneeb-blind-v1/" + purpose + b"\\x00"``: no tag is a prefix of another."""
-    return f"{BLIND_PROTOCOL}/{purpose}".encode("ascii") + b"\x00"
+    return tag(purpose, BLIND_PROTOCOL)
 
 
 CARD_TAG = blind_tag("card")
 DLEQ_TAG = blind_tag("dleq")
 NONCE_TAG = blind_tag("nonce")
-KEY_TAG = blind_tag("key")
 
 
 class BlindError(AuditError):

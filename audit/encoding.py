@@ -22,9 +22,10 @@ PROTOCOL = "tarneeb-fair-v2"
 """Name and version of the scheme; it starts every domain tag."""
 
 
-def tag(purpose: str) -> bytes:
-    """The domain tag for a purpose: ``b"tarneeb-fair-v2/" + purpose + b"\\x00"``."""
-    return f"{PROTOCOL}/{purpose}".encode("ascii") + b"\x00"
+def tag(purpose: str, protocol: str = PROTOCOL) -> bytes:
+    """The domain tag for a purpose: ``b"tarneeb-fair-v2/" + purpose + b"\\x00"``
+    (another protocol of the project, such as blind dealing, names itself)."""
+    return f"{protocol}/{purpose}".encode("ascii") + b"\x00"
 
 
 SERVER_COMMIT_TAG = tag("server-commit")
