@@ -164,5 +164,31 @@ def deal_hands(deck: list[Card] | bytes, dealer: int) -> tuple[Mask, Mask, Mask,
     return sum(bits[f0::4]), sum(bits[f1::4]), sum(bits[f2::4]), sum(bits[f3::4])
 
 
+def check_deal(hands: tuple[Mask, ...], dealer: int, thirteenth: Card | None,
+               needs_thirteenth: bool) -> str | None:
+    """Why four masks are not a valid deal, or ``None``."""
+    if len(hands) != 4:
+        return "a deal has four hands"
+    seen = 0
+    for s, h in enumerate(hands):
+        if not isinstance(h, int) or h < 0 or h > FULL_DECK:
+            return f"hand of seat {s} is not a set of cards"
+        if h.bit_count() != 13:
+            return f"seat {s} was dealt {h.bit_count()} cards, not 13"
+        if seen & h:
+            return (f"seat {s} was dealt {card_name(cards_of(seen & h)[0])}, "
+                    "dealt to another seat too")
+        seen |= h
+    if thirteenth is None:
+        if needs_thirteenth:
+            return "the dealer's 13th card is missing"
+        return None
+    if not isinstance(thirteenth, int) or not 0 <= thirteenth < 52:
+        return "the dealer's 13th card is not a card"
+    if not hands[dealer] >> thirteenth & 1:
+        return f"the dealer's 13th card {card_name(thirteenth)} is not in the dealer's hand"
+    return None
+
+
 _BITS = tuple(1 << c for c in range(52))
 _FIRST = tuple(tuple((s - d - 1) & 3 for s in range(4)) for d in range(4))

@@ -5,12 +5,8 @@ people's code. It does no I/O and draws no randomness: a deal is a chance
 event supplied from outside (:meth:`MatchState.deal`), every other step is an
 action chosen by the seat whose turn it is (:meth:`MatchState.apply`).
 
-Actions are small integers, like cards:
-
-* ``0``–``51`` play that card;
-* ``bid_action(n)`` (``52 + n``) bids ``n`` tricks;
-* ``PASS`` passes in the classic auction;
-* ``trump_action(suit)`` names the trump (classic, the auction winner).
+Actions are small integers, like cards (:mod:`tarneeb.replay.actions`); what a
+hand scores and when a match is won is :mod:`tarneeb.replay.scoring`.
 
 >>> from tarneeb.replay.rules import preset
 >>> from tarneeb.replay.cards import deal_hands
@@ -26,61 +22,37 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from .cards import (
-    FULL_DECK,
-    SUIT_MASKS,
-    SUIT_SYMBOLS,
-    Card,
-    Mask,
-    card_name,
-    cards_of,
+from .actions import (
+    BID_BASE,
+    NUM_ACTIONS,
+    PASS,
+    TRUMP_BASE,
+    Action,
+    bid_action,
+    describe_action,
+    is_bid,
+    is_play,
+    is_trump_choice,
+    trump_action,
 )
+from .cards import SUIT_MASKS, SUIT_SYMBOLS, Card, Mask, card_name, cards_of, check_deal
 from .fastplay import whole_hand, whole_tricks
 from .rules import RuleSet
+from .scoring import (
+    TIE_TEAMS,
+    Hand,
+    break_tie,
+    match_winner,
+    partner_of,
+    qualifying_players,
+    score_hand,
+    team_of,
+    team_totals,
+    trick_winner,
+)
 
-Action = int
 _CALL_ACTIONS = (*range(52, 66), 66, 66)  # a call's value in the log (15: pass) -> action
-BID_BASE = 52
-PASS = 66
-TRUMP_BASE = 67
-NUM_ACTIONS = 71
-
-
-def bid_action(n: int) -> Action:
-    """The action that bids ``n`` tricks (0–13)."""
-    return BID_BASE + n
-
-
-def trump_action(suit: int) -> Action:
-    """The action that names ``suit`` as trump."""
-    return TRUMP_BASE + suit
-
-
-def is_bid(a: Action) -> bool:
-    return BID_BASE <= a < PASS
-
-
-def is_play(a: Action) -> bool:
-    return 0 <= a < 52
-
-
-def is_trump_choice(a: Action) -> bool:
-    return TRUMP_BASE <= a < NUM_ACTIONS
-
-
-def describe_action(a: Action) -> str:
-    """``'bid 7'``, ``'pass'``, ``'trump ♥'`` or the card, e.g. ``'10♥'``."""
-    if is_play(a):
-        return card_name(a)
-    if is_bid(a):
-        return f"bid {a - BID_BASE}"
-    if a == PASS:
-        return "pass"
-    if is_trump_choice(a):
-        return f"trump {SUIT_SYMBOLS[a - TRUMP_BASE]}"
-    return f"action {a}"
 
 
 class Phase(enum.IntEnum):
@@ -109,67 +81,6 @@ class IllegalAction(ValueError):
 
 
 SEAT_NAMES = ("seat 0", "seat 1", "seat 2", "seat 3")
-
-
-def team_of(seat: int) -> int:
-    """Team 0 is seats 0 and 2, team 1 is seats 1 and 3."""
-    return seat & 1
-
-
-def partner_of(seat: int) -> int:
-    return seat ^ 2
-
-
-def trick_winner(cards: list[Card], leader: int, trump: int | None) -> int:
-    """The seat that wins a trick of four ``cards`` led by ``leader``.
-
-    >>> from tarneeb.replay.cards import parse_card as c
-    >>> trick_winner([c("2H"), c("AH"), c("3S"), c("KH")], leader=0, trump=3)
-    2
-    """
-    best = cards[0]
-    best_suit = best // 13
-    for c in cards[1:]:
-        s = c // 13
-        if s == best_suit:
-            if c > best:
-                best = c
-        elif s == trump:
-            best, best_suit = c, s
-    return (leader + cards.index(best)) & 3
-
-
-@dataclass(slots=True)
-class Hand:
-    """Everything about one dealing attempt, as the engine saw it (also what ``show`` prints)."""
-
-    deal_number: int
-    dealer: int
-    hands: tuple[Mask, Mask, Mask, Mask]  # as dealt
-    thirteenth: Card | None
-    trump: int | None = None
-    calls: list[tuple[int, Action]] = field(default_factory=list)  # (seat, bid or PASS)
-    declarer: int | None = None  # classic: the auction winner
-    contract: int | None = None  # classic: the winning bid
-    plays: list[Card] = field(default_factory=list)
-    trick_winners: list[int] = field(default_factory=list)
-    tricks: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    scores: list[int] | None = None  # hand score per seat (team games: the team's on both)
-    totals: list[int] | None = None  # running totals after the hand
-    cancelled: bool = False
-    winner: int | None = None  # the team that won the match after this hand
-
-    @property
-    def trick_leaders(self) -> list[int]:
-        """The seat that led each trick begun: the first lead, then each trick's winner."""
-        first = self.declarer if self.declarer is not None else (self.dealer + 1) & 3
-        return [first, *self.trick_winners][:(len(self.plays) + 3) // 4]
-
-    def bid_of(self, seat: int) -> int | None:
-        for s, a in self.calls:
-            if s == seat and is_bid(a):
-                return a - BID_BASE
-        return None
 
 
 class MatchState:
@@ -670,150 +581,9 @@ class MatchState:
         self.phase = _OVER if self.winner is not None else _DEAL
 
 
-def check_deal(hands: tuple[Mask, ...], dealer: int, thirteenth: Card | None,
-               needs_thirteenth: bool) -> str | None:
-    """Why four masks are not a valid deal, or ``None``."""
-    if len(hands) != 4:
-        return "a deal has four hands"
-    seen = 0
-    for s, h in enumerate(hands):
-        if not isinstance(h, int) or h < 0 or h > FULL_DECK:
-            return f"hand of seat {s} is not a set of cards"
-        if h.bit_count() != 13:
-            return f"seat {s} was dealt {h.bit_count()} cards, not 13"
-        if seen & h:
-            return (f"seat {s} was dealt {card_name(cards_of(seen & h)[0])}, "
-                    "dealt to another seat too")
-        seen |= h
-    if thirteenth is None:
-        if needs_thirteenth:
-            return "the dealer's 13th card is missing"
-        return None
-    if not isinstance(thirteenth, int) or not 0 <= thirteenth < 52:
-        return "the dealer's 13th card is not a card"
-    if not hands[dealer] >> thirteenth & 1:
-        return f"the dealer's 13th card {card_name(thirteenth)} is not in the dealer's hand"
-    return None
-
-
-def score_hand(rules: RuleSet, hand: Hand, totals: list[int]) -> list[int]:
-    """The hand score of each seat (team games: the team's score on both partners)."""
-    if rules.scoring == "personal":
-        bids = [0, 0, 0, 0]
-        for seat, action in hand.calls:
-            bids[seat] = action - BID_BASE
-        out = []
-        tricks = hand.tricks
-        for seat in range(4):
-            bid = bids[seat]
-            value = rules.bid_value(bid, totals[seat])
-            out.append(value if tricks[seat] >= bid else -value)
-        return out
-    b = hand.contract
-    bteam = team_of(hand.declarer)
-    t = hand.tricks[bteam] + hand.tricks[bteam + 2]
-    team_scores = [0, 0]
-    if b < 13:
-        if t >= b:
-            team_scores[bteam] = rules.all_tricks_value if t == 13 else t
-        else:
-            team_scores[bteam] = -b
-            team_scores[1 - bteam] = rules.defenders_all_tricks_value if t == 0 else 13 - t
-    elif t == 13:
-        team_scores[bteam] = rules.kaboot_made_value
-    else:
-        team_scores[bteam] = -rules.kaboot_failed_value
-        team_scores[1 - bteam] = rules.kaboot_defenders_all_tricks_value if t == 0 \
-            else rules.kaboot_defenders_factor * (13 - t)
-    return [team_scores[s & 1] for s in range(4)]
-
-
-def team_totals(rules: RuleSet, totals: list[int]) -> tuple[int, int]:
-    """Each team's total: the sum of the partners (personal) or the team's score (team games)."""
-    if rules.scoring == "team":
-        return totals[0], totals[1]
-    return totals[0] + totals[2], totals[1] + totals[3]
-
-
-def qualifying_players(rules: RuleSet, totals: list[int]) -> list[int]:
-    """Seats on the target whose partner has at least ``partner_min``."""
-    return [p for p in range(4)
-            if totals[p] >= rules.target and totals[p ^ 2] >= rules.partner_min]
-
-
-def match_winner(rules: RuleSet, hand: Hand, totals: list[int]) -> int | None:
-    """The team that has won after ``hand`` (scored), or ``None`` when play goes on."""
-    if rules.made_13_wins:
-        if rules.scoring == "team":
-            if hand.contract == 13 and hand.scores[hand.declarer] > 0:
-                return team_of(hand.declarer)
-        else:
-            for seat in range(4):
-                if hand.bid_of(seat) == 13 and hand.tricks[seat] == 13:
-                    return team_of(seat)
-    if max(totals) < rules.target:  # nobody on the target: the common case
-        return None
-    if rules.scoring == "team":
-        reached = [t for t in (0, 1) if totals[t] >= rules.target]
-        qualifying = [t for t in range(4) if totals[t] >= rules.target]
-    else:
-        qualifying = qualifying_players(rules, totals)
-        reached = sorted({team_of(p) for p in qualifying})
-    if len(reached) == 1:
-        return reached[0]
-    if len(reached) == 2:  # team games: only by a rules file with odd values
-        return break_tie(rules, totals, qualifying)[0]
-    return None
-
-
-TIE_TEAMS = {"team_0+2": 0, "team_1+3": 1, "play_on": None}
-
-
-def break_tie(rules: RuleSet, totals: list[int], qualifying: list[int]
-              ) -> tuple[int | None, str]:
-    """Both teams qualify: the winning team (``None``: another hand) by the tie chain, and
-    the entry of the chain that decided.
-
-    >>> from tarneeb.replay.rules import preset
-    >>> r = preset("sahrat400", tie=["highest_player", "team_total", "team_0+2"])
-    >>> break_tie(r, [45, 45, 10, 20], [0, 1]), break_tie(r, [45, 45, 20, 20], [0, 1])
-    ((1, 'team_total'), (0, 'team_0+2'))
-    """
-    for step in rules.tie:
-        if step == "team_total":
-            a, b = team_totals(rules, totals)
-        elif step == "highest_player":
-            a = max(totals[p] for p in qualifying if team_of(p) == 0)
-            b = max(totals[p] for p in qualifying if team_of(p) == 1)
-        else:
-            return TIE_TEAMS[step], step
-        if a != b:
-            return (0 if a > b else 1), step
-    return None, "play_on"  # not reached: validation ends every chain in a fallback
-
-
 __all__ = [
-    "BID_BASE",
-    "PASS",
-    "TRUMP_BASE",
-    "Action",
-    "Hand",
-    "IllegalAction",
-    "MatchState",
-    "Phase",
-    "bid_action",
-    "break_tie",
-    "check_deal",
-    "describe_action",
-    "is_bid",
-    "is_play",
-    "is_trump_choice",
-    "match_winner",
-    "partner_of",
-    "qualifying_players",
-    "score_hand",
-    "team_of",
-    "team_totals",
-    "trick_winner",
-    "trump_action",
+    "BID_BASE", "NUM_ACTIONS", "PASS", "TIE_TEAMS", "TRUMP_BASE", "Action", "Hand",
+    "IllegalAction", "MatchState", "Phase", "bid_action", "break_tie", "check_deal",
+    "describe_action", "is_bid", "is_play", "is_trump_choice", "match_winner", "partner_of",
+    "qualifying_players", "score_hand", "team_of", "team_totals", "trick_winner", "trump_action",
 ]

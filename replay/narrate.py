@@ -22,11 +22,12 @@ from typing import Any
 
 from rich.text import Text
 
+from .actions import BID_BASE, PASS, describe_action
 from .cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
-from .engine import BID_BASE, PASS, Hand, describe_action, team_totals
 from .findings import Finding, Verdict
 from .logformat import PASS_CODE, HandRecord, ParsedLog
 from .people import Table
+from .scoring import Hand, team_totals
 
 _TIMER = ("⏱", "dim")
 SIGNATURE_KINDS = ("broken-signature", "unsigned", "key-mismatch", "weak-key")

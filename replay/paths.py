@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .engine import BID_BASE, Hand, break_tie, match_winner, qualifying_players, team_of
+from .actions import BID_BASE
 from .rules import RuleSet
+from .scoring import Hand, break_tie, match_winner, qualifying_players, team_of
 
 
 def value_class(rules: RuleSet, bid: int, own_score: int) -> str:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from .actions import BID_BASE, PASS, TRUMP_BASE, Action, describe_action, is_bid
 from .cards import (
     FULL_DECK,
     SUIT_MASKS,
@@ -36,18 +37,9 @@ from .cards import (
     deal_hands,
     lowest,
 )
-from .engine import (
-    BID_BASE,
-    PASS,
-    TRUMP_BASE,
-    Action,
-    MatchState,
-    Phase,
-    describe_action,
-    is_bid,
-    partner_of,
-)
+from .engine import MatchState, Phase
 from .rules import RuleSet
+from .scoring import partner_of
 
 Hands = tuple[Mask, Mask, Mask, Mask]
 # deals(deal_number, dealer) -> (the four hands by seat, the dealer's 13th card or None)

@@ -24,18 +24,9 @@ from typing import Any
 
 from tarneeb.audit.derive import DealDeriver
 
-from .cards import card_name
-from .engine import (
-    BID_BASE,
-    PASS,
-    TRUMP_BASE,
-    Hand,
-    IllegalAction,
-    MatchState,
-    Phase,
-    check_deal,
-    describe_action,
-)
+from .actions import BID_BASE, PASS, TRUMP_BASE, describe_action
+from .cards import card_name, check_deal
+from .engine import IllegalAction, MatchState, Phase
 from .findings import Verdict
 from .logformat import (
     PASS_CODE,
@@ -61,6 +52,7 @@ from .provenance import (
     report_not_replayed,
 )
 from .receipt import SignedReceipt, check_receipt
+from .scoring import Hand
 
 SUITS = "♣♦♥♠"
 TEAM_NAMES = ("team 0+2", "team 1+3")

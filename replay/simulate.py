@@ -28,9 +28,10 @@ from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.seeds import SeasonLeaf, client_commitments, match_binding, server_commitment
 from tarneeb.audit.signing import public_key_raw, sign
 
+from .actions import BID_BASE, PASS
 from .blindlog import BlindTranscript, RevealedKeys
 from .cards import deal_hands
-from .engine import BID_BASE, PASS, Hand, MatchState
+from .engine import MatchState
 from .logformat import (
     PASS_CODE,
     BatchProof,
@@ -43,6 +44,7 @@ from .logformat import (
 from .logwriter import LogWriter
 from .players import BotPlayer, Player, play_match
 from .rules import RuleSet, preset
+from .scoring import Hand
 
 DEFAULT_NAMES = ("North bot", "East bot", "South bot", "West bot")
 

@@ -18,14 +18,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from tarneeb.replay.actions import PASS
 from tarneeb.replay.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS, cards_of
-from tarneeb.replay.engine import PASS, Hand
 from tarneeb.replay.findings import KINDS, Finding, Verdict
 from tarneeb.replay.logformat import PASS_CODE, HandRecord, ParsedLog, parse_log
 from tarneeb.replay.people import Card, Table
 from tarneeb.replay.receipt import SignedReceipt
 from tarneeb.replay.replayer import verify_log
 from tarneeb.replay.rules import RuleSet
+from tarneeb.replay.scoring import Hand
 
 from .page import Banner, render_page
 from .rulebook import Rule, rule_for

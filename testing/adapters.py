@@ -34,8 +34,9 @@ The broken copy gives a trumped trick to the highest card of the led suit:
 from __future__ import annotations
 
 from tarneeb.replay.cards import Card, Mask
-from tarneeb.replay.engine import Hand, MatchState, Phase
+from tarneeb.replay.engine import MatchState, Phase
 from tarneeb.replay.rules import RuleSet
+from tarneeb.replay.scoring import Hand
 
 
 class ReferenceEngine:

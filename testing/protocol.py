@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from tarneeb.replay.engine import BID_BASE, PASS, TRUMP_BASE
+from tarneeb.replay.actions import BID_BASE, PASS, TRUMP_BASE
 from tarneeb.replay.rules import RuleSet
 
 DEFAULT_TIME_LIMIT = 10.0  # seconds an engine may take over one match in ``regress``

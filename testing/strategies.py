@@ -37,8 +37,9 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
+from tarneeb.replay.actions import PASS, bid_action, trump_action
 from tarneeb.replay.cards import SPADES, SUIT_MASKS, colour_mate, deal_hands, make_card, mask_of
-from tarneeb.replay.engine import PASS, MatchState, Phase, bid_action, team_of, trump_action
+from tarneeb.replay.engine import MatchState, Phase
 from tarneeb.replay.houserules import rule_set, shipped
 from tarneeb.replay.logformat import EndRecord
 from tarneeb.replay.players import (
@@ -59,6 +60,7 @@ from tarneeb.replay.rules import (
     preset_departures,
     tie_chain,
 )
+from tarneeb.replay.scoring import team_of
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
 from .alterations import EditableLog, rewrite, with_recorded_deals

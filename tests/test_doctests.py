@@ -7,9 +7,9 @@ import importlib
 
 import pytest
 
-MODULES = ["cards", "rules", "houserules", "engine", "logformat", "logjson", "paths", "replayer",
-           "simulate", "narrate", "annotate", "players", "logstream", "dealstats", "archive",
-           "logwriter", "recorder", "vectors"]
+MODULES = ["cards", "rules", "houserules", "actions", "engine", "scoring", "logformat", "logjson",
+           "paths", "replayer", "simulate", "narrate", "annotate", "players", "logstream",
+           "dealstats", "archive", "logwriter", "recorder", "vectors"]
 
 
 def test_top_level_doctests() -> None:
