@@ -17,7 +17,8 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.replay.rules import PRESETS
-from tarneeb.testing.alterations import NotApplicable, alter
+from tarneeb.testing.alteration_base import NotApplicable
+from tarneeb.testing.alterations import alter
 
 OUT = Path("out/demo")
 

@@ -14,6 +14,7 @@ with ``blind=True``; on a log not dealt blind they raise ``NotApplicable``.
 
 >>> from tarneeb.replay.blindplay import play_blind_match
 >>> from tarneeb.replay.replayer import verify_bytes
+>>> from tarneeb.testing.alterations import alter
 >>> log = play_blind_match("qahwa41", seed=b"cheat doc", target=3)  # reproducible: not secret
 >>> bad, alt = alter("forged-play-proof", log)
 >>> alt.expect, alt.seat == next(f.seat for f in verify_bytes(bad).findings
@@ -32,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tarneeb.replay.cards import card_name
 from tarneeb.replay.logformat import HandRecord
 
-from .alterations import (
+from .alteration_base import (
     Alteration,
     Altered,
     EditableLog,
@@ -41,7 +42,6 @@ from .alterations import (
     _open,
     _pick_hand,
     _register,
-    alter,  # noqa: F401  (the doctest's)
 )
 
 

@@ -18,6 +18,7 @@ from tarneeb.replay.players import BotPlayer, MatchTooLong
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS, preset
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+from tarneeb.testing import alteration_base as base
 from tarneeb.testing import alterations as tamper
 from tarneeb.testing.alterations import (
     REGISTRY,
@@ -158,8 +159,8 @@ def test_alterations_name_the_hand_they_pin(rules: str) -> None:
 def test_unaltered_records_encode_to_the_same_bytes() -> None:
     for rules in RULES:
         for data, key in fixed_logs(rules):
-            assert tamper._close(tamper._open(data), None) == data
-            assert tamper._close(tamper._open(data), key) == data  # Ed25519 is deterministic
+            assert base._close(base._open(data), None) == data
+            assert base._close(base._open(data), key) == data  # Ed25519 is deterministic
             out, _ = alter("change-total", data, hand=0, resign=key)
             start = parse_log(data).offsets[0]  # the header before the altered hand is as it was
             assert out[:start] == data[:start] and out != data
@@ -191,4 +192,5 @@ def test_unknown_alteration() -> None:
 
 
 def test_doctests() -> None:
-    assert doctest.testmod(tamper, optionflags=doctest.ELLIPSIS).failed == 0
+    for module in (tamper, base):
+        assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0

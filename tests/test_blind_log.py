@@ -19,7 +19,7 @@ from tarneeb.replay.logformat import LogError, parse_log
 from tarneeb.replay.replayer import SECRET_HAND, verify_bytes
 from tarneeb.replay.rules import PRESETS
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-from tarneeb.testing import alterations as tamper
+from tarneeb.testing import alteration_base as tamper
 from tarneeb.testing.alterations import REGISTRY, NotApplicable, iter_tampers
 
 RULES = sorted(PRESETS)

@@ -26,7 +26,8 @@ from tarneeb.replay.logformat import (
 )
 from tarneeb.replay.rules import PRESETS, preset
 from tarneeb.replay.simulate import play_logged_match
-from tarneeb.testing.alterations import REGISTRY, NotApplicable, alter
+from tarneeb.testing.alteration_base import NotApplicable
+from tarneeb.testing.alterations import REGISTRY, alter
 from tarneeb.testing.strategies import edited_logs, logs
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -16,7 +16,7 @@ from tarneeb.replay.logformat import Abandonment, EndRecord, LogError, parse_log
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, load_rules_file, preset
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-from tarneeb.testing.alterations import EditableLog, rewrite
+from tarneeb.testing.alteration_base import EditableLog, rewrite
 
 SEED = b"test-forgeries"
 KEY = MatchSecrets(SEED).key

@@ -29,7 +29,7 @@ from tarneeb.replay.players import BotPlayer, Move, play_match
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, parse_rules_text
 from tarneeb.replay.simulate import DEFAULT_NAMES, MatchSecrets, play_logged_match, write_log
-from tarneeb.testing.alterations import rewrite
+from tarneeb.testing.alteration_base import rewrite
 
 VARIANTS = ("house400", "house400-31", "house400-61", "house400-double56",
             "house400-double56-31", "house400-double56-61", "house-classic31")

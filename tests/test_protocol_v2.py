@@ -23,7 +23,7 @@ from tarneeb.replay.logformat import BatchProof, parse_log
 from tarneeb.replay.receipt import read_receipt, receipt_json
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-from tarneeb.testing.alterations import EditableLog, rewrite
+from tarneeb.testing.alteration_base import EditableLog, rewrite
 
 # fixed, public values: a test, not play
 KEY = private_key_from_raw(hashlib.sha256(b"v2 test platform key").digest())

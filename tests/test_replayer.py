@@ -25,7 +25,7 @@ from tarneeb.replay.logformat import (
 from tarneeb.replay.replayer import verify_bytes, verify_file
 from tarneeb.replay.rules import PRESETS
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
-from tarneeb.testing.alterations import EditableLog, rewrite
+from tarneeb.testing.alteration_base import EditableLog, rewrite
 from tarneeb.testing.strategies import edited_logs
 
 SEED = b"test-replayer"

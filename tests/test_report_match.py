@@ -203,7 +203,7 @@ def test_a_wrong_deal_shows_what_the_log_records_beside_the_seeds_deal():
 def test_an_abandoned_match_says_how_it_ended():
     from tarneeb.replay.logformat import Abandonment
     from tarneeb.replay.simulate import MatchSecrets
-    from tarneeb.testing.alterations import rewrite
+    from tarneeb.testing.alteration_base import rewrite
 
     seed = b"report abandoned"
     data = play_logged_match("eram41", seed=seed)
