@@ -84,8 +84,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Verify every log of an archive and test whether its deals are fair.
 
-        Exit code: 0 every log clean and no evidence of bias, 1 findings or evidence of
-        bias, 2 a log unreadable or bad input.
+        Exit code: 0 every log clean and no evidence of bias; 1 findings; 2 a log
+        unreadable or bad input; 3 every log clean but the statistics show evidence of
+        bias.
         """
         from tarneeb.audit.encoding import parse_hex
         from tarneeb.audit.errors import AuditError
@@ -130,7 +131,6 @@ def register(app: typer.Typer) -> None:
             err.print("tarneeb: note: no fairness statistics: they need scipy "
                       "(pip install 'tarneeb[archive]')", markup=False)
             fairness = {}
-        flagged = any(r.flagged for rs in fairness.values() for r in rs)
         if report is not None and summary.logs:
             try:
                 from tarneeb.report.archive import write_archive_report
@@ -143,18 +143,12 @@ def register(app: typer.Typer) -> None:
                 fail(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
             doc = summary.to_json(fairness)
-            doc["exit_code"] = code = _exit_code(summary.exit_code, flagged)
             sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         else:
-            code = _exit_code(summary.exit_code, flagged)
             _print_summary(summary, fairness, alpha)
         if summary.logs == 0:
             fail("no logs found in " + ", ".join(paths))
-        raise typer.Exit(code)
-
-
-def _exit_code(logs: int, flagged: bool) -> int:
-    return logs if logs else (1 if flagged else 0)
+        raise typer.Exit(summary.verdict_code(fairness))
 
 
 def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: float) -> None:

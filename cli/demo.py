@@ -87,6 +87,7 @@ def main() -> None:
 def archive_audit() -> None:
     """Two small archives, one fair with committed seeds and one recorded by a platform
     that re-deals to favour its computer seats; one audit of both, with its report."""
+    from tarneeb.replay.archive import EXIT_BIAS
     from tarneeb.testing.archive import write_archive
 
     archive = OUT / "archive"
@@ -96,9 +97,9 @@ def archive_audit() -> None:
     write_archive(archive / "biased", 40, seed=b"demo archive biased", redeal=0.8)
     page = OUT / "archive.html"
     code = tarneeb("audit", str(archive), "--tables", str(OUT / "tables"), "--report", str(page))
-    print(f"(exit code {code}: {'bias caught' if code == 1 else 'NOT CAUGHT'})")
+    print(f"(exit code {code}: {'bias caught' if code == EXIT_BIAS else 'NOT CAUGHT'})")
     screenshot(page, OUT / "archive.png")
-    if code != 1:
+    if code != EXIT_BIAS:
         raise SystemExit(1)
 
 

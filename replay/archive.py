@@ -282,6 +282,9 @@ def _run_dask(chunks: Iterator[list[str]], scheduler: Any, public_key: bytes | N
 MAX_LISTED = 20  # logs named in the summary per category (the tables have them all)
 MIN_KEY_DEALS = 100  # deals a signing key needs to be tested apart
 MAX_FINDINGS = 200  # findings kept for the report (the findings table has them all)
+# the exit code of an audit whose logs are all readable and clean but whose deals show
+# evidence of bias (0, 1 and 2 mean what they mean for verify: clean, findings, unreadable)
+EXIT_BIAS = 3
 
 
 @dataclass
@@ -334,10 +337,17 @@ class ArchiveSummary:
 
     @property
     def exit_code(self) -> int:
-        """2 a log unreadable, 1 findings, 0 every log clean (bias is :meth:`Fairness.flagged`)."""
+        """The logs' part of the exit code: 2 a log unreadable, 1 findings, 0 every log
+        clean (:meth:`verdict_code` adds the statistics')."""
         if self.unreadable:
             return 2
         return 1 if self.with_findings else 0
+
+    def verdict_code(self, fairness: dict[str, list[StatResult]] | None) -> int:
+        """The audit's exit code: the logs' (:attr:`exit_code`) when a log is unreadable
+        (2) or has findings (1); else ``EXIT_BIAS`` (3) when a fairness test is flagged,
+        0 when none is. A script tells "a log is wrong" from "the statistics flag bias"."""
+        return self.exit_code or (EXIT_BIAS if fairness and bias_flagged(fairness) else 0)
 
     def fairness(self, alpha: float = DEFAULT_ALPHA,
                  power: float = DEFAULT_POWER) -> dict[str, list[StatResult]]:
@@ -366,7 +376,7 @@ class ArchiveSummary:
             "unpinned": self.unpinned,
             "first_unreadable": self.first_unreadable,
             "first_with_findings": self.first_with_findings,
-            "exit_code": self.exit_code,
+            "exit_code": self.verdict_code(fairness),
         }
         if fairness is not None:
             doc["fairness"] = {o: [r.to_json() for r in rs] for o, rs in fairness.items()}
@@ -408,7 +418,7 @@ def row_dicts(rows: Iterable[MatchRow | FindingRow]) -> list[dict[str, Any]]:
 
 
 __all__ = [
-    "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow", "audit_chunk",
+    "EXIT_BIAS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow", "audit_chunk",
     "bias_flagged", "describe_test", "expand_paths", "read_url", "run_chunks",
 ]
 

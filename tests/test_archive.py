@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tarneeb.cli.app import main
-from tarneeb.replay.archive import ArchiveSummary, expand_paths, run_chunks
+from tarneeb.replay.archive import EXIT_BIAS, ArchiveSummary, expand_paths, run_chunks
 from tarneeb.testing.archive import write_archive
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -62,7 +62,8 @@ def test_the_biased_archive_is_flagged_and_the_fair_ones_are_not(
     assert any(t["test"][1] == "key" for t in proven["fairness"]["proven"])
 
     code, biased = audit_json(capsys, "-j", "1", str(archives["biased"]))
-    assert code == 1 and biased["clean"] == MATCHES  # every log is clean: only the deals lie
+    # every log is clean: only the deals lie, and the exit code says so apart from findings
+    assert code == EXIT_BIAS == biased["exit_code"] and biased["clean"] == MATCHES
     flagged = {tuple(t["test"]): t for t in biased["fairness"]["recorded"] if t["flagged"]}
     assert ("high-card points", "computer vs human", "per hand") in flagged
     assert ("high-card points", "label", "computer") in flagged
@@ -94,7 +95,7 @@ def test_text_summary_says_what_the_deals_prove(archives: dict[str, Path],
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "audit", "-j", "1", str(archives["proven"]),
                          str(archives["biased"]))
-    assert code == 1 and err == ""  # piped: the result only, no progress bar
+    assert code == EXIT_BIAS and err == ""  # piped: the result only, no progress bar
     assert out.startswith(f"All {2 * MATCHES} logs are clean")
     assert "proven by seeds or a blind transcript" in out and "only recorded by the platform" in out
     assert "test the implementation" in out and "the only evidence" in out
@@ -218,7 +219,7 @@ def test_the_report_reads_in_a_browser(archives: dict[str, Path], tmp_path: Path
     paths = [str(archives["proven"]), str(archives["biased"]),
              str(FIXTURES / "altered" / "renege-*.tlog")]
     code, doc = audit_json(capsys, "-j", "1", "--report", str(page_file), *paths)
-    assert code == 1
+    assert code == 1 == doc["exit_code"] and doc["bias_flagged"]  # findings come first
     figures = sum(len({tuple(t["test"][:2]) for t in tests if t["method"] == "G-test"
                        and t["p_value"] is not None}) + 1 for tests in doc["fairness"].values())
     rows = sum(len(tests) for tests in doc["fairness"].values())
