@@ -23,7 +23,8 @@ KINDS: dict[str, str] = {
     "batch-proof": "the server commitment is not the promised leaf of the signed season head",
     "client-seed": "a client seed does not match that seat's commitment",
     "receipt-mismatch": "the log is not the match the platform's pre-play receipt promised",
-    "wrong-first-dealer": "the first dealer is not the one the seeds give",
+    "wrong-first-dealer": "the first dealer is not the one the seeds give (or no seeds draw "
+                          "it: a log dealt blind without them)",
     "wrong-deal-number": "a dealing attempt has the wrong deal number",
     "wrong-dealer": "a hand was dealt by the wrong seat",
     "wrong-deal": "the deal is not the one the committed seeds produce",

@@ -184,6 +184,10 @@ def check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
             v.add("not-canonical", f"the log has no server commitment, but carries "
                   f"{', '.join(stray)}: a log without the seed protocol has nil there",
                   offset=0)
+        if h.blind:  # the seeds draw a blind match's first dealer (PROTOCOL.md §13)
+            v.add("wrong-first-dealer", "the log is dealt blind but commits to no seeds, which "
+                  f"draw the first dealer: seat {h.first_dealer} dealing first is the "
+                  "platform's word alone", seat=h.first_dealer, offset=0)
         return None, NO_DEAL
     seed = log.end.server_seed if log.end is not None else None
     if seed is None and given_seed is not None:

@@ -154,6 +154,9 @@ class MatchRecorder:
                         public_key=public_key, blind=dealing == "blind")
         if dealing not in ("seeds", "blind"):
             raise RecorderError(f"dealing is 'seeds' or 'blind', not {dealing!r}")
+        if header.blind and server_commitment is None:  # the seeds draw its first dealer
+            raise RecorderError("a match dealt blind commits to seeds too (server_commitment, "
+                                "client seeds): they draw its first dealer")
         self.blind = header.blind
         self._own = not hasattr(out, "write")  # a file the recorder opened (and closes)
         # the file stays open for the match; close() closes it
