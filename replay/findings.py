@@ -53,7 +53,11 @@ KINDS: dict[str, str] = {
     "played-after-win": "a hand played after the match was won",
     "wrong-winner": "the declared winner is not the team the rules give",
     "winner-too-early": "a winner declared before the match was won",
-    "no-winner": "the match was won but no winner was declared",
+    "no-winner": "the match was won but no winner was declared (an abandoned match too)",
+    "timeout-out-of-turn": "a timeout blamed on a seat whose turn it was not when the log "
+                           "stops",
+    "timeout-no-turn": "a timeout when no player was to move: between two hands, after a "
+                       "hand's last card, or after the match was won",
     "cut-short": "the log ends before the match does (cut at a byte: a crash, a torn or "
                  "zero-filled tail)",
     "not-replayed": "a dealing attempt could not be replayed: no deal proven by the seeds "

@@ -26,11 +26,11 @@ from tarneeb.audit.derive import DealDeriver
 
 from .actions import BID_BASE, PASS, TRUMP_BASE, describe_action
 from .cards import card_name, check_deal
+from .ending import TEAM_NAMES, check_end
 from .engine import IllegalAction, MatchState, Phase
 from .findings import Verdict
 from .logformat import (
     PASS_CODE,
-    Abandonment,
     HandRecord,
     LogError,
     ParsedLog,
@@ -55,7 +55,6 @@ from .receipt import SignedReceipt, check_receipt
 from .scoring import Hand
 
 SUITS = "♣♦♥♠"
-TEAM_NAMES = ("team 0+2", "team 1+3")
 
 _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimum",
                "bid-not-higher": "bid-not-higher", "wrong-phase": "pass-not-allowed"}
@@ -171,7 +170,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
         v.notes.append(f"{v.recorded} of the deals replayed are recorded by the platform, not "
                        "proven by committed seeds")
     report_not_replayed(v, replay.missing)
-    _check_end(log, state, v)
+    check_end(log, state, v, replay.at_last_move)
     if count_paths:
         v.paths = exercised_paths(header.rules, state.history, timers)
     v.history = state.history
@@ -180,6 +179,10 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
 
 class _Abandon(Exception):
     """The hand cannot be replayed further; carry on from the log's own totals."""
+
+
+class _LogStops(_Abandon):
+    """The hand a log stops in (no claims record) is replayed to its last move."""
 
 
 class _HandReplay:
@@ -193,6 +196,7 @@ class _HandReplay:
         self.missing: list[tuple[int, int, str]] = []  # (deal number, offset, why) unreplayed
         self.fast = fast and deriver is not None
         self.blind: Any = None  # a BlindChecker for a log dealt blind
+        self.at_last_move = False  # the hand the log stops in was replayed to its last move
 
     def _fast(self) -> bool:
         """A derived deal whose every move is legal, as one piece (:meth:`MatchState.play_hand`),
@@ -242,6 +246,10 @@ class _HandReplay:
                 if rec.closed:
                     self._claims()
                     self.played += 1
+        except _LogStops:
+            self.replayed += 1
+            self.at_last_move = True
+            return
         except _Abandon:
             if rec.closed:
                 self._resync()
@@ -249,6 +257,7 @@ class _HandReplay:
                 self.replayed += 1
             return
         self.replayed += 1
+        self.at_last_move = not rec.closed  # an open hand cancelled, or after its 52nd card
         if rec.timer:
             self._timer_marks(state.history[-1])
 
@@ -353,7 +362,7 @@ class _HandReplay:
             state.apply_unchecked(action)
         if state.phase == Phase.BID:
             if not rec.closed:  # the log stops in the bidding
-                raise _Abandon
+                raise _LogStops
             v.add("bidding-incomplete", f"the bidding stops before it is over: seat "
                   f"{state.current_player} has not called", hand=n, seat=state.current_player,
                   offset=self.offset)
@@ -403,7 +412,7 @@ class _HandReplay:
         if state.phase == Phase.TRUMP:
             if rec.trump is None:
                 if not rec.closed:  # the log stops before the trump is named
-                    raise _Abandon
+                    raise _LogStops
                 v.add("wrong-trump", "the auction winner named no trump", hand=n,
                       seat=state.current_player, offset=self.offset)
                 raise _Abandon
@@ -416,7 +425,7 @@ class _HandReplay:
                   f"{SUITS[state.trump]}", hand=n, offset=self.offset)
         if not rec.plays:
             if not rec.closed:
-                raise _Abandon
+                raise _LogStops
             total = sum(self._bid_values(state.hand))
             v.add("cancelled-wrongly", f"the hand was not played, but the bids total {total}, "
                   "enough to play", hand=n, offset=self.offset)
@@ -462,7 +471,7 @@ class _HandReplay:
                 raise _Abandon from None
         if len(rec.plays) < 52:
             if not rec.closed:  # the log stops inside the play
-                raise _Abandon
+                raise _LogStops
             v.add("hand-incomplete", f"the hand stops after {len(rec.plays)} of 52 cards",
                   hand=n, trick=len(rec.plays) // 4 + 1, offset=self.offset)
             raise _Abandon
@@ -510,71 +519,6 @@ class _HandReplay:
         if not self.missing or self.missing[-1][0] != self.n:
             self.v.notes.append(f"hand {self.n} could not be replayed to its end; the rest of "
                                 "the match is checked from the totals the log claims after it")
-
-
-def _check_end(log: ParsedLog, state: MatchState, v: Verdict) -> None:
-    last = log.hands[-1] if log.hands else None
-    if log.end is None:
-        cut = log.cut_short
-        at = cut.offset if cut is not None and cut.offset is not None else log.size
-        what = cut.message if cut is not None else f"cut at byte {at}: the log ends"
-        v.add("cut-short", f"{what}, after {len(log.hands)} dealing attempts, without its "
-              "end record" + (f" (hand {last.deal_number} stops after {_moves(last)})"
-                             if last is not None and not last.closed else ""), offset=at)
-        return
-    if log.cut_short is not None:
-        v.add("cut-short", f"{log.cut_short.message}, after the end record",
-              offset=log.cut_short.offset)
-    claimed, actual = log.end.winner, state.winner
-    at = log.end_offset
-    abandoned = log.end.abandoned
-    if abandoned is not None:
-        v.ending = f"abandoned at {_stop_place(last)}: {_abandon_text(log, abandoned)}"
-    elif last is not None and not last.closed:
-        v.add("hand-incomplete", f"hand {last.deal_number} has no claims record: the match "
-              f"ends inside it, after {_moves(last)}", hand=last.deal_number, offset=at)
-    if actual is None and claimed is not None:
-        v.add("winner-too-early", f"the log declares {TEAM_NAMES[claimed]} the winner, but no "
-              f"team has won yet (totals {state.totals})", offset=at)
-    elif actual is not None and claimed is None:
-        v.add("no-winner", f"{TEAM_NAMES[actual]} won, but the log declares no winner"
-              + (" (it says the match was abandoned)" if abandoned is not None else ""),
-              offset=at)
-    elif actual != claimed:
-        v.add("wrong-winner", f"the log declares {TEAM_NAMES[claimed]} the winner, but "
-              f"{TEAM_NAMES[actual]} won", offset=at)
-    elif actual is None and abandoned is None:
-        v.add("cut-short", "the match ends unfinished: no team has won, and the log does not "
-              "say it was abandoned", offset=at)
-
-
-def _moves(rec: HandRecord) -> str:
-    return f"{len(rec.calls)} call(s) and {len(rec.plays)} card(s)"
-
-
-def _stop_place(last: HandRecord | None) -> str:
-    """Where a match stopped, from its last hand: ``hand 3, trick 5``."""
-    if last is None:
-        return "the start, before the first deal"
-    if last.closed:
-        return f"the end of hand {last.deal_number}, before the next deal"
-    if len(last.plays) == 52:
-        return f"hand {last.deal_number}, after its 13th trick, before its claims"
-    if last.plays:
-        return f"hand {last.deal_number}, trick {len(last.plays) // 4 + 1}"
-    return f"hand {last.deal_number}, in the bidding"
-
-
-_CAUSE_TEXT = {"disconnect": "disconnected", "timeout": "timed out", "resignation": "resigned"}
-
-
-def _abandon_text(log: ParsedLog, a: Abandonment) -> str:
-    if a.seat is None:
-        who = "the server" if a.cause == "server-fault" else "a player"
-    else:
-        who = f"seat {a.seat} ({log.header.seats[a.seat].name})"
-    what = "failed" if a.cause == "server-fault" else _CAUSE_TEXT.get(a.cause, a.cause)
-    return f"{who} {what}" + (f": {a.reason}" if a.reason else "")
 
 
 __all__ = ["deal_of", "log_deriver", "verify_bytes", "verify_file", "verify_log"]

@@ -96,12 +96,16 @@ def _abandoned_log(seed: bytes) -> bytes:
     from .logjson import to_json
     from .players import BotPlayer
     from .recorder import MatchRecorder
+    from .replayer import verify_bytes
     from .simulate import MatchSecrets, play_logged_match
 
     s = MatchSecrets(seed)
     rng = random.Random(seed)
     bots = [BotPlayer(random.Random(rng.getrandbits(64)), timer_rate=0.3) for _ in range(4)]
-    doc = to_json(play_logged_match("sahrat400", seed=seed, players=bots))
+    full = play_logged_match("sahrat400", seed=seed, players=bots)
+    doc = to_json(full)
+    second = verify_bytes(full).history[1]
+    to_move = (second.trick_leaders[5 // 4] + 5 % 4) & 3  # the seat of the 6th card: it timed out
     header = doc["records"][0]
     hands = [r for r in doc["records"] if r["type"] == "hand"]
     out = io.BytesIO()
@@ -120,7 +124,7 @@ def _abandoned_log(seed: bytes) -> bytes:
         if n == 0:
             rec.claim(tricks=h["tricks"], scores=h["scores"], totals=h["totals"],
                       trump=h["trump"])
-    rec.abandon("timeout", hands[1]["calls"][0]["seat"], "no move within 60 s, three times",
+    rec.abandon("timeout", to_move, "no move within 60 s, three times",
                 s.server_seed)
     rec.sign(s.key)
     return out.getvalue()

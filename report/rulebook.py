@@ -95,6 +95,12 @@ _FIXED: dict[str, Rule] = {
                              "allowed (classic: a pass), or plays the weakest legal card: the "
                              "lowest-ranked legal card that is not a trump, or the lowest trump "
                              "where every legal card is a trump.", RULES),
+    "timeout-out-of-turn": Rule("A player can time out only on their own turn: a timeout "
+                                "blames the player to bid, name the trump or play where the "
+                                "log stops.", RULES),
+    "timeout-no-turn": Rule("A player can time out only on their own turn: between two hands, "
+                            "after a hand's last card or once the match is won, no player is "
+                            "to move.", RULES),
     "wrong-total": Rule("Each player's running total adds every hand's score; scores may go "
                         "below zero.", RULES),
     "cut-short": Rule("A log runs from the first deal to the declared winner, then the revealed "

@@ -21,7 +21,8 @@ The alterations live by what they change: :mod:`~tarneeb.testing.signature_alter
 (the signature, the key, the byte form), :mod:`~tarneeb.testing.deal_alterations`
 (seeds and deals), :mod:`~tarneeb.testing.bid_alterations` (bids and the trump),
 :mod:`~tarneeb.testing.play_alterations` (card play and timer marks),
-:mod:`~tarneeb.testing.claim_alterations` (tricks, scores, totals, the winner) and
+:mod:`~tarneeb.testing.claim_alterations` (tricks, scores, totals, the winner),
+:mod:`~tarneeb.testing.end_alterations` (how an abandoned match ended) and
 :mod:`~tarneeb.testing.blind_alterations` (cheats in a log dealt blind), all built on
 :mod:`~tarneeb.testing.alteration_base`. This module registers them all and re-exports
 every name it always had.
@@ -46,7 +47,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.replay.rules import RuleSet
 
-from . import blind_alterations  # noqa: F401  (registers the blind dealing alterations)
+# registers the blind dealing alterations and the lies about how a match ended
+from . import blind_alterations, end_alterations  # noqa: F401
 from .alteration_base import (
     REGISTRY,
     Alteration,
@@ -125,7 +127,7 @@ def alter(name: str, data: bytes, *, choice: int = 0, hand: int | None = None,
     """Apply the alteration ``name`` of :data:`REGISTRY` to the log ``data``.
 
     >>> sorted(REGISTRY)[:3]
-    ['append-hand', 'bad-batch-proof', 'bid-below-minimum']
+    ['abandon-won-match', 'append-hand', 'bad-batch-proof']
     """
     try:
         t = REGISTRY[name]

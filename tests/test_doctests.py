@@ -9,7 +9,7 @@ import pytest
 
 MODULES = ["cards", "rules", "houserules", "actions", "engine", "scoring", "logformat", "logjson",
            "paths", "replayer", "simulate", "narrate", "annotate", "players", "logstream",
-           "dealstats", "archive", "logwriter", "recorder", "vectors"]
+           "dealstats", "archive", "logwriter", "recorder", "vectors", "ending"]
 
 
 def test_top_level_doctests() -> None:
