@@ -247,5 +247,5 @@ def test_show_tells_the_hand_a_log_stops_in_and_why(
     out = capsys.readouterr().out
     assert e.value.code == 0
     assert "Hand 2 — dealer: Cat; the log stops in it, after 4 call(s) and 5 card(s)" in out
-    assert "\nAbandoned at hand 2, trick 2: Dan timed out: no move within 60 s, " \
+    assert "\nAbandoned at hand 2, trick 2: Cat timed out: no move within 60 s, " \
         "three times\n" in out
