@@ -222,11 +222,16 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
             raise r.fail(f"unknown record type {kind!r}")
         # the msgpack decoder checks every field's type and range
         if isinstance(rec, HandRecord):
-            decode_hand(encode_hand(rec, named_trump), named_trump, rec.blind is not None)
+            back: Record = decode_hand(encode_hand(rec, named_trump), named_trump,
+                                       rec.blind is not None)
         elif isinstance(rec, RevealedKeys):
-            keys_from_list(msgpack.unpackb(encode_record(rec), raw=False), 0)
+            back = keys_from_list(msgpack.unpackb(encode_record(rec), raw=False), 0)
         else:
-            decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0, limits)
+            back = decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0, limits)
+        # the log made must say all the document says, and nothing else
+        differs = _differs(obj, record_to_json(back))
+        if differs is not None:
+            raise r.fail(f"{differs}: the log would not say what the document says")
     except LogError as e:
         if e.message.startswith("record "):
             raise
@@ -234,6 +239,47 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
     except (TypeError, ValueError, OverflowError) as e:
         raise r.fail(str(e)) from None
     return rec
+
+
+def _differs(given: Any, back: Any, key: str = "") -> str | None:
+    """Where the JSON ``given`` says other than ``back``, the same record exported from the
+    log it makes (``None``: nowhere). Spellings of one value are the same value: a card as
+    ``TH``, hex in upper case, a suit by number, a recorded hand or the timer marks in any
+    order, ``closed`` left out of a closed hand; ``true`` is never a number."""
+    if type(back) is dict:
+        if type(given) is not dict:
+            return f"{key or 'the record'} is not an object"
+        if "closed" in back and "closed" not in given and back["closed"] is True:
+            given = {**given, "closed": True}
+        if set(given) != set(back):
+            extra = sorted(set(given) ^ set(back))
+            return f"field(s) {', '.join(map(repr, extra))} of {key or 'the record'}"
+        return next((d for k in back if (d := _differs(given[k], back[k], k)) is not None),
+                    None)
+    if type(back) is list:
+        if type(given) is not list or len(given) != len(back):
+            return f"{key}: another number of items"
+        if key == "timer" or (key == "hands" and all(type(h) is str for h in back)):
+            given = sorted(given, key=lambda v: (type(v) is not int, _value(v)))
+        return next((d for g, b in zip(given, back, strict=True)
+                     if (d := _differs(g, b, key)) is not None), None)
+    if type(given) is type(back) and given == back:
+        return None
+    if type(back) is str and type(given) in (str, int) and _value(given) == _value(back):
+        return None
+    return f"{key}: {given!r}"
+
+
+def _value(v: Any) -> Any:
+    """What a spelled value stands for: a card or suit number, lower-case hex; else itself."""
+    if type(v) is not str:
+        return v
+    for parse in (parse_card, parse_suit):
+        try:
+            return parse(v)
+        except CardError:
+            pass
+    return v.lower()
 
 
 def _hexes(r: _In, key: str) -> list[bytes | None]:
@@ -384,6 +430,11 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
     """
     if not isinstance(doc, dict) or doc.get("format") != JSON_FORMAT:
         raise LogError(f"not a JSON tarneeb log (expected \"format\": \"{JSON_FORMAT}\")")
+    unknown = sorted(set(doc) - {"format", "version", "records", "cut_short_at"})
+    if unknown or type(doc.get("version")) is not int or doc["version"] != 3:
+        raise LogError(f"not a JSON tarneeb log of version 3 (\"version\": "
+                       f"{doc.get('version')!r}" + (f"; unknown field(s) {unknown}" if unknown
+                                                   else "") + ")")
     records = doc.get("records")
     if not isinstance(records, list) or not records:
         raise LogError("\"records\" must be a non-empty list")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,7 @@ from tarneeb.replay.simulate import MatchSecrets
 from tarneeb.testing.alterations import EditableLog, rewrite
 
 KEY = MatchSecrets(b"test-forgeries2").key
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "matches"
 
 
 @functools.cache
@@ -52,3 +54,89 @@ def test_the_recorder_refuses_a_blind_match_without_seeds(tmp_path) -> None:
         MatchRecorder(tmp_path / "m.tlog", rules="eram41", seats=["A", "B", "C", "D"],
                       match_id=b"m", first_dealer=0, dealing="blind")
     assert not (tmp_path / "m.tlog").exists()
+
+
+# ---------------------------------------------------------------- the JSON form
+def _hand(records: list[dict], which: int = 0, **has: object) -> dict:
+    hands = [r for r in records if r["type"] == "hand"
+             and all(bool(r.get(k)) == v for k, v in has.items())]
+    return hands[which]
+
+
+def _deal_twice(r: list[dict]) -> None:
+    hands = _hand(r)["deal"]["hands"]
+    hands[0] = [*hands[0], hands[0][0]]
+
+
+@pytest.mark.parametrize(("log", "what", "change"), [
+    ("eram41-01", "a seat with a field the log does not carry",
+     lambda r: r[0]["seats"][0].update(rating=1500)),
+    ("eram41-01", "a trick count given as false", lambda r: _hand(r).update(
+        tricks=[False if x == 0 else x for x in _hand(r)["tricks"]])),
+    ("classic-01", "a named trump given as true", lambda r: _hand(r, trump=True).update(
+        trump=True)),
+    ("eram41-01", "a timer mark on a move the hand does not have",
+     lambda r: _hand(r)["timer"].append(63)),
+    ("eram41-01", "an open hand's trump, which has no claims record to go in",
+     lambda r: _hand(r, -1).update(closed=False, tricks=None, scores=None, totals=None)),
+    ("eram41-recorded-deals", "a recorded deal holding a card twice", _deal_twice),
+    ("qahwa5-blind", "a play proof past the hand's last card",
+     lambda r: _hand(r)["blind"]["proofs"].append(_hand(r)["blind"]["proofs"][0])),
+])
+def test_json_import_refuses_a_document_that_says_more_than_its_log(log: str, what: str,
+                                                                    change: object) -> None:
+    """Import makes a log only when the log says all the document says: a document whose
+    log, exported again, reads otherwise (a field, a value or a card dropped on the way,
+    ``true`` taken for 1) is refused, or the document a person reads is not the log that
+    verifies."""
+    import json
+
+    from tarneeb.replay import logjson
+    from tarneeb.replay.logformat import LogError
+
+    data = (FIXTURES / f"{log}.tlog").read_bytes()
+    doc = json.loads(logjson.dumps(data))
+    assert logjson.from_json(doc) == data
+    change(doc["records"])  # type: ignore[operator]
+    with pytest.raises(LogError, match="record"):
+        logjson.from_json(doc)
+
+
+@pytest.mark.parametrize("extra", [{"version": 2}, {"version": True}, {"note": "verified"}])
+def test_json_import_refuses_another_version_or_a_field_of_its_own(extra: dict) -> None:
+    import json
+
+    from tarneeb.replay import logjson
+    from tarneeb.replay.logformat import LogError
+
+    data = (FIXTURES / "eram41-01.tlog").read_bytes()
+    doc = json.loads(logjson.dumps(data))
+    with pytest.raises(LogError):
+        logjson.from_json({**doc, **extra})
+
+
+def test_json_import_still_takes_other_spellings_of_the_same_log() -> None:
+    """Cards as ``TH``, ``th`` or ``10h``, hex in upper case, suits as numbers, a recorded
+    hand in any order, timer marks in any order, ``closed`` left out of a closed hand: the
+    same log, byte for byte."""
+    import json
+
+    from tarneeb.replay import logjson
+
+    for log in ("eram41-recorded-deals", "classic-timer"):
+        data = (FIXTURES / f"{log}.tlog").read_bytes()
+        doc = json.loads(logjson.dumps(data))
+        for r in doc["records"]:
+            if r["type"] == "header":
+                r["match_id"] = r["match_id"].upper()
+            if r["type"] != "hand":
+                continue
+            r["plays"] = [p.replace("10", "T").replace("♥", "h") for p in r["plays"]]
+            r["timer"].reverse()
+            if r["deal"] is not None:
+                r["deal"]["hands"] = [h[::-1] for h in r["deal"]["hands"]]
+            if isinstance(r["trump"], str):
+                r["trump"] = "♣♦♥♠".index(r["trump"])
+            if r["closed"]:
+                del r["closed"]
+        assert logjson.from_json(doc) == data
