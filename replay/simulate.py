@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from io import BytesIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -42,7 +42,7 @@ from .logformat import (
     Seat,
 )
 from .logwriter import LogWriter
-from .players import BotPlayer, Player, play_match
+from .players import BotPlayer, DealSource, Player, play_match
 from .rules import RuleSet, preset
 from .scoring import Hand
 
@@ -115,7 +115,8 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
                       computer: Sequence[bool] = (True, True, True, True),
                       max_hands: int = 500, seeded: bool = True,
                       server_seed: bytes | None = None,
-                      batch: BatchProof | None = None) -> bytes:
+                      batch: BatchProof | None = None,
+                      rig: Callable[[DealSource], DealSource] | None = None) -> bytes:
     """Play a match and return its signed log.
 
     ``seed`` makes the run reproducible (every secret derived from it); ``players``
@@ -126,9 +127,14 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
     ``server_seed`` with ``batch`` plays one match of a season committed up front
     (``tarneeb commit --matches N``): that match's seed, its inclusion proof and the
     platform's signature of the season head.
+    ``rig`` (only with ``seeded=False``) replaces the seeds' deals by the deals it makes of
+    them, as a platform that records its deals may deal anything (test generators stack
+    the deals of rare paths with it); a log of deals derived from seeds cannot be rigged.
     """
     if isinstance(rules, str):
         rules = preset(rules)
+    if rig is not None and seeded:
+        raise ValueError("deals derived from the seeds cannot be rigged: rig needs seeded=False")
     s = MatchSecrets(seed)
     if key is not None:
         s.key = key
@@ -144,7 +150,8 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
         deck = deriver.deck(deal_number)
         return deal_hands(deck, dealer), deck[51]
 
-    state, flags = play_match(rules, deriver.first_dealer(), deals, players, max_hands=max_hands)
+    source: DealSource = deals if rig is None else rig(deals)
+    state, flags = play_match(rules, deriver.first_dealer(), source, players, max_hands=max_hands)
     return write_log(rules, state, flags, s, names, computer, seeded)
 
 

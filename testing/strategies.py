@@ -166,9 +166,10 @@ def deals(dealer: int | None = None) -> SearchStrategy[Deal]:
 # ---------------------------------------------------------------------- matches
 
 # A hand steered to a big bid: (the bidder: its rank by hand strength, or with a stacked
-# deal its place after the dealer; the bid, 11-13; who takes the tricks: 0 the bots' own
+# deal its place after the dealer; the bid, 9-13; who takes the tricks: 0 the bots' own
 # play, 1 the bidder's side, 2 the other side; whether the deal is stacked for it)
 BigBid = tuple[int, int, int, bool]
+BIG_BIDS = (11, 12, 13, 10, 9)  # 9 and 10: the values of 9 and 10 in the 400 games
 
 
 class _Steered:
@@ -177,11 +178,12 @@ class _Steered:
 
     ``big`` names hands where one seat bids high (:data:`BigBid`). Without a stacked deal
     the bidder is the seat of that rank by hand strength (the strongest first; the weakest
-    first when the other side is to take the tricks); a stacked deal (:func:`matches` only:
-    a log's deals come from its seeds) gives the bidder the 13 highest cards, or the bidder
-    and its partner the 26 lowest. In the auction the others pass that hand, and the
-    declarer names the suit the taking side holds most of. This reaches bids of 11-13 made
-    and failed, bidders who take no trick, defenders who take all 13, and a made 13.
+    first when the other side is to take the tricks); a stacked deal (:func:`matches`, and
+    :func:`logs` whose deals are recorded: seeds cannot be stacked) gives the bidder every
+    trump, or the bidder and its partner the 26 lowest cards. In the auction the others
+    pass that hand, and the declarer names the suit the taking side holds most of. This
+    reaches bids of 9-13 made and failed, bidders who take no trick, defenders who take all
+    13, and a made 13.
     """
 
     def __init__(self, seed: int, bid_shift: int, aggression: float, timer_rate: float,
@@ -273,9 +275,9 @@ def _steering(steered_hands: int) -> SearchStrategy[dict[str, Any]]:
                                  max_size=6),
         "steered_hands": st.just(steered_hands),
         "big": st.dictionaries(st.integers(0, max(0, steered_hands - 1)),
-                               st.tuples(st.integers(0, 3), st.sampled_from((11, 12, 13)),
+                               st.tuples(st.integers(0, 3), st.sampled_from(BIG_BIDS),
                                          st.sampled_from((1, 2, 0)), st.booleans()),
-                               max_size=3),
+                               max_size=steered_hands),
     })
 
 
@@ -345,25 +347,54 @@ def matches(rules: RuleSet | str | SearchStrategy[RuleSet] | None = None,
     return st.builds(_play, _rules_strategy(rules), st.integers(0, 3), _steering(steered_hands))
 
 
-def _log(rules: RuleSet, seed: bytes, steer: dict[str, Any]) -> bytes:
+DEALINGS = ("seeds", "recorded")
+
+
+def _log(rules: RuleSet, seed: bytes, steer: dict[str, Any], dealing: str | None = "seeds"
+         ) -> bytes:
+    """The log of a steered match: its deals derived from ``seed``; or, ``recorded`` (with
+    ``dealing=None``: when a steered hand asks for a stacked deal), the same deals with
+    those hands stacked, written out in the log as a platform without the seeds does."""
+    big = steer["big"]
+    if dealing is None:
+        dealing = "recorded" if any(b[3] and b[2] for b in big.values()) else "seeds"
+    if dealing == "seeds":  # nothing can be stacked: the bidders are chosen by strength
+        steer = {**steer, "big": {k: (*b[:3], False) for k, b in big.items()}}
     player = _Steered(**steer)
     try:
-        return play_logged_match(rules, seed=seed, players=[player] * 4, max_hands=HARD_CAP)
+        if dealing == "seeds":
+            return play_logged_match(rules, seed=seed, players=[player] * 4,
+                                     max_hands=HARD_CAP)
+        return play_logged_match(rules, seed=seed, players=[player] * 4, max_hands=HARD_CAP,
+                                 seeded=False, rig=lambda deals: _stacked(deals, big, rules))
     except MatchTooLong:
         reject()
 
 
 def logs(rules: RuleSet | str | SearchStrategy[RuleSet] | None = None,
-         steered_hands: int = 6) -> SearchStrategy[bytes]:
-    """Signed logs of whole matches (seed-derived deals, reproducible secrets: not secret).
+         steered_hands: int = 6, dealing: str | None = None) -> SearchStrategy[bytes]:
+    """Signed clean logs of whole matches (reproducible secrets: not secret).
+
+    ``dealing`` says where the deals come from: ``"seeds"``, every deal derived from the
+    log's committed seeds (the verdict: proven); ``"recorded"``, every deal written out in
+    the log, as by a platform without the seed protocol (the verdict: recorded, not
+    proven), which lets the hands steered to a big bid be stacked; ``None`` (the default)
+    records the deals of a log exactly when one of its hands is stacked, so that logs reach
+    every path :func:`matches` reaches (bids of 12 and 13 made, a made 13 that wins) and a
+    failing example shrinks towards a log of seeds.
 
     >>> from hypothesis import find
     >>> from tarneeb.replay.replayer import verify_bytes
     >>> verify_bytes(find(logs("qahwa41"), lambda b: True)).clean
     True
+    >>> v = verify_bytes(find(logs("eram41", dealing="recorded"), lambda b: True))
+    >>> v.clean, v.deals_proven, v.recorded == v.hands
+    (True, False, True)
     """
+    if dealing is not None and dealing not in DEALINGS:
+        raise ValueError(f"dealing must be one of {', '.join(DEALINGS)} or None, not {dealing!r}")
     return st.builds(_log, _rules_strategy(rules), st.binary(min_size=1, max_size=8),
-                     _steering(steered_hands))
+                     _steering(steered_hands), st.just(dealing))
 
 
 # ---------------------------------------------------------------------- edited logs
