@@ -30,6 +30,7 @@ from .common import (
     write_output,
 )
 from .entry import main
+from .options import PinKey, PinKeys, PinRoot
 
 if TYPE_CHECKING:
     import click
@@ -129,20 +130,6 @@ MaxRecords = Annotated[int, typer.Option(
     "--max-records", min=1, help="Refuse a log of more records than this.")]
 MaxHands = Annotated[int, typer.Option(
     "--max-hands", min=1, help="Refuse a match of more dealing attempts than this.")]
-
-
-# the platform's key, pinned, wherever a verdict is given (verify, show, report)
-PinKey = Annotated[Path | None, typer.Option(
-    "--key", metavar="PUBLIC_KEY",
-    help="The platform's public key (PEM) to pin; otherwise the key inside the log.")]
-PinKeys = Annotated[Path | None, typer.Option(
-    "--keys", metavar="FILE",
-    help="A keys file (TOML: platform name = its public key, hex or PEM) to pin: the log "
-         "must be signed by one of them, and the verdict names that platform. Default: "
-         "keys.toml in the user's config directory, when it exists.")]
-
-PinRoot = Annotated[str | None, typer.Option(
-    "--root", metavar="HEX", help="The season root the platform published, to pin.")]
 
 
 def limits_of(max_bytes: int, max_records: int, max_hands: int) -> Limits:
@@ -246,17 +233,12 @@ def report(
 
     Exit code as for verify: 0 clean, 1 findings, 2 the log is unreadable.
     """
-    from tarneeb.audit.encoding import parse_hex
-    from tarneeb.audit.errors import AuditError
     from tarneeb.replay.logformat import LogError
     from tarneeb.report.match import match_report
 
     public = verify_cmd.pinned_key(key)
     named = verify_cmd.platform_keys(keys)
-    try:
-        pinned_root = parse_hex(root, "season root", 32) if root is not None else None
-    except AuditError as e:
-        fail(str(e))
+    pinned_root = verify_cmd.pinned_root(root)
     try:
         parsed = load_log(log, limits_of(max_bytes, max_records, max_hands))
     except LogError as e:

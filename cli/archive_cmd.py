@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from . import verify_cmd
 from .common import console, fail
+from .options import PinKey, PinKeys, PinRoot
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -71,10 +73,9 @@ def register(app: typer.Typer) -> None:
             "--tables", metavar="DIR",
             help="Write DIR/matches.parquet (one row per match) and DIR/findings.parquet "
                  "(one row per finding).")] = None,
-        key: Annotated[Path | None, typer.Option(
-            help="The platform's public key (PEM) to pin; otherwise each log's own.")] = None,
-        root: Annotated[str | None, typer.Option(
-            help="The season root the platform published (hex), to pin.")] = None,
+        key: PinKey = None,
+        keys: PinKeys = None,
+        root: PinRoot = None,
         report: Annotated[Path | None, typer.Option(
             "--report", metavar="FILE",
             help="Write a self-contained HTML report (pip install 'tarneeb[report]').")] = None,
@@ -84,24 +85,20 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Verify every log of an archive and test whether its deals are fair.
 
+        Each match counts once: a copy of a log (the same bytes) is listed and left out
+        of the statistics; another log of the same match with other bytes is a finding.
+        The keys are pinned as for verify: the summary names, per key, the platform
+        that signed, and counts the logs under keys not pinned apart.
+
         Exit code: 0 every log clean and no evidence of bias; 1 findings; 2 a log
         unreadable or bad input; 3 every log clean but the statistics show evidence of
         bias.
         """
-        from tarneeb.audit.encoding import parse_hex
-        from tarneeb.audit.errors import AuditError
-        from tarneeb.audit.signing import load_public_key_file, public_key_raw
         from tarneeb.replay.archive import ArchiveError, ArchiveSummary, expand_paths, run_chunks
 
-        public = None
-        pinned_root = None
-        try:
-            if key is not None:
-                public = public_key_raw(load_public_key_file(key))
-            if root is not None:
-                pinned_root = parse_hex(root, "season root", 32)
-        except AuditError as e:
-            fail(str(e))
+        public = verify_cmd.pinned_key(key)
+        named = verify_cmd.platform_keys(keys)
+        pinned_root = verify_cmd.pinned_root(root)
         err = console(stderr=True)
         writer = None
         summary = ArchiveSummary()
@@ -110,7 +107,8 @@ def register(app: typer.Typer) -> None:
                 from tarneeb.replay.archive_tables import TableWriter
 
                 writer = TableWriter(tables)
-            chunks = run_chunks(expand_paths(paths), jobs, scheduler, public, pinned_root)
+            chunks = run_chunks(expand_paths(paths), jobs, scheduler, public, pinned_root,
+                                keys=named)
             if err.is_terminal and os.environ.get("TERM") != "dumb":
                 chunks = _progress(paths, chunks, err)
             for chunk in chunks:
@@ -152,7 +150,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: float) -> None:
-    from tarneeb.replay.archive import verdict_lines
+    from tarneeb.replay.archive_words import key_counts, verdict_lines
 
     out = console()
     for line in verdict_lines(summary, fairness, alpha):
@@ -166,11 +164,13 @@ def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: flo
 
     counts("findings by kind", summary.findings_by_kind)
     counts("matches by rule set", summary.by_rules)
-    counts("matches by signing key", summary.by_key)
+    counts("matches by signing key", dict(key_counts(summary)))
     for path in summary.first_with_findings:
         out.print(f"  findings: {path}", markup=False)
     for error in summary.first_unreadable:
         out.print(f"  unreadable: {error}", markup=False)
+    for repeat in summary.first_repeats:
+        out.print(f"  {repeat}", markup=False)
 
 
 __all__ = ["register"]

@@ -88,6 +88,19 @@ def pinned_key(key: Path | None) -> bytes | None:
         fail(str(e))
 
 
+def pinned_root(root: str | None) -> bytes | None:
+    """The season root ``root`` (hex) the platform published (None: no root pinned)."""
+    if root is None:
+        return None
+    from tarneeb.audit.encoding import parse_hex
+    from tarneeb.audit.errors import AuditError
+
+    try:
+        return parse_hex(root, "season root", 32)
+    except AuditError as e:
+        fail(str(e))
+
+
 def default_keys_path() -> Path:
     """The user's keys file: ``keys.toml`` in tarneeb's config directory
     (``~/.config/tarneeb`` on Linux, ``%APPDATA%\\tarneeb`` on Windows)."""
@@ -140,8 +153,8 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
 
     public = pinned_key(key)
     named = platform_keys(keys)
+    pinned = pinned_root(root)
     try:
-        pinned_root = parse_hex(root, "season root", 32) if root is not None else None
         seed = parse_hex(server_seed, "server seed", 32) if server_seed is not None else None
     except AuditError as e:
         fail(str(e))
@@ -161,10 +174,10 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
                 v = Verdict(shown_name(path))
                 v.error = str(e)
             else:
-                v = verify_log(log, shown_name(path), public, as_json, pinned_root, named,
+                v = verify_log(log, shown_name(path), public, as_json, pinned, named,
                                signed, seed)
         else:
-            v = verify_file(path, public, count_paths=as_json, root=pinned_root, keys=named,
+            v = verify_file(path, public, count_paths=as_json, root=pinned, keys=named,
                             limits=limits or DEFAULT_LIMITS, receipt=signed, server_seed=seed)
         codes.append(v.exit_code)
         if as_json:
@@ -214,4 +227,4 @@ def _emit(lines: list[tuple[str, str | None, str]]) -> None:
 
 
 __all__ = ["FAST_OPTIONS", "default_keys_path", "fast_path", "parse_fast", "pinned_key",
-           "platform_keys", "print_verdict", "run"]
+           "pinned_root", "platform_keys", "print_verdict", "run"]

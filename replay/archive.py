@@ -25,17 +25,29 @@ from __future__ import annotations
 import collections
 import glob
 import os
+import stat
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 
+from .archive_seen import (
+    CONFLICT_KIND,
+    COPY,
+    Seen,
+    conflict_message,
+    content_digest,
+    match_identity,
+    share_of,
+    tally_shares,
+)
 from .dealstats import HCP, tally_match
+from .logformat import LogError, parse_log
 from .logstream import DEFAULT_LIMITS, Limits
-from .replayer import verify_bytes, verify_file
+from .replayer import verify_file, verify_log
 
 CHUNK = 32  # logs per unit of work
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
@@ -125,19 +137,25 @@ def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
 
 @dataclass
 class MatchRow:
-    """One row of the per-match table."""
+    """One row of the per-match table: one log."""
 
     path: str
     verdict: str  # clean, findings, unreadable
     error: str | None
     rules: str | None
     key_id: str | None  # the key the signature was checked against (None: no key)
+    platform: str | None  # the platform the user's keys name for that key
+    key_pinned: bool  # that key was given by the user (--key, --keys), not taken from the log
     deals: str  # proven, recorded, none
     hands: int  # dealing attempts
     played: int
     findings: int
     computer_seats: int
     human_seats: int
+    sha256: str | None = None  # of the log's bytes (None: not read)
+    match_id: str | None = None  # the header's, in hex
+    duplicate: str | None = None  # copy, conflicting (None: the first log of its match)
+    duplicate_of: str | None = None  # the first log of its match, when it is not
 
 
 @dataclass
@@ -156,50 +174,104 @@ class FindingRow:
 
 @dataclass
 class Chunk:
-    """What the audit of some logs sends back: rows and the tallies of their deals."""
+    """What the audit of some logs sends back: rows and the tallies of their deals.
+
+    ``identities`` (per match row: what makes it the same match as another log, see
+    :mod:`~tarneeb.replay.archive_seen`) and ``shares`` (its share of the tallies) let
+    the summary count each match once."""
 
     matches: list[MatchRow] = field(default_factory=list)
     findings: list[FindingRow] = field(default_factory=list)
     tallies: dict[str, Tally] = field(default_factory=dict)
     unpinned: int = 0  # logs read whose signing key the user did not pin
+    identities: list[bytes | None] = field(default_factory=list)
+    shares: list[Any] = field(default_factory=list)  # array of positions, or None
+
+
+def _whole_file(path: str, limits: Limits) -> bytes | None:
+    """A regular file's bytes within the cap (at most one byte past it, which the parser
+    refuses); None when it cannot be opened, is not a regular file or is over the cap,
+    for :func:`verify_file` to say why or read it as a stream."""
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > limits.max_bytes:
+                return None
+            return f.read(limits.max_bytes + 1)
+    except OSError:
+        return None
 
 
 def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
-                root: bytes | None = None) -> Chunk:
-    """Verify the logs at ``paths`` and tally their deals (runs on a worker)."""
+                root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
+                limits: Limits = DEFAULT_LIMITS) -> Chunk:
+    """Verify the logs at ``paths`` and tally their deals (runs on a worker).
+
+    ``public_key`` pins one raw key, ``keys`` the platforms' keys by name (a keys
+    file), as for ``verify``."""
     out = Chunk()
+    parts: list[Tally | None] = []
     for path in paths:
+        identity = data = None
         if "://" in path:
             try:
-                data = read_url(path)
+                data = read_url(path, limits)
             except OSError as e:
-                out.matches.append(MatchRow(path, "unreadable", f"{path}: cannot read: "
-                                            f"{e.strerror or e}", None, None, "none", 0, 0, 0,
-                                            0, 0))
+                _unreadable(out, parts, path, f"{path}: cannot read: {e.strerror or e}")
                 continue
-            v = verify_bytes(data, path, public_key, root=root)
         else:
-            v = verify_file(path, public_key, root=root)
+            data = _whole_file(path, limits)
+        if data is None:
+            v = verify_file(path, public_key, root=root, keys=keys, limits=limits)
+        else:
+            try:
+                log = parse_log(data, path, limits)
+            except LogError as e:
+                _unreadable(out, parts, path, str(e), content_digest(data))
+                continue
+            v = verify_log(log, path, public_key, root=root, keys=keys)
+            identity = match_identity(log.header)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
         if v.error is None and not v.key_pinned:
             out.unpinned += 1
         deals = "none"
+        part = None
         if v.history and v.error is None:
             # proven: every seed matched its commitment, and the platform's signature
             # ties those commitments to it; anything less counts as recorded
             signed = v.key_id is not None and not any(f.kind in SIGNATURE_KINDS
                                                       for f in v.findings)
             deals = "proven" if v.deals_proven and signed else "recorded"
-            tally = out.tallies.setdefault(deals, Tally())
-            tally_match(tally, v.rules, v.computer, v.key_id, v.history)
+            part = Tally()
+            group = v.signer if v.key_pinned and v.signer is not None else v.key_id
+            tally_match(part, v.rules, v.computer, group, v.history)
         computers = sum(v.computer)
         out.matches.append(MatchRow(
             path, verdict, v.error, v.rules.name if v.rules is not None else None, v.key_id,
-            deals, v.hands, v.played, len(v.findings), computers,
-            len(v.computer) - computers))
+            v.signer, v.key_pinned, deals, v.hands, v.played, len(v.findings), computers,
+            len(v.computer) - computers, content_digest(data).hex() if data else None,
+            None if identity is None else log.header.match_id.hex()))
+        out.identities.append(identity)
+        parts.append(part)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
+    out.shares = [None] * len(parts)
+    for origin in ORIGINS:
+        mine = [p if m.deals == origin else None for m, p in zip(out.matches, parts,
+                                                                   strict=True)]
+        if any(mine):
+            out.tallies[origin], shares = tally_shares(mine)
+            out.shares = [s if s is not None else t for s, t in zip(shares, out.shares,
+                                                                    strict=True)]
     return out
+
+
+def _unreadable(out: Chunk, parts: list[Tally | None], path: str, error: str,
+                digest: bytes | None = None) -> None:
+    out.matches.append(MatchRow(path, "unreadable", error, None, None, None, False, "none",
+                                0, 0, 0, 0, 0, digest.hex() if digest else None))
+    out.identities.append(None)
+    parts.append(None)
 
 
 # ------------------------------------------------------------------ running --
@@ -229,8 +301,9 @@ def _windowed(submit: Callable[[list[str]], Any], result: Callable[[Any], Chunk]
 
 def run_chunks(paths: Iterable[str], jobs: int | None = None, scheduler: Any = None,
                public_key: bytes | None = None, root: bytes | None = None,
-               chunk_size: int = CHUNK) -> Iterator[Chunk]:
-    """Audit ``paths`` chunk by chunk, in order.
+               chunk_size: int = CHUNK, keys: Mapping[str, bytes] | None = None,
+               ) -> Iterator[Chunk]:
+    """Audit ``paths`` chunk by chunk, in order (keys pinned as :func:`audit_chunk` says).
 
     ``jobs``: local processes (default: every core; 1 runs in this process).
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a
@@ -238,25 +311,27 @@ def run_chunks(paths: Iterable[str], jobs: int | None = None, scheduler: Any = N
     file system, or URLs of an object store they can reach).
     """
     chunks = _chunks(paths, chunk_size)
+    pins = (public_key, root, dict(keys) if keys is not None else None)
     if scheduler is not None:
-        yield from _run_dask(chunks, scheduler, public_key, root)
+        yield from _run_dask(chunks, scheduler, pins)
         return
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         for c in chunks:
-            yield audit_chunk(c, public_key, root)
+            yield audit_chunk(c, *pins)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from _windowed(lambda c: pool.submit(audit_chunk, c, public_key, root),
+        yield from _windowed(lambda c: pool.submit(audit_chunk, c, *pins),
                              lambda f: f.result(), chunks, 3 * jobs)
 
 
-def _run_dask(chunks: Iterator[list[str]], scheduler: Any, public_key: bytes | None,
-              root: bytes | None) -> Iterator[Chunk]:
+def _run_dask(chunks: Iterator[list[str]], scheduler: Any,
+              pins: tuple[bytes | None, bytes | None, dict[str, bytes] | None],
+              ) -> Iterator[Chunk]:
     try:
         from distributed import Client
     except ImportError:
@@ -270,7 +345,7 @@ def _run_dask(chunks: Iterator[list[str]], scheduler: Any, public_key: bytes | N
     try:
         threads = max(1, sum(client.nthreads().values()))
         yield from _windowed(
-            lambda c: client.submit(audit_chunk, c, public_key, root, pure=False),
+            lambda c: client.submit(audit_chunk, c, *pins, pure=False),
             lambda f: f.result(), chunks, 3 * threads)
     finally:
         if own:
@@ -288,8 +363,26 @@ EXIT_BIAS = 3
 
 
 @dataclass
+class Repeat:
+    """A log that repeats a match already read: a copy, or a conflicting log."""
+
+    path: str
+    kind: str  # copy, conflicting
+    first: str  # the first log of the match
+
+    def __str__(self) -> str:
+        what = "a copy of" if self.kind == COPY else "conflicts with"
+        return f"{self.path}: {what} {self.first}"
+
+
+@dataclass
 class ArchiveSummary:
-    """Counts over the whole archive; :meth:`add` folds in one chunk at a time."""
+    """Counts over the whole archive; :meth:`add` folds in one chunk at a time.
+
+    ``logs``, ``clean``, ``with_findings``, ``unreadable`` and the findings count every
+    log read; the counts of matches (by rules, by key, deals, hands played) and the
+    fairness tallies count each match once (``copies`` and ``conflicting`` logs left
+    out, see :mod:`~tarneeb.replay.archive_seen`)."""
 
     logs: int = 0
     clean: int = 0
@@ -306,10 +399,22 @@ class ArchiveSummary:
     first_findings: list[FindingRow] = field(default_factory=list)
     tallies: dict[str, Tally] = field(default_factory=dict)
     unpinned: int = 0  # logs read whose signing key was not pinned: anyone could make them
+    # per key id: the platform the user's keys name for it, and whether it was pinned
+    signers: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
+    copies: int = 0  # logs with the same bytes as a log read before
+    conflicting: int = 0  # logs of a match read before, with other bytes (a finding)
+    first_repeats: list[Repeat] = field(default_factory=list)
+    seen: Seen = field(default_factory=Seen, repr=False, compare=False)
 
     def add(self, chunk: Chunk) -> None:
+        """Fold in ``chunk``. A log that repeats a match already read is marked on its row
+        (``duplicate``, ``duplicate_of``; a conflicting one gets its finding, in
+        ``chunk.findings`` too), so tables written from the chunk after this say so."""
         self.unpinned += chunk.unpinned
-        for m in chunk.matches:
+        self._mark_repeats(chunk)
+        for origin, t in chunk.tallies.items():
+            self.tallies.setdefault(origin, Tally()).merge(t)
+        for i, m in enumerate(chunk.matches):
             self.logs += 1
             if m.verdict == "clean":
                 self.clean += 1
@@ -321,9 +426,16 @@ class ArchiveSummary:
                 self.unreadable += 1
                 if len(self.first_unreadable) < MAX_LISTED:
                     self.first_unreadable.append(m.error or m.path)
+            if m.duplicate is not None:  # the match is counted already: take its deals out
+                if chunk.shares[i] is not None:
+                    self.tallies[m.deals].remove(share_of(chunk.tallies[m.deals],
+                                                          chunk.shares[i]))
+                continue
             if m.verdict != "unreadable" or m.rules is not None:
                 self.by_rules[m.rules or "unknown"] += 1
                 self.by_key[m.key_id or "no verified signature"] += 1
+                if m.key_id is not None:
+                    self.signers[m.key_id] = (m.platform, m.key_pinned)
             if m.deals != "none":
                 self.deals[m.deals] += m.hands
                 self.matches_by_origin[m.deals] += 1
@@ -332,8 +444,35 @@ class ArchiveSummary:
             self.findings_by_kind[f.kind] += 1
             if len(self.first_findings) < MAX_FINDINGS:
                 self.first_findings.append(f)
-        for origin, t in chunk.tallies.items():
-            self.tallies.setdefault(origin, Tally()).merge(t)
+
+    def _mark_repeats(self, chunk: Chunk) -> None:
+        added: dict[int, FindingRow] = {}
+        for i, m in enumerate(chunk.matches):
+            digest = bytes.fromhex(m.sha256) if m.sha256 is not None else None
+            repeat = self.seen.check(chunk.identities[i], digest, m.path)
+            if repeat is None:
+                continue
+            m.duplicate, m.duplicate_of = repeat
+            if m.duplicate == COPY:
+                self.copies += 1
+            else:
+                self.conflicting += 1
+                added[i] = FindingRow(m.path, CONFLICT_KIND, conflict_message(m.duplicate_of),
+                                      None, None, None, None, None)
+                m.findings += 1
+                m.verdict = "findings"
+            if len(self.first_repeats) < MAX_LISTED:
+                self.first_repeats.append(Repeat(m.path, *repeat))
+        if added:  # each log's finding rows stay together, in the order of the logs
+            rows: list[FindingRow] = []
+            pos = 0
+            for i, m in enumerate(chunk.matches):
+                n = m.findings - (i in added)
+                rows.extend(chunk.findings[pos:pos + n])
+                pos += n
+                if i in added:
+                    rows.append(added[i])
+            chunk.findings = rows
 
     @property
     def exit_code(self) -> int:
@@ -373,7 +512,12 @@ class ArchiveSummary:
             "deals": {o: self.deals.get(o, 0) for o in ORIGINS},
             "matches_by_deals": {o: self.matches_by_origin.get(o, 0) for o in ORIGINS},
             "played": self.played,
+            "signing_keys": {k: {"platform": p, "pinned": pinned, "matches": self.by_key[k]}
+                             for k, (p, pinned) in sorted(self.signers.items())},
             "unpinned": self.unpinned,
+            "copies": self.copies,
+            "conflicting": self.conflicting,
+            "first_repeats": [asdict(r) for r in self.first_repeats],
             "first_unreadable": self.first_unreadable,
             "first_with_findings": self.first_with_findings,
             "exit_code": self.verdict_code(fairness),
@@ -418,137 +562,7 @@ def row_dicts(rows: Iterable[MatchRow | FindingRow]) -> list[dict[str, Any]]:
 
 
 __all__ = [
-    "EXIT_BIAS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow", "audit_chunk",
-    "bias_flagged", "describe_test", "expand_paths", "read_url", "run_chunks",
+    "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow",
+    "Repeat", "audit_chunk", "bias_flagged", "describe_test", "expand_paths", "read_url",
+    "run_chunks",
 ]
-
-
-# ------------------------------------------------------------------ in words --
-
-ORIGIN_WORDS = {
-    "proven": ("deals proven by seeds or a blind transcript",
-               "the platform could not steer them, so "
-               "these statistics test the implementation of the shuffle"),
-    "recorded": ("deals only recorded by the platform", "nothing proves how they were "
-                 "dealt, so these statistics are the only evidence of their fairness"),
-}
-
-
-def format_p(p: float | None) -> str:
-    """A p-value as a reader wants it: three figures, or a bound past what a float holds.
-
-    >>> format_p(0.01234), format_p(3e-7), format_p(0.0), format_p(None)
-    ('0.0123', '3.0e-07', '< 1e-15', 'not tested')
-    """
-    if p is None:
-        return "not tested"
-    if p < 1e-15:
-        return "< 1e-15"
-    return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
-
-
-def count(n: int, noun: str) -> str:
-    """A number of things, in words.
-
-    >>> count(1, "match"), count(2_000, "log")
-    ('1 match', '2,000 logs')
-    """
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}{'es' if noun.endswith('ch') else 's'}"
-
-
-def verdict_lines(summary: ArchiveSummary,
-                  fairness: dict[str, list[StatResult]] | None = None,
-                  alpha: float = DEFAULT_ALPHA) -> list[str]:
-    """The verdict in plain words, most important first."""
-    s = summary
-    lines = []
-    if s.logs == 0:
-        return ["No logs were found."]
-    if s.clean == s.logs:
-        lines.append(("The log is clean" if s.logs == 1 else f"All {s.logs:,} logs are clean")
-                     + ": every hand replays under the rules and every claim matches.")
-    else:
-        parts = []
-        if s.with_findings:
-            parts.append(f"{s.with_findings:,} " + ("has" if s.with_findings == 1 else "have")
-                         + " findings")
-        if s.unreadable:
-            parts.append(f"{s.unreadable:,} could not be read")
-        lines.append(f"{s.clean:,} of {count(s.logs, 'log')} "
-                     + ("is" if s.clean == 1 else "are") + " clean; " + " and ".join(parts) + ".")
-    if s.unpinned:  # as verify's first line says it of one log
-        lines[0] += (f" {count(s.unpinned, 'log')} {'is' if s.unpinned == 1 else 'are'} signed "
-                     "by a key named in the log itself, NOT PINNED: anyone could have made "
-                     f"{'it' if s.unpinned == 1 else 'them'}, seeds and all, with a key of "
-                     "their own (pin the platform's key: --key).")
-    said = {}
-    for origin in ORIGINS:
-        deals = s.deals.get(origin, 0)
-        matches = count(s.matches_by_origin.get(origin, 0), "match")
-        said[origin] = f"{count(deals, 'deal')} ({matches}) {'is' if deals == 1 else 'are'}"
-    lines.append(f"{said['proven']} proven by seeds or a blind transcript; "
-                 f"{said['recorded']} only recorded "
-                 "by the platform.")
-    for origin, results in (fairness or {}).items():
-        lines.append(fairness_sentence(origin, results, alpha))
-    return lines
-
-
-def fairness_sentence(origin: str, results: list[StatResult],
-                      alpha: float = DEFAULT_ALPHA) -> str:
-    """One origin's statistics in a sentence: flagged tests, or what could have been seen."""
-    what, meaning = ORIGIN_WORDS[origin]
-    tested = [r for r in results if r.tested]
-    flagged = [r for r in tested if r.flagged]
-    head = (f"Fairness of the {what} ({meaning}): {len(tested)} tests against the exact "
-            f"distributions of a uniform shuffle, Holm-corrected at {alpha:.0%} family-wise")
-    if flagged:
-        worst = sorted(flagged, key=lambda r: r.p_value or 0.0)[:3]
-        said = "; ".join(f"{describe_test(r)}: observed {_fmt_obs(r)} "
-                         f"(p {_p_words(r.p_adjusted)} after correction)" for r in worst)
-        more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
-        return f"{head}: EVIDENCE OF BIAS in {len(flagged)} tests: {said}{more}."
-    return f"{head}: no evidence of bias. {detectable_sentence(tested)}"
-
-
-def _p_words(p: float | None) -> str:
-    text = format_p(p)
-    return text if text.startswith("<") else f"= {text}"
-
-
-def _fmt_obs(r: StatResult) -> str:
-    if r.method == "G-test":
-        worst = max(range(len(r.observed)), key=lambda i: abs(r.observed[i] - r.expected[i]),
-                    default=None)
-        if worst is None:
-            return "-"
-        return (f"{r.observed[worst]:.0f} against {r.expected[worst]:.1f} expected "
-                f"in category {r.categories[worst]}")
-    return f"{r.observed[0]:.2f} against {r.expected[0]:.2f} expected"
-
-
-def detectable_sentence(results: list[StatResult]) -> str:
-    """What the sample would have caught (80 % power), in high-card points."""
-    def worst(pred: Callable[[StatResult], bool]) -> float | None:
-        xs = [r.detectable for r in results if pred(r) and r.detectable is not None]
-        return max(xs) if xs else None
-
-    seat = worst(lambda r: r.test[:2] == ("high-card points", "seat") and r.method != "G-test")
-    label = worst(lambda r: r.test[:2] == ("high-card points", "label") and r.method != "G-test")
-    paired = worst(lambda r: r.test[0] == "high-card points" and r.method == "paired z-test")
-    w = worst(lambda r: r.method == "G-test" and r.test[1] == "seat")
-    parts = []
-    if seat is not None:
-        parts.append(f"{seat:.2f} high-card points per hand at any seat relative to the dealer")
-    if label is not None:
-        parts.append(f"{label:.2f} per hand for computer or human seats")
-    if paired is not None:
-        parts.append(f"a difference of {paired:.2f} points between computer and human hands")
-    if w is not None:
-        parts.append(f"a departure of Cohen's w = {w:.2f} from any distribution of a hand")
-    if not parts:
-        return "Too few deals to test anything."
-    return "The sample would have detected (80% power) a bias of " + "; ".join(parts) + "."
-
-
-__all__ += ["detectable_sentence", "fairness_sentence", "format_p", "verdict_lines"]

@@ -17,13 +17,14 @@ from .archive import ArchiveError, Chunk, FindingRow, MatchRow
 
 ROW_GROUP = 10_000
 
-_TYPES = {"str": "string", "str | None": "string", "int": "int64", "int | None": "int64"}
+_TYPES = {"str": "string", "str | None": "string", "int": "int64", "int | None": "int64",
+          "bool": "bool"}
 
 
 def _schema(cls: type) -> Any:
     import pyarrow as pa
 
-    kinds = {"string": pa.string(), "int64": pa.int64()}
+    kinds = {"string": pa.string(), "int64": pa.int64(), "bool": pa.bool_()}
     return pa.schema([pa.field(f.name, kinds[_TYPES[str(f.type)]],
                                nullable="None" in str(f.type)) for f in fields(cls)])
 

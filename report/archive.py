@@ -14,12 +14,13 @@ import os
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from tarneeb.replay.archive import (
+from tarneeb.replay.archive import ArchiveSummary, describe_test
+from tarneeb.replay.archive_seen import ARCHIVE_KINDS
+from tarneeb.replay.archive_words import (
     ORIGIN_WORDS,
-    ArchiveSummary,
-    describe_test,
     detectable_sentence,
     format_p,
+    key_counts,
     verdict_lines,
 )
 from tarneeb.replay.findings import KINDS, place
@@ -171,7 +172,8 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
         })
     findings = [{"where": f"{f.path}: {place(hand=f.hand, trick=f.trick, seat=f.seat)}",
                  "kind": f.kind, "message": f.message} for f in summary.first_findings]
-    kinds = [{"kind": k, "count": f"{n:,}", "meaning": KINDS.get(k, "")}
+    meanings = {**KINDS, **ARCHIVE_KINDS}
+    kinds = [{"kind": k, "count": f"{n:,}", "meaning": meanings.get(k, "")}
              for k, n in sorted(summary.findings_by_kind.items(), key=lambda kv: -kv[1])]
     facts = [("logs", f"{summary.logs:,}"), ("clean", f"{summary.clean:,}"),
              ("with findings", f"{summary.with_findings:,}"),
@@ -180,15 +182,19 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
               f"{summary.deals.get('proven', 0):,}"),
              ("deals only recorded", f"{summary.deals.get('recorded', 0):,}"),
              ("hands played", f"{summary.played:,}"),
+             ("copies of a log read before", f"{summary.copies:,}"),
+             ("other logs of a match read before", f"{summary.conflicting:,}"),
              ("matches by rule set", ", ".join(f"{k} {v:,}" for k, v in
                                                 sorted(summary.by_rules.items()))),
              ("matches by signing key", ", ".join(f"{k} {v:,}" for k, v in
-                                                   sorted(summary.by_key.items())))]
+                                                   key_counts(summary)))]
     return render_page("archive.html", title="Archive audit", subtitle=subtitle,
                        generator=generator, verdict=headline(summary, fairness),
                        lines=verdict_lines(summary, fairness, alpha), facts=facts, kinds=kinds,
                        findings=findings, findings_total=sum(summary.findings_by_kind.values()),
                        unreadable=summary.first_unreadable, sections=sections,
+                       repeats=summary.first_repeats,
+                       repeats_total=summary.copies + summary.conflicting,
                        alpha=f"{alpha:.0%}" if alpha >= 0.01 else f"{alpha:g}")
 
 

@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import distributed  # the [cluster] extra, which make test installs
 import pyarrow.parquet as pq
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarneeb.audit.signing import key_id, public_key_pem, public_key_raw
 from tarneeb.cli.app import main
 from tarneeb.replay.archive import EXIT_BIAS, ArchiveSummary, expand_paths, run_chunks
-from tarneeb.testing.archive import write_archive
+from tarneeb.replay.replayer import verify_file
+from tarneeb.testing.alterations import EditableLog, rewrite
+from tarneeb.testing.archive import platform_key, write_archive
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MATCHES = 30  # about 450 deals: enough to see one high-card point of bias, a second to make
+
+
+@pytest.fixture(autouse=True)
+def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's config directory (where a default keys file would be), empty."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-config"))
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -188,7 +200,10 @@ def test_the_audit_streams(archives: dict[str, Path]) -> None:
 
 
 def test_a_dask_cluster_gives_the_same_result(archives: dict[str, Path]) -> None:
-    paths = [str(archives["proven"]), str(archives["biased"]), str(FIXTURES / "altered")]
+    # the proven archive twice: every log of the second pass a copy, counted once, the
+    # copies' deals taken out of chunks cut otherwise than the ones they came in
+    paths = [str(archives["proven"]), str(archives["biased"]), str(FIXTURES / "altered"),
+             str(archives["proven"])]
     local = ArchiveSummary()
     local_rows = []
     for chunk in run_chunks(expand_paths(paths), jobs=1):
@@ -209,6 +224,12 @@ def test_a_dask_cluster_gives_the_same_result(archives: dict[str, Path]) -> None
         assert [r for c in remote_rows for r in c[i]] == [r for c in local_rows for r in c[i]]
     assert len(remote_rows) > len(local_rows)  # cut into other chunks
     assert remote.to_json(remote.fairness()) == local.to_json(local.fairness())
+    assert remote.copies == MATCHES and remote.conflicting > 0  # altered: a few matches
+    once = ArchiveSummary()
+    for chunk in run_chunks(expand_paths(paths[:3]), jobs=1):
+        once.add(chunk)
+    assert remote.to_json(remote.fairness())["fairness"] == \
+        once.to_json(once.fairness())["fairness"]
 
 
 def test_the_report_reads_in_a_browser(archives: dict[str, Path], tmp_path: Path,
@@ -216,10 +237,14 @@ def test_the_report_reads_in_a_browser(archives: dict[str, Path], tmp_path: Path
     """The HTML report as a person sees it: the verdict first, the findings, every
     statistic with its plot; no console error, nothing fetched from the network."""
     page_file = tmp_path / "audit.html"
+    proven = sorted(archives["proven"].glob("*.tlog"))
+    second = tmp_path / "second-log.tlog"  # match 1 of the proven archive, logged again
+    second.write_bytes(renamed(proven[1].read_bytes(), platform_key(b"test proven", 1)))
     paths = [str(archives["proven"]), str(archives["biased"]),
-             str(FIXTURES / "altered" / "renege-*.tlog")]
+             str(FIXTURES / "altered" / "renege-*.tlog"), str(proven[0]), str(second)]
     code, doc = audit_json(capsys, "-j", "1", "--report", str(page_file), *paths)
     assert code == 1 == doc["exit_code"] and doc["bias_flagged"]  # findings come first
+    assert (doc["copies"], doc["conflicting"]) == (1, 1)
     figures = sum(len({tuple(t["test"][:2]) for t in tests if t["method"] == "G-test"
                        and t["p_value"] is not None}) + 1 for tests in doc["fairness"].values())
     rows = sum(len(tests) for tests in doc["fairness"].values())
@@ -244,6 +269,10 @@ def test_the_report_reads_in_a_browser(archives: dict[str, Path], tmp_path: Path
         text = page.text("#fairness-recorded")
         assert "the only evidence" in text and "smallest detectable bias" in text
         assert "test the implementation" in page.text("#fairness-proven")
+        # the logs counted once, each beside the first log of its match
+        assert page.texts("#repeats-table tbody td:first-child") == [str(proven[0]),
+                                                                    str(second)]
+        assert page.texts("#repeats-table tr.bad td:last-child") == [str(proven[1])]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -260,3 +289,160 @@ def test_a_terminal_gets_a_progress_bar(archives: dict[str, Path]) -> None:
     chunks = list(_progress(paths, run_chunks(expand_paths(paths), jobs=1, chunk_size=8), term))
     assert sum(len(c.matches) for c in chunks) == MATCHES
     assert f"{MATCHES}/{MATCHES}" in screen.getvalue() and "auditing" in screen.getvalue()
+
+
+# ------------------------------------------------------------------ each match once --
+
+def renamed(data: bytes, key: Ed25519PrivateKey) -> bytes:
+    """The same match (match id, key, commitment) in other bytes, signed again: a seat
+    renamed. It replays clean on its own: only the archive can see it is a second log."""
+    def change(log: EditableLog) -> None:
+        seats = list(log.header.seats)
+        seats[0] = dataclasses.replace(seats[0], name="Someone Else")
+        log.header = dataclasses.replace(log.header, seats=seats)
+
+    return rewrite(data, change, resign=key)
+
+
+@pytest.fixture(scope="module")
+def repeated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Six matches, then a copy of the first under another name, a second log of the
+    second match signed again, and two copies of one unreadable file."""
+    root = tmp_path_factory.mktemp("repeated")
+    seed = b"test repeated"
+    originals = write_archive(root / "a", 6, seed=seed)
+    again = root / "b"
+    again.mkdir()
+    shutil.copy(originals[0], again / "copy-of-first.tlog")
+    other = renamed(originals[1].read_bytes(), platform_key(seed))
+    (again / "second-log-of-second.tlog").write_bytes(other)
+    for name in ("garbage.tlog", "garbage-again.tlog"):
+        (again / name).write_bytes(b"\x93not a log")
+    return {"root": root, "originals": root / "a", "originals_list": originals, "again": again}
+
+
+def summary_of(*paths: str, **kw: Any) -> tuple[ArchiveSummary, list[Any]]:
+    summary, rows = ArchiveSummary(), []
+    for chunk in run_chunks(expand_paths(list(paths)), **kw):
+        summary.add(chunk)
+        rows.extend(chunk.matches)
+    return summary, rows
+
+
+def test_each_match_counts_once(repeated: dict[str, Any]) -> None:
+    alone, _ = summary_of(str(repeated["originals"]), jobs=1)
+    both, rows = summary_of(str(repeated["originals"]), str(repeated["again"]), jobs=1,
+                            chunk_size=4)
+    assert both.logs == alone.logs + 4 and (both.copies, both.conflicting) == (2, 1)
+    # the statistics and the counts of matches are those of the six matches alone
+    assert both.fairness() and both.to_json(both.fairness())["fairness"] == \
+        alone.to_json(alone.fairness())["fairness"]
+    for name in ("by_rules", "by_key", "deals", "matches_by_origin", "played"):
+        assert getattr(both, name) == getattr(alone, name), name
+    # the second log of a match is a finding even though it replays clean on its own
+    assert verify_file(str(repeated["again"] / "second-log-of-second.tlog")).clean
+    assert both.findings_by_kind == {"conflicting-log": 1} and both.exit_code == 2
+    first = [str(p) for p in repeated["originals_list"]]
+    by_path = {Path(r.path).name: r for r in rows}
+    assert (by_path["copy-of-first.tlog"].duplicate,
+            by_path["copy-of-first.tlog"].duplicate_of) == ("copy", first[0])
+    conflict = by_path["second-log-of-second.tlog"]
+    assert (conflict.duplicate, conflict.duplicate_of, conflict.verdict) == \
+        ("conflicting", first[1], "findings")
+    assert (by_path["garbage-again.tlog"].duplicate, by_path["garbage.tlog"].duplicate) == \
+        (None, "copy")  # the same bytes, even unreadable (garbage-again is first by name)
+    assert [(r.kind, Path(r.path).name) for r in both.first_repeats] == [
+        ("copy", "copy-of-first.tlog"), ("copy", "garbage.tlog"),
+        ("conflicting", "second-log-of-second.tlog")]
+    assert len({r.sha256 for r in rows}) == both.logs - 2  # a digest per content
+    # the first in the order of the paths counts: the other way round, the copy does
+    flipped, _ = summary_of(str(repeated["again"]), str(repeated["originals"]), jobs=1)
+    assert flipped.to_json(flipped.fairness())["fairness"] == \
+        alone.to_json(alone.fairness())["fairness"]
+    firsts = {Path(r.path).name: Path(r.first).name for r in flipped.first_repeats}
+    assert firsts[Path(first[0]).name] == "copy-of-first.tlog"
+
+
+def test_the_summary_lists_the_repeats(repeated: dict[str, Any], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [str(repeated["originals"]), str(repeated["again"] / "copy-of-first.tlog"),
+             str(repeated["again"] / "second-log-of-second.tlog")]
+    code, doc = audit_json(capsys, "-j", "1", "--tables", str(tmp_path), *paths)
+    assert code == 1 and (doc["copies"], doc["conflicting"]) == (1, 1)
+    assert doc["findings_by_kind"] == {"conflicting-log": 1}
+    assert sum(doc["matches_by_rules"].values()) == 6 and doc["logs"] == 8
+    assert [(r["kind"], Path(r["path"]).name, Path(r["first"]).name) for r in
+            doc["first_repeats"]] == [
+        ("copy", "copy-of-first.tlog", repeated["originals_list"][0].name),
+        ("conflicting", "second-log-of-second.tlog", repeated["originals_list"][1].name)]
+    matches = pq.read_table(tmp_path / "matches.parquet").to_pylist()
+    assert [(m["duplicate"], m["duplicate_of"]) for m in matches][-2:] == [
+        ("copy", paths[0] + "/" + repeated["originals_list"][0].name),
+        ("conflicting", paths[0] + "/" + repeated["originals_list"][1].name)]
+    assert matches[-2]["sha256"] == matches[0]["sha256"] != matches[-1]["sha256"]
+    assert matches[-1]["match_id"] == matches[1]["match_id"]
+    findings = pq.read_table(tmp_path / "findings.parquet").to_pylist()
+    assert [(f["path"], f["kind"]) for f in findings] == [(paths[2], "conflicting-log")]
+    assert repeated["originals_list"][1].name in findings[0]["message"]
+    code, out, _ = run(capsys, "audit", "-j", "1", *paths)
+    assert code == 1
+    assert "1 log is a copy of a log read before it (the same bytes); 1 log is another log " \
+        "of a match read before it" in out
+    assert f"  {paths[1]}: a copy of {paths[0]}/{repeated['originals_list'][0].name}" in out
+    # copies alone are no finding: the archive is clean, each match once
+    code, doc = audit_json(capsys, "-j", "1", *paths[:2])
+    assert code == 0 and doc["copies"] == 1 and doc["clean"] == doc["logs"] == 7
+
+
+# ------------------------------------------------------------------ keys --
+
+def write_keys(path: Path, seed: bytes, names: dict[str, int]) -> Path:
+    """A keys file naming the archive's platform keys ``k`` as ``name``."""
+    raw = {name: public_key_raw(platform_key(seed, k).public_key()) for name, k in names.items()}
+    path.write_text("".join(f'"{name}" = "{key.hex()}"\n' for name, key in raw.items()))
+    return path
+
+
+def test_keys_name_the_platforms_and_the_fairness_groups(
+        archives: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seed = b"test proven"  # the proven archive: two keys, matches signed in turn
+    keys = write_keys(tmp_path / "keys.toml", seed, {"card room": 0, "club": 1})
+    code, doc = audit_json(capsys, "-j", "1", "--keys", str(keys), str(archives["proven"]))
+    assert code == 0 and doc["unpinned"] == 0
+    assert sorted((k["platform"], k["pinned"], k["matches"]) for k in
+                  doc["signing_keys"].values()) == [("card room", True, MATCHES // 2),
+                                                   ("club", True, MATCHES // 2)]
+    groups = {t["test"][2] for t in doc["fairness"]["proven"] if t["test"][1] == "key"}
+    assert groups == {"card room", "club"}
+    code, out, _ = run(capsys, "audit", "-j", "1", "--keys", str(keys), str(archives["proven"]))
+    assert "NOT PINNED" not in out
+    kid = key_id(public_key_raw(platform_key(seed, 0).public_key()))
+    assert f"card room (key {kid}) {MATCHES // 2}" in out
+    # the default keys file in the user's config directory does the same
+    config = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    (config / "tarneeb").mkdir(parents=True)
+    write_keys(config / "tarneeb" / "keys.toml", seed, {"card room": 0})
+    # ... and a log signed by a key the keys do not name is a finding, and unpinned
+    code, doc = audit_json(capsys, "-j", "1", str(archives["proven"]))
+    assert code == 1 and doc["findings_by_kind"] == {"key-mismatch": MATCHES // 2}
+    assert doc["unpinned"] == MATCHES // 2
+    assert sorted((k["pinned"], k["platform"] or "") for k in doc["signing_keys"].values()) \
+        == [(False, ""), (True, "card room")]
+    code, out, _ = run(capsys, "audit", "-j", "1", str(archives["proven"]))
+    assert f"{MATCHES // 2} logs are signed by a key named in the log itself, NOT PINNED" in out
+    assert "(NOT PINNED)" in out and f"card room (key {kid})" in out
+
+
+def test_one_key_pinned_as_for_verify(archives: dict[str, Path], tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    pem = tmp_path / "platform.pub.pem"
+    pem.write_bytes(public_key_pem(platform_key(b"test fair archive").public_key()))
+    code, doc = audit_json(capsys, "-j", "1", "--key", str(pem), str(archives["fair"]))
+    assert code == 0 and doc["unpinned"] == 0
+    assert [(k["platform"], k["pinned"]) for k in doc["signing_keys"].values()] == [
+        (None, True)]
+    code, out, err = run(capsys, "audit", "--keys", str(tmp_path / "missing.toml"),
+                         str(archives["fair"]))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "missing.toml" in err

@@ -19,7 +19,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 @pytest.mark.parametrize("module", ["tarneeb.testing.junit", "tarneeb.testing.examples",
-                                    "tarneeb.cli.common", "tarneeb.cli.verify_cmd"])
+                                    "tarneeb.cli.common", "tarneeb.cli.verify_cmd",
+                                    "tarneeb.cli.options"])
 def test_doctests(module: str) -> None:
     assert doctest.testmod(importlib.import_module(module)).failed == 0
 

@@ -9,7 +9,8 @@ import pytest
 
 MODULES = ["cards", "rules", "houserules", "actions", "engine", "scoring", "logformat", "logjson",
            "paths", "replayer", "simulate", "narrate", "annotate", "players", "logstream",
-           "dealstats", "archive", "logwriter", "recorder", "vectors", "ending"]
+           "dealstats", "archive", "archive_seen", "archive_words", "logwriter", "recorder",
+           "vectors", "ending"]
 
 
 def test_top_level_doctests() -> None:

@@ -319,7 +319,8 @@ def test_an_archive_of_self_signed_logs_is_not_called_clean_without_saying_so(
     """An archive audit says what verify's first line says of one log: a log signed by the
     key it names itself proves the rules were kept, not who kept them."""
     from tarneeb.audit.signing import public_key_raw
-    from tarneeb.replay.archive import ArchiveSummary, audit_chunk, verdict_lines
+    from tarneeb.replay.archive import ArchiveSummary, audit_chunk
+    from tarneeb.replay.archive_words import verdict_lines
 
     paths = []
     for i in range(2):  # two matches, each signed by a key of its own

@@ -1,0 +1,147 @@
+"""Each match once: the archive audit's copies and conflicting logs.
+
+A log copied twice, or one match kept under two names, would count twice in the
+statistics, which inflates the sample and can fake or hide a bias. The audit knows a
+log by the SHA-256 of its bytes and a match by what its log's header binds it to: the
+match id, the signing key the log names and the server commitment
+(:func:`match_identity`). In the order of the paths, the first log of a match counts;
+a later log with the same bytes is a **copy** (listed, left out of the statistics);
+a later log of the same match with other bytes is **conflicting**: two different logs
+of one match, at most one of them the match as played, which is a finding
+(``conflicting-log``) and is never merged silently.
+
+Workers send each match's share of their chunk's tally (:func:`tally_shares`), so the
+client can take a repeated match's deals out again (:func:`share_of`); the client
+keeps per match two digests and the path of its first log (:class:`Seen`), nothing
+else.
+
+>>> seen = Seen()
+>>> a, b = bytes(32), bytes([1]) * 32
+>>> seen.check(b"match 1", a, "a.tlog"), seen.check(b"match 1", a, "copy.tlog")
+(None, ('copy', 'a.tlog'))
+>>> seen.check(b"match 1", b, "other.tlog"), len(seen)
+(('conflicting', 'a.tlog'), 1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tarneeb.audit.fairness import Tally
+
+if TYPE_CHECKING:
+    from .logformat import Header
+
+COPY = "copy"  # the same bytes as an earlier log
+CONFLICTING = "conflicting"  # the same match as an earlier log, other bytes: a finding
+CONFLICT_KIND = "conflicting-log"
+# kinds of finding the archive audit adds to those of one log (tarneeb.replay.findings.KINDS)
+ARCHIVE_KINDS = {
+    CONFLICT_KIND: "another log in the archive records the same match (match id, signing "
+                   "key and server commitment) with other bytes: at most one of them is the "
+                   "match as played",
+}
+_MATCH_TAG = b"tarneeb archive match identity\x00"
+
+
+def content_digest(data: bytes) -> bytes:
+    """The SHA-256 of a log's bytes: two logs with the same digest are copies."""
+    return hashlib.sha256(data).digest()
+
+
+def match_identity(header: Header) -> bytes:
+    """What makes two logs the same match: a digest of the match id, the key the log
+    names (none: empty) and the server commitment (none: empty), each length-prefixed."""
+    h = hashlib.sha256(_MATCH_TAG)
+    for part in (header.match_id, header.public_key or b"", header.server_commitment or b""):
+        h.update(len(part).to_bytes(4, "big") + part)
+    return h.digest()
+
+
+def conflict_message(first: str) -> str:
+    """The finding's sentence on a later log of a match already read."""
+    return (f"{first} is another log of this match (the same match id, signing key and "
+            "server commitment) with other bytes: at most one of them is the match as "
+            "played, and only the first counts in the statistics")
+
+
+class Seen:
+    """The logs read so far, by match: the first log's content digest and path."""
+
+    __slots__ = ("_first",)
+
+    def __init__(self) -> None:
+        self._first: dict[bytes, bytes] = {}  # identity -> content digest + first path
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    def check(self, identity: bytes | None, digest: bytes | None,
+              path: str) -> tuple[str, str] | None:
+        """None for the first log of its match (remembered); else ``(COPY or CONFLICTING,
+        the first log's path)``. ``identity`` is the match's (None: the log has no header
+        to tell, so its bytes stand for it); a log with neither is always first."""
+        key = identity if identity is not None else digest
+        if key is None:
+            return None
+        first = self._first.get(key)
+        if first is None:
+            self._first[key] = (digest or bytes(32)) + path.encode("utf-8", "surrogateescape")
+            return None
+        same = digest is not None and first[:32] == digest
+        return (COPY if same else CONFLICTING,
+                first[32:].decode("utf-8", "surrogateescape"))
+
+
+def tally_shares(parts: Sequence[Tally | None]) -> tuple[Tally, list[array[int] | None]]:
+    """``parts`` (one tally per match, None for none) added into one, and each part's
+    share of it as positions in its keys, so :func:`share_of` can rebuild a part from
+    the sum: a chunk sends its sum and small integer arrays, not a tally per match.
+
+    >>> from tarneeb.audit.fairness import DrawEmpty
+    >>> ref = DrawEmpty((13, 13, 13, 13), 13)
+    >>> a, b = Tally(), Tally()
+    >>> a.fit(("voids",), ref, 0); b.fit(("voids",), ref, 0); b.mean(("voids",), ref, 1)
+    >>> total, shares = tally_shares([a, None, b])
+    >>> shares[1] is None, share_of(total, shares[2]).counts == b.counts
+    (True, True)
+    >>> total.remove(share_of(total, shares[2])).counts == a.counts
+    True
+    """
+    total = Tally()
+    where: tuple[dict[object, int], dict[object, int]] = ({}, {})
+    shares: list[array[int] | None] = []
+    for part in parts:
+        if not part:
+            shares.append(None)
+            continue
+        share = array("q")
+        for into, index, items in ((total.counts, where[0], part.counts),
+                                   (total.sums, where[1], part.sums)):
+            share.append(len(items))
+            for k, n in items.items():
+                # a new key goes last both in ``index`` and in ``into``: its position in
+                # the sum's keys is its position in ``index``, on any machine that reads it
+                share.extend((index.setdefault(k, len(index)), n))
+                into[k] += n
+        shares.append(share)
+    return total, shares
+
+
+def share_of(total: Tally, share: array[int]) -> Tally:
+    """The part of ``total`` that ``share`` (from :func:`tally_shares`) describes."""
+    part = Tally()
+    pos = 0
+    for into, keys in ((part.counts, list(total.counts)), (part.sums, list(total.sums))):
+        n = share[pos]
+        for i in range(pos + 1, pos + 1 + 2 * n, 2):
+            into[keys[share[i]]] = share[i + 1]
+        pos += 1 + 2 * n
+    return part
+
+
+__all__ = ["ARCHIVE_KINDS", "CONFLICTING", "CONFLICT_KIND", "COPY", "Seen", "conflict_message",
+           "content_digest", "match_identity", "share_of", "tally_shares"]
