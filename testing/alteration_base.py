@@ -25,16 +25,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.signing import public_key_raw, sign
+from tarneeb.replay.actions import BID_BASE, PASS, TRUMP_BASE, Action
 from tarneeb.replay.blindlog import RevealedKeys
-from tarneeb.replay.engine import (
-    BID_BASE,
-    PASS,
-    TRUMP_BASE,
-    Action,
-    Hand,
-    MatchState,
-    Phase,
-)
+from tarneeb.replay.engine import MatchState, Phase
 from tarneeb.replay.findings import place
 from tarneeb.replay.logformat import (
     PASS_CODE,
@@ -47,6 +40,7 @@ from tarneeb.replay.logformat import (
 from tarneeb.replay.logwriter import LogWriter
 from tarneeb.replay.replayer import deal_of, log_deriver
 from tarneeb.replay.rules import RuleSet
+from tarneeb.replay.scoring import Hand
 
 
 class NotApplicable(ValueError):

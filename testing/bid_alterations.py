@@ -13,12 +13,12 @@ import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.replay.engine import trick_winner
 from tarneeb.replay.logformat import (
     PASS_CODE,
     HandRecord,
 )
 from tarneeb.replay.rules import RuleSet
+from tarneeb.replay.scoring import trick_winner
 
 from .alteration_base import (
     Alteration,

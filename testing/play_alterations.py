@@ -13,14 +13,9 @@ import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarneeb.replay.actions import Action, describe_action, is_play
 from tarneeb.replay.cards import card_name, suit_of
-from tarneeb.replay.engine import (
-    Action,
-    MatchState,
-    Phase,
-    describe_action,
-    is_play,
-)
+from tarneeb.replay.engine import MatchState, Phase
 from tarneeb.replay.logformat import HandRecord
 
 from .alteration_base import (
