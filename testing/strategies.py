@@ -64,9 +64,9 @@ from tarneeb.replay.scoring import team_of
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
 from .alteration_base import EditableLog, rewrite
-from .corpus import side_policy  # card play where one side takes the tricks
 from .deal_alterations import with_recorded_deals
 from .regress import MatchScript, script_from_history
+from .steering import side_policy  # card play where one side takes the tricks
 
 HARD_CAP = 400  # hands; a match still running then is returned as it stands
 
