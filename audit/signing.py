@@ -167,6 +167,11 @@ def load_public_key(pem: bytes, source: str = "public key") -> Ed25519PublicKey:
     """An Ed25519 public key from SubjectPublicKeyInfo PEM."""
     from cryptography.hazmat.primitives import serialization  # PEM only: loaded when used
 
+    end = pem.rfind(b"-----END")
+    if pem.count(b"-----BEGIN") > 1 or (end >= 0 and pem[end:].strip().count(b"\n")):
+        # a PEM reader takes the first block and skips the rest: two keys would pin one
+        raise KeyFileError(f"{source}: one PEM public key and nothing else, not two blocks "
+                           "or text after the key")
     try:
         key = serialization.load_pem_public_key(pem)
     except (ValueError, UnsupportedAlgorithm):
@@ -236,10 +241,15 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
         if bad is not None:  # the name is printed in verdicts: "signed by <name>"
             raise KeyFileError(f"{where}: the name holds the character {bad} (a control, "
                                "line-break or bidi character)")
-        folded = unicodedata.normalize("NFKC", name).casefold()
+        # compared as shown: NFKC, case folded, without invisible format characters
+        folded = "".join(c for c in unicodedata.normalize("NFKC", name).casefold()
+                         if unicodedata.category(c) != "Cf")
+        if not folded.strip():
+            raise KeyFileError(f"{where}: a name that shows as nothing cannot name a platform")
         if folded in names:  # "signed by Cardroom" must name one platform
-            raise KeyFileError(f"{where}: the same name as {names[folded]!r} but for case or "
-                               "Unicode form: a verdict could not tell the two platforms apart")
+            raise KeyFileError(f"{where}: the same name as {names[folded]!r} but for case, "
+                               "Unicode form or an invisible character: a verdict could not "
+                               "tell the two platforms apart")
         names[folded] = name
         where = f"{source}: {name}"
         if not isinstance(value, str):

@@ -140,3 +140,47 @@ def test_json_import_still_takes_other_spellings_of_the_same_log() -> None:
             if r["closed"]:
                 del r["closed"]
         assert logjson.from_json(doc) == data
+
+
+# ---------------------------------------------------------------- the keys file, a key file
+def _pem(seed: int) -> str:
+    from tarneeb.audit.signing import private_key_from_raw, public_key_pem
+
+    return public_key_pem(private_key_from_raw(bytes([seed]) * 32).public_key()).decode()
+
+
+@pytest.mark.parametrize("value", [
+    "{one}{two}",  # two keys under one name: the verdict would pin the first alone
+    "{one}-----BEGIN PUBLIC KEY-----\n",
+    "{one}\nthe platform's second key follows\n{two}",
+])
+def test_a_key_is_one_pem_block_and_nothing_else(value: str, tmp_path) -> None:
+    """A PEM reader takes the first block and skips the rest: a keys file entry (or a
+    --key file) holding two keys would pin the first only, whatever its reader thinks."""
+    from tarneeb.audit.errors import KeyFileError
+    from tarneeb.audit.signing import load_public_key_file, parse_keys
+
+    text = value.format(one=_pem(1), two=_pem(2))
+    assert parse_keys(f'cardroom = """\n{_pem(1)}"""')
+    with pytest.raises(KeyFileError, match="one PEM"):
+        parse_keys(f'cardroom = """\n{text}"""')
+    (tmp_path / "k.pem").write_text(text)
+    with pytest.raises(KeyFileError, match="one PEM"):
+        load_public_key_file(tmp_path / "k.pem")
+
+
+@pytest.mark.parametrize("twin", ["card\u200broom", "cardroom\u200f", "\ufeffcardroom",
+                                  "card\u00adroom", "cardroom\u2060"])
+def test_a_keys_file_cannot_hold_two_names_that_show_the_same(twin: str) -> None:
+    """"signed by cardroom" must name one platform: a name with an invisible character (a
+    zero-width space, a direction mark, a soft hyphen) shows as the other."""
+    from tarneeb.audit.errors import KeyFileError
+    from tarneeb.audit.signing import parse_keys, private_key_from_raw, public_key_raw
+
+    a, b = (public_key_raw(private_key_from_raw(bytes([i]) * 32).public_key()).hex()
+            for i in (1, 2))
+    with pytest.raises(KeyFileError, match="tell the two platforms apart"):
+        parse_keys(f'cardroom = "{a}"\n"{twin}" = "{b}"')
+    with pytest.raises(KeyFileError, match="shows as nothing"):
+        parse_keys(f'" \u200b" = "{a}"')
+    assert parse_keys('"کارت‌روم" = "' + a + '"')  # a zero-width non-joiner of Persian
