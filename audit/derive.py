@@ -290,19 +290,24 @@ class DealDeriver:
     True
     """
 
-    __slots__ = ("_fields", "_first_dealer", "_inner", "_outer", "binding", "client_seeds",
-                 "match_id", "season", "server_seed")
+    __slots__ = ("_fields", "_first_dealer", "_inner", "_ipad", "_outer", "binding",
+                 "client_seeds", "match_id", "season", "server_seed")
 
     def __init__(self, server_seed: bytes, match_id: bytes | str,
-                 client_seeds: Sequence[bytes], season: SeasonLeaf | None = None) -> None:
+                 client_seeds: Sequence[bytes], season: SeasonLeaf | None = None,
+                 binding: bytes | None = None) -> None:
         self.server_seed = check_server_seed(server_seed)
         self.match_id = check_match_id(match_id)
         self.client_seeds = check_client_seeds(client_seeds)
         self.season = season
-        self.binding = match_binding(server_commitment(self.server_seed), season)
+        # ``binding``, when the caller has just computed it from this seed and season (a
+        # verifier checking the client commitments has), saves doing it twice
+        self.binding = match_binding(server_commitment(self.server_seed), season) \
+            if binding is None else binding
         # HMAC (RFC 2104) by hand, so that the constant start of every message is
         # hashed once: inner = SHA-256(key ^ ipad || message), outer = SHA-256(key ^ opad || inner).
         ipad, opad = _hmac_pads(self.server_seed)
+        self._ipad = ipad
         # the seed fields, made once from the values checked above: every deal message and
         # the first dealer's start with them
         self._fields = _fields(self.binding, self.match_id, self.client_seeds)
@@ -433,8 +438,12 @@ class DealDeriver:
     def first_dealer(self) -> int:
         """The first dealer of the match (0-3), drawn under its own tag."""
         if self._first_dealer is None:
-            stream = HmacStream(self.server_seed, FIRST_DEALER_TAG + self._fields)
-            self._first_dealer = uniform_index(SEATS, stream)
+            # block 0 of the stream of FIRST_DEALER_TAG || fields, with the pads made once;
+            # a draw below 256 is never rejected for 4 seats (accept_limit(4, 1) == 256)
+            inner = hashlib.sha256(self._ipad + FIRST_DEALER_TAG + self._fields + bytes(4))
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            self._first_dealer = outer.digest()[0] % SEATS
         return self._first_dealer
 
     def dealer_for(self, deal_number: int) -> int:

@@ -12,8 +12,11 @@ generated and altered logs.
 >>> from tarneeb.replay.rules import preset
 >>> hands = deal_hands(list(range(52)), dealer=3)  # seat 0 holds 0, 4, 8, …
 >>> out = whole_hand(preset("qahwa41"), [0, 0, 0, 0], 3, hands, 3,
-...                  [(0, 2), (1, 2), (2, 2), (3, 2)], None, b"")
->>> out is None  # the bids are legal, but the hand has no cards: not a whole hand
+...                  [(0, 3), (1, 3), (2, 3), (3, 3)], None, b"")
+>>> out is None  # the bids are legal and enough, but no card is played: not a whole hand
+True
+>>> whole_hand(preset("qahwa41"), [0, 0, 0, 0], 3, hands, 3,
+...            [(0, 2), (1, 2), (2, 2), (3, 2)], None, b"")[0]  # 8 bid in all: cancelled
 True
 """
 
@@ -93,6 +96,74 @@ def whole_tricks(hands: Sequence[int], cards: bytes | Sequence[int], seat: int,
         seat = winner
         n += 4
     return n, played, seat
+
+
+FULL_DECK = (1 << 52) - 1
+
+
+def all_tricks(hands: Sequence[int], cards: bytes, seat: int, trump: int | None
+               ) -> list[int] | None:
+    """The winners of the 13 tricks that the 52 ``cards`` make, led by ``seat``, when every
+    card is held by the seat to play, none is played twice and every one follows suit
+    when it can; else ``None``.
+
+    :func:`whole_tricks` for a whole hand, with less to do on each trick: that no card
+    is played twice is checked once at the end (the 52 cards then make the whole deck),
+    and the winner is found as a place in the trick.
+
+    >>> hands = [sum(1 << c for c in range(13 * s, 13 * s + 13)) for s in range(4)]
+    >>> plays = bytes(c for t in range(13) for c in (t, 13 + t, 26 + t, 39 + t))
+    >>> all_tricks(hands, plays, 0, None) == [0] * 13  # seat 0 leads and wins every trick
+    True
+    >>> all_tricks(hands, plays[:48] + plays[44:48], 0, None) is None  # the last trick again
+    True
+    """
+    su = SUIT_OF
+    bits = BITS
+    suit_masks = SUIT_MASKS
+    a, b, c, d = hands
+    rotated = ((a, b, c, d), (b, c, d, a), (c, d, a, b), (d, a, b, c))
+    played = 0
+    winners: list[int] = []
+    append = winners.append
+    it = iter(cards)
+    for c0, c1, c2, c3 in zip(it, it, it, it, strict=True):
+        b0, b1, b2, b3 = bits[c0], bits[c1], bits[c2], bits[c3]
+        h0, h1, h2, h3 = rotated[seat]
+        if not (h0 & b0 and h1 & b1 and h2 & b2 and h3 & b3):
+            return None
+        led = su[c0]
+        u1, u2, u3 = su[c1], su[c2], su[c3]
+        if u1 != led or u2 != led or u3 != led:
+            # a card off the led suit: its seat must hold none of that suit still (the
+            # cards played before this trick, from a hand dealt whole)
+            left = suit_masks[led] & ~played
+            if (u1 != led and h1 & left) or (u2 != led and h2 & left) \
+                    or (u3 != led and h3 & left):
+                return None
+        played |= b0 | b1 | b2 | b3
+        # the trick's winner, unrolled: the highest trump, else the highest of the led suit
+        best, bs, w = c0, led, 0
+        if u1 == bs:
+            if c1 > best:
+                best, w = c1, 1
+        elif u1 == trump:
+            best, bs, w = c1, u1, 1
+        if u2 == bs:
+            if c2 > best:
+                best, w = c2, 2
+        elif u2 == trump:
+            best, bs, w = c2, u2, 2
+        if u3 == bs:
+            if c3 > best:
+                w = 3
+        elif u3 == trump:
+            w = 3
+        seat = (seat + w) & 3
+        append(seat)
+    # 52 cards held by their seats and together the whole deck: none was played twice, so
+    # every "not played before" above was right
+    return winners if played == FULL_DECK else None
 
 
 def personal_bids(rules: RuleSet, totals: Sequence[int], dealer: int,
@@ -184,11 +255,11 @@ def whole_hand(rules: RuleSet, totals: Sequence[int], dealer: int, hands: Sequen
         trump = deal_trump
     if len(plays) != 52:
         return None
-    winners: list[int] = []
-    tricks = [0, 0, 0, 0]
-    if whole_tricks(hands, plays, leader, trump, winners, tricks)[0] != 52:
+    winners = all_tricks(hands, plays, leader, trump)
+    if winners is None:
         return None
-    return False, declarer, contract, trump, winners, tricks
+    count = winners.count
+    return False, declarer, contract, trump, winners, [count(0), count(1), count(2), count(3)]
 
 
-__all__ = ["auction", "personal_bids", "whole_hand", "whole_tricks"]
+__all__ = ["all_tricks", "auction", "personal_bids", "whole_hand", "whole_tricks"]

@@ -223,7 +223,7 @@ def check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
             v.add("client-seed", f"seat {seat}'s client seed does not match the commitment it "
                   "made before the seeds were revealed, for this match and this binding",
                   seat=seat)
-    return DealDeriver(seed, h.match_id, tuple(h.client_seeds), leaf), ""
+    return DealDeriver(seed, h.match_id, tuple(h.client_seeds), leaf, binding), ""
 
 
 def _check_season(path: list[bytes], head_signature: bytes, commitment: bytes,
