@@ -119,8 +119,13 @@ def unsafe_character(text: str) -> str | None:
     return None if m is None else f"U+{ord(m.group()):04X}"
 
 
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+
+
 def check_bytes(value: object, what: str) -> bytes:
-    if isinstance(value, bytes | bytearray | memoryview):
+    if value.__class__ is bytes:  # the common case, first
+        return value  # type: ignore[return-value]
+    if isinstance(value, _BYTES_LIKE):
         return bytes(value)
     raise AuditInputError(f"{what} must be bytes, not {type(value).__name__}")
 
@@ -162,6 +167,8 @@ def check_seat(seat: int) -> int:
 
 
 def check_client_seed(seed: bytes, seat: int | None = None) -> bytes:
+    if seed.__class__ is bytes and CLIENT_SEED_MIN <= len(seed) <= CLIENT_SEED_MAX:
+        return seed  # the common case, without making the message below
     what = "client seed" if seat is None else f"client seed of seat {seat}"
     seed = check_bytes(seed, what)
     if not CLIENT_SEED_MIN <= len(seed) <= CLIENT_SEED_MAX:

@@ -37,7 +37,7 @@ from .actions import (
     trump_action,
 )
 from .cards import SUIT_MASKS, SUIT_SYMBOLS, Card, Mask, card_name, cards_of, check_deal
-from .fastplay import whole_hand, whole_tricks
+from .fastplay import owners_of, whole_hand, whole_tricks
 from .rules import RuleSet
 from .scoring import (
     TIE_TEAMS,
@@ -501,14 +501,16 @@ class MatchState:
 
     def play_hand(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None,
                   calls: Sequence[tuple[int, int]], trump: int | None,
-                  cards: bytes) -> Hand | None:
+                  cards: bytes, owners: bytes | None = None) -> Hand | None:
         """Deal and play a whole hand at once, when every move is legal and the hand ends
         as given (cancelled without cards, or all 52 played); returns the finished hand.
         Otherwise returns ``None`` and leaves the state as it was, for move-by-move play.
 
         ``calls`` are ``(seat, value)``, value 0-13 a bid and 15 a pass, as in the log;
         ``trump`` is the suit the auction winner names, or the trump the log claims.
-        The verifier's fast path (:mod:`tarneeb.replay.fastplay`); the deal is not checked.
+        ``owners``, who holds each card (:func:`~tarneeb.replay.fastplay.owners_of`), may
+        be given with ``hands`` when the caller has it. The verifier's fast path
+        (:mod:`tarneeb.replay.fastplay`); four hands that are not a deal give ``None``.
 
         >>> from tarneeb.replay.rules import preset
         >>> from tarneeb.replay.cards import deal_hands
@@ -524,7 +526,11 @@ class MatchState:
         rules = self.rules
         deal_trump = rules.trump_for_deal(thirteenth) if thirteenth is not None \
             else (rules.fixed_trump if rules.trump == "fixed" else None)
-        out = whole_hand(rules, self.totals, self.dealer, hands, deal_trump, calls, trump,
+        if owners is None:
+            owners = owners_of(hands)
+            if owners is None:
+                return None
+        out = whole_hand(rules, self.totals, self.dealer, owners, deal_trump, calls, trump,
                          cards)
         if out is None:
             return None
@@ -564,8 +570,9 @@ class MatchState:
         if self.hand is None:  # a hand that could not even be dealt
             self.hand = Hand(self.deal_number, self.dealer, (0, 0, 0, 0), None)
         hand = self.hand
-        hand.scores = list(scores)
-        self.totals = [t + x for t, x in zip(self.totals, scores, strict=True)]
+        s0, s1, s2, s3 = hand.scores = list(scores)
+        t0, t1, t2, t3 = self.totals
+        self.totals = [t0 + s0, t1 + s1, t2 + s2, t3 + s3]
         hand.totals = list(self.totals)
         self.winner = hand.winner = match_winner(self.rules, hand, self.totals)
         self._next_hand()

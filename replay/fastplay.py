@@ -10,12 +10,12 @@ generated and altered logs.
 
 >>> from tarneeb.replay.cards import deal_hands
 >>> from tarneeb.replay.rules import preset
->>> hands = deal_hands(list(range(52)), dealer=3)  # seat 0 holds 0, 4, 8, …
->>> out = whole_hand(preset("qahwa41"), [0, 0, 0, 0], 3, hands, 3,
+>>> owners = owners_of(deal_hands(list(range(52)), dealer=3))  # seat 0 holds 0, 4, 8, …
+>>> out = whole_hand(preset("qahwa41"), [0, 0, 0, 0], 3, owners, 3,
 ...                  [(0, 3), (1, 3), (2, 3), (3, 3)], None, b"")
 >>> out is None  # the bids are legal and enough, but no card is played: not a whole hand
 True
->>> whole_hand(preset("qahwa41"), [0, 0, 0, 0], 3, hands, 3,
+>>> whole_hand(preset("qahwa41"), [0, 0, 0, 0], 3, owners, 3,
 ...            [(0, 2), (1, 2), (2, 2), (3, 2)], None, b"")[0]  # 8 bid in all: cancelled
 True
 """
@@ -100,70 +100,130 @@ def whole_tricks(hands: Sequence[int], cards: bytes | Sequence[int], seat: int,
 
 FULL_DECK = (1 << 52) - 1
 
+# The whole-hand check below works on bytes and on ints holding one byte per card
+# played ("SIMD within a register"), so that its per-card work is done by bytes
+# methods in C; only each trick's best card is found in Python. Byte i of such an int
+# (little-endian) is the ith card played.
+_HIGH = int.from_bytes(b"\x80" * 52, "little")  # the top bit of every byte
+_SEVENS = int.from_bytes(b"\x7f" * 52, "little")
+_LEADS = int.from_bytes(b"\x03\x00\x00\x00" * 13, "little")  # the first byte of every trick
+_SPREAD = 0x01010101  # a trick's first byte times this: that byte in all four
+_AT = bytes(64 + i for i in range(52))  # the ith card played: 64 + i
+_AFTER = int.from_bytes(bytes(65 + i for i in range(52)), "little")
+_SUITS = bytes(c // 13 for c in range(52)) + bytes(204)  # card -> suit, as a bytes table
+_PLUS_128 = bytes((b + 128) & 255 for b in range(256))
+# the seats of a trick led by ``seat``, each + 128 (so that no seat is a card 0-51)
+_TRICK_SEATS = tuple(bytes(128 + ((seat + k) & 3) for k in range(4)) for seat in range(4))
+# dealer -> the seat of each deck position: the card dealt p-th goes to (dealer + 1 + p) % 4
+_SEAT_OF_POSITION = tuple(bytes((d + 1 + p) & 3 for p in range(52)) for d in range(4))
+# seat -> a bytes table: that seat -> "1", any other -> "0" (a hand as a binary numeral)
+_BINARY = tuple(bytes(0x31 if b == s else 0x30 for b in range(256)) for s in range(4))
+_ZEROS = int.from_bytes(b"0" * 52, "big")
+_BEST: dict[int | None, tuple[bytes, ...]] = {}
 
-def all_tricks(hands: Sequence[int], cards: bytes, seat: int, trump: int | None
-               ) -> list[int] | None:
-    """The winners of the 13 tricks that the 52 ``cards`` make, led by ``seat``, when every
-    card is held by the seat to play, none is played twice and every one follows suit
-    when it can; else ``None``.
 
-    :func:`whole_tricks` for a whole hand, with less to do on each trick: that no card
-    is played twice is checked once at the end (the 52 cards then make the whole deck),
-    and the winner is found as a place in the trick.
+def _best_of_two(trump: int | None) -> tuple[bytes, ...]:
+    """``table[a][b]``: the card that wins of ``a``, the best of a trick so far (of the
+    led suit, or a trump), and ``b`` played after it, under ``trump``."""
+    table = _BEST.get(trump)
+    if table is None:
+        table = _BEST[trump] = tuple(
+            bytes(b if (b // 13 == a // 13 and b > a) or (b // 13 == trump != a // 13) else a
+                  for b in range(52)) for a in range(52))
+    return table
 
-    >>> hands = [sum(1 << c for c in range(13 * s, 13 * s + 13)) for s in range(4)]
-    >>> plays = bytes(c for t in range(13) for c in (t, 13 + t, 26 + t, 39 + t))
-    >>> all_tricks(hands, plays, 0, None) == [0] * 13  # seat 0 leads and wins every trick
-    True
-    >>> all_tricks(hands, plays[:48] + plays[44:48], 0, None) is None  # the last trick again
+
+def owners_from_order(order: bytes, dealer: int) -> bytes:
+    """Who holds each card (``table[c]``: the seat, 0-3) when the deck ``order`` (52
+    bytes) is dealt by ``dealer``, as a ``bytes.translate`` table.
+
+    >>> owners_from_order(bytes(range(52)), 3)[:6]  # seat 0 receives first
+    b'\\x00\\x01\\x02\\x03\\x00\\x01'
+    """
+    return bytes.maketrans(order, _SEAT_OF_POSITION[dealer])
+
+
+def owners_of(hands: Sequence[int]) -> bytes | None:
+    """The owners table of four hands (13-card sets as masks), or ``None`` when they are
+    not a deal: four disjoint sets making the whole deck.
+
+    >>> owners_of([0b0001, 0b0010, 0b0100, 0b1000]) is None  # four cards are no deal
     True
     """
-    su = SUIT_OF
-    bits = BITS
-    suit_masks = SUIT_MASKS
-    a, b, c, d = hands
-    rotated = ((a, b, c, d), (b, c, d, a), (c, d, a, b), (d, a, b, c))
-    played = 0
-    winners: list[int] = []
-    append = winners.append
+    if len(hands) != 4 or any(h.__class__ is not int or not 0 <= h <= FULL_DECK or
+                              h.bit_count() != 13 for h in hands):
+        return None
+    h0, h1, h2, h3 = hands
+    if h0 | h1 | h2 | h3 != FULL_DECK:
+        return None
+    # a mask as 52 binary digits, card 51 first, read as bytes: a byte a card, 1 if held
+    b1, b2, b3 = (int.from_bytes(format(h, "052b").encode(), "big") - _ZEROS
+                  for h in (h1, h2, h3))
+    return (b1 + 2 * b2 + 3 * b3).to_bytes(52, "little") + bytes(204)
+
+
+def hands_of(owners: bytes) -> tuple[int, int, int, int]:
+    """The four hands (masks) of an owners table: :func:`owners_of` undone.
+
+    >>> from tarneeb.replay.cards import deal_hands
+    >>> hands = deal_hands(list(range(52)), dealer=3)
+    >>> hands_of(owners_of(hands)) == tuple(hands)
+    True
+    """
+    digits = owners[51::-1]  # card 51 first, as a numeral's digits are
+    t0, t1, t2, t3 = _BINARY
+    return (int(digits.translate(t0), 2), int(digits.translate(t1), 2),
+            int(digits.translate(t2), 2), int(digits.translate(t3), 2))
+
+
+def all_tricks(owners: bytes, cards: bytes, seat: int, trump: int | None) -> bytes | None:
+    """The winners of the 13 tricks that the 52 ``cards`` make, led by ``seat``, when every
+    card is played once, by the seat that holds it (``owners``, as :func:`owners_of`
+    gives) in its turn, and follows suit when it can; else ``None``.
+
+    What :func:`whole_tricks` checks card by card, for a whole hand at once:
+
+    * a trick's winner is the seat that played its best card, and which card is best
+      does not depend on who played it: each trick's best card is found first, and
+      ``owners`` names the winners, so the seat to play each card follows;
+    * each card 0-51 is played by the seat that holds it and none is missing: a table
+      from each card to the seat that played it (the last time) is the owners table,
+      with 52 cards played, so none was played twice;
+    * a seat that did not follow the led suit held none of it any more: it plays every
+      card it holds, so it holds one still exactly when it plays one later.
+
+    >>> owners = bytes(c // 13 for c in range(52)) + bytes(204)  # seat s holds suit s
+    >>> plays = bytes(c for t in range(13) for c in (t, 13 + t, 26 + t, 39 + t))
+    >>> all_tricks(owners, plays, 0, None) == bytes(13)  # seat 0 leads and wins every trick
+    True
+    >>> all_tricks(owners, plays[:48] + plays[44:48], 0, None) is None  # a trick again
+    True
+    >>> all_tricks(owners, plays, 0, 3) is None  # spades win: seat 3 leads, not seat 0
+    True
+    """
+    if len(cards) != 52:
+        return None
+    best = _best_of_two(trump)
     it = iter(cards)
-    for c0, c1, c2, c3 in zip(it, it, it, it, strict=True):
-        b0, b1, b2, b3 = bits[c0], bits[c1], bits[c2], bits[c3]
-        h0, h1, h2, h3 = rotated[seat]
-        if not (h0 & b0 and h1 & b1 and h2 & b2 and h3 & b3):
+    bests = bytes([best[best[best[c0][c1]][c2]][c3]
+                   for c0, c1, c2, c3 in zip(it, it, it, it, strict=True)])
+    winners = bests.translate(owners)
+    seats = b"".join(map(_TRICK_SEATS.__getitem__, bytes((seat,)) + winners[:12]))
+    # every card 0-51 played, by the seat that holds it (a card never played would map
+    # to itself, below 52, and no seat + 128 is)
+    if bytes.maketrans(cards, seats)[:52] != owners[:52].translate(_PLUS_128):
+        return None
+    suits = int.from_bytes(cards.translate(_SUITS), "little")
+    led = (suits & _LEADS) * _SPREAD  # each card's trick's led suit
+    off = ((suits ^ led) + _SEVENS) & _HIGH  # the top bit of the cards off the led suit
+    if off:
+        players = (int.from_bytes(seats, "little") ^ _HIGH) << 2  # seat * 4
+        # (seat, suit) -> 64 + the last place it is played; absent: itself, below 64
+        last = bytes.maketrans((players | suits).to_bytes(52, "little"), _AT)
+        later = int.from_bytes((players | led).to_bytes(52, "little").translate(last), "little")
+        if ((later | _HIGH) - _AFTER) & off:  # a led-suit card of that seat's, played later
             return None
-        led = su[c0]
-        u1, u2, u3 = su[c1], su[c2], su[c3]
-        if u1 != led or u2 != led or u3 != led:
-            # a card off the led suit: its seat must hold none of that suit still (the
-            # cards played before this trick, from a hand dealt whole)
-            left = suit_masks[led] & ~played
-            if (u1 != led and h1 & left) or (u2 != led and h2 & left) \
-                    or (u3 != led and h3 & left):
-                return None
-        played |= b0 | b1 | b2 | b3
-        # the trick's winner, unrolled: the highest trump, else the highest of the led suit
-        best, bs, w = c0, led, 0
-        if u1 == bs:
-            if c1 > best:
-                best, w = c1, 1
-        elif u1 == trump:
-            best, bs, w = c1, u1, 1
-        if u2 == bs:
-            if c2 > best:
-                best, w = c2, 2
-        elif u2 == trump:
-            best, bs, w = c2, u2, 2
-        if u3 == bs:
-            if c3 > best:
-                w = 3
-        elif u3 == trump:
-            w = 3
-        seat = (seat + w) & 3
-        append(seat)
-    # 52 cards held by their seats and together the whole deck: none was played twice, so
-    # every "not played before" above was right
-    return winners if played == FULL_DECK else None
+    return winners
 
 
 def personal_bids(rules: RuleSet, totals: Sequence[int], dealer: int,
@@ -213,16 +273,18 @@ def auction(rules: RuleSet, dealer: int, calls: Sequence[tuple[int, int]]
     return None
 
 
+_CARD_BYTES = bytes(range(52))
 _CANCELLED = (True, None, None, None, [], [0, 0, 0, 0])
 
 
-def whole_hand(rules: RuleSet, totals: Sequence[int], dealer: int, hands: Sequence[int],
+def whole_hand(rules: RuleSet, totals: Sequence[int], dealer: int, owners: bytes,
                deal_trump: int | None, calls: Sequence[tuple[int, int]],
                claimed_trump: int | None, plays: bytes
                ) -> tuple[bool, int | None, int | None, int | None, list[int], list[int]] | None:
     """A hand whose every move is legal and which ends as the log says: cancelled with
     no card played, or 52 cards played.
 
+    ``owners`` says who holds each card (:func:`owners_of`, :func:`owners_from_order`),
     ``deal_trump`` is the trump the deal gives under ``rules``, ``claimed_trump`` the
     trump the log names (after an auction) or claims. Returns ``(cancelled, declarer,
     contract, trump, winners, tricks)``, or ``None``
@@ -253,13 +315,15 @@ def whole_hand(rules: RuleSet, totals: Sequence[int], dealer: int, hands: Sequen
         return None
     else:
         trump = deal_trump
-    if len(plays) != 52:
+    if plays.__class__ is not bytes or len(plays) != 52 or plays.translate(None, _CARD_BYTES):
         return None
-    winners = all_tricks(hands, plays, leader, trump)
+    winners = all_tricks(owners, plays, leader, trump)
     if winners is None:
         return None
     count = winners.count
-    return False, declarer, contract, trump, winners, [count(0), count(1), count(2), count(3)]
+    return (False, declarer, contract, trump, list(winners),
+            [count(0), count(1), count(2), count(3)])
 
 
-__all__ = ["all_tricks", "auction", "personal_bids", "whole_hand", "whole_tricks"]
+__all__ = ["all_tricks", "auction", "hands_of", "owners_from_order", "owners_of",
+           "personal_bids", "whole_hand", "whole_tricks"]

@@ -28,6 +28,7 @@ from .actions import BID_BASE, PASS, TRUMP_BASE, describe_action
 from .cards import card_name, check_deal
 from .ending import TEAM_NAMES, check_end
 from .engine import IllegalAction, MatchState, Phase
+from .fastplay import hands_of, owners_from_order
 from .findings import Verdict
 from .logformat import (
     PASS_CODE,
@@ -195,6 +196,7 @@ class _HandReplay:
         self.replayed = self.played = self.recorded = 0
         self.missing: list[tuple[int, int, str]] = []  # (deal number, offset, why) unreplayed
         self.fast = fast and deriver is not None
+        self.reveals = state.rules.reveals_card
         self.blind: Any = None  # a BlindChecker for a log dealt blind
         self.at_last_move = False  # the hand the log stops in was replayed to its last move
 
@@ -203,10 +205,13 @@ class _HandReplay:
         then the claims: ``False`` with the state untouched when the hand needs the
         move-by-move replay below, which says what is wrong."""
         state, rec = self.state, self.rec
-        h0, h1, h2, h3, thirteenth = self.deriver.dealt(self.n, state.dealer)  # type: ignore
-        if rec.revealed != (thirteenth if state.rules.reveals_card else None):
+        order = bytes(self.deriver.deck(self.n))  # type: ignore[union-attr]
+        thirteenth = order[51]  # the last card dealt
+        if rec.revealed != (thirteenth if self.reveals else None):
             return False
-        hand = state.play_hand((h0, h1, h2, h3), thirteenth, rec.calls, rec.trump, rec.plays)
+        owners = owners_from_order(order, state.dealer)
+        hand = state.play_hand(hands_of(owners), thirteenth, rec.calls, rec.trump, rec.plays,
+                               owners)
         if hand is None:
             return False
         self.replayed += 1

@@ -92,13 +92,13 @@ def score_hand(rules: RuleSet, hand: Hand, totals: list[int]) -> list[int]:
         bids = [0, 0, 0, 0]
         for seat, action in hand.calls:
             bids[seat] = action - BID_BASE
-        out = []
-        tricks = hand.tricks
-        for seat in range(4):
-            bid = bids[seat]
-            value = rules.bid_value(bid, totals[seat])
-            out.append(value if tricks[seat] >= bid else -value)
-        return out
+        b0, b1, b2, b3 = bids
+        w0, w1, w2, w3 = hand.tricks
+        value = rules.bid_value
+        v0, v1 = value(b0, totals[0]), value(b1, totals[1])
+        v2, v3 = value(b2, totals[2]), value(b3, totals[3])
+        return [v0 if w0 >= b0 else -v0, v1 if w1 >= b1 else -v1,
+                v2 if w2 >= b2 else -v2, v3 if w3 >= b3 else -v3]
     b = hand.contract
     bteam = team_of(hand.declarer)
     t = hand.tricks[bteam] + hand.tricks[bteam + 2]
@@ -139,7 +139,7 @@ def match_winner(rules: RuleSet, hand: Hand, totals: list[int]) -> int | None:
                 return team_of(hand.declarer)
         else:
             for seat in range(4):
-                if hand.bid_of(seat) == 13 and hand.tricks[seat] == 13:
+                if hand.tricks[seat] == 13 and hand.bid_of(seat) == 13:
                     return team_of(seat)
     if max(totals) < rules.target:  # nobody on the target: the common case
         return None
