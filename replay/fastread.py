@@ -42,7 +42,6 @@ from .logformat import (
     Header,
     ParsedLog,
     SignatureRecord,
-    _claims_ok,
     decode_record,
 )
 from .logstream import Limits, depth_ok
@@ -61,6 +60,12 @@ _INT = rb"(?:[\x00-\x7f\xe0-\xff]|\xcc[\x80-\xff]|\xcd[\x01-\xff].|\xd0[\x80-\xd
        rb"|\xd1(?:[\x80-\xfe].|\xff[\x00-\x7f]))"
 _CLAIMS = re.compile(rb"\x95\x04[\x00-\x03\xc0]\x94[\x00-\x0d]{4}\x94" + _INT + rb"{4}\x94"
                      + _INT + rb"{4}", re.S)
+# A deal record, its moves and its claims in their common forms, as one match: the claims
+# of a played hand (trump nil or 0-3, tricks 0-13, scores and totals as above), or of a
+# hand cancelled in the bidding (trump, tricks and scores nil).
+_WHOLE_HAND = re.compile(
+    _HAND.pattern[:-len(rb"\x95\x04")] + rb"(\x95\x04(?:[\x00-\x03\xc0]\x94[\x00-\x0d]{4}\x94"
+    + _INT + rb"{4}|\xc0\xc0\xc0)\x94" + _INT + rb"{4})", re.S)
 _TRUMP_MOVE = 0x38
 _SMALL = 256  # a common record is far smaller; under caps this tight, read carefully
 
@@ -88,27 +93,21 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
         named = header.rules.trump == "named"
         hands: list[HandRecord] = []
         offsets: list[int] = []
-        records = 1
-        match, plain_claims = _HAND.match, _CLAIMS.fullmatch
-        unpack, skip = unpacker.unpack, unpacker.read_bytes
+        # a hand is at most three records (deal, moves, claims): within this many hands no
+        # cap can be passed, and past it the careful reader counts exactly
+        most = min(limits.max_hands, (limits.max_records - 3) // 3)
+        match, unpackb = _WHOLE_HAND.match, msgpack.unpackb
         call_pairs = _CALL_PAIRS.__getitem__
+        start = pos
         while (m := match(data, pos)) is not None:
-            number, dealer, revealed, calls, trump, plays = m.groups()
+            number, dealer, revealed, calls, trump, plays, claims = m.groups()
             if len(calls) > 64 or len(plays) > 52 or calls.translate(None, _CALL_OK) \
                     or (trump and not named):
                 return None
-            at = m.end() - 2  # the claims record
-            skip(at - pos)
-            claims = unpack()
-            end = unpacker.tell()
-            if plain_claims(data, at, end) is None and (
-                    type(claims) is not list or len(claims) != 5
-                    or _pack(claims) != data[at:end] or not _claims_ok(*claims[2:])):
-                return None
-            _, claimed_trump, tricks, scores, totals = claims
+            _, claimed_trump, tricks, scores, totals = unpackb(claims)  # canonical, matched
             if claimed_trump is None:
                 claimed_trump = trump[0] - _TRUMP_MOVE if trump else None
-            elif named or type(claimed_trump) is not int or not 0 <= claimed_trump <= 3:
+            elif named:
                 return None
             n = number[0] if len(number) == 1 else int.from_bytes(number[1:], "big")
             hands.append(HandRecord(n, dealer[0], list(map(call_pairs, calls)),
@@ -116,10 +115,10 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
                                     claimed_trump, plays.translate(_CARDS), 0, tricks, scores,
                                     totals, None, True))
             offsets.append(pos)
-            records += 3 if calls or trump or plays else 2
-            if len(hands) > limits.max_hands or records > limits.max_records:
+            if len(hands) > most:
                 return None  # the careful reader refuses it, naming the cap, without reading on
-            pos = end
+            pos = m.end()
+        unpacker.read_bytes(pos - start)
         end_record = _record(unpacker, data, pos, limits)
         if type(end_record) is not EndRecord:
             return None
@@ -129,8 +128,6 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
         if type(signature) is not SignatureRecord or unpacker.tell() != len(data):
             return None
     except Exception:  # anything unusual (msgpack's errors, a LogError): the careful way
-        return None
-    if records + 2 > limits.max_records:
         return None
     return ParsedLog(header=header, hands=hands, offsets=offsets, end=end_record,
                      end_offset=end_offset, signature=signature, signed_bytes=data[:pos],
