@@ -266,10 +266,6 @@ _DECK_STEPS = tuple(
     for i in range(DECK_SIZE - 1, 0, -1))
 _PACK_II = struct.Struct(">II").pack
 _BITS = tuple(1 << c for c in range(DECK_SIZE))
-# The steps after the first (positions 50 … 3) four at a time: a step's position decides
-# which seat gets its card, so the loop of :meth:`dealt` keeps the four sets in locals.
-_DECK_QUADS = tuple((*(_DECK_STEPS[q + k][0] for k in range(4)), *(_DECK_STEPS[q + k][1]
-                     for k in range(4))) for q in range(1, 49, 4))
 # dealer -> for each seat, which position residue (position % 4) it receives
 _RESIDUE_OF_SEAT = tuple(tuple((s - d - 1) % SEATS for s in range(SEATS)) for d in range(SEATS))
 
@@ -369,9 +365,7 @@ class DealDeriver:
         """The cards each seat receives in deal ``deal_number`` dealt by ``dealer``, as
         four sets in seat order (bit ``c`` set: card ``c``), and the last card dealt.
 
-        The same shuffle as :meth:`deck`, with each card put in its seat's set as the
-        Fisher-Yates loop fixes its position: the verifier's hot path, without the deck
-        order as a list. The sets mean nothing more than :meth:`Deal.cards` does.
+        The sets mean nothing more than :meth:`Deal.cards` does.
 
         >>> d = DealDeriver(bytes(32), b"m", [bytes([s]) * 16 for s in range(4)])
         >>> deal = d.deal(5, dealer=2)
@@ -379,61 +373,13 @@ class DealDeriver:
         ...                   deal.thirteenth)
         True
         """
-        if deal_number.__class__ is not int or not 0 <= deal_number <= MAX_DEAL_NUMBER:
-            check_deal_number(deal_number)
         if dealer.__class__ is not int or not 0 <= dealer <= 3:
             check_seat(dealer)
-        it: Iterator[int] = iter(self._two_blocks(deal_number))
-        deck = _DECK_TEMPLATE[:]
+        order = self.deck(deal_number)
         bits = _BITS
-        try:
-            table = _DECK_STEPS[0][0]
-            last = table[next(it)]  # the card dealt last, at position 51 (residue 3)
-            while last == 255:
-                last = table[next(it)]
-            deck[last] = 51
-            a0 = a1 = a2 = 0  # the cards of positions 0, 1, 2 mod 4
-            a3 = bits[last]  # … and 3 mod 4
-            for t2, t1, t0, t3, i2, i1, i0, i3 in _DECK_QUADS:
-                j = t2[next(it)]
-                while j == 255:
-                    j = t2[next(it)]
-                a2 |= bits[deck[j]]
-                deck[j] = deck[i2]  # position i2 is final: only deck[j] still moves
-                j = t1[next(it)]
-                while j == 255:
-                    j = t1[next(it)]
-                a1 |= bits[deck[j]]
-                deck[j] = deck[i1]
-                j = t0[next(it)]
-                while j == 255:
-                    j = t0[next(it)]
-                a0 |= bits[deck[j]]
-                deck[j] = deck[i0]
-                j = t3[next(it)]
-                while j == 255:
-                    j = t3[next(it)]
-                a3 |= bits[deck[j]]
-                deck[j] = deck[i3]
-            table = _DECK_STEPS[49][0]  # position 2
-            j = table[next(it)]
-            while j == 255:
-                j = table[next(it)]
-            a2 |= bits[deck[j]]
-            deck[j] = deck[2]
-            table = _DECK_STEPS[50][0]  # position 1, and 0 keeps the other card
-            j = table[next(it)]
-            while j == 255:
-                j = table[next(it)]
-            a1 |= bits[deck[j]]
-            a0 |= bits[deck[1 - j]]
-        except StopIteration:  # a third block is needed: rare, so the plain path
-            order = self.deck(deal_number)
-            a0, a1, a2, a3 = (sum(bits[c] for c in order[r::4]) for r in range(SEATS))
-            last = order[51]
-        by = (a0, a1, a2, a3)
+        by = [sum(bits[c] for c in order[r::SEATS]) for r in range(SEATS)]
         r0, r1, r2, r3 = _RESIDUE_OF_SEAT[dealer]
-        return by[r0], by[r1], by[r2], by[r3], last
+        return by[r0], by[r1], by[r2], by[r3], order[51]
 
     def first_dealer(self) -> int:
         """The first dealer of the match (0-3), drawn under its own tag."""
