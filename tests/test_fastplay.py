@@ -93,3 +93,96 @@ def test_play_hand_is_move_by_move_play(rules: str) -> None:
         trump = want.trump if not want.cancelled else None
         got = state.play_hand(want.hands, want.thirteenth, calls, trump, bytes(want.plays))
         assert got == want
+
+
+def _legal_plays(hands: list[int], leader: int, trump: int | None, rnd) -> bytes:
+    """A whole hand played with random legal cards (following suit when able)."""
+    from tarneeb.replay.cards import SUIT_MASKS
+
+    held = list(hands)
+    out = []
+    seat = leader
+    for _ in range(13):
+        trick: list[int] = []
+        for k in range(4):
+            s = (seat + k) & 3
+            cards = [c for c in range(52) if held[s] >> c & 1]
+            if trick and held[s] & SUIT_MASKS[trick[0] // 13]:
+                cards = [c for c in cards if c // 13 == trick[0] // 13]
+            card = rnd.choice(cards)
+            held[s] &= ~(1 << card)
+            trick.append(card)
+        out += trick
+        best = trick[0]
+        for c in trick[1:]:
+            if (c // 13 == best // 13 and c > best) or (c // 13 == trump != best // 13):
+                best = c
+        seat = (seat + trick.index(best)) & 3
+    return bytes(out)
+
+
+def _winner_places(plays: bytes, trump: int | None) -> list[int]:
+    out = []
+    for t in range(0, 52, 4):
+        trick = plays[t:t + 4]
+        best = trick[0]
+        for c in trick[1:]:
+            if (c // 13 == best // 13 and c > best) or (c // 13 == trump != best // 13):
+                best = c
+        out.append(trick.index(best))
+    return out
+
+
+def _renege(plays: bytearray, leader: int, trump: int | None, rnd) -> bytearray:
+    """The same seat's cards of two tricks swapped so that it plays off the led suit while
+    it holds that suit (it plays it later), every trick won from the same place."""
+    places = _winner_places(bytes(plays), trump)
+    leaders = [leader]
+    for place in places[:-1]:
+        leaders.append((leaders[-1] + place) & 3)
+    seat = [(leaders[p // 4] + p) & 3 for p in range(52)]
+    pairs = [(i, j) for i in range(52) for j in range(i + 4 - i % 4, 52)
+             if seat[i] == seat[j] and i % 4 and plays[i] // 13 == plays[i - i % 4] // 13
+             and plays[j] // 13 != plays[i] // 13]
+    rnd.shuffle(pairs)
+    for i, j in pairs:  # the same winners: the same leaders, so the same seats
+        edited = bytearray(plays)
+        edited[i], edited[j] = edited[j], edited[i]
+        if _winner_places(bytes(edited), trump) == places:
+            return edited
+    return plays
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.randoms(use_true_random=False), st.sampled_from([None, 0, 1, 2, 3]),
+       st.integers(0, 3), st.integers(0, 5))
+def test_whole_hand_check_is_the_card_by_card_one(rnd, trump, leader, edit) -> None:
+    """``all_tricks`` (bytes methods, a whole hand at once) against ``whole_tricks`` (card
+    by card) on legal hands and on hands edited to break them: a renege (a card off the
+    led suit while one of it is held), two cards swapped, a card played twice, a card
+    of another seat's."""
+    from tarneeb.replay.fastplay import all_tricks, owners_of, whole_tricks
+
+    deck = list(range(52))
+    rnd.shuffle(deck)
+    hands = deal_hands(deck, dealer=rnd.randrange(4))
+    plays = bytearray(_legal_plays(list(hands), leader, trump, rnd))
+    if edit == 1:  # swap two cards of the hand
+        i, j = rnd.randrange(52), rnd.randrange(52)
+        plays[i], plays[j] = plays[j], plays[i]
+    elif edit == 2:  # one card played twice, another never
+        plays[rnd.randrange(52)] = plays[rnd.randrange(52)]
+    elif edit == 3:  # swap two cards within a trick: the seats' turns change
+        t = 4 * rnd.randrange(13)
+        k = rnd.randrange(3)
+        plays[t + k], plays[t + k + 1] = plays[t + k + 1], plays[t + k]
+    elif edit == 4:  # any card of the deck in some place
+        plays[rnd.randrange(52)] = rnd.randrange(52)
+    elif edit == 5:  # a renege that changes nothing else: who wins each trick stays
+        plays = _renege(plays, leader, trump, rnd)
+    winners: list[int] = []
+    n = whole_tricks(hands, bytes(plays), leader, trump, winners, [0, 0, 0, 0])[0]
+    got = all_tricks(owners_of(hands), bytes(plays), leader, trump)
+    assert (None if got is None else list(got)) == (winners if n == 52 else None)
+    if edit == 0:
+        assert got is not None
