@@ -6,7 +6,8 @@
   (reading, msgpack-decoding, one Ed25519 check a log, the HMAC blocks of each deal),
   timed interleaved in the same run: the ratio full/floor (target: at most 3), hands
   per second, per-log and per-attempt costs, a long and a short match
-  (``bench/bench_floor.py``);
+  (``bench/bench_floor.py``), and where the time goes, stage by stage
+  (``bench/bench_stages.py``);
 * memory over an archive: flat whatever the number of logs;
 * log size per played hand, header and signature excluded (target: at most 100 bytes),
   and how much larger the JSON form is;
@@ -89,6 +90,9 @@ def main() -> None:
             paths.append(Path(tmp) / f"{name}-{k // len(PRESETS_ORDER):03d}.tlog")
             paths[-1].write_bytes(log)
         figures["verify"] = bench_floor(paths, args.rounds)
+        from bench_stages import bench_stages
+
+        figures["stages"] = bench_stages(paths, args.rounds)
         figures["memory"] = bench_memory(paths, args.archive)
     figures["size"] = bench_size(logs)
     corpus = sorted((HERE.parent / "fixtures" / "matches").glob("*.tlog"))
@@ -123,6 +127,9 @@ def main() -> None:
     print(f"deal derivation: {d['deals_per_second']:,.0f} deals/s on one core (target 50,000)")
     for text in floor_lines(v):  # type: ignore[arg-type]
         print(text)
+    from bench_stages import line as stages_line
+
+    print(stages_line(figures["stages"]))  # type: ignore[arg-type]
     print(memory_line(figures["memory"]))  # type: ignore[arg-type]
     print(f"log size: {s['bytes_per_played_hand']:.1f} bytes per played hand, header and "
           f"signature excluded (target at most 100)")

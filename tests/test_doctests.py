@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 
@@ -35,3 +36,15 @@ def test_doctests(name: str) -> None:
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+@pytest.mark.parametrize("name", ["bench_floor", "bench_stages", "bench_audit"])
+def test_bench_doctests(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark's figures are computed by code whose examples run, so ``make bench``
+    does not rot between runs."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0

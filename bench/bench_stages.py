@@ -1,0 +1,156 @@
+"""Where full verification's time goes: each stage of ``verify`` timed on its own.
+
+The stages are what :func:`~tarneeb.replay.replayer.verify_file` does for a clean log,
+each run alone over the same logs, in CPU time, the least of ``rounds``:
+
+* **read**: reading the file and decoding it into records (the one-pass reader);
+* **signature**: the platform key's checks and one Ed25519 verification;
+* **seeds**: the server seed and the four client seeds against their commitments, the
+  match binding and the first dealer's draw;
+* **deal**: each attempt's deck order (two HMAC blocks and the shuffle) and who holds
+  each card;
+* **hand**: each attempt's bids or auction and its 52 cards judged at once;
+* **rest**: everything else (scoring, the claims compared, the match state, the
+  verdict), the full time less the stages above.
+
+Times are µs per dealing attempt, so they add up to the full figure of
+``bench_floor``. Run it as a script (``python bench/bench_stages.py``) or call
+:func:`bench_stages`.
+
+>>> import tempfile, pathlib
+>>> from tarneeb.replay.simulate import play_logged_match
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> (d / "a.tlog").write_bytes(play_logged_match("qahwa41", seed=b"stages doc")) > 0
+True
+>>> r = bench_stages([d / "a.tlog"], rounds=1)
+>>> set(r) == {"attempts", "read", "signature", "seeds", "deal", "hand", "rest", "full"}
+True
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tarneeb.replay.fastplay import hands_of, owners_from_order, whole_hand
+from tarneeb.replay.findings import Verdict
+from tarneeb.replay.logformat import read_log
+from tarneeb.replay.provenance import check_seeds, check_signature
+from tarneeb.replay.replayer import verify_file
+from tarneeb.replay.scoring import Hand
+
+STAGES = ("read", "signature", "seeds", "deal", "hand")
+
+
+def _least(work: Callable[[], object], rounds: int) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.process_time()
+        work()
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+def bench_stages(paths: Sequence[Path], rounds: int = 5) -> dict[str, Any]:
+    """µs per dealing attempt of each stage of verifying ``paths`` (clean logs)."""
+    names = [str(p) for p in paths]
+    logs = [read_log(n) for n in names]
+    derivers = []
+    for log in logs:
+        deriver, _ = check_seeds(log, Verdict("bench"))
+        if deriver is None:
+            raise SystemExit(f"bench: {log} has no seeds to derive its deals from")
+        derivers.append(deriver)
+    # every attempt as the replay meets it: the deal, then the hand on the totals so far
+    attempts: list[tuple[Any, ...]] = []
+    for log, deriver in zip(logs, derivers, strict=True):
+        rules = log.header.rules
+        history = _history(log)
+        for rec, hand in zip(log.hands, history, strict=True):
+            attempts.append((deriver, rec, hand, rules))
+    n = len(attempts)
+
+    def read() -> None:
+        for name in names:
+            read_log(name)
+
+    def signature() -> None:
+        for log in logs:
+            check_signature(log, Verdict("bench"), None)
+
+    def seeds() -> None:
+        for log in logs:
+            deriver, _ = check_seeds(log, Verdict("bench"))
+            deriver.first_dealer()  # type: ignore[union-attr]
+
+    def deal() -> None:
+        for deriver, rec, _, _ in attempts:
+            hands_of(owners_from_order(bytes(deriver.deck(rec.deal_number)), rec.dealer))
+
+    owners = [owners_from_order(bytes(d.deck(r.deal_number)), r.dealer)
+              for d, r, _, _ in attempts]
+
+    def hand() -> None:
+        for (_, rec, h, rules), own in zip(attempts, owners, strict=True):
+            whole_hand(rules, h[0], rec.dealer, own, h[1], rec.calls, rec.trump, rec.plays)
+
+    def full() -> None:
+        for name in names:
+            verify_file(name)
+
+    full()
+    out: dict[str, Any] = {"attempts": n}
+    for stage, work in zip(STAGES, (read, signature, seeds, deal, hand), strict=True):
+        out[stage] = 1e6 * _least(work, rounds) / n
+    out["full"] = 1e6 * _least(full, rounds) / n
+    out["rest"] = out["full"] - sum(out[s] for s in STAGES)
+    return out
+
+
+def _history(log: Any) -> list[tuple[list[int], int | None]]:
+    """Each attempt's totals before it and the trump its deal gives, from a replay."""
+    from tarneeb.replay.replayer import verify_log
+
+    v = verify_log(log)
+    out = []
+    totals = [0, 0, 0, 0]
+    rules = log.header.rules
+    for h in v.history:
+        assert isinstance(h, Hand)
+        deal_trump = rules.trump_for_deal(h.thirteenth) if h.thirteenth is not None \
+            else (rules.fixed_trump if rules.trump == "fixed" else None)
+        out.append((list(totals), deal_trump))
+        totals = list(h.totals) if h.totals is not None else totals
+    return out
+
+
+def line(r: dict[str, Any]) -> str:
+    parts = ", ".join(f"{s} {r[s]:.1f}" for s in (*STAGES, "rest"))
+    return (f"where full verification's {r['full']:.1f} µs CPU per dealing attempt go: "
+            f"{parts} (each stage timed alone; rest: scoring, claims, match state, verdict)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import tempfile
+
+    from tarneeb.replay.rules import PRESETS
+    from tarneeb.replay.simulate import play_logged_match
+
+    args = sys.argv[1:] if argv is None else argv
+    per_rules = int(args[0]) if args else 10
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i in range(per_rules):
+            for name in PRESETS:
+                p = Path(tmp) / f"{name}-{i:03d}.tlog"
+                p.write_bytes(play_logged_match(name, seed=f"bench/{name}/{i}".encode()))
+                paths.append(p)
+        print(line(bench_stages(paths)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
