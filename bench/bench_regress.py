@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tarneeb.testing.regress import Runner, collect_logs
+from tarneeb.testing.regress import collect_logs
+from tarneeb.testing.runner import Runner
 
 REFERENCE = "tarneeb.testing.adapters:reference"
 

@@ -23,7 +23,7 @@ from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT
 from .common import expand_logs, write_output
 
 if TYPE_CHECKING:
-    from tarneeb.testing.regress import MatchReport
+    from tarneeb.testing.regress_report import MatchReport
 
 
 def _error(message: str) -> typer.Exit:
@@ -76,7 +76,8 @@ def register(app: typer.Typer) -> None:
         Exit code: 0 every match agrees, 1 a disagreement or engine failure,
         2 bad input (an engine that cannot be imported, a missing path, an unreadable log).
         """
-        from tarneeb.testing.regress import EngineLoadError, RegressInputError, regress_paths
+        from tarneeb.testing.regress import RegressInputError, regress_paths
+        from tarneeb.testing.runner import EngineLoadError
 
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())  # MODULE may be a file in the current directory

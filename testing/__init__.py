@@ -15,7 +15,7 @@ pytest plugin imports it in every pytest run).
 
 >>> from tarneeb.testing import compare, matches
 >>> compare.__module__, matches.__module__
-('tarneeb.testing.regress', 'tarneeb.testing.strategies')
+('tarneeb.testing.driver', 'tarneeb.testing.strategies')
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "protocol": ("Engine", "EngineFactory", "bid", "card", "trump"),
-    "regress": ("DealScript", "Disagreement", "EngineLoadError", "MatchReport", "MatchScript",
-                "RegressInputError", "RegressRun", "Runner", "ScriptError", "assert_agrees",
-                "collect_logs", "compare", "load_factory", "prepare", "regress_log",
-                "regress_paths", "run_script", "script_from_history"),
+    "match_scripts": ("DealScript", "MatchScript", "ScriptError", "prepare",
+                      "script_from_history"),
+    "regress_report": ("Disagreement", "MatchReport", "RegressRun"),
+    "driver": ("assert_agrees", "compare", "run_script"),
+    "runner": ("EngineLoadError", "Runner", "load_factory", "regress_log"),
+    "regress": ("RegressInputError", "collect_logs", "regress_paths"),
     "strategies": ("Deal", "deals", "edited_logs", "logs", "matches", "rule_sets"),
     "adapters": ("BrokenTrumpEngine", "ReferenceEngine"),
     "examples": ("match_log", "save_example"),
@@ -37,28 +39,13 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:
     from .adapters import BrokenTrumpEngine, ReferenceEngine
+    from .driver import assert_agrees, compare, run_script
     from .examples import match_log, save_example
+    from .match_scripts import DealScript, MatchScript, ScriptError, prepare, script_from_history
     from .protocol import Engine, EngineFactory, bid, card, trump
-    from .regress import (
-        DealScript,
-        Disagreement,
-        EngineLoadError,
-        MatchReport,
-        MatchScript,
-        RegressInputError,
-        RegressRun,
-        Runner,
-        ScriptError,
-        assert_agrees,
-        collect_logs,
-        compare,
-        load_factory,
-        prepare,
-        regress_log,
-        regress_paths,
-        run_script,
-        script_from_history,
-    )
+    from .regress import RegressInputError, collect_logs, regress_paths
+    from .regress_report import Disagreement, MatchReport, RegressRun
+    from .runner import EngineLoadError, Runner, load_factory, regress_log
     from .strategies import Deal, deals, edited_logs, logs, matches, rule_sets
 
 

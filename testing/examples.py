@@ -1,6 +1,6 @@
 """A generated example kept as a log: a failing hypothesis example joins the corpus.
 
-:func:`match_log` turns a :class:`~tarneeb.testing.regress.MatchScript` (what
+:func:`match_log` turns a :class:`~tarneeb.testing.match_scripts.MatchScript` (what
 :func:`~tarneeb.testing.strategies.matches` generates) into a signed log whose deals
 are recorded in it; :func:`save_example` writes that (or the bytes that
 :func:`~tarneeb.testing.strategies.logs` generates) to a ``.tlog`` file, which
@@ -26,7 +26,7 @@ from tarneeb.replay.engine import MatchState
 from tarneeb.replay.players import Move, play_match
 from tarneeb.replay.simulate import DEFAULT_NAMES, MatchSecrets, write_log
 
-from .regress import MatchScript
+from .match_scripts import MatchScript
 
 EXAMPLE_SEED = b"tarneeb.testing example"  # the signing key of example logs: NOT secret
 

@@ -4,7 +4,7 @@ One ``testcase`` per match log: a disagreement is a ``failure`` (its ``type`` th
 disagreement's kind), an engine that raised, looped or answered garbage an ``error``,
 an unreadable log an ``error`` too, a log that did not verify clean ``skipped``.
 
->>> from tarneeb.testing.regress import MatchReport, RegressRun
+>>> from tarneeb.testing.regress_report import MatchReport, RegressRun
 >>> xml = junit_xml(RegressRun([MatchReport("a.tlog", "agree", "eram41", 17, 900)], 0.5),
 ...                 "mypkg:make")
 >>> print(xml.decode().splitlines()[1])
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .regress import MatchReport, RegressRun
+from .regress_report import MatchReport, RegressRun
 
 
 def _case(report: MatchReport, engine: str) -> ET.Element:

@@ -82,13 +82,13 @@ class RegressSession:
     def runner(self) -> Any:
         """The engine's runner, started on first use."""
         if self._runner is None:
-            from tarneeb.testing.regress import Runner
+            from tarneeb.testing.runner import Runner
 
             self._runner = Runner(self.engine, self.time_limit)
         return self._runner
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        from tarneeb.testing.regress import EngineLoadError
+        from tarneeb.testing.runner import EngineLoadError
 
         if self.config.getoption("collectonly"):
             return

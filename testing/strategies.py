@@ -5,9 +5,9 @@ For engine teams who want to property-test their own code against the rules:
 * :func:`rule_sets` — the five presets, with the house options their
   platforms offer (and, with ``variants=True``, other platforms' house rules);
 * :func:`deals` — four 13-card hands and the dealer's 13th card;
-* :func:`matches` — whole legal matches as :class:`~tarneeb.testing.regress.MatchScript`
+* :func:`matches` — whole legal matches as :class:`~tarneeb.testing.match_scripts.MatchScript`
   (every deal and every move, first deal to the win), ready for
-  :func:`~tarneeb.testing.regress.compare`;
+  :func:`~tarneeb.testing.driver.compare`;
 * :func:`logs` — the same as signed log bytes, as a platform would write them;
 * :func:`edited_logs` — such logs with their records edited as a forger would (seeds
   stripped, deals recorded or set to nil, plays and claims rewritten) and signed again,
@@ -65,7 +65,7 @@ from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
 from .alteration_base import EditableLog, rewrite
 from .deal_alterations import with_recorded_deals
-from .regress import MatchScript, script_from_history
+from .match_scripts import MatchScript, script_from_history
 from .steering import side_policy  # card play where one side takes the tricks
 
 HARD_CAP = 400  # hands; a match still running then is returned as it stands

@@ -471,7 +471,7 @@ def test_the_worked_example_in_the_docs_agrees_on_every_rule_set() -> None:
 
 
 def test_the_docs_name_every_kind_of_disagreement_and_failure() -> None:
-    from tarneeb.testing.regress import DISAGREEMENTS, ENGINE_FAILURES
+    from tarneeb.testing.regress_report import DISAGREEMENTS, ENGINE_FAILURES
 
     text = (REPO / "docs" / "ENGINES.md").read_text(encoding="utf-8")
     for kind in [*DISAGREEMENTS, *ENGINE_FAILURES]:
