@@ -21,7 +21,7 @@ from tarneeb.replay.logformat import parse_log
 from tarneeb.replay.paths import all_paths
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS
-from tarneeb.testing import corpus, corpus_writer, steering
+from tarneeb.testing import corpus
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MATCHES = FIXTURES / "matches"
@@ -147,5 +147,4 @@ def test_readme_names_the_regenerate_command_and_every_file() -> None:
 
 
 def test_doctests() -> None:
-    for module in (corpus, corpus_writer, steering):
-        assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
+    assert doctest.testmod(corpus, optionflags=doctest.ELLIPSIS).failed == 0
