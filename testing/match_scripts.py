@@ -102,5 +102,12 @@ def prepare(log: bytes | ParsedLog, name: str = "<log>") -> MatchScript | MatchR
         return MatchReport(name, "skipped", rules, verdict.hands,
                            reason=f"the log is not clean, so it is no reference "
                            f"({len(verdict.findings)} finding(s); first: {first})")
+    secret = [h.deal_number for h in verdict.history if not any(h.hands)]
+    if secret:  # a blind hand cancelled in the bidding: no deal to give an engine
+        return MatchReport(name, "skipped", rules, verdict.hands,
+                           reason="the log is no reference: its hands dealt blind and cancelled "
+                           "in the bidding were never shown (deal number(s) "
+                           f"{', '.join(map(str, secret))}), so there is no deal to give an "
+                           "engine")
     return script_from_history(log.header.rules, log.header.first_dealer, verdict.history, name,
                                "the recording")

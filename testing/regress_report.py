@@ -149,7 +149,8 @@ class RegressRun:
                 f"{self.count('agree')} agree, {self.count('disagree')} disagree, "
                 f"{self.count('engine-failure')} engine failures")
         if self.count("skipped"):
-            text += f", {self.count('skipped')} skipped (not clean)"
+            text += (f", {self.count('skipped')} skipped (no reference: not clean, or a "
+                     "blind hand never shown)")
         if self.count("unreadable"):
             text += f", {self.count('unreadable')} unreadable"
         return text

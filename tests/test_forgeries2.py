@@ -184,3 +184,18 @@ def test_a_keys_file_cannot_hold_two_names_that_show_the_same(twin: str) -> None
     with pytest.raises(KeyFileError, match="shows as nothing"):
         parse_keys(f'" \u200b" = "{a}"')
     assert parse_keys('"کارت‌روم" = "' + a + '"')  # a zero-width non-joiner of Persian
+
+
+# ---------------------------------------------------------------- regress
+def test_regress_skips_a_blind_log_whose_cancelled_hands_were_never_shown() -> None:
+    """A clean blind log can hold hands cancelled in the bidding whose cards nobody ever
+    saw: no deal to give an engine. ``tarneeb regress`` dealt it the empty hands and blamed
+    the engine under test ("ENGINE FAILED ... the engine's process died")."""
+    from tarneeb.testing.regress import regress_log
+
+    data = play_blind_match("classic", seed=b"xclassic", target=5, reveal_keys=False, key=KEY)
+    v = verify_bytes(data)
+    assert v.clean and any("never shown" in n for n in v.notes)
+    report = regress_log("tarneeb.testing.adapters:reference", data, time_limit=None)
+    assert report.status == "skipped" and report.reason is not None
+    assert "never shown" in report.reason and "0, 1" in report.reason
