@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import random
 from pathlib import Path
 
 import pytest
 
 from tarneeb.replay.blindplay import play_blind_match
+from tarneeb.replay.findings import Verdict
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.simulate import MatchSecrets
 from tarneeb.testing.alterations import EditableLog, rewrite
@@ -199,3 +202,70 @@ def test_regress_skips_a_blind_log_whose_cancelled_hands_were_never_shown() -> N
     report = regress_log("tarneeb.testing.adapters:reference", data, time_limit=None)
     assert report.status == "skipped" and report.reason is not None
     assert "never shown" in report.reason and "0, 1" in report.reason
+
+
+# ---------------------------------------------------------------- fast against careful
+FUZZ = int(os.environ.get("TARNEEB_FUZZ", "120"))  # mutants; raise it for a long run
+FUZZ_BASES = ["eram41-01", "classic-timer", "eram41-recorded-deals", "sahrat400-cancelled-in-a-row",
+              "house400-timer", "qahwa41-01", "sahrat41-big-bids", "qahwa5-blind"]
+
+
+def _mutant(rng: random.Random, body: bytes) -> bytes:
+    b = bytearray(body)
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        i, kind = rng.randrange(len(b)), rng.randrange(6)
+        if kind == 0:
+            b[i] ^= 1 << rng.randrange(8)
+        elif kind == 1:  # a byte that starts or ends something in a log
+            b[i] = rng.choice((0x00, 0x01, 0x04, 0x34, 0x35, 0x3b, 0x4f, 0x7f, 0x80, 0x94,
+                               0x95, 0xc0, 0xcc, 0xcd, 0xe0))
+        elif kind == 2:
+            b.insert(i, rng.randrange(256))
+        elif kind == 3:
+            del b[i:i + rng.randrange(1, 40)]
+        elif kind == 4:  # a run of the log copied elsewhere: a record or move twice
+            j = rng.randrange(len(b))
+            b[i:i] = b[j:j + rng.randrange(1, 24)]
+        else:
+            b[i] = (b[i] + rng.choice((-1, 1))) & 0xFF
+    return bytes(b)
+
+
+def test_mutated_logs_read_and_verify_the_same_fast_and_careful() -> None:
+    """Logs mutated byte by byte and signed again: the fast reader takes only what the
+    careful reader reads the same, the fast replay gives the careful replay's verdict, and
+    a clean verdict always says where every deal came from. ``TARNEEB_FUZZ=5000`` runs
+    longer (the default is a short run)."""
+    import msgpack
+
+    from tarneeb.audit.signing import sign
+    from tarneeb.replay.fastread import fast_parse
+    from tarneeb.replay.logformat import DEFAULT_LIMITS, LogError, _parse_carefully, parse_log
+    from tarneeb.replay.replayer import verify_log
+
+    def said(v: Verdict) -> tuple[object, ...]:
+        return (v.exit_code, sorted((f.kind, f.hand, f.seat) for f in v.findings), v.hands,
+                v.played, v.recorded, v.deals_proven, v.not_replayed)
+
+    rng = random.Random(20261130)
+    bodies = []
+    for name in FUZZ_BASES:
+        data = rewrite((FIXTURES / f"{name}.tlog").read_bytes(), lambda log: None, KEY)
+        bodies.append(data[:parse_log(data).signature_offset])
+    read = 0
+    for _ in range(FUZZ):
+        body = _mutant(rng, rng.choice(bodies))
+        data = body + msgpack.packb([3, sign(KEY, body)], use_bin_type=True)
+        fast = fast_parse(data, DEFAULT_LIMITS)
+        try:
+            log = _parse_carefully(data, DEFAULT_LIMITS)
+        except LogError:
+            assert fast is None, data.hex()
+            continue
+        assert fast is None or fast == log, data.hex()
+        read += 1
+        v = verify_log(log)
+        assert said(v) == said(verify_log(log, fast=False)), data.hex()
+        if v.clean:
+            assert v.deals_proven or v.recorded == v.hands, data.hex()
+    assert read >= FUZZ // 10  # the mutants reach the replay, not only the reader
