@@ -287,6 +287,9 @@ class _HandReplay:
         if reveals and rec.revealed != bh.thirteenth:  # cannot be: the proof names it
             v.add("wrong-revealed-card", "the revealed card is not the one opened", hand=n,
                   seat=state.dealer, offset=self.offset)
+        elif not reveals and rec.revealed is not None:  # nothing opens it: a bare claim
+            v.add("wrong-revealed-card", f"the log reveals {card_name(rec.revealed)}, but "
+                  f"{state.rules.name} reveals no card", hand=n, offset=self.offset)
 
     def _deal(self) -> None:
         state, rec, v, n = self.state, self.rec, self.v, self.n

@@ -50,6 +50,19 @@ def test_a_blind_log_without_seeds_is_not_clean(rules: str) -> None:
     assert "seeds" in v.findings[0].message
 
 
+@pytest.mark.parametrize("rules", ["qahwa41", "classic"])
+def test_a_blind_deal_cannot_claim_a_card_shown_where_the_rules_show_none(rules: str) -> None:
+    """A log dealt from seeds that reveals a card where the rules show none is a finding;
+    dealt blind, the deal record's claim went unchecked (no proof opens it) and the log
+    verified clean."""
+    def show_ace(log: EditableLog) -> None:
+        log.hands[0] = dataclasses.replace(log.hands[0], revealed=51)
+
+    v = verify_bytes(rewrite(blind(rules), show_ace, KEY))
+    assert [(f.kind, f.hand) for f in v.findings] == [("wrong-revealed-card", 0)]
+    assert "A♠" in v.findings[0].message
+
+
 def test_the_recorder_refuses_a_blind_match_without_seeds(tmp_path) -> None:
     from tarneeb.replay.recorder import MatchRecorder, RecorderError
 
