@@ -80,16 +80,10 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
     if limits.max_record_bytes < _SMALL or limits.max_depth < 2 or limits.max_field < 64 \
             or not data or data[0] & 0xf0 not in (0x90, 0xd0):
         return None
-    unpacker = msgpack.Unpacker(
-        None, raw=False, strict_map_key=True, use_list=True, max_bin_len=limits.max_field,
-        max_str_len=limits.max_field, max_array_len=limits.max_field,
-        max_map_len=limits.max_map, max_ext_len=0, max_buffer_size=max(len(data), 1))
-    unpacker.feed(data)
     try:
-        header = _record(unpacker, data, 0, limits)
+        header, pos = _record(data, 0, limits)
         if type(header) is not Header:
             return None
-        pos = unpacker.tell()
         named = header.rules.trump == "named"
         hands: list[HandRecord] = []
         offsets: list[int] = []
@@ -98,7 +92,6 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
         most = min(limits.max_hands, (limits.max_records - 3) // 3)
         match, unpackb = _WHOLE_HAND.match, msgpack.unpackb
         call_pairs = _CALL_PAIRS.__getitem__
-        start = pos
         while (m := match(data, pos)) is not None:
             number, dealer, revealed, calls, trump, plays, claims = m.groups()
             if len(calls) > 64 or len(plays) > 52 or calls.translate(None, _CALL_OK) \
@@ -118,14 +111,12 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
             if len(hands) > most:
                 return None  # the careful reader refuses it, naming the cap, without reading on
             pos = m.end()
-        unpacker.read_bytes(pos - start)
-        end_record = _record(unpacker, data, pos, limits)
+        end_record, after = _record(data, pos, limits)
         if type(end_record) is not EndRecord:
             return None
-        end_offset = pos
-        pos = unpacker.tell()
-        signature = _record(unpacker, data, pos, limits)
-        if type(signature) is not SignatureRecord or unpacker.tell() != len(data):
+        end_offset, pos = pos, after
+        signature, after = _record(data, pos, limits)
+        if type(signature) is not SignatureRecord or after != len(data):
             return None
     except Exception:  # anything unusual (msgpack's errors, a LogError): the careful way
         return None
@@ -135,20 +126,28 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
                      zero_tail=len(data) - len(data.rstrip(b"\0")))
 
 
-def _record(unpacker: msgpack.Unpacker, data: bytes, pos: int, limits: Limits
-            ) -> Header | EndRecord | SignatureRecord | None:
+def _record(data: bytes, pos: int, limits: Limits
+            ) -> tuple[Header | EndRecord | SignatureRecord | None, int]:
     """The header, end or signature record at ``pos``, checked as the careful reader
-    checks it; ``None`` (or an exception) for anything else."""
+    checks it, and where it ends; ``None`` (or an exception) for anything else.
+
+    Only the bytes a record may take are handed to msgpack: a flood of records after
+    the header is never copied."""
+    unpacker = msgpack.Unpacker(
+        None, raw=False, strict_map_key=True, use_list=True, max_bin_len=limits.max_field,
+        max_str_len=limits.max_field, max_array_len=limits.max_field,
+        max_map_len=limits.max_map, max_ext_len=0, max_buffer_size=limits.max_record_bytes)
+    unpacker.feed(data[pos:pos + limits.max_record_bytes])
     obj = unpacker.unpack()
-    end = unpacker.tell()
-    if end - pos > limits.max_record_bytes or type(obj) is not list or len(obj) < 2 \
+    end = pos + unpacker.tell()
+    if type(obj) is not list or len(obj) < 2 \
             or obj[0] not in (HEADER, END, SIGNATURE) or type(obj[0]) is not int \
             or (obj[0] == HEADER and (pos or obj[1] != MAGIC)) \
             or (obj[0] != HEADER and not pos) \
             or not depth_ok(obj, limits.max_depth) or _pack(obj) != data[pos:end]:
-        return None
+        return None, end
     rec = decode_record(obj, pos, limits)
-    return rec if type(rec) in (Header, EndRecord, SignatureRecord) else None
+    return (rec if type(rec) in (Header, EndRecord, SignatureRecord) else None), end
 
 
 __all__ = ["fast_parse"]
