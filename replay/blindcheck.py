@@ -85,7 +85,7 @@ class BlindChecker:
         self.faults = 0  # findings about blind deals
         for k, at in zip(log.keys, log.key_offsets, strict=True):
             if k.deal_number in self.keys or k.deal_number >= len(log.hands):
-                v.add("blind-transcript", f"a keys record for deal {k.deal_number}, which "
+                v.add("blind-transcript", f"a keys record for hand {k.deal_number}, which "
                       + ("has one already" if k.deal_number in self.keys else
                          "the log does not hold"), offset=at)
                 self.faults += 1

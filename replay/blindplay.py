@@ -88,7 +88,7 @@ class BlindTable:
         hands = [0, 0, 0, 0]
         for s, seat in enumerate(self.seats):
             if seat.unreadable:
-                raise BlindTableError(f"deal {n}: seat {s} could not read position(s) "
+                raise BlindTableError(f"hand {n + 1}: seat {s} could not read position(s) "
                                       f"{seat.unreadable}")
             for card in seat.hand():
                 hands[s] |= 1 << card

@@ -499,7 +499,7 @@ _CARDS = bytes.maketrans(bytes(range(1, 53)), bytes(range(52)))
 def _add_moves(rec: HandRecord, run: bytes, offset: int, named_trump: bool) -> None:
     """Put a run of move bytes (starting at ``offset``) on the open hand ``rec``."""
     if rec.closed:
-        raise LogError(f"a move after hand {rec.deal_number}'s claims record", offset)
+        raise LogError(f"a move after hand {rec.deal_number + 1}'s claims record", offset)
     if rec.calls or rec.plays or rec.trump is not None:  # a second run: take the slow way
         _add_moves_checked(rec, run, offset, named_trump)
         return
@@ -518,6 +518,7 @@ def _add_moves(rec: HandRecord, run: bytes, offset: int, named_trump: bool) -> N
 def _add_moves_checked(rec: HandRecord, run: bytes, offset: int, named_trump: bool) -> None:
     k = len(rec.calls) + (rec.trump is not None and named_trump) + len(rec.plays)
     plays = bytearray(rec.plays)
+    hand = f"hand {rec.deal_number + 1}"  # as people count: the first is hand 1
     i = 0
     while i < len(run):
         at = offset + i
@@ -530,23 +531,24 @@ def _add_moves_checked(rec: HandRecord, run: bytes, offset: int, named_trump: bo
         m = code & 0x7f
         if m >= CALL_MOVE:
             if plays or (named_trump and rec.trump is not None):
-                raise LogError(f"move {k}: a call after the play began", at)
+                raise LogError(f"{hand}, move {k}: a call after the play began", at)
             if m & 15 == 14:
-                raise LogError(f"move {k}: {code:#04x} is not a move (14 is no call)", at)
+                raise LogError(f"{hand}, move {k}: {code:#04x} is not a move (14 is no call)",
+                               at)
             if len(rec.calls) == 64:
-                raise LogError("a hand has more than 64 calls", at)
+                raise LogError(f"{hand} has more than 64 calls", at)
             rec.calls.append(_CALL_PAIRS[m])
         elif m >= TRUMP_MOVE:
             if not named_trump:
-                raise LogError(f"move {k}: a trump named by a move, but in these rules the "
-                               "trump is not named", at)
+                raise LogError(f"{hand}, move {k}: a trump named by a move, but in these "
+                               "rules the trump is not named", at)
             if rec.trump is not None or plays:
-                raise LogError(f"move {k}: a trump named after the trump or the first card",
-                               at)
+                raise LogError(f"{hand}, move {k}: a trump named after the trump or the "
+                               "first card", at)
             rec.trump = m - TRUMP_MOVE
         else:
             if len(plays) == 52:
-                raise LogError("a hand has more than 52 cards", at)
+                raise LogError(f"{hand} has more than 52 cards", at)
             plays.append(m - CARD_MOVE)
         k += 1
     rec.plays = bytes(plays)
@@ -845,7 +847,7 @@ class _Parser:
                 if self.end is not None:
                     raise LogError("a deal record follows the end record", pos)
                 if hand is not None and not hand.closed:
-                    raise LogError(f"a deal record while hand {hand.deal_number} is still "
+                    raise LogError(f"a deal record while hand {hand.deal_number + 1} is still "
                                    "open: its claims record is missing", pos)
                 if len(self.hands) == max_hands:
                     raise CapExceeded("max_hands", max_hands,

@@ -26,6 +26,17 @@ _TEAM = re.compile(r"\bteam ([01])\+([23])\b")
 _HAND = re.compile(r"\b([Hh]ands?|attempt|dealing attempt) (\d+)(?:-(\d+))?\b")
 
 
+def hands_from_1(text: str) -> str:
+    """The replayer's sentence with hands counted from 1, seats left as numbers (for text
+    that names no players, such as an archive's findings).
+
+    >>> hands_from_1("hand 0, seat 2: a keys record for hand 0; hands 3-4 not replayed")
+    'hand 1, seat 2: a keys record for hand 1; hands 4-5 not replayed'
+    """
+    return _HAND.sub(lambda m: f"{m[1]} {int(m[2]) + 1}"
+                     + (f"-{int(m[3]) + 1}" if m[3] else ""), text)
+
+
 @dataclass(frozen=True)
 class Card:
     """A card as drawn on the page: its text (``10♥``), colour class and trump mark."""
@@ -63,8 +74,7 @@ class Table:
         for s, name in enumerate(self.names):  # "seat 2 (Cy)" says the name twice
             text = text.replace(f"seat {s} ({name})", name)
         text = _SEAT.sub(lambda m: self.names[int(m[1])] + ("’s" if m[2] else ""), text)
-        return _HAND.sub(lambda m: f"{m[1]} {int(m[2]) + 1}"
-                         + (f"-{int(m[3]) + 1}" if m[3] else ""), text)
+        return hands_from_1(text)
 
     @staticmethod
     def card(card: int, trump: int | None = None) -> Card:

@@ -230,7 +230,7 @@ class MatchRecorder:
         if self._ended:
             raise RecorderError("a deal after the end of the match")
         if self._hand is not None:
-            raise RecorderError(f"a deal while hand {self._hand.deal_number} is open: "
+            raise RecorderError(f"a deal while hand {self._hand.deal_number + 1} is open: "
                                 "claim() closes it")
         recorded = None
         if hands is not None:
@@ -360,7 +360,7 @@ class MatchRecorder:
         if self._ended:
             raise RecorderError("the match has ended already")
         if self._hand is not None and not abandoned:
-            raise RecorderError(f"hand {self._hand.deal_number} is open: claim() closes it "
+            raise RecorderError(f"hand {self._hand.deal_number + 1} is open: claim() closes it "
                                 "before the match ends (or abandon())")
         self._ended = True
         self._hand = None

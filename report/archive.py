@@ -24,6 +24,7 @@ from tarneeb.replay.archive_words import (
     verdict_lines,
 )
 from tarneeb.replay.findings import KINDS, place
+from tarneeb.replay.people import hands_from_1
 
 from .page import Banner, render_page, write_page
 
@@ -170,8 +171,10 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
             "rows": [_test_row(r) for r in results],
             "figures": _figures(origin, results),
         })
-    findings = [{"where": f"{f.path}: {place(hand=f.hand, trick=f.trick, seat=f.seat)}",
-                 "kind": f.kind, "message": f.message} for f in summary.first_findings]
+    findings = [{"where": f"{f.path}: "
+                          + hands_from_1(place(hand=f.hand, trick=f.trick, seat=f.seat)),
+                 "kind": f.kind, "message": hands_from_1(f.message)}
+                for f in summary.first_findings]  # for people: hands counted from 1
     meanings = {**KINDS, **ARCHIVE_KINDS}
     kinds = [{"kind": k, "count": f"{n:,}", "meaning": meanings.get(k, "")}
              for k, n in sorted(summary.findings_by_kind.items(), key=lambda kv: -kv[1])]

@@ -173,6 +173,6 @@ def test_a_restarted_server_ends_the_match_it_crashed_in(
     go_on.write_bytes(log[:p.offsets[1] - 7])  # in the first hand's claims record
     rec = tarneeb.MatchRecorder.resume(go_on)  # the hand stays open: it goes on
     assert rec.moves == len(p.hands[0].calls) + 52
-    with pytest.raises(tarneeb.RecorderError, match="a deal while hand 0 is open"):
+    with pytest.raises(tarneeb.RecorderError, match="a deal while hand 1 is open"):
         rec.deal(1)
     rec.close()

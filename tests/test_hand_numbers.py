@@ -1,0 +1,138 @@
+"""Text for people counts hands from 1 everywhere: the verdict, the reader's error line on
+stderr, the recorder's errors, the archive report; ``--json`` keeps deal numbers from 0."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgpack
+import pytest
+
+import tarneeb
+from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.replayer import verify_bytes
+from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def log() -> bytes:
+    return play_logged_match("eram41", seed=b"test hand numbers")  # reproducible
+
+
+def claims_end(data: bytes, n: int) -> tuple[int, int]:
+    """Where hand ``n``'s claims record starts and ends (the next deal record, or the end)."""
+    p = parse_log(data)
+    stop = p.offsets[n + 1]
+    for start in range(p.offsets[n], stop):
+        if data[start] == 0x95:  # the claims record: an array of 5
+            try:
+                if msgpack.unpackb(data[start:stop])[0] == 4:
+                    return start, stop
+            except (ValueError, msgpack.exceptions.ExtraData):
+                continue
+    raise AssertionError("no claims record")
+
+
+def error_of(data: bytes) -> str:
+    v = verify_bytes(data, "m.tlog")
+    assert v.error is not None and v.exit_code == 2
+    return v.error
+
+
+def test_a_move_after_a_claims_record_names_the_hand_from_1(log: bytes) -> None:
+    _, stop = claims_end(log, 2)  # deal number 2: the third hand
+    error = error_of(log[:stop] + b"\x41" + log[stop:])
+    assert error == f"m.tlog: byte {stop}: a move after hand 3's claims record"
+
+
+def test_a_deal_while_a_hand_is_open_names_the_hand_from_1(log: bytes) -> None:
+    start, stop = claims_end(log, 0)
+    error = error_of(log[:start] + log[stop:])
+    assert error.endswith("a deal record while hand 1 is still open: its claims record is "
+                          "missing")
+
+
+@pytest.mark.parametrize(("move", "says"), [(b"\x41", "hand 2, move 56: a call after the play "
+                                                      "began"),
+                                           (b"\x01", "hand 2 has more than 52 cards")])
+def test_a_bad_move_names_its_hand_from_1(log: bytes, move: bytes, says: str) -> None:
+    p = parse_log(log)
+    assert len(p.hands[1].plays) == 52 and len(p.hands[1].calls) == 4
+    start, _ = claims_end(log, 1)
+    assert error_of(log[:start] + move + log[start:]).endswith(says)
+
+
+def test_the_cli_error_line_counts_hands_from_1(log: bytes, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    from tarneeb.cli.entry import main
+
+    _, stop = claims_end(log, 0)
+    path = tmp_path / "bad.tlog"
+    path.write_bytes(log[:stop] + b"\x41" + log[stop:])
+    with pytest.raises(SystemExit) as e:
+        main(["verify", str(path)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"tarneeb: error: {path}: byte {stop}: a move after hand 1's claims record\n"
+
+
+def test_the_recorder_counts_hands_from_1(tmp_path: Path) -> None:
+    s = MatchSecrets(b"test hand numbers")
+    rec = tarneeb.MatchRecorder(tmp_path / "m.tlog", rules="eram41", seats=["A", "B", "C", "D"],
+                                match_id=b"m", first_dealer=0)
+    rec.deal(0, revealed=0)
+    with pytest.raises(tarneeb.RecorderError, match="a deal while hand 1 is open"):
+        rec.deal(1, revealed=1)
+    with pytest.raises(tarneeb.RecorderError, match="^hand 1 is open"):
+        rec.finish(0, s.server_seed)
+
+
+def test_a_keys_record_of_a_hand_twice_is_said_from_1() -> None:
+    from tarneeb.replay.blindplay import play_blind_match
+    from tarneeb.replay.people import Table
+    from tarneeb.testing import alteration_base as tamper
+
+    seed = b"test hand numbers blind"
+    ed = tamper._open(play_blind_match("qahwa41", seed=seed, target=3))
+    ed.keys.append(ed.keys[0])
+    v = verify_bytes(tamper._close(ed, MatchSecrets(seed).key))
+    f = next(f for f in v.findings if "keys record" in f.message)
+    assert "a keys record for hand 0, which has one already" in f.message  # as --json says
+    assert "a keys record for hand 1, which has one already" in Table.of(v).say(str(f))
+
+
+def test_a_seat_that_cannot_read_its_cards_is_named_with_its_hand_from_1(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tarneeb.replay import blindplay
+
+    real = blindplay.deal_blind
+
+    def unreadable(seats, *args, **kw):  # type: ignore[no-untyped-def]
+        deal = real(seats, *args, **kw)
+        seats[1].unreadable.append(7)
+        return deal
+
+    monkeypatch.setattr(blindplay, "deal_blind", unreadable)
+    with pytest.raises(blindplay.BlindTableError, match=r"^hand 1: seat 1 could not read "):
+        blindplay.play_blind_match("qahwa41", seed=b"test unreadable", target=3)
+
+
+def test_the_archive_report_counts_hands_from_1(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from tarneeb.cli.app import main
+
+    entry = next(e for e in json.loads((FIXTURES / "altered" / "manifest.json").read_text())
+                 if e["file"] == "renege-eram41.tlog")
+    page = tmp_path / "audit.html"
+    with pytest.raises(SystemExit):
+        main(["audit", "--json", "-j", "1", "--report", str(page),
+              str(FIXTURES / "altered" / entry["file"])])
+    capsys.readouterr()
+    html = page.read_text(encoding="utf-8")
+    n, trick = entry["hand"], entry["trick"]
+    assert f"renege-eram41.tlog: hand {n + 1}, trick {trick}, seat {entry['seat']}" in html
+    assert f"hand {n}, trick" not in html
