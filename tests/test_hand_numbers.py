@@ -87,7 +87,7 @@ def test_the_recorder_counts_hands_from_1(tmp_path: Path) -> None:
     rec.deal(0, revealed=0)
     with pytest.raises(tarneeb.RecorderError, match="a deal while hand 1 is open"):
         rec.deal(1, revealed=1)
-    with pytest.raises(tarneeb.RecorderError, match="^hand 1 is open"):
+    with pytest.raises(tarneeb.RecorderError, match=r"^hand 1 is open"):
         rec.finish(0, s.server_seed)
 
 
