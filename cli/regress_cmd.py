@@ -20,7 +20,7 @@ import typer
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT
 
-from .common import expand_logs, write_output
+from .common import STDIO, expand_logs, write_output
 
 if TYPE_CHECKING:
     from tarneeb.testing.regress_report import MatchReport
@@ -29,6 +29,54 @@ if TYPE_CHECKING:
 def _error(message: str) -> typer.Exit:
     typer.echo(f"tarneeb: error: {message}", err=True)
     return typer.Exit(2)
+
+
+def stdin_paths(data: bytes) -> list[str] | None:
+    """What ``-`` stands for, from the bytes on standard input: the paths it lists (one a
+    line, or a JSON list of strings), or None for a log (a log is never UTF-8 text: its
+    first byte is a msgpack array's). Raises ValueError for a JSON list that is not one of
+    paths.
+
+    >>> stdin_paths(b"a.tlog\\nlogs/\\n\\n"), stdin_paths(b' ["a.tlog"] ')
+    (['a.tlog', 'logs/'], ['a.tlog'])
+    >>> stdin_paths(bytes([0x9c, 0x00])) is None
+    True
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\0" in text:
+        return None
+    if text.lstrip().startswith("["):
+        try:
+            listed = json.loads(text)
+        except ValueError as e:
+            raise ValueError(f"standard input is not a JSON list of paths: {e}") from None
+        if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
+            raise ValueError("standard input must be a JSON list of paths (strings)")
+        return listed
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _stdin_args(args: list[str], limits: Limits) -> tuple[list[str], bytes | None]:
+    """``args`` with ``-`` replaced by the paths standard input lists, or kept with the
+    log it holds (read once, within ``--max-bytes``)."""
+    if STDIO not in args:
+        return args, None
+    if args.count(STDIO) > 1:
+        raise _error("- (standard input) can be given once: it is read once")
+    data = sys.stdin.buffer.read(limits.max_bytes + 1)
+    try:
+        listed = stdin_paths(data)
+    except ValueError as e:
+        raise _error(str(e)) from None
+    if listed is None:
+        return args, data
+    if STDIO in listed:
+        raise _error("standard input lists -: it holds the paths of logs or one log")
+    i = args.index(STDIO)
+    return args[:i] + listed + args[i + 1:], None
 
 
 def corpus() -> Path:
@@ -49,9 +97,10 @@ def register(app: typer.Typer) -> None:
                  "tarneeb.testing.Engine methods (see docs/ENGINES.md), e.g. "
                  "tarneeb.testing.adapters:reference.", show_default=False)],
         paths: Annotated[list[Path] | None, typer.Argument(
-            metavar="LOG...", help="Match logs: *.tlog files, directories holding them, or "
-                                   "quoted globs; none: the corpus installed with tarneeb "
-                                   "(fixtures/matches).",
+            metavar="LOG...", help="Match logs: *.tlog files, directories holding them, "
+                                   "quoted globs, or - for standard input (a log, or the "
+                                   "paths of logs: one a line or a JSON list); none: the "
+                                   "corpus installed with tarneeb (fixtures/matches).",
             show_default=False)] = None,
         time_limit: Annotated[float, typer.Option(
             "--time-limit", min=0.01, help="Seconds each match may take.")] = DEFAULT_TIME_LIMIT,
@@ -86,10 +135,11 @@ def register(app: typer.Typer) -> None:
             if not as_json:
                 typer.echo(report.line(), err=report.status == "unreadable")
 
+        limits = Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
+        args, piped = _stdin_args([str(p) for p in paths or [corpus()]], limits)
         try:
-            limits = Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
-            run = regress_paths(engine, expand_logs(paths or [corpus()]), time_limit,
-                                on_report=show, limits=limits)
+            run = regress_paths(engine, expand_logs(args), time_limit, on_report=show,
+                                limits=limits, stdin=piped)
         except (RegressInputError, EngineLoadError) as e:
             raise _error(str(e)) from None
         if junit_xml is not None:

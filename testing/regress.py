@@ -32,11 +32,12 @@ are importable from here as well.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tarneeb.replay.logformat import LogError, read_log
+from tarneeb.replay.logformat import LogError, parse_log, read_log
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 
 from .driver import METHODS, assert_agrees, compare, run_script
@@ -59,6 +60,8 @@ from .regress_report import (
 )
 from .runner import STARTUP_LIMIT, EngineLoadError, Runner, load_factory, regress_log
 
+STDIN, STDIN_NAME = "-", "<stdin>"  # a path "-" is a log on standard input, so named
+
 
 class RegressInputError(ValueError):
     """A path that is missing or holds no logs (bad input, exit code 2)."""
@@ -67,14 +70,17 @@ class RegressInputError(ValueError):
 # ---------------------------------------------------------------------- many logs
 
 def collect_logs(paths: Iterable[str | Path]) -> list[Path]:
-    """The ``*.tlog`` files named: files as given, directories' own ``*.tlog`` sorted by name.
+    """The ``*.tlog`` files named: files as given, directories' own ``*.tlog`` sorted by name,
+    ``-`` (a log on standard input) as it is.
 
     Raises :class:`RegressInputError` for a missing path or a directory without logs.
     """
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
+        if str(raw) == STDIN:
+            out.append(p)
+        elif p.is_dir():
             found = sorted(p.glob("*.tlog"))
             if not found:
                 raise RegressInputError(f"{p}: no *.tlog match logs in this directory")
@@ -91,9 +97,10 @@ def collect_logs(paths: Iterable[str | Path]) -> list[Path]:
 def regress_paths(engine: str | EngineFactory, paths: Iterable[str | Path],
                   time_limit: float | None = DEFAULT_TIME_LIMIT,
                   on_report: Callable[[MatchReport], None] | None = None,
-                  limits: Limits = DEFAULT_LIMITS) -> RegressRun:
+                  limits: Limits = DEFAULT_LIMITS, stdin: bytes | None = None) -> RegressRun:
     """Check every log under ``paths``; ``on_report`` sees each report as it comes.
-    Each log is read as a stream within ``limits`` (a larger one is unreadable).
+    Each log is read as a stream within ``limits`` (a larger one is unreadable). A path
+    ``-`` is the log ``stdin`` holds (by default, standard input), named ``<stdin>``.
 
     Raises :class:`RegressInputError` (paths) or :class:`EngineLoadError` (engine)
     before any match runs.
@@ -103,12 +110,15 @@ def regress_paths(engine: str | EngineFactory, paths: Iterable[str | Path],
     t0 = time.perf_counter()
     with Runner(engine, time_limit) as runner:
         for path in files:
+            piped = str(path) == STDIN
+            name = STDIN_NAME if piped else str(path)
             try:
-                log = read_log(str(path), limits)
+                log = parse_log(sys.stdin.buffer if stdin is None else stdin, name, limits) \
+                    if piped else read_log(name, limits)
             except LogError as e:
-                report = MatchReport(str(path), "unreadable", reason=str(e))
+                report = MatchReport(name, "unreadable", reason=str(e))
             else:
-                report = runner.run_log(log, str(path))
+                report = runner.run_log(log, name)
             run.reports.append(report)
             if on_report is not None:
                 on_report(report)
