@@ -214,7 +214,8 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
     A keys file is TOML: one line per platform, its name as the key and its Ed25519
     public key as the value, either 64 hex digits (the raw key) or a SubjectPublicKeyInfo
     PEM block in a multi-line string. Weak keys are refused, and so is a key listed
-    under two names.
+    under two names, and two names that look the same (:func:`~tarneeb.audit.names.name_keys`:
+    Latin ``ERAM`` and ``ЕRАМ`` with Cyrillic letters).
 
     >>> raw = public_key_raw(private_key_from_raw(bytes(32)).public_key())
     >>> parse_keys(f'"card room" = "{raw.hex()}"') == {"card room": raw}
@@ -232,25 +233,30 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
         raise KeyFileError(f"{source}: not TOML: {e}") from None
     import unicodedata
 
+    from .names import name_keys
+
     keys: dict[str, bytes] = {}
     seen: dict[bytes, str] = {}
-    names: dict[str, str] = {}  # each name as compared: NFKC, case folded
+    names: dict[str, str] = {}  # each name as compared by eye (names.name_keys)
     for name, value in doc.items():
         where = f"{source}: {name!r}"
         bad = unsafe_character(name)
         if bad is not None:  # the name is printed in verdicts: "signed by <name>"
             raise KeyFileError(f"{where}: the name holds the character {bad} (a control, "
                                "line-break or bidi character)")
-        # compared as shown: NFKC, case folded, without invisible format characters
-        folded = "".join(c for c in unicodedata.normalize("NFKC", name).casefold()
-                         if unicodedata.category(c) != "Cf")
-        if not folded.strip():
+        shown = "".join(c for c in unicodedata.normalize("NFKC", name)
+                        if unicodedata.category(c) != "Cf")
+        if not shown.strip():
             raise KeyFileError(f"{where}: a name that shows as nothing cannot name a platform")
-        if folded in names:  # "signed by Cardroom" must name one platform
-            raise KeyFileError(f"{where}: the same name as {names[folded]!r} but for case, "
-                               "Unicode form or an invisible character: a verdict could not "
-                               "tell the two platforms apart")
-        names[folded] = name
+        # one name looks like no other: the look-alike data (a 0.05 s load) is not needed
+        looks = name_keys(name) if len(doc) > 1 else frozenset()
+        same = next((names[k] for k in looks if k in names), None)
+        if same is not None:  # "signed by Cardroom" must name one platform
+            raise KeyFileError(f"{where}: looks the same as {same!r} (letters of "
+                               "another script that look alike, case, Unicode form or "
+                               "invisible characters): a verdict could not tell the two "
+                               "platforms apart")
+        names.update(dict.fromkeys(looks, name))
         where = f"{source}: {name}"
         if not isinstance(value, str):
             raise KeyFileError(f"{where}: the value must be a string: 64 hex digits or a PEM "

@@ -125,6 +125,7 @@ class Verdict:
     key_id: str | None = None  # the key the signature was checked against
     key_pinned: bool = False  # that key was given by the user, not taken from the log
     signer: str | None = None  # the platform the user's keys name for that key
+    signer_scripts: tuple[str, ...] = ()  # the scripts of the signer's name's letters
     paths: Counter[str] = field(default_factory=Counter)  # rule paths the match exercised
     error: str | None = None  # set when the log could not be read at all (exit 2)
     ending: str | None = None  # how an abandoned match ended: who left, where and why
@@ -153,12 +154,18 @@ class Verdict:
         >>> v.key_pinned, v.signer = True, "cardroom"
         >>> v.signed_by()
         'signed by cardroom (key 139e3940e64b5491, pinned)'
+        >>> v.signer_scripts = ("Cyrillic", "Latin")
+        >>> v.signed_by()  # doctest: +ELLIPSIS
+        'signed by cardroom (key 139e3940e64b5491, pinned; the name mixes Cyrillic and ...'
         """
         if self.key_id is None:
             return "no key to check a signature against: anyone could have made this log"
         if self.key_pinned:
             who = self.signer if self.signer is not None else "the key given"
-            return f"signed by {who} (key {self.key_id}, pinned)"
+            mixed = (f"; the name mixes {' and '.join(self.signer_scripts)} letters: see "
+                     "that it is the platform you mean" if len(self.signer_scripts) > 1
+                     else "")
+            return f"signed by {who} (key {self.key_id}, pinned{mixed})"
         return (f"signed by key {self.key_id} named in the log itself, NOT PINNED: anyone "
                 "could have made this log with a key of their own (pin the platform's key: "
                 "tarneeb verify --key or --keys)")
@@ -200,7 +207,8 @@ class Verdict:
             "dealing": "blind" if self.blind else "seeds" if self.recorded == 0 else "recorded",
             "recorded_deals": self.recorded,
             "not_replayed": self.not_replayed,
-            "key": {"id": self.key_id, "pinned": self.key_pinned, "platform": self.signer},
+            "key": {"id": self.key_id, "pinned": self.key_pinned, "platform": self.signer,
+                    "scripts": list(self.signer_scripts)},
             "signed": self.signed_by(),
             "ending": self.ending,
             "findings": [f.to_json() for f in self.findings],

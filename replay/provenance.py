@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.errors import AuditError
+from tarneeb.audit.names import name_scripts
 from tarneeb.audit.seeds import (
     SeasonLeaf,
     client_commitments,
@@ -124,6 +125,12 @@ def check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None,
     if key is not None:
         v.key_id = key_id(key)
         v.signer = named.get(key)
+        if v.signer is not None:
+            v.signer_scripts = name_scripts(v.signer)
+            if len(v.signer_scripts) > 1:  # Latin "ERAM" with Cyrillic Е, А, М reads as ERAM
+                v.notes.append(f"the platform name {v.signer!r} in the keys file mixes "
+                               f"{' and '.join(v.signer_scripts)} letters: a name written "
+                               "to look like another platform's would too")
     if log.signature is None:
         if log.end is not None:
             v.add("unsigned", "the log ends without the platform's signature",

@@ -289,7 +289,9 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -
                       f"{table.say(v.error)}. Everything before that point checks out and "
                       "is shown below, but the match cannot be judged as a whole.")
     stopped = f" The match did not finish: it was {table.say(v.ending)}." if v.ending else ""
-    signed = f"signed by {v.signer}" if v.signer else "signed by the key you gave" \
+    mixed = (f" (a name that mixes {' and '.join(v.signer_scripts)} letters: see that it is "
+             "the platform you mean)" if len(v.signer_scripts) > 1 else "")
+    signed = f"signed by {v.signer}{mixed}" if v.signer else "signed by the key you gave" \
         if v.key_pinned else \
         "signed by the key named inside the log (compare its key id below with the one the " \
         "platform publishes)"

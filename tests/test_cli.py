@@ -59,7 +59,7 @@ def test_verify_names_the_platform_from_a_keys_file(
     assert out.splitlines()[0].endswith(f"signed by card room (key {key_id(raw)}, pinned)")
     code, out, _ = run(capsys, "verify", "--json", "--keys", str(keys), str(log))
     assert json.loads(out)[0]["key"] == {"id": key_id(raw), "pinned": True,
-                                         "platform": "card room"}
+                                         "platform": "card room", "scripts": ["Latin"]}
     # the default keys file in the user's config directory does the same
     own_config_dir.mkdir(parents=True)
     (own_config_dir / "keys.toml").write_text(keys.read_text())

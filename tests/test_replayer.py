@@ -387,7 +387,8 @@ def test_the_verdict_names_the_key_and_whether_it_was_pinned(logs: dict[str, byt
     v = verify_bytes(logs["eram41"], keys=keys)
     assert v.clean and v.signer == "cardroom"
     assert v.signed_by() == f"signed by cardroom (key {raw_id(raw)}, pinned)"
-    assert v.to_json()["key"] == {"id": raw_id(raw), "pinned": True, "platform": "cardroom"}
+    assert v.to_json()["key"] == {"id": raw_id(raw), "pinned": True, "platform": "cardroom",
+                                  "scripts": ["Latin"]}
     v = verify_bytes(logs["classic"], keys={"cardroom": raw})
     assert [f.kind for f in v.findings] == ["key-mismatch"] and not v.key_pinned
 
