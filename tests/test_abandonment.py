@@ -141,12 +141,3 @@ def test_a_timeout_in_a_hand_the_replay_could_not_finish_is_noted_not_guessed(
     kinds = [f.kind for f in v.findings]
     assert kinds and not {"timeout-out-of-turn", "timeout-no-turn"} & set(kinds)
     assert any("timeout's seat is not checked" in n for n in v.notes)
-
-
-def test_doctests() -> None:
-    import doctest
-
-    from tarneeb.testing import end_alterations
-
-    result = doctest.testmod(end_alterations, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0 and result.attempted > 0

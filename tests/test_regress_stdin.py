@@ -65,12 +65,3 @@ def test_what_standard_input_holds_that_is_neither_is_one_line(logs: list[Path])
         assert code == 2 and err.count("\n") == 1 and says in err, (stdin, err)
     code, _, err = regress(logs[0].read_bytes(), "--engine", REFERENCE, "-", "-")
     assert code == 2 and "once" in err
-
-
-def test_doctests() -> None:
-    import doctest
-
-    from tarneeb.cli import regress_cmd
-
-    result = doctest.testmod(regress_cmd)
-    assert result.failed == 0 and result.attempted >= 3
