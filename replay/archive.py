@@ -239,7 +239,7 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
         if v.history and v.error is None:
             # proven: every seed matched its commitment, and the platform's signature
             # ties those commitments to it; anything less counts as recorded
-            signed = v.key_id is not None and not any(f.kind in SIGNATURE_KINDS
+            signed = v.signature_verified and not any(f.kind in SIGNATURE_KINDS
                                                       for f in v.findings)
             deals = "proven" if v.deals_proven and signed else "recorded"
             part = Tally()

@@ -124,6 +124,7 @@ class Verdict:
     not_replayed: list[int] = field(default_factory=list)  # deal numbers not replayed
     key_id: str | None = None  # the key the signature was checked against
     key_pinned: bool = False  # that key was given by the user, not taken from the log
+    signature_verified: bool = False  # the signature checks under that key (the log is whole)
     signer: str | None = None  # the platform the user's keys name for that key
     signer_scripts: tuple[str, ...] = ()  # the scripts of the signer's name's letters
     paths: Counter[str] = field(default_factory=Counter)  # rule paths the match exercised

@@ -148,6 +148,7 @@ def check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None,
         return
     try:
         verify(public, log.signed_bytes, log.signature.signature)
+        v.signature_verified = True
     except AuditError:
         at = log.size - log.zero_tail
         # a torn write zero-fills the signature's own last bytes (the file keeps its length);

@@ -282,3 +282,25 @@ def test_mutated_logs_read_and_verify_the_same_fast_and_careful() -> None:
         if v.clean:
             assert v.deals_proven or v.recorded == v.hands, data.hex()
     assert read >= FUZZ // 10  # the mutants reach the replay, not only the reader
+
+
+# ---------------------------------------------------------------- the archive audit
+def test_an_archive_does_not_count_deals_under_a_torn_signature_as_proven(tmp_path) -> None:
+    """A log whose signature does not verify is no platform's word, however its last bytes
+    were lost: a torn signature (zeros over its end) is a cut-short finding, and its deals
+    were tallied with those proven by seeds under the pinned key."""
+    from tarneeb.audit.signing import public_key_raw
+    from tarneeb.replay.archive import ArchiveSummary, audit_chunk
+
+    data = rewrite((FIXTURES / "eram41-01.tlog").read_bytes(), lambda log: None, KEY)
+    (tmp_path / "whole.tlog").write_bytes(data)
+    (tmp_path / "torn.tlog").write_bytes(data[:-8] + bytes(8))
+    pinned = public_key_raw(KEY.public_key())
+    rows = {}
+    for name in ("whole", "torn"):
+        chunk = audit_chunk([str(tmp_path / f"{name}.tlog")], public_key=pinned)
+        summary = ArchiveSummary()
+        summary.add(chunk)
+        rows[name] = chunk.matches[0]
+    assert rows["whole"].verdict == "clean" and rows["whole"].deals == "proven"
+    assert rows["torn"].verdict == "findings" and rows["torn"].deals == "recorded"
