@@ -147,7 +147,7 @@ def _read(data: bytes) -> SignedReceipt:
     try:
         leaf = None
         if season is not None:
-            if not isinstance(season, dict):
+            if not isinstance(season, dict) or set(season) != {"index", "size", "root"}:
                 raise ReceiptError("season must be {index, size, root} or null")
             leaf = SeasonLeaf(season.get("index"), season.get("size"),  # type: ignore[arg-type]
                               _hex(season, "root", 32))

@@ -304,3 +304,29 @@ def test_an_archive_does_not_count_deals_under_a_torn_signature_as_proven(tmp_pa
         rows[name] = chunk.matches[0]
     assert rows["whole"].verdict == "clean" and rows["whole"].deals == "proven"
     assert rows["torn"].verdict == "findings" and rows["torn"].deals == "recorded"
+
+
+# ---------------------------------------------------------------- receipts
+def test_a_receipt_s_season_says_only_what_is_signed() -> None:
+    """The season of a receipt is its leaf's index, size and root, all signed: a field
+    beside them (a proof, another leaf) was read past, so the text a seat keeps could say
+    more than its signature covers."""
+    import hashlib
+    import json
+
+    from tarneeb.audit.seeds import Season
+    from tarneeb.replay.logformat import BatchProof, parse_log
+    from tarneeb.replay.receipt import ReceiptError, read_receipt, receipt_json
+    from tarneeb.replay.simulate import play_logged_match
+
+    season = Season.from_seeds([hashlib.sha256(b"forgeries2 season %d" % i).digest()
+                                for i in range(4)])
+    batch = BatchProof(2, season.size, season.proof(2), season.root, season.head.sign(KEY))
+    log = play_logged_match("eram41", seed=b"forgeries2 season", key=KEY,
+                            server_seed=season.seeds[2], batch=batch)
+    doc = json.loads(receipt_json(parse_log(log).header, KEY))
+    assert read_receipt(json.dumps(doc).encode()).receipt.season.index == 2
+    for extra in ({"leaf": 3}, {"proof": [p.hex() for p in season.proof(3)]}):
+        bad = {**doc, "season": {**doc["season"], **extra}}
+        with pytest.raises(ReceiptError, match="season"):
+            read_receipt(json.dumps(bad).encode())
