@@ -227,21 +227,28 @@ def memory_line(m: dict[str, Any]) -> str:
             f"{m['max_rss_kb'] / 1024:,.0f} MiB")
 
 
-def main(argv: list[str] | None = None) -> int:
-    import tempfile
-
+def write_matches(directory: Path, per_rules: int) -> list[Path]:
+    """``per_rules`` generated matches of each rule set written to ``directory`` (the
+    same matches on every run: ``bench/<rules>/<i>`` seeds them)."""
     from tarneeb.replay.rules import PRESETS
     from tarneeb.replay.simulate import play_logged_match
+
+    paths = []
+    for i in range(per_rules):
+        for name in PRESETS:
+            p = directory / f"{name}-{i:03d}.tlog"
+            p.write_bytes(play_logged_match(name, seed=f"bench/{name}/{i}".encode()))
+            paths.append(p)
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    import tempfile
 
     args = sys.argv[1:] if argv is None else argv
     per_rules = int(args[0]) if args else 10
     with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for i in range(per_rules):
-            for name in PRESETS:
-                p = Path(tmp) / f"{name}-{i:03d}.tlog"
-                p.write_bytes(play_logged_match(name, seed=f"bench/{name}/{i}".encode()))
-                paths.append(p)
+        paths = write_matches(Path(tmp), per_rules)
         print("\n".join(lines(bench_floor(paths))))
         print(memory_line(bench_memory(paths, 500)))
     return 0

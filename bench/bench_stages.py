@@ -136,19 +136,12 @@ def line(r: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     import tempfile
 
-    from tarneeb.replay.rules import PRESETS
-    from tarneeb.replay.simulate import play_logged_match
+    from bench_floor import write_matches
 
     args = sys.argv[1:] if argv is None else argv
     per_rules = int(args[0]) if args else 10
     with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for i in range(per_rules):
-            for name in PRESETS:
-                p = Path(tmp) / f"{name}-{i:03d}.tlog"
-                p.write_bytes(play_logged_match(name, seed=f"bench/{name}/{i}".encode()))
-                paths.append(p)
-        print(line(bench_stages(paths)))
+        print(line(bench_stages(write_matches(Path(tmp), per_rules))))
     return 0
 
 
