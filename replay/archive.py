@@ -41,6 +41,7 @@ from .archive_seen import (
     conflict_message,
     content_digest,
     match_identity,
+    share_keys,
     share_of,
     tally_shares,
 )
@@ -197,7 +198,10 @@ def _whole_file(path: str, limits: Limits) -> bytes | None:
             st = os.fstat(f.fileno())
             if not stat.S_ISREG(st.st_mode) or st.st_size > limits.max_bytes:
                 return None
-            return f.read(limits.max_bytes + 1)
+            data = f.read(st.st_size + 1)
+            if len(data) > st.st_size:  # it grew since: read on to the cap at most
+                data += f.read(limits.max_bytes + 1 - len(data))
+            return data
     except OSError:
         return None
 
@@ -414,6 +418,8 @@ class ArchiveSummary:
         self._mark_repeats(chunk)
         for origin, t in chunk.tallies.items():
             self.tallies.setdefault(origin, Tally()).merge(t)
+        keys = {origin: share_keys(t) for origin, t in chunk.tallies.items()
+                if any(m.duplicate is not None and m.deals == origin for m in chunk.matches)}
         for i, m in enumerate(chunk.matches):
             self.logs += 1
             if m.verdict == "clean":
@@ -429,7 +435,7 @@ class ArchiveSummary:
             if m.duplicate is not None:  # the match is counted already: take its deals out
                 if chunk.shares[i] is not None:
                     self.tallies[m.deals].remove(share_of(chunk.tallies[m.deals],
-                                                          chunk.shares[i]))
+                                                          chunk.shares[i], keys[m.deals]))
                 continue
             if m.verdict != "unreadable" or m.rules is not None:
                 self.by_rules[m.rules or "unknown"] += 1

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 from array import array
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import Tally
 
@@ -111,37 +111,51 @@ def tally_shares(parts: Sequence[Tally | None]) -> tuple[Tally, list[array[int] 
     >>> total.remove(share_of(total, shares[2])).counts == a.counts
     True
     """
-    total = Tally()
     where: tuple[dict[object, int], dict[object, int]] = ({}, {})
+    sums: tuple[list[int], list[int]] = ([], [])
     shares: list[array[int] | None] = []
     for part in parts:
         if not part:
             shares.append(None)
             continue
         share = array("q")
-        for into, index, items in ((total.counts, where[0], part.counts),
-                                   (total.sums, where[1], part.sums)):
+        for index, acc, items in ((where[0], sums[0], part.counts),
+                                  (where[1], sums[1], part.sums)):
             share.append(len(items))
-            for k, n in items.items():
-                # a new key goes last both in ``index`` and in ``into``: its position in
-                # the sum's keys is its position in ``index``, on any machine that reads it
-                share.extend((index.setdefault(k, len(index)), n))
-                into[k] += n
+            for k, n in items.items():  # one hash of the key (the costly part) per key
+                i = index.setdefault(k, len(index))
+                if i == len(acc):
+                    acc.append(n)
+                else:
+                    acc[i] += n
+                share.append(i)
+                share.append(n)
         shares.append(share)
+    total = Tally()
+    # the sum's keys in the order of ``where``: positions hold on any machine that reads it
+    total.counts.update(dict(zip(where[0], sums[0], strict=True)))
+    total.sums.update(dict(zip(where[1], sums[1], strict=True)))
     return total, shares
 
 
-def share_of(total: Tally, share: array[int]) -> Tally:
-    """The part of ``total`` that ``share`` (from :func:`tally_shares`) describes."""
+def share_keys(total: Tally) -> tuple[list[Any], list[Any]]:
+    """The keys of a sum from :func:`tally_shares`, in the order its shares count them."""
+    return list(total.counts), list(total.sums)
+
+
+def share_of(total: Tally, share: array[int],
+             keys: tuple[list[Any], list[Any]] | None = None) -> Tally:
+    """The part of ``total`` that ``share`` (from :func:`tally_shares`) describes;
+    ``keys`` is :func:`share_keys` of ``total``, made once for many shares."""
     part = Tally()
     pos = 0
-    for into, keys in ((part.counts, list(total.counts)), (part.sums, list(total.sums))):
+    for into, ks in zip((part.counts, part.sums), keys or share_keys(total), strict=True):
         n = share[pos]
         for i in range(pos + 1, pos + 1 + 2 * n, 2):
-            into[keys[share[i]]] = share[i + 1]
+            into[ks[share[i]]] = share[i + 1]
         pos += 1 + 2 * n
     return part
 
 
 __all__ = ["ARCHIVE_KINDS", "CONFLICTING", "CONFLICT_KIND", "COPY", "Seen", "conflict_message",
-           "content_digest", "match_identity", "share_of", "tally_shares"]
+           "content_digest", "match_identity", "share_keys", "share_of", "tally_shares"]
