@@ -43,7 +43,7 @@ from .archive_seen import (
     match_identity,
     share_keys,
     share_of,
-    tally_shares,
+    snapshot,
 )
 from .dealstats import HCP, tally_match
 from .logformat import LogError, parse_log
@@ -186,7 +186,8 @@ class Chunk:
     tallies: dict[str, Tally] = field(default_factory=dict)
     unpinned: int = 0  # logs read whose signing key the user did not pin
     identities: list[bytes | None] = field(default_factory=list)
-    shares: list[Any] = field(default_factory=list)  # array of positions, or None
+    # per match: a snapshot of its origin's tally after its deals (None: no deals)
+    shares: list[Any] = field(default_factory=list)
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
@@ -214,14 +215,13 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
     ``public_key`` pins one raw key, ``keys`` the platforms' keys by name (a keys
     file), as for ``verify``."""
     out = Chunk()
-    parts: list[Tally | None] = []
     for path in paths:
         identity = data = None
         if "://" in path:
             try:
                 data = read_url(path, limits)
             except OSError as e:
-                _unreadable(out, parts, path, f"{path}: cannot read: {e.strerror or e}")
+                _unreadable(out, path, f"{path}: cannot read: {e.strerror or e}")
                 continue
         else:
             data = _whole_file(path, limits)
@@ -231,7 +231,7 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
             try:
                 log = parse_log(data, path, limits)
             except LogError as e:
-                _unreadable(out, parts, path, str(e), content_digest(data))
+                _unreadable(out, path, str(e), content_digest(data))
                 continue
             v = verify_log(log, path, public_key, root=root, keys=keys)
             identity = match_identity(log.header)
@@ -239,16 +239,17 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
         if v.error is None and not v.key_pinned:
             out.unpinned += 1
         deals = "none"
-        part = None
+        share = None
         if v.history and v.error is None:
             # proven: every seed matched its commitment, and the platform's signature
             # ties those commitments to it; anything less counts as recorded
             signed = v.signature_verified and not any(f.kind in SIGNATURE_KINDS
                                                       for f in v.findings)
             deals = "proven" if v.deals_proven and signed else "recorded"
-            part = Tally()
+            tally = out.tallies.setdefault(deals, Tally())
             group = v.signer if v.key_pinned and v.signer is not None else v.key_id
-            tally_match(part, v.rules, v.computer, group, v.history)
+            if tally_match(tally, v.rules, v.computer, group, v.history):
+                share = snapshot(tally)
         computers = sum(v.computer)
         out.matches.append(MatchRow(
             path, verdict, v.error, v.rules.name if v.rules is not None else None, v.key_id,
@@ -256,26 +257,17 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
             len(v.computer) - computers, content_digest(data).hex() if data else None,
             None if identity is None else log.header.match_id.hex()))
         out.identities.append(identity)
-        parts.append(part)
+        out.shares.append(share)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
-    out.shares = [None] * len(parts)
-    for origin in ORIGINS:
-        mine = [p if m.deals == origin else None for m, p in zip(out.matches, parts,
-                                                                   strict=True)]
-        if any(mine):
-            out.tallies[origin], shares = tally_shares(mine)
-            out.shares = [s if s is not None else t for s, t in zip(shares, out.shares,
-                                                                    strict=True)]
     return out
 
 
-def _unreadable(out: Chunk, parts: list[Tally | None], path: str, error: str,
-                digest: bytes | None = None) -> None:
+def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) -> None:
     out.matches.append(MatchRow(path, "unreadable", error, None, None, None, False, "none",
                                 0, 0, 0, 0, 0, digest.hex() if digest else None))
     out.identities.append(None)
-    parts.append(None)
+    out.shares.append(None)
 
 
 # ------------------------------------------------------------------ running --
@@ -420,7 +412,11 @@ class ArchiveSummary:
             self.tallies.setdefault(origin, Tally()).merge(t)
         keys = {origin: share_keys(t) for origin, t in chunk.tallies.items()
                 if any(m.duplicate is not None and m.deals == origin for m in chunk.matches)}
+        before: dict[str, Any] = {}  # per origin, the snapshot before this match's
         for i, m in enumerate(chunk.matches):
+            after = chunk.shares[i]
+            if after is not None:
+                prior, before[m.deals] = before.get(m.deals), after
             self.logs += 1
             if m.verdict == "clean":
                 self.clean += 1
@@ -433,9 +429,9 @@ class ArchiveSummary:
                 if len(self.first_unreadable) < MAX_LISTED:
                     self.first_unreadable.append(m.error or m.path)
             if m.duplicate is not None:  # the match is counted already: take its deals out
-                if chunk.shares[i] is not None:
-                    self.tallies[m.deals].remove(share_of(chunk.tallies[m.deals],
-                                                          chunk.shares[i], keys[m.deals]))
+                if after is not None:
+                    self.tallies[m.deals].remove(share_of(chunk.tallies[m.deals], after,
+                                                          prior, keys[m.deals]))
                 continue
             if m.verdict != "unreadable" or m.rules is not None:
                 self.by_rules[m.rules or "unknown"] += 1

@@ -10,8 +10,8 @@ a later log of the same match with other bytes is **conflicting**: two different
 of one match, at most one of them the match as played, which is a finding
 (``conflicting-log``) and is never merged silently.
 
-Workers send each match's share of their chunk's tally (:func:`tally_shares`), so the
-client can take a repeated match's deals out again (:func:`share_of`); the client
+Workers send a snapshot of their chunk's tally after each match (:func:`snapshot`), so
+the client can take a repeated match's deals out again (:func:`share_of`); the client
 keeps per match two digests and the path of its first log (:class:`Seen`), nothing
 else.
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import Tally
@@ -96,66 +95,61 @@ class Seen:
                 first[32:].decode("utf-8", "surrogateescape"))
 
 
-def tally_shares(parts: Sequence[Tally | None]) -> tuple[Tally, list[array[int] | None]]:
-    """``parts`` (one tally per match, None for none) added into one, and each part's
-    share of it as positions in its keys, so :func:`share_of` can rebuild a part from
-    the sum: a chunk sends its sum and small integer arrays, not a tally per match.
+Snapshot = tuple["array[int]", "array[int]"]
+
+
+def snapshot(tally: Tally) -> Snapshot:
+    """A tally's counts and sums as they stand, in the order of its keys: after each
+    match a worker takes one of its chunk's tally, and two in a row are that match's
+    share of it (:func:`share_of`). A dict keeps its keys in the order they came, so a
+    key a later match adds comes after every key of the snapshot before; taking one
+    costs a copy of the values, not a tally per match.
 
     >>> from tarneeb.audit.fairness import DrawEmpty
     >>> ref = DrawEmpty((13, 13, 13, 13), 13)
-    >>> a, b = Tally(), Tally()
-    >>> a.fit(("voids",), ref, 0); b.fit(("voids",), ref, 0); b.mean(("voids",), ref, 1)
-    >>> total, shares = tally_shares([a, None, b])
-    >>> shares[1] is None, share_of(total, shares[2]).counts == b.counts
-    (True, True)
-    >>> total.remove(share_of(total, shares[2])).counts == a.counts
+    >>> total = Tally()
+    >>> total.fit(("voids",), ref, 0); first = snapshot(total)
+    >>> total.fit(("voids",), ref, 0); total.mean(("voids",), ref, 1); second = snapshot(total)
+    >>> part = share_of(total, second, first)
+    >>> dict(part.counts) == {("fit", ("voids",), ref, 0): 1, ("mean", ("voids",), ref): 1}
+    True
+    >>> total.remove(part).counts == share_of(total, first, None).counts
     True
     """
-    where: tuple[dict[object, int], dict[object, int]] = ({}, {})
-    sums: tuple[list[int], list[int]] = ([], [])
-    shares: list[array[int] | None] = []
-    for part in parts:
-        if not part:
-            shares.append(None)
-            continue
-        share = array("q")
-        for index, acc, items in ((where[0], sums[0], part.counts),
-                                  (where[1], sums[1], part.sums)):
-            share.append(len(items))
-            for k, n in items.items():  # one hash of the key (the costly part) per key
-                i = index.setdefault(k, len(index))
-                if i == len(acc):
-                    acc.append(n)
-                else:
-                    acc[i] += n
-                share.append(i)
-                share.append(n)
-        shares.append(share)
-    total = Tally()
-    # the sum's keys in the order of ``where``: positions hold on any machine that reads it
-    total.counts.update(dict(zip(where[0], sums[0], strict=True)))
-    total.sums.update(dict(zip(where[1], sums[1], strict=True)))
-    return total, shares
+    return array("q", tally.counts.values()), array("q", tally.sums.values())
 
 
 def share_keys(total: Tally) -> tuple[list[Any], list[Any]]:
-    """The keys of a sum from :func:`tally_shares`, in the order its shares count them."""
+    """The keys of a chunk's tally, in the order its snapshots count them."""
     return list(total.counts), list(total.sums)
 
 
-def share_of(total: Tally, share: array[int],
+def share_of(total: Tally, after: Snapshot, before: Snapshot | None,
              keys: tuple[list[Any], list[Any]] | None = None) -> Tally:
-    """The part of ``total`` that ``share`` (from :func:`tally_shares`) describes;
-    ``keys`` is :func:`share_keys` of ``total``, made once for many shares."""
+    """What a match added to ``total`` (its chunk's tally): the snapshot ``after`` it
+    minus the one ``before`` it (None: it was the first); ``keys`` is
+    :func:`share_keys` of ``total``, made once for many shares."""
     part = Tally()
-    pos = 0
-    for into, ks in zip((part.counts, part.sums), keys or share_keys(total), strict=True):
-        n = share[pos]
-        for i in range(pos + 1, pos + 1 + 2 * n, 2):
-            into[ks[share[i]]] = share[i + 1]
-        pos += 1 + 2 * n
+    for into, ks, now, then in zip((part.counts, part.sums), keys or share_keys(total), after,
+                                   before or (array("q"), array("q")), strict=True):
+        for i, n in enumerate(now):
+            d = n - then[i] if i < len(then) else n
+            if d:
+                into[ks[i]] = d
     return part
 
 
-__all__ = ["ARCHIVE_KINDS", "CONFLICTING", "CONFLICT_KIND", "COPY", "Seen", "conflict_message",
-           "content_digest", "match_identity", "share_keys", "share_of", "tally_shares"]
+__all__ = [
+    "ARCHIVE_KINDS",
+    "CONFLICTING",
+    "CONFLICT_KIND",
+    "COPY",
+    "Seen",
+    "Snapshot",
+    "conflict_message",
+    "content_digest",
+    "match_identity",
+    "share_keys",
+    "share_of",
+    "snapshot",
+]
