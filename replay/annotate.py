@@ -26,7 +26,7 @@ import msgpack
 from tarneeb.audit.encoding import unsafe_character
 
 from .cards import SUIT_SYMBOLS, card_name, cards_of
-from .logformat import CALL_MOVE, CARD_MOVE, PASS_CODE, RECORD_NAMES, TRUMP_MOVE
+from .logrecords import CALL_MOVE, CARD_MOVE, PASS_CODE, RECORD_NAMES, TRUMP_MOVE
 from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogError, Moves, RecordReader
 
 FIELDS = {

@@ -35,7 +35,7 @@ from tarneeb.audit.blind import (
 from .blindlog import ELEMENT, OPENED_POSITION, PROOF_LEN, RevealedKeys
 from .cards import card_name
 from .findings import Verdict
-from .logformat import HandRecord, Header, ParsedLog
+from .logrecords import HandRecord, Header, ParsedLog
 
 Hands = tuple[int, int, int, int]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from .engine import MatchState, Phase
 from .findings import Verdict
-from .logformat import Abandonment, HandRecord, ParsedLog
+from .logrecords import Abandonment, HandRecord, ParsedLog
 
 TEAM_NAMES = ("team 0+2", "team 1+3")
 

@@ -24,7 +24,9 @@ from tarneeb.audit.signing import public_key_raw, sign
 
 from .blindlog import DEALING_BLIND, BlindTranscript, RevealedKeys, keys_from_list
 from .cards import CardError, card_name, cards_of, mask_of, parse_card, parse_suit
-from .logformat import (
+from .logdecode import decode_record
+from .logparse import decode_hand, parse_log
+from .logrecords import (
     ABANDON_CAUSES,
     MAGIC,
     PASS_CODE,
@@ -33,19 +35,15 @@ from .logformat import (
     EndRecord,
     HandRecord,
     Header,
-    LogError,
     ParsedLog,
     Record,
     RecordedDeal,
     Seat,
     SignatureRecord,
-    decode_hand,
-    decode_record,
     encode_hand,
     encode_record,
-    parse_log,
 )
-from .logstream import DEFAULT_LIMITS, CapExceeded, Limits
+from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogError
 from .rules import RulesError, RuleSet
 
 JSON_FORMAT = "tarneeb-log-json"

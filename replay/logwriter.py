@@ -38,7 +38,7 @@ from typing import BinaryIO
 import msgpack
 
 from .blindlog import BlindTranscript, blind_list, proof_list
-from .logformat import (
+from .logrecords import (
     CALL_MOVE,
     EndRecord,
     HandRecord,

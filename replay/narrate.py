@@ -25,7 +25,7 @@ from rich.text import Text
 from .actions import BID_BASE, PASS, describe_action
 from .cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
 from .findings import Finding, Verdict
-from .logformat import PASS_CODE, HandRecord, ParsedLog
+from .logrecords import PASS_CODE, HandRecord, ParsedLog
 from .people import Table
 from .scoring import Hand, team_totals
 

@@ -30,14 +30,7 @@ from tarneeb.audit.signing import key_id, public_key_from_raw, verify
 
 from .findings import Verdict
 from .houserules import explain, nearest_preset, shipped
-from .logformat import (
-    EndRecord,
-    HandRecord,
-    Header,
-    ParsedLog,
-    SignatureRecord,
-    encode_record,
-)
+from .logrecords import EndRecord, HandRecord, Header, ParsedLog, SignatureRecord, encode_record
 from .receipt import season_leaf
 from .rules import PRESETS, RuleSet, preset_departures
 

@@ -35,7 +35,7 @@ from tarneeb.audit.seeds import SeasonLeaf
 from tarneeb.audit.signing import key_id, public_key_from_raw, public_key_raw
 
 from .findings import Verdict
-from .logformat import Header
+from .logrecords import Header
 
 RECEIPT_FORMAT = "tarneeb-receipt"
 MAX_RECEIPT_BYTES = 64 * 1024

@@ -33,13 +33,13 @@ from tarneeb.audit.encoding import unsafe_character
 
 from .blindlog import BlindTranscript, RevealedKeys
 from .cards import CardError, mask_of, parse_card, parse_suit
-from .logformat import (
+from .logdecode import SCORE_LIMIT
+from .logrecords import (
     ABANDON_CAUSES,
     CALL_MOVE,
     CARD_MOVE,
     MAX_REASON,
     PASS_CODE,
-    SCORE_LIMIT,
     TIMER_MOVE,
     TRUMP_MOVE,
     Abandonment,
@@ -180,7 +180,8 @@ class MatchRecorder:
         and the recorder stands where the log stops — in the hand it stops in, with the
         moves it has — so the server can go on, or end the match (``abandon`` with
         ``server-fault``, the seed revealed) and sign it."""
-        from .logformat import LogError, parse_log
+        from .logparse import parse_log
+        from .logstream import LogError
 
         data = Path(path).read_bytes()
         try:
@@ -384,7 +385,7 @@ class MatchRecorder:
             raise RecorderError("the log is signed already")
         signer = key.sign if isinstance(key, Ed25519PrivateKey) else key
         signature = signer(self.writer.signed_bytes)
-        from .logformat import SignatureRecord
+        from .logrecords import SignatureRecord
 
         self.writer.write(SignatureRecord(signature))
         self._signed = True

@@ -30,15 +30,9 @@ from .ending import TEAM_NAMES, check_end
 from .engine import IllegalAction, MatchState, Phase
 from .fastplay import hands_of, owners_from_order
 from .findings import Verdict
-from .logformat import (
-    PASS_CODE,
-    HandRecord,
-    LogError,
-    ParsedLog,
-    parse_log,
-    read_log,
-)
-from .logstream import DEFAULT_LIMITS, Limits
+from .logparse import parse_log, read_log
+from .logrecords import PASS_CODE, HandRecord, ParsedLog
+from .logstream import DEFAULT_LIMITS, Limits, LogError
 from .paths import exercised_paths
 from .provenance import (
     NO_DEAL,

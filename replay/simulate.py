@@ -32,15 +32,7 @@ from .actions import BID_BASE, PASS
 from .blindlog import BlindTranscript, RevealedKeys
 from .cards import deal_hands
 from .engine import MatchState
-from .logformat import (
-    PASS_CODE,
-    BatchProof,
-    EndRecord,
-    HandRecord,
-    Header,
-    RecordedDeal,
-    Seat,
-)
+from .logrecords import PASS_CODE, BatchProof, EndRecord, HandRecord, Header, RecordedDeal, Seat
 from .logwriter import LogWriter
 from .players import BotPlayer, DealSource, Player, play_match
 from .rules import RuleSet, preset

@@ -68,8 +68,8 @@ def hands_vectors() -> dict[str, Any]:
 
 
 def _log_vector(description: str, log: bytes, key: bytes) -> dict[str, Any]:
-    from .logformat import parse_log
     from .logjson import to_json
+    from .logparse import parse_log
 
     parsed = parse_log(log)
     assert parsed.signature is not None and parsed.signature_offset is not None
@@ -144,7 +144,7 @@ def log_vectors() -> dict[str, Any]:
         out[f"log-{name}.json"] = _log_vector(
             f"a whole {name} match between computer players, deals derived from the seeds",
             play_logged_match(name, seed=seed), key(seed))
-    from .logformat import parse_log
+    from .logparse import parse_log
 
     seed = next(f"log vector/cancelled/{i}".encode() for i in range(100)
                 if any(h.tricks is None for h in parse_log(play_logged_match(
