@@ -30,6 +30,11 @@ def value_class(rules: RuleSet, bid: int, own_score: int) -> str:
     return f"{name}@30" if value != base else name
 
 
+# The paths of a match's end (personal games): a player on the target held back by its
+# partner, both teams qualifying in one hand, and which rule of the tie chain decides.
+END_PATHS = ("partner-blocks-win", "both-qualify", "tie-decided:")
+
+
 def all_paths(rules: RuleSet) -> set[str]:
     """Every path a corpus for ``rules`` should exercise."""
     common = {"cancelled", "cancelled-in-a-row", "negative-total", "timer-bid", "timer-play",
@@ -173,17 +178,32 @@ def _team_paths(rules: RuleSet, hand: Hand, seen: Counter[str]) -> None:
 
 
 def _win_paths(rules: RuleSet, hand: Hand, seen: Counter[str]) -> None:
-    totals = hand.totals
-    assert totals is not None
+    assert hand.totals is not None
+    seen.update(end_paths(rules, hand.totals, hand.winner))
+
+
+def end_paths(rules: RuleSet, totals: Sequence[int], winner: int | None) -> list[str]:
+    """The paths of a personal game's match end that a hand ending on ``totals`` (and
+    ``winner``, the team that has won after it, or ``None``) goes through.
+
+    >>> from tarneeb.replay.rules import preset
+    >>> end_paths(preset("eram41"), [41, 43, 2, 0], 0)  # seat 1 blocked: team 0 wins
+    ['partner-blocks-win', 'partner-blocks-win:zero']
+    >>> end_paths(preset("eram41"), [41, 41, 2, 2], None)
+    ['both-qualify:team_total', 'both-qualify-equal']
+    """
+    out = []
+    totals = list(totals)
     on_target = [p for p in range(4) if totals[p] >= rules.target]
     qualifying = qualifying_players(rules, totals)
     blocked = [p for p in on_target if p not in qualifying]
     if blocked:
-        seen["partner-blocks-win"] += 1
+        out.append("partner-blocks-win")
         if rules.partner_min == 1 and any(totals[p ^ 2] == 0 for p in blocked):
-            seen["partner-blocks-win:zero"] += 1
+            out.append("partner-blocks-win:zero")
     if len({team_of(p) for p in qualifying}) == 2:
-        seen[f"both-qualify:{rules.tie_label}"] += 1
-        seen["both-qualify-equal" if hand.winner is None else "both-qualify-decided"] += 1
+        out.append(f"both-qualify:{rules.tie_label}")
+        out.append("both-qualify-equal" if winner is None else "both-qualify-decided")
         if rules.tie[-1] != "play_on":
-            seen[f"tie-decided:{break_tie(rules, totals, qualifying)[1]}"] += 1
+            out.append(f"tie-decided:{break_tie(rules, totals, qualifying)[1]}")
+    return out
