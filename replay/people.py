@@ -23,7 +23,9 @@ from .findings import Verdict
 
 _SEAT = re.compile(r"\bseat (\d)('s)?\b")
 _TEAM = re.compile(r"\bteam ([01])\+([23])\b")
-_HAND = re.compile(r"\b([Hh]ands?|attempt|dealing attempt) (\d+)(?:-(\d+))?\b")
+_HAND = re.compile(r"\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) "
+                   r"(\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b")
+_NUMBER = re.compile(r"\d+")
 
 
 def hands_from_1(text: str) -> str:
@@ -32,9 +34,11 @@ def hands_from_1(text: str) -> str:
 
     >>> hands_from_1("hand 0, seat 2: a keys record for hand 0; hands 3-4 not replayed")
     'hand 1, seat 2: a keys record for hand 1; hands 4-5 not replayed'
+    >>> hands_from_1("hands 0-3, 7, 9-10 (8 dealing attempts) could not be replayed")
+    'hands 1-4, 8, 10-11 (8 dealing attempts) could not be replayed'
     """
-    return _HAND.sub(lambda m: f"{m[1]} {int(m[2]) + 1}"
-                     + (f"-{int(m[3]) + 1}" if m[3] else ""), text)
+    return _HAND.sub(lambda m: f"{m[1]} "
+                     + _NUMBER.sub(lambda n: str(int(n[0]) + 1), m[2]), text)
 
 
 @dataclass(frozen=True)

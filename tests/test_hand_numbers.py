@@ -136,3 +136,18 @@ def test_the_archive_report_counts_hands_from_1(tmp_path: Path,
     n, trick = entry["hand"], entry["trick"]
     assert f"renege-eram41.tlog: hand {n + 1}, trick {trick}, seat {entry['seat']}" in html
     assert f"hand {n}, trick" not in html
+
+
+def test_lists_of_hands_count_from_1_in_every_number() -> None:
+    """A sentence naming several hands (runs and single ones, as the not-replayed finding and
+    the note on blind hands never shown write them) has each number counted from 1."""
+    from tarneeb.replay.findings import Verdict
+    from tarneeb.replay.people import Table, hands_from_1
+    from tarneeb.replay.provenance import note_secret_hands, report_not_replayed
+
+    v = Verdict("m.tlog")
+    report_not_replayed(v, [(n, 10 * n, "no deal") for n in (0, 1, 2, 3, 7, 9, 10)])
+    note_secret_hands(v, [4, 5, 8])
+    said = Table(["N", "E", "S", "W"])
+    assert "hands 1-4, 8, 10-11 (7 dealing attempts)" in said.say(v.findings[0].message)
+    assert hands_from_1(v.notes[0]).startswith("hand(s) 5-6, 9 dealt blind")
