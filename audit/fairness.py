@@ -348,20 +348,6 @@ class Tally:
         self.sums.update(other.sums)
         return self
 
-    def remove(self, other: Tally) -> Tally:
-        """Take out ``other``, merged in before (a match counted twice): the result is
-        the tally as if it never had been. Raises ValueError if it was not."""
-        for mine, theirs in ((self.counts, other.counts), (self.sums, other.sums)):
-            for k, n in theirs.items():
-                left = mine[k] - n
-                if mine is self.counts and left < 0:
-                    raise ValueError("removing observations that were never added")
-                if left:
-                    mine[k] = left
-                else:
-                    mine.pop(k, None)
-        return self
-
     def __bool__(self) -> bool:
         return bool(self.counts)
 

@@ -41,9 +41,8 @@ from .archive_seen import (
     conflict_message,
     content_digest,
     match_identity,
-    share_keys,
-    share_of,
     snapshot,
+    without,
 )
 from .dealstats import HCP, tally_match
 from .logformat import LogError, parse_log
@@ -408,15 +407,18 @@ class ArchiveSummary:
         ``chunk.findings`` too), so tables written from the chunk after this say so."""
         self.unpinned += chunk.unpinned
         self._mark_repeats(chunk)
-        for origin, t in chunk.tallies.items():
-            self.tallies.setdefault(origin, Tally()).merge(t)
-        keys = {origin: share_keys(t) for origin, t in chunk.tallies.items()
-                if any(m.duplicate is not None and m.deals == origin for m in chunk.matches)}
-        before: dict[str, Any] = {}  # per origin, the snapshot before this match's
-        for i, m in enumerate(chunk.matches):
-            after = chunk.shares[i]
+        # a repeated match's deals are counted already: its share of the chunk's tally
+        # (the snapshots after it and before it) is left out
+        repeats: dict[str, list[tuple[Any, Any]]] = {o: [] for o in chunk.tallies}
+        before: dict[str, Any] = {}  # per origin, the snapshot after the last match
+        for m, after in zip(chunk.matches, chunk.shares, strict=True):
             if after is not None:
-                prior, before[m.deals] = before.get(m.deals), after
+                if m.duplicate is not None:
+                    repeats[m.deals].append((after, before.get(m.deals)))
+                before[m.deals] = after
+        for origin, t in chunk.tallies.items():
+            self.tallies.setdefault(origin, Tally()).merge(without(t, repeats[origin]))
+        for m in chunk.matches:
             self.logs += 1
             if m.verdict == "clean":
                 self.clean += 1
@@ -428,10 +430,7 @@ class ArchiveSummary:
                 self.unreadable += 1
                 if len(self.first_unreadable) < MAX_LISTED:
                     self.first_unreadable.append(m.error or m.path)
-            if m.duplicate is not None:  # the match is counted already: take its deals out
-                if after is not None:
-                    self.tallies[m.deals].remove(share_of(chunk.tallies[m.deals], after,
-                                                          prior, keys[m.deals]))
+            if m.duplicate is not None:  # the match is counted already
                 continue
             if m.verdict != "unreadable" or m.rules is not None:
                 self.by_rules[m.rules or "unknown"] += 1

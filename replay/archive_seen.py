@@ -11,7 +11,7 @@ of one match, at most one of them the match as played, which is a finding
 (``conflicting-log``) and is never merged silently.
 
 Workers send a snapshot of their chunk's tally after each match (:func:`snapshot`), so
-the client can take a repeated match's deals out again (:func:`share_of`); the client
+the client can take a repeated match's deals out again (:func:`without`); the client
 keeps per match two digests and the path of its first log (:class:`Seen`), nothing
 else.
 
@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tarneeb.audit.fairness import Tally
 
@@ -101,42 +102,40 @@ Snapshot = tuple["array[int]", "array[int]"]
 def snapshot(tally: Tally) -> Snapshot:
     """A tally's counts and sums as they stand, in the order of its keys: after each
     match a worker takes one of its chunk's tally, and two in a row are that match's
-    share of it (:func:`share_of`). A dict keeps its keys in the order they came, so a
-    key a later match adds comes after every key of the snapshot before; taking one
-    costs a copy of the values, not a tally per match.
+    share of it. A dict keeps its keys in the order they came, so a key a later match
+    adds comes after every key of the snapshot before; taking one costs a copy of the
+    values, not a tally per match.
 
     >>> from tarneeb.audit.fairness import DrawEmpty
     >>> ref = DrawEmpty((13, 13, 13, 13), 13)
     >>> total = Tally()
     >>> total.fit(("voids",), ref, 0); first = snapshot(total)
-    >>> total.fit(("voids",), ref, 0); total.mean(("voids",), ref, 1); second = snapshot(total)
-    >>> part = share_of(total, second, first)
-    >>> dict(part.counts) == {("fit", ("voids",), ref, 0): 1, ("mean", ("voids",), ref): 1}
-    True
-    >>> total.remove(part).counts == share_of(total, first, None).counts
-    True
+    >>> total.fit(("voids",), ref, 2); total.mean(("voids",), ref, 1); second = snapshot(total)
+    >>> total.fit(("voids",), ref, 0); third = snapshot(total)
+    >>> left = without(total, [(second, first)])  # the second match taken out
+    >>> sorted(left.counts.values()), dict(left.sums)
+    ([2], {})
+    >>> without(total, [(first, None), (second, first), (third, second)]).counts
+    Counter()
     """
     return array("q", tally.counts.values()), array("q", tally.sums.values())
 
 
-def share_keys(total: Tally) -> tuple[list[Any], list[Any]]:
-    """The keys of a chunk's tally, in the order its snapshots count them."""
-    return list(total.counts), list(total.sums)
-
-
-def share_of(total: Tally, after: Snapshot, before: Snapshot | None,
-             keys: tuple[list[Any], list[Any]] | None = None) -> Tally:
-    """What a match added to ``total`` (its chunk's tally): the snapshot ``after`` it
-    minus the one ``before`` it (None: it was the first); ``keys`` is
-    :func:`share_keys` of ``total``, made once for many shares."""
-    part = Tally()
-    for into, ks, now, then in zip((part.counts, part.sums), keys or share_keys(total), after,
-                                   before or (array("q"), array("q")), strict=True):
-        for i, n in enumerate(now):
-            d = n - then[i] if i < len(then) else n
-            if d:
-                into[ks[i]] = d
-    return part
+def without(total: Tally, shares: Sequence[tuple[Snapshot, Snapshot | None]]) -> Tally:
+    """``total`` (a chunk's tally) less the share of some of its matches, each given as
+    the snapshot after it and the one before it (None: it was the chunk's first): the
+    differences are taken on the values alone, so no key is looked up per match."""
+    if not shares:
+        return total
+    out = Tally()
+    for k, (into, items) in enumerate(((out.counts, total.counts), (out.sums, total.sums))):
+        values = list(items.values())
+        for after, before in shares:
+            then = before[k] if before is not None else ()
+            for i, n in enumerate(after[k]):
+                values[i] -= n - then[i] if i < len(then) else n
+        into.update({key: v for key, v in zip(items, values, strict=True) if v})
+    return out
 
 
 __all__ = [
@@ -149,7 +148,6 @@ __all__ = [
     "conflict_message",
     "content_digest",
     "match_identity",
-    "share_keys",
-    "share_of",
     "snapshot",
+    "without",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, StatResult
+from tarneeb.audit.names import name_scripts
 
 from .archive import ORIGINS, ArchiveSummary, describe_test
 from .archive_seen import CONFLICT_KIND
@@ -114,10 +115,16 @@ def key_label(key_id: str, platform: str | None, pinned: bool) -> str:
     'cardroom (key 139e3940e64b5491)'
     >>> key_label("139e3940e64b5491", None, True), key_label("5a2b", None, False)
     ('key 139e3940e64b5491 (pinned)', 'key 5a2b (NOT PINNED)')
+    >>> key_label("5a2b", "c\u0430rdroom", True)  # a Cyrillic a, as verify flags it
+    'c\u0430rdroom (key 5a2b; the name mixes Cyrillic and Latin letters)'
     """
-    if pinned:
-        return f"{platform} (key {key_id})" if platform is not None else f"key {key_id} (pinned)"
-    return f"key {key_id} (NOT PINNED)"
+    if not pinned:
+        return f"key {key_id} (NOT PINNED)"
+    if platform is None:
+        return f"key {key_id} (pinned)"
+    scripts = name_scripts(platform)
+    mixed = f"; the name mixes {' and '.join(scripts)} letters" if len(scripts) > 1 else ""
+    return f"{platform} (key {key_id}{mixed})"
 
 
 def key_counts(summary: ArchiveSummary) -> list[tuple[str, int]]:
