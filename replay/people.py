@@ -26,6 +26,7 @@ _TEAM = re.compile(r"\bteam ([01])\+([23])\b")
 _HAND = re.compile(r"\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) "
                    r"(\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b")
 _NUMBER = re.compile(r"\d+")
+_SEAT_LIKE = re.compile(r"(?:seat|player|hand|team)\s*\d+")  # casefolded
 
 
 def hands_from_1(text: str) -> str:
@@ -54,7 +55,15 @@ class Table:
     """The four players of a match, for putting the replayer's words to people."""
 
     def __init__(self, names: list[str]) -> None:
-        self.names = [n.strip() or f"Seat {s + 1}" for s, n in enumerate(names)]
+        self.raw = [n.strip() for n in names]
+        # A name that reads as a seat ("seat 2") or that two seats share would make a
+        # sentence blame the wrong player: such a name is shown quoted, with its seat.
+        plain = [" ".join(n.casefold().split()) for n in self.raw]
+        self.names = [
+            f"Seat {s + 1}" if not n else
+            f"“{n}” (Seat {s + 1})" if plain.count(plain[s]) > 1 or (
+                _SEAT_LIKE.fullmatch(plain[s]) and plain[s] != f"seat {s + 1}")
+            else n for s, n in enumerate(self.raw)]
 
     @classmethod
     def of(cls, verdict: Verdict) -> Table:
@@ -62,6 +71,8 @@ class Table:
 
         >>> Table.of(Verdict("m.tlog", names=("Ana", "", "Cy", "Dee"))).say("seat 1 led")
         'Seat 2 led'
+        >>> Table(["seat 2", "Bo", "Cy", "Bo"]).say("seat 0 played, then seat 1")
+        '“seat 2” (Seat 1) played, then “Bo” (Seat 2)'
         """
         return cls(list(verdict.names) or ["", "", "", ""])
 
@@ -75,8 +86,8 @@ class Table:
     def say(self, text: str) -> str:
         """The replayer's sentence with names for seats and teams, hands counted from 1."""
         text = _TEAM.sub(lambda m: self.team(int(m[1])), text)
-        for s, name in enumerate(self.names):  # "seat 2 (Cy)" says the name twice
-            text = text.replace(f"seat {s} ({name})", name)
+        for s, name in enumerate(self.raw):  # "seat 2 (Cy)" says the name twice
+            text = text.replace(f"seat {s} ({name})", self.names[s])
         text = _SEAT.sub(lambda m: self.names[int(m[1])] + ("’s" if m[2] else ""), text)
         return hands_from_1(text)
 

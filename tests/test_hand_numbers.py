@@ -151,3 +151,14 @@ def test_lists_of_hands_count_from_1_in_every_number() -> None:
     said = Table(["N", "E", "S", "W"])
     assert "hands 1-4, 8, 10-11 (7 dealing attempts)" in said.say(v.findings[0].message)
     assert hands_from_1(v.notes[0]).startswith("hand(s) 5-6, 9 dealt blind")
+
+
+def test_a_name_that_reads_as_another_seat_is_shown_with_its_own() -> None:
+    """A player named like a seat, or two players of one name, would make the verdict's
+    text blame the wrong player: such names are quoted, with the seat they sit at."""
+    from tarneeb.replay.people import Table
+
+    t = Table(["seat 3", "Bo", "bo", "Seat 4"])
+    said = t.say("seat 0 played 10♥, which it does not hold; seat 3 followed")
+    assert said == "“seat 3” (Seat 1) played 10♥, which it does not hold; Seat 4 followed"
+    assert t.say("seat 1 and seat 2") == "“Bo” (Seat 2) and “bo” (Seat 3)"
