@@ -38,6 +38,7 @@ from .archive_seen import (
     CONFLICT_KIND,
     COPY,
     Seen,
+    Snapshot,
     conflict_message,
     content_digest,
     match_identity,
@@ -177,16 +178,16 @@ class Chunk:
     """What the audit of some logs sends back: rows and the tallies of their deals.
 
     ``identities`` (per match row: what makes it the same match as another log, see
-    :mod:`~tarneeb.replay.archive_seen`) and ``shares`` (its share of the tallies) let
-    the summary count each match once."""
+    :mod:`~tarneeb.replay.archive_seen`) and ``shares`` (per match row: a snapshot of
+    its origin's tally after its deals, None when it has none) let the summary count
+    each match once."""
 
     matches: list[MatchRow] = field(default_factory=list)
     findings: list[FindingRow] = field(default_factory=list)
     tallies: dict[str, Tally] = field(default_factory=dict)
     unpinned: int = 0  # logs read whose signing key the user did not pin
     identities: list[bytes | None] = field(default_factory=list)
-    # per match: a snapshot of its origin's tally after its deals (None: no deals)
-    shares: list[Any] = field(default_factory=list)
+    shares: list[Snapshot | None] = field(default_factory=list)
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
@@ -409,8 +410,9 @@ class ArchiveSummary:
         self._mark_repeats(chunk)
         # a repeated match's deals are counted already: its share of the chunk's tally
         # (the snapshots after it and before it) is left out
-        repeats: dict[str, list[tuple[Any, Any]]] = {o: [] for o in chunk.tallies}
-        before: dict[str, Any] = {}  # per origin, the snapshot after the last match
+        repeats: dict[str, list[tuple[Snapshot, Snapshot | None]]] = {
+            o: [] for o in chunk.tallies}
+        before: dict[str, Snapshot] = {}  # per origin, the snapshot after the last match
         for m, after in zip(chunk.matches, chunk.shares, strict=True):
             if after is not None:
                 if m.duplicate is not None:
