@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="The summary as JSON.")] = False,
         tables: Annotated[Path | None, typer.Option(
             "--tables", metavar="DIR",
-            help="Write DIR/matches.parquet (one row per match) and DIR/findings.parquet "
+            help="Write DIR/matches.parquet (one row per log) and DIR/findings.parquet "
                  "(one row per finding).")] = None,
         key: PinKey = None,
         keys: PinKeys = None,

@@ -2,11 +2,13 @@
 
 The work is cut into chunks of logs. Each chunk is verified where it runs (this
 process, a pool of local processes, or the workers of a Dask cluster) and comes
-back small: one row per match, one per finding, and the fairness tallies of its
-deals (integer counts, :class:`~tarneeb.audit.fairness.Tally`). The caller folds
-each chunk into an :class:`ArchiveSummary` and drops it, so memory does not grow
-with the archive; chunks come back in the order the paths were given, so every
-way of running gives the same rows in the same order and the same summary.
+back small: one row per log, one per finding, and the fairness tallies of its
+deals (integer counts, :class:`~tarneeb.audit.fairness.Tally`, with a snapshot after
+each match). The caller folds each chunk into an :class:`ArchiveSummary` and drops
+it, so memory grows with the archive only by what counts each match once (two
+digests and a path a match, :mod:`~tarneeb.replay.archive_seen`); chunks come back
+in the order the paths were given, so every way of running gives the same rows in
+the same order and the same summary.
 
 >>> import tempfile, pathlib
 >>> from tarneeb.replay.simulate import play_logged_match

@@ -1,4 +1,4 @@
-"""The archive audit's tables in Parquet: one row per match, one per finding.
+"""The archive audit's tables in Parquet: one row per log, one per finding.
 
 Parquet is what pandas (``read_parquet``), Polars (``read_parquet``/``scan_parquet``)
 and DuckDB (``SELECT * FROM 'matches.parquet'``) read directly, with column types
