@@ -290,7 +290,8 @@ SECRET_HAND = ("a blind deal that was not played out, and whose seats did not re
 
 def note_secret_hands(v: Verdict, hands: list[int]) -> None:
     if hands:
-        v.notes.append(f"hand(s) {_runs(hands)} dealt blind and cancelled in the bidding: their "
+        v.notes.append(f"hand(s) {_runs(hands)} dealt blind and never played out (cancelled "
+                       "in the bidding, or the log stops in its bidding): their "
                        "cards were never shown and no keys were revealed; their calls "
                        "do not depend on them and are checked")
 

@@ -150,7 +150,7 @@ def test_lists_of_hands_count_from_1_in_every_number() -> None:
     note_secret_hands(v, [4, 5, 8])
     said = Table(["N", "E", "S", "W"])
     assert "hands 1-4, 8, 10-11 (7 dealing attempts)" in said.say(v.findings[0].message)
-    assert hands_from_1(v.notes[0]).startswith("hand(s) 5-6, 9 dealt blind")
+    assert hands_from_1(v.notes[0]).startswith("hand(s) 5-6, 9 dealt blind and never played")
 
 
 def test_a_name_that_reads_as_another_seat_is_shown_with_its_own() -> None:
