@@ -116,7 +116,7 @@ def register(app: typer.Typer) -> None:
                 if writer is not None:
                     writer.add(chunk)
             if writer is not None:
-                writer.close()
+                writer.close(summary.conflicts)  # the first logs of conflicts amended
                 writer = None
         except ArchiveError as e:
             fail(str(e))

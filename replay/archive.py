@@ -380,7 +380,13 @@ class ArchiveSummary:
     ``logs``, ``clean``, ``with_findings``, ``unreadable`` and the findings count every
     log read; the counts of matches (by rules, by key, deals, hands played) and the
     fairness tallies count each match once (``copies`` and ``conflicting`` logs left
-    out, see :mod:`~tarneeb.replay.archive_seen`)."""
+    out, see :mod:`~tarneeb.replay.archive_seen`).
+
+    A conflicting log's match has two logs, and both get a ``conflicting-log`` finding:
+    the later one on its row as it is folded, the first one (whose row may have been
+    folded and written long before) in the counts here at once, and on its rows by a
+    pass at the end over ``conflicts`` (first log -> the later logs of its match), which
+    :meth:`~tarneeb.replay.archive_tables.TableWriter.close` makes over the tables."""
 
     logs: int = 0
     clean: int = 0
@@ -402,6 +408,7 @@ class ArchiveSummary:
     copies: int = 0  # logs with the same bytes as a log read before
     conflicting: int = 0  # logs of a match read before, with other bytes (a finding)
     first_repeats: list[Repeat] = field(default_factory=list)
+    conflicts: dict[str, list[str]] = field(default_factory=dict)
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
 
     def add(self, chunk: Chunk) -> None:
@@ -409,7 +416,7 @@ class ArchiveSummary:
         (``duplicate``, ``duplicate_of``; a conflicting one gets its finding, in
         ``chunk.findings`` too), so tables written from the chunk after this say so."""
         self.unpinned += chunk.unpinned
-        self._mark_repeats(chunk)
+        flagged = self._mark_repeats(chunk)
         # a repeated match's deals are counted already: its share of the chunk's tally
         # (the snapshots after it and before it) is left out
         repeats: dict[str, list[tuple[Snapshot, Snapshot | None]]] = {
@@ -422,7 +429,8 @@ class ArchiveSummary:
                 before[m.deals] = after
         for origin, t in chunk.tallies.items():
             self.tallies.setdefault(origin, Tally()).merge(without(t, repeats[origin]))
-        for m in chunk.matches:
+        pos = 0  # each log's finding rows are together, in the order of the logs
+        for i, m in enumerate(chunk.matches):
             self.logs += 1
             if m.verdict == "clean":
                 self.clean += 1
@@ -434,6 +442,11 @@ class ArchiveSummary:
                 self.unreadable += 1
                 if len(self.first_unreadable) < MAX_LISTED:
                     self.first_unreadable.append(m.error or m.path)
+            for f in chunk.findings[pos:pos + m.findings]:
+                self._count_finding(f)
+            pos += m.findings
+            if i in flagged:  # right after it, whatever chunk each log came in
+                self._flag_first(flagged[i], m.path)
             if m.duplicate is not None:  # the match is counted already
                 continue
             if m.verdict != "unreadable" or m.rules is not None:
@@ -445,29 +458,48 @@ class ArchiveSummary:
                 self.deals[m.deals] += m.hands
                 self.matches_by_origin[m.deals] += 1
             self.played += m.played
-        for f in chunk.findings:
-            self.findings_by_kind[f.kind] += 1
-            if len(self.first_findings) < MAX_FINDINGS:
-                self.first_findings.append(f)
 
-    def _mark_repeats(self, chunk: Chunk) -> None:
+    def _count_finding(self, f: FindingRow) -> None:
+        self.findings_by_kind[f.kind] += 1
+        if len(self.first_findings) < MAX_FINDINGS:
+            self.first_findings.append(f)
+
+    def _flag_first(self, first: tuple[str, bool], later: str) -> None:
+        """The first log of a match gets a finding for a later log in conflict with it
+        (its row, maybe written already, is amended at the end from ``conflicts``)."""
+        path, was_clean = first
+        self.conflicts.setdefault(path, []).append(later)
+        self._count_finding(first_log_finding(path, later))
+        if was_clean:
+            self.clean -= 1
+            self.with_findings += 1
+            if len(self.first_with_findings) < MAX_LISTED:
+                self.first_with_findings.append(path)
+
+    def _mark_repeats(self, chunk: Chunk) -> dict[int, tuple[str, bool]]:
+        """Mark the chunk's repeats; per conflicting log (by index), the first log of its
+        match and whether that log was clean till now."""
         added: dict[int, FindingRow] = {}
+        flagged: dict[int, tuple[str, bool]] = {}
         for i, m in enumerate(chunk.matches):
             digest = bytes.fromhex(m.sha256) if m.sha256 is not None else None
-            repeat = self.seen.check(chunk.identities[i], digest, m.path)
+            repeat = self.seen.check(chunk.identities[i], digest, m.path,
+                                     clean=m.verdict == "clean")
             if repeat is None:
                 continue
-            m.duplicate, m.duplicate_of = repeat
+            kind, first, was_clean = repeat
+            m.duplicate, m.duplicate_of = kind, first
             if m.duplicate == COPY:
                 self.copies += 1
             else:
                 self.conflicting += 1
-                added[i] = FindingRow(m.path, CONFLICT_KIND, conflict_message(m.duplicate_of),
+                added[i] = FindingRow(m.path, CONFLICT_KIND, conflict_message(first),
                                       None, None, None, None, None)
                 m.findings += 1
                 m.verdict = "findings"
+                flagged[i] = (first, was_clean)
             if len(self.first_repeats) < MAX_LISTED:
-                self.first_repeats.append(Repeat(m.path, *repeat))
+                self.first_repeats.append(Repeat(m.path, kind, first))
         if added:  # each log's finding rows stay together, in the order of the logs
             rows: list[FindingRow] = []
             pos = 0
@@ -478,6 +510,7 @@ class ArchiveSummary:
                 if i in added:
                     rows.append(added[i])
             chunk.findings = rows
+        return flagged
 
     @property
     def exit_code(self) -> int:
@@ -562,12 +595,18 @@ def describe_test(r: StatResult) -> str:
     return f"{measure}, {where} ({r.method})"
 
 
+def first_log_finding(first: str, later: str) -> FindingRow:
+    """The ``conflicting-log`` finding on the first log of a match, naming a later log."""
+    return FindingRow(first, CONFLICT_KIND, conflict_message(later, first=True),
+                      None, None, None, None, None)
+
+
 def row_dicts(rows: Iterable[MatchRow | FindingRow]) -> list[dict[str, Any]]:
     return [asdict(r) for r in rows]
 
 
 __all__ = [
     "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow",
-    "Repeat", "audit_chunk", "bias_flagged", "describe_test", "expand_paths", "read_url",
-    "run_chunks",
+    "Repeat", "audit_chunk", "bias_flagged", "describe_test", "expand_paths",
+    "first_log_finding", "read_url", "run_chunks",
 ]

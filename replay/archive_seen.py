@@ -2,25 +2,30 @@
 
 A log copied twice, or one match kept under two names, would count twice in the
 statistics, which inflates the sample and can fake or hide a bias. The audit knows a
-log by the SHA-256 of its bytes and a match by what its log's header binds it to: the
-match id, the signing key the log names and the server commitment
-(:func:`match_identity`). In the order of the paths, the first log of a match counts;
-a later log with the same bytes is a **copy** (listed, left out of the statistics);
-a later log of the same match with other bytes is **conflicting**: two different logs
-of one match, at most one of them the match as played, which is a finding
-(``conflicting-log``) and is never merged silently.
+log by the SHA-256 of its bytes and a match by what its log's header binds it to
+(:func:`match_identity`): the match id and the server commitment, which is unique to
+one match whatever key signed the log; a log without a commitment by its match id
+and the signing key it names. In the order of the paths, the first log of a match
+counts; a later log with the same bytes is a **copy** (listed, left out of the
+statistics); a later log of the same match with other bytes is **conflicting**: two
+different logs of one match, at most one of them the match as played (a platform
+that signed two histories, a log changed after the fact, or a platform's match
+signed again under another key). Both logs get a finding (``conflicting-log``), each
+naming the other; nothing is merged silently.
 
 Workers send a snapshot of their chunk's tally after each match (:func:`snapshot`), so
 the client can take a repeated match's deals out again (:func:`without`); the client
-keeps per match two digests and the path of its first log (:class:`Seen`), nothing
-else.
+keeps per match two digests, a byte of state and the path of its first log
+(:class:`Seen`), nothing else.
 
 >>> seen = Seen()
 >>> a, b = bytes(32), bytes([1]) * 32
->>> seen.check(b"match 1", a, "a.tlog"), seen.check(b"match 1", a, "copy.tlog")
-(None, ('copy', 'a.tlog'))
->>> seen.check(b"match 1", b, "other.tlog"), len(seen)
-(('conflicting', 'a.tlog'), 1)
+>>> seen.check(b"match 1", a, "a.tlog", clean=True), seen.check(b"match 1", a, "copy.tlog")
+(None, ('copy', 'a.tlog', False))
+>>> seen.check(b"match 1", b, "other.tlog"), seen.check(b"match 1", b, "third.tlog")
+(('conflicting', 'a.tlog', True), ('conflicting', 'a.tlog', False))
+>>> len(seen)
+1
 """
 
 from __future__ import annotations
@@ -40,9 +45,10 @@ CONFLICTING = "conflicting"  # the same match as an earlier log, other bytes: a 
 CONFLICT_KIND = "conflicting-log"
 # kinds of finding the archive audit adds to those of one log (tarneeb.replay.findings.KINDS)
 ARCHIVE_KINDS = {
-    CONFLICT_KIND: "another log in the archive records the same match (match id, signing "
-                   "key and server commitment) with other bytes: at most one of them is the "
-                   "match as played",
+    CONFLICT_KIND: "another log in the archive records the same match (match id and server "
+                   "commitment, whatever key signed it; without a commitment, match id and "
+                   "signing key) with other bytes: at most one of them is the match as "
+                   "played, and both logs get this finding",
 }
 _MATCH_TAG = b"tarneeb archive match identity\x00"
 
@@ -53,47 +59,83 @@ def content_digest(data: bytes) -> bytes:
 
 
 def match_identity(header: Header) -> bytes:
-    """What makes two logs the same match: a digest of the match id, the key the log
-    names (none: empty) and the server commitment (none: empty), each length-prefixed."""
+    """What makes two logs the same match: a digest of the match id and the server
+    commitment, each length-prefixed; without a commitment, of the match id and the key
+    the log names (none: empty). A commitment binds one match's seed, so one match id
+    and commitment under two keys is two versions of one match (a platform's match
+    signed again by someone else), not two matches.
+
+    >>> from dataclasses import replace
+    >>> from tarneeb.replay.logrecords import Header
+    >>> one = Header(rules=None, seats=[], match_id=b"m1", first_dealer=0,
+    ...              server_commitment=b"c" * 32, public_key=b"k" * 32)
+    >>> match_identity(one) == match_identity(replace(one, public_key=b"x" * 32))
+    True
+    >>> match_identity(one) == match_identity(replace(one, server_commitment=None))
+    False
+    """
     h = hashlib.sha256(_MATCH_TAG)
-    for part in (header.match_id, header.public_key or b"", header.server_commitment or b""):
+    if header.server_commitment:
+        parts = (b"commitment", header.match_id, header.server_commitment)
+    else:
+        parts = (b"key", header.match_id, header.public_key or b"")
+    for part in parts:
         h.update(len(part).to_bytes(4, "big") + part)
     return h.digest()
 
 
-def conflict_message(first: str) -> str:
-    """The finding's sentence on a later log of a match already read."""
-    return (f"{first} is another log of this match (the same match id, signing key and "
-            "server commitment) with other bytes: at most one of them is the match as "
-            "played, and only the first counts in the statistics")
+def conflict_message(other: str, first: bool = False) -> str:
+    """The finding's sentence on a log of a match that ``other`` also records: on a
+    later log (``other`` read first), or on the first log (``first``, ``other`` read
+    after it).
+
+    >>> conflict_message("b.tlog", first=True)  # doctest: +ELLIPSIS
+    'b.tlog is another log of this match ... and this one, read first, counts in the statistics'
+    """
+    which = ("this one, read first, counts in the statistics" if first else
+             "only the first counts in the statistics")
+    return (f"{other} is another log of this match (the same match id and server "
+            "commitment, or without a commitment the same match id and signing key) with "
+            f"other bytes: at most one of them is the match as played, and {which}")
+
+
+_CLEAN = 1  # the state byte: the first log of the match was clean and is not flagged yet
 
 
 class Seen:
-    """The logs read so far, by match: the first log's content digest and path."""
+    """The logs read so far, by match: the first log's content digest, whether it was
+    clean (until a conflict flags it) and its path."""
 
     __slots__ = ("_first",)
 
     def __init__(self) -> None:
-        self._first: dict[bytes, bytes] = {}  # identity -> content digest + first path
+        self._first: dict[bytes, bytes] = {}  # identity -> digest + state + first path
 
     def __len__(self) -> int:
         return len(self._first)
 
-    def check(self, identity: bytes | None, digest: bytes | None,
-              path: str) -> tuple[str, str] | None:
-        """None for the first log of its match (remembered); else ``(COPY or CONFLICTING,
-        the first log's path)``. ``identity`` is the match's (None: the log has no header
-        to tell, so its bytes stand for it); a log with neither is always first."""
+    def check(self, identity: bytes | None, digest: bytes | None, path: str,
+              clean: bool = False) -> tuple[str, str, bool] | None:
+        """None for the first log of its match (remembered, with ``clean``: its verdict);
+        else ``(COPY or CONFLICTING, the first log's path, whether this conflict turns
+        the first log from clean to findings)``, the last True once per match at most.
+        ``identity`` is the match's (None: the log has no header to tell, so its bytes
+        stand for it); a log with neither is always first."""
         key = identity if identity is not None else digest
         if key is None:
             return None
         first = self._first.get(key)
         if first is None:
-            self._first[key] = (digest or bytes(32)) + path.encode("utf-8", "surrogateescape")
+            self._first[key] = ((digest or bytes(32)) + bytes([_CLEAN if clean else 0])
+                                + path.encode("utf-8", "surrogateescape"))
             return None
-        same = digest is not None and first[:32] == digest
-        return (COPY if same else CONFLICTING,
-                first[32:].decode("utf-8", "surrogateescape"))
+        path_first = first[33:].decode("utf-8", "surrogateescape")
+        if digest is not None and first[:32] == digest:
+            return COPY, path_first, False
+        was_clean = bool(first[32] & _CLEAN)
+        if was_clean:
+            self._first[key] = first[:32] + bytes([first[32] & ~_CLEAN]) + first[33:]
+        return CONFLICTING, path_first, was_clean
 
 
 Snapshot = tuple["array[int]", "array[int]"]

@@ -4,16 +4,21 @@ Parquet is what pandas (``read_parquet``), Polars (``read_parquet``/``scan_parqu
 and DuckDB (``SELECT * FROM 'matches.parquet'``) read directly, with column types
 kept. Rows are written in row groups as the audit goes, so a large archive needs
 no more memory than a small one. Needs pyarrow (``pip install 'tarneeb[archive]'``).
+
+The first log of a match found in conflict with a later one was written before the
+conflict was known: :meth:`TableWriter.close` then makes one pass over the tables
+written, row group by row group, and gives that log its finding (:func:`amend_rows`).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import astuple, fields
 from pathlib import Path
 from typing import Any
 
-from .archive import ArchiveError, Chunk, FindingRow, MatchRow
+from .archive import ArchiveError, Chunk, FindingRow, MatchRow, first_log_finding
 
 ROW_GROUP = 10_000
 
@@ -27,6 +32,33 @@ def _schema(cls: type) -> Any:
     kinds = {"string": pa.string(), "int64": pa.int64(), "bool": pa.bool_()}
     return pa.schema([pa.field(f.name, kinds[_TYPES[str(f.type)]],
                                nullable="None" in str(f.type)) for f in fields(cls)])
+
+
+def amend_rows(matches: Iterable[MatchRow], findings: Iterable[FindingRow],
+               conflicts: Mapping[str, Sequence[str]],
+               ) -> Iterator[tuple[MatchRow, list[FindingRow]]]:
+    """Each log's row and its finding rows (both in the order of the logs), the first
+    log of each conflicting match (``conflicts``: its path -> the later logs', as
+    :attr:`~tarneeb.replay.archive.ArchiveSummary.conflicts` has them) given a
+    ``conflicting-log`` finding per later log, after its own.
+
+    >>> row = MatchRow("a.tlog", "clean", None, "qahwa41", None, None, False, "none",
+    ...                1, 1, 0, 0, 4)
+    >>> [(m.verdict, m.findings, [f.kind for f in fs])
+    ...  for m, fs in amend_rows([row], [], {"a.tlog": ["b.tlog"]})]
+    [('findings', 1, ['conflicting-log'])]
+    """
+    left = {first: list(later) for first, later in conflicts.items()}
+    rows = iter(findings)
+    for m in matches:
+        own = [next(rows) for _ in range(m.findings)]
+        later = left.pop(m.path, None) if m.duplicate is None else None
+        if later:
+            own += [first_log_finding(m.path, p) for p in later]
+            m.findings += len(later)
+            if m.verdict == "clean":
+                m.verdict = "findings"
+        yield m, own
 
 
 class TableWriter:
@@ -55,8 +87,33 @@ class TableWriter:
         self._tables["matches"].extend(astuple(r) for r in chunk.matches)
         self._tables["findings"].extend(astuple(r) for r in chunk.findings)
 
-    def close(self) -> list[Path]:
+    def close(self, conflicts: Mapping[str, Sequence[str]] | None = None) -> list[Path]:
+        """Finish the tables, giving the first logs of ``conflicts`` their findings (as
+        :func:`amend_rows`; the summary's ``conflicts``)."""
+        if conflicts:
+            self._amend(conflicts)
         return [t.close() for t in self._tables.values()]
+
+    def _amend(self, conflicts: Mapping[str, Sequence[str]]) -> None:
+        import pyarrow.parquet as pq
+
+        written = self._tables
+        for t in written.values():
+            t.finish()
+        try:
+            self._tables = {name: _Table(t.path, t.schema, "amended")
+                            for name, t in written.items()}
+            def read(name: str, cls: Any) -> Iterator[Any]:
+                for batch in pq.ParquetFile(written[name].tmp).iter_batches(ROW_GROUP):
+                    yield from (cls(**r) for r in batch.to_pylist())
+
+            for m, own in amend_rows(read("matches", MatchRow), read("findings", FindingRow),
+                                     conflicts):
+                self._tables["matches"].extend([astuple(m)])
+                self._tables["findings"].extend(astuple(f) for f in own)
+        finally:
+            for t in written.values():
+                t.tmp.unlink(missing_ok=True)
 
     def abort(self) -> None:
         for t in self._tables.values():
@@ -64,11 +121,11 @@ class TableWriter:
 
 
 class _Table:
-    def __init__(self, path: Path, schema: Any) -> None:
+    def __init__(self, path: Path, schema: Any, tag: str = "") -> None:
         import pyarrow.parquet as pq
 
         self.path, self.schema = path, schema
-        self.tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        self.tmp = path.with_name(f".{path.name}.{os.getpid()}{tag}.tmp")
         try:
             self.writer = pq.ParquetWriter(self.tmp, schema)
         except OSError as e:
@@ -90,10 +147,14 @@ class _Table:
             schema=self.schema))
         self.rows = []
 
-    def close(self) -> Path:
+    def finish(self) -> None:
+        """Write what is left and close the temporary file."""
         if self.rows:
             self._flush()
         self.writer.close()
+
+    def close(self) -> Path:
+        self.finish()
         os.replace(self.tmp, self.path)
         return self.path
 
@@ -104,4 +165,4 @@ class _Table:
             self.tmp.unlink(missing_ok=True)
 
 
-__all__ = ["TableWriter"]
+__all__ = ["TableWriter", "amend_rows"]

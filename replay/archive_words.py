@@ -103,8 +103,8 @@ def repeats_sentence(copies: int, conflicting: int) -> str:
         parts.append(f"{count(conflicting, 'log')} "
                      + ("is another log" if conflicting == 1 else "are other logs")
                      + f" of a match read before {'it' if conflicting == 1 else 'them'}, with "
-                     f"other bytes ({CONFLICT_KIND}: a finding, at most one of them is the "
-                     "match as played)")
+                     f"other bytes ({CONFLICT_KIND}: a finding on both logs, at most one "
+                     "of them is the match as played)")
     return "; ".join(parts) + ": each match counts once."
 
 

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tarneeb.audit.signing import key_id, public_key_pem, public_key_raw
 from tarneeb.cli.app import main
 from tarneeb.replay.archive import EXIT_BIAS, ArchiveSummary, expand_paths, run_chunks
+from tarneeb.replay.archive_tables import TableWriter
 from tarneeb.replay.replayer import verify_file
 from tarneeb.testing.alterations import EditableLog, rewrite
 from tarneeb.testing.archive import platform_key, write_archive
@@ -225,6 +226,7 @@ def test_a_dask_cluster_gives_the_same_result(archives: dict[str, Path]) -> None
     assert len(remote_rows) > len(local_rows)  # cut into other chunks
     assert remote.to_json(remote.fairness()) == local.to_json(local.fairness())
     assert remote.copies == MATCHES and remote.conflicting > 0  # altered: a few matches
+    assert remote.conflicts == local.conflicts != {}  # the first logs flagged alike
     once = ArchiveSummary()
     for chunk in run_chunks(expand_paths(paths[:3]), jobs=1):
         once.add(chunk)
@@ -273,6 +275,12 @@ def test_the_report_reads_in_a_browser(archives: dict[str, Path], tmp_path: Path
         assert page.texts("#repeats-table tbody td:first-child") == [str(proven[0]),
                                                                     str(second)]
         assert page.texts("#repeats-table tr.bad td:last-child") == [str(proven[1])]
+        # both logs of the conflicting match are findings, each naming the other
+        found = [[td.inner_text() for td in tr.query_selector_all("td")]
+                 for tr in page.page.query_selector_all("#findings-table tbody tr")]
+        conflicts = [(where, what) for where, kind, what in found if kind == "conflicting-log"]
+        assert [where for where, _ in conflicts] == [f"{second}: match", f"{proven[1]}: match"]
+        assert str(proven[1]) in conflicts[0][1] and str(second) in conflicts[1][1]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -341,8 +349,16 @@ def test_each_match_counts_once(repeated: dict[str, Any]) -> None:
         assert getattr(both, name) == getattr(alone, name), name
     # the second log of a match is a finding even though it replays clean on its own
     assert verify_file(str(repeated["again"] / "second-log-of-second.tlog")).clean
-    assert both.findings_by_kind == {"conflicting-log": 1} and both.exit_code == 2
     first = [str(p) for p in repeated["originals_list"]]
+    second = str(repeated["again"] / "second-log-of-second.tlog")
+    # ... and so is the first: at most one of the two is the match as played
+    assert both.findings_by_kind == {"conflicting-log": 2} and both.exit_code == 2
+    assert both.conflicts == {first[1]: [second]}
+    assert (both.clean, both.with_findings) == (alone.clean - 1 + 1, 2)  # + the copy
+    assert both.first_with_findings == [second, first[1]]
+    assert [f.path for f in both.first_findings] == [second, first[1]]
+    assert first[1] in both.first_findings[0].message
+    assert second in both.first_findings[1].message  # each names the other
     by_path = {Path(r.path).name: r for r in rows}
     assert (by_path["copy-of-first.tlog"].duplicate,
             by_path["copy-of-first.tlog"].duplicate_of) == ("copy", first[0])
@@ -369,7 +385,11 @@ def test_the_summary_lists_the_repeats(repeated: dict[str, Any], tmp_path: Path,
              str(repeated["again"] / "second-log-of-second.tlog")]
     code, doc = audit_json(capsys, "-j", "1", "--tables", str(tmp_path), *paths)
     assert code == 1 and (doc["copies"], doc["conflicting"]) == (1, 1)
-    assert doc["findings_by_kind"] == {"conflicting-log": 1}
+    # both logs of the conflicting match have the finding; the match counts once
+    assert doc["findings_by_kind"] == {"conflicting-log": 2}
+    assert (doc["clean"], doc["findings"]) == (6, 2)
+    first_of_second = paths[0] + "/" + repeated["originals_list"][1].name
+    assert doc["first_with_findings"] == [paths[2], first_of_second]
     assert sum(doc["matches_by_rules"].values()) == 6 and doc["logs"] == 8
     assert [(r["kind"], Path(r["path"]).name, Path(r["first"]).name) for r in
             doc["first_repeats"]] == [
@@ -381,17 +401,79 @@ def test_the_summary_lists_the_repeats(repeated: dict[str, Any], tmp_path: Path,
         ("conflicting", paths[0] + "/" + repeated["originals_list"][1].name)]
     assert matches[-2]["sha256"] == matches[0]["sha256"] != matches[-1]["sha256"]
     assert matches[-1]["match_id"] == matches[1]["match_id"]
+    assert [(m["verdict"], m["findings"]) for m in matches] == \
+        [("clean", 0), ("findings", 1)] + [("clean", 0)] * 5 + [("findings", 1)]
     findings = pq.read_table(tmp_path / "findings.parquet").to_pylist()
-    assert [(f["path"], f["kind"]) for f in findings] == [(paths[2], "conflicting-log")]
-    assert repeated["originals_list"][1].name in findings[0]["message"]
+    assert [(f["path"], f["kind"]) for f in findings] == [
+        (first_of_second, "conflicting-log"), (paths[2], "conflicting-log")]
+    assert paths[2] in findings[0]["message"] and first_of_second in findings[1]["message"]
     code, out, _ = run(capsys, "audit", "-j", "1", *paths)
     assert code == 1
     assert "1 log is a copy of a log read before it (the same bytes); 1 log is another log " \
         "of a match read before it" in out
     assert f"  {paths[1]}: a copy of {paths[0]}/{repeated['originals_list'][0].name}" in out
+    assert "6 of 8 logs are clean; 2 have findings" in out
+    assert f"  findings: {first_of_second}\n" in out
     # copies alone are no finding: the archive is clean, each match once
     code, doc = audit_json(capsys, "-j", "1", *paths[:2])
     assert code == 0 and doc["copies"] == 1 and doc["clean"] == doc["logs"] == 7
+
+
+def resigned(data: bytes) -> bytes:
+    """The same match signed again, unchanged, under a key of someone else's: its match
+    id and server commitment are the platform's, the key it names is not."""
+    return rewrite(data, lambda log: None, resign=Ed25519PrivateKey.generate())
+
+
+def test_a_match_signed_again_under_another_key_conflicts(
+        repeated: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = repeated["originals_list"][1]
+    forgery = tmp_path / "resigned.tlog"
+    forgery.write_bytes(resigned(first.read_bytes()))
+    assert verify_file(str(forgery)).clean  # alone, under the key it names itself
+    shutil.copy(first, tmp_path / "z-copy.tlog")
+    code, doc = audit_json(capsys, "-j", "1", str(repeated["originals"]), str(forgery),
+                           str(tmp_path / "z-copy.tlog"))
+    assert code == 1 and (doc["copies"], doc["conflicting"]) == (1, 1)
+    assert doc["first_repeats"][0] == {"path": str(forgery), "kind": "conflicting",
+                                       "first": str(first)}
+    assert doc["first_repeats"][1]["kind"] == "copy"  # the same bytes stay a copy
+    assert doc["findings_by_kind"] == {"conflicting-log": 2} and doc["clean"] == 6
+    assert doc["first_with_findings"] == [str(forgery), str(first)]
+    assert sum(doc["matches_by_key"].values()) == 6  # the match counts once
+
+
+def test_the_tables_flag_the_first_log_whatever_the_chunks(
+        repeated: dict[str, Any], tmp_path: Path) -> None:
+    """The first log of a match is written long before a conflict shows: closing the
+    tables gives it its findings, the same on one process and on a pool cut finer."""
+    first = repeated["originals_list"][1]
+    (tmp_path / "c").mkdir()
+    forgery = tmp_path / "c" / "resigned.tlog"
+    forgery.write_bytes(resigned(first.read_bytes()))
+    paths = [str(repeated["originals"]), str(repeated["again"]), str(tmp_path / "c")]
+    out = []
+    for name, kw in (("one", {"jobs": 1}), ("pool", {"jobs": 2, "chunk_size": 2})):
+        writer, summary = TableWriter(tmp_path / name), ArchiveSummary()
+        for chunk in run_chunks(expand_paths(paths), **kw):
+            summary.add(chunk)
+            writer.add(chunk)
+        writer.close(summary.conflicts)
+        assert sorted(p.name for p in (tmp_path / name).iterdir()) == [
+            "findings.parquet", "matches.parquet"]  # no temporary file left
+        out.append((summary.to_json(), *(pq.read_table(tmp_path / name / f"{t}.parquet")
+                                         for t in ("matches", "findings"))))
+    (doc, matches, findings), pool = out
+    assert doc == pool[0] and matches.equals(pool[1]) and findings.equals(pool[2])
+    later = [str(repeated["again"] / "second-log-of-second.tlog"), str(forgery)]
+    assert summary.conflicts == {str(first): later}
+    row = matches.to_pylist()[1]
+    assert (row["path"], row["verdict"], row["findings"]) == (str(first), "findings", 2)
+    mine = [f for f in findings.to_pylist() if f["path"] == str(first)]
+    assert [(f["kind"], p in f["message"]) for f, p in zip(mine, later, strict=True)] == \
+        [("conflicting-log", True)] * 2
+    assert findings.num_rows == sum(doc["findings_by_kind"].values()) == 4
+    assert (doc["clean"], doc["findings"], doc["unreadable"]) == (6, 3, 2)
 
 
 # ------------------------------------------------------------------ keys --
