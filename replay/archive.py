@@ -6,7 +6,7 @@ back small: one row per log, one per finding, and the fairness tallies of its
 deals (integer counts, :class:`~tarneeb.audit.fairness.Tally`, with a snapshot after
 each match). The caller folds each chunk into an :class:`ArchiveSummary` and drops
 it, so memory grows with the archive only by what counts each match once (two
-digests and a path a match, :mod:`~tarneeb.replay.archive_seen`); chunks come back
+digests, a byte and a path a match, :mod:`~tarneeb.replay.archive_seen`); chunks come back
 in the order the paths were given, so every way of running gives the same rows in
 the same order and the same summary.
 
