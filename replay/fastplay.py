@@ -1,4 +1,4 @@
-"""The verifier's fast path: a whole hand's moves judged at once, with plain ints.
+"""The verifier's fast path: a whole hand's moves judged at once, with plain ints and bytes.
 
 :class:`~tarneeb.replay.engine.MatchState` applies moves one at a time and says
 why a move is illegal. A log that follows the rules needs none of that: these
@@ -6,7 +6,8 @@ functions take a hand's calls and cards in one go and either give what the hand
 came to, or ``None`` at the first thing out of the ordinary, and the caller
 replays the hand move by move to say what. Nothing here judges a move the
 engine would judge differently: ``tests/test_fastplay.py`` plays both on
-generated and altered logs.
+generated and altered logs, and holds :func:`all_tricks` (a whole hand's cards, by
+``bytes`` methods) to :func:`whole_tricks` (card by card) on legal and broken hands.
 
 >>> from tarneeb.replay.cards import deal_hands
 >>> from tarneeb.replay.rules import preset
