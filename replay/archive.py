@@ -25,10 +25,8 @@ the same order and the same summary.
 from __future__ import annotations
 
 import collections
-import glob
 import os
 import stat
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -36,6 +34,7 @@ from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 
+from .archive_paths import ArchiveError, expand_paths, read_url
 from .archive_seen import (
     CONFLICT_KIND,
     COPY,
@@ -55,85 +54,6 @@ from .replayer import verify_file, verify_log
 CHUNK = 32  # logs per unit of work
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
 ORIGINS = ("proven", "recorded")
-_GLOB = set("*?[")
-
-
-# ------------------------------------------------------------------ paths --
-
-def expand_paths(args: Iterable[str], stdin: Iterable[str] | None = None) -> Iterator[str]:
-    """The logs named by ``args``, lazily: files as given, directories recursively
-    (their ``*.tlog`` files, sorted), glob patterns (``**`` included), and ``-`` for
-    one path a line read from ``stdin``. A path that names nothing is yielded as it
-    is, so the audit reports it as unreadable. URLs (``s3://bucket/logs``) are
-    listed with fsspec, which the ``cluster`` extra installs.
-    """
-    for arg in args:
-        if arg == "-":
-            lines = stdin if stdin is not None else sys.stdin
-            for line in lines:
-                line = line.strip()
-                if line:
-                    yield from expand_paths([line])
-            continue
-        if "://" in arg:
-            yield from _expand_url(arg)
-        elif os.path.isdir(arg):
-            yield from _walk(arg)
-        elif not os.path.exists(arg) and glob.has_magic(arg):
-            found = sorted(glob.iglob(arg, recursive=True))
-            if not found:
-                raise ArchiveError(f"{arg}: no file matches this pattern")
-            for p in found:
-                yield from (_walk(p) if os.path.isdir(p) else [p])
-        else:
-            yield arg
-
-
-def _walk(top: str) -> Iterator[str]:
-    for root, dirs, files in os.walk(top):
-        dirs.sort()
-        for name in sorted(files):
-            if name.endswith(".tlog"):
-                yield os.path.join(root, name)
-
-
-def _expand_url(url: str) -> Iterator[str]:
-    fs, _, found = _fsspec_paths(url)
-    protocol = url.split("://", 1)[0]
-    for p in found:
-        yield p if "://" in p else f"{protocol}://{p}"
-    del fs
-
-
-def _fsspec_paths(url: str) -> tuple[Any, str, list[str]]:
-    try:
-        from fsspec.core import url_to_fs
-    except ImportError:
-        raise ArchiveError(f"{url}: reading URLs needs fsspec (pip install "
-                           "'tarneeb[cluster]')") from None
-    fs, path = url_to_fs(url)
-    if fs.isdir(path):
-        found = sorted(p for p in fs.find(path) if p.endswith(".tlog"))
-    elif _GLOB & set(path):
-        found = sorted(fs.glob(path))
-    else:
-        found = [path]
-    return fs, path, found
-
-
-class ArchiveError(ValueError):
-    """Bad input to the archive audit as a whole (exit code 2)."""
-
-
-def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
-    """A log's bytes from an object store (fsspec), at most one byte past the cap, which
-    the parser then refuses."""
-    try:
-        import fsspec
-    except ImportError:
-        raise OSError(f"reading {url} needs fsspec (pip install 'tarneeb[cluster]')") from None
-    with fsspec.open(url, "rb") as f:
-        return f.read(limits.max_bytes + 1)  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------ one chunk --
