@@ -63,7 +63,7 @@ def _audit(paths: list[str], **how: Any) -> dict[str, Any]:
 
 
 def seen_bytes(matches: int = 100_000) -> float:
-    """What counting each match once keeps per match (two digests, a byte of state and
+    """What counting each match once keeps per match (two digests, five bytes of state and
     the first log's path, here 36 characters like ``/srv/logs/2026-03/day000/000000.tlog``),
     in bytes."""
     import hashlib
@@ -119,7 +119,7 @@ def report(r: dict[str, Any]) -> list[str]:
              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"]
     lines.append(f"archive audit, each match once: {one['copies']:,} of the {one['logs']:,} "
                  f"logs are copies, their deals taken out; {r['seen_bytes_per_match']} bytes "
-                 "kept per match (two digests, a byte and a 36-character path)")
+                 "kept per match (two digests, five bytes and a 36-character path)")
     for name in ("1 job", "2 jobs", "dask"):
         x = r.get(name)
         if not x:

@@ -6,7 +6,7 @@ back small: one row per log, one per finding, and the fairness tallies of its
 deals (integer counts, :class:`~tarneeb.audit.fairness.Tally`, with a snapshot after
 each match). The caller folds each chunk into an :class:`ArchiveSummary` and drops
 it, so memory grows with the archive only by what counts each match once (two
-digests, a byte and a path a match, :mod:`~tarneeb.replay.archive_seen`); chunks come back
+digests, five bytes and a path a match, :mod:`~tarneeb.replay.archive_seen`); chunks come back
 in the order the paths were given, so every way of running gives the same rows in
 the same order and the same summary.
 
@@ -384,51 +384,58 @@ class ArchiveSummary:
         if len(self.first_findings) < MAX_FINDINGS:
             self.first_findings.append(f)
 
-    def _flag_first(self, first: tuple[str, bool], later: str) -> None:
-        """The first log of a match gets a finding for a later log in conflict with it
-        (its row, maybe written already, is amended at the end from ``conflicts``)."""
-        path, was_clean = first
-        self.conflicts.setdefault(path, []).append(later)
+    def _flag_first(self, first: tuple[str, int, bool], later: str) -> None:
+        """The first log of a match, and the copies of it read so far, get a finding for a
+        later log in conflict with it (their rows, maybe written already, are amended at
+        the end from ``conflicts``; the copies' paths are not kept, so only counted)."""
+        path, copies, was_clean = first
         self._count_finding(first_log_finding(path, later))
-        if was_clean:
-            self.clean -= 1
-            self.with_findings += 1
+        self.findings_by_kind[CONFLICT_KIND] += copies
+        if was_clean:  # a copy's verdict is its first log's: the same bytes, replayed alike
+            self.clean -= 1 + copies
+            self.with_findings += 1 + copies
             if len(self.first_with_findings) < MAX_LISTED:
                 self.first_with_findings.append(path)
 
-    def _mark_repeats(self, chunk: Chunk) -> dict[int, tuple[str, bool]]:
+    def _mark_repeats(self, chunk: Chunk) -> dict[int, tuple[str, int, bool]]:
         """Mark the chunk's repeats; per conflicting log (by index), the first log of its
-        match and whether that log was clean till now."""
-        added: dict[int, FindingRow] = {}
-        flagged: dict[int, tuple[str, bool]] = {}
+        match, the copies of it read so far and whether they were clean till now. A copy
+        of the first log of a conflicting match gets its findings at once."""
+        added: dict[int, list[FindingRow]] = {}
+        flagged: dict[int, tuple[str, int, bool]] = {}
         for i, m in enumerate(chunk.matches):
             digest = bytes.fromhex(m.sha256) if m.sha256 is not None else None
             repeat = self.seen.check(chunk.identities[i], digest, m.path,
                                      clean=m.verdict == "clean")
             if repeat is None:
                 continue
-            kind, first, was_clean = repeat
+            kind, first, copies, was_clean = repeat
             m.duplicate, m.duplicate_of = kind, first
             if m.duplicate == COPY:
                 self.copies += 1
+                added[i] = [copy_finding(m.path, first, later)
+                            for later in self.conflicts.get(first, ())]
             else:
                 self.conflicting += 1
-                added[i] = FindingRow(m.path, CONFLICT_KIND, conflict_message(first),
-                                      None, None, None, None, None)
-                m.findings += 1
-                m.verdict = "findings"
-                flagged[i] = (first, was_clean)
+                added[i] = [FindingRow(m.path, CONFLICT_KIND, conflict_message(first),
+                                       None, None, None, None, None)]
+                self.conflicts.setdefault(first, []).append(m.path)
+                flagged[i] = (first, copies, was_clean)
+            if added[i]:
+                m.findings += len(added[i])
+                if m.verdict == "clean":
+                    m.verdict = "findings"
             if len(self.first_repeats) < MAX_LISTED:
                 self.first_repeats.append(Repeat(m.path, kind, first))
-        if added:  # each log's finding rows stay together, in the order of the logs
+        if any(added.values()):  # each log's finding rows stay together, in log order
             rows: list[FindingRow] = []
             pos = 0
             for i, m in enumerate(chunk.matches):
-                n = m.findings - (i in added)
+                extra = added.get(i, [])
+                n = m.findings - len(extra)
                 rows.extend(chunk.findings[pos:pos + n])
                 pos += n
-                if i in added:
-                    rows.append(added[i])
+                rows.extend(extra)
             chunk.findings = rows
         return flagged
 
@@ -521,12 +528,19 @@ def first_log_finding(first: str, later: str) -> FindingRow:
                       None, None, None, None, None)
 
 
+def copy_finding(path: str, first: str, later: str) -> FindingRow:
+    """The ``conflicting-log`` finding on a copy of the first log of a match, naming a
+    later log."""
+    return FindingRow(path, CONFLICT_KIND, conflict_message(later, copy_of=first),
+                      None, None, None, None, None)
+
+
 def row_dicts(rows: Iterable[MatchRow | FindingRow]) -> list[dict[str, Any]]:
     return [asdict(r) for r in rows]
 
 
 __all__ = [
     "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow",
-    "Repeat", "audit_chunk", "bias_flagged", "describe_test", "expand_paths",
+    "Repeat", "audit_chunk", "bias_flagged", "copy_finding", "describe_test", "expand_paths",
     "first_log_finding", "read_url", "run_chunks",
 ]

@@ -11,19 +11,19 @@ statistics); a later log of the same match with other bytes is **conflicting**: 
 different logs of one match, at most one of them the match as played (a platform
 that signed two histories, a log changed after the fact, or a platform's match
 signed again under another key). Both logs get a finding (``conflicting-log``), each
-naming the other; nothing is merged silently.
+naming the other, and so does every copy of the first log; nothing is merged silently.
 
 Workers send a snapshot of their chunk's tally after each match (:func:`snapshot`), so
 the client can take a repeated match's deals out again (:func:`without`); the client
-keeps per match two digests, a byte of state and the path of its first log
-(:class:`Seen`), nothing else.
+keeps per match two digests, a byte of state, a count of copies and the path of its
+first log (:class:`Seen`), nothing else.
 
 >>> seen = Seen()
 >>> a, b = bytes(32), bytes([1]) * 32
 >>> seen.check(b"match 1", a, "a.tlog", clean=True), seen.check(b"match 1", a, "copy.tlog")
-(None, ('copy', 'a.tlog', False))
+(None, ('copy', 'a.tlog', 0, False))
 >>> seen.check(b"match 1", b, "other.tlog"), seen.check(b"match 1", b, "third.tlog")
-(('conflicting', 'a.tlog', True), ('conflicting', 'a.tlog', False))
+(('conflicting', 'a.tlog', 1, True), ('conflicting', 'a.tlog', 1, False))
 >>> len(seen)
 1
 """
@@ -48,7 +48,7 @@ ARCHIVE_KINDS = {
     CONFLICT_KIND: "another log in the archive records the same match (match id and server "
                    "commitment, whatever key signed it; without a commitment, match id and "
                    "signing key) with other bytes: at most one of them is the match as "
-                   "played, and both logs get this finding",
+                   "played, and both logs (and the first one's copies) get this finding",
 }
 _MATCH_TAG = b"tarneeb archive match identity\x00"
 
@@ -84,58 +84,65 @@ def match_identity(header: Header) -> bytes:
     return h.digest()
 
 
-def conflict_message(other: str, first: bool = False) -> str:
+def conflict_message(other: str, first: bool = False, copy_of: str | None = None) -> str:
     """The finding's sentence on a log of a match that ``other`` also records: on a
-    later log (``other`` read first), or on the first log (``first``, ``other`` read
-    after it).
+    later log (``other`` read first), on the first log (``first``, ``other`` read
+    after it), or on a copy of the first log (``copy_of``, ``other`` a later log).
 
     >>> conflict_message("b.tlog", first=True)  # doctest: +ELLIPSIS
     'b.tlog is another log of this match ... and this one, read first, counts in the statistics'
+    >>> conflict_message("b.tlog", copy_of="a.tlog")  # doctest: +ELLIPSIS
+    'b.tlog is ... this one is a copy of a.tlog, which counts in the statistics'
     """
     which = ("this one, read first, counts in the statistics" if first else
-             "only the first counts in the statistics")
+             f"this one is a copy of {copy_of}, which counts in the statistics"
+             if copy_of is not None else "only the first counts in the statistics")
     return (f"{other} is another log of this match (the same match id and server "
             "commitment, or without a commitment the same match id and signing key) with "
             f"other bytes: at most one of them is the match as played, and {which}")
 
 
 _CLEAN = 1  # the state byte: the first log of the match was clean and is not flagged yet
+_PATH = 37  # digest (32), state (1), copies of the first log (4), then the first log's path
 
 
 class Seen:
     """The logs read so far, by match: the first log's content digest, whether it was
-    clean (until a conflict flags it) and its path."""
+    clean (until a conflict flags it), how many copies of it were read, and its path."""
 
     __slots__ = ("_first",)
 
     def __init__(self) -> None:
-        self._first: dict[bytes, bytes] = {}  # identity -> digest + state + first path
+        self._first: dict[bytes, bytes] = {}  # identity -> digest, state, copies, path
 
     def __len__(self) -> int:
         return len(self._first)
 
     def check(self, identity: bytes | None, digest: bytes | None, path: str,
-              clean: bool = False) -> tuple[str, str, bool] | None:
+              clean: bool = False) -> tuple[str, str, int, bool] | None:
         """None for the first log of its match (remembered, with ``clean``: its verdict);
-        else ``(COPY or CONFLICTING, the first log's path, whether this conflict turns
-        the first log from clean to findings)``, the last True once per match at most.
-        ``identity`` is the match's (None: the log has no header to tell, so its bytes
-        stand for it); a log with neither is always first."""
+        else ``(COPY or CONFLICTING, the first log's path, the copies of the first log
+        read before this log, whether this conflict turns the first log and those copies
+        from clean to findings)``, the last True once per match at most. ``identity`` is
+        the match's (None: the log has no header to tell, so its bytes stand for it); a
+        log with neither is always first."""
         key = identity if identity is not None else digest
         if key is None:
             return None
         first = self._first.get(key)
         if first is None:
             self._first[key] = ((digest or bytes(32)) + bytes([_CLEAN if clean else 0])
-                                + path.encode("utf-8", "surrogateescape"))
+                                + bytes(4) + path.encode("utf-8", "surrogateescape"))
             return None
-        path_first = first[33:].decode("utf-8", "surrogateescape")
+        path_first = first[_PATH:].decode("utf-8", "surrogateescape")
+        copies = int.from_bytes(first[33:_PATH], "big")
         if digest is not None and first[:32] == digest:
-            return COPY, path_first, False
+            self._first[key] = first[:33] + (copies + 1).to_bytes(4, "big") + first[_PATH:]
+            return COPY, path_first, copies, False
         was_clean = bool(first[32] & _CLEAN)
         if was_clean:
             self._first[key] = first[:32] + bytes([first[32] & ~_CLEAN]) + first[33:]
-        return CONFLICTING, path_first, was_clean
+        return CONFLICTING, path_first, copies, was_clean
 
 
 Snapshot = tuple["array[int]", "array[int]"]

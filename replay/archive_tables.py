@@ -18,7 +18,15 @@ from dataclasses import astuple, fields
 from pathlib import Path
 from typing import Any
 
-from .archive import ArchiveError, Chunk, FindingRow, MatchRow, first_log_finding
+from .archive import (
+    ArchiveError,
+    Chunk,
+    FindingRow,
+    MatchRow,
+    copy_finding,
+    first_log_finding,
+)
+from .archive_seen import CONFLICT_KIND, COPY
 
 ROW_GROUP = 10_000
 
@@ -39,8 +47,9 @@ def amend_rows(matches: Iterable[MatchRow], findings: Iterable[FindingRow],
                ) -> Iterator[tuple[MatchRow, list[FindingRow]]]:
     """Each log's row and its finding rows (both in the order of the logs), the first
     log of each conflicting match (``conflicts``: its path -> the later logs', as
-    :attr:`~tarneeb.replay.archive.ArchiveSummary.conflicts` has them) given a
-    ``conflicting-log`` finding per later log, after its own.
+    :attr:`~tarneeb.replay.archive.ArchiveSummary.conflicts` has them) and each copy of
+    it given a ``conflicting-log`` finding per later log, after its own (a copy read
+    after some of them has those already).
 
     >>> row = MatchRow("a.tlog", "clean", None, "qahwa41", None, None, False, "none",
     ...                1, 1, 0, 0, 4)
@@ -48,13 +57,20 @@ def amend_rows(matches: Iterable[MatchRow], findings: Iterable[FindingRow],
     ...  for m, fs in amend_rows([row], [], {"a.tlog": ["b.tlog"]})]
     [('findings', 1, ['conflicting-log'])]
     """
-    left = {first: list(later) for first, later in conflicts.items()}
+    done: set[str] = set()
     rows = iter(findings)
     for m in matches:
         own = [next(rows) for _ in range(m.findings)]
-        later = left.pop(m.path, None) if m.duplicate is None else None
-        if later:
+        later: Sequence[str] = ()
+        if m.duplicate is None and m.path in conflicts and m.path not in done:
+            done.add(m.path)
+            later = conflicts[m.path]
             own += [first_log_finding(m.path, p) for p in later]
+        elif m.duplicate == COPY and m.duplicate_of in conflicts:
+            had = sum(f.kind == CONFLICT_KIND for f in own)
+            later = conflicts[m.duplicate_of][had:]
+            own += [copy_finding(m.path, m.duplicate_of, p) for p in later]
+        if later:
             m.findings += len(later)
             if m.verdict == "clean":
                 m.verdict = "findings"

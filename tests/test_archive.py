@@ -437,21 +437,29 @@ def test_a_match_signed_again_under_another_key_conflicts(
     assert code == 1 and (doc["copies"], doc["conflicting"]) == (1, 1)
     assert doc["first_repeats"][0] == {"path": str(forgery), "kind": "conflicting",
                                        "first": str(first)}
-    assert doc["first_repeats"][1]["kind"] == "copy"  # the same bytes stay a copy
-    assert doc["findings_by_kind"] == {"conflicting-log": 2} and doc["clean"] == 6
-    assert doc["first_with_findings"] == [str(forgery), str(first)]
+    assert doc["first_repeats"][1]["kind"] == "copy"  # the same bytes stay a copy ...
+    # ... of a log in conflict: the copy, its first log and the forgery are findings
+    assert doc["findings_by_kind"] == {"conflicting-log": 3} and doc["clean"] == 5
+    assert doc["first_with_findings"] == [str(forgery), str(first), str(tmp_path / "z-copy.tlog")]
     assert sum(doc["matches_by_key"].values()) == 6  # the match counts once
 
 
 def test_the_tables_flag_the_first_log_whatever_the_chunks(
         repeated: dict[str, Any], tmp_path: Path) -> None:
     """The first log of a match is written long before a conflict shows: closing the
-    tables gives it its findings, the same on one process and on a pool cut finer."""
+    tables gives it its findings, and its copies theirs, the same on one process and on
+    a pool cut finer."""
     first = repeated["originals_list"][1]
-    (tmp_path / "c").mkdir()
+    for d in ("c0", "c"):
+        (tmp_path / d).mkdir()
     forgery = tmp_path / "c" / "resigned.tlog"
     forgery.write_bytes(resigned(first.read_bytes()))
-    paths = [str(repeated["originals"]), str(repeated["again"]), str(tmp_path / "c")]
+    copies = [tmp_path / "c0" / "copy.tlog", tmp_path / "c" / "a-copy.tlog",
+              tmp_path / "c" / "z-copy.tlog"]  # before both conflicts, between, after
+    for c in copies:
+        shutil.copy(first, c)
+    paths = [str(repeated["originals"]), str(tmp_path / "c0"), str(repeated["again"]),
+             str(tmp_path / "c")]
     out = []
     for name, kw in (("one", {"jobs": 1}), ("pool", {"jobs": 2, "chunk_size": 2})):
         writer, summary = TableWriter(tmp_path / name), ArchiveSummary()
@@ -467,13 +475,17 @@ def test_the_tables_flag_the_first_log_whatever_the_chunks(
     assert doc == pool[0] and matches.equals(pool[1]) and findings.equals(pool[2])
     later = [str(repeated["again"] / "second-log-of-second.tlog"), str(forgery)]
     assert summary.conflicts == {str(first): later}
-    row = matches.to_pylist()[1]
-    assert (row["path"], row["verdict"], row["findings"]) == (str(first), "findings", 2)
-    mine = [f for f in findings.to_pylist() if f["path"] == str(first)]
-    assert [(f["kind"], p in f["message"]) for f, p in zip(mine, later, strict=True)] == \
-        [("conflicting-log", True)] * 2
-    assert findings.num_rows == sum(doc["findings_by_kind"].values()) == 4
-    assert (doc["clean"], doc["findings"], doc["unreadable"]) == (6, 3, 2)
+    rows = {m["path"]: m for m in matches.to_pylist()}
+    for log in (first, *copies):
+        assert (rows[str(log)]["verdict"], rows[str(log)]["findings"]) == ("findings", 2)
+        mine = [f for f in findings.to_pylist() if f["path"] == str(log)]
+        assert [(f["kind"], p in f["message"]) for f, p in zip(mine, later, strict=True)] == \
+            [("conflicting-log", True)] * 2
+    # the summary's counts are the tables'
+    verdicts = [m["verdict"] for m in matches.to_pylist()]
+    assert (doc["clean"], doc["findings"], doc["unreadable"]) == tuple(
+        verdicts.count(v) for v in ("clean", "findings", "unreadable")) == (6, 6, 2)
+    assert findings.num_rows == sum(doc["findings_by_kind"].values()) == 2 * 4 + 2
 
 
 # ------------------------------------------------------------------ keys --
