@@ -188,21 +188,26 @@ def client_commitment(match_id: bytes | str, seat: int, client_seed: bytes,
     >>> client_commitment("m-1", 0, bytes(16), b) != client_commitment("m-1", 1, bytes(16), b)
     True
     """
-    binding = _check_binding(binding)
-    mid = check_match_id(match_id)
+    start = _client_commit_start(binding, match_id)
     seat = check_seat(seat)
-    seed = check_client_seed(client_seed, seat)
-    return hashlib.sha256(CLIENT_COMMIT_TAG + binding + lp16(mid) + bytes([seat])
-                          + lp16(seed)).digest()
+    return _client_commit(start, seat, check_client_seed(client_seed, seat))
+
+
+def _client_commit_start(binding: bytes, match_id: bytes | str) -> bytes:
+    """What every seat's commitment message of a match starts with, its parts checked."""
+    return CLIENT_COMMIT_TAG + _check_binding(binding) + lp16(check_match_id(match_id))
+
+
+def _client_commit(start: bytes, seat: int, seed: bytes) -> bytes:
+    return hashlib.sha256(start + bytes([seat]) + lp16(seed)).digest()
 
 
 def client_commitments(match_id: bytes | str, client_seeds: Sequence[bytes],
                        binding: bytes) -> tuple[bytes, bytes, bytes, bytes]:
     """The four seats' commitments, in seat order."""
     seeds = check_client_seeds(client_seeds)
-    # client_commitment's message four times, its checked parts made once
-    start = CLIENT_COMMIT_TAG + _check_binding(binding) + lp16(check_match_id(match_id))
-    a, b, c, d = (hashlib.sha256(start + bytes([s]) + lp16(seeds[s])).digest() for s in range(4))
+    start = _client_commit_start(binding, match_id)  # checked and made once for the four
+    a, b, c, d = (_client_commit(start, s, seeds[s]) for s in range(4))
     return a, b, c, d
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import SUIT_MASKS
+from .cards import FULL_DECK, SUIT_MASKS
 from .rules import RuleSet
 
 PASS_CODE = 15  # a call's value: 0-13 a bid, 15 a pass (as in the log)
@@ -98,8 +98,6 @@ def whole_tricks(hands: Sequence[int], cards: bytes | Sequence[int], seat: int,
         n += 4
     return n, played, seat
 
-
-FULL_DECK = (1 << 52) - 1
 
 # The whole-hand check below works on bytes and on ints holding one byte per card
 # played ("SIMD within a register"), so that its per-card work is done by bytes

@@ -44,7 +44,8 @@ from .logformat import (
     SignatureRecord,
     decode_record,
 )
-from .logstream import Limits, depth_ok
+from .logrecords import _pack
+from .logstream import Limits, depth_ok, limited_unpacker
 
 # A deal record in its common form (deal number below 65,536, no recorded deal) and the
 # plain moves after it: calls, at most one trump move, cards, none of them the timer's.
@@ -68,10 +69,6 @@ _WHOLE_HAND = re.compile(
     + _INT + rb"{4}|\xc0\xc0\xc0)\x94" + _INT + rb"{4})", re.S)
 _TRUMP_MOVE = 0x38
 _SMALL = 256  # a common record is far smaller; under caps this tight, read carefully
-
-
-def _pack(obj: object) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
 
 
 def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
@@ -133,10 +130,7 @@ def _record(data: bytes, pos: int, limits: Limits
 
     Only the bytes a record may take are handed to msgpack: a flood of records after
     the header is never copied."""
-    unpacker = msgpack.Unpacker(
-        None, raw=False, strict_map_key=True, use_list=True, max_bin_len=limits.max_field,
-        max_str_len=limits.max_field, max_array_len=limits.max_field,
-        max_map_len=limits.max_map, max_ext_len=0, max_buffer_size=limits.max_record_bytes)
+    unpacker = limited_unpacker(limits, limits.max_record_bytes)
     unpacker.feed(data[pos:pos + limits.max_record_bytes])
     obj = unpacker.unpack()
     end = pos + unpacker.tell()

@@ -201,6 +201,16 @@ def overlong_claim(data: bytes | bytearray, pos: int, limits: Limits) -> tuple[i
     return None
 
 
+def limited_unpacker(limits: Limits, buffer: int) -> msgpack.Unpacker:
+    """A msgpack unpacker held to the caps on one field (bytes, text, array, map; no
+    extension types) with a buffer of ``buffer`` bytes: the careful reader's and the
+    fast reader's, so that both refuse the same values."""
+    return msgpack.Unpacker(
+        raw=False, strict_map_key=True, use_list=True, max_bin_len=limits.max_field,
+        max_str_len=limits.max_field, max_array_len=limits.max_field,
+        max_map_len=limits.max_map, max_ext_len=0, max_buffer_size=buffer)
+
+
 class RecordReader:
     """The msgpack records of a stream, read a chunk at a time within :class:`Limits`.
 
@@ -254,10 +264,7 @@ class RecordReader:
 
     def __iter__(self) -> Iterator[RawRecord]:
         lim = self.limits
-        unpacker = msgpack.Unpacker(
-            raw=False, strict_map_key=True, use_list=True, max_bin_len=lim.max_field,
-            max_str_len=lim.max_field, max_array_len=lim.max_field, max_map_len=lim.max_map,
-            max_ext_len=0, max_buffer_size=lim.max_record_bytes + 2 * CHUNK)
+        unpacker = limited_unpacker(lim, lim.max_record_bytes + 2 * CHUNK)
         pos = 0  # where the next record starts
         records = 0
         eof = False
@@ -377,4 +384,4 @@ def _regular_file_size(stream: BinaryIO) -> int | None:
 
 
 __all__ = ["DEFAULT_LIMITS", "MOVE_RUN", "CapExceeded", "Limits", "LogCutShort", "LogError",
-           "Moves", "RawRecord", "RecordReader", "depth_ok", "overlong_claim"]
+           "Moves", "RawRecord", "RecordReader", "depth_ok", "limited_unpacker", "overlong_claim"]

@@ -35,8 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
-import msgpack
-
 from .blindlog import BlindTranscript, blind_list, proof_list
 from .logrecords import (
     CALL_MOVE,
@@ -45,6 +43,7 @@ from .logrecords import (
     Header,
     Record,
     SignatureRecord,
+    _pack,
     claims_list,
     deal_list,
     encode_hand,
@@ -242,9 +241,6 @@ class LogWriter:
         else:
             self._stream.flush()
 
-
-def _pack(obj: object) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
 
 
 __all__ = ["CALL_MOVE", "Durability", "LogWriter"]

@@ -25,7 +25,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.encoding import PROTOCOL
@@ -35,7 +34,7 @@ from tarneeb.audit.seeds import SeasonLeaf
 from tarneeb.audit.signing import key_id, public_key_from_raw, public_key_raw
 
 from .findings import Verdict
-from .logrecords import Header
+from .logrecords import Header, _pack
 
 RECEIPT_FORMAT = "tarneeb-receipt"
 MAX_RECEIPT_BYTES = 64 * 1024
@@ -53,9 +52,6 @@ class SignedReceipt:
     public_key: bytes
     signature: bytes
 
-
-def _pack(obj: Any) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
 
 
 def season_leaf(header: Header) -> SeasonLeaf | None:
