@@ -120,9 +120,7 @@ def _history(log: Any) -> list[tuple[list[int], int | None]]:
     rules = log.header.rules
     for h in v.history:
         assert isinstance(h, Hand)
-        deal_trump = rules.trump_for_deal(h.thirteenth) if h.thirteenth is not None \
-            else (rules.fixed_trump if rules.trump == "fixed" else None)
-        out.append((list(totals), deal_trump))
+        out.append((list(totals), rules.trump_for_deal(h.thirteenth)))
         totals = list(h.totals) if h.totals is not None else totals
     return out
 

@@ -129,11 +129,7 @@ class _DealTally:
     def __init__(self, tally: Tally, rules: RuleSet, hand: Any) -> None:
         self.tally, self.rules = tally, rules
         self.masks, self.dealer, self.thirteenth = hand.hands, hand.dealer, hand.thirteenth
-        self.trump: int | None = None
-        if rules.trump == "fixed":
-            self.trump = rules.fixed_trump
-        elif rules.reveals_card and hand.thirteenth is not None:
-            self.trump = rules.trump_for_deal(hand.thirteenth)
+        self.trump = rules.trump_for_deal(hand.thirteenth)
         self.pop = _trump_population(rules) if self.trump is not None else None
 
     def add(self, labels: list[str] | None, key_group: str) -> None:

@@ -146,8 +146,7 @@ class MatchState:
         self.hand = Hand(self.deal_number, self.dealer, tuple(hands),  # type: ignore[arg-type]
                          thirteenth, None, [], None, None, [], [], [0, 0, 0, 0])
         self.hands = list(hands)
-        self.trump = self.rules.trump_for_deal(thirteenth) if thirteenth is not None \
-            else (self.rules.fixed_trump if self.rules.trump == "fixed" else None)
+        self.trump = self.rules.trump_for_deal(thirteenth)
         self.hand.trump = self.trump
         self._bids = [None] * 4
         self._passed = [False] * 4
@@ -524,8 +523,7 @@ class MatchState:
         if self.phase != _DEAL:
             return None
         rules = self.rules
-        deal_trump = rules.trump_for_deal(thirteenth) if thirteenth is not None \
-            else (rules.fixed_trump if rules.trump == "fixed" else None)
+        deal_trump = rules.trump_for_deal(thirteenth)
         if owners is None:
             owners = owners_of(hands)
             if owners is None:

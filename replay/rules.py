@@ -115,10 +115,11 @@ class RuleSet:
         return short if short is not None else ">".join(self.tie)
 
     # ---- derived rules -------------------------------------------------
-    def trump_for_deal(self, thirteenth: int) -> int | None:
-        """The trump that follows from the deal, or ``None`` when the auction winner names it."""
+    def trump_for_deal(self, thirteenth: int | None) -> int | None:
+        """The trump that follows from the deal, or ``None`` when the auction winner names it
+        (or the rules reveal a card and none is given)."""
         if self.trump == "revealed_mate":
-            return colour_mate(suit_of(thirteenth))
+            return None if thirteenth is None else colour_mate(suit_of(thirteenth))
         if self.trump == "fixed":
             return self.fixed_trump
         return None
