@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import FULL_DECK, SUIT_MASKS
+from .cards import SUIT_MASKS, check_deal
 from .rules import RuleSet
+from .scoring import trick_winner
 
 PASS_CODE = 15  # a call's value: 0-13 a bid, 15 a pass (as in the log)
 SUIT_OF = tuple(c // 13 for c in range(52))
@@ -125,10 +126,9 @@ def _best_of_two(trump: int | None) -> tuple[bytes, ...]:
     """``table[a][b]``: the card that wins of ``a``, the best of a trick so far (of the
     led suit, or a trump), and ``b`` played after it, under ``trump``."""
     table = _BEST.get(trump)
-    if table is None:
+    if table is None:  # the trick rule itself, on a trick of two cards
         table = _BEST[trump] = tuple(
-            bytes(b if (b // 13 == a // 13 and b > a) or (b // 13 == trump != a // 13) else a
-                  for b in range(52)) for a in range(52))
+            bytes((a, b)[trick_winner([a, b], 0, trump)] for b in range(52)) for a in range(52))
     return table
 
 
@@ -149,12 +149,9 @@ def owners_of(hands: Sequence[int]) -> bytes | None:
     >>> owners_of([0b0001, 0b0010, 0b0100, 0b1000]) is None  # four cards are no deal
     True
     """
-    if len(hands) != 4 or any(h.__class__ is not int or not 0 <= h <= FULL_DECK or
-                              h.bit_count() != 13 for h in hands):
+    if check_deal(tuple(hands), 0, None, False) is not None:
         return None
-    h0, h1, h2, h3 = hands
-    if h0 | h1 | h2 | h3 != FULL_DECK:
-        return None
+    _, h1, h2, h3 = hands
     # a mask as 52 binary digits, card 51 first, read as bytes: a byte a card, 1 if held
     b1, b2, b3 = (int.from_bytes(format(h, "052b").encode(), "big") - _ZEROS
                   for h in (h1, h2, h3))
