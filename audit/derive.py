@@ -34,6 +34,7 @@ import hmac
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .encoding import (
     DEAL_TAG,
@@ -266,8 +267,6 @@ _DECK_STEPS = tuple(
     for i in range(DECK_SIZE - 1, 0, -1))
 _PACK_II = struct.Struct(">II").pack
 _BITS = tuple(1 << c for c in range(DECK_SIZE))
-# dealer -> for each seat, which position residue (position % 4) it receives
-_RESIDUE_OF_SEAT = tuple(tuple((s - d - 1) % SEATS for s in range(SEATS)) for d in range(SEATS))
 
 
 class DealDeriver:
@@ -322,14 +321,16 @@ class DealDeriver:
     def blocks(self, deal_number: int, count: int) -> list[bytes]:
         """Blocks ``0..count-1`` of the stream of ``deal_number``."""
         check_deal_number(deal_number)
-        out = []
-        for i in range(count):
-            inner = self._inner.copy()
-            inner.update(_PACK_II(deal_number, i))
-            outer = self._outer.copy()
-            outer.update(inner.digest())
-            out.append(outer.digest())
-        return out
+        return [self._block(self._inner, _PACK_II(deal_number, i)) for i in range(count)]
+
+    def _block(self, start: Any, rest: bytes) -> bytes:
+        """An HMAC block whose inner hash has taken ``start`` (pad and constant part of the
+        message, hashed once) and takes ``rest``."""
+        inner = start.copy()
+        inner.update(rest)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
 
     def _two_blocks(self, deal_number: int) -> bytes:
         """Blocks 0 and 1 of the stream of ``deal_number`` (not checked): 51 draws and up
@@ -373,23 +374,17 @@ class DealDeriver:
         ...                   deal.thirteenth)
         True
         """
-        if dealer.__class__ is not int or not 0 <= dealer <= 3:
-            check_seat(dealer)
-        order = self.deck(deal_number)
-        bits = _BITS
-        by = [sum(bits[c] for c in order[r::SEATS]) for r in range(SEATS)]
-        r0, r1, r2, r3 = _RESIDUE_OF_SEAT[dealer]
-        return by[r0], by[r1], by[r2], by[r3], order[51]
+        deal = self.deal(deal_number, dealer)
+        a, b, c, d = (sum(_BITS[card] for card in deal.cards(s)) for s in range(SEATS))
+        return a, b, c, d, deal.thirteenth
 
     def first_dealer(self) -> int:
         """The first dealer of the match (0-3), drawn under its own tag."""
         if self._first_dealer is None:
             # block 0 of the stream of FIRST_DEALER_TAG || fields, with the pads made once;
             # a draw below 256 is never rejected for 4 seats (accept_limit(4, 1) == 256)
-            inner = hashlib.sha256(self._ipad + FIRST_DEALER_TAG + self._fields + bytes(4))
-            outer = self._outer.copy()
-            outer.update(inner.digest())
-            self._first_dealer = outer.digest()[0] % SEATS
+            start = hashlib.sha256(self._ipad + FIRST_DEALER_TAG + self._fields)
+            self._first_dealer = self._block(start, u32be(0))[0] % SEATS
         return self._first_dealer
 
     def dealer_for(self, deal_number: int) -> int:
