@@ -278,12 +278,7 @@ class _HandReplay:
                 raise _Abandon
             self.blind.secret_cancelled.append(n)
         state.deal(bh.hands, bh.thirteenth if reveals else None)
-        if reveals and rec.revealed != bh.thirteenth:  # cannot be: the proof names it
-            v.add("wrong-revealed-card", "the revealed card is not the one opened", hand=n,
-                  seat=state.dealer, offset=self.offset)
-        elif not reveals and rec.revealed is not None:  # nothing opens it: a bare claim
-            v.add("wrong-revealed-card", f"the log reveals {card_name(rec.revealed)}, but "
-                  f"{state.rules.name} reveals no card", hand=n, offset=self.offset)
+        self._revealed(bh.thirteenth, opened=True)
 
     def _deal(self) -> None:
         state, rec, v, n = self.state, self.rec, self.v, self.n
@@ -312,15 +307,25 @@ class _HandReplay:
                 raise _Abandon
             self.recorded += 1  # a deal that is no deal is not replayed from
         state.deal(hands, thirteenth, validate=not derived)
-        if state.rules.reveals_card:
-            if rec.revealed != thirteenth:
-                shown = card_name(rec.revealed) if rec.revealed is not None else "no card"
-                v.add("wrong-revealed-card", f"the log reveals {shown}, but the dealer's 13th "
-                      f"card is {card_name(thirteenth)}", hand=n, seat=state.dealer,
-                      card=shown, offset=self.offset)
-        elif rec.revealed is not None:
-            v.add("wrong-revealed-card", f"the log reveals {card_name(rec.revealed)}, but "
-                  f"{state.rules.name} reveals no card", hand=n, offset=self.offset)
+        self._revealed(thirteenth, opened=False)
+
+    def _revealed(self, thirteenth: int | None, opened: bool) -> None:
+        """The card the log reveals must be the dealer's 13th where the rules show it, and
+        none where they do not; ``opened``: a blind deal's proof opened the 13th card."""
+        state, rec, v, n = self.state, self.rec, self.v, self.n
+        if not state.rules.reveals_card:
+            if rec.revealed is not None:  # nothing shows it: a bare claim
+                v.add("wrong-revealed-card", f"the log reveals {card_name(rec.revealed)}, but "
+                      f"{state.rules.name} reveals no card", hand=n, offset=self.offset)
+        elif rec.revealed != thirteenth:
+            if opened:  # cannot be: the proof names it
+                v.add("wrong-revealed-card", "the revealed card is not the one opened", hand=n,
+                      seat=state.dealer, offset=self.offset)
+                return
+            shown = card_name(rec.revealed) if rec.revealed is not None else "no card"
+            v.add("wrong-revealed-card", f"the log reveals {shown}, but the dealer's 13th "
+                  f"card is {card_name(thirteenth)}", hand=n, seat=state.dealer,
+                  card=shown, offset=self.offset)
 
     # -- bids
     def _timer_check(self, move: int, action: int, trick: int | None = None) -> None:
