@@ -30,6 +30,7 @@ from tarneeb.replay.scoring import (
     qualifying_players,
     score_hand,
     team_of,
+    trick_winner,
 )
 
 
@@ -43,21 +44,14 @@ Policy = Callable[[MatchState], Card]
 
 
 def _winning(trick: list[Card], trump: int | None) -> tuple[int, Card]:
-    """Index and card of the card winning ``trick`` so far."""
-    best_i, best = 0, trick[0]
-    for i, c in enumerate(trick[1:], 1):
-        if c // 13 == best // 13:
-            if c > best:
-                best_i, best = i, c
-        elif c // 13 == trump:
-            best_i, best = i, c
-    return best_i, best
+    """Index and card of the card winning ``trick`` so far (by
+    :func:`~tarneeb.replay.scoring.trick_winner`, led from index 0)."""
+    i = trick_winner(trick, 0, trump)
+    return i, trick[i]
 
 
 def _beats(card: Card, best: Card, trump: int | None) -> bool:
-    if card // 13 == best // 13:
-        return card > best
-    return card // 13 == trump
+    return trick_winner([best, card], 0, trump) == 1
 
 
 def _low(cards: Iterable[Card], trump: int | None) -> Card:
