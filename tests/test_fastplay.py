@@ -10,6 +10,7 @@ the careful way (not :mod:`tarneeb.replay.fastread`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -113,24 +114,21 @@ def _legal_plays(hands: list[int], leader: int, trump: int | None, rnd) -> bytes
             held[s] &= ~(1 << card)
             trick.append(card)
         out += trick
-        best = trick[0]
-        for c in trick[1:]:
-            if (c // 13 == best // 13 and c > best) or (c // 13 == trump != best // 13):
-                best = c
-        seat = (seat + trick.index(best)) & 3
+        seat = (seat + _best_place(trick, trump)) & 3
     return bytes(out)
 
 
+def _best_place(trick: Sequence[int], trump: int | None) -> int:
+    """Where a trick's winning card lies, worked out here on its own (not by the engine)."""
+    best = trick[0]
+    for c in trick[1:]:
+        if (c // 13 == best // 13 and c > best) or (c // 13 == trump != best // 13):
+            best = c
+    return list(trick).index(best)
+
+
 def _winner_places(plays: bytes, trump: int | None) -> list[int]:
-    out = []
-    for t in range(0, 52, 4):
-        trick = plays[t:t + 4]
-        best = trick[0]
-        for c in trick[1:]:
-            if (c // 13 == best // 13 and c > best) or (c // 13 == trump != best // 13):
-                best = c
-        out.append(trick.index(best))
-    return out
+    return [_best_place(plays[t:t + 4], trump) for t in range(0, 52, 4)]
 
 
 def _renege(plays: bytearray, leader: int, trump: int | None, rnd) -> bytearray:
