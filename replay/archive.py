@@ -535,10 +535,6 @@ def copy_finding(path: str, first: str, later: str) -> FindingRow:
                       None, None, None, None, None)
 
 
-def row_dicts(rows: Iterable[MatchRow | FindingRow]) -> list[dict[str, Any]]:
-    return [asdict(r) for r in rows]
-
-
 __all__ = [
     "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow",
     "Repeat", "audit_chunk", "bias_flagged", "copy_finding", "describe_test", "expand_paths",
