@@ -15,7 +15,6 @@ import glob
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from .logstream import DEFAULT_LIMITS, Limits
 
@@ -60,14 +59,12 @@ def _walk(top: str) -> Iterator[str]:
 
 
 def _expand_url(url: str) -> Iterator[str]:
-    fs, _, found = _fsspec_paths(url)
     protocol = url.split("://", 1)[0]
-    for p in found:
+    for p in _fsspec_paths(url):
         yield p if "://" in p else f"{protocol}://{p}"
-    del fs
 
 
-def _fsspec_paths(url: str) -> tuple[Any, str, list[str]]:
+def _fsspec_paths(url: str) -> list[str]:
     try:
         from fsspec.core import url_to_fs
     except ImportError:
@@ -80,7 +77,7 @@ def _fsspec_paths(url: str) -> tuple[Any, str, list[str]]:
         found = sorted(fs.glob(path))
     else:
         found = [path]
-    return fs, path, found
+    return found
 
 
 class ArchiveError(ValueError):
