@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import collections
 import os
-import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -48,7 +47,7 @@ from .archive_seen import (
 )
 from .dealstats import HCP, tally_match
 from .logformat import LogError, parse_log
-from .logstream import DEFAULT_LIMITS, Limits
+from .logstream import DEFAULT_LIMITS, Limits, _regular_file_size
 from .replayer import verify_file, verify_log
 
 CHUNK = 32  # logs per unit of work
@@ -118,11 +117,11 @@ def _whole_file(path: str, limits: Limits) -> bytes | None:
     for :func:`verify_file` to say why or read it as a stream."""
     try:
         with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_size > limits.max_bytes:
+            size = _regular_file_size(f)
+            if size is None or size > limits.max_bytes:
                 return None
-            data = f.read(st.st_size + 1)
-            if len(data) > st.st_size:  # it grew since: read on to the cap at most
+            data = f.read(size + 1)
+            if len(data) > size:  # it grew since: read on to the cap at most
                 data += f.read(limits.max_bytes + 1 - len(data))
             return data
     except OSError:
