@@ -20,16 +20,13 @@ from dataclasses import dataclass
 from tarneeb.replay.actions import PASS, bid_action, trump_action
 from tarneeb.replay.cards import SUIT_MASKS, Card
 from tarneeb.replay.engine import MatchState, Phase
-from tarneeb.replay.paths import exercised_paths, value_class
+from tarneeb.replay.paths import end_paths, exercised_paths, value_class
 from tarneeb.replay.players import Move, choose_card
 from tarneeb.replay.rules import RuleSet
 from tarneeb.replay.scoring import (
     Hand,
-    break_tie,
     match_winner,
-    qualifying_players,
     score_hand,
-    team_of,
     trick_winner,
 )
 
@@ -299,20 +296,7 @@ class Director:
             if winner is not None:
                 out.add("match-won")
             if rules.scoring == "personal":
-                on_target = [p for p in range(4) if after[p] >= rules.target]
-                if on_target:
-                    qualifying = qualifying_players(rules, after)
-                    blocked = [p for p in on_target if p not in qualifying]
-                    if blocked:
-                        out.add("partner-blocks-win")
-                        if any(after[p ^ 2] == 0 for p in blocked):
-                            out.add("partner-blocks-win:zero")
-                    if len({team_of(p) for p in qualifying}) == 2:
-                        out.add(f"both-qualify:{rules.tie_label}")
-                        out.add("both-qualify-equal" if winner is None
-                                else "both-qualify-decided")
-                        if rules.tie[-1] != "play_on":
-                            out.add(f"tie-decided:{break_tie(rules, after, qualifying)[1]}")
+                out.update(end_paths(rules, after, winner))
         if winner is None:  # the next hand is dealt with these totals
             for _, low in rules.min_bid_steps:
                 if any(rules.lowest_bid(t) == low for t in after):
