@@ -79,6 +79,12 @@ class MatchRow:
     duplicate: str | None = None  # copy, conflicting (None: the first log of its match)
     duplicate_of: str | None = None  # the first log of its match, when it is not
 
+    def add_findings(self, n: int) -> None:
+        """Count ``n`` more findings on this log, which then is clean no more."""
+        self.findings += n
+        if self.verdict == "clean":
+            self.verdict = "findings"
+
 
 @dataclass
 class FindingRow:
@@ -421,9 +427,7 @@ class ArchiveSummary:
                 self.conflicts.setdefault(first, []).append(m.path)
                 flagged[i] = (first, copies, was_clean)
             if added[i]:
-                m.findings += len(added[i])
-                if m.verdict == "clean":
-                    m.verdict = "findings"
+                m.add_findings(len(added[i]))
             if len(self.first_repeats) < MAX_LISTED:
                 self.first_repeats.append(Repeat(m.path, kind, first))
         if any(added.values()):  # each log's finding rows stay together, in log order

@@ -71,9 +71,7 @@ def amend_rows(matches: Iterable[MatchRow], findings: Iterable[FindingRow],
             later = conflicts[m.duplicate_of][had:]
             own += [copy_finding(m.path, m.duplicate_of, p) for p in later]
         if later:
-            m.findings += len(later)
-            if m.verdict == "clean":
-                m.verdict = "findings"
+            m.add_findings(len(later))
         yield m, own
 
 
