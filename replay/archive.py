@@ -422,8 +422,7 @@ class ArchiveSummary:
                             for later in self.conflicts.get(first, ())]
             else:
                 self.conflicting += 1
-                added[i] = [FindingRow(m.path, CONFLICT_KIND, conflict_message(first),
-                                       None, None, None, None, None)]
+                added[i] = [_conflict_row(m.path, conflict_message(first))]
                 self.conflicts.setdefault(first, []).append(m.path)
                 flagged[i] = (first, copies, was_clean)
             if added[i]:
@@ -525,17 +524,20 @@ def describe_test(r: StatResult) -> str:
     return f"{measure}, {where} ({r.method})"
 
 
+def _conflict_row(path: str, message: str) -> FindingRow:
+    """A ``conflicting-log`` finding: on the whole log, so no hand, trick, seat or card."""
+    return FindingRow(path, CONFLICT_KIND, message, None, None, None, None, None)
+
+
 def first_log_finding(first: str, later: str) -> FindingRow:
     """The ``conflicting-log`` finding on the first log of a match, naming a later log."""
-    return FindingRow(first, CONFLICT_KIND, conflict_message(later, first=True),
-                      None, None, None, None, None)
+    return _conflict_row(first, conflict_message(later, first=True))
 
 
 def copy_finding(path: str, first: str, later: str) -> FindingRow:
     """The ``conflicting-log`` finding on a copy of the first log of a match, naming a
     later log."""
-    return FindingRow(path, CONFLICT_KIND, conflict_message(later, copy_of=first),
-                      None, None, None, None, None)
+    return _conflict_row(path, conflict_message(later, copy_of=first))
 
 
 __all__ = [
