@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from .actions import BID_BASE
 from .rules import RuleSet
-from .scoring import Hand, break_tie, match_winner, qualifying_players, team_of
+from .scoring import Hand, break_tie, qualifying_players, team_of, totals_winner
 
 
 def value_class(rules: RuleSet, bid: int, own_score: int) -> str:
@@ -125,8 +125,8 @@ def exercised_paths(rules: RuleSet, history: Sequence[Hand], timers: Sequence[in
                 if hand.tricks[seat] == 0:
                     seen["no-trick"] += 1
             _win_paths(rules, hand, seen)
-        if rules.made_13_wins and hand.winner is not None and _made_13(hand) and match_winner(
-                rules.with_options(made_13_wins=False), hand, hand.totals) != hand.winner:
+        if rules.made_13_wins and hand.winner is not None and _made_13(hand) and totals_winner(
+                rules, hand.totals) != hand.winner:
             seen["made-13-wins"] += 1  # the made 13 won a match the totals did not
         if any(t < 0 for t in hand.totals):
             seen["negative-total"] += 1

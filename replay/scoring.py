@@ -141,6 +141,18 @@ def match_winner(rules: RuleSet, hand: Hand, totals: list[int]) -> int | None:
             for seat in range(4):
                 if hand.tricks[seat] == 13 and hand.bid_of(seat) == 13:
                     return team_of(seat)
+    return totals_winner(rules, totals)
+
+
+def totals_winner(rules: RuleSet, totals: list[int]) -> int | None:
+    """The team that has won on the running ``totals`` alone (a made 13 aside), or
+    ``None`` when play goes on.
+
+    >>> from tarneeb.replay.rules import preset
+    >>> r = preset("eram41")
+    >>> totals_winner(r, [41, 43, 2, 0]), totals_winner(r, [40, 3, 2, 0])
+    (0, None)
+    """
     if max(totals) < rules.target:  # nobody on the target: the common case
         return None
     if rules.scoring == "team":
@@ -192,5 +204,6 @@ __all__ = [
     "score_hand",
     "team_of",
     "team_totals",
+    "totals_winner",
     "trick_winner",
 ]

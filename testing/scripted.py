@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from tarneeb.replay.cards import CLUBS, colour_mate, make_card, mask_of
 from tarneeb.replay.paths import all_paths, end_paths
 from tarneeb.replay.rules import RuleSet
-from tarneeb.replay.scoring import break_tie, qualifying_players, team_of
+from tarneeb.replay.scoring import totals_winner
 
 Four = tuple[int, int, int, int]
 ScriptedHand = tuple[Four, Four]  # the bids and the tricks, by seat
@@ -101,14 +101,6 @@ def _hand(rules: RuleSet, totals: Sequence[int], choices: Sequence[Choice]
             (tricks[0], tricks[1], tricks[2], tricks[3])), after
 
 
-def _winner(rules: RuleSet, totals: list[int]) -> int | None:
-    qualifying = qualifying_players(rules, totals)
-    teams = sorted({team_of(p) for p in qualifying})
-    if len(teams) == 2:
-        return break_tie(rules, totals, qualifying)[0]
-    return teams[0] if teams else None
-
-
 def _last_hand(rules: RuleSet, totals: list[int], path: str, alike: bool
                ) -> tuple[ScriptedHand, list[int]] | None:
     """A hand from ``totals`` (seats 0 and 1 level, seats 2 and 3 level) that goes through
@@ -128,7 +120,7 @@ def _last_hand(rules: RuleSet, totals: list[int], path: str, alike: bool
         hand = _hand(rules, totals, choices)
         if hand is None:
             continue
-        winner = _winner(rules, hand[1])
+        winner = totals_winner(rules, hand[1])
         if path in end_paths(rules, hand[1], winner) and not (alike and winner is not None):
             return hand
     return None
@@ -150,7 +142,8 @@ def big_bid_tour(rules: RuleSet) -> tuple[ScriptedHand, ...] | None:
     for bid, made in [*((b, False) for b in range(9, 14)), *((b, True) for b in range(9, 14))]:
         choices = [(bid, made), *((rules.lowest_bid(t), not made) for t in totals[1:])]
         hand = _hand(rules, totals, choices)
-        if hand is None or ((bid, made) != (13, True) and _winner(rules, hand[1]) is not None):
+        if hand is None or ((bid, made) != (13, True)
+                            and totals_winner(rules, hand[1]) is not None):
             return None
         plan.append(hand[0])
         totals = hand[1]
