@@ -82,9 +82,11 @@ def name_keys(name: str) -> frozenset[str]:
     return frozenset(unicodedata.normalize("NFC", k) for k in (first, then))
 
 
+@functools.lru_cache(maxsize=64)
 def name_scripts(name: str) -> tuple[str, ...]:
     """The scripts a name's letters come from, sorted (digits, spaces and punctuation go
-    with any script and are not counted).
+    with any script and are not counted). Cached: a verifier asks it of the same few
+    signers' names once per log.
 
     >>> name_scripts("Club Tarneeb 400"), name_scripts("2024")
     (('Latin',), ())
