@@ -40,6 +40,7 @@ from .logrecords import (
     RecordedDeal,
     Seat,
     SignatureRecord,
+    _rules_map,
     encode_hand,
     encode_record,
 )
@@ -91,7 +92,7 @@ def record_to_json(rec: Record) -> dict[str, Any]:
     if isinstance(rec, Header):
         head = {
             "type": "header", "magic": MAGIC, "version": rec.version,
-            "rules": rec.rules_raw if rec.rules_raw is not None else rec.rules.to_dict(),
+            "rules": _rules_map(rec),
             "seats": [{"name": s.name, "computer": s.computer} for s in rec.seats],
             "match_id": rec.match_id.hex(),
             "server_commitment": _hex(rec.server_commitment),

@@ -236,6 +236,17 @@ def _encode_blind_hand(rec: HandRecord, moves: list[int], named_trump: bool) -> 
     return b"".join(out)
 
 
+def _rules_map(header: Header) -> dict[str, Any]:
+    """The header's rules map as it holds it: its own map when read from a log, so the bytes
+    stay the ones signed."""
+    return header.rules_raw if header.rules_raw is not None else header.rules.to_dict()
+
+
+def _seat_pairs(header: Header) -> list[list[Any]]:
+    """The header's seats as the log holds them: ``[name, computer]`` each."""
+    return [[s.name, s.computer] for s in header.seats]
+
+
 def record_to_list(rec: Header | EndRecord | SignatureRecord | RevealedKeys) -> list[Any]:
     """The msgpack array of a record other than a hand."""
     if isinstance(rec, Header):
@@ -243,8 +254,7 @@ def record_to_list(rec: Header | EndRecord | SignatureRecord | RevealedKeys) -> 
         if rec.batch is not None:
             b = rec.batch
             batch = [b.index, b.size, list(b.path), b.root, b.head_signature]
-        rules = rec.rules_raw if rec.rules_raw is not None else rec.rules.to_dict()
-        out = [HEADER, MAGIC, rec.version, rules, [[s.name, s.computer] for s in rec.seats],
+        out = [HEADER, MAGIC, rec.version, _rules_map(rec), _seat_pairs(rec),
                rec.match_id, rec.server_commitment, batch, rec.client_commitments,
                rec.client_seeds, rec.first_dealer, rec.public_key]
         if rec.blind:

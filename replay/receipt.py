@@ -34,7 +34,7 @@ from tarneeb.audit.seeds import SeasonLeaf
 from tarneeb.audit.signing import key_id, public_key_from_raw, public_key_raw
 
 from .findings import Verdict
-from .logrecords import Header, _pack
+from .logrecords import Header, _pack, _rules_map, _seat_pairs
 
 RECEIPT_FORMAT = "tarneeb-receipt"
 MAX_RECEIPT_BYTES = 64 * 1024
@@ -64,10 +64,9 @@ def receipt_of(header: Header) -> Receipt:
     """The terms a log header records, as a receipt (for a seeded log)."""
     if header.server_commitment is None or header.client_commitments is None:
         raise ReceiptError("the log commits to no seeds, so it has no receipt")
-    rules = header.rules_raw if header.rules_raw is not None else header.rules.to_dict()
     return Receipt(
-        match_id=header.match_id, rules=_pack(rules),
-        seats=tuple(_pack([s.name, s.computer]) for s in header.seats),
+        match_id=header.match_id, rules=_pack(_rules_map(header)),
+        seats=tuple(_pack(s) for s in _seat_pairs(header)),
         server_commitment=header.server_commitment, season=season_leaf(header),
         client_commitments=tuple(header.client_commitments))
 
@@ -80,8 +79,7 @@ def receipt_json(header: Header, key: Ed25519PrivateKey) -> str:
     doc = {
         "format": RECEIPT_FORMAT, "protocol": PROTOCOL,
         "match_id": r.match_id.hex(),
-        "rules": header.rules_raw if header.rules_raw is not None else header.rules.to_dict(),
-        "seats": [[s.name, s.computer] for s in header.seats],
+        "rules": _rules_map(header), "seats": _seat_pairs(header),
         "server_commitment": r.server_commitment.hex(),
         "season": None if leaf is None else {"index": leaf.index, "size": leaf.size,
                                              "root": leaf.root.hex()},
