@@ -53,7 +53,7 @@ from tarneeb.audit.fairness import (
     pattern_name,
 )
 
-from .cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
+from .cards import SUIT_MASKS, SUIT_NAMES, card_name, check_deal
 from .rules import RuleSet
 
 HCP_POPULATION = ((4, 4), (3, 4), (2, 4), (1, 4), (0, 36))
@@ -89,9 +89,9 @@ def suit_lengths(mask: int) -> tuple[int, int, int, int]:
 
 
 def is_deal(masks: Sequence[int]) -> bool:
-    """Four hands of 13 cards that together hold the 52 cards once each."""
-    return len(masks) == 4 and all(m.bit_count() == 13 for m in masks) and \
-        (masks[0] | masks[1] | masks[2] | masks[3]) == FULL_DECK
+    """Four hands of 13 cards that together hold the 52 cards once each
+    (:func:`~tarneeb.replay.cards.check_deal` finds nothing wrong)."""
+    return check_deal(tuple(masks), 0, None, needs_thirteenth=False) is None
 
 
 def _trump_population(rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
