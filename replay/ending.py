@@ -81,17 +81,17 @@ def _check_timeout(log: ParsedLog, state: MatchState, v: Verdict, a: Abandonment
     turn at all, is a finding at that hand and trick, on the seat blamed."""
     blamed = f"the log says seat {a.seat} ({log.header.seats[a.seat].name}) timed out"
     at = log.end_offset
+    hand = None if last is None else last.deal_number
     if state.is_over:
         v.add("timeout-no-turn", f"{blamed}, but the match was already over: "
               f"{TEAM_NAMES[state.winner]} had won it{_won_in(state)}", seat=a.seat,
-              hand=None if last is None else last.deal_number, offset=at)
+              hand=hand, offset=at)
         return
     if last is None or last.closed:
         where = ("before the first deal" if last is None else
                  f"after hand {last.deal_number}, before the next deal")
         v.add("timeout-no-turn", f"{blamed} {where}, when no player was to move: dealing "
-              "is up to the platform", hand=None if last is None else last.deal_number,
-              seat=a.seat, offset=at)
+              "is up to the platform", hand=hand, seat=a.seat, offset=at)
         return
     n = last.deal_number
     if not at_last_move:  # a finding stopped the replay inside the hand: the turn is not known
