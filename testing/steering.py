@@ -219,9 +219,15 @@ class Director:
 
     def settle(self, history: Sequence[Hand]) -> None:
         """Count the stages that the finished match's ``history`` completed."""
+        self._advance(history)
+
+    def _advance(self, history: Sequence[Hand]) -> dict[str, int]:
+        """Move past the stages ``history`` has completed; the paths it went through."""
         hit = dict(exercised_paths(self.rules, history, []))
         while not self.done and not self.stages[self.index].remaining(hit):
             self.index += 1
+            self.hands_in_stage = 0
+        return hit
 
     def __call__(self, state: MatchState) -> Move | None:
         if self.done:
@@ -255,10 +261,7 @@ class Director:
             if not state.history[-1].cancelled and got != last.tricks:
                 raise SteeringFailed(f"hand {last.deal_number} took {got}, the look-ahead "
                                      f"said {last.tricks}")
-        hit = dict(exercised_paths(self.rules, state.history, []))
-        while not self.done and not self.stages[self.index].remaining(hit):
-            self.index += 1
-            self.hands_in_stage = 0
+        hit = self._advance(state.history)
         if self.done:
             self.plan = None
             return
