@@ -91,6 +91,8 @@ def name_scripts(name: str) -> tuple[str, ...]:
     >>> name_scripts("Club Tarneeb 400"), name_scripts("2024")
     (('Latin',), ())
     """
+    if name.isascii():  # its letters are Latin, the rest goes with any script: no data to load
+        return ("Latin",) if any(c.isalpha() for c in name) else ()
     from confusable_homoglyphs.categories import alias
 
     return tuple(sorted({alias(c).title() for c in unicodedata.normalize("NFKC", name)
