@@ -154,8 +154,7 @@ class _Table:
     def _flush(self) -> None:
         import pyarrow as pa
 
-        columns = list(zip(*self.rows, strict=True)) if self.rows else \
-            [[] for _ in self.schema.names]
+        columns = list(zip(*self.rows, strict=True))  # never called with no rows
         self.writer.write_table(pa.Table.from_arrays(
             [pa.array(c, type=f.type) for c, f in zip(columns, self.schema, strict=True)],
             schema=self.schema))
