@@ -45,8 +45,7 @@ def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]]) -> 
     logs = (f"All {s.logs:,} logs are clean" if s.clean == s.logs else
             f"{s.logs - s.clean:,} of {s.logs:,} logs have findings or could not be read")
     if biased:
-        which = " and ".join("proven" if o == "proven" else "recorded" for o in biased)
-        deals = f"the {which} deals show evidence of bias"
+        deals = f"the {' and '.join(biased)} deals show evidence of bias"  # proven, recorded
     elif fairness:
         deals = "the deals show no evidence of bias"
     else:
