@@ -25,7 +25,7 @@ import random
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.replay.actions import is_play
-from tarneeb.replay.engine import MatchState, Phase
+from tarneeb.replay.engine import MatchState
 from tarneeb.replay.logformat import Abandonment, EndRecord, HandRecord
 
 from .alteration_base import (
@@ -59,8 +59,8 @@ def _turns(log: EditableLog, n: int) -> Turns:
     turns: Turns = []
 
     def visit(state: MatchState, move: int, action: int) -> None:
-        trick = len(state.hand.plays) // 4 + 1 if state.phase == Phase.PLAY else None
-        turns.append((state.current_player, trick if is_play(action) else None))
+        trick = len(state.hand.plays) // 4 + 1 if is_play(action) else None
+        turns.append((state.current_player, trick))
 
     _replay(log, n, visit)
     return turns
