@@ -103,7 +103,9 @@ def conflict_message(other: str, first: bool = False, copy_of: str | None = None
 
 
 _CLEAN = 1  # the state byte: the first log of the match was clean and is not flagged yet
-_PATH = 37  # digest (32), state (1), copies of the first log (4), then the first log's path
+# where each part lies in what Seen keeps per match: the first log's digest (32 bytes), the
+# state byte, the copies of the first log read so far (4 bytes), then the first log's path
+_STATE, _COPIES, _PATH = 32, 33, 37
 
 
 class Seen:
@@ -135,13 +137,14 @@ class Seen:
                                 + bytes(4) + path.encode("utf-8", "surrogateescape"))
             return None
         path_first = first[_PATH:].decode("utf-8", "surrogateescape")
-        copies = int.from_bytes(first[33:_PATH], "big")
-        if digest is not None and first[:32] == digest:
-            self._first[key] = first[:33] + (copies + 1).to_bytes(4, "big") + first[_PATH:]
+        copies = int.from_bytes(first[_COPIES:_PATH], "big")
+        if digest is not None and first[:_STATE] == digest:
+            self._first[key] = first[:_COPIES] + (copies + 1).to_bytes(4, "big") + first[_PATH:]
             return COPY, path_first, copies, False
-        was_clean = bool(first[32] & _CLEAN)
+        was_clean = bool(first[_STATE] & _CLEAN)
         if was_clean:
-            self._first[key] = first[:32] + bytes([first[32] & ~_CLEAN]) + first[33:]
+            self._first[key] = (first[:_STATE] + bytes([first[_STATE] & ~_CLEAN])
+                                + first[_COPIES:])
         return CONFLICTING, path_first, copies, was_clean
 
 
