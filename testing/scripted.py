@@ -20,10 +20,11 @@ import functools
 import itertools
 from collections.abc import Sequence
 
+from tarneeb.replay.actions import bid_action
 from tarneeb.replay.cards import CLUBS, colour_mate, make_card, mask_of
 from tarneeb.replay.paths import all_paths, end_paths
 from tarneeb.replay.rules import RuleSet
-from tarneeb.replay.scoring import totals_winner
+from tarneeb.replay.scoring import Hand, score_hand, totals_winner
 
 Four = tuple[int, int, int, int]
 ScriptedHand = tuple[Four, Four]  # the bids and the tricks, by seat
@@ -95,8 +96,9 @@ def _hand(rules: RuleSet, totals: Sequence[int], choices: Sequence[Choice]
         return None
     tricks = [bids[s] if s in made else 0 for s in range(4)]
     tricks[made[0]] += 13 - need
-    after = [t + (1 if s in made else -1) * rules.bid_value(bids[s], t)
-             for s, t in enumerate(totals)]
+    hand = Hand(0, 0, (0, 0, 0, 0), None, calls=[(s, bid_action(b)) for s, b in enumerate(bids)],
+                tricks=tricks)
+    after = [t + v for t, v in zip(totals, score_hand(rules, hand, list(totals)), strict=True)]
     return ((bids[0], bids[1], bids[2], bids[3]),
             (tricks[0], tricks[1], tricks[2], tricks[3])), after
 
