@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import astuple, fields
+from dataclasses import fields
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,12 @@ def _schema(cls: type) -> Any:
     kinds = {"string": pa.string(), "int64": pa.int64(), "bool": pa.bool_()}
     return pa.schema([pa.field(f.name, kinds[_TYPES[str(f.type)]],
                                nullable="None" in str(f.type)) for f in fields(cls)])
+
+
+# a row's values in the order of its fields, as dataclasses.astuple gives them without the
+# deep copy of each value astuple makes (a match row: 13.5 us against 0.3, measured)
+_MATCH_VALUES = attrgetter(*(f.name for f in fields(MatchRow)))
+_FINDING_VALUES = attrgetter(*(f.name for f in fields(FindingRow)))
 
 
 def amend_rows(matches: Iterable[MatchRow], findings: Iterable[FindingRow],
@@ -98,8 +105,8 @@ class TableWriter:
                         for name, cls in (("matches", MatchRow), ("findings", FindingRow))}
 
     def add(self, chunk: Chunk) -> None:
-        self._tables["matches"].extend(astuple(r) for r in chunk.matches)
-        self._tables["findings"].extend(astuple(r) for r in chunk.findings)
+        self._tables["matches"].extend(map(_MATCH_VALUES, chunk.matches))
+        self._tables["findings"].extend(map(_FINDING_VALUES, chunk.findings))
 
     def close(self, conflicts: Mapping[str, Sequence[str]] | None = None) -> list[Path]:
         """Finish the tables, giving the first logs of ``conflicts`` their findings (as
@@ -123,8 +130,8 @@ class TableWriter:
 
             for m, own in amend_rows(read("matches", MatchRow), read("findings", FindingRow),
                                      conflicts):
-                self._tables["matches"].extend([astuple(m)])
-                self._tables["findings"].extend(astuple(f) for f in own)
+                self._tables["matches"].extend([_MATCH_VALUES(m)])
+                self._tables["findings"].extend(map(_FINDING_VALUES, own))
         finally:
             for t in written.values():
                 t.tmp.unlink(missing_ok=True)
