@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from tarneeb.replay.actions import PASS, bid_action, trump_action
-from tarneeb.replay.cards import SPADES, SUIT_MASKS, colour_mate, deal_hands, make_card, mask_of
+from tarneeb.replay.cards import SUIT_MASKS, colour_mate, deal_hands, make_card, mask_of
 from tarneeb.replay.engine import MatchState, Phase
 from tarneeb.replay.houserules import rule_set, shipped
 from tarneeb.replay.logformat import EndRecord
@@ -319,7 +319,7 @@ def _stacked(deals: DealSource, big: dict[int, BigBid], rules: RuleSet) -> DealS
             by_rank = sorted(range(52), key=lambda c: (c % 13, c // 13))
             seats, chosen = [bidder ^ 2, bidder], by_rank[:26]
         else:
-            trump = rules.fixed_trump if rules.trump == "fixed" else SPADES
+            trump = trump_of(rules)  # the fixed trump, else spades
             chosen = [c for c in range(52) if c // 13 == trump]
             if rules.reveals_card:  # the dealer shows the ace of the trump's colour-mate
                 shown = make_card(12, colour_mate(trump))
