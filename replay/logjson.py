@@ -41,7 +41,6 @@ from .logrecords import (
     Seat,
     SignatureRecord,
     _rules_map,
-    encode_hand,
     encode_record,
 )
 from .logstream import DEFAULT_LIMITS, CapExceeded, Limits, LogError
@@ -196,6 +195,12 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
 
     ``named_trump`` (the header's rules name the trump): a hand's trump is a move.
     """
+    return _record_from_json(index, obj, limits, named_trump)[0]
+
+
+def _record_from_json(index: int, obj: Any, limits: Limits, named_trump: bool
+                      ) -> tuple[Record, bytes]:
+    """:func:`record_from_json`, and the record's bytes (made once, for the check)."""
     if not isinstance(obj, dict):
         raise LogError(f"record {index}: not a JSON object")
     r = _In(index, obj)
@@ -220,13 +225,13 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
         else:
             raise r.fail(f"unknown record type {kind!r}")
         # the msgpack decoder checks every field's type and range
+        raw = encode_record(rec, named_trump)
         if isinstance(rec, HandRecord):
-            back: Record = decode_hand(encode_hand(rec, named_trump), named_trump,
-                                       rec.blind is not None)
+            back: Record = decode_hand(raw, named_trump, rec.blind is not None)
         elif isinstance(rec, RevealedKeys):
-            back = keys_from_list(msgpack.unpackb(encode_record(rec), raw=False), 0)
+            back = keys_from_list(msgpack.unpackb(raw, raw=False), 0)
         else:
-            back = decode_record(msgpack.unpackb(encode_record(rec), raw=False), 0, limits)
+            back = decode_record(msgpack.unpackb(raw, raw=False), 0, limits)
         # the log made must say all the document says, and nothing else
         differs = _differs(obj, record_to_json(back))
         if differs is not None:
@@ -237,7 +242,7 @@ def record_from_json(index: int, obj: Any, limits: Limits = DEFAULT_LIMITS,
         raise r.fail(e.message) from None
     except (TypeError, ValueError, OverflowError) as e:
         raise r.fail(str(e)) from None
-    return rec
+    return rec, raw
 
 
 def _differs(given: Any, back: Any, key: str = "") -> str | None:
@@ -444,10 +449,10 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
     encoded = []
     named_trump = False
     for i, obj in enumerate(records):
-        rec = record_from_json(i, obj, limits, named_trump)
+        rec, raw = _record_from_json(i, obj, limits, named_trump)
         if isinstance(rec, Header):
             named_trump = rec.rules.trump == "named"
-        encoded.append(encode_record(rec, named_trump))
+        encoded.append(raw)
     data = b"".join(encoded)
     try:
         parse_log(data, limits=limits)
