@@ -13,11 +13,14 @@ PACKAGES = ["tarneeb.replay", "tarneeb.audit", "tarneeb.report", "tarneeb.testin
 
 
 def _modules() -> list[str]:
-    """Every module of the packages: a new module's examples run without being listed."""
+    """Every module of the packages and their subpackages (each package's ``__init__``
+    too): a new module's examples run without being listed."""
     out = []
     for package in PACKAGES:
         pkg = importlib.import_module(package)
-        out += [f"{package}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+        out.append(package)
+        out += [m.name for m in pkgutil.walk_packages(pkg.__path__, f"{package}.")
+                if not m.name.endswith(".__main__")]
     return sorted(out)
 
 

@@ -1,0 +1,32 @@
+"""Many tests, one error rate: the multiple-testing correction over an archive's tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tarneeb.audit.fairness.tests import StatResult
+
+DEFAULT_ALPHA = 0.05
+
+
+def holm(results: Sequence[StatResult], alpha: float = DEFAULT_ALPHA) -> None:
+    """Holm's step-down correction: sets ``p_adjusted`` and ``flagged`` on every tested result.
+
+    (Six lines; statsmodels, which has it, is a large dependency for this alone.)
+
+    >>> rs = [StatResult(("t", str(i)), "G-test", 10, 1.0, 1, p) for i, p in
+    ...       enumerate([0.01, 0.04, 0.03, 0.005])]
+    >>> holm(rs, 0.05); [(r.p_adjusted, r.flagged) for r in rs]
+    [(0.03, True), (0.06, False), (0.06, False), (0.02, True)]
+    """
+    tested = sorted((r for r in results if r.p_value is not None), key=lambda r: r.p_value)
+    m = len(tested)
+    running = 0.0
+    for i, r in enumerate(tested):
+        running = max(running, min(1.0, (m - i) * r.p_value))  # type: ignore[operator]
+        r.p_adjusted = running
+        r.flagged = running <= alpha
+
+
+
+__all__ = ["DEFAULT_ALPHA", "holm"]

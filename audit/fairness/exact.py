@@ -1,0 +1,237 @@
+"""Exact distributions under a uniform shuffle: sums, patterns and empty classes of draws.
+
+A 13-card hand is ``draws`` items taken without replacement from a population whose
+items carry a value (high-card points) or belong to a class (suits). Every distribution
+here is computed by counting (hypergeometric and multivariate hypergeometric terms, with
+integer arithmetic), never simulated.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import Counter
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+Value = Hashable
+TestId = tuple[str, ...]
+
+
+def _pmf_from_counts(ways: dict[Any, int], total: int) -> dict[Any, float]:
+    return {k: float(Fraction(w, total)) for k, w in ways.items() if w}
+
+
+@dataclass(frozen=True, slots=True)
+class DrawSum:
+    """The sum of the values of ``draws`` items drawn without replacement.
+
+    ``population`` is ``((value, how many items carry it), ...)``. With two values
+    (1 and 0) this is the hypergeometric distribution. ``units`` is how many
+    sampling units (hands) one draw stands for, so a mean shift is quoted per unit.
+
+    >>> trumps = DrawSum(((1, 13), (0, 39)), 13)   # a suit's cards in a 13-card hand
+    >>> round(trumps.pmf()[0], 5), trumps.mean
+    (0.01279, 3.25)
+    """
+
+    population: tuple[tuple[int, int], ...]
+    draws: int
+    units: int = 1
+
+    @property
+    def size(self) -> int:
+        return sum(c for _, c in self.population)
+
+    @property
+    def mean(self) -> float:
+        return self.draws * self._item_mean
+
+    @property
+    def _item_mean(self) -> float:
+        return sum(v * c for v, c in self.population) / self.size
+
+    @property
+    def _item_variance(self) -> float:
+        m = self._item_mean
+        return sum(c * (v - m) ** 2 for v, c in self.population) / self.size
+
+    @property
+    def variance(self) -> float:
+        n, big = self.draws, self.size
+        return n * self._item_variance * (big - n) / (big - 1) if big > 1 else 0.0
+
+    def covariance(self, other_draws: int) -> float:
+        """The covariance of this draw's sum with the sum of ``other_draws`` further,
+        disjoint items from the same population."""
+        big = self.size
+        return -self.draws * other_draws * self._item_variance / (big - 1)
+
+    def pmf(self) -> dict[int, float]:
+        return _draw_sum_pmf(self.population, self.draws)
+
+    def order(self) -> list[int]:
+        return sorted(self.pmf())
+
+
+@functools.lru_cache(maxsize=256)
+def _draw_sum_pmf(population: tuple[tuple[int, int], ...], draws: int) -> dict[int, float]:
+    # ways[(taken, total)]: the number of ways to take ``taken`` items summing to ``total``
+    ways: dict[tuple[int, int], int] = {(0, 0): 1}
+    for value, count in population:
+        nxt: Counter[tuple[int, int]] = Counter()
+        for (taken, total), w in ways.items():
+            for k in range(min(count, draws - taken) + 1):
+                nxt[(taken + k, total + k * value)] += w * math.comb(count, k)
+        ways = dict(nxt)
+    size = sum(c for _, c in population)
+    by_sum: Counter[int] = Counter()
+    for (taken, total), w in ways.items():
+        if taken == draws:
+            by_sum[total] += w
+    return _pmf_from_counts(dict(sorted(by_sum.items())), math.comb(size, draws))
+
+
+@functools.lru_cache(maxsize=64)
+def _class_counts(class_sizes: tuple[int, ...], draws: int) -> dict[tuple[int, ...], int]:
+    """How many ways each vector of per-class counts arises (multivariate hypergeometric)."""
+    out: dict[tuple[int, ...], int] = {}
+    for counts in product(*(range(min(s, draws) + 1) for s in class_sizes)):
+        if sum(counts) == draws:
+            out[counts] = math.prod(math.comb(s, k) for s, k in zip(class_sizes, counts,
+                                                                     strict=True))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class DrawPattern:
+    """The class counts of a draw, sorted from the largest: e.g. ``"4-3-3-3"``.
+
+    >>> p = DrawPattern((13, 13, 13, 13), 13).pmf()
+    >>> round(p["4-4-3-2"], 4), round(p["4-3-3-3"], 4), len(p)
+    (0.2155, 0.1054, 39)
+    """
+
+    class_sizes: tuple[int, ...]
+    draws: int
+    units: int = 1
+
+    def pmf(self) -> dict[str, float]:
+        return _pattern_pmf(self.class_sizes, self.draws)
+
+    def order(self) -> list[str]:
+        """Most likely first (so the rare patterns are the ones merged together)."""
+        pmf = self.pmf()
+        return sorted(pmf, key=lambda k: (-pmf[k], k))
+
+
+@functools.lru_cache(maxsize=32)
+def _pattern_pmf(class_sizes: tuple[int, ...], draws: int) -> dict[str, float]:
+    ways: Counter[str] = Counter()
+    for counts, w in _class_counts(class_sizes, draws).items():
+        ways[pattern_name(counts)] += w
+    return _pmf_from_counts(dict(ways), math.comb(sum(class_sizes), draws))
+
+
+def pattern_name(counts: Iterable[int]) -> str:
+    """The pattern of class counts, largest first.
+
+    >>> pattern_name([3, 5, 0, 5])
+    '5-5-3-0'
+    """
+    return "-".join(str(c) for c in sorted(counts, reverse=True))
+
+
+@dataclass(frozen=True, slots=True)
+class DrawEmpty:
+    """How many classes a draw leaves empty (voids, for suits in a hand).
+
+    >>> {k: round(v, 4) for k, v in DrawEmpty((13, 13, 13, 13), 13).pmf().items()}
+    {0: 0.9489, 1: 0.051, 2: 0.0001, 3: 0.0}
+    """
+
+    class_sizes: tuple[int, ...]
+    draws: int
+    units: int = 1
+
+    def pmf(self) -> dict[int, float]:
+        return _empty_pmf(self.class_sizes, self.draws)
+
+    def order(self) -> list[int]:
+        return sorted(self.pmf())
+
+    @property
+    def mean(self) -> float:
+        return sum(k * p for k, p in self.pmf().items())
+
+    @property
+    def variance(self) -> float:
+        m = self.mean
+        return sum(p * (k - m) ** 2 for k, p in self.pmf().items())
+
+
+@functools.lru_cache(maxsize=32)
+def _empty_pmf(class_sizes: tuple[int, ...], draws: int) -> dict[int, float]:
+    ways: Counter[int] = Counter()
+    for counts, w in _class_counts(class_sizes, draws).items():
+        ways[sum(1 for c in counts if c == 0)] += w
+    return _pmf_from_counts(dict(sorted(ways.items())), math.comb(sum(class_sizes), draws))
+
+
+@dataclass(frozen=True, slots=True)
+class Uniform:
+    """Every category equally likely (a card dealt last, a seat drawn to deal first).
+
+    >>> Uniform(("a", "b")).pmf()
+    {'a': 0.5, 'b': 0.5}
+    """
+
+    categories: tuple[Value, ...]
+    units: int = 1
+
+    def pmf(self) -> dict[Value, float]:
+        p = 1 / len(self.categories)
+        return dict.fromkeys(self.categories, p)
+
+    def order(self) -> list[Value]:
+        return list(self.categories)
+
+
+@dataclass(frozen=True, slots=True)
+class PairedDraws:
+    """Two disjoint draws from one population: ``a`` items standing for ``ka`` units and
+    ``b`` items for ``kb`` units; the statistic is ``sum_a / ka - sum_b / kb``, the
+    difference of the per-unit means (e.g. points per computer hand minus points per
+    human hand, in one deal).
+
+    >>> d = PairedDraws(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 13, 1, 13, 1)
+    >>> d.mean, round(d.variance, 3)   # two hands of one deal: 2V + 2V/3
+    (0.0, 45.49)
+    """
+
+    population: tuple[tuple[int, int], ...]
+    a: int
+    ka: int
+    b: int
+    kb: int
+
+    @property
+    def mean(self) -> float:
+        return DrawSum(self.population, self.a).mean / self.ka - \
+            DrawSum(self.population, self.b).mean / self.kb
+
+    @property
+    def variance(self) -> float:
+        x, y = DrawSum(self.population, self.a), DrawSum(self.population, self.b)
+        return (x.variance / self.ka ** 2 + y.variance / self.kb ** 2
+                - 2 * x.covariance(self.b) / (self.ka * self.kb))
+
+
+Reference = DrawSum | DrawPattern | DrawEmpty | Uniform
+
+
+__all__ = ["DrawEmpty", "DrawPattern", "DrawSum", "PairedDraws", "Reference", "TestId", "Uniform",
+           "Value", "pattern_name"]

@@ -1,0 +1,57 @@
+"""Power: the smallest bias each test would have detected, in the units a reader uses."""
+
+from __future__ import annotations
+
+import math
+
+from tarneeb.audit.fairness.tests import StatResult
+
+DEFAULT_POWER = 0.8
+
+
+def detectable_w(n: int, df: int, alpha: float, power: float = DEFAULT_POWER) -> float:
+    """The smallest Cohen's w a G-test (or chi-square test) of ``n`` samples with ``df``
+    degrees of freedom flags with probability ``power`` at level ``alpha``
+    (noncentral chi-square with noncentrality ``n * w**2``).
+
+    >>> round(detectable_w(1000, 3, 0.05), 4)     # Cohen's tables: lambda 10.90, w 0.104
+    0.1044
+    """
+    from scipy import optimize, stats
+    crit = stats.chi2.isf(alpha, df)
+
+    def gap(nc: float) -> float:
+        return float(stats.ncx2.sf(crit, df, nc)) - power
+
+    hi = 1.0
+    while gap(hi) < 0:
+        hi *= 2
+    return math.sqrt(optimize.brentq(gap, 1e-9, hi) / n)
+
+
+def detectable_shift(sd_of_total: float, units: float, alpha: float,
+                     power: float = DEFAULT_POWER) -> float:
+    """The smallest shift of the mean per unit a two-sided z-test flags with ``power``.
+
+    >>> round(detectable_shift(10.0, 100, 0.05), 4)
+    0.2802
+    """
+    from scipy import stats
+    z = stats.norm.isf(alpha / 2) + stats.norm.isf(1 - power)
+    return float(z * sd_of_total / units)
+
+
+def _detectable(r: StatResult, alpha: float, power: float) -> None:
+    if r.method == "G-test":
+        if r.df:
+            r.detectable = detectable_w(r.n, r.df, alpha, power)
+            r.detectable_unit = "Cohen's w"
+        return
+    # the standard error of the mean is the sd of the total over the units
+    r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
+    r.detectable_unit = ("mean shift per hand" if r.method.startswith("z-test")
+                         else "difference per deal")
+
+
+
+__all__ = ["DEFAULT_POWER", "detectable_shift", "detectable_w"]
