@@ -28,3 +28,17 @@ def test_license_and_changelog() -> None:
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert re.search(rf"^## \[{re.escape(version('tarneeb'))}\]", changelog, re.M)
+
+
+def test_setting_up_installs_no_system_package() -> None:
+    """``make`` sets the project up with pip alone: blind dealing's libsodium comes inside
+    the rbcl wheel, so no system package is installed (nor root needed) to set up."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    found = re.search(r"^\$\(STAMP\):.*\n((?:\t.*\n|#.*\n)+)", makefile, re.M)
+    assert found is not None
+    recipe = found.group(1)
+    assert "pip install" in recipe
+    assert not re.search(r"apt-get|apt |ldconfig|sudo", recipe), recipe
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = pyproject["project"]["optional-dependencies"]
+    assert not any(d.startswith("pysodium") for e in extras.values() for d in e)
