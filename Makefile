@@ -6,9 +6,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench lint fixtures vectors clean chromium
 
+# Python packages only: blind dealing's libsodium comes inside the rbcl wheel.
 $(STAMP): pyproject.toml
-	@# blind dealing needs the system's libsodium (ristretto255); install it when missing
-	ldconfig -p | grep -q libsodium.so || (apt-get update -qq && apt-get install -y -qq libsodium23)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

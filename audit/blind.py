@@ -6,7 +6,8 @@ learns a card that is not their own: the deck is encrypted and shuffled by all
 four seats in turn, and each card is decrypted by the three seats that do not
 receive it, so only its owner can remove the last layer.
 
-The group is **ristretto255** (a prime-order group of order ``L``, via libsodium),
+The group is **ristretto255** (a prime-order group of order ``L``, via the libsodium
+that the ``rbcl`` package bundles: no system library is needed),
 so every element is a valid group element and the quadratic-residue leak of the
 original SRA scheme cannot occur: there is no subgroup of even order to read a
 card's parity from. ``docs/PROTOCOL.md`` (section "Blind dealing") specifies the
@@ -44,13 +45,17 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import secrets
+import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import pysodium
+import rbcl
 
 from .encoding import lp16, tag, u32be
 from .errors import AuditError
@@ -81,12 +86,32 @@ class BlindError(AuditError):
     """A blind-dealing value that is malformed or does not verify."""
 
 
+def _remove_library_file() -> None:
+    """Remove the copy of libsodium that ``rbcl`` wrote to the temporary directory.
+
+    ``rbcl`` carries libsodium inside its wheel, writes it to a temporary file when
+    imported and loads it from there, leaving the file behind: 2.7 MB in the
+    temporary directory for every process that deals or checks a deal blind. Once
+    loaded the file is no longer needed (a loaded library stays mapped after its
+    file is removed), so it is removed; where the system refuses (Windows keeps a
+    loaded library's file), it stays.
+    """
+    path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
+    if (isinstance(path, str) and os.path.dirname(path) == tempfile.gettempdir()
+            and os.path.basename(path).startswith("tmp")):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+_remove_library_file()
+
+
 # ------------------------------------------------------------------ the group --
 
 def _check_element(e: bytes, what: str) -> bytes:
     if not isinstance(e, bytes | bytearray) or len(e) != ELEMENT_LEN:
         raise BlindError(f"{what}: a group element is {ELEMENT_LEN} bytes")
-    if not pysodium.crypto_core_ristretto255_is_valid_point(bytes(e)):
+    if not rbcl.crypto_core_ristretto255_is_valid_point(bytes(e)):
         raise BlindError(f"{what}: not a valid ristretto255 element")
     return bytes(e)
 
@@ -102,7 +127,7 @@ def scalar_to_int(s: bytes) -> int:
 
 def reduce64(data: bytes) -> bytes:
     """A 64-byte string reduced modulo ``L`` (wide reduction: negligible bias)."""
-    return pysodium.crypto_core_ristretto255_scalar_reduce(data)
+    return rbcl.crypto_core_ristretto255_scalar_reduce(data)
 
 
 def hash_to_scalar(*parts: bytes) -> bytes:
@@ -112,28 +137,32 @@ def hash_to_scalar(*parts: bytes) -> bytes:
 def mul(scalar: bytes, element: bytes) -> bytes:
     """``scalar · element``; raises :class:`BlindError` where the result is the identity."""
     try:
-        return pysodium.crypto_scalarmult_ristretto255(scalar, element)
-    except ValueError as exc:
+        return rbcl.crypto_scalarmult_ristretto255(scalar, element)
+    except RuntimeError as exc:  # libsodium refused: the identity, or no group element
         raise BlindError("scalar multiplication gave the identity") from exc
 
 
 def mul_base(scalar: bytes) -> bytes:
     try:
-        return pysodium.crypto_scalarmult_ristretto255_base(scalar)
-    except ValueError as exc:
+        return rbcl.crypto_scalarmult_ristretto255_base(scalar)
+    except RuntimeError as exc:
         raise BlindError("scalar multiplication gave the identity") from exc
 
 
 def invert(scalar: bytes) -> bytes:
-    return pysodium.crypto_core_ristretto255_scalar_invert(scalar)
+    return rbcl.crypto_core_ristretto255_scalar_invert(scalar)
+
+
+def element_from_hash(digest: bytes) -> bytes:
+    """The group element of a 64-byte hash (RFC 9496's one-way map): nobody knows its log."""
+    return rbcl.crypto_core_ristretto255_from_hash(digest)
 
 
 @lru_cache(maxsize=1)
 def card_points() -> tuple[bytes, ...]:
     """``P_c = from_hash(SHA-512(CARD_TAG ‖ u8(c)))`` for ``c = 0 … 51``."""
-    return tuple(
-        pysodium.crypto_core_ristretto255_from_hash(hashlib.sha512(CARD_TAG + bytes([c])).digest())
-        for c in range(DECK))
+    return tuple(element_from_hash(hashlib.sha512(CARD_TAG + bytes([c])).digest())
+                 for c in range(DECK))
 
 
 @lru_cache(maxsize=1)
@@ -163,7 +192,7 @@ def _challenge(context: bytes, g: bytes, y: bytes, h: bytes, z: bytes, a: bytes,
     return hash_to_scalar(DLEQ_TAG, context, g, y, h, z, a, b)
 
 
-_BASE = pysodium.crypto_scalarmult_ristretto255_base(scalar_from_int(1))
+_BASE = rbcl.crypto_scalarmult_ristretto255_base(scalar_from_int(1))
 
 
 def prove_dleq(x: bytes, h: bytes, context: bytes) -> bytes:
@@ -189,9 +218,9 @@ def verify_dleq(y: bytes, h: bytes, z: bytes, proof: bytes, context: bytes) -> b
     if scalar_to_int(c) >= L or scalar_to_int(s) >= L:
         return False  # one byte form for every proof
     neg_c = scalar_from_int(-scalar_to_int(c))
-    try:
-        a = pysodium.crypto_core_ristretto255_add(mul_base(s), mul(neg_c, y))
-        b = pysodium.crypto_core_ristretto255_add(mul(s, h), mul(neg_c, z))
+    try:  # the sums' terms are products, so group elements: add cannot fail
+        a = rbcl.crypto_core_ristretto255_add(mul_base(s), mul(neg_c, y))
+        b = rbcl.crypto_core_ristretto255_add(mul(s, h), mul(neg_c, z))
     except (BlindError, ValueError):
         return False
     return secrets.compare_digest(_challenge(context, _BASE, y, h, z, a, b), c)

@@ -22,6 +22,7 @@ rules map and ``[name, computer]`` in canonical msgpack (docs/FORMAT.md).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,8 @@ from tarneeb.audit.seeds import SeasonLeaf
 from tarneeb.audit.signing import key_id, public_key_from_raw, public_key_raw
 
 from .findings import Verdict
-from .logrecords import Header, _pack, _rules_map, _seat_pairs
+from .logrecords import BatchProof, Header, Seat, _pack, _rules_map, _seat_pairs
+from .rules import RulesError, RuleSet, check_preset_name, preset
 
 RECEIPT_FORMAT = "tarneeb-receipt"
 MAX_RECEIPT_BYTES = 64 * 1024
@@ -71,8 +73,43 @@ def receipt_of(header: Header) -> Receipt:
         client_commitments=tuple(header.client_commitments))
 
 
+def make_receipt(key: Ed25519PrivateKey, *, rules: str | RuleSet | Mapping[str, Any],
+                 seats: Sequence[str | tuple[str, bool]], match_id: bytes,
+                 server_commitment: bytes, client_commitments: Sequence[bytes],
+                 season: BatchProof | None = None) -> str:
+    """The receipt file of a match about to be played, signed with ``key``: what a platform
+    gives each seat once the four client commitments are in, before any seed is revealed.
+
+    The terms are given as :class:`~tarneeb.replay.recorder.MatchRecorder` takes them
+    (a preset's name, a :class:`~tarneeb.replay.rules.RuleSet` or its fields; four names or
+    ``(name, computer)`` pairs), and enter the receipt as the log's header will hold them,
+    so ``tarneeb verify --receipt`` finds the log of this match to be the one promised.
+    Raises :class:`ReceiptError` for terms that are not a match's.
+    """
+    try:
+        ruleset = preset(rules) if isinstance(rules, str) else check_preset_name(
+            rules if isinstance(rules, RuleSet) else RuleSet.from_dict(dict(rules)))
+    except (RulesError, KeyError, TypeError) as e:
+        raise ReceiptError(f"rules: {e}") from None
+    if isinstance(seats, str | bytes) or len(seats) != 4:
+        raise ReceiptError("a match has four seats")
+    header = Header(rules=ruleset, match_id=bytes(match_id), first_dealer=0,
+                    seats=[Seat(s, False) if isinstance(s, str) else Seat(str(s[0]), bool(s[1]))
+                           for s in seats],
+                    server_commitment=server_commitment, batch=season,
+                    client_commitments=list(client_commitments))
+    try:
+        return receipt_json(header, key)
+    except AuditError as e:
+        raise ReceiptError(str(e)) from None
+
+
 def receipt_json(header: Header, key: Ed25519PrivateKey) -> str:
-    """The receipt file the platform gives each seat when play starts, signed with ``key``."""
+    """The receipt file the platform gives each seat when play starts, signed with ``key``.
+
+    ``header`` is the log's (the first dealer does not enter the receipt); a platform that
+    has no header yet calls :func:`make_receipt`.
+    """
     r = receipt_of(header)
     pub = key.public_key()
     leaf = r.season
@@ -230,5 +267,5 @@ def check_receipt(header: Header, signed: SignedReceipt, v: Verdict,
               + _describe(name, signed.receipt, logged))
 
 
-__all__ = ["ReceiptError", "SignedReceipt", "check_receipt", "read_receipt", "receipt_json",
-           "receipt_of", "season_leaf"]
+__all__ = ["ReceiptError", "SignedReceipt", "check_receipt", "make_receipt", "read_receipt",
+           "receipt_json", "receipt_of", "season_leaf"]

@@ -1,18 +1,34 @@
 """tarneeb: verifiable deals and replay audits for the Tarneeb family of card games.
 
-For a platform, the API is here: :class:`MatchRecorder` writes a match's signed log
-move by move from plain values, with the :class:`Durability` the server chooses, and
-:func:`verify_file` / :func:`verify_bytes` judge a log (``docs/PLATFORM.md`` walks
-through a whole match). The rest of the library is in :mod:`tarneeb.audit` (seeds,
-commitments, deal derivation, signatures), :mod:`tarneeb.replay` (rule sets, the
-engine, the log format, the replayer) and :mod:`tarneeb.testing` (tools for other
+For a platform, the API is here, every name a server needs for a whole match
+(``docs/PLATFORM.md`` walks through one, ``docs/API.md`` lists the names): the seeds
+and their commitments (:func:`new_server_seed`, :func:`server_commitment`,
+:func:`client_commitment`, :func:`verify_client_seed`, :class:`DealDeriver`), the
+signing key, the pre-play receipt (:func:`make_receipt`, :func:`read_receipt`), the
+rules (:func:`preset`, :func:`house_preset`, :class:`RuleSet`), card names
+(:func:`card_name`), :class:`MatchRecorder`, which writes a match's signed log move by
+move from plain values, with the :class:`Durability` the server chooses, and
+:func:`verify_file` / :func:`verify_bytes`, which judge a log. This package's own
+engine and computer players (:class:`MatchState`, :class:`BotPlayer`) are here too,
+for a platform without an engine of its own or to stand in for one.
+
+The rest of the library is in :mod:`tarneeb.audit` (seeds, commitments, deal
+derivation, signatures, seasons, blind dealing), :mod:`tarneeb.replay` (rule sets,
+the engine, the log format, the replayer) and :mod:`tarneeb.testing` (tools for other
 engines' tests); the ``tarneeb`` command is :mod:`tarneeb.cli`.
+
+Each name is loaded when first used, so ``import tarneeb`` costs nothing and a
+server that only records loads no engine.
 
 >>> import tarneeb
 >>> tarneeb.__version__
 '0.1.0'
 >>> tarneeb.Durability.parse("group:5")
 Durability(mode='group', interval_ms=5.0)
+>>> tarneeb.card_name(34), tarneeb.parse_card("10♥")
+('10♥', 34)
+>>> tarneeb.house_preset("qahwa41", {"target": 61}).target
+61
 """
 
 from __future__ import annotations
@@ -22,19 +38,67 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # loaded when first used: ``import tarneeb.audit`` stays light
+    from tarneeb.audit.derive import DealDeriver
+    from tarneeb.audit.errors import AuditError, ClientCommitmentError, ServerCommitmentError
+    from tarneeb.audit.receipt import Receipt
+    from tarneeb.audit.seeds import (
+        client_commitment,
+        match_binding,
+        new_client_seed,
+        new_server_seed,
+        server_commitment,
+        verify_client_seed,
+        verify_server_seed,
+    )
+    from tarneeb.audit.signing import (
+        generate_private_key,
+        key_id,
+        load_private_key_file,
+        load_public_key_file,
+        private_key_pem,
+        public_key_pem,
+        public_key_raw,
+    )
+    from tarneeb.replay.actions import BID_BASE, PASS, TRUMP_BASE
+    from tarneeb.replay.cards import card_name, deal_hands, parse_card
+    from tarneeb.replay.engine import MatchState, Phase
     from tarneeb.replay.findings import Verdict
     from tarneeb.replay.logwriter import Durability
+    from tarneeb.replay.players import BotPlayer
+    from tarneeb.replay.receipt import ReceiptError, SignedReceipt, make_receipt, read_receipt
     from tarneeb.replay.recorder import MatchRecorder, RecorderError
     from tarneeb.replay.replayer import verify_bytes, verify_file
+    from tarneeb.replay.rules import RulesError, RuleSet, house_preset, load_rules_file, preset
 
-_LAZY = {
-    "MatchRecorder": "tarneeb.replay.recorder",
-    "RecorderError": "tarneeb.replay.recorder",
-    "Durability": "tarneeb.replay.logwriter",
-    "Verdict": "tarneeb.replay.findings",
-    "verify_bytes": "tarneeb.replay.replayer",
-    "verify_file": "tarneeb.replay.replayer",
+_MODULES = {
+    # seeds, commitments, the deals they give
+    "tarneeb.audit.seeds": ("new_server_seed", "server_commitment", "verify_server_seed",
+                            "new_client_seed", "client_commitment", "verify_client_seed",
+                            "match_binding"),
+    "tarneeb.audit.derive": ("DealDeriver",),
+    "tarneeb.audit.errors": ("AuditError", "ClientCommitmentError", "ServerCommitmentError"),
+    # the platform's signing key
+    "tarneeb.audit.signing": ("generate_private_key", "public_key_raw", "key_id",
+                              "private_key_pem", "public_key_pem", "load_private_key_file",
+                              "load_public_key_file"),
+    # the pre-play receipt
+    "tarneeb.audit.receipt": ("Receipt",),
+    "tarneeb.replay.receipt": ("make_receipt", "read_receipt", "SignedReceipt", "ReceiptError"),
+    # rules, cards
+    "tarneeb.replay.rules": ("RuleSet", "preset", "house_preset", "load_rules_file",
+                             "RulesError"),
+    "tarneeb.replay.cards": ("card_name", "parse_card", "deal_hands"),
+    # the log: written, judged
+    "tarneeb.replay.recorder": ("MatchRecorder", "RecorderError"),
+    "tarneeb.replay.logwriter": ("Durability",),
+    "tarneeb.replay.findings": ("Verdict",),
+    "tarneeb.replay.replayer": ("verify_bytes", "verify_file"),
+    # this package's engine and computer players
+    "tarneeb.replay.engine": ("MatchState", "Phase"),
+    "tarneeb.replay.actions": ("BID_BASE", "PASS", "TRUMP_BASE"),
+    "tarneeb.replay.players": ("BotPlayer",),
 }
+_LAZY = {name: module for module, names in _MODULES.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
@@ -49,8 +113,52 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return sorted({*globals(), *_LAZY})
 
 
-__all__ = ["Durability", "MatchRecorder", "RecorderError", "Verdict", "__version__",
-           "verify_bytes", "verify_file"]
+__all__ = [
+    "BID_BASE",
+    "PASS",
+    "TRUMP_BASE",
+    "AuditError",
+    "BotPlayer",
+    "ClientCommitmentError",
+    "DealDeriver",
+    "Durability",
+    "MatchRecorder",
+    "MatchState",
+    "Phase",
+    "Receipt",
+    "ReceiptError",
+    "RecorderError",
+    "RuleSet",
+    "RulesError",
+    "ServerCommitmentError",
+    "SignedReceipt",
+    "Verdict",
+    "__version__",
+    "card_name",
+    "client_commitment",
+    "deal_hands",
+    "generate_private_key",
+    "house_preset",
+    "key_id",
+    "load_private_key_file",
+    "load_public_key_file",
+    "load_rules_file",
+    "make_receipt",
+    "match_binding",
+    "new_client_seed",
+    "new_server_seed",
+    "parse_card",
+    "preset",
+    "private_key_pem",
+    "public_key_pem",
+    "public_key_raw",
+    "read_receipt",
+    "server_commitment",
+    "verify_bytes",
+    "verify_client_seed",
+    "verify_file",
+    "verify_server_seed",
+]

@@ -131,9 +131,7 @@ def wrong_partial_decryption(data: bytes, *, choice: int = 0, hand: int | None =
 
 def _cheating_pass(data: bytes, choice: int, hand: int | None,
                    resign: Ed25519PrivateKey | None, mode: str) -> Altered:
-    import pysodium
-
-    from tarneeb.audit.blind import mul
+    from tarneeb.audit.blind import element_from_hash, mul
 
     log = _blind_log(data)
     rng = random.Random(choice)
@@ -149,8 +147,7 @@ def _cheating_pass(data: bytes, choice: int, hand: int | None,
         changed[j] = changed[i]
         what = f"puts the card of its position {i} at position {j} too (a duplicate)"
     else:  # an element that is no card: the card at j is dropped
-        stray = pysodium.crypto_core_ristretto255_from_hash(
-            hashlib.sha512(b"stray element %d" % choice).digest())
+        stray = element_from_hash(hashlib.sha512(b"stray element %d" % choice).digest())
         changed[j] = mul(_seats(log, n)[seat].scalar, stray)
         what = f"drops the card at position {j} for an element that is no card"
     _redeal(log, n, seat, changed)

@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,6 +98,19 @@ def write_corpus(root: Path, written: Written) -> None:
     (root / "README.md").write_text(readme(written), encoding="utf-8")
 
 
+def summary(matches: Mapping[str, bytes]) -> str:
+    """The clean corpus in one line of ``fixtures/README.md``: the one place its counts
+    are written. The other docs that give them (README.md, docs/ENGINES.md) are checked
+    against it by ``tests/test_corpus.py``.
+
+    >>> summary({})
+    '0 matches, 0 hands (dealing attempts), 0 bytes.'
+    """
+    hands = sum(len(parse_log(data).hands) for data in matches.values())
+    size = sum(map(len, matches.values()))
+    return f"{len(matches)} matches, {hands:,} hands (dealing attempts), {size:,} bytes."
+
+
 def readme(written: Written) -> str:
     """The text of ``fixtures/README.md``."""
     lines = [
@@ -136,10 +149,9 @@ def readme(written: Written) -> str:
         spec = by_file[name]
         hands = len(parse_log(data).hands)
         lines.append(f"| `{name}` | `{spec.seed_text}` | {hands} | {len(data)} | {spec.about} |")
-    total = sum(map(len, written.matches.values()))
     lines += [
         "",
-        f"{len(written.matches)} logs, {total} bytes.",
+        summary(written.matches),
         "",
         "### Rule paths",
         "",

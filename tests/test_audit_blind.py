@@ -236,22 +236,45 @@ def test_vectors_are_what_the_code_gives():
 
 def test_vectors_check_with_libsodium_primitives_alone():
     """A reader of the protocol text re-checks the vector deal from its primitives."""
-    import pysodium
+    import rbcl  # libsodium's functions, nothing of tarneeb's
 
     v = json.loads(VECTORS.read_text(encoding="utf-8"))
     pts = [bytes.fromhex(h) for h in v["card_points"]]
     tag = b"tarneeb-blind-v1/card\x00"
-    assert pts == [pysodium.crypto_core_ristretto255_from_hash(
+    assert pts == [rbcl.crypto_core_ristretto255_from_hash(
         hashlib.sha512(tag + bytes([c])).digest()) for c in range(52)]
     d = v["deal"]
     deck = pts
     for s, seat in enumerate(d["seats"]):
         x = bytes.fromhex(seat["scalar"])
-        deck = [pysodium.crypto_scalarmult_ristretto255(x, deck[i]) for i in seat["permutation"]]
+        deck = [rbcl.crypto_scalarmult_ristretto255(x, deck[i]) for i in seat["permutation"]]
         assert [e.hex() for e in deck] == d["passes"][s]
     for s, seat in enumerate(d["seats"]):
-        inv = pysodium.crypto_core_ristretto255_scalar_invert(bytes.fromhex(seat["scalar"]))
+        inv = rbcl.crypto_core_ristretto255_scalar_invert(bytes.fromhex(seat["scalar"]))
         mine = [p for p in range(52) if (d["dealer"] + 1 + p) % 4 == s]
         finals = [bytes.fromhex(d["partials"][p][-1]["element"]) for p in mine]
-        assert [pts.index(pysodium.crypto_scalarmult_ristretto255(inv, e))
+        assert [pts.index(rbcl.crypto_scalarmult_ristretto255(inv, e))
                 for e in finals] == seat["hand"]
+
+
+def test_blind_dealing_needs_no_system_libsodium(tmp_path: Path):
+    """Blind dealing runs on the libsodium its Python package carries: no system library
+    (Debian's libsodium23) is loaded, and the loaded copy leaves no file behind in the
+    temporary directory, however many processes deal blind."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from tarneeb.audit.blind import BlindSeat, deal_blind, fixed_rng, verify_deal\n"
+        "seats = [BlindSeat.new(s, b'm', 0, rng=fixed_rng(b'sys', s)) for s in range(4)]\n"
+        "assert verify_deal(deal_blind(seats, b'm', 0, dealer=1)) == []\n"
+        "maps = open('/proc/self/maps', encoding='utf-8').read().splitlines()\n"
+        "print('\\n'.join(sorted({m.split(None, 5)[-1] for m in maps if 'sodium' in m})))\n")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, env={**os.environ, "TMPDIR": str(temp)}).stdout
+        assert "libsodium" not in out, out  # the system's libsodium.so.23 is not loaded
+    assert list(temp.iterdir()) == []

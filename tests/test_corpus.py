@@ -10,6 +10,7 @@ from __future__ import annotations
 import doctest
 import functools
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -148,3 +149,41 @@ def test_readme_names_the_regenerate_command_and_every_file() -> None:
 
 def test_doctests() -> None:
     assert doctest.testmod(corpus, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+ROOT = FIXTURES.parent
+# how the docs state the corpus's counts: "44 matches, 1,113 hands", "44 recorded
+# matches (1,113 hands", "the 44 matches of `fixtures/matches`", "67 logs altered",
+# "44 recorded matches"
+COUNTS = re.compile(r"\b(\d[\d,]*)\s+(?:recorded\s+)?matches(?:,\s+|\s+\()(\d[\d,]*)\s+hands\b"
+                    r"|\bthe\s+(\d+)\s+matches\s+of\s+`fixtures/matches`"
+                    r"|\b(\d+)\s+(?:logs\s+altered|altered\s+logs)\b"
+                    r"|\b(\d+)\s+recorded\s+matches\b")
+
+
+def test_every_doc_gives_the_corpus_counts_of_today() -> None:
+    """fixtures/README.md's summary line is the corpus counted (it is what the writer
+    writes from these logs), and every doc that gives the corpus's counts agrees with it."""
+    from tarneeb.testing.corpus_writer import summary
+
+    clean = {p.name: p.read_bytes() for p in sorted(MATCHES.glob("*.tlog"))}
+    hands = sum(len(parse_log(data).hands) for data in clean.values())
+    line = summary(clean)
+    assert line.startswith(f"{len(clean)} matches, {hands:,} hands ")
+    assert f"\n{line}\n" in (FIXTURES / "README.md").read_text(encoding="utf-8")
+    altered = len(list(ALTERED.glob("*.tlog")))
+    found: dict[str, int] = defaultdict(int)
+    for doc in [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        for m in COUNTS.finditer(text):
+            where = f"{doc.name}: {m.group(0)!r}"
+            if m.group(4) is not None:
+                assert int(m.group(4)) == altered, where
+            else:
+                n = m.group(1) or m.group(3) or m.group(5)
+                assert int(n.replace(",", "")) == len(clean), where
+                if m.group(2) is not None:
+                    assert int(m.group(2).replace(",", "")) == hands, where
+            found[doc.name] += 1
+    assert found["README.md"] >= 3 and found["ENGINES.md"] >= 4, dict(found)
+    assert found["CHANGELOG.md"] >= 1, dict(found)

@@ -10,13 +10,16 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import tarneeb
 from tarneeb.replay import logjson
 from tarneeb.replay.cards import parse_card
 from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.receipt import receipt_json
 from tarneeb.replay.recorder import record_json
 from tarneeb.replay.simulate import MatchSecrets, play_logged_match
 
@@ -47,10 +50,74 @@ def test_the_platform_doc_example_runs(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {}
     exec(compile(blocks[0], str(PLATFORM), "exec"), namespace)  # the whole match
-    assert "match.tlog clean: " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "match.tlog clean: " in out
+    assert re.search(r"^first trick: (\w[\w ]* (10|[2-9JQKA])[♣♦♥♠](, |$)){4}", out, re.M), out
     log = parse_log((tmp_path / "match.tlog").read_bytes())
     assert log.end is not None and log.end.winner in (0, 1) and log.signature is not None
     assert log.header.seats[0].name == "Ann" and not log.header.seats[0].computer
+    assert log.header.rules == tarneeb.house_preset("qahwa41", {"target": 61})
+    # the seat's receipt is the one the platform signed for this very log
+    key = namespace["key"]
+    assert isinstance(key, Ed25519PrivateKey)
+    assert namespace["receipt"] == receipt_json(log.header, key)
+
+
+def test_the_whole_match_uses_the_public_api_alone() -> None:
+    """The walk-through imports nothing but ``tarneeb`` and calls only names of
+    ``tarneeb.__all__``: what a platform needs is the public API, every step of it."""
+    code = re.findall(r"```python\n(.*?)```", PLATFORM.read_text(encoding="utf-8"), re.S)[0]
+    imports = re.findall(r"^(?:from|import) (\S+)", code, re.M)
+    assert [m for m in imports if m.startswith("tarneeb")] == ["tarneeb"]
+    used = set(re.findall(r"\btarneeb\.(\w+)", code))
+    assert used <= set(tarneeb.__all__), used - set(tarneeb.__all__)
+    for step in ("new_server_seed", "server_commitment", "match_binding", "client_commitment",
+                 "make_receipt", "read_receipt", "verify_client_seed", "DealDeriver",
+                 "house_preset", "MatchRecorder", "card_name", "verify_file"):
+        assert step in used, step
+    for call in ("rec.deal(", "rec.call(", "rec.play(", "rec.claim(", "rec.finish(",
+                 "rec.sign(", "receipt=tarneeb.read_receipt("):
+        assert call in code, call
+
+
+def test_import_tarneeb_loads_nothing_until_used() -> None:
+    """``import tarneeb`` stays free (a one-log verify starts with it): each name of the
+    API loads its module when first used, and the recorder loads no engine."""
+    code = ("import sys, tarneeb; before = sorted(m for m in sys.modules if "
+            "m.startswith(('tarneeb.', 'cryptography', 'msgpack'))); "
+            "tarneeb.make_receipt; tarneeb.verify_client_seed; tarneeb.card_name; "
+            "print(before, 'tarneeb.replay.engine' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[] False"
+    for name in tarneeb.__all__:
+        assert getattr(tarneeb, name) is not None, name
+    names = dir(tarneeb)  # once loaded, each name still listed once
+    assert len(names) == len(set(names)) and set(tarneeb.__all__) <= set(names)
+
+
+def test_make_receipt_is_the_receipt_of_the_log_to_come(tmp_path: Path) -> None:
+    """A receipt made from the terms, before the log exists, is the very receipt of the
+    log the recorder then writes; a receipt of other terms gives receipt-mismatch."""
+    seed = b"platform/receipt"
+    log = parse_log(play_logged_match("classic", seed=seed))
+    h, s = log.header, MatchSecrets(seed)
+    terms: dict[str, Any] = {
+        "seats": [(x.name, x.computer) for x in h.seats], "match_id": h.match_id,
+        "server_commitment": h.server_commitment, "client_commitments": h.client_commitments}
+    made = tarneeb.make_receipt(s.key, rules="classic", **terms)
+    assert made == receipt_json(h, s.key)
+    path = tmp_path / "m.tlog"
+    path.write_bytes(play_logged_match("classic", seed=seed))
+    assert tarneeb.verify_file(str(path), receipt=tarneeb.read_receipt(made.encode())).clean
+    other = tarneeb.make_receipt(s.key, rules=tarneeb.house_preset("classic", {"target": 61}),
+                                 **terms)
+    v = tarneeb.verify_file(str(path), receipt=tarneeb.read_receipt(other.encode()))
+    assert [(f.kind, "rules" in f.message) for f in v.findings] == [("receipt-mismatch", True)]
+    with pytest.raises(tarneeb.ReceiptError, match="rules: "):
+        tarneeb.make_receipt(s.key, rules=tarneeb.preset("qahwa41", target=62), **terms)
+    with pytest.raises(tarneeb.ReceiptError, match="four seats"):
+        tarneeb.make_receipt(s.key, rules="classic", **{**terms, "seats": ["a"]})
 
 
 def _replay_json(path: Path, doc: dict, secrets: MatchSecrets,
@@ -249,3 +316,11 @@ def test_show_tells_the_hand_a_log_stops_in_and_why(
     assert "Hand 2 — dealer: Cat; the log stops in it, after 4 call(s) and 5 card(s)" in out
     assert "\nAbandoned at hand 2, trick 2: Cat timed out: no move within 60 s, " \
         "three times\n" in out
+
+
+def test_the_api_page_lists_the_public_api() -> None:
+    """docs/API.md names every name of ``tarneeb.__all__``, each once, and nothing else."""
+    text = (ROOT / "docs" / "API.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(\w+)", text, re.M)
+    assert sorted(listed) == sorted(tarneeb.__all__)
+    assert len(listed) == len(set(listed))
