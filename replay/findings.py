@@ -13,12 +13,15 @@ from typing import Any
 
 # Every kind of finding, with what it means. The replayer makes no other kind.
 KINDS: dict[str, str] = {
-    "broken-signature": "the platform's signature does not match the log's bytes",
+    "broken-signature": "the platform's signature does not match the log's bytes (changed "
+                        "after signing, torn, or made by another key): it does not cover "
+                        "the log",
     "unsigned": "the log carries no signature",
     "key-mismatch": "the log was signed by another key than the one given",
     "weak-key": "the signing key is a small-order point or not canonically encoded: a "
                 "signature under it proves nothing",
-    "server-seed": "the revealed server seed does not match its commitment",
+    "server-seed": "the revealed server seed does not match its commitment, or is not the "
+                   "seed the verifier was given",
     "seed-not-revealed": "the server seed was not revealed, so no deal can be proven",
     "batch-proof": "the server commitment is not the promised leaf of the signed season head",
     "client-seed": "a client seed does not match that seat's commitment",
@@ -125,6 +128,10 @@ class Verdict:
     key_id: str | None = None  # the key the signature was checked against
     key_pinned: bool = False  # that key was given by the user, not taken from the log
     signature_verified: bool = False  # the signature checks under that key (the log is whole)
+    # what became of the signature when it did not verify: "absent" (the log stops before
+    # it: a crash, or a log still being written), "weak-key", "broken" (torn or wrong)
+    signature: str | None = None
+    checked_to: int | None = None  # the bytes replayed: the log's whole records end here
     signer: str | None = None  # the platform the user's keys name for that key
     signer_scripts: tuple[str, ...] = ()  # the scripts of the signer's name's letters
     paths: Counter[str] = field(default_factory=Counter)  # rule paths the match exercised
@@ -148,8 +155,10 @@ class Verdict:
     def signed_by(self) -> str:
         """Who signed the log, as far as the user's keys say: the key id, and whether
         it was pinned. Without a pin the signature proves only that the log is whole.
+        A log whose signature is absent, torn or wrong is never called signed: the line
+        says so, and how far the log was checked.
 
-        >>> v = Verdict("m.tlog", key_id="139e3940e64b5491")
+        >>> v = Verdict("m.tlog", key_id="139e3940e64b5491", signature_verified=True)
         >>> v.signed_by()[:68]
         'signed by key 139e3940e64b5491 named in the log itself, NOT PINNED: '
         >>> v.key_pinned, v.signer = True, "cardroom"
@@ -158,9 +167,26 @@ class Verdict:
         >>> v.signer_scripts = ("Cyrillic", "Latin")
         >>> v.signed_by()  # doctest: +ELLIPSIS
         'signed by cardroom (key 139e3940e64b5491, pinned; the name mixes Cyrillic and ...'
+        >>> v.signature_verified, v.checked_to = False, 2255
+        >>> v.signed_by()[:63]
+        'signature does not verify: the signature does not cover the log'
+        >>> v.signed_by()[63:]
+        ' (key 139e3940e64b5491, pinned; checked up to byte 2255)'
+        >>> Verdict("m.tlog", signature="absent", checked_to=2217).signed_by()
+        'not signed yet: checked up to byte 2217 (crashed or still being written)'
         """
+        upto = "" if self.checked_to is None else f"checked up to byte {self.checked_to}"
+        if self.signature == "absent":
+            return f"not signed yet: {upto or 'checked as far as it goes'} (crashed or still " \
+                "being written)"
         if self.key_id is None:
             return "no key to check a signature against: anyone could have made this log"
+        if not self.signature_verified:
+            why = ("the key is weak, and a signature under it proves nothing"
+                   if self.signature == "weak-key" else "the signature does not cover the log")
+            whose = "pinned" if self.key_pinned else "named in the log itself"
+            return (f"signature does not verify: {why} (key {self.key_id}, {whose}"
+                    + (f"; {upto})" if upto else ")"))
         if self.key_pinned:
             who = self.signer if self.signer is not None else "the key given"
             mixed = (f"; the name mixes {' and '.join(self.signer_scripts)} letters: see "

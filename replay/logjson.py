@@ -426,11 +426,15 @@ def _dealing_from_json(r: _In) -> bool:
     return dealing == DEALING_BLIND
 
 
-def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
+def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS, signing: bool = False) -> bytes:
     """The msgpack bytes of a JSON log document (raises :class:`LogError` naming the record).
 
     What comes in is held to the very caps the log reader applies (the result is read
     back by it), so import never makes a log that ``verify`` refuses to read.
+
+    A document of a log cut short (``cut_short_at``, as ``export`` writes it) gives the
+    log cut where it says, or none (:func:`_check_cut`); with ``signing`` (the log is to
+    be signed next) it is refused: only a whole match is signed.
     """
     if not isinstance(doc, dict) or doc.get("format") != JSON_FORMAT:
         raise LogError(f"not a JSON tarneeb log (expected \"format\": \"{JSON_FORMAT}\")")
@@ -439,6 +443,13 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
         raise LogError(f"not a JSON tarneeb log of version 3 (\"version\": "
                        f"{doc.get('version')!r}" + (f"; unknown field(s) {unknown}" if unknown
                                                    else "") + ")")
+    cut = doc.get("cut_short_at")
+    if "cut_short_at" in doc and (type(cut) is not int or cut < 0):
+        raise LogError("\"cut_short_at\" must be the byte where the log stops (a whole "
+                       f"number from 0), not {cut!r}")
+    if cut is not None and signing:
+        raise LogError(f"the document says the log was cut short at byte {cut}: only a whole "
+                       "match is signed")
     records = doc.get("records")
     if not isinstance(records, list) or not records:
         raise LogError("\"records\" must be a non-empty list")
@@ -465,7 +476,22 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
             index += 1
         kind = records[index].get("type", "?") if isinstance(records[index], dict) else "?"
         raise LogError(f"record {index} ({kind}): {e.message}") from None
+    if cut is not None:
+        _check_cut(cut, len(data), records[-1])
     return data
+
+
+def _check_cut(cut: int, size: int, last: dict[str, Any]) -> None:
+    """Its records (``size`` bytes) are the whole values before the cut, so they must end
+    at ``cut``, and not with the signature: the bytes after it are not in the document,
+    and the log without them would read as whole."""
+    said = f"\"cut_short_at\" says the log was cut short at byte {cut}"
+    if cut != size:
+        raise LogError(f"{said}, but its records, the whole ones before the cut, end at byte "
+                       f"{size}")
+    if last.get("type") == "signature":
+        raise LogError(f"{said}, after its signature: the log without the bytes cut off "
+                       "would read as whole")
 
 
 def sign_log(data: bytes, key: Ed25519PrivateKey) -> bytes:
@@ -525,7 +551,7 @@ def schema() -> dict[str, Any]:
     return json.loads(files("tarneeb").joinpath("log.schema.json").read_text(encoding="utf-8"))
 
 
-def loads(text: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
+def loads(text: str, limits: Limits = DEFAULT_LIMITS, signing: bool = False) -> bytes:
     """``from_json`` of JSON text; a syntax error names the line and column.
 
     >>> loads('{"format": "tarneeb-log-json", "records": [{"deal_number": ' + "9" * 99 + '}]}')
@@ -557,7 +583,7 @@ def loads(text: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
     except RecursionError:
         raise LogError(f"JSON nested deeper than a log is: over the max_depth cap of "
                        f"{limits.max_depth:,}") from None
-    return from_json(doc, limits)
+    return from_json(doc, limits, signing)
 
 
 def dumps(data: bytes, path: str | None = None) -> str:

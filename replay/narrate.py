@@ -41,12 +41,17 @@ def signature_problem(verdict: Verdict) -> Finding | None:
 def signature_line(verdict: Verdict) -> Text:
     """What the signature proves, in one line: a reader sees it first.
 
-    >>> str(signature_line(Verdict("m.tlog", key_id="139e3940e64b5491", key_pinned=True)))
+    >>> str(signature_line(Verdict("m.tlog", key_id="139e3940e64b5491", key_pinned=True,
+    ...                            signature_verified=True)))
     'Signature: valid, signed by the key given (key 139e3940e64b5491, pinned)'
+    >>> str(signature_line(Verdict("m.tlog", signature="absent", checked_to=2217)))
+    'Signature: NONE — not signed yet: checked up to byte 2217 (crashed or still being written)'
     """
     problem = signature_problem(verdict)
     if problem is not None:
         return Text.assemble(("Signature: NOT VALID", "bold red"), f" — {problem.message}")
+    if not verdict.signature_verified:  # a log cut before its signature: no finding says it
+        return Text.assemble(("Signature: NONE", "bold red"), f" — {verdict.signed_by()}")
     return Text.assemble(("Signature: valid", "green"), f", {verdict.signed_by()}")
 
 
@@ -223,7 +228,7 @@ def describe(log: ParsedLog, verdict: Verdict, history: list[Hand],
         "path": verdict.path, "rules": r.name, "match_id": h.match_id.hex(), "target": r.target,
         "seats": [{"seat": i, "team": i & 1, "name": s.name, "computer": s.computer}
                   for i, s in enumerate(h.seats)],
-        "signature": {"valid": problem is None,
+        "signature": {"valid": problem is None and verdict.signature_verified,
                       "problem": problem.to_json() if problem is not None else None,
                       "signed": verdict.signed_by()},
         "hands": hands,

@@ -124,7 +124,9 @@ def check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None,
                 v.notes.append(f"the platform name {v.signer!r} in the keys file mixes "
                                f"{' and '.join(v.signer_scripts)} letters: a name written "
                                "to look like another platform's would too")
+    v.checked_to = len(log.signed_bytes)
     if log.signature is None:
+        v.signature = "absent"
         if log.end is not None:
             v.add("unsigned", "the log ends without the platform's signature",
                   offset=log.end_offset)
@@ -136,23 +138,30 @@ def check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None,
     try:
         public = _public_key(key)
     except AuditError as e:
+        v.signature = "weak-key"
         v.add("weak-key", f"{e}: a signature under it proves nothing",
               offset=log.signature_offset)
         return
     try:
         verify(public, log.signed_bytes, log.signature.signature)
         v.signature_verified = True
+        return
     except AuditError:
-        at = log.size - log.zero_tail
-        # a torn write zero-fills the signature's own last bytes (the file keeps its length);
-        # zeros after a whole signature record are a tail, and leave the signature broken
-        if log.zero_tail >= 4 and log.signature_offset is not None \
-                and log.signature_offset < at < log.signature_offset + SIGNATURE_RECORD_LEN:
-            v.add("cut-short", f"cut at byte {at}: the signature ends in {log.zero_tail} "
-                  "zero bytes, a torn write; it does not match the log", offset=at)
-            return
-        v.add("broken-signature", "the signature does not match the log: its bytes were "
-              "changed after signing, or another key signed it", offset=log.signature_offset)
+        v.signature = "broken"
+    at = log.size - log.zero_tail
+    # a torn write zero-fills the signature's own last bytes (the file keeps its length):
+    # a crash can do it, and so can anyone who changed the log and hides it as a crash, so
+    # a torn signature proves no more than a wrong one. Zeros after a whole signature record
+    # are a tail, and leave the signature what it is.
+    if log.zero_tail >= 4 and log.signature_offset is not None \
+            and log.signature_offset < at < log.signature_offset + SIGNATURE_RECORD_LEN:
+        v.add("broken-signature", f"the signature does not cover the log: it ends in "
+              f"{log.zero_tail} zero bytes from byte {at}, as a torn write leaves it; torn by "
+              "a crash or by someone who changed the log, it proves nothing of the "
+              f"{v.checked_to} bytes before it", offset=at)
+        return
+    v.add("broken-signature", "the signature does not match the log: its bytes were "
+          "changed after signing, or another key signed it", offset=log.signature_offset)
 
 
 @functools.lru_cache(maxsize=16)
@@ -185,6 +194,10 @@ def check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
             v.add("not-canonical", f"the log has no server commitment, but carries "
                   f"{', '.join(stray)}: a log without the seed protocol has nil there",
                   offset=0)
+        if given_seed is not None:  # the platform revealed a seed for a match without one
+            v.add("server-seed", "a server seed was given to the verifier, but the log "
+                  "commits to no server seed: the seed and the log are not of one match",
+                  offset=0)
         if h.blind:  # the seeds draw a blind match's first dealer (PROTOCOL.md §13)
             v.add("wrong-first-dealer", "the log is dealt blind but commits to no seeds, which "
                   f"draw the first dealer: seat {h.first_dealer} dealing first is the "
@@ -194,6 +207,12 @@ def check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
     if seed is None and given_seed is not None:
         seed = given_seed
         v.notes.append("the server seed is not in the log: it was given to the verifier")
+    elif given_seed is not None and seed is not None:
+        if not hmac.compare_digest(seed, given_seed):  # one of the two is not the platform's
+            v.add("server-seed", "the server seed given to the verifier is not the one the "
+                  "log reveals: they cannot both be this match's seed", offset=log.end_offset)
+        else:
+            v.notes.append("the server seed given to the verifier is the one the log reveals")
     if seed is None:
         why = ("the log ends before its end record" if log.end is None else
                "the end record does not reveal it")

@@ -46,7 +46,8 @@ _PLACE = {**dict.fromkeys(SIGNATURE_KINDS, "the signature"),
           "wrong-rules": "the rules"}
 # headlines that say more than a count, in order of weight
 _HEADLINES = {
-    "broken-signature": "This log was changed after the platform signed it",
+    "broken-signature": "The platform's signature does not cover this log: it was changed "
+                        "or torn after signing",
     "weak-key": "This log's signature proves nothing: the signing key is a weak key",
     "unsigned": "This log is not signed: anyone could have written it",
     "key-mismatch": "This log was not signed by the platform's key",
@@ -291,8 +292,8 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -
     stopped = f" The match did not finish: it was {table.say(v.ending)}." if v.ending else ""
     mixed = (f" (a name that mixes {' and '.join(v.signer_scripts)} letters: see that it is "
              "the platform you mean)" if len(v.signer_scripts) > 1 else "")
-    signed = f"signed by {v.signer}{mixed}" if v.signer else "signed by the key you gave" \
-        if v.key_pinned else \
+    signed = f"signed by {v.signer} (key {v.key_id}){mixed}" if v.signer else \
+        f"signed by the key you gave (key {v.key_id})" if v.key_pinned else \
         "signed by the key named inside the log (compare its key id below with the one the " \
         "platform publishes)"
     checked = ("Every deal was dealt blind and is proven by its transcript" if v.blind else
@@ -317,7 +318,7 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -
 
 def _signer(log: ParsedLog, v: Verdict, key_source: str | None) -> dict[str, object]:
     bad = {f.kind for f in v.findings if f.hand is None and f.kind in SIGNATURE_KINDS}
-    ok = log.signature is not None and not bad & {"broken-signature", "unsigned", "weak-key"}
+    ok = v.signature_verified and not bad & {"broken-signature", "unsigned", "weak-key"}
     return dict(key_id=v.key_id, pinned=v.key_pinned, platform=v.signer, source=key_source,
                 status="pass" if ok else "missing" if log.signature is None else "fail")
 

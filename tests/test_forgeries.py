@@ -287,7 +287,8 @@ def test_dump_shows_a_refused_name_escaped(eram: bytes) -> None:
 def test_zeros_after_a_changed_log_do_not_pass_it_off_as_a_torn_write(eram: bytes) -> None:
     """A signature torn by a crash ends in zeros written over its own bytes; zeros appended
     after a whole signature record leave it what it is: broken, when the log was changed
-    after signing (here the seats' names, which no replay can check)."""
+    after signing (here the seats' names, which no replay can check). A torn signature is
+    broken too: it does not cover the log, whatever tore it."""
     def change(log: EditableLog) -> None:
         seats = list(log.header.seats)
         seats[0], seats[1] = seats[1], seats[0]
@@ -298,8 +299,9 @@ def test_zeros_after_a_changed_log_do_not_pass_it_off_as_a_torn_write(eram: byte
         v = verify_bytes(changed + tail)
         assert "broken-signature" in [f.kind for f in v.findings], (len(tail), v.findings)
     torn = verify_bytes(eram[:-8] + bytes(8))  # the signature's last 8 bytes zero-filled
-    assert [f.kind for f in torn.findings] == ["cut-short"]
+    assert [f.kind for f in torn.findings] == ["broken-signature"]
     assert "torn write" in torn.findings[0].message
+    assert "does not cover the log" in torn.findings[0].message
 
 
 def test_a_keys_file_cannot_hold_two_names_a_reader_would_take_for_one() -> None:
@@ -308,9 +310,11 @@ def test_a_keys_file_cannot_hold_two_names_a_reader_would_take_for_one() -> None
 
     a, b = (public_key_raw(private_key_from_raw(bytes([i]) * 32).public_key()).hex()
             for i in (1, 2))
-    for twin in ("Cardroom", "ＣＡＲＤＲＯＯＭ", "CARDROOM"):
+    for twin in ("Cardroom", "CARDROOM", "cardr00m"):
         with pytest.raises(KeyFileError, match="tell the two platforms apart"):
             parse_keys(f'cardroom = "{a}"\n"{twin}" = "{b}"')
+    with pytest.raises(KeyFileError, match="NFKC form, which is 'CARDROOM'"):
+        parse_keys(f'cardroom = "{a}"\n"ＣＡＲＤＲＯＯＭ" = "{b}"')
     assert len(parse_keys(f'cardroom = "{a}"\n"card room" = "{b}"')) == 2
 
 

