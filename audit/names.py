@@ -117,7 +117,8 @@ def name_problem(name: str) -> str | None:
       of the letters around them (a Persian ``کارت‌روم``);
     - spaced with the plain space U+0020 alone, one between two words, none at either end;
     - not empty when drawn: a letter, digit, punctuation mark or symbol, and not begun by
-      a combining mark.
+      a combining mark;
+    - of scripts that mix as a reader can see (:func:`mixing_problem`).
 
     >>> name_problem("Club Tarneeb") is None, name_problem("نادي الورق") is None
     (True, True)
@@ -156,7 +157,40 @@ def name_problem(name: str) -> str | None:
         return "it shows as nothing"
     if unicodedata.category(name[0])[0] == "M":
         return f"it begins with {_char(name[0])}, a combining mark drawn on nothing"
-    return None
+    return mixing_problem(name)
+
+
+# UTS #39 §5.2, Moderately Restrictive: one script; or Latin with Han and Hiragana and
+# Katakana, with Han and Bopomofo, or with Han and Hangul (the ways Japanese, Chinese and
+# Korean are written); or Latin and one other script, but not Cyrillic or Greek, whose
+# letters pass for Latin ones
+_CJK = (frozenset({"Han", "Hiragana", "Katakana"}), frozenset({"Han", "Bopomofo"}),
+        frozenset({"Han", "Hangul"}))
+_PASS_FOR_LATIN = frozenset({"Cyrillic", "Greek"})
+
+
+def mixing_problem(name: str) -> str | None:
+    """Why the scripts of ``name`` mix in a way a reader cannot see, or ``None``: a name
+    must be at most *Moderately Restrictive* (UTS #39 §5.2). ``ЕRАМ`` with a Cyrillic Е,
+    А, М reads as Latin ``ERAM``, so Latin with Cyrillic or Greek is refused; a Japanese
+    name with Latin letters, or Latin with Arabic, is not.
+
+    >>> mixing_problem("\u0415R\u0410\u041c")  # doctest: +ELLIPSIS
+    'its letters mix Cyrillic and Latin (UTS #39 ... letters of one pass for the other'
+    >>> [mixing_problem(n) for n in ("ERAM", "\u0415\u0420\u0410\u041c", "Club \u0646\u0627\u062f\u064a",
+    ...                              "\u6771\u4eac\u30ab\u30fc\u30c9 400")]
+    [None, None, None, None]
+    """
+    scripts = frozenset(name_scripts(name))
+    if len(scripts) <= 1:
+        return None
+    if any(scripts - {"Latin"} <= cjk for cjk in _CJK):
+        return None
+    if len(scripts) == 2 and "Latin" in scripts and not scripts & _PASS_FOR_LATIN:
+        return None
+    return (f"its letters mix {' and '.join(sorted(scripts))} (UTS #39 lets a name mix Latin "
+            "with one other script, not Cyrillic or Greek, or write Chinese, Japanese or "
+            "Korean with Latin): letters of one pass for the other")
 
 
 @functools.cache
@@ -246,4 +280,4 @@ def name_scripts(name: str) -> tuple[str, ...]:
                          if alias(c) not in _NEUTRAL and not invisible(c)}))
 
 
-__all__ = ["invisible", "name_keys", "name_problem", "name_scripts", "quoted", "skeleton"]
+__all__ = ["invisible", "mixing_problem", "name_keys", "name_problem", "name_scripts", "quoted", "skeleton"]

@@ -20,11 +20,10 @@ def keys_text(a: str, b: str) -> str:
 
 
 @pytest.mark.parametrize(("trusted", "forged"), [
-    ("ERAM", "\u0415R\u0410\u041c"),       # Cyrillic Е, А, М among Latin letters
-    ("eram club", "\u0435r\u0430m club"),  # Cyrillic е, а in lower case
+    ("coax", "\u0441\u043e\u0430\u0445"),  # all Cyrillic: с, о, а, х
+    ("OK 400", "\u039f\u039a 400"),          # all Greek: Omicron, Kappa
     ("cardroom", "CardRoom"),              # case
     ("Platform", "PIatform"),              # capital i for l
-    ("Tarneeb", "T\u0430rn\u0435\u0435b"),  # mixed into every letter it can
     ("cardroom", "cardr00m"),              # digits for letters: 0 looks like O
     ("cardroom", "CARDR00M"),
     ("cardroom", "cardroorn"),             # rn for m
@@ -64,6 +63,10 @@ def test_names_that_look_the_same_make_the_keys_file_unreadable(trusted: str,
     ("\u0301cardroom", "begins with U+0301 (COMBINING ACUTE ACCENT), a combining mark"),
     ("\u0301", "shows as nothing"),        # a lone combining mark
     ("cardroom\ue000", "U+E000, a private-use character"),
+    ("\u0415R\u0410\u041c", "its letters mix Cyrillic and Latin"),  # reads as ERAM
+    ("T\u0430rn\u0435\u0435b", "its letters mix Cyrillic and Latin"),  # in every letter it can
+    ("Club \u03a4arneeb", "its letters mix Greek and Latin"),
+    ("\u0646\u0627\u062f\u064a \u041a\u043b\u0443\u0431", "mix Arabic and Cyrillic"),
 ])
 def test_a_name_a_person_cannot_read_as_written_makes_the_keys_file_unreadable(
         name: str, said: str) -> None:
@@ -85,6 +88,7 @@ def test_a_name_a_person_cannot_read_as_written_makes_the_keys_file_unreadable(
     "\u0915\u094d\u200c\u0937",           # and a non-joiner
     "\u0646\u0627\u062f\u064a \u0627\u0644\u0648\u0631\u0642",  # Arabic, one space
     "Caf\u00e9 400", "\u0415\u0420\u0410\u041c", "\u30ab\u30fc\u30c9",
+    "Club \u0646\u0627\u062f\u064a", "\u6771\u4eac\u30ab\u30fc\u30c9 400",  # as UTS #39 allows
 ])
 def test_names_drawn_as_written_are_kept(name: str) -> None:
     assert parse_keys(f'"{name}" = "{KEY_A}"\n') == {name: bytes.fromhex(KEY_A)}
