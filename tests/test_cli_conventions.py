@@ -151,3 +151,34 @@ def test_rules_offers_its_choices(capsys: pytest.CaptureFixture[str]) -> None:
     env["COMP_WORDS"] = "tarneeb deal --rules c"
     done = subprocess.run([script], env=env, capture_output=True, check=False)
     assert done.stdout.decode().split() == ["classic"], done
+
+
+def test_verify_regress_and_audit_take_a_directory_by_one_rule(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A directory stands for every *.tlog in it and in its subdirectories, a directory's
+    own logs by name, then each subdirectory's: the same logs, in the same order, for
+    verify, regress and audit."""
+    import shutil
+
+    from tarneeb.replay.archive_paths import expand_paths
+
+    top = tmp_path / "logs"
+    sources = sorted(MATCHES.glob("*.tlog"))
+    for name, source in zip(("b.tlog", "a.tlog", "2026/01/c.tlog", "2026/d.tlog",
+                             "notes/e.txt"), sources, strict=False):
+        (top / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, top / name)
+    want = [str(top / n) for n in ("a.tlog", "b.tlog", "2026/d.tlog", "2026/01/c.tlog")]
+    code, out, _ = run(capsys, "verify", "--json", str(top))
+    assert code == 0 and [v["path"] for v in json.loads(out)] == want
+    code, out, _ = run(capsys, "regress", "--engine", "tarneeb.testing.adapters:reference",
+                       "--json", str(top))
+    assert code == 0 and [m["name"] for m in json.loads(out)["matches"]] == want
+    assert list(expand_paths([str(top)])) == want
+    code, out, _ = run(capsys, "audit", "--json", "-j", "1", str(top))
+    assert code in (0, 3) and json.loads(out)["logs"] == len(want)
+    (top / "empty").mkdir()
+    for command in (["verify"], ["regress", "--engine", "tarneeb.testing.adapters:reference"]):
+        code, _, err = run(capsys, *command, str(top / "empty"))
+        assert code == 2 and "no *.tlog match logs in this directory or its subdirectories" \
+            in err, command
