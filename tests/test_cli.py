@@ -289,3 +289,37 @@ def test_play_a_season_match_and_pin_the_root(tmp_path: Path,
     code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
                        "--season-match", "3", "-o", str(log))
     assert code == 2 and "the season has no match 3" in err
+
+
+def test_verify_of_many_logs_is_one_short_line_each_then_the_hints_once_and_a_count(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Many logs: one line per log (its verdict, hands, key and first finding), the advice
+    every log shares said once at the end, and how many logs were clean, as pytest or ruff
+    end; one log keeps its verdict in full."""
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    clean = [str(fixtures / "matches" / n) for n in ("eram41-01.tlog", "classic-01.tlog")]
+    altered, junk = str(fixtures / "altered" / "renege-eram41.tlog"), tmp_path / "junk.tlog"
+    junk.write_bytes(b"not a log")
+    code, out, err = _run_entry(capsys, "verify", *clean, altered, str(junk))
+    lines = out.splitlines()
+    assert code == 2 and err == ""
+    assert [line.split(": ", 1)[0] for line in lines[:4]] == [*clean, altered, str(junk)]
+    first = parse_log(Path(clean[0]).read_bytes()).header.public_key
+    assert lines[0] == f"{clean[0]}: clean, 16 hands, key {key_id(first)} not pinned"
+    assert lines[2].startswith(f"{altered}: 4 findings, 16 hands, key ")
+    assert ": hand 12, trick 2, East bot: renege: East bot played 6♠" in lines[2]
+    assert lines[3].startswith(f"{junk}: unreadable: byte 0: not a tarneeb log")
+    assert all(len(line) < 200 for line in lines[:4])
+    assert out.count("NOT PINNED") == 1 and out.count("pre-play receipt") == 1
+    assert lines[-1] == "4 logs: 2 clean, 1 with findings, 1 unreadable"
+    code, out, _ = _run_entry(capsys, "verify", clean[0])  # one log: in full
+    assert code == 0 and "NOT PINNED" in out.splitlines()[0] and "pre-play receipt" in out
+    assert "logs:" not in out
+
+
+def _run_entry(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """The command line through the program's entry point (the fast verify included)."""
+    with pytest.raises(SystemExit) as e:
+        entry(list(argv))
+    out, err = capsys.readouterr()
+    return int(e.value.code or 0), out, err
