@@ -85,7 +85,35 @@ def pinned_key(key: Path | None) -> bytes | None:
     try:
         return public_key_raw(load_public_key_file(key))
     except AuditError as e:
+        if _holds_private_key(key):
+            fail(private_key_given(key))
         fail(str(e))
+
+
+def _holds_private_key(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return b"PRIVATE KEY-----" in f.read(64 * 1024)
+    except OSError:
+        return False
+
+
+def private_key_given(path: Path) -> str:
+    """What to say when ``--key`` names a private key file: the public one is wanted,
+    the file ``tarneeb keygen`` wrote beside it.
+
+    >>> print(private_key_given(Path("/nowhere/platform.pem")))  # doctest: +NORMALIZE_WHITESPACE
+    /nowhere/platform.pem: a private key; --key pins the platform's public key: make it
+    with 'tarneeb pubkey /nowhere/platform.pem > /nowhere/platform.pub.pem' and give that
+    """
+    from tarneeb.audit.signing import public_path_for
+
+    public = public_path_for(path)
+    if public.is_file():
+        return (f"{path}: a private key; --key pins the platform's public key: give {public} "
+                "(tarneeb keygen wrote it beside the private key)")
+    return (f"{path}: a private key; --key pins the platform's public key: make it with "
+            f"'tarneeb pubkey {path} > {public}' and give that")
 
 
 def pinned_root(root: str | None) -> bytes | None:

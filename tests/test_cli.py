@@ -178,7 +178,7 @@ def test_house_options_and_rules_file(tmp_path: Path, capsys: pytest.CaptureFixt
     (["verify"], "Missing argument"),
     (["verify", "/no/such/file.tlog"], "/no/such/file.tlog: cannot read"),
     (["show", "/no/such/file.tlog"], "/no/such/file.tlog: cannot read"),
-    (["play", "--rules", "nine", "-o", "x"], "'nine' is not one of 'eram41'"),
+    (["play", "--rules", "nine", "-o", "x"], "'nine' is no rule set (choose from eram41,"),
     (["play", "--rules", "qahwa41", "--option", "target=62", "-o", "x"],
      "qahwa41 offers target 31, 41 or 61, not 62"),
     (["play", "--rules", "eram41", "--option", "nonsense", "-o", "x"], "is not KEY=VALUE"),
@@ -323,3 +323,43 @@ def _run_entry(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str
         entry(list(argv))
     out, err = capsys.readouterr()
     return int(e.value.code or 0), out, err
+
+
+def test_a_private_key_given_to_pin_points_to_the_public_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    key = tmp_path / "platform.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    log = tmp_path / "k.tlog"
+    assert run(capsys, "play", "--rules", "qahwa41", "--key", str(key), "-o", str(log))[0] == 0
+    for argv in (["verify", "--key", str(key), str(log)],
+                 ["verify", "--max-bytes", "99999", "--key", str(key), str(log)],
+                 ["show", "--key", str(key), str(log)]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "", argv
+        assert err == (f"tarneeb: error: {key}: a private key; --key pins the platform's public "
+                       f"key: give {tmp_path / 'platform.pub.pem'} (tarneeb keygen wrote it "
+                       "beside the private key)\n"), argv
+    (tmp_path / "platform.pub.pem").unlink()
+    _, _, err = run(capsys, "verify", "--key", str(key), str(log))
+    assert f"make it with 'tarneeb pubkey {key} > {tmp_path / 'platform.pub.pem'}'" in err
+
+
+def test_report_without_o_writes_the_page_beside_the_log_and_says_where(
+        log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "report", str(log))
+    page = log.with_suffix(".html")
+    assert code == 0 and out == f"wrote {page}: clean\n"
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    code, _, err = run(capsys, "report", "-")
+    assert code == 2 and "give -o HTML" in err
+
+
+def test_play_names_the_winning_team_by_its_players(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Text counts seats from 1 or names them: no "team 0+2" for a person to translate."""
+    path = tmp_path / "m.tlog"
+    code, out, _ = run(capsys, "play", "--rules", "eram41", "--seed", "cli-test", "-o", str(path))
+    seats = [s.name for s in parse_log(path.read_bytes()).header.seats]
+    winner = parse_log(path.read_bytes()).end.winner
+    assert code == 0 and f"{seats[winner]} & {seats[winner + 2]} won" in out
+    assert "team 0+2" not in out and "team 1+3" not in out
