@@ -363,3 +363,42 @@ def test_play_names_the_winning_team_by_its_players(
     winner = parse_log(path.read_bytes()).end.winner
     assert code == 0 and f"{seats[winner]} & {seats[winner + 2]} won" in out
     assert "team 0+2" not in out and "team 1+3" not in out
+
+
+@pytest.mark.parametrize("name", ["eram41", "qahwa41", "sahrat41", "sahrat400", "classic"])
+def test_rules_printed_as_toml_play_back_as_the_same_rules(
+        name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``tarneeb rules NAME > f.toml && tarneeb play --rules-file f.toml``: the same rules."""
+    from tarneeb.replay.rules import PRESETS
+
+    code, toml, _ = run(capsys, "rules", name)
+    assert code == 0
+    (tmp_path / "f.toml").write_text(toml, encoding="utf-8")
+    log = tmp_path / "m.tlog"
+    code, _, err = run(capsys, "play", "--rules-file", str(tmp_path / "f.toml"), "--seed", name,
+                       "-o", str(log))
+    assert code == 0, err
+    assert parse_log(log.read_bytes()).header.rules == PRESETS[name]
+    assert run(capsys, "verify", str(log))[0] == 0
+
+
+def test_a_log_without_a_second_value_table_is_told_it_says_so_with_null(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log's rules with ``values_high = []`` (as a rules file spells "none") are refused
+    with what the log must hold instead: nil (null in its JSON form)."""
+    log = tmp_path / "m.tlog"
+    assert run(capsys, "play", "--rules", "eram41", "--seed", "x", "-o", str(log))[0] == 0
+    code, text, _ = run(capsys, "export", str(log))
+    doc = json.loads(text)
+    assert doc["records"][0]["rules"]["values_high"] is None
+    doc["records"][0]["rules"]["values_high"] = []
+    (tmp_path / "m.json").write_text(json.dumps(doc), encoding="utf-8")
+    code, _, err = run(capsys, "import", str(tmp_path / "m.json"), "-o", str(tmp_path / "n.tlog"))
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "values_high must list 12 whole numbers, the values of bids 2 to 13 (or be none, " \
+           "for no second table: nil in a log, null in its JSON form, values_high = [] in a " \
+           "rules file)" in err
+    rules = tmp_path / "bad.toml"
+    rules.write_text('name = "mine"\nbase = "sahrat400"\nvalues_high = [1, 2]\n')
+    code, _, err = run(capsys, "play", "--rules-file", str(rules), "-o", str(tmp_path / "r"))
+    assert code == 2 and "values_high = [] in a rules file" in err
