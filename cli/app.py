@@ -234,9 +234,12 @@ def show(
     verdict = verify_log(parsed, name, public, keys=named)
     first = 0 if as_json else 1  # the text counts hands from 1, the JSON from 0
     deal = None if hand is None else hand - first
+    last = len(verdict.history) - 1 + first
+    if hand is not None and hand < first:
+        fail(f"--hand {hand}: hands count from 1 ({name} has hands 1-{last})" if not as_json else
+             f"--hand {hand}: with --json, deal numbers count from 0 ({name}: 0-{last})")
     if deal is not None and not any(h.deal_number == deal for h in verdict.history):
-        fail(f"{name}: there is no hand {hand} (hands {first}-"
-             f"{len(verdict.history) - 1 + first})")
+        fail(f"{name}: there is no hand {hand} (hands {first}-{last})")
     if as_json:
         sys.stdout.write(json.dumps(describe(parsed, verdict, verdict.history, deal),
                                     ensure_ascii=False, indent=1) + "\n")
