@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 import typer
 from typer import _click as click
-from typer.core import TyperArgument, TyperGroup
 
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 
@@ -30,7 +29,8 @@ from .common import (
     write_output,
 )
 from .entry import main
-from .options import CHECK, FILES, PANELS, PLAY, PinKey, PinKeys, PinRoot
+from .helpstyle import GroupedCommands, plain_help
+from .options import CHECK, FILES, PLAY, PinKey, PinKeys, PinRoot
 
 if TYPE_CHECKING:
     import click
@@ -70,30 +70,8 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-class _GroupedCommands(TyperGroup):
-    """The command list of ``tarneeb --help`` in groups, the ``rich_help_panel`` each
-    command names (in the order of :data:`tarneeb.cli.options.PANELS`), in plain text."""
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        groups: dict[str, list[tuple[str, click.Command]]] = {}
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                panel = getattr(command, "rich_help_panel", None) or "Commands"
-                groups.setdefault(panel, []).append((name, command))
-        if not groups:
-            return
-        width = max(len(name) for rows in groups.values() for name, _ in rows)
-        limit = formatter.width - 6 - width  # as click gives one list of commands
-        order = [p for p in PANELS if p in groups] + [p for p in groups if p not in PANELS]
-        for panel in order:
-            with formatter.section(panel):
-                formatter.write_dl([(name.ljust(width), command.get_short_help_str(limit))
-                                    for name, command in groups[panel]])
-
-
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
-                  cls=_GroupedCommands, context_settings={"help_option_names": ["-h", "--help"]},
+                  cls=GroupedCommands, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Verifiable deals and replay audits for Tarneeb (41, 400 and classic).")
 
 
@@ -568,36 +546,6 @@ rules_cmd.register(app)
 regress_cmd.register(app)
 
 
-class _PlainArgument(TyperArgument):
-    """An argument shown the way command-line tools show them: ``LOG...`` in the usage
-    line (not ``{LOG...}...``) and no ``<list[Path]>`` type label in the help."""
-
-    def _usage_display_name(self) -> str:
-        name = self.display_name_raw
-        if self.nargs != 1 and not name.endswith("..."):
-            name += "..."
-        return name if self.required else f"[{name}]"
-
-    def display_type_rich(self, ctx: typer.Context) -> str | None:  # type: ignore[override]
-        return None
-
-
-def plain_help(command: click.Command) -> click.Command:
-    """Give every command's help the usual style: plain argument names, and options that
-    declare no metavar show their name (``--hand HAND``) rather than a Python type."""
-    for sub in getattr(command, "commands", {}).values():
-        plain_help(sub)
-    for param in command.params:
-        if isinstance(param, TyperArgument):
-            param.__class__ = _PlainArgument
-            if param.metavar is None and param.name is not None:
-                param.metavar = param.name.upper()
-        elif param.metavar is None and not getattr(param, "is_flag", False) \
-                and param.name is not None:
-            param.metavar = param.name.upper()
-    return command
-
-
 @functools.cache
 def _command() -> click.Command:
     """The click command typer builds from the app, built once (it takes longer than
@@ -630,7 +578,7 @@ def run(argv: list[str]) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-__all__ = ["app", "fail", "main", "run"]
+__all__ = ["app", "fail", "main", "plain_help", "run"]
 
 
 if __name__ == "__main__":
