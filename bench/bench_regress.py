@@ -63,7 +63,8 @@ def main(argv: list[str]) -> None:
     print(f"regress (reference engine, one worker process): {r['matches']} matches, "
           f"{r['hands']} hands in {r['seconds']:.2f} s (worker start {r['startup_seconds']:.2f} s, "
           f"{r['hands_per_second']:,} hands/s); {r['agree']} agree, {r['disagree']} disagree, "
-          f"{r['engine-failure']} engine failures, {r['skipped']} skipped")
+          f"{r['engine-failure']} engine failure{'' if r['engine-failure'] == 1 else 's'}, "
+          f"{r['skipped']} skipped")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 import typer
 from typer import _click as click
-from typer.core import TyperArgument
 
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 
@@ -30,7 +29,8 @@ from .common import (
     write_output,
 )
 from .entry import main
-from .options import PinKey, PinKeys, PinRoot
+from .helpstyle import GroupedCommands, plain_help
+from .options import CHECK, FILES, PLAY, PinKey, PinKeys, PinRoot
 
 if TYPE_CHECKING:
     import click
@@ -46,7 +46,20 @@ RULE_SETS: tuple[str, ...] = get_args(RuleName)
 VariantName = Literal["house400", "house400-31", "house400-61", "house400-double56",
                       "house400-double56-31", "house400-double56-61", "house-classic31"]
 VARIANTS: tuple[str, ...] = get_args(VariantName)
-RuleChoice = Literal[RuleName, VariantName]
+
+
+def _rule_name(value: str | None) -> str | None:
+    """``--rules``: a preset or a shipped variant; anything else is refused in one line
+    that lists the choices."""
+    if value is None or value in RULE_SETS or value in VARIANTS:
+        return value
+    raise typer.BadParameter(f"{value!r} is no rule set (choose from {', '.join(RULE_SETS)}, "
+                             f"a shipped variant: {', '.join(VARIANTS)}, or a rules file "
+                             "with --rules-file)")
+
+
+def _complete_rule_name(incomplete: str) -> list[str]:
+    return [n for n in (*RULE_SETS, *VARIANTS) if n.startswith(incomplete)]
 
 
 def _version(value: bool) -> None:
@@ -58,6 +71,7 @@ def _version(value: bool) -> None:
 
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  cls=GroupedCommands, context_settings={"help_option_names": ["-h", "--help"]},
                   help="Verifiable deals and replay audits for Tarneeb (41, 400 and classic).")
 
 
@@ -69,11 +83,6 @@ def _main(
 ) -> None:
     """Verifiable deals and replay audits for Tarneeb (41, 400 and classic)."""
 
-
-audit_cmds.register(app)
-regress_cmd.register(app)
-archive_cmd.register(app)
-rules_cmd.register(app)
 
 class _Console:
     """The stdout (or stderr) rich console, made on first use: a command that prints
@@ -137,7 +146,7 @@ def limits_of(max_bytes: int, max_records: int, max_hands: int) -> Limits:
 
 
 # ------------------------------------------------------------------ verify
-@app.command()
+@app.command(rich_help_panel=CHECK)
 def verify(
     logs: Annotated[list[Path], typer.Argument(
         metavar="LOG...", help="Log files, directories of *.tlog files, quoted globs, "
@@ -173,7 +182,7 @@ def verify(
 
 
 # ------------------------------------------------------------------ show
-@app.command()
+@app.command(rich_help_panel=CHECK)
 def show(
     log: Annotated[Path, typer.Argument(
         metavar="LOG", help="The log file (- for standard input).", show_default=False)],
@@ -188,7 +197,10 @@ def show(
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
-    """The match as a player would read it: who signed it, then hands, bids, tricks, scores."""
+    """The match as players read it: hands, bids, tricks and scores.
+
+    Who signed the log first, then every hand (or one, --hand N, counted from 1).
+    """
     from tarneeb.replay.logformat import LogError
     from tarneeb.replay.narrate import describe, narrate
     from tarneeb.replay.replayer import verify_log
@@ -203,9 +215,12 @@ def show(
     verdict = verify_log(parsed, name, public, keys=named)
     first = 0 if as_json else 1  # the text counts hands from 1, the JSON from 0
     deal = None if hand is None else hand - first
+    last = len(verdict.history) - 1 + first
+    if hand is not None and hand < first:
+        fail(f"--hand {hand}: hands count from 1 ({name} has hands 1-{last})" if not as_json else
+             f"--hand {hand}: with --json, deal numbers count from 0 ({name}: 0-{last})")
     if deal is not None and not any(h.deal_number == deal for h in verdict.history):
-        fail(f"{name}: there is no hand {hand} (hands {first}-"
-             f"{len(verdict.history) - 1 + first})")
+        fail(f"{name}: there is no hand {hand} (hands {first}-{last})")
     if as_json:
         sys.stdout.write(json.dumps(describe(parsed, verdict, verdict.history, deal),
                                     ensure_ascii=False, indent=1) + "\n")
@@ -215,12 +230,14 @@ def show(
 
 
 # ------------------------------------------------------------------ report
-@app.command()
+@app.command(rich_help_panel=CHECK)
 def report(
     log: Annotated[Path, typer.Argument(
         metavar="LOG", help="The log file, or - for standard input.", show_default=False)],
-    output: Annotated[Path, typer.Option(
-        "-o", "--output", metavar="HTML", help="The page to write, or - for standard output.")],
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", metavar="HTML", help="The page to write, or - for standard output. "
+        "Default: beside the log, its name ending in .html (m.tlog: m.html).",
+        show_default=False)] = None,
     key: PinKey = None,
     keys: PinKeys = None,
     root: PinRoot = None,
@@ -231,14 +248,17 @@ def report(
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
-    """One self-contained HTML page of the match for its players: the verdict in plain
-    words, who signed the log, the proof that the deals were fair, every hand and trick.
+    """Write one self-contained HTML page of the match for players.
+
+    The verdict in plain words, who signed the log, the proof that the deals were fair,
+    every hand and trick.
 
     Exit code as for verify: 0 clean, 1 findings, 2 the log is unreadable.
     """
     from tarneeb.replay.logformat import LogError
     from tarneeb.report.match import match_report
 
+    output = output if output is not None else page_beside(log)
     public = verify_cmd.pinned_key(key)
     named = verify_cmd.platform_keys(keys)
     pinned_root = verify_cmd.pinned_root(root)
@@ -258,14 +278,29 @@ def report(
     raise typer.Exit(verdict.exit_code)
 
 
+def page_beside(log: Path) -> Path:
+    """Where ``tarneeb report LOG`` writes without ``-o``: beside the log, its name ending
+    in ``.html`` (never the log itself).
+
+    >>> str(page_beside(Path("logs/m.tlog"))), str(page_beside(Path("m.html")))
+    ('logs/m.html', 'm.html.html')
+    """
+    if str(log) == "-":
+        fail("a log on standard input has no name to give its page: give -o HTML "
+             "(- for standard output)")
+    page = log.with_suffix(".html")
+    return page if page != log else log.with_name(log.name + ".html")
+
+
 # ------------------------------------------------------------------ play
-@app.command()
+@app.command(rich_help_panel=PLAY)
 def play(
     output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
                                          help="Where to write the log (- for stdout).")],
-    rules: Annotated[RuleChoice | None, typer.Option(
-        metavar="NAME", help=f"Rule set: {', '.join(RULE_SETS)}, or a shipped house-rule "
-                             "variant (tarneeb rules lists them).")] = None,
+    rules: Annotated[str | None, typer.Option(
+        metavar="NAME", callback=_rule_name, autocompletion=_complete_rule_name,
+        help=f"Rule set: {', '.join(RULE_SETS)}, or a shipped house-rule "
+             "variant (tarneeb rules lists them).")] = None,
     option: Annotated[list[str] | None, typer.Option(
         metavar="KEY=VALUE", help="House option, e.g. target=61 (repeatable).")] = None,
     rules_file: Annotated[Path | None, typer.Option(
@@ -296,7 +331,10 @@ def play(
         help="With --dealing blind: the seats reveal their keys after the match, so every "
              "hand can be re-checked.")] = True,
 ) -> None:
-    """Play a whole match between computer players and write its signed log."""
+    """Play a match between computer players and write its log.
+
+    A whole match, its log signed by the platform key (--key, or a fresh one).
+    """
     from tarneeb.audit.errors import AuditError
     from tarneeb.audit.signing import generate_private_key, load_private_key_file
     from tarneeb.replay.logformat import parse_log
@@ -347,12 +385,15 @@ def play(
             "reproducible": seed is not None, "dealing": dealing}, ensure_ascii=False,
             indent=1) + "\n")
         return
+    from tarneeb.replay.people import Table
+
     said = err if to_stdout else out  # the log itself is on stdout
+    won = Table([s.name for s in parsed.header.seats]).team(winner) if winner is not None \
+        else "nobody"
     said.print(f"wrote {'<stdout>' if to_stdout else output}: {ruleset.name}, "
                f"{len(parsed.hands)} dealing attempts"
                f"{' dealt blind' if dealing == 'blind' else ''}, "
-               f"{'team 0+2' if winner == 0 else 'team 1+3'} won, totals {totals}, "
-               f"{len(data)} bytes", markup=False)
+               f"{won} won, totals {totals}, {len(data)} bytes", markup=False)
     if seed is not None:
         said.print("reproducible run: every seed and the signing key come from --seed; "
                    "they are not secret", markup=False)
@@ -397,7 +438,7 @@ def season_match_of(path: Path, index: int,
 
 
 # ------------------------------------------------------------------ export / import
-@app.command("export")
+@app.command("export", rich_help_panel=FILES)
 def export_json(
     log: Annotated[Path, typer.Argument(
         metavar="LOG", help="The log file (- for standard input).", show_default=False)],
@@ -407,7 +448,10 @@ def export_json(
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
-    """The JSON form of a log (converts back without loss with 'tarneeb import')."""
+    """Write a log in its JSON form (tarneeb import reads it back).
+
+    The JSON converts back to the same log, byte for byte.
+    """
     from tarneeb.replay import logjson
     from tarneeb.replay.logformat import LogError
 
@@ -421,7 +465,7 @@ def export_json(
         write_atomically(output, (text + "\n").encode())
 
 
-@app.command("import")
+@app.command("import", rich_help_panel=FILES)
 def import_json(
     source: Annotated[Path, typer.Argument(
         metavar="JSON", help="The JSON log (- for standard input).", show_default=False)],
@@ -434,8 +478,11 @@ def import_json(
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
 ) -> None:
-    """A log from its JSON form, byte for byte as exported; or, with --sign, the JSON
-    a server in another language wrote, signed with the platform's key."""
+    """Turn the JSON form of a log back into the log.
+
+    Byte for byte as exported; or, with --sign, the JSON a server in another language
+    wrote, signed with the platform's key.
+    """
     from tarneeb.replay import logjson
     from tarneeb.replay.logformat import LogError
 
@@ -461,7 +508,7 @@ def import_json(
     write_atomically(output, data)
 
 
-@app.command()
+@app.command(rich_help_panel=FILES)
 def dump(
     log: Annotated[Path, typer.Argument(
         metavar="LOG", help="The log file (- for standard input).", show_default=False)],
@@ -474,7 +521,10 @@ def dump(
         "--json", help="Every record and field as JSON: offset, bytes (hex), name, meaning.")
     ] = False,
 ) -> None:
-    """An annotated hex dump: every field of every record at its byte offset."""
+    """An annotated hex dump of a log: every field at its offset.
+
+    Every field of every record, at its byte offset.
+    """
     from tarneeb.replay.annotate import annotate, entries
     from tarneeb.replay.logformat import LogError
 
@@ -492,34 +542,11 @@ def dump(
             fail(str(e))
 
 
-class _PlainArgument(TyperArgument):
-    """An argument shown the way command-line tools show them: ``LOG...`` in the usage
-    line (not ``{LOG...}...``) and no ``<list[Path]>`` type label in the help."""
-
-    def _usage_display_name(self) -> str:
-        name = self.display_name_raw
-        if self.nargs != 1 and not name.endswith("..."):
-            name += "..."
-        return name if self.required else f"[{name}]"
-
-    def display_type_rich(self, ctx: typer.Context) -> str | None:  # type: ignore[override]
-        return None
-
-
-def plain_help(command: click.Command) -> click.Command:
-    """Give every command's help the usual style: plain argument names, and options that
-    declare no metavar show their name (``--hand HAND``) rather than a Python type."""
-    for sub in getattr(command, "commands", {}).values():
-        plain_help(sub)
-    for param in command.params:
-        if isinstance(param, TyperArgument):
-            param.__class__ = _PlainArgument
-            if param.metavar is None and param.name is not None:
-                param.metavar = param.name.upper()
-        elif param.metavar is None and not getattr(param, "is_flag", False) \
-                and param.name is not None:
-            param.metavar = param.name.upper()
-    return command
+# the commands of the other modules, after verify, show, report and play in the help
+archive_cmd.register(app)
+audit_cmds.register(app)
+rules_cmd.register(app)
+regress_cmd.register(app)
 
 
 @functools.cache
@@ -554,7 +581,7 @@ def run(argv: list[str]) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-__all__ = ["app", "fail", "main", "run"]
+__all__ = ["app", "fail", "main", "plain_help", "run"]
 
 
 if __name__ == "__main__":

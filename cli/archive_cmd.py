@@ -20,7 +20,7 @@ import typer
 
 from . import verify_cmd
 from .common import console, fail
-from .options import PinKey, PinKeys, PinRoot
+from .options import CHECK, PinKey, PinKeys, PinRoot
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -55,7 +55,7 @@ def _progress(paths: list[str], chunks: Iterator[Any], err: Console) -> Iterator
 def register(app: typer.Typer) -> None:
     """Add the ``audit`` command to ``app``."""
 
-    @app.command("audit")
+    @app.command("audit", rich_help_panel=CHECK)
     def audit(
         paths: Annotated[list[str], typer.Argument(
             help="Logs: files, directories (searched recursively for *.tlog), glob "
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
             min=1e-9, max=0.5,
             help="Family-wise error rate of the fairness tests.")] = DEFAULT_ALPHA,
     ) -> None:
-        """Verify every log of an archive and test whether its deals are fair.
+        """Verify every log of an archive; test its deals for fairness.
 
         Each match counts once: a copy of a log (the same bytes) is listed and left out
         of the statistics; another log of the same match with other bytes is a finding.

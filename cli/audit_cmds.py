@@ -45,6 +45,8 @@ from tarneeb.replay.cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of
 from tarneeb.replay.dealing import hands_of, revealed_of, trump_of
 from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, load_rules_file
 
+from .options import PLAY, SEEDS
+
 SECRET_NOTE = ("SECRET: the server seed must stay private until its match is over; "
                "publish only the commitment (or the root)")
 MAX_SEASON = 1_000_000
@@ -97,10 +99,11 @@ def commit(
         help="With --matches: sign the season head (size and root) with this platform "
              "private key (PEM).")] = None,
 ) -> None:
-    """Make a fresh server seed and its commitment (SECRET output: keep the seeds private).
+    """Make a secret server seed and the commitment to publish.
 
-    Publish the commitment (with --matches: the signed season head, size and root)
-    before any card is dealt; reveal each seed only when its match is over.
+    The output is SECRET: keep the seeds private. Publish the commitment (with
+    --matches: the signed season head, size and root) before any card is dealt; reveal
+    each seed only when its match is over.
     """
     with _errors():
         if key is not None and matches is None:
@@ -181,7 +184,11 @@ def deal(
         help="For a match of a season: the number of leaves.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Derive one deal from the seeds: the four hands, the dealer's 13th card and the trump."""
+    """Derive one deal from the seeds: hands, 13th card and trump.
+
+    The four hands, the dealer's 13th card and the trump of one dealing attempt, as the
+    protocol numbers them: deal numbers and seats from 0.
+    """
     with _errors():
         seed = parse_hex(server_seed, "server seed", SERVER_SEED_LEN)
         if len(client_seeds) != 4:
@@ -276,9 +283,10 @@ def verify_seed(
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the checks as JSON (also when one fails).")] = False,
 ) -> None:
-    """Check a revealed seed against its commitment and/or a published season root.
+    """Check a revealed seed against its commitment or season root.
 
-    Exit 0 when it matches, 1 when it does not, 2 on bad input.
+    The commitment, the published season root, or both. Exit 0 when it matches, 1 when
+    it does not, 2 on bad input.
     """
     checks: list[dict[str, Any]] = []
 
@@ -364,7 +372,11 @@ def keygen(
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the files written and the key id as JSON.")] = False,
 ) -> None:
-    """Make a platform Ed25519 key pair: a private key file and its public key file."""
+    """Make a platform key pair: a private and a public key file.
+
+    An Ed25519 key pair: the private key (keep it secret) signs the platform's logs, the
+    public key (KEY.pub.pem) is what players pin with 'tarneeb verify --key'.
+    """
     with _errors():
         key = write_key_pair(private_path, public_path, force=force)
         pub = public_path if public_path is not None else public_path_for(private_path)
@@ -397,18 +409,19 @@ def pubkey(
 
 
 COMMANDS: dict[str, Callable[..., None]] = {
-    "commit": commit,
-    "deal": deal,
     "verify-seed": verify_seed,
+    "deal": deal,
+    "commit": commit,
     "keygen": keygen,
     "pubkey": pubkey,
 }
+PANEL = {"verify-seed": SEEDS, "deal": SEEDS, "commit": SEEDS, "keygen": PLAY, "pubkey": PLAY}
 
 
 def register(app: typer.Typer) -> None:
     """Add the audit commands to ``app``."""
     for name, fn in COMMANDS.items():
-        app.command(name)(fn)
+        app.command(name, rich_help_panel=PANEL[name])(fn)
 
 
 __all__ = ["COMMANDS", "register"]

@@ -164,12 +164,15 @@ def write_output(path: Path | str, data: bytes) -> None:
 
 def expand_logs(args: Iterable[str | Path]) -> list[str]:
     """The logs named on a command line: files as given, a directory's ``*.tlog`` files
-    sorted by name, a quoted glob's matches, ``-`` for standard input.
+    and its subdirectories' (:func:`tarneeb.replay.archive_paths.logs_under`, the rule
+    ``audit`` follows too), a quoted glob's matches, ``-`` for standard input.
 
     A path that does not exist is kept, so the command reports it as unreadable; a
     directory without logs or a glob matching nothing ends the command (exit 2).
     """
     import glob
+
+    from tarneeb.replay.archive_paths import logs_under
 
     out: list[str] = []
     for raw in args:
@@ -178,9 +181,9 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
         if text == STDIO:
             out.append(text)
         elif p.is_dir():
-            found = sorted(str(f) for f in p.glob("*.tlog"))
+            found = list(logs_under(p))
             if not found:
-                fail(f"{p}: no *.tlog match logs in this directory")
+                fail(f"{p}: no *.tlog match logs in this directory or its subdirectories")
             out.extend(found)
         elif not p.exists() and glob.has_magic(text):
             found = sorted(glob.glob(text, recursive=True))

@@ -16,8 +16,11 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarneeb.replay.cards import card_name
+from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.people import Table
 from tarneeb.replay.rules import PRESETS
-from tarneeb.testing.alteration_base import NotApplicable
+from tarneeb.testing.alteration_base import Alteration, NotApplicable
 from tarneeb.testing.alterations import alter
 
 OUT = Path("out/demo")
@@ -40,7 +43,10 @@ def main() -> None:
         if tarneeb("verify", str(log)) != 0:
             raise SystemExit(f"demo: the {name} match did not verify clean")
 
-    tarneeb("show", str(OUT / "sahrat41.tlog"), "--hand", "0")
+    print("\nA player reads a match hand by hand (hands count from 1, as every text of "
+          "tarneeb counts them; --json keeps the log's numbers, from 0):")
+    if tarneeb("show", str(OUT / "sahrat41.tlog"), "--hand", "1") != 0:
+        raise SystemExit("demo: tarneeb show failed")
 
     print("\nNow one card is changed in a copy of each log, as someone editing a log after "
           "the platform signed it would. The verdict must catch it.")
@@ -53,7 +59,7 @@ def main() -> None:
             altered, what = alter("swap-plays", original, choice=4)
         copy = OUT / f"{name}-altered.tlog"
         copy.write_bytes(altered)
-        print(f"\n# {copy}: {what.where()}: {what.description}")
+        print(f"\n# {copy}: {what_changed(original, altered, what)}")
         code = tarneeb("verify", str(copy))
         caught += code == 1
         print(f"(exit code {code}: {'caught' if code == 1 else 'NOT CAUGHT'})")
@@ -82,6 +88,27 @@ def main() -> None:
     tarneeb("report", str(OUT / "sahrat41-altered.tlog"), "-o", str(page))
     screenshot(page, OUT / "sahrat41-altered.png")
     archive_audit()
+
+
+def what_changed(original: bytes, altered: bytes, what: Alteration) -> str:
+    """The cards an alteration changed, said as the verdict says where: the hand counted
+    from 1, the seat by its player's name (``hand 8, trick 12, West bot: its 9♣ replaced
+    by 8♣``)."""
+    before = parse_log(original)
+    table = Table([seat.name for seat in before.header.seats])
+    where = table.say(what.where())
+    if what.hand is None:  # a change to the whole match
+        return f"{where}: {table.say(what.description)}"
+    was = next(h for h in before.hands if h.deal_number == what.hand).plays
+    now = next(h for h in parse_log(altered).hands if h.deal_number == what.hand).plays
+    moved = [k for k in range(min(len(was), len(now))) if was[k] != now[k]]
+    if len(moved) == 1:
+        k = moved[0]
+        return f"{where}: its {card_name(was[k])} replaced by {card_name(now[k])}"
+    if len(moved) == 2 and was[moved[0]] == now[moved[1]]:
+        return (f"{where}: its {card_name(was[moved[0]])} and the "
+                f"{card_name(was[moved[1]])} played later swapped")
+    return f"{where}: {table.say(what.description)}"
 
 
 def archive_audit() -> None:
@@ -120,7 +147,7 @@ def season_leaf_moved() -> int:
     season.write_text(made.stdout)
     common = ["--rules", "eram41", "--seed", "demo/season", "--season", str(season),
               "--key", str(key)]
-    receipt, promised, moved = OUT / "seat0.receipt.json", OUT / "m5.tlog", OUT / "m5-as-11.tlog"
+    receipt, promised, moved = OUT / "receipt.json", OUT / "m5.tlog", OUT / "m5-as-11.tlog"
     for index, log, extra in (("5", promised, ["--receipt-out", str(receipt)]),
                               ("11", moved, [])):
         if tarneeb("play", *common, "--season-match", index, "-o", str(log), *extra) != 0:

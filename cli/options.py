@@ -24,4 +24,11 @@ PinKeys = Annotated[Path | None, typer.Option(
 PinRoot = Annotated[str | None, typer.Option(
     "--root", metavar="HEX", help="The season root the platform published, to pin.")]
 
-__all__ = ["PinKey", "PinKeys", "PinRoot"]
+# the groups of ``tarneeb --help``'s command list, in the order it shows them: each command
+# names its own with ``rich_help_panel``
+CHECK, SEEDS, PLAY, FILES, ENGINES = ("Check matches", "Seeds and deals", "Play, keys and rules",
+                                      "Log files", "Test an engine")
+PANELS = (CHECK, SEEDS, PLAY, FILES, ENGINES)
+
+__all__ = ["CHECK", "ENGINES", "FILES", "PANELS", "PLAY", "SEEDS", "PinKey", "PinKeys",
+           "PinRoot"]

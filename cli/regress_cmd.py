@@ -21,6 +21,7 @@ from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT
 
 from .common import STDIO, expand_logs, write_output
+from .options import ENGINES
 
 if TYPE_CHECKING:
     from tarneeb.testing.regress_report import MatchReport
@@ -89,7 +90,7 @@ def corpus() -> Path:
 def register(app: typer.Typer) -> None:
     """Add the ``regress`` command to ``app``."""
 
-    @app.command()
+    @app.command(rich_help_panel=ENGINES)
     def regress(
         engine: Annotated[str, typer.Option(
             "--engine", metavar="MODULE:FACTORY",
@@ -119,8 +120,11 @@ def register(app: typer.Typer) -> None:
             "--max-hands", min=1, help="Take no match of more dealing attempts than this.")
         ] = DEFAULT_LIMITS.max_hands,
     ) -> None:
-        """Replay every recorded match on another engine; report, per match, where it
-        first disagrees (legal moves, a trick winner, a hand score, the totals, the winner).
+        """Test another engine on recorded matches: where each differs.
+
+        Every recorded match is replayed on the engine; per match, the report says where
+        it first disagrees (legal moves, a trick winner, a hand score, the totals, the
+        winner).
 
         Exit code: 0 every match agrees, 1 a disagreement or engine failure,
         2 bad input (an engine that cannot be imported, a missing path, an unreadable log).

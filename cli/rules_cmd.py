@@ -25,6 +25,8 @@ from tarneeb.replay.houserules import (
 )
 from tarneeb.replay.rules import PRESETS, RulesError, RuleSet
 
+from .options import PLAY
+
 USAGE = "tarneeb rules [NAME | diff A B] [--json]"
 
 
@@ -58,7 +60,7 @@ def _load(name: str) -> RuleSet:
 def register(app: typer.Typer) -> None:
     """Add the ``rules`` command to ``app``."""
 
-    @app.command()
+    @app.command(rich_help_panel=PLAY)
     def rules(
         args: Annotated[list[str] | None, typer.Argument(
             metavar="NAME | diff A B",
@@ -66,7 +68,7 @@ def register(app: typer.Typer) -> None:
                  "rules file) or: diff A B.", show_default=False)] = None,
         as_json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
     ) -> None:
-        """List the rule sets, print one in full as a rules file, or diff two.
+        """List the rule sets, print one as a rules file, or diff two.
 
         `tarneeb rules` lists the presets and the shipped house-rule variants;
         `tarneeb rules NAME` prints one in full as TOML, ready to edit into a house

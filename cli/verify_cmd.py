@@ -85,7 +85,35 @@ def pinned_key(key: Path | None) -> bytes | None:
     try:
         return public_key_raw(load_public_key_file(key))
     except AuditError as e:
+        if _holds_private_key(key):
+            fail(private_key_given(key))
         fail(str(e))
+
+
+def _holds_private_key(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return b"PRIVATE KEY-----" in f.read(64 * 1024)
+    except OSError:
+        return False
+
+
+def private_key_given(path: Path) -> str:
+    """What to say when ``--key`` names a private key file: the public one is wanted,
+    the file ``tarneeb keygen`` wrote beside it.
+
+    >>> print(private_key_given(Path("/nowhere/platform.pem")))  # doctest: +NORMALIZE_WHITESPACE
+    /nowhere/platform.pem: a private key; --key pins the platform's public key: make it
+    with 'tarneeb pubkey /nowhere/platform.pem > /nowhere/platform.pub.pem' and give that
+    """
+    from tarneeb.audit.signing import public_path_for
+
+    public = public_path_for(path)
+    if public.is_file():
+        return (f"{path}: a private key; --key pins the platform's public key: give {public} "
+                "(tarneeb keygen wrote it beside the private key)")
+    return (f"{path}: a private key; --key pins the platform's public key: make it with "
+            f"'tarneeb pubkey {path} > {public}' and give that")
 
 
 def pinned_root(root: str | None) -> bytes | None:
@@ -166,6 +194,7 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     # stays flat over an archive of any size
     codes: list[int] = []
     outputs: list[dict[str, object]] = []
+    tally = Tally() if len(paths) > 1 and not as_json else None
     for path in paths:
         if path == "-":
             try:
@@ -182,12 +211,16 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
         codes.append(v.exit_code)
         if as_json:
             outputs.append(v.to_json())
+        elif tally is not None:
+            tally.add(v)
         else:
             print_verdict(v)
     if as_json:
         import json
 
         sys.stdout.write(json.dumps(outputs, ensure_ascii=False, indent=1) + "\n")
+    if tally is not None:
+        tally.close()
     return max(codes)
 
 
@@ -214,6 +247,131 @@ def print_verdict(v: Verdict) -> None:
         sys.stderr.write(f"tarneeb: error: {v.error}\n")
 
 
+def _plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 log``, ``2 logs``.
+
+    >>> _plural(1, "finding"), _plural(3, "finding"), _plural(2, "match", "matches")
+    ('1 finding', '3 findings', '2 matches')
+    """
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
+def _clip(text: str, most: int) -> str:
+    """``text`` cut at a word to at most ``most`` characters, ``…`` marking the cut.
+
+    >>> _clip("the signature does not match the log", 20)
+    'the signature does…'
+    """
+    if len(text) <= most:
+        return text
+    cut = text[:most].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "…"
+
+
+def key_words(v: Verdict) -> str:
+    """The key a verdict checked the signature against, in a few words: the platform the
+    keys file names for it, or its id and whether it was pinned.
+
+    >>> from tarneeb.replay.findings import Verdict
+    >>> key_words(Verdict("m.tlog", key_id="139e3940e64b5491"))
+    'key 139e3940e64b5491 not pinned'
+    >>> key_words(Verdict("m.tlog", key_id="139e3940e64b5491", key_pinned=True, signer="room"))
+    'room (key 139e3940e64b5491)'
+    """
+    if v.key_id is None:
+        return "no key"
+    if not v.key_pinned:
+        return f"key {v.key_id} not pinned"
+    return f"{v.signer} (key {v.key_id})" if v.signer is not None else f"key {v.key_id} pinned"
+
+
+def deals_words(v: Verdict) -> str:
+    """How many dealing attempts were replayed, and where their deals came from when
+    the seeds (or a blind deal's transcript) did not prove them all.
+
+    >>> from tarneeb.replay.findings import Verdict
+    >>> deals_words(Verdict("m.tlog", hands=3, deals_proven=True))
+    '3 hands'
+    >>> deals_words(Verdict("m.tlog", hands=3, recorded=3, not_replayed=[3]))
+    '3 hands (deals recorded, not proven; 1 NOT replayed)'
+    """
+    if v.deals_proven:
+        source = ""
+    elif v.recorded:
+        source = "deals recorded, not proven" if v.recorded == v.hands else \
+            f"{v.recorded} deals recorded, not proven"
+    else:
+        source = "deals not proven"
+    if v.not_replayed:
+        source += ("; " if source else "") + f"{len(v.not_replayed)} NOT replayed"
+    return _plural(v.hands, "hand") + (f" ({source})" if source else "")
+
+
+class Tally:
+    """The verdicts of many logs, one short line each; the hints they share are said
+    once at the end (:meth:`close`), then how many logs were clean, as test runners do.
+    ``tarneeb verify LOG`` on one log gives its verdict in full."""
+
+    FINDING_ROOM = 80  # characters of a log's first finding shown on its line
+
+    def __init__(self) -> None:
+        self.clean = self.with_findings = self.unreadable = 0
+        self.not_pinned = self.no_receipt = 0
+        self.more = False  # a log has findings or notes its line does not show in full
+
+    def add(self, v: Verdict) -> None:
+        """Print the line of one log's verdict and count it."""
+        from tarneeb.replay.people import Table
+        from tarneeb.replay.replayer import NO_RECEIPT_NOTE
+
+        if v.error is not None:
+            self.unreadable += 1
+            said = v.error.removeprefix(f"{v.path}: ")
+            _emit([(f"{v.path}: unreadable", "bold red", f": {said}")])
+            return
+        notes = [n for n in v.notes if n != NO_RECEIPT_NOTE]
+        self.no_receipt += len(notes) < len(v.notes)
+        self.not_pinned += v.key_id is not None and not v.key_pinned
+        self.more |= bool(v.findings or notes or v.ending)
+        about = f", {deals_words(v)}, {key_words(v)}"
+        if notes:
+            about += f", {_plural(len(notes), 'note')}"
+        if not v.findings:
+            self.clean += 1
+            _emit([(f"{v.path}: clean", "green", about)])
+            return
+        self.with_findings += 1
+        first = _clip(Table.of(v).say(str(v.findings[0])), self.FINDING_ROOM)
+        _emit([(f"{v.path}: {_plural(len(v.findings), 'finding')}", "bold red",
+                f"{about}: {first}")])
+
+    def close(self) -> None:
+        """The hints the logs share, each once, and the count of logs by verdict."""
+        lines: list[tuple[str, str | None, str]] = []
+        if self.not_pinned:
+            lines.append(("note: ", None, f"{_plural(self.not_pinned, 'log')} checked against "
+                          "a key named in the log itself, NOT PINNED: anyone could have made "
+                          "them with a key of their own (pin the platform's key: tarneeb "
+                          "verify --key or --keys)"))
+        if self.no_receipt:
+            lines.append(("note: ", None, f"{_plural(self.no_receipt, 'log')} not compared "
+                          "with a seat's pre-play receipt: that each is the match promised "
+                          "before play rests on the platform's word (tarneeb verify --receipt "
+                          "FILE LOG checks one)"))
+        if self.more:
+            lines.append(("note: ", None, "tarneeb verify LOG gives one log's findings and "
+                          "notes in full"))
+        total = self.clean + self.with_findings + self.unreadable
+        counts = [f"{self.clean} clean"]
+        if self.with_findings:
+            counts.append(f"{self.with_findings} with findings")
+        if self.unreadable:
+            counts.append(f"{self.unreadable} unreadable")
+        style = "green" if self.clean == total else "bold red"
+        lines.append((f"{_plural(total, 'log')}: {', '.join(counts)}", style, ""))
+        _emit(lines)
+
+
 def _emit(lines: list[tuple[str, str | None, str]]) -> None:
     """Print lines, styled only on a terminal: a pipe gets plain text without loading rich."""
     if not sys.stdout.isatty():
@@ -226,5 +384,6 @@ def _emit(lines: list[tuple[str, str | None, str]]) -> None:
         out.print(Text.assemble((head, style or ""), rest))
 
 
-__all__ = ["FAST_OPTIONS", "default_keys_path", "fast_path", "parse_fast", "pinned_key",
-           "pinned_root", "platform_keys", "print_verdict", "run"]
+__all__ = ["FAST_OPTIONS", "Tally", "deals_words", "default_keys_path", "fast_path",
+           "key_words", "parse_fast", "pinned_key", "pinned_root", "platform_keys",
+           "print_verdict", "run"]

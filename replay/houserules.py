@@ -41,7 +41,8 @@ FIELD_DOCS: dict[str, str] = {
     "scoring": "personal (each player alone) or team (classic)",
     "values": "personal scoring: the value of a bid of 2, 3 ... 13 (made: +, failed: -)",
     "values_high_from": "from this own score on, values_high replaces values",
-    "values_high": "the value table from values_high_from on; [] for none",
+    "values_high": "the value table from values_high_from on; [] for none (which a log "
+                   "records as nil, null in its JSON form)",
     "all_tricks_value": "team scoring: the declarers take all 13 tricks without bidding 13",
     "kaboot_made_value": "team scoring: the declarers make a bid of 13",
     "kaboot_failed_value": "team scoring: what the declarers lose on a failed 13",

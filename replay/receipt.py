@@ -231,9 +231,12 @@ def _describe(name: str, promised: Receipt, logged: Receipt) -> str:
                 f"leaf {s.index} of the season of {s.size} with root {s.root.hex()[:16]}…"
         return f"the receipt promised {where(promised)}, the log has {where(logged)}"
     if name == "client_commitments":
-        seats = [str(s) for s in range(4)
+        # each seat said as "seat N", so the text for people names its player
+        seats = [f"seat {s}" for s in range(4)
                  if promised.client_commitments[s] != logged.client_commitments[s]]
-        return f"the client commitments of seat(s) {', '.join(seats)} are not the ones promised"
+        if len(seats) == 1:
+            return f"the client commitment of {seats[0]} is not the one promised"
+        return f"the client commitments of {', '.join(seats)} are not the ones promised"
     return f"its {_FIELD_NAMES[name]} is not the one promised"
 
 

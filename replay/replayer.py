@@ -51,6 +51,11 @@ from .scoring import Hand
 
 SUITS = "♣♦♥♠"
 
+# the note on a log with committed seeds verified without a seat's receipt: a command that
+# verifies many logs says it once for all of them
+NO_RECEIPT_NOTE = ("not compared with a seat's pre-play receipt (--receipt): that the log is "
+                   "the match promised before play rests on the platform's word")
+
 _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimum",
                "bid-not-higher": "bid-not-higher", "wrong-phase": "pass-not-allowed"}
 
@@ -122,8 +127,7 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     if receipt is not None:
         check_receipt(log.header, receipt, v, public_key)
     elif log.header.server_commitment is not None:
-        v.notes.append("not compared with a seat's pre-play receipt (--receipt): that the log "
-                       "is the match promised before play rests on the platform's word")
+        v.notes.append(NO_RECEIPT_NOTE)
     header = log.header
     first_dealer = header.first_dealer
     seeds_ok = False
@@ -528,4 +532,4 @@ class _HandReplay:
                                 "the match is checked from the totals the log claims after it")
 
 
-__all__ = ["deal_of", "log_deriver", "verify_bytes", "verify_file", "verify_log"]
+__all__ = ["NO_RECEIPT_NOTE", "deal_of", "log_deriver", "verify_bytes", "verify_file", "verify_log"]

@@ -192,7 +192,8 @@ class RuleSet:
                 v = tuple(tuple(p) for p in v)
             elif k in ("values", "values_high") and v is not None:
                 if not isinstance(v, list | tuple):
-                    raise RulesError(f"{k} must be a list of 12 numbers (bids 2 to 13)")
+                    raise RulesError(f"{k} must be a list of 12 numbers (bids 2 to 13)"
+                                     + (f" {_NO_SECOND_TABLE}" if k == "values_high" else ""))
                 v = tuple(v)
             elif k == "tie" and isinstance(v, list):
                 v = tuple(v)
@@ -227,6 +228,11 @@ def tie_shorthand(chain: tuple[str, ...]) -> str | None:
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+# how each form spells "no second value table" (values_high and values_high_from none)
+_NO_SECOND_TABLE = ("(or be none, for no second table: nil in a log, null in its JSON form, "
+                    "values_high = [] in a rules file)")
 
 
 def _validate(r: RuleSet) -> None:
@@ -270,7 +276,8 @@ def _validate(r: RuleSet) -> None:
         if v is None:
             continue
         need(isinstance(v, tuple) and len(v) == 12 and all(map(_is_int, v)),
-             f"{k} must list 12 whole numbers, the values of bids 2 to 13")
+             f"{k} must list 12 whole numbers, the values of bids 2 to 13"
+             + (f" {_NO_SECOND_TABLE}" if k == "values_high" else ""))
         need(all(0 <= x <= 1000 for x in v), f"{k}: values must be 0-1000")
     need((r.values_high is None) == (r.values_high_from is None),
          "values_high and values_high_from go together")

@@ -1,8 +1,10 @@
 """A ``regress`` run as JUnit XML, the report format CI systems read (``--junit-xml``).
 
 One ``testcase`` per match log: a disagreement is a ``failure`` (its ``type`` the
-disagreement's kind), an engine that raised, looped or answered garbage an ``error``,
-an unreadable log an ``error`` too, a log that did not verify clean ``skipped``.
+disagreement's kind, its ``message`` the line ``regress`` prints, hands and seats counted
+from 1, its text the fields of ``--json``, from 0), an engine that raised, looped or
+answered garbage an ``error``, an unreadable log an ``error`` too, a log that did not
+verify clean ``skipped``.
 
 >>> from tarneeb.testing.regress_report import MatchReport, RegressRun
 >>> xml = junit_xml(RegressRun([MatchReport("a.tlog", "agree", "eram41", 17, 900)], 0.5),
@@ -26,9 +28,10 @@ def _case(report: MatchReport, engine: str) -> ET.Element:
         tag = "failure" if report.status == "disagree" else "error"
         kind = first.kind if first is not None else report.status
         child = ET.SubElement(case, tag, message=report.line(), type=kind)
-        if first is not None:
-            child.text = "\n".join(f"{k}: {v}" for k, v in first.to_json().items()
-                                   if v is not None) + f"\nengine under test: {engine}"
+        if first is not None:  # the message counts from 1, the fields from 0 as --json does
+            child.text = "the fields as in --json (hands and seats from 0):\n" + "\n".join(
+                f"{k}: {v}" for k, v in first.to_json().items() if v is not None) \
+                + f"\nengine under test: {engine}"
     elif report.status == "unreadable":
         ET.SubElement(case, "error", message=report.line(), type="unreadable")
     elif report.status == "skipped":

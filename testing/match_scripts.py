@@ -106,7 +106,7 @@ def prepare(log: bytes | ParsedLog, name: str = "<log>") -> MatchScript | MatchR
     if secret:  # a blind hand cancelled in the bidding: no deal to give an engine
         return MatchReport(name, "skipped", rules, verdict.hands,
                            reason="the log is no reference: its hands dealt blind and cancelled "
-                           "in the bidding were never shown (deal number(s) "
+                           "in the bidding were never shown (hand(s) "
                            f"{', '.join(map(str, secret))}), so there is no deal to give an "
                            "engine")
     return script_from_history(log.header.rules, log.header.first_dealer, verdict.history, name,

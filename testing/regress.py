@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from tarneeb.replay.archive_paths import logs_under
 from tarneeb.replay.logformat import LogError, parse_log, read_log
 from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
 
@@ -70,8 +71,9 @@ class RegressInputError(ValueError):
 # ---------------------------------------------------------------------- many logs
 
 def collect_logs(paths: Iterable[str | Path]) -> list[Path]:
-    """The ``*.tlog`` files named: files as given, directories' own ``*.tlog`` sorted by name,
-    ``-`` (a log on standard input) as it is.
+    """The ``*.tlog`` files named: files as given, a directory's ``*.tlog`` files and its
+    subdirectories' (:func:`tarneeb.replay.archive_paths.logs_under`, the rule ``verify``
+    and ``audit`` follow too), ``-`` (a log on standard input) as it is.
 
     Raises :class:`RegressInputError` for a missing path or a directory without logs.
     """
@@ -81,9 +83,10 @@ def collect_logs(paths: Iterable[str | Path]) -> list[Path]:
         if str(raw) == STDIN:
             out.append(p)
         elif p.is_dir():
-            found = sorted(p.glob("*.tlog"))
+            found = [Path(f) for f in logs_under(p)]
             if not found:
-                raise RegressInputError(f"{p}: no *.tlog match logs in this directory")
+                raise RegressInputError(f"{p}: no *.tlog match logs in this directory or its "
+                                        "subdirectories")
             out.extend(found)
         elif p.is_file():
             out.append(p)

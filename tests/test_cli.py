@@ -140,9 +140,10 @@ def test_show_is_plain_when_piped(log: Path, capsys: pytest.CaptureFixture[str])
     assert "named in the log itself, NOT PINNED: anyone could have made this log" in out
     code, out, _ = run(capsys, "show", str(log), "--hand", "2")
     assert code == 0 and "Hand 2 —" in out and "Hand 1 —" not in out
-    for bad in ("0", "99"):
-        code, _, err = run(capsys, "show", str(log), "--hand", bad)
-        assert code == 2 and f"there is no hand {bad} (hands 1-" in err
+    code, _, err = run(capsys, "show", str(log), "--hand", "99")
+    assert code == 2 and "there is no hand 99 (hands 1-" in err
+    code, _, err = run(capsys, "show", str(log), "--hand", "0")
+    assert code == 2 and "--hand 0: hands count from 1 (" in err
 
 
 def test_export_import_round_trip(log: Path, tmp_path: Path,
@@ -178,7 +179,7 @@ def test_house_options_and_rules_file(tmp_path: Path, capsys: pytest.CaptureFixt
     (["verify"], "Missing argument"),
     (["verify", "/no/such/file.tlog"], "/no/such/file.tlog: cannot read"),
     (["show", "/no/such/file.tlog"], "/no/such/file.tlog: cannot read"),
-    (["play", "--rules", "nine", "-o", "x"], "'nine' is not one of 'eram41'"),
+    (["play", "--rules", "nine", "-o", "x"], "'nine' is no rule set (choose from eram41,"),
     (["play", "--rules", "qahwa41", "--option", "target=62", "-o", "x"],
      "qahwa41 offers target 31, 41 or 61, not 62"),
     (["play", "--rules", "eram41", "--option", "nonsense", "-o", "x"], "is not KEY=VALUE"),
@@ -289,3 +290,116 @@ def test_play_a_season_match_and_pin_the_root(tmp_path: Path,
     code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
                        "--season-match", "3", "-o", str(log))
     assert code == 2 and "the season has no match 3" in err
+
+
+def test_verify_of_many_logs_is_one_short_line_each_then_the_hints_once_and_a_count(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Many logs: one line per log (its verdict, hands, key and first finding), the advice
+    every log shares said once at the end, and how many logs were clean, as pytest or ruff
+    end; one log keeps its verdict in full."""
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    clean = [str(fixtures / "matches" / n) for n in ("eram41-01.tlog", "classic-01.tlog")]
+    altered, junk = str(fixtures / "altered" / "renege-eram41.tlog"), tmp_path / "junk.tlog"
+    junk.write_bytes(b"not a log")
+    code, out, err = _run_entry(capsys, "verify", *clean, altered, str(junk))
+    lines = out.splitlines()
+    assert code == 2 and err == ""
+    assert [line.split(": ", 1)[0] for line in lines[:4]] == [*clean, altered, str(junk)]
+    first = parse_log(Path(clean[0]).read_bytes()).header.public_key
+    assert lines[0] == f"{clean[0]}: clean, 16 hands, key {key_id(first)} not pinned"
+    assert lines[2].startswith(f"{altered}: 4 findings, 16 hands, key ")
+    assert ": hand 12, trick 2, East bot: renege: East bot played 6♠" in lines[2]
+    assert lines[3].startswith(f"{junk}: unreadable: byte 0: not a tarneeb log")
+    assert all(len(line) < 200 for line in lines[:4])
+    assert out.count("NOT PINNED") == 1 and out.count("pre-play receipt") == 1
+    assert lines[-1] == "4 logs: 2 clean, 1 with findings, 1 unreadable"
+    code, out, _ = _run_entry(capsys, "verify", clean[0])  # one log: in full
+    assert code == 0 and "NOT PINNED" in out.splitlines()[0] and "pre-play receipt" in out
+    assert "logs:" not in out
+
+
+def _run_entry(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """The command line through the program's entry point (the fast verify included)."""
+    with pytest.raises(SystemExit) as e:
+        entry(list(argv))
+    out, err = capsys.readouterr()
+    return int(e.value.code or 0), out, err
+
+
+def test_a_private_key_given_to_pin_points_to_the_public_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    key = tmp_path / "platform.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    log = tmp_path / "k.tlog"
+    assert run(capsys, "play", "--rules", "qahwa41", "--key", str(key), "-o", str(log))[0] == 0
+    for argv in (["verify", "--key", str(key), str(log)],
+                 ["verify", "--max-bytes", "99999", "--key", str(key), str(log)],
+                 ["show", "--key", str(key), str(log)]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "", argv
+        assert err == (f"tarneeb: error: {key}: a private key; --key pins the platform's public "
+                       f"key: give {tmp_path / 'platform.pub.pem'} (tarneeb keygen wrote it "
+                       "beside the private key)\n"), argv
+    (tmp_path / "platform.pub.pem").unlink()
+    _, _, err = run(capsys, "verify", "--key", str(key), str(log))
+    assert f"make it with 'tarneeb pubkey {key} > {tmp_path / 'platform.pub.pem'}'" in err
+
+
+def test_report_without_o_writes_the_page_beside_the_log_and_says_where(
+        log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "report", str(log))
+    page = log.with_suffix(".html")
+    assert code == 0 and out == f"wrote {page}: clean\n"
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    code, _, err = run(capsys, "report", "-")
+    assert code == 2 and "give -o HTML" in err
+
+
+def test_play_names_the_winning_team_by_its_players(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Text counts seats from 1 or names them: no "team 0+2" for a person to translate."""
+    path = tmp_path / "m.tlog"
+    code, out, _ = run(capsys, "play", "--rules", "eram41", "--seed", "cli-test", "-o", str(path))
+    seats = [s.name for s in parse_log(path.read_bytes()).header.seats]
+    winner = parse_log(path.read_bytes()).end.winner
+    assert code == 0 and f"{seats[winner]} & {seats[winner + 2]} won" in out
+    assert "team 0+2" not in out and "team 1+3" not in out
+
+
+@pytest.mark.parametrize("name", ["eram41", "qahwa41", "sahrat41", "sahrat400", "classic"])
+def test_rules_printed_as_toml_play_back_as_the_same_rules(
+        name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``tarneeb rules NAME > f.toml && tarneeb play --rules-file f.toml``: the same rules."""
+    from tarneeb.replay.rules import PRESETS
+
+    code, toml, _ = run(capsys, "rules", name)
+    assert code == 0
+    (tmp_path / "f.toml").write_text(toml, encoding="utf-8")
+    log = tmp_path / "m.tlog"
+    code, _, err = run(capsys, "play", "--rules-file", str(tmp_path / "f.toml"), "--seed", name,
+                       "-o", str(log))
+    assert code == 0, err
+    assert parse_log(log.read_bytes()).header.rules == PRESETS[name]
+    assert run(capsys, "verify", str(log))[0] == 0
+
+
+def test_a_log_without_a_second_value_table_is_told_it_says_so_with_null(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log's rules with ``values_high = []`` (as a rules file spells "none") are refused
+    with what the log must hold instead: nil (null in its JSON form)."""
+    log = tmp_path / "m.tlog"
+    assert run(capsys, "play", "--rules", "eram41", "--seed", "x", "-o", str(log))[0] == 0
+    code, text, _ = run(capsys, "export", str(log))
+    doc = json.loads(text)
+    assert doc["records"][0]["rules"]["values_high"] is None
+    doc["records"][0]["rules"]["values_high"] = []
+    (tmp_path / "m.json").write_text(json.dumps(doc), encoding="utf-8")
+    code, _, err = run(capsys, "import", str(tmp_path / "m.json"), "-o", str(tmp_path / "n.tlog"))
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "values_high must list 12 whole numbers, the values of bids 2 to 13 (or be none, " \
+           "for no second table: nil in a log, null in its JSON form, values_high = [] in a " \
+           "rules file)" in err
+    rules = tmp_path / "bad.toml"
+    rules.write_text('name = "mine"\nbase = "sahrat400"\nvalues_high = [1, 2]\n')
+    code, _, err = run(capsys, "play", "--rules-file", str(rules), "-o", str(tmp_path / "r"))
+    assert code == 2 and "values_high = [] in a rules file" in err

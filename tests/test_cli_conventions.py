@@ -151,3 +151,77 @@ def test_rules_offers_its_choices(capsys: pytest.CaptureFixture[str]) -> None:
     env["COMP_WORDS"] = "tarneeb deal --rules c"
     done = subprocess.run([script], env=env, capture_output=True, check=False)
     assert done.stdout.decode().split() == ["classic"], done
+
+
+def test_verify_regress_and_audit_take_a_directory_by_one_rule(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A directory stands for every *.tlog in it and in its subdirectories, a directory's
+    own logs by name, then each subdirectory's: the same logs, in the same order, for
+    verify, regress and audit."""
+    import shutil
+
+    from tarneeb.replay.archive_paths import expand_paths
+
+    top = tmp_path / "logs"
+    sources = sorted(MATCHES.glob("*.tlog"))
+    for name, source in zip(("b.tlog", "a.tlog", "2026/01/c.tlog", "2026/d.tlog",
+                             "notes/e.txt"), sources, strict=False):
+        (top / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, top / name)
+    want = [str(top / n) for n in ("a.tlog", "b.tlog", "2026/d.tlog", "2026/01/c.tlog")]
+    code, out, _ = run(capsys, "verify", "--json", str(top))
+    assert code == 0 and [v["path"] for v in json.loads(out)] == want
+    code, out, _ = run(capsys, "regress", "--engine", "tarneeb.testing.adapters:reference",
+                       "--json", str(top))
+    assert code == 0 and [m["name"] for m in json.loads(out)["matches"]] == want
+    assert list(expand_paths([str(top)])) == want
+    code, out, _ = run(capsys, "audit", "--json", "-j", "1", str(top))
+    assert code in (0, 3) and json.loads(out)["logs"] == len(want)
+    (top / "empty").mkdir()
+    for command in (["verify"], ["regress", "--engine", "tarneeb.testing.adapters:reference"]):
+        code, _, err = run(capsys, *command, str(top / "empty"))
+        assert code == 2 and "no *.tlog match logs in this directory or its subdirectories" \
+            in err, command
+
+
+def test_dash_h_is_help(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ([], ["verify"], ["audit"], ["rules"]):
+        long = run(capsys, *command, "--help")
+        assert run(capsys, *command, "-h") == long and long[0] == 0 and "Usage:" in long[1]
+
+
+def test_the_command_list_is_grouped_and_each_summary_is_a_whole_sentence(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tarneeb --help`` at 80 columns lists the commands in their groups, each with the
+    first line of its docstring, a whole sentence: none cut short with '...'."""
+    from tarneeb.cli.app import plain_help
+    from tarneeb.cli.options import PANELS
+
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "..." not in out.split("Check matches:", 1)[1]
+    assert all(len(line) <= 80 for line in out.splitlines())
+    headings = [line[:-1] for line in out.splitlines() if line.endswith(":") and
+                not line.startswith(" ") and line not in ("Options:",)]
+    assert headings == list(PANELS)
+    group = plain_help(typer.main.get_command(app))
+    listed = {line.split()[0]: line.split(None, 1)[1] for line in out.splitlines()
+              if line.startswith("  ") and not line.lstrip().startswith("-")
+              and line.split()[0] in group.commands}  # type: ignore[attr-defined]
+    assert set(listed) == set(group.commands)  # type: ignore[attr-defined]
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        first = (command.help or "").strip().splitlines()[0]
+        assert first.endswith(".") and listed[name] == first, name
+        assert getattr(command, "rich_help_panel", None) in PANELS, name
+
+
+def test_a_bad_rules_name_lists_the_choices_in_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tarneeb.cli.app import VARIANTS
+
+    code, out, err = run(capsys, "play", "--rules", "nine", "-o", "x.tlog")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "Value error" not in err
+    assert "'nine' is no rule set (choose from eram41, qahwa41, sahrat41, sahrat400, classic, " \
+           "a shipped variant: " in err and all(v in err for v in VARIANTS)
+    assert "or a rules file with --rules-file)" in err

@@ -162,3 +162,69 @@ def test_a_name_that_reads_as_another_seat_is_shown_with_its_own() -> None:
     said = t.say("seat 0 played 10♥, which it does not hold; seat 3 followed")
     assert said == "“seat 3” (Seat 1) played 10♥, which it does not hold; Seat 4 followed"
     assert t.say("seat 1 and seat 2") == "“Bo” (Seat 2) and “bo” (Seat 3)"
+
+
+def test_show_counts_hands_from_1_and_says_so_for_hand_0(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tarneeb.cli.app import main
+
+    path = tmp_path / "m.tlog"
+    path.write_bytes(play_logged_match("eram41", seed=b"test hand numbers"))
+    hands = len(parse_log(path.read_bytes()).hands)
+
+    def show(*args: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as e:
+            main(["show", str(path), *args])
+        out, err = capsys.readouterr()
+        return int(e.value.code or 0), out, err
+
+    code, out, _ = show("--hand", "1")
+    assert code == 0 and "\nHand 1 — dealer: " in out and "\nHand 2 " not in out
+    code, out, err = show("--hand", "0")
+    assert code == 2 and out == ""
+    assert err == f"tarneeb: error: --hand 0: hands count from 1 ({path} has hands 1-{hands})\n"
+    code, out, _ = show("--json", "--hand", "0")  # --json: deal numbers, from 0
+    assert code == 0 and [h["deal_number"] for h in json.loads(out)["hands"]] == [0]
+
+
+def test_the_demo_says_where_it_altered_a_log_as_the_verdict_does(tmp_path: Path) -> None:
+    """The demo's comment above an altered log names the hand from 1 and the seat by its
+    player, as the verdict printed under it does."""
+    from tarneeb.cli.demo import what_changed
+    from tarneeb.replay.people import Table
+    from tarneeb.testing.alterations import alter
+
+    original = play_logged_match("sahrat41", seed=b"test hand numbers demo")
+    altered, what = alter("replace-played-card", original, choice=4)
+    said = what_changed(original, altered, what)
+    assert what.hand is not None and what.seat is not None and what.trick is not None
+    names = [s.name for s in parse_log(original).header.seats]
+    assert said.startswith(f"hand {what.hand + 1}, trick {what.trick}, {names[what.seat]}: "
+                           "its ")
+    v = verify_bytes(altered)
+    first = next(f for f in v.findings if f.hand is not None)
+    assert Table.of(v).say(str(first)).startswith(said.split(": ")[0])
+
+
+def test_every_command_of_the_demo_succeeds(tmp_path: Path, capfd: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``make demo`` up to its archive (which tests/test_archive.py covers): no command of
+    it prints an error, and its text counts hands from 1."""
+    from tarneeb.cli import demo
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(demo, "archive_audit", lambda: None)
+    monkeypatch.setattr(demo, "screenshot", lambda page, png: None)
+    demo.main()
+    out, err = capfd.readouterr()
+    assert "error" not in out + err
+    assert "$ tarneeb show out/demo/sahrat41.tlog --hand 1\n" in out and "\nHand 1 — " in out
+    assert "8 of 8 altered copies caught" in out
+    # the seats whose commitments differ from the receipt's are named by their players
+    assert "the client commitments of North bot, East bot, South bot, West bot are not the " \
+        "ones promised" in out
+    for line in out.splitlines():
+        if line.startswith("# out/demo/") and "-altered.tlog: hand " in line:
+            hand = line.split(": hand ", 1)[1].split(",")[0]
+            verdict = out.split(line, 1)[1]
+            assert f"\n  hand {hand}, trick " in verdict.split("(exit code", 1)[0], line

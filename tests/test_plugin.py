@@ -78,7 +78,7 @@ def test_time_limit_and_a_looping_engine(pytester: pytest.Pytester, logs: Path) 
     result = _run(pytester, "--tarneeb-logs", "logs", "--tarneeb-engine",
                   "looping_engine:Loops", "--tarneeb-time-limit", "0.5")
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*ENGINE FAILED at hand 0: no answer within the time limit of "
+    result.stdout.fnmatch_lines(["*ENGINE FAILED at hand 1: no answer within the time limit of "
                                  "0.5 s: the engine was in winner()*"])
 
 

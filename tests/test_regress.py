@@ -435,7 +435,7 @@ def test_fixture_corpus_reference_agrees_and_broken_trump_is_caught() -> None:
     caught = [r for r in bad.reports if r.status == "disagree"]
     assert caught and all(r.first.kind == "trick-winner" for r in caught)
     for r in caught:
-        assert r.line().startswith(f"{r.name}: DISAGREES at hand {r.first.hand}, "
+        assert r.line().startswith(f"{r.name}: DISAGREES at hand {r.first.hand + 1}, "
                                    f"trick {r.first.trick}, ")
     assert bad.exit_code == 1
 
@@ -476,3 +476,55 @@ def test_the_docs_name_every_kind_of_disagreement_and_failure() -> None:
     text = (REPO / "docs" / "ENGINES.md").read_text(encoding="utf-8")
     for kind in [*DISAGREEMENTS, *ENGINE_FAILURES]:
         assert f"| `{kind}` |" in text, kind
+
+
+def test_text_counts_hands_and_seats_from_1_and_json_from_0(tmp_path: Path) -> None:
+    """The lines for people count hands and seats from 1, as every text of tarneeb does;
+    ``--json`` and the JUnit report's fields keep the protocol's numbers, from 0."""
+    log = str(FIXTURES / "eram41-01.tlog")
+    _, out, _ = _cli("--engine", BROKEN, "--json", log)
+    first = json.loads(out)["matches"][0]["first"]
+    hand, trick, seat = first["hand"], first["trick"], first["seat"]
+    assert f"seat {seat}" in first["message"]
+    junit = tmp_path / "r.xml"
+    code, out, _ = _cli("--engine", BROKEN, "--junit-xml", str(junit), log)
+    line = out.splitlines()[0]
+    assert code == 1
+    assert line.startswith(f"{log}: DISAGREES at hand {hand + 1}, trick {trick}, "
+                           f"seat {seat + 1}, move ")
+    # the message's seats too: the trick's four cards and who won it, per each side
+    said = line.split(": ", 2)[2]
+    assert said == Disagreement(**first).said().split(": ", 1)[1]
+    assert [int(n) for n in _seat_numbers(said)] == \
+        [int(n) + 1 for n in _seat_numbers(first["message"])]
+    import xml.etree.ElementTree as ET
+
+    failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
+    assert failure is not None and failure.get("message") == line
+    body = failure.text or ""
+    assert f"\nhand: {hand}\n" in body and f"\nseat: {seat}\n" in body
+
+
+def _seat_numbers(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"\bseat (\d)", text)
+
+
+def test_a_skipped_log_is_said_with_hands_and_seats_from_1() -> None:
+    altered = REPO / "fixtures" / "altered" / "renege-eram41.tlog"
+    report = prepare(altered.read_bytes(), "renege-eram41.tlog")
+    assert not isinstance(report, MatchScript)
+    finding = verify_bytes(altered.read_bytes()).findings[0]
+    assert f"hand {finding.hand}, trick {finding.trick}, seat {finding.seat}" in report.reason
+    assert (f"hand {finding.hand + 1}, trick {finding.trick}, seat {finding.seat + 1}"
+            in report.line())
+
+
+def test_the_summary_says_one_engine_failure_in_the_singular() -> None:
+    from tarneeb.testing.regress_report import MatchReport, RegressRun
+
+    one = RegressRun([MatchReport("a.tlog", "engine-failure", "eram41", 1, 3)], 0.1).summary()
+    assert one.endswith(": 0 agree, 0 disagree, 1 engine failure") and "1 hand," in one
+    two = RegressRun([MatchReport(n, "engine-failure", "eram41", 2, 3) for n in "ab"], 0.1)
+    assert two.summary().endswith(", 2 engine failures")
