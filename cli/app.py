@@ -403,8 +403,8 @@ def _play_blind(ruleset: RuleSet, secret: bytes | None, private: Ed25519PrivateK
                 reveal_keys: bool) -> bytes:
     try:
         from tarneeb.replay.blindplay import play_blind_match
-    except ImportError as e:  # pysodium or the system's libsodium is missing
-        fail(f"--dealing blind needs libsodium and pysodium (pip install 'tarneeb[blind]'): {e}")
+    except ImportError as e:  # rbcl (libsodium, bundled in its wheel) is missing
+        fail(f"--dealing blind needs the rbcl package (pip install 'tarneeb[blind]'): {e}")
     return play_blind_match(ruleset, seed=secret, key=private, reveal_keys=reveal_keys)
 
 
