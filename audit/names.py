@@ -177,8 +177,9 @@ def mixing_problem(name: str) -> str | None:
 
     >>> mixing_problem("\u0415R\u0410\u041c")  # doctest: +ELLIPSIS
     'its letters mix Cyrillic and Latin (UTS #39 ... letters of one pass for the other'
-    >>> [mixing_problem(n) for n in ("ERAM", "\u0415\u0420\u0410\u041c", "Club \u0646\u0627\u062f\u064a",
-    ...                              "\u6771\u4eac\u30ab\u30fc\u30c9 400")]
+    >>> names = ("ERAM", "\u0415\u0420\u0410\u041c", "Club \u0646\u0627\u062f\u064a",
+    ...          "\u6771\u4eac\u30ab\u30fc\u30c9 400")
+    >>> [mixing_problem(n) for n in names]
     [None, None, None, None]
     """
     scripts = frozenset(name_scripts(name))
@@ -280,4 +281,5 @@ def name_scripts(name: str) -> tuple[str, ...]:
                          if alias(c) not in _NEUTRAL and not invisible(c)}))
 
 
-__all__ = ["invisible", "mixing_problem", "name_keys", "name_problem", "name_scripts", "quoted", "skeleton"]
+__all__ = ["invisible", "mixing_problem", "name_keys", "name_problem", "name_scripts", "quoted",
+           "skeleton"]
