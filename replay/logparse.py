@@ -5,7 +5,10 @@ hand with the byte offset of its deal record, the end and signature records, and
 signed bytes. A log in the common form is read in one pass by
 :mod:`tarneeb.replay.fastread`; anything else goes through :class:`_Parser`, which
 says where and what is wrong, stops at every cap, and reads a log cut off anywhere
-(a crash, a power loss, a zero-filled tail) up to its last whole value.
+(a crash, a power loss, a zero-filled tail) up to its last whole value, and a log whose
+bytes stop being whole, consistent values (the garbage a power loss may leave, or
+damage) up to them: ``cut_short`` is then a
+:class:`~tarneeb.replay.logstream.LogUnreadable` (``docs/FORMAT.md`` § "A log cut short").
 
 >>> from tarneeb.replay.simulate import play_logged_match
 >>> data = play_logged_match("classic", seed=b"logparse doc")
@@ -14,6 +17,9 @@ says where and what is wrong, stops at every cap, and reads a log cut off anywhe
 ('classic', True, None)
 >>> print(parse_log(data[:-7]).cut_short)
 byte ...: cut at byte ...: the stream ends inside a record or move (61 bytes of it)
+>>> at = log.offsets[1]
+>>> print(parse_log(data[:at] + b"\\xc1 garbage").cut_short.message)
+unreadable from byte ...: not valid msgpack: ...
 """
 
 from __future__ import annotations

@@ -335,9 +335,10 @@ class RecordReader:
                     msgpack.BufferFull) as e:
                 if isinstance(e, UnicodeDecodeError):
                     raise LogError("a text field is not valid UTF-8", pos) from None
+                what = str(e) or "a byte that no msgpack value holds there"
                 if pos == 0:
-                    raise LogError(f"not a tarneeb log (not msgpack: {e})", 0) from None
-                raise LogError(f"not valid msgpack: {e}", pos) from None
+                    raise LogError(f"not a tarneeb log (not msgpack: {what})", 0) from None
+                raise LogError(f"not valid msgpack: {what}", pos) from None
             except TypeError as e:  # e.g. an unhashable map key
                 raise LogError(f"not valid msgpack for a log: {e}", pos) from None
             end = unpacker.tell()

@@ -11,12 +11,12 @@ claims record; the end record; the signature. What "written" means is the
 * ``Durability.fsync()`` — each append is on the disk (``fsync``) before it returns:
   it survives a power loss too;
 * ``Durability.group(ms)`` — each append is handed to the system before it returns,
-  and a background thread calls ``fsync`` at most every ``ms`` milliseconds while
-  anything is unsynced: the ``fsync`` that covers an append starts at most ``ms`` ms
-  after the append returned (as late as the thread is woken: under load, a millisecond
-  or two more), and the append survives a power loss once that ``fsync`` has returned
-  (:meth:`LogWriter.wait_durable` waits for that; ``bench/bench_durability.py``
-  measures the lag).
+  and while anything is unsynced a background thread calls ``fsync`` at most every
+  ``ms`` milliseconds, timed to return about ``ms`` ms after the one before; an append
+  after that time syncs before it returns. An append survives a power loss once the
+  ``fsync`` that covers it has returned: about ``ms`` ms after the append at most, later
+  by as much as the thread is woken late or the disk syncs slowly (a loaded machine:
+  ``bench/bench_durability.py`` measures it). :meth:`LogWriter.wait_durable` waits for it.
 
 A value counts as *written* once the stream has handed it to the operating system,
 and as *durable* once an ``fsync`` that started after that has returned: never
@@ -125,7 +125,8 @@ class LogWriter:
         self._lock = threading.Lock()
         self._handed = len(written)  # bytes the operating system holds: what an fsync covers
         self._synced = 0  # bytes an fsync that has returned covers
-        self._last_sync = 0.0
+        self._last_sync = 0.0  # when the last fsync returned
+        self._sync_took = 0.0  # how long it took: the next one starts that much earlier
         self._timer: threading.Timer | None = None
         self._durable = threading.Condition(self._lock)
 
@@ -141,7 +142,10 @@ class LogWriter:
             if mode == "flush":
                 return offset
             if mode == "group":
-                due = self._last_sync + self.durability.interval_ms / 1000 - time.monotonic()
+                # the next fsync to return about interval ms after the last one did
+                interval = self.durability.interval_ms / 1000
+                due = self._last_sync + interval - min(self._sync_took, interval / 2) \
+                    - time.monotonic()
                 if due > 0:
                     if self._timer is None:
                         self._timer = threading.Timer(due, self._timed_sync)
@@ -212,10 +216,12 @@ class LogWriter:
         assert self._fd is not None
         with self._lock:
             size = self._handed  # what the system holds now: all this fsync can cover
+        start = time.monotonic()
         os.fsync(self._fd)
         with self._lock:
             self._synced = max(self._synced, size)
             self._last_sync = time.monotonic()
+            self._sync_took = self._last_sync - start
             self._durable.notify_all()
 
     def _timed_sync(self) -> None:

@@ -161,13 +161,14 @@ class _Timers:
         self.made: list[_Timers.Timer] = []
 
     def __call__(self, interval: float, function: Callable[[], None]) -> _Timers.Timer:
-        timer = _Timers.Timer(function)
+        timer = _Timers.Timer(interval, function)
         self.made.append(timer)
         return timer
 
     class Timer:
-        def __init__(self, function: Callable[[], None]) -> None:
-            self.function, self.daemon, self.cancelled = function, False, False
+        def __init__(self, interval: float, function: Callable[[], None]) -> None:
+            self.interval, self.function = interval, function
+            self.daemon = self.cancelled = False
 
         def start(self) -> None:
             pass
@@ -227,6 +228,29 @@ def test_wait_durable_says_yes_only_once_an_fsync_covered_the_bytes(
     w.close(close_stream=False)  # syncs what is pending
     assert covered[-1] == 3 and w.wait_durable(0) and w.durable_size == 3
     f.close()
+
+
+def test_the_group_commit_times_its_sync_to_return_on_the_interval(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``group:5``: the background fsync is started early by as long as the last one took,
+    so that it returns about 5 ms after the one before, not 5 ms plus a sync. Slower disks
+    than half the interval start it half an interval early at most."""
+    clock, took = [100.0], [0.0]
+    timers = _Timers()
+
+    def fsync(fd: int) -> None:
+        clock[0] += took[0]  # the disk takes this long
+
+    monkeypatch.setattr(logwriter.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(logwriter.os, "fsync", fsync)
+    monkeypatch.setattr(logwriter.threading, "Timer", timers)
+    with (tmp_path / "g.tlog").open("wb") as f:
+        for took[0], early in ((0.002, 0.002), (0.004, 0.0025)):
+            w = LogWriter(f, Durability.group(5))
+            w.move(0x41)  # synced at once, the sync taking took[0]
+            clock[0] += 0.001
+            w.move(0x42)  # 1 ms later: the timer
+            assert timers.made[-1].interval == pytest.approx(0.005 - 0.001 - early)
 
 
 def _synced_things(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int | None]]:
