@@ -67,6 +67,9 @@ from .logstream import (
 )
 
 _NOT_A_LOG = "not a tarneeb log (the first record is not a tarneeb-log header)"
+# caps on one value, which no writer comes near: past the header, the log is unreadable from
+# such a value (the caps on the whole log refuse it whole)
+_VALUE_CAPS = frozenset({"max_record_bytes", "max_depth"})
 # how a header starts: an array of 12 (13 when dealt blind), type 0, the magic
 _HEADER_STARTS = tuple(bytes([n, HEADER]) + _pack(MAGIC) for n in (0x9c, 0x9d))
 
@@ -155,8 +158,10 @@ class _Parser:
     def run(self, need_header: bool = True) -> None:
         try:
             self._run(need_header)
-        except CapExceeded:
-            raise
+        except CapExceeded as e:
+            if e.cap not in _VALUE_CAPS or self.header is None:
+                raise  # a cap on the whole log: refused whole, the option named
+            self._unreadable(e, need_header)
         except LogError as e:
             if self.header is None and need_header:
                 raise self._torn_header() or e from None
@@ -165,14 +170,7 @@ class _Parser:
             rest = self.reader.tail(e.offset)
             cut = None if rest is None else torn_tail(rest[0], rest[1], e.offset)
             if cut is None or rest is None:
-                if self.strict or not need_header:  # every byte is to be read
-                    raise
-                # bytes that are no value a writer writes: the log is read up to them, from
-                # the end of the last value read (the trouble may lie inside the next one)
-                at = self.last[1]
-                inside = f" (at byte {e.offset})" if e.offset != at else ""
-                self.cut = LogUnreadable(at, e.replayer_message + inside)
-                self.pos = at
+                self._unreadable(e, need_header)
                 return
             self._cut_at(cut, e.offset + len(rest[0]), rest[1])
             return
@@ -190,6 +188,16 @@ class _Parser:
                                        f"or move ({n - at} bytes of it)", at)
             self.pos = at
         self.zero_tail = self.reader.size - len(self.reader.data.rstrip(b"\0"))
+
+    def _unreadable(self, e: LogError, need_header: bool) -> None:
+        """Bytes that are no value a writer writes there: the log is read up to them, from
+        the end of the last value read (the trouble may lie inside the next one)."""
+        if self.strict or not need_header:  # every byte is to be read
+            raise e
+        at = self.last[1]
+        inside = f" (at byte {e.offset})" if e.offset is not None and e.offset != at else ""
+        self.cut = LogUnreadable(at, e.replayer_message + inside)
+        self.pos = at
 
     def _torn_header(self) -> LogError | None:
         """A header cut short, or cut and zero-filled (a power loss while it was written):

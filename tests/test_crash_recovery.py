@@ -381,6 +381,18 @@ def test_garbage_read_as_moves_is_not_judged_as_play(eram: Match) -> None:
         assert v.hands == len(parse_log(eram.log[:start]).hands)
 
 
+@pytest.mark.parametrize("garbage", [b"\x91" * 20 + b"\x00",  # deeper than max_depth
+                                     b"\xdc\x00\x20" + (b"\xc5\x0f\xff" + bytes(4095)) * 20])
+def test_garbage_past_a_cap_on_one_value_is_unreadable_too(eram: Match, garbage: bytes) -> None:
+    """Nested deeper than any record, or a record longer than any: past the header, no
+    writer wrote it; the log is checked up to it (exit 1), not refused whole."""
+    cut = eram.parsed.offsets[3]
+    v = tarneeb.verify_bytes(eram.log[:cut] + garbage, server_seed=eram.secrets.server_seed)
+    assert v.error is None and v.exit_code == 1 and v.hands == 3
+    n, message = _said(v)
+    assert n == cut and ("max_depth" in message or "max_record_bytes" in message), message
+
+
 def test_a_signed_log_is_judged_whole(eram: Match) -> None:
     """A signed log is what the platform signed: its last hand's faults are findings, and
     bytes after the signature are unreadable (exit 1), the log checked before them."""

@@ -188,7 +188,9 @@ def test_depth_is_bounded() -> None:
     with pytest.raises(CapExceeded, match="max_depth"):
         list(RecordReader(b"\x91" * 20 + b"\x00"))
     assert depth_ok([[1]], 2) and not depth_ok([[[1]]], 2) and depth_ok(7, 1)
-    assert verify_bytes(HEADER + b"\x91" * 1000 + b"\x00").exit_code == 2
+    v = verify_bytes(HEADER + b"\x91" * 1000 + b"\x00")  # after a header: unreadable from it
+    assert v.exit_code == 1 and any(f.message.startswith(f"unreadable from byte {len(HEADER)}: ")
+                                    and "max_depth" in f.message for f in v.findings)
 
 
 def test_read_log_names_the_file(tmp_path: Path) -> None:
