@@ -33,6 +33,7 @@ from .findings import Verdict
 from .logparse import parse_log, read_log
 from .logrecords import PASS_CODE, HandRecord, ParsedLog
 from .logstream import DEFAULT_LIMITS, Limits, LogError
+from .logtail import judge_open_end
 from .paths import exercised_paths
 from .provenance import (
     NO_DEAL,
@@ -126,8 +127,6 @@ def judged_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
                ) -> tuple[ParsedLog, Verdict]:
     """The log as :func:`verify_log` judges it (cut where the values of a log that ends
     open stop being consistent: :mod:`tarneeb.replay.logtail`), and its verdict."""
-    from .logtail import judge_open_end
-
     return judge_open_end(log, lambda judged: _verify(
         judged, path, public_key, count_paths, root, keys, receipt, server_seed, fast))
 
