@@ -15,7 +15,8 @@
 * start-up: the CPU time of a one-log ``tarneeb verify`` beside ``python -c pass``
   (target: under 0.12 s);
 * the cost of writing one move to a log under each durability setting (flush, fsync,
-  group commit every 5 ms), in microseconds;
+  group commit every 5 ms), in microseconds, and how long group commit takes to make a
+  move durable (median and worst);
 * ``audit`` of a 2,000-log archive: logs and hands per second with 1 job, 2 jobs and a
   local Dask cluster of two worker processes, as ratios to 1 job;
 * blind dealing: CPU time per deal (passes, dealing, proofs) and per check of a

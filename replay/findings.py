@@ -61,8 +61,8 @@ KINDS: dict[str, str] = {
                            "stops",
     "timeout-no-turn": "a timeout when no player was to move: between two hands, after a "
                        "hand's last card, or after the match was won",
-    "cut-short": "the log ends before the match does (cut at a byte: a crash, a torn or "
-                 "zero-filled tail)",
+    "cut-short": "the log ends before the match does, or stops being readable (cut at a "
+                 "byte: a crash, a torn or zero-filled tail, bytes no writer wrote)",
     "not-replayed": "a dealing attempt could not be replayed: no deal proven by the seeds "
                     "or recorded in the log",
     "not-canonical": "a record is not in the one byte form FORMAT.md gives it",

@@ -234,14 +234,15 @@ def _close_hand_checked(rec: HandRecord, data: list[Any], offset: int,
         raise sh.fail(f"has {len(data)} fields, not 5")
     sh.int_(data[1], "trump", 0, 3, nil=True)
     # one of tricks and scores without the other is readable: the replayer says it is wrong
-    rec.tricks = sh.ints(data[2], "tricks", 4, 0, 13, nil=True)
-    rec.scores = sh.ints(data[3], "scores", 4, -SCORE_LIMIT, SCORE_LIMIT, nil=True)
-    rec.totals = sh.ints(data[4], "totals", 4, -SCORE_LIMIT, SCORE_LIMIT)
+    tricks = sh.ints(data[2], "tricks", 4, 0, 13, nil=True)
+    scores = sh.ints(data[3], "scores", 4, -SCORE_LIMIT, SCORE_LIMIT, nil=True)
+    totals = sh.ints(data[4], "totals", 4, -SCORE_LIMIT, SCORE_LIMIT)
     if data[1] is not None:
         if named_trump:
             raise sh.fail("the trump is named by a move in these rules, so the claims "
                           "record's trump must be nil")
         rec.trump = data[1]
+    rec.tricks, rec.scores, rec.totals = tricks, scores, totals
     rec.closed = True
 
 
@@ -255,7 +256,8 @@ _CARDS = bytes.maketrans(bytes(range(1, 53)), bytes(range(52)))
 def _add_moves(rec: HandRecord, run: bytes, offset: int, named_trump: bool) -> None:
     """Put a run of move bytes (starting at ``offset``) on the open hand ``rec``."""
     if rec.closed:
-        raise LogError(f"a move after hand {rec.deal_number + 1}'s claims record", offset)
+        raise LogError(f"a move after hand {rec.deal_number + 1}'s claims record", offset,
+                       deal=rec.deal_number)
     if rec.calls or rec.plays or rec.trump is not None:  # a second run: take the slow way
         _add_moves_checked(rec, run, offset, named_trump)
         return
@@ -272,9 +274,13 @@ def _add_moves(rec: HandRecord, run: bytes, offset: int, named_trump: bool) -> N
 
 
 def _add_moves_checked(rec: HandRecord, run: bytes, offset: int, named_trump: bool) -> None:
+    """The moves of ``run`` put on ``rec`` one by one, each checked; on the first that is
+    wrong ``rec`` is left as it was and :class:`LogError` names that move's byte."""
     k = len(rec.calls) + (rec.trump is not None and named_trump) + len(rec.plays)
+    calls, trump, timer = list(rec.calls), rec.trump, rec.timer
     plays = bytearray(rec.plays)
-    hand = f"hand {rec.deal_number + 1}"  # as people count: the first is hand 1
+    n = rec.deal_number
+    hand = f"hand {n + 1}"  # as people count: the first is hand 1
     i = 0
     while i < len(run):
         at = offset + i
@@ -282,32 +288,32 @@ def _add_moves_checked(rec: HandRecord, run: bytes, offset: int, named_trump: bo
         if code == 0xcc:
             code = run[i + 1]
             i += 1
-            rec.timer |= 1 << k
+            timer |= 1 << k
         i += 1
         m = code & 0x7f
         if m >= CALL_MOVE:
-            if plays or (named_trump and rec.trump is not None):
-                raise LogError(f"{hand}, move {k}: a call after the play began", at)
+            if plays or (named_trump and trump is not None):
+                raise LogError(f"{hand}, move {k}: a call after the play began", at, deal=n)
             if m & 15 == 14:
                 raise LogError(f"{hand}, move {k}: {code:#04x} is not a move (14 is no call)",
-                               at)
-            if len(rec.calls) == 64:
-                raise LogError(f"{hand} has more than 64 calls", at)
-            rec.calls.append(_CALL_PAIRS[m])
+                               at, deal=n)
+            if len(calls) == 64:
+                raise LogError(f"{hand} has more than 64 calls", at, deal=n)
+            calls.append(_CALL_PAIRS[m])
         elif m >= TRUMP_MOVE:
             if not named_trump:
                 raise LogError(f"{hand}, move {k}: a trump named by a move, but in these "
-                               "rules the trump is not named", at)
-            if rec.trump is not None or plays:
+                               "rules the trump is not named", at, deal=n)
+            if trump is not None or plays:
                 raise LogError(f"{hand}, move {k}: a trump named after the trump or the "
-                               "first card", at)
-            rec.trump = m - TRUMP_MOVE
+                               "first card", at, deal=n)
+            trump = m - TRUMP_MOVE
         else:
             if len(plays) == 52:
-                raise LogError(f"{hand} has more than 52 cards", at)
+                raise LogError(f"{hand} has more than 52 cards", at, deal=n)
             plays.append(m - CARD_MOVE)
         k += 1
-    rec.plays = bytes(plays)
+    rec.calls, rec.trump, rec.timer, rec.plays = calls, trump, timer, bytes(plays)
 
 
 def move_run(data: bytes, pos: int) -> int:

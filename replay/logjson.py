@@ -466,7 +466,7 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS, signing: bool = False) 
         encoded.append(raw)
     data = b"".join(encoded)
     try:
-        parse_log(data, limits=limits)
+        parse_log(data, limits=limits, strict=True)  # read back whole, or not made at all
     except LogError as e:  # name the record, not a byte of bytes the user never saw
         if e.offset is None:
             raise

@@ -5,7 +5,10 @@ hand with the byte offset of its deal record, the end and signature records, and
 signed bytes. A log in the common form is read in one pass by
 :mod:`tarneeb.replay.fastread`; anything else goes through :class:`_Parser`, which
 says where and what is wrong, stops at every cap, and reads a log cut off anywhere
-(a crash, a power loss, a zero-filled tail) up to its last whole value.
+(a crash, a power loss, a zero-filled tail) up to its last whole value, and a log whose
+bytes stop being whole, consistent values (the garbage a power loss may leave, or
+damage) up to them: ``cut_short`` is then a
+:class:`~tarneeb.replay.logstream.LogUnreadable` (``docs/FORMAT.md`` § "A log cut short").
 
 >>> from tarneeb.replay.simulate import play_logged_match
 >>> data = play_logged_match("classic", seed=b"logparse doc")
@@ -14,6 +17,9 @@ says where and what is wrong, stops at every cap, and reads a log cut off anywhe
 ('classic', True, None)
 >>> print(parse_log(data[:-7]).cut_short)
 byte ...: cut at byte ...: the stream ends inside a record or move (61 bytes of it)
+>>> at = log.offsets[1]
+>>> print(parse_log(data[:at] + b"\\xc1 garbage").cut_short.message)
+unreadable from byte ...: not valid msgpack: ...
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ from .logstream import (
     Limits,
     LogCutShort,
     LogError,
+    LogUnreadable,
     Moves,
     RecordReader,
     _regular_file_size,
@@ -60,6 +67,15 @@ from .logstream import (
 )
 
 _NOT_A_LOG = "not a tarneeb log (the first record is not a tarneeb-log header)"
+# caps on one value, which no writer comes near: past the header, the log is unreadable from
+# such a value (the caps on the whole log refuse it whole)
+_VALUE_CAPS = frozenset({"max_record_bytes", "max_depth"})
+# how a header starts: an array of 12 (13 when dealt blind), type 0, the magic
+_HEADER_STARTS = tuple(bytes([n, HEADER]) + _pack(MAGIC) for n in (0x9c, 0x9d))
+
+
+def _header_cut(at: int) -> LogError:
+    return LogError("log cut short inside its header: not readable", at)
 
 
 def _incomplete(data: bytes) -> bool:
@@ -76,15 +92,37 @@ def _incomplete(data: bytes) -> bool:
     return False
 
 
+# the records a writer writes after the header, by their number of fields
+_RECORD_KINDS = {2: (SIGNATURE,), 3: (PROOF,), 4: (END, KEYS), 5: (DEAL, CLAIMS), 6: (BLIND,)}
+
+
+def writer_start(head: bytes) -> bool:
+    """Whether ``head`` (a value that stops before its end) begins as a value a writer
+    writes after the header: half a timer move (``cc``), or a record's array of the
+    number of fields its type (the next byte, when there is one) has. Anything else is
+    not a torn value but bytes no writer wrote.
+
+    >>> writer_start(bytes([0x95, 0x04, 0xc0])), writer_start(bytes([0x95, 0x07]))
+    (True, False)
+    >>> writer_start(bytes([0xc5, 0x01])), writer_start(b"\\xcc")
+    (False, True)
+    """
+    if head == b"\xcc":
+        return True
+    kinds = _RECORD_KINDS.get(head[0] - 0x90) if 0x90 <= head[0] <= 0x9f else None
+    return kinds is not None and (len(head) == 1 or head[1] in kinds)
+
+
 def torn_tail(head: bytes, zeros: int, pos: int) -> LogCutShort | None:
     """The cut at ``pos`` when the rest of the file — ``head`` then ``zeros`` zero bytes —
     is a torn value, zeros, or a torn value followed by zeros (what a crash or a power
-    loss leaves); else ``None``."""
+    loss leaves); else ``None``. A torn value begins as one a writer writes
+    (:func:`writer_start`)."""
     if not head:
         return LogCutShort(f"cut at byte {pos}: the rest of the file ({zeros:,} bytes) is "
                            "zeros, not records", pos)
     if overlong_claim(head + bytes(min(zeros, 16)), 0, DEFAULT_LIMITS) is not None \
-            or not _incomplete(head):
+            or not _incomplete(head) or not writer_start(head):
         return None
     if not zeros:
         return LogCutShort(f"cut at byte {pos}: the stream ends inside a record or move "
@@ -96,9 +134,11 @@ def torn_tail(head: bytes, zeros: int, pos: int) -> LogCutShort | None:
 class _Parser:
     """One pass over a log's values, as :class:`RecordReader` reads them."""
 
-    def __init__(self, source: bytes | BinaryIO, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, source: bytes | BinaryIO, limits: Limits = DEFAULT_LIMITS,
+                 strict: bool = False) -> None:
         self.reader = RecordReader(source, limits)
         self.limits = limits
+        self.strict = strict  # raise at unreadable bytes, instead of reading up to them
         self.header: Header | None = None
         self.named_trump = False
         self.blind = False  # the header says dealing: blind
@@ -118,24 +158,58 @@ class _Parser:
     def run(self, need_header: bool = True) -> None:
         try:
             self._run(need_header)
-        except CapExceeded:
-            raise
+        except CapExceeded as e:
+            if e.cap not in _VALUE_CAPS or self.header is None:
+                raise  # a cap on the whole log: refused whole, the option named
+            self._unreadable(e, need_header)
         except LogError as e:
-            if e.offset is None or (self.header is None and need_header):
+            if self.header is None and need_header:
+                raise self._torn_header() or e from None
+            if e.offset is None:
                 raise
             rest = self.reader.tail(e.offset)
             cut = None if rest is None else torn_tail(rest[0], rest[1], e.offset)
             if cut is None or rest is None:
-                raise
+                self._unreadable(e, need_header)
+                return
             self._cut_at(cut, e.offset + len(rest[0]), rest[1])
             return
         if self.reader.cut_short is not None:
             at = self.reader.cut_short.offset or 0
             n = self.reader.size
-            self.cut = LogCutShort(f"cut at byte {at}: the stream ends inside a record or move "
-                                   f"({n - at} bytes of it)", at)
+            rest = self.reader.data[at:]
+            if self.header is not None and not writer_start(rest):
+                if self.strict:
+                    raise LogError("bytes that start no value a writer writes", at)
+                self.cut = LogUnreadable(at, f"the last {n - at} bytes start no value a "
+                                         "writer writes")
+            else:
+                self.cut = LogCutShort(f"cut at byte {at}: the stream ends inside a record "
+                                       f"or move ({n - at} bytes of it)", at)
             self.pos = at
         self.zero_tail = self.reader.size - len(self.reader.data.rstrip(b"\0"))
+
+    def _unreadable(self, e: LogError, need_header: bool) -> None:
+        """Bytes that are no value a writer writes there: the log is read up to them, from
+        the end of the last value read (the trouble may lie inside the next one)."""
+        if self.strict or not need_header:  # every byte is to be read
+            raise e
+        at = self.last[1]
+        inside = f" (at byte {e.offset})" if e.offset is not None and e.offset != at else ""
+        self.cut = LogUnreadable(at, e.replayer_message + inside)
+        self.pos = at
+
+    def _torn_header(self) -> LogError | None:
+        """A header cut short, or cut and zero-filled (a power loss while it was written):
+        the error that says so, at the byte where its bytes stop; ``None`` otherwise."""
+        rest = self.reader.tail(0)
+        if rest is None or not rest[0] or not rest[1]:
+            return None  # a header cut short without zeros is the stream's end (_parse_carefully)
+        head = rest[0]
+        if not any(start.startswith(head[:len(start)]) for start in _HEADER_STARTS) \
+                or not _incomplete(head):
+            return None
+        return _header_cut(len(head))
 
     def _cut_at(self, cut: LogCutShort, zeros_at: int, zeros: int) -> None:
         """Stop at ``cut``; a value just before it whose bytes run into the zero-filled
@@ -147,7 +221,7 @@ class _Parser:
         if zeros and zeros_at == at and kind >= 0 and end == at:
             before = self._zeros_before(at)
             if before:
-                self._undo(kind)
+                self._undo(kind, at - before)
                 cut = LogCutShort(f"cut at byte {start}: a record running into a zero-filled "
                                   f"tail ({before + zeros:,} bytes of zeros)", start)
         self.cut, self.pos = cut, cut.offset or 0
@@ -157,7 +231,9 @@ class _Parser:
         data = self.reader.data[:at]
         return len(data) - len(data.rstrip(b"\0"))
 
-    def _undo(self, kind: int) -> None:
+    def _undo(self, kind: int, zeros_at: int) -> None:
+        """Drop the last value read (of type ``kind``), whose bytes run into the zeros that
+        start at ``zeros_at``."""
         if kind == CLAIMS:
             hand = self.hands[-1]
             hand.closed, hand.tricks, hand.scores, hand.totals = False, None, None, None
@@ -179,8 +255,8 @@ class _Parser:
         elif kind == KEYS:
             self.keys.pop()
             self.key_offsets.pop()
-        else:
-            raise LogError("log cut short inside its header: not readable", 0)
+        else:  # the header's own last bytes ran into the zeros
+            raise _header_cut(zeros_at)
 
     def _blind_record(self, kind: int, obj: list[Any], pos: int,
                       hand: HandRecord | None) -> None:
@@ -222,7 +298,13 @@ class _Parser:
                     raise LogError("a move follows the signature", pos)
                 if hand is None:
                     raise LogError("a move outside a hand (before its deal record)", pos)
-                _add_moves(hand, obj, pos, self.named_trump)
+                try:
+                    _add_moves(hand, obj, pos, self.named_trump)
+                except LogError as e:  # the moves before the one that is wrong are read
+                    if e.offset is not None and e.offset > pos:
+                        _add_moves(hand, obj[:e.offset - pos], pos, self.named_trump)
+                        self.last = (pos, e.offset, -1)
+                    raise
                 self.last = (pos, r.end, -1)
                 continue
             if self.header is None and need_header and not (
@@ -253,7 +335,8 @@ class _Parser:
                     raise LogError("a deal record follows the end record", pos)
                 if hand is not None and not hand.closed:
                     raise LogError(f"a deal record while hand {hand.deal_number + 1} is still "
-                                   "open: its claims record is missing", pos)
+                                   "open: its claims record is missing", pos,
+                                   deal=hand.deal_number)
                 if len(self.hands) == max_hands:
                     raise CapExceeded("max_hands", max_hands,
                                       "the match has more dealing attempts", pos)
@@ -294,38 +377,43 @@ def decode_hand(raw: bytes, named_trump: bool, blind: bool = False) -> HandRecor
 
 
 def parse_log(data: bytes | BinaryIO, path: str | None = None,
-              limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
+              limits: Limits = DEFAULT_LIMITS, strict: bool = False) -> ParsedLog:
     """Read a whole log from bytes or a binary stream, value by value, within ``limits``.
-    Raises :class:`LogError` for anything unreadable (:class:`CapExceeded` for a cap).
+    Raises :class:`LogError` when nothing of it can be read: the file is empty or no
+    log, its header is unreadable or cut short, a cap is passed (:class:`CapExceeded`).
 
     A stream that stops inside a value, or runs into a zero-filled tail, is returned
-    with ``cut_short`` set; the whole values before it are all there.
+    with ``cut_short`` set; the whole values before it are all there. So is one whose
+    bytes stop being whole, consistent values (the garbage a power loss may leave, or
+    damage): ``cut_short`` is then a :class:`~tarneeb.replay.logstream.LogUnreadable`
+    saying where and why. ``strict`` raises that :class:`LogError` instead (a log made
+    here, e.g. from its JSON form, must read whole).
     """
     try:
-        return _parse(data, limits)
+        return _parse(data, limits, strict)
     except LogError as e:
         e.path = path
         raise
 
 
-def _parse(source: bytes | BinaryIO, limits: Limits) -> ParsedLog:
+def _parse(source: bytes | BinaryIO, limits: Limits, strict: bool = False) -> ParsedLog:
     if isinstance(source, bytes) and len(source) <= limits.max_bytes:
         from .fastread import fast_parse  # a log in the common form, in one pass
 
         log = fast_parse(source, limits)
         if log is not None:
             return log
-    return _parse_carefully(source, limits)
+    return _parse_carefully(source, limits, strict)
 
 
-def _parse_carefully(source: bytes | BinaryIO, limits: Limits) -> ParsedLog:
-    p = _Parser(source, limits)
+def _parse_carefully(source: bytes | BinaryIO, limits: Limits, strict: bool = False
+                     ) -> ParsedLog:
+    p = _Parser(source, limits, strict)
     p.run()
     if p.reader.size == 0:
         raise LogError("empty file, not a tarneeb log", 0)
-    if p.header is None:  # the stream was cut inside the header
-        raise LogError("log cut short inside its header (cut at byte "
-                       f"{p.cut.offset if p.cut is not None else p.pos}): not readable", 0)
+    if p.header is None:  # the stream was cut inside the header: it stops at its end
+        raise _header_cut(p.reader.size)
     data = p.reader.data
     signed = data[:p.signature_offset] if p.signature_offset is not None else data[:p.pos]
     return ParsedLog(header=p.header, hands=p.hands, offsets=p.offsets, end=p.end,

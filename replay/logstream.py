@@ -81,13 +81,25 @@ OPTIONS = {"max_bytes": "--max-bytes", "max_records": "--max-records",
 
 
 class LogError(ValueError):
-    """A log that cannot be read: ``offset`` is the byte where the trouble starts."""
+    """A log that cannot be read: ``offset`` is the byte where the trouble starts. The
+    message is for people (hands counted from 1); ``deal`` is the deal number (from 0)
+    of the hand it names as ``hand {deal + 1}``, if any."""
 
-    def __init__(self, message: str, offset: int | None = None, path: str | None = None) -> None:
+    def __init__(self, message: str, offset: int | None = None, path: str | None = None,
+                 deal: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.offset = offset
         self.path = path
+        self.deal = deal
+
+    @property
+    def replayer_message(self) -> str:
+        """The message as the replayer's findings say it: deal numbers from 0 (the text
+        for people counts from 1 again: :mod:`tarneeb.replay.people`)."""
+        if self.deal is None:
+            return self.message
+        return self.message.replace(f"hand {self.deal + 1}", f"hand {self.deal}", 1)
 
     def __str__(self) -> str:
         where = []
@@ -100,6 +112,17 @@ class LogError(ValueError):
 
 class LogCutShort(LogError):
     """The stream ends inside a record; the records before it are whole."""
+
+
+class LogUnreadable(LogCutShort):
+    """From ``offset`` on the log's bytes are not whole, consistent values (garbage a power
+    loss left, or damage): the values before it are read, and judged; what follows is not.
+    ``reason`` says what is wrong there, as the replayer's findings say it (deal numbers
+    from 0)."""
+
+    def __init__(self, offset: int, reason: str) -> None:
+        super().__init__(f"unreadable from byte {offset}: {reason}", offset)
+        self.reason = reason
 
 
 class CapExceeded(LogError):
@@ -312,9 +335,10 @@ class RecordReader:
                     msgpack.BufferFull) as e:
                 if isinstance(e, UnicodeDecodeError):
                     raise LogError("a text field is not valid UTF-8", pos) from None
+                what = str(e) or "a byte that no msgpack value holds there"
                 if pos == 0:
-                    raise LogError(f"not a tarneeb log (not msgpack: {e})", 0) from None
-                raise LogError(f"not valid msgpack: {e}", pos) from None
+                    raise LogError(f"not a tarneeb log (not msgpack: {what})", 0) from None
+                raise LogError(f"not valid msgpack: {what}", pos) from None
             except TypeError as e:  # e.g. an unhashable map key
                 raise LogError(f"not valid msgpack for a log: {e}", pos) from None
             end = unpacker.tell()
@@ -384,4 +408,5 @@ def _regular_file_size(stream: BinaryIO) -> int | None:
 
 
 __all__ = ["DEFAULT_LIMITS", "MOVE_RUN", "CapExceeded", "Limits", "LogCutShort", "LogError",
-           "Moves", "RawRecord", "RecordReader", "depth_ok", "limited_unpacker", "overlong_claim"]
+           "LogUnreadable", "Moves", "RawRecord", "RecordReader", "depth_ok", "limited_unpacker",
+           "overlong_claim"]

@@ -11,9 +11,16 @@ claims record; the end record; the signature. What "written" means is the
 * ``Durability.fsync()`` — each append is on the disk (``fsync``) before it returns:
   it survives a power loss too;
 * ``Durability.group(ms)`` — each append is handed to the system before it returns,
-  and a background thread calls ``fsync`` at most every ``ms`` milliseconds while
-  anything is unsynced: an append survives a power loss at most ``ms`` ms after it
-  returned (:meth:`LogWriter.wait_durable` waits for that).
+  and while anything is unsynced a background thread calls ``fsync`` at most every
+  ``ms`` milliseconds, timed to return about ``ms`` ms after the one before; an append
+  after that time syncs before it returns. An append survives a power loss once the
+  ``fsync`` that covers it has returned: about ``ms`` ms after the append at most, later
+  by as much as the thread is woken late or the disk syncs slowly (a loaded machine:
+  ``bench/bench_durability.py`` measures it). :meth:`LogWriter.wait_durable` waits for it.
+
+A value counts as *written* once the stream has handed it to the operating system,
+and as *durable* once an ``fsync`` that started after that has returned: never
+before (``wait_durable`` answers by that).
 
 >>> import io
 >>> from tarneeb.replay.logformat import HandRecord, Header, Seat
@@ -28,6 +35,7 @@ claims record; the end record; the signature. What "written" means is the
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 import time
@@ -95,7 +103,8 @@ class LogWriter:
 
     ``sign`` is a function from bytes to a 64-byte Ed25519 signature (for example
     ``tarneeb.audit`` signing with the platform key). With ``fsync`` or ``group``
-    durability the stream must be a real file (it has a ``fileno``).
+    durability the stream must be a real file (it has a ``fileno``); a flush-only writer
+    syncs a real file only when asked (:meth:`sync`).
     """
 
     def __init__(self, stream: BinaryIO, durability: Durability | None = None, *,
@@ -106,30 +115,44 @@ class LogWriter:
         self._written = bytearray(written)
         self.durability = durability or Durability.flush()
         self._named_trump = named_trump
-        self._fd: int | None = None
-        if self.durability.mode != "flush":
-            try:
-                self._fd = stream.fileno()
-            except (OSError, AttributeError, ValueError):
-                raise ValueError(f"{self.durability.mode} durability needs a file with a "
-                                 "descriptor to fsync") from None
+        try:
+            self._fd: int | None = stream.fileno()
+        except (OSError, AttributeError, ValueError):  # io.UnsupportedOperation is both
+            self._fd = None
+        if self._fd is None and self.durability.mode != "flush":
+            raise ValueError(f"{self.durability.mode} durability needs a file with a "
+                             "descriptor to fsync")
         self._lock = threading.Lock()
-        self._synced = 0  # bytes known to be on disk
-        self._last_sync = 0.0
+        self._handed = len(written)  # bytes the operating system holds: what an fsync covers
+        self._synced = 0  # bytes an fsync that has returned covers
+        self._last_sync = 0.0  # when the last fsync returned
+        self._sync_took = 0.0  # how long it took: the next one starts that much earlier
         self._timer: threading.Timer | None = None
         self._durable = threading.Condition(self._lock)
 
     # -- appending
     def _append(self, raw: bytes) -> int:
         offset = len(self._written)
-        self._written += raw
         self._stream.write(raw)
         self._stream.flush()
         mode = self.durability.mode
-        if mode == "fsync":
-            self._fsync()
-        elif mode == "group":
-            self._group_commit()
+        with self._lock:  # counted once the system holds it: an fsync from now on covers it
+            self._written += raw
+            self._handed = len(self._written)
+            if mode == "flush":
+                return offset
+            if mode == "group":
+                # the next fsync to return about interval ms after the last one did
+                interval = self.durability.interval_ms / 1000
+                due = self._last_sync + interval - min(self._sync_took, interval / 2) \
+                    - time.monotonic()
+                if due > 0:
+                    if self._timer is None:
+                        self._timer = threading.Timer(due, self._timed_sync)
+                        self._timer.daemon = True
+                        self._timer.start()
+                    return offset
+        self._fsync()
         return offset
 
     def write(self, rec: Record) -> int:
@@ -175,6 +198,12 @@ class LogWriter:
     def size(self) -> int:
         return len(self._written)
 
+    @property
+    def durable_size(self) -> int:
+        """How many bytes an ``fsync`` that has returned covers: they survive a power loss."""
+        with self._lock:
+            return self._synced
+
     def sign(self, sign: Callable[[bytes], bytes]) -> int:
         """Append the signature record over everything written so far."""
         return self.write(SignatureRecord(sign(bytes(self._written))))
@@ -185,46 +214,38 @@ class LogWriter:
     # -- durability
     def _fsync(self) -> None:
         assert self._fd is not None
-        size = len(self._written)
+        with self._lock:
+            size = self._handed  # what the system holds now: all this fsync can cover
+        start = time.monotonic()
         os.fsync(self._fd)
         with self._lock:
             self._synced = max(self._synced, size)
             self._last_sync = time.monotonic()
+            self._sync_took = self._last_sync - start
             self._durable.notify_all()
 
-    def _group_commit(self) -> None:
-        interval = self.durability.interval_ms / 1000
-        with self._lock:
-            due = self._last_sync + interval - time.monotonic()
-            if due > 0:
-                if self._timer is None:
-                    self._timer = threading.Timer(due, self._timed_sync)
-                    self._timer.daemon = True
-                    self._timer.start()
-                return
-        self._fsync()
-
     def _timed_sync(self) -> None:
-        with self._lock:
+        with self._lock:  # with the check: an append after it schedules the next timer
             self._timer = None
-        if self._synced < len(self._written):
+            pending = self._synced < self._handed
+        if pending:
             self._fsync()
 
     def sync(self) -> None:
-        """Make everything appended so far durable now (``fsync``; a flush-only writer
-        flushes)."""
+        """Make everything appended so far durable now: ``fsync``, in every durability mode
+        (a stream without a file descriptor is only flushed)."""
         self._stream.flush()
         if self._fd is not None:
             self._fsync()
 
     def wait_durable(self, timeout: float | None = None) -> bool:
-        """Wait until everything appended so far is on disk (group commit); ``False``
-        when ``timeout`` seconds passed first. A flush-only writer never syncs: it
-        returns ``False`` at once unless nothing was written."""
-        target = len(self._written)
-        if self._fd is None:
-            return target == 0
+        """Wait until everything appended so far is durable: an ``fsync`` that covers it has
+        returned (group commit); ``False`` when ``timeout`` seconds passed first. A
+        flush-only writer syncs only in :meth:`sync`: it answers at once."""
         with self._lock:
+            target = self._handed
+            if self.durability.mode == "flush" or self._fd is None:
+                return self._synced >= target
             return self._durable.wait_for(lambda: self._synced >= target, timeout)
 
     def close(self, close_stream: bool = True) -> None:
@@ -232,9 +253,10 @@ class LogWriter:
         (unless ``close_stream`` is false)."""
         with self._lock:
             timer, self._timer = self._timer, None
+            pending = self._synced < self._handed
         if timer is not None:
             timer.cancel()
-        if self._fd is not None and self._synced < len(self._written):
+        if self.durability.mode != "flush" and pending:
             self._fsync()
         if close_stream:
             self._stream.close()
@@ -242,5 +264,22 @@ class LogWriter:
             self._stream.flush()
 
 
+def sync_directory(path: str | os.PathLike[str]) -> None:
+    """``fsync`` the directory that holds ``path``, so that a file just created there (its
+    directory entry) survives a power loss. A system that cannot open a directory (Windows)
+    has nothing to sync."""
+    folder = os.path.dirname(os.path.abspath(os.fspath(path)))
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as e:
+        if e.errno not in (errno.EINVAL, errno.ENOTSUP):  # a file system that syncs none
+            raise
+    finally:
+        os.close(fd)
 
-__all__ = ["CALL_MOVE", "Durability", "LogWriter"]
+
+__all__ = ["CALL_MOVE", "Durability", "LogWriter", "sync_directory"]

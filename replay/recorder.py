@@ -22,8 +22,9 @@ never the rules, and it never computes a claim: the claims are the platform's, a
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -47,10 +48,12 @@ from .logrecords import (
     EndRecord,
     HandRecord,
     Header,
+    ParsedLog,
     RecordedDeal,
     Seat,
 )
-from .logwriter import Durability, LogWriter
+from .logwriter import Durability, LogWriter, sync_directory
+from .people import hands_from_1
 from .rules import RulesError, RuleSet, check_preset_name, preset
 
 Card = int | str
@@ -165,6 +168,12 @@ class MatchRecorder:
         self.rules = ruleset
         self.writer = LogWriter(self._stream, durability)
         self.writer.write(header)
+        self._path = os.fspath(out) if self._own else None  # type: ignore[arg-type]
+        # a new file's directory entry, synced too: else a power loss may lose the file whole
+        self._dir_synced = self._path is not None and durability.mode != "flush"
+        if self._dir_synced:
+            sync_directory(self._path)  # type: ignore[arg-type]
+        self.cut: str | None = None  # what resume() cut off the log
         self._hand: HandRecord | None = None  # the hand in progress
         self._deals = 0
         self._trump_named = False
@@ -173,13 +182,20 @@ class MatchRecorder:
         self.moves = 0  # moves written in the hand in progress
 
     @classmethod
-    def resume(cls, path: str | os.PathLike[str], *,
-               durability: Durability | str = "flush") -> MatchRecorder:
-        """Go on with the log a crashed or restarted server left at ``path``: a torn or
-        zero-filled tail is cut off (the file is truncated after its last whole value),
-        and the recorder stands where the log stops — in the hand it stops in, with the
-        moves it has — so the server can go on, or end the match (``abandon`` with
-        ``server-fault``, the seed revealed) and sign it."""
+    def resume(cls, path: str | os.PathLike[str], *, durability: Durability | str = "flush",
+               server_seed: bytes | None = None) -> MatchRecorder:
+        """Go on with the log a crashed or restarted server left at ``path``.
+
+        What follows its last whole value is cut off (the file is truncated): a torn value,
+        a zero-filled tail, bytes no writer writes (the garbage a power loss may leave); in
+        a log dealt blind, a deal record without its blind record and a card without its
+        proof too (the server writes them again, whole). With the ``server_seed`` (a match
+        on the seed protocol; one that records its deals needs none) the log's last values
+        are also replayed as ``tarneeb verify`` judges them, and cut where they stop
+        following the rules (:mod:`tarneeb.replay.logtail`). ``cut`` then says what was cut
+        (``None``: nothing). The recorder stands where the log stops — in the hand it stops
+        in, with the moves it has — so the server goes on, or ends the match (``abandon``
+        with ``server-fault``, the seed revealed) and signs it."""
         from .logparse import parse_log
         from .logstream import LogError
 
@@ -190,16 +206,29 @@ class MatchRecorder:
             raise RecorderError(f"cannot go on with this log: {e}") from None
         if log.signature is not None:
             raise RecorderError(f"{path}: the log is signed: the match is over")
-        keep = log.cut_short.offset if log.cut_short is not None else len(data)
         if isinstance(durability, str):
-            durability = Durability.parse(durability)
+            try:
+                durability = Durability.parse(durability)
+            except ValueError as e:
+                raise RecorderError(str(e)) from None
+        log = _go_on_from(log, server_seed)
+        keep = len(log.signed_bytes)  # every byte read as a value, as judged
         stream = open(os.fspath(path), "r+b")  # noqa: SIM115 - open for the match
         stream.truncate(keep)
         stream.seek(keep)
         self = cls.__new__(cls)
         self._own, self._stream, self.rules = True, stream, log.header.rules
+        self.blind = log.header.blind
         self.writer = LogWriter(stream, durability, written=data[:keep],
                                 named_trump=self.rules.trump == "named")
+        self._path = os.fspath(path)
+        self._dir_synced = durability.mode != "flush"
+        if self._dir_synced:  # the cut, on disk before anything is appended to it
+            self.writer.sync()
+            sync_directory(self._path)
+        self.cut = None if keep == len(data) else (
+            f"cut {len(data) - keep:,} bytes from byte {keep:,}"
+            + (f": {hands_from_1(log.cut_short.message)}" if log.cut_short is not None else ""))
         last = log.hands[-1] if log.hands else None
         self._hand = last if last is not None and not last.closed and log.end is None else None
         self._deals = len(log.hands)
@@ -389,7 +418,10 @@ class MatchRecorder:
 
         self.writer.write(SignatureRecord(signature))
         self._signed = True
-        self.writer.sync()
+        self.writer.sync()  # in every durability: the log is synced, its directory entry too
+        if self._path is not None and not self._dir_synced:
+            sync_directory(self._path)
+            self._dir_synced = True
         return signature
 
     def close(self) -> None:
@@ -402,6 +434,26 @@ class MatchRecorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _go_on_from(log: ParsedLog, server_seed: bytes | None) -> ParsedLog:
+    """The log a resumed recorder goes on from: dealt blind, without a deal record that
+    lacks its blind record or a card that lacks its proof (the server writes them again,
+    whole); then judged as ``verify`` judges it (with the server seed, its last values by
+    the rules too)."""
+    from .logtail import cut_at, value_ends
+    from .replayer import judged_log
+
+    last = log.hands[-1] if log.hands else None
+    if log.header.blind and last is not None and not last.closed and log.end is None:
+        if last.blind is None:
+            log = cut_at(log, log.offsets[-1], f"hand {last.deal_number}'s deal record "
+                         "without its blind record")
+        elif last.plays and len(last.plays) - 1 not in last.blind.play_proofs:
+            ends = value_ends(log.signed_bytes, log.offsets[-1])
+            log = cut_at(log, ends[-2], f"hand {last.deal_number}'s last card without its "
+                         "proof record")
+    return judged_log(log, server_seed=server_seed)[0]
 
 
 def record_json(doc: Mapping[str, Any], out: str | os.PathLike[str] | BinaryIO, *,
@@ -421,22 +473,17 @@ def record_json(doc: Mapping[str, Any], out: str | os.PathLike[str] | BinaryIO, 
     >>> out.getvalue() == log
     True
     """
-    records = doc["records"]
-    header = records[0]
-    end = next(r for r in records if r["type"] == "end")
+    header = doc["records"][0]
 
     def hexes(v: Sequence[str] | None) -> list[bytes] | None:
         return None if v is None else [bytes.fromhex(x) for x in v]
-
-    def unhex(v: str | None) -> bytes | None:
-        return None if v is None else bytes.fromhex(v)
 
     b = header["batch"]
     rec = MatchRecorder(
         out, rules=header["rules"], seats=[(x["name"], x["computer"]) for x in header["seats"]],
         match_id=bytes.fromhex(header["match_id"]), first_dealer=header["first_dealer"],
-        public_key=unhex(header["public_key"]),
-        server_commitment=unhex(header["server_commitment"]),
+        public_key=_unhex(header["public_key"]),
+        server_commitment=_unhex(header["server_commitment"]),
         client_commitments=hexes(header["client_commitments"]),
         client_seeds=hexes(header["client_seeds"]),
         season=None if b is None else BatchProof(b["index"], b["size"], hexes(b["path"]) or [],
@@ -445,41 +492,60 @@ def record_json(doc: Mapping[str, Any], out: str | os.PathLike[str] | BinaryIO, 
         durability=durability)
     done = each or (lambda r: None)
     done(rec)
-    named = rec.rules.trump == "named"
-    for h in (r for r in records if r["type"] == "hand"):
-        deal = h["deal"]
-        rec.deal(h["dealer"], revealed=h["revealed"],
-                 hands=None if deal is None else deal["hands"],
-                 thirteenth=None if deal is None else deal["thirteenth"])
+    for call in match_calls(doc):
+        call(rec)
         done(rec)
-        timer = set(h["timer"])
-        k = 0
-        for c in h["calls"]:
-            rec.call(c["seat"], c["call"], timer=k in timer)
-            k += 1
-            done(rec)
-        if named and h["trump"] is not None:
-            rec.name_trump(h["trump"], timer=k in timer)
-            k += 1
-            done(rec)
-        for card in h["plays"]:
-            rec.play(card, timer=k in timer)
-            k += 1
-            done(rec)
-        if h.get("closed", True):
-            rec.claim(totals=h["totals"], tricks=h["tricks"], scores=h["scores"],
-                      trump=None if named else h["trump"])
-            done(rec)
-    a = end.get("abandoned")
-    seed = unhex(end["server_seed"])
-    if a is None:
-        rec.finish(end["winner"], seed)
-    else:
-        rec.abandon(a["cause"], a["seat"], a["reason"], seed)
-    done(rec)
     rec.sign(key)
     done(rec)
     return rec
 
 
-__all__ = ["Durability", "MatchRecorder", "RecorderError", "record_json"]
+def _unhex(v: str | None) -> bytes | None:
+    return None if v is None else bytes.fromhex(v)
+
+
+def match_calls(doc: Mapping[str, Any]) -> Iterator[Callable[[MatchRecorder], int]]:
+    """The recorder calls that write the match of a JSON document (``tarneeb export``; not
+    dealt blind) after its header, in order, up to its end record: each a function of the
+    recorder that writes one value. :func:`record_json` makes them; a server resumed after
+    a crash (:meth:`MatchRecorder.resume`) goes on with those its log does not have yet.
+
+    >>> from tarneeb.replay.logjson import to_json
+    >>> from tarneeb.replay.simulate import play_logged_match
+    >>> doc = to_json(play_logged_match("classic", seed=b"match_calls doc"))
+    >>> len(list(match_calls(doc)))  # each deal record, move and claims record; the end
+    426
+    """
+    records = doc["records"]
+    named = records[0]["rules"]["trump"] == "named"
+    for h in (r for r in records if r["type"] == "hand"):
+        deal = h["deal"]
+        yield functools.partial(MatchRecorder.deal, dealer=h["dealer"], revealed=h["revealed"],
+                                hands=None if deal is None else deal["hands"],
+                                thirteenth=None if deal is None else deal["thirteenth"])
+        timer = set(h["timer"])
+        k = 0
+        for c in h["calls"]:
+            yield functools.partial(MatchRecorder.call, seat=c["seat"], bid=c["call"],
+                                    timer=k in timer)
+            k += 1
+        if named and h["trump"] is not None:
+            yield functools.partial(MatchRecorder.name_trump, suit=h["trump"], timer=k in timer)
+            k += 1
+        for card in h["plays"]:
+            yield functools.partial(MatchRecorder.play, card=card, timer=k in timer)
+            k += 1
+        if h.get("closed", True):
+            yield functools.partial(MatchRecorder.claim, totals=h["totals"], tricks=h["tricks"],
+                                    scores=h["scores"], trump=None if named else h["trump"])
+    end = next(r for r in records if r["type"] == "end")
+    a = end.get("abandoned")
+    seed = _unhex(end["server_seed"])
+    if a is None:
+        yield functools.partial(MatchRecorder.finish, winner=end["winner"], server_seed=seed)
+    else:
+        yield functools.partial(MatchRecorder.abandon, cause=a["cause"], seat=a["seat"],
+                                reason=a["reason"], server_seed=seed)
+
+
+__all__ = ["Durability", "MatchRecorder", "RecorderError", "match_calls", "record_json"]

@@ -33,6 +33,7 @@ from .findings import Verdict
 from .logparse import parse_log, read_log
 from .logrecords import PASS_CODE, HandRecord, ParsedLog
 from .logstream import DEFAULT_LIMITS, Limits, LogError
+from .logtail import judge_open_end
 from .paths import exercised_paths
 from .provenance import (
     NO_DEAL,
@@ -115,7 +116,29 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     A clean verdict means every dealing attempt was replayed from a deal derived from
     seeds that all match their commitments (``deals_proven``) or recorded in the log
     (``recorded``); an attempt that cannot be is a ``not-replayed`` finding.
+
+    A log that ends unsigned and cut short is judged up to the last of its values that
+    makes no finding of its own (:mod:`tarneeb.replay.logtail`): what follows may be bytes
+    a power loss left, and is reported as unreadable.
     """
+    return judged_log(log, path, public_key, count_paths, root, keys, receipt, server_seed,
+                      fast)[1]
+
+
+def judged_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None,
+               count_paths: bool = False, root: bytes | None = None,
+               keys: Mapping[str, bytes] | None = None, receipt: SignedReceipt | None = None,
+               server_seed: bytes | None = None, fast: bool = True
+               ) -> tuple[ParsedLog, Verdict]:
+    """The log as :func:`verify_log` judges it (cut where the values of a log that ends
+    open stop being consistent: :mod:`tarneeb.replay.logtail`), and its verdict."""
+    return judge_open_end(log, lambda judged: _verify(
+        judged, path, public_key, count_paths, root, keys, receipt, server_seed, fast))
+
+
+def _verify(log: ParsedLog, path: str, public_key: bytes | None, count_paths: bool,
+            root: bytes | None, keys: Mapping[str, bytes] | None,
+            receipt: SignedReceipt | None, server_seed: bytes | None, fast: bool) -> Verdict:
     v = Verdict(path)
     v.rules = log.header.rules
     v.computer = tuple(s.computer for s in log.header.seats)
@@ -532,4 +555,5 @@ class _HandReplay:
                                 "the match is checked from the totals the log claims after it")
 
 
-__all__ = ["NO_RECEIPT_NOTE", "deal_of", "log_deriver", "verify_bytes", "verify_file", "verify_log"]
+__all__ = ["NO_RECEIPT_NOTE", "deal_of", "judged_log", "log_deriver", "verify_bytes", "verify_file",
+           "verify_log"]

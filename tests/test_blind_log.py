@@ -128,10 +128,12 @@ def test_blind_records_are_refused_where_they_do_not_belong() -> None:
     assert blind_record[1] == BLIND
     with pytest.raises(LogError, match="does not say dealing: blind"):
         parse_log(seed_log[:seeds.offsets[0] + 6] + blind_record + seed_log[seeds.offsets[0]
-                                                                            + 6:])
+                                                                            + 6:], strict=True)
     with pytest.raises(LogError, match="right after its deal record"):  # a second one
         i = start + 6 + len(blind_record)
-        parse_log(data[:i] + blind_record + data[i:])
+        parse_log(data[:i] + blind_record + data[i:], strict=True)
+    cut = parse_log(data[:i] + blind_record + data[i:]).cut_short  # read up to it
+    assert cut is not None and cut.offset == i and "right after its deal record" in cut.message
     assert PROOF and KEYS  # the record types FORMAT.md gives
 
 

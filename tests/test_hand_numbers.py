@@ -1,5 +1,6 @@
-"""Text for people counts hands from 1 everywhere: the verdict, the reader's error line on
-stderr, the recorder's errors, the archive report; ``--json`` keeps deal numbers from 0."""
+"""Text for people counts hands from 1 everywhere: the verdict, the reader's line on the
+bytes it cannot read, the recorder's errors, the archive report; ``--json`` keeps deal
+numbers from 0."""
 
 from __future__ import annotations
 
@@ -36,23 +37,28 @@ def claims_end(data: bytes, n: int) -> tuple[int, int]:
     raise AssertionError("no claims record")
 
 
-def error_of(data: bytes) -> str:
+def unreadable_of(data: bytes) -> str:
+    """What the verdict tells people of the first bytes the reader cannot take as a value:
+    the log is checked up to them (exit 1)."""
+    from tarneeb.replay.people import Table
+
     v = verify_bytes(data, "m.tlog")
-    assert v.error is not None and v.exit_code == 2
-    return v.error
+    assert v.error is None and v.exit_code == 1
+    said = next(f.message for f in v.findings if f.message.startswith("unreadable from"))
+    return Table.of(v).say(said)
 
 
 def test_a_move_after_a_claims_record_names_the_hand_from_1(log: bytes) -> None:
     _, stop = claims_end(log, 2)  # deal number 2: the third hand
-    error = error_of(log[:stop] + b"\x41" + log[stop:])
-    assert error == f"m.tlog: byte {stop}: a move after hand 3's claims record"
+    said = unreadable_of(log[:stop] + b"\x41" + log[stop:])
+    assert said.startswith(f"unreadable from byte {stop}: a move after hand 3's claims record,")
 
 
 def test_a_deal_while_a_hand_is_open_names_the_hand_from_1(log: bytes) -> None:
     start, stop = claims_end(log, 0)
-    error = error_of(log[:start] + log[stop:])
-    assert error.endswith("a deal record while hand 1 is still open: its claims record is "
-                          "missing")
+    said = unreadable_of(log[:start] + log[stop:])
+    assert f"unreadable from byte {start}: a deal record while hand 1 is still open: its " \
+        "claims record is missing" in said
 
 
 @pytest.mark.parametrize(("move", "says"), [(b"\x41", "hand 2, move 56: a call after the play "
@@ -62,12 +68,12 @@ def test_a_bad_move_names_its_hand_from_1(log: bytes, move: bytes, says: str) ->
     p = parse_log(log)
     assert len(p.hands[1].plays) == 52 and len(p.hands[1].calls) == 4
     start, _ = claims_end(log, 1)
-    assert error_of(log[:start] + move + log[start:]).endswith(says)
+    assert f"unreadable from byte {start}: {says}" in unreadable_of(log[:start] + move
+                                                                     + log[start:])
 
 
-def test_the_cli_error_line_counts_hands_from_1(log: bytes, tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]
-                                                           ) -> None:
+def test_the_cli_line_counts_hands_from_1(log: bytes, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
     from tarneeb.cli.entry import main
 
     _, stop = claims_end(log, 0)
@@ -75,9 +81,9 @@ def test_the_cli_error_line_counts_hands_from_1(log: bytes, tmp_path: Path,
     path.write_bytes(log[:stop] + b"\x41" + log[stop:])
     with pytest.raises(SystemExit) as e:
         main(["verify", str(path)])
-    assert e.value.code == 2
-    err = capsys.readouterr().err
-    assert err == f"tarneeb: error: {path}: byte {stop}: a move after hand 1's claims record\n"
+    assert e.value.code == 1
+    out = capsys.readouterr().out
+    assert f"  match: unreadable from byte {stop}: a move after hand 1's claims record," in out
 
 
 def test_the_recorder_counts_hands_from_1(tmp_path: Path) -> None:

@@ -171,7 +171,9 @@ def test_a_record_larger_than_any_is_refused() -> None:
     # a str32 length prefix claiming 4 GiB mid-stream: refused once the prefix is read
     bad = HEADER + b"\x92\x01\xdb\xff\xff\xff\xff" + bytes(200_000)
     with pytest.raises(LogError, match="a length prefix claims 4,294,967,295 bytes"):
-        parse_log(bad)
+        parse_log(bad, strict=True)
+    cut = parse_log(bad).cut_short  # read as a log: no allocation, unreadable from there
+    assert cut is not None and cut.offset == len(HEADER) and "4,294,967,295" in cut.message
     # a record longer than the record cap, whatever its shape
     big = msgpack.packb([1, *([b"x" * 4000] * 40)])
     with pytest.raises(CapExceeded, match="max_record_bytes") as e:
@@ -186,7 +188,9 @@ def test_depth_is_bounded() -> None:
     with pytest.raises(CapExceeded, match="max_depth"):
         list(RecordReader(b"\x91" * 20 + b"\x00"))
     assert depth_ok([[1]], 2) and not depth_ok([[[1]]], 2) and depth_ok(7, 1)
-    assert verify_bytes(HEADER + b"\x91" * 1000 + b"\x00").exit_code == 2
+    v = verify_bytes(HEADER + b"\x91" * 1000 + b"\x00")  # after a header: unreadable from it
+    assert v.exit_code == 1 and any(f.message.startswith(f"unreadable from byte {len(HEADER)}: ")
+                                    and "max_depth" in f.message for f in v.findings)
 
 
 def test_read_log_names_the_file(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from tarneeb.replay.logformat import (
     encode_record,
     parse_log,
 )
+from tarneeb.replay.logstream import LogUnreadable
 from tarneeb.replay.replayer import verify_bytes
 from tarneeb.replay.rules import PRESETS
 from tarneeb.replay.simulate import play_logged_match
@@ -113,8 +114,12 @@ def test_zero_filled_tail_is_a_cut(logs: dict[str, bytes]) -> None:
     cut = parse_log(log[:torn] + bytes(len(log) - torn))
     assert cut.cut_short is not None and cut.cut_short.offset == p.offsets[6] - 18
     assert not cut.hands[5].closed
+    damaged = log[:at] + bytes(3) + log[at + 3:]  # zeros inside: damage, not a tail
     with pytest.raises(LogError, match="byte 0x00 is neither a record nor a move"):
-        parse_log(log[:at] + bytes(3) + log[at + 3:])  # zeros inside: damage, not a tail
+        parse_log(damaged, strict=True)
+    cut = parse_log(damaged)  # read up to the damage, unreadable from there
+    assert isinstance(cut.cut_short, LogUnreadable) and cut.cut_short.offset == at
+    assert "byte 0x00 is neither a record nor a move" in cut.cut_short.message
 
 
 @pytest.mark.parametrize("data, message, offset", [
@@ -167,12 +172,12 @@ def test_record_of_the_wrong_shape_names_its_offset(logs: dict[str, bytes]) -> N
     rec[4] = "not a deal"
     bad = log[:off] + msgpack.packb(rec) + log[off + size:]
     with pytest.raises(LogError) as e:
-        parse_log(bad, "bad.tlog")
+        parse_log(bad, "bad.tlog", strict=True)
     assert e.value.offset == off
     assert "deal record: deal must be four hands" in str(e.value)
     rec.pop()
     with pytest.raises(LogError, match="has 4 fields, not 5"):
-        parse_log(log[:off] + msgpack.packb(rec) + log[off + size:])
+        parse_log(log[:off] + msgpack.packb(rec) + log[off + size:], strict=True)
 
 
 def test_huge_length_prefix_is_refused_without_allocating(logs: dict[str, bytes]) -> None:
@@ -180,12 +185,12 @@ def test_huge_length_prefix_is_refused_without_allocating(logs: dict[str, bytes]
     # a bin 32 claiming 2 GB, then nothing
     bad = logs["eram41"][:header_end] + b"\x92\x02\xc6" + struct.pack(">I", 2**31)
     with pytest.raises(LogError) as e:
-        parse_log(bad)
+        parse_log(bad, strict=True)
     assert e.value.offset == header_end + 2
     assert "claims 2,147,483,648 bytes, more than any field" in str(e.value)
     bad = logs["eram41"][:header_end] + b"\xdd" + struct.pack(">I", 2**31 - 1)  # array 32
     with pytest.raises(LogError) as e:
-        parse_log(bad)
+        parse_log(bad, strict=True)
     assert e.value.offset == header_end
     assert "2147483647 exceeds max_array_len" in str(e.value)
 
@@ -197,17 +202,17 @@ def test_non_canonical_encoding_is_refused(logs: dict[str, bytes]) -> None:
     # the same deal record with the deal number as a 4-byte integer
     raw = b"\x95\x01\xce" + struct.pack(">I", log[off + 2]) + log[off + 3:]
     with pytest.raises(LogError, match="record is not in canonical msgpack form"):
-        parse_log(log[:off] + raw)
+        parse_log(log[:off] + raw, strict=True)
     moves = off + 6
     assert log[moves] < 0x80
     # a move as a 1-byte unsigned int (cc) instead of a fixint
     with pytest.raises(LogError, match="move is not in canonical msgpack form"):
-        parse_log(log[:moves] + b"\xcc" + log[moves:])
+        parse_log(log[:moves] + b"\xcc" + log[moves:], strict=True)
 
 
 def test_records_after_the_signature_are_refused(logs: dict[str, bytes]) -> None:
     with pytest.raises(LogError, match="follows the signature"):
-        parse_log(logs["eram41"] + encode_record(EndRecord(0, None)))
+        parse_log(logs["eram41"] + encode_record(EndRecord(0, None)), strict=True)
 
 
 def test_magic_is_first(logs: dict[str, bytes]) -> None:
@@ -301,5 +306,8 @@ def test_wrong_records_after_the_header(logs: dict[str, bytes], record: object,
                                         message: str) -> None:
     at = parse_log(logs["eram41"]).offsets[0]
     with pytest.raises(LogError) as e:
-        parse_log(logs["eram41"][:at] + msgpack.packb(record))
+        parse_log(logs["eram41"][:at] + msgpack.packb(record), strict=True)
     assert message in str(e.value) and e.value.offset == at
+    # read as a log: its header, then bytes no writer writes there
+    cut = parse_log(logs["eram41"][:at] + msgpack.packb(record)).cut_short
+    assert isinstance(cut, LogUnreadable) and cut.offset == at and message in cut.message
