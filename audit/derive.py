@@ -24,7 +24,7 @@ True
 
 This layer hands out permutations and positions and knows no rules: which
 trump a deal gives, and the hands as bit masks, are the rules layer's business
-(:mod:`tarneeb.replay.dealing`).
+(:mod:`tarneeb.replay.rules.dealing`).
 """
 
 from __future__ import annotations

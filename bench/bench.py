@@ -35,10 +35,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tarneeb.replay import logjson
-from tarneeb.replay.logformat import encode_record, parse_log
-from tarneeb.replay.rules import PRESETS
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.log import encode_record, parse_log
+from tarneeb.replay.log import jsonform as logjson
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.server.simulate import play_logged_match
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tarneeb.replay.archive import ArchiveSummary, expand_paths, run_chunks
+from tarneeb.replay.archive.audit import ArchiveSummary, expand_paths, run_chunks
 from tarneeb.testing.archive import write_archive
 
 
@@ -69,7 +69,7 @@ def seen_bytes(matches: int = 100_000) -> float:
     import hashlib
     import tracemalloc
 
-    from tarneeb.replay.archive_seen import Seen
+    from tarneeb.replay.archive.seen import Seen
 
     seen = Seen()
     tracemalloc.start()

@@ -30,10 +30,10 @@ from tarneeb.audit.blind import (
     fixed_rng,
     verify_deal,
 )
-from tarneeb.replay.blindlog import blind_list, proof_list
-from tarneeb.replay.blindplay import play_blind_match
-from tarneeb.replay.logformat import encode_record, parse_log
-from tarneeb.replay.rules import PRESETS
+from tarneeb.replay.log import encode_record, parse_log
+from tarneeb.replay.log.blind import blind_list, proof_list
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.server.blind import play_blind_match
 
 
 def _cpu(fn: Any) -> tuple[float, Any]:

@@ -16,12 +16,12 @@ import tracemalloc
 from dataclasses import replace
 from pathlib import Path
 
-from tarneeb.replay.logformat import HandRecord, encode_record, parse_log
-from tarneeb.replay.logstream import DEFAULT_LIMITS
-from tarneeb.replay.players import MatchTooLong
-from tarneeb.replay.replayer import verify_bytes, verify_file
-from tarneeb.replay.rules import preset
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.log import HandRecord, encode_record, parse_log
+from tarneeb.replay.log.stream import DEFAULT_LIMITS
+from tarneeb.replay.rules.players import MatchTooLong
+from tarneeb.replay.rules.ruleset import preset
+from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.verify.replayer import verify_bytes, verify_file
 
 
 def _timed(fn: object, rounds: int = 3) -> tuple[float, object]:

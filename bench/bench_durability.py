@@ -1,6 +1,6 @@
 """``make bench``: the cost of writing one move to a log under each durability setting.
 
-A move is one byte appended by :class:`~tarneeb.replay.logwriter.LogWriter` to a real
+A move is one byte appended by :class:`~tarneeb.replay.log.writer.LogWriter` to a real
 file on this machine's disk (in the working directory, not a RAM-backed /tmp), as a
 server writes it: ``flush`` hands it to the operating system, ``fsync`` syncs it to
 disk before returning, ``group:5`` hands it over and lets a background thread sync at
@@ -21,8 +21,8 @@ import statistics
 import tempfile
 import time
 
-from tarneeb.replay.logformat import CALL_MOVE
-from tarneeb.replay.logwriter import Durability, LogWriter
+from tarneeb.replay.log import CALL_MOVE
+from tarneeb.replay.log.writer import Durability, LogWriter
 
 SETTINGS = {"flush": 20_000, "fsync": 200, "group:5": 20_000}  # moves written for each
 

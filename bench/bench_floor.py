@@ -3,7 +3,7 @@
 For each log file the floor is: reading its bytes, msgpack-decoding every record and move,
 one Ed25519 verification of the signed bytes, and the HMAC-SHA256 blocks of each
 dealing attempt (two blocks, with the key's pads hashed once per log). Full
-verification is :func:`~tarneeb.replay.replayer.verify_file` on the same file.
+verification is :func:`~tarneeb.replay.verify.replayer.verify_file` on the same file.
 The two are timed interleaved, log by log, in CPU time of this process
 (``time.process_time``: other processes on a loaded machine do not count), and
 each log keeps the least of ``rounds`` timings of each. The figure is the ratio
@@ -16,7 +16,7 @@ a short one (a 41 game's shortest) are shown on their own.
 Run it as a script (``python bench/bench_floor.py``) or call :func:`bench_floor`.
 
 >>> import tempfile, pathlib
->>> from tarneeb.replay.simulate import play_logged_match
+>>> from tarneeb.replay.server.simulate import play_logged_match
 >>> d = pathlib.Path(tempfile.mkdtemp())
 >>> (d / "a.tlog").write_bytes(play_logged_match("eram41", seed=b"floor doc")) > 0
 True
@@ -42,9 +42,9 @@ import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarneeb.audit.encoding import DEAL_TAG
-from tarneeb.replay.logformat import read_log
-from tarneeb.replay.logstream import MOVE_RUN
-from tarneeb.replay.replayer import verify_file, verify_log
+from tarneeb.replay.log import read_log
+from tarneeb.replay.log.stream import MOVE_RUN
+from tarneeb.replay.verify.replayer import verify_file, verify_log
 
 _IPAD = bytes(b ^ 0x36 for b in range(256))
 _OPAD = bytes(b ^ 0x5C for b in range(256))
@@ -230,8 +230,8 @@ def memory_line(m: dict[str, Any]) -> str:
 def write_matches(directory: Path, per_rules: int) -> list[Path]:
     """``per_rules`` generated matches of each rule set written to ``directory`` (the
     same matches on every run: ``bench/<rules>/<i>`` seeds them)."""
-    from tarneeb.replay.rules import PRESETS
-    from tarneeb.replay.simulate import play_logged_match
+    from tarneeb.replay.rules.ruleset import PRESETS
+    from tarneeb.replay.server.simulate import play_logged_match
 
     paths = []
     for i in range(per_rules):

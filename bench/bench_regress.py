@@ -6,7 +6,7 @@ the log verified first. Run it as a script (``python bench/bench_regress.py
 another benchmark.
 
 >>> import tempfile, pathlib
->>> from tarneeb.replay.simulate import play_logged_match
+>>> from tarneeb.replay.server.simulate import play_logged_match
 >>> d = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (d / "a.tlog").write_bytes(play_logged_match("classic", seed=b"bench doc"))
 >>> r = bench_regress([d], time_limit=None)
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tarneeb.testing.regress import collect_logs
-from tarneeb.testing.runner import Runner
+from tarneeb.testing.regress.run import collect_logs
+from tarneeb.testing.regress.runner import Runner
 
 REFERENCE = "tarneeb.testing.adapters:reference"
 

@@ -1,6 +1,6 @@
 """Where full verification's time goes: each stage of ``verify`` timed on its own.
 
-The stages are what :func:`~tarneeb.replay.replayer.verify_file` does for a clean log,
+The stages are what :func:`~tarneeb.replay.verify.replayer.verify_file` does for a clean log,
 each run alone over the same logs, in CPU time, the least of ``rounds``:
 
 * **read**: reading the file and decoding it into records (the one-pass reader);
@@ -18,7 +18,7 @@ Times are µs per dealing attempt, so they add up to the full figure of
 :func:`bench_stages`.
 
 >>> import tempfile, pathlib
->>> from tarneeb.replay.simulate import play_logged_match
+>>> from tarneeb.replay.server.simulate import play_logged_match
 >>> d = pathlib.Path(tempfile.mkdtemp())
 >>> (d / "a.tlog").write_bytes(play_logged_match("qahwa41", seed=b"stages doc")) > 0
 True
@@ -35,12 +35,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tarneeb.replay.fastplay import hands_of, owners_from_order, whole_hand
-from tarneeb.replay.findings import Verdict
-from tarneeb.replay.logformat import read_log
-from tarneeb.replay.provenance import check_seeds, check_signature
-from tarneeb.replay.replayer import verify_file
-from tarneeb.replay.scoring import Hand
+from tarneeb.replay.log import read_log
+from tarneeb.replay.rules.fastplay import hands_of, owners_from_order, whole_hand
+from tarneeb.replay.rules.scoring import Hand
+from tarneeb.replay.verify.findings import Verdict
+from tarneeb.replay.verify.provenance import check_seeds, check_signature
+from tarneeb.replay.verify.replayer import verify_file
 
 STAGES = ("read", "signature", "seeds", "deal", "hand")
 
@@ -112,7 +112,7 @@ def bench_stages(paths: Sequence[Path], rounds: int = 5) -> dict[str, Any]:
 
 def _history(log: Any) -> list[tuple[list[int], int | None]]:
     """Each attempt's totals before it and the trump its deal gives, from a replay."""
-    from tarneeb.replay.replayer import verify_log
+    from tarneeb.replay.verify.replayer import verify_log
 
     v = verify_log(log)
     out = []

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 import typer
 from typer import _click as click
 
-from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
+from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 
 from . import archive_cmd, audit_cmds, regress_cmd, rules_cmd, verify_cmd
 from .common import (
@@ -28,7 +28,6 @@ from .common import (
     shown_name,
     write_output,
 )
-from .entry import main
 from .helpstyle import GroupedCommands, plain_help
 from .options import CHECK, FILES, PLAY, PinKey, PinKeys, PinRoot
 
@@ -36,13 +35,13 @@ if TYPE_CHECKING:
     import click
 
     from tarneeb.audit.signing import Ed25519PrivateKey
-    from tarneeb.replay.logformat import BatchProof
-    from tarneeb.replay.rules import RuleSet
+    from tarneeb.replay.log import BatchProof
+    from tarneeb.replay.rules.ruleset import RuleSet
 
 # --rules offers these names (help, completion, validation); a test keeps them the presets
 RuleName = Literal["eram41", "qahwa41", "sahrat41", "sahrat400", "classic"]
 RULE_SETS: tuple[str, ...] = get_args(RuleName)
-# ... and the house-rule variants shipped in tarneeb/replay/rulefiles (a test keeps them so)
+# ... and the house-rule variants shipped in tarneeb/replay/rules/rulefiles (a test keeps them so)
 VariantName = Literal["house400", "house400-31", "house400-61", "house400-double56",
                       "house400-double56-31", "house400-double56-61", "house-classic31"]
 VARIANTS: tuple[str, ...] = get_args(VariantName)
@@ -109,8 +108,8 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 def load_rules(name: str | None, options: list[str] | None, rules_file: Path | None) -> RuleSet:
-    from tarneeb.replay.houserules import rule_set
-    from tarneeb.replay.rules import (
+    from tarneeb.replay.rules.house import rule_set
+    from tarneeb.replay.rules.ruleset import (
         RulesError,
         check_preset_name,
         house_preset,
@@ -132,7 +131,7 @@ def load_rules(name: str | None, options: list[str] | None, rules_file: Path | N
         fail(str(e))
 
 
-# the caps on an untrusted log (tarneeb.replay.logstream.Limits), raisable wherever logs are read
+# the caps on an untrusted log (tarneeb.replay.log.stream.Limits), raisable wherever logs are read
 MaxBytes = Annotated[int, typer.Option(
     "--max-bytes", min=1, help="Refuse a log larger than this many bytes.")]
 MaxRecords = Annotated[int, typer.Option(
@@ -201,9 +200,9 @@ def show(
 
     Who signed the log first, then every hand (or one, --hand N, counted from 1).
     """
-    from tarneeb.replay.logformat import LogError
-    from tarneeb.replay.narrate import describe, narrate
-    from tarneeb.replay.replayer import verify_log
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.verify.narrate import describe, narrate
+    from tarneeb.replay.verify.replayer import verify_log
 
     public = verify_cmd.pinned_key(key)
     named = verify_cmd.platform_keys(keys)
@@ -255,7 +254,7 @@ def report(
 
     Exit code as for verify: 0 clean, 1 findings, 2 the log is unreadable.
     """
-    from tarneeb.replay.logformat import LogError
+    from tarneeb.replay.log import LogError
     from tarneeb.report.match import match_report
 
     output = output if output is not None else page_beside(log)
@@ -337,10 +336,10 @@ def play(
     """
     from tarneeb.audit.errors import AuditError
     from tarneeb.audit.signing import generate_private_key, load_private_key_file
-    from tarneeb.replay.logformat import parse_log
-    from tarneeb.replay.players import MatchTooLong
-    from tarneeb.replay.receipt import receipt_json
-    from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
+    from tarneeb.replay.log import parse_log
+    from tarneeb.replay.rules.players import MatchTooLong
+    from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match, seed_bytes
+    from tarneeb.replay.verify.receipt import receipt_json
 
     to_stdout = str(output) == "-"
     if dealing not in ("seeds", "blind"):
@@ -385,7 +384,7 @@ def play(
             "reproducible": seed is not None, "dealing": dealing}, ensure_ascii=False,
             indent=1) + "\n")
         return
-    from tarneeb.replay.people import Table
+    from tarneeb.replay.verify.people import Table
 
     said = err if to_stdout else out  # the log itself is on stdout
     won = Table([s.name for s in parsed.header.seats]).team(winner) if winner is not None \
@@ -402,7 +401,7 @@ def play(
 def _play_blind(ruleset: RuleSet, secret: bytes | None, private: Ed25519PrivateKey,
                 reveal_keys: bool) -> bytes:
     try:
-        from tarneeb.replay.blindplay import play_blind_match
+        from tarneeb.replay.server.blind import play_blind_match
     except ImportError as e:  # rbcl (libsodium, bundled in its wheel) is missing
         fail(f"--dealing blind needs the rbcl package (pip install 'tarneeb[blind]'): {e}")
     return play_blind_match(ruleset, seed=secret, key=private, reveal_keys=reveal_keys)
@@ -414,7 +413,7 @@ def season_match_of(path: Path, index: int,
     the season head signed by ``key`` (a head signed at commit time must be by that key)."""
     from tarneeb.audit.encoding import parse_hex
     from tarneeb.audit.seeds import SeasonLeaf, server_commitment
-    from tarneeb.replay.logformat import BatchProof
+    from tarneeb.replay.log import BatchProof
 
     try:
         doc = json.loads(read_bytes(path))
@@ -452,8 +451,8 @@ def export_json(
 
     The JSON converts back to the same log, byte for byte.
     """
-    from tarneeb.replay import logjson
-    from tarneeb.replay.logformat import LogError
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log import jsonform as logjson
 
     try:
         text = logjson.dumps_log(load_log(log, limits_of(max_bytes, max_records, max_hands)))
@@ -483,8 +482,8 @@ def import_json(
     Byte for byte as exported; or, with --sign, the JSON a server in another language
     wrote, signed with the platform's key.
     """
-    from tarneeb.replay import logjson
-    from tarneeb.replay.logformat import LogError
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log import jsonform as logjson
 
     limits = limits_of(max_bytes, max_records, max_hands)
     private = None
@@ -525,8 +524,8 @@ def dump(
 
     Every field of every record, at its byte offset.
     """
-    from tarneeb.replay.annotate import annotate, entries
-    from tarneeb.replay.logformat import LogError
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log.annotate import annotate, entries
 
     limits = limits_of(max_bytes, max_records, max_hands)
     with open_input(log) as f:
@@ -581,8 +580,8 @@ def run(argv: list[str]) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-__all__ = ["app", "fail", "main", "plain_help", "run"]
+__all__ = ["app", "fail", "plain_help", "run"]
 
 
 if __name__ == "__main__":
-    main()
+    run(sys.argv[1:])

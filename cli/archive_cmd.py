@@ -25,7 +25,7 @@ from .options import CHECK, PinKey, PinKeys, PinRoot
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from tarneeb.replay.archive import ArchiveSummary
+    from tarneeb.replay.archive.audit import ArchiveSummary
 
 DEFAULT_ALPHA = 0.05  # tarneeb.audit.fairness.DEFAULT_ALPHA, without importing scipy's user
 
@@ -40,7 +40,7 @@ def _progress(paths: list[str], chunks: Iterator[Any], err: Console) -> Iterator
         TimeRemainingColumn,
     )
 
-    from tarneeb.replay.archive import expand_paths
+    from tarneeb.replay.archive.audit import expand_paths
 
     total = None if "-" in paths else sum(1 for _ in expand_paths(paths))
     with Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(),
@@ -94,7 +94,12 @@ def register(app: typer.Typer) -> None:
         unreadable or bad input; 3 every log clean but the statistics show evidence of
         bias.
         """
-        from tarneeb.replay.archive import ArchiveError, ArchiveSummary, expand_paths, run_chunks
+        from tarneeb.replay.archive.audit import (
+            ArchiveError,
+            ArchiveSummary,
+            expand_paths,
+            run_chunks,
+        )
 
         public = verify_cmd.pinned_key(key)
         named = verify_cmd.platform_keys(keys)
@@ -104,7 +109,7 @@ def register(app: typer.Typer) -> None:
         summary = ArchiveSummary()
         try:
             if tables is not None:
-                from tarneeb.replay.archive_tables import TableWriter
+                from tarneeb.replay.archive.tables import TableWriter
 
                 writer = TableWriter(tables)
             chunks = run_chunks(expand_paths(paths), jobs, scheduler, public, pinned_root,
@@ -150,7 +155,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: float) -> None:
-    from tarneeb.replay.archive_words import key_counts, verdict_lines
+    from tarneeb.replay.archive.words import key_counts, verdict_lines
 
     out = console()
     for line in verdict_lines(summary, fairness, alpha):

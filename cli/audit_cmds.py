@@ -41,9 +41,9 @@ from tarneeb.audit.encoding import SERVER_SEED_LEN, check_match_id
 from tarneeb.audit.errors import CommitmentError, MerkleProofError
 from tarneeb.audit.signing import public_key_raw, public_path_for
 from tarneeb.audit.vectors import dumps
-from tarneeb.replay.cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
-from tarneeb.replay.dealing import hands_of, revealed_of, trump_of
-from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, load_rules_file
+from tarneeb.replay.rules.cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
+from tarneeb.replay.rules.dealing import hands_of, revealed_of, trump_of
+from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, load_rules_file
 
 from .options import PLAY, SEEDS
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, BinaryIO, NoReturn
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from tarneeb.replay.logformat import ParsedLog
-    from tarneeb.replay.logstream import Limits
+    from tarneeb.replay.log import ParsedLog
+    from tarneeb.replay.log.stream import Limits
 
 STDIO = "-"  # a file argument of "-" means standard input or standard output
 
@@ -116,10 +116,10 @@ def guard_std_streams() -> None:
 def load_log(path: Path | str, limits: Limits | None = None) -> ParsedLog:
     """The log at ``path`` (``-``: standard input), read as a stream within ``limits``.
 
-    Raises :class:`tarneeb.replay.logformat.LogError` naming the file (``<stdin>``).
+    Raises :class:`tarneeb.replay.log.LogError` naming the file (``<stdin>``).
     """
-    from tarneeb.replay.logformat import parse_log, read_log
-    from tarneeb.replay.logstream import DEFAULT_LIMITS
+    from tarneeb.replay.log import parse_log, read_log
+    from tarneeb.replay.log.stream import DEFAULT_LIMITS
 
     limits = limits or DEFAULT_LIMITS
     if str(path) == STDIO:
@@ -164,7 +164,7 @@ def write_output(path: Path | str, data: bytes) -> None:
 
 def expand_logs(args: Iterable[str | Path]) -> list[str]:
     """The logs named on a command line: files as given, a directory's ``*.tlog`` files
-    and its subdirectories' (:func:`tarneeb.replay.archive_paths.logs_under`, the rule
+    and its subdirectories' (:func:`tarneeb.replay.archive.paths.logs_under`, the rule
     ``audit`` follows too), a quoted glob's matches, ``-`` for standard input.
 
     A path that does not exist is kept, so the command reports it as unreadable; a
@@ -172,7 +172,7 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
     """
     import glob
 
-    from tarneeb.replay.archive_paths import logs_under
+    from tarneeb.replay.archive.paths import logs_under
 
     out: list[str] = []
     for raw in args:

@@ -16,12 +16,12 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.replay.cards import card_name
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.people import Table
-from tarneeb.replay.rules import PRESETS
-from tarneeb.testing.alteration_base import Alteration, NotApplicable
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.cards import card_name
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.verify.people import Table
 from tarneeb.testing.alterations import alter
+from tarneeb.testing.alterations.base import Alteration, NotApplicable
 
 OUT = Path("out/demo")
 
@@ -114,7 +114,7 @@ def what_changed(original: bytes, altered: bytes, what: Alteration) -> str:
 def archive_audit() -> None:
     """Two small archives, one fair with committed seeds and one recorded by a platform
     that re-deals to favour its computer seats; one audit of both, with its report."""
-    from tarneeb.replay.archive import EXIT_BIAS
+    from tarneeb.replay.archive.audit import EXIT_BIAS
     from tarneeb.testing.archive import write_archive
 
     archive = OUT / "archive"

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tarneeb.replay.logstream import DEFAULT_LIMITS, Limits
+from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT
 
 from .common import STDIO, expand_logs, write_output
 from .options import ENGINES
 
 if TYPE_CHECKING:
-    from tarneeb.testing.regress_report import MatchReport
+    from tarneeb.testing.regress.report import MatchReport
 
 
 def _error(message: str) -> typer.Exit:
@@ -129,8 +129,8 @@ def register(app: typer.Typer) -> None:
         Exit code: 0 every match agrees, 1 a disagreement or engine failure,
         2 bad input (an engine that cannot be imported, a missing path, an unreadable log).
         """
-        from tarneeb.testing.regress import RegressInputError, regress_paths
-        from tarneeb.testing.runner import EngineLoadError
+        from tarneeb.testing.regress.run import RegressInputError, regress_paths
+        from tarneeb.testing.regress.runner import EngineLoadError
 
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())  # MODULE may be a file in the current directory
@@ -147,7 +147,7 @@ def register(app: typer.Typer) -> None:
         except (RegressInputError, EngineLoadError) as e:
             raise _error(str(e)) from None
         if junit_xml is not None:
-            from tarneeb.testing.junit import junit_xml as to_junit
+            from tarneeb.testing.regress.junit import junit_xml as to_junit
 
             write_output(junit_xml, to_junit(run, engine))
         if as_json:

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tarneeb.replay.houserules import (
+from tarneeb.replay.rules.house import (
     PRESET_ABOUT,
     field_differences,
     nearest_preset,
@@ -23,7 +23,7 @@ from tarneeb.replay.houserules import (
     shipped_about,
     to_toml,
 )
-from tarneeb.replay.rules import PRESETS, RulesError, RuleSet
+from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet
 
 from .options import PLAY
 

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from .common import console, expand_logs, fail, load_log, shown_name
 
 if TYPE_CHECKING:
-    from tarneeb.replay.findings import Verdict
-    from tarneeb.replay.logstream import Limits
-    from tarneeb.replay.receipt import SignedReceipt
+    from tarneeb.replay.log.stream import Limits
+    from tarneeb.replay.verify.findings import Verdict
+    from tarneeb.replay.verify.receipt import SignedReceipt
 
 # The options the fast path understands, and whether each takes a value. A test checks
 # that the typer command has each of them, the same way.
@@ -155,7 +155,7 @@ def read_signed_receipt(receipt: Path | None) -> SignedReceipt | None:
     """The pre-play receipt in the file ``receipt`` (None: no receipt given)."""
     if receipt is None:
         return None
-    from tarneeb.replay.receipt import ReceiptError, read_receipt
+    from tarneeb.replay.verify.receipt import ReceiptError, read_receipt
 
     try:
         return read_receipt(Path(receipt).read_bytes(), str(receipt))
@@ -174,10 +174,10 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     promised."""
     from tarneeb.audit.encoding import parse_hex
     from tarneeb.audit.errors import AuditError
-    from tarneeb.replay.findings import Verdict
-    from tarneeb.replay.logformat import LogError
-    from tarneeb.replay.logstream import DEFAULT_LIMITS
-    from tarneeb.replay.replayer import verify_file, verify_log
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log.stream import DEFAULT_LIMITS
+    from tarneeb.replay.verify.findings import Verdict
+    from tarneeb.replay.verify.replayer import verify_file, verify_log
 
     public = pinned_key(key)
     named = platform_keys(keys)
@@ -229,7 +229,7 @@ def print_verdict(v: Verdict) -> None:
     who signed it; colour on a terminal, plain in a pipe (data never goes through markup).
     Players are named and hands counted from 1, as a person reads them (``--json`` keeps
     the log's seats 0–3 and deal numbers from 0)."""
-    from tarneeb.replay.people import Table
+    from tarneeb.replay.verify.people import Table
 
     say = Table.of(v).say
     lines: list[tuple[str, str | None, str]] = []  # (styled part, its style, plain rest)
@@ -272,7 +272,7 @@ def key_words(v: Verdict) -> str:
     """The key a verdict checked the signature against, in a few words: the platform the
     keys file names for it, or its id and whether it was pinned.
 
-    >>> from tarneeb.replay.findings import Verdict
+    >>> from tarneeb.replay.verify.findings import Verdict
     >>> key_words(Verdict("m.tlog", key_id="139e3940e64b5491"))
     'key 139e3940e64b5491 not pinned'
     >>> key_words(Verdict("m.tlog", key_id="139e3940e64b5491", key_pinned=True, signer="room"))
@@ -289,7 +289,7 @@ def deals_words(v: Verdict) -> str:
     """How many dealing attempts were replayed, and where their deals came from when
     the seeds (or a blind deal's transcript) did not prove them all.
 
-    >>> from tarneeb.replay.findings import Verdict
+    >>> from tarneeb.replay.verify.findings import Verdict
     >>> deals_words(Verdict("m.tlog", hands=3, deals_proven=True))
     '3 hands'
     >>> deals_words(Verdict("m.tlog", hands=3, recorded=3, not_replayed=[3]))
@@ -321,8 +321,8 @@ class Tally:
 
     def add(self, v: Verdict) -> None:
         """Print the line of one log's verdict and count it."""
-        from tarneeb.replay.people import Table
-        from tarneeb.replay.replayer import NO_RECEIPT_NOTE
+        from tarneeb.replay.verify.people import Table
+        from tarneeb.replay.verify.replayer import NO_RECEIPT_NOTE
 
         if v.error is not None:
             self.unreadable += 1

@@ -26,10 +26,9 @@ from tarneeb.audit.derive import Deal
 from tarneeb.audit.encoding import PROTOCOL
 from tarneeb.audit.vectors import CARD_NUMBERING, WARNING, deal_vectors, render
 from tarneeb.audit.vectors import main as vectors_main
-
-from .cards import SUIT_LETTERS, card_name, cards_of, format_hand
-from .dealing import hands_of, revealed_of, trump_of
-from .rules import PRESETS
+from tarneeb.replay.rules.cards import SUIT_LETTERS, card_name, cards_of, format_hand
+from tarneeb.replay.rules.dealing import hands_of, revealed_of, trump_of
+from tarneeb.replay.rules.ruleset import PRESETS
 
 
 def _hands_vector(dv: dict[str, Any]) -> dict[str, Any]:
@@ -68,8 +67,8 @@ def hands_vectors() -> dict[str, Any]:
 
 
 def _log_vector(description: str, log: bytes, key: bytes) -> dict[str, Any]:
-    from .logjson import to_json
-    from .logparse import parse_log
+    from tarneeb.replay.log.jsonform import to_json
+    from tarneeb.replay.log.parse import parse_log
 
     parsed = parse_log(log)
     assert parsed.signature is not None and parsed.signature_offset is not None
@@ -93,11 +92,11 @@ def _abandoned_log(seed: bytes) -> bytes:
     import io
     import random
 
-    from .logjson import to_json
-    from .players import BotPlayer
-    from .recorder import MatchRecorder
-    from .replayer import verify_bytes
-    from .simulate import MatchSecrets, play_logged_match
+    from tarneeb.replay.log.jsonform import to_json
+    from tarneeb.replay.rules.players import BotPlayer
+    from tarneeb.replay.server.recorder import MatchRecorder
+    from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+    from tarneeb.replay.verify.replayer import verify_bytes
 
     s = MatchSecrets(seed)
     rng = random.Random(seed)
@@ -133,7 +132,7 @@ def _abandoned_log(seed: bytes) -> bytes:
 def log_vectors() -> dict[str, Any]:
     """The encoding vectors of the log, by file name: reproducible matches (their seeds
     and keys are public TEST VECTORS)."""
-    from .simulate import MatchSecrets, play_logged_match
+    from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 
     def key(seed: bytes) -> bytes:
         return MatchSecrets(seed).key.private_bytes_raw()
@@ -144,7 +143,7 @@ def log_vectors() -> dict[str, Any]:
         out[f"log-{name}.json"] = _log_vector(
             f"a whole {name} match between computer players, deals derived from the seeds",
             play_logged_match(name, seed=seed), key(seed))
-    from .logparse import parse_log
+    from tarneeb.replay.log.parse import parse_log
 
     seed = next(f"log vector/cancelled/{i}".encode() for i in range(100)
                 if any(h.tricks is None for h in parse_log(play_logged_match(

@@ -14,17 +14,17 @@ import os
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from tarneeb.replay.archive import ArchiveSummary, describe_test
-from tarneeb.replay.archive_seen import ARCHIVE_KINDS
-from tarneeb.replay.archive_words import (
+from tarneeb.replay.archive.audit import ArchiveSummary, describe_test
+from tarneeb.replay.archive.seen import ARCHIVE_KINDS
+from tarneeb.replay.archive.words import (
     ORIGIN_WORDS,
     detectable_sentence,
     format_p,
     key_counts,
     verdict_lines,
 )
-from tarneeb.replay.findings import KINDS, place
-from tarneeb.replay.people import hands_from_1
+from tarneeb.replay.verify.findings import KINDS, place
+from tarneeb.replay.verify.people import hands_from_1
 
 from .page import Banner, render_page, write_page
 

@@ -6,7 +6,7 @@ four hands as dealt, the bids, each trick and its winner, the scores as the plat
 claimed them and as the rules give them, the timer's moves; each finding is shown
 where it happens, with the rule it breaks.
 
->>> from tarneeb.replay.simulate import play_logged_match
+>>> from tarneeb.replay.server.simulate import play_logged_match
 >>> log = play_logged_match("sahrat41", seed=b"report doc")  # reproducible: not secret
 >>> html, verdict = match_report(log, "match.tlog")
 >>> verdict.clean, "No problems found" in html, html.count('class="hand"') > 1
@@ -18,15 +18,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tarneeb.replay.actions import PASS
-from tarneeb.replay.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS, cards_of
-from tarneeb.replay.findings import KINDS, Finding, Verdict
-from tarneeb.replay.logformat import PASS_CODE, HandRecord, ParsedLog, parse_log
-from tarneeb.replay.people import Card, Table
-from tarneeb.replay.receipt import SignedReceipt
-from tarneeb.replay.replayer import verify_log
-from tarneeb.replay.rules import RuleSet
-from tarneeb.replay.scoring import Hand
+from tarneeb.replay.log import PASS_CODE, HandRecord, ParsedLog, parse_log
+from tarneeb.replay.rules.actions import PASS
+from tarneeb.replay.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS, cards_of
+from tarneeb.replay.rules.ruleset import RuleSet
+from tarneeb.replay.rules.scoring import Hand
+from tarneeb.replay.verify.findings import KINDS, Finding, Verdict
+from tarneeb.replay.verify.people import Card, Table
+from tarneeb.replay.verify.receipt import SignedReceipt
+from tarneeb.replay.verify.replayer import verify_log
 
 from .page import Banner, render_page
 from .rulebook import Rule, rule_for
@@ -172,14 +172,14 @@ def match_report(data: bytes | ParsedLog, path: str = "<log>", public_key: bytes
                  key_source: str | None = None,
                  receipt: SignedReceipt | None = None) -> tuple[str, Verdict]:
     """The report page (HTML) of the log ``data`` (its bytes, or as read by
-    :func:`~tarneeb.replay.logformat.read_log` within limits), and the verdict it shows;
+    :func:`~tarneeb.replay.log.read_log` within limits), and the verdict it shows;
     ``public_key``, ``root`` and ``keys`` pin the platform's key, the season root and the
-    platforms' keys as in :func:`~tarneeb.replay.replayer.verify_log`, and ``key_source``
+    platforms' keys as in :func:`~tarneeb.replay.verify.replayer.verify_log`, and ``key_source``
     says where the pinned key came from (a file name). ``receipt`` is a seat's pre-play
-    receipt (:func:`~tarneeb.replay.receipt.read_receipt`): the proof chain then shows the
+    receipt (:func:`~tarneeb.replay.verify.receipt.read_receipt`): the proof chain then shows the
     commitment as promised before play.
 
-    Raises :class:`~tarneeb.replay.logformat.LogError` for bytes that are not a log at all.
+    Raises :class:`~tarneeb.replay.log.LogError` for bytes that are not a log at all.
     """
     log = data if isinstance(data, ParsedLog) else parse_log(data, path)
     verdict = verify_log(log, path, public_key, root=root, keys=keys, receipt=receipt)

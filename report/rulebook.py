@@ -1,7 +1,7 @@
 """The rule each kind of finding breaks, in one sentence a player reads, quoted from the
 rules (docs/RULES.md) and the protocol (docs/PROTOCOL.md) for the match's rule set.
 
->>> from tarneeb.replay.rules import preset
+>>> from tarneeb.replay.rules.ruleset import preset
 >>> rule_for("renege", preset("eram41")).text
 'Follow the led suit if you hold it; if void, any card (no duty to trump).'
 >>> rule_for("played-when-cancelled", preset("classic")).text
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tarneeb.replay.cards import SUIT_SYMBOLS
-from tarneeb.replay.findings import KINDS
-from tarneeb.replay.rules import RuleSet
+from tarneeb.replay.rules.cards import SUIT_SYMBOLS
+from tarneeb.replay.rules.ruleset import RuleSet
+from tarneeb.replay.verify.findings import KINDS
 
 
 @dataclass(frozen=True)

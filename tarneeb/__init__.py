@@ -59,16 +59,27 @@ if TYPE_CHECKING:  # loaded when first used: ``import tarneeb.audit`` stays ligh
         public_key_pem,
         public_key_raw,
     )
-    from tarneeb.replay.actions import BID_BASE, PASS, TRUMP_BASE
-    from tarneeb.replay.cards import card_name, deal_hands, parse_card
-    from tarneeb.replay.engine import MatchState, Phase
-    from tarneeb.replay.findings import Verdict
-    from tarneeb.replay.logwriter import Durability
-    from tarneeb.replay.players import BotPlayer
-    from tarneeb.replay.receipt import ReceiptError, SignedReceipt, make_receipt, read_receipt
-    from tarneeb.replay.recorder import MatchRecorder, RecorderError
-    from tarneeb.replay.replayer import verify_bytes, verify_file
-    from tarneeb.replay.rules import RulesError, RuleSet, house_preset, load_rules_file, preset
+    from tarneeb.replay.log.writer import Durability
+    from tarneeb.replay.rules.actions import BID_BASE, PASS, TRUMP_BASE
+    from tarneeb.replay.rules.cards import card_name, deal_hands, parse_card
+    from tarneeb.replay.rules.engine import MatchState, Phase
+    from tarneeb.replay.rules.players import BotPlayer
+    from tarneeb.replay.rules.ruleset import (
+        RulesError,
+        RuleSet,
+        house_preset,
+        load_rules_file,
+        preset,
+    )
+    from tarneeb.replay.server.recorder import MatchRecorder, RecorderError
+    from tarneeb.replay.verify.findings import Verdict
+    from tarneeb.replay.verify.receipt import (
+        ReceiptError,
+        SignedReceipt,
+        make_receipt,
+        read_receipt,
+    )
+    from tarneeb.replay.verify.replayer import verify_bytes, verify_file
 
 _MODULES = {
     # seeds, commitments, the deals they give
@@ -83,20 +94,21 @@ _MODULES = {
                               "load_public_key_file"),
     # the pre-play receipt
     "tarneeb.audit.receipt": ("Receipt",),
-    "tarneeb.replay.receipt": ("make_receipt", "read_receipt", "SignedReceipt", "ReceiptError"),
+    "tarneeb.replay.verify.receipt": ("make_receipt", "read_receipt", "SignedReceipt",
+                                      "ReceiptError"),
     # rules, cards
-    "tarneeb.replay.rules": ("RuleSet", "preset", "house_preset", "load_rules_file",
+    "tarneeb.replay.rules.ruleset": ("RuleSet", "preset", "house_preset", "load_rules_file",
                              "RulesError"),
-    "tarneeb.replay.cards": ("card_name", "parse_card", "deal_hands"),
+    "tarneeb.replay.rules.cards": ("card_name", "parse_card", "deal_hands"),
     # the log: written, judged
-    "tarneeb.replay.recorder": ("MatchRecorder", "RecorderError"),
-    "tarneeb.replay.logwriter": ("Durability",),
-    "tarneeb.replay.findings": ("Verdict",),
-    "tarneeb.replay.replayer": ("verify_bytes", "verify_file"),
+    "tarneeb.replay.server.recorder": ("MatchRecorder", "RecorderError"),
+    "tarneeb.replay.log.writer": ("Durability",),
+    "tarneeb.replay.verify.findings": ("Verdict",),
+    "tarneeb.replay.verify.replayer": ("verify_bytes", "verify_file"),
     # this package's engine and computer players
-    "tarneeb.replay.engine": ("MatchState", "Phase"),
-    "tarneeb.replay.actions": ("BID_BASE", "PASS", "TRUMP_BASE"),
-    "tarneeb.replay.players": ("BotPlayer",),
+    "tarneeb.replay.rules.engine": ("MatchState", "Phase"),
+    "tarneeb.replay.rules.actions": ("BID_BASE", "PASS", "TRUMP_BASE"),
+    "tarneeb.replay.rules.players": ("BotPlayer",),
 }
 _LAZY = {name: module for module, names in _MODULES.items() for name in names}
 

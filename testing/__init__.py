@@ -15,7 +15,7 @@ pytest plugin imports it in every pytest run).
 
 >>> from tarneeb.testing import compare, matches
 >>> compare.__module__, matches.__module__
-('tarneeb.testing.driver', 'tarneeb.testing.strategies')
+('tarneeb.testing.regress.driver', 'tarneeb.testing.strategies')
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "protocol": ("Engine", "EngineFactory", "bid", "card", "trump"),
-    "match_scripts": ("DealScript", "MatchScript", "ScriptError", "prepare",
+    "regress.scripts": ("DealScript", "MatchScript", "ScriptError", "prepare",
                       "script_from_history"),
-    "regress_report": ("Disagreement", "MatchReport", "RegressRun"),
-    "driver": ("assert_agrees", "compare", "run_script"),
-    "runner": ("EngineLoadError", "Runner", "load_factory", "regress_log"),
-    "regress": ("RegressInputError", "collect_logs", "regress_paths"),
+    "regress.report": ("Disagreement", "MatchReport", "RegressRun"),
+    "regress.driver": ("assert_agrees", "compare", "run_script"),
+    "regress.runner": ("EngineLoadError", "Runner", "load_factory", "regress_log"),
+    "regress.run": ("RegressInputError", "collect_logs", "regress_paths"),
     "strategies": ("Deal", "deals", "edited_logs", "logs", "matches", "rule_sets"),
     "adapters": ("BrokenTrumpEngine", "ReferenceEngine"),
     "examples": ("match_log", "save_example"),
@@ -38,15 +38,21 @@ _EXPORTS = {
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:
-    from .adapters import BrokenTrumpEngine, ReferenceEngine
-    from .driver import assert_agrees, compare, run_script
-    from .examples import match_log, save_example
-    from .match_scripts import DealScript, MatchScript, ScriptError, prepare, script_from_history
-    from .protocol import Engine, EngineFactory, bid, card, trump
-    from .regress import RegressInputError, collect_logs, regress_paths
-    from .regress_report import Disagreement, MatchReport, RegressRun
-    from .runner import EngineLoadError, Runner, load_factory, regress_log
-    from .strategies import Deal, deals, edited_logs, logs, matches, rule_sets
+    from tarneeb.testing.adapters import BrokenTrumpEngine, ReferenceEngine
+    from tarneeb.testing.examples import match_log, save_example
+    from tarneeb.testing.protocol import Engine, EngineFactory, bid, card, trump
+    from tarneeb.testing.regress.driver import assert_agrees, compare, run_script
+    from tarneeb.testing.regress.report import Disagreement, MatchReport, RegressRun
+    from tarneeb.testing.regress.run import RegressInputError, collect_logs, regress_paths
+    from tarneeb.testing.regress.runner import EngineLoadError, Runner, load_factory, regress_log
+    from tarneeb.testing.regress.scripts import (
+        DealScript,
+        MatchScript,
+        ScriptError,
+        prepare,
+        script_from_history,
+    )
+    from tarneeb.testing.strategies import Deal, deals, edited_logs, logs, matches, rule_sets
 
 
 def __getattr__(name: str) -> Any:

@@ -1,15 +1,15 @@
 """Adapters from engines to the :class:`~tarneeb.testing.protocol.Engine` protocol.
 
 * :class:`ReferenceEngine` wraps this project's own
-  :class:`~tarneeb.replay.engine.MatchState`: the worked example of
+  :class:`~tarneeb.replay.rules.engine.MatchState`: the worked example of
   ``docs/ENGINES.md`` (factory ``tarneeb.testing.adapters:reference``).
 * :class:`BrokenTrumpEngine` is a deliberately broken copy whose trick winner
   ignores a trump played by a seat void in the led suit (the highest card of the
   led suit always wins): ``tarneeb regress`` must catch it (factory
   ``tarneeb.testing.adapters:broken_trump``).
 
->>> from tarneeb.replay.cards import deal_hands
->>> from tarneeb.replay.rules import preset
+>>> from tarneeb.replay.rules.cards import deal_hands
+>>> from tarneeb.replay.rules.ruleset import preset
 >>> e = reference()
 >>> e.new_match(preset("qahwa41"), first_dealer=3)
 >>> e.deal(deal_hands(list(range(52)), dealer=3), thirteenth=51)
@@ -18,7 +18,7 @@
 
 The broken copy gives a trumped trick to the highest card of the led suit:
 
->>> from tarneeb.replay.cards import SUIT_MASKS, parse_card
+>>> from tarneeb.replay.rules.cards import SUIT_MASKS, parse_card
 >>> def first_trick(engine):
 ...     engine.new_match(preset("qahwa41"), first_dealer=3)   # hearts are trumps
 ...     engine.deal(SUIT_MASKS, parse_card("AS"))      # seat 0 all ♣, 1 all ♦, 2 all ♥, 3 all ♠
@@ -33,10 +33,10 @@ The broken copy gives a trumped trick to the highest card of the led suit:
 
 from __future__ import annotations
 
-from tarneeb.replay.cards import Card, Mask
-from tarneeb.replay.engine import MatchState, Phase
-from tarneeb.replay.rules import RuleSet
-from tarneeb.replay.scoring import Hand
+from tarneeb.replay.rules.cards import Card, Mask
+from tarneeb.replay.rules.engine import MatchState, Phase
+from tarneeb.replay.rules.ruleset import RuleSet
+from tarneeb.replay.rules.scoring import Hand
 
 
 class ReferenceEngine:

@@ -25,11 +25,11 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.replay.cards import deal_hands
-from tarneeb.replay.dealstats import hcp
-from tarneeb.replay.players import BotPlayer, play_match
-from tarneeb.replay.rules import PRESETS, RuleSet
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match, write_log
+from tarneeb.replay.archive.measures import hcp
+from tarneeb.replay.rules.cards import deal_hands
+from tarneeb.replay.rules.players import BotPlayer, play_match
+from tarneeb.replay.rules.ruleset import PRESETS, RuleSet
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match, write_log
 
 NAMES = ("North", "East", "South", "West")
 

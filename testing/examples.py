@@ -1,6 +1,6 @@
 """A generated example kept as a log: a failing hypothesis example joins the corpus.
 
-:func:`match_log` turns a :class:`~tarneeb.testing.match_scripts.MatchScript` (what
+:func:`match_log` turns a :class:`~tarneeb.testing.regress.scripts.MatchScript` (what
 :func:`~tarneeb.testing.strategies.matches` generates) into a signed log whose deals
 are recorded in it; :func:`save_example` writes that (or the bytes that
 :func:`~tarneeb.testing.strategies.logs` generates) to a ``.tlog`` file, which
@@ -9,7 +9,7 @@ recorded match. Call it where the test fails: hypothesis runs the shrunk example
 last, so the file left behind is the minimal one (docs/ENGINES.md shows the recipe).
 
 >>> from hypothesis import find
->>> from tarneeb.replay.replayer import verify_bytes
+>>> from tarneeb.replay.verify.replayer import verify_bytes
 >>> from tarneeb.testing.strategies import matches
 >>> log = match_log(find(matches("sahrat41"), lambda m: m.hands >= 2))
 >>> v = verify_bytes(log)
@@ -22,11 +22,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tarneeb.replay.engine import MatchState
-from tarneeb.replay.players import Move, play_match
-from tarneeb.replay.simulate import DEFAULT_NAMES, MatchSecrets, write_log
-
-from .match_scripts import MatchScript
+from tarneeb.replay.rules.engine import MatchState
+from tarneeb.replay.rules.players import Move, play_match
+from tarneeb.replay.server.simulate import DEFAULT_NAMES, MatchSecrets, write_log
+from tarneeb.testing.regress.scripts import MatchScript
 
 EXAMPLE_SEED = b"tarneeb.testing example"  # the signing key of example logs: NOT secret
 

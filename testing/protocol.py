@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from tarneeb.replay.actions import BID_BASE, PASS, TRUMP_BASE
-from tarneeb.replay.rules import RuleSet
+from tarneeb.replay.rules.actions import BID_BASE, PASS, TRUMP_BASE
+from tarneeb.replay.rules.ruleset import RuleSet
 
 DEFAULT_TIME_LIMIT = 10.0  # seconds an engine may take over one match in ``regress``
 
@@ -52,7 +52,7 @@ class Engine(Protocol):
     """
 
     def new_match(self, rules: RuleSet, first_dealer: Seat) -> None:
-        """Start a match under ``rules`` (see :class:`~tarneeb.replay.rules.RuleSet`;
+        """Start a match under ``rules`` (see :class:`~tarneeb.replay.rules.ruleset.RuleSet`;
         ``rules.to_dict()`` gives every field as plain data) with ``first_dealer`` dealing."""
 
     def deal(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None) -> None:

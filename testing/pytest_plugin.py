@@ -62,7 +62,7 @@ class RegressSession:
     """The plugin's state for one pytest run: the log files and the engine's runner."""
 
     def __init__(self, config: pytest.Config, logs: list[str], engine: str) -> None:
-        from tarneeb.testing.regress import RegressInputError, collect_logs
+        from tarneeb.testing.regress.run import RegressInputError, collect_logs
 
         self.config = config
         self.engine = engine
@@ -82,13 +82,13 @@ class RegressSession:
     def runner(self) -> Any:
         """The engine's runner, started on first use."""
         if self._runner is None:
-            from tarneeb.testing.runner import Runner
+            from tarneeb.testing.regress.runner import Runner
 
             self._runner = Runner(self.engine, self.time_limit)
         return self._runner
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        from tarneeb.testing.runner import EngineLoadError
+        from tarneeb.testing.regress.runner import EngineLoadError
 
         if self.config.getoption("collectonly"):
             return

@@ -5,9 +5,9 @@ For engine teams who want to property-test their own code against the rules:
 * :func:`rule_sets` — the five presets, with the house options their
   platforms offer (and, with ``variants=True``, other platforms' house rules);
 * :func:`deals` — four 13-card hands and the dealer's 13th card;
-* :func:`matches` — whole legal matches as :class:`~tarneeb.testing.match_scripts.MatchScript`
+* :func:`matches` — whole legal matches as :class:`~tarneeb.testing.regress.scripts.MatchScript`
   (every deal and every move, first deal to the win), ready for
-  :func:`~tarneeb.testing.driver.compare`;
+  :func:`~tarneeb.testing.regress.driver.compare`;
 * :func:`logs` — the same as signed log bytes, as a platform would write them;
 * :func:`edited_logs` — such logs with their records edited as a forger would (seeds
   stripped, deals recorded or set to nil, plays and claims rewritten) and signed again,
@@ -37,13 +37,13 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from tarneeb.replay.actions import PASS, bid_action, trump_action
-from tarneeb.replay.cards import SUIT_MASKS, colour_mate, deal_hands, make_card, mask_of
-from tarneeb.replay.engine import MatchState, Phase
-from tarneeb.replay.houserules import rule_set, shipped
-from tarneeb.replay.logformat import EndRecord
-from tarneeb.replay.paths import END_PATHS, all_paths
-from tarneeb.replay.players import (
+from tarneeb.replay.log import EndRecord
+from tarneeb.replay.rules.actions import PASS, bid_action, trump_action
+from tarneeb.replay.rules.cards import SUIT_MASKS, colour_mate, deal_hands, make_card, mask_of
+from tarneeb.replay.rules.engine import MatchState, Phase
+from tarneeb.replay.rules.house import rule_set, shipped
+from tarneeb.replay.rules.paths import END_PATHS, all_paths
+from tarneeb.replay.rules.players import (
     BotPlayer,
     DealSource,
     MatchTooLong,
@@ -52,7 +52,7 @@ from tarneeb.replay.players import (
     play_match,
     shuffled_deals,
 )
-from tarneeb.replay.rules import (
+from tarneeb.replay.rules.ruleset import (
     PAGE_OPTIONS,
     PRESETS,
     TIE_CHOICES,
@@ -61,14 +61,20 @@ from tarneeb.replay.rules import (
     preset_departures,
     tie_chain,
 )
-from tarneeb.replay.scoring import team_of
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-
-from .alteration_base import EditableLog, rewrite
-from .deal_alterations import with_recorded_deals
-from .match_scripts import MatchScript, script_from_history
-from .scripted import ScriptedHand, big_bid_tour, end_plan, going_on, trick_deal, trump_of
-from .steering import side_policy  # card play where one side takes the tricks
+from tarneeb.replay.rules.scoring import team_of
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.testing.alterations.base import EditableLog, rewrite
+from tarneeb.testing.alterations.deal import with_recorded_deals
+from tarneeb.testing.corpus.scripted import (
+    ScriptedHand,
+    big_bid_tour,
+    end_plan,
+    going_on,
+    trick_deal,
+    trump_of,
+)
+from tarneeb.testing.corpus.steering import side_policy  # card play where one side takes the tricks
+from tarneeb.testing.regress.scripts import MatchScript, script_from_history
 
 HARD_CAP = 400  # hands; a match still running then is returned as it stands
 
@@ -190,7 +196,7 @@ class _Steered:
     all 13, and a made 13.
 
     ``script`` (stacked deals only) plays the first hands as scripted
-    (:mod:`tarneeb.testing.scripted`): through every big bid, or to an end of the match.
+    (:mod:`tarneeb.testing.corpus.scripted`): through every big bid, or to an end of the match.
     """
 
     def __init__(self, seed: int, bid_shift: int, aggression: float, timer_rate: float,
@@ -349,7 +355,7 @@ BIG_BID_TOUR = "big bids"
 def _scripts(rules: RuleSet) -> list[str]:
     """What a scripted match of ``rules`` goes through: the :data:`BIG_BID_TOUR`, or an end
     of the match (a plan goes through those that leave it going on first,
-    :func:`~tarneeb.testing.scripted.going_on`)."""
+    :func:`~tarneeb.testing.corpus.scripted.going_on`)."""
     if rules.scoring != "personal":
         return []
     along = {"partner-blocks-win", f"both-qualify:{rules.tie_label}", *going_on(rules)}
@@ -453,7 +459,7 @@ def logs(rules: RuleSet | str | SearchStrategy[RuleSet] | None = None,
     failing example shrinks towards a log of seeds.
 
     >>> from hypothesis import given, settings
-    >>> from tarneeb.replay.replayer import verify_bytes
+    >>> from tarneeb.replay.verify.replayer import verify_bytes
     >>> @settings(max_examples=3, deadline=None, database=None)
     ... @given(logs("qahwa41"), logs("eram41", dealing="recorded"))
     ... def test_logs(log, recorded):
@@ -512,7 +518,7 @@ def edited_logs(rules: RuleSet | str | SearchStrategy[RuleSet] | None = None,
     Many of them prove nothing; a verifier's clean verdict must never say otherwise.
 
     >>> from hypothesis import given, settings
-    >>> from tarneeb.replay.replayer import verify_bytes
+    >>> from tarneeb.replay.verify.replayer import verify_bytes
     >>> @settings(max_examples=3, deadline=None, database=None)
     ... @given(edited_logs("eram41"))
     ... def test_clean_means_proven(log):

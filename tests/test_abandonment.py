@@ -7,13 +7,13 @@ import dataclasses
 
 import pytest
 
-from tarneeb.replay.findings import Verdict
-from tarneeb.replay.logformat import Abandonment, EndRecord, parse_log
-from tarneeb.replay.people import Table
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.log import Abandonment, EndRecord, parse_log
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.findings import Verdict
+from tarneeb.replay.verify.people import Table
+from tarneeb.replay.verify.replayer import verify_bytes
 from tarneeb.testing.alterations import EditableLog, alter, rewrite
-from tarneeb.testing.end_alterations import abandon_in_hand
+from tarneeb.testing.alterations.end import abandon_in_hand
 
 SEED = b"test-abandonment"
 KEY = MatchSecrets(SEED).key

@@ -12,19 +12,19 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tarneeb.replay.findings import Verdict
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.players import BotPlayer, MatchTooLong
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PRESETS, preset
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-from tarneeb.testing import alteration_base as base
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.players import BotPlayer, MatchTooLong
+from tarneeb.replay.rules.ruleset import PRESETS, preset
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.findings import Verdict
+from tarneeb.replay.verify.replayer import verify_bytes
 from tarneeb.testing import alterations as tamper
 from tarneeb.testing.alterations import (
     REGISTRY,
     Alteration,
     NotApplicable,
     alter,
+    base,
     iter_tampers,
     with_recorded_deals,
 )

@@ -17,10 +17,10 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import key_id, public_key_pem, public_key_raw
-from tarneeb.cli.app import main
-from tarneeb.replay.archive import EXIT_BIAS, ArchiveSummary, expand_paths, run_chunks
-from tarneeb.replay.archive_tables import TableWriter
-from tarneeb.replay.replayer import verify_file
+from tarneeb.cli.entry import main
+from tarneeb.replay.archive.audit import EXIT_BIAS, ArchiveSummary, expand_paths, run_chunks
+from tarneeb.replay.archive.tables import TableWriter
+from tarneeb.replay.verify.replayer import verify_file
 from tarneeb.testing.alterations import EditableLog, rewrite
 from tarneeb.testing.archive import platform_key, write_archive
 

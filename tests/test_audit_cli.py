@@ -23,7 +23,7 @@ from tarneeb.audit import (
     server_commitment,
 )
 from tarneeb.cli.audit_cmds import register
-from tarneeb.replay.cards import card_name
+from tarneeb.replay.rules.cards import card_name
 
 VECTORS = Path(__file__).resolve().parent.parent / "fixtures" / "vectors"
 runner = CliRunner()

@@ -29,8 +29,8 @@ from tarneeb.audit import (
 )
 from tarneeb.audit.derive import Draw, uniform_index
 from tarneeb.audit.seeds import SeasonLeaf, match_binding, server_commitment
-from tarneeb.replay.cards import deal_hands, mask_of
-from tarneeb.replay.dealing import hands_of
+from tarneeb.replay.rules.cards import deal_hands, mask_of
+from tarneeb.replay.rules.dealing import hands_of
 
 SEED = hashlib.sha256(b"test server seed").digest()
 CLIENTS = [b"north seat: seed", b"east seat: seed!", b"south seat: seed", b"west seat: seed!"]

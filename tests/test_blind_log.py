@@ -13,14 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tarneeb.replay.blindlog import BLIND, KEYS, PROOF, blind_list
-from tarneeb.replay.blindplay import play_blind, play_blind_match
-from tarneeb.replay.logformat import LogError, parse_log
-from tarneeb.replay.replayer import SECRET_HAND, verify_bytes
-from tarneeb.replay.rules import PRESETS
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-from tarneeb.testing import alteration_base as tamper
+from tarneeb.replay.log import LogError, parse_log
+from tarneeb.replay.log.blind import BLIND, KEYS, PROOF, blind_list
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.server.blind import play_blind, play_blind_match
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.replayer import SECRET_HAND, verify_bytes
 from tarneeb.testing.alterations import REGISTRY, NotApplicable, iter_tampers
+from tarneeb.testing.alterations import base as tamper
 
 RULES = sorted(PRESETS)
 BLIND_TAMPERS = sorted(name for name, t in REGISTRY.items() if t.blind)
@@ -139,7 +139,7 @@ def test_blind_records_are_refused_where_they_do_not_belong() -> None:
 
 def test_play_dealing_blind_at_the_command_line(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from tarneeb.cli.app import main
+    from tarneeb.cli.entry import main
 
     def run(*argv: str) -> tuple[int, str]:
         with pytest.raises(SystemExit) as e:
@@ -164,7 +164,7 @@ def test_play_dealing_blind_at_the_command_line(tmp_path: Path,
 
 def test_a_platform_records_a_blind_match_move_by_move(tmp_path: Path) -> None:
     """MatchRecorder with dealing="blind" writes the very bytes the simulator writes."""
-    from tarneeb.replay.recorder import MatchRecorder, RecorderError
+    from tarneeb.replay.server.recorder import MatchRecorder, RecorderError
 
     seed = b"blind-log eram41"
     data = blind_log("eram41")
@@ -226,7 +226,7 @@ def test_each_player_sees_its_own_hand_only() -> None:
     """A computer player is driven by what its seat learned, never by the whole deal."""
     import random
 
-    from tarneeb.replay.players import BotPlayer
+    from tarneeb.replay.rules.players import BotPlayer
 
     seen: list[tuple[int, list[int], tuple[int, ...]]] = []
 
@@ -246,7 +246,7 @@ def test_each_player_sees_its_own_hand_only() -> None:
 
 
 def test_the_json_form_of_a_blind_log_converts_back_to_the_same_bytes() -> None:
-    from tarneeb.replay.logjson import dumps, loads
+    from tarneeb.replay.log.jsonform import dumps, loads
 
     data = blind_log("classic")
     text = dumps(data)
@@ -260,7 +260,7 @@ def test_the_json_form_of_a_blind_log_converts_back_to_the_same_bytes() -> None:
 
 @pytest.mark.parametrize("keys", [True, False])
 def test_a_seat_that_stops_answering_is_named_in_the_abandoned_match(keys: bool) -> None:
-    from tarneeb.replay.logformat import Abandonment, EndRecord
+    from tarneeb.replay.log import Abandonment, EndRecord
 
     data = blind_log("qahwa41")
     first = verify_bytes(data).history[0]

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tarneeb.audit.signing import generate_private_key, key_id, public_key_pem
-from tarneeb.cli.app import main
+from tarneeb.cli.entry import main
 from tarneeb.cli.entry import main as entry
-from tarneeb.replay.logformat import parse_log
+from tarneeb.replay.log import parse_log
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -370,7 +370,7 @@ def test_play_names_the_winning_team_by_its_players(
 def test_rules_printed_as_toml_play_back_as_the_same_rules(
         name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``tarneeb rules NAME > f.toml && tarneeb play --rules-file f.toml``: the same rules."""
-    from tarneeb.replay.rules import PRESETS
+    from tarneeb.replay.rules.ruleset import PRESETS
 
     code, toml, _ = run(capsys, "rules", name)
     assert code == 0

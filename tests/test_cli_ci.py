@@ -11,14 +11,14 @@ import pytest
 from hypothesis import Phase, given, settings
 from test_cli import run
 
-from tarneeb.replay.replayer import verify_file
+from tarneeb.replay.verify.replayer import verify_file
 from tarneeb.testing import assert_agrees, matches, regress_paths, save_example
 from tarneeb.testing.adapters import broken_trump
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
-@pytest.mark.parametrize("module", ["tarneeb.testing.junit", "tarneeb.testing.examples",
+@pytest.mark.parametrize("module", ["tarneeb.testing.regress.junit", "tarneeb.testing.examples",
                                     "tarneeb.cli.common", "tarneeb.cli.verify_cmd",
                                     "tarneeb.cli.options"])
 def test_doctests(module: str) -> None:

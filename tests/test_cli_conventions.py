@@ -138,7 +138,7 @@ def test_help_names_values_the_usual_way(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_rules_offers_its_choices(capsys: pytest.CaptureFixture[str]) -> None:
     from tarneeb.cli.app import RULE_SETS
-    from tarneeb.replay.rules import PRESETS
+    from tarneeb.replay.rules.ruleset import PRESETS
 
     assert tuple(PRESETS) == RULE_SETS
     code, _, err = run(capsys, "play", "--rules", "nine", "-o", "x")
@@ -160,7 +160,7 @@ def test_verify_regress_and_audit_take_a_directory_by_one_rule(
     verify, regress and audit."""
     import shutil
 
-    from tarneeb.replay.archive_paths import expand_paths
+    from tarneeb.replay.archive.paths import expand_paths
 
     top = tmp_path / "logs"
     sources = sorted(MATCHES.glob("*.tlog"))

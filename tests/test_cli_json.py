@@ -9,8 +9,8 @@ import pytest
 from test_cli import run
 
 from tarneeb.audit import new_server_seed, server_commitment
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.replayer import verify_file
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.verify.replayer import verify_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

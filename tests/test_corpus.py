@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from tarneeb.replay.findings import KINDS, Verdict
-from tarneeb.replay.houserules import nearest_preset, rule_set
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.paths import all_paths
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PRESETS
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.house import nearest_preset, rule_set
+from tarneeb.replay.rules.paths import all_paths
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.verify.findings import KINDS, Verdict
+from tarneeb.replay.verify.replayer import verify_bytes
 from tarneeb.testing import corpus
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -164,7 +164,7 @@ COUNTS = re.compile(r"\b(\d[\d,]*)\s+(?:recorded\s+)?matches(?:,\s+|\s+\()(\d[\d
 def test_every_doc_gives_the_corpus_counts_of_today() -> None:
     """fixtures/README.md's summary line is the corpus counted (it is what the writer
     writes from these logs), and every doc that gives the corpus's counts agrees with it."""
-    from tarneeb.testing.corpus_writer import summary
+    from tarneeb.testing.corpus.writer import summary
 
     clean = {p.name: p.read_bytes() for p in sorted(MATCHES.glob("*.tlog"))}
     hands = sum(len(parse_log(data).hands) for data in clean.values())

@@ -22,14 +22,15 @@ from pathlib import Path
 import pytest
 
 import tarneeb
-from tarneeb.replay import logjson, logwriter
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.logtail import value_ends
-from tarneeb.replay.logwriter import Durability, LogWriter
-from tarneeb.replay.players import BotPlayer
-from tarneeb.replay.recorder import MatchRecorder, match_calls, record_json
-from tarneeb.replay.rules import RuleSet, preset
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.log import jsonform as logjson
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.log import writer as logwriter
+from tarneeb.replay.log.writer import Durability, LogWriter
+from tarneeb.replay.rules.players import BotPlayer
+from tarneeb.replay.rules.ruleset import RuleSet, preset
+from tarneeb.replay.server.recorder import MatchRecorder, match_calls, record_json
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.tail import value_ends
 
 LONG = os.environ.get("TARNEEB_LONG_DURABILITY") == "1"
 SEED = b"crash recovery"
@@ -432,7 +433,7 @@ def test_resume_cuts_the_garbage_says_so_and_goes_on(tmp_path: Path, eram: Match
 
 
 def test_the_command_line_reads_a_power_loss_image(tmp_path: Path, eram: Match) -> None:
-    from tarneeb.cli.app import main
+    from tarneeb.cli.entry import main
 
     cut = _value_cuts(eram)[100]
     path = tmp_path / "image.tlog"
@@ -458,7 +459,7 @@ def test_a_header_cut_or_cut_and_zero_filled_says_so_where_it_stops(eram: Match)
 
 # ------------------------------------------------------------------ blind dealing
 def test_resume_of_a_blind_log_writes_a_card_again_with_its_proof(tmp_path: Path) -> None:
-    from tarneeb.replay.blindplay import play_blind_match
+    from tarneeb.replay.server.blind import play_blind_match
 
     data = play_blind_match("qahwa41", seed=b"crash recovery blind", target=3)
     p = parse_log(data)

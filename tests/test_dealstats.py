@@ -7,9 +7,9 @@ import random
 from types import SimpleNamespace
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.cards import deal_hands
-from tarneeb.replay.dealstats import hcp, is_deal, tally_match
-from tarneeb.replay.rules import PRESETS
+from tarneeb.replay.archive.measures import hcp, is_deal, tally_match
+from tarneeb.replay.rules.cards import deal_hands
+from tarneeb.replay.rules.ruleset import PRESETS
 
 
 def _deals(rng: random.Random, n: int, favour: tuple[bool, ...] | None = None):

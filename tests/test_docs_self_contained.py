@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tarneeb.replay.rules import PRESETS
+from tarneeb.replay.rules.ruleset import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md")),

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 import tarneeb
-from tarneeb.replay import logjson
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.recorder import record_json
-from tarneeb.replay.rules import preset
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.log import jsonform as logjson
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.ruleset import preset
+from tarneeb.replay.server.recorder import record_json
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 
 SEED = b"durability"
 RULES = preset("eram41").with_options(name="eram41-short", target=21)  # a short match: its own name

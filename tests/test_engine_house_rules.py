@@ -18,9 +18,9 @@ from test_engine_rules import (
     win_hand,
 )
 
-from tarneeb.replay.cards import HEARTS, SPADES
-from tarneeb.replay.engine import PASS, MatchState, Phase, bid_action, break_tie
-from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, preset
+from tarneeb.replay.rules.cards import HEARTS, SPADES
+from tarneeb.replay.rules.engine import PASS, MatchState, Phase, bid_action, break_tie
+from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, preset
 
 CHAIN = ["highest_player", "team_total", "team_0+2"]
 

@@ -22,7 +22,7 @@ import random
 
 import pytest
 
-from tarneeb.replay.cards import (
+from tarneeb.replay.rules.cards import (
     CLUBS,
     DIAMONDS,
     HEARTS,
@@ -38,7 +38,7 @@ from tarneeb.replay.cards import (
     parse_card,
     suit_of,
 )
-from tarneeb.replay.engine import (
+from tarneeb.replay.rules.engine import (
     PASS,
     IllegalAction,
     MatchState,
@@ -47,7 +47,7 @@ from tarneeb.replay.engine import (
     check_deal,
     trump_action,
 )
-from tarneeb.replay.rules import preset
+from tarneeb.replay.rules.ruleset import preset
 
 PERSONAL = ("eram41", "qahwa41", "sahrat41", "sahrat400")
 REVEALED = ("eram41", "sahrat41")
@@ -1010,7 +1010,7 @@ def test_timer_card_in_classic_uses_the_named_trump() -> None:
 
 @pytest.mark.parametrize("name", [*PERSONAL, "classic"])
 def test_fast_paths_agree_with_move_by_move_play(name: str) -> None:
-    from tarneeb.replay.players import BotPlayer, play_match, shuffled_deals
+    from tarneeb.replay.rules.players import BotPlayer, play_match, shuffled_deals
 
     bots = [BotPlayer(random.Random(s), timer_rate=0.1) for s in range(4)]
     played, _ = play_match(preset(name), 1, shuffled_deals(random.Random(8)), bots)

@@ -1,11 +1,11 @@
 """The fast path gives the very verdict of the move-by-move replay.
 
 A hand whose every move is legal is replayed in one piece
-(:meth:`MatchState.play_hand`, :mod:`tarneeb.replay.fastplay`); anything else goes
+(:meth:`MatchState.play_hand`, :mod:`tarneeb.replay.rules.fastplay`); anything else goes
 move by move. ``verify_log(fast=False)`` replays every hand move by move: on the
 corpus, the altered logs, generated, edited and altered matches the two verdicts
 (as JSON, and the engine's hands) must be the same. The slow side also reads the log
-the careful way (not :mod:`tarneeb.replay.fastread`).
+the careful way (not :mod:`tarneeb.replay.log.fastread`).
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tarneeb.replay.cards import deal_hands
-from tarneeb.replay.engine import BID_BASE, PASS, MatchState, Phase
-from tarneeb.replay.logformat import DEFAULT_LIMITS, LogError, _parse_carefully, parse_log
-from tarneeb.replay.replayer import verify_log
-from tarneeb.replay.rules import PRESETS, preset
-from tarneeb.replay.simulate import play_logged_match
-from tarneeb.testing.alteration_base import NotApplicable
+from tarneeb.replay.log import DEFAULT_LIMITS, LogError, _parse_carefully, parse_log
+from tarneeb.replay.rules.cards import deal_hands
+from tarneeb.replay.rules.engine import BID_BASE, PASS, MatchState, Phase
+from tarneeb.replay.rules.ruleset import PRESETS, preset
+from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.verify.replayer import verify_log
 from tarneeb.testing.alterations import REGISTRY, alter
+from tarneeb.testing.alterations.base import NotApplicable
 from tarneeb.testing.strategies import edited_logs, logs
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -98,7 +98,7 @@ def test_play_hand_is_move_by_move_play(rules: str) -> None:
 
 def _legal_plays(hands: list[int], leader: int, trump: int | None, rnd) -> bytes:
     """A whole hand played with random legal cards (following suit when able)."""
-    from tarneeb.replay.cards import SUIT_MASKS
+    from tarneeb.replay.rules.cards import SUIT_MASKS
 
     held = list(hands)
     out = []
@@ -159,7 +159,7 @@ def test_whole_hand_check_is_the_card_by_card_one(rnd, trump, leader, edit) -> N
     by card) on legal hands and on hands edited to break them: a renege (a card off the
     led suit while one of it is held), two cards swapped, a card played twice, a card
     of another seat's."""
-    from tarneeb.replay.fastplay import all_tricks, owners_of, whole_tricks
+    from tarneeb.replay.rules.fastplay import all_tricks, owners_of, whole_tricks
 
     deck = list(range(52))
     rnd.shuffle(deck)

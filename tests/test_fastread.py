@@ -1,6 +1,6 @@
 """The reader's fast path reads exactly what the careful reader reads.
 
-:func:`~tarneeb.replay.fastread.fast_parse` takes a log in the common form in one
+:func:`~tarneeb.replay.log.fastread.fast_parse` takes a log in the common form in one
 pass; anything else goes to the careful reader. On the corpus, the altered logs,
 generated, edited, altered, cut and zero-filled matches, whatever the fast path
 returns must equal the careful reader's log, and where the careful reader refuses
@@ -14,8 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tarneeb.replay.fastread import fast_parse
-from tarneeb.replay.logformat import (
+from tarneeb.replay.log import (
     DEFAULT_LIMITS,
     CapExceeded,
     Limits,
@@ -24,10 +23,11 @@ from tarneeb.replay.logformat import (
     parse_log,
     read_log,
 )
-from tarneeb.replay.rules import PRESETS, preset
-from tarneeb.replay.simulate import play_logged_match
-from tarneeb.testing.alteration_base import NotApplicable
+from tarneeb.replay.log.fastread import fast_parse
+from tarneeb.replay.rules.ruleset import PRESETS, preset
+from tarneeb.replay.server.simulate import play_logged_match
 from tarneeb.testing.alterations import REGISTRY, alter
+from tarneeb.testing.alterations.base import NotApplicable
 from tarneeb.testing.strategies import edited_logs, logs
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -129,10 +129,9 @@ def test_cut_torn_and_damaged_matches(rules: str, seed: int, where: float, how: 
 def test_a_flood_of_hands_stops_the_fast_reader_at_the_cap(monkeypatch):
     """A log of more dealing attempts than max_hands is not read on to its end by the
     fast reader: it hands over to the careful reader (which names the cap) at the cap."""
-    from tarneeb.replay import fastread
-    from tarneeb.replay.logformat import HandRecord, encode_record
-    from tarneeb.replay.logstream import DEFAULT_LIMITS
-    from tarneeb.replay.replayer import verify_bytes
+    from tarneeb.replay.log import HandRecord, encode_record, fastread
+    from tarneeb.replay.log.stream import DEFAULT_LIMITS
+    from tarneeb.replay.verify.replayer import verify_bytes
 
     log = play_logged_match("eram41", seed=b"flood")
     header = log[:parse_log(log).offsets[0]]

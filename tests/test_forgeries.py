@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tarneeb.replay.findings import Verdict
-from tarneeb.replay.logformat import Abandonment, EndRecord, LogError, parse_log
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, load_rules_file, preset
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-from tarneeb.testing.alteration_base import EditableLog, rewrite
+from tarneeb.replay.log import Abandonment, EndRecord, LogError, parse_log
+from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, load_rules_file, preset
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.findings import Verdict
+from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.testing.alterations.base import EditableLog, rewrite
 
 SEED = b"test-forgeries"
 KEY = MatchSecrets(SEED).key
@@ -198,7 +198,7 @@ def test_json_import_refuses_what_the_log_would_not_say(eram: bytes, what: str,
     field the log has no place for, would make the two say different things."""
     import json
 
-    from tarneeb.replay import logjson
+    from tarneeb.replay.log import jsonform as logjson
 
     doc = json.loads(logjson.dumps(eram))
     assert logjson.from_json(doc) == eram
@@ -210,7 +210,7 @@ def test_json_import_refuses_what_the_log_would_not_say(eram: bytes, what: str,
 def test_json_import_refuses_a_key_given_twice(eram: bytes) -> None:
     """``{"winner": 0, "winner": 1}``: JSON readers differ on which one counts, so a key
     given twice is refused whatever its values."""
-    from tarneeb.replay import logjson
+    from tarneeb.replay.log import jsonform as logjson
 
     text = logjson.dumps(eram)
     assert logjson.loads(text) == eram
@@ -236,7 +236,7 @@ def test_a_receipt_says_only_what_is_signed() -> None:
     is refused: a key given twice, a field not signed, a key id not its key's."""
     import json
 
-    from tarneeb.replay.receipt import ReceiptError, read_receipt, receipt_json
+    from tarneeb.replay.verify.receipt import ReceiptError, read_receipt, receipt_json
 
     text = receipt_json(parse_log(play_logged_match("eram41", seed=SEED)).header, KEY)
     read_receipt(text.encode())
@@ -260,7 +260,7 @@ def test_an_abandonment_names_who_left_or_the_server(eram: bytes, cause: str,
 
 def test_the_recorder_writes_no_log_the_reader_refuses(tmp_path) -> None:
     import tarneeb
-    from tarneeb.replay.recorder import RecorderError
+    from tarneeb.replay.server.recorder import RecorderError
 
     def recorder(name: str, **kw: object) -> tarneeb.MatchRecorder:
         return tarneeb.MatchRecorder(tmp_path / name, seats=["Ann", "Ben", "Cat", "Dan"],
@@ -284,7 +284,7 @@ def test_dump_shows_a_refused_name_escaped(eram: bytes) -> None:
     import msgpack
 
     from tarneeb.audit.signing import sign
-    from tarneeb.replay.annotate import annotate
+    from tarneeb.replay.log.annotate import annotate
 
     log = parse_log(eram)
     header = msgpack.unpackb(eram[:log.offsets[0]])
@@ -335,8 +335,8 @@ def test_an_archive_of_self_signed_logs_is_not_called_clean_without_saying_so(
     """An archive audit says what verify's first line says of one log: a log signed by the
     key it names itself proves the rules were kept, not who kept them."""
     from tarneeb.audit.signing import public_key_raw
-    from tarneeb.replay.archive import ArchiveSummary, audit_chunk
-    from tarneeb.replay.archive_words import verdict_lines
+    from tarneeb.replay.archive.audit import ArchiveSummary, audit_chunk
+    from tarneeb.replay.archive.words import verdict_lines
 
     paths = []
     for i in range(2):  # two matches, each signed by a key of its own

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from tarneeb.replay.blindplay import play_blind_match
-from tarneeb.replay.findings import Verdict
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.simulate import MatchSecrets
+from tarneeb.replay.server.blind import play_blind_match
+from tarneeb.replay.server.simulate import MatchSecrets
+from tarneeb.replay.verify.findings import Verdict
+from tarneeb.replay.verify.replayer import verify_bytes
 from tarneeb.testing.alterations import EditableLog, rewrite
 
 KEY = MatchSecrets(b"test-forgeries2").key
@@ -64,7 +64,7 @@ def test_a_blind_deal_cannot_claim_a_card_shown_where_the_rules_show_none(rules:
 
 
 def test_the_recorder_refuses_a_blind_match_without_seeds(tmp_path) -> None:
-    from tarneeb.replay.recorder import MatchRecorder, RecorderError
+    from tarneeb.replay.server.recorder import MatchRecorder, RecorderError
 
     with pytest.raises(RecorderError, match="first dealer"):
         MatchRecorder(tmp_path / "m.tlog", rules="eram41", seats=["A", "B", "C", "D"],
@@ -107,8 +107,8 @@ def test_json_import_refuses_a_document_that_says_more_than_its_log(log: str, wh
     verifies."""
     import json
 
-    from tarneeb.replay import logjson
-    from tarneeb.replay.logformat import LogError
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log import jsonform as logjson
 
     data = (FIXTURES / f"{log}.tlog").read_bytes()
     doc = json.loads(logjson.dumps(data))
@@ -122,8 +122,8 @@ def test_json_import_refuses_a_document_that_says_more_than_its_log(log: str, wh
 def test_json_import_refuses_another_version_or_a_field_of_its_own(extra: dict) -> None:
     import json
 
-    from tarneeb.replay import logjson
-    from tarneeb.replay.logformat import LogError
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log import jsonform as logjson
 
     data = (FIXTURES / "eram41-01.tlog").read_bytes()
     doc = json.loads(logjson.dumps(data))
@@ -137,7 +137,7 @@ def test_json_import_still_takes_other_spellings_of_the_same_log() -> None:
     same log, byte for byte."""
     import json
 
-    from tarneeb.replay import logjson
+    from tarneeb.replay.log import jsonform as logjson
 
     for log in ("eram41-recorded-deals", "classic-timer"):
         data = (FIXTURES / f"{log}.tlog").read_bytes()
@@ -209,7 +209,7 @@ def test_regress_skips_a_blind_log_whose_cancelled_hands_were_never_shown() -> N
     """A clean blind log can hold hands cancelled in the bidding whose cards nobody ever
     saw: no deal to give an engine. ``tarneeb regress`` dealt it the empty hands and blamed
     the engine under test ("ENGINE FAILED ... the engine's process died")."""
-    from tarneeb.testing.regress import regress_log
+    from tarneeb.testing.regress.run import regress_log
 
     data = play_blind_match("classic", seed=b"xclassic", target=5, reveal_keys=False, key=KEY)
     v = verify_bytes(data)
@@ -254,9 +254,9 @@ def test_mutated_logs_read_and_verify_the_same_fast_and_careful() -> None:
     import msgpack
 
     from tarneeb.audit.signing import sign
-    from tarneeb.replay.fastread import fast_parse
-    from tarneeb.replay.logformat import DEFAULT_LIMITS, LogError, _parse_carefully, parse_log
-    from tarneeb.replay.replayer import verify_log
+    from tarneeb.replay.log import DEFAULT_LIMITS, LogError, _parse_carefully, parse_log
+    from tarneeb.replay.log.fastread import fast_parse
+    from tarneeb.replay.verify.replayer import verify_log
 
     def said(v: Verdict) -> tuple[object, ...]:
         return (v.exit_code, sorted((f.kind, f.hand, f.seat) for f in v.findings), v.hands,
@@ -292,7 +292,7 @@ def test_an_archive_does_not_count_deals_under_a_torn_signature_as_proven(tmp_pa
     were lost: a torn signature (zeros over its end) is a cut-short finding, and its deals
     were tallied with those proven by seeds under the pinned key."""
     from tarneeb.audit.signing import public_key_raw
-    from tarneeb.replay.archive import ArchiveSummary, audit_chunk
+    from tarneeb.replay.archive.audit import ArchiveSummary, audit_chunk
 
     data = rewrite((FIXTURES / "eram41-01.tlog").read_bytes(), lambda log: None, KEY)
     (tmp_path / "whole.tlog").write_bytes(data)
@@ -317,9 +317,9 @@ def test_a_receipt_s_season_says_only_what_is_signed() -> None:
     import json
 
     from tarneeb.audit.seeds import Season
-    from tarneeb.replay.logformat import BatchProof, parse_log
-    from tarneeb.replay.receipt import ReceiptError, read_receipt, receipt_json
-    from tarneeb.replay.simulate import play_logged_match
+    from tarneeb.replay.log import BatchProof, parse_log
+    from tarneeb.replay.server.simulate import play_logged_match
+    from tarneeb.replay.verify.receipt import ReceiptError, read_receipt, receipt_json
 
     season = Season.from_seeds([hashlib.sha256(b"forgeries2 season %d" % i).digest()
                                 for i in range(4)])

@@ -11,9 +11,9 @@ import msgpack
 import pytest
 
 import tarneeb
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.replayer import verify_bytes
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -40,7 +40,7 @@ def claims_end(data: bytes, n: int) -> tuple[int, int]:
 def unreadable_of(data: bytes) -> str:
     """What the verdict tells people of the first bytes the reader cannot take as a value:
     the log is checked up to them (exit 1)."""
-    from tarneeb.replay.people import Table
+    from tarneeb.replay.verify.people import Table
 
     v = verify_bytes(data, "m.tlog")
     assert v.error is None and v.exit_code == 1
@@ -98,9 +98,9 @@ def test_the_recorder_counts_hands_from_1(tmp_path: Path) -> None:
 
 
 def test_a_keys_record_of_a_hand_twice_is_said_from_1() -> None:
-    from tarneeb.replay.blindplay import play_blind_match
-    from tarneeb.replay.people import Table
-    from tarneeb.testing import alteration_base as tamper
+    from tarneeb.replay.server.blind import play_blind_match
+    from tarneeb.replay.verify.people import Table
+    from tarneeb.testing.alterations import base as tamper
 
     seed = b"test hand numbers blind"
     ed = tamper._open(play_blind_match("qahwa41", seed=seed, target=3))
@@ -113,7 +113,7 @@ def test_a_keys_record_of_a_hand_twice_is_said_from_1() -> None:
 
 def test_a_seat_that_cannot_read_its_cards_is_named_with_its_hand_from_1(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from tarneeb.replay import blindplay
+    from tarneeb.replay.server import blind as blindplay
 
     real = blindplay.deal_blind
 
@@ -129,7 +129,7 @@ def test_a_seat_that_cannot_read_its_cards_is_named_with_its_hand_from_1(
 
 def test_the_archive_report_counts_hands_from_1(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from tarneeb.cli.app import main
+    from tarneeb.cli.entry import main
 
     entry = next(e for e in json.loads((FIXTURES / "altered" / "manifest.json").read_text())
                  if e["file"] == "renege-eram41.tlog")
@@ -147,9 +147,9 @@ def test_the_archive_report_counts_hands_from_1(tmp_path: Path,
 def test_lists_of_hands_count_from_1_in_every_number() -> None:
     """A sentence naming several hands (runs and single ones, as the not-replayed finding and
     the note on blind hands never shown write them) has each number counted from 1."""
-    from tarneeb.replay.findings import Verdict
-    from tarneeb.replay.people import Table, hands_from_1
-    from tarneeb.replay.provenance import note_secret_hands, report_not_replayed
+    from tarneeb.replay.verify.findings import Verdict
+    from tarneeb.replay.verify.people import Table, hands_from_1
+    from tarneeb.replay.verify.provenance import note_secret_hands, report_not_replayed
 
     v = Verdict("m.tlog")
     report_not_replayed(v, [(n, 10 * n, "no deal") for n in (0, 1, 2, 3, 7, 9, 10)])
@@ -162,7 +162,7 @@ def test_lists_of_hands_count_from_1_in_every_number() -> None:
 def test_a_name_that_reads_as_another_seat_is_shown_with_its_own() -> None:
     """A player named like a seat, or two players of one name, would make the verdict's
     text blame the wrong player: such names are quoted, with the seat they sit at."""
-    from tarneeb.replay.people import Table
+    from tarneeb.replay.verify.people import Table
 
     t = Table(["seat 3", "Bo", "bo", "Seat 4"])
     said = t.say("seat 0 played 10♥, which it does not hold; seat 3 followed")
@@ -172,7 +172,7 @@ def test_a_name_that_reads_as_another_seat_is_shown_with_its_own() -> None:
 
 def test_show_counts_hands_from_1_and_says_so_for_hand_0(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from tarneeb.cli.app import main
+    from tarneeb.cli.entry import main
 
     path = tmp_path / "m.tlog"
     path.write_bytes(play_logged_match("eram41", seed=b"test hand numbers"))
@@ -197,7 +197,7 @@ def test_the_demo_says_where_it_altered_a_log_as_the_verdict_does(tmp_path: Path
     """The demo's comment above an altered log names the hand from 1 and the seat by its
     player, as the verdict printed under it does."""
     from tarneeb.cli.demo import what_changed
-    from tarneeb.replay.people import Table
+    from tarneeb.replay.verify.people import Table
     from tarneeb.testing.alterations import alter
 
     original = play_logged_match("sahrat41", seed=b"test hand numbers demo")

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tarneeb.cli.app import main
-from tarneeb.replay.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS
-from tarneeb.replay.engine import PASS, MatchState, Phase, bid_action
-from tarneeb.replay.houserules import (
+from tarneeb.cli.entry import main
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS
+from tarneeb.replay.rules.engine import PASS, MatchState, Phase, bid_action
+from tarneeb.replay.rules.house import (
     FIELD_DOCS,
     explain,
     nearest_preset,
@@ -24,12 +25,11 @@ from tarneeb.replay.houserules import (
     shipped_text,
     to_toml,
 )
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.players import BotPlayer, Move, play_match
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PRESETS, RulesError, RuleSet, parse_rules_text
-from tarneeb.replay.simulate import DEFAULT_NAMES, MatchSecrets, play_logged_match, write_log
-from tarneeb.testing.alteration_base import rewrite
+from tarneeb.replay.rules.players import BotPlayer, Move, play_match
+from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, parse_rules_text
+from tarneeb.replay.server.simulate import DEFAULT_NAMES, MatchSecrets, play_logged_match, write_log
+from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.testing.alterations.base import rewrite
 
 VARIANTS = ("house400", "house400-31", "house400-61", "house400-double56",
             "house400-double56-31", "house400-double56-61", "house-classic31")
@@ -37,7 +37,7 @@ VARIANTS = ("house400", "house400-31", "house400-61", "house400-double56",
 
 def test_the_variants_in_common_use_are_shipped() -> None:
     assert sorted(shipped()) == sorted(VARIANTS)
-    files = [e.name for e in (resources.files("tarneeb.replay") / "rulefiles").iterdir()]
+    files = [e.name for e in (resources.files("tarneeb.replay.rules") / "rulefiles").iterdir()]
     assert sorted(files) == sorted(f"{n}.toml" for n in VARIANTS)
 
 

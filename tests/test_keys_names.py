@@ -8,8 +8,8 @@ import pytest
 from tarneeb.audit.errors import KeyFileError
 from tarneeb.audit.names import name_keys, name_scripts
 from tarneeb.audit.signing import parse_keys, private_key_from_raw, public_key_raw
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.replayer import verify_bytes
 
 KEY_A = public_key_raw(private_key_from_raw(bytes(31) + b"\x01").public_key()).hex()
 KEY_B = public_key_raw(private_key_from_raw(bytes(31) + b"\x02").public_key()).hex()

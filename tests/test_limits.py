@@ -15,9 +15,9 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from tarneeb.cli.app import main
-from tarneeb.replay.logformat import HandRecord, encode_record, parse_log, read_log
-from tarneeb.replay.logstream import (
+from tarneeb.cli.entry import main
+from tarneeb.replay.log import HandRecord, encode_record, parse_log, read_log
+from tarneeb.replay.log.stream import (
     DEFAULT_LIMITS,
     CapExceeded,
     Limits,
@@ -25,8 +25,8 @@ from tarneeb.replay.logstream import (
     RecordReader,
     depth_ok,
 )
-from tarneeb.replay.replayer import verify_bytes, verify_file
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.verify.replayer import verify_bytes, verify_file
 
 LOG = play_logged_match("eram41", seed=b"limits")
 HEADER = LOG[:parse_log(LOG).offsets[0]]
@@ -220,7 +220,7 @@ def test_regress_reads_logs_within_the_caps(tmp_path: Path,
 def test_a_timer_move_across_a_chunk_boundary_is_one_move(stream: bool) -> None:
     """A timer move is two bytes (``cc 85``); where the first falls on the last byte of a
     chunk read, the run of moves goes on in the next chunk (it ended in a traceback)."""
-    from tarneeb.replay.logstream import CHUNK, Moves
+    from tarneeb.replay.log.stream import CHUNK, Moves
 
     filler = msgpack.packb(b"x" * 4000) * 16  # records before the run
     moves = b"\x01" * (CHUNK - 1 - len(filler)) + b"\xcc\x85" + b"\x02" * 9

@@ -9,8 +9,7 @@ import struct
 import msgpack
 import pytest
 
-from tarneeb.replay import logjson
-from tarneeb.replay.logformat import (
+from tarneeb.replay.log import (
     MAGIC,
     Abandonment,
     EndRecord,
@@ -24,10 +23,11 @@ from tarneeb.replay.logformat import (
     encode_record,
     parse_log,
 )
-from tarneeb.replay.logstream import LogUnreadable
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PRESETS
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.log import jsonform as logjson
+from tarneeb.replay.log.stream import LogUnreadable
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.verify.replayer import verify_bytes
 
 
 @pytest.fixture(scope="module")
@@ -253,7 +253,7 @@ def test_json_round_trip_is_byte_identical(logs: dict[str, bytes], name: str) ->
 def test_json_accepts_other_card_spellings(logs: dict[str, bytes]) -> None:
     doc = logjson.to_json(logs["eram41"])
     hand = doc["records"][1]
-    from tarneeb.replay.cards import card_name, parse_card
+    from tarneeb.replay.rules.cards import card_name, parse_card
     hand["plays"] = [card_name(parse_card(c), symbols=False).lower() for c in hand["plays"]]
     assert logjson.from_json(doc) == logs["eram41"]
 
@@ -283,8 +283,8 @@ def test_format_doc_dump_is_the_real_log() -> None:
     """docs/FORMAT.md shows a dump of `tarneeb play --rules classic --seed format-doc`."""
     from pathlib import Path
 
-    from tarneeb.replay.annotate import annotate
-    from tarneeb.replay.simulate import seed_bytes
+    from tarneeb.replay.log.annotate import annotate
+    from tarneeb.replay.server.simulate import seed_bytes
 
     log = play_logged_match("classic", seed=seed_bytes("format-doc"))
     doc = (Path(__file__).parent.parent / "docs" / "FORMAT.md").read_text(encoding="utf-8")

@@ -11,10 +11,10 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import public_key_raw
-from tarneeb.replay import logjson
-from tarneeb.replay.logformat import RULE_FIELDS, parse_log
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.log import RULE_FIELDS, parse_log
+from tarneeb.replay.log import jsonform as logjson
+from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.verify.replayer import verify_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = sorted((ROOT / "fixtures" / "vectors").glob("log-*.json"))

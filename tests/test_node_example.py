@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tarneeb.audit.signing import load_public_key_file, public_key_raw
-from tarneeb.replay import logjson
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.replayer import verify_file
+from tarneeb.replay.log import jsonform as logjson
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.verify.replayer import verify_file
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "node"

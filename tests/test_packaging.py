@@ -71,14 +71,14 @@ def test_installing_prints_no_package_warning(tmp_path: Path) -> None:
     the wheel holds every data file the package reads."""
     printed, names = _build(tmp_path / "wheel", "build_wheel")
     assert "would be ignored" not in printed and "Warning" not in printed, printed
-    for name in ("tarneeb/log.schema.json", "tarneeb/replay/rulefiles/house400.toml",
+    for name in ("tarneeb/log.schema.json", "tarneeb/replay/rules/rulefiles/house400.toml",
                  "tarneeb/report/templates/match.html", "tarneeb/report/templates/report.css",
                  "tarneeb/corpus/qahwa5-blind.tlog"):
         assert name in names, name
     corpus = {p.name for p in (ROOT / "fixtures" / "matches").glob("*.tlog")}
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("tarneeb/corpus/")
             and n.endswith(".tlog")} == corpus
-    rulefiles = {p.name for p in (ROOT / "replay" / "rulefiles").glob("*.toml")}
+    rulefiles = {p.name for p in (ROOT / "replay" / "rules" / "rulefiles").glob("*.toml")}
     assert {n.rsplit("/", 1)[1] for n in names if "/rulefiles/" in n} == rulefiles
     for package in ("tarneeb", "audit", "replay", "cli", "testing", "report", "corpus"):
         name = "tarneeb/py.typed" if package == "tarneeb" else f"tarneeb/{package}/py.typed"

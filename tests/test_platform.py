@@ -16,12 +16,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import tarneeb
-from tarneeb.replay import logjson
-from tarneeb.replay.cards import parse_card
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.receipt import receipt_json
-from tarneeb.replay.recorder import record_json
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.log import jsonform as logjson
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.cards import parse_card
+from tarneeb.replay.server.recorder import record_json
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.receipt import receipt_json
 
 ROOT = Path(__file__).resolve().parent.parent
 PLATFORM = ROOT / "docs" / "PLATFORM.md"
@@ -38,7 +38,7 @@ def test_version_and_typed_packages() -> None:
 def test_the_recorder_needs_no_engine() -> None:
     """A server with its own engine imports the recorder without this package's engine."""
     code = ("import sys, tarneeb; tarneeb.MatchRecorder; "
-            "print('tarneeb.replay.engine' in sys.modules)")
+            "print('tarneeb.replay.rules.engine' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "False"
@@ -86,7 +86,7 @@ def test_import_tarneeb_loads_nothing_until_used() -> None:
     code = ("import sys, tarneeb; before = sorted(m for m in sys.modules if "
             "m.startswith(('tarneeb.', 'cryptography', 'msgpack'))); "
             "tarneeb.make_receipt; tarneeb.verify_client_seed; tarneeb.card_name; "
-            "print(before, 'tarneeb.replay.engine' in sys.modules)")
+            "print(before, 'tarneeb.replay.rules.engine' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[] False"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tarneeb.replay.cards import (
+from tarneeb.replay.rules.cards import (
     CLUBS,
     DIAMONDS,
     HEARTS,
@@ -18,7 +18,7 @@ from tarneeb.replay.cards import (
     mask_of,
     parse_card,
 )
-from tarneeb.replay.engine import (
+from tarneeb.replay.rules.engine import (
     BID_BASE,
     PASS,
     MatchState,
@@ -27,7 +27,7 @@ from tarneeb.replay.engine import (
     is_bid,
     trump_action,
 )
-from tarneeb.replay.players import (
+from tarneeb.replay.rules.players import (
     BadMove,
     BotPlayer,
     MatchTooLong,
@@ -39,7 +39,7 @@ from tarneeb.replay.players import (
     play_match,
     shuffled_deals,
 )
-from tarneeb.replay.rules import PRESETS, preset
+from tarneeb.replay.rules.ruleset import PRESETS, preset
 
 ALL = tuple(PRESETS)
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import tarneeb.testing.regress  # noqa: F401  (imported before pytester's in-process runs)
-from tarneeb.replay.simulate import play_logged_match
+import tarneeb.testing.regress.run  # noqa: F401  (imported before pytester's in-process runs)
+from tarneeb.replay.server.simulate import play_logged_match
 
 pytest_plugins = ["pytester"]
 

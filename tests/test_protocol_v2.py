@@ -18,12 +18,12 @@ from test_cli import own_config_dir, run  # noqa: F401  (own_config_dir: an auto
 
 from tarneeb.audit import DealDeriver, Season, client_commitments, match_binding
 from tarneeb.audit.signing import private_key_from_raw, public_key_raw
-from tarneeb.replay.dealing import hands_of
-from tarneeb.replay.logformat import BatchProof, parse_log
-from tarneeb.replay.receipt import read_receipt, receipt_json
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-from tarneeb.testing.alteration_base import EditableLog, rewrite
+from tarneeb.replay.log import BatchProof, parse_log
+from tarneeb.replay.rules.dealing import hands_of
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.receipt import read_receipt, receipt_json
+from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.testing.alterations.base import EditableLog, rewrite
 
 # fixed, public values: a test, not play
 KEY = private_key_from_raw(hashlib.sha256(b"v2 test platform key").digest())

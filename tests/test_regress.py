@@ -15,11 +15,11 @@ import typer
 from typer.testing import CliRunner
 
 from tarneeb.cli.regress_cmd import register
-from tarneeb.replay.engine import MatchState, Phase
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PRESETS
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.engine import MatchState, Phase
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.verify.replayer import verify_bytes
 from tarneeb.testing import (
     Disagreement,
     EngineLoadError,
@@ -298,7 +298,7 @@ def test_a_renege_allowed_by_the_engine_is_a_legal_actions_disagreement() -> Non
         def legal_actions(self) -> list[int]:
             s = self._state
             if s.phase == Phase.PLAY:
-                from tarneeb.replay.cards import cards_of
+                from tarneeb.replay.rules.cards import cards_of
                 return cards_of(s.hands[s.current_player])
             return s.legal_actions()
 
@@ -471,7 +471,7 @@ def test_the_worked_example_in_the_docs_agrees_on_every_rule_set() -> None:
 
 
 def test_the_docs_name_every_kind_of_disagreement_and_failure() -> None:
-    from tarneeb.testing.regress_report import DISAGREEMENTS, ENGINE_FAILURES
+    from tarneeb.testing.regress.report import DISAGREEMENTS, ENGINE_FAILURES
 
     text = (REPO / "docs" / "ENGINES.md").read_text(encoding="utf-8")
     for kind in [*DISAGREEMENTS, *ENGINE_FAILURES]:
@@ -522,7 +522,7 @@ def test_a_skipped_log_is_said_with_hands_and_seats_from_1() -> None:
 
 
 def test_the_summary_says_one_engine_failure_in_the_singular() -> None:
-    from tarneeb.testing.regress_report import MatchReport, RegressRun
+    from tarneeb.testing.regress.report import MatchReport, RegressRun
 
     one = RegressRun([MatchReport("a.tlog", "engine-failure", "eram41", 1, 3)], 0.1).summary()
     assert one.endswith(": 0 agree, 0 disagree, 1 engine failure") and "1 hand," in one

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tarneeb.cli.app import app
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.server.simulate import play_logged_match
 
 REFERENCE = "tarneeb.testing.adapters:reference"
 BROKEN = "tarneeb.testing.adapters:broken_trump"

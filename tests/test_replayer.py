@@ -14,18 +14,18 @@ from tarneeb.audit.seeds import (
     verify_server_seed,
 )
 from tarneeb.audit.signing import public_key_raw
-from tarneeb.replay.engine import team_of
-from tarneeb.replay.logformat import (
+from tarneeb.replay.log import (
     EndRecord,
     HandRecord,
     Header,
     encode_record,
     parse_log,
 )
-from tarneeb.replay.replayer import verify_bytes, verify_file
-from tarneeb.replay.rules import PRESETS
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match, seed_bytes
-from tarneeb.testing.alteration_base import EditableLog, rewrite
+from tarneeb.replay.rules.engine import team_of
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match, seed_bytes
+from tarneeb.replay.verify.replayer import verify_bytes, verify_file
+from tarneeb.testing.alterations.base import EditableLog, rewrite
 from tarneeb.testing.strategies import edited_logs
 
 SEED = b"test-replayer"
@@ -370,8 +370,8 @@ def test_identity_key_with_the_all_but_zero_signature_is_never_clean(
     p.header.public_key = IDENTITY
     from io import BytesIO
 
-    from tarneeb.replay.logformat import SignatureRecord
-    from tarneeb.replay.logwriter import LogWriter
+    from tarneeb.replay.log import SignatureRecord
+    from tarneeb.replay.log.writer import LogWriter
     out = BytesIO()
     w = LogWriter(out)
     for rec in (p.header, *p.hands, p.end):
@@ -443,7 +443,7 @@ def test_rules_map_keys_out_of_order(logs: dict[str, bytes]) -> None:
 
 
 def test_a_seeded_log_writes_no_deal(logs: dict[str, bytes]) -> None:
-    from tarneeb.replay.logformat import RecordedDeal
+    from tarneeb.replay.log import RecordedDeal
     v0 = verify_bytes(logs["eram41"])
 
     def record(p: EditableLog) -> None:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tarneeb.cli.app import main
-from tarneeb.replay.findings import KINDS
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.rules import PRESETS
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.cli.entry import main
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.verify.findings import KINDS
 from tarneeb.report import write_page
 from tarneeb.report.match import match_report
 from tarneeb.report.rulebook import known_kinds, rule_for
@@ -32,7 +32,7 @@ def test_clean_match_page(tmp_path, chromium, capsys):
     there, numbered from 1, players by name."""
     from cryptography.hazmat.primitives import serialization
 
-    from tarneeb.testing.corpus import MATCHES, platform_key
+    from tarneeb.testing.corpus.specs import MATCHES, platform_key
 
     log = FIXTURES / "matches" / "classic-timer.tlog"
     spec = next(s for s in MATCHES if s.file == log.name)
@@ -164,7 +164,7 @@ def test_every_finding_kind_has_a_rule_quoted():
 def test_doctests():
     import doctest
 
-    import tarneeb.replay.people as p
+    import tarneeb.replay.verify.people as p
     import tarneeb.report.match as m
     import tarneeb.report.rulebook as r
 
@@ -201,9 +201,9 @@ def test_a_wrong_deal_shows_what_the_log_records_beside_the_seeds_deal():
 
 
 def test_an_abandoned_match_says_how_it_ended():
-    from tarneeb.replay.logformat import Abandonment
-    from tarneeb.replay.simulate import MatchSecrets
-    from tarneeb.testing.alteration_base import rewrite
+    from tarneeb.replay.log import Abandonment
+    from tarneeb.replay.server.simulate import MatchSecrets
+    from tarneeb.testing.alterations.base import rewrite
 
     seed = b"report abandoned"
     data = play_logged_match("eram41", seed=seed)

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tarneeb.replay.actions import bid_action
-from tarneeb.replay.engine import MatchState, Phase
-from tarneeb.replay.houserules import rule_set, shipped
-from tarneeb.replay.paths import exercised_paths
-from tarneeb.replay.rules import PRESETS, RuleSet
-from tarneeb.testing.scripted import (
+from tarneeb.replay.rules.actions import bid_action
+from tarneeb.replay.rules.engine import MatchState, Phase
+from tarneeb.replay.rules.house import rule_set, shipped
+from tarneeb.replay.rules.paths import exercised_paths
+from tarneeb.replay.rules.ruleset import PRESETS, RuleSet
+from tarneeb.testing.corpus.scripted import (
     ScriptedHand,
     big_bid_tour,
     end_plan,

@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisWarning
 
-from tarneeb.replay.engine import PASS, TRUMP_BASE, MatchState, check_deal
-from tarneeb.replay.houserules import rule_set, shipped
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.paths import all_paths, exercised_paths
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PAGE_OPTIONS, PRESETS, RuleSet, preset_departures
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.engine import PASS, TRUMP_BASE, MatchState, check_deal
+from tarneeb.replay.rules.house import rule_set, shipped
+from tarneeb.replay.rules.paths import all_paths, exercised_paths
+from tarneeb.replay.rules.ruleset import PAGE_OPTIONS, PRESETS, RuleSet, preset_departures
+from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.verify.replayer import verify_bytes
 from tarneeb.testing import (
     Deal,
     MatchScript,
@@ -196,7 +196,7 @@ def test_logs_deal_as_asked(dealing: str) -> None:
         logs(dealing="blind")
 
 
-@pytest.mark.parametrize("name", ["strategies", "scripted"])
+@pytest.mark.parametrize("name", ["strategies", "corpus.scripted"])
 def test_the_docstring_examples_run(name: str) -> None:
     module = importlib.import_module(f"tarneeb.testing.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from tarneeb.audit.signing import key_id, private_key_pem, public_key_pem, public_key_raw
-from tarneeb.cli.app import main
-from tarneeb.replay.logformat import parse_log
-from tarneeb.replay.simulate import MatchSecrets, play_logged_match
-from tarneeb.testing.alteration_base import EditableLog, rewrite
+from tarneeb.cli.entry import main
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.testing.alterations.base import EditableLog, rewrite
 
 REAL, OTHER = b"test trust: the real platform", b"test trust: a forger"
 
@@ -74,8 +74,8 @@ def test_the_key_id_stands_next_to_every_signed_by_name(real: bytes) -> None:
     match report's banner and the archive summary give the key id beside the name."""
     import html
 
-    from tarneeb.replay.archive_words import key_label
-    from tarneeb.replay.replayer import verify_bytes
+    from tarneeb.replay.archive.words import key_label
+    from tarneeb.replay.verify.replayer import verify_bytes
     from tarneeb.report.match import match_report
 
     keys = {"cardroom": raw_key(REAL)}
@@ -161,8 +161,8 @@ def test_a_crashed_log_says_it_is_not_signed_yet_and_how_far_it_was_checked(
 def test_an_archive_does_not_count_a_crashed_log_as_signed(tmp_path: Path, real: bytes) -> None:
     """The summary's "signed by a key named in the log itself, NOT PINNED" is verify's first
     line for many logs: a log not signed is not one of them."""
-    from tarneeb.replay.archive import ArchiveSummary, audit_chunk
-    from tarneeb.replay.archive_words import verdict_lines
+    from tarneeb.replay.archive.audit import ArchiveSummary, audit_chunk
+    from tarneeb.replay.archive.words import verdict_lines
 
     (tmp_path / "whole.tlog").write_bytes(real)
     (tmp_path / "crashed.tlog").write_bytes(real[:parse_log(real).signature_offset])
@@ -199,7 +199,7 @@ def test_a_server_seed_given_for_a_log_without_seeds_is_a_finding(
 
 # ---------------------------------------------------------------- import, cut short
 def _doc(data: bytes) -> dict[str, object]:
-    from tarneeb.replay import logjson
+    from tarneeb.replay.log import jsonform as logjson
 
     return json.loads(logjson.dumps(data))
 

@@ -21,14 +21,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tarneeb.cli.app import main
-from tarneeb.replay import logjson
-from tarneeb.replay.annotate import annotate
-from tarneeb.replay.findings import Verdict
-from tarneeb.replay.logformat import LogError
-from tarneeb.replay.replayer import verify_bytes
-from tarneeb.replay.rules import PRESETS
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.cli.entry import main
+from tarneeb.replay.log import LogError
+from tarneeb.replay.log import jsonform as logjson
+from tarneeb.replay.log.annotate import annotate
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.verify.findings import Verdict
+from tarneeb.replay.verify.replayer import verify_bytes
 
 LOGS = [play_logged_match(name, seed=f"untrusted/{name}".encode()) for name in PRESETS] + [
     play_logged_match("eram41", seed=b"untrusted/recorded", seeded=False)]

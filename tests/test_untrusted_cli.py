@@ -15,8 +15,8 @@ import pytest
 from test_untrusted import assert_one_ending, cli
 
 from tarneeb.audit.signing import load_private_key_file, load_public_key_file, public_key_raw
-from tarneeb.replay import logjson
-from tarneeb.replay.simulate import play_logged_match
+from tarneeb.replay.log import jsonform as logjson
+from tarneeb.replay.server.simulate import play_logged_match
 
 LOG = play_logged_match("eram41", seed=b"untrusted-cli")
 SEED = "00" * 32

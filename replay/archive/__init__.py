@@ -1,0 +1,34 @@
+"""The archive audit: every log of an archive verified, summed up in one verdict.
+
+:mod:`~tarneeb.replay.archive.audit` (the run and its summary), :mod:`~.paths` (which
+files), :mod:`~.seen` (each match once), :mod:`~.measures` (deals as measures for the
+fairness statistics), :mod:`~.tables` (Parquet), :mod:`~.words` (the verdict in words).
+
+May import: :mod:`tarneeb.replay.verify`, :mod:`tarneeb.replay.log`,
+:mod:`tarneeb.replay.rules`, :mod:`tarneeb.audit`.
+"""
+
+from __future__ import annotations
+
+from tarneeb.replay.archive.audit import (
+    EXIT_BIAS,
+    ORIGINS,
+    ArchiveError,
+    ArchiveSummary,
+    Chunk,
+    FindingRow,
+    MatchRow,
+    Repeat,
+    audit_chunk,
+    bias_flagged,
+    copy_finding,
+    describe_test,
+    expand_paths,
+    first_log_finding,
+    read_url,
+    run_chunks,
+)
+
+__all__ = ["EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow",
+    "MatchRow", "Repeat", "audit_chunk", "bias_flagged", "copy_finding", "describe_test",
+    "expand_paths", "first_log_finding", "read_url", "run_chunks"]

@@ -1,0 +1,546 @@
+"""The archive audit: every log of an archive verified, summed up in one verdict.
+
+The work is cut into chunks of logs. Each chunk is verified where it runs (this
+process, a pool of local processes, or the workers of a Dask cluster) and comes
+back small: one row per log, one per finding, and the fairness tallies of its
+deals (integer counts, :class:`~tarneeb.audit.fairness.Tally`, with a snapshot after
+each match). The caller folds each chunk into an :class:`ArchiveSummary` and drops
+it, so memory grows with the archive only by what counts each match once (two
+digests, five bytes and a path a match, :mod:`~tarneeb.replay.archive.seen`); chunks come back
+in the order the paths were given, so every way of running gives the same rows in
+the same order and the same summary.
+
+>>> import tempfile, pathlib
+>>> from tarneeb.replay.server.simulate import play_logged_match
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> for i in range(3):
+...     _ = (d / f"m{i}.tlog").write_bytes(play_logged_match("qahwa41", seed=b"arch%d" % i))
+>>> summary = ArchiveSummary()
+>>> for chunk in run_chunks(expand_paths([str(d)]), jobs=1):
+...     summary.add(chunk)
+>>> summary.logs, summary.clean, summary.deals["proven"] > 0, summary.exit_code
+(3, 3, True, 0)
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
+from tarneeb.replay.archive.measures import HCP, tally_match
+from tarneeb.replay.archive.paths import ArchiveError, expand_paths, read_url
+from tarneeb.replay.archive.seen import (
+    CONFLICT_KIND,
+    COPY,
+    Seen,
+    Snapshot,
+    conflict_message,
+    content_digest,
+    match_identity,
+    snapshot,
+    without,
+)
+from tarneeb.replay.log import LogError, parse_log
+from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits, _regular_file_size
+from tarneeb.replay.verify.replayer import verify_file, verify_log
+
+CHUNK = 32  # logs per unit of work
+SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
+ORIGINS = ("proven", "recorded")
+
+
+# ------------------------------------------------------------------ one chunk --
+
+@dataclass
+class MatchRow:
+    """One row of the per-match table: one log."""
+
+    path: str
+    verdict: str  # clean, findings, unreadable
+    error: str | None
+    rules: str | None
+    key_id: str | None  # the key the signature was checked against (None: no key)
+    platform: str | None  # the platform the user's keys name for that key
+    key_pinned: bool  # that key was given by the user (--key, --keys), not taken from the log
+    deals: str  # proven, recorded, none
+    hands: int  # dealing attempts
+    played: int
+    findings: int
+    computer_seats: int
+    human_seats: int
+    sha256: str | None = None  # of the log's bytes (None: not read)
+    match_id: str | None = None  # the header's, in hex
+    duplicate: str | None = None  # copy, conflicting (None: the first log of its match)
+    duplicate_of: str | None = None  # the first log of its match, when it is not
+
+    def add_findings(self, n: int) -> None:
+        """Count ``n`` more findings on this log, which then is clean no more."""
+        self.findings += n
+        if self.verdict == "clean":
+            self.verdict = "findings"
+
+
+@dataclass
+class FindingRow:
+    """One row of the per-finding table."""
+
+    path: str
+    kind: str
+    message: str
+    hand: int | None
+    trick: int | None
+    seat: int | None
+    card: str | None
+    offset: int | None
+
+
+@dataclass
+class Chunk:
+    """What the audit of some logs sends back: rows and the tallies of their deals.
+
+    ``identities`` (per match row: what makes it the same match as another log, see
+    :mod:`~tarneeb.replay.archive.seen`) and ``shares`` (per match row: a snapshot of
+    its origin's tally after its deals, None when it has none) let the summary count
+    each match once."""
+
+    matches: list[MatchRow] = field(default_factory=list)
+    findings: list[FindingRow] = field(default_factory=list)
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    unpinned: int = 0  # logs read, signed by a key the user did not pin
+    identities: list[bytes | None] = field(default_factory=list)
+    shares: list[Snapshot | None] = field(default_factory=list)
+
+
+def _whole_file(path: str, limits: Limits) -> bytes | None:
+    """A regular file's bytes within the cap (at most one byte past it, which the parser
+    refuses); None when it cannot be opened, is not a regular file or is over the cap,
+    for :func:`verify_file` to say why or read it as a stream."""
+    try:
+        with open(path, "rb") as f:
+            size = _regular_file_size(f)
+            if size is None or size > limits.max_bytes:
+                return None
+            data = f.read(size + 1)
+            if len(data) > size:  # it grew since: read on to the cap at most
+                data += f.read(limits.max_bytes + 1 - len(data))
+            return data
+    except OSError:
+        return None
+
+
+def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
+                root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
+                limits: Limits = DEFAULT_LIMITS) -> Chunk:
+    """Verify the logs at ``paths`` and tally their deals (runs on a worker).
+
+    ``public_key`` pins one raw key, ``keys`` the platforms' keys by name (a keys
+    file), as for ``verify``."""
+    out = Chunk()
+    for path in paths:
+        identity = data = None
+        if "://" in path:
+            try:
+                data = read_url(path, limits)
+            except OSError as e:
+                _unreadable(out, path, f"{path}: cannot read: {e.strerror or e}")
+                continue
+        else:
+            data = _whole_file(path, limits)
+        if data is None:
+            v = verify_file(path, public_key, root=root, keys=keys, limits=limits)
+        else:
+            try:
+                log = parse_log(data, path, limits)
+            except LogError as e:
+                _unreadable(out, path, str(e), content_digest(data))
+                continue
+            v = verify_log(log, path, public_key, root=root, keys=keys)
+            identity = match_identity(log.header)
+        verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
+        if v.error is None and not v.key_pinned and v.signature_verified:
+            out.unpinned += 1  # signed by a key named in the log itself: a log not signed is not
+        deals = "none"
+        share = None
+        if v.history and v.error is None:
+            # proven: every seed matched its commitment, and the platform's signature
+            # ties those commitments to it; anything less counts as recorded
+            signed = v.signature_verified and not any(f.kind in SIGNATURE_KINDS
+                                                      for f in v.findings)
+            deals = "proven" if v.deals_proven and signed else "recorded"
+            tally = out.tallies.setdefault(deals, Tally())
+            group = v.signer if v.key_pinned and v.signer is not None else v.key_id
+            if tally_match(tally, v.rules, v.computer, group, v.history):
+                share = snapshot(tally)
+        computers = sum(v.computer)
+        out.matches.append(MatchRow(
+            path, verdict, v.error, v.rules.name if v.rules is not None else None, v.key_id,
+            v.signer, v.key_pinned, deals, v.hands, v.played, len(v.findings), computers,
+            len(v.computer) - computers, content_digest(data).hex() if data else None,
+            None if identity is None else log.header.match_id.hex()))
+        out.identities.append(identity)
+        out.shares.append(share)
+        out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
+                                       f.offset) for f in v.findings)
+    return out
+
+
+def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) -> None:
+    out.matches.append(MatchRow(path, "unreadable", error, None, None, None, False, "none",
+                                0, 0, 0, 0, 0, digest.hex() if digest else None))
+    out.identities.append(None)
+    out.shares.append(None)
+
+
+# ------------------------------------------------------------------ running --
+
+def _chunks(paths: Iterable[str], size: int) -> Iterator[list[str]]:
+    batch: list[str] = []
+    for p in paths:
+        batch.append(p)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _windowed(submit: Callable[[list[str]], Any], result: Callable[[Any], Chunk],
+              chunks: Iterator[list[str]], window: int) -> Iterator[Chunk]:
+    """At most ``window`` chunks in flight; results in submission order."""
+    pending: collections.deque[Any] = collections.deque()
+    for chunk in chunks:
+        pending.append(submit(chunk))
+        if len(pending) >= window:
+            yield result(pending.popleft())
+    while pending:
+        yield result(pending.popleft())
+
+
+def run_chunks(paths: Iterable[str], jobs: int | None = None, scheduler: Any = None,
+               public_key: bytes | None = None, root: bytes | None = None,
+               chunk_size: int = CHUNK, keys: Mapping[str, bytes] | None = None,
+               ) -> Iterator[Chunk]:
+    """Audit ``paths`` chunk by chunk, in order (keys pinned as :func:`audit_chunk` says).
+
+    ``jobs``: local processes (default: every core; 1 runs in this process).
+    ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a
+    ``distributed.Client``; the logs must be readable from the workers (a shared
+    file system, or URLs of an object store they can reach).
+    """
+    chunks = _chunks(paths, chunk_size)
+    pins = (public_key, root, dict(keys) if keys is not None else None)
+    if scheduler is not None:
+        yield from _run_dask(chunks, scheduler, pins)
+        return
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1:
+        for c in chunks:
+            yield audit_chunk(c, *pins)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        yield from _windowed(lambda c: pool.submit(audit_chunk, c, *pins),
+                             lambda f: f.result(), chunks, 3 * jobs)
+
+
+def _run_dask(chunks: Iterator[list[str]], scheduler: Any,
+              pins: tuple[bytes | None, bytes | None, dict[str, bytes] | None],
+              ) -> Iterator[Chunk]:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ArchiveError("--scheduler needs dask.distributed: pip install "
+                           "'tarneeb[cluster]'") from None
+    own = not isinstance(scheduler, Client)
+    try:
+        client = Client(scheduler, timeout="20s") if own else scheduler
+    except OSError as e:
+        raise ArchiveError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
+    try:
+        threads = max(1, sum(client.nthreads().values()))
+        yield from _windowed(
+            lambda c: client.submit(audit_chunk, c, *pins, pure=False),
+            lambda f: f.result(), chunks, 3 * threads)
+    finally:
+        if own:
+            client.close()
+
+
+# ------------------------------------------------------------------ the summary --
+
+MAX_LISTED = 20  # logs named in the summary per category (the tables have them all)
+MIN_KEY_DEALS = 100  # deals a signing key needs to be tested apart
+MAX_FINDINGS = 200  # findings kept for the report (the findings table has them all)
+# the exit code of an audit whose logs are all readable and clean but whose deals show
+# evidence of bias (0, 1 and 2 mean what they mean for verify: clean, findings, unreadable)
+EXIT_BIAS = 3
+
+
+@dataclass
+class Repeat:
+    """A log that repeats a match already read: a copy, or a conflicting log."""
+
+    path: str
+    kind: str  # copy, conflicting
+    first: str  # the first log of the match
+
+    def __str__(self) -> str:
+        what = "a copy of" if self.kind == COPY else "conflicts with"
+        return f"{self.path}: {what} {self.first}"
+
+
+@dataclass
+class ArchiveSummary:
+    """Counts over the whole archive; :meth:`add` folds in one chunk at a time.
+
+    ``logs``, ``clean``, ``with_findings``, ``unreadable`` and the findings count every
+    log read; the counts of matches (by rules, by key, deals, hands played) and the
+    fairness tallies count each match once (``copies`` and ``conflicting`` logs left
+    out, see :mod:`~tarneeb.replay.archive.seen`).
+
+    A conflicting log's match has two logs, and both get a ``conflicting-log`` finding:
+    the later one on its row as it is folded, the first one (whose row may have been
+    folded and written long before) in the counts here at once, and on its rows by a
+    pass at the end over ``conflicts`` (first log -> the later logs of its match), which
+    :meth:`~tarneeb.replay.archive.tables.TableWriter.close` makes over the tables."""
+
+    logs: int = 0
+    clean: int = 0
+    with_findings: int = 0
+    unreadable: int = 0
+    findings_by_kind: Counter[str] = field(default_factory=Counter)
+    by_rules: Counter[str] = field(default_factory=Counter)
+    by_key: Counter[str] = field(default_factory=Counter)
+    deals: Counter[str] = field(default_factory=Counter)  # dealing attempts by origin
+    matches_by_origin: Counter[str] = field(default_factory=Counter)
+    played: int = 0
+    first_unreadable: list[str] = field(default_factory=list)
+    first_with_findings: list[str] = field(default_factory=list)
+    first_findings: list[FindingRow] = field(default_factory=list)
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    unpinned: int = 0  # logs read whose signing key was not pinned: anyone could make them
+    # per key id: the platform the user's keys name for it, and whether it was pinned
+    signers: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
+    copies: int = 0  # logs with the same bytes as a log read before
+    conflicting: int = 0  # logs of a match read before, with other bytes (a finding)
+    first_repeats: list[Repeat] = field(default_factory=list)
+    conflicts: dict[str, list[str]] = field(default_factory=dict)
+    seen: Seen = field(default_factory=Seen, repr=False, compare=False)
+
+    def add(self, chunk: Chunk) -> None:
+        """Fold in ``chunk``. A log that repeats a match already read is marked on its row
+        (``duplicate``, ``duplicate_of``; a conflicting one gets its finding, in
+        ``chunk.findings`` too), so tables written from the chunk after this say so."""
+        self.unpinned += chunk.unpinned
+        flagged = self._mark_repeats(chunk)
+        # a repeated match's deals are counted already: its share of the chunk's tally
+        # (the snapshots after it and before it) is left out
+        repeats: dict[str, list[tuple[Snapshot, Snapshot | None]]] = {
+            o: [] for o in chunk.tallies}
+        before: dict[str, Snapshot] = {}  # per origin, the snapshot after the last match
+        for m, after in zip(chunk.matches, chunk.shares, strict=True):
+            if after is not None:
+                if m.duplicate is not None:
+                    repeats[m.deals].append((after, before.get(m.deals)))
+                before[m.deals] = after
+        for origin, t in chunk.tallies.items():
+            self.tallies.setdefault(origin, Tally()).merge(without(t, repeats[origin]))
+        pos = 0  # each log's finding rows are together, in the order of the logs
+        for i, m in enumerate(chunk.matches):
+            self.logs += 1
+            if m.verdict == "clean":
+                self.clean += 1
+            elif m.verdict == "findings":
+                self.with_findings += 1
+                if len(self.first_with_findings) < MAX_LISTED:
+                    self.first_with_findings.append(m.path)
+            else:
+                self.unreadable += 1
+                if len(self.first_unreadable) < MAX_LISTED:
+                    self.first_unreadable.append(m.error or m.path)
+            for f in chunk.findings[pos:pos + m.findings]:
+                self._count_finding(f)
+            pos += m.findings
+            if i in flagged:  # right after it, whatever chunk each log came in
+                self._flag_first(flagged[i], m.path)
+            if m.duplicate is not None:  # the match is counted already
+                continue
+            if m.verdict != "unreadable" or m.rules is not None:
+                self.by_rules[m.rules or "unknown"] += 1
+                self.by_key[m.key_id or "no verified signature"] += 1
+                if m.key_id is not None:
+                    self.signers[m.key_id] = (m.platform, m.key_pinned)
+            if m.deals != "none":
+                self.deals[m.deals] += m.hands
+                self.matches_by_origin[m.deals] += 1
+            self.played += m.played
+
+    def _count_finding(self, f: FindingRow) -> None:
+        self.findings_by_kind[f.kind] += 1
+        if len(self.first_findings) < MAX_FINDINGS:
+            self.first_findings.append(f)
+
+    def _flag_first(self, first: tuple[str, int, bool], later: str) -> None:
+        """The first log of a match, and the copies of it read so far, get a finding for a
+        later log in conflict with it (their rows, maybe written already, are amended at
+        the end from ``conflicts``; the copies' paths are not kept, so only counted)."""
+        path, copies, was_clean = first
+        self._count_finding(first_log_finding(path, later))
+        self.findings_by_kind[CONFLICT_KIND] += copies
+        if was_clean:  # a copy's verdict is its first log's: the same bytes, replayed alike
+            self.clean -= 1 + copies
+            self.with_findings += 1 + copies
+            if len(self.first_with_findings) < MAX_LISTED:
+                self.first_with_findings.append(path)
+
+    def _mark_repeats(self, chunk: Chunk) -> dict[int, tuple[str, int, bool]]:
+        """Mark the chunk's repeats; per conflicting log (by index), the first log of its
+        match, the copies of it read so far and whether they were clean till now. A copy
+        of the first log of a conflicting match gets its findings at once."""
+        added: dict[int, list[FindingRow]] = {}
+        flagged: dict[int, tuple[str, int, bool]] = {}
+        for i, m in enumerate(chunk.matches):
+            digest = bytes.fromhex(m.sha256) if m.sha256 is not None else None
+            repeat = self.seen.check(chunk.identities[i], digest, m.path,
+                                     clean=m.verdict == "clean")
+            if repeat is None:
+                continue
+            kind, first, copies, was_clean = repeat
+            m.duplicate, m.duplicate_of = kind, first
+            if m.duplicate == COPY:
+                self.copies += 1
+                added[i] = [copy_finding(m.path, first, later)
+                            for later in self.conflicts.get(first, ())]
+            else:
+                self.conflicting += 1
+                added[i] = [_conflict_row(m.path, conflict_message(first))]
+                self.conflicts.setdefault(first, []).append(m.path)
+                flagged[i] = (first, copies, was_clean)
+            if added[i]:
+                m.add_findings(len(added[i]))
+            if len(self.first_repeats) < MAX_LISTED:
+                self.first_repeats.append(Repeat(m.path, kind, first))
+        if any(added.values()):  # each log's finding rows stay together, in log order
+            rows: list[FindingRow] = []
+            pos = 0
+            for i, m in enumerate(chunk.matches):
+                extra = added.get(i, [])
+                n = m.findings - len(extra)
+                rows.extend(chunk.findings[pos:pos + n])
+                pos += n
+                rows.extend(extra)
+            chunk.findings = rows
+        return flagged
+
+    @property
+    def exit_code(self) -> int:
+        """The logs' part of the exit code: 2 a log unreadable, 1 findings, 0 every log
+        clean (:meth:`verdict_code` adds the statistics')."""
+        if self.unreadable:
+            return 2
+        return 1 if self.with_findings else 0
+
+    def verdict_code(self, fairness: dict[str, list[StatResult]] | None) -> int:
+        """The audit's exit code: the logs' (:attr:`exit_code`) when a log is unreadable
+        (2) or has findings (1); else ``EXIT_BIAS`` (3) when a fairness test is flagged,
+        0 when none is. A script tells "a log is wrong" from "the statistics flag bias"."""
+        return self.exit_code or (EXIT_BIAS if fairness and bias_flagged(fairness) else 0)
+
+    def fairness(self, alpha: float = DEFAULT_ALPHA,
+                 power: float = DEFAULT_POWER) -> dict[str, list[StatResult]]:
+        """The statistics of each origin's deals (proven, recorded), each origin corrected
+        on its own: one family of tests for the implementation, one for the platform."""
+        out = {}
+        for origin in ORIGINS:
+            tally = self.tallies.get(origin)
+            if not tally:
+                continue
+            keys = tested_keys(tally)
+            out[origin] = tally.results(alpha, power,
+                                        select=lambda t, k=keys: t[1] != "key" or t[2] in k)
+        return out
+
+    def to_json(self, fairness: dict[str, list[StatResult]] | None = None) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "logs": self.logs, "clean": self.clean, "findings": self.with_findings,
+            "unreadable": self.unreadable,
+            "findings_by_kind": dict(sorted(self.findings_by_kind.items())),
+            "matches_by_rules": dict(sorted(self.by_rules.items())),
+            "matches_by_key": dict(sorted(self.by_key.items())),
+            "deals": {o: self.deals.get(o, 0) for o in ORIGINS},
+            "matches_by_deals": {o: self.matches_by_origin.get(o, 0) for o in ORIGINS},
+            "played": self.played,
+            "signing_keys": {k: {"platform": p, "pinned": pinned, "matches": self.by_key[k]}
+                             for k, (p, pinned) in sorted(self.signers.items())},
+            "unpinned": self.unpinned,
+            "copies": self.copies,
+            "conflicting": self.conflicting,
+            "first_repeats": [asdict(r) for r in self.first_repeats],
+            "first_unreadable": self.first_unreadable,
+            "first_with_findings": self.first_with_findings,
+            "exit_code": self.verdict_code(fairness),
+        }
+        if fairness is not None:
+            doc["fairness"] = {o: [r.to_json() for r in rs] for o, rs in fairness.items()}
+            doc["bias_flagged"] = bias_flagged(fairness)
+        return doc
+
+
+def tested_keys(tally: Tally) -> set[str]:
+    """The signing keys tested apart: those with at least ``MIN_KEY_DEALS`` deals, when
+    there are two or more such keys (one key is the whole archive, tested already). A
+    key with a handful of matches would only add tests, and take power from the rest."""
+    deals: Counter[str] = Counter()
+    for key, n in tally.counts.items():
+        if key[0] in ("fit", "fit+mean") and key[1][:2] == (HCP, "key"):
+            deals[key[1][2]] += n
+    keys = {k for k, n in deals.items() if n >= MIN_KEY_DEALS}
+    return keys if len(keys) > 1 else set()
+
+
+def bias_flagged(fairness: dict[str, list[StatResult]]) -> list[str]:
+    """The tests flagged after correction, as ``origin: measure by group``."""
+    return [f"{origin}: {describe_test(r)}" for origin, rs in fairness.items() for r in rs
+            if r.flagged]
+
+
+def describe_test(r: StatResult) -> str:
+    """A test in words.
+
+    >>> describe_test(StatResult(("trumps", "seat", "dealer"), "G-test", 1, 0, 1, 1.0))
+    'trumps, seat dealer (G-test)'
+    """
+    measure, by, group = (*r.test, "", "")[:3]
+    where = "all deals" if by == "all" else f"{by} {group}"
+    return f"{measure}, {where} ({r.method})"
+
+
+def _conflict_row(path: str, message: str) -> FindingRow:
+    """A ``conflicting-log`` finding: on the whole log, so no hand, trick, seat or card."""
+    return FindingRow(path, CONFLICT_KIND, message, None, None, None, None, None)
+
+
+def first_log_finding(first: str, later: str) -> FindingRow:
+    """The ``conflicting-log`` finding on the first log of a match, naming a later log."""
+    return _conflict_row(first, conflict_message(later, first=True))
+
+
+def copy_finding(path: str, first: str, later: str) -> FindingRow:
+    """The ``conflicting-log`` finding on a copy of the first log of a match, naming a
+    later log."""
+    return _conflict_row(path, conflict_message(later, copy_of=first))
+
+
+__all__ = [
+    "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow",
+    "Repeat", "audit_chunk", "bias_flagged", "copy_finding", "describe_test", "expand_paths",
+    "first_log_finding", "read_url", "run_chunks",
+]

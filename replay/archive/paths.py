@@ -1,0 +1,116 @@
+"""The logs of an archive audit: paths, directories, glob patterns, standard input and
+URLs of an object store, listed lazily; a log's bytes read from a URL.
+
+:func:`logs_under` is the one rule by which ``verify``, ``regress`` and ``audit`` take a
+directory: every ``*.tlog`` file in it and in its subdirectories, at any depth.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> for name in ("b.tlog", "a.tlog", "notes.txt"):
+...     _ = (d / name).write_bytes(b"")
+>>> [pathlib.Path(p).name for p in expand_paths([str(d)])]
+['a.tlog', 'b.tlog']
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+from collections.abc import Iterable, Iterator
+
+from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
+
+_GLOB = set("*?[")
+LOG_SUFFIX = ".tlog"  # what a directory's logs are named
+
+
+def expand_paths(args: Iterable[str], stdin: Iterable[str] | None = None) -> Iterator[str]:
+    """The logs named by ``args``, lazily: files as given, directories by
+    :func:`logs_under`, glob patterns (``**`` included), and ``-`` for
+    one path a line read from ``stdin``. A path that names nothing is yielded as it
+    is, so the audit reports it as unreadable. URLs (``s3://bucket/logs``) are
+    listed with fsspec, which the ``cluster`` extra installs.
+    """
+    for arg in args:
+        if arg == "-":
+            lines = stdin if stdin is not None else sys.stdin
+            for line in lines:
+                line = line.strip()
+                if line:
+                    yield from expand_paths([line])
+            continue
+        if "://" in arg:
+            yield from _expand_url(arg)
+        elif os.path.isdir(arg):
+            yield from logs_under(arg)
+        elif not os.path.exists(arg) and glob.has_magic(arg):
+            found = sorted(glob.iglob(arg, recursive=True))
+            if not found:
+                raise ArchiveError(f"{arg}: no file matches this pattern")
+            for p in found:
+                yield from (logs_under(p) if os.path.isdir(p) else [p])
+        else:
+            yield arg
+
+
+def logs_under(top: str | os.PathLike[str]) -> Iterator[str]:
+    """The logs of the directory ``top``, lazily: every ``*.tlog`` file in it and in its
+    subdirectories at any depth, in a fixed order: a directory's own logs by name, then
+    each subdirectory's, subdirectories by name. Symbolic links to directories are not
+    followed (a link to a log file is a log). ``verify``, ``regress`` and ``audit`` all
+    take a directory by this rule.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.tlog", "sub/a.tlog", "a.tlog", "sub/deeper/c.tlog", "sub/c.txt"):
+    ...     (d / name).parent.mkdir(parents=True, exist_ok=True)
+    ...     _ = (d / name).write_bytes(b"")
+    >>> [pathlib.Path(p).relative_to(d).as_posix() for p in logs_under(d)]
+    ['a.tlog', 'b.tlog', 'sub/a.tlog', 'sub/deeper/c.tlog']
+    """
+    for root, dirs, files in os.walk(top):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(LOG_SUFFIX):
+                yield os.path.join(root, name)
+
+
+def _expand_url(url: str) -> Iterator[str]:
+    protocol = url.split("://", 1)[0]
+    for p in _fsspec_paths(url):
+        yield p if "://" in p else f"{protocol}://{p}"
+
+
+def _fsspec_paths(url: str) -> list[str]:
+    try:
+        from fsspec.core import url_to_fs
+    except ImportError:
+        raise ArchiveError(f"{url}: reading URLs needs fsspec (pip install "
+                           "'tarneeb[cluster]')") from None
+    fs, path = url_to_fs(url)
+    if fs.isdir(path):
+        found = sorted(p for p in fs.find(path) if p.endswith(LOG_SUFFIX))
+    elif _GLOB & set(path):
+        found = sorted(fs.glob(path))
+    else:
+        found = [path]
+    return found
+
+
+class ArchiveError(ValueError):
+    """Bad input to the archive audit as a whole (exit code 2)."""
+
+
+def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """A log's bytes from an object store (fsspec), at most one byte past the cap, which
+    the parser then refuses."""
+    try:
+        import fsspec
+    except ImportError:
+        raise OSError(f"reading {url} needs fsspec (pip install 'tarneeb[cluster]')") from None
+    with fsspec.open(url, "rb") as f:
+        return f.read(limits.max_bytes + 1)  # type: ignore[no-any-return]
+
+
+__all__ = ["LOG_SUFFIX", "ArchiveError", "expand_paths", "logs_under", "read_url"]

@@ -1,0 +1,193 @@
+"""The archive audit's verdict in words: for a person, most important first.
+
+>>> from tarneeb.replay.archive.audit import ArchiveSummary
+>>> verdict_lines(ArchiveSummary())
+['No logs were found.']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tarneeb.audit.fairness import DEFAULT_ALPHA, StatResult
+from tarneeb.audit.names import name_scripts
+from tarneeb.replay.archive.audit import ORIGINS, ArchiveSummary, describe_test
+from tarneeb.replay.archive.seen import CONFLICT_KIND
+
+ORIGIN_WORDS = {
+    "proven": ("deals proven by seeds or a blind transcript",
+               "the platform could not steer them, so "
+               "these statistics test the implementation of the shuffle"),
+    "recorded": ("deals only recorded by the platform", "nothing proves how they were "
+                 "dealt, so these statistics are the only evidence of their fairness"),
+}
+
+
+def format_p(p: float | None) -> str:
+    """A p-value as a reader wants it: three figures, or a bound past what a float holds.
+
+    >>> format_p(0.01234), format_p(3e-7), format_p(0.0), format_p(None)
+    ('0.0123', '3.0e-07', '< 1e-15', 'not tested')
+    """
+    if p is None:
+        return "not tested"
+    if p < 1e-15:
+        return "< 1e-15"
+    return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def count(n: int, noun: str) -> str:
+    """A number of things, in words.
+
+    >>> count(1, "match"), count(2_000, "log")
+    ('1 match', '2,000 logs')
+    """
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}{'es' if noun.endswith('ch') else 's'}"
+
+
+def verdict_lines(summary: ArchiveSummary,
+                  fairness: dict[str, list[StatResult]] | None = None,
+                  alpha: float = DEFAULT_ALPHA) -> list[str]:
+    """The verdict in plain words, most important first."""
+    s = summary
+    lines = []
+    if s.logs == 0:
+        return ["No logs were found."]
+    if s.clean == s.logs:
+        lines.append(("The log is clean" if s.logs == 1 else f"All {s.logs:,} logs are clean")
+                     + ": every hand replays under the rules and every claim matches.")
+    else:
+        parts = []
+        if s.with_findings:
+            parts.append(f"{s.with_findings:,} " + ("has" if s.with_findings == 1 else "have")
+                         + " findings")
+        if s.unreadable:
+            parts.append(f"{s.unreadable:,} could not be read")
+        lines.append(f"{s.clean:,} of {count(s.logs, 'log')} "
+                     + ("is" if s.clean == 1 else "are") + " clean; " + " and ".join(parts) + ".")
+    if s.unpinned:  # as verify's first line says it of one log
+        lines[0] += (f" {count(s.unpinned, 'log')} {'is' if s.unpinned == 1 else 'are'} signed "
+                     "by a key named in the log itself, NOT PINNED: anyone could have made "
+                     f"{'it' if s.unpinned == 1 else 'them'}, seeds and all, with a key of "
+                     "their own (pin the platform's keys: --key or --keys).")
+    if s.copies or s.conflicting:
+        lines.append(repeats_sentence(s.copies, s.conflicting))
+    said = {}
+    for origin in ORIGINS:
+        deals = s.deals.get(origin, 0)
+        matches = count(s.matches_by_origin.get(origin, 0), "match")
+        said[origin] = f"{count(deals, 'deal')} ({matches}) {'is' if deals == 1 else 'are'}"
+    lines.append(f"{said['proven']} proven by seeds or a blind transcript; "
+                 f"{said['recorded']} only recorded "
+                 "by the platform.")
+    for origin, results in (fairness or {}).items():
+        lines.append(fairness_sentence(origin, results, alpha))
+    return lines
+
+
+def repeats_sentence(copies: int, conflicting: int) -> str:
+    """The logs that repeat a match already read, in a sentence.
+
+    >>> repeats_sentence(2, 0)
+    '2 logs are copies of a log read before them (the same bytes): each match counts once.'
+    >>> repeats_sentence(0, 1)  # doctest: +ELLIPSIS
+    '1 log is another log of a match read before it, with other bytes (conflicting-log: ...'
+    """
+    parts = []
+    if copies:
+        parts.append(f"{count(copies, 'log')} "
+                     + ("is a copy" if copies == 1 else "are copies")
+                     + f" of a log read before {'it' if copies == 1 else 'them'} (the same bytes)")
+    if conflicting:
+        parts.append(f"{count(conflicting, 'log')} "
+                     + ("is another log" if conflicting == 1 else "are other logs")
+                     + f" of a match read before {'it' if conflicting == 1 else 'them'}, with "
+                     f"other bytes ({CONFLICT_KIND}: a finding on both logs, at most one "
+                     "of them is the match as played)")
+    return "; ".join(parts) + ": each match counts once."
+
+
+def key_label(key_id: str, platform: str | None, pinned: bool) -> str:
+    """A signing key as the summary names it: by its platform when the user's keys name it.
+
+    >>> key_label("139e3940e64b5491", "cardroom", True)
+    'cardroom (key 139e3940e64b5491)'
+    >>> key_label("139e3940e64b5491", None, True), key_label("5a2b", None, False)
+    ('key 139e3940e64b5491 (pinned)', 'key 5a2b (NOT PINNED)')
+    >>> key_label("5a2b", "c\u0430rdroom", True)  # a Cyrillic a, as verify flags it
+    'c\u0430rdroom (key 5a2b; the name mixes Cyrillic and Latin letters)'
+    """
+    if not pinned:
+        return f"key {key_id} (NOT PINNED)"
+    if platform is None:
+        return f"key {key_id} (pinned)"
+    scripts = name_scripts(platform)
+    mixed = f"; the name mixes {' and '.join(scripts)} letters" if len(scripts) > 1 else ""
+    return f"{platform} (key {key_id}{mixed})"
+
+
+def key_counts(summary: ArchiveSummary) -> list[tuple[str, int]]:
+    """Matches per signing key, most first, each key by :func:`key_label`."""
+    return [(key_label(k, *summary.signers[k]) if k in summary.signers else k, n)
+            for k, n in sorted(summary.by_key.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def fairness_sentence(origin: str, results: list[StatResult],
+                      alpha: float = DEFAULT_ALPHA) -> str:
+    """One origin's statistics in a sentence: flagged tests, or what could have been seen."""
+    what, meaning = ORIGIN_WORDS[origin]
+    tested = [r for r in results if r.tested]
+    flagged = [r for r in tested if r.flagged]
+    head = (f"Fairness of the {what} ({meaning}): {len(tested)} tests against the exact "
+            f"distributions of a uniform shuffle, Holm-corrected at {alpha:.0%} family-wise")
+    if flagged:
+        worst = sorted(flagged, key=lambda r: r.p_value or 0.0)[:3]
+        said = "; ".join(f"{describe_test(r)}: observed {_fmt_obs(r)} "
+                         f"(p {_p_words(r.p_adjusted)} after correction)" for r in worst)
+        more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
+        return f"{head}: EVIDENCE OF BIAS in {len(flagged)} tests: {said}{more}."
+    return f"{head}: no evidence of bias. {detectable_sentence(tested)}"
+
+
+def _p_words(p: float | None) -> str:
+    text = format_p(p)
+    return text if text.startswith("<") else f"= {text}"
+
+
+def _fmt_obs(r: StatResult) -> str:
+    if r.method == "G-test":
+        worst = max(range(len(r.observed)), key=lambda i: abs(r.observed[i] - r.expected[i]),
+                    default=None)
+        if worst is None:
+            return "-"
+        return (f"{r.observed[worst]:.0f} against {r.expected[worst]:.1f} expected "
+                f"in category {r.categories[worst]}")
+    return f"{r.observed[0]:.2f} against {r.expected[0]:.2f} expected"
+
+
+def detectable_sentence(results: list[StatResult]) -> str:
+    """What the sample would have caught (80 % power), in high-card points."""
+    def worst(pred: Callable[[StatResult], bool]) -> float | None:
+        xs = [r.detectable for r in results if pred(r) and r.detectable is not None]
+        return max(xs) if xs else None
+
+    seat = worst(lambda r: r.test[:2] == ("high-card points", "seat") and r.method != "G-test")
+    label = worst(lambda r: r.test[:2] == ("high-card points", "label") and r.method != "G-test")
+    paired = worst(lambda r: r.test[0] == "high-card points" and r.method == "paired z-test")
+    w = worst(lambda r: r.method == "G-test" and r.test[1] == "seat")
+    parts = []
+    if seat is not None:
+        parts.append(f"{seat:.2f} high-card points per hand at any seat relative to the dealer")
+    if label is not None:
+        parts.append(f"{label:.2f} per hand for computer or human seats")
+    if paired is not None:
+        parts.append(f"a difference of {paired:.2f} points between computer and human hands")
+    if w is not None:
+        parts.append(f"a departure of Cohen's w = {w:.2f} from any distribution of a hand")
+    if not parts:
+        return "Too few deals to test anything."
+    return "The sample would have detected (80% power) a bias of " + "; ".join(parts) + "."
+
+
+__all__ = ["ORIGIN_WORDS", "count", "detectable_sentence", "fairness_sentence", "format_p",
+           "key_counts", "key_label", "repeats_sentence", "verdict_lines"]

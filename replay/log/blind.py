@@ -1,0 +1,134 @@
+"""The records of a blind-dealt log: the transcript of each deal, each play's proof, the keys.
+
+In a log whose header says ``dealing: blind`` (``docs/FORMAT.md``), every deal
+record is followed by a **blind record** (type 5), the public transcript of that
+deal (``docs/PROTOCOL.md`` §13), each card move by a **proof record** (type 6)
+that opens the card at its position, and, after the end record, each dealing
+attempt may have a **keys record** (type 7): the scalars and permutations the
+seats revealed after the match. Group elements, proofs and permutations are
+packed into ``bin`` fields, 52 positions at a time, so a transcript costs few
+bytes beyond the elements themselves:
+
+* ``[5, publics, passes, partials, partial_proofs, opened]`` — ``publics`` bin 128
+  (``Y_0 … Y_3``); ``passes`` four bin 1,664 (52 elements each); ``partials`` three
+  bin 1,664: round ``r`` holds, for every position ``p``, the element after the
+  ``r+1``-th partial decryption, by seat ``(owner(p) + 1 + r) mod 4``;
+  ``partial_proofs`` three bin 3,328, their proofs; ``opened`` bin 64 or nil, the
+  dealer's proof that the revealed card (the deal record's ``revealed``) is the
+  card dealt at position 51, its 13th;
+* ``[6, position, proof]`` — right after a card move: the card is the one dealt at
+  ``position`` (0-51), proven by its owner (step ``play``);
+* ``[7, deal_number, scalars, permutations]`` — four bin 32 or nil, four bin 52 or
+  nil (a seat that keeps its key has nil).
+
+This module holds the in-memory form and its msgpack lists; it needs no
+cryptography. :mod:`tarneeb.replay.verify.blind` verifies a transcript.
+
+>>> t = BlindTranscript(bytes(128), [bytes(1664)] * 4, [bytes(1664)] * 3, [bytes(3328)] * 3)
+>>> blind_from_list(blind_list(t), 0) == t
+True
+>>> k = keys_from_list([KEYS, 2, [bytes(32), None, None, None], [bytes(range(52))] + [None] * 3], 0)
+>>> k.deal_number, k.scalars[1], k.permutations[0][:3]
+(2, None, b'\\x00\\x01\\x02')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tarneeb.replay.log.stream import LogError
+
+BLIND, PROOF, KEYS = 5, 6, 7
+DEALING_BLIND = "blind"
+ELEMENT, PROOF_LEN, POSITIONS = 32, 64, 52
+OPENED_POSITION = 51  # the dealer's 13th card: the last position dealt, always the dealer's
+
+
+@dataclass
+class BlindTranscript:
+    """The public transcript of one blind deal, as the log holds it (see the module)."""
+
+    publics: bytes
+    passes: list[bytes]
+    partials: list[bytes]
+    partial_proofs: list[bytes]
+    opened: bytes | None = None
+    # play index k (0-51, in the hand's play order) -> (position, proof)
+    play_proofs: dict[int, tuple[int, bytes]] = field(default_factory=dict)
+
+    def byte_size(self) -> int:
+        """Bytes of elements and proofs (the log adds a few bytes of framing)."""
+        return (len(self.publics) + sum(map(len, self.passes)) + sum(map(len, self.partials))
+                + sum(map(len, self.partial_proofs)) + len(self.opened or b"")
+                + sum(1 + len(p) for _, p in self.play_proofs.values()))
+
+
+@dataclass
+class RevealedKeys:
+    """What the seats revealed of one deal after the match (``None``: kept secret)."""
+
+    deal_number: int
+    scalars: list[bytes | None]
+    permutations: list[bytes | None]
+
+
+def blind_list(t: BlindTranscript) -> list[Any]:
+    return [BLIND, t.publics, list(t.passes), list(t.partials), list(t.partial_proofs), t.opened]
+
+
+def proof_list(position: int, proof: bytes) -> list[Any]:
+    return [PROOF, position, proof]
+
+
+def keys_list(k: RevealedKeys) -> list[Any]:
+    return [KEYS, k.deal_number, list(k.scalars), list(k.permutations)]
+
+
+def _fail(kind: str, what: str, offset: int) -> LogError:
+    return LogError(f"{kind} record: {what}", offset)
+
+
+def _bins(v: Any, n: int, size: int, name: str, kind: str, offset: int,
+          nil: bool = False) -> list[Any]:
+    if type(v) is not list or len(v) != n or not all(
+            (type(x) is bytes and len(x) == size) or (nil and x is None) for x in v):
+        raise _fail(kind, f"{name} must be {n} byte strings of {size} bytes"
+                    + (" or nil" if nil else ""), offset)
+    return list(v)
+
+
+def blind_from_list(data: list[Any], offset: int) -> BlindTranscript:
+    """A blind record from its msgpack list; raises :class:`LogError` naming the field."""
+    if len(data) != 6:
+        raise _fail("blind", f"has {len(data)} fields, not 6", offset)
+    _, publics, passes, partials, proofs, opened = data
+    if type(publics) is not bytes or len(publics) != 4 * ELEMENT:
+        raise _fail("blind", f"publics must be {4 * ELEMENT} bytes (four keys)", offset)
+    if opened is not None and (type(opened) is not bytes or len(opened) != PROOF_LEN):
+        raise _fail("blind", f"opened must be a {PROOF_LEN}-byte proof or nil", offset)
+    return BlindTranscript(
+        publics, _bins(passes, 4, POSITIONS * ELEMENT, "passes", "blind", offset),
+        _bins(partials, 3, POSITIONS * ELEMENT, "partials", "blind", offset),
+        _bins(proofs, 3, POSITIONS * PROOF_LEN, "partial_proofs", "blind", offset), opened)
+
+
+def proof_from_list(data: list[Any], offset: int) -> tuple[int, bytes]:
+    if len(data) != 3 or type(data[1]) is not int or not 0 <= data[1] < POSITIONS \
+            or type(data[2]) is not bytes or len(data[2]) != PROOF_LEN:
+        raise _fail("proof", f"must be [6, position 0-51, {PROOF_LEN}-byte proof]", offset)
+    return data[1], data[2]
+
+
+def keys_from_list(data: list[Any], offset: int) -> RevealedKeys:
+    if len(data) != 4 or type(data[1]) is not int or not 0 <= data[1] <= 1_000_000:
+        raise _fail("keys", "must be [7, deal_number, four scalars, four permutations]", offset)
+    return RevealedKeys(data[1], _bins(data[2], 4, 32, "scalars", "keys", offset, nil=True),
+                        _bins(data[3], 4, POSITIONS, "permutations", "keys", offset, nil=True))
+
+
+__all__ = [
+    "BLIND", "DEALING_BLIND", "KEYS", "OPENED_POSITION", "PROOF", "BlindTranscript",
+    "RevealedKeys", "blind_from_list", "blind_list", "keys_from_list", "keys_list",
+    "proof_from_list", "proof_list",
+]

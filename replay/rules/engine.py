@@ -1,0 +1,602 @@
+"""The rules engine: one state machine for a whole match.
+
+The same :class:`MatchState` serves the simulator, the replayer and other
+people's code. It does no I/O and draws no randomness: a deal is a chance
+event supplied from outside (:meth:`MatchState.deal`), every other step is an
+action chosen by the seat whose turn it is (:meth:`MatchState.apply`).
+
+Actions are small integers, like cards (:mod:`tarneeb.replay.rules.actions`); what a
+hand scores and when a match is won is :mod:`tarneeb.replay.rules.scoring`.
+
+>>> from tarneeb.replay.rules.ruleset import preset
+>>> from tarneeb.replay.rules.cards import deal_hands
+>>> m = MatchState(preset("qahwa41"), first_dealer=3)
+>>> m.phase, m.current_player
+(<Phase.DEAL: 0>, None)
+>>> m.deal(deal_hands(list(range(52)), dealer=3), thirteenth=51)
+>>> m.phase, m.current_player, describe_action(m.legal_actions()[0])
+(<Phase.BID: 1>, 0, 'bid 2')
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+
+from tarneeb.replay.rules.actions import (
+    BID_BASE,
+    NUM_ACTIONS,
+    PASS,
+    TRUMP_BASE,
+    Action,
+    bid_action,
+    describe_action,
+    is_bid,
+    is_play,
+    is_trump_choice,
+    trump_action,
+)
+from tarneeb.replay.rules.cards import (
+    SUIT_MASKS,
+    SUIT_SYMBOLS,
+    Card,
+    Mask,
+    card_name,
+    cards_of,
+    check_deal,
+)
+from tarneeb.replay.rules.fastplay import owners_of, whole_hand, whole_tricks
+from tarneeb.replay.rules.ruleset import RuleSet
+from tarneeb.replay.rules.scoring import (
+    TIE_TEAMS,
+    Hand,
+    break_tie,
+    match_winner,
+    partner_of,
+    qualifying_players,
+    score_hand,
+    team_of,
+    team_totals,
+    trick_winner,
+)
+
+_CALL_ACTIONS = (*range(52, 66), 66, 66)  # a call's value in the log (15: pass) -> action
+
+
+class Phase(enum.IntEnum):
+    DEAL = 0  # waiting for a deal (a chance event)
+    BID = 1  # personal bids or the auction
+    TRUMP = 2  # the auction winner names the trump
+    PLAY = 3  # the 13 tricks
+    OVER = 4  # the match is won
+
+
+# the phases as plain names: a class attribute of an Enum costs a lookup through its
+# metaclass, and the replay compares phases a few times a hand
+_DEAL, _BID, _TRUMP, _PLAY, _OVER = Phase
+
+
+class IllegalAction(ValueError):
+    """An action that the rules do not allow now; ``kind`` says which rule.
+
+    Kinds: ``over``, ``not-your-turn``, ``wrong-phase``, ``not-held``, ``renege``,
+    ``bid-range``, ``bid-minimum``, ``bid-not-higher``, ``bad-deal``.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+SEAT_NAMES = ("seat 0", "seat 1", "seat 2", "seat 3")
+
+
+class MatchState:
+    """A match from the first deal to the win. See the module docstring."""
+
+    __slots__ = (
+        "_bids", "_led", "_passed", "_trick", "current_player", "deal_number", "dealer",
+        "hand", "hands", "history", "leader", "phase", "rules", "totals", "trump", "winner",
+    )
+
+    def __init__(self, rules: RuleSet, first_dealer: int) -> None:
+        if first_dealer not in (0, 1, 2, 3):
+            raise ValueError(f"first dealer must be a seat 0-3, not {first_dealer!r}")
+        self.rules = rules
+        self.dealer = first_dealer
+        self.deal_number = 0
+        self.totals = [0, 0, 0, 0]
+        self.phase = _DEAL
+        self.current_player: int | None = None
+        self.history: list[Hand] = []  # finished hands, scored or cancelled
+        self.hand: Hand | None = None  # the hand under way
+        self.hands: list[Mask] = [0, 0, 0, 0]  # cards still held
+        self.trump: int | None = None
+        self.winner: int | None = None
+        self.leader = 0
+        self._trick: list[Card] = []
+        self._led = -1
+        self._bids: list[int | None] = [None] * 4
+        self._passed = [False] * 4
+
+    # ------------------------------------------------------------------ copying
+    def clone(self) -> MatchState:
+        """An independent copy (finished hands are shared, they never change)."""
+        other = object.__new__(MatchState)
+        for name in MatchState.__slots__:
+            v = getattr(self, name)
+            if isinstance(v, list) and name != "history":
+                v = list(v)
+            setattr(other, name, v)
+        other.history = list(self.history)
+        if self.hand is not None:
+            h = self.hand
+            other.hand = Hand(h.deal_number, h.dealer, h.hands, h.thirteenth, h.trump,
+                              list(h.calls), h.declarer, h.contract, list(h.plays),
+                              list(h.trick_winners), list(h.tricks))
+        return other
+
+    # ------------------------------------------------------------------ chance
+    def deal(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None = None,
+             validate: bool = True) -> None:
+        """Deal the next hand: four 13-card masks by seat, and the dealer's 13th card.
+
+        ``validate=False`` skips the check that the masks are a deal, for deals that are
+        one by construction (derived from a deck order).
+        """
+        if self.phase != _DEAL:
+            raise IllegalAction("wrong-phase",
+                                f"cannot deal now: the match is in {self.phase.name}")
+        if validate:
+            problem = check_deal(hands, self.dealer, thirteenth, self.rules.reveals_card)
+            if problem:
+                raise IllegalAction("bad-deal", problem)
+        self.hand = Hand(self.deal_number, self.dealer, tuple(hands),  # type: ignore[arg-type]
+                         thirteenth, None, [], None, None, [], [], [0, 0, 0, 0])
+        self.hands = list(hands)
+        self.trump = self.rules.trump_for_deal(thirteenth)
+        self.hand.trump = self.trump
+        self._bids = [None] * 4
+        self._passed = [False] * 4
+        self._trick = []
+        self._led = -1
+        self.phase = _BID
+        self.current_player = (self.dealer + 1) & 3
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_over(self) -> bool:
+        return self.phase == _OVER
+
+    @property
+    def trick(self) -> list[Card]:
+        """The cards of the trick under way, in the order played."""
+        return list(self._trick)
+
+    def lowest_bid(self, seat: int) -> int:
+        """The lowest personal bid ``seat`` may make now (the 400 minimum rises with the score)."""
+        return self.rules.lowest_bid(self.totals[seat])
+
+    def lowest_total(self) -> int:
+        return self.rules.lowest_total(max(self.totals))
+
+    def _highest_call(self) -> int:
+        return max((b for b in self._bids if b is not None), default=0)
+
+    def legal_actions(self) -> list[Action]:
+        """The actions the seat to move may take, in increasing order."""
+        p = self.phase
+        if p == _PLAY:
+            return cards_of(self._legal_mask())
+        if p == _BID:
+            if self.rules.bidding == "personal":
+                return [BID_BASE + n for n in range(self.lowest_bid(self.current_player), 14)]
+            low = max(self.rules.auction_min, self._highest_call() + 1)
+            return [BID_BASE + n for n in range(low, 14)] + [PASS]
+        if p == _TRUMP:
+            return [TRUMP_BASE + s for s in range(4)]
+        return []
+
+    def _legal_mask(self) -> Mask:
+        held = self.hands[self.current_player]
+        if self._led >= 0:
+            follow = held & SUIT_MASKS[self._led]
+            if follow:
+                return follow
+        return held
+
+    def check(self, action: Action) -> IllegalAction | None:
+        """Why ``action`` is illegal now, or ``None`` when it is legal."""
+        p = self.phase
+        seat = self.current_player
+        if p == _OVER:
+            return IllegalAction("over", "the match is already won")
+        if p == _DEAL:
+            return IllegalAction("wrong-phase", "waiting for a deal")
+        who = SEAT_NAMES[seat]
+        if p == _PLAY:
+            if not is_play(action):
+                return IllegalAction("wrong-phase",
+                                     f"{who} must play a card, not {describe_action(action)}")
+            bit = 1 << action
+            if not self.hands[seat] & bit:
+                return IllegalAction("not-held", f"{who} does not hold {card_name(action)}")
+            if self._led >= 0 and action // 13 != self._led \
+                    and self.hands[seat] & SUIT_MASKS[self._led]:
+                return IllegalAction(
+                    "renege", f"{who} played {card_name(action)} on a "
+                    f"{SUIT_SYMBOLS[self._led]} lead while holding {SUIT_SYMBOLS[self._led]}")
+            return None
+        if p == _TRUMP:
+            if not is_trump_choice(action):
+                return IllegalAction("wrong-phase", f"{who} must name the trump")
+            return None
+        # bidding
+        if self.rules.bidding == "personal":
+            if not is_bid(action):
+                return IllegalAction("bid-range", f"{who} must bid 2-13; there is no pass")
+            n = action - BID_BASE
+            low = self.lowest_bid(seat)
+            if not self.rules.min_bid <= n <= self.rules.max_bid:
+                return IllegalAction("bid-range", f"{who} bid {n}; bids run from "
+                                     f"{self.rules.min_bid} to {self.rules.max_bid}")
+            if n < low:
+                return IllegalAction("bid-minimum", f"{who} bid {n}, but with a score of "
+                                     f"{self.totals[seat]} the lowest bid allowed is {low}")
+            return None
+        if action == PASS:
+            return None
+        if not is_bid(action):
+            return IllegalAction("wrong-phase", f"{who} must bid or pass")
+        n = action - BID_BASE
+        if not self.rules.auction_min <= n <= 13:
+            return IllegalAction("bid-range", f"{who} bid {n}; auction bids run from "
+                                 f"{self.rules.auction_min} to 13")
+        high = self._highest_call()
+        if n <= high:
+            return IllegalAction("bid-not-higher", f"{who} bid {n}, not higher than the {high} "
+                                 "already bid")
+        return None
+
+    def timer_actions(self) -> list[Action]:
+        """The moves the turn timer may make now (the rules' automatic move).
+
+        Bidding: the lowest bid allowed (personal) or a pass (auction). Play: the
+        weakest legal card, the lowest-ranked non-trump, else the lowest trump; ties
+        between suits are all accepted. Naming the trump: the longest suit held.
+        """
+        p = self.phase
+        if p == _BID:
+            if self.rules.bidding == "personal":
+                return [BID_BASE + self._timer_bid(self.current_player)]
+            return [PASS]
+        if p == _TRUMP:
+            held = self.hands[self.current_player]
+            lengths = [(held & SUIT_MASKS[s]).bit_count() for s in range(4)]
+            longest = max(lengths)
+            return [TRUMP_BASE + s for s in range(4) if lengths[s] == longest]
+        if p == _PLAY:
+            legal = self._legal_mask()
+            plain = legal & ~SUIT_MASKS[self.trump] if self.trump is not None else legal
+            pool = cards_of(plain or legal)
+            low = min(c % 13 for c in pool)
+            return [c for c in pool if c % 13 == low]
+        return []
+
+    def _timer_bid(self, seat: int) -> int:
+        """The timer's personal bid: the lowest allowed; with ``timer_bid = "reach_minimum"``
+        the last bidder's timer bid brings the total up to the table minimum where a bid of
+        13 or less can (where none can, the hand is cancelled whatever it bids: the lowest)."""
+        low = self.lowest_bid(seat)
+        if self.rules.timer_bid == "reach_minimum" and seat == self.dealer:
+            need = self.lowest_total() - sum(b for b in self._bids if b is not None)
+            if low < need <= self.rules.max_bid:
+                return need
+        return low
+
+    # ------------------------------------------------------------------ moves
+    def apply(self, action: Action, checked: bool = True) -> None:
+        """Take ``action`` for the seat to move.
+
+        With ``checked=False`` a rule-breaking move that the state can still hold
+        (a renege, a bid out of range or below the minimum, an auction bid not higher)
+        is applied as it stands: the replayer uses this to report a move and keep going.
+        A card the seat does not hold is never applied.
+        """
+        problem = self.check(action)
+        if problem is not None and (checked or problem.kind in ("over", "wrong-phase", "not-held")):
+            raise problem
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Take an action that :meth:`check` has already judged, without judging it again.
+
+        Only for an action whose ``check`` returned ``None`` or a problem that the state
+        can hold (see :meth:`apply`); anything else corrupts the state.
+        """
+        p = self.phase
+        if p == _PLAY:
+            self._play(action)
+        elif p == _BID:
+            self._bid(action)
+        else:
+            self._name_trump(action - TRUMP_BASE)
+
+    def _bid(self, action: Action) -> None:
+        seat = self.current_player
+        hand = self.hand
+        hand.calls.append((seat, action))
+        if self.rules.bidding == "personal":
+            self._bids[seat] = action - BID_BASE
+            if seat == self.dealer:
+                total = sum(self._bids)  # type: ignore[arg-type]
+                if total < self.lowest_total():
+                    self._finish_cancelled()
+                else:
+                    self.phase = _PLAY
+                    self.leader = self.current_player = (self.dealer + 1) & 3
+            else:
+                self.current_player = (seat + 1) & 3
+            return
+        # classic auction
+        if action == PASS:
+            self._passed[seat] = True
+        else:
+            self._bids[seat] = action - BID_BASE
+        n_passed = sum(self._passed)
+        high = self._highest_call()
+        if n_passed == 4:
+            self._finish_cancelled()
+            return
+        if (high == 13 and self.rules.auction_ends_on_13) or (n_passed == 3 and high > 0):
+            declarer = next(s for s in range(4) if self._bids[s] == high)
+            hand.declarer, hand.contract = declarer, high
+            self.phase = _TRUMP
+            self.current_player = declarer
+            return
+        nxt = (seat + 1) & 3
+        while self._passed[nxt]:
+            nxt = (nxt + 1) & 3
+        self.current_player = nxt
+
+    def _name_trump(self, suit: int) -> None:
+        self.trump = self.hand.trump = suit
+        self.phase = _PLAY
+        self.leader = self.current_player = self.hand.declarer
+
+    def _play(self, card: Card) -> None:
+        seat = self.current_player
+        self.hands[seat] &= ~(1 << card)
+        trick = self._trick
+        hand = self.hand
+        hand.plays.append(card)
+        if not trick:
+            self._led = card // 13
+        trick.append(card)
+        if len(trick) < 4:
+            self.current_player = (seat + 1) & 3
+            return
+        winner = trick_winner(trick, self.leader, self.trump)
+        hand.tricks[winner] += 1
+        hand.trick_winners.append(winner)
+        self._trick = []
+        self._led = -1
+        self.leader = self.current_player = winner
+        if len(hand.plays) == 52:
+            self._finish_scored()
+
+    def apply_calls(self, calls: Sequence[tuple[int, Action]]) -> int:
+        """Calls ``(seat, action)`` in order, as many as are legal; returns how many.
+
+        The replayer's fast path for the bidding, with the rules of :meth:`apply`: it
+        stops before a call out of turn or against the rules, or when the bidding
+        is over, leaving the state as call-by-call play would.
+
+        >>> from tarneeb.replay.rules.ruleset import preset
+        >>> from tarneeb.replay.rules.cards import deal_hands
+        >>> m = MatchState(preset("classic"), first_dealer=0)
+        >>> m.deal(deal_hands(list(range(52)), dealer=0))
+        >>> m.apply_calls([(1, bid_action(7)), (2, PASS), (3, bid_action(7))])  # 7 is not higher
+        2
+        """
+        if self.phase != _BID:
+            return 0
+        rules, totals, bids = self.rules, self.totals, self._bids
+        n = 0
+        if rules.bidding == "personal":
+            record = self.hand.calls
+            low = None if rules.min_bid_steps else rules.min_bid  # the same for every seat
+            for seat, action in calls:
+                bid = action - BID_BASE
+                if seat != self.current_player or not (
+                        low if low is not None else rules.lowest_bid(totals[seat])) <= bid <= 13:
+                    break
+                bids[seat] = bid
+                record.append((seat, action))
+                n += 1
+                if seat == self.dealer:
+                    if sum(bids) < self.lowest_total():  # type: ignore[arg-type]
+                        self._finish_cancelled()
+                    else:
+                        self.phase = _PLAY
+                        self.leader = self.current_player = (self.dealer + 1) & 3
+                    break
+                self.current_player = (seat + 1) & 3
+            return n
+        for seat, action in calls:
+            if self.phase != _BID or seat != self.current_player:
+                break
+            if action != PASS and not (
+                    max(rules.auction_min, self._highest_call() + 1) <= action - BID_BASE <= 13):
+                break
+            self._bid(action)
+            n += 1
+        return n
+
+    def play_cards(self, cards: bytes | list[Card]) -> int:
+        """Play cards in order, as many as are legal; returns how many were played.
+
+        The same rules as :meth:`apply` card by card, in one tight loop: the replayer's
+        fast path. It stops before the first card that :meth:`check` would refuse (or
+        when the hand ends), leaving the state exactly as card-by-card play would.
+
+        >>> from tarneeb.replay.rules.ruleset import preset
+        >>> from tarneeb.replay.rules.cards import deal_hands
+        >>> m = MatchState(preset("qahwa41"), first_dealer=3)
+        >>> m.deal(deal_hands(list(range(52)), dealer=3), thirteenth=51)
+        >>> for _ in range(4): m.apply(bid_action(3))
+        >>> m.play_cards(bytes([0, 1, 2, 3, 40]))  # seat 1 cannot lead: it is seat 0's turn
+        4
+        """
+        if self.phase != _PLAY:
+            return 0
+        hands = self.hands
+        hand = self.hand
+        plays = hand.plays
+        trump = self.trump
+        seat = self.current_player
+        trick = self._trick
+        led = self._led
+        leader = self.leader
+        suit_masks = SUIT_MASKS
+        n = 0
+        if not trick:  # whole tricks, four cards at a time
+            n, played, seat = whole_tricks(hands, cards, seat, trump, hand.trick_winners,
+                                           hand.tricks)
+            if played:
+                rest = ~played
+                for s in range(4):
+                    hands[s] &= rest
+            if n:
+                plays.extend(cards[:n])
+                led = -1
+                leader = seat
+                if len(plays) == 52:
+                    self._trick, self._led, self.leader, self.current_player = trick, -1, seat, seat
+                    self._finish_scored()
+                    return n
+        for card in cards[n:]:
+            held = hands[seat]
+            bit = 1 << card
+            if not held & bit:
+                break
+            if trick:
+                if card // 13 != led and held & suit_masks[led]:
+                    break
+            else:
+                led = card // 13
+                leader = seat
+            hands[seat] = held ^ bit
+            trick.append(card)
+            plays.append(card)
+            n += 1
+            if len(trick) == 4:
+                winner = trick_winner(trick, leader, trump)
+                hand.tricks[winner] += 1
+                hand.trick_winners.append(winner)
+                trick = []
+                led = -1
+                seat = leader = winner
+                if len(plays) == 52:
+                    self._trick, self._led, self.leader, self.current_player = trick, -1, seat, seat
+                    self._finish_scored()
+                    return n
+            else:
+                seat = (seat + 1) & 3
+        self._trick, self._led, self.leader, self.current_player = trick, led, leader, seat
+        return n
+
+    def play_hand(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None,
+                  calls: Sequence[tuple[int, int]], trump: int | None,
+                  cards: bytes, owners: bytes | None = None) -> Hand | None:
+        """Deal and play a whole hand at once, when every move is legal and the hand ends
+        as given (cancelled without cards, or all 52 played); returns the finished hand.
+        Otherwise returns ``None`` and leaves the state as it was, for move-by-move play.
+
+        ``calls`` are ``(seat, value)``, value 0-13 a bid and 15 a pass, as in the log;
+        ``trump`` is the suit the auction winner names, or the trump the log claims.
+        ``owners``, who holds each card (:func:`~tarneeb.replay.rules.fastplay.owners_of`), may
+        be given with ``hands`` when the caller has it. The verifier's fast path
+        (:mod:`tarneeb.replay.rules.fastplay`); four hands that are not a deal give ``None``.
+
+        >>> from tarneeb.replay.rules.ruleset import preset
+        >>> from tarneeb.replay.rules.cards import deal_hands
+        >>> m = MatchState(preset("qahwa41"), first_dealer=3)
+        >>> m.play_hand(deal_hands(list(range(52)), dealer=3), 51,
+        ...             [(0, 2), (1, 2), (2, 2), (3, 2)], None, bytes(range(52))) is None
+        True
+        >>> m.phase  # the trump is spades (the 13th card's suit), not none: nothing done
+        <Phase.DEAL: 0>
+        """
+        if self.phase != _DEAL:
+            return None
+        rules = self.rules
+        deal_trump = rules.trump_for_deal(thirteenth)
+        if owners is None:
+            owners = owners_of(hands)
+            if owners is None:
+                return None
+        out = whole_hand(rules, self.totals, self.dealer, owners, deal_trump, calls, trump,
+                         cards)
+        if out is None:
+            return None
+        cancelled, declarer, contract, trump, winners, tricks = out
+        actions = _CALL_ACTIONS
+        hand = self.hand = Hand(
+            self.deal_number, self.dealer, tuple(hands), thirteenth,  # type: ignore[arg-type]
+            deal_trump if cancelled else trump, [(s, actions[v]) for s, v in calls],
+            declarer, contract, list(cards), winners, tricks)
+        if cancelled:
+            self._finish_cancelled()
+        else:
+            self.trump = trump
+            self._finish_scored()
+        return hand
+
+    # ------------------------------------------------------------------ ends of hands
+    def _finish_cancelled(self) -> None:
+        hand = self.hand
+        hand.cancelled = True
+        hand.totals = list(self.totals)
+        self._next_hand()
+
+    def _finish_scored(self) -> None:
+        hand = self.hand
+        scores = score_hand(self.rules, hand, self.totals)
+        self.finish_hand_with(scores)
+
+    def finish_hand_with(self, scores: list[int]) -> None:
+        """End the hand under way with the given per-seat ``scores`` and check for a win.
+
+        The engine calls this itself after the 13th trick. The replayer also calls it
+        to carry on past a hand it could not replay, with the scores the log claims.
+        """
+        if self.phase == _OVER:
+            raise IllegalAction("over", "the match is already won")
+        if self.hand is None:  # a hand that could not even be dealt
+            self.hand = Hand(self.deal_number, self.dealer, (0, 0, 0, 0), None)
+        hand = self.hand
+        s0, s1, s2, s3 = hand.scores = list(scores)
+        t0, t1, t2, t3 = self.totals
+        self.totals = [t0 + s0, t1 + s1, t2 + s2, t3 + s3]
+        hand.totals = list(self.totals)
+        self.winner = hand.winner = match_winner(self.rules, hand, self.totals)
+        self._next_hand()
+
+    def _next_hand(self) -> None:
+        self.history.append(self.hand)
+        self.hand = None
+        self.hands = [0, 0, 0, 0]
+        self.deal_number += 1
+        self.dealer = (self.dealer + 1) & 3
+        self.trump = None
+        self.current_player = None
+        self.phase = _OVER if self.winner is not None else _DEAL
+
+
+__all__ = [
+    "BID_BASE", "NUM_ACTIONS", "PASS", "TIE_TEAMS", "TRUMP_BASE", "Action", "Hand",
+    "IllegalAction", "MatchState", "Phase", "bid_action", "break_tie", "check_deal",
+    "describe_action", "is_bid", "is_play", "is_trump_choice", "match_winner", "partner_of",
+    "qualifying_players", "score_hand", "team_of", "team_totals", "trick_winner", "trump_action",
+]

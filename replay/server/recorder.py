@@ -1,0 +1,550 @@
+"""The platform's recorder: a match's log written move by move, from plain values.
+
+A server calls :class:`MatchRecorder` as the match happens — the seats, the rules
+and the commitments once; each deal; each call, trump and card as it is made; the
+platform's own claims when a hand closes; the ending — and the recorder appends each
+to the log at once, with the :class:`~tarneeb.replay.log.writer.Durability` asked for,
+and signs at the end. It needs no engine of this package: it checks the order of
+the calls it gets (a card before a deal, a claim twice) and the range of each value,
+never the rules, and it never computes a claim: the claims are the platform's, and
+``tarneeb verify`` judges them. ``docs/PLATFORM.md`` walks through a whole match.
+
+>>> import io
+>>> out = io.BytesIO()
+>>> rec = MatchRecorder(out, rules="qahwa41", seats=["Ann", "Ben", "Cat", "Dan"],
+...                     match_id=b"m-1", first_dealer=0)
+>>> start = rec.deal(dealer=0)       # the byte offset of the deal record
+>>> rec.call(1, 6) - start, rec.call(2, "pass") - start  # each move: one byte, at once
+(6, 7)
+>>> out.getvalue()[start + 6:].hex(" ")
+'56 6f'
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tarneeb.audit.encoding import unsafe_character
+from tarneeb.replay.log.blind import BlindTranscript, RevealedKeys
+from tarneeb.replay.log.decode import SCORE_LIMIT
+from tarneeb.replay.log.records import (
+    ABANDON_CAUSES,
+    CALL_MOVE,
+    CARD_MOVE,
+    MAX_REASON,
+    PASS_CODE,
+    TIMER_MOVE,
+    TRUMP_MOVE,
+    Abandonment,
+    BatchProof,
+    EndRecord,
+    HandRecord,
+    Header,
+    ParsedLog,
+    RecordedDeal,
+    Seat,
+)
+from tarneeb.replay.log.writer import Durability, LogWriter, sync_directory
+from tarneeb.replay.rules.cards import CardError, mask_of, parse_card, parse_suit
+from tarneeb.replay.rules.ruleset import RulesError, RuleSet, check_preset_name, preset
+from tarneeb.replay.verify.people import hands_from_1
+
+Card = int | str
+
+
+class RecorderError(ValueError):
+    """A call the recorder cannot write: out of order, or a value out of its range."""
+
+
+def _named(v: int | str, parse: Callable[[str], int], top: int, what: str, forms: str) -> int:
+    """A card or suit given as its number (0-``top``) or its name."""
+    if isinstance(v, str):
+        try:
+            return parse(v)
+        except CardError as e:
+            raise RecorderError(f"{what}: {e}") from None
+    if type(v) is not int or not 0 <= v <= top:
+        raise RecorderError(f"{what} must be 0-{top} or {forms}, not {v!r}")
+    return v
+
+
+def _card(c: Card, what: str = "card") -> int:
+    return _named(c, parse_card, 51, what, "a card name like '10♥'")
+
+
+def _suit(s: int | str) -> int:
+    return _named(s, parse_suit, 3, "trump", "a suit symbol (♣ ♦ ♥ ♠)")
+
+
+def _seat(s: Any, what: str = "seat") -> int:
+    if type(s) is not int or not 0 <= s <= 3:
+        raise RecorderError(f"{what} must be 0-3, not {s!r}")
+    return s
+
+
+def _four(values: Sequence[int] | None, what: str, lo: int, hi: int) -> list[int] | None:
+    if values is None:
+        return None
+    out = list(values)
+    if len(out) != 4 or any(type(v) is not int or not lo <= v <= hi for v in out):
+        raise RecorderError(f"{what} must be four whole numbers {lo}-{hi}, not {values!r}")
+    return out
+
+
+def _rules(rules: str | RuleSet | Mapping[str, Any]) -> RuleSet:
+    try:
+        if isinstance(rules, str):
+            return preset(rules)
+        # a preset's name is that preset's game (the verifier says wrong-rules otherwise)
+        return check_preset_name(rules if isinstance(rules, RuleSet)
+                                 else RuleSet.from_dict(dict(rules)))
+    except (RulesError, KeyError, TypeError) as e:
+        raise RecorderError(f"rules: {e}") from None
+
+
+class MatchRecorder:
+    """Writes one match's signed log as it is played: see the module's docstring.
+
+    ``out`` is a path (the file is created; it must not exist) or a binary stream.
+    ``rules`` a preset name, a :class:`~tarneeb.replay.rules.ruleset.RuleSet` or its fields;
+    ``seats`` four names, or ``(name, computer)`` pairs; ``match_id`` the bytes that
+    enter every deal; ``first_dealer`` the seat that deals first. A platform using the
+    seed protocol gives ``server_commitment``, ``client_commitments`` and ``client_seeds``
+    (and ``season`` for a match of a committed season); one that is not records every
+    deal in full (:meth:`deal` with ``hands``). ``public_key`` is the platform's raw
+    Ed25519 key, written into the header. ``durability``: ``"flush"``, ``"fsync"``,
+    ``"group:MS"`` or a :class:`Durability` (see ``docs/PLATFORM.md``). ``dealing="blind"``
+    records a match dealt blind (docs/PROTOCOL.md §13): each :meth:`deal` gives the deal's
+    transcript, each :meth:`play` the card's proof, and :meth:`reveal_keys` the keys the
+    seats reveal after the match.
+    """
+
+    def __init__(self, out: str | os.PathLike[str] | BinaryIO, *,
+                 rules: str | RuleSet | Mapping[str, Any],
+                 seats: Sequence[str | tuple[str, bool]], match_id: bytes, first_dealer: int,
+                 public_key: bytes | None = None, server_commitment: bytes | None = None,
+                 client_commitments: Sequence[bytes] | None = None,
+                 client_seeds: Sequence[bytes] | None = None,
+                 season: BatchProof | None = None,
+                 durability: Durability | str = "flush", dealing: str = "seeds") -> None:
+        ruleset = _rules(rules)
+        if len(seats) != 4:
+            raise RecorderError(f"a match has four seats, not {len(seats)}")
+        named = [Seat(s, False) if isinstance(s, str) else Seat(str(s[0]), bool(s[1]))
+                 for s in seats]
+        for seat in named:  # the reader refuses what could rewrite a verdict that shows it
+            if unsafe_character(seat.name) is not None:
+                raise RecorderError(f"seat name {seat.name!r} holds the character "
+                                    f"{unsafe_character(seat.name)}")
+        if isinstance(durability, str):
+            try:
+                durability = Durability.parse(durability)
+            except ValueError as e:
+                raise RecorderError(str(e)) from None
+        header = Header(rules=ruleset, seats=named, match_id=bytes(match_id),
+                        first_dealer=_seat(first_dealer, "first_dealer"),
+                        server_commitment=server_commitment, batch=season,
+                        client_commitments=None if client_commitments is None
+                        else list(client_commitments),
+                        client_seeds=None if client_seeds is None else list(client_seeds),
+                        public_key=public_key, blind=dealing == "blind")
+        if dealing not in ("seeds", "blind"):
+            raise RecorderError(f"dealing is 'seeds' or 'blind', not {dealing!r}")
+        if header.blind and server_commitment is None:  # the seeds draw its first dealer
+            raise RecorderError("a match dealt blind commits to seeds too (server_commitment, "
+                                "client seeds): they draw its first dealer")
+        self.blind = header.blind
+        self._own = not hasattr(out, "write")  # a file the recorder opened (and closes)
+        # the file stays open for the match; close() closes it
+        self._stream: BinaryIO = open(os.fspath(out), "xb") if self._own \
+            else out  # type: ignore[assignment, arg-type]  # noqa: SIM115
+        self.rules = ruleset
+        self.writer = LogWriter(self._stream, durability)
+        self.writer.write(header)
+        self._path = os.fspath(out) if self._own else None  # type: ignore[arg-type]
+        # a new file's directory entry, synced too: else a power loss may lose the file whole
+        self._dir_synced = self._path is not None and durability.mode != "flush"
+        if self._dir_synced:
+            sync_directory(self._path)  # type: ignore[arg-type]
+        self.cut: str | None = None  # what resume() cut off the log
+        self._hand: HandRecord | None = None  # the hand in progress
+        self._deals = 0
+        self._trump_named = False
+        self._ended = False
+        self._signed = False
+        self.moves = 0  # moves written in the hand in progress
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike[str], *, durability: Durability | str = "flush",
+               server_seed: bytes | None = None) -> MatchRecorder:
+        """Go on with the log a crashed or restarted server left at ``path``.
+
+        What follows its last whole value is cut off (the file is truncated): a torn value,
+        a zero-filled tail, bytes no writer writes (the garbage a power loss may leave); in
+        a log dealt blind, a deal record without its blind record and a card without its
+        proof too (the server writes them again, whole). With the ``server_seed`` (a match
+        on the seed protocol; one that records its deals needs none) the log's last values
+        are also replayed as ``tarneeb verify`` judges them, and cut where they stop
+        following the rules (:mod:`tarneeb.replay.verify.tail`). ``cut`` then says what was cut
+        (``None``: nothing). The recorder stands where the log stops — in the hand it stops
+        in, with the moves it has — so the server goes on, or ends the match (``abandon``
+        with ``server-fault``, the seed revealed) and signs it."""
+        from tarneeb.replay.log.parse import parse_log
+        from tarneeb.replay.log.stream import LogError
+
+        data = Path(path).read_bytes()
+        try:
+            log = parse_log(data, str(path))
+        except LogError as e:
+            raise RecorderError(f"cannot go on with this log: {e}") from None
+        if log.signature is not None:
+            raise RecorderError(f"{path}: the log is signed: the match is over")
+        if isinstance(durability, str):
+            try:
+                durability = Durability.parse(durability)
+            except ValueError as e:
+                raise RecorderError(str(e)) from None
+        log = _go_on_from(log, server_seed)
+        keep = len(log.signed_bytes)  # every byte read as a value, as judged
+        stream = open(os.fspath(path), "r+b")  # noqa: SIM115 - open for the match
+        stream.truncate(keep)
+        stream.seek(keep)
+        self = cls.__new__(cls)
+        self._own, self._stream, self.rules = True, stream, log.header.rules
+        self.blind = log.header.blind
+        self.writer = LogWriter(stream, durability, written=data[:keep],
+                                named_trump=self.rules.trump == "named")
+        self._path = os.fspath(path)
+        self._dir_synced = durability.mode != "flush"
+        if self._dir_synced:  # the cut, on disk before anything is appended to it
+            self.writer.sync()
+            sync_directory(self._path)
+        self.cut = None if keep == len(data) else (
+            f"cut {len(data) - keep:,} bytes from byte {keep:,}"
+            + (f": {hands_from_1(log.cut_short.message)}" if log.cut_short is not None else ""))
+        last = log.hands[-1] if log.hands else None
+        self._hand = last if last is not None and not last.closed and log.end is None else None
+        self._deals = len(log.hands)
+        self._trump_named = self._hand is not None and self.rules.trump == "named" \
+            and self._hand.trump is not None
+        self._ended = log.end is not None
+        self._signed = False
+        self.moves = 0 if self._hand is None else (
+            len(self._hand.calls) + len(self._hand.plays) + int(self._trump_named))
+        return self
+
+    # -- the hand
+    def _open(self, what: str) -> HandRecord:
+        if self._ended:
+            raise RecorderError(f"{what} after the end of the match")
+        if self._hand is None:
+            raise RecorderError(f"{what} before the hand's deal (call deal() first)")
+        return self._hand
+
+    def deal(self, dealer: int, *, revealed: Card | None = None,
+             hands: Sequence[int | Sequence[Card]] | None = None,
+             thirteenth: Card | None = None, blind: BlindTranscript | None = None) -> int:
+        """A new dealing attempt: ``dealer`` deals; ``revealed`` is the card shown to all
+        (rules that reveal the dealer's 13th card). A platform without the seed protocol
+        gives the deal itself: ``hands`` (four masks, or four lists of cards, by seat) and
+        the dealer's 13th card. A match dealt blind gives the deal's public transcript
+        (``blind``), written right after the deal record. Returns the byte offset of the
+        deal record."""
+        if self._ended:
+            raise RecorderError("a deal after the end of the match")
+        if self._hand is not None:
+            raise RecorderError(f"a deal while hand {self._hand.deal_number + 1} is open: "
+                                "claim() closes it")
+        recorded = None
+        if hands is not None:
+            if len(hands) != 4:
+                raise RecorderError("hands must be four, by seat")
+            masks = [h if type(h) is int else mask_of(_card(c) for c in h)  # type: ignore[union-attr]
+                     for h in hands]
+            recorded = RecordedDeal((masks[0], masks[1], masks[2], masks[3]),  # type: ignore[arg-type]
+                                    None if thirteenth is None else _card(thirteenth))
+        hand = HandRecord(self._deals, _seat(dealer, "dealer"),
+                          revealed=None if revealed is None else _card(revealed, "revealed"),
+                          deal=recorded, totals=None, closed=False)
+        if self.blind != (blind is not None):
+            raise RecorderError("a match dealt blind gives each deal's transcript (blind=), "
+                                "and only such a match")
+        offset = self.writer.begin_hand(hand)
+        if blind is not None:
+            self.writer.blind_deal(blind)
+        self._hand, self._trump_named, self.moves = hand, False, 0
+        self._deals += 1
+        return offset
+
+    def _move(self, code: int, timer: bool) -> int:
+        offset = self.writer.move(code | (TIMER_MOVE if timer else 0))
+        self.moves += 1
+        return offset
+
+    def call(self, seat: int, bid: int | str | None, *, timer: bool = False) -> int:
+        """Seat ``seat`` calls: a bid 0-13, or a pass (``None`` or ``"pass"``); ``timer``
+        when the turn timer made the call. Returns the move's byte offset: once it
+        returns, the call is written (see the durability)."""
+        hand = self._open("a call")
+        if hand.plays or self._trump_named:
+            raise RecorderError("a call after the trump was named or the play began")
+        if bid is None or bid == "pass":
+            value = PASS_CODE
+        elif type(bid) is int and 0 <= bid <= 13:
+            value = bid
+        else:
+            raise RecorderError(f"a bid is 0-13, or None / 'pass' for a pass, not {bid!r}")
+        if len(hand.calls) == 64:
+            raise RecorderError("a hand has at most 64 calls")
+        seat = _seat(seat)
+        hand.calls.append((seat, value))
+        return self._move(CALL_MOVE | seat << 4 | value, timer)
+
+    def name_trump(self, suit: int | str, *, timer: bool = False) -> int:
+        """The auction winner names the trump (rules whose trump is named: classic)."""
+        hand = self._open("a trump named")
+        if self.rules.trump != "named":
+            raise RecorderError(f"in {self.rules.name} the trump is not named by a player; "
+                                "give it with claim(trump=...)")
+        if self._trump_named or hand.plays:
+            raise RecorderError("the trump is named once, before the first card")
+        self._trump_named = True
+        hand.trump = _suit(suit)
+        return self._move(TRUMP_MOVE + hand.trump, timer)
+
+    def play(self, card: Card, *, timer: bool = False,
+             proof: tuple[int, bytes] | None = None) -> int:
+        """The seat on turn plays ``card`` (0-51 or a name like ``"10♥"``); the log does
+        not say who: the rules do, from the deal. In a match dealt blind, ``proof`` is the
+        seat's ``(position, proof)`` that the card is the one dealt to it there."""
+        hand = self._open("a card")
+        if len(hand.plays) == 52:
+            raise RecorderError("a hand has 52 cards")
+        if self.blind != (proof is not None):
+            raise RecorderError("in a match dealt blind every card comes with its proof "
+                                "(proof=), and only there")
+        c = _card(card)
+        hand.plays += bytes((c,))
+        offset = self._move(CARD_MOVE + c, timer)
+        if proof is not None:
+            self.writer.play_proof(*proof)
+        return offset
+
+    def claim(self, *, totals: Sequence[int], tricks: Sequence[int] | None = None,
+              scores: Sequence[int] | None = None, trump: int | str | None = None) -> int:
+        """Close the hand with the platform's claims: its running ``totals`` per seat and,
+        for a played hand, ``tricks`` and hand ``scores`` per seat (team games: the team's
+        figure on both partners); ``trump`` the trump it used where the rules derive it
+        (nil for a cancelled hand, and in rules that name it by a move)."""
+        hand = self._open("a claim")
+        if (tricks is None) != (scores is None):
+            raise RecorderError("tricks and scores go together: both for a played hand, "
+                                "neither for a cancelled one")
+        if trump is not None and self.rules.trump == "named":
+            raise RecorderError("in these rules the trump is named by a move (name_trump)")
+        hand.tricks = _four(tricks, "tricks", 0, 13)
+        hand.scores = _four(scores, "scores", -SCORE_LIMIT, SCORE_LIMIT)
+        hand.totals = _four(totals, "totals", -SCORE_LIMIT, SCORE_LIMIT)
+        if self.rules.trump != "named":
+            hand.trump = None if trump is None else _suit(trump)
+        hand.closed = True
+        offset = self.writer.close_hand(hand)
+        self._hand = None
+        return offset
+
+    # -- the end
+    def finish(self, winner: int, server_seed: bytes | None) -> int:
+        """The match is won by team ``winner`` (0: seats 0 and 2, 1: seats 1 and 3); the
+        server seed is revealed (``None`` for a platform that records its deals)."""
+        if type(winner) is not int or winner not in (0, 1):
+            raise RecorderError(f"the winner is team 0 or 1, not {winner!r}")
+        return self._end(EndRecord(winner, server_seed))
+
+    def abandon(self, cause: str, seat: int | None, reason: str,
+                server_seed: bytes | None) -> int:
+        """The match stops before it is won: ``cause`` one of ``disconnect``, ``timeout``,
+        ``resignation``, ``server-fault``; the ``seat`` that left (``None`` for a server
+        fault); the platform's ``reason``. The server seed is revealed all the same, so
+        every move made can be checked. A hand in progress stays as it is (no claims)."""
+        if cause not in ABANDON_CAUSES:
+            raise RecorderError(f"cause must be one of {', '.join(ABANDON_CAUSES)}, "
+                                f"not {cause!r}")
+        if len(reason) > MAX_REASON:
+            raise RecorderError(f"a reason of at most {MAX_REASON} characters")
+        if unsafe_character(reason) is not None:
+            raise RecorderError(f"the reason holds the character {unsafe_character(reason)}")
+        if (seat is None) != (cause == "server-fault"):
+            raise RecorderError("seat is None for a server fault, and the seat that left "
+                                "otherwise")
+        return self._end(EndRecord(None, server_seed, Abandonment(
+            cause, None if seat is None else _seat(seat), reason)), abandoned=True)
+
+    def _end(self, rec: EndRecord, abandoned: bool = False) -> int:
+        if self._ended:
+            raise RecorderError("the match has ended already")
+        if self._hand is not None and not abandoned:
+            raise RecorderError(f"hand {self._hand.deal_number + 1} is open: claim() closes it "
+                                "before the match ends (or abandon())")
+        self._ended = True
+        self._hand = None
+        return self.writer.end(rec)
+
+    def reveal_keys(self, keys: RevealedKeys) -> int:
+        """After the end of a match dealt blind: the scalars and permutations the seats
+        revealed for one dealing attempt (``None`` for a seat that keeps its own)."""
+        if not self.blind or not self._ended or self._signed:
+            raise RecorderError("keys are revealed after the end of a match dealt blind, "
+                                "before the signature")
+        return self.writer.write(keys)
+
+    def sign(self, key: Ed25519PrivateKey | Callable[[bytes], bytes]) -> bytes:
+        """Sign everything written with the platform's key (or a function that signs
+        bytes, e.g. through an HSM), append the signature, sync and close the log.
+        Returns the signature."""
+        if not self._ended:
+            raise RecorderError("sign after finish() or abandon()")
+        if self._signed:
+            raise RecorderError("the log is signed already")
+        signer = key.sign if isinstance(key, Ed25519PrivateKey) else key
+        signature = signer(self.writer.signed_bytes)
+        from tarneeb.replay.log.records import SignatureRecord
+
+        self.writer.write(SignatureRecord(signature))
+        self._signed = True
+        self.writer.sync()  # in every durability: the log is synced, its directory entry too
+        if self._path is not None and not self._dir_synced:
+            sync_directory(self._path)
+            self._dir_synced = True
+        return signature
+
+    def close(self) -> None:
+        """Sync the log, and close the file the recorder opened (a log closed before its
+        end reads as cut short)."""
+        self.writer.close(close_stream=self._own)
+
+    def __enter__(self) -> MatchRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _go_on_from(log: ParsedLog, server_seed: bytes | None) -> ParsedLog:
+    """The log a resumed recorder goes on from: dealt blind, without a deal record that
+    lacks its blind record or a card that lacks its proof (the server writes them again,
+    whole); then judged as ``verify`` judges it (with the server seed, its last values by
+    the rules too)."""
+    from tarneeb.replay.verify.replayer import judged_log
+    from tarneeb.replay.verify.tail import cut_at, value_ends
+
+    last = log.hands[-1] if log.hands else None
+    if log.header.blind and last is not None and not last.closed and log.end is None:
+        if last.blind is None:
+            log = cut_at(log, log.offsets[-1], f"hand {last.deal_number}'s deal record "
+                         "without its blind record")
+        elif last.plays and len(last.plays) - 1 not in last.blind.play_proofs:
+            ends = value_ends(log.signed_bytes, log.offsets[-1])
+            log = cut_at(log, ends[-2], f"hand {last.deal_number}'s last card without its "
+                         "proof record")
+    return judged_log(log, server_seed=server_seed)[0]
+
+
+def record_json(doc: Mapping[str, Any], out: str | os.PathLike[str] | BinaryIO, *,
+                key: Ed25519PrivateKey | Callable[[bytes], bytes],
+                durability: Durability | str = "flush",
+                each: Callable[[MatchRecorder], None] | None = None) -> MatchRecorder:
+    """Record a match given in the JSON form (``tarneeb export``) move by move, as a
+    server whose engine speaks plain values does, and sign it with ``key``; ``each`` is
+    called after every value written (e.g. to acknowledge it). The bytes are the log's.
+
+    >>> import io
+    >>> from tarneeb.replay.log.jsonform import to_json
+    >>> from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+    >>> log = play_logged_match("classic", seed=b"record_json doc")  # reproducible
+    >>> out = io.BytesIO()
+    >>> _ = record_json(to_json(log), out, key=MatchSecrets(b"record_json doc").key)
+    >>> out.getvalue() == log
+    True
+    """
+    header = doc["records"][0]
+
+    def hexes(v: Sequence[str] | None) -> list[bytes] | None:
+        return None if v is None else [bytes.fromhex(x) for x in v]
+
+    b = header["batch"]
+    rec = MatchRecorder(
+        out, rules=header["rules"], seats=[(x["name"], x["computer"]) for x in header["seats"]],
+        match_id=bytes.fromhex(header["match_id"]), first_dealer=header["first_dealer"],
+        public_key=_unhex(header["public_key"]),
+        server_commitment=_unhex(header["server_commitment"]),
+        client_commitments=hexes(header["client_commitments"]),
+        client_seeds=hexes(header["client_seeds"]),
+        season=None if b is None else BatchProof(b["index"], b["size"], hexes(b["path"]) or [],
+                                                 bytes.fromhex(b["root"]),
+                                                 bytes.fromhex(b["head_signature"])),
+        durability=durability)
+    done = each or (lambda r: None)
+    done(rec)
+    for call in match_calls(doc):
+        call(rec)
+        done(rec)
+    rec.sign(key)
+    done(rec)
+    return rec
+
+
+def _unhex(v: str | None) -> bytes | None:
+    return None if v is None else bytes.fromhex(v)
+
+
+def match_calls(doc: Mapping[str, Any]) -> Iterator[Callable[[MatchRecorder], int]]:
+    """The recorder calls that write the match of a JSON document (``tarneeb export``; not
+    dealt blind) after its header, in order, up to its end record: each a function of the
+    recorder that writes one value. :func:`record_json` makes them; a server resumed after
+    a crash (:meth:`MatchRecorder.resume`) goes on with those its log does not have yet.
+
+    >>> from tarneeb.replay.log.jsonform import to_json
+    >>> from tarneeb.replay.server.simulate import play_logged_match
+    >>> doc = to_json(play_logged_match("classic", seed=b"match_calls doc"))
+    >>> len(list(match_calls(doc)))  # each deal record, move and claims record; the end
+    426
+    """
+    records = doc["records"]
+    named = records[0]["rules"]["trump"] == "named"
+    for h in (r for r in records if r["type"] == "hand"):
+        deal = h["deal"]
+        yield functools.partial(MatchRecorder.deal, dealer=h["dealer"], revealed=h["revealed"],
+                                hands=None if deal is None else deal["hands"],
+                                thirteenth=None if deal is None else deal["thirteenth"])
+        timer = set(h["timer"])
+        k = 0
+        for c in h["calls"]:
+            yield functools.partial(MatchRecorder.call, seat=c["seat"], bid=c["call"],
+                                    timer=k in timer)
+            k += 1
+        if named and h["trump"] is not None:
+            yield functools.partial(MatchRecorder.name_trump, suit=h["trump"], timer=k in timer)
+            k += 1
+        for card in h["plays"]:
+            yield functools.partial(MatchRecorder.play, card=card, timer=k in timer)
+            k += 1
+        if h.get("closed", True):
+            yield functools.partial(MatchRecorder.claim, totals=h["totals"], tricks=h["tricks"],
+                                    scores=h["scores"], trump=None if named else h["trump"])
+    end = next(r for r in records if r["type"] == "end")
+    a = end.get("abandoned")
+    seed = _unhex(end["server_seed"])
+    if a is None:
+        yield functools.partial(MatchRecorder.finish, winner=end["winner"], server_seed=seed)
+    else:
+        yield functools.partial(MatchRecorder.abandon, cause=a["cause"], seat=a["seat"],
+                                reason=a["reason"], server_seed=seed)
+
+
+__all__ = ["Durability", "MatchRecorder", "RecorderError", "match_calls", "record_json"]

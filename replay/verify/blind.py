@@ -1,0 +1,216 @@
+"""Checking the blind deals of a log: the transcripts, the play proofs, the revealed keys.
+
+For each dealing attempt of a log dealt blind (``docs/PROTOCOL.md`` §13), the
+verifier checks the transcript (:func:`tarneeb.audit.blind.verify_deal`: every
+partial decryption's proof; with revealed keys, every pass), the proof of the
+revealed card and of every card played, and works out the hands the rules are
+replayed on: from the cards the plays opened when the hand was played out, from
+the revealed keys otherwise. A hand whose cards stay secret (not played out, no
+keys revealed) is replayed only when nothing in it depends on the cards (a hand
+cancelled in the bidding); otherwise it is not replayed, and the verdict says so.
+Every fault is a finding that names the seat.
+
+This module imports :mod:`tarneeb.audit.blind` (libsodium) only when a log is
+dealt blind: a log dealt from seeds never loads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tarneeb.audit.blind import (
+    DECK,
+    BlindDeal,
+    BlindError,
+    BlindFault,
+    Opening,
+    Partial,
+    RevealedKey,
+    check_opening,
+    decrypt_order,
+    owner,
+    verify_deal,
+)
+from tarneeb.replay.log.blind import ELEMENT, OPENED_POSITION, PROOF_LEN, RevealedKeys
+from tarneeb.replay.log.records import HandRecord, Header, ParsedLog
+from tarneeb.replay.rules.cards import card_name
+from tarneeb.replay.verify.findings import Verdict
+
+Hands = tuple[int, int, int, int]
+
+
+def _split(raw: bytes, size: int) -> list[bytes]:
+    return [raw[i:i + size] for i in range(0, len(raw), size)]
+
+
+def blind_deal(header: Header, rec: HandRecord, n: int, dealer: int) -> BlindDeal:
+    """The :class:`~tarneeb.audit.blind.BlindDeal` of a hand's transcript (no openings)."""
+    t = rec.blind
+    assert t is not None
+    elements = [_split(r, ELEMENT) for r in t.partials]
+    proofs = [_split(r, PROOF_LEN) for r in t.partial_proofs]
+    partials = [[Partial(seat, elements[r][p], proofs[r][p])
+                 for r, seat in enumerate(decrypt_order(owner(p, dealer)))]
+                for p in range(DECK)]
+    return BlindDeal(header.match_id, n, dealer, _split(t.publics, ELEMENT),
+                     [tuple(_split(d, ELEMENT)) for d in t.passes], partials)
+
+
+_KINDS = (("revealed scalar", "wrong-key"), ("revealed permutation", "wrong-key"),
+          ("partial decryption", "wrong-decryption"), ("public key", "blind-transcript"),
+          ("not a valid", "blind-transcript"), ("missing or out of order", "blind-transcript"))
+
+
+def _kind(fault: BlindFault) -> str:
+    return next((k for text, k in _KINDS if text in fault.what), "wrong-shuffle")
+
+
+@dataclass
+class BlindHand:
+    """What the checks of one blind hand give the replay."""
+
+    hands: Hands | None  # the four hands, or None when they cannot be made out at all
+    thirteenth: int | None
+    proven: bool  # every card of every hand is proven (opened by the plays, or by keys)
+    faults: int  # findings this hand added
+
+
+class BlindChecker:
+    """Checks each blind hand of one log, adding findings to the verdict."""
+
+    def __init__(self, log: ParsedLog, v: Verdict) -> None:
+        self.header, self.v = log.header, v
+        self.keys: dict[int, RevealedKeys] = {}
+        self.faults = 0  # findings about blind deals
+        for k, at in zip(log.keys, log.key_offsets, strict=True):
+            if k.deal_number in self.keys or k.deal_number >= len(log.hands):
+                v.add("blind-transcript", f"a keys record for hand {k.deal_number}, which "
+                      + ("has one already" if k.deal_number in self.keys else
+                         "the log does not hold"), offset=at)
+                self.faults += 1
+                continue
+            self.keys[k.deal_number] = k
+        self.secret_cancelled: list[int] = []  # hands replayed without their cards
+
+    def _count(self, before: int) -> int:
+        added = len(self.v.findings) - before
+        self.faults += added
+        return added
+
+    def check(self, rec: HandRecord, n: int, dealer: int, reveals: bool,
+              offset: int) -> BlindHand | None:
+        """The hands of ``rec`` as far as its transcript proves them; ``None`` when the
+        hand has no transcript (a finding)."""
+        v = self.v
+        before = len(v.findings)
+        if rec.blind is None:
+            v.add("blind-transcript", "the hand has no blind record: nothing proves its deal",
+                  hand=n, offset=offset)
+            self._count(before)
+            return None
+        deal = blind_deal(self.header, rec, n, dealer)
+        keys = self._keys(n)
+        try:
+            faults = verify_deal(deal, keys)
+        except (BlindError, ValueError) as e:  # no value of a log may stop the check
+            faults = [BlindFault(-1, f"the transcript cannot be checked: {e}")]
+        for f in faults:
+            v.add(_kind(f), f"{f.what}" + ("" if f.position is None else
+                                           f" (position {f.position})"),
+                  hand=n, seat=None if f.seat < 0 else f.seat, offset=offset)
+        known: dict[int, int] = {}  # position -> card, as proven
+        if len(v.findings) == before:
+            for k in keys:  # the hand of each seat that revealed its scalar
+                try:
+                    for p, c in zip(deal.positions_of(k.seat), deal.cards_of(k.seat, [k]),
+                                    strict=True):
+                        known[p] = c
+                except (BlindError, ValueError) as e:
+                    v.add("wrong-shuffle", str(e), hand=n, seat=k.seat, offset=offset)
+        thirteenth = self._opened(rec, deal, dealer, reveals, known, n, offset)
+        self._plays(rec, deal, known, n, offset)
+        proven = len(known) == DECK and len(set(known.values())) == DECK
+        if len(known) == DECK and not proven:
+            v.add("wrong-shuffle", "the cards opened are not the 52 cards of the deck: a pass "
+                  "replaced, dropped or duplicated a card (the revealed keys name the seat)",
+                  hand=n, offset=offset)
+        hands = _fill(known, dealer)
+        if thirteenth is None and reveals and hands is not None:
+            thirteenth = known.get(OPENED_POSITION)
+        return BlindHand(hands, thirteenth, proven, self._count(before))
+
+    def _keys(self, n: int) -> list[RevealedKey]:
+        k = self.keys.get(n)
+        if k is None:
+            return []
+        out = []
+        for s in range(4):
+            scalar, perm = k.scalars[s], k.permutations[s]
+            if scalar is not None and perm is not None:
+                out.append(RevealedKey(s, scalar, tuple(perm)))
+        return out
+
+    def _opened(self, rec: HandRecord, deal: BlindDeal, dealer: int, reveals: bool,
+                known: dict[int, int], n: int, offset: int) -> int | None:
+        """The dealer's 13th card, shown to all with its proof where the rules show it."""
+        t = rec.blind
+        assert t is not None
+        if not reveals:
+            if t.opened is not None:
+                self.v.add("not-canonical", "the blind record opens the dealer's 13th card, "
+                           "but these rules show no card", hand=n, offset=offset)
+            return None
+        if rec.revealed is None or t.opened is None:
+            self.v.add("blind-transcript", "the dealer's 13th card is not opened with its "
+                       "proof", hand=n, seat=dealer, offset=offset)
+            return None
+        fault = check_opening(deal, Opening(OPENED_POSITION, rec.revealed, "open", t.opened))
+        if fault is not None:
+            self.v.add("card-not-dealt", f"the dealer shows {card_name(rec.revealed)} as its "
+                       "13th card, but its proof does not verify: it is not the card dealt "
+                       "there", hand=n, seat=dealer, card=card_name(rec.revealed), offset=offset)
+            return None
+        known.setdefault(OPENED_POSITION, rec.revealed)
+        return rec.revealed
+
+    def _plays(self, rec: HandRecord, deal: BlindDeal, known: dict[int, int], n: int,
+               offset: int) -> None:
+        """Each card played must come with the proof that it is the card dealt there."""
+        t = rec.blind
+        assert t is not None
+        for k, card in enumerate(rec.plays):
+            trick = k // 4 + 1
+            if k not in t.play_proofs:
+                self.v.add("blind-transcript", f"{card_name(card)} is played without the proof "
+                           "that it is a card dealt to the seat", hand=n, trick=trick,
+                           card=card_name(card), offset=offset)
+                continue
+            p, proof = t.play_proofs[k]
+            fault = check_opening(deal, Opening(p, card, "play", proof))
+            if fault is not None:
+                self.v.add("card-not-dealt", f"{card_name(card)} is played as the card dealt to "
+                           f"seat {fault.seat} at position {p}, but its proof does not verify: "
+                           "it is not the card dealt there", hand=n, trick=trick,
+                           seat=fault.seat if fault.seat >= 0 else None, card=card_name(card),
+                           offset=offset)
+                continue
+            if known.get(p, card) != card:  # cannot be, with the proofs sound
+                self.v.add("card-not-dealt", f"position {p} is opened as two cards", hand=n,
+                           trick=trick, offset=offset)
+            known[p] = card
+
+
+def _fill(known: dict[int, int], dealer: int) -> Hands | None:
+    """Four hands with the known cards in place and the others anywhere: ``None`` when
+    the known cards are not distinct."""
+    if len(set(known.values())) != len(known):
+        return None
+    rest = iter(sorted(set(range(DECK)) - set(known.values())))
+    hands = [0, 0, 0, 0]
+    for p in range(DECK):
+        c = known[p] if p in known else next(rest)
+        hands[owner(p, dealer)] |= 1 << c
+    return hands[0], hands[1], hands[2], hands[3]
+
+
+__all__ = ["BlindChecker", "BlindHand", "blind_deal"]

@@ -1,0 +1,103 @@
+"""Saying things to people: players by name, hands counted from 1, cards with their colour.
+
+The replayer speaks in seats 0–3 and deal numbers from 0, as the log format and every
+JSON output do; a player reads names and counts from 1. :class:`Table` translates, for
+``tarneeb verify``'s and ``tarneeb show``'s text and for the HTML report alike.
+
+>>> t = Table(["Ana", "Ben", "Cy", "Dee"])
+>>> t.say("seat 2 played 10♣ in hand 22 when it was seat 1's turn; team 1+3 won")
+'Cy played 10♣ in hand 23 when it was Ben’s turn; Ben & Dee won'
+>>> t.say("Hands 0-11 (12 dealing attempts) could not be replayed")
+'Hands 1-12 (12 dealing attempts) could not be replayed'
+>>> t.card(34)
+Card(text='10♥', colour='red', trump=False)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tarneeb.replay.rules.cards import SUIT_SYMBOLS, card_name
+from tarneeb.replay.verify.findings import Verdict
+
+_SEAT = re.compile(r"\bseat (\d)('s)?\b")
+_TEAM = re.compile(r"\bteam ([01])\+([23])\b")
+_HAND = re.compile(r"\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) "
+                   r"(\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b")
+_NUMBER = re.compile(r"\d+")
+_SEAT_LIKE = re.compile(r"(?:seat|player|hand|team)\s*\d+")  # casefolded
+
+
+def hands_from_1(text: str) -> str:
+    """The replayer's sentence with hands counted from 1, seats left as numbers (for text
+    that names no players, such as an archive's findings).
+
+    >>> hands_from_1("hand 0, seat 2: a keys record for hand 0; hands 3-4 not replayed")
+    'hand 1, seat 2: a keys record for hand 1; hands 4-5 not replayed'
+    >>> hands_from_1("hands 0-3, 7, 9-10 (8 dealing attempts) could not be replayed")
+    'hands 1-4, 8, 10-11 (8 dealing attempts) could not be replayed'
+    """
+    return _HAND.sub(lambda m: f"{m[1]} "
+                     + _NUMBER.sub(lambda n: str(int(n[0]) + 1), m[2]), text)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A card as drawn on the page: its text (``10♥``), colour class and trump mark."""
+
+    text: str
+    colour: str  # "red" or "black"
+    trump: bool = False
+
+
+class Table:
+    """The four players of a match, for putting the replayer's words to people."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.raw = [n.strip() for n in names]
+        # A name that reads as a seat ("seat 2") or that two seats share would make a
+        # sentence blame the wrong player: such a name is shown quoted, with its seat.
+        plain = [" ".join(n.casefold().split()) for n in self.raw]
+        self.names = [
+            f"Seat {s + 1}" if not n else
+            f"“{n}” (Seat {s + 1})" if plain.count(plain[s]) > 1 or (
+                _SEAT_LIKE.fullmatch(plain[s]) and plain[s] != f"seat {s + 1}")
+            else n for s, n in enumerate(self.raw)]
+
+    @classmethod
+    def of(cls, verdict: Verdict) -> Table:
+        """The players a verdict's log names (``Seat 1``–``Seat 4`` when it names none).
+
+        >>> Table.of(Verdict("m.tlog", names=("Ana", "", "Cy", "Dee"))).say("seat 1 led")
+        'Seat 2 led'
+        >>> Table(["seat 2", "Bo", "Cy", "Bo"]).say("seat 0 played, then seat 1")
+        '“seat 2” (Seat 1) played, then “Bo” (Seat 2)'
+        """
+        return cls(list(verdict.names) or ["", "", "", ""])
+
+    def name(self, seat: int | None) -> str:
+        return "—" if seat is None else self.names[seat]
+
+    def team(self, team: int) -> str:
+        """``team`` 0 is seats 0 and 2, 1 is seats 1 and 3."""
+        return f"{self.names[team]} & {self.names[team + 2]}"
+
+    def say(self, text: str) -> str:
+        """The replayer's sentence with names for seats and teams, hands counted from 1."""
+        text = _TEAM.sub(lambda m: self.team(int(m[1])), text)
+        for s, name in enumerate(self.raw):  # "seat 2 (Cy)" says the name twice
+            text = text.replace(f"seat {s} ({name})", self.names[s])
+        text = _SEAT.sub(lambda m: self.names[int(m[1])] + ("’s" if m[2] else ""), text)
+        return hands_from_1(text)
+
+    @staticmethod
+    def card(card: int, trump: int | None = None) -> Card:
+        return Card(card_name(card), "red" if card // 13 in (1, 2) else "black",
+                    card // 13 == trump)
+
+    @staticmethod
+    def suit(suit: int | None) -> Card | None:
+        if suit is None:
+            return None
+        return Card(SUIT_SYMBOLS[suit], "red" if suit in (1, 2) else "black")
