@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
@@ -34,7 +35,8 @@ SIGNATURE_LEN = 64
 RAW_KEY_LEN = 32
 
 __all__ = [
-    "Ed25519PrivateKey", "Ed25519PublicKey", "check_public_key", "generate_key_pair",
+    "Ed25519PrivateKey", "Ed25519PublicKey", "check_platform_names", "check_public_key",
+    "generate_key_pair",
     "generate_private_key", "key_id", "load_keys_file", "load_private_key",
     "load_private_key_file", "load_public_key", "load_public_key_file", "parse_keys",
     "private_key_from_raw", "private_key_pem", "public_key_from_raw", "public_key_pem",
@@ -208,6 +210,42 @@ def load_public_key_file(path: str | Path) -> Ed25519PublicKey:
     return load_public_key(_read(path, "public key file"), str(path))
 
 
+def check_platform_names(names: Sequence[str], source: str = "keys") -> None:
+    """Raise :class:`~tarneeb.audit.errors.KeyFileError` (naming ``source`` and the name,
+    escaped) unless every name can name a platform in a verdict ("signed by <name>"): no
+    control, line-break or bidi character, one a person can read as it is written
+    (:func:`~tarneeb.audit.names.name_problem`), and none that looks like another
+    (:func:`~tarneeb.audit.names.name_keys`, the UTS #39 skeleton, case folded).
+
+    >>> check_platform_names(["cardroom", "Club 400"])
+    >>> check_platform_names(["cardroom", "cardr00m"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    tarneeb.audit.errors.KeyFileError: keys: 'cardr00m': looks the same as 'cardroom' ...
+    """
+    from .names import name_keys, name_problem, quoted
+
+    seen: dict[str, str] = {}  # each name as compared by eye (names.name_keys)
+    for name in names:
+        where = f"{source}: {quoted(name)}"
+        bad = unsafe_character(name)
+        if bad is not None:  # the name is printed in verdicts: "signed by <name>"
+            raise KeyFileError(f"{where}: the name holds the character {bad} (a control, "
+                               "line-break or bidi character)")
+        problem = name_problem(name)
+        if problem is not None:  # "signed by <name>" must read as the name it is
+            raise KeyFileError(f"{where}: a name a person cannot read as it is written: "
+                               f"{problem}")
+        # one name looks like no other: the look-alike data (a 0.2 s load) is not needed
+        looks = name_keys(name) if len(names) > 1 else frozenset()
+        same = next((seen[k] for k in looks if k in seen), None)
+        if same is not None:  # "signed by Cardroom" must name one platform
+            raise KeyFileError(f"{where}: looks the same as {quoted(same)} (the same Unicode "
+                               "look-alike skeleton, UTS #39: letters of another script, "
+                               "digits for letters, rn for m, case): a verdict could not "
+                               "tell the two platforms apart")
+        seen.update(dict.fromkeys(looks, name))
+
+
 def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
     """Platform keys from the text of a keys file: platform name → raw public key.
 
@@ -234,30 +272,10 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise KeyFileError(f"{source}: not TOML: {e}") from None
-    from .names import name_keys, name_problem, quoted
-
+    check_platform_names(list(doc), source)
     keys: dict[str, bytes] = {}
     seen: dict[bytes, str] = {}
-    names: dict[str, str] = {}  # each name as compared by eye (names.name_keys)
     for name, value in doc.items():
-        where = f"{source}: {quoted(name)}"
-        bad = unsafe_character(name)
-        if bad is not None:  # the name is printed in verdicts: "signed by <name>"
-            raise KeyFileError(f"{where}: the name holds the character {bad} (a control, "
-                               "line-break or bidi character)")
-        problem = name_problem(name)
-        if problem is not None:  # "signed by <name>" must read as the name it is
-            raise KeyFileError(f"{where}: a name a person cannot read as it is written: "
-                               f"{problem}")
-        # one name looks like no other: the look-alike data (a 0.2 s load) is not needed
-        looks = name_keys(name) if len(doc) > 1 else frozenset()
-        same = next((names[k] for k in looks if k in names), None)
-        if same is not None:  # "signed by Cardroom" must name one platform
-            raise KeyFileError(f"{where}: looks the same as {quoted(same)} (the same Unicode "
-                               "look-alike skeleton, UTS #39: letters of another script, "
-                               "digits for letters, rn for m, case): a verdict could not "
-                               "tell the two platforms apart")
-        names.update(dict.fromkeys(looks, name))
         where = f"{source}: {name}"
         if not isinstance(value, str):
             raise KeyFileError(f"{where}: the value must be a string: 64 hex digits or a PEM "

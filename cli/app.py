@@ -204,14 +204,14 @@ def show(
     from tarneeb.replay.verify.narrate import describe, narrate
     from tarneeb.replay.verify.replayer import verify_log
 
-    public = verify_cmd.pinned_key(key)
-    named = verify_cmd.platform_keys(keys)
+    trust = verify_cmd.trust_of(key, keys, limits=limits_of(max_bytes, max_records,
+                                                            max_hands))
     try:
-        parsed = load_log(log, limits_of(max_bytes, max_records, max_hands))
+        parsed = load_log(log, trust.limits)
     except LogError as e:
         fail(str(e))
     name = shown_name(log)
-    verdict = verify_log(parsed, name, public, keys=named)
+    verdict = verify_log(parsed, name, trust)
     first = 0 if as_json else 1  # the text counts hands from 1, the JSON from 0
     deal = None if hand is None else hand - first
     last = len(verdict.history) - 1 + first
@@ -258,17 +258,13 @@ def report(
     from tarneeb.report.match import match_report
 
     output = output if output is not None else page_beside(log)
-    public = verify_cmd.pinned_key(key)
-    named = verify_cmd.platform_keys(keys)
-    pinned_root = verify_cmd.pinned_root(root)
+    trust = verify_cmd.trust_of(key, keys, root, () if receipt is None else (receipt,),
+                                limits=limits_of(max_bytes, max_records, max_hands))
     try:
-        parsed = load_log(log, limits_of(max_bytes, max_records, max_hands))
+        parsed = load_log(log, trust.limits)
     except LogError as e:
         fail(str(e))
-    source = str(key) if key is not None else str(keys) if keys is not None else None
-    page, verdict = match_report(parsed, shown_name(log), public, pinned_root, named,
-                                 key_source=source,
-                                 receipt=verify_cmd.read_signed_receipt(receipt))
+    page, verdict = match_report(parsed, shown_name(log), trust)
     write_output(output, page.encode("utf-8"))
     if str(output) != "-":
         state = "clean" if verdict.clean else f"{len(verdict.findings)} finding(s)" \

@@ -101,9 +101,7 @@ def register(app: typer.Typer) -> None:
             run_chunks,
         )
 
-        public = verify_cmd.pinned_key(key)
-        named = verify_cmd.platform_keys(keys)
-        pinned_root = verify_cmd.pinned_root(root)
+        trust = verify_cmd.trust_of(key, keys, root)
         err = console(stderr=True)
         writer = None
         summary = ArchiveSummary()
@@ -112,8 +110,7 @@ def register(app: typer.Typer) -> None:
                 from tarneeb.replay.archive.tables import TableWriter
 
                 writer = TableWriter(tables)
-            chunks = run_chunks(expand_paths(paths), jobs, scheduler, public, pinned_root,
-                                keys=named)
+            chunks = run_chunks(expand_paths(paths), trust, jobs, scheduler)
             if err.is_terminal and os.environ.get("TERM") != "dumb":
                 chunks = _progress(paths, chunks, err)
             for chunk in chunks:

@@ -21,9 +21,12 @@ from typing import TYPE_CHECKING, Any
 from .common import console, expand_logs, fail, load_log, shown_name
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tarneeb.replay.log.stream import Limits
     from tarneeb.replay.verify.findings import Verdict
     from tarneeb.replay.verify.receipt import SignedReceipt
+    from tarneeb.replay.verify.trust import Trust
 
 # The options the fast path understands, and whether each takes a value. A test checks
 # that the typer command has each of them, the same way.
@@ -165,6 +168,28 @@ def read_signed_receipt(receipt: Path | None) -> SignedReceipt | None:
         fail(str(e))
 
 
+def trust_of(key: Path | None = None, keys: Path | None = None, root: str | None = None,
+             receipts: Sequence[Path] = (), server_seed: str | None = None,
+             limits: Limits | None = None) -> Trust:
+    """What the user trusts, from the options every command names the same way, built
+    once and passed whole to the replayer, the report and the archive audit: a bad
+    option ends in one line (exit 2)."""
+    from tarneeb.audit.encoding import parse_hex
+    from tarneeb.audit.errors import AuditError
+    from tarneeb.replay.log.stream import DEFAULT_LIMITS
+    from tarneeb.replay.verify.trust import Trust
+
+    try:
+        seed = parse_hex(server_seed, "server seed", 32) if server_seed is not None else None
+    except AuditError as e:
+        fail(str(e))
+    source = str(key) if key is not None else str(keys) if keys is not None else None
+    return Trust(public_key=pinned_key(key), keys=platform_keys(keys), key_source=source,
+                 root=pinned_root(root),
+                 receipts=tuple(read_signed_receipt(r) for r in receipts),
+                 server_seed=seed, limits=limits or DEFAULT_LIMITS)
+
+
 def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
         root: str | None, keys: Path | None = None, limits: Limits | None = None,
         receipt: Path | None = None, server_seed: str | None = None) -> int:
@@ -172,24 +197,15 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
 
     ``receipt`` is a seat's pre-play receipt: the one log named must be the match it
     promised."""
-    from tarneeb.audit.encoding import parse_hex
-    from tarneeb.audit.errors import AuditError
     from tarneeb.replay.log import LogError
-    from tarneeb.replay.log.stream import DEFAULT_LIMITS
     from tarneeb.replay.verify.findings import Verdict
     from tarneeb.replay.verify.replayer import verify_file, verify_log
 
-    public = pinned_key(key)
-    named = platform_keys(keys)
-    pinned = pinned_root(root)
-    try:
-        seed = parse_hex(server_seed, "server seed", 32) if server_seed is not None else None
-    except AuditError as e:
-        fail(str(e))
+    trust = trust_of(key, keys, root, () if receipt is None else (receipt,), server_seed,
+                     limits)
     paths = expand_logs(logs)
     if receipt is not None and len(paths) != 1:
         fail(f"--receipt is the receipt of one match: give one LOG, not {len(paths)}")
-    signed = read_signed_receipt(receipt)
     # only each verdict's exit code (and its JSON) is kept, not the replayed hands: memory
     # stays flat over an archive of any size
     codes: list[int] = []
@@ -198,16 +214,14 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     for path in paths:
         if path == "-":
             try:
-                log = load_log(path, limits)
+                log = load_log(path, trust.limits)
             except LogError as e:
                 v = Verdict(shown_name(path))
                 v.error = str(e)
             else:
-                v = verify_log(log, shown_name(path), public, as_json, pinned, named,
-                               signed, seed)
+                v = verify_log(log, shown_name(path), trust, count_paths=as_json)
         else:
-            v = verify_file(path, public, count_paths=as_json, root=pinned, keys=named,
-                            limits=limits or DEFAULT_LIMITS, receipt=signed, server_seed=seed)
+            v = verify_file(path, trust, count_paths=as_json)
         codes.append(v.exit_code)
         if as_json:
             outputs.append(v.to_json())

@@ -15,7 +15,6 @@ where it happens, with the rule it breaks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tarneeb.replay.log import PASS_CODE, HandRecord, ParsedLog, parse_log
@@ -25,8 +24,8 @@ from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.rules.scoring import Hand
 from tarneeb.replay.verify.findings import KINDS, Finding, Verdict
 from tarneeb.replay.verify.people import Card, Table
-from tarneeb.replay.verify.receipt import SignedReceipt
 from tarneeb.replay.verify.replayer import verify_log
+from tarneeb.replay.verify.trust import NOTHING, Trust
 
 from .page import Banner, render_page
 from .rulebook import Rule, rule_for
@@ -167,24 +166,22 @@ def game_name(rules_name: str) -> str:
         f"house rules {rules_name}"
 
 
-def match_report(data: bytes | ParsedLog, path: str = "<log>", public_key: bytes | None = None,
-                 root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
-                 key_source: str | None = None,
-                 receipt: SignedReceipt | None = None) -> tuple[str, Verdict]:
+def match_report(data: bytes | ParsedLog, path: str = "<log>",
+                 trust: Trust = NOTHING) -> tuple[str, Verdict]:
     """The report page (HTML) of the log ``data`` (its bytes, or as read by
-    :func:`~tarneeb.replay.log.read_log` within limits), and the verdict it shows;
-    ``public_key``, ``root`` and ``keys`` pin the platform's key, the season root and the
-    platforms' keys as in :func:`~tarneeb.replay.verify.replayer.verify_log`, and ``key_source``
-    says where the pinned key came from (a file name). ``receipt`` is a seat's pre-play
-    receipt (:func:`~tarneeb.replay.verify.receipt.read_receipt`): the proof chain then shows the
-    commitment as promised before play.
+    :func:`~tarneeb.replay.log.read_log` within limits), and the verdict it shows,
+    judged against what the user trusts (:class:`~tarneeb.replay.verify.trust.Trust`, as
+    :func:`~tarneeb.replay.verify.replayer.verify_log` takes it); ``trust.key_source``
+    says where the pinned key came from (a file name), and with a seat's receipt the
+    proof chain shows the commitment as promised before play.
 
     Raises :class:`~tarneeb.replay.log.LogError` for bytes that are not a log at all.
     """
-    log = data if isinstance(data, ParsedLog) else parse_log(data, path)
-    verdict = verify_log(log, path, public_key, root=root, keys=keys, receipt=receipt)
-    return render_page("match.html", **_context(log, verdict, key_source,
-                                                receipt is not None)), verdict
+    log = data if isinstance(data, ParsedLog) else parse_log(data, path, trust.limits)
+    verdict = verify_log(log, path, trust)
+    receipt = trust.receipt_for(log.header.match_id) is not None
+    return render_page("match.html", **_context(log, verdict, trust.key_source,
+                                                receipt)), verdict
 
 
 def _context(log: ParsedLog, v: Verdict, key_source: str | None,

@@ -80,6 +80,7 @@ if TYPE_CHECKING:  # loaded when first used: ``import tarneeb.audit`` stays ligh
         read_receipt,
     )
     from tarneeb.replay.verify.replayer import verify_bytes, verify_file
+    from tarneeb.replay.verify.trust import Trust
 
 _MODULES = {
     # seeds, commitments, the deals they give
@@ -105,6 +106,7 @@ _MODULES = {
     "tarneeb.replay.log.writer": ("Durability",),
     "tarneeb.replay.verify.findings": ("Verdict",),
     "tarneeb.replay.verify.replayer": ("verify_bytes", "verify_file"),
+    "tarneeb.replay.verify.trust": ("Trust",),
     # this package's engine and computer players
     "tarneeb.replay.rules.engine": ("MatchState", "Phase"),
     "tarneeb.replay.rules.actions": ("BID_BASE", "PASS", "TRUMP_BASE"),
@@ -147,6 +149,7 @@ __all__ = [
     "RulesError",
     "ServerCommitmentError",
     "SignedReceipt",
+    "Trust",
     "Verdict",
     "__version__",
     "card_name",

@@ -18,6 +18,7 @@ from tarneeb.replay.rules.ruleset import PRESETS, preset
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.findings import Verdict
 from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.replay.verify.trust import Trust
 from tarneeb.testing import alterations as tamper
 from tarneeb.testing.alterations import (
     REGISTRY,
@@ -47,7 +48,7 @@ def match(rules: str, seed: int, timer_rate: float = 0.0, bid_shift: int = 0,
 
 
 def verdict_of(data: bytes, alt: Alteration) -> Verdict:
-    return verify_bytes(data, public_key=alt.pin_key)
+    return verify_bytes(data, trust=Trust(public_key=alt.pin_key))
 
 
 def check_found(data: bytes, alt: Alteration, resigned: bool) -> None:

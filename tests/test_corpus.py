@@ -22,6 +22,7 @@ from tarneeb.replay.rules.paths import all_paths
 from tarneeb.replay.rules.ruleset import PRESETS
 from tarneeb.replay.verify.findings import KINDS, Verdict
 from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.replay.verify.trust import Trust
 from tarneeb.testing import corpus
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -93,7 +94,7 @@ def test_a_missing_path_fails_the_coverage() -> None:
 def test_altered_log_gives_its_finding(entry: dict[str, object]) -> None:
     data = (ALTERED / str(entry["file"])).read_bytes()
     key = bytes.fromhex(str(entry["public_key"])) if entry.get("public_key") else None
-    v = verify_bytes(data, str(entry["file"]), key)
+    v = verify_bytes(data, str(entry["file"]), Trust(public_key=key))
     found = [(f.kind, f.hand, f.trick, f.seat) for f in v.findings]
     want = (entry["kind"], entry["hand"], entry["trick"], entry["seat"])
     assert want in found, f"{entry['file']}: wanted {want}, found {found}"

@@ -31,6 +31,7 @@ from tarneeb.replay.rules.ruleset import RuleSet, preset
 from tarneeb.replay.server.recorder import MatchRecorder, match_calls, record_json
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.tail import value_ends
+from tarneeb.replay.verify.trust import Trust
 
 LONG = os.environ.get("TARNEEB_LONG_DURABILITY") == "1"
 SEED = b"crash recovery"
@@ -65,7 +66,7 @@ class Match:
         rec.close()
 
     def verdict(self, data: bytes) -> tarneeb.Verdict:
-        return tarneeb.verify_bytes(data, public_key=self.parsed.header.public_key)
+        return tarneeb.verify_bytes(data, trust=Trust(public_key=self.parsed.header.public_key))
 
 
 @pytest.fixture(scope="module")
@@ -344,7 +345,7 @@ def test_a_power_loss_leaving_random_bytes_is_judged_up_to_the_last_good_value(
     cases = 1500 if LONG else 150
     for _ in range(cases):
         cut, data = _image(rng, m)
-        v = tarneeb.verify_bytes(data, server_seed=m.secrets.server_seed)
+        v = tarneeb.verify_bytes(data, trust=Trust(server_seed=m.secrets.server_seed))
         assert v.error is None and v.exit_code == 1, (cut, v.error)
         assert {f.kind for f in v.findings} == {"cut-short"}, (cut, [str(f) for f in v.findings])
         n, message = _said(v)
@@ -373,7 +374,7 @@ def test_garbage_read_as_moves_is_not_judged_as_play(eram: Match) -> None:
     ]
     for cut, looks_like, start, says in cases:
         data = eram.log[:cut] + looks_like + b"\xc1" * 8  # then bytes that are no msgpack
-        v = tarneeb.verify_bytes(data, server_seed=eram.secrets.server_seed)
+        v = tarneeb.verify_bytes(data, trust=Trust(server_seed=eram.secrets.server_seed))
         assert {f.kind for f in v.findings} == {"cut-short"}, [str(f) for f in v.findings]
         n, message = _said(v)
         assert n == start and message.startswith(f"unreadable from byte {start}: read as "
@@ -388,7 +389,8 @@ def test_garbage_past_a_cap_on_one_value_is_unreadable_too(eram: Match, garbage:
     """Nested deeper than any record, or a record longer than any: past the header, no
     writer wrote it; the log is checked up to it (exit 1), not refused whole."""
     cut = eram.parsed.offsets[3]
-    v = tarneeb.verify_bytes(eram.log[:cut] + garbage, server_seed=eram.secrets.server_seed)
+    v = tarneeb.verify_bytes(eram.log[:cut] + garbage,
+                             trust=Trust(server_seed=eram.secrets.server_seed))
     assert v.error is None and v.exit_code == 1 and v.hands == 3
     n, message = _said(v)
     assert n == cut and ("max_depth" in message or "max_record_bytes" in message), message

@@ -17,6 +17,7 @@ from tarneeb.replay.log import parse_log
 from tarneeb.replay.rules.ruleset import preset
 from tarneeb.replay.server.recorder import record_json
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.trust import Trust
 
 SEED = b"durability"
 RULES = preset("eram41").with_options(name="eram41-short", target=21)  # a short match: its own name
@@ -112,7 +113,7 @@ def test_a_server_killed_at_100_random_points_loses_no_acknowledged_move(
         acked = parse_log(log[:size]) if size > p.offsets[0] else None
         if acked is not None:
             assert moves >= sum(len(h.calls) + len(h.plays) for h in acked.hands)
-        v = tarneeb.verify_bytes(data, server_seed=s.server_seed)
+        v = tarneeb.verify_bytes(data, trust=Trust(server_seed=s.server_seed))
         kinds = {f.kind for f in v.findings}
         assert v.exit_code == 1 and kinds <= {"cut-short", "unsigned"}, (i, v.findings)
         assert v.hands == len(cut.hands)  # every hand on disk replayed, to its last move
@@ -128,7 +129,7 @@ def test_tails_cut_or_zero_filled_at_every_byte(
     assert p.end_offset is not None and p.signature_offset is not None
     for at in range(1, len(log)):
         for data in (log[:at], log[:at] + bytes(len(log) - at)):
-            v = tarneeb.verify_bytes(data, server_seed=s.server_seed)
+            v = tarneeb.verify_bytes(data, trust=Trust(server_seed=s.server_seed))
             if at < header_end:  # nothing to check before it: unreadable, one line
                 assert v.exit_code == 2 and v.error and "\n" not in v.error
                 if len(data) == at:
@@ -163,7 +164,7 @@ def test_a_restarted_server_ends_the_match_it_crashed_in(
     rec.abandon("server-fault", None, "restarted after a crash", s.server_seed)
     rec.sign(s.key)
     rec.close()
-    v = tarneeb.verify_file(str(path), public_key=p.header.public_key)
+    v = tarneeb.verify_file(str(path), trust=Trust(public_key=p.header.public_key))
     assert v.clean, [str(f) for f in v.findings]
     assert v.ending == "abandoned at hand 6, trick 5: the server failed: restarted after a " \
         "crash"

@@ -17,6 +17,7 @@ from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, load_rule
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.findings import Verdict
 from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.replay.verify.trust import Trust
 from tarneeb.testing.alterations.base import EditableLog, rewrite
 
 SEED = b"test-forgeries"
@@ -351,6 +352,6 @@ def test_an_archive_of_self_signed_logs_is_not_called_clean_without_saying_so(
     own = tmp_path / "own.tlog"
     own.write_bytes(eram)
     pinned = ArchiveSummary()
-    pinned.add(audit_chunk([str(own)], public_key=public_key_raw(KEY.public_key())))
+    pinned.add(audit_chunk([str(own)], trust=Trust(public_key=public_key_raw(KEY.public_key()))))
     assert pinned.clean == 1 and pinned.unpinned == 0
     assert "NOT PINNED" not in " ".join(verdict_lines(pinned))

@@ -21,6 +21,7 @@ from tarneeb.replay.server.blind import play_blind_match
 from tarneeb.replay.server.simulate import MatchSecrets
 from tarneeb.replay.verify.findings import Verdict
 from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.replay.verify.trust import Trust
 from tarneeb.testing.alterations import EditableLog, rewrite
 
 KEY = MatchSecrets(b"test-forgeries2").key
@@ -300,7 +301,7 @@ def test_an_archive_does_not_count_deals_under_a_torn_signature_as_proven(tmp_pa
     pinned = public_key_raw(KEY.public_key())
     rows = {}
     for name in ("whole", "torn"):
-        chunk = audit_chunk([str(tmp_path / f"{name}.tlog")], public_key=pinned)
+        chunk = audit_chunk([str(tmp_path / f"{name}.tlog")], trust=Trust(public_key=pinned))
         summary = ArchiveSummary()
         summary.add(chunk)
         rows[name] = chunk.matches[0]

@@ -10,6 +10,7 @@ from tarneeb.audit.names import name_keys, name_scripts
 from tarneeb.audit.signing import parse_keys, private_key_from_raw, public_key_raw
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.replay.verify.trust import Trust
 
 KEY_A = public_key_raw(private_key_from_raw(bytes(31) + b"\x01").public_key()).hex()
 KEY_B = public_key_raw(private_key_from_raw(bytes(31) + b"\x02").public_key()).hex()
@@ -141,13 +142,15 @@ def test_a_signer_whose_name_mixes_scripts_is_flagged_in_the_verdict() -> None:
     seed = b"test keys names"
     log = play_logged_match("eram41", seed=seed)
     raw = public_key_raw(MatchSecrets(seed).key.public_key())
-    mixed = "\u0415R\u0410\u041c"
-    v = verify_bytes(log, keys={mixed: raw})
+    mixed = "Club \u0646\u0627\u062f\u064a"  # Latin and Arabic, as UTS #39 allows
+    v = verify_bytes(log, trust=Trust(keys={mixed: raw}))
     assert v.clean and v.signer == mixed
-    assert "mixes Cyrillic and Latin" in v.signed_by()
-    assert any("mixes Cyrillic and Latin" in n for n in v.notes)
-    assert v.to_json()["key"]["scripts"] == ["Cyrillic", "Latin"]
-    plain = verify_bytes(log, keys={"ERAM": raw})
+    assert "mixes Arabic and Latin" in v.signed_by()
+    assert any("mixes Arabic and Latin" in n for n in v.notes)
+    assert v.to_json()["key"]["scripts"] == ["Arabic", "Latin"]
+    with pytest.raises(KeyFileError, match="its letters mix Cyrillic and Latin"):
+        Trust(keys={"\u0415R\u0410\u041c": raw})  # a library caller's names are held too
+    plain = verify_bytes(log, trust=Trust(keys={"ERAM": raw}))
     assert plain.clean and "mixes" not in plain.signed_by()
     assert plain.to_json()["key"]["scripts"] == ["Latin"]
     assert not any("mixes" in n for n in plain.notes)
@@ -161,7 +164,7 @@ def test_the_match_report_flags_a_signer_name_that_mixes_scripts() -> None:
     seed = b"test keys names"
     log = play_logged_match("eram41", seed=seed)
     raw = public_key_raw(MatchSecrets(seed).key.public_key())
-    page, _ = match_report(log, keys={"\u0415R\u0410\u041c": raw})
-    assert "mixes Cyrillic and Latin letters" in html.unescape(page)
-    page, _ = match_report(log, keys={"ERAM": raw})
+    page, _ = match_report(log, trust=Trust(keys={"Club \u0646\u0627\u062f\u064a": raw}))
+    assert "mixes Arabic and Latin letters" in html.unescape(page)
+    page, _ = match_report(log, trust=Trust(keys={"ERAM": raw}))
     assert "mixes" not in html.unescape(page)

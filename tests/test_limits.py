@@ -27,6 +27,7 @@ from tarneeb.replay.log.stream import (
 )
 from tarneeb.replay.server.simulate import play_logged_match
 from tarneeb.replay.verify.replayer import verify_bytes, verify_file
+from tarneeb.replay.verify.trust import Trust
 
 LOG = play_logged_match("eram41", seed=b"limits")
 HEADER = LOG[:parse_log(LOG).offsets[0]]
@@ -140,7 +141,7 @@ def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
         f.truncate(1 << 30)  # 1 GiB of zeros after the signature
     tracemalloc.start()
     try:
-        v = verify_file(str(big), limits=Limits(max_bytes=4 << 30))
+        v = verify_file(str(big), trust=Trust(limits=Limits(max_bytes=4 << 30)))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -15,6 +15,7 @@ from tarneeb.replay.log import RULE_FIELDS, parse_log
 from tarneeb.replay.log import jsonform as logjson
 from tarneeb.replay.server.simulate import play_logged_match
 from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.replay.verify.trust import Trust
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = sorted((ROOT / "fixtures" / "vectors").glob("log-*.json"))
@@ -47,7 +48,7 @@ def test_json_form_gives_the_exact_bytes_and_signature(path: Path) -> None:
     assert key.sign(signed).hex() == v["signature"]  # Ed25519 is deterministic
     assert log[v["signed_bytes"]:] == bytes.fromhex("92 03 c4 40") + bytes.fromhex(
         v["signature"])
-    verdict = verify_bytes(log, public_key=bytes.fromhex(v["public_key"]))
+    verdict = verify_bytes(log, trust=Trust(public_key=bytes.fromhex(v["public_key"])))
     assert verdict.clean, [str(f) for f in verdict.findings]
     if path.stem == "log-abandoned":
         assert verdict.ending is not None and verdict.ending.startswith(

@@ -15,6 +15,7 @@ from tarneeb.audit.signing import load_public_key_file, public_key_raw
 from tarneeb.replay.log import jsonform as logjson
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.verify.replayer import verify_file
+from tarneeb.replay.verify.trust import Trust
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "node"
@@ -54,7 +55,7 @@ def test_the_node_server_writes_a_log_verify_finds_clean(installed: Path, tmp_pa
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith(f"wrote {out}: ")
     public = public_key_raw(load_public_key_file(key))
-    v = verify_file(str(out), public_key=public)
+    v = verify_file(str(out), trust=Trust(public_key=public))
     assert v.clean, [str(f) for f in v.findings]
     assert v.key_pinned
     # byte for byte what tarneeb writes, but for the header's key and the signature

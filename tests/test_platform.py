@@ -22,6 +22,7 @@ from tarneeb.replay.rules.cards import parse_card
 from tarneeb.replay.server.recorder import record_json
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.receipt import receipt_json
+from tarneeb.replay.verify.trust import Trust
 
 ROOT = Path(__file__).resolve().parent.parent
 PLATFORM = ROOT / "docs" / "PLATFORM.md"
@@ -76,7 +77,7 @@ def test_the_whole_match_uses_the_public_api_alone() -> None:
                  "house_preset", "MatchRecorder", "card_name", "verify_file"):
         assert step in used, step
     for call in ("rec.deal(", "rec.call(", "rec.play(", "rec.claim(", "rec.finish(",
-                 "rec.sign(", "receipt=tarneeb.read_receipt("):
+                 "rec.sign(", "receipts=(tarneeb.read_receipt("):
         assert call in code, call
 
 
@@ -109,10 +110,12 @@ def test_make_receipt_is_the_receipt_of_the_log_to_come(tmp_path: Path) -> None:
     assert made == receipt_json(h, s.key)
     path = tmp_path / "m.tlog"
     path.write_bytes(play_logged_match("classic", seed=seed))
-    assert tarneeb.verify_file(str(path), receipt=tarneeb.read_receipt(made.encode())).clean
+    made_receipt = tarneeb.read_receipt(made.encode())
+    assert tarneeb.verify_file(str(path), trust=Trust(receipts=(made_receipt,))).clean
     other = tarneeb.make_receipt(s.key, rules=tarneeb.house_preset("classic", {"target": 61}),
                                  **terms)
-    v = tarneeb.verify_file(str(path), receipt=tarneeb.read_receipt(other.encode()))
+    other_receipt = tarneeb.read_receipt(other.encode())
+    v = tarneeb.verify_file(str(path), trust=Trust(receipts=(other_receipt,)))
     assert [(f.kind, "rules" in f.message) for f in v.findings] == [("receipt-mismatch", True)]
     with pytest.raises(tarneeb.ReceiptError, match="rules: "):
         tarneeb.make_receipt(s.key, rules=tarneeb.preset("qahwa41", target=62), **terms)

@@ -23,6 +23,7 @@ from tarneeb.replay.rules.dealing import hands_of
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.receipt import read_receipt, receipt_json
 from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.replay.verify.trust import Trust
 from tarneeb.testing.alterations.base import EditableLog, rewrite
 
 # fixed, public values: a test, not play
@@ -72,7 +73,8 @@ def kinds(v) -> set[str]:
 def test_the_promised_match_verifies_clean_against_its_receipt():
     log = season_log(PROMISED)
     signed = read_receipt(promised_receipt())
-    v = verify_bytes(log, receipt=signed, public_key=public_key_raw(KEY.public_key()))
+    v = verify_bytes(log, trust=Trust(receipts=(signed,),
+                                      public_key=public_key_raw(KEY.public_key())))
     assert v.clean and v.deals_proven and v.exit_code == 0, v.findings
     assert not any("receipt" in n for n in v.notes)
     plain = verify_bytes(log)  # without the receipt the verdict says what it rests on
@@ -93,7 +95,7 @@ def test_leaf_grinding_is_refused():
 
     # 1. the server re-makes the commitments for the chosen leaf (it knows the seeds now)
     ground = season_log(chosen)
-    v = verify_bytes(ground, receipt=signed)
+    v = verify_bytes(ground, trust=Trust(receipts=(signed,)))
     assert v.exit_code == 1 and not v.deals_proven
     messages = [f.message for f in v.findings if f.kind == "receipt-mismatch"]
     assert any(f"the receipt promised leaf {PROMISED} of the season of 16" in m
@@ -110,7 +112,7 @@ def test_leaf_grinding_is_refused():
     v = verify_bytes(kept)  # no receipt needed
     assert v.exit_code == 1 and not v.deals_proven
     assert {f.seat for f in v.findings if f.kind == "client-seed"} == {0, 1, 2, 3}
-    assert "receipt-mismatch" in kinds(verify_bytes(kept, receipt=signed))
+    assert "receipt-mismatch" in kinds(verify_bytes(kept, trust=Trust(receipts=(signed,))))
 
 
 def test_the_leaf_changes_every_deal():
@@ -148,7 +150,8 @@ def test_a_larger_season_size_is_refused():
             match_binding(p.header.server_commitment or b"", leaf)))
     remade = rewrite(log, grow_and_remake, KEY)
     receipt = read_receipt(receipt_json(parse_log(log).header, KEY).encode())
-    v = verify_bytes(remade, receipt=receipt)  # ... the receipt names the size promised
+    # ... the receipt names the size promised
+    v = verify_bytes(remade, trust=Trust(receipts=(receipt,)))
     assert any(f.kind == "receipt-mismatch" and "season of 5" in f.message for f in v.findings)
 
 
@@ -164,14 +167,15 @@ def test_a_changed_receipt_is_a_finding():
     doc = json.loads(promised_receipt())
     doc["client_commitments"][2] = "00" * 32
     signed = read_receipt(json.dumps(doc).encode())
-    v = verify_bytes(season_log(PROMISED), receipt=signed)
+    v = verify_bytes(season_log(PROMISED), trust=Trust(receipts=(signed,)))
     messages = [f.message for f in v.findings if f.kind == "receipt-mismatch"]
     assert any("signature does not verify" in m for m in messages)
     assert any("the client commitment of seat 2 is not the one promised" in m
                for m in messages)
     other = private_key_from_raw(bytes(32))
     doc = json.loads(receipt_json(parse_log(season_log(PROMISED)).header, other))
-    v = verify_bytes(season_log(PROMISED), receipt=read_receipt(json.dumps(doc).encode()))
+    signed = read_receipt(json.dumps(doc).encode())
+    v = verify_bytes(season_log(PROMISED), trust=Trust(receipts=(signed,)))
     assert [f.kind for f in v.findings] == ["receipt-mismatch"]
     assert "signed by key" in v.findings[0].message
 

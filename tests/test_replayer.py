@@ -25,6 +25,7 @@ from tarneeb.replay.rules.engine import team_of
 from tarneeb.replay.rules.ruleset import PRESETS
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match, seed_bytes
 from tarneeb.replay.verify.replayer import verify_bytes, verify_file
+from tarneeb.replay.verify.trust import Trust
 from tarneeb.testing.alterations.base import EditableLog, rewrite
 from tarneeb.testing.strategies import edited_logs
 
@@ -62,9 +63,9 @@ def test_recorded_deals_verify_but_are_not_proven(name: str) -> None:
 
 def test_pinned_key(logs: dict[str, bytes]) -> None:
     right = public_key_raw(key_for("eram41").public_key())
-    assert verify_bytes(logs["eram41"], public_key=right).clean
+    assert verify_bytes(logs["eram41"], trust=Trust(public_key=right)).clean
     other = public_key_raw(Ed25519PrivateKey.generate().public_key())
-    got = {f.kind for f in verify_bytes(logs["eram41"], public_key=other).findings}
+    got = {f.kind for f in verify_bytes(logs["eram41"], trust=Trust(public_key=other)).findings}
     assert got == {"key-mismatch", "broken-signature"}
 
 
@@ -121,13 +122,13 @@ def test_cut_log_checks_every_whole_move_with_the_revealed_seed(
     seed = MatchSecrets(SEED + b"eram41").server_seed
     p = parse_log(log)
     cut = p.offsets[3] + 6 + 4 + 9  # hand 3: its deal record, 4 calls, 9 cards
-    v = verify_bytes(log[:cut], server_seed=seed)
+    v = verify_bytes(log[:cut], trust=Trust(server_seed=seed))
     assert [f.kind for f in v.findings] == ["cut-short"] and v.deals_proven
     assert "hand 3 stops after 4 call(s) and 9 card(s)" in v.findings[0].message
     assert v.hands == 4  # three whole hands, and the moves of the fourth
     bad = bytearray(log[:cut])
     bad[cut - 1], bad[cut - 2] = bad[cut - 2], bad[cut - 1]  # two cards swapped
-    v = verify_bytes(bytes(bad), server_seed=seed)
+    v = verify_bytes(bytes(bad), trust=Trust(server_seed=seed))
     assert [f.kind for f in v.findings] == ["cut-short"] and v.exit_code == 1
     said = v.findings[0].message
     assert said.startswith((f"unreadable from byte {cut - 2}: read as play, the value there "
@@ -135,7 +136,7 @@ def test_cut_log_checks_every_whole_move_with_the_revealed_seed(
                             f"unreadable from byte {cut - 1}: read as play")), said
     assert any(what in said for what in ("does not hold", "played when it was", "renege",
                                          "is led with")), said
-    wrong = verify_bytes(log[:cut], server_seed=bytes(32))
+    wrong = verify_bytes(log[:cut], trust=Trust(server_seed=bytes(32)))
     assert "server-seed" in [f.kind for f in wrong.findings]
 
 
@@ -381,7 +382,7 @@ def test_identity_key_with_the_all_but_zero_signature_is_never_clean(
     assert not v.clean
     assert [f.kind for f in v.findings] == ["weak-key"]
     assert "small order (the identity)" in v.findings[0].message
-    assert not verify_bytes(out.getvalue(), public_key=IDENTITY).clean
+    assert not verify_bytes(out.getvalue(), trust=Trust(public_key=IDENTITY)).clean
 
 
 def test_the_verdict_names_the_key_and_whether_it_was_pinned(logs: dict[str, bytes]) -> None:
@@ -389,15 +390,15 @@ def test_the_verdict_names_the_key_and_whether_it_was_pinned(logs: dict[str, byt
     v = verify_bytes(logs["eram41"])
     assert v.clean and v.key_id == raw_id(raw) and not v.key_pinned and v.signer is None
     assert "NOT PINNED: anyone could have made this log" in v.signed_by()
-    v = verify_bytes(logs["eram41"], public_key=raw)
+    v = verify_bytes(logs["eram41"], trust=Trust(public_key=raw))
     assert v.key_pinned and v.signed_by() == f"signed by the key given (key {raw_id(raw)}, pinned)"
     keys = {"cardroom": raw, "other": public_key_raw(key_for("classic").public_key())}
-    v = verify_bytes(logs["eram41"], keys=keys)
+    v = verify_bytes(logs["eram41"], trust=Trust(keys=keys))
     assert v.clean and v.signer == "cardroom"
     assert v.signed_by() == f"signed by cardroom (key {raw_id(raw)}, pinned)"
     assert v.to_json()["key"] == {"id": raw_id(raw), "pinned": True, "platform": "cardroom",
                                   "scripts": ["Latin"]}
-    v = verify_bytes(logs["classic"], keys={"cardroom": raw})
+    v = verify_bytes(logs["classic"], trust=Trust(keys={"cardroom": raw}))
     assert [f.kind for f in v.findings] == ["key-mismatch"] and not v.key_pinned
 
 

@@ -12,6 +12,7 @@ from tarneeb.replay.log import parse_log
 from tarneeb.replay.rules.ruleset import PRESETS
 from tarneeb.replay.server.simulate import play_logged_match
 from tarneeb.replay.verify.findings import KINDS
+from tarneeb.replay.verify.trust import Trust
 from tarneeb.report import write_page
 from tarneeb.report.match import match_report
 from tarneeb.report.rulebook import known_kinds, rule_for
@@ -100,7 +101,7 @@ def test_every_altered_log_shows_its_finding(entry):
     """Each kind of alteration is on the page, in its place, with a rule quoted."""
     data = (FIXTURES / "altered" / entry["file"]).read_bytes()
     key = bytes.fromhex(str(entry["public_key"])) if entry.get("public_key") else None
-    html, verdict = match_report(data, entry["file"], public_key=key)
+    html, verdict = match_report(data, entry["file"], trust=Trust(public_key=key))
     assert verdict.findings
     assert f'data-kind="{entry["kind"]}"' in html
     box = f'data-kind="{entry["kind"]}"'

@@ -15,6 +15,7 @@ from tarneeb.audit.signing import key_id, private_key_pem, public_key_pem, publi
 from tarneeb.cli.entry import main
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.trust import Trust
 from tarneeb.testing.alterations.base import EditableLog, rewrite
 
 REAL, OTHER = b"test trust: the real platform", b"test trust: a forger"
@@ -80,8 +81,9 @@ def test_the_key_id_stands_next_to_every_signed_by_name(real: bytes) -> None:
 
     keys = {"cardroom": raw_key(REAL)}
     kid = key_id(raw_key(REAL))
-    assert f"signed by cardroom (key {kid}, pinned)" == verify_bytes(real, keys=keys).signed_by()
-    page, _ = match_report(real, keys=keys)
+    said = verify_bytes(real, trust=Trust(keys=keys)).signed_by()
+    assert said == f"signed by cardroom (key {kid}, pinned)"
+    page, _ = match_report(real, trust=Trust(keys=keys))
     assert f"signed by cardroom (key {kid})" in html.unescape(page)
     assert key_label(kid, "cardroom", True) == f"cardroom (key {kid})"
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import collections
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -46,8 +46,9 @@ from tarneeb.replay.archive.seen import (
     without,
 )
 from tarneeb.replay.log import LogError, parse_log
-from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits, _regular_file_size
+from tarneeb.replay.log.stream import Limits, _regular_file_size
 from tarneeb.replay.verify.replayer import verify_file, verify_log
+from tarneeb.replay.verify.trust import NOTHING, Trust
 
 CHUNK = 32  # logs per unit of work
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
@@ -133,33 +134,30 @@ def _whole_file(path: str, limits: Limits) -> bytes | None:
         return None
 
 
-def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
-                root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
-                limits: Limits = DEFAULT_LIMITS) -> Chunk:
-    """Verify the logs at ``paths`` and tally their deals (runs on a worker).
-
-    ``public_key`` pins one raw key, ``keys`` the platforms' keys by name (a keys
-    file), as for ``verify``."""
+def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
+    """Verify the logs at ``paths`` against what the user trusts (:class:`Trust`: a
+    pinned key or keys file, the season root, receipts, the caps), as ``verify`` does,
+    and tally their deals (runs on a worker: ``trust`` travels to it whole)."""
     out = Chunk()
     for path in paths:
         identity = data = None
         if "://" in path:
             try:
-                data = read_url(path, limits)
+                data = read_url(path, trust.limits)
             except OSError as e:
                 _unreadable(out, path, f"{path}: cannot read: {e.strerror or e}")
                 continue
         else:
-            data = _whole_file(path, limits)
+            data = _whole_file(path, trust.limits)
         if data is None:
-            v = verify_file(path, public_key, root=root, keys=keys, limits=limits)
+            v = verify_file(path, trust)
         else:
             try:
-                log = parse_log(data, path, limits)
+                log = parse_log(data, path, trust.limits)
             except LogError as e:
                 _unreadable(out, path, str(e), content_digest(data))
                 continue
-            v = verify_log(log, path, public_key, root=root, keys=keys)
+            v = verify_log(log, path, trust)
             identity = match_identity(log.header)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
         if v.error is None and not v.key_pinned and v.signature_verified:
@@ -221,11 +219,9 @@ def _windowed(submit: Callable[[list[str]], Any], result: Callable[[Any], Chunk]
         yield result(pending.popleft())
 
 
-def run_chunks(paths: Iterable[str], jobs: int | None = None, scheduler: Any = None,
-               public_key: bytes | None = None, root: bytes | None = None,
-               chunk_size: int = CHUNK, keys: Mapping[str, bytes] | None = None,
-               ) -> Iterator[Chunk]:
-    """Audit ``paths`` chunk by chunk, in order (keys pinned as :func:`audit_chunk` says).
+def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = None,
+               scheduler: Any = None, chunk_size: int = CHUNK) -> Iterator[Chunk]:
+    """Audit ``paths`` chunk by chunk, in order, against ``trust`` (:func:`audit_chunk`).
 
     ``jobs``: local processes (default: every core; 1 runs in this process).
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a
@@ -233,27 +229,24 @@ def run_chunks(paths: Iterable[str], jobs: int | None = None, scheduler: Any = N
     file system, or URLs of an object store they can reach).
     """
     chunks = _chunks(paths, chunk_size)
-    pins = (public_key, root, dict(keys) if keys is not None else None)
     if scheduler is not None:
-        yield from _run_dask(chunks, scheduler, pins)
+        yield from _run_dask(chunks, scheduler, trust)
         return
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         for c in chunks:
-            yield audit_chunk(c, *pins)
+            yield audit_chunk(c, trust)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from _windowed(lambda c: pool.submit(audit_chunk, c, *pins),
+        yield from _windowed(lambda c: pool.submit(audit_chunk, c, trust),
                              lambda f: f.result(), chunks, 3 * jobs)
 
 
-def _run_dask(chunks: Iterator[list[str]], scheduler: Any,
-              pins: tuple[bytes | None, bytes | None, dict[str, bytes] | None],
-              ) -> Iterator[Chunk]:
+def _run_dask(chunks: Iterator[list[str]], scheduler: Any, trust: Trust) -> Iterator[Chunk]:
     try:
         from distributed import Client
     except ImportError:
@@ -267,7 +260,7 @@ def _run_dask(chunks: Iterator[list[str]], scheduler: Any,
     try:
         threads = max(1, sum(client.nthreads().values()))
         yield from _windowed(
-            lambda c: client.submit(audit_chunk, c, *pins, pure=False),
+            lambda c: client.submit(audit_chunk, c, trust, pure=False),
             lambda f: f.result(), chunks, 3 * threads)
     finally:
         if own:

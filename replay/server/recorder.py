@@ -54,6 +54,7 @@ from tarneeb.replay.log.writer import Durability, LogWriter, sync_directory
 from tarneeb.replay.rules.cards import CardError, mask_of, parse_card, parse_suit
 from tarneeb.replay.rules.ruleset import RulesError, RuleSet, check_preset_name, preset
 from tarneeb.replay.verify.people import hands_from_1
+from tarneeb.replay.verify.trust import Trust
 
 Card = int | str
 
@@ -452,7 +453,7 @@ def _go_on_from(log: ParsedLog, server_seed: bytes | None) -> ParsedLog:
             ends = value_ends(log.signed_bytes, log.offsets[-1])
             log = cut_at(log, ends[-2], f"hand {last.deal_number}'s last card without its "
                          "proof record")
-    return judged_log(log, server_seed=server_seed)[0]
+    return judged_log(log, trust=Trust(server_seed=server_seed))[0]
 
 
 def record_json(doc: Mapping[str, Any], out: str | os.PathLike[str] | BinaryIO, *,

@@ -19,13 +19,12 @@ everything.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.replay.log.parse import parse_log, read_log
 from tarneeb.replay.log.records import PASS_CODE, HandRecord, ParsedLog
-from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits, LogError
+from tarneeb.replay.log.stream import LogError
 from tarneeb.replay.rules.actions import BID_BASE, PASS, TRUMP_BASE, describe_action
 from tarneeb.replay.rules.cards import card_name, check_deal
 from tarneeb.replay.rules.engine import IllegalAction, MatchState, Phase
@@ -46,8 +45,9 @@ from tarneeb.replay.verify.provenance import (
     note_secret_hands,
     report_not_replayed,
 )
-from tarneeb.replay.verify.receipt import SignedReceipt, check_receipt
+from tarneeb.replay.verify.receipt import check_receipt
 from tarneeb.replay.verify.tail import judge_open_end
+from tarneeb.replay.verify.trust import NOTHING, Trust
 
 SUITS = "♣♦♥♠"
 
@@ -60,54 +60,41 @@ _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimu
                "bid-not-higher": "bid-not-higher", "wrong-phase": "pass-not-allowed"}
 
 
-def verify_file(path: str, public_key: bytes | None = None, count_paths: bool = False,
-                root: bytes | None = None, keys: Mapping[str, bytes] | None = None,
-                limits: Limits = DEFAULT_LIMITS, receipt: SignedReceipt | None = None,
-                server_seed: bytes | None = None) -> Verdict:
-    """Verify one log file, read as a stream within ``limits`` (a file over
-    ``limits.max_bytes`` is refused unread). Never raises for a bad log: see ``Verdict.error``."""
+def verify_file(path: str, trust: Trust = NOTHING, count_paths: bool = False) -> Verdict:
+    """Verify one log file against what the user trusts (:class:`Trust`), read as a
+    stream within ``trust.limits`` (a file over ``limits.max_bytes`` is refused unread).
+    Never raises for a bad log: see ``Verdict.error``."""
     try:
-        log = read_log(path, limits)
+        log = read_log(path, trust.limits)
     except LogError as e:
         v = Verdict(path)
         v.error = str(e)
         return v
-    return verify_log(log, path, public_key, count_paths, root, keys, receipt,
-                      server_seed)
+    return verify_log(log, path, trust, count_paths)
 
 
-def verify_bytes(data: bytes, path: str = "<log>", public_key: bytes | None = None,
-                 count_paths: bool = False, root: bytes | None = None,
-                 keys: Mapping[str, bytes] | None = None,
-                 limits: Limits = DEFAULT_LIMITS, receipt: SignedReceipt | None = None,
-                 server_seed: bytes | None = None) -> Verdict:
-    """Verify a log held in memory."""
+def verify_bytes(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
+                 count_paths: bool = False) -> Verdict:
+    """Verify a log held in memory against what the user trusts (:class:`Trust`)."""
     try:
-        log = parse_log(data, path, limits)
+        log = parse_log(data, path, trust.limits)
     except LogError as e:
         v = Verdict(path)
         v.error = str(e)
         return v
-    return verify_log(log, path, public_key, count_paths, root, keys, receipt,
-                      server_seed)
+    return verify_log(log, path, trust, count_paths)
 
 
-def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None,
-               count_paths: bool = False, root: bytes | None = None,
-               keys: Mapping[str, bytes] | None = None,
-               receipt: SignedReceipt | None = None,
-               server_seed: bytes | None = None, fast: bool = True) -> Verdict:
-    """Verify a parsed log; ``public_key`` pins the platform's raw Ed25519 key,
-    ``root`` the season root the platform published (when it committed a season), and
-    ``receipt`` is a seat's pre-play receipt: the log must be the match it promised.
+def verify_log(log: ParsedLog, path: str = "<log>", trust: Trust = NOTHING,
+               count_paths: bool = False, fast: bool = True) -> Verdict:
+    """Verify a parsed log against what the user trusts (:class:`Trust`): the platform's
+    pinned key or a keys file (the log must be signed by one of them, and the verdict
+    names that platform, ``Verdict.signer``), the season root the platform published,
+    a seat's pre-play receipt (the log must be the match it promised), and the server
+    seed revealed outside a log that does not reveal it (a log cut short by a crash:
+    with it every whole move is checked; given for a log that reveals its own, the two
+    must agree).
 
-    ``server_seed`` is the server seed the platform revealed outside a log that does
-    not reveal it (a log cut short by a crash): with it every whole move is checked.
-
-    ``keys`` maps platform names to their raw keys (a keys file): the log must be
-    signed by one of them, and the verdict names that platform (``Verdict.signer``).
-    ``server_seed`` is the server seed the platform revealed outside a log that does
-    not reveal it (a log cut short by a crash): with it every whole move is checked.
     ``count_paths`` also fills ``Verdict.paths``, the rule paths the match went through.
     ``fast=False`` replays every hand move by move (the verdict is the same: a hand whose
     every move is legal is otherwise taken in one piece, :meth:`MatchState.play_hand`).
@@ -120,32 +107,27 @@ def verify_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = N
     makes no finding of its own (:mod:`tarneeb.replay.verify.tail`): what follows may be bytes
     a power loss left, and is reported as unreadable.
     """
-    return judged_log(log, path, public_key, count_paths, root, keys, receipt, server_seed,
-                      fast)[1]
+    return judged_log(log, path, trust, count_paths, fast)[1]
 
 
-def judged_log(log: ParsedLog, path: str = "<log>", public_key: bytes | None = None,
-               count_paths: bool = False, root: bytes | None = None,
-               keys: Mapping[str, bytes] | None = None, receipt: SignedReceipt | None = None,
-               server_seed: bytes | None = None, fast: bool = True
-               ) -> tuple[ParsedLog, Verdict]:
+def judged_log(log: ParsedLog, path: str = "<log>", trust: Trust = NOTHING,
+               count_paths: bool = False, fast: bool = True) -> tuple[ParsedLog, Verdict]:
     """The log as :func:`verify_log` judges it (cut where the values of a log that ends
     open stop being consistent: :mod:`tarneeb.replay.verify.tail`), and its verdict."""
-    return judge_open_end(log, lambda judged: _verify(
-        judged, path, public_key, count_paths, root, keys, receipt, server_seed, fast))
+    return judge_open_end(log, lambda judged: _verify(judged, path, trust, count_paths, fast))
 
 
-def _verify(log: ParsedLog, path: str, public_key: bytes | None, count_paths: bool,
-            root: bytes | None, keys: Mapping[str, bytes] | None,
-            receipt: SignedReceipt | None, server_seed: bytes | None, fast: bool) -> Verdict:
+def _verify(log: ParsedLog, path: str, trust: Trust, count_paths: bool, fast: bool) -> Verdict:
+    public_key = trust.public_key
+    receipt = trust.receipt_for(log.header.match_id)
     v = Verdict(path)
     v.rules = log.header.rules
     v.computer = tuple(s.computer for s in log.header.seats)
     v.names = tuple(s.name for s in log.header.seats)
     note_rules(log.header.rules, v)
     check_header_form(log.header, v)
-    check_signature(log, v, public_key, keys)
-    deriver, no_deal = check_seeds(log, v, root, public_key, server_seed)
+    check_signature(log, v, public_key, trust.keys)
+    deriver, no_deal = check_seeds(log, v, trust.root, public_key, trust.server_seed)
     if receipt is not None:
         check_receipt(log.header, receipt, v, public_key)
     elif log.header.server_commitment is not None:

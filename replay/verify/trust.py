@@ -1,0 +1,92 @@
+"""What the user trusts, as one value: the anchors a verdict is proven against.
+
+A verdict is only as good as what it is checked against. :class:`Trust` holds every
+anchor the user names: the platform's pinned key or a keys file of platforms' keys,
+the season root the platform published, seats' pre-play receipts, a server seed
+revealed outside a crashed log, and the caps a log is read within. The command line
+builds it once from its options and hands it whole to the replayer, the match report,
+the archive audit and each of its workers; a new anchor is a field here and an option
+there, and nothing in between changes.
+
+>>> from tarneeb.replay.verify.trust import Trust
+>>> t = Trust()
+>>> t.pinned, t.receipt_for(b"any match")
+(False, None)
+>>> Trust(public_key=bytes(32)).pinned
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tarneeb.audit.signing import check_platform_names
+from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
+from tarneeb.replay.verify.receipt import SignedReceipt
+
+
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """The anchors a log is verified against; the default trusts nothing but the rules.
+
+    - ``public_key``: the platform's raw Ed25519 key, pinned (``--key``);
+    - ``keys``: platform name → raw key (``--keys``, a keys file): the log must be
+      signed by one of them, and the verdict names that platform;
+    - ``key_source``: where the pinned key or keys came from (a file name), for reports;
+    - ``root``: the season root the platform published (``--root``);
+    - ``receipts``: seats' pre-play receipts (``--receipt``): a log must be the match its
+      receipt promised;
+    - ``server_seed``: the server seed revealed outside a log cut short (``--server-seed``);
+    - ``limits``: the caps a log is read within.
+
+    It is frozen and made of plain values, so it pickles to a worker as it is. Names in
+    ``keys`` are held to the rules of a keys file
+    (:func:`~tarneeb.audit.signing.check_platform_names`): a name a person cannot read as
+    written, or two that look alike, raise :class:`~tarneeb.audit.errors.KeyFileError`.
+
+    >>> Trust(keys={"cardroom": bytes(32), "cardr00m": bytes(32)})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    tarneeb.audit.errors.KeyFileError: keys: 'cardr00m': looks the same as 'cardroom' ...
+    """
+
+    public_key: bytes | None = None
+    keys: Mapping[str, bytes] | None = None
+    key_source: str | None = None
+    root: bytes | None = None
+    receipts: tuple[SignedReceipt, ...] = ()
+    server_seed: bytes | None = None
+    limits: Limits = field(default=DEFAULT_LIMITS)
+
+    def __post_init__(self) -> None:
+        if self.keys is not None:
+            # a name given here is held to the keys file's rules: "signed by <name>" must
+            # read as the platform it is (raises KeyFileError)
+            check_platform_names(list(self.keys), "keys")
+            object.__setattr__(self, "keys", dict(self.keys))
+        # receipts=(None,) is no receipt: a caller may pass the one it has, or has not
+        object.__setattr__(self, "receipts", tuple(r for r in self.receipts if r is not None))
+
+    @property
+    def pinned(self) -> bool:
+        """Whether the user named the platform's key (one key, or a keys file)."""
+        return self.public_key is not None or bool(self.keys)
+
+    def receipt_for(self, match_id: bytes) -> SignedReceipt | None:
+        """The receipt for the match ``match_id``: the one that names it; else, when the
+        user gave a single receipt, that one (so a log that is not its match is a
+        finding, not a log checked against nothing); else none."""
+        for r in self.receipts:
+            if r.receipt.match_id == match_id:
+                return r
+        return self.receipts[0] if len(self.receipts) == 1 else None
+
+    def replace(self, **changes: object) -> Trust:
+        """This trust with some anchors changed (``dataclasses.replace``)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+NOTHING = Trust()
+
+__all__ = ["NOTHING", "Trust"]
