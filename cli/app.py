@@ -29,7 +29,7 @@ from .common import (
     write_output,
 )
 from .helpstyle import GroupedCommands, plain_help
-from .options import CHECK, FILES, PLAY, PinKey, PinKeys, PinRoot
+from .options import CHECK, FILES, PLAY, PinKey, PinKeys, PinRoot, option
 
 if TYPE_CHECKING:
     import click
@@ -150,17 +150,12 @@ def verify(
     logs: Annotated[list[Path], typer.Argument(
         metavar="LOG...", help="Log files, directories of *.tlog files, quoted globs, "
                                "or - for standard input.", show_default=False)],
-    as_json: Annotated[bool, typer.Option("--json", help="The verdicts as JSON.")] = False,
+    as_json: Annotated[bool, option("--json")] = False,
     key: PinKey = None,
     keys: PinKeys = None,
     root: PinRoot = None,
-    receipt: Annotated[Path | None, typer.Option(
-        metavar="FILE", help="A seat's pre-play receipt ('tarneeb play --receipt-out'): the "
-                             "log must be the match it promised. One LOG only.")] = None,
-    server_seed: Annotated[str | None, typer.Option(
-        metavar="HEX", help="The server seed the platform revealed for a log that does not "
-        "hold it (cut short by a crash), to check its moves; a log that reveals its own "
-        "must reveal this one.")] = None,
+    receipt: Annotated[Path | None, option("--receipt")] = None,
+    server_seed: Annotated[str | None, option("--server-seed")] = None,
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,

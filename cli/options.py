@@ -7,22 +7,26 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-# the platform's key, pinned, wherever a verdict is given (verify, show, report, audit)
-PinKey = Annotated[Path | None, typer.Option(
-    "--key", metavar="PUBLIC_KEY",
-    help="The platform's public key (PEM) to pin; otherwise the key inside the log.")]
-PinKeys = Annotated[Path | None, typer.Option(
-    "--keys", metavar="FILE",
-    help="A keys file (TOML: platform name = its public key, hex or PEM) to pin: the log "
-         "must be signed by one of them, and the verdict names that platform. Default: "
-         "keys.toml in the user's config directory, when it exists.")]
+from .flags import FLAGS
 
-PinRoot = Annotated[str | None, typer.Option(
-    "--root", metavar="HEX", help="The season root the platform published, to pin.")]
+
+def option(name: str) -> Any:
+    """The typer option of the row ``name`` of :data:`~tarneeb.cli.flags.FLAGS`: its name,
+    metavar and help as the fast parser knows them."""
+    flag = FLAGS[name]
+    if flag.takes_value:
+        return typer.Option(flag.name, metavar=flag.metavar, help=flag.help)
+    return typer.Option(flag.name, help=flag.help)
+
+
+# the platform's key, pinned, wherever a verdict is given (verify, show, report, audit)
+PinKey = Annotated[Path | None, option("--key")]
+PinKeys = Annotated[Path | None, option("--keys")]
+PinRoot = Annotated[str | None, option("--root")]
 
 # the groups of ``tarneeb --help``'s command list, in the order it shows them: each command
 # names its own with ``rich_help_panel``
@@ -31,4 +35,4 @@ CHECK, SEEDS, PLAY, FILES, ENGINES = ("Check matches", "Seeds and deals", "Play,
 PANELS = (CHECK, SEEDS, PLAY, FILES, ENGINES)
 
 __all__ = ["CHECK", "ENGINES", "FILES", "PANELS", "PLAY", "SEEDS", "PinKey", "PinKeys",
-           "PinRoot"]
+           "PinRoot", "option"]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .common import console, expand_logs, fail, load_log, shown_name
+from .flags import FAST, FLAGS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,10 +29,6 @@ if TYPE_CHECKING:
     from tarneeb.replay.verify.receipt import SignedReceipt
     from tarneeb.replay.verify.trust import Trust
 
-# The options the fast path understands, and whether each takes a value. A test checks
-# that the typer command has each of them, the same way.
-FAST_OPTIONS = {"--json": False, "--key": True, "--keys": True, "--root": True}
-_DEST = {"--json": "as_json", "--key": "key", "--keys": "keys", "--root": "root"}
 KEYS_FILE_NAME = "keys.toml"
 
 
@@ -39,8 +36,8 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
     """The arguments of a plain ``verify`` command line, or None to leave it to typer."""
     if not argv or argv[0] != "verify":
         return None
-    parsed: dict[str, Any] = {"logs": [], "as_json": False, "key": None, "keys": None,
-                              "root": None}
+    parsed: dict[str, Any] = {"logs": []}
+    parsed.update({FLAGS[f].dest: (None if FLAGS[f].takes_value else False) for f in FAST})
     seen: set[str] = set()
     tokens = iter(argv[1:])
     only_logs = False
@@ -52,20 +49,21 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
             only_logs = True
             continue
         name, eq, value = token.partition("=")
-        if name not in FAST_OPTIONS or name in seen:
+        if name not in FAST or name in seen:
             return None
         seen.add(name)
-        if not FAST_OPTIONS[name]:
+        flag = FLAGS[name]
+        if not flag.takes_value:
             if eq:
                 return None
-            parsed[_DEST[name]] = True
+            parsed[flag.dest] = True
             continue
         if not eq:
             nxt = next(tokens, None)
             if nxt is None:
                 return None
             value = nxt
-        parsed[_DEST[name]] = value
+        parsed[flag.dest] = value
     return parsed if parsed["logs"] else None
 
 
@@ -398,6 +396,6 @@ def _emit(lines: list[tuple[str, str | None, str]]) -> None:
         out.print(Text.assemble((head, style or ""), rest))
 
 
-__all__ = ["FAST_OPTIONS", "Tally", "deals_words", "default_keys_path", "fast_path",
+__all__ = ["Tally", "deals_words", "default_keys_path", "fast_path",
            "key_words", "parse_fast", "pinned_key", "pinned_root", "platform_keys",
-           "print_verdict", "run"]
+           "print_verdict", "run", "trust_of"]

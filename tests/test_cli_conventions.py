@@ -16,7 +16,8 @@ import typer
 from test_cli import run
 
 from tarneeb.cli.app import app
-from tarneeb.cli.verify_cmd import FAST_OPTIONS, parse_fast
+from tarneeb.cli.flags import FAST, FLAGS
+from tarneeb.cli.verify_cmd import parse_fast
 
 ROOT = Path(__file__).resolve().parent.parent
 MATCHES = ROOT / "fixtures" / "matches"
@@ -81,11 +82,21 @@ def test_written_files_follow_the_umask(tmp_path: Path, capsys: pytest.CaptureFi
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-def test_fast_path_knows_only_options_the_command_has() -> None:
+def test_the_fast_parser_and_the_typer_command_read_one_table() -> None:
+    """Each option of the fast parser is the typer command's option of the same row of
+    cli/flags.FLAGS: the same name, parameter, value or switch, metavar and help."""
     command = typer.main.get_command(app).commands["verify"]  # type: ignore[attr-defined]
-    flags = {opt: p.is_flag for p in command.params if hasattr(p, "is_flag") for opt in p.opts}
-    for option, takes_value in FAST_OPTIONS.items():
-        assert option in flags and flags[option] is not takes_value
+    params = {opt: p for p in command.params for opt in getattr(p, "opts", [])}
+    for name, flag in FLAGS.items():
+        p = params[name]
+        assert (p.name, p.is_flag, p.help) == (flag.dest, not flag.takes_value, flag.help)
+        if flag.takes_value:
+            assert p.metavar == flag.metavar
+    for name in FAST:
+        flag = FLAGS[name]
+        argv = ["verify", name] + (["v"] if flag.takes_value else []) + ["log.tlog"]
+        assert parse_fast(argv)[flag.dest] == ("v" if flag.takes_value else True)
+    assert parse_fast(["verify", "--receipt", "r.json", "a"]) is None  # typer's alone
     assert parse_fast(["verify", "--help"]) is None
     assert parse_fast(["verify", "--key"]) is None
     assert parse_fast(["verify", "--json", "--json", "a"]) is None
