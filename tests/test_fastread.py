@@ -143,3 +143,28 @@ def test_a_flood_of_hands_stops_the_fast_reader_at_the_cap(monkeypatch):
     assert fast_parse(flood, DEFAULT_LIMITS) is None
     assert len(built) <= DEFAULT_LIMITS.max_hands + 1
     assert "max_hands" in (verify_bytes(flood).error or "")
+
+
+def test_every_record_a_writer_writes_has_the_shape_both_readers_take_from_one_table() -> None:
+    """The careful reader, the fast one and the torn-tail rule take a record's shape from
+    records.RECORD_FIELDS: every record of the corpus (blind logs included) begins with
+    the fixarray of that many fields, then its type."""
+    import msgpack
+
+    from tarneeb.replay.log.records import HEADER, RECORD_FIELDS
+
+    seen: set[int] = set()
+    for path in sorted((FIXTURES / "matches").glob("*.tlog")):
+        data = path.read_bytes()
+        unpacker = msgpack.Unpacker(raw=True)
+        unpacker.feed(data)
+        at = 0
+        for value in unpacker:
+            end = unpacker.tell()
+            if isinstance(value, list):
+                kind = value[0]
+                fields = RECORD_FIELDS[kind] + (kind == HEADER and len(value) == 13)
+                assert data[at:at + 2] == bytes([0x90 | fields, kind]), (path.name, at)
+                seen.add(kind)
+            at = end
+    assert seen == set(RECORD_FIELDS)

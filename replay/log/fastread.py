@@ -36,10 +36,17 @@ from tarneeb.replay.log.decode import (
     decode_record,
 )
 from tarneeb.replay.log.records import (
+    CALL_MOVE,
+    CARD_MOVE,
+    CLAIMS,
+    DEAL,
     END,
     HEADER,
     MAGIC,
+    RECORD_FIELDS,
     SIGNATURE,
+    TIMER_MOVE,
+    TRUMP_MOVE,
     EndRecord,
     HandRecord,
     Header,
@@ -49,27 +56,43 @@ from tarneeb.replay.log.records import (
 )
 from tarneeb.replay.log.stream import Limits, depth_ok, limited_unpacker
 
+
+def _head(kind: int) -> bytes:
+    """The first two bytes of a record of ``kind``: its fixarray of RECORD_FIELDS[kind]
+    fields, then its type."""
+    return re.escape(bytes([0x90 | RECORD_FIELDS[kind], kind]))
+
+
+def _span(first: int, count: int) -> bytes:
+    """A character class of the ``count`` single-byte values from ``first``."""
+    return b"[" + re.escape(bytes([first])) + b"-" + re.escape(bytes([first + count - 1])) + b"]"
+
+
+_CALLS = _span(CALL_MOVE, TIMER_MOVE - CALL_MOVE)  # every call: seat << 4 | value
+_TRUMPS = _span(TRUMP_MOVE, 4)  # a suit named
+_CARD_MOVES = _span(CARD_MOVE, 52)  # a card played
+_SEATS4 = b"\x94"  # a list of four values, one a seat
 # A deal record in its common form (deal number below 65,536, no recorded deal) and the
 # plain moves after it: calls, at most one trump move, cards, none of them the timer's.
 # Every byte here is canonical msgpack: fixints and nil, a uint8 from 128, a uint16
-# from 256; a move byte is never 0x95, so the claims record (kind 4) follows.
+# from 256; a move byte never begins a record, so the claims record follows.
 _HAND = re.compile(
-    rb"\x95\x01([\x00-\x7f]|\xcc[\x80-\xff]|\xcd[\x01-\xff].)([\x00-\x03])([\x00-\x33]|\xc0)"
-    rb"\xc0([\x40-\x7f]*)([\x38-\x3b]?)([\x01-\x34]*)\x95\x04", re.S)
+    _head(DEAL) + rb"([\x00-\x7f]|\xcc[\x80-\xff]|\xcd[\x01-\xff].)([\x00-\x03])([\x00-\x33]|\xc0)"
+    rb"\xc0(" + _CALLS + rb"*)(" + _TRUMPS + rb"?)(" + _CARD_MOVES + rb"*)" + _head(CLAIMS), re.S)
 # A played hand's claims record in canonical form: trump nil or 0-3, tricks 0-13, scores and
 # totals from -32,768 to 65,535 (a fixint, a uint8 or uint16 past the fixints, an int8 or
 # int16 past the negative fixints). Matched, it needs no re-encoding to be known canonical.
 _INT = rb"(?:[\x00-\x7f\xe0-\xff]|\xcc[\x80-\xff]|\xcd[\x01-\xff].|\xd0[\x80-\xdf]" \
        rb"|\xd1(?:[\x80-\xfe].|\xff[\x00-\x7f]))"
-_CLAIMS = re.compile(rb"\x95\x04[\x00-\x03\xc0]\x94[\x00-\x0d]{4}\x94" + _INT + rb"{4}\x94"
-                     + _INT + rb"{4}", re.S)
+_CLAIMS = re.compile(_head(CLAIMS) + rb"[\x00-\x03\xc0]" + _SEATS4 + rb"[\x00-\x0d]{4}"
+                     + _SEATS4 + _INT + rb"{4}" + _SEATS4 + _INT + rb"{4}", re.S)
 # A deal record, its moves and its claims in their common forms, as one match: the claims
 # of a played hand (trump nil or 0-3, tricks 0-13, scores and totals as above), or of a
 # hand cancelled in the bidding (trump, tricks and scores nil).
 _WHOLE_HAND = re.compile(
-    _HAND.pattern[:-len(rb"\x95\x04")] + rb"(\x95\x04(?:[\x00-\x03\xc0]\x94[\x00-\x0d]{4}\x94"
-    + _INT + rb"{4}|\xc0\xc0\xc0)\x94" + _INT + rb"{4})", re.S)
-_TRUMP_MOVE = 0x38
+    _HAND.pattern[:-len(_head(CLAIMS))] + b"(" + _head(CLAIMS) + rb"(?:[\x00-\x03\xc0]"
+    + _SEATS4 + rb"[\x00-\x0d]{4}" + _SEATS4 + _INT + rb"{4}|\xc0\xc0\xc0)" + _SEATS4 + _INT
+    + rb"{4})", re.S)
 _SMALL = 256  # a common record is far smaller; under caps this tight, read carefully
 
 
@@ -98,7 +121,7 @@ def fast_parse(data: bytes, limits: Limits) -> ParsedLog | None:
                 return None
             _, claimed_trump, tricks, scores, totals = unpackb(claims)  # canonical, matched
             if claimed_trump is None:
-                claimed_trump = trump[0] - _TRUMP_MOVE if trump else None
+                claimed_trump = trump[0] - TRUMP_MOVE if trump else None
             elif named:
                 return None
             n = number[0] if len(number) == 1 else int.from_bytes(number[1:], "big")

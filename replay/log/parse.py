@@ -44,6 +44,7 @@ from tarneeb.replay.log.records import (
     END,
     HEADER,
     MAGIC,
+    RECORD_FIELDS,
     RECORD_NAMES,
     SIGNATURE,
     EndRecord,
@@ -93,7 +94,10 @@ def _incomplete(data: bytes) -> bool:
 
 
 # the records a writer writes after the header, by their number of fields
-_RECORD_KINDS = {2: (SIGNATURE,), 3: (PROOF,), 4: (END, KEYS), 5: (DEAL, CLAIMS), 6: (BLIND,)}
+_RECORD_KINDS: dict[int, tuple[int, ...]] = {}
+for _kind, _fields in RECORD_FIELDS.items():
+    if _kind != HEADER:
+        _RECORD_KINDS[_fields] = (*_RECORD_KINDS.get(_fields, ()), _kind)
 
 
 def writer_start(head: bytes) -> bool:

@@ -45,6 +45,10 @@ HEADER, DEAL, END, SIGNATURE, CLAIMS = 0, 1, 2, 3, 4
 RECORD_NAMES = {HEADER: "header", DEAL: "deal", END: "end", SIGNATURE: "signature",
                 CLAIMS: "claims", BLIND: "blind", PROOF: "proof", KEYS: "keys"}
 PASS_CODE = 15  # a call's low nibble: 0-13 a bid, 15 a pass
+# how many fields each record has, its type included (a blind header has one more): the
+# careful reader, the fast one and the torn-tail rule read the shapes from here
+RECORD_FIELDS = {HEADER: 12, DEAL: 5, END: 4, SIGNATURE: 2, CLAIMS: 5, BLIND: 6, PROOF: 3,
+                 KEYS: 4}
 
 # A move is one msgpack unsigned integer m: bit 7 set when the turn timer made the
 # move; the low seven bits say which move (0 is never one: a zero-filled tail is no move).
