@@ -11,8 +11,8 @@ import pytest
 from tarneeb.replay.rules.ruleset import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md")),
-        ROOT / "fixtures" / "README.md"]
+DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "ARCHITECTURE.md",
+        *sorted((ROOT / "docs").glob("*.md")), ROOT / "fixtures" / "README.md"]
 RULES_MD = (ROOT / "docs" / "RULES.md").read_text(encoding="utf-8")
 
 
