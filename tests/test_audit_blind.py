@@ -26,7 +26,7 @@ from tarneeb.audit.blind import (
     owner,
     verify_deal,
 )
-from tarneeb.audit.blind_vectors import blind_vectors
+from tarneeb.audit.vectors import blind_vectors
 
 VECTORS = Path(__file__).resolve().parent.parent / "fixtures" / "vectors" / "blind.json"
 
@@ -231,7 +231,7 @@ def test_the_composed_shuffle_is_uniform_when_one_seat_is_honest():
 def test_vectors_are_what_the_code_gives():
     text = json.dumps(blind_vectors(), indent=1) + "\n"
     assert VECTORS.read_text(encoding="utf-8") == text, \
-        "run: python -c 'from tarneeb.audit.blind_vectors import write; write()'"
+        "run: make vectors"
 
 
 def test_vectors_check_with_libsodium_primitives_alone():
