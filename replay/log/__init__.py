@@ -22,7 +22,13 @@ every byte.
 The format's names are all importable from here; they live by job in
 :mod:`tarneeb.replay.log.records` (the records and their bytes),
 :mod:`tarneeb.replay.log.decode` (one record or run of moves read back, every field
-checked) and :mod:`tarneeb.replay.log.parse` (a whole log from bytes, a stream or a file).
+checked) and :mod:`tarneeb.replay.log.parse` (a whole log from bytes, a stream or a file); the
+others are the capped stream reader (``stream``), the fast reader (``fastread``), the
+writer (``writer``), the JSON form (``jsonout`` writes it, ``jsonform`` reads it back),
+the annotated dump (``annotate``) and blind dealing's records (``blind``).
+
+May import: :mod:`tarneeb.replay.rules` and :mod:`tarneeb.audit` (nothing of the judge:
+the format knows no verdict). Its modules import each other, never this facade.
 
 >>> rec = HandRecord(deal_number=0, dealer=1, calls=[(2, 5), (3, 4), (0, 2), (1, 3)],
 ...                  plays=bytes([34, 0]), timer=1 << 5)

@@ -10,6 +10,11 @@ With ``resign=`` the altered log is signed again with the platform's key, as
 when a platform itself wrote a wrong log: then only the rule finding appears.
 Without it the old signature stays and breaks too.
 
+This package's ``__init__`` is the catalogue; :mod:`~tarneeb.testing.alterations.base`
+is what every alteration is built from, and each other module one kind (bids, claims,
+deals, play, signature, endings, blind cheats). May import: :mod:`tarneeb.replay` and
+:mod:`tarneeb.audit`, nothing else of :mod:`tarneeb.testing`.
+
 Every alteration has the same call form, ``fn(data, *, choice=0, hand=None,
 resign=None)``: ``choice`` picks deterministically among the places the log
 offers (which hand, seat, card …), ``hand`` pins the hand (its index, which is
