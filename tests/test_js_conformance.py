@@ -110,11 +110,17 @@ def test_generated_logs_agree(node: str, tmp_path: Path) -> None:
 
     @settings(max_examples=COUNT, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
-    @given(st.one_of(logs(), edited_logs()), st.integers(0, 2**32 - 1))
-    def collect(log: bytes, cut: int) -> None:
+    @given(st.one_of(logs(), edited_logs()), st.integers(0, 2**32 - 1), st.integers(0, 255))
+    def collect(log: bytes, at: int, byte: int) -> None:
         made.append(log)
-        if cut % 4 == 0:  # a log cut short somewhere, as a crash leaves it
-            made.append(log[:cut % len(log)])
+        if at % 4 == 0:  # a log cut short somewhere, as a crash leaves it
+            made.append(log[:at % len(log)])
+        elif at % 4 == 1:  # one byte changed: damage, or a forger's edit
+            i = at % len(log)
+            made.append(log[:i] + bytes([byte]) + log[i + 1:])
+        elif at % 4 == 2:  # a zero-filled tail, as a power loss leaves it
+            i = at % len(log)
+            made.append(log[:i] + bytes(len(log) - i))
 
     collect()
     paths = []
