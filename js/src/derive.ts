@@ -73,41 +73,46 @@ export async function verifyInclusion(commitment: Bytes, index: number, size: nu
   return sn === 0n && r.length === root.length && r.every((b, i) => b === root[i]);
 }
 
-/** §5.2: the stream `H_0 || H_1 || …`, `H_i = HMAC(S, message || u32be(i))`, read a byte at a time. */
-class Stream {
-  private buf: Bytes = new Uint8Array(0);
-  private at = 0;
-  private block = 0;
-  used = 0;
-  constructor(private key: CryptoKey, private message: Bytes) {}
-
-  async next(): Promise<number> {
-    if (this.at === this.buf.length) {
-      this.buf = await hmac(this.key, concat(this.message, u32be(this.block++)));
-      this.at = 0;
-    }
-    this.used++;
-    return this.buf[this.at++]!;
-  }
-
-  /** §5.3: an index uniform in `0 … m−1` (one byte a draw: every `n` here is at most 256). */
-  async uniform(m: number): Promise<number> {
-    const limit = 256 - (256 % m);
-    for (;;) {
-      const v = await this.next();
-      if (v < limit) return v % m;
-    }
-  }
-}
-
-/** §5.4: Fisher–Yates over `0 … n−1`. */
-async function shuffle(n: number, stream: Stream): Promise<number[]> {
+/**
+ * §5.2–§5.4: Fisher–Yates over `0 … n−1`, each index drawn by rejection sampling (one byte a
+ * draw: every `n` here is at most 256) from the stream `H_0 || H_1 || …`,
+ * `H_i = HMAC(S, message || u32be(i))`. The blocks are computed a few at a time (WebCrypto is
+ * asynchronous); only the bytes read matter.
+ */
+async function shuffle(n: number, key: CryptoKey, message: Bytes, first = 3): Promise<number[]> {
+  let stream: Bytes = new Uint8Array(0);
+  let blocks = 0;
+  const more = async (count: number) => {
+    const made = await Promise.all(Array.from({ length: count }, (_, i) => hmac(key, concat(message, u32be(blocks + i)))));
+    blocks += count;
+    stream = concat(stream, ...made);
+  };
+  await more(first);
+  let at = 0;
   const order = Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i >= 1; i--) {
-    const j = await stream.uniform(i + 1);
+    const m = i + 1;
+    const limit = 256 - (256 % m);
+    let j: number;
+    for (;;) {
+      if (at === stream.length) await more(1);
+      const v = stream[at++]!;
+      if (v < limit) {
+        j = v % m;
+        break;
+      }
+    }
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   return order;
+}
+
+/** §7 and §5.3: one uniform index in `0 … m−1`. */
+async function uniform(m: number, key: CryptoKey, message: Bytes): Promise<number> {
+  const limit = 256 - (256 % m);
+  for (let block = 0; ; block++) {
+    for (const v of await hmac(key, concat(message, u32be(block)))) if (v < limit) return v % m;
+  }
 }
 
 /** The seeds of a match and what follows from them (§5–§7). */
@@ -127,11 +132,11 @@ export class Deriver {
 
   /** The deck of deal `k`: `deck[p]` is the card dealt `p`-th. */
   async deck(k: number): Promise<number[]> {
-    return shuffle(52, new Stream(this.key, this.dealMessage(k)));
+    return shuffle(52, this.key, this.dealMessage(k));
   }
 
   /** §7: the first dealer. */
   async firstDealer(): Promise<number> {
-    return new Stream(this.key, concat(FIRST_DEALER_TAG, this.seedPart)).uniform(4);
+    return uniform(4, this.key, concat(FIRST_DEALER_TAG, this.seedPart));
   }
 }

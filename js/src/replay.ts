@@ -95,9 +95,9 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
       add(v, "wrong-first-dealer", `the log names seat ${firstDealer} as first dealer, but the seeds draw seat ${drawn}`, { seat: firstDealer });
       firstDealer = drawn;
     }
-    for (let n = 0; n < log.hands.length; n++) {
-      if (!source.decks.has(n)) source.decks.set(n, await source.deriver.deck(n));
-    }
+    const todo = log.hands.map((_, n) => n).filter((n) => !source.decks.has(n));
+    const decks = await Promise.all(todo.map((n) => source.deriver!.deck(n)));
+    todo.forEach((n, i) => source.decks.set(n, decks[i]!));
   }
   const state = new Match(rules, firstDealer);
   const replay = new HandReplay(state, v, source);
