@@ -79,7 +79,7 @@ export async function verifyInclusion(commitment: Bytes, index: number, size: nu
  * `H_i = HMAC(S, message || u32be(i))`. The blocks are computed a few at a time (WebCrypto is
  * asynchronous); only the bytes read matter.
  */
-async function shuffle(n: number, key: CryptoKey, message: Bytes, first = 3): Promise<number[]> {
+async function shuffle(n: number, key: CryptoKey, message: Bytes, first = 2): Promise<number[]> {
   let stream: Bytes = new Uint8Array(0);
   let blocks = 0;
   const more = async (count: number) => {
