@@ -5,7 +5,9 @@
  */
 import { type Bytes, concat, toHex } from "./bytes.js";
 
-const subtle: SubtleCrypto = globalThis.crypto.subtle;
+// WebCrypto: global in browsers and Node ≥ 19; Node 18 keeps it in node:crypto
+const subtle: SubtleCrypto = globalThis.crypto?.subtle
+  ?? ((await import("node:crypto")).webcrypto as unknown as Crypto).subtle;
 // WebCrypto takes bytes backed by an ArrayBuffer; every Bytes here is
 const buf = (b: Bytes): Uint8Array<ArrayBuffer> => b as Uint8Array<ArrayBuffer>;
 

@@ -426,9 +426,9 @@ class Parser {
       this.hand = decodeDeal(obj, pos);
       this.hands.push(this.hand);
     } else if (kind === HEADER) {
-      const h = decodeHeader(obj, this.lim);
+      // past the header, a header-like value is a value the reader refuses, not a log refused whole
       if (this.header !== null) throw new ValueError("a second header record", pos);
-      this.header = h;
+      this.header = decodeHeader(obj, this.lim);
     } else if (kind === END) {
       const end = decodeEnd(obj, pos);
       if (this.end !== null) throw new ValueError("a second end record", pos);
