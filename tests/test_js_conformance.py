@@ -51,15 +51,16 @@ def node() -> str:
     return node
 
 
-def _js(node: str, paths: list[Path]) -> list[dict]:
-    out = subprocess.run([node, str(CLI), "verify", "--json", *map(str, paths)],
+def _js(node: str, paths: list[Path], *options: str) -> list[dict]:
+    out = subprocess.run([node, str(CLI), "verify", "--json", *options, *map(str, paths)],
                          capture_output=True, text=True, check=False)
     assert out.returncode in (0, 1, 2), out.stderr
     return json.loads(out.stdout)
 
 
-def _py(paths: list[Path]) -> list[dict]:
-    out = subprocess.run([sys.executable, "-m", "tarneeb", "verify", "--json", *map(str, paths)],
+def _py(paths: list[Path], *options: str) -> list[dict]:
+    out = subprocess.run([sys.executable, "-m", "tarneeb", "verify", "--json", *options,
+                          *map(str, paths)],
                          capture_output=True, text=True, check=False, cwd=ROOT)
     assert out.returncode in (0, 1, 2), out.stderr
     return json.loads(out.stdout)
@@ -79,11 +80,12 @@ def _summary(v: dict) -> dict:
     }
 
 
-def _disagreements(node: str, paths: list[Path]) -> list[str]:
+def _disagreements(node: str, paths: list[Path], *options: str) -> list[str]:
     out: list[str] = []
     for i in range(0, len(paths), BATCH):
         part = paths[i:i + BATCH]
-        for path, js, py in zip(part, _js(node, part), _py(part), strict=True):
+        for path, js, py in zip(part, _js(node, part, *options), _py(part, *options),
+                                strict=True):
             if py["dealing"] == "blind" and py["verdict"] != "unreadable":
                 if js["verdict"] != "not-verified":
                     out.append(f"{path}: a blind log, JS says {js['verdict']} (must be not-verified)")
@@ -100,6 +102,20 @@ def test_corpus_and_altered_logs_agree(node: str) -> None:
         sorted((ROOT / "fixtures" / "altered").glob("*.tlog"))
     assert len(paths) > 100
     assert _disagreements(node, paths) == []
+
+
+def test_pinned_keys_and_roots_agree(node: str, tmp_path: Path) -> None:
+    """--key (another key than the log's, and the log's own) and --root give the same
+    findings in both."""
+    vectors = json.loads((ROOT / "fixtures" / "vectors" / "signature.json").read_text())
+    other = tmp_path / "other.pem"
+    other.write_text(vectors["public_key_pem"])
+    paths = [ROOT / "fixtures" / "altered" / f"{name}.tlog" for name in
+             ("batch-proof-eram41", "key-mismatch-sahrat41", "weak-key-sahrat41",
+              "broken-signature-eram41", "cut-short-classic")] + \
+        sorted((ROOT / "fixtures" / "matches").glob("eram41-*.tlog"))
+    assert _disagreements(node, paths, "--key", str(other)) == []
+    assert _disagreements(node, paths, "--root", "11" * 32) == []
 
 
 def test_generated_logs_agree(node: str, tmp_path: Path) -> None:

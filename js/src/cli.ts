@@ -11,7 +11,7 @@ import { type Options } from "./replay.js";
 import { DEFAULT_LIMITS, type Limits } from "./stream.js";
 import { type VerdictJson, exitCode, verifyBytes } from "./verify.js";
 
-const USAGE = "usage: tarneeb-js verify LOG... [--json] [--key PUBLIC_KEY_PEM] [--server-seed HEX] [--max-bytes N] [--max-records N] [--max-hands N]";
+const USAGE = "usage: tarneeb-js verify LOG... [--json] [--key PUBLIC_KEY_PEM] [--server-seed HEX] [--root HEX] [--max-bytes N] [--max-records N] [--max-hands N]";
 
 function fail(message: string): never {
   process.stderr.write(`tarneeb-js: error: ${message}\n`);
@@ -51,6 +51,13 @@ async function main(argv: string[]): Promise<number> {
         fail("--server-seed must be hex");
       }
       if (opts.serverSeed!.length !== 32) fail("--server-seed must be 32 bytes");
+    } else if (a === "--root") {
+      try {
+        opts.root = fromHex(value());
+      } catch {
+        fail("--root must be hex");
+      }
+      if (opts.root!.length !== 32) fail("--root must be 32 bytes");
     } else if (a === "--max-bytes" || a === "--max-records" || a === "--max-hands") {
       const n = Number(value());
       if (!Number.isInteger(n) || n < 1) fail(`${a} must be a whole number of at least 1`);

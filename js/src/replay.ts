@@ -43,6 +43,8 @@ export interface Options {
   publicKey?: Bytes | null;
   /** platform name → raw key (a keys file) */
   keys?: Map<string, Bytes> | null;
+  /** the season root the platform published, to pin */
+  root?: Bytes | null;
   /** the server seed revealed outside the log */
   serverSeed?: Bytes | null;
 }
@@ -166,7 +168,10 @@ async function checkSeeds(log: ParsedLog, v: Verdict, opts: Options, cache: Map<
   const h = log.header;
   const none = (why: string): Source => ({ deriver: null, noDeal: why, decks: cache });
   const given = opts.serverSeed ?? null;
-  if (h.batch !== null) v.notes.push("the season root named in the log was not compared with the published one");
+  const root = opts.root ?? null;
+  if (root !== null && (h.batch === null || !constantTimeEqual(h.batch.root, root))) {
+    add(v, "batch-proof", "the log does not place the match in the published season root");
+  } else if (h.batch !== null && root === null) v.notes.push("the season root named in the log was not compared with the published one");
   if (h.serverCommitment === null) {
     const stray = ([["a season proof", h.batch], ["client commitments", h.clientCommitments],
       ["client seeds", h.clientSeeds], ["a server seed", log.end?.serverSeed ?? null]] as const)
