@@ -8,7 +8,7 @@ findings: kind, hand, trick, seat and card (not the English text, nor the byte o
 A log dealt blind is not verified by the JS verifier yet: it must say so (verdict
 ``not-verified``, exit 2), never clean.
 
-``TARNEEB_CONFORMANCE=N`` sets how many generated logs are compared (default 300; each
+``TARNEEB_CONFORMANCE=N`` sets how many generated logs are compared (default 150; each
 also gives a cut, a changed byte or a zero-filled tail of it, about three in four), and
 ``TARNEEB_CONFORMANCE_KEEP=DIR`` keeps the logs that disagree there.
 """
@@ -27,21 +27,23 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "js"
 CLI = JS / "dist" / "src" / "cli.js"
-COUNT = int(os.environ.get("TARNEEB_CONFORMANCE", "300"))
+COUNT = int(os.environ.get("TARNEEB_CONFORMANCE", "150"))
 BATCH = 200
 
 
 def _node() -> str:
     node = shutil.which("node")
     if node is None:
-        pytest.fail("node (>= 20) is not installed: the JS verifier cannot run (make test installs it)")
+        pytest.fail("node (>= 20) is not installed: the JS verifier cannot run "
+                    "(make test installs it)")
     return node
 
 
 @pytest.fixture(scope="module")
 def node() -> str:
     node = _node()
-    if not CLI.exists() or any(p.stat().st_mtime > CLI.stat().st_mtime for p in (JS / "src").glob("*.ts")):
+    sources = [*(JS / "src").glob("*.ts"), JS / "package-lock.json"]
+    if not CLI.exists() or any(p.stat().st_mtime > CLI.stat().st_mtime for p in sources):
         npm = shutil.which("npm")
         if npm is None:
             pytest.fail("npm is not installed: the JS verifier cannot be built")
@@ -88,7 +90,8 @@ def _disagreements(node: str, paths: list[Path], *options: str) -> list[str]:
                                 strict=True):
             if py["dealing"] == "blind" and py["verdict"] != "unreadable":
                 if js["verdict"] != "not-verified":
-                    out.append(f"{path}: a blind log, JS says {js['verdict']} (must be not-verified)")
+                    out.append(f"{path}: a blind log, JS says {js['verdict']} "
+                               "(must be not-verified)")
                 continue
             a, b = _summary(js), _summary(py)
             if a != b:
