@@ -1,0 +1,583 @@
+/**
+ * The replay (docs/RULES.md "What the replayer checks", docs/FORMAT.md "What a verifier
+ * proves"): the signature, the seeds and the deals they derive, every call and card through
+ * the engine, every claim, and the end of the match. Findings name the hand (the deal
+ * number, from 0), the trick (1–13), the seat and the card.
+ */
+import { type Bytes, constantTimeEqual, equal } from "./bytes.js";
+import { ed25519Verify, keyId, weakKey } from "./crypto.js";
+import { Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion } from "./derive.js";
+import { BID, Illegal, Match, PASS, Phase, SUITS, TRUMP, cardName, describe, type Hand } from "./engine.js";
+import { type HandRecord, type ParsedLog } from "./records.js";
+import { PRESETS, lowestTotal, presetDepartures, reveals, rulesMap, sameRules } from "./rules.js";
+import { encode } from "@msgpack/msgpack";
+
+export interface Finding {
+  kind: string;
+  message: string;
+  hand: number | null;
+  trick: number | null;
+  seat: number | null;
+  card: string | null;
+  offset: number | null;
+}
+
+export interface Verdict {
+  findings: Finding[];
+  notes: string[];
+  hands: number;
+  played: number;
+  dealsProven: boolean;
+  recorded: number;
+  notReplayed: number[];
+  keyId: string | null;
+  keyPinned: boolean;
+  signatureVerified: boolean;
+  signature: "absent" | "weak-key" | "broken" | null;
+  checkedTo: number | null;
+  ending: string | null;
+}
+
+export interface Options {
+  /** a raw Ed25519 key the user pins */
+  publicKey?: Bytes | null;
+  /** platform name → raw key (a keys file) */
+  keys?: Map<string, Bytes> | null;
+  /** the season root the platform published, to pin */
+  root?: Bytes | null;
+  /** the server seed revealed outside the log */
+  serverSeed?: Bytes | null;
+}
+
+type Where = Partial<Pick<Finding, "hand" | "trick" | "seat" | "card" | "offset">>;
+
+function add(v: Verdict, kind: string, message: string, where: Where = {}): void {
+  v.findings.push({ kind, message, hand: null, trick: null, seat: null, card: null, offset: null, ...where });
+}
+
+const NO_DEAL = "the log has neither seeds to derive the deal nor a recorded deal";
+const TEAMS = ["team 0+2", "team 1+3"];
+
+/** What the asynchronous checks (signature, seeds) leave for the replay. */
+interface Source {
+  deriver: Deriver | null;
+  noDeal: string;
+  decks: Map<number, number[]>;
+}
+
+class Abandon extends Error {}
+class LogStops extends Abandon {}
+
+/** Verify a parsed log (asynchronous: the crypto is WebCrypto's). */
+export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number, number[]>): Promise<Verdict> {
+  const v: Verdict = {
+    findings: [], notes: [], hands: 0, played: 0, dealsProven: false, recorded: 0, notReplayed: [],
+    keyId: null, keyPinned: false, signatureVerified: false, signature: null, checkedTo: null, ending: null,
+  };
+  const h = log.header;
+  const rules = h.rules;
+  const preset = PRESETS[rules.name];
+  if (preset && !sameRules(preset, rules) && presetDepartures(rules).length) {
+    add(v, "wrong-rules", `the rules bear the name ${rules.name}, but differ from it in ${presetDepartures(rules).join(", ")}`, { offset: 0 });
+  }
+  if (!equal(encode(rulesMap(rules)), encode(h.rulesMap))) {
+    const order = Object.keys(h.rulesMap).join(",") === Object.keys(rulesMap(rules)).join(",");
+    add(v, "not-canonical", order ? "the rules map does not have the one byte form of its rules (a value of another type)"
+      : "the rules map's keys are not in the order FORMAT.md gives them", { offset: 0 });
+  }
+  await checkSignature(log, v, opts);
+  const source = await checkSeeds(log, v, opts, cache);
+  if (h.serverCommitment !== null) v.notes.push("not compared with a seat's pre-play receipt (--receipt)");
+  let firstDealer = h.firstDealer;
+  let seedsOk = false;
+  if (source.deriver !== null) {
+    seedsOk = !v.findings.some((f) => ["client-seed", "batch-proof", "receipt-mismatch"].includes(f.kind));
+    const drawn = await source.deriver.firstDealer();
+    if (drawn !== firstDealer) {
+      add(v, "wrong-first-dealer", `the log names seat ${firstDealer} as first dealer, but the seeds draw seat ${drawn}`, { seat: firstDealer });
+      firstDealer = drawn;
+    }
+    const todo = log.hands.map((_, n) => n).filter((n) => !source.decks.has(n));
+    const decks = await Promise.all(todo.map((n) => source.deriver!.deck(n)));
+    todo.forEach((n, i) => source.decks.set(n, decks[i]!));
+  }
+  const state = new Match(rules, firstDealer);
+  const replay = new HandReplay(state, v, source);
+  for (const rec of log.hands) {
+    if (state.isOver) {
+      add(v, "played-after-win", `hand ${rec.dealNumber} was played after ${TEAMS[state.winner!]} had won the match`, { hand: rec.dealNumber, offset: rec.offset });
+      break;
+    }
+    replay.run(rec);
+  }
+  v.hands = replay.replayed;
+  v.played = replay.played;
+  v.recorded = replay.recorded;
+  v.dealsProven = seedsOk;
+  if (v.recorded) v.notes.push(`${v.recorded} of the deals replayed are recorded by the platform, not proven by committed seeds`);
+  reportNotReplayed(v, replay.missing);
+  checkEnd(log, state, v, replay.atLastMove);
+  return v;
+}
+
+async function checkSignature(log: ParsedLog, v: Verdict, opts: Options): Promise<void> {
+  let key = log.header.publicKey;
+  const named = new Map<string, string>();
+  for (const [name, raw] of opts.keys ?? []) named.set(Buffer.from(raw).toString("hex"), name);
+  const hex = (b: Bytes) => Buffer.from(b).toString("hex");
+  if (opts.publicKey) {
+    if (key !== null && !equal(key, opts.publicKey)) add(v, "key-mismatch", "the log names another platform key than the one given");
+    key = opts.publicKey;
+    v.keyPinned = true;
+  } else if (opts.keys) {
+    if (key !== null && named.has(hex(key))) v.keyPinned = true;
+    else if (key !== null) add(v, "key-mismatch", `the log's key is none of the ${named.size} platform keys given`);
+  }
+  if (key !== null) v.keyId = await keyId(key);
+  v.checkedTo = log.signedBytes.length;
+  if (log.signature === null) {
+    v.signature = "absent";
+    if (log.end !== null) add(v, "unsigned", "the log ends without the platform's signature", { offset: log.endOffset });
+    return;
+  }
+  if (key === null) {
+    add(v, "unsigned", "there is no public key to check the signature against", { offset: log.signatureOffset });
+    return;
+  }
+  const weak = weakKey(key);
+  if (weak !== null) {
+    v.signature = "weak-key";
+    add(v, "weak-key", `weak Ed25519 public key: ${weak}: a signature under it proves nothing`, { offset: log.signatureOffset });
+    return;
+  }
+  if (await ed25519Verify(key, log.signedBytes, log.signature)) {
+    v.signatureVerified = true;
+    return;
+  }
+  v.signature = "broken";
+  const at = log.size - log.zeroTail;
+  const so = log.signatureOffset!;
+  if (log.zeroTail >= 4 && so < at && at < so + 68) {
+    add(v, "broken-signature", `the signature does not cover the log: it ends in ${log.zeroTail} zero bytes from byte ${at}, as a torn write leaves it`, { offset: at });
+    return;
+  }
+  add(v, "broken-signature", "the signature does not match the log: its bytes were changed after signing, or another key signed it", { offset: log.signatureOffset });
+}
+
+async function checkSeeds(log: ParsedLog, v: Verdict, opts: Options, cache: Map<number, number[]>): Promise<Source> {
+  const h = log.header;
+  const none = (why: string): Source => ({ deriver: null, noDeal: why, decks: cache });
+  const given = opts.serverSeed ?? null;
+  const root = opts.root ?? null;
+  if (root !== null && (h.batch === null || !constantTimeEqual(h.batch.root, root))) {
+    add(v, "batch-proof", "the log does not place the match in the published season root");
+  } else if (h.batch !== null && root === null) v.notes.push("the season root named in the log was not compared with the published one");
+  if (h.serverCommitment === null) {
+    const stray = ([["a season proof", h.batch], ["client commitments", h.clientCommitments],
+      ["client seeds", h.clientSeeds], ["a server seed", log.end?.serverSeed ?? null]] as const)
+      .filter(([, x]) => x !== null).map(([n]) => n);
+    if (stray.length) add(v, "not-canonical", `the log has no server commitment, but carries ${stray.join(", ")}`, { offset: 0 });
+    if (given !== null) add(v, "server-seed", "a server seed was given to the verifier, but the log commits to no server seed", { offset: 0 });
+    return none(NO_DEAL);
+  }
+  let seed = log.end?.serverSeed ?? null;
+  if (seed === null && given !== null) {
+    seed = given;
+    v.notes.push("the server seed is not in the log: it was given to the verifier");
+  } else if (seed !== null && given !== null && !constantTimeEqual(seed, given)) {
+    add(v, "server-seed", "the server seed given to the verifier is not the one the log reveals", { offset: log.endOffset });
+  }
+  if (seed === null) {
+    const why = log.end === null ? "the log ends before its end record" : "the end record does not reveal it";
+    add(v, "seed-not-revealed", `the server seed is not revealed (${why}), so the deals cannot be re-derived`, { offset: log.endOffset });
+    return none(`the server seed is not revealed (${why}), so the deal cannot be derived`);
+  }
+  if (!constantTimeEqual(await serverCommitment(seed), h.serverCommitment)) {
+    add(v, "server-seed", "the revealed server seed does not match the commitment published before play", { offset: log.endOffset });
+    return none("the revealed server seed does not match its commitment, so the deal cannot be derived");
+  }
+  const leaf = h.batch === null ? null : { index: h.batch.index, size: h.batch.size, root: h.batch.root };
+  if (h.batch !== null && leaf !== null) {
+    if (!await verifyInclusion(h.serverCommitment, leaf.index, leaf.size, h.batch.path, leaf.root)) {
+      add(v, "batch-proof", `the commitment is not match ${leaf.index} of the published root: its inclusion proof does not lead there`);
+    }
+    const key = opts.publicKey ?? h.publicKey;
+    if (key === null || weakKey(key) !== null
+        || !await ed25519Verify(key, seasonHeadMessage(leaf.size, leaf.root), h.batch.headSignature)) {
+      add(v, "batch-proof", `the season head (size ${leaf.size}) is not signed by the platform's key`);
+    }
+  }
+  if (h.clientSeeds === null || h.clientCommitments === null) {
+    add(v, "client-seed", "the log lacks the client seeds or their commitments, so the deals cannot be re-derived");
+    return none("the log lacks the client seeds, so the deal cannot be derived");
+  }
+  const binding = await matchBinding(h.serverCommitment, leaf);
+  for (let s = 0; s < 4; s++) {
+    const made = await clientCommitment(binding, h.matchId, s, h.clientSeeds[s]!);
+    if (!constantTimeEqual(made, h.clientCommitments[s]!)) {
+      add(v, "client-seed", `seat ${s}'s client seed does not match the commitment it made before the seeds were revealed`, { seat: s });
+    }
+  }
+  return { deriver: await Deriver.create(seed, h.matchId, h.clientSeeds, binding), noDeal: "", decks: cache };
+}
+
+/** The cards of each seat of a recorded deal's masks; a reason when they are no deal. */
+function recordedDeal(masks: number[], dealer: number, thirteenth: number | null, needs: boolean): [number[][], string | null] {
+  const hands: number[][] = masks.map((m) => {
+    const cards: number[] = [];
+    let x = BigInt(m);
+    for (let c = 0; x; c++, x >>= 1n) if (x & 1n) cards.push(c);
+    return cards;
+  });
+  const seen = new Set<number>();
+  for (let s = 0; s < 4; s++) {
+    if (hands[s]!.length !== 13) return [hands, `seat ${s} was dealt ${hands[s]!.length} cards, not 13`];
+    for (const c of hands[s]!) {
+      if (seen.has(c)) return [hands, `seat ${s} was dealt ${cardName(c)}, dealt to another seat too`];
+      seen.add(c);
+    }
+  }
+  if (thirteenth === null) return [hands, needs ? "the dealer's 13th card is missing" : null];
+  if (!hands[dealer]!.includes(thirteenth)) return [hands, `the dealer's 13th card ${cardName(thirteenth)} is not in the dealer's hand`];
+  return [hands, null];
+}
+
+const CALL_KINDS: Record<string, string> = {
+  "bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimum", "bid-not-higher": "bid-not-higher",
+  "wrong-phase": "pass-not-allowed",
+};
+
+class HandReplay {
+  drift = [0, 0, 0, 0];
+  replayed = 0;
+  played = 0;
+  recorded = 0;
+  missing: [number, number, string][] = [];
+  atLastMove = false;
+  private rec!: HandRecord;
+  private n = 0;
+  private move = 0;
+
+  constructor(private state: Match, private v: Verdict, private source: Source) {}
+
+  run(rec: HandRecord): void {
+    const { state, v } = this;
+    const n = state.dealNumber;
+    this.rec = rec;
+    this.n = n;
+    if (rec.dealNumber !== n) add(v, "wrong-deal-number", `the log numbers this dealing attempt ${rec.dealNumber}, but it is attempt ${n}`, { hand: n, offset: rec.offset });
+    if (rec.dealer !== state.dealer) add(v, "wrong-dealer", `seat ${rec.dealer} dealt, but it was seat ${state.dealer}'s deal`, { hand: n, seat: rec.dealer, offset: rec.offset });
+    let dealt = false;
+    try {
+      this.deal();
+      dealt = true;
+      this.bidding();
+      if (state.phase === Phase.DEAL || state.phase === Phase.OVER) this.cancelledClaims();
+      else {
+        this.play();
+        if (rec.closed) {
+          this.claims();
+          this.played++;
+        }
+      }
+    } catch (e) {
+      if (e instanceof LogStops) {
+        this.replayed++;
+        this.atLastMove = true;
+        return;
+      }
+      if (!(e instanceof Abandon)) throw e;
+      if (rec.closed) this.resync();
+      else if (dealt) this.replayed++;
+      return;
+    }
+    this.replayed++;
+    this.atLastMove = !rec.closed;
+    if (rec.timer) this.timerMarks(state.history[state.history.length - 1]!);
+  }
+
+  private where(extra: Where = {}): Where {
+    return { hand: this.n, offset: this.rec.offset, ...extra };
+  }
+
+  private deal(): void {
+    const { state, rec, v, n } = this;
+    let hands: number[][];
+    let thirteenth: number | null;
+    const deck = this.source.deriver !== null ? this.source.decks.get(n) : undefined;
+    if (deck !== undefined) {
+      hands = [[], [], [], []];
+      deck.forEach((c, p) => hands[(state.dealer + 1 + p) & 3]!.push(c));
+      thirteenth = deck[51]!;
+      if (rec.deal !== null) {
+        const [mine] = recordedDeal(rec.deal.masks, state.dealer, rec.deal.thirteenth, false);
+        const same = mine.every((cs, s) => [...cs].sort((a, b) => a - b).join() === [...hands[s]!].sort((a, b) => a - b).join())
+          && rec.deal.thirteenth === thirteenth;
+        if (!same) add(v, "wrong-deal", "the recorded deal is not the one the committed seeds produce", this.where());
+        else add(v, "not-canonical", "the record writes out the deal the seeds derive; FORMAT.md has nil there", this.where());
+      }
+    } else if (rec.deal !== null) {
+      const [mine, problem] = recordedDeal(rec.deal.masks, state.dealer, rec.deal.thirteenth, reveals(state.rules));
+      if (problem !== null) {
+        add(v, "bad-deal", `the recorded deal is not a deal: ${problem}`, this.where());
+        throw new Abandon();
+      }
+      hands = mine;
+      thirteenth = rec.deal.thirteenth;
+      this.recorded++;
+    } else {
+      this.missing.push([n, rec.offset, this.source.noDeal || NO_DEAL]);
+      throw new Abandon();
+    }
+    state.deal(hands, thirteenth);
+    if (!reveals(state.rules)) {
+      if (rec.revealed !== null) add(v, "wrong-revealed-card", `the log reveals ${cardName(rec.revealed)}, but ${state.rules.name} reveals no card`, this.where());
+    } else if (rec.revealed !== thirteenth) {
+      const shown = rec.revealed !== null ? cardName(rec.revealed) : "no card";
+      add(v, "wrong-revealed-card", `the log reveals ${shown}, but the dealer's 13th card is ${thirteenth === null ? "none" : cardName(thirteenth)}`,
+        this.where({ seat: state.dealer, card: shown }));
+    }
+  }
+
+  private timerCheck(move: number, action: number, trick: number | null = null): void {
+    const { state } = this;
+    if ((this.rec.timer >> BigInt(move)) & 1n) {
+      const allowed = state.timerActions();
+      if (!allowed.includes(action)) {
+        add(this.v, "wrong-timer-move", `the timer's move was ${describe(action)}, but the rules' automatic move is ${allowed.map(describe).join(", ")}`,
+          this.where({ trick, seat: state.current, card: action < 52 ? cardName(action) : null }));
+      }
+    }
+  }
+
+  private bidding(): void {
+    const { state, rec, v } = this;
+    let move = 0;
+    for (const [seat, code] of rec.calls) {
+      if (state.phase !== Phase.BID) {
+        add(v, "bidding-overrun", `seat ${seat}'s call comes after the bidding had ended`, this.where({ seat }));
+        break;
+      }
+      const action = code === 15 ? PASS : BID + code;
+      if (seat !== state.current) {
+        add(v, "bid-out-of-turn", `seat ${seat} made a call (${describe(action)}) when it was seat ${state.current}'s turn`, this.where({ seat }));
+        throw new Abandon();
+      }
+      this.timerCheck(move, action);
+      move++;
+      const problem = state.check(action);
+      if (problem !== null) {
+        const noBid = action === PASS || problem.kind === "wrong-phase";
+        add(v, noBid ? "pass-not-allowed" : CALL_KINDS[problem.kind] ?? "bid-out-of-range", problem.message, this.where({ seat }));
+        if (noBid || (state.rules.bidding === "personal" && !(code >= 2 && code <= 13))) throw new Abandon();
+      }
+      state.applyUnchecked(action);
+    }
+    if (state.phase === Phase.BID) {
+      if (!rec.closed) throw new LogStops();
+      add(v, "bidding-incomplete", `the bidding stops before it is over: seat ${state.current} has not called`, this.where({ seat: state.current }));
+      throw new Abandon();
+    }
+    this.move = move;
+  }
+
+  private cancelledClaims(): void {
+    const { rec, v, state } = this;
+    const hand = state.history[state.history.length - 1]!;
+    if (rec.plays.length) {
+      const bids = hand.calls.filter(([, a]) => a !== PASS).map(([, a]) => a - BID);
+      const why = state.rules.bidding === "auction" ? "all four passed"
+        : `the bids total ${bids.reduce((a, b) => a + b, 0)}, below the minimum of ${lowestTotal(state.rules, Math.max(...hand.totals!))}`;
+      add(v, "played-when-cancelled", `the hand was played although ${why}: it does not count`, this.where());
+    }
+    if (!rec.closed) return;
+    if (rec.scores !== null && rec.scores.some((x) => x !== 0)) add(v, "wrong-hand-score", "the log scores a cancelled hand", this.where());
+    const extra = ([["a trump", rec.trump], ["trick counts", rec.tricks], ["hand scores", rec.scores]] as const)
+      .filter(([, x]) => x !== null).map(([w]) => w);
+    if (extra.length) add(v, "not-canonical", `the hand is cancelled, but its record carries ${extra.join(" and ")}; FORMAT.md has nil there for a cancelled hand`, this.where());
+    this.compareTotals(rec.totals!, hand.totals!);
+  }
+
+  private timerMarks(hand: Hand): void {
+    const moves = this.rec.calls.length + this.rec.plays.length + (hand.declarer !== null ? 1 : 0);
+    const extra = this.rec.timer >> BigInt(moves);
+    if (extra) add(this.v, "not-canonical", `the timer marks moves past the hand's ${moves} moves`, this.where());
+  }
+
+  private play(): void {
+    const { state, rec, v, n } = this;
+    let move = this.move;
+    if (state.phase === Phase.TRUMP) {
+      if (rec.trump === null) {
+        if (!rec.closed) throw new LogStops();
+        add(v, "wrong-trump", "the auction winner named no trump", this.where({ seat: state.current }));
+        throw new Abandon();
+      }
+      this.timerCheck(move, TRUMP + rec.trump);
+      move++;
+      state.applyUnchecked(TRUMP + rec.trump);
+    } else if (rec.closed && rec.trump !== state.trump) {
+      add(v, "wrong-trump", `the log gives ${rec.trump !== null ? SUITS[rec.trump] : "none"} as trump, but the rules give ${SUITS[state.trump!]}`, this.where());
+    }
+    if (!rec.plays.length) {
+      if (!rec.closed) throw new LogStops();
+      add(v, "cancelled-wrongly", "the hand was not played, but the bids are enough to play", this.where());
+      throw new Abandon();
+    }
+    const plays = rec.plays;
+    for (let k = 0; k < plays.length; k++) {
+      const card = plays[k]!;
+      const trick = Math.floor(k / 4) + 1;
+      this.timerCheck(move + k, card, trick);
+      const problem: Illegal | null = state.check(card);
+      if (problem === null) {
+        state.applyUnchecked(card);
+        continue;
+      }
+      const seat = state.current!;
+      const where = this.where({ trick, seat, card: cardName(card) });
+      if (problem.kind === "renege") {
+        add(v, "renege", `renege: ${problem.message}`, where);
+        state.applyUnchecked(card);
+        continue;
+      }
+      const owner = state.holder[card]!;
+      if (owner < 0) {
+        const first = state.hand!.plays.indexOf(card);
+        add(v, "card-already-played", `${cardName(card)} was already played${first >= 0 ? ` in trick ${Math.floor(first / 4) + 1}` : ""}, and is played again in trick ${trick}`, where);
+      } else if (k % 4 === 0 && k > 0) {
+        add(v, "wrong-trick-winner", `trick ${trick} is led with ${cardName(card)}, seat ${owner}'s card, but seat ${seat} won trick ${trick - 1} and leads`, where);
+      } else if (((owner - state.leader) & 3) < state.trick.length) {
+        add(v, "card-not-held", `seat ${seat} played ${cardName(card)}, which it does not hold: it is seat ${owner}'s, who has already played to this trick`, where);
+      } else {
+        add(v, "played-out-of-turn", `${cardName(card)} is seat ${owner}'s card, played when it was seat ${seat}'s turn`, where);
+      }
+      throw new Abandon();
+    }
+    if (plays.length < 52) {
+      if (!rec.closed) throw new LogStops();
+      add(v, "hand-incomplete", `the hand stops after ${plays.length} of 52 cards`, this.where({ trick: Math.floor(plays.length / 4) + 1 }));
+      throw new Abandon();
+    }
+    void n;
+  }
+
+  private compare(kind: string, what: string, claimed: number[] | null, actual: number[]): void {
+    if (claimed !== null && claimed.every((x, s) => x === actual[s])) return;
+    if (claimed === null) {
+      add(this.v, kind, `the log claims no ${what}s`, this.where());
+      return;
+    }
+    for (let s = 0; s < 4; s++) {
+      if (claimed[s] !== actual[s]) add(this.v, kind, `the log claims a ${what} of ${claimed[s]} for seat ${s}, the rules give ${actual[s]}`, this.where({ seat: s }));
+    }
+  }
+
+  private claims(): void {
+    const hand = this.state.history[this.state.history.length - 1]!;
+    this.compare("wrong-trick-count", "trick count", this.rec.tricks, hand.tricks);
+    this.compare("wrong-hand-score", "hand score", this.rec.scores, hand.scores!);
+    this.compareTotals(this.rec.totals!, hand.totals!);
+  }
+
+  private compareTotals(claimed: number[], actual: number[]): void {
+    const drift = claimed.map((c, s) => c - actual[s]!);
+    for (let s = 0; s < 4; s++) {
+      if (drift[s] && drift[s] !== this.drift[s]) {
+        const carried = this.drift[s] ? ` (it was already off by ${this.drift[s]})` : "";
+        add(this.v, "wrong-total", `the log claims a running total of ${claimed[s]} for seat ${s}, the rules give ${actual[s]}${carried}`, this.where({ seat: s }));
+      }
+    }
+    this.drift = drift;
+  }
+
+  private resync(): void {
+    const { state } = this;
+    if (state.hand === null && this.n !== state.dealNumber) return;
+    const before = [...state.totals];
+    state.finishWith(this.rec.totals!.map((t, s) => t - before[s]!));
+    this.drift = [0, 0, 0, 0];
+    const last = this.missing[this.missing.length - 1];
+    if (!last || last[0] !== this.n) this.v.notes.push(`hand ${this.n} could not be replayed to its end; the rest of the match is checked from the totals the log claims after it`);
+  }
+}
+
+function runs(numbers: number[]): string {
+  const out: string[] = [];
+  let start = numbers[0]!;
+  let prev = start;
+  for (const n of [...numbers.slice(1), null]) {
+    if (n !== null && n === prev + 1) {
+      prev = n;
+      continue;
+    }
+    out.push(start === prev ? `${start}` : `${start}-${prev}`);
+    if (n !== null) start = prev = n;
+  }
+  return out.join(", ");
+}
+
+function reportNotReplayed(v: Verdict, missing: [number, number, string][]): void {
+  const byReason = new Map<string, [number, number][]>();
+  for (const [n, offset, why] of missing) {
+    if (!byReason.has(why)) byReason.set(why, []);
+    byReason.get(why)!.push([n, offset]);
+  }
+  for (const [why, hands] of byReason) {
+    const numbers = hands.map(([n]) => n);
+    v.notReplayed.push(...numbers);
+    if (hands.length === 1) add(v, "not-replayed", `the hand could not be replayed: ${why}`, { hand: numbers[0]!, offset: hands[0]![1] });
+    else add(v, "not-replayed", `hands ${runs(numbers)} (${numbers.length} dealing attempts) could not be replayed: ${why}`, { offset: hands[0]![1] });
+  }
+  v.notReplayed.sort((a, b) => a - b);
+}
+
+/** FORMAT.md "End": the end record (or its lack) against the state the replay left. */
+function checkEnd(log: ParsedLog, state: Match, v: Verdict, atLastMove: boolean): void {
+  const last = log.hands.length ? log.hands[log.hands.length - 1]! : null;
+  const at = log.endOffset;
+  if (log.end === null) {
+    const cutAt = log.cut !== null ? log.cut.offset : log.size;
+    add(v, "cut-short", `${log.cut !== null ? log.cut.message : `cut at byte ${cutAt}: the log ends`}, after ${log.hands.length} dealing attempts, without its end record`, { offset: cutAt });
+    return;
+  }
+  if (log.cut !== null) add(v, "cut-short", `${log.cut.message}, after the end record`, { offset: log.cut.offset });
+  const claimed = log.end.winner;
+  const actual = state.winner;
+  const ab = log.end.abandoned;
+  if (ab !== null) {
+    v.ending = `abandoned: ${ab.cause}`;
+    if (ab.cause === "timeout" && ab.seat !== null) checkTimeout(state, v, ab.seat, last, atLastMove, at);
+  } else if (last !== null && !last.closed) {
+    add(v, "hand-incomplete", `hand ${last.dealNumber} has no claims record: the match ends inside it`, { hand: last.dealNumber, offset: at });
+  }
+  if (actual === null && claimed !== null) add(v, "winner-too-early", `the log declares ${TEAMS[claimed]} the winner, but no team has won yet`, { offset: at });
+  else if (actual !== null && claimed === null) add(v, "no-winner", `${TEAMS[actual]} won, but the log declares no winner`, { offset: at });
+  else if (actual !== claimed) add(v, "wrong-winner", `the log declares ${TEAMS[claimed!]} the winner, but ${TEAMS[actual!]} won`, { offset: at });
+  else if (actual === null && ab === null) add(v, "cut-short", "the match ends unfinished: no team has won, and the log does not say it was abandoned", { offset: at });
+}
+
+function checkTimeout(state: Match, v: Verdict, seat: number, last: HandRecord | null, atLastMove: boolean, at: number | null): void {
+  const hand = last === null ? null : last.dealNumber;
+  if (state.isOver) {
+    add(v, "timeout-no-turn", `seat ${seat} timed out, but the match was already over`, { seat, hand, offset: at });
+    return;
+  }
+  if (last === null || last.closed) {
+    add(v, "timeout-no-turn", `seat ${seat} timed out when no player was to move: dealing is up to the platform`, { hand, seat, offset: at });
+    return;
+  }
+  if (!atLastMove) {
+    v.notes.push(`the timeout's seat is not checked: hand ${last.dealNumber} could not be replayed to its last move`);
+    return;
+  }
+  const phase = state.phase;
+  if (phase !== Phase.BID && phase !== Phase.TRUMP && phase !== Phase.PLAY) {
+    add(v, "timeout-no-turn", `seat ${seat} timed out at the end of hand ${last.dealNumber}, but no player was to move`, { hand: last.dealNumber, seat, offset: at });
+    return;
+  }
+  if (state.current !== seat) {
+    const trick = phase === Phase.PLAY ? Math.floor(last.plays.length / 4) + 1 : null;
+    add(v, "timeout-out-of-turn", `seat ${seat} timed out, but it was seat ${state.current}'s turn when the log stops`, { hand: last.dealNumber, trick, seat, offset: at });
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The stream of values of a log (docs/FORMAT.md "The stream", "Limits"): where each
+ * msgpack value starts and ends, held to the caps on one value before it is decoded, and
+ * the runs of moves (bare integers) between records.
+ */
+
+export interface Limits {
+  maxBytes: number;
+  maxRecords: number;
+  maxHands: number;
+  maxRecordBytes: number;
+  maxField: number;
+  maxMap: number;
+  maxDepth: number;
+  maxName: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxBytes: 16 * 1024 * 1024, maxRecords: 100_000, maxHands: 1000, maxRecordBytes: 65536,
+  maxField: 4096, maxMap: 256, maxDepth: 8, maxName: 256,
+};
+
+/** Whether byte `b` is a move by itself (FORMAT.md "Moves": cards, a named trump, calls). */
+export function isMoveByte(b: number): boolean {
+  return (b >= 0x01 && b <= 0x34) || (b >= 0x38 && b <= 0x3b) || (b >= 0x40 && b <= 0x7f);
+}
+
+/** The length of the run of moves at `pos` (0: no move there). */
+export function moveRun(data: Uint8Array, pos: number): number {
+  let i = pos;
+  for (;;) {
+    const b = data[i];
+    if (b === undefined) break;
+    if (isMoveByte(b)) {
+      i++;
+      continue;
+    }
+    const m = data[i + 1];
+    if (b === 0xcc && m !== undefined && m >= 0x80 && isMoveByte(m & 0x7f)) {
+      i += 2;
+      continue;
+    }
+    break;
+  }
+  return i - pos;
+}
+
+/** The outcome of scanning one msgpack value. */
+export type Scan =
+  | { kind: "value"; end: number; depth: number }
+  | { kind: "incomplete" }
+  | { kind: "error"; at: number; message: string; cap?: string };
+
+const FIXED: Record<number, number> = {
+  0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
+  0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8,
+};
+
+/**
+ * Where the msgpack value at `pos` ends, without decoding it: a length past `maxField`
+ * (`maxMap` for a map) is refused at once, as is a byte no log holds (ext types, 0xc1).
+ */
+export function scanValue(data: Uint8Array, pos: number, lim: Limits): Scan {
+  const end = data.length;
+  let p = pos;
+  // a stack of how many values remain at each open level
+  const todo: number[] = [1];
+  let depth = 0;
+  const readN = (w: number): number | null => {
+    if (p + w > end) return null;
+    let n = 0;
+    for (let i = 0; i < w; i++) n = n * 256 + data[p + i]!;
+    p += w;
+    return n;
+  };
+  while (todo.length) {
+    if (todo[todo.length - 1] === 0) {
+      todo.pop();
+      continue;
+    }
+    todo[todo.length - 1]!--;
+    if (p >= end) return { kind: "incomplete" };
+    const at = p;
+    const b = data[p++]!;
+    if (b <= 0x7f || b >= 0xe0) continue;
+    if (b in FIXED) {
+      p += FIXED[b]!;
+      if (p > end) return { kind: "incomplete" };
+      continue;
+    }
+    if (b >= 0xa0 && b <= 0xbf) {
+      p += b & 31;
+      if (p > end) return { kind: "incomplete" };
+      continue;
+    }
+    let n: number | null;
+    let unit: "bytes" | "items" | "entries";
+    if (b >= 0x80 && b <= 0x8f) {
+      n = b & 15;
+      unit = "entries";
+    } else if (b >= 0x90 && b <= 0x9f) {
+      n = b & 15;
+      unit = "items";
+    } else if (b === 0xc4 || b === 0xd9) {
+      n = readN(1);
+      unit = "bytes";
+    } else if (b === 0xc5 || b === 0xda) {
+      n = readN(2);
+      unit = "bytes";
+    } else if (b === 0xc6 || b === 0xdb) {
+      n = readN(4);
+      unit = "bytes";
+    } else if (b === 0xdc) {
+      n = readN(2);
+      unit = "items";
+    } else if (b === 0xdd) {
+      n = readN(4);
+      unit = "items";
+    } else if (b === 0xde) {
+      n = readN(2);
+      unit = "entries";
+    } else if (b === 0xdf) {
+      n = readN(4);
+      unit = "entries";
+    } else {
+      return { kind: "error", at, message: `byte 0x${b.toString(16).padStart(2, "0")} is not msgpack a log may hold` };
+    }
+    if (n === null) return { kind: "incomplete" };
+    const most = unit === "entries" ? lim.maxMap : lim.maxField;
+    if (n > most) {
+      return { kind: "error", at, message: `a length prefix claims ${n} ${unit}, more than any field of a log may hold (${most})` };
+    }
+    if (unit === "bytes") {
+      p += n;
+      if (p > end) return { kind: "incomplete" };
+      continue;
+    }
+    todo.push(unit === "entries" ? 2 * n : n);
+    depth = Math.max(depth, todo.length - 1);
+  }
+  return { kind: "value", end: p, depth };
+}

@@ -1,0 +1,50 @@
+/** The command: one JSON array for many logs, and the exit codes of `tarneeb verify`. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const cli = fileURLToPath(new URL("../src/cli.js", import.meta.url));
+const fixtures = fileURLToPath(new URL("../../../fixtures/", import.meta.url));
+const run = (...args: string[]) => spawnSync(process.execPath, [cli, "verify", ...args], { encoding: "utf8" });
+
+test("a clean log exits 0, a log with findings 1, bytes that are no log 2", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tarneeb-js-"));
+  const junk = join(dir, "junk.tlog");
+  writeFileSync(junk, "not a log");
+  assert.equal(run(`${fixtures}matches/eram41-01.tlog`).status, 0);
+  assert.equal(run(`${fixtures}altered/renege-eram41.tlog`).status, 1);
+  assert.equal(run(junk).status, 2);
+  const both = run("--json", `${fixtures}matches/eram41-01.tlog`, `${fixtures}altered/renege-eram41.tlog`);
+  assert.equal(both.status, 1);
+  const verdicts = JSON.parse(both.stdout);
+  assert.deepEqual(verdicts.map((v: { verdict: string }) => v.verdict), ["clean", "findings"]);
+  assert.ok(verdicts[1].findings.every((f: { kind: string }) => f.kind === "renege"));
+});
+
+test("a log dealt blind is not verified by this verifier: exit 2, never clean", () => {
+  const out = run("--json", `${fixtures}matches/qahwa5-blind.tlog`);
+  assert.equal(out.status, 2);
+  assert.equal(JSON.parse(out.stdout)[0].verdict, "not-verified");
+});
+
+test("a pinned key other than the log's is a key-mismatch, and the signature is checked under it", () => {
+  const s = JSON.parse(readFileSync(`${fixtures}vectors/signature.json`, "utf8"));
+  const dir = mkdtempSync(join(tmpdir(), "tarneeb-js-"));
+  const pem = join(dir, "other.pem");
+  writeFileSync(pem, s.public_key_pem);
+  const out = run("--json", "--key", pem, `${fixtures}matches/eram41-01.tlog`);
+  assert.equal(out.status, 1);
+  const kinds = JSON.parse(out.stdout)[0].findings.map((f: { kind: string }) => f.kind);
+  assert.deepEqual(kinds.sort(), ["broken-signature", "key-mismatch"]);
+});
+
+test("a directory is verified log by log, in one JSON array (one node process for many logs)", () => {
+  const out = run("--json", `${fixtures}matches`);
+  const verdicts = JSON.parse(out.stdout);
+  assert.ok(verdicts.length > 40);
+  assert.ok(verdicts.filter((v: { verdict: string }) => v.verdict === "clean").length >= 40);
+});
