@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint fixtures vectors clean chromium
+.PHONY: demo test bench lint fixtures vectors clean chromium node js
 
 # Python packages only: blind dealing's libsodium comes inside the rbcl wheel.
 $(STAMP): pyproject.toml
@@ -18,10 +18,28 @@ $(STAMP): pyproject.toml
 chromium:
 	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 
+# The TypeScript verifier (js/) runs on Debian's Node.js; its packages come from the npm
+# registry, pinned by js/package-lock.json.
+NODE_STAMP := js/node_modules/.installed
+
+node:
+	@command -v node >/dev/null && command -v npm >/dev/null || \
+	  (apt-get update && apt-get install -y nodejs npm)
+
+$(NODE_STAMP): js/package.json js/package-lock.json | node
+	cd js && npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+js: node $(NODE_STAMP)
+	cd js && npm run build
+
 demo: $(STAMP) chromium
 	$(PY) -m tarneeb.cli.demo
 
-test: $(STAMP) chromium
+# the TypeScript verifier's own tests (Node's test runner), then the Python suite, which
+# holds the two verifiers to the same verdicts (tests/test_js_conformance.py)
+test: $(STAMP) chromium js
+	cd js && npm test
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
@@ -38,4 +56,4 @@ vectors: $(STAMP)
 	$(PY) -m tarneeb.replay.vectors fixtures/vectors
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info js/node_modules js/dist
