@@ -115,10 +115,10 @@ def test_without_logs_the_installed_corpus_is_collected(pytester: pytest.Pyteste
 
 
 PROPERTY_TEST = """
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from tarneeb.testing import assert_agrees, matches
 
-@settings(max_examples=3, deadline=None, database=None)
+@settings(max_examples=2, deadline=None, database=None, phases=[Phase.generate])
 @given(matches("qahwa41", steered_hands=1))
 def test_engine_agrees_with_the_rules(tarneeb_engine, match):
     assert_agrees(tarneeb_engine, match)
