@@ -11,7 +11,8 @@
 * memory over an archive: flat whatever the number of logs;
 * log size per played hand, header and signature excluded (target: at most 100 bytes),
   and how much larger the JSON form is;
-* ``regress`` over the fixture corpus: matches, hands and seconds;
+* ``regress`` over the fixture corpus: matches, hands and seconds; matches per second
+  in process against over the line protocol (one engine process, a process per match);
 * start-up: the CPU time of a one-log ``tarneeb verify`` beside ``python -c pass``
   (target: under 0.12 s);
 * the cost of writing one move to a log under each durability setting (flush, fsync,
@@ -98,9 +99,10 @@ def main() -> None:
     figures["size"] = bench_size(logs)
     corpus = sorted((HERE.parent / "fixtures" / "matches").glob("*.tlog"))
     if corpus:
-        from bench_regress import bench_regress
+        from bench_regress import bench_protocol
 
-        figures["regress"] = bench_regress(corpus)
+        figures["regress_protocol"] = bench_protocol(corpus)
+        figures["regress"] = figures["regress_protocol"]["in-process"]
     from bench_caps import bench_caps
     from bench_caps import line as caps_line
 
@@ -139,6 +141,9 @@ def main() -> None:
     if "regress" in figures:
         r = figures["regress"]
         print(f"regress over the corpus: {r}")
+        print("regress over the corpus, matches/s: " + ", ".join(
+            f"{how} {f['matches_per_second']}"
+            for how, f in figures["regress_protocol"].items()))  # type: ignore[union-attr]
     print(caps_line(figures["caps"]))  # type: ignore[arg-type]
     print(startup_line(figures["startup"]))  # type: ignore[arg-type]
     print(durability_line(figures["durability"]))  # type: ignore[arg-type]

@@ -22,13 +22,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tarneeb.testing.engine_cmd import EngineCommand
 from tarneeb.testing.regress.run import collect_logs
 from tarneeb.testing.regress.runner import Runner
 
 REFERENCE = "tarneeb.testing.adapters:reference"
+SERVER = [sys.executable, "-m", "tarneeb.testing.engine_server"]
 
 
-def bench_regress(paths: Sequence[str | Path], engine: str = REFERENCE,
+def bench_regress(paths: Sequence[str | Path], engine: str | EngineCommand = REFERENCE,
                   time_limit: float | None = 10.0) -> dict[str, Any]:
     """Regress ``engine`` (default: this project's own) over the logs under ``paths``.
 
@@ -52,8 +54,19 @@ def bench_regress(paths: Sequence[str | Path], engine: str = REFERENCE,
     match_seconds = end - started
     return {"matches": matches, "hands": hands, "seconds": round(end - start, 3),
             "startup_seconds": round(started - start, 3),
+            "matches_per_second": round(matches / match_seconds, 1) if match_seconds > 0 else None,
             "hands_per_second": round(hands / match_seconds) if match_seconds > 0 else None,
             **counts}
+
+
+def bench_protocol(paths: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
+    """Matches per second over ``paths``: the reference engine in process (in the worker,
+    as ``--engine``) against the same engine over the line protocol (``--engine-cmd``),
+    one process reused across matches and one process per match."""
+    return {"in-process": bench_regress(paths),
+            "protocol, one process": bench_regress(paths, EngineCommand(SERVER)),
+            "protocol, a process per match": bench_regress(paths, EngineCommand(SERVER,
+                                                                                reuse=False))}
 
 
 def main(argv: list[str]) -> None:
@@ -65,6 +78,9 @@ def main(argv: list[str]) -> None:
           f"{r['hands_per_second']:,} hands/s); {r['agree']} agree, {r['disagree']} disagree, "
           f"{r['engine-failure']} engine failure{'' if r['engine-failure'] == 1 else 's'}, "
           f"{r['skipped']} skipped")
+    for how, f in bench_protocol(paths).items():
+        print(f"  {how}: {f['matches_per_second']} matches/s ({f['hands_per_second']:,} hands/s, "
+              f"start {f['startup_seconds']:.2f} s)")
 
 
 if __name__ == "__main__":

@@ -92,11 +92,22 @@ def register(app: typer.Typer) -> None:
 
     @app.command(rich_help_panel=ENGINES)
     def regress(
-        engine: Annotated[str, typer.Option(
+        engine: Annotated[str | None, typer.Option(
             "--engine", metavar="MODULE:FACTORY",
-            help="The engine under test: a factory returning an object with the "
+            help="The engine under test, in Python: a factory returning an object with the "
                  "tarneeb.testing.Engine methods (see docs/ENGINES.md), e.g. "
-                 "tarneeb.testing.adapters:reference.", show_default=False)],
+                 "tarneeb.testing.adapters:reference.", show_default=False)] = None,
+        engine_cmd: Annotated[str | None, typer.Option(
+            "--engine-cmd", metavar='"CMD ARGS..."',
+            help="The engine under test, in any language: a command that speaks the line "
+                 "protocol tarneeb-engine on its standard input and output (see "
+                 "docs/ENGINES.md), e.g. \"npx tarneeb-engine\" or \"python -m "
+                 "tarneeb.testing.engine_server\".", show_default=False)] = None,
+        fresh_process: Annotated[bool, typer.Option(
+            "--engine-cmd-per-match",
+            help="With --engine-cmd: start the command afresh for every match (by default "
+                 "one process serves match after match, and is restarted after a "
+                 "failure).")] = False,
         paths: Annotated[list[Path] | None, typer.Argument(
             metavar="LOG...", help="Match logs: *.tlog files, directories holding them, "
                                    "quoted globs, or - for standard input (a log, or the "
@@ -129,9 +140,21 @@ def register(app: typer.Typer) -> None:
         Exit code: 0 every match agrees, 1 a disagreement or engine failure,
         2 bad input (an engine that cannot be imported, a missing path, an unreadable log).
         """
+        from tarneeb.testing.engine_cmd import EngineCommand, EngineStartError
         from tarneeb.testing.regress.run import RegressInputError, regress_paths
         from tarneeb.testing.regress.runner import EngineLoadError
 
+        if (engine is None) == (engine_cmd is None):
+            raise _error("name the engine under test with --engine MODULE:FACTORY (Python) or "
+                         "--engine-cmd \"CMD ARGS...\" (any language), one of them")
+        under_test: str | EngineCommand
+        if engine_cmd is not None:
+            try:
+                under_test = EngineCommand(engine_cmd, reuse=not fresh_process)
+            except (EngineStartError, ValueError) as e:
+                raise _error(f"--engine-cmd: {e}") from None
+        else:
+            under_test = engine  # type: ignore[assignment]
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())  # MODULE may be a file in the current directory
 
@@ -142,14 +165,15 @@ def register(app: typer.Typer) -> None:
         limits = Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
         args, piped = _stdin_args([str(p) for p in paths or [corpus()]], limits)
         try:
-            run = regress_paths(engine, expand_logs(args), time_limit, on_report=show,
+            run = regress_paths(under_test, expand_logs(args), time_limit, on_report=show,
                                 limits=limits, stdin=piped)
         except (RegressInputError, EngineLoadError) as e:
             raise _error(str(e)) from None
         if junit_xml is not None:
             from tarneeb.testing.regress.junit import junit_xml as to_junit
 
-            write_output(junit_xml, to_junit(run, engine))
+            write_output(junit_xml, to_junit(run, engine if engine is not None
+                                             else f"--engine-cmd {engine_cmd}"))
         if as_json:
             typer.echo(json.dumps(run.to_json(), ensure_ascii=False, indent=1))
         else:

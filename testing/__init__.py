@@ -3,6 +3,8 @@
 * :class:`Engine` — the protocol an engine implements (``docs/ENGINES.md``);
 * :func:`regress_log`, :func:`regress_paths`, :class:`Runner` — drive an engine
   through logs, each match in a worker process with a time limit;
+* :class:`EngineCommand` — an engine in any language, as a command speaking the line
+  protocol (``docs/ENGINES.md``); a factory the functions above and below take;
 * :func:`compare`, :func:`assert_agrees` — drive an engine through one
   :class:`MatchScript` in this process;
 * :func:`rule_sets`, :func:`deals`, :func:`matches`, :func:`logs`,
@@ -33,12 +35,14 @@ _EXPORTS = {
     "regress.run": ("RegressInputError", "collect_logs", "regress_paths"),
     "strategies": ("Deal", "deals", "edited_logs", "logs", "matches", "rule_sets"),
     "adapters": ("BrokenTrumpEngine", "ReferenceEngine"),
+    "engine_cmd": ("EngineCommand",),
     "examples": ("match_log", "save_example"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:
     from tarneeb.testing.adapters import BrokenTrumpEngine, ReferenceEngine
+    from tarneeb.testing.engine_cmd import EngineCommand
     from tarneeb.testing.examples import match_log, save_example
     from tarneeb.testing.protocol import Engine, EngineFactory, bid, card, trump
     from tarneeb.testing.regress.driver import assert_agrees, compare, run_script
@@ -69,7 +73,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "BrokenTrumpEngine", "Deal", "DealScript", "Disagreement", "Engine", "EngineFactory",
+    "BrokenTrumpEngine", "Deal", "DealScript", "Disagreement", "Engine", "EngineCommand",
+    "EngineFactory",
     "EngineLoadError", "MatchReport", "MatchScript", "ReferenceEngine", "RegressInputError",
     "RegressRun", "Runner", "ScriptError", "assert_agrees", "bid", "card", "collect_logs",
     "compare", "deals", "edited_logs", "load_factory", "logs", "match_log", "matches", "prepare",

@@ -86,6 +86,22 @@ class Engine(Protocol):
 EngineFactory = Callable[[], Engine]
 
 
+class EngineFailure(Exception):
+    """Raised by an adapter when the engine behind it failed in a way of its own, not by
+    raising: ``kind`` is one of the engine failures of a report (``timeout``, ``crashed``,
+    ``garbage``, ``protocol``, ``raised``) and ``message`` says what happened. The driver
+    reports it as that kind, with the message as it is (no adapter traceback).
+
+    >>> EngineFailure("crashed", "the engine's process died").kind
+    'crashed'
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
 def card(rank: int, suit: int) -> Card:
     """The card of ``rank`` (``0`` = 2 … ``12`` = ace) in ``suit`` (♣ 0, ♦ 1, ♥ 2, ♠ 3).
 
@@ -115,5 +131,5 @@ def trump(suit: int) -> Action:
 
 __all__ = [
     "BID_BASE", "NUM_ACTIONS", "PASS", "TRUMP_BASE", "Action", "Card", "Engine",
-    "EngineFactory", "Mask", "Seat", "bid", "card", "trump",
+    "EngineFactory", "EngineFailure", "Mask", "Seat", "bid", "card", "trump",
 ]

@@ -10,7 +10,14 @@ item, ``<path>::regress``. It passes when the engine agrees with the recording
 everywhere, fails with the first disagreement (or the engine's failure) as its
 message, and is skipped when the log is not clean (no reference).
 ``--tarneeb-time-limit`` bounds each match (default 10 s); the matches run in
-one worker process, replaced after a timeout or a crash.
+one worker process, replaced after a timeout or a crash. An engine in another
+language is a command speaking the line protocol (``docs/ENGINES.md``)::
+
+    pytest --tarneeb-engine-cmd "npx tarneeb-engine"
+
+Without ``--tarneeb-logs``, the corpus installed with tarneeb is the logs. The
+session fixture ``tarneeb_engine`` is the engine under test as a factory, for
+property tests (``assert_agrees(tarneeb_engine, match)``).
 
 >>> TarneebMismatch("hand 0, trick 3: ...").args[0]
 'hand 0, trick 3: ...'
@@ -41,27 +48,64 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tarneeb-engine", default=None, metavar="MODULE:FACTORY",
                     help="the engine under test: a factory returning an object with the "
                          "tarneeb.testing.Engine methods")
+    group.addoption("--tarneeb-engine-cmd", default=None, metavar="CMD",
+                    help="the engine under test, in any language: a command speaking the "
+                         "line protocol tarneeb-engine on stdin and stdout (quoted: "
+                         "\"npx tarneeb-engine\")")
     group.addoption("--tarneeb-time-limit", type=float, default=10.0, metavar="SECONDS",
                     help="seconds each match may take (default 10)")
 
 
+def installed_corpus() -> str:
+    """The directory of the recorded-match corpus installed with the package."""
+    from importlib.resources import files
+
+    return str(files("tarneeb.corpus"))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     logs = config.getoption("tarneeb_logs")
-    engine = config.getoption("tarneeb_engine")
-    if not logs and engine is None:
+    engine: Any = config.getoption("tarneeb_engine")
+    command = config.getoption("tarneeb_engine_cmd")
+    if not logs and engine is None and command is None:
         return
-    if not logs:
-        raise pytest.UsageError("--tarneeb-engine needs --tarneeb-logs DIR (the recorded matches)")
-    if engine is None:
+    if engine is not None and command is not None:
+        raise pytest.UsageError("--tarneeb-engine and --tarneeb-engine-cmd name the engine "
+                                "under test: give one of them")
+    if engine is None and command is None:
         raise pytest.UsageError("--tarneeb-logs needs --tarneeb-engine MODULE:FACTORY "
-                                "(the engine under test)")
-    config.pluginmanager.register(RegressSession(config, logs, engine), PLUGIN_NAME)
+                                "or --tarneeb-engine-cmd CMD (the engine under test)")
+    if command is not None:
+        from tarneeb.testing.engine_cmd import EngineCommand, EngineStartError
+
+        try:
+            engine = EngineCommand(command, config.getoption("tarneeb_time_limit"))
+        except (EngineStartError, ValueError) as e:
+            raise pytest.UsageError(f"--tarneeb-engine-cmd: {e}") from None
+    config.pluginmanager.register(RegressSession(config, logs or [installed_corpus()], engine),
+                                  PLUGIN_NAME)
+
+
+@pytest.fixture(scope="session")
+def tarneeb_engine(request: pytest.FixtureRequest) -> Any:
+    """The engine under test as a factory (``--tarneeb-engine`` or ``--tarneeb-engine-cmd``),
+    for property tests: ``assert_agrees(tarneeb_engine, match)``. An engine command's process
+    is the one the recorded matches use."""
+    session = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
+    if session is None:
+        raise pytest.UsageError("the tarneeb_engine fixture needs --tarneeb-engine "
+                                "MODULE:FACTORY or --tarneeb-engine-cmd CMD")
+    if isinstance(session.engine, str):
+        from tarneeb.testing.regress.runner import load_factory
+
+        return load_factory(session.engine)
+    return session.engine
 
 
 class RegressSession:
     """The plugin's state for one pytest run: the log files and the engine's runner."""
 
-    def __init__(self, config: pytest.Config, logs: list[str], engine: str) -> None:
+    def __init__(self, config: pytest.Config, logs: list[str], engine: Any) -> None:
         from tarneeb.testing.regress.run import RegressInputError, collect_logs
 
         self.config = config
@@ -95,7 +139,8 @@ class RegressSession:
         try:
             self.runner().start()
         except EngineLoadError as e:
-            raise pytest.UsageError(f"--tarneeb-engine: {e}") from None
+            option = "--tarneeb-engine" if isinstance(self.engine, str) else "--tarneeb-engine-cmd"
+            raise pytest.UsageError(f"{option}: {e}") from None
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Any:
         if file_path.suffix == ".tlog" and file_path.resolve() in self.wanted:
@@ -150,4 +195,4 @@ class TarneebMatchItem(pytest.Item):
 
 
 __all__ = ["RegressSession", "TarneebLogFile", "TarneebMatchItem", "TarneebMismatch",
-           "pytest_addoption", "pytest_configure"]
+           "pytest_addoption", "pytest_configure", "tarneeb_engine"]

@@ -39,9 +39,10 @@ PARTS = {
     },
     "tarneeb.testing": {
         "protocol": set(),
+        "engine_cmd": {"protocol"},
         "alterations": set(),
         "corpus": {"alterations"},
-        "regress": {"protocol", "adapters"},
+        "regress": {"protocol", "adapters", "engine_cmd"},
     },
     "tarneeb.audit": {
         "fairness": set(),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ pytest_plugins = ["pytester"]
 
 REFERENCE = "tarneeb.testing.adapters:reference"
 BROKEN = "tarneeb.testing.adapters:broken_trump"
+SERVER = shlex.join([sys.executable, "-m", "tarneeb.testing.engine_server"])
 
 
 @pytest.fixture
@@ -84,7 +87,8 @@ def test_time_limit_and_a_looping_engine(pytester: pytest.Pytester, logs: Path) 
 
 @pytest.mark.parametrize(("args", "words"), [
     (["--tarneeb-logs", "logs"], "*--tarneeb-logs needs --tarneeb-engine*"),
-    (["--tarneeb-engine", REFERENCE], "*--tarneeb-engine needs --tarneeb-logs*"),
+    (["--tarneeb-engine", REFERENCE, "--tarneeb-engine-cmd", "x"], "*give one of them*"),
+    (["--tarneeb-engine-cmd", "no-such-engine-xyz"], "*cannot run the engine command*"),
     (["--tarneeb-logs", "missing", "--tarneeb-engine", REFERENCE], "*no such file*"),
     (["--tarneeb-logs", "logs", "--tarneeb-engine", "no_such_module_xyz:make"],
      "*cannot import the engine module*"),
@@ -103,3 +107,36 @@ def test_without_the_options_the_plugin_stays_out_of_the_way(pytester: pytest.Py
     result.assert_outcomes(passed=1)
     help_text = _run(pytester, "--help").stdout.str()
     assert "--tarneeb-logs=DIR" in help_text and "--tarneeb-engine=MODULE:FACTORY" in help_text
+
+
+def test_without_logs_the_installed_corpus_is_collected(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "--tarneeb-engine", REFERENCE, "--co", "-q")
+    result.stdout.fnmatch_lines(["*eram41-01.tlog::regress", "44 tests collected*"])
+
+
+PROPERTY_TEST = """
+from hypothesis import Phase, given, settings
+from tarneeb.testing import assert_agrees, matches
+
+@settings(max_examples=2, deadline=None, database=None, phases=[Phase.generate])
+@given(matches("qahwa41", steered_hands=1))
+def test_engine_agrees_with_the_rules(tarneeb_engine, match):
+    assert_agrees(tarneeb_engine, match)
+"""
+
+
+def test_an_engine_command_gets_the_logs_and_the_property_tests(
+        pytester: pytest.Pytester, logs: Path) -> None:
+    pytester.makepyfile(test_properties=PROPERTY_TEST)
+    # a pytest of its own, as a team's CI runs it (hypothesis is not reloaded in-process)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tarneeb-logs", "logs",
+                                           "--tarneeb-engine-cmd", SERVER, ".")
+    result.assert_outcomes(passed=3)
+    broken = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tarneeb-logs", "logs",
+                                           "--tarneeb-engine-cmd", f"{SERVER} --factory {BROKEN}",
+                                           ".")
+    broken.assert_outcomes(failed=3)
+    broken.stdout.fnmatch_lines(["classic.tlog: DISAGREES at hand *, trick *",
+                                 "eram41.tlog: DISAGREES at hand *, trick *",
+                                 "*AssertionError: qahwa41 match*won by seat * per the rules, "
+                                 "by seat * per the engine*"])

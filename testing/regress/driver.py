@@ -20,7 +20,7 @@ from tarneeb.replay.rules.actions import describe_action, is_play
 from tarneeb.replay.rules.cards import SUIT_SYMBOLS, card_name
 from tarneeb.replay.rules.engine import MatchState, Phase
 from tarneeb.replay.rules.scoring import Hand
-from tarneeb.testing.protocol import NUM_ACTIONS, Engine, EngineFactory
+from tarneeb.testing.protocol import NUM_ACTIONS, Engine, EngineFactory, EngineFailure
 from tarneeb.testing.regress.report import Disagreement, MatchReport
 from tarneeb.testing.regress.scripts import MatchScript, ScriptError
 
@@ -141,6 +141,8 @@ class _Driver:
         self.progress[3] = _CODES[method]
         try:
             return getattr(self.engine, method)(*args)
+        except EngineFailure as e:  # an adapter's own account (a subprocess that hung, ...)
+            raise _EngineFailed(self.found(e.kind, e.message)) from None
         except (Exception, SystemExit) as e:
             shown = ", ".join(_show(a, 30) for a in args)
             raise _EngineFailed(self.found(
@@ -366,6 +368,10 @@ def run_script(factory: EngineFactory, script: MatchScript,
     progress[:] = [-1, -1, -1, _CODES["factory"], -1]
     try:
         engine = factory()
+    except EngineFailure as e:  # an engine command that could not be started afresh
+        report.status = "engine-failure"
+        report.first = Disagreement(e.kind, e.message)
+        return report
     except (Exception, SystemExit) as e:
         report.status = "engine-failure"
         report.first = Disagreement("factory", f"the engine factory raised {type(e).__name__}: "

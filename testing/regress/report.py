@@ -30,9 +30,12 @@ DISAGREEMENTS: dict[str, str] = {
 # ... and the ways an engine can fail a match.
 ENGINE_FAILURES: dict[str, str] = {
     "factory": "the engine factory raised or did not return an engine",
-    "protocol": "the engine lacks a method of the protocol",
-    "raised": "a method of the engine raised an exception",
-    "garbage": "a method answered with the wrong type or an out-of-range value",
+    "protocol": "the engine lacks a method of the protocol, or (an engine command) broke "
+                "the line protocol",
+    "raised": "a method of the engine raised an exception (an engine command: answered "
+              "an error)",
+    "garbage": "a method answered with the wrong type or an out-of-range value (an engine "
+               "command: a line that is not a JSON object, or lacks the answer)",
     "timeout": "the match did not finish within the time limit",
     "crashed": "the engine's process died",
 }

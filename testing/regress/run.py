@@ -40,6 +40,7 @@ from pathlib import Path
 from tarneeb.replay.archive.paths import logs_under
 from tarneeb.replay.log import LogError, parse_log, read_log
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
+from tarneeb.testing.engine_cmd import EngineCommand
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFactory
 from tarneeb.testing.regress.driver import METHODS, assert_agrees, compare, run_script
 from tarneeb.testing.regress.report import (
@@ -102,7 +103,7 @@ def collect_logs(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def regress_paths(engine: str | EngineFactory, paths: Iterable[str | Path],
+def regress_paths(engine: str | EngineFactory | EngineCommand, paths: Iterable[str | Path],
                   time_limit: float | None = DEFAULT_TIME_LIMIT,
                   on_report: Callable[[MatchReport], None] | None = None,
                   limits: Limits = DEFAULT_LIMITS, stdin: bytes | None = None) -> RegressRun:

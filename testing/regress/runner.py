@@ -25,6 +25,7 @@ from typing import Any
 
 from tarneeb.replay.log import ParsedLog
 from tarneeb.replay.rules.actions import describe_action
+from tarneeb.testing.engine_cmd import EngineCommand, EngineStartError
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFactory
 from tarneeb.testing.regress.driver import METHODS, run_script
 from tarneeb.testing.regress.report import Disagreement, MatchReport
@@ -130,8 +131,11 @@ class Runner:
     """Runs matches of one engine, each in a worker process with a time limit.
 
     ``engine`` is ``"MODULE:FACTORY"`` or a factory importable by name (a
-    module-level function or class). ``time_limit=None`` runs in this process
-    with no limit and no isolation (fast, for engines you trust).
+    module-level function or class), or an :class:`~tarneeb.testing.engine_cmd.EngineCommand`
+    (an engine in any language, over the line protocol: its process is the isolation, so
+    the driver runs in this process and every read from the engine has the match's
+    deadline). ``time_limit=None`` runs in this process with no limit and no isolation
+    (fast, for engines you trust).
 
     >>> from tarneeb.replay.rules.ruleset import preset
     >>> with Runner("tarneeb.testing.adapters:reference", time_limit=None) as r:
@@ -139,7 +143,8 @@ class Runner:
     'agree'
     """
 
-    def __init__(self, engine: str | EngineFactory, time_limit: float | None = DEFAULT_TIME_LIMIT,
+    def __init__(self, engine: str | EngineFactory | EngineCommand,
+                 time_limit: float | None = DEFAULT_TIME_LIMIT,
                  startup_limit: float = STARTUP_LIMIT) -> None:
         self.engine = engine
         self.time_limit = time_limit
@@ -154,6 +159,14 @@ class Runner:
     # -- lifecycle
     def start(self) -> None:
         """Load the engine (in the worker when isolated); :class:`EngineLoadError` if it fails."""
+        if isinstance(self.engine, EngineCommand):
+            self.engine.time_limit = self.time_limit
+            self.engine.startup_limit = min(self.engine.startup_limit, self.startup_limit)
+            try:
+                self.engine.start()
+            except EngineStartError as e:
+                raise EngineLoadError(str(e)) from None
+            return
         if self.time_limit is None:
             if self._factory is None:
                 self._factory = (load_factory(self.engine) if isinstance(self.engine, str)
@@ -188,6 +201,9 @@ class Runner:
 
     def close(self) -> None:
         """Stop the worker (politely, then by force)."""
+        if isinstance(self.engine, EngineCommand):
+            self.engine.close()
+            return
         proc, conn = self._proc, self._conn
         if proc is None:
             return
@@ -225,7 +241,10 @@ class Runner:
     def run(self, script: MatchScript) -> MatchReport:
         """Check one match script."""
         t0 = time.perf_counter()
-        if self.time_limit is None:
+        if isinstance(self.engine, EngineCommand):
+            self.start()
+            report = run_script(self.engine, script)  # type: ignore[arg-type]
+        elif self.time_limit is None:
             self.start()
             report = run_script(self._factory, script)  # type: ignore[arg-type]
         else:
@@ -270,7 +289,7 @@ class Runner:
                             describe_action(move) if move is not None else None)
 
 
-def regress_log(engine: str | EngineFactory, log: bytes | ParsedLog,
+def regress_log(engine: str | EngineFactory | EngineCommand, log: bytes | ParsedLog,
                 time_limit: float | None = DEFAULT_TIME_LIMIT, name: str = "<log>") -> MatchReport:
     """Check one log against an engine (a one-off worker; use :class:`Runner` for many).
 

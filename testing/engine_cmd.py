@@ -1,0 +1,463 @@
+"""An engine in any language, as a command: the line protocol ``tarneeb-engine``, the client side.
+
+:class:`EngineCommand` is an engine factory over a command line (``"npx tarneeb-engine"``,
+``"python -m tarneeb.testing.engine_server"``): it starts the command as a subprocess,
+greets it (the handshake names the protocol version and the engine), and each call
+returns a :class:`SubprocessEngine`, an :class:`~tarneeb.testing.protocol.Engine` whose
+nine methods are requests on the child's standard input, one JSON object a line, each
+answered by one JSON object a line on its standard output. ``docs/ENGINES.md`` ("The line
+protocol") is the specification; :mod:`tarneeb.testing.engine_server` is its server side
+for any Python engine.
+
+The process is reused from match to match (``new_match`` starts afresh) unless
+``reuse=False``; after a failure it is killed and the next match gets a fresh one. Every
+read from the child has a deadline, the end of the match's time limit, so an engine that
+hangs fails its match and never hangs the run; one that exits, prints something that is
+not a JSON object or breaks the protocol fails it too, and the failure's message ends with
+the last lines the engine wrote to its standard error.
+
+>>> import sys
+>>> cmd = EngineCommand([sys.executable, "-m", "tarneeb.testing.engine_server"])
+>>> cmd.start()
+>>> cmd.engine_name.startswith("tarneeb reference engine")
+True
+>>> from tarneeb.replay.rules.ruleset import preset
+>>> e = cmd()
+>>> e.new_match(preset("qahwa41"), 3)
+>>> e.deal((0x1FFF, 0x1FFF << 13, 0x1FFF << 26, 0x1FFF << 39), 51)
+>>> e.to_move(), e.legal_actions()[:3], e.totals()
+(0, [54, 55, 56], [0, 0, 0, 0])
+>>> cmd.close()
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from tarneeb.replay.rules.ruleset import RuleSet
+from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFailure
+
+PROTOCOL = "tarneeb-engine"
+VERSION = 1  # the protocol version this side speaks
+VERSIONS = (1,)  # the versions it accepts, offered in the handshake
+STARTUP_LIMIT = 60.0  # seconds for the process to start and answer the handshake
+MAX_LINE = 1 << 20  # the longest line an engine may answer with
+STDERR_LINES = 5  # the engine's last lines on stderr, shown with a failure
+_STDERR_KEEP = 200  # characters kept of each of them
+
+# what each request's answer carries, by command
+ANSWERS = {"hello": "version", "new_match": "ok", "deal": "ok", "to_move": "seat",
+           "legal_actions": "actions", "apply": "ok", "tricks": "tricks",
+           "hand_scores": "scores", "totals": "totals", "winner": "team"}
+
+
+class EngineStartError(ValueError):
+    """The engine command cannot be started, or fails its handshake (before any match)."""
+
+
+def cards_of_mask(mask: int) -> list[int]:
+    """The cards of a hand mask, lowest first (how ``deal`` sends a hand).
+
+    >>> cards_of_mask(0b1011)
+    [0, 1, 3]
+    """
+    return [c for c in range(52) if (mask >> c) & 1]
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class _StderrTail:
+    """Reads a child's stderr in a thread, keeping only its last lines (bounded)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._partial = b""
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True,
+                                        name="tarneeb-engine-stderr")
+        self._thread.start()
+
+    def _read(self, stream: Any) -> None:
+        fd = stream.fileno()
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(fd, 65536):
+                *done, self._partial = (self._partial + chunk).split(b"\n")
+                self._partial = self._partial[-4 * _STDERR_KEEP:]
+                for raw in done:
+                    line = raw.decode("utf-8", "replace").rstrip()
+                    if line:
+                        self.lines.append(_clip(line, _STDERR_KEEP))
+
+    def text(self, wait: float = 0.0) -> str:
+        """``; its last lines on stderr: "..." | "..."`` (or that it wrote none)."""
+        if wait:
+            self._thread.join(wait)
+        lines = list(self.lines)
+        rest = self._partial.decode("utf-8", "replace").strip()
+        if rest:
+            lines = [*lines, _clip(rest, _STDERR_KEEP)][-STDERR_LINES:]
+        if not lines:
+            return "; it wrote nothing to stderr"
+        return "; its last lines on stderr: " + " | ".join(json.dumps(x, ensure_ascii=False)
+                                                           for x in lines)
+
+
+class _Lines:
+    """Lines from a child's stdout, each read within a deadline."""
+
+    def __init__(self, stream: Any) -> None:
+        self.fd = stream.fileno()
+        self.buf = bytearray()
+        self.eof = False
+        if sys.platform == "win32":  # pipes cannot be selected there: a reader thread
+            import queue
+
+            self._queue: Any = queue.Queue()
+            threading.Thread(target=self._pump, daemon=True).start()
+            self._selector: Any = None
+        else:
+            import selectors
+
+            os.set_blocking(self.fd, False)
+            self._selector = selectors.DefaultSelector()
+            self._selector.register(self.fd, selectors.EVENT_READ)
+
+    def _pump(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := os.read(self.fd, 65536):
+                self._queue.put(chunk)
+        self._queue.put(b"")
+
+    def _more(self, timeout: float | None) -> bool:
+        """Read what is there within ``timeout``; False when the time ran out."""
+        if self._selector is None:
+            import queue
+
+            try:
+                chunk = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                return False
+        else:
+            if not self._selector.select(timeout):
+                return False
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return True
+            except OSError:
+                chunk = b""
+        if not chunk:
+            self.eof = True
+        self.buf += chunk
+        return True
+
+    def readline(self, deadline: float | None) -> bytes | None:
+        """The next line, without its end; None at the end of the output (or past
+        :data:`MAX_LINE` without an end); :class:`TimeoutError` past ``deadline``."""
+        while True:
+            end = self.buf.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buf[:end])
+                del self.buf[:end + 1]
+                return line
+            if self.eof or len(self.buf) > MAX_LINE:
+                return None
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not self._more(timeout):
+                raise TimeoutError
+
+    def close(self) -> None:
+        if self._selector is not None:
+            self._selector.close()
+
+
+class _Child:
+    """One running engine process: its request counter, its stdout lines, its stderr tail."""
+
+    def __init__(self, argv: Sequence[str], cwd: str | None, env: dict[str, str] | None) -> None:
+        self.proc = subprocess.Popen(
+            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            bufsize=0, cwd=cwd, env=env, start_new_session=sys.platform != "win32")
+        self.lines = _Lines(self.proc.stdout)
+        self.stderr = _StderrTail(self.proc.stderr)
+        self.next_id = 1
+        self.alive = True
+        self.matches = 0  # matches this process has served
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        stdin = self.proc.stdin
+        assert stdin is not None
+        view = memoryview(data)
+        while view:
+            n = os.write(stdin.fileno(), view)
+            view = view[n:]
+
+    def kill(self) -> None:
+        """Stop the process and anything it started (its process group), closing the pipes."""
+        self.alive = False
+        proc = self.proc
+        if proc.poll() is None:
+            with contextlib.suppress(OSError):
+                if sys.platform != "win32":
+                    os.killpg(proc.pid, signal.SIGKILL)
+                else:
+                    proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5.0)
+        for stream in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        self.lines.close()
+
+    def quit(self) -> None:
+        """Ask the engine to exit (``quit``, then end of input); kill it if it lingers."""
+        if self.alive:
+            with contextlib.suppress(OSError, ValueError):
+                self.send({"id": self.next_id, "cmd": "quit"})
+                if self.proc.stdin is not None:
+                    self.proc.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(1.0)
+        self.kill()
+        if self.proc.stderr is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stderr.close()
+
+
+class EngineCommand:
+    """An engine factory over a command: each call is a :class:`SubprocessEngine` for one match.
+
+    ``command`` is a command line (split as a POSIX shell would, no shell run) or the
+    list of its words. ``time_limit`` bounds each match (seconds from the factory call,
+    the process started, to the last answer; ``None``: no limit), ``startup_limit`` the
+    start and the handshake.
+    ``reuse=False`` starts a fresh process for every match.
+    """
+
+    def __init__(self, command: str | Sequence[str], time_limit: float | None = DEFAULT_TIME_LIMIT,
+                 startup_limit: float = STARTUP_LIMIT, reuse: bool = True,
+                 cwd: str | None = None, env: dict[str, str] | None = None) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise EngineStartError("the engine command is empty")
+        self.command = command if isinstance(command, str) else shlex.join(self.argv)
+        self.time_limit = time_limit
+        self.startup_limit = startup_limit
+        self.reuse = reuse
+        self.cwd, self.env = cwd, env
+        self.engine_name: str | None = None
+        self.processes_started = 0
+        self._child: _Child | None = None
+
+    def __repr__(self) -> str:
+        return f"EngineCommand({self.command!r})"
+
+    # -- the process
+    def start(self) -> None:
+        """Start the engine and greet it (once, before any match): :class:`EngineStartError`
+        with one clear line when it cannot start or fails the handshake."""
+        if self._child is None:
+            try:
+                self._child = self._spawn()
+            except EngineFailure as e:
+                raise EngineStartError(f"the engine command {self.command!r} did not start: "
+                                       f"{e.message}") from None
+
+    def _spawn(self) -> _Child:
+        try:
+            child = _Child(self.argv, self.cwd, self.env)
+        except OSError as e:
+            raise EngineStartError(f"cannot run the engine command {self.command!r}: "
+                                   f"{e.strerror or e}") from None
+        self.processes_started += 1
+        engine = SubprocessEngine(self, child, time.monotonic() + self.startup_limit,
+                                  self.startup_limit)
+        answer = engine.question("hello", protocol=PROTOCOL, versions=list(VERSIONS))
+        if answer.get("protocol") != PROTOCOL or answer.get("version") not in VERSIONS:
+            engine.fail("protocol", f"the handshake: the engine speaks protocol "
+                        f"{answer.get('protocol')!r} version {answer.get('version')!r}; "
+                        f"tarneeb speaks {PROTOCOL!r} version "
+                        f"{' or '.join(map(str, VERSIONS))}")
+        name = answer.get("engine")
+        self.engine_name = _clip(name, 200) if isinstance(name, str) else self.command
+        return child
+
+    def close(self) -> None:
+        """Stop the engine's process, if one is running."""
+        child, self._child = self._child, None
+        if child is not None:
+            child.quit()
+
+    def __enter__(self) -> EngineCommand:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the factory
+    def __call__(self) -> SubprocessEngine:
+        """A fresh engine for one match, over the running process (or a fresh one)."""
+        if self._child is not None and (not self._child.alive or self._child.proc.poll()
+                                        is not None or (self._child.matches and not self.reuse)):
+            self.close()
+        if self._child is None:
+            try:
+                self._child = self._spawn()
+            except EngineStartError as e:
+                raise EngineFailure("crashed", str(e)) from None
+        self._child.matches += 1
+        deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
+        return SubprocessEngine(self, self._child, deadline, self.time_limit)
+
+
+class SubprocessEngine:
+    """The :class:`~tarneeb.testing.protocol.Engine` methods as requests to an engine process.
+
+    Answers are checked for their envelope only (one JSON object, the request's ``id``,
+    the answer's field); the driver checks the values. Anything else raises
+    :class:`~tarneeb.testing.protocol.EngineFailure` and kills the process.
+    """
+
+    def __init__(self, owner: EngineCommand, child: _Child, deadline: float | None,
+                 limit: float | None) -> None:
+        self.owner, self.child = owner, child
+        self.deadline, self.limit = deadline, limit
+        self._method = "the handshake"
+        self._pending: list[tuple[int, str, str]] = []  # deferred answers: id, command, call
+
+    # -- the wire
+    def fail(self, kind: str, message: str) -> None:
+        """Kill the process and raise the failure, with the engine's last lines on stderr."""
+        self.child.kill()
+        raise EngineFailure(kind, message + self.child.stderr.text(wait=0.5))
+
+    def ask(self, cmd: str, defer: bool = False, **args: Any) -> dict[str, Any] | None:
+        """Send one request and read its answer (a dict with the answer's field).
+
+        ``defer=True`` (an ``apply``, a ``deal``, a ``new_match``: answered ``ok``) reads the
+        answer later, after the next request is sent: one wake-up of each process less a
+        move. An error answer to it is reported at the next call, naming the request.
+        """
+        child = self.child
+        if not child.alive:
+            raise EngineFailure("crashed", "the engine's process was stopped after an earlier "
+                                "failure")
+        rid = child.next_id
+        child.next_id += 1
+        call = "the handshake" if cmd == "hello" else (
+            f"{cmd}({args['action']})" if cmd == "apply" else f"{cmd}()")
+        try:
+            child.send({"id": rid, "cmd": cmd, **args})
+        except (OSError, ValueError):
+            self._method = self._pending[0][2] if self._pending else call
+            self._died("before it read")
+        while self._pending:
+            self._read(*self._pending[0])
+            del self._pending[0]
+        if defer:
+            self._pending.append((rid, cmd, call))
+            return None
+        return self._read(rid, cmd, call)
+
+    def question(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """Send a request and read its answer (a dict with the answer's field)."""
+        answer = self.ask(cmd, **args)
+        assert answer is not None
+        return answer
+
+    def _read(self, rid: int, cmd: str, call: str) -> dict[str, Any]:
+        self._method = call
+        try:
+            line = self.child.lines.readline(self.deadline)
+        except TimeoutError:
+            self.fail("timeout", f"no answer to the handshake within {self.limit:g} s"
+                      if cmd == "hello" else f"no answer within the time limit of "
+                      f"{self.limit:g} s: the engine was in {call}")
+        if line is None:
+            if len(self.child.lines.buf) > MAX_LINE:
+                self.fail("garbage", f"{call}: the engine answered a line longer than "
+                          f"{MAX_LINE} bytes")
+            self._died("without answering")
+        return self._answer(cmd, rid, line)  # type: ignore[arg-type]
+
+    def _died(self, how: str) -> None:
+        proc = self.child.proc
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(1.0)
+        code = proc.poll()
+        status = (f"exit code {code}" if code is not None and code >= 0 else
+                  f"killed by signal {-code}" if code is not None else "its output closed")
+        self.fail("crashed", f"the engine's process died ({status}) in {self._method}, {how}")
+
+    def _answer(self, cmd: str, rid: int, line: bytes) -> dict[str, Any]:
+        shown = _clip(line.decode("utf-8", "replace"), 80)
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            self.fail("garbage", f"{self._method}: the engine answered a line that is not "
+                      f"JSON: {shown!r}")
+        if not isinstance(answer, dict):
+            self.fail("garbage", f"{self._method}: the engine answered {shown!r}, not a "
+                      "JSON object")
+        if answer.get("id") != rid:
+            self.fail("protocol", f"{self._method}: the engine answered with id "
+                      f"{answer.get('id')!r} to request {rid} (one answer a request, in order)")
+        if "error" in answer:
+            error = answer["error"]
+            if cmd == "hello":
+                self.fail("protocol", f"the handshake: the engine refused it: "
+                          f"{_clip(str(error), 200)}")
+            raise EngineFailure("raised", f"{self._method} answered the error "
+                                f"{_clip(str(error), 200)!r}")
+        field = ANSWERS[cmd]
+        if field not in answer or (field == "ok" and answer["ok"] is not True):
+            self.fail("garbage", f"{self._method}: the engine answered {shown!r}, which "
+                      f"has no {field!r}" + (" true" if field == "ok" else ""))
+        return answer  # type: ignore[no-any-return]
+
+    # -- the Engine protocol
+    def new_match(self, rules: RuleSet, first_dealer: int) -> None:
+        self.ask("new_match", defer=True, rules=rules.to_dict(), first_dealer=first_dealer)
+
+    def deal(self, hands: Sequence[int], thirteenth: int | None) -> None:
+        self.ask("deal", defer=True, hands=[cards_of_mask(m) for m in hands], thirteenth=thirteenth)
+
+    def to_move(self) -> Any:
+        return self.question("to_move")["seat"]
+
+    def legal_actions(self) -> Any:
+        return self.question("legal_actions")["actions"]
+
+    def apply(self, action: int) -> None:
+        self.ask("apply", defer=True, action=action)
+
+    def tricks(self) -> Any:
+        return self.question("tricks")["tricks"]
+
+    def hand_scores(self) -> Any:
+        return self.question("hand_scores")["scores"]
+
+    def totals(self) -> Any:
+        return self.question("totals")["totals"]
+
+    def winner(self) -> Any:
+        return self.question("winner")["team"]
+
+
+__all__ = ["ANSWERS", "PROTOCOL", "STARTUP_LIMIT", "VERSION", "VERSIONS", "EngineCommand",
+           "EngineStartError", "SubprocessEngine", "cards_of_mask"]
