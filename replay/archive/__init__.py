@@ -7,28 +7,3 @@ fairness statistics), :mod:`~.tables` (Parquet), :mod:`~.words` (the verdict in 
 May import: :mod:`tarneeb.replay.verify`, :mod:`tarneeb.replay.log`,
 :mod:`tarneeb.replay.rules`, :mod:`tarneeb.audit`.
 """
-
-from __future__ import annotations
-
-from tarneeb.replay.archive.audit import (
-    EXIT_BIAS,
-    ORIGINS,
-    ArchiveError,
-    ArchiveSummary,
-    Chunk,
-    FindingRow,
-    MatchRow,
-    Repeat,
-    audit_chunk,
-    bias_flagged,
-    copy_finding,
-    describe_test,
-    expand_paths,
-    first_log_finding,
-    read_url,
-    run_chunks,
-)
-
-__all__ = ["EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow",
-    "MatchRow", "Repeat", "audit_chunk", "bias_flagged", "copy_finding", "describe_test",
-    "expand_paths", "first_log_finding", "read_url", "run_chunks"]
