@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tarneeb.testing.engine_cmd import EngineCommand
+from tarneeb.testing.regress.command import EngineCommand
 from tarneeb.testing.regress.run import collect_logs
 from tarneeb.testing.regress.runner import Runner
 

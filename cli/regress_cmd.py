@@ -140,7 +140,7 @@ def register(app: typer.Typer) -> None:
         Exit code: 0 every match agrees, 1 a disagreement or engine failure,
         2 bad input (an engine that cannot be imported, a missing path, an unreadable log).
         """
-        from tarneeb.testing.engine_cmd import EngineCommand, EngineStartError
+        from tarneeb.testing.regress.command import EngineCommand, EngineStartError
         from tarneeb.testing.regress.run import RegressInputError, regress_paths
         from tarneeb.testing.regress.runner import EngineLoadError
 

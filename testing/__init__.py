@@ -35,16 +35,16 @@ _EXPORTS = {
     "regress.run": ("RegressInputError", "collect_logs", "regress_paths"),
     "strategies": ("Deal", "deals", "edited_logs", "logs", "matches", "rule_sets"),
     "adapters": ("BrokenTrumpEngine", "ReferenceEngine"),
-    "engine_cmd": ("EngineCommand",),
+    "regress.command": ("EngineCommand",),
     "examples": ("match_log", "save_example"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:
     from tarneeb.testing.adapters import BrokenTrumpEngine, ReferenceEngine
-    from tarneeb.testing.engine_cmd import EngineCommand
     from tarneeb.testing.examples import match_log, save_example
     from tarneeb.testing.protocol import Engine, EngineFactory, bid, card, trump
+    from tarneeb.testing.regress.command import EngineCommand
     from tarneeb.testing.regress.driver import assert_agrees, compare, run_script
     from tarneeb.testing.regress.report import Disagreement, MatchReport, RegressRun
     from tarneeb.testing.regress.run import RegressInputError, collect_logs, regress_paths

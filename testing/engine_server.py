@@ -38,8 +38,8 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from tarneeb.replay.rules.ruleset import RulesError, RuleSet
-from tarneeb.testing.engine_cmd import PROTOCOL, VERSIONS
 from tarneeb.testing.protocol import Engine, EngineFactory
+from tarneeb.testing.regress.command import PROTOCOL, VERSIONS
 from tarneeb.testing.regress.runner import EngineLoadError, load_factory
 
 REFERENCE = "tarneeb.testing.adapters:reference"

@@ -76,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--tarneeb-logs needs --tarneeb-engine MODULE:FACTORY "
                                 "or --tarneeb-engine-cmd CMD (the engine under test)")
     if command is not None:
-        from tarneeb.testing.engine_cmd import EngineCommand, EngineStartError
+        from tarneeb.testing.regress.command import EngineCommand, EngineStartError
 
         try:
             engine = EngineCommand(command, config.getoption("tarneeb_time_limit"))

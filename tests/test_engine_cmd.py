@@ -14,7 +14,7 @@ import pytest
 
 from tarneeb.cli.entry import main
 from tarneeb.testing import EngineCommand, EngineLoadError, Runner, regress_paths
-from tarneeb.testing.engine_cmd import PROTOCOL, EngineStartError
+from tarneeb.testing.regress.command import PROTOCOL, EngineStartError
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "matches"

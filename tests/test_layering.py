@@ -39,10 +39,9 @@ PARTS = {
     },
     "tarneeb.testing": {
         "protocol": set(),
-        "engine_cmd": {"protocol"},
         "alterations": set(),
         "corpus": {"alterations"},
-        "regress": {"protocol", "adapters", "engine_cmd"},
+        "regress": {"protocol", "adapters"},
     },
     "tarneeb.audit": {
         "fairness": set(),

@@ -40,8 +40,8 @@ from pathlib import Path
 from tarneeb.replay.archive.paths import logs_under
 from tarneeb.replay.log import LogError, parse_log, read_log
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
-from tarneeb.testing.engine_cmd import EngineCommand
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFactory
+from tarneeb.testing.regress.command import EngineCommand
 from tarneeb.testing.regress.driver import METHODS, assert_agrees, compare, run_script
 from tarneeb.testing.regress.report import (
     DISAGREEMENTS,

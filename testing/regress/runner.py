@@ -25,8 +25,8 @@ from typing import Any
 
 from tarneeb.replay.log import ParsedLog
 from tarneeb.replay.rules.actions import describe_action
-from tarneeb.testing.engine_cmd import EngineCommand, EngineStartError
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFactory
+from tarneeb.testing.regress.command import EngineCommand, EngineStartError
 from tarneeb.testing.regress.driver import METHODS, run_script
 from tarneeb.testing.regress.report import Disagreement, MatchReport
 from tarneeb.testing.regress.scripts import MatchScript, ScriptError, prepare
@@ -131,7 +131,7 @@ class Runner:
     """Runs matches of one engine, each in a worker process with a time limit.
 
     ``engine`` is ``"MODULE:FACTORY"`` or a factory importable by name (a
-    module-level function or class), or an :class:`~tarneeb.testing.engine_cmd.EngineCommand`
+    module-level function or class), or an :class:`~tarneeb.testing.regress.command.EngineCommand`
     (an engine in any language, over the line protocol: its process is the isolation, so
     the driver runs in this process and every read from the engine has the match's
     deadline). ``time_limit=None`` runs in this process with no limit and no isolation
