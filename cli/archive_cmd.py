@@ -42,7 +42,7 @@ def _progress(paths: list[str], chunks: Iterator[Any], err: Console) -> Iterator
 
     from tarneeb.replay.archive.audit import expand_paths
 
-    total = None if "-" in paths else sum(1 for _ in expand_paths(paths))
+    total = None if "-" in paths else sum(1 for _ in expand_paths(paths, onerror=_ignore))
     with Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("logs"), TimeRemainingColumn(), console=err,
                   transient=True) as bar:
@@ -50,6 +50,10 @@ def _progress(paths: list[str], chunks: Iterator[Any], err: Console) -> Iterator
         for chunk in chunks:
             bar.advance(task, len(chunk.matches))
             yield chunk
+
+
+def _ignore(error: OSError) -> None:
+    """A directory the progress bar's count cannot list (the audit's own listing says so)."""
 
 
 def register(app: typer.Typer) -> None:
@@ -79,6 +83,11 @@ def register(app: typer.Typer) -> None:
         report: Annotated[Path | None, typer.Option(
             "--report", metavar="FILE",
             help="Write a self-contained HTML report (pip install 'tarneeb[report]').")] = None,
+        skip_unreadable: Annotated[bool, typer.Option(
+            "--skip-unreadable",
+            help="Files that cannot be read at all (gone, not allowed, not a regular "
+                 "file) and directories that cannot be listed leave the exit code as the "
+                 "rest makes it; they are still counted and named.")] = False,
         alpha: Annotated[float, typer.Option(
             min=1e-9, max=0.5,
             help="Family-wise error rate of the fairness tests.")] = DEFAULT_ALPHA,
@@ -91,8 +100,9 @@ def register(app: typer.Typer) -> None:
         that signed, and counts the logs under keys not pinned apart.
 
         Exit code: 0 every log clean and no evidence of bias; 1 findings; 2 a log
-        unreadable or bad input; 3 every log clean but the statistics show evidence of
-        bias.
+        unreadable (a file not read or a directory not listed, unless
+        --skip-unreadable) or bad input; 3 every log clean but the statistics show
+        evidence of bias.
         """
         from tarneeb.replay.archive.audit import (
             ArchiveError,
@@ -106,14 +116,14 @@ def register(app: typer.Typer) -> None:
         pinned_root = verify_cmd.pinned_root(root)
         err = console(stderr=True)
         writer = None
-        summary = ArchiveSummary()
+        summary = ArchiveSummary(skip_unreadable=skip_unreadable)
         try:
             if tables is not None:
                 from tarneeb.replay.archive.tables import TableWriter
 
                 writer = TableWriter(tables)
-            chunks = run_chunks(expand_paths(paths), jobs, scheduler, public, pinned_root,
-                                keys=named)
+            listed = expand_paths(paths, onerror=summary.add_unlisted)
+            chunks = run_chunks(listed, jobs, scheduler, public, pinned_root, keys=named)
             if err.is_terminal and os.environ.get("TERM") != "dumb":
                 chunks = _progress(paths, chunks, err)
             for chunk in chunks:
@@ -174,6 +184,8 @@ def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: flo
         out.print(f"  findings: {path}", markup=False)
     for error in summary.first_unreadable:
         out.print(f"  unreadable: {error}", markup=False)
+    for error in summary.first_unlisted:
+        out.print(f"  not listed: {error}", markup=False)
     for repeat in summary.first_repeats:
         out.print(f"  {repeat}", markup=False)
 

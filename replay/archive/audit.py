@@ -33,7 +33,7 @@ from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 from tarneeb.replay.archive.measures import HCP, tally_match
-from tarneeb.replay.archive.paths import ArchiveError, expand_paths, read_url
+from tarneeb.replay.archive.paths import ArchiveError, expand_paths, listing_error, read_url
 from tarneeb.replay.archive.seen import (
     CONFLICT_KIND,
     COPY,
@@ -46,6 +46,7 @@ from tarneeb.replay.archive.seen import (
     without,
 )
 from tarneeb.replay.log import LogError, parse_log
+from tarneeb.replay.log.parse import open_regular
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits, _regular_file_size
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 
@@ -114,23 +115,22 @@ class Chunk:
     unpinned: int = 0  # logs read, signed by a key the user did not pin
     identities: list[bytes | None] = field(default_factory=list)
     shares: list[Snapshot | None] = field(default_factory=list)
+    not_read: list[int] = field(default_factory=list)  # rows of files not read at all
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
     """A regular file's bytes within the cap (at most one byte past it, which the parser
-    refuses); None when it cannot be opened, is not a regular file or is over the cap,
-    for :func:`verify_file` to say why or read it as a stream."""
-    try:
-        with open(path, "rb") as f:
-            size = _regular_file_size(f)
-            if size is None or size > limits.max_bytes:
-                return None
-            data = f.read(size + 1)
-            if len(data) > size:  # it grew since: read on to the cap at most
-                data += f.read(limits.max_bytes + 1 - len(data))
-            return data
-    except OSError:
-        return None
+    refuses); None when it is over the cap, for :func:`verify_file` to say why. Raises
+    :class:`OSError` when it cannot be opened or read, or is not a regular file (a FIFO,
+    a device, a socket: refused without being opened for reading, :func:`open_regular`)."""
+    with open_regular(path) as f:
+        size = _regular_file_size(f)
+        if size is None or size > limits.max_bytes:
+            return None
+        data = f.read(size + 1)
+        if len(data) > size:  # it grew since: read on to the cap at most
+            data += f.read(limits.max_bytes + 1 - len(data))
+        return data
 
 
 def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
@@ -143,14 +143,12 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
     out = Chunk()
     for path in paths:
         identity = data = None
-        if "://" in path:
-            try:
-                data = read_url(path, limits)
-            except OSError as e:
-                _unreadable(out, path, f"{path}: cannot read: {e.strerror or e}")
-                continue
-        else:
-            data = _whole_file(path, limits)
+        try:
+            data = read_url(path, limits) if "://" in path else _whole_file(path, limits)
+        except OSError as e:  # not read at all: gone, not allowed, not a regular file
+            out.not_read.append(len(out.matches))
+            _unreadable(out, path, f"{path}: cannot read: {e.strerror or e}")
+            continue
         if data is None:
             v = verify_file(path, public_key, root=root, keys=keys, limits=limits)
         else:
@@ -333,6 +331,12 @@ class ArchiveSummary:
     conflicting: int = 0  # logs of a match read before, with other bytes (a finding)
     first_repeats: list[Repeat] = field(default_factory=list)
     conflicts: dict[str, list[str]] = field(default_factory=dict)
+    not_read: int = 0  # of the unreadable: files not read at all (gone, not allowed, special)
+    unlisted: int = 0  # directories that could not be listed: their logs are not here
+    first_unlisted: list[str] = field(default_factory=list)
+    # files not read and directories not listed leave the exit code as the rest makes it
+    # (--skip-unreadable); they are counted and named all the same
+    skip_unreadable: bool = False
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
 
     def add(self, chunk: Chunk) -> None:
@@ -353,6 +357,7 @@ class ArchiveSummary:
                 before[m.deals] = after
         for origin, t in chunk.tallies.items():
             self.tallies.setdefault(origin, Tally()).merge(without(t, repeats[origin]))
+        self.not_read += len(chunk.not_read)
         pos = 0  # each log's finding rows are together, in the order of the logs
         for i, m in enumerate(chunk.matches):
             self.logs += 1
@@ -382,6 +387,13 @@ class ArchiveSummary:
                 self.deals[m.deals] += m.hands
                 self.matches_by_origin[m.deals] += 1
             self.played += m.played
+
+    def add_unlisted(self, error: OSError) -> None:
+        """Count a directory that could not be listed (``error`` names it): the logs in it
+        are not in the audit, which says so (for :func:`expand_paths`'s ``onerror``)."""
+        self.unlisted += 1
+        if len(self.first_unlisted) < MAX_LISTED:
+            self.first_unlisted.append(listing_error(error))
 
     def _count_finding(self, f: FindingRow) -> None:
         self.findings_by_kind[f.kind] += 1
@@ -442,9 +454,12 @@ class ArchiveSummary:
 
     @property
     def exit_code(self) -> int:
-        """The logs' part of the exit code: 2 a log unreadable, 1 findings, 0 every log
+        """The logs' part of the exit code: 2 a log unreadable (a file not read at all, or a
+        directory not listed, too, unless ``skip_unreadable``), 1 findings, 0 every log
         clean (:meth:`verdict_code` adds the statistics')."""
-        if self.unreadable:
+        if self.unreadable > self.not_read:  # bytes that are not a log: never skipped
+            return 2
+        if (self.not_read or self.unlisted) and not self.skip_unreadable:
             return 2
         return 1 if self.with_findings else 0
 
@@ -485,6 +500,10 @@ class ArchiveSummary:
             "conflicting": self.conflicting,
             "first_repeats": [asdict(r) for r in self.first_repeats],
             "first_unreadable": self.first_unreadable,
+            "not_read": self.not_read,
+            "unlisted": self.unlisted,
+            "first_unlisted": self.first_unlisted,
+            "skip_unreadable": self.skip_unreadable,
             "first_with_findings": self.first_with_findings,
             "exit_code": self.verdict_code(fairness),
         }
