@@ -131,7 +131,7 @@ def register(app: typer.Typer) -> None:
                 if writer is not None:
                     writer.add(chunk)
             if writer is not None:
-                writer.close(summary.conflicts)  # the first logs of conflicts amended
+                writer.close(summary.conflicts, summary.amends)  # earlier logs amended
                 writer = None
         except ArchiveError as e:
             fail(str(e))

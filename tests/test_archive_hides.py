@@ -1,19 +1,27 @@
 """What an archive could hide from ``tarneeb audit``: special files, directories that
-cannot be listed, files gone mid-run."""
+cannot be listed, files gone mid-run, two matches on one season leaf or under one match
+id, two outcomes of one match."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
+from tarneeb.audit import Season
+from tarneeb.audit.signing import private_key_from_raw, public_key_pem
 from tarneeb.cli.entry import main
 from tarneeb.replay.archive import paths as archive_paths
+from tarneeb.replay.log import BatchProof, parse_log
 from tarneeb.replay.server.simulate import play_logged_match
 
 
@@ -123,3 +131,79 @@ def test_verify_ends_on_a_directory_it_cannot_list(
     code, _, err = run(capsys, "verify", str(hidden))
     assert code == 2 and err == f"tarneeb: error: {hidden / 'closed'}: cannot list: " \
         "Permission denied\n"
+
+
+# ------------------------------------------------------------------ what matches share --
+
+KEY = private_key_from_raw(hashlib.sha256(b"hides test platform key").digest())
+SEASON = Season.from_seeds([hashlib.sha256(b"hides test season %d" % i).digest()
+                            for i in range(8)])
+
+
+def season_log(match: bytes, leaf: int) -> bytes:
+    """A match (``match`` makes its id) played at leaf ``leaf`` of the season."""
+    proof = BatchProof(leaf, SEASON.size, SEASON.proof(leaf), SEASON.root,
+                       SEASON.head.sign(KEY))
+    return play_logged_match("eram41", seed=match, key=KEY, server_seed=SEASON.seeds[leaf],
+                             batch=proof)
+
+
+@pytest.fixture
+def pinned(tmp_path: Path) -> Path:
+    """The platform's public key, as a PEM file to pin."""
+    pem = tmp_path / "platform.pem"
+    pem.write_bytes(public_key_pem(KEY.public_key()))
+    return pem
+
+
+def audit_doc(capsys: pytest.CaptureFixture[str], pem: Path,
+              *argv: str) -> tuple[int, dict[str, Any]]:
+    """``audit --json`` with the key and the season root pinned."""
+    code, out, err = run(capsys, "audit", "-j", "1", "--json", "--root", SEASON.root.hex(),
+                         "--key", str(pem), *argv)
+    assert err == "", err
+    return code, json.loads(out)
+
+
+def kinds_by_log(tables: Path) -> dict[str, list[str]]:
+    rows = pq.read_table(tables / "findings.parquet").to_pylist()
+    out: dict[str, list[str]] = {}
+    for r in rows:
+        out.setdefault(Path(r["path"]).name, []).append(r["kind"])
+    return out
+
+
+def test_one_leaf_used_by_two_matches_is_a_finding_on_both(
+        tmp_path: Path, pinned: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    (archive / "a.tlog").write_bytes(season_log(b"hides match one", 3))
+    (archive / "b.tlog").write_bytes(season_log(b"hides match two", 3))  # the same seed again
+    (archive / "c.tlog").write_bytes(season_log(b"hides match three", 4))
+    code, doc = audit_doc(capsys, pinned, str(archive / "c.tlog"))
+    assert code == 0 and doc["clean"] == 1  # each alone is clean, pinned key and root
+    code, doc = audit_doc(capsys, pinned, "--tables", str(tmp_path / "t"), str(archive))
+    assert code == 1 and doc["clean"] == 1 and doc["findings"] == 2
+    assert doc["findings_by_kind"] == {"reused-leaf": 2}
+    assert kinds_by_log(tmp_path / "t") == {"a.tlog": ["reused-leaf"], "b.tlog": ["reused-leaf"]}
+    verdicts = {Path(r["path"]).name: r["verdict"]
+                for r in pq.read_table(tmp_path / "t" / "matches.parquet").to_pylist()}
+    assert verdicts == {"a.tlog": "findings", "b.tlog": "findings", "c.tlog": "clean"}
+
+
+def test_one_match_id_at_two_leaves_and_two_outcomes_are_findings(
+        tmp_path: Path, pinned: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    first, second = season_log(b"hides same id", 1), season_log(b"hides same id", 2)
+    assert parse_log(first).hands[-1].totals != parse_log(second).hands[-1].totals
+    (archive / "a.tlog").write_bytes(first)
+    (archive / "b.tlog").write_bytes(second)
+    shutil.copy(archive / "a.tlog", archive / "c-copy.tlog")  # read after the finding
+    code, doc = audit_doc(capsys, pinned, "--tables", str(tmp_path / "t"), str(archive))
+    assert code == 1 and doc["clean"] == 0 and doc["copies"] == 1
+    both = ["reused-match-id", "conflicting-outcome"]
+    assert kinds_by_log(tmp_path / "t") == {"a.tlog": both, "b.tlog": both, "c-copy.tlog": both}
+    assert doc["findings_by_kind"] == {k: 3 for k in both}
+    # the statistics count two matches: they are two seeds, two sequences of deals
+    assert doc["matches_by_deals"]["proven"] == 2

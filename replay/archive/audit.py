@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
+from tarneeb.replay.archive.claims import Claim, Claims, claim_message, claim_of
 from tarneeb.replay.archive.measures import HCP, tally_match
 from tarneeb.replay.archive.paths import ArchiveError, expand_paths, listing_error, read_url
 from tarneeb.replay.archive.seen import (
@@ -116,6 +117,7 @@ class Chunk:
     identities: list[bytes | None] = field(default_factory=list)
     shares: list[Snapshot | None] = field(default_factory=list)
     not_read: list[int] = field(default_factory=list)  # rows of files not read at all
+    claims: list[Claim | None] = field(default_factory=list)  # per match row (None: no header)
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
@@ -142,7 +144,7 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
     file), as for ``verify``."""
     out = Chunk()
     for path in paths:
-        identity = data = None
+        identity = data = claim = None
         try:
             data = read_url(path, limits) if "://" in path else _whole_file(path, limits)
         except OSError as e:  # not read at all: gone, not allowed, not a regular file
@@ -159,6 +161,7 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
                 continue
             v = verify_log(log, path, public_key, root=root, keys=keys)
             identity = match_identity(log.header)
+            claim = claim_of(log)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
         if v.error is None and not v.key_pinned and v.signature_verified:
             out.unpinned += 1  # signed by a key named in the log itself: a log not signed is not
@@ -181,6 +184,7 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
             len(v.computer) - computers, content_digest(data).hex() if data else None,
             None if identity is None else log.header.match_id.hex()))
         out.identities.append(identity)
+        out.claims.append(claim)
         out.shares.append(share)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
@@ -191,6 +195,7 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) 
     out.matches.append(MatchRow(path, "unreadable", error, None, None, None, False, "none",
                                 0, 0, 0, 0, 0, digest.hex() if digest else None))
     out.identities.append(None)
+    out.claims.append(None)
     out.shares.append(None)
 
 
@@ -274,6 +279,10 @@ def _run_dask(chunks: Iterator[list[str]], scheduler: Any,
 
 # ------------------------------------------------------------------ the summary --
 
+# an earlier log a later one gives a finding: its path, its copies read so far, whether it
+# was clean till then, and the finding
+_Earlier = tuple[str, int, bool, FindingRow]
+
 MAX_LISTED = 20  # logs named in the summary per category (the tables have them all)
 MIN_KEY_DEALS = 100  # deals a signing key needs to be tested apart
 MAX_FINDINGS = 200  # findings kept for the report (the findings table has them all)
@@ -337,14 +346,18 @@ class ArchiveSummary:
     # files not read and directories not listed leave the exit code as the rest makes it
     # (--skip-unreadable); they are counted and named all the same
     skip_unreadable: bool = False
+    # per earlier log (its path): the findings later logs gave it (a season leaf, a match
+    # id or an outcome two matches share), for the tables' pass at the end, as conflicts
+    amends: dict[str, list[FindingRow]] = field(default_factory=dict)
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
+    claims: Claims = field(default_factory=Claims, repr=False, compare=False)
 
     def add(self, chunk: Chunk) -> None:
         """Fold in ``chunk``. A log that repeats a match already read is marked on its row
         (``duplicate``, ``duplicate_of``; a conflicting one gets its finding, in
         ``chunk.findings`` too), so tables written from the chunk after this say so."""
         self.unpinned += chunk.unpinned
-        flagged = self._mark_repeats(chunk)
+        flagged, earlier = self._mark_repeats(chunk)
         # a repeated match's deals are counted already: its share of the chunk's tally
         # (the snapshots after it and before it) is left out
         repeats: dict[str, list[tuple[Snapshot, Snapshot | None]]] = {
@@ -376,6 +389,8 @@ class ArchiveSummary:
             pos += m.findings
             if i in flagged:  # right after it, whatever chunk each log came in
                 self._flag_first(flagged[i], m.path)
+            for path, copies, was_clean, row in earlier.get(i, ()):
+                self._flag_earlier(path, copies, was_clean, row)
             if m.duplicate is not None:  # the match is counted already
                 continue
             if m.verdict != "unreadable" or m.rules is not None:
@@ -405,35 +420,56 @@ class ArchiveSummary:
         later log in conflict with it (their rows, maybe written already, are amended at
         the end from ``conflicts``; the copies' paths are not kept, so only counted)."""
         path, copies, was_clean = first
-        self._count_finding(first_log_finding(path, later))
-        self.findings_by_kind[CONFLICT_KIND] += copies
+        self._flag_earlier(path, copies, was_clean, first_log_finding(path, later))
+
+    def _flag_earlier(self, path: str, copies: int, was_clean: bool, row: FindingRow) -> None:
+        """The finding ``row`` on the first log of a match read before, at ``path``, and on
+        the ``copies`` of it read so far (counted only: their paths are not kept)."""
+        self._count_finding(row)
+        self.findings_by_kind[row.kind] += copies
         if was_clean:  # a copy's verdict is its first log's: the same bytes, replayed alike
             self.clean -= 1 + copies
             self.with_findings += 1 + copies
             if len(self.first_with_findings) < MAX_LISTED:
                 self.first_with_findings.append(path)
 
-    def _mark_repeats(self, chunk: Chunk) -> dict[int, tuple[str, int, bool]]:
+    def _mark_repeats(self, chunk: Chunk) -> tuple[dict[int, tuple[str, int, bool]],
+                                                    dict[int, list[_Earlier]]]:
         """Mark the chunk's repeats; per conflicting log (by index), the first log of its
-        match, the copies of it read so far and whether they were clean till now. A copy
-        of the first log of a conflicting match gets its findings at once."""
+        match, the copies of it read so far and whether they were clean till now; per log
+        that shares a leaf, a match id or an outcome with a match read before
+        (:mod:`~tarneeb.replay.archive.claims`), the same of that match's first log, and
+        its finding. A copy of a first log so flagged gets its findings at once."""
         added: dict[int, list[FindingRow]] = {}
         flagged: dict[int, tuple[str, int, bool]] = {}
+        earlier: dict[int, list[_Earlier]] = {}
         for i, m in enumerate(chunk.matches):
             digest = bytes.fromhex(m.sha256) if m.sha256 is not None else None
-            repeat = self.seen.check(chunk.identities[i], digest, m.path,
-                                     clean=m.verdict == "clean")
+            identity = chunk.identities[i]
+            repeat = self.seen.check(identity, digest, m.path, clean=m.verdict == "clean")
+            claim = chunk.claims[i] if chunk.claims else None
+            if identity is not None and claim is not None:
+                for kind, other in self.claims.check(identity, claim):
+                    path, copies, was_clean = self.seen.flag(other)
+                    row = _archive_row(path, kind, claim_message(kind, m.path, earlier=True))
+                    self.amends.setdefault(path, []).append(row)
+                    earlier.setdefault(i, []).append((path, copies, was_clean, row))
+                    added.setdefault(i, []).append(
+                        _archive_row(m.path, kind, claim_message(kind, path, earlier=False)))
             if repeat is None:
+                if i in added:
+                    m.add_findings(len(added[i]))
                 continue
             kind, first, copies, was_clean = repeat
             m.duplicate, m.duplicate_of = kind, first
             if m.duplicate == COPY:
                 self.copies += 1
-                added[i] = [copy_finding(m.path, first, later)
-                            for later in self.conflicts.get(first, ())]
+                added[i] = ([copy_finding(m.path, first, later)
+                             for later in self.conflicts.get(first, ())]
+                            + [copied(r, m.path, first) for r in self.amends.get(first, ())])
             else:
                 self.conflicting += 1
-                added[i] = [_conflict_row(m.path, conflict_message(first))]
+                added[i] = [_conflict_row(m.path, conflict_message(first)), *added.get(i, ())]
                 self.conflicts.setdefault(first, []).append(m.path)
                 flagged[i] = (first, copies, was_clean)
             if added[i]:
@@ -450,7 +486,7 @@ class ArchiveSummary:
                 pos += n
                 rows.extend(extra)
             chunk.findings = rows
-        return flagged
+        return flagged, earlier
 
     @property
     def exit_code(self) -> int:
@@ -544,7 +580,17 @@ def describe_test(r: StatResult) -> str:
 
 def _conflict_row(path: str, message: str) -> FindingRow:
     """A ``conflicting-log`` finding: on the whole log, so no hand, trick, seat or card."""
-    return FindingRow(path, CONFLICT_KIND, message, None, None, None, None, None)
+    return _archive_row(path, CONFLICT_KIND, message)
+
+
+def _archive_row(path: str, kind: str, message: str) -> FindingRow:
+    """A finding of the archive on a whole log: no hand, trick, seat or card."""
+    return FindingRow(path, kind, message, None, None, None, None, None)
+
+
+def copied(row: FindingRow, path: str, first: str) -> FindingRow:
+    """A finding of the first log of a match (``first``) on a copy of it at ``path``."""
+    return _archive_row(path, row.kind, f"{row.message} (this log is a copy of {first})")
 
 
 def first_log_finding(first: str, later: str) -> FindingRow:
@@ -560,6 +606,6 @@ def copy_finding(path: str, first: str, later: str) -> FindingRow:
 
 __all__ = [
     "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow",
-    "Repeat", "audit_chunk", "bias_flagged", "copy_finding", "describe_test", "expand_paths",
-    "first_log_finding", "read_url", "run_chunks",
+    "Repeat", "audit_chunk", "bias_flagged", "copied", "copy_finding", "describe_test",
+    "expand_paths", "first_log_finding", "read_url", "run_chunks",
 ]
