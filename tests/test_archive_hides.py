@@ -21,8 +21,10 @@ from tarneeb.audit import Season
 from tarneeb.audit.signing import private_key_from_raw, public_key_pem
 from tarneeb.cli.entry import main
 from tarneeb.replay.archive import paths as archive_paths
-from tarneeb.replay.log import BatchProof, parse_log
+from tarneeb.replay.log import Abandonment, BatchProof, EndRecord, parse_log
+from tarneeb.replay.rules.scoring import team_totals
 from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.testing.alterations import EditableLog, rewrite
 
 
 @pytest.fixture(autouse=True)
@@ -207,3 +209,49 @@ def test_one_match_id_at_two_leaves_and_two_outcomes_are_findings(
     assert doc["findings_by_kind"] == {k: 3 for k in both}
     # the statistics count two matches: they are two seeds, two sequences of deals
     assert doc["matches_by_deals"]["proven"] == 2
+
+
+# ------------------------------------------------------------------ abandoned matches --
+
+def abandoned(data: bytes, after: int, cause: str, behind: bool | None) -> bytes:
+    """The match stopped after the first hand from hand ``after`` (from 0) whose totals
+    are not level: a seat of the team then behind (``behind``) or ahead left, or the
+    server failed (``behind`` None)."""
+    def change(log: EditableLog) -> None:
+        def teams(n: int) -> tuple[int, int]:
+            return team_totals(log.rules, list(log.hands[n].totals or [0] * 4))
+
+        stop = next(n for n in range(after, len(log.hands) - 1) if len(set(teams(n))) == 2)
+        ours, theirs = teams(stop)
+        log.hands = log.hands[:stop + 1]
+        seat = None if behind is None else (0 if (ours < theirs) == behind else 1)
+        assert log.end is not None
+        log.end = EndRecord(None, log.end.server_seed, Abandonment(cause, seat, "gone"))
+
+    return rewrite(data, change, resign=KEY)
+
+
+def test_abandoned_matches_are_counted_with_the_score_and_tested(
+        tmp_path: Path, pinned: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plays = [play_logged_match("eram41", seed=b"hides left %d" % i, key=KEY) for i in range(5)]
+    for i, (cause, behind) in enumerate([("disconnect", True), ("resignation", True),
+                                         ("disconnect", True), ("disconnect", False),
+                                         ("server-fault", None)]):
+        (tmp_path / f"m{i}.tlog").write_bytes(abandoned(plays[i], 2, cause, behind))
+    shutil.copy(tmp_path / "m0.tlog", tmp_path / "m9-copy.tlog")  # counted once
+    code, out, _ = run(capsys, "audit", "-j", "1", "--json", "--key", str(pinned),
+                       str(tmp_path))
+    doc = json.loads(out)
+    assert doc["clean"] == 6 and code in (0, 3), doc  # an abandonment is no finding
+    a = doc["abandoned"]
+    assert a["matches"] == 5
+    assert a["by_cause"] == {"disconnect": 3, "resignation": 1, "server-fault": 1}
+    assert (a["leaver_behind"], a["leaver_ahead"], a["level"]) == (3, 1, 0)
+    assert sum(a["by_seat"].values()) == sum(a["by_label"].values()) == 4
+    assert sum(a["score_differences"].values()) == 4
+    assert sum(n for d, n in a["score_differences"].items() if int(d) > 0) == 1
+    assert a["behind_test"]["p_value"] == 5 / 16  # P(X >= 3), X ~ B(4, 1/2): exact
+    code, out, _ = run(capsys, "audit", "-j", "1", "--key", str(pinned), str(tmp_path))
+    assert "5 matches were abandoned (disconnect 3, resignation 1, server-fault 1)" in out
+    assert "behind 3, ahead 1, level 0: no evidence that the side behind leaves more " \
+        "often (exact binomial p = 0.312)" in out

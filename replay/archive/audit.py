@@ -33,6 +33,7 @@ from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 from tarneeb.replay.archive.claims import Claim, Claims, claim_message, claim_of
+from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
 from tarneeb.replay.archive.measures import HCP, tally_match
 from tarneeb.replay.archive.paths import ArchiveError, expand_paths, listing_error, read_url
 from tarneeb.replay.archive.seen import (
@@ -118,6 +119,7 @@ class Chunk:
     shares: list[Snapshot | None] = field(default_factory=list)
     not_read: list[int] = field(default_factory=list)  # rows of files not read at all
     claims: list[Claim | None] = field(default_factory=list)  # per match row (None: no header)
+    endings: list[Ending | None] = field(default_factory=list)  # per row: its abandonment
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
@@ -144,7 +146,7 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
     file), as for ``verify``."""
     out = Chunk()
     for path in paths:
-        identity = data = claim = None
+        identity = data = claim = ending = None
         try:
             data = read_url(path, limits) if "://" in path else _whole_file(path, limits)
         except OSError as e:  # not read at all: gone, not allowed, not a regular file
@@ -162,6 +164,7 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
             v = verify_log(log, path, public_key, root=root, keys=keys)
             identity = match_identity(log.header)
             claim = claim_of(log)
+            ending = ending_of(log)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
         if v.error is None and not v.key_pinned and v.signature_verified:
             out.unpinned += 1  # signed by a key named in the log itself: a log not signed is not
@@ -185,6 +188,7 @@ def audit_chunk(paths: Sequence[str], public_key: bytes | None = None,
             None if identity is None else log.header.match_id.hex()))
         out.identities.append(identity)
         out.claims.append(claim)
+        out.endings.append(ending)
         out.shares.append(share)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
@@ -196,6 +200,7 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) 
                                 0, 0, 0, 0, 0, digest.hex() if digest else None))
     out.identities.append(None)
     out.claims.append(None)
+    out.endings.append(None)
     out.shares.append(None)
 
 
@@ -349,6 +354,7 @@ class ArchiveSummary:
     # per earlier log (its path): the findings later logs gave it (a season leaf, a match
     # id or an outcome two matches share), for the tables' pass at the end, as conflicts
     amends: dict[str, list[FindingRow]] = field(default_factory=dict)
+    abandoned: Abandonments = field(default_factory=Abandonments)  # each match once
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
     claims: Claims = field(default_factory=Claims, repr=False, compare=False)
 
@@ -398,6 +404,8 @@ class ArchiveSummary:
                 self.by_key[m.key_id or "no verified signature"] += 1
                 if m.key_id is not None:
                     self.signers[m.key_id] = (m.platform, m.key_pinned)
+            if chunk.endings and chunk.endings[i] is not None:
+                self.abandoned.add(chunk.endings[i])
             if m.deals != "none":
                 self.deals[m.deals] += m.hands
                 self.matches_by_origin[m.deals] += 1
@@ -535,6 +543,7 @@ class ArchiveSummary:
             "copies": self.copies,
             "conflicting": self.conflicting,
             "first_repeats": [asdict(r) for r in self.first_repeats],
+            "abandoned": self.abandoned.to_json(),
             "first_unreadable": self.first_unreadable,
             "not_read": self.not_read,
             "unlisted": self.unlisted,

@@ -78,6 +78,8 @@ def verdict_lines(summary: ArchiveSummary,
         lines.append(not_read_sentence(s))
     if s.copies or s.conflicting:
         lines.append(repeats_sentence(s.copies, s.conflicting))
+    if s.abandoned.matches:
+        lines.append(s.abandoned.sentence(alpha))
     said = {}
     for origin in ORIGINS:
         deals = s.deals.get(origin, 0)
