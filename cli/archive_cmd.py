@@ -107,6 +107,7 @@ def register(app: typer.Typer) -> None:
         from tarneeb.replay.archive.audit import (
             ArchiveError,
             ArchiveSummary,
+            AuditFault,
             expand_paths,
             run_chunks,
         )
@@ -117,6 +118,15 @@ def register(app: typer.Typer) -> None:
         err = console(stderr=True)
         writer = None
         summary = ArchiveSummary(skip_unreadable=skip_unreadable)
+        # faults, one line each, said after the summary (which says what was done)
+        errors: list[str] = []
+
+        def cannot_write(e: OSError) -> None:
+            from tarneeb.replay.archive.tables import write_error
+
+            errors.append(f"{tables}: cannot write the tables: {write_error(e)} (no "
+                          "tables written)")
+
         try:
             if tables is not None:
                 from tarneeb.replay.archive.tables import TableWriter
@@ -126,13 +136,25 @@ def register(app: typer.Typer) -> None:
             chunks = run_chunks(listed, jobs, scheduler, public, pinned_root, keys=named)
             if err.is_terminal and os.environ.get("TERM") != "dumb":
                 chunks = _progress(paths, chunks, err)
-            for chunk in chunks:
-                summary.add(chunk)
-                if writer is not None:
-                    writer.add(chunk)
+            try:
+                for chunk in chunks:
+                    summary.add(chunk)
+                    if writer is not None:
+                        try:
+                            writer.add(chunk)
+                        except OSError as e:  # a full disk: the audit goes on without them
+                            cannot_write(e)
+                            writer.abort()
+                            writer = None
+            except AuditFault as e:  # the summary so far is given, and says it stops there
+                summary.stopped = str(e)
+                errors.append(str(e))
             if writer is not None:
-                writer.close(summary.conflicts, summary.amends)  # earlier logs amended
-                writer = None
+                try:
+                    writer.close(summary.conflicts, summary.amends)  # earlier logs amended
+                    writer = None
+                except OSError as e:
+                    cannot_write(e)
         except ArchiveError as e:
             fail(str(e))
         finally:
@@ -152,13 +174,17 @@ def register(app: typer.Typer) -> None:
             try:
                 write_archive_report(report, summary, fairness, alpha,
                                      subtitle=", ".join(paths))
-            except OSError as e:
-                fail(f"{report}: cannot write: {e.strerror or e}")
+            except OSError as e:  # said after the summary, which is not lost
+                errors.append(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
             doc = summary.to_json(fairness)
             sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         else:
             _print_summary(summary, fairness, alpha)
+        for line in errors[:-1]:
+            err.print(f"tarneeb: error: {line}", markup=False)
+        if errors:
+            fail(errors[-1])
         if summary.logs == 0:
             fail("no logs found in " + ", ".join(paths))
         raise typer.Exit(summary.verdict_code(fairness))

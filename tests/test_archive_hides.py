@@ -4,6 +4,7 @@ id, two outcomes of one match."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -255,3 +256,93 @@ def test_abandoned_matches_are_counted_with_the_score_and_tested(
     assert "5 matches were abandoned (disconnect 3, resignation 1, server-fault 1)" in out
     assert "behind 3, ahead 1, level 0: no evidence that the side behind leaves more " \
         "often (exact binomial p = 0.312)" in out
+
+
+# ------------------------------------------------------------------ faults --
+
+def _dies(marker: str, real: Any, paths: list[str], *args: Any, **kw: Any) -> Any:
+    """On a Dask worker: kill the worker process running a chunk with a ``die-always`` log,
+    and the first time one with a ``die-once`` log (``marker`` remembers it)."""
+    if any("die-always" in p for p in paths) or (
+            any("die-once" in p for p in paths) and not os.path.exists(marker)):
+        Path(marker).touch()
+        os._exit(1)
+    return real(paths, *args, **kw)
+
+
+def test_a_lost_dask_worker_is_retried_then_ends_in_one_line_and_a_partial_summary(
+        tmp_path: Path, logs: list[bytes], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import cloudpickle
+    import dask
+    import distributed
+
+    from tarneeb.replay.archive import audit
+
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    # three chunks of 32 logs: the second's worker dies once, the third's every time
+    for i in range(3 * audit.CHUNK):
+        what = {40: "-die-once", 70: "-die-always"}.get(i, "")
+        name = f"{i:03d}{what}.tlog"
+        (archive / name).write_bytes(logs[0])
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    monkeypatch.setattr(audit, "audit_chunk",
+                        functools.partial(_dies, str(tmp_path / "died"), audit.audit_chunk))
+    # the scheduler reports a worker lost at once (it retries 3 times by default)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
+                                     dashboard_address=None) as cluster:
+        code, out, err = run(capsys, "audit", "--json", "--scheduler",
+                             cluster.scheduler_address, "--tables", str(tmp_path / "t"),
+                             str(archive))
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "Dask workers were lost 2 times running the logs" in err and "064.tlog" in err
+    doc = json.loads(out)  # the two chunks before it, the second retried
+    assert doc["logs"] == 64 and doc["copies"] == 63 and doc["stopped"] in err
+    assert pq.read_table(tmp_path / "t" / "matches.parquet").num_rows == 64
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+def test_a_full_disk_ends_in_one_line_and_the_summary_is_kept(
+        tmp_path: Path, logs: list[bytes], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tables and the page written to /dev/full, where every write fails with ENOSPC."""
+    (tmp_path / "a.tlog").write_bytes(logs[0])
+    tables = tmp_path / "t"
+    tables.mkdir()
+    for name in ("matches", "findings"):  # the temporary files the tables are written to
+        (tables / f".{name}.parquet.{os.getpid()}.tmp").symlink_to("/dev/full")
+    code, out, err = run(capsys, "audit", "-j", "1", "--tables", str(tables),
+                         str(tmp_path / "a.tlog"))  # full from the start: nothing audited
+    assert code == 2 and out == "" and err == \
+        f"tarneeb: error: {tables / 'matches.parquet'}: cannot write: No space left on device\n"
+    for link in tables.iterdir():
+        link.unlink()
+
+    def full(*args: Any, **kw: Any) -> None:  # as pyarrow raises it when a row group fails
+        raise OSError(28, "Error writing bytes to file. Detail: [errno 28] No space left on "
+                      "device")
+
+    with monkeypatch.context() as m:  # full part way: the audit goes on, without tables
+        m.setattr(pq.ParquetWriter, "write_table", full)
+        code, out, err = run(capsys, "audit", "-j", "1", "--tables", str(tables),
+                             str(tmp_path / "a.tlog"))
+    assert code == 2 and out.startswith("The log is clean")
+    assert err == f"tarneeb: error: {tables}: cannot write the tables: No space left on " \
+        "device (no tables written)\n"
+    assert list(tables.iterdir()) == []  # no half table left behind
+
+    from tarneeb.report import page
+
+    class Full:
+        @staticmethod
+        def mkstemp(dir: str, prefix: str) -> tuple[int, str]:
+            return os.open("/dev/full", os.O_WRONLY), str(tmp_path / "never")
+
+    monkeypatch.setattr(page, "tempfile", Full)
+    code, out, err = run(capsys, "audit", "-j", "1", "--report", str(tmp_path / "r.html"),
+                         str(tmp_path / "a.tlog"))
+    assert code == 2 and out.startswith("The log is clean")
+    assert err == f"tarneeb: error: {tmp_path / 'r.html'}: cannot write: No space left on " \
+        "device\n"

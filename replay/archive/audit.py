@@ -35,7 +35,13 @@ from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tal
 from tarneeb.replay.archive.claims import Claim, Claims, claim_message, claim_of
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
 from tarneeb.replay.archive.measures import HCP, tally_match
-from tarneeb.replay.archive.paths import ArchiveError, expand_paths, listing_error, read_url
+from tarneeb.replay.archive.paths import (
+    ArchiveError,
+    AuditFault,
+    expand_paths,
+    listing_error,
+    read_url,
+)
 from tarneeb.replay.archive.seen import (
     CONFLICT_KIND,
     COPY,
@@ -53,6 +59,7 @@ from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits, _regular_file_size
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 
 CHUNK = 32  # logs per unit of work
+DASK_RETRIES = 1  # a chunk whose Dask worker was lost is sent again this many times
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
 ORIGINS = ("proven", "recorded")
 
@@ -252,11 +259,19 @@ def run_chunks(paths: Iterable[str], jobs: int | None = None, scheduler: Any = N
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    def result(f: Any) -> Chunk:
+        try:
+            return f.result()  # type: ignore[no-any-return]
+        except BrokenProcessPool as e:
+            raise AuditFault(f"a local worker process died (out of memory, or killed): {e}"
+                             ) from None
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from _windowed(lambda c: pool.submit(audit_chunk, c, *pins),
-                             lambda f: f.result(), chunks, 3 * jobs)
+        yield from _windowed(lambda c: pool.submit(audit_chunk, c, *pins), result,
+                             chunks, 3 * jobs)
 
 
 def _run_dask(chunks: Iterator[list[str]], scheduler: Any,
@@ -272,11 +287,32 @@ def _run_dask(chunks: Iterator[list[str]], scheduler: Any,
         client = Client(scheduler, timeout="20s") if own else scheduler
     except OSError as e:
         raise ArchiveError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
+    from distributed import KilledWorker
+
+    def submit(paths: list[str]) -> tuple[list[str], Any]:
+        return paths, client.submit(audit_chunk, paths, *pins, pure=False)
+
+    def result(sent: tuple[list[str], Any]) -> Chunk:
+        """The chunk's result; a chunk whose worker was lost (the scheduler has retried
+        it already) is sent again ``DASK_RETRIES`` times before the audit stops."""
+        paths, future = sent
+        where = f"the logs {paths[0]} to {paths[-1]}" if len(paths) > 1 else paths[0]
+        for attempt in range(DASK_RETRIES + 1):
+            try:
+                return future.result()  # type: ignore[no-any-return]
+            except KilledWorker as e:
+                if attempt == DASK_RETRIES:
+                    raise AuditFault(f"Dask workers were lost {DASK_RETRIES + 1} times "
+                                     f"running {where} ({e}): the audit stopped") from None
+                future = client.submit(audit_chunk, paths, *pins, pure=False)
+            except Exception as e:  # the scheduler gone, a worker's error: one line
+                raise AuditFault(f"the Dask cluster failed running {where}: "
+                                 f"{type(e).__name__}: {e}") from None
+        raise AssertionError("not reached")
+
     try:
         threads = max(1, sum(client.nthreads().values()))
-        yield from _windowed(
-            lambda c: client.submit(audit_chunk, c, *pins, pure=False),
-            lambda f: f.result(), chunks, 3 * threads)
+        yield from _windowed(submit, result, chunks, 3 * threads)
     finally:
         if own:
             client.close()
@@ -351,6 +387,7 @@ class ArchiveSummary:
     # files not read and directories not listed leave the exit code as the rest makes it
     # (--skip-unreadable); they are counted and named all the same
     skip_unreadable: bool = False
+    stopped: str | None = None  # why the audit stopped part way (None: it ran to the end)
     # per earlier log (its path): the findings later logs gave it (a season leaf, a match
     # id or an outcome two matches share), for the tables' pass at the end, as conflicts
     amends: dict[str, list[FindingRow]] = field(default_factory=dict)
@@ -501,7 +538,7 @@ class ArchiveSummary:
         """The logs' part of the exit code: 2 a log unreadable (a file not read at all, or a
         directory not listed, too, unless ``skip_unreadable``), 1 findings, 0 every log
         clean (:meth:`verdict_code` adds the statistics')."""
-        if self.unreadable > self.not_read:  # bytes that are not a log: never skipped
+        if self.unreadable > self.not_read or self.stopped:  # bytes not a log: never skipped
             return 2
         if (self.not_read or self.unlisted) and not self.skip_unreadable:
             return 2
@@ -549,6 +586,7 @@ class ArchiveSummary:
             "unlisted": self.unlisted,
             "first_unlisted": self.first_unlisted,
             "skip_unreadable": self.skip_unreadable,
+            "stopped": self.stopped,
             "first_with_findings": self.first_with_findings,
             "exit_code": self.verdict_code(fairness),
         }
@@ -614,7 +652,22 @@ def copy_finding(path: str, first: str, later: str) -> FindingRow:
 
 
 __all__ = [
-    "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow",
-    "Repeat", "audit_chunk", "bias_flagged", "copied", "copy_finding", "describe_test",
-    "expand_paths", "first_log_finding", "read_url", "run_chunks",
+    "EXIT_BIAS",
+    "ORIGINS",
+    "ArchiveError",
+    "ArchiveSummary",
+    "AuditFault",
+    "Chunk",
+    "FindingRow",
+    "MatchRow",
+    "Repeat",
+    "audit_chunk",
+    "bias_flagged",
+    "copied",
+    "copy_finding",
+    "describe_test",
+    "expand_paths",
+    "first_log_finding",
+    "read_url",
+    "run_chunks",
 ]

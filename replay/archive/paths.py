@@ -122,6 +122,11 @@ class ArchiveError(ValueError):
     """Bad input to the archive audit as a whole (exit code 2)."""
 
 
+class AuditFault(RuntimeError):
+    """The audit stopped part way (a worker lost for good, the scheduler gone): what was
+    folded in before it is a partial summary, which the command still gives (exit 2)."""
+
+
 def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
     """A log's bytes from an object store (fsspec), at most one byte past the cap, which
     the parser then refuses."""
@@ -133,5 +138,5 @@ def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
         return f.read(limits.max_bytes + 1)  # type: ignore[no-any-return]
 
 
-__all__ = ["LOG_SUFFIX", "ArchiveError", "OnError", "expand_paths", "listing_error", "logs_under",
-           "read_url"]
+__all__ = ["LOG_SUFFIX", "ArchiveError", "AuditFault", "OnError", "expand_paths", "listing_error",
+           "logs_under", "read_url"]

@@ -90,6 +90,17 @@ def amend_rows(matches: Iterable[MatchRow], findings: Iterable[FindingRow],
         yield m, own
 
 
+def write_error(e: OSError) -> str:
+    """Why a write failed, in the system's words (pyarrow puts its own around them).
+
+    >>> write_error(OSError(28, "Error writing bytes to file. Detail: [errno 28] ..."))
+    'No space left on device'
+    """
+    if e.errno:
+        return os.strerror(e.errno)
+    return e.strerror or str(e)
+
+
 class TableWriter:
     """Writes ``matches.parquet`` and ``findings.parquet`` into ``directory``.
 
@@ -160,7 +171,7 @@ class _Table:
         try:
             self.writer = pq.ParquetWriter(self.tmp, schema)
         except OSError as e:
-            raise ArchiveError(f"{path}: cannot write: {e.strerror or e}") from None
+            raise ArchiveError(f"{path}: cannot write: {write_error(e)}") from None
         self.rows: list[tuple[Any, ...]] = []
 
     def extend(self, rows: Any) -> None:
@@ -189,10 +200,14 @@ class _Table:
         return self.path
 
     def abort(self) -> None:
+        """Close and remove the temporary file; an error closing it (a full disk) is the
+        one already said."""
         try:
             self.writer.close()
+        except OSError:
+            pass
         finally:
             self.tmp.unlink(missing_ok=True)
 
 
-__all__ = ["TableWriter", "amend_rows"]
+__all__ = ["TableWriter", "amend_rows", "write_error"]

@@ -78,6 +78,9 @@ def verdict_lines(summary: ArchiveSummary,
         lines.append(not_read_sentence(s))
     if s.copies or s.conflicting:
         lines.append(repeats_sentence(s.copies, s.conflicting))
+    if s.stopped:  # first of all: every count below is of the logs read before it
+        lines.insert(0, f"INCOMPLETE: {s.stopped}. What follows counts only the "
+                     f"{s.logs:,} logs read before it stopped.")
     if s.abandoned.matches:
         lines.append(s.abandoned.sentence(alpha))
     said = {}
