@@ -233,7 +233,8 @@ def abandoned(data: bytes, after: int, cause: str, behind: bool | None) -> bytes
 
 
 def test_abandoned_matches_are_counted_with_the_score_and_tested(
-        tmp_path: Path, pinned: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, pinned: Path, capsys: pytest.CaptureFixture[str],
+        chromium: Any) -> None:
     plays = [play_logged_match("eram41", seed=b"hides left %d" % i, key=KEY) for i in range(5)]
     for i, (cause, behind) in enumerate([("disconnect", True), ("resignation", True),
                                          ("disconnect", True), ("disconnect", False),
@@ -252,10 +253,28 @@ def test_abandoned_matches_are_counted_with_the_score_and_tested(
     assert sum(a["score_differences"].values()) == 4
     assert sum(n for d, n in a["score_differences"].items() if int(d) > 0) == 1
     assert a["behind_test"]["p_value"] == 5 / 16  # P(X >= 3), X ~ B(4, 1/2): exact
-    code, out, _ = run(capsys, "audit", "-j", "1", "--key", str(pinned), str(tmp_path))
+    page_file = tmp_path / "audit.html"
+    code, out, _ = run(capsys, "audit", "-j", "1", "--report", str(page_file), str(tmp_path))
     assert "5 matches were abandoned (disconnect 3, resignation 1, server-fault 1)" in out
     assert "behind 3, ahead 1, level 0: no evidence that the side behind leaves more " \
         "often (exact binomial p = 0.312)" in out
+    # the report, on a phone: the key not pinned this time, so the verdict is not green
+    with chromium.open(page_file, width=390, height=800) as page:
+        assert page.errors == [] and page.requests == []
+        assert page.page.get_attribute("#verdict", "class") == "verdict notice"
+        assert "signed by a key not pinned" in page.text("#verdict .headline")
+        assert page.texts("#signing-keys tbody td:nth-child(3)") == [
+            "NOT PINNED: anyone could have signed"]
+        assert "behind 3, ahead 1, level 0" in page.text("#abandoned-table")
+        results = page.texts("table.tests tbody td:last-child")
+        assert "fair" not in results and "no evidence of bias" in results
+        # every plot is drawn 36rem wide, scrolled sideways in its own box: text of 9
+        # units of its drawing (points) at 9 CSS pixels or more
+        scale = page.page.eval_on_selector_all("figure.plot svg", """svgs => svgs.map(s =>
+            s.getBoundingClientRect().width / s.viewBox.baseVal.width)""")
+        assert scale and min(scale) >= 0.99, scale
+        assert page.page.eval_on_selector("figure.plot", "f => getComputedStyle(f).overflowX"
+                                          ) == "auto"
 
 
 # ------------------------------------------------------------------ faults --
