@@ -24,10 +24,9 @@ the same order and the same summary.
 
 from __future__ import annotations
 
-import collections
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -42,6 +41,7 @@ from tarneeb.replay.archive.paths import (
     listing_error,
     read_url,
 )
+from tarneeb.replay.archive.run import chunks_of, run_dask, run_pool
 from tarneeb.replay.archive.seen import (
     CONFLICT_KIND,
     COPY,
@@ -59,7 +59,6 @@ from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits, _regular_file_size
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 
 CHUNK = 32  # logs per unit of work
-DASK_RETRIES = 1  # a chunk whose Dask worker was lost is sent again this many times
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
 ORIGINS = ("proven", "recorded")
 
@@ -213,29 +212,6 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) 
 
 # ------------------------------------------------------------------ running --
 
-def _chunks(paths: Iterable[str], size: int) -> Iterator[list[str]]:
-    batch: list[str] = []
-    for p in paths:
-        batch.append(p)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _windowed(submit: Callable[[list[str]], Any], result: Callable[[Any], Chunk],
-              chunks: Iterator[list[str]], window: int) -> Iterator[Chunk]:
-    """At most ``window`` chunks in flight; results in submission order."""
-    pending: collections.deque[Any] = collections.deque()
-    for chunk in chunks:
-        pending.append(submit(chunk))
-        if len(pending) >= window:
-            yield result(pending.popleft())
-    while pending:
-        yield result(pending.popleft())
-
-
 def run_chunks(paths: Iterable[str], jobs: int | None = None, scheduler: Any = None,
                public_key: bytes | None = None, root: bytes | None = None,
                chunk_size: int = CHUNK, keys: Mapping[str, bytes] | None = None,
@@ -245,77 +221,20 @@ def run_chunks(paths: Iterable[str], jobs: int | None = None, scheduler: Any = N
     ``jobs``: local processes (default: every core; 1 runs in this process).
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a
     ``distributed.Client``; the logs must be readable from the workers (a shared
-    file system, or URLs of an object store they can reach).
+    file system, or URLs of an object store they can reach). A worker lost for good
+    raises :class:`AuditFault` (:mod:`~tarneeb.replay.archive.run`).
     """
-    chunks = _chunks(paths, chunk_size)
+    chunks = chunks_of(paths, chunk_size)
     pins = (public_key, root, dict(keys) if keys is not None else None)
     if scheduler is not None:
-        yield from _run_dask(chunks, scheduler, pins)
+        yield from run_dask(audit_chunk, chunks, scheduler, pins)
         return
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         for c in chunks:
             yield audit_chunk(c, *pins)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    def result(f: Any) -> Chunk:
-        try:
-            return f.result()  # type: ignore[no-any-return]
-        except BrokenProcessPool as e:
-            raise AuditFault(f"a local worker process died (out of memory, or killed): {e}"
-                             ) from None
-
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from _windowed(lambda c: pool.submit(audit_chunk, c, *pins), result,
-                             chunks, 3 * jobs)
-
-
-def _run_dask(chunks: Iterator[list[str]], scheduler: Any,
-              pins: tuple[bytes | None, bytes | None, dict[str, bytes] | None],
-              ) -> Iterator[Chunk]:
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ArchiveError("--scheduler needs dask.distributed: pip install "
-                           "'tarneeb[cluster]'") from None
-    own = not isinstance(scheduler, Client)
-    try:
-        client = Client(scheduler, timeout="20s") if own else scheduler
-    except OSError as e:
-        raise ArchiveError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
-    from distributed import KilledWorker
-
-    def submit(paths: list[str]) -> tuple[list[str], Any]:
-        return paths, client.submit(audit_chunk, paths, *pins, pure=False)
-
-    def result(sent: tuple[list[str], Any]) -> Chunk:
-        """The chunk's result; a chunk whose worker was lost (the scheduler has retried
-        it already) is sent again ``DASK_RETRIES`` times before the audit stops."""
-        paths, future = sent
-        where = f"the logs {paths[0]} to {paths[-1]}" if len(paths) > 1 else paths[0]
-        for attempt in range(DASK_RETRIES + 1):
-            try:
-                return future.result()  # type: ignore[no-any-return]
-            except KilledWorker as e:
-                if attempt == DASK_RETRIES:
-                    raise AuditFault(f"Dask workers were lost {DASK_RETRIES + 1} times "
-                                     f"running {where} ({e}): the audit stopped") from None
-                future = client.submit(audit_chunk, paths, *pins, pure=False)
-            except Exception as e:  # the scheduler gone, a worker's error: one line
-                raise AuditFault(f"the Dask cluster failed running {where}: "
-                                 f"{type(e).__name__}: {e}") from None
-        raise AssertionError("not reached")
-
-    try:
-        threads = max(1, sum(client.nthreads().values()))
-        yield from _windowed(submit, result, chunks, 3 * threads)
-    finally:
-        if own:
-            client.close()
+    yield from run_pool(audit_chunk, chunks, jobs, pins)
 
 
 # ------------------------------------------------------------------ the summary --
