@@ -14,6 +14,7 @@ platform's cluster is already up). Run it as a script
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -39,8 +40,15 @@ def make_archive(directory: Path, logs: int, distinct: int = 200) -> None:
     shutil.rmtree(src)
 
 
-def _audit(paths: list[str], **how: Any) -> dict[str, Any]:
+def _workers_cpu(client: Any) -> float:
+    """The CPU seconds the Dask workers' processes have used so far, all together."""
+    return sum(client.run(time.process_time).values()) if client is not None else 0.0
+
+
+def _audit(paths: list[str], client: Any = None, **how: Any) -> dict[str, Any]:
     cpu = time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    workers = _workers_cpu(client)
     start = time.perf_counter()
     summary = ArchiveSummary()
     hands = 0
@@ -48,6 +56,10 @@ def _audit(paths: list[str], **how: Any) -> dict[str, Any]:
         summary.add(chunk)
         hands += sum(m.hands for m in chunk.matches)
     verified = time.perf_counter()
+    # the pool's processes are reaped when the run ends: their CPU is the children's
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    worker_cpu = (after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+                  + _workers_cpu(client) - workers)
     fairness = summary.fairness()
     end = time.perf_counter()
     if summary.clean != summary.logs:
@@ -56,6 +68,10 @@ def _audit(paths: list[str], **how: Any) -> dict[str, Any]:
             "seconds": round(end - start, 3),
             # this process's CPU: the whole audit with 1 job, the client's share otherwise
             "client_cpu_seconds": round(time.process_time() - cpu, 3),
+            "workers_cpu_seconds": round(worker_cpu, 3),
+            # all the CPU the audit took, client and workers, per log
+            "cpu_ms_per_log": round(1000 * (time.process_time() - cpu + worker_cpu)
+                                    / max(1, summary.logs), 2),
             "statistics_seconds": round(end - verified, 3),
             "logs_per_second": round(summary.logs / (end - start), 1),
             "hands_per_second": round(hands / (end - start)),
@@ -63,21 +79,26 @@ def _audit(paths: list[str], **how: Any) -> dict[str, Any]:
 
 
 def seen_bytes(matches: int = 100_000) -> float:
-    """What counting each match once keeps per match (two digests, five bytes of state and
-    the first log's path, here 36 characters like ``/srv/logs/2026-03/day000/000000.tlog``),
-    in bytes."""
+    """What counting each match once and finding what two matches share keep per match (two
+    digests, five bytes of state and the first log's path, here 36 characters like
+    ``/srv/logs/2026-03/day000/000000.tlog``; an entry for its match id, with its outcome,
+    and one for its season leaf), in bytes."""
     import hashlib
     import tracemalloc
 
+    from tarneeb.replay.archive.claims import Claim, Claims
     from tarneeb.replay.archive.seen import Seen
 
-    seen = Seen()
+    seen, claims = Seen(), Claims()
     tracemalloc.start()
     try:
         for i in range(matches):
-            seen.check(hashlib.sha256(b"match %d" % i).digest(),
-                       hashlib.sha256(b"log %d" % i).digest(),
+            identity = hashlib.sha256(b"match %d" % i).digest()
+            claim = Claim(*(hashlib.sha256(b"%s %d" % (what, i)).digest()[:16]
+                            for what in (b"leaf", b"id", b"outcome")))
+            seen.check(identity, hashlib.sha256(b"log %d" % i).digest(),
                        f"/srv/logs/2026-03/day{i // 100:03d}/{i:06d}.tlog")
+            claims.check(identity, claim)
         return tracemalloc.get_traced_memory()[0] / matches
     finally:
         tracemalloc.stop()
@@ -102,7 +123,10 @@ def bench_archive(logs: int = 2000) -> dict[str, Any]:
             with LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
                               dashboard_address=None) as cluster:
                 runs["dask_startup_seconds"] = round(time.perf_counter() - t0, 2)
-                runs["dask"] = _audit(paths, scheduler=cluster.scheduler_address)
+                from distributed import Client
+
+                with Client(cluster) as client:
+                    runs["dask"] = _audit(paths, client, scheduler=client)
         runs["seen_bytes_per_match"] = round(seen_bytes())
         base = runs["1 job"]["seconds"]
         for name in ("2 jobs", "dask"):
@@ -119,7 +143,8 @@ def report(r: dict[str, Any]) -> list[str]:
              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"]
     lines.append(f"archive audit, each match once: {one['copies']:,} of the {one['logs']:,} "
                  f"logs are copies, their deals taken out; {r['seen_bytes_per_match']} bytes "
-                 "kept per match (two digests, five bytes and a 36-character path)")
+                 "kept per match (two digests, five bytes and a 36-character path; its match "
+                 "id, outcome and season leaf)")
     for name in ("1 job", "2 jobs", "dask"):
         x = r.get(name)
         if not x:
@@ -130,7 +155,9 @@ def report(r: dict[str, Any]) -> list[str]:
         lines.append(f"archive audit ({where}): {x['logs']:,} logs, {x['hands']:,} hands in "
                      f"{x['seconds']:.2f} s: {x['logs_per_second']:,.0f} logs/s, "
                      f"{x['hands_per_second']:,} hands/s{ratio} (statistics "
-                     f"{x['statistics_seconds']:.2f} s of it)")
+                     f"{x['statistics_seconds']:.2f} s of it); CPU {x['cpu_ms_per_log']:.2f} "
+                     f"ms a log, client and workers (workers "
+                     f"{x['workers_cpu_seconds']:.1f} s)")
     return lines
 
 

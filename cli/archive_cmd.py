@@ -42,7 +42,7 @@ def _progress(paths: list[str], chunks: Iterator[Any], err: Console) -> Iterator
 
     from tarneeb.replay.archive.audit import expand_paths
 
-    total = None if "-" in paths else sum(1 for _ in expand_paths(paths))
+    total = None if "-" in paths else sum(1 for _ in expand_paths(paths, onerror=_ignore))
     with Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("logs"), TimeRemainingColumn(), console=err,
                   transient=True) as bar:
@@ -50,6 +50,10 @@ def _progress(paths: list[str], chunks: Iterator[Any], err: Console) -> Iterator
         for chunk in chunks:
             bar.advance(task, len(chunk.matches))
             yield chunk
+
+
+def _ignore(error: OSError) -> None:
+    """A directory the progress bar's count cannot list (the audit's own listing says so)."""
 
 
 def register(app: typer.Typer) -> None:
@@ -79,6 +83,11 @@ def register(app: typer.Typer) -> None:
         report: Annotated[Path | None, typer.Option(
             "--report", metavar="FILE",
             help="Write a self-contained HTML report (pip install 'tarneeb[report]').")] = None,
+        skip_unreadable: Annotated[bool, typer.Option(
+            "--skip-unreadable",
+            help="Files that cannot be read at all (gone, not allowed, not a regular "
+                 "file) and directories that cannot be listed leave the exit code as the "
+                 "rest makes it; they are still counted and named.")] = False,
         alpha: Annotated[float, typer.Option(
             min=1e-9, max=0.5,
             help="Family-wise error rate of the fairness tests.")] = DEFAULT_ALPHA,
@@ -91,12 +100,14 @@ def register(app: typer.Typer) -> None:
         that signed, and counts the logs under keys not pinned apart.
 
         Exit code: 0 every log clean and no evidence of bias; 1 findings; 2 a log
-        unreadable or bad input; 3 every log clean but the statistics show evidence of
-        bias.
+        unreadable (a file not read or a directory not listed, unless
+        --skip-unreadable) or bad input; 3 every log clean but the statistics show
+        evidence of bias.
         """
         from tarneeb.replay.archive.audit import (
             ArchiveError,
             ArchiveSummary,
+            AuditFault,
             expand_paths,
             run_chunks,
         )
@@ -104,22 +115,44 @@ def register(app: typer.Typer) -> None:
         trust = verify_cmd.trust_of(key, keys, root)
         err = console(stderr=True)
         writer = None
-        summary = ArchiveSummary()
+        summary = ArchiveSummary(skip_unreadable=skip_unreadable)
+        # faults, one line each, said after the summary (which says what was done)
+        errors: list[str] = []
+
+        def cannot_write(e: OSError) -> None:
+            from tarneeb.replay.archive.tables import write_error
+
+            errors.append(f"{tables}: cannot write the tables: {write_error(e)} (no "
+                          "tables written)")
+
         try:
             if tables is not None:
                 from tarneeb.replay.archive.tables import TableWriter
 
                 writer = TableWriter(tables)
-            chunks = run_chunks(expand_paths(paths), trust, jobs, scheduler)
+            listed = expand_paths(paths, onerror=summary.add_unlisted)
+            chunks = run_chunks(listed, trust, jobs, scheduler)
             if err.is_terminal and os.environ.get("TERM") != "dumb":
                 chunks = _progress(paths, chunks, err)
-            for chunk in chunks:
-                summary.add(chunk)
-                if writer is not None:
-                    writer.add(chunk)
+            try:
+                for chunk in chunks:
+                    summary.add(chunk)
+                    if writer is not None:
+                        try:
+                            writer.add(chunk)
+                        except OSError as e:  # a full disk: the audit goes on without them
+                            cannot_write(e)
+                            writer.abort()
+                            writer = None
+            except AuditFault as e:  # the summary so far is given, and says it stops there
+                summary.stopped = str(e)
+                errors.append(str(e))
             if writer is not None:
-                writer.close(summary.conflicts)  # the first logs of conflicts amended
-                writer = None
+                try:
+                    writer.close(summary.conflicts, summary.amends)  # earlier logs amended
+                    writer = None
+                except OSError as e:
+                    cannot_write(e)
         except ArchiveError as e:
             fail(str(e))
         finally:
@@ -139,13 +172,17 @@ def register(app: typer.Typer) -> None:
             try:
                 write_archive_report(report, summary, fairness, alpha,
                                      subtitle=", ".join(paths))
-            except OSError as e:
-                fail(f"{report}: cannot write: {e.strerror or e}")
+            except OSError as e:  # said after the summary, which is not lost
+                errors.append(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
             doc = summary.to_json(fairness)
             sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         else:
             _print_summary(summary, fairness, alpha)
+        for line in errors[:-1]:
+            err.print(f"tarneeb: error: {line}", markup=False)
+        if errors:
+            fail(errors[-1])
         if summary.logs == 0:
             fail("no logs found in " + ", ".join(paths))
         raise typer.Exit(summary.verdict_code(fairness))
@@ -171,6 +208,8 @@ def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: flo
         out.print(f"  findings: {path}", markup=False)
     for error in summary.first_unreadable:
         out.print(f"  unreadable: {error}", markup=False)
+    for error in summary.first_unlisted:
+        out.print(f"  not listed: {error}", markup=False)
     for repeat in summary.first_repeats:
         out.print(f"  {repeat}", markup=False)
 

@@ -172,7 +172,7 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
     """
     import glob
 
-    from tarneeb.replay.archive.paths import logs_under
+    from tarneeb.replay.archive.paths import ArchiveError, logs_under
 
     out: list[str] = []
     for raw in args:
@@ -181,7 +181,10 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
         if text == STDIO:
             out.append(text)
         elif p.is_dir():
-            found = list(logs_under(p))
+            try:  # a subdirectory that cannot be listed ends the command: never skipped
+                found = list(logs_under(p))
+            except ArchiveError as e:
+                fail(str(e))
             if not found:
                 fail(f"{p}: no *.tlog match logs in this directory or its subdirectories")
             out.extend(found)

@@ -37,26 +37,41 @@ GROUP_WORDS = {"seat": "by seat relative to the dealer", "label": "by seat label
 
 
 def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]]) -> Banner:
-    """The verdict banner: what a reader must know if they read nothing else."""
+    """The verdict banner: what a reader must know if they read nothing else. Its colour
+    means what the match report's means: green (``clean``) only when every log is clean,
+    signed under a pinned key and dealt from proven seeds, and the deals show no evidence
+    of bias; logs clean but not tied to a platform (a key not pinned), deals only
+    recorded, or logs left out (``--skip-unreadable``) are a ``notice``."""
     s = summary
     biased = [o for o, rs in fairness.items() if any(r.flagged for r in rs)]
     if s.logs == 0:
         return Banner("notice", "No logs were found.")
     logs = (f"All {s.logs:,} logs are clean" if s.clean == s.logs else
             f"{s.logs - s.clean:,} of {s.logs:,} logs have findings or could not be read")
+    if s.stopped:
+        logs = f"INCOMPLETE: the audit stopped after {s.logs:,} logs. {logs}"
     if biased:
         deals = f"the {' and '.join(biased)} deals show evidence of bias"  # proven, recorded
     elif fairness:
         deals = "the deals show no evidence of bias"
     else:
         deals = "there were no deals to test"
-    tone = "unreadable" if s.unreadable else (
-        "findings" if s.with_findings or biased else "clean")
+    tone = "unreadable" if s.unreadable or s.unlisted or s.stopped else (
+        "findings" if s.with_findings or biased else
+        "notice" if s.unpinned or s.deals.get("recorded", 0) else "clean")
     if s.clean == s.logs:
         joint = ", but " if biased else ", and "
     else:
         joint = ", and " if biased else "; "
-    return Banner(tone, f"{logs}{joint}{deals}.", " ".join(verdict_lines(s, None)))
+    but = []
+    if tone == "notice" and s.unpinned:
+        but.append(f"{s.unpinned:,} of them {'is' if s.unpinned == 1 else 'are'} signed by a "
+                   "key not pinned: nothing ties them to a platform")
+    if tone == "notice" and s.deals.get("recorded", 0):
+        but.append("some deals are only recorded by the platform: nothing proves how they "
+                   "were dealt")
+    said = f"{logs}{joint}{deals}" + (f"; but {'; '.join(but)}" if but else "")
+    return Banner(tone, said + ".", " ".join(verdict_lines(s, None)))
 
 
 def _fmt(x: float | None, digits: int = 2) -> str:
@@ -85,7 +100,10 @@ def _slug(test: tuple[str, ...]) -> str:
 
 
 def _figures(origin: str, results: list[StatResult]) -> list[Any]:
-    """One figure per measure and grouping (a panel per group), and one for the means."""
+    """One figure per measure and grouping (a panel per group, one above the other), and one
+    for the means: 6 inches wide (7 with many categories; the means 5, their labels beside
+    them), text of 9 points at least; a phone shows each 36rem wide, scrolled sideways in
+    its box (report.css), so 9 points stay 9 CSS pixels or more, and print fits them."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -105,33 +123,32 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
     figures = []
     for (measure, by), rs in panels.items():
         wide = max(len(r.categories) for r in rs) > 14
-        cols = 1 if wide else min(len(rs), 2)
-        rows = -(-len(rs) // cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(10 if wide else 5 * cols, 2.6 * rows),
-                                 squeeze=False, gridspec_kw={"hspace": 0.75, "wspace": 0.2})
+        rows = len(rs)
+        fig, axes = plt.subplots(rows, 1, figsize=(7 if wide else 6, 2.8 * rows),
+                                 squeeze=False, gridspec_kw={"hspace": 0.9})
         for ax, r in zip(axes.flat, rs, strict=False):
             x = range(len(r.categories))
             ax.bar(x, r.observed, color="#7b8fb5", label="observed")
             ax.plot(x, r.expected, "o", color="#a11d1d", markersize=4,
                     label="expected (uniform shuffle)")
             ax.set_xticks(list(x), r.categories, rotation=90 if wide or len(x) > 8 else 0,
-                          fontsize=7)
+                          fontsize=9)
             flag = "FLAGGED " if r.flagged else ""
             label = r.test[2] if r.test[1] != "all" else "all deals"
-            ax.set_title(f"{flag}{label}: p (Holm) {format_p(r.p_adjusted)}", fontsize=9,
+            ax.set_title(f"{flag}{label}: p (Holm) {format_p(r.p_adjusted)}", fontsize=11,
                          color="#a11d1d" if r.flagged else "#1d2330")
-            ax.tick_params(axis="y", labelsize=7)
+            ax.tick_params(axis="y", labelsize=9)
         for ax in list(axes.flat)[len(rs):]:
             ax.axis("off")
-        axes.flat[0].legend(fontsize=7)
-        fig.suptitle(f"{measure}, {GROUP_WORDS.get(by, by)}", fontsize=11)
-        fig.subplots_adjust(top=1 - 0.45 / (2.6 * rows))
+        axes.flat[0].legend(fontsize=9)
+        fig.suptitle(f"{measure}, {GROUP_WORDS.get(by, by)}", fontsize=12)
+        fig.subplots_adjust(top=1 - 0.5 / (2.8 * rows))
         title = f"{measure}, {GROUP_WORDS.get(by, by)}: observed against expected"
         figures.append(figure_svg(fig, f"{origin} deals: {title}",
                                   caption=f"{title}; counts per category, rare categories "
                                           "merged until each expects at least 5."))
     if means:
-        fig, ax = plt.subplots(figsize=(10, 0.32 * len(means) + 1.2))
+        fig, ax = plt.subplots(figsize=(5, 0.36 * len(means) + 1.4))  # its labels beside it
         labels = [describe_test(r) for r in means]
         for i, r in enumerate(means):
             diff = r.observed[0] - r.expected[0]
@@ -142,11 +159,11 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
                 ax.plot([-r.detectable, r.detectable], [i, i], "|", color="#c9a227",
                         markersize=10)
         ax.axvline(0, color="#5b6475", linewidth=0.8)
-        ax.set_yticks(range(len(means)), labels, fontsize=7)
+        ax.set_yticks(range(len(means)), labels, fontsize=9)
         ax.invert_yaxis()
         ax.set_xlabel("observed minus expected (dot, with 95% interval); detectable bias "
-                      "(yellow ticks)", fontsize=8)
-        ax.tick_params(axis="x", labelsize=7)
+                      "(yellow ticks)", fontsize=9)
+        ax.tick_params(axis="x", labelsize=9)
         title = "means per hand and computer against human: observed minus expected"
         figures.append(figure_svg(fig, f"{origin} deals: {title}", caption=title))
     return figures
@@ -187,17 +204,38 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
              ("copies of a log read before", f"{summary.copies:,}"),
              ("other logs of a match read before", f"{summary.conflicting:,}"),
              ("matches by rule set", ", ".join(f"{k} {v:,}" for k, v in
-                                                sorted(summary.by_rules.items()))),
-             ("matches by signing key", ", ".join(f"{k} {v:,}" for k, v in
-                                                   key_counts(summary)))]
+                                                sorted(summary.by_rules.items())))]
+    if summary.not_read or summary.unlisted:
+        facts[4:4] = [("files not read at all", f"{summary.not_read:,}"),
+                      ("directories not listed", f"{summary.unlisted:,}")]
+    signers = [{"key": k, "platform": summary.signers.get(k, (None, False))[0] or "",
+                "pinned": summary.signers.get(k, (None, False))[1], "label": label,
+                "matches": f"{n:,}", "known": k in summary.signers}
+               for (label, n), k in zip(key_counts(summary), _keys_by_count(summary),
+                                        strict=True)]
+    ab = summary.abandoned
+    abandoned = None
+    if ab.matches:
+        p = ab.p_value()
+        abandoned = {"sentence": ab.sentence(alpha), "causes": sorted(ab.by_cause.items()),
+                     "seats": [(f"seat {k + 1}", v) for k, v in sorted(ab.by_seat.items())],
+                     "labels": sorted(ab.by_label.items()),
+                     "behind": ab.behind, "ahead": ab.ahead, "level": ab.level,
+                     "p": format_p(p), "flagged": p is not None and p < alpha}
     return render_page("archive.html", title="Archive audit", subtitle=subtitle,
                        generator=generator, verdict=headline(summary, fairness),
                        lines=verdict_lines(summary, fairness, alpha), facts=facts, kinds=kinds,
                        findings=findings, findings_total=sum(summary.findings_by_kind.values()),
                        unreadable=summary.first_unreadable, sections=sections,
+                       unlisted=summary.first_unlisted, signers=signers, abandoned=abandoned,
                        repeats=summary.first_repeats,
                        repeats_total=summary.copies + summary.conflicting,
                        alpha=f"{alpha:.0%}" if alpha >= 0.01 else f"{alpha:g}")
+
+
+def _keys_by_count(summary: ArchiveSummary) -> list[str]:
+    """The key ids in the order :func:`key_counts` gives them."""
+    return [k for k, _ in sorted(summary.by_key.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def write_archive_report(path: str | os.PathLike[str], summary: ArchiveSummary,

@@ -24,16 +24,24 @@ the same order and the same summary.
 
 from __future__ import annotations
 
-import collections
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
+from tarneeb.replay.archive.claims import Claim, Claims, claim_message, claim_of
+from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
 from tarneeb.replay.archive.measures import HCP, tally_match
-from tarneeb.replay.archive.paths import ArchiveError, expand_paths, read_url
+from tarneeb.replay.archive.paths import (
+    ArchiveError,
+    AuditFault,
+    expand_paths,
+    listing_error,
+    read_url,
+)
+from tarneeb.replay.archive.run import chunks_of, run_dask, run_pool
 from tarneeb.replay.archive.seen import (
     CONFLICT_KIND,
     COPY,
@@ -46,6 +54,7 @@ from tarneeb.replay.archive.seen import (
     without,
 )
 from tarneeb.replay.log import LogError, parse_log
+from tarneeb.replay.log.parse import open_regular
 from tarneeb.replay.log.stream import Limits, _regular_file_size
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
@@ -115,23 +124,24 @@ class Chunk:
     unpinned: int = 0  # logs read, signed by a key the user did not pin
     identities: list[bytes | None] = field(default_factory=list)
     shares: list[Snapshot | None] = field(default_factory=list)
+    not_read: list[int] = field(default_factory=list)  # rows of files not read at all
+    claims: list[Claim | None] = field(default_factory=list)  # per match row (None: no header)
+    endings: list[Ending | None] = field(default_factory=list)  # per row: its abandonment
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
     """A regular file's bytes within the cap (at most one byte past it, which the parser
-    refuses); None when it cannot be opened, is not a regular file or is over the cap,
-    for :func:`verify_file` to say why or read it as a stream."""
-    try:
-        with open(path, "rb") as f:
-            size = _regular_file_size(f)
-            if size is None or size > limits.max_bytes:
-                return None
-            data = f.read(size + 1)
-            if len(data) > size:  # it grew since: read on to the cap at most
-                data += f.read(limits.max_bytes + 1 - len(data))
-            return data
-    except OSError:
-        return None
+    refuses); None when it is over the cap, for :func:`verify_file` to say why. Raises
+    :class:`OSError` when it cannot be opened or read, or is not a regular file (a FIFO,
+    a device, a socket: refused without being opened for reading, :func:`open_regular`)."""
+    with open_regular(path) as f:
+        size = _regular_file_size(f)
+        if size is None or size > limits.max_bytes:
+            return None
+        data = f.read(size + 1)
+        if len(data) > size:  # it grew since: read on to the cap at most
+            data += f.read(limits.max_bytes + 1 - len(data))
+        return data
 
 
 def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
@@ -140,15 +150,14 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
     and tally their deals (runs on a worker: ``trust`` travels to it whole)."""
     out = Chunk()
     for path in paths:
-        identity = data = None
-        if "://" in path:
-            try:
-                data = read_url(path, trust.limits)
-            except OSError as e:
-                _unreadable(out, path, f"{path}: cannot read: {e.strerror or e}")
-                continue
-        else:
-            data = _whole_file(path, trust.limits)
+        identity = data = claim = ending = None
+        limits = trust.limits
+        try:
+            data = read_url(path, limits) if "://" in path else _whole_file(path, limits)
+        except OSError as e:  # not read at all: gone, not allowed, not a regular file
+            out.not_read.append(len(out.matches))
+            _unreadable(out, path, f"{path}: cannot read: {e.strerror or e}")
+            continue
         if data is None:
             v = verify_file(path, trust)
         else:
@@ -159,6 +168,8 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
                 continue
             v = verify_log(log, path, trust)
             identity = match_identity(log.header)
+            claim = claim_of(log)
+            ending = ending_of(log)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
         if v.error is None and not v.key_pinned and v.signature_verified:
             out.unpinned += 1  # signed by a key named in the log itself: a log not signed is not
@@ -181,6 +192,8 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
             len(v.computer) - computers, content_digest(data).hex() if data else None,
             None if identity is None else log.header.match_id.hex()))
         out.identities.append(identity)
+        out.claims.append(claim)
+        out.endings.append(ending)
         out.shares.append(share)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
@@ -191,33 +204,12 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) 
     out.matches.append(MatchRow(path, "unreadable", error, None, None, None, False, "none",
                                 0, 0, 0, 0, 0, digest.hex() if digest else None))
     out.identities.append(None)
+    out.claims.append(None)
+    out.endings.append(None)
     out.shares.append(None)
 
 
 # ------------------------------------------------------------------ running --
-
-def _chunks(paths: Iterable[str], size: int) -> Iterator[list[str]]:
-    batch: list[str] = []
-    for p in paths:
-        batch.append(p)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _windowed(submit: Callable[[list[str]], Any], result: Callable[[Any], Chunk],
-              chunks: Iterator[list[str]], window: int) -> Iterator[Chunk]:
-    """At most ``window`` chunks in flight; results in submission order."""
-    pending: collections.deque[Any] = collections.deque()
-    for chunk in chunks:
-        pending.append(submit(chunk))
-        if len(pending) >= window:
-            yield result(pending.popleft())
-    while pending:
-        yield result(pending.popleft())
-
 
 def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = None,
                scheduler: Any = None, chunk_size: int = CHUNK) -> Iterator[Chunk]:
@@ -226,48 +218,26 @@ def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = 
     ``jobs``: local processes (default: every core; 1 runs in this process).
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a
     ``distributed.Client``; the logs must be readable from the workers (a shared
-    file system, or URLs of an object store they can reach).
+    file system, or URLs of an object store they can reach). A worker lost for good
+    raises :class:`AuditFault` (:mod:`~tarneeb.replay.archive.run`).
     """
-    chunks = _chunks(paths, chunk_size)
+    chunks = chunks_of(paths, chunk_size)
     if scheduler is not None:
-        yield from _run_dask(chunks, scheduler, trust)
+        yield from run_dask(audit_chunk, chunks, scheduler, (trust,))
         return
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         for c in chunks:
             yield audit_chunk(c, trust)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from _windowed(lambda c: pool.submit(audit_chunk, c, trust),
-                             lambda f: f.result(), chunks, 3 * jobs)
-
-
-def _run_dask(chunks: Iterator[list[str]], scheduler: Any, trust: Trust) -> Iterator[Chunk]:
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ArchiveError("--scheduler needs dask.distributed: pip install "
-                           "'tarneeb[cluster]'") from None
-    own = not isinstance(scheduler, Client)
-    try:
-        client = Client(scheduler, timeout="20s") if own else scheduler
-    except OSError as e:
-        raise ArchiveError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
-    try:
-        threads = max(1, sum(client.nthreads().values()))
-        yield from _windowed(
-            lambda c: client.submit(audit_chunk, c, trust, pure=False),
-            lambda f: f.result(), chunks, 3 * threads)
-    finally:
-        if own:
-            client.close()
+    yield from run_pool(audit_chunk, chunks, jobs, (trust,))
 
 
 # ------------------------------------------------------------------ the summary --
+
+# an earlier log a later one gives a finding: its path, its copies read so far, whether it
+# was clean till then, and the finding
+_Earlier = tuple[str, int, bool, FindingRow]
 
 MAX_LISTED = 20  # logs named in the summary per category (the tables have them all)
 MIN_KEY_DEALS = 100  # deals a signing key needs to be tested apart
@@ -326,14 +296,26 @@ class ArchiveSummary:
     conflicting: int = 0  # logs of a match read before, with other bytes (a finding)
     first_repeats: list[Repeat] = field(default_factory=list)
     conflicts: dict[str, list[str]] = field(default_factory=dict)
+    not_read: int = 0  # of the unreadable: files not read at all (gone, not allowed, special)
+    unlisted: int = 0  # directories that could not be listed: their logs are not here
+    first_unlisted: list[str] = field(default_factory=list)
+    # files not read and directories not listed leave the exit code as the rest makes it
+    # (--skip-unreadable); they are counted and named all the same
+    skip_unreadable: bool = False
+    stopped: str | None = None  # why the audit stopped part way (None: it ran to the end)
+    # per earlier log (its path): the findings later logs gave it (a season leaf, a match
+    # id or an outcome two matches share), for the tables' pass at the end, as conflicts
+    amends: dict[str, list[FindingRow]] = field(default_factory=dict)
+    abandoned: Abandonments = field(default_factory=Abandonments)  # each match once
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
+    claims: Claims = field(default_factory=Claims, repr=False, compare=False)
 
     def add(self, chunk: Chunk) -> None:
         """Fold in ``chunk``. A log that repeats a match already read is marked on its row
         (``duplicate``, ``duplicate_of``; a conflicting one gets its finding, in
         ``chunk.findings`` too), so tables written from the chunk after this say so."""
         self.unpinned += chunk.unpinned
-        flagged = self._mark_repeats(chunk)
+        flagged, earlier = self._mark_repeats(chunk)
         # a repeated match's deals are counted already: its share of the chunk's tally
         # (the snapshots after it and before it) is left out
         repeats: dict[str, list[tuple[Snapshot, Snapshot | None]]] = {
@@ -346,6 +328,7 @@ class ArchiveSummary:
                 before[m.deals] = after
         for origin, t in chunk.tallies.items():
             self.tallies.setdefault(origin, Tally()).merge(without(t, repeats[origin]))
+        self.not_read += len(chunk.not_read)
         pos = 0  # each log's finding rows are together, in the order of the logs
         for i, m in enumerate(chunk.matches):
             self.logs += 1
@@ -364,6 +347,8 @@ class ArchiveSummary:
             pos += m.findings
             if i in flagged:  # right after it, whatever chunk each log came in
                 self._flag_first(flagged[i], m.path)
+            for path, copies, was_clean, row in earlier.get(i, ()):
+                self._flag_earlier(path, copies, was_clean, row)
             if m.duplicate is not None:  # the match is counted already
                 continue
             if m.verdict != "unreadable" or m.rules is not None:
@@ -371,10 +356,19 @@ class ArchiveSummary:
                 self.by_key[m.key_id or "no verified signature"] += 1
                 if m.key_id is not None:
                     self.signers[m.key_id] = (m.platform, m.key_pinned)
+            if chunk.endings and chunk.endings[i] is not None:
+                self.abandoned.add(chunk.endings[i])
             if m.deals != "none":
                 self.deals[m.deals] += m.hands
                 self.matches_by_origin[m.deals] += 1
             self.played += m.played
+
+    def add_unlisted(self, error: OSError) -> None:
+        """Count a directory that could not be listed (``error`` names it): the logs in it
+        are not in the audit, which says so (for :func:`expand_paths`'s ``onerror``)."""
+        self.unlisted += 1
+        if len(self.first_unlisted) < MAX_LISTED:
+            self.first_unlisted.append(listing_error(error))
 
     def _count_finding(self, f: FindingRow) -> None:
         self.findings_by_kind[f.kind] += 1
@@ -386,35 +380,56 @@ class ArchiveSummary:
         later log in conflict with it (their rows, maybe written already, are amended at
         the end from ``conflicts``; the copies' paths are not kept, so only counted)."""
         path, copies, was_clean = first
-        self._count_finding(first_log_finding(path, later))
-        self.findings_by_kind[CONFLICT_KIND] += copies
+        self._flag_earlier(path, copies, was_clean, first_log_finding(path, later))
+
+    def _flag_earlier(self, path: str, copies: int, was_clean: bool, row: FindingRow) -> None:
+        """The finding ``row`` on the first log of a match read before, at ``path``, and on
+        the ``copies`` of it read so far (counted only: their paths are not kept)."""
+        self._count_finding(row)
+        self.findings_by_kind[row.kind] += copies
         if was_clean:  # a copy's verdict is its first log's: the same bytes, replayed alike
             self.clean -= 1 + copies
             self.with_findings += 1 + copies
             if len(self.first_with_findings) < MAX_LISTED:
                 self.first_with_findings.append(path)
 
-    def _mark_repeats(self, chunk: Chunk) -> dict[int, tuple[str, int, bool]]:
+    def _mark_repeats(self, chunk: Chunk) -> tuple[dict[int, tuple[str, int, bool]],
+                                                    dict[int, list[_Earlier]]]:
         """Mark the chunk's repeats; per conflicting log (by index), the first log of its
-        match, the copies of it read so far and whether they were clean till now. A copy
-        of the first log of a conflicting match gets its findings at once."""
+        match, the copies of it read so far and whether they were clean till now; per log
+        that shares a leaf, a match id or an outcome with a match read before
+        (:mod:`~tarneeb.replay.archive.claims`), the same of that match's first log, and
+        its finding. A copy of a first log so flagged gets its findings at once."""
         added: dict[int, list[FindingRow]] = {}
         flagged: dict[int, tuple[str, int, bool]] = {}
+        earlier: dict[int, list[_Earlier]] = {}
         for i, m in enumerate(chunk.matches):
             digest = bytes.fromhex(m.sha256) if m.sha256 is not None else None
-            repeat = self.seen.check(chunk.identities[i], digest, m.path,
-                                     clean=m.verdict == "clean")
+            identity = chunk.identities[i]
+            repeat = self.seen.check(identity, digest, m.path, clean=m.verdict == "clean")
+            claim = chunk.claims[i] if chunk.claims else None
+            if identity is not None and claim is not None:
+                for kind, other in self.claims.check(identity, claim):
+                    path, copies, was_clean = self.seen.flag(other)
+                    row = _archive_row(path, kind, claim_message(kind, m.path, earlier=True))
+                    self.amends.setdefault(path, []).append(row)
+                    earlier.setdefault(i, []).append((path, copies, was_clean, row))
+                    added.setdefault(i, []).append(
+                        _archive_row(m.path, kind, claim_message(kind, path, earlier=False)))
             if repeat is None:
+                if i in added:
+                    m.add_findings(len(added[i]))
                 continue
             kind, first, copies, was_clean = repeat
             m.duplicate, m.duplicate_of = kind, first
             if m.duplicate == COPY:
                 self.copies += 1
-                added[i] = [copy_finding(m.path, first, later)
-                            for later in self.conflicts.get(first, ())]
+                added[i] = ([copy_finding(m.path, first, later)
+                             for later in self.conflicts.get(first, ())]
+                            + [copied(r, m.path, first) for r in self.amends.get(first, ())])
             else:
                 self.conflicting += 1
-                added[i] = [_conflict_row(m.path, conflict_message(first))]
+                added[i] = [_conflict_row(m.path, conflict_message(first)), *added.get(i, ())]
                 self.conflicts.setdefault(first, []).append(m.path)
                 flagged[i] = (first, copies, was_clean)
             if added[i]:
@@ -431,13 +446,16 @@ class ArchiveSummary:
                 pos += n
                 rows.extend(extra)
             chunk.findings = rows
-        return flagged
+        return flagged, earlier
 
     @property
     def exit_code(self) -> int:
-        """The logs' part of the exit code: 2 a log unreadable, 1 findings, 0 every log
+        """The logs' part of the exit code: 2 a log unreadable (a file not read at all, or a
+        directory not listed, too, unless ``skip_unreadable``), 1 findings, 0 every log
         clean (:meth:`verdict_code` adds the statistics')."""
-        if self.unreadable:
+        if self.unreadable > self.not_read or self.stopped:  # bytes not a log: never skipped
+            return 2
+        if (self.not_read or self.unlisted) and not self.skip_unreadable:
             return 2
         return 1 if self.with_findings else 0
 
@@ -477,7 +495,13 @@ class ArchiveSummary:
             "copies": self.copies,
             "conflicting": self.conflicting,
             "first_repeats": [asdict(r) for r in self.first_repeats],
+            "abandoned": self.abandoned.to_json(),
             "first_unreadable": self.first_unreadable,
+            "not_read": self.not_read,
+            "unlisted": self.unlisted,
+            "first_unlisted": self.first_unlisted,
+            "skip_unreadable": self.skip_unreadable,
+            "stopped": self.stopped,
             "first_with_findings": self.first_with_findings,
             "exit_code": self.verdict_code(fairness),
         }
@@ -518,7 +542,17 @@ def describe_test(r: StatResult) -> str:
 
 def _conflict_row(path: str, message: str) -> FindingRow:
     """A ``conflicting-log`` finding: on the whole log, so no hand, trick, seat or card."""
-    return FindingRow(path, CONFLICT_KIND, message, None, None, None, None, None)
+    return _archive_row(path, CONFLICT_KIND, message)
+
+
+def _archive_row(path: str, kind: str, message: str) -> FindingRow:
+    """A finding of the archive on a whole log: no hand, trick, seat or card."""
+    return FindingRow(path, kind, message, None, None, None, None, None)
+
+
+def copied(row: FindingRow, path: str, first: str) -> FindingRow:
+    """A finding of the first log of a match (``first``) on a copy of it at ``path``."""
+    return _archive_row(path, row.kind, f"{row.message} (this log is a copy of {first})")
 
 
 def first_log_finding(first: str, later: str) -> FindingRow:
@@ -533,7 +567,22 @@ def copy_finding(path: str, first: str, later: str) -> FindingRow:
 
 
 __all__ = [
-    "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "Chunk", "FindingRow", "MatchRow",
-    "Repeat", "audit_chunk", "bias_flagged", "copy_finding", "describe_test", "expand_paths",
-    "first_log_finding", "read_url", "run_chunks",
+    "EXIT_BIAS",
+    "ORIGINS",
+    "ArchiveError",
+    "ArchiveSummary",
+    "AuditFault",
+    "Chunk",
+    "FindingRow",
+    "MatchRow",
+    "Repeat",
+    "audit_chunk",
+    "bias_flagged",
+    "copied",
+    "copy_finding",
+    "describe_test",
+    "expand_paths",
+    "first_log_finding",
+    "read_url",
+    "run_chunks",
 ]

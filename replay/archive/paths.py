@@ -17,7 +17,7 @@ from __future__ import annotations
 import glob
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 
@@ -25,12 +25,18 @@ _GLOB = set("*?[")
 LOG_SUFFIX = ".tlog"  # what a directory's logs are named
 
 
-def expand_paths(args: Iterable[str], stdin: Iterable[str] | None = None) -> Iterator[str]:
+OnError = Callable[[OSError], None]
+
+
+def expand_paths(args: Iterable[str], stdin: Iterable[str] | None = None,
+                 onerror: OnError | None = None) -> Iterator[str]:
     """The logs named by ``args``, lazily: files as given, directories by
     :func:`logs_under`, glob patterns (``**`` included), and ``-`` for
     one path a line read from ``stdin``. A path that names nothing is yielded as it
     is, so the audit reports it as unreadable. URLs (``s3://bucket/logs``) are
-    listed with fsspec, which the ``cluster`` extra installs.
+    listed with fsspec, which the ``cluster`` extra installs. A directory that cannot
+    be listed is given to ``onerror`` (an :class:`OSError` naming it, see
+    :func:`listing_error`), or raises :class:`ArchiveError` without it.
     """
     for arg in args:
         if arg == "-":
@@ -38,28 +44,30 @@ def expand_paths(args: Iterable[str], stdin: Iterable[str] | None = None) -> Ite
             for line in lines:
                 line = line.strip()
                 if line:
-                    yield from expand_paths([line])
+                    yield from expand_paths([line], onerror=onerror)
             continue
         if "://" in arg:
             yield from _expand_url(arg)
         elif os.path.isdir(arg):
-            yield from logs_under(arg)
+            yield from logs_under(arg, onerror)
         elif not os.path.exists(arg) and glob.has_magic(arg):
             found = sorted(glob.iglob(arg, recursive=True))
             if not found:
                 raise ArchiveError(f"{arg}: no file matches this pattern")
             for p in found:
-                yield from (logs_under(p) if os.path.isdir(p) else [p])
+                yield from (logs_under(p, onerror) if os.path.isdir(p) else [p])
         else:
             yield arg
 
 
-def logs_under(top: str | os.PathLike[str]) -> Iterator[str]:
+def logs_under(top: str | os.PathLike[str], onerror: OnError | None = None) -> Iterator[str]:
     """The logs of the directory ``top``, lazily: every ``*.tlog`` file in it and in its
     subdirectories at any depth, in a fixed order: a directory's own logs by name, then
     each subdirectory's, subdirectories by name. Symbolic links to directories are not
     followed (a link to a log file is a log). ``verify``, ``regress`` and ``audit`` all
-    take a directory by this rule.
+    take a directory by this rule. A directory that cannot be listed (not allowed, gone)
+    is never skipped silently: it goes to ``onerror``, or raises :class:`ArchiveError`
+    (:func:`listing_error` says it in words).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -69,7 +77,10 @@ def logs_under(top: str | os.PathLike[str]) -> Iterator[str]:
     >>> [pathlib.Path(p).relative_to(d).as_posix() for p in logs_under(d)]
     ['a.tlog', 'b.tlog', 'sub/a.tlog', 'sub/deeper/c.tlog']
     """
-    for root, dirs, files in os.walk(top):
+    def refuse(e: OSError) -> None:
+        raise ArchiveError(listing_error(e)) from None
+
+    for root, dirs, files in os.walk(top, onerror=onerror or refuse):
         dirs.sort()
         for name in sorted(files):
             if name.endswith(LOG_SUFFIX):
@@ -98,8 +109,22 @@ def _fsspec_paths(url: str) -> list[str]:
     return found
 
 
+def listing_error(e: OSError) -> str:
+    """A directory that cannot be listed, in one line: ``DIR: cannot list: why``.
+
+    >>> listing_error(PermissionError(13, "Permission denied", "logs/2026"))
+    'logs/2026: cannot list: Permission denied'
+    """
+    return f"{e.filename}: cannot list: {e.strerror or e}"
+
+
 class ArchiveError(ValueError):
     """Bad input to the archive audit as a whole (exit code 2)."""
+
+
+class AuditFault(RuntimeError):
+    """The audit stopped part way (a worker lost for good, the scheduler gone): what was
+    folded in before it is a partial summary, which the command still gives (exit 2)."""
 
 
 def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
@@ -113,4 +138,5 @@ def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
         return f.read(limits.max_bytes + 1)  # type: ignore[no-any-return]
 
 
-__all__ = ["LOG_SUFFIX", "ArchiveError", "expand_paths", "logs_under", "read_url"]
+__all__ = ["LOG_SUFFIX", "ArchiveError", "AuditFault", "OnError", "expand_paths", "listing_error",
+           "logs_under", "read_url"]

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tarneeb.audit.fairness import Tally
+from tarneeb.replay.archive.claims import CLAIM_KINDS
 
 if TYPE_CHECKING:
     from tarneeb.replay.log import Header
@@ -49,6 +50,7 @@ ARCHIVE_KINDS = {
                    "commitment, whatever key signed it; without a commitment, match id and "
                    "signing key) with other bytes: at most one of them is the match as "
                    "played, and both logs (and the first one's copies) get this finding",
+    **CLAIM_KINDS,
 }
 _MATCH_TAG = b"tarneeb archive match identity\x00"
 
@@ -146,6 +148,18 @@ class Seen:
             self._first[key] = (first[:_STATE] + bytes([first[_STATE] & ~_CLEAN])
                                 + first[_COPIES:])
         return CONFLICTING, path_first, copies, was_clean
+
+
+    def flag(self, identity: bytes) -> tuple[str, int, bool]:
+        """A finding on the first log of the match ``identity`` (read already): its path,
+        the copies of it read so far, and whether it was clean till now (then no more)."""
+        first = self._first[identity]
+        was_clean = bool(first[_STATE] & _CLEAN)
+        if was_clean:
+            self._first[identity] = (first[:_STATE] + bytes([first[_STATE] & ~_CLEAN])
+                                     + first[_COPIES:])
+        return (first[_PATH:].decode("utf-8", "surrogateescape"),
+                int.from_bytes(first[_COPIES:_PATH], "big"), was_clean)
 
 
 Snapshot = tuple["array[int]", "array[int]"]

@@ -24,9 +24,11 @@ from tarneeb.replay.archive.audit import (
     Chunk,
     FindingRow,
     MatchRow,
+    copied,
     copy_finding,
     first_log_finding,
 )
+from tarneeb.replay.archive.claims import CLAIM_KINDS
 from tarneeb.replay.archive.seen import CONFLICT_KIND, COPY
 
 ROW_GROUP = 10_000
@@ -51,12 +53,15 @@ _FINDING_VALUES = attrgetter(*(f.name for f in fields(FindingRow)))
 
 def amend_rows(matches: Iterable[MatchRow], findings: Iterable[FindingRow],
                conflicts: Mapping[str, Sequence[str]],
+               amends: Mapping[str, Sequence[FindingRow]] | None = None,
                ) -> Iterator[tuple[MatchRow, list[FindingRow]]]:
     """Each log's row and its finding rows (both in the order of the logs), the first
     log of each conflicting match (``conflicts``: its path -> the later logs', as
     :attr:`~tarneeb.replay.archive.audit.ArchiveSummary.conflicts` has them) and each copy of
     it given a ``conflicting-log`` finding per later log, after its own (a copy read
-    after some of them has those already).
+    after some of them has those already); so too the findings later logs gave an earlier
+    log (``amends``: its path -> the rows, as
+    :attr:`~tarneeb.replay.archive.audit.ArchiveSummary.amends` has them), and its copies.
 
     >>> row = MatchRow("a.tlog", "clean", None, "qahwa41", None, None, False, "none",
     ...                1, 1, 0, 0, 4)
@@ -65,21 +70,35 @@ def amend_rows(matches: Iterable[MatchRow], findings: Iterable[FindingRow],
     [('findings', 1, ['conflicting-log'])]
     """
     done: set[str] = set()
+    amends = amends or {}
     rows = iter(findings)
     for m in matches:
         own = [next(rows) for _ in range(m.findings)]
-        later: Sequence[str] = ()
-        if m.duplicate is None and m.path in conflicts and m.path not in done:
+        n = len(own)
+        if m.duplicate is None and m.path not in done:
             done.add(m.path)
-            later = conflicts[m.path]
-            own += [first_log_finding(m.path, p) for p in later]
-        elif m.duplicate == COPY and m.duplicate_of in conflicts:
+            own += [first_log_finding(m.path, p) for p in conflicts.get(m.path, ())]
+            own += amends.get(m.path, ())
+        elif m.duplicate == COPY and m.duplicate_of is not None:
+            first = m.duplicate_of
             had = sum(f.kind == CONFLICT_KIND for f in own)
-            later = conflicts[m.duplicate_of][had:]
-            own += [copy_finding(m.path, m.duplicate_of, p) for p in later]
-        if later:
-            m.add_findings(len(later))
+            own += [copy_finding(m.path, first, p) for p in conflicts.get(first, ())[had:]]
+            had = sum(f.kind in CLAIM_KINDS for f in own)
+            own += [copied(r, m.path, first) for r in amends.get(first, ())[had:]]
+        if len(own) > n:
+            m.add_findings(len(own) - n)
         yield m, own
+
+
+def write_error(e: OSError) -> str:
+    """Why a write failed, in the system's words (pyarrow puts its own around them).
+
+    >>> write_error(OSError(28, "Error writing bytes to file. Detail: [errno 28] ..."))
+    'No space left on device'
+    """
+    if e.errno:
+        return os.strerror(e.errno)
+    return e.strerror or str(e)
 
 
 class TableWriter:
@@ -108,14 +127,16 @@ class TableWriter:
         self._tables["matches"].extend(map(_MATCH_VALUES, chunk.matches))
         self._tables["findings"].extend(map(_FINDING_VALUES, chunk.findings))
 
-    def close(self, conflicts: Mapping[str, Sequence[str]] | None = None) -> list[Path]:
-        """Finish the tables, giving the first logs of ``conflicts`` their findings (as
-        :func:`amend_rows`; the summary's ``conflicts``)."""
-        if conflicts:
-            self._amend(conflicts)
+    def close(self, conflicts: Mapping[str, Sequence[str]] | None = None,
+              amends: Mapping[str, Sequence[FindingRow]] | None = None) -> list[Path]:
+        """Finish the tables, giving the first logs of ``conflicts`` and ``amends`` their
+        findings (as :func:`amend_rows`; the summary's ``conflicts`` and ``amends``)."""
+        if conflicts or amends:
+            self._amend(conflicts or {}, amends or {})
         return [t.close() for t in self._tables.values()]
 
-    def _amend(self, conflicts: Mapping[str, Sequence[str]]) -> None:
+    def _amend(self, conflicts: Mapping[str, Sequence[str]],
+               amends: Mapping[str, Sequence[FindingRow]]) -> None:
         import pyarrow.parquet as pq
 
         written = self._tables
@@ -129,7 +150,7 @@ class TableWriter:
                     yield from (cls(**r) for r in batch.to_pylist())
 
             for m, own in amend_rows(read("matches", MatchRow), read("findings", FindingRow),
-                                     conflicts):
+                                     conflicts, amends):
                 self._tables["matches"].extend([_MATCH_VALUES(m)])
                 self._tables["findings"].extend(map(_FINDING_VALUES, own))
         finally:
@@ -150,7 +171,7 @@ class _Table:
         try:
             self.writer = pq.ParquetWriter(self.tmp, schema)
         except OSError as e:
-            raise ArchiveError(f"{path}: cannot write: {e.strerror or e}") from None
+            raise ArchiveError(f"{path}: cannot write: {write_error(e)}") from None
         self.rows: list[tuple[Any, ...]] = []
 
     def extend(self, rows: Any) -> None:
@@ -179,10 +200,14 @@ class _Table:
         return self.path
 
     def abort(self) -> None:
+        """Close and remove the temporary file; an error closing it (a full disk) is the
+        one already said."""
         try:
             self.writer.close()
+        except OSError:
+            pass
         finally:
             self.tmp.unlink(missing_ok=True)
 
 
-__all__ = ["TableWriter", "amend_rows"]
+__all__ = ["TableWriter", "amend_rows", "write_error"]

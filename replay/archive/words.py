@@ -70,8 +70,19 @@ def verdict_lines(summary: ArchiveSummary,
                      "by a key named in the log itself, NOT PINNED: anyone could have made "
                      f"{'it' if s.unpinned == 1 else 'them'}, seeds and all, with a key of "
                      "their own (pin the platform's keys: --key or --keys).")
+    if s.unlisted:
+        lines[0] += (f" {s.unlisted:,} director{'y' if s.unlisted == 1 else 'ies'} could not be "
+                     "listed: the logs in " + ("it" if s.unlisted == 1 else "them")
+                     + " are not in this audit.")
+    if s.not_read or s.unlisted:
+        lines.append(not_read_sentence(s))
     if s.copies or s.conflicting:
         lines.append(repeats_sentence(s.copies, s.conflicting))
+    if s.stopped:  # first of all: every count below is of the logs read before it
+        lines.insert(0, f"INCOMPLETE: {s.stopped}. What follows counts only the "
+                     f"{s.logs:,} logs read before it stopped.")
+    if s.abandoned.matches:
+        lines.append(s.abandoned.sentence(alpha))
     said = {}
     for origin in ORIGINS:
         deals = s.deals.get(origin, 0)
@@ -83,6 +94,25 @@ def verdict_lines(summary: ArchiveSummary,
     for origin, results in (fairness or {}).items():
         lines.append(fairness_sentence(origin, results, alpha))
     return lines
+
+
+def not_read_sentence(s: ArchiveSummary) -> str:
+    """The files not read at all and the directories not listed, and what they do to the
+    exit code.
+
+    >>> s = ArchiveSummary(not_read=2, unlisted=1)
+    >>> not_read_sentence(s)  # doctest: +ELLIPSIS
+    '2 files could not be read at all and 1 directory could not be listed (named below): ...'
+    """
+    parts = []
+    if s.not_read:
+        parts.append(f"{count(s.not_read, 'file')} could not be read at all")
+    if s.unlisted:
+        parts.append(f"{s.unlisted:,} director{'y' if s.unlisted == 1 else 'ies'} could not "
+                     "be listed")
+    then = ("--skip-unreadable: the exit code is what the rest makes it" if s.skip_unreadable
+            else "exit code 2; --skip-unreadable audits the rest and still names them")
+    return " and ".join(parts) + f" (named below): {then}."
 
 
 def repeats_sentence(copies: int, conflicting: int) -> str:
@@ -190,4 +220,4 @@ def detectable_sentence(results: list[StatResult]) -> str:
 
 
 __all__ = ["ORIGIN_WORDS", "count", "detectable_sentence", "fairness_sentence", "format_p",
-           "key_counts", "key_label", "repeats_sentence", "verdict_lines"]
+           "key_counts", "key_label", "not_read_sentence", "repeats_sentence", "verdict_lines"]

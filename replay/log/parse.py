@@ -24,6 +24,8 @@ unreadable from byte ...: not valid msgpack: ...
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import Any, BinaryIO
 
 import msgpack
@@ -430,11 +432,57 @@ def _parse_carefully(source: bytes | BinaryIO, limits: Limits, strict: bool = Fa
 _WHOLE = 1 << 20  # a file up to this size is read whole (a match of 1,000 hands is ~90 KB)
 
 
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+            (stat.S_ISDIR, "a directory"))
+
+
+class NotRegularFile(OSError):
+    """A path that names something other than a regular file: refused unread."""
+
+
+def _refuse_special(mode: int, path: str) -> None:
+    if stat.S_ISREG(mode):
+        return
+    what = next((text for test, text in _SPECIAL if test(mode)), "not a regular file")
+    raise NotRegularFile(0, f"{what}, not a regular file: refused without reading it", path)
+
+
+def open_regular(path: str) -> BinaryIO:
+    """Open the regular file at ``path`` for reading; anything else (a FIFO, a device, a
+    socket, a directory) raises :class:`NotRegularFile` without being opened for reading:
+    opening a FIFO no one writes to waits forever, and a device may never end or do
+    something when read. A file replaced by one between the check and the open is opened
+    without waiting (``O_NONBLOCK``), checked again and refused.
+
+    >>> import tempfile
+    >>> try:
+    ...     open_regular(tempfile.gettempdir())
+    ... except NotRegularFile as e:
+    ...     print(e.strerror)
+    a directory, not a regular file: refused without reading it
+    """
+    _refuse_special(os.stat(path).st_mode, path)
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+             | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, flags)
+    try:
+        _refuse_special(os.fstat(fd).st_mode, path)
+        if flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_log(path: str, limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
     """Read a log file as a stream; every problem is a :class:`LogError` naming the file.
-    A file larger than ``limits.max_bytes`` is refused before it is read."""
+    A file larger than ``limits.max_bytes`` is refused before it is read, and anything but
+    a regular file (a FIFO, a device, a socket) without being opened for reading
+    (:func:`open_regular`): standard input is read with :func:`parse_log`."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             size = _regular_file_size(f)
             if size is not None and size <= min(limits.max_bytes, _WHOLE):
                 # a regular file within the cap: read whole, for the common form's fast path
@@ -447,4 +495,4 @@ def read_log(path: str, limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
         raise LogError(f"cannot read: {e.strerror or e}", None, path) from None
 
 
-__all__ = ["decode_hand", "parse_log", "read_log", "torn_tail"]
+__all__ = ["NotRegularFile", "decode_hand", "open_regular", "parse_log", "read_log", "torn_tail"]

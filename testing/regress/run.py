@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tarneeb.replay.archive.paths import logs_under
+from tarneeb.replay.archive.paths import ArchiveError, logs_under
 from tarneeb.replay.log import LogError, parse_log, read_log
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFactory
@@ -89,7 +89,10 @@ def collect_logs(paths: Iterable[str | Path]) -> list[Path]:
         if str(raw) == STDIN:
             out.append(p)
         elif p.is_dir():
-            found = [Path(f) for f in logs_under(p)]
+            try:  # a subdirectory that cannot be listed is never skipped silently
+                found = [Path(f) for f in logs_under(p)]
+            except ArchiveError as e:
+                raise RegressInputError(str(e)) from None
             if not found:
                 raise RegressInputError(f"{p}: no *.tlog match logs in this directory or its "
                                         "subdirectories")

@@ -1,0 +1,140 @@
+"""What two matches may not share: a season leaf, a match id, an outcome.
+
+Counting each match once (:mod:`~tarneeb.replay.archive.seen`) knows a match by its
+match id and server commitment. Three things that make two logs look like two honest
+matches are findings of the archive, on both logs (each naming the other):
+
+- ``reused-leaf``: two matches (two match ids) at one **season leaf** (the same
+  season root and leaf index), or with one **server commitment**: one server seed,
+  so one sequence of deals, used for two matches;
+- ``reused-match-id``: one **match id** under one signing key with two server
+  commitments (two season leaves): two matches under one name;
+- ``conflicting-outcome``: two logs of one match id under one signing key that
+  declare different **outcomes** (the winner, or the totals at the end).
+
+A worker sends per log its :class:`Claim` (three short digests); the client keeps per
+match one entry for its match id (the match's identity and outcome digest) and one
+for its leaf or commitment (the identity alone, the same object as the one the
+copies' check keeps): :class:`Claims`.
+
+>>> c = Claims()
+>>> one, two, three = bytes(32), bytes([1]) * 32, bytes([2]) * 32
+>>> c.check(one, Claim(b"leaf", b"id 1", b"won 0"))
+[]
+>>> c.check(two, Claim(b"leaf", b"id 2", b"won 0")) == [("reused-leaf", one)]
+True
+>>> [kind for kind, _ in c.check(three, Claim(b"other", b"id 1", b"won 1"))]
+['reused-match-id', 'conflicting-outcome']
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from tarneeb.replay.log import ParsedLog
+
+REUSED_LEAF = "reused-leaf"
+REUSED_ID = "reused-match-id"
+OUTCOME = "conflicting-outcome"
+CLAIM_KINDS = {
+    REUSED_LEAF: "another match in the archive (another match id) stands at the same season "
+                 "leaf (season root and leaf index) or has the same server commitment: one "
+                 "server seed, so one sequence of deals, used for two matches; both logs get "
+                 "this finding",
+    REUSED_ID: "another log in the archive has the same match id under the same signing key "
+               "with another server commitment (another season leaf): two matches under one "
+               "id; both logs get this finding",
+    OUTCOME: "another log of the same match id under the same signing key declares another "
+             "outcome (winner, or the totals at the end); both logs get this finding",
+}
+_WORDS = {
+    REUSED_LEAF: "is a log of another match (another match id) at the same season leaf, or "
+                 "with the same server commitment: one server seed used for two matches",
+    REUSED_ID: "has the same match id under the same signing key, with another server "
+               "commitment (another season leaf): two matches under one id",
+    OUTCOME: "records the same match id under the same signing key with another outcome "
+             "(winner or final totals)",
+}
+_TAG = b"tarneeb archive claim\x00"
+_DIGEST = 16  # bytes of the digests a claim is made of
+
+
+class Claim(NamedTuple):
+    """What a log claims: its season leaf or commitment, its match id (under its key), its
+    outcome, each a short digest (``leaf`` None: no commitment)."""
+
+    leaf: bytes | None
+    match: bytes
+    outcome: bytes
+
+
+def _digest(*parts: bytes) -> bytes:
+    h = hashlib.sha256(_TAG)
+    for part in parts:
+        h.update(len(part).to_bytes(4, "big") + part)
+    return h.digest()[:_DIGEST]
+
+
+def claim_of(log: ParsedLog) -> Claim:
+    """The claims of a parsed log: the season leaf (root, index) when the header places
+    its commitment in a season, else the commitment itself; the match id under the key
+    the header names; the outcome: the end record's winner and the totals of the last
+    hand closed (the log's own claims, which the replay checks)."""
+    h = log.header
+    if h.batch is not None:
+        leaf: bytes | None = _digest(b"leaf", h.batch.root, h.batch.index.to_bytes(8, "big"))
+    elif h.server_commitment:
+        leaf = _digest(b"commitment", h.server_commitment)
+    else:
+        leaf = None
+    totals = next((r.totals for r in reversed(log.hands) if r.closed and r.totals), None)
+    winner = -1 if log.end is None or log.end.winner is None else log.end.winner
+    ended = b"" if log.end is None else (b"abandoned" if log.end.abandoned else b"won")
+    outcome = _digest(ended, winner.to_bytes(1, "big", signed=True),
+                      b",".join(str(t).encode() for t in totals or ()))
+    return Claim(leaf, _digest(b"match", h.public_key or b"", h.match_id), outcome)
+
+
+def claim_message(kind: str, other: str, earlier: bool) -> str:
+    """The finding's sentence on a log that ``other`` contradicts (``earlier``: this log
+    was read first).
+
+    >>> claim_message("reused-leaf", "b.tlog", earlier=True)  # doctest: +ELLIPSIS
+    'b.tlog, read after this log, is a log of another match ... used for two matches'
+    """
+    when = "read after this log" if earlier else "read before this log"
+    return f"{other}, {when}, {_WORDS[kind]}"
+
+
+class Claims:
+    """The leaves and match ids of the matches read so far: per match id (under its key)
+    the identity of its first match and its outcome, per leaf the identity of its match."""
+
+    __slots__ = ("_ids", "_leaves")
+
+    def __init__(self) -> None:
+        self._ids: dict[bytes, tuple[bytes, bytes]] = {}
+        self._leaves: dict[bytes, bytes] = {}
+
+    def check(self, identity: bytes, claim: Claim) -> list[tuple[str, bytes]]:
+        """The findings a match's log makes with the matches read before it: ``(kind,
+        the identity of the other match)``; the first of each is remembered. A log of a
+        match read before (a copy, a conflicting log) has its identity, so makes none
+        but an outcome of its own."""
+        found = []
+        if claim.leaf is not None:
+            other = self._leaves.setdefault(claim.leaf, identity)
+            if other != identity:
+                found.append((REUSED_LEAF, other))
+        first = self._ids.setdefault(claim.match, (identity, claim.outcome))
+        if first[0] != identity:
+            found.append((REUSED_ID, first[0]))
+        if first[1] != claim.outcome:
+            found.append((OUTCOME, first[0]))
+        return found
+
+
+__all__ = ["CLAIM_KINDS", "OUTCOME", "REUSED_ID", "REUSED_LEAF", "Claim", "Claims", "claim_message",
+           "claim_of"]
