@@ -68,6 +68,11 @@ def _test_row(r: StatResult) -> dict[str, Any]:
     if r.method == "G-test":
         observed = f"{sum(r.observed):,.0f} in {len(r.categories)} categories"
         expected = f"G = {_fmt(r.statistic)}, df {r.df}" if r.statistic is not None else "–"
+    elif len(r.observed) > 1:  # a joint test: the group furthest from its expectation
+        i = _worst(r)
+        observed = f"{r.categories[i]} {_fmt(r.observed[i])}"
+        expected = f"{_fmt(r.expected[i])}; chi-square {_fmt(r.statistic)}, df {r.df}" \
+            if r.statistic is not None else _fmt(r.expected[i])
     else:
         observed, expected = _fmt(r.observed[0]), _fmt(r.expected[0])
     unit = {"Cohen's w": "w", "mean shift per hand": "per hand",
@@ -78,6 +83,11 @@ def _test_row(r: StatResult) -> dict[str, Any]:
             "p_adjusted": format_p(r.p_adjusted), "flagged": r.flagged, "tested": r.tested,
             "detectable": f"{_fmt(r.detectable)} {unit}" if r.detectable is not None else "–",
             "id": _slug(r.test)}
+
+
+def _worst(r: StatResult) -> int:
+    """The group of a joint test furthest from its expectation."""
+    return max(range(len(r.observed)), key=lambda i: abs(r.observed[i] - r.expected[i]))
 
 
 def _slug(test: tuple[str, ...]) -> str:
@@ -134,7 +144,7 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
         fig, ax = plt.subplots(figsize=(10, 0.32 * len(means) + 1.2))
         labels = [describe_test(r) for r in means]
         for i, r in enumerate(means):
-            diff = r.observed[0] - r.expected[0]
+            diff = r.observed[_worst(r)] - r.expected[_worst(r)] if r.observed else 0.0
             colour = "#a11d1d" if r.flagged else "#1d2330"
             ax.errorbar(diff, i, xerr=1.96 * (r.std_error or 0.0), fmt="o", color=colour,
                         capsize=3, markersize=4)
@@ -147,7 +157,8 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
         ax.set_xlabel("observed minus expected (dot, with 95% interval); detectable bias "
                       "(yellow ticks)", fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
-        title = "means per hand and computer against human: observed minus expected"
+        title = ("means per hand and computer against human: observed minus expected (a joint "
+                 "test: its group furthest from expected)")
         figures.append(figure_svg(fig, f"{origin} deals: {title}", caption=title))
     return figures
 
