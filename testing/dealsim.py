@@ -17,7 +17,8 @@ that does not suit it:
 * ``honours``: seat 1 trades a king and a jack for another hand's ace and low card
   (its points unchanged, its aces up, its kings down);
 * ``match state``: the side behind gets the better of two deals;
-* ``first dealer``: the first dealer is a computer seat.
+* ``first dealer``: the first dealer is a computer seat;
+* ``repeat``: a deal of the archive dealt again, its hands to other seats.
 
 Reproducible from the ``random.Random`` given (NOT secret: tests and benches only).
 
@@ -40,7 +41,7 @@ from tarneeb.replay.archive.measures import hcp, tally_match
 from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.ruleset import PRESETS
 
-CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer")
+CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat")
 PLAYERS = ("Rami", "Lina", "Omar", "Sara", "Karim", "Nour", "Ziad", "Dana", "Hadi", "Maya",
            "Fadi", "Rana")
 FAVOURED = "Rami"
@@ -77,10 +78,13 @@ def _trade_honours(rng: random.Random, deck: list[int], dealer: int) -> list[int
 
 
 def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
-          favoured: Sequence[int], behind: int | None) -> list[int]:
+          favoured: Sequence[int], behind: int | None, past: list[list[int]]) -> list[int]:
     deck = _shuffled(rng)
     if cheat is None or rng.random() >= strength:
+        past.append(deck)
         return deck
+    if cheat == "repeat":
+        return rng.choice(past) if past else deck
     if cheat == "honours":
         return _trade_honours(rng, deck, dealer)
     if cheat == "match state":
@@ -99,8 +103,11 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
 
 
 def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
-                    cheat: str | None = None, strength: float = 0.5) -> int:
-    """One match of ``deals`` deals into ``tally`` (as an audit would add it)."""
+                    cheat: str | None = None, strength: float = 0.5,
+                    past: list[list[int]] | None = None) -> int:
+    """One match of ``deals`` deals into ``tally`` (as an audit would add it); ``past``,
+    the decks dealt before (the archive's, for ``repeat``)."""
+    past = [] if past is None else past
     computer = tuple(rng.random() < 0.5 for _ in range(4))
     names = rng.sample(PLAYERS, 4)
     first = rng.randrange(4)
@@ -114,7 +121,7 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
     for k in range(deals):
         dealer = (first + k) % 4
         behind = None if totals[0] == totals[1] else int(totals[1] < totals[0])
-        deck = _deal(rng, dealer, cheat, strength, seats, behind)
+        deck = _deal(rng, dealer, cheat, strength, seats, behind, past)
         trump = rng.randrange(4)
         totals[rng.randrange(2)] += rng.randrange(14)
         records.append(SimpleNamespace(
@@ -131,10 +138,11 @@ def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,
     in the recorded ones), rule sets at random."""
     out = {"proven": Tally(), "recorded": Tally()}
     names = list(PRESETS)
+    past: list[list[int]] = []
     for _ in range(matches):
         origin = "recorded" if rng.random() < recorded_share else "proven"
         synthetic_match(out[origin], rng, rng.choice(names), deals,
-                        cheat if origin == "recorded" else None, strength)
+                        cheat if origin == "recorded" else None, strength, past)
     return {o: t for o, t in out.items() if t}
 
 

@@ -28,6 +28,7 @@ MIN_MEMBER = 30  # observations a member needs to be tested (the normal tail is 
 JOINT = "joint chi-square"
 MAX = "max z over members"
 COVARIATE = "covariate z-test"
+REPEATS = "repeats (Poisson)"
 
 
 def _covariance(refs: tuple[DrawSum, ...]) -> list[list[float]]:
@@ -65,7 +66,7 @@ def joint_test(test: TestId, groups: tuple[str, ...], counts: dict[tuple[Any, ..
     df = int(np.linalg.matrix_rank(cov, hermitian=True))
     if df == 0:
         return result
-    q = float(d @ pinv @ d)
+    q = max(0.0, float(d @ pinv @ d))  # rounding can make a zero a tiny negative
     result.statistic, result.df, result.p_value = q, df, float(special.chdtrc(df, q))
     # the noncentrality of a shift of one unit per hand in one group, the others making
     # up for it in proportion to their hands (as the deck forces them to): the least
@@ -132,5 +133,35 @@ def covariate_test(test: TestId, strata: list[tuple[Any, int, int, int, int, int
                       std_error=math.sqrt(var) / slope_den / strata[0][0].units)
 
 
-__all__ = ["COVARIATE", "JOINT", "MAX", "MIN_MEMBER", "covariate_test", "joint_test",
-           "max_test"]
+def repeats_test(test: TestId, counts: dict[tuple[Any, ...], int], population: int,
+                 sampled: int) -> StatResult:
+    """Items drawn again: ``counts`` per item value (one of ``population`` equally likely
+    values each draw), of the draws kept by a sample of one value in ``sampled``. The
+    pairs of equal draws kept are Poisson with the exact mean
+    ``C(kept, 2) * sampled / population`` (two draws are equal with probability
+    ``1 / population``, and both kept then with probability ``1 / sampled``, against
+    ``1 / sampled**2`` for any two): any pair at all, when the mean is 10⁻⁶, is a finding."""
+    from scipy import special
+    kept = sum(counts.values())
+    pairs = sum(c * (c - 1) // 2 for c in counts.values())
+    mean = kept * (kept - 1) / 2 * sampled / population
+    r = StatResult(test, REPEATS, kept, float(pairs), sampled, None, ["equal pairs"],
+                   [float(pairs)], [mean])
+    if kept < 2:
+        return r
+    # P(Poisson(mean) >= pairs): the regularised lower incomplete gamma
+    r.p_value = 1.0 if pairs == 0 else float(special.gammainc(pairs, mean))
+    return r
+
+
+__all__ = [
+    "COVARIATE",
+    "JOINT",
+    "MAX",
+    "MIN_MEMBER",
+    "REPEATS",
+    "covariate_test",
+    "joint_test",
+    "max_test",
+    "repeats_test",
+]

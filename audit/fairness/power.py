@@ -79,6 +79,11 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
         r.detectable_unit = "mean shift per hand"
         return
+    if r.method == "repeats (Poisson)":  # one kept pair flags: the hands dealt again it takes
+        r.detectable = math.ceil(math.log(1 - power) / math.log(1 - 1 / (r.df or 1))) \
+            if (r.df or 1) > 1 else 1.0
+        r.detectable_unit = "hands dealt again"
+        return
     if r.method == "covariate z-test":
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
         r.detectable_unit = "slope per hand"

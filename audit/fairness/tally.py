@@ -13,7 +13,7 @@ from typing import Any
 
 from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all
 from tarneeb.audit.fairness.exact import DrawEmpty, DrawSum, PairedDraws, Reference, TestId, Value
-from tarneeb.audit.fairness.joint import covariate_test, joint_test, max_test
+from tarneeb.audit.fairness.joint import covariate_test, joint_test, max_test, repeats_test
 from tarneeb.audit.fairness.power import DEFAULT_POWER
 from tarneeb.audit.fairness.tests import StatResult, _g_test, _mean_test, _paired_test
 
@@ -72,6 +72,12 @@ class Tally:
         for what, v in (("x", x), ("xx", x * x), ("y", value), ("xy", x * value)):
             self.sums[("covariate-" + what, test, ref)] += v
 
+    def drawn(self, test: TestId, value: int, population: int, sampled: int) -> None:
+        """One draw of ``value`` (one of ``population`` equally likely values), kept by a
+        sample of one value in ``sampled`` (the caller keeps it or not), for the test of
+        values drawn again."""
+        self.counts[("repeat", test, population, sampled, value)] += 1
+
     def merge(self, other: Tally) -> Tally:
         self.counts.update(other.counts)
         self.sums.update(other.sums)
@@ -121,6 +127,12 @@ class Tally:
                     members.setdefault(name, []).append(
                         (ref, k, self.sums[("member", test, name, ref)]))
                 out.append(max_test(test, members))
+            elif kind == "repeat":
+                by_value: dict[Any, int] = {}
+                (population, sampled) = next(iter(counts))[:2]
+                for (_, _, value), k in counts.items():
+                    by_value[value] = by_value.get(value, 0) + k
+                out.append(repeats_test(test, by_value, population, sampled))
             elif kind == "covariate":
                 out.append(covariate_test(test, [
                     (ref, k, *(self.sums[("covariate-" + w, test, ref)]

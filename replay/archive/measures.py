@@ -33,8 +33,8 @@ references say so.
 >>> tally_match(t, v.rules, v.computer, v.key_id, v.history) == len(v.history)  # deals added
 True
 >>> sorted({r.test[0] for r in t.results()})  # doctest: +NORMALIZE_WHITESPACE
-['aces', 'first dealer', 'high-card points', 'kings', 'revealed card', 'revealed rank',
- 'suit pattern', 'trump suit', 'trumps', 'voids']
+['aces', 'first dealer', 'high-card points', 'kings', 'repeated hands', 'revealed card',
+ 'revealed rank', 'suit pattern', 'trump suit', 'trumps', 'voids']
 """
 
 from __future__ import annotations
@@ -64,8 +64,16 @@ LABELS = ("computer", "human")
 HCP, TRUMPS, PATTERN, VOIDS = "high-card points", "trumps", "suit pattern", "voids"
 REVEALED, TRUMP_SUIT, FIRST_DEALER = "revealed card", "trump suit", "first dealer"
 ACES, KINGS, REVEALED_RANK = "aces", "kings", "revealed rank"
+REPEATED = "repeated hands"
+# one hand in REPEAT_SAMPLE is kept (by a fingerprint of its cards, so a hand dealt again
+# is kept again): what counting repeats costs, about 60 bytes a match
+REPEAT_SAMPLE = 64
+_HANDS = 635_013_559_600  # C(52, 13): the 13-card hands
+_FINGERPRINT = 0x9E3779B97F4A7C15  # a multiplicative hash (Fibonacci), public
+_MASK64 = (1 << 64) - 1
+_KEEP = (1 << 64) // REPEAT_SAMPLE
 MEASURES = (HCP, ACES, KINGS, TRUMPS, PATTERN, VOIDS, REVEALED, REVEALED_RANK, TRUMP_SUIT,
-            FIRST_DEALER)
+            FIRST_DEALER, REPEATED)
 TABLE_SEATS = ("seat 1", "seat 2", "seat 3", "seat 4")  # absolute, as people count them
 TEAMS = ("seats 1+3", "seats 2+4")
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -168,6 +176,9 @@ class _DealTally:
         self.sums(("seat", "|".join(POSITIONS)), [(s,) for s in by_position])
         self.sums(("table seat", "|".join(TABLE_SEATS)), [(s,) for s in range(4)])
         self.sums(("team", "|".join(TEAMS)), [(0, 2), (1, 3)])
+        for mask in self.masks:  # a hand dealt again: kept when its fingerprint says so
+            if (mask * _FINGERPRINT) & _MASK64 < _KEEP:
+                tally.drawn((REPEATED, "all", "13-card hands"), mask, _HANDS, REPEAT_SAMPLE)
         if labels is not None:
             self.labels(labels)
         self.named_trump()
