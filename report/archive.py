@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from tarneeb.audit.fairness import StatResult
 
 GROUP_WORDS = {"seat": "by seat relative to the dealer", "label": "by seat label",
+               "table seat": "by table seat", "team": "by team", "player": "by player",
+               "match state": "against the state of the match",
+               "serial": "against the deal before",
+               "named by declarer": "given the declarer's length in the named suit",
                "key": "by signing key", "all": "over all deals",
                "computer vs human": "computer seats against human seats"}
 
@@ -76,7 +80,7 @@ def _test_row(r: StatResult) -> dict[str, Any]:
     else:
         observed, expected = _fmt(r.observed[0]), _fmt(r.expected[0])
     unit = {"Cohen's w": "w", "mean shift per hand": "per hand",
-            "difference per deal": "difference"}.get(r.detectable_unit, "")
+            "difference per deal": "difference"}.get(r.detectable_unit, r.detectable_unit)
     return {"measure": measure, "group": group if by != "all" else "all deals",
             "by": GROUP_WORDS.get(by, by), "method": r.method, "n": f"{r.n:,}",
             "observed": observed, "expected": expected, "p": format_p(r.p_value),

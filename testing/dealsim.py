@@ -18,7 +18,9 @@ that does not suit it:
   (its points unchanged, its aces up, its kings down);
 * ``match state``: the side behind gets the better of two deals;
 * ``first dealer``: the first dealer is a computer seat;
-* ``repeat``: a deal of the archive dealt again, its hands to other seats.
+* ``repeat``: a deal of the archive dealt again, its hands to other seats;
+* ``serial``: of two deals, the one whose points for seats 1 and 3 are nearer the deal
+  before's (streaks: a side's luck lasts).
 
 Reproducible from the ``random.Random`` given (NOT secret: tests and benches only).
 
@@ -41,7 +43,8 @@ from tarneeb.replay.archive.measures import hcp, tally_match
 from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.ruleset import PRESETS
 
-CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat")
+CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat",
+          "serial")
 PLAYERS = ("Rami", "Lina", "Omar", "Sara", "Karim", "Nour", "Ziad", "Dana", "Hadi", "Maya",
            "Fadi", "Rana")
 FAVOURED = "Rami"
@@ -78,13 +81,24 @@ def _trade_honours(rng: random.Random, deck: list[int], dealer: int) -> list[int
 
 
 def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
-          favoured: Sequence[int], behind: int | None, past: list[list[int]]) -> list[int]:
+          favoured: Sequence[int], behind: int | None, past: list[list[int]],
+          last: int | None = None) -> list[int]:
     deck = _shuffled(rng)
     if cheat is None or rng.random() >= strength:
         past.append(deck)
         return deck
     if cheat == "repeat":
         return rng.choice(past) if past else deck
+    if cheat == "serial":
+        if last is None:
+            return deck
+        other = _shuffled(rng)
+
+        def gap(d: list[int]) -> int:
+            hs = deal_hands(d, dealer)
+            return abs(hcp(hs[0]) + hcp(hs[2]) - last)
+
+        return other if gap(other) < gap(deck) else deck
     if cheat == "honours":
         return _trade_honours(rng, deck, dealer)
     if cheat == "match state":
@@ -121,7 +135,8 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
     for k in range(deals):
         dealer = (first + k) % 4
         behind = None if totals[0] == totals[1] else int(totals[1] < totals[0])
-        deck = _deal(rng, dealer, cheat, strength, seats, behind, past)
+        last = hcp(records[-1].hands[0]) + hcp(records[-1].hands[2]) if records else None
+        deck = _deal(rng, dealer, cheat, strength, seats, behind, past, last)
         trump = rng.randrange(4)
         totals[rng.randrange(2)] += rng.randrange(14)
         records.append(SimpleNamespace(

@@ -24,6 +24,7 @@ TARGETS = {
     "match state": (30, (HCP, "match state", "side behind")),
     "first dealer": (30, ("first dealer", "label", "computer")),
     "repeat": (30, ("repeated hands", "all", "13-card hands")),
+    "serial": (30, (HCP, "serial", "previous deal")),
 }
 
 

@@ -128,6 +128,7 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
     key_group = key or "unsigned"
     deals = 0
     totals = (0, 0)  # the teams' scores before the deal (seats 1 and 3, seats 2 and 4)
+    previous: int | None = None  # the points of seats 1 and 3 in the deal before
     for hand in hands:
         if not is_deal(hand.hands):  # an attempt the replayer could not deal (not replayed)
             continue
@@ -142,6 +143,10 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
         deal = _DealTally(tally, rules, hand)
         deal.add(labels, key_group)
         deal.state(deals, totals)
+        points = hcp(hand.hands[0] | hand.hands[2])
+        if previous is not None:  # consecutive deals of a match are independent
+            tally.covariate((HCP, "serial", "previous deal"), _TEAM_HCP, previous, points)
+        previous = points
         if names is not None and len(names) == 4:
             deal.players(names)
         after = getattr(hand, "totals", None)
