@@ -77,8 +77,10 @@ def _test_row(r: StatResult) -> dict[str, Any]:
         observed = f"{r.categories[i]} {_fmt(r.observed[i])}"
         expected = f"{_fmt(r.expected[i])}; chi-square {_fmt(r.statistic)}, df {r.df}" \
             if r.statistic is not None else _fmt(r.expected[i])
-    else:
+    elif r.observed:
         observed, expected = _fmt(r.observed[0]), _fmt(r.expected[0])
+    else:  # not tested (too few players with enough hands, too few deals): nothing observed
+        observed = expected = "–"
     unit = {"Cohen's w": "w", "mean shift per hand": "per hand",
             "difference per deal": "difference"}.get(r.detectable_unit, r.detectable_unit)
     return {"measure": measure, "group": group if by != "all" else "all deals",
