@@ -20,6 +20,9 @@
   move durable (median and worst);
 * ``audit`` of a 2,000-log archive: logs and hands per second with 1 job, 2 jobs and a
   local Dask cluster of two worker processes, as ratios to 1 job;
+* the calibration of the archive audit's verdict: the share of 1,000 fair archives of
+  mixed origins flagged (Clopper-Pearson 95 % interval), each test's p-values, the
+  detectable biases at 100 and 1,000 matches (``bench/bench_calibration.py``);
 * blind dealing: CPU time per deal (passes, dealing, proofs) and per check of a
   transcript, bytes per hand, beside the seed protocol's figures (``bench/bench_blind.py``).
 
@@ -74,6 +77,8 @@ def main() -> None:
     ap.add_argument("--archive", type=int, default=2000,
                     help="logs verified for the memory figure")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--calibration", type=int, default=1000,
+                    help="fair archives of the audit's calibration (0: skip)")
     ap.add_argument("--archive-logs", type=int, default=2000,
                     help="logs in the archive the audit goes through (0: skip)")
     args = ap.parse_args()
@@ -121,6 +126,11 @@ def main() -> None:
         figures["archive"] = bench_archive(args.archive_logs)
     from bench_blind import bench_blind
     from bench_blind import lines as blind_lines
+    from bench_calibration import bench_calibration
+    from bench_calibration import lines as calibration_lines
+
+    if args.calibration:
+        figures["calibration"] = bench_calibration(args.calibration)
 
     figures["blind"] = bench_blind()
     if args.json:
@@ -155,6 +165,9 @@ def main() -> None:
     for text in blind_lines(figures["blind"], d["microseconds_per_deal"],  # type: ignore[arg-type]
                             s["bytes_per_played_hand"]):
         print(text)
+    if "calibration" in figures:
+        for text in calibration_lines(figures["calibration"]):  # type: ignore[arg-type]
+            print(text)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from tarneeb.audit.fairness import StatResult
 
 GROUP_WORDS = {"seat": "by seat relative to the dealer", "label": "by seat label",
+               "table seat": "by table seat", "team": "by team", "player": "by player",
+               "match state": "against the state of the match",
+               "serial": "against the deal before",
+               "named by declarer": "given the declarer's length in the named suit",
                "key": "by signing key", "all": "over all deals",
                "computer vs human": "computer seats against human seats"}
 
@@ -83,16 +87,28 @@ def _test_row(r: StatResult) -> dict[str, Any]:
     if r.method == "G-test":
         observed = f"{sum(r.observed):,.0f} in {len(r.categories)} categories"
         expected = f"G = {_fmt(r.statistic)}, df {r.df}" if r.statistic is not None else "–"
-    else:
+    elif len(r.observed) > 1:  # a joint test: the group furthest from its expectation
+        i = _worst(r)
+        observed = f"{r.categories[i]} {_fmt(r.observed[i])}"
+        expected = f"{_fmt(r.expected[i])}; chi-square {_fmt(r.statistic)}, df {r.df}" \
+            if r.statistic is not None else _fmt(r.expected[i])
+    elif r.observed:
         observed, expected = _fmt(r.observed[0]), _fmt(r.expected[0])
+    else:  # not tested (too few players with enough hands, too few deals): nothing observed
+        observed = expected = "–"
     unit = {"Cohen's w": "w", "mean shift per hand": "per hand",
-            "difference per deal": "difference"}.get(r.detectable_unit, "")
+            "difference per deal": "difference"}.get(r.detectable_unit, r.detectable_unit)
     return {"measure": measure, "group": group if by != "all" else "all deals",
             "by": GROUP_WORDS.get(by, by), "method": r.method, "n": f"{r.n:,}",
             "observed": observed, "expected": expected, "p": format_p(r.p_value),
             "p_adjusted": format_p(r.p_adjusted), "flagged": r.flagged, "tested": r.tested,
             "detectable": f"{_fmt(r.detectable)} {unit}" if r.detectable is not None else "–",
             "id": _slug(r.test)}
+
+
+def _worst(r: StatResult) -> int:
+    """The group of a joint test furthest from its expectation."""
+    return max(range(len(r.observed)), key=lambda i: abs(r.observed[i] - r.expected[i]))
 
 
 def _slug(test: tuple[str, ...]) -> str:
@@ -151,7 +167,7 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
         fig, ax = plt.subplots(figsize=(5, 0.36 * len(means) + 1.4))  # its labels beside it
         labels = [describe_test(r) for r in means]
         for i, r in enumerate(means):
-            diff = r.observed[0] - r.expected[0]
+            diff = r.observed[_worst(r)] - r.expected[_worst(r)] if r.observed else 0.0
             colour = "#a11d1d" if r.flagged else "#1d2330"
             ax.errorbar(diff, i, xerr=1.96 * (r.std_error or 0.0), fmt="o", color=colour,
                         capsize=3, markersize=4)
@@ -164,7 +180,8 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
         ax.set_xlabel("observed minus expected (dot, with 95% interval); detectable bias "
                       "(yellow ticks)", fontsize=9)
         ax.tick_params(axis="x", labelsize=9)
-        title = "means per hand and computer against human: observed minus expected"
+        title = ("means per hand and computer against human: observed minus expected (a joint "
+                 "test: its group furthest from expected)")
         figures.append(figure_svg(fig, f"{origin} deals: {title}", caption=title))
     return figures
 

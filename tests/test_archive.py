@@ -79,11 +79,13 @@ def test_the_biased_archive_is_flagged_and_the_fair_ones_are_not(
     assert code == EXIT_BIAS == biased["exit_code"] and biased["clean"] == MATCHES
     flagged = {tuple(t["test"]): t for t in biased["fairness"]["recorded"] if t["flagged"]}
     assert ("high-card points", "computer vs human", "per hand") in flagged
-    assert ("high-card points", "label", "computer") in flagged
-    computer = flagged[("high-card points", "label", "computer")]
-    assert computer["observed"][0] - computer["expected"][0] > 0.7  # about a point more
-    # nothing but the points is flagged: the positions relative to the dealer are fair
-    assert all(t[0] == "high-card points" and t[1] != "seat" for t in flagged)
+    paired = flagged[("high-card points", "computer vs human", "per hand")]
+    assert paired["observed"][0] - paired["expected"][0] > 1.4  # about a point more, and less
+    # nothing but the labels is flagged (the points, and the honours that make them; the
+    # players, whose names here say bot or player): the seats, relative to the dealer or
+    # at the table, are fair
+    assert all(t[1] in ("computer vs human", "label", "player") for t in flagged), \
+        sorted(flagged)
     assert all(t["p_adjusted"] <= 0.05 for t in flagged.values())
 
 
@@ -92,11 +94,15 @@ def test_every_measure_is_tested_against_its_exact_distribution(
     _, doc = audit_json(capsys, "-j", "1", str(archives["proven"]))
     tests = doc["fairness"]["proven"]
     measures = {t["test"][0] for t in tests}
-    assert measures == {"high-card points", "trumps", "suit pattern", "voids", "revealed card",
-                        "trump suit", "first dealer"}
+    assert measures == {"high-card points", "aces", "kings", "trumps", "suit pattern", "voids",
+                        "revealed card", "revealed rank", "trump suit", "first dealer",
+                        "repeated hands"}
     groups = {tuple(t["test"][1:]) for t in tests}
     assert {("seat", "dealer"), ("seat", "dealer+1"), ("label", "computer"),
-            ("label", "human"), ("computer vs human", "per hand")} <= groups
+            ("label", "human"), ("computer vs human", "per hand"),
+            ("seat", "dealer|dealer+1|dealer+2|dealer+3"),
+            ("table seat", "seat 1|seat 2|seat 3|seat 4"), ("team", "seats 1+3|seats 2+4"),
+            ("player", "by name"), ("match state", "side behind")} <= groups
     for t in tests:
         if t["p_value"] is not None:
             assert t["detectable"] > 0 and t["p_adjusted"] >= t["p_value"]
@@ -373,8 +379,12 @@ def test_each_match_counts_once(repeated: dict[str, Any]) -> None:
     assert len({r.sha256 for r in rows}) == both.logs - 2  # a digest per content
     # the first in the order of the paths counts: the other way round, the copy does
     flipped, _ = summary_of(str(repeated["again"]), str(repeated["originals"]), jobs=1)
-    assert flipped.to_json(flipped.fairness())["fairness"] == \
-        alone.to_json(alone.fairness())["fairness"]
+
+    def deals_only(s: Any) -> dict[str, list[Any]]:  # the conflicting log renames a player
+        return {o: [t for t in ts if t["test"][1] != "player"]
+                for o, ts in s.to_json(s.fairness())["fairness"].items()}
+
+    assert deals_only(flipped) == deals_only(alone)
     firsts = {Path(r.path).name: Path(r.first).name for r in flipped.first_repeats}
     assert firsts[Path(first[0]).name] == "copy-of-first.tlog"
 

@@ -169,3 +169,67 @@ def test_too_few_samples_are_not_tested_and_not_flagged() -> None:
     t.fit(("x",), DrawSum(HCP, 13), 10)
     [r] = t.results()
     assert not r.tested and not r.flagged and r.detectable is None
+
+
+def test_sparse_g_tests_get_a_reproducible_monte_carlo_p_value() -> None:
+    """52 equally likely categories, 5 expected each: the p-value is simulated (the
+    chi-square tail is liberal there), the same on every run given the counts, and
+    near the exact multinomial tail (here: the share of simulated samples beyond)."""
+    cards = Uniform(tuple(range(52)))
+    rng = random.Random(4)
+    t = Tally()
+    for _ in range(260):
+        t.fit(("card",), cards, rng.randrange(52))
+    first, again = t.results(detectable=False)[0], t.results(detectable=False)[0]
+    assert first.p_method == "Monte Carlo" and first.p_value == again.p_value
+    assert 0 < first.p_value <= 1
+
+
+def test_a_z_test_of_few_observations_is_exact() -> None:
+    """40 draws of one seat in four: the exact binomial tail, not the normal one."""
+    ref = DrawSum(((1, 1), (0, 3)), 1)
+    t = Tally()
+    for k in range(40):
+        t.mean(("first dealer",), ref, int(k < 17))
+    r = t.results(detectable=False)[0]
+    assert r.p_method == "exact"
+    assert r.p_value == pytest.approx(2 * stats.binom(40, 0.25).sf(16), rel=1e-9)
+
+
+def test_the_two_teams_joint_test_is_one_z_test() -> None:
+    """The teams' points add up to 40: their joint test (1 degree of freedom) is the z-test
+    of one team's points, squared."""
+    team = DrawSum(HCP, 26, 2)
+    rng = random.Random(9)
+    t = Tally()
+    for _ in range(300):
+        cards = rng.sample(_items(HCP), 52)
+        a = sum(cards[:26])
+        t.joint(("hcp", "team", "a|b"), (team, team), (a, 40 - a))
+        t.mean(("hcp", "one team"), team, a)
+    joint, one = sorted(t.results(detectable=False, correct=False), key=lambda r: r.method)
+    assert joint.method == "joint chi-square" and joint.df == 1
+    assert joint.statistic == pytest.approx(one.statistic ** 2, rel=1e-9)
+
+
+def test_a_joint_test_without_deviation_has_p_value_one() -> None:
+    """Deviations of exactly zero: rounding in the quadratic form must not give a
+    negative statistic (whose chi-square tail is NaN)."""
+    ref = DrawSum(((1, 3), (0, 36)), 13)  # 13 of 39 cards, 3 marked: mean 1 a hand
+    t = Tally()
+    for _ in range(5):
+        t.joint(("marked", "hands", "a|b|c"), (ref, ref, ref), (1, 1, 1))
+    r = t.results(detectable=False)[0]
+    assert r.df == 2 and r.p_value == pytest.approx(1.0)
+
+
+def test_repeated_hands_against_their_exact_expected_count() -> None:
+    """Hands drawn from 10**12 equally likely ones: none repeated is p 1; one pair among
+    1,000 is about as likely as its Poisson mean, C(1000, 2) / 10**12."""
+    t = Tally()
+    for v in range(1000):
+        t.drawn(("hands",), v, 10 ** 12, 1)
+    assert t.results(detectable=False)[0].p_value == 1.0
+    t.drawn(("hands",), 7, 10 ** 12, 1)
+    r = t.results(detectable=False)[0]
+    assert r.statistic == 1 and r.p_value == pytest.approx(1001 * 1000 / 2 / 10 ** 12, rel=1e-3)

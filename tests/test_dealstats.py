@@ -55,7 +55,7 @@ def test_a_label_favoured_by_redealing_is_found() -> None:
     found = 0
     for seed in range(5):
         results = _archive(1000 + seed, biased=True).results(0.05, detectable=False)
-        found += any(r.flagged and r.test[:2] == ("high-card points", "label")
+        found += any(r.flagged and r.test[:2] == ("high-card points", "computer vs human")
                      for r in results)
     assert found == 5
 

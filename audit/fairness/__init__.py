@@ -39,7 +39,7 @@ test could have detected). It imports nothing of tarneeb but itself.
 
 from __future__ import annotations
 
-from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, holm
+from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all, holm
 from tarneeb.audit.fairness.exact import (
     DrawEmpty,
     DrawPattern,
@@ -64,6 +64,7 @@ __all__ = [
     "StatResult",
     "Tally",
     "Uniform",
+    "correct_all",
     "detectable_shift",
     "detectable_w",
     "holm",

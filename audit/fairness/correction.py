@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tarneeb.audit.fairness.power import detectable_bias
 from tarneeb.audit.fairness.tests import StatResult
 
 DEFAULT_ALPHA = 0.05
@@ -28,5 +29,18 @@ def holm(results: Sequence[StatResult], alpha: float = DEFAULT_ALPHA) -> None:
         r.flagged = running <= alpha
 
 
+def correct_all(results: Sequence[StatResult], alpha: float = DEFAULT_ALPHA,
+                power: float = 0.8, detectable: bool = True) -> None:
+    """One family: Holm over every test of ``results`` (all the archive's, whatever their
+    origin), then each test's detectable bias at the level of Holm's first step
+    (``alpha`` over the number of tests): a fair archive is flagged anywhere with
+    probability at most ``alpha``."""
+    holm(results, alpha)
+    m = sum(1 for r in results if r.tested)
+    if detectable:
+        for r in results:
+            if r.tested:
+                detectable_bias(r, alpha / max(m, 1), power)
 
-__all__ = ["DEFAULT_ALPHA", "holm"]
+
+__all__ = ["DEFAULT_ALPHA", "correct_all", "holm"]

@@ -41,11 +41,52 @@ def detectable_shift(sd_of_total: float, units: float, alpha: float,
     return float(z * sd_of_total / units)
 
 
-def _detectable(r: StatResult, alpha: float, power: float) -> None:
+def detectable_noncentrality(df: int, alpha: float, power: float = DEFAULT_POWER) -> float:
+    """The noncentrality at which a chi-square test with ``df`` degrees of freedom at level
+    ``alpha`` has ``power``.
+
+    >>> round(detectable_noncentrality(3, 0.05), 2)     # Cohen's tables: 10.90
+    10.9
+    """
+    from scipy import optimize, stats
+    crit = stats.chi2.isf(alpha, df)
+
+    def gap(nc: float) -> float:
+        return float(stats.ncx2.sf(crit, df, nc)) - power
+
+    hi = 1.0
+    while gap(hi) < 0:
+        hi *= 2
+    return float(optimize.brentq(gap, 1e-9, hi))
+
+
+def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -> None:
+    """Set ``r.detectable`` (and its unit): the smallest bias ``r``'s test flags with
+    ``power`` at level ``alpha`` (the level of Holm's first step)."""
     if r.method == "G-test":
         if r.df:
             r.detectable = detectable_w(r.n, r.df, alpha, power)
             r.detectable_unit = "Cohen's w"
+        return
+    if r.method == "joint chi-square":
+        if r.df and r.unit_noncentrality:
+            r.detectable = math.sqrt(detectable_noncentrality(r.df, alpha, power)
+                                     / r.unit_noncentrality)
+            r.detectable_unit = "mean shift per hand"
+        return
+    if r.method == "max z over members":  # Bonferroni over the members, a median member
+        alpha = alpha / max(r.df or 1, 1)
+        r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
+        r.detectable_unit = "mean shift per hand"
+        return
+    if r.method == "repeats (Poisson)":  # one kept pair flags: the hands dealt again it takes
+        r.detectable = math.ceil(math.log(1 - power) / math.log(1 - 1 / (r.df or 1))) \
+            if (r.df or 1) > 1 else 1.0
+        r.detectable_unit = "hands dealt again"
+        return
+    if r.method == "covariate z-test":
+        r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
+        r.detectable_unit = "slope per hand"
         return
     # the standard error of the mean is the sd of the total over the units
     r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
@@ -54,4 +95,5 @@ def _detectable(r: StatResult, alpha: float, power: float) -> None:
 
 
 
-__all__ = ["DEFAULT_POWER", "detectable_shift", "detectable_w"]
+__all__ = ["DEFAULT_POWER", "detectable_bias", "detectable_noncentrality", "detectable_shift",
+           "detectable_w"]

@@ -11,9 +11,10 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, holm
+from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all
 from tarneeb.audit.fairness.exact import DrawEmpty, DrawSum, PairedDraws, Reference, TestId, Value
-from tarneeb.audit.fairness.power import DEFAULT_POWER, _detectable
+from tarneeb.audit.fairness.joint import covariate_test, joint_test, max_test, repeats_test
+from tarneeb.audit.fairness.power import DEFAULT_POWER
 from tarneeb.audit.fairness.tests import StatResult, _g_test, _mean_test, _paired_test
 
 
@@ -52,6 +53,31 @@ class Tally:
         self.sums[("paired-x", test, ref)] += x
         self.sums[("paired-y", test, ref)] += y
 
+    def joint(self, test: TestId, refs: tuple[DrawSum, ...], values: tuple[int, ...]) -> None:
+        """One deal's sums of disjoint draws from one population (e.g. the points of the
+        four seats), tested together against their exact covariance: the group names
+        are ``test``'s last label, joined by ``|`` (``("hcp", "seat", "N|E|S|W")``)."""
+        self.counts[("joint", test, refs)] += 1
+        for i, v in enumerate(values):
+            self.sums[("joint", test, refs, i)] += v
+
+    def member(self, test: TestId, member: str, ref: DrawSum | DrawEmpty, value: int) -> None:
+        """One observation of a member (a player by name) for the max test over members."""
+        self.counts[("member", test, member, ref)] += 1
+        self.sums[("member", test, member, ref)] += value
+
+    def covariate(self, test: TestId, ref: DrawSum, x: int, value: int) -> None:
+        """One value with the covariate ``x`` it must not depend on (an integer)."""
+        self.counts[("covariate", test, ref)] += 1
+        for what, v in (("x", x), ("xx", x * x), ("y", value), ("xy", x * value)):
+            self.sums[("covariate-" + what, test, ref)] += v
+
+    def drawn(self, test: TestId, value: int, population: int, sampled: int) -> None:
+        """One draw of ``value`` (one of ``population`` equally likely values), kept by a
+        sample of one value in ``sampled`` (the caller keeps it or not), for the test of
+        values drawn again."""
+        self.counts[("repeat", test, population, sampled, value)] += 1
+
     def merge(self, other: Tally) -> Tally:
         self.counts.update(other.counts)
         self.sums.update(other.sums)
@@ -66,9 +92,12 @@ class Tally:
 
     def results(self, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER,
                 select: Callable[[TestId], bool] | None = None,
-                detectable: bool = True) -> list[StatResult]:
+                detectable: bool = True, correct: bool = True) -> list[StatResult]:
         """Every test (or those ``select`` keeps), Holm-corrected together at
-        family-wise level ``alpha``; ``detectable=False`` skips the power calculation."""
+        family-wise level ``alpha``; ``detectable=False`` skips the power calculation;
+        ``correct=False`` leaves the correction (and the power, which depends on it) to
+        the caller, who corrects these tests together with others
+        (:func:`~tarneeb.audit.fairness.correction.correct_all`)."""
         groups: dict[tuple[str, TestId], dict[Any, int]] = {}
         for key, n in self.counts.items():
             if select is not None and not select(key[1]):
@@ -90,11 +119,27 @@ class Tally:
                                              for (ref,), k in counts.items()]))
             elif kind == "paired":
                 out.append(_paired_test(test, counts, self.sums))
-        holm(out, alpha)
-        m = sum(1 for r in out if r.tested)
-        for r in out:
-            if r.tested and detectable:
-                _detectable(r, alpha / max(m, 1), power)
+            elif kind == "joint":
+                out.append(joint_test(test, tuple(test[-1].split("|")), counts, self.sums))
+            elif kind == "member":
+                members: dict[str, list[tuple[Any, int, int]]] = {}
+                for (name, ref), k in counts.items():
+                    members.setdefault(name, []).append(
+                        (ref, k, self.sums[("member", test, name, ref)]))
+                out.append(max_test(test, members))
+            elif kind == "repeat":
+                by_value: dict[Any, int] = {}
+                (population, sampled) = next(iter(counts))[:2]
+                for (_, _, value), k in counts.items():
+                    by_value[value] = by_value.get(value, 0) + k
+                out.append(repeats_test(test, by_value, population, sampled))
+            elif kind == "covariate":
+                out.append(covariate_test(test, [
+                    (ref, k, *(self.sums[("covariate-" + w, test, ref)]
+                               for w in ("x", "xx", "y", "xy")))
+                    for (ref,), k in sorted(counts.items(), key=lambda kv: repr(kv[0]))]))
+        if correct:
+            correct_all(out, alpha, power, detectable)
         return out
 
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
+from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally, correct_all
 from tarneeb.replay.archive.claims import Claim, Claims, claim_message, claim_of
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
 from tarneeb.replay.archive.measures import HCP, tally_match
@@ -183,7 +183,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
             deals = "proven" if v.deals_proven and signed else "recorded"
             tally = out.tallies.setdefault(deals, Tally())
             group = v.signer if v.key_pinned and v.signer is not None else v.key_id
-            if tally_match(tally, v.rules, v.computer, group, v.history):
+            if tally_match(tally, v.rules, v.computer, group, v.history, v.names):
                 share = snapshot(tally)
         computers = sum(v.computer)
         out.matches.append(MatchRow(
@@ -467,17 +467,11 @@ class ArchiveSummary:
 
     def fairness(self, alpha: float = DEFAULT_ALPHA,
                  power: float = DEFAULT_POWER) -> dict[str, list[StatResult]]:
-        """The statistics of each origin's deals (proven, recorded), each origin corrected
-        on its own: one family of tests for the implementation, one for the platform."""
-        out = {}
-        for origin in ORIGINS:
-            tally = self.tallies.get(origin)
-            if not tally:
-                continue
-            keys = tested_keys(tally)
-            out[origin] = tally.results(alpha, power,
-                                        select=lambda t, k=keys: t[1] != "key" or t[2] in k)
-        return out
+        """The statistics of each origin's deals (proven, recorded), reported apart but
+        corrected together: one family of every test of the archive, so a fair archive of
+        any mix is flagged with probability at most ``alpha`` (Holm, as
+        :func:`fairness_results` says)."""
+        return fairness_results(self.tallies, alpha, power)
 
     def to_json(self, fairness: dict[str, list[StatResult]] | None = None) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -509,6 +503,24 @@ class ArchiveSummary:
             doc["fairness"] = {o: [r.to_json() for r in rs] for o, rs in fairness.items()}
             doc["bias_flagged"] = bias_flagged(fairness)
         return doc
+
+
+def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
+                     power: float = DEFAULT_POWER, detectable: bool = True,
+                     ) -> dict[str, list[StatResult]]:
+    """Every test of every origin's tally (``ORIGINS`` order), Holm-corrected as one
+    family at family-wise level ``alpha``: exit code 3 fires with probability at most
+    ``alpha`` on a fair archive, whatever its mix of proven and recorded deals."""
+    out: dict[str, list[StatResult]] = {}
+    for origin in ORIGINS:
+        tally = tallies.get(origin)
+        if not tally:
+            continue
+        keys = tested_keys(tally)
+        out[origin] = tally.results(alpha, power, correct=False,
+                                    select=lambda t, k=keys: t[1] != "key" or t[2] in k)
+    correct_all([r for rs in out.values() for r in rs], alpha, power, detectable)
+    return out
 
 
 def tested_keys(tally: Tally) -> set[str]:
@@ -582,6 +594,7 @@ __all__ = [
     "copy_finding",
     "describe_test",
     "expand_paths",
+    "fairness_results",
     "first_log_finding",
     "read_url",
     "run_chunks",

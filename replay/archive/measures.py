@@ -33,8 +33,8 @@ references say so.
 >>> tally_match(t, v.rules, v.computer, v.key_id, v.history) == len(v.history)  # deals added
 True
 >>> sorted({r.test[0] for r in t.results()})  # doctest: +NORMALIZE_WHITESPACE
-['first dealer', 'high-card points', 'revealed card', 'suit pattern', 'trump suit',
- 'trumps', 'voids']
+['aces', 'first dealer', 'high-card points', 'kings', 'repeated hands', 'revealed card',
+ 'revealed rank', 'suit pattern', 'trump suit', 'trumps', 'voids']
 """
 
 from __future__ import annotations
@@ -63,12 +63,27 @@ LABELS = ("computer", "human")
 
 HCP, TRUMPS, PATTERN, VOIDS = "high-card points", "trumps", "suit pattern", "voids"
 REVEALED, TRUMP_SUIT, FIRST_DEALER = "revealed card", "trump suit", "first dealer"
-MEASURES = (HCP, TRUMPS, PATTERN, VOIDS, REVEALED, TRUMP_SUIT, FIRST_DEALER)
+ACES, KINGS, REVEALED_RANK = "aces", "kings", "revealed rank"
+REPEATED = "repeated hands"
+# one hand in REPEAT_SAMPLE is kept (by a fingerprint of its cards, so a hand dealt again
+# is kept again): what counting repeats costs, about 60 bytes a match
+REPEAT_SAMPLE = 64
+_HANDS = 635_013_559_600  # C(52, 13): the 13-card hands
+_FINGERPRINT = 0x9E3779B97F4A7C15  # a multiplicative hash (Fibonacci), public
+_MASK64 = (1 << 64) - 1
+_KEEP = (1 << 64) // REPEAT_SAMPLE
+MEASURES = (HCP, ACES, KINGS, TRUMPS, PATTERN, VOIDS, REVEALED, REVEALED_RANK, TRUMP_SUIT,
+            FIRST_DEALER, REPEATED)
+TABLE_SEATS = ("seat 1", "seat 2", "seat 3", "seat 4")  # absolute, as people count them
+TEAMS = ("seats 1+3", "seats 2+4")
+RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 
 _RANK_MASKS = {rank: sum(1 << (13 * s + rank) for s in range(4)) for rank in range(13)}
 _HONOURS = ((4, _RANK_MASKS[12]), (3, _RANK_MASKS[11]), (2, _RANK_MASKS[10]), (1, _RANK_MASKS[9]))
 _ALL_CARDS = Uniform(tuple(card_name(c) for c in range(52)))
 _ALL_SUITS = Uniform(SUIT_NAMES)
+_ALL_RANKS = Uniform(RANK_NAMES)
+_RANK_POPULATION = ((1, 4), (0, 48))  # the aces (or kings) among the 52 cards
 _ALL_SEATS = Uniform((0, 1, 2, 3))
 
 
@@ -103,22 +118,40 @@ def _trump_population(rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
 
 
 def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str | None,
-                hands: Iterable[Any]) -> int:
-    """Add the deals of one match (the engine's ``Hand`` records) to ``tally``.
+                hands: Iterable[Any], names: Sequence[str] | None = None) -> int:
+    """Add the deals of one match (the engine's ``Hand`` records) to ``tally``; ``names``
+    are the seats' player names (the log's header), for each player's luck across matches.
 
     Returns the number of deals added.
     """
     labels = [LABELS[0] if c else LABELS[1] for c in computer] if len(computer) == 4 else None
     key_group = key or "unsigned"
     deals = 0
+    totals = (0, 0)  # the teams' scores before the deal (seats 1 and 3, seats 2 and 4)
+    previous: int | None = None  # the points of seats 1 and 3 in the deal before
     for hand in hands:
         if not is_deal(hand.hands):  # an attempt the replayer could not deal (not replayed)
             continue
         if deals == 0:
             tally.fit((FIRST_DEALER, "all", "all"), _ALL_SEATS, hand.dealer)
             tally.fit((FIRST_DEALER, "key", key_group), _ALL_SEATS, hand.dealer)
+            if labels is not None and 0 < labels.count(LABELS[0]) < 4:
+                k = labels.count(LABELS[0])
+                tally.mean((FIRST_DEALER, "label", "computer"), DrawSum(((1, k), (0, 4 - k)), 1),
+                           int(labels[hand.dealer] == LABELS[0]))
         deals += 1
-        _DealTally(tally, rules, hand).add(labels, key_group)
+        deal = _DealTally(tally, rules, hand)
+        deal.add(labels, key_group)
+        deal.state(deals, totals)
+        points = hcp(hand.hands[0] | hand.hands[2])
+        if previous is not None:  # consecutive deals of a match are independent
+            tally.covariate((HCP, "serial", "previous deal"), _TEAM_HCP, previous, points)
+        previous = points
+        if names is not None and len(names) == 4:
+            deal.players(names)
+        after = getattr(hand, "totals", None)
+        if after is not None and len(after) == 4:
+            totals = (after[0] + after[2], after[1] + after[3])
     return deals
 
 
@@ -126,7 +159,7 @@ class _DealTally:
     """The observations of one deal."""
 
     def __init__(self, tally: Tally, rules: RuleSet, hand: Any) -> None:
-        self.tally, self.rules = tally, rules
+        self.tally, self.rules, self.hand = tally, rules, hand
         self.masks, self.dealer, self.thirteenth = hand.hands, hand.dealer, hand.thirteenth
         self.trump = rules.trump_for_deal(hand.thirteenth)
         self.pop = _trump_population(rules) if self.trump is not None else None
@@ -136,20 +169,55 @@ class _DealTally:
         if self.rules.reveals_card and self.thirteenth is not None and self.trump is not None:
             card = card_name(self.thirteenth)
             tally.fit((REVEALED, "all", "all"), _ALL_CARDS, card)
+            tally.fit((REVEALED_RANK, "all", "all"), _ALL_RANKS, RANK_NAMES[self.thirteenth % 13])
             tally.fit((TRUMP_SUIT, "all", "all"), _ALL_SUITS, SUIT_NAMES[self.trump])
             tally.fit((REVEALED, "key", key_group), _ALL_CARDS, card)
         for seat in range(4):
-            self.one_hand(("seat", POSITIONS[(seat - dealer) & 3]), seat, True)
+            self.one_hand(("seat", POSITIONS[(seat - dealer) & 3]), seat, False)
+            tally.fit_and_mean((VOIDS, "seat", POSITIONS[(seat - dealer) & 3]), _VOIDS,
+                               suit_lengths(self.masks[seat]).count(0))
         self.one_hand(("key", key_group), (dealer + 1) & 3, True)
+        by_position = [(dealer + pos) & 3 for pos in range(4)]
+        self.sums(("seat", "|".join(POSITIONS)), [(s,) for s in by_position])
+        self.sums(("table seat", "|".join(TABLE_SEATS)), [(s,) for s in range(4)])
+        self.sums(("team", "|".join(TEAMS)), [(0, 2), (1, 3)])
+        for mask in self.masks:  # a hand dealt again: kept when its fingerprint says so
+            if (mask * _FINGERPRINT) & _MASK64 < _KEEP:
+                tally.drawn((REPEATED, "all", "13-card hands"), mask, _HANDS, REPEAT_SAMPLE)
         if labels is not None:
             self.labels(labels)
+        self.named_trump()
+
+    def measures(self, seats: Sequence[int]) -> list[tuple[str, DrawSum, int]]:
+        """The sums of ``seats``' hands together: points, aces, kings, trumps (where fixed)."""
+        joined = 0
+        for s in seats:
+            joined |= self.masks[s]
+        k = len(seats)
+        out = [(HCP, _sum_ref(HCP_POPULATION, 13 * k, k), hcp(joined)),
+               (ACES, _sum_ref(_RANK_POPULATION, 13 * k, k),
+                (joined & _RANK_MASKS[12]).bit_count()),
+               (KINGS, _sum_ref(_RANK_POPULATION, 13 * k, k),
+                (joined & _RANK_MASKS[11]).bit_count())]
+        t = self.trumps_of(seats, joined)
+        if t is not None:
+            out.append((TRUMPS, *t))
+        return out
+
+    def sums(self, group: tuple[str, str], parts: Sequence[Sequence[int]]) -> None:
+        """One joint test per measure of the sums of ``parts`` (disjoint sets of seats that
+        hold the whole deck: the four seats, the two teams)."""
+        per_part = [self.measures(p) for p in parts]
+        for i, (measure, _, _) in enumerate(per_part[0]):
+            self.tally.joint((measure, *group), _joint_refs(*(m[i][1] for m in per_part)),
+                             tuple(m[i][2] for m in per_part))
 
     def trumps_of(self, seats: Sequence[int], mask: int) -> tuple[DrawSum, int] | None:
         """The trumps among ``seats``' cards and their exact distribution."""
         if self.pop is None or self.trump is None:
             return None
         known = 1 if self.rules.reveals_card and self.dealer in seats else 0
-        ref = DrawSum(self.pop, 13 * len(seats) - known, len(seats))
+        ref = _sum_ref(self.pop, 13 * len(seats) - known, len(seats))
         return ref, (mask & SUIT_MASKS[self.trump]).bit_count()
 
     def one_hand(self, group: tuple[str, str], seat: int, with_mean: bool) -> None:
@@ -158,39 +226,70 @@ class _DealTally:
         numeric((HCP, *group), _HCP_HAND, hcp(mask))
         lengths = suit_lengths(mask)
         tally.fit((PATTERN, *group), _PATTERN, _pattern_name(lengths))
-        numeric((VOIDS, *group), _VOIDS, lengths.count(0))
+        if group[0] != "seat":  # by seat, the voids have a test of their mean too
+            numeric((VOIDS, *group), _VOIDS, lengths.count(0))
         t = self.trumps_of((seat,), mask)
         if t is not None:
             numeric((TRUMPS, *group), t[0], t[1])
 
     def labels(self, labels: list[str]) -> None:
-        tally = self.tally
+        """The distributions of a label's first hand; computer against human seats, per
+        hand, paired in one deal (one test: the deal's totals are fixed, so a test of each
+        label's mean would be this test twice)."""
         by_label: dict[str, list[int]] = {}
         for pos in DEALING_ORDER:
             seat = (self.dealer + pos) & 3
             by_label.setdefault(labels[seat], []).append(seat)
-        totals: dict[str, tuple[int, int, tuple[DrawSum, int] | None]] = {}
         for label, seats in by_label.items():
             self.one_hand(("label", label), seats[0], False)
-            joined = 0
-            for s in seats:
-                joined |= self.masks[s]
-            k = len(seats)
-            points = hcp(joined)
-            tally.mean((HCP, "label", label), DrawSum(HCP_POPULATION, 13 * k, k), points)
-            t = self.trumps_of(seats, joined)
-            if t is not None:
-                tally.mean((TRUMPS, "label", label), t[0], t[1])
-            totals[label] = (k, points, t)
-        if len(totals) < 2:
+        if len(by_label) < 2:
             return
-        (kc, pc, tc), (kh, ph, th) = totals["computer"], totals["human"]
+        computer, human = by_label["computer"], by_label["human"]
+        kc, kh = len(computer), len(human)
         group = ("computer vs human", "per hand")
-        tally.paired((HCP, *group), PairedDraws(HCP_POPULATION, 13 * kc, kc, 13 * kh, kh),
-                     pc, ph)
-        if tc is not None and th is not None and self.pop is not None:
-            tally.paired((TRUMPS, *group),
-                         PairedDraws(self.pop, tc[0].draws, kc, th[0].draws, kh), tc[1], th[1])
+        for (measure, x, vx), (_, y, vy) in zip(self.measures(computer), self.measures(human),
+                                                  strict=True):
+            pop = x.population
+            self.tally.paired((measure, *group), _paired_ref(pop, x.draws, kc, y.draws, kh),
+                              vx, vy)
+
+    def state(self, number: int, totals: tuple[int, int]) -> None:
+        """The points of the team of seats 1 and 3 against the match before the deal: who
+        is behind (+1 when it is, -1 when ahead) and the score difference. A fair deal does
+        not depend on the state of the match."""
+        diff = totals[1] - totals[0]  # how far seats 1 and 3 are behind
+        points = hcp(self.masks[0] | self.masks[2])
+        ref = _TEAM_HCP
+        self.tally.covariate((HCP, "match state", "side behind"), ref,
+                             (diff > 0) - (diff < 0), points)
+        self.tally.covariate((HCP, "match state", "score difference"), ref, diff, points)
+
+    def players(self, names: Sequence[str]) -> None:
+        """Each player's points per hand, by name across matches (max over players)."""
+        for seat in range(4):
+            self.tally.member((HCP, "player", "by name"), names[seat], _HCP_HAND,
+                              hcp(self.masks[seat]))
+
+    def named_trump(self) -> None:
+        """Classic: the declarer names trump on seeing their hand; the other hands' length
+        in it, given the declarer's, is then hypergeometric (a platform that knows the
+        suit a declarer will name cannot steer it to the partner or the opponents)."""
+        h = self.hand
+        if self.rules.trump != "named" or getattr(h, "declarer", None) is None \
+                or getattr(h, "trump", None) is None or getattr(h, "cancelled", False):
+            return
+        suit = SUIT_MASKS[h.trump]
+        own = (self.masks[h.declarer] & suit).bit_count()
+        pop = ((1, 13 - own), (0, 26 + own))
+        seats = [(h.declarer + d) & 3 for d in (1, 2, 3)]
+        self.tally.joint((TRUMPS, "named by declarer", "left|partner|right"),
+                         (_sum_ref(pop, 13, 1),) * 3,
+                         tuple((self.masks[s] & suit).bit_count() for s in seats))
+
+
+_sum_ref = functools.lru_cache(maxsize=256)(DrawSum)
+_paired_ref = functools.lru_cache(maxsize=256)(PairedDraws)
+_joint_refs = functools.lru_cache(maxsize=256)(lambda *refs: refs)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -199,8 +298,10 @@ def _pattern_name(lengths: tuple[int, ...]) -> str:
 
 
 _HCP_HAND = DrawSum(HCP_POPULATION, 13)
+_TEAM_HCP = DrawSum(HCP_POPULATION, 26, 2)
 _PATTERN = DrawPattern(SUIT_SIZES, 13)
 _VOIDS = DrawEmpty(SUIT_SIZES, 13)
 
 
-__all__ = ["LABELS", "MEASURES", "POSITIONS", "hcp", "is_deal", "suit_lengths", "tally_match"]
+__all__ = ["LABELS", "MEASURES", "POSITIONS", "TABLE_SEATS", "TEAMS", "hcp", "is_deal",
+           "suit_lengths", "tally_match"]

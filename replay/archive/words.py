@@ -169,7 +169,8 @@ def fairness_sentence(origin: str, results: list[StatResult],
     tested = [r for r in results if r.tested]
     flagged = [r for r in tested if r.flagged]
     head = (f"Fairness of the {what} ({meaning}): {len(tested)} tests against the exact "
-            f"distributions of a uniform shuffle, Holm-corrected at {alpha:.0%} family-wise")
+            f"distributions of a uniform shuffle, Holm-corrected with every test of the "
+            f"archive at {alpha:.0%} family-wise")
     if flagged:
         worst = sorted(flagged, key=lambda r: r.p_value or 0.0)[:3]
         said = "; ".join(f"{describe_test(r)}: observed {_fmt_obs(r)} "
@@ -202,14 +203,14 @@ def detectable_sentence(results: list[StatResult]) -> str:
         return max(xs) if xs else None
 
     seat = worst(lambda r: r.test[:2] == ("high-card points", "seat") and r.method != "G-test")
-    label = worst(lambda r: r.test[:2] == ("high-card points", "label") and r.method != "G-test")
+    label = worst(lambda r: r.test[:2] == ("high-card points", "team") and r.method != "G-test")
     paired = worst(lambda r: r.test[0] == "high-card points" and r.method == "paired z-test")
     w = worst(lambda r: r.method == "G-test" and r.test[1] == "seat")
     parts = []
     if seat is not None:
         parts.append(f"{seat:.2f} high-card points per hand at any seat relative to the dealer")
     if label is not None:
-        parts.append(f"{label:.2f} per hand for computer or human seats")
+        parts.append(f"{label:.2f} per hand for one team")
     if paired is not None:
         parts.append(f"a difference of {paired:.2f} points between computer and human hands")
     if w is not None:

@@ -1,0 +1,167 @@
+"""Tests of several sums at once, of many members, and of a sum against a covariate.
+
+* the **joint test** of the totals of disjoint draws from one deck (the four seats'
+  points of a deal, the two teams'): the deviations of the totals from their exact
+  means, against their exact covariance (draws without replacement from one
+  population are negatively correlated, and the totals of all four hands are fixed),
+  a quadratic form that is chi-square with as many degrees of freedom as the
+  covariance has rank: no sum is counted twice;
+* the **max test** over members (players by name): each member's mean against its
+  exact mean and variance, the most extreme kept and its p-value multiplied by the
+  number of members (Bonferroni: valid whatever the dependence between members);
+* the **covariate test** (deals against the state of the match): the sum of the
+  centred covariate times the value, whose exact variance given the covariates is
+  the value's variance times the covariate's sum of squares about its mean (the
+  values of independent deals do not depend on the state before them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+from tarneeb.audit.fairness.exact import DrawSum, TestId
+from tarneeb.audit.fairness.tests import StatResult
+
+MIN_MEMBER = 30  # observations a member needs to be tested (the normal tail is then fair)
+JOINT = "joint chi-square"
+MAX = "max z over members"
+COVARIATE = "covariate z-test"
+REPEATS = "repeats (Poisson)"
+
+
+def _covariance(refs: tuple[DrawSum, ...]) -> list[list[float]]:
+    """The exact covariance of the sums of disjoint draws from one population."""
+    k = len(refs)
+    return [[refs[i].variance if i == j else refs[i].covariance(refs[j].draws)
+             for j in range(k)] for i in range(k)]
+
+
+def joint_test(test: TestId, groups: tuple[str, ...], counts: dict[tuple[Any, ...], int],
+               sums: Counter[tuple[Any, ...]]) -> StatResult:
+    """``counts``: deals per tuple of references (one per group); ``sums`` per group."""
+    import numpy as np
+    from scipy import special
+    k = len(groups)
+    d = np.zeros(k)
+    cov = np.zeros((k, k))
+    units = np.zeros(k)
+    expected = np.zeros(k)
+    n = 0
+    for (refs,), c in sorted(counts.items(), key=lambda kv: repr(kv[0])):
+        n += c
+        for i, ref in enumerate(refs):
+            d[i] += sums[("joint", test, refs, i)] - c * ref.mean
+            expected[i] += c * ref.mean
+            units[i] += c * ref.units
+        cov += c * np.array(_covariance(refs))
+    observed = (d + expected) / np.maximum(units, 1)
+    result = StatResult(test, JOINT, n, None, None, None, list(groups),
+                        [float(x) for x in observed],
+                        [float(x) for x in expected / np.maximum(units, 1)])
+    if n < 2:
+        return result
+    pinv = np.linalg.pinv(cov, hermitian=True)
+    df = int(np.linalg.matrix_rank(cov, hermitian=True))
+    if df == 0:
+        return result
+    q = max(0.0, float(d @ pinv @ d))  # rounding can make a zero a tiny negative
+    result.statistic, result.df, result.p_value = q, df, float(special.chdtrc(df, q))
+    # the noncentrality of a shift of one unit per hand in one group, the others making
+    # up for it in proportion to their hands (as the deck forces them to): the least
+    # sensitive group's
+    shifts = []
+    for i in range(k):
+        rest = units.sum() - units[i]
+        delta = -units[i] * units / rest if rest > 0 else np.zeros(k)
+        delta[i] = units[i]
+        shifts.append(float(delta @ pinv @ delta))
+    result.unit_noncentrality = min(shifts)
+    return result
+
+
+def max_test(test: TestId, members: dict[str, list[tuple[Any, int, int]]],
+             min_member: int = MIN_MEMBER) -> StatResult:
+    """``members``: per member, (reference, observations, sum) per reference."""
+    from scipy import special
+    zs: list[tuple[float, str, int, float, float, float]] = []
+    for name, strata in members.items():
+        n = sum(k for _, k, _ in strata)
+        if n < min_member:
+            continue
+        obs = sum(t for _, _, t in strata)
+        exp = sum(k * r.mean for r, k, _ in strata)
+        var = sum(k * r.variance for r, k, _ in strata)
+        units = sum(k * r.units for r, k, _ in strata)
+        if var > 0:
+            zs.append(((obs - exp) / math.sqrt(var), name, n, obs / units, exp / units,
+                       math.sqrt(var) / units))
+    total = sum(sum(k for _, k, _ in s) for s in members.values())
+    if not zs:
+        return StatResult(test, MAX, total, None, None, None)
+    z, name, n, obs, exp, _ = max(zs, key=lambda x: (abs(x[0]), x[1]))
+    p = min(1.0, len(zs) * float(2 * special.ndtr(-abs(z))))
+    ses = sorted(x[5] for x in zs)
+    r = StatResult(test, MAX, n, z, len(zs), p, [name], [obs], [exp],
+                   std_error=ses[len(ses) // 2])  # the median member's
+    return r
+
+
+def covariate_test(test: TestId, strata: list[tuple[Any, int, int, int, int, int]]) -> StatResult:
+    """``strata``: (reference, n, sum x, sum x², sum y, sum x·y) per reference."""
+    from scipy import special
+    s = var = 0.0
+    n = 0
+    slope_num = slope_den = 0.0
+    for ref, k, sx, sxx, sy, sxy in strata:
+        n += k
+        if k == 0:
+            continue
+        centred = sxy - sx * sy / k  # sum (x - mean x) y
+        ssx = sxx - sx * sx / k
+        s += centred
+        var += ref.variance * ssx
+        slope_num += centred / ref.units
+        slope_den += ssx
+    if n < 3 or var <= 0:
+        return StatResult(test, COVARIATE, n, None, None, None)
+    z = s / math.sqrt(var)
+    slope = slope_num / slope_den
+    return StatResult(test, COVARIATE, n, z, None, float(2 * special.ndtr(-abs(z))),
+                      ["slope per hand"], [slope], [0.0],
+                      std_error=math.sqrt(var) / slope_den / strata[0][0].units)
+
+
+def repeats_test(test: TestId, counts: dict[tuple[Any, ...], int], population: int,
+                 sampled: int) -> StatResult:
+    """Items drawn again: ``counts`` per item value (one of ``population`` equally likely
+    values each draw), of the draws kept by a sample of one value in ``sampled``. The
+    pairs of equal draws kept are Poisson with the exact mean
+    ``C(kept, 2) * sampled / population`` (two draws are equal with probability
+    ``1 / population``, and both kept then with probability ``1 / sampled``, against
+    ``1 / sampled**2`` for any two): any pair at all, when the mean is 10⁻⁶, is a finding."""
+    from scipy import special
+    kept = sum(counts.values())
+    pairs = sum(c * (c - 1) // 2 for c in counts.values())
+    mean = kept * (kept - 1) / 2 * sampled / population
+    r = StatResult(test, REPEATS, kept, float(pairs), sampled, None, ["equal pairs"],
+                   [float(pairs)], [mean])
+    if kept < 2:
+        return r
+    # P(Poisson(mean) >= pairs): the regularised lower incomplete gamma
+    r.p_value = 1.0 if pairs == 0 else float(special.gammainc(pairs, mean))
+    return r
+
+
+__all__ = [
+    "COVARIATE",
+    "JOINT",
+    "MAX",
+    "MIN_MEMBER",
+    "REPEATS",
+    "covariate_test",
+    "joint_test",
+    "max_test",
+    "repeats_test",
+]

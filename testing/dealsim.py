@@ -1,0 +1,164 @@
+"""Archives of dealt hands without logs: fair, or with one cheat, for the statistics' tests.
+
+A generated *log* archive (:mod:`tarneeb.testing.archive`) costs a replay per match; the
+calibration of the fairness tests needs thousands of archives, so here the deals go
+straight to the same measures (:func:`~tarneeb.replay.archive.measures.tally_match`) and
+the same results (:func:`~tarneeb.replay.archive.audit.fairness_results`) as an audit's,
+as the engine's ``Hand`` records would. A match is a run of deals, the dealer in turn
+from a random first, each team scoring a random 0–13 after each deal (the state a
+dishonest platform could steer by).
+
+Each cheat (``CHEATS``) is the platform re-dealing, with probability ``strength``, a deal
+that does not suit it:
+
+* ``player``: one named player (``Rami``) across matches gets the better of two deals;
+* ``table seat``: seat 1 gets the better of two deals, whoever deals;
+* ``team``: seats 1 and 3 get the better of two deals;
+* ``honours``: seat 1 trades a king and a jack for another hand's ace and low card
+  (its points unchanged, its aces up, its kings down);
+* ``match state``: the side behind gets the better of two deals;
+* ``first dealer``: the first dealer is a computer seat;
+* ``repeat``: a deal of the archive dealt again, its hands to other seats;
+* ``serial``: of two deals, the one whose points for seats 1 and 3 are nearer the deal
+  before's (streaks: a side's luck lasts).
+
+Reproducible from the ``random.Random`` given (NOT secret: tests and benches only).
+
+>>> import random
+>>> t = synthetic_archive(random.Random(1), 4, 5)
+>>> sorted(t), sum(n for k, n in t["recorded"].counts.items() if k[0] == "fit"  # matches
+...                and k[1][0] == "first dealer" and k[1][1] == "all")
+(['proven', 'recorded'], 3)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from tarneeb.audit.fairness import Tally
+from tarneeb.replay.archive.measures import hcp, tally_match
+from tarneeb.replay.rules.cards import deal_hands
+from tarneeb.replay.rules.ruleset import PRESETS
+
+CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat",
+          "serial")
+PLAYERS = ("Rami", "Lina", "Omar", "Sara", "Karim", "Nour", "Ziad", "Dana", "Hadi", "Maya",
+           "Fadi", "Rana")
+FAVOURED = "Rami"
+_ACES = [13 * s + 12 for s in range(4)]
+_KINGS = [13 * s + 11 for s in range(4)]
+_JACKS = [13 * s + 9 for s in range(4)]
+
+
+def _shuffled(rng: random.Random) -> list[int]:
+    deck = list(range(52))
+    rng.shuffle(deck)
+    return deck
+
+
+def _trade_honours(rng: random.Random, deck: list[int], dealer: int) -> list[int]:
+    """Seat 0's king and jack for another hand's ace and a low card (points unchanged)."""
+    hands = deal_hands(deck, dealer)
+    where = {c: i for i, c in enumerate(deck)}
+    seat_of = {c: s for s in range(4) for c in range(52) if hands[s] >> c & 1}
+    mine = [c for c in deck if seat_of[c] == 0]
+    k = next((c for c in mine if c in _KINGS), None)
+    j = next((c for c in mine if c in _JACKS), None)
+    a = next((c for c in _ACES if seat_of[c] != 0 and where[c] != 51), None)
+    if k is None or j is None or a is None:
+        return deck
+    low = next((c for c in deck if seat_of[c] == seat_of[a] and c % 13 < 9 and where[c] != 51),
+               None)
+    if low is None or where[k] == 51 or where[j] == 51:
+        return deck
+    out = list(deck)
+    out[where[k]], out[where[a]] = a, k
+    out[where[j]], out[where[low]] = low, j
+    return out
+
+
+def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
+          favoured: Sequence[int], behind: int | None, past: list[list[int]],
+          last: int | None = None) -> list[int]:
+    deck = _shuffled(rng)
+    if cheat is None or rng.random() >= strength:
+        past.append(deck)
+        return deck
+    if cheat == "repeat":
+        return rng.choice(past) if past else deck
+    if cheat == "serial":
+        if last is None:
+            return deck
+        other = _shuffled(rng)
+
+        def gap(d: list[int]) -> int:
+            hs = deal_hands(d, dealer)
+            return abs(hcp(hs[0]) + hcp(hs[2]) - last)
+
+        return other if gap(other) < gap(deck) else deck
+    if cheat == "honours":
+        return _trade_honours(rng, deck, dealer)
+    if cheat == "match state":
+        if behind is None:
+            return deck
+        favoured = (behind, behind + 2)
+    if cheat in ("first dealer",) or not favoured:
+        return deck
+    other = _shuffled(rng)
+
+    def points(d: list[int]) -> int:
+        hs = deal_hands(d, dealer)
+        return sum(hcp(hs[s]) for s in favoured)
+
+    return other if points(other) > points(deck) else deck
+
+
+def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
+                    cheat: str | None = None, strength: float = 0.5,
+                    past: list[list[int]] | None = None) -> int:
+    """One match of ``deals`` deals into ``tally`` (as an audit would add it); ``past``,
+    the decks dealt before (the archive's, for ``repeat``)."""
+    past = [] if past is None else past
+    computer = tuple(rng.random() < 0.5 for _ in range(4))
+    names = rng.sample(PLAYERS, 4)
+    first = rng.randrange(4)
+    if cheat == "first dealer" and any(computer) and rng.random() < strength:
+        first = rng.choice([s for s in range(4) if computer[s]])
+    seats = {"table seat": (0,), "team": (0, 2)}.get(cheat or "", ())
+    if cheat == "player" and FAVOURED in names:
+        seats = (names.index(FAVOURED),)
+    totals = [0, 0]
+    records: list[Any] = []
+    for k in range(deals):
+        dealer = (first + k) % 4
+        behind = None if totals[0] == totals[1] else int(totals[1] < totals[0])
+        last = hcp(records[-1].hands[0]) + hcp(records[-1].hands[2]) if records else None
+        deck = _deal(rng, dealer, cheat, strength, seats, behind, past, last)
+        trump = rng.randrange(4)
+        totals[rng.randrange(2)] += rng.randrange(14)
+        records.append(SimpleNamespace(
+            hands=deal_hands(deck, dealer), dealer=dealer, thirteenth=deck[51],
+            totals=[totals[0], totals[1], totals[0], totals[1]], declarer=rng.randrange(4),
+            trump=trump, cancelled=False))
+    return tally_match(tally, PRESETS[rules], computer, "platform", records, names)
+
+
+def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,
+                      cheat: str | None = None, strength: float = 0.5,
+                      recorded_share: float = 0.5) -> dict[str, Tally]:
+    """An archive's tallies by origin: each match proven or recorded at random (a cheat is
+    in the recorded ones), rule sets at random."""
+    out = {"proven": Tally(), "recorded": Tally()}
+    names = list(PRESETS)
+    past: list[list[int]] = []
+    for _ in range(matches):
+        origin = "recorded" if rng.random() < recorded_share else "proven"
+        synthetic_match(out[origin], rng, rng.choice(names), deals,
+                        cheat if origin == "recorded" else None, strength, past)
+    return {o: t for o, t in out.items() if t}
+
+
+__all__ = ["CHEATS", "FAVOURED", "PLAYERS", "synthetic_archive", "synthetic_match"]

@@ -1,0 +1,58 @@
+"""The ways a dishonest platform would bias its deals, each found by the test aimed at it.
+
+Each cheat of :mod:`tarneeb.testing.dealsim` (the platform re-deals, or trades cards,
+in 60 % of deals) is flagged by its test after the correction over every test of the
+archive, at a size where that test's detectable bias (80 % power, as printed) is
+smaller than the bias the cheat made; the same archive dealt fairly is not flagged."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tarneeb.replay.archive.audit import fairness_results
+from tarneeb.testing.dealsim import CHEATS, synthetic_archive
+
+HCP = "high-card points"
+# cheat: (matches, the test that must flag it)
+TARGETS = {
+    "player": (60, (HCP, "player", "by name")),
+    "table seat": (30, (HCP, "table seat", "seat 1|seat 2|seat 3|seat 4")),
+    "team": (30, (HCP, "team", "seats 1+3|seats 2+4")),
+    "honours": (30, ("aces", "table seat", "seat 1|seat 2|seat 3|seat 4")),
+    "match state": (30, (HCP, "match state", "side behind")),
+    "first dealer": (30, ("first dealer", "label", "computer")),
+    "repeat": (30, ("repeated hands", "all", "13-card hands")),
+    "serial": (30, (HCP, "serial", "previous deal")),
+}
+
+
+def _results(matches: int, cheat: str | None, seed: int = 5) -> dict:
+    tallies = synthetic_archive(random.Random(seed), matches, 10, cheat, 0.6,
+                                recorded_share=1.0)
+    return {r.test: r for r in fairness_results(tallies, 0.05)["recorded"]}
+
+
+def test_every_cheat_has_its_test() -> None:
+    assert set(TARGETS) == set(CHEATS)
+
+
+@pytest.mark.parametrize("cheat", CHEATS)
+def test_a_cheat_is_flagged_by_its_test_at_the_size_its_power_predicts(cheat: str) -> None:
+    matches, target = TARGETS[cheat]
+    r = _results(matches, cheat)[target]
+    assert r.flagged and r.p_adjusted is not None and r.p_adjusted <= 0.05
+    assert r.detectable is not None and r.detectable > 0
+    if cheat == "repeat":  # the hands dealt again (60 % of 300 deals, 4 hands each)
+        assert r.detectable < 0.5 * 300 * 4
+        return
+    effect = max(abs(o - e) for o, e in zip(r.observed, r.expected, strict=True))
+    assert r.detectable < effect
+
+
+def test_the_same_archives_dealt_fairly_are_not_flagged() -> None:
+    results = _results(60, None)
+    assert not [t for t, r in results.items() if r.flagged]
+    for _, target in TARGETS.values():
+        assert results[target].tested and results[target].detectable
