@@ -11,6 +11,7 @@ Needs matplotlib (``pip install 'tarneeb[report]'``).
 from __future__ import annotations
 
 import os
+import textwrap
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -164,8 +165,11 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
                                   caption=f"{title}; counts per category, rare categories "
                                           "merged until each expects at least 5."))
     if means:
-        fig, ax = plt.subplots(figsize=(5, 0.36 * len(means) + 1.4))  # its labels beside it
-        labels = [describe_test(r) for r in means]
+        # its labels beside it, wrapped so that the drawing keeps its width (9-point text
+        # stays 9 CSS pixels on a phone)
+        labels = [textwrap.fill(describe_test(r), 44) for r in means]
+        lines = sum(label.count("\n") + 1 for label in labels)
+        fig, ax = plt.subplots(figsize=(5, 0.2 * lines + 0.16 * len(means) + 1.4))
         for i, r in enumerate(means):
             diff = r.observed[_worst(r)] - r.expected[_worst(r)] if r.observed else 0.0
             colour = "#a11d1d" if r.flagged else "#1d2330"
