@@ -17,16 +17,7 @@ def detectable_w(n: int, df: int, alpha: float, power: float = DEFAULT_POWER) ->
     >>> round(detectable_w(1000, 3, 0.05), 4)     # Cohen's tables: lambda 10.90, w 0.104
     0.1044
     """
-    from scipy import optimize, stats
-    crit = stats.chi2.isf(alpha, df)
-
-    def gap(nc: float) -> float:
-        return float(stats.ncx2.sf(crit, df, nc)) - power
-
-    hi = 1.0
-    while gap(hi) < 0:
-        hi *= 2
-    return math.sqrt(optimize.brentq(gap, 1e-9, hi) / n)
+    return math.sqrt(detectable_noncentrality(df, alpha, power) / n)
 
 
 def detectable_shift(sd_of_total: float, units: float, alpha: float,
