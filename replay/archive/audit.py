@@ -579,23 +579,8 @@ def copy_finding(path: str, first: str, later: str) -> FindingRow:
 
 
 __all__ = [
-    "EXIT_BIAS",
-    "ORIGINS",
-    "ArchiveError",
-    "ArchiveSummary",
-    "AuditFault",
-    "Chunk",
-    "FindingRow",
-    "MatchRow",
-    "Repeat",
-    "audit_chunk",
-    "bias_flagged",
-    "copied",
-    "copy_finding",
-    "describe_test",
-    "expand_paths",
-    "fairness_results",
-    "first_log_finding",
-    "read_url",
-    "run_chunks",
+    "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "AuditFault", "Chunk",
+    "FindingRow", "MatchRow", "Repeat", "audit_chunk", "bias_flagged", "copied",
+    "copy_finding", "describe_test", "expand_paths", "fairness_results", "first_log_finding",
+    "read_url", "run_chunks"
 ]

@@ -1,12 +1,11 @@
 """The rules engine: one state machine for a whole match.
 
-The same :class:`MatchState` serves the simulator, the replayer and other
-people's code. It does no I/O and draws no randomness: a deal is a chance
-event supplied from outside (:meth:`MatchState.deal`), every other step is an
-action chosen by the seat whose turn it is (:meth:`MatchState.apply`).
-
-Actions are small integers, like cards (:mod:`tarneeb.replay.rules.actions`); what a
-hand scores and when a match is won is :mod:`tarneeb.replay.rules.scoring`.
+The same :class:`MatchState` serves the simulator, the replayer and other people's code.
+It does no I/O and draws no randomness: a deal is a chance event supplied from outside
+(:meth:`MatchState.deal`), every other step is an action chosen by the seat whose turn it
+is (:meth:`MatchState.apply`). Actions are small integers, like cards
+(:mod:`~tarneeb.replay.rules.actions`); what a hand scores and when a match is won is
+:mod:`~tarneeb.replay.rules.scoring`.
 
 >>> from tarneeb.replay.rules.ruleset import preset
 >>> from tarneeb.replay.rules.cards import deal_hands
@@ -71,9 +70,7 @@ class Phase(enum.IntEnum):
     OVER = 4  # the match is won
 
 
-# the phases as plain names: a class attribute of an Enum costs a lookup through its
-# metaclass, and the replay compares phases a few times a hand
-_DEAL, _BID, _TRUMP, _PLAY, _OVER = Phase
+_DEAL, _BID, _TRUMP, _PLAY, _OVER = Phase  # plain names: an Enum attribute costs a lookup
 
 
 class IllegalAction(ValueError):
