@@ -1,4 +1,4 @@
-"""The folders say what the parts are: no module of the package past about 600 lines
+"""The folders say what the parts are: no module of the package past 600 lines
 (it would hold two jobs), no folder of more than about 15 modules, no name prefix
 repeated across a folder (a subpackage waiting to be made), and every subpackage says
 in its docstring what it is and what it may import."""
@@ -24,7 +24,7 @@ def rel(p: Path) -> str:
 
 @pytest.mark.parametrize("module", MODULES, ids=rel)
 def test_no_module_holds_two_jobs(module: Path) -> None:
-    assert len(module.read_text(encoding="utf-8").splitlines()) <= 620
+    assert len(module.read_text(encoding="utf-8").splitlines()) <= 600
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=rel)
