@@ -14,10 +14,10 @@ from typing import Any
 import distributed  # the [cluster] extra, which make test installs
 import pyarrow.parquet as pq
 import pytest
+from cli_runner import run
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import key_id, public_key_pem, public_key_raw
-from tarneeb.cli.entry import main
 from tarneeb.replay.archive.audit import EXIT_BIAS, ArchiveSummary, expand_paths, run_chunks
 from tarneeb.replay.archive.tables import TableWriter
 from tarneeb.replay.verify.replayer import verify_file
@@ -32,13 +32,6 @@ MATCHES = 30  # about 450 deals: enough to see one high-card point of bias, a se
 def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The user's config directory (where a default keys file would be), empty."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-config"))
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from cli_runner import run
 
 from tarneeb.audit import Season
 from tarneeb.audit.signing import private_key_from_raw, public_key_pem
-from tarneeb.cli.entry import main
 from tarneeb.replay.archive import paths as archive_paths
 from tarneeb.replay.log import Abandonment, BatchProof, EndRecord, parse_log
 from tarneeb.replay.rules.scoring import team_totals
@@ -31,13 +31,6 @@ from tarneeb.testing.alterations import EditableLog, rewrite
 @pytest.fixture(autouse=True)
 def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-config"))
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
 
 
 def tarneeb(*argv: str) -> subprocess.CompletedProcess[str]:

@@ -6,18 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_runner import run
 
 from tarneeb.audit.signing import generate_private_key, key_id, public_key_pem
-from tarneeb.cli.entry import main
 from tarneeb.cli.entry import main as entry
 from tarneeb.replay.log import parse_log
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import msgpack
 import pytest
+from cli_runner import run
 
-from tarneeb.cli.entry import main
 from tarneeb.replay.log import HandRecord, encode_record, parse_log, read_log
 from tarneeb.replay.log.stream import (
     DEFAULT_LIMITS,
@@ -64,13 +64,6 @@ def run_cli(*argv: str, stdin: bytes | None = None) -> subprocess.CompletedProce
     """The command as a user runs it, in its own process: real exit code, stdout and stderr."""
     return subprocess.run([sys.executable, "-m", "tarneeb.cli.app", *argv], input=stdin,
                           capture_output=True, timeout=60, check=False)
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
 
 
 def test_a_whole_log_reads_as_a_stream() -> None:

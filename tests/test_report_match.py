@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_runner import run
 
-from tarneeb.cli.entry import main
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.rules.ruleset import PRESETS
 from tarneeb.replay.server.simulate import play_logged_match
@@ -19,13 +19,6 @@ from tarneeb.report.rulebook import known_kinds, rule_for
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MANIFEST = json.loads((FIXTURES / "altered" / "manifest.json").read_text())
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
 
 
 def test_clean_match_page(tmp_path, chromium, capsys):

@@ -10,22 +10,15 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_runner import run
 
 from tarneeb.audit.signing import key_id, private_key_pem, public_key_pem, public_key_raw
-from tarneeb.cli.entry import main
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.trust import Trust
 from tarneeb.testing.alterations.base import EditableLog, rewrite
 
 REAL, OTHER = b"test trust: the real platform", b"test trust: a forger"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(e.value.code or 0), out, err
 
 
 @pytest.fixture(autouse=True)
