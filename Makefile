@@ -40,7 +40,7 @@ demo: $(STAMP) chromium
 # holds the two verifiers to the same verdicts (tests/test_js_conformance.py)
 test: $(STAMP) chromium js
 	cd js && npm test
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 bench: $(STAMP)
 	$(PY) bench/bench.py

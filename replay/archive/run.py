@@ -14,6 +14,7 @@ process killed, a Dask worker lost again after the chunk was sent again
 from __future__ import annotations
 
 import collections
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -102,12 +103,21 @@ def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
                                  f"{type(e).__name__}: {e}") from None
         raise AssertionError("not reached")
 
+    # the audit reports a lost worker or a failed cluster itself, in one line: Dask's own
+    # log records (a scheduler or workers in this process log to its stderr) would bury it
+    quiet = [logging.getLogger(name) for name in ["distributed", *logging.root.manager.loggerDict]
+             if name == "distributed" or name.startswith("distributed.")]
+    levels = [logger.level for logger in quiet]
+    for logger in quiet:
+        logger.setLevel(logging.CRITICAL)
     try:
         threads = max(1, sum(client.nthreads().values()))
         yield from windowed(submit, result, chunks, 3 * threads)
     finally:
         if own:
             client.close()
+        for logger, level in zip(quiet, levels, strict=True):
+            logger.setLevel(level)
 
 
 __all__ = ["DASK_RETRIES", "chunks_of", "run_dask", "run_pool", "windowed"]
