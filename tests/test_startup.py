@@ -156,3 +156,16 @@ def test_the_default_keys_file_is_where_platformdirs_puts_it(
     monkeypatch.setenv("HOME", home_dir)
     expected = Path(platformdirs.user_config_dir("tarneeb", appauthor=False, roaming=True))
     assert default_keys_path() == expected / "keys.toml"
+
+
+def test_importing_the_audit_package_loads_none_of_its_modules() -> None:
+    """``tarneeb.audit`` loads a module on the first use of one of its names, so a
+    verifier pays for the signature and seed code it uses, not for receipts or seasons."""
+    code = ("import sys, tarneeb.audit\n"
+            "before = sorted(m for m in sys.modules if m.startswith('tarneeb'))\n"
+            "tarneeb.audit.verify\n"
+            "print(before, sorted(m for m in sys.modules if m.startswith('tarneeb.audit.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.strip()
+    assert out == ("['tarneeb', 'tarneeb.audit'] ['tarneeb.audit.encoding', "
+                   "'tarneeb.audit.errors', 'tarneeb.audit.signing']")
