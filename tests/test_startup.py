@@ -169,3 +169,17 @@ def test_importing_the_audit_package_loads_none_of_its_modules() -> None:
                          check=True, cwd=ROOT).stdout.strip()
     assert out == ("['tarneeb', 'tarneeb.audit'] ['tarneeb.audit.encoding', "
                    "'tarneeb.audit.errors', 'tarneeb.audit.signing']")
+
+
+def test_the_archive_audit_starts_without_scipy_stats(tmp_path: Path, home: Path) -> None:
+    """``tarneeb audit`` computes its tests' power with scipy.special alone: importing
+    scipy.stats (and scipy.optimize) would cost a small archive's audit about half its
+    CPU time."""
+    pytest.importorskip("scipy")
+    for name in ("classic-01.tlog", "eram41-01.tlog", "qahwa41-01.tlog"):
+        (tmp_path / name).write_bytes((MATCHES / name).read_bytes())
+    code, names = imported("audit", "-j", "1", str(tmp_path), env=_plain_env(HOME=str(home)))
+    assert code == 0
+    assert "scipy.special._ufuncs" in names  # the statistics were computed
+    assert sorted({n.split(".")[1] for n in names if n.startswith("scipy.")}
+                  & {"stats", "optimize"}) == []
