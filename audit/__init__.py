@@ -11,86 +11,129 @@ out deck orders and positions, and the rules layer makes hands and trumps of the
 (52, True)
 """
 
-from .derive import (
-    DECK_SIZE,
-    Deal,
-    DealDeriver,
-    Draw,
-    HmacStream,
-    accept_limit,
-    deal_message,
-    derive_deal,
-    derive_deck,
-    derive_first_dealer,
-    draw_width,
-    first_dealer_message,
-    hmac_block,
-    permutation,
-    shuffle,
-    uniform_index,
-)
-from .encoding import PROTOCOL, parse_hex
-from .errors import (
-    AuditError,
-    AuditInputError,
-    ClientCommitmentError,
-    CommitmentError,
-    DealMismatchError,
-    KeyFileError,
-    MerkleProofError,
-    ServerCommitmentError,
-    SignatureError,
-    WeakKeyError,
-)
-from .merkle import (
-    MerkleTree,
-    inclusion_proof,
-    leaf_hash,
-    merkle_root,
-    node_hash,
-    root_from_proof,
-    verify_inclusion,
-)
-from .receipt import Receipt
-from .seeds import (
-    Season,
-    SeasonHead,
-    SeasonLeaf,
-    client_commitment,
-    client_commitments,
-    match_binding,
-    new_client_seed,
-    new_server_seed,
-    server_commitment,
-    verify_client_seed,
-    verify_client_seeds,
-    verify_server_seed,
-)
-from .signing import (
-    check_public_key,
-    generate_key_pair,
-    generate_private_key,
-    key_id,
-    load_keys_file,
-    load_private_key,
-    load_private_key_file,
-    load_public_key,
-    load_public_key_file,
-    parse_keys,
-    private_key_from_raw,
-    private_key_pem,
-    public_key_from_raw,
-    public_key_pem,
-    public_key_raw,
-    sign,
-    verify,
-    write_key_pair,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # each name is loaded when first used: a verifier loads only what it needs
+    from .derive import (
+        DECK_SIZE,
+        Deal,
+        DealDeriver,
+        Draw,
+        HmacStream,
+        accept_limit,
+        deal_message,
+        derive_deal,
+        derive_deck,
+        derive_first_dealer,
+        draw_width,
+        first_dealer_message,
+        hmac_block,
+        permutation,
+        shuffle,
+        uniform_index,
+    )
+    from .encoding import PROTOCOL, parse_hex
+    from .errors import (
+        AuditError,
+        AuditInputError,
+        ClientCommitmentError,
+        CommitmentError,
+        DealMismatchError,
+        KeyFileError,
+        MerkleProofError,
+        ServerCommitmentError,
+        SignatureError,
+        WeakKeyError,
+    )
+    from .merkle import (
+        MerkleTree,
+        inclusion_proof,
+        leaf_hash,
+        merkle_root,
+        node_hash,
+        root_from_proof,
+        verify_inclusion,
+    )
+    from .receipt import Receipt
+    from .seeds import (
+        Season,
+        SeasonHead,
+        SeasonLeaf,
+        client_commitment,
+        client_commitments,
+        match_binding,
+        new_client_seed,
+        new_server_seed,
+        server_commitment,
+        verify_client_seed,
+        verify_client_seeds,
+        verify_server_seed,
+    )
+    from .signing import (
+        check_public_key,
+        generate_key_pair,
+        generate_private_key,
+        key_id,
+        load_keys_file,
+        load_private_key,
+        load_private_key_file,
+        load_public_key,
+        load_public_key_file,
+        parse_keys,
+        private_key_from_raw,
+        private_key_pem,
+        public_key_from_raw,
+        public_key_pem,
+        public_key_raw,
+        sign,
+        verify,
+        write_key_pair,
+    )
+
+_MODULES = {
+    "derive": ("DECK_SIZE", "Deal", "DealDeriver", "Draw", "HmacStream", "accept_limit",
+               "deal_message", "derive_deal", "derive_deck", "derive_first_dealer", "draw_width",
+               "first_dealer_message", "hmac_block", "permutation", "shuffle", "uniform_index"),
+    "encoding": ("PROTOCOL", "parse_hex"),
+    "errors": ("AuditError", "AuditInputError", "ClientCommitmentError", "CommitmentError",
+               "DealMismatchError", "KeyFileError", "MerkleProofError", "ServerCommitmentError",
+               "SignatureError", "WeakKeyError"),
+    "merkle": ("MerkleTree", "inclusion_proof", "leaf_hash", "merkle_root", "node_hash",
+               "root_from_proof", "verify_inclusion"),
+    "receipt": ("Receipt",),
+    "seeds": ("Season", "SeasonHead", "SeasonLeaf", "client_commitment", "client_commitments",
+              "match_binding", "new_client_seed", "new_server_seed", "server_commitment",
+              "verify_client_seed", "verify_client_seeds", "verify_server_seed"),
+    "signing": ("check_public_key", "generate_key_pair", "generate_private_key", "key_id",
+                "load_keys_file", "load_private_key", "load_private_key_file", "load_public_key",
+                "load_public_key_file", "parse_keys", "private_key_from_raw", "private_key_pem",
+                "public_key_from_raw", "public_key_pem", "public_key_raw", "sign", "verify",
+                "write_key_pair"),
+}
+_WHERE = {name: module for module, names in _MODULES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tarneeb.audit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])
 
 
 def verify_season_seed(server_seed: bytes, leaf: SeasonLeaf, proof: list[bytes]) -> None:
     """Check a revealed server seed against a season head: its commitment must be leaf
     ``leaf.index`` of the tree of ``leaf.size`` leaves with root ``leaf.root``."""
+    from .seeds import server_commitment
+
     leaf.verify(server_commitment(server_seed), proof)
 
 

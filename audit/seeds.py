@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -67,6 +66,8 @@ def new_server_seed() -> bytes:
     >>> len(new_server_seed())
     32
     """
+    import secrets  # only a server makes seeds: a verifier never loads it
+
     return secrets.token_bytes(SERVER_SEED_LEN)
 
 
@@ -79,6 +80,8 @@ def new_client_seed(length: int = CLIENT_SEED_DEFAULT_LEN) -> bytes:
     if not CLIENT_SEED_MIN <= length <= CLIENT_SEED_MAX:
         raise AuditInputError(f"client seed length: {length}; it must be "
                               f"{CLIENT_SEED_MIN}-{CLIENT_SEED_MAX} bytes")
+    import secrets
+
     return secrets.token_bytes(length)
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tarneeb.replay.log.stream import Limits
 
 STDIO = "-"  # a file argument of "-" means standard input or standard output
+_GLOB_MAGIC = frozenset("*?[")  # what glob.has_magic looks for: a log named plainly needs no glob
 
 
 @cache
@@ -170,10 +171,6 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
     A path that does not exist is kept, so the command reports it as unreadable; a
     directory without logs or a glob matching nothing ends the command (exit 2).
     """
-    import glob
-
-    from tarneeb.replay.archive.paths import ArchiveError, logs_under
-
     out: list[str] = []
     for raw in args:
         text = str(raw)
@@ -181,6 +178,8 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
         if text == STDIO:
             out.append(text)
         elif p.is_dir():
+            from tarneeb.replay.archive.paths import ArchiveError, logs_under
+
             try:  # a subdirectory that cannot be listed ends the command: never skipped
                 found = list(logs_under(p))
             except ArchiveError as e:
@@ -188,7 +187,9 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
             if not found:
                 fail(f"{p}: no *.tlog match logs in this directory or its subdirectories")
             out.extend(found)
-        elif not p.exists() and glob.has_magic(text):
+        elif not p.exists() and _GLOB_MAGIC.intersection(text):
+            import glob
+
             found = sorted(glob.glob(text, recursive=True))
             if not found:
                 fail(f"{text}: no file matches this pattern")

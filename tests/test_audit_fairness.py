@@ -233,3 +233,25 @@ def test_repeated_hands_against_their_exact_expected_count() -> None:
     t.drawn(("hands",), 7, 10 ** 12, 1)
     r = t.results(detectable=False)[0]
     assert r.statistic == 1 and r.p_value == pytest.approx(1001 * 1000 / 2 / 10 ** 12, rel=1e-3)
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 12, 39, 51, 120])
+@pytest.mark.parametrize("alpha", [0.05, 0.00125, 1e-4])
+@pytest.mark.parametrize("power", [0.5, 0.8, 0.9])
+def test_power_is_what_scipy_stats_gives(df: int, alpha: float, power: float) -> None:
+    """The power figures come from scipy.special (scipy.stats is not loaded for them):
+    the same as the noncentral chi-square's survival function solved for its
+    noncentrality, and the normal quantiles, computed with scipy.stats."""
+    from scipy import optimize, stats
+
+    from tarneeb.audit.fairness.power import detectable_noncentrality
+
+    crit = stats.chi2.isf(alpha, df)
+    hi = 1.0
+    while stats.ncx2.sf(crit, df, hi) < power:
+        hi *= 2
+    root = optimize.brentq(lambda nc: stats.ncx2.sf(crit, df, nc) - power, 1e-9, hi,
+                           xtol=1e-14)
+    assert detectable_noncentrality(df, alpha, power) == pytest.approx(root, rel=1e-9)
+    z = stats.norm.isf(alpha / 2) + stats.norm.isf(1 - power)
+    assert detectable_shift(2.5, 7, alpha, power) == pytest.approx(z * 2.5 / 7, rel=1e-12)

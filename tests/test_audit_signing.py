@@ -210,3 +210,51 @@ def test_the_keys_file_example_of_format_md_reads() -> None:
     text = (Path(__file__).parent.parent / "docs" / "FORMAT.md").read_text(encoding="utf-8")
     example = text.split("```toml\n", 1)[1].split("```", 1)[0]
     assert list(parse_keys(example)) == ["cardroom", "Club Tarneeb"]
+
+
+def _outcome(pem: bytes) -> tuple[str, str]:
+    try:
+        return "key", public_key_raw(load_public_key(pem, "k.pem")).hex()
+    except KeyFileError as e:
+        return "error", str(e)
+
+
+def test_a_plain_public_key_file_reads_as_cryptographys_pem_reader_reads_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file ``tarneeb keygen`` writes is read without loading cryptography's PEM
+    reader (a one-log ``verify --key`` would pay for its RSA, DSA and SSH code); every
+    file gives what that reader gives: the same key, or the same error."""
+    import base64
+
+    import tarneeb.audit.signing as signing
+
+    spki = bytes.fromhex("302a300506032b6570032100")  # RFC 8410: Ed25519, then 32 bytes
+
+    def pem_of(der: bytes) -> bytes:
+        return (b"-----BEGIN PUBLIC KEY-----\n" + base64.b64encode(der)
+                + b"\n-----END PUBLIC KEY-----\n")
+
+    keys = [public_key_pem(generate_private_key().public_key()) for _ in range(8)]
+    assert all(signing._plain_ed25519_pem(pem) is not None for pem in keys)  # the quick way
+    body = spki + public_key_raw(load_public_key(keys[0]))
+    weak_pems = [pem_of(spki + raw) for raw in (bytes(32), (1).to_bytes(32, "little"),
+                                                b"\xff" * 32)]
+    first = keys[0]
+    variants = [
+        *keys, *weak_pems,
+        first.replace(b"\n", b"\r\n"),  # Windows line ends
+        b"my platform's key\n" + first,  # text before the block
+        first.replace(b"MCow", b"MC ow"),  # a space in the base64
+        first.replace(b"=\n", b"\n"),  # padding dropped
+        first.replace(b"PUBLIC KEY", b"PRIVATE KEY"),
+        first[:40] + b"\n" + first[40:],  # lines wrapped shorter
+        b"-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----\n",
+        pem_of(body + b"\0"),  # a byte too many
+        pem_of(bytes.fromhex("302a300506032b6571032100") + body[12:]),  # Ed448's OID
+    ]
+    fast = [_outcome(pem) for pem in variants]
+    monkeypatch.setattr(signing, "_plain_ed25519_pem", lambda pem: None)
+    careful = [_outcome(pem) for pem in variants]
+    assert fast == careful
+    assert [kind for kind, _ in fast[:8]] == ["key"] * 8
+    assert all(kind == "error" for kind, _ in fast[8:11])

@@ -27,8 +27,9 @@ def detectable_shift(sd_of_total: float, units: float, alpha: float,
     >>> round(detectable_shift(10.0, 100, 0.05), 4)
     0.2802
     """
-    from scipy import stats
-    z = stats.norm.isf(alpha / 2) + stats.norm.isf(1 - power)
+    from scipy import special  # the normal quantiles; scipy.stats costs an audit a second
+
+    z = -special.ndtri(alpha / 2) - special.ndtri(1 - power)  # norm.isf(q) is -ndtri(q)
     return float(z * sd_of_total / units)
 
 
@@ -39,16 +40,11 @@ def detectable_noncentrality(df: int, alpha: float, power: float = DEFAULT_POWER
     >>> round(detectable_noncentrality(3, 0.05), 2)     # Cohen's tables: 10.90
     10.9
     """
-    from scipy import optimize, stats
-    crit = stats.chi2.isf(alpha, df)
+    from scipy import special  # scipy.stats and scipy.optimize cost an audit a second
 
-    def gap(nc: float) -> float:
-        return float(stats.ncx2.sf(crit, df, nc)) - power
-
-    hi = 1.0
-    while gap(hi) < 0:
-        hi *= 2
-    return float(optimize.brentq(gap, 1e-9, hi))
+    crit = special.chdtri(df, alpha)  # chi2.isf(alpha, df)
+    # the noncentrality where the noncentral chi-square's CDF at crit is 1 - power
+    return float(special.chndtrinc(crit, df, 1 - power))
 
 
 def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -> None:

@@ -64,6 +64,9 @@ MAX_REASON = 1024  # characters of an abandonment reason
 
 @dataclass
 class Seat:
+    """A seat as the header names it: the player's ``name`` and whether a ``computer``
+    plays it."""
+
     name: str
     computer: bool
 
@@ -83,6 +86,10 @@ class BatchProof:
 
 @dataclass
 class Header:
+    """The header record: the rules, the four seats, the match id, the first dealer, and
+    what the deals are proven by (the seeds' commitments, a season's inclusion proof,
+    the platform's key) or whether they are dealt blind."""
+
     rules: RuleSet
     seats: list[Seat]
     match_id: bytes
@@ -140,6 +147,9 @@ class Abandonment:
 
 @dataclass
 class EndRecord:
+    """The end record: the winning team (``None`` for none), the revealed server seed and,
+    for a match that stopped before it was won, why."""
+
     winner: int | None
     server_seed: bytes | None
     abandoned: Abandonment | None = None
@@ -147,6 +157,8 @@ class EndRecord:
 
 @dataclass
 class SignatureRecord:
+    """The signature record: the platform's Ed25519 signature over every byte before it."""
+
     signature: bytes
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-from importlib import resources
 from typing import Any
 
 from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, parse_rules_text
@@ -83,6 +82,8 @@ _RULEFILES = "rulefiles"
 @functools.cache
 def _shipped() -> dict[str, tuple[RuleSet, str, str, str]]:
     """name -> (rule set, base preset, about, the file's text)."""
+    from importlib import resources  # only for a rule set not among the presets
+
     out = {}
     folder = resources.files("tarneeb.replay.rules") / _RULEFILES
     for entry in sorted(folder.iterdir(), key=lambda e: e.name.removesuffix(".toml")):

@@ -90,6 +90,9 @@ def place(empty: str = "match", **parts: object) -> str:
 
 @dataclass
 class Finding:
+    """One thing wrong with a log: its ``kind`` (a key of :data:`KINDS`), what is wrong
+    in words, and where (deal number, trick, seat, card, byte offset), as far as known."""
+
     kind: str
     message: str
     hand: int | None = None  # deal number

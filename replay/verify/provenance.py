@@ -19,7 +19,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.errors import AuditError
-from tarneeb.audit.names import name_scripts
 from tarneeb.audit.seeds import (
     SeasonLeaf,
     client_commitments,
@@ -35,10 +34,8 @@ from tarneeb.replay.log.records import (
     SignatureRecord,
     encode_record,
 )
-from tarneeb.replay.rules.house import explain, nearest_preset, shipped
 from tarneeb.replay.rules.ruleset import PRESETS, RuleSet, preset_departures
 from tarneeb.replay.verify.findings import Verdict
-from tarneeb.replay.verify.receipt import season_leaf
 
 
 def note_rules(rules: RuleSet, v: Verdict) -> None:
@@ -66,9 +63,11 @@ def rules_notes(rules: RuleSet) -> tuple[str, ...]:
     >>> rules_notes(preset("qahwa41", target=61))
     ('rules qahwa41 with house options: plays to 61 (qahwa41: 41)',)
     """
+    if rules == PRESETS.get(rules.name):
+        return ()
+    from tarneeb.replay.rules.house import explain, nearest_preset, shipped
+
     if rules.name in PRESETS:
-        if rules == PRESETS[rules.name]:
-            return ()
         return (f"rules {rules.name} with house options: "
                 + "; ".join(explain(rules, PRESETS[rules.name])),)
     variants = shipped()
@@ -125,6 +124,8 @@ def check_signature(log: ParsedLog, v: Verdict, pinned: bytes | None,
         v.key_id = key_id(key)
         v.signer = named.get(key)
         if v.signer is not None:
+            from tarneeb.audit.names import name_scripts  # Unicode data: for a named key only
+
             v.signer_scripts = name_scripts(v.signer)
             if len(v.signer_scripts) > 1:  # Latin "ERAM" with Cyrillic Е, А, М reads as ERAM
                 v.notes.append(f"the platform name {v.signer!r} in the keys file mixes "
@@ -321,6 +322,12 @@ def note_secret_hands(v: Verdict, hands: list[int]) -> None:
                        "do not depend on them and are checked")
 
 
+def season_leaf(header: Header) -> SeasonLeaf | None:
+    """Where the log places its match in a season, or ``None`` for a match committed alone."""
+    b = header.batch
+    return None if b is None else SeasonLeaf(b.index, b.size, b.root)
+
+
 def log_deriver(header: Header, end: EndRecord | None) -> DealDeriver | None:
     """The deriver of a log's deals from its revealed seeds, or ``None`` without them.
 
@@ -349,4 +356,4 @@ def deal_of(rec: HandRecord, deriver: DealDeriver | None, n: int, dealer: int) -
 
 __all__ = ["NO_DEAL", "SECRET_HAND", "check_header_form", "check_seeds", "check_signature",
            "deal_of", "log_deriver", "note_rules", "note_secret_hands", "report_not_replayed",
-           "rules_notes"]
+           "rules_notes", "season_leaf"]

@@ -36,6 +36,7 @@ from tarneeb.audit.signing import key_id, public_key_from_raw, public_key_raw
 from tarneeb.replay.log.records import BatchProof, Header, Seat, _pack, _rules_map, _seat_pairs
 from tarneeb.replay.rules.ruleset import RulesError, RuleSet, check_preset_name, preset
 from tarneeb.replay.verify.findings import Verdict
+from tarneeb.replay.verify.provenance import season_leaf
 
 RECEIPT_FORMAT = "tarneeb-receipt"
 MAX_RECEIPT_BYTES = 64 * 1024
@@ -53,12 +54,6 @@ class SignedReceipt:
     public_key: bytes
     signature: bytes
 
-
-
-def season_leaf(header: Header) -> SeasonLeaf | None:
-    """Where the log places its match in a season, or ``None`` for a match committed alone."""
-    b = header.batch
-    return None if b is None else SeasonLeaf(b.index, b.size, b.root)
 
 
 def receipt_of(header: Header) -> Receipt:

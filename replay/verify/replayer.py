@@ -29,7 +29,6 @@ from tarneeb.replay.rules.actions import BID_BASE, PASS, TRUMP_BASE, describe_ac
 from tarneeb.replay.rules.cards import card_name, check_deal
 from tarneeb.replay.rules.engine import IllegalAction, MatchState, Phase
 from tarneeb.replay.rules.fastplay import hands_of, owners_from_order
-from tarneeb.replay.rules.paths import exercised_paths
 from tarneeb.replay.rules.scoring import Hand
 from tarneeb.replay.verify.ending import TEAM_NAMES, check_end
 from tarneeb.replay.verify.findings import Verdict
@@ -45,7 +44,6 @@ from tarneeb.replay.verify.provenance import (
     note_secret_hands,
     report_not_replayed,
 )
-from tarneeb.replay.verify.receipt import check_receipt
 from tarneeb.replay.verify.tail import judge_open_end
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
@@ -129,6 +127,8 @@ def _verify(log: ParsedLog, path: str, trust: Trust, count_paths: bool, fast: bo
     check_signature(log, v, public_key, trust.keys)
     deriver, no_deal = check_seeds(log, v, trust.root, public_key, trust.server_seed)
     if receipt is not None:
+        from tarneeb.replay.verify.receipt import check_receipt
+
         check_receipt(log.header, receipt, v, public_key)
     elif log.header.server_commitment is not None:
         v.notes.append(NO_RECEIPT_NOTE)
@@ -175,6 +175,8 @@ def _verify(log: ParsedLog, path: str, trust: Trust, count_paths: bool, fast: bo
     report_not_replayed(v, replay.missing)
     check_end(log, state, v, replay.at_last_move)
     if count_paths:
+        from tarneeb.replay.rules.paths import exercised_paths
+
         v.paths = exercised_paths(header.rules, state.history, timers)
     v.history = state.history
     return v

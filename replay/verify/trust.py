@@ -21,10 +21,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tarneeb.audit.signing import check_platform_names
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
-from tarneeb.replay.verify.receipt import SignedReceipt
+
+if TYPE_CHECKING:  # receipts are read (and their module loaded) only when one is given
+    from tarneeb.replay.verify.receipt import SignedReceipt
 
 
 @dataclass(frozen=True, slots=True)
