@@ -41,7 +41,10 @@ def _defer(name: str) -> None:
     rare case, a class without a docstring, which no dataclass of tarneeb is: in a
     ``tarneeb`` command's process that import is most of what :mod:`dataclasses` costs,
     and a plain verify (run once per log over an archive) would pay it for nothing.
-    Until then ``sys.modules[name]`` is a :class:`_Deferred` stand-in.
+    Until then ``sys.modules[name]`` is a :class:`_Deferred` stand-in. (The standard
+    library's :class:`importlib.util.LazyLoader` does the same, but importing
+    :mod:`importlib.util` costs more CPU than the import it would put off: measured
+    152 against 182 ms for a one-log verify.)
     """
     if name in sys.modules:
         return
