@@ -218,6 +218,19 @@ static PyObject *core_scan(PyObject *self, PyObject *args) {
 
 /* ------------------------------------------------------------------ the deal */
 
+/* the names of hashlib's methods, interned once */
+static PyObject *s_copy, *s_update, *s_digest;
+
+static PyObject *call0(PyObject *obj, PyObject *name) {
+    PyObject *args[1] = {obj};
+    return PyObject_VectorcallMethod(name, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
+static PyObject *call1(PyObject *obj, PyObject *name, PyObject *arg) {
+    PyObject *args[2] = {obj, arg};
+    return PyObject_VectorcallMethod(name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
 /* block ``counter`` of deal ``number``'s HMAC stream, by the caller's hashlib objects:
  * inner has hashed key ^ ipad and the message's constant part, outer key ^ opad */
 static int hmac_block(PyObject *inner, PyObject *outer, unsigned long number,
@@ -229,22 +242,22 @@ static int hmac_block(PyObject *inner, PyObject *outer, unsigned long number,
         (unsigned char)(counter >> 8), (unsigned char)counter};
     int ok = -1;
     PyObject *i = NULL, *o = NULL, *r = NULL, *dig = NULL, *t = NULL;
-    i = PyObject_CallMethod(inner, "copy", NULL);
+    i = call0(inner, s_copy);
     if (!i) goto done;
     t = PyBytes_FromStringAndSize((const char *)tail, 8);
     if (!t) goto done;
-    r = PyObject_CallMethod(i, "update", "O", t);
+    r = call1(i, s_update, t);
     if (!r) goto done;
     Py_CLEAR(r);
-    dig = PyObject_CallMethod(i, "digest", NULL);
+    dig = call0(i, s_digest);
     if (!dig) goto done;
-    o = PyObject_CallMethod(outer, "copy", NULL);
+    o = call0(outer, s_copy);
     if (!o) goto done;
-    r = PyObject_CallMethod(o, "update", "O", dig);
+    r = call1(o, s_update, dig);
     if (!r) goto done;
     Py_CLEAR(r);
     Py_CLEAR(dig);
-    dig = PyObject_CallMethod(o, "digest", NULL);
+    dig = call0(o, s_digest);
     if (!dig) goto done;
     if (!PyBytes_Check(dig) || PyBytes_GET_SIZE(dig) != 32) {
         PyErr_SetString(PyExc_ValueError, "the HMAC block is not 32 bytes");
@@ -569,6 +582,10 @@ static struct PyModuleDef module = {
     -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__core(void) {
+    s_copy = PyUnicode_InternFromString("copy");
+    s_update = PyUnicode_InternFromString("update");
+    s_digest = PyUnicode_InternFromString("digest");
+    if (!s_copy || !s_update || !s_digest) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m && PyModule_AddIntConstant(m, "OUT_SIZE", OUT_SIZE) < 0) {
         Py_DECREF(m);

@@ -34,8 +34,8 @@ from typing import Any
 
 from tarneeb.replay.log.fastread import _record
 from tarneeb.replay.log.records import EndRecord, Header, ParsedLog, SignatureRecord
+from tarneeb.replay.rules import compiled as core_switch
 from tarneeb.replay.rules.actions import BID_BASE, PASS
-from tarneeb.replay.rules.compiled import CORE
 from tarneeb.replay.rules.fastplay import hands_of, owners_from_order
 from tarneeb.replay.rules.paths import exercised_paths
 from tarneeb.replay.rules.ruleset import RuleSet
@@ -101,7 +101,8 @@ def verify_data(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
                 count_paths: bool = False) -> Verdict | None:
     """The verdict on ``data`` when the compiled core confirms it clean; ``None`` for the
     Python path to judge it (always ``None`` when the core is not in use)."""
-    if CORE is None:
+    core = core_switch.CORE
+    if core is None:
         return None
     limits = trust.limits
     if len(data) > limits.max_bytes or limits.max_record_bytes < _SMALL \
@@ -116,7 +117,7 @@ def verify_data(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
         if params is None:
             return None
         most = min(limits.max_hands, (limits.max_records - 3) // 3)
-        scanned = CORE.scan(data, start, most)
+        scanned = core.scan(data, start, most)
         if scanned is None:
             return None
         end_offset, count = scanned
@@ -132,10 +133,10 @@ def verify_data(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
                     signature=signature, signed_bytes=data[:pos], signature_offset=pos,
                     cut_short=None, size=len(data),
                     zero_tail=len(data) - len(data.rstrip(b"\0")))
-    return _judge(log, data, start, count, path, trust, params, count_paths)
+    return _judge(core, log, data, start, count, path, trust, params, count_paths)
 
 
-def _judge(log: ParsedLog, data: bytes, start: int, count: int, path: str, trust: Trust,
+def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path: str, trust: Trust,
            params: tuple[int, ...], count_paths: bool) -> Verdict | None:
     """What :func:`~tarneeb.replay.verify.replayer.verify_log` does for a clean log,
     with the hands confirmed by the core; ``None`` at any finding."""
@@ -159,7 +160,7 @@ def _judge(log: ParsedLog, data: bytes, start: int, count: int, path: str, trust
     if deriver is None or v.findings or deriver.first_dealer() != header.first_dealer:
         return None
     inner, outer = deriver.deal_hashes()
-    out = CORE.replay(data, start, count, params, header.first_dealer, inner, outer)  # type: ignore[union-attr]
+    out = core.replay(data, start, count, params, header.first_dealer, inner, outer)
     if out is None:
         return None
     played, winner, hands = out

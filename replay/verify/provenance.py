@@ -40,7 +40,6 @@ from tarneeb.replay.rules.ruleset import PRESETS, RuleSet, preset_departures
 from tarneeb.replay.verify.findings import Verdict
 from tarneeb.replay.verify.receipt import season_leaf
 
-
 # the note on a log with committed seeds verified without a seat's receipt: a command that
 # verifies many logs says it once for all of them
 NO_RECEIPT_NOTE = ("not compared with a seat's pre-play receipt (--receipt): that the log is "

@@ -25,16 +25,16 @@ from tarneeb.audit.derive import DealDeriver
 from tarneeb.replay.log.parse import open_regular, parse_log, read_log
 from tarneeb.replay.log.records import PASS_CODE, HandRecord, ParsedLog
 from tarneeb.replay.log.stream import LogError
+from tarneeb.replay.rules import compiled as core_switch
 from tarneeb.replay.rules.actions import BID_BASE, PASS, TRUMP_BASE, describe_action
 from tarneeb.replay.rules.cards import card_name, check_deal
-from tarneeb.replay.rules.compiled import CORE
 from tarneeb.replay.rules.engine import IllegalAction, MatchState, Phase
 from tarneeb.replay.rules.fastplay import hands_of, owners_from_order
 from tarneeb.replay.rules.paths import exercised_paths
 from tarneeb.replay.rules.scoring import Hand
+from tarneeb.replay.verify.compiled import verify_data
 from tarneeb.replay.verify.ending import TEAM_NAMES, check_end
 from tarneeb.replay.verify.findings import Verdict
-from tarneeb.replay.verify.compiled import verify_data
 from tarneeb.replay.verify.provenance import (
     NO_DEAL,
     NO_RECEIPT_NOTE,
@@ -63,7 +63,7 @@ def verify_file(path: str, trust: Trust = NOTHING, count_paths: bool = False) ->
     """Verify one log file against what the user trusts (:class:`Trust`), read as a
     stream within ``trust.limits`` (a file over ``limits.max_bytes`` is refused unread).
     Never raises for a bad log: see ``Verdict.error``."""
-    if CORE is not None:  # a clean log in the common form, confirmed by the compiled core
+    if core_switch.CORE is not None:  # a clean log in the common form, confirmed in C
         data = _whole(path, trust.limits.max_bytes)
         v = verify_data(data, path, trust, count_paths) if data is not None else None
         if v is not None:
