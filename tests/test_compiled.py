@@ -239,3 +239,21 @@ def test_core_under_address_and_undefined_behaviour_sanitizers(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-c", SANITIZED_RUN, str(so), cases], env=env,
                           capture_output=True, text=True, check=False, cwd=tmp_path)
     assert done.returncode == 0 and "sanitized ok" in done.stdout, done.stderr[-3000:]
+
+
+def test_archive_audit_is_the_same_on_both_paths() -> None:
+    """The archive audit's rows, findings, claims and deal tallies, with the core and
+    without it, over the corpus and the altered corpus."""
+    from tarneeb.replay.archive.audit import audit_chunk
+
+    paths = [str(p) for p in CORPUS + ALTERED]
+    fast = audit_chunk(paths)
+    with core_switch.pure_python():
+        slow = audit_chunk(paths)
+    for name in ("matches", "findings", "unpinned", "identities", "claims", "endings",
+                 "not_read", "shares"):
+        assert getattr(fast, name) == getattr(slow, name), name
+    assert sorted(fast.tallies) == sorted(slow.tallies)
+    for kind, tally in fast.tallies.items():
+        assert tally.counts == slow.tallies[kind].counts
+        assert tally.sums == slow.tallies[kind].sums

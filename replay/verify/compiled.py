@@ -101,6 +101,15 @@ def verify_data(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
                 count_paths: bool = False) -> Verdict | None:
     """The verdict on ``data`` when the compiled core confirms it clean; ``None`` for the
     Python path to judge it (always ``None`` when the core is not in use)."""
+    confirmed = confirm(data, path, trust, count_paths)
+    return None if confirmed is None else confirmed[0]
+
+
+def confirm(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
+            count_paths: bool = False) -> tuple[Verdict, ParsedLog, list[int]] | None:
+    """What :func:`verify_data` gives, with the log's records but its hands (``hands``
+    is empty: the core read them) and the running totals its last hand claims (and
+    the rules give); ``None`` for the Python path to judge it."""
     core = core_switch.CORE
     if core is None:
         return None
@@ -137,7 +146,8 @@ def verify_data(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
 
 
 def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path: str, trust: Trust,
-           params: tuple[int, ...], count_paths: bool) -> Verdict | None:
+           params: tuple[int, ...], count_paths: bool
+           ) -> tuple[Verdict, ParsedLog, list[int]] | None:
     """What :func:`~tarneeb.replay.verify.replayer.verify_log` does for a clean log,
     with the hands confirmed by the core; ``None`` at any finding."""
     header = log.header
@@ -164,7 +174,7 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
     if out is None:
         return None
     played, winner, hands = out
-    if winner != log.end.winner:  # type: ignore[union-attr]
+    if winner != log.end.winner or not count:  # type: ignore[union-attr]
         return None
     v.hands, v.played, v.recorded = count, played, 0
     v.deals_proven = True
@@ -172,7 +182,7 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
     v.history = LazyHistory(lambda: _history(data, hands))
     if count_paths:
         v.paths = exercised_paths(header.rules, v.history, [0] * count)
-    return v
+    return v, log, list(struct.unpack_from("<4q", hands, (count - 1) * OUT_FORMAT.size + 105))
 
 
 def _history(data: bytes, hands: bytes) -> list[Hand]:
@@ -243,4 +253,4 @@ for _name in ("__len__", "__iter__", "__getitem__", "__setitem__", "__delitem__"
 LazyHistory.__bool__ = lambda self: len(self) > 0  # type: ignore[attr-defined]
 LazyHistory.__hash__ = None  # type: ignore[assignment]
 
-__all__ = ["OUT_FORMAT", "LazyHistory", "rules_params", "verify_data"]
+__all__ = ["OUT_FORMAT", "LazyHistory", "confirm", "rules_params", "verify_data"]
