@@ -24,7 +24,7 @@ from typing import Any
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.replay.log.parse import open_regular, parse_log, read_log
 from tarneeb.replay.log.records import PASS_CODE, HandRecord, ParsedLog
-from tarneeb.replay.log.stream import LogError
+from tarneeb.replay.log.stream import LogError, _regular_file_size
 from tarneeb.replay.rules import compiled as core_switch
 from tarneeb.replay.rules.actions import BID_BASE, PASS, TRUMP_BASE, describe_action
 from tarneeb.replay.rules.cards import card_name, check_deal
@@ -82,10 +82,13 @@ def _whole(path: str, cap: int) -> bytes | None:
     (:func:`read_log` then reads it, and says what is wrong)."""
     try:
         with open_regular(path) as f:
-            data = f.read(cap + 1)
+            size = _regular_file_size(f)
+            if size is None or size > cap:
+                return None
+            data = f.read(size + 1)  # the size read, not the cap: nothing larger is allocated
     except OSError:
         return None
-    return data if len(data) <= cap else None
+    return data if len(data) == size else None
 
 
 def verify_bytes(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
