@@ -49,8 +49,9 @@ def pure_python() -> Iterator[None]:
     """Within the block, logs are verified by the pure-Python path alone (as with
     ``TARNEEB_PURE=1``), whether or not the core is built: for tests of both paths.
 
+    >>> from tarneeb.replay.rules import compiled
     >>> with pure_python():
-    ...     CORE is None
+    ...     compiled.CORE is None
     True
     """
     global CORE

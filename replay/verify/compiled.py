@@ -24,6 +24,11 @@ values) is made from the core's output when it is first read.
 >>> v = verify_data(data, "m.tlog")
 >>> v is None or (v.clean and v.history == verify_bytes(data, count_paths=False).history)
 True
+>>> from tarneeb.replay.rules.compiled import pure_python
+>>> with pure_python():
+...     python_history = verify_bytes(data).history
+>>> v is None or (python_history == v.history and v.history == python_history)
+True
 """
 
 from __future__ import annotations
@@ -65,8 +70,9 @@ _SMALL = 256  # as fastread: under caps this tight a log is read carefully
 def rules_params(rules: RuleSet) -> tuple[int, ...] | None:
     """``rules`` as the flat tuple of ints the core reads, or ``None`` when the core does
     not cover them (the Python path replays such a match)."""
-    if rules in _PARAMS:
-        return _PARAMS[rules]
+    known = _PARAMS.get(rules, _PARAMS)  # (the dict itself: not known yet)
+    if known is not _PARAMS:
+        return known  # type: ignore[return-value]
     out: tuple[int, ...] | None = None
     high = rules.values_high
     covered = (
@@ -237,6 +243,9 @@ def _filled(name: str) -> Callable[..., Any]:
 
     def wrapper(self: LazyHistory, *args: Any, **kwargs: Any) -> Any:
         self._fill()
+        for other in args:  # list's own methods read another list's items directly
+            if isinstance(other, LazyHistory):
+                other._fill()
         return method(self, *args, **kwargs)
 
     wrapper.__name__ = name

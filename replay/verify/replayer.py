@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from tarneeb.audit.derive import DealDeriver
-from tarneeb.replay.log.parse import open_regular, parse_log, read_log
+from tarneeb.replay.log.parse import _WHOLE, open_regular, parse_log, read_log
 from tarneeb.replay.log.records import PASS_CODE, HandRecord, ParsedLog
 from tarneeb.replay.log.stream import LogError, _regular_file_size
 from tarneeb.replay.rules import compiled as core_switch
@@ -64,7 +64,7 @@ def verify_file(path: str, trust: Trust = NOTHING, count_paths: bool = False) ->
     stream within ``trust.limits`` (a file over ``limits.max_bytes`` is refused unread).
     Never raises for a bad log: see ``Verdict.error``."""
     if core_switch.CORE is not None:  # a clean log in the common form, confirmed in C
-        data = _whole(path, trust.limits.max_bytes)
+        data = _whole(path, min(trust.limits.max_bytes, _WHOLE))
         v = verify_data(data, path, trust, count_paths) if data is not None else None
         if v is not None:
             return v
@@ -78,8 +78,9 @@ def verify_file(path: str, trust: Trust = NOTHING, count_paths: bool = False) ->
 
 
 def _whole(path: str, cap: int) -> bytes | None:
-    """A regular file's bytes when it is within ``cap`` and reads whole, else ``None``
-    (:func:`read_log` then reads it, and says what is wrong)."""
+    """A regular file's bytes when it is within ``cap`` (``read_log``'s bound for reading a
+    file whole) and reads whole, else ``None`` (:func:`read_log` then reads it, as a
+    stream past that bound, and says what is wrong)."""
     try:
         with open_regular(path) as f:
             size = _regular_file_size(f)
