@@ -24,7 +24,7 @@ from tarneeb.replay.log import LogError, jsonform, parse_log
 from tarneeb.replay.rules import compiled as core_switch
 from tarneeb.replay.rules.ruleset import PRESETS, load_rules_file
 from tarneeb.replay.server.simulate import play_logged_match
-from tarneeb.replay.verify.compiled import verify_data
+from tarneeb.replay.verify.compiled import rules_params, verify_data
 from tarneeb.replay.verify.findings import Verdict
 from tarneeb.replay.verify.replayer import verify_bytes, verify_file
 from tarneeb.testing.alterations import NotApplicable, iter_tampers
@@ -265,3 +265,27 @@ def test_archive_audit_is_the_same_on_both_paths() -> None:
     for kind, tally in fast.tallies.items():
         assert tally.counts == slow.tallies[kind].counts
         assert tally.sums == slow.tallies[kind].sums
+
+
+def test_core_refuses_arguments_out_of_range() -> None:
+    """The C functions check what they are given: a start past the bytes, a count past
+    them, a rules tuple out of shape; cut bytes are no hand."""
+    core = core_switch.CORE
+    if core is None:
+        pytest.skip("the compiled core is not built here, or turned off")
+    data = play_logged_match("eram41", seed=b"compiled/args")
+    assert core.scan(data, len(data) + 1, 10) is None
+    assert core.scan(b"", 0, 10) == (0, 0)
+    assert core.scan(b"\x95\x01", 0, 10) == (0, 0)  # a deal record cut after its head
+    log = parse_log(data)
+    params = rules_params(log.header.rules)
+    assert params is not None
+    with pytest.raises(ValueError):
+        core.replay(data, len(data) + 1, 1, params, 0, None, None)
+    with pytest.raises(ValueError):
+        core.replay(data, 0, 1, params[:-1], 0, None, None)
+    with pytest.raises(ValueError):
+        core.replay(data, 0, 1, params, 4, None, None)
+    start = log.offsets[0]
+    cut = data[:start + 20]  # the first hand cut inside its moves: not confirmed
+    assert core.replay(cut, start, 1, params, log.header.first_dealer, None, None) is None
