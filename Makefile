@@ -6,8 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench lint fixtures vectors clean chromium node js
 
-# Python packages only: blind dealing's libsodium comes inside the rbcl wheel.
-$(STAMP): pyproject.toml
+# Python packages only: blind dealing's libsodium comes inside the rbcl wheel. The install
+# builds the optional compiled core (setup.py, replay/rules/_core.c) in place when a C
+# compiler is there, and goes on without it.
+$(STAMP): pyproject.toml setup.py replay/rules/_core.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

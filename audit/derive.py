@@ -310,6 +310,13 @@ class DealDeriver:
         self._outer = hashlib.sha256(opad)
         self._first_dealer: int | None = None
 
+    def deal_hashes(self) -> tuple[Any, Any]:
+        """The two keyed hashlib objects every deal's HMAC blocks start from: the inner
+        hash (key ^ ipad and the message's constant part, hashed) and the outer (key ^
+        opad). A caller copies them (``.copy()``) and never updates them; block ``i`` of
+        deal ``n`` is ``outer' <- inner'.update(u32be(n) || u32be(i)).digest()``."""
+        return self._inner, self._outer
+
     def message(self, deal_number: int) -> bytes:
         """The deal message of ``deal_number``."""
         return deal_message(self.match_id, self.client_seeds, deal_number, self.binding)

@@ -7,7 +7,9 @@
   timed interleaved in the same run: the ratio full/floor (target: at most 3), hands
   per second, per-log and per-attempt costs, a long and a short match
   (``bench/bench_floor.py``), and where the time goes, stage by stage
-  (``bench/bench_stages.py``);
+  (``bench/bench_stages.py``); full/floor for a short 41 match, a long 400 match and
+  eram41 played to 400, with the compiled core and in pure Python, interleaved
+  (``bench/bench_lengths.py``; target at most 2 with the core);
 * memory over an archive: flat whatever the number of logs;
 * log size per played hand, header and signature excluded (target: at most 100 bytes),
   and how much larger the JSON form is;
@@ -101,6 +103,9 @@ def main() -> None:
 
         figures["stages"] = bench_stages(paths, args.rounds)
         figures["memory"] = bench_memory(paths, args.archive)
+        from bench_lengths import bench_lengths, three_matches
+
+        figures["lengths"] = bench_lengths(three_matches(Path(tmp)), args.rounds)
     figures["size"] = bench_size(logs)
     corpus = sorted((HERE.parent / "fixtures" / "matches").glob("*.tlog"))
     if corpus:
@@ -143,6 +148,10 @@ def main() -> None:
     from bench_stages import line as stages_line
 
     print(stages_line(figures["stages"]))  # type: ignore[arg-type]
+    from bench_lengths import lines as length_lines
+
+    for text in length_lines(figures["lengths"]):  # type: ignore[arg-type]
+        print(text)
     print(memory_line(figures["memory"]))  # type: ignore[arg-type]
     print(f"log size: {s['bytes_per_played_hand']:.1f} bytes per played hand, header and "
           f"signature excluded (target at most 100)")

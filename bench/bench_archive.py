@@ -5,8 +5,9 @@ generated matches (half with proven deals, half recorded), each written under
 several names. Every run does the whole audit: verify every log, tally its deals,
 fold the results into the summary (where every copy's deals are taken out again: the
 worst case of counting each match once), then the fairness statistics. Hands are the
-dealing attempts verified, copies included. The Dask run uses
-a local cluster of two worker processes, started before the clock starts (a
+dealing attempts verified, copies included. The 1-job audit is run again without the
+compiled core (``pure_python()``), for logs per second with and without it. The Dask
+run uses a local cluster of two worker processes, started before the clock starts (a
 platform's cluster is already up). Run it as a script
 (``python bench/bench_archive.py [LOGS]``) or call :func:`bench_archive`.
 """
@@ -113,6 +114,11 @@ def bench_archive(logs: int = 2000) -> dict[str, Any]:
         paths = [str(Path(tmp) / "archive")]
         runs: dict[str, Any] = {"archive_seconds": round(made, 2)}
         runs["1 job"] = _audit(paths, jobs=1)
+        from tarneeb.replay.rules.compiled import path_in_use, pure_python
+
+        runs["path"] = path_in_use()
+        with pure_python():  # the same audit without the compiled core
+            runs["1 job, pure Python"] = _audit(paths, jobs=1)
         runs["2 jobs"] = _audit(paths, jobs=2)
         try:
             from distributed import LocalCluster
@@ -141,6 +147,12 @@ def report(r: dict[str, Any]) -> list[str]:
              f"{one['hands'] / one['client_cpu_seconds']:,.0f} hands per CPU second (the "
              f"figures below are wall-clock: they depend on what else the machine runs; "
              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"]
+    pure = r.get("1 job, pure Python")
+    if pure:
+        lines.append(f"archive audit, 1 job, with the compiled core ({r['path']}) / pure "
+                     f"Python: {one['logs'] / one['client_cpu_seconds']:,.0f} / "
+                     f"{pure['logs'] / pure['client_cpu_seconds']:,.0f} logs per CPU second "
+                     "(half the archive's logs record their deals: those take the Python path)")
     lines.append(f"archive audit, each match once: {one['copies']:,} of the {one['logs']:,} "
                  f"logs are copies, their deals taken out; {r['seen_bytes_per_match']} bytes "
                  "kept per match (two digests, five bytes and a 36-character path; its match "

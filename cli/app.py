@@ -64,8 +64,9 @@ def _complete_rule_name(incomplete: str) -> list[str]:
 def _version(value: bool) -> None:
     if value:
         from tarneeb import __version__
+        from tarneeb.replay.rules.compiled import path_in_use
 
-        print(f"tarneeb {__version__}")
+        print(f"tarneeb {__version__} ({path_in_use()})")
         raise typer.Exit(0)
 
 

@@ -36,7 +36,10 @@ def test_version_and_python_dash_m() -> None:
 
     done = tarneeb("--version")
     assert done.returncode == 0
-    assert done.stdout.decode().strip() == f"tarneeb {package.__version__}"
+    # the version, and which path verifies: the compiled core or pure Python
+    from tarneeb.replay.rules.compiled import path_in_use
+
+    assert done.stdout.decode().strip() == f"tarneeb {package.__version__} ({path_in_use()})"
     assert version("tarneeb") == package.__version__  # the installed metadata says the same
 
 

@@ -25,6 +25,7 @@ from tarneeb.cli.entry import main
 from tarneeb.replay.log import LogError
 from tarneeb.replay.log import jsonform as logjson
 from tarneeb.replay.log.annotate import annotate
+from tarneeb.replay.rules.compiled import pure_python
 from tarneeb.replay.rules.ruleset import PRESETS
 from tarneeb.replay.server.simulate import play_logged_match
 from tarneeb.replay.verify.findings import Verdict
@@ -98,10 +99,21 @@ def damaged_logs(draw: st.DrawFn) -> bytes:
     return bytes(log)
 
 
+# each of these runs on both paths: the compiled core (when it is built) and pure Python
+PATHS = pytest.mark.parametrize("path", ["compiled", "pure"])
+
+
+def on(path: str) -> contextlib.AbstractContextManager[None]:
+    """Verify on ``path``: the compiled core where it is built, or pure Python."""
+    return pure_python() if path == "pure" else contextlib.nullcontext()
+
+
+@PATHS
 @settings(max_examples=120, deadline=None)
 @given(damaged_logs())
-def test_damaged_logs_get_a_verdict_never_a_crash(data: bytes) -> None:
-    check_everywhere(data)
+def test_damaged_logs_get_a_verdict_never_a_crash(path: str, data: bytes) -> None:
+    with on(path):
+        check_everywhere(data)
 
 
 # ------------------------------------------------------------------ structure-aware
@@ -165,10 +177,12 @@ def mutated_logs(draw: st.DrawFn) -> bytes:
     return out
 
 
+@PATHS
 @settings(max_examples=200, deadline=None)
 @given(mutated_logs())
-def test_structure_mutations_get_a_verdict_never_a_crash(data: bytes) -> None:
-    check_everywhere(data)
+def test_structure_mutations_get_a_verdict_never_a_crash(path: str, data: bytes) -> None:
+    with on(path):
+        check_everywhere(data)
 
 
 @st.composite
@@ -207,5 +221,7 @@ def test_json_mutations_import_or_one_error(text: str) -> None:
                                   b"\x91" * 1000 + b"\x00", b"\x91" * 2000 + b"\x00",
                                   b"\xdd" + (10**6).to_bytes(4, "big") + bytes(10**6),
                                   b"\xdb\xff\xff\xff\xff" + bytes(100)])
-def test_tiny_and_hostile_inputs(data: bytes) -> None:
-    assert check_everywhere(data).exit_code == 2
+@PATHS
+def test_tiny_and_hostile_inputs(path: str, data: bytes) -> None:
+    with on(path):
+        assert check_everywhere(data).exit_code == 2

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally, correct_all
-from tarneeb.replay.archive.claims import Claim, Claims, claim_message, claim_of
+from tarneeb.replay.archive.claims import Claim, Claims, claim_from, claim_message, claim_of
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
 from tarneeb.replay.archive.measures import HCP, tally_match
 from tarneeb.replay.archive.paths import (
@@ -56,6 +56,7 @@ from tarneeb.replay.archive.seen import (
 from tarneeb.replay.log import LogError, parse_log
 from tarneeb.replay.log.parse import open_regular
 from tarneeb.replay.log.stream import Limits, _regular_file_size
+from tarneeb.replay.verify.compiled import confirm
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
@@ -158,7 +159,12 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
             out.not_read.append(len(out.matches))
             _unreadable(out, path, f"{path}: cannot read: {e.strerror or e}")
             continue
-        if data is None:
+        confirmed = confirm(data, path, trust) if data is not None else None
+        if confirmed is not None:  # clean, confirmed by the compiled core
+            v, log, totals = confirmed
+            identity = match_identity(log.header)
+            claim = claim_from(log.header, log.end, totals)
+        elif data is None:
             v = verify_file(path, trust)
         else:
             try:

@@ -33,7 +33,7 @@ import hashlib
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from tarneeb.replay.log import ParsedLog
+    from tarneeb.replay.log import EndRecord, Header, ParsedLog
 
 REUSED_LEAF = "reused-leaf"
 REUSED_ID = "reused-match-id"
@@ -82,16 +82,21 @@ def claim_of(log: ParsedLog) -> Claim:
     its commitment in a season, else the commitment itself; the match id under the key
     the header names; the outcome: the end record's winner and the totals of the last
     hand closed (the log's own claims, which the replay checks)."""
-    h = log.header
+    totals = next((r.totals for r in reversed(log.hands) if r.closed and r.totals), None)
+    return claim_from(log.header, log.end, totals)
+
+
+def claim_from(h: Header, end: EndRecord | None, totals: list[int] | None) -> Claim:
+    """:func:`claim_of` from a log's header, its end record and the totals its last closed
+    hand claims (``None``: no hand closed)."""
     if h.batch is not None:
         leaf: bytes | None = _digest(b"leaf", h.batch.root, h.batch.index.to_bytes(8, "big"))
     elif h.server_commitment:
         leaf = _digest(b"commitment", h.server_commitment)
     else:
         leaf = None
-    totals = next((r.totals for r in reversed(log.hands) if r.closed and r.totals), None)
-    winner = -1 if log.end is None or log.end.winner is None else log.end.winner
-    ended = b"" if log.end is None else (b"abandoned" if log.end.abandoned else b"won")
+    winner = -1 if end is None or end.winner is None else end.winner
+    ended = b"" if end is None else (b"abandoned" if end.abandoned else b"won")
     outcome = _digest(ended, winner.to_bytes(1, "big", signed=True),
                       b",".join(str(t).encode() for t in totals or ()))
     return Claim(leaf, _digest(b"match", h.public_key or b"", h.match_id), outcome)
@@ -136,5 +141,5 @@ class Claims:
         return found
 
 
-__all__ = ["CLAIM_KINDS", "OUTCOME", "REUSED_ID", "REUSED_LEAF", "Claim", "Claims", "claim_message",
-           "claim_of"]
+__all__ = ["CLAIM_KINDS", "OUTCOME", "REUSED_ID", "REUSED_LEAF", "Claim", "Claims", "claim_from",
+           "claim_message", "claim_of"]

@@ -37,6 +37,10 @@ from tarneeb.replay.log.records import (
 from tarneeb.replay.rules.ruleset import PRESETS, RuleSet, preset_departures
 from tarneeb.replay.verify.findings import Verdict
 
+# the note on a log with committed seeds verified without a seat's receipt: a command that
+# verifies many logs says it once for all of them
+NO_RECEIPT_NOTE = ("not compared with a seat's pre-play receipt (--receipt): that the log is "
+                   "the match promised before play rests on the platform's word")
 
 def note_rules(rules: RuleSet, v: Verdict) -> None:
     """A preset's name on rules it does not offer is a finding; otherwise say, in words,

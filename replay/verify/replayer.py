@@ -22,18 +22,21 @@ from __future__ import annotations
 from typing import Any
 
 from tarneeb.audit.derive import DealDeriver
-from tarneeb.replay.log.parse import parse_log, read_log
+from tarneeb.replay.log.parse import _WHOLE, open_regular, parse_log, read_log
 from tarneeb.replay.log.records import PASS_CODE, HandRecord, ParsedLog
-from tarneeb.replay.log.stream import LogError
+from tarneeb.replay.log.stream import LogError, _regular_file_size
+from tarneeb.replay.rules import compiled as core_switch
 from tarneeb.replay.rules.actions import BID_BASE, PASS, TRUMP_BASE, describe_action
 from tarneeb.replay.rules.cards import card_name, check_deal
 from tarneeb.replay.rules.engine import IllegalAction, MatchState, Phase
 from tarneeb.replay.rules.fastplay import hands_of, owners_from_order
 from tarneeb.replay.rules.scoring import Hand
+from tarneeb.replay.verify.compiled import verify_data
 from tarneeb.replay.verify.ending import TEAM_NAMES, check_end
 from tarneeb.replay.verify.findings import Verdict
 from tarneeb.replay.verify.provenance import (
     NO_DEAL,
+    NO_RECEIPT_NOTE,
     SECRET_HAND,
     check_header_form,
     check_seeds,
@@ -49,10 +52,6 @@ from tarneeb.replay.verify.trust import NOTHING, Trust
 
 SUITS = "♣♦♥♠"
 
-# the note on a log with committed seeds verified without a seat's receipt: a command that
-# verifies many logs says it once for all of them
-NO_RECEIPT_NOTE = ("not compared with a seat's pre-play receipt (--receipt): that the log is "
-                   "the match promised before play rests on the platform's word")
 
 _CALL_KINDS = {"bid-range": "bid-out-of-range", "bid-minimum": "bid-below-minimum",
                "bid-not-higher": "bid-not-higher", "wrong-phase": "pass-not-allowed"}
@@ -62,6 +61,11 @@ def verify_file(path: str, trust: Trust = NOTHING, count_paths: bool = False) ->
     """Verify one log file against what the user trusts (:class:`Trust`), read as a
     stream within ``trust.limits`` (a file over ``limits.max_bytes`` is refused unread).
     Never raises for a bad log: see ``Verdict.error``."""
+    if core_switch.CORE is not None:  # a clean log in the common form, confirmed in C
+        data = _whole(path, min(trust.limits.max_bytes, _WHOLE))
+        v = verify_data(data, path, trust, count_paths) if data is not None else None
+        if v is not None:
+            return v
     try:
         log = read_log(path, trust.limits)
     except LogError as e:
@@ -71,9 +75,27 @@ def verify_file(path: str, trust: Trust = NOTHING, count_paths: bool = False) ->
     return verify_log(log, path, trust, count_paths)
 
 
+def _whole(path: str, cap: int) -> bytes | None:
+    """A regular file's bytes when it is within ``cap`` (``read_log``'s bound for reading a
+    file whole) and reads whole, else ``None`` (:func:`read_log` then reads it, as a
+    stream past that bound, and says what is wrong)."""
+    try:
+        with open_regular(path) as f:
+            size = _regular_file_size(f)
+            if size is None or size > cap:
+                return None
+            data = f.read(size + 1)  # the size read, not the cap: nothing larger is allocated
+    except OSError:
+        return None
+    return data if len(data) == size else None
+
+
 def verify_bytes(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
                  count_paths: bool = False) -> Verdict:
     """Verify a log held in memory against what the user trusts (:class:`Trust`)."""
+    v = verify_data(data, path, trust, count_paths)
+    if v is not None:
+        return v
     try:
         log = parse_log(data, path, trust.limits)
     except LogError as e:
