@@ -2,7 +2,8 @@
 
 Each dealing attempt, the four seats (the computer players included) draw fresh
 secrets (:class:`~tarneeb.audit.blind.BlindSeat`), shuffle and deal by
-commutative encryption (``docs/PROTOCOL.md`` §13), and each learns its own 13
+commutative encryption (``docs/PROTOCOL.md`` §13), each pass and each round of
+partial decryptions with its proof (``tarneeb-blind-v2``), and each learns its own 13
 cards; the table takes each seat's hand from that seat. A player chooses its
 moves from a view of the table in which the other seats' hands are hidden. The
 dealer opens its 13th card where the rules reveal it, and each card played is
@@ -28,9 +29,9 @@ from tarneeb.audit.blind import (
     BlindSeat,
     Opening,
     check_opening,
-    deal_blind,
     fixed_rng,
 )
+from tarneeb.audit.blind_proofs import deal_blind_v2
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.replay.log.blind import OPENED_POSITION, BlindTranscript, RevealedKeys
 from tarneeb.replay.rules.engine import MatchState
@@ -45,6 +46,11 @@ class BlindTableError(RuntimeError):
 
 def transcript_of(deal: BlindDeal) -> BlindTranscript:
     """The log's form of a deal's public transcript (no openings yet)."""
+    if deal.shuffle_proofs is not None:  # tarneeb-blind-v2
+        return BlindTranscript(
+            b"".join(deal.publics), [b"".join(d) for d in deal.passes],
+            [b"".join(deal.partials[p][r].element for p in range(52)) for r in range(3)], [],
+            None, list(deal.shuffle_proofs), b"".join(deal.batch_proofs or ()))
     return BlindTranscript(
         b"".join(deal.publics), [b"".join(d) for d in deal.passes],
         [b"".join(deal.partials[p][r].element for p in range(52)) for r in range(3)],
@@ -79,7 +85,7 @@ class BlindTable:
     def deals(self, n: int, dealer: int) -> tuple[tuple[int, int, int, int], int | None]:
         """Shuffle and deal attempt ``n``; the hands are what each seat learned."""
         self.seats = [self._seat(s, n) for s in range(4)]
-        self.deal = deal_blind(self.seats, self.match_id, n, dealer)
+        self.deal = deal_blind_v2(self.seats, self.match_id, n, dealer)
         t = transcript_of(self.deal)
         self.transcripts.append(t)
         self.keys.append(RevealedKeys(n, [s.scalar for s in self.seats],

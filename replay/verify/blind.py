@@ -29,8 +29,8 @@ from tarneeb.audit.blind import (
     check_opening,
     decrypt_order,
     owner,
-    verify_deal,
 )
+from tarneeb.audit.blind_proofs import verify_any
 from tarneeb.replay.log.blind import ELEMENT, OPENED_POSITION, PROOF_LEN, RevealedKeys
 from tarneeb.replay.log.records import HandRecord, Header, ParsedLog
 from tarneeb.replay.rules.cards import card_name
@@ -48,12 +48,15 @@ def blind_deal(header: Header, rec: HandRecord, n: int, dealer: int) -> BlindDea
     t = rec.blind
     assert t is not None
     elements = [_split(r, ELEMENT) for r in t.partials]
-    proofs = [_split(r, PROOF_LEN) for r in t.partial_proofs]
+    v2 = t.shuffle_proofs is not None
+    proofs = [[b""] * DECK] * 3 if v2 else [_split(r, PROOF_LEN) for r in t.partial_proofs]
     partials = [[Partial(seat, elements[r][p], proofs[r][p])
                  for r, seat in enumerate(decrypt_order(owner(p, dealer)))]
                 for p in range(DECK)]
     return BlindDeal(header.match_id, n, dealer, _split(t.publics, ELEMENT),
-                     [tuple(_split(d, ELEMENT)) for d in t.passes], partials)
+                     [tuple(_split(d, ELEMENT)) for d in t.passes], partials,
+                     shuffle_proofs=None if not v2 else list(t.shuffle_proofs or ()),
+                     batch_proofs=None if not v2 else _split(t.batch_proofs or b"", PROOF_LEN))
 
 
 _KINDS = (("revealed scalar", "wrong-key"), ("revealed permutation", "wrong-key"),
@@ -91,6 +94,7 @@ class BlindChecker:
                 continue
             self.keys[k.deal_number] = k
         self.secret_cancelled: list[int] = []  # hands replayed without their cards
+        self.v1_hands: list[int] = []  # tarneeb-blind-v1 transcripts: passes not proven
 
     def _count(self, before: int) -> int:
         added = len(self.v.findings) - before
@@ -109,9 +113,11 @@ class BlindChecker:
             self._count(before)
             return None
         deal = blind_deal(self.header, rec, n, dealer)
+        if rec.blind.shuffle_proofs is None:
+            self.v1_hands.append(n)
         keys = self._keys(n)
         try:
-            faults = verify_deal(deal, keys)
+            faults = verify_any(deal, keys)
         except (BlindError, ValueError) as e:  # no value of a log may stop the check
             faults = [BlindFault(-1, f"the transcript cannot be checked: {e}")]
         for f in faults:
