@@ -68,6 +68,10 @@ def _kind(fault: BlindFault) -> str:
     return next((k for text, k in _KINDS if text in fault.what), "wrong-shuffle")
 
 
+_AFTER = (" (the deal's transcript is at fault above: the seat named there changed what "
+          "this card's owner was given)")
+
+
 @dataclass
 class BlindHand:
     """What the checks of one blind hand give the replay."""
@@ -95,6 +99,7 @@ class BlindChecker:
             self.keys[k.deal_number] = k
         self.secret_cancelled: list[int] = []  # hands replayed without their cards
         self.v1_hands: list[int] = []  # tarneeb-blind-v1 transcripts: passes not proven
+        self.consequence = False  # the hand being checked has a v2 transcript at fault
 
     def _count(self, before: int) -> int:
         added = len(self.v.findings) - before
@@ -124,6 +129,9 @@ class BlindChecker:
             v.add(_kind(f), f"{f.what}" + ("" if f.position is None else
                                            f" (position {f.position})"),
                   hand=n, seat=None if f.seat < 0 else f.seat, offset=offset)
+        # under v2 a fault names the seat that made it; a card that then fails to open is
+        # what follows from it, not its owner's cheat
+        self.consequence = bool(faults) and rec.blind.shuffle_proofs is not None
         known: dict[int, int] = {}  # position -> card, as proven
         if len(v.findings) == before:
             for k in keys:  # the hand of each seat that revealed its scalar
@@ -174,7 +182,9 @@ class BlindChecker:
         if fault is not None:
             self.v.add("card-not-dealt", f"the dealer shows {card_name(rec.revealed)} as its "
                        "13th card, but its proof does not verify: it is not the card dealt "
-                       "there", hand=n, seat=dealer, card=card_name(rec.revealed), offset=offset)
+                       "there" + _AFTER * self.consequence, hand=n,
+                       seat=None if self.consequence else dealer, card=card_name(rec.revealed),
+                       offset=offset)
             return None
         known.setdefault(OPENED_POSITION, rec.revealed)
         return rec.revealed
@@ -196,9 +206,9 @@ class BlindChecker:
             if fault is not None:
                 self.v.add("card-not-dealt", f"{card_name(card)} is played as the card dealt to "
                            f"seat {fault.seat} at position {p}, but its proof does not verify: "
-                           "it is not the card dealt there", hand=n, trick=trick,
-                           seat=fault.seat if fault.seat >= 0 else None, card=card_name(card),
-                           offset=offset)
+                           "it is not the card dealt there" + _AFTER * self.consequence,
+                           hand=n, trick=trick, card=card_name(card), offset=offset,
+                           seat=fault.seat if fault.seat >= 0 and not self.consequence else None)
                 continue
             if known.get(p, card) != card:  # cannot be, with the proofs sound
                 self.v.add("card-not-dealt", f"position {p} is opened as two cards", hand=n,

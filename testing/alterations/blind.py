@@ -74,6 +74,10 @@ def _redeal(log: EditableLog, n: int, seat: int, changed: list[bytes]) -> None:
     rec = log.hands[n]
     t = rec.blind
     assert t is not None
+    if t.shuffle_proofs is not None:  # tarneeb-blind-v2: the honest seats prove as they go
+        from tarneeb.testing.alterations.shuffle import rebuild
+        rebuild(log, n, passes={seat: changed})
+        return
     seats = _seats(log, n)
     passes = [_split(d, 32) for d in t.passes]
     passes[seat] = changed
@@ -117,10 +121,15 @@ def wrong_partial_decryption(data: bytes, *, choice: int = 0, hand: int | None =
     p, r = rng.randrange(52), rng.randrange(3)
     q = (p + 1 + rng.randrange(51)) % 52
     row = _split(t.partials[r], 32)
-    row[p] = row[q]
-    partials = list(t.partials)
-    partials[r] = b"".join(row)
-    rec.blind = dataclasses.replace(t, partials=partials)
+    if t.shuffle_proofs is not None:  # v2: the later rounds decrypt it honestly
+        from tarneeb.testing.alterations.shuffle import rebuild
+        _seats(log, n)  # NotApplicable without the keys
+        rebuild(log, n, partials={(r, p): row[q]})
+    else:
+        row[p] = row[q]
+        partials = list(t.partials)
+        partials[r] = b"".join(row)
+        rec.blind = dataclasses.replace(t, partials=partials)
     seat = decrypt_order(owner(p, rec.dealer))[r]
     return _close(log, resign), Alteration(
         "wrong-partial-decryption", n, f"hand {n}: seat {seat}'s partial decryption of "
