@@ -1,4 +1,4 @@
-"""tarneeb-blind-v2: every pass and every round of partial decryptions proven, each cheat on its seat.
+"""tarneeb-blind-v2: every pass and round of decryptions proven, each cheat on its own seat.
 
 The soundness trials run ``TARNEEB_SOUNDNESS_TRIALS`` random wrong passes (300 by
 default, so the file runs in seconds; ``TARNEEB_SOUNDNESS_TRIALS=10000`` for the
@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -48,7 +48,7 @@ def _scalar(label: bytes) -> bytes:
     return reduce64(hashlib.sha512(label).digest())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _log(rules: str) -> tuple[bytes, object]:
     seed = b"blind-v2 " + rules.encode()
     return blindplay.play_blind_match(rules, seed=seed, target=3), MatchSecrets(seed).key
