@@ -397,6 +397,70 @@ def verify_deal_v2(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[Bl
     return faults
 
 
+def verify_unfinished(match_id: bytes, deal_number: int, dealer: int, publics: Sequence[bytes],
+                      passes: Sequence[Sequence[bytes]], shuffle_proofs: Sequence[bytes],
+                      rounds: Sequence[Sequence[bytes]], batch_proofs: Sequence[bytes]
+                      ) -> list[BlindFault]:
+    """The steps an unfinished v2 deal holds, each checked as in :func:`verify_deal_v2`:
+    the passes delivered, and the batches delivered (round ``r``, seat ``k`` at ``4r + k``;
+    ``rounds[r]`` the 52 elements of round ``r``, those not delivered ignored)."""
+    faults: list[BlindFault] = []
+    try:
+        for s, y in enumerate(publics):
+            _check_element(y, f"seat {s}'s public key")
+    except BlindError as exc:
+        return [BlindFault(-1, str(exc))]
+    deck: Sequence[bytes] = card_points()
+    for s, out in enumerate(passes):
+        if not verify_shuffle(publics[s], deck, out, shuffle_proofs[s],
+                              shuffle_context(match_id, deal_number, s)):
+            faults.append(BlindFault(s, "its shuffle pass is not proven: its proof does not show "
+                                        "the deck it published is a permutation of the deck "
+                                        "before it under its key"))
+        deck = out
+    for i, proof in enumerate(batch_proofs):
+        r, k = divmod(i, SEATS)
+        positions = round_positions(dealer, r, k)
+        ins = [(deck if r == 0 else rounds[r - 1])[p] for p in positions]
+        outs = [rounds[r][p] for p in positions]
+        if not verify_batch(publics[k], positions, ins, outs, proof,
+                            batch_context(match_id, deal_number, k, r)):
+            faults.append(BlindFault(k, f"a wrong partial decryption in round {r + 1}: its "
+                                        "batched proof fails"))
+    return faults
+
+
+def deal_until(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int, dealer: int,
+               steps: int) -> tuple[list[tuple[bytes, ...]], list[bytes], list[list[bytes]],
+                                    list[bytes]]:
+    """The first ``steps`` (0-15) steps of a v2 deal, as a deal that stops there holds them:
+    passes, their proofs, the rounds' elements (zero bytes where not delivered), batches.
+    Steps 0-3 are the passes, step ``4 + 4r + k`` seat ``k``'s decryptions of round ``r``."""
+    deck: Sequence[bytes] = card_points()
+    passes, proofs = [], []
+    for s in seats[:min(steps, SEATS)]:
+        out = s.shuffle(deck)
+        proofs.append(prove_shuffle(s.scalar, s.permutation, deck, out,
+                                    shuffle_context(match_id, deal_number, s.seat)))
+        passes.append(out)
+        deck = out
+    rows: list[list[bytes]] = []
+    batch: list[bytes] = []
+    for i in range(max(0, steps - SEATS)):
+        r, k = divmod(i, SEATS)
+        if k == 0:
+            rows.append([bytes(ELEMENT_LEN)] * DECK)
+        positions = round_positions(dealer, r, k)
+        ins = [(deck if r == 0 else rows[r - 1])[p] for p in positions]
+        inverse = invert(seats[k].scalar)
+        outs = [mul(inverse, e) for e in ins]
+        batch.append(prove_batch(seats[k].scalar, positions, ins, outs,
+                                 batch_context(match_id, deal_number, k, r)))
+        for p, e in zip(positions, outs, strict=True):
+            rows[r][p] = e
+    return passes, proofs, rows, batch
+
+
 def verify_any(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[BlindFault]:
     """:func:`verify_deal_v2` for a v2 deal, :func:`~tarneeb.audit.blind.verify_deal` for v1."""
 

@@ -68,6 +68,18 @@ class BlindTranscript:
     play_proofs: dict[int, tuple[int, bytes]] = field(default_factory=dict)
 
     @property
+    def waiting_for(self) -> int | None:
+        """The seat whose dealing step is missing in an unfinished v2 deal (the seat to
+        pass, or in the round being decrypted the first seat that has not delivered),
+        ``None`` when the deal is complete. Seats pass 0-3, then in each round 0-3."""
+        if self.shuffle_proofs is None:
+            return None
+        if len(self.passes) < 4:
+            return len(self.passes)
+        d = len(self.batch_proofs or b"") // PROOF_LEN
+        return None if d == 12 else d % 4
+
+    @property
     def version(self) -> int:
         """1 (``tarneeb-blind-v1``: passes unproven) or 2 (every pass proven)."""
         return 1 if self.shuffle_proofs is None else 2
@@ -127,22 +139,34 @@ def blind_from_list(data: list[Any], offset: int) -> BlindTranscript:
         raise _fail("blind", f"publics must be {4 * ELEMENT} bytes (four keys)", offset)
     if opened is not None and (type(opened) is not bytes or len(opened) != PROOF_LEN):
         raise _fail("blind", f"opened must be a {PROOF_LEN}-byte proof or nil", offset)
-    if type(proofs) is list and len(proofs) == 9:  # tarneeb-blind-v2
-        if type(proofs[0]) is not bytes or len(proofs[0]) != BATCH_PROOFS:
-            raise _fail("blind", f"v2 batch proofs must be {BATCH_PROOFS} bytes (twelve "
-                        "proofs)", offset)
-        return BlindTranscript(
-            publics, _bins(passes, 4, POSITIONS * ELEMENT, "passes", "blind", offset),
-            _bins(partials, 3, POSITIONS * ELEMENT, "partials", "blind", offset), [], opened,
-            [a + b for a, b in zip(
-                _bins(proofs[1::2], 4, SPLIT, "v2 shuffle proofs' elements", "blind", offset),
-                _bins(proofs[2::2], 4, SHUFFLE_PROOF - SPLIT, "v2 shuffle proofs' scalars",
-                      "blind", offset), strict=True)],
-            proofs[0])
+    if (type(proofs) is list and proofs and type(proofs[0]) is bytes
+            and len(proofs[0]) <= BATCH_PROOFS):  # tarneeb-blind-v2 (v1's first bin is longer)
+        return _v2_from_list(publics, passes, partials, proofs, opened, offset)
     return BlindTranscript(
         publics, _bins(passes, 4, POSITIONS * ELEMENT, "passes", "blind", offset),
         _bins(partials, 3, POSITIONS * ELEMENT, "partials", "blind", offset),
         _bins(proofs, 3, POSITIONS * PROOF_LEN, "partial_proofs", "blind", offset), opened)
+
+
+def _v2_from_list(publics: bytes, passes: Any, partials: Any, proofs: list[Any],
+                  opened: bytes | None, offset: int) -> BlindTranscript:
+    """A v2 transcript, complete or stopped at the seat that did not deliver (FORMAT.md)."""
+    k = len(passes) if type(passes) is list else -1
+    batch = proofs[0]
+    d, rest = divmod(len(batch), PROOF_LEN)
+    if not 0 <= k <= 4 or rest or (k < 4 and d) or len(proofs) != 1 + 2 * k:
+        raise _fail("blind", "a v2 transcript holds 0-4 passes, and after its batched proofs "
+                    "(none before the fourth pass) two bins of shuffle proof a pass", offset)
+    if (d < 12 or k < 4) and opened is not None:
+        raise _fail("blind", "an unfinished deal opens no card", offset)
+    return BlindTranscript(
+        publics, _bins(passes, k, POSITIONS * ELEMENT, "passes", "blind", offset),
+        _bins(partials, -(-d // 4), POSITIONS * ELEMENT, "partials", "blind", offset), [],
+        opened,
+        [a + b for a, b in zip(
+            _bins(proofs[1::2], k, SPLIT, "v2 shuffle proofs' elements", "blind", offset),
+            _bins(proofs[2::2], k, SHUFFLE_PROOF - SPLIT, "v2 shuffle proofs' scalars",
+                  "blind", offset), strict=True)], batch)
 
 
 def proof_from_list(data: list[Any], offset: int) -> tuple[int, bytes]:

@@ -30,8 +30,14 @@ from tarneeb.audit.blind import (
     decrypt_order,
     owner,
 )
-from tarneeb.audit.blind_proofs import verify_any
-from tarneeb.replay.log.blind import ELEMENT, OPENED_POSITION, PROOF_LEN, RevealedKeys
+from tarneeb.audit.blind_proofs import verify_any, verify_unfinished
+from tarneeb.replay.log.blind import (
+    ELEMENT,
+    OPENED_POSITION,
+    PROOF_LEN,
+    BlindTranscript,
+    RevealedKeys,
+)
 from tarneeb.replay.log.records import HandRecord, Header, ParsedLog
 from tarneeb.replay.rules.cards import card_name
 from tarneeb.replay.verify.findings import Verdict
@@ -80,6 +86,7 @@ class BlindHand:
     thirteenth: int | None
     proven: bool  # every card of every hand is proven (opened by the plays, or by keys)
     faults: int  # findings this hand added
+    waiting: int | None = None  # an unfinished deal: the seat that did not deliver
 
 
 class BlindChecker:
@@ -100,6 +107,7 @@ class BlindChecker:
         self.secret_cancelled: list[int] = []  # hands replayed without their cards
         self.v1_hands: list[int] = []  # tarneeb-blind-v1 transcripts: passes not proven
         self.consequence = False  # the hand being checked has a v2 transcript at fault
+        self.unfinished: tuple[int, int] | None = None  # (hand, seat): a deal that stopped
 
     def _count(self, before: int) -> int:
         added = len(self.v.findings) - before
@@ -117,6 +125,8 @@ class BlindChecker:
                   hand=n, offset=offset)
             self._count(before)
             return None
+        if rec.blind.waiting_for is not None:
+            return self._unfinished(rec, n, dealer, offset, before)
         deal = blind_deal(self.header, rec, n, dealer)
         if rec.blind.shuffle_proofs is None:
             self.v1_hands.append(n)
@@ -152,6 +162,27 @@ class BlindChecker:
         if thirteenth is None and reveals and hands is not None:
             thirteenth = known.get(OPENED_POSITION)
         return BlindHand(hands, thirteenth, proven, self._count(before))
+
+    def _unfinished(self, rec: HandRecord, n: int, dealer: int, offset: int,
+                    before: int) -> BlindHand:
+        """A v2 deal that stopped at a seat that did not deliver: the steps it holds are
+        checked, and the hand must stop there, with nothing played."""
+        t = rec.blind
+        assert t is not None and t.waiting_for is not None
+        seat = t.waiting_for
+        for f in verify_unfinished(
+                self.header.match_id, n, dealer, _split(t.publics, ELEMENT),
+                [_split(d, ELEMENT) for d in t.passes], t.shuffle_proofs or [],
+                [_split(r, ELEMENT) for r in t.partials],
+                _split(t.batch_proofs or b"", PROOF_LEN)):
+            self.v.add(_kind(f), f.what, hand=n, seat=None if f.seat < 0 else f.seat,
+                       offset=offset)
+        if rec.closed or rec.calls or rec.plays or rec.trump is not None:
+            self.v.add("blind-transcript", f"the deal is not finished (seat {seat} has not "
+                       f"delivered {waiting_step(t)}), yet the hand goes on", hand=n,
+                       offset=offset)
+        self.unfinished = (n, seat)
+        return BlindHand(None, None, False, self._count(before), waiting=seat)
 
     def _keys(self, n: int) -> list[RevealedKey]:
         k = self.keys.get(n)
@@ -216,6 +247,14 @@ class BlindChecker:
             known[p] = card
 
 
+def waiting_step(t: BlindTranscript) -> str:
+    """What an unfinished deal waits for: ``its shuffle pass`` or ``its partial
+    decryptions of round 2``."""
+    if len(t.passes) < 4:
+        return "its shuffle pass"
+    return f"its partial decryptions of round {len(t.batch_proofs or b'') // 256 + 1}"
+
+
 def _fill(known: dict[int, int], dealer: int) -> Hands | None:
     """Four hands with the known cards in place and the others anywhere: ``None`` when
     the known cards are not distinct."""
@@ -229,4 +268,4 @@ def _fill(known: dict[int, int], dealer: int) -> Hands | None:
     return hands[0], hands[1], hands[2], hands[3]
 
 
-__all__ = ["BlindChecker", "BlindHand", "blind_deal"]
+__all__ = ["BlindChecker", "BlindHand", "blind_deal", "waiting_step"]

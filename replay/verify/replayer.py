@@ -282,6 +282,8 @@ class _HandReplay:
                   "there", hand=n, offset=self.offset)
         reveals = state.rules.reveals_card
         bh = self.blind.check(rec, n, state.dealer, reveals, self.offset)
+        if bh is not None and bh.waiting is not None:  # the deal stopped: nothing to replay
+            raise _Abandon
         if bh is None or bh.hands is None or (reveals and bh.thirteenth is None):
             self.missing.append((n, self.offset, "its blind deal does not give four hands"))
             raise _Abandon
