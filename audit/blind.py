@@ -397,7 +397,7 @@ class BlindDeal:
     passes: list[tuple[bytes, ...]]
     partials: list[list[Partial]]
     openings: list[Opening] = field(default_factory=list)
-    # tarneeb-blind-v2 (tarneeb.audit.blind_proofs): the proof of each pass, and twelve
+    # tarneeb-blind-v2 (tarneeb.audit.shuffleproof): the proof of each pass, and twelve
     # batched proofs of the partial decryptions (round r, seat k at 4r + k); the
     # Partial proofs are then empty
     shuffle_proofs: list[bytes] | None = None

@@ -392,7 +392,7 @@ def blind_vectors() -> dict[str, Any]:
     seats = [BlindSeat.new(s, BLIND_MATCH_ID, 3, rng=fixed_rng(b"blind-vector-deal", s))
              for s in range(4)]
     deal = deal_blind(seats, BLIND_MATCH_ID, 3, dealer=2)
-    from .blind_proofs import (
+    from .shuffleproof import (
         BLIND_PROTOCOL_V2,
         batch_context,
         deal_blind_v2,

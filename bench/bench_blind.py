@@ -33,7 +33,7 @@ from tarneeb.audit.blind import (
     deal_blind,
     fixed_rng,
 )
-from tarneeb.audit.blind_proofs import (
+from tarneeb.audit.shuffleproof import (
     deal_blind_v2,
     prove_shuffle,
     shuffle_context,

@@ -63,3 +63,11 @@ def test_a_pass_delivered_before_the_stop_is_still_proven() -> None:
     t.passes[1] = bytes(bad)
     v = verify_bytes(_close(log, MatchSecrets(SEED).key))
     assert {(f.kind, f.seat) for f in v.findings if f.seat is not None} == {("wrong-shuffle", 1)}
+
+
+def test_a_stopped_deal_converts_to_json_and_back_to_the_same_bytes() -> None:
+    from tarneeb.replay.log.jsonform import dumps, loads
+
+    for step in (2, 9):
+        data = _stalled(step)
+        assert loads(dumps(data)) == data

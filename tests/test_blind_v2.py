@@ -18,7 +18,7 @@ import pytest
 
 from tarneeb.audit import blind
 from tarneeb.audit.blind import BlindSeat, card_points, fixed_rng, invert, mul, reduce64
-from tarneeb.audit.blind_proofs import (
+from tarneeb.audit.shuffleproof import (
     SHUFFLE_PROOF_LEN,
     batch_context,
     deal_blind_v2,
@@ -177,3 +177,7 @@ def test_a_v1_log_still_reads_but_does_not_claim_its_passes_proven(
     assert v.clean, [str(f) for f in v.findings]
     assert "shuffle passes not proven" in v.deals_line()
     assert any("tarneeb-blind-v1" in n and "carry no proofs" in n for n in v.notes)
+    from tarneeb.report.match import match_report
+
+    html, _ = match_report(data)
+    assert "carry no proofs" in html and "proven by its transcript" not in html

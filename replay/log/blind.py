@@ -48,7 +48,7 @@ BLIND, PROOF, KEYS = 5, 6, 7
 DEALING_BLIND = "blind"
 ELEMENT, PROOF_LEN, POSITIONS = 32, 64, 52
 BATCH_PROOFS = 12 * PROOF_LEN  # v2: per seat per decryption round
-SHUFFLE_PROOF = 32 * (4 * POSITIONS + 5)  # v2: per pass (tarneeb.audit.blind_proofs)
+SHUFFLE_PROOF = 32 * (4 * POSITIONS + 5)  # v2: per pass (tarneeb.audit.shuffleproof)
 SPLIT = 2 * POSITIONS * ELEMENT  # a shuffle proof's elements, then its scalars
 OPENED_POSITION = 51  # the dealer's 13th card: the last position dealt, always the dealer's
 

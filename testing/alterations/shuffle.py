@@ -4,9 +4,10 @@ In a log dealt under ``tarneeb-blind-v2`` every pass carries a shuffle proof and
 each seat's partial decryptions of a round one batched proof (``docs/PROTOCOL.md``
 §13.6). Each alteration here is one seat's cheat as it would be logged: the seat
 publishes something its secrets cannot justify and keeps (or forges) a proof,
-and every other seat deals on honestly from what it was given (:func:`rebuild`
-recomputes the later passes, the decryptions and their proofs from the revealed
-keys). ``verify`` must name the cheating seat from the proofs alone and no other.
+and every other seat deals on honestly from what it was given
+(:func:`~tarneeb.testing.alterations.blind.rebuild` recomputes the later passes, the
+decryptions and their proofs from the revealed keys). ``verify`` must name the
+cheating seat from the proofs alone and no other.
 
 >>> from tarneeb.replay.server.blind import play_blind_match
 >>> from tarneeb.replay.verify.replayer import verify_bytes
@@ -19,7 +20,6 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import random
 from collections.abc import Callable
@@ -35,75 +35,11 @@ from tarneeb.testing.alterations.base import (
     _pick_hand,
     _register,
 )
-from tarneeb.testing.alterations.blind import _blind_log, _seats, _split
+from tarneeb.testing.alterations.blind import _blind_log, _seats, _split, rebuild
 
 
 def _v2(rec: HandRecord) -> bool:
     return rec.blind is not None and rec.blind.shuffle_proofs is not None
-
-
-def rebuild(log: EditableLog, n: int, *, passes: dict[int, list[bytes]] | None = None,
-            shuffle_proofs: dict[int, bytes] | None = None,
-            partials: dict[tuple[int, int], bytes] | None = None,
-            batch_proofs: dict[tuple[int, int], bytes] | None = None) -> None:
-    """Deal ``n`` of a v2 log as it goes when one seat publishes the given values.
-
-    ``passes[s]`` replaces seat ``s``'s pass (its proof stays the one it had, unless
-    ``shuffle_proofs[s]`` gives another); ``partials[(r, p)]`` replaces the element of
-    round ``r`` at position ``p`` (the batch it is in keeps its proof unless
-    ``batch_proofs[(r, seat)]`` gives another). Everything else is what honest seats
-    compute from what they were given, with honest proofs.
-    """
-    from tarneeb.audit.blind import card_points, invert, mul
-    from tarneeb.audit.blind_proofs import (
-        batch_context,
-        prove_batch,
-        prove_shuffle,
-        round_positions,
-        shuffle_context,
-    )
-
-    passes, shuffle_proofs = passes or {}, shuffle_proofs or {}
-    partials, batch_proofs = partials or {}, batch_proofs or {}
-    rec = log.hands[n]
-    t = rec.blind
-    assert t is not None and t.shuffle_proofs is not None and t.batch_proofs is not None
-    seats = _seats(log, n)
-    match_id = log.header.match_id
-    deck: list[bytes] = list(card_points())
-    decks, sproofs = [], []
-    for s in range(4):
-        if s in passes:
-            out, proof = passes[s], shuffle_proofs.get(s, t.shuffle_proofs[s])
-        else:
-            out = list(seats[s].shuffle(deck))
-            proof = shuffle_proofs.get(s) or prove_shuffle(
-                seats[s].scalar, seats[s].permutation, deck, out, shuffle_context(match_id, n, s))
-        decks.append(out)
-        sproofs.append(proof)
-        deck = out
-    old = _split(t.batch_proofs, 64)
-    rows, batch = [deck], list(old)
-    for r in range(3):
-        row = [b""] * 52
-        for k in range(4):
-            positions = round_positions(rec.dealer, r, k)
-            ins = [rows[r][p] for p in positions]
-            inverse = invert(seats[k].scalar)
-            outs = [partials.get((r, p)) or mul(inverse, e) for p, e in zip(positions, ins,
-                                                                           strict=True)]
-            changed = any((r, p) in partials for p in positions)
-            batch[4 * r + k] = batch_proofs.get((r, k)) or (old[4 * r + k] if changed else
-                                                            prove_batch(seats[k].scalar,
-                                                                        positions, ins, outs,
-                                                                        batch_context(match_id,
-                                                                                      n, k, r)))
-            for p, e in zip(positions, outs, strict=True):
-                row[p] = e
-        rows.append(row)
-    rec.blind = dataclasses.replace(
-        t, passes=[b"".join(d) for d in decks], partials=[b"".join(rows[r + 1]) for r in range(3)],
-        shuffle_proofs=sproofs, batch_proofs=b"".join(batch))
 
 
 Cheat = Callable[[EditableLog, int, int, random.Random], str]
@@ -158,7 +94,7 @@ def pass_substitutes_card(log: EditableLog, n: int, seat: int, rng: random.Rando
 def pass_wrong_exponent(log: EditableLog, n: int, seat: int, rng: random.Random) -> str:
     """The whole pass made with another scalar than the public key's, and proven with it."""
     from tarneeb.audit.blind import BlindSeat, reduce64
-    from tarneeb.audit.blind_proofs import prove_shuffle, shuffle_context
+    from tarneeb.audit.shuffleproof import prove_shuffle, shuffle_context
     honest = _seats(log, n)[seat]
     other = reduce64(hashlib.sha512(b"other exponent %d" % rng.randrange(1 << 30)).digest())
     cheat = BlindSeat(seat, honest.match_id, n, other, honest.permutation)
@@ -176,7 +112,7 @@ def forged_shuffle_proof(log: EditableLog, n: int, seat: int, rng: random.Random
     """The pass kept, its proof replaced by the proof of another permutation under another
     scalar: what a seat that lost its secrets (or never had them) can make."""
     from tarneeb.audit.blind import reduce64
-    from tarneeb.audit.blind_proofs import prove_shuffle, shuffle_context
+    from tarneeb.audit.shuffleproof import prove_shuffle, shuffle_context
     forger = reduce64(hashlib.sha512(b"forger %d" % rng.randrange(1 << 30)).digest())
     order = list(range(52))
     rng.shuffle(order)
@@ -192,7 +128,7 @@ def replayed_shuffle_proof(log: EditableLog, n: int, seat: int, rng: random.Rand
     """A substituted pass whose proof is a valid proof of the same decks made for another
     context (another match, deal or seat): the context binds each proof to its place."""
     from tarneeb.audit.blind import card_points, mul
-    from tarneeb.audit.blind_proofs import prove_shuffle, shuffle_context
+    from tarneeb.audit.shuffleproof import prove_shuffle, shuffle_context
     honest = _seats(log, n)[seat]
     where = rng.choice(("match", "deal", "position"))
     ctx = {"match": shuffle_context(b"another match", n, seat),
@@ -208,7 +144,7 @@ def replayed_shuffle_proof(log: EditableLog, n: int, seat: int, rng: random.Rand
 
 def _batch_cheat(log: EditableLog, n: int, seat: int, rng: random.Random, forge: bool) -> str:
     from tarneeb.audit.blind import element_from_hash, reduce64
-    from tarneeb.audit.blind_proofs import (
+    from tarneeb.audit.shuffleproof import (
         batch_context,
         prove_batch,
         round_input,
@@ -247,4 +183,4 @@ def forged_batch_proof(log: EditableLog, n: int, seat: int, rng: random.Random) 
 
 
 __all__ = ["forged_batch_proof", "forged_shuffle_proof", "pass_substitutes_card",
-           "pass_wrong_exponent", "rebuild", "replayed_shuffle_proof", "wrong_batched_decryption"]
+           "pass_wrong_exponent", "replayed_shuffle_proof", "wrong_batched_decryption"]
