@@ -107,7 +107,6 @@ class BlindChecker:
         self.secret_cancelled: list[int] = []  # hands replayed without their cards
         self.v1_hands: list[int] = []  # tarneeb-blind-v1 transcripts: passes not proven
         self.consequence = False  # the hand being checked has a v2 transcript at fault
-        self.unfinished: tuple[int, int] | None = None  # (hand, seat): a deal that stopped
 
     def _count(self, before: int) -> int:
         added = len(self.v.findings) - before
@@ -181,7 +180,6 @@ class BlindChecker:
             self.v.add("blind-transcript", f"the deal is not finished (seat {seat} has not "
                        f"delivered {waiting_step(t)}), yet the hand goes on", hand=n,
                        offset=offset)
-        self.unfinished = (n, seat)
         return BlindHand(None, None, False, self._count(before), waiting=seat)
 
     def _keys(self, n: int) -> list[RevealedKey]:
