@@ -397,6 +397,11 @@ class BlindDeal:
     passes: list[tuple[bytes, ...]]
     partials: list[list[Partial]]
     openings: list[Opening] = field(default_factory=list)
+    # tarneeb-blind-v2 (tarneeb.audit.shuffleproof): the proof of each pass, and twelve
+    # batched proofs of the partial decryptions (round r, seat k at 4r + k); the
+    # Partial proofs are then empty
+    shuffle_proofs: list[bytes] | None = None
+    batch_proofs: list[bytes] | None = None
 
     def final(self, position: int) -> bytes:
         """What is left of ``position`` after the three partial decryptions."""
@@ -418,7 +423,9 @@ class BlindDeal:
 
     def byte_size(self) -> int:
         """Bytes of group elements and proofs this deal adds to a log."""
-        return (ELEMENT_LEN * (SEATS + SEATS * DECK) + DECK * 3 * (ELEMENT_LEN + PROOF_LEN)
+        proofs = (DECK * 3 * PROOF_LEN if self.shuffle_proofs is None else
+                  sum(map(len, self.shuffle_proofs)) + sum(map(len, self.batch_proofs or ())))
+        return (ELEMENT_LEN * (SEATS + SEATS * DECK) + DECK * 3 * ELEMENT_LEN + proofs
                 + len(self.openings) * (PROOF_LEN + 2))
 
 
@@ -518,11 +525,12 @@ def verify_deal(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[Blind
         faults.append(BlindFault(-1, "the opened cards are not the 52 cards of the deck: "
                                      "a pass replaced, dropped or duplicated a card"))
     for k in keys:
-        faults.extend(_check_revealed(deal, k))
+        faults.extend(check_revealed(deal, k))
     return faults
 
 
-def _check_revealed(deal: BlindDeal, key: RevealedKey) -> list[BlindFault]:
+def check_revealed(deal: BlindDeal, key: RevealedKey) -> list[BlindFault]:
+    """Whether a revealed key matches its public key and its seat's pass."""
     s = key.seat
     if not 0 < scalar_to_int(key.scalar) < L or mul_base(key.scalar) != deal.publics[s]:
         return [BlindFault(s, "its revealed scalar does not match its public key")]

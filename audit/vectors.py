@@ -368,7 +368,9 @@ def blind_vectors() -> dict[str, Any]:
     secret. Another implementation checks itself against: the 52 card points, one proof
     of equal discrete logarithms, and one whole deal (each seat's scalar, permutation and
     public key, the four passes, every partial decryption with its proof, each seat's
-    hand). libsodium (rbcl) is loaded only here.
+    hand), and the same deal's ``tarneeb-blind-v2`` proofs (the generators, each pass's
+    shuffle proof, the twelve batched proofs, with their contexts). libsodium (rbcl) is
+    loaded only here.
     """
     from .blind import (
         BLIND_PROTOCOL,
@@ -390,6 +392,17 @@ def blind_vectors() -> dict[str, Any]:
     seats = [BlindSeat.new(s, BLIND_MATCH_ID, 3, rng=fixed_rng(b"blind-vector-deal", s))
              for s in range(4)]
     deal = deal_blind(seats, BLIND_MATCH_ID, 3, dealer=2)
+    from .shuffleproof import (
+        BLIND_PROTOCOL_V2,
+        batch_context,
+        deal_blind_v2,
+        generators,
+        shuffle_context,
+    )
+    again = [BlindSeat.new(s, BLIND_MATCH_ID, 3, rng=fixed_rng(b"blind-vector-deal", s))
+             for s in range(4)]
+    v2 = deal_blind_v2(again, BLIND_MATCH_ID, 3, dealer=2)
+    assert v2.passes == deal.passes  # the same seats: the same passes and decryptions
     return {
         "protocol": BLIND_PROTOCOL,
         "group": GROUP,
@@ -410,6 +423,15 @@ def blind_vectors() -> dict[str, Any]:
             "passes": [[e.hex() for e in d] for d in deal.passes],
             "partials": [[{"seat": q.seat, "element": q.element.hex(), "proof": q.proof.hex()}
                           for q in chain] for chain in deal.partials],
+        },
+        "v2": {  # the same deal under tarneeb-blind-v2: the proofs of §13.6
+            "protocol": BLIND_PROTOCOL_V2,
+            "generators": [g.hex() for g in generators()],
+            "shuffle_contexts": [shuffle_context(BLIND_MATCH_ID, 3, s).hex() for s in range(4)],
+            "shuffle_proofs": [p.hex() for p in v2.shuffle_proofs or ()],
+            "batch_contexts": [batch_context(BLIND_MATCH_ID, 3, k, r).hex()
+                               for r in range(3) for k in range(4)],
+            "batch_proofs": [p.hex() for p in v2.batch_proofs or ()],
         },
     }
 

@@ -1,13 +1,15 @@
 """What blind dealing costs: CPU time per deal and bytes per hand, beside the seed protocol's.
 
-Time per deal (CPU time, one core, the least of ``rounds`` deals), split as a deal is:
-the four shuffle passes (208 scalar multiplications), the dealing (156 partial
-decryptions with their proofs, 52 last layers removed), the proofs of the 52 cards
-played and the 13th card shown; then checking a deal's transcript, from the proofs
-alone and from the revealed keys. Bytes: short matches dealt blind, every byte of the
-log but the header, the signature and the keys records, per played hand (a cancelled
-hand has its transcript too, so it is counted in the total); and the keys records
-per dealing attempt.
+Time per deal (CPU time, one core, the least of ``rounds`` deals), split as a deal is,
+under ``tarneeb-blind-v2`` and, before it, ``tarneeb-blind-v1``: the four shuffle passes
+(208 scalar multiplications), their shuffle proofs (v2 only), the dealing (156 partial
+decryptions, with a proof each in v1, twelve batched proofs in v2; 52 last layers
+removed), the proofs of the 52 cards played and the 13th card shown; then checking a
+deal's transcript from the proofs alone (split: passes, decryptions, opened cards) and
+with the revealed keys; and a dealing attempt's transcript in bytes, v1 and v2.
+Bytes: short matches dealt blind (v2), every byte of the log but the header, the
+signature and the keys records, per played hand (a cancelled hand has its transcript
+too, so it is counted in the total); and the keys records per dealing attempt.
 
 Run it as a script (``python bench/bench_blind.py``) or call :func:`bench_blind`.
 
@@ -26,14 +28,22 @@ import msgpack
 from tarneeb.audit.blind import (
     BlindSeat,
     Opening,
+    card_points,
+    check_opening,
     deal_blind,
     fixed_rng,
-    verify_deal,
+)
+from tarneeb.audit.shuffleproof import (
+    deal_blind_v2,
+    prove_shuffle,
+    shuffle_context,
+    verify_any,
+    verify_shuffle,
 )
 from tarneeb.replay.log import encode_record, parse_log
 from tarneeb.replay.log.blind import blind_list, proof_list
 from tarneeb.replay.rules.ruleset import PRESETS
-from tarneeb.replay.server.blind import play_blind_match
+from tarneeb.replay.server.blind import play_blind_match, transcript_of
 
 
 def _cpu(fn: Any) -> tuple[float, Any]:
@@ -42,23 +52,30 @@ def _cpu(fn: Any) -> tuple[float, Any]:
     return time.process_time() - t0, out
 
 
-def _one_deal(i: int) -> dict[str, float]:
+def _one_deal(i: int, version: int = 2) -> dict[str, float]:
+    """One deal's CPU times, split by part, under ``tarneeb-blind-v1`` or ``-v2``."""
     match_id = b"bench-blind"
     seats = [BlindSeat.new(s, match_id, i, rng=fixed_rng(b"bench %d" % i, s)) for s in range(4)]
-    deck = None
+    decks: list[Any] = []
 
     def passes() -> None:
-        nonlocal deck
-        from tarneeb.audit.blind import card_points
-
         deck = card_points()
         for s in seats:
+            decks.append(deck)
             deck = s.shuffle(deck)
+        decks.append(deck)
 
     t_pass, _ = _cpu(passes)
-    # the dealing as the seats do it, passes included (deal_blind runs them again)
-    t_total, deal = _cpu(lambda: deal_blind(seats, match_id, i, dealer=0))
-    t_deal = t_total - t_pass
+    t_shuffle_proofs = 0.0
+    if version == 2:
+        t_shuffle_proofs, _ = _cpu(lambda: [prove_shuffle(
+            s.scalar, s.permutation, decks[k], decks[k + 1], shuffle_context(match_id, i, k))
+            for k, s in enumerate(seats)])
+        # the dealing as the seats do it, passes and their proofs included (run again)
+        t_total, deal = _cpu(lambda: deal_blind_v2(seats, match_id, i, dealer=0))
+    else:
+        t_total, deal = _cpu(lambda: deal_blind(seats, match_id, i, dealer=0))
+    t_deal = t_total - t_pass - t_shuffle_proofs
 
     def proofs() -> list[Opening]:
         out = []
@@ -72,13 +89,25 @@ def _one_deal(i: int) -> dict[str, float]:
 
     t_proofs, openings = _cpu(proofs)
     deal.openings = openings
-    t_check, faults = _cpu(lambda: verify_deal(deal))
+    t_check, faults = _cpu(lambda: verify_any(deal))
     assert not faults
+    t_check_passes = 0.0
+    if version == 2:
+        assert deal.shuffle_proofs is not None
+        t_check_passes, ok = _cpu(lambda: all(
+            verify_shuffle(deal.publics[k], decks[k], decks[k + 1], deal.shuffle_proofs[k],
+                           shuffle_context(match_id, i, k)) for k in range(4)))
+        assert ok
+    t_check_open, _ = _cpu(lambda: [check_opening(deal, o) for o in deal.openings])
     keys = [s.reveal() for s in seats]
-    t_keys_check, faults = _cpu(lambda: verify_deal(deal, keys))
+    t_keys_check, faults = _cpu(lambda: verify_any(deal, keys))
     assert not faults
-    return {"passes": t_pass, "dealing": t_deal, "proofs": t_proofs,
-            "verify_proofs": t_check, "verify_with_keys": t_keys_check}
+    size = len(msgpack.packb(blind_list(transcript_of(deal)), use_bin_type=True))
+    return {"passes": t_pass, "shuffle_proofs": t_shuffle_proofs, "dealing": t_deal,
+            "proofs": t_proofs, "verify_proofs": t_check, "verify_passes": t_check_passes,
+            "verify_openings": t_check_open,
+            "verify_decryptions": t_check - t_check_passes - t_check_open,
+            "verify_with_keys": t_keys_check, "transcript_bytes": size}
 
 
 def _sizes(matches: int) -> dict[str, float]:
@@ -106,23 +135,42 @@ def _sizes(matches: int) -> dict[str, float]:
 def bench_blind(rounds: int = 5, matches: int = 2) -> dict[str, Any]:
     """The least time of ``rounds`` deals for each part, and sizes over ``matches`` short
     matches a rule set."""
-    runs = [_one_deal(i) for i in range(rounds)]
-    best = {k: min(r[k] for r in runs) for k in runs[0]}
-    deal = best["passes"] + best["dealing"] + best["proofs"]
-    return {"name": "blind", **best, "deal_seconds": deal, **_sizes(matches)}
+    out: dict[str, Any] = {"name": "blind"}
+    for version in (1, 2):
+        runs = [_one_deal(i, version) for i in range(rounds)]
+        best = {k: min(r[k] for r in runs) for k in runs[0]}
+        best["deal_seconds"] = (best["passes"] + best["shuffle_proofs"] + best["dealing"]
+                                + best["proofs"])
+        out.update(best if version == 2 else {f"v1_{k}": x for k, x in best.items()})
+    out.update(_sizes(matches))  # the matches are dealt as the server deals: v2
+    extra = (out["transcript_bytes"] - out["v1_transcript_bytes"]) * (
+        out["blind_attempts"] / out["blind_played_hands"])
+    out["v1_bytes_per_played_hand"] = out["bytes_per_played_hand"] - extra
+    return out
 
 
 def lines(r: dict[str, Any], hmac_us: float | None = None,
           hmac_bytes: float | None = None) -> list[str]:
     beside = f" (dealt from seeds: {hmac_us:.1f} µs)" if hmac_us is not None else ""
     size = f" (dealt from seeds: {hmac_bytes:.1f})" if hmac_bytes is not None else ""
+    def ms(k: str) -> str:
+        return f"{r[k] * 1000:.0f} ms"
+
     return [
-        f"blind dealing: {r['deal_seconds'] * 1000:.0f} ms CPU per deal for the four seats "
-        f"together{beside}: passes {r['passes'] * 1000:.0f} ms, dealing (partial decryptions "
-        f"and proofs) {r['dealing'] * 1000:.0f} ms, proofs of the 52 cards played and the 13th "
-        f"shown {r['proofs'] * 1000:.0f} ms",
-        f"blind dealing: checking a deal's transcript {r['verify_proofs'] * 1000:.0f} ms from "
-        f"the proofs alone, {r['verify_with_keys'] * 1000:.0f} ms with the revealed keys",
+        f"blind dealing (tarneeb-blind-v2): {ms('deal_seconds')} CPU per deal for the four "
+        f"seats together{beside}: passes {ms('passes')}, their shuffle proofs "
+        f"{ms('shuffle_proofs')}, dealing (partial decryptions and batched proofs) "
+        f"{ms('dealing')}, proofs of the 52 cards played and the 13th shown {ms('proofs')} "
+        f"(v1, before: {ms('v1_deal_seconds')}: passes {ms('v1_passes')}, dealing "
+        f"{ms('v1_dealing')}, proofs {ms('v1_proofs')})",
+        f"blind dealing: checking a deal's transcript {ms('verify_proofs')} from the proofs "
+        f"alone (passes {ms('verify_passes')}, decryptions {ms('verify_decryptions')}, "
+        f"opened cards {ms('verify_openings')}), {ms('verify_with_keys')} with the revealed "
+        f"keys (v1, before: {ms('v1_verify_proofs')}, passes unproven: decryptions "
+        f"{ms('v1_verify_decryptions')}, opened cards {ms('v1_verify_openings')})",
+        f"blind dealing: a dealing attempt's transcript {r['transcript_bytes']:,} bytes "
+        f"(v1, before: {r['v1_transcript_bytes']:,}); {r['v1_bytes_per_played_hand']:,.0f} "
+        "bytes per played hand under v1",
         f"blind dealing: {r['transcript_bytes_per_attempt']:,.0f} bytes of transcript per "
         f"dealing attempt, {r['proof_bytes_per_played_hand']:,.0f} bytes of play proofs per "
         f"played hand; {r['bytes_per_played_hand']:,.0f} bytes per played hand{size} in all "

@@ -293,8 +293,10 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -
         f"signed by the key you gave (key {v.key_id})" if v.key_pinned else \
         "signed by the key named inside the log (compare its key id below with the one the " \
         "platform publishes)"
-    checked = ("Every deal was dealt blind and is proven by its transcript" if v.blind else
-               "Every deal is the one the committed seeds give") + \
+    checked = ("Every deal was dealt blind and is proven by its decryptions and plays (its "
+               "shuffle passes, tarneeb-blind-v1, carry no proofs)" if v.blind and v.blind_v1
+               else "Every deal was dealt blind and is proven by its transcript" if v.blind
+               else "Every deal is the one the committed seeds give") + \
         ", and every bid, card, score and the winner follow the rules." + \
         ("" if receipt else " That the seeds were "
          "committed before play is shown by a player's receipt or the platform's publication " \
@@ -388,7 +390,10 @@ def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
         faults = [fv for fv in views if fv.kind in BLIND_KINDS]
         made = ("Each seat shuffled and dealt with keys of its own, so nobody, the platform "
                 "included, saw a hand but their own; every deal's transcript and every card "
-                "played checks (docs/PROTOCOL.md §13)." if v.deals_proven else
+                "played checks (docs/PROTOCOL.md §13)" + (
+                    ", but the shuffle passes of its tarneeb-blind-v1 transcripts carry no "
+                    "proofs: a seat that changed the deck is named only by revealed keys."
+                    if v.blind_v1 else ".") if v.deals_proven else
                 "Some deals dealt blind are not proven by their transcripts (see the problems).")
         steps.append(Step(f"Every deal was dealt blind and proven ({n} dealing attempts)",
                           "pass" if v.deals_proven else "fail", made, faults + missing))

@@ -115,14 +115,14 @@ def test_a_seat_that_cannot_read_its_cards_is_named_with_its_hand_from_1(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from tarneeb.replay.server import blind as blindplay
 
-    real = blindplay.deal_blind
+    real = blindplay.deal_blind_v2
 
     def unreadable(seats, *args, **kw):  # type: ignore[no-untyped-def]
         deal = real(seats, *args, **kw)
         seats[1].unreadable.append(7)
         return deal
 
-    monkeypatch.setattr(blindplay, "deal_blind", unreadable)
+    monkeypatch.setattr(blindplay, "deal_blind_v2", unreadable)
     with pytest.raises(blindplay.BlindTableError, match=r"^hand 1: seat 1 could not read "):
         blindplay.play_blind_match("qahwa41", seed=b"test unreadable", target=3)
 

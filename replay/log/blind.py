@@ -15,7 +15,12 @@ bytes beyond the elements themselves:
   ``r+1``-th partial decryption, by seat ``(owner(p) + 1 + r) mod 4``;
   ``partial_proofs`` three bin 3,328, their proofs; ``opened`` bin 64 or nil, the
   dealer's proof that the revealed card (the deal record's ``revealed``) is the
-  card dealt at position 51, its 13th;
+  card dealt at position 51, its 13th (``tarneeb-blind-v1``: no proof of the passes);
+* ``tarneeb-blind-v2`` has the same six fields, but ``partial_proofs`` holds nine bins:
+  bin 768, twelve 64-byte batched proofs (round ``r``, seat ``k`` at ``4r + k``: one
+  for all the positions the seat decrypts in the round), then for each pass its
+  shuffle proof (``docs/PROTOCOL.md`` §13.6) in two bins, its 104 elements (bin
+  3,328) and its 109 scalars (bin 3,488), since no field is longer than 4,096 bytes;
 * ``[6, position, proof]`` — right after a card move: the card is the one dealt at
   ``position`` (0-51), proven by its owner (step ``play``);
 * ``[7, deal_number, scalars, permutations]`` — four bin 32 or nil, four bin 52 or
@@ -42,6 +47,9 @@ from tarneeb.replay.log.stream import LogError
 BLIND, PROOF, KEYS = 5, 6, 7
 DEALING_BLIND = "blind"
 ELEMENT, PROOF_LEN, POSITIONS = 32, 64, 52
+BATCH_PROOFS = 12 * PROOF_LEN  # v2: per seat per decryption round
+SHUFFLE_PROOF = 32 * (4 * POSITIONS + 5)  # v2: per pass (tarneeb.audit.shuffleproof)
+SPLIT = 2 * POSITIONS * ELEMENT  # a shuffle proof's elements, then its scalars
 OPENED_POSITION = 51  # the dealer's 13th card: the last position dealt, always the dealer's
 
 
@@ -54,13 +62,33 @@ class BlindTranscript:
     partials: list[bytes]
     partial_proofs: list[bytes]
     opened: bytes | None = None
+    shuffle_proofs: list[bytes] | None = None  # v2: the proof of each pass
+    batch_proofs: bytes | None = None  # v2: twelve batched proofs (v1: partial_proofs)
     # play index k (0-51, in the hand's play order) -> (position, proof)
     play_proofs: dict[int, tuple[int, bytes]] = field(default_factory=dict)
+
+    @property
+    def waiting_for(self) -> int | None:
+        """The seat whose dealing step is missing in an unfinished v2 deal (the seat to
+        pass, or in the round being decrypted the first seat that has not delivered),
+        ``None`` when the deal is complete. Seats pass 0-3, then in each round 0-3."""
+        if self.shuffle_proofs is None:
+            return None
+        if len(self.passes) < 4:
+            return len(self.passes)
+        d = len(self.batch_proofs or b"") // PROOF_LEN
+        return None if d == 12 else d % 4
+
+    @property
+    def version(self) -> int:
+        """1 (``tarneeb-blind-v1``: passes unproven) or 2 (every pass proven)."""
+        return 1 if self.shuffle_proofs is None else 2
 
     def byte_size(self) -> int:
         """Bytes of elements and proofs (the log adds a few bytes of framing)."""
         return (len(self.publics) + sum(map(len, self.passes)) + sum(map(len, self.partials))
                 + sum(map(len, self.partial_proofs)) + len(self.opened or b"")
+                + sum(map(len, self.shuffle_proofs or ())) + len(self.batch_proofs or b"")
                 + sum(1 + len(p) for _, p in self.play_proofs.values()))
 
 
@@ -74,6 +102,10 @@ class RevealedKeys:
 
 
 def blind_list(t: BlindTranscript) -> list[Any]:
+    if t.shuffle_proofs is not None:
+        return [BLIND, t.publics, list(t.passes), list(t.partials),
+                [t.batch_proofs, *(half for p in t.shuffle_proofs
+                                   for half in (p[:SPLIT], p[SPLIT:]))], t.opened]
     return [BLIND, t.publics, list(t.passes), list(t.partials), list(t.partial_proofs), t.opened]
 
 
@@ -107,10 +139,34 @@ def blind_from_list(data: list[Any], offset: int) -> BlindTranscript:
         raise _fail("blind", f"publics must be {4 * ELEMENT} bytes (four keys)", offset)
     if opened is not None and (type(opened) is not bytes or len(opened) != PROOF_LEN):
         raise _fail("blind", f"opened must be a {PROOF_LEN}-byte proof or nil", offset)
+    if (type(proofs) is list and proofs and type(proofs[0]) is bytes
+            and len(proofs[0]) <= BATCH_PROOFS):  # tarneeb-blind-v2 (v1's first bin is longer)
+        return _v2_from_list(publics, passes, partials, proofs, opened, offset)
     return BlindTranscript(
         publics, _bins(passes, 4, POSITIONS * ELEMENT, "passes", "blind", offset),
         _bins(partials, 3, POSITIONS * ELEMENT, "partials", "blind", offset),
         _bins(proofs, 3, POSITIONS * PROOF_LEN, "partial_proofs", "blind", offset), opened)
+
+
+def _v2_from_list(publics: bytes, passes: Any, partials: Any, proofs: list[Any],
+                  opened: bytes | None, offset: int) -> BlindTranscript:
+    """A v2 transcript, complete or stopped at the seat that did not deliver (FORMAT.md)."""
+    k = len(passes) if type(passes) is list else -1
+    batch = proofs[0]
+    d, rest = divmod(len(batch), PROOF_LEN)
+    if not 0 <= k <= 4 or rest or (k < 4 and d) or len(proofs) != 1 + 2 * k:
+        raise _fail("blind", "a v2 transcript holds 0-4 passes, and after its batched proofs "
+                    "(none before the fourth pass) two bins of shuffle proof a pass", offset)
+    if (d < 12 or k < 4) and opened is not None:
+        raise _fail("blind", "an unfinished deal opens no card", offset)
+    return BlindTranscript(
+        publics, _bins(passes, k, POSITIONS * ELEMENT, "passes", "blind", offset),
+        _bins(partials, -(-d // 4), POSITIONS * ELEMENT, "partials", "blind", offset), [],
+        opened,
+        [a + b for a, b in zip(
+            _bins(proofs[1::2], k, SPLIT, "v2 shuffle proofs' elements", "blind", offset),
+            _bins(proofs[2::2], k, SHUFFLE_PROOF - SPLIT, "v2 shuffle proofs' scalars",
+                  "blind", offset), strict=True)], batch)
 
 
 def proof_from_list(data: list[Any], offset: int) -> tuple[int, bytes]:

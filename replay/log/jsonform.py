@@ -207,13 +207,22 @@ def _blind_from_json(r: _In) -> BlindTranscript | None:
     b = r.rec.get("blind")
     if b is None:
         return None
-    if not isinstance(b, dict) or not isinstance(b.get("proofs"), list) or set(b) != {
-            "publics", "passes", "partials", "partial_proofs", "opened", "proofs"}:
-        raise r.fail("blind must be {publics, passes, partials, partial_proofs, opened, proofs}")
+    v1 = {"publics", "passes", "partials", "partial_proofs", "opened", "proofs"}
+    if not isinstance(b, dict) or not isinstance(b.get("proofs"), list) or set(b) not in (
+            v1, v1 | {"batch_proofs", "shuffle_proofs"}):
+        raise r.fail("blind must be {publics, passes, partials, partial_proofs, opened, proofs}"
+                     " (and batch_proofs, shuffle_proofs in v2)")
     sub = _In(r.index, b)
     t = BlindTranscript(sub.hex("publics"), _hexes(sub, "passes"),  # type: ignore[arg-type]
                         _hexes(sub, "partials"), _hexes(sub, "partial_proofs"),  # type: ignore[arg-type]
                         sub.hex("opened", nil=True))
+    if "shuffle_proofs" in b:  # tarneeb-blind-v2
+        halves = _hexes(sub, "shuffle_proofs")  # each pass's elements, then its scalars
+        if len(halves) % 2 or len(halves) > 8 or any(h is None for h in halves):
+            raise r.fail("shuffle_proofs must be two hex strings for each pass (eight)")
+        t.shuffle_proofs = [halves[i] + halves[i + 1]  # type: ignore[operator]
+                            for i in range(0, len(halves), 2)]
+        t.batch_proofs = sub.hex("batch_proofs")
     for k, proof in enumerate(b["proofs"]):
         if proof is None:
             continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tarneeb.replay.log.blind import DEALING_BLIND, BlindTranscript, RevealedKeys
+from tarneeb.replay.log.blind import DEALING_BLIND, SPLIT, BlindTranscript, RevealedKeys
 from tarneeb.replay.log.parse import parse_log
 from tarneeb.replay.log.records import (
     MAGIC,
@@ -44,6 +44,10 @@ def _blind_to_json(t: BlindTranscript, plays: int) -> dict[str, Any]:
     return {"publics": t.publics.hex(), "passes": [d.hex() for d in t.passes],
             "partials": [d.hex() for d in t.partials],
             "partial_proofs": [d.hex() for d in t.partial_proofs], "opened": _hex(t.opened),
+            **({} if t.shuffle_proofs is None else {
+                "batch_proofs": _hex(t.batch_proofs),
+                "shuffle_proofs": [h.hex() for d in t.shuffle_proofs  # elements, scalars
+                                   for h in (d[:SPLIT], d[SPLIT:])]}),
             "proofs": [None if k not in t.play_proofs else
                        [t.play_proofs[k][0], t.play_proofs[k][1].hex()] for k in range(plays)]}
 

@@ -157,9 +157,12 @@ def play_logged_match(rules: RuleSet | str, *, seed: bytes | None = None,
 def write_log(rules: RuleSet, state: MatchState, flags: Sequence[Sequence[bool]],
               s: MatchSecrets, names: Sequence[str], computer: Sequence[bool],
               seeded: bool = True, blind: Sequence[BlindTranscript] | None = None,
-              keys: Sequence[RevealedKeys] = ()) -> bytes:
+              keys: Sequence[RevealedKeys] = (), unfinished: HandRecord | None = None,
+              end: EndRecord | None = None) -> bytes:
     """The signed log of a finished match (deals derived from the seeds, or recorded; or
-    ``blind``: one transcript a dealing attempt, and the ``keys`` revealed after it)."""
+    ``blind``: one transcript a dealing attempt, and the ``keys`` revealed after it).
+    ``unfinished`` is a last hand whose blind deal stopped, ``end`` the end record of a
+    match abandoned there."""
     out = BytesIO()
     w = LogWriter(out)
     first_dealer = state.history[0].dealer if state.history else state.dealer
@@ -180,7 +183,9 @@ def write_log(rules: RuleSet, state: MatchState, flags: Sequence[Sequence[bool]]
         if blind is not None:
             rec.blind = blind[hand.deal_number]
         w.write(rec)
-    w.write(EndRecord(state.winner, s.server_seed if seeded else None))
+    if unfinished is not None:
+        w.write(unfinished)
+    w.write(end or EndRecord(state.winner, s.server_seed if seeded else None))
     for k in keys:
         w.write(k)
     w.sign(lambda data: sign(s.key, data))

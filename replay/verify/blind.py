@@ -29,9 +29,15 @@ from tarneeb.audit.blind import (
     check_opening,
     decrypt_order,
     owner,
-    verify_deal,
 )
-from tarneeb.replay.log.blind import ELEMENT, OPENED_POSITION, PROOF_LEN, RevealedKeys
+from tarneeb.audit.shuffleproof import verify_any, verify_unfinished
+from tarneeb.replay.log.blind import (
+    ELEMENT,
+    OPENED_POSITION,
+    PROOF_LEN,
+    BlindTranscript,
+    RevealedKeys,
+)
 from tarneeb.replay.log.records import HandRecord, Header, ParsedLog
 from tarneeb.replay.rules.cards import card_name
 from tarneeb.replay.verify.findings import Verdict
@@ -48,12 +54,15 @@ def blind_deal(header: Header, rec: HandRecord, n: int, dealer: int) -> BlindDea
     t = rec.blind
     assert t is not None
     elements = [_split(r, ELEMENT) for r in t.partials]
-    proofs = [_split(r, PROOF_LEN) for r in t.partial_proofs]
+    v2 = t.shuffle_proofs is not None
+    proofs = [[b""] * DECK] * 3 if v2 else [_split(r, PROOF_LEN) for r in t.partial_proofs]
     partials = [[Partial(seat, elements[r][p], proofs[r][p])
                  for r, seat in enumerate(decrypt_order(owner(p, dealer)))]
                 for p in range(DECK)]
     return BlindDeal(header.match_id, n, dealer, _split(t.publics, ELEMENT),
-                     [tuple(_split(d, ELEMENT)) for d in t.passes], partials)
+                     [tuple(_split(d, ELEMENT)) for d in t.passes], partials,
+                     shuffle_proofs=None if not v2 else list(t.shuffle_proofs or ()),
+                     batch_proofs=None if not v2 else _split(t.batch_proofs or b"", PROOF_LEN))
 
 
 _KINDS = (("revealed scalar", "wrong-key"), ("revealed permutation", "wrong-key"),
@@ -65,6 +74,10 @@ def _kind(fault: BlindFault) -> str:
     return next((k for text, k in _KINDS if text in fault.what), "wrong-shuffle")
 
 
+_AFTER = (" (the deal's transcript is at fault above: the seat named there changed what "
+          "this card's owner was given)")
+
+
 @dataclass
 class BlindHand:
     """What the checks of one blind hand give the replay."""
@@ -73,6 +86,7 @@ class BlindHand:
     thirteenth: int | None
     proven: bool  # every card of every hand is proven (opened by the plays, or by keys)
     faults: int  # findings this hand added
+    waiting: int | None = None  # an unfinished deal: the seat that did not deliver
 
 
 class BlindChecker:
@@ -91,6 +105,8 @@ class BlindChecker:
                 continue
             self.keys[k.deal_number] = k
         self.secret_cancelled: list[int] = []  # hands replayed without their cards
+        self.v1_hands: list[int] = []  # tarneeb-blind-v1 transcripts: passes not proven
+        self.consequence = False  # the hand being checked has a v2 transcript at fault
 
     def _count(self, before: int) -> int:
         added = len(self.v.findings) - before
@@ -108,16 +124,23 @@ class BlindChecker:
                   hand=n, offset=offset)
             self._count(before)
             return None
+        if rec.blind.waiting_for is not None:
+            return self._unfinished(rec, n, dealer, offset, before)
         deal = blind_deal(self.header, rec, n, dealer)
+        if rec.blind.shuffle_proofs is None:
+            self.v1_hands.append(n)
         keys = self._keys(n)
         try:
-            faults = verify_deal(deal, keys)
+            faults = verify_any(deal, keys)
         except (BlindError, ValueError) as e:  # no value of a log may stop the check
             faults = [BlindFault(-1, f"the transcript cannot be checked: {e}")]
         for f in faults:
             v.add(_kind(f), f"{f.what}" + ("" if f.position is None else
                                            f" (position {f.position})"),
                   hand=n, seat=None if f.seat < 0 else f.seat, offset=offset)
+        # under v2 a fault names the seat that made it; a card that then fails to open is
+        # what follows from it, not its owner's cheat
+        self.consequence = bool(faults) and rec.blind.shuffle_proofs is not None
         known: dict[int, int] = {}  # position -> card, as proven
         if len(v.findings) == before:
             for k in keys:  # the hand of each seat that revealed its scalar
@@ -138,6 +161,26 @@ class BlindChecker:
         if thirteenth is None and reveals and hands is not None:
             thirteenth = known.get(OPENED_POSITION)
         return BlindHand(hands, thirteenth, proven, self._count(before))
+
+    def _unfinished(self, rec: HandRecord, n: int, dealer: int, offset: int,
+                    before: int) -> BlindHand:
+        """A v2 deal that stopped at a seat that did not deliver: the steps it holds are
+        checked, and the hand must stop there, with nothing played."""
+        t = rec.blind
+        assert t is not None and t.waiting_for is not None
+        seat = t.waiting_for
+        for f in verify_unfinished(
+                self.header.match_id, n, dealer, _split(t.publics, ELEMENT),
+                [_split(d, ELEMENT) for d in t.passes], t.shuffle_proofs or [],
+                [_split(r, ELEMENT) for r in t.partials],
+                _split(t.batch_proofs or b"", PROOF_LEN)):
+            self.v.add(_kind(f), f.what, hand=n, seat=None if f.seat < 0 else f.seat,
+                       offset=offset)
+        if rec.closed or rec.calls or rec.plays or rec.trump is not None:
+            self.v.add("blind-transcript", f"the deal is not finished (seat {seat} has not "
+                       f"delivered {waiting_step(t)}), yet the hand goes on", hand=n,
+                       offset=offset)
+        return BlindHand(None, None, False, self._count(before), waiting=seat)
 
     def _keys(self, n: int) -> list[RevealedKey]:
         k = self.keys.get(n)
@@ -168,7 +211,9 @@ class BlindChecker:
         if fault is not None:
             self.v.add("card-not-dealt", f"the dealer shows {card_name(rec.revealed)} as its "
                        "13th card, but its proof does not verify: it is not the card dealt "
-                       "there", hand=n, seat=dealer, card=card_name(rec.revealed), offset=offset)
+                       "there" + _AFTER * self.consequence, hand=n,
+                       seat=None if self.consequence else dealer, card=card_name(rec.revealed),
+                       offset=offset)
             return None
         known.setdefault(OPENED_POSITION, rec.revealed)
         return rec.revealed
@@ -190,14 +235,22 @@ class BlindChecker:
             if fault is not None:
                 self.v.add("card-not-dealt", f"{card_name(card)} is played as the card dealt to "
                            f"seat {fault.seat} at position {p}, but its proof does not verify: "
-                           "it is not the card dealt there", hand=n, trick=trick,
-                           seat=fault.seat if fault.seat >= 0 else None, card=card_name(card),
-                           offset=offset)
+                           "it is not the card dealt there" + _AFTER * self.consequence,
+                           hand=n, trick=trick, card=card_name(card), offset=offset,
+                           seat=fault.seat if fault.seat >= 0 and not self.consequence else None)
                 continue
             if known.get(p, card) != card:  # cannot be, with the proofs sound
                 self.v.add("card-not-dealt", f"position {p} is opened as two cards", hand=n,
                            trick=trick, offset=offset)
             known[p] = card
+
+
+def waiting_step(t: BlindTranscript) -> str:
+    """What an unfinished deal waits for: ``its shuffle pass`` or ``its partial
+    decryptions of round 2``."""
+    if len(t.passes) < 4:
+        return "its shuffle pass"
+    return f"its partial decryptions of round {len(t.batch_proofs or b'') // 256 + 1}"
 
 
 def _fill(known: dict[int, int], dealer: int) -> Hands | None:
@@ -213,4 +266,4 @@ def _fill(known: dict[int, int], dealer: int) -> Hands | None:
     return hands[0], hands[1], hands[2], hands[3]
 
 
-__all__ = ["BlindChecker", "BlindHand", "blind_deal"]
+__all__ = ["BlindChecker", "BlindHand", "blind_deal", "waiting_step"]

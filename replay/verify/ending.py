@@ -55,7 +55,10 @@ def check_end(log: ParsedLog, state: MatchState, v: Verdict, at_last_move: bool)
     abandoned = log.end.abandoned
     if abandoned is not None:
         v.ending = f"abandoned at {_stop_place(last)}: {_abandon_text(log, abandoned)}"
-        if abandoned.cause == "timeout" and abandoned.seat is not None:
+        waiting = None if last is None or last.blind is None else last.blind.waiting_for
+        if abandoned.cause == "timeout" and abandoned.seat is not None and waiting is not None:
+            _check_dealing_timeout(log, v, abandoned, last, waiting)
+        elif abandoned.cause == "timeout" and abandoned.seat is not None:
             _check_timeout(log, state, v, abandoned, last, at_last_move)
     elif last is not None and not last.closed:
         v.add("hand-incomplete", f"hand {last.deal_number} has no claims record: the match "
@@ -113,6 +116,20 @@ def _check_timeout(log: ParsedLog, state: MatchState, v: Verdict, a: Abandonment
               hand=n, trick=trick, seat=a.seat, offset=at)
 
 
+def _check_dealing_timeout(log: ParsedLog, v: Verdict, a: Abandonment, last: HandRecord | None,
+                           waiting: int) -> None:
+    """A blind deal that stopped (PROTOCOL.md §13.8): the timeout must blame the seat whose
+    step the transcript shows is missing."""
+    assert last is not None and last.blind is not None
+    from tarneeb.replay.verify.blind import waiting_step
+
+    if a.seat != waiting:
+        blamed = f"the log says seat {a.seat} ({log.header.seats[a.seat].name}) timed out"
+        v.add("timeout-out-of-turn", f"{blamed}, but the blind deal stops at seat {waiting}: "
+              f"it is seat {waiting} that has not delivered {waiting_step(last.blind)}",
+              hand=last.deal_number, seat=a.seat, offset=log.end_offset)
+
+
 def _won_in(state: MatchState) -> str:
     """`` in hand 7``: the hand that won the match, when the replay has it."""
     won = next((h.deal_number for h in state.history if h.winner is not None), None)
@@ -129,6 +146,9 @@ def _stop_place(last: HandRecord | None) -> str:
         return "the start, before the first deal"
     if last.closed:
         return f"the end of hand {last.deal_number}, before the next deal"
+    if last.blind is not None and last.blind.waiting_for is not None:
+        return (f"hand {last.deal_number}, in its blind deal, waiting for seat "
+                f"{last.blind.waiting_for}")
     if len(last.plays) == 52:
         return f"hand {last.deal_number}, after its 13th trick, before its claims"
     if last.plays:

@@ -126,6 +126,7 @@ class Verdict:
     played: int = 0  # hands replayed to the 13th trick
     deals_proven: bool = False  # every deal replayed was derived from seeds that all check
     blind: bool = False  # dealt blind: the deals are proven by each deal's transcript
+    blind_v1: bool = False  # some deal is tarneeb-blind-v1: its shuffle passes are not proven
     recorded: int = 0  # dealing attempts replayed from a deal the log records
     not_replayed: list[int] = field(default_factory=list)  # deal numbers not replayed
     key_id: str | None = None  # the key the signature was checked against
@@ -206,7 +207,10 @@ class Verdict:
         >>> Verdict("m.tlog", hands=3, played=2, deals_proven=True).deals_line()
         '3 dealing attempts replayed, 2 played, deals proven by the committed seeds'
         """
-        if self.deals_proven and self.blind:
+        if self.deals_proven and self.blind and self.blind_v1:
+            source = ("dealt blind (tarneeb-blind-v1: the shuffle passes not proven), every "
+                      "hand proven by its decryptions and plays")
+        elif self.deals_proven and self.blind:
             source = "dealt blind, every hand proven by the deal's transcript"
         elif self.deals_proven:
             source = "deals proven by the committed seeds"

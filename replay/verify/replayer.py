@@ -188,6 +188,11 @@ def _verify(log: ParsedLog, path: str, trust: Trust, count_paths: bool, fast: bo
     if replay.blind is not None:
         v.deals_proven = seeds_ok and not replay.blind.faults and not replay.missing
         note_secret_hands(v, replay.blind.secret_cancelled)
+        if replay.blind.v1_hands:  # tarneeb-blind-v1: nothing proves the passes
+            v.blind_v1 = True
+            v.notes.append(f"{len(replay.blind.v1_hands)} dealing attempt(s) dealt blind under "
+                           "tarneeb-blind-v1: their shuffle passes carry no proofs, so a pass "
+                           "that changed the deck is named only with the revealed keys")
         for n in replay.blind.secret_cancelled:  # never shown: no made-up cards in the history
             if n < len(state.history):
                 state.history[n].hands = (0, 0, 0, 0)
@@ -301,6 +306,8 @@ class _HandReplay:
                   "there", hand=n, offset=self.offset)
         reveals = state.rules.reveals_card
         bh = self.blind.check(rec, n, state.dealer, reveals, self.offset)
+        if bh is not None and bh.waiting is not None:  # the deal stopped: nothing to replay
+            raise _Abandon
         if bh is None or bh.hands is None or (reveals and bh.thirteenth is None):
             self.missing.append((n, self.offset, "its blind deal does not give four hands"))
             raise _Abandon

@@ -27,8 +27,9 @@ The alterations live by what they change: :mod:`~tarneeb.testing.alterations.sig
 (seeds and deals), :mod:`~tarneeb.testing.alterations.bid` (bids and the trump),
 :mod:`~tarneeb.testing.alterations.play` (card play and timer marks),
 :mod:`~tarneeb.testing.alterations.claim` (tricks, scores, totals, the winner),
-:mod:`~tarneeb.testing.alterations.end` (how an abandoned match ended) and
-:mod:`~tarneeb.testing.alterations.blind` (cheats in a log dealt blind), all built on
+:mod:`~tarneeb.testing.alterations.end` (how an abandoned match ended),
+:mod:`~tarneeb.testing.alterations.blind` (cheats in a log dealt blind) and
+:mod:`~tarneeb.testing.alterations.shuffle` (cheats against the v2 proofs), all built on
 :mod:`~tarneeb.testing.alterations.base`. This module registers them all and re-exports
 every name it always had.
 
@@ -55,6 +56,7 @@ from tarneeb.replay.rules.ruleset import RuleSet
 # registers the blind dealing alterations and the lies about how a match ended
 from tarneeb.testing.alterations import blind as blind_alterations  # noqa: F401
 from tarneeb.testing.alterations import end as end_alterations  # noqa: F401
+from tarneeb.testing.alterations import shuffle as shuffle_alterations  # noqa: F401
 from tarneeb.testing.alterations.base import (
     REGISTRY,
     Alteration,

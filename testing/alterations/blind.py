@@ -74,6 +74,9 @@ def _redeal(log: EditableLog, n: int, seat: int, changed: list[bytes]) -> None:
     rec = log.hands[n]
     t = rec.blind
     assert t is not None
+    if t.shuffle_proofs is not None:  # tarneeb-blind-v2: the honest seats prove as they go
+        rebuild(log, n, passes={seat: changed})
+        return
     seats = _seats(log, n)
     passes = [_split(d, 32) for d in t.passes]
     passes[seat] = changed
@@ -90,6 +93,70 @@ def _redeal(log: EditableLog, n: int, seat: int, changed: list[bytes]) -> None:
     rec.blind = dataclasses.replace(
         t, passes=[b"".join(d) for d in passes], partials=[b"".join(e) for e in elements],
         partial_proofs=[b"".join(q) for q in proofs])
+
+
+def rebuild(log: EditableLog, n: int, *, passes: dict[int, list[bytes]] | None = None,
+            shuffle_proofs: dict[int, bytes] | None = None,
+            partials: dict[tuple[int, int], bytes] | None = None,
+            batch_proofs: dict[tuple[int, int], bytes] | None = None) -> None:
+    """Deal ``n`` of a v2 log as it goes when one seat publishes the given values.
+
+    ``passes[s]`` replaces seat ``s``'s pass (its proof stays the one it had, unless
+    ``shuffle_proofs[s]`` gives another); ``partials[(r, p)]`` replaces the element of
+    round ``r`` at position ``p`` (the batch it is in keeps its proof unless
+    ``batch_proofs[(r, seat)]`` gives another). Everything else is what honest seats
+    compute from what they were given, with honest proofs.
+    """
+    from tarneeb.audit.blind import card_points, invert, mul
+    from tarneeb.audit.shuffleproof import (
+        batch_context,
+        prove_batch,
+        prove_shuffle,
+        round_positions,
+        shuffle_context,
+    )
+
+    passes, shuffle_proofs = passes or {}, shuffle_proofs or {}
+    partials, batch_proofs = partials or {}, batch_proofs or {}
+    rec = log.hands[n]
+    t = rec.blind
+    assert t is not None and t.shuffle_proofs is not None and t.batch_proofs is not None
+    seats = _seats(log, n)
+    match_id = log.header.match_id
+    deck: list[bytes] = list(card_points())
+    decks, sproofs = [], []
+    for s in range(4):
+        if s in passes:
+            out, proof = passes[s], shuffle_proofs.get(s, t.shuffle_proofs[s])
+        else:
+            out = list(seats[s].shuffle(deck))
+            proof = shuffle_proofs.get(s) or prove_shuffle(
+                seats[s].scalar, seats[s].permutation, deck, out, shuffle_context(match_id, n, s))
+        decks.append(out)
+        sproofs.append(proof)
+        deck = out
+    old = _split(t.batch_proofs, 64)
+    rows, batch = [deck], list(old)
+    for r in range(3):
+        row = [b""] * 52
+        for k in range(4):
+            positions = round_positions(rec.dealer, r, k)
+            ins = [rows[r][p] for p in positions]
+            inverse = invert(seats[k].scalar)
+            outs = [partials.get((r, p)) or mul(inverse, e) for p, e in zip(positions, ins,
+                                                                           strict=True)]
+            changed = any((r, p) in partials for p in positions)
+            batch[4 * r + k] = batch_proofs.get((r, k)) or (old[4 * r + k] if changed else
+                                                            prove_batch(seats[k].scalar,
+                                                                        positions, ins, outs,
+                                                                        batch_context(match_id,
+                                                                                      n, k, r)))
+            for p, e in zip(positions, outs, strict=True):
+                row[p] = e
+        rows.append(row)
+    rec.blind = dataclasses.replace(
+        t, passes=[b"".join(d) for d in decks], partials=[b"".join(rows[r + 1]) for r in range(3)],
+        shuffle_proofs=sproofs, batch_proofs=b"".join(batch))
 
 
 def _blind_hand(rec: HandRecord) -> bool:
@@ -117,10 +184,14 @@ def wrong_partial_decryption(data: bytes, *, choice: int = 0, hand: int | None =
     p, r = rng.randrange(52), rng.randrange(3)
     q = (p + 1 + rng.randrange(51)) % 52
     row = _split(t.partials[r], 32)
-    row[p] = row[q]
-    partials = list(t.partials)
-    partials[r] = b"".join(row)
-    rec.blind = dataclasses.replace(t, partials=partials)
+    if t.shuffle_proofs is not None:  # v2: the later rounds decrypt it honestly
+        _seats(log, n)  # NotApplicable without the keys
+        rebuild(log, n, partials={(r, p): row[q]})
+    else:
+        row[p] = row[q]
+        partials = list(t.partials)
+        partials[r] = b"".join(row)
+        rec.blind = dataclasses.replace(t, partials=partials)
     seat = decrypt_order(owner(p, rec.dealer))[r]
     return _close(log, resign), Alteration(
         "wrong-partial-decryption", n, f"hand {n}: seat {seat}'s partial decryption of "
@@ -259,5 +330,13 @@ def wrong_revealed_key(data: bytes, *, choice: int = 0, hand: int | None = None,
         expect="wrong-key")
 
 
-__all__ = ["drop_play_proof", "forged_play_proof", "pass_drops_card", "pass_duplicates_card",
-           "play_not_dealt", "wrong_partial_decryption", "wrong_revealed_key"]
+__all__ = [
+    "drop_play_proof",
+    "forged_play_proof",
+    "pass_drops_card",
+    "pass_duplicates_card",
+    "play_not_dealt",
+    "rebuild",
+    "wrong_partial_decryption",
+    "wrong_revealed_key",
+]

@@ -282,7 +282,7 @@ VARIANTS: dict[str, int] = {
     "sahrat400-both-qualify-equal.tlog": 3,
     "house400-tie-team-total.tlog": 1,
     "house400-tie-team-02.tlog": 3,
-    "qahwa5-blind.tlog": 4,  # one hand: each blind log is about 27 KB
+    "qahwa5-blind.tlog": 4,  # one hand: each blind log is about 45 KB
 }
 
 MATCHES = [m.with_variant(VARIANTS.get(m.file, 0)) for m in MATCHES]
@@ -294,7 +294,8 @@ MATCHES = [m.with_variant(VARIANTS.get(m.file, 0)) for m in MATCHES]
 class AlteredSpec:
     """One altered log: ``tamper`` applied to the corpus log ``base`` (a ``.tlog`` name
     without the suffix), with the first ``choice`` from the one given whose alteration
-    produces ``kind``; re-signed with the platform's key unless ``resign`` is false."""
+    produces ``kind``; re-signed with the platform's key unless ``resign`` is false.
+    ``label`` tells apart two altered logs of the same kind and base."""
 
     kind: str
     base: str
@@ -302,10 +303,12 @@ class AlteredSpec:
     choice: int = 0
     hand: int | None = None
     resign: bool = True
+    label: str = ""
 
     @property
     def file(self) -> str:
-        return f"{self.kind}-{self.base.split('-')[0]}.tlog"
+        label = f"-{self.label}" if self.label else ""
+        return f"{self.kind}-{self.base.split('-')[0]}{label}.tlog"
 
 
 ALTERED: list[AlteredSpec] = [
@@ -373,6 +376,18 @@ ALTERED: list[AlteredSpec] = [
     AlteredSpec("wrong-rules", "classic-01", "misname-rules"),
     AlteredSpec("wrong-decryption", "qahwa5-blind", "wrong-partial-decryption"),
     AlteredSpec("wrong-shuffle", "qahwa5-blind", "pass-duplicates-card"),
+    AlteredSpec("wrong-shuffle", "qahwa5-blind", "pass-substitutes-card",
+                label="pass-substitutes-card"),
+    AlteredSpec("wrong-shuffle", "qahwa5-blind", "pass-wrong-exponent",
+                label="pass-wrong-exponent"),
+    AlteredSpec("wrong-shuffle", "qahwa5-blind", "forged-shuffle-proof",
+                label="forged-shuffle-proof"),
+    AlteredSpec("wrong-shuffle", "qahwa5-blind", "replayed-shuffle-proof",
+                label="replayed-shuffle-proof"),
+    AlteredSpec("wrong-decryption", "qahwa5-blind", "wrong-batched-decryption",
+                label="wrong-batched-decryption"),
+    AlteredSpec("wrong-decryption", "qahwa5-blind", "forged-batch-proof",
+                label="forged-batch-proof"),
     AlteredSpec("card-not-dealt", "qahwa5-blind", "forged-play-proof"),
     AlteredSpec("wrong-key", "qahwa5-blind", "wrong-revealed-key"),
     AlteredSpec("blind-transcript", "qahwa5-blind", "drop-play-proof"),
