@@ -1,0 +1,181 @@
+"""The verifier page (``tarneeb verifier``): the TypeScript verifier bundled into one HTML
+file, opened from a file in headless Chromium as a player would, every request refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import run
+
+from tarneeb.replay.verify.findings import KINDS
+from tarneeb.report.match import _HEADLINES
+
+ROOT = Path(__file__).resolve().parent.parent
+JS = ROOT / "js"
+PAGE = JS / "dist" / "verify.html"
+FIXTURES = ROOT / "fixtures"
+MANIFEST = json.loads((FIXTURES / "altered" / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page as ``tarneeb verifier -o`` writes it (built first when it is not, or is
+    older than its sources)."""
+    sources = [*(JS / "src").glob("*.ts"), *(JS / "page").glob("*.*"), JS / "package-lock.json"]
+    if not PAGE.exists() or any(p.stat().st_mtime > PAGE.stat().st_mtime for p in sources):
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("npm is not installed: the verifier page cannot be built")
+        if not (JS / "node_modules").exists():
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS, check=True)
+        subprocess.run([npm, "run", "build"], cwd=JS, check=True)
+    out = tmp_path_factory.mktemp("page") / "verify.html"
+    from tarneeb.cli.entry import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["verifier", "-o", str(out)])
+    assert e.value.code in (0, None)
+    return out
+
+
+def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
+          key: Path | None = None, seat: int = 0) -> dict[str, Any]:
+    """Open the page, give it ``log`` (and ``key``), and read what it shows."""
+    with chromium.open(page_file, width=width) as opened:
+        p = opened.page
+        if key is not None:
+            p.set_input_files("#key", str(key))
+            p.wait_for_function("document.querySelector('#key-status').textContent !== ''")
+        p.select_option("#seat", str(seat))
+        p.set_input_files("#log", str(log))
+        p.wait_for_function("!['none', 'checking'].includes("
+                            "document.querySelector('#verdict').dataset.verdict)")
+        p.wait_for_load_state("networkidle")
+        seen = {
+            "verdict": p.locator("#verdict").get_attribute("data-verdict"),
+            "headline": opened.text("#verdict .headline"),
+            "detail": opened.text("#verdict .detail"),
+            "steps": p.eval_on_selector_all("#proof li[data-status]",
+                                            "els => els.map(e => e.dataset.status)"),
+            "signature": p.eval_on_selector_all("#signature li[data-status]",
+                                                "els => els.map(e => e.dataset.status)"),
+            "kinds": p.eval_on_selector_all(".finding", "els => els.map(e => e.dataset.kind)"),
+            "hands": opened.texts("section.deal h3"),
+            "mine": p.eval_on_selector_all(
+                "section.deal p.mine", "els => els.map(e => Array.from("
+                "e.querySelectorAll('.card'), c => c.textContent))"),
+            "finding_hands": p.eval_on_selector_all(
+                "section.deal .finding", "els => els.map(e => e.closest('section.deal')"
+                ".dataset.hand)"),
+            "overflow": p.evaluate("document.documentElement.scrollWidth "
+                                   "- document.documentElement.clientWidth"),
+            "errors": opened.errors,
+            "requests": opened.requests,
+        }
+        # the verdict is the first thing a player reads after the inputs
+        verdict_top = p.locator("#verdict").bounding_box()["y"]
+        result_top = p.locator("#result").bounding_box()["y"]
+        seen["verdict_first"] = verdict_top <= result_top
+    return seen
+
+
+def test_the_page_is_one_file_that_loads_nothing(page_file: Path) -> None:
+    html = page_file.read_text(encoding="utf-8")
+    assert "default-src 'none'" in html
+    assert "<script src" not in html and "<link" not in html
+    assert "http://" not in html.split("<script", 1)[0]  # nothing to fetch in the markup
+
+
+def test_a_missing_page_is_one_line_saying_how_to_build_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("TARNEEB_VERIFIER_PAGE", str(tmp_path / "none.html"))
+    code, out, err = run(capsys, "verifier", "-o", str(tmp_path / "v.html"))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "not built" in err and "make js" in err
+    assert not (tmp_path / "v.html").exists()
+
+
+def test_clean_log_with_the_platform_key(chromium, page_file, tmp_path):
+    from cryptography.hazmat.primitives import serialization
+
+    from tarneeb.replay.log import parse_log
+    from tarneeb.replay.rules.cards import card_name, cards_of
+    from tarneeb.replay.verify.replayer import verify_log
+    from tarneeb.testing.corpus.specs import MATCHES, platform_key
+
+    log = FIXTURES / "matches" / "classic-timer.tlog"
+    spec = next(s for s in MATCHES if s.file == log.name)
+    pem = tmp_path / "platform.pub.pem"
+    pem.write_bytes(platform_key(spec).public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    seen = check(chromium, page_file, log, key=pem, seat=2)
+    assert seen["errors"] == [] and seen["requests"] == []
+    assert seen["verdict"] == "clean" and seen["verdict_first"]
+    assert seen["headline"].startswith("No problems found: this match was dealt fairly")
+    # every step re-computed in the browser passes; the receipt is said not checked
+    assert seen["steps"][0] == "skip" and set(seen["steps"][1:]) == {"pass"}
+    assert seen["signature"] == ["pass"]
+    assert seen["kinds"] == []
+    parsed = parse_log(log.read_bytes())
+    history = verify_log(parsed, log.name).history
+    assert len(seen["hands"]) == len(parsed.hands) and seen["hands"][0].startswith("Hand 1 · ")
+    # the seat chosen (the third, 2 in the log) sees the cards the Python replayer deals it
+    assert len(seen["mine"]) == len(history)
+    for shown, hand in zip(seen["mine"], history, strict=True):
+        assert sorted(shown) == sorted(card_name(c) for c in cards_of(hand.hands[2]))
+
+
+def test_without_a_key_the_page_says_nothing_ties_it_to_the_platform(chromium, page_file):
+    seen = check(chromium, page_file, FIXTURES / "matches" / "eram41-01.tlog")
+    assert seen["verdict"] == "clean"
+    assert seen["headline"] == "No problems found, but nothing ties this log to the platform"
+    assert seen["errors"] == [] and seen["requests"] == []
+
+
+@pytest.mark.parametrize("name", ["renege-eram41", "client-seed-qahwa41", "server-seed-sahrat400",
+                                  "broken-signature-eram41", "cut-short-classic"])
+def test_altered_logs_show_the_finding_in_place(chromium, page_file, name):
+    entry = next(e for e in MANIFEST if e["file"] == f"{name}.tlog")
+    seen = check(chromium, page_file, FIXTURES / "altered" / entry["file"], width=390)
+    assert seen["errors"] == [] and seen["requests"] == []
+    assert seen["verdict"] == "findings"
+    assert seen["overflow"] <= 0
+    assert entry["kind"] in seen["kinds"]
+    kind = entry["kind"]
+    if kind in _HEADLINES:
+        assert seen["headline"] == _HEADLINES[kind]
+    else:
+        assert "problem" in seen["headline"] and "does not check out" in seen["headline"]
+    if entry["hand"] is not None and kind != "cut-short":
+        assert str(entry["hand"] + 1) in seen["finding_hands"]  # in its hand's section
+    if kind in ("client-seed", "server-seed"):
+        assert "fail" in seen["steps"]
+    if kind == "broken-signature":
+        assert seen["signature"] == ["fail"]
+
+
+def test_blind_dealt_log_is_not_verified_and_says_so(chromium, page_file):
+    seen = check(chromium, page_file, FIXTURES / "altered" / "blind-transcript-qahwa5.tlog")
+    assert seen["verdict"] == "not-verified"
+    assert "cannot check a log dealt blind" in seen["headline"]
+    assert "tarneeb verify" in seen["detail"]
+    assert seen["errors"] == [] and seen["requests"] == []
+
+
+def test_unreadable_log(chromium, page_file, tmp_path):
+    junk = tmp_path / "junk.tlog"
+    junk.write_bytes(b"\x93\x00\xabnot-a-log\x03 and then some bytes")
+    seen = check(chromium, page_file, junk, width=390)
+    assert seen["verdict"] == "unreadable"
+    assert seen["headline"] == "This log could not be read"
+    assert "junk.tlog" in seen["detail"] and "not a tarneeb log" in seen["detail"]
+    assert seen["errors"] == [] and seen["requests"] == [] and seen["overflow"] <= 0
+
+
+def test_the_page_uses_the_finding_words_of_the_match_report():
+    words = json.loads((JS / "page" / "words.json").read_text(encoding="utf-8"))
+    assert words == {"kinds": KINDS, "headlines": _HEADLINES}
