@@ -55,7 +55,7 @@ def verifier(
         "-o", "--output", metavar="HTML",
         help="The page to write, or - for standard output.")] = Path("verify.html"),
 ) -> None:
-    """Write the verifier page: a player checks a log in their own browser.
+    """Write the verifier page: a browser checks a log offline.
 
     A player opens it from a file (no server, no network: it loads nothing), chooses or
     drops a .tlog, optionally gives the platform's public key, and reads the verdict,
