@@ -44,17 +44,20 @@ def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
-          key: Path | None = None, seat: int = 0) -> dict[str, Any]:
-    """Open the page, give it ``log`` (and ``key``), and read what it shows."""
+          key: Path | None = None, seat: int = 0, receipt: Path | None = None) -> dict[str, Any]:
+    """Open the page, give it ``log`` (and ``key``, ``receipt``), and read what it shows."""
     with chromium.open(page_file, width=width) as opened:
         p = opened.page
         if key is not None:
             p.set_input_files("#key", str(key))
-            p.wait_for_function("document.querySelector('#key-status').textContent !== ''")
+            p.locator("#key-status:not(:empty)").wait_for(state="attached")
+        if receipt is not None:
+            p.set_input_files("#receipt", str(receipt))
+            p.locator("#receipt-status:not(:empty)").wait_for(state="attached")
         p.select_option("#seat", str(seat))
         p.set_input_files("#log", str(log))
-        p.wait_for_function("!['none', 'checking'].includes("
-                            "document.querySelector('#verdict').dataset.verdict)")
+        # locators, not wait_for_function: the page's CSP forbids the eval that needs
+        p.locator("#verdict:not([data-verdict=none]):not([data-verdict=checking])").wait_for()
         p.wait_for_load_state("networkidle")
         seen = {
             "verdict": p.locator("#verdict").get_attribute("data-verdict"),
@@ -74,6 +77,7 @@ def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
                 ".dataset.hand)"),
             "overflow": p.evaluate("document.documentElement.scrollWidth "
                                    "- document.documentElement.clientWidth"),
+            "receipt_status": opened.text("#receipt-status") if receipt else "",
             "errors": opened.errors,
             "requests": opened.requests,
         }
@@ -179,3 +183,39 @@ def test_unreadable_log(chromium, page_file, tmp_path):
 def test_the_page_uses_the_finding_words_of_the_match_report():
     words = json.loads((JS / "page" / "words.json").read_text(encoding="utf-8"))
     assert words == {"kinds": KINDS, "headlines": _HEADLINES}
+
+
+def test_a_seats_receipt_is_checked_and_a_changed_one_is_a_finding(chromium, page_file, tmp_path,
+                                                                  capsys):
+    """With the receipt the seat kept, the commitment step passes (it is the match promised
+    before play); a receipt whose terms were changed, or another match's, is a
+    receipt-mismatch finding, as tarneeb verify --receipt says."""
+    key = tmp_path / "p.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    log, receipt = tmp_path / "m.tlog", tmp_path / "r.json"
+    assert run(capsys, "play", "--rules", "sahrat41", "--key", str(key), "-o", str(log),
+               "--receipt-out", str(receipt))[0] == 0
+    pub = tmp_path / "p.pub.pem"
+    seen = check(chromium, page_file, log, key=pub, receipt=receipt)
+    assert seen["errors"] == [] and seen["requests"] == []
+    assert seen["verdict"] == "clean" and set(seen["steps"]) == {"pass"}
+    assert run(capsys, "verify", "--key", str(pub), "--receipt", str(receipt), str(log))[0] == 0
+    changed = json.loads(receipt.read_text())
+    changed["client_commitments"][1] = "00" * 32
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(changed))
+    other_log, other = tmp_path / "o.tlog", tmp_path / "o.json"
+    assert run(capsys, "play", "--rules", "sahrat41", "--key", str(key), "-o", str(other_log),
+               "--receipt-out", str(other))[0] == 0
+    for wrong in (bad, other):
+        seen = check(chromium, page_file, log, key=pub, receipt=wrong)
+        assert seen["errors"] == [] and seen["requests"] == []
+        assert seen["verdict"] == "findings" and "receipt-mismatch" in seen["kinds"]
+        assert seen["steps"][0] == "fail"
+        assert seen["headline"] == _HEADLINES["receipt-mismatch"]
+        assert run(capsys, "verify", "--key", str(pub), "--receipt", str(wrong),
+                   str(log))[0] == 1
+    junk = tmp_path / "junk.json"
+    junk.write_text("{}")
+    seen = check(chromium, page_file, log, key=pub, receipt=junk)
+    assert "not a tarneeb receipt" in seen["receipt_status"] and seen["steps"][0] == "skip"

@@ -13,6 +13,7 @@ import {
 } from "../src/index.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
+import { readReceipt, receiptProblems, type Receipt } from "./receipt.js";
 
 const KINDS: Record<string, string> = words.kinds;
 const HEADLINES: Record<string, string> = words.headlines;
@@ -99,7 +100,7 @@ async function ed25519(key: Uint8Array, sig: Uint8Array, msg: Uint8Array): Promi
 }
 
 /** The proof steps, each re-computed here from the log (PROTOCOL.md §4–§7). */
-async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | null): Promise<Step[]> {
+async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | null, receiptGiven: boolean): Promise<Step[]> {
   const h = log.header;
   if (h.serverCommitment === null) return [];
   const steps: Step[] = [];
@@ -116,9 +117,13 @@ async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | n
         + `${head ? "the season head is signed by the platform's key" : "the season head's signature does NOT verify"}.`,
     });
   }
+  const receiptBad = v.findings.some((f) => f.kind === "receipt-mismatch");
   steps.push({
-    title: "The platform's commitment", status: "skip", kinds: ["receipt-mismatch"],
-    detail: `Before play the platform committed to its secret seed: ${hex(h.serverCommitment)}. That it did so before the cards were dealt is shown by your seat's receipt or by the platform's publication; this page does not check receipts (tarneeb verify --receipt does).`,
+    title: "The platform's commitment", status: !receiptGiven ? "skip" : receiptBad ? "fail" : "pass", kinds: ["receipt-mismatch"],
+    detail: `Before play the platform committed to its secret seed: ${hex(h.serverCommitment)}. `
+      + (!receiptGiven ? "That it did so before the cards were dealt is shown by your seat's receipt (give it above) or by the platform's publication."
+        : receiptBad ? "Your seat's receipt does NOT promise this match: see below."
+          : "Your seat's receipt, signed by the platform when play started, names this commitment, these seats, rules and players' commitments: this is the match promised before play."),
   });
   const seed = log.end?.serverSeed ?? null;
   let seedOk = false;
@@ -215,11 +220,14 @@ function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null): [string
 let logBytes: Uint8Array | null = null;
 let logName = "";
 let key: ToldKey | null = null;
+let receipt: Receipt | null = null;
+let runs = 0;
 
 async function show(): Promise<void> {
   const out = $("#result");
   const verdictEl = $("#verdict");
   if (logBytes === null) return;
+  const run = ++runs;
   verdictEl.hidden = false;
   verdictEl.dataset.verdict = "checking";
   verdictEl.className = "verdict";
@@ -240,13 +248,22 @@ async function show(): Promise<void> {
       log = null;
     }
   }
+  if (log !== null && receipt !== null && v.verdict !== "not-verified") {
+    for (const message of await receiptProblems(receipt, log, key?.raw ?? null)) {
+      v.findings.push({ kind: "receipt-mismatch", message, hand: null, trick: null, seat: null, card: null, offset: null });
+      v.verdict = "findings";
+    }
+  }
   const t = log === null ? null : Table.of(log);
   const [tone, head, detail] = banner(v, log, t);
+  const shown = document.createElement("div");
+  if (log !== null && t !== null && v.verdict !== "not-verified") await render(shown, log, v, t);
+  if (run !== runs) return; // a newer input is being checked
+  out.replaceChildren(...Array.from(shown.childNodes));
+  // the verdict last: a page that says data-verdict has shown everything
   verdictEl.className = `verdict ${tone}`;
-  verdictEl.dataset.verdict = v.verdict;
   verdictEl.replaceChildren(el("p", { class: "headline" }, head), el("p", { class: "detail" }, detail));
-  if (log === null || t === null || v.verdict === "not-verified") return;
-  await render(out, log, v, t);
+  verdictEl.dataset.verdict = v.verdict;
 }
 
 async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table): Promise<void> {
@@ -277,7 +294,7 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
       key === null ? el("p", { class: "muted" }, "Give the platform's public key above to check the log against the key it publishes, not the key written in the log.") : null)),
     ...place((f) => f.hand === null && SEAT_KINDS.has(f.kind))));
   const pinned = key?.raw ?? null;
-  const steps = await proofSteps(log, v, pinned);
+  const steps = await proofSteps(log, v, pinned, receipt !== null);
   if (steps.length) {
     out.append(sec("proof", "Were the deals fair?",
       el("p", {}, "The platform could not choose the cards: it had to lock in its secret seed before play, each player added a seed of their own, and every deal follows from all five seeds by a public recipe. Each step is checked again here, in your browser:"),
@@ -355,7 +372,25 @@ async function takeKey(text: string, name: string): Promise<void> {
   await show();
 }
 
+async function takeReceipt(file: File): Promise<void> {
+  const status = $("#receipt-status");
+  try {
+    receipt = readReceipt(await file.text());
+    status.textContent = `the receipt of match ${hex(receipt.matchId)} (from ${file.name})`;
+    status.className = "muted";
+  } catch (e) {
+    receipt = null;
+    status.textContent = `${file.name}: ${(e as Error).message}: not checked`;
+    status.className = "fail";
+  }
+  await show();
+}
+
 function wire(): void {
+  const receiptInput = $("#receipt") as HTMLInputElement;
+  receiptInput.addEventListener("change", () => {
+    if (receiptInput.files?.[0]) void takeReceipt(receiptInput.files[0]);
+  });
   const logInput = $("#log") as HTMLInputElement;
   logInput.addEventListener("change", () => {
     if (logInput.files?.[0]) void takeLog(logInput.files[0]);
