@@ -219,3 +219,25 @@ def test_a_seats_receipt_is_checked_and_a_changed_one_is_a_finding(chromium, pag
     junk.write_text("{}")
     seen = check(chromium, page_file, log, key=pub, receipt=junk)
     assert "not a tarneeb receipt" in seen["receipt_status"] and seen["steps"][0] == "skip"
+
+
+def test_a_log_dropped_on_the_page_is_checked(chromium, page_file):
+    """Dropping the file anywhere on the page does what choosing it does."""
+    log = FIXTURES / "matches" / "eram41-recorded-deals.tlog"
+    with chromium.open(page_file) as opened:
+        p = opened.page
+        data = list(log.read_bytes())
+        p.evaluate("""([name, bytes]) => {
+            const dt = new DataTransfer();
+            dt.items.add(new File([new Uint8Array(bytes)], name));
+            document.body.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true,
+                                                               cancelable: true}));
+        }""", [log.name, data])
+        p.locator("#verdict:not([data-verdict=none]):not([data-verdict=checking])").wait_for()
+        assert p.locator("#verdict").get_attribute("data-verdict") == "clean"
+        # recorded deals: no rule broken, but nothing proves the cards were not chosen
+        assert opened.text("#verdict .headline") == \
+            "No rule was broken, but the deals are only recorded"
+        assert "only recorded" in opened.text("#proof")
+        assert opened.count("section.deal p.mine") == opened.count("section.deal")
+        assert opened.errors == [] and opened.requests == []
