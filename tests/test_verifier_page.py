@@ -241,3 +241,15 @@ def test_a_log_dropped_on_the_page_is_checked(chromium, page_file):
         assert "only recorded" in opened.text("#proof")
         assert opened.count("section.deal p.mine") == opened.count("section.deal")
         assert opened.errors == [] and opened.requests == []
+
+
+def test_the_json_form_is_said_to_be_one_and_how_to_convert_it(chromium, page_file, tmp_path,
+                                                              capsys):
+    form = tmp_path / "m.json"
+    assert run(capsys, "export", str(FIXTURES / "matches" / "eram41-01.tlog"), "-o",
+               str(form))[0] == 0
+    seen = check(chromium, page_file, form)
+    assert seen["verdict"] == "unreadable"
+    assert "is the JSON form of a log" in seen["detail"]
+    assert "tarneeb import m.json -o match.tlog" in seen["detail"]
+    assert seen["errors"] == [] and seen["requests"] == []

@@ -217,6 +217,16 @@ function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null): [string
   return ["clean", "No problems found: this match was dealt fairly and played by the rules", `${checked} The log is ${signed}.${stopped}`];
 }
 
+/** Whether `bytes` are the JSON form of a log (FORMAT.md), not the log itself. */
+function jsonForm(bytes: Uint8Array): boolean {
+  try {
+    const d = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as { format?: unknown };
+    return d !== null && typeof d === "object" && d.format === "tarneeb-log-json";
+  } catch {
+    return false;
+  }
+}
+
 let logBytes: Uint8Array | null = null;
 let logName = "";
 let key: ToldKey | null = null;
@@ -239,6 +249,9 @@ async function show(): Promise<void> {
     v = await verifyBytes(bytes, logName, key === null ? {} : { publicKey: key.raw });
   } catch (e) {
     v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: `${logName}: ${(e as Error).message}` };
+  }
+  if (v.verdict === "unreadable" && jsonForm(bytes)) {
+    v.error = `${logName} is the JSON form of a log (tarneeb export), which this page does not read: convert it back with tarneeb import ${logName} -o match.tlog, or ask the platform for the .tlog`;
   }
   let log: ParsedLog | null = null;
   if (v.verdict !== "unreadable") {
