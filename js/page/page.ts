@@ -14,6 +14,7 @@ import {
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
 import { readReceipt, receiptProblems, type Receipt } from "./receipt.js";
+import { jsonFormToBytes } from "./jsonform.js";
 
 const KINDS: Record<string, string> = words.kinds;
 const HEADLINES: Record<string, string> = words.headlines;
@@ -243,16 +244,22 @@ async function show(): Promise<void> {
   verdictEl.className = "verdict";
   verdictEl.replaceChildren(el("p", { class: "headline" }, "Checking…"));
   out.replaceChildren();
-  const bytes = logBytes;
+  let bytes = logBytes;
+  let formError: string | null = null;
+  if (jsonForm(bytes)) {
+    try {
+      bytes = jsonFormToBytes(JSON.parse(new TextDecoder().decode(bytes)));
+    } catch (e) {
+      formError = `${logName}: its JSON form cannot be read: ${(e as Error).message}`;
+    }
+  }
   let v: VerdictJson;
   try {
     v = await verifyBytes(bytes, logName, key === null ? {} : { publicKey: key.raw });
   } catch (e) {
     v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: `${logName}: ${(e as Error).message}` };
   }
-  if (v.verdict === "unreadable" && jsonForm(bytes)) {
-    v.error = `${logName} is the JSON form of a log (tarneeb export), which this page does not read: convert it back with tarneeb import ${logName} -o match.tlog, or ask the platform for the .tlog`;
-  }
+  if (formError !== null) v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: formError };
   let log: ParsedLog | null = null;
   if (v.verdict !== "unreadable") {
     try {
@@ -350,7 +357,8 @@ function seatChoices(): void {
   let names = ["seat 1", "seat 2", "seat 3", "seat 4"];
   if (logBytes !== null) {
     try {
-      names = Table.of(parseLog(logBytes)).names;
+      const b = jsonForm(logBytes) ? jsonFormToBytes(JSON.parse(new TextDecoder().decode(logBytes))) : logBytes;
+      names = Table.of(parseLog(b)).names;
     } catch {
       // an unreadable log: keep the seat numbers
     }
@@ -400,6 +408,14 @@ async function takeReceipt(file: File): Promise<void> {
 }
 
 function wire(): void {
+  const pasted = $("#json-text") as HTMLTextAreaElement;
+  $("#json-check").addEventListener("click", () => {
+    if (!pasted.value.trim()) return;
+    logBytes = new TextEncoder().encode(pasted.value);
+    logName = "the log pasted";
+    seatChoices();
+    void show();
+  });
   const receiptInput = $("#receipt") as HTMLInputElement;
   receiptInput.addEventListener("change", () => {
     if (receiptInput.files?.[0]) void takeReceipt(receiptInput.files[0]);
