@@ -82,10 +82,10 @@ def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
             "errors": opened.errors,
             "requests": opened.requests,
         }
-        # the verdict is the first thing a player reads after the inputs
-        verdict_top = p.locator("#verdict").bounding_box()["y"]
-        result_top = p.locator("#result").bounding_box()["y"]
-        seen["verdict_first"] = verdict_top <= result_top
+        # the verdict is the first thing a player reads: above the inputs and the rest
+        verdict = p.locator("#verdict").bounding_box()
+        seen["verdict_first"] = verdict["y"] < p.locator("#drop").bounding_box()["y"] and \
+            verdict["y"] + verdict["height"] < (900 if width > 390 else 2000)
     return seen
 
 
