@@ -290,3 +290,26 @@ def test_a_json_form_that_is_not_one_is_unreadable(chromium, page_file, tmp_path
     assert seen["verdict"] == "unreadable"
     assert "its JSON form cannot be read: record 0 (x)" in seen["detail"]
     assert seen["errors"] == [] and seen["requests"] == []
+
+
+def test_a_season_match_shows_its_season_proof_checked(chromium, page_file, tmp_path, capsys):
+    key = tmp_path / "p.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    code, out, _ = run(capsys, "commit", "--matches", "5", "--json", "--key", str(key))
+    assert code == 0
+    season = tmp_path / "season.json"
+    season.write_text(out)
+    log = tmp_path / "s.tlog"
+    assert run(capsys, "play", "--rules", "qahwa41", "--season", str(season),
+               "--season-match", "3", "--key", str(key), "-o", str(log))[0] == 0
+    seen = check(chromium, page_file, log, key=tmp_path / "p.pub.pem")
+    assert seen["verdict"] == "clean" and len(seen["steps"]) == 5
+    assert seen["steps"][0] == "pass" and seen["steps"][1] == "skip"
+    with chromium.open(page_file) as opened:
+        opened.page.set_input_files("#log", str(log))
+        opened.page.locator("#verdict:not([data-verdict=none]):not([data-verdict=checking])"
+                            ).wait_for()
+        assert "leaf 4 of 5" in opened.text("#proof")
+    broken = check(chromium, page_file, FIXTURES / "altered" / "batch-proof-eram41.tlog")
+    assert broken["verdict"] == "findings" and broken["steps"][0] == "fail"
+    assert "batch-proof" in broken["kinds"]
