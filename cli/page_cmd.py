@@ -9,7 +9,7 @@ build``) into ``js/dist/verify.html``; this command copies it where the user ask
 >>> import typer
 >>> app = typer.Typer()
 >>> register(app)
->>> [c.name for c in app.registered_commands]
+>>> [c.callback.__name__ for c in app.registered_commands]
 ['verifier']
 """
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import json
 import shlex
 from pathlib import Path
 
+import pytest
 from cli_runner import run
 
 from tarneeb.replay.log import parse_log
@@ -118,3 +121,10 @@ def test_deal_log_bad_input_is_one_line(capsys, tmp_path):
     assert code == 2 and err.count("\n") == 1 and "junk.tlog" in err
     code, out, err = run(capsys, "deal", str(FIXTURES / "matches" / "eram41-recorded-deals.tlog"))
     assert code == 2 and "recorded its deals" in err
+
+
+@pytest.mark.parametrize("module", ["tarneeb.cli.deal_log", "tarneeb.cli.page_cmd",
+                                    "tarneeb.report.checkit"])
+def test_doctests(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
