@@ -35,7 +35,7 @@ $(NODE_STAMP): js/package.json js/package-lock.json | node
 js: node $(NODE_STAMP)
 	cd js && npm run build
 
-demo: $(STAMP) chromium
+demo: $(STAMP) chromium js
 	$(PY) -m tarneeb.cli.demo
 
 # the TypeScript verifier's own tests (Node's test runner), then the Python suite, which

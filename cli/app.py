@@ -18,7 +18,7 @@ from typer import _click as click
 
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 
-from . import archive_cmd, audit_cmds, regress_cmd, rules_cmd, verify_cmd
+from . import archive_cmd, audit_cmds, page_cmd, regress_cmd, rules_cmd, verify_cmd
 from .common import (
     console,
     fail,
@@ -538,6 +538,7 @@ archive_cmd.register(app)
 audit_cmds.register(app)
 rules_cmd.register(app)
 regress_cmd.register(app)
+page_cmd.register(app)
 
 
 @functools.cache

@@ -37,7 +37,7 @@ from tarneeb.audit import (
     verify_server_seed,
     write_key_pair,
 )
-from tarneeb.audit.encoding import SERVER_SEED_LEN, check_match_id
+from tarneeb.audit.encoding import SERVER_SEED_LEN
 from tarneeb.audit.errors import CommitmentError, MerkleProofError
 from tarneeb.audit.signing import public_key_raw, public_path_for
 from tarneeb.audit.vectors import dumps
@@ -155,17 +155,28 @@ def commit(
 # -------------------------------------------------------------------- deal --
 
 def deal(
-    server_seed: Annotated[str, typer.Option(
-        "--server-seed", "-s", metavar="HEX", help="The revealed server seed, 64 hex digits.")],
-    client_seeds: Annotated[list[str], typer.Option(
+    log: Annotated[Path | None, typer.Argument(
+        metavar="[LOG]", show_default=False,
+        help="A log: re-derive one of its hands (--hand) from its own seeds and match id, "
+             "and say whether the log played that deal.")] = None,
+    hand: Annotated[int, typer.Option(
+        "--hand", metavar="N", min=1, help="With LOG: the hand, counted from 1.")] = 1,
+    server_seed: Annotated[str | None, typer.Option(
+        "--server-seed", "-s", metavar="HEX",
+        help="The revealed server seed, 64 hex digits (with LOG: when the log does not "
+             "reveal it).")] = None,
+    client_seeds: Annotated[list[str] | None, typer.Option(
         "--client-seed", "-c", metavar="HEX",
-        help="A client seed as hex; give it four times, seats 0 to 3 in order.")],
+        help="A client seed as hex; give it four times, seats 0 to 3 in order.")] = None,
     match_id: Annotated[str | None, typer.Option(
-        "--match-id", "-m", metavar="TEXT",
-        help="The match id as text (its UTF-8 bytes are used).")] = None,
+        "--match-id", "-m", metavar="ID",
+        help="The match id as show, report and export print it (hex); an id that is not "
+             "hex is taken as text (its UTF-8 bytes).")] = None,
+    match_id_text: Annotated[str | None, typer.Option(
+        "--match-id-text", metavar="TEXT",
+        help="The match id as text, even when it looks like hex.")] = None,
     match_id_hex: Annotated[str | None, typer.Option(
-        "--match-id-hex", metavar="HEX",
-        help="The match id as hex, for ids that are not text.")] = None,
+        "--match-id-hex", metavar="HEX", help="The match id as hex.")] = None,
     deal_number: Annotated[int, typer.Option(
         "--deal", "-d", metavar="N", min=0, max=2**32 - 1,
         help="The deal number: dealing attempts count from 0, cancelled hands included.")] = 0,
@@ -187,20 +198,29 @@ def deal(
     """Derive one deal from the seeds: hands, 13th card and trump.
 
     The four hands, the dealer's 13th card and the trump of one dealing attempt, as the
-    protocol numbers them: deal numbers and seats from 0.
+    protocol numbers them: deal numbers and seats from 0. With a LOG, hand --hand N
+    (from 1) of that log, from its own seeds, and whether the log played it (exit 1 if
+    not).
     """
+    from .deal_log import deal_from_log, match_id_of, shown_id, text_of
+
     with _errors():
+        if log is not None:
+            raise typer.Exit(deal_from_log(log, hand, server_seed, as_json, _emit_json))
+        if server_seed is None:
+            raise AuditInputError("give the seeds (--server-seed and four --client-seed), or "
+                                  "a LOG to take them from")
         seed = parse_hex(server_seed, "server seed", SERVER_SEED_LEN)
+        client_seeds = client_seeds or []
         if len(client_seeds) != 4:
             raise AuditInputError(
                 f"client seeds: {len(client_seeds)} given; give --client-seed four times, "
                 "seats 0 to 3")
         seeds = [parse_hex(text, f"client seed of seat {seat}")
                  for seat, text in enumerate(client_seeds)]
-        if (match_id is None) == (match_id_hex is None):
-            raise AuditInputError("give the match id once: --match-id TEXT or --match-id-hex HEX")
-        mid = (check_match_id(match_id) if match_id is not None
-               else parse_hex(match_id_hex or "", "match id"))
+        mid, warning = match_id_of(match_id, match_id_text, match_id_hex)
+        if warning is not None:
+            typer.echo(f"tarneeb: warning: {warning}", err=True)
         rule_set = _load_rules(rules)
         deriver = DealDeriver(seed, mid, seeds, _season_leaf(root, index, size))
         first = deriver.first_dealer()
@@ -211,7 +231,7 @@ def deal(
         if as_json:
             _emit_json({
                 "protocol": PROTOCOL,
-                "match_id": mid.decode("utf-8", "replace"),
+                "match_id": text_of(mid),
                 "match_id_hex": mid.hex(),
                 "deal_number": deal_number,
                 "first_dealer": first,
@@ -228,7 +248,7 @@ def deal(
                 "trump_rule": rule_set.trump,
             })
             return
-        typer.echo(f"match {mid.decode('utf-8', 'replace')!r}, deal {deal_number}, rules "
+        typer.echo(f"match {shown_id(mid)}, deal {deal_number}, rules "
                    f"{rule_set.name}; first dealer: seat {first}")
         for s in range(4):
             who = " (dealer)" if s == d.dealer else ""

@@ -27,6 +27,7 @@ from tarneeb.replay.verify.people import Card, Table
 from tarneeb.replay.verify.replayer import verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
+from .checkit import check_it
 from .page import Banner, render_page
 from .rulebook import Rule, rule_for
 
@@ -214,6 +215,7 @@ def _context(log: ParsedLog, v: Verdict, key_source: str | None,
     rules = h.rules
     winner_claimed = log.end.winner if log.end is not None else None
     last = v.history[-1] if v.history else None
+    check = check_it(log, v.path)
     return dict(
         title=f"Match report: {game_name(rules.name)}",
         subtitle=f"{table.team(0)} against {table.team(1)} · log {v.path} · "
@@ -239,6 +241,8 @@ def _context(log: ParsedLog, v: Verdict, key_source: str | None,
         error=table.say(v.error) if v.error else "",
         ending=_sentence(table.say(v.ending)) if v.ending else "",
         team_names=(table.team(0), table.team(1)),
+        check={**vars(check), "blind": h.blind},  # "check it yourself": seeds, id, commands
+        check_seeds=list(zip(table.names, check.client_seeds, strict=False)),
     )
 
 

@@ -1,0 +1,450 @@
+/**
+ * The verifier page: a player chooses (or drops) a `.tlog`, optionally gives the platform's
+ * public key, and reads — computed in this browser by tarneeb-js, nothing sent anywhere —
+ * the verdict in the words of the match report, their own hand in every deal, each step of
+ * the proof that the deals were not chosen, and every finding where it happens.
+ *
+ * The element `#verdict` carries `data-verdict`: `clean`, `findings`, `unreadable`, or
+ * `not-verified` (a log dealt blind: this verifier does not check blind transcripts).
+ */
+import {
+  Deriver, clientCommitment, matchBinding, parseLog, seasonHeadMessage, serverCommitment,
+  verifyBytes, verifyInclusion, type Finding, type ParsedLog, type VerdictJson,
+} from "../src/index.js";
+import words from "./words.json";
+import { keyFromText, type ToldKey } from "./keyfile.js";
+import { readReceipt, receiptProblems, type Receipt } from "./receipt.js";
+import { jsonFormToBytes } from "./jsonform.js";
+
+const KINDS: Record<string, string> = words.kinds;
+const HEADLINES: Record<string, string> = words.headlines;
+const SEAT_KINDS = new Set(["broken-signature", "unsigned", "key-mismatch", "weak-key", "not-canonical"]);
+const SEED_KINDS = new Set(["server-seed", "seed-not-revealed", "batch-proof", "client-seed", "wrong-first-dealer", "receipt-mismatch"]);
+const SUITS = "♣♦♥♠";
+const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+
+const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as T;
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sentence = (t: string) => t.slice(0, 1).toUpperCase() + t.slice(1);
+
+/** `el("p", {class: "x"}, "text", child)`: an element; text is always text, never markup. */
+function el(tag: string, attrs: Record<string, string> = {}, ...kids: (Node | string | null)[]): HTMLElement {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const k of kids) if (k !== null) e.append(k);
+  return e;
+}
+
+const cardText = (c: number) => `${RANKS[c % 13]}${SUITS[Math.floor(c / 13)]}`;
+function cardEl(c: number): HTMLElement {
+  return el("span", { class: `card ${[1, 2].includes(Math.floor(c / 13)) ? "red" : "black"}` }, cardText(c));
+}
+
+/** The cards of a hand by suit, ♠ ♥ ♣ ♦ (colours alternate), high cards first. */
+function handEl(cards: number[]): HTMLElement {
+  const out = el("span", { class: "hand" });
+  for (const s of [3, 2, 0, 1]) {
+    const suit = cards.filter((c) => Math.floor(c / 13) === s).sort((a, b) => b - a);
+    if (suit.length) out.append(el("span", { class: "suitgroup" }, ...suit.map(cardEl)));
+  }
+  return out;
+}
+
+class Table {
+  constructor(readonly names: string[]) {}
+  static of(log: ParsedLog): Table {
+    return new Table(log.header.seats.map((s, i) => s.name.trim() || `seat ${i + 1}`));
+  }
+  team(t: number): string {
+    return `${this.names[t]} & ${this.names[t + 2]}`;
+  }
+  /** The verifier's sentence with names for seats and teams, hands counted from 1. */
+  say(text: string): string {
+    return text
+      .replace(/\bteam ([01])\+([23])\b/g, (_, t: string) => this.team(Number(t)))
+      .replace(/\bseat (\d)('s)?\b/g, (_, s: string, p: string | undefined) => (this.names[Number(s)] ?? `seat ${s}`) + (p ? "’s" : ""))
+      .replace(/\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b/g,
+        (_, w: string, ns: string) => `${w} ${ns.replace(/\d+/g, (n) => String(Number(n) + 1))}`);
+  }
+}
+
+function where(f: Finding, t: Table): string {
+  const parts = [f.hand !== null ? `hand ${f.hand + 1}` : "", f.trick !== null ? `trick ${f.trick}` : "", f.seat !== null ? t.names[f.seat] ?? "" : ""];
+  const w = parts.filter(Boolean).join(", ");
+  if (w) return w;
+  if (SEAT_KINDS.has(f.kind)) return "the signature";
+  if (SEED_KINDS.has(f.kind)) return "the seeds";
+  return f.kind === "cut-short" ? "the end of the log" : "the log";
+}
+
+/** The verifier's sentence without the kind it may begin with. */
+const said = (f: Finding) => f.message.startsWith(`${f.kind}: `) ? f.message.slice(f.kind.length + 2) : f.message;
+
+function findingEl(f: Finding, n: number, t: Table): HTMLElement {
+  const message = said(f);
+  return el("div", { class: "finding", "data-kind": f.kind, id: `finding-${n}` },
+    el("p", {}, el("span", { class: "what" }, `Problem ${n}: ${sentence(KINDS[f.kind] ?? f.kind)}`), " ", el("span", { class: "where" }, `(${where(f, t)})`)),
+    el("p", {}, sentence(t.say(message))),
+    f.card !== null ? el("p", { class: "muted" }, `The card: ${f.card}`) : null);
+}
+
+interface Step { title: string; status: "pass" | "fail" | "skip"; detail: string; kinds: string[] }
+
+async function ed25519(key: Uint8Array, sig: Uint8Array, msg: Uint8Array): Promise<boolean> {
+  try {
+    const k = await crypto.subtle.importKey("raw", key as BufferSource, { name: "Ed25519" }, false, ["verify"]);
+    return await crypto.subtle.verify({ name: "Ed25519" }, k, sig as BufferSource, msg as BufferSource);
+  } catch {
+    return false;
+  }
+}
+
+/** The proof steps, each re-computed here from the log (PROTOCOL.md §4–§7). */
+async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | null, receiptGiven: boolean): Promise<Step[]> {
+  const h = log.header;
+  if (h.serverCommitment === null) return [];
+  const steps: Step[] = [];
+  const leaf = h.batch === null ? null : { index: h.batch.index, size: h.batch.size, root: h.batch.root };
+  if (h.batch !== null) {
+    const b = h.batch;
+    const inTree = await verifyInclusion(h.serverCommitment, b.index, b.size, b.path, b.root);
+    const key = pinned ?? h.publicKey;
+    const head = key !== null && await ed25519(key, b.headSignature, seasonHeadMessage(b.size, b.root));
+    steps.push({
+      title: "The season proof", status: inTree && head ? "pass" : "fail", kinds: ["batch-proof"],
+      detail: `The platform's commitment is leaf ${b.index + 1} of ${b.size} of the season whose root is ${hex(b.root)}: `
+        + `${inTree ? "the inclusion proof leads to that root" : "the inclusion proof does NOT lead to that root"}, and `
+        + `${head ? "the season head is signed by the platform's key" : "the season head's signature does NOT verify"}.`,
+    });
+  }
+  const receiptBad = v.findings.some((f) => f.kind === "receipt-mismatch");
+  steps.push({
+    title: "The platform's commitment", status: !receiptGiven ? "skip" : receiptBad ? "fail" : "pass", kinds: ["receipt-mismatch"],
+    detail: `Before play the platform committed to its secret seed: ${hex(h.serverCommitment)}. `
+      + (!receiptGiven ? "That it did so before the cards were dealt is shown by your seat's receipt (give it above) or by the platform's publication."
+        : receiptBad ? "Your seat's receipt does NOT promise this match: see below."
+          : "Your seat's receipt, signed by the platform when play started, names this commitment, these seats, rules and players' commitments: this is the match promised before play."),
+  });
+  const seed = log.end?.serverSeed ?? null;
+  let seedOk = false;
+  if (seed === null) {
+    steps.push({ title: "The platform's seed", status: "fail", kinds: ["server-seed", "seed-not-revealed"], detail: "The log does not reveal the server seed, so no deal can be proven." });
+  } else {
+    seedOk = equal(await serverCommitment(seed), h.serverCommitment);
+    steps.push({
+      title: "The platform's seed", status: seedOk ? "pass" : "fail", kinds: ["server-seed", "seed-not-revealed"],
+      detail: `Revealed after the match: ${hex(seed)}. Its SHA-256 (with the protocol's tag) ${seedOk ? "is" : "is NOT"} the commitment above.`,
+    });
+  }
+  const binding = await matchBinding(h.serverCommitment, leaf);
+  if (h.clientSeeds !== null && h.clientCommitments !== null) {
+    const t = Table.of(log);
+    const ok = await Promise.all(h.clientSeeds.map(async (c, s) => equal(await clientCommitment(binding, h.matchId, s, c), h.clientCommitments![s]!)));
+    steps.push({
+      title: "The players' seeds", status: ok.every(Boolean) ? "pass" : "fail", kinds: ["client-seed"],
+      detail: ok.map((good, s) => `${t.names[s]}: ${hex(h.clientSeeds![s]!)} ${good ? "matches" : "does NOT match"} the commitment made before play`).join("; ") + ".",
+    });
+  } else {
+    steps.push({ title: "The players' seeds", status: "fail", kinds: ["client-seed"], detail: "The log does not carry the players' seeds and commitments." });
+  }
+  const dealKinds = ["wrong-deal", "wrong-first-dealer", "not-replayed"];
+  if (seedOk && h.clientSeeds !== null) {
+    const d = await Deriver.create(seed!, h.matchId, h.clientSeeds, binding);
+    const first = await d.firstDealer();
+    const firstOk = first === h.firstDealer;
+    steps.push({
+      title: "The deals", status: firstOk && !v.findings.some((f) => dealKinds.includes(f.kind)) ? "pass" : "fail", kinds: dealKinds,
+      detail: `Every deal is computed here from the five seeds and the match id ${hex(h.matchId)} by HMAC-SHA256 (PROTOCOL.md §5); the first dealer drawn is ${Table.of(log).names[first]}${firstOk ? ", as the log says" : ", NOT the one the log names"}. Your hand in each deal is shown below.`,
+    });
+  } else {
+    steps.push({ title: "The deals", status: "fail", kinds: dealKinds, detail: "Without the seeds, no deal can be derived." });
+  }
+  return steps;
+}
+
+/** The cards each seat holds in each hand: derived from the seeds, or as recorded. */
+async function deals(log: ParsedLog): Promise<(number[][] | null)[]> {
+  const h = log.header;
+  const seed = log.end?.serverSeed ?? null;
+  let d: Deriver | null = null;
+  if (h.serverCommitment !== null && seed !== null && h.clientSeeds !== null && equal(await serverCommitment(seed), h.serverCommitment)) {
+    const leaf = h.batch === null ? null : { index: h.batch.index, size: h.batch.size, root: h.batch.root };
+    d = await Deriver.create(seed, h.matchId, h.clientSeeds, await matchBinding(h.serverCommitment, leaf));
+  }
+  return Promise.all(log.hands.map(async (rec) => {
+    const hands: number[][] = [[], [], [], []];
+    if (d !== null) {
+      (await d.deck(rec.dealNumber)).forEach((c, p) => hands[(rec.dealer + 1 + p) & 3]!.push(c));
+      return hands;
+    }
+    if (rec.deal === null) return null;
+    rec.deal.masks.forEach((m, s) => {
+      for (let c = 0; c < 52; c++) if (Math.floor(m / 2 ** c) % 2 === 1) hands[s]!.push(c);
+    });
+    return hands;
+  }));
+}
+
+function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null): [string, string, string] {
+  if (v.verdict === "not-verified") {
+    return ["not-verified", "This page cannot check a log dealt blind",
+      "This match was dealt blind (PROTOCOL.md §13): this page does not check blind-dealing transcripts yet, so it says nothing about whether this match was fair. Check it with tarneeb verify, which does."];
+  }
+  if (v.verdict === "unreadable" || log === null || t === null) {
+    return ["unreadable", "This log could not be read", `${v.error ?? "not a tarneeb log"}. Nothing in it can be checked.`];
+  }
+  if (v.findings.length) {
+    const n = v.findings.length;
+    const kinds = new Set(v.findings.map((f) => f.kind));
+    const lead = Object.keys(HEADLINES).find((k) => kinds.has(k));
+    const head = lead ? HEADLINES[lead]! : `${n} problem${n > 1 ? "s" : ""} found: this match log does not check out`;
+    const told = v.findings.filter((f) => f.kind !== lead).slice(0, 2);
+    const detail = told.map((f) => `${sentence(where(f, t))}: ${sentence(t.say(said(f)))}.`).join(" ");
+    return ["findings", head, `${detail} ${n === 1 ? "It is" : "Each is"} marked below where it happens.`.trim()];
+  }
+  const signed = v.key.pinned ? `signed by the key you gave (key ${v.key.id})`
+    : "signed by the key named inside the log (compare its key id below with the one the platform publishes)";
+  const stopped = v.ending ? ` The match did not finish: it was ${t.say(v.ending)}.` : "";
+  const checked = "Every deal is the one the committed seeds give, and every bid, card, score and the winner follow the rules.";
+  if (!v.deals_proven) {
+    return ["notice", "No rule was broken, but the deals are only recorded",
+      `Every bid, card, score and the winner follow the rules, but the platform wrote the deals into the log itself: nothing proves the cards were not chosen. The log is ${signed}.${stopped}`];
+  }
+  if (!v.key.pinned) {
+    return ["notice", "No problems found, but nothing ties this log to the platform",
+      `${checked} The log is ${signed}: anyone could make such a log, seeds and all, with a key of their own. Give the platform's public key above to settle who wrote it.${stopped}`];
+  }
+  return ["clean", "No problems found: this match was dealt fairly and played by the rules", `${checked} The log is ${signed}.${stopped}`];
+}
+
+/** Whether `bytes` are the JSON form of a log (FORMAT.md), not the log itself. */
+function jsonForm(bytes: Uint8Array): boolean {
+  try {
+    const d = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as { format?: unknown };
+    return d !== null && typeof d === "object" && d.format === "tarneeb-log-json";
+  } catch {
+    return false;
+  }
+}
+
+let logBytes: Uint8Array | null = null;
+let logName = "";
+let key: ToldKey | null = null;
+let receipt: Receipt | null = null;
+let runs = 0;
+
+async function show(): Promise<void> {
+  const out = $("#result");
+  const verdictEl = $("#verdict");
+  if (logBytes === null) return;
+  const run = ++runs;
+  verdictEl.hidden = false;
+  verdictEl.dataset.verdict = "checking";
+  verdictEl.className = "verdict";
+  verdictEl.replaceChildren(el("p", { class: "headline" }, "Checking…"));
+  out.replaceChildren();
+  let bytes = logBytes;
+  let formError: string | null = null;
+  if (jsonForm(bytes)) {
+    try {
+      bytes = jsonFormToBytes(JSON.parse(new TextDecoder().decode(bytes)));
+    } catch (e) {
+      formError = `${logName}: its JSON form cannot be read: ${(e as Error).message}`;
+    }
+  }
+  let v: VerdictJson;
+  try {
+    v = await verifyBytes(bytes, logName, key === null ? {} : { publicKey: key.raw });
+  } catch (e) {
+    v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: `${logName}: ${(e as Error).message}` };
+  }
+  if (formError !== null) v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: formError };
+  let log: ParsedLog | null = null;
+  if (v.verdict !== "unreadable") {
+    try {
+      log = parseLog(bytes);
+    } catch {
+      log = null;
+    }
+  }
+  if (log !== null && receipt !== null && v.verdict !== "not-verified") {
+    for (const message of await receiptProblems(receipt, log, key?.raw ?? null)) {
+      v.findings.push({ kind: "receipt-mismatch", message, hand: null, trick: null, seat: null, card: null, offset: null });
+      v.verdict = "findings";
+    }
+  }
+  const t = log === null ? null : Table.of(log);
+  const [tone, head, detail] = banner(v, log, t);
+  const shown = document.createElement("div");
+  if (log !== null && t !== null && v.verdict !== "not-verified") await render(shown, log, v, t);
+  if (run !== runs) return; // a newer input is being checked
+  out.replaceChildren(...Array.from(shown.childNodes));
+  // the verdict last: a page that says data-verdict has shown everything
+  verdictEl.className = `verdict ${tone}`;
+  verdictEl.replaceChildren(el("p", { class: "headline" }, head), el("p", { class: "detail" }, detail));
+  verdictEl.dataset.verdict = v.verdict;
+}
+
+async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table): Promise<void> {
+  const h = log.header;
+  let n = 0;
+  const numbered = v.findings.map((f) => ({ f, n: ++n }));
+  const sec = (id: string, title: string, ...kids: (Node | null)[]) => el("section", { id }, el("h2", {}, title), ...kids);
+  out.append(sec("players", "The match",
+    el("dl", { class: "facts" },
+      el("dt", {}, "Game"), el("dd", {}, `${h.rules.name}, played to ${h.rules.target}`),
+      el("dt", {}, "Teams"), el("dd", {}, `${t.team(0)} against ${t.team(1)}`),
+      el("dt", {}, "Match id"), el("dd", {}, el("code", {}, hex(h.matchId))),
+      el("dt", {}, "Hands"), el("dd", {}, `${v.hands} dealt, ${v.played} played`))));
+  if (numbered.length) {
+    out.append(sec("problems", `What is wrong (${numbered.length})`, el("ol", { class: "problems" },
+      ...numbered.map(({ f, n }) => el("li", {}, el("a", { href: `#finding-${n}` }, where(f, t)), ": ", el("strong", {}, sentence(KINDS[f.kind] ?? f.kind)), `. ${sentence(t.say(said(f)))}`)))));
+  }
+  const placed = new Set<Finding>();
+  const place = (pred: (f: Finding) => boolean) => numbered.filter(({ f }) => !placed.has(f) && pred(f)).map(({ f, n }) => {
+    placed.add(f);
+    return findingEl(f, n, t);
+  });
+  const sigStatus = v.signed.startsWith("signed by") && !v.findings.some((f) => ["broken-signature", "unsigned", "weak-key", "key-mismatch"].includes(f.kind));
+  out.append(sec("signature", "Who signed this log",
+    el("ol", { class: "steps" }, el("li", { "data-status": sigStatus ? "pass" : "fail" },
+      el("span", { class: sigStatus ? "pass" : "fail" }, sigStatus ? "✓ checked" : "✗ failed"), " ",
+      el("span", { class: "title" }, "The signature."), ` ${sentence(t.say(v.signed))}.`,
+      key === null ? el("p", { class: "muted" }, "Give the platform's public key above to check the log against the key it publishes, not the key written in the log.") : null)),
+    ...place((f) => f.hand === null && SEAT_KINDS.has(f.kind))));
+  const pinned = key?.raw ?? null;
+  const steps = await proofSteps(log, v, pinned, receipt !== null);
+  if (steps.length) {
+    out.append(sec("proof", "Were the deals fair?",
+      el("p", {}, "The platform could not choose the cards: it had to lock in its secret seed before play, each player added a seed of their own, and every deal follows from all five seeds by a public recipe. Each step is checked again here, in your browser:"),
+      el("ol", { class: "steps" }, ...steps.map((s) => {
+        const bad = v.findings.some((f) => f.hand === null && s.kinds.includes(f.kind));
+        const status = bad ? "fail" : s.status;
+        return el("li", { "data-status": status },
+          el("span", { class: status }, status === "pass" ? "✓ checked" : status === "fail" ? "✗ failed" : "– not checked"), " ",
+          el("span", { class: "title" }, `${s.title}.`), ` ${s.detail}`,
+          ...place((f) => f.hand === null && s.kinds.includes(f.kind)));
+      }))));
+  } else {
+    out.append(sec("proof", "Were the deals fair?", el("div", { class: "note" }, el("p", {}, el("strong", {}, "The deals are only recorded."), " This platform does not use committed seeds: it wrote each deal into the log itself. Nothing proves it did not choose them."))));
+  }
+  const seat = Number(($("#seat") as HTMLSelectElement).value);
+  const hands = await deals(log);
+  const list = el("section", { id: "hands" }, el("h2", {}, `Your hand in every deal (${t.names[seat]})`));
+  log.hands.forEach((rec, i) => {
+    const cards = hands[i];
+    const s = el("section", { class: "deal", id: `hand-${rec.dealNumber + 1}`, "data-hand": String(rec.dealNumber + 1) },
+      el("h3", {}, `Hand ${rec.dealNumber + 1} · dealt by ${t.names[rec.dealer]}`),
+      cards ? el("p", { class: "mine" }, handEl(cards[seat]!)) : el("p", { class: "muted" }, "No deal for this hand: the log has neither seeds nor a recorded deal."),
+      rec.plays.length ? el("p", { class: "muted" }, `${rec.calls.length} call(s), ${rec.plays.length} card(s) played${rec.closed ? "" : "; the log stops in this hand"}.`) : null,
+      ...place((f) => f.hand === rec.dealNumber));
+    list.append(s);
+  });
+  out.append(list);
+  const rest = place(() => true);
+  out.append(sec("end", "End of the match",
+    el("dl", { class: "facts" },
+      el("dt", {}, "How it ended"), el("dd", {}, v.ending ? sentence(t.say(v.ending)) : "played to the end"),
+      el("dt", {}, "Winner, as the platform declared"), el("dd", {}, log.end?.winner != null ? t.team(log.end.winner) : "none declared")),
+    ...rest));
+  if (v.notes.length) out.append(sec("notes", "Notes", el("ul", {}, ...v.notes.map((x) => el("li", {}, sentence(t.say(x)))))));
+}
+
+function seatChoices(): void {
+  const sel = $("#seat") as HTMLSelectElement;
+  const old = sel.value;
+  let names = ["seat 1", "seat 2", "seat 3", "seat 4"];
+  if (logBytes !== null) {
+    try {
+      const b = jsonForm(logBytes) ? jsonFormToBytes(JSON.parse(new TextDecoder().decode(logBytes))) : logBytes;
+      names = Table.of(parseLog(b)).names;
+    } catch {
+      // an unreadable log: keep the seat numbers
+    }
+  }
+  sel.replaceChildren(...names.map((nm, i) => el("option", { value: String(i) }, `${nm} (seat ${i + 1})`)));
+  sel.value = old || "0";
+}
+
+async function takeLog(file: File): Promise<void> {
+  logBytes = new Uint8Array(await file.arrayBuffer());
+  logName = file.name;
+  seatChoices();
+  await show();
+}
+
+async function takeKey(text: string, name: string): Promise<void> {
+  const status = $("#key-status");
+  if (!text.trim()) {
+    key = null;
+    status.textContent = "";
+  } else {
+    try {
+      key = await keyFromText(text);
+      status.textContent = `key ${key.id} (from ${name})`;
+      status.className = "muted";
+    } catch (e) {
+      key = null;
+      status.textContent = `${name}: ${(e as Error).message}`;
+      status.className = "fail";
+    }
+  }
+  await show();
+}
+
+async function takeReceipt(file: File): Promise<void> {
+  const status = $("#receipt-status");
+  try {
+    receipt = readReceipt(await file.text());
+    status.textContent = `the receipt of match ${hex(receipt.matchId)} (from ${file.name})`;
+    status.className = "muted";
+  } catch (e) {
+    receipt = null;
+    status.textContent = `${file.name}: ${(e as Error).message}: not checked`;
+    status.className = "fail";
+  }
+  await show();
+}
+
+function wire(): void {
+  const pasted = $("#json-text") as HTMLTextAreaElement;
+  $("#json-check").addEventListener("click", () => {
+    if (!pasted.value.trim()) return;
+    logBytes = new TextEncoder().encode(pasted.value);
+    logName = "the log pasted";
+    seatChoices();
+    void show();
+  });
+  const receiptInput = $("#receipt") as HTMLInputElement;
+  receiptInput.addEventListener("change", () => {
+    if (receiptInput.files?.[0]) void takeReceipt(receiptInput.files[0]);
+  });
+  const logInput = $("#log") as HTMLInputElement;
+  logInput.addEventListener("change", () => {
+    if (logInput.files?.[0]) void takeLog(logInput.files[0]);
+  });
+  const keyInput = $("#key") as HTMLInputElement;
+  keyInput.addEventListener("change", async () => {
+    const f = keyInput.files?.[0];
+    if (f) await takeKey(await f.text(), f.name);
+  });
+  const keyText = $("#key-text") as HTMLTextAreaElement;
+  keyText.addEventListener("change", () => void takeKey(keyText.value, "the key pasted"));
+  $("#seat").addEventListener("change", () => void show());
+  const drop = $("#drop");
+  for (const ev of ["dragenter", "dragover"]) document.addEventListener(ev, (e) => {
+    e.preventDefault();
+    drop.classList.add("over");
+  });
+  document.addEventListener("dragleave", () => drop.classList.remove("over"));
+  document.addEventListener("drop", (e) => {
+    e.preventDefault();
+    drop.classList.remove("over");
+    const f = (e as DragEvent).dataTransfer?.files?.[0];
+    if (f) void takeLog(f);
+  });
+  seatChoices();
+}
+
+wire();

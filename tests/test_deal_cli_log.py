@@ -1,0 +1,130 @@
+"""``tarneeb deal``: the match id as the other commands print it, and ``deal LOG --hand N``."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+from cli_runner import run
+
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.cards import card_name, cards_of
+from tarneeb.replay.verify.replayer import verify_log
+from tarneeb.report.checkit import check_it
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+LOG = FIXTURES / "matches" / "eram41-01.tlog"
+MANIFEST = json.loads((FIXTURES / "altered" / "manifest.json").read_text())
+
+
+def _seed_args(log: Path) -> list[str]:
+    parsed = parse_log(log.read_bytes())
+    assert parsed.end is not None and parsed.end.server_seed is not None
+    args = ["deal", "-s", parsed.end.server_seed.hex()]
+    for c in parsed.header.client_seeds or []:
+        args += ["-c", c.hex()]
+    return args
+
+
+def _hands_of(log: Path, n: int) -> list[list[str]]:
+    """The hands of dealing attempt ``n`` as the Python replayer deals them."""
+    history = verify_log(parse_log(log.read_bytes()), log.name).history
+    return [[card_name(c, symbols=False) for c in reversed(cards_of(m))]
+            for m in history[n].hands]
+
+
+def test_the_match_id_as_show_prints_it_derives_the_logs_hands(capsys):
+    """A log from tarneeb play has a binary match id; show prints it as hex, and -m with
+    that hex derives the very hands the log was played with (it used to be taken as
+    text: other hands, silently)."""
+    code, shown, _ = run(capsys, "show", str(LOG))
+    printed = shown.split(" match ", 1)[1].split(",", 1)[0]
+    parsed = parse_log(LOG.read_bytes())
+    assert printed == parsed.header.match_id.hex()
+    rec = parsed.hands[1]
+    code, out, err = run(capsys, *_seed_args(LOG), "-m", printed, "-d", "1", "--dealer",
+                         str(rec.dealer), "--json")
+    assert code == 0 and err == ""
+    assert json.loads(out)["hands"] == _hands_of(LOG, 1)
+    code, out, _ = run(capsys, *_seed_args(LOG), "--match-id-hex", printed, "-d", "1",
+                       "--dealer", str(rec.dealer), "--json")
+    assert json.loads(out)["hands"] == _hands_of(LOG, 1)
+
+
+def test_a_binary_match_id_is_printed_as_hex_not_garbled(capsys):
+    printed = parse_log(LOG.read_bytes()).header.match_id.hex()
+    code, out, _ = run(capsys, *_seed_args(LOG), "--match-id-hex", printed)
+    assert code == 0
+    assert out.splitlines()[0].startswith(f"match {printed}, deal 0")
+    assert "\ufffd" not in out
+    code, out, _ = run(capsys, *_seed_args(LOG), "--match-id-hex", printed, "--json")
+    data = json.loads(out)
+    assert data["match_id_hex"] == printed and data["match_id"] is None
+
+
+def test_a_text_match_id_still_works_and_says_its_text(capsys):
+    code, out, err = run(capsys, *_seed_args(LOG), "-m", "match-1")
+    assert code == 0 and err == ""
+    assert out.splitlines()[0].startswith(f"match {b'match-1'.hex()} (text 'match-1')")
+
+
+def test_an_id_that_looks_like_hex_but_is_taken_as_text_gets_a_warning(capsys):
+    code, _, err = run(capsys, *_seed_args(LOG), "-m", "12d92bef79b70ff")  # a digit lost
+    assert code == 0
+    assert err.startswith("tarneeb: warning: match id '12d92bef79b70ff' looks like hex")
+    assert "odd number of digits" in err and "taken as text" in err
+    code, _, err = run(capsys, *_seed_args(LOG), "--match-id-text", "12d92bef79b70ff9")
+    assert code == 0 and "looks like hex" in err and "--match-id-text" in err
+    code, _, err = run(capsys, *_seed_args(LOG), "-m", "12d92bef79b70ff9")
+    assert code == 0 and err == ""  # hex, as printed: nothing to warn of
+    code, _, err = run(capsys, *_seed_args(LOG), "-m", "a", "--match-id-hex", "ab")
+    assert code == 2 and "give the match id once" in err
+
+
+def test_deal_log_hand_rederives_the_hand_and_says_it_was_played(capsys):
+    parsed = parse_log(LOG.read_bytes())
+    for hand in (1, len(parsed.hands)):
+        code, out, err = run(capsys, "deal", str(LOG), "--hand", str(hand), "--json")
+        assert code == 0, err
+        data = json.loads(out)
+        assert data["as_played"] is True and data["hand"] == hand
+        assert data["hands"] == _hands_of(LOG, hand - 1)
+        assert data["match_id"] == parsed.header.match_id.hex()
+    code, out, _ = run(capsys, "deal", str(LOG), "--hand", "2")
+    assert code == 0 and "as recorded: the log plays hand 2 with exactly these hands" in out
+    # the command it prints re-derives the same hand from the seeds alone
+    again = out.splitlines()[-1].split("the same from the seeds alone: ", 1)[1]
+    assert again == check_it(parsed, str(LOG), 2).seeds_command
+    code, out2, _ = run(capsys, *shlex.split(again)[1:], "--json")
+    assert code == 0 and json.loads(out2)["hands"] == _hands_of(LOG, 1)
+
+
+def test_deal_log_hand_of_an_altered_log_is_not_as_recorded(capsys):
+    entry = next(e for e in MANIFEST if e["kind"] == "card-not-held")
+    log = FIXTURES / "altered" / entry["file"]
+    code, out, _ = run(capsys, "deal", str(log), "--hand", str(entry["hand"] + 1))
+    assert code == 1
+    assert f"NOT AS RECORDED: the log's hand {entry['hand'] + 1} is not this deal" in out
+    assert "card-not-held" in out
+
+
+def test_deal_log_bad_input_is_one_line(capsys, tmp_path):
+    code, out, err = run(capsys, "deal", str(LOG), "--hand", "999")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "no hand 999" in err
+    junk = tmp_path / "junk.tlog"
+    junk.write_bytes(b"not a log")
+    code, out, err = run(capsys, "deal", str(junk))
+    assert code == 2 and err.count("\n") == 1 and "junk.tlog" in err
+    code, out, err = run(capsys, "deal", str(FIXTURES / "matches" / "eram41-recorded-deals.tlog"))
+    assert code == 2 and "recorded its deals" in err
+
+
+@pytest.mark.parametrize("module", ["tarneeb.cli.deal_log", "tarneeb.cli.page_cmd",
+                                    "tarneeb.report.checkit"])
+def test_doctests(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,315 @@
+"""The verifier page (``tarneeb verifier``): the TypeScript verifier bundled into one HTML
+file, opened from a file in headless Chromium as a player would, every request refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import run
+
+from tarneeb.replay.log import parse_log
+from tarneeb.replay.verify.findings import KINDS
+from tarneeb.report.match import _HEADLINES
+
+ROOT = Path(__file__).resolve().parent.parent
+JS = ROOT / "js"
+PAGE = JS / "dist" / "verify.html"
+FIXTURES = ROOT / "fixtures"
+MANIFEST = json.loads((FIXTURES / "altered" / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page as ``tarneeb verifier -o`` writes it (built first when it is not, or is
+    older than its sources)."""
+    sources = [*(JS / "src").glob("*.ts"), *(JS / "page").glob("*.*"), JS / "package-lock.json"]
+    if not PAGE.exists() or any(p.stat().st_mtime > PAGE.stat().st_mtime for p in sources):
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("npm is not installed: the verifier page cannot be built")
+        if not (JS / "node_modules").exists():
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS, check=True)
+        subprocess.run([npm, "run", "build"], cwd=JS, check=True)
+    out = tmp_path_factory.mktemp("page") / "verify.html"
+    from tarneeb.cli.entry import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["verifier", "-o", str(out)])
+    assert e.value.code in (0, None)
+    return out
+
+
+def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
+          key: Path | None = None, seat: int = 0, receipt: Path | None = None) -> dict[str, Any]:
+    """Open the page, give it ``log`` (and ``key``, ``receipt``), and read what it shows."""
+    with chromium.open(page_file, width=width) as opened:
+        p = opened.page
+        if key is not None:
+            p.set_input_files("#key", str(key))
+            p.locator("#key-status:not(:empty)").wait_for(state="attached")
+        if receipt is not None:
+            p.set_input_files("#receipt", str(receipt))
+            p.locator("#receipt-status:not(:empty)").wait_for(state="attached")
+        p.select_option("#seat", str(seat))
+        p.set_input_files("#log", str(log))
+        # locators, not wait_for_function: the page's CSP forbids the eval that needs
+        p.locator("#verdict:not([data-verdict=none]):not([data-verdict=checking])").wait_for()
+        p.wait_for_load_state("networkidle")
+        seen = {
+            "verdict": p.locator("#verdict").get_attribute("data-verdict"),
+            "headline": opened.text("#verdict .headline"),
+            "detail": opened.text("#verdict .detail"),
+            "steps": p.eval_on_selector_all("#proof li[data-status]",
+                                            "els => els.map(e => e.dataset.status)"),
+            "signature": p.eval_on_selector_all("#signature li[data-status]",
+                                                "els => els.map(e => e.dataset.status)"),
+            "kinds": p.eval_on_selector_all(".finding", "els => els.map(e => e.dataset.kind)"),
+            "hands": opened.texts("section.deal h3"),
+            "mine": p.eval_on_selector_all(
+                "section.deal p.mine", "els => els.map(e => Array.from("
+                "e.querySelectorAll('.card'), c => c.textContent))"),
+            "finding_hands": p.eval_on_selector_all(
+                "section.deal .finding", "els => els.map(e => e.closest('section.deal')"
+                ".dataset.hand)"),
+            "overflow": p.evaluate("document.documentElement.scrollWidth "
+                                   "- document.documentElement.clientWidth"),
+            "receipt_status": opened.text("#receipt-status") if receipt else "",
+            "errors": opened.errors,
+            "requests": opened.requests,
+        }
+        # the verdict is the first thing a player reads: above the inputs and the rest
+        verdict = p.locator("#verdict").bounding_box()
+        seen["verdict_first"] = verdict["y"] < p.locator("#drop").bounding_box()["y"] and \
+            verdict["y"] + verdict["height"] < (900 if width > 390 else 2000)
+    return seen
+
+
+def test_the_page_is_one_file_that_loads_nothing(page_file: Path) -> None:
+    html = page_file.read_text(encoding="utf-8")
+    assert "default-src 'none'" in html
+    assert "<script src" not in html and "<link" not in html
+    assert "http://" not in html.split("<script", 1)[0]  # nothing to fetch in the markup
+
+
+def test_a_missing_page_is_one_line_saying_how_to_build_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("TARNEEB_VERIFIER_PAGE", str(tmp_path / "none.html"))
+    code, out, err = run(capsys, "verifier", "-o", str(tmp_path / "v.html"))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "not built" in err and "make js" in err
+    assert not (tmp_path / "v.html").exists()
+
+
+def test_clean_log_with_the_platform_key(chromium, page_file, tmp_path):
+    from cryptography.hazmat.primitives import serialization
+
+    from tarneeb.replay.log import parse_log
+    from tarneeb.replay.rules.cards import card_name, cards_of
+    from tarneeb.replay.verify.replayer import verify_log
+    from tarneeb.testing.corpus.specs import MATCHES, platform_key
+
+    log = FIXTURES / "matches" / "classic-timer.tlog"
+    spec = next(s for s in MATCHES if s.file == log.name)
+    pem = tmp_path / "platform.pub.pem"
+    pem.write_bytes(platform_key(spec).public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    seen = check(chromium, page_file, log, key=pem, seat=2)
+    assert seen["errors"] == [] and seen["requests"] == []
+    assert seen["verdict"] == "clean" and seen["verdict_first"]
+    assert seen["headline"].startswith("No problems found: this match was dealt fairly")
+    # every step re-computed in the browser passes; the receipt is said not checked
+    assert seen["steps"][0] == "skip" and set(seen["steps"][1:]) == {"pass"}
+    assert seen["signature"] == ["pass"]
+    assert seen["kinds"] == []
+    parsed = parse_log(log.read_bytes())
+    history = verify_log(parsed, log.name).history
+    assert len(seen["hands"]) == len(parsed.hands) and seen["hands"][0].startswith("Hand 1 · ")
+    # the seat chosen (the third, 2 in the log) sees the cards the Python replayer deals it
+    assert len(seen["mine"]) == len(history)
+    for shown, hand in zip(seen["mine"], history, strict=True):
+        assert sorted(shown) == sorted(card_name(c) for c in cards_of(hand.hands[2]))
+
+
+def test_without_a_key_the_page_says_nothing_ties_it_to_the_platform(chromium, page_file):
+    seen = check(chromium, page_file, FIXTURES / "matches" / "eram41-01.tlog")
+    assert seen["verdict"] == "clean"
+    assert seen["headline"] == "No problems found, but nothing ties this log to the platform"
+    assert seen["errors"] == [] and seen["requests"] == []
+
+
+@pytest.mark.parametrize("name", ["renege-eram41", "client-seed-qahwa41", "server-seed-sahrat400",
+                                  "broken-signature-eram41", "cut-short-classic"])
+def test_altered_logs_show_the_finding_in_place(chromium, page_file, name):
+    entry = next(e for e in MANIFEST if e["file"] == f"{name}.tlog")
+    seen = check(chromium, page_file, FIXTURES / "altered" / entry["file"], width=390)
+    assert seen["errors"] == [] and seen["requests"] == []
+    assert seen["verdict"] == "findings"
+    assert seen["overflow"] <= 0
+    assert entry["kind"] in seen["kinds"]
+    kind = entry["kind"]
+    if kind in _HEADLINES:
+        assert seen["headline"] == _HEADLINES[kind]
+    else:
+        assert "problem" in seen["headline"] and "does not check out" in seen["headline"]
+    if entry["hand"] is not None and kind != "cut-short":
+        assert str(entry["hand"] + 1) in seen["finding_hands"]  # in its hand's section
+    if kind in ("client-seed", "server-seed"):
+        assert "fail" in seen["steps"]
+    if kind == "broken-signature":
+        assert seen["signature"] == ["fail"]
+
+
+def test_blind_dealt_log_is_not_verified_and_says_so(chromium, page_file):
+    seen = check(chromium, page_file, FIXTURES / "altered" / "blind-transcript-qahwa5.tlog")
+    assert seen["verdict"] == "not-verified"
+    assert "cannot check a log dealt blind" in seen["headline"]
+    assert "tarneeb verify" in seen["detail"]
+    assert seen["errors"] == [] and seen["requests"] == []
+
+
+def test_unreadable_log(chromium, page_file, tmp_path):
+    junk = tmp_path / "junk.tlog"
+    junk.write_bytes(b"\x93\x00\xabnot-a-log\x03 and then some bytes")
+    seen = check(chromium, page_file, junk, width=390)
+    assert seen["verdict"] == "unreadable"
+    assert seen["headline"] == "This log could not be read"
+    assert "junk.tlog" in seen["detail"] and "not a tarneeb log" in seen["detail"]
+    assert seen["errors"] == [] and seen["requests"] == [] and seen["overflow"] <= 0
+
+
+def test_the_page_uses_the_finding_words_of_the_match_report():
+    words = json.loads((JS / "page" / "words.json").read_text(encoding="utf-8"))
+    assert words == {"kinds": KINDS, "headlines": _HEADLINES}
+
+
+def test_a_seats_receipt_is_checked_and_a_changed_one_is_a_finding(chromium, page_file, tmp_path,
+                                                                  capsys):
+    """With the receipt the seat kept, the commitment step passes (it is the match promised
+    before play); a receipt whose terms were changed, or another match's, is a
+    receipt-mismatch finding, as tarneeb verify --receipt says."""
+    key = tmp_path / "p.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    log, receipt = tmp_path / "m.tlog", tmp_path / "r.json"
+    assert run(capsys, "play", "--rules", "sahrat41", "--key", str(key), "-o", str(log),
+               "--receipt-out", str(receipt))[0] == 0
+    pub = tmp_path / "p.pub.pem"
+    seen = check(chromium, page_file, log, key=pub, receipt=receipt)
+    assert seen["errors"] == [] and seen["requests"] == []
+    assert seen["verdict"] == "clean" and set(seen["steps"]) == {"pass"}
+    assert run(capsys, "verify", "--key", str(pub), "--receipt", str(receipt), str(log))[0] == 0
+    changed = json.loads(receipt.read_text())
+    changed["client_commitments"][1] = "00" * 32
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(changed))
+    other_log, other = tmp_path / "o.tlog", tmp_path / "o.json"
+    assert run(capsys, "play", "--rules", "sahrat41", "--key", str(key), "-o", str(other_log),
+               "--receipt-out", str(other))[0] == 0
+    for wrong in (bad, other):
+        seen = check(chromium, page_file, log, key=pub, receipt=wrong)
+        assert seen["errors"] == [] and seen["requests"] == []
+        assert seen["verdict"] == "findings" and "receipt-mismatch" in seen["kinds"]
+        assert seen["steps"][0] == "fail"
+        assert seen["headline"] == _HEADLINES["receipt-mismatch"]
+        assert run(capsys, "verify", "--key", str(pub), "--receipt", str(wrong),
+                   str(log))[0] == 1
+    junk = tmp_path / "junk.json"
+    junk.write_text("{}")
+    seen = check(chromium, page_file, log, key=pub, receipt=junk)
+    assert "not a tarneeb receipt" in seen["receipt_status"] and seen["steps"][0] == "skip"
+
+
+def test_a_log_dropped_on_the_page_is_checked(chromium, page_file):
+    """Dropping the file anywhere on the page does what choosing it does."""
+    log = FIXTURES / "matches" / "eram41-recorded-deals.tlog"
+    with chromium.open(page_file) as opened:
+        p = opened.page
+        data = list(log.read_bytes())
+        p.evaluate("""([name, bytes]) => {
+            const dt = new DataTransfer();
+            dt.items.add(new File([new Uint8Array(bytes)], name));
+            document.body.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true,
+                                                               cancelable: true}));
+        }""", [log.name, data])
+        p.locator("#verdict:not([data-verdict=none]):not([data-verdict=checking])").wait_for()
+        assert p.locator("#verdict").get_attribute("data-verdict") == "clean"
+        # recorded deals: no rule broken, but nothing proves the cards were not chosen
+        assert opened.text("#verdict .headline") == \
+            "No rule was broken, but the deals are only recorded"
+        assert "only recorded" in opened.text("#proof")
+        assert opened.count("section.deal p.mine") == opened.count("section.deal")
+        assert opened.errors == [] and opened.requests == []
+
+
+def _verdict_now(p: Any) -> dict[str, Any]:
+    p.locator("#verdict:not([data-verdict=none]):not([data-verdict=checking])").wait_for()
+    return {"verdict": p.locator("#verdict").get_attribute("data-verdict"),
+            "headline": p.locator("#verdict .headline").inner_text(),
+            "kinds": p.eval_on_selector_all(".finding", "els => els.map(e => e.dataset.kind)"),
+            "steps": p.eval_on_selector_all("li[data-status]",
+                                            "els => els.map(e => e.dataset.status)")}
+
+
+def test_the_json_form_pasted_or_chosen_reads_as_the_log_itself(chromium, page_file, tmp_path,
+                                                                capsys):
+    """Every log of the corpus and every altered log not dealt blind, given as its JSON form
+    (tarneeb export), pasted or chosen, gives the page the very verdict the .tlog gives: the
+    form is re-encoded to the bytes the platform signed (a byte off would break the
+    signature)."""
+    logs = sorted((FIXTURES / "matches").glob("*.tlog")) + \
+        sorted((FIXTURES / "altered").glob("*.tlog"))
+    logs = [p for p in logs if not parse_log(p.read_bytes()).header.blind]
+    assert len(logs) > 60
+    with chromium.open(page_file) as opened:
+        p = opened.page
+        reset = "document.querySelector('#verdict').dataset.verdict = 'none'"
+        p.locator("details summary").first.click()  # opens the box to paste into
+        for n, log in enumerate(logs):
+            form = tmp_path / f"{log.stem}.json"
+            assert run(capsys, "export", str(log), "-o", str(form))[0] == 0
+            p.evaluate(reset)
+            p.set_input_files("#log", str(log))
+            want = _verdict_now(p)
+            p.evaluate(reset)
+            if n % 2:
+                p.set_input_files("#log", str(form))
+            else:
+                p.fill("#json-text", form.read_text(encoding="utf-8"))
+                p.click("#json-check")
+            assert _verdict_now(p) == want, log.name
+        assert opened.errors == [] and opened.requests == []
+
+
+def test_a_json_form_that_is_not_one_is_unreadable(chromium, page_file, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "tarneeb-log-json", "version": 3, "records": [{"type": "x"}]}')
+    seen = check(chromium, page_file, bad)
+    assert seen["verdict"] == "unreadable"
+    assert "its JSON form cannot be read: record 0 (x)" in seen["detail"]
+    assert seen["errors"] == [] and seen["requests"] == []
+
+
+def test_a_season_match_shows_its_season_proof_checked(chromium, page_file, tmp_path, capsys):
+    key = tmp_path / "p.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    code, out, _ = run(capsys, "commit", "--matches", "5", "--json", "--key", str(key))
+    assert code == 0
+    season = tmp_path / "season.json"
+    season.write_text(out)
+    log = tmp_path / "s.tlog"
+    assert run(capsys, "play", "--rules", "qahwa41", "--season", str(season),
+               "--season-match", "3", "--key", str(key), "-o", str(log))[0] == 0
+    seen = check(chromium, page_file, log, key=tmp_path / "p.pub.pem")
+    assert seen["verdict"] == "clean" and len(seen["steps"]) == 5
+    assert seen["steps"][0] == "pass" and seen["steps"][1] == "skip"
+    with chromium.open(page_file) as opened:
+        opened.page.set_input_files("#log", str(log))
+        opened.page.locator("#verdict:not([data-verdict=none]):not([data-verdict=checking])"
+                            ).wait_for()
+        assert "leaf 4 of 5" in opened.text("#proof")
+    broken = check(chromium, page_file, FIXTURES / "altered" / "batch-proof-eram41.tlog")
+    assert broken["verdict"] == "findings" and broken["steps"][0] == "fail"
+    assert "batch-proof" in broken["kinds"]
