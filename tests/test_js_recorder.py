@@ -32,6 +32,7 @@ from tarneeb.replay.log import jsonform as logjson
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.server.recorder import record_json
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.receipt import receipt_json
 from tarneeb.replay.verify.replayer import verify_file
 from tarneeb.replay.verify.trust import Trust
 
@@ -59,8 +60,10 @@ def test_a_node_server_plays_a_match_verify_finds_clean(node: str, tmp_path: Pat
     log = parse_log(out.read_bytes())
     assert log.header.rules.name == rules and log.end is not None
     assert log.end.server_seed == server_seed
-    code, said, err = run_cli(["verify", "--key", str(public), str(out)])
+    code, said, err = run_cli(["verify", "--key", str(public), "--receipt",
+                               f"{out}.receipt.json", str(out)])
     assert code == 0 and "clean" in said and "pinned" in said, said + err
+    assert "not compared with a seat's pre-play receipt" not in said  # it was, and matched
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
@@ -105,6 +108,9 @@ def test_the_node_recorder_writes_the_python_recorders_bytes(node: str, tmp_path
     record_json(logjson.to_json(log), python, key=load_private_key(pem))
     assert python.getvalue() == log  # the Python recorder's bytes, for the same calls
     assert mine == log  # byte for byte: header, every move, claims, end, signature
+    if seeded:  # and the seats' receipt is the Python one, byte for byte
+        receipt = (tmp_path / "node.tlog.receipt.json").read_text(encoding="utf-8")
+        assert receipt == receipt_json(parse_log(log).header, load_private_key(pem))
     v = verify_file(str(tmp_path / "node.tlog"),
                     trust=Trust(public_key=parse_log(log).header.public_key))
     assert v.clean and v.key_pinned

@@ -5,8 +5,11 @@
  * them (docs/PROTOCOL.md §4–§7: the commitments, the binding, every deal and the first
  * dealer), through derive.ts.
  */
-import { type Bytes, constantTimeEqual } from "./bytes.js";
-import { type SeasonLeaf, Deriver, clientCommitment, matchBinding, serverCommitment } from "./derive.js";
+import { encode } from "@msgpack/msgpack";
+import { type Bytes, concat, constantTimeEqual, lp16, toHex } from "./bytes.js";
+import { keyId } from "./crypto.js";
+import { type SeasonLeaf, Deriver, RECEIPT_TAG, clientCommitment, matchBinding, serverCommitment } from "./derive.js";
+import { type RuleSet, PRESETS, rulesMap } from "./rules.js";
 
 const webcrypto: Crypto = globalThis.crypto ?? ((await import("node:crypto")).webcrypto as unknown as Crypto);
 const subtle = webcrypto.subtle;
@@ -137,4 +140,51 @@ export class MatchSeeds {
     deck.forEach((c, p) => hands[(dealer + 1 + p) & 3]!.push(c));
     return { hands, thirteenth: deck[51]! };
   }
+}
+
+/** The terms of a match as promised before play: what {@link makeReceipt} signs. */
+export interface ReceiptOptions {
+  /** a preset's name or the rule set, as given to the recorder */
+  rules: string | RuleSet;
+  /** the four seats, as given to the recorder */
+  seats: readonly (string | { name: string; computer: boolean })[];
+  matchId: Bytes;
+  serverCommitment: Bytes;
+  /** the four client commitments, in once every seat has sent its own */
+  clientCommitments: readonly Bytes[];
+  /** for a match of a committed season: where its commitment stands */
+  season?: SeasonLeaf | null;
+  /** the platform's signing key (a WebCrypto Ed25519 private key, or a function that signs) */
+  key: SigningKey;
+  /** the platform's raw public key (written into the receipt, as `tarneeb verify --receipt` reads it) */
+  publicKey: Bytes;
+}
+
+/**
+ * The receipt file of a match about to be played (the Python `make_receipt`): the terms
+ * signed by the platform, a small JSON text each seat keeps. `tarneeb verify --receipt
+ * FILE LOG` then checks that the log is the match that was promised (docs/PROTOCOL.md,
+ * the receipt: `RECEIPT_TAG || binding || lp16(match id) || lp16(rules) || lp16(seat) × 4
+ * || K_0 … K_3`, the rules and seats in the log header's canonical msgpack).
+ */
+export async function makeReceipt(options: ReceiptOptions): Promise<string> {
+  const o = options;
+  const rules = typeof o.rules === "string" ? PRESETS[o.rules] : o.rules;
+  if (rules === undefined) throw new RangeError(`no preset named ${JSON.stringify(o.rules)}`);
+  if (o.seats.length !== 4 || o.clientCommitments.length !== 4) throw new RangeError("a receipt names four seats and four client commitments");
+  const seats = o.seats.map((s) => (typeof s === "string" ? [s, false] : [s.name, s.computer]));
+  const map = rulesMap(rules);
+  const leaf = o.season ?? null;
+  const binding = await matchBinding(o.serverCommitment, leaf);
+  const message = concat(RECEIPT_TAG, binding, lp16(o.matchId), lp16(encode(map)),
+    ...seats.map((s) => lp16(encode(s))), ...o.clientCommitments);
+  const signature = await signBytes(o.key, message);
+  const doc = {
+    format: "tarneeb-receipt", protocol: "tarneeb-fair-v2", match_id: toHex(o.matchId), rules: map, seats,
+    server_commitment: toHex(o.serverCommitment),
+    season: leaf === null ? null : { index: leaf.index, size: leaf.size, root: toHex(leaf.root) },
+    client_commitments: o.clientCommitments.map(toHex), public_key: toHex(o.publicKey),
+    key_id: await keyId(o.publicKey), signature: toHex(signature),
+  };
+  return JSON.stringify(doc, null, 1) + "\n";
 }

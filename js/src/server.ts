@@ -14,6 +14,7 @@ export {
 } from "./writer.js";
 export {
   MatchSeeds, randomBytes, newServerSeed, newClientSeed, newMatchId, generateSigningKey, privateKeyFromPem,
-  privateKeyPem, rawPublicKey, publicKeyOf, publicKeyPem, signBytes, type SigningKey, type Deal, type MatchSeedsOptions,
+  privateKeyPem, rawPublicKey, publicKeyOf, publicKeyPem, signBytes, makeReceipt, type SigningKey, type Deal,
+  type MatchSeedsOptions, type ReceiptOptions,
 } from "./platform.js";
 export { EngineServer, legalActions, PLANTED_BUGS, type PlantedBug } from "./engine-server.js";

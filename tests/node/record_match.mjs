@@ -3,11 +3,12 @@
 //   node record_match.mjs replay MATCH.json OUT.tlog PRIVATE.pem DURABILITY [PACE_MS]
 //     writes the match of MATCH.json (tarneeb export's JSON form) move by move, signed with
 //     the key; prints "ack N SIZE" once each value is written (and, in fsync and group
-//     modes, durable: waitDurable), PACE_MS milliseconds apart.
+//     modes, durable: waitDurable), PACE_MS milliseconds apart; a match on the seed
+//     protocol gets its receipt too, OUT.tlog.receipt.json.
 //   node record_match.mjs play RULES OUT.tlog PUBLIC.pem DURABILITY
 //     plays a whole match as docs/PLATFORM.md's recipe does: fresh seeds and key, the deals
 //     derived from the seeds, the package's engine as the server's, the first legal action
-//     each move; prints the server seed in hex.
+//     each move; the seats' receipt in OUT.tlog.receipt.json; prints the server seed in hex.
 import { readFileSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Match, Phase } from "../../js/dist/src/engine.js";
@@ -15,7 +16,7 @@ import { PRESETS, rulesFromMap } from "../../js/dist/src/rules.js";
 import { legalActions } from "../../js/dist/src/engine-server.js";
 import {
   MatchRecorder, MatchSeeds, generateSigningKey, newClientSeed, newMatchId, newServerSeed,
-  privateKeyFromPem, publicKeyOf, publicKeyPem, rawPublicKey,
+  makeReceipt, privateKeyFromPem, publicKeyOf, publicKeyPem, rawPublicKey,
 } from "../../js/dist/src/server.js";
 
 const hex = (t) => (t === null ? null : Uint8Array.from(Buffer.from(t, "hex")));
@@ -36,6 +37,11 @@ async function replay([matchPath, out, keyPath, durability, pace = "0"]) {
     season: b && { index: b.index, size: b.size, path: b.path.map(hex), root: hex(b.root), headSignature: hex(b.head_signature) },
     durability,
   });
+  if (h.server_commitment !== null) {
+    writeFileSync(`${out}.receipt.json`, await makeReceipt({ rules, seats: h.seats, matchId: hex(h.match_id),
+      serverCommitment: hex(h.server_commitment), clientCommitments: h.client_commitments.map(hex),
+      season: b && { index: b.index, size: b.size, root: hex(b.root) }, key, publicKey: await publicKeyOf(key) }));
+  }
   let n = 0;
   const ack = async () => {
     if (durability !== "flush") await rec.waitDurable();
@@ -105,9 +111,12 @@ async function play([rulesName, out, publicPath, durability]) {
     if (!await MatchSeeds.checkClientSeed(seeds.binding, matchId, seat, clientSeeds[seat], clientCommitments[seat])) throw new Error("seed");
   }
   const rules = PRESETS[rulesName];
+  const seats = ["Ann", { name: "Bot 1", computer: true }, "Cat", { name: "Bot 3", computer: true }];
+  writeFileSync(`${out}.receipt.json`, await makeReceipt({ rules: rulesName, seats, matchId,
+    serverCommitment: seeds.serverCommitment, clientCommitments, key: keys.privateKey, publicKey }));
   const firstDealer = await seeds.firstDealer();
   const rec = MatchRecorder.create({
-    path: out, rules: rulesName, seats: ["Ann", { name: "Bot 1", computer: true }, "Cat", { name: "Bot 3", computer: true }],
+    path: out, rules: rulesName, seats,
     matchId, firstDealer, publicKey, serverCommitment: seeds.serverCommitment, clientCommitments, clientSeeds, durability,
   });
   const engine = new Match(rules, firstDealer);
