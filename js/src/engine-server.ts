@@ -170,8 +170,9 @@ export function serve(bug: PlantedBug | null = null): void {
   const out = process.stdout.write.bind(process.stdout);
   console.log = console.info = console.debug = console.warn;
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let stopped = false; // after quit: the lines already read get no answer
   lines.on("line", (line) => {
-    if (!line.trim()) return;
+    if (stopped || !line.trim()) return;
     let answer: Record<string, unknown> | null;
     try {
       answer = server.answer(JSON.parse(line));
@@ -179,6 +180,7 @@ export function serve(bug: PlantedBug | null = null): void {
       answer = { id: null, error: "a request is one JSON object on one line" };
     }
     if (answer === null) {
+      stopped = true;
       lines.close();
       process.stdin.destroy();
       return;
