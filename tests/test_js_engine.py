@@ -15,6 +15,8 @@ from js_build import DIST, JS, built
 from tarneeb.testing import EngineCommand, regress_paths
 from tarneeb.testing.regress.command import PROTOCOL
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "matches"
 SERVER = DIST / "engine-server.js"
@@ -107,3 +109,34 @@ def test_a_bad_argument_is_one_line(node: str) -> None:
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         "tarneeb-engine: error: --planted-bug takes broken-trump, not nope"]
+
+
+PROPERTY_TEST = """
+from hypothesis import Phase, given, settings
+from tarneeb.testing import assert_agrees, matches
+
+
+@settings(max_examples=3, deadline=None, database=None, phases=[Phase.generate])
+@given(matches("sahrat41", steered_hands=1))
+def test_engine_agrees_with_the_rules(tarneeb_engine, match):
+    assert_agrees(tarneeb_engine, match)
+"""
+
+
+def test_a_typescript_teams_ci_step_the_plugin_over_the_ts_engine(
+        node: str, pytester: pytest.Pytester) -> None:
+    """ENGINES.md's CI step: the corpus and the hypothesis properties over the command."""
+    logs = pytester.path / "logs"
+    logs.mkdir()
+    for name in ("classic-timer", "sahrat400-01"):
+        (logs / f"{name}.tlog").write_bytes((FIXTURES / f"{name}.tlog").read_bytes())
+    pytester.makepyfile(test_properties=PROPERTY_TEST)
+    command = f"{node} {SERVER}"
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tarneeb-logs", "logs",
+                                           "--tarneeb-engine-cmd", command, ".")
+    result.assert_outcomes(passed=3)
+    broken = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tarneeb-logs", "logs",
+                                           "--tarneeb-engine-cmd",
+                                           f"{command} --planted-bug broken-trump", ".")
+    broken.assert_outcomes(failed=3)
+    broken.stdout.fnmatch_lines(["*DISAGREES at hand *, trick *"])
