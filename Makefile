@@ -44,7 +44,7 @@ test: $(STAMP) chromium js
 	cd js && npm test
 	$(PY) -m pytest -q -n auto
 
-bench: $(STAMP)
+bench: $(STAMP) js
 	$(PY) bench/bench.py
 
 lint: $(STAMP)

@@ -14,7 +14,8 @@
 * log size per played hand, header and signature excluded (target: at most 100 bytes),
   and how much larger the JSON form is;
 * ``regress`` over the fixture corpus: matches, hands and seconds; matches per second
-  in process against over the line protocol (one engine process, a process per match);
+  in process against over the line protocol (one engine process, a process per match),
+  and the TypeScript reference engine (js/, in Node) over the protocol;
 * start-up: the CPU time of a one-log ``tarneeb verify`` beside ``python -c pass``
   (target: under 0.12 s);
 * the cost of writing one move to a log under each durability setting (flush, fsync,

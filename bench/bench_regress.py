@@ -16,6 +16,7 @@ another benchmark.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -28,6 +29,8 @@ from tarneeb.testing.regress.runner import Runner
 
 REFERENCE = "tarneeb.testing.adapters:reference"
 SERVER = [sys.executable, "-m", "tarneeb.testing.engine_server"]
+# the TypeScript reference engine of the js package (npm run build in js/ makes it)
+TS_SERVER = Path(__file__).resolve().parent.parent / "js" / "dist" / "src" / "engine-server.js"
 
 
 def bench_regress(paths: Sequence[str | Path], engine: str | EngineCommand = REFERENCE,
@@ -62,11 +65,18 @@ def bench_regress(paths: Sequence[str | Path], engine: str | EngineCommand = REF
 def bench_protocol(paths: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
     """Matches per second over ``paths``: the reference engine in process (in the worker,
     as ``--engine``) against the same engine over the line protocol (``--engine-cmd``),
-    one process reused across matches and one process per match."""
-    return {"in-process": bench_regress(paths),
-            "protocol, one process": bench_regress(paths, EngineCommand(SERVER)),
-            "protocol, a process per match": bench_regress(paths, EngineCommand(SERVER,
-                                                                                reuse=False))}
+    one process reused across matches and one process per match; and the TypeScript
+    reference engine (``tarneeb-engine`` of js/, in Node) over the protocol, when Node and
+    the built package are there."""
+    figures = {"in-process": bench_regress(paths),
+               "protocol, one process": bench_regress(paths, EngineCommand(SERVER)),
+               "protocol, a process per match": bench_regress(paths, EngineCommand(
+                   SERVER, reuse=False))}
+    node = shutil.which("node")
+    if node is not None and TS_SERVER.exists():
+        figures["TypeScript engine (Node), protocol, one process"] = bench_regress(
+            paths, EngineCommand([node, str(TS_SERVER)]))
+    return figures
 
 
 def main(argv: list[str]) -> None:

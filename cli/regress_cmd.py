@@ -115,7 +115,13 @@ def register(app: typer.Typer) -> None:
                                    "corpus installed with tarneeb (fixtures/matches).",
             show_default=False)] = None,
         time_limit: Annotated[float, typer.Option(
-            "--time-limit", min=0.01, help="Seconds each match may take.")] = DEFAULT_TIME_LIMIT,
+            "--time-limit", min=0.01,
+            help="Seconds each match may take (--engine); with --engine-cmd, seconds each "
+                 "call may take, from the request sent to its answer.")] = DEFAULT_TIME_LIMIT,
+        match_time_limit: Annotated[float | None, typer.Option(
+            "--match-time-limit", min=0.01, metavar="SECONDS",
+            help="With --engine-cmd: also a guard on each whole match (default: none beyond "
+                 "the calls').", show_default=False)] = None,
         as_json: Annotated[bool, typer.Option("--json", help="The reports as JSON.")] = False,
         junit_xml: Annotated[Path | None, typer.Option(
             "--junit-xml", metavar="FILE",
@@ -150,10 +156,14 @@ def register(app: typer.Typer) -> None:
         under_test: str | EngineCommand
         if engine_cmd is not None:
             try:
-                under_test = EngineCommand(engine_cmd, reuse=not fresh_process)
+                under_test = EngineCommand(engine_cmd, reuse=not fresh_process,
+                                           match_limit=match_time_limit)
             except (EngineStartError, ValueError) as e:
                 raise _error(f"--engine-cmd: {e}") from None
         else:
+            if match_time_limit is not None:
+                raise _error("--match-time-limit goes with --engine-cmd (a Python engine's "
+                             "--time-limit is per match already)")
             under_test = engine  # type: ignore[assignment]
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())  # MODULE may be a file in the current directory

@@ -9,7 +9,8 @@ Each ``*.tlog`` of each ``--tarneeb-logs`` directory (or file) becomes one test
 item, ``<path>::regress``. It passes when the engine agrees with the recording
 everywhere, fails with the first disagreement (or the engine's failure) as its
 message, and is skipped when the log is not clean (no reference).
-``--tarneeb-time-limit`` bounds each match (default 10 s); the matches run in
+``--tarneeb-time-limit`` bounds each match (default 10 s; with
+``--tarneeb-engine-cmd``, each call over the protocol); the matches run in
 one worker process, replaced after a timeout or a crash. An engine in another
 language is a command speaking the line protocol (``docs/ENGINES.md``)::
 
@@ -53,7 +54,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "line protocol tarneeb-engine on stdin and stdout (quoted: "
                          "\"npx tarneeb-engine\")")
     group.addoption("--tarneeb-time-limit", type=float, default=10.0, metavar="SECONDS",
-                    help="seconds each match may take (default 10)")
+                    help="seconds each match may take (default 10); with "
+                         "--tarneeb-engine-cmd, seconds each call may take")
 
 
 def installed_corpus() -> str:

@@ -4,6 +4,7 @@ engines that crash, hang, print garbage or break the protocol (tiny scripts in t
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -43,6 +44,8 @@ FAKE = textwrap.dedent('''
         if answer is None:
             break
         cmd = request["cmd"]
+        if mode == "slow" and cmd != "hello":
+            time.sleep(0.005)  # every answer a little late: a slow engine, never a hung one
         if cmd == "hello" and mode == "version":
             answer["version"] = 2
         if cmd == "hello" and mode == "silent":
@@ -147,7 +150,7 @@ def test_the_server_answers_the_protocol_by_hand() -> None:
 @pytest.mark.parametrize(("mode", "kind", "words"), [
     ("crash", "crashed", ["the engine's process died (exit code 3) in legal_actions()",
                           'its last lines on stderr: "Error: boom in legal_actions"']),
-    ("hang", "timeout", ["no answer within the time limit of 3 s: the engine was in "
+    ("hang", "timeout", ["no answer within the time limit of 3 s a call: the engine was in "
                          "legal_actions()", 'its last lines on stderr: "thinking..."']),
     ("garbage", "garbage", ["legal_actions(): the engine answered a line that is not JSON: "
                             "'hello from the engine'", "it wrote nothing to stderr"]),
@@ -171,6 +174,22 @@ def test_an_engine_that_fails_fails_its_match_and_the_next_gets_a_fresh_one(
     # A process that broke the line protocol is replaced; one that answered an error or a
     # wrong value in a well-formed answer serves the next match.
     assert cmd.processes_started == (1 if mode in ("error", "card-99") else 2)
+
+
+def test_the_time_limit_is_per_call_and_the_match_guard_names_the_call(fake: Path) -> None:
+    """A slow engine answers every call well within the limit: it agrees, though the whole
+    match takes longer than that limit; the match guard, when asked for, stops it."""
+    slow = EngineCommand(_cmd(fake, "slow"))
+    run = regress_paths(slow, [TWO[1]], time_limit=2)
+    assert [r.status for r in run.reports] == ["agree"], run.reports[0].line()
+    assert run.reports[0].seconds > 2  # the match took longer than the limit: no call did
+    guarded = EngineCommand(_cmd(fake, "slow"), match_limit=0.5)
+    run = regress_paths(guarded, [TWO[1]], time_limit=2)
+    failed = run.reports[0]
+    assert failed.status == "engine-failure" and failed.first.kind == "timeout"
+    assert failed.first.message.startswith("the match's time limit of 0.5 s ran out: the "
+                                           "engine was in ")
+    assert re.match(r"[a-z_]+\(\d*\); ", failed.first.message.split("the engine was in ")[1])
 
 
 def test_an_engine_on_another_protocol_version_or_silent_does_not_start(fake: Path) -> None:
@@ -210,6 +229,17 @@ def test_regress_engine_cmd_prints_one_clear_line_per_failure(
     assert "2 engine failures" in out
 
 
+def test_regress_engine_cmd_match_time_limit(fake: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    argv = " ".join(_cmd(fake, "slow"))
+    code, out, err = _tarneeb(capsys, "regress", "--engine-cmd", argv, "--time-limit", "5",
+                              "--match-time-limit", "0.2", str(TWO[1]))
+    assert code == 1, out + err
+    lines = [line for line in out.splitlines() if "ENGINE FAILED" in line]
+    assert len(lines) == 1 and "Traceback" not in out + err
+    assert "the match's time limit of 0.2 s ran out: the engine was in " in lines[0]
+
+
 def test_regress_engine_cmd_reference_and_usage_errors(
         capsys: pytest.CaptureFixture[str]) -> None:
     server = " ".join(SERVER)
@@ -219,7 +249,9 @@ def test_regress_engine_cmd_reference_and_usage_errors(
     for args, words in [([], "one of them"),
                         (["--engine", "x:y", "--engine-cmd", server], "one of them"),
                         (["--engine-cmd", "no-such-engine-xyz"], "cannot run the engine command"),
-                        (["--engine-cmd", "'unclosed"], "--engine-cmd: No closing quotation")]:
+                        (["--engine-cmd", "'unclosed"], "--engine-cmd: No closing quotation"),
+                        (["--engine", "tarneeb.testing.adapters:reference",
+                          "--match-time-limit", "5"], "--match-time-limit goes with --engine-cmd")]:
         code, out, err = _tarneeb(capsys, "regress", *args, str(TWO[0]))
         assert code == 2, out + err
         assert words in err and "Traceback" not in out + err

@@ -1,6 +1,7 @@
-"""examples/node: a server in Node.js writes a log move by move (@msgpack/msgpack and
-Node's own Ed25519), and ``tarneeb verify`` finds it clean. Runs where ``node`` is on
-the PATH (the project's machines and CI have it); npm installs the example's package."""
+"""examples/node: a server in Node.js writes a log move by move with the js package's
+``MatchRecorder`` (``tarneeb-js/server``), and ``tarneeb verify`` finds it clean. Runs
+where ``node`` is on the PATH (the project's machines and CI have it); the package is
+built and npm installs it into the example."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from js_build import built
 
 from tarneeb.audit.signing import load_public_key_file, public_key_raw
 from tarneeb.replay.log import jsonform as logjson
@@ -26,8 +28,9 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on the PATH")
 
 @pytest.fixture(scope="module")
 def installed() -> Path:
-    """The example with its npm package installed (from its lock file)."""
-    if not (EXAMPLE / "node_modules" / "@msgpack" / "msgpack").is_dir():
+    """The example with its npm package installed (from its lock file: js/, built)."""
+    built("server.js")
+    if not (EXAMPLE / "node_modules" / "tarneeb-js").exists():
         npm = shutil.which("npm")
         assert npm is not None, "node is on the PATH but npm is not"
         subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
@@ -39,7 +42,8 @@ def inputs() -> list[tuple[str, bytes]]:
     fixtures = ROOT / "fixtures"
     vector = json.loads((fixtures / "vectors" / "log-abandoned.json").read_text(encoding="utf-8"))
     return [(name, (fixtures / "matches" / f"{name}.tlog").read_bytes())
-            for name in ("classic-timer", "eram41-recorded-deals", "sahrat400-01")] + [
+            for name in ("classic-timer", "eram41-recorded-deals", "sahrat400-01",
+                         "house-classic31-01")] + [
         ("abandoned", bytes.fromhex(vector["log"]))]
 
 
@@ -49,7 +53,7 @@ def test_the_node_server_writes_a_log_verify_finds_clean(installed: Path, tmp_pa
     match = tmp_path / "match.json"
     match.write_text(logjson.dumps(log), encoding="utf-8")
     out, key = tmp_path / "node.tlog", tmp_path / "node.pub.pem"
-    durability = "fsync" if name == "abandoned" else "flush"
+    durability = {"abandoned": "fsync", "sahrat400-01": "group:5"}.get(name, "flush")
     run = subprocess.run([NODE, str(installed / "server.mjs"), str(match), str(out), str(key),
                           durability], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr

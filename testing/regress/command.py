@@ -11,8 +11,9 @@ for any Python engine.
 
 The process is reused from match to match (``new_match`` starts afresh) unless
 ``reuse=False``; after a failure it is killed and the next match gets a fresh one. Every
-read from the child has a deadline, the end of the match's time limit, so an engine that
-hangs fails its match and never hangs the run; one that exits, prints something that is
+request has a deadline, the call's time limit from the moment it was sent (and, with
+``match_limit``, no later than the end of the match's), so an engine that hangs fails its
+match, naming the call, and never hangs the run; one that exits, prints something that is
 not a JSON object or breaks the protocol fails it too, and the failure's message ends with
 the last lines the engine wrote to its standard error.
 
@@ -242,20 +243,23 @@ class EngineCommand:
     """An engine factory over a command: each call is a :class:`SubprocessEngine` for one match.
 
     ``command`` is a command line (split as a POSIX shell would, no shell run) or the
-    list of its words. ``time_limit`` bounds each match (seconds from the factory call,
-    the process started, to the last answer; ``None``: no limit), ``startup_limit`` the
-    start and the handshake.
+    list of its words. ``time_limit`` bounds each call (seconds from sending a request to
+    reading its answer; ``None``: no limit), ``match_limit`` a whole match as a guard
+    (seconds from the factory call to the last answer; ``None``, the default: no guard
+    beyond the calls'), ``startup_limit`` the start and the handshake.
     ``reuse=False`` starts a fresh process for every match.
     """
 
     def __init__(self, command: str | Sequence[str], time_limit: float | None = DEFAULT_TIME_LIMIT,
                  startup_limit: float = STARTUP_LIMIT, reuse: bool = True,
-                 cwd: str | None = None, env: dict[str, str] | None = None) -> None:
+                 cwd: str | None = None, env: dict[str, str] | None = None,
+                 match_limit: float | None = None) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise EngineStartError("the engine command is empty")
         self.command = command if isinstance(command, str) else shlex.join(self.argv)
         self.time_limit = time_limit
+        self.match_limit = match_limit
         self.startup_limit = startup_limit
         self.reuse = reuse
         self.cwd, self.env = cwd, env
@@ -284,8 +288,7 @@ class EngineCommand:
             raise EngineStartError(f"cannot run the engine command {self.command!r}: "
                                    f"{e.strerror or e}") from None
         self.processes_started += 1
-        engine = SubprocessEngine(self, child, time.monotonic() + self.startup_limit,
-                                  self.startup_limit)
+        engine = SubprocessEngine(self, child, self.startup_limit)
         answer = engine.question("hello", protocol=PROTOCOL, versions=list(VERSIONS))
         if answer.get("protocol") != PROTOCOL or answer.get("version") not in VERSIONS:
             engine.fail("protocol", f"the handshake: the engine speaks protocol "
@@ -321,8 +324,8 @@ class EngineCommand:
             except EngineStartError as e:
                 raise EngineFailure("crashed", str(e)) from None
         self._child.matches += 1
-        deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
-        return SubprocessEngine(self, self._child, deadline, self.time_limit)
+        guard = None if self.match_limit is None else time.monotonic() + self.match_limit
+        return SubprocessEngine(self, self._child, self.time_limit, guard, self.match_limit)
 
 
 class SubprocessEngine:
@@ -331,14 +334,19 @@ class SubprocessEngine:
     Answers are checked for their envelope only (one JSON object, the request's ``id``,
     the answer's field); the driver checks the values. Anything else raises
     :class:`~tarneeb.testing.protocol.EngineFailure` and kills the process.
+    ``limit`` bounds each call (seconds from sending a request to reading its answer);
+    ``match_deadline`` (a :func:`time.monotonic` time) the whole match, the guard of
+    ``match_limit`` seconds.
     """
 
-    def __init__(self, owner: EngineCommand, child: _Child, deadline: float | None,
-                 limit: float | None) -> None:
+    def __init__(self, owner: EngineCommand, child: _Child, limit: float | None,
+                 match_deadline: float | None = None, match_limit: float | None = None) -> None:
         self.owner, self.child = owner, child
-        self.deadline, self.limit = deadline, limit
+        self.limit = limit
+        self.match_deadline, self.match_limit = match_deadline, match_limit
         self._method = "the handshake"
-        self._pending: list[tuple[int, str, str]] = []  # deferred answers: id, command, call
+        # deferred answers: id, command, call, the answer's deadline
+        self._pending: list[tuple[int, str, str, float | None]] = []
 
     # -- the wire
     def fail(self, kind: str, message: str) -> None:
@@ -361,6 +369,11 @@ class SubprocessEngine:
         child.next_id += 1
         call = "the handshake" if cmd == "hello" else (
             f"{cmd}({args['action']})" if cmd == "apply" else f"{cmd}()")
+        sent = time.monotonic()
+        deadline = None if self.limit is None else sent + self.limit
+        if self.match_deadline is not None:
+            deadline = self.match_deadline if deadline is None else min(deadline,
+                                                                        self.match_deadline)
         try:
             child.send({"id": rid, "cmd": cmd, **args})
         except (OSError, ValueError):
@@ -370,9 +383,9 @@ class SubprocessEngine:
             self._read(*self._pending[0])
             del self._pending[0]
         if defer:
-            self._pending.append((rid, cmd, call))
+            self._pending.append((rid, cmd, call, deadline))
             return None
-        return self._read(rid, cmd, call)
+        return self._read(rid, cmd, call, deadline)
 
     def question(self, cmd: str, **args: Any) -> dict[str, Any]:
         """Send a request and read its answer (a dict with the answer's field)."""
@@ -380,14 +393,18 @@ class SubprocessEngine:
         assert answer is not None
         return answer
 
-    def _read(self, rid: int, cmd: str, call: str) -> dict[str, Any]:
+    def _read(self, rid: int, cmd: str, call: str, deadline: float | None) -> dict[str, Any]:
         self._method = call
         try:
-            line = self.child.lines.readline(self.deadline)
+            line = self.child.lines.readline(deadline)
         except TimeoutError:
-            self.fail("timeout", f"no answer to the handshake within {self.limit:g} s"
-                      if cmd == "hello" else f"no answer within the time limit of "
-                      f"{self.limit:g} s: the engine was in {call}")
+            if cmd == "hello":
+                self.fail("timeout", f"no answer to the handshake within {self.limit:g} s")
+            if deadline is not None and deadline == self.match_deadline:
+                self.fail("timeout", f"the match's time limit of {self.match_limit:g} s ran "
+                          f"out: the engine was in {call}")
+            self.fail("timeout", f"no answer within the time limit of {self.limit:g} s a "
+                      f"call: the engine was in {call}")
         if line is None:
             if len(self.child.lines.buf) > MAX_LINE:
                 self.fail("garbage", f"{call}: the engine answered a line longer than "

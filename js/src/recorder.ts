@@ -1,0 +1,415 @@
+/**
+ * The platform's recorder for Node servers: a match's log written move by move, from plain
+ * values, the same bytes as the Python `tarneeb.MatchRecorder` (docs/PLATFORM.md walks
+ * through a whole match; docs/FORMAT.md gives every byte).
+ *
+ * The server calls it as the match happens — the seats, the rules and the commitments once
+ * (`MatchRecorder.create`); each deal; each call, trump and card as it is made; its own
+ * claims when a hand closes; the end — and each value is appended to the file at once, with
+ * the durability asked for, and signed at the end with Ed25519 (WebCrypto). It checks the
+ * order of the calls (a card before a deal, a claim twice) and the range of each value,
+ * never the rules, and never computes a claim: `tarneeb verify` judges them. A call out of
+ * order or out of range throws {@link RecorderError} and writes nothing.
+ *
+ * A match dealt blind and taking a log up again after a crash (the Python
+ * `MatchRecorder.resume`) are not offered here: use the Python recorder for those.
+ */
+import { openSync } from "node:fs";
+import { type Bytes } from "./bytes.js";
+import { PRESETS, RulesError, type RuleSet, presetDepartures, rulesFromMap, rulesMap } from "./rules.js";
+import { type Durability, LogWriter, parseDurability, syncDirectory } from "./writer.js";
+import { type SigningKey, signBytes } from "./platform.js";
+
+/** A call the recorder cannot write: out of order, or a value out of its range. */
+export class RecorderError extends Error {
+  override name = "RecorderError";
+}
+
+/** A card: its number 0–51 (suit × 13 + rank; ♣ ♦ ♥ ♠, 2 … A) or its name, e.g. `"10♥"`. */
+export type Card = number | string;
+/** A suit: its number 0–3 (♣ ♦ ♥ ♠) or its symbol. */
+export type Suit = number | string;
+
+const SUITS = "♣♦♥♠";
+const SUIT_LETTERS = "CDHS";
+const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+export const ABANDON_CAUSES = ["disconnect", "timeout", "resignation", "server-fault"] as const;
+export type AbandonCause = (typeof ABANDON_CAUSES)[number];
+const MAX_REASON = 1024;
+const SCORE_LIMIT = 2 ** 31;
+const CARD_MOVE = 1, TRUMP_MOVE = 56, CALL_MOVE = 64, TIMER_MOVE = 128, PASS_CODE = 15;
+const HEADER = 0, DEAL = 1, END = 2, SIGNATURE = 3, CLAIMS = 4;
+
+/** The card number of a card name (`"10♥"`, `"AS"`, `"qd"`) or a number 0–51. */
+export function parseCard(c: Card, what = "card"): number {
+  if (typeof c === "number") {
+    if (!Number.isInteger(c) || c < 0 || c > 51) throw new RecorderError(`${what} must be 0-51 or a card name like '10♥', not ${c}`);
+    return c;
+  }
+  const text = c.trim().toUpperCase();
+  const s = Math.max(SUITS.indexOf(text.slice(-1)), SUIT_LETTERS.indexOf(text.slice(-1)));
+  const r = RANKS.indexOf(text.slice(0, -1) === "T" ? "10" : text.slice(0, -1));
+  if (s < 0 || r < 0 || text.length < 2) throw new RecorderError(`${what}: not a card: ${JSON.stringify(c)}`);
+  return s * 13 + r;
+}
+
+/** The suit number of a suit symbol or letter, or a number 0–3. */
+export function parseSuit(s: Suit): number {
+  if (typeof s === "number") {
+    if (!Number.isInteger(s) || s < 0 || s > 3) throw new RecorderError(`trump must be 0-3 or a suit symbol (♣ ♦ ♥ ♠), not ${s}`);
+    return s;
+  }
+  const k = Math.max(SUITS.indexOf(s.trim()), SUIT_LETTERS.indexOf(s.trim().toUpperCase()));
+  if (k < 0 || s.trim().length !== 1) throw new RecorderError(`trump: not a suit: ${JSON.stringify(s)}`);
+  return k;
+}
+
+/** The name a screen shows for a card number (`34` → `"10♥"`). */
+export function cardName(c: number): string {
+  return RANKS[c % 13]! + SUITS[Math.floor(c / 13)]!;
+}
+
+function seatOf(s: unknown, what = "seat"): number {
+  if (typeof s !== "number" || !Number.isInteger(s) || s < 0 || s > 3) throw new RecorderError(`${what} must be 0-3, not ${String(s)}`);
+  return s;
+}
+
+function four(values: readonly number[] | null | undefined, what: string, lo: number, hi: number): number[] | null {
+  if (values === null || values === undefined) return null;
+  if (values.length !== 4 || values.some((v) => !Number.isInteger(v) || v < lo || v > hi)) {
+    throw new RecorderError(`${what} must be four whole numbers ${lo}-${hi}, not ${JSON.stringify(values)}`);
+  }
+  return [...values];
+}
+
+// what a name or a reason may not hold (the reader refuses it: it could forge or hide a line
+// of a verdict that shows it): C0, DEL and C1 controls, the line and paragraph separators,
+// the bidi embeddings, overrides and isolates
+const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+function unsafeCharacter(text: string): string | null {
+  const m = UNSAFE_TEXT.exec(text);
+  return m === null ? null : `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/** Where a match's server commitment stands in a committed season (docs/PROTOCOL.md §4.2). */
+export interface SeasonProof {
+  /** the leaf's index in the season's tree */
+  index: number;
+  /** the tree's number of leaves */
+  size: number;
+  /** the RFC 6962 inclusion path, leaf to root */
+  path: Bytes[];
+  root: Bytes;
+  /** the platform's Ed25519 signature of the season head */
+  headSignature: Bytes;
+}
+
+/** One seat: a name, and whether a computer plays it. */
+export interface SeatInfo {
+  name: string;
+  computer: boolean;
+}
+
+/** What {@link MatchRecorder.create} needs: the header of the log. */
+export interface MatchRecorderOptions {
+  /** the log's path: the file is created, and must not exist */
+  path: string;
+  /** a preset's name (`"eram41"`, `"qahwa41"`, `"sahrat41"`, `"sahrat400"`, `"classic"`) or a rule set */
+  rules: string | RuleSet;
+  /** four seats in play order: names (humans), or `{ name, computer }` */
+  seats: readonly (string | SeatInfo)[];
+  /** the match id, the bytes that enter every deal */
+  matchId: Bytes;
+  /** the seat that deals first (0–3): `MatchSeeds.firstDealer()` for a match on the seed protocol */
+  firstDealer: number;
+  /** the platform's raw 32-byte Ed25519 public key, written into the header */
+  publicKey?: Bytes | null;
+  /** the server seed's commitment (the seed protocol); null for a platform that records its deals */
+  serverCommitment?: Bytes | null;
+  /** the four seats' client commitments */
+  clientCommitments?: readonly Bytes[] | null;
+  /** the four client seeds, revealed before the first deal */
+  clientSeeds?: readonly Bytes[] | null;
+  /** where the server commitment stands in a committed season */
+  season?: SeasonProof | null;
+  /** `"flush"` (default), `"fsync"` or `"group:MS"`: see writer.ts and docs/PLATFORM.md */
+  durability?: Durability | string;
+}
+
+/** A new dealing attempt. */
+export interface DealOptions {
+  /** the seat that deals (0–3) */
+  dealer: number;
+  /** the card shown to all, in rules that reveal the dealer's 13th card (eram41, sahrat41) */
+  revealed?: Card | null;
+  /** a platform without the seed protocol: the four hands by seat (13 cards each) */
+  hands?: readonly (readonly Card[])[] | null;
+  /** with `hands`: the dealer's 13th card */
+  thirteenth?: Card | null;
+}
+
+export interface CallOptions {
+  seat: number;
+  /** a bid 0–13, or `"pass"` (the classic auction) */
+  bid: number | "pass";
+  /** the turn timer made the call */
+  timer?: boolean;
+}
+
+export interface TrumpOptions {
+  /** the suit the auction winner names (rules whose trump is named: classic) */
+  suit: Suit;
+  timer?: boolean;
+}
+
+export interface PlayOptions {
+  /** the card played by the seat on turn (who it is follows from the deal and the rules) */
+  card: Card;
+  timer?: boolean;
+}
+
+/** The platform's claims that close a hand: its own figures, which `tarneeb verify` checks. */
+export interface ClaimOptions {
+  /** the running totals per seat after the hand (team games: the team's total on both partners) */
+  totals: readonly number[];
+  /** a played hand: tricks per seat (absent for a cancelled hand) */
+  tricks?: readonly number[] | null;
+  /** a played hand: the hand's score per seat (team games: the team's on both partners) */
+  scores?: readonly number[] | null;
+  /** the trump, where the rules derive it (not in rules that name it by a move; absent for a cancelled hand) */
+  trump?: Suit | null;
+}
+
+export interface FinishOptions {
+  /** the winning team: 0 (seats 0 and 2) or 1 (seats 1 and 3) */
+  winner: 0 | 1;
+  /** the server seed, revealed (null for a platform that records its deals) */
+  serverSeed: Bytes | null;
+}
+
+export interface AbandonOptions {
+  cause: AbandonCause;
+  /** the seat that left; null for a server fault */
+  seat: number | null;
+  /** the platform's reason, at most 1024 characters */
+  reason: string;
+  /** the server seed, revealed all the same, so every move made can be checked */
+  serverSeed: Bytes | null;
+}
+
+interface OpenHand { calls: number; plays: number; trumpNamed: boolean; number: number }
+
+/** Writes one match's signed log as it is played: see the module's comment. */
+export class MatchRecorder {
+  /** moves written in the hand in progress */
+  moves = 0;
+  private hand: OpenHand | null = null;
+  private deals = 0;
+  private ended = false;
+  private signed = false;
+
+  private constructor(readonly path: string, readonly rules: RuleSet, readonly writer: LogWriter) {}
+
+  /** Create the log file and write its header (synced, with its directory entry, in fsync and group modes). */
+  static create(options: MatchRecorderOptions): MatchRecorder {
+    const o = options;
+    let rules: RuleSet;
+    try {
+      if (typeof o.rules === "string") {
+        const p = PRESETS[o.rules];
+        if (p === undefined) throw new RulesError(`no preset named ${JSON.stringify(o.rules)}: ${Object.keys(PRESETS).join(", ")}`);
+        rules = p;
+      } else {
+        rules = rulesFromMap(rulesMap(o.rules));
+      }
+    } catch (e) {
+      throw new RecorderError(`rules: ${(e as Error).message}`);
+    }
+    const departs = presetDepartures(rules);
+    if (departs.length) {
+      throw new RecorderError(`rules: rules named ${rules.name} depart from that preset beyond its house options (${departs.join(", ")}): give them a name of their own`);
+    }
+    if (o.seats.length !== 4) throw new RecorderError(`a match has four seats, not ${o.seats.length}`);
+    const seats = o.seats.map((s) => (typeof s === "string" ? { name: s, computer: false } : { name: String(s.name), computer: Boolean(s.computer) }));
+    for (const s of seats) {
+      const bad = unsafeCharacter(s.name);
+      if (bad !== null) throw new RecorderError(`seat name ${JSON.stringify(s.name)} holds the character ${bad}`);
+    }
+    let durability: Durability;
+    try {
+      durability = parseDurability(o.durability ?? "flush");
+    } catch (e) {
+      throw new RecorderError((e as Error).message);
+    }
+    const firstDealer = seatOf(o.firstDealer, "firstDealer");
+    const list = (v: readonly Bytes[] | null | undefined, what: string) => {
+      if (v === null || v === undefined) return null;
+      if (v.length !== 4) throw new RecorderError(`${what} must be four, by seat`);
+      return v.map((x) => Uint8Array.from(x));
+    };
+    const b = o.season ?? null;
+    const header = [HEADER, "tarneeb-log", 3, rulesMap(rules), seats.map((s) => [s.name, s.computer]),
+      Uint8Array.from(o.matchId), o.serverCommitment ?? null,
+      b === null ? null : [b.index, b.size, b.path.map((p) => Uint8Array.from(p)), b.root, b.headSignature],
+      list(o.clientCommitments, "clientCommitments"), list(o.clientSeeds, "clientSeeds"), firstDealer,
+      o.publicKey ?? null];
+    let fd: number;
+    try {
+      fd = openSync(o.path, "wx"); // a log is never overwritten
+    } catch (e) {
+      throw new RecorderError(`cannot create ${o.path}: ${(e as Error).message}`);
+    }
+    const writer = new LogWriter(fd, durability);
+    writer.appendValue(header);
+    if (durability.mode !== "flush") syncDirectory(o.path); // else a power loss may lose the file whole
+    return new MatchRecorder(o.path, rules, writer);
+  }
+
+  private open(what: string): OpenHand {
+    if (this.ended) throw new RecorderError(`${what} after the end of the match`);
+    if (this.hand === null) throw new RecorderError(`${what} before the hand's deal (call deal() first)`);
+    return this.hand;
+  }
+
+  private move(code: number, timer: boolean | undefined): number {
+    const offset = this.writer.appendValue(code | (timer ? TIMER_MOVE : 0));
+    this.moves += 1;
+    return offset;
+  }
+
+  /** A new dealing attempt: returns the byte offset of its deal record. */
+  deal(options: DealOptions): number {
+    if (this.ended) throw new RecorderError("a deal after the end of the match");
+    if (this.hand !== null) throw new RecorderError(`a deal while hand ${this.hand.number + 1} is open: claim() closes it`);
+    const dealer = seatOf(options.dealer, "dealer");
+    const revealed = options.revealed === null || options.revealed === undefined ? null : parseCard(options.revealed, "revealed");
+    let recorded: (number | null)[] | null = null;
+    if (options.hands !== null && options.hands !== undefined) {
+      if (options.hands.length !== 4) throw new RecorderError("hands must be four, by seat");
+      const seen = new Set<number>();
+      const masks = options.hands.map((h) => {
+        let mask = 0;
+        for (const c of h) {
+          const n = parseCard(c);
+          if (seen.has(n)) throw new RecorderError(`the card ${cardName(n)} is dealt twice`);
+          seen.add(n);
+          mask += 2 ** n;
+        }
+        return mask;
+      });
+      const t = options.thirteenth;
+      recorded = [...masks, t === null || t === undefined ? null : parseCard(t, "thirteenth")];
+    }
+    const offset = this.writer.appendValue([DEAL, this.deals, dealer, revealed, recorded]);
+    this.hand = { calls: 0, plays: 0, trumpNamed: false, number: this.deals };
+    this.deals += 1;
+    this.moves = 0;
+    return offset;
+  }
+
+  /** Seat `seat` calls: a bid 0–13, or a pass. Returns the move's byte offset: once it returns, the call is written. */
+  call(options: CallOptions): number {
+    const hand = this.open("a call");
+    if (hand.plays || hand.trumpNamed) throw new RecorderError("a call after the trump was named or the play began");
+    const { bid } = options;
+    let value: number;
+    if (bid === "pass") value = PASS_CODE;
+    else if (typeof bid === "number" && Number.isInteger(bid) && bid >= 0 && bid <= 13) value = bid;
+    else throw new RecorderError(`a bid is 0-13, or "pass", not ${JSON.stringify(bid)}`);
+    if (hand.calls === 64) throw new RecorderError("a hand has at most 64 calls");
+    const seat = seatOf(options.seat);
+    hand.calls += 1;
+    return this.move(CALL_MOVE | (seat << 4) | value, options.timer);
+  }
+
+  /** The auction winner names the trump (rules whose trump is named: classic). */
+  nameTrump(options: TrumpOptions): number {
+    const hand = this.open("a trump named");
+    if (this.rules.trump !== "named") throw new RecorderError(`in ${this.rules.name} the trump is not named by a player; give it with claim({ trump })`);
+    if (hand.trumpNamed || hand.plays) throw new RecorderError("the trump is named once, before the first card");
+    const suit = parseSuit(options.suit);
+    hand.trumpNamed = true;
+    return this.move(TRUMP_MOVE + suit, options.timer);
+  }
+
+  /** The seat on turn plays a card. */
+  play(options: PlayOptions): number {
+    const hand = this.open("a card");
+    if (hand.plays === 52) throw new RecorderError("a hand has 52 cards");
+    const c = parseCard(options.card);
+    hand.plays += 1;
+    return this.move(CARD_MOVE + c, options.timer);
+  }
+
+  /** Close the hand with the platform's claims. */
+  claim(options: ClaimOptions): number {
+    this.open("a claim");
+    const { tricks = null, scores = null, trump = null } = options;
+    if ((tricks === null) !== (scores === null)) {
+      throw new RecorderError("tricks and scores go together: both for a played hand, neither for a cancelled one");
+    }
+    const named = this.rules.trump === "named";
+    if (trump !== null && named) throw new RecorderError("in these rules the trump is named by a move (nameTrump)");
+    const record = [CLAIMS, named || trump === null ? null : parseSuit(trump), four(tricks, "tricks", 0, 13),
+      four(scores, "scores", -SCORE_LIMIT, SCORE_LIMIT), four(options.totals, "totals", -SCORE_LIMIT, SCORE_LIMIT)];
+    const offset = this.writer.appendValue(record);
+    this.hand = null;
+    return offset;
+  }
+
+  /** The match is won: the end record, the server seed revealed. */
+  finish(options: FinishOptions): number {
+    if (options.winner !== 0 && options.winner !== 1) throw new RecorderError(`the winner is team 0 or 1, not ${String(options.winner)}`);
+    return this.end([END, options.winner, options.serverSeed ?? null, null], false);
+  }
+
+  /** The match stops before it is won; a hand in progress stays as it is (no claims). */
+  abandon(options: AbandonOptions): number {
+    const { cause, seat, reason } = options;
+    if (!ABANDON_CAUSES.includes(cause)) throw new RecorderError(`cause must be one of ${ABANDON_CAUSES.join(", ")}, not ${JSON.stringify(cause)}`);
+    if ([...reason].length > MAX_REASON) throw new RecorderError(`a reason of at most ${MAX_REASON} characters`);
+    const bad = unsafeCharacter(reason);
+    if (bad !== null) throw new RecorderError(`the reason holds the character ${bad}`);
+    if ((seat === null) !== (cause === "server-fault")) throw new RecorderError("seat is null for a server fault, and the seat that left otherwise");
+    return this.end([END, null, options.serverSeed ?? null, [cause, seat === null ? null : seatOf(seat), reason]], true);
+  }
+
+  private end(record: unknown[], abandoned: boolean): number {
+    if (this.ended) throw new RecorderError("the match has ended already");
+    if (this.hand !== null && !abandoned) {
+      throw new RecorderError(`hand ${this.hand.number + 1} is open: claim() closes it before the match ends (or abandon())`);
+    }
+    this.ended = true;
+    this.hand = null;
+    return this.writer.appendValue(record);
+  }
+
+  /**
+   * Sign everything written with the platform's key (a WebCrypto Ed25519 private key, or a
+   * function that signs bytes, e.g. through an HSM), append the signature, fsync the log
+   * (in every durability) and close it. Resolves to the signature.
+   */
+  async sign(key: SigningKey): Promise<Bytes> {
+    if (!this.ended) throw new RecorderError("sign after finish() or abandon()");
+    if (this.signed) throw new RecorderError("the log is signed already");
+    const signature = await signBytes(key, this.writer.signedBytes);
+    if (signature.length !== 64) throw new RecorderError(`a signature is 64 bytes, not ${signature.length}`);
+    this.writer.appendValue([SIGNATURE, signature]);
+    this.signed = true;
+    this.writer.sync();
+    syncDirectory(this.path);
+    this.writer.close();
+    return signature;
+  }
+
+  /** Resolves once everything written so far is durable (see writer.ts); `false` past `timeoutMs`. */
+  waitDurable(timeoutMs?: number): Promise<boolean> {
+    return this.writer.waitDurable(timeoutMs);
+  }
+
+  /** Sync the log and close it (a log closed before its end reads as cut short). */
+  close(): void {
+    this.writer.close();
+  }
+}

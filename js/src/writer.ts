@@ -1,0 +1,228 @@
+/**
+ * Writing a log as the match goes (Node): every value of docs/FORMAT.md appended to a file
+ * the moment it happens, with a chosen durability. What "written" means:
+ *
+ * - `"flush"`: each append is handed to the operating system (`write`) before it returns:
+ *   it survives the server process dying, even by SIGKILL; not a power loss;
+ * - `"fsync"`: each append is on the disk (`fsync`) before it returns: it survives a power
+ *   loss too;
+ * - `"group:MS"`: each append is handed to the system before it returns, and while
+ *   anything is unsynced an `fsync` runs (on Node's thread pool, the event loop goes on)
+ *   at most every MS milliseconds; an append made after that time syncs before it returns.
+ *   {@link LogWriter.waitDurable} resolves once an `fsync` that covers everything appended
+ *   so far has returned.
+ *
+ * A value counts as *durable* once an `fsync` that started after it was handed to the
+ * system has returned: never before. The bytes are those of the Python `LogWriter`: the
+ * canonical msgpack encoding (shortest integers, `bin` for bytes, `str` for text, maps in
+ * insertion order) is what `@msgpack/msgpack`'s `encode` writes by default.
+ */
+import { closeSync, fsync, fsyncSync, openSync, writeSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { encode } from "@msgpack/msgpack";
+import { type Bytes, concat } from "./bytes.js";
+
+/** When an appended value counts as written: see the module's comment. */
+export type DurabilityMode = "flush" | "fsync" | "group";
+export interface Durability {
+  mode: DurabilityMode;
+  /** group commit: the longest time between two fsyncs while anything is unsynced */
+  intervalMs: number;
+}
+
+/** A durability from its text form: `flush`, `fsync` or `group:MS`. */
+export function parseDurability(text: string | Durability): Durability {
+  if (typeof text !== "string") {
+    if (text.mode === "group" && !(text.intervalMs > 0)) throw new RangeError("a group commit needs an interval above 0 ms");
+    return text;
+  }
+  if (text === "flush" || text === "fsync") return { mode: text, intervalMs: 0 };
+  if (text.startsWith("group:")) {
+    const ms = Number(text.slice(6));
+    if (text.length > 6 && Number.isFinite(ms) && ms > 0) return { mode: "group", intervalMs: ms };
+  }
+  throw new RangeError(`durability ${JSON.stringify(text)}: give flush, fsync or group:MS`);
+}
+
+/** The bytes of one move (`code` with bit 7 set for a timer move): one byte, two past 127. */
+export function encodeMove(code: number): Bytes {
+  return code < 128 ? Uint8Array.of(code) : Uint8Array.of(0xcc, code);
+}
+
+/** The bytes of one record (an array starting with its type) in canonical msgpack. */
+export function encodeValue(value: unknown): Bytes {
+  return encode(value);
+}
+
+/**
+ * Appends a log's values to a file descriptor. `written` is what the file already holds
+ * (the signature covers it too). Every append returns the value's byte offset.
+ */
+export class LogWriter {
+  readonly durability: Durability;
+  private chunks: Bytes[] = [];
+  private length = 0;
+  private handed = 0; // bytes the operating system holds: what an fsync from now covers
+  private synced = 0; // bytes an fsync that has returned covers
+  private lastSync = 0; // when the last fsync returned (performance.now())
+  private syncTook = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private syncing: Promise<void> | null = null;
+  private waiters: { target: number; resolve: (v: boolean) => void }[] = [];
+  private closed = false;
+  private failure: Error | null = null;
+
+  constructor(private fd: number, durability: Durability | string = "flush", written: Bytes = new Uint8Array(0)) {
+    this.durability = parseDurability(durability);
+    if (written.length) {
+      this.chunks.push(written);
+      this.length = this.handed = written.length;
+    }
+  }
+
+  /** Append raw bytes (a whole value): written to the system, synced as the durability says. */
+  append(raw: Bytes): number {
+    if (this.closed) throw new Error("the log is closed");
+    if (this.failure) throw this.failure;
+    const offset = this.length;
+    let at = 0;
+    while (at < raw.length) at += writeSync(this.fd, raw, at, raw.length - at);
+    this.chunks.push(raw);
+    this.length += raw.length;
+    this.handed = this.length;
+    const { mode, intervalMs } = this.durability;
+    if (mode === "flush") return offset;
+    if (mode === "group") {
+      // the next fsync to return about interval ms after the last one did
+      const due = this.lastSync + intervalMs - Math.min(this.syncTook, intervalMs / 2) - performance.now();
+      if (due > 0 || this.syncing !== null) {
+        if (this.timer === null && this.syncing === null) {
+          this.timer = setTimeout(() => this.timedSync(), Math.max(0, due));
+        }
+        return offset;
+      }
+    }
+    this.fsyncNow();
+    return offset;
+  }
+
+  /** Append one value: a move (a number) or a record (an array). */
+  appendValue(value: number | unknown[]): number {
+    return this.append(typeof value === "number" ? encodeMove(value) : encodeValue(value));
+  }
+
+  /** Every byte written, for the signature. */
+  get signedBytes(): Bytes {
+    if (this.chunks.length > 1) this.chunks = [concat(...this.chunks)];
+    return this.chunks[0] ?? new Uint8Array(0);
+  }
+
+  get size(): number {
+    return this.length;
+  }
+
+  /** How many bytes an fsync that has returned covers: they survive a power loss. */
+  get durableSize(): number {
+    return this.synced;
+  }
+
+  private covered(size: number, started: number): void {
+    this.synced = Math.max(this.synced, size);
+    this.lastSync = performance.now();
+    this.syncTook = this.lastSync - started;
+    this.waiters = this.waiters.filter((w) => {
+      if (this.synced < w.target) return true;
+      w.resolve(true);
+      return false;
+    });
+  }
+
+  private fsyncNow(): void {
+    const size = this.handed;
+    const started = performance.now();
+    fsyncSync(this.fd);
+    this.covered(size, started);
+  }
+
+  private timedSync(): void {
+    this.timer = null;
+    if (this.closed || this.synced >= this.handed) return;
+    const size = this.handed;
+    const started = performance.now();
+    this.syncing = new Promise<void>((done) => {
+      fsync(this.fd, (err) => {
+        this.syncing = null;
+        if (err) this.failure = err;
+        else this.covered(size, started);
+        if (!this.closed && this.synced < this.handed && this.timer === null) {
+          const due = this.lastSync + this.durability.intervalMs - Math.min(this.syncTook, this.durability.intervalMs / 2) - performance.now();
+          this.timer = setTimeout(() => this.timedSync(), Math.max(0, due));
+        }
+        done();
+      });
+    });
+  }
+
+  /** Make everything appended so far durable now: fsync, in every durability. */
+  sync(): void {
+    if (this.closed) return;
+    this.fsyncNow();
+  }
+
+  /**
+   * Resolves `true` once everything appended so far is durable (an fsync that covers it
+   * has returned), `false` when `timeoutMs` passed first. A flush-only writer syncs only in
+   * {@link sync} (and at the signature): it answers at once.
+   */
+  waitDurable(timeoutMs?: number): Promise<boolean> {
+    const target = this.handed;
+    if (this.synced >= target) return Promise.resolve(true);
+    if (this.durability.mode === "flush" || this.closed) return Promise.resolve(false);
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolveWait) => {
+      const waiter = { target, resolve: resolveWait };
+      this.waiters.push(waiter);
+      if (timeoutMs !== undefined) {
+        const t = setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolveWait(this.synced >= target);
+        }, timeoutMs);
+        const settle = waiter.resolve;
+        waiter.resolve = (v) => {
+          clearTimeout(t);
+          settle(v);
+        };
+      }
+    });
+  }
+
+  /** Sync what is pending (fsync and group modes), stop the timer, close the file. */
+  close(): void {
+    if (this.closed) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.durability.mode !== "flush" && this.synced < this.handed) this.fsyncNow();
+    this.closed = true;
+    for (const w of this.waiters) w.resolve(this.synced >= w.target);
+    this.waiters = [];
+    closeSync(this.fd);
+  }
+}
+
+/** fsync the directory that holds `path`, so that a file just created there survives a power loss. */
+export function syncDirectory(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dirname(resolve(path)), "r");
+  } catch {
+    return; // a system that cannot open a directory has nothing to sync
+  }
+  try {
+    fsyncSync(fd);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EISDIR" && code !== "EPERM") throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
