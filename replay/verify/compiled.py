@@ -42,7 +42,6 @@ from tarneeb.replay.log.records import EndRecord, Header, ParsedLog, SignatureRe
 from tarneeb.replay.rules import compiled as core_switch
 from tarneeb.replay.rules.actions import BID_BASE, PASS
 from tarneeb.replay.rules.fastplay import hands_of, owners_from_order
-from tarneeb.replay.rules.paths import exercised_paths
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.rules.scoring import Hand
 from tarneeb.replay.verify.findings import Verdict
@@ -54,7 +53,6 @@ from tarneeb.replay.verify.provenance import (
     note_rules,
     report_not_replayed,
 )
-from tarneeb.replay.verify.receipt import check_receipt
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
 # one hand of the core's output (OUT_SIZE bytes): deal number, where its calls and its
@@ -170,6 +168,8 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
         return None
     deriver, _ = check_seeds(log, v, trust.root, public_key, trust.server_seed)
     if receipt is not None:
+        from tarneeb.replay.verify.receipt import check_receipt  # only when given
+
         check_receipt(header, receipt, v, public_key)
     elif header.server_commitment is not None:
         v.notes.append(NO_RECEIPT_NOTE)
@@ -187,6 +187,8 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
     report_not_replayed(v, [])
     v.history = LazyHistory(lambda: _history(data, hands))
     if count_paths:
+        from tarneeb.replay.rules.paths import exercised_paths  # only when asked
+
         v.paths = exercised_paths(header.rules, v.history, [0] * count)
     return v, log, list(struct.unpack_from("<4q", hands, (count - 1) * OUT_FORMAT.size + 105))
 
