@@ -20,7 +20,10 @@ that does not suit it:
 * ``first dealer``: the first dealer is a computer seat;
 * ``repeat``: a deal of the archive dealt again, its hands to other seats;
 * ``serial``: of two deals, the one whose points for seats 1 and 3 are nearer the deal
-  before's (streaks: a side's luck lasts).
+  before's (streaks: a side's luck lasts);
+* ``shuffle``: a biased shuffle, Fisher-Yates with an off-by-one from a deck in order
+  (:func:`off_by_one_shuffle`: no card stays in its place), for every deal whatever the
+  strength.
 
 Reproducible from the ``random.Random`` given (NOT secret: tests and benches only).
 
@@ -44,7 +47,7 @@ from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.ruleset import PRESETS
 
 CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat",
-          "serial")
+          "serial", "shuffle")
 PLAYERS = ("Rami", "Lina", "Omar", "Sara", "Karim", "Nour", "Ziad", "Dana", "Hadi", "Maya",
            "Fadi", "Rana")
 FAVOURED = "Rami"
@@ -57,6 +60,25 @@ def _shuffled(rng: random.Random) -> list[int]:
     deck = list(range(52))
     rng.shuffle(deck)
     return deck
+
+
+def off_by_one_shuffle(rng: random.Random) -> list[int]:
+    """Fisher-Yates with an off-by-one, from a deck in order: position ``i`` swapped with
+    one before it (``randrange(i)``, not ``randrange(i + 1)``). That is Sattolo's
+    algorithm: it makes only cyclic orders, so no card ever stays in its place."""
+    deck = list(range(52))
+    for i in range(51, 0, -1):
+        j = rng.randrange(i)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def off_by_one_placement() -> list[list[float]]:
+    """The exact probability that :func:`off_by_one_shuffle` deals card ``c`` to the seat
+    ``g`` places after the dealer (position ``i`` to ``dealer + 1 + i``): every position
+    but its own, ``1 / 51`` each."""
+    return [[sum(1 / 51 for i in range(52) if i != c and (1 + i) % 4 == g) for g in range(4)]
+            for c in range(52)]
 
 
 def _trade_honours(rng: random.Random, deck: list[int], dealer: int) -> list[int]:
@@ -83,6 +105,8 @@ def _trade_honours(rng: random.Random, deck: list[int], dealer: int) -> list[int
 def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
           favoured: Sequence[int], behind: int | None, past: list[list[int]],
           last: int | None = None) -> list[int]:
+    if cheat == "shuffle":
+        return off_by_one_shuffle(rng)
     deck = _shuffled(rng)
     if cheat is None or rng.random() >= strength:
         past.append(deck)
@@ -161,4 +185,5 @@ def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,
     return {o: t for o, t in out.items() if t}
 
 
-__all__ = ["CHEATS", "FAVOURED", "PLAYERS", "synthetic_archive", "synthetic_match"]
+__all__ = ["CHEATS", "FAVOURED", "PLAYERS", "off_by_one_placement", "off_by_one_shuffle",
+           "synthetic_archive", "synthetic_match"]

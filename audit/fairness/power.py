@@ -65,6 +65,12 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
                                      / r.unit_noncentrality)
             r.detectable_unit = "mean shift per hand"
         return
+    if r.method == "placement chi-square":  # one card's share of one position
+        if r.df and r.unit_noncentrality:
+            r.detectable = math.sqrt(detectable_noncentrality(r.df, alpha, power)
+                                     / r.unit_noncentrality)
+            r.detectable_unit = "percentage points (one card at one position)"
+        return
     if r.method == "max z over members":  # Bonferroni over the members, a median member
         alpha = alpha / max(r.df or 1, 1)
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)

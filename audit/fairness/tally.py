@@ -14,6 +14,7 @@ from typing import Any
 from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all
 from tarneeb.audit.fairness.exact import DrawEmpty, DrawSum, PairedDraws, Reference, TestId, Value
 from tarneeb.audit.fairness.joint import covariate_test, joint_test, max_test, repeats_test
+from tarneeb.audit.fairness.placement import placement_test
 from tarneeb.audit.fairness.power import DEFAULT_POWER
 from tarneeb.audit.fairness.tests import StatResult, _g_test, _mean_test, _paired_test
 
@@ -78,6 +79,14 @@ class Tally:
         values drawn again."""
         self.counts[("repeat", test, population, sampled, value)] += 1
 
+    def placed(self, test: TestId, sizes: tuple[int, ...], items: tuple[str, ...], samples: int,
+               cells: dict[tuple[int, int], int]) -> None:
+        """``samples`` permutations of ``items`` into groups of ``sizes`` (a match's deals),
+        ``cells[(group, item index)]`` how often each item landed in each group."""
+        self.counts[("placed", test, sizes, items)] += samples
+        for (g, i), k in cells.items():
+            self.sums[("placed", test, g, i)] += k
+
     def merge(self, other: Tally) -> Tally:
         self.counts.update(other.counts)
         self.sums.update(other.sums)
@@ -133,6 +142,11 @@ class Tally:
                 for (_, _, value), k in counts.items():
                     by_value[value] = by_value.get(value, 0) + k
                 out.append(repeats_test(test, by_value, population, sampled))
+            elif kind == "placed":
+                (sizes, items) = next(iter(counts))
+                cells = {(g, i): self.sums[("placed", test, g, i)]
+                         for g in range(len(sizes)) for i in range(len(items))}
+                out.append(placement_test(test, sizes, items, sum(counts.values()), cells))
             elif kind == "covariate":
                 out.append(covariate_test(test, [
                     (ref, k, *(self.sums[("covariate-" + w, test, ref)]

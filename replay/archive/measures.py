@@ -33,8 +33,8 @@ references say so.
 >>> tally_match(t, v.rules, v.computer, v.key_id, v.history) == len(v.history)  # deals added
 True
 >>> sorted({r.test[0] for r in t.results()})  # doctest: +NORMALIZE_WHITESPACE
-['aces', 'first dealer', 'high-card points', 'kings', 'repeated hands', 'revealed card',
- 'revealed rank', 'suit pattern', 'trump suit', 'trumps', 'voids']
+['aces', 'card position', 'first dealer', 'high-card points', 'kings', 'repeated hands',
+ 'revealed card', 'revealed rank', 'suit pattern', 'trump suit', 'trumps', 'voids']
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ HCP, TRUMPS, PATTERN, VOIDS = "high-card points", "trumps", "suit pattern", "voi
 REVEALED, TRUMP_SUIT, FIRST_DEALER = "revealed card", "trump suit", "first dealer"
 ACES, KINGS, REVEALED_RANK = "aces", "kings", "revealed rank"
 REPEATED = "repeated hands"
+CARD_POSITION = "card position"  # each card's hand, by seat relative to the dealer
 # one hand in REPEAT_SAMPLE is kept (by a fingerprint of its cards, so a hand dealt again
 # is kept again): what counting repeats costs, about 60 bytes a match
 REPEAT_SAMPLE = 64
@@ -73,7 +74,7 @@ _FINGERPRINT = 0x9E3779B97F4A7C15  # a multiplicative hash (Fibonacci), public
 _MASK64 = (1 << 64) - 1
 _KEEP = (1 << 64) // REPEAT_SAMPLE
 MEASURES = (HCP, ACES, KINGS, TRUMPS, PATTERN, VOIDS, REVEALED, REVEALED_RANK, TRUMP_SUIT,
-            FIRST_DEALER, REPEATED)
+            FIRST_DEALER, REPEATED, CARD_POSITION)
 TABLE_SEATS = ("seat 1", "seat 2", "seat 3", "seat 4")  # absolute, as people count them
 TEAMS = ("seats 1+3", "seats 2+4")
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -85,6 +86,33 @@ _ALL_SUITS = Uniform(SUIT_NAMES)
 _ALL_RANKS = Uniform(RANK_NAMES)
 _RANK_POPULATION = ((1, 4), (0, 48))  # the aces (or kings) among the 52 cards
 _ALL_SEATS = Uniform((0, 1, 2, 3))
+_CARD_NAMES = tuple(card_name(c) for c in range(52))
+_FIELD = 32  # bits per card of a match's packed counts (a match has fewer deals than 2**32)
+_SPREAD = tuple(sum(1 << (_FIELD * i) for i in range(8) if b >> i & 1) for b in range(256))
+_POSITIONS_TEST = (CARD_POSITION, "seat", "|".join(POSITIONS))
+
+
+def _spread(mask: int) -> int:
+    """A hand's 52-bit mask as 52 counters of ``_FIELD`` bits (1 for each card held), so
+    that a match's deals add up per card in one integer per position."""
+    out, shift = 0, 0
+    while mask:
+        out += _SPREAD[mask & 255] << shift
+        mask >>= 8
+        shift += 8 * _FIELD
+    return out
+
+
+def _placed(tally: Tally, deals: int, packed: list[int]) -> None:
+    """A match's counts of each card in each position relative to the dealer, unpacked."""
+    cells = {}
+    full = (1 << _FIELD) - 1
+    for g, v in enumerate(packed):
+        for i in range(52):
+            k = (v >> (_FIELD * i)) & full
+            if k:
+                cells[(g, i)] = k
+    tally.placed(_POSITIONS_TEST, SUIT_SIZES, _CARD_NAMES, deals, cells)
 
 
 def hcp(mask: int) -> int:
@@ -129,6 +157,7 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
     deals = 0
     totals = (0, 0)  # the teams' scores before the deal (seats 1 and 3, seats 2 and 4)
     previous: int | None = None  # the points of seats 1 and 3 in the deal before
+    packed = [0, 0, 0, 0]  # per position relative to the dealer: each card's count, packed
     for hand in hands:
         if not is_deal(hand.hands):  # an attempt the replayer could not deal (not replayed)
             continue
@@ -140,6 +169,8 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
                 tally.mean((FIRST_DEALER, "label", "computer"), DrawSum(((1, k), (0, 4 - k)), 1),
                            int(labels[hand.dealer] == LABELS[0]))
         deals += 1
+        for seat in range(4):
+            packed[(seat - hand.dealer) & 3] += _spread(hand.hands[seat])
         deal = _DealTally(tally, rules, hand)
         deal.add(labels, key_group)
         deal.state(deals, totals)
@@ -152,6 +183,8 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
         after = getattr(hand, "totals", None)
         if after is not None and len(after) == 4:
             totals = (after[0] + after[2], after[1] + after[3])
+    if deals:
+        _placed(tally, deals, packed)
     return deals
 
 
