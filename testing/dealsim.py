@@ -23,7 +23,15 @@ that does not suit it:
   before's (streaks: a side's luck lasts);
 * ``shuffle``: a biased shuffle, Fisher-Yates with an off-by-one from a deck in order
   (:func:`off_by_one_shuffle`: no card stays in its place), for every deal whatever the
-  strength.
+  strength;
+* ``long suits``: seat 1 gets the deal of two with more long suits (5 cards or more);
+* ``voids``: seats 1 and 3 get the deal of two with more voids;
+* ``close to the target``: the side alone within a quarter of the target gets the better
+  of two deals (to end the match);
+* ``late comeback``: the side behind gets the better of two deals, from the match's
+  middle deal on;
+* ``rule set``: in ``classic`` matches only, the first hand dealt (``dealer+1``) gets the
+  better of two deals.
 
 Reproducible from the ``random.Random`` given (NOT secret: tests and benches only).
 
@@ -42,12 +50,13 @@ from types import SimpleNamespace
 from typing import Any
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.measures import hcp, tally_match
+from tarneeb.replay.archive.measures import hcp, suit_lengths, tally_match
 from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.ruleset import PRESETS
 
 CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat",
-          "serial", "shuffle")
+          "serial", "shuffle", "long suits", "voids", "close to the target", "late comeback",
+          "rule set")
 PLAYERS = ("Rami", "Lina", "Omar", "Sara", "Karim", "Nour", "Ziad", "Dana", "Hadi", "Maya",
            "Fadi", "Rana")
 FAVOURED = "Rami"
@@ -135,6 +144,9 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
 
     def points(d: list[int]) -> int:
         hs = deal_hands(d, dealer)
+        if cheat in ("long suits", "voids"):
+            return sum(1 for s in favoured for k in suit_lengths(hs[s])
+                       if (k >= 5 if cheat == "long suits" else k == 0))
         return sum(hcp(hs[s]) for s in favoured)
 
     return other if points(other) > points(deck) else deck
@@ -151,7 +163,9 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
     first = rng.randrange(4)
     if cheat == "first dealer" and any(computer) and rng.random() < strength:
         first = rng.choice([s for s in range(4) if computer[s]])
-    seats = {"table seat": (0,), "team": (0, 2)}.get(cheat or "", ())
+    seats = {"table seat": (0,), "team": (0, 2), "long suits": (0,), "voids": (0, 2)}.get(
+        cheat or "", ())
+    cut = -(-3 * PRESETS[rules].target // 4)
     if cheat == "player" and FAVOURED in names:
         seats = (names.index(FAVOURED),)
     totals = [0, 0]
@@ -160,7 +174,14 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
         dealer = (first + k) % 4
         behind = None if totals[0] == totals[1] else int(totals[1] < totals[0])
         last = hcp(records[-1].hands[0]) + hcp(records[-1].hands[2]) if records else None
-        deck = _deal(rng, dealer, cheat, strength, seats, behind, past, last)
+        aim = seats
+        if cheat == "close to the target" and (totals[0] >= cut) != (totals[1] >= cut):
+            aim = (0, 2) if totals[0] >= cut else (1, 3)
+        elif cheat == "late comeback" and behind is not None and 2 * k >= deals:
+            aim = (behind, behind + 2)
+        elif cheat == "rule set" and rules == "classic":
+            aim = ((dealer + 1) % 4,)
+        deck = _deal(rng, dealer, cheat, strength, aim, behind, past, last)
         trump = rng.randrange(4)
         totals[rng.randrange(2)] += rng.randrange(14)
         records.append(SimpleNamespace(

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all, holm
 from tarneeb.audit.fairness.exact import (
+    DrawClassCount,
     DrawEmpty,
     DrawPattern,
     DrawSum,
@@ -56,6 +57,7 @@ from tarneeb.audit.fairness.tests import StatResult
 __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_POWER",
+    "DrawClassCount",
     "DrawEmpty",
     "DrawPattern",
     "DrawSum",

@@ -87,8 +87,8 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
         return
     # the standard error of the mean is the sd of the total over the units
     r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
-    r.detectable_unit = ("mean shift per hand" if r.method.startswith("z-test")
-                         else "difference per deal")
+    r.detectable_unit = ("percentage points" if r.share else "mean shift per hand"
+                         if r.method.startswith("z-test") else "difference per deal")
 
 
 
