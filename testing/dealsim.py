@@ -31,7 +31,10 @@ that does not suit it:
 * ``late comeback``: the side behind gets the better of two deals, from the match's
   middle deal on;
 * ``rule set``: in ``classic`` matches only, the first hand dealt (``dealer+1``) gets the
-  better of two deals.
+  better of two deals;
+* ``consecutive matches``: the side of seats 1 and 3 lucky in the match before (more than
+  20 points a deal) gets the better of two deals in this one, the other side when not
+  (each match stands at the next leaf of one season, as a platform's seasons order them).
 
 Reproducible from the ``random.Random`` given (NOT secret: tests and benches only).
 
@@ -56,10 +59,11 @@ from tarneeb.replay.rules.ruleset import PRESETS
 
 CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat",
           "serial", "shuffle", "long suits", "voids", "close to the target", "late comeback",
-          "rule set")
+          "rule set", "consecutive matches")
 PLAYERS = ("Rami", "Lina", "Omar", "Sara", "Karim", "Nour", "Ziad", "Dana", "Hadi", "Maya",
            "Fadi", "Rana")
 FAVOURED = "Rami"
+_SEASON = b"synthetic season root" + bytes(11)  # where the matches stand, in order
 _ACES = [13 * s + 12 for s in range(4)]
 _KINGS = [13 * s + 11 for s in range(4)]
 _JACKS = [13 * s + 9 for s in range(4)]
@@ -154,10 +158,14 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
 
 def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
                     cheat: str | None = None, strength: float = 0.5,
-                    past: list[list[int]] | None = None) -> int:
+                    past: list[list[int]] | None = None, leaf: int | None = None,
+                    luck: list[int] | None = None) -> int:
     """One match of ``deals`` deals into ``tally`` (as an audit would add it); ``past``,
-    the decks dealt before (the archive's, for ``repeat``)."""
+    the decks dealt before (the archive's, for ``repeat``); ``leaf``, its index in the
+    season; ``luck``, seats 1 and 3's points over 20 a deal in each match before (this
+    one's is appended)."""
     past = [] if past is None else past
+    luck = [] if luck is None else luck
     computer = tuple(rng.random() < 0.5 for _ in range(4))
     names = rng.sample(PLAYERS, 4)
     first = rng.randrange(4)
@@ -181,6 +189,8 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
             aim = (behind, behind + 2)
         elif cheat == "rule set" and rules == "classic":
             aim = ((dealer + 1) % 4,)
+        elif cheat == "consecutive matches" and luck:
+            aim = (0, 2) if luck[-1] > 0 else (1, 3)
         deck = _deal(rng, dealer, cheat, strength, aim, behind, past, last)
         trump = rng.randrange(4)
         totals[rng.randrange(2)] += rng.randrange(14)
@@ -188,21 +198,25 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
             hands=deal_hands(deck, dealer), dealer=dealer, thirteenth=deck[51],
             totals=[totals[0], totals[1], totals[0], totals[1]], declarer=rng.randrange(4),
             trump=trump, cancelled=False))
-    return tally_match(tally, PRESETS[rules], computer, "platform", records, names)
+    luck.append(sum(hcp(r.hands[0] | r.hands[2]) - 20 for r in records))
+    return tally_match(tally, PRESETS[rules], computer, "platform", records, names,
+                       None if leaf is None else (_SEASON, leaf))
 
 
 def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,
                       cheat: str | None = None, strength: float = 0.5,
                       recorded_share: float = 0.5) -> dict[str, Tally]:
     """An archive's tallies by origin: each match proven or recorded at random (a cheat is
-    in the recorded ones), rule sets at random."""
+    in the recorded ones), rule sets at random, the matches at leaves 0, 1, ... of one
+    season."""
     out = {"proven": Tally(), "recorded": Tally()}
     names = list(PRESETS)
     past: list[list[int]] = []
-    for _ in range(matches):
+    luck: list[int] = []
+    for leaf in range(matches):
         origin = "recorded" if rng.random() < recorded_share else "proven"
         synthetic_match(out[origin], rng, rng.choice(names), deals,
-                        cheat if origin == "recorded" else None, strength, past)
+                        cheat if origin == "recorded" else None, strength, past, leaf, luck)
     return {o: t for o, t in out.items() if t}
 
 

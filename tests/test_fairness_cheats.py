@@ -33,6 +33,7 @@ TARGETS = {
     "close to the target": (60, (HCP, "match state", "close to the target")),
     "late comeback": (150, (HCP, "match state", "side behind by hand number")),
     "rule set": (150, (HCP, "rule set", "classic")),
+    "consecutive matches": (60, (HCP, "serial", "consecutive matches")),
 }
 
 

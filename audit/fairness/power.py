@@ -81,6 +81,10 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
             if (r.df or 1) > 1 else 1.0
         r.detectable_unit = "hands dealt again"
         return
+    if r.method == "lag-1 correlation":
+        r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
+        r.detectable_unit = "correlation"
+        return
     if r.method == "covariate z-test":
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
         r.detectable_unit = "slope per hand"

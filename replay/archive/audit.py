@@ -183,7 +183,9 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
             deals = "proven" if v.deals_proven and signed else "recorded"
             tally = out.tallies.setdefault(deals, Tally())
             group = v.signer if v.key_pinned and v.signer is not None else v.key_id
-            if tally_match(tally, v.rules, v.computer, group, v.history, v.names):
+            batch = log.header.batch if data is not None else None  # its season leaf
+            if tally_match(tally, v.rules, v.computer, group, v.history, v.names,
+                           None if batch is None else (batch.root, batch.index)):
                 share = snapshot(tally)
         computers = sum(v.computer)
         out.matches.append(MatchRow(

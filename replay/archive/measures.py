@@ -93,6 +93,7 @@ _CARD_NAMES = tuple(card_name(c) for c in range(52))
 _FIELD = 32  # bits per card of a match's packed counts (a match has fewer deals than 2**32)
 _SPREAD = tuple(sum(1 << (_FIELD * i) for i in range(8) if b >> i & 1) for b in range(256))
 _POSITIONS_TEST = (CARD_POSITION, "seat", "|".join(POSITIONS))
+_CONSECUTIVE = (HCP, "serial", "consecutive matches")
 
 
 def _spread(mask: int) -> int:
@@ -149,9 +150,11 @@ def _trump_population(rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
 
 
 def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str | None,
-                hands: Iterable[Any], names: Sequence[str] | None = None) -> int:
+                hands: Iterable[Any], names: Sequence[str] | None = None,
+                leaf: tuple[bytes, int] | None = None) -> int:
     """Add the deals of one match (the engine's ``Hand`` records) to ``tally``; ``names``
-    are the seats' player names (the log's header), for each player's luck across matches.
+    are the seats' player names (the log's header), for each player's luck across matches;
+    ``leaf`` its season leaf (root, index), for the luck of consecutive matches.
 
     Returns the number of deals added.
     """
@@ -161,6 +164,7 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
     totals = (0, 0)  # the teams' scores before the deal (seats 1 and 3, seats 2 and 4)
     scores: Sequence[int] = (0, 0, 0, 0)  # the seats' running totals before the deal
     previous: int | None = None  # the points of seats 1 and 3 in the deal before
+    team_points = 0  # seats 1 and 3's points in every deal
     packed = [0, 0, 0, 0]  # per position relative to the dealer: each card's count, packed
     for hand in hands:
         if not is_deal(hand.hands):  # an attempt the replayer could not deal (not replayed)
@@ -179,6 +183,7 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
         deal.add(labels, key_group)
         deal.state(deals, totals, scores)
         points = hcp(hand.hands[0] | hand.hands[2])
+        team_points += points
         if previous is not None:  # consecutive deals of a match are independent
             tally.covariate((HCP, "serial", "previous deal"), _TEAM_HCP, previous, points)
         previous = points
@@ -189,6 +194,9 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
             totals, scores = (after[0] + after[2], after[1] + after[3]), after
     if deals:
         _placed(tally, deals, packed)
+        if leaf is not None:  # seats 1 and 3's points in the match, against the next one's
+            tally.ordered(_CONSECUTIVE, _TEAM_HCP, int.from_bytes(leaf[0][:8], "big"), leaf[1],
+                          team_points, deals)
     return deals
 
 
