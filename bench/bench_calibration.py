@@ -37,7 +37,18 @@ MAIN_TESTS = {
     "points of the side behind (slope per hand)": ("high-card points", "match state",
                                                    "side behind"),
     "one player's points (max over players)": ("high-card points", "player", "by name"),
-    "first dealer a computer seat (share)": ("first dealer", "label", "computer"),
+    "first dealer a computer seat": ("first dealer", "label", "computer"),
+    "card positions (one card at one position)": ("card position", "seat",
+                                                  "dealer|dealer+1|dealer+2|dealer+3"),
+    "long suits by table seat (joint)": ("long suits", "table seat",
+                                         "seat 1|seat 2|seat 3|seat 4"),
+    "voids by team": ("voids", "team", "seats 1+3|seats 2+4"),
+    "points against closeness to the target (slope)": ("high-card points", "match state",
+                                                       "close to the target"),
+    "points of the side behind by hand number (slope)": ("high-card points", "match state",
+                                                         "side behind by hand number"),
+    "consecutive matches (correlation)": ("high-card points", "serial",
+                                          "consecutive matches"),
 }
 
 

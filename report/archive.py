@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 GROUP_WORDS = {"seat": "by seat relative to the dealer", "label": "by seat label",
                "table seat": "by table seat", "team": "by team", "player": "by player",
                "match state": "against the state of the match",
-               "serial": "against the deal before",
+               "serial": "against the one before", "rule set": "by rule set",
                "named by declarer": "given the declarer's length in the named suit",
                "key": "by signing key", "all": "over all deals",
                "computer vs human": "computer seats against human seats"}

@@ -20,7 +20,21 @@ that does not suit it:
 * ``first dealer``: the first dealer is a computer seat;
 * ``repeat``: a deal of the archive dealt again, its hands to other seats;
 * ``serial``: of two deals, the one whose points for seats 1 and 3 are nearer the deal
-  before's (streaks: a side's luck lasts).
+  before's (streaks: a side's luck lasts);
+* ``shuffle``: a biased shuffle, Fisher-Yates with an off-by-one from a deck in order
+  (:func:`off_by_one_shuffle`: no card stays in its place), for every deal whatever the
+  strength;
+* ``long suits``: seat 1 gets the deal of two with more long suits (5 cards or more);
+* ``voids``: seats 1 and 3 get the deal of two with more voids;
+* ``close to the target``: the side alone within a quarter of the target gets the better
+  of two deals (to end the match);
+* ``late comeback``: the side behind gets the better of two deals, from the match's
+  middle deal on;
+* ``rule set``: in ``classic`` matches only, the first hand dealt (``dealer+1``) gets the
+  better of two deals;
+* ``consecutive matches``: the side of seats 1 and 3 lucky in the match before (more than
+  20 points a deal) gets the better of two deals in this one, the other side when not
+  (each match stands at the next leaf of one season, as a platform's seasons order them).
 
 Reproducible from the ``random.Random`` given (NOT secret: tests and benches only).
 
@@ -39,15 +53,17 @@ from types import SimpleNamespace
 from typing import Any
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.measures import hcp, tally_match
+from tarneeb.replay.archive.measures import hcp, suit_lengths, tally_match
 from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.ruleset import PRESETS
 
 CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat",
-          "serial")
+          "serial", "shuffle", "long suits", "voids", "close to the target", "late comeback",
+          "rule set", "consecutive matches")
 PLAYERS = ("Rami", "Lina", "Omar", "Sara", "Karim", "Nour", "Ziad", "Dana", "Hadi", "Maya",
            "Fadi", "Rana")
 FAVOURED = "Rami"
+_SEASON = b"synthetic season root" + bytes(11)  # where the matches stand, in order
 _ACES = [13 * s + 12 for s in range(4)]
 _KINGS = [13 * s + 11 for s in range(4)]
 _JACKS = [13 * s + 9 for s in range(4)]
@@ -57,6 +73,25 @@ def _shuffled(rng: random.Random) -> list[int]:
     deck = list(range(52))
     rng.shuffle(deck)
     return deck
+
+
+def off_by_one_shuffle(rng: random.Random) -> list[int]:
+    """Fisher-Yates with an off-by-one, from a deck in order: position ``i`` swapped with
+    one before it (``randrange(i)``, not ``randrange(i + 1)``). That is Sattolo's
+    algorithm: it makes only cyclic orders, so no card ever stays in its place."""
+    deck = list(range(52))
+    for i in range(51, 0, -1):
+        j = rng.randrange(i)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def off_by_one_placement() -> list[list[float]]:
+    """The exact probability that :func:`off_by_one_shuffle` deals card ``c`` to the seat
+    ``g`` places after the dealer (position ``i`` to ``dealer + 1 + i``): every position
+    but its own, ``1 / 51`` each."""
+    return [[sum(1 / 51 for i in range(52) if i != c and (1 + i) % 4 == g) for g in range(4)]
+            for c in range(52)]
 
 
 def _trade_honours(rng: random.Random, deck: list[int], dealer: int) -> list[int]:
@@ -83,6 +118,8 @@ def _trade_honours(rng: random.Random, deck: list[int], dealer: int) -> list[int
 def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
           favoured: Sequence[int], behind: int | None, past: list[list[int]],
           last: int | None = None) -> list[int]:
+    if cheat == "shuffle":
+        return off_by_one_shuffle(rng)
     deck = _shuffled(rng)
     if cheat is None or rng.random() >= strength:
         past.append(deck)
@@ -111,6 +148,9 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
 
     def points(d: list[int]) -> int:
         hs = deal_hands(d, dealer)
+        if cheat in ("long suits", "voids"):
+            return sum(1 for s in favoured for k in suit_lengths(hs[s])
+                       if (k >= 5 if cheat == "long suits" else k == 0))
         return sum(hcp(hs[s]) for s in favoured)
 
     return other if points(other) > points(deck) else deck
@@ -118,16 +158,22 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
 
 def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
                     cheat: str | None = None, strength: float = 0.5,
-                    past: list[list[int]] | None = None) -> int:
+                    past: list[list[int]] | None = None, leaf: int | None = None,
+                    luck: list[int] | None = None) -> int:
     """One match of ``deals`` deals into ``tally`` (as an audit would add it); ``past``,
-    the decks dealt before (the archive's, for ``repeat``)."""
+    the decks dealt before (the archive's, for ``repeat``); ``leaf``, its index in the
+    season; ``luck``, seats 1 and 3's points over 20 a deal in each match before (this
+    one's is appended)."""
     past = [] if past is None else past
+    luck = [] if luck is None else luck
     computer = tuple(rng.random() < 0.5 for _ in range(4))
     names = rng.sample(PLAYERS, 4)
     first = rng.randrange(4)
     if cheat == "first dealer" and any(computer) and rng.random() < strength:
         first = rng.choice([s for s in range(4) if computer[s]])
-    seats = {"table seat": (0,), "team": (0, 2)}.get(cheat or "", ())
+    seats = {"table seat": (0,), "team": (0, 2), "long suits": (0,), "voids": (0, 2)}.get(
+        cheat or "", ())
+    cut = -(-3 * PRESETS[rules].target // 4)
     if cheat == "player" and FAVOURED in names:
         seats = (names.index(FAVOURED),)
     totals = [0, 0]
@@ -136,29 +182,43 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
         dealer = (first + k) % 4
         behind = None if totals[0] == totals[1] else int(totals[1] < totals[0])
         last = hcp(records[-1].hands[0]) + hcp(records[-1].hands[2]) if records else None
-        deck = _deal(rng, dealer, cheat, strength, seats, behind, past, last)
+        aim = seats
+        if cheat == "close to the target" and (totals[0] >= cut) != (totals[1] >= cut):
+            aim = (0, 2) if totals[0] >= cut else (1, 3)
+        elif cheat == "late comeback" and behind is not None and 2 * k >= deals:
+            aim = (behind, behind + 2)
+        elif cheat == "rule set" and rules == "classic":
+            aim = ((dealer + 1) % 4,)
+        elif cheat == "consecutive matches" and luck:
+            aim = (0, 2) if luck[-1] > 0 else (1, 3)
+        deck = _deal(rng, dealer, cheat, strength, aim, behind, past, last)
         trump = rng.randrange(4)
         totals[rng.randrange(2)] += rng.randrange(14)
         records.append(SimpleNamespace(
             hands=deal_hands(deck, dealer), dealer=dealer, thirteenth=deck[51],
             totals=[totals[0], totals[1], totals[0], totals[1]], declarer=rng.randrange(4),
             trump=trump, cancelled=False))
-    return tally_match(tally, PRESETS[rules], computer, "platform", records, names)
+    luck.append(sum(hcp(r.hands[0] | r.hands[2]) - 20 for r in records))
+    return tally_match(tally, PRESETS[rules], computer, "platform", records, names,
+                       None if leaf is None else (_SEASON, leaf))
 
 
 def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,
                       cheat: str | None = None, strength: float = 0.5,
                       recorded_share: float = 0.5) -> dict[str, Tally]:
     """An archive's tallies by origin: each match proven or recorded at random (a cheat is
-    in the recorded ones), rule sets at random."""
+    in the recorded ones), rule sets at random, the matches at leaves 0, 1, ... of one
+    season."""
     out = {"proven": Tally(), "recorded": Tally()}
     names = list(PRESETS)
     past: list[list[int]] = []
-    for _ in range(matches):
+    luck: list[int] = []
+    for leaf in range(matches):
         origin = "recorded" if rng.random() < recorded_share else "proven"
         synthetic_match(out[origin], rng, rng.choice(names), deals,
-                        cheat if origin == "recorded" else None, strength, past)
+                        cheat if origin == "recorded" else None, strength, past, leaf, luck)
     return {o: t for o, t in out.items() if t}
 
 
-__all__ = ["CHEATS", "FAVOURED", "PLAYERS", "synthetic_archive", "synthetic_match"]
+__all__ = ["CHEATS", "FAVOURED", "PLAYERS", "off_by_one_placement", "off_by_one_shuffle",
+           "synthetic_archive", "synthetic_match"]

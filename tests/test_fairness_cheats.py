@@ -10,9 +10,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from scipy import stats
 
+from tarneeb.audit.fairness import StatResult
 from tarneeb.replay.archive.audit import fairness_results
-from tarneeb.testing.dealsim import CHEATS, synthetic_archive
+from tarneeb.testing.dealsim import CHEATS, off_by_one_placement, synthetic_archive
 
 HCP = "high-card points"
 # cheat: (matches, the test that must flag it)
@@ -25,6 +27,13 @@ TARGETS = {
     "first dealer": (30, ("first dealer", "label", "computer")),
     "repeat": (30, ("repeated hands", "all", "13-card hands")),
     "serial": (30, (HCP, "serial", "previous deal")),
+    "shuffle": (200, ("card position", "seat", "dealer|dealer+1|dealer+2|dealer+3")),
+    "long suits": (30, ("long suits", "table seat", "seat 1|seat 2|seat 3|seat 4")),
+    "voids": (60, ("voids", "team", "seats 1+3|seats 2+4")),
+    "close to the target": (60, (HCP, "match state", "close to the target")),
+    "late comeback": (150, (HCP, "match state", "side behind by hand number")),
+    "rule set": (150, (HCP, "rule set", "classic")),
+    "consecutive matches": (60, (HCP, "serial", "consecutive matches")),
 }
 
 
@@ -34,6 +43,15 @@ def _results(matches: int, cheat: str | None, seed: int = 5) -> dict:
     return {r.test: r for r in fairness_results(tallies, 0.05)["recorded"]}
 
 
+def _placement_power(r: StatResult, tests: int) -> float:
+    """The power of the card-position test against the off-by-one shuffle at ``r``'s size,
+    at the level of Holm's first step: the exact noncentrality of its placements."""
+    shares = off_by_one_placement()
+    per_deal = sum((p - 0.25) ** 2 / 0.25 for row in shares for p in row) * 51 / 52
+    crit = stats.chi2.isf(0.05 / tests, r.df)
+    return float(stats.ncx2.sf(crit, r.df, per_deal * r.n))
+
+
 def test_every_cheat_has_its_test() -> None:
     assert set(TARGETS) == set(CHEATS)
 
@@ -41,9 +59,13 @@ def test_every_cheat_has_its_test() -> None:
 @pytest.mark.parametrize("cheat", CHEATS)
 def test_a_cheat_is_flagged_by_its_test_at_the_size_its_power_predicts(cheat: str) -> None:
     matches, target = TARGETS[cheat]
-    r = _results(matches, cheat)[target]
+    results = _results(matches, cheat)
+    r = results[target]
     assert r.flagged and r.p_adjusted is not None and r.p_adjusted <= 0.05
     assert r.detectable is not None and r.detectable > 0
+    if cheat == "shuffle":  # 153 cells off at once: the power of the cheat's own pattern
+        assert _placement_power(r, len(results)) >= 0.8
+        return
     if cheat == "repeat":  # the hands dealt again (60 % of 300 deals, 4 hands each)
         assert r.detectable < 0.5 * 300 * 4
         return

@@ -25,7 +25,9 @@ Cohen's *w* for a G-test, a shift of the mean for a z-test.
 Its modules: :mod:`~tarneeb.audit.fairness.exact` (the exact distributions),
 :mod:`~.tests` (the tests and their results), :mod:`~.tally` (observations grouped by
 test), :mod:`~.correction` (one error rate over many tests), :mod:`~.power` (what each
-test could have detected). It imports nothing of tarneeb but itself.
+test could have detected), :mod:`~.joint` (several sums at once, members, covariates,
+repeats, lags), :mod:`~.placement` (where items land: an item × group table). It imports
+nothing of tarneeb but itself.
 
 >>> hcp = DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 13)  # high-card points
 >>> round(hcp.mean, 6), round(hcp.variance, 4), round(hcp.pmf()[10], 4)
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all, holm
 from tarneeb.audit.fairness.exact import (
+    DrawClassCount,
     DrawEmpty,
     DrawPattern,
     DrawSum,
@@ -56,6 +59,7 @@ from tarneeb.audit.fairness.tests import StatResult
 __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_POWER",
+    "DrawClassCount",
     "DrawEmpty",
     "DrawPattern",
     "DrawSum",

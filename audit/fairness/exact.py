@@ -182,6 +182,76 @@ def _empty_pmf(class_sizes: tuple[int, ...], draws: int) -> dict[int, float]:
 
 
 @dataclass(frozen=True, slots=True)
+class DrawClassCount:
+    """The number of classes a draw holds ``at_least`` items of (``at_least=0``: holds
+    none of: voids; 5: the long suits of a hand), summed over ``hands`` disjoint draws
+    of ``draws`` items each from one population: its exact mean, variance and the
+    covariance with other disjoint draws, by counting (two draws' class counts: the
+    second from what the first left), for the joint tests of several seats.
+
+    >>> voids = DrawClassCount((13, 13, 13, 13), 13, 0)
+    >>> round(voids.mean, 4), round(voids.variance, 4), round(voids.covariance(13), 5)
+    (0.0512, 0.0487, 0.001)
+    >>> long = DrawClassCount((13, 13, 13, 13), 13, 5, hands=2)   # two hands' long suits
+    >>> round(long.mean / 2, 4), long.units, long.draws
+    (0.7053, 2, 26)
+    """
+
+    class_sizes: tuple[int, ...]
+    hand: int
+    at_least: int
+    hands: int = 1
+
+    @property
+    def units(self) -> int:
+        return self.hands
+
+    @property
+    def draws(self) -> int:
+        return self.hand * self.hands
+
+    @property
+    def mean(self) -> float:
+        return self.hands * _class_moments(self.class_sizes, self.hand, self.at_least)[0]
+
+    @property
+    def variance(self) -> float:
+        _, v, c = _class_moments(self.class_sizes, self.hand, self.at_least)
+        return self.hands * v + self.hands * (self.hands - 1) * c
+
+    def covariance(self, other_draws: int) -> float:
+        """With the sum over ``other_draws // hand`` further disjoint draws."""
+        c = _class_moments(self.class_sizes, self.hand, self.at_least)[2]
+        return self.hands * (other_draws // self.hand) * c
+
+
+def _held(counts: Iterable[int], at_least: int) -> int:
+    return sum(1 for k in counts if (k == 0 if at_least == 0 else k >= at_least))
+
+
+@functools.lru_cache(maxsize=64)
+def _class_mean(class_sizes: tuple[int, ...], draws: int, at_least: int) -> Fraction:
+    ways = _class_counts(class_sizes, draws)
+    return Fraction(sum(w * _held(c, at_least) for c, w in ways.items()),
+                    math.comb(sum(class_sizes), draws))
+
+
+@functools.lru_cache(maxsize=16)
+def _class_moments(class_sizes: tuple[int, ...], draws: int,
+                   at_least: int) -> tuple[float, float, float]:
+    """One draw's mean and variance, and the covariance of two disjoint draws, exactly."""
+    ways = _class_counts(class_sizes, draws)
+    total = math.comb(sum(class_sizes), draws)
+    mean = _class_mean(class_sizes, draws, at_least)
+    square = Fraction(sum(w * _held(c, at_least) ** 2 for c, w in ways.items()), total)
+    both = Fraction(0)
+    for c, w in ways.items():
+        left = tuple(sorted(s - k for s, k in zip(class_sizes, c, strict=True)))
+        both += Fraction(w, total) * _held(c, at_least) * _class_mean(left, draws, at_least)
+    return float(mean), float(square - mean ** 2), float(both - mean ** 2)
+
+
+@dataclass(frozen=True, slots=True)
 class Uniform:
     """Every category equally likely (a card dealt last, a seat drawn to deal first).
 
@@ -233,5 +303,5 @@ class PairedDraws:
 Reference = DrawSum | DrawPattern | DrawEmpty | Uniform
 
 
-__all__ = ["DrawEmpty", "DrawPattern", "DrawSum", "PairedDraws", "Reference", "TestId", "Uniform",
-           "Value", "pattern_name"]
+__all__ = ["DrawClassCount", "DrawEmpty", "DrawPattern", "DrawSum", "PairedDraws", "Reference",
+           "TestId", "Uniform", "Value", "pattern_name"]

@@ -29,6 +29,9 @@ JOINT = "joint chi-square"
 MAX = "max z over members"
 COVARIATE = "covariate z-test"
 REPEATS = "repeats (Poisson)"
+ORDERED = "lag-1 correlation"
+MIN_PAIRS = 30  # consecutive pairs the lag test needs (its normal tail is then fair)
+PACK = 20  # bits of an ordered entry that hold its number of deals
 
 
 def _covariance(refs: tuple[DrawSum, ...]) -> list[list[float]]:
@@ -154,14 +157,45 @@ def repeats_test(test: TestId, counts: dict[tuple[Any, ...], int], population: i
     return r
 
 
+def lag_test(test: TestId, ref: DrawSum, entries: dict[tuple[Any, int], int]) -> StatResult:
+    """Consecutive members of series (matches at consecutive leaves of one season):
+    ``entries[(series, index)]`` packs a member's total (its sum of ``n`` draws of
+    ``ref``) and ``n`` as ``total << PACK | n``. Each member's total is standardised by
+    its exact mean and variance (``z``); under independence the products of consecutive
+    ``z`` have mean 0 and variance 1 each and are uncorrelated, so their sum over ``P``
+    pairs has mean 0 and variance ``P`` exactly, and the normal tail of its ratio to
+    ``√P`` is the p-value (``P >= MIN_PAIRS``). The result is the lag-1 correlation."""
+    from scipy import special
+    zs: dict[tuple[Any, int], float] = {}
+    for key, packed in entries.items():
+        n = packed & ((1 << PACK) - 1)
+        if n:
+            zs[key] = ((packed >> PACK) - n * ref.mean) / math.sqrt(n * ref.variance)
+    products = [z * zs[(series, i + 1)] for (series, i), z in zs.items() if (series, i + 1) in zs]
+    pairs = len(products)
+    r = StatResult(test, ORDERED, pairs, None, None, None,
+                   ["lag-1 covariance of the standardised totals"],
+                   [sum(products) / pairs if pairs else 0.0], [0.0])
+    if pairs < MIN_PAIRS:
+        return r
+    z = sum(products) / math.sqrt(pairs)
+    r.statistic, r.p_value = z, float(2 * special.ndtr(-abs(z)))
+    r.std_error = 1 / math.sqrt(pairs)
+    return r
+
+
 __all__ = [
     "COVARIATE",
     "JOINT",
     "MAX",
     "MIN_MEMBER",
+    "MIN_PAIRS",
+    "ORDERED",
+    "PACK",
     "REPEATS",
     "covariate_test",
     "joint_test",
+    "lag_test",
     "max_test",
     "repeats_test",
 ]

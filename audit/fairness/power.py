@@ -61,6 +61,12 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
                                      / r.unit_noncentrality)
             r.detectable_unit = "mean shift per hand"
         return
+    if r.method == "placement chi-square":  # one card's share of one position
+        if r.df and r.unit_noncentrality:
+            r.detectable = math.sqrt(detectable_noncentrality(r.df, alpha, power)
+                                     / r.unit_noncentrality)
+            r.detectable_unit = "percentage points (one card at one position)"
+        return
     if r.method == "max z over members":  # Bonferroni over the members, a median member
         alpha = alpha / max(r.df or 1, 1)
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
@@ -71,14 +77,18 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
             if (r.df or 1) > 1 else 1.0
         r.detectable_unit = "hands dealt again"
         return
+    if r.method == "lag-1 correlation":
+        r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
+        r.detectable_unit = "correlation"
+        return
     if r.method == "covariate z-test":
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
         r.detectable_unit = "slope per hand"
         return
     # the standard error of the mean is the sd of the total over the units
     r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
-    r.detectable_unit = ("mean shift per hand" if r.method.startswith("z-test")
-                         else "difference per deal")
+    r.detectable_unit = ("percentage points" if r.share else "mean shift per hand"
+                         if r.method.startswith("z-test") else "difference per deal")
 
 
 

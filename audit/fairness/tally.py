@@ -13,7 +13,15 @@ from typing import Any
 
 from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all
 from tarneeb.audit.fairness.exact import DrawEmpty, DrawSum, PairedDraws, Reference, TestId, Value
-from tarneeb.audit.fairness.joint import covariate_test, joint_test, max_test, repeats_test
+from tarneeb.audit.fairness.joint import (
+    PACK,
+    covariate_test,
+    joint_test,
+    lag_test,
+    max_test,
+    repeats_test,
+)
+from tarneeb.audit.fairness.placement import placement_test
 from tarneeb.audit.fairness.power import DEFAULT_POWER
 from tarneeb.audit.fairness.tests import StatResult, _g_test, _mean_test, _paired_test
 
@@ -78,6 +86,22 @@ class Tally:
         values drawn again."""
         self.counts[("repeat", test, population, sampled, value)] += 1
 
+    def placed(self, test: TestId, sizes: tuple[int, ...], items: tuple[str, ...], samples: int,
+               cells: dict[tuple[int, int], int]) -> None:
+        """``samples`` permutations of ``items`` into groups of ``sizes`` (a match's deals),
+        ``cells[(group, item index)]`` how often each item landed in each group."""
+        self.counts[("placed", test, sizes, items)] += samples
+        for (g, i), k in cells.items():
+            self.sums[("placed", test, g, i)] += k
+
+    def ordered(self, test: TestId, ref: DrawSum, series: int, index: int, total: int,
+                n: int) -> None:
+        """A member of a series (a match at leaf ``index`` of the season ``series``): the
+        sum ``total`` of its ``n`` draws of ``ref``, for the test of consecutive members
+        (one entry a match: ``total`` and ``n`` packed in one integer)."""
+        self.counts[("ordered", test, ref)] += 1
+        self.sums[("ordered", test, ref, series, index)] += (total << PACK) + n
+
     def merge(self, other: Tally) -> Tally:
         self.counts.update(other.counts)
         self.sums.update(other.sums)
@@ -133,6 +157,16 @@ class Tally:
                 for (_, _, value), k in counts.items():
                     by_value[value] = by_value.get(value, 0) + k
                 out.append(repeats_test(test, by_value, population, sampled))
+            elif kind == "ordered":
+                (ref,) = next(iter(counts))
+                entries = {k[3:]: v for k, v in self.sums.items()
+                           if k[0] == "ordered" and k[1] == test}
+                out.append(lag_test(test, ref, entries))
+            elif kind == "placed":
+                (sizes, items) = next(iter(counts))
+                cells = {(g, i): self.sums[("placed", test, g, i)]
+                         for g in range(len(sizes)) for i in range(len(items))}
+                out.append(placement_test(test, sizes, items, sum(counts.values()), cells))
             elif kind == "covariate":
                 out.append(covariate_test(test, [
                     (ref, k, *(self.sums[("covariate-" + w, test, ref)]

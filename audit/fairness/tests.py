@@ -55,6 +55,7 @@ class StatResult:
     std_error: float | None = None  # of the observed mean (z-tests)
     unit_noncentrality: float | None = None  # joint tests: that of a shift of 1 per hand
     p_method: str = "asymptotic"  # or "Monte Carlo" (a G-test of sparse bins)
+    share: bool = False  # a z-test of a 0/1 value: observed, expected and detectable in per cent
 
     @property
     def tested(self) -> bool:
@@ -206,9 +207,15 @@ def _mean_test(test: TestId, strata: list[tuple[Any, int, int]]) -> StatResult:
         return StatResult(test, "z-test of the mean", n, None, None, None,
                           ["mean"], [observed / max(units, 1)], [expected / max(units, 1)])
     z = (observed - expected) / math.sqrt(variance)
+    # a value that is 0 or 1 (the first dealer a computer seat): its mean is a share, said
+    # in per cent, and its detectable bias in percentage points
+    share = all(getattr(r, "population", ()) and {v for v, _ in r.population} <= {0, 1}
+                and getattr(r, "draws", 0) == 1 for r, _, _ in strata)
+    scale = 100.0 if share else 1.0
     out = StatResult(test, "z-test of the mean", n, z, None, float(2 * special.ndtr(-abs(z))),
-                     ["mean per hand"], [observed / units], [expected / units],
-                     std_error=math.sqrt(variance) / units)
+                     ["share" if share else "mean per hand"], [scale * observed / units],
+                     [scale * expected / units],
+                     std_error=scale * math.sqrt(variance) / units, share=share)
     if n <= EXACT_UP_TO:
         out.p_value, out.p_method = exact_sum_p([(r, k) for r, k, _ in strata],
                                                 round(observed)), "exact"

@@ -189,7 +189,9 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
             deals = "proven" if v.deals_proven and signed else "recorded"
             tally = out.tallies.setdefault(deals, Tally())
             group = v.signer if v.key_pinned and v.signer is not None else v.key_id
-            if tally_match(tally, v.rules, v.computer, group, v.history, v.names):
+            batch = log.header.batch if data is not None else None  # its season leaf
+            if tally_match(tally, v.rules, v.computer, group, v.history, v.names,
+                           None if batch is None else (batch.root, batch.index)):
                 share = snapshot(tally)
         computers = sum(v.computer)
         out.matches.append(MatchRow(
@@ -522,20 +524,20 @@ def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
         tally = tallies.get(origin)
         if not tally:
             continue
-        keys = tested_keys(tally)
+        keys = {by: tested_keys(tally, by) for by in ("key", "rule set")}
         out[origin] = tally.results(alpha, power, correct=False,
-                                    select=lambda t, k=keys: t[1] != "key" or t[2] in k)
+                                    select=lambda t, k=keys: t[1] not in k or t[2] in k[t[1]])
     correct_all([r for rs in out.values() for r in rs], alpha, power, detectable)
     return out
 
 
-def tested_keys(tally: Tally) -> set[str]:
-    """The signing keys tested apart: those with at least ``MIN_KEY_DEALS`` deals, when
-    there are two or more such keys (one key is the whole archive, tested already). A
-    key with a handful of matches would only add tests, and take power from the rest."""
+def tested_keys(tally: Tally, by: str = "key") -> set[str]:
+    """The signing keys (``by="rule set"``: rule sets) tested apart: those with at least
+    ``MIN_KEY_DEALS`` deals, when there are two or more (one is the whole archive, tested
+    already). One with a handful of matches would only add tests, and take power."""
     deals: Counter[str] = Counter()
     for key, n in tally.counts.items():
-        if key[0] in ("fit", "fit+mean") and key[1][:2] == (HCP, "key"):
+        if key[0] in ("fit", "fit+mean") and key[1][:2] == (HCP, by):
             deals[key[1][2]] += n
     keys = {k for k, n in deals.items() if n >= MIN_KEY_DEALS}
     return keys if len(keys) > 1 else set()

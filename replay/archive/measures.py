@@ -14,8 +14,8 @@ exact distribution it follows under a uniform shuffle, grouped three ways:
   label (the exact variance of their total allows for their sharing one deck); the
   distribution tests use one hand per deal, the label's first in dealing order, so
   the hands tested are independent;
-* by signing key, on the first hand dealt (``dealer+1``), for keys with enough deals
-  (see :meth:`tarneeb.replay.archive.audit.ArchiveSummary.fairness`).
+* by signing key and by rule set, on the first hand dealt (``dealer+1``), for keys (rule
+  sets) with enough deals (see :func:`tarneeb.replay.archive.audit.tested_keys`).
 
 Computer against human seats: per deal with both, the points (and trumps) per
 computer hand minus per human hand, against its exact mean and variance.
@@ -33,8 +33,9 @@ references say so.
 >>> tally_match(t, v.rules, v.computer, v.key_id, v.history) == len(v.history)  # deals added
 True
 >>> sorted({r.test[0] for r in t.results()})  # doctest: +NORMALIZE_WHITESPACE
-['aces', 'first dealer', 'high-card points', 'kings', 'repeated hands', 'revealed card',
- 'revealed rank', 'suit pattern', 'trump suit', 'trumps', 'voids']
+['aces', 'card position', 'first dealer', 'high-card points', 'kings', 'long suits',
+ 'repeated hands', 'revealed card', 'revealed rank', 'suit pattern', 'trump suit', 'trumps',
+ 'voids']
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tarneeb.audit.fairness import (
+    DrawClassCount,
     DrawEmpty,
     DrawPattern,
     DrawSum,
@@ -65,6 +67,8 @@ HCP, TRUMPS, PATTERN, VOIDS = "high-card points", "trumps", "suit pattern", "voi
 REVEALED, TRUMP_SUIT, FIRST_DEALER = "revealed card", "trump suit", "first dealer"
 ACES, KINGS, REVEALED_RANK = "aces", "kings", "revealed rank"
 REPEATED = "repeated hands"
+LONG = "long suits"  # suits of 5 cards or more in a hand
+CARD_POSITION = "card position"  # each card's hand, by seat relative to the dealer
 # one hand in REPEAT_SAMPLE is kept (by a fingerprint of its cards, so a hand dealt again
 # is kept again): what counting repeats costs, about 60 bytes a match
 REPEAT_SAMPLE = 64
@@ -73,7 +77,7 @@ _FINGERPRINT = 0x9E3779B97F4A7C15  # a multiplicative hash (Fibonacci), public
 _MASK64 = (1 << 64) - 1
 _KEEP = (1 << 64) // REPEAT_SAMPLE
 MEASURES = (HCP, ACES, KINGS, TRUMPS, PATTERN, VOIDS, REVEALED, REVEALED_RANK, TRUMP_SUIT,
-            FIRST_DEALER, REPEATED)
+            FIRST_DEALER, REPEATED, CARD_POSITION, LONG)
 TABLE_SEATS = ("seat 1", "seat 2", "seat 3", "seat 4")  # absolute, as people count them
 TEAMS = ("seats 1+3", "seats 2+4")
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -85,6 +89,34 @@ _ALL_SUITS = Uniform(SUIT_NAMES)
 _ALL_RANKS = Uniform(RANK_NAMES)
 _RANK_POPULATION = ((1, 4), (0, 48))  # the aces (or kings) among the 52 cards
 _ALL_SEATS = Uniform((0, 1, 2, 3))
+_CARD_NAMES = tuple(card_name(c) for c in range(52))
+_FIELD = 32  # bits per card of a match's packed counts (a match has fewer deals than 2**32)
+_SPREAD = tuple(sum(1 << (_FIELD * i) for i in range(8) if b >> i & 1) for b in range(256))
+_POSITIONS_TEST = (CARD_POSITION, "seat", "|".join(POSITIONS))
+_CONSECUTIVE = (HCP, "serial", "consecutive matches")
+
+
+def _spread(mask: int) -> int:
+    """A hand's 52-bit mask as 52 counters of ``_FIELD`` bits (1 for each card held), so
+    that a match's deals add up per card in one integer per position."""
+    out, shift = 0, 0
+    while mask:
+        out += _SPREAD[mask & 255] << shift
+        mask >>= 8
+        shift += 8 * _FIELD
+    return out
+
+
+def _placed(tally: Tally, deals: int, packed: list[int]) -> None:
+    """A match's counts of each card in each position relative to the dealer, unpacked."""
+    cells = {}
+    full = (1 << _FIELD) - 1
+    for g, v in enumerate(packed):
+        for i in range(52):
+            k = (v >> (_FIELD * i)) & full
+            if k:
+                cells[(g, i)] = k
+    tally.placed(_POSITIONS_TEST, SUIT_SIZES, _CARD_NAMES, deals, cells)
 
 
 def hcp(mask: int) -> int:
@@ -118,9 +150,11 @@ def _trump_population(rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
 
 
 def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str | None,
-                hands: Iterable[Any], names: Sequence[str] | None = None) -> int:
+                hands: Iterable[Any], names: Sequence[str] | None = None,
+                leaf: tuple[bytes, int] | None = None) -> int:
     """Add the deals of one match (the engine's ``Hand`` records) to ``tally``; ``names``
-    are the seats' player names (the log's header), for each player's luck across matches.
+    are the seats' player names (the log's header), for each player's luck across matches;
+    ``leaf`` its season leaf (root, index), for the luck of consecutive matches.
 
     Returns the number of deals added.
     """
@@ -128,7 +162,10 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
     key_group = key or "unsigned"
     deals = 0
     totals = (0, 0)  # the teams' scores before the deal (seats 1 and 3, seats 2 and 4)
+    scores: Sequence[int] = (0, 0, 0, 0)  # the seats' running totals before the deal
     previous: int | None = None  # the points of seats 1 and 3 in the deal before
+    team_points = 0  # seats 1 and 3's points in every deal
+    packed = [0, 0, 0, 0]  # per position relative to the dealer: each card's count, packed
     for hand in hands:
         if not is_deal(hand.hands):  # an attempt the replayer could not deal (not replayed)
             continue
@@ -140,10 +177,13 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
                 tally.mean((FIRST_DEALER, "label", "computer"), DrawSum(((1, k), (0, 4 - k)), 1),
                            int(labels[hand.dealer] == LABELS[0]))
         deals += 1
+        for seat in range(4):
+            packed[(seat - hand.dealer) & 3] += _spread(hand.hands[seat])
         deal = _DealTally(tally, rules, hand)
         deal.add(labels, key_group)
-        deal.state(deals, totals)
+        deal.state(deals, totals, scores)
         points = hcp(hand.hands[0] | hand.hands[2])
+        team_points += points
         if previous is not None:  # consecutive deals of a match are independent
             tally.covariate((HCP, "serial", "previous deal"), _TEAM_HCP, previous, points)
         previous = points
@@ -151,7 +191,12 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
             deal.players(names)
         after = getattr(hand, "totals", None)
         if after is not None and len(after) == 4:
-            totals = (after[0] + after[2], after[1] + after[3])
+            totals, scores = (after[0] + after[2], after[1] + after[3]), after
+    if deals:
+        _placed(tally, deals, packed)
+        if leaf is not None:  # seats 1 and 3's points in the match, against the next one's
+            tally.ordered(_CONSECUTIVE, _TEAM_HCP, int.from_bytes(leaf[0][:8], "big"), leaf[1],
+                          team_points, deals)
     return deals
 
 
@@ -163,6 +208,7 @@ class _DealTally:
         self.masks, self.dealer, self.thirteenth = hand.hands, hand.dealer, hand.thirteenth
         self.trump = rules.trump_for_deal(hand.thirteenth)
         self.pop = _trump_population(rules) if self.trump is not None else None
+        self.lengths = [suit_lengths(m) for m in self.masks]
 
     def add(self, labels: list[str] | None, key_group: str) -> None:
         tally, dealer = self.tally, self.dealer
@@ -175,12 +221,14 @@ class _DealTally:
         for seat in range(4):
             self.one_hand(("seat", POSITIONS[(seat - dealer) & 3]), seat, False)
             tally.fit_and_mean((VOIDS, "seat", POSITIONS[(seat - dealer) & 3]), _VOIDS,
-                               suit_lengths(self.masks[seat]).count(0))
+                               self.lengths[seat].count(0))
         self.one_hand(("key", key_group), (dealer + 1) & 3, True)
+        self.one_hand(("rule set", self.rules.name), (dealer + 1) & 3, True)
         by_position = [(dealer + pos) & 3 for pos in range(4)]
-        self.sums(("seat", "|".join(POSITIONS)), [(s,) for s in by_position])
-        self.sums(("table seat", "|".join(TABLE_SEATS)), [(s,) for s in range(4)])
-        self.sums(("team", "|".join(TEAMS)), [(0, 2), (1, 3)])
+        self.sums(("seat", "|".join(POSITIONS)), [(s,) for s in by_position], (LONG,))
+        self.sums(("table seat", "|".join(TABLE_SEATS)), [(s,) for s in range(4)],
+                  (VOIDS, LONG))
+        self.sums(("team", "|".join(TEAMS)), [(0, 2), (1, 3)], (VOIDS, LONG))
         for mask in self.masks:  # a hand dealt again: kept when its fingerprint says so
             if (mask * _FINGERPRINT) & _MASK64 < _KEEP:
                 tally.drawn((REPEATED, "all", "13-card hands"), mask, _HANDS, REPEAT_SAMPLE)
@@ -204,10 +252,22 @@ class _DealTally:
             out.append((TRUMPS, *t))
         return out
 
-    def sums(self, group: tuple[str, str], parts: Sequence[Sequence[int]]) -> None:
+    def classes(self, seats: Sequence[int], which: Sequence[str]) -> list[tuple[str, Any, int]]:
+        """The voids or long suits (5 cards or more) of ``seats``' hands, summed."""
+        out = []
+        for measure in which:
+            at_least = 0 if measure == VOIDS else 5
+            held = sum(1 for s in seats for k in self.lengths[s]
+                       if (k == 0 if at_least == 0 else k >= at_least))
+            out.append((measure, _class_ref(SUIT_SIZES, 13, at_least, len(seats)), held))
+        return out
+
+    def sums(self, group: tuple[str, str], parts: Sequence[Sequence[int]],
+             classes: Sequence[str] = ()) -> None:
         """One joint test per measure of the sums of ``parts`` (disjoint sets of seats that
-        hold the whole deck: the four seats, the two teams)."""
-        per_part = [self.measures(p) for p in parts]
+        hold the whole deck: the four seats, the two teams), and of ``classes`` (voids,
+        long suits: their sums are not fixed, so the test has a degree more)."""
+        per_part = [self.measures(p) + self.classes(p, classes) for p in parts]
         for i, (measure, _, _) in enumerate(per_part[0]):
             self.tally.joint((measure, *group), _joint_refs(*(m[i][1] for m in per_part)),
                              tuple(m[i][2] for m in per_part))
@@ -224,7 +284,7 @@ class _DealTally:
         tally, mask = self.tally, self.masks[seat]
         numeric = tally.fit_and_mean if with_mean else tally.fit
         numeric((HCP, *group), _HCP_HAND, hcp(mask))
-        lengths = suit_lengths(mask)
+        lengths = self.lengths[seat]
         tally.fit((PATTERN, *group), _PATTERN, _pattern_name(lengths))
         if group[0] != "seat":  # by seat, the voids have a test of their mean too
             numeric((VOIDS, *group), _VOIDS, lengths.count(0))
@@ -253,16 +313,27 @@ class _DealTally:
             self.tally.paired((measure, *group), _paired_ref(pop, x.draws, kc, y.draws, kh),
                               vx, vy)
 
-    def state(self, number: int, totals: tuple[int, int]) -> None:
+    def state(self, number: int, totals: tuple[int, int], seats: Sequence[int]) -> None:
         """The points of the team of seats 1 and 3 against the match before the deal: who
-        is behind (+1 when it is, -1 when ahead) and the score difference. A fair deal does
-        not depend on the state of the match."""
+        is behind (+1 when it is, -1 when ahead), the score difference, who is behind times
+        the hand number (from 1), and who is within a quarter of the target (+1 seats 1
+        and 3 alone, -1 the others alone, 0 both or neither). A fair deal does not depend
+        on the state of the match."""
         diff = totals[1] - totals[0]  # how far seats 1 and 3 are behind
         points = hcp(self.masks[0] | self.masks[2])
         ref = _TEAM_HCP
         self.tally.covariate((HCP, "match state", "side behind"), ref,
                              (diff > 0) - (diff < 0), points)
         self.tally.covariate((HCP, "match state", "score difference"), ref, diff, points)
+        # the side behind, the more as the match goes on (comebacks made late)
+        self.tally.covariate((HCP, "match state", "side behind by hand number"), ref,
+                             ((diff > 0) - (diff < 0)) * number, points)
+        cut = -(-3 * self.rules.target // 4)  # within a quarter of the target
+        # a seat on the target wins for its team (team scoring: both partners hold the
+        # team's total)
+        near = (max(seats[0], seats[2]) >= cut, max(seats[1], seats[3]) >= cut)
+        self.tally.covariate((HCP, "match state", "close to the target"), ref,
+                             near[0] - near[1], points)
 
     def players(self, names: Sequence[str]) -> None:
         """Each player's points per hand, by name across matches (max over players)."""
@@ -288,6 +359,7 @@ class _DealTally:
 
 
 _sum_ref = functools.lru_cache(maxsize=256)(DrawSum)
+_class_ref = functools.lru_cache(maxsize=16)(DrawClassCount)
 _paired_ref = functools.lru_cache(maxsize=256)(PairedDraws)
 _joint_refs = functools.lru_cache(maxsize=256)(lambda *refs: refs)
 
