@@ -13,6 +13,7 @@ import { PRESETS, RULE_FIELDS, lowestTotal, presetDepartures, reveals, rulesMap,
 import { pyRepr, rulesNotes } from "./house.js";
 import { nameScripts, pyStr } from "./names.js";
 import { exercisedPaths } from "./paths.js";
+import { type SignedReceipt, receiptMismatches } from "./receipt.js";
 import { encode } from "@msgpack/msgpack";
 
 export interface Finding {
@@ -55,6 +56,14 @@ export interface Options {
   root?: Bytes | null;
   /** the server seed revealed outside the log */
   serverSeed?: Bytes | null;
+  /** seats' pre-play receipts: the one naming the log's match (or the only one) is checked */
+  receipts?: SignedReceipt[];
+}
+
+/** The receipt for a match: the one that names it; else the only one given; else none. */
+function receiptFor(opts: Options, matchId: Bytes): SignedReceipt | null {
+  const all = opts.receipts ?? [];
+  return all.find((r) => equal(r.receipt.matchId, matchId)) ?? (all.length === 1 ? all[0]! : null);
 }
 
 type Where = Partial<Pick<Finding, "hand" | "trick" | "seat" | "card" | "offset">>;
@@ -103,7 +112,10 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   }
   await checkSignature(log, v, opts);
   const source = await checkSeeds(log, v, opts, cache);
-  if (h.serverCommitment !== null) v.notes.push(NO_RECEIPT_NOTE);
+  const receipt = receiptFor(opts, h.matchId);
+  if (receipt !== null) {
+    for (const m of await receiptMismatches(h, receipt, opts.publicKey ?? null)) add(v, "receipt-mismatch", m);
+  } else if (h.serverCommitment !== null) v.notes.push(NO_RECEIPT_NOTE);
   let firstDealer = h.firstDealer;
   let seedsOk = false;
   if (source.deriver !== null) {
