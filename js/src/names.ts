@@ -118,6 +118,22 @@ function alias(cp: number): string {
 }
 
 const cps = (s: string) => Array.from(s, (c) => c.codePointAt(0)!);
+
+/**
+ * `s` in a normal form, leaving alone the code points Python's data has unassigned (which
+ * the JS runtime's newer Unicode may decompose): both verifiers then normalise alike.
+ */
+function norm(s: string, form: "NFC" | "NFD" | "NFKC"): string {
+  let out = "";
+  let run = "";
+  for (const c of s) {
+    if (cls(c.codePointAt(0)!) === "n") {
+      out += run.normalize(form) + c;
+      run = "";
+    } else run += c;
+  }
+  return out + run.normalize(form);
+}
 const hex = (cp: number, n: number) => cp.toString(16).padStart(n, "0");
 const HEX = (cp: number) => cp.toString(16).toUpperCase().padStart(4, "0");
 
@@ -186,7 +202,7 @@ export function nameScripts(name: string): string[] {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(name)) return /[A-Za-z]/.test(name) ? ["Latin"] : [];
   const out = new Set<string>();
-  for (const cp of cps(name.normalize("NFKC"))) {
+  for (const cp of cps(norm(name, "NFKC"))) {
     const a = alias(cp);
     if (!NEUTRAL.has(a) && !invisible(cp)) out.add(title(a));
   }
@@ -222,7 +238,7 @@ export function nameProblem(name: string): string | null {
   }
   if (name.startsWith(" ") || name.endsWith(" ")) return "it begins or ends with a space";
   if (name.includes("  ")) return "two spaces in a row";
-  const normal = name.normalize("NFKC");
+  const normal = norm(name, "NFKC");
   if (normal !== name) return `it is not in Unicode's NFKC form, which is ${pyStr(normal)}: it shows like another name`;
   if (!list.some((cp) => "LNPS".includes(cls(cp)))) return "it shows as nothing";
   if ("mM".includes(cls(list[0]!))) return `it begins with ${charName(list[0]!)}, a combining mark drawn on nothing`;
@@ -237,15 +253,15 @@ function casefold(s: string): string {
 /** UTS #39's skeleton: NFD, each character replaced by its prototype, NFD again. */
 export function skeleton(text: string): string {
   const protos = load().protos;
-  return cps(text.normalize("NFD")).map((cp) => protos.get(cp) ?? String.fromCodePoint(cp)).join("").normalize("NFD");
+  return norm(cps(norm(text, "NFD")).map((cp) => protos.get(cp) ?? String.fromCodePoint(cp)).join(""), "NFD");
 }
 
 /** The forms in which two names that look the same share one. */
 export function nameKeys(name: string): Set<string> {
-  const plain = cps(name.normalize("NFKC")).filter((cp) => cp !== ZWNJ && cp !== ZWJ && !invisible(cp)).map((cp) => String.fromCodePoint(cp)).join("");
-  const first = skeleton(casefold(plain).normalize("NFKC"));
-  const then = skeleton(casefold(skeleton(plain)).normalize("NFKC"));
-  return new Set([first, then].map((k) => k.normalize("NFC")));
+  const plain = cps(norm(name, "NFKC")).filter((cp) => cp !== ZWNJ && cp !== ZWJ && !invisible(cp)).map((cp) => String.fromCodePoint(cp)).join("");
+  const first = skeleton(norm(casefold(plain), "NFKC"));
+  const then = skeleton(norm(casefold(skeleton(plain)), "NFKC"));
+  return new Set([first, then].map((k) => norm(k, "NFC")));
 }
 
 // eslint-disable-next-line no-control-regex

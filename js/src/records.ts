@@ -250,6 +250,59 @@ function zerosAtEnd(b: Bytes, upto = b.length): number {
   return upto - i;
 }
 
+const num = (n: number) => n.toLocaleString("en-US");
+
+/** Python's `f"{n:#04x}"`. */
+function hex04(n: number): string {
+  const prefix = (n < 0 ? "-" : "") + "0x";
+  return prefix + Math.abs(n).toString(16).padStart(Math.max(0, 4 - prefix.length), "0");
+}
+
+/** Whether a msgpack value holds a str whose bytes are not UTF-8 (checked before anything else, as msgpack's reader does). */
+function badText(raw: Bytes): boolean {
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  let p = 0;
+  const n = (w: number) => {
+    let v = 0;
+    for (let i = 0; i < w; i++) v = v * 256 + raw[p + i]!;
+    p += w;
+    return v;
+  };
+  while (p < raw.length) {
+    const b = raw[p++]!;
+    let len = -1;
+    if (b >= 0xa0 && b <= 0xbf) len = b & 31;
+    else if (b === 0xd9) len = n(1);
+    else if (b === 0xda) len = n(2);
+    else if (b === 0xdb) len = n(4);
+    else if (b === 0xc4 || b === 0xc5 || b === 0xc6) {
+      const size = n(b === 0xc4 ? 1 : b === 0xc5 ? 2 : 4);
+      p += size;
+    }
+    else if (b in FIXED_SIZES) {
+      if (FIXED_SIZES[b]! < 0) return false;
+      p += FIXED_SIZES[b]!;
+    }
+    else if (b === 0xdc || b === 0xde) p += 2;
+    else if (b === 0xdd || b === 0xdf) p += 4;
+    if (len >= 0) {
+      try {
+        utf8.decode(raw.subarray(p, p + len));
+      } catch {
+        return true;
+      }
+      p += len;
+    }
+  }
+  return false;
+}
+
+// the bytes after a fixed-size msgpack type byte
+const FIXED_SIZES: Record<number, number> = {
+  0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
+  0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, 0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17, 0xc7: -1, 0xc8: -1, 0xc9: -1,
+};
+
 class Parser {
   header: Header | null = null;
   hands: HandRecord[] = [];
@@ -271,9 +324,10 @@ class Parser {
     try {
       this.loop();
     } catch (e) {
+      if (this.header === null && (e instanceof LogError || e instanceof ValueError)) throw this.tornHeader() ?? (e instanceof LogError ? e : new LogError(e.reason, e.offset));
       if (e instanceof LogError) throw e;
       if (!(e instanceof ValueError)) throw e;
-      if (this.header === null) throw new LogError(e.reason, e.offset);
+      if (this.header === null) throw this.tornHeader() ?? new LogError(e.reason, e.offset);
       if (e.whole) throw new LogError(e.reason, e.offset);
       if (e.cap) {
         this.unreadable(e);
@@ -298,14 +352,25 @@ class Parser {
     this.zeroTail = zerosAtEnd(this.data);
   }
 
+  /** A header cut short and zero-filled (a power loss while it was written), or null. */
+  private tornHeader(): LogError | null {
+    const zeros = zerosAtEnd(this.data);
+    const head = this.data.subarray(0, this.data.length - zeros);
+    if (!head.length || !zeros || head.length > this.lim.maxRecordBytes) return null;
+    const starts = [0x9c, 0x9d].map((n) => Uint8Array.of(n, 0, ...encode(MAGIC)));
+    if (!starts.some((st) => head.subarray(0, st.length).every((b, i) => b === st[i]))) return null;
+    if (scanValue(head, 0, DEFAULT_LIMITS).kind !== "incomplete") return null;
+    return new LogError("log cut short inside its header: not readable", head.length);
+  }
+
   private tornTail(head: Bytes, zeros: number, pos: number): Cut | null {
-    if (!head.length) return { offset: pos, message: `cut at byte ${pos}: the rest of the file (${zeros} bytes) is zeros, not records`, unreadable: false };
+    if (!head.length) return { offset: pos, message: `cut at byte ${pos}: the rest of the file (${num(zeros)} bytes) is zeros, not records`, unreadable: false };
     const padded = new Uint8Array(head.length + Math.min(zeros, 16));
     padded.set(head);
     if (scanValue(padded, 0, DEFAULT_LIMITS).kind === "error" || scanValue(head, 0, DEFAULT_LIMITS).kind !== "incomplete"
         || !writerStart(head)) return null;
     if (!zeros) return { offset: pos, message: `cut at byte ${pos}: the stream ends inside a record or move (${head.length} bytes of it)`, unreadable: false };
-    return { offset: pos, message: `cut at byte ${pos}: a torn record (${head.length} bytes) then ${zeros} bytes of zeros`, unreadable: false };
+    return { offset: pos, message: `cut at byte ${pos}: a torn record (${head.length} bytes) then ${num(zeros)} bytes of zeros`, unreadable: false };
   }
 
   private unreadable(e: ValueError): void {
@@ -328,7 +393,7 @@ class Parser {
       const before = zerosAtEnd(this.data, c.offset);
       if (before) {
         this.undo(kind, c.offset - before);
-        c = { offset: start, message: `cut at byte ${start}: a record running into a zero-filled tail (${before + zeros} bytes of zeros)`, unreadable: false };
+        c = { offset: start, message: `cut at byte ${start}: a record running into a zero-filled tail (${num(before + zeros)} bytes of zeros)`, unreadable: false };
       }
     }
     this.cut = c;
@@ -381,6 +446,7 @@ class Parser {
       this.count(pos);
       if (scan.depth > lim.maxDepth) throw new ValueError(`arrays or maps nested deeper: over the max_depth cap of ${lim.maxDepth}`, pos, true);
       const raw = data.subarray(pos, scan.end);
+      if (badText(raw)) throw new ValueError("a text field is not valid UTF-8", pos);
       let obj: unknown;
       try {
         obj = decode(raw);
@@ -407,7 +473,7 @@ class Parser {
     if (obj === 0) throw new ValueError("byte 0x00 is neither a record nor a move", pos);
     if (!equal(encode(obj), raw)) throw new ValueError(`${isInt(obj) ? "move" : "record"} is not in canonical msgpack form`, pos);
     if (this.signature !== null) throw new ValueError("a record follows the signature", pos);
-    if (!Array.isArray(obj) || !obj.length) throw new ValueError(`expected a record (a msgpack array) or a move, found ${show(obj)}`, pos);
+    if (!Array.isArray(obj) || !obj.length) throw new ValueError(`expected a record (a msgpack array) or a move, found ${show(obj)}${isInt(obj) ? ` (${hex04(obj)} is no move)` : ""}`, pos);
     const kind = obj[0];
     if (!isInt(kind)) throw new ValueError(`unknown record type ${show(kind)}`, pos);
     const named = this.header?.rules.trump === "named";
