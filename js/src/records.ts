@@ -6,6 +6,7 @@
 import { decode, encode } from "@msgpack/msgpack";
 import { type Bytes, equal } from "./bytes.js";
 import { type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
+import { pyStr } from "./names.js";
 import { DEFAULT_LIMITS, type Limits, moveRun, scanValue } from "./stream.js";
 
 export const HEADER = 0, DEAL = 1, END = 2, SIGNATURE = 3, CLAIMS = 4, BLIND = 5, PROOF = 6, KEYS = 7;
@@ -90,7 +91,9 @@ function show(v: unknown): string {
   if (isBin(v)) return `${v.length} bytes`;
   if (Array.isArray(v)) return `a list of ${v.length}`;
   if (v !== null && typeof v === "object") return "a map";
-  return String(v);
+  // Python's repr, cut to 30 characters
+  const text = typeof v === "string" ? pyStr(v) : v === null ? "None" : typeof v === "boolean" ? (v ? "True" : "False") : String(v);
+  return [...text].length <= 30 ? text : [...text].slice(0, 27).join("") + "...";
 }
 
 // FORMAT.md header, seats: characters no shown text may hold
@@ -258,8 +261,12 @@ function hex04(n: number): string {
   return prefix + Math.abs(n).toString(16).padStart(Math.max(0, 4 - prefix.length), "0");
 }
 
-/** Whether a msgpack value holds a str whose bytes are not UTF-8 (checked before anything else, as msgpack's reader does). */
-function badText(raw: Bytes): boolean {
+/**
+ * What Python's msgpack reader refuses in a value before anything else, in the order of its
+ * bytes: a str whose bytes are not UTF-8 ("utf8"), or a map key that is not text or bytes
+ * (its Python type name); null for neither. (JS's reader takes both, differently.)
+ */
+function readerRefusal(raw: Bytes): string | null {
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   let p = 0;
   const n = (w: number) => {
@@ -268,33 +275,63 @@ function badText(raw: Bytes): boolean {
     p += w;
     return v;
   };
-  while (p < raw.length) {
+  // one value from p: its Python type name, or a refusal thrown
+  const value = (): string => {
     const b = raw[p++]!;
     let len = -1;
+    if (b <= 0x7f || b >= 0xe0) return "int";
     if (b >= 0xa0 && b <= 0xbf) len = b & 31;
     else if (b === 0xd9) len = n(1);
     else if (b === 0xda) len = n(2);
     else if (b === 0xdb) len = n(4);
-    else if (b === 0xc4 || b === 0xc5 || b === 0xc6) {
-      const size = n(b === 0xc4 ? 1 : b === 0xc5 ? 2 : 4);
-      p += size;
-    }
-    else if (b in FIXED_SIZES) {
-      if (FIXED_SIZES[b]! < 0) return false;
-      p += FIXED_SIZES[b]!;
-    }
-    else if (b === 0xdc || b === 0xde) p += 2;
-    else if (b === 0xdd || b === 0xdf) p += 4;
     if (len >= 0) {
       try {
         utf8.decode(raw.subarray(p, p + len));
       } catch {
-        return true;
+        throw new Refusal("utf8");
       }
       p += len;
+      return "str";
     }
+    if (b === 0xc4 || b === 0xc5 || b === 0xc6) {
+      const size = n(b === 0xc4 ? 1 : b === 0xc5 ? 2 : 4);
+      p += size;
+      return "bytes";
+    }
+    let items = -1;
+    let map = false;
+    if (b >= 0x90 && b <= 0x9f) items = b & 15;
+    else if (b === 0xdc) items = n(2);
+    else if (b === 0xdd) items = n(4);
+    else if (b >= 0x80 && b <= 0x8f) [items, map] = [b & 15, true];
+    else if (b === 0xde) [items, map] = [n(2), true];
+    else if (b === 0xdf) [items, map] = [n(4), true];
+    if (items >= 0) {
+      for (let i = 0; i < items; i++) {
+        if (map) {
+          const k = value();
+          if (k !== "str" && k !== "bytes") throw new Refusal(k);
+        }
+        value();
+      }
+      return map ? "dict" : "list";
+    }
+    const size = FIXED_SIZES[b];
+    if (size === undefined || size < 0) throw new Refusal(null);
+    p += size;
+    return b === 0xc0 ? "NoneType" : b === 0xc2 || b === 0xc3 ? "bool" : b === 0xca || b === 0xcb ? "float" : "int";
+  };
+  try {
+    value();
+  } catch (e) {
+    if (e instanceof Refusal) return e.what;
+    throw e;
   }
-  return false;
+  return null;
+}
+
+class Refusal {
+  constructor(readonly what: string | null) {}
 }
 
 // the bytes after a fixed-size msgpack type byte
@@ -446,7 +483,12 @@ class Parser {
       this.count(pos);
       if (scan.depth > lim.maxDepth) throw new ValueError(`arrays or maps nested deeper: over the max_depth cap of ${lim.maxDepth}`, pos, true);
       const raw = data.subarray(pos, scan.end);
-      if (badText(raw)) throw new ValueError("a text field is not valid UTF-8", pos);
+      const refused = readerRefusal(raw);
+      if (refused === "utf8") throw new ValueError("a text field is not valid UTF-8", pos);
+      if (refused !== null) {
+        const why = `${refused} is not allowed for map key when strict_map_key=True`;
+        throw pos === 0 ? new LogError(`not a tarneeb log (not msgpack: ${why})`, 0) : new ValueError(`not valid msgpack: ${why}`, pos);
+      }
       let obj: unknown;
       try {
         obj = decode(raw);
@@ -481,7 +523,7 @@ class Parser {
       if (this.hand === null || this.hand.closed) throw new ValueError("a claims record with no hand open", pos);
       closeHand(this.hand, obj, pos, named);
     } else if (kind === BLIND || kind === PROOF || kind === KEYS) {
-      if (!this.header!.blind) throw new ValueError("a blind dealing record in a log whose header does not say dealing: blind", pos);
+      if (!this.header!.blind) throw new ValueError(`a ${kind === BLIND ? "blind" : kind === PROOF ? "proof" : "keys"} record in a log whose header does not say dealing: blind`, pos);
       throw new ValueError("blind dealing records are not read by this verifier", pos);
     } else if (kind === DEAL) {
       if (this.end !== null) throw new ValueError("a deal record follows the end record", pos);
