@@ -3,7 +3,10 @@
  * claims), the end and signature records, within the caps; a log cut short or whose bytes
  * stop being whole values is read up to there (§ "A log cut short").
  */
-import { decode, encode } from "@msgpack/msgpack";
+import { Encoder, decode, encode } from "@msgpack/msgpack";
+
+// one encoder for every canonical-form check: building one per record cost more than the check
+const ENCODER = new Encoder();
 import { type Bytes, equal } from "./bytes.js";
 import { type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
 import { pyStr } from "./names.js";
@@ -513,7 +516,7 @@ class Parser {
       throw new LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0);
     }
     if (obj === 0) throw new ValueError("byte 0x00 is neither a record nor a move", pos);
-    if (!equal(encode(obj), raw)) throw new ValueError(`${isInt(obj) ? "move" : "record"} is not in canonical msgpack form`, pos);
+    if (!equal(ENCODER.encode(obj), raw)) throw new ValueError(`${isInt(obj) ? "move" : "record"} is not in canonical msgpack form`, pos);
     if (this.signature !== null) throw new ValueError("a record follows the signature", pos);
     if (!Array.isArray(obj) || !obj.length) throw new ValueError(`expected a record (a msgpack array) or a move, found ${show(obj)}${isInt(obj) ? ` (${hex04(obj)} is no move)` : ""}`, pos);
     const kind = obj[0];

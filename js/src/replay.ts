@@ -378,7 +378,7 @@ class HandReplay {
 
   private timerCheck(move: number, action: number, trick: number | null = null): void {
     const { state } = this;
-    if ((this.rec.timer >> BigInt(move)) & 1n) {
+    if (this.rec.timer !== 0n && (this.rec.timer >> BigInt(move)) & 1n) {
       const allowed = state.timerActions();
       if (!allowed.includes(action)) {
         add(this.v, "wrong-timer-move", `the timer's move was ${describe(action)}, but the rules' automatic move is ${allowed.map(describe).join(", ")}`,
