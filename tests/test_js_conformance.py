@@ -157,7 +157,6 @@ def test_every_fixture_log_agrees_with_options(node: str, home: dict[str, str],
     keys = tmp_path / "keys.toml"
     keys.write_text("".join(f'"{name}" = "{v["public_key"]}"\n' for name, v in
                             zip(["Club 400", "نادي Club", "cardroom"], vec, strict=False)))
-    from tarneeb.audit.signing import load_public_key_file  # noqa: F401  (the PEM helpers)
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     own = tmp_path / "own.pem"
@@ -285,7 +284,8 @@ def test_name_rules_agree_on_every_kind_of_character(node: str) -> None:
     names = [f"a{chr(cp)}b" for cp in [*range(0, 0x3400, 3), *range(0x3400, 0x32000, 97),
                                        *range(0xE0000, 0xE0200), 0xF0000, 0x10FFFD]]
     names += ["ERAM", "\u0415\u0420\u0410\u041c", "Club \u0646\u0627\u062f\u064a",
-              "\u6771\u4eac\u30ab\u30fc\u30c9 400", "\u06a9\u0627\u0631\u062a\u200c\u0631\u0648\u0645",
+              "\u6771\u4eac\u30ab\u30fc\u30c9 400",
+              "\u06a9\u0627\u0631\u062a\u200c\u0631\u0648\u0645",
               "Stra\u00dfe", "\u0130stanbul", "\u03a3\u039f\u03a3", "cardr00m", "\u1f88"]
     script = (
         "import {nameProblem, nameScripts, nameKeys} from './js/dist/src/names.js';"

@@ -121,6 +121,7 @@ def names_ts() -> str:
     scripts = runs(lambda cp: alias(chr(cp)))
     script_names = sorted({v for _, v in scripts})
     sidx = {s: i for i, s in enumerate(script_names)}
+    script_runs = ",".join(b36(n) + "." + b36(sidx[v]) for n, v in scripts)
     protos = _prototypes()
     prev = 0
     proto_rows = []
@@ -147,7 +148,7 @@ def names_ts() -> str:
             f"export const NAME_WORDS = {json.dumps(' '.join(vocab))};\n"
             f"export const NAMES = {json.dumps(','.join(name_rows))};\n"
             f"export const SCRIPT_NAMES = {json.dumps(' '.join(script_names))};\n"
-            f"export const SCRIPTS = {json.dumps(','.join(b36(n) + '.' + b36(sidx[v]) for n, v in scripts))};\n"
+            f"export const SCRIPTS = {json.dumps(script_runs)};\n"
             f"export const PROTOTYPES = {json.dumps(','.join(proto_rows))};\n")
 
 
@@ -161,7 +162,8 @@ def main(argv: list[str]) -> int:
         stale = [n for n, text in made.items()
                  if not (OUT / n).is_file() or (OUT / n).read_text(encoding="utf-8") != text]
         for n in stale:
-            print(f"js/src/data/{n} is not what js/scripts/tables.py writes: run it", file=sys.stderr)
+            print(f"js/src/data/{n} is not what js/scripts/tables.py writes: run it",
+                  file=sys.stderr)
         return 1 if stale else 0
     OUT.mkdir(parents=True, exist_ok=True)
     for n, text in made.items():
