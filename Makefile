@@ -42,7 +42,7 @@ test: $(STAMP) chromium js
 	cd js && npm test
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+bench: $(STAMP) js
 	$(PY) bench/bench.py
 
 lint: $(STAMP)
