@@ -115,7 +115,7 @@ class Shape {
   }
   bin(v: unknown, name: string, lo: number, hi: number, nil = false): Bytes | null {
     if (v === null && nil) return null;
-    if (!isBin(v) || v.length < lo || v.length > hi) throw this.fail(`${name} must be ${lo}-${hi} bytes, not ${show(v)}`);
+    if (!isBin(v) || v.length < lo || v.length > hi) throw this.fail(`${name} must be ${lo === hi ? lo : `${lo}-${hi}`} bytes${nil ? " or nil" : ""}, not ${show(v)}`);
     return v;
   }
   ints(v: unknown, name: string, lo: number, hi: number, nil = false): number[] | null {
@@ -126,7 +126,7 @@ class Shape {
   }
   text(what: string, t: string): void {
     const m = UNSAFE.exec(t);
-    if (m) throw this.fail(`${what} holds the character U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
+    if (m) throw this.fail(`${what} holds the character U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} (a control, line-break or bidi character), which would change how a verdict that shows it reads`);
   }
 }
 
@@ -481,7 +481,11 @@ class Parser {
         }
         return;
       }
-      if (scan.kind === "error") throw new ValueError(`not valid msgpack: ${scan.message}`, pos);
+      if (scan.kind === "error") {
+        if (scan.bare) throw new ValueError(scan.message, scan.at);
+        if (pos === 0) throw new LogError(`not a tarneeb log (not msgpack: ${scan.message})`, 0);
+        throw new ValueError(`not valid msgpack: ${scan.message}`, pos);
+      }
       if (scan.end - pos > lim.maxRecordBytes) throw new ValueError(`a record of ${scan.end - pos} bytes: over the max_record_bytes cap of ${lim.maxRecordBytes}`, pos, true);
       this.count(pos);
       if (scan.depth > lim.maxDepth) throw new ValueError(`arrays or maps nested deeper: over the max_depth cap of ${lim.maxDepth}`, pos, true);

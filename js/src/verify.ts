@@ -82,7 +82,10 @@ async function judge(log: ParsedLog, opts: Options): Promise<Verdict> {
     made = verdict.findings.filter((f) => extra.has(key(f)));
   }
   const f = made[0]!;
-  const why = `read as play, the value there would make a finding (${f.kind}: ${f.message}); the last values of a log that ends unsigned may be bytes a power loss left, so they are not judged`;
+  // the finding as the text for people writes it: where (hand, trick, seat, or "match"), then what
+  const where = ([["hand", f.hand], ["trick", f.trick], ["seat", f.seat]] as const)
+    .filter(([, x]) => x !== null).map(([k, x]) => `${k} ${x}`).join(", ") || "match";
+  const why = `read as play, the value there would make a finding (${where}: ${f.message}); the last values of a log that ends unsigned may be bytes a power loss left, so they are not judged`;
   return verify(cutAt(log, ends[good]!, why));
 }
 
