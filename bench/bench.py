@@ -105,7 +105,7 @@ def main() -> None:
         figures["memory"] = bench_memory(paths, args.archive)
         from bench_js import bench_js
 
-        figures["js"] = bench_js(paths, args.rounds)
+        figures["js"] = bench_js(paths, max(args.rounds, 10))  # V8 warms up over rounds
     figures["size"] = bench_size(logs)
     corpus = sorted((HERE.parent / "fixtures" / "matches").glob("*.tlog"))
     if corpus:

@@ -48,7 +48,7 @@ def _node(paths: list[Path], rounds: int) -> dict[str, float] | None:
     return json.loads(out.stdout)
 
 
-def bench_js(paths: list[Path], rounds: int = 3) -> dict[str, object]:
+def bench_js(paths: list[Path], rounds: int = 10) -> dict[str, object]:
     """Both verifiers over ``paths``: hands/s and ms/log each, and JS/Python."""
     py = _python(paths, rounds)
     js = _node(paths, rounds)
@@ -79,7 +79,7 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matches", type=int, default=20, help="matches per rule set")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=10, help="best of this many rounds")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
