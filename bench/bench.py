@@ -28,6 +28,8 @@
   detectable biases at 100 and 1,000 matches (``bench/bench_calibration.py``);
 * blind dealing: CPU time per deal (passes, dealing, proofs) and per check of a
   transcript, bytes per hand, beside the seed protocol's figures (``bench/bench_blind.py``).
+* the TypeScript verifier in Node beside the Python one on the same generated matches:
+  hands per second and milliseconds per log, and the ratio (``bench/bench_js.py``).
 
 Matches are generated reproducibly (``--seed``-style secrets, not secret) so two runs
 measure the same work. Everything runs in this one process, on one core, except the archive
@@ -107,6 +109,9 @@ def main() -> None:
         from bench_lengths import bench_lengths, three_matches
 
         figures["lengths"] = bench_lengths(three_matches(Path(tmp)), args.rounds)
+        from bench_js import bench_js
+
+        figures["js"] = bench_js(paths, max(args.rounds, 10))  # V8 warms up over rounds
     figures["size"] = bench_size(logs)
     corpus = sorted((HERE.parent / "fixtures" / "matches").glob("*.tlog"))
     if corpus:
@@ -154,6 +159,9 @@ def main() -> None:
     for text in length_lines(figures["lengths"]):  # type: ignore[arg-type]
         print(text)
     print(memory_line(figures["memory"]))  # type: ignore[arg-type]
+    from bench_js import line as js_line
+
+    print(js_line(figures["js"]))  # type: ignore[arg-type]
     print(f"log size: {s['bytes_per_played_hand']:.1f} bytes per played hand, header and "
           f"signature excluded (target at most 100)")
     print(f"JSON form: {s['json_ratio']:.1f}x the msgpack size "

@@ -1,12 +1,17 @@
 """Two verifiers that agree: the TypeScript verifier in ``js/`` (written from docs/FORMAT.md,
-docs/PROTOCOL.md and docs/RULES.md) against ``tarneeb verify --json`` on every corpus log,
-every altered log, and generated and mutated logs (hypothesis strategies).
+docs/PROTOCOL.md and docs/RULES.md) against ``tarneeb verify --json``.
 
-They must give the same verdict (clean, findings, unreadable), the same counts of hands
-replayed and played, whether the deals are proven and how they were dealt, and the same
-findings: kind, hand, trick, seat and card (not the English text, nor the byte offset).
-A log dealt blind is not verified by the JS verifier yet: it must say so (verdict
-``not-verified``, exit 2), never clean.
+Over every corpus log, every altered log, every log of ``fixtures/vectors``, generated and
+mutated logs (hypothesis strategies, each also cut, changed in one byte or given a
+zero-filled tail), with and without ``--key``, ``--keys``, ``--root``, ``--server-seed`` and
+``--receipt``, the two must give the same exit code and the **same verdict JSON, field for
+field**: verdict, error, counts, key (id, pinned, platform, scripts), the signed line, the
+ending, every finding (kind, message, hand, trick, seat, card, offset), the notes and the
+rule paths. No field is exempt. A bad option, key, keys file or receipt ends both with
+exit 2 and the same one line (after each program's ``error:`` prefix).
+
+One difference is allowed, and checked: a log dealt blind is not verified by the JS
+verifier; it must say so (verdict ``not-verified``, exit 2), never clean.
 
 ``TARNEEB_CONFORMANCE=N`` sets how many generated logs are compared (default 150; each
 also gives a cut, a changed byte or a zero-filled tail of it, about three in four), and
@@ -21,6 +26,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +35,7 @@ JS = ROOT / "js"
 CLI = JS / "dist" / "src" / "cli.js"
 COUNT = int(os.environ.get("TARNEEB_CONFORMANCE", "150"))
 BATCH = 200
+VECTORS = sorted((ROOT / "fixtures" / "vectors").glob("log-*.json"))
 
 
 def _node() -> str:
@@ -42,7 +49,7 @@ def _node() -> str:
 @pytest.fixture(scope="module")
 def node() -> str:
     node = _node()
-    sources = [*(JS / "src").glob("*.ts"), JS / "package-lock.json"]
+    sources = [*(JS / "src").rglob("*.ts"), JS / "package-lock.json"]
     if not CLI.exists() or any(p.stat().st_mtime > CLI.stat().st_mtime for p in sources):
         npm = shutil.which("npm")
         if npm is None:
@@ -53,75 +60,252 @@ def node() -> str:
     return node
 
 
-def _js(node: str, paths: list[Path], *options: str) -> list[dict]:
-    out = subprocess.run([node, str(CLI), "verify", "--json", *options, *map(str, paths)],
-                         capture_output=True, text=True, check=False)
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """An environment without the user's own keys file, which both verifiers would read."""
+    config = tmp_path_factory.mktemp("config")
+    return {**os.environ, "XDG_CONFIG_HOME": str(config), "HOME": str(config)}
+
+
+def _run(cmd: list[str], env: dict[str, str]) -> tuple[int, Any]:
+    """The exit code and the JSON verdicts, or the one error line (after ``error: ``)."""
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=ROOT, env=env)
     assert out.returncode in (0, 1, 2), out.stderr
-    return json.loads(out.stdout)
+    if out.stdout.strip():
+        return out.returncode, json.loads(out.stdout)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error: " in lines[0], out.stderr  # one line, no traceback
+    return out.returncode, lines[0].split("error: ", 1)[1]
 
 
-def _py(paths: list[Path], *options: str) -> list[dict]:
-    out = subprocess.run([sys.executable, "-m", "tarneeb", "verify", "--json", *options,
-                          *map(str, paths)],
-                         capture_output=True, text=True, check=False, cwd=ROOT)
-    assert out.returncode in (0, 1, 2), out.stderr
-    return json.loads(out.stdout)
+def _both(node: str, env: dict[str, str], paths: list[Path], options: tuple[str, ...]
+          ) -> tuple[tuple[int, Any], tuple[int, Any]]:
+    args = ["verify", "--json", *options, *map(str, paths)]
+    return (_run([node, str(CLI), *args], env),
+            _run([sys.executable, "-m", "tarneeb", *args], env))
 
 
-def _summary(v: dict) -> dict:
-    """What both verifiers must agree on."""
-    if v["verdict"] == "unreadable":
-        return {"verdict": "unreadable"}
-    return {
-        "verdict": v["verdict"], "hands": v["hands"], "played": v["played"],
-        "deals_proven": v["deals_proven"], "dealing": v["dealing"],
-        "recorded_deals": v["recorded_deals"], "not_replayed": v["not_replayed"],
-        "key": v["key"]["id"],
-        "findings": sorted((f["kind"], f["hand"], f["trick"], f["seat"], f["card"])
-                           for f in v["findings"]),
-    }
+def _differ(a: Any, b: Any, at: str = "") -> list[str]:
+    """Where two JSON values differ, as paths (``findings[2].message``)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b), key=str)
+                for d in _differ(a.get(k, "<absent>"), b.get(k, "<absent>"), f"{at}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True))
+                for d in _differ(x, y, f"{at}[{i}]")]
+    return [] if a == b else [f"{at or '.'}: JS {json.dumps(a, ensure_ascii=False)[:300]} "
+                              f"vs Python {json.dumps(b, ensure_ascii=False)[:300]}"]
 
 
-def _disagreements(node: str, paths: list[Path], *options: str) -> list[str]:
+def _compare(js_v: dict, py_v: dict, path: Path) -> list[str]:
+    if py_v["dealing"] == "blind" and py_v["verdict"] != "unreadable":
+        if js_v["verdict"] != "not-verified" or js_v["error"] is None:
+            return [f"{path}: a blind log, JS says {js_v['verdict']} (must be not-verified)"]
+        return []
+    return [f"{path}: {d}" for d in _differ(js_v, py_v)]
+
+
+def _disagreements(node: str, env: dict[str, str], paths: list[Path],
+                   *options: str) -> list[str]:
     out: list[str] = []
     for i in range(0, len(paths), BATCH):
         part = paths[i:i + BATCH]
-        for path, js, py in zip(part, _js(node, part, *options), _py(part, *options),
-                                strict=True):
-            if py["dealing"] == "blind" and py["verdict"] != "unreadable":
-                if js["verdict"] != "not-verified":
-                    out.append(f"{path}: a blind log, JS says {js['verdict']} "
-                               "(must be not-verified)")
-                continue
-            a, b = _summary(js), _summary(py)
-            if a != b:
-                diff = {k: (a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k)}
-                out.append(f"{path}: JS vs Python {diff}")
+        (js_code, js), (py_code, py) = _both(node, env, part, options)
+        if isinstance(js, str) or isinstance(py, str):
+            if (js_code, js) != (py_code, py):
+                out.append(f"{options}: JS {js_code} {js!r} vs Python {py_code} {py!r}")
+            continue
+        blind = any(v["dealing"] == "blind" and v["verdict"] != "unreadable" for v in py)
+        if js_code != py_code and not (blind and js_code == 2):
+            out.append(f"{options} {part[0]}…: exit {js_code} (JS) vs {py_code} (Python)")
+        for path, js_v, py_v in zip(part, js, py, strict=True):
+            out.extend(_compare(js_v, py_v, path))
     return out
 
 
-def test_corpus_and_altered_logs_agree(node: str) -> None:
-    paths = sorted((ROOT / "fixtures" / "matches").glob("*.tlog")) + \
-        sorted((ROOT / "fixtures" / "altered").glob("*.tlog"))
-    assert len(paths) > 100
-    assert _disagreements(node, paths) == []
+def _vector_logs(tmp: Path) -> list[Path]:
+    out = []
+    for f in VECTORS:
+        p = tmp / f"{f.stem}.tlog"
+        p.write_bytes(bytes.fromhex(json.loads(f.read_text())["log"]))
+        out.append(p)
+    return out
 
 
-def test_pinned_keys_and_roots_agree(node: str, tmp_path: Path) -> None:
-    """--key (another key than the log's, and the log's own) and --root give the same
-    findings in both."""
-    vectors = json.loads((ROOT / "fixtures" / "vectors" / "signature.json").read_text())
+def _all_logs(tmp: Path) -> list[Path]:
+    return sorted((ROOT / "fixtures" / "matches").glob("*.tlog")) + \
+        sorted((ROOT / "fixtures" / "altered").glob("*.tlog")) + _vector_logs(tmp)
+
+
+def test_every_fixture_log_agrees(node: str, home: dict[str, str], tmp_path: Path) -> None:
+    """Every corpus, altered and vector log: the same verdict JSON, without options."""
+    paths = _all_logs(tmp_path)
+    assert len(paths) > 110 and len(VECTORS) >= 8
+    assert _disagreements(node, home, paths) == []
+
+
+def test_every_fixture_log_agrees_with_options(node: str, home: dict[str, str],
+                                               tmp_path: Path) -> None:
+    """Every fixture log under another key, its own key (vectors), a season root, a keys
+    file (naming some logs' keys, one platform under a name of two scripts) and server
+    seeds: the same verdict JSON."""
+    paths = _all_logs(tmp_path)
+    signature = json.loads((ROOT / "fixtures" / "vectors" / "signature.json").read_text())
     other = tmp_path / "other.pem"
-    other.write_text(vectors["public_key_pem"])
-    paths = [ROOT / "fixtures" / "altered" / f"{name}.tlog" for name in
-             ("batch-proof-eram41", "key-mismatch-sahrat41", "weak-key-sahrat41",
-              "broken-signature-eram41", "cut-short-classic")] + \
-        sorted((ROOT / "fixtures" / "matches").glob("eram41-*.tlog"))
-    assert _disagreements(node, paths, "--key", str(other)) == []
-    assert _disagreements(node, paths, "--root", "11" * 32) == []
+    other.write_text(signature["public_key_pem"])
+    vec = [json.loads(f.read_text()) for f in VECTORS]
+    keys = tmp_path / "keys.toml"
+    keys.write_text("".join(f'"{name}" = "{v["public_key"]}"\n' for name, v in
+                            zip(["Club 400", "نادي Club", "cardroom"], vec, strict=False)))
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    own = tmp_path / "own.pem"
+    own.write_bytes(Ed25519PublicKey.from_public_bytes(bytes.fromhex(vec[2]["public_key"]))
+                    .public_bytes(serialization.Encoding.PEM,
+                                  serialization.PublicFormat.SubjectPublicKeyInfo))
+    bad: list[str] = []
+    for options in (("--key", str(other)), ("--key", str(own)), ("--root", "11" * 32),
+                    ("--keys", str(keys)), ("--server-seed", "22" * 32)):
+        bad += _disagreements(node, home, paths, *options)
+    # the true server seed of the logs cut before their end record
+    from tarneeb.replay.log import parse_log
+
+    manifest = json.loads((ROOT / "fixtures" / "altered" / "manifest.json").read_text())
+    for entry in manifest:
+        if entry["kind"] in ("cut-short", "seed-not-revealed"):
+            base = parse_log((ROOT / "fixtures" / "matches" / entry["base"]).read_bytes())
+            bad += _disagreements(node, home, [ROOT / "fixtures" / "altered" / entry["file"]],
+                                  "--server-seed", base.end.server_seed.hex())
+    assert bad == []
 
 
-def test_generated_logs_agree(node: str, tmp_path: Path) -> None:
+def _receipts(tmp: Path) -> list[tuple[Path, Path]]:
+    """(receipt, log) pairs: each vector log with its own receipt, another log's, one
+    whose commitment was changed after signing, and one signed by another key."""
+    from tarneeb.audit.signing import private_key_from_raw
+    from tarneeb.replay.log import parse_log
+    from tarneeb.replay.verify.receipt import receipt_json
+
+    logs = _vector_logs(tmp)
+    out: list[tuple[Path, Path]] = []
+    made: list[Path] = []
+    for f, log in zip(VECTORS, logs, strict=True):
+        v = json.loads(f.read_text())
+        header = parse_log(log.read_bytes()).header
+        if header.server_commitment is None:
+            continue
+        text = receipt_json(header, private_key_from_raw(bytes.fromhex(v["private_key"])))
+        own = tmp / f"{f.stem}.receipt.json"
+        own.write_text(text)
+        doc = json.loads(text)
+        doc["client_commitments"][1] = "00" * 32
+        changed = tmp / f"{f.stem}.changed.json"
+        changed.write_text(json.dumps(doc))
+        stranger = tmp / f"{f.stem}.stranger.json"
+        stranger.write_text(receipt_json(header, private_key_from_raw(bytes(32))))
+        out += [(own, log), (changed, log), (stranger, log)]
+        made.append(own)
+    out += [(made[i], logs[(i + 1) % len(logs)]) for i in range(len(made))]
+    return out
+
+
+def test_receipts_agree(node: str, home: dict[str, str], tmp_path: Path) -> None:
+    """--receipt: a log with its own receipt, another match's, a changed one, one signed by
+    another key, with and without the key pinned: the same verdict JSON."""
+    pairs = _receipts(tmp_path)
+    assert len(pairs) >= 20
+    bad: list[str] = []
+    for receipt, log in pairs:
+        bad += _disagreements(node, home, [log], "--receipt", str(receipt))
+    assert bad == []
+    (js_code, js), _ = _both(node, home, [pairs[0][1]], ("--receipt", str(pairs[0][0])))
+    assert js_code == 0 and js[0]["notes"] == []  # compared with its receipt: no note
+
+
+@pytest.mark.parametrize("text", [
+    "not json", '{"format": "tarneeb-receipt", "format": "tarneeb-receipt"}', "[]",
+    '{"format": "tarneeb-receipt", "colour": 1}',
+    '{"format": "tarneeb-receipt", "protocol": "tarneeb-fair-v1"}',
+    '{"format": "tarneeb-receipt", "protocol": "tarneeb-fair-v2", "seats": []}',
+])
+def test_bad_receipt_files_agree(node: str, home: dict[str, str], tmp_path: Path,
+                                 text: str) -> None:
+    """A receipt file that is not one: exit 2 and the same line from both."""
+    receipt = tmp_path / "r.json"
+    receipt.write_text(text)
+    log = sorted((ROOT / "fixtures" / "matches").glob("*.tlog"))[0]
+    js, py = _both(node, home, [log], ("--receipt", str(receipt)))
+    assert js == py and js[0] == 2 and "not a receipt" in js[1]
+
+
+# keys files a verifier must refuse, each for its own reason
+BAD_NAMES = ["cardroom\u3000", "card\u200broom", "\u3164", "\uff43\uff41\uff52\uff44",
+             "card  room", " cardroom", "\u0301card", "card\ue000", "card\u0378",
+             "\u0415R\u0410\u041c", "card\x1broom", "cardroom\u180b", "\u2800"]
+BAD_PAIRS = [("cardroom", "cardr00m"), ("cardroom", "CARDROOM"), ("Eram", "\u0415R\u0410\u041c x"),
+             ("cardroom", "cardroorn"), ("PIatform", "Platform")]
+
+
+@pytest.mark.parametrize("names", [[n] for n in BAD_NAMES] + [list(p) for p in BAD_PAIRS])
+def test_bad_keys_files_agree(node: str, home: dict[str, str], tmp_path: Path,
+                              names: list[str]) -> None:
+    """A keys file with a name no platform may have, or two that look the same: exit 2 and
+    the same line from both (the name quoted, the reason in the same words)."""
+    keys = tmp_path / "keys.toml"
+    keys.write_text("".join(f'{json.dumps(n)} = "{i + 1:02x}{"11" * 31}"\n'
+                            for i, n in enumerate(names)), encoding="utf-8")
+    log = sorted((ROOT / "fixtures" / "matches").glob("*.tlog"))[0]
+    js, py = _both(node, home, [log], ("--keys", str(keys)))
+    assert py[0] == 2, py
+    assert js == py
+
+
+def test_the_default_keys_file_is_read(node: str, home: dict[str, str], tmp_path: Path) -> None:
+    """Without --key or --keys both read the user's keys file, and name its platform."""
+    v = json.loads(VECTORS[0].read_text())
+    config = Path(home["XDG_CONFIG_HOME"]) / "tarneeb"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "keys.toml").write_text(f'"Club 400" = "{v["public_key"]}"\n')
+    try:
+        log = _vector_logs(tmp_path)[0]
+        (js_code, js), (py_code, py) = _both(node, home, [log], ())
+        assert (js_code, js) == (py_code, py)
+        assert js[0]["key"]["platform"] == "Club 400" and js[0]["key"]["pinned"]
+    finally:
+        (config / "keys.toml").unlink()
+
+
+def test_name_rules_agree_on_every_kind_of_character(node: str) -> None:
+    """The platform-name rules on the generated tables against the Python ones, code point
+    by code point over a sample of every plane in use: the same problem (or none), the same
+    scripts and the same look-alike keys."""
+    from tarneeb.audit.names import name_keys, name_problem, name_scripts
+
+    names = [f"a{chr(cp)}b" for cp in [*range(0, 0x3400, 3), *range(0x3400, 0x32000, 97),
+                                       *range(0xE0000, 0xE0200), 0xF0000, 0x10FFFD]]
+    names += ["ERAM", "\u0415\u0420\u0410\u041c", "Club \u0646\u0627\u062f\u064a",
+              "\u6771\u4eac\u30ab\u30fc\u30c9 400",
+              "\u06a9\u0627\u0631\u062a\u200c\u0631\u0648\u0645",
+              "Stra\u00dfe", "\u0130stanbul", "\u03a3\u039f\u03a3", "cardr00m", "\u1f88"]
+    script = (
+        "import {nameProblem, nameScripts, nameKeys} from './js/dist/src/names.js';"
+        "import {readFileSync} from 'node:fs';"
+        "const names = JSON.parse(readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify(names.map((n) => [nameProblem(n), nameScripts(n),"
+        " [...nameKeys(n)].sort()])));")
+    out = subprocess.run([node, "--input-type=module", "-e", script], input=json.dumps(names),
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    js = json.loads(out.stdout)
+    bad = []
+    for name, (problem, scripts, keys) in zip(names, js, strict=True):
+        py = [name_problem(name), list(name_scripts(name)), sorted(name_keys(name))]
+        if [problem, scripts, keys] != py:
+            bad.append(f"{name!r}: JS {[problem, scripts, keys]} vs Python {py}")
+    assert len(names) > 5000
+    assert bad == [], f"{len(bad)} names judged differently:\n" + "\n".join(bad[:10])
+
+
+def test_generated_logs_agree(node: str, home: dict[str, str], tmp_path: Path) -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -150,10 +334,11 @@ def test_generated_logs_agree(node: str, tmp_path: Path) -> None:
         p.write_bytes(log)
         paths.append(p)
     assert len(paths) >= COUNT
-    bad = _disagreements(node, paths)
+    bad = _disagreements(node, home, paths)
     keep = os.environ.get("TARNEEB_CONFORMANCE_KEEP")  # a folder to keep the logs that disagree in
     if keep and bad:
         Path(keep).mkdir(parents=True, exist_ok=True)
         for line in bad:
             shutil.copy(line.split(":", 1)[0], keep)
+    print(f"{len(paths)} generated and mutated logs compared, {len(bad)} disagreements")
     assert bad == [], f"{len(bad)} of {len(paths)} generated logs disagree:\n" + "\n".join(bad[:20])

@@ -8,19 +8,41 @@ import { type Bytes, concat, toHex } from "./bytes.js";
 // WebCrypto: global in browsers and Node ≥ 19; Node 18 keeps it in node:crypto
 const subtle: SubtleCrypto = globalThis.crypto?.subtle
   ?? ((await import("node:crypto")).webcrypto as unknown as Crypto).subtle;
+// In Node, node:crypto's synchronous hashes and HMACs (the same OpenSSL primitives WebCrypto
+// uses there, without a hop to the thread pool per call: a deal takes a few HMAC blocks, and
+// that hop cost more than the whole replay). The name is built at run time so that a browser
+// bundle neither includes nor asks for it; browsers take WebCrypto.
+type NodeCrypto = typeof import("node:crypto");
+const nodeCrypto: NodeCrypto | null = typeof process !== "undefined" && process.versions?.node
+  ? await import(["node", "crypto"].join(":")) as NodeCrypto : null;
+const SPKI_ED25519 = Uint8Array.of(0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00);
+// the platform keys seen: a verifier checks many logs under a few keys
+const nodeKeys = new Map<string, import("node:crypto").KeyObject>();
+const view = (b: Uint8Array): Bytes => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
 // WebCrypto takes bytes backed by an ArrayBuffer; every Bytes here is
 const buf = (b: Bytes): Uint8Array<ArrayBuffer> => b as Uint8Array<ArrayBuffer>;
 
 export async function sha256(data: Bytes): Promise<Bytes> {
+  if (nodeCrypto) return view(nodeCrypto.createHash("sha256").update(data).digest());
   return new Uint8Array(await subtle.digest("SHA-256", buf(data)));
 }
 
 /** An HMAC-SHA256 key, imported once and used for many messages. */
-export async function hmacKey(key: Bytes): Promise<CryptoKey> {
+export type HmacKey = CryptoKey | { raw: Bytes };
+
+export async function hmacKey(key: Bytes): Promise<HmacKey> {
+  if (nodeCrypto) return { raw: key };
   return subtle.importKey("raw", buf(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
-export async function hmac(key: CryptoKey, message: Bytes): Promise<Bytes> {
+/** HMAC-SHA256 at once, where the runtime has it synchronously (Node); else null. */
+export function hmacNow(key: HmacKey, message: Bytes): Bytes | null {
+  return "raw" in key ? view(nodeCrypto!.createHmac("sha256", key.raw).update(message).digest()) : null;
+}
+
+export async function hmac(key: HmacKey, message: Bytes): Promise<Bytes> {
+  if ("raw" in key) return view(nodeCrypto!.createHmac("sha256", key.raw).update(message).digest());
   return new Uint8Array(await subtle.sign("HMAC", key, buf(message)));
 }
 
@@ -50,6 +72,16 @@ export function weakKey(raw: Bytes): string | null {
 /** Whether `signature` is an Ed25519 signature of `message` under the raw key `raw`. */
 export async function ed25519Verify(raw: Bytes, message: Bytes, signature: Bytes): Promise<boolean> {
   try {
+    if (nodeCrypto) {
+      const hex = toHex(raw);
+      let key = nodeKeys.get(hex);
+      if (key === undefined) {
+        key = nodeCrypto.createPublicKey({ key: Buffer.from(concat(SPKI_ED25519, raw)), format: "der", type: "spki" });
+        if (nodeKeys.size > 64) nodeKeys.clear();
+        nodeKeys.set(hex, key);
+      }
+      return nodeCrypto.verify(null, message, key, signature);
+    }
     const key = await subtle.importKey("raw", buf(raw), { name: "Ed25519" }, false, ["verify"]);
     return await subtle.verify({ name: "Ed25519" }, key, buf(signature), buf(message));
   } catch {

@@ -4,7 +4,7 @@
  * mode with rejection sampling.
  */
 import { type Bytes, concat, lp16, u32be, u64be, u8, utf8 } from "./bytes.js";
-import { hmac, hmacKey, sha256 } from "./crypto.js";
+import { type HmacKey, hmac, hmacKey, hmacNow, sha256 } from "./crypto.js";
 
 /** `"tarneeb-fair-v2/" || purpose || 0x00` (PROTOCOL.md §2, domain tags). */
 export function tag(purpose: string): Bytes {
@@ -79,7 +79,8 @@ export async function verifyInclusion(commitment: Bytes, index: number, size: nu
  * `H_i = HMAC(S, message || u32be(i))`. The blocks are computed a few at a time (WebCrypto is
  * asynchronous); only the bytes read matter.
  */
-async function shuffle(n: number, key: CryptoKey, message: Bytes, first = 2): Promise<number[]> {
+async function shuffle(n: number, key: HmacKey, message: Bytes, first = 2): Promise<number[]> {
+  if (hmacNow(key, new Uint8Array(0)) !== null) return shuffleNow(n, key, message);
   let stream: Bytes = new Uint8Array(0);
   let blocks = 0;
   const more = async (count: number) => {
@@ -107,8 +108,38 @@ async function shuffle(n: number, key: CryptoKey, message: Bytes, first = 2): Pr
   return order;
 }
 
+/** The same shuffle with the HMAC blocks made at once, one when the next byte is wanted. */
+function shuffleNow(n: number, key: HmacKey, message: Bytes): number[] {
+  const counted = new Uint8Array(message.length + 4);
+  counted.set(message);
+  const view = new DataView(counted.buffer);
+  let block = 0;
+  let stream: Bytes = new Uint8Array(0);
+  let at = 0;
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i >= 1; i--) {
+    const m = i + 1;
+    const limit = 256 - (256 % m);
+    let j: number;
+    for (;;) {
+      if (at === stream.length) {
+        view.setUint32(message.length, block++);
+        stream = hmacNow(key, counted)!;
+        at = 0;
+      }
+      const v = stream[at++]!;
+      if (v < limit) {
+        j = v % m;
+        break;
+      }
+    }
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
 /** §7 and §5.3: one uniform index in `0 … m−1`. */
-async function uniform(m: number, key: CryptoKey, message: Bytes): Promise<number> {
+async function uniform(m: number, key: HmacKey, message: Bytes): Promise<number> {
   const limit = 256 - (256 % m);
   for (let block = 0; ; block++) {
     for (const v of await hmac(key, concat(message, u32be(block)))) if (v < limit) return v % m;
@@ -117,7 +148,7 @@ async function uniform(m: number, key: CryptoKey, message: Bytes): Promise<numbe
 
 /** The seeds of a match and what follows from them (§5–§7). */
 export class Deriver {
-  private constructor(private key: CryptoKey, readonly binding: Bytes, private seedPart: Bytes) {}
+  private constructor(private key: HmacKey, readonly binding: Bytes, private seedPart: Bytes) {}
 
   /** `seedPart` is `B || lp16(M) || lp16(c_0) || … || lp16(c_3)`, shared by every message. */
   static async create(serverSeed: Bytes, matchId: Bytes, clientSeeds: Bytes[], binding: Bytes): Promise<Deriver> {

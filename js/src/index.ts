@@ -6,3 +6,6 @@ export { PRESETS, rulesFromMap, type RuleSet } from "./rules.js";
 export { Match, Phase } from "./engine.js";
 export { DEFAULT_LIMITS, type Limits } from "./stream.js";
 export type { Finding, Options } from "./replay.js";
+export { checkPlatformNames, nameKeys, nameProblem, nameScripts, skeleton } from "./names.js";
+export { KeyFileError, parseKeys, publicKeyFromPem } from "./keys.js";
+export { ReceiptError, readReceipt, receiptMismatches, type Receipt, type SignedReceipt } from "./receipt.js";

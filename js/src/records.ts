@@ -3,9 +3,13 @@
  * claims), the end and signature records, within the caps; a log cut short or whose bytes
  * stop being whole values is read up to there (§ "A log cut short").
  */
-import { decode, encode } from "@msgpack/msgpack";
+import { Encoder, decode, encode } from "@msgpack/msgpack";
+
+// one encoder for every canonical-form check: building one per record cost more than the check
+const ENCODER = new Encoder();
 import { type Bytes, equal } from "./bytes.js";
 import { type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
+import { pyStr } from "./names.js";
 import { DEFAULT_LIMITS, type Limits, moveRun, scanValue } from "./stream.js";
 
 export const HEADER = 0, DEAL = 1, END = 2, SIGNATURE = 3, CLAIMS = 4, BLIND = 5, PROOF = 6, KEYS = 7;
@@ -90,7 +94,9 @@ function show(v: unknown): string {
   if (isBin(v)) return `${v.length} bytes`;
   if (Array.isArray(v)) return `a list of ${v.length}`;
   if (v !== null && typeof v === "object") return "a map";
-  return String(v);
+  // Python's repr, cut to 30 characters
+  const text = typeof v === "string" ? pyStr(v) : v === null ? "None" : typeof v === "boolean" ? (v ? "True" : "False") : String(v);
+  return [...text].length <= 30 ? text : [...text].slice(0, 27).join("") + "...";
 }
 
 // FORMAT.md header, seats: characters no shown text may hold
@@ -109,7 +115,7 @@ class Shape {
   }
   bin(v: unknown, name: string, lo: number, hi: number, nil = false): Bytes | null {
     if (v === null && nil) return null;
-    if (!isBin(v) || v.length < lo || v.length > hi) throw this.fail(`${name} must be ${lo}-${hi} bytes, not ${show(v)}`);
+    if (!isBin(v) || v.length < lo || v.length > hi) throw this.fail(`${name} must be ${lo === hi ? lo : `${lo}-${hi}`} bytes${nil ? " or nil" : ""}, not ${show(v)}`);
     return v;
   }
   ints(v: unknown, name: string, lo: number, hi: number, nil = false): number[] | null {
@@ -120,7 +126,7 @@ class Shape {
   }
   text(what: string, t: string): void {
     const m = UNSAFE.exec(t);
-    if (m) throw this.fail(`${what} holds the character U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
+    if (m) throw this.fail(`${what} holds the character U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} (a control, line-break or bidi character), which would change how a verdict that shows it reads`);
   }
 }
 
@@ -250,6 +256,93 @@ function zerosAtEnd(b: Bytes, upto = b.length): number {
   return upto - i;
 }
 
+const num = (n: number) => n.toLocaleString("en-US");
+
+/** Python's `f"{n:#04x}"`. */
+function hex04(n: number): string {
+  const prefix = (n < 0 ? "-" : "") + "0x";
+  return prefix + Math.abs(n).toString(16).padStart(Math.max(0, 4 - prefix.length), "0");
+}
+
+/**
+ * What Python's msgpack reader refuses in a value before anything else, in the order of its
+ * bytes: a str whose bytes are not UTF-8 ("utf8"), or a map key that is not text or bytes
+ * (its Python type name); null for neither. (JS's reader takes both, differently.)
+ */
+function readerRefusal(raw: Bytes): string | null {
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  let p = 0;
+  const n = (w: number) => {
+    let v = 0;
+    for (let i = 0; i < w; i++) v = v * 256 + raw[p + i]!;
+    p += w;
+    return v;
+  };
+  // one value from p: its Python type name, or a refusal thrown
+  const value = (): string => {
+    const b = raw[p++]!;
+    let len = -1;
+    if (b <= 0x7f || b >= 0xe0) return "int";
+    if (b >= 0xa0 && b <= 0xbf) len = b & 31;
+    else if (b === 0xd9) len = n(1);
+    else if (b === 0xda) len = n(2);
+    else if (b === 0xdb) len = n(4);
+    if (len >= 0) {
+      try {
+        utf8.decode(raw.subarray(p, p + len));
+      } catch {
+        throw new Refusal("utf8");
+      }
+      p += len;
+      return "str";
+    }
+    if (b === 0xc4 || b === 0xc5 || b === 0xc6) {
+      const size = n(b === 0xc4 ? 1 : b === 0xc5 ? 2 : 4);
+      p += size;
+      return "bytes";
+    }
+    let items = -1;
+    let map = false;
+    if (b >= 0x90 && b <= 0x9f) items = b & 15;
+    else if (b === 0xdc) items = n(2);
+    else if (b === 0xdd) items = n(4);
+    else if (b >= 0x80 && b <= 0x8f) [items, map] = [b & 15, true];
+    else if (b === 0xde) [items, map] = [n(2), true];
+    else if (b === 0xdf) [items, map] = [n(4), true];
+    if (items >= 0) {
+      for (let i = 0; i < items; i++) {
+        if (map) {
+          const k = value();
+          if (k !== "str" && k !== "bytes") throw new Refusal(k);
+        }
+        value();
+      }
+      return map ? "dict" : "list";
+    }
+    const size = FIXED_SIZES[b];
+    if (size === undefined || size < 0) throw new Refusal(null);
+    p += size;
+    return b === 0xc0 ? "NoneType" : b === 0xc2 || b === 0xc3 ? "bool" : b === 0xca || b === 0xcb ? "float" : "int";
+  };
+  try {
+    value();
+  } catch (e) {
+    if (e instanceof Refusal) return e.what;
+    throw e;
+  }
+  return null;
+}
+
+class Refusal {
+  constructor(readonly what: string | null) {}
+}
+
+// the bytes after a fixed-size msgpack type byte
+const FIXED_SIZES: Record<number, number> = {
+  0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
+  0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, 0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17, 0xc7: -1, 0xc8: -1, 0xc9: -1,
+};
+
 class Parser {
   header: Header | null = null;
   hands: HandRecord[] = [];
@@ -271,9 +364,10 @@ class Parser {
     try {
       this.loop();
     } catch (e) {
+      if (this.header === null && (e instanceof LogError || e instanceof ValueError)) throw this.tornHeader() ?? (e instanceof LogError ? e : new LogError(e.reason, e.offset));
       if (e instanceof LogError) throw e;
       if (!(e instanceof ValueError)) throw e;
-      if (this.header === null) throw new LogError(e.reason, e.offset);
+      if (this.header === null) throw this.tornHeader() ?? new LogError(e.reason, e.offset);
       if (e.whole) throw new LogError(e.reason, e.offset);
       if (e.cap) {
         this.unreadable(e);
@@ -298,14 +392,25 @@ class Parser {
     this.zeroTail = zerosAtEnd(this.data);
   }
 
+  /** A header cut short and zero-filled (a power loss while it was written), or null. */
+  private tornHeader(): LogError | null {
+    const zeros = zerosAtEnd(this.data);
+    const head = this.data.subarray(0, this.data.length - zeros);
+    if (!head.length || !zeros || head.length > this.lim.maxRecordBytes) return null;
+    const starts = [0x9c, 0x9d].map((n) => Uint8Array.of(n, 0, ...encode(MAGIC)));
+    if (!starts.some((st) => head.subarray(0, st.length).every((b, i) => b === st[i]))) return null;
+    if (scanValue(head, 0, DEFAULT_LIMITS).kind !== "incomplete") return null;
+    return new LogError("log cut short inside its header: not readable", head.length);
+  }
+
   private tornTail(head: Bytes, zeros: number, pos: number): Cut | null {
-    if (!head.length) return { offset: pos, message: `cut at byte ${pos}: the rest of the file (${zeros} bytes) is zeros, not records`, unreadable: false };
+    if (!head.length) return { offset: pos, message: `cut at byte ${pos}: the rest of the file (${num(zeros)} bytes) is zeros, not records`, unreadable: false };
     const padded = new Uint8Array(head.length + Math.min(zeros, 16));
     padded.set(head);
     if (scanValue(padded, 0, DEFAULT_LIMITS).kind === "error" || scanValue(head, 0, DEFAULT_LIMITS).kind !== "incomplete"
         || !writerStart(head)) return null;
     if (!zeros) return { offset: pos, message: `cut at byte ${pos}: the stream ends inside a record or move (${head.length} bytes of it)`, unreadable: false };
-    return { offset: pos, message: `cut at byte ${pos}: a torn record (${head.length} bytes) then ${zeros} bytes of zeros`, unreadable: false };
+    return { offset: pos, message: `cut at byte ${pos}: a torn record (${head.length} bytes) then ${num(zeros)} bytes of zeros`, unreadable: false };
   }
 
   private unreadable(e: ValueError): void {
@@ -328,7 +433,7 @@ class Parser {
       const before = zerosAtEnd(this.data, c.offset);
       if (before) {
         this.undo(kind, c.offset - before);
-        c = { offset: start, message: `cut at byte ${start}: a record running into a zero-filled tail (${before + zeros} bytes of zeros)`, unreadable: false };
+        c = { offset: start, message: `cut at byte ${start}: a record running into a zero-filled tail (${num(before + zeros)} bytes of zeros)`, unreadable: false };
       }
     }
     this.cut = c;
@@ -376,11 +481,21 @@ class Parser {
         }
         return;
       }
-      if (scan.kind === "error") throw new ValueError(`not valid msgpack: ${scan.message}`, pos);
+      if (scan.kind === "error") {
+        if (scan.bare) throw new ValueError(scan.message, scan.at);
+        if (pos === 0) throw new LogError(`not a tarneeb log (not msgpack: ${scan.message})`, 0);
+        throw new ValueError(`not valid msgpack: ${scan.message}`, pos);
+      }
       if (scan.end - pos > lim.maxRecordBytes) throw new ValueError(`a record of ${scan.end - pos} bytes: over the max_record_bytes cap of ${lim.maxRecordBytes}`, pos, true);
       this.count(pos);
       if (scan.depth > lim.maxDepth) throw new ValueError(`arrays or maps nested deeper: over the max_depth cap of ${lim.maxDepth}`, pos, true);
       const raw = data.subarray(pos, scan.end);
+      const refused = readerRefusal(raw);
+      if (refused === "utf8") throw new ValueError("a text field is not valid UTF-8", pos);
+      if (refused !== null) {
+        const why = `${refused} is not allowed for map key when strict_map_key=True`;
+        throw pos === 0 ? new LogError(`not a tarneeb log (not msgpack: ${why})`, 0) : new ValueError(`not valid msgpack: ${why}`, pos);
+      }
       let obj: unknown;
       try {
         obj = decode(raw);
@@ -405,9 +520,9 @@ class Parser {
       throw new LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0);
     }
     if (obj === 0) throw new ValueError("byte 0x00 is neither a record nor a move", pos);
-    if (!equal(encode(obj), raw)) throw new ValueError(`${isInt(obj) ? "move" : "record"} is not in canonical msgpack form`, pos);
+    if (!equal(ENCODER.encode(obj), raw)) throw new ValueError(`${isInt(obj) ? "move" : "record"} is not in canonical msgpack form`, pos);
     if (this.signature !== null) throw new ValueError("a record follows the signature", pos);
-    if (!Array.isArray(obj) || !obj.length) throw new ValueError(`expected a record (a msgpack array) or a move, found ${show(obj)}`, pos);
+    if (!Array.isArray(obj) || !obj.length) throw new ValueError(`expected a record (a msgpack array) or a move, found ${show(obj)}${isInt(obj) ? ` (${hex04(obj)} is no move)` : ""}`, pos);
     const kind = obj[0];
     if (!isInt(kind)) throw new ValueError(`unknown record type ${show(kind)}`, pos);
     const named = this.header?.rules.trump === "named";
@@ -415,7 +530,7 @@ class Parser {
       if (this.hand === null || this.hand.closed) throw new ValueError("a claims record with no hand open", pos);
       closeHand(this.hand, obj, pos, named);
     } else if (kind === BLIND || kind === PROOF || kind === KEYS) {
-      if (!this.header!.blind) throw new ValueError("a blind dealing record in a log whose header does not say dealing: blind", pos);
+      if (!this.header!.blind) throw new ValueError(`a ${kind === BLIND ? "blind" : kind === PROOF ? "proof" : "keys"} record in a log whose header does not say dealing: blind`, pos);
       throw new ValueError("blind dealing records are not read by this verifier", pos);
     } else if (kind === DEAL) {
       if (this.end !== null) throw new ValueError("a deal record follows the end record", pos);

@@ -4,12 +4,16 @@
  * the engine, every claim, and the end of the match. Findings name the hand (the deal
  * number, from 0), the trick (1–13), the seat and the card.
  */
-import { type Bytes, constantTimeEqual, equal } from "./bytes.js";
+import { type Bytes, constantTimeEqual, equal, toHex } from "./bytes.js";
 import { ed25519Verify, keyId, weakKey } from "./crypto.js";
 import { Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion } from "./derive.js";
 import { BID, Illegal, Match, PASS, Phase, SUITS, TRUMP, cardName, describe, type Hand } from "./engine.js";
 import { type HandRecord, type ParsedLog } from "./records.js";
-import { PRESETS, lowestTotal, presetDepartures, reveals, rulesMap, sameRules } from "./rules.js";
+import { PRESETS, RULE_FIELDS, lowestTotal, presetDepartures, reveals, rulesMap, sameRules } from "./rules.js";
+import { pyRepr, rulesNotes } from "./house.js";
+import { nameScripts, pyStr } from "./names.js";
+import { exercisedPaths } from "./paths.js";
+import { type SignedReceipt, receiptMismatches } from "./receipt.js";
 import { encode } from "@msgpack/msgpack";
 
 export interface Finding {
@@ -36,6 +40,11 @@ export interface Verdict {
   signature: "absent" | "weak-key" | "broken" | null;
   checkedTo: number | null;
   ending: string | null;
+  /** the platform the user's keys name for the key, and the scripts of its letters */
+  signer: string | null;
+  signerScripts: string[];
+  /** the rule paths the match went through */
+  paths: Record<string, number>;
 }
 
 export interface Options {
@@ -47,6 +56,14 @@ export interface Options {
   root?: Bytes | null;
   /** the server seed revealed outside the log */
   serverSeed?: Bytes | null;
+  /** seats' pre-play receipts: the one naming the log's match (or the only one) is checked */
+  receipts?: SignedReceipt[];
+}
+
+/** The receipt for a match: the one that names it; else the only one given; else none. */
+function receiptFor(opts: Options, matchId: Bytes): SignedReceipt | null {
+  const all = opts.receipts ?? [];
+  return all.find((r) => equal(r.receipt.matchId, matchId)) ?? (all.length === 1 ? all[0]! : null);
 }
 
 type Where = Partial<Pick<Finding, "hand" | "trick" | "seat" | "card" | "offset">>;
@@ -54,6 +71,10 @@ type Where = Partial<Pick<Finding, "hand" | "trick" | "seat" | "card" | "offset"
 function add(v: Verdict, kind: string, message: string, where: Where = {}): void {
   v.findings.push({ kind, message, hand: null, trick: null, seat: null, card: null, offset: null, ...where });
 }
+
+/** The note on a log with committed seeds verified without a seat's receipt. */
+export const NO_RECEIPT_NOTE = "not compared with a seat's pre-play receipt (--receipt): that the log is the match promised before play rests on the platform's word";
+const hex16 = (b: Bytes) => toHex(b).slice(0, 16);
 
 const NO_DEAL = "the log has neither seeds to derive the deal nor a recorded deal";
 const TEAMS = ["team 0+2", "team 1+3"];
@@ -73,21 +94,28 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   const v: Verdict = {
     findings: [], notes: [], hands: 0, played: 0, dealsProven: false, recorded: 0, notReplayed: [],
     keyId: null, keyPinned: false, signatureVerified: false, signature: null, checkedTo: null, ending: null,
+    signer: null, signerScripts: [], paths: {},
   };
   const h = log.header;
   const rules = h.rules;
   const preset = PRESETS[rules.name];
   if (preset && !sameRules(preset, rules) && presetDepartures(rules).length) {
-    add(v, "wrong-rules", `the rules bear the name ${rules.name}, but differ from it in ${presetDepartures(rules).join(", ")}`, { offset: 0 });
-  }
+    const mine = rulesMap(rules);
+    const theirs = rulesMap(preset);
+    const shown = RULE_FIELDS.filter((k) => JSON.stringify(mine[k]) !== JSON.stringify(theirs[k])).map((k) => `${k}=${pyRepr(mine[k])}`).join(", ");
+    add(v, "wrong-rules", `the rules bear the name ${rules.name}, but ${rules.name} has another ${presetDepartures(rules).join(", ")} and offers no house option there (${shown}): these rules are not ${rules.name}`, { offset: 0 });
+  } else v.notes.push(...rulesNotes(rules));
   if (!equal(encode(rulesMap(rules)), encode(h.rulesMap))) {
     const order = Object.keys(h.rulesMap).join(",") === Object.keys(rulesMap(rules)).join(",");
     add(v, "not-canonical", order ? "the rules map does not have the one byte form of its rules (a value of another type)"
-      : "the rules map's keys are not in the order FORMAT.md gives them", { offset: 0 });
+      : `the rules map's keys are not in the order FORMAT.md gives them (${RULE_FIELDS.join(", ")})`, { offset: 0 });
   }
   await checkSignature(log, v, opts);
   const source = await checkSeeds(log, v, opts, cache);
-  if (h.serverCommitment !== null) v.notes.push("not compared with a seat's pre-play receipt (--receipt)");
+  const receipt = receiptFor(opts, h.matchId);
+  if (receipt !== null) {
+    for (const m of await receiptMismatches(h, receipt, opts.publicKey ?? null)) add(v, "receipt-mismatch", m);
+  } else if (h.serverCommitment !== null) v.notes.push(NO_RECEIPT_NOTE);
   let firstDealer = h.firstDealer;
   let seedsOk = false;
   if (source.deriver !== null) {
@@ -103,12 +131,14 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   }
   const state = new Match(rules, firstDealer);
   const replay = new HandReplay(state, v, source);
+  const timers: bigint[] = [];
   for (const rec of log.hands) {
     if (state.isOver) {
       add(v, "played-after-win", `hand ${rec.dealNumber} was played after ${TEAMS[state.winner!]} had won the match`, { hand: rec.dealNumber, offset: rec.offset });
       break;
     }
     replay.run(rec);
+    timers.push(rec.timer);
   }
   v.hands = replay.replayed;
   v.played = replay.played;
@@ -117,23 +147,30 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   if (v.recorded) v.notes.push(`${v.recorded} of the deals replayed are recorded by the platform, not proven by committed seeds`);
   reportNotReplayed(v, replay.missing);
   checkEnd(log, state, v, replay.atLastMove);
+  v.paths = exercisedPaths(rules, state.history, timers);
   return v;
 }
 
 async function checkSignature(log: ParsedLog, v: Verdict, opts: Options): Promise<void> {
   let key = log.header.publicKey;
   const named = new Map<string, string>();
-  for (const [name, raw] of opts.keys ?? []) named.set(Buffer.from(raw).toString("hex"), name);
-  const hex = (b: Bytes) => Buffer.from(b).toString("hex");
+  for (const [name, raw] of opts.keys ?? []) named.set(toHex(raw), name);
   if (opts.publicKey) {
-    if (key !== null && !equal(key, opts.publicKey)) add(v, "key-mismatch", "the log names another platform key than the one given");
+    if (key !== null && !equal(key, opts.publicKey)) add(v, "key-mismatch", "the log names another platform key than the one given; checking the signature against the key given");
     key = opts.publicKey;
     v.keyPinned = true;
   } else if (opts.keys) {
-    if (key !== null && named.has(hex(key))) v.keyPinned = true;
-    else if (key !== null) add(v, "key-mismatch", `the log's key is none of the ${named.size} platform keys given`);
+    if (key !== null && named.has(toHex(key))) v.keyPinned = true;
+    else if (key !== null) add(v, "key-mismatch", `the log's key ${await keyId(key)} is none of the ${named.size} platform keys given`);
   }
-  if (key !== null) v.keyId = await keyId(key);
+  if (key !== null) {
+    v.keyId = await keyId(key);
+    v.signer = named.get(toHex(key)) ?? null;
+    if (v.signer !== null) {
+      v.signerScripts = nameScripts(v.signer);
+      if (v.signerScripts.length > 1) v.notes.push(`the platform name ${pyStr(v.signer)} in the keys file mixes ${v.signerScripts.join(" and ")} letters: a name written to look like another platform's would too`);
+    }
+  }
   v.checkedTo = log.signedBytes.length;
   if (log.signature === null) {
     v.signature = "absent";
@@ -147,7 +184,7 @@ async function checkSignature(log: ParsedLog, v: Verdict, opts: Options): Promis
   const weak = weakKey(key);
   if (weak !== null) {
     v.signature = "weak-key";
-    add(v, "weak-key", `weak Ed25519 public key: ${weak}: a signature under it proves nothing`, { offset: log.signatureOffset });
+    add(v, "weak-key", `weak Ed25519 public key ${hex16(key)}…: ${weak}: a signature under it proves nothing`, { offset: log.signatureOffset });
     return;
   }
   if (await ed25519Verify(key, log.signedBytes, log.signature)) {
@@ -158,7 +195,7 @@ async function checkSignature(log: ParsedLog, v: Verdict, opts: Options): Promis
   const at = log.size - log.zeroTail;
   const so = log.signatureOffset!;
   if (log.zeroTail >= 4 && so < at && at < so + 68) {
-    add(v, "broken-signature", `the signature does not cover the log: it ends in ${log.zeroTail} zero bytes from byte ${at}, as a torn write leaves it`, { offset: at });
+    add(v, "broken-signature", `the signature does not cover the log: it ends in ${log.zeroTail} zero bytes from byte ${at}, as a torn write leaves it; torn by a crash or by someone who changed the log, it proves nothing of the ${v.checkedTo} bytes before it`, { offset: at });
     return;
   }
   add(v, "broken-signature", "the signature does not match the log: its bytes were changed after signing, or another key signed it", { offset: log.signatureOffset });
@@ -170,14 +207,14 @@ async function checkSeeds(log: ParsedLog, v: Verdict, opts: Options, cache: Map<
   const given = opts.serverSeed ?? null;
   const root = opts.root ?? null;
   if (root !== null && (h.batch === null || !constantTimeEqual(h.batch.root, root))) {
-    add(v, "batch-proof", "the log does not place the match in the published season root");
-  } else if (h.batch !== null && root === null) v.notes.push("the season root named in the log was not compared with the published one");
+    add(v, "batch-proof", `the log does not place the match in the published season root ${hex16(root)}…${h.batch === null ? "" : ` (it names root ${hex16(h.batch.root)}…)`}`);
+  } else if (h.batch !== null && root === null) v.notes.push("the season root named in the log was not compared with the published one; pass it to pin it");
   if (h.serverCommitment === null) {
     const stray = ([["a season proof", h.batch], ["client commitments", h.clientCommitments],
       ["client seeds", h.clientSeeds], ["a server seed", log.end?.serverSeed ?? null]] as const)
       .filter(([, x]) => x !== null).map(([n]) => n);
-    if (stray.length) add(v, "not-canonical", `the log has no server commitment, but carries ${stray.join(", ")}`, { offset: 0 });
-    if (given !== null) add(v, "server-seed", "a server seed was given to the verifier, but the log commits to no server seed", { offset: 0 });
+    if (stray.length) add(v, "not-canonical", `the log has no server commitment, but carries ${stray.join(", ")}: a log without the seed protocol has nil there`, { offset: 0 });
+    if (given !== null) add(v, "server-seed", "a server seed was given to the verifier, but the log commits to no server seed: the seed and the log are not of one match", { offset: 0 });
     return none(NO_DEAL);
   }
   let seed = log.end?.serverSeed ?? null;
@@ -185,8 +222,8 @@ async function checkSeeds(log: ParsedLog, v: Verdict, opts: Options, cache: Map<
     seed = given;
     v.notes.push("the server seed is not in the log: it was given to the verifier");
   } else if (seed !== null && given !== null && !constantTimeEqual(seed, given)) {
-    add(v, "server-seed", "the server seed given to the verifier is not the one the log reveals", { offset: log.endOffset });
-  }
+    add(v, "server-seed", "the server seed given to the verifier is not the one the log reveals: they cannot both be this match's seed", { offset: log.endOffset });
+  } else if (seed !== null && given !== null) v.notes.push("the server seed given to the verifier is the one the log reveals");
   if (seed === null) {
     const why = log.end === null ? "the log ends before its end record" : "the end record does not reveal it";
     add(v, "seed-not-revealed", `the server seed is not revealed (${why}), so the deals cannot be re-derived`, { offset: log.endOffset });
@@ -199,12 +236,12 @@ async function checkSeeds(log: ParsedLog, v: Verdict, opts: Options, cache: Map<
   const leaf = h.batch === null ? null : { index: h.batch.index, size: h.batch.size, root: h.batch.root };
   if (h.batch !== null && leaf !== null) {
     if (!await verifyInclusion(h.serverCommitment, leaf.index, leaf.size, h.batch.path, leaf.root)) {
-      add(v, "batch-proof", `the commitment is not match ${leaf.index} of the published root: its inclusion proof does not lead there`);
+      add(v, "batch-proof", `the commitment is not match ${leaf.index} of the published root ${hex16(leaf.root)}…: its inclusion proof does not lead there`);
     }
     const key = opts.publicKey ?? h.publicKey;
     if (key === null || weakKey(key) !== null
         || !await ed25519Verify(key, seasonHeadMessage(leaf.size, leaf.root), h.batch.headSignature)) {
-      add(v, "batch-proof", `the season head (size ${leaf.size}) is not signed by the platform's key`);
+      add(v, "batch-proof", `the season head (size ${leaf.size}, root ${hex16(leaf.root)}…) is not signed by the platform's key: the size and root are not the ones published`);
     }
   }
   if (h.clientSeeds === null || h.clientCommitments === null) {
@@ -215,7 +252,7 @@ async function checkSeeds(log: ParsedLog, v: Verdict, opts: Options, cache: Map<
   for (let s = 0; s < 4; s++) {
     const made = await clientCommitment(binding, h.matchId, s, h.clientSeeds[s]!);
     if (!constantTimeEqual(made, h.clientCommitments[s]!)) {
-      add(v, "client-seed", `seat ${s}'s client seed does not match the commitment it made before the seeds were revealed`, { seat: s });
+      add(v, "client-seed", `seat ${s}'s client seed does not match the commitment it made before the seeds were revealed, for this match and this binding`, { seat: s });
     }
   }
   return { deriver: await Deriver.create(seed, h.matchId, h.clientSeeds, binding), noDeal: "", decks: cache };
@@ -341,7 +378,7 @@ class HandReplay {
 
   private timerCheck(move: number, action: number, trick: number | null = null): void {
     const { state } = this;
-    if ((this.rec.timer >> BigInt(move)) & 1n) {
+    if (this.rec.timer !== 0n && (this.rec.timer >> BigInt(move)) & 1n) {
       const allowed = state.timerActions();
       if (!allowed.includes(action)) {
         add(this.v, "wrong-timer-move", `the timer's move was ${describe(action)}, but the rules' automatic move is ${allowed.map(describe).join(", ")}`,
@@ -401,7 +438,12 @@ class HandReplay {
   private timerMarks(hand: Hand): void {
     const moves = this.rec.calls.length + this.rec.plays.length + (hand.declarer !== null ? 1 : 0);
     const extra = this.rec.timer >> BigInt(moves);
-    if (extra) add(this.v, "not-canonical", `the timer marks moves past the hand's ${moves} moves`, this.where());
+    if (extra) {
+      const marks: number[] = [];
+      for (let i = 0; extra >> BigInt(i); i++) if ((extra >> BigInt(i)) & 1n) marks.push(moves + i);
+      const shown = marks.slice(0, 5).join(", ") + (marks.length > 5 ? " …" : "");
+      add(this.v, "not-canonical", `the timer marks move(s) ${shown}, but the hand has only ${moves} moves (0-${moves - 1})`, this.where());
+    }
   }
 
   private play(): void {
@@ -421,7 +463,7 @@ class HandReplay {
     }
     if (!rec.plays.length) {
       if (!rec.closed) throw new LogStops();
-      add(v, "cancelled-wrongly", "the hand was not played, but the bids are enough to play", this.where());
+      add(v, "cancelled-wrongly", `the hand was not played, but the bids total ${state.hand!.calls.filter(([, a]) => a !== PASS).reduce((t, [, a]) => t + a - BID, 0)}, enough to play`, this.where());
       throw new Abandon();
     }
     const plays = rec.plays;
@@ -446,7 +488,7 @@ class HandReplay {
         const first = state.hand!.plays.indexOf(card);
         add(v, "card-already-played", `${cardName(card)} was already played${first >= 0 ? ` in trick ${Math.floor(first / 4) + 1}` : ""}, and is played again in trick ${trick}`, where);
       } else if (k % 4 === 0 && k > 0) {
-        add(v, "wrong-trick-winner", `trick ${trick} is led with ${cardName(card)}, seat ${owner}'s card, but seat ${seat} won trick ${trick - 1} and leads`, where);
+        add(v, "wrong-trick-winner", `trick ${trick} is led with ${cardName(card)}, seat ${owner}'s card, but seat ${seat} won trick ${trick - 1} and leads: the trick was given to the wrong seat, or seat ${owner} played out of turn`, where);
       } else if (((owner - state.leader) & 3) < state.trick.length) {
         add(v, "card-not-held", `seat ${seat} played ${cardName(card)}, which it does not hold: it is seat ${owner}'s, who has already played to this trick`, where);
       } else {
@@ -526,10 +568,37 @@ function reportNotReplayed(v: Verdict, missing: [number, number, string][]): voi
   for (const [why, hands] of byReason) {
     const numbers = hands.map(([n]) => n);
     v.notReplayed.push(...numbers);
-    if (hands.length === 1) add(v, "not-replayed", `the hand could not be replayed: ${why}`, { hand: numbers[0]!, offset: hands[0]![1] });
-    else add(v, "not-replayed", `hands ${runs(numbers)} (${numbers.length} dealing attempts) could not be replayed: ${why}`, { offset: hands[0]![1] });
+    if (hands.length === 1) add(v, "not-replayed", `the hand could not be replayed: ${why}; none of its bids, cards or claims are checked`, { hand: numbers[0]!, offset: hands[0]![1] });
+    else add(v, "not-replayed", `hands ${runs(numbers)} (${numbers.length} dealing attempts) could not be replayed: ${why}; none of their bids, cards or claims are checked`, { offset: hands[0]![1] });
   }
   v.notReplayed.sort((a, b) => a - b);
+}
+
+const CAUSE_TEXT: Record<string, string> = { disconnect: "disconnected", timeout: "timed out", resignation: "resigned" };
+const TURN_TEXT = new Map<Phase, string>([[Phase.BID, "call"], [Phase.TRUMP, "name the trump"], [Phase.PLAY, "play"]]);
+
+const moves = (rec: HandRecord) => `${rec.calls.length} call(s) and ${rec.plays.length} card(s)`;
+
+/** ` in hand 7`: the hand that won the match, when the replay has it. */
+function wonIn(state: Match): string {
+  const won = state.history.find((h) => h.winner !== null);
+  return won === undefined ? "" : ` in hand ${won.dealNumber}`;
+}
+
+function stopPlace(last: HandRecord | null): string {
+  if (last === null) return "the start, before the first deal";
+  if (last.closed) return `the end of hand ${last.dealNumber}, before the next deal`;
+  if (last.plays.length === 52) return `hand ${last.dealNumber}, after its 13th trick, before its claims`;
+  if (last.plays.length) return `hand ${last.dealNumber}, trick ${Math.floor(last.plays.length / 4) + 1}`;
+  return `hand ${last.dealNumber}, in the bidding`;
+}
+
+type Abandoned = NonNullable<NonNullable<ParsedLog["end"]>["abandoned"]>;
+
+function abandonText(log: ParsedLog, a: Abandoned): string {
+  const who = a.seat === null ? (a.cause === "server-fault" ? "the server" : "a player") : `seat ${a.seat} (${log.header.seats[a.seat]!.name})`;
+  const what = a.cause === "server-fault" ? "failed" : CAUSE_TEXT[a.cause] ?? a.cause;
+  return `${who} ${what}` + (a.reason ? `: ${a.reason}` : "");
 }
 
 /** FORMAT.md "End": the end record (or its lack) against the state the replay left. */
@@ -538,7 +607,8 @@ function checkEnd(log: ParsedLog, state: Match, v: Verdict, atLastMove: boolean)
   const at = log.endOffset;
   if (log.end === null) {
     const cutAt = log.cut !== null ? log.cut.offset : log.size;
-    add(v, "cut-short", `${log.cut !== null ? log.cut.message : `cut at byte ${cutAt}: the log ends`}, after ${log.hands.length} dealing attempts, without its end record`, { offset: cutAt });
+    const stops = last !== null && !last.closed ? ` (hand ${last.dealNumber} stops after ${moves(last)})` : "";
+    add(v, "cut-short", `${log.cut !== null ? log.cut.message : `cut at byte ${cutAt}: the log ends`}, after ${log.hands.length} dealing attempts, without its end record${stops}`, { offset: cutAt });
     return;
   }
   if (log.cut !== null) add(v, "cut-short", `${log.cut.message}, after the end record`, { offset: log.cut.offset });
@@ -546,38 +616,45 @@ function checkEnd(log: ParsedLog, state: Match, v: Verdict, atLastMove: boolean)
   const actual = state.winner;
   const ab = log.end.abandoned;
   if (ab !== null) {
-    v.ending = `abandoned: ${ab.cause}`;
-    if (ab.cause === "timeout" && ab.seat !== null) checkTimeout(state, v, ab.seat, last, atLastMove, at);
+    v.ending = `abandoned at ${stopPlace(last)}: ${abandonText(log, ab)}`;
+    if (ab.cause === "timeout" && ab.seat !== null) checkTimeout(log, state, v, ab, last, atLastMove);
   } else if (last !== null && !last.closed) {
-    add(v, "hand-incomplete", `hand ${last.dealNumber} has no claims record: the match ends inside it`, { hand: last.dealNumber, offset: at });
+    add(v, "hand-incomplete", `hand ${last.dealNumber} has no claims record: the match ends inside it, after ${moves(last)}`, { hand: last.dealNumber, offset: at });
   }
-  if (actual === null && claimed !== null) add(v, "winner-too-early", `the log declares ${TEAMS[claimed]} the winner, but no team has won yet`, { offset: at });
-  else if (actual !== null && claimed === null) add(v, "no-winner", `${TEAMS[actual]} won, but the log declares no winner`, { offset: at });
+  if (actual === null && claimed !== null) add(v, "winner-too-early", `the log declares ${TEAMS[claimed]} the winner, but no team has won yet (totals [${state.totals.join(", ")}])`, { offset: at });
+  else if (actual !== null && claimed === null) add(v, "no-winner", `${TEAMS[actual]} won${wonIn(state)}, but the log declares no winner${ab !== null ? " (it says the match was abandoned after that)" : ""}`, { offset: at });
   else if (actual !== claimed) add(v, "wrong-winner", `the log declares ${TEAMS[claimed!]} the winner, but ${TEAMS[actual!]} won`, { offset: at });
   else if (actual === null && ab === null) add(v, "cut-short", "the match ends unfinished: no team has won, and the log does not say it was abandoned", { offset: at });
 }
 
-function checkTimeout(state: Match, v: Verdict, seat: number, last: HandRecord | null, atLastMove: boolean, at: number | null): void {
+function checkTimeout(log: ParsedLog, state: Match, v: Verdict, a: Abandoned, last: HandRecord | null, atLastMove: boolean): void {
+  const seat = a.seat!;
+  const blamed = `the log says seat ${seat} (${log.header.seats[seat]!.name}) timed out`;
+  const at = log.endOffset;
   const hand = last === null ? null : last.dealNumber;
   if (state.isOver) {
-    add(v, "timeout-no-turn", `seat ${seat} timed out, but the match was already over`, { seat, hand, offset: at });
+    add(v, "timeout-no-turn", `${blamed}, but the match was already over: ${TEAMS[state.winner!]} had won it${wonIn(state)}`, { seat, hand, offset: at });
     return;
   }
   if (last === null || last.closed) {
-    add(v, "timeout-no-turn", `seat ${seat} timed out when no player was to move: dealing is up to the platform`, { hand, seat, offset: at });
+    const where = last === null ? "before the first deal" : `after hand ${last.dealNumber}, before the next deal`;
+    add(v, "timeout-no-turn", `${blamed} ${where}, when no player was to move: dealing is up to the platform`, { hand, seat, offset: at });
     return;
   }
+  const n = last.dealNumber;
   if (!atLastMove) {
-    v.notes.push(`the timeout's seat is not checked: hand ${last.dealNumber} could not be replayed to its last move`);
+    v.notes.push(`the timeout's seat is not checked: hand ${n} could not be replayed to its last move`);
     return;
   }
   const phase = state.phase;
-  if (phase !== Phase.BID && phase !== Phase.TRUMP && phase !== Phase.PLAY) {
-    add(v, "timeout-no-turn", `seat ${seat} timed out at the end of hand ${last.dealNumber}, but no player was to move`, { hand: last.dealNumber, seat, offset: at });
+  const turn = TURN_TEXT.get(phase);
+  if (turn === undefined) {
+    const why = last.plays.length === 52 ? "its 13 tricks were played" : "it was cancelled";
+    add(v, "timeout-no-turn", `${blamed} at the end of hand ${n}, but no player was to move: ${why}, and only its claims were still to come`, { hand: n, seat, offset: at });
     return;
   }
   if (state.current !== seat) {
     const trick = phase === Phase.PLAY ? Math.floor(last.plays.length / 4) + 1 : null;
-    add(v, "timeout-out-of-turn", `seat ${seat} timed out, but it was seat ${state.current}'s turn when the log stops`, { hand: last.dealNumber, trick, seat, offset: at });
+    add(v, "timeout-out-of-turn", `${blamed}, but it was seat ${state.current}'s turn to ${turn} when the log stops: a timeout blames the player to move`, { hand: n, trick, seat, offset: at });
   }
 }

@@ -50,6 +50,15 @@ export const TIE_FALLBACKS = ["play_on", "team_0+2", "team_1+3"];
 
 export class RulesError extends Error {}
 
+const NO_SECOND_TABLE = "(or be none, for no second table: nil in a log, null in its JSON form, values_high = [] in a rules file)";
+
+/** Python's repr() of a name: quoted as the Python verifier quotes it. */
+function pyName(v: unknown): string {
+  if (typeof v !== "string") return v === null || v === undefined ? "None" : Array.isArray(v) ? JSON.stringify(v) : String(v);
+  const q = v.includes("'") && !v.includes('"') ? '"' : "'";
+  return q + v.replaceAll("\\", "\\\\").replaceAll(q, "\\" + q) + q;
+}
+
 const LINEAR = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
 const DOUBLED = [2, 3, 4, 10, 12, 14, 16, 18, 20, 22, 24, 26];
 const V400 = [2, 3, 4, 10, 12, 14, 16, 27, 40, 40, 40, 40];
@@ -110,26 +119,28 @@ export function rulesFromMap(map: Record<string, unknown>): RuleSet {
   if (missing.length) throw new RulesError(`rules lack field(s) ${missing.join(", ")}`);
   const r = { ...map, tie: tieChain(map.tie) } as unknown as RuleSet;
   const need = (cond: boolean, msg: string) => {
-    if (!cond) throw new RulesError(`rule set '${String(r.name)}': ${msg}`);
+    if (!cond) throw new RulesError(`rule set ${pyName(r.name)}: ${msg}`);
   };
   need(typeof r.name === "string" && [...r.name].length >= 1 && [...r.name].length <= 64, "name must be 1-64 characters");
-  need(["revealed_mate", "fixed", "named"].includes(r.trump), "trump");
-  need(["personal", "auction"].includes(r.bidding), "bidding");
-  need(["personal", "team"].includes(r.scoring), "scoring");
+  need(["revealed_mate", "fixed", "named"].includes(r.trump), "trump must be one of revealed_mate, fixed, named");
+  need(["personal", "auction"].includes(r.bidding), "bidding must be one of personal, auction");
+  need(["personal", "team"].includes(r.scoring), "scoring must be one of personal, team");
   const tie = r.tie as unknown;
-  need(Array.isArray(tie) && tie.length >= 1 && tie.every((x) => typeof x === "string"), "tie");
+  need(Array.isArray(tie) && tie.length >= 1 && tie.every((x) => typeof x === "string"),
+    `tie must be one of ${[...TIE_STEPS, ...TIE_FALLBACKS].join(", ")}, or a list of them ending in a fallback`);
   const steps = r.tie.slice(0, -1);
-  need(TIE_FALLBACKS.includes(r.tie[r.tie.length - 1]!), "tie: the last entry must be a fallback");
-  need(steps.every((s) => TIE_STEPS.includes(s)), "tie: a step that is not one");
+  const last = r.tie[r.tie.length - 1]!;
+  need(TIE_FALLBACKS.includes(last), `tie: the last entry must be a fallback (${TIE_FALLBACKS.join(", ")}), not ${pyName(last)}`);
+  for (const step of steps) need(TIE_STEPS.includes(step), `tie: ${pyName(step)} is not a step of the chain (steps: ${TIE_STEPS.join(", ")}; a fallback ends the list)`);
   need(new Set(steps).size === steps.length, "tie: a step appears twice");
-  need(["lowest", "reach_minimum"].includes(r.timer_bid), "timer_bid");
+  need(["lowest", "reach_minimum"].includes(r.timer_bid), "timer_bid must be one of lowest, reach_minimum");
   const values = ["all_tricks_value", "kaboot_made_value", "kaboot_failed_value",
     "defenders_all_tricks_value", "kaboot_defenders_all_tricks_value"] as const;
   for (const k of ["fixed_trump", "min_bid", "max_bid", "auction_min", "min_total", "target",
     "partner_min", "kaboot_defenders_factor", ...values] as const) need(isInt(r[k]), `${k} must be a whole number`);
   for (const k of values) need(r[k] >= 0 && r[k] <= 1000, `${k} must be 0-1000`);
-  need(r.kaboot_defenders_factor >= 1 && r.kaboot_defenders_factor <= 10, "kaboot_defenders_factor must be 1-10");
-  need(r.fixed_trump >= 0 && r.fixed_trump <= 3, "fixed_trump must be a suit 0-3");
+  need(r.kaboot_defenders_factor >= 1 && r.kaboot_defenders_factor <= 10, "kaboot_defenders_factor must be 1-10 (1: the defenders' tricks, 2: twice them)");
+  need(r.fixed_trump >= 0 && r.fixed_trump <= 3, "fixed_trump must be a suit 0-3 (CDHS)");
   need(typeof r.made_13_wins === "boolean", "made_13_wins must be true or false");
   need(typeof r.auction_ends_on_13 === "boolean", "auction_ends_on_13 must be true or false");
   need(r.min_bid >= 2 && r.min_bid <= r.max_bid && r.max_bid === 13, "bids must run from min_bid (2 or more) up to 13");
@@ -142,18 +153,18 @@ export function rulesFromMap(map: Record<string, unknown>): RuleSet {
     need(Array.isArray(v) && v.every((p) => Array.isArray(p) && p.length === 2 && p.every(isInt)),
       `${k} must hold [score, value] pairs of whole numbers`);
   }
-  for (const [, bid] of r.min_bid_steps) need(r.min_bid <= bid && bid <= 13, "min_bid_steps: a lowest bid not 2-13");
+  for (const [, bid] of r.min_bid_steps) need(r.min_bid <= bid && bid <= 13, `min_bid_steps: a lowest bid of ${bid} is not 2-13`);
   for (const k of ["values", "values_high"] as const) {
     const v = r[k] as unknown;
     if (v === null) continue;
-    need(Array.isArray(v) && v.length === 12 && v.every(isInt), `${k} must list 12 whole numbers`);
+    need(Array.isArray(v) && v.length === 12 && v.every(isInt), `${k} must list 12 whole numbers, the values of bids 2 to 13${k === "values_high" ? ` ${NO_SECOND_TABLE}` : ""}`);
     need((v as number[]).every((x) => x >= 0 && x <= 1000), `${k}: values must be 0-1000`);
   }
   need((r.values_high === null) === (r.values_high_from === null), "values_high and values_high_from go together");
   need(r.values_high_from === null || isInt(r.values_high_from), "values_high_from must be a whole number");
   if (r.bidding === "auction") {
     need(r.trump === "named" && r.scoring === "team", "an auction goes with a named trump and team scoring");
-    need(r.timer_bid === "lowest", "timer_bid reach_minimum needs personal bids");
+    need(r.timer_bid === "lowest", "timer_bid reach_minimum needs personal bids (in an auction the timer passes)");
   } else {
     need(r.trump !== "named" && r.scoring === "personal", "personal bids go with a dealt trump and personal scoring");
   }

@@ -49,7 +49,7 @@ export function moveRun(data: Uint8Array, pos: number): number {
 export type Scan =
   | { kind: "value"; end: number; depth: number }
   | { kind: "incomplete" }
-  | { kind: "error"; at: number; message: string; cap?: string };
+  | { kind: "error"; at: number; message: string; cap?: string; bare?: boolean };
 
 const FIXED: Record<number, number> = {
   0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
@@ -122,13 +122,33 @@ export function scanValue(data: Uint8Array, pos: number, lim: Limits): Scan {
     } else if (b === 0xdf) {
       n = readN(4);
       unit = "entries";
+    } else if (b >= 0xd4 && b <= 0xd8 || b >= 0xc7 && b <= 0xc9) {
+      // ext: msgpack's reader refuses it by its length (max_ext_len 0) once its bytes are
+      // there; one that runs past the data is a byte no log holds
+      let size: number | null = [2, 3, 5, 9, 17][b - 0xd4] ?? null;
+      if (size === null) {
+        const len = readN(b === 0xc7 ? 1 : b === 0xc8 ? 2 : 4);
+        size = len === null ? null : len + 1;
+      }
+      if (size === null || p + size > end) {
+        return { kind: "error", at, bare: true, message: `byte 0x${b.toString(16).padStart(2, "0")} is not msgpack a log may hold` };
+      }
+      return { kind: "error", at, message: `${size} exceeds max_ext_len(0)` };
+    } else if (b === 0xc1) {
+      return { kind: "error", at, message: "a byte that no msgpack value holds there" };
     } else {
       return { kind: "error", at, message: `byte 0x${b.toString(16).padStart(2, "0")} is not msgpack a log may hold` };
     }
     if (n === null) return { kind: "incomplete" };
     const most = unit === "entries" ? lim.maxMap : lim.maxField;
     if (n > most) {
-      return { kind: "error", at, message: `a length prefix claims ${n} ${unit}, more than any field of a log may hold (${most})` };
+      // as msgpack's reader says it: an array or map at once; bytes or text once they are
+      // there, and a claim past the end of the data as a length no log holds
+      if (unit !== "bytes") return { kind: "error", at, message: `${n} exceeds max_${unit === "items" ? "array" : "map"}_len(${most})` };
+      if (p + n > end) {
+        return { kind: "error", at, bare: true, message: `a length prefix claims ${n.toLocaleString("en-US")} bytes, more than any field of a log may hold (${most.toLocaleString("en-US")}); not a log, or a damaged one` };
+      }
+      return { kind: "error", at, message: `${n} exceeds max_${b >= 0xd9 ? "str" : "bin"}_len(${most})` };
     }
     if (unit === "bytes") {
       p += n;

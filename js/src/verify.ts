@@ -18,11 +18,12 @@ export interface VerdictJson {
   dealing: "seeds" | "recorded" | "blind";
   recorded_deals: number;
   not_replayed: number[];
-  key: { id: string | null; pinned: boolean };
+  key: { id: string | null; pinned: boolean; platform: string | null; scripts: string[] };
   signed: string;
   ending: string | null;
   findings: Finding[];
   notes: string[];
+  paths: Record<string, number>;
 }
 
 const NOT_FAULTS = new Set(["cut-short", "unsigned", "not-replayed", "seed-not-revealed"]);
@@ -81,27 +82,34 @@ async function judge(log: ParsedLog, opts: Options): Promise<Verdict> {
     made = verdict.findings.filter((f) => extra.has(key(f)));
   }
   const f = made[0]!;
-  const why = `read as play, the value there would make a finding (${f.kind}: ${f.message}); the last values of a log that ends unsigned may be bytes a power loss left, so they are not judged`;
+  // the finding as the text for people writes it: where (hand, trick, seat, or "match"), then what
+  const where = ([["hand", f.hand], ["trick", f.trick], ["seat", f.seat]] as const)
+    .filter(([, x]) => x !== null).map(([k, x]) => `${k} ${x}`).join(", ") || "match";
+  const why = `read as play, the value there would make a finding (${where}: ${f.message}); the last values of a log that ends unsigned may be bytes a power loss left, so they are not judged`;
   return verify(cutAt(log, ends[good]!, why));
 }
 
 function signedLine(v: Verdict): string {
   const upto = v.checkedTo === null ? "" : `checked up to byte ${v.checkedTo}`;
-  if (v.signature === "absent") return `not signed yet: ${upto} (crashed or still being written)`;
+  if (v.signature === "absent") return `not signed yet: ${upto || "checked as far as it goes"} (crashed or still being written)`;
   if (v.keyId === null) return "no key to check a signature against: anyone could have made this log";
   if (!v.signatureVerified) {
     const why = v.signature === "weak-key" ? "the key is weak, and a signature under it proves nothing" : "the signature does not cover the log";
-    return `signature does not verify: ${why} (key ${v.keyId}, ${v.keyPinned ? "pinned" : "named in the log itself"}; ${upto})`;
+    return `signature does not verify: ${why} (key ${v.keyId}, ${v.keyPinned ? "pinned" : "named in the log itself"}${upto ? `; ${upto})` : ")"}`;
   }
-  if (v.keyPinned) return `signed by the key given (key ${v.keyId}, pinned)`;
-  return `signed by key ${v.keyId} named in the log itself, NOT PINNED: anyone could have made this log with a key of their own`;
+  if (v.keyPinned) {
+    const mixed = v.signerScripts.length > 1 ? `; the name mixes ${v.signerScripts.join(" and ")} letters: see that it is the platform you mean` : "";
+    return `signed by ${v.signer ?? "the key given"} (key ${v.keyId}, pinned${mixed})`;
+  }
+  return `signed by key ${v.keyId} named in the log itself, NOT PINNED: anyone could have made this log with a key of their own (pin the platform's key: tarneeb verify --key or --keys)`;
 }
 
 function unreadable(path: string, error: string, verdict: VerdictJson["verdict"] = "unreadable"): VerdictJson {
   return {
     path, verdict, error, hands: 0, played: 0, deals_proven: false, dealing: "seeds", recorded_deals: 0,
-    not_replayed: [], key: { id: null, pinned: false }, signed: "no key to check a signature against", ending: null,
-    findings: [], notes: [],
+    not_replayed: [], key: { id: null, pinned: false, platform: null, scripts: [] },
+    signed: "no key to check a signature against: anyone could have made this log", ending: null,
+    findings: [], notes: [], paths: {},
   };
 }
 
@@ -121,8 +129,8 @@ export async function verifyBytes(data: Bytes, path = "<log>", opts: Options = {
   return {
     path, verdict: v.findings.length ? "findings" : "clean", error: null, hands: v.hands, played: v.played,
     deals_proven: v.dealsProven, dealing: v.recorded === 0 ? "seeds" : "recorded", recorded_deals: v.recorded,
-    not_replayed: v.notReplayed, key: { id: v.keyId, pinned: v.keyPinned }, signed: signedLine(v), ending: v.ending,
-    findings: v.findings, notes: v.notes,
+    not_replayed: v.notReplayed, key: { id: v.keyId, pinned: v.keyPinned, platform: v.signer, scripts: v.signerScripts },
+    signed: signedLine(v), ending: v.ending, findings: v.findings, notes: v.notes, paths: v.paths,
   };
 }
 
