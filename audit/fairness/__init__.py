@@ -26,8 +26,9 @@ Its modules: :mod:`~tarneeb.audit.fairness.exact` (the exact distributions),
 :mod:`~.tests` (the tests and their results), :mod:`~.tally` (observations grouped by
 test), :mod:`~.correction` (one error rate over many tests), :mod:`~.power` (what each
 test could have detected), :mod:`~.joint` (several sums at once, members, covariates,
-repeats, lags), :mod:`~.placement` (where items land: an item × group table). It imports
-nothing of tarneeb but itself.
+repeats, lags), :mod:`~.placement` (where items land: an item × group table).
+
+It may import nothing of tarneeb but itself.
 
 >>> hcp = DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 13)  # high-card points
 >>> round(hcp.mean, 6), round(hcp.variance, 4), round(hcp.pmf()[10], 4)
