@@ -4,6 +4,7 @@
  * stop being whole values is read up to there (§ "A log cut short").
  */
 import { decode, encode } from "@msgpack/msgpack";
+import { type BlindTranscript, type RevealedKeys, readBlindRecord } from "./blind.js";
 import { type Bytes, equal } from "./bytes.js";
 import { type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
 import { DEFAULT_LIMITS, type Limits, moveRun, scanValue } from "./stream.js";
@@ -58,6 +59,8 @@ export interface HandRecord {
   totals: number[] | null;
   closed: boolean;
   offset: number;
+  /** a log dealt blind: the hand's blind record and its play proofs */
+  blind?: BlindTranscript | null;
 }
 
 export interface EndRecord {
@@ -81,6 +84,8 @@ export interface ParsedLog {
   zeroTail: number;
   /** the byte after each value (each move its own), in order */
   ends: number[];
+  /** a log dealt blind: its keys records */
+  keys: RevealedKeys[];
 }
 
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
@@ -262,6 +267,7 @@ class Parser {
   zeroTail = 0;
   last = { start: 0, end: 0, kind: -1 };
   ends: number[] = [];
+  keys: RevealedKeys[] = [];
   private records = 0;
   private hand: HandRecord | null = null;
 
@@ -416,7 +422,11 @@ class Parser {
       closeHand(this.hand, obj, pos, named);
     } else if (kind === BLIND || kind === PROOF || kind === KEYS) {
       if (!this.header!.blind) throw new ValueError("a blind dealing record in a log whose header does not say dealing: blind", pos);
-      throw new ValueError("blind dealing records are not read by this verifier", pos);
+      const why = readBlindRecord(obj, pos, {
+        hand: this.end === null ? this.hand : null, afterDeal: this.last.kind === DEAL, afterMoves: this.last.kind === -1 && this.last.end === pos,
+        ended: this.end !== null, keys: this.keys,
+      });
+      if (why !== null) throw new ValueError(why, pos);
     } else if (kind === DEAL) {
       if (this.end !== null) throw new ValueError("a deal record follows the end record", pos);
       if (this.hand !== null && !this.hand.closed) throw new ValueError(`a deal record while hand ${this.hand.dealNumber} is still open: its claims record is missing`, pos);
@@ -497,6 +507,6 @@ export function parseLog(data: Bytes, lim: Limits = DEFAULT_LIMITS): ParsedLog {
   return {
     header: p.header, hands: p.hands, end: p.end, endOffset: p.endOffset, signature: p.signature,
     signatureOffset: p.signatureOffset, signedBytes: signed, cut: p.cut, size: data.length,
-    zeroTail: p.zeroTail, ends: p.ends,
+    zeroTail: p.zeroTail, ends: p.ends, keys: p.keys,
   };
 }
