@@ -161,3 +161,19 @@ def test_generated_logs_agree(node: str, tmp_path: Path) -> None:
         for line in bad:
             shutil.copy(line.split(":", 1)[0], keep)
     assert bad == [], f"{len(bad)} of {len(paths)} generated logs disagree:\n" + "\n".join(bad[:20])
+
+
+def test_blind_logs_cut_short_agree(node: str, tmp_path: Path) -> None:
+    """The corpus log dealt blind cut short, and with a zero-filled tail, at points inside its
+    blind record, its plays and their proofs, its keys records and its signature: the same
+    verdicts and findings in both (an open end judged as for any log)."""
+    data = (ROOT / "fixtures" / "matches" / "qahwa5-blind.tlog").read_bytes()
+    paths = []
+    for at in (600, 9000, 40922, 42631, 44000, len(data) - 66, len(data) - 1):
+        for name, log in (("cut", data[:at]), ("zeros", data[:at] + bytes(len(data) - at))):
+            p = tmp_path / f"{name}-{at}.tlog"
+            p.write_bytes(log)
+            paths.append(p)
+    verdicts = _js(node, paths)
+    assert all(v["verdict"] != "not-verified" for v in verdicts)
+    assert _disagreements(node, paths) == []

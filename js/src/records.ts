@@ -351,6 +351,11 @@ class Parser {
     } else if (kind === DEAL) this.hands.pop();
     else if (kind === END) this.end = this.endOffset = null;
     else if (kind === SIGNATURE) this.signature = this.signatureOffset = null;
+    else if (kind === BLIND) this.hands[this.hands.length - 1]!.blind = null;
+    else if (kind === PROOF) {
+      const h = this.hands[this.hands.length - 1]!;
+      h.blind?.plays.delete(h.plays.length - 1);
+    } else if (kind === KEYS) this.keys.pop();
     else throw new LogError("log cut short inside its header: not readable", zerosAt);
   }
 
