@@ -177,3 +177,33 @@ def test_blind_logs_cut_short_agree(node: str, tmp_path: Path) -> None:
     verdicts = _js(node, paths)
     assert all(v["verdict"] != "not-verified" for v in verdicts)
     assert _disagreements(node, paths) == []
+
+
+def test_blind_transcripts_not_checked_are_not_verified(node: str, tmp_path: Path) -> None:
+    """What the JS verifier does not check of blind dealing — a ``tarneeb-blind-v1``
+    transcript, a v2 deal that stopped at a seat (PROTOCOL.md §13.8) — gives
+    ``not-verified`` (exit 2), never clean."""
+    import msgpack
+
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+    unpacker.feed((ROOT / "fixtures" / "matches" / "qahwa5-blind.tlog").read_bytes())
+    values = list(unpacker)
+    at = next(i for i, v in enumerate(values) if isinstance(v, list) and v[0] == 5)
+    blind = values[at]
+    v1 = [*blind[:4], [bytes(3328)] * 3, blind[5]]
+    stopped = [5, blind[1], blind[2][:2], [], [b"", *blind[4][1:5]], None]
+    logs = {"v1": [*values[:at], v1, *values[at + 1:]],
+            "stopped": [*values[:at], stopped, [2, None, None, ["timeout", 2, "no answer"]]]}
+    paths = []
+    for name, vals in logs.items():
+        p = tmp_path / f"{name}.tlog"
+        p.write_bytes(b"".join(msgpack.packb(v, use_bin_type=True) for v in vals))
+        paths.append(p)
+    out = subprocess.run([node, str(CLI), "verify", "--json", *map(str, paths)],
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 2, out.stderr
+    verdicts = json.loads(out.stdout)
+    assert [v["verdict"] for v in verdicts] == ["not-verified", "not-verified"]
+    assert "tarneeb-blind-v1" in verdicts[0]["error"]
+    assert "stopped" in verdicts[1]["error"]
+    assert [v["dealing"] for v in _py(paths)] == ["blind", "blind"]  # both logs read as blind
