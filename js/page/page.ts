@@ -260,6 +260,8 @@ async function show(): Promise<void> {
     v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: `${logName}: ${(e as Error).message}` };
   }
   if (formError !== null) v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: formError };
+  // the page draws the hands the seeds deal: it does not draw a blind deal's, so it gives no verdict on one
+  if (v.dealing === "blind" && v.verdict !== "unreadable") v = { ...v, verdict: "not-verified" };
   let log: ParsedLog | null = null;
   if (v.verdict !== "unreadable") {
     try {

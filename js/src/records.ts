@@ -4,6 +4,7 @@
  * stop being whole values is read up to there (§ "A log cut short").
  */
 import { Encoder, decode, encode } from "@msgpack/msgpack";
+import { type BlindTranscript, type RevealedKeys, readBlindRecord } from "./blind.js";
 
 // one encoder for every canonical-form check: building one per record cost more than the check
 const ENCODER = new Encoder();
@@ -62,6 +63,8 @@ export interface HandRecord {
   totals: number[] | null;
   closed: boolean;
   offset: number;
+  /** a log dealt blind: the hand's blind record and its play proofs */
+  blind?: BlindTranscript | null;
 }
 
 export interface EndRecord {
@@ -85,6 +88,8 @@ export interface ParsedLog {
   zeroTail: number;
   /** the byte after each value (each move its own), in order */
   ends: number[];
+  /** a log dealt blind: its keys records */
+  keys: RevealedKeys[];
 }
 
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
@@ -355,6 +360,7 @@ class Parser {
   zeroTail = 0;
   last = { start: 0, end: 0, kind: -1 };
   ends: number[] = [];
+  keys: RevealedKeys[] = [];
   private records = 0;
   private hand: HandRecord | null = null;
 
@@ -450,6 +456,11 @@ class Parser {
     } else if (kind === DEAL) this.hands.pop();
     else if (kind === END) this.end = this.endOffset = null;
     else if (kind === SIGNATURE) this.signature = this.signatureOffset = null;
+    else if (kind === BLIND) this.hands[this.hands.length - 1]!.blind = null;
+    else if (kind === PROOF) {
+      const h = this.hands[this.hands.length - 1]!;
+      h.blind?.plays.delete(h.plays.length - 1);
+    } else if (kind === KEYS) this.keys.pop();
     else throw new LogError("log cut short inside its header: not readable", zerosAt);
   }
 
@@ -531,7 +542,11 @@ class Parser {
       closeHand(this.hand, obj, pos, named);
     } else if (kind === BLIND || kind === PROOF || kind === KEYS) {
       if (!this.header!.blind) throw new ValueError(`a ${kind === BLIND ? "blind" : kind === PROOF ? "proof" : "keys"} record in a log whose header does not say dealing: blind`, pos);
-      throw new ValueError("blind dealing records are not read by this verifier", pos);
+      const why = readBlindRecord(obj, pos, {
+        hand: this.end === null ? this.hand : null, afterDeal: this.last.kind === DEAL, afterMoves: this.last.kind === -1 && this.last.end === pos,
+        ended: this.end !== null, keys: this.keys,
+      });
+      if (why !== null) throw new ValueError(why, pos);
     } else if (kind === DEAL) {
       if (this.end !== null) throw new ValueError("a deal record follows the end record", pos);
       if (this.hand !== null && !this.hand.closed) throw new ValueError(`a deal record while hand ${this.hand.dealNumber} is still open: its claims record is missing`, pos);
@@ -612,6 +627,6 @@ export function parseLog(data: Bytes, lim: Limits = DEFAULT_LIMITS): ParsedLog {
   return {
     header: p.header, hands: p.hands, end: p.end, endOffset: p.endOffset, signature: p.signature,
     signatureOffset: p.signatureOffset, signedBytes: signed, cut: p.cut, size: data.length,
-    zeroTail: p.zeroTail, ends: p.ends,
+    zeroTail: p.zeroTail, ends: p.ends, keys: p.keys,
   };
 }

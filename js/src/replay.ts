@@ -4,6 +4,7 @@
  * the engine, every claim, and the end of the match. Findings name the hand (the deal
  * number, from 0), the trick (1–13), the seat and the card.
  */
+import { BlindChecker } from "./blind.js";
 import { type Bytes, constantTimeEqual, equal, toHex } from "./bytes.js";
 import { ed25519Verify, keyId, weakKey } from "./crypto.js";
 import { Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion } from "./derive.js";
@@ -77,6 +78,7 @@ export const NO_RECEIPT_NOTE = "not compared with a seat's pre-play receipt (--r
 const hex16 = (b: Bytes) => toHex(b).slice(0, 16);
 
 const NO_DEAL = "the log has neither seeds to derive the deal nor a recorded deal";
+const SECRET_HAND = "a blind deal that was not played out, and whose seats did not reveal their keys: its cards stay secret, so its plays cannot be checked against the hands";
 const TEAMS = ["team 0+2", "team 1+3"];
 
 /** What the asynchronous checks (signature, seeds) leave for the replay. */
@@ -84,6 +86,8 @@ interface Source {
   deriver: Deriver | null;
   noDeal: string;
   decks: Map<number, number[]>;
+  /** a log dealt blind: its transcripts' checks (PROTOCOL.md §13.4) */
+  blind?: BlindChecker | null;
 }
 
 class Abandon extends Error {}
@@ -130,6 +134,7 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
     todo.forEach((n, i) => source.decks.set(n, decks[i]!));
   }
   const state = new Match(rules, firstDealer);
+  if (h.blind) source.blind = new BlindChecker(h.matchId, log.keys, log.hands.length, v.findings);
   const replay = new HandReplay(state, v, source);
   const timers: bigint[] = [];
   for (const rec of log.hands) {
@@ -144,6 +149,11 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   v.played = replay.played;
   v.recorded = replay.recorded;
   v.dealsProven = seedsOk;
+  if (source.blind) {
+    v.dealsProven = seedsOk && !source.blind.faults && !replay.missing.length;
+    const cancelled = source.blind.secretCancelled;
+    if (cancelled.length) v.notes.push(`hand(s) ${runs(cancelled)} dealt blind and never played out (cancelled in the bidding, or the log stops in its bidding): their cards were never shown and no keys were revealed; their calls do not depend on them and are checked`);
+  }
   if (v.recorded) v.notes.push(`${v.recorded} of the deals replayed are recorded by the platform, not proven by committed seeds`);
   reportNotReplayed(v, replay.missing);
   checkEnd(log, state, v, replay.atLastMove);
@@ -215,6 +225,7 @@ async function checkSeeds(log: ParsedLog, v: Verdict, opts: Options, cache: Map<
       .filter(([, x]) => x !== null).map(([n]) => n);
     if (stray.length) add(v, "not-canonical", `the log has no server commitment, but carries ${stray.join(", ")}: a log without the seed protocol has nil there`, { offset: 0 });
     if (given !== null) add(v, "server-seed", "a server seed was given to the verifier, but the log commits to no server seed: the seed and the log are not of one match", { offset: 0 });
+    if (h.blind) add(v, "wrong-first-dealer", `the log is dealt blind but commits to no seeds, which draw the first dealer: seat ${h.firstDealer} dealing first is the platform's word alone`, { seat: h.firstDealer, offset: 0 });
     return none(NO_DEAL);
   }
   let seed = log.end?.serverSeed ?? null;
@@ -337,8 +348,38 @@ class HandReplay {
     return { hand: this.n, offset: this.rec.offset, ...extra };
   }
 
+  /** A blind hand (PROTOCOL.md §13.4): its transcript checked, dealt the hands it proves. */
+  private blindDeal(blind: BlindChecker): void {
+    const { state, rec, v, n } = this;
+    if (rec.deal !== null) add(v, "not-canonical", "a hand dealt blind writes out a deal; FORMAT.md has nil there", this.where());
+    const shows = reveals(state.rules);
+    const bh = blind.check(rec.blind, rec, n, state.dealer, shows, rec.offset);
+    if (bh === null || bh.hands === null || (shows && bh.thirteenth === null)) {
+      this.missing.push([n, rec.offset, "its blind deal does not give four hands"]);
+      throw new Abandon();
+    }
+    if (!bh.proven) {
+      if (rec.plays.length || (state.rules.trump === "named" && rec.trump !== null)) {
+        this.missing.push([n, rec.offset, SECRET_HAND]);
+        throw new Abandon();
+      }
+      blind.secretCancelled.push(n);
+    }
+    const thirteenth = shows ? bh.thirteenth : null;
+    state.deal(bh.hands, thirteenth);
+    if (!shows) {
+      if (rec.revealed !== null) add(v, "wrong-revealed-card", `the log reveals ${cardName(rec.revealed)}, but ${state.rules.name} reveals no card`, this.where());
+    } else if (rec.revealed !== thirteenth) {
+      add(v, "wrong-revealed-card", "the revealed card is not the one opened", this.where({ seat: state.dealer }));
+    }
+  }
+
   private deal(): void {
     const { state, rec, v, n } = this;
+    if (this.source.blind) {
+      this.blindDeal(this.source.blind);
+      return;
+    }
     let hands: number[][];
     let thirteenth: number | null;
     const deck = this.source.deriver !== null ? this.source.decks.get(n) : undefined;

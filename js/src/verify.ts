@@ -3,6 +3,7 @@
  * that ends open (unsigned, cut before its end record or damaged after it) — judged only
  * up to the last of its values that makes no finding of its own (FORMAT.md "The open end").
  */
+import { blindUnchecked } from "./blind.js";
 import { type Bytes } from "./bytes.js";
 import { type Finding, type Options, type Verdict, verifyLog } from "./replay.js";
 import { type Cut, LogError, type ParsedLog, parseLog } from "./records.js";
@@ -122,13 +123,12 @@ export async function verifyBytes(data: Bytes, path = "<log>", opts: Options = {
     if (e instanceof LogError) return unreadable(path, `${path}: ${e.message}`);
     throw e;
   }
-  if (log.header.blind) {
-    return unreadable(path, `${path}: dealt blind (PROTOCOL.md §13): this verifier does not check blind transcripts, so it does not verify this log`, "not-verified");
-  }
+  const blind = log.header.blind ? blindUnchecked(log) : null;
+  if (blind !== null) return unreadable(path, `${path}: dealt blind (PROTOCOL.md §13): ${blind}, so this verifier does not verify this log`, "not-verified");
   const v = await judge(log, opts);
   return {
     path, verdict: v.findings.length ? "findings" : "clean", error: null, hands: v.hands, played: v.played,
-    deals_proven: v.dealsProven, dealing: v.recorded === 0 ? "seeds" : "recorded", recorded_deals: v.recorded,
+    deals_proven: v.dealsProven, dealing: log.header.blind ? "blind" : v.recorded === 0 ? "seeds" : "recorded", recorded_deals: v.recorded,
     not_replayed: v.notReplayed, key: { id: v.keyId, pinned: v.keyPinned, platform: v.signer, scripts: v.signerScripts },
     signed: signedLine(v), ending: v.ending, findings: v.findings, notes: v.notes, paths: v.paths,
   };

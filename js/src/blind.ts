@@ -1,0 +1,327 @@
+/**
+ * Blind dealing (docs/PROTOCOL.md §13, docs/FORMAT.md "Blind dealing"): the blind, proof and
+ * keys records read, and each dealing attempt's transcript checked from its proofs alone
+ * (`tarneeb-blind-v2`: the keys, every pass with its shuffle proof, every round of partial
+ * decryptions with its batched proof, the dealer's 13th card and every card played with its
+ * proof), then with the keys the seats revealed; the hands the replay is dealt are the ones
+ * the transcript proves.
+ */
+import { type Bytes, equal, toHex } from "./bytes.js";
+import { cardName } from "./engine.js";
+import { type Finding } from "./replay.js";
+import {
+  BASE, DECK, ELEMENT, L, PROOF, type Point, cardPoints, context, decode, owner, roundPositions, scalarOf,
+  verifyBatch, verifyDleq, verifyShuffle,
+} from "./shuffleproof.js";
+
+const SPLIT = 2 * DECK * ELEMENT; // a shuffle proof's elements: u ‖ ĉ
+const SCALARS = (2 * DECK + 5) * 32;
+const DECK_BYTES = DECK * ELEMENT;
+const OPENED_POSITION = 51;
+
+/** One dealing attempt's blind record, and the proofs of its cards played. */
+export interface BlindTranscript {
+  publics: Bytes;
+  passes: Bytes[];
+  partials: Bytes[];
+  /** v2: each pass's shuffle proof, its elements and its scalars; null under v1 */
+  shuffleProofs: [Bytes, Bytes][] | null;
+  /** v2: the batched proofs delivered (round r, seat k at 4r + k), 64 bytes each */
+  batch: Bytes | null;
+  /** v1: the proof of each partial decryption, a bin a round */
+  v1Proofs: Bytes[] | null;
+  opened: Bytes | null;
+  /** play index (0–51) → [position, proof] */
+  plays: Map<number, [number, Bytes]>;
+}
+
+/** A keys record: what the seats revealed of one dealing attempt (null: kept). */
+export interface RevealedKeys {
+  dealNumber: number;
+  scalars: (Bytes | null)[];
+  permutations: (Bytes | null)[];
+  offset: number;
+}
+
+const isBin = (v: unknown, n: number): v is Uint8Array => v instanceof Uint8Array && v.length === n;
+const bins = (v: unknown, n: number, size: number, nil = false) =>
+  Array.isArray(v) && v.length === n && v.every((x) => isBin(x, size) || (nil && x === null));
+
+/** Where a blind dealing record may stand, as the reader knows it. */
+export interface BlindPlace {
+  hand: { plays: number[]; blind?: BlindTranscript | null } | null;
+  afterDeal: boolean;
+  afterMoves: boolean;
+  ended: boolean;
+  keys: RevealedKeys[];
+}
+
+/** Read one blind (5), proof (6) or keys (7) record; the reason it is refused, or null. */
+export function readBlindRecord(d: unknown[], pos: number, at: BlindPlace): string | null {
+  const kind = d[0];
+  if (kind === 5) {
+    if (!at.afterDeal || at.hand === null || at.hand.blind) return "a blind record anywhere but right after its deal record";
+    const t = blindFromList(d);
+    if (typeof t === "string") return `blind record: ${t}`;
+    at.hand.blind = t;
+  } else if (kind === 6) {
+    const h = at.hand;
+    if (h === null || !at.afterMoves || !h.plays.length || !h.blind || h.blind.plays.has(h.plays.length - 1)) {
+      return "a proof record anywhere but right after a card move";
+    }
+    if (d.length !== 3 || typeof d[1] !== "number" || !Number.isInteger(d[1]) || d[1] < 0 || d[1] >= DECK || !isBin(d[2], PROOF)) {
+      return `proof record: must be [6, position 0-51, ${PROOF}-byte proof]`;
+    }
+    h.blind.plays.set(h.plays.length - 1, [d[1], d[2] as Bytes]);
+  } else {
+    if (!at.ended) return "a keys record before the end record";
+    if (d.length !== 4 || typeof d[1] !== "number" || !Number.isInteger(d[1]) || d[1] < 0 || d[1] > 1_000_000) {
+      return "keys record: must be [7, deal_number, four scalars, four permutations]";
+    }
+    if (!bins(d[2], 4, 32, true)) return "keys record: scalars must be 4 byte strings of 32 bytes or nil";
+    if (!bins(d[3], 4, DECK, true)) return `keys record: permutations must be 4 byte strings of ${DECK} bytes or nil`;
+    at.keys.push({ dealNumber: d[1], scalars: d[2] as (Bytes | null)[], permutations: d[3] as (Bytes | null)[], offset: pos });
+  }
+  return null;
+}
+
+function blindFromList(d: unknown[]): BlindTranscript | string {
+  if (d.length !== 6) return `has ${d.length} fields, not 6`;
+  const [, publics, passes, partials, proofs, opened] = d;
+  if (!isBin(publics, 4 * ELEMENT)) return `publics must be ${4 * ELEMENT} bytes (four keys)`;
+  if (opened !== null && !isBin(opened, PROOF)) return `opened must be a ${PROOF}-byte proof or nil`;
+  const base = { publics, opened: opened as Bytes | null, plays: new Map<number, [number, Bytes]>() };
+  if (Array.isArray(proofs) && proofs.length && proofs[0] instanceof Uint8Array && proofs[0].length <= 12 * PROOF) {
+    const k = Array.isArray(passes) ? passes.length : -1;
+    const batch = proofs[0];
+    const dn = Math.floor(batch.length / PROOF);
+    if (k < 0 || k > 4 || batch.length % PROOF || (k < 4 && dn) || proofs.length !== 1 + 2 * k) {
+      return "a v2 transcript holds 0-4 passes, and after its batched proofs (none before the fourth pass) two bins of shuffle proof a pass";
+    }
+    if ((dn < 12 || k < 4) && opened !== null) return "an unfinished deal opens no card";
+    if (!bins(passes, k, DECK_BYTES)) return `passes must be ${k} byte strings of ${DECK_BYTES} bytes`;
+    if (!bins(partials, Math.ceil(dn / 4), DECK_BYTES)) return `partials must be ${Math.ceil(dn / 4)} byte strings of ${DECK_BYTES} bytes`;
+    const els = proofs.filter((_, i) => i % 2 === 1), scs = proofs.filter((_, i) => i && i % 2 === 0);
+    if (!bins(els, k, SPLIT)) return `v2 shuffle proofs' elements must be ${k} byte strings of ${SPLIT} bytes`;
+    if (!bins(scs, k, SCALARS)) return `v2 shuffle proofs' scalars must be ${k} byte strings of ${SCALARS} bytes`;
+    return { ...base, passes: passes as Bytes[], partials: partials as Bytes[], shuffleProofs: els.map((e, i) => [e as Bytes, scs[i] as Bytes]), batch, v1Proofs: null };
+  }
+  if (!bins(passes, 4, DECK_BYTES)) return `passes must be 4 byte strings of ${DECK_BYTES} bytes`;
+  if (!bins(partials, 3, DECK_BYTES)) return `partials must be 3 byte strings of ${DECK_BYTES} bytes`;
+  if (!bins(proofs, 3, DECK * PROOF)) return `partial_proofs must be 3 byte strings of ${DECK * PROOF} bytes`;
+  return { ...base, passes: passes as Bytes[], partials: partials as Bytes[], shuffleProofs: null, batch: null, v1Proofs: proofs as Bytes[] };
+}
+
+/**
+ * What of a log dealt blind this verifier does not check, or null when it checks it all:
+ * every transcript must be a complete `tarneeb-blind-v2` one.
+ */
+export function blindUnchecked(log: { hands: { blind?: BlindTranscript | null }[] }): string | null {
+  for (const [n, h] of log.hands.entries()) {
+    const t = h.blind;
+    if (!t) continue; // a hand without its blind record is a finding
+    if (t.shuffleProofs === null) return `hand ${n + 1} is dealt under tarneeb-blind-v1, which this verifier does not check`;
+    if (t.passes.length < 4 || t.batch!.length < 12 * PROOF) return `hand ${n + 1}'s blind deal stopped before its end (§13.8), which this verifier does not check`;
+  }
+  return null;
+}
+
+const split = (b: Bytes, size: number) => Array.from({ length: b.length / size }, (_, i) => b.subarray(i * size, (i + 1) * size));
+
+/** A seat's fault in a deal's transcript (seat -1: none named). */
+interface Fault { seat: number; what: string; kind: string }
+
+/** What one hand's checks give the replay. */
+export interface BlindHand {
+  hands: number[][] | null;
+  thirteenth: number | null;
+  proven: boolean;
+  faults: number;
+}
+
+const AFTER = " (the deal's transcript is at fault above: the seat named there changed what this card's owner was given)";
+
+let pointCards: Map<string, number> | null = null;
+function cardOfPoint(p: Point): number | null {
+  pointCards ??= new Map(cardPoints().map((q, c) => [toHex(q.toBytes()), c]));
+  return pointCards.get(toHex(p.toBytes())) ?? null;
+}
+
+/** Checks each blind hand of one log, adding its findings. */
+export class BlindChecker {
+  faults = 0;
+  secretCancelled: number[] = [];
+  private keys = new Map<number, RevealedKeys>();
+  private consequence = false;
+
+  constructor(private matchId: Bytes, keys: RevealedKeys[], hands: number, private findings: Finding[]) {
+    for (const k of keys) {
+      if (this.keys.has(k.dealNumber) || k.dealNumber >= hands) {
+        this.add("blind-transcript", `a keys record for hand ${k.dealNumber}, which ${this.keys.has(k.dealNumber) ? "has one already" : "the log does not hold"}`, { offset: k.offset });
+        this.faults++;
+        continue;
+      }
+      this.keys.set(k.dealNumber, k);
+    }
+  }
+
+  private add(kind: string, message: string, where: Partial<Finding>): void {
+    this.findings.push({ kind, message, hand: null, trick: null, seat: null, card: null, offset: null, ...where });
+  }
+
+  /** The hands `t` proves for hand `n` dealt by `dealer`; null when it has no transcript. */
+  check(t: BlindTranscript | null | undefined, rec: { revealed: number | null; plays: number[] }, n: number, dealer: number, reveals: boolean, offset: number): BlindHand | null {
+    const before = this.findings.length;
+    const done = () => { const a = this.findings.length - before; this.faults += a; return a; };
+    if (!t) {
+      this.add("blind-transcript", "the hand has no blind record: nothing proves its deal", { hand: n, offset });
+      done();
+      return null;
+    }
+    const publics = split(t.publics, ELEMENT).map(decode);
+    const passes = t.passes.map((d) => split(d, ELEMENT).map(decode));
+    const rounds = t.partials.map((d) => split(d, ELEMENT).map(decode));
+    const faults = this.transcript(publics, passes, rounds, t, n, dealer);
+    for (const f of faults) this.add(f.kind, f.what, { hand: n, seat: f.seat < 0 ? null : f.seat, offset });
+    this.consequence = faults.length > 0;
+    const finals = rounds[2]!;
+    const known = new Map<number, number>();
+    const keys = this.revealed(n);
+    if (this.findings.length === before) {
+      for (const [s, x] of keys) {
+        const inv = modInverse(x);
+        for (let p = 0; p < DECK; p++) {
+          if (owner(p, dealer) !== s) continue;
+          const e = finals[p]!;
+          const c = e === null || e.is0() ? null : cardOfPoint(e.multiplyUnsafe(inv));
+          if (c === null) {
+            this.add("wrong-shuffle", `position ${p} of seat ${s} does not decrypt to a card`, { hand: n, seat: s, offset });
+            break;
+          }
+          known.set(p, c);
+        }
+      }
+    }
+    const open = (p: number, card: number, step: string, proof: Bytes): number | null => {
+      const o = owner(p, dealer);
+      const y = publics[o]!, z = finals[p]!;
+      if (y === null || z === null) return o;
+      return verifyDleq(y, cardPoints()[card]!, z, proof, context(this.matchId, n, step, o, p)) ? null : o;
+    };
+    let thirteenth: number | null = null;
+    if (!reveals) {
+      if (t.opened !== null) this.add("not-canonical", "the blind record opens the dealer's 13th card, but these rules show no card", { hand: n, offset });
+    } else if (rec.revealed === null || t.opened === null) {
+      this.add("blind-transcript", "the dealer's 13th card is not opened with its proof", { hand: n, seat: dealer, offset });
+    } else if (open(OPENED_POSITION, rec.revealed, "open", t.opened) !== null) {
+      this.add("card-not-dealt", `the dealer shows ${cardName(rec.revealed)} as its 13th card, but its proof does not verify: it is not the card dealt there${this.consequence ? AFTER : ""}`,
+        { hand: n, seat: this.consequence ? null : dealer, card: cardName(rec.revealed), offset });
+    } else {
+      if (!known.has(OPENED_POSITION)) known.set(OPENED_POSITION, rec.revealed);
+      thirteenth = rec.revealed;
+    }
+    rec.plays.forEach((card, k) => {
+      const trick = Math.floor(k / 4) + 1;
+      const pp = t.plays.get(k);
+      if (pp === undefined) {
+        this.add("blind-transcript", `${cardName(card)} is played without the proof that it is a card dealt to the seat`, { hand: n, trick, card: cardName(card), offset });
+        return;
+      }
+      const [p, proof] = pp;
+      const seat = open(p, card, "play", proof);
+      if (seat !== null) {
+        this.add("card-not-dealt", `${cardName(card)} is played as the card dealt to seat ${seat} at position ${p}, but its proof does not verify: it is not the card dealt there${this.consequence ? AFTER : ""}`,
+          { hand: n, trick, card: cardName(card), offset, seat: this.consequence ? null : seat });
+        return;
+      }
+      if ((known.get(p) ?? card) !== card) this.add("card-not-dealt", `position ${p} is opened as two cards`, { hand: n, trick, offset });
+      known.set(p, card);
+    });
+    const distinct = new Set(known.values()).size;
+    const proven = known.size === DECK && distinct === DECK;
+    if (known.size === DECK && !proven) {
+      this.add("wrong-shuffle", "the cards opened are not the 52 cards of the deck: a pass replaced, dropped or duplicated a card (the revealed keys name the seat)", { hand: n, offset });
+    }
+    let hands: number[][] | null = null;
+    if (distinct === known.size) {
+      const rest = Array.from({ length: DECK }, (_, c) => c).filter((c) => ![...known.values()].includes(c));
+      hands = [[], [], [], []];
+      let i = 0;
+      for (let p = 0; p < DECK; p++) hands[owner(p, dealer)]!.push(known.has(p) ? known.get(p)! : rest[i++]!);
+      if (thirteenth === null && reveals) thirteenth = known.get(OPENED_POSITION) ?? null;
+    }
+    return { hands, thirteenth, proven, faults: done() };
+  }
+
+  /** The revealed scalars of hand `n` whose permutation is revealed too: seat → scalar. */
+  private revealed(n: number): [number, bigint][] {
+    const k = this.keys.get(n);
+    if (!k) return [];
+    const out: [number, bigint][] = [];
+    for (let s = 0; s < 4; s++) if (k.scalars[s] && k.permutations[s]) out.push([s, scalarOf(k.scalars[s]!)]);
+    return out;
+  }
+
+  /** §13.4 under v2: keys, passes, batches (the openings are checked by `check`), then the revealed keys. */
+  private transcript(publics: (Point | null)[], passes: (Point | null)[][], rounds: (Point | null)[][], t: BlindTranscript, n: number, dealer: number): Fault[] {
+    const faults: Fault[] = [];
+    publics.forEach((y, s) => {
+      if (y === null) faults.push({ seat: s, what: `seat ${s}'s public key: not a valid ristretto255 element`, kind: "blind-transcript" });
+    });
+    if (faults.length) return faults;
+    const ys = publics as Point[];
+    let deck: (Point | null)[] = cardPoints();
+    for (let s = 0; s < 4; s++) {
+      const out = passes[s]!;
+      const [els, scs] = t.shuffleProofs![s]!;
+      const ok = !deck.includes(null) && !out.includes(null)
+        && verifyShuffle(ys[s]!, deck as Point[], out as Point[], els, scs, context(this.matchId, n, "shuffle", s, s));
+      if (!ok) faults.push({ seat: s, what: "its shuffle pass is not proven: its proof does not show the deck it published is a permutation of the deck before it under its key", kind: "wrong-shuffle" });
+      deck = out;
+    }
+    const batches = split(t.batch!, PROOF);
+    for (let r = 0; r < 3; r++) {
+      for (let k = 0; k < 4; k++) {
+        const positions = roundPositions(dealer, r, k);
+        const ins: (Point | null)[] = positions.map((p) => (r === 0 ? deck : rounds[r - 1]!)[p]!);
+        const outs: (Point | null)[] = positions.map((p) => rounds[r]![p]!);
+        const ok = !ins.includes(null) && !outs.includes(null)
+          && verifyBatch(ys[k]!, positions, ins as Point[], outs as Point[], batches[4 * r + k]!, context(this.matchId, n, "decrypt-batch", k, r));
+        if (!ok) faults.push({ seat: k, what: `a wrong partial decryption in round ${r + 1}: its batched proof fails (one of positions ${positions.join(", ")})`, kind: "wrong-decryption" });
+      }
+    }
+    const k = this.keys.get(n);
+    for (let s = 0; k && s < 4; s++) {
+      const xb = k.scalars[s], perm = k.permutations[s];
+      if (!xb || !perm) continue;
+      const x = scalarOf(xb);
+      if (!(x > 0n && x < L) || !BASE.multiplyUnsafe(x).equals(ys[s]!)) {
+        faults.push({ seat: s, what: "its revealed scalar does not match its public key", kind: "wrong-key" });
+        continue;
+      }
+      if ([...perm].sort((a, b) => a - b).some((v, i) => v !== i)) {
+        faults.push({ seat: s, what: "its revealed permutation is not a permutation of 52 positions", kind: "wrong-key" });
+        continue;
+      }
+      const prior: (Point | null)[] = s === 0 ? cardPoints() : passes[s - 1]!;
+      for (let j = 0; j < DECK; j++) {
+        const e = prior[perm[j]!]!, o = passes[s]![j]!;
+        if (e === null || o === null || e.is0() || !equal(e.multiplyUnsafe(x).toBytes(), o.toBytes())) {
+          faults.push({ seat: s, what: `its pass is not its re-encryption and permutation of the deck before it (position ${j})`, kind: "wrong-shuffle" });
+          break;
+        }
+      }
+    }
+    return faults;
+  }
+}
+
+function modInverse(x: bigint): bigint {
+  let [a, b, u, v] = [x % L, L, 1n, 0n];
+  while (a !== 0n) {
+    const q = b / a;
+    [a, b] = [b - q * a, a];
+    [u, v] = [v - q * u, u];
+  }
+  return ((v % L) + L) % L;
+}
