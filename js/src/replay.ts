@@ -9,6 +9,8 @@ import { type Bytes, constantTimeEqual, equal, toHex } from "./bytes.js";
 import { ed25519Verify, keyId, weakKey } from "./crypto.js";
 import { Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion } from "./derive.js";
 import { BID, Illegal, Match, PASS, Phase, SUITS, TRUMP, cardName, describe, type Hand } from "./engine.js";
+import { checkEnd, reportNotReplayed, runs } from "./ending.js";
+import { add, TEAMS, type Verdict, type Where } from "./findings.js";
 import { type HandRecord, type ParsedLog } from "./records.js";
 import { PRESETS, RULE_FIELDS, lowestTotal, presetDepartures, reveals, rulesMap, sameRules } from "./rules.js";
 import { pyRepr, rulesNotes } from "./house.js";
@@ -17,36 +19,7 @@ import { exercisedPaths } from "./paths.js";
 import { type SignedReceipt, receiptMismatches } from "./receipt.js";
 import { encode } from "@msgpack/msgpack";
 
-export interface Finding {
-  kind: string;
-  message: string;
-  hand: number | null;
-  trick: number | null;
-  seat: number | null;
-  card: string | null;
-  offset: number | null;
-}
-
-export interface Verdict {
-  findings: Finding[];
-  notes: string[];
-  hands: number;
-  played: number;
-  dealsProven: boolean;
-  recorded: number;
-  notReplayed: number[];
-  keyId: string | null;
-  keyPinned: boolean;
-  signatureVerified: boolean;
-  signature: "absent" | "weak-key" | "broken" | null;
-  checkedTo: number | null;
-  ending: string | null;
-  /** the platform the user's keys name for the key, and the scripts of its letters */
-  signer: string | null;
-  signerScripts: string[];
-  /** the rule paths the match went through */
-  paths: Record<string, number>;
-}
+export type { Finding, Verdict } from "./findings.js";
 
 export interface Options {
   /** a raw Ed25519 key the user pins */
@@ -67,19 +40,12 @@ function receiptFor(opts: Options, matchId: Bytes): SignedReceipt | null {
   return all.find((r) => equal(r.receipt.matchId, matchId)) ?? (all.length === 1 ? all[0]! : null);
 }
 
-type Where = Partial<Pick<Finding, "hand" | "trick" | "seat" | "card" | "offset">>;
-
-function add(v: Verdict, kind: string, message: string, where: Where = {}): void {
-  v.findings.push({ kind, message, hand: null, trick: null, seat: null, card: null, offset: null, ...where });
-}
-
 /** The note on a log with committed seeds verified without a seat's receipt. */
 export const NO_RECEIPT_NOTE = "not compared with a seat's pre-play receipt (--receipt): that the log is the match promised before play rests on the platform's word";
 const hex16 = (b: Bytes) => toHex(b).slice(0, 16);
 
 const NO_DEAL = "the log has neither seeds to derive the deal nor a recorded deal";
 const SECRET_HAND = "a blind deal that was not played out, and whose seats did not reveal their keys: its cards stay secret, so its plays cannot be checked against the hands";
-const TEAMS = ["team 0+2", "team 1+3"];
 
 /** What the asynchronous checks (signature, seeds) leave for the replay. */
 interface Source {
@@ -582,120 +548,5 @@ class HandReplay {
     this.drift = [0, 0, 0, 0];
     const last = this.missing[this.missing.length - 1];
     if (!last || last[0] !== this.n) this.v.notes.push(`hand ${this.n} could not be replayed to its end; the rest of the match is checked from the totals the log claims after it`);
-  }
-}
-
-function runs(numbers: number[]): string {
-  const out: string[] = [];
-  let start = numbers[0]!;
-  let prev = start;
-  for (const n of [...numbers.slice(1), null]) {
-    if (n !== null && n === prev + 1) {
-      prev = n;
-      continue;
-    }
-    out.push(start === prev ? `${start}` : `${start}-${prev}`);
-    if (n !== null) start = prev = n;
-  }
-  return out.join(", ");
-}
-
-function reportNotReplayed(v: Verdict, missing: [number, number, string][]): void {
-  const byReason = new Map<string, [number, number][]>();
-  for (const [n, offset, why] of missing) {
-    if (!byReason.has(why)) byReason.set(why, []);
-    byReason.get(why)!.push([n, offset]);
-  }
-  for (const [why, hands] of byReason) {
-    const numbers = hands.map(([n]) => n);
-    v.notReplayed.push(...numbers);
-    if (hands.length === 1) add(v, "not-replayed", `the hand could not be replayed: ${why}; none of its bids, cards or claims are checked`, { hand: numbers[0]!, offset: hands[0]![1] });
-    else add(v, "not-replayed", `hands ${runs(numbers)} (${numbers.length} dealing attempts) could not be replayed: ${why}; none of their bids, cards or claims are checked`, { offset: hands[0]![1] });
-  }
-  v.notReplayed.sort((a, b) => a - b);
-}
-
-const CAUSE_TEXT: Record<string, string> = { disconnect: "disconnected", timeout: "timed out", resignation: "resigned" };
-const TURN_TEXT = new Map<Phase, string>([[Phase.BID, "call"], [Phase.TRUMP, "name the trump"], [Phase.PLAY, "play"]]);
-
-const moves = (rec: HandRecord) => `${rec.calls.length} call(s) and ${rec.plays.length} card(s)`;
-
-/** ` in hand 7`: the hand that won the match, when the replay has it. */
-function wonIn(state: Match): string {
-  const won = state.history.find((h) => h.winner !== null);
-  return won === undefined ? "" : ` in hand ${won.dealNumber}`;
-}
-
-function stopPlace(last: HandRecord | null): string {
-  if (last === null) return "the start, before the first deal";
-  if (last.closed) return `the end of hand ${last.dealNumber}, before the next deal`;
-  if (last.plays.length === 52) return `hand ${last.dealNumber}, after its 13th trick, before its claims`;
-  if (last.plays.length) return `hand ${last.dealNumber}, trick ${Math.floor(last.plays.length / 4) + 1}`;
-  return `hand ${last.dealNumber}, in the bidding`;
-}
-
-type Abandoned = NonNullable<NonNullable<ParsedLog["end"]>["abandoned"]>;
-
-function abandonText(log: ParsedLog, a: Abandoned): string {
-  const who = a.seat === null ? (a.cause === "server-fault" ? "the server" : "a player") : `seat ${a.seat} (${log.header.seats[a.seat]!.name})`;
-  const what = a.cause === "server-fault" ? "failed" : CAUSE_TEXT[a.cause] ?? a.cause;
-  return `${who} ${what}` + (a.reason ? `: ${a.reason}` : "");
-}
-
-/** FORMAT.md "End": the end record (or its lack) against the state the replay left. */
-function checkEnd(log: ParsedLog, state: Match, v: Verdict, atLastMove: boolean): void {
-  const last = log.hands.length ? log.hands[log.hands.length - 1]! : null;
-  const at = log.endOffset;
-  if (log.end === null) {
-    const cutAt = log.cut !== null ? log.cut.offset : log.size;
-    const stops = last !== null && !last.closed ? ` (hand ${last.dealNumber} stops after ${moves(last)})` : "";
-    add(v, "cut-short", `${log.cut !== null ? log.cut.message : `cut at byte ${cutAt}: the log ends`}, after ${log.hands.length} dealing attempts, without its end record${stops}`, { offset: cutAt });
-    return;
-  }
-  if (log.cut !== null) add(v, "cut-short", `${log.cut.message}, after the end record`, { offset: log.cut.offset });
-  const claimed = log.end.winner;
-  const actual = state.winner;
-  const ab = log.end.abandoned;
-  if (ab !== null) {
-    v.ending = `abandoned at ${stopPlace(last)}: ${abandonText(log, ab)}`;
-    if (ab.cause === "timeout" && ab.seat !== null) checkTimeout(log, state, v, ab, last, atLastMove);
-  } else if (last !== null && !last.closed) {
-    add(v, "hand-incomplete", `hand ${last.dealNumber} has no claims record: the match ends inside it, after ${moves(last)}`, { hand: last.dealNumber, offset: at });
-  }
-  if (actual === null && claimed !== null) add(v, "winner-too-early", `the log declares ${TEAMS[claimed]} the winner, but no team has won yet (totals [${state.totals.join(", ")}])`, { offset: at });
-  else if (actual !== null && claimed === null) add(v, "no-winner", `${TEAMS[actual]} won${wonIn(state)}, but the log declares no winner${ab !== null ? " (it says the match was abandoned after that)" : ""}`, { offset: at });
-  else if (actual !== claimed) add(v, "wrong-winner", `the log declares ${TEAMS[claimed!]} the winner, but ${TEAMS[actual!]} won`, { offset: at });
-  else if (actual === null && ab === null) add(v, "cut-short", "the match ends unfinished: no team has won, and the log does not say it was abandoned", { offset: at });
-}
-
-function checkTimeout(log: ParsedLog, state: Match, v: Verdict, a: Abandoned, last: HandRecord | null, atLastMove: boolean): void {
-  const seat = a.seat!;
-  const blamed = `the log says seat ${seat} (${log.header.seats[seat]!.name}) timed out`;
-  const at = log.endOffset;
-  const hand = last === null ? null : last.dealNumber;
-  if (state.isOver) {
-    add(v, "timeout-no-turn", `${blamed}, but the match was already over: ${TEAMS[state.winner!]} had won it${wonIn(state)}`, { seat, hand, offset: at });
-    return;
-  }
-  if (last === null || last.closed) {
-    const where = last === null ? "before the first deal" : `after hand ${last.dealNumber}, before the next deal`;
-    add(v, "timeout-no-turn", `${blamed} ${where}, when no player was to move: dealing is up to the platform`, { hand, seat, offset: at });
-    return;
-  }
-  const n = last.dealNumber;
-  if (!atLastMove) {
-    v.notes.push(`the timeout's seat is not checked: hand ${n} could not be replayed to its last move`);
-    return;
-  }
-  const phase = state.phase;
-  const turn = TURN_TEXT.get(phase);
-  if (turn === undefined) {
-    const why = last.plays.length === 52 ? "its 13 tricks were played" : "it was cancelled";
-    add(v, "timeout-no-turn", `${blamed} at the end of hand ${n}, but no player was to move: ${why}, and only its claims were still to come`, { hand: n, seat, offset: at });
-    return;
-  }
-  if (state.current !== seat) {
-    const trick = phase === Phase.PLAY ? Math.floor(last.plays.length / 4) + 1 : null;
-    add(v, "timeout-out-of-turn", `${blamed}, but it was seat ${state.current}'s turn to ${turn} when the log stops: a timeout blames the player to move`, { hand: n, trick, seat, offset: at });
   }
 }
