@@ -483,6 +483,17 @@ def check_opening(deal: BlindDeal, opening: Opening) -> BlindFault | None:
     return None
 
 
+def public_key_faults(publics: Sequence[bytes]) -> list[BlindFault]:
+    """Each seat's public key that is not a group element, as a fault on that seat."""
+    faults: list[BlindFault] = []
+    for s, y in enumerate(publics):
+        try:
+            _check_element(y, f"seat {s}'s public key")
+        except BlindError as exc:
+            faults.append(BlindFault(s, str(exc)))
+    return faults
+
+
 def verify_deal(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[BlindFault]:
     """Every check of one deal's transcript; an empty list means it verifies.
 
@@ -492,12 +503,7 @@ def verify_deal(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[Blind
     permutation is a permutation, each pass is that seat's re-encryption and
     permutation of the deck before it, and each hand decrypts to cards.
     """
-    faults: list[BlindFault] = []
-    for s, y in enumerate(deal.publics):
-        try:
-            _check_element(y, f"seat {s}'s public key")
-        except BlindError as exc:
-            faults.append(BlindFault(s, str(exc)))
+    faults = public_key_faults(deal.publics)
     if faults:
         return faults
     if len(deal.passes) != SEATS or any(len(d) != DECK for d in deal.passes):

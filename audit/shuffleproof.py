@@ -62,6 +62,7 @@ from .blind import (
     mul_base,
     owner,
     prove_dleq,
+    public_key_faults,
     reduce64,
     scalar_from_int,
     scalar_to_int,
@@ -352,12 +353,7 @@ def verify_deal_v2(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[Bl
     inputs, so what follows from a cheat (the later passes and decryptions, made
     honestly on a changed deck) is never blamed on the seat that made it.
     """
-    faults: list[BlindFault] = []
-    for s, y in enumerate(deal.publics):
-        try:
-            _check_element(y, f"seat {s}'s public key")
-        except BlindError as exc:
-            faults.append(BlindFault(s, str(exc)))
+    faults = public_key_faults(deal.publics)
     if faults:
         return faults
     if (len(deal.passes) != SEATS or any(len(d) != DECK for d in deal.passes)
