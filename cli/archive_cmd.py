@@ -70,7 +70,8 @@ def register(app: typer.Typer) -> None:
             show_default=False)] = None,
         scheduler: Annotated[str | None, typer.Option(
             "--scheduler", metavar="ADDRESS",
-            help="Run on a Dask cluster, e.g. tcp://scheduler:8786 (pip install "
+            help="Run on a Dask cluster, e.g. tcp://scheduler:8786, or local:N for one of "
+                 "N worker processes on this machine started for the run (pip install "
                  "'tarneeb[cluster]'); the workers must be able to read the logs.")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="The summary as JSON.")] = False,
         tables: Annotated[Path | None, typer.Option(

@@ -7,6 +7,12 @@ process killed, a Dask worker lost again after the chunk was sent again
 (``DASK_RETRIES``; the scheduler retries a lost worker's task as its
 ``allowed-failures`` says first), the scheduler gone.
 
+``--scheduler local`` (or ``local:N``) starts a Dask cluster of N worker processes on
+this machine for the run (:func:`local_cluster`), with the quieter settings of
+``QUIET_DASK``: a worker's event loop otherwise wakes every few milliseconds to profile,
+watch its memory and tick, which costs an audit whose tasks hold the GIL about a tenth
+of its speed on two cores.
+
 >>> list(chunks_of("abcde", 2))
 [['a', 'b'], ['c', 'd'], ['e']]
 """
@@ -14,7 +20,9 @@ process killed, a Dask worker lost again after the chunk was sent again
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -22,6 +30,18 @@ from tarneeb.replay.archive.paths import ArchiveError, AuditFault
 
 DASK_RETRIES = 1  # a chunk whose Dask worker was lost is sent again this many times
 Task = Callable[..., Any]  # audit_chunk: the chunk's paths, then what the user trusts
+# Dask settings for workers whose tasks are pure Python holding the GIL for a chunk at a
+# time: no statistical profiler (it samples every thread every 10 ms), the system and
+# memory monitors and the event loop's tick watchdog woken 10× less often, no work
+# stealing (the chunks are alike, so there is nothing to balance). A cluster of one's
+# own takes them as a dask config file (docs/ARCHIVE.md).
+QUIET_DASK: dict[str, Any] = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.tick.interval": "200ms",
+    "distributed.scheduler.work-stealing": False,
+}
 
 
 def chunks_of(paths: Iterable[str], size: int) -> Iterator[list[str]]:
@@ -67,10 +87,51 @@ def run_pool(task: Task, chunks: Iterator[list[str]], jobs: int,
         yield from windowed(lambda c: pool.submit(task, c, *args), result, chunks, 3 * jobs)
 
 
+def local_workers(scheduler: Any) -> int | None:
+    """The number of worker processes ``scheduler`` asks for if it names a local cluster
+    (``local``: one a core; ``local:N``), else ``None``.
+
+    >>> local_workers("local:3"), local_workers("tcp://scheduler:8786")
+    (3, None)
+    """
+    if not isinstance(scheduler, str) or not (scheduler == "local"
+                                              or scheduler.startswith("local:")):
+        return None
+    count = scheduler.partition(":")[2]
+    if count == "":
+        return os.cpu_count() or 1
+    if not count.isdigit() or int(count) < 1:
+        raise ArchiveError(f"--scheduler {scheduler}: local:N takes a number of worker "
+                           "processes, 1 or more")
+    return int(count)
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int) -> Iterator[Any]:
+    """A Dask cluster of ``workers`` local processes, one thread each, with the settings
+    of ``QUIET_DASK``, and a client of it (closed, with the cluster, on leaving)."""
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ArchiveError("--scheduler needs dask.distributed: pip install "
+                           "'tarneeb[cluster]'") from None
+    with dask.config.set(QUIET_DASK), \
+            LocalCluster(n_workers=workers, processes=True, threads_per_worker=1,
+                         dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client
+
+
 def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
              args: tuple[Any, ...]) -> Iterator[Any]:
     """``task(chunk, *args)`` for each chunk on the Dask cluster of ``scheduler`` (an
-    address, or a ``distributed.Client``)."""
+    address, ``local`` or ``local:N`` for a cluster of this machine's made for the run
+    (:func:`local_cluster`), or a ``distributed.Client``)."""
+    workers = local_workers(scheduler)
+    if workers is not None:
+        with local_cluster(workers) as client:
+            yield from run_dask(task, chunks, client, args)
+        return
     try:
         from distributed import Client, KilledWorker
     except ImportError:
@@ -120,4 +181,5 @@ def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
             logger.setLevel(level)
 
 
-__all__ = ["DASK_RETRIES", "chunks_of", "run_dask", "run_pool", "windowed"]
+__all__ = ["DASK_RETRIES", "QUIET_DASK", "chunks_of", "local_cluster", "local_workers",
+           "run_dask", "run_pool", "windowed"]
