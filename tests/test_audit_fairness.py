@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import random
 from collections import Counter
 
@@ -255,3 +256,24 @@ def test_power_is_what_scipy_stats_gives(df: int, alpha: float, power: float) ->
     assert detectable_noncentrality(df, alpha, power) == pytest.approx(root, rel=1e-9)
     z = stats.norm.isf(alpha / 2) + stats.norm.isf(1 - power)
     assert detectable_shift(2.5, 7, alpha, power) == pytest.approx(z * 2.5 / 7, rel=1e-12)
+
+
+def test_a_reference_from_another_process_is_the_same_key() -> None:
+    """References key the tallies and hash once, when made: one made in a process with
+    another string hash seed (a worker) and sent here finds the same counts."""
+    import pickle
+    import subprocess
+    import sys
+
+    from tarneeb.audit.fairness.exact import DrawSum, Uniform
+
+    made = subprocess.run(
+        [sys.executable, "-c", "import pickle, sys\n"
+         "from tarneeb.audit.fairness.exact import DrawSum, Uniform\n"
+         "sys.stdout.buffer.write(pickle.dumps([Uniform(('a', 'b')),\n"
+         "                                      DrawSum(((1, 13), (0, 39)), 13)]))"],
+        capture_output=True, check=True, env={**os.environ, "PYTHONHASHSEED": "12345"})
+    theirs = pickle.loads(made.stdout)
+    ours = [Uniform(("a", "b")), DrawSum(((1, 13), (0, 39)), 13)]
+    counts = {ref: i for i, ref in enumerate(ours)}
+    assert [counts[ref] for ref in theirs] == [0, 1]
