@@ -248,10 +248,11 @@ def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes]
         prod = prod * a % L
     neg_c = _s(-c)
     try:
+        a_in = _msm(e, deck_in)  # refused as the JS twin refuses it when the identity
         t = [_add(mul_base(_s(s[0])), mul(neg_c, _sub(_sum(u), _generator_sum(n)))),
              _add(mul_base(_s(s[1])), mul(neg_c, _sub(chain[-1], mul(_s(prod), h)))),
              _add(_add(mul_base(_s(s[2])), _msm(s1, hs)), mul(neg_c, _msm(e, u))),
-             _msm([*s1, *((-s[3] * a) % L for a in e)], [*deck_out, *deck_in]),
+             _sub(_msm(s1, deck_out), mul(_s(s[3]), a_in)),
              _add(mul_base(_s(s[3])), mul(neg_c, y))]
         previous = [h, *chain[:-1]]
         t_hat = [_add(_add(mul_base(_s(s_hat[k])), mul(_s(s1[k]), previous[k])),
