@@ -4,7 +4,8 @@
  * the canonical form, each hand as its deal record, its moves and its claims record. The
  * result is then read and verified like any log: a byte that differs from what the
  * platform signed is a broken signature, never a clean verdict. Logs dealt blind are not
- * converted (this page does not check them).
+ * converted: their transcripts are not in this form's records here, so the page refuses
+ * them in one line and asks for the `.tlog` itself, which it checks.
  */
 import { encode } from "@msgpack/msgpack";
 
@@ -59,7 +60,7 @@ export function jsonFormToBytes(doc: unknown): Uint8Array {
     const bin = (k: string, nil = false): Uint8Array | null => (nil && r[k] === null ? null : hex(r[k], bad(`${k} must be hex`)));
     switch (r.type) {
       case "header": {
-        if (r.dealing === "blind") fail(i, kind, "dealt blind: this page does not check blind deals (tarneeb verify does)");
+        if (r.dealing === "blind") fail(i, kind, "dealt blind: the page reads a blind-dealt log from its .tlog file, not from its JSON form; give the .tlog");
         const rules = r.rules as Obj;
         named = rules !== null && typeof rules === "object" && rules.trump === "named";
         const seats = Array.isArray(r.seats) ? (r.seats as Obj[]).map((s) => [s?.name, s?.computer]) : bad("seats must be a list")();
@@ -73,7 +74,7 @@ export function jsonFormToBytes(doc: unknown): Uint8Array {
         break;
       }
       case "hand": {
-        if (r.blind !== undefined && r.blind !== null) fail(i, kind, "dealt blind: this page does not check blind deals");
+        if (r.blind !== undefined && r.blind !== null) fail(i, kind, "dealt blind: the page reads a blind-dealt log from its .tlog file, not from its JSON form; give the .tlog");
         const deal = r.deal as Obj | null;
         let recorded: unknown[] | null = null;
         if (deal !== null && deal !== undefined) {
@@ -107,7 +108,7 @@ export function jsonFormToBytes(doc: unknown): Uint8Array {
         parts.push(encode([3, bin("signature")]));
         break;
       default:
-        fail(i, kind, kind === "keys" ? "dealt blind: this page does not check blind deals" : "not a record type of the JSON form");
+        fail(i, kind, kind === "keys" ? "dealt blind: the page reads a blind-dealt log from its .tlog file, not from its JSON form; give the .tlog" : "not a record type of the JSON form");
     }
   });
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

@@ -5,15 +5,16 @@
  * the proof that the deals were not chosen, and every finding where it happens.
  *
  * The element `#verdict` carries `data-verdict`: `clean`, `findings`, `unreadable`, or
- * `not-verified` (a log dealt blind: this verifier does not check blind transcripts).
+ * `not-verified` (a blind transcript this verifier does not check: tarneeb-blind-v1, or a
+ * blind deal stopped before its end). A log dealt blind under tarneeb-blind-v2 is checked
+ * from its proofs alone, as `tarneeb verify` does.
  */
 import {
-  Deriver, clientCommitment, matchBinding, parseLog, seasonHeadMessage, serverCommitment,
-  verifyBytes, verifyInclusion, type Finding, type ParsedLog, type VerdictJson,
+  Deriver, clientCommitment, matchBinding, parseKeys, parseLog, readReceipt, seasonHeadMessage, serverCommitment,
+  verifyBytes, verifyInclusion, type Finding, type ParsedLog, type SignedReceipt, type VerdictJson,
 } from "../src/index.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
-import { readReceipt, receiptProblems, type Receipt } from "./receipt.js";
 import { jsonFormToBytes } from "./jsonform.js";
 
 const KINDS: Record<string, string> = words.kinds;
@@ -149,7 +150,15 @@ async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | n
     steps.push({ title: "The players' seeds", status: "fail", kinds: ["client-seed"], detail: "The log does not carry the players' seeds and commitments." });
   }
   const dealKinds = ["wrong-deal", "wrong-first-dealer", "not-replayed"];
-  if (seedOk && h.clientSeeds !== null) {
+  if (h.blind) {
+    const blindKinds = ["blind-transcript", "wrong-shuffle", "wrong-decryption", "wrong-key", "card-not-dealt", "not-replayed"];
+    const bad = v.findings.some((f) => blindKinds.includes(f.kind));
+    steps.push({
+      title: "The blind deals", status: bad || !v.deals_proven ? "fail" : "pass", kinds: blindKinds,
+      detail: "Every deal was dealt blind (PROTOCOL.md §13): each seat shuffled the encrypted deck in turn and proved it, the cards were decrypted with proofs so that each hand was seen only by its holder, and every card played was opened with a proof that it is the card dealt to that seat. Each of these proofs, and the keys the seats revealed after the match, is checked here."
+        + (bad ? " Some do NOT check out: see below." : ""),
+    });
+  } else if (seedOk && h.clientSeeds !== null) {
     const d = await Deriver.create(seed!, h.matchId, h.clientSeeds, binding);
     const first = await d.firstDealer();
     const firstOk = first === h.firstDealer;
@@ -166,6 +175,7 @@ async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | n
 /** The cards each seat holds in each hand: derived from the seeds, or as recorded. */
 async function deals(log: ParsedLog): Promise<(number[][] | null)[]> {
   const h = log.header;
+  if (h.blind) return log.hands.map(() => null);
   const seed = log.end?.serverSeed ?? null;
   let d: Deriver | null = null;
   if (h.serverCommitment !== null && seed !== null && h.clientSeeds !== null && equal(await serverCommitment(seed), h.serverCommitment)) {
@@ -188,8 +198,8 @@ async function deals(log: ParsedLog): Promise<(number[][] | null)[]> {
 
 function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null): [string, string, string] {
   if (v.verdict === "not-verified") {
-    return ["not-verified", "This page cannot check a log dealt blind",
-      "This match was dealt blind (PROTOCOL.md §13): this page does not check blind-dealing transcripts yet, so it says nothing about whether this match was fair. Check it with tarneeb verify, which does."];
+    return ["not-verified", "This page cannot check this blind deal",
+      `${v.error ?? "This match was dealt blind"}. This page says nothing about whether this match was fair: check it with tarneeb verify.`];
   }
   if (v.verdict === "unreadable" || log === null || t === null) {
     return ["unreadable", "This log could not be read", `${v.error ?? "not a tarneeb log"}. Nothing in it can be checked.`];
@@ -203,7 +213,7 @@ function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null): [string
     const detail = told.map((f) => `${sentence(where(f, t))}: ${sentence(t.say(said(f)))}.`).join(" ");
     return ["findings", head, `${detail} ${n === 1 ? "It is" : "Each is"} marked below where it happens.`.trim()];
   }
-  const signed = v.key.pinned ? `signed by the key you gave (key ${v.key.id})`
+  const signed = v.key.pinned ? (v.key.platform !== null ? `signed by ${v.key.platform}, as your keys file names its key (key ${v.key.id})` : `signed by the key you gave (key ${v.key.id})`)
     : "signed by the key named inside the log (compare its key id below with the one the platform publishes)";
   const stopped = v.ending ? ` The match did not finish: it was ${t.say(v.ending)}.` : "";
   const checked = "Every deal is the one the committed seeds give, and every bid, card, score and the winner follow the rules.";
@@ -231,7 +241,9 @@ function jsonForm(bytes: Uint8Array): boolean {
 let logBytes: Uint8Array | null = null;
 let logName = "";
 let key: ToldKey | null = null;
-let receipt: Receipt | null = null;
+/** a keys file (platform name → key), as `tarneeb verify --keys` takes */
+let keyFile: Map<string, Uint8Array> | null = null;
+let receipt: SignedReceipt | null = null;
 let runs = 0;
 
 async function show(): Promise<void> {
@@ -253,27 +265,33 @@ async function show(): Promise<void> {
       formError = `${logName}: its JSON form cannot be read: ${(e as Error).message}`;
     }
   }
+  let blind = false;
+  try {
+    blind = formError === null && parseLog(bytes).header.blind;
+  } catch {
+    blind = false;
+  }
+  if (blind) {
+    // a blind transcript costs the verifier seconds a deal: say so, and let the page paint first
+    verdictEl.replaceChildren(el("p", { class: "headline" }, "Checking…"),
+      el("p", { class: "detail" }, "This match was dealt blind: every shuffle, decryption and card played is checked from its proof, a few seconds a deal. This page stays open while it works."));
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  const opts = { ...(key === null ? {} : { publicKey: key.raw }), ...(keyFile === null ? {} : { keys: keyFile }),
+    ...(receipt === null ? {} : { receipts: [receipt] }) };
   let v: VerdictJson;
   try {
-    v = await verifyBytes(bytes, logName, key === null ? {} : { publicKey: key.raw });
+    v = await verifyBytes(bytes, logName, opts);
   } catch (e) {
     v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: `${logName}: ${(e as Error).message}` };
   }
   if (formError !== null) v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: formError };
-  // the page draws the hands the seeds deal: it does not draw a blind deal's, so it gives no verdict on one
-  if (v.dealing === "blind" && v.verdict !== "unreadable") v = { ...v, verdict: "not-verified" };
   let log: ParsedLog | null = null;
   if (v.verdict !== "unreadable") {
     try {
       log = parseLog(bytes);
     } catch {
       log = null;
-    }
-  }
-  if (log !== null && receipt !== null && v.verdict !== "not-verified") {
-    for (const message of await receiptProblems(receipt, log, key?.raw ?? null)) {
-      v.findings.push({ kind: "receipt-mismatch", message, hand: null, trick: null, seat: null, card: null, offset: null });
-      v.verdict = "findings";
     }
   }
   const t = log === null ? null : Table.of(log);
@@ -313,9 +331,9 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
     el("ol", { class: "steps" }, el("li", { "data-status": sigStatus ? "pass" : "fail" },
       el("span", { class: sigStatus ? "pass" : "fail" }, sigStatus ? "✓ checked" : "✗ failed"), " ",
       el("span", { class: "title" }, "The signature."), ` ${sentence(t.say(v.signed))}.`,
-      key === null ? el("p", { class: "muted" }, "Give the platform's public key above to check the log against the key it publishes, not the key written in the log.") : null)),
+      key === null && keyFile === null ? el("p", { class: "muted" }, "Give the platform's public key above to check the log against the key it publishes, not the key written in the log.") : null)),
     ...place((f) => f.hand === null && SEAT_KINDS.has(f.kind))));
-  const pinned = key?.raw ?? null;
+  const pinned = key?.raw ?? (keyFile !== null && v.key.platform !== null ? keyFile.get(v.key.platform) ?? null : null);
   const steps = await proofSteps(log, v, pinned, receipt !== null);
   if (steps.length) {
     out.append(sec("proof", "Were the deals fair?",
@@ -338,7 +356,9 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
     const cards = hands[i];
     const s = el("section", { class: "deal", id: `hand-${rec.dealNumber + 1}`, "data-hand": String(rec.dealNumber + 1) },
       el("h3", {}, `Hand ${rec.dealNumber + 1} · dealt by ${t.names[rec.dealer]}`),
-      cards ? el("p", { class: "mine" }, handEl(cards[seat]!)) : el("p", { class: "muted" }, "No deal for this hand: the log has neither seeds nor a recorded deal."),
+      cards ? el("p", { class: "mine" }, handEl(cards[seat]!))
+        : h.blind ? el("p", { class: "muted blind" }, `Dealt blind: when it was dealt, ${t.names[seat]}’s hand was known only to ${t.names[seat]}. No one else saw it; each card played from it was opened with a proof that it is a card dealt to that seat, and those proofs are checked here.`)
+          : el("p", { class: "muted" }, "No deal for this hand: the log has neither seeds nor a recorded deal."),
       rec.plays.length ? el("p", { class: "muted" }, `${rec.calls.length} call(s), ${rec.plays.length} card(s) played${rec.closed ? "" : "; the log stops in this hand"}.`) : null,
       ...place((f) => f.hand === rec.dealNumber));
     list.append(s);
@@ -376,20 +396,34 @@ async function takeLog(file: File): Promise<void> {
   await show();
 }
 
+/** The platform's key as given: one public key (PEM or 64 hex digits) or a keys file (TOML,
+ *  platform name = key, as `tarneeb verify --keys` takes). */
 async function takeKey(text: string, name: string): Promise<void> {
   const status = $("#key-status");
+  key = null;
+  keyFile = null;
   if (!text.trim()) {
-    key = null;
     status.textContent = "";
   } else {
     try {
       key = await keyFromText(text);
       status.textContent = `key ${key.id} (from ${name})`;
       status.className = "muted";
-    } catch (e) {
-      key = null;
-      status.textContent = `${name}: ${(e as Error).message}`;
-      status.className = "fail";
+    } catch (one) {
+      // not one key: a keys file, when it reads as one
+      const toml = /^\s*[^\s=#][^=\n]*=/m.test(text) && !text.trim().startsWith("-----BEGIN");
+      try {
+        if (!toml) throw one;
+        keyFile = parseKeys(text, name);
+        const names = [...keyFile.keys()];
+        status.textContent = `a keys file of ${names.length} platform${names.length === 1 ? "" : "s"}: ${names.join(", ")} (from ${name})`;
+        status.className = "muted";
+      } catch (e) {
+        keyFile = null;
+        const m = (e as Error).message;
+        status.textContent = m.startsWith(`${name}:`) ? m : `${name}: ${m}`;
+        status.className = "fail";
+      }
     }
   }
   await show();
@@ -398,12 +432,12 @@ async function takeKey(text: string, name: string): Promise<void> {
 async function takeReceipt(file: File): Promise<void> {
   const status = $("#receipt-status");
   try {
-    receipt = readReceipt(await file.text());
-    status.textContent = `the receipt of match ${hex(receipt.matchId)} (from ${file.name})`;
+    receipt = await readReceipt(new Uint8Array(await file.arrayBuffer()), file.name);
+    status.textContent = `the receipt of match ${hex(receipt.receipt.matchId)} (from ${file.name})`;
     status.className = "muted";
   } catch (e) {
     receipt = null;
-    status.textContent = `${file.name}: ${(e as Error).message}: not checked`;
+    status.textContent = `${(e as Error).message}: not checked`;
     status.className = "fail";
   }
   await show();
