@@ -13,8 +13,9 @@ out deck orders and positions, and the rules layer makes hands and trumps of the
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tarneeb import _lazy_exports
 
 if TYPE_CHECKING:  # each name is loaded when first used: a verifier loads only what it needs
     from .derive import (
@@ -113,20 +114,10 @@ _MODULES = {
                 "public_key_from_raw", "public_key_pem", "public_key_raw", "sign", "verify",
                 "write_key_pair"),
 }
-_WHERE = {name: module for module, names in _MODULES.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tarneeb.audit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+__getattr__, __dir__ = _lazy_exports(
+    __name__, {f".{module}": names for module, names in _MODULES.items()})
 
 
 def verify_season_seed(server_seed: bytes, leaf: SeasonLeaf, proof: list[bytes]) -> None:

@@ -33,6 +33,8 @@ Durability(mode='group', interval_ms=5.0)
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -82,6 +84,39 @@ if TYPE_CHECKING:  # loaded when first used: ``import tarneeb.audit`` stays ligh
     from tarneeb.replay.verify.replayer import verify_bytes, verify_file
     from tarneeb.replay.verify.trust import Trust
 
+
+def _lazy_exports(package: str, modules: Mapping[str, tuple[str, ...]]
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The ``__getattr__`` and ``__dir__`` of ``package``, which exports the names of each
+    module of ``modules`` (a module name as ``importlib.import_module`` takes it, relative
+    to ``package`` when it starts with a dot). A name is imported on first use and kept in
+    the package's namespace (``tarneeb``, ``tarneeb.audit`` and ``tarneeb.testing`` use it,
+    so that a verifier loads only the modules it uses).
+
+    >>> import types, sys
+    >>> demo = types.ModuleType("demo"); sys.modules["demo"] = demo
+    >>> demo.__getattr__, demo.__dir__ = _lazy_exports("demo", {"json": ("dumps",)})
+    >>> demo.dumps([1]), "dumps" in dir(demo)
+    ('[1]', True)
+    """
+    where = {name: module for module, names in modules.items() for name in names}
+
+    def getattr_(name: str) -> Any:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(module, package), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def dir_() -> list[str]:
+        return sorted({*vars(sys.modules[package]), *where})
+
+    return getattr_, dir_
+
+
 _MODULES = {
     # seeds, commitments, the deals they give
     "tarneeb.audit.seeds": ("new_server_seed", "server_commitment", "verify_server_seed",
@@ -112,22 +147,9 @@ _MODULES = {
     "tarneeb.replay.rules.actions": ("BID_BASE", "PASS", "TRUMP_BASE"),
     "tarneeb.replay.rules.players": ("BotPlayer",),
 }
-_LAZY = {name: module for module, names in _MODULES.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tarneeb' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = _lazy_exports(__name__, _MODULES)
 
 
 __all__ = [

@@ -22,8 +22,9 @@ pytest plugin imports it in every pytest run).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tarneeb import _lazy_exports
 
 _EXPORTS = {
     "protocol": ("Engine", "EngineFactory", "bid", "card", "trump"),
@@ -38,7 +39,6 @@ _EXPORTS = {
     "regress.command": ("EngineCommand",),
     "examples": ("match_log", "save_example"),
 }
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 if TYPE_CHECKING:
     from tarneeb.testing.adapters import BrokenTrumpEngine, ReferenceEngine
@@ -59,17 +59,8 @@ if TYPE_CHECKING:
     from tarneeb.testing.strategies import Deal, deals, edited_logs, logs, matches, rule_sets
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tarneeb.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+__getattr__, __dir__ = _lazy_exports(
+    __name__, {f".{module}": names for module, names in _EXPORTS.items()})
 
 
 __all__ = [
