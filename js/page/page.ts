@@ -265,13 +265,14 @@ async function show(): Promise<void> {
       formError = `${logName}: its JSON form cannot be read: ${(e as Error).message}`;
     }
   }
-  let blind = false;
+  // read once: whether it was dealt blind now, the hands and proof steps after the verdict
+  let parsed: ParsedLog | null = null;
   try {
-    blind = formError === null && parseLog(bytes).header.blind;
+    parsed = formError === null ? parseLog(bytes) : null;
   } catch {
-    blind = false;
+    parsed = null;
   }
-  if (blind) {
+  if (parsed !== null && parsed.header.blind) {
     // a blind transcript costs the verifier seconds a deal: say so, and let the page paint first
     verdictEl.replaceChildren(el("p", { class: "headline" }, "Checking…"),
       el("p", { class: "detail" }, "This match was dealt blind: every shuffle, decryption and card played is checked from its proof, a few seconds a deal. This page stays open while it works."));
@@ -286,14 +287,7 @@ async function show(): Promise<void> {
     v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: `${logName}: ${(e as Error).message}` };
   }
   if (formError !== null) v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: formError };
-  let log: ParsedLog | null = null;
-  if (v.verdict !== "unreadable") {
-    try {
-      log = parseLog(bytes);
-    } catch {
-      log = null;
-    }
-  }
+  const log = v.verdict !== "unreadable" ? parsed : null;
   const t = log === null ? null : Table.of(log);
   const [tone, head, detail] = banner(v, log, t);
   const shown = document.createElement("div");
