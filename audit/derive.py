@@ -33,8 +33,9 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from tarneeb.audit.values import valueclass
 
 from .encoding import (
     DEAL_TAG,
@@ -145,7 +146,7 @@ def accept_limit(bound: int, width: int) -> int:
     return space - space % bound
 
 
-@dataclass(frozen=True, slots=True)
+@valueclass(frozen=True)
 class Draw:
     """One draw of the sampler, for traces and test vectors."""
 
@@ -204,7 +205,7 @@ def permutation(server_seed: bytes, message: bytes, n: int) -> list[int]:
 
 # -------------------------------------------------------------------- deals --
 
-@dataclass(frozen=True, slots=True)
+@valueclass(frozen=True)
 class Deal:
     """One dealing attempt: the deck order, its number and its dealer.
 

@@ -28,7 +28,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from tarneeb.audit.values import valueclass
 
 from .encoding import (
     BINDING_TAG,
@@ -94,7 +95,7 @@ def server_commitment(server_seed: bytes) -> bytes:
     return hashlib.sha256(SERVER_COMMIT_TAG + check_server_seed(server_seed)).digest()
 
 
-@dataclass(frozen=True, slots=True)
+@valueclass(frozen=True)
 class SeasonHead:
     """What a platform publishes for a season before its first match: the number of
     leaves and the Merkle root over their server commitments, signed together (as a
@@ -126,7 +127,7 @@ class SeasonHead:
         verify(public_key, self.message(), signature)
 
 
-@dataclass(frozen=True, slots=True)
+@valueclass(frozen=True)
 class SeasonLeaf:
     """Where a match stands in a season: leaf ``index`` of the head ``(size, root)``."""
 
@@ -257,7 +258,7 @@ def verify_client_seeds(match_id: bytes | str, client_seeds: Sequence[bytes],
         verify_client_seed(match_id, seat, seeds[seat], commitments[seat], binding)
 
 
-@dataclass(frozen=True, slots=True)
+@valueclass(frozen=True)
 class Season:
     """Server seeds for many matches, committed at once by one Merkle root.
 

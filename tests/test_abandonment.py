@@ -3,10 +3,9 @@ move where the log stops, and only then; a match already won is not abandoned.""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import Abandonment, EndRecord, parse_log
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.findings import Verdict
@@ -112,7 +111,7 @@ def test_a_disconnect_or_resignation_may_come_from_any_seat(log: bytes) -> None:
         for seat in range(4):
             def stop(ed: EditableLog, cause: str = cause, seat: int = seat) -> None:
                 assert ed.end is not None
-                ed.hands[n] = dataclasses.replace(ed.hands[n], plays=ed.hands[n].plays[:9],
+                ed.hands[n] = replace(ed.hands[n], plays=ed.hands[n].plays[:9],
                                                   closed=False, tricks=None, scores=None,
                                                   totals=None, timer=0)
                 del ed.hands[n + 1:]
@@ -135,7 +134,7 @@ def test_a_timeout_in_a_hand_the_replay_could_not_finish_is_noted_not_guessed(
         rec = ed.hands[n]
         plays = bytearray(rec.plays)
         plays[1], plays[2] = plays[2], plays[1]  # the second card played out of turn
-        ed.hands[n] = dataclasses.replace(rec, plays=bytes(plays))
+        ed.hands[n] = replace(rec, plays=bytes(plays))
 
     v = verify_bytes(rewrite(honest, swap, KEY))
     kinds = [f.kind for f in v.findings]

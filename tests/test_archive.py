@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import itertools
 import json
@@ -19,6 +18,7 @@ from cli_runner import run
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import key_id, public_key_pem, public_key_raw
+from tarneeb.audit.values import replace
 from tarneeb.replay.archive.audit import EXIT_BIAS, ArchiveSummary, expand_paths, run_chunks
 from tarneeb.replay.archive.run import QUIET_DASK, local_cluster
 from tarneeb.replay.archive.tables import TableWriter
@@ -323,8 +323,8 @@ def renamed(data: bytes, key: Ed25519PrivateKey) -> bytes:
     renamed. It replays clean on its own: only the archive can see it is a second log."""
     def change(log: EditableLog) -> None:
         seats = list(log.header.seats)
-        seats[0] = dataclasses.replace(seats[0], name="Someone Else")
-        log.header = dataclasses.replace(log.header, seats=seats)
+        seats[0] = replace(seats[0], name="Someone Else")
+        log.header = replace(log.header, seats=seats)
 
     return rewrite(data, change, resign=key)
 

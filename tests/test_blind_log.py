@@ -3,7 +3,6 @@ and blamed, the hands replayed are the hands the seats learned."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import LogError, parse_log
 from tarneeb.replay.log.blind import BLIND, KEYS, PROOF, blind_list
 from tarneeb.replay.rules.ruleset import PRESETS
@@ -180,7 +180,7 @@ def test_a_platform_records_a_blind_match_move_by_move(tmp_path: Path) -> None:
     for hand in log.hands:
         with pytest.raises(RecorderError, match="transcript"):
             rec.deal(hand.dealer, revealed=hand.revealed)
-        rec.deal(hand.dealer, revealed=hand.revealed, blind=dataclasses.replace(
+        rec.deal(hand.dealer, revealed=hand.revealed, blind=replace(
             hand.blind, play_proofs={}))
         for seat, call in hand.calls:
             rec.call(seat, None if call == 15 else call)

@@ -7,11 +7,11 @@ so only the verifier's own checks stand between the forgery and a clean verdict.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import Abandonment, EndRecord, LogError, parse_log
 from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, load_rules_file, preset
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
@@ -62,8 +62,8 @@ def test_text_that_would_rewrite_the_verdict_is_refused(eram: bytes, text: str,
     def change(log: EditableLog) -> None:
         if where == "seat":
             seats = list(log.header.seats)
-            seats[1] = dataclasses.replace(seats[1], name=text)
-            log.header = dataclasses.replace(log.header, seats=seats)
+            seats[1] = replace(seats[1], name=text)
+            log.header = replace(log.header, seats=seats)
         else:
             abandon(log, 3, reason=text)
 
@@ -81,9 +81,9 @@ def test_names_in_other_scripts_and_emoji_are_kept(eram: bytes) -> None:
     names = ["لاعب الشمال", "Ελένη", "玩家", "Zoë 🂡"]
 
     def change(log: EditableLog) -> None:
-        seats = [dataclasses.replace(s, name=n) for s, n in zip(log.header.seats, names,
+        seats = [replace(s, name=n) for s, n in zip(log.header.seats, names,
                                                                   strict=True)]
-        log.header = dataclasses.replace(log.header, seats=seats)
+        log.header = replace(log.header, seats=seats)
 
     data = rewrite(eram, change, KEY)
     assert verify_bytes(data).clean
@@ -113,7 +113,7 @@ def test_cards_played_in_a_cancelled_hand_of_an_abandoned_match_are_a_finding() 
 
     def change(log: EditableLog) -> None:
         abandon(log, cancelled + 1)
-        log.hands[cancelled] = dataclasses.replace(
+        log.hands[cancelled] = replace(
             log.hands[cancelled], closed=False, plays=played.plays[:3], tricks=None,
             scores=None, totals=None, trump=None)
 
@@ -136,12 +136,12 @@ def _match(rules: RuleSet, seed: bytes) -> bytes:
 def test_a_preset_name_on_other_rules_is_a_finding(name: str, change: dict[str, object]) -> None:
     """A log that says ``eram41`` must be a game ERAM CARDS offers: its verdict names it so.
     Other rules go under their own name (a rules file), and the verdict says so."""
-    rules = dataclasses.replace(PRESETS[name], **change)
+    rules = replace(PRESETS[name], **change)
     v = verify_bytes(_match(rules, b"forgeries " + name.encode()))
     assert [f.kind for f in v.findings] == ["wrong-rules"], [str(f) for f in v.findings]
     (key,) = change
     assert key in v.findings[0].message and name in v.findings[0].message
-    renamed = dataclasses.replace(rules, name=f"{name}-club")
+    renamed = replace(rules, name=f"{name}-club")
     assert verify_bytes(_match(renamed, b"forgeries " + name.encode())).clean
 
 
@@ -166,7 +166,7 @@ def test_personal_bids_start_at_two(low: int) -> None:
     """Bid values are listed for bids 2 to 13: a lowest bid of 0 or 1 would be scored with
     the values of 12 and 13 (a list read from its end)."""
     with pytest.raises(RulesError, match="min_bid"):
-        dataclasses.replace(PRESETS["eram41"], name="club", min_bid=low)
+        replace(PRESETS["eram41"], name="club", min_bid=low)
     with pytest.raises(LogError):
         parse_log(rewrite(play_logged_match("eram41", seed=SEED), lambda log: None, KEY)
                   .replace(b"\xa7min_bid\x02", b"\xa7min_bid" + bytes([low])))
@@ -224,7 +224,7 @@ def test_json_import_refuses_a_key_given_twice(eram: bytes) -> None:
 def test_a_match_abandoned_after_a_hand_s_last_card_says_where(eram: bytes) -> None:
     def change(log: EditableLog) -> None:
         abandon(log, 3)
-        log.hands[2] = dataclasses.replace(log.hands[2], closed=False, tricks=None,
+        log.hands[2] = replace(log.hands[2], closed=False, tricks=None,
                                            scores=None, totals=None, trump=None)
 
     v = verify_bytes(rewrite(eram, change, KEY))
@@ -268,7 +268,7 @@ def test_the_recorder_writes_no_log_the_reader_refuses(tmp_path) -> None:
                                      match_id=b"m", first_dealer=0, **kw)
 
     with pytest.raises(RecorderError, match="eram41"):
-        recorder("a.tlog", rules=dataclasses.replace(PRESETS["eram41"], target=21))
+        recorder("a.tlog", rules=replace(PRESETS["eram41"], target=21))
     with pytest.raises(RecorderError, match="U\\+001B"):
         tarneeb.MatchRecorder(tmp_path / "b.tlog", rules="eram41", match_id=b"m",
                               seats=["Ann", "B\x1b[2Jen", "Cat", "Dan"], first_dealer=0)
@@ -305,7 +305,7 @@ def test_zeros_after_a_changed_log_do_not_pass_it_off_as_a_torn_write(eram: byte
     def change(log: EditableLog) -> None:
         seats = list(log.header.seats)
         seats[0], seats[1] = seats[1], seats[0]
-        log.header = dataclasses.replace(log.header, seats=seats)
+        log.header = replace(log.header, seats=seats)
 
     changed = rewrite(eram, change)  # the platform's signature kept
     for tail in (b"", bytes(4), bytes(5000)):

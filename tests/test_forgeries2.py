@@ -9,7 +9,6 @@ and a clean verdict.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import random
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.server.blind import play_blind_match
 from tarneeb.replay.server.simulate import MatchSecrets
 from tarneeb.replay.verify.findings import Verdict
@@ -40,10 +40,10 @@ def test_a_blind_log_without_seeds_is_not_clean(rules: str) -> None:
     that commits to none has its first dealer on the platform's word alone, and its
     verdict said "deals not proven" with exit 0."""
     def drop_seeds(log: EditableLog) -> None:
-        log.header = dataclasses.replace(log.header, server_commitment=None, batch=None,
+        log.header = replace(log.header, server_commitment=None, batch=None,
                                          client_commitments=None, client_seeds=None)
         assert log.end is not None
-        log.end = dataclasses.replace(log.end, server_seed=None)
+        log.end = replace(log.end, server_seed=None)
 
     assert verify_bytes(blind(rules)).clean
     v = verify_bytes(rewrite(blind(rules), drop_seeds, KEY))
@@ -57,7 +57,7 @@ def test_a_blind_deal_cannot_claim_a_card_shown_where_the_rules_show_none(rules:
     dealt blind, the deal record's claim went unchecked (no proof opens it) and the log
     verified clean."""
     def show_ace(log: EditableLog) -> None:
-        log.hands[0] = dataclasses.replace(log.hands[0], revealed=51)
+        log.hands[0] = replace(log.hands[0], revealed=51)
 
     v = verify_bytes(rewrite(blind(rules), show_ace, KEY))
     assert [(f.kind, f.hand) for f in v.findings] == [("wrong-revealed-card", 0)]

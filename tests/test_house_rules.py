@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 import tomllib
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tarneeb.audit.values import replace
 from tarneeb.cli.entry import main
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS
@@ -112,7 +112,7 @@ def _log_with_override(rules: RuleSet, seed: bytes, override) -> bytes:
 def _as_if(log: bytes, seed: bytes, rules: RuleSet) -> list[str]:
     """The finding kinds of ``log`` with its rules map replaced by ``rules`` (re-signed)."""
     def change(e) -> None:
-        e.header = dataclasses.replace(e.header, rules=rules, rules_raw=None)
+        e.header = replace(e.header, rules=rules, rules_raw=None)
     altered = rewrite(log, change, resign=MatchSecrets(seed).key)
     return [f.kind for f in verify_bytes(altered).findings]
 
@@ -125,7 +125,7 @@ def test_the_timer_reaching_the_minimum_is_told_apart_from_the_lowest_bid() -> N
     assert [c for _, c in first.calls] == [2, 2, 2, 5]  # the dealer's timer bid reaches 11
     assert first.plays  # played, not cancelled
     assert verify_bytes(log).clean
-    lowest = dataclasses.replace(rules, timer_bid="lowest")
+    lowest = replace(rules, timer_bid="lowest")
     assert "wrong-timer-move" in _as_if(log, b"timer reach", lowest)
 
 
@@ -160,7 +160,7 @@ def test_a_made_13_wins_the_400_variant_at_once() -> None:
     assert max(state.totals) == 40
     assert verdict.paths["made-13-wins"] == 1
     # the same log under a rule where a made 13 does not end the match is wrong
-    kinds = _as_if(log, b"made 13", dataclasses.replace(rules, made_13_wins=False))
+    kinds = _as_if(log, b"made 13", replace(rules, made_13_wins=False))
     assert "winner-too-early" in kinds
 
 
@@ -176,14 +176,14 @@ def test_the_auction_after_a_13_is_told_apart() -> None:
     first = parse_log(log).hands[0]
     assert [c for _, c in first.calls] == [13, 15, 15, 15]  # three passes after the 13
     assert verify_bytes(log).clean
-    ends = dataclasses.replace(rules, auction_ends_on_13=True)
+    ends = replace(rules, auction_ends_on_13=True)
     assert "bidding-overrun" in _as_if(log, b"after 13", ends)
 
 
 # ---------------------------------------------------------------------------- notes and diffs
 
 def test_verify_names_the_differences_from_the_nearest_preset() -> None:
-    rules = dataclasses.replace(rule_set("house400"), name="club400")
+    rules = replace(rule_set("house400"), name="club400")
     log = play_logged_match(rules, seed=b"club")
     notes = verify_bytes(log).notes
     assert any("nearest preset, sahrat400" in n and "values a 10 at 30" in n
@@ -191,7 +191,7 @@ def test_verify_names_the_differences_from_the_nearest_preset() -> None:
 
 
 def test_verify_names_changes_to_a_shipped_variant() -> None:
-    rules = dataclasses.replace(rule_set("house400"), target=51)
+    rules = replace(rule_set("house400"), target=51)
     notes = verify_bytes(play_logged_match(rules, seed=b"changed")).notes
     assert any("differ from the house400 shipped with tarneeb: plays to 51" in n
                for n in notes), notes
@@ -270,7 +270,7 @@ def test_rules_name_prints_a_rules_file_ready_to_edit(
     log = tmp_path / "m.tlog"
     assert run(capsys, "play", "--rules-file", str(edited), "--seed", "s", "-o", str(log))[0] == 0
     rules = parse_log(log.read_bytes()).header.rules
-    assert rules == dataclasses.replace(rule_set("house400"), name="mine", target=51)
+    assert rules == replace(rule_set("house400"), name="mine", target=51)
     code, out, _ = run(capsys, "rules", "classic", "--json")
     assert code == 0 and json.loads(out) == PRESETS["classic"].to_dict()
 

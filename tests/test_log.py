@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import struct
 
 import msgpack
 import pytest
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     MAGIC,
     Abandonment,
@@ -42,7 +42,7 @@ def test_records_round_trip() -> None:
                       deal=RecordedDeal((1, 2, 4, 8), 3))
     for named in (False, True):
         assert decode_hand(encode_hand(hand, named), named) == hand
-    open_hand = dataclasses.replace(hand, plays=bytes(range(7)), tricks=None, scores=None,
+    open_hand = replace(hand, plays=bytes(range(7)), tricks=None, scores=None,
                                     totals=None, closed=False, trump=None, timer=2)
     assert decode_hand(encode_hand(open_hand, False), False) == open_hand
     recs = [

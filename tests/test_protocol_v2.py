@@ -8,7 +8,6 @@ changed after signing.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import json
@@ -18,6 +17,7 @@ from test_cli import own_config_dir, run  # noqa: F401  (own_config_dir: an auto
 
 from tarneeb.audit import DealDeriver, Season, client_commitments, match_binding
 from tarneeb.audit.signing import private_key_from_raw, public_key_raw
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import BatchProof, parse_log
 from tarneeb.replay.rules.dealing import hands_of
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
@@ -107,7 +107,7 @@ def test_leaf_grinding_is_refused():
     promised_commitments = parse_log(season_log(PROMISED)).header.client_commitments
 
     def keep(p: EditableLog) -> None:
-        p.header = dataclasses.replace(p.header, client_commitments=promised_commitments)
+        p.header = replace(p.header, client_commitments=promised_commitments)
     kept = rewrite(ground, keep, KEY)
     v = verify_bytes(kept)  # no receipt needed
     assert v.exit_code == 1 and not v.deals_proven
@@ -118,7 +118,7 @@ def test_leaf_grinding_is_refused():
 def test_the_leaf_changes_every_deal():
     s = MatchSecrets(MATCH)
     decks = {tuple(DealDeriver(SEASON.seeds[0], s.match_id, s.client_seeds, leaf).deck(0))
-             for leaf in (None, SEASON.leaf(0), dataclasses.replace(SEASON.leaf(0), size=17))}
+             for leaf in (None, SEASON.leaf(0), replace(SEASON.leaf(0), size=17))}
     assert len(decks) == 3
 
 
@@ -133,7 +133,7 @@ def test_a_larger_season_size_is_refused():
 
     def grow(p: EditableLog) -> None:
         assert p.header.batch is not None
-        p.header = dataclasses.replace(p.header, batch=dataclasses.replace(p.header.batch,
+        p.header = replace(p.header, batch=replace(p.header.batch,
                                                                            size=8))
     v = verify_bytes(rewrite(log, grow, KEY))
     assert "client-seed" in kinds(v) and not v.deals_proven
@@ -142,7 +142,7 @@ def test_a_larger_season_size_is_refused():
 
     def grow_and_remake(p: EditableLog) -> None:  # even re-signed and re-committed ...
         grow(p)
-        leaf = dataclasses.replace(five.leaf(3), size=8)
+        leaf = replace(five.leaf(3), size=8)
         assert p.header.batch is not None and p.header.client_seeds is not None
         p.header.batch.head_signature = leaf.head.sign(KEY)
         p.header.client_commitments = list(client_commitments(

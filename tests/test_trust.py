@@ -5,7 +5,6 @@ reveals, and import makes the log cut short where its document says, or none."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from cli_runner import run
 
 from tarneeb.audit.signing import key_id, private_key_pem, public_key_pem, public_key_raw
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.trust import Trust
@@ -38,8 +38,8 @@ def raw_key(seed: bytes) -> bytes:
 
 def rename_first_seat(log: EditableLog) -> None:
     seats = list(log.header.seats)
-    seats[0] = dataclasses.replace(seats[0], name="Xorth bot")  # the same length
-    log.header = dataclasses.replace(log.header, seats=seats)
+    seats[0] = replace(seats[0], name="Xorth bot")  # the same length
+    log.header = replace(log.header, seats=seats)
 
 
 # ---------------------------------------------------------------- look-alike names

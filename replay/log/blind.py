@@ -39,13 +39,12 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from tarneeb.audit.values import field, valueclass
+from tarneeb.replay.log.records import BLIND, DEALING_BLIND, KEYS, PROOF
 from tarneeb.replay.log.stream import LogError
 
-BLIND, PROOF, KEYS = 5, 6, 7
-DEALING_BLIND = "blind"
 ELEMENT, PROOF_LEN, POSITIONS = 32, 64, 52
 BATCH_PROOFS = 12 * PROOF_LEN  # v2: per seat per decryption round
 SHUFFLE_PROOF = 32 * (4 * POSITIONS + 5)  # v2: per pass (tarneeb.audit.shuffleproof)
@@ -53,7 +52,7 @@ SPLIT = 2 * POSITIONS * ELEMENT  # a shuffle proof's elements, then its scalars
 OPENED_POSITION = 51  # the dealer's 13th card: the last position dealt, always the dealer's
 
 
-@dataclass
+@valueclass
 class BlindTranscript:
     """The public transcript of one blind deal, as the log holds it (see the module)."""
 
@@ -92,7 +91,7 @@ class BlindTranscript:
                 + sum(1 + len(p) for _, p in self.play_proofs.values()))
 
 
-@dataclass
+@valueclass
 class RevealedKeys:
     """What the seats revealed of one deal after the match (``None``: kept secret)."""
 

@@ -25,13 +25,13 @@ from typing import Any
 import msgpack
 
 from tarneeb.audit.encoding import unsafe_character
-from tarneeb.replay.log.blind import DEALING_BLIND
 from tarneeb.replay.log.records import (
     ABANDON_CAUSES,
     CALL_MOVE,
     CARD_MOVE,
     CLAIMS,
     DEAL,
+    DEALING_BLIND,
     END,
     HEADER,
     MAGIC,

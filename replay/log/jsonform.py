@@ -13,7 +13,6 @@ reads is accepted back), suits as ``♥``.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
@@ -21,6 +20,7 @@ import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import public_key_raw, sign
+from tarneeb.audit.values import replace
 from tarneeb.replay.log.blind import DEALING_BLIND, BlindTranscript, RevealedKeys, keys_from_list
 from tarneeb.replay.log.decode import decode_record
 from tarneeb.replay.log.jsonout import (
@@ -427,7 +427,7 @@ def sign_log(data: bytes, key: Ed25519PrivateKey) -> bytes:
         raise LogError("the log does not end with its end record: only a whole match is signed")
     public = public_key_raw(key.public_key())
     if log.header.public_key is None:
-        header = dataclasses.replace(log.header, public_key=public)
+        header = replace(log.header, public_key=public)
         named = header.rules.trump == "named"
         data = encode_record(header) + b"".join(encode_record(h, named) for h in log.hands) \
             + encode_record(log.end) + b"".join(map(encode_record, log.keys))

@@ -26,26 +26,20 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgpack
 
-from tarneeb.replay.log.blind import (
-    BLIND,
-    KEYS,
-    PROOF,
-    RevealedKeys,
-    blind_from_list,
-    keys_from_list,
-    proof_from_list,
-)
 from tarneeb.replay.log.decode import _add_moves, _close_hand, _decode_deal, _show, decode_record
 from tarneeb.replay.log.records import (
+    BLIND,
     CLAIMS,
     DEAL,
     END,
     HEADER,
+    KEYS,
     MAGIC,
+    PROOF,
     RECORD_FIELDS,
     RECORD_NAMES,
     SIGNATURE,
@@ -68,6 +62,9 @@ from tarneeb.replay.log.stream import (
     _regular_file_size,
     overlong_claim,
 )
+
+if TYPE_CHECKING:  # loaded only for a log dealt blind
+    from tarneeb.replay.log.blind import RevealedKeys
 
 _NOT_A_LOG = "not a tarneeb log (the first record is not a tarneeb-log header)"
 # caps on one value, which no writer comes near: past the header, the log is unreadable from
@@ -271,6 +268,7 @@ class _Parser:
         if not self.blind:
             raise LogError(f"a {name} record in a log whose header does not say dealing: "
                            "blind", pos)
+        from tarneeb.replay.log.blind import blind_from_list, keys_from_list, proof_from_list
         if kind == KEYS:
             if self.end is None:
                 raise LogError("a keys record before the end record: keys are revealed "

@@ -17,31 +17,24 @@ every byte).
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 import msgpack
 
-from tarneeb.replay.log.blind import (
-    BLIND,
-    DEALING_BLIND,
-    KEYS,
-    PROOF,
-    BlindTranscript,
-    RevealedKeys,
-    blind_list,
-    keys_list,
-    proof_list,
-)
+from tarneeb.audit.values import field, fields, valueclass
 from tarneeb.replay.log.stream import LogCutShort
 from tarneeb.replay.rules.ruleset import RuleSet
+
+if TYPE_CHECKING:  # loaded only for a log dealt blind
+    from tarneeb.replay.log.blind import BlindTranscript, RevealedKeys
 
 MAGIC = "tarneeb-log"
 VERSION = 3
 # the seed protocol of each version (3: version 2's header, the log written move by move)
 PROTOCOLS = {1: "tarneeb-fair-v1", 2: "tarneeb-fair-v2", 3: "tarneeb-fair-v2"}
 HEADER, DEAL, END, SIGNATURE, CLAIMS = 0, 1, 2, 3, 4
+BLIND, PROOF, KEYS = 5, 6, 7  # blind dealing's records (tarneeb.replay.log.blind)
+DEALING_BLIND = "blind"  # the header's 13th field in a log dealt blind
 RECORD_NAMES = {HEADER: "header", DEAL: "deal", END: "end", SIGNATURE: "signature",
                 CLAIMS: "claims", BLIND: "blind", PROOF: "proof", KEYS: "keys"}
 PASS_CODE = 15  # a call's low nibble: 0-13 a bid, 15 a pass
@@ -58,11 +51,11 @@ CALL_MOVE = 64  # 64-127: a call, m - 64 = seat << 4 | value (0-13 a bid, 15 a p
 TIMER_MOVE = 128
 ABANDON_CAUSES = ("disconnect", "timeout", "resignation", "server-fault")
 
-RULE_FIELDS = tuple(f.name for f in dataclasses.fields(RuleSet))
+RULE_FIELDS = tuple(f.name for f in fields(RuleSet))
 MAX_REASON = 1024  # characters of an abandonment reason
 
 
-@dataclass
+@valueclass
 class Seat:
     """A seat as the header names it: the player's ``name`` and whether a ``computer``
     plays it."""
@@ -71,7 +64,7 @@ class Seat:
     computer: bool
 
 
-@dataclass
+@valueclass
 class BatchProof:
     """Where the server commitment stands in a published season: leaf ``index`` of the
     signed season head ``(size, root)``, with its RFC 6962 inclusion ``path`` and the
@@ -84,7 +77,7 @@ class BatchProof:
     head_signature: bytes
 
 
-@dataclass
+@valueclass
 class Header:
     """The header record: the rules, the four seats, the match id, the first dealer, and
     what the deals are proven by (the seeds' commitments, a season's inclusion proof,
@@ -104,7 +97,7 @@ class Header:
     blind: bool = False  # dealing: blind (a 13th header field); else dealt from seeds/recorded
 
 
-@dataclass
+@valueclass
 class RecordedDeal:
     """A deal written out in full by a platform that does not use the seed protocol."""
 
@@ -112,7 +105,7 @@ class RecordedDeal:
     thirteenth: int | None
 
 
-@dataclass(slots=True)
+@valueclass
 class HandRecord:
     """One dealing attempt: its deal record, its moves and (once closed) its claims.
 
@@ -135,7 +128,7 @@ class HandRecord:
     blind: BlindTranscript | None = None  # a blind deal's transcript and play proofs
 
 
-@dataclass
+@valueclass
 class Abandonment:
     """Why a match stopped before it was won: ``cause`` one of ``ABANDON_CAUSES``,
     the ``seat`` that left (``None`` for a server fault), the platform's ``reason``."""
@@ -145,7 +138,7 @@ class Abandonment:
     reason: str
 
 
-@dataclass
+@valueclass
 class EndRecord:
     """The end record: the winning team (``None`` for none), the revealed server seed and,
     for a match that stopped before it was won, why."""
@@ -155,17 +148,17 @@ class EndRecord:
     abandoned: Abandonment | None = None
 
 
-@dataclass
+@valueclass
 class SignatureRecord:
     """The signature record: the platform's Ed25519 signature over every byte before it."""
 
     signature: bytes
 
 
-Record = Header | HandRecord | EndRecord | SignatureRecord | RevealedKeys
+Record = Union[Header, HandRecord, EndRecord, SignatureRecord, "RevealedKeys"]
 
 
-@dataclass
+@valueclass
 class ParsedLog:
     """A log read from bytes: its records, the byte offset of each, and the signed bytes."""
 
@@ -238,6 +231,8 @@ def encode_hand(rec: HandRecord, named_trump: bool) -> bytes:
 
 def _encode_blind_hand(rec: HandRecord, moves: list[int], named_trump: bool) -> bytes:
     """A blind hand: its deal and blind records, its moves, each card followed by its proof."""
+    from tarneeb.replay.log.blind import blind_list, proof_list
+
     assert rec.blind is not None
     out = [_pack(deal_list(rec)), _pack(blind_list(rec.blind))]
     first_card = len(moves) - len(rec.plays)
@@ -282,6 +277,8 @@ def record_to_list(rec: Header | EndRecord | SignatureRecord | RevealedKeys) -> 
                 None if a is None else [a.cause, a.seat, a.reason]]
     if isinstance(rec, SignatureRecord):
         return [SIGNATURE, rec.signature]
+    from tarneeb.replay.log.blind import RevealedKeys, keys_list  # a log dealt blind
+
     if isinstance(rec, RevealedKeys):
         return keys_list(rec)
     raise TypeError(f"not a log record: {rec!r}")

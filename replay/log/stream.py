@@ -24,20 +24,20 @@ tarneeb.replay.log.stream.LogError: byte 0: not a tarneeb log (not msgpack: 5 ex
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, BinaryIO, NamedTuple
 
 import msgpack
 
+from tarneeb.audit.values import fields, valueclass
+
 CHUNK = 64 * 1024  # bytes read from the stream at a time
 
 
-@dataclass(frozen=True)
+@valueclass(frozen=True)
 class Limits:
     """The caps a reader applies to an untrusted log; each can be raised.
 
@@ -62,7 +62,7 @@ class Limits:
     max_int_digits: int = 24  # digits of an integer in the JSON form
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
+        for f in fields(self):
             v = getattr(self, f.name)
             if type(v) is not int or v < 1:
                 raise ValueError(f"{f.name} must be a whole number of at least 1, not {v!r}")

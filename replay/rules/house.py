@@ -16,11 +16,11 @@ rules file, ready to edit.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 from typing import Any
 
+from tarneeb.audit.values import fields
 from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, parse_rules_text
 
 # One line on every field: the comments of `tarneeb rules NAME` and docs/RULES.md.
@@ -298,7 +298,7 @@ def to_toml(rules: RuleSet) -> str:
     if about:
         doc["about"] = about
     data = rules.to_dict()
-    for f in dataclasses.fields(rules):
+    for f in fields(rules):
         if f.name == "name":
             continue
         doc.add(tomlkit.nl())

@@ -14,12 +14,11 @@ rules describes them in a small TOML file instead of patching the engine.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from tarneeb.audit.values import fields, replace, valueclass
 from tarneeb.replay.rules.cards import HEARTS, SUIT_LETTERS, colour_mate, parse_suit, suit_of
 
 TrumpRule = Literal["revealed_mate", "fixed", "named"]
@@ -48,7 +47,7 @@ class RulesError(ValueError):
     """A rule set or rules file that is not valid; the message says which field and why."""
 
 
-@dataclass(frozen=True, slots=True)
+@valueclass(frozen=True)
 class RuleSet:
     """One rule set. Every field is a house option; the presets fix their values."""
 
@@ -154,15 +153,15 @@ class RuleSet:
 
     def with_options(self, **options: Any) -> RuleSet:
         """A copy with some fields changed, validated."""
-        unknown = set(options) - {f.name for f in dataclasses.fields(self)}
+        unknown = set(options) - {f.name for f in fields(self)}
         if unknown:
             raise RulesError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
-        return dataclasses.replace(self, **options)
+        return replace(self, **options)
 
     def to_dict(self) -> dict[str, Any]:
         """Every field, as plain data (lists for tuples): what a log records."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
+        for f in fields(self):
             v = getattr(self, f.name)
             if f.name == "tie":
                 short = tie_shorthand(v)
@@ -177,7 +176,7 @@ class RuleSet:
         """The inverse of :meth:`to_dict`; every field must be present or have a default."""
         if not isinstance(data, dict):
             raise RulesError("rules must be a table of fields")
-        known = {f.name: f for f in dataclasses.fields(cls)}
+        known = {f.name: f for f in fields(cls)}
         unknown = set(data) - set(known)
         if unknown:
             raise RulesError(f"unknown rule field(s): {', '.join(sorted(map(str, unknown)))}")
@@ -346,7 +345,7 @@ def preset_departures(rules: RuleSet) -> list[str]:
     if base is None or base == rules:
         return []
     offered = PAGE_OPTIONS[rules.name]
-    return [f.name for f in dataclasses.fields(RuleSet)
+    return [f.name for f in fields(RuleSet)
             if getattr(rules, f.name) != getattr(base, f.name)
             and getattr(rules, f.name) not in offered.get(f.name, ())]
 

@@ -18,8 +18,7 @@ seats 0 and 2 (team 0) and seats 1 and 3 (team 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from tarneeb.audit.values import field, valueclass
 from tarneeb.replay.rules.actions import BID_BASE, Action, is_bid
 from tarneeb.replay.rules.cards import Card, Mask
 from tarneeb.replay.rules.ruleset import RuleSet
@@ -53,7 +52,7 @@ def trick_winner(cards: list[Card], leader: int, trump: int | None) -> int:
     return (leader + cards.index(best)) & 3
 
 
-@dataclass(slots=True)
+@valueclass
 class Hand:
     """Everything about one dealing attempt, as the engine saw it (also what ``show`` prints)."""
 

@@ -20,7 +20,6 @@ its keys (``reveal_keys=False``: none does).
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Sequence
 
@@ -33,6 +32,7 @@ from tarneeb.audit.blind import (
 )
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.shuffleproof import deal_blind_v2, deal_until
+from tarneeb.audit.values import replace
 from tarneeb.replay.log.blind import OPENED_POSITION, BlindTranscript, RevealedKeys
 from tarneeb.replay.log.records import Abandonment, EndRecord, HandRecord
 from tarneeb.replay.rules.engine import MatchState
@@ -178,7 +178,7 @@ def play_blind(rules: RuleSet | str, *, seed: bytes | None = None,
     if isinstance(rules, str):
         rules = preset(rules)
     if target is not None and target != rules.target:  # house rules: a name of their own
-        rules = dataclasses.replace(rules, target=target, name=f"{rules.name}to{target}")
+        rules = replace(rules, target=target, name=f"{rules.name}to{target}")
     s = MatchSecrets(seed)
     if key is not None:
         s.key = key  # type: ignore[assignment]

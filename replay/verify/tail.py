@@ -34,9 +34,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from tarneeb.replay.log.blind import BLIND, PROOF
 from tarneeb.replay.log.parse import parse_log
-from tarneeb.replay.log.records import ParsedLog
+from tarneeb.replay.log.records import BLIND, PROOF, ParsedLog
 from tarneeb.replay.log.stream import LogUnreadable, Moves, RecordReader
 from tarneeb.replay.verify.findings import Finding, Verdict
 

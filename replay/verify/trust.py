@@ -18,19 +18,18 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tarneeb.audit.signing import check_platform_names
+from tarneeb.audit.values import field, replace, valueclass
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:  # receipts are read (and their module loaded) only when one is given
     from tarneeb.replay.verify.receipt import SignedReceipt
 
 
-@dataclass(frozen=True, slots=True)
+@valueclass(frozen=True)
 class Trust:
     """The anchors a log is verified against; the default trusts nothing but the rules.
 
@@ -87,7 +86,7 @@ class Trust:
 
     def replace(self, **changes: object) -> Trust:
         """This trust with some anchors changed (``dataclasses.replace``)."""
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)  # type: ignore[arg-type]
 
 
 NOTHING = Trust()

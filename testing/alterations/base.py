@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.signing import public_key_raw, sign
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     PASS_CODE,
     EndRecord,
@@ -164,7 +165,7 @@ def _open(data: bytes) -> EditableLog:
 def _close(log: EditableLog, resign: Ed25519PrivateKey | None,
            keep_signature: bool = True) -> bytes:
     if resign is not None:  # whoever signs again is the key the header names
-        log.header = dataclasses.replace(log.header,
+        log.header = replace(log.header,
                                          public_key=public_key_raw(resign.public_key()))
     out = BytesIO()
     w = LogWriter(out)

@@ -8,11 +8,11 @@ Each registers in :data:`~tarneeb.testing.alterations.REGISTRY` (see
 
 from __future__ import annotations
 
-import dataclasses
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     PASS_CODE,
     HandRecord,
@@ -69,7 +69,7 @@ def change_trump(data: bytes, *, choice: int = 0, hand: int | None = None,
         rec = log.hands[n]
         assert rec.trump is not None
         new = (rec.trump + 1 + rng.randrange(3)) & 3
-        log.hands[n] = dataclasses.replace(rec, trump=new)
+        log.hands[n] = replace(rec, trump=new)
         return _close(log, resign), Alteration(
             "change-trump", n, f"hand {n} claims {_SUITS[new]} trump, not "
             f"{_SUITS[rec.trump]}", expect="wrong-trump")
@@ -92,7 +92,7 @@ def change_trump(data: bytes, *, choice: int = 0, hand: int | None = None,
         raise NotApplicable("no other trump changes the winner of a trick")
     n, suit, trick, winner = rng.choice(options)
     rec = log.hands[n]
-    log.hands[n] = dataclasses.replace(rec, trump=suit)
+    log.hands[n] = replace(rec, trump=suit)
     old = history[n].trick_winners[trick - 1]
     desc = (f"hand {n}: seat {history[n].declarer} names {_SUITS[suit]}, not "
             f"{_SUITS[rec.trump or 0]}; trick {trick} then goes to seat {winner}, not {old}")
@@ -112,7 +112,7 @@ def _set_call(log: EditableLog, n: int, i: int, code: int) -> HandRecord:
     rec = log.hands[n]
     calls = list(rec.calls)
     calls[i] = (calls[i][0], code)
-    log.hands[n] = dataclasses.replace(rec, calls=calls)
+    log.hands[n] = replace(rec, calls=calls)
     return rec
 
 
@@ -286,7 +286,7 @@ def swap_calls(data: bytes, *, choice: int = 0, hand: int | None = None,
     i = rng.choice([i for i in range(len(rec.calls) - 1) if rec.calls[i][0] != rec.calls[i + 1][0]])
     calls = list(rec.calls)
     calls[i], calls[i + 1] = calls[i + 1], calls[i]
-    log.hands[n] = dataclasses.replace(rec, calls=calls)
+    log.hands[n] = replace(rec, calls=calls)
     return _close(log, resign), Alteration(
         "swap-calls", n, f"hand {n}: calls {i} and {i + 1} swapped ({_call_text(calls[i][1])} "
         f"by seat {calls[i][0]} comes first)", seat=calls[i][0], expect="bid-out-of-turn")
@@ -301,7 +301,7 @@ def drop_last_call(data: bytes, *, choice: int = 0, hand: int | None = None,
     n = _pick_hand(log, rng, hand, lambda r: bool(r.calls), "with calls")
     rec = log.hands[n]
     seat, code = rec.calls[-1]
-    log.hands[n] = dataclasses.replace(rec, calls=list(rec.calls[:-1]))
+    log.hands[n] = replace(rec, calls=list(rec.calls[:-1]))
     return _close(log, resign), Alteration(
         "drop-last-call", n, f"hand {n}: seat {seat}'s {_call_text(code)} removed", seat=seat,
         expect="bidding-incomplete")
@@ -318,7 +318,7 @@ def extra_call(data: bytes, *, choice: int = 0, hand: int | None = None,
     seat = (rec.calls[-1][0] + 1) & 3
     code = PASS_CODE if log.rules.bidding == "auction" and rng.random() < 0.5 \
         else rng.randrange(7, 14)
-    log.hands[n] = dataclasses.replace(rec, calls=[*rec.calls, (seat, code)])
+    log.hands[n] = replace(rec, calls=[*rec.calls, (seat, code)])
     return _close(log, resign), Alteration(
         "extra-call", n, f"hand {n}: seat {seat} {_call_text(code)} after the bidding ended",
         seat=seat, expect="bidding-overrun")
@@ -348,7 +348,7 @@ def lower_bids(data: bytes, *, choice: int = 0, hand: int | None = None,
         calls = [((rec.dealer + k) & 3, PASS_CODE) for k in (1, 2, 3, 4)]
     else:
         calls = [(s, rules.lowest_bid(before[s])) for s, _ in rec.calls]
-    log.hands[n] = dataclasses.replace(rec, calls=calls)
+    log.hands[n] = replace(rec, calls=calls)
     return _close(log, resign), Alteration(
         "lower-bids", n, f"hand {n}: calls lowered to {', '.join(_call_text(c) for _, c in calls)}",
         expect="played-when-cancelled")

@@ -24,12 +24,12 @@ with ``blind=True``; on a log not dealt blind they raise ``NotApplicable``.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import HandRecord
 from tarneeb.replay.rules.cards import card_name
 from tarneeb.testing.alterations.base import (
@@ -90,7 +90,7 @@ def _redeal(log: EditableLog, n: int, seat: int, changed: list[bytes]) -> None:
             element, proof = seats[k].partial(p, element)
             elements[r].append(element)
             proofs[r].append(proof)
-    rec.blind = dataclasses.replace(
+    rec.blind = replace(
         t, passes=[b"".join(d) for d in passes], partials=[b"".join(e) for e in elements],
         partial_proofs=[b"".join(q) for q in proofs])
 
@@ -154,7 +154,7 @@ def rebuild(log: EditableLog, n: int, *, passes: dict[int, list[bytes]] | None =
             for p, e in zip(positions, outs, strict=True):
                 row[p] = e
         rows.append(row)
-    rec.blind = dataclasses.replace(
+    rec.blind = replace(
         t, passes=[b"".join(d) for d in decks], partials=[b"".join(rows[r + 1]) for r in range(3)],
         shuffle_proofs=sproofs, batch_proofs=b"".join(batch))
 
@@ -191,7 +191,7 @@ def wrong_partial_decryption(data: bytes, *, choice: int = 0, hand: int | None =
         row[p] = row[q]
         partials = list(t.partials)
         partials[r] = b"".join(row)
-        rec.blind = dataclasses.replace(t, partials=partials)
+        rec.blind = replace(t, partials=partials)
     seat = decrypt_order(owner(p, rec.dealer))[r]
     return _close(log, resign), Alteration(
         "wrong-partial-decryption", n, f"hand {n}: seat {seat}'s partial decryption of "

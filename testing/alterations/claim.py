@@ -9,11 +9,11 @@ from the moves, which stay as they were.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import EndRecord
 from tarneeb.testing.alterations.base import (
     Alteration,
@@ -84,7 +84,7 @@ def append_hand(data: bytes, *, choice: int = 0, hand: int | None = None,
     src = _pick_hand(log, rng, None, _played, "played")
     last = log.hands[-1]
     n = len(log.hands)
-    rec = dataclasses.replace(log.hands[src], deal_number=n, dealer=(last.dealer + 1) & 3,
+    rec = replace(log.hands[src], deal_number=n, dealer=(last.dealer + 1) & 3,
                               calls=list(log.hands[src].calls), totals=list(last.totals))
     log.hands.append(rec)
     return _close(log, resign), Alteration(
@@ -103,7 +103,7 @@ def cancelled_claims(data: bytes, *, choice: int = 0, hand: int | None = None,
     n = _pick_hand(log, rng, hand, _cancelled, "cancelled")
     field, value = [("trump", rng.randrange(4)), ("tricks", [0, 0, 0, 0]),
                     ("scores", [0, 0, 0, 0])][choice % 3]
-    log.hands[n] = dataclasses.replace(log.hands[n], **{field: value})
+    log.hands[n] = replace(log.hands[n], **{field: value})
     return _close(log, resign), Alteration(
         "cancelled-claims", n, f"hand {n}, cancelled, carries {field} {value}",
         expect="not-canonical")
@@ -114,7 +114,7 @@ def _claim(log: EditableLog, n: int, field: str, seat: int, delta: int) -> tuple
     values = list(getattr(rec, field))
     old = values[seat]
     values[seat] = old + delta
-    log.hands[n] = dataclasses.replace(rec, **{field: values})
+    log.hands[n] = replace(rec, **{field: values})
     return old, values[seat]
 
 

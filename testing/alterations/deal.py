@@ -9,13 +9,13 @@ Each registers in :data:`~tarneeb.testing.alterations.REGISTRY` (see
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.seeds import SeasonLeaf, client_commitments, match_binding
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     BatchProof,
     EndRecord,
@@ -80,7 +80,7 @@ def corrupt_client_seed(data: bytes, *, choice: int = 0, hand: int | None = None
     bit = rng.randrange(len(seeds[seat]) * 8)
     new = list(seeds)
     new[seat] = _flip_bit(seeds[seat], bit)
-    log.header = dataclasses.replace(log.header, client_seeds=new)
+    log.header = replace(log.header, client_seeds=new)
     return _close(log, resign), Alteration(
         "corrupt-client-seed", None, f"bit {bit % 8} of seat {seat}'s client seed byte "
         f"{bit // 8} flipped", seat=seat, expect="client-seed")
@@ -109,9 +109,9 @@ def bad_batch_proof(data: bytes, *, choice: int = 0, hand: int | None = None,
     header = log.header
     if header.client_seeds is not None:  # the platform re-makes the commitments to match
         binding = match_binding(header.server_commitment, leaf)
-        header = dataclasses.replace(header, client_commitments=list(
+        header = replace(header, client_commitments=list(
             client_commitments(header.match_id, header.client_seeds, binding)))
-    log.header = dataclasses.replace(header, batch=batch)
+    log.header = replace(header, batch=batch)
     return _close(log, resign), Alteration("bad-batch-proof", None, what, expect="batch-proof")
 
 
@@ -124,7 +124,7 @@ def first_dealer(data: bytes, *, choice: int = 0, hand: int | None = None,
         raise NotApplicable("the first dealer is only drawn from seeds")
     old = log.header.first_dealer
     new = (old + 1 + choice % 3) & 3
-    log.header = dataclasses.replace(log.header, first_dealer=new)
+    log.header = replace(log.header, first_dealer=new)
     return _close(log, resign), Alteration(
         "first-dealer", None, f"first dealer seat {old} → seat {new}", seat=new,
         expect="wrong-first-dealer")
@@ -142,7 +142,7 @@ def strip_seeds(data: bytes, *, choice: int = 0, hand: int | None = None,
         raise NotApplicable("the log has no seeds")
     if any(rec.deal is not None for rec in log.hands):
         raise NotApplicable("the log records deals too")
-    log.header = dataclasses.replace(log.header, server_commitment=None, batch=None,
+    log.header = replace(log.header, server_commitment=None, batch=None,
                                      client_commitments=None, client_seeds=None)
     if log.end is not None:
         log.end = EndRecord(log.end.winner, None)
@@ -163,7 +163,7 @@ def change_deal_number(data: bytes, *, choice: int = 0, hand: int | None = None,
     rng = random.Random(choice)
     n = _pick_hand(log, rng, hand, lambda r: True, "there")
     new = n + 1 + rng.randrange(3) if n == 0 or rng.random() < 0.5 else n - 1
-    log.hands[n] = dataclasses.replace(log.hands[n], deal_number=new)
+    log.hands[n] = replace(log.hands[n], deal_number=new)
     return _close(log, resign), Alteration(
         "change-deal-number", n, f"hand {n} numbered {new}", expect="wrong-deal-number")
 
@@ -177,7 +177,7 @@ def change_dealer(data: bytes, *, choice: int = 0, hand: int | None = None,
     n = _pick_hand(log, rng, hand, lambda r: True, "there")
     old = log.hands[n].dealer
     new = (old + 1 + rng.randrange(3)) & 3
-    log.hands[n] = dataclasses.replace(log.hands[n], dealer=new)
+    log.hands[n] = replace(log.hands[n], dealer=new)
     return _close(log, resign), Alteration(
         "change-dealer", n, f"hand {n} dealt by seat {new}, not seat {old}", seat=new,
         expect="wrong-dealer")
@@ -197,7 +197,7 @@ def record_wrong_deal(data: bytes, *, choice: int = 0, hand: int | None = None,
     rec = log.hands[n]
     hands, thirteenth = _deal_of(log, deriver, n, rec.dealer)
     moved, what = _move_card(hands, rng)
-    log.hands[n] = dataclasses.replace(rec, deal=RecordedDeal(moved, thirteenth))
+    log.hands[n] = replace(rec, deal=RecordedDeal(moved, thirteenth))
     return _close(log, resign), Alteration(
         "record-wrong-deal", n, f"hand {n} records the seeds' deal with {what}",
         expect="wrong-deal")
@@ -227,13 +227,13 @@ def move_dealt_card(data: bytes, *, choice: int = 0, hand: int | None = None,
     log = _open(data)
     if _deriver(log) is not None:
         out, alt = replace_played_card(data, choice=choice, hand=hand, resign=resign)
-        return out, dataclasses.replace(alt, name="move-dealt-card")
+        return out, replace(alt, name="move-dealt-card")
     rng = random.Random(choice)
     n = _pick_hand(log, rng, hand, lambda r: r.deal is not None, "a recorded deal")
     rec = log.hands[n]
     assert rec.deal is not None
     moved, what = _move_card(rec.deal.hands, rng)
-    log.hands[n] = dataclasses.replace(rec, deal=RecordedDeal(moved, rec.deal.thirteenth))
+    log.hands[n] = replace(rec, deal=RecordedDeal(moved, rec.deal.thirteenth))
     return _close(log, resign), Alteration("move-dealt-card", n, f"hand {n}: {what}",
                                            expect="bad-deal")
 
@@ -254,7 +254,7 @@ def nil_deal(data: bytes, *, choice: int = 0, hand: int | None = None,
     i = rng.randrange(51)
     plays = bytearray(rec.plays)
     plays[i], plays[i + 1] = plays[i + 1], plays[i]
-    log.hands[n] = dataclasses.replace(rec, deal=None, plays=bytes(plays))
+    log.hands[n] = replace(rec, deal=None, plays=bytes(plays))
     return _close(log, resign), Alteration(
         "nil-deal", n, f"hand {n}: deal set to nil, plays {i} and {i + 1} swapped",
         expect="not-replayed")
@@ -270,7 +270,7 @@ def change_revealed(data: bytes, *, choice: int = 0, hand: int | None = None,
     rec = log.hands[n]
     old = rec.revealed
     new = rng.choice([c for c in range(52) if c != old])
-    log.hands[n] = dataclasses.replace(rec, revealed=new)
+    log.hands[n] = replace(rec, revealed=new)
     shown = card_name(old) if old is not None else "nothing"
     seat = rec.dealer if log.rules.reveals_card else None
     return _close(log, resign), Alteration(
@@ -297,7 +297,7 @@ def change_revealed_and_trump(data: bytes, *, choice: int = 0, hand: int | None 
     if not others:
         raise NotApplicable(f"the dealer of hand {n} holds only one colour")
     new = rng.choice(others)
-    log.hands[n] = dataclasses.replace(rec, revealed=new, trump=colour_mate(suit_of(new)))
+    log.hands[n] = replace(rec, revealed=new, trump=colour_mate(suit_of(new)))
     return _close(log, resign), Alteration(
         "change-revealed-and-trump", n, f"hand {n} reveals {card_name(new)} (not "
         f"{card_name(rec.revealed)}) with its trump", seat=rec.dealer,
@@ -319,8 +319,8 @@ def with_recorded_deals(data: bytes, resign: Ed25519PrivateKey) -> bytes:
     first = deriver.first_dealer()
     for n, rec in enumerate(log.hands):
         hands, thirteenth = _deal_of(log, deriver, n, rec.dealer)
-        log.hands[n] = dataclasses.replace(rec, deal=RecordedDeal(hands, thirteenth))
-    log.header = dataclasses.replace(log.header, server_commitment=None, batch=None,
+        log.hands[n] = replace(rec, deal=RecordedDeal(hands, thirteenth))
+    log.header = replace(log.header, server_commitment=None, batch=None,
                                      client_commitments=None, client_seeds=None,
                                      first_dealer=first)
     if log.end is not None:

@@ -8,11 +8,11 @@ Each registers in :data:`~tarneeb.testing.alterations.REGISTRY` (see
 
 from __future__ import annotations
 
-import dataclasses
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import HandRecord
 from tarneeb.replay.rules.actions import Action, describe_action, is_play
 from tarneeb.replay.rules.cards import card_name, suit_of
@@ -37,7 +37,7 @@ from tarneeb.testing.alterations.base import (
 
 def _set_plays(log: EditableLog, n: int, plays: bytes) -> HandRecord:
     rec = log.hands[n]
-    log.hands[n] = dataclasses.replace(rec, plays=plays)
+    log.hands[n] = replace(rec, plays=plays)
     return rec
 
 
@@ -211,7 +211,7 @@ def mark_timer(data: bytes, *, choice: int = 0, hand: int | None = None,
     if not found:
         raise NotApplicable(f"every move of hand {n} is the automatic one")
     move, seat, action, trick = rng.choice(found)
-    log.hands[n] = dataclasses.replace(rec, timer=rec.timer | 1 << move)
+    log.hands[n] = replace(rec, timer=rec.timer | 1 << move)
     return _close(log, resign), Alteration(
         "mark-timer", n, f"hand {n}: seat {seat}'s {describe_action(action)} (move {move}) "
         "marked as the timer's", trick=trick, seat=seat, expect="wrong-timer-move")

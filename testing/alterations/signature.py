@@ -8,13 +8,13 @@ Each registers in :data:`~tarneeb.testing.alterations.REGISTRY` (see
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import public_key_raw
+from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     SignatureRecord,
     parse_log,
@@ -68,7 +68,7 @@ def other_key(data: bytes, *, choice: int = 0, hand: int | None = None,
         raise NotApplicable("the log names no platform key")
     impostor = Ed25519PrivateKey.from_private_bytes(
         hashlib.sha256(b"tarneeb tamper impostor %d" % choice).digest())
-    log.header = dataclasses.replace(log.header,
+    log.header = replace(log.header,
                                      public_key=public_key_raw(impostor.public_key()))
     return _close(log, impostor), Alteration(
         "other-key", None, "header key replaced by another key, which signed the log",
@@ -83,7 +83,7 @@ def weak_key(data: bytes, *, choice: int = 0, hand: int | None = None,
     signature is ``01 00…00 ‖ 00…00``, which OpenSSL verifies for any message under it
     (``resign`` is ignored: the point is that no key is needed)."""
     log = _open(data)
-    log.header = dataclasses.replace(log.header, public_key=IDENTITY_POINT)
+    log.header = replace(log.header, public_key=IDENTITY_POINT)
     log.signature = SignatureRecord(IDENTITY_POINT + bytes(32))
     return _close(log, None), Alteration(
         "weak-key", None, "header key set to the identity point, signature 01 00…00 ‖ 00…00",
@@ -105,7 +105,7 @@ def reorder_rules(data: bytes, *, choice: int = 0, hand: int | None = None,
     i = rng.randrange(len(items) - 1)
     j = i + 1 + rng.randrange(len(items) - 1 - i)
     items[i], items[j] = items[j], items[i]
-    log.header = dataclasses.replace(log.header, rules_raw=dict(items))
+    log.header = replace(log.header, rules_raw=dict(items))
     return _close(log, resign), Alteration(
         "reorder-rules", None, f"rules keys {items[j][0]!r} and {items[i][0]!r} swapped",
         expect="not-canonical")
@@ -127,7 +127,7 @@ def misname_rules(data: bytes, *, choice: int = 0, hand: int | None = None,
         raise NotApplicable("the rules bear no preset's name")
     field, value = _UNUSED_BY[log.rules.scoring]
     rules = log.rules.with_options(**{field: value})
-    log.header = dataclasses.replace(log.header, rules=rules, rules_raw=None)
+    log.header = replace(log.header, rules=rules, rules_raw=None)
     return _close(log, resign), Alteration(
         "misname-rules", None, f"rules named {rules.name} with {field} {value}",
         expect="wrong-rules")

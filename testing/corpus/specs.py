@@ -33,12 +33,12 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarneeb.audit.values import replace
 from tarneeb.replay.rules.house import rule_set
 from tarneeb.replay.rules.paths import all_paths
 from tarneeb.replay.rules.players import BotPlayer
@@ -102,7 +102,7 @@ class MatchSpec:
         return base if self.variant == 0 else f"{base}/v{self.variant}"
 
     def with_variant(self, variant: int) -> MatchSpec:
-        return dataclasses.replace(self, variant=variant)
+        return replace(self, variant=variant)
 
 
 def _players(spec: MatchSpec, seed: bytes) -> tuple[list[BotPlayer], Director | None]:
@@ -121,7 +121,7 @@ def make_match(spec: MatchSpec) -> bytes:
     if spec.dealing == "blind":
         from tarneeb.replay.server.blind import play_blind_match
 
-        rules = rule_set(spec.rules) if spec.base is None else dataclasses.replace(
+        rules = rule_set(spec.rules) if spec.base is None else replace(
             rule_set(spec.base), name=spec.rules, target=spec.target)
         data = play_blind_match(rules, seed=seed, players=players)
     else:
