@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tarneeb.audit.values import valueclass
 
@@ -52,8 +53,10 @@ from .encoding import (
     u64be,
 )
 from .errors import AuditInputError, ClientCommitmentError, ServerCommitmentError
-from .merkle import MerkleTree, verify_inclusion
 from .signing import Ed25519PrivateKey, Ed25519PublicKey, sign, verify
+
+if TYPE_CHECKING:  # a season's tree is loaded only for seasons
+    from .merkle import MerkleTree
 
 CLIENT_SEED_DEFAULT_LEN = 32
 BINDING_LEN = 32
@@ -151,6 +154,8 @@ class SeasonLeaf:
         platform signed; a proof of leaf 3 of 5 that also fits a tree of 8 leaves
         gives another binding (:func:`match_binding`), hence other commitments and deals.
         """
+        from .merkle import verify_inclusion  # a match of a season only
+
         verify_inclusion(commitment, self.index, self.size, proof, self.root)
 
 
@@ -289,6 +294,8 @@ class Season:
             raise AuditInputError("a season needs at least one seed")
         seeds_t = tuple(check_server_seed(s) for s in seeds)
         commitments = tuple(server_commitment(s) for s in seeds_t)
+        from .merkle import MerkleTree
+
         return cls(seeds_t, commitments, MerkleTree(commitments))
 
     @property

@@ -42,7 +42,7 @@ from __future__ import annotations
 from typing import Any
 
 from tarneeb.audit.values import field, valueclass
-from tarneeb.replay.log.records import BLIND, DEALING_BLIND, KEYS, PROOF
+from tarneeb.replay.log.kinds import BLIND, DEALING_BLIND, KEYS, PROOF
 from tarneeb.replay.log.stream import LogError
 
 ELEMENT, PROOF_LEN, POSITIONS = 32, 64, 52

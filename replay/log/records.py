@@ -22,6 +22,17 @@ from typing import TYPE_CHECKING, Any, Union
 import msgpack
 
 from tarneeb.audit.values import field, fields, valueclass
+from tarneeb.replay.log.kinds import (
+    BLIND,
+    CLAIMS,
+    DEAL,
+    DEALING_BLIND,
+    END,
+    HEADER,
+    KEYS,
+    PROOF,
+    SIGNATURE,
+)
 from tarneeb.replay.log.stream import LogCutShort
 from tarneeb.replay.rules.ruleset import RuleSet
 
@@ -32,9 +43,6 @@ MAGIC = "tarneeb-log"
 VERSION = 3
 # the seed protocol of each version (3: version 2's header, the log written move by move)
 PROTOCOLS = {1: "tarneeb-fair-v1", 2: "tarneeb-fair-v2", 3: "tarneeb-fair-v2"}
-HEADER, DEAL, END, SIGNATURE, CLAIMS = 0, 1, 2, 3, 4
-BLIND, PROOF, KEYS = 5, 6, 7  # blind dealing's records (tarneeb.replay.log.blind)
-DEALING_BLIND = "blind"  # the header's 13th field in a log dealt blind
 RECORD_NAMES = {HEADER: "header", DEAL: "deal", END: "end", SIGNATURE: "signature",
                 CLAIMS: "claims", BLIND: "blind", PROOF: "proof", KEYS: "keys"}
 PASS_CODE = 15  # a call's low nibble: 0-13 a bid, 15 a pass
@@ -292,10 +300,10 @@ def encode_record(rec: Record, named_trump: bool = False) -> bytes:
 
 
 __all__ = [
-    "ABANDON_CAUSES", "CALL_MOVE", "CARD_MOVE", "CLAIMS", "DEAL", "END", "HEADER", "MAGIC",
-    "MAX_REASON", "PASS_CODE", "PROTOCOLS", "RECORD_NAMES", "RULE_FIELDS", "SIGNATURE",
-    "TIMER_MOVE", "TRUMP_MOVE", "VERSION", "Abandonment", "BatchProof", "EndRecord",
-    "HandRecord", "Header", "ParsedLog", "Record", "RecordedDeal", "Seat", "SignatureRecord",
-    "claims_list", "deal_list", "encode_calls", "encode_hand", "encode_move", "encode_record",
-    "hand_moves", "record_to_list",
+    "ABANDON_CAUSES", "BLIND", "CALL_MOVE", "CARD_MOVE", "CLAIMS", "DEAL", "DEALING_BLIND",
+    "END", "HEADER", "KEYS", "MAGIC", "MAX_REASON", "PASS_CODE", "PROOF", "PROTOCOLS",
+    "RECORD_NAMES", "RULE_FIELDS", "SIGNATURE", "TIMER_MOVE", "TRUMP_MOVE", "VERSION",
+    "Abandonment", "BatchProof", "EndRecord", "HandRecord", "Header", "ParsedLog", "Record",
+    "RecordedDeal", "Seat", "SignatureRecord", "claims_list", "deal_list", "encode_calls",
+    "encode_hand", "encode_move", "encode_record", "hand_moves", "record_to_list",
 ]

@@ -35,15 +35,12 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.replay.log.fastread import _record
 from tarneeb.replay.log.records import EndRecord, Header, ParsedLog, SignatureRecord
 from tarneeb.replay.rules import compiled as core_switch
-from tarneeb.replay.rules.actions import BID_BASE, PASS
-from tarneeb.replay.rules.fastplay import hands_of, owners_from_order
 from tarneeb.replay.rules.ruleset import RuleSet
-from tarneeb.replay.rules.scoring import Hand
 from tarneeb.replay.verify.findings import Verdict
 from tarneeb.replay.verify.provenance import (
     NO_RECEIPT_NOTE,
@@ -54,6 +51,9 @@ from tarneeb.replay.verify.provenance import (
     report_not_replayed,
 )
 from tarneeb.replay.verify.trust import NOTHING, Trust
+
+if TYPE_CHECKING:
+    from tarneeb.replay.rules.scoring import Hand
 
 # one hand of the core's output (OUT_SIZE bytes): deal number, where its calls and its
 # plays start in the log, dealer, 13th card, trump, declarer, contract (255: none),
@@ -194,7 +194,12 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
 
 
 def _history(data: bytes, hands: bytes) -> list[Hand]:
-    """The engine's hands, as the Python path's replay leaves them, from the core's output."""
+    """The engine's hands, as the Python path's replay leaves them, from the core's output
+    (the engine's modules are loaded only when the history is read)."""
+    from tarneeb.replay.rules.actions import BID_BASE, PASS
+    from tarneeb.replay.rules.fastplay import hands_of, owners_from_order
+    from tarneeb.replay.rules.scoring import Hand
+
     none = 255
     out = []
     for row in OUT_FORMAT.iter_unpack(hands):
