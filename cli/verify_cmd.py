@@ -77,6 +77,15 @@ def fast_path(argv: list[str]) -> int | None:
     return run(parsed["logs"], parsed["as_json"], key, parsed["root"], keys)
 
 
+def load_verifier(argv: list[str]) -> None:
+    """Import what a plain ``verify`` of ``argv`` uses (nothing for another command line),
+    so that the caller can load it all at once (:func:`tarneeb.cli.entry.main` holds the
+    cyclic collector off meanwhile)."""
+    if parse_fast(argv) is not None:
+        import tarneeb.replay.verify.people
+        import tarneeb.replay.verify.replayer  # noqa: F401
+
+
 def pinned_key(key: Path | None) -> bytes | None:
     """The raw public key in the PEM file ``key`` (None: no key pinned)."""
     if key is None:
