@@ -471,6 +471,12 @@ def _header_cases() -> dict[str, tuple[bytes, str]]:
                                         "abandoned must be nil or [cause, seat, reason], "
                                         "the cause one of disconnect, timeout, resignation, "
                                         "server-fault, the reason text of at most 1024"),
+        # msgpack's reader opens at most 1024 arrays and maps, one inside another
+        "nested-1025-deep": (_pack(_values("eram41-01.tlog")[:-2]) + b"\x91" * 1025 + b"\x01",
+                             "not valid msgpack: a byte that no msgpack value holds there"),
+        "header-nested-1025-deep-then-a-bad-text": (b"\x9c\x00" + b"\x91" * 1024
+                                                    + b"\xa2\xff\xfe", "byte 0: not a "
+                                                    "tarneeb log (not msgpack: a byte that"),
     }
 
 
@@ -478,8 +484,9 @@ def _header_cases() -> dict[str, tuple[bytes, str]]:
 def test_hand_made_refusals_agree_word_for_word(node: str, home: dict[str, str],
                                                 tmp_path: Path, case: str) -> None:
     """A whole number past 2^53 in a record, a header torn (and zero-filled) after a zero
-    byte, a header holding a text that is not UTF-8 and an ext value: the same exit code
-    and the same verdict JSON, every field, from both; and the words that say it."""
+    byte, a header holding a text that is not UTF-8 and an ext value, values nested past
+    msgpack's stack: the same exit code and the same verdict JSON, every field, from both;
+    and the words that say it."""
     data, words = _header_cases()[case]
     path = tmp_path / f"{case}.tlog"
     path.write_bytes(data)

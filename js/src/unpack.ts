@@ -7,7 +7,7 @@
  */
 import { Decoder, Encoder } from "@msgpack/msgpack";
 import { type Bytes, equal } from "./bytes.js";
-import { type Limits } from "./stream.js";
+import { type Limits, STACK } from "./stream.js";
 
 // one decoder and encoder of each kind: building one per record cost more than the check
 const PLAIN = new Decoder();
@@ -120,7 +120,7 @@ export function firstRefusal(data: Bytes, pos: number, lim: Limits): string | nu
     } else if (b <= 0x9f || b >= 0xdc && b <= 0xdf) {
       const map = b <= 0x8f || b >= 0xde;
       const n = b <= 0x9f ? b & 15 : length(WIDTH[b]!);
-      if (n === null || n > (map ? lim.maxMap : lim.maxField)) return null;
+      if (n === null || stack.length >= STACK || n > (map ? lim.maxMap : lim.maxField)) return null;
       if (n > 0) {
         stack.push(top);
         top = { left: map ? 2 * n : n, map, done: 0, badKey: null };
