@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { encode } from "@msgpack/msgpack";
 import { parseLog } from "../src/records.js";
-import { DEFAULT_LIMITS } from "../src/stream.js";
+import { DEFAULT_LIMITS, scanValue } from "../src/stream.js";
 import { encodeExact, firstRefusal, isCanonical, readValue } from "../src/unpack.js";
 
 const fixture = (name: string) =>
@@ -48,8 +48,15 @@ test("of a text that is not UTF-8 and a later fault, the text is refused; of an 
   assert.equal(firstRefusal(Uint8Array.of(0x81, 0x07, 0x01), 0, lim), "int");
   assert.equal(firstRefusal(Uint8Array.of(0x81, 0x90, 0xc0), 0, lim), "list");
   assert.equal(firstRefusal(Uint8Array.of(0x81, 0xa1, 0x61, 0x91, 0x01), 0, lim), null);
-  // deep nesting is walked without recursion
-  const deep = new Uint8Array(200_003).fill(0x91);
-  deep.set(bad, 200_000);
-  assert.equal(firstRefusal(deep, 0, lim), "utf8");
+  // nesting is walked without recursion, up to msgpack's stack of 1024 open containers:
+  // one more is refused there, by the scan
+  const nested = (n: number) => {
+    const b = new Uint8Array(n + 3).fill(0x91);
+    b.set(bad, n);
+    return b;
+  };
+  assert.equal(firstRefusal(nested(1024), 0, lim), "utf8");
+  assert.equal(firstRefusal(nested(1025), 0, lim), null);
+  assert.equal(scanValue(nested(1025), 0, lim).kind, "error");
+  assert.equal(firstRefusal(nested(200_000), 0, lim), null);
 });
