@@ -366,6 +366,135 @@ def test_generated_logs_agree(node: str, home: dict[str, str], tmp_path: Path) -
     assert bad == [], f"{len(bad)} of {len(paths)} generated logs disagree:\n" + "\n".join(bad[:20])
 
 
+def _values(name: str) -> list[Any]:
+    """A corpus log's values, each record and move as msgpack reads it."""
+    import msgpack
+
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+    unpacker.feed((ROOT / "fixtures" / "matches" / name).read_bytes())
+    return list(unpacker)
+
+
+_BAD_TEXT = "\x00bad-utf8\x00"  # packed, then its bytes replaced by a str of bytes ff fe
+
+
+def _pack(values: list[Any]) -> bytes:
+    import msgpack
+
+    data = b"".join(msgpack.packb(v, use_bin_type=True) for v in values)
+    return data.replace(msgpack.packb(_BAD_TEXT), b"\xa2\xff\xfe")
+
+
+def _with(name: str, at: int, edit: Any) -> bytes:
+    """A corpus log with its value ``at`` (a record index; -1 its first deal record after
+    the first, -2 its first claims record) given by ``edit(old value)``."""
+    values = _values(name)
+    if at < 0:
+        kind = 1 if at == -1 else 4
+        at = [i for i, v in enumerate(values) if isinstance(v, list) and v[0] == kind][-at % 2]
+    values[at] = edit(values[at])
+    return _pack(values)
+
+
+def _set(i: int, value: Any) -> Any:
+    return lambda rec: [*rec[:i], value, *rec[i + 1:]]
+
+
+def _rules(**fields: Any) -> Any:
+    return lambda h: [*h[:3], {**h[3], **fields}, *h[4:]]
+
+
+def _seat_name(seat: int, name: str) -> Any:
+    return lambda h: [*h[:4], [[name, c] if i == seat else [n, c] for i, (n, c) in
+                               enumerate(h[4])], *h[5:]]
+
+
+def _header_cases() -> dict[str, tuple[bytes, str]]:
+    """Hand-made logs where the two readers once worded a refusal differently: each with
+    words its verdict must hold."""
+    import msgpack
+
+    ext = msgpack.ExtType(1, b"ab")
+    header = msgpack.packb(_values("eram41-01.tlog")[0], use_bin_type=True)
+    zero = [i for i in range(2, len(header)) if header[i - 1] == 0][1]  # a cut after a zero
+    recorded = "eram41-recorded-deals.tlog"
+    return {
+        # a whole number past 2^53 (a double rounds it): the field named, the number exact
+        "deal-hand-past-2^64": (_with(recorded, -1, lambda d: [*d[:4], [2**64 - 1, *d[4][1:]]]),
+                                "deal hand must be a whole number 0-4503599627370495, not "
+                                "18446744073709551615"),
+        "deal-hand-2^53+1": (_with(recorded, -1, lambda d: [*d[:4], [d[4][0], 2**53 + 1,
+                                                                     *d[4][2:]]]),
+                             "not 9007199254740993"),
+        "dealer-minus-2^63": (_with("eram41-01.tlog", -1, _set(2, -2**63)),
+                              "dealer must be a whole number 0-3, not -9223372036854775808"),
+        "totals-2^60": (_with("eram41-01.tlog", -2, _set(4, [2**60, 0, 0, 0])),
+                        "totals must be a whole number -2147483648-2147483648, not "
+                        "1152921504606846976"),
+        "bare-int-past-2^62": (_with("eram41-01.tlog", -1, lambda d: 2**62 + 7),
+                               "found 4611686018427387911 (0x4000000000000007 is no move)"),
+        "first-dealer-2^64-2": (_with("eram41-01.tlog", 0, _set(10, 2**64 - 2)),
+                                "first_dealer must be a whole number 0-3, not "
+                                "18446744073709551614"),
+        "rules-target-2^62": (_with("house400-01.tlog", 0, _rules(target=2**62)),
+                              "target must be 1-10000"),
+        "rules-min-total-2^60": (_with("sahrat400-min-steps.tlog", 0,
+                                       _rules(min_total_steps=[[0, 2**60]])),
+                                 "below the minimum of 1152921504606846976"),
+        "rules-second-table-from-2^63": (_with("house400-01.tlog", 0,
+                                               _rules(values_high_from=2**63)),
+                                         "from an own score of 9223372036854775808"),
+        # a header the file stops inside: where its bytes stop, a last byte zero or not;
+        # zeros after it that make no whole value are not told from a header cut there
+        "header-9c-00": (bytes([0x9c, 0x00]), "byte 2: log cut short inside its header"),
+        "header-cut-after-a-zero": (header[:zero], f"byte {zero}: log cut short inside"),
+        "header-cut-then-too-few-zeros": (header[:zero] + bytes(2),
+                                          f"byte {zero + 2}: log cut short inside"),
+        "header-cut-then-zero-filled": (header[:zero] + bytes(2000),
+                                        f"byte {len(header[:zero].rstrip(bytes(1)))}: log cut "
+                                        "short inside"),
+        # a text that is not UTF-8 and an ext value: the first in the header's bytes named
+        "header-text-then-ext": (_with("eram41-01.tlog", 0, lambda h: _set(11, ext)(
+            _seat_name(1, _BAD_TEXT)(h))), "byte 0: a text field is not valid UTF-8"),
+        "header-ext-then-text": (_with("eram41-01.tlog", 0, lambda h: _rules(name=ext)(
+            _seat_name(3, _BAD_TEXT)(h))), "(not msgpack: 3 exceeds max_ext_len(0))"),
+        "header-int-key-of-a-bad-text": (_with("eram41-01.tlog", 0, _rules(**{"7": 0}))
+                                         .replace(b"\xa17\x00", b"\x07\xa2\xff\xfe"),
+                                         "byte 0: a text field is not valid UTF-8"),
+        # past the header: a record cut short holding a text that is not UTF-8 is
+        # unreadable from it, not a torn record; a torn one zeros made whole is judged
+        "record-cut-short-in-a-bad-text": (_pack(_values("eram41-01.tlog")[:-2])
+                                           + b"\x94\x02\xa2\xff\xfe",
+                                           ": a text field is not valid UTF-8, after 16"),
+        "end-record-of-another-cause": (_pack([*_values("eram41-01.tlog")[:-2],
+                                               [2, None, None, ["quit", 1, "gone"]]]),
+                                        "abandoned must be nil or [cause, seat, reason], "
+                                        "the cause one of disconnect, timeout, resignation, "
+                                        "server-fault, the reason text of at most 1024"),
+        # msgpack's reader opens at most 1024 arrays and maps, one inside another
+        "nested-1025-deep": (_pack(_values("eram41-01.tlog")[:-2]) + b"\x91" * 1025 + b"\x01",
+                             "not valid msgpack: a byte that no msgpack value holds there"),
+        "header-nested-1025-deep-then-a-bad-text": (b"\x9c\x00" + b"\x91" * 1024
+                                                    + b"\xa2\xff\xfe", "byte 0: not a "
+                                                    "tarneeb log (not msgpack: a byte that"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_header_cases()))
+def test_hand_made_refusals_agree_word_for_word(node: str, home: dict[str, str],
+                                                tmp_path: Path, case: str) -> None:
+    """A whole number past 2^53 in a record, a header torn (and zero-filled) after a zero
+    byte, a header holding a text that is not UTF-8 and an ext value, values nested past
+    msgpack's stack: the same exit code and the same verdict JSON, every field, from both;
+    and the words that say it."""
+    data, words = _header_cases()[case]
+    path = tmp_path / f"{case}.tlog"
+    path.write_bytes(data)
+    js, py = _both(node, home, [path], ())
+    assert js == py
+    assert words in json.dumps(py[1], ensure_ascii=False), py[1]
+
+
 BLIND_CUTS = [
     pytest.param("cut", 9000, id="inside-the-blind-record"),
     # the JS reader stops at an earlier play of the open end than the Python one (byte

@@ -184,7 +184,7 @@ export class Match {
       if (r.bidding !== "personal") return [PASS];
       let bid = lowestBid(r, this.totals[seat]!);
       if (r.timer_bid === "reach_minimum" && seat === this.dealer) {
-        const need = lowestTotal(r, Math.max(...this.totals)) - this.bids.reduce<number>((a, b) => a + (b ?? 0), 0);
+        const need = Number(lowestTotal(r, Math.max(...this.totals))) - this.bids.reduce<number>((a, b) => a + (b ?? 0), 0);
         if (bid < need && need <= r.max_bid) bid = need;
       }
       return [BID + bid];

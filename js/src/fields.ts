@@ -174,7 +174,7 @@ export function decodeEnd(d: unknown[], at: number): EndRecord {
   const a = d[3];
   if (a !== null) {
     if (!(Array.isArray(a) && a.length === 3 && CAUSES.includes(a[0] as string) && typeof a[2] === "string"
-        && [...a[2]].length <= 1024)) throw sh.fail("abandoned must be nil or [cause, seat, reason]");
+        && [...a[2]].length <= 1024)) throw sh.fail(`abandoned must be nil or [cause, seat, reason], the cause one of ${CAUSES.join(", ")}, the reason text of at most 1024 characters`);
     sh.text("the abandonment reason", a[2] as string);
     if (end.winner !== null) throw sh.fail("a match abandoned has no winner, but the end record names both");
     const seat = sh.int(a[1], "abandoning seat", 0, 3, true);

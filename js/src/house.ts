@@ -5,6 +5,7 @@
  */
 import { SHIPPED } from "./data/shipped.js";
 import { PRESETS, RULE_FIELDS, type RuleSet, rulesFromMap, rulesMap } from "./rules.js";
+import { jsonKey } from "./unpack.js";
 
 /** Python's str() of plain data, as the Python verifier prints a value in its messages. */
 export function pyRepr(v: unknown, top = true): string {
@@ -23,7 +24,7 @@ export function shippedRules(): Map<string, RuleSet> {
   return shipped;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const same = (a: unknown, b: unknown) => jsonKey(a) === jsonKey(b);
 
 function differences(a: RuleSet, b: RuleSet): [string, unknown, unknown][] {
   const da = rulesMap(a);

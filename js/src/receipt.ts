@@ -9,6 +9,7 @@ import { type Bytes, concat, equal, fromHex, lp16, toHex, utf8 } from "./bytes.j
 import { ed25519Verify, keyId, weakKey } from "./crypto.js";
 import { RECEIPT_TAG, type SeasonLeaf, matchBinding } from "./derive.js";
 import { type Header } from "./records.js";
+import { encodeExact } from "./unpack.js";
 
 export const RECEIPT_FORMAT = "tarneeb-receipt";
 export const MAX_RECEIPT_BYTES = 64 * 1024;
@@ -46,7 +47,7 @@ export async function receiptMessage(r: Receipt): Promise<Bytes> {
 export function receiptOf(h: Header): Receipt | null {
   if (h.serverCommitment === null || h.clientCommitments === null) return null;
   return {
-    matchId: h.matchId, rules: encode(h.rulesMap), seats: h.seats.map((s) => encode([s.name, s.computer])),
+    matchId: h.matchId, rules: encodeExact(h.rulesMap), seats: h.seats.map((s) => encode([s.name, s.computer])),
     serverCommitment: h.serverCommitment,
     season: h.batch === null ? null : { index: h.batch.index, size: h.batch.size, root: h.batch.root },
     clientCommitments: h.clientCommitments,

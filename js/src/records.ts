@@ -3,17 +3,15 @@
  * claims), the end and signature records, within the caps; a log cut short or whose bytes
  * stop being whole values is read up to there (§ "A log cut short").
  */
-import { Encoder, decode, encode } from "@msgpack/msgpack";
+import { encode } from "@msgpack/msgpack";
 import { type BlindTranscript, type RevealedKeys, readBlindRecord } from "./blind.js";
-import { type Bytes, equal } from "./bytes.js";
+import { type Bytes } from "./bytes.js";
 import { LogError, MAGIC, Shape, ValueError, closeHand, decodeDeal, decodeEnd, decodeHeader, isInt, show } from "./fields.js";
 import { type RuleSet } from "./rules.js";
 import { DEFAULT_LIMITS, type Limits, moveRun, scanValue } from "./stream.js";
+import { firstRefusal, isCanonical, isWhole, readValue } from "./unpack.js";
 
 export { LogError } from "./fields.js";
-
-// one encoder for every canonical-form check: building one per record cost more than the check
-const ENCODER = new Encoder();
 
 export const HEADER = 0, DEAL = 1, END = 2, SIGNATURE = 3, CLAIMS = 4, BLIND = 5, PROOF = 6, KEYS = 7;
 export interface Batch { index: number; size: number; path: Bytes[]; root: Bytes; headSignature: Bytes }
@@ -91,89 +89,18 @@ function zerosAtEnd(b: Bytes, upto = b.length): number {
 const num = (n: number) => n.toLocaleString("en-US");
 
 /** Python's `f"{n:#04x}"`. */
-function hex04(n: number): string {
+function hex04(n: number | bigint): string {
   const prefix = (n < 0 ? "-" : "") + "0x";
-  return prefix + Math.abs(n).toString(16).padStart(Math.max(0, 4 - prefix.length), "0");
+  return prefix + (n < 0 ? -n : n).toString(16).padStart(Math.max(0, 4 - prefix.length), "0");
 }
 
 /**
- * What Python's msgpack reader refuses in a value before anything else, in the order of its
- * bytes: a str whose bytes are not UTF-8 ("utf8"), or a map key that is not text or bytes
- * (its Python type name); null for neither. (JS's reader takes both, differently.)
+ * Whether `head` is the start of a msgpack value that stops before its end, nothing in it
+ * refused on the way (the reference reader's test for a torn value).
  */
-function readerRefusal(raw: Bytes): string | null {
-  const utf8 = new TextDecoder("utf-8", { fatal: true });
-  let p = 0;
-  const n = (w: number) => {
-    let v = 0;
-    for (let i = 0; i < w; i++) v = v * 256 + raw[p + i]!;
-    p += w;
-    return v;
-  };
-  // one value from p: its Python type name, or a refusal thrown
-  const value = (): string => {
-    const b = raw[p++]!;
-    let len = -1;
-    if (b <= 0x7f || b >= 0xe0) return "int";
-    if (b >= 0xa0 && b <= 0xbf) len = b & 31;
-    else if (b === 0xd9) len = n(1);
-    else if (b === 0xda) len = n(2);
-    else if (b === 0xdb) len = n(4);
-    if (len >= 0) {
-      try {
-        utf8.decode(raw.subarray(p, p + len));
-      } catch {
-        throw new Refusal("utf8");
-      }
-      p += len;
-      return "str";
-    }
-    if (b === 0xc4 || b === 0xc5 || b === 0xc6) {
-      const size = n(b === 0xc4 ? 1 : b === 0xc5 ? 2 : 4);
-      p += size;
-      return "bytes";
-    }
-    let items = -1;
-    let map = false;
-    if (b >= 0x90 && b <= 0x9f) items = b & 15;
-    else if (b === 0xdc) items = n(2);
-    else if (b === 0xdd) items = n(4);
-    else if (b >= 0x80 && b <= 0x8f) [items, map] = [b & 15, true];
-    else if (b === 0xde) [items, map] = [n(2), true];
-    else if (b === 0xdf) [items, map] = [n(4), true];
-    if (items >= 0) {
-      for (let i = 0; i < items; i++) {
-        if (map) {
-          const k = value();
-          if (k !== "str" && k !== "bytes") throw new Refusal(k);
-        }
-        value();
-      }
-      return map ? "dict" : "list";
-    }
-    const size = FIXED_SIZES[b];
-    if (size === undefined || size < 0) throw new Refusal(null);
-    p += size;
-    return b === 0xc0 ? "NoneType" : b === 0xc2 || b === 0xc3 ? "bool" : b === 0xca || b === 0xcb ? "float" : "int";
-  };
-  try {
-    value();
-  } catch (e) {
-    if (e instanceof Refusal) return e.what;
-    throw e;
-  }
-  return null;
+function incomplete(head: Bytes): boolean {
+  return scanValue(head, 0, DEFAULT_LIMITS).kind === "incomplete" && firstRefusal(head, 0, DEFAULT_LIMITS) === null;
 }
-
-class Refusal {
-  constructor(readonly what: string | null) {}
-}
-
-// the bytes after a fixed-size msgpack type byte
-const FIXED_SIZES: Record<number, number> = {
-  0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
-  0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, 0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17, 0xc7: -1, 0xc8: -1, 0xc9: -1,
-};
 
 class Parser {
   header: Header | null = null;
@@ -232,7 +159,7 @@ class Parser {
     if (!head.length || !zeros || head.length > this.lim.maxRecordBytes) return null;
     const starts = [0x9c, 0x9d].map((n) => Uint8Array.of(n, 0, ...encode(MAGIC)));
     if (!starts.some((st) => head.subarray(0, st.length).every((b, i) => b === st[i]))) return null;
-    if (scanValue(head, 0, DEFAULT_LIMITS).kind !== "incomplete") return null;
+    if (!incomplete(head)) return null;
     return new LogError("log cut short inside its header: not readable", head.length);
   }
 
@@ -240,7 +167,7 @@ class Parser {
     if (!head.length) return { offset: pos, message: `cut at byte ${pos}: the rest of the file (${num(zeros)} bytes) is zeros, not records`, unreadable: false };
     const padded = new Uint8Array(head.length + Math.min(zeros, 16));
     padded.set(head);
-    if (scanValue(padded, 0, DEFAULT_LIMITS).kind === "error" || scanValue(head, 0, DEFAULT_LIMITS).kind !== "incomplete"
+    if (scanValue(padded, 0, DEFAULT_LIMITS).kind === "error" || !incomplete(head)
         || !writerStart(head)) return null;
     if (!zeros) return { offset: pos, message: `cut at byte ${pos}: the stream ends inside a record or move (${head.length} bytes of it)`, unreadable: false };
     return { offset: pos, message: `cut at byte ${pos}: a torn record (${head.length} bytes) then ${num(zeros)} bytes of zeros`, unreadable: false };
@@ -309,9 +236,19 @@ class Parser {
         continue;
       }
       const scan = scanValue(data, pos, lim);
+      // the reader refuses a text that is not UTF-8, or a bad map key, where it meets it:
+      // before a fault further on, before the caps on a whole value, in a value cut short
+      const refused = firstRefusal(data, pos, lim);
+      if (refused === "utf8") throw new ValueError("a text field is not valid UTF-8", pos);
+      if (refused !== null) {
+        const why = `${refused} is not allowed for map key when strict_map_key=True`;
+        throw pos === 0 ? new LogError(`not a tarneeb log (not msgpack: ${why})`, 0) : new ValueError(`not valid msgpack: ${why}`, pos);
+      }
       if (scan.kind === "incomplete") {
         const rest = data.subarray(pos);
-        if (this.header === null) throw new LogError("log cut short inside its header: not readable", data.length - zerosAtEnd(data));
+        // a header the file stops inside: refused where the file stops (parseLog), its last
+        // bytes zeros or not; only a header that zeros made whole is one zero-filled
+        if (this.header === null) return;
         if (!writerStart(rest)) {
           this.cut = { offset: pos, message: `unreadable from byte ${pos}: the last ${rest.length} bytes start no value a writer writes`, unreadable: true };
         } else {
@@ -328,15 +265,9 @@ class Parser {
       this.count(pos);
       if (scan.depth > lim.maxDepth) throw new ValueError(`arrays or maps nested deeper: over the max_depth cap of ${lim.maxDepth}`, pos, true);
       const raw = data.subarray(pos, scan.end);
-      const refused = readerRefusal(raw);
-      if (refused === "utf8") throw new ValueError("a text field is not valid UTF-8", pos);
-      if (refused !== null) {
-        const why = `${refused} is not allowed for map key when strict_map_key=True`;
-        throw pos === 0 ? new LogError(`not a tarneeb log (not msgpack: ${why})`, 0) : new ValueError(`not valid msgpack: ${why}`, pos);
-      }
       let obj: unknown;
       try {
-        obj = decode(raw);
+        obj = readValue(raw);
       } catch (e) {
         throw new ValueError(`not valid msgpack: ${(e as Error).message}`, pos);
       }
@@ -358,9 +289,9 @@ class Parser {
       throw new LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0);
     }
     if (obj === 0) throw new ValueError("byte 0x00 is neither a record nor a move", pos);
-    if (!equal(ENCODER.encode(obj), raw)) throw new ValueError(`${isInt(obj) ? "move" : "record"} is not in canonical msgpack form`, pos);
+    if (!isCanonical(obj, raw)) throw new ValueError(`${isWhole(obj) ? "move" : "record"} is not in canonical msgpack form`, pos);
     if (this.signature !== null) throw new ValueError("a record follows the signature", pos);
-    if (!Array.isArray(obj) || !obj.length) throw new ValueError(`expected a record (a msgpack array) or a move, found ${show(obj)}${isInt(obj) ? ` (${hex04(obj)} is no move)` : ""}`, pos);
+    if (!Array.isArray(obj) || !obj.length) throw new ValueError(`expected a record (a msgpack array) or a move, found ${show(obj)}${isWhole(obj) ? ` (${hex04(obj)} is no move)` : ""}`, pos);
     const kind = obj[0];
     if (!isInt(kind)) throw new ValueError(`unknown record type ${show(kind)}`, pos);
     const named = this.header?.rules.trump === "named";

@@ -17,7 +17,7 @@ import { pyRepr, rulesNotes } from "./house.js";
 import { nameScripts, pyStr } from "./names.js";
 import { exercisedPaths } from "./paths.js";
 import { type SignedReceipt, receiptMismatches } from "./receipt.js";
-import { encode } from "@msgpack/msgpack";
+import { encodeExact, jsonKey } from "./unpack.js";
 
 export type { Finding, Verdict } from "./findings.js";
 
@@ -72,10 +72,10 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   if (preset && !sameRules(preset, rules) && presetDepartures(rules).length) {
     const mine = rulesMap(rules);
     const theirs = rulesMap(preset);
-    const shown = RULE_FIELDS.filter((k) => JSON.stringify(mine[k]) !== JSON.stringify(theirs[k])).map((k) => `${k}=${pyRepr(mine[k])}`).join(", ");
+    const shown = RULE_FIELDS.filter((k) => jsonKey(mine[k]) !== jsonKey(theirs[k])).map((k) => `${k}=${pyRepr(mine[k])}`).join(", ");
     add(v, "wrong-rules", `the rules bear the name ${rules.name}, but ${rules.name} has another ${presetDepartures(rules).join(", ")} and offers no house option there (${shown}): these rules are not ${rules.name}`, { offset: 0 });
   } else v.notes.push(...rulesNotes(rules));
-  if (!equal(encode(rulesMap(rules)), encode(h.rulesMap))) {
+  if (!equal(encodeExact(rulesMap(rules)), encodeExact(h.rulesMap))) {
     const order = Object.keys(h.rulesMap).join(",") === Object.keys(rulesMap(rules)).join(",");
     add(v, "not-canonical", order ? "the rules map does not have the one byte form of its rules (a value of another type)"
       : `the rules map's keys are not in the order FORMAT.md gives them (${RULE_FIELDS.join(", ")})`, { offset: 0 });

@@ -3,6 +3,7 @@
  * the fields in their one order, their validation, the five presets and the house
  * options each platform offers.
  */
+import { jsonKey } from "./unpack.js";
 
 export type Pair = [number, number];
 
@@ -95,7 +96,8 @@ export const PAGE_OPTIONS: Record<string, Record<string, number[]>> = {
   sahrat400: {}, classic: { target: [31, 41, 61] },
 };
 
-const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
+// a whole number of a log may be a BigInt (past 2^53): in range where a range is checked
+const isInt = (v: unknown): v is number => typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v));
 
 /** The full chain of a tie value as a log may write it. */
 function tieChain(v: unknown): unknown {
@@ -179,7 +181,7 @@ export function rulesMap(r: RuleSet): Record<string, unknown> {
 }
 
 function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return jsonKey(a) === jsonKey(b);
 }
 
 export function sameRules(a: RuleSet, b: RuleSet): boolean {
@@ -212,7 +214,8 @@ export function lowestBid(r: RuleSet, own: number): number {
 
 export function lowestTotal(r: RuleSet, highest: number): number {
   let low = r.min_total;
-  for (const [atLeast, total] of r.min_total_steps) if (highest >= atLeast) low = Math.max(low, total);
+  // a total past 2^53 (a BigInt) is kept exact, for the words that name it
+  for (const [atLeast, total] of r.min_total_steps) if (highest >= atLeast && total > low) low = total;
   return low;
 }
 

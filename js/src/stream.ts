@@ -45,6 +45,9 @@ export function moveRun(data: Uint8Array, pos: number): number {
   return i - pos;
 }
 
+/** The most arrays and maps msgpack's reader nests (its stack, 1024). */
+export const STACK = 1024;
+
 /** The outcome of scanning one msgpack value. */
 export type Scan =
   | { kind: "value"; end: number; depth: number }
@@ -140,6 +143,8 @@ export function scanValue(data: Uint8Array, pos: number, lim: Limits): Scan {
       return { kind: "error", at, message: `byte 0x${b.toString(16).padStart(2, "0")} is not msgpack a log may hold` };
     }
     if (n === null) return { kind: "incomplete" };
+    // msgpack's reader holds at most STACK containers open, an empty one too
+    if (unit !== "bytes" && todo.length > STACK) return { kind: "error", at, message: "a byte that no msgpack value holds there" };
     const most = unit === "entries" ? lim.maxMap : lim.maxField;
     if (n > most) {
       // as msgpack's reader says it: an array or map at once; bytes or text once they are
