@@ -85,7 +85,8 @@ export function readBlindRecord(d: unknown[], pos: number, at: BlindPlace): stri
   return null;
 }
 
-function blindFromList(d: unknown[]): BlindTranscript | string {
+/** A blind record from its list: the transcript, or the reason its shape is refused. */
+export function blindFromList(d: unknown[]): BlindTranscript | string {
   if (d.length !== 6) return `has ${d.length} fields, not 6`;
   const [, publics, passes, partials, proofs, opened] = d;
   if (!isBin(publics, 4 * ELEMENT)) return `publics must be ${4 * ELEMENT} bytes (four keys)`;

@@ -272,6 +272,8 @@ class Parser {
     this.cut = c;
     this.pos = c.offset;
     this.trimEnds(c.offset);
+    // a blind or proof record undone: the deal record or card it went with ends a value again
+    if (c !== cut && (kind === BLIND || kind === PROOF) && this.ends[this.ends.length - 1] !== c.offset) this.ends.push(c.offset);
   }
 
   private undo(kind: number, zerosAt: number): void {
