@@ -202,7 +202,7 @@ def test_a_power_loss_image_is_cut_as_the_python_recorder_cuts_it(
     m = matches[which]
     rng = random.Random(f"js image {which}")
     went_on = 0
-    cases = 8 if which == "blind" else 30
+    cases = 12 if which == "blind" else 30
     for i in range(cases):
         cut, data = _torn(m, rng)
         mine, theirs = tmp_path / f"node-{i}.tlog", tmp_path / f"python-{i}.tlog"

@@ -3,7 +3,7 @@
  * that ends open (unsigned, cut before its end record or damaged after it) — judged only
  * up to the last of its values that makes no finding of its own (FORMAT.md "The open end").
  */
-import { blindUnchecked } from "./blind.js";
+import { type Fault, blindUnchecked } from "./blind.js";
 import { type Bytes } from "./bytes.js";
 import { type Finding, type Options, type Verdict, verifyLog } from "./replay.js";
 import { type Cut, LogError, type ParsedLog, parseLog } from "./records.js";
@@ -65,7 +65,8 @@ export function cutAt(log: ParsedLog, at: number, why: string): ParsedLog {
  */
 export async function judgedLog(log: ParsedLog, opts: Options = {}): Promise<{ log: ParsedLog; verdict: Verdict }> {
   const cache = new Map<number, number[]>();
-  const verify = (l: ParsedLog) => verifyLog(l, opts, cache);
+  const memo = new Map<string, Fault[]>();
+  const verify = (l: ParsedLog) => verifyLog(l, opts, cache, memo);
   const start = openEnd(log);
   const verdict = await verify(log);
   if (start === null || !faults(verdict).size) return { log, verdict };
