@@ -106,18 +106,21 @@ def _node_resume(node: str, m: Match, path: Path, durability: str = "flush",
     return said
 
 
-def _kill_node(node: str, m: Match, path: Path, durability: str, after: int) -> None:
+def _kill_node(node: str, m: Match, path: Path, durability: str, after: int,
+               running: bool = False) -> None:
     """A Node server recording ``m``, SIGKILLed once it has written ``after`` values (the
-    header counted): between two of its writes."""
+    header counted): stopped there, between two of its writes; or, ``running``, as it goes
+    on writing (wherever the kill lands)."""
     proc = subprocess.Popen([node, str(SCRIPT), "replay", str(m.json), str(path), str(m.key),
-                             durability, "0", str(after)], stdout=subprocess.PIPE, text=True)
+                             durability, "0", "0" if running else str(after)],
+                            stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.strip() == "stopped":
+    for acked, line in enumerate(proc.stdout):
+        if line.strip() == "stopped" or (running and acked == after):
             break
         assert line.startswith("ack "), line
     else:
-        pytest.fail("the Node server ended before it was stopped")
+        pytest.fail("the Node server ended before it was killed")
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     proc.stdout.close()
@@ -128,14 +131,23 @@ def test_a_node_server_killed_anywhere_resumes_in_node_and_goes_on_to_the_same_l
         node: str, tmp_path: Path, matches: dict[str, Match], which: str) -> None:
     m = matches[which]
     rng = random.Random(f"js kill {which}")
-    for i in range(4 if which == "blind" else 6):
+    for i in range(6 if which == "blind" else 8):
         durability = ("flush", "group:3", "fsync")[i % 3]
-        after = rng.randrange(1, len(m.sizes))  # never after the signature
+        running = i % 2 == 1
+        # never after the signature; running, a few values before it (it must not get there)
+        after = rng.randrange(1, len(m.sizes) - (12 if running else 1))
         path = tmp_path / f"kill-{i}.tlog"
-        _kill_node(node, m, path, durability, after)
-        assert path.read_bytes() == m.log[:m.sizes[after - 1]]
+        _kill_node(node, m, path, durability, after, running)
+        killed = path.read_bytes()
+        if running:  # every value acknowledged is in the file, then whatever was written
+            assert len(killed) >= m.sizes[after - 1] and killed == m.log[:len(killed)]
+        else:
+            assert killed == m.log[:m.sizes[after - 1]]
         said = _node_resume(node, m, path, durability)
-        assert said["cut"] is None and said["size"] == m.sizes[after - 1]
+        if said["cut"] is None:  # killed between two writes
+            assert said["size"] == len(killed) and len(killed) in m.sizes
+        else:  # inside one: the torn value cut off
+            assert said["size"] < len(killed) and said["size"] in m.sizes
         data = path.read_bytes()
         assert data == m.log, (i, after, durability)  # byte for byte the uninterrupted run
         assert m.clean(data)
