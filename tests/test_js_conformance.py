@@ -497,10 +497,8 @@ def test_hand_made_refusals_agree_word_for_word(node: str, home: dict[str, str],
 
 BLIND_CUTS = [
     pytest.param("cut", 9000, id="inside-the-blind-record"),
-    # the JS reader stops at an earlier play of the open end than the Python one (byte
-    # 41569, trick 4, against 42619, trick 7): a disagreement the JS side must fix
-    pytest.param("cut", 42631, id="among-plays-and-proofs", marks=pytest.mark.xfail(
-        strict=True, reason="JS judges a blind log's open end among its proofs too early")),
+    # a card and its proof are one value: both readers judge the open end at the same play
+    pytest.param("cut", 42631, id="among-plays-and-proofs"),
     pytest.param("cut", -66, id="in-the-signature"),
     pytest.param("zeros", -66, id="zero-filled-signature"),
 ]
@@ -510,9 +508,8 @@ BLIND_CUTS = [
 def test_blind_logs_cut_short_agree(node: str, home: dict[str, str], tmp_path: Path,
                                     how: str, at: int) -> None:
     """The corpus log dealt blind cut short (or given a zero-filled tail): the same exit
-    code, verdict, counts and findings in both, each finding's kind, hand, trick, seat, card
-    and offset (an open end judged as for any log). The words of the open-end findings on
-    a blind log are not yet the same (js/README.md), so they are not compared."""
+    code, verdict, counts and findings in both, each finding's kind, hand, trick, seat, card,
+    offset and words (an open end judged as for any log, a card and its proof one value)."""
     data = (ROOT / "fixtures" / "matches" / "qahwa5-blind.tlog").read_bytes()
     end = at % len(data)
     path = tmp_path / "cut.tlog"
@@ -523,7 +520,7 @@ def test_blind_logs_cut_short_agree(node: str, home: dict[str, str], tmp_path: P
     def summary(v: dict) -> dict:
         return {**{k: v[k] for k in ("verdict", "hands", "played", "deals_proven", "dealing")},
                 "findings": [{k: f[k] for k in ("kind", "hand", "trick", "seat", "card",
-                                                 "offset")} for f in v["findings"]]}
+                                                 "offset", "message")} for f in v["findings"]]}
 
     assert (js_code, summary(js[0])) == (py_code, summary(py[0]))
 

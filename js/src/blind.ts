@@ -85,7 +85,8 @@ export function readBlindRecord(d: unknown[], pos: number, at: BlindPlace): stri
   return null;
 }
 
-function blindFromList(d: unknown[]): BlindTranscript | string {
+/** A blind record from its list: the transcript, or the reason its shape is refused. */
+export function blindFromList(d: unknown[]): BlindTranscript | string {
   if (d.length !== 6) return `has ${d.length} fields, not 6`;
   const [, publics, passes, partials, proofs, opened] = d;
   if (!isBin(publics, 4 * ELEMENT)) return `publics must be ${4 * ELEMENT} bytes (four keys)`;
@@ -129,7 +130,7 @@ export function blindUnchecked(log: { hands: { blind?: BlindTranscript | null }[
 const split = (b: Bytes, size: number) => Array.from({ length: b.length / size }, (_, i) => b.subarray(i * size, (i + 1) * size));
 
 /** A seat's fault in a deal's transcript (seat -1: none named). */
-interface Fault { seat: number; what: string; kind: string }
+export interface Fault { seat: number; what: string; kind: string }
 
 /** What one hand's checks give the replay. */
 export interface BlindHand {
@@ -154,7 +155,11 @@ export class BlindChecker {
   private keys = new Map<number, RevealedKeys>();
   private consequence = false;
 
-  constructor(private matchId: Bytes, keys: RevealedKeys[], hands: number, private findings: Finding[]) {
+  /**
+   * `memo`: the transcript checks of earlier logs that are prefixes of the same bytes (one
+   * log judged cut at several places), by the hand's offset and its keys record's.
+   */
+  constructor(private matchId: Bytes, keys: RevealedKeys[], hands: number, private findings: Finding[], private memo: Map<string, Fault[]> | null = null) {
     for (const k of keys) {
       if (this.keys.has(k.dealNumber) || k.dealNumber >= hands) {
         this.add("blind-transcript", `a keys record for hand ${k.dealNumber}, which ${this.keys.has(k.dealNumber) ? "has one already" : "the log does not hold"}`, { offset: k.offset });
@@ -181,7 +186,9 @@ export class BlindChecker {
     const publics = split(t.publics, ELEMENT).map(decode);
     const passes = t.passes.map((d) => split(d, ELEMENT).map(decode));
     const rounds = t.partials.map((d) => split(d, ELEMENT).map(decode));
-    const faults = this.transcript(publics, passes, rounds, t, n, dealer);
+    const memoKey = `${offset}:${this.keys.get(n)?.offset ?? -1}`;
+    const faults = this.memo?.get(memoKey) ?? this.transcript(publics, passes, rounds, t, n, dealer);
+    this.memo?.set(memoKey, faults);
     for (const f of faults) this.add(f.kind, f.what, { hand: n, seat: f.seat < 0 ? null : f.seat, offset });
     this.consequence = faults.length > 0;
     const finals = rounds[2]!;

@@ -11,86 +11,31 @@
  * never the rules, and never computes a claim: `tarneeb verify` judges them. A call out of
  * order or out of range throws {@link RecorderError} and writes nothing.
  *
- * A match dealt blind and taking a log up again after a crash (the Python
- * `MatchRecorder.resume`) are not offered here: use the Python recorder for those.
+ * A match dealt blind (`dealing: "blind"`, docs/PROTOCOL.md §13) is recorded as the seats
+ * publish it: each deal's public transcript with its deal record, each card with its proof,
+ * the keys the seats reveal after the end. `MatchRecorder.resume` takes a log up again after
+ * a crash (resume.ts says what it reads and cuts).
  */
-import { openSync } from "node:fs";
-import { type Bytes } from "./bytes.js";
+import { ftruncateSync, openSync } from "node:fs";
+import { type Bytes, concat } from "./bytes.js";
+import {
+  type AbandonCause, ABANDON_CAUSES, type BlindDealTranscript, type Card, RecorderError, type RevealedKeysOptions, type Suit,
+  blindList, cardName, four, keysLists, parseCard, parseSuit, seatOf, unsafeCharacter,
+} from "./recorder-values.js";
+import { resumePoint } from "./resume.js";
 import { PRESETS, RulesError, type RuleSet, presetDepartures, rulesFromMap, rulesMap } from "./rules.js";
-import { type Durability, LogWriter, parseDurability, syncDirectory } from "./writer.js";
+import { type Durability, LogWriter, encodeMove, encodeValue, parseDurability, syncDirectory } from "./writer.js";
 import { type SigningKey, signBytes } from "./platform.js";
 
-/** A call the recorder cannot write: out of order, or a value out of its range. */
-export class RecorderError extends Error {
-  override name = "RecorderError";
-}
+export {
+  ABANDON_CAUSES, RecorderError, cardName, parseCard, parseSuit, type AbandonCause, type BlindDealTranscript, type Card,
+  type RevealedKeysOptions, type Suit,
+} from "./recorder-values.js";
 
-/** A card: its number 0–51 (suit × 13 + rank; ♣ ♦ ♥ ♠, 2 … A) or its name, e.g. `"10♥"`. */
-export type Card = number | string;
-/** A suit: its number 0–3 (♣ ♦ ♥ ♠) or its symbol. */
-export type Suit = number | string;
-
-const SUITS = "♣♦♥♠";
-const SUIT_LETTERS = "CDHS";
-const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
-export const ABANDON_CAUSES = ["disconnect", "timeout", "resignation", "server-fault"] as const;
-export type AbandonCause = (typeof ABANDON_CAUSES)[number];
 const MAX_REASON = 1024;
 const SCORE_LIMIT = 2 ** 31;
 const CARD_MOVE = 1, TRUMP_MOVE = 56, CALL_MOVE = 64, TIMER_MOVE = 128, PASS_CODE = 15;
-const HEADER = 0, DEAL = 1, END = 2, SIGNATURE = 3, CLAIMS = 4;
-
-/** The card number of a card name (`"10♥"`, `"AS"`, `"qd"`) or a number 0–51. */
-export function parseCard(c: Card, what = "card"): number {
-  if (typeof c === "number") {
-    if (!Number.isInteger(c) || c < 0 || c > 51) throw new RecorderError(`${what} must be 0-51 or a card name like '10♥', not ${c}`);
-    return c;
-  }
-  const text = c.trim().toUpperCase();
-  const s = Math.max(SUITS.indexOf(text.slice(-1)), SUIT_LETTERS.indexOf(text.slice(-1)));
-  const r = RANKS.indexOf(text.slice(0, -1) === "T" ? "10" : text.slice(0, -1));
-  if (s < 0 || r < 0 || text.length < 2) throw new RecorderError(`${what}: not a card: ${JSON.stringify(c)}`);
-  return s * 13 + r;
-}
-
-/** The suit number of a suit symbol or letter, or a number 0–3. */
-export function parseSuit(s: Suit): number {
-  if (typeof s === "number") {
-    if (!Number.isInteger(s) || s < 0 || s > 3) throw new RecorderError(`trump must be 0-3 or a suit symbol (♣ ♦ ♥ ♠), not ${s}`);
-    return s;
-  }
-  const k = Math.max(SUITS.indexOf(s.trim()), SUIT_LETTERS.indexOf(s.trim().toUpperCase()));
-  if (k < 0 || s.trim().length !== 1) throw new RecorderError(`trump: not a suit: ${JSON.stringify(s)}`);
-  return k;
-}
-
-/** The name a screen shows for a card number (`34` → `"10♥"`). */
-export function cardName(c: number): string {
-  return RANKS[c % 13]! + SUITS[Math.floor(c / 13)]!;
-}
-
-function seatOf(s: unknown, what = "seat"): number {
-  if (typeof s !== "number" || !Number.isInteger(s) || s < 0 || s > 3) throw new RecorderError(`${what} must be 0-3, not ${String(s)}`);
-  return s;
-}
-
-function four(values: readonly number[] | null | undefined, what: string, lo: number, hi: number): number[] | null {
-  if (values === null || values === undefined) return null;
-  if (values.length !== 4 || values.some((v) => !Number.isInteger(v) || v < lo || v > hi)) {
-    throw new RecorderError(`${what} must be four whole numbers ${lo}-${hi}, not ${JSON.stringify(values)}`);
-  }
-  return [...values];
-}
-
-// what a name or a reason may not hold (the reader refuses it: it could forge or hide a line
-// of a verdict that shows it): C0, DEL and C1 controls, the line and paragraph separators,
-// the bidi embeddings, overrides and isolates
-const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-
-function unsafeCharacter(text: string): string | null {
-  const m = UNSAFE_TEXT.exec(text);
-  return m === null ? null : `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
-}
+const HEADER = 0, DEAL = 1, END = 2, SIGNATURE = 3, CLAIMS = 4, PROOF = 6, KEYS = 7;
 
 /** Where a match's server commitment stands in a committed season (docs/PROTOCOL.md §4.2). */
 export interface SeasonProof {
@@ -135,7 +80,20 @@ export interface MatchRecorderOptions {
   season?: SeasonProof | null;
   /** `"flush"` (default), `"fsync"` or `"group:MS"`: see writer.ts and docs/PLATFORM.md */
   durability?: Durability | string;
+  /** `"seeds"` (default: the seed protocol, or deals recorded), or `"blind"`: a match dealt blind (PROTOCOL.md §13) */
+  dealing?: "seeds" | "blind";
 }
+
+/** What {@link MatchRecorder.resume} needs. */
+export interface ResumeOptions {
+  /** the log a crashed or restarted server left */
+  path: string;
+  /** the durability from now on */
+  durability?: Durability | string;
+  /** a match on the seed protocol: its server seed, to judge the log's last values by the rules too */
+  serverSeed?: Bytes | null;
+}
+
 
 /** A new dealing attempt. */
 export interface DealOptions {
@@ -147,6 +105,8 @@ export interface DealOptions {
   hands?: readonly (readonly Card[])[] | null;
   /** with `hands`: the dealer's 13th card */
   thirteenth?: Card | null;
+  /** a match dealt blind: the deal's public transcript, written right after the deal record */
+  blind?: BlindDealTranscript | null;
 }
 
 export interface CallOptions {
@@ -167,6 +127,8 @@ export interface PlayOptions {
   /** the card played by the seat on turn (who it is follows from the deal and the rules) */
   card: Card;
   timer?: boolean;
+  /** a match dealt blind: the seat's `[position, proof]` that the card is the one dealt to it there */
+  proof?: readonly [number, Bytes] | null;
 }
 
 /** The platform's claims that close a hand: its own figures, which `tarneeb verify` checks. */
@@ -209,7 +171,10 @@ export class MatchRecorder {
   private ended = false;
   private signed = false;
 
-  private constructor(readonly path: string, readonly rules: RuleSet, readonly writer: LogWriter) {}
+  /** what {@link resume} cut off the log (null: nothing) */
+  cut: string | null = null;
+
+  private constructor(readonly path: string, readonly rules: RuleSet, readonly writer: LogWriter, readonly blind: boolean) {}
 
   /** Create the log file and write its header (synced, with its directory entry, in fsync and group modes). */
   static create(options: MatchRecorderOptions): MatchRecorder {
@@ -243,6 +208,12 @@ export class MatchRecorder {
       throw new RecorderError((e as Error).message);
     }
     const firstDealer = seatOf(o.firstDealer, "firstDealer");
+    const dealing = o.dealing ?? "seeds";
+    if (dealing !== "seeds" && dealing !== "blind") throw new RecorderError(`dealing is "seeds" or "blind", not ${JSON.stringify(dealing)}`);
+    const blind = dealing === "blind";
+    if (blind && (o.serverCommitment === null || o.serverCommitment === undefined)) {
+      throw new RecorderError("a match dealt blind commits to seeds too (serverCommitment, clientSeeds): they draw its first dealer");
+    }
     const list = (v: readonly Bytes[] | null | undefined, what: string) => {
       if (v === null || v === undefined) return null;
       if (v.length !== 4) throw new RecorderError(`${what} must be four, by seat`);
@@ -253,7 +224,7 @@ export class MatchRecorder {
       Uint8Array.from(o.matchId), o.serverCommitment ?? null,
       b === null ? null : [b.index, b.size, b.path.map((p) => Uint8Array.from(p)), b.root, b.headSignature],
       list(o.clientCommitments, "clientCommitments"), list(o.clientSeeds, "clientSeeds"), firstDealer,
-      o.publicKey ?? null];
+      o.publicKey ?? null, ...(blind ? ["blind"] : [])];
     let fd: number;
     try {
       fd = openSync(o.path, "wx"); // a log is never overwritten
@@ -263,7 +234,54 @@ export class MatchRecorder {
     const writer = new LogWriter(fd, durability);
     writer.appendValue(header);
     if (durability.mode !== "flush") syncDirectory(o.path); // else a power loss may lose the file whole
-    return new MatchRecorder(o.path, rules, writer);
+    return new MatchRecorder(o.path, rules, writer, blind);
+  }
+
+  /**
+   * Go on with the log a crashed or restarted server left (the Python `MatchRecorder.resume`):
+   * what follows its last whole value is cut off and the file truncated there — a torn
+   * value, a zero-filled tail, bytes no writer writes; dealt blind, a deal record without
+   * its blind record and a card without its proof (the server writes them again, whole);
+   * given the server seed, also the last values that break the rules, as `verify` judges
+   * them. `cut` says what was cut. The recorder stands where the log stops — in the hand it
+   * stops in, with the moves it has — so the server goes on, or ends the match (`abandon`
+   * with `server-fault`, the seed revealed) and signs it. Refused (RecorderError): a log that
+   * cannot be read, or is signed.
+   */
+  static async resume(options: ResumeOptions): Promise<MatchRecorder> {
+    let durability: Durability;
+    try {
+      durability = parseDurability(options.durability ?? "flush");
+    } catch (e) {
+      throw new RecorderError((e as Error).message);
+    }
+    const at = await resumePoint(options.path, options.serverSeed ?? null);
+    if (typeof at === "string") throw new RecorderError(at);
+    const { log, keep } = at;
+    let fd: number;
+    try {
+      fd = openSync(options.path, "a"); // appends at the end, once truncated
+      ftruncateSync(fd, keep);
+    } catch (e) {
+      throw new RecorderError(`cannot go on with ${options.path}: ${(e as Error).message}`);
+    }
+    const writer = new LogWriter(fd, durability, log.signedBytes.slice(0, keep));
+    if (durability.mode !== "flush") { // the cut, on disk before anything is appended to it
+      writer.sync();
+      syncDirectory(options.path);
+    }
+    const rec = new MatchRecorder(options.path, log.header.rules, writer, log.header.blind);
+    rec.cut = at.cut;
+    const last = log.hands[log.hands.length - 1];
+    const named = rec.rules.trump === "named";
+    if (last !== undefined && !last.closed && log.end === null) {
+      const trumpNamed = named && last.trump !== null;
+      rec.hand = { calls: last.calls.length, plays: last.plays.length, trumpNamed, number: last.dealNumber };
+      rec.moves = last.calls.length + last.plays.length + (trumpNamed ? 1 : 0);
+    }
+    rec.deals = log.hands.length;
+    rec.ended = log.end !== null;
+    return rec;
   }
 
   private open(what: string): OpenHand {
@@ -301,7 +319,11 @@ export class MatchRecorder {
       const t = options.thirteenth;
       recorded = [...masks, t === null || t === undefined ? null : parseCard(t, "thirteenth")];
     }
-    const offset = this.writer.appendValue([DEAL, this.deals, dealer, revealed, recorded]);
+    const transcript = options.blind ?? null;
+    if (this.blind !== (transcript !== null)) throw new RecorderError("a match dealt blind gives each deal's transcript (blind), and only such a match");
+    const deal = encodeValue([DEAL, this.deals, dealer, revealed, recorded]);
+    // the deal record and its blind record in one write: a reader never finds one without the other
+    const offset = this.writer.append(transcript === null ? deal : concat(deal, encodeValue(blindList(transcript))));
     this.hand = { calls: 0, plays: 0, trumpNamed: false, number: this.deals };
     this.deals += 1;
     this.moves = 0;
@@ -337,7 +359,20 @@ export class MatchRecorder {
   play(options: PlayOptions): number {
     const hand = this.open("a card");
     if (hand.plays === 52) throw new RecorderError("a hand has 52 cards");
+    const proof = options.proof ?? null;
+    if (this.blind !== (proof !== null)) throw new RecorderError("in a match dealt blind every card comes with its proof (proof), and only there");
     const c = parseCard(options.card);
+    if (proof !== null) {
+      const [position, bytes] = proof;
+      if (!Number.isInteger(position) || position < 0 || position > 51 || !(bytes instanceof Uint8Array) || bytes.length !== 64) {
+        throw new RecorderError(`a card's proof is [position 0-51, 64-byte proof], not [${String(position)}, ${bytes instanceof Uint8Array ? `${bytes.length} bytes` : typeof bytes}]`);
+      }
+      // the card and its proof in one write
+      const offset = this.writer.append(concat(encodeMove((CARD_MOVE + c) | (options.timer ? TIMER_MOVE : 0)), encodeValue([PROOF, position, Uint8Array.from(bytes)])));
+      hand.plays += 1;
+      this.moves += 1;
+      return offset;
+    }
     hand.plays += 1;
     return this.move(CARD_MOVE + c, options.timer);
   }
@@ -383,6 +418,19 @@ export class MatchRecorder {
     this.ended = true;
     this.hand = null;
     return this.writer.appendValue(record);
+  }
+
+  /**
+   * After the end of a match dealt blind: the scalars and permutations the seats revealed for
+   * one dealing attempt (null for a seat that keeps its own). Returns the keys record's offset.
+   */
+  revealKeys(keys: RevealedKeysOptions): number {
+    if (!this.blind || !this.ended || this.signed) throw new RecorderError("keys are revealed after the end of a match dealt blind, before the signature");
+    const { dealNumber } = keys;
+    if (!Number.isInteger(dealNumber) || dealNumber < 0 || dealNumber >= this.deals) {
+      throw new RecorderError(`dealNumber must be a dealing attempt of the match (0-${this.deals - 1}), not ${String(dealNumber)}`);
+    }
+    return this.writer.appendValue([KEYS, dealNumber, ...keysLists(keys)]);
   }
 
   /**

@@ -67,7 +67,7 @@ export interface ParsedLog {
   cut: Cut | null;
   size: number;
   zeroTail: number;
-  /** the byte after each value (each move its own), in order */
+  /** the byte after each value (each move its own; a blind record goes with its deal record, a proof record with its card), in order */
   ends: number[];
   /** a log dealt blind: its keys records */
   keys: RevealedKeys[];
@@ -199,6 +199,8 @@ class Parser {
     this.cut = c;
     this.pos = c.offset;
     this.trimEnds(c.offset);
+    // a blind or proof record undone: the deal record or card it went with ends a value again
+    if (c !== cut && (kind === BLIND || kind === PROOF) && this.ends[this.ends.length - 1] !== c.offset) this.ends.push(c.offset);
   }
 
   private undo(kind: number, zerosAt: number): void {
@@ -272,7 +274,10 @@ class Parser {
         throw new ValueError(`not valid msgpack: ${(e as Error).message}`, pos);
       }
       this.value(obj, raw, pos);
-      this.last = { start: pos, end: scan.end, kind: (obj as number[])[0]! };
+      const kind = (obj as number[])[0]!;
+      this.last = { start: pos, end: scan.end, kind };
+      // no end between a deal record and its blind record, a card and its proof: a writer writes them as one
+      if (kind === BLIND || kind === PROOF) this.ends.pop();
       this.ends.push(scan.end);
       this.pos = scan.end;
     }

@@ -4,7 +4,7 @@
  * the engine, every claim, and the end of the match. Findings name the hand (the deal
  * number, from 0), the trick (1–13), the seat and the card.
  */
-import { BlindChecker } from "./blind.js";
+import { BlindChecker, type Fault } from "./blind.js";
 import { type Bytes, constantTimeEqual, equal, toHex } from "./bytes.js";
 import { ed25519Verify, keyId, weakKey } from "./crypto.js";
 import { Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion } from "./derive.js";
@@ -59,8 +59,11 @@ interface Source {
 class Abandon extends Error {}
 class LogStops extends Abandon {}
 
-/** Verify a parsed log (asynchronous: the crypto is WebCrypto's). */
-export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number, number[]>): Promise<Verdict> {
+/**
+ * Verify a parsed log (asynchronous: the crypto is WebCrypto's). `cache` holds the decks
+ * derived, `memo` the blind transcripts checked, of logs that are prefixes of the same bytes.
+ */
+export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number, number[]>, memo: Map<string, Fault[]> | null = null): Promise<Verdict> {
   const v: Verdict = {
     findings: [], notes: [], hands: 0, played: 0, dealsProven: false, recorded: 0, notReplayed: [],
     keyId: null, keyPinned: false, signatureVerified: false, signature: null, checkedTo: null, ending: null,
@@ -100,7 +103,7 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
     todo.forEach((n, i) => source.decks.set(n, decks[i]!));
   }
   const state = new Match(rules, firstDealer);
-  if (h.blind) source.blind = new BlindChecker(h.matchId, log.keys, log.hands.length, v.findings);
+  if (h.blind) source.blind = new BlindChecker(h.matchId, log.keys, log.hands.length, v.findings, memo);
   const replay = new HandReplay(state, v, source);
   const timers: bigint[] = [];
   for (const rec of log.hands) {

@@ -4,7 +4,8 @@
  * js/README.md walks through a whole match.
  */
 export {
-  MatchRecorder, RecorderError, parseCard, parseSuit, cardName, ABANDON_CAUSES,
+  MatchRecorder, RecorderError, parseCard, parseSuit, cardName, ABANDON_CAUSES, type ResumeOptions,
+  type BlindDealTranscript, type RevealedKeysOptions,
   type MatchRecorderOptions, type DealOptions, type CallOptions, type TrumpOptions, type PlayOptions,
   type ClaimOptions, type FinishOptions, type AbandonOptions, type SeasonProof, type SeatInfo,
   type Card, type Suit, type AbandonCause,

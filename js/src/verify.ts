@@ -3,7 +3,7 @@
  * that ends open (unsigned, cut before its end record or damaged after it) — judged only
  * up to the last of its values that makes no finding of its own (FORMAT.md "The open end").
  */
-import { blindUnchecked } from "./blind.js";
+import { type Fault, blindUnchecked } from "./blind.js";
 import { type Bytes } from "./bytes.js";
 import { type Finding, type Options, type Verdict, verifyLog } from "./replay.js";
 import { type Cut, LogError, type ParsedLog, parseLog } from "./records.js";
@@ -47,24 +47,31 @@ function minus(a: Map<string, number>, b: Map<string, number>): Set<string> {
 function openEnd(log: ParsedLog): number | null {
   if (log.signature !== null || (log.end !== null && log.cut === null)) return null;
   const starts = log.hands.length ? [log.hands[log.hands.length - 1]!.offset] : [];
+  if (log.keys.length) starts.push(log.keys[log.keys.length - 1]!.offset);
   if (log.endOffset !== null) starts.push(log.endOffset);
   return starts.length ? Math.max(...starts) : null;
 }
 
-function cutAt(log: ParsedLog, at: number, why: string): ParsedLog {
+/** `log` read up to byte `at` (the end of one of its values), unreadable from there for the reason `why`. */
+export function cutAt(log: ParsedLog, at: number, why: string): ParsedLog {
   const trimmed = parseLog(log.signedBytes.subarray(0, at));
   const cut: Cut = { offset: at, message: `unreadable from byte ${at}: ${why}`, unreadable: true };
   return { ...trimmed, cut, size: log.size, zeroTail: log.zeroTail };
 }
 
-async function judge(log: ParsedLog, opts: Options): Promise<Verdict> {
+/**
+ * The log as `verify` judges it — cut where the values of a log that ends open stop being
+ * consistent (FORMAT.md "The open end"): `cut` then says why — and its verdict.
+ */
+export async function judgedLog(log: ParsedLog, opts: Options = {}): Promise<{ log: ParsedLog; verdict: Verdict }> {
   const cache = new Map<number, number[]>();
-  const verify = (l: ParsedLog) => verifyLog(l, opts, cache);
+  const memo = new Map<string, Fault[]>();
+  const verify = (l: ParsedLog) => verifyLog(l, opts, cache, memo);
   const start = openEnd(log);
   const verdict = await verify(log);
-  if (start === null || !faults(verdict).size) return verdict;
+  if (start === null || !faults(verdict).size) return { log, verdict };
   const before = faults(await verify(cutAt(log, start, "")));
-  if (!minus(faults(verdict), before).size) return verdict;
+  if (!minus(faults(verdict), before).size) return { log, verdict };
   const ends = [start, ...log.ends.filter((e) => e > start)];
   let good = 0;
   let bad = ends.length - 1;
@@ -87,7 +94,8 @@ async function judge(log: ParsedLog, opts: Options): Promise<Verdict> {
   const where = ([["hand", f.hand], ["trick", f.trick], ["seat", f.seat]] as const)
     .filter(([, x]) => x !== null).map(([k, x]) => `${k} ${x}`).join(", ") || "match";
   const why = `read as play, the value there would make a finding (${where}: ${f.message}); the last values of a log that ends unsigned may be bytes a power loss left, so they are not judged`;
-  return verify(cutAt(log, ends[good]!, why));
+  const judged = cutAt(log, ends[good]!, why);
+  return { log: judged, verdict: await verify(judged) };
 }
 
 function signedLine(v: Verdict): string {
@@ -125,7 +133,7 @@ export async function verifyBytes(data: Bytes, path = "<log>", opts: Options = {
   }
   const blind = log.header.blind ? blindUnchecked(log) : null;
   if (blind !== null) return unreadable(path, `${path}: dealt blind (PROTOCOL.md §13): ${blind}, so this verifier does not verify this log`, "not-verified");
-  const v = await judge(log, opts);
+  const v = (await judgedLog(log, opts)).verdict;
   return {
     path, verdict: v.findings.length ? "findings" : "clean", error: null, hands: v.hands, played: v.played,
     deals_proven: v.dealsProven, dealing: log.header.blind ? "blind" : v.recorded === 0 ? "seeds" : "recorded", recorded_deals: v.recorded,

@@ -489,7 +489,7 @@ def record_json(doc: Mapping[str, Any], out: str | os.PathLike[str] | BinaryIO, 
         season=None if b is None else BatchProof(b["index"], b["size"], hexes(b["path"]) or [],
                                                  bytes.fromhex(b["root"]),
                                                  bytes.fromhex(b["head_signature"])),
-        durability=durability)
+        durability=durability, dealing=header.get("dealing", "seeds"))
     done = each or (lambda r: None)
     done(rec)
     for call in match_calls(doc):
@@ -505,9 +505,10 @@ def _unhex(v: str | None) -> bytes | None:
 
 
 def match_calls(doc: Mapping[str, Any]) -> Iterator[Callable[[MatchRecorder], int]]:
-    """The recorder calls that write the match of a JSON document (``tarneeb export``; not
-    dealt blind) after its header, in order, up to its end record: each a function of the
-    recorder that writes one value. :func:`record_json` makes them; a server resumed after
+    """The recorder calls that write the match of a JSON document (``tarneeb export``) after
+    its header, in order, up to its end record (dealt blind: its keys records too): each a
+    function of the recorder that writes one value — dealt blind, a deal with its blind
+    record and a card with its proof. :func:`record_json` makes them; a server resumed after
     a crash (:meth:`MatchRecorder.resume`) goes on with those its log does not have yet.
 
     >>> from tarneeb.replay.log.jsonform import to_json
@@ -516,13 +517,21 @@ def match_calls(doc: Mapping[str, Any]) -> Iterator[Callable[[MatchRecorder], in
     >>> len(list(match_calls(doc)))  # each deal record, move and claims record; the end
     426
     """
+    from tarneeb.replay.log.jsonform import record_from_json
+
     records = doc["records"]
     named = records[0]["rules"]["trump"] == "named"
-    for h in (r for r in records if r["type"] == "hand"):
+    for i, h in enumerate(records):
+        if h["type"] != "hand":
+            continue
         deal = h["deal"]
+        blind = None if h.get("blind") is None else \
+            record_from_json(i, h, named_trump=named).blind  # type: ignore[union-attr]
+        proofs = {} if blind is None else blind.play_proofs
         yield functools.partial(MatchRecorder.deal, dealer=h["dealer"], revealed=h["revealed"],
                                 hands=None if deal is None else deal["hands"],
-                                thirteenth=None if deal is None else deal["thirteenth"])
+                                thirteenth=None if deal is None else deal["thirteenth"],
+                                blind=blind)
         timer = set(h["timer"])
         k = 0
         for c in h["calls"]:
@@ -532,8 +541,9 @@ def match_calls(doc: Mapping[str, Any]) -> Iterator[Callable[[MatchRecorder], in
         if named and h["trump"] is not None:
             yield functools.partial(MatchRecorder.name_trump, suit=h["trump"], timer=k in timer)
             k += 1
-        for card in h["plays"]:
-            yield functools.partial(MatchRecorder.play, card=card, timer=k in timer)
+        for n, card in enumerate(h["plays"]):
+            yield functools.partial(MatchRecorder.play, card=card, timer=k in timer,
+                                    proof=proofs.get(n))
             k += 1
         if h.get("closed", True):
             yield functools.partial(MatchRecorder.claim, totals=h["totals"], tricks=h["tricks"],
@@ -546,6 +556,9 @@ def match_calls(doc: Mapping[str, Any]) -> Iterator[Callable[[MatchRecorder], in
     else:
         yield functools.partial(MatchRecorder.abandon, cause=a["cause"], seat=a["seat"],
                                 reason=a["reason"], server_seed=seed)
+    for i, r in enumerate(records):
+        if r["type"] == "keys":
+            yield functools.partial(MatchRecorder.reveal_keys, keys=record_from_json(i, r))
 
 
 __all__ = ["Durability", "MatchRecorder", "RecorderError", "match_calls", "record_json"]

@@ -1,21 +1,31 @@
-// Drives the js package's MatchRecorder as a Node server would, for tests/test_js_recorder.py.
+// Drives the js package's MatchRecorder as a Node server would, for tests/test_js_recorder.py
+// and tests/test_js_resume.py.
 //
-//   node record_match.mjs replay MATCH.json OUT.tlog PRIVATE.pem DURABILITY [PACE_MS]
-//     writes the match of MATCH.json (tarneeb export's JSON form) move by move, signed with
-//     the key; prints "ack N SIZE" once each value is written (and, in fsync and group
-//     modes, durable: waitDurable), PACE_MS milliseconds apart; a match on the seed
+//   node record_match.mjs replay MATCH.json OUT.tlog PRIVATE.pem DURABILITY [PACE_MS [STOP]]
+//     writes the match of MATCH.json (tarneeb export's JSON form; dealt blind too) move by
+//     move, signed with the key; prints "ack N SIZE" once each value is written (and, in fsync
+//     and group modes, durable: waitDurable), PACE_MS milliseconds apart; with STOP, prints
+//     "stopped" after the STOP-th value and waits there (to be killed). A match on the seed
 //     protocol gets its receipt too, OUT.tlog.receipt.json.
+//   node record_match.mjs resume MATCH.json OUT.tlog PRIVATE.pem DURABILITY [SERVER_SEED]
+//     takes OUT.tlog up again (MatchRecorder.resume, with the server seed in hex if given),
+//     prints {"cut", "size", "moves"} as JSON, then writes the rest of the match from where
+//     the log stops and signs it (where the log stops after no call of the match — garbage
+//     kept as moves — abandons it there: server-fault); a log that cannot be taken up prints
+//     "refused: WHY", exit 3.
 //   node record_match.mjs play RULES OUT.tlog PUBLIC.pem DURABILITY
 //     plays a whole match as docs/PLATFORM.md's recipe does: fresh seeds and key, the deals
 //     derived from the seeds, the package's engine as the server's, the first legal action
 //     each move; the seats' receipt in OUT.tlog.receipt.json; prints the server seed in hex.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Match, Phase } from "../../js/dist/src/engine.js";
 import { PRESETS, rulesFromMap } from "../../js/dist/src/rules.js";
 import { legalActions } from "../../js/dist/src/engine-server.js";
 import {
-  MatchRecorder, MatchSeeds, generateSigningKey, newClientSeed, newMatchId, newServerSeed,
+  MatchRecorder, MatchSeeds, RecorderError, generateSigningKey, newClientSeed, newMatchId, newServerSeed,
   makeReceipt, privateKeyFromPem, publicKeyOf, publicKeyPem, rawPublicKey,
 } from "../../js/dist/src/server.js";
 
@@ -23,22 +33,79 @@ const hex = (t) => (t === null ? null : Uint8Array.from(Buffer.from(t, "hex")));
 const toHex = (b) => Buffer.from(b).toString("hex");
 const [mode, ...args] = process.argv.slice(2);
 
-async function replay([matchPath, out, keyPath, durability, pace = "0"]) {
-  const records = JSON.parse(readFileSync(matchPath, "utf8")).records;
-  const h = records[0];
-  const key = await privateKeyFromPem(readFileSync(keyPath, "utf8"), true);
-  const rules = rulesFromMap(h.rules);
+/** The options of MatchRecorder.create for the header of a JSON document. */
+async function headerOptions(h, key, out, durability) {
   const b = h.batch;
-  const rec = MatchRecorder.create({
-    path: out, rules, seats: h.seats, matchId: hex(h.match_id), firstDealer: h.first_dealer,
+  return {
+    path: out, rules: rulesFromMap(h.rules), seats: h.seats, matchId: hex(h.match_id), firstDealer: h.first_dealer,
     publicKey: await publicKeyOf(key), serverCommitment: hex(h.server_commitment),
     clientCommitments: h.client_commitments && h.client_commitments.map(hex),
     clientSeeds: h.client_seeds && h.client_seeds.map(hex),
     season: b && { index: b.index, size: b.size, path: b.path.map(hex), root: hex(b.root), headSignature: hex(b.head_signature) },
-    durability,
-  });
+    durability, dealing: h.dealing ?? "seeds",
+  };
+}
+
+/** A blind deal's transcript as the JSON form gives it. */
+function transcript(b) {
+  const halves = b.shuffle_proofs && b.shuffle_proofs.map(hex);
+  return {
+    publics: hex(b.publics), passes: b.passes.map(hex), partials: b.partials.map(hex), opened: hex(b.opened),
+    shuffleProofs: halves && halves.filter((_, i) => i % 2 === 0).map((e, i) => [e, halves[2 * i + 1]]),
+    batch: b.batch_proofs === undefined ? null : hex(b.batch_proofs),
+    v1Proofs: halves ? null : b.partial_proofs.map(hex),
+  };
+}
+
+/** The recorder calls that write the match after its header, one value each (Python's match_calls). */
+function matchCalls(records) {
+  const named = records[0].rules.trump === "named";
+  const calls = [];
+  for (const hand of records.filter((r) => r.type === "hand")) {
+    const blind = hand.blind ? transcript(hand.blind) : null;
+    calls.push((rec) => rec.deal({ dealer: hand.dealer, revealed: hand.revealed, hands: hand.deal && hand.deal.hands,
+      thirteenth: hand.deal && hand.deal.thirteenth, blind }));
+    const timer = new Set(hand.timer);
+    let k = 0;
+    for (const c of hand.calls) {
+      const t = timer.has(k++);
+      calls.push((rec) => rec.call({ seat: c.seat, bid: c.call, timer: t }));
+    }
+    if (named && hand.trump !== null) {
+      const t = timer.has(k++);
+      calls.push((rec) => rec.nameTrump({ suit: hand.trump, timer: t }));
+    }
+    hand.plays.forEach((card, n) => {
+      const t = timer.has(k++);
+      const p = blind && hand.blind.proofs[n];
+      const proof = p ? [p[0], hex(p[1])] : null;
+      calls.push((rec) => rec.play({ card, timer: t, proof }));
+    });
+    if (hand.closed !== false) {
+      calls.push((rec) => rec.claim({ totals: hand.totals, tricks: hand.tricks, scores: hand.scores, trump: named ? null : hand.trump }));
+    }
+  }
+  const end = records.find((r) => r.type === "end");
+  if (end.abandoned) {
+    const a = end.abandoned;
+    calls.push((rec) => rec.abandon({ cause: a.cause, seat: a.seat, reason: a.reason, serverSeed: hex(end.server_seed) }));
+  } else {
+    calls.push((rec) => rec.finish({ winner: end.winner, serverSeed: hex(end.server_seed) }));
+  }
+  for (const k of records.filter((r) => r.type === "keys")) {
+    calls.push((rec) => rec.revealKeys({ dealNumber: k.deal_number, scalars: k.scalars.map(hex), permutations: k.permutations.map(hex) }));
+  }
+  return calls;
+}
+
+async function replay([matchPath, out, keyPath, durability, pace = "0", stop = "0"]) {
+  const records = JSON.parse(readFileSync(matchPath, "utf8")).records;
+  const h = records[0];
+  const key = await privateKeyFromPem(readFileSync(keyPath, "utf8"), true);
+  const rec = MatchRecorder.create(await headerOptions(h, key, out, durability));
   if (h.server_commitment !== null) {
-    writeFileSync(`${out}.receipt.json`, await makeReceipt({ rules, seats: h.seats, matchId: hex(h.match_id),
+    const b = h.batch;
+    writeFileSync(`${out}.receipt.json`, await makeReceipt({ rules: rec.rules, seats: h.seats, matchId: hex(h.match_id),
       serverCommitment: hex(h.server_commitment), clientCommitments: h.client_commitments.map(hex),
       season: b && { index: b.index, size: b.size, root: hex(b.root) }, key, publicKey: await publicKeyOf(key) }));
   }
@@ -46,41 +113,51 @@ async function replay([matchPath, out, keyPath, durability, pace = "0"]) {
   const ack = async () => {
     if (durability !== "flush") await rec.waitDurable();
     process.stdout.write(`ack ${++n} ${rec.writer.size}\n`);
+    if (n === Number(stop)) {
+      process.stdout.write("stopped\n");
+      await new Promise(() => setInterval(() => {}, 60_000)); // killed here
+    }
     if (Number(pace) > 0) await sleep(Number(pace));
   };
   await ack();
-  const named = rules.trump === "named";
-  for (const hand of records.filter((r) => r.type === "hand")) {
-    rec.deal({ dealer: hand.dealer, revealed: hand.revealed, hands: hand.deal && hand.deal.hands,
-      thirteenth: hand.deal && hand.deal.thirteenth });
+  for (const call of matchCalls(records)) {
+    call(rec);
     await ack();
-    const timer = new Set(hand.timer);
-    let k = 0;
-    for (const c of hand.calls) {
-      rec.call({ seat: c.seat, bid: c.call, timer: timer.has(k++) });
-      await ack();
-    }
-    if (named && hand.trump !== null) {
-      rec.nameTrump({ suit: hand.trump, timer: timer.has(k++) });
-      await ack();
-    }
-    for (const card of hand.plays) {
-      rec.play({ card, timer: timer.has(k++) });
-      await ack();
-    }
-    if (hand.closed !== false) {
-      rec.claim({ totals: hand.totals, tricks: hand.tricks, scores: hand.scores, trump: named ? null : hand.trump });
-      await ack();
-    }
   }
-  const end = records.find((r) => r.type === "end");
-  if (end.abandoned) {
-    const a = end.abandoned;
-    rec.abandon({ cause: a.cause, seat: a.seat, reason: a.reason, serverSeed: hex(end.server_seed) });
-  } else {
-    rec.finish({ winner: end.winner, serverSeed: hex(end.server_seed) });
+  await rec.sign(key);
+  process.stdout.write(`signed ${rec.writer.size}\n`);
+}
+
+async function resume([matchPath, out, keyPath, durability, seed]) {
+  const records = JSON.parse(readFileSync(matchPath, "utf8")).records;
+  const key = await privateKeyFromPem(readFileSync(keyPath, "utf8"), true);
+  let rec;
+  try {
+    rec = await MatchRecorder.resume({ path: out, durability, serverSeed: seed ? hex(seed) : null });
+  } catch (e) {
+    if (!(e instanceof RecorderError)) throw e;
+    process.stdout.write(`refused: ${e.message}\n`);
+    process.exit(3);
   }
-  await ack();
+  process.stdout.write(`${JSON.stringify({ cut: rec.cut, size: rec.writer.size, moves: rec.moves })}\n`);
+  // where the log stops: the size after each call of an uninterrupted run (a dry run)
+  const dir = mkdtempSync(join(tmpdir(), "tarneeb-resume-"));
+  const dry = MatchRecorder.create(await headerOptions(records[0], key, join(dir, "dry.tlog"), "flush"));
+  const calls = matchCalls(records);
+  const sizes = [dry.writer.size];
+  for (const call of calls) {
+    call(dry);
+    sizes.push(dry.writer.size);
+  }
+  dry.close();
+  rmSync(dir, { recursive: true });
+  const done = sizes.indexOf(rec.writer.size);
+  if (done >= 0) {
+    for (const call of calls.slice(done)) call(rec);
+  } else { // bytes that read as legal moves were kept: the server ends the match there
+    rec.abandon({ cause: "server-fault", seat: null, reason: "restarted after a power loss", serverSeed: seed ? hex(seed) : null });
+    process.stdout.write("abandoned\n");
+  }
   await rec.sign(key);
   process.stdout.write(`signed ${rec.writer.size}\n`);
 }
@@ -149,4 +226,4 @@ async function play([rulesName, out, publicPath, durability]) {
   process.stdout.write(`${toHex(serverSeed)} ${engine.history.length}\n`);
 }
 
-await (mode === "replay" ? replay(args) : play(args));
+await ({ replay, resume, play }[mode])(args);

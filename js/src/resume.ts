@@ -1,0 +1,87 @@
+/**
+ * Taking a log up again after a crash or a restart (the Python `MatchRecorder.resume`):
+ * what the file holds is read, and judged as `verify` judges it, and the recorder goes on
+ * from its last whole value (recorder.ts makes the recorder; this module says where it
+ * stands).
+ *
+ * What follows the last whole value is cut off: a torn value, a zero-filled tail, bytes no
+ * writer writes (the garbage a power loss may leave); in a log dealt blind, a deal record
+ * without its blind record and a card without its proof too (the server writes them again,
+ * whole). With the server seed (a match on the seed protocol; one that records its deals
+ * needs none) the log's last values are also replayed as `verify` judges them, and cut where
+ * they stop following the rules (docs/FORMAT.md "A log cut short").
+ */
+import { readFileSync } from "node:fs";
+import { blindUnchecked } from "./blind.js";
+import { type Bytes } from "./bytes.js";
+import { LogError, type ParsedLog, parseLog } from "./records.js";
+import { cutAt, judgedLog } from "./verify.js";
+
+/** Where a resumed recorder stands. */
+export interface ResumePoint {
+  /** the log as judged: the values the recorder goes on from */
+  log: ParsedLog;
+  /** the bytes kept (the file is truncated there) */
+  keep: number;
+  /** what was cut, as the Python recorder's `cut` says it; null: nothing */
+  cut: string | null;
+}
+
+// the replayer counts hands from 0; a message for people counts them from 1
+const HAND = /\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b/g;
+
+/** The replayer's sentence with hands counted from 1 (Python's `hands_from_1`). */
+export function handsFrom1(text: string): string {
+  return text.replace(HAND, (_, word: string, numbers: string) => `${word} ${numbers.replace(/\d+/g, (n) => String(Number(n) + 1))}`);
+}
+
+/** Open end: whether the log stops before its end record, or is damaged after it (verify's rule). */
+function endsOpen(log: ParsedLog): boolean {
+  return log.signature === null && (log.end === null || log.cut !== null);
+}
+
+/**
+ * Dealt blind: without a deal record that lacks its blind record, or a card that lacks its
+ * proof (the server writes them again, whole).
+ */
+function wholeBlindDeals(log: ParsedLog): ParsedLog {
+  const last = log.hands[log.hands.length - 1];
+  if (!log.header.blind || last === undefined || last.closed || log.end !== null) return log;
+  if (!last.blind) return cutAt(log, last.offset, `hand ${last.dealNumber}'s deal record without its blind record`);
+  if (last.plays.length && !last.blind.plays.has(last.plays.length - 1)) {
+    return cutAt(log, log.ends[log.ends.length - 2]!, `hand ${last.dealNumber}'s last card without its proof record`);
+  }
+  return log;
+}
+
+/**
+ * Read the log at `path` for a recorder to go on with it: the point it stands at, or the
+ * reason it cannot (a log not readable, or signed).
+ */
+export async function resumePoint(path: string, serverSeed: Bytes | null): Promise<ResumePoint | string> {
+  let data: Bytes;
+  try {
+    data = readFileSync(path);
+  } catch (e) {
+    return `cannot read ${path}: ${(e as Error).message}`;
+  }
+  let log: ParsedLog;
+  try {
+    log = parseLog(data);
+  } catch (e) {
+    if (e instanceof LogError) return `cannot go on with this log: ${path}: ${e.message}`;
+    throw e;
+  }
+  if (log.signature !== null) return `${path}: the log is signed: the match is over`;
+  log = wholeBlindDeals(log);
+  // a log whose end record is whole is judged whole: nothing more to cut. A blind deal this
+  // package does not check (tarneeb-blind-v1, or stopped at a seat) is cut by its bytes only
+  if (endsOpen(log) && !(log.header.blind && blindUnchecked(log) !== null)) {
+    log = (await judgedLog(log, { serverSeed })).log;
+  }
+  const keep = log.signedBytes.length;
+  const cut = keep === data.length ? null
+    : `cut ${(data.length - keep).toLocaleString("en-US")} bytes from byte ${keep.toLocaleString("en-US")}`
+      + (log.cut !== null ? `: ${handsFrom1(log.cut.message)}` : "");
+  return { log, keep, cut };
+}
