@@ -69,7 +69,7 @@ export interface ParsedLog {
   cut: Cut | null;
   size: number;
   zeroTail: number;
-  /** the byte after each value (each move its own), in order */
+  /** the byte after each value (each move its own; a blind record goes with its deal record, a proof record with its card), in order */
   ends: number[];
   /** a log dealt blind: its keys records */
   keys: RevealedKeys[];
@@ -187,6 +187,8 @@ class Parser {
   zeroTail = 0;
   last = { start: 0, end: 0, kind: -1 };
   ends: number[] = [];
+  /** the last end taken out for the blind or proof record that follows it */
+  private glued: { end: number; record: number } | null = null;
   keys: RevealedKeys[] = [];
   private records = 0;
   private hand: HandRecord | null = null;
@@ -256,6 +258,9 @@ class Parser {
 
   private trimEnds(at: number): void {
     while (this.ends.length && this.ends[this.ends.length - 1]! > at) this.ends.pop();
+    // a blind or proof record undone: the value before it ends where the log is read to
+    const g = this.glued;
+    if (g !== null && g.record >= at && g.end <= at && (this.ends[this.ends.length - 1] ?? -1) < g.end) this.ends.push(g.end);
   }
 
   private cutAt(cut: Cut, zerosAt: number, zeros: number): void {
@@ -341,7 +346,10 @@ class Parser {
         throw new ValueError(`not valid msgpack: ${(e as Error).message}`, pos);
       }
       this.value(obj, raw, pos);
-      this.last = { start: pos, end: scan.end, kind: (obj as number[])[0]! };
+      const kind = (obj as number[])[0]!;
+      this.last = { start: pos, end: scan.end, kind };
+      // no value ends between a deal and its blind record, a card and its proof: a writer writes them together
+      if ((kind === BLIND || kind === PROOF) && this.ends.length) this.glued = { end: this.ends.pop()!, record: pos };
       this.ends.push(scan.end);
       this.pos = scan.end;
     }

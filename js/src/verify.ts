@@ -47,6 +47,7 @@ function minus(a: Map<string, number>, b: Map<string, number>): Set<string> {
 function openEnd(log: ParsedLog): number | null {
   if (log.signature !== null || (log.end !== null && log.cut === null)) return null;
   const starts = log.hands.length ? [log.hands[log.hands.length - 1]!.offset] : [];
+  if (log.keys.length) starts.push(log.keys[log.keys.length - 1]!.offset);
   if (log.endOffset !== null) starts.push(log.endOffset);
   return starts.length ? Math.max(...starts) : null;
 }
