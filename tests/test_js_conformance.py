@@ -466,8 +466,9 @@ def test_stalled_blind_deals_agree(node: str, home: dict[str, str], tmp_path: Pa
     """A blind deal that stopped at a seat that did not deliver (PROTOCOL.md §13.8) — at
     every kind of step (before the first pass, between passes, in each round of partial
     decryptions, its last batch), in a later deal, the timeout blamed on another seat or on
-    nobody, a cheat in a step delivered, a hand that goes on, a public key that is no
-    element, cut short — gets the same verdict JSON from both, field for field."""
+    nobody, a disconnect or a server fault, a cheat in a step delivered, a hand that goes on
+    or is closed, a public key that is no element, cut short — gets the same verdict JSON
+    from both, field for field."""
     from tarneeb.replay.log import parse_log
     from tarneeb.replay.log.records import Abandonment, EndRecord
     from tarneeb.replay.server.simulate import MatchSecrets
@@ -510,10 +511,15 @@ def test_stalled_blind_deals_agree(node: str, home: dict[str, str], tmp_path: Pa
     def goes_on(log: Any) -> None:
         log.hands[-1].calls = [(1, 7)]
 
+    def closed(log: Any) -> None:  # a claims record closes the hand whose deal stopped
+        log.hands[-1].closed, log.hands[-1].totals = True, log.hands[-2].totals
+
     logs["wrong-pass-delivered"] = edit(logs["step-2"], swap_pass)
     logs["wrong-batch-delivered"] = edit(logs["step-9"], wrong_element)
     logs["public-key-no-element"] = edit(logs["step-7"], bad_key)
     logs["goes-on"] = edit(logs["step-3"], goes_on)
+    logs["closed"] = edit(logs["later-deal"], closed)
+    logs["server-fault"] = edit(logs["step-9"], blame(None, "server-fault"))
     whole = logs["step-12"]
     logs["cut-in-the-blind-record"] = whole[:len(whole) - 9000]
     logs["cut-before-the-end-record"] = whole[:parse_log(whole).end_offset]
@@ -527,3 +533,4 @@ def test_stalled_blind_deals_agree(node: str, home: dict[str, str], tmp_path: Pa
                                     for f in js["wrong-pass-delivered"]["findings"]}
     assert "wrong-decryption" in {f["kind"] for f in js["wrong-batch-delivered"]["findings"]}
     assert js["cut-before-the-end-record"]["verdict"] == "findings"
+    assert "not finished" in js["closed"]["findings"][0]["message"]
