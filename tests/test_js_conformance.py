@@ -420,9 +420,10 @@ def _v1_log(rules: str, target: int, keys: bool = True) -> bytes:
 
 def test_blind_v1_logs_agree(node: str, home: dict[str, str], tmp_path: Path) -> None:
     """``tarneeb-blind-v1`` logs — clean, with and without revealed keys, each seat's cheat
-    a v1 transcript can hold (with the keys, and some without them), cut in a hand — get
-    the same verdict JSON from both, field for field: the passes not proven said in a note,
-    every partial decryption checked by its own proof."""
+    a v1 transcript can hold (with the keys, and some without them), cut in a hand, a byte
+    of a pass, a partial decryption or a proof changed — get the same verdict JSON from
+    both, field for field: the passes not proven said in a note, every partial decryption
+    checked by its own proof."""
     from tarneeb.replay.log import parse_log
     from tarneeb.replay.server.simulate import MatchSecrets
     from tarneeb.testing.alterations import REGISTRY, NotApplicable
@@ -436,6 +437,12 @@ def test_blind_v1_logs_agree(node: str, home: dict[str, str], tmp_path: Path) ->
     bare = _close(log, key)
     logs = {"clean": data, "no-keys": bare, "qahwa41": _v1_log("qahwa41", 3, keys=False),
             "cut-in-a-hand": bare[:len(bare) - 3000]}
+    t = parse_log(bare).hands[1].blind
+    assert t is not None
+    for name, field in (("pass", t.passes[2]), ("partial", t.partials[1]),
+                        ("proof", t.partial_proofs[2])):  # one byte changed in each
+        at = bare.index(field) + 700
+        logs[f"changed-{name}"] = bare[:at] + bytes([bare[at] ^ 4]) + bare[at + 1:]
     for name, alteration in REGISTRY.items():
         if getattr(alteration, "blind", False):
             for label, base in (("keys", data), ("bare", bare)):

@@ -1,10 +1,9 @@
 /**
  * Blind dealing (docs/PROTOCOL.md §13, docs/FORMAT.md "Blind dealing"): the blind, proof and
- * keys records read, and each dealing attempt's transcript checked from its proofs alone
- * (`tarneeb-blind-v2`: the keys, every pass with its shuffle proof, every round of partial
- * decryptions with its batched proof, the dealer's 13th card and every card played with its
- * proof), then with the keys the seats revealed; the hands the replay is dealt are the ones
- * the transcript proves.
+ * keys records read, and each dealing attempt checked — its transcript from its proofs by
+ * `transcript.ts` (`tarneeb-blind-v2`, v1, or a v2 deal that stopped at a seat, §13.8), then
+ * the dealer's 13th card and every card played with its proof, and the hands the keys the
+ * seats revealed decrypt; the hands the replay is dealt are the ones the transcript proves.
  */
 import { type Bytes, toHex } from "./bytes.js";
 import { cardName } from "./engine.js";
