@@ -11,9 +11,9 @@ rule paths. No field is exempt. A bad option, key, keys file or receipt ends bot
 exit 2 and the same one line (after each program's ``error:`` prefix).
 
 A log dealt blind is compared as any other (its transcripts checked from the proofs alone
-by both); what the JS verifier does not check of one (a ``tarneeb-blind-v1`` transcript, a
-blind deal that stopped) it must say so (verdict ``not-verified``, exit 2), never clean,
-and every blind log of the corpus and the altered logs is compared in full.
+by both): every blind log of the corpus and the altered logs, ``tarneeb-blind-v1`` logs
+clean and cheated, blind deals that stopped at a seat (PROTOCOL.md §13.8), and the corpus
+blind log cut short, all in full.
 
 ``TARNEEB_CONFORMANCE=N`` sets how many generated logs are compared (default 150; each
 also gives a cut, a changed byte or a zero-filled tail of it, about three in four), and
@@ -27,6 +27,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,11 +101,6 @@ def _differ(a: Any, b: Any, at: str = "") -> list[str]:
 
 
 def _compare(js_v: dict, py_v: dict, path: Path) -> list[str]:
-    if js_v["verdict"] == "not-verified":  # only what the JS verifier cannot check of a
-        # blind log (a v1 transcript, a deal that stopped), and never a fixture
-        if py_v["dealing"] != "blind" or str(path).startswith(str(ROOT / "fixtures")):
-            return [f"{path}: JS does not verify it: {js_v['error']}"]
-        return []
     return [f"{path}: {d}" for d in _differ(js_v, py_v)]
 
 
@@ -118,8 +114,7 @@ def _disagreements(node: str, env: dict[str, str], paths: list[Path],
             if (js_code, js) != (py_code, py):
                 out.append(f"{options}: JS {js_code} {js!r} vs Python {py_code} {py!r}")
             continue
-        unchecked = any(v["verdict"] == "not-verified" for v in js)
-        if js_code != py_code and not (unchecked and js_code == 2):
+        if js_code != py_code:
             out.append(f"{options} {part[0]}…: exit {js_code} (JS) vs {py_code} (Python)")
         for path, js_v, py_v in zip(part, js, py, strict=True):
             out.extend(_compare(js_v, py_v, path))
@@ -497,8 +492,12 @@ def test_hand_made_refusals_agree_word_for_word(node: str, home: dict[str, str],
 
 BLIND_CUTS = [
     pytest.param("cut", 9000, id="inside-the-blind-record"),
-    # a card and its proof are one value: both readers judge the open end at the same play
+    pytest.param("cut", 40727, id="inside-the-first-moves"),
+    pytest.param("cut", 42620, id="after-a-card-before-its-proof"),
     pytest.param("cut", 42631, id="among-plays-and-proofs"),
+    pytest.param("zeros", 40760, id="zeros-inside-a-proof"),
+    pytest.param("cut", 44400, id="inside-the-end-record"),
+    pytest.param("cut", 44500, id="inside-the-keys-record"),
     pytest.param("cut", -66, id="in-the-signature"),
     pytest.param("zeros", -66, id="zero-filled-signature"),
 ]
@@ -507,51 +506,167 @@ BLIND_CUTS = [
 @pytest.mark.parametrize(("how", "at"), BLIND_CUTS)
 def test_blind_logs_cut_short_agree(node: str, home: dict[str, str], tmp_path: Path,
                                     how: str, at: int) -> None:
-    """The corpus log dealt blind cut short (or given a zero-filled tail): the same exit
-    code, verdict, counts and findings in both, each finding's kind, hand, trick, seat, card,
-    offset and words (an open end judged as for any log, a card and its proof one value)."""
+    """The corpus log dealt blind cut short (or given a zero-filled tail) — inside its
+    blind record, between a card and its proof, inside a proof, its end, keys or signature
+    record: the same exit code and the same verdict JSON, field for field (its open end
+    judged as for any log: a card and its proof are one value, as a writer writes them)."""
     data = (ROOT / "fixtures" / "matches" / "qahwa5-blind.tlog").read_bytes()
     end = at % len(data)
     path = tmp_path / "cut.tlog"
     path.write_bytes(data[:end] + (bytes(len(data) - end) if how == "zeros" else b""))
     (js_code, js), (py_code, py) = _both(node, home, [path], ())
-    assert js[0]["verdict"] != "not-verified"
-
-    def summary(v: dict) -> dict:
-        return {**{k: v[k] for k in ("verdict", "hands", "played", "deals_proven", "dealing")},
-                "findings": [{k: f[k] for k in ("kind", "hand", "trick", "seat", "card",
-                                                 "offset", "message")} for f in v["findings"]]}
-
-    assert (js_code, summary(js[0])) == (py_code, summary(py[0]))
+    assert js[0]["verdict"] == py[0]["verdict"] == "findings"
+    assert js_code == py_code
+    assert _differ(js[0], py[0]) == []
 
 
-def test_blind_transcripts_not_checked_are_not_verified(node: str, home: dict[str, str],
-                                                        tmp_path: Path) -> None:
-    """What the JS verifier does not check of blind dealing — a ``tarneeb-blind-v1``
-    transcript, a v2 deal that stopped at a seat (PROTOCOL.md §13.8) — gives
-    ``not-verified`` (exit 2), never clean."""
-    import msgpack
-
-    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
-    unpacker.feed((ROOT / "fixtures" / "matches" / "qahwa5-blind.tlog").read_bytes())
-    values = list(unpacker)
-    at = next(i for i, v in enumerate(values) if isinstance(v, list) and v[0] == 5)
-    blind = values[at]
-    v1 = [*blind[:4], [bytes(3328)] * 3, blind[5]]
-    stopped = [5, blind[1], blind[2][:2], [], [b"", *blind[4][1:5]], None]
-    logs = {"v1": [*values[:at], v1, *values[at + 1:]],
-            "stopped": [*values[:at], stopped, [2, None, None, ["timeout", 2, "no answer"]]]}
+def _agree(node: str, home: dict[str, str], logs: dict[str, bytes], tmp: Path
+           ) -> tuple[dict[str, dict], list[str]]:
+    """Both verifiers over ``logs`` in one run each: the JS verdicts by name, and every
+    difference (exit code, or any field of any verdict)."""
     paths = []
-    for name, vals in logs.items():
-        p = tmp_path / f"{name}.tlog"
-        p.write_bytes(b"".join(msgpack.packb(v, use_bin_type=True) for v in vals))
-        paths.append(p)
-    out = subprocess.run([node, str(CLI), "verify", "--json", *map(str, paths)],
-                         capture_output=True, text=True, check=False)
-    assert out.returncode == 2, out.stderr
-    verdicts = json.loads(out.stdout)
-    assert [v["verdict"] for v in verdicts] == ["not-verified", "not-verified"]
-    assert "tarneeb-blind-v1" in verdicts[0]["error"]
-    assert "stopped" in verdicts[1]["error"]
-    _, py = _run([sys.executable, "-m", "tarneeb", "verify", "--json", *map(str, paths)], home)
-    assert [v["dealing"] for v in py] == ["blind", "blind"]  # both logs read as blind
+    for name, data in logs.items():
+        paths.append(tmp / f"{name}.tlog")
+        paths[-1].write_bytes(data)
+    (js_code, js), (py_code, py) = _both(node, home, paths, ())
+    bad = [] if js_code == py_code else [f"exit {js_code} (JS) vs {py_code} (Python)"]
+    for path, js_v, py_v in zip(paths, js, py, strict=True):
+        bad += [f"{path.stem}: {d}" for d in _differ(js_v, py_v)]
+    return {p.stem: v for p, v in zip(paths, js, strict=True)}, bad
+
+
+def _v1_log(rules: str, target: int, keys: bool = True) -> bytes:
+    """A match dealt blind under ``tarneeb-blind-v1`` by the Python recorder (its passes
+    without shuffle proofs, a proof for every partial decryption)."""
+    from tarneeb.audit import blind
+    from tarneeb.replay.server import blind as blindplay
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(blindplay, "deal_blind_v2", blind.deal_blind)
+        return blindplay.play_blind_match(rules, seed=f"v1 {rules}".encode(), target=target,
+                                          reveal_keys=keys)
+
+
+def test_blind_v1_logs_agree(node: str, home: dict[str, str], tmp_path: Path) -> None:
+    """``tarneeb-blind-v1`` logs — clean, with and without revealed keys, each seat's cheat
+    a v1 transcript can hold (with the keys, and some without them), cut in a hand, a byte
+    of a pass, a partial decryption or a proof changed — get the same verdict JSON from
+    both, field for field: the passes not proven said in a note, every partial decryption
+    checked by its own proof."""
+    from tarneeb.replay.log import parse_log
+    from tarneeb.replay.server.simulate import MatchSecrets
+    from tarneeb.testing.alterations import REGISTRY, NotApplicable
+    from tarneeb.testing.alterations.base import _close, _open
+
+    data = _v1_log("sahrat41", 8)
+    key = MatchSecrets(b"v1 sahrat41").key
+    assert all(h.blind is not None and h.blind.version == 1 for h in parse_log(data).hands)
+    log = _open(data)
+    log.keys = []
+    bare = _close(log, key)
+    logs = {"clean": data, "no-keys": bare, "qahwa41": _v1_log("qahwa41", 3, keys=False),
+            "cut-in-a-hand": bare[:len(bare) - 3000]}
+    t = parse_log(bare).hands[1].blind
+    assert t is not None
+    for name, field in (("pass", t.passes[2]), ("partial", t.partials[1]),
+                        ("proof", t.partial_proofs[2])):  # one byte changed in each
+        at = bare.index(field) + 700
+        logs[f"changed-{name}"] = bare[:at] + bytes([bare[at] ^ 4]) + bare[at + 1:]
+    for name, alteration in REGISTRY.items():
+        if getattr(alteration, "blind", False):
+            for label, base in (("keys", data), ("bare", bare)):
+                try:
+                    logs[f"{name}+{label}"] = alteration(base, choice=1, resign=key)[0]
+                except NotApplicable:
+                    continue
+    cheats = {n.split("+")[0] for n in logs if n.endswith("+keys")}
+    assert {"wrong-partial-decryption", "pass-duplicates-card", "pass-drops-card",
+            "play-not-dealt", "forged-play-proof", "drop-play-proof",
+            "wrong-revealed-key"} <= cheats
+    js, bad = _agree(node, home, logs, tmp_path)
+    assert bad == []
+    assert js["clean"]["verdict"] == "clean" and js["clean"]["deals_proven"]
+    assert any("tarneeb-blind-v1" in n for n in js["clean"]["notes"])
+    assert {f["kind"] for f in js["wrong-partial-decryption+bare"]["findings"]} >= \
+        {"wrong-decryption"}
+    assert {c: js[f"{c}+keys"]["verdict"] for c in cheats} == dict.fromkeys(cheats, "findings")
+
+
+def _stalled(rules: str, step: int, deal: int = 0, target: int = 3) -> bytes:
+    from tarneeb.replay.server.blind import play_blind_match
+
+    return play_blind_match(rules, seed=b"blind stall", target=target, stall=(deal, step))
+
+
+def test_stalled_blind_deals_agree(node: str, home: dict[str, str], tmp_path: Path) -> None:
+    """A blind deal that stopped at a seat that did not deliver (PROTOCOL.md §13.8) — at
+    every kind of step (before the first pass, between passes, in each round of partial
+    decryptions, its last batch), in a later deal, the timeout blamed on another seat or on
+    nobody, a disconnect or a server fault, a cheat in a step delivered, a hand that goes on
+    or is closed, a public key that is no element, cut short — gets the same verdict JSON
+    from both, field for field."""
+    from tarneeb.replay.log import parse_log
+    from tarneeb.replay.log.records import Abandonment, EndRecord
+    from tarneeb.replay.server.simulate import MatchSecrets
+    from tarneeb.testing.alterations.base import _close, _open
+
+    key = MatchSecrets(b"blind stall").key
+    logs = {f"step-{step}": _stalled("eram41", step) for step in (0, 2, 3, 4, 7, 9, 12, 15)}
+    logs["later-deal"] = _stalled("sahrat41", 6, deal=1, target=8)
+
+    def edit(base: bytes, change: Callable[[Any], None]) -> bytes:
+        log = _open(base)
+        change(log)
+        return _close(log, key)
+
+    def blame(seat: int | None, cause: str = "timeout") -> Callable[[Any], None]:
+        def change(log: Any) -> None:
+            log.end = EndRecord(None, log.end.server_seed, Abandonment(cause, seat, "no answer"))
+        return change
+
+    for rules in ("qahwa41", "classic"):
+        logs[f"wrong-seat-{rules}"] = edit(_stalled(rules, 6), blame(0))
+    logs["wrong-seat-in-the-passes"] = edit(logs["step-2"], blame(3))
+    logs["wrong-seat-last-batch"] = edit(logs["step-15"], blame(1))
+    logs["no-seat"] = edit(logs["step-9"], blame(None))
+    logs["disconnect-other-seat"] = edit(logs["step-9"], blame(0, "disconnect"))
+
+    def swap_pass(log: Any) -> None:  # seat 1's pass is not the one it proved
+        t = log.hands[-1].blind
+        t.passes[1] = t.passes[1][32:64] + t.passes[1][:32] + t.passes[1][64:]
+
+    def wrong_element(log: Any) -> None:  # a wrong element under seat 0's first batch
+        t = log.hands[-1].blind
+        e = t.partials[0]
+        t.partials[0] = bytes(32) + e[32:] if any(e[:32]) else e[32:64] + e[32:]
+
+    def bad_key(log: Any) -> None:
+        t = log.hands[-1].blind
+        t.publics = t.publics[:64] + b"\xff" * 32 + t.publics[96:]
+
+    def goes_on(log: Any) -> None:
+        log.hands[-1].calls = [(1, 7)]
+
+    def closed(log: Any) -> None:  # a claims record closes the hand whose deal stopped
+        log.hands[-1].closed, log.hands[-1].totals = True, log.hands[-2].totals
+
+    logs["wrong-pass-delivered"] = edit(logs["step-2"], swap_pass)
+    logs["wrong-batch-delivered"] = edit(logs["step-9"], wrong_element)
+    logs["public-key-no-element"] = edit(logs["step-7"], bad_key)
+    logs["goes-on"] = edit(logs["step-3"], goes_on)
+    logs["closed"] = edit(logs["later-deal"], closed)
+    logs["server-fault"] = edit(logs["step-9"], blame(None, "server-fault"))
+    whole = logs["step-12"]
+    logs["cut-in-the-blind-record"] = whole[:len(whole) - 9000]
+    logs["cut-before-the-end-record"] = whole[:parse_log(whole).end_offset]
+    js, bad = _agree(node, home, logs, tmp_path)
+    assert bad == []
+    assert js["step-9"]["verdict"] == "clean"
+    assert "in its blind deal, waiting for seat 1" in js["step-9"]["ending"]
+    assert [(f["kind"], f["seat"]) for f in js["wrong-seat-last-batch"]["findings"]] == \
+        [("timeout-out-of-turn", 1)]
+    assert ("wrong-shuffle", 1) in {(f["kind"], f["seat"])
+                                    for f in js["wrong-pass-delivered"]["findings"]}
+    assert "wrong-decryption" in {f["kind"] for f in js["wrong-batch-delivered"]["findings"]}
+    assert js["cut-before-the-end-record"]["verdict"] == "findings"
+    assert "not finished" in js["closed"]["findings"][0]["message"]

@@ -224,6 +224,43 @@ def test_a_blind_dealt_log_is_verified_from_its_proofs(chromium, page_file, caps
         assert seen["headline"] == "No problems found, but nothing ties this log to the platform"
 
 
+def test_a_v1_log_and_a_stalled_blind_deal_are_verified(chromium, page_file, capsys, tmp_path,
+                                                       monkeypatch):
+    """A ``tarneeb-blind-v1`` log is checked in the browser, its passes said not proven; a
+    blind deal that stopped at a seat (PROTOCOL.md §13.8) shows where it stopped, and a
+    timeout blamed on another seat is the finding tarneeb verify gives."""
+    from tarneeb.audit import blind
+    from tarneeb.replay.log.records import Abandonment, EndRecord
+    from tarneeb.replay.server import blind as blindplay
+    from tarneeb.replay.server.simulate import MatchSecrets
+    from tarneeb.testing.alterations.base import _close, _open
+
+    stalled = _open(blindplay.play_blind_match("eram41", seed=b"page stall", target=3,
+                                               stall=(0, 6)))  # seat 2's first round missing
+    assert stalled.end is not None
+    stalled.end = EndRecord(None, stalled.end.server_seed, Abandonment("timeout", 0, "gone"))
+    logs = {"stalled": _close(stalled, MatchSecrets(b"page stall").key)}
+    monkeypatch.setattr(blindplay, "deal_blind_v2", blind.deal_blind)
+    logs["v1"] = blindplay.play_blind_match("qahwa41", seed=b"page v1", target=3)
+    seen = {}
+    for name, data in logs.items():
+        path = tmp_path / f"{name}.tlog"
+        path.write_bytes(data)
+        want = _python_verdict(capsys, path)
+        seen[name] = check(chromium, page_file, path, width=390, seat=2)
+        got = seen[name]
+        assert got["errors"] == [] and got["requests"] == [] and got["overflow"] <= 0
+        assert got["verdict"] == ("findings" if want["findings"] else "clean") == (
+            "findings" if name == "stalled" else "clean")
+        assert sorted(got["kinds"]) == sorted(f["kind"] for f in want["findings"])
+        assert len(got["hands"]) == len(parse_log(data).hands) and got["mine"] == []
+    assert "tarneeb-blind-v1, carry no proofs" in seen["v1"]["detail"]
+    assert "Under tarneeb-blind-v1 the shuffle passes carry no proofs" in seen["v1"]["proof"]
+    assert seen["stalled"]["kinds"] == ["timeout-out-of-turn"]
+    assert any("the deal stopped before any card was dealt" in w and "did not deliver its "
+               "partial decryptions of round 1" in w for w in seen["stalled"]["blind_words"])
+
+
 def test_unreadable_log(chromium, page_file, tmp_path):
     junk = tmp_path / "junk.tlog"
     junk.write_bytes(b"\x93\x00\xabnot-a-log\x03 and then some bytes")

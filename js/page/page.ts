@@ -4,14 +4,13 @@
  * the verdict in the words of the match report, their own hand in every deal, each step of
  * the proof that the deals were not chosen, and every finding where it happens.
  *
- * The element `#verdict` carries `data-verdict`: `clean`, `findings`, `unreadable`, or
- * `not-verified` (a blind transcript this verifier does not check: tarneeb-blind-v1, or a
- * blind deal stopped before its end). A log dealt blind under tarneeb-blind-v2 is checked
- * from its proofs alone, as `tarneeb verify` does.
+ * The element `#verdict` carries `data-verdict`: `clean`, `findings` or `unreadable`. A log
+ * dealt blind (tarneeb-blind-v2, or v1, whose passes carry no proofs; a deal that stopped at
+ * a seat that did not deliver too) is checked from its proofs, as `tarneeb verify` does.
  */
 import {
   Deriver, clientCommitment, matchBinding, parseKeys, parseLog, readReceipt, seasonHeadMessage, serverCommitment,
-  verifyBytes, verifyInclusion, type Finding, type ParsedLog, type SignedReceipt, type VerdictJson,
+  verifyBytes, verifyInclusion, waitingFor, waitingStep, type Finding, type ParsedLog, type SignedReceipt, type VerdictJson,
 } from "../src/index.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
@@ -156,6 +155,7 @@ async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | n
     steps.push({
       title: "The blind deals", status: bad || !v.deals_proven ? "fail" : "pass", kinds: blindKinds,
       detail: "Every deal was dealt blind (PROTOCOL.md §13): each seat shuffled the encrypted deck in turn and proved it, the cards were decrypted with proofs so that each hand was seen only by its holder, and every card played was opened with a proof that it is the card dealt to that seat. Each of these proofs, and the keys the seats revealed after the match, is checked here."
+        + (v1(log) ? " Under tarneeb-blind-v1 the shuffle passes carry no proofs: a seat that changed the deck is named only by the keys revealed after the match." : "")
         + (bad ? " Some do NOT check out: see below." : ""),
     });
   } else if (seedOk && h.clientSeeds !== null) {
@@ -196,11 +196,10 @@ async function deals(log: ParsedLog): Promise<(number[][] | null)[]> {
   }));
 }
 
+/** Whether a hand of a log dealt blind is dealt under tarneeb-blind-v1 (its passes unproven). */
+const v1 = (log: ParsedLog) => log.hands.some((rec) => rec.blind?.shuffleProofs === null);
+
 function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null): [string, string, string] {
-  if (v.verdict === "not-verified") {
-    return ["not-verified", "This page cannot check this blind deal",
-      `${v.error ?? "This match was dealt blind"}. This page says nothing about whether this match was fair: check it with tarneeb verify.`];
-  }
   if (v.verdict === "unreadable" || log === null || t === null) {
     return ["unreadable", "This log could not be read", `${v.error ?? "not a tarneeb log"}. Nothing in it can be checked.`];
   }
@@ -216,7 +215,10 @@ function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null): [string
   const signed = v.key.pinned ? (v.key.platform !== null ? `signed by ${v.key.platform}, as your keys file names its key (key ${v.key.id})` : `signed by the key you gave (key ${v.key.id})`)
     : "signed by the key named inside the log (compare its key id below with the one the platform publishes)";
   const stopped = v.ending ? ` The match did not finish: it was ${t.say(v.ending)}.` : "";
-  const checked = "Every deal is the one the committed seeds give, and every bid, card, score and the winner follow the rules.";
+  const dealt = !log.header.blind ? "Every deal is the one the committed seeds give"
+    : v1(log) ? "Every deal was dealt blind and is proven by its decryptions and plays (its shuffle passes, tarneeb-blind-v1, carry no proofs)"
+      : "Every deal was dealt blind and is proven by its transcript";
+  const checked = `${dealt}, and every bid, card, score and the winner follow the rules.`;
   if (!v.deals_proven) {
     return ["notice", "No rule was broken, but the deals are only recorded",
       `Every bid, card, score and the winner follow the rules, but the platform wrote the deals into the log itself: nothing proves the cards were not chosen. The log is ${signed}.${stopped}`];
@@ -291,7 +293,7 @@ async function show(): Promise<void> {
   const t = log === null ? null : Table.of(log);
   const [tone, head, detail] = banner(v, log, t);
   const shown = document.createElement("div");
-  if (log !== null && t !== null && v.verdict !== "not-verified") await render(shown, log, v, t);
+  if (log !== null && t !== null) await render(shown, log, v, t);
   if (run !== runs) return; // a newer input is being checked
   out.replaceChildren(...Array.from(shown.childNodes));
   // the verdict last: a page that says data-verdict has shown everything
@@ -348,9 +350,11 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
   const list = el("section", { id: "hands" }, el("h2", {}, `Your hand in every deal (${t.names[seat]})`));
   log.hands.forEach((rec, i) => {
     const cards = hands[i];
+    const waiting = rec.blind ? waitingFor(rec.blind) : null;
     const s = el("section", { class: "deal", id: `hand-${rec.dealNumber + 1}`, "data-hand": String(rec.dealNumber + 1) },
       el("h3", {}, `Hand ${rec.dealNumber + 1} · dealt by ${t.names[rec.dealer]}`),
       cards ? el("p", { class: "mine" }, handEl(cards[seat]!))
+        : waiting !== null ? el("p", { class: "muted blind" }, `Dealt blind, but the deal stopped before any card was dealt: ${t.names[waiting]} did not deliver ${waitingStep(rec.blind!)}. Each step delivered before it is checked here from its proof.`)
         : h.blind ? el("p", { class: "muted blind" }, `Dealt blind: when it was dealt, ${t.names[seat]}’s hand was known only to ${t.names[seat]}. No one else saw it; each card played from it was opened with a proof that it is a card dealt to that seat, and those proofs are checked here.`)
           : el("p", { class: "muted" }, "No deal for this hand: the log has neither seeds nor a recorded deal."),
       rec.plays.length ? el("p", { class: "muted" }, `${rec.calls.length} call(s), ${rec.plays.length} card(s) played${rec.closed ? "" : "; the log stops in this hand"}.`) : null,

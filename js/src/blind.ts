@@ -1,18 +1,15 @@
 /**
  * Blind dealing (docs/PROTOCOL.md §13, docs/FORMAT.md "Blind dealing"): the blind, proof and
- * keys records read, and each dealing attempt's transcript checked from its proofs alone
- * (`tarneeb-blind-v2`: the keys, every pass with its shuffle proof, every round of partial
- * decryptions with its batched proof, the dealer's 13th card and every card played with its
- * proof), then with the keys the seats revealed; the hands the replay is dealt are the ones
- * the transcript proves.
+ * keys records read, and each dealing attempt checked — its transcript from its proofs by
+ * `transcript.ts` (`tarneeb-blind-v2`, v1, or a v2 deal that stopped at a seat, §13.8), then
+ * the dealer's 13th card and every card played with its proof, and the hands the keys the
+ * seats revealed decrypt; the hands the replay is dealt are the ones the transcript proves.
  */
-import { type Bytes, equal, toHex } from "./bytes.js";
+import { type Bytes, toHex } from "./bytes.js";
 import { cardName } from "./engine.js";
 import { type Finding } from "./replay.js";
-import {
-  BASE, DECK, ELEMENT, L, PROOF, type Point, cardPoints, context, decode, owner, roundPositions, scalarOf,
-  verifyBatch, verifyDleq, verifyShuffle,
-} from "./shuffleproof.js";
+import { DECK, ELEMENT, L, PROOF, type Point, cardPoints, context, decode, owner, scalarOf, verifyDleq } from "./shuffleproof.js";
+import { type Deal, type Fault, type SeatKey, split, verifyUnfinished, verifyV1, verifyV2 } from "./transcript.js";
 
 const SPLIT = 2 * DECK * ELEMENT; // a shuffle proof's elements: u ‖ ĉ
 const SCALARS = (2 * DECK + 5) * 32;
@@ -114,23 +111,25 @@ export function blindFromList(d: unknown[]): BlindTranscript | string {
 }
 
 /**
- * What of a log dealt blind this verifier does not check, or null when it checks it all:
- * every transcript must be a complete `tarneeb-blind-v2` one.
+ * The seat whose step is missing in a `tarneeb-blind-v2` deal that stopped (§13.8): the seat
+ * to pass, or in the round being decrypted the first seat that has not delivered; null for
+ * a complete deal (or a v1 one).
  */
-export function blindUnchecked(log: { hands: { blind?: BlindTranscript | null }[] }): string | null {
-  for (const [n, h] of log.hands.entries()) {
-    const t = h.blind;
-    if (!t) continue; // a hand without its blind record is a finding
-    if (t.shuffleProofs === null) return `hand ${n + 1} is dealt under tarneeb-blind-v1, which this verifier does not check`;
-    if (t.passes.length < 4 || t.batch!.length < 12 * PROOF) return `hand ${n + 1}'s blind deal stopped before its end (§13.8), which this verifier does not check`;
-  }
-  return null;
+export function waitingFor(t: BlindTranscript): number | null {
+  if (t.shuffleProofs === null) return null;
+  if (t.passes.length < 4) return t.passes.length;
+  const d = t.batch!.length / PROOF;
+  return d === 12 ? null : d % 4;
 }
 
-const split = (b: Bytes, size: number) => Array.from({ length: b.length / size }, (_, i) => b.subarray(i * size, (i + 1) * size));
+/** What a deal that stopped waits for: `its shuffle pass`, `its partial decryptions of round 2`. */
+export function waitingStep(t: BlindTranscript): string {
+  if (t.passes.length < 4) return "its shuffle pass";
+  return `its partial decryptions of round ${Math.floor(t.batch!.length / (4 * PROOF)) + 1}`;
+}
 
-/** A seat's fault in a deal's transcript (seat -1: none named). */
-export interface Fault { seat: number; what: string; kind: string }
+/** What the checks read of a hand record. */
+export interface HandShape { revealed: number | null; calls: unknown[]; plays: number[]; trump: number | null; closed: boolean }
 
 /** What one hand's checks give the replay. */
 export interface BlindHand {
@@ -138,6 +137,8 @@ export interface BlindHand {
   thirteenth: number | null;
   proven: boolean;
   faults: number;
+  /** a deal that stopped (§13.8): the seat that did not deliver */
+  waiting: number | null;
 }
 
 const AFTER = " (the deal's transcript is at fault above: the seat named there changed what this card's owner was given)";
@@ -152,6 +153,8 @@ function cardOfPoint(p: Point): number | null {
 export class BlindChecker {
   faults = 0;
   secretCancelled: number[] = [];
+  /** the hands dealt under `tarneeb-blind-v1`: their passes carry no proofs */
+  v1Hands: number[] = [];
   private keys = new Map<number, RevealedKeys>();
   private consequence = false;
 
@@ -175,7 +178,7 @@ export class BlindChecker {
   }
 
   /** The hands `t` proves for hand `n` dealt by `dealer`; null when it has no transcript. */
-  check(t: BlindTranscript | null | undefined, rec: { revealed: number | null; plays: number[] }, n: number, dealer: number, reveals: boolean, offset: number): BlindHand | null {
+  check(t: BlindTranscript | null | undefined, rec: HandShape, n: number, dealer: number, reveals: boolean, offset: number): BlindHand | null {
     const before = this.findings.length;
     const done = () => { const a = this.findings.length - before; this.faults += a; return a; };
     if (!t) {
@@ -183,19 +186,34 @@ export class BlindChecker {
       done();
       return null;
     }
-    const publics = split(t.publics, ELEMENT).map(decode);
-    const passes = t.passes.map((d) => split(d, ELEMENT).map(decode));
-    const rounds = t.partials.map((d) => split(d, ELEMENT).map(decode));
+    const d: Deal = {
+      matchId: this.matchId, n, dealer, publics: split(t.publics, ELEMENT).map(decode),
+      passes: t.passes.map((p) => split(p, ELEMENT).map(decode)), rawPasses: t.passes,
+      rounds: t.partials.map((r) => split(r, ELEMENT).map(decode)),
+    };
+    const waiting = waitingFor(t);
+    if (waiting !== null) {
+      for (const f of verifyUnfinished(d, t.shuffleProofs!, t.batch!)) this.add(f.kind, f.what, { hand: n, seat: f.seat < 0 ? null : f.seat, offset });
+      if (rec.closed || rec.calls.length || rec.plays.length || rec.trump !== null) {
+        this.add("blind-transcript", `the deal is not finished (seat ${waiting} has not delivered ${waitingStep(t)}), yet the hand goes on`, { hand: n, offset });
+      }
+      return { hands: null, thirteenth: null, proven: false, faults: done(), waiting };
+    }
+    if (t.shuffleProofs === null) this.v1Hands.push(n);
+    const keys = this.seatKeys(n);
     const memoKey = `${offset}:${this.keys.get(n)?.offset ?? -1}`;
-    const faults = this.memo?.get(memoKey) ?? this.transcript(publics, passes, rounds, t, n, dealer);
+    const faults: Fault[] = this.memo?.get(memoKey)
+      ?? (t.shuffleProofs === null ? verifyV1(d, t.v1Proofs!, keys) : verifyV2(d, t.shuffleProofs, t.batch!, keys));
     this.memo?.set(memoKey, faults);
     for (const f of faults) this.add(f.kind, f.what, { hand: n, seat: f.seat < 0 ? null : f.seat, offset });
-    this.consequence = faults.length > 0;
-    const finals = rounds[2]!;
+    // under v2 a fault names the seat that made it; a card that then fails to open follows from it
+    this.consequence = faults.length > 0 && t.shuffleProofs !== null;
+    const { publics } = d;
+    const finals = d.rounds[2]!;
     const known = new Map<number, number>();
-    const keys = this.revealed(n);
     if (this.findings.length === before) {
-      for (const [s, x] of keys) {
+      for (const { seat: s, scalar } of keys) {
+        const x = scalarOf(scalar);
         const inv = modInverse(x);
         for (let p = 0; p < DECK; p++) {
           if (owner(p, dealer) !== s) continue;
@@ -257,69 +275,16 @@ export class BlindChecker {
       for (let p = 0; p < DECK; p++) hands[owner(p, dealer)]!.push(known.has(p) ? known.get(p)! : rest[i++]!);
       if (thirteenth === null && reveals) thirteenth = known.get(OPENED_POSITION) ?? null;
     }
-    return { hands, thirteenth, proven, faults: done() };
+    return { hands, thirteenth, proven, faults: done(), waiting: null };
   }
 
-  /** The revealed scalars of hand `n` whose permutation is revealed too: seat → scalar. */
-  private revealed(n: number): [number, bigint][] {
+  /** The keys the seats revealed of hand `n`, each seat's scalar with its permutation. */
+  private seatKeys(n: number): SeatKey[] {
     const k = this.keys.get(n);
     if (!k) return [];
-    const out: [number, bigint][] = [];
-    for (let s = 0; s < 4; s++) if (k.scalars[s] && k.permutations[s]) out.push([s, scalarOf(k.scalars[s]!)]);
+    const out: SeatKey[] = [];
+    for (let s = 0; s < 4; s++) if (k.scalars[s] && k.permutations[s]) out.push({ seat: s, scalar: k.scalars[s]!, permutation: k.permutations[s]! });
     return out;
-  }
-
-  /** §13.4 under v2: keys, passes, batches (the openings are checked by `check`), then the revealed keys. */
-  private transcript(publics: (Point | null)[], passes: (Point | null)[][], rounds: (Point | null)[][], t: BlindTranscript, n: number, dealer: number): Fault[] {
-    const faults: Fault[] = [];
-    publics.forEach((y, s) => {
-      if (y === null) faults.push({ seat: s, what: `seat ${s}'s public key: not a valid ristretto255 element`, kind: "blind-transcript" });
-    });
-    if (faults.length) return faults;
-    const ys = publics as Point[];
-    let deck: (Point | null)[] = cardPoints();
-    for (let s = 0; s < 4; s++) {
-      const out = passes[s]!;
-      const [els, scs] = t.shuffleProofs![s]!;
-      const ok = !deck.includes(null) && !out.includes(null)
-        && verifyShuffle(ys[s]!, deck as Point[], out as Point[], els, scs, context(this.matchId, n, "shuffle", s, s));
-      if (!ok) faults.push({ seat: s, what: "its shuffle pass is not proven: its proof does not show the deck it published is a permutation of the deck before it under its key", kind: "wrong-shuffle" });
-      deck = out;
-    }
-    const batches = split(t.batch!, PROOF);
-    for (let r = 0; r < 3; r++) {
-      for (let k = 0; k < 4; k++) {
-        const positions = roundPositions(dealer, r, k);
-        const ins: (Point | null)[] = positions.map((p) => (r === 0 ? deck : rounds[r - 1]!)[p]!);
-        const outs: (Point | null)[] = positions.map((p) => rounds[r]![p]!);
-        const ok = !ins.includes(null) && !outs.includes(null)
-          && verifyBatch(ys[k]!, positions, ins as Point[], outs as Point[], batches[4 * r + k]!, context(this.matchId, n, "decrypt-batch", k, r));
-        if (!ok) faults.push({ seat: k, what: `a wrong partial decryption in round ${r + 1}: its batched proof fails (one of positions ${positions.join(", ")})`, kind: "wrong-decryption" });
-      }
-    }
-    const k = this.keys.get(n);
-    for (let s = 0; k && s < 4; s++) {
-      const xb = k.scalars[s], perm = k.permutations[s];
-      if (!xb || !perm) continue;
-      const x = scalarOf(xb);
-      if (!(x > 0n && x < L) || !BASE.multiplyUnsafe(x).equals(ys[s]!)) {
-        faults.push({ seat: s, what: "its revealed scalar does not match its public key", kind: "wrong-key" });
-        continue;
-      }
-      if ([...perm].sort((a, b) => a - b).some((v, i) => v !== i)) {
-        faults.push({ seat: s, what: "its revealed permutation is not a permutation of 52 positions", kind: "wrong-key" });
-        continue;
-      }
-      const prior: (Point | null)[] = s === 0 ? cardPoints() : passes[s - 1]!;
-      for (let j = 0; j < DECK; j++) {
-        const e = prior[perm[j]!]!, o = passes[s]![j]!;
-        if (e === null || o === null || e.is0() || !equal(e.multiplyUnsafe(x).toBytes(), o.toBytes())) {
-          faults.push({ seat: s, what: `its pass is not its re-encryption and permutation of the deck before it (position ${j})`, kind: "wrong-shuffle" });
-          break;
-        }
-      }
-    }
-    return faults;
   }
 }
 

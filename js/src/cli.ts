@@ -2,7 +2,7 @@
 /**
  * `tarneeb-js verify LOG… [--json] [--key PEM | --keys FILE] [--root HEX] [--receipt FILE]
  * [--server-seed HEX]`: the verdicts, one JSON array for all logs with --json; exit 0 every
- * log clean, 1 findings, 2 a log not verified (or a bad option, key, keys file or receipt).
+ * log clean, 1 findings, 2 a log not read (or a bad option, key, keys file or receipt).
  * Without --key or --keys, the user's keys file is read if there is one, as `tarneeb verify`
  * reads it (`keys.toml` in tarneeb's config directory, `~/.config/tarneeb` on Linux).
  */

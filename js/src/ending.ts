@@ -3,6 +3,7 @@
  * not be replayed, a log cut short, the winner claimed against the winner by the rules, and
  * an abandonment or a timeout against whose turn it was where the log stops.
  */
+import { waitingFor, waitingStep } from "./blind.js";
 import { Match, Phase } from "./engine.js";
 import { add, TEAMS, type Verdict } from "./findings.js";
 import { type HandRecord, type ParsedLog } from "./records.js";
@@ -51,6 +52,8 @@ function wonIn(state: Match): string {
 function stopPlace(last: HandRecord | null): string {
   if (last === null) return "the start, before the first deal";
   if (last.closed) return `the end of hand ${last.dealNumber}, before the next deal`;
+  const waiting = last.blind ? waitingFor(last.blind) : null;
+  if (waiting !== null) return `hand ${last.dealNumber}, in its blind deal, waiting for seat ${waiting}`;
   if (last.plays.length === 52) return `hand ${last.dealNumber}, after its 13th trick, before its claims`;
   if (last.plays.length) return `hand ${last.dealNumber}, trick ${Math.floor(last.plays.length / 4) + 1}`;
   return `hand ${last.dealNumber}, in the bidding`;
@@ -80,7 +83,14 @@ export function checkEnd(log: ParsedLog, state: Match, v: Verdict, atLastMove: b
   const ab = log.end.abandoned;
   if (ab !== null) {
     v.ending = `abandoned at ${stopPlace(last)}: ${abandonText(log, ab)}`;
-    if (ab.cause === "timeout" && ab.seat !== null) checkTimeout(log, state, v, ab, last, atLastMove);
+    const waiting = last?.blind ? waitingFor(last.blind) : null;
+    if (ab.cause === "timeout" && ab.seat !== null && waiting !== null) {
+      // a blind deal that stopped (§13.8): the timeout blames the seat whose step is missing
+      if (ab.seat !== waiting) {
+        add(v, "timeout-out-of-turn", `the log says seat ${ab.seat} (${log.header.seats[ab.seat]!.name}) timed out, but the blind deal stops at seat ${waiting}: it is seat ${waiting} that has not delivered ${waitingStep(last!.blind!)}`,
+          { hand: last!.dealNumber, seat: ab.seat, offset: at });
+      }
+    } else if (ab.cause === "timeout" && ab.seat !== null) checkTimeout(log, state, v, ab, last, atLastMove);
   } else if (last !== null && !last.closed) {
     add(v, "hand-incomplete", `hand ${last.dealNumber} has no claims record: the match ends inside it, after ${moves(last)}`, { hand: last.dealNumber, offset: at });
   }

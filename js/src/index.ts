@@ -1,5 +1,6 @@
 /** tarneeb-js: a second, independent verifier of tarneeb match logs. */
 export { verifyBytes, exitCode, type VerdictJson } from "./verify.js";
+export { waitingFor, waitingStep } from "./blind.js";
 export { parseLog, LogError, type ParsedLog, type Header, type HandRecord } from "./records.js";
 export { Deriver, serverCommitment, clientCommitment, matchBinding, verifyInclusion, seasonHeadMessage } from "./derive.js";
 export { PRESETS, rulesFromMap, type RuleSet } from "./rules.js";

@@ -114,6 +114,8 @@ class Parser {
   zeroTail = 0;
   last = { start: 0, end: 0, kind: -1 };
   ends: number[] = [];
+  /** the last end taken out for the blind or proof record that follows it */
+  private glued: { end: number; record: number } | null = null;
   keys: RevealedKeys[] = [];
   private records = 0;
   private hand: HandRecord | null = null;
@@ -183,6 +185,9 @@ class Parser {
 
   private trimEnds(at: number): void {
     while (this.ends.length && this.ends[this.ends.length - 1]! > at) this.ends.pop();
+    // a blind or proof record undone: the value before it ends where the log is read to
+    const g = this.glued;
+    if (g !== null && g.record >= at && g.end <= at && (this.ends[this.ends.length - 1] ?? -1) < g.end) this.ends.push(g.end);
   }
 
   private cutAt(cut: Cut, zerosAt: number, zeros: number): void {
@@ -199,8 +204,6 @@ class Parser {
     this.cut = c;
     this.pos = c.offset;
     this.trimEnds(c.offset);
-    // a blind or proof record undone: the deal record or card it went with ends a value again
-    if (c !== cut && (kind === BLIND || kind === PROOF) && this.ends[this.ends.length - 1] !== c.offset) this.ends.push(c.offset);
   }
 
   private undo(kind: number, zerosAt: number): void {
@@ -276,8 +279,8 @@ class Parser {
       this.value(obj, raw, pos);
       const kind = (obj as number[])[0]!;
       this.last = { start: pos, end: scan.end, kind };
-      // no end between a deal record and its blind record, a card and its proof: a writer writes them as one
-      if (kind === BLIND || kind === PROOF) this.ends.pop();
+      // no value ends between a deal and its blind record, a card and its proof: a writer writes them together
+      if ((kind === BLIND || kind === PROOF) && this.ends.length) this.glued = { end: this.ends.pop()!, record: pos };
       this.ends.push(scan.end);
       this.pos = scan.end;
     }

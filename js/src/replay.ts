@@ -4,7 +4,8 @@
  * the engine, every claim, and the end of the match. Findings name the hand (the deal
  * number, from 0), the trick (1–13), the seat and the card.
  */
-import { BlindChecker, type Fault } from "./blind.js";
+import { BlindChecker } from "./blind.js";
+import { type Fault } from "./transcript.js";
 import { type Bytes, constantTimeEqual, equal, toHex } from "./bytes.js";
 import { ed25519Verify, keyId, weakKey } from "./crypto.js";
 import { Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion } from "./derive.js";
@@ -122,6 +123,8 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
     v.dealsProven = seedsOk && !source.blind.faults && !replay.missing.length;
     const cancelled = source.blind.secretCancelled;
     if (cancelled.length) v.notes.push(`hand(s) ${runs(cancelled)} dealt blind and never played out (cancelled in the bidding, or the log stops in its bidding): their cards were never shown and no keys were revealed; their calls do not depend on them and are checked`);
+    const v1 = source.blind.v1Hands.length;
+    if (v1) v.notes.push(`${v1} dealing attempt(s) dealt blind under tarneeb-blind-v1: their shuffle passes carry no proofs, so a pass that changed the deck is named only with the revealed keys`);
   }
   if (v.recorded) v.notes.push(`${v.recorded} of the deals replayed are recorded by the platform, not proven by committed seeds`);
   reportNotReplayed(v, replay.missing);
@@ -323,6 +326,7 @@ class HandReplay {
     if (rec.deal !== null) add(v, "not-canonical", "a hand dealt blind writes out a deal; FORMAT.md has nil there", this.where());
     const shows = reveals(state.rules);
     const bh = blind.check(rec.blind, rec, n, state.dealer, shows, rec.offset);
+    if (bh !== null && bh.waiting !== null) throw new Abandon(); // the deal stopped (§13.8): nothing to replay
     if (bh === null || bh.hands === null || (shows && bh.thirteenth === null)) {
       this.missing.push([n, rec.offset, "its blind deal does not give four hands"]);
       throw new Abandon();

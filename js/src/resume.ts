@@ -12,7 +12,6 @@
  * they stop following the rules (docs/FORMAT.md "A log cut short").
  */
 import { readFileSync } from "node:fs";
-import { blindUnchecked } from "./blind.js";
 import { type Bytes } from "./bytes.js";
 import { LogError, type ParsedLog, parseLog } from "./records.js";
 import { cutAt, judgedLog } from "./verify.js";
@@ -74,9 +73,8 @@ export async function resumePoint(path: string, serverSeed: Bytes | null): Promi
   }
   if (log.signature !== null) return `${path}: the log is signed: the match is over`;
   log = wholeBlindDeals(log);
-  // a log whose end record is whole is judged whole: nothing more to cut. A blind deal this
-  // package does not check (tarneeb-blind-v1, or stopped at a seat) is cut by its bytes only
-  if (endsOpen(log) && !(log.header.blind && blindUnchecked(log) !== null)) {
+  // a log whose end record is whole is judged whole: nothing more to cut
+  if (endsOpen(log)) {
     log = (await judgedLog(log, { serverSeed })).log;
   }
   const keep = log.signedBytes.length;

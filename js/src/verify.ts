@@ -3,7 +3,7 @@
  * that ends open (unsigned, cut before its end record or damaged after it) — judged only
  * up to the last of its values that makes no finding of its own (FORMAT.md "The open end").
  */
-import { type Fault, blindUnchecked } from "./blind.js";
+import { type Fault } from "./transcript.js";
 import { type Bytes } from "./bytes.js";
 import { type Finding, type Options, type Verdict, verifyLog } from "./replay.js";
 import { type Cut, LogError, type ParsedLog, parseLog } from "./records.js";
@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS, type Limits } from "./stream.js";
 
 export interface VerdictJson {
   path: string;
-  verdict: "clean" | "findings" | "unreadable" | "not-verified";
+  verdict: "clean" | "findings" | "unreadable";
   error: string | null;
   hands: number;
   played: number;
@@ -113,9 +113,9 @@ function signedLine(v: Verdict): string {
   return `signed by key ${v.keyId} named in the log itself, NOT PINNED: anyone could have made this log with a key of their own (pin the platform's key: tarneeb verify --key or --keys)`;
 }
 
-function unreadable(path: string, error: string, verdict: VerdictJson["verdict"] = "unreadable"): VerdictJson {
+function unreadable(path: string, error: string): VerdictJson {
   return {
-    path, verdict, error, hands: 0, played: 0, deals_proven: false, dealing: "seeds", recorded_deals: 0,
+    path, verdict: "unreadable", error, hands: 0, played: 0, deals_proven: false, dealing: "seeds", recorded_deals: 0,
     not_replayed: [], key: { id: null, pinned: false, platform: null, scripts: [] },
     signed: "no key to check a signature against: anyone could have made this log", ending: null,
     findings: [], notes: [], paths: {},
@@ -131,8 +131,6 @@ export async function verifyBytes(data: Bytes, path = "<log>", opts: Options = {
     if (e instanceof LogError) return unreadable(path, `${path}: ${e.message}`);
     throw e;
   }
-  const blind = log.header.blind ? blindUnchecked(log) : null;
-  if (blind !== null) return unreadable(path, `${path}: dealt blind (PROTOCOL.md §13): ${blind}, so this verifier does not verify this log`, "not-verified");
   const v = (await judgedLog(log, opts)).verdict;
   return {
     path, verdict: v.findings.length ? "findings" : "clean", error: null, hands: v.hands, played: v.played,
@@ -142,8 +140,8 @@ export async function verifyBytes(data: Bytes, path = "<log>", opts: Options = {
   };
 }
 
-/** The exit code of verdicts: 0 all clean, 1 findings, 2 a log not verified. */
+/** The exit code of verdicts: 0 all clean, 1 findings, 2 a log not read. */
 export function exitCode(verdicts: VerdictJson[]): number {
-  if (verdicts.some((v) => v.verdict === "unreadable" || v.verdict === "not-verified")) return 2;
+  if (verdicts.some((v) => v.verdict === "unreadable")) return 2;
   return verdicts.some((v) => v.verdict === "findings") ? 1 : 0;
 }

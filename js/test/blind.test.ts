@@ -1,16 +1,18 @@
 /**
  * fixtures/vectors/blind.json (PROTOCOL.md §13): the card points, the Chaum–Pedersen proof,
- * and the v2 deal's generators, shuffle proofs and batched proofs checked by the JS verifier's
- * own code — and a changed value in each refused.
+ * the deal's v1 transcript (a proof for every partial decryption, the passes by the revealed
+ * keys), and the v2 deal's generators, shuffle proofs and batched proofs checked by the JS
+ * verifier's own code — and a changed value in each refused.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { fromHex, toHex } from "../src/bytes.js";
+import { fromHex, toHex, utf8 } from "../src/bytes.js";
 import {
   type Point, cardPoints, decode, generators, roundPositions, verifyBatch, verifyDleq, verifyShuffle,
 } from "../src/shuffleproof.js";
+import { type Deal, verifyV1 } from "../src/transcript.js";
 import { verifyBytes } from "../src/verify.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -31,6 +33,32 @@ test("blind.json: the Chaum–Pedersen proof verifies, and not under another con
   assert.ok(!verifyDleq(pt(q.y), pt(q.h), pt(q.z), proof, flip(ctx, ctx.length - 1)));
   assert.ok(!verifyDleq(pt(q.y), pt(q.z), pt(q.h), proof, ctx));
   assert.ok(!verifyDleq(pt(q.y), pt(q.h), pt(q.z), flip(proof, 40), ctx));
+});
+
+test("blind.json v1: every partial decryption by its own proof, every pass by its revealed key", () => {
+  const d = v.deal;
+  const rows = (r: number) => d.partials.map((q: { element: string }[]) => q[r]!.element) as string[];
+  const deal = (passes: string[][], rounds: string[][]): Deal => ({
+    matchId: utf8(d.match_id), n: d.deal_number, dealer: d.dealer,
+    publics: d.seats.map((s: { public: string }) => pt(s.public)), passes: passes.map((p) => p.map(pt)),
+    rawPasses: passes.map((p) => fromHex(p.join(""))), rounds: rounds.map((r) => r.map(pt)),
+  });
+  const proofs = [0, 1, 2].map((r) => fromHex(d.partials.map((q: { proof: string }[]) => q[r]!.proof).join("")));
+  const keys = d.seats.map((s: { scalar: string; permutation: number[] }, seat: number) => ({ seat, scalar: fromHex(s.scalar), permutation: Uint8Array.from(s.permutation) }));
+  const rounds = [0, 1, 2].map(rows);
+  assert.deepEqual(verifyV1(deal(d.passes, rounds), proofs, keys), []);
+  // position 5's element after its second decryption changed: that seat's proof fails, no other
+  const changed = rounds.map((r) => [...r]);
+  changed[1]![5] = rounds[1]![6]!;
+  const seat = d.partials[5][1].seat;
+  assert.deepEqual(verifyV1(deal(d.passes, changed), proofs, []), [{ seat, what: "a wrong partial decryption (position 5)", kind: "wrong-decryption" }]);
+  // seat 1's pass holds an element twice: named without any key; with the keys, its pass too
+  const twice = d.passes.map((p: string[]) => [...p]);
+  twice[1]![0] = twice[1]![1]!;
+  const faults = verifyV1(deal(twice, rounds), proofs, keys).map((f) => [f.seat, f.kind]);
+  assert.deepEqual(faults.slice(0, 1), [[1, "wrong-shuffle"]]);
+  assert.ok(faults.some(([s, k]) => s === 1 && k === "wrong-shuffle") && faults.length > 1);
+  assert.deepEqual(verifyV1(deal(twice, rounds), proofs, [])[0], { seat: 1, what: "its pass holds the same element twice", kind: "wrong-shuffle" });
 });
 
 test("blind.json v2: the four shuffle proofs, each refused on another deck or a changed proof", () => {

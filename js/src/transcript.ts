@@ -1,0 +1,142 @@
+/**
+ * One dealing attempt's blind transcript checked from its proofs (docs/PROTOCOL.md §13.4,
+ * §13.8): under `tarneeb-blind-v2` every pass by its shuffle proof and every round of
+ * partial decryptions by its batched proof; under `tarneeb-blind-v1` no pass twice the same
+ * element and every partial decryption by its own proof; a v2 deal that stopped at a seat
+ * that did not deliver, the steps it holds; then, where the seats revealed them, the keys
+ * against the public keys and the passes. Each fault names the seat whose step fails.
+ */
+import { type Bytes, equal, toHex } from "./bytes.js";
+import {
+  BASE, DECK, ELEMENT, L, PROOF, type Point, cardPoints, context, owner, roundPositions, scalarOf,
+  verifyBatch, verifyDleq, verifyShuffle,
+} from "./shuffleproof.js";
+
+/** A seat's fault in a deal's transcript (seat -1: none named), and its finding's kind. */
+export interface Fault { seat: number; what: string; kind: string }
+
+/** A keys record's scalar and permutation of one seat (both revealed). */
+export interface SeatKey { seat: number; scalar: Bytes; permutation: Bytes }
+
+/** The public values of one deal's transcript, decoded (null: an encoding that does not decode). */
+export interface Deal {
+  matchId: Bytes;
+  n: number;
+  dealer: number;
+  publics: (Point | null)[];
+  passes: (Point | null)[][];
+  /** the passes as the log holds them */
+  rawPasses: Bytes[];
+  /** round r (0-2): each position's element after its r+1-th partial decryption */
+  rounds: (Point | null)[][];
+}
+
+export const split = (b: Bytes, size: number) => Array.from({ length: b.length / size }, (_, i) => b.subarray(i * size, (i + 1) * size));
+
+const UNPROVEN_PASS = "its shuffle pass is not proven: its proof does not show the deck it published is a permutation of the deck before it under its key";
+const keyWhat = (s: number) => `seat ${s}'s public key: not a valid ristretto255 element`;
+
+/** Each public key that is no group element, as a fault on its seat. */
+function publicKeyFaults(d: Deal): Fault[] {
+  return d.publics.flatMap((y, s) => (y === null ? [{ seat: s, what: keyWhat(s), kind: "blind-transcript" }] : []));
+}
+
+/** Each pass against the deck before it, by its shuffle proof (`proofs[s]`: elements, scalars). */
+function passFaults(d: Deal, proofs: [Bytes, Bytes][]): Fault[] {
+  const faults: Fault[] = [];
+  let deck: (Point | null)[] = cardPoints();
+  d.passes.forEach((out, s) => {
+    const [els, scs] = proofs[s]!;
+    const ok = !deck.includes(null) && !out.includes(null)
+      && verifyShuffle(d.publics[s]!, deck as Point[], out as Point[], els, scs, context(d.matchId, d.n, "shuffle", s, s));
+    if (!ok) faults.push({ seat: s, what: UNPROVEN_PASS, kind: "wrong-shuffle" });
+    deck = out;
+  });
+  return faults;
+}
+
+/** The batched proof of round `r`, seat `k`, against the elements that seat was given. */
+function batchHolds(d: Deal, r: number, k: number, proof: Bytes): boolean {
+  const positions = roundPositions(d.dealer, r, k);
+  const given = r === 0 ? d.passes[3]! : d.rounds[r - 1]!;
+  const ins = positions.map((p) => given[p] ?? null), outs = positions.map((p) => d.rounds[r]![p] ?? null);
+  return !ins.includes(null) && !outs.includes(null)
+    && verifyBatch(d.publics[k]!, positions, ins as Point[], outs as Point[], proof, context(d.matchId, d.n, "decrypt-batch", k, r));
+}
+
+/** §13.4 under v2, from the proofs alone; then the revealed keys. */
+export function verifyV2(d: Deal, shuffleProofs: [Bytes, Bytes][], batch: Bytes, keys: SeatKey[]): Fault[] {
+  const bad = publicKeyFaults(d);
+  if (bad.length) return bad;
+  const faults = passFaults(d, shuffleProofs);
+  const batches = split(batch, PROOF);
+  for (let r = 0; r < 3; r++) {
+    for (let k = 0; k < 4; k++) {
+      if (!batchHolds(d, r, k, batches[4 * r + k]!)) {
+        faults.push({ seat: k, what: `a wrong partial decryption in round ${r + 1}: its batched proof fails (one of positions ${roundPositions(d.dealer, r, k).join(", ")})`, kind: "wrong-decryption" });
+      }
+    }
+  }
+  return [...faults, ...keys.flatMap((key) => revealedFaults(d, key))];
+}
+
+/**
+ * §13.4 under v1: no pass holds an element twice (the first such seat named), every partial
+ * decryption carries its proof (`proofs[r]`: 52 proofs of round r); then the revealed keys.
+ */
+export function verifyV1(d: Deal, proofs: Bytes[], keys: SeatKey[]): Fault[] {
+  const bad = publicKeyFaults(d);
+  if (bad.length) return bad;
+  const faults: Fault[] = [];
+  const twice = d.rawPasses.findIndex((raw) => new Set(split(raw, ELEMENT).map(toHex)).size !== DECK);
+  if (twice >= 0) faults.push({ seat: twice, what: "its pass holds the same element twice", kind: "wrong-shuffle" });
+  for (let p = 0; p < DECK; p++) {
+    let element = d.passes[3]![p]!;
+    for (let r = 0; r < 3; r++) {
+      const seat = (owner(p, d.dealer) + 1 + r) & 3;
+      const out = d.rounds[r]![p]!, y = d.publics[seat]!;
+      const proof = proofs[r]!.subarray(p * PROOF, (p + 1) * PROOF);
+      if (element === null || out === null || !verifyDleq(y, out, element, proof, context(d.matchId, d.n, "decrypt", seat, p))) {
+        faults.push({ seat, what: `a wrong partial decryption (position ${p})`, kind: "wrong-decryption" });
+        break;
+      }
+      element = out;
+    }
+  }
+  return [...faults, ...keys.flatMap((key) => revealedFaults(d, key))];
+}
+
+/**
+ * §13.8: a v2 deal that stopped, the steps it holds — the passes delivered, the batches
+ * delivered (round r, seat k at 4r + k; the elements of a seat yet to deliver ignored).
+ */
+export function verifyUnfinished(d: Deal, shuffleProofs: [Bytes, Bytes][], batch: Bytes): Fault[] {
+  const s = d.publics.indexOf(null);
+  if (s >= 0) return [{ seat: -1, what: keyWhat(s), kind: "blind-transcript" }];
+  const faults = passFaults(d, shuffleProofs);
+  split(batch, PROOF).forEach((proof, i) => {
+    const r = i >> 2, k = i & 3;
+    if (!batchHolds(d, r, k, proof)) faults.push({ seat: k, what: `a wrong partial decryption in round ${r + 1}: its batched proof fails`, kind: "wrong-decryption" });
+  });
+  return faults;
+}
+
+/** A revealed key against its public key, and its seat's pass against the deck before it. */
+function revealedFaults(d: Deal, key: SeatKey): Fault[] {
+  const { seat: s, permutation: perm } = key;
+  const x = scalarOf(key.scalar);
+  if (!(x > 0n && x < L) || !BASE.multiplyUnsafe(x).equals(d.publics[s]!)) {
+    return [{ seat: s, what: "its revealed scalar does not match its public key", kind: "wrong-key" }];
+  }
+  if ([...perm].sort((a, b) => a - b).some((v, i) => v !== i)) {
+    return [{ seat: s, what: "its revealed permutation is not a permutation of 52 positions", kind: "wrong-key" }];
+  }
+  const prior: (Point | null)[] = s === 0 ? cardPoints() : d.passes[s - 1]!;
+  for (let j = 0; j < DECK; j++) {
+    const e = prior[perm[j]!]!, o = d.passes[s]![j]!;
+    if (e === null || o === null || e.is0() || !equal(e.multiplyUnsafe(x).toBytes(), o.toBytes())) {
+      return [{ seat: s, what: `its pass is not its re-encryption and permutation of the deck before it (position ${j})`, kind: "wrong-shuffle" }];
+    }
+  }
+  return [];
+}
