@@ -49,28 +49,36 @@ def _node(paths: list[Path], rounds: int) -> dict[str, float] | None:
 
 
 def bench_js(paths: list[Path], rounds: int = 10) -> dict[str, object]:
-    """Both verifiers over ``paths``: hands/s and ms/log each, and JS/Python."""
+    """Both verifiers over ``paths``: hands/s and ms/log each, and JS/Python, the Python one
+    as it runs (with the compiled core when it is built) and in pure Python."""
+    from tarneeb.replay.rules.compiled import pure_python
+
     py = _python(paths, rounds)
+    with pure_python():
+        pure = _python(paths, rounds)
     js = _node(paths, rounds)
     out: dict[str, object] = {"logs": len(paths), "hands": py["hands"]}
-    for name, f in (("python", py), ("js", js)):
+    for name, f in (("python", py), ("python_pure", pure), ("js", js)):
         if f is None:
             continue
         out[name] = {"hands_per_second": f["hands"] / f["seconds"],
                      "ms_per_log": 1000 * f["seconds"] / f["logs"], "hands": f["hands"]}
     if js is not None:
         out["ratio"] = (js["hands"] / js["seconds"]) / (py["hands"] / py["seconds"])
+        out["ratio_pure"] = (js["hands"] / js["seconds"]) / (pure["hands"] / pure["seconds"])
     return out
 
 
 def line(f: dict[str, object]) -> str:
     if "js" not in f:
         return "JS verifier: node is not installed, not measured"
-    py, js = f["python"], f["js"]
+    py, pure, js = f["python"], f["python_pure"], f["js"]
     return (f"JS verifier (Node) beside Python on the same {f['logs']} logs: "
             f"{js['hands_per_second']:,.0f} vs {py['hands_per_second']:,.0f} hands/s, "  # type: ignore[index]
             f"{js['ms_per_log']:.2f} vs {py['ms_per_log']:.2f} ms per log: "  # type: ignore[index]
-            f"{f['ratio']:.2f}x the Python rate")
+            f"{f['ratio']:.2f}x the Python rate with its compiled core; "
+            f"{f['ratio_pure']:.2f}x the pure-Python rate "
+            f"({pure['hands_per_second']:,.0f} hands/s)")  # type: ignore[index]
 
 
 def main() -> None:
