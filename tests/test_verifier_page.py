@@ -346,14 +346,26 @@ def _verdict_now(p: Any) -> dict[str, Any]:
 
 def test_the_json_form_pasted_or_chosen_reads_as_the_log_itself(chromium, page_file, tmp_path,
                                                                 capsys):
-    """Every log of the corpus and every altered log not dealt blind, given as its JSON form
-    (tarneeb export) is re-encoded by the page to the bytes the platform signed (a byte off
-    would break the signature), so it gives the very verdict the .tlog gives; a few, pasted
-    or chosen, are shown so in the browser."""
+    """Every log of the corpus and every altered log, given as its JSON form (tarneeb
+    export), dealt blind too (v2, v1 and a deal that stopped: transcripts, play proofs and
+    keys), is re-encoded by the page to the bytes the platform signed (a byte off would
+    break the signature), so it gives the very verdict the .tlog gives; a few, pasted or
+    chosen, are shown so in the browser."""
+    from tarneeb.audit import blind
+    from tarneeb.replay.server import blind as blindplay
+
     logs = sorted((FIXTURES / "matches").glob("*.tlog")) + \
         sorted((FIXTURES / "altered").glob("*.tlog"))
-    logs = [p for p in logs if not parse_log(p.read_bytes()).header.blind]
+    made = {"stalled": blindplay.play_blind_match("eram41", seed=b"form stall", target=3,
+                                                   stall=(0, 9))}
+    with pytest.MonkeyPatch.context() as m:  # the v1 dealer, as test_blind_v2.py swaps it in
+        m.setattr(blindplay, "deal_blind_v2", blind.deal_blind)
+        made["v1"] = blindplay.play_blind_match("qahwa41", seed=b"form v1", target=3)
+    for name, data in made.items():
+        (tmp_path / f"{name}.tlog").write_bytes(data)
+        logs.append(tmp_path / f"{name}.tlog")
     assert len(logs) > 60
+    assert sum(parse_log(p.read_bytes()).header.blind for p in logs) >= 12
     for log in logs:
         assert run(capsys, "export", str(log), "-o", str(tmp_path / f"{log.stem}.json"))[0] == 0
     # every form is re-encoded by the page's own jsonform.ts (bundled, run once in Node) to
@@ -376,7 +388,8 @@ def test_the_json_form_pasted_or_chosen_reads_as_the_log_itself(chromium, page_f
     # and in the browser, pasted and chosen, a few give the verdict their .tlog gives
     shown = [FIXTURES / "matches" / "classic-timer.tlog"] + \
         [FIXTURES / "altered" / f"{n}.tlog" for n in ("renege-eram41", "broken-signature-eram41",
-                                                       "cut-short-classic")]
+                                                       "cut-short-classic")] + \
+        [FIXTURES / "matches" / "qahwa5-blind.tlog"]  # pasted: dealt blind, checked from proofs
     with chromium.open(page_file) as opened:
         p = opened.page
         reset = "document.querySelector('#verdict').dataset.verdict = 'none'"
@@ -426,3 +439,20 @@ def test_a_season_match_shows_its_season_proof_checked(chromium, page_file, tmp_
     broken = check(chromium, page_file, FIXTURES / "altered" / "batch-proof-eram41.tlog")
     assert broken["verdict"] == "findings" and broken["steps"][0] == "fail"
     assert "batch-proof" in broken["kinds"]
+
+
+def test_a_blind_log_shows_its_progress_deal_by_deal(chromium, page_file, tmp_path):
+    """A log dealt blind takes seconds a deal to check in the browser: the page says which
+    deal it is checking while it works, then gives the verdict as for any log."""
+    from tarneeb.replay.server.blind import play_blind_match
+
+    log = tmp_path / "three.tlog"
+    log.write_bytes(play_blind_match("eram41", seed=b"page progress", target=5))
+    assert len(parse_log(log.read_bytes()).hands) == 3
+    with chromium.open(page_file) as opened:
+        p = opened.page
+        p.set_input_files("#log", str(log))
+        p.locator("#verdict", has_text="Checking deal 2 of 3").wait_for()
+        assert _verdict_now(p)["verdict"] == "clean"
+        assert "Checking deal" not in p.locator("#verdict").inner_text()
+        assert opened.errors == [] and opened.requests == []

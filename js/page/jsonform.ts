@@ -3,15 +3,16 @@
  * back to the log's msgpack bytes, so a player may paste it: the records re-encoded in
  * the canonical form, each hand as its deal record, its moves and its claims record. The
  * result is then read and verified like any log: a byte that differs from what the
- * platform signed is a broken signature, never a clean verdict. Logs dealt blind are not
- * converted: their transcripts are not in this form's records here, so the page refuses
- * them in one line and asks for the `.tlog` itself, which it checks.
+ * platform signed is a broken signature, never a clean verdict. A log dealt blind carries
+ * its transcripts in the form too: each hand's blind record follows its deal record, each
+ * card its proof record, and the keys records the end record (PROTOCOL.md §13).
  */
 import { encode } from "@msgpack/msgpack";
 
 const RANKS: Record<string, number> = { "2": 0, "3": 1, "4": 2, "5": 3, "6": 4, "7": 5, "8": 6, "9": 7, "10": 8, T: 8, t: 8, J: 9, j: 9, Q: 10, q: 10, K: 11, k: 11, A: 12, a: 12 };
 const SUITS: Record<string, number> = { "♣": 0, C: 0, c: 0, "♦": 1, D: 1, d: 1, "♥": 2, H: 2, h: 2, "♠": 3, S: 3, s: 3 };
 const PASS = 15;
+const BLIND = 5, PROOF = 6, KEYS = 7;
 
 class FormError extends Error {}
 
@@ -43,6 +44,27 @@ function suit(v: unknown, at: () => never): number {
 
 type Obj = Record<string, unknown>;
 
+/** A hand's `blind` (its transcript, as `tarneeb export` writes it) as its blind record, and
+ *  each card's proof (`[position, proof]`, or null for a card without one). */
+function blindRecord(v: unknown, bad: (what: string) => () => never): { record: unknown[]; proofs: ([number, Uint8Array] | null)[] } {
+  const shape = "blind must be {publics, passes, partials, partial_proofs, opened, proofs} (and batch_proofs, shuffle_proofs in v2)";
+  if (v === null || typeof v !== "object") bad(shape)();
+  const b = v as Obj;
+  const hexes = (k: string) => (Array.isArray(b[k]) ? (b[k] as unknown[]).map((x) => hex(x, bad(`blind ${k} must be hex`))) : bad(`blind ${k} must be a list`)());
+  const one = (k: string) => (b[k] === null ? null : hex(b[k], bad(`blind ${k} must be hex`)));
+  if (!Array.isArray(b.proofs)) bad(shape)();
+  const proofs = (b.proofs as unknown[]).map((p) => {
+    if (p === null) return null;
+    if (!Array.isArray(p) || p.length !== 2 || !Number.isInteger(p[0])) bad("each play proof is [position, hex proof] or null")();
+    return [(p as unknown[])[0] as number, hex((p as unknown[])[1], bad("a play proof must be hex"))] as [number, Uint8Array];
+  });
+  const head = [BLIND, one("publics"), hexes("passes"), hexes("partials")];
+  const record = "shuffle_proofs" in b // tarneeb-blind-v2: the batched proofs, then each pass's elements and scalars
+    ? [...head, [one("batch_proofs"), ...hexes("shuffle_proofs")], one("opened")]
+    : [...head, hexes("partial_proofs"), one("opened")];
+  return { record, proofs };
+}
+
 /** The log's bytes from its JSON form (the parsed document); throws an Error naming the
  *  record for a document that is not one. */
 export function jsonFormToBytes(doc: unknown): Uint8Array {
@@ -60,7 +82,7 @@ export function jsonFormToBytes(doc: unknown): Uint8Array {
     const bin = (k: string, nil = false): Uint8Array | null => (nil && r[k] === null ? null : hex(r[k], bad(`${k} must be hex`)));
     switch (r.type) {
       case "header": {
-        if (r.dealing === "blind") fail(i, kind, "dealt blind: the page reads a blind-dealt log from its .tlog file, not from its JSON form; give the .tlog");
+        if (r.dealing !== undefined && r.dealing !== "blind") fail(i, kind, "dealing must be \"blind\" when given");
         const rules = r.rules as Obj;
         named = rules !== null && typeof rules === "object" && rules.trump === "named";
         const seats = Array.isArray(r.seats) ? (r.seats as Obj[]).map((s) => [s?.name, s?.computer]) : bad("seats must be a list")();
@@ -70,11 +92,12 @@ export function jsonFormToBytes(doc: unknown): Uint8Array {
           hex(b.root, bad("batch root must be hex")), hex(b.head_signature, bad("head_signature must be hex"))];
         const list = (k: string) => (r[k] === null ? null : Array.isArray(r[k]) ? (r[k] as unknown[]).map((x) => hex(x, bad(`${k} must be hex`))) : bad(`${k} must be a list`)());
         parts.push(encode([0, r.magic, r.version, rules, seats, bin("match_id"), bin("server_commitment", true), batch,
-          list("client_commitments"), list("client_seeds"), r.first_dealer, bin("public_key", true)]));
+          list("client_commitments"), list("client_seeds"), r.first_dealer, bin("public_key", true),
+          ...(r.dealing === "blind" ? ["blind"] : [])]));
         break;
       }
       case "hand": {
-        if (r.blind !== undefined && r.blind !== null) fail(i, kind, "dealt blind: the page reads a blind-dealt log from its .tlog file, not from its JSON form; give the .tlog");
+        const blind = r.blind === undefined || r.blind === null ? null : blindRecord(r.blind, bad);
         const deal = r.deal as Obj | null;
         let recorded: unknown[] | null = null;
         if (deal !== null && deal !== undefined) {
@@ -83,6 +106,7 @@ export function jsonFormToBytes(doc: unknown): Uint8Array {
           recorded = [...masks, deal.thirteenth === null ? null : card(deal.thirteenth, bad("thirteenth is not a card"))];
         }
         parts.push(encode([1, r.deal_number, r.dealer, r.revealed === null ? null : card(r.revealed, bad("revealed is not a card")), recorded]));
+        if (blind !== null) parts.push(encode(blind.record));
         const timer = new Set(Array.isArray(r.timer) ? (r.timer as number[]) : bad("timer must be a list")());
         const moves: number[] = [];
         for (const c of Array.isArray(r.calls) ? (r.calls as Obj[]) : bad("calls must be a list")()) {
@@ -91,8 +115,13 @@ export function jsonFormToBytes(doc: unknown): Uint8Array {
           moves.push(64 + (((c.seat as number) << 4) | (v as number)));
         }
         if (named && r.trump !== null && r.trump !== undefined) moves.push(56 + suit(r.trump, bad("trump is not a suit")));
+        const first = moves.length; // the first card's move
         for (const c of Array.isArray(r.plays) ? r.plays : bad("plays must be a list")()) moves.push(1 + card(c, bad("a card played is not a card")));
-        moves.forEach((m, k) => parts.push(encode(timer.has(k) ? m | 0x80 : m)));
+        moves.forEach((m, k) => {
+          parts.push(encode(timer.has(k) ? m | 0x80 : m));
+          const proof = k >= first ? blind?.proofs[k - first] : null;
+          if (proof) parts.push(encode([PROOF, proof[0], proof[1]]));
+        });
         if (r.closed !== false) {
           const claimed = named || r.trump === null || r.trump === undefined ? null : suit(r.trump, bad("trump is not a suit"));
           parts.push(encode([4, claimed, r.tricks, r.scores, r.totals]));
@@ -107,8 +136,13 @@ export function jsonFormToBytes(doc: unknown): Uint8Array {
       case "signature":
         parts.push(encode([3, bin("signature")]));
         break;
+      case "keys": {
+        const secrets = (k: string) => (Array.isArray(r[k]) ? (r[k] as unknown[]).map((x) => (x === null ? null : hex(x, bad(`${k} must be hex or null`)))) : bad(`${k} must be a list`)());
+        parts.push(encode([KEYS, r.deal_number, secrets("scalars"), secrets("permutations")]));
+        break;
+      }
       default:
-        fail(i, kind, kind === "keys" ? "dealt blind: the page reads a blind-dealt log from its .tlog file, not from its JSON form; give the .tlog" : "not a record type of the JSON form");
+        fail(i, kind, "not a record type of the JSON form");
     }
   });
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

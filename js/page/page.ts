@@ -274,14 +274,22 @@ async function show(): Promise<void> {
   } catch {
     parsed = null;
   }
+  let onHand: ((done: number, total: number) => Promise<void>) | null = null;
   if (parsed !== null && parsed.header.blind) {
-    // a blind transcript costs the verifier seconds a deal: say so, and let the page paint first
+    // a blind transcript costs the verifier seconds a deal: say so, deal by deal, and let the
+    // page paint between deals (the page's CSP allows no Worker to do it elsewhere)
+    const progress = el("p", { class: "progress" }, "");
     verdictEl.replaceChildren(el("p", { class: "headline" }, "Checking…"),
-      el("p", { class: "detail" }, "This match was dealt blind: every shuffle, decryption and card played is checked from its proof, a few seconds a deal. This page stays open while it works."));
+      el("p", { class: "detail" }, "This match was dealt blind: every shuffle, decryption and card played is checked from its proof, a few seconds a deal. This page stays open while it works."),
+      progress);
+    onHand = async (done, total) => {
+      progress.textContent = `Checking deal ${done + 1} of ${total}…`;
+      await new Promise((r) => setTimeout(r, 0));
+    };
     await new Promise((r) => setTimeout(r, 30));
   }
   const opts = { ...(key === null ? {} : { publicKey: key.raw }), ...(keyFile === null ? {} : { keys: keyFile }),
-    ...(receipt === null ? {} : { receipts: [receipt] }) };
+    ...(receipt === null ? {} : { receipts: [receipt] }), ...(onHand === null ? {} : { onHand }) };
   let v: VerdictJson;
   try {
     v = await verifyBytes(bytes, logName, opts);

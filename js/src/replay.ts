@@ -33,6 +33,9 @@ export interface Options {
   serverSeed?: Bytes | null;
   /** seats' pre-play receipts: the one naming the log's match (or the only one) is checked */
   receipts?: SignedReceipt[];
+  /** called before each dealing attempt is replayed (from 0, of `total`): a page shows the
+   *  progress of a log dealt blind, whose proofs take seconds a deal, and lets itself paint */
+  onHand?: (done: number, total: number) => void | Promise<void>;
 }
 
 /** The receipt for a match: the one that names it; else the only one given; else none. */
@@ -107,7 +110,8 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   if (h.blind) source.blind = new BlindChecker(h.matchId, log.keys, log.hands.length, v.findings, memo);
   const replay = new HandReplay(state, v, source);
   const timers: bigint[] = [];
-  for (const rec of log.hands) {
+  for (const [k, rec] of log.hands.entries()) {
+    if (opts.onHand) await opts.onHand(k, log.hands.length);
     if (state.isOver) {
       add(v, "played-after-win", `hand ${rec.dealNumber} was played after ${TEAMS[state.winner!]} had won the match`, { hand: rec.dealNumber, offset: rec.offset });
       break;
