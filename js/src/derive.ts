@@ -75,40 +75,47 @@ export async function verifyInclusion(commitment: Bytes, index: number, size: nu
 
 /**
  * §5.2–§5.4: Fisher–Yates over `0 … n−1`, each index drawn by rejection sampling (one byte a
- * draw: every `n` here is at most 256) from the stream `H_0 || H_1 || …`,
- * `H_i = HMAC(S, message || u32be(i))`. The blocks are computed a few at a time (WebCrypto is
- * asynchronous); only the bytes read matter.
+ * draw: every `n` here is at most 256) from the bytes `next` gives; `null` when they run out
+ * first (`next` gives `undefined`).
  */
-async function shuffle(n: number, key: HmacKey, message: Bytes, first = 2): Promise<number[]> {
-  if (hmacNow(key, new Uint8Array(0)) !== null) return shuffleNow(n, key, message);
-  let stream: Bytes = new Uint8Array(0);
-  let blocks = 0;
-  const more = async (count: number) => {
-    const made = await Promise.all(Array.from({ length: count }, (_, i) => hmac(key, concat(message, u32be(blocks + i)))));
-    blocks += count;
-    stream = concat(stream, ...made);
-  };
-  await more(first);
-  let at = 0;
+function drawOrder(n: number, next: () => number | undefined): number[] | null {
   const order = Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i >= 1; i--) {
     const m = i + 1;
     const limit = 256 - (256 % m);
-    let j: number;
-    for (;;) {
-      if (at === stream.length) await more(1);
-      const v = stream[at++]!;
-      if (v < limit) {
-        j = v % m;
-        break;
-      }
-    }
+    let v = next();
+    while (v !== undefined && v >= limit) v = next();
+    if (v === undefined) return null;
+    const j = v % m;
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   return order;
 }
 
-/** The same shuffle with the HMAC blocks made at once, one when the next byte is wanted. */
+/**
+ * The shuffle of §5.2–§5.4 from the stream `H_0 || H_1 || …`, `H_i = HMAC(S, message ||
+ * u32be(i))`. With WebCrypto (asynchronous) the blocks are made `first` at once and the
+ * draw is made again over one block more in the rare case they run out (only the bytes
+ * read matter); with node:crypto, one block when the next byte is wanted.
+ */
+async function shuffle(n: number, key: HmacKey, message: Bytes, first = 2): Promise<number[]> {
+  if (hmacNow(key, new Uint8Array(0)) !== null) return shuffleNow(n, key, message);
+  const blocks: Bytes[] = [];
+  const more = async (count: number) => {
+    blocks.push(...await Promise.all(Array.from({ length: count },
+      (_, i) => hmac(key, concat(message, u32be(blocks.length + i))))));
+  };
+  await more(first);
+  for (;;) {
+    const stream = concat(...blocks);
+    let at = 0;
+    const order = drawOrder(n, () => (at < stream.length ? stream[at++] : undefined));
+    if (order !== null) return order;
+    await more(1);
+  }
+}
+
+/** The shuffle with node:crypto's synchronous HMAC, one block when the next byte is wanted. */
 function shuffleNow(n: number, key: HmacKey, message: Bytes): number[] {
   const counted = new Uint8Array(message.length + 4);
   counted.set(message);
@@ -116,26 +123,14 @@ function shuffleNow(n: number, key: HmacKey, message: Bytes): number[] {
   let block = 0;
   let stream: Bytes = new Uint8Array(0);
   let at = 0;
-  const order = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i >= 1; i--) {
-    const m = i + 1;
-    const limit = 256 - (256 % m);
-    let j: number;
-    for (;;) {
-      if (at === stream.length) {
-        view.setUint32(message.length, block++);
-        stream = hmacNow(key, counted)!;
-        at = 0;
-      }
-      const v = stream[at++]!;
-      if (v < limit) {
-        j = v % m;
-        break;
-      }
+  return drawOrder(n, () => {
+    if (at === stream.length) {
+      view.setUint32(message.length, block++);
+      stream = hmacNow(key, counted)!;
+      at = 0;
     }
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  return order;
+    return stream[at++];
+  })!;
 }
 
 /** §7 and §5.3: one uniform index in `0 … m−1`. */
