@@ -7,6 +7,7 @@ test is computed, so a worker that only tallies never loads it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -246,6 +247,27 @@ def _mean_test(test: TestId, strata: list[tuple[Any, int, int]]) -> StatResult:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _k_fold(pmf: tuple[tuple[int, float], ...], k: int) -> Any:
+    """The distribution of the sum of ``k`` independent draws from ``pmf`` (value,
+    probability), from its least value on: the k-fold convolution, by squaring. Kept for
+    the next test of as many observations of the same reference (an audit's tests of one
+    size, a calibration's many samples), which would compute the same array again."""
+    import numpy as np
+    lo = pmf[0][0]
+    one = np.zeros(pmf[-1][0] - lo + 1)
+    for v, p in pmf:
+        one[v - lo] = p
+    power = np.ones(1)
+    while k:
+        if k & 1:
+            power = np.convolve(power, one)
+        one = np.convolve(one, one)
+        k >>= 1
+    power.flags.writeable = False
+    return power
+
+
 def exact_sum_p(strata: Sequence[tuple[Any, int]], total: int) -> float:
     """The exact two-sided p-value of the sum ``total`` of independent observations, ``k``
     of each reference (a pmf on whole numbers): twice the smaller tail, at most 1. The
@@ -255,16 +277,7 @@ def exact_sum_p(strata: Sequence[tuple[Any, int]], total: int) -> float:
     for ref, k in strata:
         pmf = ref.pmf()
         lo = min(pmf)
-        one = np.zeros(max(pmf) - lo + 1)
-        for v, p in pmf.items():
-            one[v - lo] = p
-        power = np.ones(1)
-        while k:  # the k-fold convolution, by squaring
-            if k & 1:
-                power = np.convolve(power, one)
-            one = np.convolve(one, one)
-            k >>= 1
-        dist = np.convolve(dist, power)
+        dist = np.convolve(dist, _k_fold(tuple(sorted(pmf.items())), k))
         total -= lo * next(kk for r, kk in strata if r is ref)
     if total < 0 or total >= len(dist):
         return 0.0
