@@ -182,18 +182,15 @@ def _bin_counts(cdf: Any, draws: Any) -> Any:
 
     rows, k = draws.shape
     ends = np.asarray(cdf[:-1])  # the upper end of every bin but the last
-    ordered = np.sort(draws, axis=1)
+    ordered = np.sort(draws, axis=1).ravel()
+    before = (k * np.arange(rows))[:, None] - 1  # where each row starts, less one
     below = np.zeros((rows, len(ends)), dtype=np.int64)  # draws < end, per row and end
-    high = np.full((rows, len(ends)), k, dtype=np.int64)
-    row = np.arange(rows)[:, None]
-    while True:
-        open_ = below < high
-        if not open_.any():
-            break
-        mid = np.minimum((below + high) // 2, k - 1)
-        less = ordered[row, mid] < ends
-        below = np.where(open_ & less, mid + 1, below)
-        high = np.where(open_ & ~less, mid, high)
+    step = 1 << (k.bit_length() - 1) if k else 0
+    while step:  # the largest count whose last draw is below the end, a bit at a time
+        more = below + step
+        less = np.take(ordered, before + np.minimum(more, k)) < ends
+        below = np.where((more <= k) & less, more, below)
+        step >>= 1
     upto = np.concatenate([below, np.full((rows, 1), k, dtype=np.int64)], axis=1)
     return np.diff(upto, axis=1, prepend=0)
 
