@@ -186,6 +186,35 @@ def test_sparse_g_tests_get_a_reproducible_monte_carlo_p_value() -> None:
     assert 0 < first.p_value <= 1
 
 
+def test_simulated_samples_count_each_draw_in_its_own_bin() -> None:
+    """The Monte Carlo samples' counts per bin are those of each uniform draw looked up in
+    the cumulative probabilities (the bin is how many are at most the draw, the last bin
+    takes any draw past the last): over empty bins, draws exactly on a bin's end, a last
+    end that rounding left below 1, one draw a row and one bin's worth of rows."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.tests import _bin_counts
+
+    rng = np.random.default_rng(7)
+    for trial in range(120):
+        bins, k, rows = (int(rng.integers(2, 40)), int(rng.integers(1, 400)),
+                         int(rng.integers(1, 200)))
+        p = rng.random(bins)
+        if trial % 3 == 0:
+            p[rng.integers(0, bins, size=max(1, bins // 3))] = 0.0
+            p[-1] += 1e-3
+        cdf = np.cumsum(p / p.sum())
+        if trial % 5 == 0:
+            cdf[-1] = (cdf[-2] + 1) / 2
+        u = rng.random((rows, k))
+        if trial % 4 == 0:
+            u[:, : k // 2] = cdf[rng.integers(0, bins, size=k // 2)]
+        which = np.minimum(np.searchsorted(cdf, u, side="right"), bins - 1)
+        expected = np.array([np.bincount(w, minlength=bins) for w in which])
+        got = _bin_counts(cdf, u)
+        assert got.shape == (rows, bins) and (got == expected).all(), (bins, k, rows)
+
+
 def test_a_z_test_of_few_observations_is_exact() -> None:
     """40 draws of one seat in four: the exact binomial tail, not the normal one."""
     ref = DrawSum(((1, 1), (0, 3)), 1)

@@ -70,22 +70,45 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {**os.environ, "XDG_CONFIG_HOME": str(config), "HOME": str(config)}
 
 
-def _run(cmd: list[str], env: dict[str, str]) -> tuple[int, Any]:
+def _start(cmd: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT, env=env)
+
+
+def _result(proc: subprocess.Popen[str]) -> tuple[int, Any]:
     """The exit code and the JSON verdicts, or the one error line (after ``error: ``)."""
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=ROOT, env=env)
-    assert out.returncode in (0, 1, 2), out.stderr
-    if out.stdout.strip():
-        return out.returncode, json.loads(out.stdout)
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and "error: " in lines[0], out.stderr  # one line, no traceback
-    return out.returncode, lines[0].split("error: ", 1)[1]
+    stdout, stderr = proc.communicate()
+    assert proc.returncode in (0, 1, 2), stderr
+    if stdout.strip():
+        return proc.returncode, json.loads(stdout)
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "error: " in lines[0], stderr  # one line, no traceback
+    return proc.returncode, lines[0].split("error: ", 1)[1]
+
+
+def _run(cmd: list[str], env: dict[str, str]) -> tuple[int, Any]:
+    return _result(_start(cmd, env))
 
 
 def _both(node: str, env: dict[str, str], paths: list[Path], options: tuple[str, ...]
           ) -> tuple[tuple[int, Any], tuple[int, Any]]:
+    """Both verifiers on the same logs, run side by side (neither reads what the other
+    writes): each one's exit code and verdicts."""
     args = ["verify", "--json", *options, *map(str, paths)]
-    return (_run([node, str(CLI), *args], env),
-            _run([sys.executable, "-m", "tarneeb", *args], env))
+    js = _start([node, str(CLI), *args], env)
+    try:
+        py = _start([sys.executable, "-m", "tarneeb", *args], env)
+    except BaseException:
+        js.kill()
+        js.communicate()
+        raise
+    try:
+        return _result(js), _result(py)
+    finally:
+        for proc in (js, py):
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
 
 
 def _differ(a: Any, b: Any, at: str = "") -> list[str]:
