@@ -15,8 +15,10 @@ by both): every blind log of the corpus and the altered logs, ``tarneeb-blind-v1
 clean and cheated, blind deals that stopped at a seat (PROTOCOL.md §13.8), and the corpus
 blind log cut short, all in full.
 
-``TARNEEB_CONFORMANCE=N`` sets how many generated logs are compared (default 150; each
-also gives a cut, a changed byte or a zero-filled tail of it, about three in four), and
+``TARNEEB_CONFORMANCE=N`` sets how many logs are generated (default 3,000, in eight parts
+that pytest-xdist runs side by side, each from its own hypothesis seed); about three in
+four also give a cut, a changed byte or a zero-filled tail of themselves, so that over
+5,000 generated and mutated logs are compared by default; and
 ``TARNEEB_CONFORMANCE_KEEP=DIR`` keeps the logs that disagree there.
 """
 
@@ -36,7 +38,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "js"
 CLI = JS / "dist" / "src" / "cli.js"
-COUNT = int(os.environ.get("TARNEEB_CONFORMANCE", "150"))
+COUNT = int(os.environ.get("TARNEEB_CONFORMANCE", "3000"))
+PARTS = 8  # the generated logs' parts, each its own test (pytest-xdist spreads them)
 BATCH = 200
 VECTORS = sorted((ROOT / "fixtures" / "vectors").glob("log-*.json"))
 
@@ -345,15 +348,20 @@ def test_name_rules_agree_on_every_kind_of_character(node: str) -> None:
     assert bad == [], f"{len(bad)} names judged differently:\n" + "\n".join(bad[:10])
 
 
-def test_generated_logs_agree(node: str, home: dict[str, str], tmp_path: Path) -> None:
-    from hypothesis import HealthCheck, given, settings
+@pytest.mark.parametrize("part", range(PARTS))
+def test_generated_logs_agree(node: str, home: dict[str, str], tmp_path: Path,
+                              part: int) -> None:
+    from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
 
     from tarneeb.testing import edited_logs, logs
 
     made: list[bytes] = []
 
-    @settings(max_examples=COUNT, deadline=None, database=None, derandomize=True,
+    share = -(-COUNT // PARTS)  # this part's examples: at least COUNT in all
+
+    @seed(part)  # reproducible, and another part's examples than the others'
+    @settings(max_examples=share, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.one_of(logs(), edited_logs()), st.integers(0, 2**32 - 1), st.integers(0, 255))
     def collect(log: bytes, at: int, byte: int) -> None:
@@ -370,10 +378,10 @@ def test_generated_logs_agree(node: str, home: dict[str, str], tmp_path: Path) -
     collect()
     paths = []
     for i, log in enumerate(made):
-        p = tmp_path / f"gen-{i:05d}.tlog"
+        p = tmp_path / f"gen-{part}-{i:05d}.tlog"
         p.write_bytes(log)
         paths.append(p)
-    assert len(paths) >= COUNT
+    assert len(paths) >= share * 5 // 3  # with the mutated ones: over 5,000 logs in all
     bad = _disagreements(node, home, paths)
     keep = os.environ.get("TARNEEB_CONFORMANCE_KEEP")  # a folder to keep the logs that disagree in
     if keep and bad:
@@ -462,6 +470,12 @@ def _header_cases() -> dict[str, tuple[bytes, str]]:
         "rules-second-table-from-2^63": (_with("house400-01.tlog", 0,
                                                _rules(values_high_from=2**63)),
                                          "from an own score of 9223372036854775808"),
+        # a rules field of the wrong shape, refused (as the Python reader does) before the
+        # rule set is made, and the first in the map's order
+        "rules-second-table-not-a-list": (_with("eram41-01.tlog", 0, _rules(values_high=0)),
+                                          "values_high must be a list of 12 numbers"),
+        "rules-steps-not-pairs": (_with("eram41-01.tlog", 0, _rules(min_bid_steps=[[1, 2, 3]])),
+                                  "min_bid_steps must be a list of [score, value] pairs"),
         # a header the file stops inside: where its bytes stop, a last byte zero or not;
         # zeros after it that make no whole value are not told from a header cut there
         "header-9c-00": (bytes([0x9c, 0x00]), "byte 2: log cut short inside its header"),

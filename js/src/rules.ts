@@ -119,6 +119,17 @@ export function rulesFromMap(map: Record<string, unknown>): RuleSet {
   if (unknown.length) throw new RulesError(`unknown rule field(s): ${unknown.sort().join(", ")}`);
   const missing = RULE_FIELDS.filter((k) => !(k in map));
   if (missing.length) throw new RulesError(`rules lack field(s) ${missing.join(", ")}`);
+  // the shapes the Python reader takes before it makes the rule set (RuleSet.from_dict),
+  // each refused as it meets it, in the map's order
+  for (const [k, v] of Object.entries(map)) {
+    if ((k === "min_bid_steps" || k === "min_total_steps")
+        && !(Array.isArray(v) && v.every((p) => Array.isArray(p) && p.length === 2))) {
+      throw new RulesError(`${k} must be a list of [score, value] pairs`);
+    }
+    if ((k === "values" || k === "values_high") && v !== null && !Array.isArray(v)) {
+      throw new RulesError(`${k} must be a list of 12 numbers (bids 2 to 13)${k === "values_high" ? ` ${NO_SECOND_TABLE}` : ""}`);
+    }
+  }
   const r = { ...map, tie: tieChain(map.tie) } as unknown as RuleSet;
   const need = (cond: boolean, msg: string) => {
     if (!cond) throw new RulesError(`rule set ${pyName(r.name)}: ${msg}`);
