@@ -422,6 +422,14 @@ def _with(name: str, at: int, edit: Any) -> bytes:
     return _pack(values)
 
 
+def _card_more(name: str) -> bytes:
+    """A corpus log with a 53rd card before the claims of its first hand played out."""
+    values = _values(name)
+    at = next(i for i, v in enumerate(values) if isinstance(v, list) and v[0] == 4
+              and all(type(x) is int and 1 <= x <= 52 for x in values[i - 52:i]))
+    return _pack([*values[:at], 1, *values[at:]])
+
+
 def _set(i: int, value: Any) -> Any:
     return lambda rec: [*rec[:i], value, *rec[i + 1:]]
 
@@ -476,6 +484,8 @@ def _header_cases() -> dict[str, tuple[bytes, str]]:
                                           "values_high must be a list of 12 numbers"),
         "rules-steps-not-pairs": (_with("eram41-01.tlog", 0, _rules(min_bid_steps=[[1, 2, 3]])),
                                   "min_bid_steps must be a list of [score, value] pairs"),
+        # a hand holding too many moves is named as a whole, not by the move's number
+        "a-53rd-card": (_card_more("eram41-01.tlog"), "has more than 52 cards"),
         # a header the file stops inside: where its bytes stop, a last byte zero or not;
         # zeros after it that make no whole value are not told from a header cut there
         "header-9c-00": (bytes([0x9c, 0x00]), "byte 2: log cut short inside its header"),

@@ -358,21 +358,22 @@ class Parser {
       }
       i++;
       const m = code & 0x7f;
-      const fail = (why: string) => {
+      // a move that cannot be is named by its number; a hand that holds too many, as a whole
+      const fail = (why: string, whole = false) => {
         this.last = { start: from, end: at, kind: -1 };
-        return new ValueError(`hand ${n}, move ${k}: ${why}`, at);
+        return new ValueError(whole ? `hand ${n} has ${why}` : `hand ${n}, move ${k}: ${why}`, at);
       };
       if (m >= 64) {
         if (rec.plays.length || (named && rec.trump !== null)) throw fail("a call after the play began");
         if ((m & 15) === 14) throw fail(`0x${code.toString(16)} is not a move (14 is no call)`);
-        if (rec.calls.length === 64) throw fail("more than 64 calls");
+        if (rec.calls.length === 64) throw fail("more than 64 calls", true);
         rec.calls.push([(m >> 4) & 3, m & 15]);
       } else if (m >= 56) {
         if (!named) throw fail("a trump named by a move, but in these rules the trump is not named");
         if (rec.trump !== null || rec.plays.length) throw fail("a trump named after the trump or the first card");
         rec.trump = m - 56;
       } else {
-        if (rec.plays.length === 52) throw fail("more than 52 cards");
+        if (rec.plays.length === 52) throw fail("more than 52 cards", true);
         rec.plays.push(m - 1);
       }
       if (timer) rec.timer |= 1n << BigInt(k);
