@@ -13,19 +13,11 @@ import sys
 def main(argv: list[str] | None = None) -> None:
     """Run the command line ``argv`` (default: the process's) and exit with its code."""
     args = sys.argv[1:] if argv is None else list(argv)
-    # The modules a command loads make many objects that live as long as the process and
-    # no garbage, so the cyclic collector is held off while they load and then told to
-    # leave what they made alone (gc.freeze): most of its passes at start-up were over
-    # them, 3 % of a one-log verify's CPU. It runs as usual for the command's own work.
-    gc.disable()
-    try:
-        from .common import guard_std_streams
-        from .verify_cmd import fast_path, load_verifier
+    if argv is None:  # the program itself (not a caller running a command line in its process)
+        _load_quietly(args)
+    from .common import guard_std_streams
+    from .verify_cmd import fast_path
 
-        load_verifier(args)
-        gc.freeze()
-    finally:
-        gc.enable()
     guard_std_streams()  # a closed pipe on stdout leaves the exit code the verdict's
     try:
         code = fast_path(args)
@@ -40,6 +32,26 @@ def main(argv: list[str] | None = None) -> None:
 
         run(args)
     sys.exit(code)
+
+
+def _load_quietly(args: list[str]) -> None:
+    """Load what the command line ``args`` runs with the cyclic collector held off, then
+    tell it to leave what the modules made alone (:func:`gc.freeze`).
+
+    The modules make many objects that live as long as the process and no garbage: most of
+    the collector's passes at start-up were over them (9 % of a one-log verify's
+    instructions). It runs as usual for the command's own work. Only the program's own
+    start does this: a process that runs command lines through :func:`main` (a test, a
+    platform's tool) keeps its objects collectable.
+    """
+    gc.disable()
+    try:
+        from .verify_cmd import load_verifier
+
+        load_verifier(args)
+        gc.freeze()
+    finally:
+        gc.enable()
 
 
 def _quiet_broken_pipe() -> None:

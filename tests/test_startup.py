@@ -186,18 +186,24 @@ def test_the_archive_audit_starts_without_scipy_stats(tmp_path: Path, home: Path
 
 
 def test_the_collector_is_on_again_for_the_commands_work() -> None:
-    """The entry point holds the cyclic collector off only while the command's modules
-    load (and freezes what they made): the command itself runs with it on."""
-    code = ("import gc, sys\n"
-            "from tarneeb.cli import verify_cmd\n"
-            "seen = []\n"
-            "real = verify_cmd.run\n"
-            "verify_cmd.run = lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k)\n"
-            "from tarneeb.cli.entry import main\n"
-            "try:\n"
-            f"    main(['verify', {str(MATCHES / 'classic-01.tlog')!r}])\n"
-            "except SystemExit as e:\n"
-            "    print(seen, gc.isenabled(), gc.get_freeze_count() > 0, e.code)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT).stdout
-    assert out.splitlines()[-1].split() == ["[True]", "True", "True", "0"]
+    """The program's start holds the cyclic collector off only while the command's
+    modules load (and freezes what they made): the command itself runs with it on. A
+    process that runs a command line through ``main(argv)`` freezes nothing of its own."""
+    def run(call: str) -> list[str]:
+        code = ("import gc, sys\n"
+                "from tarneeb.cli import verify_cmd\n"
+                "seen = []\n"
+                "real = verify_cmd.run\n"
+                "verify_cmd.run = lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k)\n"
+                "from tarneeb.cli.entry import main\n"
+                f"sys.argv = ['tarneeb', 'verify', {str(MATCHES / 'classic-01.tlog')!r}]\n"
+                "try:\n"
+                f"    {call}\n"
+                "except SystemExit as e:\n"
+                "    print(seen, gc.isenabled(), gc.get_freeze_count() > 0, e.code)\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, cwd=ROOT).stdout
+        return out.splitlines()[-1].split()
+
+    assert run("main()") == ["[True]", "True", "True", "0"]  # the program
+    assert run("main(sys.argv[1:])") == ["[True]", "True", "False", "0"]  # a caller
