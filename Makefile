@@ -39,10 +39,12 @@ demo: $(STAMP) chromium js
 	$(PY) -m tarneeb.cli.demo
 
 # the TypeScript verifier's own tests (Node's test runner), then the Python suite, which
-# holds the two verifiers to the same verdicts (tests/test_js_conformance.py)
+# holds the two verifiers to the same verdicts (tests/test_js_conformance.py); an idle
+# worker takes tests from a busy one (--dist worksteal), so the few long ones do not end
+# the run on one core
 test: $(STAMP) chromium js
 	cd js && npm test
-	$(PY) -m pytest -q -n auto
+	$(PY) -m pytest -q -n auto --dist worksteal
 
 bench: $(STAMP) js
 	$(PY) bench/bench.py
