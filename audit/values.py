@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any, TypeVar, dataclass_transform, overload
+from typing import Any, ClassVar, TypeVar, dataclass_transform, overload
 
 __all__ = ["Field", "FrozenError", "field", "fields", "replace", "valueclass"]
 
@@ -133,10 +133,9 @@ def replace(value: T, /, **changes: Any) -> T:
 
 
 def _is_classvar(annotation: object) -> bool:
-    if isinstance(annotation, str):
+    if isinstance(annotation, str):  # under ``from __future__ import annotations``
         return annotation.startswith(("ClassVar", "typing.ClassVar"))
-    return getattr(annotation, "__origin__", None) is not None and \
-        repr(annotation).startswith("typing.ClassVar")
+    return annotation is ClassVar or getattr(annotation, "__origin__", None) is ClassVar
 
 
 def _build(cls: T, frozen: bool) -> T:
@@ -209,13 +208,11 @@ def _has_default(spec: Field) -> bool:
     return spec.default is not MISSING or spec.factory is not None
 
 
-_FACTORY = MISSING  # the default of a parameter whose field has a default factory
-
-
 def _init(qualname: str, specs: list[Field], frozen: bool, post_init: bool,
           annotations: dict[str, Any]) -> Callable[..., None]:
     """The ``__init__`` of a value class, compiled once (its signature is the fields')."""
-    env: dict[str, Any] = {"_setattr": object.__setattr__, "_FACTORY": _FACTORY}
+    # _FACTORY: the default of a parameter whose field has a default factory
+    env: dict[str, Any] = {"_setattr": object.__setattr__, "_FACTORY": MISSING}
     params, body = ["self"], []
     for spec in specs:
         name = spec.name

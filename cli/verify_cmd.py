@@ -78,10 +78,10 @@ def fast_path(argv: list[str]) -> int | None:
 
 
 def load_verifier(argv: list[str]) -> None:
-    """Import what a plain ``verify`` of ``argv`` uses (nothing for another command line),
-    so that the caller can load it all at once (:func:`tarneeb.cli.entry.main` holds the
-    cyclic collector off meanwhile)."""
-    if parse_fast(argv) is not None:
+    """Import what a ``verify`` command line uses (nothing for another command), so that
+    the caller can load it all at once (:func:`tarneeb.cli.entry.main` holds the cyclic
+    collector off meanwhile); a verify that typer parses uses the same modules."""
+    if argv[:1] == ["verify"]:
         import tarneeb.replay.verify.people
         import tarneeb.replay.verify.replayer  # noqa: F401
 

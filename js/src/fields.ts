@@ -5,7 +5,7 @@
  */
 import { encode } from "@msgpack/msgpack";
 import { type Bytes } from "./bytes.js";
-import { pyStr } from "./names.js";
+import { pyStr, unsafeCharacter } from "./names.js";
 import type { EndRecord, HandRecord, Header } from "./records.js";
 import { type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
 import { type Limits } from "./stream.js";
@@ -41,9 +41,6 @@ export function show(v: unknown): string {
   return [...text].length <= 30 ? text : [...text].slice(0, 27).join("") + "...";
 }
 
-// FORMAT.md header, seats: characters no shown text may hold
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-
 export class Shape {
   constructor(private kind: string, private offset: number, private header: boolean) {}
   fail(what: string): Error {
@@ -67,8 +64,8 @@ export class Shape {
     return [...v] as number[];
   }
   text(what: string, t: string): void {
-    const m = UNSAFE.exec(t);
-    if (m) throw this.fail(`${what} holds the character U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} (a control, line-break or bidi character), which would change how a verdict that shows it reads`);
+    const bad = unsafeCharacter(t);
+    if (bad) throw this.fail(`${what} holds the character ${bad} (a control, line-break or bidi character), which would change how a verdict that shows it reads`);
   }
 }
 

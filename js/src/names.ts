@@ -264,8 +264,17 @@ export function nameKeys(name: string): Set<string> {
   return new Set([first, then].map((k) => norm(k, "NFC")));
 }
 
+// what no shown text may hold (FORMAT.md: a log's names and reasons, a keys file's names):
+// C0, DEL and C1 controls, the line and paragraph separators, the bidi embeddings,
+// overrides and isolates; it could forge or hide a line of a verdict that shows it
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** The first character of `text` that no shown text may hold, as `U+XXXX`; null for none. */
+export function unsafeCharacter(text: string): string | null {
+  const m = UNSAFE.exec(text);
+  return m === null ? null : `U+${HEX(m[0].codePointAt(0)!)}`;
+}
 
 /** Thrown for a keys file or names that cannot name platforms. */
 export class KeyFileError extends Error {}
@@ -275,8 +284,8 @@ export function checkPlatformNames(names: string[], source = "keys"): void {
   const seen = new Map<string, string>();
   for (const name of names) {
     const where = `${source}: ${quoted(name)}`;
-    const bad = UNSAFE.exec(name);
-    if (bad) throw new KeyFileError(`${where}: the name holds the character U+${HEX(bad[0].codePointAt(0)!)} (a control, line-break or bidi character)`);
+    const bad = unsafeCharacter(name);
+    if (bad) throw new KeyFileError(`${where}: the name holds the character ${bad} (a control, line-break or bidi character)`);
     const problem = nameProblem(name);
     if (problem !== null) throw new KeyFileError(`${where}: a name a person cannot read as it is written: ${problem}`);
     const looks = names.length > 1 ? nameKeys(name) : new Set<string>();

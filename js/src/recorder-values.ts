@@ -5,6 +5,8 @@
  */
 import { blindFromList } from "./blind.js";
 import { type Bytes } from "./bytes.js";
+import { cardName } from "./engine.js";
+import { unsafeCharacter } from "./names.js";
 
 /** A call the recorder cannot write: out of order, or a value out of its range. */
 export class RecorderError extends Error {
@@ -46,11 +48,6 @@ export function parseSuit(s: Suit): number {
   return k;
 }
 
-/** The name a screen shows for a card number (`34` → `"10♥"`). */
-export function cardName(c: number): string {
-  return RANKS[c % 13]! + SUITS[Math.floor(c / 13)]!;
-}
-
 export function seatOf(s: unknown, what = "seat"): number {
   if (typeof s !== "number" || !Number.isInteger(s) || s < 0 || s > 3) throw new RecorderError(`${what} must be 0-3, not ${String(s)}`);
   return s;
@@ -62,16 +59,6 @@ export function four(values: readonly number[] | null | undefined, what: string,
     throw new RecorderError(`${what} must be four whole numbers ${lo}-${hi}, not ${JSON.stringify(values)}`);
   }
   return [...values];
-}
-
-// what a name or a reason may not hold (the reader refuses it: it could forge or hide a line
-// of a verdict that shows it): C0, DEL and C1 controls, the line and paragraph separators,
-// the bidi embeddings, overrides and isolates
-const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-
-export function unsafeCharacter(text: string): string | null {
-  const m = UNSAFE_TEXT.exec(text);
-  return m === null ? null : `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
 /**

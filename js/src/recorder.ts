@@ -20,17 +20,20 @@ import { ftruncateSync, openSync } from "node:fs";
 import { type Bytes, concat } from "./bytes.js";
 import {
   type AbandonCause, ABANDON_CAUSES, type BlindDealTranscript, type Card, RecorderError, type RevealedKeysOptions, type Suit,
-  blindList, cardName, four, keysLists, parseCard, parseSuit, seatOf, unsafeCharacter,
+  blindList, four, keysLists, parseCard, parseSuit, seatOf,
 } from "./recorder-values.js";
+import { cardName } from "./engine.js";
+import { unsafeCharacter } from "./names.js";
 import { resumePoint } from "./resume.js";
 import { PRESETS, RulesError, type RuleSet, presetDepartures, rulesFromMap, rulesMap } from "./rules.js";
 import { type Durability, LogWriter, encodeMove, encodeValue, parseDurability, syncDirectory } from "./writer.js";
 import { type SigningKey, signBytes } from "./platform.js";
 
 export {
-  ABANDON_CAUSES, RecorderError, cardName, parseCard, parseSuit, type AbandonCause, type BlindDealTranscript, type Card,
+  ABANDON_CAUSES, RecorderError, parseCard, parseSuit, type AbandonCause, type BlindDealTranscript, type Card,
   type RevealedKeysOptions, type Suit,
 } from "./recorder-values.js";
+export { cardName } from "./engine.js";
 
 const MAX_REASON = 1024;
 const SCORE_LIMIT = 2 ** 31;

@@ -54,10 +54,19 @@ export type Scan =
   | { kind: "incomplete" }
   | { kind: "error"; at: number; message: string; cap?: string; bare?: boolean };
 
-const FIXED: Record<number, number> = {
+/** The bytes after each fixed-size msgpack type byte (nil, bools, floats, ints; no ext). */
+export const FIXED: Record<number, number> = {
   0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
   0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8,
 };
+
+/** The `width`-byte big-endian length at `at`, or null when the data ends before it. */
+export function lengthAt(data: Uint8Array, at: number, width: number): number | null {
+  if (at + width > data.length) return null;
+  let n = 0;
+  for (let i = 0; i < width; i++) n = n * 256 + data[at + i]!;
+  return n;
+}
 
 /**
  * Where the msgpack value at `pos` ends, without decoding it: a length past `maxField`
@@ -70,10 +79,8 @@ export function scanValue(data: Uint8Array, pos: number, lim: Limits): Scan {
   const todo: number[] = [1];
   let depth = 0;
   const readN = (w: number): number | null => {
-    if (p + w > end) return null;
-    let n = 0;
-    for (let i = 0; i < w; i++) n = n * 256 + data[p + i]!;
-    p += w;
+    const n = lengthAt(data, p, w);
+    if (n !== null) p += w;
     return n;
   };
   while (todo.length) {

@@ -7,7 +7,7 @@
  */
 import { Decoder, Encoder } from "@msgpack/msgpack";
 import { type Bytes, equal } from "./bytes.js";
-import { type Limits, STACK } from "./stream.js";
+import { FIXED, type Limits, STACK, lengthAt } from "./stream.js";
 
 // one decoder and encoder of each kind: building one per record cost more than the check
 const PLAIN = new Decoder();
@@ -68,11 +68,6 @@ function widen(v: unknown): unknown {
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
-// the bytes after a fixed-size type byte (no ext: the scan refuses those)
-const FIXED: Record<number, number> = {
-  0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
-  0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8,
-};
 const TYPE: Record<number, string> = { 0xc0: "NoneType", 0xc2: "bool", 0xc3: "bool", 0xca: "float", 0xcb: "float" };
 // the width of the length of each sized type: bin, str, array, map
 const WIDTH: Record<number, number> = {
@@ -94,10 +89,8 @@ export function firstRefusal(data: Bytes, pos: number, lim: Limits): string | nu
   const stack: Level[] = [];
   let top: Level = { left: 1, map: false, done: 0, badKey: null };
   const length = (w: number): number | null => {
-    if (p + w > end) return null;
-    let n = 0;
-    for (let i = 0; i < w; i++) n = n * 256 + data[p + i]!;
-    p += w;
+    const n = lengthAt(data, p, w);
+    if (n !== null) p += w;
     return n;
   };
   for (;;) {
