@@ -1,0 +1,368 @@
+"""The compact shuffle argument of ``tarneeb-blind-v3``: a proof of a pass in 53 values.
+
+A pass of blind dealing (``docs/PROTOCOL.md`` §13.2) publishes
+``out[j] = x·in[π(j)]``: the deck before it, permuted and raised to the seat's
+secret ``x`` (its public key ``Y = x·B``). :func:`prove_shuffle` proves it in
+zero knowledge, in 45 elements and 8 scalars (1,696 bytes for the 52 cards,
+against 6,816 for the linear proof of ``tarneeb-blind-v2``), and
+:func:`verify_shuffle` checks it with one multi-scalar multiplication. It is
+specified to the byte in §13.9:
+
+* a **permutation argument** (Bayer–Groth): the seat commits to ``a = π``, then
+  to ``b_j = e^π(j)`` for a challenge ``e``; ``∏(y·a_j + b_j − z) = ∏(y·i + e^i − z)``
+  for challenges ``y, z`` shows ``(a, b)`` is a permutation of ``(i, e^i)``;
+* the **product** is proven by its partial products ``u``, whose relations
+  ``u_k·d_k = u_{k+1}`` and ``u_0 = 1`` a challenge ``w`` folds into one inner
+  product ``⟨u, v⟩ = t``, proven as a Bulletproofs range proof proves its own:
+  blinded, then by an inner-product argument in ``2·log2(64)`` elements;
+* an **exponent argument**: ``Σ b_j·out_j = x·Σ e^i·in_i`` and ``Y = x·B``, a
+  Σ-protocol whose response vector is compressed by folding (Attema–Cramer).
+
+Every equation is then checked at once, each weighted by a hash of the whole
+proof. It knows no game rules.
+
+>>> from tarneeb.audit.blind import BlindSeat, card_points, fixed_rng
+>>> seat = BlindSeat.new(0, b"doc", 0, rng=fixed_rng(b"doc", 0))
+>>> deck = card_points()
+>>> out = seat.shuffle(deck)
+>>> ctx = b"a context"
+>>> proof = prove_shuffle(seat.scalar, seat.permutation, deck, out, ctx)
+>>> len(proof), verify_shuffle(seat.public, deck, out, proof, ctx)
+(1696, True)
+>>> verify_shuffle(seat.public, deck, out[1:] + out[:1], proof, ctx)
+False
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from functools import lru_cache
+
+from . import group
+from .blind import ELEMENT_LEN, SCALAR_LEN, L
+from .encoding import tag
+
+BLIND_PROTOCOL_V3 = "tarneeb-blind-v3"
+WIDTH = 64
+"""The vectors' length, ``N``: the deck (52) padded to a power of two."""
+ROUNDS = 6
+"""``log2(N)``: the folding rounds of each of the two arguments."""
+ELEMENTS = 6 + 2 * ROUNDS + 3 + 4 * ROUNDS
+"""45: ``C_a C_b C_p S T_1 T_2``, ``(L_k R_k)`` a round, ``K_1 K_2 K_3``,
+``(A_k A'_k B_k B'_k)`` a round."""
+SCALARS = 8
+"""``t̂ τ μ l r z_β z_x z``."""
+SHUFFLE_ARGUMENT_LEN = (ELEMENTS + SCALARS) * 32
+"""1,696 bytes."""
+
+
+def v3_tag(purpose: str) -> bytes:
+    """``b"tarneeb-blind-v3/" + purpose + b"\\x00"``."""
+    return tag(purpose, BLIND_PROTOCOL_V3)
+
+
+GENERATOR_TAG = v3_tag("generator")
+STATEMENT_TAG = v3_tag("shuffle-statement")
+ABSORB_TAG = v3_tag("shuffle-transcript")
+CHALLENGE_TAG = v3_tag("shuffle-challenge")
+NONCE_TAG = v3_tag("shuffle-nonce")
+
+
+@lru_cache(maxsize=1)
+def generator_bytes() -> tuple[tuple[bytes, ...], tuple[bytes, ...], bytes, bytes]:
+    """``G_k``, ``H_k`` (``k < 64``), ``Q`` and ``h``: each
+    ``from_hash(SHA-512(GENERATOR_TAG ‖ name))``, with the names
+    ``"G" ‖ u8(k)``, ``"H" ‖ u8(k)``, ``"Q"`` and ``"h"``."""
+    def one(name: bytes) -> bytes:
+        return group.encode(group.from_hash(hashlib.sha512(GENERATOR_TAG + name).digest()))
+    return (tuple(one(b"G" + bytes([k])) for k in range(WIDTH)),
+            tuple(one(b"H" + bytes([k])) for k in range(WIDTH)), one(b"Q"), one(b"h"))
+
+
+@lru_cache(maxsize=1)
+def _generators() -> tuple[list[group.Point], list[group.Point], group.Point, group.Point]:
+    gs, hs, q, h = generator_bytes()
+    return [group.decode(g) for g in gs], [group.decode(g) for g in hs], group.decode(q), \
+        group.decode(h)
+
+
+def _s(n: int) -> bytes:
+    return (n % L).to_bytes(SCALAR_LEN, "little")
+
+
+def _ip(a: Sequence[int], b: Sequence[int]) -> int:
+    return sum(x * y for x, y in zip(a, b, strict=True)) % L
+
+
+class _Transcript:
+    """The Fiat–Shamir state: ``SHA-512`` chained over the statement and every message."""
+
+    def __init__(self, ctx: bytes, y: bytes, deck_in: Sequence[bytes],
+                 deck_out: Sequence[bytes]) -> None:
+        self.state = hashlib.sha512(STATEMENT_TAG + ctx + y + bytes([len(deck_in)])
+                                    + b"".join(deck_in) + b"".join(deck_out)).digest()
+
+    def absorb(self, *values: bytes) -> None:
+        self.state = hashlib.sha512(ABSORB_TAG + self.state + b"".join(values)).digest()
+
+    def challenge(self, i: int = 0) -> int:
+        return int.from_bytes(hashlib.sha512(CHALLENGE_TAG + self.state + bytes([i])).digest(),
+                              "little") % L
+
+
+def _powers(base: int, n: int) -> list[int]:
+    out, acc = [], 1
+    for _ in range(n):
+        out.append(acc)
+        acc = acc * base % L
+    return out
+
+
+def _target(e_pow: Sequence[int], y: int, z: int, w: int, n: int) -> int:
+    """``t = w^(n−1)·∏(y·i + e^i − z) + w^N``: what ``⟨u, v⟩`` must be."""
+    delta = 1
+    for i in range(n):
+        delta = delta * (y * i + e_pow[i] - z) % L
+    return (pow(w, n - 1, L) * delta + pow(w, WIDTH, L)) % L
+
+
+def _keystream(key: bytes, label: bytes, count: int) -> list[int]:
+    return [int.from_bytes(hashlib.sha512(key + label + bytes([i])).digest(), "little") % L
+            for i in range(count)]
+
+
+def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes],
+                  deck_out: Sequence[bytes], ctx: bytes) -> bytes:
+    """The argument (1,696 bytes) that ``deck_out[j] = x·deck_in[permutation[j]]``.
+
+    Its secrets are derived from ``x``, the permutation and the statement, as the
+    nonce of a Chaum–Pedersen proof is (§13.3): it needs no random source.
+    """
+    n = len(deck_in)
+    if not 2 <= n <= WIDTH or len(deck_out) != n or sorted(permutation) != list(range(n)):
+        raise ValueError("a shuffle argument takes two decks of 2 to 64 elements and a "
+                         "permutation of them")
+    gs, hs, q_gen, h_gen = _generators()
+    xi = int.from_bytes(x, "little")
+    y_pub = group.encode(group.mul_base(xi))
+    tr = _Transcript(ctx, y_pub, deck_in, deck_out)
+    key = hashlib.sha512(NONCE_TAG + x + bytes(permutation) + ctx + hashlib.sha512(
+        b"".join(deck_in) + b"".join(deck_out)).digest()).digest()
+    alpha, beta, sigma, rho, tau1, tau2, m_beta, m_x = _keystream(key, b"k", 8)
+    elements: list[group.Point] = []
+
+    def send(*points: group.Point) -> None:
+        elements.extend(points)
+        tr.absorb(*map(group.encode, points))
+
+    # the permutation, then its challenge powers
+    a = list(permutation)
+    send(group.msm_secret([*a, alpha], [*hs[:n], h_gen]))
+    e_pow = _powers(tr.challenge(), n)
+    b = [e_pow[i] for i in a]
+    send(group.msm_secret([*b, beta], [*hs[:n], h_gen]))
+    y, z = tr.challenge(0), tr.challenge(1)
+    d = [(y * ai + bi - z) % L for ai, bi in zip(a, b, strict=True)]
+    u = [1]
+    for k in range(n - 1):
+        u.append(u[-1] * d[k] % L)
+    send(group.msm_secret([*u, sigma], [*gs[:n], h_gen]))
+    w = tr.challenge()
+    w_inv = pow(w, -1, L)
+    w_pow = _powers(w, n)
+    v = [(w_pow[k] * d[k] - (w_pow[k - 1] if k else 0)) % L for k in range(n)]
+    v[0] = (v[0] + pow(w, WIDTH, L)) % L
+    # blinded, as a range proof's vectors are
+    s_l, s_r = _keystream(key, b"l", n), _keystream(key, b"r", n)
+    w_inv_pow = _powers(w_inv, WIDTH)
+    t1 = (_ip(u, s_r) + _ip(s_l, v)) % L
+    t2 = _ip(s_l, s_r)
+    send(group.msm_secret([*s_l, *(s * wi % L for s, wi in zip(s_r, w_inv_pow, strict=False)),
+                           rho], [*gs[:n], *hs[:n], h_gen]),
+         group.msm_secret([t1, tau1], [q_gen, h_gen]),
+         group.msm_secret([t2, tau2], [q_gen, h_gen]))
+    xc = tr.challenge()
+    pad = [0] * (WIDTH - n)
+    lv = [(uk + xc * sk) % L for uk, sk in zip(u, s_l, strict=True)] + pad
+    rv = [(vk + xc * sk) % L for vk, sk in zip(v, s_r, strict=True)] + pad
+    t_hat = _ip(lv, rv)
+    scalars = [t_hat, (tau1 * xc + tau2 * xc * xc) % L, (sigma + y * alpha + beta + rho * xc) % L]
+    tr.absorb(*map(_s, scalars))
+    q_ip = group.mul_public(tr.challenge(), q_gen)
+    g_cur, h_cur = gs, [group.mul_public(wi, hk) for wi, hk in zip(w_inv_pow, hs, strict=True)]
+    while len(lv) > 1:
+        m = len(lv) // 2
+        l_lo, l_hi, r_lo, r_hi = lv[:m], lv[m:], rv[:m], rv[m:]
+        send(group.msm([*l_lo, *r_hi, _ip(l_lo, r_hi)], [*g_cur[m:], *h_cur[:m], q_ip]),
+             group.msm([*l_hi, *r_lo, _ip(l_hi, r_lo)], [*g_cur[:m], *h_cur[m:], q_ip]))
+        c = tr.challenge()
+        lv = [(lo + c * hi) % L for lo, hi in zip(l_lo, l_hi, strict=True)]
+        rv = [(c * lo + hi) % L for lo, hi in zip(r_lo, r_hi, strict=True)]
+        g_cur = group.fold(c, g_cur[:m], g_cur[m:])
+        h_cur = group.fold(c, h_cur[m:], h_cur[:m])
+    scalars += [lv[0], rv[0]]
+    tr.absorb(_s(lv[0]), _s(rv[0]))
+    # the exponent: Σ b_j·out_j = x·Σ e^i·in_i, and Y = x·B
+    ins = [group.decode(p) for p in deck_in]
+    tau = [0] * n
+    for j, i in enumerate(a):
+        tau[i] = j
+    m_b = _keystream(key, b"m", n)
+    send(group.msm_secret([*m_b, m_beta], [*hs[:n], h_gen]),
+         group.msm_secret([(xi * m_b[tau[i]] - m_x * e_pow[i]) % L for i in range(n)], ins),
+         group.mul_base(m_x))
+    c = tr.challenge()
+    z_beta, z_x = (m_beta + c * beta) % L, (m_x + c * xi) % L
+    scalars += [z_beta, z_x]
+    tr.absorb(_s(z_beta), _s(z_x))
+    zv = [(mk + c * bk) % L for mk, bk in zip(m_b, b, strict=True)] + pad
+    g1: list[group.Point] = list(hs)
+    g2 = [group.decode(p) for p in deck_out] + [group.identity()] * (WIDTH - n)
+    while len(zv) > 1:
+        m = len(zv) // 2
+        send(group.msm(zv[:m], g1[m:]), group.msm(zv[:m], g2[m:]),
+             group.msm(zv[m:], g1[:m]), group.msm(zv[m:], g2[:m]))
+        c = tr.challenge()
+        zv = [(lo + c * hi) % L for lo, hi in zip(zv[:m], zv[m:], strict=True)]
+        g1, g2 = group.fold(c, g1[:m], g1[m:]), group.fold(c, g2[:m], g2[m:])
+    scalars.append(zv[0])
+    return b"".join(map(group.encode, elements)) + b"".join(map(_s, scalars))
+
+
+def _fold_weights(challenges: Sequence[int], left: bool) -> list[int]:
+    """The coefficient of each original generator in the folded one: the product of the
+    round challenges of the rounds where it sat in the half multiplied (``left``: the
+    lower half, as ``c·G_lo + G_hi``; else the upper, as ``H_lo + c·H_hi``)."""
+    weights = [1] * WIDTH
+    for j, c in enumerate(challenges):
+        bit = 1 << (ROUNDS - 1 - j)
+        for k in range(WIDTH):
+            if bool(k & bit) != left:
+                weights[k] = weights[k] * c % L
+    return weights
+
+
+def _folded_target(start: dict[int, int], challenges: Sequence[int],
+                   pairs: Sequence[tuple[int, int]]) -> dict[int, int]:
+    """The coefficients of ``P_R``, folded as ``P' = A + c·P + c²·B`` each round, over the
+    points indexed in ``start`` (``P_0``) and ``pairs`` (each round's ``A`` and ``B``)."""
+    acc = dict(start)
+    for c, (lo, hi) in zip(challenges, pairs, strict=True):
+        acc = {k: v * c % L for k, v in acc.items()}
+        acc[lo] = (acc.get(lo, 0) + 1) % L
+        acc[hi] = (acc.get(hi, 0) + c * c) % L
+    return acc
+
+
+def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes],
+                   proof: bytes, ctx: bytes) -> bool:
+    """Whether ``proof`` shows ``deck_out`` is a permutation of ``deck_in`` times ``log_B(y)``."""
+    n = len(deck_in)
+    if (type(proof) is not bytes or len(proof) != SHUFFLE_ARGUMENT_LEN
+            or len(deck_out) != n or not 2 <= n <= WIDTH):
+        return False
+    values = [proof[i:i + 32] for i in range(0, len(proof), 32)]
+    scalars = [int.from_bytes(s, "little") for s in values[ELEMENTS:]]
+    if any(s >= L for s in scalars):
+        return False
+    try:
+        statement = [group.decode(p) for p in (y, *deck_in, *deck_out)]
+        elements = [group.decode(p) for p in values[:ELEMENTS]]
+    except group.GroupError:
+        return False
+    if any(len(p) != ELEMENT_LEN for p in (y, *deck_in, *deck_out)) \
+            or any(group.is_identity(p) for p in statement):
+        return False
+    t_hat, tau_x, mu, l_end, r_end, z_beta, z_x, z_end = scalars
+    tr = _Transcript(ctx, y, deck_in, deck_out)
+    enc = values[:ELEMENTS]
+    tr.absorb(enc[0])
+    e_pow = _powers(tr.challenge(), n)
+    tr.absorb(enc[1])
+    yc, zc = tr.challenge(0), tr.challenge(1)
+    tr.absorb(enc[2])
+    w = tr.challenge()
+    if w == 0:
+        return False
+    tr.absorb(*enc[3:6])
+    xc = tr.challenge()
+    tr.absorb(_s(t_hat), _s(tau_x), _s(mu))
+    q = tr.challenge()
+    ipa = []
+    for k in range(ROUNDS):
+        tr.absorb(*enc[6 + 2 * k:8 + 2 * k])
+        ipa.append(tr.challenge())
+    tr.absorb(_s(l_end), _s(r_end))
+    k0 = 6 + 2 * ROUNDS
+    tr.absorb(*enc[k0:k0 + 3])
+    c = tr.challenge()
+    tr.absorb(_s(z_beta), _s(z_x))
+    fold = []
+    for k in range(ROUNDS):
+        tr.absorb(*enc[k0 + 3 + 4 * k:k0 + 7 + 4 * k])
+        fold.append(tr.challenge())
+    tr.absorb(_s(z_end))
+    omega = [tr.challenge(i) for i in range(5)]
+    t = _target(e_pow, yc, zc, w, n)
+    # the points of the one check: G_0..63, H_0..63, Q, h, B, Y, in, out, then the proof's
+    gs, hs, q_gen, h_gen = _generators()
+    ig, ih, iq, ihh, ib, iy = 0, WIDTH, 2 * WIDTH, 2 * WIDTH + 1, 2 * WIDTH + 2, 2 * WIDTH + 3
+    i_in, i_out = iy + 1, iy + 1 + n
+    ie = i_out + n
+    points = [*gs, *hs, q_gen, h_gen, group.mul_base(1), *statement, *elements]
+    coef: dict[int, int] = {}
+
+    def add(index: int, value: int) -> None:
+        coef[index] = (coef.get(index, 0) + value) % L
+
+    # (1) t̂·Q + τ·h = t·Q + x·T_1 + x²·T_2
+    add(iq, omega[0] * (t_hat - t))
+    add(ihh, omega[0] * tau_x)
+    add(ie + 4, -omega[0] * xc)
+    add(ie + 5, -omega[0] * xc * xc)
+    # (2) the inner-product argument: P_R = l·G_f + r·H'_f + l·r·q·Q, where
+    # P_0 = C_p + y·C_a + C_b − z·ΣH_k − w⁻¹·Σ_{k≥1}H_k + w^N·H_0 + x·S − μ·h + t̂·q·Q
+    w_inv = pow(w, -1, L)
+    start = {ie + 2: 1, ie: yc, ie + 1: 1, ie + 3: xc, ihh: -mu, iq: t_hat * q}
+    for k in range(n):
+        start[ih + k] = (-zc - (w_inv if k else 0)) % L
+    start[ih] = (start[ih] + pow(w, WIDTH, L)) % L
+    p_end = _folded_target(start, ipa, [(ie + 6 + 2 * k, ie + 7 + 2 * k) for k in range(ROUNDS)])
+    g_w = _fold_weights(ipa, left=True)
+    h_w = _fold_weights(ipa, left=False)
+    w_inv_pow = _powers(w_inv, WIDTH)
+    for idx, v in p_end.items():
+        add(idx, omega[1] * v)
+    for k in range(WIDTH):
+        add(ig + k, -omega[1] * l_end * g_w[k])
+        add(ih + k, -omega[1] * r_end * h_w[k] * w_inv_pow[k])
+    add(iq, -omega[1] * l_end * r_end * q)
+    # (3) z_x·B = K_3 + c·Y
+    kk = ie + k0
+    add(ib, omega[2] * z_x)
+    add(kk + 2, -omega[2])
+    add(iy, -omega[2] * c)
+    # (4, 5) the folded exponent argument, on H and on the output deck:
+    # ⟨z, H⟩ = K_1 + c·C_b − z_β·h   and   ⟨z, out⟩ = K_2 + z_x·Σ e^i·in_i
+    s_w = _fold_weights(fold, left=True)
+    first = {kk: 1, ie + 1: c, ihh: -z_beta}
+    second = {kk + 1: 1, **{i_in + i: z_x * e_pow[i] for i in range(n)}}
+    for weight, begin, offset, base in ((omega[3], first, 0, ih), (omega[4], second, 1, i_out)):
+        end = _folded_target(begin, fold, [(kk + 3 + 4 * j + offset, kk + 5 + 4 * j + offset)
+                                           for j in range(ROUNDS)])
+        for idx, v in end.items():
+            add(idx, weight * v)
+        for k in range(WIDTH if base == ih else n):
+            add(base + k, -weight * z_end * s_w[k])
+    indices = [i for i, v in coef.items() if v]
+    return group.is_identity(group.msm([coef[i] for i in indices], [points[i] for i in indices]))
+
+
+__all__ = [
+    "BLIND_PROTOCOL_V3",
+    "SHUFFLE_ARGUMENT_LEN",
+    "generator_bytes",
+    "prove_shuffle",
+    "verify_shuffle",
+]
