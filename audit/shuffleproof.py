@@ -314,9 +314,29 @@ def round_input(deal: BlindDeal, round_: int, p: int) -> bytes:
     return deal.passes[-1][p] if round_ == 0 else deal.partials[p][round_ - 1].element
 
 
+def prove_pass(version: int, x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes],
+               deck_out: Sequence[bytes], ctx: bytes) -> bytes:
+    """A pass's proof: v3's compact argument (1,696 bytes) or v2's linear proof (6,816)."""
+    if version == 3:
+        from .shuffleargument import prove_shuffle as prove_v3
+        return prove_v3(x, permutation, deck_in, deck_out, ctx)
+    return prove_shuffle(x, permutation, deck_in, deck_out, ctx)
+
+
+def verify_pass(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: bytes,
+                ctx: bytes) -> bool:
+    """A pass's proof checked by its version, which its length tells (v3 or v2)."""
+    from .shuffleargument import SHUFFLE_ARGUMENT_LEN
+    from .shuffleargument import verify_shuffle as verify_v3
+    if type(proof) is bytes and len(proof) == SHUFFLE_ARGUMENT_LEN:
+        return verify_v3(y, deck_in, deck_out, proof, ctx)
+    return verify_shuffle(y, deck_in, deck_out, proof, ctx)
+
+
 def deal_blind_v2(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int,
-                  dealer: int) -> BlindDeal:
-    """:func:`~tarneeb.audit.blind.deal_blind` with the proofs of ``tarneeb-blind-v2``.
+                  dealer: int, version: int = 3) -> BlindDeal:
+    """:func:`~tarneeb.audit.blind.deal_blind` with the proofs of ``tarneeb-blind-v3``
+    (``version=2``: of ``tarneeb-blind-v2``).
 
     Each pass comes with its shuffle proof; in each of the three decryption rounds
     each seat strips its layer from the 13 positions it decrypts and proves them
@@ -326,8 +346,8 @@ def deal_blind_v2(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int,
     passes, shuffles = [], []
     for s in seats:
         out = s.shuffle(deck)
-        shuffles.append(prove_shuffle(s.scalar, s.permutation, deck, out,
-                                      shuffle_context(match_id, deal_number, s.seat)))
+        shuffles.append(prove_pass(version, s.scalar, s.permutation, deck, out,
+                                   shuffle_context(match_id, deal_number, s.seat)))
         passes.append(out)
         deck = out
     rounds: list[list[bytes]] = [list(deck)]
@@ -371,7 +391,7 @@ def verify_deal_v2(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[Bl
     deck: Sequence[bytes] = card_points()
     for s, out in enumerate(deal.passes):
         ctx = shuffle_context(deal.match_id, deal.deal_number, s)
-        if not verify_shuffle(deal.publics[s], deck, out, deal.shuffle_proofs[s], ctx):
+        if not verify_pass(deal.publics[s], deck, out, deal.shuffle_proofs[s], ctx):
             faults.append(BlindFault(s, "its shuffle pass is not proven: its proof does not show "
                                         "the deck it published is a permutation of the deck "
                                         "before it under its key"))
@@ -415,8 +435,8 @@ def verify_unfinished(match_id: bytes, deal_number: int, dealer: int, publics: S
         return [BlindFault(-1, str(exc))]
     deck: Sequence[bytes] = card_points()
     for s, out in enumerate(passes):
-        if not verify_shuffle(publics[s], deck, out, shuffle_proofs[s],
-                              shuffle_context(match_id, deal_number, s)):
+        if not verify_pass(publics[s], deck, out, shuffle_proofs[s],
+                           shuffle_context(match_id, deal_number, s)):
             faults.append(BlindFault(s, "its shuffle pass is not proven: its proof does not show "
                                         "the deck it published is a permutation of the deck "
                                         "before it under its key"))
@@ -434,8 +454,8 @@ def verify_unfinished(match_id: bytes, deal_number: int, dealer: int, publics: S
 
 
 def deal_until(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int, dealer: int,
-               steps: int) -> tuple[list[tuple[bytes, ...]], list[bytes], list[list[bytes]],
-                                    list[bytes]]:
+               steps: int, version: int = 3
+               ) -> tuple[list[tuple[bytes, ...]], list[bytes], list[list[bytes]], list[bytes]]:
     """The first ``steps`` (0-15) steps of a v2 deal, as a deal that stops there holds them:
     passes, their proofs, the rounds' elements (zero bytes where not delivered), batches.
     Steps 0-3 are the passes, step ``4 + 4r + k`` seat ``k``'s decryptions of round ``r``."""
@@ -443,8 +463,8 @@ def deal_until(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int, de
     passes, proofs = [], []
     for s in seats[:min(steps, SEATS)]:
         out = s.shuffle(deck)
-        proofs.append(prove_shuffle(s.scalar, s.permutation, deck, out,
-                                    shuffle_context(match_id, deal_number, s.seat)))
+        proofs.append(prove_pass(version, s.scalar, s.permutation, deck, out,
+                                 shuffle_context(match_id, deal_number, s.seat)))
         passes.append(out)
         deck = out
     rows: list[list[bytes]] = []
@@ -484,6 +504,7 @@ __all__ = [
     "deal_blind_v2",
     "generators",
     "prove_batch",
+    "prove_pass",
     "prove_shuffle",
     "round_input",
     "round_positions",
@@ -491,5 +512,6 @@ __all__ = [
     "verify_any",
     "verify_batch",
     "verify_deal_v2",
+    "verify_pass",
     "verify_shuffle",
 ]

@@ -401,7 +401,7 @@ def blind_vectors() -> dict[str, Any]:
     )
     again = [BlindSeat.new(s, BLIND_MATCH_ID, 3, rng=fixed_rng(b"blind-vector-deal", s))
              for s in range(4)]
-    v2 = deal_blind_v2(again, BLIND_MATCH_ID, 3, dealer=2)
+    v2 = deal_blind_v2(again, BLIND_MATCH_ID, 3, dealer=2, version=2)
     assert v2.passes == deal.passes  # the same seats: the same passes and decryptions
     return {
         "protocol": BLIND_PROTOCOL,

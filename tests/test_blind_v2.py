@@ -49,14 +49,15 @@ def _scalar(label: bytes) -> bytes:
 
 
 @cache
-def _log(rules: str) -> tuple[bytes, object]:
-    seed = b"blind-v2 " + rules.encode()
-    return blindplay.play_blind_match(rules, seed=seed, target=3), MatchSecrets(seed).key
+def _log(rules: str, version: int = 3) -> tuple[bytes, object]:
+    seed = b"blind-v%d " % version + rules.encode()
+    return (blindplay.play_blind_match(rules, seed=seed, target=3, version=version),
+            MatchSecrets(seed).key)
 
 
 def test_a_v2_deal_verifies_from_its_proofs_alone_and_gives_each_seat_its_hand() -> None:
     seats = [BlindSeat.new(s, b"v2", 0, rng=fixed_rng(b"v2", s)) for s in range(4)]
-    deal = deal_blind_v2(seats, b"v2", 0, dealer=1)
+    deal = deal_blind_v2(seats, b"v2", 0, dealer=1, version=2)
     assert verify_deal_v2(deal) == []
     assert verify_deal_v2(deal, [s.reveal() for s in seats]) == []
     hands = [sorted(s.hand()) for s in seats]
@@ -158,20 +159,19 @@ def test_every_cheat_is_named_on_its_seat_from_the_proofs_alone(rules: str) -> N
                    for f in v.findings), (name, [str(f) for f in v.findings][:4])
 
 
-def test_a_v2_log_without_keys_verifies_clean() -> None:
-    data, key = _log("qahwa41")
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_v2_or_v3_log_without_keys_verifies_clean(version: int) -> None:
+    data, key = _log("qahwa41", version)
     log = parse_log(data)
-    assert all(h.blind is not None and h.blind.version == 2 for h in log.hands)
+    assert all(h.blind is not None and h.blind.version == version for h in log.hands)
     v = verify_bytes(_without_keys(data, key))
     assert v.clean, [str(f) for f in v.findings]
     assert "every hand proven by the deal's transcript" in v.deals_line()
     assert not any("tarneeb-blind-v1" in n for n in v.notes)
 
 
-def test_a_v1_log_still_reads_but_does_not_claim_its_passes_proven(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(blindplay, "deal_blind_v2", blind.deal_blind)
-    data = blindplay.play_blind_match("eram41", seed=b"a v1 log", target=3)
+def test_a_v1_log_still_reads_but_does_not_claim_its_passes_proven() -> None:
+    data = blindplay.play_blind_match("eram41", seed=b"a v1 log", target=3, version=1)
     assert all(h.blind is not None and h.blind.version == 1 for h in parse_log(data).hands)
     v = verify_bytes(data)
     assert v.clean, [str(f) for f in v.findings]

@@ -585,13 +585,10 @@ def _agree(node: str, home: dict[str, str], logs: dict[str, bytes], tmp: Path
 def _v1_log(rules: str, target: int, keys: bool = True) -> bytes:
     """A match dealt blind under ``tarneeb-blind-v1`` by the Python recorder (its passes
     without shuffle proofs, a proof for every partial decryption)."""
-    from tarneeb.audit import blind
     from tarneeb.replay.server import blind as blindplay
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(blindplay, "deal_blind_v2", blind.deal_blind)
-        return blindplay.play_blind_match(rules, seed=f"v1 {rules}".encode(), target=target,
-                                          reveal_keys=keys)
+    return blindplay.play_blind_match(rules, seed=f"v1 {rules}".encode(), target=target,
+                                      reveal_keys=keys, version=1)
 
 
 def test_blind_v1_logs_agree(node: str, home: dict[str, str], tmp_path: Path) -> None:

@@ -229,7 +229,6 @@ def test_a_v1_log_and_a_stalled_blind_deal_are_verified(chromium, page_file, cap
     """A ``tarneeb-blind-v1`` log is checked in the browser, its passes said not proven; a
     blind deal that stopped at a seat (PROTOCOL.md §13.8) shows where it stopped, and a
     timeout blamed on another seat is the finding tarneeb verify gives."""
-    from tarneeb.audit import blind
     from tarneeb.replay.log.records import Abandonment, EndRecord
     from tarneeb.replay.server import blind as blindplay
     from tarneeb.replay.server.simulate import MatchSecrets
@@ -240,8 +239,7 @@ def test_a_v1_log_and_a_stalled_blind_deal_are_verified(chromium, page_file, cap
     assert stalled.end is not None
     stalled.end = EndRecord(None, stalled.end.server_seed, Abandonment("timeout", 0, "gone"))
     logs = {"stalled": _close(stalled, MatchSecrets(b"page stall").key)}
-    monkeypatch.setattr(blindplay, "deal_blind_v2", blind.deal_blind)
-    logs["v1"] = blindplay.play_blind_match("qahwa41", seed=b"page v1", target=3)
+    logs["v1"] = blindplay.play_blind_match("qahwa41", seed=b"page v1", target=3, version=1)
     seen = {}
     for name, data in logs.items():
         path = tmp_path / f"{name}.tlog"
@@ -351,16 +349,13 @@ def test_the_json_form_pasted_or_chosen_reads_as_the_log_itself(chromium, page_f
     keys), is re-encoded by the page to the bytes the platform signed (a byte off would
     break the signature), so it gives the very verdict the .tlog gives; a few, pasted or
     chosen, are shown so in the browser."""
-    from tarneeb.audit import blind
     from tarneeb.replay.server import blind as blindplay
 
     logs = sorted((FIXTURES / "matches").glob("*.tlog")) + \
         sorted((FIXTURES / "altered").glob("*.tlog"))
     made = {"stalled": blindplay.play_blind_match("eram41", seed=b"form stall", target=3,
                                                    stall=(0, 9))}
-    with pytest.MonkeyPatch.context() as m:  # the v1 dealer, as test_blind_v2.py swaps it in
-        m.setattr(blindplay, "deal_blind_v2", blind.deal_blind)
-        made["v1"] = blindplay.play_blind_match("qahwa41", seed=b"form v1", target=3)
+    made["v1"] = blindplay.play_blind_match("qahwa41", seed=b"form v1", target=3, version=1)
     for name, data in made.items():
         (tmp_path / f"{name}.tlog").write_bytes(data)
         logs.append(tmp_path / f"{name}.tlog")

@@ -21,6 +21,9 @@ bytes beyond the elements themselves:
   for all the positions the seat decrypts in the round), then for each pass its
   shuffle proof (``docs/PROTOCOL.md`` §13.6) in two bins, its 104 elements (bin
   3,328) and its 109 scalars (bin 3,488), since no field is longer than 4,096 bytes;
+* ``tarneeb-blind-v3`` is laid out as v2, each pass's shuffle argument (§13.9) in its
+  45 elements (bin 1,440) and its 8 scalars (bin 256); the first pass's bin of elements
+  tells the version, and every pass has that version's sizes;
 * ``[6, position, proof]`` — right after a card move: the card is the one dealt at
   ``position`` (0-51), proven by its owner (step ``play``);
 * ``[7, deal_number, scalars, permutations]`` — four bin 32 or nil, four bin 52 or
@@ -49,6 +52,7 @@ ELEMENT, PROOF_LEN, POSITIONS = 32, 64, 52
 BATCH_PROOFS = 12 * PROOF_LEN  # v2: per seat per decryption round
 SHUFFLE_PROOF = 32 * (4 * POSITIONS + 5)  # v2: per pass (tarneeb.audit.shuffleproof)
 SPLIT = 2 * POSITIONS * ELEMENT  # a shuffle proof's elements, then its scalars
+V3_ARGUMENT, V3_SPLIT = 32 * 53, 32 * 45  # v3: per pass (tarneeb.audit.shuffleargument)
 OPENED_POSITION = 51  # the dealer's 13th card: the last position dealt, always the dealer's
 
 
@@ -80,8 +84,11 @@ class BlindTranscript:
 
     @property
     def version(self) -> int:
-        """1 (``tarneeb-blind-v1``: passes unproven) or 2 (every pass proven)."""
-        return 1 if self.shuffle_proofs is None else 2
+        """1 (``tarneeb-blind-v1``: passes unproven), 2 or 3 (every pass proven: by a
+        linear proof, or by the compact argument)."""
+        if self.shuffle_proofs is None:
+            return 1
+        return 3 if self.shuffle_proofs and len(self.shuffle_proofs[0]) == V3_ARGUMENT else 2
 
     def byte_size(self) -> int:
         """Bytes of elements and proofs (the log adds a few bytes of framing)."""
@@ -100,11 +107,17 @@ class RevealedKeys:
     permutations: list[bytes | None]
 
 
+def halves(proof: bytes) -> tuple[bytes, bytes]:
+    """A pass's proof as the log holds it: its elements, then its scalars (v2 or v3)."""
+    split = V3_SPLIT if len(proof) == V3_ARGUMENT else SPLIT
+    return proof[:split], proof[split:]
+
+
 def blind_list(t: BlindTranscript) -> list[Any]:
     if t.shuffle_proofs is not None:
         return [BLIND, t.publics, list(t.passes), list(t.partials),
-                [t.batch_proofs, *(half for p in t.shuffle_proofs
-                                   for half in (p[:SPLIT], p[SPLIT:]))], t.opened]
+                [t.batch_proofs, *(half for p in t.shuffle_proofs for half in halves(p))],
+                t.opened]
     return [BLIND, t.publics, list(t.passes), list(t.partials), list(t.partial_proofs), t.opened]
 
 
@@ -149,7 +162,8 @@ def blind_from_list(data: list[Any], offset: int) -> BlindTranscript:
 
 def _v2_from_list(publics: bytes, passes: Any, partials: Any, proofs: list[Any],
                   opened: bytes | None, offset: int) -> BlindTranscript:
-    """A v2 transcript, complete or stopped at the seat that did not deliver (FORMAT.md)."""
+    """A v2 or v3 transcript, complete or stopped at the seat that did not deliver
+    (FORMAT.md): the first pass's bin of elements tells which."""
     k = len(passes) if type(passes) is list else -1
     batch = proofs[0]
     d, rest = divmod(len(batch), PROOF_LEN)
@@ -158,14 +172,17 @@ def _v2_from_list(publics: bytes, passes: Any, partials: Any, proofs: list[Any],
                     "(none before the fourth pass) two bins of shuffle proof a pass", offset)
     if (d < 12 or k < 4) and opened is not None:
         raise _fail("blind", "an unfinished deal opens no card", offset)
+    v3 = k > 0 and type(proofs[1]) is bytes and len(proofs[1]) == V3_SPLIT
+    split, whole, name = (V3_SPLIT, V3_ARGUMENT, "v3 shuffle arguments'") if v3 else \
+        (SPLIT, SHUFFLE_PROOF, "v2 shuffle proofs'")
     return BlindTranscript(
         publics, _bins(passes, k, POSITIONS * ELEMENT, "passes", "blind", offset),
         _bins(partials, -(-d // 4), POSITIONS * ELEMENT, "partials", "blind", offset), [],
         opened,
         [a + b for a, b in zip(
-            _bins(proofs[1::2], k, SPLIT, "v2 shuffle proofs' elements", "blind", offset),
-            _bins(proofs[2::2], k, SHUFFLE_PROOF - SPLIT, "v2 shuffle proofs' scalars",
-                  "blind", offset), strict=True)], batch)
+            _bins(proofs[1::2], k, split, f"{name} elements", "blind", offset),
+            _bins(proofs[2::2], k, whole - split, f"{name} scalars", "blind", offset),
+            strict=True)], batch)
 
 
 def proof_from_list(data: list[Any], offset: int) -> tuple[int, bytes]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tarneeb.replay.log.blind import DEALING_BLIND, SPLIT, BlindTranscript, RevealedKeys
+from tarneeb.replay.log.blind import DEALING_BLIND, BlindTranscript, RevealedKeys, halves
 from tarneeb.replay.log.parse import parse_log
 from tarneeb.replay.log.records import (
     MAGIC,
@@ -47,7 +47,7 @@ def _blind_to_json(t: BlindTranscript, plays: int) -> dict[str, Any]:
             **({} if t.shuffle_proofs is None else {
                 "batch_proofs": _hex(t.batch_proofs),
                 "shuffle_proofs": [h.hex() for d in t.shuffle_proofs  # elements, scalars
-                                   for h in (d[:SPLIT], d[SPLIT:])]}),
+                                   for h in halves(d)]}),
             "proofs": [None if k not in t.play_proofs else
                        [t.play_proofs[k][0], t.play_proofs[k][1].hex()] for k in range(plays)]}
 

@@ -28,6 +28,7 @@ from tarneeb.audit.blind import (
     BlindSeat,
     Opening,
     check_opening,
+    deal_blind,
     fixed_rng,
 )
 from tarneeb.audit.derive import DealDeriver
@@ -80,8 +81,9 @@ class BlindTable:
     """The deals of one blind match: each seat's secrets, and what the log records."""
 
     def __init__(self, match_id: bytes, rules: RuleSet, label: bytes | None = None,
-                 stall: tuple[int, int] | None = None) -> None:
+                 stall: tuple[int, int] | None = None, version: int = 3) -> None:
         self.match_id, self.rules, self.label = match_id, rules, label
+        self.version = version  # the blind protocol: 3 (compact shuffle arguments), 2 or 1
         self.stall = stall  # (deal, step): the step (0-15) no seat delivers, for tests
         self.state: MatchState | None = None  # the table, once a move is made
         self.flags: dict[int, list[bool]] = {}  # deal number -> each move's timer flag
@@ -100,7 +102,8 @@ class BlindTable:
         self.seats = [self._seat(s, n) for s in range(4)]
         if self.stall is not None and self.stall[0] == n:
             self._stop(n, dealer, self.stall[1])
-        self.deal = deal_blind_v2(self.seats, self.match_id, n, dealer)
+        self.deal = deal_blind(self.seats, self.match_id, n, dealer) if self.version == 1 \
+            else deal_blind_v2(self.seats, self.match_id, n, dealer, version=self.version)
         t = transcript_of(self.deal)
         self.transcripts.append(t)
         self.keys.append(RevealedKeys(n, [s.scalar for s in self.seats],
@@ -120,7 +123,8 @@ class BlindTable:
 
     def _stop(self, n: int, dealer: int, steps: int) -> None:
         """The deal as far as ``steps`` steps go; the seat of the next one never answers."""
-        passes, proofs, rows, batch = deal_until(self.seats, self.match_id, n, dealer, steps)
+        passes, proofs, rows, batch = deal_until(self.seats, self.match_id, n, dealer, steps,
+                                                 version=self.version)
         t = BlindTranscript(b"".join(s.public for s in self.seats),
                             [b"".join(d) for d in passes], [b"".join(r) for r in rows], [],
                             None, proofs, b"".join(batch))
@@ -152,7 +156,8 @@ def play_blind_match(rules: RuleSet | str, *, seed: bytes | None = None,
                      names: Sequence[str] = DEFAULT_NAMES,
                      computer: Sequence[bool] = (True, True, True, True),
                      max_hands: int = 500, reveal_keys: bool = True,
-                     target: int | None = None, stall: tuple[int, int] | None = None) -> bytes:
+                     target: int | None = None, stall: tuple[int, int] | None = None,
+                     version: int = 3) -> bytes:
     """Play a match dealt blind and return its signed log (see the module).
 
     ``seed`` makes it reproducible (every secret derived from it: NOT secret);
@@ -160,11 +165,13 @@ def play_blind_match(rules: RuleSet | str, *, seed: bytes | None = None,
     rules named after the preset and the target (``qahwa41to5``). ``stall = (deal,
     step)``: in that deal the seat of that step (0-3 the passes, ``4 + 4r + k`` seat
     ``k``'s decryptions of round ``r``) never delivers, and the match is abandoned there
-    (a timeout on that seat, PROTOCOL.md §13.8).
+    (a timeout on that seat, PROTOCOL.md §13.8). ``version``: the blind protocol,
+    ``tarneeb-blind-v3`` (each pass proven by the compact argument of §13.9), 2 (by
+    the linear proof of §13.6) or 1 (passes unproven: to check old logs' reading).
     """
     return play_blind(rules, seed=seed, players=players, key=key, names=names,
                       computer=computer, max_hands=max_hands, reveal_keys=reveal_keys,
-                      target=target, stall=stall)[0]
+                      target=target, stall=stall, version=version)[0]
 
 
 def play_blind(rules: RuleSet | str, *, seed: bytes | None = None,
@@ -172,8 +179,8 @@ def play_blind(rules: RuleSet | str, *, seed: bytes | None = None,
                names: Sequence[str] = DEFAULT_NAMES,
                computer: Sequence[bool] = (True, True, True, True),
                max_hands: int = 500, reveal_keys: bool = True,
-               target: int | None = None,
-               stall: tuple[int, int] | None = None) -> tuple[bytes, BlindTable]:
+               target: int | None = None, stall: tuple[int, int] | None = None,
+               version: int = 3) -> tuple[bytes, BlindTable]:
     """:func:`play_blind_match`, with the table (what each seat learned, deal by deal)."""
     if isinstance(rules, str):
         rules = preset(rules)
@@ -186,7 +193,7 @@ def play_blind(rules: RuleSet | str, *, seed: bytes | None = None,
         rng = random.Random(s.rng_seed)
         players = [BotPlayer(random.Random(rng.getrandbits(64))) for _ in range(4)]
     label = None if seed is None else _labelled(seed, "blind-seats")
-    table = BlindTable(s.match_id, rules, label, stall)
+    table = BlindTable(s.match_id, rules, label, stall, version)
     first = DealDeriver(s.server_seed, s.match_id, tuple(s.client_seeds), s.leaf).first_dealer()
     try:
         state, flags = play_match(rules, first, table.deals, players, max_hands=max_hands,

@@ -99,7 +99,7 @@ def rebuild(log: EditableLog, n: int, *, passes: dict[int, list[bytes]] | None =
             shuffle_proofs: dict[int, bytes] | None = None,
             partials: dict[tuple[int, int], bytes] | None = None,
             batch_proofs: dict[tuple[int, int], bytes] | None = None) -> None:
-    """Deal ``n`` of a v2 log as it goes when one seat publishes the given values.
+    """Deal ``n`` of a v2 or v3 log as it goes when one seat publishes the given values.
 
     ``passes[s]`` replaces seat ``s``'s pass (its proof stays the one it had, unless
     ``shuffle_proofs[s]`` gives another); ``partials[(r, p)]`` replaces the element of
@@ -111,7 +111,7 @@ def rebuild(log: EditableLog, n: int, *, passes: dict[int, list[bytes]] | None =
     from tarneeb.audit.shuffleproof import (
         batch_context,
         prove_batch,
-        prove_shuffle,
+        prove_pass,
         round_positions,
         shuffle_context,
     )
@@ -130,8 +130,9 @@ def rebuild(log: EditableLog, n: int, *, passes: dict[int, list[bytes]] | None =
             out, proof = passes[s], shuffle_proofs.get(s, t.shuffle_proofs[s])
         else:
             out = list(seats[s].shuffle(deck))
-            proof = shuffle_proofs.get(s) or prove_shuffle(
-                seats[s].scalar, seats[s].permutation, deck, out, shuffle_context(match_id, n, s))
+            proof = shuffle_proofs.get(s) or prove_pass(
+                t.version, seats[s].scalar, seats[s].permutation, deck, out,
+                shuffle_context(match_id, n, s))
         decks.append(out)
         sproofs.append(proof)
         deck = out

@@ -46,13 +46,13 @@ Cheat = Callable[[EditableLog, int, int, random.Random], str]
 
 
 def _pass_cheat(name: str, summary: str, expect: str = "wrong-shuffle") -> Callable[[Cheat], Cheat]:
-    """Register a cheat on one seat's pass (or its proof) of one v2 deal."""
+    """Register a cheat on one seat's pass (or its proof) of one v2 or v3 deal."""
     def register(cheat: Cheat) -> Cheat:
         def alteration(data: bytes, *, choice: int = 0, hand: int | None = None,
                        resign: Ed25519PrivateKey | None = None) -> Altered:
             log = _blind_log(data)
             rng = random.Random(choice)
-            n = _pick_hand(log, rng, hand, _v2, "dealt blind under tarneeb-blind-v2")
+            n = _pick_hand(log, rng, hand, _v2, "dealt blind under tarneeb-blind-v2 or v3")
             _seats(log, n)  # NotApplicable without the keys
             seat = rng.randrange(4)
             what = cheat(log, n, seat, rng)
@@ -68,6 +68,15 @@ def _pass_of(log: EditableLog, n: int, seat: int) -> list[bytes]:
     t = log.hands[n].blind
     assert t is not None
     return _split(t.passes[seat], 32)
+
+
+def _prove(log: EditableLog, n: int, x: bytes, order: list[int], deck_in: list[bytes],
+           out: list[bytes], ctx: bytes) -> bytes:
+    """A pass's proof of the version the hand's transcript holds (v2 or v3)."""
+    from tarneeb.audit.shuffleproof import prove_pass
+    t = log.hands[n].blind
+    assert t is not None
+    return prove_pass(t.version, x, order, deck_in, out, ctx)
 
 
 def _input_of(log: EditableLog, n: int, seat: int) -> list[bytes]:
@@ -94,14 +103,14 @@ def pass_substitutes_card(log: EditableLog, n: int, seat: int, rng: random.Rando
 def pass_wrong_exponent(log: EditableLog, n: int, seat: int, rng: random.Random) -> str:
     """The whole pass made with another scalar than the public key's, and proven with it."""
     from tarneeb.audit.blind import BlindSeat, reduce64
-    from tarneeb.audit.shuffleproof import prove_shuffle, shuffle_context
+    from tarneeb.audit.shuffleproof import shuffle_context
     honest = _seats(log, n)[seat]
     other = reduce64(hashlib.sha512(b"other exponent %d" % rng.randrange(1 << 30)).digest())
     cheat = BlindSeat(seat, honest.match_id, n, other, honest.permutation)
     deck_in = _input_of(log, n, seat)
     out = list(cheat.shuffle(deck_in))
-    proof = prove_shuffle(other, honest.permutation, deck_in, out,
-                          shuffle_context(log.header.match_id, n, seat))
+    proof = _prove(log, n, other, list(honest.permutation), deck_in, out,
+                   shuffle_context(log.header.match_id, n, seat))
     rebuild(log, n, passes={seat: out}, shuffle_proofs={seat: proof})
     return "makes its pass with a scalar that is not its key's"
 
@@ -112,12 +121,12 @@ def forged_shuffle_proof(log: EditableLog, n: int, seat: int, rng: random.Random
     """The pass kept, its proof replaced by the proof of another permutation under another
     scalar: what a seat that lost its secrets (or never had them) can make."""
     from tarneeb.audit.blind import reduce64
-    from tarneeb.audit.shuffleproof import prove_shuffle, shuffle_context
+    from tarneeb.audit.shuffleproof import shuffle_context
     forger = reduce64(hashlib.sha512(b"forger %d" % rng.randrange(1 << 30)).digest())
     order = list(range(52))
     rng.shuffle(order)
-    proof = prove_shuffle(forger, order, _input_of(log, n, seat), _pass_of(log, n, seat),
-                          shuffle_context(log.header.match_id, n, seat))
+    proof = _prove(log, n, forger, order, _input_of(log, n, seat), _pass_of(log, n, seat),
+                   shuffle_context(log.header.match_id, n, seat))
     rebuild(log, n, passes={seat: _pass_of(log, n, seat)}, shuffle_proofs={seat: proof})
     return "publishes a shuffle proof made without its secrets"
 
@@ -128,7 +137,7 @@ def replayed_shuffle_proof(log: EditableLog, n: int, seat: int, rng: random.Rand
     """A substituted pass whose proof is a valid proof of the same decks made for another
     context (another match, deal or seat): the context binds each proof to its place."""
     from tarneeb.audit.blind import card_points, mul
-    from tarneeb.audit.shuffleproof import prove_shuffle, shuffle_context
+    from tarneeb.audit.shuffleproof import shuffle_context
     honest = _seats(log, n)[seat]
     where = rng.choice(("match", "deal", "position"))
     ctx = {"match": shuffle_context(b"another match", n, seat),
@@ -136,7 +145,7 @@ def replayed_shuffle_proof(log: EditableLog, n: int, seat: int, rng: random.Rand
            "position": shuffle_context(log.header.match_id, n, (seat + 1) % 4)}[where]
     deck_in = _input_of(log, n, seat)
     out = _pass_of(log, n, seat)
-    proof = prove_shuffle(honest.scalar, honest.permutation, deck_in, out, ctx)
+    proof = _prove(log, n, honest.scalar, list(honest.permutation), deck_in, out, ctx)
     out[0] = mul(honest.scalar, card_points()[rng.randrange(52)])  # then it changes a card
     rebuild(log, n, passes={seat: out}, shuffle_proofs={seat: proof})
     return f"changes a card of its pass and proves it with a proof made for another {where}"
