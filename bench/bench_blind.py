@@ -1,13 +1,15 @@
 """What blind dealing costs: CPU time per deal and bytes per hand, beside the seed protocol's.
 
 Time per deal (CPU time, one core, the least of ``rounds`` deals), split as a deal is,
-under ``tarneeb-blind-v2`` and, before it, ``tarneeb-blind-v1``: the four shuffle passes
-(208 scalar multiplications), their shuffle proofs (v2 only), the dealing (156 partial
-decryptions, with a proof each in v1, twelve batched proofs in v2; 52 last layers
-removed), the proofs of the 52 cards played and the 13th card shown; then checking a
-deal's transcript from the proofs alone (split: passes, decryptions, opened cards) and
-with the revealed keys; and a dealing attempt's transcript in bytes, v1 and v2.
-Bytes: short matches dealt blind (v2), every byte of the log but the header, the
+under ``tarneeb-blind-v3`` and, before it, ``-v2`` and ``-v1``: the four shuffle passes
+(208 scalar multiplications), their shuffle proofs (v3: the compact argument; v2: the
+linear proof; v1: none), the dealing (156 partial decryptions, with a proof each in v1,
+twelve batched proofs since v2; 52 last layers removed), the proofs of the 52 cards
+played and the 13th card shown; then checking a deal's transcript from the proofs alone
+(split: passes, decryptions, opened cards) and with the revealed keys; and a dealing
+attempt's transcript in bytes, each version. The issue's targets are v3 against v1: a
+transcript no bigger, checking and dealing each at most 1.5 times as long.
+Bytes: short matches dealt blind (v3), every byte of the log but the header, the
 signature and the keys records, per played hand (a cancelled hand has its transcript
 too, so it is counted in the total); and the keys records per dealing attempt.
 
@@ -35,10 +37,10 @@ from tarneeb.audit.blind import (
 )
 from tarneeb.audit.shuffleproof import (
     deal_blind_v2,
-    prove_shuffle,
+    prove_pass,
     shuffle_context,
     verify_any,
-    verify_shuffle,
+    verify_pass,
 )
 from tarneeb.replay.log import encode_record, parse_log
 from tarneeb.replay.log.blind import blind_list, proof_list
@@ -52,8 +54,8 @@ def _cpu(fn: Any) -> tuple[float, Any]:
     return time.process_time() - t0, out
 
 
-def _one_deal(i: int, version: int = 2) -> dict[str, float]:
-    """One deal's CPU times, split by part, under ``tarneeb-blind-v1`` or ``-v2``."""
+def _one_deal(i: int, version: int = 3) -> dict[str, float]:
+    """One deal's CPU times, split by part, under ``tarneeb-blind-v1``, ``-v2`` or ``-v3``."""
     match_id = b"bench-blind"
     seats = [BlindSeat.new(s, match_id, i, rng=fixed_rng(b"bench %d" % i, s)) for s in range(4)]
     decks: list[Any] = []
@@ -67,12 +69,13 @@ def _one_deal(i: int, version: int = 2) -> dict[str, float]:
 
     t_pass, _ = _cpu(passes)
     t_shuffle_proofs = 0.0
-    if version == 2:
-        t_shuffle_proofs, _ = _cpu(lambda: [prove_shuffle(
-            s.scalar, s.permutation, decks[k], decks[k + 1], shuffle_context(match_id, i, k))
-            for k, s in enumerate(seats)])
+    if version > 1:
+        t_shuffle_proofs, _ = _cpu(lambda: [prove_pass(
+            version, s.scalar, s.permutation, decks[k], decks[k + 1],
+            shuffle_context(match_id, i, k)) for k, s in enumerate(seats)])
         # the dealing as the seats do it, passes and their proofs included (run again)
-        t_total, deal = _cpu(lambda: deal_blind_v2(seats, match_id, i, dealer=0))
+        t_total, deal = _cpu(lambda: deal_blind_v2(seats, match_id, i, dealer=0,
+                                                   version=version))
     else:
         t_total, deal = _cpu(lambda: deal_blind(seats, match_id, i, dealer=0))
     t_deal = t_total - t_pass - t_shuffle_proofs
@@ -92,11 +95,11 @@ def _one_deal(i: int, version: int = 2) -> dict[str, float]:
     t_check, faults = _cpu(lambda: verify_any(deal))
     assert not faults
     t_check_passes = 0.0
-    if version == 2:
+    if version > 1:
         assert deal.shuffle_proofs is not None
         t_check_passes, ok = _cpu(lambda: all(
-            verify_shuffle(deal.publics[k], decks[k], decks[k + 1], deal.shuffle_proofs[k],
-                           shuffle_context(match_id, i, k)) for k in range(4)))
+            verify_pass(deal.publics[k], decks[k], decks[k + 1], deal.shuffle_proofs[k],
+                        shuffle_context(match_id, i, k)) for k in range(4)))
         assert ok
     t_check_open, _ = _cpu(lambda: [check_opening(deal, o) for o in deal.openings])
     keys = [s.reveal() for s in seats]
@@ -136,13 +139,16 @@ def bench_blind(rounds: int = 5, matches: int = 2) -> dict[str, Any]:
     """The least time of ``rounds`` deals for each part, and sizes over ``matches`` short
     matches a rule set."""
     out: dict[str, Any] = {"name": "blind"}
-    for version in (1, 2):
-        runs = [_one_deal(i, version) for i in range(rounds)]
-        best = {k: min(r[k] for r in runs) for k in runs[0]}
+    runs: dict[int, list[dict[str, float]]] = {1: [], 2: [], 3: []}
+    for i in range(rounds):  # interleaved, so that a change of the machine's load hits all
+        for version in (3, 2, 1):
+            runs[version].append(_one_deal(i, version))
+    for version, rs in runs.items():
+        best = {k: min(r[k] for r in rs) for k in rs[0]}
         best["deal_seconds"] = (best["passes"] + best["shuffle_proofs"] + best["dealing"]
                                 + best["proofs"])
-        out.update(best if version == 2 else {f"v1_{k}": x for k, x in best.items()})
-    out.update(_sizes(matches))  # the matches are dealt as the server deals: v2
+        out.update(best if version == 3 else {f"v{version}_{k}": x for k, x in best.items()})
+    out.update(_sizes(matches))  # the matches are dealt as the server deals: v3
     extra = (out["transcript_bytes"] - out["v1_transcript_bytes"]) * (
         out["blind_attempts"] / out["blind_played_hands"])
     out["v1_bytes_per_played_hand"] = out["bytes_per_played_hand"] - extra
@@ -157,20 +163,26 @@ def lines(r: dict[str, Any], hmac_us: float | None = None,
         return f"{r[k] * 1000:.0f} ms"
 
     return [
-        f"blind dealing (tarneeb-blind-v2): {ms('deal_seconds')} CPU per deal for the four "
+        f"blind dealing (tarneeb-blind-v3): {ms('deal_seconds')} CPU per deal for the four "
         f"seats together{beside}: passes {ms('passes')}, their shuffle proofs "
         f"{ms('shuffle_proofs')}, dealing (partial decryptions and batched proofs) "
         f"{ms('dealing')}, proofs of the 52 cards played and the 13th shown {ms('proofs')} "
-        f"(v1, before: {ms('v1_deal_seconds')}: passes {ms('v1_passes')}, dealing "
+        f"(v2: {ms('v2_deal_seconds')}, its proofs {ms('v2_shuffle_proofs')}; v1: "
+        f"{ms('v1_deal_seconds')}: passes {ms('v1_passes')}, dealing "
         f"{ms('v1_dealing')}, proofs {ms('v1_proofs')})",
         f"blind dealing: checking a deal's transcript {ms('verify_proofs')} from the proofs "
         f"alone (passes {ms('verify_passes')}, decryptions {ms('verify_decryptions')}, "
         f"opened cards {ms('verify_openings')}), {ms('verify_with_keys')} with the revealed "
-        f"keys (v1, before: {ms('v1_verify_proofs')}, passes unproven: decryptions "
+        f"keys (v2: {ms('v2_verify_proofs')}, passes {ms('v2_verify_passes')}; "
+        f"v1: {ms('v1_verify_proofs')}, passes unproven: decryptions "
         f"{ms('v1_verify_decryptions')}, opened cards {ms('v1_verify_openings')})",
         f"blind dealing: a dealing attempt's transcript {r['transcript_bytes']:,} bytes "
-        f"(v1, before: {r['v1_transcript_bytes']:,}); {r['v1_bytes_per_played_hand']:,.0f} "
-        "bytes per played hand under v1",
+        f"(v2: {r['v2_transcript_bytes']:,}; v1: {r['v1_transcript_bytes']:,}); "
+        f"{r['v1_bytes_per_played_hand']:,.0f} bytes per played hand under v1",
+        f"blind dealing, v3 against v1 (targets: at most 1.0, 1.5, 1.5): transcript "
+        f"{r['transcript_bytes'] / r['v1_transcript_bytes']:.2f}x, checking "
+        f"{r['verify_proofs'] / r['v1_verify_proofs']:.2f}x, dealing "
+        f"{r['deal_seconds'] / r['v1_deal_seconds']:.2f}x",
         f"blind dealing: {r['transcript_bytes_per_attempt']:,.0f} bytes of transcript per "
         f"dealing attempt, {r['proof_bytes_per_played_hand']:,.0f} bytes of play proofs per "
         f"played hand; {r['bytes_per_played_hand']:,.0f} bytes per played hand{size} in all "
