@@ -403,6 +403,9 @@ def blind_vectors() -> dict[str, Any]:
              for s in range(4)]
     v2 = deal_blind_v2(again, BLIND_MATCH_ID, 3, dealer=2, version=2)
     assert v2.passes == deal.passes  # the same seats: the same passes and decryptions
+    from .shuffleargument import BLIND_PROTOCOL_V3, generator_bytes
+    v3 = deal_blind_v2(again, BLIND_MATCH_ID, 3, dealer=2, version=3)
+    gs, hs, q, h3 = generator_bytes()
     return {
         "protocol": BLIND_PROTOCOL,
         "group": GROUP,
@@ -432,6 +435,14 @@ def blind_vectors() -> dict[str, Any]:
             "batch_contexts": [batch_context(BLIND_MATCH_ID, 3, k, r).hex()
                                for r in range(3) for k in range(4)],
             "batch_proofs": [p.hex() for p in v2.batch_proofs or ()],
+        },
+        "v3": {  # and under tarneeb-blind-v3: the compact shuffle arguments of §13.9
+            "protocol": BLIND_PROTOCOL_V3,
+            "generators": {"G": [g.hex() for g in gs], "H": [g.hex() for g in hs],
+                           "Q": q.hex(), "h": h3.hex()},
+            "shuffle_contexts": [shuffle_context(BLIND_MATCH_ID, 3, s).hex() for s in range(4)],
+            "shuffle_arguments": [p.hex() for p in v3.shuffle_proofs or ()],
+            "batch_proofs": [p.hex() for p in v3.batch_proofs or ()],
         },
     }
 
