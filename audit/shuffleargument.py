@@ -1,9 +1,9 @@
-"""The compact shuffle argument of ``tarneeb-blind-v3``: a proof of a pass in 53 values.
+"""The compact shuffle argument of ``tarneeb-blind-v3``: a proof of a pass in 54 values.
 
 A pass of blind dealing (``docs/PROTOCOL.md`` §13.2) publishes
 ``out[j] = x·in[π(j)]``: the deck before it, permuted and raised to the seat's
 secret ``x`` (its public key ``Y = x·B``). :func:`prove_shuffle` proves it in
-zero knowledge, in 45 elements and 8 scalars (1,696 bytes for the 52 cards,
+zero knowledge, in 46 elements and 8 scalars (1,728 bytes for the 52 cards,
 against 6,816 for the linear proof of ``tarneeb-blind-v2``), and
 :func:`verify_shuffle` checks it with one multi-scalar multiplication. It is
 specified to the byte in §13.9:
@@ -14,9 +14,13 @@ specified to the byte in §13.9:
 * the **product** is proven by its partial products ``u``, whose relations
   ``u_k·d_k = u_{k+1}`` and ``u_0 = 1`` a challenge ``w`` folds into one inner
   product ``⟨u, v⟩ = t``, proven as a Bulletproofs range proof proves its own:
-  blinded, then by an inner-product argument in ``2·log2(64)`` elements;
-* an **exponent argument**: ``Σ b_j·out_j = x·Σ e^i·in_i`` and ``Y = x·B``, a
-  Σ-protocol whose response vector is compressed by folding (Attema–Cramer).
+  blinded, then by an inner-product argument in ``2·log2(64)`` elements; the
+  commitment to ``u`` comes in at another power of the last challenge than those to
+  ``a`` and ``b``, so that no part of one can stand in for the other;
+* an **exponent argument**: ``Σ (b_j + γ·a_j)·out_j = x·Σ (e^i + γ·i)·in_i`` and
+  ``Y = x·B``, a Σ-protocol whose response vector is compressed by folding
+  (Attema–Cramer); it also opens ``C_b + γ·C_a`` under the ``H_k`` alone, which the
+  product needs.
 
 Every equation is then checked at once, each weighted by a hash of the whole
 proof. It knows no game rules.
@@ -28,7 +32,7 @@ proof. It knows no game rules.
 >>> ctx = b"a context"
 >>> proof = prove_shuffle(seat.scalar, seat.permutation, deck, out, ctx)
 >>> len(proof), verify_shuffle(seat.public, deck, out, proof, ctx)
-(1696, True)
+(1728, True)
 >>> verify_shuffle(seat.public, deck, out[1:] + out[:1], proof, ctx)
 False
 """
@@ -48,13 +52,13 @@ WIDTH = 64
 """The vectors' length, ``N``: the deck (52) padded to a power of two."""
 ROUNDS = 6
 """``log2(N)``: the folding rounds of each of the two arguments."""
-ELEMENTS = 6 + 2 * ROUNDS + 3 + 4 * ROUNDS
-"""45: ``C_a C_b C_p S T_1 T_2``, ``(L_k R_k)`` a round, ``K_1 K_2 K_3``,
+ELEMENTS = 7 + 2 * ROUNDS + 3 + 4 * ROUNDS
+"""46: ``C_a C_b C_p S T_2 T_3 T_4``, ``(L_k R_k)`` a round, ``K_1 K_2 K_3``,
 ``(A_k A'_k B_k B'_k)`` a round."""
 SCALARS = 8
 """``t̂ τ μ l r z_β z_x z``."""
 SHUFFLE_ARGUMENT_LEN = (ELEMENTS + SCALARS) * 32
-"""1,696 bytes."""
+"""1,728 bytes."""
 
 
 def v3_tag(purpose: str) -> bytes:
@@ -134,7 +138,7 @@ def _keystream(key: bytes, label: bytes, count: int) -> list[int]:
 
 def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes],
                   deck_out: Sequence[bytes], ctx: bytes) -> bytes:
-    """The argument (1,696 bytes) that ``deck_out[j] = x·deck_in[permutation[j]]``.
+    """The argument (1,728 bytes) that ``deck_out[j] = x·deck_in[permutation[j]]``.
 
     Its secrets are derived from ``x``, the permutation and the statement, as the
     nonce of a Chaum–Pedersen proof is (§13.3): it needs no random source.
@@ -149,7 +153,7 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     tr = _Transcript(ctx, y_pub, deck_in, deck_out)
     key = hashlib.sha512(NONCE_TAG + x + bytes(permutation) + ctx + hashlib.sha512(
         b"".join(deck_in) + b"".join(deck_out)).digest()).digest()
-    alpha, beta, sigma, rho, tau1, tau2, m_beta, m_x = _keystream(key, b"k", 8)
+    alpha, beta, sigma, rho, tau2, tau3, tau4, m_beta, m_x = _keystream(key, b"k", 9)
     elements: list[group.Point] = []
 
     def send(*points: group.Point) -> None:
@@ -173,21 +177,24 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     w_pow = _powers(w, n)
     v = [(w_pow[k] * d[k] - (w_pow[k - 1] if k else 0)) % L for k in range(n)]
     v[0] = (v[0] + pow(w, WIDTH, L)) % L
-    # blinded, as a range proof's vectors are
+    # blinded, as a range proof's vectors are: l(X) = u·X + s_L·X², r(X) = v + s_R·X², so
+    # that C_p (at X) and the commitments to a and b (at 1) open apart
     s_l, s_r = _keystream(key, b"l", n), _keystream(key, b"r", n)
     w_inv_pow = _powers(w_inv, WIDTH)
-    t1 = (_ip(u, s_r) + _ip(s_l, v)) % L
-    t2 = _ip(s_l, s_r)
+    t_2, t_3, t_4 = _ip(s_l, v), _ip(u, s_r), _ip(s_l, s_r)
     send(group.msm_secret([*s_l, *(s * wi % L for s, wi in zip(s_r, w_inv_pow, strict=False)),
                            rho], [*gs[:n], *hs[:n], h_gen]),
-         group.msm_secret([t1, tau1], [q_gen, h_gen]),
-         group.msm_secret([t2, tau2], [q_gen, h_gen]))
+         group.msm_secret([t_2, tau2], [q_gen, h_gen]),
+         group.msm_secret([t_3, tau3], [q_gen, h_gen]),
+         group.msm_secret([t_4, tau4], [q_gen, h_gen]))
     xc = tr.challenge()
+    x2 = xc * xc % L
     pad = [0] * (WIDTH - n)
-    lv = [(uk + xc * sk) % L for uk, sk in zip(u, s_l, strict=True)] + pad
-    rv = [(vk + xc * sk) % L for vk, sk in zip(v, s_r, strict=True)] + pad
+    lv = [(xc * uk + x2 * sk) % L for uk, sk in zip(u, s_l, strict=True)] + pad
+    rv = [(vk + x2 * sk) % L for vk, sk in zip(v, s_r, strict=True)] + pad
     t_hat = _ip(lv, rv)
-    scalars = [t_hat, (tau1 * xc + tau2 * xc * xc) % L, (sigma + y * alpha + beta + rho * xc) % L]
+    scalars = [t_hat, (tau2 * x2 + tau3 * x2 * xc + tau4 * x2 * x2) % L,
+               (y * alpha + beta + xc * sigma + x2 * rho) % L]
     tr.absorb(*map(_s, scalars))
     q_ip = group.mul_public(tr.challenge(), q_gen)
     g_cur, h_cur = gs, [group.mul_public(wi, hk) for wi, hk in zip(w_inv_pow, hs, strict=True)]
@@ -203,20 +210,23 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
         h_cur = group.fold(c, h_cur[m:], h_cur[:m])
     scalars += [lv[0], rv[0]]
     tr.absorb(_s(lv[0]), _s(rv[0]))
-    # the exponent: Σ b_j·out_j = x·Σ e^i·in_i, and Y = x·B
+    # the exponent: Σ (b_j + γ·a_j)·out_j = x·Σ (e^i + γ·i)·in_i, and Y = x·B; with C_b + γ·C_a
+    # opened under H alone
+    gamma = tr.challenge()
     ins = [group.decode(p) for p in deck_in]
     tau = [0] * n
     for j, i in enumerate(a):
         tau[i] = j
     m_b = _keystream(key, b"m", n)
     send(group.msm_secret([*m_b, m_beta], [*hs[:n], h_gen]),
-         group.msm_secret([(xi * m_b[tau[i]] - m_x * e_pow[i]) % L for i in range(n)], ins),
+         group.msm_secret([(xi * m_b[tau[i]] - m_x * (e_pow[i] + gamma * i)) % L
+                           for i in range(n)], ins),
          group.mul_base(m_x))
     c = tr.challenge()
-    z_beta, z_x = (m_beta + c * beta) % L, (m_x + c * xi) % L
+    z_beta, z_x = (m_beta + c * (beta + gamma * alpha)) % L, (m_x + c * xi) % L
     scalars += [z_beta, z_x]
     tr.absorb(_s(z_beta), _s(z_x))
-    zv = [(mk + c * bk) % L for mk, bk in zip(m_b, b, strict=True)] + pad
+    zv = [(mk + c * (bk + gamma * ak)) % L for mk, bk, ak in zip(m_b, b, a, strict=True)] + pad
     g1: list[group.Point] = list(hs)
     g2 = [group.decode(p) for p in deck_out] + [group.identity()] * (WIDTH - n)
     while len(zv) > 1:
@@ -285,16 +295,18 @@ def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes]
     w = tr.challenge()
     if w == 0:
         return False
-    tr.absorb(*enc[3:6])
+    tr.absorb(*enc[3:7])
     xc = tr.challenge()
+    x2 = xc * xc % L
     tr.absorb(_s(t_hat), _s(tau_x), _s(mu))
     q = tr.challenge()
     ipa = []
     for k in range(ROUNDS):
-        tr.absorb(*enc[6 + 2 * k:8 + 2 * k])
+        tr.absorb(*enc[7 + 2 * k:9 + 2 * k])
         ipa.append(tr.challenge())
     tr.absorb(_s(l_end), _s(r_end))
-    k0 = 6 + 2 * ROUNDS
+    gamma = tr.challenge()
+    k0 = 7 + 2 * ROUNDS
     tr.absorb(*enc[k0:k0 + 3])
     c = tr.challenge()
     tr.absorb(_s(z_beta), _s(z_x))
@@ -316,19 +328,20 @@ def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes]
     def add(index: int, value: int) -> None:
         coef[index] = (coef.get(index, 0) + value) % L
 
-    # (1) t̂·Q + τ·h = t·Q + x·T_1 + x²·T_2
-    add(iq, omega[0] * (t_hat - t))
+    # (1) t̂·Q + τ·h = ξ·t·Q + ξ²·T_2 + ξ³·T_3 + ξ⁴·T_4
+    add(iq, omega[0] * (t_hat - xc * t))
     add(ihh, omega[0] * tau_x)
-    add(ie + 4, -omega[0] * xc)
-    add(ie + 5, -omega[0] * xc * xc)
-    # (2) the inner-product argument: P_R = l·G_f + r·H'_f + l·r·q·Q, where
-    # P_0 = C_p + y·C_a + C_b − z·ΣH_k − w⁻¹·Σ_{k≥1}H_k + w^N·H_0 + x·S − μ·h + t̂·q·Q
+    add(ie + 4, -omega[0] * x2)
+    add(ie + 5, -omega[0] * x2 * xc)
+    add(ie + 6, -omega[0] * x2 * x2)
+    # (2) the inner-product argument: P_R = l·G_f + r·H'_f + l·r·q·Q, where P_0 =
+    # y·C_a + C_b − z·ΣH_k − w⁻¹·Σ_{k≥1}H_k + w^N·H_0 + ξ·C_p + ξ²·S − μ·h + t̂·q·Q
     w_inv = pow(w, -1, L)
-    start = {ie + 2: 1, ie: yc, ie + 1: 1, ie + 3: xc, ihh: -mu, iq: t_hat * q}
+    start = {ie + 2: xc, ie: yc, ie + 1: 1, ie + 3: x2, ihh: -mu, iq: t_hat * q}
     for k in range(n):
         start[ih + k] = (-zc - (w_inv if k else 0)) % L
     start[ih] = (start[ih] + pow(w, WIDTH, L)) % L
-    p_end = _folded_target(start, ipa, [(ie + 6 + 2 * k, ie + 7 + 2 * k) for k in range(ROUNDS)])
+    p_end = _folded_target(start, ipa, [(ie + 7 + 2 * k, ie + 8 + 2 * k) for k in range(ROUNDS)])
     g_w = _fold_weights(ipa, left=True)
     h_w = _fold_weights(ipa, left=False)
     w_inv_pow = _powers(w_inv, WIDTH)
@@ -344,10 +357,10 @@ def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes]
     add(kk + 2, -omega[2])
     add(iy, -omega[2] * c)
     # (4, 5) the folded exponent argument, on H and on the output deck:
-    # ⟨z, H⟩ = K_1 + c·C_b − z_β·h   and   ⟨z, out⟩ = K_2 + z_x·Σ e^i·in_i
+    # ⟨z, H⟩ = K_1 + c·(C_b + γ·C_a) − z_β·h   and   ⟨z, out⟩ = K_2 + z_x·Σ (e^i + γ·i)·in_i
     s_w = _fold_weights(fold, left=True)
-    first = {kk: 1, ie + 1: c, ihh: -z_beta}
-    second = {kk + 1: 1, **{i_in + i: z_x * e_pow[i] for i in range(n)}}
+    first = {kk: 1, ie + 1: c, ie: c * gamma, ihh: -z_beta}
+    second = {kk + 1: 1, **{i_in + i: z_x * (e_pow[i] + gamma * i) for i in range(n)}}
     for weight, begin, offset, base in ((omega[3], first, 0, ih), (omega[4], second, 1, i_out)):
         end = _folded_target(begin, fold, [(kk + 3 + 4 * j + offset, kk + 5 + 4 * j + offset)
                                            for j in range(ROUNDS)])

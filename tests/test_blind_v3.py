@@ -70,7 +70,7 @@ def test_an_honest_pass_verifies_and_only_in_its_own_place() -> None:
     out = list(seat.shuffle(deck))
     ctx = shuffle_context(b"place", 4, 2)
     proof = prove_shuffle(seat.scalar, seat.permutation, deck, out, ctx)
-    assert len(proof) == 1696 and verify_shuffle(seat.public, deck, out, proof, ctx)
+    assert len(proof) == 1728 and verify_shuffle(seat.public, deck, out, proof, ctx)
     assert proof == prove_shuffle(seat.scalar, seat.permutation, deck, out, ctx)  # no rng
     for other in (shuffle_context(b"other", 4, 2), shuffle_context(b"place", 5, 2),
                   shuffle_context(b"place", 4, 3)):
@@ -96,7 +96,7 @@ def test_non_canonical_values_and_identities_are_refused() -> None:
     last = int.from_bytes(proof[-32:], "little")
     assert not verify_shuffle(seat.public, deck, out,  # the same scalar plus L: not canonical
                               proof[:-32] + (last + L).to_bytes(32, "little"), ctx)
-    assert not verify_shuffle(seat.public, deck, out, bytes(32) * 53, ctx)
+    assert not verify_shuffle(seat.public, deck, out, bytes(32) * 54, ctx)
     identity = bytes(32)
     assert not verify_shuffle(seat.public, [identity, *deck[1:]], out, proof, ctx)
     assert not verify_shuffle(identity, deck, out, proof, ctx)
@@ -111,7 +111,7 @@ def test_a_v3_deal_is_proven_from_its_arguments_and_is_smaller_than_v1() -> None
     assert verify_deal_v2(deal, [s.reveal() for s in seats]) == []
     assert sorted(c for s in seats for c in s.hand()) == list(range(52))
     size = 128 + 4 * 1664 + 3 * 1664 + 12 * 64 + 4 * SHUFFLE_ARGUMENT_LEN
-    assert deal.byte_size() == size == 19_328
+    assert deal.byte_size() == size == 19_456
     v1 = blind.deal_blind([BlindSeat.new(s, b"v1", 0, rng=fixed_rng(b"v1", s))
                            for s in range(4)], b"v1", 0, dealer=2)
     assert size < v1.byte_size()
