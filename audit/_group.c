@@ -288,30 +288,38 @@ static void base_table_init(void) {
     }
 }
 
-/* s p in constant time */
+/* four doublings of the point r (completed), into h */
+static inline void dbl4(ge_p3 *h, const ge_p1p1 *r0) {
+    ge_p1p1 r;
+    ge_p2 q;
+    ge_p1p1_to_p2(&q, r0);
+    ge_p2_dbl(&r, &q);
+    ge_p1p1_to_p2(&q, &r);
+    ge_p2_dbl(&r, &q);
+    ge_p1p1_to_p2(&q, &r);
+    ge_p2_dbl(&r, &q);
+    ge_p1p1_to_p2(&q, &r);
+    ge_p2_dbl(&r, &q);
+    ge_p1p1_to_p3(h, &r);
+}
+
+/* s p in constant time: 64 signed 4-bit windows, the top one first */
 static void mul_ct(ge_p3 *out, const uint8_t s[32], const ge_p3 *p) {
     ge_cached t[8], sel;
     int8_t e[64];
     ge_p1p1 r;
-    ge_p2 q;
     ge_p3 h;
     table8(t, p);
     scalar_radix16(e, s);
     ge_p3_identity(&h);
-    for (int i = 63; i >= 0; i--) {
-        ge_p3_dbl(&r, &h);
-        ge_p1p1_to_p2(&q, &r);
-        ge_p2_dbl(&r, &q);
-        ge_p1p1_to_p2(&q, &r);
-        ge_p2_dbl(&r, &q);
-        ge_p1p1_to_p2(&q, &r);
-        ge_p2_dbl(&r, &q);
-        ge_p1p1_to_p3(&h, &r);
+    table8_select(&sel, t, e[63]);
+    ge_add(&r, &h, &sel);
+    for (int i = 62; i >= 0; i--) {
+        dbl4(&h, &r);
         table8_select(&sel, t, e[i]);
         ge_add(&r, &h, &sel);
-        ge_p1p1_to_p3(&h, &r);
     }
-    *out = h;
+    ge_p1p1_to_p3(out, &r);
     memset(e, 0, sizeof e);
 }
 
@@ -352,29 +360,24 @@ static void msm_ct(ge_p3 *out, size_t n, const uint8_t *s, const ge_p3 *p,
                    ge_cached *tables, int8_t *digits) {
     ge_cached sel;
     ge_p1p1 r;
-    ge_p2 q;
     ge_p3 h;
     for (size_t j = 0; j < n; j++) {
         table8(tables + 8 * j, p + j);
         scalar_radix16(digits + 64 * j, s + 32 * j);
     }
     ge_p3_identity(&h);
+    ge_cached_identity(&sel);
+    ge_add(&r, &h, &sel);            /* r: the identity, completed */
     for (int i = 63; i >= 0; i--) {
-        ge_p3_dbl(&r, &h);
-        ge_p1p1_to_p2(&q, &r);
-        ge_p2_dbl(&r, &q);
-        ge_p1p1_to_p2(&q, &r);
-        ge_p2_dbl(&r, &q);
-        ge_p1p1_to_p2(&q, &r);
-        ge_p2_dbl(&r, &q);
-        ge_p1p1_to_p3(&h, &r);
+        if (i < 63) dbl4(&h, &r);    /* the schedule is public: the same for every s */
+        else ge_p1p1_to_p3(&h, &r);
         for (size_t j = 0; j < n; j++) {
             table8_select(&sel, tables + 8 * j, digits[64 * j + i]);
             ge_add(&r, &h, &sel);
-            ge_p1p1_to_p3(&h, &r);
+            if (j + 1 < n) ge_p1p1_to_p3(&h, &r);
         }
     }
-    *out = h;
+    ge_p1p1_to_p3(out, &r);
     memset(digits, 0, 64 * n);
 }
 
