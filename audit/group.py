@@ -37,8 +37,6 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import TypeAlias
 
-import rbcl
-
 PURE_VARIABLE = "TARNEEB_PURE"
 L = 2**252 + 27742317777372353535851937790883648493
 """The order of the group (of ristretto255's prime-order group)."""
@@ -72,95 +70,95 @@ def _encoding(b: bytes, what: str, n: int = ENCODING_LEN) -> bytes:
 
 
 class Sodium:
-    """The libsodium backend (rbcl): a point is its 32-byte canonical encoding."""
+    """The libsodium backend (rbcl): a point is its 32-byte canonical encoding.
+
+    rbcl is imported when this backend is made, not with the module: a process with the
+    C backend never loads libsodium for the group."""
 
     name = "libsodium"
 
-    @staticmethod
-    def decode(b: bytes) -> Point:
+    def __init__(self) -> None:
+        import rbcl
+
+        self._r = rbcl
+
+    def decode(self, b: bytes) -> Point:
         e = _encoding(b, "a ristretto255 encoding")
         if e == _ZERO:
             return _ZERO
         # libsodium ignores bit 255 (it accepts s + 2^255 as s); RFC 9496 refuses it
-        if e[31] & 0x80 or not rbcl.crypto_core_ristretto255_is_valid_point(e):
+        if e[31] & 0x80 or not self._r.crypto_core_ristretto255_is_valid_point(e):
             raise GroupError("not a canonical ristretto255 encoding")
         return e
 
-    @staticmethod
-    def encode(p: Point) -> bytes:
+    def encode(self, p: Point) -> bytes:
         return p
 
-    @staticmethod
-    def from_hash(h64: bytes) -> Point:
-        return rbcl.crypto_core_ristretto255_from_hash(_encoding(h64, "a hash", HASH_LEN))
+    def from_hash(self, h64: bytes) -> Point:
+        return self._r.crypto_core_ristretto255_from_hash(_encoding(h64, "a hash", HASH_LEN))
 
-    @staticmethod
-    def identity() -> Point:
+    def identity(self) -> Point:
         return _ZERO
 
-    @staticmethod
-    def base() -> Point:
+    def base(self) -> Point:
         return _BASE_ENCODING
 
-    @staticmethod
-    def is_identity(p: Point) -> bool:
+    def is_identity(self, p: Point) -> bool:
         return hmac.compare_digest(p, _ZERO)
 
-    @staticmethod
-    def equal(p: Point, q: Point) -> bool:
+    def equal(self, p: Point, q: Point) -> bool:
         return hmac.compare_digest(p, q)
 
-    @staticmethod
-    def add(p: Point, q: Point) -> Point:
-        return rbcl.crypto_core_ristretto255_add(p, q)
+    def add(self, p: Point, q: Point) -> Point:
+        return self._r.crypto_core_ristretto255_add(p, q)
 
-    @staticmethod
-    def sub(p: Point, q: Point) -> Point:
-        return rbcl.crypto_core_ristretto255_sub(p, q)
+    def sub(self, p: Point, q: Point) -> Point:
+        return self._r.crypto_core_ristretto255_sub(p, q)
 
-    @staticmethod
-    def neg(p: Point) -> Point:
-        return rbcl.crypto_core_ristretto255_sub(_ZERO, p)
+    def neg(self, p: Point) -> Point:
+        return self._r.crypto_core_ristretto255_sub(_ZERO, p)
 
-    @staticmethod
-    def mul(s: int, p: Point) -> Point:
+    def mul(self, s: int, p: Point) -> Point:
         b = _scalar(s)
         if s == 0 or p == _ZERO:  # libsodium refuses both (an identity result)
             return _ZERO
         try:
-            return rbcl.crypto_scalarmult_ristretto255(b, p)
+            return self._r.crypto_scalarmult_ristretto255(b, p)
         except RuntimeError:  # the identity: libsodium's only refusal of a valid input
             return _ZERO
 
-    mul_public = mul
+    def mul_public(self, s: int, p: Point) -> Point:
+        return self.mul(s, p)
 
-    @staticmethod
-    def mul_base(s: int) -> Point:
+    def mul_base(self, s: int) -> Point:
         b = _scalar(s)
         if s == 0:
             return _ZERO
-        return rbcl.crypto_scalarmult_ristretto255_base(b)
+        return self._r.crypto_scalarmult_ristretto255_base(b)
 
-    @classmethod
-    def msm(cls, scalars: Sequence[int], points: Sequence[Point]) -> Point:
+    def msm(self, scalars: Sequence[int], points: Sequence[Point]) -> Point:
+        """One multiplication and one addition a term. A zero scalar skips its term:
+        the time tells which scalars are zero (a secret scalar is zero with
+        probability 1/L)."""
         if len(scalars) != len(points):
             raise GroupError("as many scalars as points are needed")
         for s in scalars:
             _scalar(s)
+        add = self._r.crypto_core_ristretto255_add
         acc = _ZERO
         for s, p in zip(scalars, points, strict=True):
-            acc = rbcl.crypto_core_ristretto255_add(acc, cls.mul(s, p))
+            acc = add(acc, self.mul(s, p))
         return acc
 
-    msm_secret = msm
+    def msm_secret(self, scalars: Sequence[int], points: Sequence[Point]) -> Point:
+        return self.msm(scalars, points)
 
-    @classmethod
-    def fold(cls, c: int, left: Sequence[Point], right: Sequence[Point]) -> list[Point]:
+    def fold(self, c: int, left: Sequence[Point], right: Sequence[Point]) -> list[Point]:
         _scalar(c)
         if len(left) != len(right):
             raise GroupError("left and right must have the same length")
-        return [rbcl.crypto_core_ristretto255_add(cls.mul(c, p), q)
-                for p, q in zip(left, right, strict=True)]
+        add = self._r.crypto_core_ristretto255_add
+        return [add(self.mul(c, p), q) for p, q in zip(left, right, strict=True)]
 
 
 class Compiled:

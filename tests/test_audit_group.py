@@ -135,11 +135,22 @@ def test_the_compiled_backend_is_used_when_built() -> None:
     assert ("c" in BACKENDS) == built
 
 
-def test_tarneeb_pure_turns_the_compiled_backend_off() -> None:
-    code = "from tarneeb.audit import group; print(group.backend())"
+def _backend_in_a_new_process(pure: str) -> list[str]:
+    code = ("import sys; from tarneeb.audit import group; group.mul_base(5); "
+            "print(group.backend(), 'rbcl' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "TARNEEB_PURE": "1"}, check=True)
-    assert out.stdout.strip() == "libsodium"
+                         env={**os.environ, "TARNEEB_PURE": pure}, check=True)
+    return out.stdout.split()
+
+
+def test_tarneeb_pure_turns_the_compiled_backend_off() -> None:
+    assert _backend_in_a_new_process("1") == ["libsodium", "True"]
+
+
+def test_the_compiled_backend_does_not_load_libsodium() -> None:
+    if "c" not in BACKENDS:
+        pytest.skip("the compiled extension is not built")
+    assert _backend_in_a_new_process("0") == ["c", "False"]
 
 
 def test_rfc9496_multiples_of_the_generator(g: group.Backend) -> None:
