@@ -12,7 +12,8 @@
  *
  * Python sees points as bytes of 160 (the four coordinates' limbs, native byte order:
  * opaque, never stored or sent; encode() gives the 32 bytes) and scalars as 32 bytes,
- * little-endian, below the group order L (anything else raises ValueError).
+ * little-endian, below the group order L (anything else raises ValueError). The sums
+ * (msm, msm_secret) run without the GIL once their terms are loaded.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -33,6 +34,12 @@ static const uint8_t L_BYTES[32] = {
     0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9,
     0xde, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
     0x00, 0x00, 0x00, 0x10};
+
+/* zero a secret's copy; the volatile writes are not removed as dead stores */
+static void wipe(void *p, size_t n) {
+    volatile uint8_t *v = (volatile uint8_t *)p;
+    while (n--) *v++ = 0;
+}
 
 /* ------------------------------------------------------------- ristretto255 -- */
 
@@ -320,7 +327,7 @@ static void mul_ct(ge_p3 *out, const uint8_t s[32], const ge_p3 *p) {
         ge_add(&r, &h, &sel);
     }
     ge_p1p1_to_p3(out, &r);
-    memset(e, 0, sizeof e);
+    wipe(e, sizeof e);
 }
 
 /* s B in constant time, with the base table */
@@ -351,7 +358,7 @@ static void mul_base_ct(ge_p3 *out, const uint8_t s[32]) {
         ge_p1p1_to_p3(&h, &r);
     }
     *out = h;
-    memset(e, 0, sizeof e);
+    wipe(e, sizeof e);
 }
 
 /* sum s[j] p[j] in constant time (Straus: shared doublings, one selection a point and
@@ -378,7 +385,7 @@ static void msm_ct(ge_p3 *out, size_t n, const uint8_t *s, const ge_p3 *p,
         }
     }
     ge_p1p1_to_p3(out, &r);
-    memset(digits, 0, 64 * n);
+    wipe(digits, 64 * n);
 }
 
 /* ------------------------------------------------------ variable-time sums -- */
@@ -442,12 +449,12 @@ static inline void acc_add(ge_p3 *acc, int *set, const ge_p3 *p) {
 static int msm_pippenger(ge_p3 *out, size_t n, const uint8_t *s, const ge_p3 *p, int c) {
     const int windows = 256 / c + 1;
     const int nb = 1 << (c - 1);
-    int16_t *digits = PyMem_Malloc(sizeof(int16_t) * (size_t)windows * n);
-    ge_cached *cached = PyMem_Malloc(sizeof(ge_cached) * n);
-    ge_p3 *buckets = PyMem_Malloc(sizeof(ge_p3) * (size_t)nb);
-    unsigned char *used = PyMem_Malloc((size_t)nb);
+    int16_t *digits = PyMem_RawMalloc(sizeof(int16_t) * (size_t)windows * n);
+    ge_cached *cached = PyMem_RawMalloc(sizeof(ge_cached) * n);
+    ge_p3 *buckets = PyMem_RawMalloc(sizeof(ge_p3) * (size_t)nb);
+    unsigned char *used = PyMem_RawMalloc((size_t)nb);
     if (!digits || !cached || !buckets || !used) {
-        PyMem_Free(digits); PyMem_Free(cached); PyMem_Free(buckets); PyMem_Free(used);
+        PyMem_RawFree(digits); PyMem_RawFree(cached); PyMem_RawFree(buckets); PyMem_RawFree(used);
         return -1;
     }
     for (size_t j = 0; j < n; j++) {
@@ -500,7 +507,7 @@ static int msm_pippenger(ge_p3 *out, size_t n, const uint8_t *s, const ge_p3 *p,
     }
     if (result_set) *out = result;
     else ge_p3_identity(out);
-    PyMem_Free(digits); PyMem_Free(cached); PyMem_Free(buckets); PyMem_Free(used);
+    PyMem_RawFree(digits); PyMem_RawFree(cached); PyMem_RawFree(buckets); PyMem_RawFree(used);
     return 0;
 }
 
@@ -682,7 +689,7 @@ static PyObject *py_mul(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs_is(nargs, 2, "mul") || load_scalar(args[0], s) || load_point(args[1], &p))
         return NULL;
     mul_ct(&p, s, &p);
-    memset(s, 0, sizeof s);
+    wipe(s, sizeof s);
     return point_obj(&p);
 }
 
@@ -692,7 +699,7 @@ static PyObject *py_mul_base(PyObject *m, PyObject *const *args, Py_ssize_t narg
     ge_p3 p;
     if (nargs_is(nargs, 1, "mul_base") || load_scalar(args[0], s)) return NULL;
     mul_base_ct(&p, s);
-    memset(s, 0, sizeof s);
+    wipe(s, sizeof s);
     return point_obj(&p);
 }
 
@@ -713,7 +720,7 @@ static PyObject *py_mul_public(PyObject *m, PyObject *const *args, Py_ssize_t na
 typedef struct { size_t n; uint8_t *s; ge_p3 *p; } terms;
 
 static void terms_free(terms *t) {
-    if (t->s) memset(t->s, 0, 32 * t->n);
+    if (t->s) wipe(t->s, 32 * t->n);
     PyMem_Free(t->s);
     PyMem_Free(t->p);
 }
@@ -753,7 +760,11 @@ static PyObject *py_msm(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs_is(nargs, 2, "msm") || terms_load(&t, args[0], args[1])) return NULL;
     const int c = pippenger_window(t.n);
     if (c) {
-        if (msm_pippenger(&out, t.n, t.s, t.p, c)) { terms_free(&t); return PyErr_NoMemory(); }
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = msm_pippenger(&out, t.n, t.s, t.p, c);
+        Py_END_ALLOW_THREADS
+        if (rc) { terms_free(&t); return PyErr_NoMemory(); }
     } else {
         ge_cached *tables = PyMem_Malloc(sizeof(ge_cached) * 8 * t.n + 1);
         int8_t *nafs = PyMem_Malloc(257 * t.n + 1);
@@ -761,7 +772,9 @@ static PyObject *py_msm(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
             PyMem_Free(tables); PyMem_Free(nafs); terms_free(&t);
             return PyErr_NoMemory();
         }
+        Py_BEGIN_ALLOW_THREADS
         msm_straus(&out, t.n, t.s, t.p, tables, nafs);
+        Py_END_ALLOW_THREADS
         PyMem_Free(tables); PyMem_Free(nafs);
     }
     terms_free(&t);
@@ -779,7 +792,9 @@ static PyObject *py_msm_secret(PyObject *m, PyObject *const *args, Py_ssize_t na
         PyMem_Free(tables); PyMem_Free(digits); terms_free(&t);
         return PyErr_NoMemory();
     }
+    Py_BEGIN_ALLOW_THREADS
     msm_ct(&out, t.n, t.s, t.p, tables, digits);
+    Py_END_ALLOW_THREADS
     PyMem_Free(tables); PyMem_Free(digits);
     terms_free(&t);
     return point_obj(&out);

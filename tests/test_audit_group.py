@@ -15,6 +15,7 @@ import os
 import random
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import rbcl
@@ -101,8 +102,12 @@ DERIVED = [
      "80bd07262511cdde4863f8a7434cef696750681cb9510eea557088f76d9e5065"),
 ]
 
+# edge cases, and the digit patterns of the recodings: all nibbles 8 (each signed 4-bit
+# digit at its bound), all 7 or all f (carries all the way), runs of ones (NAF carries)
 EDGE_SCALARS = [0, 1, 2, 3, 8, 15, 16, 17, 255, 256, 2**64 - 1, 2**128, 2**252,
-                2**252 - 1, L // 2, L - 16, L - 2, L - 1]
+                2**252 - 1, L // 2, L - 16, L - 2, L - 1, int("8" * 63, 16),
+                int("7" * 63, 16), int("f" * 63, 16), int("78" * 31, 16), 2**200 - 1,
+                L - 2**128, (2**253 - 1) % L]
 
 
 @pytest.fixture(params=sorted(BACKENDS))
@@ -350,3 +355,17 @@ def test_compiled_points_are_checked() -> None:
         g.add(MULTIPLES[1], g.base())  # an encoding is not a point of this backend
     with pytest.raises(ValueError):
         g.encode(b"\xff" * 160)  # limbs no computation of this module makes
+
+
+def test_sums_in_threads_agree(g: group.Backend) -> None:
+    """The C sums run without the GIL: threads at once each get their own exact sum."""
+    rng = random.Random(11)
+    jobs = []
+    for n in (40, 120):
+        pts = [g.from_hash(rng.randbytes(64)) for _ in range(n)]
+        jobs.append(([rng.randrange(L) for _ in pts], pts))
+    want = [g.encode(g.msm(s, p)) for s, p in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda j: (g.encode(g.msm(*jobs[j % 2])),
+                                       g.encode(g.msm_secret(*jobs[j % 2]))), range(8)))
+    assert got == [(want[j % 2], want[j % 2]) for j in range(8)]
