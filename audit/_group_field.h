@@ -5,11 +5,13 @@
  * unsigned __int128. Every function here runs in constant time: no branch and no memory
  * index depends on the value of a field element.
  *
- * Limb bounds. A "reduced" element (the output of fe_mul, fe_sq, fe_sub, fe_neg, fe_carry
- * and every constant) has limbs below 2^51 + 2^13. fe_add does not carry: its output has
- * limbs below 2^52 + 2^14 and may be given to fe_mul, fe_sq, or to fe_sub or fe_neg (whose
- * 4p bias covers limbs up to 2^53 - 76), never to another fe_add's output chain deeper
- * than the formulas below use (they add at most two reduced elements).
+ * Limb bounds. A reduced element (the output of fe_mul, fe_sq, fe_sub, fe_neg, fe_carry,
+ * and every constant) has limbs below 2^51 + 2^17. fe_add does not carry: the sum of two
+ * reduced elements has limbs below 2^52 + 2^18 and goes only to fe_mul, fe_sq or
+ * fe_carry, or as the subtrahend of fe_sub or fe_neg, whose 4p bias covers limbs up to
+ * 2^53 - 76. fe_mul and fe_sq take limbs up to 2^54 without overflow. A point given
+ * back by Python is refused unless every limb is below 2^52 (load_point), which these
+ * bounds cover too.
  */
 
 #ifndef TARNEEB_GROUP_FIELD_H
