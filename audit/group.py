@@ -19,6 +19,11 @@ the two backends' points. Scalars are Python ints in ``[0, L)``; anything else r
 :class:`GroupError` (a ``ValueError``). Every function accepts the identity and the
 scalar 0 (libsodium's refusals of them are turned into the identity).
 
+Constant time is the C arithmetic's (and libsodium's scalar multiplication's): the
+Python int that holds a secret scalar, its range check and its conversion to 32 bytes
+are Python's, as is the protocol's own arithmetic modulo ``L``; the libsodium backend
+skips a zero scalar's term.
+
 >>> from tarneeb.audit import group
 >>> g = group.mul_base(3)
 >>> group.equal(group.add(g, group.mul_base(4)), group.mul_base(7))
