@@ -7,9 +7,10 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test bench lint fixtures vectors clean chromium node js
 
 # Python packages only: blind dealing's libsodium comes inside the rbcl wheel. The install
-# builds the optional compiled core (setup.py, replay/rules/_core.c) in place when a C
-# compiler is there, and goes on without it.
-$(STAMP): pyproject.toml setup.py replay/rules/_core.c
+# builds the optional compiled parts (setup.py: the rules core, replay/rules/_core.c, and
+# the ristretto255 group layer, audit/_group.c) in place when a C compiler is there, and
+# goes on without them.
+$(STAMP): pyproject.toml setup.py replay/rules/_core.c audit/_group.c audit/_group_field.h
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -28,7 +28,10 @@
   mixed origins flagged (Clopper-Pearson 95 % interval), each test's p-values, the
   detectable biases at 100 and 1,000 matches (``bench/bench_calibration.py``);
 * blind dealing: CPU time per deal (passes, dealing, proofs) and per check of a
-  transcript, bytes per hand, beside the seed protocol's figures (``bench/bench_blind.py``).
+  transcript, bytes per hand, beside the seed protocol's figures (``bench/bench_blind.py``);
+  the group layer's operations (scalar multiplications, additions, multi-scalar
+  multiplications of 13, 52 and 64 points, a fold of 32 pairs) in microseconds, with the
+  C extension and with libsodium (``bench/bench_group.py``).
 * the TypeScript verifier in Node beside the Python one on the same generated matches:
   hands per second and milliseconds per log, and the ratio (``bench/bench_js.py``).
 
@@ -145,6 +148,10 @@ def main() -> None:
         figures["calibration"] = bench_calibration(args.calibration)
 
     figures["blind"] = bench_blind()
+    from bench_group import bench_group
+    from bench_group import lines as group_lines
+
+    figures["group"] = bench_group()
     if args.json:
         print(json.dumps(figures, indent=1))
         return
@@ -183,6 +190,8 @@ def main() -> None:
             print(line)
     for text in blind_lines(figures["blind"], d["microseconds_per_deal"],  # type: ignore[arg-type]
                             s["bytes_per_played_hand"]):
+        print(text)
+    for text in group_lines(figures["group"]):  # type: ignore[arg-type]
         print(text)
     if "calibration" in figures:
         for text in calibration_lines(figures["calibration"]):  # type: ignore[arg-type]
