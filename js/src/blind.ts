@@ -1,7 +1,7 @@
 /**
  * Blind dealing (docs/PROTOCOL.md §13, docs/FORMAT.md "Blind dealing"): the blind, proof and
  * keys records read, and each dealing attempt checked — its transcript from its proofs by
- * `transcript.ts` (`tarneeb-blind-v2`, v1, or a v2 deal that stopped at a seat, §13.8), then
+ * `transcript.ts` (`tarneeb-blind-v2` or v3, v1, or a v2/v3 deal that stopped at a seat, §13.8), then
  * the dealer's 13th card and every card played with its proof, and the hands the keys the
  * seats revealed decrypt; the hands the replay is dealt are the ones the transcript proves.
  */
@@ -9,10 +9,12 @@ import { type Bytes, toHex } from "./bytes.js";
 import { cardName } from "./engine.js";
 import { type Finding } from "./replay.js";
 import { DECK, ELEMENT, L, PROOF, type Point, cardPoints, context, decode, owner, scalarOf, verifyDleq } from "./shuffleproof.js";
+import { ARGUMENT_ELEMENTS, ARGUMENT_SCALARS } from "./shuffleargument.js";
 import { type Deal, type Fault, type SeatKey, split, verifyUnfinished, verifyV1, verifyV2 } from "./transcript.js";
 
-const SPLIT = 2 * DECK * ELEMENT; // a shuffle proof's elements: u ‖ ĉ
-const SCALARS = (2 * DECK + 5) * 32;
+// each pass's proof in two bins, its elements then its scalars: v2's shuffle proof (u ‖ ĉ,
+// 109 scalars), or v3's shuffle argument (45 elements, 8 scalars)
+const PASS_BINS = { v2: [2 * DECK * ELEMENT, (2 * DECK + 5) * 32], v3: [ARGUMENT_ELEMENTS * ELEMENT, ARGUMENT_SCALARS * 32] } as const;
 const DECK_BYTES = DECK * ELEMENT;
 const OPENED_POSITION = 51;
 
@@ -21,7 +23,7 @@ export interface BlindTranscript {
   publics: Bytes;
   passes: Bytes[];
   partials: Bytes[];
-  /** v2: each pass's shuffle proof, its elements and its scalars; null under v1 */
+  /** v2 (and v3): each pass's shuffle proof (v3: argument), its elements and its scalars; null under v1 */
   shuffleProofs: [Bytes, Bytes][] | null;
   /** v2: the batched proofs delivered (round r, seat k at 4r + k), 64 bytes each */
   batch: Bytes | null;
@@ -100,8 +102,11 @@ export function blindFromList(d: unknown[]): BlindTranscript | string {
     if (!bins(passes, k, DECK_BYTES)) return `passes must be ${k} byte strings of ${DECK_BYTES} bytes`;
     if (!bins(partials, Math.ceil(dn / 4), DECK_BYTES)) return `partials must be ${Math.ceil(dn / 4)} byte strings of ${DECK_BYTES} bytes`;
     const els = proofs.filter((_, i) => i % 2 === 1), scs = proofs.filter((_, i) => i && i % 2 === 0);
-    if (!bins(els, k, SPLIT)) return `v2 shuffle proofs' elements must be ${k} byte strings of ${SPLIT} bytes`;
-    if (!bins(scs, k, SCALARS)) return `v2 shuffle proofs' scalars must be ${k} byte strings of ${SCALARS} bytes`;
+    // the version is the first pass's: every pass of the record has its sizes
+    const v = isBin(els[0], PASS_BINS.v3[0]) ? "v3" : "v2";
+    const [split, scalars] = PASS_BINS[v];
+    if (!bins(els, k, split)) return `${v} shuffle proofs' elements must be ${k} byte strings of ${split} bytes`;
+    if (!bins(scs, k, scalars)) return `${v} shuffle proofs' scalars must be ${k} byte strings of ${scalars} bytes`;
     return { ...base, passes: passes as Bytes[], partials: partials as Bytes[], shuffleProofs: els.map((e, i) => [e as Bytes, scs[i] as Bytes]), batch, v1Proofs: null };
   }
   if (!bins(passes, 4, DECK_BYTES)) return `passes must be 4 byte strings of ${DECK_BYTES} bytes`;

@@ -7,6 +7,7 @@ import { blindFromList } from "./blind.js";
 import { type Bytes } from "./bytes.js";
 import { cardName } from "./engine.js";
 import { unsafeCharacter } from "./names.js";
+import { ARGUMENT_ELEMENTS, SHUFFLE_ARGUMENT_LEN } from "./shuffleargument.js";
 
 /** A call the recorder cannot write: out of order, or a value out of its range. */
 export class RecorderError extends Error {
@@ -64,7 +65,7 @@ export function four(values: readonly number[] | null | undefined, what: string,
 /**
  * One dealing attempt's public transcript, as its seats published it (PROTOCOL.md §13,
  * FORMAT.md "Blind dealing"): what the verifier reads back (`parseLog(...).hands[n].blind`)
- * is one too. `tarneeb-blind-v2` gives `shuffleProofs` and `batch`; `tarneeb-blind-v1`
+ * is one too. `tarneeb-blind-v2` (and v3) gives `shuffleProofs` and `batch`; `tarneeb-blind-v1`
  * gives `v1Proofs`. A deal stopped at a seat that did not deliver (§13.8) holds the passes
  * and batched proofs up to there.
  */
@@ -75,7 +76,7 @@ export interface BlindDealTranscript {
   passes: readonly Bytes[];
   /** each round of partial decryptions: 52 elements of 32 bytes */
   partials: readonly Bytes[];
-  /** v2: each pass's shuffle proof, whole (6,976 bytes) or as its elements and its scalars */
+  /** v2: each pass's shuffle proof, whole (6,816 bytes; v3's argument: 1,696) or as its elements and its scalars */
   shuffleProofs?: readonly (Bytes | readonly [Bytes, Bytes])[] | null;
   /** v2: the batched decryption proofs delivered (round r, seat k at 4r + k), 64 bytes each */
   batch?: Bytes | null;
@@ -111,7 +112,7 @@ export function blindList(t: BlindDealTranscript): unknown[] {
   const list = (v: unknown) => (Array.isArray(v) ? v.map(copy) : v);
   let proofs: unknown;
   if (t.shuffleProofs !== null && t.shuffleProofs !== undefined) {
-    const halves = t.shuffleProofs.flatMap((p) => (p instanceof Uint8Array ? [p.subarray(0, SPLIT), p.subarray(SPLIT)] : [...p]));
+    const halves = t.shuffleProofs.flatMap((p) => (p instanceof Uint8Array ? [p.subarray(0, split(p)), p.subarray(split(p))] : [...p]));
     proofs = [t.batch ?? new Uint8Array(0), ...halves].map(copy);
   } else proofs = list(t.v1Proofs);
   const record = [5, copy(t.publics), list(t.passes), list(t.partials), proofs, t.opened === undefined ? null : copy(t.opened)];
@@ -120,4 +121,6 @@ export function blindList(t: BlindDealTranscript): unknown[] {
   return record;
 }
 
-const SPLIT = 2 * 52 * 32; // a shuffle proof's elements, then its scalars
+// a shuffle proof's elements, then its scalars: v3's argument (1,696 bytes) after its 45
+// elements, v2's proof after its 104
+const split = (p: Bytes) => (p.length === SHUFFLE_ARGUMENT_LEN ? ARGUMENT_ELEMENTS * 32 : 2 * 52 * 32);

@@ -1,7 +1,8 @@
 /**
  * One dealing attempt's blind transcript checked from its proofs (docs/PROTOCOL.md §13.4,
- * §13.8): under `tarneeb-blind-v2` every pass by its shuffle proof and every round of
- * partial decryptions by its batched proof; under `tarneeb-blind-v1` no pass twice the same
+ * §13.8): under `tarneeb-blind-v2` every pass by its shuffle proof (under v3, the same but
+ * each pass by its compact shuffle argument) and every round of partial decryptions by its
+ * batched proof; under `tarneeb-blind-v1` no pass twice the same
  * element and every partial decryption by its own proof; a v2 deal that stopped at a seat
  * that did not deliver, the steps it holds; then, where the seats revealed them, the keys
  * against the public keys and the passes. Each fault names the seat whose step fails.
@@ -9,8 +10,9 @@
 import { type Bytes, equal, toHex } from "./bytes.js";
 import {
   BASE, DECK, ELEMENT, L, PROOF, type Point, cardPoints, context, owner, roundPositions, scalarOf,
-  verifyBatch, verifyDleq, verifyShuffle,
+  verifyBatch, verifyDleq,
 } from "./shuffleproof.js";
+import { verifyPass } from "./shuffleargument.js";
 
 /** A seat's fault in a deal's transcript (seat -1: none named), and its finding's kind. */
 export interface Fault { seat: number; what: string; kind: string }
@@ -41,14 +43,17 @@ function publicKeyFaults(d: Deal): Fault[] {
   return d.publics.flatMap((y, s) => (y === null ? [{ seat: s, what: keyWhat(s), kind: "blind-transcript" }] : []));
 }
 
-/** Each pass against the deck before it, by its shuffle proof (`proofs[s]`: elements, scalars). */
+/**
+ * Each pass against the deck before it, by its shuffle proof (`proofs[s]`: elements, scalars):
+ * `tarneeb-blind-v3`'s argument or v2's proof, by its length.
+ */
 function passFaults(d: Deal, proofs: [Bytes, Bytes][]): Fault[] {
   const faults: Fault[] = [];
   let deck: (Point | null)[] = cardPoints();
   d.passes.forEach((out, s) => {
     const [els, scs] = proofs[s]!;
     const ok = !deck.includes(null) && !out.includes(null)
-      && verifyShuffle(d.publics[s]!, deck as Point[], out as Point[], els, scs, context(d.matchId, d.n, "shuffle", s, s));
+      && verifyPass(d.publics[s]!, deck as Point[], out as Point[], els, scs, context(d.matchId, d.n, "shuffle", s, s));
     if (!ok) faults.push({ seat: s, what: UNPROVEN_PASS, kind: "wrong-shuffle" });
     deck = out;
   });

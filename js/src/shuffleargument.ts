@@ -1,0 +1,205 @@
+/**
+ * The compact shuffle argument of `tarneeb-blind-v3` (docs/PROTOCOL.md §13), checked: a pass
+ * `out[j] = x·in[π(j)]` proven in 45 elements and 8 scalars (1,696 bytes for 52 cards) — a
+ * Bayer–Groth permutation argument whose grand product is an inner product proven as a
+ * Bulletproofs range proof proves its own, and an exponent argument compressed by folding.
+ * Every equation is checked at once, each weighted by a hash of the whole proof, by one
+ * multi-scalar multiplication that must give the identity. The dispatch of a pass's proof
+ * by its length (v3's argument, or v2's proof of shuffleproof.ts) is here too.
+ */
+import { ristretto255, ristretto255_hasher } from "@noble/curves/ed25519.js";
+import { pippenger } from "@noble/curves/abstract/curve.js";
+import { sha512 } from "@noble/hashes/sha2.js";
+import { type Bytes, concat, u8, utf8 } from "./bytes.js";
+import { BASE, ELEMENT, L, type Point, decode, reduce64, scalarOf, verifyShuffle } from "./shuffleproof.js";
+
+/** The vectors' length `N`: the deck padded to a power of two. */
+export const WIDTH = 64;
+/** `log2(N)`: the folding rounds of each of the two arguments. */
+export const ROUNDS = 6;
+/** `C_a C_b C_p S T_1 T_2`, `(L_k R_k)` a round, `K_1 K_2 K_3`, `(A_k A'_k B_k B'_k)` a round. */
+export const ARGUMENT_ELEMENTS = 6 + 2 * ROUNDS + 3 + 4 * ROUNDS;
+/** `t̂ τ μ l r z_β z_x z`. */
+export const ARGUMENT_SCALARS = 8;
+/** 1,696 bytes: the elements, then the scalars. */
+export const SHUFFLE_ARGUMENT_LEN = (ARGUMENT_ELEMENTS + ARGUMENT_SCALARS) * 32;
+/** v2's shuffle proof of a 52-card pass: 104 elements and 109 scalars (6,816 bytes). */
+export const SHUFFLE_PROOF_LEN = 32 * (4 * 52 + 5);
+
+const tag = (purpose: string) => concat(utf8(`tarneeb-blind-v3/${purpose}`), u8(0));
+const GENERATOR_TAG = tag("generator");
+const STATEMENT_TAG = tag("shuffle-statement");
+const ABSORB_TAG = tag("shuffle-transcript");
+const CHALLENGE_TAG = tag("shuffle-challenge");
+
+/** The argument's generators: `G_k`, `H_k` (`k < 64`), `Q` and `h`. */
+export interface Generators { g: Point[]; h: Point[]; q: Point; hh: Point }
+
+let gens: Generators | null = null;
+/** Each `from_hash(SHA-512(GENERATOR_TAG ‖ name))`, names `"G" ‖ u8(k)`, `"H" ‖ u8(k)`, `"Q"`, `"h"`. */
+export function argumentGenerators(): Generators {
+  const one = (name: Bytes) => ristretto255_hasher.deriveToCurve!(sha512(concat(GENERATOR_TAG, name))) as Point;
+  const row = (c: string) => Array.from({ length: WIDTH }, (_, k) => one(concat(utf8(c), u8(k))));
+  return gens ??= { g: row("G"), h: row("H"), q: one(utf8("Q")), hh: one(utf8("h")) };
+}
+
+const mod = (x: bigint) => ((x % L) + L) % L;
+
+function powMod(b: bigint, e: bigint): bigint {
+  let r = 1n;
+  for (b = mod(b); e > 0n; e >>= 1n, b = (b * b) % L) if (e & 1n) r = (r * b) % L;
+  return r;
+}
+
+function powers(base: bigint, n: number): bigint[] {
+  const out: bigint[] = [];
+  for (let i = 0, acc = 1n; i < n; i++, acc = (acc * base) % L) out.push(acc);
+  return out;
+}
+
+/** The Fiat–Shamir state: SHA-512 chained over the statement and every message. */
+class Transcript {
+  private state: Bytes;
+  constructor(ctx: Bytes, y: Bytes, deckIn: Bytes[], deckOut: Bytes[]) {
+    this.state = sha512(concat(STATEMENT_TAG, ctx, y, u8(deckIn.length), ...deckIn, ...deckOut));
+  }
+  absorb(...values: Bytes[]): void {
+    this.state = sha512(concat(ABSORB_TAG, this.state, ...values));
+  }
+  challenge(i = 0): bigint {
+    return reduce64(sha512(concat(CHALLENGE_TAG, this.state, u8(i))));
+  }
+}
+
+/** `t = w^(n−1)·∏(y·i + e^i − z) + w^N`: what `⟨u, v⟩` must be. */
+function target(ePow: bigint[], y: bigint, z: bigint, w: bigint, n: number): bigint {
+  let delta = 1n;
+  for (let i = 0; i < n; i++) delta = (delta * mod(y * BigInt(i) + ePow[i]! - z)) % L;
+  return mod(powMod(w, BigInt(n - 1)) * delta + powMod(w, BigInt(WIDTH)));
+}
+
+/**
+ * The coefficient of each original generator in the folded one: the product of the round
+ * challenges of the rounds where it sat in the half multiplied (`left`: the lower half).
+ */
+function foldWeights(challenges: bigint[], left: boolean): bigint[] {
+  const weights: bigint[] = new Array<bigint>(WIDTH).fill(1n);
+  challenges.forEach((c, j) => {
+    const bit = 1 << (ROUNDS - 1 - j);
+    for (let k = 0; k < WIDTH; k++) if (((k & bit) !== 0) !== left) weights[k] = (weights[k]! * c) % L;
+  });
+  return weights;
+}
+
+/** The coefficients of `P_R`, folded as `P' = A + c·P + c²·B` each round (`pairs`: each round's `A`, `B`). */
+function foldedTarget(start: Map<number, bigint>, challenges: bigint[], pairs: [number, number][]): Map<number, bigint> {
+  let acc = new Map(start);
+  challenges.forEach((c, r) => {
+    acc = new Map([...acc].map(([k, v]) => [k, (v * c) % L]));
+    const [lo, hi] = pairs[r]!;
+    acc.set(lo, mod((acc.get(lo) ?? 0n) + 1n));
+    acc.set(hi, mod((acc.get(hi) ?? 0n) + c * c));
+  });
+  return acc;
+}
+
+/** Whether `proof` shows `deckOut` is a permutation of `deckIn` times `log_B(y)`, under `ctx`. */
+export function verifyShuffleArgument(y: Point, deckIn: Point[], deckOut: Point[], proof: Bytes, ctx: Bytes): boolean {
+  const n = deckIn.length;
+  if (proof.length !== SHUFFLE_ARGUMENT_LEN || deckOut.length !== n || n < 2 || n > WIDTH) return false;
+  const enc = Array.from({ length: ARGUMENT_ELEMENTS }, (_, i) => proof.subarray(ELEMENT * i, ELEMENT * (i + 1)));
+  const raw = Array.from({ length: ARGUMENT_SCALARS }, (_, i) => proof.subarray(ELEMENT * (ARGUMENT_ELEMENTS + i), ELEMENT * (ARGUMENT_ELEMENTS + i + 1)));
+  const sc = raw.map(scalarOf);
+  if (sc.some((s) => s >= L)) return false;
+  const elements = enc.map(decode);
+  if (elements.includes(null)) return false;
+  const statement = [y, ...deckIn, ...deckOut];
+  if (statement.some((p) => p.is0())) return false;
+  const [tHat, tauX, mu, lEnd, rEnd, zBeta, zX, zEnd] = sc as [bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint];
+  const tr = new Transcript(ctx, y.toBytes(), deckIn.map((p) => p.toBytes()), deckOut.map((p) => p.toBytes()));
+  tr.absorb(enc[0]!);
+  const ePow = powers(tr.challenge(), n);
+  tr.absorb(enc[1]!);
+  const yc = tr.challenge(0), zc = tr.challenge(1);
+  tr.absorb(enc[2]!);
+  const w = tr.challenge();
+  if (w === 0n) return false;
+  tr.absorb(...enc.slice(3, 6));
+  const xc = tr.challenge();
+  tr.absorb(raw[0]!, raw[1]!, raw[2]!);
+  const q = tr.challenge();
+  const ipa: bigint[] = [];
+  for (let k = 0; k < ROUNDS; k++) {
+    tr.absorb(...enc.slice(6 + 2 * k, 8 + 2 * k));
+    ipa.push(tr.challenge());
+  }
+  tr.absorb(raw[3]!, raw[4]!);
+  const k0 = 6 + 2 * ROUNDS;
+  tr.absorb(...enc.slice(k0, k0 + 3));
+  const c = tr.challenge();
+  tr.absorb(raw[5]!, raw[6]!);
+  const fold: bigint[] = [];
+  for (let k = 0; k < ROUNDS; k++) {
+    tr.absorb(...enc.slice(k0 + 3 + 4 * k, k0 + 7 + 4 * k));
+    fold.push(tr.challenge());
+  }
+  tr.absorb(raw[7]!);
+  const omega = [0, 1, 2, 3, 4].map((i) => tr.challenge(i)) as [bigint, bigint, bigint, bigint, bigint];
+  const t = target(ePow, yc, zc, w, n);
+  // the points of the one check: G_0..63, H_0..63, Q, h, B, Y, in, out, then the proof's
+  const gen = argumentGenerators();
+  const ig = 0, ih = WIDTH, iq = 2 * WIDTH, ihh = iq + 1, ib = iq + 2, iy = iq + 3;
+  const iIn = iy + 1, iOut = iIn + n, ie = iOut + n;
+  const points: Point[] = [...gen.g, ...gen.h, gen.q, gen.hh, BASE, ...statement, ...(elements as Point[])];
+  const coef: bigint[] = new Array<bigint>(points.length).fill(0n);
+  const add = (i: number, v: bigint) => { coef[i] = mod(coef[i]! + v); };
+  const addAll = (m: Map<number, bigint>, weight: bigint) => m.forEach((v, i) => add(i, weight * v));
+  // (1) t̂·Q + τ·h = t·Q + x·T_1 + x²·T_2
+  add(iq, omega[0] * (tHat - t));
+  add(ihh, omega[0] * tauX);
+  add(ie + 4, -omega[0] * xc);
+  add(ie + 5, -omega[0] * xc * xc);
+  // (2) the inner-product argument: P_R = l·G_f + r·H'_f + l·r·q·Q, where
+  // P_0 = C_p + y·C_a + C_b − z·ΣH_k − w⁻¹·Σ_{k≥1}H_k + w^N·H_0 + x·S − μ·h + t̂·q·Q
+  const wInv = powMod(w, L - 2n);
+  const start = new Map<number, bigint>([[ie + 2, 1n], [ie, yc], [ie + 1, 1n], [ie + 3, xc], [ihh, mod(-mu)], [iq, (tHat * q) % L]]);
+  for (let k = 0; k < n; k++) start.set(ih + k, mod(-zc - (k ? wInv : 0n)));
+  start.set(ih, mod(start.get(ih)! + powMod(w, BigInt(WIDTH))));
+  addAll(foldedTarget(start, ipa, Array.from({ length: ROUNDS }, (_, k) => [ie + 6 + 2 * k, ie + 7 + 2 * k])), omega[1]);
+  const gW = foldWeights(ipa, true), hW = foldWeights(ipa, false), wInvPow = powers(wInv, WIDTH);
+  for (let k = 0; k < WIDTH; k++) {
+    add(ig + k, -omega[1] * lEnd * gW[k]!);
+    add(ih + k, -omega[1] * ((rEnd * hW[k]! * wInvPow[k]!) % L));
+  }
+  add(iq, -omega[1] * ((lEnd * rEnd * q) % L));
+  // (3) z_x·B = K_3 + c·Y
+  const kk = ie + k0;
+  add(ib, omega[2] * zX);
+  add(kk + 2, -omega[2]);
+  add(iy, -omega[2] * c);
+  // (4, 5) the folded exponent argument, on H and on the output deck:
+  // ⟨z, H⟩ = K_1 + c·C_b − z_β·h   and   ⟨z, out⟩ = K_2 + z_x·Σ e^i·in_i
+  const sW = foldWeights(fold, true);
+  const first = new Map<number, bigint>([[kk, 1n], [ie + 1, c], [ihh, mod(-zBeta)]]);
+  const second = new Map<number, bigint>([[kk + 1, 1n], ...ePow.map((e, i): [number, bigint] => [iIn + i, (zX * e) % L])]);
+  const sides: [bigint, Map<number, bigint>, number, number, number][] = [[omega[3], first, 0, ih, WIDTH], [omega[4], second, 1, iOut, n]];
+  for (const [weight, begin, offset, base, width] of sides) {
+    const pairs = Array.from({ length: ROUNDS }, (_, j): [number, number] => [kk + 3 + 4 * j + offset, kk + 5 + 4 * j + offset]);
+    addAll(foldedTarget(begin, fold, pairs), weight);
+    for (let k = 0; k < width; k++) add(base + k, -weight * ((zEnd * sW[k]!) % L));
+  }
+  const used = coef.flatMap((v, i) => (v === 0n ? [] : [i]));
+  return pippenger(ristretto255.Point, used.map((i) => points[i]!), used.map((i) => coef[i]!)).is0();
+}
+
+/**
+ * A pass's proof by its length: `tarneeb-blind-v3`'s argument (1,440 bytes of elements, 256 of
+ * scalars) or `tarneeb-blind-v2`'s proof (3,328 and 3,488); anything else fails.
+ */
+export function verifyPass(y: Point, deckIn: Point[], deckOut: Point[], elements: Bytes, scalars: Bytes, ctx: Bytes): boolean {
+  const size = elements.length + scalars.length;
+  if (size === SHUFFLE_ARGUMENT_LEN && elements.length === ELEMENT * ARGUMENT_ELEMENTS) {
+    return verifyShuffleArgument(y, deckIn, deckOut, concat(elements, scalars), ctx);
+  }
+  return size === SHUFFLE_PROOF_LEN && verifyShuffle(y, deckIn, deckOut, elements, scalars, ctx);
+}
