@@ -16,12 +16,13 @@ import json
 import random
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from js_build import built
 
-from tarneeb.audit import group
+from tarneeb.audit import group as _group
 from tarneeb.audit.blind import L, card_points
 from tarneeb.audit.shuffleargument import (
     SHUFFLE_ARGUMENT_LEN,
@@ -44,6 +45,15 @@ SEED = b"v3 log"
 KEY = private_key_pem(MatchSecrets(SEED).key)
 Secrets = dict[int, tuple[list[bytes], list[bytes]]]
 """Each deal's seats' scalars and permutations, by deal number."""
+
+
+def _enc_mul(s: int, p: bytes) -> bytes:
+    return _group.encode(_group.mul(s, _group.decode(p)))
+
+
+group = SimpleNamespace(  # the group's operations on encodings, as a log holds elements
+    from_hash=lambda h: _group.encode(_group.from_hash(h)), mul=_enc_mul,
+    mul_base=lambda s: _group.encode(_group.mul_base(s)), identity=lambda: bytes(32))
 
 
 @pytest.fixture(scope="module")
@@ -113,8 +123,8 @@ def _cases() -> tuple[list[Case], list[Case]]:
         bad("another key", y_=group.mul_base(x2))
         for at in rng.sample(range(SHUFFLE_ARGUMENT_LEN), 12):
             bad(f"byte {at} changed", p=_changed(proof, at, rng.randrange(1, 256)))
-        first = int.from_bytes(proof[1440:1472], "little") + L  # t̂ + L: the same value mod L
-        bad("a scalar not reduced", p=proof[:1440] + first.to_bytes(32, "little") + proof[1472:])
+        first = int.from_bytes(proof[1472:1504], "little") + L  # t̂ + L: the same value mod L
+        bad("a scalar not reduced", p=proof[:1472] + first.to_bytes(32, "little") + proof[1504:])
         bad("an element the identity", p=bytes(32) + proof[32:])
         bad("an element that does not decode", p=b"\xff" * 32 + proof[32:])
         bad("a proof a scalar short", p=proof[:-32])
@@ -186,7 +196,7 @@ def _as_v3(doc: dict[str, Any], secrets: Secrets, context: Any = shuffle_context
         for s, raw in enumerate(b["passes"]):
             out = [bytes.fromhex(raw[i:i + 64]) for i in range(0, len(raw), 64)]
             proof = prove_shuffle(scalars[s], list(perms[s]), deck, out, context(match_id, n, s))
-            halves += [proof[:1440].hex(), proof[1440:].hex()]
+            halves += [proof[:1472].hex(), proof[1472:].hex()]
             deck = out
         b["shuffle_proofs"] = halves
 
@@ -212,7 +222,7 @@ def _record(node: str, tmp: Path, doc: dict[str, Any], key: bytes,
 def _secrets(stall: tuple[int, int] | None) -> tuple[bytes, Secrets]:
     """A short match dealt blind (under v2) and its seats' scalars and permutations, by deal
     (stopped at the seat of ``stall``'s step in its deal: that deal's seats too)."""
-    log, table = play_blind("qahwa41", seed=SEED, target=5, stall=stall)
+    log, table = play_blind("qahwa41", seed=SEED, target=5, stall=stall, version=2)
     secrets = {k.deal_number: (list(k.scalars), list(k.permutations)) for k in table.keys}
     if stall is not None:
         secrets[stall[0]] = ([s.scalar for s in table.seats],
@@ -261,4 +271,4 @@ def test_a_record_mixing_v2_and_v3_passes_is_refused(node: str, tmp_path: Path) 
     blind["shuffle_proofs"] = blind["shuffle_proofs"][:2] + v2_halves[2:]
     done = _record(node, tmp_path, doc, KEY)
     assert done.returncode != 0
-    assert "blind: v3 shuffle proofs' elements must be 4 byte strings of 1440 bytes" in done.stderr
+    assert "blind: v3 shuffle proofs' elements must be 4 byte strings of 1472 bytes" in done.stderr

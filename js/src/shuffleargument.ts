@@ -1,6 +1,6 @@
 /**
  * The compact shuffle argument of `tarneeb-blind-v3` (docs/PROTOCOL.md §13), checked: a pass
- * `out[j] = x·in[π(j)]` proven in 45 elements and 8 scalars (1,696 bytes for 52 cards) — a
+ * `out[j] = x·in[π(j)]` proven in 46 elements and 8 scalars (1,728 bytes for 52 cards) — a
  * Bayer–Groth permutation argument whose grand product is an inner product proven as a
  * Bulletproofs range proof proves its own, and an exponent argument compressed by folding.
  * Every equation is checked at once, each weighted by a hash of the whole proof, by one
@@ -17,11 +17,11 @@ import { BASE, ELEMENT, L, type Point, decode, reduce64, scalarOf, verifyShuffle
 export const WIDTH = 64;
 /** `log2(N)`: the folding rounds of each of the two arguments. */
 export const ROUNDS = 6;
-/** `C_a C_b C_p S T_1 T_2`, `(L_k R_k)` a round, `K_1 K_2 K_3`, `(A_k A'_k B_k B'_k)` a round. */
-export const ARGUMENT_ELEMENTS = 6 + 2 * ROUNDS + 3 + 4 * ROUNDS;
+/** `C_a C_b C_p S T_2 T_3 T_4`, `(L_k R_k)` a round, `K_1 K_2 K_3`, `(A_k A'_k B_k B'_k)` a round. */
+export const ARGUMENT_ELEMENTS = 7 + 2 * ROUNDS + 3 + 4 * ROUNDS;
 /** `t̂ τ μ l r z_β z_x z`. */
 export const ARGUMENT_SCALARS = 8;
-/** 1,696 bytes: the elements, then the scalars. */
+/** 1,728 bytes: the elements, then the scalars. */
 export const SHUFFLE_ARGUMENT_LEN = (ARGUMENT_ELEMENTS + ARGUMENT_SCALARS) * 32;
 /** v2's shuffle proof of a 52-card pass: 104 elements and 109 scalars (6,816 bytes). */
 export const SHUFFLE_PROOF_LEN = 32 * (4 * 52 + 5);
@@ -124,17 +124,19 @@ export function verifyShuffleArgument(y: Point, deckIn: Point[], deckOut: Point[
   tr.absorb(enc[2]!);
   const w = tr.challenge();
   if (w === 0n) return false;
-  tr.absorb(...enc.slice(3, 6));
+  tr.absorb(...enc.slice(3, 7));
   const xc = tr.challenge();
+  const x2 = (xc * xc) % L;
   tr.absorb(raw[0]!, raw[1]!, raw[2]!);
   const q = tr.challenge();
   const ipa: bigint[] = [];
   for (let k = 0; k < ROUNDS; k++) {
-    tr.absorb(...enc.slice(6 + 2 * k, 8 + 2 * k));
+    tr.absorb(...enc.slice(7 + 2 * k, 9 + 2 * k));
     ipa.push(tr.challenge());
   }
   tr.absorb(raw[3]!, raw[4]!);
-  const k0 = 6 + 2 * ROUNDS;
+  const gamma = tr.challenge();
+  const k0 = 7 + 2 * ROUNDS;
   tr.absorb(...enc.slice(k0, k0 + 3));
   const c = tr.challenge();
   tr.absorb(raw[5]!, raw[6]!);
@@ -154,18 +156,19 @@ export function verifyShuffleArgument(y: Point, deckIn: Point[], deckOut: Point[
   const coef: bigint[] = new Array<bigint>(points.length).fill(0n);
   const add = (i: number, v: bigint) => { coef[i] = mod(coef[i]! + v); };
   const addAll = (m: Map<number, bigint>, weight: bigint) => m.forEach((v, i) => add(i, weight * v));
-  // (1) t̂·Q + τ·h = t·Q + x·T_1 + x²·T_2
-  add(iq, omega[0] * (tHat - t));
+  // (1) t̂·Q + τ·h = ξ·t·Q + ξ²·T_2 + ξ³·T_3 + ξ⁴·T_4
+  add(iq, omega[0] * (tHat - xc * t));
   add(ihh, omega[0] * tauX);
-  add(ie + 4, -omega[0] * xc);
-  add(ie + 5, -omega[0] * xc * xc);
-  // (2) the inner-product argument: P_R = l·G_f + r·H'_f + l·r·q·Q, where
-  // P_0 = C_p + y·C_a + C_b − z·ΣH_k − w⁻¹·Σ_{k≥1}H_k + w^N·H_0 + x·S − μ·h + t̂·q·Q
+  add(ie + 4, -omega[0] * x2);
+  add(ie + 5, -omega[0] * x2 * xc);
+  add(ie + 6, -omega[0] * x2 * x2);
+  // (2) the inner-product argument: P_R = l·G_f + r·H'_f + l·r·q·Q, where P_0 =
+  // y·C_a + C_b − z·ΣH_k − w⁻¹·Σ_{k≥1}H_k + w^N·H_0 + ξ·C_p + ξ²·S − μ·h + t̂·q·Q
   const wInv = powMod(w, L - 2n);
-  const start = new Map<number, bigint>([[ie + 2, 1n], [ie, yc], [ie + 1, 1n], [ie + 3, xc], [ihh, mod(-mu)], [iq, (tHat * q) % L]]);
+  const start = new Map<number, bigint>([[ie + 2, xc], [ie, yc], [ie + 1, 1n], [ie + 3, x2], [ihh, mod(-mu)], [iq, (tHat * q) % L]]);
   for (let k = 0; k < n; k++) start.set(ih + k, mod(-zc - (k ? wInv : 0n)));
   start.set(ih, mod(start.get(ih)! + powMod(w, BigInt(WIDTH))));
-  addAll(foldedTarget(start, ipa, Array.from({ length: ROUNDS }, (_, k) => [ie + 6 + 2 * k, ie + 7 + 2 * k])), omega[1]);
+  addAll(foldedTarget(start, ipa, Array.from({ length: ROUNDS }, (_, k) => [ie + 7 + 2 * k, ie + 8 + 2 * k])), omega[1]);
   const gW = foldWeights(ipa, true), hW = foldWeights(ipa, false), wInvPow = powers(wInv, WIDTH);
   for (let k = 0; k < WIDTH; k++) {
     add(ig + k, -omega[1] * lEnd * gW[k]!);
@@ -178,10 +181,10 @@ export function verifyShuffleArgument(y: Point, deckIn: Point[], deckOut: Point[
   add(kk + 2, -omega[2]);
   add(iy, -omega[2] * c);
   // (4, 5) the folded exponent argument, on H and on the output deck:
-  // ⟨z, H⟩ = K_1 + c·C_b − z_β·h   and   ⟨z, out⟩ = K_2 + z_x·Σ e^i·in_i
+  // ⟨z, H⟩ = K_1 + c·(C_b + γ·C_a) − z_β·h   and   ⟨z, out⟩ = K_2 + z_x·Σ (e^i + γ·i)·in_i
   const sW = foldWeights(fold, true);
-  const first = new Map<number, bigint>([[kk, 1n], [ie + 1, c], [ihh, mod(-zBeta)]]);
-  const second = new Map<number, bigint>([[kk + 1, 1n], ...ePow.map((e, i): [number, bigint] => [iIn + i, (zX * e) % L])]);
+  const first = new Map<number, bigint>([[kk, 1n], [ie + 1, c], [ie, (c * gamma) % L], [ihh, mod(-zBeta)]]);
+  const second = new Map<number, bigint>([[kk + 1, 1n], ...ePow.map((e, i): [number, bigint] => [iIn + i, (zX * mod(e + gamma * BigInt(i))) % L])]);
   const sides: [bigint, Map<number, bigint>, number, number, number][] = [[omega[3], first, 0, ih, WIDTH], [omega[4], second, 1, iOut, n]];
   for (const [weight, begin, offset, base, width] of sides) {
     const pairs = Array.from({ length: ROUNDS }, (_, j): [number, number] => [kk + 3 + 4 * j + offset, kk + 5 + 4 * j + offset]);
@@ -193,7 +196,7 @@ export function verifyShuffleArgument(y: Point, deckIn: Point[], deckOut: Point[
 }
 
 /**
- * A pass's proof by its length: `tarneeb-blind-v3`'s argument (1,440 bytes of elements, 256 of
+ * A pass's proof by its length: `tarneeb-blind-v3`'s argument (1,472 bytes of elements, 256 of
  * scalars) or `tarneeb-blind-v2`'s proof (3,328 and 3,488); anything else fails.
  */
 export function verifyPass(y: Point, deckIn: Point[], deckOut: Point[], elements: Bytes, scalars: Bytes, ctx: Bytes): boolean {

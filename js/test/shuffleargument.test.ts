@@ -2,7 +2,7 @@
  * `tarneeb-blind-v3`'s shuffle argument (shuffleargument.ts): one honest 5-card argument
  * made by the reference prover accepted, and refused with a byte changed, on another deck,
  * key or context; a pass's proof dispatched by its length; and the log reader's blind record
- * with v3's bins (45 elements, 8 scalars a pass) read, its passes' versions never mixed.
+ * with v3's bins (46 elements, 8 scalars a pass) read, its passes' versions never mixed.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -24,31 +24,31 @@ const OUT = [
 const PROOF = [
   "d4cda0bbfe325b27c30aff5380ec16252c4af82f2b7e103e05ccbfb976c22872fea7db3b481bd518b75b69efbdde28dd79d245581dfa5144a2185183db40032e",
   "1ce76949e97a92d3aed12f9d9f9a83a26a00a56f264a109e04d42b6212b93e3fa2efe43870ac8b9e77f6c3fd81b50771d4dc91896ecdaa5886d762fe3a02dc66",
-  "e8819b99be0d116d4f864c962e0137c6b186bcbafb8a39e8ce57f48298e34d1b68a14ffd6e750373cf4953d43e8e4f67315b5f3142fbd1f756c87ac764a25e2e",
-  "a08e8976dc403a8b8cc889ea2e6e946793b8b7aef03437abd2cbd4c701076b32841e04532dd2a6f8266dfcb6d2ef585b4228a564b02baaa9c4d95dca80bbe604",
-  "90b27aa4c09eb6562a0d99f08ac43f292ab6e81ed60ff6c11b8d2015a35f8a1696253f4c2f547a4c71494c91cb7976791e779cc1dfa909e546877164cbb78a3a",
-  "1e039dcecc3629be5b0ff0d065c0960051958c983d4446af1d2a8bdbd313421aa69db1023260d3c245baff3451da18716dcd8bce0b4248ef540a292218be1c20",
-  "74104f5b25d03a88a1caa66f285c3e3ce31e3fc07a9b8670ae6bef104ac2135db269d09a084ebbe46889f8913e814e2b084eda40ae97bf37812483c80326bc58",
-  "5a452adca8f2dd75444b5377537df48e4a1f7af00967bd47ec45ceee2c6b3d07147d5cccf6ac86cd839bc0ed5c97b194b93ab3cdfa51c9df0f62dceda627a601",
-  "84d6e0d14ae03cd87bca4981f0e75e8983710bc2de924955cef28efad00c6511e2ce07fc460f834b8daf3be00ffa3d7d6c48272324e96f546e16339db15ad80a",
-  "e8ee7dbc49e6630f3377c2741e48bf5afb0f1985f9fa454cd0d5ce97aa46b8793222d44cd3e967c5e3eec1c8d838f4ed332e6a5748ac0d1f062b061dbfe86f6a",
-  "86ad4c1febd8c72ea7173220cc8b4735d88fb0fda302a0362997afb7baf0235e343b8d70e34ec85a96c11ae3371019ae66a37e26ec07d55fa27a9c8bda5bdf28",
+  "9aee62a280940209699e657f4eeb4f74946ee988972bfd07dea5e7f7be665654108f72f8146b66c07b100a670f4e6083e7071a7f68dfd98a784a7f732e428e06",
+  "7efd0328191762f78d991b7ea8a9ba47394b9f94f2d7da2d87485e93341d1e41d83f3362afe9d26d47a9abbecc1450a307a050cfc16c8c708a80e2734f6a601f",
+  "96c3b510db39a2ebbec31b8b15e810a199923acab759181f0653f424ef8d7b43de92418679bd1992bad2bd54cea054d0bd20698179fc3e2fafb1fdadf3f6b878",
+  "06a8d89e9472f81e54dba6ede5ae645ec3a63d5a7bc84e09ca19f2283088ca63b2d33490d76ba0224413867b88bc139e719528ef772c14a4f53624655067bd10",
+  "e20118194bdd9ad6b39cdce3bea2aa9d020a1d400b48eaea6d0b936d89df5b724c44bc0e1de3201b73b8b3699daa4a48ca0d3f18469a33c4e149efdc0a6edc6f",
+  "a05bc30954556fdd095097ce6bbc624d7f0ff90ec8723332714176bf9761275c705f20cef6b1c7a31ee8cf878e28f65f9f9c1c749744d09f08c108be3a3d3625",
+  "5c5bef3c7695ac70638b2f8e551bfe6ad336d855f3e38e8cc95342799085a120e6977aceed9916933d003b22160e4cb0d545110188d4f1e59589888ab34bc90f",
+  "ac6db0e133094c68a4dda7fac03cb0f77dd7ae8ee22093a5bf45ba624c156531ba9232c3424e8b612d0e2fc09fb3305b179c329f156e2d479998b566c755bd04",
+  "c2043169d3c960a9748d83e3b4bc4883798e13fd57751e9defa3a014db29685bb8652016e70db59a30d528f8fd7282a8586cf01db18edb3d17b62912f193f778",
+  "34bcb93b2fbedecd80cad8c6c23169e8733a5bfec43c25dc945748d20db850660000000000000000000000000000000000000000000000000000000000000000",
   "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-  "000000000000000000000000000000000000000000000000000000000000000094061091e78d568b36484b32c8615252cfad9b912200a04d9d35c2daf409df17",
+  "42ba5705f9691a253bad516178f11859b51b69a99945a40f4dcf3c068727dc6d0000000000000000000000000000000000000000000000000000000000000000",
   "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-  "00000000000000000000000000000000000000000000000000000000000000000afdab0acbbecbe8ed068251c599f09319fd63d6c50c6bb3aeeafa600b8c7e01",
+  "88de286ba63e57a53220fd06526e8519dd92ac857ea3414066c02df3c877cb020000000000000000000000000000000000000000000000000000000000000000",
   "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-  "00000000000000000000000000000000000000000000000000000000000000006427033785c1622d40affda226a2dc00fa7299deffe0560124e73f740fa36742",
-  "d8317fd69832f6f912dfae2d505f3b7eb4a0e71c67ddda46052adeab732b136d8a4e538bd32a4bdc792a3171451e48d4dfd78a4d512d12f632663b3ce20bba70",
-  "582528963eff72315ec90beb376ed9cf17d7d1e11b730d26e17f580fd295ea0cacf5246e1c4c9d143e0d8832b30299b8a6e323222028796ee27cba61afba7141",
-  "72ff6db794b9e9d592bccfe7298765d35d1f8f456552f398deca9aabebb882645c80a3bdf04f5ddca44118f4e5f874e8f0a42db09ee504664760daf1cc38eb3f",
-  "a4559af540a4226fdc52af9e63d49d426e8962d3df17ef0954225663e2d7ed76e6ac010bfde30edc8dec0379f6b902e3234eb21c8bcdbe18768094980b5ea577",
-  "0cddbbdc27f9322062e6fb20219be905cb7c45acd4d91bbaf916ecf89edc3b4fe89cf2603600eab7fb61724c7f5ac5e6a8e4328db797a690e4165b22a1cda611",
-  "169464cf1eed4e6146dad4adbe22255fbc3b43352e5bebc78864bba9aa11ad126e7f0b8293ef12005595696dc48a5da3109506eaa15353294b67b29134ea9805",
-  "9cd625d76233702d4d8429aac8b08076911d823fd1ee04919c4a504eb13a360215cb6a740b7c09d467dc95cdcd6388300a4ca36639fd89ff72242bad54c7a30d",
-  "f72376a9114674956c8742a43428e1048ab6dc65fb66489dd5c73afdd1b6210e2591c1a49d0b091b69915d2bd4bc15915390d3e0253f5f88a696a80df011f303",
-  "3dabbf02ee69833b135ea5da8f80bd1ac7b207063c8afa4b8bc0c508ea71c10085b526711c2bd486b66ee076896629d3d7ad3f6076b7f31bb1089a1a75dc6f0d",
-  "40a3e71f63c2e80627bcaeff3867127946804d9db3152441ce2d7d26335e0700",
+  "0a00a93c2fa3f6395b7c21f708f4bb0b66c7ac15a5c21b668fe6853ee71b9d6d5c6bad8b6c4a87953cf9930553392a301543e5ce32a40132fb4c9201a3a0b05f",
+  "b4ddc4f9ae330548200b63af50ced6ef5cc847014cc72342cb84adf68cb06d3f7caa43a391d16e71cfb404d18056205fea421720c31897b270565ee749187f72",
+  "d47e74fda976e72667b97c4b8ccd5b2b2e5449df31be232e196be9d4db936c6cf69888da85af6a92307a94f774948f0579c89cddf6a60a25287130149920a069",
+  "42fb0fa7d43f767ebb7d4720cd76b9d2404a4bae22671f0f60045b92ae6d3b05aaf7b4270b83be1226f64d0a346d661143f7063a32346f7c31e7310a637db76e",
+  "5cec431138f529bdd6afe7eb78f21b308d6fdca6af5cc9b247c21f81938d3b207650b139c160c8a4601f72aa0353dc4f90a94712203b478d6d7bcb8d8c66fa41",
+  "b2b9281b00af2d27f2e5acd3f4e89922a4cab97e40db31711557615472fffe6a7c900aa8f0d012a54f72007ecdf20c342aee6cf258e8d52f7e1b49f69e31db37",
+  "3b944d94bf7787050c11fd0ccaeecd5b0a2fea3218ce2aa7001afed18f460504d0a71e6620fc771e61cbe0bd08fef0c867f1bab3150b4520f5f1b3e2d37a0b06",
+  "9f2a2ed5eae1f439316793494477a0d99bef658f4c9180800ee3f255a072ea0d51616504b0f486b4a9aee666a062d38e9e24e512dd0b674908d8c84ddbf3f806",
+  "ffc84cb9f77e5df2cb53837c85562d5818ff2823bed2ff6b3b2ad47ccef4a60faf9105cbbf30d0d0164e5ce0c3c44fde79c01885a84dcd5bb141ef98f4503e02",
+  "b6844017ef1b22179d83832dc82af741abdeb6b502157c57ecb65f8386202d060d473f75868aecd84a80d6da760c31cde9993059121c2f1ff43a0d8c5723910e",
 ].join("");
 
 const pt = (h: string) => decode(fromHex(h))!;
@@ -59,7 +59,7 @@ const y = pt(Y), deck = cardPoints().slice(0, 5), out = OUT.map(pt), proof = fro
 test("a 5-card v3 argument verifies; a byte changed, another deck, key or context does not", () => {
   assert.equal(proof.length, SHUFFLE_ARGUMENT_LEN);
   assert.ok(verifyShuffleArgument(y, deck, out, proof, ctx));
-  for (const i of [0, 31, 700, 1439, 1440, 1500, 1695]) assert.ok(!verifyShuffleArgument(y, deck, out, flip(proof, i), ctx), `byte ${i}`);
+  for (const i of [0, 31, 700, 1471, 1472, 1500, 1727]) assert.ok(!verifyShuffleArgument(y, deck, out, flip(proof, i), ctx), `byte ${i}`);
   assert.ok(!verifyShuffleArgument(y, deck, [out[1]!, out[0]!, ...out.slice(2)], proof, ctx), "two outputs swapped");
   assert.ok(!verifyShuffleArgument(y, deck, [...out.slice(0, 4), out[0]!.add(BASE)], proof, ctx), "an output replaced");
   assert.ok(!verifyShuffleArgument(BASE, deck, out, proof, ctx), "another key");
@@ -69,7 +69,7 @@ test("a 5-card v3 argument verifies; a byte changed, another deck, key or contex
 
 test("a v3 argument refuses a scalar not reduced, the identity in the statement, a deck of one", () => {
   // the first scalar t̂ + L: the same value mod L, not its canonical encoding
-  const t = proof.slice(), at = 1440;
+  const t = proof.slice(), at = 1472;
   let carry = 0;
   const l = fromHex("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010");
   for (let i = 0; i < 32; i++) { const s = t[at + i]! + l[i]! + carry; t[at + i] = s & 0xff; carry = s >> 8; }
@@ -86,15 +86,15 @@ test("a v3 argument refuses a scalar not reduced, the identity in the statement,
 });
 
 test("a pass's proof by its length: v3's argument in its two bins, nothing of another size", () => {
-  const els = proof.subarray(0, 1440), scs = proof.subarray(1440);
+  const els = proof.subarray(0, 1472), scs = proof.subarray(1472);
   assert.ok(verifyPass(y, deck, out, els, scs, ctx));
   assert.ok(!verifyPass(y, deck, out, proof.subarray(0, 1408), proof.subarray(1408), ctx), "split elsewhere");
-  assert.ok(!verifyPass(y, deck, out, els, proof.subarray(1440, 1664), ctx), "a scalar short");
+  assert.ok(!verifyPass(y, deck, out, els, proof.subarray(1472, 1696), ctx), "a scalar short");
   assert.ok(!verifyPass(y, deck, out, new Uint8Array(3328), new Uint8Array(3488), ctx), "v2's sizes, no v2 proof");
 });
 
 const bin = (n: number) => new Uint8Array(n);
-const V2 = [3328, 3488], V3 = [1440, 256];
+const V2 = [3328, 3488], V3 = [1472, 256];
 /** A blind record of `sizes.length` passes, each pass's proof in bins of its sizes (`[elements, scalars]`). */
 function record(sizes: number[][], batch = sizes.length === 4 ? 768 : 0): unknown[] {
   const k = sizes.length, d = batch / 64;
@@ -108,14 +108,14 @@ test("the reader: a v3 record's bins read, complete or stopped; v2's still; mixe
     assert.ok(typeof t !== "string", `${sizes.length} passes: ${String(t)}`);
     assert.deepEqual(t.shuffleProofs!.map(([e, s]) => [e.length, s.length]), sizes);
   }
-  assert.equal(blindFromList(record([V3, V2, V3, V3])), "v3 shuffle proofs' elements must be 4 byte strings of 1440 bytes");
+  assert.equal(blindFromList(record([V3, V2, V3, V3])), "v3 shuffle proofs' elements must be 4 byte strings of 1472 bytes");
   assert.equal(blindFromList(record([V2, V2, V2, V3])), "v2 shuffle proofs' elements must be 4 byte strings of 3328 bytes");
-  assert.equal(blindFromList(record([V3, V3, [1440, 3488], V3])), "v3 shuffle proofs' scalars must be 4 byte strings of 256 bytes");
+  assert.equal(blindFromList(record([V3, V3, [1472, 3488], V3])), "v3 shuffle proofs' scalars must be 4 byte strings of 256 bytes");
   assert.equal(blindFromList(record([[3328, 256], V2])), "v2 shuffle proofs' scalars must be 2 byte strings of 3488 bytes");
-  assert.equal(blindFromList(record([V3, [3328, 3488]])), "v3 shuffle proofs' elements must be 2 byte strings of 1440 bytes");
+  assert.equal(blindFromList(record([V3, [3328, 3488]])), "v3 shuffle proofs' elements must be 2 byte strings of 1472 bytes");
   // as the log reader refuses it: one line naming the record
   const at: BlindPlace = { hand: { plays: [] }, afterDeal: true, afterMoves: false, ended: false, keys: [] };
-  assert.equal(readBlindRecord(record([V3, V3, V3, V2]), 0, at), "blind record: v3 shuffle proofs' elements must be 4 byte strings of 1440 bytes");
+  assert.equal(readBlindRecord(record([V3, V3, V3, V2]), 0, at), "blind record: v3 shuffle proofs' elements must be 4 byte strings of 1472 bytes");
   assert.equal(readBlindRecord(record([V3, V3, V3, V3]), 0, at), null);
-  assert.deepEqual(at.hand!.blind!.shuffleProofs!.map(([e]) => e.length), [1440, 1440, 1440, 1440]);
+  assert.deepEqual(at.hand!.blind!.shuffleProofs!.map(([e]) => e.length), [1472, 1472, 1472, 1472]);
 });

@@ -20,7 +20,7 @@ for (const c of cases) {
   const proof = hex(c.proof), ctx = hex(c.ctx);
   const statement = y !== null && !deckIn.includes(null) && !deckOut.includes(null);
   accepted.push(statement && verifyShuffleArgument(y, deckIn, deckOut, proof, ctx));
-  passes.push(statement && verifyPass(y, deckIn, deckOut, proof.subarray(0, 1440), proof.subarray(1440), ctx));
+  passes.push(statement && verifyPass(y, deckIn, deckOut, proof.subarray(0, 1472), proof.subarray(1472), ctx));
 }
 const g = argumentGenerators();
 const generators = { G: g.g.map(toHex), H: g.h.map(toHex), Q: toHex(g.q), h: toHex(g.hh) };
