@@ -111,7 +111,9 @@ _remove_library_file()
 def _check_element(e: bytes, what: str) -> bytes:
     if not isinstance(e, bytes | bytearray) or len(e) != ELEMENT_LEN:
         raise BlindError(f"{what}: a group element is {ELEMENT_LEN} bytes")
-    if not rbcl.crypto_core_ristretto255_is_valid_point(bytes(e)):
+    if e[31] & 0x80 or not rbcl.crypto_core_ristretto255_is_valid_point(bytes(e)):
+        # libsodium ignores bit 255, which RFC 9496 (and the TypeScript verifier) refuse:
+        # without this one element would have two encodings
         raise BlindError(f"{what}: not a valid ristretto255 element")
     return bytes(e)
 
@@ -135,7 +137,10 @@ def hash_to_scalar(*parts: bytes) -> bytes:
 
 
 def mul(scalar: bytes, element: bytes) -> bytes:
-    """``scalar · element``; raises :class:`BlindError` where the result is the identity."""
+    """``scalar · element``; raises :class:`BlindError` where the result is the identity, or
+    for an encoding with bit 255 set (which libsodium would read as the element without it)."""
+    if element[31:32] >= b"\x80":
+        raise BlindError("not a canonical ristretto255 encoding (bit 255 set)")
     try:
         return rbcl.crypto_scalarmult_ristretto255(scalar, element)
     except RuntimeError as exc:  # libsodium refused: the identity, or no group element
@@ -509,6 +514,10 @@ def verify_deal(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[Blind
     if len(deal.passes) != SEATS or any(len(d) != DECK for d in deal.passes):
         return [BlindFault(-1, "the transcript does not hold four passes of 52 elements")]
     for s, d in enumerate(deal.passes):
+        if any(e[31] & 0x80 for e in d):  # one element, two encodings: refused (RFC 9496)
+            faults.append(BlindFault(s, "its pass holds an element that is not a canonical "
+                                        "ristretto255 encoding"))
+            break
         if len(set(d)) != DECK:  # later passes inherit it: blame the first
             faults.append(BlindFault(s, "its pass holds the same element twice"))
             break

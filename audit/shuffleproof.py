@@ -153,7 +153,7 @@ def _coefficients(seed: bytes, n: int) -> list[int]:
 
 
 def _valid(elements: Sequence[bytes]) -> bool:
-    return all(type(e) is bytes and len(e) == ELEMENT_LEN
+    return all(type(e) is bytes and len(e) == ELEMENT_LEN and not e[31] & 0x80
                and rbcl.crypto_core_ristretto255_is_valid_point(e) for e in elements)
 
 

@@ -121,3 +121,31 @@ def test_a_v3_deal_is_proven_from_its_arguments_and_is_smaller_than_v1() -> None
     proofs = v2.shuffle_proofs or []
     assert verify_pass(seats[1].public, v2.passes[0], v2.passes[1], proofs[1], ctx)
     assert not verify_pass(seats[1].public, v2.passes[0], v2.passes[1], proofs[1][:1696], ctx)
+
+
+def test_an_encoding_with_bit_255_set_is_refused_everywhere() -> None:
+    """libsodium reads an encoding with bit 255 set as the element without it; RFC 9496 and
+    the TypeScript verifier refuse it, and so does every check here (one element, one
+    encoding: a duplicated card cannot hide behind a second spelling)."""
+    seats = [BlindSeat.new(s, b"bit", 0, rng=fixed_rng(b"bit", s)) for s in range(4)]
+    v1 = blind.deal_blind(seats, b"bit", 0, dealer=0)
+    high = bytes([*v1.passes[3][5][:31], v1.passes[3][5][31] | 0x80])
+    v1.passes[2] = (*v1.passes[2][:5], bytes([*v1.passes[2][5][:31], v1.passes[2][5][31] | 0x80]),
+                    *v1.passes[2][6:])
+    assert any(f.seat == 2 and "canonical" in f.what for f in blind.verify_deal(v1))
+    with pytest.raises(blind.BlindError):
+        mul(_scalar(b"s"), high)
+    x = _scalar(b"dleq")
+    h = card_points()[3]
+    ctx = b"ctx"
+    proof = blind.prove_dleq(x, h, ctx)
+    z = mul(x, h)
+    assert blind.verify_dleq(blind.mul_base(x), h, z, proof, ctx)
+    assert not blind.verify_dleq(blind.mul_base(x), h, bytes([*z[:31], z[31] | 0x80]), proof, ctx)
+    seat = seats[0]
+    deck = list(card_points()[:4])
+    out = [mul(seat.scalar, deck[i]) for i in (2, 0, 3, 1)]
+    arg = prove_shuffle(seat.scalar, [2, 0, 3, 1], deck, out, ctx)
+    assert verify_shuffle(seat.public, deck, out, arg, ctx)
+    out[1] = bytes([*out[1][:31], out[1][31] | 0x80])
+    assert not verify_shuffle(seat.public, deck, out, arg, ctx)
