@@ -142,9 +142,28 @@ def _sum(points: Sequence[bytes]) -> bytes:
     return acc
 
 
-def _msm(scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
-    """``Σ scalars[i]·points[i]`` (libsodium has no multi-scalar multiplication: one by one)."""
-    return _sum([mul(_s(a), p) for a, p in zip(scalars, points, strict=True)])
+def _msm(scalars: Sequence[int], points: Sequence[bytes], secret: bool = False) -> bytes:
+    """``Σ scalars[i]·points[i]``, by the group layer's multi-scalar multiplication
+    (constant time for ``secret`` scalars); a term that is the identity (a zero scalar, or
+    the identity as a point) is refused, as libsodium's one-by-one products refuse it."""
+    from . import group
+
+    ks = [a % L for a in scalars]
+    try:
+        pts = [group.decode(p) for p in points]
+    except group.GroupError as exc:
+        raise BlindError("not a ristretto255 element") from exc
+    if len(ks) != len(pts) or 0 in ks or any(group.is_identity(p) for p in pts):
+        raise BlindError("scalar multiplication gave the identity")
+    return group.encode((group.msm_secret if secret else group.msm)(ks, pts))
+
+
+def _mul_all(scalar: bytes, elements: Sequence[bytes]) -> list[bytes]:
+    """``scalar·e`` for each element (a seat's layer stripped), in constant time."""
+    from . import group
+
+    k = _i(scalar)
+    return [group.encode(group.mul(k, group.decode(e))) for e in elements]
 
 
 def _coefficients(seed: bytes, n: int) -> list[int]:
@@ -211,8 +230,8 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     # Σ_i (x·w1_τ(i) − w3·e_i)·in_i, half the scalar multiplications of the two sums.
     xi = _i(x)
     t = [mul_base(_s(w[0])), mul_base(_s(w[1])),
-         _add(mul_base(_s(w[2])), _msm(w1, hs)),
-         _msm([(xi * w1[tau[i]] - w[3] * e[i]) % L for i in range(n)], deck_in),
+         _add(mul_base(_s(w[2])), _msm(w1, hs, secret=True)),
+         _msm([(xi * w1[tau[i]] - w[3] * e[i]) % L for i in range(n)], deck_in, secret=True),
          mul_base(_s(w[3]))]
     previous = [h, *chain[:-1]]
     t_hat = [_add(mul_base(_s(w_hat[k])), mul(_s(w1[k]), previous[k])) for k in range(n)]
@@ -358,7 +377,7 @@ def deal_blind_v2(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int,
             positions = round_positions(dealer, r, k)
             ins = [rounds[r][p] for p in positions]
             inverse = invert(seats[k].scalar)
-            outs = [mul(inverse, e) for e in ins]
+            outs = _mul_all(inverse, ins)
             batch[SEATS * r + k] = prove_batch(seats[k].scalar, positions, ins, outs,
                                                batch_context(match_id, deal_number, k, r))
             for p, e in zip(positions, outs, strict=True):
@@ -476,7 +495,7 @@ def deal_until(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int, de
         positions = round_positions(dealer, r, k)
         ins = [(deck if r == 0 else rows[r - 1])[p] for p in positions]
         inverse = invert(seats[k].scalar)
-        outs = [mul(inverse, e) for e in ins]
+        outs = _mul_all(inverse, ins)
         batch.append(prove_batch(seats[k].scalar, positions, ins, outs,
                                  batch_context(match_id, deal_number, k, r)))
         for p, e in zip(positions, outs, strict=True):

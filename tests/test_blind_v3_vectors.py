@@ -96,6 +96,10 @@ def check_argument(y: bytes, deck_in: list[bytes], deck_out: list[bytes], proof:
         return int.from_bytes(hashlib.sha512(_tag("shuffle-challenge") + st[0] + bytes([i]))
                               .digest(), "little") % L
 
+    def ch128() -> int:  # a folding round's challenge: the first 16 bytes
+        return int.from_bytes(hashlib.sha512(_tag("shuffle-challenge") + st[0] + b"\x00")
+                              .digest()[:16], "little")
+
     c_a, c_b, c_p, s_, t2, t3, t4 = el[:7]
     absorb(c_a)
     e = ch()
@@ -126,7 +130,7 @@ def check_argument(y: bytes, deck_in: list[bytes], deck_out: list[bytes], proof:
     for j in range(rounds):
         lj, rj = el[7 + 2 * j], el[8 + 2 * j]
         absorb(lj, rj)
-        c = ch()
+        c = ch128()
         p = _add(_add(lj, _mul(c, p)), _mul(c * c, rj))
         m = len(gs) // 2
         gs = [_add(_mul(c, gs[i]), gs[m + i]) for i in range(m)]
@@ -148,7 +152,7 @@ def check_argument(y: bytes, deck_in: list[bytes], deck_out: list[bytes], proof:
     for j in range(rounds):
         a1, a2, b1, b2 = el[22 + 4 * j:26 + 4 * j]
         absorb(a1, a2, b1, b2)
-        c = ch()
+        c = ch128()
         p1 = _add(_add(a1, _mul(c, p1)), _mul(c * c, b1))
         p2 = _add(_add(a2, _mul(c, p2)), _mul(c * c, b2))
         m = len(g1) // 2

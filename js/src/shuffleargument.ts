@@ -69,6 +69,10 @@ class Transcript {
   challenge(i = 0): bigint {
     return reduce64(sha512(concat(CHALLENGE_TAG, this.state, u8(i))));
   }
+  /** A folding round's challenge: 128 bits, the first 16 bytes of `challenge(0)`'s hash. */
+  shortChallenge(): bigint {
+    return scalarOf(sha512(concat(CHALLENGE_TAG, this.state, u8(0))).subarray(0, 16));
+  }
 }
 
 /** `t = w^(n−1)·∏(y·i + e^i − z) + w^N`: what `⟨u, v⟩` must be. */
@@ -132,7 +136,7 @@ export function verifyShuffleArgument(y: Point, deckIn: Point[], deckOut: Point[
   const ipa: bigint[] = [];
   for (let k = 0; k < ROUNDS; k++) {
     tr.absorb(...enc.slice(7 + 2 * k, 9 + 2 * k));
-    ipa.push(tr.challenge());
+    ipa.push(tr.shortChallenge());
   }
   tr.absorb(raw[3]!, raw[4]!);
   const gamma = tr.challenge();
@@ -143,7 +147,7 @@ export function verifyShuffleArgument(y: Point, deckIn: Point[], deckOut: Point[
   const fold: bigint[] = [];
   for (let k = 0; k < ROUNDS; k++) {
     tr.absorb(...enc.slice(k0 + 3 + 4 * k, k0 + 7 + 4 * k));
-    fold.push(tr.challenge());
+    fold.push(tr.shortChallenge());
   }
   tr.absorb(raw[7]!);
   const omega = [0, 1, 2, 3, 4].map((i) => tr.challenge(i)) as [bigint, bigint, bigint, bigint, bigint];
