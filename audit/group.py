@@ -237,7 +237,7 @@ Backend: TypeAlias = Sodium | Compiled
 
 def _compiled_module() -> ModuleType | None:
     try:
-        from tarneeb.audit import _group  # type: ignore[attr-defined]
+        import tarneeb.audit._group as _group  # type: ignore[import-not-found]
     except ImportError:  # not built (no compiler at install time)
         return None
     return _group

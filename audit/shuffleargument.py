@@ -1,9 +1,9 @@
-"""The compact shuffle argument of ``tarneeb-blind-v3``: a proof of a pass in 54 values.
+"""The compact shuffle argument of ``tarneeb-blind-v3``: a proof of a pass in 66 values.
 
 A pass of blind dealing (``docs/PROTOCOL.md`` §13.2) publishes
 ``out[j] = x·in[π(j)]``: the deck before it, permuted and raised to the seat's
 secret ``x`` (its public key ``Y = x·B``). :func:`prove_shuffle` proves it in
-zero knowledge, in 46 elements and 8 scalars (1,728 bytes for the 52 cards,
+zero knowledge, in 22 elements and 44 scalars (2,112 bytes for the 52 cards,
 against 6,816 for the linear proof of ``tarneeb-blind-v2``), and
 :func:`verify_shuffle` checks it with one multi-scalar multiplication. It is
 specified to the byte in §13.9:
@@ -14,13 +14,14 @@ specified to the byte in §13.9:
 * the **product** is proven by its partial products ``u``, whose relations
   ``u_k·d_k = u_{k+1}`` and ``u_0 = 1`` a challenge ``w`` folds into one inner
   product ``⟨u, v⟩ = t``, proven as a Bulletproofs range proof proves its own:
-  blinded, then by an inner-product argument in ``2·log2(64)`` elements; the
-  commitment to ``u`` comes in at another power of the last challenge than those to
-  ``a`` and ``b``, so that no part of one can stand in for the other;
+  blinded, then by an inner-product argument that halves the vectors while their
+  length is even (52, 26, then 13 sent); the commitment to ``u`` comes in at another
+  power of the last challenge than those to ``a`` and ``b``, so that no part of one
+  can stand in for the other;
 * an **exponent argument**: ``Σ (b_j + γ·a_j)·out_j = x·Σ (e^i + γ·i)·in_i`` and
   ``Y = x·B``, a Σ-protocol whose response vector is compressed by folding
-  (Attema–Cramer); it also opens ``C_b + γ·C_a`` under the ``H_k`` alone, which the
-  product needs.
+  (Attema–Cramer) as far; it also opens ``C_b + γ·C_a`` under the ``H_k`` alone,
+  which the product needs.
 
 Every equation is then checked at once, each weighted by a hash of the whole
 proof. It knows no game rules.
@@ -32,7 +33,7 @@ proof. It knows no game rules.
 >>> ctx = b"a context"
 >>> proof = prove_shuffle(seat.scalar, seat.permutation, deck, out, ctx)
 >>> len(proof), verify_shuffle(seat.public, deck, out, proof, ctx)
-(1728, True)
+(2112, True)
 >>> verify_shuffle(seat.public, deck, out[1:] + out[:1], proof, ctx)
 False
 """
@@ -43,22 +44,40 @@ import hashlib
 from collections.abc import Sequence
 from functools import lru_cache
 
-from . import group
-from .blind import ELEMENT_LEN, SCALAR_LEN, L
+import tarneeb.audit.group as group
+
+from .blind import DECK, ELEMENT_LEN, SCALAR_LEN, L
 from .encoding import tag
 
 BLIND_PROTOCOL_V3 = "tarneeb-blind-v3"
-WIDTH = 64
-"""The vectors' length, ``N``: the deck (52) padded to a power of two."""
-ROUNDS = 6
-"""``log2(N)``: the folding rounds of each of the two arguments."""
-ELEMENTS = 7 + 2 * ROUNDS + 3 + 4 * ROUNDS
-"""46: ``C_a C_b C_p S T_2 T_3 T_4``, ``(L_k R_k)`` a round, ``K_1 K_2 K_3``,
-``(A_k A'_k B_k B'_k)`` a round."""
-SCALARS = 8
-"""``t̂ τ μ l r z_β z_x z``."""
-SHUFFLE_ARGUMENT_LEN = (ELEMENTS + SCALARS) * 32
-"""1,728 bytes."""
+MAX_CARDS = 64
+"""The longest deck an argument takes (the generators are made for 64)."""
+
+
+def shape(n: int) -> tuple[int, int, int, int]:
+    """``(rounds, rest, elements, scalars)`` of the argument for ``n`` cards: the vectors
+    are halved ``rounds`` times, while their length is even, down to ``rest`` entries
+    (``n = rest·2^rounds``); the proof holds ``10 + 6·rounds`` elements and
+    ``5 + 3·rest`` scalars.
+
+    >>> shape(52)
+    (2, 13, 22, 44)
+    """
+    rounds, rest = 0, n
+    while rest % 2 == 0 and rest > 1:
+        rounds, rest = rounds + 1, rest // 2
+    return rounds, rest, 10 + 6 * rounds, 5 + 3 * rest
+
+
+def argument_len(n: int) -> int:
+    """The argument's bytes for ``n`` cards: 2,112 for the 52."""
+    _, _, elements, scalars = shape(n)
+    return 32 * (elements + scalars)
+
+
+SHUFFLE_ARGUMENT_LEN = argument_len(DECK)
+"""2,112 bytes: 22 elements, then 44 scalars."""
+ARGUMENT_ELEMENTS = shape(DECK)[2]
 
 
 def v3_tag(purpose: str) -> bytes:
@@ -80,8 +99,8 @@ def generator_bytes() -> tuple[tuple[bytes, ...], tuple[bytes, ...], bytes, byte
     ``"G" ‖ u8(k)``, ``"H" ‖ u8(k)``, ``"Q"`` and ``"h"``."""
     def one(name: bytes) -> bytes:
         return group.encode(group.from_hash(hashlib.sha512(GENERATOR_TAG + name).digest()))
-    return (tuple(one(b"G" + bytes([k])) for k in range(WIDTH)),
-            tuple(one(b"H" + bytes([k])) for k in range(WIDTH)), one(b"Q"), one(b"h"))
+    return (tuple(one(b"G" + bytes([k])) for k in range(MAX_CARDS)),
+            tuple(one(b"H" + bytes([k])) for k in range(MAX_CARDS)), one(b"Q"), one(b"h"))
 
 
 @lru_cache(maxsize=1)
@@ -130,11 +149,11 @@ def _powers(base: int, n: int) -> list[int]:
 
 
 def _target(e_pow: Sequence[int], y: int, z: int, w: int, n: int) -> int:
-    """``t = w^(n−1)·∏(y·i + e^i − z) + w^N``: what ``⟨u, v⟩`` must be."""
+    """``t = w^(n−1)·∏(y·i + e^i − z) + w^n``: what ``⟨u, v⟩`` must be."""
     delta = 1
     for i in range(n):
         delta = delta * (y * i + e_pow[i] - z) % L
-    return (pow(w, n - 1, L) * delta + pow(w, WIDTH, L)) % L
+    return (pow(w, n - 1, L) * delta + pow(w, n, L)) % L
 
 
 def _keystream(key: bytes, label: bytes, count: int) -> list[int]:
@@ -144,16 +163,17 @@ def _keystream(key: bytes, label: bytes, count: int) -> list[int]:
 
 def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes],
                   deck_out: Sequence[bytes], ctx: bytes) -> bytes:
-    """The argument (1,728 bytes) that ``deck_out[j] = x·deck_in[permutation[j]]``.
+    """The argument (2,112 bytes for 52 cards) that ``deck_out[j] = x·deck_in[permutation[j]]``.
 
     Its secrets are derived from ``x``, the permutation and the statement, as the
     nonce of a Chaum–Pedersen proof is (§13.3): it needs no random source.
     """
     n = len(deck_in)
-    if not 2 <= n <= WIDTH or len(deck_out) != n or sorted(permutation) != list(range(n)):
+    if not 2 <= n <= MAX_CARDS or len(deck_out) != n or sorted(permutation) != list(range(n)):
         raise ValueError("a shuffle argument takes two decks of 2 to 64 elements and a "
                          "permutation of them")
     gs, hs, q_gen, h_gen = _generators()
+    gs, hs = gs[:n], hs[:n]
     xi = int.from_bytes(x, "little")
     y_pub = group.encode(group.mul_base(xi))
     tr = _Transcript(ctx, y_pub, deck_in, deck_out)
@@ -168,36 +188,35 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
 
     # the permutation, then its challenge powers
     a = list(permutation)
-    send(group.msm_secret([*a, alpha], [*hs[:n], h_gen]))
+    send(group.msm_secret([*a, alpha], [*hs, h_gen]))
     e_pow = _powers(tr.challenge(), n)
     b = [e_pow[i] for i in a]
-    send(group.msm_secret([*b, beta], [*hs[:n], h_gen]))
+    send(group.msm_secret([*b, beta], [*hs, h_gen]))
     y, z = tr.challenge(0), tr.challenge(1)
     d = [(y * ai + bi - z) % L for ai, bi in zip(a, b, strict=True)]
     u = [1]
     for k in range(n - 1):
         u.append(u[-1] * d[k] % L)
-    send(group.msm_secret([*u, sigma], [*gs[:n], h_gen]))
+    send(group.msm_secret([*u, sigma], [*gs, h_gen]))
     w = tr.challenge()
     w_inv = pow(w, -1, L)
     w_pow = _powers(w, n)
     v = [(w_pow[k] * d[k] - (w_pow[k - 1] if k else 0)) % L for k in range(n)]
-    v[0] = (v[0] + pow(w, WIDTH, L)) % L
+    v[0] = (v[0] + pow(w, n, L)) % L
     # blinded, as a range proof's vectors are: l(X) = u·X + s_L·X², r(X) = v + s_R·X², so
     # that C_p (at X) and the commitments to a and b (at 1) open apart
     s_l, s_r = _keystream(key, b"l", n), _keystream(key, b"r", n)
-    w_inv_pow = _powers(w_inv, WIDTH)
+    w_inv_pow = _powers(w_inv, n)
     t_2, t_3, t_4 = _ip(s_l, v), _ip(u, s_r), _ip(s_l, s_r)
-    send(group.msm_secret([*s_l, *(s * wi % L for s, wi in zip(s_r, w_inv_pow, strict=False)),
-                           rho], [*gs[:n], *hs[:n], h_gen]),
+    send(group.msm_secret([*s_l, *(s * wi % L for s, wi in zip(s_r, w_inv_pow, strict=True)),
+                           rho], [*gs, *hs, h_gen]),
          group.msm_secret([t_2, tau2], [q_gen, h_gen]),
          group.msm_secret([t_3, tau3], [q_gen, h_gen]),
          group.msm_secret([t_4, tau4], [q_gen, h_gen]))
     xc = tr.challenge()
     x2 = xc * xc % L
-    pad = [0] * (WIDTH - n)
-    lv = [(xc * uk + x2 * sk) % L for uk, sk in zip(u, s_l, strict=True)] + pad
-    rv = [(vk + x2 * sk) % L for vk, sk in zip(v, s_r, strict=True)] + pad
+    lv = [(xc * uk + x2 * sk) % L for uk, sk in zip(u, s_l, strict=True)]
+    rv = [(vk + x2 * sk) % L for vk, sk in zip(v, s_r, strict=True)]
     t_hat = _ip(lv, rv)
     scalars = [t_hat, (tau2 * x2 + tau3 * x2 * xc + tau4 * x2 * x2) % L,
                (y * alpha + beta + xc * sigma + x2 * rho) % L]
@@ -206,7 +225,7 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     # H'_k = w^-k·H_k is kept as w^-k times h_cur[k]: folding H'_lo + c·H'_hi is then folding
     # h_cur by c·w^-m, and no H'_k is ever computed
     g_cur, h_cur = gs, list(hs)
-    while len(lv) > 1:
+    while len(lv) % 2 == 0 and len(lv) > 1:
         m = len(lv) // 2
         l_lo, l_hi, r_lo, r_hi = lv[:m], lv[m:], rv[:m], rv[m:]
         send(group.msm([*l_lo, *(r * f % L for r, f in zip(r_hi, w_inv_pow, strict=False)),
@@ -218,8 +237,8 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
         rv = [(c * lo + hi) % L for lo, hi in zip(r_lo, r_hi, strict=True)]
         g_cur = group.fold(c, g_cur[:m], g_cur[m:])
         h_cur = group.fold(c * w_inv_pow[m] % L, h_cur[m:], h_cur[:m])
-    scalars += [lv[0], rv[0]]
-    tr.absorb(_s(lv[0]), _s(rv[0]))
+    scalars += lv + rv
+    tr.absorb(*map(_s, lv + rv))
     # the exponent: Σ (b_j + γ·a_j)·out_j = x·Σ (e^i + γ·i)·in_i, and Y = x·B; with C_b + γ·C_a
     # opened under H alone
     gamma = tr.challenge()
@@ -228,7 +247,7 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     for j, i in enumerate(a):
         tau[i] = j
     m_b = _keystream(key, b"m", n)
-    send(group.msm_secret([*m_b, m_beta], [*hs[:n], h_gen]),
+    send(group.msm_secret([*m_b, m_beta], [*hs, h_gen]),
          group.msm_secret([(xi * m_b[tau[i]] - m_x * (e_pow[i] + gamma * i)) % L
                            for i in range(n)], ins),
          group.mul_base(m_x))
@@ -236,30 +255,34 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     z_beta, z_x = (m_beta + c * (beta + gamma * alpha)) % L, (m_x + c * xi) % L
     scalars += [z_beta, z_x]
     tr.absorb(_s(z_beta), _s(z_x))
-    zv = [(mk + c * (bk + gamma * ak)) % L for mk, bk, ak in zip(m_b, b, a, strict=True)] + pad
+    zv = [(mk + c * (bk + gamma * ak)) % L for mk, bk, ak in zip(m_b, b, a, strict=True)]
     g1: list[group.Point] = list(hs)
-    g2 = [group.decode(p) for p in deck_out] + [group.identity()] * (WIDTH - n)
-    while len(zv) > 1:
+    g2 = [group.decode(p) for p in deck_out]
+    while len(zv) % 2 == 0 and len(zv) > 1:
         m = len(zv) // 2
         send(group.msm(zv[:m], g1[m:]), group.msm(zv[:m], g2[m:]),
              group.msm(zv[m:], g1[:m]), group.msm(zv[m:], g2[:m]))
         c = tr.short_challenge()
         zv = [(lo + c * hi) % L for lo, hi in zip(zv[:m], zv[m:], strict=True)]
         g1, g2 = group.fold(c, g1[:m], g1[m:]), group.fold(c, g2[:m], g2[m:])
-    scalars.append(zv[0])
+    scalars += zv
     return b"".join(map(group.encode, elements)) + b"".join(map(_s, scalars))
 
 
-def _fold_weights(challenges: Sequence[int], left: bool) -> list[int]:
-    """The coefficient of each original generator in the folded one: the product of the
-    round challenges of the rounds where it sat in the half multiplied (``left``: the
-    lower half, as ``c·G_lo + G_hi``; else the upper, as ``H_lo + c·H_hi``)."""
-    weights = [1] * WIDTH
-    for j, c in enumerate(challenges):
-        bit = 1 << (ROUNDS - 1 - j)
-        for k in range(WIDTH):
-            if bool(k & bit) != left:
+def _fold_weights(n: int, challenges: Sequence[int], lower: bool) -> list[int]:
+    """The coefficient of each of the ``n`` original generators in its folded one: the
+    product of the challenges of the rounds in which it sat in the half multiplied
+    (``lower``: the lower half, as in ``c·G_lo + G_hi``; else the upper, as in
+    ``H_lo + c·H_hi``). In round ``j`` the vectors are ``n/2^j`` long, and generator ``k``
+    sits at ``k mod n/2^j``."""
+    weights = [1] * n
+    m = n
+    for c in challenges:
+        half = m // 2
+        for k in range(n):
+            if ((k % m) < half) == lower:
                 weights[k] = weights[k] * c % L
+        m = half
     return weights
 
 
@@ -279,24 +302,29 @@ def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes]
                    proof: bytes, ctx: bytes) -> bool:
     """Whether ``proof`` shows ``deck_out`` is a permutation of ``deck_in`` times ``log_B(y)``."""
     n = len(deck_in)
-    if (type(proof) is not bytes or len(proof) != SHUFFLE_ARGUMENT_LEN
-            or len(deck_out) != n or not 2 <= n <= WIDTH):
+    if len(deck_out) != n or not 2 <= n <= MAX_CARDS:
+        return False
+    rounds, rest, n_elements, _ = shape(n)
+    if type(proof) is not bytes or len(proof) != argument_len(n):
         return False
     values = [proof[i:i + 32] for i in range(0, len(proof), 32)]
-    scalars = [int.from_bytes(s, "little") for s in values[ELEMENTS:]]
+    scalars = [int.from_bytes(s, "little") for s in values[n_elements:]]
     if any(s >= L for s in scalars):
         return False
     try:
         statement = [group.decode(p) for p in (y, *deck_in, *deck_out)]
-        elements = [group.decode(p) for p in values[:ELEMENTS]]
+        elements = [group.decode(p) for p in values[:n_elements]]
     except group.GroupError:
         return False
     if any(len(p) != ELEMENT_LEN for p in (y, *deck_in, *deck_out)) \
             or any(group.is_identity(p) for p in statement):
         return False
-    t_hat, tau_x, mu, l_end, r_end, z_beta, z_x, z_end = scalars
+    t_hat, tau_x, mu = scalars[:3]
+    l_end, r_end = scalars[3:3 + rest], scalars[3 + rest:3 + 2 * rest]
+    z_beta, z_x = scalars[3 + 2 * rest:5 + 2 * rest]
+    z_end = scalars[5 + 2 * rest:]
     tr = _Transcript(ctx, y, deck_in, deck_out)
-    enc = values[:ELEMENTS]
+    enc = values[:n_elements]
     tr.absorb(enc[0])
     e_pow = _powers(tr.challenge(), n)
     tr.absorb(enc[1])
@@ -311,28 +339,29 @@ def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes]
     tr.absorb(_s(t_hat), _s(tau_x), _s(mu))
     q = tr.challenge()
     ipa = []
-    for k in range(ROUNDS):
+    for k in range(rounds):
         tr.absorb(*enc[7 + 2 * k:9 + 2 * k])
         ipa.append(tr.short_challenge())
-    tr.absorb(_s(l_end), _s(r_end))
+    tr.absorb(*map(_s, l_end + r_end))
     gamma = tr.challenge()
-    k0 = 7 + 2 * ROUNDS
+    k0 = 7 + 2 * rounds
     tr.absorb(*enc[k0:k0 + 3])
     c = tr.challenge()
     tr.absorb(_s(z_beta), _s(z_x))
     fold = []
-    for k in range(ROUNDS):
+    for k in range(rounds):
         tr.absorb(*enc[k0 + 3 + 4 * k:k0 + 7 + 4 * k])
         fold.append(tr.short_challenge())
-    tr.absorb(_s(z_end))
+    tr.absorb(*map(_s, z_end))
     omega = [tr.challenge(i) for i in range(5)]
     t = _target(e_pow, yc, zc, w, n)
-    # the points of the one check: G_0..63, H_0..63, Q, h, B, Y, in, out, then the proof's
+    # the points of the one check: G_0..n-1, H_0..n-1, Q, h, B, Y, in, out, then the proof's
     gs, hs, q_gen, h_gen = _generators()
-    ig, ih, iq, ihh, ib, iy = 0, WIDTH, 2 * WIDTH, 2 * WIDTH + 1, 2 * WIDTH + 2, 2 * WIDTH + 3
+    ig, ih, iq = 0, n, 2 * n
+    ihh, ib, iy = iq + 1, iq + 2, iq + 3
     i_in, i_out = iy + 1, iy + 1 + n
     ie = i_out + n
-    points = [*gs, *hs, q_gen, h_gen, group.mul_base(1), *statement, *elements]
+    points = [*gs[:n], *hs[:n], q_gen, h_gen, group.mul_base(1), *statement, *elements]
     coef: dict[int, int] = {}
 
     def add(index: int, value: int) -> None:
@@ -344,48 +373,52 @@ def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes]
     add(ie + 4, -omega[0] * x2)
     add(ie + 5, -omega[0] * x2 * xc)
     add(ie + 6, -omega[0] * x2 * x2)
-    # (2) the inner-product argument: P_R = l·G_f + r·H'_f + l·r·q·Q, where P_0 =
-    # y·C_a + C_b − z·ΣH_k − w⁻¹·Σ_{k≥1}H_k + w^N·H_0 + ξ·C_p + ξ²·S − μ·h + t̂·q·Q
+    # (2) the inner-product argument: P_R = ⟨l, G_f⟩ + ⟨r, H'_f⟩ + ⟨l, r⟩·q·Q, where P_0 =
+    # y·C_a + C_b − z·ΣH_k − w⁻¹·Σ_{k≥1}H_k + w^n·H_0 + ξ·C_p + ξ²·S − μ·h + t̂·q·Q
     w_inv = pow(w, -1, L)
     start = {ie + 2: xc, ie: yc, ie + 1: 1, ie + 3: x2, ihh: -mu, iq: t_hat * q}
     for k in range(n):
         start[ih + k] = (-zc - (w_inv if k else 0)) % L
-    start[ih] = (start[ih] + pow(w, WIDTH, L)) % L
-    p_end = _folded_target(start, ipa, [(ie + 7 + 2 * k, ie + 8 + 2 * k) for k in range(ROUNDS)])
-    g_w = _fold_weights(ipa, left=True)
-    h_w = _fold_weights(ipa, left=False)
-    w_inv_pow = _powers(w_inv, WIDTH)
+    start[ih] = (start[ih] + pow(w, n, L)) % L
+    p_end = _folded_target(start, ipa, [(ie + 7 + 2 * k, ie + 8 + 2 * k) for k in range(rounds)])
+    g_w = _fold_weights(n, ipa, lower=True)
+    h_w = _fold_weights(n, ipa, lower=False)
+    w_inv_pow = _powers(w_inv, n)
     for idx, v in p_end.items():
         add(idx, omega[1] * v)
-    for k in range(WIDTH):
-        add(ig + k, -omega[1] * l_end * g_w[k])
-        add(ih + k, -omega[1] * r_end * h_w[k] * w_inv_pow[k])
-    add(iq, -omega[1] * l_end * r_end * q)
+    for k in range(n):
+        add(ig + k, -omega[1] * l_end[k % rest] * g_w[k])
+        add(ih + k, -omega[1] * r_end[k % rest] * h_w[k] * w_inv_pow[k])
+    add(iq, -omega[1] * _ip(l_end, r_end) * q)
     # (3) z_x·B = K_3 + c·Y
     kk = ie + k0
     add(ib, omega[2] * z_x)
     add(kk + 2, -omega[2])
     add(iy, -omega[2] * c)
     # (4, 5) the folded exponent argument, on H and on the output deck:
-    # ⟨z, H⟩ = K_1 + c·(C_b + γ·C_a) − z_β·h   and   ⟨z, out⟩ = K_2 + z_x·Σ (e^i + γ·i)·in_i
-    s_w = _fold_weights(fold, left=True)
+    # ⟨ζ, H⟩ = K_1 + c·(C_b + γ·C_a) − z_β·h   and   ⟨ζ, out⟩ = K_2 + z_x·Σ (e^i + γ·i)·in_i
+    s_w = _fold_weights(n, fold, lower=True)
     first = {kk: 1, ie + 1: c, ie: c * gamma, ihh: -z_beta}
     second = {kk + 1: 1, **{i_in + i: z_x * (e_pow[i] + gamma * i) for i in range(n)}}
     for weight, begin, offset, base in ((omega[3], first, 0, ih), (omega[4], second, 1, i_out)):
         end = _folded_target(begin, fold, [(kk + 3 + 4 * j + offset, kk + 5 + 4 * j + offset)
-                                           for j in range(ROUNDS)])
+                                           for j in range(rounds)])
         for idx, v in end.items():
             add(idx, weight * v)
-        for k in range(WIDTH if base == ih else n):
-            add(base + k, -weight * z_end * s_w[k])
+        for k in range(n):
+            add(base + k, -weight * z_end[k % rest] * s_w[k])
     indices = [i for i, v in coef.items() if v]
     return group.is_identity(group.msm([coef[i] for i in indices], [points[i] for i in indices]))
 
 
 __all__ = [
+    "ARGUMENT_ELEMENTS",
     "BLIND_PROTOCOL_V3",
+    "MAX_CARDS",
     "SHUFFLE_ARGUMENT_LEN",
+    "argument_len",
     "generator_bytes",
     "prove_shuffle",
+    "shape",
     "verify_shuffle",
 ]

@@ -146,7 +146,7 @@ def _msm(scalars: Sequence[int], points: Sequence[bytes], secret: bool = False) 
     """``Σ scalars[i]·points[i]``, by the group layer's multi-scalar multiplication
     (constant time for ``secret`` scalars); a term that is the identity (a zero scalar, or
     the identity as a point) is refused, as libsodium's one-by-one products refuse it."""
-    from . import group
+    import tarneeb.audit.group as group
 
     ks = [a % L for a in scalars]
     try:
@@ -160,7 +160,7 @@ def _msm(scalars: Sequence[int], points: Sequence[bytes], secret: bool = False) 
 
 def _mul_all(scalar: bytes, elements: Sequence[bytes]) -> list[bytes]:
     """``scalar·e`` for each element (a seat's layer stripped), in constant time."""
-    from . import group
+    import tarneeb.audit.group as group
 
     k = _i(scalar)
     return [group.encode(group.mul(k, group.decode(e))) for e in elements]
@@ -335,7 +335,7 @@ def round_input(deal: BlindDeal, round_: int, p: int) -> bytes:
 
 def prove_pass(version: int, x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes],
                deck_out: Sequence[bytes], ctx: bytes) -> bytes:
-    """A pass's proof: v3's compact argument (1,696 bytes) or v2's linear proof (6,816)."""
+    """A pass's proof: v3's compact argument (2,112 bytes) or v2's linear proof (6,816)."""
     if version == 3:
         from .shuffleargument import prove_shuffle as prove_v3
         return prove_v3(x, permutation, deck_in, deck_out, ctx)
@@ -345,9 +345,9 @@ def prove_pass(version: int, x: bytes, permutation: Sequence[int], deck_in: Sequ
 def verify_pass(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: bytes,
                 ctx: bytes) -> bool:
     """A pass's proof checked by its version, which its length tells (v3 or v2)."""
-    from .shuffleargument import SHUFFLE_ARGUMENT_LEN
+    from .shuffleargument import argument_len
     from .shuffleargument import verify_shuffle as verify_v3
-    if type(proof) is bytes and len(proof) == SHUFFLE_ARGUMENT_LEN:
+    if type(proof) is bytes and len(proof) == argument_len(len(deck_in)):
         return verify_v3(y, deck_in, deck_out, proof, ctx)
     return verify_shuffle(y, deck_in, deck_out, proof, ctx)
 

@@ -16,7 +16,12 @@ import pytest
 
 from tarneeb.audit import blind
 from tarneeb.audit.blind import BlindSeat, L, card_points, fixed_rng, mul, reduce64
-from tarneeb.audit.shuffleargument import SHUFFLE_ARGUMENT_LEN, prove_shuffle, verify_shuffle
+from tarneeb.audit.shuffleargument import (
+    SHUFFLE_ARGUMENT_LEN,
+    argument_len,
+    prove_shuffle,
+    verify_shuffle,
+)
 from tarneeb.audit.shuffleproof import deal_blind_v2, shuffle_context, verify_deal_v2, verify_pass
 
 TRIALS = int(os.environ.get("TARNEEB_SOUNDNESS_TRIALS", "300"))
@@ -60,7 +65,7 @@ def test_random_wrong_passes_never_verify(kind: str) -> None:
     for trial in range(-(-TRIALS // 4)):  # at least TRIALS in all
         n = 52 if trial % 25 == 0 else rng.choice((2, 3, 5, 6, 8))  # the deck now and then
         y, deck, out, proof, ctx = _wrong_pass(rng, n, kind)
-        assert len(proof) == SHUFFLE_ARGUMENT_LEN
+        assert len(proof) == argument_len(n)
         assert not verify_shuffle(y, deck, out, proof, ctx), (kind, trial, n)
 
 
@@ -70,7 +75,7 @@ def test_an_honest_pass_verifies_and_only_in_its_own_place() -> None:
     out = list(seat.shuffle(deck))
     ctx = shuffle_context(b"place", 4, 2)
     proof = prove_shuffle(seat.scalar, seat.permutation, deck, out, ctx)
-    assert len(proof) == 1728 and verify_shuffle(seat.public, deck, out, proof, ctx)
+    assert len(proof) == 2112 and verify_shuffle(seat.public, deck, out, proof, ctx)
     assert proof == prove_shuffle(seat.scalar, seat.permutation, deck, out, ctx)  # no rng
     for other in (shuffle_context(b"other", 4, 2), shuffle_context(b"place", 5, 2),
                   shuffle_context(b"place", 4, 3)):
@@ -96,7 +101,7 @@ def test_non_canonical_values_and_identities_are_refused() -> None:
     last = int.from_bytes(proof[-32:], "little")
     assert not verify_shuffle(seat.public, deck, out,  # the same scalar plus L: not canonical
                               proof[:-32] + (last + L).to_bytes(32, "little"), ctx)
-    assert not verify_shuffle(seat.public, deck, out, bytes(32) * 54, ctx)
+    assert not verify_shuffle(seat.public, deck, out, bytes(32) * 66, ctx)
     identity = bytes(32)
     assert not verify_shuffle(seat.public, [identity, *deck[1:]], out, proof, ctx)
     assert not verify_shuffle(identity, deck, out, proof, ctx)
@@ -111,7 +116,7 @@ def test_a_v3_deal_is_proven_from_its_arguments_and_is_smaller_than_v1() -> None
     assert verify_deal_v2(deal, [s.reveal() for s in seats]) == []
     assert sorted(c for s in seats for c in s.hand()) == list(range(52))
     size = 128 + 4 * 1664 + 3 * 1664 + 12 * 64 + 4 * SHUFFLE_ARGUMENT_LEN
-    assert deal.byte_size() == size == 19_456
+    assert deal.byte_size() == size == 20_992
     v1 = blind.deal_blind([BlindSeat.new(s, b"v1", 0, rng=fixed_rng(b"v1", s))
                            for s in range(4)], b"v1", 0, dealer=2)
     assert size < v1.byte_size()
@@ -120,7 +125,7 @@ def test_a_v3_deal_is_proven_from_its_arguments_and_is_smaller_than_v1() -> None
     ctx = shuffle_context(b"v3", 0, 1)
     proofs = v2.shuffle_proofs or []
     assert verify_pass(seats[1].public, v2.passes[0], v2.passes[1], proofs[1], ctx)
-    assert not verify_pass(seats[1].public, v2.passes[0], v2.passes[1], proofs[1][:1696], ctx)
+    assert not verify_pass(seats[1].public, v2.passes[0], v2.passes[1], proofs[1][:2112], ctx)
 
 
 def test_an_encoding_with_bit_255_set_is_refused_everywhere() -> None:

@@ -25,9 +25,10 @@ from js_build import built
 from tarneeb.audit import group as _group
 from tarneeb.audit.blind import L, card_points
 from tarneeb.audit.shuffleargument import (
-    SHUFFLE_ARGUMENT_LEN,
+    argument_len,
     generator_bytes,
     prove_shuffle,
+    shape,
     verify_shuffle,
 )
 from tarneeb.audit.shuffleproof import shuffle_context
@@ -102,7 +103,7 @@ def _cases() -> tuple[list[Case], list[Case]]:
         deck_out = [group.mul(x, deck_in[i]) for i in perm]
         y = group.mul_base(x)
         proof = prove_shuffle(x.to_bytes(32, "little"), perm, deck_in, deck_out, CTX)
-        assert len(proof) == SHUFFLE_ARGUMENT_LEN
+        assert len(proof) == argument_len(n)
         honest.append(Case(f"{n} cards", y, deck_in, deck_out, proof))
         if n not in (52, 5):
             continue
@@ -121,10 +122,11 @@ def _cases() -> tuple[list[Case], list[Case]]:
         bad("a proof made with another scalar",
             p=prove_shuffle(x2.to_bytes(32, "little"), perm, deck_in, deck_out, CTX))
         bad("another key", y_=group.mul_base(x2))
-        for at in rng.sample(range(SHUFFLE_ARGUMENT_LEN), 12):
+        for at in rng.sample(range(len(proof)), 12):
             bad(f"byte {at} changed", p=_changed(proof, at, rng.randrange(1, 256)))
-        first = int.from_bytes(proof[1472:1504], "little") + L  # t̂ + L: the same value mod L
-        bad("a scalar not reduced", p=proof[:1472] + first.to_bytes(32, "little") + proof[1504:])
+        at = 32 * shape(n)[2]  # t̂, the first scalar
+        first = int.from_bytes(proof[at:at + 32], "little") + L  # t̂ + L: the same value mod L
+        bad("a scalar not reduced", p=proof[:at] + first.to_bytes(32, "little") + proof[at + 32:])
         bad("an element the identity", p=bytes(32) + proof[32:])
         bad("an element that does not decode", p=b"\xff" * 32 + proof[32:])
         bad("a proof a scalar short", p=proof[:-32])
@@ -173,7 +175,7 @@ def test_a_pass_in_its_two_bins_is_checked_by_the_v3_argument(
     bins gives the argument's verdict; a proof of another length fails."""
     honest, wrong, js = checked
     for c, accepted, passed in zip(honest + wrong, js["accepted"], js["passes"], strict=True):  # type: ignore[call-overload]
-        assert passed == (accepted and len(c.proof) == SHUFFLE_ARGUMENT_LEN), c.name
+        assert passed == (accepted and len(c.proof) == argument_len(len(c.deck_in))), c.name
     assert all(js["passes"][:len(honest)])  # type: ignore[index]
 
 
@@ -196,7 +198,7 @@ def _as_v3(doc: dict[str, Any], secrets: Secrets, context: Any = shuffle_context
         for s, raw in enumerate(b["passes"]):
             out = [bytes.fromhex(raw[i:i + 64]) for i in range(0, len(raw), 64)]
             proof = prove_shuffle(scalars[s], list(perms[s]), deck, out, context(match_id, n, s))
-            halves += [proof[:1472].hex(), proof[1472:].hex()]
+            halves += [proof[:704].hex(), proof[704:].hex()]
             deck = out
         b["shuffle_proofs"] = halves
 
@@ -271,4 +273,4 @@ def test_a_record_mixing_v2_and_v3_passes_is_refused(node: str, tmp_path: Path) 
     blind["shuffle_proofs"] = blind["shuffle_proofs"][:2] + v2_halves[2:]
     done = _record(node, tmp_path, doc, KEY)
     assert done.returncode != 0
-    assert "blind: v3 shuffle proofs' elements must be 4 byte strings of 1472 bytes" in done.stderr
+    assert "blind: v3 shuffle proofs' elements must be 4 byte strings of 704 bytes" in done.stderr

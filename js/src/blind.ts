@@ -13,7 +13,7 @@ import { ARGUMENT_ELEMENTS, ARGUMENT_SCALARS } from "./shuffleargument.js";
 import { type Deal, type Fault, type SeatKey, split, verifyUnfinished, verifyV1, verifyV2 } from "./transcript.js";
 
 // each pass's proof in two bins, its elements then its scalars: v2's shuffle proof (u ‖ ĉ,
-// 109 scalars), or v3's shuffle argument (46 elements, 8 scalars)
+// 109 scalars), or v3's shuffle argument (22 elements, 44 scalars)
 const PASS_BINS = { v2: [2 * DECK * ELEMENT, (2 * DECK + 5) * 32], v3: [ARGUMENT_ELEMENTS * ELEMENT, ARGUMENT_SCALARS * 32] } as const;
 const DECK_BYTES = DECK * ELEMENT;
 const OPENED_POSITION = 51;

@@ -76,7 +76,7 @@ export interface BlindDealTranscript {
   passes: readonly Bytes[];
   /** each round of partial decryptions: 52 elements of 32 bytes */
   partials: readonly Bytes[];
-  /** v2: each pass's shuffle proof, whole (6,816 bytes; v3's argument: 1,728) or as its elements and its scalars */
+  /** v2: each pass's shuffle proof, whole (6,816 bytes; v3's argument: 2,112) or as its elements and its scalars */
   shuffleProofs?: readonly (Bytes | readonly [Bytes, Bytes])[] | null;
   /** v2: the batched decryption proofs delivered (round r, seat k at 4r + k), 64 bytes each */
   batch?: Bytes | null;
@@ -121,6 +121,6 @@ export function blindList(t: BlindDealTranscript): unknown[] {
   return record;
 }
 
-// a shuffle proof's elements, then its scalars: v3's argument (1,728 bytes) after its 46
+// a shuffle proof's elements, then its scalars: v3's argument (2,112 bytes) after its 22
 // elements, v2's proof after its 104
 const split = (p: Bytes) => (p.length === SHUFFLE_ARGUMENT_LEN ? ARGUMENT_ELEMENTS * 32 : 2 * 52 * 32);

@@ -2,13 +2,13 @@
  * `tarneeb-blind-v3`'s shuffle argument (shuffleargument.ts): one honest 5-card argument
  * made by the reference prover accepted, and refused with a byte changed, on another deck,
  * key or context; a pass's proof dispatched by its length; and the log reader's blind record
- * with v3's bins (46 elements, 8 scalars a pass) read, its passes' versions never mixed.
+ * with v3's bins (22 elements, 44 scalars a pass of 52 cards) read, its passes' versions never mixed.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fromHex } from "../src/bytes.js";
 import { blindFromList, readBlindRecord, type BlindPlace } from "../src/blind.js";
-import { SHUFFLE_ARGUMENT_LEN, verifyPass, verifyShuffleArgument } from "../src/shuffleargument.js";
+import { argumentLength, verifyPass, verifyShuffleArgument } from "../src/shuffleargument.js";
 import { BASE, type Point, cardPoints, decode } from "../src/shuffleproof.js";
 
 // out[j] = x·P[perm[j]] for the first five card points, perm = (3, 0, 4, 1, 2),
@@ -24,31 +24,19 @@ const OUT = [
 const PROOF = [
   "d4cda0bbfe325b27c30aff5380ec16252c4af82f2b7e103e05ccbfb976c22872fea7db3b481bd518b75b69efbdde28dd79d245581dfa5144a2185183db40032e",
   "1ce76949e97a92d3aed12f9d9f9a83a26a00a56f264a109e04d42b6212b93e3fa2efe43870ac8b9e77f6c3fd81b50771d4dc91896ecdaa5886d762fe3a02dc66",
-  "9aee62a280940209699e657f4eeb4f74946ee988972bfd07dea5e7f7be665654108f72f8146b66c07b100a670f4e6083e7071a7f68dfd98a784a7f732e428e06",
-  "7efd0328191762f78d991b7ea8a9ba47394b9f94f2d7da2d87485e93341d1e41d83f3362afe9d26d47a9abbecc1450a307a050cfc16c8c708a80e2734f6a601f",
-  "96c3b510db39a2ebbec31b8b15e810a199923acab759181f0653f424ef8d7b43eeb37b0c8a91a6af82373b516a667379209ff1a2d9b75d03d012a4ba83550929",
-  "ba5ff2f46d941e8eae77ad5a7fe1c1d0f07068a6a9eb4fafd3fff0e52b94131558f0ae250eeff130c24a82de1692dc994b0660efbceae60de96ec8f67f5d4a72",
-  "4684dfc38c3a8fd7d73451d2c18e3a507dcbf2b3fe6f93b2a9ceef40e2c0ca61ac875b05c7a3be5023c8ab1a514f390e1d89b2f9e539fa1427a56164a3bf6773",
-  "ca8faa3eb86505e0feca1495bdcfe79307236821791eba8257d51494d3742500dca5753435d3e672cecd7ed1d8e80ad2217f8383a5dd1e6a4a82113a22672872",
-  "e42d7e1386f34c34876c852a45d3e199fbdc3cffe358846053e70f4c0606ed315e78a39f74755426f8d1abf12a494ed01bf38a46b4da5778355991bd017b4d3a",
-  "0e2dbda9c42b77e8d9b21d6823178ea160c3dc16adb43c8d854eb153e6821f2fba9232c3424e8b612d0e2fc09fb3305b179c329f156e2d479998b566c755bd04",
-  "9420015600d9dfb452e67afe2c1085d4dd7b3ba4c81367e6b892a1d0e9b96543b8652016e70db59a30d528f8fd7282a8586cf01db18edb3d17b62912f193f778",
-  "9cc6a1e3a43e5d9b9c03e5977a74cc8040e41fc2a233e2f2384997094aa9383c0000000000000000000000000000000000000000000000000000000000000000",
-  "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-  "6cefe68c6b7db3cb9a8342649cb89a75f8c651789952f1080d679875910c09110000000000000000000000000000000000000000000000000000000000000000",
-  "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-  "5cf1f312246c4db2d1a2c313549a93b1f9096812068e73bd3b5b2b253075067c0000000000000000000000000000000000000000000000000000000000000000",
-  "00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-  "1e4470a6a30b78065cbb4cda35bc6328493fbbc6a5740e69d6b20fb1d7f72e3dc4974097ed03b5375c33c06f7b540fe830142921c41f58396b8851e6ad48d850",
-  "0c1ca31bd5248d7349f2c68b5e51a581fe9640699c7742cf828f746937fdb4289ca2997ca8dcb244a1c97842f2496e867335b784c462c34b2fc41a6d151c147d",
-  "2a11fccd8e2918ee5d15b053057d492330208ec57b20a57afc33ebc17e601b37d8a73136f060ef9418616b8d5de9c044998a0ee83617275b4acfd41a3cf62c12",
-  "5ec2dd0ad91106e06f81c191c46199506f02dafa891453c8b4c2edd532c83d261c500f86d7913d19d087a746d6dbd9924e54977e1bb66680ceced9bbf5cfc41d",
-  "cede7b9a5fd250875d5b11bb27385329315437c02f17a41ba36e5ddf7b406e2ab02a4033843d20ee80e57981d2b3e95b6cd18963a6279989537e23d2b28de74c",
-  "343bc18dfd50712bc2bdd2cbeee87ee79c001e83bd54866738f053ab1c2f9f39943c47911672574c72f8fb4e29953001b23dbd759d7e55d17e127517bd5a8336",
-  "3b944d94bf7787050c11fd0ccaeecd5b0a2fea3218ce2aa7001afed18f460504d0a71e6620fc771e61cbe0bd08fef0c867f1bab3150b4520f5f1b3e2d37a0b06",
-  "9f2a2ed5eae1f439316793494477a0d99bef658f4c9180800ee3f255a072ea0d4b102113aa5804e24c5609900abc4a2c6379882574c6658168dcb5f5f93fb502",
-  "27fc01dd53f5ce3caee1af1aa9c51d0f93798b41161e8ab0e1c30525fbe68b0dea466342475992f7dd000b37a08fe79f7a61d7a7c736060a06acd87f60e54604",
-  "e7eb92e33748d3ac7f0e0b89c42ce056bd6cbda796f2303351b9bb679bafeb04ea3c2c9ecc078a5262fc4f7d6f757fcb5faecf0da85f4c408c6e8c61b87c180a",
+  "6e254f9ffecd174cfc5602b97d20895752048f2975f3f26716bf59e30c418d03108f72f8146b66c07b100a670f4e6083e7071a7f68dfd98a784a7f732e428e06",
+  "7efd0328191762f78d991b7ea8a9ba47394b9f94f2d7da2d87485e93341d1e41ba9232c3424e8b612d0e2fc09fb3305b179c329f156e2d479998b566c755bd04",
+  "c2b437ae0a15acdb4cc63f64c2030246493c92e00ad302e0f2f3b68075d5d878b8652016e70db59a30d528f8fd7282a8586cf01db18edb3d17b62912f193f778",
+  "e9dc017350346e4eb70b59d8f742693cc5dacb6b55768a4f7739da5013d09e04a0317fa07d5a30516bc2e94d8b8253136cc600079af69c05d3d545fcb4378908",
+  "667bdce2be8eff562ddeb2a0bec214199adfed9bd5b0ec7d00b0473571699e07aa12c48261222fd1b9160bfe6ec4fcf7adeac70133ea3018564e49e9e70c2003",
+  "7957326b5d0deb28ab34b812a3d5eceae6efb122ca70ccd02bc1f21e88d54e0de1dcee1c370e95faf45c7f66dd0511f3314ac7774a8b3a201d4ab76c488abb0e",
+  "3aa9fb86bce64ddc4cf4b68afaceab1ff3ca84a8bf0e3db30fe8757175267303bd587728da454e81657d6cf16487929a744834ed2ac31036e80b5afe6caee503",
+  "83fffc9a2d47166aa6c21b746d4fb813398b72915c76de7fc1762776b6c5a90a7352390f42dc9fd396d1d48cc6b7c783af3140a7ba91fa647b1a9e754b234503",
+  "17d06e9b6d3883a73a7d6582ffbff6b1b32eb9118c785b5bfebc89e67399b6050c97325fe0a3cce2b335b07e148b8ff4b0e5f7134498c63eafb7b9b2f81dcb08",
+  "fdfbb154c2cf3e5c5a5f8819b95cd78194a89ee7ab734b52273e03c9fa7ec505ea1f301f6af8b05baf8b373ccad6e908c5a75976d4a4588fcc8d3a3ea19b3207",
+  "dc59a88f1daf7f4ccfe27fcadcce6741930f053a4325c3ef241ed5ae4e71680c2a739c76acbb062f742b7b8a4a442578134f191aad66373486d46c1445078d02",
+  "19362ee4d1c00049a100a58f6451cb40f4ee67c18c71012fe70fe36b0cb9c907d944a34365bd47926cf0dd6124c5716c447ecbd70da5bcc7fd407f4fd31dc002",
+  "e0de9e6392739be83c8bd7b2b7315dc5f5f450c3c35db6d5f574d8e2efdc230135738a31cc5a70d913a45e74ee472239075cd6d01a30223993e69cc807d88c03",
 ].join("");
 
 const pt = (h: string) => decode(fromHex(h))!;
@@ -57,19 +45,20 @@ const ctx = new TextEncoder().encode("five cards");
 const y = pt(Y), deck = cardPoints().slice(0, 5), out = OUT.map(pt), proof = fromHex(PROOF);
 
 test("a 5-card v3 argument verifies; a byte changed, another deck, key or context does not", () => {
-  assert.equal(proof.length, SHUFFLE_ARGUMENT_LEN);
+  assert.equal(proof.length, argumentLength(5));
+  assert.equal(proof.length, 32 * (10 + 20)); // no round for 5 cards: 10 elements, 20 scalars
   assert.ok(verifyShuffleArgument(y, deck, out, proof, ctx));
-  for (const i of [0, 31, 700, 1471, 1472, 1500, 1727]) assert.ok(!verifyShuffleArgument(y, deck, out, flip(proof, i), ctx), `byte ${i}`);
+  for (const i of [0, 31, 300, 319, 320, 500, 959]) assert.ok(!verifyShuffleArgument(y, deck, out, flip(proof, i), ctx), `byte ${i}`);
   assert.ok(!verifyShuffleArgument(y, deck, [out[1]!, out[0]!, ...out.slice(2)], proof, ctx), "two outputs swapped");
   assert.ok(!verifyShuffleArgument(y, deck, [...out.slice(0, 4), out[0]!.add(BASE)], proof, ctx), "an output replaced");
   assert.ok(!verifyShuffleArgument(BASE, deck, out, proof, ctx), "another key");
   assert.ok(!verifyShuffleArgument(y, deck, out, proof, flip(ctx, 0)), "another context");
-  assert.ok(!verifyShuffleArgument(y, deck, out, proof.subarray(0, SHUFFLE_ARGUMENT_LEN - 32), ctx), "a proof of another length");
+  assert.ok(!verifyShuffleArgument(y, deck, out, proof.subarray(0, proof.length - 32), ctx), "a proof of another length");
 });
 
 test("a v3 argument refuses a scalar not reduced, the identity in the statement, a deck of one", () => {
   // the first scalar t̂ + L: the same value mod L, not its canonical encoding
-  const t = proof.slice(), at = 1472;
+  const t = proof.slice(), at = 320;
   let carry = 0;
   const l = fromHex("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010");
   for (let i = 0; i < 32; i++) { const s = t[at + i]! + l[i]! + carry; t[at + i] = s & 0xff; carry = s >> 8; }
@@ -86,15 +75,15 @@ test("a v3 argument refuses a scalar not reduced, the identity in the statement,
 });
 
 test("a pass's proof by its length: v3's argument in its two bins, nothing of another size", () => {
-  const els = proof.subarray(0, 1472), scs = proof.subarray(1472);
+  const els = proof.subarray(0, 320), scs = proof.subarray(320);
   assert.ok(verifyPass(y, deck, out, els, scs, ctx));
-  assert.ok(!verifyPass(y, deck, out, proof.subarray(0, 1408), proof.subarray(1408), ctx), "split elsewhere");
-  assert.ok(!verifyPass(y, deck, out, els, proof.subarray(1472, 1696), ctx), "a scalar short");
+  assert.ok(!verifyPass(y, deck, out, proof.subarray(0, 288), proof.subarray(288), ctx), "split elsewhere");
+  assert.ok(!verifyPass(y, deck, out, els, proof.subarray(320, 928), ctx), "a scalar short");
   assert.ok(!verifyPass(y, deck, out, new Uint8Array(3328), new Uint8Array(3488), ctx), "v2's sizes, no v2 proof");
 });
 
 const bin = (n: number) => new Uint8Array(n);
-const V2 = [3328, 3488], V3 = [1472, 256];
+const V2 = [3328, 3488], V3 = [704, 1408];
 /** A blind record of `sizes.length` passes, each pass's proof in bins of its sizes (`[elements, scalars]`). */
 function record(sizes: number[][], batch = sizes.length === 4 ? 768 : 0): unknown[] {
   const k = sizes.length, d = batch / 64;
@@ -108,14 +97,14 @@ test("the reader: a v3 record's bins read, complete or stopped; v2's still; mixe
     assert.ok(typeof t !== "string", `${sizes.length} passes: ${String(t)}`);
     assert.deepEqual(t.shuffleProofs!.map(([e, s]) => [e.length, s.length]), sizes);
   }
-  assert.equal(blindFromList(record([V3, V2, V3, V3])), "v3 shuffle proofs' elements must be 4 byte strings of 1472 bytes");
+  assert.equal(blindFromList(record([V3, V2, V3, V3])), "v3 shuffle proofs' elements must be 4 byte strings of 704 bytes");
   assert.equal(blindFromList(record([V2, V2, V2, V3])), "v2 shuffle proofs' elements must be 4 byte strings of 3328 bytes");
-  assert.equal(blindFromList(record([V3, V3, [1472, 3488], V3])), "v3 shuffle proofs' scalars must be 4 byte strings of 256 bytes");
-  assert.equal(blindFromList(record([[3328, 256], V2])), "v2 shuffle proofs' scalars must be 2 byte strings of 3488 bytes");
-  assert.equal(blindFromList(record([V3, [3328, 3488]])), "v3 shuffle proofs' elements must be 2 byte strings of 1472 bytes");
+  assert.equal(blindFromList(record([V3, V3, [704, 3488], V3])), "v3 shuffle proofs' scalars must be 4 byte strings of 1408 bytes");
+  assert.equal(blindFromList(record([[3328, 1408], V2])), "v2 shuffle proofs' scalars must be 2 byte strings of 3488 bytes");
+  assert.equal(blindFromList(record([V3, [3328, 3488]])), "v3 shuffle proofs' elements must be 2 byte strings of 704 bytes");
   // as the log reader refuses it: one line naming the record
   const at: BlindPlace = { hand: { plays: [] }, afterDeal: true, afterMoves: false, ended: false, keys: [] };
-  assert.equal(readBlindRecord(record([V3, V3, V3, V2]), 0, at), "blind record: v3 shuffle proofs' elements must be 4 byte strings of 1472 bytes");
+  assert.equal(readBlindRecord(record([V3, V3, V3, V2]), 0, at), "blind record: v3 shuffle proofs' elements must be 4 byte strings of 704 bytes");
   assert.equal(readBlindRecord(record([V3, V3, V3, V3]), 0, at), null);
-  assert.deepEqual(at.hand!.blind!.shuffleProofs!.map(([e]) => e.length), [1472, 1472, 1472, 1472]);
+  assert.deepEqual(at.hand!.blind!.shuffleProofs!.map(([e]) => e.length), [704, 704, 704, 704]);
 });

@@ -22,7 +22,7 @@ bytes beyond the elements themselves:
   shuffle proof (``docs/PROTOCOL.md`` §13.6) in two bins, its 104 elements (bin
   3,328) and its 109 scalars (bin 3,488), since no field is longer than 4,096 bytes;
 * ``tarneeb-blind-v3`` is laid out as v2, each pass's shuffle argument (§13.9) in its
-  46 elements (bin 1,472) and its 8 scalars (bin 256); the first pass's bin of elements
+  22 elements (bin 704) and its 44 scalars (bin 1,408); the first pass's bin of elements
   tells the version, and every pass has that version's sizes;
 * ``[6, position, proof]`` — right after a card move: the card is the one dealt at
   ``position`` (0-51), proven by its owner (step ``play``);
@@ -52,7 +52,7 @@ ELEMENT, PROOF_LEN, POSITIONS = 32, 64, 52
 BATCH_PROOFS = 12 * PROOF_LEN  # v2: per seat per decryption round
 SHUFFLE_PROOF = 32 * (4 * POSITIONS + 5)  # v2: per pass (tarneeb.audit.shuffleproof)
 SPLIT = 2 * POSITIONS * ELEMENT  # a shuffle proof's elements, then its scalars
-V3_ARGUMENT, V3_SPLIT = 32 * 54, 32 * 46  # v3: per pass (tarneeb.audit.shuffleargument)
+V3_ARGUMENT, V3_SPLIT = 32 * 66, 32 * 22  # v3: per pass (tarneeb.audit.shuffleargument)
 OPENED_POSITION = 51  # the dealer's 13th card: the last position dealt, always the dealer's
 
 

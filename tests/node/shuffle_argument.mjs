@@ -8,7 +8,7 @@
 //     decode), by verifyPass on the proof's two bins (elements, then scalars) as the log holds
 //     them, and the argument's generators.
 import { readFileSync } from "node:fs";
-import { argumentGenerators, verifyPass, verifyShuffleArgument } from "../../js/dist/src/shuffleargument.js";
+import { argumentGenerators, argumentShape, verifyPass, verifyShuffleArgument } from "../../js/dist/src/shuffleargument.js";
 import { decode } from "../../js/dist/src/shuffleproof.js";
 
 const hex = (t) => Uint8Array.from(Buffer.from(t, "hex"));
@@ -20,7 +20,8 @@ for (const c of cases) {
   const proof = hex(c.proof), ctx = hex(c.ctx);
   const statement = y !== null && !deckIn.includes(null) && !deckOut.includes(null);
   accepted.push(statement && verifyShuffleArgument(y, deckIn, deckOut, proof, ctx));
-  passes.push(statement && verifyPass(y, deckIn, deckOut, proof.subarray(0, 1472), proof.subarray(1472), ctx));
+  const split = 32 * argumentShape(deckIn.length)[2]; // the elements, then the scalars
+  passes.push(statement && verifyPass(y, deckIn, deckOut, proof.subarray(0, split), proof.subarray(split), ctx));
 }
 const g = argumentGenerators();
 const generators = { G: g.g.map(toHex), H: g.h.map(toHex), Q: toHex(g.q), h: toHex(g.hh) };
