@@ -313,6 +313,10 @@ def test_a_lost_dask_worker_is_retried_then_ends_in_one_line_and_a_partial_summa
         code, out, err = run(capsys, "audit", "--json", "--scheduler",
                              cluster.scheduler_address, "--tables", str(tmp_path / "t"),
                              str(archive))
+        # the nanny restarts the worker that died last; closing the cluster while that
+        # process is still starting fails inside Dask's teardown, so wait for it first
+        with distributed.Client(cluster) as client:
+            client.wait_for_workers(1, timeout=60)
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert "Dask workers were lost 2 times running the logs" in err
     assert f"{archive / '004-die-always.tlog'} to {archive / '005.tlog'}" in err
