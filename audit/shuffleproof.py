@@ -158,6 +158,12 @@ def _msm(scalars: Sequence[int], points: Sequence[bytes], secret: bool = False) 
     return group.encode((group.msm_secret if secret else group.msm)(ks, pts))
 
 
+def pass_of(seat: BlindSeat, deck: Sequence[bytes]) -> tuple[bytes, ...]:
+    """Seat ``seat``'s pass over ``deck``: :meth:`BlindSeat.shuffle`'s elements, made by the
+    group layer (in constant time) as v2 and v3 deal."""
+    return tuple(_mul_all(seat.scalar, [deck[i] for i in seat.permutation]))
+
+
 def _mul_all(scalar: bytes, elements: Sequence[bytes]) -> list[bytes]:
     """``scalar·e`` for each element (a seat's layer stripped), in constant time."""
     import tarneeb.audit.group as group
@@ -364,7 +370,7 @@ def deal_blind_v2(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int,
     deck: Sequence[bytes] = card_points()
     passes, shuffles = [], []
     for s in seats:
-        out = s.shuffle(deck)
+        out = pass_of(s, deck)
         shuffles.append(prove_pass(version, s.scalar, s.permutation, deck, out,
                                    shuffle_context(match_id, deal_number, s.seat)))
         passes.append(out)
@@ -481,7 +487,7 @@ def deal_until(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int, de
     deck: Sequence[bytes] = card_points()
     passes, proofs = [], []
     for s in seats[:min(steps, SEATS)]:
-        out = s.shuffle(deck)
+        out = pass_of(s, deck)
         proofs.append(prove_pass(version, s.scalar, s.permutation, deck, out,
                                  shuffle_context(match_id, deal_number, s.seat)))
         passes.append(out)
@@ -522,6 +528,7 @@ __all__ = [
     "batch_seed",
     "deal_blind_v2",
     "generators",
+    "pass_of",
     "prove_batch",
     "prove_pass",
     "prove_shuffle",

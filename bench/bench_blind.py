@@ -37,6 +37,7 @@ from tarneeb.audit.blind import (
 )
 from tarneeb.audit.shuffleproof import (
     deal_blind_v2,
+    pass_of,
     prove_pass,
     shuffle_context,
     verify_any,
@@ -60,11 +61,11 @@ def _one_deal(i: int, version: int = 3) -> dict[str, float]:
     seats = [BlindSeat.new(s, match_id, i, rng=fixed_rng(b"bench %d" % i, s)) for s in range(4)]
     decks: list[Any] = []
 
-    def passes() -> None:
+    def passes() -> None:  # as each version's dealing makes them
         deck = card_points()
         for s in seats:
             decks.append(deck)
-            deck = s.shuffle(deck)
+            deck = s.shuffle(deck) if version == 1 else pass_of(s, deck)
         decks.append(deck)
 
     t_pass, _ = _cpu(passes)
