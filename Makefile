@@ -8,9 +8,9 @@ STAMP := $(VENV)/.installed
 
 # Python packages only: blind dealing's libsodium comes inside the rbcl wheel. The install
 # builds the optional compiled parts (setup.py: the rules core, replay/rules/_core.c, and
-# the ristretto255 group layer, audit/_group.c) in place when a C compiler is there, and
+# the ristretto255 group layer, audit/blind/_group.c) in place when a C compiler is there, and
 # goes on without them.
-$(STAMP): pyproject.toml setup.py replay/rules/_core.c audit/_group.c audit/_group_field.h
+$(STAMP): pyproject.toml setup.py replay/rules/_core.c audit/blind/_group.c audit/blind/_group_field.h
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -392,7 +392,7 @@ def blind_vectors() -> dict[str, Any]:
     seats = [BlindSeat.new(s, BLIND_MATCH_ID, 3, rng=fixed_rng(b"blind-vector-deal", s))
              for s in range(4)]
     deal = deal_blind(seats, BLIND_MATCH_ID, 3, dealer=2)
-    from .shuffleproof import (
+    from .blind.proofs import (
         BLIND_PROTOCOL_V2,
         batch_context,
         deal_blind_v2,
@@ -403,7 +403,7 @@ def blind_vectors() -> dict[str, Any]:
              for s in range(4)]
     v2 = deal_blind_v2(again, BLIND_MATCH_ID, 3, dealer=2, version=2)
     assert v2.passes == deal.passes  # the same seats: the same passes and decryptions
-    from .shuffleargument import BLIND_PROTOCOL_V3, generator_bytes
+    from .blind.argument import BLIND_PROTOCOL_V3, generator_bytes
     v3 = deal_blind_v2(again, BLIND_MATCH_ID, 3, dealer=2, version=3)
     gs, hs, q, h3 = generator_bytes()
     return {

@@ -35,7 +35,7 @@ from tarneeb.audit.blind import (
     deal_blind,
     fixed_rng,
 )
-from tarneeb.audit.shuffleproof import (
+from tarneeb.audit.blind.proofs import (
     deal_blind_v2,
     pass_of,
     prove_pass,

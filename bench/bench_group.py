@@ -1,4 +1,4 @@
-"""What the group layer costs (``tarneeb.audit.group``), for each backend it has.
+"""What the group layer costs (``tarneeb.audit.blind.group``), for each backend it has.
 
 Microseconds of CPU time per call, the least over ``rounds`` rounds (the backends
 interleaved in each round, so both see the same load): a constant-time scalar
@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tarneeb.audit import group
+from tarneeb.audit.blind import group
 
 SIZES = (13, 52, 64)
 FOLD_PAIRS = 32

@@ -1,4 +1,4 @@
-"""The group layer (tarneeb.audit.group): both backends give libsodium's results.
+"""The group layer (tarneeb.audit.blind.group): both backends give libsodium's results.
 
 Every backend the installation has (``"libsodium"`` always, ``"c"`` when the extension
 is built) is held to libsodium called directly through rbcl, on random and edge-case
@@ -20,8 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import rbcl
 
-from tarneeb.audit import group
-from tarneeb.audit.group import GroupError, L
+from tarneeb.audit.blind import group
+from tarneeb.audit.blind.group import GroupError, L
 
 BACKENDS = group.available()
 ZERO = bytes(32)
@@ -134,14 +134,14 @@ def _random_element(rng: random.Random) -> bytes:
 
 
 def test_the_compiled_backend_is_used_when_built() -> None:
-    built = importlib.util.find_spec("tarneeb.audit._group") is not None
+    built = importlib.util.find_spec("tarneeb.audit.blind._group") is not None
     pure = os.environ.get("TARNEEB_PURE", "") not in ("", "0")
     assert group.backend() == ("c" if built and not pure else "libsodium")
     assert ("c" in BACKENDS) == built
 
 
 def _backend_in_a_new_process(pure: str) -> list[str]:
-    code = ("import sys; from tarneeb.audit import group; group.mul_base(5); "
+    code = ("import sys; from tarneeb.audit.blind import group; group.mul_base(5); "
             "print(group.backend(), 'rbcl' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "TARNEEB_PURE": pure}, check=True)
@@ -276,7 +276,7 @@ def test_msm_equals_the_sum_of_products(g: group.Backend, n: int) -> None:
 def test_msm_around_the_switch_to_buckets() -> None:
     if "c" not in BACKENDS:
         pytest.skip("the compiled extension is not built")
-    from tarneeb.audit import _group  # type: ignore[attr-defined]
+    from tarneeb.audit.blind import _group  # type: ignore[attr-defined]
 
     g = BACKENDS["c"]
     rng = random.Random(7)

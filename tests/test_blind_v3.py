@@ -8,58 +8,37 @@ element, an identity in the statement. A v3 deal is smaller than a v1 deal.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 
 import pytest
+from wrong_passes import KINDS, point, scalar, wrong_pass
 
 from tarneeb.audit import blind
-from tarneeb.audit.blind import BlindSeat, L, card_points, fixed_rng, mul, reduce64
-from tarneeb.audit.shuffleargument import (
+from tarneeb.audit.blind import BlindSeat, L, card_points, fixed_rng, mul
+from tarneeb.audit.blind.argument import (
     SHUFFLE_ARGUMENT_LEN,
     argument_len,
     prove_shuffle,
     verify_shuffle,
 )
-from tarneeb.audit.shuffleproof import deal_blind_v2, shuffle_context, verify_deal_v2, verify_pass
+from tarneeb.audit.blind.proofs import deal_blind_v2, shuffle_context, verify_deal_v2, verify_pass
 
 TRIALS = int(os.environ.get("TARNEEB_SOUNDNESS_TRIALS", "300"))
 
 
-def _scalar(label: bytes) -> bytes:
-    return reduce64(hashlib.sha512(label).digest())
-
-
-def _point(label: bytes) -> bytes:
-    return blind.element_from_hash(hashlib.sha512(label).digest())
+_scalar, _point = scalar, point
 
 
 def _wrong_pass(rng: random.Random, n: int, kind: str
                 ) -> tuple[bytes, list[bytes], list[bytes], bytes, bytes]:
     """A false statement and the argument the honest prover's algorithm makes for it."""
-    x = _scalar(b"x %d" % rng.getrandbits(64))
-    perm = list(range(n))
-    rng.shuffle(perm)
-    deck = [_point(b"in %d" % rng.getrandbits(64)) for _ in range(n)]
-    out = [mul(x, deck[i]) for i in perm]
-    claimed = list(perm)
-    if kind == "permutation":  # the argument claims another permutation than the one applied
-        while claimed == perm:
-            rng.shuffle(claimed)
-    elif kind == "exponent":  # the pass made with another scalar than the key's
-        other = _scalar(b"other %d" % rng.getrandbits(64))
-        out = [mul(other, deck[i]) for i in perm]
-    elif kind == "duplicate":  # one card twice, another dropped
-        i, j = rng.sample(range(n), 2)
-        out[i] = out[j]
-    else:  # one element of the output changed
-        out[rng.randrange(n)] = _point(b"changed %d" % rng.getrandbits(64))
+    x, claimed, deck, out = wrong_pass(rng, n, kind)
     ctx = shuffle_context(b"sound", rng.randrange(100), rng.randrange(4))
     return blind.mul_base(x), deck, out, prove_shuffle(x, claimed, deck, out, ctx), ctx
 
 
-@pytest.mark.parametrize("kind", ["permutation", "exponent", "duplicate", "element"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_random_wrong_passes_never_verify(kind: str) -> None:
     rng = random.Random("v3 " + kind)
     for trial in range(-(-TRIALS // 4)):  # at least TRIALS in all

@@ -1,4 +1,4 @@
-"""The js package checks ``tarneeb-blind-v3``'s shuffle argument as ``audit/shuffleargument.py``
+"""The js package checks ``tarneeb-blind-v3``'s shuffle argument as ``audit/blind/argument.py``
 does: honest arguments of 52, 5, 8 and 64 cards made by the reference prover accepted, and of
 the wrong ones (an output replaced, two swapped, another context, key or secret scalar, a byte
 changed anywhere, a scalar not reduced, the identity or a non-element in the statement, a proof
@@ -22,16 +22,16 @@ from typing import Any
 import pytest
 from js_build import built
 
-from tarneeb.audit import group as _group
 from tarneeb.audit.blind import L, card_points
-from tarneeb.audit.shuffleargument import (
+from tarneeb.audit.blind import group as _group
+from tarneeb.audit.blind.argument import (
     argument_len,
     generator_bytes,
     prove_shuffle,
     shape,
     verify_shuffle,
 )
-from tarneeb.audit.shuffleproof import shuffle_context
+from tarneeb.audit.blind.proofs import shuffle_context
 from tarneeb.audit.signing import private_key_pem
 from tarneeb.replay.log import jsonform as logjson
 from tarneeb.replay.server.blind import play_blind

@@ -50,9 +50,9 @@ from tarneeb.replay.log.stream import LogError
 
 ELEMENT, PROOF_LEN, POSITIONS = 32, 64, 52
 BATCH_PROOFS = 12 * PROOF_LEN  # v2: per seat per decryption round
-SHUFFLE_PROOF = 32 * (4 * POSITIONS + 5)  # v2: per pass (tarneeb.audit.shuffleproof)
+SHUFFLE_PROOF = 32 * (4 * POSITIONS + 5)  # v2: per pass (tarneeb.audit.blind.proofs)
 SPLIT = 2 * POSITIONS * ELEMENT  # a shuffle proof's elements, then its scalars
-V3_ARGUMENT, V3_SPLIT = 32 * 66, 32 * 22  # v3: per pass (tarneeb.audit.shuffleargument)
+V3_ARGUMENT, V3_SPLIT = 32 * 66, 32 * 22  # v3: per pass (tarneeb.audit.blind.argument)
 OPENED_POSITION = 51  # the dealer's 13th card: the last position dealt, always the dealer's
 
 

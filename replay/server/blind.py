@@ -31,8 +31,8 @@ from tarneeb.audit.blind import (
     deal_blind,
     fixed_rng,
 )
+from tarneeb.audit.blind.proofs import deal_blind_v2, deal_until
 from tarneeb.audit.derive import DealDeriver
-from tarneeb.audit.shuffleproof import deal_blind_v2, deal_until
 from tarneeb.audit.values import replace
 from tarneeb.replay.log.blind import OPENED_POSITION, BlindTranscript, RevealedKeys
 from tarneeb.replay.log.records import Abandonment, EndRecord, HandRecord

@@ -30,7 +30,7 @@ from tarneeb.audit.blind import (
     decrypt_order,
     owner,
 )
-from tarneeb.audit.shuffleproof import verify_any, verify_unfinished
+from tarneeb.audit.blind.proofs import verify_any, verify_unfinished
 from tarneeb.replay.log.blind import (
     ELEMENT,
     OPENED_POSITION,

@@ -108,7 +108,7 @@ def rebuild(log: EditableLog, n: int, *, passes: dict[int, list[bytes]] | None =
     compute from what they were given, with honest proofs.
     """
     from tarneeb.audit.blind import card_points, invert, mul
-    from tarneeb.audit.shuffleproof import (
+    from tarneeb.audit.blind.proofs import (
         batch_context,
         prove_batch,
         prove_pass,

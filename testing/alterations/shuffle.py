@@ -73,7 +73,7 @@ def _pass_of(log: EditableLog, n: int, seat: int) -> list[bytes]:
 def _prove(log: EditableLog, n: int, x: bytes, order: list[int], deck_in: list[bytes],
            out: list[bytes], ctx: bytes) -> bytes:
     """A pass's proof of the version the hand's transcript holds (v2 or v3)."""
-    from tarneeb.audit.shuffleproof import prove_pass
+    from tarneeb.audit.blind.proofs import prove_pass
     t = log.hands[n].blind
     assert t is not None
     return prove_pass(t.version, x, order, deck_in, out, ctx)
@@ -103,7 +103,7 @@ def pass_substitutes_card(log: EditableLog, n: int, seat: int, rng: random.Rando
 def pass_wrong_exponent(log: EditableLog, n: int, seat: int, rng: random.Random) -> str:
     """The whole pass made with another scalar than the public key's, and proven with it."""
     from tarneeb.audit.blind import BlindSeat, reduce64
-    from tarneeb.audit.shuffleproof import shuffle_context
+    from tarneeb.audit.blind.proofs import shuffle_context
     honest = _seats(log, n)[seat]
     other = reduce64(hashlib.sha512(b"other exponent %d" % rng.randrange(1 << 30)).digest())
     cheat = BlindSeat(seat, honest.match_id, n, other, honest.permutation)
@@ -121,7 +121,7 @@ def forged_shuffle_proof(log: EditableLog, n: int, seat: int, rng: random.Random
     """The pass kept, its proof replaced by the proof of another permutation under another
     scalar: what a seat that lost its secrets (or never had them) can make."""
     from tarneeb.audit.blind import reduce64
-    from tarneeb.audit.shuffleproof import shuffle_context
+    from tarneeb.audit.blind.proofs import shuffle_context
     forger = reduce64(hashlib.sha512(b"forger %d" % rng.randrange(1 << 30)).digest())
     order = list(range(52))
     rng.shuffle(order)
@@ -137,7 +137,7 @@ def replayed_shuffle_proof(log: EditableLog, n: int, seat: int, rng: random.Rand
     """A substituted pass whose proof is a valid proof of the same decks made for another
     context (another match, deal or seat): the context binds each proof to its place."""
     from tarneeb.audit.blind import card_points, mul
-    from tarneeb.audit.shuffleproof import shuffle_context
+    from tarneeb.audit.blind.proofs import shuffle_context
     honest = _seats(log, n)[seat]
     where = rng.choice(("match", "deal", "position"))
     ctx = {"match": shuffle_context(b"another match", n, seat),
@@ -153,7 +153,7 @@ def replayed_shuffle_proof(log: EditableLog, n: int, seat: int, rng: random.Rand
 
 def _batch_cheat(log: EditableLog, n: int, seat: int, rng: random.Random, forge: bool) -> str:
     from tarneeb.audit.blind import element_from_hash, reduce64
-    from tarneeb.audit.shuffleproof import (
+    from tarneeb.audit.blind.proofs import (
         batch_context,
         prove_batch,
         round_input,

@@ -44,10 +44,10 @@ import hashlib
 from collections.abc import Sequence
 from functools import lru_cache
 
-import tarneeb.audit.group as group
+import tarneeb.audit.blind.group as group
 
-from .blind import DECK, ELEMENT_LEN, SCALAR_LEN, L
-from .encoding import tag
+from ..encoding import tag
+from . import DECK, ELEMENT_LEN, SCALAR_LEN, L
 
 BLIND_PROTOCOL_V3 = "tarneeb-blind-v3"
 MAX_CARDS = 64

@@ -1,5 +1,5 @@
 /* Field arithmetic modulo p = 2^255 - 19 and the point formulas of edwards25519, for
- * tarneeb.audit._group (included by _group.c alone).
+ * tarneeb.audit.blind._group (included by _group.c alone).
  *
  * A field element is five unsigned 64-bit limbs of 51 bits (radix 2^51); products use
  * unsigned __int128. Every function here runs in constant time: no branch and no memory

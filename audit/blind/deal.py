@@ -57,8 +57,8 @@ from functools import lru_cache
 
 import rbcl
 
-from .encoding import lp16, tag, u32be
-from .errors import AuditError
+from ..encoding import lp16, tag, u32be
+from ..errors import AuditError
 
 BLIND_PROTOCOL = "tarneeb-blind-v1"
 GROUP = "ristretto255"
@@ -402,7 +402,7 @@ class BlindDeal:
     passes: list[tuple[bytes, ...]]
     partials: list[list[Partial]]
     openings: list[Opening] = field(default_factory=list)
-    # tarneeb-blind-v2 (tarneeb.audit.shuffleproof): the proof of each pass, and twelve
+    # tarneeb-blind-v2 (tarneeb.audit.blind.proofs): the proof of each pass, and twelve
     # batched proofs of the partial decryptions (round r, seat k at 4r + k); the
     # Partial proofs are then empty
     shuffle_proofs: list[bytes] | None = None

@@ -39,7 +39,8 @@ from functools import lru_cache
 
 import rbcl
 
-from .blind import (
+from ..encoding import lp16, tag, u32be
+from . import (
     DECK,
     ELEMENT_LEN,
     PROOF_LEN,
@@ -69,7 +70,6 @@ from .blind import (
     verify_deal,
     verify_dleq,
 )
-from .encoding import lp16, tag, u32be
 
 BLIND_PROTOCOL_V2 = "tarneeb-blind-v2"
 SHUFFLE_PROOF_LEN = SCALAR_LEN * (4 * DECK + 5)
@@ -146,7 +146,7 @@ def _msm(scalars: Sequence[int], points: Sequence[bytes], secret: bool = False) 
     """``Σ scalars[i]·points[i]``, by the group layer's multi-scalar multiplication
     (constant time for ``secret`` scalars); a term that is the identity (a zero scalar, or
     the identity as a point) is refused, as libsodium's one-by-one products refuse it."""
-    import tarneeb.audit.group as group
+    import tarneeb.audit.blind.group as group
 
     ks = [a % L for a in scalars]
     try:
@@ -166,7 +166,7 @@ def pass_of(seat: BlindSeat, deck: Sequence[bytes]) -> tuple[bytes, ...]:
 
 def _mul_all(scalar: bytes, elements: Sequence[bytes]) -> list[bytes]:
     """``scalar·e`` for each element (a seat's layer stripped), in constant time."""
-    import tarneeb.audit.group as group
+    import tarneeb.audit.blind.group as group
 
     k = _i(scalar)
     return [group.encode(group.mul(k, group.decode(e))) for e in elements]
@@ -343,7 +343,7 @@ def prove_pass(version: int, x: bytes, permutation: Sequence[int], deck_in: Sequ
                deck_out: Sequence[bytes], ctx: bytes) -> bytes:
     """A pass's proof: v3's compact argument (2,112 bytes) or v2's linear proof (6,816)."""
     if version == 3:
-        from .shuffleargument import prove_shuffle as prove_v3
+        from .argument import prove_shuffle as prove_v3
         return prove_v3(x, permutation, deck_in, deck_out, ctx)
     return prove_shuffle(x, permutation, deck_in, deck_out, ctx)
 
@@ -351,8 +351,8 @@ def prove_pass(version: int, x: bytes, permutation: Sequence[int], deck_in: Sequ
 def verify_pass(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: bytes,
                 ctx: bytes) -> bool:
     """A pass's proof checked by its version, which its length tells (v3 or v2)."""
-    from .shuffleargument import argument_len
-    from .shuffleargument import verify_shuffle as verify_v3
+    from .argument import argument_len
+    from .argument import verify_shuffle as verify_v3
     if type(proof) is bytes and len(proof) == argument_len(len(deck_in)):
         return verify_v3(y, deck_in, deck_out, proof, ctx)
     return verify_shuffle(y, deck_in, deck_out, proof, ctx)

@@ -1,6 +1,6 @@
 """The ristretto255 group (RFC 9496) for blind dealing: one API, two backends.
 
-* ``"c"``: the compiled extension ``tarneeb.audit._group`` (built by ``setup.py`` when a
+* ``"c"``: the compiled extension ``tarneeb.audit.blind._group`` (built by ``setup.py`` when a
   C compiler is there): field arithmetic in radix 2^51, points kept in extended
   coordinates between operations (a chain of operations never re-encodes), scalar
   multiplication in constant time for secret scalars (:func:`mul`, :func:`mul_base`,
@@ -24,7 +24,7 @@ Python int that holds a secret scalar, its range check and its conversion to 32 
 are Python's, as is the protocol's own arithmetic modulo ``L``; the libsodium backend
 skips a zero scalar's term.
 
->>> from tarneeb.audit import group
+>>> from tarneeb.audit.blind import group
 >>> g = group.mul_base(3)
 >>> group.equal(group.add(g, group.mul_base(4)), group.mul_base(7))
 True
@@ -167,7 +167,7 @@ class Sodium:
 
 
 class Compiled:
-    """The C backend (``tarneeb.audit._group``): a point is bytes of 160."""
+    """The C backend (``tarneeb.audit.blind._group``): a point is bytes of 160."""
 
     name = "c"
 
@@ -237,7 +237,7 @@ Backend: TypeAlias = Sodium | Compiled
 
 def _compiled_module() -> ModuleType | None:
     try:
-        import tarneeb.audit._group as _group  # type: ignore[import-not-found]
+        import tarneeb.audit.blind._group as _group  # type: ignore[import-not-found]
     except ImportError:  # not built (no compiler at install time)
         return None
     return _group

@@ -1,5 +1,5 @@
-/* tarneeb.audit._group: the ristretto255 group (RFC 9496) with multi-scalar
- * multiplication, for tarneeb.audit.group.
+/* tarneeb.audit.blind._group: the ristretto255 group (RFC 9496) with multi-scalar
+ * multiplication, for tarneeb.audit.blind.group.
  *
  * Field arithmetic and point formulas: _group_field.h (radix 2^51, extended twisted
  * Edwards coordinates, a = -1). Here: ristretto255's decoding, encoding, equality and
@@ -860,7 +860,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_group",
-    "ristretto255 (RFC 9496) with multi-scalar multiplication; see tarneeb.audit.group",
+    "ristretto255 (RFC 9496) with multi-scalar multiplication; see tarneeb.audit.blind.group",
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
