@@ -47,7 +47,7 @@ from functools import lru_cache
 import tarneeb.audit.blind.group as group
 
 from ..encoding import tag
-from . import DECK, ELEMENT_LEN, SCALAR_LEN, L
+from . import DECK, ELEMENT_LEN, L, coefficients, scalar_from_int
 
 BLIND_PROTOCOL_V3 = "tarneeb-blind-v3"
 MAX_CARDS = 64
@@ -77,7 +77,6 @@ def argument_len(n: int) -> int:
 
 SHUFFLE_ARGUMENT_LEN = argument_len(DECK)
 """2,112 bytes: 22 elements, then 44 scalars."""
-ARGUMENT_ELEMENTS = shape(DECK)[2]
 
 
 def v3_tag(purpose: str) -> bytes:
@@ -110,8 +109,7 @@ def _generators() -> tuple[list[group.Point], list[group.Point], group.Point, gr
         group.decode(h)
 
 
-def _s(n: int) -> bytes:
-    return (n % L).to_bytes(SCALAR_LEN, "little")
+_s = scalar_from_int
 
 
 def _ip(a: Sequence[int], b: Sequence[int]) -> int:
@@ -156,11 +154,6 @@ def _target(e_pow: Sequence[int], y: int, z: int, w: int, n: int) -> int:
     return (pow(w, n - 1, L) * delta + pow(w, n, L)) % L
 
 
-def _keystream(key: bytes, label: bytes, count: int) -> list[int]:
-    return [int.from_bytes(hashlib.sha512(key + label + bytes([i])).digest(), "little") % L
-            for i in range(count)]
-
-
 def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes],
                   deck_out: Sequence[bytes], ctx: bytes) -> bytes:
     """The argument (2,112 bytes for 52 cards) that ``deck_out[j] = x·deck_in[permutation[j]]``.
@@ -179,7 +172,7 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     tr = _Transcript(ctx, y_pub, deck_in, deck_out)
     key = hashlib.sha512(NONCE_TAG + x + bytes(permutation) + ctx + hashlib.sha512(
         b"".join(deck_in) + b"".join(deck_out)).digest()).digest()
-    alpha, beta, sigma, rho, tau2, tau3, tau4, m_beta, m_x = _keystream(key, b"k", 9)
+    alpha, beta, sigma, rho, tau2, tau3, tau4, m_beta, m_x = coefficients(key + b"k", 9)
     elements: list[group.Point] = []
 
     def send(*points: group.Point) -> None:
@@ -205,7 +198,7 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     v[0] = (v[0] + pow(w, n, L)) % L
     # blinded, as a range proof's vectors are: l(X) = u·X + s_L·X², r(X) = v + s_R·X², so
     # that C_p (at X) and the commitments to a and b (at 1) open apart
-    s_l, s_r = _keystream(key, b"l", n), _keystream(key, b"r", n)
+    s_l, s_r = coefficients(key + b"l", n), coefficients(key + b"r", n)
     w_inv_pow = _powers(w_inv, n)
     t_2, t_3, t_4 = _ip(s_l, v), _ip(u, s_r), _ip(s_l, s_r)
     send(group.msm_secret([*s_l, *(s * wi % L for s, wi in zip(s_r, w_inv_pow, strict=True)),
@@ -246,7 +239,7 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     tau = [0] * n
     for j, i in enumerate(a):
         tau[i] = j
-    m_b = _keystream(key, b"m", n)
+    m_b = coefficients(key + b"m", n)
     send(group.msm_secret([*m_b, m_beta], [*hs, h_gen]),
          group.msm_secret([(xi * m_b[tau[i]] - m_x * (e_pow[i] + gamma * i)) % L
                            for i in range(n)], ins),
@@ -412,7 +405,6 @@ def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes]
 
 
 __all__ = [
-    "ARGUMENT_ELEMENTS",
     "BLIND_PROTOCOL_V3",
     "MAX_CARDS",
     "SHUFFLE_ARGUMENT_LEN",

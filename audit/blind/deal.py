@@ -132,6 +132,19 @@ def reduce64(data: bytes) -> bytes:
     return rbcl.crypto_core_ristretto255_scalar_reduce(data)
 
 
+def coefficients(seed: bytes, n: int) -> list[int]:
+    """``reduce64(SHA-512(seed ‖ u8(i)))`` for ``i < n``, as ints: the scalars a proof draws
+    from one seed (a 64-byte string read little-endian and taken modulo ``L``, as
+    :func:`reduce64` does).
+
+    >>> coefficients(b"seed", 2) == [scalar_to_int(reduce64(hashlib.sha512(b"seed" + bytes([i]))
+    ...                                                      .digest())) for i in range(2)]
+    True
+    """
+    return [int.from_bytes(hashlib.sha512(seed + bytes([i])).digest(), "little") % L
+            for i in range(n)]
+
+
 def hash_to_scalar(*parts: bytes) -> bytes:
     return reduce64(hashlib.sha512(b"".join(parts)).digest())
 

@@ -57,6 +57,7 @@ from . import (
     card_points,
     check_opening,
     check_revealed,
+    coefficients,
     decrypt_order,
     invert,
     mul,
@@ -172,9 +173,6 @@ def _mul_all(scalar: bytes, elements: Sequence[bytes]) -> list[bytes]:
     return [group.encode(group.mul(k, group.decode(e))) for e in elements]
 
 
-def _coefficients(seed: bytes, n: int) -> list[int]:
-    """``reduce64(SHA-512(seed ‖ u8(i)))`` for ``i < n``."""
-    return [_i(reduce64(hashlib.sha512(seed + bytes([i])).digest())) for i in range(n)]
 
 
 def _valid(elements: Sequence[bytes]) -> bool:
@@ -211,15 +209,15 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     key = hashlib.sha512(SHUFFLE_NONCE_TAG + x + bytes(permutation) + ctx
                          + hashlib.sha512(b"".join(deck_in) + b"".join(deck_out)).digest()
                          ).digest()
-    rand = _coefficients(key + b"r", n)  # the commitments' randomness
+    rand = coefficients(key + b"r", n)  # the commitments' randomness
     tau = [0] * n  # tau[i]: the output position of input i
     for j, i in enumerate(permutation):
         tau[i] = j
     u = [_add(mul_base(_s(rand[i])), hs[tau[i]]) for i in range(n)]
     seed = _seed_e(ctx, y, deck_in, deck_out, u)
-    e = _coefficients(seed, n)
+    e = coefficients(seed, n)
     e1 = [e[permutation[k]] for k in range(n)]  # e'_k = e_{π(k)}
-    r_hat = _coefficients(key + b"c" + seed, n)
+    r_hat = coefficients(key + b"c" + seed, n)
     chain, prev = [], h
     for k in range(n):
         prev = _add(mul_base(_s(r_hat[k])), mul(_s(e1[k]), prev))
@@ -229,9 +227,9 @@ def prove_shuffle(x: bytes, permutation: Sequence[int], deck_in: Sequence[bytes]
     r_prod = 0
     for k in range(n):
         r_prod = (r_prod * e1[k] + r_hat[k]) % L
-    w = _coefficients(key + b"w" + seed, 4)
-    w_hat = _coefficients(key + b"v" + seed, n)
-    w1 = _coefficients(key + b"p" + seed, n)
+    w = coefficients(key + b"w" + seed, 4)
+    w_hat = coefficients(key + b"v" + seed, n)
+    w1 = coefficients(key + b"p" + seed, n)
     # t3 = Σ w1_j·out_j − w3·Σ e_i·in_i, and out_j = x·in_π(j): one sum over the inputs,
     # Σ_i (x·w1_τ(i) − w3·e_i)·in_i, half the scalar multiplications of the two sums.
     xi = _i(x)
@@ -267,7 +265,7 @@ def verify_shuffle(y: bytes, deck_in: Sequence[bytes], deck_out: Sequence[bytes]
     gens = generators()
     hs, h = gens[:n], gens[DECK]
     seed = _seed_e(ctx, y, deck_in, deck_out, u)
-    e = _coefficients(seed, n)
+    e = coefficients(seed, n)
     prod = 1
     for a in e:
         prod = prod * a % L
@@ -297,7 +295,7 @@ def batch_seed(ctx: bytes, y: bytes, positions: Sequence[int], ins: Sequence[byt
 
 
 def _combined(seed: bytes, ins: Sequence[bytes], outs: Sequence[bytes]) -> tuple[bytes, bytes]:
-    z = _coefficients(seed, len(ins))
+    z = coefficients(seed, len(ins))
     return _msm(z, outs), _msm(z, ins)
 
 
@@ -310,7 +308,7 @@ def prove_batch(x: bytes, positions: Sequence[int], ins: Sequence[bytes],
     ``Z = Σ z_i·ins[i]``, under the context ``ctx ‖ seed``.
     """
     seed = batch_seed(ctx, mul_base(x), positions, ins, outs)
-    h = _msm(_coefficients(seed, len(ins)), outs)  # Z = x·H: the prover does not need it
+    h = _msm(coefficients(seed, len(ins)), outs)  # Z = x·H: the prover does not need it
     return prove_dleq(x, h, ctx + seed)
 
 
@@ -367,32 +365,12 @@ def deal_blind_v2(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int,
     each seat strips its layer from the 13 positions it decrypts and proves them
     all with one batched proof.
     """
-    deck: Sequence[bytes] = card_points()
-    passes, shuffles = [], []
-    for s in seats:
-        out = pass_of(s, deck)
-        shuffles.append(prove_pass(version, s.scalar, s.permutation, deck, out,
-                                   shuffle_context(match_id, deal_number, s.seat)))
-        passes.append(out)
-        deck = out
-    rounds: list[list[bytes]] = [list(deck)]
-    batch = [b""] * (3 * SEATS)
-    for r in range(3):
-        row = [b""] * DECK
-        for k in range(SEATS):
-            positions = round_positions(dealer, r, k)
-            ins = [rounds[r][p] for p in positions]
-            inverse = invert(seats[k].scalar)
-            outs = _mul_all(inverse, ins)
-            batch[SEATS * r + k] = prove_batch(seats[k].scalar, positions, ins, outs,
-                                               batch_context(match_id, deal_number, k, r))
-            for p, e in zip(positions, outs, strict=True):
-                row[p] = e
-        rounds.append(row)
-    partials = [[Partial(k, rounds[r + 1][p], b"")
+    passes, shuffles, rows, batch = deal_until(seats, match_id, deal_number, dealer,
+                                               SEATS + 3 * SEATS, version)
+    partials = [[Partial(k, rows[r][p], b"")
                  for r, k in enumerate(decrypt_order(owner(p, dealer)))] for p in range(DECK)]
     for p in range(DECK):
-        seats[owner(p, dealer)].learn(p, rounds[3][p])
+        seats[owner(p, dealer)].learn(p, rows[2][p])
     return BlindDeal(match_id, deal_number, dealer, [s.public for s in seats], passes, partials,
                      shuffle_proofs=shuffles, batch_proofs=batch)
 
@@ -481,9 +459,10 @@ def verify_unfinished(match_id: bytes, deal_number: int, dealer: int, publics: S
 def deal_until(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int, dealer: int,
                steps: int, version: int = 3
                ) -> tuple[list[tuple[bytes, ...]], list[bytes], list[list[bytes]], list[bytes]]:
-    """The first ``steps`` (0-15) steps of a v2 deal, as a deal that stops there holds them:
-    passes, their proofs, the rounds' elements (zero bytes where not delivered), batches.
-    Steps 0-3 are the passes, step ``4 + 4r + k`` seat ``k``'s decryptions of round ``r``."""
+    """The first ``steps`` (0-16) steps of a v2 or v3 deal, as a deal that stops there holds
+    them: passes, their proofs, the rounds' elements (zero bytes where not delivered),
+    batches. Steps 0-3 are the passes, step ``4 + 4r + k`` seat ``k``'s decryptions of round
+    ``r``; all 16 are the whole deal (:func:`deal_blind_v2`)."""
     deck: Sequence[bytes] = card_points()
     passes, proofs = [], []
     for s in seats[:min(steps, SEATS)]:
