@@ -15,7 +15,7 @@ import random
 from functools import cache
 
 import pytest
-from wrong_passes import KINDS, wrong_pass
+from wrong_passes import KINDS, wrong_pass_proven
 
 from tarneeb.audit import blind
 from tarneeb.audit.blind import BlindSeat, card_points, fixed_rng, invert, mul, reduce64
@@ -66,21 +66,12 @@ def test_a_v2_deal_verifies_from_its_proofs_alone_and_gives_each_seat_its_hand()
     assert deal.byte_size() == 128 + 4 * 1664 + 3 * 1664 + 12 * 64 + 4 * SHUFFLE_PROOF_LEN
 
 
-def _wrong_pass(rng: random.Random, n: int, kind: str) -> tuple[bytes, list[bytes], list[bytes],
-                                                                 bytes]:
-    """A false statement and the proof the prover's algorithm makes for it."""
-    x, claimed, deck, out = wrong_pass(rng, n, kind)
-    ctx = shuffle_context(b"sound", rng.randrange(100), rng.randrange(4))
-    return blind.mul_base(x), deck, out, prove_shuffle(x, claimed, deck, out, ctx) + ctx
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_random_wrong_passes_never_verify(kind: str) -> None:
     rng = random.Random(kind)
     for trial in range(-(-TRIALS // len(KINDS))):  # at least TRIALS in all
         n = 52 if trial % 25 == 0 else 6  # the full deck now and then, small decks for speed
-        y, deck, out, both = _wrong_pass(rng, n, kind)
-        proof, ctx = both[:32 * (4 * n + 5)], both[32 * (4 * n + 5):]
+        y, deck, out, proof, ctx = wrong_pass_proven(rng, n, kind, prove_shuffle)
         assert not verify_shuffle(y, deck, out, proof, ctx), (kind, trial)
 
 

@@ -12,7 +12,7 @@ import os
 import random
 
 import pytest
-from wrong_passes import KINDS, point, scalar, wrong_pass
+from wrong_passes import KINDS, point, scalar, wrong_pass_proven
 
 from tarneeb.audit import blind
 from tarneeb.audit.blind import BlindSeat, L, card_points, fixed_rng, mul
@@ -30,20 +30,12 @@ TRIALS = int(os.environ.get("TARNEEB_SOUNDNESS_TRIALS", "300"))
 _scalar, _point = scalar, point
 
 
-def _wrong_pass(rng: random.Random, n: int, kind: str
-                ) -> tuple[bytes, list[bytes], list[bytes], bytes, bytes]:
-    """A false statement and the argument the honest prover's algorithm makes for it."""
-    x, claimed, deck, out = wrong_pass(rng, n, kind)
-    ctx = shuffle_context(b"sound", rng.randrange(100), rng.randrange(4))
-    return blind.mul_base(x), deck, out, prove_shuffle(x, claimed, deck, out, ctx), ctx
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_random_wrong_passes_never_verify(kind: str) -> None:
     rng = random.Random("v3 " + kind)
     for trial in range(-(-TRIALS // 4)):  # at least TRIALS in all
         n = 52 if trial % 25 == 0 else rng.choice((2, 3, 5, 6, 8))  # the deck now and then
-        y, deck, out, proof, ctx = _wrong_pass(rng, n, kind)
+        y, deck, out, proof, ctx = wrong_pass_proven(rng, n, kind, prove_shuffle)
         assert len(proof) == argument_len(n)
         assert not verify_shuffle(y, deck, out, proof, ctx), (kind, trial, n)
 

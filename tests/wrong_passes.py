@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable, Sequence
 
-from tarneeb.audit.blind import element_from_hash, mul, reduce64
+from tarneeb.audit.blind import element_from_hash, mul, mul_base, reduce64
+from tarneeb.audit.blind.proofs import shuffle_context
+
+Prover = Callable[[bytes, Sequence[int], Sequence[bytes], Sequence[bytes], bytes], bytes]
 
 KINDS = ("permutation", "exponent", "duplicate", "element")
 
@@ -47,3 +51,12 @@ def wrong_pass(rng: random.Random, n: int, kind: str
     else:
         out[rng.randrange(n)] = point(b"changed %d" % rng.getrandbits(64))
     return x, claimed, deck, out
+
+
+def wrong_pass_proven(rng: random.Random, n: int, kind: str, prove: Prover
+                      ) -> tuple[bytes, list[bytes], list[bytes], bytes, bytes]:
+    """``(Y, deck_in, deck_out, proof, ctx)``: a :func:`wrong_pass` and the proof ``prove``
+    (the honest prover's algorithm) makes for it, in a random place."""
+    x, claimed, deck, out = wrong_pass(rng, n, kind)
+    ctx = shuffle_context(b"sound", rng.randrange(100), rng.randrange(4))
+    return mul_base(x), deck, out, prove(x, claimed, deck, out, ctx), ctx
