@@ -753,6 +753,23 @@ done:
     return rc;
 }
 
+/* Straus's sum of the terms, the shared doublings: constant time (4-bit signed windows)
+   for secret scalars, else width-5 NAF; -1 when out of memory */
+static int straus(ge_p3 *out, const terms *t, int secret) {
+    ge_cached *tables = PyMem_Malloc(sizeof(ge_cached) * 8 * t->n + 1);
+    int8_t *digits = PyMem_Malloc((secret ? 64 : 257) * t->n + 1);
+    if (!tables || !digits) {
+        PyMem_Free(tables); PyMem_Free(digits);
+        return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (secret) msm_ct(out, t->n, t->s, t->p, tables, digits);
+    else msm_straus(out, t->n, t->s, t->p, tables, digits);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(tables); PyMem_Free(digits);
+    return 0;
+}
+
 static PyObject *py_msm(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
     (void)m;
     terms t;
@@ -765,17 +782,9 @@ static PyObject *py_msm(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
         rc = msm_pippenger(&out, t.n, t.s, t.p, c);
         Py_END_ALLOW_THREADS
         if (rc) { terms_free(&t); return PyErr_NoMemory(); }
-    } else {
-        ge_cached *tables = PyMem_Malloc(sizeof(ge_cached) * 8 * t.n + 1);
-        int8_t *nafs = PyMem_Malloc(257 * t.n + 1);
-        if (!tables || !nafs) {
-            PyMem_Free(tables); PyMem_Free(nafs); terms_free(&t);
-            return PyErr_NoMemory();
-        }
-        Py_BEGIN_ALLOW_THREADS
-        msm_straus(&out, t.n, t.s, t.p, tables, nafs);
-        Py_END_ALLOW_THREADS
-        PyMem_Free(tables); PyMem_Free(nafs);
+    } else if (straus(&out, &t, 0)) {
+        terms_free(&t);
+        return PyErr_NoMemory();
     }
     terms_free(&t);
     return point_obj(&out);
@@ -786,16 +795,10 @@ static PyObject *py_msm_secret(PyObject *m, PyObject *const *args, Py_ssize_t na
     terms t;
     ge_p3 out;
     if (nargs_is(nargs, 2, "msm_secret") || terms_load(&t, args[0], args[1])) return NULL;
-    ge_cached *tables = PyMem_Malloc(sizeof(ge_cached) * 8 * t.n + 1);
-    int8_t *digits = PyMem_Malloc(64 * t.n + 1);
-    if (!tables || !digits) {
-        PyMem_Free(tables); PyMem_Free(digits); terms_free(&t);
+    if (straus(&out, &t, 1)) {
+        terms_free(&t);
         return PyErr_NoMemory();
     }
-    Py_BEGIN_ALLOW_THREADS
-    msm_ct(&out, t.n, t.s, t.p, tables, digits);
-    Py_END_ALLOW_THREADS
-    PyMem_Free(tables); PyMem_Free(digits);
     terms_free(&t);
     return point_obj(&out);
 }
