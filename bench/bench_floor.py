@@ -21,7 +21,7 @@ Run it as a script (``python bench/bench_floor.py``) or call :func:`bench_floor`
 >>> (d / "a.tlog").write_bytes(play_logged_match("eram41", seed=b"floor doc")) > 0
 True
 >>> r = bench_floor([d / "a.tlog"], rounds=1)
->>> r["attempts"] > 0 and r["ratio"] > 1
+>>> r["attempts"] > 0 and r["ratio"] > 0  # one timing of one log: the ratio's size is noise
 True
 """
 
