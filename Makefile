@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint fixtures vectors clean chromium node js
+.PHONY: demo test bench lint typecheck fixtures vectors clean chromium node js
 
 # Python packages only: blind dealing's libsodium comes inside the rbcl wheel. The install
 # builds the optional compiled parts (setup.py: the rules core, replay/rules/_core.c, and
@@ -52,6 +52,17 @@ bench: $(STAMP) js
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+
+# mypy --strict over the package as users import it: tarneeb.* is laid out by package_dir
+# (tarneeb.audit is audit/, ...), which mypy cannot map, so it reads a tree of links that
+# names every part as the installed package does
+TYPECHECK := build/typecheck
+typecheck: $(STAMP)
+	rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)/tarneeb
+	for f in tarneeb/*; do ln -s ../../../$$f $(TYPECHECK)/tarneeb/; done
+	for d in audit replay cli testing report; do ln -s ../../../$$d $(TYPECHECK)/tarneeb/$$d; done
+	ln -s ../../../fixtures/matches $(TYPECHECK)/tarneeb/corpus
+	MYPYPATH=$(TYPECHECK) $(VENV)/bin/mypy -p tarneeb
 
 fixtures: $(STAMP)
 	$(PY) -m tarneeb.testing.corpus fixtures
