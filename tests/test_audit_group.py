@@ -357,6 +357,44 @@ def test_compiled_points_are_checked() -> None:
         g.encode(b"\xff" * 160)  # limbs no computation of this module makes
 
 
+def _limbs(p: bytes) -> list[int]:
+    return [int.from_bytes(p[8 * i:8 * i + 8], "little") for i in range(20)]
+
+
+def _point(limbs: list[int]) -> bytes:
+    return b"".join(v.to_bytes(8, "little") for v in limbs)
+
+
+def test_compiled_points_off_the_curve_are_refused() -> None:
+    """Bytes of 160 whose limbs are in range but that are no point of the curve (X, Y, Z,
+    T with one limb changed, T not X·Y/Z, Z zero) are refused by every operation, so that
+    the formulas never run on them; every point the module makes passes."""
+    if "c" not in BACKENDS:
+        pytest.skip("the compiled extension is not built")
+    g = BACKENDS["c"]
+    rng = random.Random(5)
+    good = [g.from_hash(rng.randbytes(64)) for _ in range(4)] + [g.base(), g.identity()]
+    bad = []
+    for p in good:
+        for coordinate in range(4):  # X, Y, Z, T: one limb of one of them off by one
+            limbs = _limbs(p)
+            limbs[5 * coordinate + rng.randrange(5)] ^= 1
+            bad.append(_point(limbs))
+    limbs = _limbs(good[0])
+    limbs[10:15] = [0] * 5  # Z = 0
+    bad.append(_point(limbs))
+    uses = (lambda q: g.encode(q), lambda q: g.add(q, good[0]), lambda q: g.mul(3, q),
+            lambda q: g.mul_public(3, q), lambda q: g.msm([1, 2], [good[0], q]),
+            lambda q: g.msm_secret([1, 2], [good[0], q]), lambda q: g.equal(q, q),
+            lambda q: g.fold(2, [q], [good[1]]))
+    for q in bad:
+        for use in uses:
+            with pytest.raises(ValueError):
+                use(q)
+    for p in good:
+        assert g.equal(g.add(p, g.identity()), p)
+
+
 def test_sums_in_threads_agree(g: group.Backend) -> None:
     """The C sums run without the GIL: threads at once each get their own exact sum, on
     both sides of the switch to Pippenger's method (``PIPPENGER_FROM`` points) and for the

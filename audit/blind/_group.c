@@ -550,6 +550,26 @@ static void fold_one(ge_p3 *out, const int8_t naf[257], int top, const ge_p3 *p,
 
 /* ------------------------------------------------------------------ Python -- */
 
+/* 1 when p, in extended coordinates, is a point of the curve -x^2 + y^2 = 1 + d x^2 y^2:
+ * Z != 0, X*Y == Z*T and Y^2 - X^2 == Z^2 + d*T^2. Every point this module makes is one;
+ * a caller's 160 bytes are checked on load, so that no bytes that are not a point (a
+ * mistake of a caller, or bytes from anywhere else) enter the formulas, whose results
+ * on such input would be no element of the group at all. About 7 field operations. */
+static int on_curve(const ge_p3 *p) {
+    fe xy, zt, x2, y2, z2, t2, lhs, rhs;
+    fe_mul(&xy, &p->X, &p->Y);
+    fe_mul(&zt, &p->Z, &p->T);
+    fe_sq(&x2, &p->X);
+    fe_sq(&y2, &p->Y);
+    fe_sq(&z2, &p->Z);
+    fe_sq(&t2, &p->T);
+    fe_sub(&lhs, &y2, &x2);
+    fe_mul(&rhs, &FE_D, &t2);
+    fe_add(&rhs, &rhs, &z2);
+    fe_carry(&rhs);
+    return !fe_iszero(&p->Z) && fe_equal(&xy, &zt) && fe_equal(&lhs, &rhs);
+}
+
 static int load_point(PyObject *o, ge_p3 *p) {
     if (!PyBytes_Check(o) || PyBytes_GET_SIZE(o) != POINT_LEN) {
         PyErr_SetString(PyExc_TypeError, "a point is bytes of 160 (from this module)");
@@ -559,7 +579,7 @@ static int load_point(PyObject *o, ge_p3 *p) {
     const uint64_t *v = (const uint64_t *)p;
     uint64_t hi = 0;
     for (int i = 0; i < 20; i++) hi |= v[i];
-    if (hi >> 52) {
+    if (hi >> 52 || !on_curve(p)) {
         PyErr_SetString(PyExc_ValueError, "not a point of this module");
         return -1;
     }
