@@ -39,8 +39,7 @@ from __future__ import annotations
 import hmac
 import os
 from collections.abc import Sequence
-from types import ModuleType
-from typing import TypeAlias
+from typing import Protocol, TypeAlias
 
 PURE_VARIABLE = "TARNEEB_PURE"
 L = 2**252 + 27742317777372353535851937790883648493
@@ -166,12 +165,34 @@ class Sodium:
         return [add(self.mul(c, p), q) for p, q in zip(left, right, strict=True)]
 
 
+class _CompiledModule(Protocol):
+    """What the C backend needs of the extension (typed in full by ``_group.pyi``)."""
+
+    def decode(self, b32: bytes, /) -> bytes: ...
+    def encode(self, point: bytes, /) -> bytes: ...
+    def from_hash(self, b64: bytes, /) -> bytes: ...
+    def identity(self) -> bytes: ...
+    def base(self) -> bytes: ...
+    def is_identity(self, point: bytes, /) -> bool: ...
+    def equal(self, p: bytes, q: bytes, /) -> bool: ...
+    def add(self, p: bytes, q: bytes, /) -> bytes: ...
+    def sub(self, p: bytes, q: bytes, /) -> bytes: ...
+    def neg(self, p: bytes, /) -> bytes: ...
+    def mul(self, s32: bytes, p: bytes, /) -> bytes: ...
+    def mul_base(self, s32: bytes, /) -> bytes: ...
+    def mul_public(self, s32: bytes, p: bytes, /) -> bytes: ...
+    def msm(self, scalars: Sequence[bytes], points: Sequence[bytes], /) -> bytes: ...
+    def msm_secret(self, scalars: Sequence[bytes], points: Sequence[bytes], /) -> bytes: ...
+    def fold(self, c32: bytes, left: Sequence[bytes], right: Sequence[bytes], /
+             ) -> list[bytes]: ...
+
+
 class Compiled:
     """The C backend (``tarneeb.audit.blind._group``): a point is bytes of 160."""
 
     name = "c"
 
-    def __init__(self, module: ModuleType) -> None:
+    def __init__(self, module: _CompiledModule) -> None:
         self._m = module
 
     def decode(self, b: bytes) -> Point:
@@ -235,9 +256,9 @@ class Compiled:
 Backend: TypeAlias = Sodium | Compiled
 
 
-def _compiled_module() -> ModuleType | None:
+def _compiled_module() -> _CompiledModule | None:
     try:
-        import tarneeb.audit.blind._group as _group  # type: ignore[import-not-found]
+        import tarneeb.audit.blind._group as _group
     except ImportError:  # not built (no compiler at install time)
         return None
     return _group
