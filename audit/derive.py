@@ -33,9 +33,8 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
-
-from tarneeb.audit.values import valueclass
 
 from .encoding import (
     DEAL_TAG,
@@ -146,7 +145,7 @@ def accept_limit(bound: int, width: int) -> int:
     return space - space % bound
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Draw:
     """One draw of the sampler, for traces and test vectors."""
 
@@ -205,7 +204,7 @@ def permutation(server_seed: bytes, message: bytes, n: int) -> list[int]:
 
 # -------------------------------------------------------------------- deals --
 
-@valueclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Deal:
     """One dealing attempt: the deck order, its number and its dealer.
 

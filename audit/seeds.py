@@ -28,9 +28,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from tarneeb.audit.values import valueclass
 
 from .encoding import (
     BINDING_TAG,
@@ -98,7 +97,7 @@ def server_commitment(server_seed: bytes) -> bytes:
     return hashlib.sha256(SERVER_COMMIT_TAG + check_server_seed(server_seed)).digest()
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SeasonHead:
     """What a platform publishes for a season before its first match: the number of
     leaves and the Merkle root over their server commitments, signed together (as a
@@ -130,7 +129,7 @@ class SeasonHead:
         verify(public_key, self.message(), signature)
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SeasonLeaf:
     """Where a match stands in a season: leaf ``index`` of the head ``(size, root)``."""
 
@@ -263,7 +262,7 @@ def verify_client_seeds(match_id: bytes | str, client_seeds: Sequence[bytes],
         verify_client_seed(match_id, seat, seeds[seat], commitments[seat], binding)
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Season:
     """Server seeds for many matches, committed at once by one Merkle root.
 

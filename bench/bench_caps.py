@@ -13,9 +13,9 @@ from __future__ import annotations
 import tempfile
 import time
 import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import HandRecord, encode_record, parse_log
 from tarneeb.replay.log.stream import DEFAULT_LIMITS
 from tarneeb.replay.rules.players import MatchTooLong

@@ -4,9 +4,9 @@ An archive is often checked one ``tarneeb verify`` per log, so the command's sta
 counts as much as the replay. The baseline is a process that only imports what any
 verifier of these logs needs, msgpack and cryptography's Ed25519
 (``python -c 'import msgpack, cryptography.hazmat.primitives.asymmetric.ed25519'``);
-the target is a one-log verify within 0.05 s of CPU where that baseline takes about
-0.03 s, so within 1.67× of it (the ratio is the figure to read on a busy machine,
-where both grow together).
+the target is a one-log verify within 3.5× of it (about 0.1 s of CPU where that
+baseline takes about 0.03 s; the ratio is the figure to read on a busy machine, where
+both grow together).
 
 Each command runs ``runs`` times as a child process, the commands interleaved (one run
 of each in turn, so a change of the machine's load falls on all of them alike); the
@@ -38,8 +38,7 @@ DEFAULT_LOG = FIXTURES / "matches" / "classic-01.tlog"
 FINDING_LOG = FIXTURES / "altered" / "renege-eram41.tlog"
 ARCHIVE_LOGS = ("classic-01.tlog", "eram41-01.tlog", "qahwa41-01.tlog")
 BASELINE = "import msgpack, cryptography.hazmat.primitives.asymmetric.ed25519"
-TARGET_SECONDS, BASELINE_SECONDS = 0.05, 0.03
-TARGET_RATIO = TARGET_SECONDS / BASELINE_SECONDS
+TARGET_RATIO = 3.5
 
 
 def cpu_of(argv: list[str], env: dict[str, str]) -> float:
@@ -137,14 +136,14 @@ def line(figures: dict[str, object]) -> str:
     ...             "ratio": {"baseline": 1.0, "verify LOG": 1.5}, "runs": 20,
     ...             "loadavg": "0.50 0.40 0.30"}))  # doctest: +NORMALIZE_WHITESPACE
     start-up: a one-log verify 0.045 s CPU, 1.50x the baseline's 0.030 s (import msgpack
-    and cryptography's Ed25519; target at most 0.05 s, 1.67x; medians of 20 interleaved
+    and cryptography's Ed25519; target at most 3.50x; medians of 20 interleaved
     runs, load average 0.50 0.40 0.30)
     """
     medians: dict[str, float] = figures["median_cpu"]  # type: ignore[assignment]
     ratios: dict[str, float] = figures["ratio"]  # type: ignore[assignment]
     text = (f"start-up: a one-log verify {medians['verify LOG']:.3f} s CPU, "
             f"{ratios['verify LOG']:.2f}x the baseline's {medians['baseline']:.3f} s (import "
-            f"msgpack and cryptography's Ed25519; target at most {TARGET_SECONDS} s, "
+            f"msgpack and cryptography's Ed25519; target at most "
             f"{TARGET_RATIO:.2f}x; medians of {figures['runs']} interleaved runs, load "
             f"average {figures['loadavg']})")
     others = [name for name in medians if name not in ("baseline", "verify LOG")]

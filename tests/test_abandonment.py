@@ -3,9 +3,10 @@ move where the log stops, and only then; a match already won is not abandoned.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import Abandonment, EndRecord, parse_log
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.findings import Verdict

@@ -7,6 +7,7 @@ import itertools
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,6 @@ from cli_runner import run
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import key_id, public_key_pem, public_key_raw
-from tarneeb.audit.values import replace
 from tarneeb.replay.archive.audit import EXIT_BIAS, ArchiveSummary, expand_paths, run_chunks
 from tarneeb.replay.archive.run import QUIET_DASK, local_cluster
 from tarneeb.replay.archive.tables import TableWriter

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import msgpack
@@ -12,7 +13,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import LogError, parse_log
 from tarneeb.replay.log.blind import BLIND, KEYS, PROOF, blind_list
 from tarneeb.replay.rules.ruleset import PRESETS

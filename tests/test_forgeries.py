@@ -7,11 +7,11 @@ so only the verifier's own checks stand between the forgery and a clean verdict.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import Abandonment, EndRecord, LogError, parse_log
 from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, load_rules_file, preset
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match

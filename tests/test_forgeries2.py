@@ -12,11 +12,11 @@ from __future__ import annotations
 import functools
 import os
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.server.blind import play_blind_match
 from tarneeb.replay.server.simulate import MatchSecrets
 from tarneeb.replay.verify.findings import Verdict

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import random
 import tomllib
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from tarneeb.audit.values import replace
 from tarneeb.cli.entry import main
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS

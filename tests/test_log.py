@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import struct
+from dataclasses import replace
 
 import msgpack
 import pytest
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     MAGIC,
     Abandonment,

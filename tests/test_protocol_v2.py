@@ -11,13 +11,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from test_cli import own_config_dir, run  # noqa: F401  (own_config_dir: an autouse fixture)
 
 from tarneeb.audit import DealDeriver, Season, client_commitments, match_binding
 from tarneeb.audit.signing import private_key_from_raw, public_key_raw
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import BatchProof, parse_log
 from tarneeb.replay.rules.dealing import hands_of
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match

@@ -32,11 +32,11 @@ HEAVY = ("typer", "click", "rich", "jinja2", "markupsafe", "scipy", "numpy", "py
          "dask", "distributed", "fsspec", "hypothesis", "pytest", "matplotlib", "playwright",
          "jsonschema", "rbcl", "nacl", "tomlkit", "multiprocessing", "concurrent",
          "confusable_homoglyphs")
-# loaded only when a verify needs them: the stack of inspect (dataclasses asks for it
-# only for a class without a docstring), the Unicode data and the keys file's TOML (for
-# a keys file), the rule files (for house rules not among the presets), receipts, the
-# archive's directory walk, secrets (seeds are made, not checked, with it)
-ONLY_WHEN_NEEDED = ("inspect", "ast", "tokenize", "unicodedata", "tomllib",
+# loaded only when a verify needs them: the Unicode data and the keys file's TOML (for a
+# keys file), the rule files (for house rules not among the presets), receipts, the
+# archive's directory walk, secrets (seeds are made, not checked, with it). (inspect and
+# its stack come with dataclasses, which the records and the verdict are made with.)
+ONLY_WHEN_NEEDED = ("unicodedata", "tomllib",
                     "importlib.resources", "tempfile", "shutil", "secrets", "random", "glob",
                     "tarneeb.audit.names", "tarneeb.audit.receipt", "tarneeb.replay.verify.receipt",
                     "tarneeb.replay.rules.house", "tarneeb.replay.rules.paths",
@@ -97,7 +97,7 @@ def test_json_and_several_logs_load_no_heavy_module(home: Path) -> None:
                            str(MATCHES / "house400-01.tlog"), env=_plain_env(HOME=str(home)))
     assert code == 1
     # house400 is a shipped variant: its rule files are read, nothing heavier
-    assert heavy_among(names, ("inspect", "unicodedata", "tarneeb.cli.app")) == []
+    assert heavy_among(names, ("unicodedata", "tarneeb.cli.app")) == []
     assert "json" in names
 
 

@@ -6,13 +6,13 @@ reveals, and import makes the log cut short where its document says, or none."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from cli_runner import run
 
 from tarneeb.audit.signing import key_id, private_key_pem, public_key_pem, public_key_raw
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.trust import Trust

@@ -4,11 +4,11 @@ match report, the archive audit and its workers: every anchor reaches each of th
 from __future__ import annotations
 
 import pickle
+from dataclasses import FrozenInstanceError
 
 import pytest
 
 from tarneeb.audit.signing import public_key_raw
-from tarneeb.audit.values import FrozenError
 from tarneeb.replay.archive.audit import audit_chunk, run_chunks
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
@@ -30,7 +30,7 @@ def test_trust_is_frozen_and_travels_to_a_worker_whole(log: bytes) -> None:
     receipt = read_receipt(receipt_json(parse_log(log).header, MatchSecrets(SEED).key).encode())
     t = Trust(public_key=raw, keys={"cardroom": raw}, root=bytes(32), receipts=(receipt,),
               server_seed=bytes(32))
-    with pytest.raises(FrozenError):
+    with pytest.raises(FrozenInstanceError):
         t.root = None  # type: ignore[misc]
     assert pickle.loads(pickle.dumps(t)) == t
     assert Trust() == NOTHING and not NOTHING.pinned and t.pinned

@@ -67,7 +67,7 @@ def match_identity(header: Header) -> bytes:
     and commitment under two keys is two versions of one match (a platform's match
     signed again by someone else), not two matches.
 
-    >>> from tarneeb.audit.values import replace
+    >>> from dataclasses import replace
     >>> from tarneeb.replay.log.records import Header
     >>> one = Header(rules=None, seats=[], match_id=b"m1", first_dealer=0,
     ...              server_commitment=b"c" * 32, public_key=b"k" * 32)

@@ -42,9 +42,9 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from tarneeb.audit.values import field, valueclass
 from tarneeb.replay.log.kinds import BLIND, DEALING_BLIND, KEYS, PROOF
 from tarneeb.replay.log.stream import LogError
 
@@ -56,7 +56,7 @@ V3_ARGUMENT, V3_SPLIT = 32 * 66, 32 * 22  # v3: per pass (tarneeb.audit.blind.ar
 OPENED_POSITION = 51  # the dealer's 13th card: the last position dealt, always the dealer's
 
 
-@valueclass
+@dataclass(slots=True)
 class BlindTranscript:
     """The public transcript of one blind deal, as the log holds it (see the module)."""
 
@@ -98,7 +98,7 @@ class BlindTranscript:
                 + sum(1 + len(p) for _, p in self.play_proofs.values()))
 
 
-@valueclass
+@dataclass(slots=True)
 class RevealedKeys:
     """What the seats revealed of one deal after the match (``None``: kept secret)."""
 

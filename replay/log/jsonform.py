@@ -14,13 +14,13 @@ reads is accepted back), suits as ``♥``.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import public_key_raw, sign
-from tarneeb.audit.values import replace
 from tarneeb.replay.log.blind import DEALING_BLIND, BlindTranscript, RevealedKeys, keys_from_list
 from tarneeb.replay.log.decode import decode_record
 from tarneeb.replay.log.jsonout import (

@@ -17,11 +17,11 @@ every byte).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Union
 
 import msgpack
 
-from tarneeb.audit.values import field, fields, valueclass
 from tarneeb.replay.log.kinds import (
     BLIND,
     CLAIMS,
@@ -63,7 +63,7 @@ RULE_FIELDS = tuple(f.name for f in fields(RuleSet))
 MAX_REASON = 1024  # characters of an abandonment reason
 
 
-@valueclass
+@dataclass(slots=True)
 class Seat:
     """A seat as the header names it: the player's ``name`` and whether a ``computer``
     plays it."""
@@ -72,7 +72,7 @@ class Seat:
     computer: bool
 
 
-@valueclass
+@dataclass(slots=True)
 class BatchProof:
     """Where the server commitment stands in a published season: leaf ``index`` of the
     signed season head ``(size, root)``, with its RFC 6962 inclusion ``path`` and the
@@ -85,7 +85,7 @@ class BatchProof:
     head_signature: bytes
 
 
-@valueclass
+@dataclass(slots=True)
 class Header:
     """The header record: the rules, the four seats, the match id, the first dealer, and
     what the deals are proven by (the seeds' commitments, a season's inclusion proof,
@@ -105,7 +105,7 @@ class Header:
     blind: bool = False  # dealing: blind (a 13th header field); else dealt from seeds/recorded
 
 
-@valueclass
+@dataclass(slots=True)
 class RecordedDeal:
     """A deal written out in full by a platform that does not use the seed protocol."""
 
@@ -113,7 +113,7 @@ class RecordedDeal:
     thirteenth: int | None
 
 
-@valueclass
+@dataclass(slots=True)
 class HandRecord:
     """One dealing attempt: its deal record, its moves and (once closed) its claims.
 
@@ -136,7 +136,7 @@ class HandRecord:
     blind: BlindTranscript | None = None  # a blind deal's transcript and play proofs
 
 
-@valueclass
+@dataclass(slots=True)
 class Abandonment:
     """Why a match stopped before it was won: ``cause`` one of ``ABANDON_CAUSES``,
     the ``seat`` that left (``None`` for a server fault), the platform's ``reason``."""
@@ -146,7 +146,7 @@ class Abandonment:
     reason: str
 
 
-@valueclass
+@dataclass(slots=True)
 class EndRecord:
     """The end record: the winning team (``None`` for none), the revealed server seed and,
     for a match that stopped before it was won, why."""
@@ -156,7 +156,7 @@ class EndRecord:
     abandoned: Abandonment | None = None
 
 
-@valueclass
+@dataclass(slots=True)
 class SignatureRecord:
     """The signature record: the platform's Ed25519 signature over every byte before it."""
 
@@ -166,7 +166,7 @@ class SignatureRecord:
 Record = Union[Header, HandRecord, EndRecord, SignatureRecord, "RevealedKeys"]
 
 
-@valueclass
+@dataclass(slots=True)
 class ParsedLog:
     """A log read from bytes: its records, the byte offset of each, and the signed bytes."""
 

@@ -28,16 +28,15 @@ import os
 import re
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass, fields
 from typing import Any, BinaryIO, NamedTuple
 
 import msgpack
 
-from tarneeb.audit.values import fields, valueclass
-
 CHUNK = 64 * 1024  # bytes read from the stream at a time
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Limits:
     """The caps a reader applies to an untrusted log; each can be raised.
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+from dataclasses import fields
 from typing import Any
 
-from tarneeb.audit.values import fields
 from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, parse_rules_text
 
 # One line on every field: the comments of `tarneeb rules NAME` and docs/RULES.md.

@@ -15,10 +15,10 @@ rules describes them in a small TOML file instead of patching the engine.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from tarneeb.audit.values import fields, replace, valueclass
 from tarneeb.replay.rules.cards import HEARTS, SUIT_LETTERS, colour_mate, parse_suit, suit_of
 
 TrumpRule = Literal["revealed_mate", "fixed", "named"]
@@ -47,7 +47,7 @@ class RulesError(ValueError):
     """A rule set or rules file that is not valid; the message says which field and why."""
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RuleSet:
     """One rule set. Every field is a house option; the presets fix their values."""
 

@@ -18,7 +18,8 @@ seats 0 and 2 (team 0) and seats 1 and 3 (team 1).
 
 from __future__ import annotations
 
-from tarneeb.audit.values import field, valueclass
+from dataclasses import dataclass, field
+
 from tarneeb.replay.rules.actions import BID_BASE, Action, is_bid
 from tarneeb.replay.rules.cards import Card, Mask
 from tarneeb.replay.rules.ruleset import RuleSet
@@ -52,7 +53,7 @@ def trick_winner(cards: list[Card], leader: int, trump: int | None) -> int:
     return (leader + cards.index(best)) & 3
 
 
-@valueclass
+@dataclass(slots=True)
 class Hand:
     """Everything about one dealing attempt, as the engine saw it (also what ``show`` prints)."""
 

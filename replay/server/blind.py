@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 from tarneeb.audit.blind import (
     BlindDeal,
@@ -33,7 +34,6 @@ from tarneeb.audit.blind import (
 )
 from tarneeb.audit.blind.proofs import deal_blind_v2, deal_until
 from tarneeb.audit.derive import DealDeriver
-from tarneeb.audit.values import replace
 from tarneeb.replay.log.blind import OPENED_POSITION, BlindTranscript, RevealedKeys
 from tarneeb.replay.log.records import Abandonment, EndRecord, HandRecord
 from tarneeb.replay.rules.engine import MatchState

@@ -8,9 +8,8 @@ seat, card, byte offset) and says which rule in a sentence a player understands;
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field, fields
 from typing import Any
-
-from tarneeb.audit.values import field, fields, valueclass
 
 # Every kind of finding, with what it means. The replayer makes no other kind.
 KINDS: dict[str, str] = {
@@ -89,7 +88,7 @@ def place(empty: str = "match", **parts: object) -> str:
     return ", ".join(f"{k} {v}" for k, v in parts.items() if v is not None) or empty
 
 
-@valueclass
+@dataclass(slots=True)
 class Finding:
     """One thing wrong with a log: its ``kind`` (a key of :data:`KINDS`), what is wrong
     in words, and where (deal number, trick, seat, card, byte offset), as far as known."""
@@ -116,7 +115,7 @@ class Finding:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-@valueclass
+@dataclass(slots=True)
 class Verdict:
     """The outcome of verifying one log."""
 

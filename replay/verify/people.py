@@ -16,8 +16,8 @@ Card(text='10♥', colour='red', trump=False)
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from tarneeb.audit.values import valueclass
 from tarneeb.replay.rules.cards import SUIT_SYMBOLS, card_name
 from tarneeb.replay.verify.findings import Verdict
 
@@ -42,7 +42,7 @@ def hands_from_1(text: str) -> str:
                      + _NUMBER.sub(lambda n: str(int(n[0]) + 1), m[2]), text)
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Card:
     """A card as drawn on the page: its text (``10♥``), colour class and trump mark."""
 

@@ -19,17 +19,17 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tarneeb.audit.signing import check_platform_names
-from tarneeb.audit.values import field, replace, valueclass
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:  # receipts are read (and their module loaded) only when one is given
     from tarneeb.replay.verify.receipt import SignedReceipt
 
 
-@valueclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Trust:
     """The anchors a log is verified against; the default trusts nothing but the rules.
 

@@ -18,14 +18,13 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from io import BytesIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.audit.signing import public_key_raw, sign
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     PASS_CODE,
     EndRecord,

@@ -9,10 +9,10 @@ Each registers in :data:`~tarneeb.testing.alterations.REGISTRY` (see
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     PASS_CODE,
     HandRecord,

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+from dataclasses import replace
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import HandRecord
 from tarneeb.replay.rules.cards import card_name
 from tarneeb.testing.alterations.base import (

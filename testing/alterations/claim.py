@@ -10,10 +10,10 @@ from the moves, which stay as they were.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import EndRecord
 from tarneeb.testing.alterations.base import (
     Alteration,

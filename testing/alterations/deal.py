@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import random
+from dataclasses import replace
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.seeds import SeasonLeaf, client_commitments, match_binding
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     BatchProof,
     EndRecord,

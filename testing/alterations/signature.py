@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import random
+from dataclasses import replace
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import public_key_raw
-from tarneeb.audit.values import replace
 from tarneeb.replay.log import (
     SignatureRecord,
     parse_log,

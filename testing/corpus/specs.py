@@ -34,11 +34,10 @@ True
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.audit.values import replace
 from tarneeb.replay.rules.house import rule_set
 from tarneeb.replay.rules.paths import all_paths
 from tarneeb.replay.rules.players import BotPlayer
