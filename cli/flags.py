@@ -14,35 +14,22 @@ imports nothing but the standard library.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
+
+@dataclass(frozen=True, slots=True)
 class Flag:
     """One option: its name on the command line, the parameter it sets, the metavar of its
     value (``None`` for a switch, which takes none) and its help.
-
-    A plain class, not a dataclass: a plain verify then never loads :mod:`dataclasses`
-    for it.
 
     >>> Flag("--json", "as_json", None, "The verdicts as JSON.")
     Flag(name='--json', dest='as_json', metavar=None, help='The verdicts as JSON.')
     """
 
-    __slots__ = ("dest", "help", "metavar", "name")
-
-    def __init__(self, name: str, dest: str, metavar: str | None, help: str) -> None:
-        self.name, self.dest, self.metavar, self.help = name, dest, metavar, help
-
-    def __repr__(self) -> str:
-        return (f"Flag(name={self.name!r}, dest={self.dest!r}, metavar={self.metavar!r}, "
-                f"help={self.help!r})")
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Flag:
-            return NotImplemented
-        return (self.name, self.dest, self.metavar, self.help) == \
-            (other.name, other.dest, other.metavar, other.help)
-
-    def __hash__(self) -> int:
-        return hash((self.name, self.dest, self.metavar, self.help))
+    name: str
+    dest: str
+    metavar: str | None
+    help: str
 
     @property
     def takes_value(self) -> bool:
