@@ -218,9 +218,9 @@ class _Steered:
         if state.deal_number < len(self.script):
             bids, tricks = self.script[state.deal_number]
             if state.phase == Phase.BID:
-                return Move(bid_action(bids[state.current_player]))
+                return Move(bid_action(bids[state.to_move]))
             cards = trick_deal(tricks, state.dealer, trump_of(state.rules))[2]
-            return Move(cards[len(state.hand.plays) // 4][state.current_player])
+            return Move(cards[len(state.hand_under_way.plays) // 4][state.to_move])
         if state.deal_number >= self.steered_hands:
             return self.plain.choose(state)
         big = self.big.get(state.deal_number)
@@ -231,14 +231,14 @@ class _Steered:
         if k in self.swaps:
             legal = state.legal_actions()
             return Move(legal[self.swaps[k] % len(legal)])
-        return self.bots[state.current_player].choose(state)
+        return self.bots[state.to_move].choose(state)
 
 
 def _big_bid_move(state: MatchState, rank: int, bid: int, takers: int, stacked: bool
                   ) -> Move | None:
     """The move of a hand steered to a big bid (see :class:`_Steered`), or ``None``."""
-    hand = state.hand
-    seat = state.current_player
+    hand = state.hand_under_way
+    seat = state.to_move
     if hand.declarer is not None:
         bidder = hand.declarer
     elif stacked:

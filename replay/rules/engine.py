@@ -166,6 +166,26 @@ class MatchState:
         return self.phase == _OVER
 
     @property
+    def to_move(self) -> int:
+        """The seat to move; :class:`IllegalAction` (``wrong-phase``) when no seat is
+        (before a deal, after the match)."""
+        seat = self.current_player
+        if seat is None:
+            raise IllegalAction("wrong-phase", f"no seat is to move: the match is in "
+                                f"{self.phase.name}")
+        return seat
+
+    @property
+    def hand_under_way(self) -> Hand:
+        """The hand being bid or played; :class:`IllegalAction` (``wrong-phase``) when
+        none is (before a deal, after the match)."""
+        hand = self.hand
+        if hand is None:
+            raise IllegalAction("wrong-phase", f"no hand is under way: the match is in "
+                                f"{self.phase.name}")
+        return hand
+
+    @property
     def trick(self) -> list[Card]:
         """The cards of the trick under way, in the order played."""
         return list(self._trick)
@@ -187,7 +207,7 @@ class MatchState:
             return cards_of(self._legal_mask())
         if p == _BID:
             if self.rules.bidding == "personal":
-                return [BID_BASE + n for n in range(self.lowest_bid(self.current_player), 14)]
+                return [BID_BASE + n for n in range(self.lowest_bid(self.to_move), 14)]
             low = max(self.rules.auction_min, self._highest_call() + 1)
             return [BID_BASE + n for n in range(low, 14)] + [PASS]
         if p == _TRUMP:
@@ -195,7 +215,7 @@ class MatchState:
         return []
 
     def _legal_mask(self) -> Mask:
-        held = self.hands[self.current_player]
+        held = self.hands[self.to_move]
         if self._led >= 0:
             follow = held & SUIT_MASKS[self._led]
             if follow:
@@ -205,11 +225,11 @@ class MatchState:
     def check(self, action: Action) -> IllegalAction | None:
         """Why ``action`` is illegal now, or ``None`` when it is legal."""
         p = self.phase
-        seat = self.current_player
         if p == _OVER:
             return IllegalAction("over", "the match is already won")
         if p == _DEAL:
             return IllegalAction("wrong-phase", "waiting for a deal")
+        seat = self.to_move
         who = SEAT_NAMES[seat]
         if p == _PLAY:
             if not is_play(action):
@@ -265,10 +285,10 @@ class MatchState:
         p = self.phase
         if p == _BID:
             if self.rules.bidding == "personal":
-                return [BID_BASE + self._timer_bid(self.current_player)]
+                return [BID_BASE + self._timer_bid(self.to_move)]
             return [PASS]
         if p == _TRUMP:
-            held = self.hands[self.current_player]
+            held = self.hands[self.to_move]
             lengths = [(held & SUIT_MASKS[s]).bit_count() for s in range(4)]
             longest = max(lengths)
             return [TRUMP_BASE + s for s in range(4) if lengths[s] == longest]
@@ -320,13 +340,13 @@ class MatchState:
             self._name_trump(action - TRUMP_BASE)
 
     def _bid(self, action: Action) -> None:
-        seat = self.current_player
-        hand = self.hand
+        seat = self.to_move
+        hand = self.hand_under_way
         hand.calls.append((seat, action))
         if self.rules.bidding == "personal":
             self._bids[seat] = action - BID_BASE
             if seat == self.dealer:
-                total = sum(self._bids)  # type: ignore[arg-type]
+                total = sum(b or 0 for b in self._bids)
                 if total < self.lowest_total():
                     self._finish_cancelled()
                 else:
@@ -357,15 +377,19 @@ class MatchState:
         self.current_player = nxt
 
     def _name_trump(self, suit: int) -> None:
-        self.trump = self.hand.trump = suit
+        hand = self.hand_under_way
+        declarer = hand.declarer
+        if declarer is None:
+            raise IllegalAction("wrong-phase", "no auction winner names the trump")
+        self.trump = hand.trump = suit
         self.phase = _PLAY
-        self.leader = self.current_player = self.hand.declarer
+        self.leader = self.current_player = declarer
 
     def _play(self, card: Card) -> None:
-        seat = self.current_player
+        seat = self.to_move
         self.hands[seat] &= ~(1 << card)
         trick = self._trick
-        hand = self.hand
+        hand = self.hand_under_way
         hand.plays.append(card)
         if not trick:
             self._led = card // 13
@@ -401,7 +425,7 @@ class MatchState:
         rules, totals, bids = self.rules, self.totals, self._bids
         n = 0
         if rules.bidding == "personal":
-            record = self.hand.calls
+            record = self.hand_under_way.calls
             low = None if rules.min_bid_steps else rules.min_bid  # the same for every seat
             for seat, action in calls:
                 bid = action - BID_BASE
@@ -412,7 +436,7 @@ class MatchState:
                 record.append((seat, action))
                 n += 1
                 if seat == self.dealer:
-                    if sum(bids) < self.lowest_total():  # type: ignore[arg-type]
+                    if sum(b or 0 for b in bids) < self.lowest_total():
                         self._finish_cancelled()
                     else:
                         self.phase = _PLAY
@@ -448,10 +472,10 @@ class MatchState:
         if self.phase != _PLAY:
             return 0
         hands = self.hands
-        hand = self.hand
+        hand = self.hand_under_way
         plays = hand.plays
         trump = self.trump
-        seat = self.current_player
+        seat = self.to_move
         trick = self._trick
         led = self._led
         leader = self.leader
@@ -552,13 +576,13 @@ class MatchState:
 
     # ------------------------------------------------------------------ ends of hands
     def _finish_cancelled(self) -> None:
-        hand = self.hand
+        hand = self.hand_under_way
         hand.cancelled = True
         hand.totals = list(self.totals)
         self._next_hand()
 
     def _finish_scored(self) -> None:
-        hand = self.hand
+        hand = self.hand_under_way
         scores = score_hand(self.rules, hand, self.totals)
         self.finish_hand_with(scores)
 
@@ -570,9 +594,9 @@ class MatchState:
         """
         if self.phase == _OVER:
             raise IllegalAction("over", "the match is already won")
-        if self.hand is None:  # a hand that could not even be dealt
-            self.hand = Hand(self.deal_number, self.dealer, (0, 0, 0, 0), None)
         hand = self.hand
+        if hand is None:  # a hand that could not even be dealt
+            hand = self.hand = Hand(self.deal_number, self.dealer, (0, 0, 0, 0), None)
         s0, s1, s2, s3 = hand.scores = list(scores)
         t0, t1, t2, t3 = self.totals
         self.totals = [t0 + s0, t1 + s1, t2 + s2, t3 + s3]
@@ -581,7 +605,7 @@ class MatchState:
         self._next_hand()
 
     def _next_hand(self) -> None:
-        self.history.append(self.hand)
+        self.history.append(self.hand_under_way)
         self.hand = None
         self.hands = [0, 0, 0, 0]
         self.deal_number += 1

@@ -171,7 +171,7 @@ def choose_card(state: MatchState) -> Card:
     of the suit. Void: trump in with the lowest trump that wins when an opponent
     is winning, else discard the lowest-ranked card.
     """
-    seat = state.current_player
+    seat = state.to_move
     own = state.hands[seat]
     trump = state.trump
     trick = state.trick
@@ -179,7 +179,7 @@ def choose_card(state: MatchState) -> Card:
 
     if not trick:
         played = 0
-        for c in state.hand.plays:
+        for c in state.hand_under_way.plays:
             played |= 1 << c
         unseen = FULL_DECK & ~played & ~own
         side = own & ~trump_mask
@@ -283,16 +283,16 @@ class BotPlayer:
                 return Move(self._personal_bid(state))
             return Move(self._auction_call(state))
         if phase == Phase.TRUMP:
-            return Move(TRUMP_BASE + self._best_suit(state.hands[state.current_player]))
+            return Move(TRUMP_BASE + self._best_suit(state.hands[state.to_move]))
         raise ValueError(f"no move to choose: the match is in {phase.name}")
 
     # -- bidding
     def _personal_bid(self, state: MatchState) -> Action:
-        seat = state.current_player
+        seat = state.to_move
         est = estimate_tricks(state.hands[seat], state.trump)
         bid = int(est + 0.5)
         if seat == state.dealer:
-            others = sum(a - BID_BASE for _, a in state.hand.calls if is_bid(a))
+            others = sum(a - BID_BASE for _, a in state.hand_under_way.calls if is_bid(a))
             needed = state.lowest_total() - others
             if bid < needed <= est + 1 + self.aggression:
                 bid = needed
@@ -300,7 +300,7 @@ class BotPlayer:
         return BID_BASE + _clamp(bid + self.bid_shift, low, state.rules.max_bid)
 
     def _auction_call(self, state: MatchState) -> Action:
-        seat = state.current_player
+        seat = state.to_move
         own = state.hands[seat]
         legal = state.legal_actions()
         bids = [a for a in legal if is_bid(a)]
@@ -308,10 +308,10 @@ class BotPlayer:
             return PASS
         low = bids[0] - BID_BASE
         partner = partner_of(seat)
-        partner_calls = [a for s, a in state.hand.calls if s == partner]
+        partner_calls = [a for s, a in state.hand_under_way.calls if s == partner]
         high_bidder = None
         high = 0
-        for s, a in state.hand.calls:
+        for s, a in state.hand_under_way.calls:
             if is_bid(a) and a - BID_BASE > high:
                 high, high_bidder = a - BID_BASE, s
         help_ = self.partner_help
@@ -432,7 +432,7 @@ def play_match(rules: RuleSet, first_dealer: int, deals: DealSource,
         state.deal(hands, thirteenth)
         flags: list[bool] = []
         while state.phase not in (Phase.DEAL, Phase.OVER):
-            seat = state.current_player
+            seat = state.to_move
             move = players[seat].choose(state if view is None else view(state, seat))
             if move.timer and move.action not in state.timer_actions():
                 raise BadMove(

@@ -99,8 +99,11 @@ def score_hand(rules: RuleSet, hand: Hand, totals: list[int]) -> list[int]:
         v2, v3 = value(b2, totals[2]), value(b3, totals[3])
         return [v0 if w0 >= b0 else -v0, v1 if w1 >= b1 else -v1,
                 v2 if w2 >= b2 else -v2, v3 if w3 >= b3 else -v3]
-    b = hand.contract
-    bteam = team_of(hand.declarer)
+    b, declarer = hand.contract, hand.declarer
+    if b is None or declarer is None:
+        raise ValueError(f"hand {hand.deal_number + 1} is scored as an auction's but has no "
+                         "contract")
+    bteam = team_of(declarer)
     t = hand.tricks[bteam] + hand.tricks[bteam + 2]
     team_scores = [0, 0]
     if b < 13:
@@ -135,8 +138,10 @@ def match_winner(rules: RuleSet, hand: Hand, totals: list[int]) -> int | None:
     """The team that has won after ``hand`` (scored), or ``None`` when play goes on."""
     if rules.made_13_wins:
         if rules.scoring == "team":
-            if hand.contract == 13 and hand.scores[hand.declarer] > 0:
-                return team_of(hand.declarer)
+            declarer, scores = hand.declarer, hand.scores
+            if hand.contract == 13 and declarer is not None and scores is not None \
+                    and scores[declarer] > 0:
+                return team_of(declarer)
         else:
             for seat in range(4):
                 if hand.tricks[seat] == 13 and hand.bid_of(seat) == 13:

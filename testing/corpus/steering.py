@@ -240,9 +240,9 @@ class Director:
             return None
         if state.phase == Phase.BID:
             if plan.bids is not None:
-                return Move(bid_action(plan.bids[state.current_player]))
-            seat = state.current_player
-            if seat == plan.declarer and state.hand.bid_of(seat) is None:
+                return Move(bid_action(plan.bids[state.to_move]))
+            seat = state.to_move
+            if seat == plan.declarer and state.hand_under_way.bid_of(seat) is None:
                 return Move(bid_action(plan.contract or 0))
             return Move(PASS)
         if state.phase == Phase.TRUMP:
@@ -396,7 +396,7 @@ class Director:
              self._total_paths(before, before, None, True, prev_cancelled))]
         for declarer in range(4):
             def calls(sim: MatchState, d: int = declarer) -> int:
-                if sim.current_player == d and sim.hand.bid_of(d) is None:
+                if sim.current_player == d and sim.hand_under_way.bid_of(d) is None:
                     return bid_action(rules.auction_min)
                 return PASS
             for side_no, side in enumerate(self._sides(st, False, declarer)):
