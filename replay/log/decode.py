@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Any, Literal, overload
 
 import msgpack
 
@@ -64,6 +64,11 @@ class _Shape:
     def fail(self, what: str) -> LogError:
         return LogError(f"{self.kind} record: {what}", self.offset)
 
+    @overload
+    def int_(self, v: Any, name: str, lo: int, hi: int, nil: Literal[False] = False) -> int: ...
+    @overload
+    def int_(self, v: Any, name: str, lo: int, hi: int, nil: bool) -> int | None: ...
+
     def int_(self, v: Any, name: str, lo: int, hi: int, nil: bool = False) -> int | None:
         if v is None and nil:
             return None
@@ -71,6 +76,12 @@ class _Shape:
             raise self.fail(f"{name} must be a whole number {lo}-{hi}"
                             + (" or nil" if nil else "") + f", not {_show(v)}")
         return v
+
+    @overload
+    def bytes_(self, v: Any, name: str, lo: int, hi: int, nil: Literal[False] = False
+               ) -> bytes: ...
+    @overload
+    def bytes_(self, v: Any, name: str, lo: int, hi: int, nil: bool) -> bytes | None: ...
 
     def bytes_(self, v: Any, name: str, lo: int, hi: int, nil: bool = False) -> bytes | None:
         if v is None and nil:
@@ -80,6 +91,13 @@ class _Shape:
             raise self.fail(f"{name} must be {size} bytes" + (" or nil" if nil else "")
                             + f", not {_show(v)}")
         return v
+
+    @overload
+    def ints(self, v: Any, name: str, n: int, lo: int, hi: int,
+             nil: Literal[False] = False) -> list[int]: ...
+    @overload
+    def ints(self, v: Any, name: str, n: int, lo: int, hi: int,
+             nil: bool) -> list[int] | None: ...
 
     def ints(self, v: Any, name: str, n: int, lo: int, hi: int,
              nil: bool = False) -> list[int] | None:

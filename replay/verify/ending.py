@@ -29,6 +29,11 @@ from tarneeb.replay.verify.findings import Verdict
 
 TEAM_NAMES = ("team 0+2", "team 1+3")
 
+
+def team_name(team: int | None) -> str:
+    """The name of ``team`` (0 or 1), or ``"no team"``."""
+    return "no team" if team is None else TEAM_NAMES[team]
+
 _CAUSE_TEXT = {"disconnect": "disconnected", "timeout": "timed out", "resignation": "resigned"}
 _TURN_TEXT = {Phase.BID: "call", Phase.TRUMP: "name the trump", Phase.PLAY: "play"}
 
@@ -51,7 +56,7 @@ def check_end(log: ParsedLog, state: MatchState, v: Verdict, at_last_move: bool)
         v.add("cut-short", f"{log.cut_short.message}, after the end record",
               offset=log.cut_short.offset)
     claimed, actual = log.end.winner, state.winner
-    at = log.end_offset
+    at = log.end_offset if log.end_offset is not None else log.size
     abandoned = log.end.abandoned
     if abandoned is not None:
         v.ending = f"abandoned at {_stop_place(last)}: {_abandon_text(log, abandoned)}"
@@ -71,8 +76,8 @@ def check_end(log: ParsedLog, state: MatchState, v: Verdict, at_last_move: bool)
               "winner" + (" (it says the match was abandoned after that)"
                           if abandoned is not None else ""), offset=at)
     elif actual != claimed:
-        v.add("wrong-winner", f"the log declares {TEAM_NAMES[claimed]} the winner, but "
-              f"{TEAM_NAMES[actual]} won", offset=at)
+        v.add("wrong-winner", f"the log declares {team_name(claimed)} the winner, but "
+              f"{team_name(actual)} won", offset=at)
     elif actual is None and abandoned is None:
         v.add("cut-short", "the match ends unfinished: no team has won, and the log does not "
               "say it was abandoned", offset=at)
@@ -82,12 +87,14 @@ def _check_timeout(log: ParsedLog, state: MatchState, v: Verdict, a: Abandonment
                    last: HandRecord | None, at_last_move: bool) -> None:
     """A timeout blames the seat to move where the log stops: another seat, or nobody's
     turn at all, is a finding at that hand and trick, on the seat blamed."""
+    if a.seat is None:  # a server fault blames no seat
+        return
     blamed = f"the log says seat {a.seat} ({log.header.seats[a.seat].name}) timed out"
     at = log.end_offset
     hand = None if last is None else last.deal_number
     if state.is_over:
         v.add("timeout-no-turn", f"{blamed}, but the match was already over: "
-              f"{TEAM_NAMES[state.winner]} had won it{_won_in(state)}", seat=a.seat,
+              f"{team_name(state.winner)} had won it{_won_in(state)}", seat=a.seat,
               hand=hand, offset=at)
         return
     if last is None or last.closed:
@@ -123,7 +130,7 @@ def _check_dealing_timeout(log: ParsedLog, v: Verdict, a: Abandonment, last: Han
     assert last is not None and last.blind is not None
     from tarneeb.replay.verify.blind import waiting_step
 
-    if a.seat != waiting:
+    if a.seat is not None and a.seat != waiting:
         blamed = f"the log says seat {a.seat} ({log.header.seats[a.seat].name}) timed out"
         v.add("timeout-out-of-turn", f"{blamed}, but the blind deal stops at seat {waiting}: "
               f"it is seat {waiting} that has not delivered {waiting_step(last.blind)}",
@@ -165,4 +172,4 @@ def _abandon_text(log: ParsedLog, a: Abandonment) -> str:
     return f"{who} {what}" + (f": {a.reason}" if a.reason else "")
 
 
-__all__ = ["TEAM_NAMES", "check_end"]
+__all__ = ["TEAM_NAMES", "check_end", "team_name"]

@@ -29,7 +29,7 @@ from tarneeb.replay.rules.cards import card_name, check_deal
 from tarneeb.replay.rules.engine import IllegalAction, MatchState, Phase
 from tarneeb.replay.rules.fastplay import hands_of, owners_from_order
 from tarneeb.replay.rules.scoring import Hand
-from tarneeb.replay.verify.ending import TEAM_NAMES, check_end
+from tarneeb.replay.verify.ending import check_end, team_name
 from tarneeb.replay.verify.findings import Verdict
 from tarneeb.replay.verify.provenance import (
     NO_DEAL,
@@ -95,7 +95,7 @@ def verify_parsed(log: ParsedLog, path: str, trust: Trust, count_paths: bool,
     for rec, offset in zip(log.hands, log.offsets, strict=True):
         if state.is_over:
             v.add("played-after-win", f"hand {rec.deal_number} was played after "
-                  f"{TEAM_NAMES[state.winner]} had won the match", hand=rec.deal_number,
+                  f"{team_name(state.winner)} had won the match", hand=rec.deal_number,
                   offset=offset)
             break
         replay.run(rec, offset)
@@ -279,8 +279,9 @@ class _HandReplay:
                       seat=state.dealer, offset=self.offset)
                 return
             shown = card_name(rec.revealed) if rec.revealed is not None else "no card"
+            actual = card_name(thirteenth) if thirteenth is not None else "no card"
             v.add("wrong-revealed-card", f"the log reveals {shown}, but the dealer's 13th "
-                  f"card is {card_name(thirteenth)}", hand=n, seat=state.dealer,
+                  f"card is {actual}", hand=n, seat=state.dealer,
                   card=shown, offset=self.offset)
 
     # -- bids
@@ -338,7 +339,7 @@ class _HandReplay:
         if rec.plays:
             why = ("all four passed" if self.state.rules.bidding == "auction" else
                    f"the bids total {total}, below the minimum of "
-                   f"{self.state.rules.lowest_total(max(hand.totals))}")
+                   f"{self.state.rules.lowest_total(max(_totals(hand)))}")
             v.add("played-when-cancelled", f"the hand was played although {why}: it does not "
                   "count", hand=n, offset=self.offset)
         if not rec.closed:  # the hand a log stops in: its moves are checked, it has no claims
@@ -352,7 +353,7 @@ class _HandReplay:
             v.add("not-canonical", f"the hand is cancelled, but its record carries "
                   f"{' and '.join(extra)}; FORMAT.md has nil there for a cancelled hand",
                   hand=n, offset=self.offset)
-        self._compare_totals(rec.totals, hand.totals)
+        self._compare_totals(rec.totals, _totals(hand))
 
     def _timer_marks(self, hand: Hand) -> None:
         """Timer marks only on moves the hand has: calls, the named trump, the plays."""
@@ -384,8 +385,9 @@ class _HandReplay:
             state.apply(TRUMP_BASE + rec.trump)
         elif rec.closed and rec.trump != state.trump:
             shown = SUITS[rec.trump] if rec.trump is not None else "none"
+            given = SUITS[state.trump] if state.trump is not None else "none"
             v.add("wrong-trump", f"the log gives {shown} as trump, but the rules give "
-                  f"{SUITS[state.trump]}", hand=n, offset=self.offset)
+                  f"{given}", hand=n, offset=self.offset)
         if not rec.plays:
             if not rec.closed:
                 raise _LogStops
@@ -414,8 +416,8 @@ class _HandReplay:
                     continue
                 owner = next((s for s in range(4) if hands[s] >> card & 1), None)
                 if owner is None:
-                    first = state.hand.plays.index(card) // 4 + 1 \
-                        if card in state.hand.plays else None
+                    played = state.hand_under_way.plays
+                    first = played.index(card) // 4 + 1 if card in played else None
                     earlier = f" in trick {first}" if first is not None else ""
                     v.add("card-already-played", f"{card_name(card)} was already played"
                           f"{earlier}, and is played again in trick {trick}", **where)
@@ -456,12 +458,15 @@ class _HandReplay:
     def _claims(self) -> None:
         rec, hand = self.rec, self.state.history[-1]
         self._compare("wrong-trick-count", "trick count", rec.tricks, hand.tricks)
-        self._compare("wrong-hand-score", "hand score", rec.scores, hand.scores)
-        self._compare_totals(rec.totals, hand.totals)
+        self._compare("wrong-hand-score", "hand score", rec.scores, hand.scores or [0] * 4)
+        self._compare_totals(rec.totals, _totals(hand))
 
-    def _compare_totals(self, claimed: list[int], actual: list[int]) -> None:
+    def _compare_totals(self, claimed: list[int] | None, actual: list[int]) -> None:
         """Report a wrong running total where the error arises or changes, not again in every
-        later hand that only carries it forward."""
+        later hand that only carries it forward (``claimed`` is ``None`` in a hand the log
+        stops in, which has no claims)."""
+        if claimed is None:
+            return
         drift = [c - a for c, a in zip(claimed, actual, strict=True)]
         for s in range(4):
             if drift[s] and drift[s] != self.drift[s]:
@@ -476,8 +481,10 @@ class _HandReplay:
         state = self.state
         if state.hand is None and self.n != state.deal_number:  # it ended before the trouble
             return
-        before = list(state.totals)
-        state.finish_hand_with([self.rec.totals[s] - before[s] for s in range(4)])
+        before, claimed = list(state.totals), self.rec.totals
+        if claimed is None:  # the hand the log stops in: no totals to carry on with
+            return
+        state.finish_hand_with([claimed[s] - before[s] for s in range(4)])
         self.drift = [0, 0, 0, 0]
         if not self.missing or self.missing[-1][0] != self.n:
             self.v.notes.append(f"hand {self.n} could not be replayed to its end; the rest of "
@@ -486,3 +493,10 @@ class _HandReplay:
 
 
 __all__ = ["verify_parsed"]
+
+
+def _totals(hand: Hand) -> list[int]:
+    """The running totals after a finished hand (which always has them)."""
+    if hand.totals is None:
+        raise ValueError(f"hand {hand.deal_number + 1} is not finished: it has no totals")
+    return hand.totals
