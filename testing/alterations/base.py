@@ -279,7 +279,12 @@ def _cancelled(rec: HandRecord) -> bool:
 
 
 def _totals_before(log: EditableLog, n: int) -> list[int]:
-    return list(log.hands[n - 1].totals) if n > 0 else [0, 0, 0, 0]
+    if n == 0:
+        return [0, 0, 0, 0]
+    totals = log.hands[n - 1].totals
+    if totals is None:
+        raise NotApplicable(f"hand {n - 1} has no totals: the log stops inside it")
+    return list(totals)
 
 
 def _flip_bit(b: bytes, bit: int) -> bytes:

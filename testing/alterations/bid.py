@@ -133,6 +133,7 @@ def change_bid(data: bytes, *, choice: int = 0, hand: int | None = None,
     assert rec.tricks is not None
     if rules.bidding == "personal":
         i = rng.randrange(len(rec.calls))
+        seat: int | None
         seat, bid = rec.calls[i]
         took = rec.tricks[seat]
         if took >= bid:  # made: make it fail

@@ -27,10 +27,14 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.replay.log import HandRecord
+
+if TYPE_CHECKING:
+    from tarneeb.audit.blind import BlindSeat
 from tarneeb.replay.rules.cards import card_name
 from tarneeb.testing.alterations.base import (
     Alteration,
@@ -51,15 +55,19 @@ def _blind_log(data: bytes) -> EditableLog:
     return log
 
 
-def _seats(log: EditableLog, n: int) -> list:  # list[BlindSeat]
+def _seats(log: EditableLog, n: int) -> list[BlindSeat]:
     """The four seats of deal ``n`` rebuilt from their revealed keys."""
     from tarneeb.audit.blind import BlindSeat
 
     keys = next((k for k in log.keys if k.deal_number == n), None)
-    if keys is None or None in keys.scalars or None in keys.permutations:
-        raise NotApplicable(f"deal {n}'s keys are not all revealed: it cannot be re-dealt")
-    return [BlindSeat(s, log.header.match_id, n, keys.scalars[s], tuple(keys.permutations[s]))
-            for s in range(4)]
+    if keys is None:
+        raise NotApplicable(f"deal {n}'s keys are not revealed: it cannot be re-dealt")
+    seats = []
+    for s, (scalar, permutation) in enumerate(zip(keys.scalars, keys.permutations, strict=True)):
+        if scalar is None or permutation is None:
+            raise NotApplicable(f"deal {n}'s keys are not all revealed: it cannot be re-dealt")
+        seats.append(BlindSeat(s, log.header.match_id, n, scalar, tuple(permutation)))
+    return seats
 
 
 def _split(raw: bytes, size: int) -> list[bytes]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -83,9 +84,11 @@ def append_hand(data: bytes, *, choice: int = 0, hand: int | None = None,
     rng = random.Random(choice)
     src = _pick_hand(log, rng, None, _played, "played")
     last = log.hands[-1]
+    if last.totals is None:
+        raise NotApplicable("the last hand has no totals: the log stops inside it")
     n = len(log.hands)
     rec = replace(log.hands[src], deal_number=n, dealer=(last.dealer + 1) & 3,
-                              calls=list(log.hands[src].calls), totals=list(last.totals))
+                  calls=list(log.hands[src].calls), totals=list(last.totals))
     log.hands.append(rec)
     return _close(log, resign), Alteration(
         "append-hand", n, f"hand {n} (a copy of hand {src}) appended after the win",
@@ -103,7 +106,8 @@ def cancelled_claims(data: bytes, *, choice: int = 0, hand: int | None = None,
     n = _pick_hand(log, rng, hand, _cancelled, "cancelled")
     field, value = [("trump", rng.randrange(4)), ("tricks", [0, 0, 0, 0]),
                     ("scores", [0, 0, 0, 0])][choice % 3]
-    log.hands[n] = replace(log.hands[n], **{field: value})
+    changes: dict[str, Any] = {field: value}  # the field is chosen by name
+    log.hands[n] = replace(log.hands[n], **changes)
     return _close(log, resign), Alteration(
         "cancelled-claims", n, f"hand {n}, cancelled, carries {field} {value}",
         expect="not-canonical")
@@ -114,7 +118,8 @@ def _claim(log: EditableLog, n: int, field: str, seat: int, delta: int) -> tuple
     values = list(getattr(rec, field))
     old = values[seat]
     values[seat] = old + delta
-    log.hands[n] = replace(rec, **{field: values})
+    changes: dict[str, Any] = {field: values}  # the field is chosen by name
+    log.hands[n] = replace(rec, **changes)
     return old, values[seat]
 
 
@@ -140,9 +145,9 @@ def change_tricks(data: bytes, *, choice: int = 0, hand: int | None = None,
     rng = random.Random(choice)
     n = _pick_hand(log, rng, hand, lambda r: r.tricks is not None, "played")
     seat = rng.randrange(4)
-    assert log.hands[n].tricks is not None
-    delta = -1 if log.hands[n].tricks[seat] == 13 else 1 \
-        if log.hands[n].tricks[seat] == 0 else rng.choice([-1, 1])
+    tricks = log.hands[n].tricks
+    assert tricks is not None  # the hand was picked for its tricks
+    delta = -1 if tricks[seat] == 13 else 1 if tricks[seat] == 0 else rng.choice([-1, 1])
     old, new = _claim(log, n, "tricks", seat, delta)
     return _close(log, resign), Alteration(
         "change-tricks", n, f"hand {n}: seat {seat}'s tricks {old} → {new}", seat=seat,

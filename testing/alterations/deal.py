@@ -107,7 +107,8 @@ def bad_batch_proof(data: bytes, *, choice: int = 0, hand: int | None = None,
     head_signature = leaf.head.sign(resign) if resign is not None else bytes(64)
     batch = BatchProof(index, size, path, root, head_signature)
     header = log.header
-    if header.client_seeds is not None:  # the platform re-makes the commitments to match
+    if header.client_seeds is not None and header.server_commitment is not None:
+        # the platform re-makes the commitments to match
         binding = match_binding(header.server_commitment, leaf)
         header = replace(header, client_commitments=list(
             client_commitments(header.match_id, header.client_seeds, binding)))

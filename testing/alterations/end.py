@@ -58,8 +58,8 @@ def _turns(log: EditableLog, n: int) -> Turns:
     turns: Turns = []
 
     def visit(state: MatchState, move: int, action: int) -> None:
-        trick = len(state.hand.plays) // 4 + 1 if is_play(action) else None
-        turns.append((state.current_player, trick))
+        trick = len(state.hand_under_way.plays) // 4 + 1 if is_play(action) else None
+        turns.append((state.to_move, trick))
 
     _replay(log, n, visit)
     return turns

@@ -203,9 +203,10 @@ def mark_timer(data: bytes, *, choice: int = 0, hand: int | None = None,
 
     def visit(state: MatchState, move: int, action: Action) -> None:
         if not rec.timer >> move & 1 and action not in state.timer_actions():
-            trick = (move - n_calls - (1 if state.hand.declarer is not None else 0)) // 4 + 1 \
+            declared = state.hand_under_way.declarer is not None
+            trick = (move - n_calls - (1 if declared else 0)) // 4 + 1 \
                 if is_play(action) and state.phase == Phase.PLAY else None
-            found.append((move, state.current_player, action, trick))
+            found.append((move, state.to_move, action, trick))
 
     _replay(log, n, visit)
     if not found:
