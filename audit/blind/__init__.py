@@ -16,7 +16,10 @@ errors) and nothing of the other packages.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names of .deal, which __getattr__ gives at run time, typed
+    from .deal import *  # noqa: F403
 
 _SUBMODULES = frozenset({"deal", "group", "proofs", "argument", "_group"})
 

@@ -47,7 +47,7 @@ from functools import lru_cache
 import tarneeb.audit.blind.group as group
 
 from ..encoding import tag
-from . import DECK, ELEMENT_LEN, L, coefficients, scalar_from_int
+from .deal import DECK, ELEMENT_LEN, L, coefficients, scalar_from_int
 
 BLIND_PROTOCOL_V3 = "tarneeb-blind-v3"
 MAX_CARDS = 64

@@ -40,7 +40,7 @@ from functools import lru_cache
 import rbcl
 
 from ..encoding import lp16, tag, u32be
-from . import (
+from .deal import (
     DECK,
     ELEMENT_LEN,
     PROOF_LEN,
