@@ -124,7 +124,7 @@ _BYTES_LIKE = (bytes, bytearray, memoryview)
 
 def check_bytes(value: object, what: str) -> bytes:
     if value.__class__ is bytes:  # the common case, first
-        return value  # type: ignore[return-value]
+        return value
     if isinstance(value, _BYTES_LIKE):
         return bytes(value)
     raise AuditInputError(f"{what} must be bytes, not {type(value).__name__}")

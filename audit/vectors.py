@@ -175,7 +175,7 @@ def _leaf_fields(leaf: SeasonLeaf | None) -> dict[str, Any] | None:
 
 
 def deal_vectors() -> dict[str, Any]:
-    vectors = []
+    vectors: list[dict[str, Any]] = []
     for name, description, server_seed, leaf, match_id, seeds, numbers in _deal_cases():
         mid = check_match_id(match_id)
         deriver = DealDeriver(server_seed, mid, seeds, leaf)

@@ -31,8 +31,8 @@ from .common import (
 from .helpstyle import GroupedCommands, plain_help
 from .options import CHECK, FILES, PLAY, PinKey, PinKeys, PinRoot, option
 
-if TYPE_CHECKING:
-    import click
+if TYPE_CHECKING:  # typer ships click as its own module: its classes are typer's
+    from typer import _click as click
 
     from tarneeb.audit.signing import Ed25519PrivateKey
     from tarneeb.replay.log import BatchProof

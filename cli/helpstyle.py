@@ -13,8 +13,8 @@ from typer.core import TyperArgument, TyperGroup
 
 from .options import PANELS
 
-if TYPE_CHECKING:
-    import click
+if TYPE_CHECKING:  # typer ships click as its own module: its classes are typer's
+    from typer import _click as click
 
 
 class GroupedCommands(TyperGroup):

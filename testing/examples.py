@@ -55,7 +55,7 @@ def match_log(match: MatchScript) -> bytes:
                              "dealing attempts; a log needs its winner")
         return deals[n].hands, deals[n].thirteenth
 
-    state, flags = play_match(match.rules, match.first_dealer, deal,  # type: ignore[arg-type]
+    state, flags = play_match(match.rules, match.first_dealer, deal,
                               [_Replay(match)] * 4, max_hands=len(deals) + 1)
     return write_log(match.rules, state, flags, MatchSecrets(EXAMPLE_SEED), DEFAULT_NAMES,
                      (True, True, True, True), seeded=False)

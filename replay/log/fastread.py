@@ -166,7 +166,7 @@ def _record(data: bytes, pos: int, limits: Limits
             or not depth_ok(obj, limits.max_depth) or _pack(obj) != data[pos:end]:
         return None, end
     rec = decode_record(obj, pos, limits)
-    return (rec if type(rec) in (Header, EndRecord, SignatureRecord) else None), end
+    return (None if isinstance(rec, HandRecord) else rec), end
 
 
 __all__ = ["fast_parse"]

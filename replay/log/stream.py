@@ -309,7 +309,9 @@ class RecordReader:
                 if records > lim.max_records:
                     raise CapExceeded("max_records", lim.max_records,
                                       "the log holds more records", pos)
-                raw = unpacker.read_bytes(stop - pos)
+                # bytes from msgpack's C unpacker (then no copy), a bytearray from its
+                # pure-Python one
+                raw = bytes(unpacker.read_bytes(stop - pos))
                 if not self.keep:
                     del self._buf[:stop - self._base]
                     self._base = stop

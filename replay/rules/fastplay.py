@@ -270,13 +270,15 @@ def auction(rules: RuleSet, dealer: int, calls: Sequence[tuple[int, int]]
 
 
 _CARD_BYTES = bytes(range(52))
-_CANCELLED = (True, None, None, None, [], [0, 0, 0, 0])
+HandOutcome = tuple[bool, int | None, int | None, int | None, list[int], list[int]]
+"""What :func:`whole_hand` gives: cancelled, declarer, contract, trump, each trick's winner,
+each seat's tricks."""
+_CANCELLED: HandOutcome = (True, None, None, None, [], [0, 0, 0, 0])
 
 
 def whole_hand(rules: RuleSet, totals: Sequence[int], dealer: int, owners: bytes,
                deal_trump: int | None, calls: Sequence[tuple[int, int]],
-               claimed_trump: int | None, plays: bytes
-               ) -> tuple[bool, int | None, int | None, int | None, list[int], list[int]] | None:
+               claimed_trump: int | None, plays: bytes) -> HandOutcome | None:
     """A hand whose every move is legal and which ends as the log says: cancelled with
     no card played, or 52 cards played.
 

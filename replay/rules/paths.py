@@ -138,7 +138,7 @@ def exercised_paths(rules: RuleSet, history: Sequence[Hand], timers: Sequence[in
 
 def _made_13(hand: Hand) -> bool:
     """A bid of 13 made in ``hand`` (a personal 13 taking all 13, or a classic 13 made)."""
-    if hand.contract is not None:
+    if hand.contract is not None and hand.declarer is not None:
         bteam = team_of(hand.declarer)
         return hand.contract == 13 and hand.tricks[bteam] + hand.tricks[bteam + 2] == 13
     return any(hand.bid_of(s) == 13 and hand.tricks[s] == 13 for s in range(4))

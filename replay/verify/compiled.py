@@ -89,8 +89,8 @@ def rules_params(rules: RuleSet) -> tuple[int, ...] | None:
                rules.min_total,
                len(rules.min_total_steps), *(x for step in rules.min_total_steps for x in step),
                int(rules.scoring == "team"), *rules.values, int(has_high),
-               rules.values_high_from if has_high else 0,
-               *(high if has_high else rules.values),  # type: ignore[misc]
+               rules.values_high_from if has_high and rules.values_high_from is not None else 0,
+               *(high if high is not None and has_high else rules.values),
                rules.all_tricks_value, rules.kaboot_made_value, rules.kaboot_failed_value,
                rules.defenders_all_tricks_value, rules.kaboot_defenders_factor,
                rules.kaboot_defenders_all_tricks_value, rules.target, rules.partner_min,
@@ -267,6 +267,6 @@ for _name in ("__len__", "__iter__", "__getitem__", "__setitem__", "__delitem__"
     if hasattr(list, _name):
         setattr(LazyHistory, _name, _filled(_name))
 LazyHistory.__bool__ = lambda self: len(self) > 0  # type: ignore[attr-defined]
-LazyHistory.__hash__ = None  # type: ignore[assignment]
+LazyHistory.__hash__ = None
 
 __all__ = ["OUT_FORMAT", "LazyHistory", "confirm", "rules_params", "verify_data"]

@@ -120,8 +120,9 @@ def make_match(spec: MatchSpec) -> bytes:
     if spec.dealing == "blind":
         from tarneeb.replay.server.blind import play_blind_match
 
-        rules = rule_set(spec.rules) if spec.base is None else replace(
-            rule_set(spec.base), name=spec.rules, target=spec.target)
+        base = rule_set(spec.rules if spec.base is None else spec.base)
+        rules = base if spec.base is None else replace(
+            base, name=spec.rules, target=base.target if spec.target is None else spec.target)
         data = play_blind_match(rules, seed=seed, players=players)
     else:
         data = play_logged_match(rule_set(spec.rules), seed=seed, players=players,
