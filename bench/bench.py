@@ -50,19 +50,9 @@ from pathlib import Path
 
 from tarneeb.replay.log import encode_record, parse_log
 from tarneeb.replay.log import jsonform as logjson
-from tarneeb.replay.rules.ruleset import PRESETS
-from tarneeb.replay.server.simulate import play_logged_match
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-
-
-PRESETS_ORDER = list(PRESETS)
-
-
-def generate(matches_per_rules: int) -> list[bytes]:
-    return [play_logged_match(name, seed=f"bench/{name}/{i}".encode())
-            for i in range(matches_per_rules) for name in PRESETS]
 
 
 def bench_size(logs: list[bytes]) -> dict[str, float]:
@@ -98,13 +88,11 @@ def main() -> None:
 
     figures: dict[str, object] = {}
     figures["deals"] = bench_deals(2.0)
+    from bench_logs import generate, write
+
     logs = generate(args.matches)
     with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for k, log in enumerate(logs):
-            name = PRESETS_ORDER[k % len(PRESETS_ORDER)]
-            paths.append(Path(tmp) / f"{name}-{k // len(PRESETS_ORDER):03d}.tlog")
-            paths[-1].write_bytes(log)
+        paths = write(logs, Path(tmp))
         figures["verify"] = bench_floor(paths, args.rounds)
         from bench_stages import bench_stages
 

@@ -83,7 +83,7 @@ def line(f: dict[str, object]) -> str:
 
 def main() -> None:
     sys.path.insert(0, str(HERE))
-    from bench import PRESETS_ORDER, generate
+    from bench_logs import generate, write
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matches", type=int, default=20, help="matches per rule set")
@@ -91,11 +91,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for k, log in enumerate(generate(args.matches)):
-            paths.append(Path(tmp) / f"{PRESETS_ORDER[k % len(PRESETS_ORDER)]}-{k:04d}.tlog")
-            paths[-1].write_bytes(log)
-        f = bench_js(paths, args.rounds)
+        f = bench_js(write(generate(args.matches), Path(tmp)), args.rounds)
     print(json.dumps(f, indent=1) if args.json else line(f))
 
 

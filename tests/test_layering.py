@@ -207,3 +207,25 @@ def test_the_check_sees_an_import(tmp_path):
     f.write_text("import tarneeb.replay.rules.cards\nfrom tarneeb.cli import app\n"
                  "from . import x\n")
     assert imported_packages(f) == {"replay", "cli"}
+
+
+def bench_graph() -> dict[str, set[str]]:
+    """The benchmark scripts (bench/, run from their folder, so they import each other by
+    their plain names) and which of them each imports."""
+    scripts = {p.stem: p for p in sorted((ROOT / "bench").glob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in scripts.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module)
+        graph[name] = {m for m in found if m in scripts and m != name}
+    return graph
+
+
+def test_no_import_circle_in_the_benchmarks():
+    graph = bench_graph()
+    assert graph["bench"]  # the driver imports the benchmarks: the graph is not empty
+    assert circles(graph) == []
