@@ -46,3 +46,11 @@ def test_every_subpackage_says_what_it_is_and_may_import(init: Path) -> None:
     assert doc, "no docstring"
     assert re.search(r"[Mm]ay import|imports nothing", doc), \
         "the docstring does not say what the part may import"
+
+
+def test_the_readme_reads_in_five_minutes() -> None:
+    """The README keeps to what a newcomer needs (the two commands, what it is for, a tour,
+    where each doc is); detail and figures live in docs/."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 300
+    assert readme.index("make demo") < readme.index("## What it is for")
