@@ -43,9 +43,13 @@ audit, which also runs on two local processes and on a local Dask cluster.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tarneeb.replay.log import encode_record, parse_log
@@ -80,11 +84,12 @@ def main() -> None:
                     help="fair archives of the audit's calibration (0: skip)")
     ap.add_argument("--archive-logs", type=int, default=2000,
                     help="logs in the archive the audit goes through (0: skip)")
+    ap.add_argument("--write-docs", action="store_true",
+                    help="write the figures into docs/PERFORMANCE.md (make bench does)")
     args = ap.parse_args()
 
     from bench_audit import bench_deals
-    from bench_floor import bench_floor, bench_memory, memory_line
-    from bench_floor import lines as floor_lines
+    from bench_floor import bench_floor, bench_memory
 
     figures: dict[str, object] = {}
     figures["deals"] = bench_deals(2.0)
@@ -112,13 +117,10 @@ def main() -> None:
         figures["regress_protocol"] = bench_protocol(corpus)
         figures["regress"] = figures["regress_protocol"]["in-process"]
     from bench_caps import bench_caps
-    from bench_caps import line as caps_line
 
     figures["caps"] = bench_caps()
     from bench_durability import bench_durability
-    from bench_durability import line as durability_line
     from bench_startup import bench_startup
-    from bench_startup import line as startup_line
 
     figures["durability"] = bench_durability()
 
@@ -128,21 +130,63 @@ def main() -> None:
 
         figures["archive"] = bench_archive(args.archive_logs)
     from bench_blind import bench_blind
-    from bench_blind import lines as blind_lines
     from bench_calibration import bench_calibration
-    from bench_calibration import lines as calibration_lines
 
     if args.calibration:
         figures["calibration"] = bench_calibration(args.calibration)
 
     figures["blind"] = bench_blind()
     from bench_group import bench_group
-    from bench_group import lines as group_lines
 
     figures["group"] = bench_group()
     if args.json:
         print(json.dumps(figures, indent=1))
         return
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        print_figures(figures)
+    print(text.getvalue(), end="")
+    if args.write_docs:
+        write_performance_page(text.getvalue(), HERE.parent / "docs" / "PERFORMANCE.md")
+
+
+BEGIN, END = "<!-- make bench: begin -->", "<!-- make bench: end -->"
+
+
+def write_performance_page(lines: str, page: Path) -> None:
+    """The figures of this run written into ``page`` between its two markers (the rest
+    of the page is kept as it is), with when, where and under what load they ran.
+
+    >>> import pathlib, tempfile
+    >>> page = pathlib.Path(tempfile.mkdtemp()) / "P.md"
+    >>> _ = page.write_text(f"# Figures\\n{BEGIN}\\nold\\n{END}\\nhistory\\n")
+    >>> write_performance_page("deals: 190,000/s\\n", page)
+    >>> text = page.read_text()
+    >>> "deals: 190,000/s" in text, "old" in text, text.endswith(f"{END}\\nhistory\\n")
+    (True, False, True)
+    """
+    doc = page.read_text(encoding="utf-8")
+    if BEGIN not in doc or END not in doc:
+        raise SystemExit(f"bench: {page} has no {BEGIN} … {END} section to write")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    when = time.strftime("%Y-%m-%d", time.gmtime())
+    body = (f"{BEGIN}\nThe last `make bench`, {when}, on {os.cpu_count()} cores (load average "
+            f"{load} when it ended):\n\n```\n{lines.rstrip()}\n```\n{END}")
+    head, _, rest = doc.partition(BEGIN)
+    page.write_text(head + body + rest.partition(END)[2], encoding="utf-8")
+
+
+def print_figures(figures: dict[str, object]) -> None:
+    """Each figure beside its target, a line each (or a few)."""
+    from bench_blind import lines as blind_lines
+    from bench_calibration import lines as calibration_lines
+    from bench_caps import line as caps_line
+    from bench_durability import line as durability_line
+    from bench_floor import lines as floor_lines
+    from bench_floor import memory_line
+    from bench_group import lines as group_lines
+    from bench_startup import line as startup_line
+
     d, v, s = figures["deals"], figures["verify"], figures["size"]
     print(f"deal derivation: {d['deals_per_second']:,.0f} deals/s on one core (target 50,000)")
     for text in floor_lines(v):  # type: ignore[arg-type]

@@ -45,7 +45,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
 @pytest.mark.parametrize("name", ["bench_floor", "bench_stages", "bench_audit",
-                                  "bench_startup", "bench_group", "bench_logs"])
+                                  "bench_startup", "bench_group", "bench_logs", "bench"])
 def test_bench_doctests(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The benchmark's figures are computed by code whose examples run, so ``make bench``
     does not rot between runs."""
