@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+import enum
+
 from tarneeb.replay.rules.cards import SUIT_SYMBOLS, card_name
 
 Action = int
@@ -59,12 +61,34 @@ def describe_action(a: Action) -> str:
     return f"action {a}"
 
 
+class Phase(enum.IntEnum):
+    DEAL = 0  # waiting for a deal (a chance event)
+    BID = 1  # personal bids or the auction
+    TRUMP = 2  # the auction winner names the trump
+    PLAY = 3  # the 13 tricks
+    OVER = 4  # the match is won
+
+
+class IllegalAction(ValueError):
+    """An action that the rules do not allow now; ``kind`` says which rule.
+
+    Kinds: ``over``, ``not-your-turn``, ``wrong-phase``, ``not-held``, ``renege``,
+    ``bid-range``, ``bid-minimum``, ``bid-not-higher``, ``bad-deal``.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 __all__ = [
     "BID_BASE",
     "NUM_ACTIONS",
     "PASS",
     "TRUMP_BASE",
     "Action",
+    "IllegalAction",
+    "Phase",
     "bid_action",
     "describe_action",
     "is_bid",

@@ -19,15 +19,14 @@ is (:meth:`MatchState.apply`). Actions are small integers, like cards
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Sequence
-
 from tarneeb.replay.rules.actions import (
     BID_BASE,
     NUM_ACTIONS,
     PASS,
     TRUMP_BASE,
     Action,
+    IllegalAction,
+    Phase,
     bid_action,
     describe_action,
     is_bid,
@@ -35,6 +34,7 @@ from tarneeb.replay.rules.actions import (
     is_trump_choice,
     trump_action,
 )
+from tarneeb.replay.rules.batch import BatchMoves, MatchFields
 from tarneeb.replay.rules.cards import (
     SUIT_MASKS,
     SUIT_SYMBOLS,
@@ -44,7 +44,6 @@ from tarneeb.replay.rules.cards import (
     cards_of,
     check_deal,
 )
-from tarneeb.replay.rules.fastplay import owners_of, whole_hand, whole_tricks
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.rules.scoring import (
     TIE_TEAMS,
@@ -59,42 +58,17 @@ from tarneeb.replay.rules.scoring import (
     trick_winner,
 )
 
-_CALL_ACTIONS = (*range(52, 66), 66, 66)  # a call's value in the log (15: pass) -> action
-
-
-class Phase(enum.IntEnum):
-    DEAL = 0  # waiting for a deal (a chance event)
-    BID = 1  # personal bids or the auction
-    TRUMP = 2  # the auction winner names the trump
-    PLAY = 3  # the 13 tricks
-    OVER = 4  # the match is won
-
-
 _DEAL, _BID, _TRUMP, _PLAY, _OVER = Phase  # plain names: an Enum attribute costs a lookup
-
-
-class IllegalAction(ValueError):
-    """An action that the rules do not allow now; ``kind`` says which rule.
-
-    Kinds: ``over``, ``not-your-turn``, ``wrong-phase``, ``not-held``, ``renege``,
-    ``bid-range``, ``bid-minimum``, ``bid-not-higher``, ``bad-deal``.
-    """
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 SEAT_NAMES = ("seat 0", "seat 1", "seat 2", "seat 3")
 
 
-class MatchState:
-    """A match from the first deal to the win. See the module docstring."""
+class MatchState(BatchMoves):
+    """A match from the first deal to the win. See the module docstring; the moves it
+    takes many at a time (the replayer's fast paths) are :class:`BatchMoves`'."""
 
-    __slots__ = (
-        "_bids", "_led", "_passed", "_trick", "current_player", "deal_number", "dealer",
-        "hand", "hands", "history", "leader", "phase", "rules", "totals", "trump", "winner",
-    )
+    __slots__ = ()
 
     def __init__(self, rules: RuleSet, first_dealer: int) -> None:
         if first_dealer not in (0, 1, 2, 3):
@@ -104,23 +78,23 @@ class MatchState:
         self.deal_number = 0
         self.totals = [0, 0, 0, 0]
         self.phase = _DEAL
-        self.current_player: int | None = None
-        self.history: list[Hand] = []  # finished hands, scored or cancelled
-        self.hand: Hand | None = None  # the hand under way
-        self.hands: list[Mask] = [0, 0, 0, 0]  # cards still held
-        self.trump: int | None = None
-        self.winner: int | None = None
+        self.current_player = None
+        self.history = []
+        self.hand = None
+        self.hands = [0, 0, 0, 0]
+        self.trump = None
+        self.winner = None
         self.leader = 0
-        self._trick: list[Card] = []
+        self._trick = []
         self._led = -1
-        self._bids: list[int | None] = [None] * 4
+        self._bids = [None] * 4
         self._passed = [False] * 4
 
     # ------------------------------------------------------------------ copying
     def clone(self) -> MatchState:
         """An independent copy (finished hands are shared, they never change)."""
         other = object.__new__(MatchState)
-        for name in MatchState.__slots__:
+        for name in MatchFields.__slots__:
             v = getattr(self, name)
             if isinstance(v, list) and name != "history":
                 v = list(v)
@@ -405,174 +379,6 @@ class MatchState:
         self.leader = self.current_player = winner
         if len(hand.plays) == 52:
             self._finish_scored()
-
-    def apply_calls(self, calls: Sequence[tuple[int, Action]]) -> int:
-        """Calls ``(seat, action)`` in order, as many as are legal; returns how many.
-
-        The replayer's fast path for the bidding, with the rules of :meth:`apply`: it
-        stops before a call out of turn or against the rules, or when the bidding
-        is over, leaving the state as call-by-call play would.
-
-        >>> from tarneeb.replay.rules.ruleset import preset
-        >>> from tarneeb.replay.rules.cards import deal_hands
-        >>> m = MatchState(preset("classic"), first_dealer=0)
-        >>> m.deal(deal_hands(list(range(52)), dealer=0))
-        >>> m.apply_calls([(1, bid_action(7)), (2, PASS), (3, bid_action(7))])  # 7 is not higher
-        2
-        """
-        if self.phase != _BID:
-            return 0
-        rules, totals, bids = self.rules, self.totals, self._bids
-        n = 0
-        if rules.bidding == "personal":
-            record = self.hand_under_way.calls
-            low = None if rules.min_bid_steps else rules.min_bid  # the same for every seat
-            for seat, action in calls:
-                bid = action - BID_BASE
-                if seat != self.current_player or not (
-                        low if low is not None else rules.lowest_bid(totals[seat])) <= bid <= 13:
-                    break
-                bids[seat] = bid
-                record.append((seat, action))
-                n += 1
-                if seat == self.dealer:
-                    if sum(b or 0 for b in bids) < self.lowest_total():
-                        self._finish_cancelled()
-                    else:
-                        self.phase = _PLAY
-                        self.leader = self.current_player = (self.dealer + 1) & 3
-                    break
-                self.current_player = (seat + 1) & 3
-            return n
-        for seat, action in calls:
-            if self.phase != _BID or seat != self.current_player:
-                break
-            if action != PASS and not (
-                    max(rules.auction_min, self._highest_call() + 1) <= action - BID_BASE <= 13):
-                break
-            self._bid(action)
-            n += 1
-        return n
-
-    def play_cards(self, cards: bytes | list[Card]) -> int:
-        """Play cards in order, as many as are legal; returns how many were played.
-
-        The same rules as :meth:`apply` card by card, in one tight loop: the replayer's
-        fast path. It stops before the first card that :meth:`check` would refuse (or
-        when the hand ends), leaving the state exactly as card-by-card play would.
-
-        >>> from tarneeb.replay.rules.ruleset import preset
-        >>> from tarneeb.replay.rules.cards import deal_hands
-        >>> m = MatchState(preset("qahwa41"), first_dealer=3)
-        >>> m.deal(deal_hands(list(range(52)), dealer=3), thirteenth=51)
-        >>> for _ in range(4): m.apply(bid_action(3))
-        >>> m.play_cards(bytes([0, 1, 2, 3, 40]))  # seat 1 cannot lead: it is seat 0's turn
-        4
-        """
-        if self.phase != _PLAY:
-            return 0
-        hands = self.hands
-        hand = self.hand_under_way
-        plays = hand.plays
-        trump = self.trump
-        seat = self.to_move
-        trick = self._trick
-        led = self._led
-        leader = self.leader
-        suit_masks = SUIT_MASKS
-        n = 0
-        if not trick:  # whole tricks, four cards at a time
-            n, played, seat = whole_tricks(hands, cards, seat, trump, hand.trick_winners,
-                                           hand.tricks)
-            if played:
-                rest = ~played
-                for s in range(4):
-                    hands[s] &= rest
-            if n:
-                plays.extend(cards[:n])
-                led = -1
-                leader = seat
-                if len(plays) == 52:
-                    self._trick, self._led, self.leader, self.current_player = trick, -1, seat, seat
-                    self._finish_scored()
-                    return n
-        for card in cards[n:]:
-            held = hands[seat]
-            bit = 1 << card
-            if not held & bit:
-                break
-            if trick:
-                if card // 13 != led and held & suit_masks[led]:
-                    break
-            else:
-                led = card // 13
-                leader = seat
-            hands[seat] = held ^ bit
-            trick.append(card)
-            plays.append(card)
-            n += 1
-            if len(trick) == 4:
-                winner = trick_winner(trick, leader, trump)
-                hand.tricks[winner] += 1
-                hand.trick_winners.append(winner)
-                trick = []
-                led = -1
-                seat = leader = winner
-                if len(plays) == 52:
-                    self._trick, self._led, self.leader, self.current_player = trick, -1, seat, seat
-                    self._finish_scored()
-                    return n
-            else:
-                seat = (seat + 1) & 3
-        self._trick, self._led, self.leader, self.current_player = trick, led, leader, seat
-        return n
-
-    def play_hand(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None,
-                  calls: Sequence[tuple[int, int]], trump: int | None,
-                  cards: bytes, owners: bytes | None = None) -> Hand | None:
-        """Deal and play a whole hand at once, when every move is legal and the hand ends
-        as given (cancelled without cards, or all 52 played); returns the finished hand.
-        Otherwise returns ``None`` and leaves the state as it was, for move-by-move play.
-
-        ``calls`` are ``(seat, value)``, value 0-13 a bid and 15 a pass, as in the log;
-        ``trump`` is the suit the auction winner names, or the trump the log claims.
-        ``owners``, who holds each card (:func:`~tarneeb.replay.rules.fastplay.owners_of`), may
-        be given with ``hands`` when the caller has it. The verifier's fast path
-        (:mod:`tarneeb.replay.rules.fastplay`); four hands that are not a deal give ``None``.
-
-        >>> from tarneeb.replay.rules.ruleset import preset
-        >>> from tarneeb.replay.rules.cards import deal_hands
-        >>> m = MatchState(preset("qahwa41"), first_dealer=3)
-        >>> m.play_hand(deal_hands(list(range(52)), dealer=3), 51,
-        ...             [(0, 2), (1, 2), (2, 2), (3, 2)], None, bytes(range(52))) is None
-        True
-        >>> m.phase  # the trump is spades (the 13th card's suit), not none: nothing done
-        <Phase.DEAL: 0>
-        """
-        if self.phase != _DEAL:
-            return None
-        rules = self.rules
-        deal_trump = rules.trump_for_deal(thirteenth)
-        if owners is None:
-            owners = owners_of(hands)
-            if owners is None:
-                return None
-        out = whole_hand(rules, self.totals, self.dealer, owners, deal_trump, calls, trump,
-                         cards)
-        if out is None:
-            return None
-        cancelled, declarer, contract, trump, winners, tricks = out
-        actions = _CALL_ACTIONS
-        hand = self.hand = Hand(
-            self.deal_number, self.dealer, tuple(hands), thirteenth,  # type: ignore[arg-type]
-            deal_trump if cancelled else trump, [(s, actions[v]) for s, v in calls],
-            declarer, contract, list(cards), winners, tricks)
-        if cancelled:
-            self._finish_cancelled()
-        else:
-            self.trump = trump
-            self._finish_scored()
-        return hand
 
     # ------------------------------------------------------------------ ends of hands
     def _finish_cancelled(self) -> None:
