@@ -9,6 +9,7 @@ through an import inside a function.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -229,3 +230,32 @@ def test_no_import_circle_in_the_benchmarks():
     graph = bench_graph()
     assert graph["bench"]  # the driver imports the benchmarks: the graph is not empty
     assert circles(graph) == []
+
+
+JS_IMPORT = re.compile(r"""(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["'](\./[^"']+)["']"""
+                       r"""|\bimport\(\s*["'](\./[^"']+)["']\s*\)""")
+
+
+def js_graph() -> dict[str, set[str]]:
+    """The TypeScript verifier's modules (js/src) and which of them each imports, type-only
+    imports included (a circle of types is still a circle a reader has to follow)."""
+    modules = {p.stem: p for p in sorted((ROOT / "js" / "src").glob("*.ts"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = {a or b for a, b in JS_IMPORT.findall(path.read_text(encoding="utf-8"))}
+        graph[name] = {Path(f).stem for f in found} & set(modules) - {name}
+    return graph
+
+
+def test_no_import_circle_in_the_typescript_verifier():
+    graph = js_graph()
+    assert graph["replay"] and graph["cli"]  # the reader found the imports
+    assert circles(graph) == []
+
+
+def test_the_typescript_import_reader_sees_each_form():
+    text = ('import { a } from "./one.js";\nimport type { B } from "./two.js";\n'
+            'export { c } from "./three.js";\nconst d = await import("./four.js");\n'
+            'import {\n  e,\n} from "./five.js";\n')
+    found = {a or b for a, b in JS_IMPORT.findall(text)}
+    assert {Path(f).stem for f in found} == {"one", "two", "three", "four", "five"}

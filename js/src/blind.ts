@@ -7,7 +7,7 @@
  */
 import { type Bytes, toHex } from "./bytes.js";
 import { cardName } from "./engine.js";
-import { type Finding } from "./replay.js";
+import { type Finding } from "./findings.js";
 import { DECK, ELEMENT, L, PROOF, type Point, cardPoints, context, decode, owner, scalarOf, verifyDleq } from "./shuffleproof.js";
 import { ARGUMENT_ELEMENTS, ARGUMENT_SCALARS } from "./shuffleargument.js";
 import { type Deal, type Fault, type SeatKey, split, verifyUnfinished, verifyV1, verifyV2 } from "./transcript.js";

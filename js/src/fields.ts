@@ -6,7 +6,7 @@
 import { encode } from "@msgpack/msgpack";
 import { type Bytes } from "./bytes.js";
 import { pyStr, unsafeCharacter } from "./names.js";
-import type { EndRecord, HandRecord, Header } from "./records.js";
+import type { EndRecord, HandRecord, Header } from "./recordtypes.js";
 import { type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
 import { type Limits } from "./stream.js";
 

@@ -4,74 +4,17 @@
  * stop being whole values is read up to there (§ "A log cut short").
  */
 import { encode } from "@msgpack/msgpack";
-import { type BlindTranscript, type RevealedKeys, readBlindRecord } from "./blind.js";
+import { type RevealedKeys, readBlindRecord } from "./blind.js";
 import { type Bytes } from "./bytes.js";
 import { LogError, MAGIC, Shape, ValueError, closeHand, decodeDeal, decodeEnd, decodeHeader, isInt, show } from "./fields.js";
-import { type RuleSet } from "./rules.js";
 import { DEFAULT_LIMITS, type Limits, moveRun, scanValue } from "./stream.js";
 import { firstRefusal, isCanonical, isWhole, readValue } from "./unpack.js";
 
 export { LogError } from "./fields.js";
+export type { Batch, Cut, EndRecord, HandRecord, Header, ParsedLog } from "./recordtypes.js";
+import type { Cut, EndRecord, HandRecord, Header, ParsedLog } from "./recordtypes.js";
 
 export const HEADER = 0, DEAL = 1, END = 2, SIGNATURE = 3, CLAIMS = 4, BLIND = 5, PROOF = 6, KEYS = 7;
-export interface Batch { index: number; size: number; path: Bytes[]; root: Bytes; headSignature: Bytes }
-
-export interface Header {
-  rules: RuleSet;
-  rulesMap: Record<string, unknown>;
-  seats: { name: string; computer: boolean }[];
-  matchId: Bytes;
-  serverCommitment: Bytes | null;
-  batch: Batch | null;
-  clientCommitments: Bytes[] | null;
-  clientSeeds: Bytes[] | null;
-  firstDealer: number;
-  publicKey: Bytes | null;
-  blind: boolean;
-}
-
-export interface HandRecord {
-  dealNumber: number;
-  dealer: number;
-  revealed: number | null;
-  deal: { masks: number[]; thirteenth: number | null } | null;
-  calls: [number, number][];
-  trump: number | null;
-  plays: number[];
-  timer: bigint;
-  tricks: number[] | null;
-  scores: number[] | null;
-  totals: number[] | null;
-  closed: boolean;
-  offset: number;
-  /** a log dealt blind: the hand's blind record and its play proofs */
-  blind?: BlindTranscript | null;
-}
-
-export interface EndRecord {
-  winner: number | null;
-  serverSeed: Bytes | null;
-  abandoned: { cause: string; seat: number | null; reason: string } | null;
-}
-
-export interface Cut { offset: number; message: string; unreadable: boolean }
-
-export interface ParsedLog {
-  header: Header;
-  hands: HandRecord[];
-  end: EndRecord | null;
-  endOffset: number | null;
-  signature: Bytes | null;
-  signatureOffset: number | null;
-  signedBytes: Bytes;
-  cut: Cut | null;
-  size: number;
-  zeroTail: number;
-  /** the byte after each value (each move its own; a blind record goes with its deal record, a proof record with its card), in order */
-  ends: number[];
-  /** a log dealt blind: its keys records */
-  keys: RevealedKeys[];
-}
 
 function writerStart(head: Bytes): boolean {
   if (head.length === 1 && head[0] === 0xcc) return true;
