@@ -302,6 +302,14 @@ def test_core_refuses_arguments_out_of_range() -> None:
         core.replay(data, 0, 1, params[:-1], 0, None, None)
     with pytest.raises(ValueError):
         core.replay(data, 0, 1, params, 4, None, None)
+    deriver_hashes = (None, None)
+    for where in (0, 3, len(params) - 1):  # an int field given a value it cannot hold
+        for value in (2**31, -2**31, 2**40):
+            bad = params[:where] + (value,) + params[where + 1:]
+            with pytest.raises(ValueError, match="out of the range|out of shape"):
+                core.replay(data, 0, 1, bad, 0, *deriver_hashes)
+    with pytest.raises(OverflowError):  # beyond 64 bits: refused by Python's conversion
+        core.replay(data, 0, 1, (2**70, *params[1:]), 0, *deriver_hashes)
     start = log.offsets[0]
     cut = data[:start + 20]  # the first hand cut inside its moves: not confirmed
     assert core.replay(cut, start, 1, params, log.header.first_dealer, None, None) is None

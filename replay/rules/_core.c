@@ -15,6 +15,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -39,48 +40,60 @@ typedef struct {
     int made_13_wins;
 } Rules;
 
-/* the rules as the flat tuple of ints replay/verify/compiled.py makes of a RuleSet */
+/* the rules as the flat tuple of ints replay/verify/compiled.py makes of a RuleSet; every
+ * value is checked to fit the field it goes to (an int field takes -2^31 < x < 2^31, a
+ * long long one what Python's int gives), so no value is narrowed without a word */
 static int read_rules(PyObject *t, Rules *r) {
     Py_ssize_t n = PyTuple_Size(t), k = 0;
     if (n < 0) return -1;
-#define NEXT(dst) do { \
+#define NEXT_LL(dst) do { \
         if (k >= n) { PyErr_SetString(PyExc_ValueError, "rules tuple too short"); return -1; } \
         long long x_ = PyLong_AsLongLong(PyTuple_GET_ITEM(t, k)); k++; \
         if (x_ == -1 && PyErr_Occurred()) return -1; \
         (dst) = x_; } while (0)
-    long long x;
-    NEXT(x); r->trump_rule = (int)x;
-    NEXT(x); r->fixed_trump = (int)x;
-    NEXT(x); r->auction = (int)x;
-    NEXT(x); r->min_bid = (int)x;
-    NEXT(x); r->auction_min = (int)x;
-    NEXT(x); r->ends_on_13 = (int)x;
-    NEXT(x); if (x < 0 || x > MAX_STEPS) goto bad; r->n_bid_steps = (int)x;
-    for (int i = 0; i < r->n_bid_steps; i++) { NEXT(r->bid_steps[i][0]); NEXT(r->bid_steps[i][1]); }
-    NEXT(x); r->min_total = (int)x;
-    NEXT(x); if (x < 0 || x > MAX_STEPS) goto bad; r->n_total_steps = (int)x;
-    for (int i = 0; i < r->n_total_steps; i++) { NEXT(r->total_steps[i][0]); NEXT(r->total_steps[i][1]); }
-    NEXT(x); r->team_scoring = (int)x;
-    for (int i = 0; i < 12; i++) { NEXT(x); r->values[i] = (int)x; }
-    NEXT(x); r->has_high = (int)x;
-    NEXT(r->values_high_from);
-    for (int i = 0; i < 12; i++) { NEXT(x); r->values_high[i] = (int)x; }
-    NEXT(x); r->all_tricks_value = (int)x;
-    NEXT(x); r->kaboot_made_value = (int)x;
-    NEXT(x); r->kaboot_failed_value = (int)x;
-    NEXT(x); r->defenders_all_tricks_value = (int)x;
-    NEXT(x); r->kaboot_defenders_factor = (int)x;
-    NEXT(x); r->kaboot_defenders_all_value = (int)x;
-    NEXT(r->target);
-    NEXT(r->partner_min);
-    NEXT(x); r->made_13_wins = (int)x;
+#define NEXT(dst) do { \
+        long long y_; NEXT_LL(y_); \
+        if (y_ <= INT_MIN || y_ >= INT_MAX) goto range; \
+        (dst) = (int)y_; } while (0)
+    NEXT(r->trump_rule);
+    NEXT(r->fixed_trump);
+    NEXT(r->auction);
+    NEXT(r->min_bid);
+    NEXT(r->auction_min);
+    NEXT(r->ends_on_13);
+    NEXT(r->n_bid_steps);
+    if (r->n_bid_steps < 0 || r->n_bid_steps > MAX_STEPS) goto bad;
+    for (int i = 0; i < r->n_bid_steps; i++) { NEXT_LL(r->bid_steps[i][0]); NEXT_LL(r->bid_steps[i][1]); }
+    NEXT(r->min_total);
+    NEXT(r->n_total_steps);
+    if (r->n_total_steps < 0 || r->n_total_steps > MAX_STEPS) goto bad;
+    for (int i = 0; i < r->n_total_steps; i++) { NEXT_LL(r->total_steps[i][0]); NEXT_LL(r->total_steps[i][1]); }
+    NEXT(r->team_scoring);
+    for (int i = 0; i < 12; i++) NEXT(r->values[i]);
+    NEXT(r->has_high);
+    NEXT_LL(r->values_high_from);
+    for (int i = 0; i < 12; i++) NEXT(r->values_high[i]);
+    NEXT(r->all_tricks_value);
+    NEXT(r->kaboot_made_value);
+    NEXT(r->kaboot_failed_value);
+    NEXT(r->defenders_all_tricks_value);
+    NEXT(r->kaboot_defenders_factor);
+    NEXT(r->kaboot_defenders_all_value);
+    NEXT_LL(r->target);
+    NEXT_LL(r->partner_min);
+    NEXT(r->made_13_wins);
     if (k != n) goto bad;
     if (r->trump_rule < 0 || r->trump_rule > 2 || r->fixed_trump < 0 || r->fixed_trump > 3)
         goto bad;
     return 0;
 #undef NEXT
+#undef NEXT_LL
 bad:
     PyErr_SetString(PyExc_ValueError, "rules tuple out of shape");
+    return -1;
+range:
+    PyErr_Format(PyExc_ValueError, "rules tuple: value %zd out of the range of its field",
+                 k - 1);
     return -1;
 }
 
