@@ -305,8 +305,8 @@ def test_core_refuses_arguments_out_of_range() -> None:
     deriver_hashes = (None, None)
     for where in (0, 3, len(params) - 1):  # an int field given a value it cannot hold
         for value in (2**31, -2**31, 2**40):
-            bad = params[:where] + (value,) + params[where + 1:]
-            with pytest.raises(ValueError, match="out of the range|out of shape"):
+            bad = (*params[:where], value, *params[where + 1:])
+            with pytest.raises(ValueError, match=r"out of the range|out of shape"):
                 core.replay(data, 0, 1, bad, 0, *deriver_hashes)
     with pytest.raises(OverflowError):  # beyond 64 bits: refused by Python's conversion
         core.replay(data, 0, 1, (2**70, *params[1:]), 0, *deriver_hashes)

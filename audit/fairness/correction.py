@@ -20,7 +20,8 @@ def holm(results: Sequence[StatResult], alpha: float = DEFAULT_ALPHA) -> None:
     >>> holm(rs, 0.05); [(r.p_adjusted, r.flagged) for r in rs]
     [(0.03, True), (0.06, False), (0.06, False), (0.02, True)]
     """
-    tested = sorted((r for r in results if r.p_value is not None), key=lambda r: r.p_value)
+    tested = sorted((r for r in results if r.p_value is not None),
+                    key=lambda r: r.p_value or 0.0)  # (each has a p-value)
     m = len(tested)
     running = 0.0
     for i, r in enumerate(tested):

@@ -15,28 +15,34 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
-from typing import Any
+from typing import Any, ClassVar
 
 Value = Hashable
 TestId = tuple[str, ...]
 
 
-def _hashed(names: tuple[str, ...]) -> Any:
-    """The methods that give a frozen reference its hash once, when it is made, rather
-    than at every use: an archive's tallies are keyed by these references, and hashing
-    their nested tuples again for each observation was a fifth of an audit's time. A
-    reference travels to another process as its fields and is hashed there anew (a
-    string's hash differs between processes)."""
-    def post_init(self: Any) -> None:
-        object.__setattr__(self, "_hash", hash(tuple(getattr(self, n) for n in names)))
+class _HashedOnce:
+    """A frozen reference that keeps its hash, made once when it is made, rather than at
+    every use: an archive's tallies are keyed by these references, and hashing their
+    nested tuples again for each observation was a fifth of an audit's time. A reference
+    travels to another process as its fields and is hashed there anew (a string's hash
+    differs between processes). A subclass names its fields in ``_HASHED``."""
 
-    def hash_(self: Any) -> int:
-        return self._hash  # type: ignore[no-any-return]
+    __slots__ = ()
+    _HASHED: ClassVar[tuple[str, ...]] = ()
+    _hash: int
 
-    def reduce(self: Any) -> tuple[Any, tuple[Any, ...]]:
-        return type(self), tuple(getattr(self, n) for n in names)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(self._key()))
 
-    return post_init, hash_, reduce
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, n) for n in self._HASHED)
+
+    def _cached_hash(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return type(self), self._key()
 
 
 def _pmf_from_counts(ways: dict[Any, int], total: int) -> dict[Any, float]:
@@ -44,7 +50,7 @@ def _pmf_from_counts(ways: dict[Any, int], total: int) -> dict[Any, float]:
 
 
 @dataclass(frozen=True, slots=True)
-class DrawSum:
+class DrawSum(_HashedOnce):
     """The sum of the values of ``draws`` items drawn without replacement.
 
     ``population`` is ``((value, how many items carry it), ...)``. With two values
@@ -60,7 +66,8 @@ class DrawSum:
     draws: int
     units: int = 1
     _hash: int = field(init=False, repr=False, compare=False, default=0)
-    __post_init__, __hash__, __reduce__ = _hashed(("population", "draws", "units"))
+    _HASHED = ("population", "draws", "units")
+    __hash__ = _HashedOnce._cached_hash
 
     @property
     def size(self) -> int:
@@ -127,7 +134,7 @@ def _class_counts(class_sizes: tuple[int, ...], draws: int) -> dict[tuple[int, .
 
 
 @dataclass(frozen=True, slots=True)
-class DrawPattern:
+class DrawPattern(_HashedOnce):
     """The class counts of a draw, sorted from the largest: e.g. ``"4-3-3-3"``.
 
     >>> p = DrawPattern((13, 13, 13, 13), 13).pmf()
@@ -139,7 +146,8 @@ class DrawPattern:
     draws: int
     units: int = 1
     _hash: int = field(init=False, repr=False, compare=False, default=0)
-    __post_init__, __hash__, __reduce__ = _hashed(("class_sizes", "draws", "units"))
+    _HASHED = ("class_sizes", "draws", "units")
+    __hash__ = _HashedOnce._cached_hash
 
     def pmf(self) -> dict[str, float]:
         return _pattern_pmf(self.class_sizes, self.draws)
@@ -168,7 +176,7 @@ def pattern_name(counts: Iterable[int]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class DrawEmpty:
+class DrawEmpty(_HashedOnce):
     """How many classes a draw leaves empty (voids, for suits in a hand).
 
     >>> {k: round(v, 4) for k, v in DrawEmpty((13, 13, 13, 13), 13).pmf().items()}
@@ -179,7 +187,8 @@ class DrawEmpty:
     draws: int
     units: int = 1
     _hash: int = field(init=False, repr=False, compare=False, default=0)
-    __post_init__, __hash__, __reduce__ = _hashed(("class_sizes", "draws", "units"))
+    _HASHED = ("class_sizes", "draws", "units")
+    __hash__ = _HashedOnce._cached_hash
 
     def pmf(self) -> dict[int, float]:
         return _empty_pmf(self.class_sizes, self.draws)
@@ -206,7 +215,7 @@ def _empty_pmf(class_sizes: tuple[int, ...], draws: int) -> dict[int, float]:
 
 
 @dataclass(frozen=True, slots=True)
-class DrawClassCount:
+class DrawClassCount(_HashedOnce):
     """The number of classes a draw holds ``at_least`` items of (``at_least=0``: holds
     none of: voids; 5: the long suits of a hand), summed over ``hands`` disjoint draws
     of ``draws`` items each from one population: its exact mean, variance and the
@@ -226,7 +235,8 @@ class DrawClassCount:
     at_least: int
     hands: int = 1
     _hash: int = field(init=False, repr=False, compare=False, default=0)
-    __post_init__, __hash__, __reduce__ = _hashed(("class_sizes", "hand", "at_least", "hands"))
+    _HASHED = ("class_sizes", "hand", "at_least", "hands")
+    __hash__ = _HashedOnce._cached_hash
 
     @property
     def units(self) -> int:
@@ -278,7 +288,7 @@ def _class_moments(class_sizes: tuple[int, ...], draws: int,
 
 
 @dataclass(frozen=True, slots=True)
-class Uniform:
+class Uniform(_HashedOnce):
     """Every category equally likely (a card dealt last, a seat drawn to deal first).
 
     >>> Uniform(("a", "b")).pmf()
@@ -288,7 +298,8 @@ class Uniform:
     categories: tuple[Value, ...]
     units: int = 1
     _hash: int = field(init=False, repr=False, compare=False, default=0)
-    __post_init__, __hash__, __reduce__ = _hashed(("categories", "units"))
+    _HASHED = ("categories", "units")
+    __hash__ = _HashedOnce._cached_hash
 
     def pmf(self) -> dict[Value, float]:
         p = 1 / len(self.categories)
@@ -299,7 +310,7 @@ class Uniform:
 
 
 @dataclass(frozen=True, slots=True)
-class PairedDraws:
+class PairedDraws(_HashedOnce):
     """Two disjoint draws from one population: ``a`` items standing for ``ka`` units and
     ``b`` items for ``kb`` units; the statistic is ``sum_a / ka - sum_b / kb``, the
     difference of the per-unit means (e.g. points per computer hand minus points per
@@ -316,7 +327,8 @@ class PairedDraws:
     b: int
     kb: int
     _hash: int = field(init=False, repr=False, compare=False, default=0)
-    __post_init__, __hash__, __reduce__ = _hashed(("population", "a", "ka", "b", "kb"))
+    _HASHED = ("population", "a", "ka", "b", "kb")
+    __hash__ = _HashedOnce._cached_hash
 
     @property
     def mean(self) -> float:

@@ -103,10 +103,10 @@ def max_test(test: TestId, members: dict[str, list[tuple[Any, int, int]]],
     total = sum(sum(k for _, k, _ in s) for s in members.values())
     if not zs:
         return StatResult(test, MAX, total, None, None, None)
-    z, name, n, obs, exp, _ = max(zs, key=lambda x: (abs(x[0]), x[1]))
+    z, name, n, mean, expected, _ = max(zs, key=lambda x: (abs(x[0]), x[1]))
     p = min(1.0, len(zs) * float(2 * special.ndtr(-abs(z))))
     ses = sorted(x[5] for x in zs)
-    r = StatResult(test, MAX, n, z, len(zs), p, [name], [obs], [exp],
+    r = StatResult(test, MAX, n, z, len(zs), p, [name], [mean], [expected],
                    std_error=ses[len(ses) // 2])  # the median member's
     return r
 

@@ -98,7 +98,9 @@ def _g_test(test: TestId, counts: dict[tuple[Any, Value], int]) -> StatResult:
                           [str(v) for v in impossible], [observed[v] for v in impossible],
                           [0.0] * len(impossible))
     bins = _merge_bins(order, expected)
-    cats, obs, exp = [], [], []
+    cats: list[str] = []
+    obs: list[float] = []
+    exp: list[float] = []
     for group in bins:
         cats.append(str(group[0]) if len(group) == 1 else f"{group[0]}…{group[-1]}")
         obs.append(float(sum(observed[v] for v in group)))

@@ -29,7 +29,7 @@ def _load() -> tuple[ModuleType | None, str]:
     if os.environ.get(PURE_VARIABLE, "") not in ("", "0"):
         return None, f"pure Python, {PURE_VARIABLE} is set"
     try:
-        from tarneeb.replay.rules import _core  # type: ignore[attr-defined]
+        from tarneeb.replay.rules import _core
     except ImportError:  # not built (no compiler at install time)
         return None, "pure Python"
     return _core, "compiled core"

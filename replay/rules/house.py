@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
@@ -217,7 +218,8 @@ def _second_table_words(rules: RuleSet, base: RuleSet) -> str:
     b = base.name
     if rules.values_high is None:
         return (f"values do not change with the player's own score ({b}: from "
-                f"{base.values_high_from} on, {_changes(base.values_high, base.values)})")
+                f"{base.values_high_from} on, "
+                f"{_changes(base.values_high or base.values, base.values)})")
     if base.values_high is None:
         return (f"from an own score of {rules.values_high_from} on, "
                 f"{_changes(rules.values_high, rules.values)} ({b}: no change)")
@@ -241,7 +243,7 @@ def _show(v: Any) -> str:
     return str(v)
 
 
-_PHRASES = {
+_PHRASES: dict[str, Callable[[RuleSet, RuleSet], str]] = {
     "target": lambda r, p: f"plays to {r.target} ({{b}}: {p.target})",
     "made_13_wins": lambda r, p: "a made 13 wins the match outright ({b}: it does not)"
     if r.made_13_wins else "a made 13 does not win the match outright ({b}: it does)",

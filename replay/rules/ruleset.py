@@ -305,17 +305,18 @@ def _validate_tie(tie: Any, need: Callable[[bool, str], None]) -> None:
     need(len(set(steps)) == len(steps), "tie: a step appears twice")
 
 
-ERAM41 = RuleSet(name="eram41", trump="revealed_mate", values=LINEAR_VALUES, tie="team_total")
+ERAM41 = RuleSet(name="eram41", trump="revealed_mate", values=LINEAR_VALUES,
+                 tie=("team_total", "play_on"))
 QAHWA41 = RuleSet(name="qahwa41", trump="fixed", fixed_trump=HEARTS, values=DOUBLED_VALUES,
-                  tie="team_total")
+                  tie=("team_total", "play_on"))
 SAHRAT41 = RuleSet(name="sahrat41", trump="revealed_mate", values=LINEAR_VALUES,
-                   tie="highest_player")
+                   tie=("highest_player", "play_on"))
 SAHRAT400 = RuleSet(
     name="sahrat400", trump="fixed", fixed_trump=HEARTS,
     min_bid_steps=((30, 3), (40, 4), (50, 5)),
     min_total_steps=((30, 12), (40, 13), (50, 14)),
     values=VALUES_400, values_high_from=30, values_high=VALUES_400_FROM_30,
-    tie="highest_player",
+    tie=("highest_player", "play_on"),
 )
 CLASSIC = RuleSet(name="classic", trump="named", bidding="auction", scoring="team",
                   min_total=0)
