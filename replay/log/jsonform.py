@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal, overload
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -72,6 +72,11 @@ class _In:
             raise self.fail(f"missing field {key!r}")
         return self.rec[key]
 
+    @overload
+    def hex(self, key: str, value: Any = None, nil: Literal[False] = False) -> bytes: ...
+    @overload
+    def hex(self, key: str, value: Any = None, *, nil: bool) -> bytes | None: ...
+
     def hex(self, key: str, value: Any = None, nil: bool = False) -> bytes | None:
         v = self.get(key) if value is None else value
         if v is None and nil:
@@ -83,6 +88,11 @@ class _In:
         except ValueError:
             raise self.fail(f"{key} is not hex") from None
 
+    @overload
+    def card(self, key: str, v: Any, nil: Literal[False] = False) -> int: ...
+    @overload
+    def card(self, key: str, v: Any, nil: bool) -> int | None: ...
+
     def card(self, key: str, v: Any, nil: bool = False) -> int | None:
         if v is None and nil:
             return None
@@ -92,6 +102,11 @@ class _In:
             return parse_card(v)
         except CardError as e:
             raise self.fail(f"{key}: {e}") from None
+
+    @overload
+    def list_(self, key: str, nil: Literal[False] = False) -> list[Any]: ...
+    @overload
+    def list_(self, key: str, nil: bool) -> list[Any] | None: ...
 
     def list_(self, key: str, nil: bool = False) -> list[Any] | None:
         v = self.get(key)
@@ -122,6 +137,7 @@ def _record_from_json(index: int, obj: Any, limits: Limits, named_trump: bool
     unknown = sorted(set(obj) - fields) if fields is not None else []
     if unknown:  # what the log would not carry: the JSON would say more than the log
         raise r.fail(f"unknown field(s) {', '.join(map(repr, unknown))}")
+    rec: Header | HandRecord | EndRecord | SignatureRecord | RevealedKeys
     try:
         if kind == "hand":
             rec = _hand_from_json(r)
@@ -131,7 +147,7 @@ def _record_from_json(index: int, obj: Any, limits: Limits, named_trump: bool
             rec = EndRecord(r.get("winner"), r.hex("server_seed", nil=True),
                             _abandoned_from_json(r))
         elif kind == "signature":
-            rec = SignatureRecord(r.hex("signature"))  # type: ignore[arg-type]
+            rec = SignatureRecord(r.hex("signature"))
         elif kind == "keys":
             rec = RevealedKeys(r.get("deal_number"), _hexes(r, "scalars"),
                                _hexes(r, "permutations"))
@@ -200,7 +216,7 @@ def _value(v: Any) -> Any:
 
 
 def _hexes(r: _In, key: str) -> list[bytes | None]:
-    return [r.hex(key, x, nil=True) for x in r.list_(key)]  # type: ignore[union-attr]
+    return [r.hex(key, x, nil=True) for x in r.list_(key)]
 
 
 def _blind_from_json(r: _In) -> BlindTranscript | None:
@@ -228,7 +244,7 @@ def _blind_from_json(r: _In) -> BlindTranscript | None:
             continue
         if not isinstance(proof, list) or len(proof) != 2 or not isinstance(proof[0], int):
             raise r.fail("each play proof is [position, hex proof] or null")
-        t.play_proofs[k] = (proof[0], sub.hex("proof", proof[1]))  # type: ignore[assignment]
+        t.play_proofs[k] = (proof[0], sub.hex("proof", proof[1]))
     return t
 
 
@@ -287,7 +303,7 @@ def _hand_from_json(r: _In) -> HandRecord:
                  for h in deal["hands"]]
         recorded = RecordedDeal((hands[0], hands[1], hands[2], hands[3]),
                                 r.card("thirteenth", deal.get("thirteenth"), nil=True))
-    plays = bytes(r.card("plays", c) for c in r.list_("plays"))  # type: ignore[misc]
+    plays = bytes(r.card("plays", c) for c in r.list_("plays"))
     closed = r.rec.get("closed", True)
     if type(closed) is not bool:
         raise r.fail(f"closed must be true or false, not {closed!r}")
@@ -327,7 +343,9 @@ def _header_from_json(r: _In, limits: Limits) -> Header:
     if batch is not None:
         if not isinstance(batch, dict) or not isinstance(batch.get("path"), list):
             raise r.fail("batch must be {index, size, path, root, head_signature}")
-        proof = BatchProof(batch.get("index"), batch.get("size"),
+        index: Any = batch.get("index")  # checked, as every field, by the log's decoder
+        size: Any = batch.get("size")
+        proof = BatchProof(index, size,
                            [r.hex("batch path", p) for p in batch["path"]],
                            r.hex("batch root", batch.get("root")),
                            r.hex("batch head_signature", batch.get("head_signature")))
