@@ -121,8 +121,8 @@ class Server:
         if cmd not in ("deal", "to_move", "legal_actions", "apply", "tricks", "hand_scores",
                        "totals", "winner"):
             raise _Refused(f"unknown command {cmd!r}")
-        e = self.engine
-        if e is None:
+        engine = self.engine
+        if engine is None:
             raise _Refused("new_match was not called")
         if cmd == "deal":
             hands = r.get("hands")
@@ -132,17 +132,18 @@ class Server:
             if thirteenth is not None and (type(thirteenth) is not int
                                            or not 0 <= thirteenth < 52):
                 raise _Refused("thirteenth is a card 0-51 or null")
-            e.deal(tuple(_mask(h) for h in hands), thirteenth)  # type: ignore[arg-type]
+            masks = [_mask(h) for h in hands]
+            engine.deal((masks[0], masks[1], masks[2], masks[3]), thirteenth)
             return {"ok": True}
         if cmd == "apply":
             action = r.get("action")
             if type(action) is not int:
                 raise _Refused("action is an integer")
-            e.apply(action)
+            engine.apply(action)
             return {"ok": True}
         field = {"to_move": "seat", "legal_actions": "actions", "tricks": "tricks",
                  "hand_scores": "scores", "totals": "totals", "winner": "team"}[cmd]
-        return {field: _plain(getattr(e, cmd)())}
+        return {field: _plain(getattr(engine, cmd)())}
 
 
 def serve(stdin: IO[str], stdout: IO[str], factory: EngineFactory | None = None,

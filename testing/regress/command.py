@@ -122,10 +122,11 @@ class _Lines:
         self.fd = stream.fileno()
         self.buf = bytearray()
         self.eof = False
+        self._queue: Any = None
         if sys.platform == "win32":  # pipes cannot be selected there: a reader thread
             import queue
 
-            self._queue: Any = queue.Queue()
+            self._queue = queue.Queue()
             threading.Thread(target=self._pump, daemon=True).start()
             self._selector: Any = None
         else:

@@ -14,7 +14,7 @@ import os
 import traceback
 from collections.abc import Iterable, MutableSequence
 from itertools import islice
-from typing import Any
+from typing import Any, Literal, overload
 
 from tarneeb.replay.rules.actions import describe_action, is_play
 from tarneeb.replay.rules.cards import SUIT_SYMBOLS, card_name
@@ -174,12 +174,19 @@ class _Driver:
         wanted = f"a sequence of distinct actions 0-{NUM_ACTIONS - 1}"
         try:
             items = _items(v, NUM_ACTIONS)
-            actions = [_int(a, 0, NUM_ACTIONS - 1) for a in items]
-            if len(items) > NUM_ACTIONS or len(set(actions)) != len(actions):
+            listed = [_int(a, 0, NUM_ACTIONS - 1) for a in items]
+            actions = set(listed)
+            if len(items) > NUM_ACTIONS or len(actions) != len(listed):
                 raise _Garbage
         except _Garbage:
             raise self.garbage("legal_actions", v, wanted) from None
-        return set(actions)
+        return actions
+
+    @overload
+    def read_ints(self, method: str, lo: int, hi: int, nil: Literal[False] = False
+                  ) -> list[int]: ...
+    @overload
+    def read_ints(self, method: str, lo: int, hi: int, nil: bool) -> list[int] | None: ...
 
     def read_ints(self, method: str, lo: int, hi: int, nil: bool = False) -> list[int] | None:
         v = self.call(method)
@@ -223,7 +230,7 @@ class _Driver:
                 raise ScriptError(f"{s.name}: hand {n} is dealt after the match was won")
             self._at(n, None, None, None)
             ref.deal(d.hands, d.thirteenth)
-            hand = ref.hand
+            hand = ref.hand_under_way
             self.call("deal", d.hands, d.thirteenth)
             for action in d.actions:
                 found = self._move(ref, hand, n, action)
@@ -329,7 +336,8 @@ class _Driver:
         if ref.rules.scoring == "personal":
             return (f" (seat {seat} bid {hand.bid_of(seat)} and took {hand.tricks[seat]}: "
                     f"{hand.scores[seat]:+d}, not {scores[seat]:+d})")
-        t = hand.tricks[hand.declarer & 1] + hand.tricks[(hand.declarer & 1) + 2]
+        team = (hand.declarer or 0) & 1  # a team game's hand has its declarer
+        t = hand.tricks[team] + hand.tricks[team + 2]
         return (f" (seat {hand.declarer}'s team bid {hand.contract} and took {t}: seat {seat} "
                 f"{hand.scores[seat]:+d}, not {scores[seat]:+d})")
 

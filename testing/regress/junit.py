@@ -46,15 +46,17 @@ def junit_xml(run: RegressRun, engine: str) -> bytes:
               "errors": run.count("engine-failure") + run.count("unreadable"),
               "skipped": run.count("skipped")}
     attrs = {k: str(v) for k, v in counts.items()}
-    root = ET.Element("testsuites", name="tarneeb regress", **attrs, time=f"{run.seconds:.3f}")
-    suite = ET.SubElement(root, "testsuite", name=f"regress {engine}", **attrs,
-                          time=f"{run.seconds:.3f}")
+    seconds = f"{run.seconds:.3f}"
+    root = ET.Element("testsuites", {"name": "tarneeb regress", **attrs, "time": seconds})
+    suite = ET.SubElement(root, "testsuite", {"name": f"regress {engine}", **attrs,
+                                              "time": seconds})
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="engine", value=engine)
     for report in run.reports:
         suite.append(_case(report, engine))
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    xml: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return xml + b"\n"
 
 
 __all__ = ["junit_xml"]

@@ -243,7 +243,7 @@ class Runner:
         t0 = time.perf_counter()
         if isinstance(self.engine, EngineCommand):
             self.start()
-            report = run_script(self.engine, script)  # type: ignore[arg-type]
+            report = run_script(self.engine, script)
         elif self.time_limit is None:
             self.start()
             report = run_script(self._factory, script)  # type: ignore[arg-type]
