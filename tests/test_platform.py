@@ -242,6 +242,9 @@ def test_recorder_refuses_calls_out_of_order(tmp_path: Path) -> None:
         rec.finish(0, None)
     with pytest.raises(tarneeb.RecorderError, match="sign after"):
         rec.sign(lambda data: bytes(64))
+    with pytest.raises(tarneeb.RecorderError, match="exists: a recorder never writes over"):
+        tarneeb.MatchRecorder(tmp_path / "x.tlog", rules="qahwa41", seats=["a"] * 4,
+                              match_id=b"m", first_dealer=0)
     with pytest.raises(FileExistsError):  # a log is never overwritten
         tarneeb.MatchRecorder(tmp_path / "x.tlog", rules="qahwa41", seats=["a"] * 4,
                               match_id=b"m", first_dealer=0)

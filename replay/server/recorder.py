@@ -63,6 +63,12 @@ class RecorderError(ValueError):
     """A call the recorder cannot write: out of order, or a value out of its range."""
 
 
+class LogExistsError(RecorderError, FileExistsError):
+    """The log a recorder was told to write exists already: a recorder never writes over a
+    log (a log a crash cut short is carried on by :meth:`MatchRecorder.resume`). It is a
+    :class:`RecorderError` and a :class:`FileExistsError`."""
+
+
 def _named(v: int | str, parse: Callable[[str], int], top: int, what: str, forms: str) -> int:
     """A card or suit given as its number (0-``top``) or its name."""
     if isinstance(v, str):
@@ -161,10 +167,16 @@ class MatchRecorder:
             raise RecorderError("a match dealt blind commits to seeds too (server_commitment, "
                                 "client seeds): they draw its first dealer")
         self.blind = header.blind
-        self._own = not hasattr(out, "write")  # a file the recorder opened (and closes)
-        # the file stays open for the match; close() closes it
-        self._stream: BinaryIO = open(os.fspath(out), "xb") if self._own \
-            else out  # type: ignore[assignment, arg-type]  # noqa: SIM115
+        self._own = isinstance(out, (str, os.PathLike))  # a file the recorder opens (and closes)
+        if isinstance(out, (str, os.PathLike)):
+            try:  # the file stays open for the match; close() closes it
+                self._stream: BinaryIO = open(os.fspath(out), "xb")  # noqa: SIM115
+            except FileExistsError:
+                raise LogExistsError(f"{os.fspath(out)} exists: a recorder never writes over "
+                                    "a log (resume a log a crash cut short with "
+                                    "MatchRecorder.resume)") from None
+        else:
+            self._stream = out
         self.rules = ruleset
         self.writer = LogWriter(self._stream, durability)
         self.writer.write(header)
@@ -266,9 +278,8 @@ class MatchRecorder:
         if hands is not None:
             if len(hands) != 4:
                 raise RecorderError("hands must be four, by seat")
-            masks = [h if type(h) is int else mask_of(_card(c) for c in h)  # type: ignore[union-attr]
-                     for h in hands]
-            recorded = RecordedDeal((masks[0], masks[1], masks[2], masks[3]),  # type: ignore[arg-type]
+            masks = [h if isinstance(h, int) else mask_of(_card(c) for c in h) for h in hands]
+            recorded = RecordedDeal((masks[0], masks[1], masks[2], masks[3]),
                                     None if thirteenth is None else _card(thirteenth))
         hand = HandRecord(self._deals, _seat(dealer, "dealer"),
                           revealed=None if revealed is None else _card(revealed, "revealed"),
@@ -525,8 +536,8 @@ def match_calls(doc: Mapping[str, Any]) -> Iterator[Callable[[MatchRecorder], in
         if h["type"] != "hand":
             continue
         deal = h["deal"]
-        blind = None if h.get("blind") is None else \
-            record_from_json(i, h, named_trump=named).blind  # type: ignore[union-attr]
+        read = None if h.get("blind") is None else record_from_json(i, h, named_trump=named)
+        blind = read.blind if isinstance(read, HandRecord) else None
         proofs = {} if blind is None else blind.play_proofs
         yield functools.partial(MatchRecorder.deal, dealer=h["dealer"], revealed=h["revealed"],
                                 hands=None if deal is None else deal["hands"],
@@ -558,7 +569,9 @@ def match_calls(doc: Mapping[str, Any]) -> Iterator[Callable[[MatchRecorder], in
                                 reason=a["reason"], server_seed=seed)
     for i, r in enumerate(records):
         if r["type"] == "keys":
-            yield functools.partial(MatchRecorder.reveal_keys, keys=record_from_json(i, r))
+            keys = record_from_json(i, r)
+            if isinstance(keys, RevealedKeys):
+                yield functools.partial(MatchRecorder.reveal_keys, keys=keys)
 
 
 __all__ = ["Durability", "MatchRecorder", "RecorderError", "match_calls", "record_json"]
