@@ -39,11 +39,12 @@ js: node $(NODE_STAMP)
 demo: $(STAMP) chromium js
 	$(PY) -m tarneeb.cli.demo
 
-# the TypeScript verifier's own tests (Node's test runner), then the Python suite, which
-# holds the two verifiers to the same verdicts (tests/test_js_conformance.py); an idle
+# the types (mypy --strict), the TypeScript verifier's own tests (Node's test runner), then
+# the Python suite, which holds the two verifiers to the same verdicts (tests/test_js_conformance.py); an idle
 # worker takes tests from a busy one (--dist worksteal), so the few long ones do not end
 # the run on one core
 test: $(STAMP) chromium js
+	$(MAKE) typecheck
 	cd js && npm test
 	$(PY) -m pytest -q -n auto --dist worksteal
 

@@ -142,7 +142,7 @@ def commit(
         typer.echo(f"matches:    {season.size}")
         typer.echo(f"root:       {season.root.hex()}  (publish with the size before the "
                    "first match)")
-        if signature is not None:
+        if signature is not None and private is not None:
             typer.echo(f"head signature: {signature.hex()}  (key {key_id(private.public_key())})")
         for i in range(season.size):
             typer.echo(f"match {i}:")

@@ -216,7 +216,7 @@ def trust_of(key: Path | None = None, keys: Path | None = None, root: str | None
     source = str(key) if key is not None else str(keys) if keys is not None else None
     return Trust(public_key=pinned_key(key), keys=platform_keys(keys), key_source=source,
                  root=pinned_root(root),
-                 receipts=tuple(read_signed_receipt(r) for r in receipts),
+                 receipts=tuple(r for r in map(read_signed_receipt, receipts) if r is not None),
                  server_seed=seed, limits=limits or DEFAULT_LIMITS)
 
 

@@ -27,7 +27,7 @@ from tarneeb.replay.archive.words import (
 from tarneeb.replay.verify.findings import KINDS, place
 from tarneeb.replay.verify.people import hands_from_1
 
-from .page import Banner, render_page, write_page
+from .page import Banner, Tone, render_page, write_page
 
 if TYPE_CHECKING:
     from tarneeb.audit.fairness import StatResult
@@ -61,7 +61,7 @@ def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]]) -> 
         deals = "the deals show no evidence of bias"
     else:
         deals = "there were no deals to test"
-    tone = "unreadable" if s.unreadable or s.unlisted or s.stopped else (
+    tone: Tone = "unreadable" if s.unreadable or s.unlisted or s.stopped else (
         "findings" if s.with_findings or biased else
         "notice" if s.unpinned or s.deals.get("recorded", 0) else "clean")
     if s.clean == s.logs:

@@ -364,8 +364,9 @@ class ArchiveSummary:
                 self.by_key[m.key_id or "no verified signature"] += 1
                 if m.key_id is not None:
                     self.signers[m.key_id] = (m.platform, m.key_pinned)
-            if chunk.endings and chunk.endings[i] is not None:
-                self.abandoned.add(chunk.endings[i])
+            ending = chunk.endings[i] if chunk.endings else None
+            if ending is not None:
+                self.abandoned.add(ending)
             if m.deals != "none":
                 self.deals[m.deals] += m.hands
                 self.matches_by_origin[m.deals] += 1
@@ -525,8 +526,10 @@ def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
         if not tally:
             continue
         keys = {by: tested_keys(tally, by) for by in ("key", "rule set")}
-        out[origin] = tally.results(alpha, power, correct=False,
-                                    select=lambda t, k=keys: t[1] not in k or t[2] in k[t[1]])
+        def tested(t: tuple[Any, ...], k: dict[str, Any] = keys) -> bool:
+            return t[1] not in k or t[2] in k[t[1]]
+
+        out[origin] = tally.results(alpha, power, correct=False, select=tested)
     correct_all([r for rs in out.values() for r in rs], alpha, power, detectable)
     return out
 

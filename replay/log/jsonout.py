@@ -140,7 +140,9 @@ def schema() -> dict[str, Any]:
     """
     from importlib.resources import files
 
-    return json.loads(files("tarneeb").joinpath("log.schema.json").read_text(encoding="utf-8"))
+    text = files("tarneeb").joinpath("log.schema.json").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
 
 
 def dumps(data: bytes, path: str | None = None) -> str:

@@ -180,8 +180,8 @@ class _Parser:
         if self.reader.cut_short is not None:
             at = self.reader.cut_short.offset or 0
             n = self.reader.size
-            rest = self.reader.data[at:]
-            if self.header is not None and not writer_start(rest):
+            after = self.reader.data[at:]
+            if self.header is not None and not writer_start(after):
                 if self.strict:
                     raise LogError("bytes that start no value a writer writes", at)
                 self.cut = LogUnreadable(at, f"the last {n - at} bytes start no value a "
