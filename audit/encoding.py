@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Iterable, Sized
 
 from .errors import AuditInputError
 
@@ -182,9 +183,10 @@ def check_client_seed(seed: bytes, seat: int | None = None) -> bytes:
 
 def check_client_seeds(seeds: object) -> tuple[bytes, bytes, bytes, bytes]:
     """The four client seeds, in seat order 0-3."""
-    if isinstance(seeds, bytes | str) or not hasattr(seeds, "__len__"):
+    if isinstance(seeds, bytes | str) or not isinstance(seeds, Sized) \
+            or not isinstance(seeds, Iterable):
         raise AuditInputError("client seeds: give a sequence of four seeds, one per seat")
-    seq = list(seeds)  # type: ignore[call-overload]
+    seq = list(seeds)
     if len(seq) != SEATS:
         raise AuditInputError(f"client seeds: {len(seq)} given; there must be 4, one per seat")
     a, b, c, d = (check_client_seed(s, i) for i, s in enumerate(seq))

@@ -87,6 +87,7 @@ class ReaderGone(io.RawIOBase):
     def isatty(self) -> bool:
         return os.isatty(self.fd)
 
+    # (override: BinaryIO's write takes any buffer; this one takes the bytes a command writes)
     def write(self, b: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
         n = memoryview(b).nbytes
         if not self.gone:

@@ -49,6 +49,7 @@ class _PlainArgument(TyperArgument):
             name += "..."
         return name if self.required else f"[{name}]"
 
+    # (override: typer's signature names click's context; the value is not read)
     def display_type_rich(self, ctx: typer.Context) -> str | None:  # type: ignore[override]
         return None
 

@@ -164,7 +164,8 @@ def register(app: typer.Typer) -> None:
             if match_time_limit is not None:
                 raise _error("--match-time-limit goes with --engine-cmd (a Python engine's "
                              "--time-limit is per match already)")
-            under_test = engine  # type: ignore[assignment]
+            assert engine is not None  # one of the two options is given (checked above)
+            under_test = engine
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())  # MODULE may be a file in the current directory
 

@@ -33,7 +33,7 @@ The broken copy gives a trumped trick to the highest card of the led suit:
 
 from __future__ import annotations
 
-from tarneeb.replay.rules.cards import Card, Mask
+from tarneeb.replay.rules.cards import Card, Mask, by_seat
 from tarneeb.replay.rules.engine import MatchState, Phase
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.rules.scoring import Hand
@@ -51,7 +51,7 @@ class ReferenceEngine:
         self.state = self.state_class(rules, first_dealer)
 
     def deal(self, hands: tuple[Mask, Mask, Mask, Mask], thirteenth: Card | None) -> None:
-        self._state.deal(tuple(hands), thirteenth)  # type: ignore[arg-type]
+        self._state.deal(by_seat(hands), thirteenth)
 
     def to_move(self) -> int | None:
         return self._state.current_player

@@ -109,7 +109,8 @@ class Server:
             return {"protocol": PROTOCOL, "version": max(both), "engine": self.name}
         if cmd == "new_match":
             try:
-                rules = RuleSet.from_dict(r.get("rules"))  # type: ignore[arg-type]
+                doc: Any = r.get("rules")  # a map, or from_dict refuses it (TypeError)
+                rules = RuleSet.from_dict(doc)
             except (RulesError, TypeError) as e:
                 raise _Refused(f"rules this engine cannot play: {e}") from None
             dealer = r.get("first_dealer")

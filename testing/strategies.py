@@ -39,7 +39,14 @@ from hypothesis.strategies import SearchStrategy
 
 from tarneeb.replay.log import EndRecord
 from tarneeb.replay.rules.actions import PASS, bid_action, trump_action
-from tarneeb.replay.rules.cards import SUIT_MASKS, colour_mate, deal_hands, make_card, mask_of
+from tarneeb.replay.rules.cards import (
+    SUIT_MASKS,
+    by_seat,
+    colour_mate,
+    deal_hands,
+    make_card,
+    mask_of,
+)
 from tarneeb.replay.rules.engine import MatchState, Phase
 from tarneeb.replay.rules.house import rule_set, shipped
 from tarneeb.replay.rules.paths import END_PATHS, all_paths
@@ -345,7 +352,7 @@ def _stacked(deals: DealSource, big: dict[int, BigBid], rules: RuleSet) -> DealS
             thirteenth = shown
         elif thirteenth is None or not out[dealer] >> thirteenth & 1:
             thirteenth = out[dealer].bit_length() - 1  # a card of the dealer's
-        return tuple(out), thirteenth  # type: ignore[return-value]
+        return by_seat(out), thirteenth
     return source
 
 

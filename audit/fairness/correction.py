@@ -20,12 +20,12 @@ def holm(results: Sequence[StatResult], alpha: float = DEFAULT_ALPHA) -> None:
     >>> holm(rs, 0.05); [(r.p_adjusted, r.flagged) for r in rs]
     [(0.03, True), (0.06, False), (0.06, False), (0.02, True)]
     """
-    tested = sorted((r for r in results if r.p_value is not None),
-                    key=lambda r: r.p_value or 0.0)  # (each has a p-value)
+    tested = sorted(((r.p_value, r) for r in results if r.p_value is not None),
+                    key=lambda pr: pr[0])
     m = len(tested)
     running = 0.0
-    for i, r in enumerate(tested):
-        running = max(running, min(1.0, (m - i) * r.p_value))  # type: ignore[operator]
+    for i, (p, r) in enumerate(tested):
+        running = max(running, min(1.0, (m - i) * p))
         r.p_adjusted = running
         r.flagged = running <= alpha
 

@@ -131,7 +131,8 @@ def hcp(mask: int) -> int:
 
 def suit_lengths(mask: int) -> tuple[int, int, int, int]:
     """The number of cards of each suit (♣ ♦ ♥ ♠)."""
-    return tuple((mask & m).bit_count() for m in SUIT_MASKS)  # type: ignore[return-value]
+    c, d, h, s = ((mask & m).bit_count() for m in SUIT_MASKS)
+    return c, d, h, s
 
 
 def is_deal(masks: Sequence[int]) -> bool:

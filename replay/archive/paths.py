@@ -135,7 +135,8 @@ def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
     except ImportError:
         raise OSError(f"reading {url} needs fsspec (pip install 'tarneeb[cluster]')") from None
     with fsspec.open(url, "rb") as f:
-        return f.read(limits.max_bytes + 1)  # type: ignore[no-any-return]
+        data: bytes = f.read(limits.max_bytes + 1)
+        return data
 
 
 __all__ = ["LOG_SUFFIX", "ArchiveError", "AuditFault", "OnError", "expand_paths", "listing_error",

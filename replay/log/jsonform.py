@@ -229,15 +229,19 @@ def _blind_from_json(r: _In) -> BlindTranscript | None:
         raise r.fail("blind must be {publics, passes, partials, partial_proofs, opened, proofs}"
                      " (and batch_proofs, shuffle_proofs in v2)")
     sub = _In(r.index, b)
-    t = BlindTranscript(sub.hex("publics"), _hexes(sub, "passes"),  # type: ignore[arg-type]
-                        _hexes(sub, "partials"), _hexes(sub, "partial_proofs"),  # type: ignore[arg-type]
+    # a missing element (null) is kept as None for the log's decoder to refuse, as it
+    # refuses every other field out of shape
+    passes: Any = _hexes(sub, "passes")
+    partials: Any = _hexes(sub, "partials")
+    partial_proofs: Any = _hexes(sub, "partial_proofs")
+    t = BlindTranscript(sub.hex("publics"), passes, partials, partial_proofs,
                         sub.hex("opened", nil=True))
     if "shuffle_proofs" in b:  # tarneeb-blind-v2
         halves = _hexes(sub, "shuffle_proofs")  # each pass's elements, then its scalars
         if len(halves) % 2 or len(halves) > 8 or any(h is None for h in halves):
             raise r.fail("shuffle_proofs must be two hex strings for each pass (eight)")
-        t.shuffle_proofs = [halves[i] + halves[i + 1]  # type: ignore[operator]
-                            for i in range(0, len(halves), 2)]
+        whole = [h for h in halves if h is not None]  # all of them (none is None, above)
+        t.shuffle_proofs = [whole[i] + whole[i + 1] for i in range(0, len(whole), 2)]
         t.batch_proofs = sub.hex("batch_proofs")
     for k, proof in enumerate(b["proofs"]):
         if proof is None:

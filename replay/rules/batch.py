@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tarneeb.replay.rules.actions import BID_BASE, PASS, Action, Phase
-from tarneeb.replay.rules.cards import SUIT_MASKS, Card, Mask
+from tarneeb.replay.rules.cards import SUIT_MASKS, Card, Mask, by_seat
 from tarneeb.replay.rules.fastplay import owners_of, whole_hand, whole_tricks
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.rules.scoring import Hand, trick_winner
@@ -231,7 +231,7 @@ class BatchMoves(MatchFields):
         cancelled, declarer, contract, trump, winners, tricks = out
         actions = _CALL_ACTIONS
         hand = self.hand = Hand(
-            self.deal_number, self.dealer, tuple(hands), thirteenth,  # type: ignore[arg-type]
+            self.deal_number, self.dealer, by_seat(hands), thirteenth,
             deal_trump if cancelled else trump, [(s, actions[v]) for s, v in calls],
             declarer, contract, list(cards), winners, tricks)
         if cancelled:

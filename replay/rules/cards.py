@@ -15,6 +15,9 @@ numbered ``♣ 0, ♦ 1, ♥ 2, ♠ 3`` and ranks ``2 0 … A 12``. A set of car
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 Card = int
 Suit = int
@@ -192,3 +195,14 @@ def check_deal(hands: tuple[Mask, ...], dealer: int, thirteenth: Card | None,
 
 _BITS = tuple(1 << c for c in range(52))
 _FIRST = tuple(tuple((s - d - 1) & 3 for s in range(4)) for d in range(4))
+
+
+def by_seat(values: Iterable[_T]) -> tuple[_T, _T, _T, _T]:
+    """Four values by seat (hands, totals …) as a tuple of four; a ``ValueError`` unless
+    there are four.
+
+    >>> by_seat([1, 2, 3, 4])
+    (1, 2, 3, 4)
+    """
+    a, b, c, d = values
+    return a, b, c, d

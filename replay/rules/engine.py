@@ -40,6 +40,7 @@ from tarneeb.replay.rules.cards import (
     SUIT_SYMBOLS,
     Card,
     Mask,
+    by_seat,
     card_name,
     cards_of,
     check_deal,
@@ -122,7 +123,7 @@ class MatchState(BatchMoves):
             problem = check_deal(hands, self.dealer, thirteenth, self.rules.reveals_card)
             if problem:
                 raise IllegalAction("bad-deal", problem)
-        self.hand = Hand(self.deal_number, self.dealer, tuple(hands),  # type: ignore[arg-type]
+        self.hand = Hand(self.deal_number, self.dealer, by_seat(hands),
                          thirteenth, None, [], None, None, [], [], [0, 0, 0, 0])
         self.hands = list(hands)
         self.trump = self.rules.trump_for_deal(thirteenth)

@@ -24,6 +24,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import replace
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from tarneeb.audit.blind import (
     BlindDeal,
     BlindSeat,
@@ -36,6 +38,7 @@ from tarneeb.audit.blind.proofs import deal_blind_v2, deal_until
 from tarneeb.audit.derive import DealDeriver
 from tarneeb.replay.log.blind import OPENED_POSITION, BlindTranscript, RevealedKeys
 from tarneeb.replay.log.records import Abandonment, EndRecord, HandRecord
+from tarneeb.replay.rules.cards import by_seat
 from tarneeb.replay.rules.engine import MatchState
 from tarneeb.replay.rules.players import BotPlayer, Move, Player, play_match
 from tarneeb.replay.rules.ruleset import RuleSet, preset
@@ -72,8 +75,7 @@ def seat_view(state: MatchState, seat: int) -> MatchState:
     view = state.clone()
     view.hands = [h if s == seat else 0 for s, h in enumerate(state.hands)]
     if view.hand is not None:
-        view.hand.hands = tuple(h if s == seat else 0  # type: ignore[assignment]
-                                for s, h in enumerate(view.hand.hands))
+        view.hand.hands = by_seat(h if s == seat else 0 for s, h in enumerate(view.hand.hands))
     return view
 
 
@@ -152,7 +154,8 @@ class BlindTable:
 
 
 def play_blind_match(rules: RuleSet | str, *, seed: bytes | None = None,
-                     players: Sequence[Player] | None = None, key: object = None,
+                     players: Sequence[Player] | None = None,
+                     key: Ed25519PrivateKey | None = None,
                      names: Sequence[str] = DEFAULT_NAMES,
                      computer: Sequence[bool] = (True, True, True, True),
                      max_hands: int = 500, reveal_keys: bool = True,
@@ -175,8 +178,8 @@ def play_blind_match(rules: RuleSet | str, *, seed: bytes | None = None,
 
 
 def play_blind(rules: RuleSet | str, *, seed: bytes | None = None,
-               players: Sequence[Player] | None = None, key: object = None,
-               names: Sequence[str] = DEFAULT_NAMES,
+               players: Sequence[Player] | None = None,
+               key: Ed25519PrivateKey | None = None, names: Sequence[str] = DEFAULT_NAMES,
                computer: Sequence[bool] = (True, True, True, True),
                max_hands: int = 500, reveal_keys: bool = True,
                target: int | None = None, stall: tuple[int, int] | None = None,
@@ -188,7 +191,7 @@ def play_blind(rules: RuleSet | str, *, seed: bytes | None = None,
         rules = replace(rules, target=target, name=f"{rules.name}to{target}")
     s = MatchSecrets(seed)
     if key is not None:
-        s.key = key  # type: ignore[assignment]
+        s.key = key
     if players is None:
         rng = random.Random(s.rng_seed)
         players = [BotPlayer(random.Random(rng.getrandbits(64))) for _ in range(4)]

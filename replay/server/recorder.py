@@ -180,11 +180,11 @@ class MatchRecorder:
         self.rules = ruleset
         self.writer = LogWriter(self._stream, durability)
         self.writer.write(header)
-        self._path = os.fspath(out) if self._own else None  # type: ignore[arg-type]
+        self._path = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
         # a new file's directory entry, synced too: else a power loss may lose the file whole
         self._dir_synced = self._path is not None and durability.mode != "flush"
-        if self._dir_synced:
-            sync_directory(self._path)  # type: ignore[arg-type]
+        if self._path is not None and self._dir_synced:
+            sync_directory(self._path)
         self.cut: str | None = None  # what resume() cut off the log
         self._hand: HandRecord | None = None  # the hand in progress
         self._deals = 0

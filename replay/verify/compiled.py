@@ -68,9 +68,10 @@ _SMALL = 256  # as fastread: under caps this tight a log is read carefully
 def rules_params(rules: RuleSet) -> tuple[int, ...] | None:
     """``rules`` as the flat tuple of ints the core reads, or ``None`` when the core does
     not cover them (the Python path replays such a match)."""
-    known = _PARAMS.get(rules, _PARAMS)  # (the dict itself: not known yet)
-    if known is not _PARAMS:
-        return known  # type: ignore[return-value]
+    try:
+        return _PARAMS[rules]
+    except KeyError:  # not known yet
+        pass
     out: tuple[int, ...] | None = None
     high = rules.values_high
     covered = (
@@ -180,7 +181,7 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
     if out is None:
         return None
     played, winner, hands = out
-    if winner != log.end.winner or not count:  # type: ignore[union-attr]
+    if log.end is None or winner != log.end.winner or not count:
         return None
     v.hands, v.played, v.recorded = count, played, 0
     v.deals_proven = True
@@ -224,7 +225,7 @@ def _history(data: bytes, hands: bytes) -> list[Hand]:
     return out
 
 
-class LazyHistory(list):  # type: ignore[type-arg]
+class LazyHistory(list["Hand"]):
     """A list made when it is first read: the verdict of a log no one asks the history
     of does not pay for it."""
 
@@ -266,7 +267,7 @@ for _name in ("__len__", "__iter__", "__getitem__", "__setitem__", "__delitem__"
               "count", "sort", "reverse", "clear", "copy"):
     if hasattr(list, _name):
         setattr(LazyHistory, _name, _filled(_name))
-LazyHistory.__bool__ = lambda self: len(self) > 0  # type: ignore[attr-defined]
+setattr(LazyHistory, "__bool__", lambda self: len(self) > 0)  # noqa: B010 (a dunder)
 LazyHistory.__hash__ = None
 
 __all__ = ["OUT_FORMAT", "LazyHistory", "confirm", "rules_params", "verify_data"]

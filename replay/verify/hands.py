@@ -152,8 +152,10 @@ class _HandReplay:
         """A derived deal whose every move is legal, as one piece (:meth:`MatchState.play_hand`),
         then the claims: ``False`` with the state untouched when the hand needs the
         move-by-move replay below, which says what is wrong."""
-        state, rec = self.state, self.rec
-        order = bytes(self.deriver.deck(self.n))  # type: ignore[union-attr]
+        state, rec, deriver = self.state, self.rec, self.deriver
+        if deriver is None:  # (the fast path is only taken with a deriver)
+            return False
+        order = bytes(deriver.deck(self.n))
         thirteenth = order[51]  # the last card dealt
         if rec.revealed != (thirteenth if self.reveals else None):
             return False
@@ -366,8 +368,8 @@ class _HandReplay:
                        f"only {moves} moves (0-{moves - 1})", hand=self.n, offset=self.offset)
 
     @staticmethod
-    def _bid_values(hand: object) -> list[int]:
-        return [a - BID_BASE for _, a in hand.calls if a != PASS]  # type: ignore[attr-defined]
+    def _bid_values(hand: Hand) -> list[int]:
+        return [a - BID_BASE for _, a in hand.calls if a != PASS]
 
     # -- play
     def _play(self) -> None:
@@ -391,7 +393,7 @@ class _HandReplay:
         if not rec.plays:
             if not rec.closed:
                 raise _LogStops
-            total = sum(self._bid_values(state.hand))
+            total = sum(self._bid_values(state.hand_under_way))
             v.add("cancelled-wrongly", f"the hand was not played, but the bids total {total}, "
                   "enough to play", hand=n, offset=self.offset)
             raise _Abandon

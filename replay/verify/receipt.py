@@ -174,8 +174,9 @@ def _read(data: bytes) -> SignedReceipt:
         if season is not None:
             if not isinstance(season, dict) or set(season) != {"index", "size", "root"}:
                 raise ReceiptError("season must be {index, size, root} or null")
-            leaf = SeasonLeaf(season.get("index"), season.get("size"),  # type: ignore[arg-type]
-                              _hex(season, "root", 32))
+            index: Any = season["index"]  # checked by SeasonLeaf, as a receipt's every field
+            size: Any = season["size"]
+            leaf = SeasonLeaf(index, size, _hex(season, "root", 32))
         receipt = Receipt(
             match_id=_hex(doc, "match_id"), rules=_pack(rules),
             seats=tuple(_pack(s) for s in seats),

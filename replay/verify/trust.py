@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.signing import check_platform_names
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
@@ -84,9 +84,9 @@ class Trust:
                 return r
         return self.receipts[0] if len(self.receipts) == 1 else None
 
-    def replace(self, **changes: object) -> Trust:
+    def replace(self, **changes: Any) -> Trust:
         """This trust with some anchors changed (``dataclasses.replace``)."""
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)
 
 
 NOTHING = Trust()

@@ -21,7 +21,7 @@ import itertools
 from collections.abc import Sequence
 
 from tarneeb.replay.rules.actions import bid_action
-from tarneeb.replay.rules.cards import CLUBS, colour_mate, make_card, mask_of
+from tarneeb.replay.rules.cards import CLUBS, by_seat, colour_mate, make_card, mask_of
 from tarneeb.replay.rules.paths import all_paths, end_paths
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.rules.scoring import Hand, score_hand, totals_winner
@@ -73,9 +73,9 @@ def trick_deal(tricks: Four, dealer: int, trump: int
     for seat, suit in zip(lasts, suits, strict=True):
         final[seat] = make_card(0, suit)
     table.append((final[0], final[1], final[2], final[3]))
-    hands = tuple(mask_of(row[s] for row in table) for s in range(4))
+    hands = by_seat(mask_of(row[s] for row in table) for s in range(4))
     thirteenth = next(row[dealer] for row in table if row[dealer] // 13 == CLUBS)
-    return hands, thirteenth, tuple(table)  # type: ignore[return-value]
+    return hands, thirteenth, tuple(table)
 
 
 def _options(rules: RuleSet, total: int) -> list[Choice]:

@@ -411,7 +411,8 @@ class SubprocessEngine:
                 self.fail("garbage", f"{call}: the engine answered a line longer than "
                           f"{MAX_LINE} bytes")
             self._died("without answering")
-        return self._answer(cmd, rid, line)  # type: ignore[arg-type]
+        assert line is not None  # (_died raised)
+        return self._answer(cmd, rid, line)
 
     def _died(self, how: str) -> None:
         proc = self.child.proc
@@ -446,7 +447,8 @@ class SubprocessEngine:
         if field not in answer or (field == "ok" and answer["ok"] is not True):
             self.fail("garbage", f"{self._method}: the engine answered {shown!r}, which "
                       f"has no {field!r}" + (" true" if field == "ok" else ""))
-        return answer  # type: ignore[no-any-return]
+        checked: dict[str, Any] = answer
+        return checked
 
     # -- the Engine protocol
     def new_match(self, rules: RuleSet, first_dealer: int) -> None:

@@ -71,7 +71,8 @@ def load_factory(spec: str) -> EngineFactory:
             raise EngineLoadError(f"the module {module_name!r} has no {attr!r}") from None
     if not callable(obj):
         raise EngineLoadError(f"{spec} is not callable: it must return an engine")
-    return obj  # type: ignore[no-any-return]
+    factory: EngineFactory = obj
+    return factory
 
 
 # ---------------------------------------------------------------------- isolation
@@ -246,7 +247,9 @@ class Runner:
             report = run_script(self.engine, script)
         elif self.time_limit is None:
             self.start()
-            report = run_script(self._factory, script)  # type: ignore[arg-type]
+            if self._factory is None:  # (start() loads it)
+                raise EngineLoadError("the engine was not loaded")
+            report = run_script(self._factory, script)
         else:
             report = self._run_isolated(script)
         report.seconds = time.perf_counter() - t0

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from tarneeb.replay.log import LogError, ParsedLog, parse_log
 from tarneeb.replay.rules.actions import TRUMP_BASE
+from tarneeb.replay.rules.cards import by_seat
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.rules.scoring import Hand
 from tarneeb.replay.verify.replayer import verify_log
@@ -78,7 +79,7 @@ def hand_actions(hand: Hand) -> tuple[int, ...]:
 def script_from_history(rules: RuleSet, first_dealer: int, history: Sequence[Hand],
                         name: str = "<match>", reference: str = "the rules") -> MatchScript:
     """The script of a match the engine played (``MatchState.history``)."""
-    deals = tuple(DealScript(tuple(h.hands), h.thirteenth, hand_actions(h))  # type: ignore[arg-type]
+    deals = tuple(DealScript(by_seat(h.hands), h.thirteenth, hand_actions(h))
                   for h in history)
     return MatchScript(rules, first_dealer, deals, name, reference)
 
