@@ -395,7 +395,8 @@ def _play_blind(ruleset: RuleSet, secret: bytes | None, private: Ed25519PrivateK
     try:
         from tarneeb.replay.server.blind import play_blind_match
     except ImportError as e:  # rbcl (libsodium, bundled in its wheel) is missing
-        fail(f"--dealing blind needs the rbcl package (pip install 'tarneeb[blind]'): {e}")
+        fail(f"--dealing blind needs the rbcl package (pip install rbcl: a dependency of "
+             f"tarneeb, the install is incomplete): {e}")
     return play_blind_match(ruleset, seed=secret, key=private, reveal_keys=reveal_keys)
 
 

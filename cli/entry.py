@@ -9,9 +9,35 @@ from __future__ import annotations
 import gc
 import sys
 
+# what installs each module an optional part of tarneeb imports (pyproject.toml): a command
+# that needs one that is missing ends in one line saying so, not in a traceback
+INSTALLS = {
+    "rbcl": "pip install rbcl (a dependency of tarneeb: the install is incomplete)",
+    "scipy": "pip install 'tarneeb[archive]'", "numpy": "pip install 'tarneeb[archive]'",
+    "pyarrow": "pip install 'tarneeb[archive]'", "dask": "pip install 'tarneeb[cluster]'",
+    "distributed": "pip install 'tarneeb[cluster]'", "fsspec": "pip install 'tarneeb[cluster]'",
+    "matplotlib": "pip install 'tarneeb[report]'", "hypothesis": "pip install 'tarneeb[testing]'",
+    "pytest": "pip install 'tarneeb[testing]'",
+    "playwright": "pip install playwright, with a chromium from the system's packages",
+}
+
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line ``argv`` (default: the process's) and exit with its code."""
+    """Run the command line ``argv`` (default: the process's) and exit with its code; a
+    missing optional module ends it in one line naming what installs it (exit 2)."""
+    try:
+        _main(argv)
+    except ModuleNotFoundError as e:
+        top = (e.name or "").split(".")[0]
+        if top not in INSTALLS:
+            raise
+        sys.stdout.flush()
+        sys.stderr.write(f"tarneeb: error: this needs the {top} package, which is not "
+                         f"installed: {INSTALLS[top]}\n")
+        sys.exit(2)
+
+
+def _main(argv: list[str] | None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     if argv is None:  # the program itself (not a caller running a command line in its process)
         _load_quietly(args)

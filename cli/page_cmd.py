@@ -2,9 +2,10 @@
 match in their own browser (the TypeScript verifier of ``js/``, bundled into the page).
 
 The page is built by the npm package (``make js``, or ``cd js && npm ci && npm run
-build``) into ``js/dist/verify.html``; this command copies it where the user asks.
-``$TARNEEB_VERIFIER_PAGE`` names another built page (an installed ``tarneeb-js``'s
-``dist/verify.html``).
+build``) into ``js/dist/verify.html``; a wheel carries it inside the package, as
+``tarneeb/verify.html`` (``setup.py`` builds it then); this command copies it where the
+user asks. ``$TARNEEB_VERIFIER_PAGE`` names another built page (an installed
+``tarneeb-js``'s ``dist/verify.html``).
 
 >>> import typer
 >>> app = typer.Typer()
@@ -28,14 +29,17 @@ BUILD = "make js (or: cd js && npm ci && npm run build)"
 
 
 def page_path() -> Path:
-    """Where the built page is: ``$TARNEEB_VERIFIER_PAGE``, else ``js/dist/verify.html`` in
-    the source tree this tarneeb runs from."""
+    """Where the built page is: ``$TARNEEB_VERIFIER_PAGE``, else the copy installed with the
+    package (``tarneeb/verify.html``), else ``js/dist/verify.html`` in the source tree this
+    tarneeb runs from (an editable install)."""
     named = os.environ.get("TARNEEB_VERIFIER_PAGE")
     if named:
         return Path(named)
     import tarneeb
 
-    return Path(tarneeb.__file__).resolve().parent.parent / "js" / "dist" / "verify.html"
+    package = Path(tarneeb.__file__).resolve().parent
+    installed = package / "verify.html"
+    return installed if installed.is_file() else package.parent / "js" / "dist" / "verify.html"
 
 
 def built_page() -> bytes:

@@ -1,12 +1,22 @@
 """What a package index shows: the license, its file, project URLs, classifiers, and a
-changelog entry for the version being built."""
+changelog entry for the version being built; what the wheel and the sdist carry, and the
+wheel installed alone (tests/base_install.py)."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from importlib.metadata import metadata, version
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from base_install import build, clean_env, copy_source
+
+if TYPE_CHECKING:
+    from base_install import BaseInstall
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,36 +54,22 @@ def test_setting_up_installs_no_system_package() -> None:
     assert not any(d.startswith("pysodium") for e in extras.values() for d in e)
 
 
-def _build(tmp_path: Path, hook: str) -> tuple[str, set[str]]:
-    """Run setuptools' ``hook`` (build_wheel, build_editable) on a copy of the project, as
-    pip does; return what it printed and the names in the wheel it made."""
-    import shutil
-    import subprocess
-    import sys
+def _names(wheel: Path) -> set[str]:
     import zipfile
 
-    source = tmp_path / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".ruff_cache"))
-    out = tmp_path / "out"
-    out.mkdir()
-    code = f"import setuptools.build_meta as b; print(b.{hook}({str(out)!r}))"
-    run = subprocess.run([sys.executable, "-W", "always", "-c", code], cwd=source,
-                         capture_output=True, text=True, check=True)
-    wheel = out / run.stdout.strip().splitlines()[-1]
     with zipfile.ZipFile(wheel) as z:
-        return run.stdout + run.stderr, set(z.namelist())
+        return set(z.namelist())
 
 
-def test_installing_prints_no_package_warning(tmp_path: Path) -> None:
+def test_installing_prints_no_package_warning(tmp_path: Path, base_install: BaseInstall) -> None:
     """``pip install .`` and ``pip install -e .`` print no setuptools warning (a data
     folder that Python could import, left out of ``packages``, made ~40 lines each), and
-    the wheel holds every data file the package reads."""
-    printed, names = _build(tmp_path / "wheel", "build_wheel")
+    the wheel holds every data file the package reads, the verifier page included."""
+    printed, names = base_install.printed, base_install.names()
     assert "would be ignored" not in printed and "Warning" not in printed, printed
     for name in ("tarneeb/log.schema.json", "tarneeb/replay/rules/rulefiles/house400.toml",
                  "tarneeb/report/templates/match.html", "tarneeb/report/templates/report.css",
-                 "tarneeb/corpus/qahwa5-blind.tlog"):
+                 "tarneeb/corpus/qahwa5-blind.tlog", "tarneeb/verify.html"):
         assert name in names, name
     corpus = {p.name for p in (ROOT / "fixtures" / "matches").glob("*.tlog")}
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("tarneeb/corpus/")
@@ -83,8 +79,57 @@ def test_installing_prints_no_package_warning(tmp_path: Path) -> None:
     for package in ("tarneeb", "audit", "replay", "cli", "testing", "report", "corpus"):
         name = "tarneeb/py.typed" if package == "tarneeb" else f"tarneeb/{package}/py.typed"
         assert name in names, name
-    printed, _ = _build(tmp_path / "editable", "build_editable")
+    run = build(copy_source(tmp_path / "source"), tmp_path / "out", "build_editable")
+    assert run.returncode == 0, run.stderr
+    printed = run.stdout + run.stderr
     assert "would be ignored" not in printed and "Warning" not in printed, printed
+
+
+def test_the_installed_wheel_writes_the_verifier_page(tmp_path: Path,
+                                                     base_install: BaseInstall) -> None:
+    """Installed from the wheel alone (no source tree, no Node.js), ``tarneeb verifier``
+    writes the page the wheel carries."""
+    page = (ROOT / "js" / "dist" / "verify.html").read_bytes()
+    run = subprocess.run([str(base_install.bin / "tarneeb"), "verifier", "-o", "verify.html"],
+                         cwd=tmp_path, env=clean_env(tmp_path, base_install.bin),
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "verify.html").read_bytes() == page
+
+
+def test_the_sdist_carries_the_page_and_a_build_without_it_or_node_says_so(
+        tmp_path: Path) -> None:
+    """The sdist holds the built page (a wheel built from it needs no Node.js); with neither
+    the page nor Node.js, building a wheel fails in one line saying what to install."""
+    import tarfile
+
+    source = copy_source(tmp_path / "source")
+    run = build(source, tmp_path / "sdist", "build_sdist")
+    assert run.returncode == 0, run.stderr
+    with tarfile.open(tmp_path / "sdist" / run.stdout.strip().splitlines()[-1]) as sdist:
+        assert any(n.endswith("/js/dist/verify.html") for n in sdist.getnames())
+    (source / "js" / "dist" / "verify.html").unlink()
+    no_node = tmp_path / "bin"
+    no_node.mkdir()
+    (no_node / "python3").symlink_to(sys.executable)
+    run = build(source, tmp_path / "wheel", env={**os.environ, "PATH": str(no_node)})
+    assert run.returncode != 0
+    assert "the verifier page" in run.stderr and "Node.js" in run.stderr, run.stderr[-2000:]
+    assert not list((tmp_path / "wheel").glob("*.whl"))
+
+
+def test_a_missing_module_of_a_command_is_one_line_naming_its_install() -> None:
+    """A module a command imports that is not installed ends it in one line saying what
+    installs it (exit 2), not in a traceback."""
+    code = ("import sys; sys.modules['rbcl'] = None\n"
+            "from tarneeb.cli.entry import main; main(sys.argv[1:])")
+    blind = ROOT / "fixtures" / "matches" / "qahwa5-blind.tlog"
+    run = subprocess.run([sys.executable, "-c", code, "verify", str(blind)],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr == ("tarneeb: error: this needs the rbcl package, which is not "
+                          "installed: pip install rbcl (a dependency of tarneeb: the install "
+                          "is incomplete)\n")
 
 
 def _imported_distributions() -> dict[str, set[str]]:
@@ -143,3 +188,15 @@ def test_every_imported_distribution_is_declared() -> None:
     assert undeclared == {}
     assert {"rich", "typer", "cryptography", "msgpack", "markupsafe"} <= required
     assert {"rbcl", "scipy", "hypothesis", "distributed"} <= set(imported)
+
+
+def test_every_optional_module_imported_names_its_install() -> None:
+    """Each distribution the package imports that the base install does not carry has the
+    line saying what installs it (tarneeb.cli.entry.INSTALLS)."""
+    from tarneeb.cli.entry import INSTALLS
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    required = {_canonical(re.match(r"[A-Za-z0-9._-]+", r).group())
+                for r in project["dependencies"]}
+    optional = set(_imported_distributions()) - required
+    assert optional and optional <= set(INSTALLS), optional - set(INSTALLS)
