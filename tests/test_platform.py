@@ -45,12 +45,28 @@ def test_the_recorder_needs_no_engine() -> None:
     assert out.strip() == "False"
 
 
+def _sh(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A ``sh`` block of the doc, with this environment's ``tarneeb`` on the PATH."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"
+           f"{os.environ.get('PATH', '')}"}
+    return subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
 def test_the_platform_doc_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", PLATFORM.read_text(encoding="utf-8"), re.S)
+    """Every ``python`` and ``sh`` block of docs/PLATFORM.md, in order, in an empty
+    directory: the key made, the whole match, a seat's check of it; the match run a
+    second time there (one RecorderError, the log untouched); then, the log cut short
+    as a crash leaves it, the restarted process of "After a crash", and the check again."""
+    blocks = re.findall(r"^```(python|sh)\n(.*?)^```$", PLATFORM.read_text(encoding="utf-8"),
+                        re.S | re.M)
+    assert [kind for kind, _ in blocks] == ["sh", "python", "sh", "python"]
+    keygen, match, check, restart = (code for _, code in blocks)
     monkeypatch.chdir(tmp_path)
+    assert _sh(keygen, tmp_path).returncode == 0
     namespace: dict[str, object] = {}
-    exec(compile(blocks[0], str(PLATFORM), "exec"), namespace)  # the whole match
+    exec(compile(match, str(PLATFORM), "exec"), namespace)  # the whole match
     out = capsys.readouterr().out
     assert "match.tlog clean: " in out
     assert re.search(r"^first trick: (\w[\w ]* (10|[2-9JQKA])[♣♦♥♠](, |$)){4}", out, re.M), out
@@ -62,6 +78,26 @@ def test_the_platform_doc_example_runs(tmp_path: Path, monkeypatch: pytest.Monke
     key = namespace["key"]
     assert isinstance(key, Ed25519PrivateKey)
     assert namespace["receipt"] == receipt_json(log.header, key)
+    seat = _sh(check, tmp_path)
+    assert seat.returncode == 0, seat.stdout + seat.stderr
+    assert "clean" in seat.stdout and "pinned" in seat.stdout
+    # a second run in the same directory: one line saying the log exists, nothing touched
+    kept = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with pytest.raises(tarneeb.RecorderError) as again:
+        exec(compile(match, str(PLATFORM), "exec"), {})
+    assert str(again.value).startswith("match.tlog exists: a recorder never writes over")
+    assert "\n" not in str(again.value)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == kept
+    # a crash: the log cut halfway, unsigned; the restarted process ends and signs it
+    data = (tmp_path / "match.tlog").read_bytes()
+    (tmp_path / "match.tlog").write_bytes(data[:len(data) // 2])
+    exec(compile(restart, str(PLATFORM), "exec"), {})
+    log = parse_log((tmp_path / "match.tlog").read_bytes())
+    assert log.end is not None and log.end.abandoned is not None and log.signature is not None
+    assert log.end.abandoned.cause == "server-fault"
+    seat = _sh(check, tmp_path)
+    assert seat.returncode == 0, seat.stdout + seat.stderr
+    assert "restarted after a crash" in seat.stdout
 
 
 def test_the_whole_match_uses_the_public_api_alone() -> None:
