@@ -14,7 +14,7 @@ from cli_runner import run
 
 from tarneeb.replay.log import parse_log
 from tarneeb.replay.verify.findings import KINDS
-from tarneeb.report.match import _HEADLINES
+from tarneeb.report.match import _HEADLINES, GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "js"
@@ -84,6 +84,11 @@ def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
             "blind_words": opened.texts("section.deal p.blind"),
             "errors": opened.errors,
             "requests": opened.requests,
+            "text": opened.text("body"),
+            "signature_text": opened.text("#signature") if p.locator("#signature").count()
+            else "",
+            "facts": dict(zip(opened.texts("#players dt"), opened.texts("#players dd"),
+                              strict=True)),
         }
         # the verdict is the first thing a player reads: above the inputs and the rest
         verdict = p.locator("#verdict").bounding_box()
@@ -271,7 +276,7 @@ def test_unreadable_log(chromium, page_file, tmp_path):
 
 def test_the_page_uses_the_finding_words_of_the_match_report():
     words = json.loads((JS / "page" / "words.json").read_text(encoding="utf-8"))
-    assert words == {"kinds": KINDS, "headlines": _HEADLINES}
+    assert words == {"kinds": KINDS, "headlines": _HEADLINES, "games": GAMES}
 
 
 def test_a_seats_receipt_is_checked_and_a_changed_one_is_a_finding(chromium, page_file, tmp_path,
@@ -451,3 +456,128 @@ def test_a_blind_log_shows_its_progress_deal_by_deal(chromium, page_file, tmp_pa
         assert _verdict_now(p)["verdict"] == "clean"
         assert "Checking deal" not in p.locator("#verdict").inner_text()
         assert opened.errors == [] and opened.requests == []
+
+
+def _key_pem(tmp_path: Path, name: str) -> Path:
+    """The public key (PEM) the corpus log ``name`` was signed with."""
+    from cryptography.hazmat.primitives import serialization
+
+    from tarneeb.testing.corpus.specs import MATCHES, platform_key
+
+    spec = next(s for s in MATCHES if s.file == name)
+    pem = tmp_path / f"{name}.pub.pem"
+    pem.write_bytes(platform_key(spec).public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    return pem
+
+
+def test_a_pasted_key_is_used_as_it_is_pasted_and_by_its_button(chromium, page_file,
+                                                               tmp_path):
+    """A key pasted into the box pins the log without the box losing focus; the button
+    "Use this key" takes what the box holds."""
+    log = FIXTURES / "matches" / "classic-timer.tlog"
+    pem = _key_pem(tmp_path, log.name).read_text()
+    with chromium.open(page_file) as opened:
+        p = opened.page
+        p.set_input_files("#log", str(log))
+        p.locator("#verdict[data-verdict=clean]").wait_for()
+        assert opened.text("#verdict .headline").startswith("No problems found, but nothing")
+        p.locator("#key-text").fill(pem)  # typed or pasted: focus stays in the box
+        p.locator("#key-status:not(:empty)").wait_for()
+        p.locator("#verdict .headline:text('dealt fairly')").wait_for()
+        assert p.evaluate("document.activeElement.id") == "key-text"
+        assert opened.errors == [] and opened.requests == []
+    with chromium.open(page_file) as opened:
+        p = opened.page
+        p.set_input_files("#log", str(log))
+        p.locator("#verdict[data-verdict=clean]").wait_for()
+        # the text put in without an input event: only the button can take it
+        p.eval_on_selector("#key-text", "(e, pem) => { e.value = pem; }", pem)
+        p.click("#key-use")
+        p.locator("#verdict .headline:text('dealt fairly')").wait_for()
+        assert "pinned" in opened.text("#signature")
+
+
+def test_a_wrong_key_is_said_to_be_another_key_not_a_changed_log(chromium, page_file,
+                                                                 tmp_path, capsys):
+    """A whole log checked against another platform's key: the headline says another key
+    signed it (naming both), not that it was changed or torn."""
+    key = tmp_path / "other.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    seen = check(chromium, page_file, FIXTURES / "matches" / "classic-timer.tlog",
+                 key=tmp_path / "other.pub.pem")
+    assert seen["verdict"] == "findings" and "key-mismatch" in seen["kinds"]
+    assert seen["headline"] == ("This log was not signed by the platform's key: another key "
+                                "signed it")
+    assert "changed" not in seen["headline"] + seen["detail"]
+    assert "key named inside the log" in seen["detail"] and "key you gave" in seen["detail"]
+    # a log changed after signing, given its own key, is still said to be changed
+    broken = check(chromium, page_file, FIXTURES / "altered" / "broken-signature-eram41.tlog",
+                   key=_key_pem(tmp_path, "eram41-01.tlog"))
+    assert broken["headline"] == _HEADLINES["broken-signature"]
+
+
+def test_a_changed_signature_is_worded_once(chromium, page_file):
+    """The signature section says once that the signature does not cover the log."""
+    seen = check(chromium, page_file, FIXTURES / "altered" / "broken-signature-eram41.tlog",
+                 width=390)
+    lines = [line for line in seen["signature_text"].splitlines() if "does not" in line]
+    assert len(lines) == 1, lines
+    assert "checked up to byte" in seen["signature_text"]  # where it stops is still said
+    problems = seen["text"].split("What is wrong (1)", 1)[1].split("\n", 2)[1]
+    assert problems.count("does not") == 2 and "signed" not in problems.split(".", 1)[1]
+
+
+def test_the_phone_page_links_to_the_players_hand_near_the_top(chromium, page_file):
+    """On a phone the player's own hand is thousands of pixels down: the verdict links to
+    it on the first screen, and the words about the key box say where it is."""
+    log = FIXTURES / "matches" / "eram41-01.tlog"
+    with chromium.open(page_file, width=390, height=800) as opened:
+        p = opened.page
+        p.select_option("#seat", "2")
+        p.set_input_files("#log", str(log))
+        p.locator("#verdict[data-verdict=clean]").wait_for()
+        link = p.locator("#verdict a[href='#hands']")
+        assert link.inner_text().startswith("Your hand in every deal (")
+        assert link.bounding_box()["y"] + link.bounding_box()["height"] < 800
+        assert p.locator("#hands").bounding_box()["y"] > 2000
+        link.click()  # scrolls the hands to the top of the screen
+        assert abs(p.locator("#hands").bounding_box()["y"]) < 100
+        detail = opened.text("#verdict .detail")
+        verdict, key = p.locator("#verdict").bounding_box(), p.locator("#key").bounding_box()
+        assert key["y"] > verdict["y"] + verdict["height"]  # the key box is below the verdict
+        assert "public key below" in detail and "above" not in detail
+        assert opened.errors == [] and opened.requests == []
+
+
+def test_a_broken_hand_is_counted_and_words_are_whole(chromium, page_file):
+    """A log of 18 dealing attempts (17 played) whose hand 8 is broken is counted as the
+    log holds it; the game is named as the match report names it; no "(s)" plurals."""
+    from tarneeb.report.match import game_name
+
+    log = FIXTURES / "altered" / "card-not-held-sahrat41.tlog"
+    parsed = parse_log(log.read_bytes())
+    assert len(parsed.hands) == 18
+    seen = check(chromium, page_file, log)
+    assert seen["verdict"] == "findings"
+    played = sum(1 for h in parsed.hands if h.plays)
+    assert seen["facts"]["Hands"] == f"18 dealt, {played} played"
+    assert seen["facts"]["Game"] == f"{game_name('sahrat41')}, played to 41"
+    assert "(s)" not in seen["text"]
+    assert "4 calls, 52 cards played." in seen["text"]
+
+
+def test_a_receipt_mismatch_says_what_mismatched(chromium, page_file, tmp_path, capsys):
+    """The verdict of a receipt that promised another match says what differs, not only
+    that each difference is marked below."""
+    key = tmp_path / "p.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    log, receipt = tmp_path / "m.tlog", tmp_path / "r.json"
+    assert run(capsys, "play", "--rules", "sahrat41", "--seed", "x", "--key", str(key), "-o",
+               str(log), "--receipt-out", str(receipt))[0] == 0
+    changed = json.loads(receipt.read_text())
+    changed["client_commitments"][1] = "00" * 32
+    receipt.write_text(json.dumps(changed))
+    seen = check(chromium, page_file, log, key=tmp_path / "p.pub.pem", receipt=receipt)
+    assert seen["headline"] == _HEADLINES["receipt-mismatch"]
+    assert "Your receipt: " in seen["detail"] and "client commitment of" in seen["detail"]

@@ -12,12 +12,17 @@ import {
   Deriver, clientCommitment, matchBinding, parseKeys, parseLog, readReceipt, seasonHeadMessage, serverCommitment,
   verifyBytes, verifyInclusion, waitingFor, waitingStep, type Finding, type ParsedLog, type SignedReceipt, type VerdictJson,
 } from "../src/index.js";
+import { keyId } from "../src/crypto.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
 import { jsonFormToBytes } from "./jsonform.js";
 
 const KINDS: Record<string, string> = words.kinds;
 const HEADLINES: Record<string, string> = words.headlines;
+/** the games the presets name, as the match report names them (report/match.py, GAMES) */
+const GAMES: Record<string, string> = words.games;
+/** findings whose sentence says again what the kind's words say: shown once */
+const SAID_BY_KIND = new Set(["broken-signature"]);
 const SEAT_KINDS = new Set(["broken-signature", "unsigned", "key-mismatch", "weak-key", "not-canonical"]);
 const SEED_KINDS = new Set(["server-seed", "seed-not-revealed", "batch-proof", "client-seed", "wrong-first-dealer", "receipt-mismatch"]);
 const SUITS = "♣♦♥♠";
@@ -27,6 +32,10 @@ const $ = <T extends HTMLElement>(sel: string) => document.querySelector(sel) as
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 const sentence = (t: string) => t.slice(0, 1).toUpperCase() + t.slice(1);
+/** `count(4, "call")`: "4 calls", `count(1, "call")`: "1 call". */
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+/** The game a rule set names, as players call it; house rules keep their own name. */
+const gameName = (rules: string) => GAMES[rules] !== undefined ? `${GAMES[rules]} (${rules})` : `house rules ${rules}`;
 
 /** `el("p", {class: "x"}, "text", child)`: an element; text is always text, never markup. */
 function el(tag: string, attrs: Record<string, string> = {}, ...kids: (Node | string | null)[]): HTMLElement {
@@ -74,6 +83,7 @@ function where(f: Finding, t: Table): string {
   const w = parts.filter(Boolean).join(", ");
   if (w) return w;
   if (SEAT_KINDS.has(f.kind)) return "the signature";
+  if (f.kind === "receipt-mismatch") return "your receipt";
   if (SEED_KINDS.has(f.kind)) return "the seeds";
   return f.kind === "cut-short" ? "the end of the log" : "the log";
 }
@@ -85,7 +95,7 @@ function findingEl(f: Finding, n: number, t: Table): HTMLElement {
   const message = said(f);
   return el("div", { class: "finding", "data-kind": f.kind, id: `finding-${n}` },
     el("p", {}, el("span", { class: "what" }, `Problem ${n}: ${sentence(KINDS[f.kind] ?? f.kind)}`), " ", el("span", { class: "where" }, `(${where(f, t)})`)),
-    el("p", {}, sentence(t.say(message))),
+    SAID_BY_KIND.has(f.kind) ? null : el("p", {}, sentence(t.say(message))),
     f.card !== null ? el("p", { class: "muted" }, `The card: ${f.card}`) : null);
 }
 
@@ -199,18 +209,38 @@ async function deals(log: ParsedLog): Promise<(number[][] | null)[]> {
 /** Whether a hand of a log dealt blind is dealt under tarneeb-blind-v1 (its passes unproven). */
 const v1 = (log: ParsedLog) => log.hands.some((rec) => rec.blind?.shuffleProofs === null);
 
-function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null): [string, string, string] {
+/** The id of the key the log names, when the log's signature verifies under it (null
+ *  otherwise): a log refused under the key given was then signed by that other key. */
+async function signedByItsOwnKey(log: ParsedLog): Promise<string | null> {
+  const own = log.header.publicKey;
+  if (own === null || log.signature === null) return null;
+  return await ed25519(own, log.signature, log.signedBytes) ? await keyId(own) : null;
+}
+
+function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null, otherKey: string | null): [string, string, string] {
   if (v.verdict === "unreadable" || log === null || t === null) {
     return ["unreadable", "This log could not be read", `${v.error ?? "not a tarneeb log"}. Nothing in it can be checked.`];
   }
   if (v.findings.length) {
     const n = v.findings.length;
     const kinds = new Set(v.findings.map((f) => f.kind));
+    if (kinds.has("key-mismatch") && otherKey !== null) {
+      // the log is whole: its signature verifies under the key it names, not the one given
+      const rest = v.findings.filter((f) => f.kind !== "key-mismatch" && f.kind !== "broken-signature");
+      const more = rest.slice(0, 2).map((f) => ` ${sentence(where(f, t))}: ${sentence(t.say(said(f)))}.`).join("");
+      return ["findings", "This log was not signed by the platform's key: another key signed it",
+        `Its signature verifies under the key named inside the log (key ${otherKey}), not under the key you gave (key ${v.key.id}).${more}`
+          + (rest.length ? ` ${rest.length === 1 ? "It is" : "Each is"} marked below where it happens.` : "")];
+    }
     const lead = Object.keys(HEADLINES).find((k) => kinds.has(k));
-    const head = lead ? HEADLINES[lead]! : `${n} problem${n > 1 ? "s" : ""} found: this match log does not check out`;
-    const told = v.findings.filter((f) => f.kind !== lead).slice(0, 2);
+    const head = lead ? HEADLINES[lead]! : `${count(n, "problem")} found: this match log does not check out`;
+    // what went wrong, the lead's own sentence first unless the headline says it all
+    const told = [...v.findings.filter((f) => f.kind === lead && !SAID_BY_KIND.has(f.kind)),
+      ...v.findings.filter((f) => f.kind !== lead)].slice(0, 2);
     const detail = told.map((f) => `${sentence(where(f, t))}: ${sentence(t.say(said(f)))}.`).join(" ");
-    return ["findings", head, `${detail} ${n === 1 ? "It is" : "Each is"} marked below where it happens.`.trim()];
+    const others = n - told.length;
+    const more = others > 0 && told.length ? ` And ${others} more.` : "";
+    return ["findings", head, `${detail}${more} ${n === 1 ? "It is" : "Each is"} marked below where it happens.`.trim()];
   }
   const signed = v.key.pinned ? (v.key.platform !== null ? `signed by ${v.key.platform}, as your keys file names its key (key ${v.key.id})` : `signed by the key you gave (key ${v.key.id})`)
     : "signed by the key named inside the log (compare its key id below with the one the platform publishes)";
@@ -225,7 +255,7 @@ function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null): [string
   }
   if (!v.key.pinned) {
     return ["notice", "No problems found, but nothing ties this log to the platform",
-      `${checked} The log is ${signed}: anyone could make such a log, seeds and all, with a key of their own. Give the platform's public key above to settle who wrote it.${stopped}`];
+      `${checked} The log is ${signed}: anyone could make such a log, seeds and all, with a key of their own. Give the platform's public key below to settle who wrote it.${stopped}`];
   }
   return ["clean", "No problems found: this match was dealt fairly and played by the rules", `${checked} The log is ${signed}.${stopped}`];
 }
@@ -299,14 +329,21 @@ async function show(): Promise<void> {
   if (formError !== null) v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: formError };
   const log = v.verdict !== "unreadable" ? parsed : null;
   const t = log === null ? null : Table.of(log);
-  const [tone, head, detail] = banner(v, log, t);
+  const otherKey = log !== null && v.findings.some((f) => f.kind === "key-mismatch") ? await signedByItsOwnKey(log) : null;
+  const [tone, head, detail] = banner(v, log, t, otherKey);
   const shown = document.createElement("div");
   if (log !== null && t !== null) await render(shown, log, v, t);
   if (run !== runs) return; // a newer input is being checked
   out.replaceChildren(...Array.from(shown.childNodes));
   // the verdict last: a page that says data-verdict has shown everything
   verdictEl.className = `verdict ${tone}`;
-  verdictEl.replaceChildren(el("p", { class: "headline" }, head), el("p", { class: "detail" }, detail));
+  // on a phone the player's own hand is screens below: a way there from the top
+  const seat = Number(($("#seat") as HTMLSelectElement).value);
+  const jump = log !== null && t !== null && log.hands.length
+    ? el("p", { class: "jump" }, el("a", { href: "#hands", id: "to-hands" }, `Your hand in every deal (${t.names[seat]}) ↓`),
+      v.findings.length ? " · " : "", v.findings.length ? el("a", { href: "#problems" }, "What is wrong ↓") : "")
+    : null;
+  verdictEl.replaceChildren(el("p", { class: "headline" }, head), el("p", { class: "detail" }, detail), ...(jump === null ? [] : [jump]));
   verdictEl.dataset.verdict = v.verdict;
 }
 
@@ -317,13 +354,15 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
   const sec = (id: string, title: string, ...kids: (Node | null)[]) => el("section", { id }, el("h2", {}, title), ...kids);
   out.append(sec("players", "The match",
     el("dl", { class: "facts" },
-      el("dt", {}, "Game"), el("dd", {}, `${h.rules.name}, played to ${h.rules.target}`),
+      el("dt", {}, "Game"), el("dd", {}, `${gameName(h.rules.name)}, played to ${h.rules.target}`),
       el("dt", {}, "Teams"), el("dd", {}, `${t.team(0)} against ${t.team(1)}`),
       el("dt", {}, "Match id"), el("dd", {}, el("code", {}, hex(h.matchId))),
-      el("dt", {}, "Hands"), el("dd", {}, `${v.hands} dealt, ${v.played} played`))));
+      // counted from the log's own records: a hand that breaks a rule is still dealt and played
+      el("dt", {}, "Hands"), el("dd", {}, `${log.hands.length} dealt, ${log.hands.filter((r) => r.plays.length > 0).length} played`))));
   if (numbered.length) {
     out.append(sec("problems", `What is wrong (${numbered.length})`, el("ol", { class: "problems" },
-      ...numbered.map(({ f, n }) => el("li", {}, el("a", { href: `#finding-${n}` }, where(f, t)), ": ", el("strong", {}, sentence(KINDS[f.kind] ?? f.kind)), `. ${sentence(t.say(said(f)))}`)))));
+      ...numbered.map(({ f, n }) => el("li", {}, el("a", { href: `#finding-${n}` }, where(f, t)), ": ", el("strong", {}, sentence(KINDS[f.kind] ?? f.kind)),
+        SAID_BY_KIND.has(f.kind) ? "." : `. ${sentence(t.say(said(f)))}`)))));
   }
   const placed = new Set<Finding>();
   const place = (pred: (f: Finding) => boolean) => numbered.filter(({ f }) => !placed.has(f) && pred(f)).map(({ f, n }) => {
@@ -331,10 +370,14 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
     return findingEl(f, n, t);
   });
   const sigStatus = v.signed.startsWith("signed by") && !v.findings.some((f) => ["broken-signature", "unsigned", "weak-key", "key-mismatch"].includes(f.kind));
+  // a failed signature is said once, by its problem below: the step gives only the key
+  const facts = /\(([^()]*)\)$/.exec(v.signed)?.[1];
+  const sigWords = !sigStatus && facts !== undefined && v.findings.some((f) => f.hand === null && SEAT_KINDS.has(f.kind))
+    ? ` ${sentence(facts)}; what is wrong is below.` : ` ${sentence(t.say(v.signed))}.`;
   out.append(sec("signature", "Who signed this log",
     el("ol", { class: "steps" }, el("li", { "data-status": sigStatus ? "pass" : "fail" },
       el("span", { class: sigStatus ? "pass" : "fail" }, sigStatus ? "✓ checked" : "✗ failed"), " ",
-      el("span", { class: "title" }, "The signature."), ` ${sentence(t.say(v.signed))}.`,
+      el("span", { class: "title" }, "The signature."), sigWords,
       key === null && keyFile === null ? el("p", { class: "muted" }, "Give the platform's public key above to check the log against the key it publishes, not the key written in the log.") : null)),
     ...place((f) => f.hand === null && SEAT_KINDS.has(f.kind))));
   const pinned = key?.raw ?? (keyFile !== null && v.key.platform !== null ? keyFile.get(v.key.platform) ?? null : null);
@@ -365,7 +408,7 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
         : waiting !== null ? el("p", { class: "muted blind" }, `Dealt blind, but the deal stopped before any card was dealt: ${t.names[waiting]} did not deliver ${waitingStep(rec.blind!)}. Each step delivered before it is checked here from its proof.`)
         : h.blind ? el("p", { class: "muted blind" }, `Dealt blind: when it was dealt, ${t.names[seat]}’s hand was known only to ${t.names[seat]}. No one else saw it; each card played from it was opened with a proof that it is a card dealt to that seat, and those proofs are checked here.`)
           : el("p", { class: "muted" }, "No deal for this hand: the log has neither seeds nor a recorded deal."),
-      rec.plays.length ? el("p", { class: "muted" }, `${rec.calls.length} call(s), ${rec.plays.length} card(s) played${rec.closed ? "" : "; the log stops in this hand"}.`) : null,
+      rec.plays.length ? el("p", { class: "muted" }, `${count(rec.calls.length, "call")}, ${count(rec.plays.length, "card")} played${rec.closed ? "" : "; the log stops in this hand"}.`) : null,
       ...place((f) => f.hand === rec.dealNumber));
     list.append(s);
   });
@@ -471,8 +514,25 @@ function wire(): void {
     const f = keyInput.files?.[0];
     if (f) await takeKey(await f.text(), f.name);
   });
+  // a pasted key is used at once (as it is typed, after a pause) and by its button
   const keyText = $("#key-text") as HTMLTextAreaElement;
-  keyText.addEventListener("change", () => void takeKey(keyText.value, "the key pasted"));
+  let taken: string | null = null;
+  let pause: ReturnType<typeof setTimeout> | undefined;
+  const usePasted = () => {
+    clearTimeout(pause);
+    if (keyText.value === taken) return;
+    taken = keyText.value;
+    void takeKey(keyText.value, "the key pasted");
+  };
+  keyText.addEventListener("input", () => {
+    clearTimeout(pause);
+    pause = setTimeout(usePasted, 300);
+  });
+  keyText.addEventListener("change", usePasted);
+  $("#key-use").addEventListener("click", () => {
+    taken = null;
+    usePasted();
+  });
   $("#seat").addEventListener("change", () => void show());
   const drop = $("#drop");
   for (const ev of ["dragenter", "dragover"]) document.addEventListener(ev, (e) => {
