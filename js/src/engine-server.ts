@@ -16,7 +16,9 @@
 import { realpathSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { BID, Match, PASS, Phase, TRUMP } from "./engine.js";
+import { BID, Match, PASS, Phase, TRUMP, legalActions } from "./engine.js";
+
+export { legalActions }; // engine.ts's, where it is now; kept here for its importers
 import { RulesError, rulesFromMap } from "./rules.js";
 
 export const PROTOCOL = "tarneeb-engine";
@@ -146,20 +148,6 @@ export class EngineServer {
       default:
         return { team: m.winner };
     }
-  }
-}
-
-/** Every legal action of the seat to move, in increasing order (none between hands). */
-export function legalActions(m: Match): number[] {
-  switch (m.phase) {
-    case Phase.PLAY: return m.legalCards();
-    case Phase.TRUMP: return [TRUMP, TRUMP + 1, TRUMP + 2, TRUMP + 3];
-    case Phase.BID: {
-      const out: number[] = [];
-      for (let a = BID; a <= PASS; a++) if (m.check(a) === null) out.push(a);
-      return out;
-    }
-    default: return [];
   }
 }
 

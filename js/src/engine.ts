@@ -381,3 +381,18 @@ export class Match {
     this.phase = this.winner !== null ? Phase.OVER : Phase.DEAL;
   }
 }
+
+/** Every legal action of the seat to move, in increasing order (none between hands): cards
+ *  0–51, bids `BID + n`, `PASS`, suits named `TRUMP + s` (js/README.md, "Actions"). */
+export function legalActions(m: Match): number[] {
+  switch (m.phase) {
+    case Phase.PLAY: return m.legalCards();
+    case Phase.TRUMP: return [TRUMP, TRUMP + 1, TRUMP + 2, TRUMP + 3];
+    case Phase.BID: {
+      const out: number[] = [];
+      for (let a = BID; a <= PASS; a++) if (m.check(a) === null) out.push(a);
+      return out;
+    }
+    default: return [];
+  }
+}
