@@ -564,6 +564,7 @@ def test_a_broken_hand_is_counted_and_words_are_whole(chromium, page_file):
     assert seen["facts"]["Hands"] == f"18 dealt, {played} played"
     assert seen["facts"]["Game"] == f"{game_name('sahrat41')}, played to 41"
     assert "(s)" not in seen["text"]
+    assert "tarneeb-blind-v3" in seen["text"] and "leaves to" not in seen["text"]  # the footer
     assert "4 calls, 52 cards played." in seen["text"]
 
 

@@ -5,7 +5,7 @@
  * the proof that the deals were not chosen, and every finding where it happens.
  *
  * The element `#verdict` carries `data-verdict`: `clean`, `findings` or `unreadable`. A log
- * dealt blind (tarneeb-blind-v2, or v1, whose passes carry no proofs; a deal that stopped at
+ * dealt blind (tarneeb-blind-v3, v2, or v1, whose passes carry no proofs; a deal that stopped at
  * a seat that did not deliver too) is checked from its proofs, as `tarneeb verify` does.
  */
 import {
