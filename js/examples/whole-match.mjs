@@ -16,7 +16,7 @@ import {
   BID, Match, PASS, PRESETS, Phase, TRUMP, cardName, legalActions, trumpForDeal,
 } from "tarneeb-js";
 import {
-  MatchRecorder, MatchSeeds, generateSigningKey, makeReceipt, newClientSeed, newMatchId,
+  MatchRecorder, MatchSeeds, RecorderError, generateSigningKey, makeReceipt, newClientSeed, newMatchId,
   newServerSeed, publicKeyPem, rawPublicKey,
 } from "tarneeb-js/server";
 
@@ -58,10 +58,17 @@ for (let seat = 0; seat < 4; seat++) {
 
 // 4. The log: the header is written at once.
 const firstDealer = await seeds.firstDealer();
-const rec = MatchRecorder.create({
-  path: out, rules: rulesName, seats, matchId, firstDealer, publicKey,
-  serverCommitment: seeds.serverCommitment, clientCommitments, clientSeeds, durability: "flush",
-});
+let rec;
+try {
+  rec = MatchRecorder.create({
+    path: out, rules: rulesName, seats, matchId, firstDealer, publicKey,
+    serverCommitment: seeds.serverCommitment, clientCommitments, clientSeeds, durability: "flush",
+  });
+} catch (e) {
+  if (!(e instanceof RecorderError)) throw e;
+  console.error(`whole-match: ${e.message}`); // the log exists: it is never written over
+  process.exit(2);
+}
 
 // A computer player: bids what its aces, kings and long trumps are worth (at least the
 // lowest bid), passes an auction half the time, names its longest suit trump, plays a

@@ -232,6 +232,9 @@ export class MatchRecorder {
     try {
       fd = openSync(o.path, "wx"); // a log is never overwritten
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") { // the Python recorder's words
+        throw new RecorderError(`${o.path} exists: a recorder never writes over a log (resume a log a crash cut short with MatchRecorder.resume)`);
+      }
       throw new RecorderError(`cannot create ${o.path}: ${(e as Error).message}`);
     }
     const writer = new LogWriter(fd, durability);

@@ -51,7 +51,7 @@ test("calls out of order or out of range are refused and write nothing", () => {
   assert.throws(() => rec.finish({ winner: 0, serverSeed: null }), /hand 1 is open/);
   assert.equal(statSync(path).size, dealt);
   assert.throws(() => MatchRecorder.create({ path, rules: "eram41", seats: ["A", "B", "C", "D"], matchId: Uint8Array.of(1), firstDealer: 0 }),
-    /cannot create/); // a log is never overwritten
+    /exists: a recorder never writes over a log \(resume/); // a log is never overwritten
   assert.throws(() => MatchRecorder.create({ path: fresh(), rules: "eram42", seats: ["A", "B", "C", "D"], matchId: Uint8Array.of(1), firstDealer: 0 }),
     /no preset named/);
   assert.throws(() => MatchRecorder.create({ path: fresh(), rules: "eram41", seats: ["A\u202e", "B", "C", "D"], matchId: Uint8Array.of(1), firstDealer: 0 }),
