@@ -115,9 +115,10 @@ def test_the_skeleton_is_uts39s() -> None:
                               ("0596", "0596")]:  # a prototype is its own skeleton
         assert skeleton(chr(int(source, 16))) == "".join(
             chr(int(c, 16)) for c in prototype.split()), source
-    assert skeleton("cardr00m") == "cardrOOrn" and skeleton("cardroom") == "cardroorn"
+    # and the addition d → cl (audit/uts39.py: confusables.txt maps neither)
+    assert skeleton("cardr00m") == "carclrOOrn" and skeleton("cardroom") == "carclroorn"
     assert skeleton("\u00e9") == "e\u0301"  # NFD
-    assert skeleton("\u0441\u0430rd\u0433\u043e\u043em") == "cardroorn"  # Cyrillic с, а, г, о
+    assert skeleton("\u0441\u0430rd\u0433\u043e\u043em") == "carclroorn"  # Cyrillic с, а, г, о
 
 
 @pytest.mark.parametrize(("a", "b"), [("eram", "qahwa"), ("cardroom", "card room"),
@@ -130,8 +131,8 @@ def test_names_that_differ_to_the_eye_are_kept(a: str, b: str) -> None:
 
 def test_the_name_key_and_scripts() -> None:
     assert name_keys("\u0415R\u0410\u041c") & name_keys("eram") == {"erarn"}
-    assert name_keys("CARDROOM") & name_keys("Cardroom") == {"cardroorn"}
-    assert name_keys("cardr00m") & name_keys("cardroom") == {"cardroorn"}
+    assert name_keys("CARDROOM") & name_keys("Cardroom") == {"carclroorn"}
+    assert name_keys("cardr00m") & name_keys("cardroom") == {"carclroorn"}
     assert name_scripts("\u0415R\u0410\u041c") == ("Cyrillic", "Latin")
     assert name_scripts("Club Tarneeb 400") == ("Latin",)
     assert name_scripts("\u0643\u0627\u0631\u062a") == ("Arabic",)
