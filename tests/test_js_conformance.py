@@ -318,6 +318,89 @@ def test_the_default_keys_file_is_read(node: str, home: dict[str, str], tmp_path
         (config / "keys.toml").unlink()
 
 
+# a real name beside a look-alike that pinned another key (issue 31): the log signed by the
+# look-alike's key verified clean, "signed by <look-alike> (pinned)", in both verifiers
+LOOK_ALIKES = [("\u0643\u0627\u0631\u062f", "\u0643\u0640\u0627\u0631\u062f", "elongation mark"),
+               ("cardroom", "cardroom\U0001d159", "shows as nothing"),
+               ("cardroom", "card\u0640room", "elongation mark"),
+               ("cardroom", "carc\u01c0room", "General Security Profile"),
+               ("cardroom", "carclroom", "looks the same as")]
+
+
+@pytest.mark.parametrize(("real", "fake", "said"), LOOK_ALIKES)
+def test_a_log_signed_by_a_look_alikes_key_is_not_verified(
+        node: str, home: dict[str, str], tmp_path: Path, real: str, fake: str, said: str) -> None:
+    """The keys file pins the real name to another key and the look-alike to the log's
+    signer: both verifiers refuse the keys file (exit 2, the same line, the reason named)."""
+    v = json.loads(VECTORS[0].read_text())
+    keys = tmp_path / "keys.toml"
+    keys.write_text(f'{json.dumps(real, ensure_ascii=False)} = "{"11" * 32}"\n'
+                    f'{json.dumps(fake, ensure_ascii=False)} = "{v["public_key"]}"\n',
+                    encoding="utf-8")
+    log = _vector_logs(tmp_path)[0]
+    js, py = _both(node, home, [log], ("--keys", str(keys)))
+    assert py[0] == 2 and said in str(py[1]), py
+    assert js == py
+
+
+def _look_alikes() -> list[tuple[str, str]]:
+    """(name, look-alike) pairs made from the UTS #39 table: each character of a few names
+    replaced by every character whose prototype it is, or by its own prototype (m → rn,
+    d → cl); and every elongation mark, default-ignorable and blank character put inside."""
+    from tarneeb.audit.names import skeleton
+    from tarneeb.audit.uts39 import table
+
+    data = table()
+    sources: dict[str, list[str]] = {}
+    for src, proto in data.prototypes.items():
+        sources.setdefault(proto, []).append(src)
+    inserts = [chr(cp) for cp in [*range(0x0600, 0x0900), *range(0x1800, 0x1900),
+                                  *range(0x2000, 0x2070), *range(0xFE00, 0xFE10),
+                                  0x3164, 0xFFA0, 0x115F, 0x1160, 0x2800, 0x1D159, 0x16FE4,
+                                  *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE0080)]
+               if data.elongation(cp) or data.ignorable(cp) or cp in (0x2800, 0x1D159, 0x16FE4)]
+    pairs = []
+    for base in ("cardroom", "Platform", "Club 400", "\u0643\u0627\u0631\u062f",
+                 "\u0646\u0627\u062f\u064a \u0627\u0644\u0648\u0631\u0642", "\u0415RAM x",
+                 "\u6771\u4eac\u30ab\u30fc\u30c9"):
+        for i, c in enumerate(base):
+            for other in [*sources.get(skeleton(c), ()), skeleton(c)]:
+                if other != c:
+                    pairs.append((base, base[:i] + other + base[i + 1:]))
+        for mark in inserts:
+            pairs.append((base, base[:2] + mark + base[2:]))
+    return pairs
+
+
+def test_the_two_verifiers_refuse_every_generated_look_alike(node: str) -> None:
+    """Over a list of look-alikes made from the UTS #39 table (some 3,000): beside the name it
+    imitates, each makes the keys file unreadable in both verifiers, with the same line."""
+    from tarneeb.audit.errors import KeyFileError
+    from tarneeb.audit.signing import check_platform_names
+
+    pairs = _look_alikes()
+    script = (
+        "import {checkPlatformNames} from './js/dist/src/names.js';"
+        "import {readFileSync} from 'node:fs';"
+        "const pairs = JSON.parse(readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify(pairs.map((p) => {"
+        " try { checkPlatformNames(p); return null; } catch (e) { return e.message; } })));")
+    out = subprocess.run([node, "--input-type=module", "-e", script], input=json.dumps(pairs),
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    js = json.loads(out.stdout)
+    bad = []
+    for pair, js_said in zip(pairs, js, strict=True):
+        try:
+            check_platform_names(list(pair))
+            py_said = None
+        except KeyFileError as e:
+            py_said = str(e)
+        if py_said is None or py_said != js_said:
+            bad.append(f"{pair!r}: JS {js_said!r} vs Python {py_said!r}")
+    assert len(pairs) > 2000
+    assert bad == [], f"{len(bad)} look-alikes kept or judged differently:\n" + "\n".join(bad[:10])
+
+
 def test_name_rules_agree_on_every_kind_of_character(node: str) -> None:
     """The platform-name rules on the generated tables against the Python ones, code point
     by code point over a sample of every plane in use: the same problem (or none), the same
