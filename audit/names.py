@@ -43,8 +43,8 @@ from . import uts39
 _NEUTRAL = frozenset({"COMMON", "INHERITED", "Unknown"})
 
 # not default-ignorable, but drawn without ink: the blank braille pattern, the Khitan
-# filler, the musical null notehead (the default-ignorable code points, Default_Ignorable_Code_Point,
-# are in the UTS #39 table, audit/uts39.txt)
+# filler, the musical null notehead (the default-ignorable code points are in the UTS #39
+# table, audit/uts39.txt)
 _BLANK = frozenset({0x2800, 0x16FE4, 0x1D159})
 _ZWNJ, _ZWJ = "\u200c", "\u200d"
 # scripts whose letters join: between two of their letters a zero-width non-joiner

@@ -373,7 +373,7 @@ def _look_alikes() -> list[tuple[str, str]]:
 
 
 def test_the_two_verifiers_refuse_every_generated_look_alike(node: str) -> None:
-    """Over a list of look-alikes made from the UTS #39 table (some 3,000): beside the name it
+    """Over a list of look-alikes made from the UTS #39 table (some 2,700): beside the name it
     imitates, each makes the keys file unreadable in both verifiers, with the same line."""
     from tarneeb.audit.errors import KeyFileError
     from tarneeb.audit.signing import check_platform_names
