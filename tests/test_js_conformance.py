@@ -281,6 +281,29 @@ def test_bad_receipt_files_agree(node: str, home: dict[str, str], tmp_path: Path
     assert js == py and js[0] == 2 and "not a receipt" in js[1]
 
 
+RECEIPTS = json.loads((ROOT / "fixtures" / "vectors" / "receipts.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("vector", RECEIPTS["refused"] + RECEIPTS["accepted"],
+                         ids=lambda v: v["description"][:40])
+def test_receipt_vectors_read_alike(node: str, home: dict[str, str], tmp_path: Path,
+                                    vector: dict[str, str]) -> None:
+    """fixtures/vectors/receipts.json against its log: a refused receipt ends both with exit
+    2 and its line (a leaf index 0.0 or 0e0, a byte-order mark, a key given twice …); an
+    accepted one verifies the log clean in both."""
+    receipt = tmp_path / "receipt.json"
+    receipt.write_bytes(bytes.fromhex(vector["receipt"]))
+    log = tmp_path / "m.tlog"
+    log.write_bytes(bytes.fromhex(json.loads(
+        (ROOT / "fixtures" / "vectors" / RECEIPTS["log"]).read_text())["log"]))
+    js, py = _both(node, home, [log], ("--receipt", str(receipt)))
+    assert js == py
+    if "error" in vector:
+        assert py[0] == 2 and str(py[1]).endswith(f"not a receipt: {vector['error']}"), py
+    else:
+        assert py[0] == 0, py
+
+
 # keys files a verifier must refuse, each for its own reason
 BAD_NAMES = ["cardroom\u3000", "card\u200broom", "\u3164", "\uff43\uff41\uff52\uff44",
              "card  room", " cardroom", "\u0301card", "card\ue000", "card\u0378",
