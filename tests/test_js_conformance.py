@@ -304,6 +304,43 @@ def test_receipt_vectors_read_alike(node: str, home: dict[str, str], tmp_path: P
         assert py[0] == 0, py
 
 
+def _pem(raw_hex: str, body: Callable[[str], str] = lambda b: b) -> str:
+    import base64
+
+    der = bytes.fromhex("302a300506032b6570032100" + raw_hex)
+    return ("-----BEGIN PUBLIC KEY-----\n" + body(base64.b64encode(der).decode())
+            + "\n-----END PUBLIC KEY-----\n")
+
+
+# key files the two verifiers once read differently (JS clean, Python refused, or the other
+# way): a byte-order mark, white space that JavaScript's \s or trim() counts and Python's
+# bytes.fromhex or str.strip does not (or the other way), spaces inside a PEM's base64
+KEY_FILES = [
+    ("keys", lambda k: b"\xef\xbb\xbf" + f'"cardroom" = "{k}"\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "{k[:32]}\u00a0{k[32:]}"\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "{k[:32]}\u3000{k[32:]}"\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "\ufeff{k}"\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "\\u001c{k}\\u0085"\n'.encode(), 0),
+    ("keys", lambda k: f'"cardroom" = "{k[:32]} \t{k[32:]}"\r\n'.encode(), 0),
+    ("key", lambda k: _pem(k, lambda b: b[:8] + " \t" + b[8:]).encode(), 0),
+    ("key", lambda k: _pem(k).replace("\n", "\r\n").encode(), 0),
+]
+
+
+@pytest.mark.parametrize(("option", "make", "code"), KEY_FILES)
+def test_key_files_read_alike(node: str, home: dict[str, str], tmp_path: Path, option: str,
+                              make: Callable[[str], bytes], code: int) -> None:
+    """The same keys file or PEM key file, the same reading: both verify the log clean, or
+    both refuse the file with the same line."""
+    v = json.loads(VECTORS[0].read_text())
+    keys = tmp_path / "k"
+    keys.write_bytes(make(v["public_key"]))
+    log = _vector_logs(tmp_path)[0]
+    js, py = _both(node, home, [log], (f"--{option}", str(keys)))
+    assert py[0] == code, py
+    assert js == py
+
+
 # keys files a verifier must refuse, each for its own reason
 BAD_NAMES = ["cardroom\u3000", "card\u200broom", "\u3164", "\uff43\uff41\uff52\uff44",
              "card  room", " cardroom", "\u0301card", "card\ue000", "card\u0378",

@@ -98,6 +98,15 @@ function cls(cp: number): string {
 
 const SPACE_CONTROLS = new Set([9, 10, 11, 12, 13, 0x1c, 0x1d, 0x1e, 0x1f, 0x85]);
 const isSpace = (cp: number) => SPACE_CONTROLS.has(cp) || "zw".includes(cls(cp));
+/** Python's str.strip(): white space as str.isspace sees it, from both ends. */
+export function pyStrip(s: string): string {
+  const list = cps(s);
+  let a = 0;
+  let b = list.length;
+  while (a < b && isSpace(list[a]!)) a++;
+  while (b > a && isSpace(list[b - 1]!)) b--;
+  return String.fromCodePoint(...list.slice(a, b));
+}
 const isAlpha = (cp: number) => cls(cp) === "L";
 
 const BLANK = new Set([0x2800, 0x16fe4, 0x1d159]);
