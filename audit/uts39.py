@@ -17,7 +17,7 @@ The table holds, for the Unicode version its header names:
 
 It is written from ICU (PyICU, from the ``pyicu-wheels`` package, which carries ICU's
 libraries; ICU's data holds confusables.txt and the identifier properties of the
-Unicode version it names): ``python -m tarneeb.audit.uts39 --write`` (a development step,
+Unicode version it names): ``python -m tarneeb.audit.uts39`` (a development step,
 not needed at run time; ``--check`` says whether the committed table is what it writes).
 ``js/scripts/tables.py`` copies the table's lines into ``js/src/data/names.ts``, and each
 verifier reads the same lines with :func:`parse` (Python) and ``js/src/uts39.ts``.
@@ -181,7 +181,7 @@ def write() -> str:
         rows.append(b36(cp - prev) + ":" + ".".join(b36(ord(x)) for x in protos[cp]))
         prev = cp
     return ("# UTS #39 data for platform names, read by both verifiers: written by\n"
-            "# python -m tarneeb.audit.uts39 --write from ICU's data: do not edit.\n"
+            "# python -m tarneeb.audit.uts39 from ICU's data: do not edit.\n"
             "# Unicode data: Copyright (c) 1991-2024 Unicode, Inc., under the Unicode License\n"
             "# v3 (https://www.unicode.org/license.txt); confusables.txt with the additions of\n"
             f"# audit/uts39.py: {', '.join(f'{k} -> {v}' for k, v in ADDITIONS.items())}.\n"
