@@ -115,9 +115,12 @@ def name_problem(name: str) -> str | None:
     - without invisible characters (:func:`invisible`), controls, private-use or
       unassigned code points; the zero-width joiners only where they change the shapes
       of the letters around them (a Persian ``کارت‌روم``);
+    - without an elongation mark (the Arabic tatweel U+0640 and the other join-causing
+      characters): it lengthens a line between letters and changes no letter;
     - spaced with the plain space U+0020 alone, one between two words, none at either end;
     - not empty when drawn: a letter, digit, punctuation mark or symbol, and not begun by
       a combining mark;
+    - of UTS #39's General Security Profile (:func:`profile_problem`);
     - of scripts that mix as a reader can see (:func:`mixing_problem`).
 
     >>> name_problem("Club Tarneeb") is None, name_problem("نادي الورق") is None
