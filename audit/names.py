@@ -11,15 +11,21 @@ read as a trusted platform. :func:`name_problem` says what makes a name unfit;
 the same); :func:`name_scripts` says which scripts a name's letters come from, so a
 verdict can flag a name that mixes them.
 
-The look-alike data is Unicode's own: the confusables.txt of UTS #39 (Unicode Security
-Mechanisms) and the script property, as the ``confusable_homoglyphs`` package ships them.
-:func:`skeleton` is UTS #39's skeleton of a text computed from that data (no
-maintained PyPI package computes it in pure Python; see :func:`_prototypes`).
+The look-alike data is Unicode's own, in one table both verifiers read
+(``audit/uts39.txt``, see :mod:`tarneeb.audit.uts39`): confusables.txt of UTS #39
+(Unicode Security Mechanisms), with mappings to several characters (``m`` → ``rn``) and
+``d`` → ``cl`` added, each character's Identifier_Status and Identifier_Type (a name is
+held to the General Security Profile: :func:`profile_problem`), the default-ignorable
+code points and the elongation marks (the Arabic tatweel). :func:`skeleton` is UTS #39's
+skeleton computed from it; the scripts are those the ``confusable_homoglyphs`` package
+ships.
 
 >>> skeleton("cardr00m"), skeleton("cardroom")
-('cardrOOrn', 'cardroorn')
+('carclrOOrn', 'carclroorn')
 >>> sorted(name_keys("\\u0415R\\u0410\\u041c") & name_keys("Eram"))
 ['erarn']
+>>> name_keys("carc\\u01c0room") == name_keys("cardroom") == name_keys("carclroom")
+True
 >>> name_problem("cardroom\\u3000")
 'it holds U+3000 (IDEOGRAPHIC SPACE), a space other than the plain space U+0020'
 >>> name_scripts("\\u0415R\\u0410\\u041c"), name_scripts("Club 400")
@@ -31,21 +37,15 @@ from __future__ import annotations
 import functools
 import unicodedata
 
+from . import uts39
+
 # scripts that go with any other: digits, punctuation, spaces, combining marks
 _NEUTRAL = frozenset({"COMMON", "INHERITED", "Unknown"})
 
-# Default_Ignorable_Code_Point (DerivedCoreProperties.txt) is the format characters
-# (category Cf), the variation selectors and Other_Default_Ignorable_Code_Point
-# (PropList.txt), less a few that show. unicodedata gives the category, not those
-# properties: these are the assigned default-ignorable code points outside Cf (the
-# combining grapheme joiner, the Hangul fillers, the Khmer inherent vowels, the Mongolian
-# free variation selectors, the variation selectors); the unassigned ones are refused as
-# unassigned. Every Cf is refused, the few that show included (a name has no use for them).
-_IGNORABLE = frozenset({0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D,
-                        0x180F, 0x3164, 0xFFA0, *range(0xFE00, 0xFE10),
-                        *range(0xE0100, 0xE01F0)})
-# not default-ignorable, but drawn without ink: the blank braille pattern, the Khitan filler
-_BLANK = frozenset({0x2800, 0x16FE4})
+# not default-ignorable, but drawn without ink: the blank braille pattern, the Khitan
+# filler, the musical null notehead (the default-ignorable code points are in the UTS #39
+# table, audit/uts39.txt)
+_BLANK = frozenset({0x2800, 0x16FE4, 0x1D159})
 _ZWNJ, _ZWJ = "\u200c", "\u200d"
 # scripts whose letters join: between two of their letters a zero-width non-joiner
 # changes the letters' shapes (Persian کارت‌روم), so it shows
@@ -64,7 +64,7 @@ def invisible(c: str) -> bool:
     [False, True, True, True, True, True]
     """
     cp = ord(c)
-    return unicodedata.category(c) == "Cf" or cp in _IGNORABLE or cp in _BLANK
+    return unicodedata.category(c) == "Cf" or cp in _BLANK or uts39.table().ignorable(cp)
 
 
 def quoted(name: str) -> str:
@@ -115,9 +115,12 @@ def name_problem(name: str) -> str | None:
     - without invisible characters (:func:`invisible`), controls, private-use or
       unassigned code points; the zero-width joiners only where they change the shapes
       of the letters around them (a Persian ``کارت‌روم``);
+    - without an elongation mark (the Arabic tatweel U+0640 and the other join-causing
+      characters): it lengthens a line between letters and changes no letter;
     - spaced with the plain space U+0020 alone, one between two words, none at either end;
     - not empty when drawn: a letter, digit, punctuation mark or symbol, and not begun by
       a combining mark;
+    - of UTS #39's General Security Profile (:func:`profile_problem`);
     - of scripts that mix as a reader can see (:func:`mixing_problem`).
 
     >>> name_problem("Club Tarneeb") is None, name_problem("نادي الورق") is None
@@ -137,7 +140,7 @@ def name_problem(name: str) -> str | None:
                     "only where it changes the shape of the letters around it")
         if invisible(c):
             return (f"it holds {_char(c)}, a character that shows as nothing (a format "
-                    "character, filler or default-ignorable code point)")
+                    "character, filler, default-ignorable code point or blank symbol)")
         category = unicodedata.category(c)
         if c != " " and (c.isspace() or category[0] == "Z"):
             return f"it holds {_char(c)}, a space other than the plain space U+0020"
@@ -146,6 +149,10 @@ def name_problem(name: str) -> str | None:
                     "Co": "a private-use character, drawn as a font chooses"}.get(
                         category, "an unassigned code point")
             return f"it holds U+{ord(c):04X}, {what}"
+        if uts39.table().elongation(ord(c)):
+            return (f"it holds {_char(c)}, an elongation mark: it lengthens the line joining "
+                    "two letters and changes no letter, so the name reads as the same name "
+                    "without it")
     if name.startswith(" ") or name.endswith(" "):
         return "it begins or ends with a space"
     if "  " in name:
@@ -157,7 +164,29 @@ def name_problem(name: str) -> str | None:
         return "it shows as nothing"
     if unicodedata.category(name[0])[0] == "M":
         return f"it begins with {_char(name[0])}, a combining mark drawn on nothing"
-    return mixing_problem(name)
+    return profile_problem(name) or mixing_problem(name)
+
+
+def profile_problem(name: str) -> str | None:
+    """Why ``name`` is outside UTS #39's General Security Profile, or ``None``: each of its
+    characters must have Identifier_Status Allowed (uts39.txt), but for the plain space
+    between words and the joiners where they change the letters' shapes (judged by
+    :func:`name_problem`). Symbols (``&``, ``♠``, musical and technical signs), letters of
+    scripts no longer in use, and characters used only in technical notation are refused.
+
+    >>> profile_problem("Club Tarneeb") is None
+    True
+    >>> profile_problem("Cards & Co")  # doctest: +ELLIPSIS
+    "it holds '&' (U+0026), which UTS #39's General Security Profile ... (Not_XID)"
+    """
+    data = uts39.table()
+    for c in name:
+        if c in (" ", _ZWNJ, _ZWJ) or data.allowed(ord(c)):
+            continue
+        return (f"it holds {quoted(c)} (U+{ord(c):04X}), which UTS #39's General Security "
+                "Profile does not allow in an identifier: its Identifier_Status is Restricted "
+                f"({', '.join(data.types(ord(c))) or 'unassigned'})")
+    return None
 
 
 # UTS #39 §5.2, Moderately Restrictive: one script; or Latin with Han and Hiragana and
@@ -194,54 +223,14 @@ def mixing_problem(name: str) -> str | None:
             "Korean with Latin): letters of one pass for the other")
 
 
-@functools.cache
-def _prototypes() -> dict[str, str]:
-    """Each source character of confusables.txt → its prototype (a character or a
-    sequence, ``m`` → ``rn``), rebuilt from the data ``confusable_homoglyphs`` ships.
-
-    That data lists each pair of the file both ways (source → prototype and back), with
-    right-to-left characters between direction marks, as the file's comments show them.
-    The file's rules give the direction back: a source is one code point with one
-    prototype, and a prototype is never a source. So a character whose one partner is a
-    sequence, or a character that others map to, is the prototype's side; of a pair that
-    stands alone, the data lists the source first, as its line in the file does. (Against
-    confusables.txt itself, this gives every one of the 6,307 mappings the data holds.)
-
-    The ``confusables`` package on PyPI has no UTS #39 skeleton (its ``normalize`` gives
-    ASCII forms of its own, from its own additions to the data) and is no longer released;
-    ICU's spoof checker (PyICU) computes the skeleton but is a C++ build against ICU.
-    """
-    from confusable_homoglyphs.confusables import confusables_data
-
-    def bare(text: str) -> str:
-        return text.strip("\u200e\u200f")
-
-    partners: dict[str, dict[str, None]] = {}  # in the order the data lists them
-    for char, glyphs in confusables_data.items():
-        near = partners.setdefault(bare(char), {})
-        for glyph in glyphs:
-            other = bare(glyph["c"])
-            near[other] = None
-            partners.setdefault(other, {})[bare(char)] = None
-    first = {c: i for i, c in enumerate(partners)}
-    protos: dict[str, str] = {}
-    for char, near in partners.items():
-        if len(char) != 1 or len(near) != 1:
-            continue  # a sequence, or a prototype with several sources
-        other = next(iter(near))
-        if len(other) > 1 or len(partners[other]) > 1 or first[char] < first[other]:
-            protos[char] = other
-    return protos
-
-
 def skeleton(text: str) -> str:
     """UTS #39's skeleton of ``text``: NFD, each character replaced by its prototype from
     confusables.txt, NFD again. Two texts with the same skeleton are confusable.
 
     >>> skeleton("PIatform") == skeleton("Platform"), skeleton("\\u0441\\u0430rd")
-    (True, 'card')
+    (True, 'carcl')
     """
-    protos = _prototypes()
+    protos = uts39.table().prototypes
     mapped = "".join(protos.get(c, c) for c in unicodedata.normalize("NFD", text))
     return unicodedata.normalize("NFD", mapped)
 
@@ -255,10 +244,11 @@ def name_keys(name: str) -> frozenset[str]:
 
     >>> keys = [name_keys(n) for n in ("cardr00m", "Cardroom", "cardroorn")]
     >>> sorted(keys[0] & keys[1] & keys[2])
-    ['cardroorn']
+    ['carclroorn']
     """
     plain = "".join(c for c in unicodedata.normalize("NFKC", name)
-                    if c not in (_ZWNJ, _ZWJ) and not invisible(c))
+                    if c not in (_ZWNJ, _ZWJ) and not invisible(c)
+                    and not uts39.table().elongation(ord(c)))
     first = skeleton(unicodedata.normalize("NFKC", plain.casefold()))
     then = skeleton(unicodedata.normalize("NFKC", skeleton(plain).casefold()))
     return frozenset(unicodedata.normalize("NFC", k) for k in (first, then))
@@ -281,5 +271,5 @@ def name_scripts(name: str) -> tuple[str, ...]:
                          if alias(c) not in _NEUTRAL and not invisible(c)}))
 
 
-__all__ = ["invisible", "mixing_problem", "name_keys", "name_problem", "name_scripts", "quoted",
-           "skeleton"]
+__all__ = ["invisible", "mixing_problem", "name_keys", "name_problem", "name_scripts",
+           "profile_problem", "quoted", "skeleton"]

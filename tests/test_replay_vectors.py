@@ -51,3 +51,29 @@ def test_hands_and_trump_by_the_document():
             assert d["trump_names"]["classic"] == "named"
             seen += 1
     assert seen == len(deals)
+
+
+RECEIPTS = json.loads((VECTORS / "receipts.json").read_text(encoding="utf-8"))
+
+
+def test_the_refused_receipts_are_refused_with_their_line():
+    """Each refused receipt of receipts.json gives its one line; those that read verify the
+    match of its log clean (the same line of the JS verifier: test_js_conformance)."""
+    import pytest
+
+    from tarneeb.replay.log.parse import parse_log
+    from tarneeb.replay.verify.findings import Verdict
+    from tarneeb.replay.verify.receipt import ReceiptError, check_receipt, read_receipt
+
+    kinds = {v["error"].split(":")[0].split(" (")[0] for v in RECEIPTS["refused"]}
+    assert len(RECEIPTS["refused"]) >= 10 and len(kinds) >= 6
+    for v in RECEIPTS["refused"]:
+        with pytest.raises(ReceiptError) as e:
+            read_receipt(bytes.fromhex(v["receipt"]), "r.json")
+        assert str(e.value) == f"r.json: not a receipt: {v['error']}", v["description"]
+    log = json.loads((VECTORS / RECEIPTS["log"]).read_text(encoding="utf-8"))["log"]
+    header = parse_log(bytes.fromhex(log)).header
+    for v in RECEIPTS["accepted"]:
+        verdict = Verdict("m.tlog")
+        check_receipt(header, read_receipt(bytes.fromhex(v["receipt"])), verdict)
+        assert verdict.findings == [], v["description"]

@@ -7,7 +7,8 @@ the Python verifier reads, so the two judge alike:
   the general categories as Python's ``unicodedata`` sees them (unassigned code points
   included), the canonical combining class 9 (virama), the case foldings that differ
   from lower case, the names of the characters a message may name, the scripts of the
-  ``confusable_homoglyphs`` package, and the UTS #39 prototypes rebuilt from its data.
+  ``confusable_homoglyphs`` package, and the UTS #39 table (``audit/uts39.txt``, copied
+  as it is: Identifier_Status, prototypes, elongation marks, default-ignorables).
 
 Run it from the repository root with the project's Python: ``python js/scripts/tables.py``
 (``--check`` says whether the committed tables are the ones it writes; a test runs that).
@@ -78,7 +79,8 @@ def encode_runs(rs: list[tuple[int, str]]) -> str:
 def names_ts() -> str:
     from confusable_homoglyphs.categories import alias
 
-    from tarneeb.audit.names import _IGNORABLE, _prototypes, invisible
+    from tarneeb.audit import uts39
+    from tarneeb.audit.names import invisible
 
     cats = runs(gc_code)
     virama = [cp for cp in range(0x110000) if unicodedata.combining(chr(cp)) == 9]
@@ -103,7 +105,7 @@ def names_ts() -> str:
         cat = unicodedata.category(c)
         if cat in ("Cn", "Cs", "Co", "Cc"):
             continue
-        if invisible(c) or cat[0] in "ZM" or c.isspace() or cp in _IGNORABLE:
+        if invisible(c) or cat[0] in "ZM" or c.isspace() or uts39.table().elongation(cp):
             name = unicodedata.name(c, "")
             if name:
                 named[cp] = name
@@ -122,12 +124,8 @@ def names_ts() -> str:
     script_names = sorted({v for _, v in scripts})
     sidx = {s: i for i, s in enumerate(script_names)}
     script_runs = ",".join(b36(n) + "." + b36(sidx[v]) for n, v in scripts)
-    protos = _prototypes()
-    prev = 0
-    proto_rows = []
-    for src in sorted(protos, key=ord):
-        proto_rows.append(b36(ord(src) - prev) + ":" + ".".join(b36(ord(p)) for p in protos[src]))
-        prev = ord(src)
+    # the UTS #39 table, the lines of audit/uts39.txt as they are (both verifiers parse them)
+    table = uts39.TABLE.read_text(encoding="utf-8")
 
     def maprows(m: dict[int, str]) -> str:
         rows, p = [], 0
@@ -149,7 +147,8 @@ def names_ts() -> str:
             f"export const NAMES = {json.dumps(','.join(name_rows))};\n"
             f"export const SCRIPT_NAMES = {json.dumps(' '.join(script_names))};\n"
             f"export const SCRIPTS = {json.dumps(script_runs)};\n"
-            f"export const PROTOTYPES = {json.dumps(','.join(proto_rows))};\n")
+            "/** audit/uts39.txt: UTS #39 data, parsed by src/uts39.ts */\n"
+            f"export const UTS39 = {json.dumps(table)};\n")
 
 
 def tables() -> dict[str, str]:

@@ -8,7 +8,7 @@
 import { parse, TomlError } from "smol-toml";
 import { type Bytes, equal, toHex } from "./bytes.js";
 import { weakKey } from "./crypto.js";
-import { KeyFileError, checkPlatformNames } from "./names.js";
+import { KeyFileError, checkPlatformNames, pyStrip } from "./names.js";
 
 export { KeyFileError };
 
@@ -25,11 +25,12 @@ export function publicKeyFromPem(pem: string, source = "public key"): Bytes {
   if (pem.split("-----BEGIN").length - 1 > 1 || (end >= 0 && pem.slice(end).trim().includes("\n"))) {
     throw new KeyFileError(`${source}: one PEM public key and nothing else, not two blocks or text after the key`);
   }
-  const block = /-----BEGIN PUBLIC KEY-----\r?\n([A-Za-z0-9+/=\r\n]+?)-----END PUBLIC KEY-----/.exec(pem);
+  // white space inside the base64 is skipped, as the Python verifier's PEM reader does
+  const block = /-----BEGIN PUBLIC KEY-----\r?\n([A-Za-z0-9+/= \t\v\f\r\n]+?)-----END PUBLIC KEY-----/.exec(pem);
   let der: Uint8Array | null = null;
   if (block) {
     try {
-      der = Uint8Array.from(atob(block[1]!.replace(/\s+/g, "")), (c) => c.charCodeAt(0));
+      der = Uint8Array.from(atob(block[1]!.replace(/[ \t\v\f\r\n]+/g, "")), (c) => c.charCodeAt(0));
     } catch {
       der = null;
     }
@@ -58,12 +59,13 @@ export function parseKeys(text: string, source = "keys file"): Map<string, Bytes
   for (const [name, value] of Object.entries(doc)) {
     const where = `${source}: ${name}`;
     if (typeof value !== "string") throw new KeyFileError(`${where}: the value must be a string: 64 hex digits or a PEM public key`);
-    const t = value.trim();
+    const t = pyStrip(value);
     let raw: Bytes;
     if (t.startsWith("-----BEGIN")) raw = publicKeyFromPem(t, where);
     else {
-      const digits = t.replace(/\s+/g, "");
-      if (!/^([0-9a-fA-F]{2}\s*)*$/.test(t) || digits.length % 2) throw new KeyFileError(`${where}: not hex and not a PEM public key`);
+      // Python's bytes.fromhex: pairs of digits, ASCII white space between them only
+      const digits = t.replace(/[ \t\n\r\v\f]+/g, "");
+      if (!/^([0-9a-fA-F]{2}[ \t\n\r\v\f]*)*$/.test(t) || digits.length % 2) throw new KeyFileError(`${where}: not hex and not a PEM public key`);
       if (digits.length !== 64) throw new KeyFileError(`${where}: a raw Ed25519 key is 64 hex digits, not ${[...t].length}`);
       raw = Uint8Array.from(digits.match(/../g)!.map((h) => parseInt(h, 16)));
       const w = weak(raw);
@@ -79,9 +81,12 @@ export function parseKeys(text: string, source = "keys file"): Map<string, Bytes
 
 /** Read a keys file's bytes (UTF-8 text) as `parseKeys` does. */
 export function keysFromBytes(data: Bytes, path: string): Map<string, Bytes> {
+  if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
+    throw new KeyFileError(`${path}: it begins with a byte-order mark (U+FEFF); a keys file is UTF-8 without one`);
+  }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(data);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(data);
   } catch {
     throw new KeyFileError(`${path}: not UTF-8 text`);
   }

@@ -5,13 +5,16 @@
  *
  * A keys file names each platform's key, and a verdict says "signed by <name>". A name
  * must be in NFKC form, hold no invisible, control, private-use or unassigned code point,
- * be spaced with single plain spaces, not begin with a combining mark, mix scripts only as
- * UTS #39's Moderately Restrictive level allows; and no two names of one file may share a
- * UTS #39 skeleton (case folded before and after).
+ * be spaced with single plain spaces, not begin with a combining mark, hold no elongation
+ * mark (tatweel), keep to UTS #39's General Security Profile (Identifier_Status Allowed),
+ * mix scripts only as UTS #39's Moderately Restrictive level allows; and no two names of
+ * one file may share a UTS #39 skeleton (case folded before and after). The UTS #39 data
+ * is the table the Python verifier reads (audit/uts39.txt, through ./uts39.ts).
  */
 import {
-  CATEGORIES, FOLD, LOWER, NAMES, NAME_WORDS, PROTOTYPES, SCRIPTS, SCRIPT_NAMES, VIRAMA,
+  CATEGORIES, FOLD, LOWER, NAMES, NAME_WORDS, SCRIPTS, SCRIPT_NAMES, VIRAMA,
 } from "./data/names.js";
+import * as uts39 from "./uts39.js";
 
 const b36 = (s: string) => parseInt(s, 36);
 
@@ -25,7 +28,6 @@ interface Tables {
   scriptStarts: Uint32Array;
   scriptOf: Uint16Array;
   scripts: string[];
-  protos: Map<number, string>;
 }
 
 let tables: Tables | null = null;
@@ -69,7 +71,7 @@ function load(): Tables {
     catStarts, catCodes: codes, virama: new Set(VIRAMA.split(",").map(b36)),
     fold: deltaMap(FOLD, chars), lower: deltaMap(LOWER, chars),
     names: deltaMap(NAMES, (rest) => rest.split(".").map((w) => words[b36(w)]).join(" ")),
-    scriptStarts, scriptOf, scripts: SCRIPT_NAMES.split(" "), protos: deltaMap(PROTOTYPES, chars),
+    scriptStarts, scriptOf, scripts: SCRIPT_NAMES.split(" "),
   };
   return tables;
 }
@@ -96,10 +98,18 @@ function cls(cp: number): string {
 
 const SPACE_CONTROLS = new Set([9, 10, 11, 12, 13, 0x1c, 0x1d, 0x1e, 0x1f, 0x85]);
 const isSpace = (cp: number) => SPACE_CONTROLS.has(cp) || "zw".includes(cls(cp));
+/** Python's str.strip(): white space as str.isspace sees it, from both ends. */
+export function pyStrip(s: string): string {
+  const list = cps(s);
+  let a = 0;
+  let b = list.length;
+  while (a < b && isSpace(list[a]!)) a++;
+  while (b > a && isSpace(list[b - 1]!)) b--;
+  return String.fromCodePoint(...list.slice(a, b));
+}
 const isAlpha = (cp: number) => cls(cp) === "L";
 
-const IGNORABLE = new Set([0x034f, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x180b, 0x180c, 0x180d, 0x180f, 0x3164, 0xffa0]);
-const BLANK = new Set([0x2800, 0x16fe4]);
+const BLANK = new Set([0x2800, 0x16fe4, 0x1d159]);
 const ZWNJ = 0x200c;
 const ZWJ = 0x200d;
 const NEUTRAL = new Set(["COMMON", "INHERITED", "Unknown"]);
@@ -108,7 +118,7 @@ const JOINING = new Set(["ARABIC", "SYRIAC", "NKO", "MONGOLIAN", "MANDAIC", "MAN
 
 /** A code point that shows as nothing: a format character, a default-ignorable one, a blank glyph. */
 export function invisible(cp: number): boolean {
-  return cls(cp) === "f" || IGNORABLE.has(cp) || (cp >= 0xfe00 && cp < 0xfe10) || (cp >= 0xe0100 && cp < 0xe01f0) || BLANK.has(cp);
+  return cls(cp) === "f" || BLANK.has(cp) || uts39.ignorable(cp);
 }
 
 /** The script alias of a code point, as `confusable_homoglyphs` gives it (LATIN, COMMON …). */
@@ -228,13 +238,14 @@ export function nameProblem(name: string): string | null {
       if (joinerShows(list, i)) continue;
       return `it holds ${charName(cp)}, which shows as nothing here: a joiner is allowed only where it changes the shape of the letters around it`;
     }
-    if (invisible(cp)) return `it holds ${charName(cp)}, a character that shows as nothing (a format character, filler or default-ignorable code point)`;
+    if (invisible(cp)) return `it holds ${charName(cp)}, a character that shows as nothing (a format character, filler, default-ignorable code point or blank symbol)`;
     const k = cls(cp);
     if (cp !== 0x20 && (isSpace(cp) || k === "z")) return `it holds ${charName(cp)}, a space other than the plain space U+0020`;
     if ("csno".includes(k)) {
       const what = k === "c" ? "a control character" : k === "s" ? "a lone surrogate" : k === "o" ? "a private-use character, drawn as a font chooses" : "an unassigned code point";
       return `it holds U+${HEX(cp)}, ${what}`;
     }
+    if (uts39.elongation(cp)) return `it holds ${charName(cp)}, an elongation mark: it lengthens the line joining two letters and changes no letter, so the name reads as the same name without it`;
   }
   if (name.startsWith(" ") || name.endsWith(" ")) return "it begins or ends with a space";
   if (name.includes("  ")) return "two spaces in a row";
@@ -242,7 +253,21 @@ export function nameProblem(name: string): string | null {
   if (normal !== name) return `it is not in Unicode's NFKC form, which is ${pyStr(normal)}: it shows like another name`;
   if (!list.some((cp) => "LNPS".includes(cls(cp)))) return "it shows as nothing";
   if ("mM".includes(cls(list[0]!))) return `it begins with ${charName(list[0]!)}, a combining mark drawn on nothing`;
-  return mixingProblem(name);
+  return profileProblem(name) ?? mixingProblem(name);
+}
+
+/**
+ * Why `name` is outside UTS #39's General Security Profile (a character whose
+ * Identifier_Status is not Allowed, the plain space and the joiners judged by nameProblem
+ * excepted), or null.
+ */
+export function profileProblem(name: string): string | null {
+  for (const cp of cps(name)) {
+    if (cp === 0x20 || cp === ZWNJ || cp === ZWJ || uts39.allowed(cp)) continue;
+    const types = uts39.types(cp);
+    return `it holds ${quoted(String.fromCodePoint(cp))} (U+${HEX(cp)}), which UTS #39's General Security Profile does not allow in an identifier: its Identifier_Status is Restricted (${types.length ? types.join(", ") : "unassigned"})`;
+  }
+  return null;
 }
 
 function casefold(s: string): string {
@@ -252,13 +277,12 @@ function casefold(s: string): string {
 
 /** UTS #39's skeleton: NFD, each character replaced by its prototype, NFD again. */
 export function skeleton(text: string): string {
-  const protos = load().protos;
-  return norm(cps(norm(text, "NFD")).map((cp) => protos.get(cp) ?? String.fromCodePoint(cp)).join(""), "NFD");
+  return norm(cps(norm(text, "NFD")).map((cp) => uts39.prototype(cp) ?? String.fromCodePoint(cp)).join(""), "NFD");
 }
 
 /** The forms in which two names that look the same share one. */
 export function nameKeys(name: string): Set<string> {
-  const plain = cps(norm(name, "NFKC")).filter((cp) => cp !== ZWNJ && cp !== ZWJ && !invisible(cp)).map((cp) => String.fromCodePoint(cp)).join("");
+  const plain = cps(norm(name, "NFKC")).filter((cp) => cp !== ZWNJ && cp !== ZWJ && !invisible(cp) && !uts39.elongation(cp)).map((cp) => String.fromCodePoint(cp)).join("");
   const first = skeleton(norm(casefold(plain), "NFKC"));
   const then = skeleton(norm(casefold(skeleton(plain)), "NFKC"));
   return new Set([first, then].map((k) => norm(k, "NFC")));

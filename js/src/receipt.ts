@@ -10,6 +10,7 @@ import { ed25519Verify, keyId, weakKey } from "./crypto.js";
 import { RECEIPT_TAG, type SeasonLeaf, matchBinding } from "./derive.js";
 import { type Header } from "./records.js";
 import { encodeExact } from "./unpack.js";
+import { JsonTextError, readJson } from "./jsontext.js";
 
 export const RECEIPT_FORMAT = "tarneeb-receipt";
 export const MAX_RECEIPT_BYTES = 64 * 1024;
@@ -54,37 +55,6 @@ export function receiptOf(h: Header): Receipt | null {
   };
 }
 
-/** Refuse a JSON text in which one object holds a key twice (which one counts depends on the reader). */
-function repeatsKey(text: string): boolean {
-  const stack: (Set<string> | null)[] = [];
-  let i = 0;
-  let expectKey = false;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '"') {
-      let j = i + 1;
-      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      const top = stack[stack.length - 1];
-      if (expectKey && top) {
-        const key = JSON.parse(text.slice(i, j + 1)) as string;
-        if (top.has(key)) return true;
-        top.add(key);
-        expectKey = false;
-      }
-      i = j + 1;
-      continue;
-    }
-    if (c === "{") {
-      stack.push(new Set());
-      expectKey = true;
-    } else if (c === "[") stack.push(null);
-    else if (c === "}" || c === "]") stack.pop();
-    else if (c === ",") expectKey = stack[stack.length - 1] !== null && stack.length > 0;
-    i++;
-  }
-  return false;
-}
-
 function hexField(doc: Record<string, unknown>, name: string, length: number | null = null): Bytes {
   const v = doc[name];
   let raw: Bytes | null = null;
@@ -105,20 +75,13 @@ const pyRepr = (v: unknown): string => (typeof v === "string" ? `'${v}'` : v ===
 const isWhole = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
 
 async function read(data: Bytes): Promise<SignedReceipt> {
-  if (data.length > MAX_RECEIPT_BYTES) throw new ReceiptError(`${data.length} bytes; a receipt is at most ${MAX_RECEIPT_BYTES}`);
   let doc: unknown;
-  let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(data);
-  } catch {
-    throw new ReceiptError("not JSON (UnicodeDecodeError)");
+    doc = readJson(data, "a receipt", MAX_RECEIPT_BYTES);
+  } catch (e) {
+    if (e instanceof JsonTextError) throw new ReceiptError(e.message);
+    throw e;
   }
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new ReceiptError("not JSON (JSONDecodeError)");
-  }
-  if (repeatsKey(text)) throw new ReceiptError("a key appears twice in one JSON object");
   if (typeof doc !== "object" || doc === null || Array.isArray(doc) || (doc as Record<string, unknown>).format !== RECEIPT_FORMAT) {
     throw new ReceiptError(`expected "format": "${RECEIPT_FORMAT}"`);
   }
