@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 
-from . import uts39
+from tarneeb.audit.uts39 import table as uts39_table
 
 # scripts that go with any other: digits, punctuation, spaces, combining marks
 _NEUTRAL = frozenset({"COMMON", "INHERITED", "Unknown"})
@@ -64,7 +64,7 @@ def invisible(c: str) -> bool:
     [False, True, True, True, True, True]
     """
     cp = ord(c)
-    return unicodedata.category(c) == "Cf" or cp in _BLANK or uts39.table().ignorable(cp)
+    return unicodedata.category(c) == "Cf" or cp in _BLANK or uts39_table().ignorable(cp)
 
 
 def quoted(name: str) -> str:
@@ -149,7 +149,7 @@ def name_problem(name: str) -> str | None:
                     "Co": "a private-use character, drawn as a font chooses"}.get(
                         category, "an unassigned code point")
             return f"it holds U+{ord(c):04X}, {what}"
-        if uts39.table().elongation(ord(c)):
+        if uts39_table().elongation(ord(c)):
             return (f"it holds {_char(c)}, an elongation mark: it lengthens the line joining "
                     "two letters and changes no letter, so the name reads as the same name "
                     "without it")
@@ -179,7 +179,7 @@ def profile_problem(name: str) -> str | None:
     >>> profile_problem("Cards & Co")  # doctest: +ELLIPSIS
     "it holds '&' (U+0026), which UTS #39's General Security Profile ... (Not_XID)"
     """
-    data = uts39.table()
+    data = uts39_table()
     for c in name:
         if c in (" ", _ZWNJ, _ZWJ) or data.allowed(ord(c)):
             continue
@@ -230,7 +230,7 @@ def skeleton(text: str) -> str:
     >>> skeleton("PIatform") == skeleton("Platform"), skeleton("\\u0441\\u0430rd")
     (True, 'carcl')
     """
-    protos = uts39.table().prototypes
+    protos = uts39_table().prototypes
     mapped = "".join(protos.get(c, c) for c in unicodedata.normalize("NFD", text))
     return unicodedata.normalize("NFD", mapped)
 
@@ -248,7 +248,7 @@ def name_keys(name: str) -> frozenset[str]:
     """
     plain = "".join(c for c in unicodedata.normalize("NFKC", name)
                     if c not in (_ZWNJ, _ZWJ) and not invisible(c)
-                    and not uts39.table().elongation(ord(c)))
+                    and not uts39_table().elongation(ord(c)))
     first = skeleton(unicodedata.normalize("NFKC", plain.casefold()))
     then = skeleton(unicodedata.normalize("NFKC", skeleton(plain).casefold()))
     return frozenset(unicodedata.normalize("NFC", k) for k in (first, then))

@@ -9,6 +9,7 @@ through an import inside a function.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import subprocess
 import sys
@@ -239,11 +240,14 @@ JS_IMPORT = re.compile(r"""(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["'](\./
 def js_graph() -> dict[str, set[str]]:
     """The TypeScript verifier's modules (js/src) and which of them each imports, type-only
     imports included (a circle of types is still a circle a reader has to follow)."""
-    modules = {p.stem: p for p in sorted((ROOT / "js" / "src").glob("*.ts"))}
+    src = ROOT / "js" / "src"
+    modules = {p.relative_to(src).with_suffix("").as_posix(): p for p in sorted(src.rglob("*.ts"))}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         found = {a or b for a, b in JS_IMPORT.findall(path.read_text(encoding="utf-8"))}
-        graph[name] = {Path(f).stem for f in found} & set(modules) - {name}
+        here = path.parent.relative_to(src)
+        targets = {(here / f).with_suffix("").as_posix() for f in found}
+        graph[name] = {os.path.normpath(t) for t in targets} & set(modules) - {name}
     return graph
 
 
