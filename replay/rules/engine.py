@@ -425,7 +425,8 @@ class MatchState(BatchMoves):
         self.hand = None
         self.hands = [0, 0, 0, 0]
         self.deal_number += 1
-        self.dealer = (self.dealer + 1) & 3
+        if self.rules.dealer_rotates:  # else the first dealer deals every hand
+            self.dealer = (self.dealer + 1) & 3
         self.trump = None
         self.current_player = None
         self.phase = _OVER if self.winner is not None else _DEAL
