@@ -26,7 +26,9 @@ from tarneeb.replay.rules.house import explain
 from tarneeb.replay.rules.ruleset import PRESETS, RuleSet, load_rules_file
 from tarneeb.replay.server.simulate import play_logged_match
 from tarneeb.replay.verify.replayer import verify_bytes
+from tarneeb.testing import EngineCommand, regress_paths
 from tarneeb.testing.alterations.base import EditableLog, rewrite
+from tarneeb.testing.engine_server import REFERENCE
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "matches"
 
@@ -159,3 +161,18 @@ def test_rule_sets_without_the_fields_keep_their_bytes() -> None:
         assert raw is not None and "dealer_rotates" not in raw
     again = play_logged_match("eram41", seed=b"third platform bytes")
     assert json.dumps(parse_log(again).header.rules_raw) == json.dumps(PRESETS["eram41"].to_dict())
+
+
+def test_both_reference_engines_play_the_matches_as_recorded(
+        matches: dict[str, bytes], tmp_path: Path, node: str) -> None:  # noqa: F811
+    """The Python engine and the TypeScript one (over the line protocol) agree with every
+    move of the matches: who is to move, what is legal, the tricks and the scores."""
+    paths = []
+    for variant, data in matches.items():
+        path = tmp_path / f"{variant.replace(' ', '-')}.tlog"
+        path.write_bytes(data)
+        paths.append(path)
+    server = Path(__file__).resolve().parent.parent / "js" / "dist" / "src" / "engine-server.js"
+    for engine in (REFERENCE, EngineCommand([node, str(server)], time_limit=30)):
+        run_ = regress_paths(engine, paths, time_limit=None)
+        assert [r.status for r in run_.reports] == ["agree"] * 3, [r.line() for r in run_.reports]
