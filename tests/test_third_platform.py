@@ -153,6 +153,25 @@ def test_both_verifiers_agree_on_the_matches_and_the_changes(
     assert _disagreements(node, home, paths) == []
 
 
+def _rotates_written(log: EditableLog) -> None:
+    """The rules map writes dealer_rotates = true, which its one form leaves out."""
+    raw = log.header.rules_raw
+    assert raw is not None and "dealer_rotates" not in raw
+    log.header = replace(log.header, rules_raw={**raw, "dealer_rotates": True})
+
+
+def test_a_rules_map_that_writes_the_default_is_not_canonical_in_both(
+        key: Ed25519PrivateKey, tmp_path: Path, node: str,  # noqa: F811
+        home: dict[str, str]) -> None:  # noqa: F811
+    data = rewrite(play_logged_match("eram41", seed=b"third platform form", key=key),
+                   _rotates_written, resign=key)
+    v = verify_bytes(data)
+    assert [f.kind for f in v.findings] == ["not-canonical"], [str(f) for f in v.findings]
+    path = tmp_path / "written.tlog"
+    path.write_bytes(data)
+    assert _disagreements(node, home, [path]) == []
+
+
 def test_rule_sets_without_the_fields_keep_their_bytes() -> None:
     for rules in PRESETS.values():
         assert "dealer_rotates" not in rules.to_dict() and rules.dealer_rotates
