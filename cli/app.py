@@ -25,6 +25,7 @@ from .common import (
     load_log,
     open_input,
     read_input,
+    read_log_bytes,
     shown_name,
     write_output,
 )
@@ -447,8 +448,9 @@ def export_json(
     from tarneeb.replay.log import LogError
     from tarneeb.replay.log import jsonform as logjson
 
-    try:
-        text = logjson.dumps_log(load_log(log, limits_of(max_bytes, max_records, max_hands)))
+    try:  # the bytes, read within the cap: a log cut short carries those after the cut
+        data = read_log_bytes(log, limits_of(max_bytes, max_records, max_hands))
+        text = logjson.dumps(data, shown_name(log))
     except LogError as e:
         fail(str(e))
     if output is None:

@@ -258,7 +258,8 @@ def deal(
         if trump is None:
             typer.echo("trump: named by the auction winner")
         else:
-            how = "fixed" if rule_set.trump == "fixed" else "colour-mate of the 13th card"
+            how = {"fixed": "fixed", "revealed": "the 13th card's suit"}.get(
+                rule_set.trump, "colour-mate of the 13th card")
             typer.echo(f"trump: {SUIT_SYMBOLS[trump]} ({how})")
 
 

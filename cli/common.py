@@ -129,6 +129,24 @@ def load_log(path: Path | str, limits: Limits | None = None) -> ParsedLog:
     return read_log(str(path), limits)
 
 
+def read_log_bytes(path: Path | str, limits: Limits) -> bytes:
+    """The bytes of the log at ``path`` (``-``: standard input), no more than the
+    ``max_bytes`` cap: one byte past it is read, for the reader to refuse the log.
+
+    Raises :class:`tarneeb.replay.log.LogError` naming the file (``<stdin>``).
+    """
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log.parse import open_regular
+
+    try:
+        if str(path) == STDIO:
+            return sys.stdin.buffer.read(limits.max_bytes + 1)
+        with open_regular(str(path)) as f:
+            return f.read(limits.max_bytes + 1)
+    except OSError as e:
+        raise LogError(f"cannot read: {e.strerror or e}", None, shown_name(path)) from None
+
+
 def shown_name(path: Path | str) -> str:
     """How messages name a file: ``<stdin>`` for ``-``."""
     return "<stdin>" if str(path) == STDIO else str(path)

@@ -16,6 +16,7 @@ import typer
 
 from tarneeb.replay.rules.house import (
     PRESET_ABOUT,
+    explain,
     field_differences,
     nearest_preset,
     resolve,
@@ -73,7 +74,8 @@ def register(app: typer.Typer) -> None:
         `tarneeb rules` lists the presets and the shipped house-rule variants;
         `tarneeb rules NAME` prints one in full as TOML, ready to edit into a house
         rules file (`tarneeb play --rules-file`); `tarneeb rules diff A B` prints the
-        fields two rule sets disagree on, each with both values.
+        fields two rule sets disagree on, each with both values, then what each
+        difference does, in words.
         """
         args = args or []
         if not args:
@@ -89,7 +91,8 @@ def register(app: typer.Typer) -> None:
         if args[0] == "diff":
             if len(args) != 3:
                 raise _error(f"diff takes two rule sets: {USAGE}")
-            result = diff(_load(args[1]), _load(args[2]))
+            a_rules, b_rules = _load(args[1]), _load(args[2])
+            result = diff(a_rules, b_rules)
             if as_json:
                 typer.echo(json.dumps(result, indent=1, ensure_ascii=False))
                 return
@@ -101,6 +104,9 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"{'field':<{width}}  {result['a']} | {result['b']}")
             for k, (x, y) in fields.items():
                 typer.echo(f"{k:<{width}}  {json.dumps(x)} | {json.dumps(y)}")
+            typer.echo(f"in words, {result['b']} against {result['a']}:")
+            for line in explain(b_rules, a_rules):
+                typer.echo(f"  {line}")
             return
         if len(args) != 1:
             raise _error(f"too many arguments: {USAGE}")

@@ -500,7 +500,9 @@ def _hand_view(rec: HandRecord | None, hand: Hand, table: Table, rules: RuleSet,
             "the four bids were too low"
     else:
         cancelled = ""
-    if r.reveals_card:
+    if r.trump == "revealed":
+        trump_how = "the suit of the revealed card"
+    elif r.reveals_card:
         trump_how = "the colour-mate of the revealed card"
     elif r.trump == "fixed":
         trump_how = "always, in this game"

@@ -112,6 +112,9 @@ def _trump(r: RuleSet) -> str:
     if r.trump == "revealed_mate":
         return ("The trump is the revealed card's colour-mate: ♣→♠, ♠→♣, ♦→♥, ♥→♦; the "
                 "revealed card stays in the dealer's hand.")
+    if r.trump == "revealed":
+        return ("The trump is the suit of the revealed card itself; the revealed card stays "
+                "in the dealer's hand.")
     if r.trump == "fixed":
         return f"{SUIT_SYMBOLS[r.fixed_trump]} is always trump; nothing is revealed."
     return "The highest bidder names the trump suit and leads the first trick."
@@ -180,6 +183,9 @@ _BY_RULES = {
 def rule_for(kind: str, rules: RuleSet) -> Rule:
     """The rule a finding of ``kind`` breaks under ``rules``; a kind this table does not know
     yet falls back to what the kind means (``findings.KINDS``)."""
+    if kind == "wrong-dealer" and not rules.dealer_rotates:
+        return Rule("The same player deals every hand, so the same seat bids first and leads.",
+                    RULES)
     if kind in _FIXED:
         return _FIXED[kind]
     if kind in _BY_RULES:

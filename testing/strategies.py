@@ -335,7 +335,8 @@ def _stacked(deals: DealSource, big: dict[int, BigBid], rules: RuleSet) -> DealS
             trump = trump_of(rules)  # the fixed trump, else spades
             chosen = [c for c in range(52) if c // 13 == trump]
             if rules.reveals_card:  # the dealer shows the ace of the trump's colour-mate
-                shown = make_card(12, colour_mate(trump))
+                shown = make_card(12, colour_mate(trump) if rules.trump == "revealed_mate"
+                                  else trump)  # (or of the trump itself)
                 if bidder == dealer:
                     chosen = [*chosen[1:], shown]
             seats = [bidder]

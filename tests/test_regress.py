@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 
 from tarneeb.cli.regress_cmd import register
 from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules.actions import BID_BASE
 from tarneeb.replay.rules.engine import MatchState, Phase
 from tarneeb.replay.rules.ruleset import PRESETS
 from tarneeb.replay.server.simulate import play_logged_match
@@ -306,6 +308,24 @@ def test_a_renege_allowed_by_the_engine_is_a_legal_actions_disagreement() -> Non
     assert found.kind == "legal-actions" and "which the rules do not" in found.message
     assert found.trick is not None and found.seat is not None and found.move is not None
     assert found.engine_failure is False
+    # the rule is named, with the seat as people count it
+    assert re.search(rf"seat {found.seat + 1} holds [♣♦♥♠], the led suit, and must follow it",
+                     found.said()), found.said()
+
+
+def test_a_bid_below_the_rising_minimum_allowed_by_the_engine_names_the_rule() -> None:
+    class AllowsLowBids(ReferenceEngine):
+        def legal_actions(self) -> list[int]:
+            s = self._state
+            if s.phase == Phase.BID:
+                return [BID_BASE + n for n in range(s.rules.min_bid, 14)]
+            return s.legal_actions()
+
+    found = compare(AllowsLowBids(), _script("sahrat400"))
+    assert found is not None and found.kind == "legal-actions", found
+    assert re.search(r"the engine allows bid 2(, bid \d+)*, which the rules do not: the "
+                     r"lowest bid of seat \d is \d+, as its score is \d+ \(the minimum bid "
+                     r"rises with the score\)", found.message), found.message
 
 
 def test_a_cancelled_hand_the_engine_plays_on_is_caught() -> None:

@@ -221,6 +221,9 @@ def test_import_writes_the_log_cut_where_its_document_says(
     cut = real[:p.signature_offset + 20]  # a crash inside the signature
     doc = _doc(cut)
     assert doc["cut_short_at"] == p.signature_offset
+    # export keeps the bytes after the cut (import gives back the very log, tests in
+    # test_export_import.py); a document without them gives the log cut where it says
+    assert doc.pop("cut_bytes") == cut[p.signature_offset:].hex()
     source, out_log = tmp_path / "m.json", tmp_path / "m.tlog"
     source.write_text(json.dumps(doc), encoding="utf-8")
     assert run(capsys, "import", str(source), "-o", str(out_log))[0] == 0

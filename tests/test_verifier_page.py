@@ -361,6 +361,7 @@ def test_the_json_form_pasted_or_chosen_reads_as_the_log_itself(chromium, page_f
     made = {"stalled": blindplay.play_blind_match("eram41", seed=b"form stall", target=3,
                                                    stall=(0, 9))}
     made["v1"] = blindplay.play_blind_match("qahwa41", seed=b"form v1", target=3, version=1)
+    made["after-signature"] = (FIXTURES / "matches" / "classic-01.tlog").read_bytes() + b"zz"
     for name, data in made.items():
         (tmp_path / f"{name}.tlog").write_bytes(data)
         logs.append(tmp_path / f"{name}.tlog")

@@ -145,6 +145,8 @@ export function jsonFormToBytes(doc: unknown): Uint8Array {
         fail(i, kind, "not a record type of the JSON form");
     }
   });
+  // a log cut short, as export writes it: the bytes after the cut, so the very log comes back
+  if (d.cut_bytes !== undefined) parts.push(hex(d.cut_bytes, () => { throw new FormError("\"cut_bytes\" must be hex"); }));
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

@@ -375,7 +375,7 @@ export class Match {
     this.hand = null;
     this.holder.fill(-1);
     this.dealNumber++;
-    this.dealer = (this.dealer + 1) & 3;
+    if (this.rules.dealer_rotates) this.dealer = (this.dealer + 1) & 3; // else the first dealer deals every hand
     this.trump = null;
     this.current = null;
     this.phase = this.winner !== null ? Phase.OVER : Phase.DEAL;

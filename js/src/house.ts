@@ -4,7 +4,7 @@
  * the notes a verdict gives on a log's rules, word for word as `tarneeb verify` gives them.
  */
 import { SHIPPED } from "./data/shipped.js";
-import { PRESETS, RULE_FIELDS, type RuleSet, rulesFromMap, rulesMap } from "./rules.js";
+import { ALL_RULE_FIELDS, PRESETS, type RuleSet, rulesFromMap, rulesMap } from "./rules.js";
 import { jsonKey } from "./unpack.js";
 
 /** Python's str() of plain data, as the Python verifier prints a value in its messages. */
@@ -27,9 +27,9 @@ export function shippedRules(): Map<string, RuleSet> {
 const same = (a: unknown, b: unknown) => jsonKey(a) === jsonKey(b);
 
 function differences(a: RuleSet, b: RuleSet): [string, unknown, unknown][] {
-  const da = rulesMap(a);
-  const db = rulesMap(b);
-  return RULE_FIELDS.filter((k) => k !== "name" && !same(da[k], db[k])).map((k) => [k, da[k], db[k]]);
+  const da = rulesMap(a, true);
+  const db = rulesMap(b, true);
+  return ALL_RULE_FIELDS.filter((k) => k !== "name" && !same(da[k], db[k])).map((k) => [k, da[k], db[k]]);
 }
 
 function distance(a: RuleSet, b: RuleSet): number {
@@ -98,7 +98,18 @@ function secondTableWords(r: RuleSet, base: RuleSet): string {
   return out.join("; ");
 }
 
+const TRUMP_WORDS: Record<string, string> = {
+  revealed_mate: "the colour-mate of the dealer's shown 13th card",
+  revealed: "the suit of the dealer's shown 13th card itself", named: "named by the auction winner",
+};
+const trumpWords = (r: RuleSet) => TRUMP_WORDS[r.trump] ?? `always ${"♣♦♥♠"[r.fixed_trump]}`;
+
 const PHRASES: Record<string, (r: RuleSet, p: RuleSet) => string> = {
+  trump: (r, p) => (r.trump !== "revealed" && p.trump !== "revealed" ? `trump = ${r.trump} ({b}: ${p.trump})`
+    : `the trump is ${trumpWords(r)} ({b}: ${trumpWords(p)})`),
+  dealer_rotates: (r) => (!r.dealer_rotates
+    ? "the first dealer deals every hand, so the same seat bids first and leads ({b}: the deal passes to the right after every hand)"
+    : "the deal passes to the right after every hand ({b}: the first dealer deals every hand)"),
   target: (r, p) => `plays to ${r.target} ({b}: ${p.target})`,
   made_13_wins: (r) => (r.made_13_wins ? "a made 13 wins the match outright ({b}: it does not)" : "a made 13 does not win the match outright ({b}: it does)"),
   tie: (r, p) => `breaks a tie of two qualifying teams by ${tieWords(r.tie)} ({b}: ${tieWords(p.tie)})`,

@@ -13,7 +13,7 @@ import { BID, Illegal, Match, PASS, Phase, SUITS, TRUMP, cardName, describe, typ
 import { checkEnd, reportNotReplayed, runs } from "./ending.js";
 import { add, TEAMS, type Verdict, type Where } from "./findings.js";
 import { type HandRecord, type ParsedLog } from "./records.js";
-import { PRESETS, RULE_FIELDS, lowestTotal, presetDepartures, reveals, rulesMap, sameRules } from "./rules.js";
+import { ALL_RULE_FIELDS, PRESETS, lowestTotal, presetDepartures, reveals, rulesMap, sameRules } from "./rules.js";
 import { pyRepr, rulesNotes } from "./house.js";
 import { nameScripts, pyStr } from "./names.js";
 import { exercisedPaths } from "./paths.js";
@@ -77,15 +77,15 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   const rules = h.rules;
   const preset = PRESETS[rules.name];
   if (preset && !sameRules(preset, rules) && presetDepartures(rules).length) {
-    const mine = rulesMap(rules);
-    const theirs = rulesMap(preset);
-    const shown = RULE_FIELDS.filter((k) => jsonKey(mine[k]) !== jsonKey(theirs[k])).map((k) => `${k}=${pyRepr(mine[k])}`).join(", ");
+    const mine = rulesMap(rules, true);
+    const theirs = rulesMap(preset, true);
+    const shown = ALL_RULE_FIELDS.filter((k) => jsonKey(mine[k]) !== jsonKey(theirs[k])).map((k) => `${k}=${pyRepr(mine[k])}`).join(", ");
     add(v, "wrong-rules", `the rules bear the name ${rules.name}, but ${rules.name} has another ${presetDepartures(rules).join(", ")} and offers no house option there (${shown}): these rules are not ${rules.name}`, { offset: 0 });
   } else v.notes.push(...rulesNotes(rules));
   if (!equal(encodeExact(rulesMap(rules)), encodeExact(h.rulesMap))) {
     const order = Object.keys(h.rulesMap).join(",") === Object.keys(rulesMap(rules)).join(",");
     add(v, "not-canonical", order ? "the rules map does not have the one byte form of its rules (a value of another type)"
-      : `the rules map's keys are not in the order FORMAT.md gives them (${RULE_FIELDS.join(", ")})`, { offset: 0 });
+      : `the rules map's keys are not in the order FORMAT.md gives them (${Object.keys(rulesMap(rules)).join(", ")})`, { offset: 0 });
   }
   await checkSignature(log, v, opts);
   const source = await checkSeeds(log, v, opts, cache);

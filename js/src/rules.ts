@@ -9,7 +9,7 @@ export type Pair = [number, number];
 
 export interface RuleSet {
   name: string;
-  trump: "revealed_mate" | "fixed" | "named";
+  trump: "revealed_mate" | "revealed" | "fixed" | "named";
   fixed_trump: number;
   bidding: "personal" | "auction";
   min_bid: number;
@@ -35,6 +35,8 @@ export interface RuleSet {
   /** the full tie chain: steps, then one fallback */
   tie: string[];
   made_13_wins: boolean;
+  /** the deal passes to the right after every hand (false: the first dealer deals every hand) */
+  dealer_rotates: boolean;
 }
 
 /** The keys of the rules map, in the order a log writes them. */
@@ -45,6 +47,14 @@ export const RULE_FIELDS = [
   "defenders_all_tricks_value", "kaboot_defenders_factor", "kaboot_defenders_all_tricks_value",
   "auction_ends_on_13", "timer_bid", "target", "partner_min", "tie", "made_13_wins",
 ] as const;
+
+/** Fields a rules map leaves out at their default (added after logs were written without
+ *  them), written after the others when not: a rule set without the house rule keeps its bytes. */
+export const OPTIONAL_RULE_FIELDS = ["dealer_rotates"] as const;
+const OPTIONAL_DEFAULTS: Record<string, unknown> = { dealer_rotates: true };
+
+/** Every field of a rule set, in order. */
+export const ALL_RULE_FIELDS = [...RULE_FIELDS, ...OPTIONAL_RULE_FIELDS] as const;
 
 export const TIE_STEPS = ["team_total", "highest_player"];
 export const TIE_FALLBACKS = ["play_on", "team_0+2", "team_1+3"];
@@ -73,7 +83,7 @@ function base(name: string, over: Partial<RuleSet>): RuleSet {
     kaboot_made_value: 26, kaboot_failed_value: 16, defenders_all_tricks_value: 16,
     kaboot_defenders_factor: 1, kaboot_defenders_all_tricks_value: 16, auction_ends_on_13: true,
     timer_bid: "lowest", target: 41, partner_min: 1, tie: ["team_total", "play_on"],
-    made_13_wins: false, ...over,
+    made_13_wins: false, dealer_rotates: true, ...over,
   };
 }
 
@@ -115,7 +125,7 @@ export function tieForm(chain: string[]): string | string[] {
 
 /** The rule set a log's rules map gives; throws RulesError naming the field. */
 export function rulesFromMap(map: Record<string, unknown>): RuleSet {
-  const unknown = Object.keys(map).filter((k) => !(RULE_FIELDS as readonly string[]).includes(k));
+  const unknown = Object.keys(map).filter((k) => !(ALL_RULE_FIELDS as readonly string[]).includes(k));
   if (unknown.length) throw new RulesError(`unknown rule field(s): ${unknown.sort().join(", ")}`);
   const missing = RULE_FIELDS.filter((k) => !(k in map));
   if (missing.length) throw new RulesError(`rules lack field(s) ${missing.join(", ")}`);
@@ -130,12 +140,12 @@ export function rulesFromMap(map: Record<string, unknown>): RuleSet {
       throw new RulesError(`${k} must be a list of 12 numbers (bids 2 to 13)${k === "values_high" ? ` ${NO_SECOND_TABLE}` : ""}`);
     }
   }
-  const r = { ...map, tie: tieChain(map.tie) } as unknown as RuleSet;
+  const r = { ...OPTIONAL_DEFAULTS, ...map, tie: tieChain(map.tie) } as unknown as RuleSet;
   const need = (cond: boolean, msg: string) => {
     if (!cond) throw new RulesError(`rule set ${pyName(r.name)}: ${msg}`);
   };
   need(typeof r.name === "string" && [...r.name].length >= 1 && [...r.name].length <= 64, "name must be 1-64 characters");
-  need(["revealed_mate", "fixed", "named"].includes(r.trump), "trump must be one of revealed_mate, fixed, named");
+  need(["revealed_mate", "revealed", "fixed", "named"].includes(r.trump), "trump must be one of revealed_mate, revealed, fixed, named");
   need(["personal", "auction"].includes(r.bidding), "bidding must be one of personal, auction");
   need(["personal", "team"].includes(r.scoring), "scoring must be one of personal, team");
   const tie = r.tie as unknown;
@@ -156,6 +166,7 @@ export function rulesFromMap(map: Record<string, unknown>): RuleSet {
   need(r.fixed_trump >= 0 && r.fixed_trump <= 3, "fixed_trump must be a suit 0-3 (CDHS)");
   need(typeof r.made_13_wins === "boolean", "made_13_wins must be true or false");
   need(typeof r.auction_ends_on_13 === "boolean", "auction_ends_on_13 must be true or false");
+  need(typeof r.dealer_rotates === "boolean", "dealer_rotates must be true or false");
   need(r.min_bid >= 2 && r.min_bid <= r.max_bid && r.max_bid === 13, "bids must run from min_bid (2 or more) up to 13");
   need(r.auction_min >= 1 && r.auction_min <= 13, "auction_min must be 1-13");
   need(r.min_total >= 0 && r.min_total <= 52, "min_total must be 0-52");
@@ -184,10 +195,12 @@ export function rulesFromMap(map: Record<string, unknown>): RuleSet {
   return r;
 }
 
-/** The rules map in its one form: every field in order, the tie chain as a log writes it. */
-export function rulesMap(r: RuleSet): Record<string, unknown> {
+/** The rules map in its one form: every field in order, the tie chain as a log writes it,
+ *  an optional field only when it is not at its default (`every`: always, to compare). */
+export function rulesMap(r: RuleSet, every = false): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of RULE_FIELDS) out[k] = k === "tie" ? tieForm(r.tie) : r[k];
+  for (const k of OPTIONAL_RULE_FIELDS) if (every || r[k] !== OPTIONAL_DEFAULTS[k]) out[k] = r[k];
   return out;
 }
 
@@ -196,7 +209,7 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 export function sameRules(a: RuleSet, b: RuleSet): boolean {
-  return RULE_FIELDS.every((k) => same(a[k], b[k]));
+  return ALL_RULE_FIELDS.every((k) => same(a[k], b[k]));
 }
 
 /** The fields where rules bearing a preset's name differ from it, beyond its page's options. */
@@ -204,15 +217,16 @@ export function presetDepartures(r: RuleSet): string[] {
   const preset = PRESETS[r.name];
   if (!preset) return [];
   const offered = PAGE_OPTIONS[r.name]!;
-  return RULE_FIELDS.filter((k) => !same(r[k], preset[k])
+  return ALL_RULE_FIELDS.filter((k) => !same(r[k], preset[k])
     && !(offered[k]?.includes(r[k] as number) ?? false));
 }
 
-export const reveals = (r: RuleSet): boolean => r.trump === "revealed_mate";
+export const reveals = (r: RuleSet): boolean => r.trump === "revealed_mate" || r.trump === "revealed";
 
 /** The trump a deal gives, or null where the auction winner names it. */
 export function trumpForDeal(r: RuleSet, thirteenth: number | null): number | null {
   if (r.trump === "revealed_mate") return thirteenth === null ? null : 3 - Math.floor(thirteenth / 13);
+  if (r.trump === "revealed") return thirteenth === null ? null : Math.floor(thirteenth / 13);
   if (r.trump === "fixed") return r.fixed_trump;
   return null;
 }

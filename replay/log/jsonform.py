@@ -377,12 +377,14 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS, signing: bool = False) 
     back by it), so import never makes a log that ``verify`` refuses to read.
 
     A document of a log cut short (``cut_short_at``, as ``export`` writes it) gives the
-    log cut where it says, or none (:func:`_check_cut`); with ``signing`` (the log is to
-    be signed next) it is refused: only a whole match is signed.
+    log cut where it says, or none (:func:`_check_cut`), followed by the bytes after the
+    cut when it carries them (``cut_bytes``, as ``export`` writes them: the very log
+    exported); with ``signing`` (the log is to be signed next) it is refused: only a
+    whole match is signed.
     """
     if not isinstance(doc, dict) or doc.get("format") != JSON_FORMAT:
         raise LogError(f"not a JSON tarneeb log (expected \"format\": \"{JSON_FORMAT}\")")
-    unknown = sorted(set(doc) - {"format", "version", "records", "cut_short_at"})
+    unknown = sorted(set(doc) - {"format", "version", "records", "cut_short_at", "cut_bytes"})
     if unknown or type(doc.get("version")) is not int or doc["version"] != 3:
         raise LogError(f"not a JSON tarneeb log of version 3 (\"version\": "
                        f"{doc.get('version')!r}" + (f"; unknown field(s) {unknown}" if unknown
@@ -391,6 +393,7 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS, signing: bool = False) 
     if "cut_short_at" in doc and (type(cut) is not int or cut < 0):
         raise LogError("\"cut_short_at\" must be the byte where the log stops (a whole "
                        f"number from 0), not {cut!r}")
+    tail = _cut_bytes(doc, limits)
     if cut is not None and signing:
         raise LogError(f"the document says the log was cut short at byte {cut}: only a whole "
                        "match is signed")
@@ -421,19 +424,52 @@ def from_json(doc: Any, limits: Limits = DEFAULT_LIMITS, signing: bool = False) 
         kind = records[index].get("type", "?") if isinstance(records[index], dict) else "?"
         raise LogError(f"record {index} ({kind}): {e.message}") from None
     if cut is not None:
-        _check_cut(cut, len(data), records[-1])
+        _check_cut(cut, len(data), records[-1], tail is not None)
+    if tail is not None:
+        data = _with_cut_bytes(data, tail, limits)
     return data
 
 
-def _check_cut(cut: int, size: int, last: dict[str, Any]) -> None:
+def _cut_bytes(doc: dict[str, Any], limits: Limits) -> bytes | None:
+    """The bytes after the cut the document carries (``cut_bytes``), or ``None``."""
+    if "cut_bytes" not in doc:
+        return None
+    if "cut_short_at" not in doc:
+        raise LogError("\"cut_bytes\" are the bytes after the cut: the document says no "
+                       "\"cut_short_at\"")
+    text = doc["cut_bytes"]
+    if type(text) is not str or len(text) > 2 * limits.max_bytes:
+        raise LogError("\"cut_bytes\" must be hex text of the bytes after the cut, within "
+                       f"the max_bytes cap of {limits.max_bytes:,}")
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise LogError("\"cut_bytes\" is not hex") from None
+
+
+def _with_cut_bytes(data: bytes, tail: bytes, limits: Limits) -> bytes:
+    """The log: its whole records, then the bytes after the cut, which must be no whole
+    record (the document would not say all the log does) and must leave it cut there."""
+    whole = data + tail
+    log = parse_log(whole, limits=limits)
+    at = None if log.cut_short is None else log.cut_short.offset
+    if at != len(data):
+        raise LogError(f"\"cut_bytes\": the log with them is not cut short at byte "
+                       f"{len(data)}, where its records end (" + (
+                           "it reads whole" if at is None else f"it is cut at byte {at}")
+                       + ")")
+    return whole
+
+
+def _check_cut(cut: int, size: int, last: dict[str, Any], carried: bool) -> None:
     """Its records (``size`` bytes) are the whole values before the cut, so they must end
-    at ``cut``, and not with the signature: the bytes after it are not in the document,
-    and the log without them would read as whole."""
+    at ``cut``, and not with the signature unless the document ``carried`` the bytes after
+    the cut (``cut_bytes``): without them the log would read as whole."""
     said = f"\"cut_short_at\" says the log was cut short at byte {cut}"
     if cut != size:
         raise LogError(f"{said}, but its records, the whole ones before the cut, end at byte "
                        f"{size}")
-    if last.get("type") == "signature":
+    if last.get("type") == "signature" and not carried:
         raise LogError(f"{said}, after its signature: the log without the bytes cut off "
                        "would read as whole")
 

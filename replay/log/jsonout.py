@@ -119,15 +119,20 @@ def log_records(log: ParsedLog) -> list[Record]:
 
 def to_json(data: bytes, path: str | None = None) -> dict[str, Any]:
     """The JSON document of a log's bytes (raises :class:`LogError` if unreadable)."""
-    return log_to_json(parse_log(data, path))
+    return log_to_json(parse_log(data, path), data)
 
 
-def log_to_json(log: ParsedLog) -> dict[str, Any]:
-    """The JSON document of a parsed log."""
+def log_to_json(log: ParsedLog, data: bytes | None = None) -> dict[str, Any]:
+    """The JSON document of a parsed log; ``data``, the log's bytes, for one cut short:
+    the bytes after the cut go in it too (``cut_bytes``), so import gives back the very
+    log, with the original's verdict (a torn record, bytes after the signature)."""
     doc: dict[str, Any] = {"format": JSON_FORMAT, "version": log.header.version,
            "records": records_to_json(log_records(log))}
     if log.cut_short is not None:
-        doc["cut_short_at"] = log.cut_short.offset
+        at = log.cut_short.offset or 0
+        doc["cut_short_at"] = at
+        if data is not None:
+            doc["cut_bytes"] = data[at:].hex()
     return doc
 
 
@@ -147,12 +152,12 @@ def schema() -> dict[str, Any]:
 
 def dumps(data: bytes, path: str | None = None) -> str:
     """The JSON text of a log: one record a line, so a diff of two logs reads by record."""
-    return dumps_log(parse_log(data, path))
+    return dumps_log(parse_log(data, path), data)
 
 
-def dumps_log(log: ParsedLog) -> str:
-    """The JSON text of a parsed log (see :func:`dumps`)."""
-    doc = log_to_json(log)
+def dumps_log(log: ParsedLog, data: bytes | None = None) -> str:
+    """The JSON text of a parsed log (see :func:`dumps`; ``data`` as in :func:`log_to_json`)."""
+    doc = log_to_json(log, data)
     records = doc.pop("records")
     head = json.dumps(doc, ensure_ascii=False)[:-1]
     lines = ",\n".join(json.dumps(r, ensure_ascii=False) for r in records)

@@ -34,7 +34,7 @@ from tarneeb.replay.log.kinds import (
     SIGNATURE,
 )
 from tarneeb.replay.log.stream import LogCutShort
-from tarneeb.replay.rules.ruleset import RuleSet
+from tarneeb.replay.rules.ruleset import OPTIONAL_FIELDS, RuleSet
 
 if TYPE_CHECKING:  # loaded only for a log dealt blind
     from tarneeb.replay.log.blind import BlindTranscript, RevealedKeys
@@ -59,7 +59,7 @@ CALL_MOVE = 64  # 64-127: a call, m - 64 = seat << 4 | value (0-13 a bid, 15 a p
 TIMER_MOVE = 128
 ABANDON_CAUSES = ("disconnect", "timeout", "resignation", "server-fault")
 
-RULE_FIELDS = tuple(f.name for f in fields(RuleSet))
+RULE_FIELDS = tuple(f.name for f in fields(RuleSet) if f.name not in OPTIONAL_FIELDS)
 MAX_REASON = 1024  # characters of an abandonment reason
 
 

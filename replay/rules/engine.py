@@ -175,6 +175,15 @@ class MatchState(BatchMoves):
     def _highest_call(self) -> int:
         return max((b for b in self._bids if b is not None), default=0)
 
+    def highest_call(self) -> int:
+        """The highest bid of the auction so far (0 before any)."""
+        return self._highest_call()
+
+    @property
+    def led_suit(self) -> int | None:
+        """The suit led in the trick under way (``None`` before its first card)."""
+        return self._led if self._led >= 0 else None
+
     def legal_actions(self) -> list[Action]:
         """The actions the seat to move may take, in increasing order."""
         p = self.phase
@@ -416,7 +425,8 @@ class MatchState(BatchMoves):
         self.hand = None
         self.hands = [0, 0, 0, 0]
         self.deal_number += 1
-        self.dealer = (self.dealer + 1) & 3
+        if self.rules.dealer_rotates:  # else the first dealer deals every hand
+            self.dealer = (self.dealer + 1) & 3
         self.trump = None
         self.current_player = None
         self.phase = _OVER if self.winner is not None else _DEAL

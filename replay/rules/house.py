@@ -22,13 +22,15 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
+from tarneeb.replay.rules.cards import SUIT_SYMBOLS
 from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, parse_rules_text
 
 # One line on every field: the comments of `tarneeb rules NAME` and docs/RULES.md.
 FIELD_DOCS: dict[str, str] = {
     "name": "the rule set's name, recorded in every log",
-    "trump": "revealed_mate (the colour-mate of the dealer's 13th card, shown), fixed "
-             "(always fixed_trump) or named (by the auction winner)",
+    "trump": "revealed_mate (the colour-mate of the dealer's 13th card, shown), revealed "
+             "(the suit of that shown card itself), fixed (always fixed_trump) or named (by "
+             "the auction winner)",
     "fixed_trump": "the trump suit when trump is fixed: 0 clubs, 1 diamonds, 2 hearts, "
                    "3 spades (or \"H\")",
     "bidding": "personal (one bid each, no pass) or auction (classic: pass or bid higher)",
@@ -62,6 +64,8 @@ FIELD_DOCS: dict[str, str] = {
     "tie": "both teams qualify after one hand: steps (highest_player, team_total) tried in "
            "order, then a fallback (play_on, team_0+2, team_1+3)",
     "made_13_wins": "a made bid of 13 wins the match outright",
+    "dealer_rotates": "the deal passes one seat to the right after every hand (false: the "
+                      "first dealer deals every hand, so the same seat bids first and leads)",
 }
 
 # One line on each preset, for listings.
@@ -133,7 +137,7 @@ def rule_set(name: str) -> RuleSet:
 def field_differences(a: RuleSet, b: RuleSet) -> dict[str, tuple[Any, Any]]:
     """The fields (other than the name) where ``a`` and ``b`` disagree: field -> (a's, b's),
     as plain data."""
-    da, db = a.to_dict(), b.to_dict()
+    da, db = a.to_dict(every=True), b.to_dict(every=True)
     return {k: (da[k], db[k]) for k in da if k != "name" and da[k] != db[k]}
 
 
@@ -243,7 +247,26 @@ def _show(v: Any) -> str:
     return str(v)
 
 
+def _trump_words(r: RuleSet) -> str:
+    return {"revealed_mate": "the colour-mate of the dealer's shown 13th card",
+            "revealed": "the suit of the dealer's shown 13th card itself",
+            "named": "named by the auction winner"}.get(
+                r.trump, f"always {SUIT_SYMBOLS[r.fixed_trump]}")
+
+
+def _trump_phrase(r: RuleSet, p: RuleSet) -> str:
+    if "revealed" not in (r.trump, p.trump):  # as before this rule: the field and its values
+        return f"trump = {r.trump} ({{b}}: {p.trump})"
+    return f"the trump is {_trump_words(r)} ({{b}}: {_trump_words(p)})"
+
+
 _PHRASES: dict[str, Callable[[RuleSet, RuleSet], str]] = {
+    "trump": _trump_phrase,
+    "dealer_rotates": lambda r, p: (
+        "the first dealer deals every hand, so the same seat bids first and leads ({b}: the "
+        "deal passes to the right after every hand)" if not r.dealer_rotates else
+        "the deal passes to the right after every hand ({b}: the first dealer deals every "
+        "hand)"),
     "target": lambda r, p: f"plays to {r.target} ({{b}}: {p.target})",
     "made_13_wins": lambda r, p: "a made 13 wins the match outright ({b}: it does not)"
     if r.made_13_wins else "a made 13 does not win the match outright ({b}: it does)",
@@ -299,7 +322,7 @@ def to_toml(rules: RuleSet) -> str:
     about = _shipped()[rules.name][2] if rules.name in _shipped() else ""
     if about:
         doc["about"] = about
-    data = rules.to_dict()
+    data = rules.to_dict(every=True)
     for f in fields(rules):
         if f.name == "name":
             continue

@@ -21,14 +21,18 @@ from typing import Any, Literal
 
 from tarneeb.replay.rules.cards import HEARTS, SUIT_LETTERS, colour_mate, parse_suit, suit_of
 
-TrumpRule = Literal["revealed_mate", "fixed", "named"]
+TrumpRule = Literal["revealed_mate", "revealed", "fixed", "named"]
 BiddingRule = Literal["personal", "auction"]
 ScoringRule = Literal["personal", "team"]
 TieRule = Literal["team_total", "highest_player", "play_on"]
 TimerBidRule = Literal["lowest", "reach_minimum"]
 
 SCORING_CHOICES = ("personal", "team")
-TRUMP_CHOICES = ("revealed_mate", "fixed", "named")
+TRUMP_CHOICES = ("revealed_mate", "revealed", "fixed", "named")
+REVEALING = ("revealed_mate", "revealed")  # the trump rules that show the dealer's 13th card
+# fields a rules map leaves out at their default (added after logs were written without
+# them): a rule set without the house rule keeps its bytes, in a log and on the wire
+OPTIONAL_FIELDS: dict[str, Any] = {"dealer_rotates": True}
 BIDDING_CHOICES = ("personal", "auction")
 TIMER_BID_CHOICES = ("lowest", "reach_minimum")
 # The tie rule is a chain: steps tried in order, then one fallback.
@@ -53,7 +57,8 @@ class RuleSet:
 
     name: str
     # -- trump: "revealed_mate" (colour-mate of the dealer's 13th card, which is shown),
-    #    "fixed" (always ``fixed_trump``) or "named" (by the auction winner)
+    #    "revealed" (the suit of that shown card itself), "fixed" (always ``fixed_trump``)
+    #    or "named" (by the auction winner)
     trump: TrumpRule = "revealed_mate"
     fixed_trump: int = HEARTS
     # -- bidding
@@ -96,6 +101,10 @@ class RuleSet:
     # ("team_total" is ("team_total", "play_on"))
     tie: tuple[str, ...] = ("team_total", "play_on")
     made_13_wins: bool = False  # a made bid of 13 wins the match outright
+    # -- the deal passes one seat to the right after every hand (false: the first dealer
+    #    deals every hand, so the same seat bids first and leads); left out of a rules map
+    #    when true (OPTIONAL_FIELDS)
+    dealer_rotates: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tie", tie_chain(self.tie))
@@ -119,13 +128,15 @@ class RuleSet:
         (or the rules reveal a card and none is given)."""
         if self.trump == "revealed_mate":
             return None if thirteenth is None else colour_mate(suit_of(thirteenth))
+        if self.trump == "revealed":
+            return None if thirteenth is None else suit_of(thirteenth)
         if self.trump == "fixed":
             return self.fixed_trump
         return None
 
     @property
     def reveals_card(self) -> bool:
-        return self.trump == "revealed_mate"
+        return self.trump in REVEALING
 
     def lowest_bid(self, own_score: int) -> int:
         """The lowest personal bid allowed to a player with ``own_score``."""
@@ -158,11 +169,14 @@ class RuleSet:
             raise RulesError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
         return replace(self, **options)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every field, as plain data (lists for tuples): what a log records."""
+    def to_dict(self, every: bool = False) -> dict[str, Any]:
+        """Every field, as plain data (lists for tuples): what a log records. A field of
+        ``OPTIONAL_FIELDS`` at its default is left out (``every``: kept, for a rules file)."""
         out: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
+            if not every and f.name in OPTIONAL_FIELDS and v is OPTIONAL_FIELDS[f.name]:
+                continue
             if f.name == "tie":
                 short = tie_shorthand(v)
                 v = short if short is not None else list(v)
@@ -256,7 +270,7 @@ def _validate(r: RuleSet) -> None:
     need(1 <= r.kaboot_defenders_factor <= 10,
          "kaboot_defenders_factor must be 1-10 (1: the defenders' tricks, 2: twice them)")
     need(0 <= r.fixed_trump <= 3, f"fixed_trump must be a suit 0-3 ({SUIT_LETTERS})")
-    for k in ("made_13_wins", "auction_ends_on_13"):
+    for k in ("made_13_wins", "auction_ends_on_13", "dealer_rotates"):
         need(isinstance(getattr(r, k), bool), f"{k} must be true or false")
     # bid values are listed for bids 2-13: a lower min_bid would read the list from its end
     need(2 <= r.min_bid <= r.max_bid == 13, "bids must run from min_bid (2 or more) up to 13")
@@ -485,7 +499,7 @@ def parse_rules_text(text: str, where: str = "<rules>") -> tuple[RuleSet, str, s
 
 
 __all__ = [
-    "CLASSIC", "ERAM41", "PRESETS", "QAHWA41", "SAHRAT41", "SAHRAT400",
+    "CLASSIC", "ERAM41", "OPTIONAL_FIELDS", "PRESETS", "QAHWA41", "SAHRAT41", "SAHRAT400",
     "RuleSet", "RulesError", "check_preset_name", "house_preset", "load_rules_file", "parse_option",
     "parse_rules_text", "preset", "preset_departures",
 ]

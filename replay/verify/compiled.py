@@ -76,6 +76,7 @@ def rules_params(rules: RuleSet) -> tuple[int, ...] | None:
     high = rules.values_high
     covered = (
         rules.trump in _TRUMP_RULES and 0 <= rules.fixed_trump <= 3
+        and rules.dealer_rotates  # the core's deal rotates; other rules: the Python path
         and (rules.bidding, rules.scoring) in (("personal", "personal"), ("auction", "team"))
         and rules.min_bid >= 2 and all(b >= 2 for _, b in rules.min_bid_steps)
         and len(rules.min_bid_steps) <= 16 and len(rules.min_total_steps) <= 16

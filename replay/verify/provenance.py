@@ -50,8 +50,9 @@ def note_rules(rules: RuleSet, v: Verdict) -> None:
     if base is not None and base != rules:
         departures = preset_departures(rules)
         if departures:  # a log that says eram41 must be a game ERAM CARDS offers
-            changed = [k for k, x in base.to_dict().items() if rules.to_dict()[k] != x]
-            shown = ", ".join(f"{k}={rules.to_dict()[k]}" for k in changed)
+            mine = rules.to_dict(every=True)
+            changed = [k for k, x in base.to_dict(every=True).items() if mine[k] != x]
+            shown = ", ".join(f"{k}={mine[k]}" for k in changed)
             v.add("wrong-rules", f"the rules bear the name {rules.name}, but "
                   f"{rules.name} has another {', '.join(departures)} and offers no house "
                   f"option there ({shown}): these rules are not {rules.name}", offset=0)

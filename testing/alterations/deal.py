@@ -298,7 +298,7 @@ def change_revealed_and_trump(data: bytes, *, choice: int = 0, hand: int | None 
     if not others:
         raise NotApplicable(f"the dealer of hand {n} holds only one colour")
     new = rng.choice(others)
-    log.hands[n] = replace(rec, revealed=new, trump=colour_mate(suit_of(new)))
+    log.hands[n] = replace(rec, revealed=new, trump=log.rules.trump_for_deal(new))
     return _close(log, resign), Alteration(
         "change-revealed-and-trump", n, f"hand {n} reveals {card_name(new)} (not "
         f"{card_name(rec.revealed)}) with its trump", seat=rec.dealer,

@@ -34,8 +34,10 @@ MAX_HANDS = 30  # a plan longer than this is given up
 
 def trump_of(rules: RuleSet) -> int:
     """The trump of a scripted hand: the fixed trump, or the colour-mate of clubs (the
-    dealer's 13th card is a club)."""
-    return rules.fixed_trump if rules.trump == "fixed" else colour_mate(CLUBS)
+    dealer's 13th card is a club), or clubs itself where the shown card's suit is trump."""
+    if rules.trump == "fixed":
+        return rules.fixed_trump
+    return CLUBS if rules.trump == "revealed" else colour_mate(CLUBS)
 
 
 @functools.cache

@@ -35,15 +35,17 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tarneeb.replay.rules.ruleset import RuleSet
@@ -54,6 +56,8 @@ VERSION = 1  # the protocol version this side speaks
 VERSIONS = (1,)  # the versions it accepts, offered in the handshake
 STARTUP_LIMIT = 60.0  # seconds for the process to start and answer the handshake
 MAX_LINE = 1 << 20  # the longest line an engine may answer with
+MAX_DEPTH = 8  # the deepest nesting of an answer read (every answer is two deep at most)
+_POLL = 0.1  # seconds between looks at whether the engine's process is still there
 STDERR_LINES = 5  # the engine's last lines on stderr, shown with a failure
 _STDERR_KEEP = 200  # characters kept of each of them
 
@@ -78,6 +82,21 @@ def cards_of_mask(mask: int) -> list[int]:
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string, escapes and all
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _depth(line: bytes) -> int:
+    """How deep the brackets of a JSON line nest (outside its strings), read without
+    recursion: the answer's depth, if it is JSON.
+
+    >>> _depth(b'{"id":1,"actions":[1,2]}'), _depth(b'[[["]]]]]"]]]'), _depth(b"1")
+    (2, 3, 0)
+    """
+    brackets = _STRING.sub(b"", line).translate(None, _NOT_BRACKETS)
+    return max(itertools.accumulate(1 if b in b"[{" else -1 for b in brackets), default=0)
 
 
 class _StderrTail:
@@ -122,6 +141,7 @@ class _Lines:
         self.fd = stream.fileno()
         self.buf = bytearray()
         self.eof = False
+        self.held_open = False  # the process exited, its output held open by its children
         self._queue: Any = None
         if sys.platform == "win32":  # pipes cannot be selected there: a reader thread
             import queue
@@ -165,9 +185,12 @@ class _Lines:
         self.buf += chunk
         return True
 
-    def readline(self, deadline: float | None) -> bytes | None:
+    def readline(self, deadline: float | None,
+                 exited: Callable[[], bool] | None = None) -> bytes | None:
         """The next line, without its end; None at the end of the output (or past
-        :data:`MAX_LINE` without an end); :class:`TimeoutError` past ``deadline``."""
+        :data:`MAX_LINE` without an end, or when ``exited()`` says the process is gone
+        while something it started holds its output open: ``held_open`` is then set);
+        :class:`TimeoutError` past ``deadline``."""
         while True:
             end = self.buf.find(b"\n")
             if end >= 0:
@@ -177,7 +200,17 @@ class _Lines:
             if self.eof or len(self.buf) > MAX_LINE:
                 return None
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if exited is not None:
+                timeout = _POLL if timeout is None else min(timeout, _POLL)
             if not self._more(timeout):
+                if exited is not None and exited():
+                    self._more(0.0)  # what it wrote last, before it went
+                    if b"\n" not in self.buf and not self.eof:
+                        self.held_open = True
+                        return None
+                    continue
+                if deadline is None or time.monotonic() < deadline:
+                    continue
                 raise TimeoutError
 
     def close(self) -> None:
@@ -189,6 +222,8 @@ class _Child:
     """One running engine process: its request counter, its stdout lines, its stderr tail."""
 
     def __init__(self, argv: Sequence[str], cwd: str | None, env: dict[str, str] | None) -> None:
+        # a session of its own: its process group is the engine and all it starts, killed
+        # whole on every way out (a failure, the end of the run, Ctrl-C: see kill)
         self.proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             bufsize=0, cwd=cwd, env=env, start_new_session=sys.platform != "win32")
@@ -207,16 +242,23 @@ class _Child:
             n = os.write(stdin.fileno(), view)
             view = view[n:]
 
+    def exited(self) -> bool:
+        """Whether the engine's own process has exited (what it started may live on)."""
+        return self.proc.poll() is not None
+
     def kill(self) -> None:
-        """Stop the process and anything it started (its process group), closing the pipes."""
+        """Stop the process and anything it started (its process group), closing the pipes.
+
+        The group is killed even when the engine itself has exited: a process it started
+        (holding its output open, say) is still in it, and the group's number is not
+        given to another process while any member lives."""
         self.alive = False
         proc = self.proc
-        if proc.poll() is None:
-            with contextlib.suppress(OSError):
-                if sys.platform != "win32":
-                    os.killpg(proc.pid, signal.SIGKILL)
-                else:
-                    proc.kill()
+        with contextlib.suppress(OSError):
+            if sys.platform != "win32":
+                os.killpg(proc.pid, signal.SIGKILL)
+            elif proc.poll() is None:
+                proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5.0)
         for stream in (proc.stdin, proc.stdout):
@@ -397,7 +439,7 @@ class SubprocessEngine:
     def _read(self, rid: int, cmd: str, call: str, deadline: float | None) -> dict[str, Any]:
         self._method = call
         try:
-            line = self.child.lines.readline(deadline)
+            line = self.child.lines.readline(deadline, self.child.exited)
         except TimeoutError:
             if cmd == "hello":
                 self.fail("timeout", f"no answer to the handshake within {self.limit:g} s")
@@ -421,13 +463,21 @@ class SubprocessEngine:
         code = proc.poll()
         status = (f"exit code {code}" if code is not None and code >= 0 else
                   f"killed by signal {-code}" if code is not None else "its output closed")
-        self.fail("crashed", f"the engine's process died ({status}) in {self._method}, {how}")
+        held = (", its output still held open by a process it started (killed with its "
+                "process group)" if self.child.lines.held_open else "")
+        self.fail("crashed", f"the engine's process died ({status}) in {self._method}, "
+                  f"{how}{held}")
 
     def _answer(self, cmd: str, rid: int, line: bytes) -> dict[str, Any]:
         shown = _clip(line.decode("utf-8", "replace"), 80)
+        depth = _depth(line)
+        if depth > MAX_DEPTH:  # refused unread: no answer is that deep, and the reader recurses
+            self.fail("garbage", f"{self._method}: the engine answered a malformed line: a "
+                      f"JSON value nested {depth} deep, deeper than any answer (at most "
+                      f"{MAX_DEPTH}): {shown!r}")
         try:
             answer = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             self.fail("garbage", f"{self._method}: the engine answered a line that is not "
                       f"JSON: {shown!r}")
         if not isinstance(answer, dict):

@@ -81,6 +81,49 @@ def _actions_text(actions: Iterable[int], limit: int = 8) -> str:
     return ", ".join(names)
 
 
+def _not_allowed(ref: MatchState, extra: Iterable[int]) -> list[str]:
+    """What the engine allows that the rules do not, grouped by the rule each breaks,
+    that rule named in game terms.
+
+    >>> from tarneeb.replay.rules.ruleset import preset
+    >>> m = MatchState(preset("sahrat400"), first_dealer=3)
+    >>> m.deal((0x1FFF, 0x1FFF << 13, 0x1FFF << 26, 0x1FFF << 39))
+    >>> m.totals = [30, 0, 0, 0]
+    >>> from tarneeb.replay.rules.actions import BID_BASE
+    >>> print(_not_allowed(m, [BID_BASE + 2])[0].split(": ")[1])
+    the lowest bid of seat 0 is 3, as its score is 30 (the minimum bid rises with the score)
+    """
+    groups: dict[str, list[int]] = {}
+    for a in sorted(extra):
+        problem = ref.check(a)
+        groups.setdefault(problem.kind if problem is not None else "", []).append(a)
+    seat = ref.current_player
+    out = []
+    for kind, actions in groups.items():
+        why = ""
+        if kind == "renege" and ref.led_suit is not None:
+            led = SUIT_SYMBOLS[ref.led_suit]
+            why = f": seat {seat} holds {led}, the led suit, and must follow it"
+        elif kind == "bid-minimum" and seat is not None:
+            score, low = ref.totals[seat], ref.lowest_bid(seat)
+            why = (f": the lowest bid of seat {seat} is {low}, as its score is {score} (the "
+                   "minimum bid rises with the score)")
+        elif kind == "bid-range":
+            low = ref.rules.min_bid if ref.rules.bidding == "personal" else ref.rules.auction_min
+            high = ref.rules.max_bid if ref.rules.bidding == "personal" else 13
+            why = f": bids run from {low} to {high}"
+        elif kind == "bid-not-higher":
+            why = (f": each bid in the auction must be higher than the last, "
+                   f"{ref.highest_call()} already bid")
+        elif kind == "not-held":
+            why = f": seat {seat} does not hold them"
+        elif kind == "wrong-phase":
+            problem = ref.check(actions[0])
+            why = f": {problem}" if problem is not None else ""
+        out.append(f"the engine allows {_actions_text(actions)}, which the rules do not{why}")
+    return out
+
+
 def _team(t: int | None) -> str:
     return "no winner yet" if t is None else f"team {t} (seats {t} and {t + 2})"
 
@@ -266,7 +309,7 @@ class _Driver:
                              "engine's legal actions")
             extra, lacking = legal - set(ref_legal), set(ref_legal) - legal - {action}
             if extra:
-                parts.append(f"the engine allows {_actions_text(extra)}, which the rules do not")
+                parts.extend(_not_allowed(ref, extra))
             if lacking:
                 parts.append(f"the engine does not allow {_actions_text(lacking)}")
             return self.found("legal-actions", f"legal actions in {_phase_text(ref)}: "
