@@ -128,6 +128,9 @@ class Chunk:
     not_read: list[int] = field(default_factory=list)  # rows of files not read at all
     claims: list[Claim | None] = field(default_factory=list)  # per match row (None: no header)
     endings: list[Ending | None] = field(default_factory=list)  # per row: its abandonment
+    # per row: counted in ``unpinned`` (so a chunk cut into one record per log and put
+    # together again counts the same, :mod:`~tarneeb.replay.archive.records`)
+    unpinned_rows: list[bool] = field(default_factory=list)
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
@@ -177,8 +180,8 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
             claim = claim_of(log)
             ending = ending_of(log)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
-        if v.error is None and not v.key_pinned and v.signature_verified:
-            out.unpinned += 1  # signed by a key named in the log itself: a log not signed is not
+        unpinned = v.error is None and not v.key_pinned and v.signature_verified
+        out.unpinned += unpinned  # signed by a key named in the log itself: a log not signed is not
         deals = "none"
         share = None
         if v.history and v.error is None:
@@ -203,6 +206,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
         out.claims.append(claim)
         out.endings.append(ending)
         out.shares.append(share)
+        out.unpinned_rows.append(unpinned)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
     return out
@@ -215,6 +219,7 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) 
     out.claims.append(None)
     out.endings.append(None)
     out.shares.append(None)
+    out.unpinned_rows.append(False)
 
 
 # ------------------------------------------------------------------ running --
@@ -315,6 +320,12 @@ class ArchiveSummary:
     # id or an outcome two matches share), for the tables' pass at the end, as conflicts
     amends: dict[str, list[FindingRow]] = field(default_factory=dict)
     abandoned: Abandonments = field(default_factory=Abandonments)  # each match once
+    # with a state (tarneeb.replay.archive.monitor): logs judged before and now gone (a
+    # finding each), the anytime-valid evidence (which then makes the verdict on bias),
+    # and what the run read, kept, found changed, lost and removed
+    lost: int = 0
+    evidence: dict[str, Any] | None = None
+    monitor: dict[str, Any] | None = None
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
     claims: Claims = field(default_factory=Claims, repr=False, compare=False)
 
@@ -466,12 +477,16 @@ class ArchiveSummary:
             return 2
         if (self.not_read or self.unlisted) and not self.skip_unreadable:
             return 2
-        return 1 if self.with_findings else 0
+        return 1 if self.with_findings or self.lost else 0
 
     def verdict_code(self, fairness: dict[str, list[StatResult]] | None) -> int:
         """The audit's exit code: the logs' (:attr:`exit_code`) when a log is unreadable
         (2) or has findings (1); else ``EXIT_BIAS`` (3) when a fairness test is flagged,
-        0 when none is. A script tells "a log is wrong" from "the statistics flag bias"."""
+        0 when none is. A script tells "a log is wrong" from "the statistics flag bias".
+        With a state, the anytime-valid evidence (:attr:`evidence`) says whether there is
+        bias, and the fixed-sample tests of this one look are only reported."""
+        if self.evidence is not None:
+            return self.exit_code or (EXIT_BIAS if self.evidence["flagged"] else 0)
         return self.exit_code or (EXIT_BIAS if fairness and bias_flagged(fairness) else 0)
 
     def fairness(self, alpha: float = DEFAULT_ALPHA,
@@ -511,6 +526,10 @@ class ArchiveSummary:
         if fairness is not None:
             doc["fairness"] = {o: [r.to_json() for r in rs] for o, rs in fairness.items()}
             doc["bias_flagged"] = bias_flagged(fairness)
+        if self.monitor is not None:
+            doc["lost"] = self.lost
+            doc["state"] = self.monitor
+            doc["evidence"] = self.evidence
         return doc
 
 
