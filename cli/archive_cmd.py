@@ -177,9 +177,11 @@ def register(app: typer.Typer) -> None:
                     writer = None
                 except OSError as e:
                     cannot_write(e)
-            if monitor is not None and not summary.stopped:  # a run stopped part way: not saved
+            if monitor is not None and not summary.stopped:
                 monitor.finish(summary)
                 history = monitor.history()
+            elif monitor is not None:  # a run stopped part way: said, not saved
+                monitor.settle(summary)
         except ArchiveError as e:
             fail(str(e))
         finally:

@@ -150,58 +150,62 @@ class _Test:
 
     kind: str  # sum, cov, fit
     weight: float
-    totals: dict[Any, list[Any]] = field(default_factory=dict)  # per reference
+    totals: dict[Any, list[Any]] = field(default_factory=dict)  # fit: counts per reference
     log_e: float = 0.0
+    # sum, cov: the log of each bet's wealth (up, then down, per STEPS or COV_STEPS): a
+    # sum over the observations, so it grows by each match's alone
+    bets: list[float] = field(default_factory=list)
 
     def advance(self, obs: dict[Any, list[Any]]) -> None:
         """Fold in one match's observations: per reference, [count, sum] (sum), [Σx,
-        Σxy, Σx²] (cov) or value counts (fit)."""
+        Σxy, Σx²] (cov) or value, count pairs (fit)."""
         if self.kind == "fit":
             self._fit(obs)
-        else:
-            for ref, figures in obs.items():
-                into = self.totals.setdefault(ref, [0.0] * len(figures))
-                for i, v in enumerate(figures):
-                    into[i] += v
-            self.log_e = self._bets()
-
-    def _bets(self) -> float:
-        per = [0.0] * (2 * len(STEPS if self.kind == "sum" else COV_STEPS))
-        for ref, t in self.totals.items():
+            return
+        steps = STEPS if self.kind == "sum" else COV_STEPS
+        if not self.bets:
+            self.bets = [0.0] * (2 * len(steps))
+        per = self.bets
+        for ref, t in sorted(obs.items(), key=_order):
             m = _moments(ref)
             if m is None:
                 continue
             mu, sd, psis = m
             if self.kind == "sum":
                 for j in range(len(per)):
-                    lam = (1 if j < len(STEPS) else -1) * STEPS[j % len(STEPS)] / sd
+                    lam = (1 if j < len(steps) else -1) * steps[j % len(steps)] / sd
                     per[j] += lam * (t[1] - t[0] * mu) - t[0] * psis[j]
             else:  # Σ x (y - μ) against the proxy: x is known before the deal
                 proxy = variance_proxy(ref)
                 for j in range(len(per)):
-                    lam = (1 if j < len(COV_STEPS) else -1) * COV_STEPS[j % len(COV_STEPS)] / sd
+                    lam = (1 if j < len(steps) else -1) * steps[j % len(steps)] / sd
                     per[j] += lam * (t[1] - mu * t[0]) - lam * lam * proxy * t[2] / 2
-        return _logmean(per)
+        self.log_e = _logmean(per)
 
     def _fit(self, obs: dict[Any, list[Any]]) -> None:
         """A plug-in likelihood ratio: the counts of this match against a distribution
         fixed before it (the null's, with ``PRIOR`` pseudo-observations, plus the counts
         seen before)."""
-        for ref, values in obs.items():
+        for ref, values in sorted(obs.items(), key=_order):
             pmf = ref.pmf()
             seen = self.totals.setdefault(ref, [])
             counts = dict(zip(seen[0::2], seen[1::2], strict=True))
             n = sum(counts.values())
-            for value, c in zip(values[0::2], values[1::2], strict=True):
+            pairs = sorted(zip(values[0::2], values[1::2], strict=True), key=_order)
+            for value, c in pairs:
                 p = pmf.get(value, 0.0)
                 if p <= 0:  # a value a fair shuffle never gives
                     self.log_e = math.inf
                     continue
                 q = (counts.get(value, 0) + PRIOR * p) / (n + PRIOR)
                 self.log_e += c * math.log(q / p)
-            for value, c in zip(values[0::2], values[1::2], strict=True):
+            for value, c in pairs:
                 counts[value] = counts.get(value, 0) + c
             self.totals[ref] = [x for kv in counts.items() for x in kv]
+
+
+def _order(item: Any) -> str:
+    return repr(item[0])
 
 
 def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, list[float]]]]:
@@ -259,7 +263,8 @@ class Evidence:
         the combined e-value after it, as a natural log."""
         self.matches += 1
         if share is not None:
-            for test, (kind, obs) in observations(share).items():
+            # in a fixed order (a share's keys come in any order): the slots and the sums
+            for test, (kind, obs) in sorted(observations(share).items(), key=_order):
                 t = self.tests.get(test)
                 if t is None:
                     fam = family_of(test[1:])
@@ -308,7 +313,8 @@ class Evidence:
         return pack_value((1, self.matches, self.log_e, self.max_log_e,
                            tuple(self.crossed.items()), tuple(self.slots.items()),
                            tuple((k, t.kind, t.weight, t.log_e,
-                                  tuple((r, tuple(v)) for r, v in t.totals.items()))
+                                  tuple((r, tuple(v)) for r, v in t.totals.items()),
+                                  tuple(t.bets))
                                  for k, t in self.tests.items())))
 
     @classmethod
@@ -321,8 +327,9 @@ class Evidence:
             e.matches, e.log_e, e.max_log_e = matches, log_e, max_log_e
             e.crossed = dict(crossed)
             e.slots.update(dict(slots))
-            for key, kind, weight, t_log_e, totals in tests:
-                e.tests[key] = _Test(kind, weight, {r: list(v) for r, v in totals}, t_log_e)
+            for key, kind, weight, t_log_e, totals, bets in tests:
+                e.tests[key] = _Test(kind, weight, {r: list(v) for r, v in totals}, t_log_e,
+                                     list(bets))
             return e
         except (TypeError, ValueError) as err:
             if isinstance(err, CodecError):

@@ -23,6 +23,7 @@ at most ``alpha``.
 
 from __future__ import annotations
 
+import collections
 import datetime
 import fnmatch
 import hashlib
@@ -30,10 +31,11 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.anytime import Evidence
 from tarneeb.audit.fairness.codec import CodecError
 from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
-from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, share_of
+from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.state import State, StateError
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
@@ -85,6 +87,13 @@ class Monitor:
             self.state.close()
             raise StateError(f"{state_path}: its evidence is damaged ({e})") from None
         self.listed: set[str] = set()
+        # per chunk yielded and not folded yet, per row: its path, and whether its share
+        # was left in the state
+        self._rows: collections.deque[list[LogRecord]] = collections.deque()
+        self._paths: collections.deque[list[str]] = collections.deque()
+        self._counted: dict[str, bool] = {}  # the paths whose shares count now: kept or not
+        self._minus: list[tuple[str, Tally]] = []  # counted shares of logs read again
+        self._put: set[str] = set()  # the logs written anew this run
         self.audited = self.kept = 0
         self.changed: list[str] = []
         self.lost: list[str] = []
@@ -108,19 +117,25 @@ class Monitor:
         fresh = (r for c in run_chunks((p for p, _, keep in plan if not keep), self.trust, jobs,
                                        scheduler, chunk_size) for r in records_of(c))
         batch: list[LogRecord] = []
+        paths: list[str] = []
         for path, st, keep in plan:
-            if keep:
-                record = self.state.load(path)
+            if keep:  # its share stays in the state: the totals hold it
+                record = self.state.load(path, share=False)
                 self.kept += 1
             else:
                 record = next(fresh)
                 self.audited += 1
                 self._judged(path, st, record)
             batch.append(record)
+            paths.append(path)
             if len(batch) == chunk_size:
+                self._rows.append(batch)
+                self._paths.append(paths)
                 yield chunk_of(batch)
-                batch = []
+                batch, paths = [], []
         if batch:
+            self._rows.append(batch)
+            self._paths.append(paths)
             yield chunk_of(batch)
 
     def _judged(self, path: str, st: tuple[int, int] | None, record: LogRecord) -> None:
@@ -130,7 +145,11 @@ class Monitor:
             return
         known = self.state.known(path)
         if known is not None:
-            before = self.state.load(path)
+            before = self.state.load(path, share=False)
+            if path in self._was_counted():  # its old share leaves the totals
+                old_share = self.state.share(path)
+                if old_share is not None:
+                    self._minus.append(old_share)
             old = [f for f in before.findings if f.kind == CHANGED_KIND]
             digest = record.row.sha256
             if known[2] is not None and digest is not None and known[2].hex() != digest:
@@ -143,26 +162,74 @@ class Monitor:
                 record.findings.extend(old)
                 record.row.add_findings(len(old))
         self.state.put(path, st[0], st[1], record)
+        self._put.add(path)
 
     def _run_of(self, path: str) -> int:
         row = self.state.db.execute("SELECT run FROM logs WHERE path = ?", (path,)).fetchone()
         return int(row[0]) if row else 0
 
+    def _was_counted(self) -> set[str]:
+        """The paths whose shares the state's totals held when the run began."""
+        if self._old_counted is None:
+            self._old_counted = self.state.counted()
+        return self._old_counted
+
+    _old_counted: set[str] | None = None
+
     def fold(self, summary: ArchiveSummary, chunk: Chunk) -> None:
         """Fold ``chunk`` into ``summary``; each match the state sees for the first time
-        advances the evidence."""
+        advances the evidence. The shares left in the state are added at the end
+        (:meth:`settle`)."""
+        self._was_counted()  # before any log read again is written anew
+        records, paths = self._rows.popleft(), self._paths.popleft()
         summary.add(chunk)
         for i, m in enumerate(chunk.matches):
+            path, share_kept = paths[i], records[i].share_kept
             identity = chunk.identities[i]
-            if m.duplicate is not None or identity is None or chunk.shares[i] is None:
+            if m.duplicate is not None or (chunk.shares[i] is None and not share_kept):
                 continue
-            if self.state.in_history(identity):
+            self._counted[path] = share_kept
+            if identity is None or self.state.in_history(identity):
                 continue
-            share = records_of_share(chunk, i)
-            self.state.add_history(identity, self.evidence.advance(share, self.alpha))
+            if share_kept:  # the first log of its match now, not before (rare)
+                found = self.state.share(path)
+                share = found[1] if found is not None else None
+            else:
+                share = records[i].share
+            self.evidence.advance(share, self.alpha)
+            self.state.add_history(identity, self.evidence.matches, self.evidence.log_e)
+
+    def settle(self, summary: ArchiveSummary) -> None:
+        """Add to ``summary``'s tallies the shares the state kept: its totals, less the
+        shares that count no more (logs gone, read again, now a repeat), plus those of
+        logs kept that count now and did not before."""
+        totals = self.state.totals()
+        old = self._was_counted()
+        minus = list(self._minus)
+        for path in old:
+            if path not in self._counted and path not in self._put:
+                found = self.state.share(path)
+                if found is not None:
+                    minus.append(found)
+        plus = [found for path, kept in self._counted.items() if kept and path not in old
+                if (found := self.state.share(path)) is not None]
+        for origin, share in plus:
+            totals.setdefault(origin, Tally()).merge(share)
+        for origin, share in minus:
+            _subtract(totals.setdefault(origin, Tally()), share)
+        for origin, t in totals.items():
+            if t:
+                summary.tallies.setdefault(origin, Tally()).merge(t)
+        now = set(self._counted)
+        self.state.set_counted(old - now, False)
+        self.state.set_counted(now - old, True)
+        self.state.set_counted(now & old & self._put, True)  # written anew, uncounted
+        self.state.set_totals(summary.tallies)
 
     def finish(self, summary: ArchiveSummary) -> None:
-        """The logs lost and removed, the evidence into ``summary``; the state saved."""
+        """The tallies settled, the logs lost and removed, the evidence into ``summary``;
+        the state saved."""
+        self.settle(summary)
         for path in self.state.paths():
             if path in self.listed:
                 continue
@@ -194,13 +261,15 @@ class Monitor:
         self.state.close()
 
 
-def records_of_share(chunk: Chunk, i: int) -> Any:
-    """Row ``i``'s own share of ``chunk``'s tally (the difference of its snapshots)."""
-    m = chunk.matches[i]
-    before = next((chunk.shares[j] for j in range(i - 1, -1, -1)
-                   if chunk.shares[j] is not None and chunk.matches[j].deals == m.deals), None)
-    t = chunk.tallies[m.deals]
-    return share_of((list(t.counts), list(t.sums)), chunk.shares[i], before)
+def _subtract(total: Tally, share: Tally) -> None:
+    """``total`` less ``share`` (whose observations it holds); counts that reach 0 go."""
+    for mine, theirs in ((total.counts, share.counts), (total.sums, share.sums)):
+        for k, v in theirs.items():
+            left = mine[k] - v
+            if left:
+                mine[k] = left
+            else:
+                del mine[k]
 
 
 __all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "Monitor", "stat_of"]

@@ -27,10 +27,11 @@ True
 
 from __future__ import annotations
 
+import copy
 import itertools
 from array import array
 from collections.abc import Iterable
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from tarneeb.audit.fairness import Tally
@@ -44,6 +45,11 @@ _ROW_FIELDS = len(fields(MatchRow))
 _FINDING_FIELDS = len(fields(FindingRow))
 
 
+def _fields(row: MatchRow | FindingRow) -> tuple[Any, ...]:
+    """A flat dataclass's values, in order (``astuple`` copies deeply, and slowly)."""
+    return tuple(getattr(row, f.name) for f in fields(row))
+
+
 @dataclass
 class LogRecord:
     """One log's audit: everything a chunk holds of it."""
@@ -55,7 +61,10 @@ class LogRecord:
     ending: Ending | None
     unpinned: bool  # signed by a key named in the log itself, not pinned by the user
     not_read: bool  # the file was not read at all (never kept in a state)
-    share: Tally | None  # this match's observations (None: no deals tallied)
+    share: Tally | None  # this match's observations (None: no deals tallied, or not loaded)
+    # taken from a state without its share, which the state's totals hold already
+    # (:mod:`~tarneeb.replay.archive.monitor`)
+    share_kept: bool = False
 
 
 def records_of(chunk: Chunk) -> list[LogRecord]:
@@ -72,7 +81,7 @@ def records_of(chunk: Chunk) -> list[LogRecord]:
             share = share_of(keys[m.deals], after, before.get(m.deals))
             before[m.deals] = after
         out.append(LogRecord(
-            MatchRow(*astuple(m)), list(chunk.findings[pos:pos + m.findings]),
+            copy.copy(m), list(chunk.findings[pos:pos + m.findings]),
             chunk.identities[i], chunk.claims[i] if chunk.claims else None,
             chunk.endings[i] if chunk.endings else None,
             bool(chunk.unpinned_rows[i]) if chunk.unpinned_rows else False, i in not_read,
@@ -99,7 +108,7 @@ def chunk_of(records: Iterable[LogRecord]) -> Chunk:
     for r in records:
         if r.not_read:
             out.not_read.append(len(out.matches))
-        out.matches.append(MatchRow(*astuple(r.row)))
+        out.matches.append(copy.copy(r.row))
         out.findings.extend(r.findings)
         out.identities.append(r.identity)
         out.claims.append(r.claim)
@@ -121,16 +130,16 @@ def pack_record(r: LogRecord, path: str) -> bytes:
     """A record but its share (kept apart, see :mod:`~tarneeb.replay.archive.state`), and
     but its path and digest where they are ``path`` and the digest column's (the state
     keeps those in columns of their own: :func:`unpack_record` takes them back)."""
-    row = astuple(r.row)
+    row = _fields(r.row)
     row = (None if row[0] == path else row[0], *row[1:13],
            None if r.row.sha256 is None else b"", *row[14:])
-    findings = tuple((None if f[0] == path else f[0], *f[1:]) for f in map(astuple, r.findings))
+    findings = tuple((None if f[0] == path else f[0], *f[1:]) for f in map(_fields, r.findings))
     return pack_value((row, findings, r.identity, None if r.claim is None else tuple(r.claim),
                        r.ending, r.unpinned))
 
 
 def unpack_record(data: bytes, share: Tally | None, path: str,
-                  digest: bytes | None) -> LogRecord:
+                  digest: bytes | None, share_kept: bool = False) -> LogRecord:
     """The record :func:`pack_record` wrote of the log at ``path`` whose bytes have
     ``digest``; :class:`CodecError` when it is not one."""
     try:
@@ -143,7 +152,7 @@ def unpack_record(data: bytes, share: Tally | None, path: str,
         return LogRecord(MatchRow(*row), [FindingRow(*f) for f in findings], identity,
                          None if claim is None else Claim(*claim),
                          None if ending is None else tuple(ending),
-                         bool(unpinned), False, share)
+                         bool(unpinned), False, share, share_kept)
     except (TypeError, ValueError) as e:
         if isinstance(e, CodecError):
             raise

@@ -14,13 +14,17 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
   root, receipts, caps; a run that trusts otherwise judges every log again);
 * ``keys(id, key)``: each key of the fairness tallies once (msgpack,
   :mod:`tarneeb.audit.fairness.codec`);
-* ``logs(path, size, mtime, digest, verdict, findings, record, figures, run)``: per log
+* ``logs(path, size, mtime, digest, verdict, findings, record, figures, run, counted)``:
+  per log
   its size and modification time (nanoseconds; for a URL a number from its version
   tag), the SHA-256 of its bytes, its verdict, its number of findings, its record
   (:mod:`~tarneeb.replay.archive.records`: row, findings, match identity, claims,
   ending) and its per-match figures (its share of the tally: pairs of key number and
-  count, whatever the tests observe, msgpack compressed with zlib);
-* ``history(seq, identity, log_e)``: each match once, in the order the state first saw
+  count, whatever the tests observe, msgpack compressed with zlib), the run that read it,
+  and whether its share is in ``totals`` (the first log of its match, with deals);
+* ``totals(origin, tally)``: per origin of deals (proven, recorded), the sum of the
+  shares counted, so a run adds and takes away only what changed;
+* ``history(identity, seq, log_e)``: each match once, in the order the state first saw
   it, with the evidence after it (the log of the combined e-value);
 * ``evidence(id, state)``: the e-processes (:mod:`tarneeb.audit.fairness.anytime`);
 * ``runs(run, at, logs, audited, changed, lost, removed, exit_code)``: one row a run.
@@ -31,9 +35,10 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.replay.archive.paths import ArchiveError
 from tarneeb.replay.archive.records import (
@@ -49,12 +54,14 @@ FORMAT = 1
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE);
+CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL);
 CREATE TABLE logs (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
                    digest BLOB, verdict TEXT NOT NULL, findings INTEGER NOT NULL,
-                   record BLOB NOT NULL, figures BLOB, run INTEGER NOT NULL);
-CREATE TABLE history (seq INTEGER PRIMARY KEY, identity BLOB NOT NULL UNIQUE,
-                      log_e REAL NOT NULL);
+                   record BLOB NOT NULL, figures BLOB, run INTEGER NOT NULL,
+                   counted INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
+CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
+                      log_e REAL NOT NULL) WITHOUT ROWID;
 CREATE TABLE evidence (id INTEGER PRIMARY KEY CHECK (id = 1), state BLOB NOT NULL);
 CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT NULL,
                    audited INTEGER NOT NULL, changed INTEGER NOT NULL, lost INTEGER NOT NULL,
@@ -99,6 +106,7 @@ class State:
             raise
         self._ids: dict[Any, int] = {}
         self._keys: dict[int, Any] = {}
+        self._loaded = False
 
     def _why(self, e: sqlite3.Error) -> str:
         if "locked" in str(e) or "busy" in str(e):
@@ -137,31 +145,36 @@ class State:
 
     # ------------------------------------------------------------ keys of tallies --
 
+    def _all_keys(self) -> None:
+        """Every key, read at once when first needed (a run needs most of them; no index
+        on the keys' bytes is kept, which would double their size)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        try:
+            for j, blob in self.db.execute("SELECT id, key FROM keys"):
+                k = unpack_value(blob)
+                self._keys[j], self._ids[k] = k, j
+        except CodecError as e:
+            raise StateError(f"{self.path}: a key of its tallies is damaged ({e})") from None
+
     def key_id(self, key: Any) -> int:
+        """The number of a tally's key (written now if it is new)."""
+        self._all_keys()
         i = self._ids.get(key)
         if i is None:
-            blob = pack_value(key)
-            row = self.db.execute("SELECT id FROM keys WHERE key = ?", (blob,)).fetchone()
-            if row is None:
-                row = (self.db.execute("INSERT INTO keys (key) VALUES (?)", (blob,)).lastrowid,)
-            i = self._ids[key] = row[0]
+            i = self._ids[key] = self.db.execute("INSERT INTO keys (key) VALUES (?)",
+                                                 (pack_value(key),)).lastrowid or 0
             self._keys[i] = key
         return i
 
     def key_of(self, i: int) -> Any:
-        key = self._keys.get(i)
-        if key is None:
-            if not self._keys:  # all at once: a run reads most of them
-                for j, blob in self.db.execute("SELECT id, key FROM keys"):
-                    k = unpack_value(blob)
-                    self._keys[j], self._ids[k] = k, j
-                return self.key_of(i)
-            row = self.db.execute("SELECT key FROM keys WHERE id = ?", (i,)).fetchone()
-            if row is None:
-                raise CodecError(f"no key number {i}")
-            key = self._keys[i] = unpack_value(row[0])
-            self._ids[key] = i
-        return key
+        """The key numbered ``i``."""
+        self._all_keys()
+        try:
+            return self._keys[i]
+        except KeyError:
+            raise CodecError(f"no key number {i}") from None
 
     # ------------------------------------------------------------ logs --
 
@@ -171,22 +184,61 @@ class State:
                               (path,)).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
-    def load(self, path: str) -> LogRecord:
+    def load(self, path: str, share: bool = True) -> LogRecord:
+        """The record of the log at ``path``; without ``share``, its share is left in the
+        state (``share_kept``)."""
         record, figures, digest = self.db.execute(
             "SELECT record, figures, digest FROM logs WHERE path = ?", (path,)).fetchone()
         try:
-            share = (unpack_share(zlib.decompress(figures), self.key_of)
-                     if figures is not None else None)
-            return unpack_record(record, share, path, digest)
+            tally = self._share(figures) if share and figures is not None else None
+            return unpack_record(record, tally, path, digest,
+                                 share_kept=not share and figures is not None)
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
+
+    def _share(self, figures: bytes) -> Tally:
+        return unpack_share(zlib.decompress(figures), self.key_of)
+
+    def share(self, path: str) -> tuple[str, Tally] | None:
+        """The origin and share of the log at ``path`` (None: it has none)."""
+        row = self.db.execute("SELECT figures FROM logs WHERE path = ?", (path,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        try:
+            return unpack_record(self.db.execute("SELECT record FROM logs WHERE path = ?",
+                                                 (path,)).fetchone()[0], None, path,
+                                 None).row.deals, self._share(row[0])
+        except (CodecError, zlib.error) as e:
+            raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
+
+    def counted(self) -> set[str]:
+        """The paths whose shares the totals hold."""
+        return {p for (p,) in self.db.execute("SELECT path FROM logs WHERE counted = 1")}
+
+    def set_counted(self, paths: Iterable[str], value: bool) -> None:
+        self.db.executemany("UPDATE logs SET counted = ? WHERE path = ?",
+                            ((int(value), p) for p in paths))
+
+    def totals(self) -> dict[str, Tally]:
+        out = {}
+        for origin, blob in self.db.execute("SELECT origin, tally FROM totals"):
+            try:
+                out[origin] = self._share(blob)
+            except (CodecError, zlib.error) as e:
+                raise StateError(f"{self.path}: its totals are damaged ({e})") from None
+        return out
+
+    def set_totals(self, tallies: dict[str, Tally]) -> None:
+        self.db.execute("DELETE FROM totals")
+        self.db.executemany("INSERT INTO totals VALUES (?, ?)", (
+            (o, zlib.compress(pack_share(t, self.key_id))) for o, t in tallies.items() if t))
 
     def put(self, path: str, size: int, mtime: int, record: LogRecord) -> None:
         r = record.row
         figures = (None if record.share is None
                    else zlib.compress(pack_share(record.share, self.key_id)))
         self.db.execute(
-            "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
             (path, size, mtime, None if r.sha256 is None else bytes.fromhex(r.sha256),
              r.verdict, r.findings, pack_record(record, path), figures, self.run))
 
@@ -209,8 +261,8 @@ class State:
         return self.db.execute("SELECT 1 FROM history WHERE identity = ?",
                                (identity,)).fetchone() is not None
 
-    def add_history(self, identity: bytes, log_e: float) -> None:
-        self.db.execute("INSERT INTO history (identity, log_e) VALUES (?, ?)", (identity, log_e))
+    def add_history(self, identity: bytes, seq: int, log_e: float) -> None:
+        self.db.execute("INSERT INTO history VALUES (?, ?, ?)", (identity, seq, log_e))
 
     def history(self) -> list[float]:
         """The log of the combined e-value after each match, in the order first seen."""
