@@ -126,9 +126,10 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
 def evidence_sentence(ev: dict[str, Any], alpha: float) -> str:
     """The anytime-valid evidence in a sentence.
 
-    >>> evidence_sentence({"matches": 10, "e_value_log10": 0.1, "max_e_value_log10": 0.5,
-    ...                    "crossed_at": None, "strongest": []}, 0.05)  # doctest: +ELLIPSIS
-    'No evidence of bias over the archive's history of 10 matches: ...'
+    >>> print(evidence_sentence({"matches": 10, "e_value_log10": 0.1, "max_e_value_log10": 0.5,
+    ...                          "crossed_at": None, "strongest": []}, 0.05))
+    ... # doctest: +ELLIPSIS
+    No evidence of bias over the archive's history of 10 matches: the e-value is 1.26 now ...
     """
     limit = 1 / alpha
     if ev["crossed_at"] is not None:
