@@ -201,3 +201,34 @@ def test_jobs_give_the_same_run(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert code == 0 and doc["state"]["audited"] == 6
     assert {k: v for k, v in doc.items() if k != "state"} == \
         {k: v for k, v in full.items() if k != "state"}
+
+
+def test_urls_are_kept_by_their_version(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Logs of an object store (here fsspec's file://) are kept by their version tag."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    url, state = f"file://{logs}", str(tmp_path / "audit.state")
+    assert audit(capsys, url, "--state", state)[1]["state"]["audited"] == 3
+    (logs / "m00002-sahrat41.tlog").write_bytes(renamed((logs / "m00002-sahrat41.tlog")
+                                                        .read_bytes()))
+    code, doc, _ = audit(capsys, url, "--state", state)
+    assert code == 1 and doc["state"]["audited"] == 1 and doc["state"]["kept"] == 2
+    assert doc["state"]["changed"] == [f"{url}/m00002-sahrat41.tlog"]
+
+
+def test_the_report_plots_the_evidence_and_where_it_crossed() -> None:
+    from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.report.archive import archive_page
+
+    s = ArchiveSummary(logs=3, clean=3, monitor={"file": "a.state", "run": 2, "audited": 1,
+                                                 "kept": 2, "changed": [], "lost": []})
+    s.evidence = {"matches": 3, "e_value_log10": 1.5, "max_e_value_log10": 1.6,
+                  "threshold_log10": 1.3, "crossed_at": 2, "flagged": True,
+                  "strongest": [{"test": ["cov", "high-card points", "match state",
+                                          "side behind"], "e_value_log10": 1.5}]}
+    page = archive_page(s, {}, 0.05, history=[0.1, 3.2, 3.4])
+    assert 'id="evidence"' in page and "The evidence of bias against matches" in page
+    assert "crossed at match 2" in page and "EVIDENCE OF BIAS" in page
+    assert "high-card points, match state side behind (bets on the covariance)" in page
+    assert s.verdict_code(None) == 3
