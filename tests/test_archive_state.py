@@ -39,7 +39,8 @@ def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str
 def without_state(doc: dict[str, Any]) -> dict[str, Any]:
     """What a full audit without a state says too (the state's own parts left out)."""
     return {k: v for k, v in doc.items()
-            if k not in ("state", "evidence", "lost", "exit_code", "bias_flagged")}
+            if k not in ("state", "evidence", "lost", "exit_code", "bias_flagged",
+                         "fixed_sample_flagged")}
 
 
 def add_logs(directory: Path, first: int, n: int, seed: bytes = SEED) -> None:

@@ -530,6 +530,11 @@ class ArchiveSummary:
             doc["lost"] = self.lost
             doc["state"] = self.monitor
             doc["evidence"] = self.evidence
+            if fairness is not None:  # this look's tests are reported; the evidence decides
+                doc["fixed_sample_flagged"] = doc["bias_flagged"]
+                doc["bias_flagged"] = ([f"evidence: {' '.join(map(str, t['test']))}"
+                                        for t in self.evidence["strongest"]]
+                                       if self.evidence and self.evidence["flagged"] else [])
         return doc
 
 
