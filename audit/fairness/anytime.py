@@ -30,6 +30,9 @@ What is bet on, by kind of tally entry:
 * ``joint`` (the four seats, the two teams, the partners of a declarer): each part's sum
   apart, exact ``ψ`` (parts whose reference has no distribution written out, voids and
   long suits counted over several hands, are left to the fixed-sample tests);
+* ``paired`` (the computer seats' hands against the human seats' in one deal): the sum of
+  the first draw (the computer seats' cards), whose exact distribution is known whatever
+  the other's, exact ``ψ``;
 * ``covariate`` (the points against the state of the match: behind, close to the target,
   …): ``Σ x (y - μ)`` with the covariate ``x`` known before the deal, bounded by the
   reference's sub-Gaussian variance proxy (``ψ(λ) ≤ λ² s² / 2``, with ``s²`` the least
@@ -38,7 +41,7 @@ What is bet on, by kind of tally entry:
   ratio against a distribution learnt from the matches before (the null's, nudged by
   the counts seen so far), a martingale too.
 
-Paired, placement, repeat and lag tests stay with the fixed-sample battery.
+Placement, repeat and lag tests stay with the fixed-sample battery.
 
 The tests are grouped by **family** (``family_of``: the threats of the fixed-sample
 battery: the marginal distributions, the match state, the splits by key, rule set,
@@ -57,6 +60,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.audit.fairness.exact import DrawSum
 from tarneeb.audit.fairness.tally import Tally
 
 STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # bet sizes, in units of 1/sd of one observation
@@ -204,6 +208,9 @@ class _Test:
             self.totals[ref] = [x for kv in counts.items() for x in kv]
 
 
+_sum_ref = functools.lru_cache(maxsize=256)(DrawSum)
+
+
 def _order(item: Any) -> str:
     return repr(item[0])
 
@@ -240,6 +247,10 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
             for i, ref in enumerate(key[2]):
                 add(("mean", *key[1], str(i)), "sum", ref,
                     [n, share.sums[("joint", key[1], key[2], i)]])
+        elif kind == "paired":  # the first draw's sum: its own exact distribution
+            ref = key[2]
+            add(("mean", *key[1]), "sum", _sum_ref(ref.population, ref.a),
+                [n, share.sums[("paired-x", key[1], ref)]])
         elif kind == "covariate":
             s = [share.sums[(f"covariate-{w}", key[1], key[2])] for w in ("x", "xy", "xx")]
             add(("cov", *key[1]), "cov", key[2], s)
