@@ -119,6 +119,11 @@ def test_changed_and_lost_logs_are_findings_and_removed_ones_are_said(
     assert "changed-log" not in doc["findings_by_kind"]
     code, doc, _ = audit(capsys, str(logs), "--state", state, "--removed", str(paths[3]))
     assert code == 0 and doc["lost"] == 0 and doc["logs"] == 4
+    # an archive that lists nothing (not mounted) removes nothing, whatever --removed says
+    (tmp_path / "empty").mkdir()
+    assert audit(capsys, str(tmp_path / "empty"), "--state", state, "--removed", "*")[0] == 2
+    code, doc, _ = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and doc["state"]["kept"] == 4 and doc["state"]["audited"] == 0
 
 
 def test_a_state_refuses_what_it_cannot_use_in_one_line(

@@ -230,7 +230,9 @@ class Monitor:
         """The tallies settled, the logs lost and removed, the evidence into ``summary``;
         the state saved."""
         self.settle(summary)
-        for path in self.state.paths():
+        # an archive that lists nothing at all (a file system not mounted) loses and
+        # removes nothing: the run ends on "no logs found"
+        for path in self.state.paths() if self.listed else ():
             if path in self.listed:
                 continue
             if any(fnmatch.fnmatchcase(path, p) or path == p for p in self.removed_patterns):
