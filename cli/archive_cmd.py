@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -184,6 +185,8 @@ def register(app: typer.Typer) -> None:
                 monitor.settle(summary)
         except ArchiveError as e:
             fail(str(e))
+        except sqlite3.Error as e:  # a state file whose tables are not a state's
+            fail(f"{state}: not an audit state of this version ({e})")
         finally:
             if writer is not None:
                 writer.abort()

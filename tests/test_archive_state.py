@@ -142,7 +142,11 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
     code, _, err = audit(capsys, str(logs), "--state", str(logs / "m00000-eram41.tlog"))
     assert code == 2 and err.count("\n") == 1 and "not an audit state" in err
     db.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
+    db.execute("ALTER TABLE logs RENAME COLUMN figures TO something_else")
     db.commit()
+    code, _, err = audit(capsys, str(logs), "--state", str(state))
+    assert code == 2 and err.count("\n") == 1 and "not an audit state of this version" in err
+    db.execute("ALTER TABLE logs RENAME COLUMN something_else TO figures")
     code, _, err = audit(capsys, str(logs), "--state", str(state), "--alpha", "0.01")
     assert code == 2 and err.count("\n") == 1 and "--alpha 0.05" in err
     code, _, err = audit(capsys, str(logs), "--removed", "x")
@@ -155,8 +159,13 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
         assert time.monotonic() - t >= 0.5  # it waited for it first
     finally:
         db.rollback()
-        db.close()
     assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    for damage in ("UPDATE totals SET tally = x'00ff'", "UPDATE logs SET record = x'c1'"):
+        db.execute(damage)
+        db.commit()
+        code, _, err = audit(capsys, str(logs), "--state", str(state))
+        assert code == 2 and err.count("\n") == 1 and "damaged" in err
+    db.close()
 
 
 def test_kill_9_at_any_moment_leaves_the_state_before_or_after(
