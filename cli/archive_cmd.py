@@ -210,6 +210,10 @@ def register(app: typer.Typer) -> None:
                 errors.append(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
             doc = summary.to_json(fairness)
+            if monitor is not None:
+                from tarneeb.replay.archive.monitor import state_json
+
+                state_json(summary, doc)
             sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         else:
             _print_summary(summary, fairness, alpha)

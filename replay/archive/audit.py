@@ -45,6 +45,7 @@ from tarneeb.replay.archive.run import chunks_of, run_dask, run_pool
 from tarneeb.replay.archive.seen import (
     CONFLICT_KIND,
     COPY,
+    Repeat,
     Seen,
     Snapshot,
     conflict_message,
@@ -128,9 +129,7 @@ class Chunk:
     not_read: list[int] = field(default_factory=list)  # rows of files not read at all
     claims: list[Claim | None] = field(default_factory=list)  # per match row (None: no header)
     endings: list[Ending | None] = field(default_factory=list)  # per row: its abandonment
-    # per row: counted in ``unpinned`` (so a chunk cut into one record per log and put
-    # together again counts the same, :mod:`~tarneeb.replay.archive.records`)
-    unpinned_rows: list[bool] = field(default_factory=list)
+    unpinned_rows: list[bool] = field(default_factory=list)  # per row: in ``unpinned``
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
@@ -261,19 +260,6 @@ EXIT_BIAS = 3
 
 
 @dataclass
-class Repeat:
-    """A log that repeats a match already read: a copy, or a conflicting log."""
-
-    path: str
-    kind: str  # copy, conflicting
-    first: str  # the first log of the match
-
-    def __str__(self) -> str:
-        what = "a copy of" if self.kind == COPY else "conflicts with"
-        return f"{self.path}: {what} {self.first}"
-
-
-@dataclass
 class ArchiveSummary:
     """Counts over the whole archive; :meth:`add` folds in one chunk at a time.
 
@@ -320,9 +306,7 @@ class ArchiveSummary:
     # id or an outcome two matches share), for the tables' pass at the end, as conflicts
     amends: dict[str, list[FindingRow]] = field(default_factory=dict)
     abandoned: Abandonments = field(default_factory=Abandonments)  # each match once
-    # with a state (tarneeb.replay.archive.monitor): logs judged before and now gone (a
-    # finding each), the anytime-valid evidence (which then makes the verdict on bias),
-    # and what the run read, kept, found changed, lost and removed
+    # with a state (replay/archive/monitor.py): logs gone, the evidence, the run's figures
     lost: int = 0
     evidence: dict[str, Any] | None = None
     monitor: dict[str, Any] | None = None
@@ -482,9 +466,8 @@ class ArchiveSummary:
     def verdict_code(self, fairness: dict[str, list[StatResult]] | None) -> int:
         """The audit's exit code: the logs' (:attr:`exit_code`) when a log is unreadable
         (2) or has findings (1); else ``EXIT_BIAS`` (3) when a fairness test is flagged,
-        0 when none is. A script tells "a log is wrong" from "the statistics flag bias".
-        With a state, the anytime-valid evidence (:attr:`evidence`) says whether there is
-        bias, and the fixed-sample tests of this one look are only reported."""
+        0 when none is (with a state, when the :attr:`evidence` has crossed). A script
+        tells "a log is wrong" from "the statistics flag bias"."""
         if self.evidence is not None:
             return self.exit_code or (EXIT_BIAS if self.evidence["flagged"] else 0)
         return self.exit_code or (EXIT_BIAS if fairness and bias_flagged(fairness) else 0)
@@ -526,16 +509,7 @@ class ArchiveSummary:
         if fairness is not None:
             doc["fairness"] = {o: [r.to_json() for r in rs] for o, rs in fairness.items()}
             doc["bias_flagged"] = bias_flagged(fairness)
-        if self.monitor is not None:
-            doc["lost"] = self.lost
-            doc["state"] = self.monitor
-            doc["evidence"] = self.evidence
-            if fairness is not None:  # this look's tests are reported; the evidence decides
-                doc["fixed_sample_flagged"] = doc["bias_flagged"]
-                doc["bias_flagged"] = ([f"evidence: {' '.join(map(str, t['test']))}"
-                                        for t in self.evidence["strongest"]]
-                                       if self.evidence and self.evidence["flagged"] else [])
-        return doc
+        return doc  # with a state, monitor.state_json adds the state's part
 
 
 def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,

@@ -263,6 +263,19 @@ class Monitor:
         self.state.close()
 
 
+def state_json(summary: ArchiveSummary, doc: dict[str, Any]) -> None:
+    """The state's part of ``--json`` (``doc``, the summary's): the logs lost, what the run
+    read, the evidence; ``bias_flagged`` becomes the evidence's (the tests with the most
+    evidence, once it crossed) and this look's fixed-sample flags are reported apart."""
+    doc["lost"] = summary.lost
+    doc["state"] = summary.monitor
+    doc["evidence"] = ev = summary.evidence
+    if "bias_flagged" in doc:
+        doc["fixed_sample_flagged"] = doc["bias_flagged"]
+        doc["bias_flagged"] = ([f"evidence: {' '.join(map(str, t['test']))}"
+                                for t in ev["strongest"]] if ev and ev["flagged"] else [])
+
+
 def _subtract(total: Tally, share: Tally) -> None:
     """``total`` less ``share`` (whose observations it holds); counts that reach 0 go."""
     for mine, theirs in ((total.counts, share.counts), (total.sums, share.sums)):
@@ -274,4 +287,4 @@ def _subtract(total: Tally, share: Tally) -> None:
                 del mine[k]
 
 
-__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "Monitor", "stat_of"]
+__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "Monitor", "stat_of", "state_json"]
