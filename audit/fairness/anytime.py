@@ -211,8 +211,15 @@ class _Test:
 _sum_ref = functools.lru_cache(maxsize=256)(DrawSum)
 
 
+@functools.lru_cache(maxsize=8192)
+def _repr(key: Any) -> str:
+    return repr(key)
+
+
 def _order(item: Any) -> str:
-    return repr(item[0])
+    """A fixed order for a test's or a reference's items (a share's keys come in any
+    order); their text, kept: a reference's is long to make."""
+    return _repr(item[0])
 
 
 def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, list[float]]]]:
