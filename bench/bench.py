@@ -27,6 +27,11 @@
 * the calibration of the archive audit's verdict: the share of 1,000 fair archives of
   mixed origins flagged (Clopper-Pearson 95 % interval), each test's p-values, the
   detectable biases at 100 and 1,000 matches (``bench/bench_calibration.py``);
+* ``audit --state`` (``bench/bench_monitor.py``): the share of fair archives its evidence
+  ever flags, looked at after every match (Clopper-Pearson 95 % interval; the promise:
+  at most 5 %), beside a fixed-sample audit looked at 10 times; the matches until it
+  flags each of six cheats; an incremental run over 200 new logs of 2,000 as a share of
+  a full audit's CPU (target: at most 0.25), and the state's bytes a log (about 1 KB);
 * blind dealing: CPU time per deal (passes, dealing, proofs) and per check of a
   transcript, bytes per hand, beside the seed protocol's figures (``bench/bench_blind.py``);
   the group layer's operations (scalar multiplications, additions, multi-scalar
@@ -82,6 +87,9 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--calibration", type=int, default=1000,
                     help="fair archives of the audit's calibration (0: skip)")
+    ap.add_argument("--monitor", type=int, default=200,
+                    help="fair archives looked at after every match, for audit --state's "
+                         "evidence (0: skip the monitor's figures)")
     ap.add_argument("--archive-logs", type=int, default=2000,
                     help="logs in the archive the audit goes through (0: skip)")
     ap.add_argument("--write-docs", action="store_true",
@@ -134,6 +142,10 @@ def main() -> None:
 
     if args.calibration:
         figures["calibration"] = bench_calibration(args.calibration)
+    if args.monitor:
+        from bench_monitor import bench_monitor
+
+        figures["monitor"] = bench_monitor(args.monitor)
 
     figures["blind"] = bench_blind()
     from bench_group import bench_group
@@ -228,6 +240,10 @@ def print_figures(figures: dict[str, object]) -> None:
     if "calibration" in figures:
         for text in calibration_lines(figures["calibration"]):  # type: ignore[arg-type]
             print(text)
+    if "monitor" in figures:
+        from bench_monitor import print_monitor
+
+        print_monitor(figures["monitor"])  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,6 +93,16 @@ def register(app: typer.Typer) -> None:
         alpha: Annotated[float, typer.Option(
             min=1e-9, max=0.5,
             help="Family-wise error rate of the fairness tests.")] = DEFAULT_ALPHA,
+        state: Annotated[Path | None, typer.Option(
+            "--state", metavar="FILE",
+            help="Keep what the audit learns in FILE (SQLite; made when missing): the next "
+                 "run reads only new or changed logs, reports changed and lost logs, and "
+                 "tests fairness with evidence valid however often one looks "
+                 "(docs/ARCHIVE.md).")] = None,
+        removed: Annotated[list[str] | None, typer.Option(
+            "--removed", metavar="PATTERN",
+            help="With --state: logs gone from the archive on purpose (a path or a glob "
+                 "pattern, repeatable): reported as removed, not as lost.")] = None,
     ) -> None:
         """Verify every log of an archive; test its deals for fairness.
 
@@ -116,6 +127,8 @@ def register(app: typer.Typer) -> None:
         trust = verify_cmd.trust_of(key, keys, root)
         err = console(stderr=True)
         writer = None
+        monitor = None
+        history: list[float] | None = None  # with --state: the evidence after each match
         summary = ArchiveSummary(skip_unreadable=skip_unreadable)
         # faults, one line each, said after the summary (which says what was done)
         errors: list[str] = []
@@ -132,12 +145,23 @@ def register(app: typer.Typer) -> None:
 
                 writer = TableWriter(tables)
             listed = expand_paths(paths, onerror=summary.add_unlisted)
-            chunks = run_chunks(listed, trust, jobs, scheduler)
+            if removed and state is None:
+                raise ArchiveError("--removed goes with --state")
+            if state is not None:
+                from tarneeb.replay.archive.monitor import Monitor
+
+                monitor = Monitor(str(state), alpha, trust, removed or ())
+                chunks = monitor.chunks(listed, jobs, scheduler)
+            else:
+                chunks = run_chunks(listed, trust, jobs, scheduler)
             if err.is_terminal and os.environ.get("TERM") != "dumb":
                 chunks = _progress(paths, chunks, err)
             try:
                 for chunk in chunks:
-                    summary.add(chunk)
+                    if monitor is not None:
+                        monitor.fold(summary, chunk)
+                    else:
+                        summary.add(chunk)
                     if writer is not None:
                         try:
                             writer.add(chunk)
@@ -154,11 +178,20 @@ def register(app: typer.Typer) -> None:
                     writer = None
                 except OSError as e:
                     cannot_write(e)
+            if monitor is not None and not summary.stopped:
+                monitor.finish(summary)
+                history = monitor.history()
+            elif monitor is not None:  # a run stopped part way: said, not saved
+                monitor.settle(summary)
         except ArchiveError as e:
             fail(str(e))
+        except sqlite3.Error as e:  # a state file whose tables are not a state's
+            fail(f"{state}: not an audit state of this version ({e})")
         finally:
             if writer is not None:
                 writer.abort()
+            if monitor is not None:
+                monitor.close()
         try:
             fairness = summary.fairness(alpha)
         except ImportError:  # scipy: the [archive] extra
@@ -172,11 +205,15 @@ def register(app: typer.Typer) -> None:
                 fail(f"--report needs matplotlib: pip install 'tarneeb[report]' ({e})")
             try:
                 write_archive_report(report, summary, fairness, alpha,
-                                     subtitle=", ".join(paths))
+                                     subtitle=", ".join(paths), history=history)
             except OSError as e:  # said after the summary, which is not lost
                 errors.append(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
             doc = summary.to_json(fairness)
+            if monitor is not None:
+                from tarneeb.replay.archive.monitor import state_json
+
+                state_json(summary, doc)
             sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         else:
             _print_summary(summary, fairness, alpha)

@@ -16,10 +16,12 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from tarneeb.replay.archive.audit import ArchiveSummary, describe_test
+from tarneeb.replay.archive.monitor import MONITOR_KINDS
 from tarneeb.replay.archive.seen import ARCHIVE_KINDS
 from tarneeb.replay.archive.words import (
     ORIGIN_WORDS,
     detectable_sentence,
+    evidence_sentence,
     format_p,
     key_counts,
     verdict_lines,
@@ -53,16 +55,22 @@ def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]]) -> 
         return Banner("notice", "No logs were found.")
     logs = (f"All {s.logs:,} logs are clean" if s.clean == s.logs else
             f"{s.logs - s.clean:,} of {s.logs:,} logs have findings or could not be read")
+    if s.lost:
+        logs += f" ({s.lost:,} judged before {'is' if s.lost == 1 else 'are'} gone)"
     if s.stopped:
         logs = f"INCOMPLETE: the audit stopped after {s.logs:,} logs. {logs}"
-    if biased:
+    if s.evidence is not None:  # with a state: the evidence over the history decides
+        biased = ["all"] if s.evidence["flagged"] else []
+        deals = ("the deals show evidence of bias over the archive's history" if biased else
+                 "the deals show no evidence of bias over the archive's history")
+    elif biased:
         deals = f"the {' and '.join(biased)} deals show evidence of bias"  # proven, recorded
     elif fairness:
         deals = "the deals show no evidence of bias"
     else:
         deals = "there were no deals to test"
     tone: Tone = "unreadable" if s.unreadable or s.unlisted or s.stopped else (
-        "findings" if s.with_findings or biased else
+        "findings" if s.with_findings or biased or s.lost else
         "notice" if s.unpinned or s.deals.get("recorded", 0) else "clean")
     if s.clean == s.logs:
         joint = ", but " if biased else ", and "
@@ -190,9 +198,69 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
     return figures
 
 
+def evidence_figure(history: list[float], alpha: float, crossed: int | None) -> Any:
+    """The evidence against matches (the order the archive's state first saw them): the
+    combined e-value on a log scale, the line ``1/alpha`` it must reach to flag the
+    archive, and the match where it first did."""
+    import math
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plots import figure_svg
+
+    fig, ax = plt.subplots(figsize=(6, 2.8))
+    x = range(1, len(history) + 1)
+    ax.plot(x, [v / math.log(10) for v in history], color="#2d4a7b", linewidth=1.2,
+            label="e-value (log10)")
+    ax.axhline(math.log10(1 / alpha), color="#a11d1d", linestyle="--", linewidth=1,
+               label=f"1/alpha = {1 / alpha:g}")
+    if crossed is not None:
+        ax.axvline(crossed, color="#a11d1d", linewidth=0.8)
+        ax.annotate(f"crossed at match {crossed:,}", (crossed, math.log10(1 / alpha)),
+                    textcoords="offset points", xytext=(4, 6), fontsize=9)
+    ax.set_xlabel("matches, in the order first audited", fontsize=9)
+    ax.set_ylabel("log10 e-value", fontsize=9)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="upper left")
+    caption = ("The evidence of bias after each match. A fair archive reaches the dashed "
+               f"line with probability at most {alpha:g} over its whole history, however "
+               "often it is looked at.")
+    return figure_svg(fig, "The evidence of bias against matches", caption)
+
+
+def _evidence_section(summary: ArchiveSummary, history: list[float] | None,
+                      alpha: float) -> dict[str, Any] | None:
+    ev = summary.evidence
+    if ev is None or history is None:
+        return None
+    return {"figure": evidence_figure(history, alpha, ev["crossed_at"]) if history else None,
+            "sentence": evidence_sentence(ev, alpha),
+            "strongest": [(_evidence_test(t["test"]),
+                           f"{t['e_value_log10']:.2f}") for t in ev["strongest"]],
+            "state": summary.monitor}
+
+
+def _evidence_test(test: list[Any]) -> str:
+    """A test of the evidence in words: what is bet on (``mean``, ``fit``, ``cov``), the
+    measure and the group.
+
+    >>> _evidence_test(["cov", "high-card points", "match state", "side behind"])
+    'high-card points, match state side behind (bets on the covariance)'
+    """
+    kind, measure, by, *group = [str(x) for x in test]
+    what = {"mean": "the mean", "fit": "the distribution", "cov": "the covariance"}.get(kind, kind)
+    where = "all deals" if by == "all" else " ".join([by, *group])
+    return f"{measure}, {where} (bets on {what})"
+
+
 def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
-                 alpha: float, subtitle: str = "", generator: str = "tarneeb audit") -> str:
-    """The report as HTML text."""
+                 alpha: float, subtitle: str = "", generator: str = "tarneeb audit",
+                 history: list[float] | None = None) -> str:
+    """The report as HTML text (``history``: with a state, the evidence after each
+    match)."""
     sections = []
     for origin, results in fairness.items():
         what, meaning = ORIGIN_WORDS[origin]
@@ -212,7 +280,7 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
                           + hands_from_1(place(hand=f.hand, trick=f.trick, seat=f.seat)),
                  "kind": f.kind, "message": hands_from_1(f.message)}
                 for f in summary.first_findings]  # for people: hands counted from 1
-    meanings = {**KINDS, **ARCHIVE_KINDS}
+    meanings = {**KINDS, **ARCHIVE_KINDS, **MONITOR_KINDS}
     kinds = [{"kind": k, "count": f"{n:,}", "meaning": meanings.get(k, "")}
              for k, n in sorted(summary.findings_by_kind.items(), key=lambda kv: -kv[1])]
     facts = [("logs", f"{summary.logs:,}"), ("clean", f"{summary.clean:,}"),
@@ -251,6 +319,7 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
                        unlisted=summary.first_unlisted, signers=signers, abandoned=abandoned,
                        repeats=summary.first_repeats,
                        repeats_total=summary.copies + summary.conflicting,
+                       evidence=_evidence_section(summary, history, alpha),
                        alpha=f"{alpha:.0%}" if alpha >= 0.01 else f"{alpha:g}")
 
 
@@ -261,9 +330,9 @@ def _keys_by_count(summary: ArchiveSummary) -> list[str]:
 
 def write_archive_report(path: str | os.PathLike[str], summary: ArchiveSummary,
                          fairness: dict[str, list[StatResult]], alpha: float,
-                         subtitle: str = "") -> None:
+                         subtitle: str = "", history: list[float] | None = None) -> None:
     """Write the report to ``path`` (atomically)."""
-    write_page(path, archive_page(summary, fairness, alpha, subtitle))
+    write_page(path, archive_page(summary, fairness, alpha, subtitle, history=history))
 
 
 __all__ = ["archive_page", "headline", "write_archive_report"]

@@ -45,6 +45,7 @@ from tarneeb.replay.archive.run import chunks_of, run_dask, run_pool
 from tarneeb.replay.archive.seen import (
     CONFLICT_KIND,
     COPY,
+    Repeat,
     Seen,
     Snapshot,
     conflict_message,
@@ -128,6 +129,7 @@ class Chunk:
     not_read: list[int] = field(default_factory=list)  # rows of files not read at all
     claims: list[Claim | None] = field(default_factory=list)  # per match row (None: no header)
     endings: list[Ending | None] = field(default_factory=list)  # per row: its abandonment
+    unpinned_rows: list[bool] = field(default_factory=list)  # per row: in ``unpinned``
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
@@ -177,8 +179,8 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
             claim = claim_of(log)
             ending = ending_of(log)
         verdict = "unreadable" if v.error else ("clean" if v.clean else "findings")
-        if v.error is None and not v.key_pinned and v.signature_verified:
-            out.unpinned += 1  # signed by a key named in the log itself: a log not signed is not
+        unpinned = v.error is None and not v.key_pinned and v.signature_verified
+        out.unpinned += unpinned  # signed by a key named in the log itself: a log not signed is not
         deals = "none"
         share = None
         if v.history and v.error is None:
@@ -203,6 +205,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
         out.claims.append(claim)
         out.endings.append(ending)
         out.shares.append(share)
+        out.unpinned_rows.append(unpinned)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
     return out
@@ -215,6 +218,7 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) 
     out.claims.append(None)
     out.endings.append(None)
     out.shares.append(None)
+    out.unpinned_rows.append(False)
 
 
 # ------------------------------------------------------------------ running --
@@ -253,19 +257,6 @@ MAX_FINDINGS = 200  # findings kept for the report (the findings table has them 
 # the exit code of an audit whose logs are all readable and clean but whose deals show
 # evidence of bias (0, 1 and 2 mean what they mean for verify: clean, findings, unreadable)
 EXIT_BIAS = 3
-
-
-@dataclass
-class Repeat:
-    """A log that repeats a match already read: a copy, or a conflicting log."""
-
-    path: str
-    kind: str  # copy, conflicting
-    first: str  # the first log of the match
-
-    def __str__(self) -> str:
-        what = "a copy of" if self.kind == COPY else "conflicts with"
-        return f"{self.path}: {what} {self.first}"
 
 
 @dataclass
@@ -315,6 +306,10 @@ class ArchiveSummary:
     # id or an outcome two matches share), for the tables' pass at the end, as conflicts
     amends: dict[str, list[FindingRow]] = field(default_factory=dict)
     abandoned: Abandonments = field(default_factory=Abandonments)  # each match once
+    # with a state (replay/archive/monitor.py): logs gone, the evidence, the run's figures
+    lost: int = 0
+    evidence: dict[str, Any] | None = None
+    monitor: dict[str, Any] | None = None
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
     claims: Claims = field(default_factory=Claims, repr=False, compare=False)
 
@@ -466,12 +461,15 @@ class ArchiveSummary:
             return 2
         if (self.not_read or self.unlisted) and not self.skip_unreadable:
             return 2
-        return 1 if self.with_findings else 0
+        return 1 if self.with_findings or self.lost else 0
 
     def verdict_code(self, fairness: dict[str, list[StatResult]] | None) -> int:
         """The audit's exit code: the logs' (:attr:`exit_code`) when a log is unreadable
         (2) or has findings (1); else ``EXIT_BIAS`` (3) when a fairness test is flagged,
-        0 when none is. A script tells "a log is wrong" from "the statistics flag bias"."""
+        0 when none is (with a state, when the :attr:`evidence` has crossed). A script
+        tells "a log is wrong" from "the statistics flag bias"."""
+        if self.evidence is not None:
+            return self.exit_code or (EXIT_BIAS if self.evidence["flagged"] else 0)
         return self.exit_code or (EXIT_BIAS if fairness and bias_flagged(fairness) else 0)
 
     def fairness(self, alpha: float = DEFAULT_ALPHA,
@@ -511,7 +509,7 @@ class ArchiveSummary:
         if fairness is not None:
             doc["fairness"] = {o: [r.to_json() for r in rs] for o, rs in fairness.items()}
             doc["bias_flagged"] = bias_flagged(fairness)
-        return doc
+        return doc  # with a state, monitor.state_json adds the state's part
 
 
 def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,

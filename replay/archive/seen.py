@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tarneeb.audit.fairness import Tally
@@ -102,6 +103,19 @@ def conflict_message(other: str, first: bool = False, copy_of: str | None = None
     return (f"{other} is another log of this match (the same match id and server "
             "commitment, or without a commitment the same match id and signing key) with "
             f"other bytes: at most one of them is the match as played, and {which}")
+
+
+@dataclass
+class Repeat:
+    """A log that repeats a match already read: a copy, or a conflicting log."""
+
+    path: str
+    kind: str  # copy, conflicting
+    first: str  # the first log of the match
+
+    def __str__(self) -> str:
+        what = "a copy of" if self.kind == COPY else "conflicts with"
+        return f"{self.path}: {what} {self.first}"
 
 
 _CLEAN = 1  # the state byte: the first log of the match was clean and is not flagged yet
@@ -209,6 +223,7 @@ __all__ = [
     "CONFLICTING",
     "CONFLICT_KIND",
     "COPY",
+    "Repeat",
     "Seen",
     "Snapshot",
     "conflict_message",

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, StatResult
 from tarneeb.audit.names import name_scripts
@@ -91,9 +92,57 @@ def verdict_lines(summary: ArchiveSummary,
     lines.append(f"{said['proven']} proven by seeds or a blind transcript; "
                  f"{said['recorded']} only recorded "
                  "by the platform.")
+    if s.monitor is not None:
+        lines.extend(monitor_lines(s, alpha))
     for origin, results in (fairness or {}).items():
-        lines.append(fairness_sentence(origin, results, alpha))
+        sentence = fairness_sentence(origin, results, alpha)
+        if s.evidence is not None:  # with a state the evidence makes the verdict
+            sentence = (sentence.rstrip(".") + " (this look alone, not valid under repeated "
+                        "looks: the verdict on bias is the evidence's).")
+        lines.append(sentence)
     return lines
+
+
+def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
+    """With a state: what the run read, the logs changed, lost and removed, the evidence."""
+    m = s.monitor or {}
+    lines = [f"State {m.get('file')}, run {m.get('run')}: {count(m.get('audited', 0), 'log')} "
+             f"read, {count(m.get('kept', 0), 'log')} as the state knew them."]
+    if m.get("changed_count"):
+        lines.append(f"{count(m['changed_count'], 'log')} changed since the state judged "
+                     "them (a finding each, kept): " + ", ".join(m["changed"]) + ".")
+    if s.lost:
+        lines.append(f"{count(s.lost, 'log')} judged before {'is' if s.lost == 1 else 'are'} "
+                     "gone (a finding each; --removed PATTERN if on purpose): "
+                     + ", ".join(m.get("lost", [])) + ".")
+    if m.get("removed_count"):
+        lines.append(f"{count(m['removed_count'], 'log')} removed on purpose (--removed), "
+                     "forgotten by the state: " + ", ".join(m["removed"]) + ".")
+    if s.evidence is not None:
+        lines.append(evidence_sentence(s.evidence, alpha))
+    return lines
+
+
+def evidence_sentence(ev: dict[str, Any], alpha: float) -> str:
+    """The anytime-valid evidence in a sentence.
+
+    >>> print(evidence_sentence({"matches": 10, "e_value_log10": 0.1, "max_e_value_log10": 0.5,
+    ...                          "crossed_at": None, "strongest": []}, 0.05))
+    ... # doctest: +ELLIPSIS
+    No evidence of bias over the archive's history of 10 matches: the e-value is 1.26 now ...
+    """
+    limit = 1 / alpha
+    if ev["crossed_at"] is not None:
+        tests = ", ".join(" ".join(str(x) for x in t["test"][1:]) for t in ev["strongest"][:3])
+        return (f"EVIDENCE OF BIAS: over the archive's history the e-value reached "
+                f"{limit:g} (1/alpha) at match {ev['crossed_at']:,}; a fair archive does "
+                f"that with probability at most {alpha:g}, however often it is looked at "
+                f"(strongest now: {tests}).")
+    return (f"No evidence of bias over the archive's history of {count(ev['matches'], 'match')}: "
+            f"the e-value is {10 ** ev['e_value_log10']:.3g} now and was at most "
+            f"{10 ** ev['max_e_value_log10']:.3g}, below {limit:g} (1/alpha), the level a "
+            f"fair archive reaches with probability at most {alpha:g} however often it is "
+            "looked at.")
 
 
 def not_read_sentence(s: ArchiveSummary) -> str:

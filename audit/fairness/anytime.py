@@ -1,0 +1,358 @@
+"""Evidence that stays valid however often one looks: e-processes over an archive's matches.
+
+A fixed-sample test run again every day on a growing archive is a new test each day: a
+fair platform looked at long enough is flagged some day. An **e-process** is a running
+figure that a fair shuffle keeps, on average, at or below 1 whatever the order and the
+number of the looks (a nonnegative supermartingale started at 1); by Ville's
+inequality the chance that it *ever* reaches ``1/alpha`` is at most ``alpha``. So an
+archive flagged when the e-process first reaches ``1/alpha`` is flagged with
+probability at most ``alpha`` over all its history, looked at as often as one likes
+(Ramdas, Grünwald, Vovk and Shafer, *Game-theoretic statistics and safe anytime-valid
+inference*, 2023).
+
+The observations are those of a :class:`~tarneeb.audit.fairness.Tally`, one match at a
+time in the order the archive's state first saw the matches, each a sum of values whose
+exact distribution under a fair shuffle is known (a reference of
+:mod:`~tarneeb.audit.fairness.exact`). For one test, a bet of size ``λ`` (fixed
+beforehand) multiplies the wealth by ``exp(λ (x - μ) - ψ(λ))`` per observation ``x``,
+where ``ψ(λ) = log E exp(λ (x - μ))`` is computed exactly from the reference: under a
+fair shuffle each factor has mean exactly 1, so the product is a martingale, and it
+depends only on the running sum and the count per reference, which the tally keeps. A
+test's e-process is the average of such bets over a grid of sizes, up and down
+(``STEPS``, in units of the reference's standard deviation): it grows fastest near the
+bias the data show, without choosing it after seeing them.
+
+What is bet on, by kind of tally entry:
+
+* ``fit+mean``, ``mean`` (a hand's points, trumps, voids, aces, kings, by seat, key,
+  rule set, label; the first dealer's label): the sum, exact ``ψ``;
+* ``member`` (a player by name across matches): each player's sum apart, exact ``ψ``;
+* ``joint`` (the four seats, the two teams, the partners of a declarer): each part's sum
+  apart, exact ``ψ`` (parts whose reference has no distribution written out, voids and
+  long suits counted over several hands, are left to the fixed-sample tests);
+* ``paired`` (the computer seats' hands against the human seats' in one deal): the sum of
+  the first draw (the computer seats' cards), whose exact distribution is known whatever
+  the other's, exact ``ψ``;
+* ``covariate`` (the points against the state of the match: behind, close to the target,
+  …): ``Σ x (y - μ)`` with the covariate ``x`` known before the deal, bounded by the
+  reference's sub-Gaussian variance proxy (``ψ(λ) ≤ λ² s² / 2``, with ``s²`` the least
+  such for the exact distribution): a supermartingale, so valid, if a little slow;
+* ``fit`` (a G-test's counts: patterns, revealed cards, first dealer, …): a likelihood
+  ratio against a distribution learnt from the matches before (the null's, nudged by
+  the counts seen so far), a martingale too.
+
+Placement, repeat and lag tests stay with the fixed-sample battery.
+
+The tests are grouped by **family** (``family_of``: the threats of the fixed-sample
+battery: the marginal distributions, the match state, the splits by key, rule set,
+player and order, the partners and teams, the shuffle's residue). Each family has an
+equal share of the weight, and within a family the k-th test to appear takes ``1/(k(k+1))``
+of it (they sum to 1), so the archive's combined e-value, the weighted average of its
+tests', is an e-process too, whatever tests a growing archive brings (a test not seen
+yet counts at its starting value, 1).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.audit.fairness.exact import DrawSum
+from tarneeb.audit.fairness.tally import Tally
+
+STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # bet sizes, in units of 1/sd of one observation
+# a covariate's scale is not known beforehand (a side behind is ±1, a score difference
+# is in points): its bets span more sizes, per unit of the covariate
+COV_STEPS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3)
+PRIOR = 200  # pseudo-observations of the null's distribution a fit test's bet starts from
+FAMILIES = ("marginals", "match state", "splits", "partners", "shuffle")
+_FAMILY = {"match state": "match state", "key": "splits", "rule set": "splits",
+           "player": "splits", "serial": "splits", "consecutive matches": "splits",
+           "team": "partners", "named by declarer": "partners",
+           "computer vs human": "marginals"}
+_SHUFFLE_MEASURES = {"card position", "repeated hands"}
+
+
+def family_of(test: tuple[Any, ...]) -> str:
+    """The family of a test, by what it is grouped by (``test[1]``).
+
+    >>> family_of(("high-card points", "match state", "side behind"))
+    'match state'
+    >>> family_of(("trumps", "seat", "dealer"))
+    'marginals'
+    """
+    if test and test[0] in _SHUFFLE_MEASURES:
+        return "shuffle"
+    return _FAMILY.get(test[1] if len(test) > 1 else "", "marginals")
+
+
+@functools.lru_cache(maxsize=1024)
+def _moments(ref: Any) -> tuple[float, float, tuple[float, ...]] | None:
+    """Mean, sd and ``ψ`` at each bet (up then down, per ``STEPS``) of one observation of
+    ``ref``; None when it has no numeric pmf."""
+    dist = _dist(ref)
+    if dist is None:
+        return None
+    mu = sum(v * p for v, p in dist)
+    var = sum((v - mu) ** 2 * p for v, p in dist)
+    if var <= 0:
+        return None
+    sd = math.sqrt(var)
+    return mu, sd, tuple(_psi(dist, mu, s * c / sd) for s in (1, -1) for c in STEPS)
+
+
+def _dist(ref: Any) -> list[tuple[float, float]] | None:
+    pmf = getattr(ref, "pmf", None)
+    if pmf is None:
+        return None
+    items = pmf().items()
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v, _ in items):
+        return None
+    return [(float(v), p) for v, p in items if p > 0]
+
+
+def _psi(dist: list[tuple[float, float]], mu: float, lam: float) -> float:
+    """``log E exp(λ (x - μ))``, exactly."""
+    top = max(lam * (v - mu) for v, _ in dist)
+    return top + math.log(sum(p * math.exp(lam * (v - mu) - top) for v, p in dist))
+
+
+@functools.lru_cache(maxsize=64)
+def variance_proxy(ref: Any) -> float:
+    """The least ``s²`` with ``ψ(λ) ≤ λ² s² / 2`` for every ``λ`` (a sub-Gaussian variance
+    proxy of one observation of ``ref``): the largest ``2 ψ(λ) / λ²`` over ``|λ| ≤ 20/sd``
+    on a fine grid, and beyond it the bound ``2 R / |λ|`` (``R`` the largest distance from
+    the mean), with a margin for the grid.
+
+    >>> from tarneeb.audit.fairness.exact import DrawSum
+    >>> team = DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 26, 2)
+    >>> round(team.variance, 2), round(variance_proxy(team), 2)
+    (22.75, 22.97)
+    """
+    dist = _dist(ref)
+    m = _moments(ref)
+    if dist is None or m is None:
+        raise ValueError(f"{ref!r} has no numeric distribution")
+    mu, sd, _ = m
+    reach = max(abs(v - mu) for v, _ in dist)
+    grid = (k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k)
+    sup = max(2 * _psi(dist, mu, g) / (g * g) for g in grid)
+    return max(sup * 1.01, sd * sd, 2 * reach * sd / 20)
+
+
+def _logmean(values: list[float]) -> float:
+    top = max(values)
+    return top + math.log(sum(math.exp(v - top) for v in values) / len(values))
+
+
+@dataclass
+class _Test:
+    """One test's running figures."""
+
+    kind: str  # sum, cov, fit
+    weight: float
+    totals: dict[Any, list[Any]] = field(default_factory=dict)  # fit: counts per reference
+    log_e: float = 0.0
+    # sum, cov: the log of each bet's wealth (up, then down, per STEPS or COV_STEPS): a
+    # sum over the observations, so it grows by each match's alone
+    bets: list[float] = field(default_factory=list)
+
+    def advance(self, obs: dict[Any, list[Any]]) -> None:
+        """Fold in one match's observations: per reference, [count, sum] (sum), [Σx,
+        Σxy, Σx²] (cov) or value, count pairs (fit)."""
+        if self.kind == "fit":
+            self._fit(obs)
+            return
+        steps = STEPS if self.kind == "sum" else COV_STEPS
+        if not self.bets:
+            self.bets = [0.0] * (2 * len(steps))
+        per = self.bets
+        for ref, t in sorted(obs.items(), key=_order):
+            m = _moments(ref)
+            if m is None:
+                continue
+            mu, sd, psis = m
+            if self.kind == "sum":
+                for j in range(len(per)):
+                    lam = (1 if j < len(steps) else -1) * steps[j % len(steps)] / sd
+                    per[j] += lam * (t[1] - t[0] * mu) - t[0] * psis[j]
+            else:  # Σ x (y - μ) against the proxy: x is known before the deal
+                proxy = variance_proxy(ref)
+                for j in range(len(per)):
+                    lam = (1 if j < len(steps) else -1) * steps[j % len(steps)] / sd
+                    per[j] += lam * (t[1] - mu * t[0]) - lam * lam * proxy * t[2] / 2
+        self.log_e = _logmean(per)
+
+    def _fit(self, obs: dict[Any, list[Any]]) -> None:
+        """A plug-in likelihood ratio: the counts of this match against a distribution
+        fixed before it (the null's, with ``PRIOR`` pseudo-observations, plus the counts
+        seen before)."""
+        for ref, values in sorted(obs.items(), key=_order):
+            pmf = ref.pmf()
+            seen = self.totals.setdefault(ref, [])
+            counts = dict(zip(seen[0::2], seen[1::2], strict=True))
+            n = sum(counts.values())
+            pairs = sorted(zip(values[0::2], values[1::2], strict=True), key=_order)
+            for value, c in pairs:
+                p = pmf.get(value, 0.0)
+                if p <= 0:  # a value a fair shuffle never gives
+                    self.log_e = math.inf
+                    continue
+                q = (counts.get(value, 0) + PRIOR * p) / (n + PRIOR)
+                self.log_e += c * math.log(q / p)
+            for value, c in pairs:
+                counts[value] = counts.get(value, 0) + c
+            self.totals[ref] = [x for kv in counts.items() for x in kv]
+
+
+_sum_ref = functools.lru_cache(maxsize=256)(DrawSum)
+
+
+@functools.lru_cache(maxsize=8192)
+def _repr(key: Any) -> str:
+    return repr(key)
+
+
+def _order(item: Any) -> str:
+    """A fixed order for a test's or a reference's items (a share's keys come in any
+    order); their text, kept: a reference's is long to make."""
+    return _repr(item[0])
+
+
+def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, list[float]]]]:
+    """One match's tally (its share) as the e-processes read it: per test (its id, and a
+    member or part where it has several), its kind and its figures per reference."""
+    out: dict[tuple[Any, ...], tuple[str, dict[Any, list[float]]]] = {}
+
+    def add(test: tuple[Any, ...], kind: str, ref: Any, figures: list[Any]) -> None:
+        if kind != "fit" and _moments(ref) is None:
+            return
+        entry = out.setdefault(test, (kind, {}))[1].setdefault(ref, [])
+        if kind == "fit":
+            entry.extend(figures)
+        elif entry:
+            for i, v in enumerate(figures):
+                entry[i] += v
+        else:
+            entry.extend(figures)
+
+    for key, n in share.counts.items():
+        kind = key[0]
+        if kind == "fit+mean":
+            add(("mean", *key[1]), "sum", key[2], [n, n * key[3]])
+            add(("fit", *key[1]), "fit", key[2], [key[3], n])
+        elif kind == "fit":
+            add(("fit", *key[1]), "fit", key[2], [key[3], n])
+        elif kind == "mean":
+            add(("mean", *key[1]), "sum", key[2], [n, share.sums[key]])
+        elif kind == "member":
+            add(("mean", *key[1], key[2]), "sum", key[3], [n, share.sums[key]])
+        elif kind == "joint":
+            for i, ref in enumerate(key[2]):
+                add(("mean", *key[1], str(i)), "sum", ref,
+                    [n, share.sums[("joint", key[1], key[2], i)]])
+        elif kind == "paired":  # the first draw's sum: its own exact distribution
+            ref = key[2]
+            add(("mean", *key[1]), "sum", _sum_ref(ref.population, ref.a),
+                [n, share.sums[("paired-x", key[1], ref)]])
+        elif kind == "covariate":
+            s = [share.sums[(f"covariate-{w}", key[1], key[2])] for w in ("x", "xy", "xx")]
+            add(("cov", *key[1]), "cov", key[2], s)
+    return out
+
+
+class Evidence:
+    """The archive's e-processes, advanced one match at a time; bytes with
+    :meth:`to_bytes` (kept in the archive's state between runs)."""
+
+    def __init__(self) -> None:
+        self.tests: dict[tuple[Any, ...], _Test] = {}
+        self.slots: dict[str, int] = dict.fromkeys(FAMILIES, 0)
+        self.matches = 0
+        self.log_e = 0.0  # the combined e-value, as a natural log
+        self.max_log_e = 0.0
+        self.crossed: dict[str, int] = {}  # per alpha (repr): the match it first crossed at
+
+    def advance(self, share: Tally | None, alpha: float) -> float:
+        """One match (``share``: its observations; None: it has none, the wealth stays);
+        the combined e-value after it, as a natural log."""
+        self.matches += 1
+        if share is not None:
+            # in a fixed order (a share's keys come in any order): the slots and the sums
+            for test, (kind, obs) in sorted(observations(share).items(), key=_order):
+                t = self.tests.get(test)
+                if t is None:
+                    fam = family_of(test[1:])
+                    k = self.slots[fam] = self.slots[fam] + 1
+                    t = self.tests[test] = _Test(kind, 1 / (len(FAMILIES) * k * (k + 1)))
+                t.advance(obs)
+            self.log_e = self._combined()
+        self.max_log_e = max(self.max_log_e, self.log_e)
+        key = repr(alpha)
+        if key not in self.crossed and self.log_e >= math.log(1 / alpha):
+            self.crossed[key] = self.matches
+        return self.log_e
+
+    def _combined(self) -> float:
+        """The weighted average: each test's weight times its e-value, and the weight of
+        the slots not filled yet at 1."""
+        used = sum(t.weight for t in self.tests.values())
+        terms = [(math.log(t.weight) + t.log_e) for t in self.tests.values()]
+        if used < 1:
+            terms.append(math.log(1 - used))
+        top = max(terms)
+        if top == math.inf:
+            return math.inf
+        return top + math.log(sum(math.exp(x - top) for x in terms))
+
+    def crossed_at(self, alpha: float) -> int | None:
+        """The match (from 1, in the order first seen) at which the evidence first reached
+        ``1/alpha``; None if it never did."""
+        return self.crossed.get(repr(alpha))
+
+    def strongest(self, n: int = 5) -> list[tuple[tuple[Any, ...], float]]:
+        """The ``n`` tests with the most evidence now: (test, e-value as a log10)."""
+        ranked = sorted(self.tests.items(), key=lambda kv: -kv[1].log_e)[:n]
+        return [(test, t.log_e / math.log(10)) for test, t in ranked]
+
+    def to_json(self, alpha: float) -> dict[str, Any]:
+        return {"matches": self.matches, "e_value_log10": self.log_e / math.log(10),
+                "max_e_value_log10": self.max_log_e / math.log(10),
+                "threshold_log10": math.log10(1 / alpha), "crossed_at": self.crossed_at(alpha),
+                "flagged": self.crossed_at(alpha) is not None,
+                "tests": len(self.tests),
+                "strongest": [{"test": list(t), "e_value_log10": e}
+                              for t, e in self.strongest()]}
+
+    def to_bytes(self) -> bytes:
+        return pack_value((1, self.matches, self.log_e, self.max_log_e,
+                           tuple(self.crossed.items()), tuple(self.slots.items()),
+                           tuple((k, t.kind, t.weight, t.log_e,
+                                  tuple((r, tuple(v)) for r, v in t.totals.items()),
+                                  tuple(t.bets))
+                                 for k, t in self.tests.items())))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Evidence:
+        try:
+            version, matches, log_e, max_log_e, crossed, slots, tests = unpack_value(data)
+            if version != 1:
+                raise CodecError(f"evidence of version {version}")
+            e = cls()
+            e.matches, e.log_e, e.max_log_e = matches, log_e, max_log_e
+            e.crossed = dict(crossed)
+            e.slots.update(dict(slots))
+            for key, kind, weight, t_log_e, totals, bets in tests:
+                e.tests[key] = _Test(kind, weight, {r: list(v) for r, v in totals}, t_log_e,
+                                     list(bets))
+            return e
+        except (TypeError, ValueError) as err:
+            if isinstance(err, CodecError):
+                raise
+            raise CodecError(f"not evidence: {err}") from None
+
+
+__all__ = ["FAMILIES", "STEPS", "Evidence", "family_of", "observations"]

@@ -1,0 +1,192 @@
+"""The archive audit as a monitor (``tarneeb audit --state``): its error rate over repeated
+looks, how soon it flags a biased archive, and what an incremental run costs.
+
+* **Looks.** Fair archives (:mod:`tarneeb.testing.dealsim`: each match's deals tallied as
+  an audit tallies them, rule sets at random, half proven, half recorded) grow one match
+  at a time, and the evidence (:class:`~tarneeb.audit.fairness.anytime.Evidence`) is
+  looked at after every match: the most looks there can be. Printed: the share of fair
+  archives flagged at *any* look, with its Clopper–Pearson 95 % interval (the promise:
+  at most alpha = 5 %), beside the share a fixed-sample audit run at 10 looks (after
+  every tenth of the archive) flags at least once.
+* **Power.** Archives with one cheat of ``testing.dealsim`` (the platform re-deals, with
+  probability ``strength``, a deal that does not suit it, in every match): the matches
+  until the evidence first flags, per cheat (median over archives, and how many were
+  flagged within the horizon).
+* **Cost.** An archive of 2,000 generated logs: the CPU time (user + system, one job, the
+  command in a process of its own, start-up included) of a full audit without a state;
+  of the incremental run with a state that knew 1,800 of them, over the 200 new ones
+  (target: at most a quarter of the full audit); and the state's size per log (target:
+  about 1 KB).
+
+Run as a script (``python bench/bench_monitor.py [ARCHIVES]``) or call
+:func:`bench_monitor`.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from scipy import stats
+
+from tarneeb.audit.fairness import Tally
+from tarneeb.audit.fairness.anytime import Evidence
+from tarneeb.replay.archive.audit import bias_flagged, fairness_results
+from tarneeb.replay.rules.ruleset import PRESETS
+from tarneeb.testing.archive import archive_log
+from tarneeb.testing.dealsim import synthetic_match
+
+ALPHA = 0.05
+POWER_CHEATS = ("match state", "player", "table seat", "team", "late comeback",
+                "first dealer")
+
+
+def clopper_pearson(k: int, n: int) -> tuple[float, float]:
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(0.025, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(0.975, k + 1, n - k))
+    return lo, hi
+
+
+def grow(rng: random.Random, matches: int, cheat: str | None = None, strength: float = 0.5,
+         fixed_looks: int = 0) -> tuple[int | None, int]:
+    """One archive grown match by match: the match at which the evidence first flagged
+    (None: never), and how many of ``fixed_looks`` fixed-sample audits flagged it."""
+    evidence = Evidence()
+    tallies = {"proven": Tally(), "recorded": Tally()}
+    past: list[list[int]] = []
+    luck: list[int] = []
+    names = list(PRESETS)
+    flagged_fixed = 0
+    for leaf in range(matches):
+        origin = "recorded" if rng.random() < 0.5 else "proven"
+        share = Tally()
+        synthetic_match(share, rng, rng.choice(names), 10,
+                        cheat if origin == "recorded" else None, strength, past, leaf, luck)
+        evidence.advance(share, ALPHA)
+        if fixed_looks:
+            tallies[origin].merge(share)
+            if (leaf + 1) % (matches // fixed_looks) == 0:
+                results = fairness_results({o: t for o, t in tallies.items() if t}, ALPHA,
+                                           detectable=False)
+                flagged_fixed += bool(bias_flagged(results))
+        if cheat is not None and evidence.crossed_at(ALPHA) is not None:
+            break
+    return evidence.crossed_at(ALPHA), flagged_fixed
+
+
+def bench_looks(archives: int = 200, matches: int = 300, fixed: int = 40) -> dict[str, Any]:
+    """The share of fair archives the evidence ever flags, looked at after every match;
+    beside it, of the first ``fixed`` archives, the share a fixed-sample audit at 10 looks
+    flags at least once."""
+    rng = random.Random(2026_33)  # NOT secret: a reproducible bench
+    ever = fixed_any = 0
+    t = time.process_time()
+    for i in range(archives):
+        crossed, by_fixed = grow(rng, matches, fixed_looks=10 if i < fixed else 0)
+        ever += crossed is not None
+        fixed_any += by_fixed > 0
+    lo, hi = clopper_pearson(ever, archives)
+    flo, fhi = clopper_pearson(fixed_any, fixed) if fixed else (0.0, 1.0)
+    return {"archives": archives, "matches": matches, "looks": matches,
+            "ever_flagged": ever, "rate": ever / archives, "ci95": (lo, hi),
+            "fixed_archives": fixed, "fixed_any_of_10": fixed_any,
+            "fixed_rate": fixed_any / fixed if fixed else None, "fixed_ci95": (flo, fhi),
+            "cpu_s": time.process_time() - t}
+
+
+def bench_power(archives: int = 5, horizon: int = 1000,
+                strength: float = 0.5) -> dict[str, dict[str, Any]]:
+    """Per cheat, the matches until the evidence first flags the archive."""
+    out = {}
+    for cheat in POWER_CHEATS:
+        rng = random.Random(f"power {cheat}")  # NOT secret
+        at = [grow(rng, horizon, cheat, strength)[0] for _ in range(archives)]
+        found = sorted(a for a in at if a is not None)
+        out[cheat] = {"flagged": len(found), "archives": archives, "horizon": horizon,
+                      "median": found[len(found) // 2] if len(found) * 2 > archives else None,
+                      "matches": at}
+    return out
+
+
+def _cpu(command: list[str]) -> float:
+    """The CPU time (user + system) of ``command`` run to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
+    """CPU of a full audit of ``logs`` logs, of an incremental run over the last ``new``
+    (the state knowing the others), and the state's bytes per log."""
+    audit = [sys.executable, "-m", "tarneeb.cli.entry", "audit", "--json", "-j", "1"]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "archive"
+        root.mkdir()
+        for i in range(logs):
+            name, data = archive_log(i, b"bench monitor", recorded=i % 2 == 1)
+            (root / name).write_bytes(data)
+        old = sorted(root.iterdir())[-new:]
+        aside = Path(tmp) / "new"
+        aside.mkdir()
+        for p in old:
+            p.rename(aside / p.name)
+        state = Path(tmp) / "audit.state"
+        first = _cpu([*audit, str(root), "--state", str(state)])
+        for p in aside.iterdir():
+            p.rename(root / p.name)
+        incremental = _cpu([*audit, str(root), "--state", str(state)])
+        full = _cpu([*audit, str(root)])
+        size = os.path.getsize(state)
+    return {"logs": logs, "new": new, "full_cpu_s": full, "incremental_cpu_s": incremental,
+            "ratio": incremental / full, "first_run_cpu_s": first,
+            "state_bytes": size, "state_bytes_per_log": size / logs}
+
+
+def bench_monitor(archives: int = 200) -> dict[str, Any]:
+    return {"looks": bench_looks(archives), "power": bench_power(),
+            "cost": bench_cost()}
+
+
+def print_monitor(f: dict[str, Any]) -> None:
+    looks = f["looks"]
+    lo, hi = looks["ci95"]
+    print(f"monitor: {looks['archives']} fair archives of {looks['matches']} matches, the "
+          f"evidence looked at after every match: {looks['ever_flagged']} ever flagged = "
+          f"{looks['rate']:.1%} (95 % CI {lo:.1%}-{hi:.1%}; promise <= {ALPHA:.0%})")
+    if looks["fixed_archives"]:
+        flo, fhi = looks["fixed_ci95"]
+        print(f"  the fixed-sample audit at 10 looks: {looks['fixed_any_of_10']} of "
+              f"{looks['fixed_archives']} flagged at least once = {looks['fixed_rate']:.1%} "
+              f"(95 % CI {flo:.1%}-{fhi:.1%})")
+    for cheat, p in f.get("power", {}).items():
+        print(f"  {cheat}: flagged {p['flagged']} of {p['archives']} within {p['horizon']} "
+              f"matches; median {p['median']} matches to flag (each: {p['matches']})")
+    if "cost" in f:
+        c = f["cost"]
+        print(f"  cost: full audit of {c['logs']:,} logs {c['full_cpu_s']:.2f} s CPU, "
+              f"incremental over {c['new']} new {c['incremental_cpu_s']:.2f} s = "
+              f"{c['ratio']:.2f}x (target <= 0.25); state {c['state_bytes_per_log']:.0f} "
+              f"bytes a log (target about 1,000)")
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    what = sys.argv[2] if len(sys.argv) > 2 else "all"
+    figures: dict[str, Any] = {}
+    if what in ("all", "looks"):
+        figures["looks"] = bench_looks(n)
+    if what in ("all", "power"):
+        figures["power"] = bench_power()
+    if what in ("all", "cost"):
+        figures["cost"] = bench_cost()
+    print_monitor(figures if "looks" in figures else {"looks": {
+        "archives": 0, "matches": 0, "ever_flagged": 0, "rate": 0.0, "ci95": (0, 1),
+        "fixed_archives": 0}, **figures})

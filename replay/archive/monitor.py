@@ -1,0 +1,290 @@
+"""The archive audit as a monitor: ``tarneeb audit PATHS --state FILE``.
+
+A run lists the archive as a full audit does, and for each log asks the state
+(:mod:`~tarneeb.replay.archive.state`) what it knew: a log of the same size and
+modification time as when it was read (under the same trust) is taken from the state;
+any other is read and judged (with ``--jobs`` or ``--scheduler`` as a full audit), and
+its content digest tells a log that was only touched from one **changed** since it
+was judged, which gets a ``changed-log`` finding (kept in the state: a platform that
+rewrites history stays flagged). The records, read or kept, are put back together
+in the order of the listing (:mod:`~tarneeb.replay.archive.records`) and folded as a
+full audit folds its chunks, so the verdict, the counts, the findings and ``--json``
+are those of a full audit of every log.
+
+A log the state knows that the listing no longer gives is **lost**: a finding naming it
+(exit 1), run after run, unless ``--removed PATTERN`` (a glob on the path, or the path)
+says it was removed on purpose; then it is reported as removed and forgotten.
+
+The evidence (:mod:`tarneeb.audit.fairness.anytime`) advances once per match, the first
+time the state sees the match (a copy or another log of a match seen before adds
+nothing), so however often one looks, the chance a fair archive is ever flagged stays
+at most ``alpha``.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import fnmatch
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from tarneeb.audit.fairness import Tally
+from tarneeb.audit.fairness.anytime import Evidence
+from tarneeb.audit.fairness.codec import CodecError
+from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
+from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
+from tarneeb.replay.archive.state import State, StateError
+from tarneeb.replay.verify.trust import NOTHING, Trust
+
+CHANGED_KIND = "changed-log"
+LOST_KIND = "lost-log"
+MONITOR_KINDS = {
+    CHANGED_KIND: "the log's bytes differ from those the archive's state judged before: "
+                  "it was judged again, and a log rewritten after the fact is a finding",
+    LOST_KIND: "a log the archive's state judged before is not in the archive any more "
+               "(--removed says a log was removed on purpose)",
+}
+
+
+def stat_of(path: str) -> tuple[int, int] | None:
+    """A log's size and modification time (nanoseconds; for a URL, a number made from
+    the object's version tag or time), or None when it cannot be asked."""
+    if "://" in path:
+        try:
+            import fsspec
+
+            fs, p = fsspec.core.url_to_fs(path)
+            info = fs.info(p)
+        except (ImportError, OSError, ValueError):
+            return None
+        tag = next((str(info[k]) for k in ("ETag", "etag", "mtime", "LastModified",
+                                           "last_modified", "updated", "created")
+                    if info.get(k) is not None), "")
+        return int(info.get("size") or 0), int.from_bytes(
+            hashlib.sha256(tag.encode()).digest()[:7], "big")
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+class Monitor:
+    """One run of an audit with a state: :meth:`chunks` to fold with :meth:`fold`, then
+    :meth:`finish`, which commits the state (or :meth:`close`, which leaves it as it was)."""
+
+    def __init__(self, state_path: str, alpha: float, trust: Trust = NOTHING,
+                 removed: Sequence[str] = ()) -> None:
+        self.state = State(state_path, alpha, trust)
+        self.alpha, self.trust, self.removed_patterns = alpha, trust, list(removed)
+        try:
+            blob = self.state.evidence()
+            self.evidence = Evidence.from_bytes(blob) if blob is not None else Evidence()
+        except CodecError as e:
+            self.state.close()
+            raise StateError(f"{state_path}: its evidence is damaged ({e})") from None
+        self.listed: set[str] = set()
+        # per chunk yielded and not folded yet, per row: its path, and whether its share
+        # was left in the state
+        self._rows: collections.deque[list[LogRecord]] = collections.deque()
+        self._paths: collections.deque[list[str]] = collections.deque()
+        self._counted: dict[str, bool] = {}  # the paths whose shares count now: kept or not
+        self._minus: list[tuple[str, Tally]] = []  # counted shares of logs read again
+        self._put: set[str] = set()  # the logs written anew this run
+        self.audited = self.kept = 0
+        self.changed: list[str] = []
+        self.lost: list[str] = []
+        self.removed: list[str] = []
+
+    def chunks(self, listed: Iterable[str], jobs: int | None = None, scheduler: Any = None,
+               chunk_size: int = CHUNK) -> Iterator[Chunk]:
+        """The archive's chunks, in the order of ``listed``: the logs the state knows as
+        they were, taken from it; the others judged now."""
+        plan: list[tuple[str, tuple[int, int] | None, bool]] = []
+        for path in listed:
+            if path in self.listed:  # the same path twice: a full audit reads it twice
+                plan.append((path, None, False))
+                continue
+            self.listed.add(path)
+            st = stat_of(path)
+            known = self.state.known(path)
+            keep = (st is not None and known is not None and not self.state.retrust
+                    and (st[0], st[1]) == known[:2])
+            plan.append((path, st, keep))
+        fresh = (r for c in run_chunks((p for p, _, keep in plan if not keep), self.trust, jobs,
+                                       scheduler, chunk_size) for r in records_of(c))
+        batch: list[LogRecord] = []
+        paths: list[str] = []
+        for path, st, keep in plan:
+            if keep:  # its share stays in the state: the totals hold it
+                record = self.state.load(path, share=False)
+                self.kept += 1
+            else:
+                record = next(fresh)
+                self.audited += 1
+                self._judged(path, st, record)
+            batch.append(record)
+            paths.append(path)
+            if len(batch) == chunk_size:
+                self._rows.append(batch)
+                self._paths.append(paths)
+                yield chunk_of(batch)
+                batch, paths = [], []
+        if batch:
+            self._rows.append(batch)
+            self._paths.append(paths)
+            yield chunk_of(batch)
+
+    def _judged(self, path: str, st: tuple[int, int] | None, record: LogRecord) -> None:
+        """A log read now: a change since the state judged it is a finding (and one found
+        before stays); kept in the state unless it was not read at all."""
+        if record.not_read or st is None:
+            return
+        known = self.state.known(path)
+        if known is not None:
+            before = self.state.load(path, share=False)
+            if path in self._was_counted():  # its old share leaves the totals
+                old_share = self.state.share(path)
+                if old_share is not None:
+                    self._minus.append(old_share)
+            old = [f for f in before.findings if f.kind == CHANGED_KIND]
+            digest = record.row.sha256
+            if known[2] is not None and digest is not None and known[2].hex() != digest:
+                old.append(FindingRow(path, CHANGED_KIND, "the log's bytes changed since the "
+                                      f"archive's state judged it (run {self._run_of(path)}): "
+                                      "judged again as it is now", None, None, None, None,
+                                      None))
+                self.changed.append(path)
+            if old:
+                record.findings.extend(old)
+                record.row.add_findings(len(old))
+        self.state.put(path, st[0], st[1], record)
+        self._put.add(path)
+
+    def _run_of(self, path: str) -> int:
+        row = self.state.db.execute("SELECT run FROM logs WHERE path = ?", (path,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _was_counted(self) -> set[str]:
+        """The paths whose shares the state's totals held when the run began."""
+        if self._old_counted is None:
+            self._old_counted = self.state.counted()
+        return self._old_counted
+
+    _old_counted: set[str] | None = None
+
+    def fold(self, summary: ArchiveSummary, chunk: Chunk) -> None:
+        """Fold ``chunk`` into ``summary``; each match the state sees for the first time
+        advances the evidence. The shares left in the state are added at the end
+        (:meth:`settle`)."""
+        self._was_counted()  # before any log read again is written anew
+        records, paths = self._rows.popleft(), self._paths.popleft()
+        summary.add(chunk)
+        for i, m in enumerate(chunk.matches):
+            path, share_kept = paths[i], records[i].share_kept
+            identity = chunk.identities[i]
+            if m.duplicate is not None or (chunk.shares[i] is None and not share_kept):
+                continue
+            self._counted[path] = share_kept
+            if identity is None or self.state.in_history(identity):
+                continue
+            if share_kept:  # the first log of its match now, not before (rare)
+                found = self.state.share(path)
+                share = found[1] if found is not None else None
+            else:
+                share = records[i].share
+            self.evidence.advance(share, self.alpha)
+            self.state.add_history(identity, self.evidence.matches, self.evidence.log_e)
+
+    def settle(self, summary: ArchiveSummary) -> None:
+        """Add to ``summary``'s tallies the shares the state kept: its totals, less the
+        shares that count no more (logs gone, read again, now a repeat), plus those of
+        logs kept that count now and did not before."""
+        totals = self.state.totals()
+        old = self._was_counted()
+        minus = list(self._minus)
+        for path in old:
+            if path not in self._counted and path not in self._put:
+                found = self.state.share(path)
+                if found is not None:
+                    minus.append(found)
+        plus = [found for path, kept in self._counted.items() if kept and path not in old
+                if (found := self.state.share(path)) is not None]
+        for origin, share in plus:
+            totals.setdefault(origin, Tally()).merge(share)
+        for origin, share in minus:
+            _subtract(totals.setdefault(origin, Tally()), share)
+        for origin, t in totals.items():
+            if t:
+                summary.tallies.setdefault(origin, Tally()).merge(t)
+        now = set(self._counted)
+        self.state.set_counted(old - now, False)
+        self.state.set_counted(now - old, True)
+        self.state.set_counted(now & old & self._put, True)  # written anew, uncounted
+        self.state.set_totals(summary.tallies)
+
+    def finish(self, summary: ArchiveSummary) -> None:
+        """The tallies settled, the logs lost and removed, the evidence into ``summary``;
+        the state saved."""
+        self.settle(summary)
+        # an archive that lists nothing at all (a file system not mounted) loses and
+        # removes nothing: the run ends on "no logs found"
+        for path in self.state.paths() if self.listed else ():
+            if path in self.listed:
+                continue
+            if any(fnmatch.fnmatchcase(path, p) or path == p for p in self.removed_patterns):
+                self.removed.append(path)
+                self.state.forget(path)
+            else:
+                self.lost.append(path)
+        summary.lost = len(self.lost)
+        if self.lost:
+            summary.findings_by_kind[LOST_KIND] += len(self.lost)
+        summary.evidence = self.evidence.to_json(self.alpha)
+        summary.monitor = {
+            "file": self.state.path, "run": self.state.run, "audited": self.audited,
+            "kept": self.kept, "changed": self.changed[:20], "changed_count": len(self.changed),
+            "lost": self.lost[:20], "removed": self.removed[:20],
+            "removed_count": len(self.removed)}
+        self.state.set_evidence(self.evidence.to_bytes())
+        at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        self.state.commit(at, {"logs": summary.logs, "audited": self.audited,
+                               "changed": len(self.changed), "lost": len(self.lost),
+                               "removed": len(self.removed),
+                               "exit_code": summary.verdict_code(None)})
+
+    def history(self) -> list[float]:
+        return self.state.history()
+
+    def close(self) -> None:
+        self.state.close()
+
+
+def state_json(summary: ArchiveSummary, doc: dict[str, Any]) -> None:
+    """The state's part of ``--json`` (``doc``, the summary's): the logs lost, what the run
+    read, the evidence; ``bias_flagged`` becomes the evidence's (the tests with the most
+    evidence, once it crossed) and this look's fixed-sample flags are reported apart."""
+    doc["lost"] = summary.lost
+    doc["state"] = summary.monitor
+    doc["evidence"] = ev = summary.evidence
+    if "bias_flagged" in doc:
+        doc["fixed_sample_flagged"] = doc["bias_flagged"]
+        doc["bias_flagged"] = ([f"evidence: {' '.join(map(str, t['test']))}"
+                                for t in ev["strongest"]] if ev and ev["flagged"] else [])
+
+
+def _subtract(total: Tally, share: Tally) -> None:
+    """``total`` less ``share`` (whose observations it holds); counts that reach 0 go."""
+    for mine, theirs in ((total.counts, share.counts), (total.sums, share.sums)):
+        for k, v in theirs.items():
+            left = mine[k] - v
+            if left:
+                mine[k] = left
+            else:
+                del mine[k]
+
+
+__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "Monitor", "stat_of", "state_json"]

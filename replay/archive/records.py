@@ -1,0 +1,192 @@
+"""One log's part of a chunk, on its own: what the archive state keeps of a log.
+
+A :class:`~tarneeb.replay.archive.audit.Chunk` is the audit of some logs, with one
+tally for all of them; :func:`records_of` cuts it into a :class:`LogRecord` per log
+(its row, its findings, what makes it the same match as another log, its claims, its
+ending, and its own share of the tally, taken from the snapshots the worker made after
+each match), and :func:`chunk_of` puts records back into a chunk that folds into an
+:class:`~tarneeb.replay.archive.audit.ArchiveSummary` exactly as the chunk they came
+from would. Records of logs read today and records kept from earlier runs mix freely:
+that is how an audit with a state reads only the logs it has not seen.
+
+A record cut before the summary folds its chunk in: the summary marks copies and
+conflicts on the rows, which depend on the other logs of the archive.
+
+>>> import tempfile, pathlib
+>>> from tarneeb.replay.server.simulate import play_logged_match
+>>> from tarneeb.replay.archive.audit import audit_chunk
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> paths = [str(d / f"m{i}.tlog") for i in range(2)]
+>>> for i, p in enumerate(paths):
+...     _ = pathlib.Path(p).write_bytes(play_logged_match("qahwa41", seed=b"rec%d" % i))
+>>> chunk = audit_chunk(paths)
+>>> again = chunk_of(records_of(chunk))
+>>> dict(again.tallies["proven"].counts) == dict(chunk.tallies["proven"].counts)
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from typing import Any
+
+from tarneeb.audit.fairness import Tally
+from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
+from tarneeb.replay.archive.claims import Claim
+from tarneeb.replay.archive.endings import Ending
+from tarneeb.replay.archive.seen import snapshot
+
+_ROW_FIELDS = len(fields(MatchRow))
+_FINDING_FIELDS = len(fields(FindingRow))
+
+
+def _fields(row: MatchRow | FindingRow) -> tuple[Any, ...]:
+    """A flat dataclass's values, in order (``astuple`` copies deeply, and slowly)."""
+    return tuple(getattr(row, f.name) for f in fields(row))
+
+
+@dataclass
+class LogRecord:
+    """One log's audit: everything a chunk holds of it."""
+
+    row: MatchRow
+    findings: list[FindingRow]
+    identity: bytes | None
+    claim: Claim | None
+    ending: Ending | None
+    unpinned: bool  # signed by a key named in the log itself, not pinned by the user
+    not_read: bool  # the file was not read at all (never kept in a state)
+    share: Tally | None  # this match's observations (None: no deals tallied, or not loaded)
+    # taken from a state without its share, which the state's totals hold already
+    # (:mod:`~tarneeb.replay.archive.monitor`)
+    share_kept: bool = False
+
+
+def records_of(chunk: Chunk) -> list[LogRecord]:
+    """``chunk`` cut into one record per log, in order (before it is folded)."""
+    keys = {o: (list(t.counts), list(t.sums)) for o, t in chunk.tallies.items()}
+    before: dict[str, Any] = {}
+    not_read = set(chunk.not_read)
+    out = []
+    pos = 0
+    for i, m in enumerate(chunk.matches):
+        share = None
+        after = chunk.shares[i]
+        if after is not None:
+            share = share_of(keys[m.deals], after, before.get(m.deals))
+            before[m.deals] = after
+        out.append(LogRecord(
+            copy.copy(m), list(chunk.findings[pos:pos + m.findings]),
+            chunk.identities[i], chunk.claims[i] if chunk.claims else None,
+            chunk.endings[i] if chunk.endings else None,
+            bool(chunk.unpinned_rows[i]) if chunk.unpinned_rows else False, i in not_read,
+            share))
+        pos += m.findings
+    return out
+
+
+def share_of(keys: tuple[list[Any], list[Any]], after: Any, before: Any) -> Tally:
+    t = Tally()
+    for k, into in enumerate((t.counts, t.sums)):
+        then = before[k] if before is not None else ()
+        for i, n in enumerate(after[k]):
+            d = n - then[i] if i < len(then) else n
+            if d:
+                into[keys[k][i]] = d
+    return t
+
+
+def chunk_of(records: Iterable[LogRecord]) -> Chunk:
+    """The chunk these records make, as the audit of their logs in this order would
+    have sent it back."""
+    out = Chunk()
+    for r in records:
+        if r.not_read:
+            out.not_read.append(len(out.matches))
+        out.matches.append(copy.copy(r.row))
+        out.findings.extend(r.findings)
+        out.identities.append(r.identity)
+        out.claims.append(r.claim)
+        out.endings.append(r.ending)
+        out.unpinned += r.unpinned
+        out.unpinned_rows.append(r.unpinned)
+        snap = None
+        if r.share is not None:
+            tally = out.tallies.setdefault(r.row.deals, Tally())
+            tally.merge(r.share)
+            snap = snapshot(tally)
+        elif r.row.deals != "none":
+            out.tallies.setdefault(r.row.deals, Tally())
+        out.shares.append(snap)
+    return out
+
+
+def pack_record(r: LogRecord, path: str) -> bytes:
+    """A record but its share (kept apart, see :mod:`~tarneeb.replay.archive.state`), and
+    but its path and digest where they are ``path`` and the digest column's (the state
+    keeps those in columns of their own: :func:`unpack_record` takes them back)."""
+    row = _fields(r.row)
+    row = (None if row[0] == path else row[0], *row[1:13],
+           None if r.row.sha256 is None else b"", *row[14:])
+    findings = tuple((None if f[0] == path else f[0], *f[1:]) for f in map(_fields, r.findings))
+    return pack_value((row, findings, r.identity, None if r.claim is None else tuple(r.claim),
+                       r.ending, r.unpinned))
+
+
+def unpack_record(data: bytes, share: Tally | None, path: str,
+                  digest: bytes | None, share_kept: bool = False) -> LogRecord:
+    """The record :func:`pack_record` wrote of the log at ``path`` whose bytes have
+    ``digest``; :class:`CodecError` when it is not one."""
+    try:
+        row, findings, identity, claim, ending, unpinned = unpack_value(data)
+        if len(row) != _ROW_FIELDS or any(len(f) != _FINDING_FIELDS for f in findings):
+            raise CodecError("a record of another shape")
+        row = (path if row[0] is None else row[0], *row[1:13],
+               None if row[13] is None or digest is None else digest.hex(), *row[14:])
+        findings = [(path if f[0] is None else f[0], *f[1:]) for f in findings]
+        return LogRecord(MatchRow(*row), [FindingRow(*f) for f in findings], identity,
+                         None if claim is None else Claim(*claim),
+                         None if ending is None else tuple(ending),
+                         bool(unpinned), False, share, share_kept)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, CodecError):
+            raise
+        raise CodecError(f"not a record: {e}") from None
+
+
+def pack_share(share: Tally, key_id: Any) -> bytes:
+    """A share as two lists of (key number, value), the key numbers given by ``key_id``
+    (a key written once for the whole state), sorted and written as differences so most
+    take one byte."""
+    parts = []
+    for items in (share.counts, share.sums):
+        pairs = sorted((key_id(k), v) for k, v in items.items())
+        ids = array("q", (i for i, _ in pairs))
+        deltas = [ids[0]] + [b - a for a, b in itertools.pairwise(ids)] if pairs else []
+        parts.append((tuple(deltas), tuple(v for _, v in pairs)))
+    return pack_value(tuple(parts))
+
+
+def unpack_share(data: bytes, key_of: Any) -> Tally:
+    """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys."""
+    t = Tally()
+    try:
+        for (deltas, values), into in zip(unpack_value(data), (t.counts, t.sums), strict=True):
+            i = 0
+            for d, v in zip(deltas, values, strict=True):
+                i += d
+                into[key_of(i)] = v
+    except (TypeError, ValueError) as e:
+        if isinstance(e, CodecError):
+            raise
+        raise CodecError(f"not a share of a tally: {e}") from None
+    return t
+
+
+__all__ = ["LogRecord", "chunk_of", "pack_record", "pack_share", "records_of", "share_of",
+           "unpack_record", "unpack_share"]

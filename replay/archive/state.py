@@ -1,0 +1,299 @@
+"""The archive state: what ``tarneeb audit --state FILE`` learned, kept in SQLite.
+
+SQLite, from the standard library: one file, no server, no new dependency, and
+transactions that survive ``kill -9`` and power loss (a write-ahead log synced in full
+at each commit). One run is one transaction: a run killed at any moment leaves the
+file as the last run that finished left it. ``BEGIN IMMEDIATE`` at the start takes the
+file's write lock for the whole run, so a second audit with the same file waits a
+little (``BUSY_WAIT``) and then refuses in one line; it never sees half a run.
+
+The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each column):
+
+* ``meta(key, value)``: ``format``, ``alpha`` (the level the evidence is flagged at,
+  fixed when the file is made), ``trust`` (a digest of what the user trusted: keys,
+  root, receipts, caps; a run that trusts otherwise judges every log again);
+* ``keys(id, key)``: each key of the fairness tallies once (msgpack,
+  :mod:`tarneeb.audit.fairness.codec`);
+* ``logs(path, size, mtime, digest, verdict, findings, record, figures, run, counted)``:
+  per log
+  its size and modification time (nanoseconds; for a URL a number from its version
+  tag), the SHA-256 of its bytes, its verdict, its number of findings, its record
+  (:mod:`~tarneeb.replay.archive.records`: row, findings, match identity, claims,
+  ending) and its per-match figures (its share of the tally: pairs of key number and
+  count, whatever the tests observe, msgpack compressed with zlib), the run that read it,
+  and whether its share is in ``totals`` (the first log of its match, with deals);
+* ``totals(origin, tally)``: per origin of deals (proven, recorded), the sum of the
+  shares counted, so a run adds and takes away only what changed;
+* ``history(identity, seq, log_e)``: each match once, in the order the state first saw
+  it, with the evidence after it (the log of the combined e-value);
+* ``evidence(id, state)``: the e-processes (:mod:`tarneeb.audit.fairness.anytime`);
+* ``runs(run, at, logs, audited, changed, lost, removed, exit_code)``: one row a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import zlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from tarneeb.audit.fairness import Tally
+from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.replay.archive.paths import ArchiveError
+from tarneeb.replay.archive.records import (
+    LogRecord,
+    pack_record,
+    pack_share,
+    unpack_record,
+    unpack_share,
+)
+from tarneeb.replay.verify.trust import Trust
+
+FORMAT = 1
+BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL);
+CREATE TABLE logs (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+                   digest BLOB, verdict TEXT NOT NULL, findings INTEGER NOT NULL,
+                   record BLOB NOT NULL, figures BLOB, run INTEGER NOT NULL,
+                   counted INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
+CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
+                      log_e REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE evidence (id INTEGER PRIMARY KEY CHECK (id = 1), state BLOB NOT NULL);
+CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT NULL,
+                   audited INTEGER NOT NULL, changed INTEGER NOT NULL, lost INTEGER NOT NULL,
+                   removed INTEGER NOT NULL, exit_code INTEGER NOT NULL);
+"""
+
+
+class StateError(ArchiveError):
+    """A state file that cannot be used: locked, of a newer format, not a state, damaged."""
+
+
+def trust_digest(trust: Trust) -> str:
+    """What the user trusts, as a digest: the stored verdicts hold only under it."""
+    keys = sorted(trust.keys.items()) if trust.keys else None
+    text = repr((trust.public_key, keys, trust.key_source, trust.root, trust.receipts,
+                 trust.server_seed, trust.limits))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+class State:
+    """An open state file, its write lock held and a transaction begun until
+    :meth:`commit` (or :meth:`close` without it, which leaves the file as it was)."""
+
+    def __init__(self, path: str, alpha: float, trust: Trust) -> None:
+        self.path = path
+        try:
+            self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            raise StateError(self._why(e)) from None
+        except sqlite3.DatabaseError as e:
+            raise StateError(f"{path}: not an audit state ({e})") from None
+        try:
+            self._open(alpha, trust)
+        except sqlite3.DatabaseError as e:
+            self.close()
+            raise StateError(f"{path}: not an audit state ({e})") from None
+        except StateError:
+            self.close()
+            raise
+        self._ids: dict[Any, int] = {}
+        self._keys: dict[int, Any] = {}
+        self._loaded = False
+
+    def _why(self, e: sqlite3.Error) -> str:
+        if "locked" in str(e) or "busy" in str(e):
+            return (f"{self.path}: another audit is using this state (waited "
+                    f"{BUSY_WAIT:g} s); run again when it ends")
+        return f"{self.path}: cannot open the state: {e}"
+
+    def _open(self, alpha: float, trust: Trust) -> None:
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
+        if not tables:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            self.db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("format", str(FORMAT)), ("alpha", repr(alpha)), ("trust", "")])
+        if "meta" not in tables and tables:
+            raise StateError(f"{self.path}: not an audit state (no meta table)")
+        meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+        try:
+            version = int(meta.get("format", ""))
+        except ValueError:
+            raise StateError(f"{self.path}: not an audit state (no format)") from None
+        if version > FORMAT:
+            raise StateError(f"{self.path}: state format {version} is newer than this "
+                             f"tarneeb reads ({FORMAT}): upgrade tarneeb")
+        if version < 1:
+            raise StateError(f"{self.path}: unknown state format {version}")
+        if float(meta["alpha"]) != alpha:
+            raise StateError(f"{self.path}: this state flags evidence at --alpha "
+                             f"{float(meta['alpha']):g}, fixed when it was made; a level "
+                             "chosen after looking is no level (start a new state)")
+        digest = trust_digest(trust)
+        self.retrust = meta.get("trust") != digest
+        self.db.execute("UPDATE meta SET value = ? WHERE key = 'trust'", (digest,))
+        self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
+
+    # ------------------------------------------------------------ keys of tallies --
+
+    def _all_keys(self) -> None:
+        """Every key, read at once when first needed (a run needs most of them; no index
+        on the keys' bytes is kept, which would double their size)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        try:
+            for j, blob in self.db.execute("SELECT id, key FROM keys"):
+                k = unpack_value(blob)
+                self._keys[j], self._ids[k] = k, j
+        except CodecError as e:
+            raise StateError(f"{self.path}: a key of its tallies is damaged ({e})") from None
+
+    def key_id(self, key: Any) -> int:
+        """The number of a tally's key (written now if it is new)."""
+        self._all_keys()
+        i = self._ids.get(key)
+        if i is None:
+            i = self._ids[key] = self.db.execute("INSERT INTO keys (key) VALUES (?)",
+                                                 (pack_value(key),)).lastrowid or 0
+            self._keys[i] = key
+        return i
+
+    def key_of(self, i: int) -> Any:
+        """The key numbered ``i``."""
+        self._all_keys()
+        try:
+            return self._keys[i]
+        except KeyError:
+            raise CodecError(f"no key number {i}") from None
+
+    # ------------------------------------------------------------ logs --
+
+    def known(self, path: str) -> tuple[int, int, bytes | None] | None:
+        """The size, modification time and digest of the log at ``path`` when last read."""
+        row = self.db.execute("SELECT size, mtime, digest FROM logs WHERE path = ?",
+                              (path,)).fetchone()
+        return None if row is None else (row[0], row[1], row[2])
+
+    def load(self, path: str, share: bool = True) -> LogRecord:
+        """The record of the log at ``path``; without ``share``, its share is left in the
+        state (``share_kept``)."""
+        record, figures, digest = self.db.execute(
+            "SELECT record, figures, digest FROM logs WHERE path = ?", (path,)).fetchone()
+        try:
+            tally = self._share(figures) if share and figures is not None else None
+            return unpack_record(record, tally, path, digest,
+                                 share_kept=not share and figures is not None)
+        except (CodecError, zlib.error) as e:
+            raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
+
+    def _share(self, figures: bytes) -> Tally:
+        return unpack_share(zlib.decompress(figures), self.key_of)
+
+    def share(self, path: str) -> tuple[str, Tally] | None:
+        """The origin and share of the log at ``path`` (None: it has none)."""
+        row = self.db.execute("SELECT figures FROM logs WHERE path = ?", (path,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        try:
+            return unpack_record(self.db.execute("SELECT record FROM logs WHERE path = ?",
+                                                 (path,)).fetchone()[0], None, path,
+                                 None).row.deals, self._share(row[0])
+        except (CodecError, zlib.error) as e:
+            raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
+
+    def counted(self) -> set[str]:
+        """The paths whose shares the totals hold."""
+        return {p for (p,) in self.db.execute("SELECT path FROM logs WHERE counted = 1")}
+
+    def set_counted(self, paths: Iterable[str], value: bool) -> None:
+        self.db.executemany("UPDATE logs SET counted = ? WHERE path = ?",
+                            ((int(value), p) for p in paths))
+
+    def totals(self) -> dict[str, Tally]:
+        out = {}
+        for origin, blob in self.db.execute("SELECT origin, tally FROM totals"):
+            try:
+                out[origin] = self._share(blob)
+            except (CodecError, zlib.error) as e:
+                raise StateError(f"{self.path}: its totals are damaged ({e})") from None
+        return out
+
+    def set_totals(self, tallies: dict[str, Tally]) -> None:
+        self.db.execute("DELETE FROM totals")
+        self.db.executemany("INSERT INTO totals VALUES (?, ?)", (
+            (o, zlib.compress(pack_share(t, self.key_id))) for o, t in tallies.items() if t))
+
+    def put(self, path: str, size: int, mtime: int, record: LogRecord) -> None:
+        r = record.row
+        figures = (None if record.share is None
+                   else zlib.compress(pack_share(record.share, self.key_id)))
+        self.db.execute(
+            "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            (path, size, mtime, None if r.sha256 is None else bytes.fromhex(r.sha256),
+             r.verdict, r.findings, pack_record(record, path), figures, self.run))
+
+    def touch(self, path: str, size: int, mtime: int) -> None:
+        self.db.execute("UPDATE logs SET size = ?, mtime = ? WHERE path = ?", (size, mtime, path))
+
+    def forget(self, path: str) -> None:
+        self.db.execute("DELETE FROM logs WHERE path = ?", (path,))
+
+    def paths(self) -> Iterator[str]:
+        for (p,) in self.db.execute("SELECT path FROM logs ORDER BY path").fetchall():
+            yield p
+
+    def __len__(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM logs").fetchone()[0])
+
+    # ------------------------------------------------------------ evidence --
+
+    def in_history(self, identity: bytes) -> bool:
+        return self.db.execute("SELECT 1 FROM history WHERE identity = ?",
+                               (identity,)).fetchone() is not None
+
+    def add_history(self, identity: bytes, seq: int, log_e: float) -> None:
+        self.db.execute("INSERT INTO history VALUES (?, ?, ?)", (identity, seq, log_e))
+
+    def history(self) -> list[float]:
+        """The log of the combined e-value after each match, in the order first seen."""
+        return [r[0] for r in self.db.execute("SELECT log_e FROM history ORDER BY seq")]
+
+    def evidence(self) -> bytes | None:
+        row = self.db.execute("SELECT state FROM evidence WHERE id = 1").fetchone()
+        return None if row is None else bytes(row[0])
+
+    def set_evidence(self, blob: bytes) -> None:
+        self.db.execute("INSERT OR REPLACE INTO evidence VALUES (1, ?)", (blob,))
+
+    # ------------------------------------------------------------ the run --
+
+    def commit(self, at: str, counts: dict[str, int]) -> None:
+        """The run's row, then the run's whole work, at once."""
+        self.db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (self.run, at, counts["logs"], counts["audited"], counts["changed"],
+                         counts["lost"], counts["removed"], counts["exit_code"]))
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as e:
+            raise StateError(f"{self.path}: cannot save the state: {e}") from None
+
+    def close(self) -> None:
+        """Close; a run not committed leaves nothing (its transaction is rolled back)."""
+        try:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+        finally:
+            self.db.close()
+
+
+__all__ = ["BUSY_WAIT", "FORMAT", "State", "StateError", "trust_digest"]

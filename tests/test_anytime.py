@@ -1,0 +1,103 @@
+"""The anytime-valid evidence of ``audit --state``: e-processes with a mean of exactly 1 per
+observation under a fair shuffle, kept as bytes between runs, that flag a rigged archive."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import msgpack
+import pytest
+
+from tarneeb.audit.fairness import DrawEmpty, DrawSum, Tally
+from tarneeb.audit.fairness.anytime import (
+    COV_STEPS,
+    STEPS,
+    Evidence,
+    _moments,
+    _psi,
+    variance_proxy,
+)
+from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.testing.dealsim import synthetic_match
+
+HCP = DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 13)
+TEAM = DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 26, 2)
+TRUMPS = DrawSum(((1, 13), (0, 38)), 12)
+
+
+@pytest.mark.parametrize("ref", [HCP, TEAM, TRUMPS, DrawEmpty((13, 13, 13, 13), 13)])
+def test_each_bet_is_fair_under_the_exact_distribution(ref: DrawSum) -> None:
+    """E exp(λ (x - μ) - ψ(λ)) = 1 for every bet: the wealth is a martingale."""
+    m = _moments(ref)
+    assert m is not None
+    mu, sd, psis = m
+    pmf = ref.pmf()
+    assert mu == pytest.approx(sum(v * p for v, p in pmf.items()))
+    for j, psi in enumerate(psis):
+        lam = (1 if j < len(STEPS) else -1) * STEPS[j % len(STEPS)] / sd
+        assert sum(p * math.exp(lam * (v - mu) - psi) for v, p in pmf.items()) == \
+            pytest.approx(1, abs=1e-12)
+
+
+def test_the_variance_proxy_bounds_every_bet() -> None:
+    """ψ(λ) ≤ λ² s² / 2 for the covariate's bets, at every size and far beyond."""
+    m = _moments(TEAM)
+    assert m is not None
+    mu, sd, _ = m
+    proxy = variance_proxy(TEAM)
+    dist = [(float(v), p) for v, p in TEAM.pmf().items() if p > 0]
+    for lam in [c * x / sd for c in (*COV_STEPS, 1.0, 3.0, 30.0, 300.0) for x in (1, -1, 7)]:
+        assert _psi(dist, mu, lam) <= lam * lam * proxy / 2 + 1e-12
+
+
+def grown(cheat: str | None, matches: int, seed: int) -> Evidence:
+    rng = random.Random(seed)  # NOT secret: a test
+    e = Evidence()
+    past: list[list[int]] = []
+    luck: list[int] = []
+    for leaf in range(matches):
+        share = Tally()
+        synthetic_match(share, rng, rng.choice(["eram41", "classic", "qahwa41"]), 10, cheat,
+                        0.5, past, leaf, luck)
+        e.advance(share, 0.05)
+    return e
+
+
+def test_rigging_by_match_state_is_flagged_and_a_fair_archive_is_not() -> None:
+    fair = grown(None, 60, 1)
+    assert fair.crossed_at(0.05) is None and fair.max_log_e < math.log(20)
+    rigged = grown("match state", 60, 1)
+    crossed = rigged.crossed_at(0.05)
+    assert crossed is not None and crossed < 60
+    assert rigged.strongest(1)[0][0][2] == "match state"
+
+
+def test_evidence_goes_on_from_its_bytes_as_if_never_stopped() -> None:
+    rng = random.Random(7)
+    shares = []
+    for leaf in range(12):
+        t = Tally()
+        synthetic_match(t, rng, "eram41", 8, None, 0.5, [], leaf, [])
+        shares.append(t)
+    once = Evidence()
+    for t in shares:
+        once.advance(t, 0.05)
+    twice = Evidence()
+    for t in shares[:5]:
+        twice.advance(t, 0.05)
+    twice = Evidence.from_bytes(twice.to_bytes())
+    for t in shares[5:]:
+        twice.advance(t, 0.05)
+    assert twice.to_bytes() == once.to_bytes()
+
+
+def test_the_codec_builds_nothing_but_the_references_it_knows() -> None:
+    assert unpack_value(pack_value(("fit", HCP, 3))) == ("fit", HCP, 3)
+    evil = msgpack.packb(msgpack.ExtType(1, msgpack.packb(["Popen", "rm"])))
+    with pytest.raises(CodecError, match="unknown reference 'Popen'"):
+        unpack_value(evil)
+    with pytest.raises(CodecError, match="unknown extension"):
+        unpack_value(msgpack.packb(msgpack.ExtType(9, b"")))
+    with pytest.raises(CodecError):
+        Evidence.from_bytes(b"\xc1")

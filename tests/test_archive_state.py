@@ -1,0 +1,250 @@
+"""``tarneeb audit --state FILE``: an archive audited as it grows, the same verdict as a full
+audit, changed and lost logs, a state that survives kill -9 and a second audit at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import run
+
+from tarneeb.replay.archive import state as state_module
+from tarneeb.testing.alterations import EditableLog, rewrite
+from tarneeb.testing.archive import archive_log, platform_key, write_archive
+
+SEED = b"test archive state"
+RECORDED = b"test archive state, recorded"
+
+
+@pytest.fixture(autouse=True)
+def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-config"))
+
+
+def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any], str]:
+    code, out, err = run(capsys, "audit", "--json", "-j", "1", *argv)
+    return code, json.loads(out) if out else {}, err
+
+
+def without_state(doc: dict[str, Any]) -> dict[str, Any]:
+    """What a full audit without a state says too (the state's own parts left out)."""
+    return {k: v for k, v in doc.items()
+            if k not in ("state", "evidence", "lost", "exit_code", "bias_flagged",
+                         "fixed_sample_flagged")}
+
+
+def add_logs(directory: Path, first: int, n: int, seed: bytes = SEED) -> None:
+    for i in range(first, first + n):
+        name, data = archive_log(i, seed)
+        (directory / name).write_bytes(data)
+
+
+def renamed(data: bytes) -> bytes:
+    """The same match in other bytes, signed again by the platform: a conflicting log."""
+    from dataclasses import replace
+
+    def change(log: EditableLog) -> None:
+        seats = list(log.header.seats)
+        seats[0] = replace(seats[0], name="Someone Else")
+        log.header = replace(log.header, seats=seats)
+
+    return rewrite(data, change, resign=platform_key(SEED))
+
+
+def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs = tmp_path / "logs"
+    write_archive(logs, 8, seed=SEED)
+    state = str(tmp_path / "audit.state")
+    code, first, _ = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and first["state"]["audited"] == 8 and first["state"]["kept"] == 0
+    add_logs(logs, 8, 4)
+    shutil.copy(logs / "m00000-eram41.tlog", logs / "zz-copy-of-first.tlog")  # a copy
+    (logs / "zz-second-log.tlog").write_bytes(renamed((logs / "m00001-qahwa41.tlog").read_bytes()))
+    code, second, _ = audit(capsys, str(logs), "--state", state)
+    assert second["state"]["audited"] == 6 and second["state"]["kept"] == 8  # read only the new
+    full_code, full, _ = audit(capsys, str(logs))
+    assert code == full_code == 1  # the second log of a match: a finding on both logs
+    assert without_state(second) == without_state(full)
+    assert second["copies"] == 1 and second["conflicting"] == 1 and second["logs"] == 14
+    # and a state made now in one run of every log says the same, evidence included
+    code, fresh, _ = audit(capsys, str(logs), "--state", str(tmp_path / "fresh.state"))
+    assert fresh["evidence"] == second["evidence"]
+    assert {k: v for k, v in fresh.items() if k != "state"} == \
+        {k: v for k, v in second.items() if k != "state"}
+    # a third run reads nothing, and the match seen again adds no evidence
+    code, third, _ = audit(capsys, str(logs), "--state", state)
+    assert third["state"]["audited"] == 0
+    assert {k: v for k, v in third.items() if k != "state"} == \
+        {k: v for k, v in second.items() if k != "state"}
+    assert third["evidence"]["matches"] == 12  # each match once, the copy's nothing
+
+
+def test_changed_and_lost_logs_are_findings_and_removed_ones_are_said(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 6, seed=SEED)
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    os.utime(paths[2], ns=(1, 1))  # touched only: read again, its bytes the same
+    paths[3].write_bytes(renamed(paths[3].read_bytes()))  # history rewritten
+    paths[4].unlink()
+    code, doc, _ = audit(capsys, str(logs), "--state", state)
+    assert code == 1
+    assert doc["state"]["audited"] == 2 and doc["state"]["changed"] == [str(paths[3])]
+    assert doc["findings_by_kind"]["changed-log"] == 1
+    assert doc["lost"] == 1 and doc["state"]["lost"] == [str(paths[4])]
+    assert doc["findings_by_kind"]["lost-log"] == 1
+    assert str(paths[3]) in doc["first_with_findings"]
+    full = audit(capsys, str(logs))[1]  # the statistics of the logs as they are now
+    assert doc["fairness"] == full["fairness"] and doc["logs"] == full["logs"] == 5
+    # the rewritten log stays flagged; the lost one, said to be removed on purpose, is
+    # reported as removed, and then forgotten
+    code, doc, _ = audit(capsys, str(logs), "--state", state, "--removed", str(logs / "m00004*"))
+    assert doc["state"]["removed"] == [str(paths[4])] and doc["lost"] == 0
+    assert doc["findings_by_kind"]["changed-log"] == 1 and code == 1
+    paths[3].unlink()
+    code, doc, _ = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["state"]["removed"] == [] and doc["lost"] == 1
+    assert "changed-log" not in doc["findings_by_kind"]
+    code, doc, _ = audit(capsys, str(logs), "--state", state, "--removed", str(paths[3]))
+    assert code == 0 and doc["lost"] == 0 and doc["logs"] == 4
+    # an archive that lists nothing (not mounted) removes nothing, whatever --removed says
+    (tmp_path / "empty").mkdir()
+    assert audit(capsys, str(tmp_path / "empty"), "--state", state, "--removed", "*")[0] == 2
+    code, doc, _ = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and doc["state"]["kept"] == 4 and doc["state"]["audited"] == 0
+
+
+def test_a_state_refuses_what_it_cannot_use_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(state_module, "BUSY_WAIT", 0.5)
+    logs = tmp_path / "logs"
+    write_archive(logs, 2, seed=SEED)
+    state = tmp_path / "audit.state"
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    db = sqlite3.connect(state)
+    db.execute("UPDATE meta SET value = '99' WHERE key = 'format'")
+    db.commit()
+    code, _, err = audit(capsys, str(logs), "--state", str(state))
+    assert code == 2 and err.count("\n") == 1 and "format 99 is newer" in err
+    code, _, err = audit(capsys, str(logs), "--state", str(logs / "m00000-eram41.tlog"))
+    assert code == 2 and err.count("\n") == 1 and "not an audit state" in err
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
+    db.execute("ALTER TABLE logs RENAME COLUMN figures TO something_else")
+    db.commit()
+    code, _, err = audit(capsys, str(logs), "--state", str(state))
+    assert code == 2 and err.count("\n") == 1 and "not an audit state of this version" in err
+    db.execute("ALTER TABLE logs RENAME COLUMN something_else TO figures")
+    code, _, err = audit(capsys, str(logs), "--state", str(state), "--alpha", "0.01")
+    assert code == 2 and err.count("\n") == 1 and "--alpha 0.05" in err
+    code, _, err = audit(capsys, str(logs), "--removed", "x")
+    assert code == 2 and "--removed goes with --state" in err
+    db.execute("BEGIN IMMEDIATE")  # another audit at work
+    try:
+        t = time.monotonic()
+        code, _, err = audit(capsys, str(logs), "--state", str(state))
+        assert code == 2 and err.count("\n") == 1 and "another audit is using this state" in err
+        assert time.monotonic() - t >= 0.5  # it waited for it first
+    finally:
+        db.rollback()
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    for damage in ("UPDATE totals SET tally = x'00ff'", "UPDATE logs SET record = x'c1'"):
+        db.execute(damage)
+        db.commit()
+        code, _, err = audit(capsys, str(logs), "--state", str(state))
+        assert code == 2 and err.count("\n") == 1 and "damaged" in err
+    db.close()
+
+
+def test_kill_9_at_any_moment_leaves_the_state_before_or_after(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs = tmp_path / "logs"
+    write_archive(logs, 10, seed=SEED)
+    state = tmp_path / "audit.state"
+    command = [sys.executable, "-m", "tarneeb.cli.entry", "audit", "--json", "-j", "1",
+               str(logs), "--state", str(state)]
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "empty-config")}
+    rng = random.Random(33)
+    runs = set()
+    next_log = 10
+    for _ in range(3):
+        add_logs(logs, next_log, 3)
+        next_log += 3
+        p = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.4, 1.2))
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        if state.exists():  # whole runs only: each one's row, and its logs with it
+            db = sqlite3.connect(state)
+            if not db.execute("SELECT name FROM sqlite_master").fetchall():
+                db.close()  # killed before its first run ended: as it was, empty
+                runs.add(0)
+                continue
+            done = db.execute("SELECT run, logs FROM runs").fetchall()
+            (kept,) = db.execute("SELECT count(*) FROM logs").fetchone()
+            db.close()
+            runs.add(len(done))
+            assert kept == (done[-1][1] if done else 0)
+    assert min(runs, default=0) < 3  # a kill landed before a run's end (a run takes over a second)
+    code, after, _ = audit(capsys, str(logs), "--state", str(state))
+    full_code, full, _ = audit(capsys, str(logs))
+    assert code == full_code == 0 and without_state(after) == without_state(full)
+    assert after["evidence"]["matches"] == next_log
+
+
+def test_jobs_give_the_same_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs = tmp_path / "logs"
+    write_archive(logs, 6, seed=RECORDED, recorded=True)
+    state = str(tmp_path / "audit.state")
+    audit(capsys, str(logs), "--state", state)
+    add_logs(logs, 6, 6, RECORDED)
+    code, out, _ = run(capsys, "audit", "--json", "-j", "2", str(logs), "--state", state)
+    full = audit(capsys, str(logs), "--state", str(tmp_path / "one.state"))[1]
+    doc = json.loads(out)
+    assert code == 0 and doc["state"]["audited"] == 6
+    assert {k: v for k, v in doc.items() if k != "state"} == \
+        {k: v for k, v in full.items() if k != "state"}
+
+
+def test_urls_are_kept_by_their_version(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Logs of an object store (here fsspec's file://) are kept by their version tag."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    url, state = f"file://{logs}", str(tmp_path / "audit.state")
+    assert audit(capsys, url, "--state", state)[1]["state"]["audited"] == 3
+    (logs / "m00002-sahrat41.tlog").write_bytes(renamed((logs / "m00002-sahrat41.tlog")
+                                                        .read_bytes()))
+    code, doc, _ = audit(capsys, url, "--state", state)
+    assert code == 1 and doc["state"]["audited"] == 1 and doc["state"]["kept"] == 2
+    assert doc["state"]["changed"] == [f"{url}/m00002-sahrat41.tlog"]
+
+
+def test_the_report_plots_the_evidence_and_where_it_crossed() -> None:
+    from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.report.archive import archive_page
+
+    s = ArchiveSummary(logs=3, clean=3, monitor={"file": "a.state", "run": 2, "audited": 1,
+                                                 "kept": 2, "changed": [], "lost": []})
+    s.evidence = {"matches": 3, "e_value_log10": 1.5, "max_e_value_log10": 1.6,
+                  "threshold_log10": 1.3, "crossed_at": 2, "flagged": True,
+                  "strongest": [{"test": ["cov", "high-card points", "match state",
+                                          "side behind"], "e_value_log10": 1.5}]}
+    page = archive_page(s, {}, 0.05, history=[0.1, 3.2, 3.4])
+    assert 'id="evidence"' in page and "The evidence of bias against matches" in page
+    assert "crossed at match 2" in page and "EVIDENCE OF BIAS" in page
+    assert "high-card points, match state side behind (bets on the covariance)" in page
+    assert s.verdict_code(None) == 3
