@@ -449,8 +449,9 @@ def export_json(
     from tarneeb.replay.log import jsonform as logjson
 
     try:  # the bytes, read within the cap: a log cut short carries those after the cut
-        data = read_log_bytes(log, limits_of(max_bytes, max_records, max_hands))
-        text = logjson.dumps(data, shown_name(log))
+        limits = limits_of(max_bytes, max_records, max_hands)
+        data = read_log_bytes(log, limits)
+        text = logjson.dumps(data, shown_name(log), limits)
     except LogError as e:
         fail(str(e))
     if output is None:

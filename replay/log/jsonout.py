@@ -26,6 +26,7 @@ from tarneeb.replay.log.records import (
     Record,
     _rules_map,
 )
+from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 from tarneeb.replay.rules.cards import card_name, cards_of
 
 JSON_FORMAT = "tarneeb-log-json"
@@ -150,9 +151,10 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def dumps(data: bytes, path: str | None = None) -> str:
-    """The JSON text of a log: one record a line, so a diff of two logs reads by record."""
-    return dumps_log(parse_log(data, path), data)
+def dumps(data: bytes, path: str | None = None, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The JSON text of a log, read within ``limits``: one record a line, so a diff of two
+    logs reads by record."""
+    return dumps_log(parse_log(data, path, limits), data)
 
 
 def dumps_log(log: ParsedLog, data: bytes | None = None) -> str:
