@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 import typer
 from typer import _click as click
 
+from tarneeb.audit.encoding import json_shown
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 
 from . import archive_cmd, audit_cmds, page_cmd, regress_cmd, rules_cmd, verify_cmd
@@ -217,8 +218,8 @@ def show(
     if deal is not None and not any(h.deal_number == deal for h in verdict.history):
         fail(f"{name}: there is no hand {hand} (hands {first}-{last})")
     if as_json:
-        sys.stdout.write(json.dumps(describe(parsed, verdict, verdict.history, deal),
-                                    ensure_ascii=False, indent=1) + "\n")
+        sys.stdout.write(json_shown(json.dumps(describe(parsed, verdict, verdict.history, deal),
+                                               ensure_ascii=False, indent=1)) + "\n")
     else:
         for line in narrate(parsed, verdict, verdict.history, deal):
             out.print(line)  # rich Text: styled spans, no markup
@@ -451,7 +452,7 @@ def export_json(
     except LogError as e:
         fail(str(e))
     if output is None:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(json_shown(text) + "\n")
     else:
         write_atomically(output, (text + "\n").encode())
 
@@ -523,8 +524,8 @@ def dump(
     with open_input(log) as f:
         try:
             if as_json:
-                sys.stdout.write(json.dumps(list(entries(f, hands, limits)), ensure_ascii=False,
-                                            indent=1) + "\n")
+                sys.stdout.write(json_shown(json.dumps(list(entries(f, hands, limits)),
+                                                       ensure_ascii=False, indent=1)) + "\n")
                 return
             for line in annotate(f, hands, limits):
                 print(line)

@@ -177,7 +177,9 @@ def register(app: typer.Typer) -> None:
                 errors.append(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
             doc = summary.to_json(fairness)
-            sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+            from tarneeb.audit.encoding import json_shown
+
+            sys.stdout.write(json_shown(json.dumps(doc, ensure_ascii=False, indent=1)) + "\n")
         else:
             _print_summary(summary, fairness, alpha)
         for line in errors[:-1]:

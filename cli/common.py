@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NoReturn
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -32,16 +32,34 @@ _GLOB_MAGIC = frozenset("*?[")  # what glob.has_magic looks for: a log named pla
 def console(stderr: bool = False) -> Console:
     """The rich console for stdout (or stderr): colour on a terminal, plain text in a pipe."""
     from rich.console import Console
+    from rich.text import Text
+
+    from tarneeb.audit.encoding import shown
+
+    class Shown(Console):
+        """A console that prints every control character of the text it is given escaped
+        (:func:`tarneeb.audit.encoding.shown`): a line that holds a file name or an
+        engine's answer cannot act on the terminal; its own styles still can."""
+
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            safe = [shown(o) if isinstance(o, str) else
+                    Text(shown(o.plain), style=o.style)
+                    if isinstance(o, Text) and shown(o.plain) != o.plain else o
+                    for o in objects]
+            super().print(*safe, **kwargs)
 
     # data (paths, names from a log) is never read as markup or emoji codes: a command that
     # styles text passes rich Text, or markup=True for lines whose data it escaped
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    return Shown(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and an exit code: the way every bad input ends."""
+    """One line on stderr and an exit code: the way every bad input ends (a file name or
+    other text from outside in ``message`` shown escaped)."""
+    from tarneeb.audit.encoding import shown
+
     sys.stdout.flush()
-    sys.stderr.write(f"tarneeb: error: {message}\n")
+    sys.stderr.write(f"tarneeb: error: {shown(message)}\n")
     sys.stderr.flush()
     raise SystemExit(code)
 

@@ -262,7 +262,9 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     if as_json:
         import json
 
-        sys.stdout.write(json.dumps(outputs, ensure_ascii=False, indent=1) + "\n")
+        from tarneeb.audit.encoding import json_shown
+
+        sys.stdout.write(json_shown(json.dumps(outputs, ensure_ascii=False, indent=1)) + "\n")
     if tally is not None:
         tally.close()
     return max(codes)
@@ -288,7 +290,9 @@ def print_verdict(v: Verdict) -> None:
     _emit(lines)
     if v.error is not None:
         sys.stdout.flush()
-        sys.stderr.write(f"tarneeb: error: {v.error}\n")
+        from tarneeb.audit.encoding import shown
+
+        sys.stderr.write(f"tarneeb: error: {shown(v.error)}\n")
 
 
 def _plural(n: int, word: str, words: str | None = None) -> str:
@@ -417,15 +421,18 @@ class Tally:
 
 
 def _emit(lines: list[tuple[str, str | None, str]]) -> None:
-    """Print lines, styled only on a terminal: a pipe gets plain text without loading rich."""
+    """Print lines, styled only on a terminal: a pipe gets plain text without loading rich.
+    A file name (or anything else) holding a control character is shown escaped."""
+    from tarneeb.audit.encoding import shown
+
     if not sys.stdout.isatty():
-        sys.stdout.write("".join(head + rest + "\n" for head, _, rest in lines))
+        sys.stdout.write("".join(shown(head + rest) + "\n" for head, _, rest in lines))
         return
     from rich.text import Text
 
     out = console()
     for head, style, rest in lines:
-        out.print(Text.assemble((head, style or ""), rest))
+        out.print(Text.assemble((shown(head), style or ""), shown(rest)))
 
 
 __all__ = ["Tally", "deals_words", "default_keys_path", "fast_path",
