@@ -11,6 +11,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { type Bytes, fromHex } from "./bytes.js";
 import { KeyFileError, keysFromBytes, publicKeyFromPem } from "./keys.js";
+import { jsonShown, shown } from "./names.js";
 import { ReceiptError, readReceipt } from "./receipt.js";
 import { type Options } from "./replay.js";
 import { DEFAULT_LIMITS, type Limits } from "./stream.js";
@@ -55,7 +56,7 @@ function parseHex(text: string, what: string, length: number): Bytes {
 }
 
 function fail(message: string): never {
-  process.stderr.write(`tarneeb-js: error: ${message}\n`);
+  process.stderr.write(`tarneeb-js: error: ${message.split("\n").map(shown).join("\n")}\n`);
   process.exit(2);
 }
 
@@ -156,29 +157,37 @@ async function main(argv: string[]): Promise<number> {
     }
     verdicts.push(await verifyBytes(data, path, opts, limits));
   }
-  if (json) process.stdout.write(JSON.stringify(verdicts, null, 1) + "\n");
+  if (json) process.stdout.write(jsonShown(JSON.stringify(verdicts, null, 1)) + "\n");
   else {
     for (const v of verdicts) {
       if (v.error !== null) {
-        process.stdout.write(`${v.error}\n`);
+        process.stdout.write(`${shown(v.error)}\n`);
         continue;
       }
-      process.stdout.write(`${v.path}: ${v.verdict === "clean" ? "CLEAN" : `${v.findings.length} finding(s)`}; ${v.signed}\n`);
+      process.stdout.write(`${shown(v.path)}: ${v.verdict === "clean" ? "CLEAN" : `${v.findings.length} finding(s)`}; ${v.signed}\n`);
       process.stdout.write(`  ${v.hands} dealing attempts replayed, ${v.played} played, ${v.deals_proven ? "deals proven by the committed seeds" : v.recorded_deals ? "deals recorded by the platform, not proven" : "deals not proven"}\n`);
       for (const f of v.findings) {
         const where = [["hand", f.hand === null ? null : f.hand + 1], ["trick", f.trick], ["seat", f.seat]]
           .filter(([, x]) => x !== null).map(([k, x]) => `${k} ${x}`).join(", ") || "match";
-        process.stdout.write(`  ${f.kind} (${where}): ${f.message}\n`);
+        process.stdout.write(`  ${f.kind} (${where}): ${shown(f.message)}\n`);
       }
     }
   }
   return exitCode(verdicts);
 }
 
+// a reader that went away (`| head`): what is left to write is dropped, and the exit code
+// stays the verdict's, as the Python command does; no unhandled 'error' event
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE" && e.code !== "ERR_STREAM_DESTROYED") throw e;
+  });
+}
+
 // exitCode, not exit(): a piped stdout is written out before the process ends
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 }, (e: unknown) => {
-  process.stderr.write(`tarneeb-js: error: ${(e as Error).message}\n`);
+  process.stderr.write(`tarneeb-js: error: ${shown((e as Error).message)}\n`);
   process.exitCode = 2;
 });
