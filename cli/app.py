@@ -264,7 +264,8 @@ def report(
     page, verdict = match_report(parsed, shown_name(log), trust)
     write_output(output, page.encode("utf-8"))
     if str(output) != "-":
-        state = "clean" if verdict.clean else f"{len(verdict.findings)} finding(s)" \
+        n = len(verdict.findings)
+        state = "clean" if verdict.clean else f"{n} finding{'' if n == 1 else 's'}" \
             if verdict.findings else "unreadable"
         out.print(f"wrote {output}: {state}", markup=False)
     raise typer.Exit(verdict.exit_code)
@@ -307,7 +308,8 @@ def play(
         metavar="FILE", help="A season committed with 'tarneeb commit --matches N --json': "
                              "play one of its matches, with its seed and inclusion proof.")] = None,
     season_match: Annotated[int, typer.Option(
-        metavar="N", help="Which match of --season (0-based).")] = 0,
+        metavar="N", help="Which match of --season (1 for the first, as the report counts "
+                          "them).")] = 1,
     receipt_out: Annotated[Path | None, typer.Option(
         metavar="FILE", help="Also write the pre-play receipt the platform gives each seat "
                              "(JSON), to check the log against later with 'tarneeb verify "
@@ -400,10 +402,11 @@ def _play_blind(ruleset: RuleSet, secret: bytes | None, private: Ed25519PrivateK
     return play_blind_match(ruleset, seed=secret, key=private, reveal_keys=reveal_keys)
 
 
-def season_match_of(path: Path, index: int,
+def season_match_of(path: Path, number: int,
                     key: Ed25519PrivateKey) -> tuple[bytes, BatchProof]:
-    """Match ``index`` of a season file: its server seed and inclusion proof, checked, and
-    the season head signed by ``key`` (a head signed at commit time must be by that key)."""
+    """Match ``number`` (counted from 1) of a season file: its server seed and inclusion
+    proof, checked, and the season head signed by ``key`` (a head signed at commit time
+    must be by that key)."""
     from tarneeb.audit.encoding import parse_hex
     from tarneeb.audit.seeds import SeasonLeaf, server_commitment
     from tarneeb.replay.log import BatchProof
@@ -411,11 +414,12 @@ def season_match_of(path: Path, index: int,
     try:
         doc = json.loads(read_bytes(path))
         size, root = doc["size"], parse_hex(doc["root"], "season root", 32)
+        index = number - 1  # the leaf index, which counts from 0
         entry = next((m for m in doc["matches"] if m["index"] == index), None)
         if entry is None:
-            fail(f"{path}: the season has no match {index} (matches 0-{size - 1})")
-        seed = parse_hex(entry["server_seed"], f"match {index} server seed", 32)
-        proof = [parse_hex(h, f"match {index} proof", 32) for h in entry["proof"]]
+            fail(f"{path}: the season has no match {number} (matches 1-{size})")
+        seed = parse_hex(entry["server_seed"], f"match {number} server seed", 32)
+        proof = [parse_hex(h, f"match {number} proof", 32) for h in entry["proof"]]
         leaf = SeasonLeaf(index, size, root)
         leaf.verify(server_commitment(seed), proof)
         signed = (doc.get("head") or {}).get("signature")

@@ -145,7 +145,7 @@ def commit(
         if signature is not None and private is not None:
             typer.echo(f"head signature: {signature.hex()}  (key {key_id(private.public_key())})")
         for i in range(season.size):
-            typer.echo(f"match {i}:")
+            typer.echo(f"match {i + 1} (leaf index {i}):")
             typer.echo(f"  server seed: {season.seeds[i].hex()}  (SECRET until the match is over)")
             typer.echo(f"  commitment:  {season.commitments[i].hex()}")
             proof = " ".join(p.hex() for p in season.proof(i))

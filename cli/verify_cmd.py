@@ -280,7 +280,8 @@ def print_verdict(v: Verdict) -> None:
     say = Table.of(v).say
     lines: list[tuple[str, str | None, str]] = []  # (styled part, its style, plain rest)
     if v.findings or v.error is None:
-        head, style = ((f"{v.path}: {len(v.findings)} finding(s)", "bold red") if v.findings
+        head, style = ((f"{v.path}: {_plural(len(v.findings), 'finding')}", "bold red")
+                       if v.findings
                        else (f"{v.path}: clean", "green"))
         lines.append((head, style, f" ({v.deals_line()}); {v.signed_by()}"))
         lines.extend((f"  {say(str(f))}", None, "") for f in v.findings)

@@ -105,7 +105,7 @@ def test_verify_json_and_findings_exit_1(log: Path, tmp_path: Path,
     assert verdicts[1]["findings"][0]["kind"] == "broken-signature"
     assert verdicts[0]["paths"]["match-won"] == 1
     code, out, _ = run(capsys, "verify", str(bad))
-    assert code == 1 and "1 finding(s)" in out and "signature does not match" in out
+    assert code == 1 and "1 finding " in out and "signature does not match" in out
 
 
 def test_verify_pinned_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -272,7 +272,7 @@ def test_play_a_season_match_and_pin_the_root(tmp_path: Path,
     root = json.loads(out)["root"]
     log = tmp_path / "s.tlog"
     assert run(capsys, "play", "--rules", "sahrat41", "--season", str(season),
-               "--season-match", "2", "-o", str(log))[0] == 0
+               "--season-match", "3", "-o", str(log))[0] == 0
     header = parse_log(log.read_bytes()).header
     assert header.batch is not None and (header.batch.index, header.batch.size) == (2, 3)
     code, out, _ = run(capsys, "verify", str(log))
@@ -281,8 +281,11 @@ def test_play_a_season_match_and_pin_the_root(tmp_path: Path,
     code, out, _ = run(capsys, "verify", "--root", "00" * 32, str(log))
     assert code == 1 and "does not place the match in the published season root" in out
     code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
-                       "--season-match", "3", "-o", str(log))
-    assert code == 2 and "the season has no match 3" in err
+                       "--season-match", "4", "-o", str(log))
+    assert code == 2 and "the season has no match 4 (matches 1-3)" in err
+    code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
+                       "--season-match", "0", "-o", str(log))
+    assert code == 2 and "the season has no match 0 (matches 1-3)" in err
 
 
 def test_verify_of_many_logs_is_one_short_line_each_then_the_hints_once_and_a_count(
