@@ -286,6 +286,8 @@ def page_beside(log: Path) -> Path:
 
 
 # ------------------------------------------------------------------ play
+DEFAULT_PLAY_RULES = "classic"  # what play deals without --rules or --rules-file
+
 @app.command(rich_help_panel=PLAY)
 def play(
     output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
@@ -293,7 +295,8 @@ def play(
     rules: Annotated[str | None, typer.Option(
         metavar="NAME", callback=_rule_name, autocompletion=_complete_rule_name,
         help=f"Rule set: {', '.join(RULE_SETS)}, or a shipped house-rule "
-             "variant (tarneeb rules lists them).")] = None,
+             "variant (tarneeb rules lists them); default: "
+             f"{DEFAULT_PLAY_RULES}.")] = None,
     option: Annotated[list[str] | None, typer.Option(
         metavar="KEY=VALUE", help="House option, e.g. target=61 (repeatable).")] = None,
     rules_file: Annotated[Path | None, typer.Option(
@@ -343,7 +346,8 @@ def play(
         fail("--season and --dealing blind: a season's matches are dealt from its seeds")
     if as_json and to_stdout:
         fail("--json and -o - would both write to standard output: give -o FILE")
-    ruleset = load_rules(rules, option, rules_file)
+    default = rules is None and rules_file is None
+    ruleset = load_rules(DEFAULT_PLAY_RULES if default else rules, option, rules_file)
     secret = seed_bytes(seed) if seed is not None else None
     if key is not None:
         try:
@@ -388,6 +392,9 @@ def play(
                f"{len(parsed.hands)} dealing attempts"
                f"{' dealt blind' if dealing == 'blind' else ''}, "
                f"{won} won, totals {totals}, {len(data)} bytes", markup=False)
+    if default:
+        said.print(f"rules: {ruleset.name}, the default rule set (--rules NAME or --rules-file "
+                   "FILE plays another; tarneeb rules lists them)", markup=False)
     if seed is not None:
         said.print("reproducible run: every seed and the signing key come from --seed; "
                    "they are not secret", markup=False)

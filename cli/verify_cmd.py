@@ -271,19 +271,23 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
 
 
 def print_verdict(v: Verdict) -> None:
-    """The verdict of one log in a few lines: its first line says what was replayed and
-    who signed it; colour on a terminal, plain in a pipe (data never goes through markup).
-    Players are named and hands counted from 1, as a person reads them (``--json`` keeps
-    the log's seats 0–3 and deal numbers from 0)."""
+    """The verdict of one log in a few lines: its first line, short, names the file, the
+    verdict and who signed it; below it what was replayed, the advice about the key (once),
+    the findings, the ending and the notes. Colour on a terminal, plain in a pipe (data
+    never goes through markup). Players are named and hands counted from 1, as a person
+    reads them (``--json`` keeps the log's seats 0–3 and deal numbers from 0)."""
     from tarneeb.replay.verify.people import Table
 
     say = Table.of(v).say
     lines: list[tuple[str, str | None, str]] = []  # (styled part, its style, plain rest)
     if v.findings or v.error is None:
         head, style = ((f"{v.path}: {_plural(len(v.findings), 'finding')}", "bold red")
-                       if v.findings
-                       else (f"{v.path}: clean", "green"))
-        lines.append((head, style, f" ({v.deals_line()}); {v.signed_by()}"))
+                       if v.findings else (f"{v.path}: clean", "green"))
+        who = signer_words(v)
+        lines.append((head, style, f", {deals_words(v)}, {who}"))
+        lines.append((f"  {v.deals_line()}", None, ""))
+        if v.signed_by() != who:  # what the signature proves, and the advice: said once
+            lines.append((f"  {v.signed_by()}", None, ""))
         lines.extend((f"  {say(str(f))}", None, "") for f in v.findings)
         if v.ending is not None:
             lines.append((f"  {say(v.ending)}", None, ""))
@@ -332,6 +336,27 @@ def key_words(v: Verdict) -> str:
     if not v.key_pinned:
         return f"key {v.key_id} not pinned"
     return f"{v.signer} (key {v.key_id})" if v.signer is not None else f"key {v.key_id} pinned"
+
+
+def signer_words(v: Verdict) -> str:
+    """Who signed a log, in a few words for a verdict's first line (what that proves, and
+    the advice, go below it: :meth:`Verdict.signed_by`).
+
+    >>> from tarneeb.replay.verify.findings import Verdict
+    >>> signer_words(Verdict("m.tlog", key_id="139e3940e64b5491", signature_verified=True))
+    'signed by key 139e3940e64b5491, not pinned'
+    >>> signer_words(Verdict("m.tlog", key_id="139e3940e64b5491"))
+    'signature does NOT verify (key 139e3940e64b5491)'
+    """
+    if v.signature == "absent":
+        return "not signed yet"
+    if v.key_id is None:
+        return "no key to check a signature against"
+    if not v.signature_verified:
+        return f"signature does NOT verify (key {v.key_id})"
+    if v.key_pinned:
+        return v.signed_by()
+    return f"signed by key {v.key_id}, not pinned"
 
 
 def deals_words(v: Verdict) -> str:
@@ -436,6 +461,6 @@ def _emit(lines: list[tuple[str, str | None, str]]) -> None:
         out.print(Text.assemble((shown(head), style or ""), shown(rest)))
 
 
-__all__ = ["Tally", "deals_words", "default_keys_path", "fast_path",
+__all__ = ["Tally", "deals_words", "signer_words", "default_keys_path", "fast_path",
            "key_words", "parse_fast", "pinned_key", "pinned_root", "platform_keys",
            "print_verdict", "run", "trust_of"]

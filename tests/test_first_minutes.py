@@ -24,7 +24,7 @@ def test_a_log_cut_one_byte_into_a_record_says_1_byte() -> None:
 
 def test_one_finding_is_not_findings(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "verify", str(FIXTURES / "altered" / "broken-signature-eram41.tlog"))
-    assert code == 1 and ": 1 finding " in out and "(s)" not in out
+    assert code == 1 and ": 1 finding, " in out and "(s)" not in out
 
 
 def test_audit_of_a_directory_without_logs_says_so_once(
@@ -38,3 +38,24 @@ def test_verifier_help_says_the_page_checks_blind_logs(
     code, out, _ = run(capsys, "verifier", "--help")
     assert code == 0 and "not checked" not in out and "dealt blind included" in " ".join(
         out.split())
+
+
+def test_play_without_rules_plays_the_default_and_names_it(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    log = tmp_path / "m.tlog"
+    code, out, err = run(capsys, "play", "-o", str(log))
+    assert code == 0 and err == ""
+    assert f"wrote {log}: classic," in out and "classic, the default rule set" in out
+    assert parse_log(log.read_bytes()).header.rules.name == "classic"
+
+
+def test_a_clean_verify_first_line_is_short_and_the_advice_is_below_once(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    log = FIXTURES / "matches" / "classic-01.tlog"
+    code, out, _ = run(capsys, "verify", str(log))
+    first, *rest = out.splitlines()
+    assert code == 0 and first == f"{log}: clean, 12 hands, signed by key b3eae4d01154f4ca, " \
+        "not pinned"
+    assert out.count("NOT PINNED") == 1 and "NOT PINNED" in rest[1]
+    assert rest[0] == "  12 dealing attempts replayed, 11 played, deals proven by the " \
+        "committed seeds"

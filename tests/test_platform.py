@@ -203,7 +203,7 @@ def test_an_abandoned_match_verifies_up_to_where_it_stopped(
     assert e.value.code == 0
     out = capsys.readouterr().out
     # the text counts hands from 1 and names the player; the JSON's ending is the above
-    assert ": clean (" in out and "\n  abandoned at hand 2, trick 3: Cat " \
+    assert ": clean, " in out and "\n  abandoned at hand 2, trick 3: Cat " \
         "disconnected: no answer for 120 s\n" in out
 
 
