@@ -461,6 +461,6 @@ def _emit(lines: list[tuple[str, str | None, str]]) -> None:
         out.print(Text.assemble((shown(head), style or ""), shown(rest)))
 
 
-__all__ = ["Tally", "deals_words", "signer_words", "default_keys_path", "fast_path",
+__all__ = ["Tally", "deals_words", "default_keys_path", "fast_path",
            "key_words", "parse_fast", "pinned_key", "pinned_root", "platform_keys",
-           "print_verdict", "run", "trust_of"]
+           "print_verdict", "run", "signer_words", "trust_of"]
