@@ -23,6 +23,7 @@ from . import archive_cmd, audit_cmds, page_cmd, regress_cmd, rules_cmd, verify_
 from .common import (
     console,
     fail,
+    json_form,
     load_log,
     open_input,
     read_input,
@@ -461,7 +462,9 @@ def export_json(
     try:
         text = logjson.dumps_log(load_log(log, limits_of(max_bytes, max_records, max_hands)))
     except LogError as e:
-        fail(str(e))
+        swapped = str(log) != "-" and "not a tarneeb log" in str(e) and _is_json_form(log)
+        fail(f"{e}" + ("; it is a log's JSON form already: tarneeb import turns it back into "
+                       "the log" if swapped else ""))
     if output is None:
         sys.stdout.write(json_shown(text) + "\n")
     else:
@@ -504,11 +507,25 @@ def import_json(
         data = logjson.loads(raw.decode("utf-8"), limits, signing=private is not None)
         if private is not None:
             data = logjson.sign_log(data, private)
-    except UnicodeDecodeError:
-        fail(f"{source}: not UTF-8 text")
-    except LogError as e:
-        fail(f"{source}: {e}")
+    except (UnicodeDecodeError, LogError) as e:
+        what = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else str(e)
+        if LOG_MAGIC in raw[:16]:  # the log itself: its header record starts so
+            what += "; it is a log, not its JSON form: tarneeb export writes the JSON"
+        fail(f"{source}: {what}")
     write_atomically(output, data)
+
+
+LOG_MAGIC = b"\xabtarneeb-log"  # the header's magic, as msgpack writes it, near a log's start
+
+
+def _is_json_form(path: Path) -> bool:
+    """Whether ``path`` holds a log's JSON form (``tarneeb export``'s output)."""
+    from tarneeb.replay.log import LogError
+
+    try:
+        return json_form(path) is not None
+    except LogError:
+        return False
 
 
 @app.command(rich_help_panel=FILES)

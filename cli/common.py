@@ -147,6 +147,30 @@ def load_log(path: Path | str, limits: Limits | None = None) -> ParsedLog:
     return read_log(str(path), limits)
 
 
+def json_form(path: Path | str, limits: Limits | None = None) -> bytes | None:
+    """The log whose JSON form (``tarneeb export``) the file ``path`` holds, as the log's
+    bytes; ``None`` when the file does not start as a JSON object (or cannot be read).
+
+    Raises :class:`tarneeb.replay.log.LogError` for a JSON document that is no JSON log.
+    """
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log import jsonform as logjson
+    from tarneeb.replay.log.stream import DEFAULT_LIMITS
+
+    limits = limits or DEFAULT_LIMITS
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(limits.max_json_bytes + 1)
+    except OSError:
+        return None
+    if not raw.lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"{"):
+        return None
+    try:
+        return logjson.loads(raw.decode("utf-8"), limits)
+    except UnicodeDecodeError:
+        raise LogError("not UTF-8 text") from None
+
+
 def shown_name(path: Path | str) -> str:
     """How messages name a file: ``<stdin>`` for ``-``."""
     return "<stdin>" if str(path) == STDIO else str(path)
@@ -219,4 +243,4 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
 
 
 __all__ = ["STDIO", "ReaderGone", "console", "expand_logs", "fail", "guard_std_streams",
-           "load_log", "open_input", "read_input", "shown_name", "write_output"]
+           "json_form", "load_log", "open_input", "read_input", "shown_name", "write_output"]

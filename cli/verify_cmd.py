@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import console, expand_logs, fail, load_log, shown_name
+from .common import console, expand_logs, fail, json_form, load_log, shown_name
 from .flags import FAST, FLAGS
 
 if TYPE_CHECKING:
@@ -252,6 +252,8 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
                 v = verify_log(log, shown_name(path), trust, count_paths=as_json)
         else:
             v = verify_file(path, trust, count_paths=as_json)
+            if v.error is not None and "not a tarneeb log" in v.error:
+                v = _verify_json_form(path, trust, as_json) or v
         codes.append(v.exit_code)
         if as_json:
             outputs.append(v.to_json())
@@ -268,6 +270,22 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     if tally is not None:
         tally.close()
     return max(codes)
+
+
+def _verify_json_form(path: str, trust: Trust, as_json: bool) -> Verdict | None:
+    """The verdict of the log whose JSON form (``tarneeb export``) is at ``path``, as the
+    verifier page accepts it; ``None`` when the file is no JSON document."""
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.verify.findings import Verdict
+    from tarneeb.replay.verify.replayer import verify_bytes
+
+    try:
+        data = json_form(path, trust.limits)
+    except LogError as e:
+        v = Verdict(path)
+        v.error = f"{path}: a JSON document, not the JSON form of a log: {e}"
+        return v
+    return None if data is None else verify_bytes(data, path, trust, count_paths=as_json)
 
 
 def print_verdict(v: Verdict) -> None:

@@ -3,6 +3,7 @@ message where one is due, help that says what is true."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,29 @@ def test_a_clean_verify_first_line_is_short_and_the_advice_is_below_once(
     assert out.count("NOT PINNED") == 1 and "NOT PINNED" in rest[1]
     assert rest[0] == "  12 dealing attempts replayed, 11 played, deals proven by the " \
         "committed seeds"
+
+
+def test_verify_reads_a_logs_json_form_as_the_page_does(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for name in ("classic-01.tlog", "../altered/renege-classic.tlog"):
+        log, doc = FIXTURES / "matches" / name, tmp_path / "m.json"
+        code = run(capsys, "export", str(log), "-o", str(doc))[0]
+        assert code == 0
+        want = run(capsys, "verify", "--json", str(log))
+        got = run(capsys, "verify", "--json", str(doc))
+        assert got[0] == want[0] and got[0] in (0, 1)
+        assert json.loads(got[1])[0]["findings"] == json.loads(want[1])[0]["findings"]
+    other = tmp_path / "other.json"
+    other.write_text('{"a": 1}')
+    code, _, err = run(capsys, "verify", str(other))
+    assert code == 2 and "a JSON document, not the JSON form of a log" in err
+
+
+def test_import_and_export_swapped_say_so(capsys: pytest.CaptureFixture[str],
+                                          tmp_path: Path) -> None:
+    log, doc = FIXTURES / "matches" / "classic-01.tlog", tmp_path / "m.json"
+    assert run(capsys, "export", str(log), "-o", str(doc))[0] == 0
+    code, _, err = run(capsys, "import", str(log), "-o", str(tmp_path / "x.tlog"))
+    assert code == 2 and "it is a log, not its JSON form: tarneeb export" in err
+    code, _, err = run(capsys, "export", str(doc))
+    assert code == 2 and "it is a log's JSON form already: tarneeb import" in err
