@@ -184,8 +184,8 @@ def show(
     log: Annotated[Path, typer.Argument(
         metavar="LOG", help="The log file (- for standard input).", show_default=False)],
     hand: Annotated[int | None, typer.Option(
-        metavar="N", help="Only this hand: counted from 1 as the text shows them; with "
-                         "--json, the deal number from 0 as the JSON gives it.")] = None,
+        metavar="N", help="Only this hand, counted from 1 as the text shows them (with "
+                         "--json too: its deal number is N-1).")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="The replayed match as JSON (numbers from 0, as in the log).")] = False,
     key: PinKey = None,
@@ -210,14 +210,13 @@ def show(
         fail(str(e))
     name = shown_name(log)
     verdict = verify_log(parsed, name, trust)
-    first = 0 if as_json else 1  # the text counts hands from 1, the JSON from 0
-    deal = None if hand is None else hand - first
-    last = len(verdict.history) - 1 + first
-    if hand is not None and hand < first:
-        fail(f"--hand {hand}: hands count from 1 ({name} has hands 1-{last})" if not as_json else
-             f"--hand {hand}: with --json, deal numbers count from 0 ({name}: 0-{last})")
+    # --hand counts from 1, as the text does, with --json too (whose deal numbers are N-1)
+    deal = None if hand is None else hand - 1
+    last = len(verdict.history)
+    if hand is not None and hand < 1:
+        fail(f"--hand {hand}: hands count from 1 ({name} has hands 1-{last})")
     if deal is not None and not any(h.deal_number == deal for h in verdict.history):
-        fail(f"{name}: there is no hand {hand} (hands {first}-{last})")
+        fail(f"{name}: there is no hand {hand} (hands 1-{last})")
     if as_json:
         sys.stdout.write(json_shown(json.dumps(describe(parsed, verdict, verdict.history, deal),
                                                ensure_ascii=False, indent=1)) + "\n")

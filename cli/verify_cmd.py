@@ -253,7 +253,7 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
         else:
             v = verify_file(path, trust, count_paths=as_json)
             if v.error is not None and "not a tarneeb log" in v.error:
-                v = _verify_json_form(path, trust, as_json) or v
+                v = _verify_json_form(v, trust, as_json)
         codes.append(v.exit_code)
         if as_json:
             outputs.append(v.to_json())
@@ -272,20 +272,18 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     return max(codes)
 
 
-def _verify_json_form(path: str, trust: Trust, as_json: bool) -> Verdict | None:
-    """The verdict of the log whose JSON form (``tarneeb export``) is at ``path``, as the
-    verifier page accepts it; ``None`` when the file is no JSON document."""
+def _verify_json_form(v: Verdict, trust: Trust, as_json: bool) -> Verdict:
+    """The verdict of the log whose JSON form (``tarneeb export``) is at ``v.path``, as the
+    verifier page accepts it; ``v`` (no tarneeb log) when the file is no JSON document."""
     from tarneeb.replay.log import LogError
-    from tarneeb.replay.verify.findings import Verdict
     from tarneeb.replay.verify.replayer import verify_bytes
 
     try:
-        data = json_form(path, trust.limits)
+        data = json_form(v.path, trust.limits)
     except LogError as e:
-        v = Verdict(path)
-        v.error = f"{path}: a JSON document, not the JSON form of a log: {e}"
+        v.error = f"{v.error}; nor a log's JSON form: {e}"
         return v
-    return None if data is None else verify_bytes(data, path, trust, count_paths=as_json)
+    return v if data is None else verify_bytes(data, v.path, trust, count_paths=as_json)
 
 
 def print_verdict(v: Verdict) -> None:

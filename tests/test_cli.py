@@ -246,7 +246,7 @@ def test_text_names_players_and_counts_hands_from_1_where_json_counts_from_0(
     code, out, _ = run(capsys, "verify", "--json", str(path))
     finding = next(f for f in json.loads(out)[0]["findings"] if f["kind"] == "renege")
     deal, trick, seat = finding["hand"], finding["trick"], finding["seat"]
-    code, json_show, _ = run(capsys, "show", "--json", "--hand", str(deal), str(path))
+    code, json_show, _ = run(capsys, "show", "--json", "--hand", str(deal + 1), str(path))
     assert [h["deal_number"] for h in json.loads(json_show)["hands"]] == [deal]
     said = f"hand {deal + 1}, trick {trick}, {names[seat]}: renege: {names[seat]}"
     for argv in (["verify", str(path)], ["verify", "--max-bytes", "9999999", str(path)],

@@ -75,7 +75,7 @@ def test_verify_reads_a_logs_json_form_as_the_page_does(
     other = tmp_path / "other.json"
     other.write_text('{"a": 1}')
     code, _, err = run(capsys, "verify", str(other))
-    assert code == 2 and "a JSON document, not the JSON form of a log" in err
+    assert code == 2 and "not a tarneeb log" in err and "nor a log's JSON form" in err
 
 
 def test_import_and_export_swapped_say_so(capsys: pytest.CaptureFixture[str],
