@@ -76,3 +76,18 @@ def test_audit_prints_file_names_escaped(capsys: pytest.CaptureFixture[str],
     code, out, err = run(capsys, "audit", "--jobs", "1", "--json", str(hostile))
     assert code == 0 and not RAW.search(out + err)
     assert set(_names(hostile)[1:]) <= {r["path"] for r in json.loads(out)["first_repeats"]}
+
+
+@pytest.mark.parametrize("argv", [
+    ["verify", "--keys", "{bad}"], ["verify", "--key", "{bad}"], ["verify", "--receipt", "{bad}"],
+    ["rules", "{bad}"], ["regress", "--engine", "{bad}"], ["export", "{bad}"], ["deal", "{bad}"],
+    ["show", "{bad}"], ["audit", "{bad}"]])
+def test_every_command_escapes_a_hostile_name_in_its_error(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str]) -> None:
+    bad = str(tmp_path / "x\x1b[2J\r\u202ey")
+    args = [a.replace("{bad}", bad) for a in argv]
+    if argv[0] == "verify":
+        args.append(str(FIXTURE))
+    code, out, err = run(capsys, *args)
+    assert code == 2 and not RAW.search(out + err), err
+    assert "x\\x1b[2J\\r\\u202ey" in err
