@@ -91,3 +91,13 @@ def test_every_command_escapes_a_hostile_name_in_its_error(
     code, out, err = run(capsys, *args)
     assert code == 2 and not RAW.search(out + err), err
     assert "x\\x1b[2J\\r\\u202ey" in err
+
+
+def test_regress_shows_an_engines_stderr_escaped(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    engine = tmp_path / "engine.sh"
+    engine.write_text("#!/bin/sh\nprintf 'oops\\033[2J\\r\\302\\233 \\342\\200\\256gone\\n' >&2\n"
+                      "exit 3\n")
+    engine.chmod(0o755)
+    code, out, err = run(capsys, "regress", "--engine-cmd", str(engine), str(FIXTURE))
+    assert code == 2 and "oops" in err and not RAW.search(out + err), err
