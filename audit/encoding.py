@@ -120,6 +120,46 @@ def unsafe_character(text: str) -> str | None:
     return None if m is None else f"U+{ord(m.group()):04X}"
 
 
+def shown(text: str) -> str:
+    """``text`` as a terminal may show it: each character :func:`unsafe_character` refuses
+    (and a lone surrogate, an undecodable byte of a file name) written as an escape, so
+    text from outside the program (a file name, an engine's answer, a keys file) cannot
+    clear the screen, move the cursor, hide or reorder what follows, or start a new line.
+
+    >>> print(shown("m\\x1b[2J.tlog"), shown("a\\rb\\u202ec"), shown("لاعب"))
+    m\\x1b[2J.tlog a\\rb\\u202ec لاعب
+    """
+    if _UNSAFE_TEXT.search(text) is None and _SURROGATE.search(text) is None:
+        return text  # the common case, unchanged
+    return _SHOWN.sub(_escape, text)
+
+
+def json_shown(document: str) -> str:
+    """A JSON document (``json.dumps`` output, which writes C0 characters in strings as
+    escapes already) with DEL, C1, the line separators and the bidi controls written as
+    ``\\uXXXX`` escapes too: the same value, and nothing in it a terminal acts on.
+
+    >>> print(json_shown('["a\\u202eb", "c\\x85"]'))
+    ["a\\u202eb", "c\\u0085"]
+    """
+    return _JSON_SHOWN.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    if 0xDC80 <= c <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+        return f"\\x{c - 0xDC00:02x}"
+    return {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}.get(
+        c, f"\\x{c:02x}" if c <= 0xFF else f"\\u{c:04x}")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SHOWN = re.compile(f"{_UNSAFE_TEXT.pattern}|{_SURROGATE.pattern}")
+# what json.dumps leaves as it is: the C0 characters it has escaped already (those left
+# are the layout's own newlines)
+_JSON_SHOWN = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 _BYTES_LIKE = (bytes, bytearray, memoryview)
 
 

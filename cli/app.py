@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 import typer
 from typer import _click as click
 
+from tarneeb.audit.encoding import json_shown
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 
 from . import archive_cmd, audit_cmds, page_cmd, regress_cmd, rules_cmd, verify_cmd
 from .common import (
     console,
     fail,
+    json_form,
     load_log,
     open_input,
     read_input,
@@ -183,8 +185,8 @@ def show(
     log: Annotated[Path, typer.Argument(
         metavar="LOG", help="The log file (- for standard input).", show_default=False)],
     hand: Annotated[int | None, typer.Option(
-        metavar="N", help="Only this hand: counted from 1 as the text shows them; with "
-                         "--json, the deal number from 0 as the JSON gives it.")] = None,
+        metavar="N", help="Only this hand, counted from 1 as the text shows them (with "
+                         "--json too: its deal number is N-1).")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="The replayed match as JSON (numbers from 0, as in the log).")] = False,
     key: PinKey = None,
@@ -209,17 +211,16 @@ def show(
         fail(str(e))
     name = shown_name(log)
     verdict = verify_log(parsed, name, trust)
-    first = 0 if as_json else 1  # the text counts hands from 1, the JSON from 0
-    deal = None if hand is None else hand - first
-    last = len(verdict.history) - 1 + first
-    if hand is not None and hand < first:
-        fail(f"--hand {hand}: hands count from 1 ({name} has hands 1-{last})" if not as_json else
-             f"--hand {hand}: with --json, deal numbers count from 0 ({name}: 0-{last})")
+    # --hand counts from 1, as the text does, with --json too (whose deal numbers are N-1)
+    deal = None if hand is None else hand - 1
+    last = len(verdict.history)
+    if hand is not None and hand < 1:
+        fail(f"--hand {hand}: hands count from 1 ({name} has hands 1-{last})")
     if deal is not None and not any(h.deal_number == deal for h in verdict.history):
-        fail(f"{name}: there is no hand {hand} (hands {first}-{last})")
+        fail(f"{name}: there is no hand {hand} (hands 1-{last})")
     if as_json:
-        sys.stdout.write(json.dumps(describe(parsed, verdict, verdict.history, deal),
-                                    ensure_ascii=False, indent=1) + "\n")
+        sys.stdout.write(json_shown(json.dumps(describe(parsed, verdict, verdict.history, deal),
+                                               ensure_ascii=False, indent=1)) + "\n")
     else:
         for line in narrate(parsed, verdict, verdict.history, deal):
             out.print(line)  # rich Text: styled spans, no markup
@@ -264,7 +265,8 @@ def report(
     page, verdict = match_report(parsed, shown_name(log), trust)
     write_output(output, page.encode("utf-8"))
     if str(output) != "-":
-        state = "clean" if verdict.clean else f"{len(verdict.findings)} finding(s)" \
+        n = len(verdict.findings)
+        state = "clean" if verdict.clean else f"{n} finding{'' if n == 1 else 's'}" \
             if verdict.findings else "unreadable"
         out.print(f"wrote {output}: {state}", markup=False)
     raise typer.Exit(verdict.exit_code)
@@ -285,6 +287,8 @@ def page_beside(log: Path) -> Path:
 
 
 # ------------------------------------------------------------------ play
+DEFAULT_PLAY_RULES = "classic"  # what play deals without --rules or --rules-file
+
 @app.command(rich_help_panel=PLAY)
 def play(
     output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
@@ -292,7 +296,8 @@ def play(
     rules: Annotated[str | None, typer.Option(
         metavar="NAME", callback=_rule_name, autocompletion=_complete_rule_name,
         help=f"Rule set: {', '.join(RULE_SETS)}, or a shipped house-rule "
-             "variant (tarneeb rules lists them).")] = None,
+             "variant (tarneeb rules lists them); default: "
+             f"{DEFAULT_PLAY_RULES}.")] = None,
     option: Annotated[list[str] | None, typer.Option(
         metavar="KEY=VALUE", help="House option, e.g. target=61 (repeatable).")] = None,
     rules_file: Annotated[Path | None, typer.Option(
@@ -307,7 +312,8 @@ def play(
         metavar="FILE", help="A season committed with 'tarneeb commit --matches N --json': "
                              "play one of its matches, with its seed and inclusion proof.")] = None,
     season_match: Annotated[int, typer.Option(
-        metavar="N", help="Which match of --season (0-based).")] = 0,
+        metavar="N", help="Which match of --season (1 for the first, as the report counts "
+                          "them).")] = 1,
     receipt_out: Annotated[Path | None, typer.Option(
         metavar="FILE", help="Also write the pre-play receipt the platform gives each seat "
                              "(JSON), to check the log against later with 'tarneeb verify "
@@ -341,7 +347,8 @@ def play(
         fail("--season and --dealing blind: a season's matches are dealt from its seeds")
     if as_json and to_stdout:
         fail("--json and -o - would both write to standard output: give -o FILE")
-    ruleset = load_rules(rules, option, rules_file)
+    default = rules is None and rules_file is None
+    ruleset = load_rules(DEFAULT_PLAY_RULES if default else rules, option, rules_file)
     secret = seed_bytes(seed) if seed is not None else None
     if key is not None:
         try:
@@ -386,6 +393,9 @@ def play(
                f"{len(parsed.hands)} dealing attempts"
                f"{' dealt blind' if dealing == 'blind' else ''}, "
                f"{won} won, totals {totals}, {len(data)} bytes", markup=False)
+    if default:
+        said.print(f"rules: {ruleset.name}, the default rule set (--rules NAME or --rules-file "
+                   "FILE plays another; tarneeb rules lists them)", markup=False)
     if seed is not None:
         said.print("reproducible run: every seed and the signing key come from --seed; "
                    "they are not secret", markup=False)
@@ -401,10 +411,11 @@ def _play_blind(ruleset: RuleSet, secret: bytes | None, private: Ed25519PrivateK
     return play_blind_match(ruleset, seed=secret, key=private, reveal_keys=reveal_keys)
 
 
-def season_match_of(path: Path, index: int,
+def season_match_of(path: Path, number: int,
                     key: Ed25519PrivateKey) -> tuple[bytes, BatchProof]:
-    """Match ``index`` of a season file: its server seed and inclusion proof, checked, and
-    the season head signed by ``key`` (a head signed at commit time must be by that key)."""
+    """Match ``number`` (counted from 1) of a season file: its server seed and inclusion
+    proof, checked, and the season head signed by ``key`` (a head signed at commit time
+    must be by that key)."""
     from tarneeb.audit.encoding import parse_hex
     from tarneeb.audit.seeds import SeasonLeaf, server_commitment
     from tarneeb.replay.log import BatchProof
@@ -412,11 +423,12 @@ def season_match_of(path: Path, index: int,
     try:
         doc = json.loads(read_bytes(path))
         size, root = doc["size"], parse_hex(doc["root"], "season root", 32)
+        index = number - 1  # the leaf index, which counts from 0
         entry = next((m for m in doc["matches"] if m["index"] == index), None)
         if entry is None:
-            fail(f"{path}: the season has no match {index} (matches 0-{size - 1})")
-        seed = parse_hex(entry["server_seed"], f"match {index} server seed", 32)
-        proof = [parse_hex(h, f"match {index} proof", 32) for h in entry["proof"]]
+            fail(f"{path}: the season has no match {number} (matches 1-{size})")
+        seed = parse_hex(entry["server_seed"], f"match {number} server seed", 32)
+        proof = [parse_hex(h, f"match {number} proof", 32) for h in entry["proof"]]
         leaf = SeasonLeaf(index, size, root)
         leaf.verify(server_commitment(seed), proof)
         signed = (doc.get("head") or {}).get("signature")
@@ -453,9 +465,11 @@ def export_json(
         data = read_log_bytes(log, limits)
         text = logjson.dumps(data, shown_name(log), limits)
     except LogError as e:
-        fail(str(e))
+        swapped = str(log) != "-" and "not a tarneeb log" in str(e) and _is_json_form(log)
+        fail(f"{e}" + ("; it is a log's JSON form already: tarneeb import turns it back into "
+                       "the log" if swapped else ""))
     if output is None:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(json_shown(text) + "\n")
     else:
         write_atomically(output, (text + "\n").encode())
 
@@ -496,11 +510,25 @@ def import_json(
         data = logjson.loads(raw.decode("utf-8"), limits, signing=private is not None)
         if private is not None:
             data = logjson.sign_log(data, private)
-    except UnicodeDecodeError:
-        fail(f"{source}: not UTF-8 text")
-    except LogError as e:
-        fail(f"{source}: {e}")
+    except (UnicodeDecodeError, LogError) as e:
+        what = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else str(e)
+        if LOG_MAGIC in raw[:16]:  # the log itself: its header record starts so
+            what += "; it is a log, not its JSON form: tarneeb export writes the JSON"
+        fail(f"{source}: {what}")
     write_atomically(output, data)
+
+
+LOG_MAGIC = b"\xabtarneeb-log"  # the header's magic, as msgpack writes it, near a log's start
+
+
+def _is_json_form(path: Path) -> bool:
+    """Whether ``path`` holds a log's JSON form (``tarneeb export``'s output)."""
+    from tarneeb.replay.log import LogError
+
+    try:
+        return json_form(path) is not None
+    except LogError:
+        return False
 
 
 @app.command(rich_help_panel=FILES)
@@ -527,8 +555,8 @@ def dump(
     with open_input(log) as f:
         try:
             if as_json:
-                sys.stdout.write(json.dumps(list(entries(f, hands, limits)), ensure_ascii=False,
-                                            indent=1) + "\n")
+                sys.stdout.write(json_shown(json.dumps(list(entries(f, hands, limits)),
+                                                       ensure_ascii=False, indent=1)) + "\n")
                 return
             for line in annotate(f, hands, limits):
                 print(line)

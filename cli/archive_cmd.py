@@ -214,9 +214,11 @@ def register(app: typer.Typer) -> None:
                 from tarneeb.replay.archive.monitor import state_json
 
                 state_json(summary, doc)
-            sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
-        else:
-            _print_summary(summary, fairness, alpha)
+            from tarneeb.audit.encoding import json_shown
+
+            sys.stdout.write(json_shown(json.dumps(doc, ensure_ascii=False, indent=1)) + "\n")
+        elif summary.logs or summary.first_unlisted or errors:
+            _print_summary(summary, fairness, alpha)  # (no logs at all: said once, below)
         for line in errors[:-1]:
             err.print(f"tarneeb: error: {line}", markup=False)
         if errors:

@@ -37,7 +37,7 @@ from tarneeb.audit import (
     verify_server_seed,
     write_key_pair,
 )
-from tarneeb.audit.encoding import SERVER_SEED_LEN
+from tarneeb.audit.encoding import SERVER_SEED_LEN, json_shown, shown
 from tarneeb.audit.errors import CommitmentError, MerkleProofError
 from tarneeb.audit.signing import public_key_raw, public_path_for
 from tarneeb.audit.vectors import dumps
@@ -53,7 +53,7 @@ MAX_SEASON = 1_000_000
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"tarneeb: error: {message}", err=True)
+    typer.echo(f"tarneeb: error: {shown(message)}", err=True)
     raise typer.Exit(code)
 
 
@@ -69,7 +69,7 @@ def _errors() -> Iterator[None]:
 
 
 def _emit_json(data: Any) -> None:
-    typer.echo(dumps(data))
+    typer.echo(json_shown(dumps(data)))
 
 
 def _complete_rules(incomplete: str) -> list[str]:
@@ -145,7 +145,7 @@ def commit(
         if signature is not None and private is not None:
             typer.echo(f"head signature: {signature.hex()}  (key {key_id(private.public_key())})")
         for i in range(season.size):
-            typer.echo(f"match {i}:")
+            typer.echo(f"match {i + 1} (leaf index {i}):")
             typer.echo(f"  server seed: {season.seeds[i].hex()}  (SECRET until the match is over)")
             typer.echo(f"  commitment:  {season.commitments[i].hex()}")
             proof = " ".join(p.hex() for p in season.proof(i))

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NoReturn
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -32,16 +32,34 @@ _GLOB_MAGIC = frozenset("*?[")  # what glob.has_magic looks for: a log named pla
 def console(stderr: bool = False) -> Console:
     """The rich console for stdout (or stderr): colour on a terminal, plain text in a pipe."""
     from rich.console import Console
+    from rich.text import Text
+
+    from tarneeb.audit.encoding import shown
+
+    class Shown(Console):
+        """A console that prints every control character of the text it is given escaped
+        (:func:`tarneeb.audit.encoding.shown`): a line that holds a file name or an
+        engine's answer cannot act on the terminal; its own styles still can."""
+
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            safe = [shown(o) if isinstance(o, str) else
+                    Text(shown(o.plain), style=o.style)
+                    if isinstance(o, Text) and shown(o.plain) != o.plain else o
+                    for o in objects]
+            super().print(*safe, **kwargs)
 
     # data (paths, names from a log) is never read as markup or emoji codes: a command that
     # styles text passes rich Text, or markup=True for lines whose data it escaped
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    return Shown(stderr=stderr, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and an exit code: the way every bad input ends."""
+    """One line on stderr and an exit code: the way every bad input ends (a file name or
+    other text from outside in ``message`` shown escaped)."""
+    from tarneeb.audit.encoding import shown
+
     sys.stdout.flush()
-    sys.stderr.write(f"tarneeb: error: {message}\n")
+    sys.stderr.write(f"tarneeb: error: {shown(message)}\n")
     sys.stderr.flush()
     raise SystemExit(code)
 
@@ -147,6 +165,30 @@ def read_log_bytes(path: Path | str, limits: Limits) -> bytes:
         raise LogError(f"cannot read: {e.strerror or e}", None, shown_name(path)) from None
 
 
+def json_form(path: Path | str, limits: Limits | None = None) -> bytes | None:
+    """The log whose JSON form (``tarneeb export``) the file ``path`` holds, as the log's
+    bytes; ``None`` when the file does not start as a JSON object (or cannot be read).
+
+    Raises :class:`tarneeb.replay.log.LogError` for a JSON document that is no JSON log.
+    """
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log import jsonform as logjson
+    from tarneeb.replay.log.stream import DEFAULT_LIMITS
+
+    limits = limits or DEFAULT_LIMITS
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(limits.max_json_bytes + 1)
+    except OSError:
+        return None
+    if not raw.lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"{"):
+        return None
+    try:
+        return logjson.loads(raw.decode("utf-8"), limits)
+    except UnicodeDecodeError:
+        raise LogError("not UTF-8 text") from None
+
+
 def shown_name(path: Path | str) -> str:
     """How messages name a file: ``<stdin>`` for ``-``."""
     return "<stdin>" if str(path) == STDIO else str(path)
@@ -219,4 +261,4 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
 
 
 __all__ = ["STDIO", "ReaderGone", "console", "expand_logs", "fail", "guard_std_streams",
-           "load_log", "open_input", "read_input", "shown_name", "write_output"]
+           "json_form", "load_log", "open_input", "read_input", "shown_name", "write_output"]

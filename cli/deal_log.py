@@ -26,6 +26,7 @@ import typer
 
 from tarneeb.audit import AuditInputError, parse_hex
 from tarneeb.audit.encoding import check_match_id
+from tarneeb.audit.encoding import shown as escaped
 
 # findings that say the log did not play the deal the seeds give (at the hand, or the seeds)
 _DEAL_KINDS = frozenset({"wrong-deal", "bad-deal", "card-not-held", "wrong-revealed-card",
@@ -152,7 +153,8 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
             "findings": [f.to_json() for f in here],
         })
         return 0 if played else 1
-    typer.echo(f"{name}: hand {hand} (deal number {rec.deal_number}), rules {h.rules.name}, "
+    typer.echo(f"{escaped(name)}: hand {hand} (deal number {rec.deal_number}), "
+               f"rules {h.rules.name}, "
                f"match id {shown_id(h.match_id)}")
     for s in range(4):
         who = " (dealer)" if s == rec.dealer else ""

@@ -63,8 +63,8 @@ def verifier(
 
     A player opens it from a file (no server, no network: it loads nothing), chooses or
     drops a .tlog, optionally gives the platform's public key, and reads the verdict,
-    every proof step and their own hand in every deal. Logs dealt blind are not checked
-    by the page (it says so): tarneeb verify checks them.
+    every proof step and their own hand in every deal, logs dealt blind included (their
+    shuffle and decryption proofs checked too).
     """
     data = built_page()
     write_output(output, data)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from tarneeb.audit.encoding import json_shown, shown
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def _error(message: str) -> typer.Exit:
-    typer.echo(f"tarneeb: error: {message}", err=True)
+    typer.echo(f"tarneeb: error: {shown(message)}", err=True)
     return typer.Exit(2)
 
 
@@ -171,7 +172,7 @@ def register(app: typer.Typer) -> None:
 
         def show(report: MatchReport) -> None:
             if not as_json:
-                typer.echo(report.line(), err=report.status == "unreadable")
+                typer.echo(shown(report.line()), err=report.status == "unreadable")
 
         limits = Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
         args, piped = _stdin_args([str(p) for p in paths or [corpus()]], limits)
@@ -186,9 +187,9 @@ def register(app: typer.Typer) -> None:
             write_output(junit_xml, to_junit(run, engine if engine is not None
                                              else f"--engine-cmd {engine_cmd}"))
         if as_json:
-            typer.echo(json.dumps(run.to_json(), ensure_ascii=False, indent=1))
-        else:
-            typer.echo(run.summary())
+            typer.echo(json_shown(json.dumps(run.to_json(), ensure_ascii=False, indent=1)))
+        else:  # an engine's answers quoted in it are shown escaped, line by line
+            typer.echo("\n".join(map(shown, run.summary().split("\n"))))
         raise typer.Exit(run.exit_code)
 
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from tarneeb.audit.encoding import json_shown, shown
 from tarneeb.replay.rules.house import (
     PRESET_ABOUT,
     explain,
@@ -32,7 +33,7 @@ USAGE = "tarneeb rules [NAME | diff A B] [--json]"
 
 
 def _error(message: str) -> typer.Exit:
-    typer.echo(f"tarneeb: error: {message}", err=True)
+    typer.echo(f"tarneeb: error: {shown(message)}", err=True)
     return typer.Exit(2)
 
 
@@ -81,12 +82,12 @@ def register(app: typer.Typer) -> None:
         if not args:
             rows = listing()
             if as_json:
-                typer.echo(json.dumps(rows, indent=1, ensure_ascii=False))
+                typer.echo(json_shown(json.dumps(rows, indent=1, ensure_ascii=False)))
                 return
             width = max(len(r["name"]) for r in rows)
             for r in rows:
                 kind = "preset" if r["kind"] == "preset" else f"from {r['base']}"
-                typer.echo(f"{r['name']:<{width}}  {kind:<15}  {r['about']}")
+                typer.echo(shown(f"{r['name']:<{width}}  {kind:<15}  {r['about']}"))
             return
         if args[0] == "diff":
             if len(args) != 3:
@@ -94,24 +95,24 @@ def register(app: typer.Typer) -> None:
             a_rules, b_rules = _load(args[1]), _load(args[2])
             result = diff(a_rules, b_rules)
             if as_json:
-                typer.echo(json.dumps(result, indent=1, ensure_ascii=False))
+                typer.echo(json_shown(json.dumps(result, indent=1, ensure_ascii=False)))
                 return
             fields = result["differences"]
             if not fields:
-                typer.echo(f"{result['a']} and {result['b']} agree on every rule")
+                typer.echo(shown(f"{result['a']} and {result['b']} agree on every rule"))
                 return
             width = max(map(len, fields))
-            typer.echo(f"{'field':<{width}}  {result['a']} | {result['b']}")
+            typer.echo(shown(f"{'field':<{width}}  {result['a']} | {result['b']}"))
             for k, (x, y) in fields.items():
-                typer.echo(f"{k:<{width}}  {json.dumps(x)} | {json.dumps(y)}")
-            typer.echo(f"in words, {result['b']} against {result['a']}:")
+                typer.echo(shown(f"{k:<{width}}  {json.dumps(x)} | {json.dumps(y)}"))
+            typer.echo(shown(f"in words, {result['b']} against {result['a']}:"))
             for line in explain(b_rules, a_rules):
-                typer.echo(f"  {line}")
+                typer.echo(shown(f"  {line}"))
             return
         if len(args) != 1:
             raise _error(f"too many arguments: {USAGE}")
         chosen = _load(args[0])
         if as_json:
-            typer.echo(json.dumps(chosen.to_dict(), indent=1, ensure_ascii=False))
+            typer.echo(json_shown(json.dumps(chosen.to_dict(), indent=1, ensure_ascii=False)))
             return
-        typer.echo(to_toml(chosen), nl=False)
+        typer.echo("\n".join(map(shown, to_toml(chosen).split("\n"))), nl=False)

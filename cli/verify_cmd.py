@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import console, expand_logs, fail, load_log, shown_name
+from .common import console, expand_logs, fail, json_form, load_log, shown_name
 from .flags import FAST, FLAGS
 
 if TYPE_CHECKING:
@@ -252,6 +252,8 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
                 v = verify_log(log, shown_name(path), trust, count_paths=as_json)
         else:
             v = verify_file(path, trust, count_paths=as_json)
+            if v.error is not None and "not a tarneeb log" in v.error:
+                v = _verify_json_form(v, trust, as_json)
         codes.append(v.exit_code)
         if as_json:
             outputs.append(v.to_json())
@@ -262,25 +264,46 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     if as_json:
         import json
 
-        sys.stdout.write(json.dumps(outputs, ensure_ascii=False, indent=1) + "\n")
+        from tarneeb.audit.encoding import json_shown
+
+        sys.stdout.write(json_shown(json.dumps(outputs, ensure_ascii=False, indent=1)) + "\n")
     if tally is not None:
         tally.close()
     return max(codes)
 
 
+def _verify_json_form(v: Verdict, trust: Trust, as_json: bool) -> Verdict:
+    """The verdict of the log whose JSON form (``tarneeb export``) is at ``v.path``, as the
+    verifier page accepts it; ``v`` (no tarneeb log) when the file is no JSON document."""
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.verify.replayer import verify_bytes
+
+    try:
+        data = json_form(v.path, trust.limits)
+    except LogError as e:
+        v.error = f"{v.error}; nor a log's JSON form: {e}"
+        return v
+    return v if data is None else verify_bytes(data, v.path, trust, count_paths=as_json)
+
+
 def print_verdict(v: Verdict) -> None:
-    """The verdict of one log in a few lines: its first line says what was replayed and
-    who signed it; colour on a terminal, plain in a pipe (data never goes through markup).
-    Players are named and hands counted from 1, as a person reads them (``--json`` keeps
-    the log's seats 0–3 and deal numbers from 0)."""
+    """The verdict of one log in a few lines: its first line, short, names the file, the
+    verdict and who signed it; below it what was replayed, the advice about the key (once),
+    the findings, the ending and the notes. Colour on a terminal, plain in a pipe (data
+    never goes through markup). Players are named and hands counted from 1, as a person
+    reads them (``--json`` keeps the log's seats 0–3 and deal numbers from 0)."""
     from tarneeb.replay.verify.people import Table
 
     say = Table.of(v).say
     lines: list[tuple[str, str | None, str]] = []  # (styled part, its style, plain rest)
     if v.findings or v.error is None:
-        head, style = ((f"{v.path}: {len(v.findings)} finding(s)", "bold red") if v.findings
-                       else (f"{v.path}: clean", "green"))
-        lines.append((head, style, f" ({v.deals_line()}); {v.signed_by()}"))
+        head, style = ((f"{v.path}: {_plural(len(v.findings), 'finding')}", "bold red")
+                       if v.findings else (f"{v.path}: clean", "green"))
+        who = signer_words(v)
+        lines.append((head, style, f", {deals_words(v)}, {who}"))
+        lines.append((f"  {v.deals_line()}", None, ""))
+        if v.signed_by() != who:  # what the signature proves, and the advice: said once
+            lines.append((f"  {v.signed_by()}", None, ""))
         lines.extend((f"  {say(str(f))}", None, "") for f in v.findings)
         if v.ending is not None:
             lines.append((f"  {say(v.ending)}", None, ""))
@@ -288,7 +311,9 @@ def print_verdict(v: Verdict) -> None:
     _emit(lines)
     if v.error is not None:
         sys.stdout.flush()
-        sys.stderr.write(f"tarneeb: error: {v.error}\n")
+        from tarneeb.audit.encoding import shown
+
+        sys.stderr.write(f"tarneeb: error: {shown(v.error)}\n")
 
 
 def _plural(n: int, word: str, words: str | None = None) -> str:
@@ -327,6 +352,27 @@ def key_words(v: Verdict) -> str:
     if not v.key_pinned:
         return f"key {v.key_id} not pinned"
     return f"{v.signer} (key {v.key_id})" if v.signer is not None else f"key {v.key_id} pinned"
+
+
+def signer_words(v: Verdict) -> str:
+    """Who signed a log, in a few words for a verdict's first line (what that proves, and
+    the advice, go below it: :meth:`Verdict.signed_by`).
+
+    >>> from tarneeb.replay.verify.findings import Verdict
+    >>> signer_words(Verdict("m.tlog", key_id="139e3940e64b5491", signature_verified=True))
+    'signed by key 139e3940e64b5491, not pinned'
+    >>> signer_words(Verdict("m.tlog", key_id="139e3940e64b5491"))
+    'signature does NOT verify (key 139e3940e64b5491)'
+    """
+    if v.signature == "absent":
+        return "not signed yet"
+    if v.key_id is None:
+        return "no key to check a signature against"
+    if not v.signature_verified:
+        return f"signature does NOT verify (key {v.key_id})"
+    if v.key_pinned:
+        return v.signed_by()
+    return f"signed by key {v.key_id}, not pinned"
 
 
 def deals_words(v: Verdict) -> str:
@@ -417,17 +463,20 @@ class Tally:
 
 
 def _emit(lines: list[tuple[str, str | None, str]]) -> None:
-    """Print lines, styled only on a terminal: a pipe gets plain text without loading rich."""
+    """Print lines, styled only on a terminal: a pipe gets plain text without loading rich.
+    A file name (or anything else) holding a control character is shown escaped."""
+    from tarneeb.audit.encoding import shown
+
     if not sys.stdout.isatty():
-        sys.stdout.write("".join(head + rest + "\n" for head, _, rest in lines))
+        sys.stdout.write("".join(shown(head + rest) + "\n" for head, _, rest in lines))
         return
     from rich.text import Text
 
     out = console()
     for head, style, rest in lines:
-        out.print(Text.assemble((head, style or ""), rest))
+        out.print(Text.assemble((shown(head), style or ""), shown(rest)))
 
 
 __all__ = ["Tally", "deals_words", "default_keys_path", "fast_path",
            "key_words", "parse_fast", "pinned_key", "pinned_root", "platform_keys",
-           "print_verdict", "run", "trust_of"]
+           "print_verdict", "run", "signer_words", "trust_of"]

@@ -32,12 +32,13 @@ def log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 def test_play_then_verify_clean(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "verify", str(log))
     assert code == 0 and err == ""
-    first = out.splitlines()[0]
-    assert first.startswith(f"{log}: clean") and "deals proven by the committed seeds" in first
-    # unpinned, the first line says the signature proves nothing about who made the log
+    first, deals, signed = out.splitlines()[:3]
     kid = key_id(parse_log(log.read_bytes()).header.public_key)
+    assert first.startswith(f"{log}: clean, ") and first.endswith(f"key {kid}, not pinned")
+    assert "deals proven by the committed seeds" in deals
+    # unpinned, the line below says the signature proves nothing about who made the log
     assert f"signed by key {kid} named in the log itself, NOT PINNED: anyone could have made " \
-        "this log with a key of their own" in first
+        "this log with a key of their own" in signed
 
 
 def test_verify_names_the_platform_from_a_keys_file(
@@ -105,7 +106,7 @@ def test_verify_json_and_findings_exit_1(log: Path, tmp_path: Path,
     assert verdicts[1]["findings"][0]["kind"] == "broken-signature"
     assert verdicts[0]["paths"]["match-won"] == 1
     code, out, _ = run(capsys, "verify", str(bad))
-    assert code == 1 and "1 finding(s)" in out and "signature does not match" in out
+    assert code == 1 and "1 finding, " in out and "signature does not match" in out
 
 
 def test_verify_pinned_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -176,7 +177,6 @@ def test_house_options_and_rules_file(tmp_path: Path, capsys: pytest.CaptureFixt
     (["play", "--rules", "qahwa41", "--option", "target=62", "-o", "x"],
      "qahwa41 offers target 31, 41 or 61, not 62"),
     (["play", "--rules", "eram41", "--option", "nonsense", "-o", "x"], "is not KEY=VALUE"),
-    (["play", "-o", "x"], "give --rules NAME"),
     (["verify", "--key", "/no/key.pem", "x"], "cannot read public key file"),
     (["verify", "--frobnicate"], "No such option"),
 ])
@@ -246,7 +246,7 @@ def test_text_names_players_and_counts_hands_from_1_where_json_counts_from_0(
     code, out, _ = run(capsys, "verify", "--json", str(path))
     finding = next(f for f in json.loads(out)[0]["findings"] if f["kind"] == "renege")
     deal, trick, seat = finding["hand"], finding["trick"], finding["seat"]
-    code, json_show, _ = run(capsys, "show", "--json", "--hand", str(deal), str(path))
+    code, json_show, _ = run(capsys, "show", "--json", "--hand", str(deal + 1), str(path))
     assert [h["deal_number"] for h in json.loads(json_show)["hands"]] == [deal]
     said = f"hand {deal + 1}, trick {trick}, {names[seat]}: renege: {names[seat]}"
     for argv in (["verify", str(path)], ["verify", "--max-bytes", "9999999", str(path)],
@@ -272,7 +272,7 @@ def test_play_a_season_match_and_pin_the_root(tmp_path: Path,
     root = json.loads(out)["root"]
     log = tmp_path / "s.tlog"
     assert run(capsys, "play", "--rules", "sahrat41", "--season", str(season),
-               "--season-match", "2", "-o", str(log))[0] == 0
+               "--season-match", "3", "-o", str(log))[0] == 0
     header = parse_log(log.read_bytes()).header
     assert header.batch is not None and (header.batch.index, header.batch.size) == (2, 3)
     code, out, _ = run(capsys, "verify", str(log))
@@ -281,8 +281,11 @@ def test_play_a_season_match_and_pin_the_root(tmp_path: Path,
     code, out, _ = run(capsys, "verify", "--root", "00" * 32, str(log))
     assert code == 1 and "does not place the match in the published season root" in out
     code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
-                       "--season-match", "3", "-o", str(log))
-    assert code == 2 and "the season has no match 3" in err
+                       "--season-match", "4", "-o", str(log))
+    assert code == 2 and "the season has no match 4 (matches 1-3)" in err
+    code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
+                       "--season-match", "0", "-o", str(log))
+    assert code == 2 and "the season has no match 0 (matches 1-3)" in err
 
 
 def test_verify_of_many_logs_is_one_short_line_each_then_the_hints_once_and_a_count(
@@ -307,7 +310,7 @@ def test_verify_of_many_logs_is_one_short_line_each_then_the_hints_once_and_a_co
     assert out.count("NOT PINNED") == 1 and out.count("pre-play receipt") == 1
     assert lines[-1] == "4 logs: 2 clean, 1 with findings, 1 unreadable"
     code, out, _ = _run_entry(capsys, "verify", clean[0])  # one log: in full
-    assert code == 0 and "NOT PINNED" in out.splitlines()[0] and "pre-play receipt" in out
+    assert code == 0 and "NOT PINNED" in out.splitlines()[2] and "pre-play receipt" in out
     assert "logs:" not in out
 
 

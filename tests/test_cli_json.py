@@ -43,7 +43,7 @@ def test_show_json_is_the_replayed_match(capsys: pytest.CaptureFixture[str]) -> 
     timer = [c for h in doc["hands"] for t in h["tricks"] for c in t["cards"] if c["timer"]]
     timer += [c for h in doc["hands"] for c in h["calls"] if c["timer"]]
     assert timer, "the timer's moves are marked"
-    code, out, _ = run(capsys, "show", "--json", "--hand", "2", str(path))
+    code, out, _ = run(capsys, "show", "--json", "--hand", "3", str(path))
     assert [h["deal_number"] for h in json.loads(out)["hands"]] == [2]
 
 

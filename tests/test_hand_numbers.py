@@ -189,8 +189,10 @@ def test_show_counts_hands_from_1_and_says_so_for_hand_0(
     code, out, err = show("--hand", "0")
     assert code == 2 and out == ""
     assert err == f"tarneeb: error: --hand 0: hands count from 1 ({path} has hands 1-{hands})\n"
-    code, out, _ = show("--json", "--hand", "0")  # --json: deal numbers, from 0
+    code, out, _ = show("--json", "--hand", "1")  # the same hand: its deal number is 0
     assert code == 0 and [h["deal_number"] for h in json.loads(out)["hands"]] == [0]
+    code, out, err = show("--json", "--hand", "0")
+    assert code == 2 and out == "" and "hands count from 1" in err
 
 
 def test_the_demo_says_where_it_altered_a_log_as_the_verdict_does(tmp_path: Path) -> None:

@@ -239,7 +239,7 @@ def test_an_abandoned_match_verifies_up_to_where_it_stopped(
     assert e.value.code == 0
     out = capsys.readouterr().out
     # the text counts hands from 1 and names the player; the JSON's ending is the above
-    assert ": clean (" in out and "\n  abandoned at hand 2, trick 3: Cat " \
+    assert ": clean, " in out and "\n  abandoned at hand 2, trick 3: Cat " \
         "disconnected: no answer for 120 s\n" in out
 
 
@@ -355,6 +355,6 @@ def test_show_tells_the_hand_a_log_stops_in_and_why(
         cli_main(["show", str(path)])
     out = capsys.readouterr().out
     assert e.value.code == 0
-    assert "Hand 2 — dealer: Cat; the log stops in it, after 4 call(s) and 5 card(s)" in out
+    assert "Hand 2 — dealer: Cat; the log stops in it, after 4 calls and 5 cards" in out
     assert "\nAbandoned at hand 2, trick 2: Cat timed out: no move within 60 s, " \
         "three times\n" in out

@@ -124,7 +124,7 @@ def test_cut_log_checks_every_whole_move_with_the_revealed_seed(
     cut = p.offsets[3] + 6 + 4 + 9  # hand 3: its deal record, 4 calls, 9 cards
     v = verify_bytes(log[:cut], trust=Trust(server_seed=seed))
     assert [f.kind for f in v.findings] == ["cut-short"] and v.deals_proven
-    assert "hand 3 stops after 4 call(s) and 9 card(s)" in v.findings[0].message
+    assert "hand 3 stops after 4 calls and 9 cards" in v.findings[0].message
     assert v.hands == 4  # three whole hands, and the moves of the fourth
     bad = bytearray(log[:cut])
     bad[cut - 1], bad[cut - 2] = bad[cut - 2], bad[cut - 1]  # two cards swapped

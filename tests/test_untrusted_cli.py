@@ -104,9 +104,9 @@ def test_paths_and_names_are_never_markup(tmp_path: Path) -> None:
     for p in (odd, cup):
         p.write_bytes(LOG)
         code, out, err = cli("verify", "--max-hands", "1000", str(p))  # the typer path
-        assert code == 0 and err == "" and out.startswith(f"{p}: clean (")
+        assert code == 0 and err == "" and out.startswith(f"{p}: clean, ")
         code, out, err = cli("verify", str(p))  # the fast path
-        assert code == 0 and out.startswith(f"{p}: clean (")
+        assert code == 0 and out.startswith(f"{p}: clean, ")
     doc = _json_doc()
     names = ["[/bold]", "[bold red]x[/]", ":thumbs_up: a\\", "[link=http://x]y[/link]"]
     for seat, name in enumerate(names):

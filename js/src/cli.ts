@@ -11,6 +11,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { type Bytes, fromHex } from "./bytes.js";
 import { KeyFileError, keysFromBytes, publicKeyFromPem } from "./keys.js";
+import { jsonShown, shown } from "./names.js";
 import { ReceiptError, readReceipt } from "./receipt.js";
 import { type Options } from "./replay.js";
 import { DEFAULT_LIMITS, type Limits } from "./stream.js";
@@ -55,7 +56,7 @@ function parseHex(text: string, what: string, length: number): Bytes {
 }
 
 function fail(message: string): never {
-  process.stderr.write(`tarneeb-js: error: ${message}\n`);
+  process.stderr.write(`tarneeb-js: error: ${message.split("\n").map(shown).join("\n")}\n`);
   process.exit(2);
 }
 
@@ -68,7 +69,34 @@ function expand(path: string): string[] {
   return [path];
 }
 
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+
+/** `deals_words` of the Python CLI: the hands, and where their deals came from if not proven. */
+function dealsWords(v: VerdictJson): string {
+  let source = v.deals_proven ? "" : v.recorded_deals ? (v.recorded_deals === v.hands ? "deals recorded, not proven" : `${v.recorded_deals} deals recorded, not proven`) : "deals not proven";
+  if (v.not_replayed.length) source += `${source ? "; " : ""}${v.not_replayed.length} NOT replayed`;
+  return count(v.hands, "hand") + (source ? ` (${source})` : "");
+}
+
+/** `hands_from_1` of the Python CLI: the verifier's sentence with hands counted from 1. */
+function handsFrom1(text: string): string {
+  return text.replace(/\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b/g,
+    (_, word: string, numbers: string) => `${word} ${numbers.replace(/\d+/g, (n) => String(Number(n) + 1))}`);
+}
+
+/** `signer_words` of the Python CLI: who signed, in a few words for the first line. */
+function signerWords(v: VerdictJson): string {
+  if (v.signed.startsWith("not signed yet")) return "not signed yet";
+  if (v.key.id === null) return "no key to check a signature against";
+  if (!v.signed.startsWith("signed by")) return `signature does NOT verify (key ${v.key.id})`;
+  return v.key.pinned ? v.signed : `signed by key ${v.key.id}, not pinned`;
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "--help" || argv[0] === "-h" || (argv[0] === "verify" && (argv.includes("--help") || argv.includes("-h")))) {
+    process.stdout.write(`${USAGE}\n\nVerify tarneeb logs: exit 0 every log clean, 1 findings, 2 a log not read or bad input.\n`);
+    return 0;
+  }
   if (argv[0] !== "verify") fail(USAGE);
   const opts: Options = {};
   const limits: Limits = { ...DEFAULT_LIMITS };
@@ -156,29 +184,43 @@ async function main(argv: string[]): Promise<number> {
     }
     verdicts.push(await verifyBytes(data, path, opts, limits));
   }
-  if (json) process.stdout.write(JSON.stringify(verdicts, null, 1) + "\n");
+  if (json) process.stdout.write(jsonShown(JSON.stringify(verdicts, null, 1)) + "\n");
   else {
     for (const v of verdicts) {
       if (v.error !== null) {
-        process.stdout.write(`${v.error}\n`);
+        process.stdout.write(`${shown(v.error)}\n`);
         continue;
       }
-      process.stdout.write(`${v.path}: ${v.verdict === "clean" ? "CLEAN" : `${v.findings.length} finding(s)`}; ${v.signed}\n`);
-      process.stdout.write(`  ${v.hands} dealing attempts replayed, ${v.played} played, ${v.deals_proven ? "deals proven by the committed seeds" : v.recorded_deals ? "deals recorded by the platform, not proven" : "deals not proven"}\n`);
+      // the Python CLI's lines: a short first line (file, verdict, hands, who signed), then
+      // what was replayed, what the signature proves (once), the findings, ending and notes
+      const who = signerWords(v);
+      process.stdout.write(`${shown(v.path)}: ${v.verdict === "clean" ? "clean" : count(v.findings.length, "finding")}, ${dealsWords(v)}, ${shown(who)}\n`);
+      process.stdout.write(`  ${v.hands} dealing attempts replayed, ${v.played} played, ${v.deals_proven ? "deals proven by the committed seeds" : v.recorded_deals ? "deals recorded by the platform, not proven" : "deals not proven"}${v.not_replayed.length ? `; ${v.not_replayed.length} NOT replayed` : ""}\n`);
+      if (v.signed !== who) process.stdout.write(`  ${shown(v.signed)}\n`);
       for (const f of v.findings) {
-        const where = [["hand", f.hand === null ? null : f.hand + 1], ["trick", f.trick], ["seat", f.seat]]
+        const where = [["hand", f.hand === null ? null : f.hand + 1], ["trick", f.trick], ["seat", f.seat === null ? null : f.seat + 1]]
           .filter(([, x]) => x !== null).map(([k, x]) => `${k} ${x}`).join(", ") || "match";
-        process.stdout.write(`  ${f.kind} (${where}): ${f.message}\n`);
+        process.stdout.write(`  ${f.kind} (${where}): ${shown(f.message)}\n`);
       }
+      if (v.ending !== null) process.stdout.write(`  ${shown(handsFrom1(v.ending))}\n`);
+      for (const note of v.notes) process.stdout.write(`  note: ${shown(handsFrom1(note))}\n`);
     }
   }
   return exitCode(verdicts);
+}
+
+// a reader that went away (`| head`): what is left to write is dropped, and the exit code
+// stays the verdict's, as the Python command does; no unhandled 'error' event
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE" && e.code !== "ERR_STREAM_DESTROYED") throw e;
+  });
 }
 
 // exitCode, not exit(): a piped stdout is written out before the process ends
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 }, (e: unknown) => {
-  process.stderr.write(`tarneeb-js: error: ${(e as Error).message}\n`);
+  process.stderr.write(`tarneeb-js: error: ${shown((e as Error).message)}\n`);
   process.exitCode = 2;
 });

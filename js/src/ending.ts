@@ -41,7 +41,8 @@ export function reportNotReplayed(v: Verdict, missing: [number, number, string][
 const CAUSE_TEXT: Record<string, string> = { disconnect: "disconnected", timeout: "timed out", resignation: "resigned" };
 const TURN_TEXT = new Map<Phase, string>([[Phase.BID, "call"], [Phase.TRUMP, "name the trump"], [Phase.PLAY, "play"]]);
 
-const moves = (rec: HandRecord) => `${rec.calls.length} call(s) and ${rec.plays.length} card(s)`;
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+const moves = (rec: HandRecord) => `${count(rec.calls.length, "call")} and ${count(rec.plays.length, "card")}`;
 
 /** ` in hand 7`: the hand that won the match, when the replay has it. */
 function wonIn(state: Match): string {

@@ -300,6 +300,28 @@ export function unsafeCharacter(text: string): string | null {
   return m === null ? null : `U+${HEX(m[0].codePointAt(0)!)}`;
 }
 
+// what shown() writes as an escape: UNSAFE's characters, and a lone surrogate
+// eslint-disable-next-line no-control-regex
+const SHOWN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/g;
+// eslint-disable-next-line no-control-regex
+const JSON_SHOWN = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` with each character `unsafeCharacter` refuses written as an escape (`\x1b`,
+ * `\r`, `\u202e`), as the Python CLI's `shown`: a file name printed cannot act on the terminal. */
+export function shown(text: string): string {
+  return text.replace(SHOWN, (c) => {
+    const cp = c.charCodeAt(0);
+    return cp === 10 ? "\\n" : cp === 13 ? "\\r" : cp === 9 ? "\\t"
+      : cp <= 0xff ? `\\x${hex(cp, 2)}` : `\\u${hex(cp, 4)}`;
+  });
+}
+
+/** A JSON document (JSON.stringify output, whose strings hold C0 controls escaped already)
+ * with DEL, C1, the line separators and the bidi controls as `\uXXXX` escapes too. */
+export function jsonShown(document: string): string {
+  return document.replace(JSON_SHOWN, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
+}
+
 /** Thrown for a keys file or names that cannot name platforms. */
 export class KeyFileError extends Error {}
 

@@ -114,7 +114,7 @@ class Parser {
     padded.set(head);
     if (scanValue(padded, 0, DEFAULT_LIMITS).kind === "error" || !incomplete(head)
         || !writerStart(head)) return null;
-    if (!zeros) return { offset: pos, message: `cut at byte ${pos}: the stream ends inside a record or move (${head.length} bytes of it)`, unreadable: false };
+    if (!zeros) return { offset: pos, message: `cut at byte ${pos}: the stream ends inside a record or move (${head.length} byte${head.length === 1 ? "" : "s"} of it)`, unreadable: false };
     return { offset: pos, message: `cut at byte ${pos}: a torn record (${head.length} bytes) then ${num(zeros)} bytes of zeros`, unreadable: false };
   }
 
@@ -200,7 +200,7 @@ class Parser {
         if (!writerStart(rest)) {
           this.cut = { offset: pos, message: `unreadable from byte ${pos}: the last ${rest.length} bytes start no value a writer writes`, unreadable: true };
         } else {
-          this.cut = { offset: pos, message: `cut at byte ${pos}: the stream ends inside a record or move (${rest.length} bytes of it)`, unreadable: false };
+          this.cut = { offset: pos, message: `cut at byte ${pos}: the stream ends inside a record or move (${rest.length} byte${rest.length === 1 ? "" : "s"} of it)`, unreadable: false };
         }
         return;
       }

@@ -49,3 +49,37 @@ test("a directory is verified log by log, in one JSON array (one node process fo
   assert.ok(verdicts.length > 40);
   assert.ok(verdicts.filter((v: { verdict: string }) => v.verdict === "clean").length >= 40);
 });
+
+// the characters no text from outside may bring to the terminal: C0 (ESC, CR), DEL, C1 (CSI),
+// the bidi overrides and isolates
+const HOSTILE: [string, string][] = [
+  ["\x1b[2J", "\\x1b[2J"], ["\x1b[1A\x1b[2K", "\\x1b[1A\\x1b[2K"], ["\x1b[8m", "\\x1b[8m"],
+  ["\r", "\\r"], ["\x7f", "\\x7f"], ["\x9b", "\\x9b"], ["\u202e", "\\u202e"], ["\u2066", "\\u2066"],
+];
+// eslint-disable-next-line no-control-regex
+const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+test("file names holding terminal escapes are printed escaped, as text and as JSON", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tarneeb-js-"));
+  const log = readFileSync(`${fixtures}matches/eram41-01.tlog`);
+  for (const [i, [c]] of HOSTILE.entries()) writeFileSync(join(dir, `m${i}${c}x.tlog`), log);
+  const text = run(dir);
+  assert.equal(text.status, 0);
+  assert.ok(!RAW.test(text.stdout + text.stderr), JSON.stringify(text.stdout));
+  for (const [i, [, escaped]] of HOSTILE.entries()) assert.ok(text.stdout.includes(`m${i}${escaped}x.tlog: `));
+  const json = run("--json", dir);
+  assert.equal(json.status, 0);
+  assert.ok(!RAW.test(json.stdout));
+  const paths = JSON.parse(json.stdout).map((v: { path: string }) => v.path);
+  assert.deepEqual(paths, HOSTILE.map(([c], i) => join(dir, `m${i}${c}x.tlog`)));
+  const missing = run(join(dir, "gone\x1b[2J.tlog"));
+  assert.equal(missing.status, 2);
+  assert.ok(!RAW.test(missing.stdout + missing.stderr));
+});
+
+test("into a closed pipe the command ends quietly with the verdict's exit code", () => {
+  for (let i = 0; i < 6; i++) {
+    const out = spawnSync("sh", ["-c", `"${process.execPath}" "${cli}" verify "${fixtures}altered/renege-classic.tlog" | head -c 1 >/dev/null; exit 0`], { encoding: "utf8" });
+    assert.equal(out.stderr, "", out.stderr);
+  }
+});

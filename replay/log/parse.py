@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgpack
 
+from tarneeb.audit.encoding import nbytes
 from tarneeb.replay.log.decode import _add_moves, _close_hand, _decode_deal, _show, decode_record
 from tarneeb.replay.log.records import (
     BLIND,
@@ -129,7 +130,7 @@ def torn_tail(head: bytes, zeros: int, pos: int) -> LogCutShort | None:
         return None
     if not zeros:
         return LogCutShort(f"cut at byte {pos}: the stream ends inside a record or move "
-                           f"({len(head)} bytes of it)", pos)
+                           f"({nbytes(len(head))} of it)", pos)
     return LogCutShort(f"cut at byte {pos}: a torn record ({len(head)} bytes) then "
                        f"{zeros:,} bytes of zeros", pos)
 
@@ -188,7 +189,7 @@ class _Parser:
                                          "writer writes")
             else:
                 self.cut = LogCutShort(f"cut at byte {at}: the stream ends inside a record "
-                                       f"or move ({n - at} bytes of it)", at)
+                                       f"or move ({nbytes(n - at)} of it)", at)
             self.pos = at
         self.zero_tail = self.reader.size - len(self.reader.data.rstrip(b"\0"))
 

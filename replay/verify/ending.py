@@ -144,7 +144,8 @@ def _won_in(state: MatchState) -> str:
 
 
 def _moves(rec: HandRecord) -> str:
-    return f"{len(rec.calls)} call(s) and {len(rec.plays)} card(s)"
+    calls, cards = len(rec.calls), len(rec.plays)
+    return f"{calls} call{'' if calls == 1 else 's'} and {cards} card{'' if cards == 1 else 's'}"
 
 
 def _stop_place(last: HandRecord | None) -> str:

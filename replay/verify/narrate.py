@@ -110,7 +110,8 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
         if verdict.clean:
             yield Text.assemble(("Verdict: clean", "green"), f" ({verdict.deals_line()})")
         else:
-            yield Text(f"Verdict: {len(verdict.findings)} finding(s); run tarneeb verify", "red")
+            yield Text(f"Verdict: {_count(len(verdict.findings), 'finding')}; run tarneeb verify",
+                       "red")
         yield Text(verdict.signed_by())
 
 
@@ -118,8 +119,8 @@ def _narrate_open_hand(rec: HandRecord, table: Table) -> Iterator[Text]:
     """The hand a log stops in (cut off, or the match abandoned), as the log has it."""
     yield Text.assemble((f"Hand {rec.deal_number + 1}", "bold"),
                         f" — dealer: {table.name(rec.dealer)}; "
-                        f"the log stops in it, after {len(rec.calls)} call(s) and "
-                        f"{len(rec.plays)} card(s)")
+                        f"the log stops in it, after {_count(len(rec.calls), 'call')} and "
+                        f"{_count(len(rec.plays), 'card')}")
     if rec.calls:
         yield Text("  calls: " + ", ".join(
             f"{table.name(s)} {'pass' if v == PASS_CODE else v}" for s, v in rec.calls))
@@ -179,6 +180,11 @@ def _narrate_hand(log: ParsedLog, hand: Hand, timer: int, table: Table) -> Itera
             yield Text(f"  hand score: {scores}; totals: {totals}; teams: {teams}")
     if hand.winner is not None:
         yield Text(f"  {table.team(hand.winner)} win the match", "bold green")
+
+
+def _count(n: int, word: str) -> str:
+    """``1 card``, ``4 cards``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _call(action: int) -> int | str:
