@@ -20,7 +20,7 @@ import typer
 
 from . import verify_cmd
 from .common import console, fail
-from .options import CHECK, PinKey, PinKeys, PinRoot
+from .options import CHECK, PinKey, PinKeys, PinRoot, option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -92,6 +92,7 @@ def register(app: typer.Typer) -> None:
         alpha: Annotated[float, typer.Option(
             min=1e-9, max=0.5,
             help="Family-wise error rate of the fairness tests.")] = DEFAULT_ALPHA,
+        require_proof: Annotated[bool, option("--require-proof")] = False,
     ) -> None:
         """Verify every log of an archive; test its deals for fairness.
 
@@ -113,7 +114,7 @@ def register(app: typer.Typer) -> None:
             run_chunks,
         )
 
-        trust = verify_cmd.trust_of(key, keys, root)
+        trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
         err = console(stderr=True)
         writer = None
         summary = ArchiveSummary(skip_unreadable=skip_unreadable)

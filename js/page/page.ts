@@ -289,7 +289,8 @@ async function show(): Promise<void> {
     await new Promise((r) => setTimeout(r, 30));
   }
   const opts = { ...(key === null ? {} : { publicKey: key.raw }), ...(keyFile === null ? {} : { keys: keyFile }),
-    ...(receipt === null ? {} : { receipts: [receipt] }), ...(onHand === null ? {} : { onHand }) };
+    ...(receipt === null ? {} : { receipts: [receipt] }), ...(onHand === null ? {} : { onHand }),
+    requireProof: ($("#require-proof") as HTMLInputElement).checked };
   let v: VerdictJson;
   try {
     v = await verifyBytes(bytes, logName, opts);
@@ -474,6 +475,7 @@ function wire(): void {
   const keyText = $("#key-text") as HTMLTextAreaElement;
   keyText.addEventListener("change", () => void takeKey(keyText.value, "the key pasted"));
   $("#seat").addEventListener("change", () => void show());
+  $("#require-proof").addEventListener("change", () => { if (logBytes !== null) void show(); });
   const drop = $("#drop");
   for (const ev of ["dragenter", "dragover"]) document.addEventListener(ev, (e) => {
     e.preventDefault();

@@ -36,6 +36,9 @@ export interface Options {
   /** called before each dealing attempt is replayed (from 0, of `total`): a page shows the
    *  progress of a log dealt blind, whose proofs take seconds a deal, and lets itself paint */
   onHand?: (done: number, total: number) => void | Promise<void>;
+  /** the user's policy (`--require-proof`): a deal not proven from the log (recorded by the
+   *  platform, or dealt blind under `tarneeb-blind-v1`) is an `unproven-deal` finding */
+  requireProof?: boolean;
 }
 
 /** The receipt for a match: the one that names it; else the only one given; else none. */
@@ -131,6 +134,10 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
     if (v1) v.notes.push(`${v1} dealing attempt(s) dealt blind under tarneeb-blind-v1: their shuffle passes carry no proofs, so a pass that changed the deck is named only with the revealed keys`);
   }
   if (v.recorded) v.notes.push(`${v.recorded} of the deals replayed are recorded by the platform, not proven by committed seeds`);
+  if (opts.requireProof) {
+    if (v.recorded) add(v, "unproven-deal", `${v.recorded} of the deals replayed are recorded by the platform, not derived from committed seeds: nothing in the log proves them, and proof is required`);
+    for (const n of source.blind?.v1Hands ?? []) add(v, "unproven-deal", "dealt blind under tarneeb-blind-v1: its shuffle passes carry no proofs, and proof is required", { hand: n });
+  }
   reportNotReplayed(v, replay.missing);
   checkEnd(log, state, v, replay.atLastMove);
   v.paths = exercisedPaths(rules, state.history, timers);
