@@ -4,7 +4,7 @@
  * the engine, every claim, and the end of the match. Findings name the hand (the deal
  * number, from 0), the trick (1–13), the seat and the card.
  */
-import { BlindChecker } from "./blind.js";
+import { BlindChecker, blindVersion } from "./blind.js";
 import { type Fault } from "./transcript.js";
 import { type Bytes, constantTimeEqual, equal, toHex } from "./bytes.js";
 import { ed25519Verify, keyId, weakKey } from "./crypto.js";
@@ -17,7 +17,7 @@ import { PRESETS, RULE_FIELDS, lowestTotal, presetDepartures, reveals, rulesMap,
 import { pyRepr, rulesNotes } from "./house.js";
 import { nameScripts, pyStr } from "./names.js";
 import { exercisedPaths } from "./paths.js";
-import { type SignedReceipt, receiptMismatches } from "./receipt.js";
+import { type SignedReceipt, dealingMismatches, receiptMismatches, receiptOf } from "./receipt.js";
 import { encodeExact, jsonKey } from "./unpack.js";
 
 export type { Finding, Verdict } from "./findings.js";
@@ -95,6 +95,15 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   const receipt = receiptFor(opts, h.matchId);
   if (receipt !== null) {
     for (const m of await receiptMismatches(h, receipt, opts.publicKey ?? null)) add(v, "receipt-mismatch", m);
+    const versions = new Map<number, number>();
+    for (const rec of log.hands) {
+      const version = rec.blind ? blindVersion(rec.blind) : null;
+      if (version !== null) versions.set(rec.dealNumber, version);
+    }
+    // as the Python verifier: a log that commits to no seeds is that one finding, nothing more
+    const dealing = receiptOf(h) === null ? { found: [], note: null } : dealingMismatches(h, receipt.receipt.dealing, versions);
+    for (const [hand, m] of dealing.found) add(v, "receipt-mismatch", m, { hand });
+    if (dealing.note !== null) v.notes.push(dealing.note);
   } else if (h.serverCommitment !== null) v.notes.push(NO_RECEIPT_NOTE);
   let firstDealer = h.firstDealer;
   let seedsOk = false;

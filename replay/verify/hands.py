@@ -68,7 +68,7 @@ def verify_parsed(log: ParsedLog, path: str, trust: Trust, count_paths: bool,
     if receipt is not None:
         from tarneeb.replay.verify.receipt import check_receipt
 
-        check_receipt(log.header, receipt, v, public_key)
+        check_receipt(log.header, receipt, v, public_key, log.hands)
     elif log.header.server_commitment is not None:
         v.notes.append(NO_RECEIPT_NOTE)
     header = log.header
