@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 from js_build import built
 
+from tarneeb.replay.log import parse_log
 from tarneeb.replay.server.blind import play_blind_match
-from tarneeb.replay.server.simulate import play_logged_match
+from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.verify.receipt import read_receipt, receipt_json, receipt_of
 from tarneeb.replay.verify.replayer import verify_bytes
 from tarneeb.replay.verify.trust import Trust
 
@@ -91,8 +93,8 @@ def test_the_typescript_cli_takes_require_proof(logs: dict[str, Path], tmp_path:
                            text=True, timeout=120, env=env)
         return r.returncode, json.loads(r.stdout)
 
-    code, out = run(str(logs["v1"]), str(logs["recorded"]))
-    assert code == 0 and [v["verdict"] for v in out] == ["clean", "clean"]
+    code, out = run(str(logs["recorded"]))  # a note without the policy, as in Python
+    assert code == 0 and [v["verdict"] for v in out] == ["clean"]
     code, out = run("--require-proof", str(logs["v1"]), str(logs["recorded"]), str(logs["seeds"]))
     assert code == 1
     assert [sorted({f["kind"] for f in v["findings"]}) for v in out] == [
@@ -119,3 +121,77 @@ def test_the_page_has_a_switch_for_it(chromium: Any, logs: dict[str, Path],
         kinds = p.eval_on_selector_all(".finding", "els => els.map(e => e.dataset.kind)")
         assert set(kinds) == {"unproven-deal"}
         assert opened.errors == [] and opened.requests == []
+
+
+# ------------------------------------------------------- the receipt binds the dealing
+
+def _receipts(log: bytes, key: Any, tmp: Path) -> dict[str, Path]:
+    """The receipts of ``log``'s match: promising v3 (what the recorder deals), v1, the
+    seeds; one made before receipts named the dealing; and the v3 one with its dealing
+    field taken out."""
+    header = parse_log(log).header
+    out = {}
+    for name, dealing in (("v3", None), ("v1", "tarneeb-blind-v1"), ("seeds", "seeds")):
+        out[name] = tmp / f"{name}.json"
+        out[name].write_text(receipt_json(header, key, dealing))
+    doc = json.loads(out["v3"].read_text())
+    assert doc["dealing"] == "tarneeb-blind-v3"
+    del doc["dealing"]
+    out["stripped"] = tmp / "stripped.json"
+    out["stripped"].write_text(json.dumps(doc))
+    doc["signature"] = receipt_of(header).sign(key).hex()  # as an old receipt was signed
+    out["old"] = tmp / "old.json"
+    out["old"].write_text(json.dumps(doc))
+    return out
+
+
+def test_the_receipt_binds_the_dealing_protocol(tmp_path: Path) -> None:
+    """A match promised under tarneeb-blind-v3 and logged under v1 (a platform moving it to
+    a weaker version after the receipt) is a receipt-mismatch on every hand; a receipt
+    without the dealing (an old one) still verifies, and does not let a v1 deal pass under
+    --require-proof; the field cannot be taken out of a receipt that has it."""
+    key = MatchSecrets(b"dealing receipt").key
+    log = play_blind_match("qahwa41", seed=b"require v1", target=3, version=1,
+                           max_hands=2, key=key)
+    r = _receipts(log, key, tmp_path)
+
+    def verdict(name: str, trust: Trust = Trust()) -> Any:
+        return verify_bytes(log, trust=trust.replace(
+            receipts=(read_receipt(r[name].read_bytes()),)))
+
+    v = verdict("v3")
+    assert {f.kind for f in v.findings} == {"receipt-mismatch"}
+    assert sorted(f.hand for f in v.findings) == list(range(len(v.history)))
+    assert "tarneeb-blind-v3" in v.findings[0].message
+    assert verdict("v1").clean
+    assert [f.kind for f in verdict("seeds").findings] == ["receipt-mismatch"]
+    assert "signature does not verify" in str(verdict("stripped").findings)
+    old = verdict("old")
+    assert old.clean and any("does not name the dealing" in n for n in old.notes)
+    assert {f.kind for f in verdict("old", REQUIRE).findings} == {"unproven-deal"}
+    # the TypeScript verifier, on the same receipts
+    node = built("cli.js")
+    path = tmp_path / "m.tlog"
+    path.write_bytes(log)
+    for name, kinds in (("v3", {"receipt-mismatch"}), ("old", set())):
+        run = subprocess.run([node, str(CLI), "verify", "--json", "--receipt", str(r[name]),
+                              str(path)], capture_output=True, text=True, timeout=120,
+                             env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        out = json.loads(run.stdout)[0]
+        assert {f["kind"] for f in out["findings"]} == kinds, (name, out["findings"])
+        assert run.returncode == (1 if kinds else 0)
+        py = verdict(name)
+        assert [f["hand"] for f in out["findings"]] == [f.hand for f in py.findings]
+
+
+def test_a_receipt_made_for_a_blind_log_binds_what_the_recorder_deals(tmp_path: Path) -> None:
+    """``tarneeb play --receipt-out`` writes ``receipt_json`` of the log's header: for a log
+    dealt blind it promises tarneeb-blind-v3, and a v3 log verifies clean against it, with
+    proof required."""
+    key = MatchSecrets(b"require v3").key
+    log, receipt = tmp_path / "m.tlog", tmp_path / "r.json"
+    log.write_bytes(play_blind_match("qahwa41", seed=b"require v3", target=3, max_hands=2,
+                                     key=key))
+    receipt.write_text(receipt_json(parse_log(log.read_bytes()).header, key))
+    assert json.loads(receipt.read_text())["dealing"] == "tarneeb-blind-v3"
+    assert _tarneeb("verify", "--receipt", str(receipt), "--require-proof", str(log)) == 0
