@@ -2,9 +2,9 @@
 findings (docs/PROTOCOL.md §13.4, "causal order"): one group element of one seat's shuffle
 pass, or of one seat's partial decryptions of one round, replaced in a match dealt blind
 without revealed keys, the log signed again with the platform's key; both verifiers name
-that seat and no other (the next seat's pass, made on the deck the changed seat really
-published, and the decryptions built on the changed element are not judged, and the fault's
-sentence says so). For every seat's pass and every seat's batch of every round, under
+that seat and no other, in the same words (the next seat's pass, made on the deck the
+changed seat really published, and the decryptions built on the changed element are not
+judged, and the fault's sentence says so). For every seat's pass and every seat's batch of every round, under
 ``tarneeb-blind-v3``; the passes and round 1 under v2. The TypeScript verifier takes
 ~0.6 s a blind log: it is given every pass and, for each seat, its batch of one round (each
 round at least once) under v3; all 24 with ``TARNEEB_BLAME_ALL=1``."""
@@ -99,3 +99,7 @@ def test_typescript_names_only_the_changed_seat(cases: list[Case], tmp_path: Pat
         named = {f["seat"] for f in verdict["findings"] if f["seat"] is not None}
         assert named == {seat}, (name, verdict["findings"])
         assert verdict["findings"][0]["kind"] in ("wrong-shuffle", "wrong-decryption"), name
+    for (name, log, _), verdict in zip(cases, json.loads(run.stdout), strict=True):
+        py = [(f.kind, f.message, f.hand, f.seat) for f in verify_bytes(log).findings]
+        assert [(f["kind"], f["message"], f["hand"], f["seat"])
+                for f in verdict["findings"]] == py, name  # the same words
