@@ -1,11 +1,11 @@
-"""A platform that edits a blind log after the fact cannot put an honest seat in the
-findings (docs/PROTOCOL.md §13.4, "causal order"): one group element of one seat's shuffle
-pass, or of one seat's partial decryptions of one round, replaced in a match dealt blind
-without revealed keys, the log signed again with the platform's key; both verifiers name
-that seat and no other, in the same words (the next seat's pass, made on the deck the
-changed seat really published, and the decryptions built on the changed element are not
-judged, and the fault's sentence says so). For every seat's pass and every seat's batch of
-every round, under ``tarneeb-blind-v3``; the passes and round 1 under v2. The TypeScript verifier takes
+"""A platform that edits a blind log after the fact cannot put an honest seat in the findings
+(docs/PROTOCOL.md §13.4, "causal order"): one group element of one seat's shuffle pass, or
+of one seat's partial decryptions of one round, replaced in a match dealt blind without
+revealed keys, the log signed again with the platform's key; both verifiers name that seat
+and no other, in the same words (the next seat's pass, made on the deck the changed seat
+really published, and the decryptions built on the changed element are not judged, and the
+fault's sentence says so). For every seat's pass and every seat's batch of every round,
+under ``tarneeb-blind-v3``; the passes and round 1 under v2. The TypeScript verifier takes
 ~0.6 s a blind log: it is given every pass and, for each seat, its batch of one round (each
 round at least once) under v3; all 24 with ``TARNEEB_BLAME_ALL=1``."""
 
