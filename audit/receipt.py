@@ -25,12 +25,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .encoding import RECEIPT_TAG, check_bytes, check_commitment, check_match_id, lp16
+from .encoding import PROTOCOL, RECEIPT_TAG, check_bytes, check_commitment, check_match_id, lp16
 from .errors import AuditInputError
 from .seeds import SeasonLeaf, match_binding
 from .signing import Ed25519PrivateKey, Ed25519PublicKey, sign, verify
 
 MAX_TERMS_LEN = 4096
+DEALINGS = (PROTOCOL, "tarneeb-blind-v1", "tarneeb-blind-v2", "tarneeb-blind-v3")
+"""The dealing protocols a receipt can promise: from the committed seeds (``PROTOCOL``), or
+blind under a version of §13."""
 
 
 def _terms(value: object, what: str) -> bytes:
@@ -45,7 +48,11 @@ class Receipt:
     """The terms of a match as promised before play; :meth:`message` is what is signed.
 
     ``message = RECEIPT_TAG || binding || lp16(match_id) || lp16(rules)
-    || lp16(seat_0) … lp16(seat_3) || K_0 || K_1 || K_2 || K_3``.
+    || lp16(seat_0) … lp16(seat_3) || K_0 || K_1 || K_2 || K_3 [|| lp16(dealing)]``.
+
+    ``dealing`` (one of :data:`DEALINGS`) is the dealing protocol promised; a receipt made
+    before receipts named it has ``None`` and its message ends at ``K_3``, so it still
+    verifies (and promises no dealing protocol: docs/PROTOCOL.md §8.1).
     """
 
     match_id: bytes
@@ -54,8 +61,12 @@ class Receipt:
     server_commitment: bytes
     season: SeasonLeaf | None
     client_commitments: tuple[bytes, ...]
+    dealing: str | None = None
 
     def __post_init__(self) -> None:
+        if self.dealing is not None and self.dealing not in DEALINGS:
+            raise AuditInputError(f"receipt dealing: {self.dealing!r}; it is one of "
+                                  + ", ".join(DEALINGS))
         check_match_id(self.match_id)
         _terms(self.rules, "receipt rules")
         if len(self.seats) != 4 or len(self.client_commitments) != 4:
@@ -75,7 +86,8 @@ class Receipt:
         mid = check_match_id(self.match_id)
         return (RECEIPT_TAG + self.binding + lp16(mid) + lp16(bytes(self.rules))
                 + b"".join(lp16(bytes(s)) for s in self.seats)
-                + b"".join(bytes(c) for c in self.client_commitments))
+                + b"".join(bytes(c) for c in self.client_commitments)
+                + (b"" if self.dealing is None else lp16(self.dealing.encode("ascii"))))
 
     def sign(self, private_key: Ed25519PrivateKey) -> bytes:
         """The platform's 64-byte signature of the receipt."""
@@ -103,4 +115,4 @@ class Receipt:
         return out
 
 
-__all__ = ["Receipt"]
+__all__ = ["DEALINGS", "Receipt"]

@@ -19,6 +19,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -295,12 +296,17 @@ def _receipt_vector(key: Ed25519PrivateKey) -> dict[str, Any]:
         server_commitment=commitment, season=leaf,
         client_commitments=tuple(client_commitment(mid, s, seeds[s], binding)
                                  for s in range(4)))
+    bound = replace(receipt, dealing="tarneeb-blind-v3")
     return {"match_id": mid.hex(), "rules": receipt.rules.hex(),
             "seats": [x.hex() for x in receipt.seats],
             "server_commitment": commitment.hex(), "season": _leaf_fields(leaf),
             "binding": binding.hex(),
             "client_commitments": [c.hex() for c in receipt.client_commitments],
-            "message": receipt.message().hex(), "signature": receipt.sign(key).hex()}
+            "message": receipt.message().hex(), "signature": receipt.sign(key).hex(),
+            # the same terms promising a dealing protocol: lp16(dealing) ends the message (a
+            # receipt without it, as above, is one made before receipts named it)
+            "dealing": bound.dealing, "dealing_message": bound.message().hex(),
+            "dealing_signature": bound.sign(key).hex()}
 
 
 def signature_vectors() -> dict[str, Any]:

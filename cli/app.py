@@ -163,6 +163,7 @@ def verify(
     max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
     max_records: MaxRecords = DEFAULT_LIMITS.max_records,
     max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
+    require_proof: Annotated[bool, option("--require-proof")] = False,
 ) -> None:
     """Replay logs and check every deal, move, score and the winner.
 
@@ -176,7 +177,7 @@ def verify(
     """
     limits = limits_of(max_bytes, max_records, max_hands)
     raise typer.Exit(verify_cmd.run(logs, as_json, key, root, keys, limits, receipt,
-                                    server_seed))
+                                    server_seed, require_proof))
 
 
 # ------------------------------------------------------------------ show

@@ -21,7 +21,7 @@ import typer
 
 from . import verify_cmd
 from .common import console, fail
-from .options import CHECK, PinKey, PinKeys, PinRoot
+from .options import CHECK, PinKey, PinKeys, PinRoot, option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -103,6 +103,7 @@ def register(app: typer.Typer) -> None:
             "--removed", metavar="PATTERN",
             help="With --state: logs gone from the archive on purpose (a path or a glob "
                  "pattern, repeatable): reported as removed, not as lost.")] = None,
+        require_proof: Annotated[bool, option("--require-proof")] = False,
     ) -> None:
         """Verify every log of an archive; test its deals for fairness.
 
@@ -124,7 +125,7 @@ def register(app: typer.Typer) -> None:
             run_chunks,
         )
 
-        trust = verify_cmd.trust_of(key, keys, root)
+        trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
         err = console(stderr=True)
         writer = None
         monitor = None

@@ -51,6 +51,9 @@ FLAGS: dict[str, Flag] = {f.name: f for f in (
     Flag("--server-seed", "server_seed", "HEX",
          "The server seed the platform revealed for a log that does not hold it (cut short "
          "by a crash), to check its moves; a log that reveals its own must reveal this one."),
+    Flag("--require-proof", "require_proof", None,
+         "Every deal must be proven from the log: a deal the platform recorded, or dealt "
+         "blind under tarneeb-blind-v1 (its passes without proofs), is a finding (exit 1)."),
 )}
 
 # what a plain verify may hold and still skip typer (anything else goes to typer)

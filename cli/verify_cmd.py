@@ -200,7 +200,7 @@ def read_signed_receipt(receipt: Path | None) -> SignedReceipt | None:
 
 def trust_of(key: Path | None = None, keys: Path | None = None, root: str | None = None,
              receipts: Sequence[Path] = (), server_seed: str | None = None,
-             limits: Limits | None = None) -> Trust:
+             limits: Limits | None = None, require_proof: bool = False) -> Trust:
     """What the user trusts, from the options every command names the same way, built
     once and passed whole to the replayer, the report and the archive audit: a bad
     option ends in one line (exit 2)."""
@@ -217,12 +217,13 @@ def trust_of(key: Path | None = None, keys: Path | None = None, root: str | None
     return Trust(public_key=pinned_key(key), keys=platform_keys(keys), key_source=source,
                  root=pinned_root(root),
                  receipts=tuple(r for r in map(read_signed_receipt, receipts) if r is not None),
-                 server_seed=seed, limits=limits or DEFAULT_LIMITS)
+                 server_seed=seed, limits=limits or DEFAULT_LIMITS, require_proof=require_proof)
 
 
 def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
         root: str | None, keys: Path | None = None, limits: Limits | None = None,
-        receipt: Path | None = None, server_seed: str | None = None) -> int:
+        receipt: Path | None = None, server_seed: str | None = None,
+        require_proof: bool = False) -> int:
     """Verify every log named (files, directories, globs, ``-``); return the exit code.
 
     ``receipt`` is a seat's pre-play receipt: the one log named must be the match it
@@ -232,7 +233,7 @@ def run(logs: list[str] | list[Path], as_json: bool, key: Path | None,
     from tarneeb.replay.verify.replayer import verify_file, verify_log
 
     trust = trust_of(key, keys, root, () if receipt is None else (receipt,), server_seed,
-                     limits)
+                     limits, require_proof)
     paths = expand_logs(logs)
     if receipt is not None and len(paths) != 1:
         fail(f"--receipt is the receipt of one match: give one LOG, not {len(paths)}")

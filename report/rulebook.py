@@ -73,6 +73,9 @@ _FIXED: dict[str, Rule] = {
                          "on the dealer's right.", RULES),
     "wrong-deal": Rule("Every deal follows from the committed server seed and the four "
                        "players' seeds, by the public algorithm.", PROTOCOL),
+    "unproven-deal": Rule("Every deal is proven from the log itself: derived from the "
+                          "committed seeds, or dealt blind with every shuffle pass proven.",
+                          PROTOCOL),
     "not-replayed": Rule("Every deal follows from the committed server seed and the four "
                          "players' seeds, by the public algorithm.", PROTOCOL),
     "bad-deal": Rule("52 cards, no jokers; cards go one at a time starting with the dealer's "

@@ -26,6 +26,7 @@ from tarneeb.audit import (
     verify,
     verify_inclusion,
 )
+from tarneeb.audit.errors import SignatureError
 from tarneeb.audit.seeds import SeasonLeaf
 from tarneeb.audit.vectors import check_vectors, main, render_vectors
 
@@ -258,6 +259,12 @@ def test_signature():
            + b"".join(bytes.fromhex(c) for c in r["client_commitments"]))
     assert msg.hex() == r["message"]
     verify(pub, msg, bytes.fromhex(r["signature"]))
+    # the dealing protocol promised ends the message; without it, the receipt is an old one
+    bound = msg + lp16(r["dealing"].encode())
+    assert r["dealing"] == "tarneeb-blind-v3" and bound.hex() == r["dealing_message"]
+    verify(pub, bound, bytes.fromhex(r["dealing_signature"]))
+    with pytest.raises(SignatureError):
+        verify(pub, msg, bytes.fromhex(r["dealing_signature"]))
 
 
 @pytest.mark.parametrize("name", ["deals.json", "commitments.json", "merkle.json",

@@ -375,13 +375,84 @@ def deal_blind_v2(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int,
                      shuffle_proofs=shuffles, batch_proofs=batch)
 
 
+_PASS_FAULT = ("its shuffle pass is not proven: its proof does not show the deck it "
+               "published is a permutation of the deck before it under its key")
+
+
+def _unjudged(steps: Sequence[str]) -> str:
+    """The sentence a fault ends with when later steps were built on what it published."""
+    if not steps:
+        return ""
+    return ("; what was built on it cannot be judged, and is not held against its seats: "
+            + ", ".join(steps))
+
+
+def _judge_in_order(match_id: bytes, deal_number: int, dealer: int,
+                    publics: Sequence[bytes], passes: Sequence[Sequence[bytes]],
+                    shuffle_proofs: Sequence[bytes], rounds: Sequence[Sequence[bytes]],
+                    batch_proofs: Sequence[bytes]) -> tuple[list[BlindFault], int, set[int]]:
+    """The passes, then the decryption rounds, judged in the order they were made.
+
+    A step is judged only when everything it was given is proven: a pass on the deck of
+    the pass before it, a seat's batch of a round on the elements of its positions one
+    round earlier. The first step whose proof fails is the fault; a step built on what a
+    failed or unjudged step published cannot be judged (a change made after the fact to
+    one seat's step would otherwise fail the proof of the honest seat that came next), so
+    it is named in that fault's sentence, never as a fault of its own seat. Returns the
+    faults, how many passes are proven (4: all), and the positions whose elements after
+    the last round are not proven.
+    """
+    faults: list[BlindFault] = []
+    deck: Sequence[bytes] = card_points()
+    proven_passes = len(passes)
+    for s, out in enumerate(passes):
+        if not verify_pass(publics[s], deck, out, shuffle_proofs[s],
+                           shuffle_context(match_id, deal_number, s)):
+            later = [f"seat {t}'s pass" for t in range(s + 1, len(passes))]
+            if batch_proofs:
+                later.append("every decryption")
+            faults.append(BlindFault(s, _PASS_FAULT + _unjudged(later)))
+            return faults, s, set(range(DECK))
+        deck = out
+    tainted: set[int] = set()  # positions whose element is not proven
+    cause: dict[int, int] = {}  # a tainted position -> the fault it follows from
+    built_on: list[list[str]] = []  # by fault: the steps built on it, not judged
+    for i, proof in enumerate(batch_proofs):
+        r, k = divmod(i, SEATS)
+        positions = round_positions(dealer, r, k)
+        from_faults = sorted({cause[p] for p in positions if p in tainted})
+        if from_faults:  # built on an unproven element: not judged
+            for f in from_faults:
+                built_on[f].append(f"seat {k}'s decryptions in round {r + 1}")
+            for p in positions:
+                cause.setdefault(p, from_faults[0])
+                tainted.add(p)
+            continue
+        ins = [(deck if r == 0 else rounds[r - 1])[p] for p in positions]
+        outs = [rounds[r][p] for p in positions]
+        if not verify_batch(publics[k], positions, ins, outs, proof,
+                            batch_context(match_id, deal_number, k, r)):
+            faults.append(BlindFault(k, f"a wrong partial decryption in round {r + 1}: its "
+                                        "batched proof fails (one of positions "
+                                        f"{', '.join(map(str, positions))})"))
+            built_on.append([])
+            for p in positions:
+                tainted.add(p)
+                cause[p] = len(faults) - 1
+    faults = [BlindFault(f.seat, f.what + _unjudged(later), f.position)
+              for f, later in zip(faults, built_on, strict=True)]
+    return faults, proven_passes, tainted
+
+
 def verify_deal_v2(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[BlindFault]:
     """Every check of a ``tarneeb-blind-v2`` deal: every pass and every partial decryption
     proven from the transcript alone, each fault on the seat whose proof fails.
 
-    Each pass is judged against its own input deck and each batch against its own
-    inputs, so what follows from a cheat (the later passes and decryptions, made
-    honestly on a changed deck) is never blamed on the seat that made it.
+    The steps are judged in causal order (:func:`_judge_in_order`): each pass against
+    its own input deck, each batch against its own inputs, and a step built on a step
+    that is not proven is not judged, so neither what follows from a cheat (the later
+    passes and decryptions, made honestly on a changed deck) nor what follows from a
+    change made to the log after the fact is blamed on the seat that made it.
     """
     faults = public_key_faults(deal.publics)
     if faults:
@@ -391,35 +462,22 @@ def verify_deal_v2(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[Bl
             or deal.batch_proofs is None or len(deal.batch_proofs) != 3 * SEATS):
         return [BlindFault(-1, "the transcript does not hold four passes of 52 elements, "
                                "their proofs and twelve batched proofs")]
-    deck: Sequence[bytes] = card_points()
-    for s, out in enumerate(deal.passes):
-        ctx = shuffle_context(deal.match_id, deal.deal_number, s)
-        if not verify_pass(deal.publics[s], deck, out, deal.shuffle_proofs[s], ctx):
-            faults.append(BlindFault(s, "its shuffle pass is not proven: its proof does not show "
-                                        "the deck it published is a permutation of the deck "
-                                        "before it under its key"))
-        deck = out
     for p in range(DECK):
         if [q.seat for q in deal.partials[p]] != list(decrypt_order(owner(p, deal.dealer))):
-            return [*faults, BlindFault(owner(p, deal.dealer),
-                                        "partial decryptions missing or out of order", p)]
-    for r in range(3):
-        for k in range(SEATS):
-            positions = round_positions(deal.dealer, r, k)
-            ins = [round_input(deal, r, p) for p in positions]
-            outs = [deal.partials[p][r].element for p in positions]
-            ctx = batch_context(deal.match_id, deal.deal_number, k, r)
-            if not verify_batch(deal.publics[k], positions, ins, outs,
-                                deal.batch_proofs[SEATS * r + k], ctx):
-                faults.append(BlindFault(k, f"a wrong partial decryption in round {r + 1}: its "
-                                            "batched proof fails (one of positions "
-                                            f"{', '.join(map(str, positions))})"))
-    faults.extend(f for o in deal.openings if (f := check_opening(deal, o)) is not None)
+            return [BlindFault(owner(p, deal.dealer),
+                               "partial decryptions missing or out of order", p)]
+    rounds = [[deal.partials[p][r].element for p in range(DECK)] for r in range(3)]
+    faults, proven_passes, tainted = _judge_in_order(
+        deal.match_id, deal.deal_number, deal.dealer, deal.publics, deal.passes,
+        deal.shuffle_proofs, rounds, deal.batch_proofs)
+    faults.extend(f for o in deal.openings
+                  if o.position not in tainted and (f := check_opening(deal, o)) is not None)
     opened = {o.position: o.card for o in deal.openings}
     if len(opened) == DECK and len(set(opened.values())) != DECK:
         faults.append(BlindFault(-1, "the opened cards are not the 52 cards of the deck"))
-    for key in keys:
-        faults.extend(check_revealed(deal, key))
+    for key in keys:  # a key is judged against its seat's pass and the proven deck before it
+        if key.seat <= proven_passes:
+            faults.extend(check_revealed(deal, key))
     return faults
 
 
@@ -427,33 +485,17 @@ def verify_unfinished(match_id: bytes, deal_number: int, dealer: int, publics: S
                       passes: Sequence[Sequence[bytes]], shuffle_proofs: Sequence[bytes],
                       rounds: Sequence[Sequence[bytes]], batch_proofs: Sequence[bytes]
                       ) -> list[BlindFault]:
-    """The steps an unfinished v2 deal holds, each checked as in :func:`verify_deal_v2`:
-    the passes delivered, and the batches delivered (round ``r``, seat ``k`` at ``4r + k``;
-    ``rounds[r]`` the 52 elements of round ``r``, those not delivered ignored)."""
-    faults: list[BlindFault] = []
+    """The steps an unfinished v2 deal holds, judged in causal order as in
+    :func:`verify_deal_v2`: the passes delivered, and the batches delivered (round ``r``,
+    seat ``k`` at ``4r + k``; ``rounds[r]`` the 52 elements of round ``r``, those not
+    delivered ignored)."""
     try:
         for s, y in enumerate(publics):
             _check_element(y, f"seat {s}'s public key")
     except BlindError as exc:
         return [BlindFault(-1, str(exc))]
-    deck: Sequence[bytes] = card_points()
-    for s, out in enumerate(passes):
-        if not verify_pass(publics[s], deck, out, shuffle_proofs[s],
-                           shuffle_context(match_id, deal_number, s)):
-            faults.append(BlindFault(s, "its shuffle pass is not proven: its proof does not show "
-                                        "the deck it published is a permutation of the deck "
-                                        "before it under its key"))
-        deck = out
-    for i, proof in enumerate(batch_proofs):
-        r, k = divmod(i, SEATS)
-        positions = round_positions(dealer, r, k)
-        ins = [(deck if r == 0 else rounds[r - 1])[p] for p in positions]
-        outs = [rounds[r][p] for p in positions]
-        if not verify_batch(publics[k], positions, ins, outs, proof,
-                            batch_context(match_id, deal_number, k, r)):
-            faults.append(BlindFault(k, f"a wrong partial decryption in round {r + 1}: its "
-                                        "batched proof fails"))
-    return faults
+    return _judge_in_order(match_id, deal_number, dealer, publics, passes, shuffle_proofs,
+                           rounds, batch_proofs)[0]
 
 
 def deal_until(seats: Sequence[BlindSeat], match_id: bytes, deal_number: int, dealer: int,

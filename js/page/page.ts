@@ -319,7 +319,8 @@ async function show(): Promise<void> {
     await new Promise((r) => setTimeout(r, 30));
   }
   const opts = { ...(key === null ? {} : { publicKey: key.raw }), ...(keyFile === null ? {} : { keys: keyFile }),
-    ...(receipt === null ? {} : { receipts: [receipt] }), ...(onHand === null ? {} : { onHand }) };
+    ...(receipt === null ? {} : { receipts: [receipt] }), ...(onHand === null ? {} : { onHand }),
+    requireProof: ($("#require-proof") as HTMLInputElement).checked };
   let v: VerdictJson;
   try {
     v = await verifyBytes(bytes, logName, opts);
@@ -534,6 +535,7 @@ function wire(): void {
     usePasted();
   });
   $("#seat").addEventListener("change", () => void show());
+  $("#require-proof").addEventListener("change", () => { if (logBytes !== null) void show(); });
   const drop = $("#drop");
   for (const ev of ["dragenter", "dragover"]) document.addEventListener(ev, (e) => {
     e.preventDefault();

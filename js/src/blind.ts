@@ -115,6 +115,13 @@ export function blindFromList(d: unknown[]): BlindTranscript | string {
   return { ...base, passes: passes as Bytes[], partials: partials as Bytes[], shuffleProofs: null, batch: null, v1Proofs: proofs as Bytes[] };
 }
 
+/** A transcript's version (`tarneeb-blind-v1`, v2 or v3, by its shape); null for a deal stopped before its first pass. */
+export function blindVersion(t: BlindTranscript): number | null {
+  if (t.shuffleProofs === null) return 1;
+  if (!t.shuffleProofs.length) return null;
+  return t.shuffleProofs[0]![0].length === PASS_BINS.v3[0] ? 3 : 2;
+}
+
 /**
  * The seat whose step is missing in a `tarneeb-blind-v2` deal that stopped (§13.8): the seat
  * to pass, or in the round being decrypted the first seat that has not delivered; null for

@@ -17,7 +17,7 @@ import { type Options } from "./replay.js";
 import { DEFAULT_LIMITS, type Limits } from "./stream.js";
 import { type VerdictJson, exitCode, verifyBytes } from "./verify.js";
 
-const USAGE = "usage: tarneeb-js verify LOG... [--json] [--key PUBLIC_KEY_PEM] [--keys KEYS_TOML] [--root HEX] [--receipt FILE] [--server-seed HEX] [--max-bytes N] [--max-records N] [--max-hands N]";
+const USAGE = "usage: tarneeb-js verify LOG... [--json] [--key PUBLIC_KEY_PEM] [--keys KEYS_TOML] [--root HEX] [--receipt FILE] [--server-seed HEX] [--require-proof] [--max-bytes N] [--max-records N] [--max-hands N]";
 
 /** The user's keys file, where `tarneeb verify` looks for it (platformdirs' user config dir). */
 function defaultKeysPath(): string {
@@ -111,6 +111,7 @@ async function main(argv: string[]): Promise<number> {
     const a = argv[i]!;
     const value = () => argv[++i] ?? fail(`${a} needs a value`);
     if (a === "--json") json = true;
+    else if (a === "--require-proof") opts.requireProof = true;
     else if (a === "--key") keyPath = value();
     else if (a === "--keys") keysPath = value();
     else if (a === "--receipt") receiptPath = value();

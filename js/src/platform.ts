@@ -6,10 +6,11 @@
  * dealer), through derive.ts.
  */
 import { encode } from "@msgpack/msgpack";
-import { type Bytes, concat, constantTimeEqual, lp16, toHex } from "./bytes.js";
+import { type Bytes, concat, constantTimeEqual, lp16, toHex, utf8 } from "./bytes.js";
 import { keyId } from "./crypto.js";
 import { type SeasonLeaf, Deriver, RECEIPT_TAG, clientCommitment, matchBinding, serverCommitment } from "./derive.js";
 import { type RuleSet, PRESETS, rulesMap } from "./rules.js";
+import { DEALINGS } from "./receipt.js";
 
 const webcrypto: Crypto = globalThis.crypto ?? ((await import("node:crypto")).webcrypto as unknown as Crypto);
 const subtle = webcrypto.subtle;
@@ -158,6 +159,9 @@ export interface ReceiptOptions {
   key: SigningKey;
   /** the platform's raw public key (written into the receipt, as `tarneeb verify --receipt` reads it) */
   publicKey: Bytes;
+  /** the dealing promised, as the recorder takes it (`"seeds"`, the default, or `"blind"`: tarneeb-blind-v3) or a
+   *  protocol's name (tarneeb-fair-v2, tarneeb-blind-v1/v2/v3); signed, so the match cannot move to another (PROTOCOL.md §8.1) */
+  dealing?: string;
 }
 
 /**
@@ -165,7 +169,7 @@ export interface ReceiptOptions {
  * signed by the platform, a small JSON text each seat keeps. `tarneeb verify --receipt
  * FILE LOG` then checks that the log is the match that was promised (docs/PROTOCOL.md,
  * the receipt: `RECEIPT_TAG || binding || lp16(match id) || lp16(rules) || lp16(seat) × 4
- * || K_0 … K_3`, the rules and seats in the log header's canonical msgpack).
+ * || K_0 … K_3 || lp16(dealing)`, the rules and seats in the log header's canonical msgpack).
  */
 export async function makeReceipt(options: ReceiptOptions): Promise<string> {
   const o = options;
@@ -175,15 +179,18 @@ export async function makeReceipt(options: ReceiptOptions): Promise<string> {
   const seats = o.seats.map((s) => (typeof s === "string" ? [s, false] : [s.name, s.computer]));
   const map = rulesMap(rules);
   const leaf = o.season ?? null;
+  const named = o.dealing ?? "seeds";
+  const dealing = named === "seeds" ? "tarneeb-fair-v2" : named === "blind" ? "tarneeb-blind-v3" : named;
+  if (!DEALINGS.includes(dealing)) throw new RangeError(`dealing ${JSON.stringify(named)}: it is seeds, blind or one of ${DEALINGS.join(", ")}`);
   const binding = await matchBinding(o.serverCommitment, leaf);
   const message = concat(RECEIPT_TAG, binding, lp16(o.matchId), lp16(encode(map)),
-    ...seats.map((s) => lp16(encode(s))), ...o.clientCommitments);
+    ...seats.map((s) => lp16(encode(s))), ...o.clientCommitments, lp16(utf8(dealing)));
   const signature = await signBytes(o.key, message);
   const doc = {
     format: "tarneeb-receipt", protocol: "tarneeb-fair-v2", match_id: toHex(o.matchId), rules: map, seats,
     server_commitment: toHex(o.serverCommitment),
     season: leaf === null ? null : { index: leaf.index, size: leaf.size, root: toHex(leaf.root) },
-    client_commitments: o.clientCommitments.map(toHex), public_key: toHex(o.publicKey),
+    client_commitments: o.clientCommitments.map(toHex), dealing, public_key: toHex(o.publicKey),
     key_id: await keyId(o.publicKey), signature: toHex(signature),
   };
   return JSON.stringify(doc, null, 1) + "\n";

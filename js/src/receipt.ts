@@ -16,7 +16,9 @@ export const RECEIPT_FORMAT = "tarneeb-receipt";
 export const MAX_RECEIPT_BYTES = 64 * 1024;
 const PROTOCOL = "tarneeb-fair-v2";
 const FIELDS = new Set(["format", "protocol", "match_id", "rules", "seats", "server_commitment", "season",
-  "client_commitments", "public_key", "key_id", "signature"]);
+  "client_commitments", "dealing", "public_key", "key_id", "signature"]);
+/** The dealing protocols a receipt can promise: from the committed seeds, or blind under a version of §13. */
+export const DEALINGS = [PROTOCOL, "tarneeb-blind-v1", "tarneeb-blind-v2", "tarneeb-blind-v3"];
 
 /** A receipt file that cannot be read: one line saying what is wrong. */
 export class ReceiptError extends Error {}
@@ -29,6 +31,8 @@ export interface Receipt {
   serverCommitment: Bytes;
   season: SeasonLeaf | null;
   clientCommitments: Bytes[];
+  /** the dealing protocol promised (one of DEALINGS); null: a receipt made before receipts named it */
+  dealing: string | null;
 }
 
 /** A receipt with the key that signed it and its signature (not yet checked). */
@@ -38,10 +42,10 @@ export interface SignedReceipt {
   signature: Bytes;
 }
 
-/** The bytes the platform signs: RECEIPT_TAG || B || lp16(M) || lp16(rules) || lp16(seat_s)… || K_s…. */
+/** The bytes the platform signs: RECEIPT_TAG || B || lp16(M) || lp16(rules) || lp16(seat_s)… || K_s… [|| lp16(dealing)]. */
 export async function receiptMessage(r: Receipt): Promise<Bytes> {
   return concat(RECEIPT_TAG, await matchBinding(r.serverCommitment, r.season), lp16(r.matchId), lp16(r.rules),
-    ...r.seats.map(lp16), ...r.clientCommitments);
+    ...r.seats.map(lp16), ...r.clientCommitments, ...(r.dealing === null ? [] : [lp16(utf8(r.dealing))]));
 }
 
 /** The terms a log header records, as a receipt; null for a log that commits to no seeds. */
@@ -51,7 +55,7 @@ export function receiptOf(h: Header): Receipt | null {
     matchId: h.matchId, rules: encodeExact(h.rulesMap), seats: h.seats.map((s) => encode([s.name, s.computer])),
     serverCommitment: h.serverCommitment,
     season: h.batch === null ? null : { index: h.batch.index, size: h.batch.size, root: h.batch.root },
-    clientCommitments: h.clientCommitments,
+    clientCommitments: h.clientCommitments, dealing: null,
   };
 }
 
@@ -96,6 +100,8 @@ async function read(data: Bytes): Promise<SignedReceipt> {
   if (typeof d.rules !== "object" || d.rules === null || Array.isArray(d.rules)) throw new ReceiptError("rules must be a map");
   const cc = d.client_commitments;
   if (!Array.isArray(cc) || cc.length !== 4) throw new ReceiptError("client_commitments must be four hex commitments");
+  if ("dealing" in d && !DEALINGS.includes(d.dealing as string)) throw new ReceiptError(`dealing must be one of ${DEALINGS.join(", ")}`);
+  const dealing = "dealing" in d ? d.dealing as string : null;
   let season: SeasonLeaf | null = null;
   if (d.season !== null && d.season !== undefined) {
     const s = d.season as Record<string, unknown>;
@@ -114,7 +120,7 @@ async function read(data: Bytes): Promise<SignedReceipt> {
   for (const [what, raw] of [["receipt rules", rules], ...packedSeats.map((p, i) => [`receipt seat ${i}`, p] as const)] as const) {
     if (raw.length > 4096) throw new ReceiptError(`${what}: ${raw.length} bytes; at most 4096`);
   }
-  const receipt: Receipt = { matchId, rules, seats: packedSeats, serverCommitment, season, clientCommitments };
+  const receipt: Receipt = { matchId, rules, seats: packedSeats, serverCommitment, season, clientCommitments, dealing };
   const publicKey = hexField(d, "public_key", 32);
   if ("key_id" in d && d.key_id !== await keyId(publicKey)) {
     throw new ReceiptError(`key_id ${pyRepr(d.key_id)} is not the id of its public_key (${await keyId(publicKey)})`);
@@ -167,6 +173,23 @@ function describe(name: string, promised: Receipt, logged: Receipt): string {
     return `the client commitments of ${seats.join(", ")} are not the ones promised`;
   }
   return `its ${NAMES[name]} is not the one promised`;
+}
+
+/**
+ * The dealing protocol a receipt promised against the log's, as `check_dealing` of
+ * replay/verify/receipt.py: the header's (seeds or blind) and each hand's blind version
+ * (`versions`: deal number → 1-3, a hand without a pass left out). Gives the mismatches
+ * (a deal number, or null for the match) and the note for a receipt that promises none.
+ */
+export function dealingMismatches(h: Header, promised: string | null, versions: Map<number, number>): { found: [number | null, string][]; note: string | null } {
+  if (promised === null) {
+    return { found: [], note: h.blind ? "the receipt does not name the dealing protocol (a receipt made before receipts did): it does not bind the blind dealing's version (--require-proof makes a deal without pass proofs a finding)" : null };
+  }
+  const head = `the log is not the match promised before play: the receipt promised dealing under ${promised}, `;
+  if ((promised !== PROTOCOL) !== h.blind) return { found: [[null, head + (h.blind ? "the log is dealt blind" : `the log is dealt from seeds (${PROTOCOL})`)]], note: null };
+  const found: [number, string][] = [];
+  if (h.blind) for (const [n, version] of versions) if (`tarneeb-blind-v${version}` !== promised) found.push([n, `${head}this hand is dealt under tarneeb-blind-v${version}`]);
+  return { found, note: null };
 }
 
 /** Every way the log is not the promised match, as `receipt-mismatch` finding messages. */

@@ -4,7 +4,7 @@
  * the engine, every claim, and the end of the match. Findings name the hand (the deal
  * number, from 0), the trick (1–13), the seat and the card.
  */
-import { BlindChecker } from "./blind.js";
+import { BlindChecker, blindVersion } from "./blind.js";
 import { type Fault } from "./transcript.js";
 import { type Bytes, constantTimeEqual, equal, toHex } from "./bytes.js";
 import { ed25519Verify, keyId, weakKey } from "./crypto.js";
@@ -17,7 +17,7 @@ import { ALL_RULE_FIELDS, PRESETS, lowestTotal, presetDepartures, reveals, rules
 import { pyRepr, rulesNotes } from "./house.js";
 import { nameScripts, pyStr } from "./names.js";
 import { exercisedPaths } from "./paths.js";
-import { type SignedReceipt, receiptMismatches } from "./receipt.js";
+import { type SignedReceipt, dealingMismatches, receiptMismatches, receiptOf } from "./receipt.js";
 import { encodeExact, jsonKey } from "./unpack.js";
 
 export type { Finding, Verdict } from "./findings.js";
@@ -36,6 +36,9 @@ export interface Options {
   /** called before each dealing attempt is replayed (from 0, of `total`): a page shows the
    *  progress of a log dealt blind, whose proofs take seconds a deal, and lets itself paint */
   onHand?: (done: number, total: number) => void | Promise<void>;
+  /** the user's policy (`--require-proof`): a deal not proven from the log (recorded by the
+   *  platform, or dealt blind under `tarneeb-blind-v1`) is an `unproven-deal` finding */
+  requireProof?: boolean;
 }
 
 /** The receipt for a match: the one that names it; else the only one given; else none. */
@@ -92,6 +95,15 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
   const receipt = receiptFor(opts, h.matchId);
   if (receipt !== null) {
     for (const m of await receiptMismatches(h, receipt, opts.publicKey ?? null)) add(v, "receipt-mismatch", m);
+    const versions = new Map<number, number>();
+    for (const rec of log.hands) {
+      const version = rec.blind ? blindVersion(rec.blind) : null;
+      if (version !== null) versions.set(rec.dealNumber, version);
+    }
+    // as the Python verifier: a log that commits to no seeds is that one finding, nothing more
+    const dealing = receiptOf(h) === null ? { found: [], note: null } : dealingMismatches(h, receipt.receipt.dealing, versions);
+    for (const [hand, m] of dealing.found) add(v, "receipt-mismatch", m, { hand });
+    if (dealing.note !== null) v.notes.push(dealing.note);
   } else if (h.serverCommitment !== null) v.notes.push(NO_RECEIPT_NOTE);
   let firstDealer = h.firstDealer;
   let seedsOk = false;
@@ -131,6 +143,10 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
     if (v1) v.notes.push(`${v1} dealing attempt(s) dealt blind under tarneeb-blind-v1: their shuffle passes carry no proofs, so a pass that changed the deck is named only with the revealed keys`);
   }
   if (v.recorded) v.notes.push(`${v.recorded} of the deals replayed are recorded by the platform, not proven by committed seeds`);
+  if (opts.requireProof) {
+    if (v.recorded) add(v, "unproven-deal", `${v.recorded} of the deals replayed are recorded by the platform, not derived from committed seeds: nothing in the log proves them, and proof is required`);
+    for (const n of source.blind?.v1Hands ?? []) add(v, "unproven-deal", "dealt blind under tarneeb-blind-v1: its shuffle passes carry no proofs, and proof is required", { hand: n });
+  }
   reportNotReplayed(v, replay.missing);
   checkEnd(log, state, v, replay.atLastMove);
   v.paths = exercisedPaths(rules, state.history, timers);

@@ -43,22 +43,8 @@ function publicKeyFaults(d: Deal): Fault[] {
   return d.publics.flatMap((y, s) => (y === null ? [{ seat: s, what: keyWhat(s), kind: "blind-transcript" }] : []));
 }
 
-/**
- * Each pass against the deck before it, by its shuffle proof (`proofs[s]`: elements, scalars):
- * `tarneeb-blind-v3`'s argument or v2's proof, by its length.
- */
-function passFaults(d: Deal, proofs: [Bytes, Bytes][]): Fault[] {
-  const faults: Fault[] = [];
-  let deck: (Point | null)[] = cardPoints();
-  d.passes.forEach((out, s) => {
-    const [els, scs] = proofs[s]!;
-    const ok = !deck.includes(null) && !out.includes(null)
-      && verifyPass(d.publics[s]!, deck as Point[], out as Point[], els, scs, context(d.matchId, d.n, "shuffle", s, s));
-    if (!ok) faults.push({ seat: s, what: UNPROVEN_PASS, kind: "wrong-shuffle" });
-    deck = out;
-  });
-  return faults;
-}
+/** The sentence a fault ends with when later steps were built on what it published. */
+const unjudged = (steps: string[]) => (steps.length ? `; what was built on it cannot be judged, and is not held against its seats: ${steps.join(", ")}` : "");
 
 /** The batched proof of round `r`, seat `k`, against the elements that seat was given. */
 function batchHolds(d: Deal, r: number, k: number, proof: Bytes): boolean {
@@ -69,20 +55,59 @@ function batchHolds(d: Deal, r: number, k: number, proof: Bytes): boolean {
     && verifyBatch(d.publics[k]!, positions, ins as Point[], outs as Point[], proof, context(d.matchId, d.n, "decrypt-batch", k, r));
 }
 
-/** §13.4 under v2, from the proofs alone; then the revealed keys. */
+/**
+ * The passes, then the decryption rounds (`batch`: round r, seat k at 4r + k), judged in the
+ * order they were made, as `_judge_in_order` of audit/blind/proofs.py: a step is judged only
+ * when everything it was given is proven (a pass on the deck of the pass before it, by its
+ * shuffle proof — `tarneeb-blind-v3`'s argument or v2's proof, by its length —; a seat's
+ * batch of a round on its positions' elements one round earlier). The first step whose proof
+ * fails is the fault; a step built on what a failed or unjudged step published is not judged
+ * (a change made after the fact to one seat's step would fail the honest next seat's proof
+ * too), and is named in that fault's sentence, never held against its own seat. Gives the
+ * faults and how many passes are proven (4: all).
+ */
+function judgeInOrder(d: Deal, proofs: [Bytes, Bytes][], batch: Bytes): { faults: Fault[]; provenPasses: number } {
+  let deck: (Point | null)[] = cardPoints();
+  for (let s = 0; s < d.passes.length; s++) {
+    const out = d.passes[s]!;
+    const [els, scs] = proofs[s]!;
+    const ok = !deck.includes(null) && !out.includes(null)
+      && verifyPass(d.publics[s]!, deck as Point[], out as Point[], els, scs, context(d.matchId, d.n, "shuffle", s, s));
+    if (!ok) {
+      const later = Array.from({ length: d.passes.length - s - 1 }, (_, i) => `seat ${s + 1 + i}'s pass`);
+      if (batch.length) later.push("every decryption");
+      return { faults: [{ seat: s, what: UNPROVEN_PASS + unjudged(later), kind: "wrong-shuffle" }], provenPasses: s };
+    }
+    deck = out;
+  }
+  const faults: Fault[] = [];
+  const builtOn: string[][] = [];
+  const cause = new Map<number, number>(); // a position whose element is not proven -> its fault
+  split(batch, PROOF).forEach((proof, i) => {
+    const r = i >> 2, k = i & 3;
+    const positions = roundPositions(d.dealer, r, k);
+    const from = [...new Set(positions.filter((p) => cause.has(p)).map((p) => cause.get(p)!))].sort((x, y) => x - y);
+    if (from.length) {
+      for (const f of from) builtOn[f]!.push(`seat ${k}'s decryptions in round ${r + 1}`);
+      for (const p of positions) if (!cause.has(p)) cause.set(p, from[0]!);
+      return;
+    }
+    if (!batchHolds(d, r, k, proof)) {
+      faults.push({ seat: k, what: `a wrong partial decryption in round ${r + 1}: its batched proof fails (one of positions ${positions.join(", ")})`, kind: "wrong-decryption" });
+      builtOn.push([]);
+      for (const p of positions) cause.set(p, faults.length - 1);
+    }
+  });
+  return { faults: faults.map((f, i) => ({ ...f, what: f.what + unjudged(builtOn[i]!) })), provenPasses: d.passes.length };
+}
+
+/** §13.4 under v2, from the proofs alone, in causal order; then the revealed keys, each judged
+ * against its seat's pass and the proven deck before it. */
 export function verifyV2(d: Deal, shuffleProofs: [Bytes, Bytes][], batch: Bytes, keys: SeatKey[]): Fault[] {
   const bad = publicKeyFaults(d);
   if (bad.length) return bad;
-  const faults = passFaults(d, shuffleProofs);
-  const batches = split(batch, PROOF);
-  for (let r = 0; r < 3; r++) {
-    for (let k = 0; k < 4; k++) {
-      if (!batchHolds(d, r, k, batches[4 * r + k]!)) {
-        faults.push({ seat: k, what: `a wrong partial decryption in round ${r + 1}: its batched proof fails (one of positions ${roundPositions(d.dealer, r, k).join(", ")})`, kind: "wrong-decryption" });
-      }
-    }
-  }
-  return [...faults, ...keys.flatMap((key) => revealedFaults(d, key))];
+  const { faults, provenPasses } = judgeInOrder(d, shuffleProofs, batch);
+  return [...faults, ...keys.filter((key) => key.seat <= provenPasses).flatMap((key) => revealedFaults(d, key))];
 }
 
 /**
@@ -118,12 +143,7 @@ export function verifyV1(d: Deal, proofs: Bytes[], keys: SeatKey[]): Fault[] {
 export function verifyUnfinished(d: Deal, shuffleProofs: [Bytes, Bytes][], batch: Bytes): Fault[] {
   const s = d.publics.indexOf(null);
   if (s >= 0) return [{ seat: -1, what: keyWhat(s), kind: "blind-transcript" }];
-  const faults = passFaults(d, shuffleProofs);
-  split(batch, PROOF).forEach((proof, i) => {
-    const r = i >> 2, k = i & 3;
-    if (!batchHolds(d, r, k, proof)) faults.push({ seat: k, what: `a wrong partial decryption in round ${r + 1}: its batched proof fails`, kind: "wrong-decryption" });
-  });
-  return faults;
+  return judgeInOrder(d, shuffleProofs, batch).faults;
 }
 
 /** A revealed key against its public key, and its seat's pass against the deck before it. */

@@ -9,6 +9,7 @@ import { ed25519Verify, keyId, rawKeyFromPem, sha256 } from "../src/crypto.js";
 import {
   Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion,
 } from "../src/derive.js";
+import { receiptMessage } from "../src/receipt.js";
 import { parseLog } from "../src/records.js";
 import { PRESETS, rulesMap, trumpForDeal } from "../src/rules.js";
 import { verifyBytes } from "../src/verify.js";
@@ -87,6 +88,16 @@ test("signature.json: signatures, key id, the PEM key, the season head", async (
   }
   assert.equal(toHex(seasonHeadMessage(s.season_head.size, fromHex(s.season_head.root))), s.season_head.message);
   assert.ok(await ed25519Verify(key, fromHex(s.season_head.message), fromHex(s.season_head.signature)));
+  // the receipt, as made before receipts named the dealing protocol and as made now
+  const r = s.receipt;
+  const terms = {
+    matchId: fromHex(r.match_id), rules: fromHex(r.rules), seats: r.seats.map(fromHex), serverCommitment: fromHex(r.server_commitment),
+    season: season(r.season), clientCommitments: r.client_commitments.map(fromHex),
+  };
+  assert.equal(toHex(await receiptMessage({ ...terms, dealing: null })), r.message);
+  assert.equal(toHex(await receiptMessage({ ...terms, dealing: r.dealing })), r.dealing_message);
+  assert.ok(await ed25519Verify(key, fromHex(r.dealing_message), fromHex(r.dealing_signature)));
+  assert.ok(!await ed25519Verify(key, fromHex(r.message), fromHex(r.dealing_signature)));
 });
 
 test("hands.json: the trump each preset takes from a deal", async () => {

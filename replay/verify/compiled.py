@@ -172,7 +172,7 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
     if receipt is not None:
         from tarneeb.replay.verify.receipt import check_receipt  # only when given
 
-        check_receipt(header, receipt, v, public_key)
+        check_receipt(header, receipt, v, public_key, log.hands)
     elif header.server_commitment is not None:
         v.notes.append(NO_RECEIPT_NOTE)
     if deriver is None or v.findings or deriver.first_dealer() != header.first_dealer:

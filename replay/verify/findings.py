@@ -76,6 +76,9 @@ KINDS: dict[str, str] = {
     "card-not-dealt": "a card played (or shown) is not the card dealt to that seat at that "
                       "position: its proof does not verify",
     "wrong-key": "a seat's revealed key does not match its public key, or is no permutation",
+    "unproven-deal": "a deal not proven from the log (recorded by the platform, or dealt "
+                     "blind under tarneeb-blind-v1, its passes without proofs) where the user "
+                     "requires proof (--require-proof)",
 }
 
 

@@ -68,7 +68,7 @@ def verify_parsed(log: ParsedLog, path: str, trust: Trust, count_paths: bool,
     if receipt is not None:
         from tarneeb.replay.verify.receipt import check_receipt
 
-        check_receipt(log.header, receipt, v, public_key)
+        check_receipt(log.header, receipt, v, public_key, log.hands)
     elif log.header.server_commitment is not None:
         v.notes.append(NO_RECEIPT_NOTE)
     header = log.header
@@ -116,6 +116,8 @@ def verify_parsed(log: ParsedLog, path: str, trust: Trust, count_paths: bool,
     if v.recorded:
         v.notes.append(f"{v.recorded} of the deals replayed are recorded by the platform, not "
                        "proven by committed seeds")
+    if trust.require_proof:
+        require_proof(v, replay.blind.v1_hands if replay.blind is not None else [])
     report_not_replayed(v, replay.missing)
     check_end(log, state, v, replay.at_last_move)
     if count_paths:
@@ -124,6 +126,19 @@ def verify_parsed(log: ParsedLog, path: str, trust: Trust, count_paths: bool,
         v.paths = exercised_paths(header.rules, state.history, timers)
     v.history = state.history
     return v
+
+
+def require_proof(v: Verdict, v1_hands: list[int]) -> None:
+    """The user requires every deal proven from the log (``--require-proof``): a deal the
+    platform recorded, or dealt blind under ``tarneeb-blind-v1`` (its passes unproven), is
+    an ``unproven-deal`` finding (the recorded ones together, each v1 hand on its own)."""
+    if v.recorded:
+        v.add("unproven-deal", f"{v.recorded} of the deals replayed are recorded by the "
+              "platform, not derived from committed seeds: nothing in the log proves them, "
+              "and proof is required")
+    for n in v1_hands:
+        v.add("unproven-deal", "dealt blind under tarneeb-blind-v1: its shuffle passes carry "
+              "no proofs, and proof is required", hand=n)
 
 
 class _Abandon(Exception):

@@ -31,15 +31,24 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tarneeb.audit.encoding import PROTOCOL
 from tarneeb.audit.errors import AuditError
 from tarneeb.audit.jsontext import JsonTextError, read_json
-from tarneeb.audit.receipt import Receipt
+from tarneeb.audit.receipt import DEALINGS, Receipt
 from tarneeb.audit.seeds import SeasonLeaf
 from tarneeb.audit.signing import key_id, public_key_from_raw, public_key_raw
-from tarneeb.replay.log.records import BatchProof, Header, Seat, _pack, _rules_map, _seat_pairs
+from tarneeb.replay.log.records import (
+    BatchProof,
+    HandRecord,
+    Header,
+    Seat,
+    _pack,
+    _rules_map,
+    _seat_pairs,
+)
 from tarneeb.replay.rules.ruleset import RulesError, RuleSet, check_preset_name, preset
 from tarneeb.replay.verify.findings import Verdict
 from tarneeb.replay.verify.provenance import season_leaf
 
 RECEIPT_FORMAT = "tarneeb-receipt"
+BLIND_DEALING = "tarneeb-blind-v3"  # what the recorder deals blind under
 MAX_RECEIPT_BYTES = 64 * 1024
 
 
@@ -57,27 +66,40 @@ class SignedReceipt:
 
 
 
-def receipt_of(header: Header) -> Receipt:
-    """The terms a log header records, as a receipt (for a seeded log)."""
+def receipt_of(header: Header, dealing: str | None = None) -> Receipt:
+    """The terms a log header records, as a receipt (for a seeded log), promising
+    ``dealing`` (``None``: no dealing protocol, as a receipt made before receipts named it)."""
     if header.server_commitment is None or header.client_commitments is None:
         raise ReceiptError("the log commits to no seeds, so it has no receipt")
     return Receipt(
         match_id=header.match_id, rules=_pack(_rules_map(header)),
         seats=tuple(_pack(s) for s in _seat_pairs(header)),
         server_commitment=header.server_commitment, season=season_leaf(header),
-        client_commitments=tuple(header.client_commitments))
+        client_commitments=tuple(header.client_commitments), dealing=dealing)
+
+
+def _dealing(name: str) -> str:
+    """A dealing protocol's name, from it or from the recorder's word for it: ``seeds``
+    (:data:`~tarneeb.audit.encoding.PROTOCOL`), ``blind`` (:data:`BLIND_DEALING`)."""
+    dealing = {"seeds": PROTOCOL, "blind": BLIND_DEALING}.get(name, name)
+    if dealing not in DEALINGS:
+        raise ReceiptError(f"dealing {name!r}: it is seeds, blind or one of "
+                           + ", ".join(DEALINGS))
+    return dealing
 
 
 def make_receipt(key: Ed25519PrivateKey, *, rules: str | RuleSet | Mapping[str, Any],
                  seats: Sequence[str | tuple[str, bool]], match_id: bytes,
                  server_commitment: bytes, client_commitments: Sequence[bytes],
-                 season: BatchProof | None = None) -> str:
+                 season: BatchProof | None = None, dealing: str = "seeds") -> str:
     """The receipt file of a match about to be played, signed with ``key``: what a platform
     gives each seat once the four client commitments are in, before any seed is revealed.
 
     The terms are given as :class:`~tarneeb.replay.server.recorder.MatchRecorder` takes them
     (a preset's name, a :class:`~tarneeb.replay.rules.ruleset.RuleSet` or its fields; four names or
-    ``(name, computer)`` pairs), and enter the receipt as the log's header will hold them,
+    ``(name, computer)`` pairs; ``dealing`` as the recorder takes it, ``seeds`` or ``blind``,
+    or a protocol's name of :data:`~tarneeb.audit.receipt.DEALINGS`), and enter the receipt
+    as the log's header will hold them,
     so ``tarneeb verify --receipt`` finds the log of this match to be the one promised.
     Raises :class:`ReceiptError` for terms that are not a match's.
     """
@@ -92,20 +114,23 @@ def make_receipt(key: Ed25519PrivateKey, *, rules: str | RuleSet | Mapping[str, 
                     seats=[Seat(s, False) if isinstance(s, str) else Seat(str(s[0]), bool(s[1]))
                            for s in seats],
                     server_commitment=server_commitment, batch=season,
-                    client_commitments=list(client_commitments))
+                    client_commitments=list(client_commitments),
+                    blind=_dealing(dealing) != PROTOCOL)
     try:
-        return receipt_json(header, key)
+        return receipt_json(header, key, _dealing(dealing))
     except AuditError as e:
         raise ReceiptError(str(e)) from None
 
 
-def receipt_json(header: Header, key: Ed25519PrivateKey) -> str:
+def receipt_json(header: Header, key: Ed25519PrivateKey, dealing: str | None = None) -> str:
     """The receipt file the platform gives each seat when play starts, signed with ``key``.
 
     ``header`` is the log's (the first dealer does not enter the receipt); a platform that
-    has no header yet calls :func:`make_receipt`.
+    has no header yet calls :func:`make_receipt`. ``dealing``: the dealing protocol promised
+    (default: the seeds', or :data:`BLIND_DEALING` for a header that says dealt blind).
     """
-    r = receipt_of(header)
+    r = receipt_of(header, _dealing(dealing) if dealing is not None else
+                   BLIND_DEALING if header.blind else PROTOCOL)
     pub = key.public_key()
     leaf = r.season
     doc = {
@@ -116,6 +141,7 @@ def receipt_json(header: Header, key: Ed25519PrivateKey) -> str:
         "season": None if leaf is None else {"index": leaf.index, "size": leaf.size,
                                              "root": leaf.root.hex()},
         "client_commitments": [c.hex() for c in r.client_commitments],
+        "dealing": r.dealing,
         "public_key": public_key_raw(pub).hex(), "key_id": key_id(pub),
         "signature": r.sign(key).hex(),
     }
@@ -166,6 +192,9 @@ def _read(data: bytes) -> SignedReceipt:
     if not isinstance(cc, list) or len(cc) != 4:
         raise ReceiptError("client_commitments must be four hex commitments")
     season = doc.get("season")
+    dealing = doc.get("dealing")  # absent: a receipt made before receipts named it
+    if "dealing" in doc and dealing not in DEALINGS:
+        raise ReceiptError(f"dealing must be one of {', '.join(DEALINGS)}")
     try:
         leaf = None
         if season is not None:
@@ -178,7 +207,7 @@ def _read(data: bytes) -> SignedReceipt:
             match_id=_hex(doc, "match_id"), rules=_pack(rules),
             seats=tuple(_pack(s) for s in seats),
             server_commitment=_hex(doc, "server_commitment", 32), season=leaf,
-            client_commitments=tuple(_hex({"c": c}, "c", 32) for c in cc))
+            client_commitments=tuple(_hex({"c": c}, "c", 32) for c in cc), dealing=dealing)
     except (AuditError, TypeError, ValueError) as e:
         if isinstance(e, ReceiptError):
             raise
@@ -191,7 +220,8 @@ def _read(data: bytes) -> SignedReceipt:
 
 
 _RECEIPT_FIELDS = {"format", "protocol", "match_id", "rules", "seats", "server_commitment",
-                   "season", "client_commitments", "public_key", "key_id", "signature"}
+                   "season", "client_commitments", "dealing", "public_key", "key_id",
+                   "signature"}
 
 
 def _key_name(raw: bytes) -> str:
@@ -224,11 +254,14 @@ def _describe(name: str, promised: Receipt, logged: Receipt) -> str:
 
 
 def check_receipt(header: Header, signed: SignedReceipt, v: Verdict,
-                  pinned_key: bytes | None = None) -> None:
+                  pinned_key: bytes | None = None,
+                  hands: Sequence[HandRecord] = ()) -> None:
     """Add a ``receipt-mismatch`` finding for every way the log is not the promised match.
 
     The receipt's signature is checked with ``pinned_key`` when given, else with the
-    log's own key; a receipt signed by another key than the log's is a finding too.
+    log's own key; a receipt signed by another key than the log's is a finding too. The
+    dealing protocol promised is checked against the header and each of ``hands`` (the
+    log's dealing attempts): a hand dealt under another is a finding.
     """
     key = pinned_key if pinned_key is not None else header.public_key
     if key is None:
@@ -251,7 +284,38 @@ def check_receipt(header: Header, signed: SignedReceipt, v: Verdict,
     for name in signed.receipt.differences(logged):
         v.add("receipt-mismatch", "the log is not the match promised before play: "
               + _describe(name, signed.receipt, logged))
+    check_dealing(header, signed.receipt.dealing, hands, v)
 
 
-__all__ = ["ReceiptError", "SignedReceipt", "check_receipt", "make_receipt", "read_receipt",
-           "receipt_json", "receipt_of", "season_leaf"]
+def check_dealing(header: Header, promised: str | None, hands: Sequence[HandRecord],
+                  v: Verdict) -> None:
+    """The dealing protocol the receipt promised against the log's: the header's (seeds or
+    blind) and each hand's transcript (its blind version, by its shape). A receipt that
+    promises none (made before receipts named it) binds nothing: a note says so for a log
+    dealt blind (a v1 deal is then a finding only with ``--require-proof``)."""
+    if promised is None:
+        if header.blind:
+            v.notes.append("the receipt does not name the dealing protocol (a receipt made "
+                           "before receipts did): it does not bind the blind dealing's "
+                           "version (--require-proof makes a deal without pass proofs a "
+                           "finding)")
+        return
+    if (promised != PROTOCOL) != header.blind:
+        v.add("receipt-mismatch", f"the log is not the match promised before play: the "
+              f"receipt promised dealing under {promised}, the log is "
+              + ("dealt blind" if header.blind else f"dealt from seeds ({PROTOCOL})"))
+        return
+    if not header.blind:
+        return
+    other = [(rec.deal_number, f"tarneeb-blind-v{rec.blind.version}") for rec in hands
+             if rec.blind is not None and (rec.blind.shuffle_proofs is None
+                                           or rec.blind.shuffle_proofs)
+             and f"tarneeb-blind-v{rec.blind.version}" != promised]
+    for n, dealt in other:
+        v.add("receipt-mismatch", f"the log is not the match promised before play: the "
+              f"receipt promised dealing under {promised}, this hand is dealt under {dealt}",
+              hand=n)
+
+
+__all__ = ["BLIND_DEALING", "ReceiptError", "SignedReceipt", "check_dealing", "check_receipt",
+           "make_receipt", "read_receipt", "receipt_json", "receipt_of", "season_leaf"]

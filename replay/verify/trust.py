@@ -41,7 +41,10 @@ class Trust:
     - ``receipts``: seats' pre-play receipts (``--receipt``): a log must be the match its
       receipt promised;
     - ``server_seed``: the server seed revealed outside a log cut short (``--server-seed``);
-    - ``limits``: the caps a log is read within.
+    - ``limits``: the caps a log is read within;
+    - ``require_proof``: the user's policy (``--require-proof``): a deal not proven from
+      the log (recorded by the platform, or dealt blind under ``tarneeb-blind-v1``) is a
+      finding, not a note.
 
     It is frozen and made of plain values, so it pickles to a worker as it is. Names in
     ``keys`` are held to the rules of a keys file
@@ -60,6 +63,7 @@ class Trust:
     receipts: tuple[SignedReceipt, ...] = ()
     server_seed: bytes | None = None
     limits: Limits = field(default=DEFAULT_LIMITS)
+    require_proof: bool = False
 
     def __post_init__(self) -> None:
         if self.keys is not None:

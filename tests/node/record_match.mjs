@@ -107,7 +107,7 @@ async function replay([matchPath, out, keyPath, durability, pace = "0", stop = "
     const b = h.batch;
     writeFileSync(`${out}.receipt.json`, await makeReceipt({ rules: rec.rules, seats: h.seats, matchId: hex(h.match_id),
       serverCommitment: hex(h.server_commitment), clientCommitments: h.client_commitments.map(hex),
-      season: b && { index: b.index, size: b.size, root: hex(b.root) }, key, publicKey: await publicKeyOf(key) }));
+      season: b && { index: b.index, size: b.size, root: hex(b.root) }, key, publicKey: await publicKeyOf(key), dealing: h.dealing ?? "seeds" }));
   }
   let n = 0;
   const ack = async () => {
