@@ -1,0 +1,163 @@
+"""The fair-play analysis of played hands: decisions, and what the player's information
+made of them.
+
+At each analysed decision (a seat about to play, from trick ``FIRST_TRICK`` to
+``LAST_TRICK``) the analysis draws ``samples`` layouts of the hidden cards agreeing
+with what the seat knew (:mod:`~.layouts`), solves each with DDS (:mod:`~.solver`),
+and counts on how many of them the card the seat chose is double-dummy best: the
+estimate ``p`` of the chance that a player who cannot see the hidden cards picks a
+best card by choosing that one. It then solves the real layout: ``x`` is 1 when the
+card was best there. A decision whose legal cards are all worth the same on every
+sampled layout says nothing and is skipped; so is one with a single legal card or
+with only cards the seat can tell are equivalent.
+
+What comes out per hand is a :class:`HandPlay`: one small record per decision
+(``seat, index, card, x, hits, samples``), which the summary folds per player, per seat
+label and per partnership (:mod:`~.summary`) and which a state store can keep as it is
+(:meth:`HandPlay.to_json`, :meth:`HandPlay.from_json`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tarneeb.replay.fairplay.layouts import (
+    InfoSet,
+    actual_hands,
+    infoset,
+    leaders_of,
+    sample_layouts,
+)
+from tarneeb.replay.fairplay.solver import Position, solve_many
+from tarneeb.replay.rules.cards import SUIT_MASKS, Card, Mask
+from tarneeb.replay.rules.scoring import Hand
+
+FIRST_TRICK = 6  # tricks counted from 1: from here on a solve costs about 0.5 ms or less
+LAST_TRICK = 11  # the last two tricks are nearly always forced
+SAMPLES = 10  # layouts per decision (the variance carries the Monte Carlo part)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One analysed decision: the seat, the play's index in the hand (0–51), the card
+    played, ``x`` (1: a double-dummy best card on the real layout), ``hits`` (on how many
+    of ``samples`` sampled layouts the card played was best)."""
+
+    seat: int
+    index: int
+    card: Card
+    x: int
+    hits: int
+    samples: int
+
+    @property
+    def p(self) -> float:
+        return self.hits / self.samples
+
+    @property
+    def excess(self) -> float:
+        return self.x - self.p
+
+
+@dataclass(frozen=True, slots=True)
+class HandPlay:
+    """The analysed decisions of one played hand (``deal_number`` as in the log)."""
+
+    deal_number: int
+    decisions: tuple[Decision, ...]
+
+    def to_json(self) -> list[Any]:
+        """A compact form: ``[deal_number, [[seat, index, card, x, hits, samples], ...]]``."""
+        return [self.deal_number, [[d.seat, d.index, d.card, d.x, d.hits, d.samples]
+                                   for d in self.decisions]]
+
+    @classmethod
+    def from_json(cls, data: Any) -> HandPlay:
+        """The record :meth:`to_json` wrote (raises ValueError on anything else)."""
+        try:
+            number, rows = data
+            out = []
+            for row in rows:
+                seat, index, card, x, hits, samples = (int(v) for v in row)
+                if not (0 <= seat < 4 and 0 <= index < 52 and 0 <= card < 52 and x in (0, 1)
+                        and 0 <= hits <= samples and samples > 0):
+                    raise ValueError(f"a decision out of range: {row!r}")
+                out.append(Decision(seat, index, card, x, hits, samples))
+            return cls(int(number), tuple(out))
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"not a fair-play hand record: {e}") from None
+
+
+def legal_cards(info: InfoSet) -> Mask:
+    """The cards the seat may play: the led suit when it holds it, else any."""
+    if info.trick:
+        follow = info.own & SUIT_MASKS[info.trick[0] // 13]
+        if follow:
+            return follow
+    return info.own
+
+
+def _distinct(legal: Mask, info: InfoSet) -> bool:
+    """Whether the legal cards are not all one run the seat can see is equivalent (two
+    cards of a suit are, when every card between them is played or the seat's own)."""
+    visible = ~(info.hidden | sum(info.known[s] for s in range(4) if s != info.seat))
+    cards = [c for c in range(52) if legal >> c & 1]
+    for a, b in zip(cards, cards[1:], strict=False):
+        if a // 13 != b // 13:
+            return True
+        between = ((1 << b) - 1) & ~((1 << (a + 1)) - 1)
+        if between & ~visible:
+            return True
+    return False
+
+
+def hand_rng(seed: bytes, match: bytes, deal_number: int) -> random.Random:
+    """The Monte Carlo stream of one hand: from the audit's seed, the match and the hand."""
+    digest = hashlib.sha256(b"tarneeb-fairplay\x00" + seed + match
+                            + deal_number.to_bytes(4, "big")).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = SAMPLES,
+                 first_trick: int = FIRST_TRICK, last_trick: int = LAST_TRICK,
+                 shares: Sequence[tuple[int, int]] = ()) -> HandPlay:
+    """The decisions of a played hand (52 plays), analysed. ``shares``: pairs of seats
+    analysed as if each saw the other's cards (no use in an audit: the simulations
+    calibrate with it)."""
+    if hand.cancelled or len(hand.plays) != 52:
+        return HandPlay(hand.deal_number, ())
+    sees = {a: (b,) for a, b in shares} | {b: (a,) for a, b in shares}
+    pending: list[tuple[InfoSet, Card, Mask]] = []
+    positions: list[Position] = []
+    leaders = leaders_of(hand)
+    for index in range(4 * (first_trick - 1), 4 * last_trick):
+        t, p = divmod(index, 4)
+        seat = (leaders[t] + p) & 3
+        info = infoset(hand, index, reveals, sees.get(seat, ()))
+        legal = legal_cards(info)
+        if legal.bit_count() < 2 or not _distinct(legal, info):
+            continue
+        for layout in sample_layouts(info, samples, rng):
+            positions.append(Position(layout, info.leader, info.trick, hand.trump))
+        positions.append(Position(actual_hands(hand, index), info.leader, info.trick,
+                                  hand.trump))
+        pending.append((info, hand.plays[index], legal))
+    values = solve_many(positions)
+    out = []
+    for k, (info, card, _legal) in enumerate(pending):
+        rows = values[k * (samples + 1):(k + 1) * (samples + 1)]
+        sampled, actual = rows[:-1], rows[-1]
+        if all(len(set(v.values())) == 1 for v in sampled):
+            continue  # every legal card the same on every sampled layout: nothing to learn
+        hits = sum(1 for v in sampled if v[card] == max(v.values()))
+        x = int(actual[card] == max(actual.values()))
+        out.append(Decision(info.seat, info.index, card, x, hits, samples))
+    return HandPlay(hand.deal_number, tuple(out))
+
+
+__all__ = ["FIRST_TRICK", "LAST_TRICK", "SAMPLES", "Decision", "HandPlay", "analyse_hand",
+           "hand_rng", "legal_cards"]
