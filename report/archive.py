@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import textwrap
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tarneeb.replay.archive.audit import ArchiveSummary, describe_test
@@ -24,6 +25,7 @@ from tarneeb.replay.archive.words import (
     key_counts,
     verdict_lines,
 )
+from tarneeb.replay.fairplay.summary import GroupResult, replay_hint
 from tarneeb.replay.verify.findings import KINDS, place
 from tarneeb.replay.verify.people import hands_from_1
 
@@ -191,8 +193,9 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
 
 
 def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
-                 alpha: float, subtitle: str = "", generator: str = "tarneeb audit") -> str:
-    """The report as HTML text."""
+                 alpha: float, subtitle: str = "", generator: str = "tarneeb audit",
+                 play: Sequence[GroupResult] | None = None) -> str:
+    """The report as HTML text (``play``: the fair-play analysis's groups, worst first)."""
     sections = []
     for origin, results in fairness.items():
         what, meaning = ORIGIN_WORDS[origin]
@@ -251,6 +254,7 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
                        unlisted=summary.first_unlisted, signers=signers, abandoned=abandoned,
                        repeats=summary.first_repeats,
                        repeats_total=summary.copies + summary.conflicting,
+                       play=_play_rows(play),
                        alpha=f"{alpha:.0%}" if alpha >= 0.01 else f"{alpha:g}")
 
 
@@ -261,9 +265,23 @@ def _keys_by_count(summary: ArchiveSummary) -> list[str]:
 
 def write_archive_report(path: str | os.PathLike[str], summary: ArchiveSummary,
                          fairness: dict[str, list[StatResult]], alpha: float,
-                         subtitle: str = "") -> None:
-    """Write the report to ``path`` (atomically)."""
-    write_page(path, archive_page(summary, fairness, alpha, subtitle))
+                         subtitle: str = "", play: Sequence[GroupResult] | None = None,
+                         ) -> None:
+    """Write the report to ``path`` (atomically); ``play``: the fair-play analysis's groups,
+    worst first (``--play``)."""
+    write_page(path, archive_page(summary, fairness, alpha, subtitle, play=play))
+
+
+def _play_rows(play: Sequence[GroupResult] | None) -> list[dict[str, Any]] | None:
+    """The fair-play groups for the page, worst first, each with a hand to replay."""
+    if play is None:
+        return None
+    return [{"group": f"{r.kind} {r.name}", "decisions": f"{r.decisions:,}",
+             "hands": f"{r.hands:,}", "excess": f"{100 * r.excess:+.1f}", "z": f"{r.z:+.2f}",
+             "p": format_p(r.p_value),
+             "p_adjusted": "" if r.p_adjusted is None else format_p(r.p_adjusted),
+             "tested": r.tested, "flagged": r.flagged,
+             "replay": replay_hint(r.weighing[0]) if r.weighing else ""} for r in play]
 
 
 __all__ = ["archive_page", "headline", "write_archive_report"]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from tarneeb.replay.fairplay.layouts import actual_hands, infoset, leaders_of, sample_layouts
@@ -213,4 +214,44 @@ def table(kind: str, rng: random.Random) -> tuple[list[Player], tuple[str, ...],
 KINDS = ("honest", "peeker", "peek30", "computer30", "partners")
 
 __all__ = ["KINDS", "CardCounter", "MonteCarlo", "Peeker", "RandomCards", "bid_consistent",
-           "table"]
+           "simulate", "table", "write_play_archive"]
+
+
+def simulate(kind: str, matches: int, rng: random.Random, rules: str = "eram41",
+             samples: int | None = None) -> list[tuple[tuple[str, ...], tuple[bool, ...],
+                                                       list[Hand]]]:
+    """Play ``matches`` matches at tables of ``kind`` (:func:`table`); per match, its names,
+    labels and played hands (no logs: the analysis needs only the hands)."""
+    from tarneeb.replay.rules.players import MatchTooLong, play_match, shuffled_deals
+    from tarneeb.replay.rules.ruleset import preset
+
+    out = []
+    for _ in range(matches):
+        players, names, computer = table(kind, rng)
+        try:
+            state, _ = play_match(preset(rules), rng.randrange(4), shuffled_deals(rng), players,
+                                  max_hands=60)
+        except MatchTooLong as e:
+            state = e.state
+        out.append((names, computer, [h for h in state.history if not h.cancelled
+                                      and len(h.plays) == 52]))
+    return out
+
+
+def write_play_archive(directory: str | Path, kind: str, matches: int, *,
+                       seed: bytes = b"fairplay", rules: str = "eram41") -> list[Path]:
+    """Write ``matches`` signed logs of tables of ``kind`` into ``directory`` (reproducible
+    from ``seed``: NOT secret; tests and benches only); returns their paths."""
+    from tarneeb.replay.server.simulate import play_logged_match
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(matches):
+        match_seed = seed + b"/%d" % i
+        players, names, computer = table(kind, random.Random(match_seed))
+        p = out / f"m{i:05d}-{kind}.tlog"
+        p.write_bytes(play_logged_match(rules, seed=match_seed, players=players, names=names,
+                                        computer=computer))
+        paths.append(p)
+    return paths

@@ -1,38 +1,38 @@
-"""A score test of chosen items against the chance each had, estimated by sampling.
+"""A score test of choices against what the chooser's own information allowed, the
+expectation estimated by sampling.
 
-Each observation is one choice: ``x`` (1 when the item chosen turned out a success),
-and ``hits`` of ``samples`` independent draws from the chooser's own reference
-distribution on which that item was a success. Under the null hypothesis the
-success is independent of the chooser's choice given what the chooser knew, so
-``E[x] = p`` and ``hits / samples`` estimates ``p`` without bias, independently of
-``x``: ``x - hits/samples`` has mean 0 and variance ``p(1-p)(1 + 1/samples)``, of which
-``hits (samples - hits) / samples**2 * (samples + 1) / (samples - 1)`` is an unbiased
-estimate. Summed over many choices (a martingale: each term has mean 0 given
-everything before it), the standardised sum is close to a standard normal; the test
-is one-sided (more successes than the chooser's information explains).
+Each observation is one choice: an observed score ``y`` and ``samples`` independent
+draws ``y_1 … y_k`` of the same score from the chooser's reference distribution (what
+the chooser knew), drawn independently of the real outcome. Under the null hypothesis
+(the choice depends on nothing the chooser did not know) ``y`` has the mean of the
+draws' distribution, so ``y - mean(y_j)`` has mean 0 and variance ``σ²(1 + 1/k)``, of
+which the draws' sample variance gives an unbiased estimate. Summed over many
+choices (a martingale: each term has mean 0 given everything before it), the
+standardised sum is close to a standard normal; the test is one-sided (higher
+scores than the information explains).
 
-Observations go into a :class:`ScoreTally` of integers, merged by addition in any
-order to the same result, as :class:`~tarneeb.audit.fairness.Tally` is.
+Observations go into a :class:`ScoreTally`; tallies merge by addition (floating
+sums: merged in another order they agree to rounding).
 
 >>> t = ScoreTally()
->>> for x, hits in [(1, 4), (1, 9), (0, 5), (1, 2)] * 25:
-...     t.add(x, hits, 10)
+>>> for y, draws in [(1, [1, 0, 0, 1]), (1, [1, 1, 1, 0]), (0, [0, 1, 0, 1])] * 40:
+...     t.add(*score(y, draws))
 >>> r = t.result()
->>> r.n, round(r.excess, 3), round(r.z, 2), r.p_value < 1e-6
-(100, 0.25, 5.26, True)
+>>> r.n, round(r.excess, 3), round(r.z, 2), r.p_value < 0.05
+(120, 0.083, 1.48, False)
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
 class ScoreResult:
-    """``n`` choices, their mean excess of successes over the estimated chance (the
-    effect size), the standardised sum ``z`` and its one-sided p-value."""
+    """``n`` choices, their mean excess over the information's expectation (the effect
+    size), the standardised sum ``z`` and its one-sided p-value."""
 
     n: int
     excess: float
@@ -40,40 +40,41 @@ class ScoreResult:
     p_value: float
 
 
+def score(y: float, draws: Sequence[float]) -> tuple[float, float]:
+    """One choice's excess (``y`` minus the draws' mean) and its estimated variance."""
+    k = len(draws)
+    if k < 2:
+        raise ValueError("a scored choice needs two draws or more")
+    mean = sum(draws) / k
+    s2 = sum((d - mean) ** 2 for d in draws) / (k - 1)
+    return y - mean, s2 * (1 + 1 / k)
+
+
 @dataclass(slots=True)
 class ScoreTally:
-    """Integer sums per number of samples: choices, ``x * samples - hits`` and
-    ``hits * (samples - hits)``."""
+    """Choices, and the sums of their excesses and estimated variances."""
 
-    sums: dict[int, list[int]] = field(default_factory=dict)
+    n: int = 0
+    excess: float = 0.0
+    variance: float = 0.0
 
-    def add(self, x: int, hits: int, samples: int) -> None:
-        if samples < 2 or not 0 <= hits <= samples or x not in (0, 1):
-            raise ValueError(f"not a scored choice: x={x}, hits={hits}, samples={samples}")
-        s = self.sums.setdefault(samples, [0, 0, 0])
-        s[0] += 1
-        s[1] += x * samples - hits
-        s[2] += hits * (samples - hits)
+    def add(self, excess: float, variance: float) -> None:
+        if not (math.isfinite(excess) and math.isfinite(variance)) or variance < 0:
+            raise ValueError(f"not a scored choice: excess {excess}, variance {variance}")
+        self.n += 1
+        self.excess += excess
+        self.variance += variance
 
     def merge(self, other: ScoreTally) -> None:
-        for k, (n, e, v) in other.sums.items():
-            s = self.sums.setdefault(k, [0, 0, 0])
-            s[0] += n
-            s[1] += e
-            s[2] += v
-
-    @property
-    def n(self) -> int:
-        return sum(s[0] for s in self.sums.values())
+        self.n += other.n
+        self.excess += other.excess
+        self.variance += other.variance
 
     def result(self) -> ScoreResult:
-        n = self.n
-        excess = sum(e / k for k, (_, e, _) in self.sums.items())
-        var = sum(v / (k * k) * (k + 1) / (k - 1) for k, (_, _, v) in self.sums.items())
-        if n == 0 or var <= 0:
-            return ScoreResult(n, 0.0 if n == 0 else excess / n, 0.0, 1.0)
-        z = excess / math.sqrt(var)
-        return ScoreResult(n, excess / n, z, 0.5 * math.erfc(z / math.sqrt(2)))
+        if self.n == 0 or self.variance <= 0:
+            return ScoreResult(self.n, self.excess / self.n if self.n else 0.0, 0.0, 1.0)
+        z = self.excess / math.sqrt(self.variance)
+        return ScoreResult(self.n, self.excess / self.n, z, 0.5 * math.erfc(z / math.sqrt(2)))
 
 
 def holm_flags(p_values: Iterable[float], alpha: float) -> list[tuple[float, bool]]:
@@ -90,4 +91,4 @@ def holm_flags(p_values: Iterable[float], alpha: float) -> list[tuple[float, boo
     return out
 
 
-__all__ = ["ScoreResult", "ScoreTally", "holm_flags"]
+__all__ = ["ScoreResult", "ScoreTally", "holm_flags", "score"]

@@ -20,6 +20,7 @@ label and per partnership (:mod:`~.summary`) and which a state store can keep as
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,23 +45,47 @@ SAMPLES = 10  # layouts per decision (the variance carries the Monte Carlo part)
 @dataclass(frozen=True, slots=True)
 class Decision:
     """One analysed decision: the seat, the play's index in the hand (0–51), the card
-    played, ``x`` (1: a double-dummy best card on the real layout), ``hits`` (on how many
-    of ``samples`` sampled layouts the card played was best)."""
+    played, ``x`` (1: a double-dummy best card on the real layout), ``best`` (how many of
+    the ``legal`` cards were best there), and over the ``samples`` sampled layouts:
+    ``hits`` (on how many the card played was best), and the sums of ``b`` (the number of
+    best legal cards on each), of ``b`` on the layouts that were hits, and of ``b²``."""
 
     seat: int
     index: int
     card: Card
     x: int
-    hits: int
+    best: int
+    legal: int
     samples: int
+    hits: int
+    sum_b: int
+    sum_hb: int
+    sum_bb: int
 
     @property
     def p(self) -> float:
+        """The estimated chance that the card played is best, given the information."""
         return self.hits / self.samples
 
     @property
     def excess(self) -> float:
-        return self.x - self.p
+        """The score: the card played against a legal card at random (best or not, less
+        the share of best legal cards), on the real layout less on the sampled ones."""
+        legal, k = self.legal, self.samples
+        return self.x - self.best / legal - (self.hits - self.sum_b / legal) / k
+
+    @property
+    def variance(self) -> float:
+        """The score's variance, estimated from the sampled layouts (see
+        :func:`tarneeb.audit.fairness.scores.score`)."""
+        legal, k = self.legal, self.samples
+        mean = (self.hits - self.sum_b / legal) / k
+        squares = self.hits - 2 * self.sum_hb / legal + self.sum_bb / legal ** 2
+        return max(0.0, (squares - k * mean * mean) / (k - 1)) * (1 + 1 / k)
+
+    def row(self) -> list[int]:
+        return [self.seat, self.index, self.card, self.x, self.best, self.legal,
+                self.samples, self.hits, self.sum_b, self.sum_hb, self.sum_bb]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +96,9 @@ class HandPlay:
     decisions: tuple[Decision, ...]
 
     def to_json(self) -> list[Any]:
-        """A compact form: ``[deal_number, [[seat, index, card, x, hits, samples], ...]]``."""
-        return [self.deal_number, [[d.seat, d.index, d.card, d.x, d.hits, d.samples]
-                                   for d in self.decisions]]
+        """A compact form: ``[deal_number, [[seat, index, card, x, best, legal, samples,
+        hits, sum_b, sum_hb, sum_bb], ...]]``."""
+        return [self.deal_number, [d.row() for d in self.decisions]]
 
     @classmethod
     def from_json(cls, data: Any) -> HandPlay:
@@ -82,11 +107,17 @@ class HandPlay:
             number, rows = data
             out = []
             for row in rows:
-                seat, index, card, x, hits, samples = (int(v) for v in row)
-                if not (0 <= seat < 4 and 0 <= index < 52 and 0 <= card < 52 and x in (0, 1)
-                        and 0 <= hits <= samples and samples > 0):
+                v = [int(x) for x in row]
+                if len(v) != 11:
+                    raise ValueError(f"a decision of {len(v)} fields: {row!r}")
+                d = Decision(*v)
+                if not (0 <= d.seat < 4 and 0 <= d.index < 52 and 0 <= d.card < 52
+                        and d.x in (0, 1) and 1 <= d.best <= d.legal <= 13
+                        and 2 <= d.samples and 0 <= d.hits <= d.samples
+                        and 0 <= d.sum_hb <= d.sum_b <= d.samples * d.legal
+                        and 0 <= d.sum_bb <= d.samples * d.legal ** 2):
                     raise ValueError(f"a decision out of range: {row!r}")
-                out.append(Decision(seat, index, card, x, hits, samples))
+                out.append(d)
             return cls(int(number), tuple(out))
         except (TypeError, ValueError) as e:
             raise ValueError(f"not a fair-play hand record: {e}") from None
@@ -106,7 +137,7 @@ def _distinct(legal: Mask, info: InfoSet) -> bool:
     cards of a suit are, when every card between them is played or the seat's own)."""
     visible = ~(info.hidden | sum(info.known[s] for s in range(4) if s != info.seat))
     cards = [c for c in range(52) if legal >> c & 1]
-    for a, b in zip(cards, cards[1:], strict=False):
+    for a, b in itertools.pairwise(cards):
         if a // 13 != b // 13:
             return True
         between = ((1 << b) - 1) & ~((1 << (a + 1)) - 1)
@@ -153,9 +184,19 @@ def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = S
         sampled, actual = rows[:-1], rows[-1]
         if all(len(set(v.values())) == 1 for v in sampled):
             continue  # every legal card the same on every sampled layout: nothing to learn
-        hits = sum(1 for v in sampled if v[card] == max(v.values()))
-        x = int(actual[card] == max(actual.values()))
-        out.append(Decision(info.seat, info.index, card, x, hits, samples))
+        hits = sum_b = sum_hb = sum_bb = 0
+        for v in sampled:
+            top = max(v.values())
+            b = sum(1 for t in v.values() if t == top)
+            h = v[card] == top
+            hits += h
+            sum_b += b
+            sum_hb += b * h
+            sum_bb += b * b
+        top = max(actual.values())
+        out.append(Decision(info.seat, info.index, card, int(actual[card] == top),
+                            sum(1 for t in actual.values() if t == top), len(actual),
+                            samples, hits, sum_b, sum_hb, sum_bb))
     return HandPlay(hand.deal_number, tuple(out))
 
 

@@ -121,7 +121,7 @@ class PlaySummary:
                     continue
                 self.decisions += 1
                 for g in _groups(d.seat, names, labels):
-                    self.tallies.setdefault(g, ScoreTally()).add(d.x, d.hits, d.samples)
+                    self.tallies.setdefault(g, ScoreTally()).add(d.excess, d.variance)
                     acc = per_group.setdefault(g, [0.0, 0])
                     acc[0] += d.excess
                     acc[1] += 1
@@ -168,5 +168,34 @@ def flagged(results: Sequence[GroupResult]) -> list[GroupResult]:
     return [r for r in results if r.flagged]
 
 
+def replay_hint(w: WeighingHand) -> str:
+    """The command that replays a hand that weighs."""
+    return f"tarneeb show {w.path} --hand {w.hand}"
+
+
+def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: float,
+               ) -> list[str]:
+    """The fair-play analysis in words: what was analysed, the verdict, each flagged group
+    with its effect and the hands that weigh most, then every group worst first."""
+    tested = [r for r in results if r.tested]
+    bad = flagged(results)
+    lines = [f"fair play: {summary.decisions:,} decisions analysed in {summary.hands:,} hands "
+             f"of {summary.matches:,} matches; {len(tested)} groups tested (players, seat "
+             f"labels, partnerships), Holm-corrected at {alpha:g}"]
+    if not bad:
+        lines.append("fair play: no evidence of play with cards not seen"
+                     + ("" if tested else " (too few decisions to test any group)"))
+    for r in bad:
+        lines.append(f"fair play: FLAGGED {r.describe()}; p (Holm) = {r.p_adjusted:.2g}")
+        for w in r.weighing:
+            lines.append(f"  weighs most: {w.excess:+.1f} best cards over {w.decisions} "
+                         f"decisions: {replay_hint(w)}")
+    for r in results:
+        mark = "flagged" if r.flagged else ("tested" if r.tested else "too few to test")
+        lines.append(f"  {r.kind} {r.name}: {r.decisions:,} decisions, excess "
+                     f"{100 * r.excess:+.1f} points, z {r.z:+.2f} ({mark})")
+    return lines
+
+
 __all__ = ["MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary", "WeighingHand",
-           "flagged"]
+           "flagged", "play_lines", "replay_hint"]
