@@ -141,9 +141,9 @@ class PlaySummary:
         family at ``alpha``; worst (highest z) first."""
         out = []
         for g, tally in self.tallies.items():
-            r = tally.result()
-            out.append(GroupResult(g[0], g[1], r.n, self.hand_counts.get(g, 0), r.excess, r.z,
-                                   r.p_value, weighing=list(self.weighing.get(g, []))))
+            sr = tally.result()
+            out.append(GroupResult(g[0], g[1], sr.n, self.hand_counts.get(g, 0), sr.excess,
+                                   sr.z, sr.p_value, weighing=list(self.weighing.get(g, []))))
         tested = [r for r in out if r.decisions >= MIN_DECISIONS]
         for r, (adj, flag) in zip(tested, holm_flags([r.p_value for r in tested], alpha),
                                   strict=True):
