@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tarneeb.replay.fairplay.layouts import actual_hands, infoset, leaders_of, sample_layouts
 from tarneeb.replay.fairplay.solver import Position, solve, solve_many

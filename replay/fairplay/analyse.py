@@ -113,7 +113,7 @@ class HandPlay:
                 d = Decision(*v)
                 if not (0 <= d.seat < 4 and 0 <= d.index < 52 and 0 <= d.card < 52
                         and d.x in (0, 1) and 1 <= d.best <= d.legal <= 13
-                        and 2 <= d.samples and 0 <= d.hits <= d.samples
+                        and d.samples >= 2 and 0 <= d.hits <= d.samples
                         and 0 <= d.sum_hb <= d.sum_b <= d.samples * d.legal
                         and 0 <= d.sum_bb <= d.samples * d.legal ** 2):
                     raise ValueError(f"a decision out of range: {row!r}")
