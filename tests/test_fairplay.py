@@ -217,3 +217,23 @@ def test_audit_play_without_endplay_says_how_to_install(peeker_archive: Path,
     assert r.exit_code == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "pip install 'tarneeb[play]'" in lines[0]
+
+
+def test_report_lists_groups_worst_first_with_a_hand_to_replay() -> None:
+    from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.report.archive import archive_page
+
+    d = Decision(0, 30, 5, 1, 1, 2, 10, 3, 13, 3, 17)
+    e = Decision(1, 31, 6, 0, 1, 2, 10, 5, 15, 5, 25)
+    ps = PlaySummary()
+    for i in range(60):
+        ps.add(MatchPlay(f"m{i}.tlog", ("Ann <b>", "Bo", "Cy", "Di"),
+                         (False, True, False, True), [HandPlay(i, (d, e))]))
+    page = archive_page(ArchiveSummary(), {}, 0.05, play=ps.results(0.05))
+    section = page[page.index('<section id="fairplay">'):]
+    section = section[:section.index("</section>")]
+    assert "Evidence of play with cards not seen" in section
+    assert "Ann &lt;b&gt;" in section and "<b>" not in section
+    rows = section[section.index("<tbody>"):]
+    assert rows.index("player Ann") < rows.index("player Bo")
+    assert "tarneeb show m" in rows and "--hand" in rows
