@@ -152,6 +152,11 @@ def test_hand_records_round_trip_and_refuse_nonsense() -> None:
     for bad in ([1, [[0, 0, 0, 2, 1, 3, 6, 1, 1, 1, 1]]], [1, [[0] * 5]], "x", None):
         with pytest.raises(ValueError, match="not a fair-play hand record"):
             HandPlay.from_json(bad)
+    mp = MatchPlay("a.tlog", ("A", "B", "C", "D"), (True, False, True, False), [hp])
+    assert MatchPlay.from_json(json.loads(json.dumps(mp.to_json()))) == mp
+    with pytest.raises(ValueError, match="not a fair-play"):
+        MatchPlay.from_json({"path": "a", "names": ["A"] * 4, "computer": [1, 0, 1, 0],
+                             "hands": []})
 
 
 def test_a_choice_best_by_information_scores_zero() -> None:

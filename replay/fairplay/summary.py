@@ -42,8 +42,23 @@ class MatchPlay:
     hands: list[HandPlay]
 
     def to_json(self) -> dict[str, Any]:
+        """A compact form a state store can keep (:meth:`from_json` reads it back)."""
         return {"path": self.path, "names": list(self.names), "computer": list(self.computer),
                 "hands": [h.to_json() for h in self.hands]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> MatchPlay:
+        """The record :meth:`to_json` wrote (raises ValueError on anything else)."""
+        try:
+            path, names, computer = data["path"], data["names"], data["computer"]
+            if not (isinstance(path, str) and len(names) == 4 and len(computer) == 4
+                    and all(isinstance(n, str) for n in names)
+                    and all(isinstance(c, bool) for c in computer)):
+                raise ValueError("a path, four names and four labels")
+            hands = [HandPlay.from_json(h) for h in data["hands"]]
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"not a fair-play match record: {e}") from None
+        return cls(path, tuple(names), tuple(computer), hands)
 
 
 @dataclass(frozen=True, slots=True)
