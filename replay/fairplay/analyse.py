@@ -3,18 +3,19 @@ made of them.
 
 At each analysed decision (a seat about to play, from trick ``FIRST_TRICK`` to
 ``LAST_TRICK``) the analysis draws ``samples`` layouts of the hidden cards agreeing
-with what the seat knew (:mod:`~.layouts`), solves each with DDS (:mod:`~.solver`),
-and counts on how many of them the card the seat chose is double-dummy best: the
-estimate ``p`` of the chance that a player who cannot see the hidden cards picks a
-best card by choosing that one. It then solves the real layout: ``x`` is 1 when the
-card was best there. A decision whose legal cards are all worth the same on every
-sampled layout says nothing and is skipped; so is one with a single legal card or
-with only cards the seat can tell are equivalent.
+with what the seat knew (:mod:`~.layouts`), solves each and the real layout with DDS
+(:mod:`~.solver`, one batch a hand), and scores the card played on each: 1 when it is
+double-dummy best, less the share of the legal cards that are best (the card played
+against a legal card at random). The real layout's score less the sampled layouts'
+mean is the decision's excess: 0 on average for a seat that cannot see the hidden
+cards, whatever its skill (docs/FAIRPLAY.md). A decision with a single legal card, with
+only cards the seat can tell are equivalent, or whose legal cards are worth the same on
+every sampled layout says nothing and is skipped.
 
-What comes out per hand is a :class:`HandPlay`: one small record per decision
-(``seat, index, card, x, hits, samples``), which the summary folds per player, per seat
-label and per partnership (:mod:`~.summary`) and which a state store can keep as it is
-(:meth:`HandPlay.to_json`, :meth:`HandPlay.from_json`).
+What comes out per hand is a :class:`HandPlay`: one record of eleven small integers per
+decision, which the summary folds per player, per seat label and per partnership
+(:mod:`~.summary`) and which a state store can keep as it is (:meth:`HandPlay.to_json`,
+:meth:`HandPlay.from_json`).
 """
 
 from __future__ import annotations
