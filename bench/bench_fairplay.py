@@ -104,15 +104,24 @@ def bench_fairplay(honest: int = 60, cheats: int = 30, seed: int = 1) -> dict[st
     out["calibration"] = {"archives": len(parts), "matches": SMALL, "flagged": flagged,
                           "ci95": (float(lo), float(hi))}
     projected: dict[int, float] = {}
-    for name, *_ in out["honest"]:
+    bounds: dict[str, float] = {}
+    detectable: dict[int, float] = {}
+    crit = NormalDist().inv_cdf(1 - ALPHA / GROUPS)
+    for name, n, *_ in out["honest"]:
         kind, _, who = name.partition(" ")
         mean, var, est = _per_match(plays, (kind, who))
-        upper = mean + 1.96 * math.sqrt(var / len(plays))
+        per_match = n / len(plays)  # decisions a match
+        bounds[name] = 1.96 * math.sqrt(var / len(plays)) / per_match
         for size in SIZES:
-            projected[size] = max(projected.get(size, 0.0), _power(upper, var, est, size))
+            projected[size] = max(projected.get(size, 0.0), _power(mean, var, est, size))
+            # the bias per decision flagged half the time at this size
+            detectable[size] = max(detectable.get(size, 0.0),
+                                   crit * math.sqrt(est / size) / per_match)
     out["false_flags_projected"] = projected
+    out["bias_bound"] = max(bounds.values())
+    out["bias_flagged_half_the_time"] = detectable
     power: dict[str, Any] = {}
-    for i, (kind, group) in enumerate(TARGETS.items()):
+    for i, (kind, group) in enumerate(TARGETS.items() if cheats else ()):
         cplays, _, h = _analyse(kind, cheats, seed + 1 + i)
         out["hands"][kind] = h
         mean, var, est = _per_match(cplays, group)
@@ -123,8 +132,7 @@ def bench_fairplay(honest: int = 60, cheats: int = 30, seed: int = 1) -> dict[st
                        "decisions": r.decisions if r else 0,
                        "flagged_in_pool": bool(r and r.flagged),
                        "others_flagged": sorted(k for k, x in res.items()
-                                                if x.flagged and k != power.get("group")
-                                                and x is not r),
+                                                if x.flagged and x is not r),
                        "power": {size: _power(mean, var, est, size) for size in SIZES}}
     out["power"] = power
     out["seconds"] = time.perf_counter() - start
@@ -146,9 +154,13 @@ def lines(f: dict[str, Any]) -> list[str]:
     for name, n, excess, z in f["honest"]:
         out.append(f"    {name:<36} {n:>6,} decisions, excess {100 * excess:+.2f} points, "
                    f"z {z:+.2f}")
-    out.append("  false-flag rate projected at the upper end of the honest means' 95 % "
-               "interval: " + ", ".join(f"{s:,} matches {p:.1%}"
-                                       for s, p in f["false_flags_projected"].items()))
+    out.append("  false-flag rate projected from the honest groups' mean scores (the worst "
+               "group): " + ", ".join(f"{s:,} matches {p:.1%}"
+                                      for s, p in f["false_flags_projected"].items()))
+    out.append(f"  the pool bounds each honest group's bias within "
+               f"±{100 * f['bias_bound']:.2f} points a decision (95 %); a bias flagged half "
+               "the time: " + ", ".join(f"{s:,} matches {100 * b:.2f} points" for s, b in
+                                        f["bias_flagged_half_the_time"].items()))
     for kind, p in f["power"].items():
         out.append(f"fair play power, {kind} ({p['group']}): excess {100 * p['excess']:+.1f} "
                    f"points, z {p['z']:+.1f} over {p['decisions']:,} decisions "
