@@ -37,6 +37,9 @@
   the group layer's operations (scalar multiplications, additions, multi-scalar
   multiplications of 13, 52 and 64 points, a fold of 32 pairs) in microseconds, with the
   C extension and with libsodium (``bench/bench_group.py``).
+* the fair-play analysis (``audit --play``): CPU per played hand, its calibration on
+  honest players of every skill and its power against four kinds of peeking at 100, 300
+  and 1,000 matches (``bench/bench_fairplay.py``);
 * the TypeScript verifier in Node beside the Python one on the same generated matches:
   hands per second and milliseconds per log, and the ratio (``bench/bench_js.py``).
 
@@ -92,6 +95,9 @@ def main() -> None:
                          "evidence (0: skip the monitor's figures)")
     ap.add_argument("--archive-logs", type=int, default=2000,
                     help="logs in the archive the audit goes through (0: skip)")
+    ap.add_argument("--play", type=int, default=60,
+                    help="honest matches of the fair-play calibration, half as many of "
+                         "each cheat (0: skip)")
     ap.add_argument("--write-docs", action="store_true",
                     help="write the figures into docs/PERFORMANCE.md (make bench does)")
     args = ap.parse_args()
@@ -147,6 +153,10 @@ def main() -> None:
 
         figures["monitor"] = bench_monitor(args.monitor)
 
+    if args.play:
+        from bench_fairplay import bench_fairplay
+
+        figures["fairplay"] = bench_fairplay(args.play, max(args.play // 2, 1))
     figures["blind"] = bench_blind()
     from bench_group import bench_group
 
@@ -244,6 +254,11 @@ def print_figures(figures: dict[str, object]) -> None:
         from bench_monitor import print_monitor
 
         print_monitor(figures["monitor"])  # type: ignore[arg-type]
+    if "fairplay" in figures:
+        from bench_fairplay import lines as fairplay_lines
+
+        for text in fairplay_lines(figures["fairplay"]):  # type: ignore[arg-type]
+            print(text)
 
 
 if __name__ == "__main__":

@@ -104,6 +104,15 @@ def register(app: typer.Typer) -> None:
             help="With --state: logs gone from the archive on purpose (a path or a glob "
                  "pattern, repeatable): reported as removed, not as lost.")] = None,
         require_proof: Annotated[bool, option("--require-proof")] = False,
+        play: Annotated[bool, typer.Option(
+            "--play",
+            help="Fair play: test whether players, seat labels or partnerships choose "
+                 "cards as if they saw hidden cards (double-dummy analysis with DDS; pip "
+                 "install 'tarneeb[play]'; docs/FAIRPLAY.md).")] = False,
+        play_sample: Annotated[int | None, typer.Option(
+            "--play-sample", metavar="N", min=1,
+            help="With --play, a quick look: at most N hands per player (and per "
+                 "match) analysed.")] = None,
     ) -> None:
         """Verify every log of an archive; test its deals for fairness.
 
@@ -124,9 +133,12 @@ def register(app: typer.Typer) -> None:
             expand_paths,
             run_chunks,
         )
+        from tarneeb.replay.fairplay.summary import PlaySummary, play_lines
 
         trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
         err = console(stderr=True)
+        play_options = _play_options(play or play_sample is not None, play_sample)
+        played = None if play_options is None else PlaySummary(cap=play_sample)
         writer = None
         monitor = None
         history: list[float] | None = None  # with --state: the evidence after each match
@@ -148,13 +160,16 @@ def register(app: typer.Typer) -> None:
             listed = expand_paths(paths, onerror=summary.add_unlisted)
             if removed and state is None:
                 raise ArchiveError("--removed goes with --state")
+            if state is not None and play:
+                raise ArchiveError("--play does not go with --state yet: run the fair-play "
+                                   "analysis as an audit of its own")
             if state is not None:
                 from tarneeb.replay.archive.monitor import Monitor
 
                 monitor = Monitor(str(state), alpha, trust, removed or ())
                 chunks = monitor.chunks(listed, jobs, scheduler)
             else:
-                chunks = run_chunks(listed, trust, jobs, scheduler)
+                chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options)
             if err.is_terminal and os.environ.get("TERM") != "dumb":
                 chunks = _progress(paths, chunks, err)
             try:
@@ -163,6 +178,10 @@ def register(app: typer.Typer) -> None:
                         monitor.fold(summary, chunk)
                     else:
                         summary.add(chunk)
+                    if played is not None:  # each match once, as the fairness tallies
+                        for m, mp in zip(chunk.matches, chunk.play, strict=True):
+                            if mp is not None and m.duplicate is None:
+                                played.add(mp)
                     if writer is not None:
                         try:
                             writer.add(chunk)
@@ -199,6 +218,7 @@ def register(app: typer.Typer) -> None:
             err.print("tarneeb: note: no fairness statistics: they need scipy "
                       "(pip install 'tarneeb[archive]')", markup=False)
             fairness = {}
+        play_results = None if played is None else played.results(alpha)
         if report is not None and summary.logs:
             try:
                 from tarneeb.report.archive import write_archive_report
@@ -206,7 +226,8 @@ def register(app: typer.Typer) -> None:
                 fail(f"--report needs matplotlib: pip install 'tarneeb[report]' ({e})")
             try:
                 write_archive_report(report, summary, fairness, alpha,
-                                     subtitle=", ".join(paths), history=history)
+                                     subtitle=", ".join(paths), history=history,
+                                     play=play_results)
             except OSError as e:  # said after the summary, which is not lost
                 errors.append(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
@@ -215,18 +236,48 @@ def register(app: typer.Typer) -> None:
                 from tarneeb.replay.archive.monitor import state_json
 
                 state_json(summary, doc)
+            if played is not None and play_results is not None:
+                doc["fairplay"] = played.to_json(play_results)
+                doc["exit_code"] = _exit_code(summary.verdict_code(fairness), play_results)
             from tarneeb.audit.encoding import json_shown
 
             sys.stdout.write(json_shown(json.dumps(doc, ensure_ascii=False, indent=1)) + "\n")
         elif summary.logs or summary.first_unlisted or errors:
             _print_summary(summary, fairness, alpha)  # (no logs at all: said once, below)
+            if played is not None and play_results is not None:
+                for line in play_lines(played, play_results, alpha):
+                    console().print(line, markup=False)
         for line in errors[:-1]:
             err.print(f"tarneeb: error: {line}", markup=False)
         if errors:
             fail(errors[-1])
         if summary.logs == 0:
             fail("no logs found in " + ", ".join(paths))
-        raise typer.Exit(summary.verdict_code(fairness))
+        raise typer.Exit(_exit_code(summary.verdict_code(fairness), play_results))
+
+
+def _play_options(wanted: bool, per_match: int | None) -> Any:
+    """The fair-play analysis's options (a fresh secret Monte Carlo seed), or None; one line
+    and exit 2 when endplay is not installed."""
+    if not wanted:
+        return None
+    import secrets
+
+    from tarneeb.replay.fairplay import INSTALL, PlayOptions, available
+
+    if not available():
+        fail(INSTALL)
+    return PlayOptions(secrets.token_bytes(16), per_match=per_match)
+
+
+def _exit_code(code: int, play_results: Any) -> int:
+    """The audit's exit code with the fair-play analysis's: 3 on a flagged group when the
+    logs and the fairness statistics leave 0."""
+    from tarneeb.replay.archive.audit import EXIT_BIAS
+
+    if code == 0 and play_results and any(r.flagged for r in play_results):
+        return EXIT_BIAS
+    return code
 
 
 def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: float) -> None:

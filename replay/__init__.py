@@ -4,6 +4,7 @@ Its parts, each a subpackage, and the one way their imports run (a part imports 
 the parts after it, and :mod:`tarneeb.audit`):
 
 * :mod:`tarneeb.replay.archive` — many logs to one verdict, with fairness statistics;
+* :mod:`tarneeb.replay.fairplay` — the card play tested for seats that see hidden cards;
 * :mod:`tarneeb.replay.server` — what a platform's server runs: the recorder, simulated
   matches, the seats of a blind deal;
 * :mod:`tarneeb.replay.verify` — the judge: the replayer, provenance, findings, the verdict;

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import textwrap
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tarneeb.replay.archive.audit import ArchiveSummary, describe_test
@@ -26,6 +27,7 @@ from tarneeb.replay.archive.words import (
     key_counts,
     verdict_lines,
 )
+from tarneeb.replay.fairplay.summary import GroupResult, replay_hint
 from tarneeb.replay.verify.findings import KINDS, place
 from tarneeb.replay.verify.people import hands_from_1
 
@@ -258,9 +260,10 @@ def _evidence_test(test: list[Any]) -> str:
 
 def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
                  alpha: float, subtitle: str = "", generator: str = "tarneeb audit",
-                 history: list[float] | None = None) -> str:
+                 history: list[float] | None = None,
+                 play: Sequence[GroupResult] | None = None) -> str:
     """The report as HTML text (``history``: with a state, the evidence after each
-    match)."""
+    match; ``play``: the fair-play analysis's groups, worst first)."""
     sections = []
     for origin, results in fairness.items():
         what, meaning = ORIGIN_WORDS[origin]
@@ -320,6 +323,7 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
                        repeats=summary.first_repeats,
                        repeats_total=summary.copies + summary.conflicting,
                        evidence=_evidence_section(summary, history, alpha),
+                       play=_play_rows(play),
                        alpha=f"{alpha:.0%}" if alpha >= 0.01 else f"{alpha:g}")
 
 
@@ -330,9 +334,24 @@ def _keys_by_count(summary: ArchiveSummary) -> list[str]:
 
 def write_archive_report(path: str | os.PathLike[str], summary: ArchiveSummary,
                          fairness: dict[str, list[StatResult]], alpha: float,
-                         subtitle: str = "", history: list[float] | None = None) -> None:
-    """Write the report to ``path`` (atomically)."""
-    write_page(path, archive_page(summary, fairness, alpha, subtitle, history=history))
+                         subtitle: str = "", history: list[float] | None = None,
+                         play: Sequence[GroupResult] | None = None) -> None:
+    """Write the report to ``path`` (atomically); ``history``: with a state, the evidence
+    after each match; ``play``: the fair-play analysis's groups, worst first (``--play``)."""
+    write_page(path, archive_page(summary, fairness, alpha, subtitle, history=history,
+                                  play=play))
+
+
+def _play_rows(play: Sequence[GroupResult] | None) -> list[dict[str, Any]] | None:
+    """The fair-play groups for the page, worst first, each with a hand to replay."""
+    if play is None:
+        return None
+    return [{"group": f"{r.kind} {r.name}", "decisions": f"{r.decisions:,}",
+             "hands": f"{r.hands:,}", "excess": f"{100 * r.excess:+.1f}", "z": f"{r.z:+.2f}",
+             "p": format_p(r.p_value),
+             "p_adjusted": "" if r.p_adjusted is None else format_p(r.p_adjusted),
+             "tested": r.tested, "flagged": r.flagged,
+             "replay": replay_hint(r.weighing[0]) if r.weighing else ""} for r in play]
 
 
 __all__ = ["archive_page", "headline", "write_archive_report"]

@@ -37,7 +37,8 @@ PARTS = {
         "log": {"rules"},
         "verify": {"log", "rules"},
         "server": {"verify", "log", "rules"},
-        "archive": {"verify", "log", "rules"},
+        "archive": {"fairplay", "verify", "log", "rules"},
+        "fairplay": {"verify", "log", "rules"},
     },
     "tarneeb.testing": {
         "protocol": set(),

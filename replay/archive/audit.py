@@ -54,6 +54,7 @@ from tarneeb.replay.archive.seen import (
     snapshot,
     without,
 )
+from tarneeb.replay.fairplay import MatchPlay, PlayOptions, analyse_match
 from tarneeb.replay.log import LogError, parse_log
 from tarneeb.replay.log.parse import open_regular
 from tarneeb.replay.log.stream import Limits, _regular_file_size
@@ -130,6 +131,7 @@ class Chunk:
     claims: list[Claim | None] = field(default_factory=list)  # per match row (None: no header)
     endings: list[Ending | None] = field(default_factory=list)  # per row: its abandonment
     unpinned_rows: list[bool] = field(default_factory=list)  # per row: in ``unpinned``
+    play: list[MatchPlay | None] = field(default_factory=list)  # per row, with --play
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
@@ -147,10 +149,12 @@ def _whole_file(path: str, limits: Limits) -> bytes | None:
         return data
 
 
-def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
+def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
+                play: PlayOptions | None = None) -> Chunk:
     """Verify the logs at ``paths`` against what the user trusts (:class:`Trust`: a
     pinned key or keys file, the season root, receipts, the caps), as ``verify`` does,
-    and tally their deals (runs on a worker: ``trust`` travels to it whole)."""
+    and tally their deals (runs on a worker: ``trust`` travels to it whole); with
+    ``play``, analyse the card play of each clean log (:mod:`tarneeb.replay.fairplay`)."""
     out = Chunk()
     for path in paths:
         identity = data = claim = ending = None
@@ -206,6 +210,10 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
         out.endings.append(ending)
         out.shares.append(share)
         out.unpinned_rows.append(unpinned)
+        if play is not None:
+            out.play.append(analyse_match(path, content_digest(data), v.history, v.names,
+                                          v.computer, v.rules.reveals_card, play)
+                            if verdict == "clean" and data is not None else None)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
     return out
@@ -219,30 +227,33 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) 
     out.endings.append(None)
     out.shares.append(None)
     out.unpinned_rows.append(False)
+    out.play.append(None)
 
 
 # ------------------------------------------------------------------ running --
 
 def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = None,
-               scheduler: Any = None, chunk_size: int = CHUNK) -> Iterator[Chunk]:
+               scheduler: Any = None, chunk_size: int = CHUNK,
+               play: PlayOptions | None = None) -> Iterator[Chunk]:
     """Audit ``paths`` chunk by chunk, in order, against ``trust`` (:func:`audit_chunk`).
 
     ``jobs``: local processes (default: every core; 1 runs in this process).
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a
     ``distributed.Client``; the logs must be readable from the workers (a shared
     file system, or URLs of an object store they can reach). A worker lost for good
-    raises :class:`AuditFault` (:mod:`~tarneeb.replay.archive.run`).
+    raises :class:`AuditFault` (:mod:`~tarneeb.replay.archive.run`). ``play``: analyse
+    the card play too, where the logs are audited.
     """
     chunks = chunks_of(paths, chunk_size)
     if scheduler is not None:
-        yield from run_dask(audit_chunk, chunks, scheduler, (trust,))
+        yield from run_dask(audit_chunk, chunks, scheduler, (trust, play))
         return
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         for c in chunks:
-            yield audit_chunk(c, trust)
+            yield audit_chunk(c, trust, play)
         return
-    yield from run_pool(audit_chunk, chunks, jobs, (trust,))
+    yield from run_pool(audit_chunk, chunks, jobs, (trust, play))
 
 
 # ------------------------------------------------------------------ the summary --

@@ -1,0 +1,52 @@
+"""The fair-play analysis: do a seat's card choices show it saw cards it could not see?
+
+:mod:`~tarneeb.replay.fairplay.solver` (double-dummy values from DDS, through the
+optional ``endplay``: ``pip install 'tarneeb[play]'``), :mod:`~.layouts` (what a seat
+knows at a decision, and layouts of the hidden cards drawn uniformly among those
+agreeing with it), :mod:`~.analyse` (a played hand's decisions, each scored: was the
+card chosen double-dummy best on the real layout, and on how many sampled layouts),
+:mod:`~.summary` (per player, per seat label, per partnership: the score test of
+:mod:`tarneeb.audit.fairness.scores`, Holm-corrected, worst first). The statistic and
+what it can and cannot see are in docs/FAIRPLAY.md.
+
+May import: :mod:`tarneeb.replay.verify`, :mod:`tarneeb.replay.log`,
+:mod:`tarneeb.replay.rules`, :mod:`tarneeb.audit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tarneeb.replay.fairplay.analyse import SAMPLES, HandPlay, analyse_hand, hand_rng
+from tarneeb.replay.fairplay.solver import INSTALL, PlayUnavailable, available
+from tarneeb.replay.fairplay.summary import GroupResult, MatchPlay, PlaySummary
+from tarneeb.replay.rules.scoring import Hand
+
+
+@dataclass(frozen=True, slots=True)
+class PlayOptions:
+    """How the audit analyses play: the Monte Carlo ``seed`` (from :mod:`secrets` in the
+    command), layouts per decision, and ``per_match``: at most that many hands of each
+    match (spread evenly; ``None``: all)."""
+
+    seed: bytes
+    samples: int = SAMPLES
+    per_match: int | None = None
+
+
+def analyse_match(path: str, match: bytes, history: Sequence[Hand], names: Sequence[str],
+                  computer: Sequence[bool], reveals: bool, options: PlayOptions) -> MatchPlay:
+    """The analysed hands of one verified match (``match``: what tells it from others, for
+    the Monte Carlo streams; ``reveals``: the rules show the dealer's 13th card)."""
+    played = [h for h in history if not h.cancelled and len(h.plays) == 52]
+    if options.per_match is not None and len(played) > options.per_match:
+        step = len(played) / options.per_match
+        played = [played[int(i * step)] for i in range(options.per_match)]
+    hands = [analyse_hand(h, reveals, hand_rng(options.seed, match, h.deal_number),
+                          options.samples) for h in played]
+    return MatchPlay(path, tuple(names), tuple(computer), hands)
+
+
+__all__ = ["INSTALL", "GroupResult", "HandPlay", "MatchPlay", "PlayOptions", "PlaySummary",
+           "PlayUnavailable", "analyse_match", "available"]

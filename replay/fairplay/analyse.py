@@ -1,0 +1,205 @@
+"""The fair-play analysis of played hands: decisions, and what the player's information
+made of them.
+
+At each analysed decision (a seat about to play, from trick ``FIRST_TRICK`` to
+``LAST_TRICK``) the analysis draws ``samples`` layouts of the hidden cards agreeing
+with what the seat knew (:mod:`~.layouts`), solves each and the real layout with DDS
+(:mod:`~.solver`, one batch a hand), and scores the card played on each: 1 when it is
+double-dummy best, less the share of the legal cards that are best (the card played
+against a legal card at random). The real layout's score less the sampled layouts'
+mean is the decision's excess: 0 on average for a seat that cannot see the hidden
+cards, whatever its skill (docs/FAIRPLAY.md). A decision with a single legal card, with
+only cards the seat can tell are equivalent, or whose legal cards are worth the same on
+every sampled layout says nothing and is skipped.
+
+What comes out per hand is a :class:`HandPlay`: one record of eleven small integers per
+decision, which the summary folds per player, per seat label and per partnership
+(:mod:`~.summary`) and which a state store can keep as it is (:meth:`HandPlay.to_json`,
+:meth:`HandPlay.from_json`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tarneeb.replay.fairplay.layouts import (
+    InfoSet,
+    actual_hands,
+    infoset,
+    leaders_of,
+    sample_layouts,
+)
+from tarneeb.replay.fairplay.solver import Position, solve_many
+from tarneeb.replay.rules.cards import SUIT_MASKS, Card, Mask
+from tarneeb.replay.rules.scoring import Hand
+
+FIRST_TRICK = 6  # tricks counted from 1: from here on a solve costs about 0.5 ms or less
+LAST_TRICK = 11  # the last two tricks are nearly always forced
+SAMPLES = 10  # layouts per decision (the variance carries the Monte Carlo part)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One analysed decision: the seat, the play's index in the hand (0–51), the card
+    played, ``x`` (1: a double-dummy best card on the real layout), ``best`` (how many of
+    the ``legal`` cards were best there), and over the ``samples`` sampled layouts:
+    ``hits`` (on how many the card played was best), and the sums of ``b`` (the number of
+    best legal cards on each), of ``b`` on the layouts that were hits, and of ``b²``."""
+
+    seat: int
+    index: int
+    card: Card
+    x: int
+    best: int
+    legal: int
+    samples: int
+    hits: int
+    sum_b: int
+    sum_hb: int
+    sum_bb: int
+
+    @property
+    def p(self) -> float:
+        """The estimated chance that the card played is best, given the information."""
+        return self.hits / self.samples
+
+    @property
+    def excess(self) -> float:
+        """The score: the card played against a legal card at random (best or not, less
+        the share of best legal cards), on the real layout less on the sampled ones."""
+        legal, k = self.legal, self.samples
+        return self.x - self.best / legal - (self.hits - self.sum_b / legal) / k
+
+    @property
+    def variance(self) -> float:
+        """The score's variance, estimated from the sampled layouts (see
+        :func:`tarneeb.audit.fairness.scores.score`)."""
+        legal, k = self.legal, self.samples
+        mean = (self.hits - self.sum_b / legal) / k
+        squares = self.hits - 2 * self.sum_hb / legal + self.sum_bb / legal ** 2
+        return max(0.0, (squares - k * mean * mean) / (k - 1)) * (1 + 1 / k)
+
+    def row(self) -> list[int]:
+        return [self.seat, self.index, self.card, self.x, self.best, self.legal,
+                self.samples, self.hits, self.sum_b, self.sum_hb, self.sum_bb]
+
+
+@dataclass(frozen=True, slots=True)
+class HandPlay:
+    """The analysed decisions of one played hand (``deal_number`` as in the log)."""
+
+    deal_number: int
+    decisions: tuple[Decision, ...]
+
+    def to_json(self) -> list[Any]:
+        """A compact form: ``[deal_number, [[seat, index, card, x, best, legal, samples,
+        hits, sum_b, sum_hb, sum_bb], ...]]``."""
+        return [self.deal_number, [d.row() for d in self.decisions]]
+
+    @classmethod
+    def from_json(cls, data: Any) -> HandPlay:
+        """The record :meth:`to_json` wrote (raises ValueError on anything else)."""
+        try:
+            number, rows = data
+            out = []
+            for row in rows:
+                v = [int(x) for x in row]
+                if len(v) != 11:
+                    raise ValueError(f"a decision of {len(v)} fields: {row!r}")
+                d = Decision(*v)
+                if not (0 <= d.seat < 4 and 0 <= d.index < 52 and 0 <= d.card < 52
+                        and d.x in (0, 1) and 1 <= d.best <= d.legal <= 13
+                        and d.samples >= 2 and 0 <= d.hits <= d.samples
+                        and 0 <= d.sum_hb <= d.sum_b <= d.samples * d.legal
+                        and 0 <= d.sum_bb <= d.samples * d.legal ** 2):
+                    raise ValueError(f"a decision out of range: {row!r}")
+                out.append(d)
+            return cls(int(number), tuple(out))
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"not a fair-play hand record: {e}") from None
+
+
+def legal_cards(info: InfoSet) -> Mask:
+    """The cards the seat may play: the led suit when it holds it, else any."""
+    if info.trick:
+        follow = info.own & SUIT_MASKS[info.trick[0] // 13]
+        if follow:
+            return follow
+    return info.own
+
+
+def _distinct(legal: Mask, info: InfoSet) -> bool:
+    """Whether the legal cards are not all one run the seat can see is equivalent (two
+    cards of a suit are, when every card between them is played or the seat's own)."""
+    visible = ~(info.hidden | sum(info.known[s] for s in range(4) if s != info.seat))
+    cards = [c for c in range(52) if legal >> c & 1]
+    for a, b in itertools.pairwise(cards):
+        if a // 13 != b // 13:
+            return True
+        between = ((1 << b) - 1) & ~((1 << (a + 1)) - 1)
+        if between & ~visible:
+            return True
+    return False
+
+
+def hand_rng(seed: bytes, match: bytes, deal_number: int) -> random.Random:
+    """The Monte Carlo stream of one hand: from the audit's seed, the match and the hand."""
+    digest = hashlib.sha256(b"tarneeb-fairplay\x00" + seed + match
+                            + deal_number.to_bytes(4, "big")).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = SAMPLES,
+                 first_trick: int = FIRST_TRICK, last_trick: int = LAST_TRICK,
+                 shares: Sequence[tuple[int, int]] = ()) -> HandPlay:
+    """The decisions of a played hand (52 plays), analysed. ``shares``: pairs of seats
+    analysed as if each saw the other's cards (no use in an audit: the simulations
+    calibrate with it)."""
+    if hand.cancelled or len(hand.plays) != 52:
+        return HandPlay(hand.deal_number, ())
+    sees = {a: (b,) for a, b in shares} | {b: (a,) for a, b in shares}
+    pending: list[tuple[InfoSet, Card, Mask]] = []
+    positions: list[Position] = []
+    leaders = leaders_of(hand)
+    for index in range(4 * (first_trick - 1), 4 * last_trick):
+        t, p = divmod(index, 4)
+        seat = (leaders[t] + p) & 3
+        info = infoset(hand, index, reveals, sees.get(seat, ()))
+        legal = legal_cards(info)
+        if legal.bit_count() < 2 or not _distinct(legal, info):
+            continue
+        for layout in sample_layouts(info, samples, rng):
+            positions.append(Position(layout, info.leader, info.trick, hand.trump))
+        positions.append(Position(actual_hands(hand, index), info.leader, info.trick,
+                                  hand.trump))
+        pending.append((info, hand.plays[index], legal))
+    values = solve_many(positions)
+    out = []
+    for k, (info, card, _legal) in enumerate(pending):
+        rows = values[k * (samples + 1):(k + 1) * (samples + 1)]
+        sampled, actual = rows[:-1], rows[-1]
+        if all(len(set(v.values())) == 1 for v in sampled):
+            continue  # every legal card the same on every sampled layout: nothing to learn
+        hits = sum_b = sum_hb = sum_bb = 0
+        for v in sampled:
+            top = max(v.values())
+            b = sum(1 for t in v.values() if t == top)
+            h = v[card] == top
+            hits += h
+            sum_b += b
+            sum_hb += b * h
+            sum_bb += b * b
+        top = max(actual.values())
+        out.append(Decision(info.seat, info.index, card, int(actual[card] == top),
+                            sum(1 for t in actual.values() if t == top), len(actual),
+                            samples, hits, sum_b, sum_hb, sum_bb))
+    return HandPlay(hand.deal_number, tuple(out))
+
+
+__all__ = ["FIRST_TRICK", "LAST_TRICK", "SAMPLES", "Decision", "HandPlay", "analyse_hand",
+           "hand_rng", "legal_cards"]

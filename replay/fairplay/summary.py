@@ -1,0 +1,216 @@
+"""The fair-play analysis of an archive, summed up: per player, per seat label, per
+partnership.
+
+Each analysed match comes as a :class:`MatchPlay` (its path, the names and labels of
+its seats, its analysed hands). :class:`PlaySummary` folds them into one
+:class:`~tarneeb.audit.fairness.scores.ScoreTally` per group:
+
+* ``player NAME``: the decisions of every seat that name held;
+* ``label computer`` / ``label human``: the decisions of every seat with that label;
+* ``partnership A & B``: the decisions of both partners of a team, pooled (two
+  partners who see each other's cards choose better than their information allows
+  on both sides of the table).
+
+:meth:`PlaySummary.results` tests every group with at least ``MIN_DECISIONS``
+decisions, Holm-corrected as one family at ``alpha``, worst first, each with the
+hands that weigh most (where the group's choices beat its information by most).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tarneeb.audit.fairness.scores import ScoreTally, holm_flags
+from tarneeb.replay.fairplay.analyse import HandPlay
+from tarneeb.replay.rules.scoring import partner_of
+
+MIN_DECISIONS = 50  # a group with fewer is shown, not tested
+TOP_HANDS = 3  # hands kept per group: those that weigh most
+
+Group = tuple[str, str]  # (kind, name): ("player", "Ann"), ("label", "computer"), ...
+
+
+@dataclass(slots=True)
+class MatchPlay:
+    """One match's analysed hands, with the names and labels of its seats."""
+
+    path: str
+    names: tuple[str, ...]
+    computer: tuple[bool, ...]
+    hands: list[HandPlay]
+
+    def to_json(self) -> dict[str, Any]:
+        """A compact form a state store can keep (:meth:`from_json` reads it back)."""
+        return {"path": self.path, "names": list(self.names), "computer": list(self.computer),
+                "hands": [h.to_json() for h in self.hands]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> MatchPlay:
+        """The record :meth:`to_json` wrote (raises ValueError on anything else)."""
+        try:
+            path, names, computer = data["path"], data["names"], data["computer"]
+            if not (isinstance(path, str) and len(names) == 4 and len(computer) == 4
+                    and all(isinstance(n, str) for n in names)
+                    and all(isinstance(c, bool) for c in computer)):
+                raise ValueError("a path, four names and four labels")
+            hands = [HandPlay.from_json(h) for h in data["hands"]]
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"not a fair-play match record: {e}") from None
+        return cls(path, tuple(names), tuple(computer), hands)
+
+
+@dataclass(frozen=True, slots=True)
+class WeighingHand:
+    """A hand where a group's choices beat its information: ``excess`` best cards more than
+    expected, over ``decisions`` of its decisions there."""
+
+    excess: float
+    path: str
+    hand: int  # counted from 1, as show and report number hands
+    decisions: int
+
+
+@dataclass(slots=True)
+class GroupResult:
+    """The test of one group."""
+
+    kind: str
+    name: str
+    decisions: int
+    hands: int
+    excess: float  # best cards chosen beyond the information's chance, per decision
+    z: float
+    p_value: float
+    p_adjusted: float | None = None
+    flagged: bool = False
+    weighing: list[WeighingHand] = field(default_factory=list)
+
+    @property
+    def tested(self) -> bool:
+        return self.p_adjusted is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "decisions": self.decisions,
+                "hands": self.hands, "excess": self.excess, "z": self.z,
+                "p_value": self.p_value, "p_adjusted": self.p_adjusted,
+                "flagged": self.flagged,
+                "hands_that_weigh_most": [
+                    {"path": w.path, "hand": w.hand, "excess": w.excess,
+                     "decisions": w.decisions} for w in self.weighing]}
+
+    def describe(self) -> str:
+        """One line: who, how much, how sure."""
+        who = {"player": "player", "label": "seats labelled",
+               "partnership": "partnership"}[self.kind]
+        return (f"{who} {self.name}: {100 * self.excess:+.1f} points of double-dummy best "
+                f"cards over what its information allows, over {self.decisions:,} decisions "
+                f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g})")
+
+
+@dataclass(slots=True)
+class PlaySummary:
+    """Every analysed match folded in; ``cap``: hands kept per player (``--play-sample``)."""
+
+    cap: int | None = None
+    matches: int = 0
+    hands: int = 0
+    decisions: int = 0
+    tallies: dict[Group, ScoreTally] = field(default_factory=dict)
+    hand_counts: dict[Group, int] = field(default_factory=dict)
+    weighing: dict[Group, list[WeighingHand]] = field(default_factory=dict)
+
+    def add(self, match: MatchPlay) -> None:
+        self.matches += 1
+        names, labels = match.names, match.computer
+        for hp in match.hands:
+            seats = [s for s in range(4) if self.cap is None
+                     or self.hand_counts.get(("player", names[s]), 0) < self.cap]
+            if not seats:
+                continue
+            self.hands += 1
+            per_group: dict[Group, list[float]] = {}
+            for d in hp.decisions:
+                if d.seat not in seats:
+                    continue
+                self.decisions += 1
+                for g in _groups(d.seat, names, labels):
+                    self.tallies.setdefault(g, ScoreTally()).add(d.excess, d.variance)
+                    acc = per_group.setdefault(g, [0.0, 0])
+                    acc[0] += d.excess
+                    acc[1] += 1
+            for g in {g for s in seats for g in _groups(s, names, labels)}:
+                self.hand_counts[g] = self.hand_counts.get(g, 0) + 1
+            for g, (excess, n) in per_group.items():
+                self._weigh(g, WeighingHand(excess, match.path, hp.deal_number + 1, int(n)))
+
+    def _weigh(self, g: Group, w: WeighingHand) -> None:
+        top = self.weighing.setdefault(g, [])
+        top.append(w)
+        top.sort(key=lambda h: -h.excess)
+        del top[TOP_HANDS:]
+
+    def results(self, alpha: float) -> list[GroupResult]:
+        """Every group, tested when it has ``MIN_DECISIONS`` decisions, Holm-corrected as one
+        family at ``alpha``; worst (highest z) first."""
+        out = []
+        for g, tally in self.tallies.items():
+            sr = tally.result()
+            out.append(GroupResult(g[0], g[1], sr.n, self.hand_counts.get(g, 0), sr.excess,
+                                   sr.z, sr.p_value, weighing=list(self.weighing.get(g, []))))
+        tested = [r for r in out if r.decisions >= MIN_DECISIONS]
+        for r, (adj, flag) in zip(tested, holm_flags([r.p_value for r in tested], alpha),
+                                  strict=True):
+            r.p_adjusted, r.flagged = adj, flag
+        out.sort(key=lambda r: (-r.z, r.kind, r.name))
+        return out
+
+    def to_json(self, results: Sequence[GroupResult]) -> dict[str, Any]:
+        return {"matches": self.matches, "hands": self.hands, "decisions": self.decisions,
+                "flagged": [f"{r.kind} {r.name}" for r in results if r.flagged],
+                "groups": [r.to_json() for r in results]}
+
+
+def _groups(seat: int, names: Sequence[str], labels: Sequence[bool]) -> list[Group]:
+    partner = partner_of(seat)
+    pair = " & ".join(sorted((names[seat], names[partner])))
+    return [("player", names[seat]), ("label", "computer" if labels[seat] else "human"),
+            ("partnership", pair)]
+
+
+def flagged(results: Sequence[GroupResult]) -> list[GroupResult]:
+    return [r for r in results if r.flagged]
+
+
+def replay_hint(w: WeighingHand) -> str:
+    """The command that replays a hand that weighs."""
+    return f"tarneeb show {w.path} --hand {w.hand}"
+
+
+def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: float,
+               ) -> list[str]:
+    """The fair-play analysis in words: what was analysed, the verdict, each flagged group
+    with its effect and the hands that weigh most, then every group worst first."""
+    tested = [r for r in results if r.tested]
+    bad = flagged(results)
+    lines = [f"fair play: {summary.decisions:,} decisions analysed in {summary.hands:,} hands "
+             f"of {summary.matches:,} matches; {len(tested)} groups tested (players, seat "
+             f"labels, partnerships), Holm-corrected at {alpha:g}"]
+    if not bad:
+        lines.append("fair play: no evidence of play with cards not seen"
+                     + ("" if tested else " (too few decisions to test any group)"))
+    for r in bad:
+        lines.append(f"fair play: FLAGGED {r.describe()}; p (Holm) = {r.p_adjusted:.2g}")
+        for w in r.weighing:
+            lines.append(f"  weighs most: {w.excess:+.1f} best cards over {w.decisions} "
+                         f"decisions: {replay_hint(w)}")
+    for r in results:
+        mark = "flagged" if r.flagged else ("tested" if r.tested else "too few to test")
+        lines.append(f"  {r.kind} {r.name}: {r.decisions:,} decisions, excess "
+                     f"{100 * r.excess:+.1f} points, z {r.z:+.2f} ({mark})")
+    return lines
+
+
+__all__ = ["MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary", "WeighingHand",
+           "flagged", "play_lines", "replay_hint"]

@@ -1,0 +1,244 @@
+"""The fair-play analysis (tarneeb audit --play): DDS's values, the layouts a seat's
+information allows, the score test, the command."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tarneeb.audit.fairness.scores import ScoreTally, holm_flags, score
+from tarneeb.cli.app import app
+from tarneeb.replay.fairplay import solver
+from tarneeb.replay.fairplay.analyse import Decision, HandPlay, analyse_hand
+from tarneeb.replay.fairplay.layouts import InfoSet, infoset, sample_layouts
+from tarneeb.replay.fairplay.solver import Position, solve, solve_many
+from tarneeb.replay.fairplay.summary import MatchPlay, PlaySummary
+from tarneeb.replay.rules.cards import SUIT_MASKS
+from tarneeb.replay.rules.players import BotPlayer, play_match, shuffled_deals
+from tarneeb.replay.rules.ruleset import preset
+from tarneeb.replay.rules.scoring import trick_winner
+
+pytest.importorskip("endplay")
+
+
+def _minimax(hands: list[int], leader: int, trick: list[int], trump: int | None,
+             ) -> dict[int, int]:
+    """Tricks the side to move takes from here, per legal card: brute force."""
+    seat = (leader + len(trick)) & 3
+    own = hands[seat]
+    legal = own & SUIT_MASKS[trick[0] // 13] if trick else 0
+    legal = legal or own
+    out = {}
+    for c in (c for c in range(52) if legal >> c & 1):
+        hands[seat] &= ~(1 << c)
+        t = [*trick, c]
+        if len(t) == 4:
+            w = trick_winner(t, leader, trump)
+            rest = 0 if not hands[0] else max(_minimax(hands, w, [], trump).values())
+            mine = (w & 1) == (seat & 1)
+            left = hands[w].bit_count() if hands[0] else 0
+            # the winner's side takes this trick and `rest` of the remaining ones
+            out[c] = (1 + rest if mine else left - rest)
+        else:
+            nxt = (seat + 1) & 3
+            best = max(_minimax(hands, leader, t, trump).values())
+            left = hands[seat].bit_count() + 1
+            out[c] = best if (nxt & 1) == (seat & 1) else left - best
+        hands[seat] |= 1 << c
+    return out
+
+
+def test_dds_values_are_the_games_own() -> None:
+    rng = random.Random(4)
+    for _ in range(25):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        n = rng.choice((2, 3))
+        hands = [sum(1 << c for c in deck[s * n:(s + 1) * n]) for s in range(4)]
+        trump = rng.choice((None, 0, 1, 2, 3))
+        leader = rng.randrange(4)
+        pos = Position((hands[0], hands[1], hands[2], hands[3]), leader, (), trump)
+        assert solve(pos) == _minimax(list(hands), leader, [], trump)
+        # a card already in the trick: the next seat's values
+        lead = min(c for c in range(52) if hands[leader] >> c & 1)
+        rest = list(hands)
+        rest[leader] &= ~(1 << lead)
+        pos2 = Position((rest[0], rest[1], rest[2], rest[3]), leader, (lead,), trump)
+        assert solve_many([pos, pos2]) == [solve(pos), _minimax(rest, leader, [lead], trump)]
+
+
+def _hand(seed: int = 3):  # type: ignore[no-untyped-def]
+    st, _ = play_match(preset("classic"), 0, shuffled_deals(random.Random(seed)),
+                       [BotPlayer(random.Random(i)) for i in range(4)])
+    return next(h for h in st.history if not h.cancelled)
+
+
+def test_layouts_agree_with_the_information_and_are_uniform() -> None:
+    hand = _hand()
+    info = infoset(hand, 41, reveals=True)
+    layouts = sample_layouts(info, 3000, random.Random(1))
+    for lay in layouts[:200]:
+        assert lay[info.seat] == info.own
+        for s in range(4):
+            assert lay[s].bit_count() == info.counts[s]
+            assert lay[s] & info.known[s] == info.known[s]
+            for x in range(4):
+                if info.voids[s] >> x & 1:
+                    assert not lay[s] & SUIT_MASKS[x]
+    # every layout that agrees, each about as often (exhaustive on a small position)
+    hidden = [c for c in range(52) if info.hidden >> c & 1]
+    others = [s for s in range(4) if s != info.seat]
+    need = [info.counts[s] - info.known[s].bit_count() for s in others]
+    valid = set()
+    for owners in itertools.product(others, repeat=len(hidden)):
+        if [owners.count(s) for s in others] != need:
+            continue
+        lay = list(info.known)
+        for c, s in zip(hidden, owners, strict=True):
+            lay[s] |= 1 << c
+        if all(not (lay[s] & SUIT_MASKS[x]) for s in range(4) for x in range(4)
+               if info.voids[s] >> x & 1):
+            valid.add(tuple(lay))
+    seen = Counter(layouts)
+    assert set(seen) == valid
+    expect = len(layouts) / len(valid)
+    chi2 = sum((seen[v] - expect) ** 2 / expect for v in valid)
+    assert chi2 < len(valid) + 5 * math.sqrt(2 * len(valid))
+
+
+def test_a_seat_that_sees_its_partner_knows_the_partners_cards() -> None:
+    hand = _hand()
+    seat = infoset(hand, 24, reveals=False).seat
+    partner = (seat + 2) & 3
+    info = infoset(hand, 24, reveals=False, sees=(partner,))
+    assert isinstance(info, InfoSet) and info.known[partner]
+    for lay in sample_layouts(info, 20, random.Random(2)):
+        assert lay[partner] == info.known[partner]
+
+
+def test_score_is_standard_normal_under_the_null() -> None:
+    rng = random.Random(5)
+    zs = []
+    for _ in range(300):
+        t = ScoreTally()
+        for _ in range(150):
+            p = rng.random()
+            draws = [float(rng.random() < p) for _ in range(8)]
+            t.add(*score(float(rng.random() < p), draws))
+        zs.append(t.result().z)
+    mean = sum(zs) / len(zs)
+    sd = math.sqrt(sum((z - mean) ** 2 for z in zs) / len(zs))
+    assert abs(mean) < 0.2 and 0.85 < sd < 1.15
+    assert sum(z > 1.645 for z in zs) / len(zs) < 0.09
+
+
+def test_holm() -> None:
+    assert holm_flags([0.01, 0.04, 0.03, 0.005], 0.05) == [
+        (0.03, True), (0.06, False), (0.06, False), (0.02, True)]
+
+
+def test_hand_records_round_trip_and_refuse_nonsense() -> None:
+    hand = _hand()
+    hp = analyse_hand(hand, True, random.Random(3), samples=6)
+    assert hp.decisions
+    assert HandPlay.from_json(json.loads(json.dumps(hp.to_json()))) == hp
+    for bad in ([1, [[0, 0, 0, 2, 1, 3, 6, 1, 1, 1, 1]]], [1, [[0] * 5]], "x", None):
+        with pytest.raises(ValueError, match="not a fair-play hand record"):
+            HandPlay.from_json(bad)
+    mp = MatchPlay("a.tlog", ("A", "B", "C", "D"), (True, False, True, False), [hp])
+    assert MatchPlay.from_json(json.loads(json.dumps(mp.to_json()))) == mp
+    with pytest.raises(ValueError, match="not a fair-play"):
+        MatchPlay.from_json({"path": "a", "names": ["A"] * 4, "computer": [1, 0, 1, 0],
+                             "hands": []})
+
+
+def test_a_choice_best_by_information_scores_zero() -> None:
+    d = Decision(0, 30, 5, 1, 1, 4, 10, 10, 10, 10, 10)  # best on every layout: no news
+    assert d.excess == 0 and d.variance == 0
+    cheat = Decision(0, 30, 5, 1, 1, 2, 10, 3, 13, 3, 17)
+    assert cheat.excess > 0.3 and cheat.variance > 0
+
+
+def test_summary_groups_players_labels_partnerships() -> None:
+    d = Decision(0, 30, 5, 1, 1, 2, 10, 3, 13, 3, 17)
+    e = Decision(1, 31, 6, 0, 1, 2, 10, 5, 15, 5, 25)
+    ps = PlaySummary()
+    for _ in range(60):
+        ps.add(MatchPlay("a.tlog", ("Ann", "Bo", "Cy", "Di"), (False, True, False, True),
+                         [HandPlay(0, (d, e))]))
+    rs = ps.results(0.05)
+    assert rs[0].flagged and rs[0].excess > 0.3
+    assert {(r.kind, r.name) for r in rs if r.flagged} == {
+        ("player", "Ann"), ("label", "human"), ("partnership", "Ann & Cy")}
+    assert rs[0].weighing[0].path == "a.tlog" and rs[0].weighing[0].hand == 1
+
+
+@pytest.fixture(scope="module")
+def peeker_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tarneeb.testing.fairplay import write_play_archive
+
+    d = tmp_path_factory.mktemp("peeker")
+    write_play_archive(d, "peeker", 3, seed=b"test peeker")
+    return d
+
+
+def test_audit_play_flags_the_seat_that_sees_every_hand(peeker_archive: Path) -> None:
+    r = CliRunner().invoke(app, ["audit", str(peeker_archive), "--play", "-j", "1", "--json"])
+    assert r.exit_code == 3, r.output
+    doc = json.loads(r.stdout)
+    assert doc["exit_code"] == 3
+    play = doc["fairplay"]
+    assert "player Suspect" in play["flagged"]
+    top = play["groups"][0]
+    assert top["name"] == "Suspect" and top["excess"] > 0.03
+    assert top["hands_that_weigh_most"][0]["path"].startswith(str(peeker_archive))
+    players = [g for g in play["groups"] if g["kind"] == "player"]
+    assert players[0]["name"] == "Suspect" and players[0]["z"] > players[1]["z"] + 2
+
+
+def test_audit_play_sample_and_words(peeker_archive: Path) -> None:
+    r = CliRunner().invoke(app, ["audit", str(peeker_archive), "--play-sample", "2",
+                                 "-j", "1"])
+    assert "fair play:" in r.stdout
+    assert "hands of 3 matches" in r.stdout
+    assert r.exit_code in (0, 3)
+
+
+def test_audit_play_without_endplay_says_how_to_install(peeker_archive: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        ) -> None:
+    import sys
+
+    monkeypatch.setattr(solver, "_dds", None)
+    monkeypatch.setitem(sys.modules, "endplay._dds", None)  # import fails
+    r = CliRunner().invoke(app, ["audit", str(peeker_archive), "--play"])
+    assert r.exit_code == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install 'tarneeb[play]'" in lines[0]
+
+
+def test_report_lists_groups_worst_first_with_a_hand_to_replay() -> None:
+    from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.report.archive import archive_page
+
+    d = Decision(0, 30, 5, 1, 1, 2, 10, 3, 13, 3, 17)
+    e = Decision(1, 31, 6, 0, 1, 2, 10, 5, 15, 5, 25)
+    ps = PlaySummary()
+    for i in range(60):
+        ps.add(MatchPlay(f"m{i}.tlog", ("Ann <b>", "Bo", "Cy", "Di"),
+                         (False, True, False, True), [HandPlay(i, (d, e))]))
+    page = archive_page(ArchiveSummary(), {}, 0.05, play=ps.results(0.05))
+    section = page[page.index('<section id="fairplay">'):]
+    section = section[:section.index("</section>")]
+    assert "Evidence of play with cards not seen" in section
+    assert "Ann &lt;b&gt;" in section and "<b>" not in section
+    rows = section[section.index("<tbody>"):]
+    assert rows.index("player Ann") < rows.index("player Bo")
+    assert "tarneeb show m" in rows and "--hand" in rows
