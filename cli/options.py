@@ -11,6 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
+from tarneeb.replay.log.stream import Limits
+
 from .flags import FLAGS
 
 
@@ -36,3 +38,16 @@ PANELS = (CHECK, SEEDS, PLAY, FILES, ENGINES)
 
 __all__ = ["CHECK", "ENGINES", "FILES", "PANELS", "PLAY", "SEEDS", "PinKey", "PinKeys",
            "PinRoot", "option"]
+
+
+# the caps on an untrusted log (tarneeb.replay.log.stream.Limits), raisable wherever logs are read
+MaxBytes = Annotated[int, typer.Option(
+    "--max-bytes", min=1, help="Refuse a log larger than this many bytes.")]
+MaxRecords = Annotated[int, typer.Option(
+    "--max-records", min=1, help="Refuse a log of more records than this.")]
+MaxHands = Annotated[int, typer.Option(
+    "--max-hands", min=1, help="Refuse a match of more dealing attempts than this.")]
+
+
+def limits_of(max_bytes: int, max_records: int, max_hands: int) -> Limits:
+    return Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)

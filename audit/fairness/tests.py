@@ -303,5 +303,22 @@ def _paired_test(test: TestId, counts: dict[tuple[Any, ...], int],
 
 
 
-__all__ = ["EXACT_UP_TO", "MC_BELOW", "MIN_EXPECTED", "StatResult", "exact_sum_p",
-           "monte_carlo_p"]
+__all__ = ["EXACT_UP_TO", "MC_BELOW", "MIN_EXPECTED", "StatResult", "bias_flagged",
+           "describe_test", "exact_sum_p", "monte_carlo_p"]
+
+
+def bias_flagged(fairness: dict[str, list[StatResult]]) -> list[str]:
+    """The tests flagged after correction, as ``origin: measure by group``."""
+    return [f"{origin}: {describe_test(r)}" for origin, rs in fairness.items() for r in rs
+            if r.flagged]
+
+
+def describe_test(r: StatResult) -> str:
+    """A test in words.
+
+    >>> describe_test(StatResult(("trumps", "seat", "dealer"), "G-test", 1, 0, 1, 1.0))
+    'trumps, seat dealer (G-test)'
+    """
+    measure, by, group = (*r.test, "", "")[:3]
+    where = "all deals" if by == "all" else f"{by} {group}"
+    return f"{measure}, {where} ({r.method})"

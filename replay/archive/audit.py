@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally, correct_all
+from tarneeb.audit.fairness.tests import bias_flagged, describe_test
 from tarneeb.replay.archive.claims import Claim, Claims, claim_from, claim_message, claim_of
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
 from tarneeb.replay.archive.measures import HCP, tally_match
@@ -553,23 +554,6 @@ def tested_keys(tally: Tally, by: str = "key") -> set[str]:
             deals[key[1][2]] += n
     keys = {k for k, n in deals.items() if n >= MIN_KEY_DEALS}
     return keys if len(keys) > 1 else set()
-
-
-def bias_flagged(fairness: dict[str, list[StatResult]]) -> list[str]:
-    """The tests flagged after correction, as ``origin: measure by group``."""
-    return [f"{origin}: {describe_test(r)}" for origin, rs in fairness.items() for r in rs
-            if r.flagged]
-
-
-def describe_test(r: StatResult) -> str:
-    """A test in words.
-
-    >>> describe_test(StatResult(("trumps", "seat", "dealer"), "G-test", 1, 0, 1, 1.0))
-    'trumps, seat dealer (G-test)'
-    """
-    measure, by, group = (*r.test, "", "")[:3]
-    where = "all deals" if by == "all" else f"{by} {group}"
-    return f"{measure}, {where} ({r.method})"
 
 
 def _conflict_row(path: str, message: str) -> FindingRow:
