@@ -398,6 +398,9 @@ NOT_PRODUCIBLE: dict[str, str] = {
     "receipt-mismatch": "it compares a log with a seat's pre-play receipt, a second file; "
                         "tests/test_protocol_v2.py plays it (a server that moves the match to "
                         "another season leaf, or re-makes the commitments)",
+    "unproven-deal": "it is a finding only when the user asks for --require-proof (the log "
+                     "alone is clean, its deals said to be recorded); "
+                     "tests/test_require_proof.py plays it",
 }
 
 
