@@ -365,3 +365,30 @@ def test_a_reference_from_another_process_is_the_same_key() -> None:
     ours = [Uniform(("a", "b")), DrawSum(((1, 13), (0, 39)), 13)]
     counts = {ref: i for i, ref in enumerate(ours)}
     assert [counts[ref] for ref in theirs] == [0, 1]
+
+
+def test_a_strong_signal_in_a_small_family_clears_the_archive_level() -> None:
+    """Sixty marginal tests at p 0.5 and one test of the match state at p 0.003: one
+    family of all (plain Holm) would need 61 × 0.003 = 0.18; by families (the state's
+    weight the square root of its one test against that of sixty) it is flagged at 5 %,
+    and the marginal tests are not. Equal weights are plain Holm."""
+    from tarneeb.audit.fairness import correct_all, family_of, holm
+    from tarneeb.audit.fairness.correction import weighted_holm
+
+    def battery() -> list[StatResult]:
+        rs = [StatResult(("trumps", "seat", str(i)), "G-test", 100, 1.0, 3, 0.5)
+              for i in range(60)]
+        return [*rs, StatResult(("high-card points", "match state", "side behind"),
+                                "covariate z-test", 100, 3.0, None, 0.003)]
+
+    plain = battery()
+    holm(plain, 0.05)
+    assert not any(r.flagged for r in plain)
+    rs = battery()
+    correct_all(rs, 0.05, detectable=False)
+    assert [r.test[1] for r in rs if r.flagged] == ["match state"]
+    assert rs[-1].p_adjusted == pytest.approx(0.003 * (1 + math.sqrt(60)))
+    assert rs[-1].to_json()["family"] == "match state" == family_of(rs[-1].test)
+    same = battery()
+    weighted_holm(same, [1 / 61] * 61, 0.05)
+    assert [r.p_adjusted for r in same] == pytest.approx([r.p_adjusted for r in plain])

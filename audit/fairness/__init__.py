@@ -42,7 +42,13 @@ It may import nothing of tarneeb but itself.
 
 from __future__ import annotations
 
-from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all, holm
+from tarneeb.audit.fairness.correction import (
+    DEFAULT_ALPHA,
+    FAMILIES,
+    correct_all,
+    family_of,
+    holm,
+)
 from tarneeb.audit.fairness.exact import (
     DrawClassCount,
     DrawEmpty,
@@ -60,6 +66,7 @@ from tarneeb.audit.fairness.tests import StatResult
 __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_POWER",
+    "FAMILIES",
     "DrawClassCount",
     "DrawEmpty",
     "DrawPattern",
@@ -72,6 +79,7 @@ __all__ = [
     "correct_all",
     "detectable_shift",
     "detectable_w",
+    "family_of",
     "holm",
     "pattern_name",
 ]

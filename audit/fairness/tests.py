@@ -57,6 +57,7 @@ class StatResult:
     unit_noncentrality: float | None = None  # joint tests: that of a shift of 1 per hand
     p_method: str = "asymptotic"  # or "Monte Carlo" (a G-test of sparse bins)
     share: bool = False  # a z-test of a 0/1 value: observed, expected and detectable in per cent
+    family: str = ""  # the threat it belongs to (set by the correction: see correction.py)
 
     @property
     def tested(self) -> bool:
@@ -69,7 +70,7 @@ class StatResult:
                 "detectable": self.detectable, "detectable_unit": self.detectable_unit,
                 "categories": self.categories, "observed": self.observed,
                 "expected": self.expected, "std_error": self.std_error,
-                "p_method": self.p_method}
+                "p_method": self.p_method, "family": self.family}
 
 
 

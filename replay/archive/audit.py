@@ -477,8 +477,8 @@ class ArchiveSummary:
     def fairness(self, alpha: float = DEFAULT_ALPHA,
                  power: float = DEFAULT_POWER) -> dict[str, list[StatResult]]:
         """The statistics of each origin's deals (proven, recorded), reported apart but
-        corrected together: one family of every test of the archive, so a fair archive of
-        any mix is flagged with probability at most ``alpha`` (Holm, as
+        corrected together: the archive's tests in families by threat, so a fair archive
+        of any mix is flagged with probability at most ``alpha`` (as
         :func:`fairness_results` says)."""
         return fairness_results(self.tallies, alpha, power)
 
@@ -517,9 +517,11 @@ class ArchiveSummary:
 def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
                      power: float = DEFAULT_POWER, detectable: bool = True,
                      ) -> dict[str, list[StatResult]]:
-    """Every test of every origin's tally (``ORIGINS`` order), Holm-corrected as one
-    family at family-wise level ``alpha``: exit code 3 fires with probability at most
-    ``alpha`` on a fair archive, whatever its mix of proven and recorded deals."""
+    """Every test of every origin's tally (``ORIGINS`` order), corrected together in
+    families by threat (each at its share of ``alpha``, Holm within:
+    :func:`~tarneeb.audit.fairness.correction.correct_all`): exit code 3 fires with
+    probability at most ``alpha`` on a fair archive, whatever its mix of proven and
+    recorded deals."""
     out: dict[str, list[StatResult]] = {}
     for origin in ORIGINS:
         tally = tallies.get(origin)
