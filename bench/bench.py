@@ -27,6 +27,7 @@
 * the calibration of the archive audit's verdict: the share of 1,000 fair archives of
   mixed origins flagged (Clopper-Pearson 95 % interval), each test's p-values, the
   detectable biases at 100 and 1,000 matches (``bench/bench_calibration.py``);
+* the audit's power against rigging a platform would do (``bench/bench_threats.py``);
 * blind dealing: CPU time per deal (passes, dealing, proofs) and per check of a
   transcript, bytes per hand, beside the seed protocol's figures (``bench/bench_blind.py``);
   the group layer's operations (scalar multiplications, additions, multi-scalar
@@ -82,6 +83,8 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--calibration", type=int, default=1000,
                     help="fair archives of the audit's calibration (0: skip)")
+    ap.add_argument("--threats", type=int, default=5,
+                    help="archives per rigging of the audit's power (0: skip)")
     ap.add_argument("--archive-logs", type=int, default=2000,
                     help="logs in the archive the audit goes through (0: skip)")
     ap.add_argument("--write-docs", action="store_true",
@@ -134,6 +137,10 @@ def main() -> None:
 
     if args.calibration:
         figures["calibration"] = bench_calibration(args.calibration)
+    if args.threats:
+        from bench_threats import bench_threats
+
+        figures["threats"] = bench_threats(args.threats)
 
     figures["blind"] = bench_blind()
     from bench_group import bench_group
@@ -225,6 +232,11 @@ def print_figures(figures: dict[str, object]) -> None:
         print(text)
     for text in group_lines(figures["group"]):  # type: ignore[arg-type]
         print(text)
+    if "threats" in figures:
+        from bench_threats import lines as threat_lines
+
+        for text in threat_lines(figures["threats"]):  # type: ignore[arg-type]
+            print(text)
     if "calibration" in figures:
         for text in calibration_lines(figures["calibration"]):  # type: ignore[arg-type]
             print(text)

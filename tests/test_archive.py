@@ -91,7 +91,10 @@ def test_every_measure_is_tested_against_its_exact_distribution(
     measures = {t["test"][0] for t in tests}
     assert measures == {"high-card points", "aces", "kings", "trumps", "suit pattern", "voids",
                         "revealed card", "revealed rank", "trump suit", "first dealer",
-                        "repeated hands", "card position", "long suits"}
+                        "repeated hands", "card position", "long suits", "repeated deals",
+                        "deck order"}
+    assert {t["family"] for t in tests} == {"marginals", "match state", "splits", "partners",
+                                            "shuffle"}
     groups = {tuple(t["test"][1:]) for t in tests}
     assert {("seat", "dealer"), ("seat", "dealer+1"), ("label", "computer"),
             ("label", "human"), ("computer vs human", "per hand"),

@@ -39,7 +39,7 @@ _FAMILY = {"match state": "match state", "key": "splits", "rule set": "splits",
            "player": "splits", "serial": "splits", "consecutive matches": "splits",
            "team": "partners", "named by declarer": "partners",
            "computer vs human": "marginals"}
-_SHUFFLE_MEASURES = {"card position", "repeated hands"}
+_SHUFFLE_MEASURES = {"card position", "repeated hands", "repeated deals", "deck order"}
 
 
 def family_of(test: tuple[Any, ...]) -> str:

@@ -30,6 +30,8 @@ MAX = "max z over members"
 COVARIATE = "covariate z-test"
 REPEATS = "repeats (Poisson)"
 ORDERED = "lag-1 correlation"
+BOUNDED = "Bernstein bound"
+MIN_BOUNDED = 20  # observations a bounded test needs
 MIN_PAIRS = 30  # consecutive pairs the lag test needs
 LAG_MORE = 20_000  # simulated samples at most (the least p-value 1/20,001)
 LAG_CELLS = 1 << 20  # simulated totals held at once (memory stays flat)
@@ -225,15 +227,38 @@ def lag_test(test: TestId, ref: DrawSum, entries: dict[tuple[Any, int], int]) ->
     return r
 
 
+def bounded_test(test: TestId, ref: Any, n: int, total: int) -> StatResult:
+    """The sum ``total`` of ``n`` independent observations of ``ref``, each between 0 and
+    ``ref.most``, against its exact mean and variance, by Bernstein's inequality: with
+    ``b`` the largest deviation one observation can make from its mean and ``t`` the
+    sum's deviation, ``P(|S - ES| >= t) <= 2 exp(-t² / (2 (n σ² + b t / 3)))`` whatever
+    the observations' distribution (a bound, so the p-value is conservative: no exact
+    or simulated tail of the observation is needed)."""
+    mean, var = n * ref.mean, n * ref.variance
+    r = StatResult(test, BOUNDED, n, None, None, None, ["mean per deal"],
+                   [total / n if n else 0.0], [ref.mean],
+                   std_error=math.sqrt(ref.variance / n) if n else None)
+    if n < MIN_BOUNDED or var <= 0:
+        return r
+    t = abs(total - mean)
+    b = max(ref.mean, ref.most - ref.mean)
+    r.statistic = (total - mean) / math.sqrt(var)
+    r.p_value = min(1.0, 2 * math.exp(-t * t / (2 * (var + b * t / 3))))
+    return r
+
+
 __all__ = [
+    "BOUNDED",
     "COVARIATE",
     "JOINT",
     "MAX",
+    "MIN_BOUNDED",
     "MIN_MEMBER",
     "MIN_PAIRS",
     "ORDERED",
     "PACK",
     "REPEATS",
+    "bounded_test",
     "covariate_test",
     "joint_test",
     "lag_test",

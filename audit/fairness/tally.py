@@ -15,6 +15,7 @@ from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all
 from tarneeb.audit.fairness.exact import DrawEmpty, DrawSum, PairedDraws, Reference, TestId, Value
 from tarneeb.audit.fairness.joint import (
     PACK,
+    bounded_test,
     covariate_test,
     joint_test,
     lag_test,
@@ -102,6 +103,12 @@ class Tally:
         self.counts[("ordered", test, ref)] += 1
         self.sums[("ordered", test, ref, series, index)] += (total << PACK) + n
 
+    def bounded(self, test: TestId, ref: Any, value: int) -> None:
+        """One observation of a bounded whole number (``ref`` gives its exact mean and
+        variance and its largest value), for a test by Bernstein's bound."""
+        self.counts[("bounded", test, ref)] += 1
+        self.sums[("bounded", test, ref)] += value
+
     def merge(self, other: Tally) -> Tally:
         self.counts.update(other.counts)
         self.sums.update(other.sums)
@@ -162,6 +169,10 @@ class Tally:
                 entries = {k[3:]: v for k, v in self.sums.items()
                            if k[0] == "ordered" and k[1] == test}
                 out.append(lag_test(test, ref, entries))
+            elif kind == "bounded":
+                (ref,) = next(iter(counts))
+                out.append(bounded_test(test, ref, sum(counts.values()),
+                                        self.sums[("bounded", test, ref)]))
             elif kind == "placed":
                 (sizes, items) = next(iter(counts))
                 cells = {(g, i): self.sums[("placed", test, g, i)]

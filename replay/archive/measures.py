@@ -33,14 +33,15 @@ references say so.
 >>> tally_match(t, v.rules, v.computer, v.key_id, v.history) == len(v.history)  # deals added
 True
 >>> sorted({r.test[0] for r in t.results()})  # doctest: +NORMALIZE_WHITESPACE
-['aces', 'card position', 'first dealer', 'high-card points', 'kings', 'long suits',
- 'repeated hands', 'revealed card', 'revealed rank', 'suit pattern', 'trump suit', 'trumps',
- 'voids']
+['aces', 'card position', 'deck order', 'first dealer', 'high-card points', 'kings',
+ 'long suits', 'repeated deals', 'repeated hands', 'revealed card', 'revealed rank',
+ 'suit pattern', 'trump suit', 'trumps', 'voids']
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -49,6 +50,7 @@ from tarneeb.audit.fairness import (
     DrawEmpty,
     DrawPattern,
     DrawSum,
+    NextSeat,
     PairedDraws,
     Tally,
     Uniform,
@@ -69,6 +71,10 @@ ACES, KINGS, REVEALED_RANK = "aces", "kings", "revealed rank"
 REPEATED = "repeated hands"
 LONG = "long suits"  # suits of 5 cards or more in a hand
 CARD_POSITION = "card position"  # each card's hand, by seat relative to the dealer
+REPEATED_DEALS = "repeated deals"  # every deal, its hands in dealing order from the dealer
+DECK_ORDER = "deck order"  # cards next in the deck's own order dealt to seats in turn
+_DEALS = math.factorial(52) // math.factorial(13) ** 4  # the deals of 52 cards to 4 hands
+_NEXT_SEAT = NextSeat()
 # one hand in REPEAT_SAMPLE is kept (by a fingerprint of its cards, so a hand dealt again
 # is kept again): what counting repeats costs, about 60 bytes a match
 REPEAT_SAMPLE = 64
@@ -77,7 +83,7 @@ _FINGERPRINT = 0x9E3779B97F4A7C15  # a multiplicative hash (Fibonacci), public
 _MASK64 = (1 << 64) - 1
 _KEEP = (1 << 64) // REPEAT_SAMPLE
 MEASURES = (HCP, ACES, KINGS, TRUMPS, PATTERN, VOIDS, REVEALED, REVEALED_RANK, TRUMP_SUIT,
-            FIRST_DEALER, REPEATED, CARD_POSITION, LONG)
+            FIRST_DEALER, REPEATED, CARD_POSITION, LONG, REPEATED_DEALS, DECK_ORDER)
 TABLE_SEATS = ("seat 1", "seat 2", "seat 3", "seat 4")  # absolute, as people count them
 TEAMS = ("seats 1+3", "seats 2+4")
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -230,6 +236,12 @@ class _DealTally:
         self.sums(("table seat", "|".join(TABLE_SEATS)), [(s,) for s in range(4)],
                   (VOIDS, LONG))
         self.sums(("team", "|".join(TEAMS)), [(0, 2), (1, 3)], (VOIDS, LONG))
+        first = [self.masks[(dealer + 1 + i) & 3] for i in range(3)]  # the fourth follows
+        tally.drawn((REPEATED_DEALS, "all", "every deal"),
+                    first[0] | first[1] << 52 | first[2] << 104, _DEALS, 1)
+        m = self.masks
+        tally.bounded((DECK_ORDER, "all", "card c+1 to the seat after card c's"), _NEXT_SEAT,
+                      sum((m[s] & (m[(s + 1) & 3] >> 1)).bit_count() for s in range(4)))
         for mask in self.masks:  # a hand dealt again: kept when its fingerprint says so
             if (mask * _FINGERPRINT) & _MASK64 < _KEEP:
                 tally.drawn((REPEATED, "all", "13-card hands"), mask, _HANDS, REPEAT_SAMPLE)
