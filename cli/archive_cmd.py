@@ -92,6 +92,10 @@ def register(app: typer.Typer) -> None:
         alpha: Annotated[float, typer.Option(
             min=1e-9, max=0.5,
             help="Family-wise error rate of the fairness tests.")] = DEFAULT_ALPHA,
+        no_stats: Annotated[bool, typer.Option(
+            "--no-stats",
+            help="Verification, findings and counts only: no fairness statistics (exit "
+                 "code 3 is then never given).")] = False,
     ) -> None:
         """Verify every log of an archive; test its deals for fairness.
 
@@ -132,7 +136,7 @@ def register(app: typer.Typer) -> None:
 
                 writer = TableWriter(tables)
             listed = expand_paths(paths, onerror=summary.add_unlisted)
-            chunks = run_chunks(listed, trust, jobs, scheduler)
+            chunks = run_chunks(listed, trust, jobs, scheduler, stats=not no_stats)
             if err.is_terminal and os.environ.get("TERM") != "dumb":
                 chunks = _progress(paths, chunks, err)
             try:
@@ -160,7 +164,7 @@ def register(app: typer.Typer) -> None:
             if writer is not None:
                 writer.abort()
         try:
-            fairness = summary.fairness(alpha)
+            fairness = {} if no_stats else summary.fairness(alpha)
         except ImportError:  # scipy: the [archive] extra
             err.print("tarneeb: note: no fairness statistics: they need scipy "
                       "(pip install 'tarneeb[archive]')", markup=False)
@@ -176,10 +180,13 @@ def register(app: typer.Typer) -> None:
             except OSError as e:  # said after the summary, which is not lost
                 errors.append(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
-            doc = summary.to_json(fairness)
+            doc = summary.to_json(None if no_stats else fairness)
             sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         else:
             _print_summary(summary, fairness, alpha)
+            if no_stats:
+                console().print("No fairness statistics (--no-stats): the deals were not "
+                                "tested, and exit code 3 is never given.", markup=False)
         for line in errors[:-1]:
             err.print(f"tarneeb: error: {line}", markup=False)
         if errors:

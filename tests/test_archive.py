@@ -108,6 +108,17 @@ def test_every_measure_is_tested_against_its_exact_distribution(
                 or t["method"] != "G-test"
 
 
+def test_no_stats_verifies_and_counts_but_tests_nothing(
+        archives: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """--no-stats: the biased archive's logs are clean, so exit 0 (not 3), the counts
+    are there, no test is run, and the summary says the deals were not tested."""
+    code, out, _ = run(capsys, "audit", "-j", "1", "--no-stats", str(archives["biased"]))
+    assert code == 0 and "logs are clean" in out
+    assert "No fairness statistics (--no-stats)" in out and "no evidence of bias" not in out
+    _, doc = audit_json(capsys, "-j", "1", "--no-stats", str(archives["biased"]))
+    assert "fairness" not in doc and sum(doc["deals"].values()) > 0
+
+
 def test_text_summary_says_what_the_deals_prove(archives: dict[str, Path],
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "audit", "-j", "1", str(archives["proven"]),

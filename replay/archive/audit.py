@@ -145,10 +145,11 @@ def _whole_file(path: str, limits: Limits) -> bytes | None:
         return data
 
 
-def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
+def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING, stats: bool = True) -> Chunk:
     """Verify the logs at ``paths`` against what the user trusts (:class:`Trust`: a
     pinned key or keys file, the season root, receipts, the caps), as ``verify`` does,
-    and tally their deals (runs on a worker: ``trust`` travels to it whole)."""
+    and tally their deals unless ``stats`` is false (runs on a worker: ``trust`` travels
+    to it whole)."""
     out = Chunk()
     for path in paths:
         identity = data = claim = ending = None
@@ -187,6 +188,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING) -> Chunk:
             signed = v.signature_verified and not any(f.kind in SIGNATURE_KINDS
                                                       for f in v.findings)
             deals = "proven" if v.deals_proven and signed else "recorded"
+        if v.history and v.error is None and stats:
             tally = out.tallies.setdefault(deals, Tally())
             group = v.signer if v.key_pinned and v.signer is not None else v.key_id
             batch = log.header.batch if data is not None else None  # its season leaf
@@ -220,8 +222,10 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) 
 # ------------------------------------------------------------------ running --
 
 def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = None,
-               scheduler: Any = None, chunk_size: int = CHUNK) -> Iterator[Chunk]:
-    """Audit ``paths`` chunk by chunk, in order, against ``trust`` (:func:`audit_chunk`).
+               scheduler: Any = None, chunk_size: int = CHUNK,
+               stats: bool = True) -> Iterator[Chunk]:
+    """Audit ``paths`` chunk by chunk, in order, against ``trust`` (:func:`audit_chunk`;
+    ``stats`` false: no deal is tallied).
 
     ``jobs``: local processes (default: every core; 1 runs in this process).
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a
@@ -231,14 +235,14 @@ def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = 
     """
     chunks = chunks_of(paths, chunk_size)
     if scheduler is not None:
-        yield from run_dask(audit_chunk, chunks, scheduler, (trust,))
+        yield from run_dask(audit_chunk, chunks, scheduler, (trust, stats))
         return
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         for c in chunks:
-            yield audit_chunk(c, trust)
+            yield audit_chunk(c, trust, stats)
         return
-    yield from run_pool(audit_chunk, chunks, jobs, (trust,))
+    yield from run_pool(audit_chunk, chunks, jobs, (trust, stats))
 
 
 # ------------------------------------------------------------------ the summary --
