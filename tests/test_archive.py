@@ -94,7 +94,11 @@ def test_every_measure_is_tested_against_its_exact_distribution(
                         "repeated hands", "card position", "long suits", "repeated deals",
                         "deck order"}
     assert {t["family"] for t in tests} == {"marginals", "match state", "splits", "partners",
-                                            "shuffle"}
+                                            "shuffle"} == set(doc["families"])
+    assert sum(f["weight"] for f in doc["families"].values()) == pytest.approx(1)
+    assert sum(f["tests"] for f in doc["families"].values()) == sum(
+        t["p_value"] is not None for ts in doc["fairness"].values() for t in ts)
+    assert doc["not_covered"].startswith("No test looks for")
     groups = {tuple(t["test"][1:]) for t in tests}
     assert {("seat", "dealer"), ("seat", "dealer+1"), ("label", "computer"),
             ("label", "human"), ("computer vs human", "per hand"),

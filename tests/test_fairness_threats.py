@@ -75,3 +75,16 @@ def test_a_small_seed_space_repeats_whole_deals_over_the_whole_archive(
         synthetic_archive(random.Random(7), 40, 10, None, 1.0, recorded_share=1.0),
         0.05)["recorded"]}
     assert fair[REPEATED_DEALS].tested and not fair[REPEATED_DEALS].flagged
+
+
+def test_computer_seats_favoured_on_a_match_s_first_deal_only() -> None:
+    """The computer seats get the better of two deals on each match's first deal only
+    (one deal in ten): the first deals' own paired test, in the match-state family,
+    flags it at 150 matches; over all deals the paired test sees a tenth of it."""
+    results = {r.test: r for r in fairness_results(
+        synthetic_archive(random.Random(8), 150, 10, "first deal", 1.0, recorded_share=1.0),
+        0.05)["recorded"]}
+    first = results[("high-card points", "first deal", "computer vs human")]
+    assert first.flagged and first.family == "match state"
+    assert first.detectable is not None and first.detectable < first.observed[0]
+    assert not results[("high-card points", "computer vs human", "per hand")].flagged

@@ -35,7 +35,8 @@ def holm(results: Sequence[StatResult], alpha: float = DEFAULT_ALPHA) -> None:
 
 
 FAMILIES = ("marginals", "match state", "splits", "partners", "shuffle")
-_FAMILY = {"match state": "match state", "key": "splits", "rule set": "splits",
+_FAMILY = {"match state": "match state", "first deal": "match state", "key": "splits",
+           "rule set": "splits",
            "player": "splits", "serial": "splits", "consecutive matches": "splits",
            "team": "partners", "named by declarer": "partners",
            "computer vs human": "marginals"}
@@ -44,11 +45,12 @@ _SHUFFLE_MEASURES = {"card position", "repeated hands", "repeated deals", "deck 
 
 def family_of(test: tuple[Any, ...]) -> str:
     """The threat a test looks for (its family), by its measure and what it is grouped by
-    (``test[1]``): the shuffle's residue (card positions, repeated hands); the match
-    state (state-adaptive dealing); splits (by signing key, rule set, player by name,
-    order); partners and teams; and the marginal distributions (the whole archive, each
-    seat, computer and human seats, the first dealer). The continuous audit's e-value
-    groups its tests in the same families.
+    (``test[1]``): the shuffle's residue (card positions, repeated hands and deals, the
+    deck's order); the match state (state-adaptive dealing, the first deal of a match);
+    splits (by signing key, rule set, player by name, order); partners and teams; and
+    the marginal distributions (the whole archive, each seat, computer and human seats,
+    the first dealer). The continuous audit's e-value groups its tests in the same
+    families.
 
     >>> family_of(("high-card points", "match state", "side behind"))
     'match state'

@@ -140,7 +140,7 @@ def covariate_test(test: TestId, strata: list[tuple[Any, int, int, int, int, int
                       std_error=math.sqrt(var) / slope_den / strata[0][0].units)
 
 
-def repeats_test(test: TestId, counts: dict[tuple[Any, ...], int], population: int,
+def repeats_test(test: TestId, counts: dict[tuple[Any, ...], int], population: float,
                  sampled: int) -> StatResult:
     """Items drawn again: ``counts`` per item value (one of ``population`` equally likely
     values each draw), of the draws kept by a sample of one value in ``sampled``. The

@@ -81,7 +81,8 @@ class Tally:
         for what, v in (("x", x), ("xx", x * x), ("y", value), ("xy", x * value)):
             self.sums[("covariate-" + what, test, ref)] += v
 
-    def drawn(self, test: TestId, value: int, population: int, sampled: int) -> None:
+    def drawn(self, test: TestId, value: int | bytes, population: float,
+              sampled: int) -> None:
         """One draw of ``value`` (one of ``population`` equally likely values), kept by a
         sample of one value in ``sampled`` (the caller keeps it or not), for the test of
         values drawn again."""

@@ -31,9 +31,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally, correct_all
+from tarneeb.audit.fairness.correction import family_weights
 from tarneeb.replay.archive.claims import Claim, Claims, claim_from, claim_message, claim_of
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
-from tarneeb.replay.archive.measures import HCP, tally_match
+from tarneeb.replay.archive.measures import HCP, UNCOVERED, tally_match
 from tarneeb.replay.archive.paths import (
     ArchiveError,
     AuditFault,
@@ -514,6 +515,10 @@ class ArchiveSummary:
         }
         if fairness is not None:
             doc["fairness"] = {o: [r.to_json() for r in rs] for o, rs in fairness.items()}
+            every = [r for rs in fairness.values() for r in rs if r.tested]
+            doc["families"] = {f: {"tests": sum(r.family == f for r in every), "weight": w}
+                               for f, w in family_weights(every).items()}
+            doc["not_covered"] = UNCOVERED
             doc["bias_flagged"] = bias_flagged(fairness)
         return doc
 
@@ -595,9 +600,7 @@ def copy_finding(path: str, first: str, later: str) -> FindingRow:
     return _conflict_row(path, conflict_message(later, copy_of=first))
 
 
-__all__ = [
-    "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "AuditFault", "Chunk",
-    "FindingRow", "MatchRow", "Repeat", "audit_chunk", "bias_flagged", "copied",
-    "copy_finding", "describe_test", "expand_paths", "fairness_results", "first_log_finding",
-    "read_url", "run_chunks"
-]
+__all__ = ["EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "AuditFault", "Chunk",
+           "FindingRow", "MatchRow", "Repeat", "audit_chunk", "bias_flagged", "copied",
+           "copy_finding", "describe_test", "expand_paths", "fairness_results",
+           "first_log_finding", "read_url", "run_chunks"]

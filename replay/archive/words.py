@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, FAMILIES, StatResult
 from tarneeb.audit.names import name_scripts
-from tarneeb.replay.archive.audit import ORIGINS, ArchiveSummary, describe_test
+from tarneeb.replay.archive.audit import ORIGINS, UNCOVERED, ArchiveSummary, describe_test
 from tarneeb.replay.archive.seen import CONFLICT_KIND
 
 ORIGIN_WORDS = {
@@ -183,15 +183,6 @@ def fairness_sentence(origin: str, results: list[StatResult],
     return f"{head}: no evidence of bias. {detectable_sentence(tested)} {UNCOVERED}"
 
 
-UNCOVERED = ("No test looks for: rigging of what is not measured (the measures are "
-             "high-card points, trumps, voids, aces, kings, long suits, suit patterns, card "
-             "positions, repeated hands, the revealed card and the first dealer); rigging "
-             "steered by what the tests do not see (a player's skill or bids, the time "
-             "of day, the stakes); a seed space too large to repeat deals at this "
-             "archive's size; matches left out of the archive; and any bias smaller "
-             "than the sizes above.")
-
-
 def _p_words(p: float | None) -> str:
     text = format_p(p)
     return text if text.startswith("<") else f"= {text}"
@@ -232,6 +223,6 @@ def detectable_sentence(results: list[StatResult]) -> str:
     return "The sample would have detected (80% power) a bias of " + "; ".join(parts) + "."
 
 
-__all__ = ["ORIGIN_WORDS", "UNCOVERED", "count", "detectable_sentence", "fairness_sentence",
+__all__ = ["ORIGIN_WORDS", "count", "detectable_sentence", "fairness_sentence",
            "format_p", "key_counts", "key_label", "not_read_sentence", "repeats_sentence",
            "verdict_lines"]
