@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, FAMILIES, StatResult
 from tarneeb.audit.names import name_scripts
-from tarneeb.replay.archive.audit import ORIGINS, UNCOVERED, ArchiveSummary, describe_test
+from tarneeb.replay.archive.audit import ORIGINS, ArchiveSummary, describe_test
+from tarneeb.replay.archive.measures import UNCOVERED
 from tarneeb.replay.archive.seen import CONFLICT_KIND
 
 ORIGIN_WORDS = {
