@@ -32,6 +32,7 @@
   at most 5 %), beside a fixed-sample audit looked at 10 times; the matches until it
   flags each of six cheats; an incremental run over 200 new logs of 2,000 as a share of
   a full audit's CPU (target: at most 0.25), and the state's bytes a log (about 1 KB);
+* the audit's power against rigging a platform would do (``bench/bench_threats.py``);
 * blind dealing: CPU time per deal (passes, dealing, proofs) and per check of a
   transcript, bytes per hand, beside the seed protocol's figures (``bench/bench_blind.py``);
   the group layer's operations (scalar multiplications, additions, multi-scalar
@@ -93,6 +94,8 @@ def main() -> None:
     ap.add_argument("--monitor", type=int, default=200,
                     help="fair archives looked at after every match, for audit --state's "
                          "evidence (0: skip the monitor's figures)")
+    ap.add_argument("--threats", type=int, default=5,
+                    help="archives per rigging of the audit's power (0: skip)")
     ap.add_argument("--archive-logs", type=int, default=2000,
                     help="logs in the archive the audit goes through (0: skip)")
     ap.add_argument("--play", type=int, default=60,
@@ -148,6 +151,11 @@ def main() -> None:
 
     if args.calibration:
         figures["calibration"] = bench_calibration(args.calibration)
+    if args.threats:
+        from bench_threats import bench_threats
+
+        figures["threats"] = bench_threats(args.threats)
+
     if args.monitor:
         from bench_monitor import bench_monitor
 
@@ -247,6 +255,11 @@ def print_figures(figures: dict[str, object]) -> None:
         print(text)
     for text in group_lines(figures["group"]):  # type: ignore[arg-type]
         print(text)
+    if "threats" in figures:
+        from bench_threats import lines as threat_lines
+
+        for text in threat_lines(figures["threats"]):  # type: ignore[arg-type]
+            print(text)
     if "calibration" in figures:
         for text in calibration_lines(figures["calibration"]):  # type: ignore[arg-type]
             print(text)

@@ -3,12 +3,12 @@
 At least 1,000 fair archives (default 1,000 of 30 matches of 10 deals) are made in
 process (:mod:`tarneeb.testing.dealsim`: each match proven or recorded at random, rule
 sets at random, the same measures and results as an audit's), every test of each
-corrected as one family at 5 %. Printed: the family-wise flag rate with its
-Clopper–Pearson 95 % interval, the share of each kind of test's p-values in ten bins
-(a valid test's p-values are uniform, or pile up at 1 when discrete), and the
-smallest bias each main test would detect (80 % power) in archives of 100 and 1,000
-matches. Run as a script (``python bench/bench_calibration.py [ARCHIVES]``) or call
-:func:`bench_calibration`.
+corrected together at 5 % (in families by threat, Holm's weighted procedure).
+Printed: the family-wise flag rate with its Clopper–Pearson 95 % interval, the share
+of each kind of test's p-values in ten bins (a valid test's p-values are uniform, or
+pile up at 1 when discrete), and the smallest bias each main test would detect (80 %
+power) in archives of 100 and 1,000 matches. Run as a script (``python
+bench/bench_calibration.py [ARCHIVES]``) or call :func:`bench_calibration`.
 """
 
 from __future__ import annotations
@@ -49,6 +49,10 @@ MAIN_TESTS = {
                                                          "side behind by hand number"),
     "consecutive matches (correlation)": ("high-card points", "serial",
                                           "consecutive matches"),
+    "points, computer against human, first deal": ("high-card points", "first deal",
+                                                    "computer vs human"),
+    "repeated deals (seed space)": ("repeated deals", "all", "every deal"),
+    "deck order (pairs per deal)": ("deck order", "all", "card c+1 to the seat after card c's"),
 }
 
 

@@ -113,6 +113,10 @@ def register(app: typer.Typer) -> None:
             "--play-sample", metavar="N", min=1,
             help="With --play, a quick look: at most N hands per player (and per "
                  "match) analysed.")] = None,
+        no_stats: Annotated[bool, typer.Option(
+            "--no-stats",
+            help="Verification, findings and counts only: no fairness statistics (exit "
+                 "code 3 is then never given).")] = False,
     ) -> None:
         """Verify every log of an archive; test its deals for fairness.
 
@@ -160,6 +164,8 @@ def register(app: typer.Typer) -> None:
             listed = expand_paths(paths, onerror=summary.add_unlisted)
             if removed and state is None:
                 raise ArchiveError("--removed goes with --state")
+            if state is not None and (play or no_stats):
+                raise ArchiveError("--play and --no-stats do not go with --state yet")
             if state is not None and play:
                 raise ArchiveError("--play does not go with --state yet: run the fair-play "
                                    "analysis as an audit of its own")
@@ -169,7 +175,8 @@ def register(app: typer.Typer) -> None:
                 monitor = Monitor(str(state), alpha, trust, removed or ())
                 chunks = monitor.chunks(listed, jobs, scheduler)
             else:
-                chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options)
+                chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,
+                                    stats=not no_stats)
             if err.is_terminal and os.environ.get("TERM") != "dumb":
                 chunks = _progress(paths, chunks, err)
             try:
@@ -213,7 +220,7 @@ def register(app: typer.Typer) -> None:
             if monitor is not None:
                 monitor.close()
         try:
-            fairness = summary.fairness(alpha)
+            fairness = {} if no_stats else summary.fairness(alpha)
         except ImportError:  # scipy: the [archive] extra
             err.print("tarneeb: note: no fairness statistics: they need scipy "
                       "(pip install 'tarneeb[archive]')", markup=False)
@@ -231,7 +238,7 @@ def register(app: typer.Typer) -> None:
             except OSError as e:  # said after the summary, which is not lost
                 errors.append(f"{report}: cannot write: {e.strerror or e}")
         if as_json:
-            doc = summary.to_json(fairness)
+            doc = summary.to_json(None if no_stats else fairness)
             if monitor is not None:
                 from tarneeb.replay.archive.monitor import state_json
 
@@ -244,6 +251,9 @@ def register(app: typer.Typer) -> None:
             sys.stdout.write(json_shown(json.dumps(doc, ensure_ascii=False, indent=1)) + "\n")
         elif summary.logs or summary.first_unlisted or errors:
             _print_summary(summary, fairness, alpha)  # (no logs at all: said once, below)
+            if no_stats:
+                console().print("No fairness statistics (--no-stats): the deals were not "
+                                "tested, and exit code 3 is never given.", markup=False)
             if played is not None and play_results is not None:
                 for line in play_lines(played, play_results, alpha):
                     console().print(line, markup=False)

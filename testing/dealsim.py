@@ -8,8 +8,8 @@ as the engine's ``Hand`` records would. A match is a run of deals, the dealer in
 from a random first, each team scoring a random 0–13 after each deal (the state a
 dishonest platform could steer by).
 
-Each cheat (``CHEATS``) is the platform re-dealing, with probability ``strength``, a deal
-that does not suit it:
+Each cheat (``CHEATS``, and the rigging of ``RIGGING``) is the platform re-dealing, with
+probability ``strength``, a deal that does not suit it:
 
 * ``player``: one named player (``Rami``) across matches gets the better of two deals;
 * ``table seat``: seat 1 gets the better of two deals, whoever deals;
@@ -32,6 +32,15 @@ that does not suit it:
   middle deal on;
 * ``rule set``: in ``classic`` matches only, the first hand dealt (``dealer+1``) gets the
   better of two deals;
+* ``seed space``: every deal shuffled by a generator seeded from only ``SEEDS`` (2^20)
+  seeds, whatever the strength (whole deals repeat: the birthday bound);
+* ``riffle``: every deal a deck in new-deck order (card ``c`` at position ``c``) given
+  ``RIFFLES`` riffle shuffles (Gilbert–Shannon–Reeds: a binomial cut, then cards dropped
+  from each packet in proportion to its size) and a cut, dealt one card a seat;
+* ``first deal``: the computer seats get the better of two deals, on the first deal of
+  each match only;
+* ``behind late``: a named player's side (``FAVOURED``'s) gets the worse of two deals
+  when it is behind in the second half of the match;
 * ``consecutive matches``: the side of seats 1 and 3 lucky in the match before (more than
   20 points a deal) gets the better of two deals in this one, the other side when not
   (each match stands at the next leaf of one season, as a platform's seasons order them).
@@ -60,6 +69,11 @@ from tarneeb.replay.rules.ruleset import PRESETS
 CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat",
           "serial", "shuffle", "long suits", "voids", "close to the target", "late comeback",
           "rule set", "consecutive matches")
+# the rigging a platform would really do (docs/ARCHIVE.md, "The threats"): each flagged
+# at 1,000 matches or fewer, measured by bench/bench_threats.py
+RIGGING = ("seed space", "riffle", "first deal", "behind late")
+SEEDS = 1 << 20  # the seed space of the ``seed space`` cheat
+RIFFLES = 3  # riffle shuffles of the ``riffle`` cheat
 PLAYERS = ("Rami", "Lina", "Omar", "Sara", "Karim", "Nour", "Ziad", "Dana", "Hadi", "Maya",
            "Fadi", "Rana")
 FAVOURED = "Rami"
@@ -115,11 +129,38 @@ def _trade_honours(rng: random.Random, deck: list[int], dealer: int) -> list[int
     return out
 
 
+def riffle_shuffle(rng: random.Random, riffles: int = RIFFLES) -> list[int]:
+    """A deck in new-deck order given ``riffles`` riffle shuffles (Gilbert–Shannon–Reeds)
+    and a cut, as a person shuffles: each riffle cuts the deck binomially and drops the
+    next card from a packet with probability in proportion to the cards it has left."""
+    deck = list(range(52))
+    for _ in range(riffles):
+        cut = sum(rng.random() < 0.5 for _ in range(52))
+        left, right, out = deck[:cut], deck[cut:], []
+        i = j = 0
+        while i < len(left) or j < len(right):
+            if rng.random() * (len(left) - i + len(right) - j) < len(left) - i:
+                out.append(left[i])
+                i += 1
+            else:
+                out.append(right[j])
+                j += 1
+        deck = out
+    cut = rng.randrange(52)
+    return deck[cut:] + deck[:cut]
+
+
 def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
           favoured: Sequence[int], behind: int | None, past: list[list[int]],
-          last: int | None = None) -> list[int]:
+          last: int | None = None, worse: bool = False) -> list[int]:
     if cheat == "shuffle":
         return off_by_one_shuffle(rng)
+    if cheat == "seed space":
+        deck = list(range(52))
+        random.Random(rng.randrange(SEEDS)).shuffle(deck)
+        return deck
+    if cheat == "riffle":
+        return riffle_shuffle(rng)
     deck = _shuffled(rng)
     if cheat is None or rng.random() >= strength:
         past.append(deck)
@@ -153,6 +194,8 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
                        if (k >= 5 if cheat == "long suits" else k == 0))
         return sum(hcp(hs[s]) for s in favoured)
 
+    if worse:
+        return other if points(other) < points(deck) else deck
     return other if points(other) > points(deck) else deck
 
 
@@ -191,7 +234,14 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
             aim = ((dealer + 1) % 4,)
         elif cheat == "consecutive matches" and luck:
             aim = (0, 2) if luck[-1] > 0 else (1, 3)
-        deck = _deal(rng, dealer, cheat, strength, aim, behind, past, last)
+        elif cheat == "first deal":
+            aim = tuple(s for s in range(4) if computer[s]) if k == 0 else ()
+        elif cheat == "behind late":
+            mine = names.index(FAVOURED) % 2 if FAVOURED in names else None
+            aim = (mine, mine + 2) if (mine is not None and behind == mine
+                                       and 2 * k >= deals) else ()
+        deck = _deal(rng, dealer, cheat, strength, aim, behind, past, last,
+                     worse=cheat == "behind late")
         trump = rng.randrange(4)
         totals[rng.randrange(2)] += rng.randrange(14)
         records.append(SimpleNamespace(
@@ -220,5 +270,5 @@ def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,
     return {o: t for o, t in out.items() if t}
 
 
-__all__ = ["CHEATS", "FAVOURED", "PLAYERS", "off_by_one_placement", "off_by_one_shuffle",
-           "synthetic_archive", "synthetic_match"]
+__all__ = ["CHEATS", "FAVOURED", "PLAYERS", "RIFFLES", "RIGGING", "SEEDS", "off_by_one_placement",
+           "off_by_one_shuffle", "riffle_shuffle", "synthetic_archive", "synthetic_match"]

@@ -91,7 +91,14 @@ def test_every_measure_is_tested_against_its_exact_distribution(
     measures = {t["test"][0] for t in tests}
     assert measures == {"high-card points", "aces", "kings", "trumps", "suit pattern", "voids",
                         "revealed card", "revealed rank", "trump suit", "first dealer",
-                        "repeated hands", "card position", "long suits"}
+                        "repeated hands", "card position", "long suits", "repeated deals",
+                        "deck order"}
+    assert {t["family"] for t in tests} == {"marginals", "match state", "splits", "partners",
+                                            "shuffle"} == set(doc["families"])
+    assert sum(f["weight"] for f in doc["families"].values()) == pytest.approx(1)
+    assert sum(f["tests"] for f in doc["families"].values()) == sum(
+        t["p_value"] is not None for ts in doc["fairness"].values() for t in ts)
+    assert doc["not_covered"].startswith("No test looks for")
     groups = {tuple(t["test"][1:]) for t in tests}
     assert {("seat", "dealer"), ("seat", "dealer+1"), ("label", "computer"),
             ("label", "human"), ("computer vs human", "per hand"),
@@ -103,6 +110,17 @@ def test_every_measure_is_tested_against_its_exact_distribution(
             assert t["detectable"] > 0 and t["p_adjusted"] >= t["p_value"]
             assert sum(t["observed"]) == pytest.approx(sum(t["expected"])) \
                 or t["method"] != "G-test"
+
+
+def test_no_stats_verifies_and_counts_but_tests_nothing(
+        archives: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """--no-stats: the biased archive's logs are clean, so exit 0 (not 3), the counts
+    are there, no test is run, and the summary says the deals were not tested."""
+    code, out, _ = run(capsys, "audit", "-j", "1", "--no-stats", str(archives["biased"]))
+    assert code == 0 and "logs are clean" in out
+    assert "No fairness statistics (--no-stats)" in out and "no evidence of bias" not in out
+    _, doc = audit_json(capsys, "-j", "1", "--no-stats", str(archives["biased"]))
+    assert "fairness" not in doc and sum(doc["deals"].values()) > 0
 
 
 def test_text_summary_says_what_the_deals_prove(archives: dict[str, Path],

@@ -186,6 +186,65 @@ def test_sparse_g_tests_get_a_reproducible_monte_carlo_p_value() -> None:
     assert 0 < first.p_value <= 1
 
 
+def test_the_sequential_p_value_stops_at_the_tenth_hit_not_at_the_batch_end() -> None:
+    """Besag and Clifford's rule: the p-value is 10 over the sample where the tenth
+    reaches the statistic (here the 1,000th: one in a hundred reaches it), whatever the
+    batches it was simulated in; none in all: 1 over the samples plus one."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.tests import MC_MORE, sequential_p
+
+    state = {"at": 0}
+
+    def every_hundredth(m: int) -> np.ndarray:
+        at = state["at"] + np.arange(1, m + 1)
+        state["at"] += m
+        return at % 100 == 0
+
+    assert sequential_p(every_hundredth) == pytest.approx(10 / 1000)
+    assert sequential_p(lambda m: np.zeros(m, dtype=bool)) == pytest.approx(1 / (MC_MORE + 1))
+    assert sequential_p(lambda m: np.zeros(m, dtype=bool), 999) == pytest.approx(1 / 1000)
+
+
+def test_the_sequential_p_value_is_valid_under_the_null() -> None:
+    """A continuous statistic under the null (its rank among the samples uniform): the
+    p-value is at most ``u`` with probability at most ``u``."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.tests import sequential_p
+
+    rng = np.random.default_rng(2)
+    ps = []
+    for _ in range(3000):
+        observed = rng.random()
+        ps.append(sequential_p(lambda m, o=observed: rng.random(m) >= o, 2000))
+    ps_ = np.array(ps)
+    for u in (0.01, 0.05, 0.2):
+        assert np.mean(ps_ <= u) <= stats.binom.isf(0.002, 3000, u) / 3000
+
+
+def test_exact_sums_by_fft_match_direct_convolution() -> None:
+    """The k-fold sums by FFT are those of direct convolution to 1e-15 in every entry,
+    never negative, and their far tails (below 1e-9) right to 1e-13."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.tests import _k_fold
+
+    for ref, k in ((DrawSum(HCP, 13), 40), (DrawSum(((1, 13), (0, 39)), 13), 300)):
+        table = tuple(sorted(ref.pmf().items()))
+        one = np.zeros(table[-1][0] - table[0][0] + 1)
+        for v, p in table:
+            one[v - table[0][0]] = p
+        direct = np.ones(1)
+        for _ in range(k):
+            direct = np.convolve(direct, one)
+        fast = _k_fold(table, k)
+        assert len(fast) == len(direct) and fast.min() >= 0
+        assert np.abs(fast - direct).max() < 1e-15
+        tail = np.searchsorted(np.cumsum(direct), 1e-9)
+        assert abs(fast[:tail].sum() - direct[:tail].sum()) < 1e-13
+
+
 def test_simulated_samples_count_each_draw_in_its_own_bin() -> None:
     """The Monte Carlo samples' counts per bin are those of each uniform draw looked up in
     the cumulative probabilities (the bin is how many are at most the draw, the last bin
@@ -306,3 +365,30 @@ def test_a_reference_from_another_process_is_the_same_key() -> None:
     ours = [Uniform(("a", "b")), DrawSum(((1, 13), (0, 39)), 13)]
     counts = {ref: i for i, ref in enumerate(ours)}
     assert [counts[ref] for ref in theirs] == [0, 1]
+
+
+def test_a_strong_signal_in_a_small_family_clears_the_archive_level() -> None:
+    """Sixty marginal tests at p 0.5 and one test of the match state at p 0.003: one
+    family of all (plain Holm) would need 61 × 0.003 = 0.18; by families (the state's
+    weight the square root of its one test against that of sixty) it is flagged at 5 %,
+    and the marginal tests are not. Equal weights are plain Holm."""
+    from tarneeb.audit.fairness import correct_all, family_of, holm
+    from tarneeb.audit.fairness.correction import weighted_holm
+
+    def battery() -> list[StatResult]:
+        rs = [StatResult(("trumps", "seat", str(i)), "G-test", 100, 1.0, 3, 0.5)
+              for i in range(60)]
+        return [*rs, StatResult(("high-card points", "match state", "side behind"),
+                                "covariate z-test", 100, 3.0, None, 0.003)]
+
+    plain = battery()
+    holm(plain, 0.05)
+    assert not any(r.flagged for r in plain)
+    rs = battery()
+    correct_all(rs, 0.05, detectable=False)
+    assert [r.test[1] for r in rs if r.flagged] == ["match state"]
+    assert rs[-1].p_adjusted == pytest.approx(0.003 * (1 + math.sqrt(60)))
+    assert rs[-1].to_json()["family"] == "match state" == family_of(rs[-1].test)
+    same = battery()
+    weighted_holm(same, [1 / 61] * 61, 0.05)
+    assert [r.p_adjusted for r in same] == pytest.approx([r.p_adjusted for r in plain])

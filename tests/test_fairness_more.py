@@ -104,14 +104,33 @@ def test_the_lag_test_of_independent_matches_is_calibrated() -> None:
     rng = np.random.default_rng(5)
     sd = math.sqrt(10 * ref.variance)
     low = 0
-    for _ in range(400):
+    for _ in range(200):
         totals = np.rint(200 + sd * rng.standard_normal(60)).astype(int)
         entries = {(7, i): (int(t) << PACK) + 10 for i, t in enumerate(totals)}
         low += lag_test(("t",), ref, entries).p_value < 0.05
-    assert low <= stats.binom.isf(0.003, 400, 0.05)
+    assert low <= stats.binom.isf(0.003, 200, 0.05)
     walk = 200 + np.cumsum(sd * 0.3 * rng.standard_normal(60))
     entries = {(7, i): (int(t) << PACK) + 10 for i, t in enumerate(np.rint(walk))}
     assert lag_test(("t",), ref, entries).p_value < 1e-3
+
+
+def test_the_lag_tail_is_the_exact_null_not_the_normal() -> None:
+    """One member in 13 holds the card (a skewed total): 31 matches, three consecutive
+    holders. The sum of products is far from normal: the normal tail says 1e-5, but
+    under independence about one archive in 700 is as extreme. The p-value is that of
+    a brute-force simulation of the null, not the normal's."""
+    ref = DrawSum(((1, 1), (0, 12)), 1)
+    held = [0] * 31
+    held[10] = held[11] = held[12] = 1
+    r = lag_test(("t",), ref, {(3, i): (h << PACK) + 1 for i, h in enumerate(held)})
+    assert r.p_method == "Monte Carlo"
+    assert 2 * stats.norm.sf(abs(r.statistic)) < 3e-5
+    rng = np.random.default_rng(8)
+    z = ((rng.random((100_000, 31)) < 1 / 13) - 1 / 13) / math.sqrt(12 / 169)
+    s = np.abs((z[:, 1:] * z[:, :-1]).sum(axis=1))
+    brute = np.mean(s >= r.statistic * math.sqrt(30) - 1e-9)
+    assert 0.5 * brute < r.p_value < 2 * brute
+    assert r.p_value > 5e-4
 
 
 def test_a_lag_needs_consecutive_leaves() -> None:

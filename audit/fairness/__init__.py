@@ -42,12 +42,19 @@ It may import nothing of tarneeb but itself.
 
 from __future__ import annotations
 
-from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all, holm
+from tarneeb.audit.fairness.correction import (
+    DEFAULT_ALPHA,
+    FAMILIES,
+    correct_all,
+    family_of,
+    holm,
+)
 from tarneeb.audit.fairness.exact import (
     DrawClassCount,
     DrawEmpty,
     DrawPattern,
     DrawSum,
+    NextSeat,
     PairedDraws,
     Reference,
     Uniform,
@@ -60,10 +67,12 @@ from tarneeb.audit.fairness.tests import StatResult
 __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_POWER",
+    "FAMILIES",
     "DrawClassCount",
     "DrawEmpty",
     "DrawPattern",
     "DrawSum",
+    "NextSeat",
     "PairedDraws",
     "Reference",
     "StatResult",
@@ -72,6 +81,7 @@ __all__ = [
     "correct_all",
     "detectable_shift",
     "detectable_w",
+    "family_of",
     "holm",
     "pattern_name",
 ]

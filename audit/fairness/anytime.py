@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.audit.fairness.correction import FAMILIES, family_of
 from tarneeb.audit.fairness.exact import DrawSum
 from tarneeb.audit.fairness.tally import Tally
 
@@ -68,25 +69,7 @@ STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # bet sizes, in units of 1/sd of one 
 # is in points): its bets span more sizes, per unit of the covariate
 COV_STEPS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3)
 PRIOR = 200  # pseudo-observations of the null's distribution a fit test's bet starts from
-FAMILIES = ("marginals", "match state", "splits", "partners", "shuffle")
-_FAMILY = {"match state": "match state", "key": "splits", "rule set": "splits",
-           "player": "splits", "serial": "splits", "consecutive matches": "splits",
-           "team": "partners", "named by declarer": "partners",
-           "computer vs human": "marginals"}
-_SHUFFLE_MEASURES = {"card position", "repeated hands"}
-
-
-def family_of(test: tuple[Any, ...]) -> str:
-    """The family of a test, by what it is grouped by (``test[1]``).
-
-    >>> family_of(("high-card points", "match state", "side behind"))
-    'match state'
-    >>> family_of(("trumps", "seat", "dealer"))
-    'marginals'
-    """
-    if test and test[0] in _SHUFFLE_MEASURES:
-        return "shuffle"
-    return _FAMILY.get(test[1] if len(test) > 1 else "", "marginals")
+# the families are the fixed-sample battery's (correction.py): the two agree in what they test
 
 
 @functools.lru_cache(maxsize=1024)

@@ -345,5 +345,53 @@ class PairedDraws(_HashedOnce):
 Reference = DrawSum | DrawPattern | DrawEmpty | Uniform
 
 
-__all__ = ["DrawClassCount", "DrawEmpty", "DrawPattern", "DrawSum", "PairedDraws", "Reference",
-           "TestId", "Uniform", "Value", "pattern_name"]
+@dataclass(frozen=True, slots=True)
+class NextSeat(_HashedOnce):
+    """Of the ``cards - 1`` pairs of cards next to each other in a fixed order (card ``c``
+    and ``c + 1``), how many a deal gives to consecutive seats in dealing order (``c + 1``
+    to the seat after ``c``'s), ``hands`` hands of ``cards / hands`` cards dealt at
+    random. A deck in that order shuffled too little and dealt one card a seat leaves
+    many such pairs. Its exact mean and variance, by counting (the pmf is not needed: its
+    test is a Bernstein bound, :func:`~tarneeb.audit.fairness.joint.bounded_test`).
+
+    >>> r = NextSeat(); r.mean, round(r.variance, 4)
+    (13.0, 9.9412)
+    """
+
+    cards: int = 52
+    hands: int = 4
+    units: int = 1
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+    _HASHED = ("cards", "hands", "units")
+    __hash__ = _HashedOnce._cached_hash
+
+    @property
+    def _moments(self) -> tuple[Fraction, Fraction]:
+        n, h = self.cards, self.hands
+        size = n // h
+        pairs = n - 1
+        one = Fraction(size, n - 1)  # c + 1 among the seat after c's: size of n - 1 left
+        chained = one * Fraction(size, n - 2)  # c, c + 1, c + 2 in three seats in turn
+        left = [size - 1, size - 1] + [size] * (h - 2)  # after c and c + 1 placed so
+        apart = one * Fraction(sum(left[t] * left[(t + 1) % h] for t in range(h)),
+                               (n - 2) * (n - 3))
+        disjoint = pairs * (pairs - 1) // 2 - (pairs - 1)
+        var = (pairs * one * (1 - one) + 2 * (pairs - 1) * (chained - one * one)
+               + 2 * disjoint * (apart - one * one))
+        return pairs * one, var
+
+    @property
+    def mean(self) -> float:
+        return float(self._moments[0])
+
+    @property
+    def variance(self) -> float:
+        return float(self._moments[1])
+
+    @property
+    def most(self) -> int:
+        return self.cards - 1
+
+
+__all__ = ["DrawClassCount", "DrawEmpty", "DrawPattern", "DrawSum", "NextSeat", "PairedDraws",
+           "Reference", "TestId", "Uniform", "Value", "pattern_name"]

@@ -72,10 +72,35 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
         r.detectable_unit = "mean shift per hand"
         return
+    if r.method == "repeats (Poisson)" and r.df == 1 and r.n > 1:  # every draw kept
+        # the birthday bound: a seed space of S seeds gives C(n, 2) / S equal pairs on
+        # average; the smallest pair count significant at alpha, then the S that reaches
+        # it with probability power (P(Poisson(mu) >= k) is gammainc(k, mu))
+        from scipy import special
+        mean0 = r.expected[0] if r.expected else 0.0
+        k = 1
+        while mean0 > 0 and float(special.gammainc(k, mean0)) > alpha:
+            k += 1
+        mu = float(special.gammaincinv(k, power)) - mean0
+        r.detectable = r.n * (r.n - 1) / 2 / mu if mu > 0 else None
+        r.detectable_unit = "seeds or fewer (a seed space so small repeats deals)"
+        return
     if r.method == "repeats (Poisson)":  # one kept pair flags: the hands dealt again it takes
         r.detectable = math.ceil(math.log(1 - power) / math.log(1 - 1 / (r.df or 1))) \
             if (r.df or 1) > 1 else 1.0
         r.detectable_unit = "hands dealt again"
+        return
+    if r.method == "Bernstein bound":  # the shift of the mean the bound flags at alpha
+        if r.std_error:
+            sd, b = r.std_error * math.sqrt(r.n), 38.0
+            var = r.n * sd * sd
+            # smallest t with 2 exp(-t²/(2(var + b t/3))) <= alpha, then 80 % of the
+            # sums beyond it: t plus the normal quantile of the sum's own spread
+            c = math.log(2 / alpha)
+            t = (2 * b * c / 3 + math.sqrt((2 * b * c / 3) ** 2 + 8 * c * var)) / 2
+            from scipy import special
+            r.detectable = (t - special.ndtri(1 - power) * math.sqrt(var)) / r.n
+            r.detectable_unit = "pairs per deal"
         return
     if r.method == "lag-1 correlation":
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)

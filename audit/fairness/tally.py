@@ -15,6 +15,7 @@ from tarneeb.audit.fairness.correction import DEFAULT_ALPHA, correct_all
 from tarneeb.audit.fairness.exact import DrawEmpty, DrawSum, PairedDraws, Reference, TestId, Value
 from tarneeb.audit.fairness.joint import (
     PACK,
+    bounded_test,
     covariate_test,
     joint_test,
     lag_test,
@@ -80,7 +81,8 @@ class Tally:
         for what, v in (("x", x), ("xx", x * x), ("y", value), ("xy", x * value)):
             self.sums[("covariate-" + what, test, ref)] += v
 
-    def drawn(self, test: TestId, value: int, population: int, sampled: int) -> None:
+    def drawn(self, test: TestId, value: int | bytes, population: float,
+              sampled: int) -> None:
         """One draw of ``value`` (one of ``population`` equally likely values), kept by a
         sample of one value in ``sampled`` (the caller keeps it or not), for the test of
         values drawn again."""
@@ -101,6 +103,12 @@ class Tally:
         (one entry a match: ``total`` and ``n`` packed in one integer)."""
         self.counts[("ordered", test, ref)] += 1
         self.sums[("ordered", test, ref, series, index)] += (total << PACK) + n
+
+    def bounded(self, test: TestId, ref: Any, value: int) -> None:
+        """One observation of a bounded whole number (``ref`` gives its exact mean and
+        variance and its largest value), for a test by Bernstein's bound."""
+        self.counts[("bounded", test, ref)] += 1
+        self.sums[("bounded", test, ref)] += value
 
     def merge(self, other: Tally) -> Tally:
         self.counts.update(other.counts)
@@ -162,6 +170,10 @@ class Tally:
                 entries = {k[3:]: v for k, v in self.sums.items()
                            if k[0] == "ordered" and k[1] == test}
                 out.append(lag_test(test, ref, entries))
+            elif kind == "bounded":
+                (ref,) = next(iter(counts))
+                out.append(bounded_test(test, ref, sum(counts.values()),
+                                        self.sums[("bounded", test, ref)]))
             elif kind == "placed":
                 (sizes, items) = next(iter(counts))
                 cells = {(g, i): self.sums[("placed", test, g, i)]

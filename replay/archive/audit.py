@@ -31,10 +31,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally, correct_all
+from tarneeb.audit.fairness.correction import family_weights
 from tarneeb.audit.fairness.tests import bias_flagged, describe_test
 from tarneeb.replay.archive.claims import Claim, Claims, claim_from, claim_message, claim_of
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
-from tarneeb.replay.archive.measures import HCP, tally_match
+from tarneeb.replay.archive.measures import HCP, UNCOVERED, tally_match
 from tarneeb.replay.archive.paths import (
     ArchiveError,
     AuditFault,
@@ -151,11 +152,12 @@ def _whole_file(path: str, limits: Limits) -> bytes | None:
 
 
 def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
-                play: PlayOptions | None = None) -> Chunk:
+                play: PlayOptions | None = None, stats: bool = True) -> Chunk:
     """Verify the logs at ``paths`` against what the user trusts (:class:`Trust`: a
     pinned key or keys file, the season root, receipts, the caps), as ``verify`` does,
-    and tally their deals (runs on a worker: ``trust`` travels to it whole); with
-    ``play``, analyse the card play of each clean log (:mod:`tarneeb.replay.fairplay`)."""
+    and tally their deals unless ``stats`` is false (runs on a worker: ``trust`` travels
+    to it whole); with ``play``, analyse the card play of each clean log
+    (:mod:`tarneeb.replay.fairplay`)."""
     out = Chunk()
     for path in paths:
         identity = data = claim = ending = None
@@ -194,6 +196,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
             signed = v.signature_verified and not any(f.kind in SIGNATURE_KINDS
                                                       for f in v.findings)
             deals = "proven" if v.deals_proven and signed else "recorded"
+        if v.history and v.error is None and stats:
             tally = out.tallies.setdefault(deals, Tally())
             group = v.signer if v.key_pinned and v.signer is not None else v.key_id
             batch = log.header.batch if data is not None else None  # its season leaf
@@ -235,8 +238,9 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) 
 
 def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = None,
                scheduler: Any = None, chunk_size: int = CHUNK,
-               play: PlayOptions | None = None) -> Iterator[Chunk]:
-    """Audit ``paths`` chunk by chunk, in order, against ``trust`` (:func:`audit_chunk`).
+               play: PlayOptions | None = None, stats: bool = True) -> Iterator[Chunk]:
+    """Audit ``paths`` chunk by chunk, in order, against ``trust`` (:func:`audit_chunk`;
+    ``stats`` false: no deal is tallied).
 
     ``jobs``: local processes (default: every core; 1 runs in this process).
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a
@@ -247,14 +251,14 @@ def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = 
     """
     chunks = chunks_of(paths, chunk_size)
     if scheduler is not None:
-        yield from run_dask(audit_chunk, chunks, scheduler, (trust, play))
+        yield from run_dask(audit_chunk, chunks, scheduler, (trust, play, stats))
         return
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         for c in chunks:
-            yield audit_chunk(c, trust, play)
+            yield audit_chunk(c, trust, play, stats)
         return
-    yield from run_pool(audit_chunk, chunks, jobs, (trust, play))
+    yield from run_pool(audit_chunk, chunks, jobs, (trust, play, stats))
 
 
 # ------------------------------------------------------------------ the summary --
@@ -487,8 +491,8 @@ class ArchiveSummary:
     def fairness(self, alpha: float = DEFAULT_ALPHA,
                  power: float = DEFAULT_POWER) -> dict[str, list[StatResult]]:
         """The statistics of each origin's deals (proven, recorded), reported apart but
-        corrected together: one family of every test of the archive, so a fair archive of
-        any mix is flagged with probability at most ``alpha`` (Holm, as
+        corrected together: the archive's tests in families by threat, so a fair archive
+        of any mix is flagged with probability at most ``alpha`` (as
         :func:`fairness_results` says)."""
         return fairness_results(self.tallies, alpha, power)
 
@@ -520,6 +524,10 @@ class ArchiveSummary:
         }
         if fairness is not None:
             doc["fairness"] = {o: [r.to_json() for r in rs] for o, rs in fairness.items()}
+            every = [r for rs in fairness.values() for r in rs if r.tested]
+            doc["families"] = {f: {"tests": sum(r.family == f for r in every), "weight": w}
+                               for f, w in family_weights(every).items()}
+            doc["not_covered"] = UNCOVERED
             doc["bias_flagged"] = bias_flagged(fairness)
         return doc  # with a state, monitor.state_json adds the state's part
 
@@ -527,9 +535,11 @@ class ArchiveSummary:
 def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
                      power: float = DEFAULT_POWER, detectable: bool = True,
                      ) -> dict[str, list[StatResult]]:
-    """Every test of every origin's tally (``ORIGINS`` order), Holm-corrected as one
-    family at family-wise level ``alpha``: exit code 3 fires with probability at most
-    ``alpha`` on a fair archive, whatever its mix of proven and recorded deals."""
+    """Every test of every origin's tally (``ORIGINS`` order), corrected together in
+    families by threat (each at its share of ``alpha``, Holm within:
+    :func:`~tarneeb.audit.fairness.correction.correct_all`): exit code 3 fires with
+    probability at most ``alpha`` on a fair archive, whatever its mix of proven and
+    recorded deals."""
     out: dict[str, list[StatResult]] = {}
     for origin in ORIGINS:
         tally = tallies.get(origin)
@@ -582,9 +592,7 @@ def copy_finding(path: str, first: str, later: str) -> FindingRow:
     return _conflict_row(path, conflict_message(later, copy_of=first))
 
 
-__all__ = [
-    "EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "AuditFault", "Chunk",
-    "FindingRow", "MatchRow", "Repeat", "audit_chunk", "bias_flagged", "copied",
-    "copy_finding", "describe_test", "expand_paths", "fairness_results", "first_log_finding",
-    "read_url", "run_chunks"
-]
+__all__ = ["EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "AuditFault", "Chunk",
+           "FindingRow", "MatchRow", "Repeat", "audit_chunk", "bias_flagged", "copied",
+           "copy_finding", "describe_test", "expand_paths", "fairness_results",
+           "first_log_finding", "read_url", "run_chunks"]

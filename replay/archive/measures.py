@@ -33,14 +33,15 @@ references say so.
 >>> tally_match(t, v.rules, v.computer, v.key_id, v.history) == len(v.history)  # deals added
 True
 >>> sorted({r.test[0] for r in t.results()})  # doctest: +NORMALIZE_WHITESPACE
-['aces', 'card position', 'first dealer', 'high-card points', 'kings', 'long suits',
- 'repeated hands', 'revealed card', 'revealed rank', 'suit pattern', 'trump suit', 'trumps',
- 'voids']
+['aces', 'card position', 'deck order', 'first dealer', 'high-card points', 'kings',
+ 'long suits', 'repeated deals', 'repeated hands', 'revealed card', 'revealed rank',
+ 'suit pattern', 'trump suit', 'trumps', 'voids']
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -49,6 +50,7 @@ from tarneeb.audit.fairness import (
     DrawEmpty,
     DrawPattern,
     DrawSum,
+    NextSeat,
     PairedDraws,
     Tally,
     Uniform,
@@ -69,6 +71,11 @@ ACES, KINGS, REVEALED_RANK = "aces", "kings", "revealed rank"
 REPEATED = "repeated hands"
 LONG = "long suits"  # suits of 5 cards or more in a hand
 CARD_POSITION = "card position"  # each card's hand, by seat relative to the dealer
+REPEATED_DEALS = "repeated deals"  # every deal, its hands in dealing order from the dealer
+DECK_ORDER = "deck order"  # cards next in the deck's own order dealt to seats in turn
+# the deals of 52 cards to 4 hands (a float: a tally's key, which msgpack must carry)
+_DEALS = float(math.factorial(52) // math.factorial(13) ** 4)
+_NEXT_SEAT = NextSeat()
 # one hand in REPEAT_SAMPLE is kept (by a fingerprint of its cards, so a hand dealt again
 # is kept again): what counting repeats costs, about 60 bytes a match
 REPEAT_SAMPLE = 64
@@ -77,7 +84,7 @@ _FINGERPRINT = 0x9E3779B97F4A7C15  # a multiplicative hash (Fibonacci), public
 _MASK64 = (1 << 64) - 1
 _KEEP = (1 << 64) // REPEAT_SAMPLE
 MEASURES = (HCP, ACES, KINGS, TRUMPS, PATTERN, VOIDS, REVEALED, REVEALED_RANK, TRUMP_SUIT,
-            FIRST_DEALER, REPEATED, CARD_POSITION, LONG)
+            FIRST_DEALER, REPEATED, CARD_POSITION, LONG, REPEATED_DEALS, DECK_ORDER)
 TABLE_SEATS = ("seat 1", "seat 2", "seat 3", "seat 4")  # absolute, as people count them
 TEAMS = ("seats 1+3", "seats 2+4")
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -183,6 +190,8 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
         deal = _DealTally(tally, rules, hand)
         deal.add(labels, key_group)
         deal.state(deals, totals, scores)
+        if deals == 1 and labels is not None:  # a match's first deal: its labels apart
+            deal.labels(labels, ("first deal", "computer vs human"), hands=False)
         points = hcp(hand.hands[0] | hand.hands[2])
         team_points += points
         if previous is not None:  # consecutive deals of a match are independent
@@ -230,6 +239,13 @@ class _DealTally:
         self.sums(("table seat", "|".join(TABLE_SEATS)), [(s,) for s in range(4)],
                   (VOIDS, LONG))
         self.sums(("team", "|".join(TEAMS)), [(0, 2), (1, 3)], (VOIDS, LONG))
+        first = [self.masks[(dealer + 1 + i) & 3] for i in range(3)]  # the fourth follows
+        tally.drawn((REPEATED_DEALS, "all", "every deal"),  # bytes: msgpack's ints are 64-bit
+                    (first[0] | first[1] << 52 | first[2] << 104).to_bytes(20, "big"),
+                    _DEALS, 1)
+        m = self.masks
+        tally.bounded((DECK_ORDER, "all", "card c+1 to the seat after card c's"), _NEXT_SEAT,
+                      sum((m[s] & (m[(s + 1) & 3] >> 1)).bit_count() for s in range(4)))
         for mask in self.masks:  # a hand dealt again: kept when its fingerprint says so
             if (mask * _FINGERPRINT) & _MASK64 < _KEEP:
                 tally.drawn((REPEATED, "all", "13-card hands"), mask, _HANDS, REPEAT_SAMPLE)
@@ -293,21 +309,24 @@ class _DealTally:
         if t is not None:
             numeric((TRUMPS, *group), t[0], t[1])
 
-    def labels(self, labels: list[str]) -> None:
-        """The distributions of a label's first hand; computer against human seats, per
-        hand, paired in one deal (one test: the deal's totals are fixed, so a test of each
-        label's mean would be this test twice)."""
+    def labels(self, labels: list[str],
+               group: tuple[str, str] = ("computer vs human", "per hand"),
+               hands: bool = True) -> None:
+        """The distributions of a label's first hand (unless not ``hands``); computer
+        against human seats, per hand, paired in one deal (one test: the deal's totals
+        are fixed, so a test of each label's mean would be this test twice), under
+        ``group`` (the first deal of each match is also tested apart: a platform that
+        favours its computer seats where it matters most, or least noticed)."""
         by_label: dict[str, list[int]] = {}
         for pos in DEALING_ORDER:
             seat = (self.dealer + pos) & 3
             by_label.setdefault(labels[seat], []).append(seat)
-        for label, seats in by_label.items():
+        for label, seats in by_label.items() if hands else ():
             self.one_hand(("label", label), seats[0], False)
         if len(by_label) < 2:
             return
         computer, human = by_label["computer"], by_label["human"]
         kc, kh = len(computer), len(human)
-        group = ("computer vs human", "per hand")
         for (measure, x, vx), (_, y, vy) in zip(self.measures(computer), self.measures(human),
                                                   strict=True):
             pop = x.population
@@ -376,5 +395,26 @@ _PATTERN = DrawPattern(SUIT_SIZES, 13)
 _VOIDS = DrawEmpty(SUIT_SIZES, 13)
 
 
-__all__ = ["LABELS", "MEASURES", "POSITIONS", "TABLE_SEATS", "TEAMS", "hcp", "is_deal",
-           "suit_lengths", "tally_match"]
+
+# what the battery does not test, said with every verdict and in the JSON
+UNCOVERED = ("No test looks for: rigging of what is not measured (the measures are "
+             "high-card points, trumps, voids, aces, kings, long suits, suit patterns, card "
+             "positions, repeated hands and deals, the deck's order, the revealed card and "
+             "the first dealer); rigging "
+             "steered by what the tests do not see (a player's skill or bids, the time "
+             "of day, the stakes); a seed space too large to repeat deals at this "
+             "archive's size; matches left out of the archive; and any bias smaller "
+             "than the sizes above.")
+
+__all__ = [
+    "LABELS",
+    "MEASURES",
+    "POSITIONS",
+    "TABLE_SEATS",
+    "TEAMS",
+    "UNCOVERED",
+    "hcp",
+    "is_deal",
+    "suit_lengths",
+    "tally_match",
+]

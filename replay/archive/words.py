@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tarneeb.audit.fairness import DEFAULT_ALPHA, StatResult
+from tarneeb.audit.fairness import DEFAULT_ALPHA, FAMILIES, StatResult
 from tarneeb.audit.names import name_scripts
 from tarneeb.replay.archive.audit import ORIGINS, ArchiveSummary, describe_test
+from tarneeb.replay.archive.measures import UNCOVERED
 from tarneeb.replay.archive.seen import CONFLICT_KIND
 
 ORIGIN_WORDS = {
@@ -217,16 +218,19 @@ def fairness_sentence(origin: str, results: list[StatResult],
     what, meaning = ORIGIN_WORDS[origin]
     tested = [r for r in results if r.tested]
     flagged = [r for r in tested if r.flagged]
+    families = [f for f in FAMILIES if any(r.family == f for r in tested)]
     head = (f"Fairness of the {what} ({meaning}): {len(tested)} tests against the exact "
-            f"distributions of a uniform shuffle, Holm-corrected with every test of the "
-            f"archive at {alpha:.0%} family-wise")
+            f"distributions of a uniform shuffle, in families by threat "
+            f"({', '.join(f'{f} {sum(r.family == f for r in tested)}' for f in families)}), "
+            f"corrected together at {alpha:.0%} family-wise (Holm's weighted procedure, "
+            f"each family's weight the square root of its number of tests)")
     if flagged:
         worst = sorted(flagged, key=lambda r: r.p_value or 0.0)[:3]
         said = "; ".join(f"{describe_test(r)}: observed {_fmt_obs(r)} "
                          f"(p {_p_words(r.p_adjusted)} after correction)" for r in worst)
         more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
         return f"{head}: EVIDENCE OF BIAS in {len(flagged)} tests: {said}{more}."
-    return f"{head}: no evidence of bias. {detectable_sentence(tested)}"
+    return f"{head}: no evidence of bias. {detectable_sentence(tested)} {UNCOVERED}"
 
 
 def _p_words(p: float | None) -> str:
@@ -269,5 +273,6 @@ def detectable_sentence(results: list[StatResult]) -> str:
     return "The sample would have detected (80% power) a bias of " + "; ".join(parts) + "."
 
 
-__all__ = ["ORIGIN_WORDS", "count", "detectable_sentence", "fairness_sentence", "format_p",
-           "key_counts", "key_label", "not_read_sentence", "repeats_sentence", "verdict_lines"]
+__all__ = ["ORIGIN_WORDS", "count", "detectable_sentence", "fairness_sentence",
+           "format_p", "key_counts", "key_label", "not_read_sentence", "repeats_sentence",
+           "verdict_lines"]

@@ -1,0 +1,78 @@
+"""The power of the archive audit against the rigging a platform would really do.
+
+For each rigging of :data:`tarneeb.testing.dealsim.RIGGING` (and the three earlier
+cheats that one family of every test missed: one rule set's games, luck carried from
+one match to the next, one named player), ``archives`` archives of recorded deals are
+made in process at the size given, audited with every test and the correction by
+families, and counted flagged or not; printed with the share flagged, the tests that
+flagged them and the family. The rigging:
+
+* ``seed space``: every deal from one of 2^20 seeds (300 matches, 3,000 deals);
+* ``riffle``: new-deck order, three riffle shuffles and a cut, dealt one card a seat
+  (100 matches);
+* ``first deal``: the computer seats get the better of two deals on the first deal of
+  each match, in 60 % of matches (1,000 matches);
+* ``behind late``: a named player's side gets the worse of two deals when behind in the
+  second half of a match, 60 % of the time (1,000 matches).
+
+Run as a script (``python bench/bench_threats.py [ARCHIVES]``) or call
+:func:`bench_threats`.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+from scipy import stats
+
+from tarneeb.replay.archive.audit import fairness_results
+from tarneeb.testing.dealsim import RIGGING
+
+# rigging: (matches, strength)
+SIZES = {"seed space": (300, 1.0), "riffle": (100, 1.0), "first deal": (1000, 0.6),
+         "behind late": (1000, 0.6), "rule set": (1000, 0.6),
+         "consecutive matches": (1000, 0.6), "player": (300, 0.6)}
+
+
+def bench_threats(archives: int = 5, alpha: float = 0.05) -> dict[str, Any]:
+    from tarneeb.testing.dealsim import synthetic_archive
+
+    assert set(RIGGING) <= set(SIZES)
+    start = time.perf_counter()
+    out: dict[str, Any] = {}
+    for rigging, (matches, strength) in SIZES.items():
+        flagged = 0
+        by: Counter[str] = Counter()
+        for seed in range(archives):
+            results = fairness_results(synthetic_archive(
+                random.Random(1000 + seed), matches, 10, rigging, strength,
+                recorded_share=1.0), alpha, detectable=False)["recorded"]
+            hits = [r for r in results if r.flagged]
+            flagged += bool(hits)
+            by.update(f"{r.family}: {', '.join(r.test)}" for r in hits)
+        ci = stats.binomtest(flagged, archives).proportion_ci(0.95, method="exact")
+        out[rigging] = {"matches": matches, "strength": strength, "archives": archives,
+                        "flagged": flagged, "ci95": (ci.low, ci.high),
+                        "by": dict(by.most_common(3))}
+    return {"alpha": alpha, "rigging": out, "seconds": time.perf_counter() - start}
+
+
+def lines(f: dict[str, Any]) -> list[str]:
+    out = [f"power against rigging (recorded deals, 10 a match, alpha {f['alpha']:.0%}, "
+           f"{f['seconds']:.0f} s):"]
+    for name, r in f["rigging"].items():
+        lo, hi = r["ci95"]
+        out.append(f"  {name:<20} {r['matches']:>5,} matches, strength {r['strength']:.1f}: "
+                   f"{r['flagged']} of {r['archives']} flagged (95 % CI {lo:.0%}-{hi:.0%})"
+                   f"; by {'; '.join(r['by']) or '-'}")
+    return out
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    for text in lines(bench_threats(n)):
+        print(text)
