@@ -17,7 +17,7 @@ INSTALLS = {
     "pyarrow": "pip install 'tarneeb[archive]'", "dask": "pip install 'tarneeb[cluster]'",
     "distributed": "pip install 'tarneeb[cluster]'", "fsspec": "pip install 'tarneeb[cluster]'",
     "matplotlib": "pip install 'tarneeb[report]'", "hypothesis": "pip install 'tarneeb[testing]'",
-    "pytest": "pip install 'tarneeb[testing]'",
+    "pytest": "pip install 'tarneeb[testing]'", "endplay": "pip install 'tarneeb[play]'",
     "playwright": "pip install playwright, with a chromium from the system's packages",
 }
 

@@ -428,7 +428,7 @@ def test_a_season_match_shows_its_season_proof_checked(chromium, page_file, tmp_
     season.write_text(out)
     log = tmp_path / "s.tlog"
     assert run(capsys, "play", "--rules", "qahwa41", "--season", str(season),
-               "--season-match", "3", "--key", str(key), "-o", str(log))[0] == 0
+               "--season-match", "4", "--key", str(key), "-o", str(log))[0] == 0
     seen = check(chromium, page_file, log, key=tmp_path / "p.pub.pem")
     assert seen["verdict"] == "clean" and len(seen["steps"]) == 5
     assert seen["steps"][0] == "pass" and seen["steps"][1] == "skip"
