@@ -315,4 +315,5 @@ def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,
 
 
 __all__ = ["CHEATS", "FAVOURED", "NEAR_SWAPS", "PLAYERS", "RIFFLES", "RIGGING", "SEEDS",
-           "off_by_one_placement", "off_by_one_shuffle", "riffle_shuffle", "synthetic_archive", "synthetic_match"]
+           "off_by_one_placement", "off_by_one_shuffle", "riffle_shuffle", "synthetic_archive",
+           "synthetic_match"]

@@ -32,7 +32,7 @@ TARGETS = {
     "voids": (60, ("voids", "team", "seats 1+3|seats 2+4")),
     # the simulated scores follow the deals (the stronger side scores), so a side is
     # alone near the target less often than when they went to a side at random
-    "close to the target": (100, (HCP, "match state", "close to the target")),
+    "close to the target": (150, (HCP, "match state", "close to the target")),
     "late comeback": (150, (HCP, "match state", "side behind by hand number")),
     "rule set": (150, (HCP, "rule set", "classic")),
     "consecutive matches": (60, (HCP, "serial", "consecutive matches")),
