@@ -425,12 +425,15 @@ _VOIDS = DrawEmpty(SUIT_SIZES, 13)
 # what the battery does not test, said with every verdict and in the JSON
 UNCOVERED = ("No test looks for: rigging of what is not measured (the measures are "
              "high-card points, trumps, voids, aces, kings, long suits, suit patterns, card "
-             "positions, repeated hands and deals, the deck's order, the revealed card and "
-             "the first dealer); rigging "
-             "steered by what the tests do not see (a player's skill or bids, the time "
-             "of day, the stakes); a seed space too large to repeat deals at this "
-             "archive's size; matches left out of the archive; and any bias smaller "
-             "than the sizes above.")
+             "positions, repeated and near-repeated hands (12 of 13 cards) and deals, the "
+             "deck's order, partners' suit and honour fit, the revealed card and the first "
+             "dealer); rigging steered by what the tests do not see (a player's skill or "
+             "bids, the time of day, the stakes, a match state other than behind, ahead, "
+             "late, after a won or lost deal and the first deal); the state or the "
+             "successive matches of a player with fewer than 20 matches; drift where the "
+             "logs carry no season order; hands that share 11 cards or fewer with an "
+             "earlier one; a seed space too large to repeat deals at this archive's size; "
+             "matches left out of the archive; and any bias smaller than the sizes above.")
 
 __all__ = [
     "LABELS",
