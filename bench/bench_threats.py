@@ -13,9 +13,17 @@ flagged them and the family. The rigging:
 * ``first deal``: the computer seats get the better of two deals on the first deal of
   each match, in 60 % of matches (1,000 matches);
 * ``behind late``: a named player's side gets the worse of two deals when behind in the
-  second half of a match, 60 % of the time (1,000 matches).
+  second half of a match, 60 % of the time (1,000 matches);
+* ``near repeat``: 2 % of deals a deck dealt before with two pairs of cards swapped
+  (300 matches);
+* ``partners fit``: seats 1 and 3 get the deal of two whose suits fit better, 30 % of
+  the time (300 matches);
+* ``drift``: the human seats get the better of two deals early and the computer seats
+  late, up to 60 % of the deals at either end and none halfway (1,000 matches);
+* ``player balance``: the side whose players had the worse luck in their match before
+  gets the better of two deals, 60 % of the time (1,000 matches).
 
-Run as a script (``python bench/bench_threats.py [ARCHIVES]``) or call
+Run as a script (``python bench/bench_threats.py [ARCHIVES [RIGGING,...]]``) or call
 :func:`bench_threats`.
 """
 
@@ -34,17 +42,22 @@ from tarneeb.testing.dealsim import RIGGING
 
 # rigging: (matches, strength)
 SIZES = {"seed space": (300, 1.0), "riffle": (100, 1.0), "first deal": (1000, 0.6),
-         "behind late": (1000, 0.6), "rule set": (1000, 0.6),
+         "behind late": (1000, 0.6), "near repeat": (300, 0.02), "partners fit": (300, 0.3),
+         "drift": (1000, 0.6), "player balance": (1000, 0.6), "rule set": (1000, 0.6),
          "consecutive matches": (1000, 0.6), "player": (300, 0.6)}
 
 
-def bench_threats(archives: int = 5, alpha: float = 0.05) -> dict[str, Any]:
+def bench_threats(archives: int = 5, alpha: float = 0.05,
+                  only: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``only``: the rigging to run (all when empty)."""
     from tarneeb.testing.dealsim import synthetic_archive
 
     assert set(RIGGING) <= set(SIZES)
     start = time.perf_counter()
     out: dict[str, Any] = {}
     for rigging, (matches, strength) in SIZES.items():
+        if only and rigging not in only:
+            continue
         flagged = 0
         by: Counter[str] = Counter()
         for seed in range(archives):
@@ -74,5 +87,6 @@ def lines(f: dict[str, Any]) -> list[str]:
 
 if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    for text in lines(bench_threats(n)):
+    chosen = tuple(sys.argv[2].split(",")) if len(sys.argv) > 2 else ()  # comma-separated
+    for text in lines(bench_threats(n, only=chosen)):
         print(text)
