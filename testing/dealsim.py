@@ -45,7 +45,8 @@ probability ``strength``, a deal that does not suit it:
   20 points a deal) gets the better of two deals in this one, the other side when not
   (each match stands at the next leaf of one season, as a platform's seasons order them);
 * ``near repeat``: a weak shuffle: a deck of the archive dealt again with ``NEAR_SWAPS``
-  pairs of its cards swapped (hands that share 12 of their 13 cards with an earlier one);
+  pairs of its cards swapped, each pair between two hands (hands that share 12 of their
+  13 cards with an earlier one, and never the same deal again);
 * ``partners fit``: seats 1 and 3 get the deal of two whose suits fit better (the sum
   over suits of their lengths multiplied);
 * ``drift``: the human seats get the better of two deals early in the archive and the
@@ -183,8 +184,9 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
             past.append(deck)
             return deck
         deck = list(rng.choice(past))
-        for _ in range(NEAR_SWAPS):
-            i, j = rng.sample(range(52), 2)
+        for _ in range(NEAR_SWAPS):  # two cards of different hands: never the same deal
+            i = rng.randrange(52)
+            j = rng.choice([k for k in range(52) if (k - i) % 4])
             deck[i], deck[j] = deck[j], deck[i]
         return deck
     if cheat is None or rng.random() >= strength:

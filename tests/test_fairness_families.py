@@ -116,7 +116,7 @@ def test_the_cells_covariance_is_exact() -> None:
     state.MIN_CELL, state.MIN_PLAYER_MATCHES = 10, 5
     try:
         labels, cell_of, deal_of, mask_of = state.cells(d)
-        cov = state._covariance(_HCP_HAND, len(labels), cell_of, deal_of, mask_of, n)
+        cov = state._covariance(_HCP_HAND, len(labels), cell_of, deal_of, mask_of)
     finally:
         state.MIN_CELL, state.MIN_PLAYER_MATCHES = monkey["MIN_CELL"], \
             monkey["MIN_PLAYER_MATCHES"]
