@@ -49,7 +49,9 @@ AIMED = {"seed space": ("repeated deals", "all", "every deal"),
          "partners fit": ("suit fit", "partners", "suit lengths"),
          "drift": ("high-card points", "archive order", "computer seats"),
          "player balance": ("high-card points", "successive matches", "each player's side"),
-         "consecutive matches": ("high-card points", "serial", "consecutive matches")}
+         "consecutive matches": ("high-card points", "serial", "consecutive matches"),
+         "rule set": ("high-card points", "rule set", "classic"),
+         "player": ("high-card points", "player", "by name")}
 # rigging: (matches, strength)
 SIZES = {"seed space": (300, 1.0), "riffle": (100, 1.0), "first deal": (1000, 0.6),
          "behind late": (1000, 0.6), "near repeat": (100, 0.02), "partners fit": (300, 0.3),
