@@ -82,23 +82,29 @@ def test_a_weak_shuffle_repeating_decks_with_a_few_cards_moved_is_flagged() -> N
     assert fair.p_value == 1.0 and fair.observed == [0.0]
 
 
-def test_the_pairing_null_has_its_variance_and_its_tail_is_conservative() -> None:
+def test_the_pairing_null_has_its_variance_and_its_tails_are_valid() -> None:
     """300 samples of 60 uniform deals: the fits' standardised totals have variance 1,
-    and the Bernstein p-value is below 5 % (20 %) no more often than that."""
+    and the Monte Carlo p-value (and Bernstein's bound, used past 5,000 deals) is below
+    5 % (20 %) no more often than that."""
     hands = _deals(np.random.default_rng(2), 300 * 60).reshape(300, 60, 4)
-    zs, ps = [], []
+    zs, ps, bounds = [], [], []
     for sample in hands:
-        for r in fit.fit_tests(sample):
+        for values, r in zip(fit.pairing_values(sample), fit.fit_tests(sample), strict=True):
             zs.append(r.statistic)
             ps.append(r.p_value)
+            dev = values - values.mean(axis=1)[:, None]
+            bounds.append(fit.bernstein_p(dev[:, 0].sum(), (dev ** 2).mean(axis=1).sum(),
+                                          np.abs(dev).max()))
     assert np.var(zs) == pytest.approx(1.0, abs=0.15)
-    for level in (0.05, 0.2):
-        assert np.mean(np.array(ps) < level) <= stats.binom.isf(0.003, len(ps), level) / len(ps)
+    for p in (ps, bounds):
+        for level in (0.05, 0.2):
+            assert np.mean(np.array(p) < level) <= stats.binom.isf(0.003, len(p), level) / len(p)
+    assert np.mean(np.array(ps) < 0.2) > np.mean(np.array(bounds) < 0.2)  # the bound is loose
 
 
 def test_partners_dealt_fitting_suits_are_flagged() -> None:
     rigged = _mine(60, "partners fit", 0.6, 4)[SUIT_FIT]
-    assert rigged.p_value is not None and rigged.p_value < 1e-6 and rigged.statistic > 0
+    assert rigged.p_value is not None and rigged.p_value < 1e-4 and rigged.statistic > 4
     fair = _mine(60, None, 0.6, 4)[SUIT_FIT]
     assert fair.p_value is not None and fair.p_value > 0.01
 
