@@ -287,7 +287,7 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
         gap = hcp(hs[0] | hs[2]) - hcp(hs[1] | hs[3])
         totals[side if abs(gap) < 4 else int(gap < 0)] += won
         records.append(SimpleNamespace(
-            hands=deal_hands(deck, dealer), dealer=dealer, thirteenth=deck[51],
+            hands=hs, dealer=dealer, thirteenth=deck[51],
             totals=[totals[0], totals[1], totals[0], totals[1]], declarer=rng.randrange(4),
             trump=trump, cancelled=False))
     luck.append(sum(hcp(r.hands[0] | r.hands[2]) - 20 for r in records))
