@@ -161,19 +161,20 @@ def _covariance(ref: DrawSum, k: int, cell_of: Any, deal_of: Any, mask_of: Any) 
     var, cov = ref.variance, ref.covariance(ref.draws)
     order = np.argsort(deal_of, kind="stable")
     cell, deal, mask = cell_of[order], deal_of[order], mask_of[order].astype(np.uint8)
-    size = np.bitwise_count(mask).astype(float)
-    out = np.zeros(k * k)
+    size = np.bitwise_count(mask).astype(np.int64)
+    shared = np.zeros(k * k, dtype=np.int64)  # whole numbers: the same in any order
+    product = np.zeros(k * k, dtype=np.int64)
     n = len(cell)
     for o in range(n):
         same = np.flatnonzero(deal[:n - o] == deal[o:])
         if not len(same):
             break  # sorted by deal: no pair this far apart, none further
         a, b = same, same + o
-        w = (var - cov) * np.bitwise_count(mask[a] & mask[b]) + cov * size[a] * size[b]
-        out += np.bincount(cell[a] * k + cell[b], w, minlength=k * k)
-        if o:
-            out += np.bincount(cell[b] * k + cell[a], w, minlength=k * k)
-    return out.reshape(k, k)
+        for first, second in ((a, b), (b, a)) if o else ((a, b),):
+            at = cell[first] * k + cell[second]
+            np.add.at(shared, at, np.bitwise_count(mask[a] & mask[b]).astype(np.int64))
+            np.add.at(product, at, size[a] * size[b])
+    return ((var - cov) * shared + cov * product).reshape(k, k)
 
 
 def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
@@ -186,11 +187,12 @@ def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
         return r
     k = len(names)
     values = d["values"]
-    sums = np.zeros(k)
+    sums = np.zeros(k, dtype=np.int64)  # whole numbers: the same in any order of the deals
     size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64)
     held = sum(np.where(mask_of >> s & 1, values[deal_of, s], 0) for s in range(4))
     np.add.at(sums, cell_of, held)
-    hands = np.bincount(cell_of, weights=size, minlength=k)
+    hands = np.zeros(k, dtype=np.int64)
+    np.add.at(hands, cell_of, size)
     expected = hands * ref.mean
     cov = _covariance(ref, k, cell_of, deal_of, mask_of)
     sd = np.sqrt(np.diag(cov))
