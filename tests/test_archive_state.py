@@ -205,18 +205,57 @@ def test_kill_9_at_any_moment_leaves_the_state_before_or_after(
     assert after["evidence"]["matches"] == next_log
 
 
-def test_jobs_give_the_same_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def state_tables(path: str) -> dict[str, list[Any]]:
+    """Every table of a state file but the runs' times: what a run wrote."""
+    db = sqlite3.connect(path)
+    try:
+        out = {t: db.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
+               for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+               if t != "runs"}
+        out["runs"] = db.execute("SELECT run, logs, audited, changed, lost, removed, "
+                                 "exit_code FROM runs").fetchall()
+    finally:
+        db.close()
+    return out
+
+
+def test_jobs_a_dask_cluster_and_urls_give_the_same_run_and_state(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An incremental run with ``-j 2``, with ``--scheduler local:2`` (a real local Dask
+    cluster) and over a ``file://`` URL says what a full audit says, and writes the state a
+    one-job run writes."""
     logs = tmp_path / "logs"
     write_archive(logs, 6, seed=RECORDED, recorded=True)
-    state = str(tmp_path / "audit.state")
-    audit(capsys, str(logs), "--state", state)
+    base = str(tmp_path / "base.state")
+    audit(capsys, str(logs), "--state", base)
+    url = f"file://{logs}"
+    audit(capsys, url, "--state", str(tmp_path / "url.state"))
     add_logs(logs, 6, 6, RECORDED)
-    code, out, _ = run(capsys, "audit", "--json", "-j", "2", str(logs), "--state", state)
-    full = audit(capsys, str(logs), "--state", str(tmp_path / "one.state"))[1]
-    doc = json.loads(out)
-    assert code == 0 and doc["state"]["audited"] == 6
-    assert {k: v for k, v in doc.items() if k != "state"} == \
-        {k: v for k, v in full.items() if k != "state"}
+    shutil.copy(logs / "m00000-eram41.tlog", logs / "zz-copy.tlog")
+    states = {}
+    for way in ("one", "jobs", "dask"):
+        states[way] = str(tmp_path / f"{way}.state")
+        shutil.copy(base, states[way])
+    _, one, _ = audit(capsys, str(logs), "--state", states["one"])
+    code, out, _ = run(capsys, "audit", "--json", "-j", "2", str(logs), "--state", states["jobs"])
+    jobs = json.loads(out)
+    code_dask, out, _ = run(capsys, "audit", "--json", "--scheduler", "local:2", str(logs),
+                            "--state", states["dask"])
+    dask = json.loads(out)
+    full_code, full, _ = audit(capsys, str(logs))
+    assert code == code_dask == full_code == 0
+    assert one["state"]["audited"] == jobs["state"]["audited"] == dask["state"]["audited"] == 7
+    assert without_state(jobs) == without_state(dask) == without_state(full)
+    assert {k: v for k, v in jobs.items() if k != "state"} == \
+        {k: v for k, v in dask.items() if k != "state"} == \
+        {k: v for k, v in one.items() if k != "state"}
+    assert state_tables(states["jobs"]) == state_tables(states["dask"]) == \
+        state_tables(states["one"])
+    code, by_url, _ = audit(capsys, url, "--state", str(tmp_path / "url.state"))
+    _, full_url, _ = audit(capsys, url)
+    assert code == 0 and by_url["state"]["audited"] == 7 and by_url["state"]["kept"] == 6
+    assert without_state(by_url) == without_state(full_url)
+    assert by_url["evidence"] == one["evidence"]
 
 
 def test_urls_are_kept_by_their_version(tmp_path: Path,
