@@ -141,7 +141,7 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
     assert code == 2 and err.count("\n") == 1 and "format 99 is newer" in err
     code, _, err = audit(capsys, str(logs), "--state", str(logs / "m00000-eram41.tlog"))
     assert code == 2 and err.count("\n") == 1 and "not an audit state" in err
-    db.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
+    db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(state_module.FORMAT),))
     db.execute("ALTER TABLE logs RENAME COLUMN figures TO something_else")
     db.commit()
     code, _, err = audit(capsys, str(logs), "--state", str(state))
@@ -165,6 +165,30 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
         db.commit()
         code, _, err = audit(capsys, str(logs), "--state", str(state))
         assert code == 2 and err.count("\n") == 1 and "damaged" in err
+    db.close()
+
+
+def test_a_state_of_format_1_is_taken_up(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A state of format 1 (no ``tallied`` and ``play`` columns) is taken up as it is:
+    every log tallied, none analysed for play, nothing read again."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    state = tmp_path / "audit.state"
+    _, before, _ = audit(capsys, str(logs), "--state", str(state))
+    db = sqlite3.connect(state)
+    db.execute("ALTER TABLE logs DROP COLUMN tallied")
+    db.execute("ALTER TABLE logs DROP COLUMN play")
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
+    db.commit()
+    code, after, _ = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
+    assert {k: v for k, v in after.items() if k != "state"} == \
+        {k: v for k, v in before.items() if k != "state"}
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
+        (str(state_module.FORMAT),)
+    assert db.execute("SELECT count(*) FROM logs WHERE tallied = 1 AND play IS NULL"
+                      ).fetchone() == (3,)
     db.close()
 
 
@@ -256,6 +280,72 @@ def test_jobs_a_dask_cluster_and_urls_give_the_same_run_and_state(
     assert code == 0 and by_url["state"]["audited"] == 7 and by_url["state"]["kept"] == 6
     assert without_state(by_url) == without_state(full_url)
     assert by_url["evidence"] == one["evidence"]
+
+
+def test_no_stats_keeps_verdicts_and_a_run_with_statistics_reads_those_logs_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--no-stats --state``: verdicts, findings and counts kept as a full ``--no-stats``
+    audit gives them, no evidence; a later run with the statistics tallies the logs read
+    without them, and says what a full audit and a state made in one run say."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 4, seed=SEED)
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(logs), "--state", state)[1]["evidence"]["matches"] == 4
+    add_logs(logs, 4, 3)
+    (logs / "zz-second-log.tlog").write_bytes(renamed((logs / "m00001-qahwa41.tlog").read_bytes()))
+    code, quick, _ = audit(capsys, str(logs), "--state", state, "--no-stats")
+    full_code, full, _ = audit(capsys, str(logs), "--no-stats")
+    assert code == full_code == 1 and quick["state"]["audited"] == 4
+    assert quick["evidence"] is None and "fairness" not in quick
+    assert without_state(quick) == without_state(full)
+    code, again, _ = audit(capsys, str(logs), "--state", state, "--no-stats")
+    assert again["state"]["audited"] == 0 and without_state(again) == without_state(full)
+    code, stats, _ = audit(capsys, str(logs), "--state", state)
+    assert stats["state"]["audited"] == 4 and stats["state"]["kept"] == 4  # those not tallied
+    _, fresh, _ = audit(capsys, str(logs), "--state", str(tmp_path / "fresh.state"))
+    assert {k: v for k, v in stats.items() if k != "state"} == \
+        {k: v for k, v in fresh.items() if k != "state"}
+    assert stats["evidence"]["matches"] == 7  # the second log of a match adds nothing
+    assert without_state(stats) == without_state(audit(capsys, str(logs))[1])
+
+
+def test_play_is_kept_a_log_and_a_run_analyses_only_new_logs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--play --state``: each log's fair-play record is kept, a run analyses only the logs
+    new or not analysed alike before, and says what a full ``--play`` audit says (drawing
+    the same layouts: the Monte Carlo seed is fixed here)."""
+    pytest.importorskip("endplay")
+    import secrets
+
+    from tarneeb.testing.fairplay import write_play_archive
+
+    monkeypatch.setattr(secrets, "token_bytes", lambda n: b"\x07" * n)
+    logs = tmp_path / "logs"
+    paths = write_play_archive(logs, "peeker", 3, seed=b"test state play")
+    aside = tmp_path / paths[2].name
+    paths[2].rename(aside)
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(logs), "--state", state)[1]["state"]["audited"] == 2
+    code, first, _ = audit(capsys, str(logs), "--state", state, "--play-sample", "1")
+    assert first["state"]["audited"] == 2  # read before, not analysed: read again
+    aside.rename(paths[2])
+    code, second, _ = audit(capsys, str(logs), "--state", state, "--play-sample", "1")
+    full_code, full, _ = audit(capsys, str(logs), "--play-sample", "1")
+    assert second["state"]["audited"] == 1 and second["state"]["kept"] == 2
+    assert second["fairplay"]["matches"] == 3 and second["fairplay"]["decisions"] > 0
+    assert second["fairplay"] == full["fairplay"] and code == full_code
+    assert without_state(second) == without_state(full)
+    # other options analyse again; without --play the records stay for the next --play
+    two = audit(capsys, str(logs), "--state", state, "--play-sample", "2")[1]
+    assert two["state"]["audited"] == 3 and two["fairplay"] != second["fairplay"]
+    assert audit(capsys, str(logs), "--state", state)[1]["state"]["audited"] == 0
+    again = audit(capsys, str(logs), "--state", state, "--play-sample", "2")[1]
+    assert again["state"]["audited"] == 0 and again["fairplay"] == two["fairplay"]
+    db = sqlite3.connect(state)
+    sizes = [n for (n,) in db.execute("SELECT length(play) FROM logs")]
+    db.close()
+    assert len(sizes) == 3 and all(0 < n < 1500 for n in sizes)  # two hands a match, compact
 
 
 def test_urls_are_kept_by_their_version(tmp_path: Path,
