@@ -221,6 +221,10 @@ def register(app: typer.Typer) -> None:
             err.print("tarneeb: note: no fairness statistics: they need scipy "
                       "(pip install 'tarneeb[archive]')", markup=False)
             fairness = {}
+        if monitor is not None:  # the battery's tests the evidence does not cover, named
+            from tarneeb.replay.archive.monitor import note_fixed_sample_only
+
+            note_fixed_sample_only(summary, monitor, fairness)
         play_results = None if played is None else played.results(alpha)
         if report is not None and summary.logs:
             try:

@@ -39,8 +39,8 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from tarneeb.audit.fairness import Tally
-from tarneeb.audit.fairness.anytime import Evidence
+from tarneeb.audit.fairness import StatResult, Tally
+from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.codec import CodecError
 from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
@@ -311,6 +311,18 @@ def state_json(summary: ArchiveSummary, doc: dict[str, Any]) -> None:
                                 for t in ev["strongest"]] if ev and ev["flagged"] else [])
 
 
+def note_fixed_sample_only(summary: ArchiveSummary, monitor: Monitor,
+                           fairness: dict[str, list[StatResult]]) -> None:
+    """Name in the evidence's part of the summary the tests of this look's fixed-sample
+    battery that the continuous evidence does not cover (``fixed_sample_only``): a test
+    the battery gains with no e-process is said, never silently absent."""
+    if summary.evidence is None:
+        return
+    tests = list(dict.fromkeys(r.test for rs in fairness.values() for r in rs))
+    summary.evidence["fixed_sample_only"] = [
+        list(t) for t in fixed_sample_only(tests, monitor.evidence)]
+
+
 def _subtract(total: Tally, share: Tally) -> None:
     """``total`` less ``share`` (whose observations it holds); counts that reach 0 go."""
     for mine, theirs in ((total.counts, share.counts), (total.sums, share.sums)):
@@ -322,4 +334,5 @@ def _subtract(total: Tally, share: Tally) -> None:
                 del mine[k]
 
 
-__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "Monitor", "stat_of", "state_json"]
+__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "Monitor", "note_fixed_sample_only",
+           "stat_of", "state_json"]
