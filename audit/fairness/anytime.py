@@ -48,11 +48,12 @@ What is bet on, by kind of tally entry:
 * ``bounded`` (a whole number between 0 and its largest value, with an exact mean and
   variance: the deck-order residue): the sum, bounded by Bennett's inequality (``ψ(λ) ≤
   σ² (e^{|λ| b} - 1 - |λ| b) / b²``, ``b`` the largest deviation on that side);
-* ``placed`` (each card's position in each deal): per card, the likelihood ratio of its
-  positions in the match's deals against a distribution learnt from the matches before
-  (the null's, nudged), averaged over the cards: each card's ratio has mean 1 whatever
-  the others do, so the average has too, and no independence between the cards of a
-  deal is needed;
+* ``placed`` (each card's position in each deal): per position, the sum over the cards
+  it got of each card's log-likelihood ratio there (learnt from the matches before: the
+  null's chances, nudged by the counts seen). A position's cards are drawn without
+  replacement, so the sum's moment generating function is at most that of draws with
+  replacement (Hoeffding 1963, theorem 4), whose ``ψ`` is exact: a supermartingale per
+  position, averaged over the positions (and over ``PLACE_STEPS``);
 * ``repeat`` (values drawn again: deals, sampled hands): per match, whether it brings a
   value seen before or twice, against its exact chance given the number of values seen
   (the birthday null), as a likelihood ratio against a chance learnt from the matches
@@ -92,6 +93,7 @@ STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # bet sizes, in units of 1/sd of one 
 # a covariate's scale is not known beforehand (a side behind is ±1, a score difference
 # is in points): its bets span more sizes, per unit of the covariate
 COV_STEPS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3)
+PLACE_STEPS = (0.25, 0.5, 1.0, 2.0)  # bets on the card-position score (a log-likelihood ratio)
 PRIOR = 200  # pseudo-observations of the null's distribution a fit test's bet starts from
 # the families are the fixed-sample battery's (correction.py): the two agree in what they test
 
@@ -265,23 +267,40 @@ class _Test:
         self.log_e = _logmean(self.bets)
 
     def _placed(self, obs: dict[Any, list[Any]]) -> None:
-        """Per card, its positions in the match's deals against a distribution learnt from
-        the matches before; the average over the cards."""
+        """Per group (a hand's position), the sum over the items it got of a score learnt
+        from the matches before (each item's log-likelihood ratio there, against the
+        null's chance); bet on with its exact bound, and averaged over the groups."""
         for ref, figures in sorted(obs.items(), key=_order):
             sizes, items = ref
-            big = sum(sizes)
+            big, width = sum(sizes), len(items)
             share = [g / big for g in sizes]
             deals, triples = figures[0], figures[1:]
-            seen = self.totals.setdefault(ref, [0] * (1 + len(sizes) * len(items)))
-            n = seen[0]
-            per_item = [0.0] * len(items)
+            seen = self.totals.setdefault(ref, [0] * (1 + len(sizes) * width))
+            if not self.bets:
+                self.bets = [0.0] * (len(sizes) * len(PLACE_STEPS))
+            # per item, how often it was seen anywhere (every deal, for whole deals: the
+            # learnt chances of an item then add up to 1 whatever the counts say)
+            seen_of = [sum(seen[1 + g * width + i] for g in range(len(sizes)))
+                       for i in range(width)]
+            got = [[0] * width for _ in sizes]
             for g, i, k in zip(*(iter(triples),) * 3, strict=True):
-                q = (seen[1 + g * len(items) + i] + PRIOR * share[g]) / (n + PRIOR)
-                per_item[i] += k * math.log(q / share[g])
-            self.log_e += _logmean(per_item)
+                got[g][i] += k
+            for g, size in enumerate(sizes):
+                w = [math.log((seen[1 + g * width + i] + PRIOR * share[g])
+                              / (seen_of[i] + PRIOR) / share[g]) for i in range(width)]
+                mean = sum(w) / width
+                total = sum(wi * k for wi, k in zip(w, got[g], strict=True))
+                for s, lam in enumerate(PLACE_STEPS):
+                    # a group's items are drawn without replacement: their sum's moment
+                    # generating function is at most that of draws with replacement
+                    # (Hoeffding 1963, theorem 4), whose ψ is exact
+                    psi = _logmean([lam * (wi - mean) for wi in w])
+                    self.bets[g * len(PLACE_STEPS) + s] += (
+                        lam * (total - deals * size * mean) - deals * size * psi)
+            self.log_e = _logmean(self.bets)
             seen[0] += deals
             for g, i, k in zip(*(iter(triples),) * 3, strict=True):
-                seen[1 + g * len(items) + i] += k
+                seen[1 + g * width + i] += k
 
     def _repeat(self, obs: dict[Any, list[Any]]) -> None:
         """Whether the match brings a value seen before (or twice), against the birthday
