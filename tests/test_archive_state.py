@@ -82,6 +82,13 @@ def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
     assert fresh["evidence"] == second["evidence"]
     assert {k: v for k, v in fresh.items() if k != "state"} == \
         {k: v for k, v in second.items() if k != "state"}
+    # every test of the battery is in the evidence or named as fixed-sample only; the
+    # shuffle's (card positions, repeats, the deck's order) are in the evidence
+    battery = {tuple(r["test"]) for rs in second["fairness"].values() for r in rs}
+    only = {tuple(t) for t in second["evidence"]["fixed_sample_only"]}
+    assert only and only < battery
+    assert {t[0] for t in battery} >= {"card position", "repeated deals", "deck order"}
+    assert not {t for t in only if t[0] in ("card position", "repeated deals", "deck order")}
     # a third run reads nothing, and the match seen again adds no evidence
     code, third, _ = audit(capsys, str(logs), "--state", state)
     assert third["state"]["audited"] == 0
@@ -370,10 +377,13 @@ def test_the_report_plots_the_evidence_and_where_it_crossed() -> None:
                                                  "kept": 2, "changed": [], "lost": []})
     s.evidence = {"matches": 3, "e_value_log10": 1.5, "max_e_value_log10": 1.6,
                   "threshold_log10": 1.3, "crossed_at": 2, "flagged": True,
+                  "fixed_sample_only": [["voids", "team", "seats 1+3|seats 2+4"]],
                   "strongest": [{"test": ["cov", "high-card points", "match state",
                                           "side behind"], "e_value_log10": 1.5}]}
     page = archive_page(s, {}, 0.05, history=[0.1, 3.2, 3.4])
     assert 'id="evidence"' in page and "The evidence of bias against matches" in page
     assert "crossed at match 2" in page and "EVIDENCE OF BIAS" in page
     assert "high-card points, match state side behind (bets on the covariance)" in page
+    assert ("Fixed-sample only, not in the continuous evidence (tested at this look alone): "
+            "voids, team seats 1+3|seats 2+4.") in page
     assert s.verdict_code(None) == 3
