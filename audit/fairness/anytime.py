@@ -161,13 +161,18 @@ def _logmean(values: list[float]) -> float:
 class _Test:
     """One test's running figures."""
 
-    kind: str  # sum, cov, fit
+    kind: str  # sum, cov, fit, lag, bounded, placed, repeat
     weight: float
-    totals: dict[Any, list[Any]] = field(default_factory=dict)  # fit: counts per reference
+    # per reference: fit, counts; lag, the members seen; placed, the counts per cell;
+    # repeat, the digests of the values seen
+    totals: dict[Any, list[Any]] = field(default_factory=dict)
     log_e: float = 0.0
-    # sum, cov: the log of each bet's wealth (up, then down, per STEPS or COV_STEPS): a
-    # sum over the observations, so it grows by each match's alone
+    # sum, cov, lag, bounded, placed: the log of each bet's wealth (up, then down, per
+    # STEPS, COV_STEPS or PLACE_STEPS): a sum over the observations, so it grows by each
+    # match's alone; repeat: matches, matches with a repeat, the log of the wealth
     bets: list[float] = field(default_factory=list)
+    # lag and repeat: ``totals`` indexed (made again from it when read back, never kept)
+    index: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def advance(self, obs: dict[Any, list[Any]]) -> None:
         """Fold in one match's observations: per reference, [count, sum] (sum, bounded),
@@ -232,7 +237,10 @@ class _Test:
             mu, sd, _ = m
             proxy = variance_proxy(ref)
             seen = self.totals.setdefault(ref, [])
-            known = {(a, b): (c, d) for a, b, c, d in zip(*(iter(seen),) * 4, strict=True)}
+            known = self.index.get(ref)
+            if known is None:
+                known = self.index[ref] = {
+                    (a, b): (c, d) for a, b, c, d in zip(*(iter(seen),) * 4, strict=True)}
             for series, index, total, n in sorted(zip(*(iter(figures),) * 4, strict=True)):
                 x = sum((t - k * mu) / (sd * math.sqrt(k))
                         for t, k in (known.get((series, index + d), (0, 0)) for d in (-1, 1))
@@ -311,7 +319,9 @@ class _Test:
             population, sampled = ref
             space = population / sampled
             seen = self.totals.setdefault(ref, [])
-            known = set(seen)
+            known = self.index.get(ref)
+            if known is None:
+                known = self.index[ref] = set(seen)
             pairs = list(zip(figures[0::2], figures[1::2], strict=True))
             draws = sum(c for _, c in pairs)
             digests = [_digest(v) for v, _ in pairs]
@@ -326,7 +336,9 @@ class _Test:
             elif draws and chance == 0 and hit:  # cannot happen under the null
                 log_w = math.inf
             self.bets = [matches + 1, repeats + hit, log_w]
-            seen.extend(d for d in dict.fromkeys(digests) if d not in known)
+            new = [d for d in dict.fromkeys(digests) if d not in known]
+            seen.extend(new)
+            known.update(new)
         self.log_e = _logmean([0.0, self.bets[2]])  # the average of no bet and the bet
 
 
