@@ -13,7 +13,8 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
   fixed when the file is made), ``trust`` (a digest of what the user trusted: keys,
   root, receipts, caps; a run that trusts otherwise judges every log again);
 * ``keys(id, key)``: each key of the fairness tallies once (msgpack,
-  :mod:`tarneeb.audit.fairness.codec`);
+  :mod:`tarneeb.audit.fairness.codec`); a value drawn (the repeat tests' keys, one a deal
+  or hand) as ``("@", n, value)``: key number ``n`` (its test) with the value added;
 * ``logs(path, size, mtime, digest, verdict, findings, record, figures, run, counted,
   tallied, play)``: per log
   its size and modification time (nanoseconds; for a URL a number from its version
@@ -56,6 +57,7 @@ from tarneeb.replay.archive.records import (
 from tarneeb.replay.verify.trust import Trust
 
 FORMAT = 2  # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played)
+_SAME_BUT = "@"  # a key written as the number of another and one more value (no key starts so)
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -162,10 +164,12 @@ class State:
             return
         self._loaded = True
         try:
-            for j, blob in self.db.execute("SELECT id, key FROM keys"):
+            for j, blob in self.db.execute("SELECT id, key FROM keys ORDER BY id"):
                 k = unpack_value(blob)
+                if isinstance(k, tuple) and len(k) == 3 and k[0] == _SAME_BUT:
+                    k = (*self._keys[k[1]], k[2])  # its prefix is numbered before it
                 self._keys[j], self._ids[k] = k, j
-        except CodecError as e:
+        except (CodecError, KeyError, TypeError) as e:
             raise StateError(f"{self.path}: a key of its tallies is damaged ({e})") from None
 
     def key_id(self, key: Any) -> int:
@@ -173,8 +177,11 @@ class State:
         self._all_keys()
         i = self._ids.get(key)
         if i is None:
+            # a value drawn (a deal, a hand: one key each) as its test's number and the value
+            blob = (pack_value((_SAME_BUT, self.key_id(key[:-1]), key[-1]))
+                    if key[0] == "repeat" and len(key) == 5 else pack_value(key))
             i = self._ids[key] = self.db.execute("INSERT INTO keys (key) VALUES (?)",
-                                                 (pack_value(key),)).lastrowid or 0
+                                                 (blob,)).lastrowid or 0
             self._keys[i] = key
         return i
 
