@@ -174,8 +174,10 @@ class State:
 
     def key_id(self, key: Any) -> int:
         """The number of a tally's key (written now if it is new)."""
-        self._all_keys()
         i = self._ids.get(key)
+        if i is None and not self._loaded:  # (a call per key of every share: kept light)
+            self._all_keys()
+            i = self._ids.get(key)
         if i is None:
             # a value drawn (a deal, a hand: one key each) as its test's number and the value
             blob = (pack_value((_SAME_BUT, self.key_id(key[:-1]), key[-1]))
