@@ -324,6 +324,10 @@ KEY_FILES = [
     ("keys", lambda k: f'"cardroom" = "{k[:32]} \t{k[32:]}"\r\n'.encode(), 0),
     ("key", lambda k: _pem(k, lambda b: b[:8] + " \t" + b[8:]).encode(), 0),
     ("key", lambda k: _pem(k).replace("\n", "\r\n").encode(), 0),
+    # not TOML, in the parsers' own words once (tests/test_js_toml.py has more), and an
+    # escape of TOML 1.1 that smol-toml read and tomllib refuses
+    ("keys", lambda k: f'"cardroom" = "{k}"\n"club" = "{k[:10]}\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "\\x{k[:2]}{k[2:]}"\n'.encode(), 2),
 ]
 
 
