@@ -57,13 +57,13 @@ READ = [f"# \"\\x41\" in a comment\n'cardroom' = '{KEY}'\n",
         f'"Club\\u0020400" = """{KEY}"""\n"\\\\x" = \'\\x\'\n']
 
 
-def _js(texts: list[str]) -> list[str]:
+def _js(node_path: str, texts: list[str]) -> list[str]:
     script = ("import { parseKeys } from './dist/src/keys.js';"
               "const texts = JSON.parse(process.argv[1]);"
               "process.stdout.write(JSON.stringify(texts.map((t) => {"
               "try { return [...parseKeys(t, 'keys.toml').keys()].join('|'); }"
               " catch (e) { return 'error: ' + e.message; } })));")
-    out = subprocess.run(["node", "--input-type=module", "-e", script, json.dumps(texts)],
+    out = subprocess.run([node_path, "--input-type=module", "-e", script, json.dumps(texts)],
                          capture_output=True, text=True, cwd=JS, timeout=60, check=True)
     return list(json.loads(out.stdout))
 
@@ -79,7 +79,7 @@ def test_keys_files_that_are_not_toml_are_refused_in_the_same_words(
         node: str) -> None:  # noqa: F811
     texts = [t for t, _ in NOT_TOML] + READ
     py = [_py(t) for t in texts]
-    assert _js(texts) == py
+    assert _js(node, texts) == py
     for (text, line), said in zip(NOT_TOML, py, strict=False):
         assert said == f"error: keys.toml: not TOML from line {line}: {KEYS_HINT}", text
     assert py[len(NOT_TOML):] == ["cardroom", "error: keys.toml: '\\\\x': a name a person cannot "
