@@ -614,3 +614,19 @@ def test_the_pages_hand_n_is_tarneeb_show_hand_n(chromium, page_file, capsys, na
     assert code == 0 and [h["deal_number"] for h in shown_hand] == [hand - 1]
     assert seen["hands"][hand - 1] == f"Hand {hand} · dealt by " \
         f"{table.name(shown_hand[0]['dealer'])}"
+
+
+def test_the_page_names_players_as_tarneeb_verify_does(chromium, page_file, tmp_path):
+    """Names a sentence could misread — one that reads as another seat, one that two seats
+    share (case aside), one holding a seat's words — are said as the CLI and the match
+    report say them: quoted with their seat, and never read again as a seat or a hand."""
+    from test_js_people import _named
+
+    log = tmp_path / "named.tlog"
+    log.write_bytes(_named((FIXTURES / "altered" / "renege-classic.tlog").read_bytes(),
+                           ["seat 2", "Nour", "x seat 3", "nour"]))
+    seen = check(chromium, page_file, log, seat=1)
+    assert seen["errors"] == [] and seen["requests"] == []
+    assert "“Nour” (Seat 2) played 6♥ on a ♦ lead" in seen["text"]
+    assert "“seat 2” (Seat 1)" in seen["text"] and "x seat 3" in seen["text"]
+    assert "x “nour” (Seat 4)" not in seen["text"]  # a name is not read again

@@ -13,6 +13,7 @@ import {
   verifyBytes, verifyInclusion, waitingFor, waitingStep, type Finding, type ParsedLog, type SignedReceipt, type VerdictJson,
 } from "../src/index.js";
 import { keyId } from "../src/crypto.js";
+import { Table } from "../src/people.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
 import { jsonFormToBytes } from "./jsonform.js";
@@ -60,23 +61,10 @@ function handEl(cards: number[]): HTMLElement {
   return out;
 }
 
-class Table {
-  constructor(readonly names: string[]) {}
-  static of(log: ParsedLog): Table {
-    return new Table(log.header.seats.map((s, i) => s.name.trim() || `seat ${i + 1}`));
-  }
-  team(t: number): string {
-    return `${this.names[t]} & ${this.names[t + 2]}`;
-  }
-  /** The verifier's sentence with names for seats and teams, hands counted from 1. */
-  say(text: string): string {
-    return text
-      .replace(/\bteam ([01])\+([23])\b/g, (_, t: string) => this.team(Number(t)))
-      .replace(/\bseat (\d)('s)?\b/g, (_, s: string, p: string | undefined) => (this.names[Number(s)] ?? `seat ${s}`) + (p ? "’s" : ""))
-      .replace(/\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b/g,
-        (_, w: string, ns: string) => `${w} ${ns.replace(/\d+/g, (n) => String(Number(n) + 1))}`);
-  }
-}
+/** The players as the verdict's sentences name them, as `tarneeb verify` and the match
+ *  report do (src/people.ts): a name that reads as a seat, or that two seats share, quoted
+ *  with its seat; a sentence read once, so a name is never read again as a seat or hand. */
+const tableOf = (log: ParsedLog) => Table.of(log.header.seats.map((s) => s.name));
 
 function where(f: Finding, t: Table): string {
   const parts = [f.hand !== null ? `hand ${f.hand + 1}` : "", f.trick !== null ? `trick ${f.trick}` : "", f.seat !== null ? t.names[f.seat] ?? "" : ""];
@@ -149,7 +137,7 @@ async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | n
   }
   const binding = await matchBinding(h.serverCommitment, leaf);
   if (h.clientSeeds !== null && h.clientCommitments !== null) {
-    const t = Table.of(log);
+    const t = tableOf(log);
     const ok = await Promise.all(h.clientSeeds.map(async (c, s) => equal(await clientCommitment(binding, h.matchId, s, c), h.clientCommitments![s]!)));
     steps.push({
       title: "The players' seeds", status: ok.every(Boolean) ? "pass" : "fail", kinds: ["client-seed"],
@@ -174,7 +162,7 @@ async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | n
     const firstOk = first === h.firstDealer;
     steps.push({
       title: "The deals", status: firstOk && !v.findings.some((f) => dealKinds.includes(f.kind)) ? "pass" : "fail", kinds: dealKinds,
-      detail: `Every deal is computed here from the five seeds and the match id ${hex(h.matchId)} by HMAC-SHA256 (PROTOCOL.md §5); the first dealer drawn is ${Table.of(log).names[first]}${firstOk ? ", as the log says" : ", NOT the one the log names"}. Your hand in each deal is shown below.`,
+      detail: `Every deal is computed here from the five seeds and the match id ${hex(h.matchId)} by HMAC-SHA256 (PROTOCOL.md §5); the first dealer drawn is ${tableOf(log).names[first]}${firstOk ? ", as the log says" : ", NOT the one the log names"}. Your hand in each deal is shown below.`,
     });
   } else {
     steps.push({ title: "The deals", status: "fail", kinds: dealKinds, detail: "Without the seeds, no deal can be derived." });
@@ -333,7 +321,7 @@ async function show(): Promise<void> {
   }
   if (formError !== null) v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: formError };
   const log = v.verdict !== "unreadable" ? parsed : null;
-  const t = log === null ? null : Table.of(log);
+  const t = log === null ? null : tableOf(log);
   const otherKey = log !== null && v.findings.some((f) => f.kind === "key-mismatch") ? await signedByItsOwnKey(log) : null;
   const [tone, head, detail] = banner(v, log, t, otherKey);
   const shown = document.createElement("div");
@@ -435,7 +423,7 @@ function seatChoices(): void {
   if (logBytes !== null) {
     try {
       const b = jsonForm(logBytes) ? jsonFormToBytes(JSON.parse(new TextDecoder().decode(logBytes))) : logBytes;
-      names = Table.of(parseLog(b)).names;
+      names = parseLog(b).header.seats.map((s, i) => s.name.trim() || `seat ${i + 1}`);
     } catch {
       // an unreadable log: keep the seat numbers
     }
