@@ -11,15 +11,9 @@ import { type VerdictJson } from "./verify.js";
 // read again), ASCII only, as the Python verifier reads them
 const HANDS = String.raw`\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) ([0-9]+(?:-[0-9]+)?(?:, [0-9]+(?:-[0-9]+)?)*)\b`;
 const WORDS = new RegExp(String.raw`\bteam ([01])\+([23])\b|\bseat ([0-3])('s)?\b|` + HANDS, "g");
-const HAND = new RegExp(HANDS, "g");
 const SEAT_LIKE = /^(?:seat|player|hand|team) ?\p{Nd}+$/u; // casefolded, spaces made one
 
 const fromOne = (numbers: string) => numbers.replace(/[0-9]+/g, (n) => String(Number(n) + 1));
-
-/** The verifier's sentence with hands counted from 1, seats left as numbers (`hands_from_1`). */
-export function handsFrom1(text: string): string {
-  return text.replace(HAND, (_, word: string, numbers: string) => `${word} ${fromOne(numbers)}`);
-}
 
 /** The four players of a match, for putting the verifier's words to people. */
 export class Table {
@@ -91,8 +85,8 @@ function dealsLine(v: VerdictJson): string {
  * then what was replayed, what the signature proves (once), the findings, the ending and
  * the notes, the players named and hands counted from 1; the error goes to stderr. */
 export function verdictLines(v: VerdictJson): { lines: string[]; error: string | null } {
-  const say = (text: string) => table.say(text);
   const table = Table.of(v.players);
+  const say = (text: string) => table.say(text);
   const lines: string[] = [];
   if (v.findings.length || v.error === null) {
     const who = signerWords(v);
