@@ -145,6 +145,9 @@ row_tests`); ``ref`` the distribution of one hand's value."""
             groups.setdefault((key[0], key[1]), {})[key[2:]] = n
         out: list[StatResult] = []
         for (kind, test), counts in sorted(groups.items(), key=lambda kv: repr(kv[0])):
+            if kind != "repeat":  # in a fixed order, so that floating-point sums are too:
+                # a tally summed in another order (an audit with a state) gives the same
+                counts = dict(sorted(counts.items(), key=lambda kv: repr(kv[0])))
             if kind in ("fit", "fit+mean"):
                 out.append(_g_test(test, counts))
             if kind == "fit+mean":

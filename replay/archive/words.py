@@ -121,6 +121,12 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
                      "forgotten by the state: " + ", ".join(m["removed"]) + ".")
     if s.evidence is not None:
         lines.append(evidence_sentence(s.evidence, alpha))
+        only = s.evidence.get("fixed_sample_only")
+        if only:
+            lines.append(f"Fixed-sample only, not in the continuous evidence: "
+                         f"{count(len(only), 'test')} (" + "; ".join(
+                             f"{t[0]}, {' '.join(map(str, t[1:]))}" for t in only[:10])
+                         + ("; …" if len(only) > 10 else "") + ").")
     return lines
 
 
