@@ -103,6 +103,8 @@ def _test_row(r: StatResult) -> dict[str, Any]:
         observed = f"{r.categories[i]} {_fmt(r.observed[i])}"
         expected = f"{_fmt(r.expected[i])}; chi-square {_fmt(r.statistic)}, df {r.df}" \
             if r.statistic is not None else _fmt(r.expected[i])
+    elif r.observed and r.method == "max z over states" and r.categories:  # its worst cell
+        observed, expected = f"{r.categories[0]}: {_fmt(r.observed[0])}", _fmt(r.expected[0])
     elif r.observed:
         observed, expected = _fmt(r.observed[0]), _fmt(r.expected[0])
     else:  # not tested (too few players with enough hands, too few deals): nothing observed

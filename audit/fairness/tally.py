@@ -22,8 +22,10 @@ from tarneeb.audit.fairness.joint import (
     max_test,
     repeats_test,
 )
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, deal_tests
 from tarneeb.audit.fairness.placement import placement_test
 from tarneeb.audit.fairness.power import DEFAULT_POWER
+from tarneeb.audit.fairness.state import row_tests
 from tarneeb.audit.fairness.tests import StatResult, _g_test, _mean_test, _paired_test
 
 
@@ -110,6 +112,12 @@ class Tally:
         self.counts[("bounded", test, ref)] += 1
         self.sums[("bounded", test, ref)] += value
 
+    def rows(self, test: TestId, ref: DrawSum, row: tuple[Any, ...]) -> None:
+        """One match's row of numbers (its deals, packed), for the tests that need each
+        deal in its match and the archive's order (:func:`~tarneeb.audit.fairness.state.\
+row_tests`); ``ref`` the distribution of one hand's value."""
+        self.counts[("rows", test, ref, row)] += 1
+
     def merge(self, other: Tally) -> Tally:
         self.counts.update(other.counts)
         self.sums.update(other.sums)
@@ -168,6 +176,12 @@ class Tally:
                 for (_, _, value), k in counts.items():
                     by_value[value] = by_value.get(value, 0) + k
                 out.append(repeats_test(test, by_value, population, sampled))
+                if sampled == 1 and all(isinstance(v, bytes) and len(v) == DEAL_BYTES
+                                        for v in by_value):  # every deal, its hands
+                    out.extend(deal_tests(by_value))
+            elif kind == "rows":
+                ref = next(iter(counts))[0]
+                out.extend(row_tests(test, ref, counts))
             elif kind == "ordered":
                 (ref,) = next(iter(counts))
                 entries = {k[3:]: v for k, v in self.sums.items()
