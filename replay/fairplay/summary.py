@@ -193,7 +193,8 @@ class PlaySummary:
                             self.hand_counts.get(g, 0),
                             [[w.excess, w.path, w.hand, w.decisions]
                              for w in self.weighing.get(g, [])]]
-                           for g, t in sorted(self.tallies.items())]}
+                           for g in sorted(self.tallies.keys() | self.hand_counts.keys())
+                           for t in [self.tallies.get(g, ScoreTally())]]}
 
     @classmethod
     def from_record(cls, data: Any) -> PlaySummary:
@@ -205,12 +206,12 @@ class PlaySummary:
             for kind, name, n, excess, variance, hands, weighing in data["groups"]:
                 if kind not in KINDS or not isinstance(name, str):
                     raise ValueError(f"a group {kind!r} {name!r}")
-                t = ScoreTally()
-                t.merge(ScoreTally(_count(n), float(excess), float(variance)))
+                t = ScoreTally(_count(n), float(excess), float(variance))
                 if not (math.isfinite(t.excess) and math.isfinite(t.variance)
                         and t.variance >= 0):
                     raise ValueError(f"sums out of range in group {kind} {name}")
-                out.tallies[(kind, name)] = t
+                if t.n:
+                    out.tallies[(kind, name)] = t
                 out.hand_counts[(kind, name)] = _count(hands)
                 out.weighing[(kind, name)] = [
                     WeighingHand(float(e), str(p), _count(h), _count(d))
