@@ -133,7 +133,10 @@ def bench_fairplay(honest: int = 60, sizes: tuple[int, ...] = SIZES, budget: int
                 "z": {f"{t[0]} {t[1]}": whole[t].z if t in whole else 0.0 for t in targets},
                 "excess": {f"{t[0]} {t[1]}": whole[t].excess if t in whole else 0.0
                            for t in targets},
-                "honest_groups_flagged": others / DRAWS}
+                "honest_groups_flagged": others / DRAWS,
+                "honest_flagged_in_pool": sorted(
+                    f"{g[0]} {g[1]}" for g, r in whole.items()
+                    if r.flagged and not _contains_cheat(kind, g))}
         power[kind] = {"group": f"{group[0]} {group[1]}", "simulation_s": sim, "sizes": rows}
     out["power"] = power
     out["seconds"] = time.perf_counter() - start
@@ -177,7 +180,9 @@ def lines(f: dict[str, Any]) -> list[str]:
                            f"archives (pool z {r['z'][t]:+.1f}, excess "
                            f"{100 * r['excess'][t]:+.1f} points)")
             out.append(f"           {how}, {r['hands']:,} hands at {r['ms_per_hand']:.0f} ms; "
-                       f"an honest group flagged beside it in {r['honest_groups_flagged']:.0%}")
+                       f"an honest group flagged beside it in {r['honest_groups_flagged']:.0%}"
+                       " of the drawn archives; in the whole pool: "
+                       + (", ".join(r["honest_flagged_in_pool"]) or "none"))
     return out
 
 

@@ -2,18 +2,27 @@
 made of them.
 
 At each analysed decision (a seat about to play, from trick ``FIRST_TRICK`` to
-``LAST_TRICK``) the analysis draws ``samples`` layouts of the hidden cards agreeing
-with what the seat knew (:mod:`~.layouts`), solves each and the real layout with DDS
-(:mod:`~.solver`, one batch a hand), and scores the card played on each: 1 when it is
-double-dummy best, less the share of the legal cards that are best (the card played
-against a legal card at random). The real layout's score less the sampled layouts'
-mean is the decision's excess: 0 on average for a seat that cannot see the hidden
-cards, whatever its skill (docs/FAIRPLAY.md). A decision with a single legal card, with
-only cards the seat can tell are equivalent, or whose legal cards are worth the same on
-every sampled layout says nothing and is skipped.
+``LAST_TRICK``) the analysis draws ``samples`` reference layouts of the hidden cards:
+uniform among those agreeing with what the seat knew and with the real shape of each
+hidden hand (:func:`~.layouts.shape_layouts`; why the shape: docs/FAIRPLAY.md, "The
+null"), and ``partner_samples`` more that keep the partner's real hand as well. It
+solves each and the real layout with DDS (:mod:`~.solver`, one batch a hand), and
+scores the card played on each: 1 when it is double-dummy best, less the share of the
+legal cards that are best (the card played against a legal card at random).
 
-What comes out per hand is a :class:`HandPlay`: one record of eleven small integers per
-decision, which the summary folds per player, per seat label and per partnership
+* the real layout's score less the reference layouts' mean is the decision's
+  :attr:`~Decision.excess`: 0 on average for a seat that cannot see the hidden cards,
+  whatever its skill;
+* the partner-known layouts' mean less the reference mean is its
+  :attr:`~Decision.partner_excess`: what knowing the partner's hand made of the card
+  (0 on average for a seat that did not know it; the partnership statistic).
+
+A decision with a single legal card, with only cards the seat can tell are equivalent,
+or whose legal cards are worth the same on every reference layout says nothing and is
+skipped.
+
+What comes out per hand is a :class:`HandPlay`: one record of fourteen small integers
+per decision, which the summary folds per player, per seat label and per partnership
 (:mod:`~.summary`) and which a state store can keep as it is (:meth:`HandPlay.to_json`,
 :meth:`HandPlay.from_json`).
 """
