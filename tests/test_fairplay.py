@@ -17,7 +17,13 @@ from tarneeb.audit.fairness.scores import ScoreTally, holm_flags, score
 from tarneeb.cli.app import app
 from tarneeb.replay.fairplay import solver
 from tarneeb.replay.fairplay.analyse import Decision, HandPlay, analyse_hand
-from tarneeb.replay.fairplay.layouts import InfoSet, infoset, sample_layouts
+from tarneeb.replay.fairplay.layouts import (
+    InfoSet,
+    actual_hands,
+    infoset,
+    sample_layouts,
+    shape_layouts,
+)
 from tarneeb.replay.fairplay.solver import Position, solve, solve_many
 from tarneeb.replay.fairplay.summary import MatchPlay, PlaySummary
 from tarneeb.replay.rules.cards import SUIT_MASKS
@@ -113,6 +119,36 @@ def test_layouts_agree_with_the_information_and_are_uniform() -> None:
     assert chi2 < len(valid) + 5 * math.sqrt(2 * len(valid))
 
 
+def test_reference_layouts_keep_the_real_shape_and_are_uniform_within_it() -> None:
+    """The audit's reference layouts: what the seat knows, each hidden hand's real number
+    of cards in each suit, and every such layout about as often; ``keep`` holds a seat's
+    real cards (the partner's hand known)."""
+    hand = _hand()
+    info = infoset(hand, 37, reveals=True)
+    real = actual_hands(hand, 37)
+    shape = [[(real[s] & info.hidden & SUIT_MASKS[x]).bit_count() for x in range(4)]
+             for s in range(4)]
+    layouts = shape_layouts(info, real, 4000, random.Random(1))
+    hidden = [c for c in range(52) if info.hidden >> c & 1]
+    others = [s for s in range(4) if s != info.seat]
+    valid = set()
+    for owners in itertools.product(others, repeat=len(hidden)):
+        lay = list(info.known)
+        for c, s in zip(hidden, owners, strict=True):
+            lay[s] |= 1 << c
+        if all(((lay[s] & ~info.known[s]) & SUIT_MASKS[x]).bit_count() == shape[s][x]
+               for s in others for x in range(4)):
+            valid.add(tuple(lay))
+    seen = Counter(layouts)
+    assert tuple(real) in valid and set(seen) == valid and len(valid) > 3
+    expect = len(layouts) / len(valid)
+    chi2 = sum((seen[v] - expect) ** 2 / expect for v in valid)
+    assert chi2 < len(valid) + 5 * math.sqrt(2 * len(valid))
+    partner = (info.seat + 2) & 3
+    for lay in shape_layouts(info, real, 50, random.Random(2), keep=(partner,)):
+        assert lay[partner] == real[partner] and lay[info.seat] == info.own
+
+
 def test_a_seat_that_sees_its_partner_knows_the_partners_cards() -> None:
     hand = _hand()
     seat = infoset(hand, 24, reveals=False).seat
@@ -164,6 +200,49 @@ def test_a_choice_best_by_information_scores_zero() -> None:
     assert d.excess == 0 and d.variance == 0
     cheat = Decision(0, 30, 5, 1, 1, 2, 10, 3, 13, 3, 17)
     assert cheat.excess > 0.3 and cheat.variance > 0
+
+
+def test_the_partner_statistic_scores_what_the_partners_hand_adds() -> None:
+    """A card that is best when the partner's hand is known, and seldom on the reference
+    layouts, scores what the partner's cards added; a decision the partner's hand does not
+    change is not partner-dependent and adds nothing."""
+    told = Decision(0, 30, 5, 1, 1, 2, 10, 3, 13, 3, 17, 5, 5, 5)
+    assert told.partner_dependent and told.partner_excess > 0.3
+    same = Decision(0, 30, 5, 1, 1, 2, 10, 4, 10, 4, 10, 5, 2, 5)
+    assert not same.partner_dependent and same.partner_excess == 0.0
+    alone = Decision(0, 30, 5, 1, 1, 2, 10, 3, 13, 3, 17)  # the partner's hand was seen
+    assert not alone.partner_dependent
+
+
+def test_summaries_of_single_logs_merge_into_the_archives() -> None:
+    """Per-log summaries (the record a state store keeps) merge into exactly the summary
+    of the matches added one by one, through their JSON records too."""
+    rng = random.Random(8)
+    whole = PlaySummary()
+    merged = PlaySummary()
+    for i in range(30):
+        ds = tuple(Decision(rng.randrange(4), 30 + j, 5, rng.randrange(2), 1, 2, 10,
+                            rng.randrange(11), 13, 3, 17, 5, rng.randrange(6), 6)
+                   for j in range(4))
+        mp = MatchPlay(f"m{i}.tlog", ("Ann", "Bo", "Cy", "Di"), (False, True, False, True),
+                       [HandPlay(i, ds)])
+        whole.add(mp)
+        one = PlaySummary()
+        one.add(mp)
+        merged.merge(PlaySummary.from_record(json.loads(json.dumps(one.to_record()))))
+    a, b = whole.results(0.05), merged.results(0.05)
+    assert [(r.kind, r.name, r.decisions, r.hands) for r in a] == [
+        (r.kind, r.name, r.decisions, r.hands) for r in b]
+    assert all(math.isclose(x.z, y.z, abs_tol=1e-9) and x.weighing == y.weighing
+               and x.flagged == y.flagged for x, y in zip(a, b, strict=True))
+    assert (merged.matches, merged.hands, merged.decisions) == (
+        whole.matches, whole.hands, whole.decisions)
+    assert ("partner-cards", "Ann & Cy") in whole.tallies
+    with pytest.raises(ValueError, match="not a fair-play summary record"):
+        PlaySummary.from_record({"matches": 1, "hands": 1, "decisions": 1,
+                                 "groups": [["nobody", "x", 1, 0.0, 1.0, 1, []]]})
+    with pytest.raises(ValueError, match="do not merge"):
+        PlaySummary(cap=2).merge(whole)
 
 
 def test_summary_groups_players_labels_partnerships() -> None:
@@ -242,3 +321,27 @@ def test_report_lists_groups_worst_first_with_a_hand_to_replay() -> None:
     rows = section[section.index("<tbody>"):]
     assert rows.index("player Ann") < rows.index("player Bo")
     assert "tarneeb show m" in rows and "--hand" in rows
+
+
+def test_play_gives_the_same_figures_on_two_jobs_and_a_dask_cluster(
+        peeker_archive: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--play`` runs where the audit runs: one job, two processes and a local Dask
+    cluster give the same verdict and the same ``--json`` (the Monte Carlo seed held
+    fixed, as a rerun with the same seed would)."""
+    import dataclasses
+
+    import distributed  # noqa: F401  (the [cluster] extra, which make test installs)
+
+    from tarneeb.cli import archive_cmd
+
+    chosen = archive_cmd._play_options
+    monkeypatch.setattr(archive_cmd, "_play_options", lambda wanted, n: None if (
+        o := chosen(wanted, n)) is None else dataclasses.replace(o, seed=b"fixed seed"))
+    docs = []
+    for how in (["-j", "1"], ["-j", "2"], ["--scheduler", "local:2"]):
+        r = CliRunner().invoke(app, ["audit", str(peeker_archive), "--play-sample", "2",
+                                     "--json", *how])
+        assert r.exit_code in (0, 3), r.output
+        docs.append((r.exit_code, json.loads(r.stdout)))
+    assert docs[0][1]["fairplay"]["decisions"] > 0
+    assert docs[1] == docs[0] and docs[2] == docs[0]

@@ -3,8 +3,9 @@
 :mod:`~tarneeb.replay.fairplay.solver` (double-dummy values from DDS, through the
 optional ``endplay``: ``pip install 'tarneeb[play]'``), :mod:`~.layouts` (what a seat
 knows at a decision, and layouts of the hidden cards drawn uniformly among those
-agreeing with it), :mod:`~.analyse` (a played hand's decisions, each scored: was the
-card chosen double-dummy best on the real layout, and on how many sampled layouts),
+agreeing with it and, for the audit, with the real shape), :mod:`~.analyse` (a played
+hand's decisions, each scored: was the card chosen double-dummy best on the real
+layout, on how many reference layouts, on how many with the partner's hand known),
 :mod:`~.summary` (per player, per seat label, per partnership: the score test of
 :mod:`tarneeb.audit.fairness.scores`, Holm-corrected, worst first). The statistic and
 what it can and cannot see are in docs/FAIRPLAY.md.

@@ -2,18 +2,27 @@
 made of them.
 
 At each analysed decision (a seat about to play, from trick ``FIRST_TRICK`` to
-``LAST_TRICK``) the analysis draws ``samples`` layouts of the hidden cards agreeing
-with what the seat knew (:mod:`~.layouts`), solves each and the real layout with DDS
-(:mod:`~.solver`, one batch a hand), and scores the card played on each: 1 when it is
-double-dummy best, less the share of the legal cards that are best (the card played
-against a legal card at random). The real layout's score less the sampled layouts'
-mean is the decision's excess: 0 on average for a seat that cannot see the hidden
-cards, whatever its skill (docs/FAIRPLAY.md). A decision with a single legal card, with
-only cards the seat can tell are equivalent, or whose legal cards are worth the same on
-every sampled layout says nothing and is skipped.
+``LAST_TRICK``) the analysis draws ``samples`` reference layouts of the hidden cards:
+uniform among those agreeing with what the seat knew and with the real shape of each
+hidden hand (:func:`~.layouts.shape_layouts`; why the shape: docs/FAIRPLAY.md, "The
+null"), and ``partner_samples`` more that keep the partner's real hand as well. It
+solves each and the real layout with DDS (:mod:`~.solver`, one batch a hand), and
+scores the card played on each: 1 when it is double-dummy best, less the share of the
+legal cards that are best (the card played against a legal card at random).
 
-What comes out per hand is a :class:`HandPlay`: one record of eleven small integers per
-decision, which the summary folds per player, per seat label and per partnership
+* the real layout's score less the reference layouts' mean is the decision's
+  :attr:`~Decision.excess`: 0 on average for a seat that cannot see the hidden cards,
+  whatever its skill;
+* the partner-known layouts' mean less the reference mean is its
+  :attr:`~Decision.partner_excess`: what knowing the partner's hand made of the card
+  (0 on average for a seat that did not know it; the partnership statistic).
+
+A decision with a single legal card, with only cards the seat can tell are equivalent,
+or whose legal cards are worth the same on every reference layout says nothing and is
+skipped.
+
+What comes out per hand is a :class:`HandPlay`: one record of fourteen small integers
+per decision, which the summary folds per player, per seat label and per partnership
 (:mod:`~.summary`) and which a state store can keep as it is (:meth:`HandPlay.to_json`,
 :meth:`HandPlay.from_json`).
 """
@@ -32,24 +41,28 @@ from tarneeb.replay.fairplay.layouts import (
     actual_hands,
     infoset,
     leaders_of,
-    sample_layouts,
+    shape_layouts,
 )
 from tarneeb.replay.fairplay.solver import Position, solve_many
 from tarneeb.replay.rules.cards import SUIT_MASKS, Card, Mask
-from tarneeb.replay.rules.scoring import Hand
+from tarneeb.replay.rules.scoring import Hand, partner_of
 
 FIRST_TRICK = 6  # tricks counted from 1: from here on a solve costs about 0.5 ms or less
 LAST_TRICK = 11  # the last two tricks are nearly always forced
-SAMPLES = 10  # layouts per decision (the variance carries the Monte Carlo part)
+SAMPLES = 10  # reference layouts per decision (the variance carries the Monte Carlo part)
+PARTNER_SAMPLES = 5  # layouts per decision with the partner's hand known as well
+FIELDS = 14  # integers in a decision's record
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
     """One analysed decision: the seat, the play's index in the hand (0–51), the card
     played, ``x`` (1: a double-dummy best card on the real layout), ``best`` (how many of
-    the ``legal`` cards were best there), and over the ``samples`` sampled layouts:
-    ``hits`` (on how many the card played was best), and the sums of ``b`` (the number of
-    best legal cards on each), of ``b`` on the layouts that were hits, and of ``b²``."""
+    the ``legal`` cards were best there), and over the ``samples`` reference layouts
+    (the seat's information and the real shape): ``hits`` (on how many the card played
+    was best), and the sums of ``b`` (the number of best legal cards on each), of ``b`` on
+    the layouts that were hits, and of ``b²``; then over ``p_samples`` layouts drawn with
+    the partner's real hand known as well (0: not drawn), ``p_hits`` and ``p_sum_b``."""
 
     seat: int
     index: int
@@ -62,6 +75,9 @@ class Decision:
     sum_b: int
     sum_hb: int
     sum_bb: int
+    p_samples: int = 0
+    p_hits: int = 0
+    p_sum_b: int = 0
 
     @property
     def p(self) -> float:
@@ -69,24 +85,48 @@ class Decision:
         return self.hits / self.samples
 
     @property
+    def reference(self) -> float:
+        """The score's mean over the reference layouts."""
+        return (self.hits - self.sum_b / self.legal) / self.samples
+
+    @property
     def excess(self) -> float:
         """The score: the card played against a legal card at random (best or not, less
-        the share of best legal cards), on the real layout less on the sampled ones."""
-        legal, k = self.legal, self.samples
-        return self.x - self.best / legal - (self.hits - self.sum_b / legal) / k
+        the share of best legal cards), on the real layout less on the reference ones."""
+        return self.x - self.best / self.legal - self.reference
 
     @property
     def variance(self) -> float:
-        """The score's variance, estimated from the sampled layouts (see
+        """The score's variance, estimated from the reference layouts (see
         :func:`tarneeb.audit.fairness.scores.score`)."""
         legal, k = self.legal, self.samples
-        mean = (self.hits - self.sum_b / legal) / k
+        mean = self.reference
         squares = self.hits - 2 * self.sum_hb / legal + self.sum_bb / legal ** 2
         return max(0.0, (squares - k * mean * mean) / (k - 1)) * (1 + 1 / k)
 
+    @property
+    def partner_dependent(self) -> bool:
+        """Whether knowing the partner's hand changed what the card played was worth: its
+        mean score with the partner's hand known differs from the reference one (exactly,
+        in integers). Only these decisions enter the partnership statistic; the others
+        would add nothing to its sums."""
+        legal = self.legal
+        return bool(self.p_samples) and (
+            self.samples * (self.p_hits * legal - self.p_sum_b)
+            != self.p_samples * (self.hits * legal - self.sum_b))
+
+    @property
+    def partner_excess(self) -> float:
+        """What knowing the partner's hand made of the card played: its mean score on
+        layouts with the partner's real hand, less on the reference layouts."""
+        if not self.partner_dependent:
+            return 0.0
+        return (self.p_hits - self.p_sum_b / self.legal) / self.p_samples - self.reference
+
     def row(self) -> list[int]:
         return [self.seat, self.index, self.card, self.x, self.best, self.legal,
-                self.samples, self.hits, self.sum_b, self.sum_hb, self.sum_bb]
+                self.samples, self.hits, self.sum_b, self.sum_hb, self.sum_bb,
+                self.p_samples, self.p_hits, self.p_sum_b]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +138,7 @@ class HandPlay:
 
     def to_json(self) -> list[Any]:
         """A compact form: ``[deal_number, [[seat, index, card, x, best, legal, samples,
-        hits, sum_b, sum_hb, sum_bb], ...]]``."""
+        hits, sum_b, sum_hb, sum_bb, p_samples, p_hits, p_sum_b], ...]]``."""
         return [self.deal_number, [d.row() for d in self.decisions]]
 
     @classmethod
@@ -109,14 +149,17 @@ class HandPlay:
             out = []
             for row in rows:
                 v = [int(x) for x in row]
-                if len(v) != 11:
+                if len(v) != FIELDS:
                     raise ValueError(f"a decision of {len(v)} fields: {row!r}")
                 d = Decision(*v)
                 if not (0 <= d.seat < 4 and 0 <= d.index < 52 and 0 <= d.card < 52
                         and d.x in (0, 1) and 1 <= d.best <= d.legal <= 13
                         and d.samples >= 2 and 0 <= d.hits <= d.samples
                         and 0 <= d.sum_hb <= d.sum_b <= d.samples * d.legal
-                        and 0 <= d.sum_bb <= d.samples * d.legal ** 2):
+                        and 0 <= d.sum_bb <= d.samples * d.legal ** 2
+                        and 0 <= d.p_hits <= d.p_samples <= 64
+                        and 0 <= d.p_sum_b <= d.p_samples * d.legal
+                        and d.p_hits <= d.p_sum_b):
                     raise ValueError(f"a decision out of range: {row!r}")
                 out.append(d)
             return cls(int(number), tuple(out))
@@ -154,16 +197,31 @@ def hand_rng(seed: bytes, match: bytes, deal_number: int) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
+def _tally(values: Sequence[dict[Card, int]], card: Card) -> tuple[int, int, int, int]:
+    """Over layouts' values: hits (the card best), and the sums of b, of b on hits, of b²."""
+    hits = sum_b = sum_hb = sum_bb = 0
+    for v in values:
+        top = max(v.values())
+        b = sum(1 for t in v.values() if t == top)
+        h = v[card] == top
+        hits += h
+        sum_b += b
+        sum_hb += b * h
+        sum_bb += b * b
+    return hits, sum_b, sum_hb, sum_bb
+
+
 def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = SAMPLES,
                  first_trick: int = FIRST_TRICK, last_trick: int = LAST_TRICK,
-                 shares: Sequence[tuple[int, int]] = ()) -> HandPlay:
+                 shares: Sequence[tuple[int, int]] = (),
+                 partner_samples: int = PARTNER_SAMPLES) -> HandPlay:
     """The decisions of a played hand (52 plays), analysed. ``shares``: pairs of seats
     analysed as if each saw the other's cards (no use in an audit: the simulations
     calibrate with it)."""
     if hand.cancelled or len(hand.plays) != 52:
         return HandPlay(hand.deal_number, ())
     sees = {a: (b,) for a, b in shares} | {b: (a,) for a, b in shares}
-    pending: list[tuple[InfoSet, Card, Mask]] = []
+    pending: list[tuple[InfoSet, Card, int]] = []
     positions: list[Position] = []
     leaders = leaders_of(hand)
     for index in range(4 * (first_trick - 1), 4 * last_trick):
@@ -173,33 +231,31 @@ def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = S
         legal = legal_cards(info)
         if legal.bit_count() < 2 or not _distinct(legal, info):
             continue
-        for layout in sample_layouts(info, samples, rng):
-            positions.append(Position(layout, info.leader, info.trick, hand.trump))
-        positions.append(Position(actual_hands(hand, index), info.leader, info.trick,
-                                  hand.trump))
-        pending.append((info, hand.plays[index], legal))
+        actual = actual_hands(hand, index)
+        partner = partner_of(seat)
+        k_p = partner_samples if info.known[partner] != actual[partner] else 0
+        layouts = shape_layouts(info, actual, samples, rng)
+        layouts += shape_layouts(info, actual, k_p, rng, keep=(partner,))
+        layouts.append(actual)
+        positions.extend(Position(lay, info.leader, info.trick, hand.trump) for lay in layouts)
+        pending.append((info, hand.plays[index], k_p))
     values = solve_many(positions)
     out = []
-    for k, (info, card, _legal) in enumerate(pending):
-        rows = values[k * (samples + 1):(k + 1) * (samples + 1)]
-        sampled, actual = rows[:-1], rows[-1]
+    at = 0
+    for info, card, k_p in pending:
+        rows = values[at:at + samples + k_p + 1]
+        at += samples + k_p + 1
+        sampled, known, actual_v = rows[:samples], rows[samples:-1], rows[-1]
         if all(len(set(v.values())) == 1 for v in sampled):
             continue  # every legal card the same on every sampled layout: nothing to learn
-        hits = sum_b = sum_hb = sum_bb = 0
-        for v in sampled:
-            top = max(v.values())
-            b = sum(1 for t in v.values() if t == top)
-            h = v[card] == top
-            hits += h
-            sum_b += b
-            sum_hb += b * h
-            sum_bb += b * b
-        top = max(actual.values())
-        out.append(Decision(info.seat, info.index, card, int(actual[card] == top),
-                            sum(1 for t in actual.values() if t == top), len(actual),
-                            samples, hits, sum_b, sum_hb, sum_bb))
+        hits, sum_b, sum_hb, sum_bb = _tally(sampled, card)
+        p_hits, p_sum_b, _, _ = _tally(known, card)
+        top = max(actual_v.values())
+        out.append(Decision(info.seat, info.index, card, int(actual_v[card] == top),
+                            sum(1 for t in actual_v.values() if t == top), len(actual_v),
+                            samples, hits, sum_b, sum_hb, sum_bb, k_p, p_hits, p_sum_b))
     return HandPlay(hand.deal_number, tuple(out))
 
 
-__all__ = ["FIRST_TRICK", "LAST_TRICK", "SAMPLES", "Decision", "HandPlay", "analyse_hand",
-           "hand_rng", "legal_cards"]
+__all__ = ["FIELDS", "FIRST_TRICK", "LAST_TRICK", "PARTNER_SAMPLES", "SAMPLES", "Decision",
+           "HandPlay", "analyse_hand", "hand_rng", "legal_cards"]

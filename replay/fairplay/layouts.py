@@ -7,11 +7,19 @@ played hand; :func:`sample_layouts` draws layouts of the cards it cannot see,
 uniformly among those that agree with it: exactly, by counting the ways each split
 of every suit among the other seats can be made (a small dynamic programme over
 suits), so no layout is favoured by the order in which cards are placed.
+
+The audit's reference layouts (:func:`shape_layouts`) are drawn uniformly among those
+that agree with the information *and* give each hidden hand the real layout's number of
+cards in each suit (its shape): the bids, the choice of trump and most of what the
+other seats' play tells an honest player depend on shape, and conditioning on it
+makes them drop out of the null (docs/FAIRPLAY.md, "The null"). ``keep`` holds seats'
+real cards fixed as well (the partnership statistic: the partner's hand known).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
@@ -171,6 +179,39 @@ def sample_layouts(info: InfoSet, k: int, rng: random.Random,
     return out
 
 
+def shape_layouts(info: InfoSet, actual: Sequence[Mask], k: int, rng: random.Random,
+                  keep: Sequence[int] = ()) -> list[tuple[Mask, Mask, Mask, Mask]]:
+    """``k`` layouts uniform among those agreeing with ``info`` in which every seat holds
+    as many hidden cards of each suit as in ``actual`` (the real layout), and the seats in
+    ``keep`` hold their real cards."""
+    base = list(info.known)
+    for s in keep:
+        base[s] |= actual[s] & info.hidden
+    free = [s for s in range(4) if s not in keep]
+    deal = []
+    for x in range(4):
+        cards = [c for c in range(13 * x, 13 * x + 13) if info.hidden >> c & 1
+                 and not any(actual[s] >> c & 1 for s in keep)]
+        counts = [(actual[s] & info.hidden & SUIT_MASKS[x]).bit_count() for s in free]
+        if sum(counts) != len(cards):
+            raise NoLayout("the real layout does not hold the hidden cards")
+        deal.append((cards, counts))
+    out = []
+    for _ in range(k):
+        hands = base[:]
+        for cards, counts in deal:
+            if len(cards) > 1:
+                cards = cards[:]
+                rng.shuffle(cards)
+            start = 0
+            for s, a in zip(free, counts, strict=True):
+                for c in cards[start:start + a]:
+                    hands[s] |= 1 << c
+                start += a
+        out.append((hands[0], hands[1], hands[2], hands[3]))
+    return out
+
+
 def _pick(weights: list[int], rng: random.Random) -> int:
     """An index drawn with probability proportional to its (integer) weight, exactly."""
     r = rng.randrange(sum(weights))
@@ -181,4 +222,5 @@ def _pick(weights: list[int], rng: random.Random) -> int:
     raise AssertionError("unreachable")
 
 
-__all__ = ["InfoSet", "NoLayout", "actual_hands", "infoset", "leaders_of", "sample_layouts"]
+__all__ = ["InfoSet", "NoLayout", "actual_hands", "infoset", "leaders_of", "sample_layouts",
+           "shape_layouts"]

@@ -9,15 +9,30 @@ its seats, its analysed hands). :class:`PlaySummary` folds them into one
 * ``label computer`` / ``label human``: the decisions of every seat with that label;
 * ``partnership A & B``: the decisions of both partners of a team, pooled (two
   partners who see each other's cards choose better than their information allows
-  on both sides of the table).
+  on both sides of the table);
+* ``partner-cards A & B``: the same team's partner-dependent decisions only, each
+  scored by what knowing the partner's hand made of the card played
+  (:attr:`~.analyse.Decision.partner_excess`), standardised by its own sum of squares
+  (a self-normalised sum: ``variance`` holds Σ d²).
 
 :meth:`PlaySummary.results` tests every group with at least ``MIN_DECISIONS``
 decisions, Holm-corrected as one family at ``alpha``, worst first, each with the
 hands that weigh most (where the group's choices beat its information by most).
+
+**Merging.** A summary holds, per group key ``(kind, name)``, only sums: a
+:class:`~tarneeb.audit.fairness.scores.ScoreTally` (decisions, Σ excess, Σ variance),
+the number of hands, and the ``TOP_HANDS`` hands that weigh most. A summary of one log
+(``PlaySummary()`` with one :meth:`PlaySummary.add`) is therefore a small per-log record,
+and :meth:`PlaySummary.merge` adds two summaries exactly as if their matches had been
+added to one (the tallies' floating sums to rounding; the weighing hands by the same
+order). ``--play-sample``'s cap per player depends on the order hands arrive, so only
+summaries without a cap merge. :meth:`PlaySummary.to_record` / :meth:`from_record` give
+the summary as JSON-ready data, for a state store.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,8 +117,9 @@ class GroupResult:
 
     def describe(self) -> str:
         """One line: who, how much, how sure."""
-        who = {"player": "player", "label": "seats labelled",
-               "partnership": "partnership"}[self.kind]
+        who = {"player": "player", "label": "seats labelled", "partnership": "partnership",
+               "partner-cards": "partnership, on decisions where the partner's cards "
+                                "mattered,"}[self.kind]
         return (f"{who} {self.name}: {100 * self.excess:+.1f} points of double-dummy best "
                 f"cards over what its information allows, over {self.decisions:,} decisions "
                 f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g})")
@@ -135,12 +151,16 @@ class PlaySummary:
                 if d.seat not in seats:
                     continue
                 self.decisions += 1
-                for g in _groups(d.seat, names, labels):
-                    self.tallies.setdefault(g, ScoreTally()).add(d.excess, d.variance)
+                scored = [(g, d.excess, d.variance) for g in _groups(d.seat, names, labels)]
+                if d.partner_dependent:
+                    e = d.partner_excess
+                    scored.append((("partner-cards", _pair(d.seat, names)), e, e * e))
+                for g, e, v in scored:
+                    self.tallies.setdefault(g, ScoreTally()).add(e, v)
                     acc = per_group.setdefault(g, [0.0, 0])
-                    acc[0] += d.excess
+                    acc[0] += e
                     acc[1] += 1
-            for g in {g for s in seats for g in _groups(s, names, labels)}:
+            for g in {g for s in seats for g in _groups(s, names, labels, True)}:
                 self.hand_counts[g] = self.hand_counts.get(g, 0) + 1
             for g, (excess, n) in per_group.items():
                 self._weigh(g, WeighingHand(excess, match.path, hp.deal_number + 1, int(n)))
@@ -148,8 +168,57 @@ class PlaySummary:
     def _weigh(self, g: Group, w: WeighingHand) -> None:
         top = self.weighing.setdefault(g, [])
         top.append(w)
-        top.sort(key=lambda h: -h.excess)
+        top.sort(key=lambda h: (-h.excess, h.path, h.hand))
         del top[TOP_HANDS:]
+
+    def merge(self, other: PlaySummary) -> None:
+        """Add ``other``'s matches (see the module: summaries without a cap only)."""
+        if self.cap is not None or other.cap is not None:
+            raise ValueError("summaries with a --play-sample cap do not merge")
+        self.matches += other.matches
+        self.hands += other.hands
+        self.decisions += other.decisions
+        for g, t in other.tallies.items():
+            self.tallies.setdefault(g, ScoreTally()).merge(t)
+        for g, n in other.hand_counts.items():
+            self.hand_counts[g] = self.hand_counts.get(g, 0) + n
+        for g, ws in other.weighing.items():
+            for w in ws:
+                self._weigh(g, w)
+
+    def to_record(self) -> dict[str, Any]:
+        """The summary as JSON-ready data (:meth:`from_record` reads it back)."""
+        return {"matches": self.matches, "hands": self.hands, "decisions": self.decisions,
+                "groups": [[g[0], g[1], t.n, t.excess, t.variance,
+                            self.hand_counts.get(g, 0),
+                            [[w.excess, w.path, w.hand, w.decisions]
+                             for w in self.weighing.get(g, [])]]
+                           for g in sorted(self.tallies.keys() | self.hand_counts.keys())
+                           for t in [self.tallies.get(g, ScoreTally())]]}
+
+    @classmethod
+    def from_record(cls, data: Any) -> PlaySummary:
+        """The record :meth:`to_record` wrote (raises ValueError on anything else)."""
+        out = cls()
+        try:
+            out.matches, out.hands, out.decisions = (
+                _count(data["matches"]), _count(data["hands"]), _count(data["decisions"]))
+            for kind, name, n, excess, variance, hands, weighing in data["groups"]:
+                if kind not in KINDS or not isinstance(name, str):
+                    raise ValueError(f"a group {kind!r} {name!r}")
+                t = ScoreTally(_count(n), float(excess), float(variance))
+                if not (math.isfinite(t.excess) and math.isfinite(t.variance)
+                        and t.variance >= 0):
+                    raise ValueError(f"sums out of range in group {kind} {name}")
+                if t.n:
+                    out.tallies[(kind, name)] = t
+                out.hand_counts[(kind, name)] = _count(hands)
+                out.weighing[(kind, name)] = [
+                    WeighingHand(float(e), str(p), _count(h), _count(d))
+                    for e, p, h, d in weighing][:TOP_HANDS]
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"not a fair-play summary record: {e}") from None
+        return out
 
     def results(self, alpha: float) -> list[GroupResult]:
         """Every group, tested when it has ``MIN_DECISIONS`` decisions, Holm-corrected as one
@@ -172,11 +241,25 @@ class PlaySummary:
                 "groups": [r.to_json() for r in results]}
 
 
-def _groups(seat: int, names: Sequence[str], labels: Sequence[bool]) -> list[Group]:
-    partner = partner_of(seat)
-    pair = " & ".join(sorted((names[seat], names[partner])))
-    return [("player", names[seat]), ("label", "computer" if labels[seat] else "human"),
-            ("partnership", pair)]
+KINDS = ("player", "label", "partnership", "partner-cards")
+
+
+def _pair(seat: int, names: Sequence[str]) -> str:
+    return " & ".join(sorted((names[seat], names[partner_of(seat)])))
+
+
+def _groups(seat: int, names: Sequence[str], labels: Sequence[bool],
+            partner_cards: bool = False) -> list[Group]:
+    pair = _pair(seat, names)
+    out = [("player", names[seat]), ("label", "computer" if labels[seat] else "human"),
+           ("partnership", pair)]
+    return [*out, ("partner-cards", pair)] if partner_cards else out
+
+
+def _count(v: Any) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise ValueError(f"not a count: {v!r}")
+    return v
 
 
 def flagged(results: Sequence[GroupResult]) -> list[GroupResult]:
@@ -212,5 +295,5 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
     return lines
 
 
-__all__ = ["MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary", "WeighingHand",
+__all__ = ["KINDS", "MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary", "WeighingHand",
            "flagged", "play_lines", "replay_hint"]
