@@ -163,28 +163,53 @@ def unpack_record(data: bytes, share: Tally | None, path: str,
         raise CodecError(f"not a record: {e}") from None
 
 
+def _drawn(key: tuple[Any, ...]) -> bool:
+    """A key of a value drawn (the repeat tests': one a deal or hand, its digest last)."""
+    return key[0] == "repeat" and len(key) == 5
+
+
 def pack_share(share: Tally, key_id: Any) -> bytes:
     """A share as two lists of (key number, value), the key numbers given by ``key_id``
     (a key written once for the whole state), sorted and written as differences so most
-    take one byte."""
-    parts = []
+    take one byte; then the values drawn (the repeat tests' keys, one a deal: never
+    written as keys), per test's key number the digests drawn once as one string of
+    8-byte integers, and those drawn more often with their counts."""
+    parts: list[Any] = []
     for items in (share.counts, share.sums):
-        pairs = sorted((key_id(k), v) for k, v in items.items())
+        pairs = sorted((key_id(k), v) for k, v in items.items() if not _drawn(k))
         ids = array("q", (i for i, _ in pairs))
         deltas = [ids[0]] + [b - a for a, b in itertools.pairwise(ids)] if pairs else []
         parts.append((tuple(deltas), tuple(v for _, v in pairs)))
+    drawn: dict[int, list[tuple[int, int]]] = {}
+    for k, n in share.counts.items():
+        if _drawn(k):
+            drawn.setdefault(key_id(k[:4]), []).append((k[4], n))
+    parts.append(tuple(
+        (test, b"".join(d.to_bytes(8, "big") for d, n in sorted(values) if n == 1),
+         tuple(x for d, n in sorted(values) if n != 1 for x in (d, n)))
+        for test, values in sorted(drawn.items())))
     return pack_value(tuple(parts))
 
 
 def unpack_share(data: bytes, key_of: Any) -> Tally:
-    """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys."""
+    """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys
+    (a share of state format 2 has no part of values drawn: they are among its keys)."""
     t = Tally()
     try:
-        for (deltas, values), into in zip(unpack_value(data), (t.counts, t.sums), strict=True):
+        parts = unpack_value(data)
+        for (deltas, values), into in zip(parts[:2], (t.counts, t.sums), strict=True):
             i = 0
             for d, v in zip(deltas, values, strict=True):
                 i += d
                 into[key_of(i)] = v
+        for test, once, more in parts[2:3][0] if len(parts) == 3 else ():
+            prefix = key_of(test)
+            if len(once) % 8:
+                raise CodecError("digests of values drawn of a length not 8 bytes each")
+            for j in range(0, len(once), 8):
+                t.counts[(*prefix, int.from_bytes(once[j:j + 8], "big"))] += 1
+            for d, n in zip(more[0::2], more[1::2], strict=True):
+                t.counts[(*prefix, d)] += n
     except (TypeError, ValueError) as e:
         if isinstance(e, CodecError):
             raise
