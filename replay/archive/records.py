@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import zlib
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
@@ -171,9 +172,10 @@ def _drawn(key: tuple[Any, ...]) -> bool:
 def pack_share(share: Tally, key_id: Any) -> bytes:
     """A share as two lists of (key number, value), the key numbers given by ``key_id``
     (a key written once for the whole state), sorted and written as differences so most
-    take one byte; then the values drawn (the repeat tests' keys, one a deal: never
-    written as keys), per test's key number the digests drawn once as one string of
-    8-byte integers, and those drawn more often with their counts."""
+    take one byte, compressed with zlib; then the values drawn (the repeat tests' keys,
+    one a deal: never written as keys), per test's key number the digests drawn once as
+    one string of 8-byte integers, and those drawn more often with their counts (left
+    out of the compression: random bytes do not shrink, and spoil the code of the rest)."""
     parts: list[Any] = []
     for items in (share.counts, share.sums):
         pairs = sorted((key_id(k), v) for k, v in items.items() if not _drawn(k))
@@ -184,25 +186,28 @@ def pack_share(share: Tally, key_id: Any) -> bytes:
     for k, n in share.counts.items():
         if _drawn(k):
             drawn.setdefault(key_id(k[:4]), []).append((k[4], n))
-    parts.append(tuple(
+    return pack_value((zlib.compress(pack_value(tuple(parts))), tuple(
         (test, b"".join(d.to_bytes(8, "big") for d, n in sorted(values) if n == 1),
          tuple(x for d, n in sorted(values) if n != 1 for x in (d, n)))
-        for test, values in sorted(drawn.items())))
-    return pack_value(tuple(parts))
+        for test, values in sorted(drawn.items()))))
 
 
 def unpack_share(data: bytes, key_of: Any) -> Tally:
     """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys
-    (a share of state format 2 has no part of values drawn: they are among its keys)."""
+    (or a share of state format 2, once out of its zlib: its two lists alone, the values
+    drawn among its keys)."""
     t = Tally()
     try:
         parts = unpack_value(data)
-        for (deltas, values), into in zip(parts[:2], (t.counts, t.sums), strict=True):
+        drawn: Any = ()
+        if len(parts) == 2 and isinstance(parts[0], bytes):
+            parts, drawn = unpack_value(zlib.decompress(parts[0])), parts[1]
+        for (deltas, values), into in zip(parts, (t.counts, t.sums), strict=True):
             i = 0
             for d, v in zip(deltas, values, strict=True):
                 i += d
                 into[key_of(i)] = v
-        for test, once, more in parts[2:3][0] if len(parts) == 3 else ():
+        for test, once, more in drawn:
             prefix = key_of(test)
             if len(once) % 8:
                 raise CodecError("digests of values drawn of a length not 8 bytes each")
@@ -210,7 +215,7 @@ def unpack_share(data: bytes, key_of: Any) -> Tally:
                 t.counts[(*prefix, int.from_bytes(once[j:j + 8], "big"))] += 1
             for d, n in zip(more[0::2], more[1::2], strict=True):
                 t.counts[(*prefix, d)] += n
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, zlib.error) as e:
         if isinstance(e, CodecError):
             raise
         raise CodecError(f"not a share of a tally: {e}") from None

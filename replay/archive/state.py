@@ -22,8 +22,8 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
   (:mod:`~tarneeb.replay.archive.records`: row, findings, match identity, claims,
   ending) and its per-match figures (its share of the tally: pairs of key number and
   count, whatever the tests observe, and per repeat test the digests of the values
-  drawn, :func:`~tarneeb.replay.archive.records.pack_share`, msgpack compressed with
-  zlib), the run that read it,
+  drawn, :func:`~tarneeb.replay.archive.records.pack_share`: msgpack, the pairs
+  compressed with zlib), the run that read it,
   whether its share is in ``totals`` (the first log of its match, with deals), whether its
   deals were tallied at all (0: read with ``--no-stats``; a run with the statistics reads
   it again), and its fair-play record (``--play``: the options it was analysed with and
@@ -173,13 +173,13 @@ class State:
         again with the digests of the values drawn, and the keys of those values (one a
         deal) deleted."""
         def again(blob: bytes) -> bytes:
-            old = self._share(blob)
+            old = unpack_share(zlib.decompress(blob), self.key_of)
             new = Tally()
             new.sums = old.sums
             for k, n in old.counts.items():
                 new.counts[(*k[:4], draw_digest(k[4])) if k[0] == "repeat" and len(k) == 5
                            else k] += n
-            return zlib.compress(pack_share(new, self.key_id))
+            return pack_share(new, self.key_id)
         self._all_keys()
         try:
             logs = self.db.execute(
@@ -275,7 +275,7 @@ class State:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
 
     def _share(self, figures: bytes) -> Tally:
-        return unpack_share(zlib.decompress(figures), self.key_of)
+        return unpack_share(figures, self.key_of)
 
     def share(self, path: str) -> tuple[str, Tally] | None:
         """The origin and share of the log at ``path`` (None: it has none)."""
@@ -309,7 +309,7 @@ class State:
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         self.db.execute("DELETE FROM totals")
         self.db.executemany("INSERT INTO totals VALUES (?, ?)", (
-            (o, zlib.compress(pack_share(t, self.key_id))) for o, t in tallies.items() if t))
+            (o, pack_share(t, self.key_id)) for o, t in tallies.items() if t))
 
     def put(self, path: str, size: int, mtime: int, record: LogRecord, tallied: bool = True,
             play: tuple[Any, Any] | None = None) -> None:
@@ -318,7 +318,7 @@ class State:
         record of it (None when it was not analysed: not clean)."""
         r = record.row
         figures = (None if record.share is None
-                   else zlib.compress(pack_share(record.share, self.key_id)))
+                   else pack_share(record.share, self.key_id))
         played = None if play is None else zlib.compress(pack_value(play))
         self.db.execute(
             "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
