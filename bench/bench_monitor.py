@@ -17,8 +17,8 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
   half recorded): how many the evidence ever flags, and per match-state test (a
   covariate of the play) the largest e-value any reached and its z over the archive (mean
   0 and variance 1 when the deals do not depend on the state). The cost archive itself
-  is flagged at match 266 by "close to the target" (an e-value of about 200 at match 296,
-  then back under 1): this says it is the chance Ville's inequality allows, not a
+  is flagged at match 266 by "close to the target" (an e-value of about 200 there, about 1
+  again from match 600 on): this says it is the chance Ville's inequality allows, not a
   dependence of the deals on the match.
 * **Cost.** An archive of 2,000 generated logs: the CPU time (user + system, one job, the
   command in a process of its own, start-up included) of a full audit without a state;
