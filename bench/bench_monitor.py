@@ -12,6 +12,14 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
   probability ``strength``, a deal that does not suit it, in every match): the matches
   until the evidence first flags, per cheat (median over archives, and how many were
   flagged within the horizon).
+* **Generated logs.** The same looks on fair archives of real logs (:mod:`tarneeb.testing.archive`,
+  the generator the cost archive comes from: bots playing, deals from the seed protocol,
+  half recorded): how many the evidence ever flags, and per match-state test (a
+  covariate of the play) the largest e-value any reached and its z over the archive (mean
+  0 and variance 1 when the deals do not depend on the state). The cost archive itself
+  is flagged at match 266 by "close to the target" (an e-value of about 200 there, about 1
+  again from match 600 on): this says it is the chance Ville's inequality allows, not a
+  dependence of the deals on the match.
 * **Cost.** An archive of 2,000 generated logs: the CPU time (user + system, one job, the
   command in a process of its own, start-up included) of a full audit without a state;
   of the incremental run with a state that knew 1,800 of them, over the 200 new ones
@@ -132,6 +140,43 @@ def bench_power(archives: int = 5, horizon: int = 1000,
     return out
 
 
+def bench_generated_looks(archives: int = 20, matches: int = 300) -> dict[str, Any]:
+    """Fair archives of generated logs looked at after every match: how many the evidence
+    ever flags, and per match-state test its largest e-value (log10) and its z's mean
+    and variance over the archives."""
+    from tarneeb.replay.archive.measures import tally_match
+    from tarneeb.replay.verify.replayer import verify_bytes
+    t = time.process_time()
+    flagged = 0
+    top: dict[str, float] = {}
+    zs: dict[str, list[float]] = {}
+    for a in range(archives):
+        seed = b"bench monitor, generated %d" % a  # NOT secret
+        evidence, total = Evidence(), Tally()
+        for i in range(matches):
+            v = verify_bytes(archive_log(i, seed, recorded=i % 2 == 1)[1])
+            share = Tally()
+            tally_match(share, v.rules, v.computer, "platform", v.history, v.names)
+            total.merge(share)
+            evidence.advance(share, ALPHA)
+            for test, e in evidence.tests.items():
+                if e.kind == "cov":
+                    top[test[-1]] = max(top.get(test[-1], 0.0), e.log_e / math.log(10))
+        flagged += evidence.crossed_at(ALPHA) is not None
+        for key in total.counts:
+            if key[0] == "covariate":
+                x, xy = (total.sums[(f"covariate-{w}", key[1], key[2])] for w in ("x", "xy"))
+                xx = total.sums[("covariate-xx", key[1], key[2])]
+                if xx:
+                    zs.setdefault(key[1][-1], []).append(
+                        (xy - key[2].mean * x) / math.sqrt(key[2].variance * xx))
+    return {"archives": archives, "matches": matches, "flagged": flagged,
+            "ci95": clopper_pearson(flagged, archives), "max_e_log10": top,
+            "z": {k: (sum(v) / len(v), sum(z * z for z in v) / len(v) - (sum(v) / len(v)) ** 2)
+                  for k, v in zs.items()},
+            "cpu_s": time.process_time() - t}
+
+
 def _cpu(command: list[str]) -> float:
     """The CPU time (user + system) of ``command`` run to its end."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -169,7 +214,7 @@ def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
 
 def bench_monitor(archives: int = 200) -> dict[str, Any]:
     return {"looks": bench_looks(archives), "power": bench_power(),
-            "cost": bench_cost()}
+            "generated": bench_generated_looks(), "cost": bench_cost()}
 
 
 def print_monitor(f: dict[str, Any]) -> None:
@@ -188,6 +233,14 @@ def print_monitor(f: dict[str, Any]) -> None:
     for cheat, p in f.get("power", {}).items():
         print(f"  {cheat}: flagged {p['flagged']} of {p['archives']} within {p['horizon']} "
               f"matches; median {p['median']} matches to flag (each: {p['matches']})")
+    if "generated" in f:
+        g = f["generated"]
+        lo, hi = g["ci95"]
+        print(f"  generated logs: {g['flagged']} of {g['archives']} fair archives of "
+              f"{g['matches']} matches ever flagged (95 % CI {lo:.1%}-{hi:.1%})")
+        for test, e in g["max_e_log10"].items():
+            m, var = g["z"].get(test, (math.nan, math.nan))
+            print(f"    {test}: largest e-value 10^{e:.2f}; z mean {m:+.2f}, variance {var:.2f}")
     if "cost" in f:
         c = f["cost"]
         print(f"  cost: full audit of {c['logs']:,} logs {c['full_cpu_s']:.2f} s CPU, "
@@ -204,6 +257,8 @@ if __name__ == "__main__":
         figures["looks"] = bench_looks(n)
     if what in ("all", "power"):
         figures["power"] = bench_power()
+    if what in ("all", "generated"):
+        figures["generated"] = bench_generated_looks()
     if what in ("all", "cost"):
         figures["cost"] = bench_cost()
     print_monitor(figures if "looks" in figures else {"looks": {

@@ -3,6 +3,7 @@ audit, changed and lost logs, a state that survives kill -9 and a second audit a
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -175,20 +176,66 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
     db.close()
 
 
-def test_a_state_of_format_1_is_taken_up(tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def format_2_state(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                   monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, Any], Any]:
+    """A state of three logs written as format 2 wrote it (each value drawn kept whole,
+    a key of its own), the audit's JSON, and its shares and totals as format 3 writes
+    them (what taking it up must give)."""
+    import zlib
+
+    from tarneeb.audit.fairness import tally as tally_module
+    from tarneeb.audit.fairness.codec import pack_value, unpack_value
+    real = tally_module.draw_digest
+    raw: dict[int, Any] = {}
+    with monkeypatch.context() as m:
+        m.setattr(tally_module, "draw_digest", lambda v: raw.setdefault(real(v), v) and real(v))
+        logs = tmp_path / "logs"
+        write_archive(logs, 3, seed=SEED)
+        state = tmp_path / "audit.state"
+        _, before, _ = audit(capsys, str(logs), "--state", str(state))
+    db = sqlite3.connect(state)
+    fresh = db.execute("SELECT path, figures FROM logs UNION ALL "
+                       "SELECT origin, tally FROM totals ORDER BY 1").fetchall()
+    ids: dict[Any, int] = {}
+
+    def format_2(blob: bytes) -> bytes:
+        packed, drawn = unpack_value(blob)
+        counts, sums = unpack_value(zlib.decompress(packed))
+        pairs = list(zip(itertools.accumulate(counts[0]), counts[1], strict=True))
+        for test, once, more in drawn:
+            digests = [(int.from_bytes(once[j:j + 8], "big"), 1) for j in range(0, len(once), 8)]
+            for d, n in digests + list(zip(more[0::2], more[1::2], strict=True)):
+                key = ("@", test, raw[d])
+                if key not in ids:
+                    ids[key] = db.execute("INSERT INTO keys (key) VALUES (?)",
+                                          (pack_value(key),)).lastrowid or 0
+                pairs.append((ids[key], n))
+        pairs.sort()
+        deltas = [b - a for a, b in itertools.pairwise([0] + [i for i, _ in pairs])]
+        return zlib.compress(pack_value(((tuple(deltas), tuple(n for _, n in pairs)), sums)))
+
+    for path, blob in fresh:
+        table, column, where = (("logs", "figures", "path") if path.startswith("/")
+                                else ("totals", "tally", "origin"))
+        db.execute(f"UPDATE {table} SET {column} = ? WHERE {where} = ?", (format_2(blob), path))
+    db.execute("UPDATE meta SET value = '2' WHERE key = 'format'")
+    db.commit()
+    db.close()
+    assert len(ids) > 3  # a key a deal at least
+    return state, before, (fresh, set(ids.values()))
+
+
+def test_a_state_of_format_1_is_taken_up(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A state of format 1 (no ``tallied`` and ``play`` columns) is taken up as it is:
     every log tallied, none analysed for play, nothing read again."""
-    logs = tmp_path / "logs"
-    write_archive(logs, 3, seed=SEED)
-    state = tmp_path / "audit.state"
-    _, before, _ = audit(capsys, str(logs), "--state", str(state))
+    state, before, _ = format_2_state(tmp_path, capsys, monkeypatch)
     db = sqlite3.connect(state)
     db.execute("ALTER TABLE logs DROP COLUMN tallied")
     db.execute("ALTER TABLE logs DROP COLUMN play")
     db.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
     db.commit()
-    code, after, _ = audit(capsys, str(logs), "--state", str(state))
+    code, after, _ = audit(capsys, str(tmp_path / "logs"), "--state", str(state))
     assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
     assert {k: v for k, v in after.items() if k != "state"} == \
         {k: v for k, v in before.items() if k != "state"}
@@ -196,6 +243,24 @@ def test_a_state_of_format_1_is_taken_up(tmp_path: Path,
         (str(state_module.FORMAT),)
     assert db.execute("SELECT count(*) FROM logs WHERE tallied = 1 AND play IS NULL"
                       ).fetchone() == (3,)
+    db.close()
+
+
+def test_a_state_of_format_2_is_taken_up(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state of format 2 is taken up in place: its shares and totals become those
+    format 3 writes, bytes for bytes, the keys of values drawn are deleted, and nothing
+    is read again."""
+    state, before, (fresh, old_keys) = format_2_state(tmp_path, capsys, monkeypatch)
+    code, after, _ = audit(capsys, str(tmp_path / "logs"), "--state", str(state))
+    assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
+    assert {k: v for k, v in after.items() if k != "state"} == \
+        {k: v for k, v in before.items() if k != "state"}
+    db = sqlite3.connect(state)
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("3",)
+    assert db.execute("SELECT path, figures FROM logs UNION ALL "
+                      "SELECT origin, tally FROM totals ORDER BY 1").fetchall() == fresh
+    assert not {i for (i,) in db.execute("SELECT id FROM keys")} & old_keys
     db.close()
 
 

@@ -77,7 +77,6 @@ yet counts at its starting value, 1).
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -324,7 +323,7 @@ class _Test:
                 known = self.index[ref] = set(seen)
             pairs = list(zip(figures[0::2], figures[1::2], strict=True))
             draws = sum(c for _, c in pairs)
-            digests = [_digest(v) for v, _ in pairs]
+            digests = [int(v) for v, _ in pairs]  # the tally keeps the values' digests
             hit = any(c > 1 for _, c in pairs) or any(d in known for d in digests)
             m = len(known)
             chance = -math.expm1(sum(math.log1p(-min(1.0, (m + j) / space))
@@ -340,13 +339,6 @@ class _Test:
             seen.extend(new)
             known.update(new)
         self.log_e = _logmean([0.0, self.bets[2]])  # the average of no bet and the bet
-
-
-def _digest(value: Any) -> int:
-    """A drawn value (an int or bytes) as 8 bytes: what the repeat e-process keeps."""
-    data = value if isinstance(value, bytes) else int(value).to_bytes(
-        (int(value).bit_length() + 8) // 8, "big", signed=True)
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big") >> 1
 
 
 _sum_ref = functools.lru_cache(maxsize=256)(DrawSum)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import zlib
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
@@ -163,29 +164,58 @@ def unpack_record(data: bytes, share: Tally | None, path: str,
         raise CodecError(f"not a record: {e}") from None
 
 
+def _drawn(key: tuple[Any, ...]) -> bool:
+    """A key of a value drawn (the repeat tests': one a deal or hand, its digest last)."""
+    return key[0] == "repeat" and len(key) == 5
+
+
 def pack_share(share: Tally, key_id: Any) -> bytes:
     """A share as two lists of (key number, value), the key numbers given by ``key_id``
     (a key written once for the whole state), sorted and written as differences so most
-    take one byte."""
-    parts = []
+    take one byte, compressed with zlib; then the values drawn (the repeat tests' keys,
+    one a deal: never written as keys), per test's key number the digests drawn once as
+    one string of 8-byte integers, and those drawn more often with their counts (left
+    out of the compression: random bytes do not shrink, and spoil the code of the rest)."""
+    parts: list[Any] = []
     for items in (share.counts, share.sums):
-        pairs = sorted((key_id(k), v) for k, v in items.items())
+        pairs = sorted((key_id(k), v) for k, v in items.items() if not _drawn(k))
         ids = array("q", (i for i, _ in pairs))
         deltas = [ids[0]] + [b - a for a, b in itertools.pairwise(ids)] if pairs else []
         parts.append((tuple(deltas), tuple(v for _, v in pairs)))
-    return pack_value(tuple(parts))
+    drawn: dict[int, list[tuple[int, int]]] = {}
+    for k, n in share.counts.items():
+        if _drawn(k):
+            drawn.setdefault(key_id(k[:4]), []).append((k[4], n))
+    return pack_value((zlib.compress(pack_value(tuple(parts))), tuple(
+        (test, b"".join(d.to_bytes(8, "big") for d, n in sorted(values) if n == 1),
+         tuple(x for d, n in sorted(values) if n != 1 for x in (d, n)))
+        for test, values in sorted(drawn.items()))))
 
 
 def unpack_share(data: bytes, key_of: Any) -> Tally:
-    """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys."""
+    """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys
+    (or a share of state format 2, once out of its zlib: its two lists alone, the values
+    drawn among its keys)."""
     t = Tally()
     try:
-        for (deltas, values), into in zip(unpack_value(data), (t.counts, t.sums), strict=True):
+        parts = unpack_value(data)
+        drawn: Any = ()
+        if len(parts) == 2 and isinstance(parts[0], bytes):
+            parts, drawn = unpack_value(zlib.decompress(parts[0])), parts[1]
+        for (deltas, values), into in zip(parts, (t.counts, t.sums), strict=True):
             i = 0
             for d, v in zip(deltas, values, strict=True):
                 i += d
                 into[key_of(i)] = v
-    except (TypeError, ValueError) as e:
+        for test, once, more in drawn:
+            prefix = key_of(test)
+            if len(once) % 8:
+                raise CodecError("digests of values drawn of a length not 8 bytes each")
+            for j in range(0, len(once), 8):
+                t.counts[(*prefix, int.from_bytes(once[j:j + 8], "big"))] += 1
+            for d, n in zip(more[0::2], more[1::2], strict=True):
+                t.counts[(*prefix, d)] += n
+    except (TypeError, ValueError, zlib.error) as e:
         if isinstance(e, CodecError):
             raise
         raise CodecError(f"not a share of a tally: {e}") from None

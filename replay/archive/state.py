@@ -13,15 +13,17 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
   fixed when the file is made), ``trust`` (a digest of what the user trusted: keys,
   root, receipts, caps; a run that trusts otherwise judges every log again);
 * ``keys(id, key)``: each key of the fairness tallies once (msgpack,
-  :mod:`tarneeb.audit.fairness.codec`); a value drawn (the repeat tests' keys, one a deal
-  or hand) as ``("@", n, value)``: key number ``n`` (its test) with the value added;
+  :mod:`tarneeb.audit.fairness.codec`), but the values drawn (the repeat tests' keys, one
+  a deal or hand): those are kept in the shares, as 8-byte digests;
 * ``logs(path, size, mtime, digest, verdict, findings, record, figures, run, counted,
   tallied, play)``: per log
   its size and modification time (nanoseconds; for a URL a number from its version
   tag), the SHA-256 of its bytes, its verdict, its number of findings, its record
   (:mod:`~tarneeb.replay.archive.records`: row, findings, match identity, claims,
   ending) and its per-match figures (its share of the tally: pairs of key number and
-  count, whatever the tests observe, msgpack compressed with zlib), the run that read it,
+  count, whatever the tests observe, and per repeat test the digests of the values
+  drawn, :func:`~tarneeb.replay.archive.records.pack_share`: msgpack, the pairs
+  compressed with zlib), the run that read it,
   whether its share is in ``totals`` (the first log of its match, with deals), whether its
   deals were tallied at all (0: read with ``--no-stats``; a run with the statistics reads
   it again), and its fair-play record (``--play``: the options it was analysed with and
@@ -46,6 +48,7 @@ from typing import Any
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.audit.fairness.tally import draw_digest
 from tarneeb.replay.archive.paths import ArchiveError
 from tarneeb.replay.archive.records import (
     LogRecord,
@@ -56,17 +59,20 @@ from tarneeb.replay.archive.records import (
 )
 from tarneeb.replay.verify.trust import Trust
 
-FORMAT = 2  # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played)
-_SAME_BUT = "@"  # a key written as the number of another and one more value (no key starts so)
+# 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played); 2: the
+# values drawn (the repeat tests') kept whole, each a key of its own (taken up: each share
+# and the totals written again with their digests, those keys deleted)
+FORMAT = 3
+_SAME_BUT = "@"  # format 2: a key written as the number of another and one more value
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL);
-CREATE TABLE logs (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
-                   digest BLOB, verdict TEXT NOT NULL, findings INTEGER NOT NULL,
-                   record BLOB NOT NULL, figures BLOB, run INTEGER NOT NULL,
-                   counted INTEGER NOT NULL, tallied INTEGER NOT NULL DEFAULT 1,
-                   play BLOB) WITHOUT ROWID;
+CREATE TABLE logs (path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
+                   mtime INTEGER NOT NULL, digest BLOB, verdict TEXT NOT NULL,
+                   findings INTEGER NOT NULL, record BLOB NOT NULL, figures BLOB,
+                   run INTEGER NOT NULL, counted INTEGER NOT NULL,
+                   tallied INTEGER NOT NULL DEFAULT 1, play BLOB);
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
                       log_e REAL NOT NULL) WITHOUT ROWID;
@@ -104,6 +110,9 @@ class State:
             raise StateError(self._why(e)) from None
         except sqlite3.DatabaseError as e:
             raise StateError(f"{path}: not an audit state ({e})") from None
+        self._ids: dict[Any, int] = {}
+        self._keys: dict[int, Any] = {}
+        self._loaded = False
         try:
             self._open(alpha, trust)
         except sqlite3.DatabaseError as e:
@@ -112,9 +121,6 @@ class State:
         except StateError:
             self.close()
             raise
-        self._ids: dict[Any, int] = {}
-        self._keys: dict[int, Any] = {}
-        self._loaded = False
 
     def _why(self, e: sqlite3.Error) -> str:
         if "locked" in str(e) or "busy" in str(e):
@@ -145,6 +151,13 @@ class State:
         if version == 1:  # format 1 read every log's deals and analysed no play
             self.db.execute("ALTER TABLE logs ADD COLUMN tallied INTEGER NOT NULL DEFAULT 1")
             self.db.execute("ALTER TABLE logs ADD COLUMN play BLOB")
+        if version < 3:  # a table with row ids: its rows of 1 KB and more stay in their page
+            self.db.execute(_SCHEMA.split(";")[2].replace("logs", "logs3", 1))
+            self.db.execute("INSERT INTO logs3 SELECT * FROM logs ORDER BY path")
+            self.db.execute("DROP TABLE logs")
+            self.db.execute("ALTER TABLE logs3 RENAME TO logs")
+            self._digests()
+        if version < FORMAT:
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
         if float(meta["alpha"]) != alpha:
             raise StateError(f"{self.path}: this state flags evidence at --alpha "
@@ -154,6 +167,35 @@ class State:
         self.retrust = meta.get("trust") != digest
         self.db.execute("UPDATE meta SET value = ? WHERE key = 'trust'", (digest,))
         self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
+
+    def _digests(self) -> None:
+        """Format 2 to 3, in the run's transaction: every share and the totals written
+        again with the digests of the values drawn, and the keys of those values (one a
+        deal) deleted."""
+        def again(blob: bytes) -> bytes:
+            old = unpack_share(zlib.decompress(blob), self.key_of)
+            new = Tally()
+            new.sums = old.sums
+            for k, n in old.counts.items():
+                new.counts[(*k[:4], draw_digest(k[4])) if k[0] == "repeat" and len(k) == 5
+                           else k] += n
+            return pack_share(new, self.key_id)
+        self._all_keys()
+        try:
+            logs = self.db.execute(
+                "SELECT path, figures FROM logs WHERE figures IS NOT NULL").fetchall()
+            self.db.executemany("UPDATE logs SET figures = ? WHERE path = ?",
+                                ((again(f), p) for p, f in logs))
+            totals = self.db.execute("SELECT origin, tally FROM totals").fetchall()
+            self.db.executemany("UPDATE totals SET tally = ? WHERE origin = ?",
+                                ((again(t), o) for o, t in totals))
+        except (CodecError, zlib.error) as e:
+            raise StateError(f"{self.path}: its tallies are damaged ({e})") from None
+        drawn = [j for j, k in self._keys.items()
+                 if isinstance(k, tuple) and k[0] == "repeat" and len(k) == 5]
+        self.db.executemany("DELETE FROM keys WHERE id = ?", ((j,) for j in drawn))
+        for j in drawn:
+            del self._ids[self._keys.pop(j)]
 
     # ------------------------------------------------------------ keys of tallies --
 
@@ -179,11 +221,8 @@ class State:
             self._all_keys()
             i = self._ids.get(key)
         if i is None:
-            # a value drawn (a deal, a hand: one key each) as its test's number and the value
-            blob = (pack_value((_SAME_BUT, self.key_id(key[:-1]), key[-1]))
-                    if key[0] == "repeat" and len(key) == 5 else pack_value(key))
             i = self._ids[key] = self.db.execute("INSERT INTO keys (key) VALUES (?)",
-                                                 (blob,)).lastrowid or 0
+                                                 (pack_value(key),)).lastrowid or 0
             self._keys[i] = key
         return i
 
@@ -236,7 +275,7 @@ class State:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
 
     def _share(self, figures: bytes) -> Tally:
-        return unpack_share(zlib.decompress(figures), self.key_of)
+        return unpack_share(figures, self.key_of)
 
     def share(self, path: str) -> tuple[str, Tally] | None:
         """The origin and share of the log at ``path`` (None: it has none)."""
@@ -270,7 +309,7 @@ class State:
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         self.db.execute("DELETE FROM totals")
         self.db.executemany("INSERT INTO totals VALUES (?, ?)", (
-            (o, zlib.compress(pack_share(t, self.key_id))) for o, t in tallies.items() if t))
+            (o, pack_share(t, self.key_id)) for o, t in tallies.items() if t))
 
     def put(self, path: str, size: int, mtime: int, record: LogRecord, tallied: bool = True,
             play: tuple[Any, Any] | None = None) -> None:
@@ -279,7 +318,7 @@ class State:
         record of it (None when it was not analysed: not clean)."""
         r = record.row
         figures = (None if record.share is None
-                   else zlib.compress(pack_share(record.share, self.key_id)))
+                   else pack_share(record.share, self.key_id))
         played = None if play is None else zlib.compress(pack_value(play))
         self.db.execute(
             "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
