@@ -64,6 +64,11 @@ from tarneeb.replay.verify.compiled import confirm
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
+try:  # the deals tallied a chunk at a time (numpy: the archive extra), else match by match
+    from tarneeb.replay.archive.columns import DealColumns
+except ImportError:  # pragma: no cover - numpy not installed
+    DealColumns = None  # type: ignore[assignment,misc]
+
 CHUNK = 32  # logs per unit of work
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
 ORIGINS = ("proven", "recorded")
@@ -159,6 +164,8 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
     to it whole); with ``play``, analyse the card play of each clean log
     (:mod:`tarneeb.replay.fairplay`)."""
     out = Chunk()
+    columns: dict[str, Any] = {}  # per origin, the deals recorded (DealColumns)
+    recorded: list[tuple[int, str]] = []  # the rows whose match has deals, and their origin
     for path in paths:
         identity = data = claim = ending = None
         limits = trust.limits
@@ -200,8 +207,12 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
             tally = out.tallies.setdefault(deals, Tally())
             group = v.signer if v.key_pinned and v.signer is not None else v.key_id
             batch = log.header.batch if data is not None else None  # its season leaf
-            if tally_match(tally, v.rules, v.computer, group, v.history, v.names,
-                           None if batch is None else (batch.root, batch.index)):
+            leaf = None if batch is None else (batch.root, batch.index)
+            if DealColumns is not None:  # tallied with the chunk's other matches, below
+                if columns.setdefault(deals, DealColumns()).add_match(
+                        v.rules, v.computer, group, v.history, v.names, leaf):
+                    recorded.append((len(out.matches), deals))
+            elif tally_match(tally, v.rules, v.computer, group, v.history, v.names, leaf):
                 share = snapshot(tally)
         computers = sum(v.computer)
         out.matches.append(MatchRow(
@@ -220,6 +231,11 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
                             if verdict == "clean" and data is not None else None)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
+    for origin, cols in columns.items():
+        out.tallies[origin], shares = cols.finish()
+        for (row, _), share in zip((r for r in recorded if r[1] == origin), shares,
+                                   strict=True):
+            out.shares[row] = share
     return out
 
 
