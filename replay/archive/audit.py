@@ -64,12 +64,8 @@ from tarneeb.replay.verify.compiled import confirm
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
-try:  # the deals tallied a chunk at a time (numpy: the archive extra), else match by match
-    from tarneeb.replay.archive.columns import DealColumns
-except ImportError:  # pragma: no cover - numpy not installed
-    DealColumns = None  # type: ignore[assignment,misc]
-
 CHUNK = 32  # logs per unit of work
+ONE_JOB_CHUNK = 128  # logs per chunk when the audit runs in this process alone
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
 ORIGINS = ("proven", "recorded")
 
@@ -165,6 +161,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
     (:mod:`tarneeb.replay.fairplay`)."""
     out = Chunk()
     columns: dict[str, Any] = {}  # per origin, the deals recorded (DealColumns)
+    DealColumns = _columns() if stats else None
     recorded: list[tuple[int, str]] = []  # the rows whose match has deals, and their origin
     for path in paths:
         identity = data = claim = ending = None
@@ -239,6 +236,16 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
     return out
 
 
+def _columns() -> Any:
+    """The deals tallied a chunk at a time (:mod:`~tarneeb.replay.archive.columns`, with
+    numpy: the archive extra), or None: match by match (``tally_match``)."""
+    try:
+        from tarneeb.replay.archive.columns import DealColumns
+    except ImportError:  # pragma: no cover - numpy not installed
+        return None
+    return DealColumns
+
+
 def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) -> None:
     out.matches.append(MatchRow(path, "unreadable", error, None, None, None, False, "none",
                                 0, 0, 0, 0, 0, digest.hex() if digest else None))
@@ -265,11 +272,13 @@ def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = 
     raises :class:`AuditFault` (:mod:`~tarneeb.replay.archive.run`). ``play``: analyse
     the card play too, where the logs are audited.
     """
+    jobs = jobs or os.cpu_count() or 1
+    if scheduler is None and jobs == 1 and chunk_size == CHUNK:
+        chunk_size = ONE_JOB_CHUNK  # in this process: the tallies' cost per chunk, fewer times
     chunks = chunks_of(paths, chunk_size)
     if scheduler is not None:
         yield from run_dask(audit_chunk, chunks, scheduler, (trust, play, stats))
         return
-    jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         for c in chunks:
             yield audit_chunk(c, trust, play, stats)

@@ -35,6 +35,7 @@ Without numpy (the core install, no ``archive`` extra) the audit keeps
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -122,6 +123,18 @@ def _pop_code(rules: RuleSet) -> int:
     return 0 if pop is None else _POPS.index(pop)
 
 
+def _unique(code: Int) -> tuple[Int, Int]:
+    """``np.unique(code, return_inverse=True)`` for small whole numbers, without a sort."""
+    top = int(code.max())
+    if int(code.min()) < 0 or top >= 1 << 20:
+        uniq, inv = np.unique(code, return_inverse=True)
+        return uniq, inv.reshape(-1)
+    present = np.bincount(code, minlength=top + 1) > 0
+    uniq = np.flatnonzero(present)
+    rank = np.cumsum(present) - 1
+    return uniq, rank[code]
+
+
 class _Streams:
     """Observations grouped by key and by match: a row of per-match counts (or sums) per
     key, for the tally and its snapshots."""
@@ -131,31 +144,35 @@ class _Streams:
         self.keys: tuple[list[Key], list[Key]] = ([], [])
         self.rows: tuple[list[Int], list[Int]] = ([], [])
         self.direct_rows: tuple[dict[Key, dict[int, int]], dict[Key, dict[int, int]]] = ({}, {})
+        self.sparse: tuple[list[Key], list[Int]] = ([], [])
 
-    def _add(self, which: int, match: Int, code: Int, key: KeyOf,
+    def _add(self, which: int, match: Int, code: Int | None, key: KeyOf,
              values: Int | None) -> None:
-        if not len(code):
+        if not len(match):
             return
-        uniq, inv = np.unique(code, return_inverse=True)
-        flat = inv.reshape(-1) * self.m + match
-        k = len(uniq)
+        if code is None:  # one key
+            codes, flat = [0], match
+        else:
+            uniq, inv = _unique(code)
+            codes, flat = uniq.tolist(), inv * self.m + match
+        k = len(codes)
         if values is None:
             mat = np.bincount(flat, minlength=k * self.m).astype(np.int64)
         else:  # exact: a chunk's sums are far below 2**53
             mat = np.rint(np.bincount(flat, weights=values.astype(np.float64),
                                       minlength=k * self.m)).astype(np.int64)
-        self.keys[which].extend(key(c) for c in uniq.tolist())
+        self.keys[which].extend(key(c) for c in codes)
         self.rows[which].append(mat.reshape(k, self.m))
 
-    def count(self, match: Int, code: Int, key: KeyOf) -> None:
-        """One count a row under ``key(code)``."""
+    def count(self, match: Int, code: Int | None, key: KeyOf) -> None:
+        """One count a row under ``key(code)`` (``code`` None: ``key(0)`` for every row)."""
         self._add(0, match, code, key, None)
 
-    def total(self, match: Int, code: Int, key: KeyOf, values: Int) -> None:
+    def total(self, match: Int, code: Int | None, key: KeyOf, values: Int) -> None:
         """``values`` summed under ``key(code)``."""
         self._add(1, match, code, key, values)
 
-    def both(self, match: Int, code: Int, key: KeyOf, values: Int,
+    def both(self, match: Int, code: Int | None, key: KeyOf, values: Int,
              sums: Callable[[Key], Key] = lambda k: k) -> None:
         """One count a row under ``key(code)`` and ``values`` summed under the same key
         (or ``sums(key)``)."""
@@ -167,10 +184,23 @@ class _Streams:
         row = self.direct_rows[which].setdefault(key, {})
         row[match] = row.get(match, 0) + value
 
+    def single(self, keys: list[Key], match: Int) -> None:
+        """A count of one under each of ``keys`` (one a row, at its ``match``), keys that
+        no stream gives and that mostly occur once (every deal, for repeats)."""
+        self.sparse[0].extend(keys)
+        self.sparse[1].append(match)
+
     def tally(self, shared: Sequence[int]) -> tuple[Tally, list[Any]]:
         """The tally, and its snapshot after each match ``shared`` lists (in order)."""
         out = Tally()
-        ends: list[tuple[Int, Int]] = []
+        ends: list[tuple[Int, Int, Int, Int]] = []
+        sparse_keys = self.sparse[0]
+        sparse_match = (np.concatenate(self.sparse[1]) if self.sparse[1]
+                        else np.zeros(0, dtype=np.int64))
+        if len(set(sparse_keys)) < len(sparse_keys):  # a key twice: added up as the others
+            for k, j in zip(sparse_keys, sparse_match.tolist(), strict=True):
+                self.direct(0, k, j, 1)
+            sparse_keys, sparse_match = [], np.zeros(0, dtype=np.int64)
         for which, into in ((0, out.counts), (1, out.sums)):
             keys = list(self.keys[which])
             rows = list(self.rows[which])
@@ -191,21 +221,29 @@ class _Streams:
                 keys, mat = list(index), merged
             nonzero = mat != 0
             keep = np.flatnonzero(nonzero.any(axis=1))
-            first = nonzero[keep].argmax(axis=1)
-            order = np.argsort(first, kind="stable")
-            keep, first = keep[order], first[order]
             cum = np.cumsum(mat[keep], axis=1)
-            ordered = [keys[i] for i in keep.tolist()]
-            into.update(dict(zip(ordered, cum[:, -1].tolist(), strict=True))
-                        if self.m else {})
-            ends.append((first, cum))
+            firsts = [nonzero[keep].argmax(axis=1)]
+            values = [cum[:, -1] if self.m else np.zeros(0, dtype=np.int64)]
+            every = [keys[i] for i in keep.tolist()]
+            if which == 0 and sparse_keys:
+                firsts.append(sparse_match)
+                values.append(np.ones(len(sparse_match), dtype=np.int64))
+                every.extend(sparse_keys)
+            first = np.concatenate(firsts)
+            order = np.argsort(first, kind="stable")
+            into.update(dict(zip([every[i] for i in order.tolist()],
+                                 np.concatenate(values)[order].tolist(), strict=True)))
+            # per match, the values of the dense keys then of the single ones, as they stand
+            by_match = np.ascontiguousarray(cum.T)
+            ends.append((first[order], order, by_match, values[1] if len(values) > 1
+                         else np.zeros(0, dtype=np.int64)))
         shares = []
         for j in shared:
             snap = []
-            for first, cum in ends:
+            for first, order, by_match, single in ends:
                 n = int(np.searchsorted(first, j, side="right"))
                 a = array("q")
-                a.frombytes(np.ascontiguousarray(cum[:n, j]).tobytes())
+                a.frombytes(np.concatenate((by_match[j], single))[order[:n]].tobytes())
                 snap.append(a)
             shares.append((snap[0], snap[1]))
         return out, shares
@@ -335,6 +373,7 @@ class _Columns:
         self.rows = np.arange(self.n)
 
 
+@functools.lru_cache(maxsize=1024)
 def _pattern_of(code: int) -> str:
     digits = []
     for _ in range(4):
@@ -400,14 +439,13 @@ def _joint(s: _Streams, c: _Columns, group: tuple[str, str], parts: Sequence[Int
         measures.append((measure, _class_ref(SUIT_SIZES, 13, at_least, k),
                          _picker(c, col)))
     n = len(parts)
-    zero = np.zeros(c.n, dtype=np.int64)
     for measure, ref, values in measures:
         test = (measure, *group)
         refs = (ref,) * n
         per_part = [values(p.reshape(c.n, -1)).sum(axis=1) for p in parts]
-        s.count(c.match, zero, _const(("joint", test, refs)))
+        s.count(c.match, None, _const(("joint", test, refs)))
         for i, v in enumerate(per_part):
-            s.total(c.match, zero, _const(("joint", test, refs, i)), v)
+            s.total(c.match, None, _const(("joint", test, refs, i)), v)
         if measure == HCP:  # trumps come after the points, aces and kings
             _joint_trumps(s, c, group, parts, dealer_part, k)
 
@@ -418,7 +456,7 @@ def _joint_trumps(s: _Streams, c: _Columns, group: tuple[str, str], parts: Seque
     if not len(t):
         return
     n = len(parts)
-    code = (c.pop[t] * 2 + c.reveals[t]) * 8 + dealer_part[t]
+    code = (c.pop[t] * 2 + c.reveals[t]) * 8 + np.where(c.reveals[t], dealer_part[t], 7)
     test = (TRUMPS, *group)
 
     def refs(code: int) -> tuple[Any, ...]:
@@ -471,10 +509,9 @@ def _pairs(s: _Streams, match: Int, code: Int, group: tuple[str, str], measure: 
 
 
 def _covariate(s: _Streams, match: Int, test: Key, x: Int, y: Int) -> None:
-    zero = np.zeros(len(match), dtype=np.int64)
-    s.count(match, zero, lambda _: ("covariate", test, _TEAM_HCP))
+    s.count(match, None, _const(("covariate", test, _TEAM_HCP)))
     for what, v in (("x", x), ("xx", x * x), ("y", y), ("xy", x * y)):
-        s.total(match, zero, _const(("covariate-" + what, test, _TEAM_HCP)), v)
+        s.total(match, None, _const(("covariate-" + what, test, _TEAM_HCP)), v)
 
 
 def _tally_columns(s: _Streams, c: _Columns) -> None:
@@ -514,21 +551,18 @@ def _tally_columns(s: _Streams, c: _Columns) -> None:
            [np.tile([0, 2], n), np.tile([1, 3], n)], d & 1, 2, (VOIDS, LONG))
     # every deal, for repeats; the deck's order
     test = (REPEATED_DEALS, "all", "every deal")
-    for i, value in enumerate(c.deal_bytes):
-        s.direct(0, ("repeat", test, _DEALS, 1, value), int(c.match[i]), 1)
+    s.single([("repeat", test, _DEALS, 1, value) for value in c.deal_bytes], c.match)
     m = c.masks
     nxt = np.zeros(n, dtype=np.int64)
     for q in range(4):
         nxt += popcount(m[:, q] & (m[:, (q + 1) & 3] >> _U64(1)))
-    zero = np.zeros(n, dtype=np.int64)
-    s.both(c.match, zero, lambda _: ("bounded", (DECK_ORDER, "all",
+    s.both(c.match, None, lambda _: ("bounded", (DECK_ORDER, "all",
                                                  "card c+1 to the seat after card c's"),
                                      _NEXT_SEAT), nxt)
     # a sample of the hands, by a fingerprint of their cards
     kept = np.argwhere(m * _U64(_FINGERPRINT) < _U64(_KEEP))
-    for i, q in kept.tolist():
-        s.direct(0, ("repeat", (REPEATED, "all", "13-card hands"), _HANDS, REPEAT_SAMPLE,
-                     int(m[i, q])), int(c.match[i]), 1)
+    s.single([("repeat", (REPEATED, "all", "13-card hands"), _HANDS, REPEAT_SAMPLE, v)
+              for v in m[kept[:, 0], kept[:, 1]].tolist()], c.match[kept[:, 0]])
     # seat labels: each label's first hand in dealing order, and computer against human
     lab = np.flatnonzero(c.labels >= 0)
     if len(lab):
@@ -581,9 +615,10 @@ def _tally_columns(s: _Streams, c: _Columns) -> None:
     # each card's position relative to the dealer, per match
     bits = np.unpackbits(m.astype("<u8").view(np.uint8).reshape(n, 4, 8), axis=-1,
                          bitorder="little")[..., :52].astype(np.int64)
-    cells = np.zeros((s.m, 4, 52), dtype=np.int64)
-    np.add.at(cells, (np.repeat(c.match, 4), position), bits.reshape(n * 4, 52))
-    flat = cells.reshape(s.m, 208)
+    cell = (np.repeat(np.repeat(c.match, 4) * 4 + position, 52).reshape(n * 4, 52) * 52
+            + np.arange(52)).reshape(-1)
+    flat = np.bincount(cell, weights=bits.reshape(-1), minlength=s.m * 208).astype(
+        np.int64).reshape(s.m, 208)
     if flat.any():
         cell_code = np.repeat(np.arange(208), s.m)
         match_of = np.tile(np.arange(s.m), 208)
