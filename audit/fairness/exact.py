@@ -274,9 +274,14 @@ def _held(counts: Iterable[int], at_least: int) -> int:
 
 @functools.lru_cache(maxsize=64)
 def _class_mean(class_sizes: tuple[int, ...], draws: int, at_least: int) -> Fraction:
-    ways = _class_counts(class_sizes, draws)
-    return Fraction(sum(w * _held(c, at_least) for c, w in ways.items()),
-                    math.comb(sum(class_sizes), draws))
+    # by linearity: the sum over classes of the (hypergeometric) chance that a class is
+    # held, exactly the mean over every vector of class counts, without listing them
+    size = sum(class_sizes)
+    ways = 0
+    for s in class_sizes:
+        held = range(0, 1) if at_least == 0 else range(at_least, min(s, draws) + 1)
+        ways += sum(math.comb(s, k) * math.comb(size - s, draws - k) for k in held)
+    return Fraction(ways, math.comb(size, draws))
 
 
 @functools.lru_cache(maxsize=16)

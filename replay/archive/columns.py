@@ -367,19 +367,29 @@ class _Columns:
         self.voids = (self.lengths == 0).sum(axis=-1)
         self.long = (self.lengths >= 5).sum(axis=-1)
         srt = -np.sort(-self.lengths, axis=-1)
-        self.pattern = ((srt[..., 0] * 14 + srt[..., 1]) * 14 + srt[..., 2]) * 14 + srt[..., 3]
+        self.pattern = _PATTERN_INDEX[((srt[..., 0] * 14 + srt[..., 1]) * 14 + srt[..., 2]) * 14
+                                      + srt[..., 3]]
         suit = _SUIT_MASKS[np.maximum(self.trump, 0)]
         self.trumps = np.where(self.trump[:, None] >= 0, popcount(hands & suit[:, None]), 0)
         self.rows = np.arange(self.n)
 
 
-@functools.lru_cache(maxsize=1024)
-def _pattern_of(code: int) -> str:
-    digits = []
-    for _ in range(4):
-        code, r = divmod(code, 14)
-        digits.append(r)
-    return _pattern_name(tuple(digits))
+def _patterns() -> tuple[npt.NDArray[np.int64], list[str]]:
+    """The suit patterns of a hand (4 lengths, largest first, adding up to 13), each by
+    its index: a table from the lengths (base 14) to it, and the names."""
+    index = np.full(14 ** 4, -1, dtype=np.int64)
+    names: list[str] = []
+    for a in range(14):
+        for b in range(a + 1):
+            for c in range(b + 1):
+                e = 13 - a - b - c
+                if 0 <= e <= c:
+                    index[((a * 14 + b) * 14 + c) * 14 + e] = len(names)
+                    names.append(_pattern_name((a, b, c, e)))
+    return index, names
+
+
+_PATTERN_INDEX, _PATTERN_NAMES = _patterns()
 
 
 def _const(key: Key) -> KeyOf:
@@ -388,11 +398,6 @@ def _const(key: Key) -> KeyOf:
 
 def _part(key: KeyOf, i: int) -> KeyOf:
     return lambda k: (*key(k), i)
-
-
-def _picker(c: _Columns, col: Int) -> Callable[[Int], Int]:
-    """Per deal, the values of ``col`` at the seats given per deal (an ``(n, k)`` array)."""
-    return lambda seats: col[c.rows[:, None], seats]
 
 
 def _paired_of(pop: tuple[tuple[int, int], ...]) -> Callable[[int], Any]:
@@ -408,9 +413,8 @@ def _one_hand(s: _Streams, c: _Columns, rows: Int, seats: Int, gid: Int,
     h = c.hcp[rows, seats]
     s.count(match, gid * 64 + h,
             lambda k: (kind, (HCP, *groups[k >> 6]), _HCP_HAND, k & 63))
-    s.count(match, gid * 14 ** 4 + c.pattern[rows, seats],
-            lambda k: ("fit", (PATTERN, *groups[k // 14 ** 4]), _PATTERN,
-                       _pattern_of(k % 14 ** 4)))
+    s.count(match, gid * 64 + c.pattern[rows, seats],
+            lambda k: ("fit", (PATTERN, *groups[k >> 6]), _PATTERN, _PATTERN_NAMES[k & 63]))
     if voids:
         s.count(match, gid * 8 + c.voids[rows, seats],
                 lambda k: (kind, (VOIDS, *groups[k >> 3]), _VOIDS, k & 7))
@@ -424,38 +428,39 @@ def _one_hand(s: _Streams, c: _Columns, rows: Int, seats: Int, gid: Int,
                            _sum_ref(_POPS[k // 32 % 3], 13 - (k >> 4 & 1), 1), k & 15))
 
 
-def _joint(s: _Streams, c: _Columns, group: tuple[str, str], parts: Sequence[Int],
-           dealer_part: Int, k: int, classes: Sequence[str]) -> None:
-    """``sums`` of measures.py: ``parts`` the seats (an ``(n,)`` array each, or columns
-    of a ``(n, k)`` array) of each part, ``dealer_part`` the part holding the dealer."""
-    measures: list[tuple[str, Any, Callable[[Int], Int]]] = [
-        (HCP, _sum_ref(HCP_POPULATION, 13 * k, k), _picker(c, c.hcp)),
-        (ACES, _sum_ref(_RANK_POPULATION, 13 * k, k), _picker(c, c.aces)),
-        (KINGS, _sum_ref(_RANK_POPULATION, 13 * k, k), _picker(c, c.kings)),
+def _joint(s: _Streams, c: _Columns, group: tuple[str, str],
+           split: Callable[[Int], list[Int]], dealer_part: Int, k: int,
+           classes: Sequence[str]) -> None:
+    """``sums`` of measures.py: ``split`` turns a per-seat column (``(n, 4)``) into the
+    sums of each part (the positions, the table seats, the teams), ``dealer_part`` the
+    part holding the dealer, ``k`` the seats in a part."""
+    measures: list[tuple[str, Any, Int]] = [
+        (HCP, _sum_ref(HCP_POPULATION, 13 * k, k), c.hcp),
+        (ACES, _sum_ref(_RANK_POPULATION, 13 * k, k), c.aces),
+        (KINGS, _sum_ref(_RANK_POPULATION, 13 * k, k), c.kings),
     ]
     for measure in classes:
         at_least = 0 if measure == VOIDS else 5
-        col = c.voids if measure == VOIDS else c.long
         measures.append((measure, _class_ref(SUIT_SIZES, 13, at_least, k),
-                         _picker(c, col)))
-    n = len(parts)
-    for measure, ref, values in measures:
+                         c.voids if measure == VOIDS else c.long))
+    for measure, ref, col in measures:
         test = (measure, *group)
-        refs = (ref,) * n
-        per_part = [values(p.reshape(c.n, -1)).sum(axis=1) for p in parts]
+        per_part = split(col)
+        refs = (ref,) * len(per_part)
         s.count(c.match, None, _const(("joint", test, refs)))
         for i, v in enumerate(per_part):
             s.total(c.match, None, _const(("joint", test, refs, i)), v)
         if measure == HCP:  # trumps come after the points, aces and kings
-            _joint_trumps(s, c, group, parts, dealer_part, k)
+            _joint_trumps(s, c, group, split, dealer_part, k)
 
 
-def _joint_trumps(s: _Streams, c: _Columns, group: tuple[str, str], parts: Sequence[Int],
-                  dealer_part: Int, k: int) -> None:
+def _joint_trumps(s: _Streams, c: _Columns, group: tuple[str, str],
+                  split: Callable[[Int], list[Int]], dealer_part: Int, k: int) -> None:
     t = np.flatnonzero(c.pop > 0)
     if not len(t):
         return
-    n = len(parts)
+    per_part = split(c.trumps)
+    n = len(per_part)
     code = (c.pop[t] * 2 + c.reveals[t]) * 8 + np.where(c.reveals[t], dealer_part[t], 7)
     test = (TRUMPS, *group)
 
@@ -466,9 +471,8 @@ def _joint_trumps(s: _Streams, c: _Columns, group: tuple[str, str], parts: Seque
 
     match = c.match[t]
     s.count(match, code, lambda x: ("joint", test, refs(x)))
-    for i, p in enumerate(parts):
-        v = c.trumps[t[:, None], p.reshape(c.n, -1)[t]].sum(axis=1)
-        s.total(match, code, _part(lambda x: ("joint", test, refs(x)), i), v)
+    for i, v in enumerate(per_part):
+        s.total(match, code, _part(lambda x: ("joint", test, refs(x)), i), v[t])
 
 
 def _paired(s: _Streams, c: _Columns, rows: Int, group: tuple[str, str]) -> None:
@@ -533,22 +537,30 @@ def _tally_columns(s: _Streams, c: _Columns) -> None:
     seats = np.tile(np.arange(4), n)
     deal4 = np.repeat(rows, 4)
     position = (seats - d[deal4]) & 3
-    by_position = [("seat", p) for p in POSITIONS]
-    _one_hand(s, c, deal4, seats, position, by_position, False, False)
+    position_groups = [("seat", p) for p in POSITIONS]
+    _one_hand(s, c, deal4, seats, position, position_groups, False, False)
     s.count(c.match[deal4], position * 8 + c.voids[deal4, seats],
-            lambda k: ("fit+mean", (VOIDS, *by_position[k >> 3]), _VOIDS, k & 7))
+            lambda k: ("fit+mean", (VOIDS, *position_groups[k >> 3]), _VOIDS, k & 7))
     # the first hand dealt, by key and by rule set
     first = (d + 1) & 3
     _one_hand(s, c, rows, first, c.key_id, [("key", k) for k in c.key_names], True, True)
     _one_hand(s, c, rows, first, c.rule_id, [("rule set", k) for k in c.rule_names], True,
               True)
     # joint tests of the four positions, the four table seats, the two teams
-    _joint(s, c, ("seat", "|".join(POSITIONS)), [(d + p) & 3 for p in range(4)],
-           np.zeros(n, dtype=np.int64), 1, (LONG,))
-    _joint(s, c, ("table seat", "|".join(TABLE_SEATS)),
-           [np.full(n, p, dtype=np.int64) for p in range(4)], d, 1, (VOIDS, LONG))
-    _joint(s, c, ("team", "|".join(TEAMS)),
-           [np.tile([0, 2], n), np.tile([1, 3], n)], d & 1, 2, (VOIDS, LONG))
+    by_position = (d[:, None] + np.arange(4)) & 3  # the seats, from the dealer's
+
+    def positions(col: Int) -> list[Int]:
+        at = col[rows[:, None], by_position]
+        return [at[:, p] for p in range(4)]
+
+    _joint(s, c, ("seat", "|".join(POSITIONS)), positions, np.zeros(n, dtype=np.int64), 1,
+           (LONG,))
+    _joint(s, c, ("table seat", "|".join(TABLE_SEATS)), lambda col: [col[:, p] for p in
+                                                                     range(4)],
+           d, 1, (VOIDS, LONG))
+    _joint(s, c, ("team", "|".join(TEAMS)), lambda col: [col[:, 0] + col[:, 2],
+                                                         col[:, 1] + col[:, 3]],
+           d & 1, 2, (VOIDS, LONG))
     # every deal, for repeats; the deck's order
     test = (REPEATED_DEALS, "all", "every deal")
     s.single([("repeat", test, _DEALS, 1, value) for value in c.deal_bytes], c.match)
@@ -615,10 +627,11 @@ def _tally_columns(s: _Streams, c: _Columns) -> None:
     # each card's position relative to the dealer, per match
     bits = np.unpackbits(m.astype("<u8").view(np.uint8).reshape(n, 4, 8), axis=-1,
                          bitorder="little")[..., :52].astype(np.int64)
-    cell = (np.repeat(np.repeat(c.match, 4) * 4 + position, 52).reshape(n * 4, 52) * 52
-            + np.arange(52)).reshape(-1)
-    flat = np.bincount(cell, weights=bits.reshape(-1), minlength=s.m * 208).astype(
-        np.int64).reshape(s.m, 208)
+    starts = np.flatnonzero(np.diff(c.match, prepend=-1))  # a match's deals are together
+    flat = np.zeros((s.m, 208), dtype=np.int64)
+    for p in range(4):
+        held = bits[rows, by_position[:, p]]  # (n, 52): the cards of position p
+        flat[c.match[starts], 52 * p:52 * (p + 1)] = np.add.reduceat(held, starts, axis=0)
     if flat.any():
         cell_code = np.repeat(np.arange(208), s.m)
         match_of = np.tile(np.arange(s.m), 208)
