@@ -35,7 +35,6 @@ Without numpy (the core install, no ``archive`` extra) the audit keeps
 
 from __future__ import annotations
 
-import functools
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
