@@ -88,3 +88,20 @@ def test_columns_of_no_deals() -> None:
     assert cols.add_match(PRESETS["eram41"], (True,) * 4, None, []) == 0
     tally, shares = cols.finish()
     assert not tally and shares == []
+
+
+def test_a_lazy_history_of_known_size_is_not_made_to_say_it_has_hands() -> None:
+    """An audit without statistics asks only whether a log has hands: the core's history
+    is not built for that (replay/verify/compiled.py), and is built whole when read."""
+    from tarneeb.replay.verify.compiled import LazyHistory
+
+    made: list[int] = []
+
+    def make() -> list[Any]:
+        made.append(1)
+        return ["hand 0", "hand 1"]
+
+    h = LazyHistory(make, 2)
+    assert h and not made
+    assert list(h) == ["hand 0", "hand 1"] and made == [1] and h and len(h) == 2
+    assert not LazyHistory(lambda: [])

@@ -187,7 +187,7 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
     v.hands, v.played, v.recorded = count, played, 0
     v.deals_proven = True
     report_not_replayed(v, [])
-    v.history = LazyHistory(lambda: _history(data, hands))
+    v.history = LazyHistory(lambda: _history(data, hands), count)
     if count_paths:
         from tarneeb.replay.rules.paths import exercised_paths  # only when asked
 
@@ -228,13 +228,15 @@ def _history(data: bytes, hands: bytes) -> list[Hand]:
 
 class LazyHistory(list["Hand"]):
     """A list made when it is first read: the verdict of a log no one asks the history
-    of does not pay for it."""
+    of does not pay for it; ``size``, when known, answers whether it is empty without
+    making it (an archive audit without statistics asks only that)."""
 
-    __slots__ = ("_make",)
+    __slots__ = ("_make", "_size")
 
-    def __init__(self, make: Callable[[], Any]) -> None:
+    def __init__(self, make: Callable[[], Any], size: int | None = None) -> None:
         super().__init__()
         self._make: Callable[[], Any] | None = make
+        self._size = size
 
     def _fill(self) -> None:
         make = self._make
@@ -268,7 +270,9 @@ for _name in ("__len__", "__iter__", "__getitem__", "__setitem__", "__delitem__"
               "count", "sort", "reverse", "clear", "copy"):
     if hasattr(list, _name):
         setattr(LazyHistory, _name, _filled(_name))
-setattr(LazyHistory, "__bool__", lambda self: len(self) > 0)  # noqa: B010 (a dunder)
+setattr(LazyHistory, "__bool__",  # noqa: B010 (a dunder)
+        lambda self: self._size > 0 if self._make is not None and self._size is not None
+        else len(self) > 0)
 LazyHistory.__hash__ = None
 
 __all__ = ["OUT_FORMAT", "LazyHistory", "confirm", "rules_params", "verify_data"]
