@@ -105,3 +105,32 @@ def test_a_lazy_history_of_known_size_is_not_made_to_say_it_has_hands() -> None:
     assert h and not made
     assert list(h) == ["hand 0", "hand 1"] and made == [1] and h and len(h) == 2
     assert not LazyHistory(lambda: [])
+
+
+def test_repeats_kept_apart_give_the_same_results(tmp_path: Any) -> None:
+    """The summary moves the repeat tests' values out of its tallies into compact arrays
+    (replay/archive/repeats.py): every result is the same as with them in the tallies,
+    and a value drawn twice counts as a pair."""
+    from tarneeb.replay.archive.audit import ArchiveSummary, expand_paths, run_chunks
+    from tarneeb.replay.archive.repeats import Repeats
+    from tarneeb.testing.archive import write_archive
+
+    write_archive(tmp_path / "p", 4, seed=b"columns repeats")
+    write_archive(tmp_path / "r", 4, seed=b"columns repeats r", recorded=True)
+    docs = []
+    for compact in (True, False):
+        summary = ArchiveSummary(compact_repeats=compact)
+        for chunk in run_chunks(expand_paths([str(tmp_path)]), jobs=1):
+            summary.add(chunk)
+        assert bool(summary.repeats) == compact
+        assert any(k[0] == "repeat" for t in summary.tallies.values()
+                   for k in t.counts) != compact
+        docs.append({o: [r.to_json() for r in rs] for o, rs in summary.fairness().items()})
+    assert docs[0] == docs[1] and docs[0]["recorded"]
+    t, store = Tally(), Repeats()
+    for v in (5, 7, 5, 5):
+        t.drawn(("repeated hands", "all", "x"), v, 1e9, 1)
+        store.add(("repeated hands", "all", "x"), 1e9, 1, v, 1)
+    (mine,) = Tally().results(detectable=False, repeats=store.totals())
+    (theirs,) = t.results(detectable=False)
+    assert mine.to_json() == theirs.to_json() and mine.statistic == 3.0

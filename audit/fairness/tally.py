@@ -20,6 +20,7 @@ from tarneeb.audit.fairness.joint import (
     joint_test,
     lag_test,
     max_test,
+    repeats_result,
     repeats_test,
 )
 from tarneeb.audit.fairness.placement import placement_test
@@ -124,17 +125,26 @@ class Tally:
 
     def results(self, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER,
                 select: Callable[[TestId], bool] | None = None,
-                detectable: bool = True, correct: bool = True) -> list[StatResult]:
+                detectable: bool = True, correct: bool = True,
+                repeats: dict[TestId, tuple[float, int, int, int]] | None = None,
+                ) -> list[StatResult]:
         """Every test (or those ``select`` keeps), Holm-corrected together at
         family-wise level ``alpha``; ``detectable=False`` skips the power calculation;
         ``correct=False`` leaves the correction (and the power, which depends on it) to
         the caller, who corrects these tests together with others
-        (:func:`~tarneeb.audit.fairness.correction.correct_all`)."""
+        (:func:`~tarneeb.audit.fairness.correction.correct_all`). ``repeats``: repeat tests
+        whose values are kept apart (per test: population, sample rate, values drawn,
+        equal pairs; :class:`~tarneeb.replay.archive.repeats.Repeats`), tested in their
+        place among the others."""
         groups: dict[tuple[str, TestId], dict[Any, int]] = {}
         for key, n in self.counts.items():
             if select is not None and not select(key[1]):
                 continue
             groups.setdefault((key[0], key[1]), {})[key[2:]] = n
+        kept_apart = {("repeat", t): v for t, v in (repeats or {}).items()
+                      if select is None or select(t)}
+        for kind_test in kept_apart:
+            groups.setdefault(kind_test, {})
         out: list[StatResult] = []
         for (kind, test), counts in sorted(groups.items(), key=lambda kv: repr(kv[0])):
             if kind in ("fit", "fit+mean"):
@@ -159,6 +169,11 @@ class Tally:
                     members.setdefault(name, []).append(
                         (ref, k, self.sums[("member", test, name, ref)]))
                 out.append(max_test(test, members))
+            elif (kind, test) in kept_apart:
+                if counts:
+                    raise ValueError(f"repeats of {test} both in the tally and apart")
+                out.append(repeats_result(test, *kept_apart[(kind, test)][2:],
+                                          *kept_apart[(kind, test)][:2]))
             elif kind == "repeat":
                 by_value: dict[Any, int] = {}
                 (population, sampled) = next(iter(counts))[:2]

@@ -353,6 +353,10 @@ class ArchiveSummary:
     monitor: dict[str, Any] | None = None
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
     claims: Claims = field(default_factory=Claims, repr=False, compare=False)
+    # per origin, the values the repeat tests count, out of the tallies and kept compactly
+    # (replay/archive/repeats.py; not with a state, which keeps its tallies whole)
+    repeats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    compact_repeats: bool = field(default=True, repr=False, compare=False)
 
     def add(self, chunk: Chunk) -> None:
         """Fold in ``chunk``. A log that repeats a match already read is marked on its row
@@ -371,7 +375,10 @@ class ArchiveSummary:
                     repeats[m.deals].append((after, before.get(m.deals)))
                 before[m.deals] = after
         for origin, t in chunk.tallies.items():
-            self.tallies.setdefault(origin, Tally()).merge(without(t, repeats[origin]))
+            share = without(t, repeats[origin])
+            self.tallies.setdefault(origin, Tally()).merge(share)
+            if self.compact_repeats:
+                self._keep_repeats(origin, share)
         self.not_read += len(chunk.not_read)
         pos = 0  # each log's finding rows are together, in the order of the logs
         for i, m in enumerate(chunk.matches):
@@ -407,6 +414,23 @@ class ArchiveSummary:
                 self.deals[m.deals] += m.hands
                 self.matches_by_origin[m.deals] += 1
             self.played += m.played
+
+    def _keep_repeats(self, origin: str, share: Tally) -> None:
+        """Move the values ``share`` added to the repeat tests out of the origin's tally
+        into its compact :class:`~tarneeb.replay.archive.repeats.Repeats` (numpy)."""
+        store = self.repeats.get(origin)
+        if store is None:
+            try:
+                from tarneeb.replay.archive.repeats import Repeats
+            except ImportError:  # pragma: no cover - numpy not installed: kept in the tally
+                self.compact_repeats = False
+                return
+            store = self.repeats[origin] = Repeats()
+        counts = self.tallies[origin].counts
+        for key in [k for k in share.counts if k[0] == "repeat"]:
+            n = counts[key]
+            if n and store.add(key[1], key[2], key[3], key[4], n):
+                del counts[key]
 
     def add_unlisted(self, error: OSError) -> None:
         """Count a directory that could not be listed (``error`` names it): the logs in it
@@ -519,7 +543,7 @@ class ArchiveSummary:
         corrected together: the archive's tests in families by threat, so a fair archive
         of any mix is flagged with probability at most ``alpha`` (as
         :func:`fairness_results` says)."""
-        return fairness_results(self.tallies, alpha, power)
+        return fairness_results(self.tallies, alpha, power, repeats=self.repeats)
 
     def to_json(self, fairness: dict[str, list[StatResult]] | None = None) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -559,12 +583,14 @@ class ArchiveSummary:
 
 def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
                      power: float = DEFAULT_POWER, detectable: bool = True,
+                     repeats: Mapping[str, Any] | None = None,
                      ) -> dict[str, list[StatResult]]:
     """Every test of every origin's tally (``ORIGINS`` order), corrected together in
     families by threat (each at its share of ``alpha``, Holm within:
     :func:`~tarneeb.audit.fairness.correction.correct_all`): exit code 3 fires with
     probability at most ``alpha`` on a fair archive, whatever its mix of proven and
-    recorded deals."""
+    recorded deals. ``repeats``: per origin, the repeat tests' values kept apart
+    (:class:`~tarneeb.replay.archive.repeats.Repeats`)."""
     out: dict[str, list[StatResult]] = {}
     for origin in ORIGINS:
         tally = tallies.get(origin)
@@ -574,7 +600,9 @@ def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
         def tested(t: tuple[Any, ...], k: dict[str, Any] = keys) -> bool:
             return t[1] not in k or t[2] in k[t[1]]
 
-        out[origin] = tally.results(alpha, power, correct=False, select=tested)
+        store = (repeats or {}).get(origin)
+        out[origin] = tally.results(alpha, power, correct=False, select=tested,
+                                    repeats=None if store is None else store.totals())
     correct_all([r for rs in out.values() for r in rs], alpha, power, detectable)
     return out
 
