@@ -60,7 +60,7 @@ from tarneeb.replay.fairplay import MatchPlay, PlayOptions, analyse_match
 from tarneeb.replay.log import LogError, parse_log
 from tarneeb.replay.log.parse import open_regular
 from tarneeb.replay.log.stream import Limits, _regular_file_size
-from tarneeb.replay.verify.compiled import confirm
+from tarneeb.replay.verify.compiled import LazyHistory, confirm
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
@@ -206,8 +206,9 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
             batch = log.header.batch if data is not None else None  # its season leaf
             leaf = None if batch is None else (batch.root, batch.index)
             if DealColumns is not None:  # tallied with the chunk's other matches, below
+                hands = v.history.deals() if isinstance(v.history, LazyHistory) else v.history
                 if columns.setdefault(deals, DealColumns()).add_match(
-                        v.rules, v.computer, group, v.history, v.names, leaf):
+                        v.rules, v.computer, group, hands, v.names, leaf):
                     recorded.append((len(out.matches), deals))
             elif tally_match(tally, v.rules, v.computer, group, v.history, v.names, leaf):
                 share = snapshot(tally)

@@ -92,7 +92,7 @@ from tarneeb.replay.archive.measures import (
     _trump_population,
     is_deal,
 )
-from tarneeb.replay.rules.cards import SUIT_MASKS, SUIT_NAMES, card_name
+from tarneeb.replay.rules.cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
 from tarneeb.replay.rules.ruleset import RuleSet
 
 Int = npt.NDArray[np.int64]
@@ -284,7 +284,9 @@ class DealColumns:
         masks, deal, deal_bytes = self.masks, self.deal, self.deal_bytes
         for hand in hands:
             m = hand.hands
-            if not is_deal(m):
+            if not (len(m) == 4 and m[0] | m[1] | m[2] | m[3] == FULL_DECK  # 52 cards,
+                    and m[0].bit_count() == m[1].bit_count() == m[2].bit_count()
+                    == m[3].bit_count() == 13) and not is_deal(m):  # so 13 each, once
                 continue
             deals += 1
             d = hand.dealer
