@@ -28,7 +28,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally, correct_all
 from tarneeb.audit.fairness.correction import family_weights
@@ -56,13 +56,15 @@ from tarneeb.replay.archive.seen import (
     snapshot,
     without,
 )
-from tarneeb.replay.fairplay import MatchPlay, PlayOptions, analyse_match
 from tarneeb.replay.log import LogError, parse_log
 from tarneeb.replay.log.parse import open_regular
 from tarneeb.replay.log.stream import Limits, _regular_file_size
 from tarneeb.replay.verify.compiled import LazyHistory, confirm
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
+
+if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
+    from tarneeb.replay.fairplay import MatchPlay, PlayOptions
 
 CHUNK = 32  # logs per unit of work
 ONE_JOB_CHUNK = 128  # logs per chunk when the audit runs in this process alone
@@ -224,6 +226,8 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
         out.shares.append(share)
         out.unpinned_rows.append(unpinned)
         if play is not None:
+            from tarneeb.replay.fairplay import analyse_match
+
             out.play.append(analyse_match(path, content_digest(data), v.history, v.names,
                                           v.computer, v.rules.reveals_card, play)
                             if verdict == "clean" and data is not None else None)
