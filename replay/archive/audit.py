@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally, correct_all
+from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 from tarneeb.audit.fairness.correction import family_weights
 from tarneeb.audit.fairness.tests import bias_flagged, describe_test
 from tarneeb.replay.archive.claims import Claim, Claims, claim_from, claim_message, claim_of
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
-from tarneeb.replay.archive.measures import HCP, UNCOVERED, tally_match
+from tarneeb.replay.archive.measures import ORIGINS, UNCOVERED, fairness_results, tally_match
 from tarneeb.replay.archive.paths import (
     ArchiveError,
     AuditFault,
@@ -59,7 +59,7 @@ from tarneeb.replay.archive.seen import (
 from tarneeb.replay.log import LogError, parse_log
 from tarneeb.replay.log.parse import open_regular
 from tarneeb.replay.log.stream import Limits, _regular_file_size
-from tarneeb.replay.verify.compiled import LazyHistory, confirm
+from tarneeb.replay.verify.compiled import confirm
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
@@ -69,7 +69,6 @@ if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
 CHUNK = 32  # logs per unit of work
 ONE_JOB_CHUNK = 128  # logs per chunk when the audit runs in this process alone
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
-ORIGINS = ("proven", "recorded")
 
 
 # ------------------------------------------------------------------ one chunk --
@@ -162,9 +161,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
     to it whole); with ``play``, analyse the card play of each clean log
     (:mod:`tarneeb.replay.fairplay`)."""
     out = Chunk()
-    columns: dict[str, Any] = {}  # per origin, the deals recorded (DealColumns)
-    DealColumns = _columns() if stats else None
-    recorded: list[tuple[int, str]] = []  # the rows whose match has deals, and their origin
+    chunk_tallies = _chunk_tallies() if stats else None  # None: match by match
     for path in paths:
         identity = data = claim = ending = None
         limits = trust.limits
@@ -207,11 +204,8 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
             group = v.signer if v.key_pinned and v.signer is not None else v.key_id
             batch = log.header.batch if data is not None else None  # its season leaf
             leaf = None if batch is None else (batch.root, batch.index)
-            if DealColumns is not None:  # tallied with the chunk's other matches, below
-                hands = v.history.deals() if isinstance(v.history, LazyHistory) else v.history
-                if columns.setdefault(deals, DealColumns()).add_match(
-                        v.rules, v.computer, group, hands, v.names, leaf):
-                    recorded.append((len(out.matches), deals))
+            if chunk_tallies is not None:  # with the chunk's other matches, at its end
+                chunk_tallies.add(len(out.matches), deals, v, group, leaf)
             elif tally_match(tally, v.rules, v.computer, group, v.history, v.names, leaf):
                 share = snapshot(tally)
         computers = sum(v.computer)
@@ -233,22 +227,19 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
                             if verdict == "clean" and data is not None else None)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
-    for origin, cols in columns.items():
-        out.tallies[origin], shares = cols.finish()
-        for (row, _), share in zip((r for r in recorded if r[1] == origin), shares,
-                                   strict=True):
-            out.shares[row] = share
+    if chunk_tallies is not None:
+        chunk_tallies.finish(out.tallies, out.shares)
     return out
 
 
-def _columns() -> Any:
-    """The deals tallied a chunk at a time (:mod:`~tarneeb.replay.archive.columns`, with
-    numpy: the archive extra), or None: match by match (``tally_match``)."""
+def _chunk_tallies() -> Any:
+    """A chunk's tallies made at once with numpy (:mod:`~tarneeb.replay.archive.columns`),
+    or None without numpy (the archive extra): match by match (``tally_match``)."""
     try:
-        from tarneeb.replay.archive.columns import DealColumns
+        from tarneeb.replay.archive.columns import ChunkTallies
     except ImportError:  # pragma: no cover - numpy not installed
         return None
-    return DealColumns
+    return ChunkTallies()
 
 
 def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) -> None:
@@ -298,7 +289,6 @@ def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = 
 _Earlier = tuple[str, int, bool, FindingRow]
 
 MAX_LISTED = 20  # logs named in the summary per category (the tables have them all)
-MIN_KEY_DEALS = 100  # deals a signing key needs to be tested apart
 MAX_FINDINGS = 200  # findings kept for the report (the findings table has them all)
 # the exit code of an audit whose logs are all readable and clean but whose deals show
 # evidence of bias (0, 1 and 2 mean what they mean for verify: clean, findings, unreadable)
@@ -382,8 +372,13 @@ class ArchiveSummary:
         for origin, t in chunk.tallies.items():
             share = without(t, repeats[origin])
             self.tallies.setdefault(origin, Tally()).merge(share)
-            if self.compact_repeats:
-                self._keep_repeats(origin, share)
+            if self.compact_repeats:  # numpy (the archive extra) keeps them compactly
+                try:
+                    from tarneeb.replay.archive.repeats import keep_repeats
+                except ImportError:  # pragma: no cover
+                    self.compact_repeats = False
+                else:
+                    keep_repeats(self.repeats, origin, self.tallies[origin], share)
         self.not_read += len(chunk.not_read)
         pos = 0  # each log's finding rows are together, in the order of the logs
         for i, m in enumerate(chunk.matches):
@@ -419,23 +414,6 @@ class ArchiveSummary:
                 self.deals[m.deals] += m.hands
                 self.matches_by_origin[m.deals] += 1
             self.played += m.played
-
-    def _keep_repeats(self, origin: str, share: Tally) -> None:
-        """Move the values ``share`` added to the repeat tests out of the origin's tally
-        into its compact :class:`~tarneeb.replay.archive.repeats.Repeats` (numpy)."""
-        store = self.repeats.get(origin)
-        if store is None:
-            try:
-                from tarneeb.replay.archive.repeats import Repeats
-            except ImportError:  # pragma: no cover - numpy not installed: kept in the tally
-                self.compact_repeats = False
-                return
-            store = self.repeats[origin] = Repeats()
-        counts = self.tallies[origin].counts
-        for key in [k for k in share.counts if k[0] == "repeat"]:
-            n = counts[key]
-            if n and store.add(key[1], key[2], key[3], key[4], n):
-                del counts[key]
 
     def add_unlisted(self, error: OSError) -> None:
         """Count a directory that could not be listed (``error`` names it): the logs in it
@@ -584,44 +562,6 @@ class ArchiveSummary:
             doc["not_covered"] = UNCOVERED
             doc["bias_flagged"] = bias_flagged(fairness)
         return doc  # with a state, monitor.state_json adds the state's part
-
-
-def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
-                     power: float = DEFAULT_POWER, detectable: bool = True,
-                     repeats: Mapping[str, Any] | None = None,
-                     ) -> dict[str, list[StatResult]]:
-    """Every test of every origin's tally (``ORIGINS`` order), corrected together in
-    families by threat (each at its share of ``alpha``, Holm within:
-    :func:`~tarneeb.audit.fairness.correction.correct_all`): exit code 3 fires with
-    probability at most ``alpha`` on a fair archive, whatever its mix of proven and
-    recorded deals. ``repeats``: per origin, the repeat tests' values kept apart
-    (:class:`~tarneeb.replay.archive.repeats.Repeats`)."""
-    out: dict[str, list[StatResult]] = {}
-    for origin in ORIGINS:
-        tally = tallies.get(origin)
-        if not tally:
-            continue
-        keys = {by: tested_keys(tally, by) for by in ("key", "rule set")}
-        def tested(t: tuple[Any, ...], k: dict[str, Any] = keys) -> bool:
-            return t[1] not in k or t[2] in k[t[1]]
-
-        store = (repeats or {}).get(origin)
-        out[origin] = tally.results(alpha, power, correct=False, select=tested,
-                                    repeats=None if store is None else store.totals())
-    correct_all([r for rs in out.values() for r in rs], alpha, power, detectable)
-    return out
-
-
-def tested_keys(tally: Tally, by: str = "key") -> set[str]:
-    """The signing keys (``by="rule set"``: rule sets) tested apart: those with at least
-    ``MIN_KEY_DEALS`` deals, when there are two or more (one is the whole archive, tested
-    already). One with a handful of matches would only add tests, and take power."""
-    deals: Counter[str] = Counter()
-    for key, n in tally.counts.items():
-        if key[0] in ("fit", "fit+mean") and key[1][:2] == (HCP, by):
-            deals[key[1][2]] += n
-    keys = {k for k, n in deals.items() if n >= MIN_KEY_DEALS}
-    return keys if len(keys) > 1 else set()
 
 
 def _conflict_row(path: str, message: str) -> FindingRow:

@@ -16,18 +16,20 @@ still take a repeated match's share out again.
 
 The interface, for a new family of tests:
 
-* a per-deal value is a column of :class:`Columns` (``masks`` ``(n, 4)`` uint64, the
+* a per-deal value is a column of ``_Columns`` (``masks`` ``(n, 4)`` uint64, the
   seats' 52-bit hands; ``dealer``, ``thirteenth`` (-1: none), ``trump`` (-1: none),
   ``number`` (the deal's place in its match, from 1), ``totals`` ``(n, 2)`` the teams'
   scores before it, ``scores`` ``(n, 4)`` the seats', ``match`` the match's index in
-  the chunk) or one derived from them (``hcp``, ``lengths``, ... are computed once,
-  :class:`Columns`); a per-match value (rules, labels, names, key) is an array indexed
-  by ``match``, broadcast with ``cols.match``. A new per-deal input goes into
-  :meth:`DealColumns.add_match` (one more list) and :meth:`DealColumns._columns`;
-* a test's observations are added with :meth:`_Streams.count` (one count per row of a
-  selection, under a key made from an integer code per row) and :meth:`_Streams.total`
-  (the same with a value summed), or :meth:`_Streams.direct` for the few per-match
-  entries; the key is the :class:`~tarneeb.audit.fairness.Tally` key the test reads.
+  the chunk) or one derived from them once (``hcp``, ``aces``, ``lengths``, ``voids``,
+  ``pattern``, ``trumps``, ``(n, 4)`` each); a per-match value (rules, labels, names,
+  key) is an array indexed by match, broadcast with ``cols.match``. A new per-deal
+  input is one more value in :meth:`DealColumns.add_match`'s row (``NUMBERS``) and one
+  more column in ``_Columns``;
+* a test's observations are added to a
+  :class:`~tarneeb.audit.fairness.streams.Streams`: ``count`` (one count per row of a
+  selection, under a key made from an integer code per row), ``total`` (a value
+  summed), ``direct`` and ``single`` for per-match entries and one-off keys; the key is
+  the :class:`~tarneeb.audit.fairness.Tally` key the test reads.
 
 Without numpy (the core install, no ``archive`` extra) the audit keeps
 ``tally_match``, one match at a time.
@@ -35,7 +37,6 @@ Without numpy (the core install, no ``archive`` extra) the audit keeps
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ import numpy.typing as npt
 
 from tarneeb.audit.fairness import DrawSum, Tally
 from tarneeb.audit.fairness.joint import PACK
+from tarneeb.audit.fairness.streams import Int, Key, KeyOf, Streams
 from tarneeb.replay.archive.measures import (
     _ALL_CARDS,
     _ALL_RANKS,
@@ -94,10 +96,7 @@ from tarneeb.replay.archive.measures import (
 )
 from tarneeb.replay.rules.cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
 from tarneeb.replay.rules.ruleset import RuleSet
-
-Int = npt.NDArray[np.int64]
-Key = tuple[Any, ...]
-KeyOf = Callable[[int], Key]
+from tarneeb.replay.verify.compiled import LazyHistory
 
 _U64 = np.uint64
 _SUIT_MASKS = np.array(SUIT_MASKS, dtype=_U64)
@@ -120,132 +119,6 @@ def popcount(a: npt.NDArray[np.uint64]) -> Int:
 def _pop_code(rules: RuleSet) -> int:
     pop = _trump_population(rules)
     return 0 if pop is None else _POPS.index(pop)
-
-
-def _unique(code: Int) -> tuple[Int, Int]:
-    """``np.unique(code, return_inverse=True)`` for small whole numbers, without a sort."""
-    top = int(code.max())
-    if int(code.min()) < 0 or top >= 1 << 20:
-        uniq, inv = np.unique(code, return_inverse=True)
-        return uniq, inv.reshape(-1)
-    present = np.bincount(code, minlength=top + 1) > 0
-    uniq = np.flatnonzero(present)
-    rank = np.cumsum(present) - 1
-    return uniq, rank[code]
-
-
-class _Streams:
-    """Observations grouped by key and by match: a row of per-match counts (or sums) per
-    key, for the tally and its snapshots."""
-
-    def __init__(self, matches: int) -> None:
-        self.m = matches
-        self.keys: tuple[list[Key], list[Key]] = ([], [])
-        self.rows: tuple[list[Int], list[Int]] = ([], [])
-        self.direct_rows: tuple[dict[Key, dict[int, int]], dict[Key, dict[int, int]]] = ({}, {})
-        self.sparse: tuple[list[Key], list[Int]] = ([], [])
-
-    def _add(self, which: int, match: Int, code: Int | None, key: KeyOf,
-             values: Int | None) -> None:
-        if not len(match):
-            return
-        if code is None:  # one key
-            codes, flat = [0], match
-        else:
-            uniq, inv = _unique(code)
-            codes, flat = uniq.tolist(), inv * self.m + match
-        k = len(codes)
-        if values is None:
-            mat = np.bincount(flat, minlength=k * self.m).astype(np.int64)
-        else:  # exact: a chunk's sums are far below 2**53
-            mat = np.rint(np.bincount(flat, weights=values.astype(np.float64),
-                                      minlength=k * self.m)).astype(np.int64)
-        self.keys[which].extend(key(c) for c in codes)
-        self.rows[which].append(mat.reshape(k, self.m))
-
-    def count(self, match: Int, code: Int | None, key: KeyOf) -> None:
-        """One count a row under ``key(code)`` (``code`` None: ``key(0)`` for every row)."""
-        self._add(0, match, code, key, None)
-
-    def total(self, match: Int, code: Int | None, key: KeyOf, values: Int) -> None:
-        """``values`` summed under ``key(code)``."""
-        self._add(1, match, code, key, values)
-
-    def both(self, match: Int, code: Int | None, key: KeyOf, values: Int,
-             sums: Callable[[Key], Key] = lambda k: k) -> None:
-        """One count a row under ``key(code)`` and ``values`` summed under the same key
-        (or ``sums(key)``)."""
-        self.count(match, code, key)
-        self.total(match, code, lambda c: sums(key(c)), values)
-
-    def direct(self, which: int, key: Key, match: int, value: int) -> None:
-        """One entry of a match, added as is (``which`` 0: a count, 1: a sum)."""
-        row = self.direct_rows[which].setdefault(key, {})
-        row[match] = row.get(match, 0) + value
-
-    def single(self, keys: list[Key], match: Int) -> None:
-        """A count of one under each of ``keys`` (one a row, at its ``match``), keys that
-        no stream gives and that mostly occur once (every deal, for repeats)."""
-        self.sparse[0].extend(keys)
-        self.sparse[1].append(match)
-
-    def tally(self, shared: Sequence[int]) -> tuple[Tally, list[Any]]:
-        """The tally, and its snapshot after each match ``shared`` lists (in order)."""
-        out = Tally()
-        ends: list[tuple[Int, Int, Int, Int]] = []
-        sparse_keys = self.sparse[0]
-        sparse_match = (np.concatenate(self.sparse[1]) if self.sparse[1]
-                        else np.zeros(0, dtype=np.int64))
-        if len(set(sparse_keys)) < len(sparse_keys):  # a key twice: added up as the others
-            for k, j in zip(sparse_keys, sparse_match.tolist(), strict=True):
-                self.direct(0, k, j, 1)
-            sparse_keys, sparse_match = [], np.zeros(0, dtype=np.int64)
-        for which, into in ((0, out.counts), (1, out.sums)):
-            keys = list(self.keys[which])
-            rows = list(self.rows[which])
-            direct = self.direct_rows[which]
-            if direct:
-                d = np.zeros((len(direct), self.m), dtype=np.int64)
-                for i, row in enumerate(direct.values()):
-                    for j, v in row.items():
-                        d[i, j] = v
-                keys.extend(direct)
-                rows.append(d)
-            mat = np.concatenate(rows) if rows else np.zeros((0, self.m), dtype=np.int64)
-            if len(set(keys)) < len(keys):  # one key from two streams: added together
-                index: dict[Key, int] = {}
-                where = np.array([index.setdefault(k, len(index)) for k in keys])
-                merged = np.zeros((len(index), self.m), dtype=np.int64)
-                np.add.at(merged, where, mat)
-                keys, mat = list(index), merged
-            nonzero = mat != 0
-            keep = np.flatnonzero(nonzero.any(axis=1))
-            cum = np.cumsum(mat[keep], axis=1)
-            firsts = [nonzero[keep].argmax(axis=1)]
-            values = [cum[:, -1] if self.m else np.zeros(0, dtype=np.int64)]
-            every = [keys[i] for i in keep.tolist()]
-            if which == 0 and sparse_keys:
-                firsts.append(sparse_match)
-                values.append(np.ones(len(sparse_match), dtype=np.int64))
-                every.extend(sparse_keys)
-            first = np.concatenate(firsts)
-            order = np.argsort(first, kind="stable")
-            into.update(dict(zip([every[i] for i in order.tolist()],
-                                 np.concatenate(values)[order].tolist(), strict=True)))
-            # per match, the values of the dense keys then of the single ones, as they stand
-            by_match = np.ascontiguousarray(cum.T)
-            ends.append((first[order], order, by_match, values[1] if len(values) > 1
-                         else np.zeros(0, dtype=np.int64)))
-        shares = []
-        for j in shared:
-            snap = []
-            for first, order, by_match, single in ends:
-                n = int(np.searchsorted(first, j, side="right"))
-                a = array("q")
-                a.frombytes(np.concatenate((by_match[j], single))[order[:n]].tobytes())
-                snap.append(a)
-            shares.append((snap[0], snap[1]))
-        return out, shares
 
 
 @dataclass
@@ -316,12 +189,38 @@ class DealColumns:
         """The tally of every match recorded, and the snapshot after each match that has
         deals (in order: :func:`~tarneeb.replay.archive.seen.snapshot`'s)."""
         shared = [i for i, m in enumerate(self.matches) if m.deals]
-        s = _Streams(len(self.matches))
+        s = Streams(len(self.matches))
         if self.deal:
             c = _Columns(self)
             _tally_columns(s, c)
             _per_match(s, c, self.matches)
         return s.tally(shared)
+
+
+class ChunkTallies:
+    """Per origin (proven, recorded), the deals of a chunk's matches, recorded as each
+    log is verified and tallied at the chunk's end (:meth:`finish`)."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, DealColumns] = {}
+        self.rows: list[tuple[int, str]] = []  # the rows whose match has deals, and origin
+
+    def add(self, row: int, origin: str, v: Any, key: str | None,
+            leaf: tuple[bytes, int] | None) -> None:
+        """The deals of the verdict ``v`` (the log at ``row``), under signing ``key``."""
+        # a log the compiled core confirmed gives its deals without its history
+        hands = v.history.deals() if isinstance(v.history, LazyHistory) else v.history
+        if self.columns.setdefault(origin, DealColumns()).add_match(
+                v.rules, v.computer, key, hands, v.names, leaf):
+            self.rows.append((row, origin))
+
+    def finish(self, tallies: dict[str, Tally], shares: list[Any]) -> None:
+        """Each origin's tally into ``tallies``, each row's snapshot into ``shares``."""
+        for origin, cols in self.columns.items():
+            tallies[origin], snaps = cols.finish()
+            for (row, _), snap in zip((r for r in self.rows if r[1] == origin), snaps,
+                                      strict=True):
+                shares[row] = snap
 
 
 class _Columns:
@@ -405,7 +304,7 @@ def _paired_of(pop: tuple[tuple[int, int], ...]) -> Callable[[int], Any]:
     return lambda kc: _paired_ref(pop, 13 * kc, kc, 13 * (4 - kc), 4 - kc)
 
 
-def _one_hand(s: _Streams, c: _Columns, rows: Int, seats: Int, gid: Int,
+def _one_hand(s: Streams, c: _Columns, rows: Int, seats: Int, gid: Int,
               groups: Sequence[tuple[str, str]], with_mean: bool, voids: bool) -> None:
     """``one_hand`` of measures.py for the deals ``rows``, seat ``seats`` each, under
     ``groups[gid]``; ``voids``: the voids too (a fit, or fit and mean with the mean)."""
@@ -429,7 +328,7 @@ def _one_hand(s: _Streams, c: _Columns, rows: Int, seats: Int, gid: Int,
                            _sum_ref(_POPS[k // 32 % 3], 13 - (k >> 4 & 1), 1), k & 15))
 
 
-def _joint(s: _Streams, c: _Columns, group: tuple[str, str],
+def _joint(s: Streams, c: _Columns, group: tuple[str, str],
            split: Callable[[Int], list[Int]], dealer_part: Int, k: int,
            classes: Sequence[str]) -> None:
     """``sums`` of measures.py: ``split`` turns a per-seat column (``(n, 4)``) into the
@@ -455,7 +354,7 @@ def _joint(s: _Streams, c: _Columns, group: tuple[str, str],
             _joint_trumps(s, c, group, split, dealer_part, k)
 
 
-def _joint_trumps(s: _Streams, c: _Columns, group: tuple[str, str],
+def _joint_trumps(s: Streams, c: _Columns, group: tuple[str, str],
                   split: Callable[[Int], list[Int]], dealer_part: Int, k: int) -> None:
     t = np.flatnonzero(c.pop > 0)
     if not len(t):
@@ -476,7 +375,7 @@ def _joint_trumps(s: _Streams, c: _Columns, group: tuple[str, str],
         s.total(match, code, _part(lambda x: ("joint", test, refs(x)), i), v[t])
 
 
-def _paired(s: _Streams, c: _Columns, rows: Int, group: tuple[str, str]) -> None:
+def _paired(s: Streams, c: _Columns, rows: Int, group: tuple[str, str]) -> None:
     """Computer against human seats in the deals ``rows`` (both labels present)."""
     comp = (c.labels[rows, None] >> np.arange(4)) & 1  # (r, 4): seat is a computer seat
     kc = comp.sum(axis=1)
@@ -505,7 +404,7 @@ def _paired(s: _Streams, c: _Columns, rows: Int, group: tuple[str, str]) -> None
                 _pairs(s, match[t], code, group, TRUMPS, tx, ty, ref)
 
 
-def _pairs(s: _Streams, match: Int, code: Int, group: tuple[str, str], measure: str,
+def _pairs(s: Streams, match: Int, code: Int, group: tuple[str, str], measure: str,
            vx: Int, vy: Int, ref: Callable[[int], Any]) -> None:
     test = (measure, *group)
     s.count(match, code, lambda k: ("paired", test, ref(k)))
@@ -513,13 +412,13 @@ def _pairs(s: _Streams, match: Int, code: Int, group: tuple[str, str], measure: 
     s.total(match, code, lambda k: ("paired-y", test, ref(k)), vy)
 
 
-def _covariate(s: _Streams, match: Int, test: Key, x: Int, y: Int) -> None:
+def _covariate(s: Streams, match: Int, test: Key, x: Int, y: Int) -> None:
     s.count(match, None, _const(("covariate", test, _TEAM_HCP)))
     for what, v in (("x", x), ("xx", x * x), ("y", y), ("xy", x * y)):
         s.total(match, None, _const(("covariate-" + what, test, _TEAM_HCP)), v)
 
 
-def _tally_columns(s: _Streams, c: _Columns) -> None:
+def _tally_columns(s: Streams, c: _Columns) -> None:
     """Every per-deal observation of ``tally_match``, over all the deals at once."""
     n, rows, d = c.n, c.rows, c.dealer
     # the revealed card, its rank, the trump suit
@@ -642,7 +541,7 @@ def _tally_columns(s: _Streams, c: _Columns) -> None:
                 lambda k: ("placed", _POSITIONS_TEST, k // 52, k % 52), v[nz])
 
 
-def _per_match(s: _Streams, c: _Columns, matches: Sequence[_Match]) -> None:
+def _per_match(s: Streams, c: _Columns, matches: Sequence[_Match]) -> None:
     """A match's entries made once: its first dealer (its first deal's), its deals' count
     for the card positions, its points and deals for the luck of consecutive matches."""
     f = np.flatnonzero(c.number == 1)
@@ -669,4 +568,4 @@ def _per_match(s: _Streams, c: _Columns, matches: Sequence[_Match]) -> None:
                      j, (int(points[j]) << PACK) + m.deals)
 
 
-__all__ = ["DealColumns", "popcount"]
+__all__ = ["ChunkTallies", "DealColumns", "popcount"]

@@ -113,4 +113,17 @@ class Repeats:
         return sum(h.values.nbytes + h.counts.nbytes for h in self.tests.values())
 
 
-__all__ = ["BATCH", "Repeats"]
+def keep_repeats(stores: dict[str, Any], origin: str, tally: Any, share: Any) -> None:
+    """Move the values ``share`` (a chunk's tally, merged into ``tally``) added to the
+    repeat tests out of ``tally`` into ``stores[origin]``, a :class:`Repeats`."""
+    store = stores.get(origin)
+    if store is None:
+        store = stores[origin] = Repeats()
+    counts = tally.counts
+    for key in [k for k in share.counts if k[0] == "repeat"]:
+        n = counts[key]
+        if n and store.add(key[1], key[2], key[3], key[4], n):
+            del counts[key]
+
+
+__all__ = ["BATCH", "Repeats", "keep_repeats"]
