@@ -306,12 +306,12 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
     ...
     tarneeb.audit.errors.KeyFileError: keys file: cardroom: weak Ed25519 public key ...
     """
-    import tomllib
+    from tarneeb.audit.tomltext import KEYS_HINT, NotToml, read_toml
 
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise KeyFileError(f"{source}: not TOML: {e}") from None
+        doc = read_toml(text, source, KEYS_HINT)
+    except NotToml as e:
+        raise KeyFileError(str(e)) from None
     check_platform_names(list(doc), source)
     keys: dict[str, bytes] = {}
     seen: dict[bytes, str] = {}

@@ -8,7 +8,9 @@ Printed: the family-wise flag rate with its Clopper–Pearson 95 % interval, the
 of each kind of test's p-values in ten bins (a valid test's p-values are uniform, or
 pile up at 1 when discrete), and the smallest bias each main test would detect (80 %
 power) in archives of 100 and 1,000 matches. Run as a script (``python
-bench/bench_calibration.py [ARCHIVES]``) or call :func:`bench_calibration`.
+bench/bench_calibration.py [ARCHIVES [MATCHES]]``) or call :func:`bench_calibration`.
+Archives of 100 matches or more test named players' states too (a player needs 20
+matches of the archive's 12).
 """
 
 from __future__ import annotations
@@ -53,6 +55,17 @@ MAIN_TESTS = {
                                                     "computer vs human"),
     "repeated deals (seed space)": ("repeated deals", "all", "every deal"),
     "deck order (pairs per deal)": ("deck order", "all", "card c+1 to the seat after card c's"),
+    "state-adaptive dealing (max z over states)": ("high-card points", "match state",
+                                                   "players, seat labels and teams"),
+    "drift of seats 1+3's points (CUSUM)": ("high-card points", "archive order", "seats 1+3"),
+    "drift of the computer seats' points (CUSUM)": ("high-card points", "archive order",
+                                                    "computer seats"),
+    "a player's successive matches (correlation)": ("high-card points", "successive matches",
+                                                    "each player's side"),
+    "near-repeated hands (pairs)": ("near-repeated hands", "all", "12 or 13 of 13 cards"),
+    "partners' suit fit (per deal)": ("suit fit", "partners", "suit lengths"),
+    "partners' honour fit (per deal)": ("honour fit", "partners",
+                                        "honours in the partner's suits"),
 }
 
 
@@ -111,5 +124,6 @@ def lines(f: dict[str, Any]) -> list[str]:
 
 if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    for text in lines(bench_calibration(n)):
+    size = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+    for text in lines(bench_calibration(n, size)):
         print(text)

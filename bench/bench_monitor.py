@@ -24,6 +24,7 @@ Run as a script (``python bench/bench_monitor.py [ARCHIVES]``) or call
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import resource
@@ -45,7 +46,12 @@ from tarneeb.testing.dealsim import synthetic_match
 
 ALPHA = 0.05
 POWER_CHEATS = ("match state", "player", "table seat", "team", "late comeback",
-                "first dealer")
+                "first dealer",
+                # each aimed at one of the e-processes of the placement, repeat, deck-order
+                # and lag tests
+                "seed space", "riffle", "shuffle", "consecutive matches")
+# the tests whose e-processes are checked one by one too (each alone must stay <= alpha)
+ALONE = ("placed", "repeat", "bounded", "lag")
 
 
 def clopper_pearson(k: int, n: int) -> tuple[float, float]:
@@ -55,9 +61,11 @@ def clopper_pearson(k: int, n: int) -> tuple[float, float]:
 
 
 def grow(rng: random.Random, matches: int, cheat: str | None = None, strength: float = 0.5,
-         fixed_looks: int = 0) -> tuple[int | None, int]:
+         fixed_looks: int = 0, alone: set[str] | None = None) -> tuple[int | None, int]:
     """One archive grown match by match: the match at which the evidence first flagged
-    (None: never), and how many of ``fixed_looks`` fixed-sample audits flagged it."""
+    (None: never), and how many of ``fixed_looks`` fixed-sample audits flagged it; the
+    kinds of ``ALONE`` whose e-process alone ever reached ``1/alpha`` are added to
+    ``alone``."""
     evidence = Evidence()
     tallies = {"proven": Tally(), "recorded": Tally()}
     past: list[list[int]] = []
@@ -70,6 +78,9 @@ def grow(rng: random.Random, matches: int, cheat: str | None = None, strength: f
         synthetic_match(share, rng, rng.choice(names), 10,
                         cheat if origin == "recorded" else None, strength, past, leaf, luck)
         evidence.advance(share, ALPHA)
+        if alone is not None:
+            alone.update(t.kind for t in evidence.tests.values()
+                         if t.kind in ALONE and t.log_e >= math.log(1 / ALPHA))
         if fixed_looks:
             tallies[origin].merge(share)
             if (leaf + 1) % (matches // fixed_looks) == 0:
@@ -87,17 +98,23 @@ def bench_looks(archives: int = 200, matches: int = 300, fixed: int = 40) -> dic
     flags at least once."""
     rng = random.Random(2026_33)  # NOT secret: a reproducible bench
     ever = fixed_any = 0
+    alone = dict.fromkeys(ALONE, 0)
     t = time.process_time()
     for i in range(archives):
-        crossed, by_fixed = grow(rng, matches, fixed_looks=10 if i < fixed else 0)
+        crossed_alone: set[str] = set()
+        crossed, by_fixed = grow(rng, matches, fixed_looks=10 if i < fixed else 0,
+                                 alone=crossed_alone)
         ever += crossed is not None
         fixed_any += by_fixed > 0
+        for kind in crossed_alone:
+            alone[kind] += 1
     lo, hi = clopper_pearson(ever, archives)
     flo, fhi = clopper_pearson(fixed_any, fixed) if fixed else (0.0, 1.0)
     return {"archives": archives, "matches": matches, "looks": matches,
             "ever_flagged": ever, "rate": ever / archives, "ci95": (lo, hi),
             "fixed_archives": fixed, "fixed_any_of_10": fixed_any,
             "fixed_rate": fixed_any / fixed if fixed else None, "fixed_ci95": (flo, fhi),
+            "alone": {k: (v, clopper_pearson(v, archives)) for k, v in alone.items()},
             "cpu_s": time.process_time() - t}
 
 
@@ -166,6 +183,8 @@ def print_monitor(f: dict[str, Any]) -> None:
         print(f"  the fixed-sample audit at 10 looks: {looks['fixed_any_of_10']} of "
               f"{looks['fixed_archives']} flagged at least once = {looks['fixed_rate']:.1%} "
               f"(95 % CI {flo:.1%}-{fhi:.1%})")
+    for kind, (k, (lo, hi)) in looks.get("alone", {}).items():
+        print(f"  the {kind} e-process alone: {k} ever at 1/alpha (95 % CI {lo:.1%}-{hi:.1%})")
     for cheat, p in f.get("power", {}).items():
         print(f"  {cheat}: flagged {p['flagged']} of {p['archives']} within {p['horizon']} "
               f"matches; median {p['median']} matches to flag (each: {p['matches']})")

@@ -128,19 +128,23 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
     rec = log.hands[hand - 1]
     table = Table([s.name for s in h.seats])
     seed_ok = server_commitment(seed) == h.server_commitment
+    verdict = verify_log(log, name, Trust(server_seed=seed if server_seed else None))
+    # hand N is the N-th dealing attempt, dealt by the dealer the rules give, as the verifier,
+    # `tarneeb show --hand N` and the page count it: never the record's own (maybe false) say
+    number = hand - 1
+    dealer = next((x.dealer for x in verdict.history if x.deal_number == number), rec.dealer)
     deriver = DealDeriver(seed, h.match_id, tuple(h.client_seeds), season_leaf(h))
-    dealt = deriver.deal(rec.deal_number, rec.dealer)
+    dealt = deriver.deal(number, dealer)
     hands = hands_of(dealt)
     trump, revealed = trump_of(dealt, h.rules), revealed_of(dealt, h.rules)
-    verdict = verify_log(log, name, Trust(server_seed=seed if server_seed else None))
     here = [f for f in verdict.findings
-            if (f.hand == rec.deal_number and f.kind in _DEAL_KINDS)
+            if (f.hand == number and f.kind in _DEAL_KINDS)
             or (f.hand is None and f.kind in _SEED_KINDS)]
     recorded = None if rec.deal is None else list(rec.deal.hands) == list(hands)
     played = seed_ok and not here and recorded is not False
     if as_json:
         emit_json({
-            "log": name, "hand": hand, "deal_number": rec.deal_number, "dealer": rec.dealer,
+            "log": name, "hand": hand, "deal_number": number, "dealer": dealer,
             "match_id": h.match_id.hex(), "match_id_text": text_of(h.match_id),
             "server_seed_matches_commitment": seed_ok,
             "hands": [[card_name(c, symbols=False) for c in reversed(cards_of(x))]
@@ -153,11 +157,11 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
             "findings": [f.to_json() for f in here],
         })
         return 0 if played else 1
-    typer.echo(f"{escaped(name)}: hand {hand} (deal number {rec.deal_number}), "
+    typer.echo(f"{escaped(name)}: hand {hand} (deal number {number}), "
                f"rules {h.rules.name}, "
                f"match id {shown_id(h.match_id)}")
     for s in range(4):
-        who = " (dealer)" if s == rec.dealer else ""
+        who = " (dealer)" if s == dealer else ""
         typer.echo(f"  {table.name(s)}, seat {s + 1}{who}: {format_hand(hands[s])}")
     shown = "revealed to all" if revealed is not None else "not shown"
     typer.echo(f"  dealer's 13th card: {card_name(dealt.thirteenth)} ({shown})")
@@ -172,7 +176,7 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
             typer.echo("  the deal the log records differs from the one the seeds give")
         for f in here:
             typer.echo(f"  {f.kind}: {table.say(f.message.removeprefix(f.kind + ': '))}")
-    again = check_it(log, name, hand).seeds_command
+    again = check_it(log, name, hand, dealer).seeds_command
     if again is not None and server_seed is None:
         typer.echo(f"the same from the seeds alone: {again}")
     return 0 if played else 1

@@ -103,6 +103,8 @@ def _test_row(r: StatResult) -> dict[str, Any]:
         observed = f"{r.categories[i]} {_fmt(r.observed[i])}"
         expected = f"{_fmt(r.expected[i])}; chi-square {_fmt(r.statistic)}, df {r.df}" \
             if r.statistic is not None else _fmt(r.expected[i])
+    elif r.observed and r.method == "max z over states" and r.categories:  # its worst cell
+        observed, expected = f"{r.categories[0]}: {_fmt(r.observed[0])}", _fmt(r.expected[0])
     elif r.observed:
         observed, expected = _fmt(r.observed[0]), _fmt(r.expected[0])
     else:  # not tested (too few players with enough hands, too few deals): nothing observed
@@ -242,7 +244,14 @@ def _evidence_section(summary: ArchiveSummary, history: list[float] | None,
             "sentence": evidence_sentence(ev, alpha),
             "strongest": [(_evidence_test(t["test"]),
                            f"{t['e_value_log10']:.2f}") for t in ev["strongest"]],
+            "fixed_only": [describe_battery_test(t) for t in ev.get("fixed_sample_only", [])],
             "state": summary.monitor}
+
+
+def describe_battery_test(test: list[Any]) -> str:
+    """A test of the fixed-sample battery in words: the measure and the group."""
+    measure, by, *group = [str(x) for x in test]
+    return f"{measure}, {'all deals' if by == 'all' else ' '.join([by, *group])}"
 
 
 def _evidence_test(test: list[Any]) -> str:
@@ -253,7 +262,9 @@ def _evidence_test(test: list[Any]) -> str:
     'high-card points, match state side behind (bets on the covariance)'
     """
     kind, measure, by, *group = [str(x) for x in test]
-    what = {"mean": "the mean", "fit": "the distribution", "cov": "the covariance"}.get(kind, kind)
+    what = {"mean": "the mean", "fit": "the distribution", "cov": "the covariance",
+            "place": "the positions", "repeat": "repeats", "bound": "the bounded mean",
+            "lag": "consecutive members"}.get(kind, kind)
     where = "all deals" if by == "all" else " ".join([by, *group])
     return f"{measure}, {where} (bets on {what})"
 

@@ -36,9 +36,11 @@ class CheckIt:
     seeds_command: str | None  # the same hand from the seeds alone (None without them)
 
 
-def check_it(log: ParsedLog, path: str, hand: int = 1) -> CheckIt:
+def check_it(log: ParsedLog, path: str, hand: int = 1, dealer: int | None = None) -> CheckIt:
     """The "check it yourself" facts of ``log`` (read from ``path``), with the commands
-    that re-derive hand ``hand`` (from 1)."""
+    that re-derive hand ``hand`` (from 1): the ``hand``-th dealing attempt, deal number
+    ``hand - 1``, dealt by ``dealer`` (the rules' dealer, as the replay found it; the
+    record's own when not given)."""
     h = log.header
     end = log.end
     seed = end.server_seed.hex() if end is not None and end.server_seed is not None else None
@@ -53,8 +55,8 @@ def check_it(log: ParsedLog, path: str, hand: int = 1) -> CheckIt:
     if seed is not None and len(clients) == 4 and hand <= len(log.hands):
         rec = log.hands[hand - 1]
         parts = ["tarneeb", "deal", "-s", seed, *(x for c in clients for x in ("-c", c)),
-                 "-m", h.match_id.hex(), "-d", str(rec.deal_number), "--dealer",
-                 str(rec.dealer)]
+                 "-m", h.match_id.hex(), "-d", str(hand - 1), "--dealer",
+                 str(rec.dealer if dealer is None else dealer)]
         if h.rules.name in PRESETS:  # house rules change the trump, never the hands
             parts += ["--rules", h.rules.name]
         if season is not None:

@@ -43,7 +43,22 @@ probability ``strength``, a deal that does not suit it:
   when it is behind in the second half of the match;
 * ``consecutive matches``: the side of seats 1 and 3 lucky in the match before (more than
   20 points a deal) gets the better of two deals in this one, the other side when not
-  (each match stands at the next leaf of one season, as a platform's seasons order them).
+  (each match stands at the next leaf of one season, as a platform's seasons order them);
+* ``near repeat``: a weak shuffle: a deck of the archive dealt again with ``NEAR_SWAPS``
+  pairs of its cards swapped, each pair between two hands (hands that share 12 of their
+  13 cards with an earlier one, and never the same deal again);
+* ``partners fit``: seats 1 and 3 get the deal of two whose suits fit better (the sum
+  over suits of their lengths multiplied);
+* ``drift``: the human seats get the better of two deals early in the archive and the
+  computer seats late, the more the further from its middle (``strength`` of the deals at
+  either end, none halfway: the archive as a whole favours no label);
+* ``player balance``: the side whose players had the worse luck in their match before
+  gets the better of two deals (luck made up from one of a player's matches to the
+  next).
+
+Each match's score goes to the side with more points in the deal when it has 4 more
+(else to a side at random), so the state of a match depends on the deals before it, as
+in play.
 
 Reproducible from the ``random.Random`` given (NOT secret: tests and benches only).
 
@@ -71,7 +86,9 @@ CHEATS = ("player", "table seat", "team", "honours", "match state", "first deale
           "rule set", "consecutive matches")
 # the rigging a platform would really do (docs/ARCHIVE.md, "The threats"): each flagged
 # at 1,000 matches or fewer, measured by bench/bench_threats.py
-RIGGING = ("seed space", "riffle", "first deal", "behind late")
+RIGGING = ("seed space", "riffle", "first deal", "behind late", "near repeat", "partners fit",
+           "drift", "player balance")
+NEAR_SWAPS = 2  # pairs of cards swapped in a deck dealt again (the ``near repeat`` cheat)
 SEEDS = 1 << 20  # the seed space of the ``seed space`` cheat
 RIFFLES = 3  # riffle shuffles of the ``riffle`` cheat
 PLAYERS = ("Rami", "Lina", "Omar", "Sara", "Karim", "Nour", "Ziad", "Dana", "Hadi", "Maya",
@@ -162,6 +179,16 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
     if cheat == "riffle":
         return riffle_shuffle(rng)
     deck = _shuffled(rng)
+    if cheat == "near repeat":
+        if not past or rng.random() >= strength:
+            past.append(deck)
+            return deck
+        deck = list(rng.choice(past))
+        for _ in range(NEAR_SWAPS):  # two cards of different hands: never the same deal
+            i = rng.randrange(52)
+            j = rng.choice([k for k in range(52) if (k - i) % 4])
+            deck[i], deck[j] = deck[j], deck[i]
+        return deck
     if cheat is None or rng.random() >= strength:
         past.append(deck)
         return deck
@@ -189,6 +216,9 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
 
     def points(d: list[int]) -> int:
         hs = deal_hands(d, dealer)
+        if cheat == "partners fit":
+            return sum(a * b for a, b in zip(suit_lengths(hs[0]), suit_lengths(hs[2]),
+                                             strict=True))
         if cheat in ("long suits", "voids"):
             return sum(1 for s in favoured for k in suit_lengths(hs[s])
                        if (k >= 5 if cheat == "long suits" else k == 0))
@@ -202,11 +232,13 @@ def _deal(rng: random.Random, dealer: int, cheat: str | None, strength: float,
 def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
                     cheat: str | None = None, strength: float = 0.5,
                     past: list[list[int]] | None = None, leaf: int | None = None,
-                    luck: list[int] | None = None) -> int:
+                    luck: list[int] | None = None, progress: float = 1.0,
+                    players: dict[str, int] | None = None) -> int:
     """One match of ``deals`` deals into ``tally`` (as an audit would add it); ``past``,
     the decks dealt before (the archive's, for ``repeat``); ``leaf``, its index in the
     season; ``luck``, seats 1 and 3's points over 20 a deal in each match before (this
-    one's is appended)."""
+    one's is appended); ``progress``, how far into the archive it stands (0 to 1);
+    ``players``, each player's side's points over 20 a deal in their match before."""
     past = [] if past is None else past
     luck = [] if luck is None else luck
     computer = tuple(rng.random() < 0.5 for _ in range(4))
@@ -214,8 +246,15 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
     first = rng.randrange(4)
     if cheat == "first dealer" and any(computer) and rng.random() < strength:
         first = rng.choice([s for s in range(4) if computer[s]])
-    seats = {"table seat": (0,), "team": (0, 2), "long suits": (0,), "voids": (0, 2)}.get(
-        cheat or "", ())
+    seats = {"table seat": (0,), "team": (0, 2), "long suits": (0,), "voids": (0, 2),
+             "partners fit": (0, 2)}.get(cheat or "", ())
+    players = {} if players is None else players
+    if cheat == "drift":
+        seats = tuple(s for s in range(4) if computer[s] == (progress >= 0.5))
+        strength *= abs(2 * progress - 1)
+    if cheat == "player balance":
+        before = [sum(players.get(names[s], 0) for s in (t, t + 2)) for t in (0, 1)]
+        seats = () if before[0] == before[1] else (0, 2) if before[0] < before[1] else (1, 3)
     cut = -(-3 * PRESETS[rules].target // 4)
     if cheat == "player" and FAVOURED in names:
         seats = (names.index(FAVOURED),)
@@ -243,12 +282,17 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
         deck = _deal(rng, dealer, cheat, strength, aim, behind, past, last,
                      worse=cheat == "behind late")
         trump = rng.randrange(4)
-        totals[rng.randrange(2)] += rng.randrange(14)
+        side, won = rng.randrange(2), rng.randrange(14)
+        hs = deal_hands(deck, dealer)
+        gap = hcp(hs[0] | hs[2]) - hcp(hs[1] | hs[3])
+        totals[side if abs(gap) < 4 else int(gap < 0)] += won
         records.append(SimpleNamespace(
-            hands=deal_hands(deck, dealer), dealer=dealer, thirteenth=deck[51],
+            hands=hs, dealer=dealer, thirteenth=deck[51],
             totals=[totals[0], totals[1], totals[0], totals[1]], declarer=rng.randrange(4),
             trump=trump, cancelled=False))
     luck.append(sum(hcp(r.hands[0] | r.hands[2]) - 20 for r in records))
+    for seat, name in enumerate(names):
+        players[name] = luck[-1] if seat % 2 == 0 else -luck[-1]
     return tally_match(tally, PRESETS[rules], computer, "platform", records, names,
                        None if leaf is None else (_SEASON, leaf))
 
@@ -263,12 +307,15 @@ def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,
     names = list(PRESETS)
     past: list[list[int]] = []
     luck: list[int] = []
+    players: dict[str, int] = {}
     for leaf in range(matches):
         origin = "recorded" if rng.random() < recorded_share else "proven"
         synthetic_match(out[origin], rng, rng.choice(names), deals,
-                        cheat if origin == "recorded" else None, strength, past, leaf, luck)
+                        cheat if origin == "recorded" else None, strength, past, leaf, luck,
+                        leaf / max(1, matches - 1), players)
     return {o: t for o, t in out.items() if t}
 
 
-__all__ = ["CHEATS", "FAVOURED", "PLAYERS", "RIFFLES", "RIGGING", "SEEDS", "off_by_one_placement",
-           "off_by_one_shuffle", "riffle_shuffle", "synthetic_archive", "synthetic_match"]
+__all__ = ["CHEATS", "FAVOURED", "NEAR_SWAPS", "PLAYERS", "RIFFLES", "RIGGING", "SEEDS",
+           "off_by_one_placement", "off_by_one_shuffle", "riffle_shuffle", "synthetic_archive",
+           "synthetic_match"]

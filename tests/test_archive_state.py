@@ -82,6 +82,13 @@ def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
     assert fresh["evidence"] == second["evidence"]
     assert {k: v for k, v in fresh.items() if k != "state"} == \
         {k: v for k, v in second.items() if k != "state"}
+    # every test of the battery is in the evidence or named as fixed-sample only; the
+    # shuffle's (card positions, repeats, the deck's order) are in the evidence
+    battery = {tuple(r["test"]) for rs in second["fairness"].values() for r in rs}
+    only = {tuple(t) for t in second["evidence"]["fixed_sample_only"]}
+    assert only and only < battery
+    assert {t[0] for t in battery} >= {"card position", "repeated deals", "deck order"}
+    assert not {t for t in only if t[0] in ("card position", "repeated deals", "deck order")}
     # a third run reads nothing, and the match seen again adds no evidence
     code, third, _ = audit(capsys, str(logs), "--state", state)
     assert third["state"]["audited"] == 0
@@ -141,7 +148,7 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
     assert code == 2 and err.count("\n") == 1 and "format 99 is newer" in err
     code, _, err = audit(capsys, str(logs), "--state", str(logs / "m00000-eram41.tlog"))
     assert code == 2 and err.count("\n") == 1 and "not an audit state" in err
-    db.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
+    db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(state_module.FORMAT),))
     db.execute("ALTER TABLE logs RENAME COLUMN figures TO something_else")
     db.commit()
     code, _, err = audit(capsys, str(logs), "--state", str(state))
@@ -168,6 +175,30 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
     db.close()
 
 
+def test_a_state_of_format_1_is_taken_up(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A state of format 1 (no ``tallied`` and ``play`` columns) is taken up as it is:
+    every log tallied, none analysed for play, nothing read again."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    state = tmp_path / "audit.state"
+    _, before, _ = audit(capsys, str(logs), "--state", str(state))
+    db = sqlite3.connect(state)
+    db.execute("ALTER TABLE logs DROP COLUMN tallied")
+    db.execute("ALTER TABLE logs DROP COLUMN play")
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
+    db.commit()
+    code, after, _ = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
+    assert {k: v for k, v in after.items() if k != "state"} == \
+        {k: v for k, v in before.items() if k != "state"}
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
+        (str(state_module.FORMAT),)
+    assert db.execute("SELECT count(*) FROM logs WHERE tallied = 1 AND play IS NULL"
+                      ).fetchone() == (3,)
+    db.close()
+
+
 def test_kill_9_at_any_moment_leaves_the_state_before_or_after(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     logs = tmp_path / "logs"
@@ -179,11 +210,12 @@ def test_kill_9_at_any_moment_leaves_the_state_before_or_after(
     rng = random.Random(33)
     runs = set()
     next_log = 10
-    for _ in range(3):
+    for i in range(3):
         add_logs(logs, next_log, 3)
         next_log += 3
-        p = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+        # the second run without the statistics: its logs marked untallied, or not at all
+        p = subprocess.Popen(command + ["--no-stats"] * (i == 1), env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(0.4, 1.2))
         p.send_signal(signal.SIGKILL)
         p.wait()
@@ -205,18 +237,123 @@ def test_kill_9_at_any_moment_leaves_the_state_before_or_after(
     assert after["evidence"]["matches"] == next_log
 
 
-def test_jobs_give_the_same_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def state_tables(path: str) -> dict[str, list[Any]]:
+    """Every table of a state file but the runs' times: what a run wrote."""
+    db = sqlite3.connect(path)
+    try:
+        out = {t: db.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
+               for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+               if t != "runs"}
+        out["runs"] = db.execute("SELECT run, logs, audited, changed, lost, removed, "
+                                 "exit_code FROM runs").fetchall()
+    finally:
+        db.close()
+    return out
+
+
+def test_jobs_a_dask_cluster_and_urls_give_the_same_run_and_state(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An incremental run with ``-j 2``, with ``--scheduler local:2`` (a real local Dask
+    cluster) and over a ``file://`` URL says what a full audit says, and writes the state a
+    one-job run writes."""
     logs = tmp_path / "logs"
     write_archive(logs, 6, seed=RECORDED, recorded=True)
-    state = str(tmp_path / "audit.state")
-    audit(capsys, str(logs), "--state", state)
+    base = str(tmp_path / "base.state")
+    audit(capsys, str(logs), "--state", base)
+    url = f"file://{logs}"
+    audit(capsys, url, "--state", str(tmp_path / "url.state"))
     add_logs(logs, 6, 6, RECORDED)
-    code, out, _ = run(capsys, "audit", "--json", "-j", "2", str(logs), "--state", state)
-    full = audit(capsys, str(logs), "--state", str(tmp_path / "one.state"))[1]
-    doc = json.loads(out)
-    assert code == 0 and doc["state"]["audited"] == 6
-    assert {k: v for k, v in doc.items() if k != "state"} == \
-        {k: v for k, v in full.items() if k != "state"}
+    shutil.copy(logs / "m00000-eram41.tlog", logs / "zz-copy.tlog")
+    states = {}
+    for way in ("one", "jobs", "dask"):
+        states[way] = str(tmp_path / f"{way}.state")
+        shutil.copy(base, states[way])
+    _, one, _ = audit(capsys, str(logs), "--state", states["one"])
+    code, out, _ = run(capsys, "audit", "--json", "-j", "2", str(logs), "--state", states["jobs"])
+    jobs = json.loads(out)
+    code_dask, out, _ = run(capsys, "audit", "--json", "--scheduler", "local:2", str(logs),
+                            "--state", states["dask"])
+    dask = json.loads(out)
+    full_code, full, _ = audit(capsys, str(logs))
+    assert code == code_dask == full_code == 0
+    assert one["state"]["audited"] == jobs["state"]["audited"] == dask["state"]["audited"] == 7
+    assert without_state(jobs) == without_state(dask) == without_state(full)
+    assert {k: v for k, v in jobs.items() if k != "state"} == \
+        {k: v for k, v in dask.items() if k != "state"} == \
+        {k: v for k, v in one.items() if k != "state"}
+    assert state_tables(states["jobs"]) == state_tables(states["dask"]) == \
+        state_tables(states["one"])
+    code, by_url, _ = audit(capsys, url, "--state", str(tmp_path / "url.state"))
+    _, full_url, _ = audit(capsys, url)
+    assert code == 0 and by_url["state"]["audited"] == 7 and by_url["state"]["kept"] == 6
+    assert without_state(by_url) == without_state(full_url)
+    assert by_url["evidence"] == one["evidence"]
+
+
+def test_no_stats_keeps_verdicts_and_a_run_with_statistics_reads_those_logs_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--no-stats --state``: verdicts, findings and counts kept as a full ``--no-stats``
+    audit gives them, no evidence; a later run with the statistics tallies the logs read
+    without them, and says what a full audit and a state made in one run say."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 4, seed=SEED)
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(logs), "--state", state)[1]["evidence"]["matches"] == 4
+    add_logs(logs, 4, 3)
+    (logs / "zz-second-log.tlog").write_bytes(renamed((logs / "m00001-qahwa41.tlog").read_bytes()))
+    code, quick, _ = audit(capsys, str(logs), "--state", state, "--no-stats")
+    full_code, full, _ = audit(capsys, str(logs), "--no-stats")
+    assert code == full_code == 1 and quick["state"]["audited"] == 4
+    assert quick["evidence"] is None and "fairness" not in quick
+    assert without_state(quick) == without_state(full)
+    code, again, _ = audit(capsys, str(logs), "--state", state, "--no-stats")
+    assert again["state"]["audited"] == 0 and without_state(again) == without_state(full)
+    code, stats, _ = audit(capsys, str(logs), "--state", state)
+    assert stats["state"]["audited"] == 4 and stats["state"]["kept"] == 4  # those not tallied
+    _, fresh, _ = audit(capsys, str(logs), "--state", str(tmp_path / "fresh.state"))
+    assert {k: v for k, v in stats.items() if k != "state"} == \
+        {k: v for k, v in fresh.items() if k != "state"}
+    assert stats["evidence"]["matches"] == 7  # the second log of a match adds nothing
+    assert without_state(stats) == without_state(audit(capsys, str(logs))[1])
+
+
+def test_play_is_kept_a_log_and_a_run_analyses_only_new_logs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--play --state``: each log's fair-play record is kept, a run analyses only the logs
+    new or not analysed alike before, and says what a full ``--play`` audit says (drawing
+    the same layouts: the Monte Carlo seed is fixed here)."""
+    pytest.importorskip("endplay")
+    import secrets
+
+    from tarneeb.testing.fairplay import write_play_archive
+
+    monkeypatch.setattr(secrets, "token_bytes", lambda n: b"\x07" * n)
+    logs = tmp_path / "logs"
+    paths = write_play_archive(logs, "peeker", 2, seed=b"test state play")
+    aside = tmp_path / paths[1].name
+    paths[1].rename(aside)
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(logs), "--state", state)[1]["state"]["audited"] == 1
+    code, first, _ = audit(capsys, str(logs), "--state", state, "--play-sample", "1")
+    assert first["state"]["audited"] == 1  # read before, not analysed: read again
+    aside.rename(paths[1])
+    code, second, _ = audit(capsys, str(logs), "--state", state, "--play-sample", "1")
+    full_code, full, _ = audit(capsys, str(logs), "--play-sample", "1")
+    assert second["state"]["audited"] == 1 and second["state"]["kept"] == 1
+    assert second["fairplay"]["matches"] == 2 and second["fairplay"]["decisions"] > 0
+    assert second["fairplay"] == full["fairplay"] and code == full_code
+    assert without_state(second) == without_state(full)
+    # other options analyse again; without --play the records stay for the next --play
+    two = audit(capsys, str(logs), "--state", state, "--play-sample", "2")[1]
+    assert two["state"]["audited"] == 2 and two["fairplay"] != second["fairplay"]
+    assert audit(capsys, str(logs), "--state", state)[1]["state"]["audited"] == 0
+    again = audit(capsys, str(logs), "--state", state, "--play-sample", "2")[1]
+    assert again["state"]["audited"] == 0 and again["fairplay"] == two["fairplay"]
+    db = sqlite3.connect(state)
+    sizes = [n for (n,) in db.execute("SELECT length(play) FROM logs")]
+    db.close()
+    assert len(sizes) == 2 and all(0 < n < 1500 for n in sizes)  # two hands a match, compact
 
 
 def test_urls_are_kept_by_their_version(tmp_path: Path,
@@ -241,10 +378,13 @@ def test_the_report_plots_the_evidence_and_where_it_crossed() -> None:
                                                  "kept": 2, "changed": [], "lost": []})
     s.evidence = {"matches": 3, "e_value_log10": 1.5, "max_e_value_log10": 1.6,
                   "threshold_log10": 1.3, "crossed_at": 2, "flagged": True,
+                  "fixed_sample_only": [["voids", "team", "seats 1+3|seats 2+4"]],
                   "strongest": [{"test": ["cov", "high-card points", "match state",
                                           "side behind"], "e_value_log10": 1.5}]}
     page = archive_page(s, {}, 0.05, history=[0.1, 3.2, 3.4])
     assert 'id="evidence"' in page and "The evidence of bias against matches" in page
     assert "crossed at match 2" in page and "EVIDENCE OF BIAS" in page
     assert "high-card points, match state side behind (bets on the covariance)" in page
+    assert ("Fixed-sample only, not in the continuous evidence (tested at this look alone): "
+            "voids, team seats 1+3|seats 2+4.") in page
     assert s.verdict_code(None) == 3

@@ -112,6 +112,22 @@ def test_deal_log_hand_of_an_altered_log_is_not_as_recorded(capsys):
     assert "card-not-held" in out
 
 
+def test_deal_log_hand_n_is_the_nth_attempt_whatever_the_record_numbers_it(capsys):
+    """A log that numbers its 25th attempt 24: hand 25 is the 25th attempt, dealt by the
+    dealer the rules give, as ``show --hand 25``, the verifier and the page count it, and
+    the seeds-only command it prints derives those same hands."""
+    log = FIXTURES / "altered" / "wrong-deal-number-sahrat400.tlog"
+    code, out, _ = run(capsys, "deal", str(log), "--hand", "25", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["deal_number"] == 24 and data["as_played"] is False
+    assert data["hands"] == _hands_of(log, 24) != _hands_of(log, 23)
+    assert [f["kind"] for f in data["findings"]] == ["wrong-deal-number"]
+    code, out, _ = run(capsys, "deal", str(log), "--hand", "25")
+    again = out.splitlines()[-1].split("the same from the seeds alone: ", 1)[1]
+    code, out2, _ = run(capsys, *shlex.split(again)[1:], "--json")
+    assert code == 0 and json.loads(out2)["hands"] == _hands_of(log, 24)
+
+
 def test_deal_log_bad_input_is_one_line(capsys, tmp_path):
     code, out, err = run(capsys, "deal", str(LOG), "--hand", "999")
     assert code == 2 and out == "" and err.count("\n") == 1 and "no hand 999" in err

@@ -143,3 +143,119 @@ def test_ctrl_c_stops_all_the_engine_started(forking: Path, tmp_path: Path) -> N
     assert proc.returncode != 0
     assert b"Traceback" not in (proc.stderr.read() if proc.stderr else b"")
     assert _gone(engine) == []
+
+
+# A Python engine (--engine MODULE:FACTORY) runs in a worker process; one that starts a
+# process which outlives its parent (a grandchild, re-parented away from the worker) must
+# go with the worker all the same: the worker is a session of its own, killed as a group.
+FORKING_PY = textwrap.dedent('''
+    import os, time
+    from tarneeb.testing.adapters import reference
+
+    class Forking:
+        def __init__(self, mode):
+            self.engine, self.mode = reference(), mode
+
+        def __getattr__(self, name):
+            return getattr(self.engine, name)
+
+        def to_move(self, *args):
+            if self.mode == "exit":
+                os._exit(0)
+            if self.mode == "hang":
+                time.sleep(60)
+            if self.mode == "garbage":
+                return "garbage"
+            return self.engine.to_move(*args)
+
+    def make():
+        marks = os.environ["FORKING_MARKS"]
+        if not os.path.exists(marks):  # a child that starts a grandchild, then exits
+            r, w = os.pipe()
+            child = os.fork()
+            if child == 0:
+                grandchild = os.fork()
+                if grandchild == 0:
+                    os.execvp("sleep", ["sleep", "60"])
+                os.write(w, str(grandchild).encode())
+                os._exit(0)
+            os.waitpid(child, 0)
+            with open(marks, "w") as f:
+                f.write(f"{os.getpid()} {int(os.read(r, 32))}")
+        return Forking(os.environ["FORKING_MODE"])
+''')
+
+
+@pytest.fixture
+def forking_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "forking_py_engine.py").write_text(FORKING_PY)
+    monkeypatch.syspath_prepend(str(tmp_path))  # the spawn worker gets sys.path
+    marks = tmp_path / "pids"
+    monkeypatch.setenv("FORKING_MARKS", str(marks))
+    return marks
+
+
+def _still_running(pid: int, within: float = 5.0) -> bool:
+    """Whether process ``pid`` is still running after ``within`` seconds (looked at once
+    at least; a zombie has stopped)."""
+    end = time.monotonic() + within
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        if state == "Z":
+            return False
+        if time.monotonic() >= end:
+            return True
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(("mode", "status", "kind"), [
+    ("exit", "engine-failure", "crashed"),
+    ("hang", "engine-failure", "timeout"),
+    ("garbage", "engine-failure", "garbage"),
+    ("behave", "agree", None),
+])
+def test_a_python_engine_goes_with_all_it_started(
+        forking_py: Path, monkeypatch: pytest.MonkeyPatch, mode: str, status: str,
+        kind: str | None) -> None:
+    """Its own exit, the time limit, a bad answer, the end of the run: the worker, and the
+    grandchild the engine started (which its own parent did not wait for), are gone."""
+    monkeypatch.setenv("FORKING_MODE", mode)
+    run = regress_paths("forking_py_engine:make", [SHORT], time_limit=2 if mode == "hang" else 30)
+    report = run.reports[0]
+    assert report.status == status, report.line()
+    assert (report.first.kind if report.first else None) == kind, report.line()
+    if mode == "exit":  # found out when the worker went, not at the time limit
+        assert report.seconds < 10, report.line()
+    worker, grandchild = _marks(forking_py)
+    assert not _still_running(grandchild)
+    assert _gone(worker) == []
+
+
+def test_ctrl_c_stops_all_a_python_engine_started(forking_py: Path, tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, "FORKING_MODE": "hang",
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "tarneeb", "regress", "--engine",
+                             "forking_py_engine:make", "--time-limit", "60", str(SHORT)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        end = time.monotonic() + 30
+        while not forking_py.exists() or not forking_py.read_text():
+            assert time.monotonic() < end and proc.poll() is None
+            time.sleep(0.05)
+        worker, grandchild = _marks(forking_py)
+        time.sleep(0.3)  # in to_move, hanging
+        assert _still_running(grandchild, within=0)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    assert not _still_running(grandchild)  # (before reading stderr, which it holds open)
+    assert _gone(worker) == []
+    assert b"Traceback" not in (proc.stderr.read() if proc.stderr else b"")

@@ -583,3 +583,50 @@ def test_a_receipt_mismatch_says_what_mismatched(chromium, page_file, tmp_path, 
     seen = check(chromium, page_file, log, key=tmp_path / "p.pub.pem", receipt=receipt)
     assert seen["headline"] == _HEADLINES["receipt-mismatch"]
     assert "Your receipt: " in seen["detail"] and "client commitment of" in seen["detail"]
+
+
+@pytest.mark.parametrize(("name", "seat", "hand"), [
+    ("wrong-deal-number-sahrat400", 1, 25),  # its 25th attempt numbered 24, as the 24th is
+    ("wrong-dealer-classic", 3, 7),  # its 7th attempt dealt by the seat before the dealer
+])
+def test_the_pages_hand_n_is_tarneeb_show_hand_n(chromium, page_file, capsys, name, seat, hand):
+    """Hand N on the page is the hand `tarneeb show --hand N` shows (and a finding's "hand
+    N"): the N-th dealing attempt, dealt as the verifier deals it, by the dealer the rules
+    give, whatever number and dealer its record writes; the player's cards are the ones the
+    Python replayer dealt that seat in that attempt."""
+    from tarneeb.replay.rules.cards import card_name, cards_of
+    from tarneeb.replay.verify.people import Table
+    from tarneeb.replay.verify.replayer import verify_log
+
+    log = FIXTURES / "altered" / f"{name}.tlog"
+    seen = check(chromium, page_file, log, seat=seat)
+    assert seen["errors"] == [] and seen["requests"] == []
+    v = verify_log(parse_log(log.read_bytes()), log.name)
+    table = Table.of(v)
+    assert seen["hands"] == [f"Hand {i + 1} · dealt by {table.name(h.dealer)}"
+                             for i, h in enumerate(v.history)]
+    for shown, h in zip(seen["mine"], v.history, strict=True):
+        assert sorted(shown) == sorted(card_name(c) for c in cards_of(h.hands[seat]))
+    assert [f.hand for f in v.findings] == [hand - 1]
+    assert seen["finding_hands"] == [str(hand)]  # in the section of the hand it names
+    code, out, _ = run(capsys, "show", "--json", "--hand", str(hand), str(log))
+    shown_hand = json.loads(out)["hands"]
+    assert code == 0 and [h["deal_number"] for h in shown_hand] == [hand - 1]
+    assert seen["hands"][hand - 1] == f"Hand {hand} · dealt by " \
+        f"{table.name(shown_hand[0]['dealer'])}"
+
+
+def test_the_page_names_players_as_tarneeb_verify_does(chromium, page_file, tmp_path):
+    """Names a sentence could misread — one that reads as another seat, one that two seats
+    share (case aside), one holding a seat's words — are said as the CLI and the match
+    report say them: quoted with their seat, and never read again as a seat or a hand."""
+    from test_js_people import _named
+
+    log = tmp_path / "named.tlog"
+    log.write_bytes(_named((FIXTURES / "altered" / "renege-classic.tlog").read_bytes(),
+                           ["seat 2", "Nour", "x seat 3", "nour"]))
+    seen = check(chromium, page_file, log, seat=1)
+    assert seen["errors"] == [] and seen["requests"] == []
+    assert "“Nour” (Seat 2) played 6♥ on a ♦ lead" in seen["text"]
+    assert "“seat 2” (Seat 1)" in seen["text"] and "x seat 3" in seen["text"]
+    assert "x “nour” (Seat 4)" not in seen["text"]  # a name is not read again

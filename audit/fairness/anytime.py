@@ -41,7 +41,29 @@ What is bet on, by kind of tally entry:
   ratio against a distribution learnt from the matches before (the null's, nudged by
   the counts seen so far), a martingale too.
 
-Placement, repeat and lag tests stay with the fixed-sample battery.
+* ``ordered`` (a match's points against the matches next to it in its season, the lag
+  test): when a match comes, its total against the standardised totals of its
+  neighbours seen before (``Σ x (y - μ)``, ``x`` their sum), bounded as a covariate's
+  (the new match's deals are independent of every match seen before);
+* ``bounded`` (a whole number between 0 and its largest value, with an exact mean and
+  variance: the deck-order residue): the sum, bounded by Bennett's inequality (``ψ(λ) ≤
+  σ² (e^{|λ| b} - 1 - |λ| b) / b²``, ``b`` the largest deviation on that side);
+* ``placed`` (each card's position in each deal): per position, the sum over the cards
+  it got of each card's log-likelihood ratio there (learnt from the matches before: the
+  null's chances, nudged by the counts seen). A position's cards are drawn without
+  replacement, so the sum's moment generating function is at most that of draws with
+  replacement (Hoeffding 1963, theorem 4), whose ``ψ`` is exact: a supermartingale per
+  position, averaged over the positions (and over ``PLACE_STEPS``);
+* ``repeat`` (values drawn again: deals, sampled hands): per match, whether it brings a
+  value seen before or twice, against its exact chance given the number of values seen
+  (the birthday null), as a likelihood ratio against a chance learnt from the matches
+  before; the e-value is the average of that bet and of not betting, so a fair
+  archive's long run without repeats costs it at most half its weight. The values seen
+  are kept as 8-byte digests.
+
+A test of the fixed-sample battery none of these covers (a kind added to the battery
+after these were written, a reference with no distribution written out) is named by
+:func:`fixed_sample_only`, which the report and ``--json`` show: never silently absent.
 
 The tests are grouped by **family** (``family_of``: the threats of the fixed-sample
 battery: the marginal distributions, the match state, the splits by key, rule set,
@@ -55,19 +77,23 @@ yet counts at its starting value, 1).
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.correction import FAMILIES, family_of
 from tarneeb.audit.fairness.exact import DrawSum
+from tarneeb.audit.fairness.joint import PACK
 from tarneeb.audit.fairness.tally import Tally
 
 STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # bet sizes, in units of 1/sd of one observation
 # a covariate's scale is not known beforehand (a side behind is ±1, a score difference
 # is in points): its bets span more sizes, per unit of the covariate
 COV_STEPS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3)
+PLACE_STEPS = (0.25, 0.5, 1.0, 2.0)  # bets on the card-position score (a log-likelihood ratio)
 PRIOR = 200  # pseudo-observations of the null's distribution a fit test's bet starts from
 # the families are the fixed-sample battery's (correction.py): the two agree in what they test
 
@@ -135,19 +161,27 @@ def _logmean(values: list[float]) -> float:
 class _Test:
     """One test's running figures."""
 
-    kind: str  # sum, cov, fit
+    kind: str  # sum, cov, fit, lag, bounded, placed, repeat
     weight: float
-    totals: dict[Any, list[Any]] = field(default_factory=dict)  # fit: counts per reference
+    # per reference: fit, counts; lag, the members seen; placed, the counts per cell;
+    # repeat, the digests of the values seen
+    totals: dict[Any, list[Any]] = field(default_factory=dict)
     log_e: float = 0.0
-    # sum, cov: the log of each bet's wealth (up, then down, per STEPS or COV_STEPS): a
-    # sum over the observations, so it grows by each match's alone
+    # sum, cov, lag, bounded, placed: the log of each bet's wealth (up, then down, per
+    # STEPS, COV_STEPS or PLACE_STEPS): a sum over the observations, so it grows by each
+    # match's alone; repeat: matches, matches with a repeat, the log of the wealth
     bets: list[float] = field(default_factory=list)
+    # lag and repeat: ``totals`` indexed (made again from it when read back, never kept)
+    index: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def advance(self, obs: dict[Any, list[Any]]) -> None:
-        """Fold in one match's observations: per reference, [count, sum] (sum), [Σx,
-        Σxy, Σx²] (cov) or value, count pairs (fit)."""
-        if self.kind == "fit":
-            self._fit(obs)
+        """Fold in one match's observations: per reference, [count, sum] (sum, bounded),
+        [Σx, Σxy, Σx²] (cov), value, count pairs (fit, repeat), series, index, total,
+        count quadruples (lag), or deals and group, item, count triples (placed)."""
+        other = {"fit": self._fit, "lag": self._lag, "bounded": self._bounded,
+                 "placed": self._placed, "repeat": self._repeat}.get(self.kind)
+        if other is not None:
+            other(obs)
             return
         steps = STEPS if self.kind == "sum" else COV_STEPS
         if not self.bets:
@@ -191,6 +225,130 @@ class _Test:
             self.totals[ref] = [x for kv in counts.items() for x in kv]
 
 
+    def _lag(self, obs: dict[Any, list[Any]]) -> None:
+        """Each match's total against its neighbours' in its season seen before (their
+        totals kept per series and index)."""
+        if not self.bets:
+            self.bets = [0.0] * (2 * len(STEPS))
+        for ref, figures in sorted(obs.items(), key=_order):
+            m = _moments(ref)
+            if m is None:
+                continue
+            mu, sd, _ = m
+            proxy = variance_proxy(ref)
+            seen = self.totals.setdefault(ref, [])
+            known = self.index.get(ref)
+            if known is None:
+                known = self.index[ref] = {
+                    (a, b): (c, d) for a, b, c, d in zip(*(iter(seen),) * 4, strict=True)}
+            for series, index, total, n in sorted(zip(*(iter(figures),) * 4, strict=True)):
+                x = sum((t - k * mu) / (sd * math.sqrt(k))
+                        for t, k in (known.get((series, index + d), (0, 0)) for d in (-1, 1))
+                        if k)
+                if x and n:
+                    for j in range(len(self.bets)):
+                        lam = (1 if j < len(STEPS) else -1) * STEPS[j % len(STEPS)] / sd
+                        self.bets[j] += (lam * x * (total - n * mu)
+                                         - lam * lam * proxy * x * x * n / 2)
+                if (series, index) not in known:
+                    known[(series, index)] = (total, n)
+                    seen.extend((series, index, total, n))
+        self.log_e = _logmean(self.bets)
+
+    def _bounded(self, obs: dict[Any, list[Any]]) -> None:
+        """The sum of bounded observations, by Bennett's bound on each side."""
+        if not self.bets:
+            self.bets = [0.0] * (2 * len(STEPS))
+        for ref, (n, total) in sorted(obs.items(), key=_order):
+            mu, var = ref.mean, ref.variance
+            if var <= 0:
+                continue
+            sd = math.sqrt(var)
+            for j in range(len(self.bets)):
+                up = j < len(STEPS)
+                b = ref.most - mu if up else mu
+                if b <= 0:
+                    continue
+                lam = STEPS[j % len(STEPS)] / sd
+                self.bets[j] += ((1 if up else -1) * lam * (total - n * mu)
+                                 - n * var * (math.expm1(lam * b) - lam * b) / (b * b))
+        self.log_e = _logmean(self.bets)
+
+    def _placed(self, obs: dict[Any, list[Any]]) -> None:
+        """Per group (a hand's position), the sum over the items it got of a score learnt
+        from the matches before (each item's log-likelihood ratio there, against the
+        null's chance); bet on with its exact bound, and averaged over the groups."""
+        for ref, figures in sorted(obs.items(), key=_order):
+            sizes, items = ref
+            big, width = sum(sizes), len(items)
+            share = [g / big for g in sizes]
+            deals, triples = figures[0], figures[1:]
+            seen = self.totals.setdefault(ref, [0] * (1 + len(sizes) * width))
+            if not self.bets:
+                self.bets = [0.0] * (len(sizes) * len(PLACE_STEPS))
+            # per item, how often it was seen anywhere (every deal, for whole deals: the
+            # learnt chances of an item then add up to 1 whatever the counts say)
+            seen_of = [sum(seen[1 + g * width + i] for g in range(len(sizes)))
+                       for i in range(width)]
+            got = [[0] * width for _ in sizes]
+            for g, i, k in zip(*(iter(triples),) * 3, strict=True):
+                got[g][i] += k
+            for g, size in enumerate(sizes):
+                w = [math.log((seen[1 + g * width + i] + PRIOR * share[g])
+                              / (seen_of[i] + PRIOR) / share[g]) for i in range(width)]
+                mean = sum(w) / width
+                total = sum(wi * k for wi, k in zip(w, got[g], strict=True))
+                for s, lam in enumerate(PLACE_STEPS):
+                    # a group's items are drawn without replacement: their sum's moment
+                    # generating function is at most that of draws with replacement
+                    # (Hoeffding 1963, theorem 4), whose ψ is exact
+                    psi = _logmean([lam * (wi - mean) for wi in w])
+                    self.bets[g * len(PLACE_STEPS) + s] += (
+                        lam * (total - deals * size * mean) - deals * size * psi)
+            self.log_e = _logmean(self.bets)
+            seen[0] += deals
+            for g, i, k in zip(*(iter(triples),) * 3, strict=True):
+                seen[1 + g * width + i] += k
+
+    def _repeat(self, obs: dict[Any, list[Any]]) -> None:
+        """Whether the match brings a value seen before (or twice), against the birthday
+        null, bet on at a chance learnt from the matches before."""
+        if not self.bets:
+            self.bets = [0.0, 0.0, 0.0]  # matches, matches with a repeat, log of the wealth
+        for ref, figures in sorted(obs.items(), key=_order):
+            population, sampled = ref
+            space = population / sampled
+            seen = self.totals.setdefault(ref, [])
+            known = self.index.get(ref)
+            if known is None:
+                known = self.index[ref] = set(seen)
+            pairs = list(zip(figures[0::2], figures[1::2], strict=True))
+            draws = sum(c for _, c in pairs)
+            digests = [_digest(v) for v, _ in pairs]
+            hit = any(c > 1 for _, c in pairs) or any(d in known for d in digests)
+            m = len(known)
+            chance = -math.expm1(sum(math.log1p(-min(1.0, (m + j) / space))
+                                     for j in range(draws))) if draws else 0.0
+            matches, repeats, log_w = self.bets
+            q = (repeats + 1) / (matches + 2)
+            if draws and 0 < chance < 1:
+                log_w += math.log(q / chance) if hit else math.log((1 - q) / (1 - chance))
+            elif draws and chance == 0 and hit:  # cannot happen under the null
+                log_w = math.inf
+            self.bets = [matches + 1, repeats + hit, log_w]
+            new = [d for d in dict.fromkeys(digests) if d not in known]
+            seen.extend(new)
+            known.update(new)
+        self.log_e = _logmean([0.0, self.bets[2]])  # the average of no bet and the bet
+
+
+def _digest(value: Any) -> int:
+    """A drawn value (an int or bytes) as 8 bytes: what the repeat e-process keeps."""
+    data = value if isinstance(value, bytes) else int(value).to_bytes(
+        (int(value).bit_length() + 8) // 8, "big", signed=True)
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big") >> 1
+
+
 _sum_ref = functools.lru_cache(maxsize=256)(DrawSum)
 
 
@@ -211,11 +369,13 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
     out: dict[tuple[Any, ...], tuple[str, dict[Any, list[float]]]] = {}
 
     def add(test: tuple[Any, ...], kind: str, ref: Any, figures: list[Any]) -> None:
-        if kind != "fit" and _moments(ref) is None:
+        if kind in ("sum", "cov", "lag") and _moments(ref) is None:
             return
         entry = out.setdefault(test, (kind, {}))[1].setdefault(ref, [])
-        if kind == "fit":
+        if kind in ("fit", "lag", "repeat"):
             entry.extend(figures)
+        elif kind == "placed":
+            entry.extend(figures if not entry else figures[1:])
         elif entry:
             for i, v in enumerate(figures):
                 entry[i] += v
@@ -244,7 +404,28 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
         elif kind == "covariate":
             s = [share.sums[(f"covariate-{w}", key[1], key[2])] for w in ("x", "xy", "xx")]
             add(("cov", *key[1]), "cov", key[2], s)
+        elif kind == "bounded":
+            add(("bound", *key[1]), "bounded", key[2], [n, share.sums[key]])
+        elif kind == "repeat":
+            add(("repeat", *key[1]), "repeat", (key[2], key[3]), [key[4], n])
+        elif kind == "placed":
+            cells = [x for k, c in share.sums.items()
+                     if k[0] == "placed" and len(k) == 4 and k[1] == key[1]
+                     for x in (k[2], k[3], c)]
+            add(("place", *key[1]), "placed", (key[2], key[3]), [n, *cells])
+    for key, v in share.sums.items():
+        if key[0] == "ordered":
+            mask = (1 << PACK) - 1
+            add(("lag", *key[1]), "lag", key[2], [key[3], key[4], v >> PACK, v & mask])
     return out
+
+
+def fixed_sample_only(tests: Iterable[tuple[Any, ...]],
+                      evidence: Evidence) -> list[tuple[Any, ...]]:
+    """The tests of the fixed-sample battery (their ids) with no e-process in
+    ``evidence``: none of its tests is that test, or a member or part of it."""
+    covered = {t[1:1 + n] for t in evidence.tests for n in range(1, len(t))}
+    return [t for t in tests if tuple(t) not in covered]
 
 
 class Evidence:
@@ -338,4 +519,4 @@ class Evidence:
             raise CodecError(f"not evidence: {err}") from None
 
 
-__all__ = ["FAMILIES", "STEPS", "Evidence", "family_of", "observations"]
+__all__ = ["FAMILIES", "STEPS", "Evidence", "family_of", "fixed_sample_only", "observations"]

@@ -38,9 +38,11 @@ FAMILIES = ("marginals", "match state", "splits", "partners", "shuffle")
 _FAMILY = {"match state": "match state", "first deal": "match state", "key": "splits",
            "rule set": "splits",
            "player": "splits", "serial": "splits", "consecutive matches": "splits",
-           "team": "partners", "named by declarer": "partners",
+           "archive order": "splits", "successive matches": "splits",
+           "team": "partners", "named by declarer": "partners", "partners": "partners",
            "computer vs human": "marginals"}
-_SHUFFLE_MEASURES = {"card position", "repeated hands", "repeated deals", "deck order"}
+_SHUFFLE_MEASURES = {"card position", "repeated hands", "repeated deals", "deck order",
+                     "near-repeated hands"}
 
 
 def family_of(test: tuple[Any, ...]) -> str:

@@ -67,7 +67,7 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
                                      / r.unit_noncentrality)
             r.detectable_unit = "percentage points (one card at one position)"
         return
-    if r.method == "max z over members":  # Bonferroni over the members, a median member
+    if r.method in ("max z over members", "max z over states"):  # Bonferroni, a median one
         alpha = alpha / max(r.df or 1, 1)
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
         r.detectable_unit = "mean shift per hand"
@@ -89,6 +89,26 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
         r.detectable = math.ceil(math.log(1 - power) / math.log(1 - 1 / (r.df or 1))) \
             if (r.df or 1) > 1 else 1.0
         r.detectable_unit = "hands dealt again"
+        return
+    if r.method == "near repeats (Poisson)":  # the pairs sharing 12 cards that flag
+        from scipy import special
+        mean0 = r.expected[0] if r.expected else 0.0
+        k = 1
+        while mean0 > 0 and float(special.gammainc(k, mean0)) > alpha:
+            k += 1
+        r.detectable = float(k)
+        r.detectable_unit = "pairs of hands sharing 12 or 13 cards"
+        return
+    if r.method == "CUSUM (Kolmogorov tail)":  # a step halfway, in standard deviations
+        from scipy import special
+        if r.std_error:
+            r.detectable = (float(special.kolmogi(alpha)) - special.ndtri(1 - power)) \
+                * r.std_error
+            r.detectable_unit = "step halfway (standard deviations of a deal's value)"
+        return
+    if r.method == "serial balance":
+        r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
+        r.detectable_unit = "correlation of a player's successive matches"
         return
     if r.method == "Bernstein bound":  # the shift of the mean the bound flags at alpha
         if r.std_error:

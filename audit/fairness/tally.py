@@ -23,8 +23,10 @@ from tarneeb.audit.fairness.joint import (
     repeats_result,
     repeats_test,
 )
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, deal_tests
 from tarneeb.audit.fairness.placement import placement_test
 from tarneeb.audit.fairness.power import DEFAULT_POWER
+from tarneeb.audit.fairness.state import row_tests
 from tarneeb.audit.fairness.tests import StatResult, _g_test, _mean_test, _paired_test
 
 
@@ -111,6 +113,12 @@ class Tally:
         self.counts[("bounded", test, ref)] += 1
         self.sums[("bounded", test, ref)] += value
 
+    def rows(self, test: TestId, ref: DrawSum, row: tuple[Any, ...]) -> None:
+        """One match's row of numbers (its deals, packed), for the tests that need each
+        deal in its match and the archive's order (:func:`~tarneeb.audit.fairness.state.\
+row_tests`); ``ref`` the distribution of one hand's value."""
+        self.counts[("rows", test, ref, row)] += 1
+
     def merge(self, other: Tally) -> Tally:
         self.counts.update(other.counts)
         self.sums.update(other.sums)
@@ -126,7 +134,7 @@ class Tally:
     def results(self, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER,
                 select: Callable[[TestId], bool] | None = None,
                 detectable: bool = True, correct: bool = True,
-                repeats: dict[TestId, tuple[float, int, int, int]] | None = None,
+                repeats: dict[TestId, tuple[float, int, int, int, Any]] | None = None,
                 ) -> list[StatResult]:
         """Every test (or those ``select`` keeps), Holm-corrected together at
         family-wise level ``alpha``; ``detectable=False`` skips the power calculation;
@@ -134,8 +142,9 @@ class Tally:
         the caller, who corrects these tests together with others
         (:func:`~tarneeb.audit.fairness.correction.correct_all`). ``repeats``: repeat tests
         whose values are kept apart (per test: population, sample rate, values drawn,
-        equal pairs; :class:`~tarneeb.replay.archive.repeats.Repeats`), tested in their
-        place among the others."""
+        equal pairs, and a function giving each value's count;
+        :class:`~tarneeb.replay.archive.repeats.Repeats`), tested in their place among
+        the others."""
         groups: dict[tuple[str, TestId], dict[Any, int]] = {}
         for key, n in self.counts.items():
             if select is not None and not select(key[1]):
@@ -147,6 +156,9 @@ class Tally:
             groups.setdefault(kind_test, {})
         out: list[StatResult] = []
         for (kind, test), counts in sorted(groups.items(), key=lambda kv: repr(kv[0])):
+            if kind != "repeat":  # in a fixed order, so that floating-point sums are too:
+                # a tally summed in another order (an audit with a state) gives the same
+                counts = dict(sorted(counts.items(), key=lambda kv: repr(kv[0])))
             if kind in ("fit", "fit+mean"):
                 out.append(_g_test(test, counts))
             if kind == "fit+mean":
@@ -172,14 +184,24 @@ class Tally:
             elif (kind, test) in kept_apart:
                 if counts:
                     raise ValueError(f"repeats of {test} both in the tally and apart")
-                out.append(repeats_result(test, *kept_apart[(kind, test)][2:],
-                                          *kept_apart[(kind, test)][:2]))
+                population, sampled, kept, pairs, values = kept_apart[(kind, test)]
+                out.append(repeats_result(test, kept, pairs, population, sampled))
+                if sampled == 1:  # every deal: the tests that need its hands too
+                    drawn = values()
+                    if all(isinstance(v, bytes) and len(v) == DEAL_BYTES for v in drawn):
+                        out.extend(deal_tests(drawn))
             elif kind == "repeat":
                 by_value: dict[Any, int] = {}
                 (population, sampled) = next(iter(counts))[:2]
                 for (_, _, value), k in counts.items():
                     by_value[value] = by_value.get(value, 0) + k
                 out.append(repeats_test(test, by_value, population, sampled))
+                if sampled == 1 and all(isinstance(v, bytes) and len(v) == DEAL_BYTES
+                                        for v in by_value):  # every deal, its hands
+                    out.extend(deal_tests(by_value))
+            elif kind == "rows":
+                ref = next(iter(counts))[0]
+                out.extend(row_tests(test, ref, counts))
             elif kind == "ordered":
                 (ref,) = next(iter(counts))
                 entries = {k[3:]: v for k, v in self.sums.items()

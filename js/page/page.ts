@@ -13,6 +13,7 @@ import {
   verifyBytes, verifyInclusion, waitingFor, waitingStep, type Finding, type ParsedLog, type SignedReceipt, type VerdictJson,
 } from "../src/index.js";
 import { keyId } from "../src/crypto.js";
+import { Table } from "../src/people.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
 import { jsonFormToBytes } from "./jsonform.js";
@@ -60,23 +61,10 @@ function handEl(cards: number[]): HTMLElement {
   return out;
 }
 
-class Table {
-  constructor(readonly names: string[]) {}
-  static of(log: ParsedLog): Table {
-    return new Table(log.header.seats.map((s, i) => s.name.trim() || `seat ${i + 1}`));
-  }
-  team(t: number): string {
-    return `${this.names[t]} & ${this.names[t + 2]}`;
-  }
-  /** The verifier's sentence with names for seats and teams, hands counted from 1. */
-  say(text: string): string {
-    return text
-      .replace(/\bteam ([01])\+([23])\b/g, (_, t: string) => this.team(Number(t)))
-      .replace(/\bseat (\d)('s)?\b/g, (_, s: string, p: string | undefined) => (this.names[Number(s)] ?? `seat ${s}`) + (p ? "’s" : ""))
-      .replace(/\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b/g,
-        (_, w: string, ns: string) => `${w} ${ns.replace(/\d+/g, (n) => String(Number(n) + 1))}`);
-  }
-}
+/** The players as the verdict's sentences name them, as `tarneeb verify` and the match
+ *  report do (src/people.ts): a name that reads as a seat, or that two seats share, quoted
+ *  with its seat; a sentence read once, so a name is never read again as a seat or hand. */
+const tableOf = (log: ParsedLog) => Table.of(log.header.seats.map((s) => s.name));
 
 function where(f: Finding, t: Table): string {
   const parts = [f.hand !== null ? `hand ${f.hand + 1}` : "", f.trick !== null ? `trick ${f.trick}` : "", f.seat !== null ? t.names[f.seat] ?? "" : ""];
@@ -149,7 +137,7 @@ async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | n
   }
   const binding = await matchBinding(h.serverCommitment, leaf);
   if (h.clientSeeds !== null && h.clientCommitments !== null) {
-    const t = Table.of(log);
+    const t = tableOf(log);
     const ok = await Promise.all(h.clientSeeds.map(async (c, s) => equal(await clientCommitment(binding, h.matchId, s, c), h.clientCommitments![s]!)));
     steps.push({
       title: "The players' seeds", status: ok.every(Boolean) ? "pass" : "fail", kinds: ["client-seed"],
@@ -174,7 +162,7 @@ async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | n
     const firstOk = first === h.firstDealer;
     steps.push({
       title: "The deals", status: firstOk && !v.findings.some((f) => dealKinds.includes(f.kind)) ? "pass" : "fail", kinds: dealKinds,
-      detail: `Every deal is computed here from the five seeds and the match id ${hex(h.matchId)} by HMAC-SHA256 (PROTOCOL.md §5); the first dealer drawn is ${Table.of(log).names[first]}${firstOk ? ", as the log says" : ", NOT the one the log names"}. Your hand in each deal is shown below.`,
+      detail: `Every deal is computed here from the five seeds and the match id ${hex(h.matchId)} by HMAC-SHA256 (PROTOCOL.md §5); the first dealer drawn is ${tableOf(log).names[first]}${firstOk ? ", as the log says" : ", NOT the one the log names"}. Your hand in each deal is shown below.`,
     });
   } else {
     steps.push({ title: "The deals", status: "fail", kinds: dealKinds, detail: "Without the seeds, no deal can be derived." });
@@ -183,7 +171,7 @@ async function proofSteps(log: ParsedLog, v: VerdictJson, pinned: Uint8Array | n
 }
 
 /** The cards each seat holds in each hand: derived from the seeds, or as recorded. */
-async function deals(log: ParsedLog): Promise<(number[][] | null)[]> {
+async function deals(log: ParsedLog, dealers: number[]): Promise<(number[][] | null)[]> {
   const h = log.header;
   if (h.blind) return log.hands.map(() => null);
   const seed = log.end?.serverSeed ?? null;
@@ -192,10 +180,12 @@ async function deals(log: ParsedLog): Promise<(number[][] | null)[]> {
     const leaf = h.batch === null ? null : { index: h.batch.index, size: h.batch.size, root: h.batch.root };
     d = await Deriver.create(seed, h.matchId, h.clientSeeds, await matchBinding(h.serverCommitment, leaf));
   }
-  return Promise.all(log.hands.map(async (rec) => {
+  // hand i is the log's i-th dealing attempt, dealt as the verifier deals it: the deck of
+  // attempt i by the dealer the rules give (whatever number and dealer the record writes)
+  return Promise.all(log.hands.map(async (rec, i) => {
     const hands: number[][] = [[], [], [], []];
     if (d !== null) {
-      (await d.deck(rec.dealNumber)).forEach((c, p) => hands[(rec.dealer + 1 + p) & 3]!.push(c));
+      (await d.deck(i)).forEach((c, p) => hands[((dealers[i] ?? rec.dealer) + 1 + p) & 3]!.push(c));
       return hands;
     }
     if (rec.deal === null) return null;
@@ -318,7 +308,9 @@ async function show(): Promise<void> {
     };
     await new Promise((r) => setTimeout(r, 30));
   }
-  const opts = { ...(key === null ? {} : { publicKey: key.raw }), ...(keyFile === null ? {} : { keys: keyFile }),
+  const dealers: number[] = [];
+  const onDealt = (n: number, dealer: number) => { dealers[n] = dealer; };
+  const opts = { onDealt, ...(key === null ? {} : { publicKey: key.raw }), ...(keyFile === null ? {} : { keys: keyFile }),
     ...(receipt === null ? {} : { receipts: [receipt] }), ...(onHand === null ? {} : { onHand }),
     requireProof: ($("#require-proof") as HTMLInputElement).checked };
   let v: VerdictJson;
@@ -329,11 +321,11 @@ async function show(): Promise<void> {
   }
   if (formError !== null) v = { ...(await verifyBytes(new Uint8Array(0), logName)), error: formError };
   const log = v.verdict !== "unreadable" ? parsed : null;
-  const t = log === null ? null : Table.of(log);
+  const t = log === null ? null : tableOf(log);
   const otherKey = log !== null && v.findings.some((f) => f.kind === "key-mismatch") ? await signedByItsOwnKey(log) : null;
   const [tone, head, detail] = banner(v, log, t, otherKey);
   const shown = document.createElement("div");
-  if (log !== null && t !== null) await render(shown, log, v, t);
+  if (log !== null && t !== null) await render(shown, log, v, t, dealers);
   if (run !== runs) return; // a newer input is being checked
   out.replaceChildren(...Array.from(shown.childNodes));
   // the verdict last: a page that says data-verdict has shown everything
@@ -348,7 +340,7 @@ async function show(): Promise<void> {
   verdictEl.dataset.verdict = v.verdict;
 }
 
-async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table): Promise<void> {
+async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table, dealers: number[]): Promise<void> {
   const h = log.header;
   let n = 0;
   const numbered = v.findings.map((f) => ({ f, n: ++n }));
@@ -398,19 +390,20 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
     out.append(sec("proof", "Were the deals fair?", el("div", { class: "note" }, el("p", {}, el("strong", {}, "The deals are only recorded."), " This platform does not use committed seeds: it wrote each deal into the log itself. Nothing proves it did not choose them."))));
   }
   const seat = Number(($("#seat") as HTMLSelectElement).value);
-  const hands = await deals(log);
+  const hands = await deals(log, dealers);
   const list = el("section", { id: "hands" }, el("h2", {}, `Your hand in every deal (${t.names[seat]})`));
   log.hands.forEach((rec, i) => {
     const cards = hands[i];
     const waiting = rec.blind ? waitingFor(rec.blind) : null;
-    const s = el("section", { class: "deal", id: `hand-${rec.dealNumber + 1}`, "data-hand": String(rec.dealNumber + 1) },
-      el("h3", {}, `Hand ${rec.dealNumber + 1} · dealt by ${t.names[rec.dealer]}`),
+    // hand N is the N-th dealing attempt, as findings and `tarneeb show --hand N` count
+    const s = el("section", { class: "deal", id: `hand-${i + 1}`, "data-hand": String(i + 1) },
+      el("h3", {}, `Hand ${i + 1} · dealt by ${t.names[dealers[i] ?? rec.dealer]}`),
       cards ? el("p", { class: "mine" }, handEl(cards[seat]!))
         : waiting !== null ? el("p", { class: "muted blind" }, `Dealt blind, but the deal stopped before any card was dealt: ${t.names[waiting]} did not deliver ${waitingStep(rec.blind!)}. Each step delivered before it is checked here from its proof.`)
         : h.blind ? el("p", { class: "muted blind" }, `Dealt blind: when it was dealt, ${t.names[seat]}’s hand was known only to ${t.names[seat]}. No one else saw it; each card played from it was opened with a proof that it is a card dealt to that seat, and those proofs are checked here.`)
           : el("p", { class: "muted" }, "No deal for this hand: the log has neither seeds nor a recorded deal."),
       rec.plays.length ? el("p", { class: "muted" }, `${count(rec.calls.length, "call")}, ${count(rec.plays.length, "card")} played${rec.closed ? "" : "; the log stops in this hand"}.`) : null,
-      ...place((f) => f.hand === rec.dealNumber));
+      ...place((f) => f.hand === i));
     list.append(s);
   });
   out.append(list);
@@ -430,7 +423,7 @@ function seatChoices(): void {
   if (logBytes !== null) {
     try {
       const b = jsonForm(logBytes) ? jsonFormToBytes(JSON.parse(new TextDecoder().decode(logBytes))) : logBytes;
-      names = Table.of(parseLog(b)).names;
+      names = parseLog(b).header.seats.map((s, i) => s.name.trim() || `seat ${i + 1}`);
     } catch {
       // an unreadable log: keep the seat numbers
     }

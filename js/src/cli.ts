@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { type Bytes, fromHex } from "./bytes.js";
 import { KeyFileError, keysFromBytes, publicKeyFromPem } from "./keys.js";
 import { jsonShown, shown } from "./names.js";
+import { verdictLines } from "./people.js";
 import { ReceiptError, readReceipt } from "./receipt.js";
 import { type Options } from "./replay.js";
 import { DEFAULT_LIMITS, type Limits } from "./stream.js";
@@ -67,29 +68,6 @@ function expand(path: string): string[] {
     // a path that does not exist is reported as unreadable below
   }
   return [path];
-}
-
-const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-
-/** `deals_words` of the Python CLI: the hands, and where their deals came from if not proven. */
-function dealsWords(v: VerdictJson): string {
-  let source = v.deals_proven ? "" : v.recorded_deals ? (v.recorded_deals === v.hands ? "deals recorded, not proven" : `${v.recorded_deals} deals recorded, not proven`) : "deals not proven";
-  if (v.not_replayed.length) source += `${source ? "; " : ""}${v.not_replayed.length} NOT replayed`;
-  return count(v.hands, "hand") + (source ? ` (${source})` : "");
-}
-
-/** `hands_from_1` of the Python CLI: the verifier's sentence with hands counted from 1. */
-function handsFrom1(text: string): string {
-  return text.replace(/\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b/g,
-    (_, word: string, numbers: string) => `${word} ${numbers.replace(/\d+/g, (n) => String(Number(n) + 1))}`);
-}
-
-/** `signer_words` of the Python CLI: who signed, in a few words for the first line. */
-function signerWords(v: VerdictJson): string {
-  if (v.signed.startsWith("not signed yet")) return "not signed yet";
-  if (v.key.id === null) return "no key to check a signature against";
-  if (!v.signed.startsWith("signed by")) return `signature does NOT verify (key ${v.key.id})`;
-  return v.key.pinned ? v.signed : `signed by key ${v.key.id}, not pinned`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -188,23 +166,9 @@ async function main(argv: string[]): Promise<number> {
   if (json) process.stdout.write(jsonShown(JSON.stringify(verdicts, null, 1)) + "\n");
   else {
     for (const v of verdicts) {
-      if (v.error !== null) {
-        process.stdout.write(`${shown(v.error)}\n`);
-        continue;
-      }
-      // the Python CLI's lines: a short first line (file, verdict, hands, who signed), then
-      // what was replayed, what the signature proves (once), the findings, ending and notes
-      const who = signerWords(v);
-      process.stdout.write(`${shown(v.path)}: ${v.verdict === "clean" ? "clean" : count(v.findings.length, "finding")}, ${dealsWords(v)}, ${shown(who)}\n`);
-      process.stdout.write(`  ${v.hands} dealing attempts replayed, ${v.played} played, ${v.deals_proven ? "deals proven by the committed seeds" : v.recorded_deals ? "deals recorded by the platform, not proven" : "deals not proven"}${v.not_replayed.length ? `; ${v.not_replayed.length} NOT replayed` : ""}\n`);
-      if (v.signed !== who) process.stdout.write(`  ${shown(v.signed)}\n`);
-      for (const f of v.findings) {
-        const where = [["hand", f.hand === null ? null : f.hand + 1], ["trick", f.trick], ["seat", f.seat === null ? null : f.seat + 1]]
-          .filter(([, x]) => x !== null).map(([k, x]) => `${k} ${x}`).join(", ") || "match";
-        process.stdout.write(`  ${f.kind} (${where}): ${shown(f.message)}\n`);
-      }
-      if (v.ending !== null) process.stdout.write(`  ${shown(handsFrom1(v.ending))}\n`);
-      for (const note of v.notes) process.stdout.write(`  note: ${shown(handsFrom1(note))}\n`);
+      const { lines, error } = verdictLines(v);
+      process.stdout.write(lines.map((l) => `${l}\n`).join(""));
+      if (error !== null) process.stderr.write(`tarneeb-js: error: ${error}\n`);
     }
   }
   return exitCode(verdicts);

@@ -5,7 +5,7 @@
  * multi-line string). Names follow the rules of `names.ts`; weak keys, a key under two
  * names and unreadable files are refused with the Python verifier's words.
  */
-import { parse, TomlError } from "smol-toml";
+import { KEYS_HINT, readToml } from "./tomltext.js";
 import { type Bytes, equal, toHex } from "./bytes.js";
 import { weakKey } from "./crypto.js";
 import { KeyFileError, checkPlatformNames, pyStrip } from "./names.js";
@@ -45,14 +45,7 @@ export function publicKeyFromPem(pem: string, source = "public key"): Bytes {
 
 /** Platform keys from the text of a keys file: platform name → raw public key. */
 export function parseKeys(text: string, source = "keys file"): Map<string, Bytes> {
-  let doc: Record<string, unknown>;
-  try {
-    doc = parse(text) as Record<string, unknown>;
-  } catch (e) {
-    // the TOML parser's own words: these may differ from Python's tomllib
-    const why = e instanceof TomlError ? e.message.split("\n")[0] : String(e);
-    throw new KeyFileError(`${source}: not TOML: ${why}`);
-  }
+  const doc = readToml(text, source, KEYS_HINT, (m) => new KeyFileError(m));
   checkPlatformNames(Object.keys(doc), source);
   const keys = new Map<string, Bytes>();
   const seen: [Bytes, string][] = [];

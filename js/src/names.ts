@@ -107,6 +107,19 @@ export function pyStrip(s: string): string {
   while (b > a && isSpace(list[b - 1]!)) b--;
   return String.fromCodePoint(...list.slice(a, b));
 }
+/** Python's str.split() without arguments: the words between runs of white space. */
+export function pySplit(s: string): string[] {
+  const out: string[] = [];
+  let word: number[] = [];
+  for (const cp of [...cps(s), 0x20]) {
+    if (!isSpace(cp)) word.push(cp);
+    else if (word.length) {
+      out.push(String.fromCodePoint(...word));
+      word = [];
+    }
+  }
+  return out;
+}
 const isAlpha = (cp: number) => cls(cp) === "L";
 
 const BLANK = new Set([0x2800, 0x16fe4, 0x1d159]);
@@ -270,7 +283,8 @@ export function profileProblem(name: string): string | null {
   return null;
 }
 
-function casefold(s: string): string {
+/** Python's str.casefold(). */
+export function casefold(s: string): string {
   const t = load();
   return cps(s).map((cp) => t.fold.get(cp) ?? t.lower.get(cp) ?? String.fromCodePoint(cp)).join("");
 }

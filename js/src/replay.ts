@@ -36,6 +36,9 @@ export interface Options {
   /** called before each dealing attempt is replayed (from 0, of `total`): a page shows the
    *  progress of a log dealt blind, whose proofs take seconds a deal, and lets itself paint */
   onHand?: (done: number, total: number) => void | Promise<void>;
+  /** called as each dealing attempt is replayed: its number (from 0, its place in the log,
+   *  as findings name it) and the dealer the rules give it (a page shows the same hand) */
+  onDealt?: (n: number, dealer: number) => void;
   /** the user's policy (`--require-proof`): a deal not proven from the log (recorded by the
    *  platform, or dealt blind under `tarneeb-blind-v1`) is an `unproven-deal` finding */
   requireProof?: boolean;
@@ -128,6 +131,7 @@ export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number
       add(v, "played-after-win", `hand ${rec.dealNumber} was played after ${TEAMS[state.winner!]} had won the match`, { hand: rec.dealNumber, offset: rec.offset });
       break;
     }
+    opts.onDealt?.(state.dealNumber, state.dealer);
     replay.run(rec);
     timers.push(rec.timer);
   }

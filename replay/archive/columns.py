@@ -63,6 +63,7 @@ from tarneeb.replay.archive.measures import (
     _PATTERN,
     _POSITIONS_TEST,
     _RANK_POPULATION,
+    _ROWS,
     _TEAM_HCP,
     _VOIDS,
     ACES,
@@ -139,10 +140,11 @@ class DealColumns:
         self.matches: list[_Match] = []
         self.masks: list[int] = []  # four a deal
         self.deal: list[int] = []  # per deal: match, dealer, thirteenth, trump, number,
-        # team totals (2), seat scores (4), declarer, named trump: NUMBERS values
+        # team totals (2), seat scores (4), declarer, named trump, the deal before won by
+        # (0 neither, 1 seats 1 and 3, 2 the others): NUMBERS values
         self.deal_bytes: list[bytes] = []  # every deal, its hands in dealing order
 
-    NUMBERS = 13
+    NUMBERS = 14
 
     def add_match(self, rules: RuleSet, computer: Sequence[bool], key: str | None,
                   hands: Sequence[Any], names: Sequence[str] | None = None,
@@ -153,6 +155,7 @@ class DealColumns:
         totals = (0, 0)
         scores: Sequence[int] = (0, 0, 0, 0)
         deals = 0
+        won = 0  # the deal before: 1 won by seats 1 and 3, 2 by the others, 0 neither
         named = rules.trump == "named"
         masks, deal, deal_bytes = self.masks, self.deal, self.deal_bytes
         for hand in hands:
@@ -173,11 +176,14 @@ class DealColumns:
             masks.extend(m)
             deal.extend((index, d, -1 if thirteenth is None else thirteenth,
                          -1 if trump is None else trump, deals, *totals, *scores,
-                         declarer, suit))
+                         declarer, suit, won))
             deal_bytes.append((m[(d + 1) & 3] | m[(d + 2) & 3] << 52
                                | m[(d + 3) & 3] << 104).to_bytes(20, "big"))
             after = getattr(hand, "totals", None)
+            won = 0
             if after is not None and len(after) == 4:
+                gained = (after[0] + after[2] - totals[0], after[1] + after[3] - totals[1])
+                won = 1 if gained[0] > gained[1] else 2 if gained[1] > gained[0] else 0
                 totals, scores = (after[0] + after[2], after[1] + after[3]), after
         labels = sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1
         self.matches.append(_Match(rules, labels, key or "unsigned",
@@ -232,7 +238,7 @@ class _Columns:
         self.masks = np.array(d.masks, dtype=_U64).reshape(-1, 4)
         (self.match, self.dealer, self.thirteenth, self.trump, self.number) = nums[:, :5].T
         self.totals, self.scores = nums[:, 5:7], nums[:, 7:11]
-        self.declarer, self.named = nums[:, 11], nums[:, 12]
+        self.declarer, self.named, self.won = nums[:, 11], nums[:, 12], nums[:, 13]
         self.deal_bytes = d.deal_bytes
         ms = d.matches
         distinct: list[RuleSet] = []  # two rule sets may share a name
@@ -557,10 +563,23 @@ def _per_match(s: Streams, c: _Columns, matches: Sequence[_Match]) -> None:
             "mean", (FIRST_DEALER, "label", "computer"), DrawSum(((1, k), (0, 4 - k)), 1)),
             (labels[some] >> dealer[some]) & 1)
     points = np.bincount(c.match, weights=c.hcp[:, 0] + c.hcp[:, 2], minlength=s.m)
+    # per deal, the seats' points and seats 1 and 3's state before it (measures._row)
+    t0, t1 = c.totals[:, 0], c.totals[:, 1]
+    state = (np.where(t1 > t0, 1, np.where(t0 > t1, 2, 0))
+             | np.where(2 * np.maximum(t0, t1) >= c.target, 4, 0) | 8 * c.won
+             | np.where(c.number == 1, 32, 0))
+    rows = np.concatenate((c.hcp, state[:, None]), axis=1).astype(np.uint8).tobytes()
+    first = 0
     for j, m in enumerate(matches):
         if not m.deals:
             continue
         s.direct(0, ("placed", _POSITIONS_TEST, SUIT_SIZES, _CARD_NAMES), j, m.deals)
+        leaf = (int.from_bytes(m.leaf[0][:8], "big"), m.leaf[1]) if m.leaf is not None \
+            else (0, -1)
+        s.direct(0, ("rows", _ROWS, _HCP_HAND, (*leaf, m.names or (), m.labels,
+                                                 rows[5 * first:5 * (first + m.deals)])),
+                 j, 1)
+        first += m.deals
         if m.leaf is not None:
             s.direct(0, ("ordered", _CONSECUTIVE, _TEAM_HCP), j, 1)
             s.direct(1, ("ordered", _CONSECUTIVE, _TEAM_HCP,

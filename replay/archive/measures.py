@@ -33,9 +33,10 @@ references say so.
 >>> tally_match(t, v.rules, v.computer, v.key_id, v.history) == len(v.history)  # deals added
 True
 >>> sorted({r.test[0] for r in t.results()})  # doctest: +NORMALIZE_WHITESPACE
-['aces', 'card position', 'deck order', 'first dealer', 'high-card points', 'kings',
- 'long suits', 'repeated deals', 'repeated hands', 'revealed card', 'revealed rank',
- 'suit pattern', 'trump suit', 'trumps', 'voids']
+['aces', 'card position', 'deck order', 'first dealer', 'high-card points', 'honour fit',
+ 'kings', 'long suits', 'near-repeated hands', 'repeated deals', 'repeated hands',
+ 'revealed card', 'revealed rank', 'suit fit', 'suit pattern', 'trump suit', 'trumps',
+ 'voids']
 """
 
 from __future__ import annotations
@@ -179,6 +180,8 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
     previous: int | None = None  # the points of seats 1 and 3 in the deal before
     team_points = 0  # seats 1 and 3's points in every deal
     packed = [0, 0, 0, 0]  # per position relative to the dealer: each card's count, packed
+    rows = bytearray()  # per deal: the seats' points and seats 1 and 3's state (_row)
+    won = 0  # the deal before: 1 won by seats 1 and 3, 2 by the others, 0 neither or none
     for hand in hands:
         if not is_deal(hand.hands):  # an attempt the replayer could not deal (not replayed)
             continue
@@ -204,15 +207,38 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
         previous = points
         if names is not None and len(names) == 4:
             deal.players(names)
+        rows += _row(hand.hands, totals, won, deals, rules.target)
         after = getattr(hand, "totals", None)
+        won = 0
         if after is not None and len(after) == 4:
+            gained = (after[0] + after[2] - totals[0], after[1] + after[3] - totals[1])
+            won = 1 if gained[0] > gained[1] else 2 if gained[1] > gained[0] else 0
             totals, scores = (after[0] + after[2], after[1] + after[3]), after
     if deals:
         _placed(tally, deals, packed)
+        tally.rows(_ROWS, _HCP_HAND, (
+            *((int.from_bytes(leaf[0][:8], "big"), leaf[1]) if leaf is not None else (0, -1)),
+            tuple(names) if names is not None and len(names) == 4 else (),
+            sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1,
+            bytes(rows)))
         if leaf is not None:  # seats 1 and 3's points in the match, against the next one's
             tally.ordered(_CONSECUTIVE, _TEAM_HCP, int.from_bytes(leaf[0][:8], "big"), leaf[1],
                           team_points, deals)
     return deals
+
+
+_ROWS = (HCP, "match state", "players, seat labels and teams")
+
+
+def _row(masks: Sequence[int], totals: tuple[int, int], won: int, number: int,
+         target: int) -> bytes:
+    """One deal for the tests of :mod:`tarneeb.audit.fairness.state` and
+    :mod:`~tarneeb.audit.fairness.drift`: the four seats' points, then seats 1 and 3's
+    state before it (bits: 1 behind, 2 ahead; 4 late, a side at half the target or more;
+    8 and 16 the deal before won or lost by them; 32 the match's first deal)."""
+    state = (1 if totals[1] > totals[0] else 2 if totals[0] > totals[1] else 0) \
+        | (4 if 2 * max(totals) >= target else 0) | (8 * won) | (32 if number == 1 else 0)
+    return bytes((*(hcp(m) for m in masks), state))
 
 
 class _DealTally:
@@ -446,12 +472,15 @@ def tested_keys(tally: Tally, by: str = "key") -> set[str]:
 # what the battery does not test, said with every verdict and in the JSON
 UNCOVERED = ("No test looks for: rigging of what is not measured (the measures are "
              "high-card points, trumps, voids, aces, kings, long suits, suit patterns, card "
-             "positions, repeated hands and deals, the deck's order, the revealed card and "
-             "the first dealer); rigging "
-             "steered by what the tests do not see (a player's skill or bids, the time "
-             "of day, the stakes); a seed space too large to repeat deals at this "
-             "archive's size; matches left out of the archive; and any bias smaller "
-             "than the sizes above.")
+             "positions, repeated and near-repeated hands (12 of 13 cards) and deals, the "
+             "deck's order, partners' suit and honour fit, the revealed card and the first "
+             "dealer); rigging steered by what the tests do not see (a player's skill or "
+             "bids, the time of day, the stakes, a match state other than behind, ahead, "
+             "late, after a won or lost deal and the first deal); the state or the "
+             "successive matches of a player with fewer than 20 matches; drift where the "
+             "logs carry no season order; hands that share 11 cards or fewer with an "
+             "earlier one; a seed space too large to repeat deals at this archive's size; "
+             "matches left out of the archive; and any bias smaller than the sizes above.")
 
 __all__ = [
     "LABELS",

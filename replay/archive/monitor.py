@@ -11,6 +11,14 @@ in the order of the listing (:mod:`~tarneeb.replay.archive.records`) and folded 
 full audit folds its chunks, so the verdict, the counts, the findings and ``--json``
 are those of a full audit of every log.
 
+With ``--no-stats`` a run keeps the logs' verdicts, findings and counts and tallies no
+deal (the evidence stands still); a later run with the statistics reads again the logs
+read without them. With ``--play`` each clean log's fair-play record (the fair-play
+module's :class:`~tarneeb.replay.fairplay.MatchPlay`, with the options it was analysed
+with) is kept too, so a run analyses only logs new, changed or not analysed before, and
+folds every record, kept or new, in the order of the listing as a full ``--play`` audit
+does.
+
 A log the state knows that the listing no longer gives is **lost**: a finding naming it
 (exit 1), run after run, unless ``--removed PATTERN`` (a glob on the path, or the path)
 says it was removed on purpose; then it is reported as removed and forgotten.
@@ -31,12 +39,13 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from tarneeb.audit.fairness import Tally
-from tarneeb.audit.fairness.anytime import Evidence
+from tarneeb.audit.fairness import StatResult, Tally
+from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.codec import CodecError
 from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.state import State, StateError
+from tarneeb.replay.fairplay import MatchPlay, PlayOptions
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
 CHANGED_KIND = "changed-log"
@@ -77,9 +86,14 @@ class Monitor:
     :meth:`finish`, which commits the state (or :meth:`close`, which leaves it as it was)."""
 
     def __init__(self, state_path: str, alpha: float, trust: Trust = NOTHING,
-                 removed: Sequence[str] = ()) -> None:
+                 removed: Sequence[str] = (), stats: bool = True,
+                 play: PlayOptions | None = None) -> None:
         self.state = State(state_path, alpha, trust)
         self.alpha, self.trust, self.removed_patterns = alpha, trust, list(removed)
+        self.stats, self.play = stats, play
+        # what makes a kept fair-play record one this run would make (not the Monte Carlo
+        # seed: each run draws its own, and a record kept is as good as a new one)
+        self.play_key = None if play is None else (play.samples, play.per_match)
         try:
             blob = self.state.evidence()
             self.evidence = Evidence.from_bytes(blob) if blob is not None else Evidence()
@@ -112,15 +126,18 @@ class Monitor:
             st = stat_of(path)
             known = self.state.known(path)
             keep = (st is not None and known is not None and not self.state.retrust
-                    and (st[0], st[1]) == known[:2])
+                    and (st[0], st[1]) == known[:2] and self._read_enough(path))
             plan.append((path, st, keep))
         fresh = (r for c in run_chunks((p for p, _, keep in plan if not keep), self.trust, jobs,
-                                       scheduler, chunk_size) for r in records_of(c))
+                                       scheduler, chunk_size, self.play, self.stats)
+                 for r in records_of(c))
         batch: list[LogRecord] = []
         paths: list[str] = []
         for path, st, keep in plan:
             if keep:  # its share stays in the state: the totals hold it
                 record = self.state.load(path, share=False)
+                if self.play is not None:
+                    record.play = self._kept_play(path)
                 self.kept += 1
             else:
                 record = next(fresh)
@@ -137,6 +154,20 @@ class Monitor:
             self._rows.append(batch)
             self._paths.append(paths)
             yield chunk_of(batch)
+
+    def _read_enough(self, path: str) -> bool:
+        """Whether the log at ``path`` was read as this run reads: its deals tallied if
+        this run tests them, its play analysed alike if this run analyses play."""
+        tallied, play_key = self.state.read_as(path)
+        return (tallied or not self.stats) and (self.play is None or play_key == self.play_key)
+
+    def _kept_play(self, path: str) -> MatchPlay | None:
+        data = self.state.play(path)
+        try:
+            return None if data is None else MatchPlay.from_json(data)
+        except ValueError as e:
+            raise StateError(f"{self.state.path}: the fair-play record of {path} is damaged "
+                             f"({e})") from None
 
     def _judged(self, path: str, st: tuple[int, int] | None, record: LogRecord) -> None:
         """A log read now: a change since the state judged it is a finding (and one found
@@ -161,7 +192,10 @@ class Monitor:
             if old:
                 record.findings.extend(old)
                 record.row.add_findings(len(old))
-        self.state.put(path, st[0], st[1], record)
+        play = None
+        if self.play_key is not None:
+            play = (self.play_key, None if record.play is None else record.play.to_json())
+        self.state.put(path, st[0], st[1], record, self.stats, play)
         self._put.add(path)
 
     def _run_of(self, path: str) -> int:
@@ -190,7 +224,7 @@ class Monitor:
             if m.duplicate is not None or (chunk.shares[i] is None and not share_kept):
                 continue
             self._counted[path] = share_kept
-            if identity is None or self.state.in_history(identity):
+            if not self.stats or identity is None or self.state.in_history(identity):
                 continue
             if share_kept:  # the first log of its match now, not before (rare)
                 found = self.state.share(path)
@@ -244,7 +278,8 @@ class Monitor:
         summary.lost = len(self.lost)
         if self.lost:
             summary.findings_by_kind[LOST_KIND] += len(self.lost)
-        summary.evidence = self.evidence.to_json(self.alpha)
+        # --no-stats: no evidence, and no exit code 3, as a full audit without statistics
+        summary.evidence = self.evidence.to_json(self.alpha) if self.stats else None
         summary.monitor = {
             "file": self.state.path, "run": self.state.run, "audited": self.audited,
             "kept": self.kept, "changed": self.changed[:20], "changed_count": len(self.changed),
@@ -277,6 +312,18 @@ def state_json(summary: ArchiveSummary, doc: dict[str, Any]) -> None:
                                 for t in ev["strongest"]] if ev and ev["flagged"] else [])
 
 
+def note_fixed_sample_only(summary: ArchiveSummary, monitor: Monitor,
+                           fairness: dict[str, list[StatResult]]) -> None:
+    """Name in the evidence's part of the summary the tests of this look's fixed-sample
+    battery that the continuous evidence does not cover (``fixed_sample_only``): a test
+    the battery gains with no e-process is said, never silently absent."""
+    if summary.evidence is None:
+        return
+    tests = list(dict.fromkeys(r.test for rs in fairness.values() for r in rs))
+    summary.evidence["fixed_sample_only"] = [
+        list(t) for t in fixed_sample_only(tests, monitor.evidence)]
+
+
 def _subtract(total: Tally, share: Tally) -> None:
     """``total`` less ``share`` (whose observations it holds); counts that reach 0 go."""
     for mine, theirs in ((total.counts, share.counts), (total.sums, share.sums)):
@@ -288,4 +335,5 @@ def _subtract(total: Tally, share: Tally) -> None:
                 del mine[k]
 
 
-__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "Monitor", "stat_of", "state_json"]
+__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "Monitor", "note_fixed_sample_only",
+           "stat_of", "state_json"]

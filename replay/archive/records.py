@@ -40,6 +40,7 @@ from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
 from tarneeb.replay.archive.claims import Claim
 from tarneeb.replay.archive.endings import Ending
 from tarneeb.replay.archive.seen import snapshot
+from tarneeb.replay.fairplay import MatchPlay
 
 _ROW_FIELDS = len(fields(MatchRow))
 _FINDING_FIELDS = len(fields(FindingRow))
@@ -65,6 +66,7 @@ class LogRecord:
     # taken from a state without its share, which the state's totals hold already
     # (:mod:`~tarneeb.replay.archive.monitor`)
     share_kept: bool = False
+    play: MatchPlay | None = None  # with --play: the fair-play analysis of a clean log
 
 
 def records_of(chunk: Chunk) -> list[LogRecord]:
@@ -72,6 +74,7 @@ def records_of(chunk: Chunk) -> list[LogRecord]:
     keys = {o: (list(t.counts), list(t.sums)) for o, t in chunk.tallies.items()}
     before: dict[str, Any] = {}
     not_read = set(chunk.not_read)
+    played = len(chunk.play) == len(chunk.matches)  # with --play: a record a row
     out = []
     pos = 0
     for i, m in enumerate(chunk.matches):
@@ -85,7 +88,7 @@ def records_of(chunk: Chunk) -> list[LogRecord]:
             chunk.identities[i], chunk.claims[i] if chunk.claims else None,
             chunk.endings[i] if chunk.endings else None,
             bool(chunk.unpinned_rows[i]) if chunk.unpinned_rows else False, i in not_read,
-            share))
+            share, play=chunk.play[i] if played else None))
         pos += m.findings
     return out
 
@@ -115,6 +118,7 @@ def chunk_of(records: Iterable[LogRecord]) -> Chunk:
         out.endings.append(r.ending)
         out.unpinned += r.unpinned
         out.unpinned_rows.append(r.unpinned)
+        out.play.append(r.play)
         snap = None
         if r.share is not None:
             tally = out.tallies.setdefault(r.row.deals, Tally())

@@ -14,7 +14,7 @@ gives the distinct values and their counts (numpy arrays), for a test of near-re
 >>> r = Repeats()
 >>> for v in (b"a" * 20, b"b" * 20, b"a" * 20):
 ...     _ = r.add(("repeated deals",), 1e28, 1, v, 1)
->>> r.totals()[("repeated deals",)][2:]
+>>> r.totals()[("repeated deals",)][2:4]
 (3, 1)
 """
 
@@ -52,6 +52,13 @@ class _Values:
         self.pending_counts.append(n)
         if len(self.pending) >= BATCH:
             self.merge()
+
+    def by_value(self) -> dict[Any, int]:
+        """Each value (bytes, or an int) and its count."""
+        self.merge()
+        values = [v.tobytes() for v in self.values] if self.dtype.kind == "V" \
+            else self.values.tolist()
+        return dict(zip(values, self.counts.tolist(), strict=True))
 
     def merge(self) -> None:
         if not self.pending:
@@ -91,13 +98,16 @@ class Repeats:
         held.add(value, n)
         return True
 
-    def totals(self) -> dict[Any, tuple[float, int, int, int]]:
-        """Per test: population, sample rate, values drawn, pairs of equal values."""
+    def totals(self) -> dict[Any, tuple[float, int, int, int, Any]]:
+        """Per test: population, sample rate, values drawn, pairs of equal values, and a
+        function that gives each value's count as a dict (made when called: a test that
+        needs every deal's hands, near-repeats and the partners' fit, reads them)."""
         out = {}
         for (test, population, sampled), held in self.tests.items():
             held.merge()
             c = held.counts
-            out[test] = (population, sampled, int(c.sum()), int((c * (c - 1) // 2).sum()))
+            out[test] = (population, sampled, int(c.sum()), int((c * (c - 1) // 2).sum()),
+                         held.by_value)
         return out
 
     def values(self, test: Hashable) -> tuple[npt.NDArray[Any], npt.NDArray[np.int64]]:

@@ -13,15 +13,21 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
   fixed when the file is made), ``trust`` (a digest of what the user trusted: keys,
   root, receipts, caps; a run that trusts otherwise judges every log again);
 * ``keys(id, key)``: each key of the fairness tallies once (msgpack,
-  :mod:`tarneeb.audit.fairness.codec`);
-* ``logs(path, size, mtime, digest, verdict, findings, record, figures, run, counted)``:
-  per log
+  :mod:`tarneeb.audit.fairness.codec`); a value drawn (the repeat tests' keys, one a deal
+  or hand) as ``("@", n, value)``: key number ``n`` (its test) with the value added;
+* ``logs(path, size, mtime, digest, verdict, findings, record, figures, run, counted,
+  tallied, play)``: per log
   its size and modification time (nanoseconds; for a URL a number from its version
   tag), the SHA-256 of its bytes, its verdict, its number of findings, its record
   (:mod:`~tarneeb.replay.archive.records`: row, findings, match identity, claims,
   ending) and its per-match figures (its share of the tally: pairs of key number and
   count, whatever the tests observe, msgpack compressed with zlib), the run that read it,
-  and whether its share is in ``totals`` (the first log of its match, with deals);
+  whether its share is in ``totals`` (the first log of its match, with deals), whether its
+  deals were tallied at all (0: read with ``--no-stats``; a run with the statistics reads
+  it again), and its fair-play record (``--play``: the options it was analysed with and
+  the fair-play module's record of the match, :meth:`MatchPlay.to_json
+  <tarneeb.replay.fairplay.MatchPlay.to_json>`, msgpack compressed with zlib; NULL: not
+  analysed, and a run with ``--play`` reads it again);
 * ``totals(origin, tally)``: per origin of deals (proven, recorded), the sum of the
   shares counted, so a run adds and takes away only what changed;
 * ``history(identity, seq, log_e)``: each match once, in the order the state first saw
@@ -50,7 +56,8 @@ from tarneeb.replay.archive.records import (
 )
 from tarneeb.replay.verify.trust import Trust
 
-FORMAT = 1
+FORMAT = 2  # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played)
+_SAME_BUT = "@"  # a key written as the number of another and one more value (no key starts so)
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -58,7 +65,8 @@ CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL);
 CREATE TABLE logs (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
                    digest BLOB, verdict TEXT NOT NULL, findings INTEGER NOT NULL,
                    record BLOB NOT NULL, figures BLOB, run INTEGER NOT NULL,
-                   counted INTEGER NOT NULL) WITHOUT ROWID;
+                   counted INTEGER NOT NULL, tallied INTEGER NOT NULL DEFAULT 1,
+                   play BLOB) WITHOUT ROWID;
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
                       log_e REAL NOT NULL) WITHOUT ROWID;
@@ -134,6 +142,10 @@ class State:
                              f"tarneeb reads ({FORMAT}): upgrade tarneeb")
         if version < 1:
             raise StateError(f"{self.path}: unknown state format {version}")
+        if version == 1:  # format 1 read every log's deals and analysed no play
+            self.db.execute("ALTER TABLE logs ADD COLUMN tallied INTEGER NOT NULL DEFAULT 1")
+            self.db.execute("ALTER TABLE logs ADD COLUMN play BLOB")
+            self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
         if float(meta["alpha"]) != alpha:
             raise StateError(f"{self.path}: this state flags evidence at --alpha "
                              f"{float(meta['alpha']):g}, fixed when it was made; a level "
@@ -152,19 +164,26 @@ class State:
             return
         self._loaded = True
         try:
-            for j, blob in self.db.execute("SELECT id, key FROM keys"):
+            for j, blob in self.db.execute("SELECT id, key FROM keys ORDER BY id"):
                 k = unpack_value(blob)
+                if isinstance(k, tuple) and len(k) == 3 and k[0] == _SAME_BUT:
+                    k = (*self._keys[k[1]], k[2])  # its prefix is numbered before it
                 self._keys[j], self._ids[k] = k, j
-        except CodecError as e:
+        except (CodecError, KeyError, TypeError) as e:
             raise StateError(f"{self.path}: a key of its tallies is damaged ({e})") from None
 
     def key_id(self, key: Any) -> int:
         """The number of a tally's key (written now if it is new)."""
-        self._all_keys()
         i = self._ids.get(key)
+        if i is None and not self._loaded:  # (a call per key of every share: kept light)
+            self._all_keys()
+            i = self._ids.get(key)
         if i is None:
+            # a value drawn (a deal, a hand: one key each) as its test's number and the value
+            blob = (pack_value((_SAME_BUT, self.key_id(key[:-1]), key[-1]))
+                    if key[0] == "repeat" and len(key) == 5 else pack_value(key))
             i = self._ids[key] = self.db.execute("INSERT INTO keys (key) VALUES (?)",
-                                                 (pack_value(key),)).lastrowid or 0
+                                                 (blob,)).lastrowid or 0
             self._keys[i] = key
         return i
 
@@ -183,6 +202,26 @@ class State:
         row = self.db.execute("SELECT size, mtime, digest FROM logs WHERE path = ?",
                               (path,)).fetchone()
         return None if row is None else (row[0], row[1], row[2])
+
+    def read_as(self, path: str) -> tuple[bool, Any]:
+        """How the log at ``path`` was read: whether its deals were tallied, and the
+        fair-play options it was analysed with (None: not analysed)."""
+        tallied, play = self.db.execute("SELECT tallied, play FROM logs WHERE path = ?",
+                                        (path,)).fetchone()
+        return bool(tallied), None if play is None else self._play(path, play)[0]
+
+    def play(self, path: str) -> Any:
+        """The fair-play record kept of the log at ``path`` (None: none, or not analysed)."""
+        row = self.db.execute("SELECT play FROM logs WHERE path = ?", (path,)).fetchone()
+        return None if row is None or row[0] is None else self._play(path, row[0])[1]
+
+    def _play(self, path: str, blob: bytes) -> tuple[Any, Any]:
+        try:
+            options, record = unpack_value(zlib.decompress(blob))
+            return tuple(options), record
+        except (CodecError, zlib.error, TypeError, ValueError) as e:
+            raise StateError(f"{self.path}: the fair-play record of {path} is damaged "
+                             f"({e})") from None
 
     def load(self, path: str, share: bool = True) -> LogRecord:
         """The record of the log at ``path``; without ``share``, its share is left in the
@@ -233,14 +272,20 @@ class State:
         self.db.executemany("INSERT INTO totals VALUES (?, ?)", (
             (o, zlib.compress(pack_share(t, self.key_id))) for o, t in tallies.items() if t))
 
-    def put(self, path: str, size: int, mtime: int, record: LogRecord) -> None:
+    def put(self, path: str, size: int, mtime: int, record: LogRecord, tallied: bool = True,
+            play: tuple[Any, Any] | None = None) -> None:
+        """Keep the log at ``path``: its record, whether its deals were tallied, and with
+        ``play`` the fair-play options it was analysed with and the fair-play module's
+        record of it (None when it was not analysed: not clean)."""
         r = record.row
         figures = (None if record.share is None
                    else zlib.compress(pack_share(record.share, self.key_id)))
+        played = None if play is None else zlib.compress(pack_value(play))
         self.db.execute(
-            "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
             (path, size, mtime, None if r.sha256 is None else bytes.fromhex(r.sha256),
-             r.verdict, r.findings, pack_record(record, path), figures, self.run))
+             r.verdict, r.findings, pack_record(record, path), figures, self.run,
+             int(tallied), played))
 
     def touch(self, path: str, size: int, mtime: int) -> None:
         self.db.execute("UPDATE logs SET size = ?, mtime = ? WHERE path = ?", (size, mtime, path))

@@ -121,6 +121,12 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
                      "forgotten by the state: " + ", ".join(m["removed"]) + ".")
     if s.evidence is not None:
         lines.append(evidence_sentence(s.evidence, alpha))
+        only = s.evidence.get("fixed_sample_only")
+        if only:
+            lines.append(f"Fixed-sample only, not in the continuous evidence: "
+                         f"{count(len(only), 'test')} (" + "; ".join(
+                             f"{t[0]}, {' '.join(map(str, t[1:]))}" for t in only[:10])
+                         + ("; …" if len(only) > 10 else "") + ").")
     return lines
 
 
@@ -259,6 +265,8 @@ def detectable_sentence(results: list[StatResult]) -> str:
     label = worst(lambda r: r.test[:2] == ("high-card points", "team") and r.method != "G-test")
     paired = worst(lambda r: r.test[0] == "high-card points" and r.method == "paired z-test")
     w = worst(lambda r: r.method == "G-test" and r.test[1] == "seat")
+    state = worst(lambda r: r.method == "max z over states")
+    near = worst(lambda r: r.method == "near repeats (Poisson)")
     parts = []
     if seat is not None:
         parts.append(f"{seat:.2f} high-card points per hand at any seat relative to the dealer")
@@ -268,6 +276,11 @@ def detectable_sentence(results: list[StatResult]) -> str:
         parts.append(f"a difference of {paired:.2f} points between computer and human hands")
     if w is not None:
         parts.append(f"a departure of Cohen's w = {w:.2f} from any distribution of a hand")
+    if state is not None:
+        parts.append(f"{state:.2f} points per hand for a player's side, a seat label or a "
+                     f"team in one state of the match (a cell of median size)")
+    if near is not None:
+        parts.append(f"{near:.0f} pairs of hands sharing 12 or 13 cards")
     if not parts:
         return "Too few deals to test anything."
     return "The sample would have detected (80% power) a bias of " + "; ".join(parts) + "."

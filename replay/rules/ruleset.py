@@ -466,12 +466,13 @@ def parse_rules_text(text: str, where: str = "<rules>") -> tuple[RuleSet, str, s
     >>> base, r.values_high, r.values_high_from
     ('sahrat400', None, None)
     """
-    import tomllib  # only for rules files: a replay does not load it
+    # only for rules files: a replay does not load it
+    from tarneeb.audit.tomltext import NotToml, read_toml
 
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise RulesError(f"{where}: not valid TOML: {e}") from None
+        data = read_toml(text, where, "a rules file holds lines field = value (docs/RULES.md)")
+    except NotToml as e:
+        raise RulesError(str(e)) from None
     base_name = data.pop("base", None)
     if base_name is None:
         raise RulesError(f"{where}: a rules file needs base = one of {', '.join(PRESETS)}")

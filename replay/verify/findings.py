@@ -248,6 +248,8 @@ class Verdict:
                     "scripts": list(self.signer_scripts)},
             "signed": self.signed_by(),
             "ending": self.ending,
+            # the players the findings' seats are (seat 0 first), as the log names them
+            "players": [] if self.error else list(self.names),
             "findings": [f.to_json() for f in self.findings],
             "notes": self.notes,
             "paths": dict(sorted(self.paths.items())),

@@ -21,12 +21,15 @@ from dataclasses import dataclass
 from tarneeb.replay.rules.cards import SUIT_SYMBOLS, card_name
 from tarneeb.replay.verify.findings import Verdict
 
-_SEAT = re.compile(r"\bseat (\d)('s)?\b")
-_TEAM = re.compile(r"\bteam ([01])\+([23])\b")
-_HAND = re.compile(r"\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) "
-                   r"(\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)\b")
-_NUMBER = re.compile(r"\d+")
-_SEAT_LIKE = re.compile(r"(?:seat|player|hand|team)\s*\d+")  # casefolded
+# The replayer's words for seats, teams and hands, read in one pass (a name put in is not
+# read again: a player called "hand 3" or "seat 1" keeps the name), ASCII only, as the
+# TypeScript CLI reads them (js/src/people.ts)
+_HANDS = (r"\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) "
+          r"([0-9]+(?:-[0-9]+)?(?:, [0-9]+(?:-[0-9]+)?)*)\b")
+_HAND = re.compile(_HANDS, re.ASCII)
+_WORDS = re.compile(r"\bteam ([01])\+([23])\b|\bseat ([0-3])('s)?\b|" + _HANDS, re.ASCII)
+_NUMBER = re.compile(r"[0-9]+")
+_SEAT_LIKE = re.compile(r"(?:seat|player|hand|team) ?\d+")  # casefolded, spaces made one
 
 
 def hands_from_1(text: str) -> str:
@@ -55,6 +58,7 @@ class Table:
     """The four players of a match, for putting the replayer's words to people."""
 
     def __init__(self, names: list[str]) -> None:
+        self.given = list(names)
         self.raw = [n.strip() for n in names]
         # A name that reads as a seat ("seat 2") or that two seats share would make a
         # sentence blame the wrong player: such a name is shown quoted, with its seat.
@@ -84,12 +88,31 @@ class Table:
         return f"{self.names[team]} & {self.names[team + 2]}"
 
     def say(self, text: str) -> str:
-        """The replayer's sentence with names for seats and teams, hands counted from 1."""
-        text = _TEAM.sub(lambda m: self.team(int(m[1])), text)
-        for s, name in enumerate(self.raw):  # "seat 2 (Cy)" says the name twice
-            text = text.replace(f"seat {s} ({name})", self.names[s])
-        text = _SEAT.sub(lambda m: self.names[int(m[1])] + ("’s" if m[2] else ""), text)
-        return hands_from_1(text)
+        """The replayer's sentence with names for seats and teams, hands counted from 1,
+        in one pass: what a name says is not read again.
+
+        >>> t = Table(["seat 1", "Ben", "hand 3", "Dee"])
+        >>> t.say("seat 2 led in hand 0; team 0+2 won; seat 1 (Ben) left")
+        '“hand 3” (Seat 3) led in hand 1; seat 1 & “hand 3” (Seat 3) won; Ben left'
+        """
+        out: list[str] = []
+        at = 0
+        for m in _WORDS.finditer(text):
+            if m.start() < at:  # inside a name already said
+                continue
+            out.append(text[at:m.start()])
+            at = m.end()
+            if m[1] is not None:
+                out.append(self.team(int(m[1])))
+            elif m[3] is not None:
+                s = int(m[3])
+                out.append(self.names[s] + ("’s" if m[4] else ""))
+                said = f" ({self.given[s]})"  # "seat 2 (Cy)" says the name twice
+                if not m[4] and text.startswith(said, at):
+                    at += len(said)
+            else:
+                out.append(f"{m[5]} " + _NUMBER.sub(lambda n: str(int(n[0]) + 1), m[6]))
+        return "".join(out) + text[at:]
 
     @staticmethod
     def card(card: int, trump: int | None = None) -> Card:

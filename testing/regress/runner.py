@@ -17,6 +17,7 @@ import multiprocessing.sharedctypes
 import multiprocessing.spawn
 import multiprocessing.util
 import os
+import signal
 import sys
 import time
 import types
@@ -81,7 +82,12 @@ def _worker_main(conn: Any, engine: str | EngineFactory, progress: Any) -> None:
     """The worker process: load the factory, then run match scripts until told to stop.
 
     The engine's prints go to stderr, so the caller's stdout (``--json``) stays clean.
+    The worker is a session of its own, before the engine is imported: its process group
+    is the engine and every process it starts, killed whole on every way out
+    (:meth:`Runner._kill`), and Ctrl-C at the terminal reaches the caller alone.
     """
+    if sys.platform != "win32":
+        os.setsid()
     with contextlib.suppress(OSError, ValueError):
         sys.stdout.flush()
         os.dup2(2, 1)
@@ -214,11 +220,17 @@ class Runner:
         self._kill()
 
     def _kill(self) -> None:
+        """Stop the worker and every process the engine started in it (its process group,
+        killed even when the worker has exited: a process it started may live on, and the
+        group's number is not given to another process while any member lives)."""
         proc, conn = self._proc, self._conn
         self._proc = self._conn = None
-        if proc is not None and proc.is_alive():
-            proc.kill()
         if proc is not None:
+            if sys.platform != "win32" and proc.pid is not None:
+                with contextlib.suppress(OSError):  # no such group: none started, all gone
+                    os.killpg(proc.pid, signal.SIGKILL)
+            if proc.is_alive():  # (killed before it made its session)
+                proc.kill()
             proc.join(5.0)
         if conn is not None:
             conn.close()
@@ -263,7 +275,7 @@ class Runner:
                            script.moves)
         try:
             conn.send(script)
-            answered = conn.poll(self.time_limit)
+            answered = self._answer(conn, proc)
             if answered:
                 kind, report = conn.recv()
                 if kind == "report" and isinstance(report, MatchReport):
@@ -284,6 +296,22 @@ class Runner:
             "timeout", f"no answer within the time limit of {self.time_limit:g} s: the engine "
             f"was in {_method_at(progress)}", progress)
         return base
+
+    def _answer(self, conn: Any, proc: Any) -> bool:
+        """Whether the worker answered within the time limit; :class:`EOFError` as soon as
+        it is gone. A process the engine started inherits the worker's ends of its pipes
+        (the answer's and the one whose closing tells the worker's end), so the worker's
+        death is seen by its process, looked at every 50 ms, not by the pipes."""
+        end = time.monotonic() + (self.time_limit or 0.0)
+        while True:
+            if conn.poll(max(0.0, min(0.05, end - time.monotonic()))):
+                return True
+            if not proc.is_alive():
+                if conn.poll(0):
+                    return True
+                raise EOFError
+            if time.monotonic() >= end:
+                return False
 
     @staticmethod
     def _located(kind: str, message: str, progress: Sequence[int]) -> Disagreement:

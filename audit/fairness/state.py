@@ -1,0 +1,242 @@
+"""State-adaptive dealing: a player's, a seat label's or a team's deal quality in each
+state of the match, all in one test.
+
+The input is plain numbers: per match (:meth:`~tarneeb.audit.fairness.tally.Tally.rows`)
+its place in a season (series, index; index ``-1`` when it has none), its seats' player
+names, a bit mask of its computer seats (``-1`` unknown), and per deal five bytes: the
+four seats' values (high-card points) and the state of seats 1 and 3 before the deal
+(:data:`BEHIND` ... :data:`FIRST`). The measures (:mod:`tarneeb.replay.archive.measures`)
+say how a state is read from the scores; nothing here knows a rule.
+
+**The cells.** A *subject* is a team (seats 1+3, seats 2+4), a seat label (the computer
+seats, the human seats) or a named player with at least :data:`MIN_PLAYER_MATCHES`
+matches (its side: its hand and its partner's). A *state* is one of :data:`STATES`: the
+subject's side behind, ahead, behind late, ahead late (late: a side at half the target
+or more), after a deal it won, after one it lost (a label: its seats on that side), and
+the match's first deal. A cell (subject, state) holds, for each deal in that state, the
+sum of the subject's seats' values; cells with fewer than :data:`MIN_CELL` deals are left
+out.
+
+**The statistic.** Each cell's sum against its exact mean under a uniform shuffle, over
+its exact standard deviation (one hand's variance, and the covariance of two hands of one
+deal: the four hands' points add up to 40), ``z``; the test is the largest ``|z|`` over
+the cells. Under a fair shuffle a deal is independent of the state before it (the state
+is a function of the deals before), so the cell sums are sums of martingale differences
+whose covariance, cell by cell, is the sum over their shared deals of the exact
+covariance of the two seat sets (:func:`_covariance`); they are jointly normal in the
+limit. The p-value of the max is simulated from that normal law (Besag and Clifford's
+sequential rule): one test for the whole family, so the many cells (a hundred at a
+thousand matches) cost it only their effective number, which their overlaps make far
+smaller than their count, not a Bonferroni factor each. Its null is checked by
+simulation (tests/test_fairness_state.py, bench/bench_calibration.py).
+
+The drift of deal quality over the archive's order and each player's successive matches
+are read from the same rows (:mod:`tarneeb.audit.fairness.drift`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from tarneeb.audit.fairness.exact import DrawSum, TestId
+from tarneeb.audit.fairness.tests import StatResult, sequential_p
+
+BEHIND, AHEAD, LATE, WON, LOST, FIRST = 1, 2, 4, 8, 16, 32  # seats 1 and 3's state bits
+STATES = ("behind", "ahead", "behind late", "ahead late", "after a won deal",
+          "after a lost deal", "first deal")
+MIN_PLAYER_MATCHES = 20  # a named player with fewer matches is not a subject
+MIN_CELL = 50  # deals a cell needs (its sum is then near normal)
+STATE_MORE = 20_000  # simulated maxima at most (the least p-value 5e-5)
+MAX_STATES = "max z over states"
+TEAMS = (0b0101, 0b1010)  # seats 1+3 and 2+4 as bit masks of seats 0..3
+DEAL_ROW = 5  # bytes a deal: four values, one state
+
+
+def decode(counts: Mapping[tuple[Any, ...], int]) -> dict[str, Any]:
+    """The rows of ``counts`` (``(ref, row) -> copies``) as arrays, matches in the
+    archive's order (series, index; matches with no place after, in a fixed order):
+    ``values`` (deals x 4), ``state`` (deals), ``match`` (the match of each deal),
+    ``number`` (its deal number, from 0), and per match ``series``, ``index``,
+    ``names``, ``computer``, ``deals``."""
+    import numpy as np
+    rows = sorted(((row, n) for (_, row), n in counts.items()),
+                  key=lambda rn: (rn[0][1] < 0, rn[0][0], rn[0][1], repr(rn[0])))
+    expanded = [row for row, n in rows for _ in range(n)]
+    blob = b"".join(row[4] for row in expanded)
+    raw = np.frombuffer(blob, dtype=np.uint8).reshape(-1, DEAL_ROW) if blob else \
+        np.zeros((0, DEAL_ROW), dtype=np.uint8)
+    deals = np.array([len(row[4]) // DEAL_ROW for row in expanded], dtype=np.int64)
+    match = np.repeat(np.arange(len(expanded)), deals)
+    starts = np.concatenate([[0], np.cumsum(deals)[:-1]]) if len(deals) else deals
+    return {"values": raw[:, :4].astype(np.int64), "state": raw[:, 4].astype(np.int64),
+            "match": match, "number": np.arange(len(match)) - np.repeat(starts, deals),
+            "series": [row[0] for row in expanded],
+            "index": np.array([row[1] for row in expanded], dtype=np.int64),
+            "names": [row[2] for row in expanded],
+            "computer": np.array([row[3] for row in expanded], dtype=np.int64),
+            "deals": deals}
+
+
+def _side_in(state: Any, name: str) -> Any:
+    """Per deal, the side (0: seats 1+3, 1: seats 2+4) in team-relative state ``name``,
+    -1 none; for ``first deal``, 2 (every subject's whole seat set)."""
+    import numpy as np
+    behind = np.where(state & BEHIND, 0, np.where(state & AHEAD, 1, -1))
+    ahead = np.where(state & AHEAD, 0, np.where(state & BEHIND, 1, -1))
+    late = (state & LATE) > 0
+    if name == "behind":
+        return behind
+    if name == "ahead":
+        return ahead
+    if name == "behind late":
+        return np.where(late, behind, -1)
+    if name == "ahead late":
+        return np.where(late, ahead, -1)
+    if name == "after a won deal":
+        return np.where(state & WON, 0, np.where(state & LOST, 1, -1))
+    if name == "after a lost deal":
+        return np.where(state & LOST, 0, np.where(state & WON, 1, -1))
+    return np.where(state & FIRST, 2, -1)
+
+
+def subjects(d: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Each subject's name and its seats per deal (a bit mask, 0 where it is absent)."""
+    import numpy as np
+    match = d["match"]
+    out: list[tuple[str, Any]] = [
+        ("seats 1+3", np.full(len(match), TEAMS[0])), ("seats 2+4", np.full(len(match), TEAMS[1]))]
+    computer = d["computer"][match] if len(match) else np.zeros(0, dtype=np.int64)
+    known = computer >= 0
+    out.append(("computer seats", np.where(known, computer, 0)))
+    out.append(("human seats", np.where(known, ~computer & 15, 0)))
+    seats_of: dict[str, list[tuple[int, int]]] = {}
+    for m, names in enumerate(d["names"]):
+        for seat, name in enumerate(names):
+            seats_of.setdefault(name, []).append((m, TEAMS[seat & 1]))
+    per_match = np.zeros(len(d["names"]), dtype=np.int64)
+    for name in sorted(seats_of):
+        if len(seats_of[name]) < MIN_PLAYER_MATCHES:
+            continue
+        per_match[:] = 0
+        for m, mask in seats_of[name]:
+            per_match[m] |= mask
+        out.append((f"player {name}", per_match[match].copy()))
+    return out
+
+
+def cells(d: Mapping[str, Any]) -> tuple[list[str], Any, Any, Any]:
+    """The cells with at least ``MIN_CELL`` deals: their names, and per member (a deal
+    in a cell) its cell, its deal and its seats (a bit mask, neither empty nor all)."""
+    import numpy as np
+    sides = {name: _side_in(d["state"], name) for name in STATES}
+    side_masks = np.array([TEAMS[0], TEAMS[1], 15, 0])  # side 0, 1, whole subject, none
+    names: list[str] = []
+    cell_of, deal_of, mask_of = [], [], []
+    for subject, seats in subjects(d):
+        for state in STATES:
+            mask = seats & side_masks[sides[state]]  # -1 indexes the last: none
+            at = np.flatnonzero((mask != 0) & (mask != 15))
+            if len(at) < MIN_CELL:
+                continue
+            cell_of.append(np.full(len(at), len(names)))
+            deal_of.append(at)
+            mask_of.append(mask[at])
+            names.append(f"{subject}, {state}")
+    if not names:
+        empty = np.zeros(0, dtype=np.int64)
+        return names, empty, empty, empty
+    return names, np.concatenate(cell_of), np.concatenate(deal_of), np.concatenate(mask_of)
+
+
+def _covariance(ref: DrawSum, k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> Any:
+    """The exact covariance of the cells' sums: for two seat sets ``a`` and ``b`` of one
+    deal, ``var·|a∩b| + cov·|a|·|b|`` less ``cov·|a∩b|`` (``var`` one hand's variance,
+    ``cov`` two hands' covariance), added over the deals the cells share; deals apart add
+    nothing. The members sorted by deal, each paired with those of its deal ``o`` places
+    on, for ``o`` = 0, 1, ... while any are (numpy's loops, memory in proportion to the
+    members)."""
+    import numpy as np
+    var, cov = ref.variance, ref.covariance(ref.draws)
+    order = np.argsort(deal_of, kind="stable")
+    cell, deal, mask = cell_of[order], deal_of[order], mask_of[order].astype(np.uint8)
+    size = np.bitwise_count(mask).astype(np.int64)
+    shared = np.zeros(k * k, dtype=np.int64)  # whole numbers: the same in any order
+    product = np.zeros(k * k, dtype=np.int64)
+    n = len(cell)
+    for o in range(n):
+        same = np.flatnonzero(deal[:n - o] == deal[o:])
+        if not len(same):
+            break  # sorted by deal: no pair this far apart, none further
+        a, b = same, same + o
+        for first, second in ((a, b), (b, a)) if o else ((a, b),):
+            at = cell[first] * k + cell[second]
+            np.add.at(shared, at, np.bitwise_count(mask[a] & mask[b]).astype(np.int64))
+            np.add.at(product, at, size[a] * size[b])
+    return ((var - cov) * shared + cov * product).reshape(k, k)
+
+
+def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
+    """The largest ``|z|`` over the cells, its p-value simulated (see the module)."""
+    import numpy as np
+    names, cell_of, deal_of, mask_of = cells(d)
+    n = len(d["match"])
+    r = StatResult(test, MAX_STATES, n, None, len(names) or None, None)
+    if not names:
+        return r
+    k = len(names)
+    values = d["values"]
+    sums = np.zeros(k, dtype=np.int64)  # whole numbers: the same in any order of the deals
+    size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64)
+    held = sum(np.where(mask_of >> s & 1, values[deal_of, s], 0) for s in range(4))
+    np.add.at(sums, cell_of, held)
+    hands = np.zeros(k, dtype=np.int64)
+    np.add.at(hands, cell_of, size)
+    expected = hands * ref.mean
+    cov = _covariance(ref, k, cell_of, deal_of, mask_of)
+    sd = np.sqrt(np.diag(cov))
+    z = (sums - expected) / sd
+    worst = int(np.argmax(np.abs(z)))
+    stat = float(abs(z[worst]))
+    corr = cov / np.outer(sd, sd)
+    try:  # corr = root @ root.T
+        root = np.linalg.cholesky(corr + 1e-12 * np.eye(k))
+    except np.linalg.LinAlgError:  # singular: two cells that always move together
+        w, v = np.linalg.eigh(corr)
+        root = v * np.sqrt(np.clip(w, 0.0, None))
+    seed = hashlib.sha256(repr((test, [round(float(x), 9) for x in z])).encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(seed[:8], "big"))
+    cut = stat * (1 - 1e-9)
+
+    def exceed(draws: int) -> Any:
+        out = []
+        rows = max(1, (1 << 18) // k)
+        for done in range(0, draws, rows):
+            # einsum: numpy's loops (BLAS's threads spin on a busy machine)
+            g = np.einsum("ij,kj->ik", rng.standard_normal((min(rows, draws - done), k)), root)
+            out.append(np.abs(g).max(axis=1) >= cut)
+        return np.concatenate(out)
+
+    r.statistic, r.p_value, r.p_method = stat, sequential_p(exceed, STATE_MORE), "Monte Carlo"
+    r.categories = [names[worst]]
+    r.observed = [float(sums[worst] / hands[worst])]
+    r.expected = [float(ref.mean)]
+    # one hand's standard error in the median cell: the power sentence's unit
+    median = float(np.median(sd / hands))
+    r.std_error = median
+    return r
+
+
+def row_tests(test: TestId, ref: DrawSum, counts: Mapping[tuple[Any, ...], int],
+              ) -> list[StatResult]:
+    """Every test read from the matches' rows: the state test (``test``), the drift over
+    the archive's order and the serial balance of each player's successive matches."""
+    from tarneeb.audit.fairness.drift import balance_test, drift_tests
+    d = decode(counts)
+    return [state_test(test, ref, d), *drift_tests(test[0], ref, d),
+            balance_test(test[0], ref, d)]
+
+
+__all__ = ["MAX_STATES", "MIN_CELL", "MIN_PLAYER_MATCHES", "STATES", "cells", "decode",
+           "row_tests", "state_test", "subjects"]

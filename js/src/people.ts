@@ -1,0 +1,113 @@
+/**
+ * Saying a verdict to people (the Python verifier's `tarneeb.replay.verify.people`): the
+ * verifier speaks in seats 0–3 and deal numbers from 0, as the log and `--json` do; a
+ * player reads the players' names and hands counted from 1. `Table` translates, for the
+ * CLI's lines, in the same words as `tarneeb verify`.
+ */
+import { casefold, pySplit, pyStrip, shown } from "./names.js";
+import { type VerdictJson } from "./verify.js";
+
+// the verifier's words for teams, seats and hands, read in one pass (a name put in is not
+// read again), ASCII only, as the Python verifier reads them
+const HANDS = String.raw`\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) ([0-9]+(?:-[0-9]+)?(?:, [0-9]+(?:-[0-9]+)?)*)\b`;
+const WORDS = new RegExp(String.raw`\bteam ([01])\+([23])\b|\bseat ([0-3])('s)?\b|` + HANDS, "g");
+const SEAT_LIKE = /^(?:seat|player|hand|team) ?\p{Nd}+$/u; // casefolded, spaces made one
+
+const fromOne = (numbers: string) => numbers.replace(/[0-9]+/g, (n) => String(Number(n) + 1));
+
+/** The four players of a match, for putting the verifier's words to people. */
+export class Table {
+  readonly given: string[];
+  readonly raw: string[];
+  /** each seat as a sentence names it: the player's name; `Seat N` for a seat without
+   * one; quoted, with its seat, a name two seats share or one that reads as a seat */
+  readonly names: string[];
+
+  constructor(names: readonly string[]) {
+    this.given = [...names];
+    this.raw = names.map(pyStrip);
+    const plain = this.raw.map((n) => pySplit(casefold(n)).join(" "));
+    this.names = this.raw.map((n, s) => !n ? `Seat ${s + 1}`
+      : plain.filter((p) => p === plain[s]).length > 1 || (SEAT_LIKE.test(plain[s]!) && plain[s] !== `seat ${s + 1}`)
+        ? `“${n}” (Seat ${s + 1})` : n);
+  }
+
+  /** The players a verdict names (`Seat 1`–`Seat 4` when the log names none). */
+  static of(players: readonly string[]): Table {
+    return new Table(players.length ? players : ["", "", "", ""]);
+  }
+
+  team(team: number): string {
+    return `${this.names[team]} & ${this.names[team + 2]}`;
+  }
+
+  /** The verifier's sentence with names for seats and teams, hands counted from 1. */
+  say(text: string): string {
+    let out = "";
+    let at = 0;
+    for (const m of text.matchAll(WORDS)) {
+      if (m.index < at) continue; // inside a name already said
+      out += text.slice(at, m.index);
+      at = m.index + m[0].length;
+      if (m[1] !== undefined) out += this.team(Number(m[1]));
+      else if (m[3] !== undefined) {
+        const s = Number(m[3]);
+        out += this.names[s]! + (m[4] ? "’s" : "");
+        const said = ` (${this.given[s]})`; // "seat 2 (Cy)" says the name twice
+        if (!m[4] && text.startsWith(said, at)) at += said.length;
+      } else out += `${m[5]} ${fromOne(m[6]!)}`;
+    }
+    return out + text.slice(at);
+  }
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+
+/** `deals_words` of the Python CLI: the hands, and where their deals came from if not proven. */
+function dealsWords(v: VerdictJson): string {
+  let source = v.deals_proven ? "" : v.recorded_deals ? (v.recorded_deals === v.hands ? "deals recorded, not proven" : `${v.recorded_deals} deals recorded, not proven`) : "deals not proven";
+  if (v.not_replayed.length) source += `${source ? "; " : ""}${v.not_replayed.length} NOT replayed`;
+  return count(v.hands, "hand") + (source ? ` (${source})` : "");
+}
+
+/** `deals_line` of the Python verdict: how many dealing attempts were replayed, and from which deals. */
+function dealsLine(v: VerdictJson): string {
+  const v1 = v.notes.some((n) => n.includes("dealt blind under tarneeb-blind-v1"));
+  const source = v.deals_proven && v.dealing === "blind"
+    ? (v1 ? "dealt blind (tarneeb-blind-v1: the shuffle passes not proven), every hand proven by its decryptions and plays" : "dealt blind, every hand proven by the deal's transcript")
+    : v.deals_proven ? "deals proven by the committed seeds"
+      : v.recorded_deals ? (v.recorded_deals === v.hands ? "deals recorded by the platform, not proven" : `${v.recorded_deals} deals recorded by the platform, not proven`)
+        : "deals not proven";
+  return `${v.hands} dealing attempts replayed, ${v.played} played, ${source}${v.not_replayed.length ? `; ${v.not_replayed.length} NOT replayed` : ""}`;
+}
+
+/** `print_verdict` of the Python CLI: a short first line (file, verdict, hands, who signed),
+ * then what was replayed, what the signature proves (once), the findings, the ending and
+ * the notes, the players named and hands counted from 1; the error goes to stderr. */
+export function verdictLines(v: VerdictJson): { lines: string[]; error: string | null } {
+  const table = Table.of(v.players);
+  const say = (text: string) => table.say(text);
+  const lines: string[] = [];
+  if (v.findings.length || v.error === null) {
+    const who = signerWords(v);
+    lines.push(`${v.path}: ${v.findings.length ? count(v.findings.length, "finding") : "clean"}, ${dealsWords(v)}, ${who}`);
+    lines.push(`  ${dealsLine(v)}`);
+    if (v.signed !== who) lines.push(`  ${v.signed}`);
+    for (const f of v.findings) {
+      const where = ([["hand", f.hand], ["trick", f.trick], ["seat", f.seat]] as const)
+        .filter(([, x]) => x !== null).map(([k, x]) => `${k} ${x}`).join(", ") || "match";
+      lines.push(`  ${say(`${where}: ${f.message}`)}`);
+    }
+    if (v.ending !== null) lines.push(`  ${say(v.ending)}`);
+  }
+  for (const note of v.notes) lines.push(`  note: ${say(note)}`);
+  return { lines: lines.map(shown), error: v.error === null ? null : shown(v.error) };
+}
+
+/** `signer_words` of the Python CLI: who signed, in a few words for the first line. */
+function signerWords(v: VerdictJson): string {
+  if (v.signed.startsWith("not signed yet")) return "not signed yet";
+  if (v.key.id === null) return "no key to check a signature against";
+  if (!v.signed.startsWith("signed by")) return `signature does NOT verify (key ${v.key.id})`;
+  return v.key.pinned ? v.signed : `signed by key ${v.key.id}, not pinned`;
+}

@@ -1,0 +1,101 @@
+"""Keys files that are not TOML (1.0, as tomllib reads it), or that hold what only TOML 1.1
+allows: both verifiers refuse each with the same one line, ``FILE: not TOML from line N:
+<what a keys file holds>``, not their parsers' own words (which differ, and place the
+error differently: "line 1, column 18" and "end of document" for the same line).
+
+The line is the one after the longest prefix of whole lines that is TOML
+(``tarneeb.audit.tomltext``, ``js/src/tomltext.ts``). Every vector is read by Python's
+``parse_keys`` in this process and by the JS ``parseKeys`` in one node run; two of them go
+through both CLIs in tests/test_js_conformance.py (``KEY_FILES``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from test_js_conformance import JS, node  # noqa: F401 (a fixture: js/ built)
+
+from tarneeb.audit.errors import KeyFileError
+from tarneeb.audit.signing import parse_keys
+from tarneeb.audit.tomltext import KEYS_HINT, from_line
+from tarneeb.replay.rules.ruleset import RulesError, parse_rules_text
+
+KEY = "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"
+# (text, the line named): each was worded differently by the two parsers before
+NOT_TOML = [
+    ('"cardroom" = "abc\n', 1),  # a string not closed on its line
+    ("cardroom = \n", 1),  # no value
+    (f'"a" = "{KEY}"\n"a" = "{KEY}"\n', 2),  # a name given twice
+    ("[x\n", 1),  # a table header not closed
+    ("x = 1 2\n", 1),  # two values
+    ('= "11"\n', 1),  # no name
+    ('"a" "11"\n', 1),  # no =
+    ('a = """abc\n', 1),  # a multi-line string not closed: "end of document" to tomllib
+    ("a = [1, 2\n", 1),  # an array not closed
+    ("a = {b = 1\n", 1),  # an inline table not closed
+    ('a = "\\q"\n', 1),  # no such escape
+    ("a = 1979-13-45\n", 1),  # no such date
+    ("a = 0x\n", 1),
+    ("a.b = 1\na = 2\n", 2),  # a table then a value of the same name
+    ("a = 'x\n", 1),
+    ("a = tru\n", 1),
+    (f'a = "{KEY}"\n[a]\n', 2),
+    (f'"Club 400" = "{KEY}"\n\n\n  b', 4),  # after blank lines, no newline at the end
+    (f'"Club 400" = "{KEY}"\nx = [\n  1,\n]\ny = = 2\n', 5),  # after a multi-line array
+    (f'# a comment\n"b" = """x\\\n  {KEY}\n', 2),
+    # TOML 1.1 only (smol-toml reads 1.1, tomllib 1.0): an escape \xHH or \e in a string
+    ('"\\x41" = "' + KEY + '"\n', 1),
+    (f'"cardroom" = "\\x{KEY[:2]}{KEY[2:]}"\n', 1),
+    ('"card\\eroom" = "' + KEY + '"\n', 1),
+    (f'"Club 400" = "{KEY}"\n"b" = """x\\\n  \\x30"""\n', 2),
+    ('a = """q""""\nb = "\\x41"\n', 2),
+]
+# read alike and accepted: what looks like a TOML 1.1 escape but is none
+READ = [f"# \"\\x41\" in a comment\n'cardroom' = '{KEY}'\n",
+        f'"Club\\u0020400" = """{KEY}"""\n"\\\\x" = \'\\x\'\n']
+
+
+def _js(node_path: str, texts: list[str]) -> list[str]:
+    script = ("import { parseKeys } from './dist/src/keys.js';"
+              "const texts = JSON.parse(process.argv[1]);"
+              "process.stdout.write(JSON.stringify(texts.map((t) => {"
+              "try { return [...parseKeys(t, 'keys.toml').keys()].join('|'); }"
+              " catch (e) { return 'error: ' + e.message; } })));")
+    out = subprocess.run([node_path, "--input-type=module", "-e", script, json.dumps(texts)],
+                         capture_output=True, text=True, cwd=JS, timeout=60, check=True)
+    return list(json.loads(out.stdout))
+
+
+def _py(text: str) -> str:
+    try:
+        return "|".join(parse_keys(text, "keys.toml"))
+    except KeyFileError as e:
+        return f"error: {e}"
+
+
+def test_keys_files_that_are_not_toml_are_refused_in_the_same_words(
+        node: str) -> None:  # noqa: F811
+    texts = [t for t, _ in NOT_TOML] + READ
+    py = [_py(t) for t in texts]
+    assert _js(node, texts) == py
+    for (text, line), said in zip(NOT_TOML, py, strict=False):
+        assert said == f"error: keys.toml: not TOML from line {line}: {KEYS_HINT}", text
+    assert py[len(NOT_TOML):] == ["cardroom", "error: keys.toml: '\\\\x': a name a person cannot "
+                                  "read as it is written: it holds '\\\\' (U+005C), which UTS "
+                                  "#39's General Security Profile does not allow in an "
+                                  "identifier: its Identifier_Status is Restricted (Not_XID)"]
+
+
+def test_the_line_is_the_first_the_file_is_not_toml_from() -> None:
+    assert from_line('a = 1\nb = "x\nc = 2\n') == 2
+    assert from_line('a = 1\nb = "x\nc = 2\n', stopped_at=3) == 2  # a parser stopping later
+    assert from_line("a = [\n1,\n]\nb = = 2", stopped_at=4) == 4
+
+
+def test_a_rules_file_that_is_not_toml_is_said_the_same_way() -> None:
+    with pytest.raises(RulesError) as e:
+        parse_rules_text('name = "x"\nbase = "classic\ntarget = 41\n', "house.toml")
+    assert str(e.value) == ("house.toml: not TOML from line 2: a rules file holds lines "
+                            "field = value (docs/RULES.md)")
