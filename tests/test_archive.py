@@ -124,7 +124,7 @@ def test_plain_audit_skips_typer_with_the_same_output(
     from tarneeb.cli.app import run as typer_run
 
     assert archive_cmd.parse_fast(["audit", "-j", "1", str(archives["biased"])])
-    for argv in (["-j", "1", "--json", str(archives["biased"])],
+    for argv in (["-j", "1", "--json", "--no-stats", str(archives["biased"])],
                  ["-j", "1", "--no-stats", str(archives["fair"])]):
         fast = run(capsys, "audit", *argv)
         with pytest.raises(SystemExit) as e:
