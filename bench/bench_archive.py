@@ -10,8 +10,11 @@ compiled core (``pure_python()``), for logs per second with and without it. The 
 run uses a local cluster of two worker processes, the one ``--scheduler local:2`` starts
 (with the quieter worker settings of ``QUIET_DASK``), started before the clock starts (a
 platform's cluster is already up). Targets, on 2 idle cores: 2 jobs at least 1.7× the
-logs per second of 1 job, the Dask cluster at least 1.5×. Run it as a script
-(``python bench/bench_archive.py [LOGS]``) or call :func:`bench_archive`.
+logs per second of 1 job, the Dask cluster at least 1.5×. :func:`bench_cost` measures
+what the audit costs beside ``tarneeb verify`` of the same logs (CPU, whole processes, one
+job): targets 1.5× at 2,000 logs, 3× at 300 recorded matches, 1.2× with ``--no-stats``.
+Run it as a script (``python bench/bench_archive.py [LOGS]``, or ``--cost`` for the cost
+alone) or call :func:`bench_archive`.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -107,6 +112,66 @@ def seen_bytes(matches: int = 100_000) -> float:
         tracemalloc.stop()
 
 
+def _child(argv: list[str]) -> tuple[float, float, int]:
+    """CPU seconds, peak resident megabytes and exit code of ``tarneeb ARGV`` run alone."""
+    script = Path(sys.executable).with_name("tarneeb")
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "tarneeb"]
+    p = subprocess.Popen([*cmd, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, use = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return use.ru_utime + use.ru_stime, use.ru_maxrss / 1024, p.returncode
+
+
+def bench_cost(rounds: int = 3) -> dict[str, Any]:
+    """The whole ``tarneeb audit`` (one job) and ``audit --no-stats`` against ``tarneeb
+    verify`` of the same logs, CPU seconds of each process (start-up, imports of numpy
+    and scipy included), run in turn ``rounds`` times (medians): 2,000 distinct fair logs
+    (1,000 with proven deals, 1,000 recorded, two signing keys, the five rule sets) and
+    300 recorded matches. Targets: the audit at most 1.5x verify at 2,000 logs and 3x at
+    300 matches, --no-stats at most 1.2x. Also each audit's peak resident memory."""
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        mixed, recorded = Path(tmp) / "mixed", Path(tmp) / "recorded"
+        write_archive(mixed / "proven", 1000, seed=b"bench cost proven", keys=2)
+        write_archive(mixed / "recorded", 1000, seed=b"bench cost recorded", recorded=True,
+                      keys=2)
+        write_archive(recorded, 300, seed=b"bench cost 300", recorded=True)
+        for name, path in (("2,000 logs", mixed), ("300 recorded", recorded)):
+            cases = {"verify": ["verify", str(path)],
+                     "audit": ["audit", "-j", "1", str(path)],
+                     "no-stats": ["audit", "-j", "1", "--no-stats", str(path)]}
+            cpu: dict[str, list[float]] = {k: [] for k in cases}
+            rss: dict[str, float] = {}
+            for _ in range(rounds):
+                for k, argv in cases.items():
+                    t, mb, code = _child(argv)
+                    if code not in (0, 3):  # 3: a fair archive flagged, at rate alpha
+                        raise SystemExit(f"bench: {' '.join(argv)} exited {code}")
+                    cpu[k].append(t)
+                    rss[k] = max(rss.get(k, 0.0), mb)
+            med = {k: statistics.median(v) for k, v in cpu.items()}
+            out[name] = {"cpu_seconds": {k: round(v, 3) for k, v in med.items()},
+                         "audit_ratio": round(med["audit"] / med["verify"], 2),
+                         "no_stats_ratio": round(med["no-stats"] / med["verify"], 2),
+                         "peak_mb": {k: round(v, 1) for k, v in rss.items()}}
+    return out
+
+
+def cost_lines(r: dict[str, Any]) -> list[str]:
+    """The audit's cost against verify, one line per archive."""
+    lines = []
+    for name, target in (("2,000 logs", 1.5), ("300 recorded", 3.0)):
+        x = r[name]
+        c = x["cpu_seconds"]
+        lines.append(
+            f"audit cost, {name}: the whole audit {x['audit_ratio']:.2f}x verify (target "
+            f"{target}x), --no-stats {x['no_stats_ratio']:.2f}x (target 1.2x); CPU "
+            f"{c['audit']:.2f} / {c['no-stats']:.2f} / {c['verify']:.2f} s, medians of runs "
+            f"in turn, start-up included; peak memory {x['peak_mb']['audit']:.0f} MB (verify "
+            f"{x['peak_mb']['verify']:.0f} MB)")
+    return lines
+
+
 def bench_archive(logs: int = 2000) -> dict[str, Any]:
     """The audit of a ``logs``-log archive with 1 job, 2 jobs and a local Dask cluster."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,6 +199,7 @@ def bench_archive(logs: int = 2000) -> dict[str, Any]:
                 runs["dask_startup_seconds"] = round(time.perf_counter() - t0, 2)
                 runs["dask"] = _audit(paths, client, scheduler=client)
         runs["seen_bytes_per_match"] = round(seen_bytes())
+        runs["cost"] = bench_cost()
         base = runs["1 job"]["seconds"]
         for name in ("2 jobs", "dask"):
             if runs.get(name):
@@ -157,6 +223,8 @@ def report(r: dict[str, Any]) -> list[str]:
                  f"logs are copies, their deals taken out; {r['seen_bytes_per_match']} bytes "
                  "kept per match (two digests, five bytes and a 36-character path; its match "
                  "id, outcome and season leaf)")
+    if r.get("cost"):
+        lines.extend(cost_lines(r["cost"]))
     for name in ("1 job", "2 jobs", "dask"):
         x = r.get(name)
         if not x:
@@ -175,6 +243,10 @@ def report(r: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--cost"]:  # the cost figures alone
+        for line in cost_lines(bench_cost()):
+            print(line)
+        return
     logs = int(argv[0]) if argv else 2000
     for line in report(bench_archive(logs)):
         print(line)

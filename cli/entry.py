@@ -54,6 +54,10 @@ def _main(argv: list[str] | None) -> None:
         _quiet_broken_pipe()
         sys.exit(0)
     if code is None:
+        from .archive_cmd import fast_path as fast_audit
+
+        code = fast_audit(args)
+    if code is None:
         from .app import run
 
         run(args)

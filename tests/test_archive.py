@@ -116,6 +116,23 @@ def test_every_measure_is_tested_against_its_exact_distribution(
                 or t["method"] != "G-test"
 
 
+def test_plain_audit_skips_typer_with_the_same_output(
+        capsys: pytest.CaptureFixture[str], archives: dict[str, Path]) -> None:
+    """A plain audit (-j, --json, --no-stats, paths) is parsed without typer
+    (cli/archive_cmd.py's fast path), with typer's output and exit code to the byte."""
+    from tarneeb.cli import archive_cmd
+    from tarneeb.cli.app import run as typer_run
+
+    assert archive_cmd.parse_fast(["audit", "-j", "1", str(archives["biased"])])
+    for argv in (["-j", "1", "--json", "--no-stats", str(archives["biased"])],
+                 ["-j", "1", "--no-stats", str(archives["fair"])]):
+        fast = run(capsys, "audit", *argv)
+        with pytest.raises(SystemExit) as e:
+            typer_run(["audit", *argv])
+        assert fast == (int(e.value.code or 0), *capsys.readouterr())
+    assert fast[0] == 0 and "--no-stats" in fast[1]
+
+
 def test_no_stats_verifies_and_counts_but_tests_nothing(
         archives: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     """--no-stats: the biased archive's logs are clean, so exit 0 (not 3), the counts

@@ -126,10 +126,17 @@ def _draw_sum_pmf(population: tuple[tuple[int, int], ...], draws: int) -> dict[i
 def _class_counts(class_sizes: tuple[int, ...], draws: int) -> dict[tuple[int, ...], int]:
     """How many ways each vector of per-class counts arises (multivariate hypergeometric)."""
     out: dict[tuple[int, ...], int] = {}
-    for counts in product(*(range(min(s, draws) + 1) for s in class_sizes)):
-        if sum(counts) == draws:
-            out[counts] = math.prod(math.comb(s, k) for s, k in zip(class_sizes, counts,
-                                                                     strict=True))
+    if not class_sizes:
+        return {(): 1} if draws == 0 else out
+    *head, last_size = class_sizes
+    # the last class's count follows from the others': the vectors in the same
+    # (lexicographic) order as over every class, without the ones that do not add up
+    for counts in product(*(range(min(s, draws) + 1) for s in head)):
+        last = draws - sum(counts)
+        if 0 <= last <= last_size:
+            full = (*counts, last)
+            out[full] = math.prod(math.comb(s, k) for s, k in zip(class_sizes, full,
+                                                                   strict=True))
     return out
 
 
@@ -267,9 +274,14 @@ def _held(counts: Iterable[int], at_least: int) -> int:
 
 @functools.lru_cache(maxsize=64)
 def _class_mean(class_sizes: tuple[int, ...], draws: int, at_least: int) -> Fraction:
-    ways = _class_counts(class_sizes, draws)
-    return Fraction(sum(w * _held(c, at_least) for c, w in ways.items()),
-                    math.comb(sum(class_sizes), draws))
+    # by linearity: the sum over classes of the (hypergeometric) chance that a class is
+    # held, exactly the mean over every vector of class counts, without listing them
+    size = sum(class_sizes)
+    ways = 0
+    for s in class_sizes:
+        held = range(0, 1) if at_least == 0 else range(at_least, min(s, draws) + 1)
+        ways += sum(math.comb(s, k) * math.comb(size - s, draws - k) for k in held)
+    return Fraction(ways, math.comb(size, draws))
 
 
 @functools.lru_cache(maxsize=16)

@@ -148,9 +148,14 @@ def repeats_test(test: TestId, counts: dict[tuple[Any, ...], int], population: f
     ``C(kept, 2) * sampled / population`` (two draws are equal with probability
     ``1 / population``, and both kept then with probability ``1 / sampled``, against
     ``1 / sampled**2`` for any two): any pair at all, when the mean is 10⁻⁶, is a finding."""
+    return repeats_result(test, sum(counts.values()),
+                          sum(c * (c - 1) // 2 for c in counts.values()), population, sampled)
+
+
+def repeats_result(test: TestId, kept: int, pairs: int, population: float,
+                   sampled: int) -> StatResult:
+    """:func:`repeats_test` from its two figures: the draws kept and their equal pairs."""
     from scipy import special
-    kept = sum(counts.values())
-    pairs = sum(c * (c - 1) // 2 for c in counts.values())
     mean = kept * (kept - 1) / 2 * sampled / population
     r = StatResult(test, REPEATS, kept, float(pairs), sampled, None, ["equal pairs"],
                    [float(pairs)], [mean])

@@ -21,6 +21,7 @@ from tarneeb.audit.fairness.joint import (
     joint_test,
     lag_test,
     max_test,
+    repeats_result,
     repeats_test,
 )
 from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, deal_tests
@@ -143,17 +144,27 @@ row_tests`); ``ref`` the distribution of one hand's value."""
 
     def results(self, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER,
                 select: Callable[[TestId], bool] | None = None,
-                detectable: bool = True, correct: bool = True) -> list[StatResult]:
+                detectable: bool = True, correct: bool = True,
+                repeats: dict[TestId, tuple[float, int, int, int, Any]] | None = None,
+                ) -> list[StatResult]:
         """Every test (or those ``select`` keeps), Holm-corrected together at
         family-wise level ``alpha``; ``detectable=False`` skips the power calculation;
         ``correct=False`` leaves the correction (and the power, which depends on it) to
         the caller, who corrects these tests together with others
-        (:func:`~tarneeb.audit.fairness.correction.correct_all`)."""
+        (:func:`~tarneeb.audit.fairness.correction.correct_all`). ``repeats``: repeat tests
+        whose values are kept apart (per test: population, sample rate, values drawn,
+        equal pairs, and a function giving each value's count;
+        :class:`~tarneeb.replay.archive.repeats.Repeats`), tested in their place among
+        the others."""
         groups: dict[tuple[str, TestId], dict[Any, int]] = {}
         for key, n in self.counts.items():
             if select is not None and not select(key[1]):
                 continue
             groups.setdefault((key[0], key[1]), {})[key[2:]] = n
+        kept_apart = {("repeat", t): v for t, v in (repeats or {}).items()
+                      if select is None or select(t)}
+        for kind_test in kept_apart:
+            groups.setdefault(kind_test, {})
         out: list[StatResult] = []
         for (kind, test), counts in sorted(groups.items(), key=lambda kv: repr(kv[0])):
             if kind != "repeat":  # in a fixed order, so that floating-point sums are too:
@@ -181,6 +192,15 @@ row_tests`); ``ref`` the distribution of one hand's value."""
                     members.setdefault(name, []).append(
                         (ref, k, self.sums[("member", test, name, ref)]))
                 out.append(max_test(test, members))
+            elif (kind, test) in kept_apart:
+                if counts:
+                    raise ValueError(f"repeats of {test} both in the tally and apart")
+                population, sampled, kept, pairs, values = kept_apart[(kind, test)]
+                out.append(repeats_result(test, kept, pairs, population, sampled))
+                if sampled == 1:  # every deal: the tests that need its hands too
+                    drawn = values()
+                    if all(isinstance(v, bytes) and len(v) == DEAL_BYTES for v in drawn):
+                        out.extend(deal_tests(drawn))
             elif kind == "repeat":
                 by_value: dict[Any, int] = {}
                 (population, sampled) = next(iter(counts))[:2]

@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally, correct_all
+from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 from tarneeb.audit.fairness.correction import family_weights
 from tarneeb.audit.fairness.tests import bias_flagged, describe_test
 from tarneeb.replay.archive.claims import Claim, Claims, claim_from, claim_message, claim_of
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
-from tarneeb.replay.archive.measures import HCP, UNCOVERED, tally_match
+from tarneeb.replay.archive.measures import ORIGINS, UNCOVERED, fairness_results, tally_match
 from tarneeb.replay.archive.paths import (
     ArchiveError,
     AuditFault,
@@ -56,7 +56,6 @@ from tarneeb.replay.archive.seen import (
     snapshot,
     without,
 )
-from tarneeb.replay.fairplay import MatchPlay, PlayOptions, analyse_match
 from tarneeb.replay.log import LogError, parse_log
 from tarneeb.replay.log.parse import open_regular
 from tarneeb.replay.log.stream import Limits, _regular_file_size
@@ -64,9 +63,12 @@ from tarneeb.replay.verify.compiled import confirm
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
+if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
+    from tarneeb.replay.fairplay import MatchPlay, PlayOptions
+
 CHUNK = 32  # logs per unit of work
+ONE_JOB_CHUNK = 128  # logs per chunk when the audit runs in this process alone
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
-ORIGINS = ("proven", "recorded")
 
 
 # ------------------------------------------------------------------ one chunk --
@@ -159,6 +161,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
     to it whole); with ``play``, analyse the card play of each clean log
     (:mod:`tarneeb.replay.fairplay`)."""
     out = Chunk()
+    chunk_tallies = _chunk_tallies() if stats else None  # None: match by match
     for path in paths:
         identity = data = claim = ending = None
         limits = trust.limits
@@ -200,8 +203,10 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
             tally = out.tallies.setdefault(deals, Tally())
             group = v.signer if v.key_pinned and v.signer is not None else v.key_id
             batch = log.header.batch if data is not None else None  # its season leaf
-            if tally_match(tally, v.rules, v.computer, group, v.history, v.names,
-                           None if batch is None else (batch.root, batch.index)):
+            leaf = None if batch is None else (batch.root, batch.index)
+            if chunk_tallies is not None:  # with the chunk's other matches, at its end
+                chunk_tallies.add(len(out.matches), deals, v, group, leaf)
+            elif tally_match(tally, v.rules, v.computer, group, v.history, v.names, leaf):
                 share = snapshot(tally)
         computers = sum(v.computer)
         out.matches.append(MatchRow(
@@ -215,12 +220,26 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
         out.shares.append(share)
         out.unpinned_rows.append(unpinned)
         if play is not None:
+            from tarneeb.replay.fairplay import analyse_match
+
             out.play.append(analyse_match(path, content_digest(data), v.history, v.names,
                                           v.computer, v.rules.reveals_card, play)
                             if verdict == "clean" and data is not None else None)
         out.findings.extend(FindingRow(path, f.kind, f.message, f.hand, f.trick, f.seat, f.card,
                                        f.offset) for f in v.findings)
+    if chunk_tallies is not None:
+        chunk_tallies.finish(out.tallies, out.shares)
     return out
+
+
+def _chunk_tallies() -> Any:
+    """A chunk's tallies made at once with numpy (:mod:`~tarneeb.replay.archive.columns`),
+    or None without numpy (the archive extra): match by match (``tally_match``)."""
+    try:
+        from tarneeb.replay.archive.columns import ChunkTallies
+    except ImportError:  # pragma: no cover - numpy not installed
+        return None
+    return ChunkTallies()
 
 
 def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) -> None:
@@ -249,11 +268,13 @@ def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = 
     raises :class:`AuditFault` (:mod:`~tarneeb.replay.archive.run`). ``play``: analyse
     the card play too, where the logs are audited.
     """
+    jobs = jobs or os.cpu_count() or 1
+    if scheduler is None and jobs == 1 and chunk_size == CHUNK:
+        chunk_size = ONE_JOB_CHUNK  # in this process: the tallies' cost per chunk, fewer times
     chunks = chunks_of(paths, chunk_size)
     if scheduler is not None:
         yield from run_dask(audit_chunk, chunks, scheduler, (trust, play, stats))
         return
-    jobs = jobs or os.cpu_count() or 1
     if jobs == 1:
         for c in chunks:
             yield audit_chunk(c, trust, play, stats)
@@ -268,7 +289,6 @@ def run_chunks(paths: Iterable[str], trust: Trust = NOTHING, jobs: int | None = 
 _Earlier = tuple[str, int, bool, FindingRow]
 
 MAX_LISTED = 20  # logs named in the summary per category (the tables have them all)
-MIN_KEY_DEALS = 100  # deals a signing key needs to be tested apart
 MAX_FINDINGS = 200  # findings kept for the report (the findings table has them all)
 # the exit code of an audit whose logs are all readable and clean but whose deals show
 # evidence of bias (0, 1 and 2 mean what they mean for verify: clean, findings, unreadable)
@@ -328,6 +348,10 @@ class ArchiveSummary:
     monitor: dict[str, Any] | None = None
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
     claims: Claims = field(default_factory=Claims, repr=False, compare=False)
+    # per origin, the values the repeat tests count, out of the tallies and kept compactly
+    # (replay/archive/repeats.py; not with a state, which keeps its tallies whole)
+    repeats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    compact_repeats: bool = field(default=True, repr=False, compare=False)
 
     def add(self, chunk: Chunk) -> None:
         """Fold in ``chunk``. A log that repeats a match already read is marked on its row
@@ -346,7 +370,15 @@ class ArchiveSummary:
                     repeats[m.deals].append((after, before.get(m.deals)))
                 before[m.deals] = after
         for origin, t in chunk.tallies.items():
-            self.tallies.setdefault(origin, Tally()).merge(without(t, repeats[origin]))
+            share = without(t, repeats[origin])
+            self.tallies.setdefault(origin, Tally()).merge(share)
+            if self.compact_repeats:  # numpy (the archive extra) keeps them compactly
+                try:
+                    from tarneeb.replay.archive.repeats import keep_repeats
+                except ImportError:  # pragma: no cover
+                    self.compact_repeats = False
+                else:
+                    keep_repeats(self.repeats, origin, self.tallies[origin], share)
         self.not_read += len(chunk.not_read)
         pos = 0  # each log's finding rows are together, in the order of the logs
         for i, m in enumerate(chunk.matches):
@@ -494,7 +526,7 @@ class ArchiveSummary:
         corrected together: the archive's tests in families by threat, so a fair archive
         of any mix is flagged with probability at most ``alpha`` (as
         :func:`fairness_results` says)."""
-        return fairness_results(self.tallies, alpha, power)
+        return fairness_results(self.tallies, alpha, power, repeats=self.repeats)
 
     def to_json(self, fairness: dict[str, list[StatResult]] | None = None) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -530,40 +562,6 @@ class ArchiveSummary:
             doc["not_covered"] = UNCOVERED
             doc["bias_flagged"] = bias_flagged(fairness)
         return doc  # with a state, monitor.state_json adds the state's part
-
-
-def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
-                     power: float = DEFAULT_POWER, detectable: bool = True,
-                     ) -> dict[str, list[StatResult]]:
-    """Every test of every origin's tally (``ORIGINS`` order), corrected together in
-    families by threat (each at its share of ``alpha``, Holm within:
-    :func:`~tarneeb.audit.fairness.correction.correct_all`): exit code 3 fires with
-    probability at most ``alpha`` on a fair archive, whatever its mix of proven and
-    recorded deals."""
-    out: dict[str, list[StatResult]] = {}
-    for origin in ORIGINS:
-        tally = tallies.get(origin)
-        if not tally:
-            continue
-        keys = {by: tested_keys(tally, by) for by in ("key", "rule set")}
-        def tested(t: tuple[Any, ...], k: dict[str, Any] = keys) -> bool:
-            return t[1] not in k or t[2] in k[t[1]]
-
-        out[origin] = tally.results(alpha, power, correct=False, select=tested)
-    correct_all([r for rs in out.values() for r in rs], alpha, power, detectable)
-    return out
-
-
-def tested_keys(tally: Tally, by: str = "key") -> set[str]:
-    """The signing keys (``by="rule set"``: rule sets) tested apart: those with at least
-    ``MIN_KEY_DEALS`` deals, when there are two or more (one is the whole archive, tested
-    already). One with a handful of matches would only add tests, and take power."""
-    deals: Counter[str] = Counter()
-    for key, n in tally.counts.items():
-        if key[0] in ("fit", "fit+mean") and key[1][:2] == (HCP, by):
-            deals[key[1][2]] += n
-    keys = {k for k, n in deals.items() if n >= MIN_KEY_DEALS}
-    return keys if len(keys) > 1 else set()
 
 
 def _conflict_row(path: str, message: str) -> FindingRow:

@@ -15,7 +15,7 @@ exact distribution it follows under a uniform shuffle, grouped three ways:
   distribution tests use one hand per deal, the label's first in dealing order, so
   the hands tested are independent;
 * by signing key and by rule set, on the first hand dealt (``dealer+1``), for keys (rule
-  sets) with enough deals (see :func:`tarneeb.replay.archive.audit.tested_keys`).
+  sets) with enough deals (see :func:`tested_keys`).
 
 Computer against human seats: per deal with both, the points (and trumps) per
 computer hand minus per human hand, against its exact mean and variance.
@@ -43,18 +43,23 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tarneeb.audit.fairness import (
+    DEFAULT_ALPHA,
+    DEFAULT_POWER,
     DrawClassCount,
     DrawEmpty,
     DrawPattern,
     DrawSum,
     NextSeat,
     PairedDraws,
+    StatResult,
     Tally,
     Uniform,
+    correct_all,
     pattern_name,
 )
 from tarneeb.replay.rules.cards import SUIT_MASKS, SUIT_NAMES, card_name, check_deal
@@ -422,6 +427,48 @@ _VOIDS = DrawEmpty(SUIT_SIZES, 13)
 
 
 
+ORIGINS = ("proven", "recorded")  # how a match's deals came to be
+MIN_KEY_DEALS = 100  # deals a signing key needs to be tested apart
+
+
+def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
+                     power: float = DEFAULT_POWER, detectable: bool = True,
+                     repeats: Mapping[str, Any] | None = None,
+                     ) -> dict[str, list[StatResult]]:
+    """Every test of every origin's tally (``ORIGINS`` order), corrected together in
+    families by threat (each at its share of ``alpha``, Holm within:
+    :func:`~tarneeb.audit.fairness.correction.correct_all`): exit code 3 fires with
+    probability at most ``alpha`` on a fair archive, whatever its mix of proven and
+    recorded deals. ``repeats``: per origin, the repeat tests' values kept apart
+    (:class:`~tarneeb.replay.archive.repeats.Repeats`)."""
+    out: dict[str, list[StatResult]] = {}
+    for origin in ORIGINS:
+        tally = tallies.get(origin)
+        if not tally:
+            continue
+        keys = {by: tested_keys(tally, by) for by in ("key", "rule set")}
+        def tested(t: tuple[Any, ...], k: dict[str, Any] = keys) -> bool:
+            return t[1] not in k or t[2] in k[t[1]]
+
+        store = (repeats or {}).get(origin)
+        out[origin] = tally.results(alpha, power, correct=False, select=tested,
+                                    repeats=None if store is None else store.totals())
+    correct_all([r for rs in out.values() for r in rs], alpha, power, detectable)
+    return out
+
+
+def tested_keys(tally: Tally, by: str = "key") -> set[str]:
+    """The signing keys (``by="rule set"``: rule sets) tested apart: those with at least
+    ``MIN_KEY_DEALS`` deals, when there are two or more (one is the whole archive, tested
+    already). One with a handful of matches would only add tests, and take power."""
+    deals: Counter[str] = Counter()
+    for key, n in tally.counts.items():
+        if key[0] in ("fit", "fit+mean") and key[1][:2] == (HCP, by):
+            deals[key[1][2]] += n
+    keys = {k for k, n in deals.items() if n >= MIN_KEY_DEALS}
+    return keys if len(keys) > 1 else set()
+
+
 # what the battery does not test, said with every verdict and in the JSON
 UNCOVERED = ("No test looks for: rigging of what is not measured (the measures are "
              "high-card points, trumps, voids, aces, kings, long suits, suit patterns, card "
@@ -438,12 +485,16 @@ UNCOVERED = ("No test looks for: rigging of what is not measured (the measures a
 __all__ = [
     "LABELS",
     "MEASURES",
+    "MIN_KEY_DEALS",
+    "ORIGINS",
     "POSITIONS",
     "TABLE_SEATS",
     "TEAMS",
     "UNCOVERED",
+    "fairness_results",
     "hcp",
     "is_deal",
     "suit_lengths",
     "tally_match",
+    "tested_keys",
 ]

@@ -216,6 +216,7 @@ class Monitor:
         (:meth:`settle`)."""
         self._was_counted()  # before any log read again is written anew
         records, paths = self._rows.popleft(), self._paths.popleft()
+        summary.compact_repeats = False  # the state keeps the summary's tallies whole
         summary.add(chunk)
         for i, m in enumerate(chunk.matches):
             path, share_kept = paths[i], records[i].share_kept

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tarneeb.replay.log.fastread import _record
 from tarneeb.replay.log.records import EndRecord, Header, ParsedLog, SignatureRecord
@@ -187,7 +187,8 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
     v.hands, v.played, v.recorded = count, played, 0
     v.deals_proven = True
     report_not_replayed(v, [])
-    v.history = LazyHistory(lambda: _history(data, hands))
+    v.history = LazyHistory(lambda: _history(data, hands), count,
+                            lambda: _deal_views(hands))
     if count_paths:
         from tarneeb.replay.rules.paths import exercised_paths  # only when asked
 
@@ -226,15 +227,50 @@ def _history(data: bytes, hands: bytes) -> list[Hand]:
     return out
 
 
+class DealView(NamedTuple):
+    """What a hand's deal is, as the engine's ``Hand`` has it, without its calls and play
+    (what the archive audit's statistics read)."""
+
+    hands: tuple[int, ...]
+    dealer: int
+    thirteenth: int | None
+    trump: int | None
+    declarer: int | None
+    cancelled: bool
+    totals: list[int]
+
+
+def _deal_views(hands: bytes) -> list[DealView]:
+    """The deals of :func:`_history`'s hands, from the same rows of the core's output."""
+    from tarneeb.replay.rules.fastplay import hands_of, owners_from_order
+
+    none = 255
+    return [DealView(hands_of(owners_from_order(row[11], row[3])), row[3], row[4],
+                     None if row[5] == none else row[5], None if row[6] == none else row[6],
+                     bool(row[8]), list(row[18:22]))
+            for row in OUT_FORMAT.iter_unpack(hands)]
+
+
 class LazyHistory(list["Hand"]):
     """A list made when it is first read: the verdict of a log no one asks the history
-    of does not pay for it."""
+    of does not pay for it; ``size``, when known, answers whether it is empty without
+    making it (an archive audit without statistics asks only that)."""
 
-    __slots__ = ("_make",)
+    __slots__ = ("_make", "_size", "_views")
 
-    def __init__(self, make: Callable[[], Any]) -> None:
+    def __init__(self, make: Callable[[], Any], size: int | None = None,
+                 views: Callable[[], list[DealView]] | None = None) -> None:
         super().__init__()
         self._make: Callable[[], Any] | None = make
+        self._size = size
+        self._views = views
+
+    def deals(self) -> list[Any]:
+        """The hands' deals (:class:`DealView`, without making the history when it is
+        not made yet), or the hands themselves."""
+        if self._make is not None and self._views is not None:
+            return self._views()
+        return list(self)
 
     def _fill(self) -> None:
         make = self._make
@@ -268,7 +304,9 @@ for _name in ("__len__", "__iter__", "__getitem__", "__setitem__", "__delitem__"
               "count", "sort", "reverse", "clear", "copy"):
     if hasattr(list, _name):
         setattr(LazyHistory, _name, _filled(_name))
-setattr(LazyHistory, "__bool__", lambda self: len(self) > 0)  # noqa: B010 (a dunder)
+setattr(LazyHistory, "__bool__",  # noqa: B010 (a dunder)
+        lambda self: self._size > 0 if self._make is not None and self._size is not None
+        else len(self) > 0)
 LazyHistory.__hash__ = None
 
 __all__ = ["OUT_FORMAT", "LazyHistory", "confirm", "rules_params", "verify_data"]

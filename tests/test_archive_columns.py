@@ -1,0 +1,136 @@
+"""The deal measures tallied a chunk at a time with numpy (replay/archive/columns.py) are
+the per-match tallies (replay/archive/measures.py), key for key, with the same snapshot
+after each match."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any
+
+from tarneeb.audit.fairness import Tally
+from tarneeb.replay.archive.columns import DealColumns
+from tarneeb.replay.archive.measures import tally_match
+from tarneeb.replay.archive.records import share_of
+from tarneeb.replay.archive.seen import snapshot
+from tarneeb.replay.rules.cards import deal_hands
+from tarneeb.replay.rules.ruleset import PRESETS
+
+NAMES = ("Rami", "Lina", "Omar", "Hala", "Sami", "Dina")
+
+
+def _match(rng: random.Random, deals: int) -> list[SimpleNamespace]:
+    """Deals as the engine's Hand records give them, with the odd broken deal, a deal
+    without a revealed card or without totals, and a stopped one."""
+    first, totals, out = rng.randrange(4), [0, 0], []
+    for k in range(deals):
+        dealer = (first + k) % 4
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hands = deal_hands(deck, dealer)
+        if rng.random() < 0.05:  # not a deal: the replayer could not deal it
+            hands = (hands[0], hands[0], hands[2], hands[3])
+        totals[rng.randrange(2)] += rng.randrange(14)
+        rec = SimpleNamespace(hands=hands, dealer=dealer,
+                              thirteenth=None if rng.random() < 0.05 else deck[51],
+                              declarer=rng.choice((None, 0, 1, 2, 3)), trump=rng.randrange(4),
+                              cancelled=rng.random() < 0.1)
+        if rng.random() < 0.9:
+            rec.totals = [totals[0], totals[1], totals[0] + rng.randrange(3), totals[1]]
+        out.append(rec)
+    return out
+
+
+def _archive(seed: int, matches: int) -> list[tuple[Any, ...]]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(matches):
+        rules = PRESETS[rng.choice(sorted(PRESETS))]
+        if rng.random() < 0.2:
+            rules = replace(rules, target=rng.choice((31, 41, 61)))
+        computer = tuple(rng.random() < 0.5 for _ in range(rng.choice((4, 4, 4, 0))))
+        key = rng.choice((None, "k1", "k2"))
+        names = tuple(rng.sample(NAMES, 4)) if rng.random() < 0.8 else None
+        leaf = (bytes([seed % 256]) * 32, i) if rng.random() < 0.7 else None
+        out.append((rules, computer, key, _match(rng, rng.choice((0, 1, 5, 12, 20))), names,
+                    leaf))
+    return out
+
+
+def test_columns_tally_equals_the_per_match_tally() -> None:
+    for seed in range(3):
+        archive = _archive(seed, 40)
+        slow, slow_shares = Tally(), []
+        cols = DealColumns()
+        for m in archive:
+            if tally_match(slow, *m):
+                slow_shares.append(snapshot(slow))
+            cols.add_match(*m)
+        fast, shares = cols.finish()
+        assert fast.counts == slow.counts
+        assert fast.sums == slow.sums
+        assert len(fast.counts) > 500
+        # the snapshots give each match's own share, as the per-match ones do
+        assert len(shares) == len(slow_shares)
+        keys = (list(fast.counts), list(fast.sums))
+        slow_keys = (list(slow.counts), list(slow.sums))
+        before = slow_before = None
+        for after, slow_after in zip(shares, slow_shares, strict=True):
+            mine, theirs = share_of(keys, after, before), share_of(slow_keys, slow_after,
+                                                                   slow_before)
+            assert mine.counts == theirs.counts and mine.sums == theirs.sums
+            before, slow_before = after, slow_after
+
+
+def test_columns_of_no_deals() -> None:
+    cols = DealColumns()
+    assert cols.add_match(PRESETS["eram41"], (True,) * 4, None, []) == 0
+    tally, shares = cols.finish()
+    assert not tally and shares == []
+
+
+def test_a_lazy_history_of_known_size_is_not_made_to_say_it_has_hands() -> None:
+    """An audit without statistics asks only whether a log has hands: the core's history
+    is not built for that (replay/verify/compiled.py), and is built whole when read."""
+    from tarneeb.replay.verify.compiled import LazyHistory
+
+    made: list[int] = []
+
+    def make() -> list[Any]:
+        made.append(1)
+        return ["hand 0", "hand 1"]
+
+    h = LazyHistory(make, 2)
+    assert h and not made
+    assert list(h) == ["hand 0", "hand 1"] and made == [1] and h and len(h) == 2
+    assert not LazyHistory(lambda: [])
+
+
+def test_repeats_kept_apart_give_the_same_results(tmp_path: Any) -> None:
+    """The summary moves the repeat tests' values out of its tallies into compact arrays
+    (replay/archive/repeats.py): every result is the same as with them in the tallies,
+    and a value drawn twice counts as a pair."""
+    from tarneeb.replay.archive.audit import ArchiveSummary, expand_paths, run_chunks
+    from tarneeb.replay.archive.repeats import Repeats
+    from tarneeb.testing.archive import write_archive
+
+    write_archive(tmp_path / "p", 4, seed=b"columns repeats")
+    write_archive(tmp_path / "r", 4, seed=b"columns repeats r", recorded=True)
+    docs = []
+    for compact in (True, False):
+        summary = ArchiveSummary(compact_repeats=compact)
+        for chunk in run_chunks(expand_paths([str(tmp_path)]), jobs=1):
+            summary.add(chunk)
+        assert bool(summary.repeats) == compact
+        assert any(k[0] == "repeat" for t in summary.tallies.values()
+                   for k in t.counts) != compact
+        docs.append({o: [r.to_json() for r in rs] for o, rs in summary.fairness().items()})
+    assert docs[0] == docs[1] and docs[0]["recorded"]
+    t, store = Tally(), Repeats()
+    for v in (5, 7, 5, 5):
+        t.drawn(("repeated hands", "all", "x"), v, 1e9, 1)
+        store.add(("repeated hands", "all", "x"), 1e9, 1, v, 1)
+    (mine,) = Tally().results(detectable=False, repeats=store.totals())
+    (theirs,) = t.results(detectable=False)
+    assert mine.to_json() == theirs.to_json() and mine.statistic == 3.0
