@@ -183,16 +183,11 @@ def format_2_state(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     them (what taking it up must give)."""
     import zlib
 
-    from tarneeb.audit.fairness import tally as tally_module
     from tarneeb.audit.fairness.codec import pack_value, unpack_value
-    real = tally_module.draw_digest
-    raw: dict[int, Any] = {}
-    with monkeypatch.context() as m:
-        m.setattr(tally_module, "draw_digest", lambda v: raw.setdefault(real(v), v) and real(v))
-        logs = tmp_path / "logs"
-        write_archive(logs, 3, seed=SEED)
-        state = tmp_path / "audit.state"
-        _, before, _ = audit(capsys, str(logs), "--state", str(state))
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    state = tmp_path / "audit.state"
+    _, before, _ = audit(capsys, str(logs), "--state", str(state))
     db = sqlite3.connect(state)
     fresh = db.execute("SELECT path, figures FROM logs UNION ALL "
                        "SELECT origin, tally FROM totals ORDER BY 1").fetchall()
@@ -202,10 +197,12 @@ def format_2_state(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         packed, drawn = unpack_value(blob)
         counts, sums = unpack_value(zlib.decompress(packed))
         pairs = list(zip(itertools.accumulate(counts[0]), counts[1], strict=True))
-        for test, once, more in drawn:
-            digests = [(int.from_bytes(once[j:j + 8], "big"), 1) for j in range(0, len(once), 8)]
-            for d, n in digests + list(zip(more[0::2], more[1::2], strict=True)):
-                key = ("@", test, raw[d])
+        for test, width, once, more in drawn:
+            step = width or 8
+            values = [(once[j:j + step] if width else int.from_bytes(once[j:j + step], "big"), 1)
+                      for j in range(0, len(once), step)]
+            for d, n in values + list(zip(more[0::2], more[1::2], strict=True)):
+                key = ("@", test, d)
                 if key not in ids:
                     ids[key] = db.execute("INSERT INTO keys (key) VALUES (?)",
                                           (pack_value(key),)).lastrowid or 0

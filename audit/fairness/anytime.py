@@ -86,7 +86,7 @@ from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.correction import FAMILIES, family_of
 from tarneeb.audit.fairness.exact import DrawSum
 from tarneeb.audit.fairness.joint import PACK
-from tarneeb.audit.fairness.tally import Tally
+from tarneeb.audit.fairness.tally import Tally, draw_digest
 
 STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # bet sizes, in units of 1/sd of one observation
 # a covariate's scale is not known beforehand (a side behind is ±1, a score difference
@@ -323,7 +323,7 @@ class _Test:
                 known = self.index[ref] = set(seen)
             pairs = list(zip(figures[0::2], figures[1::2], strict=True))
             draws = sum(c for _, c in pairs)
-            digests = [int(v) for v, _ in pairs]  # the tally keeps the values' digests
+            digests = [draw_digest(v) for v, _ in pairs]  # 8 bytes a value seen
             hit = any(c > 1 for _, c in pairs) or any(d in known for d in digests)
             m = len(known)
             chance = -math.expm1(sum(math.log1p(-min(1.0, (m + j) / space))

@@ -32,8 +32,8 @@ from tarneeb.audit.fairness.tests import StatResult, _g_test, _mean_test, _paire
 
 
 def draw_digest(value: int | bytes) -> int:
-    """A drawn value (an int or bytes) as 63 bits of its BLAKE2b digest: what the test of
-    values drawn again counts, and the archive's state keeps (8 bytes, whatever the
+    """A drawn value (an int or bytes) as 63 bits of its BLAKE2b digest: what the
+    continuous audit's bet on values drawn again keeps of each (8 bytes, whatever the
     value). Two values taken for one differ with chance 2⁻⁶³: a million logs of 20 deals
     make such a pair with chance about 10⁻⁵, a false repeat, never a repeat missed."""
     data = value if isinstance(value, bytes) else int(value).to_bytes(
@@ -99,8 +99,10 @@ class Tally:
               sampled: int) -> None:
         """One draw of ``value`` (one of ``population`` equally likely values), kept by a
         sample of one value in ``sampled`` (the caller keeps it or not), for the test of
-        values drawn again; the value is kept as its digest (:func:`draw_digest`)."""
-        self.counts[("repeat", test, population, sampled, draw_digest(value))] += 1
+        values drawn again. The value is kept whole: the tests of near-repeated hands and
+        of partners' fit read every deal's hands (the continuous audit's bet keeps only
+        :func:`draw_digest`)."""
+        self.counts[("repeat", test, population, sampled, value)] += 1
 
     def placed(self, test: TestId, sizes: tuple[int, ...], items: tuple[str, ...], samples: int,
                cells: dict[tuple[int, int], int]) -> None:

@@ -173,8 +173,9 @@ def pack_share(share: Tally, key_id: Any) -> bytes:
     """A share as two lists of (key number, value), the key numbers given by ``key_id``
     (a key written once for the whole state), sorted and written as differences so most
     take one byte, compressed with zlib; then the values drawn (the repeat tests' keys,
-    one a deal: never written as keys), per test's key number the digests drawn once as
-    one string of 8-byte integers, and those drawn more often with their counts (left
+    one a deal: never written as keys), per test's key number and width the values drawn
+    once as one string (a hand's 52-bit mask in 8 bytes, a deal's bytes as they are), and
+    those drawn more often with their counts (left
     out of the compression: random bytes do not shrink, and spoil the code of the rest)."""
     parts: list[Any] = []
     for items in (share.counts, share.sums):
@@ -182,14 +183,16 @@ def pack_share(share: Tally, key_id: Any) -> bytes:
         ids = array("q", (i for i, _ in pairs))
         deltas = [ids[0]] + [b - a for a, b in itertools.pairwise(ids)] if pairs else []
         parts.append((tuple(deltas), tuple(v for _, v in pairs)))
-    drawn: dict[int, list[tuple[int, int]]] = {}
+    drawn: dict[tuple[int, int], list[tuple[Any, int]]] = {}
     for k, n in share.counts.items():
-        if _drawn(k):
-            drawn.setdefault(key_id(k[:4]), []).append((k[4], n))
+        if _drawn(k):  # packed by width: 8 for a hand's mask, a deal's bytes their length
+            width = len(k[4]) if isinstance(k[4], bytes) else 0
+            drawn.setdefault((key_id(k[:4]), width), []).append((k[4], n))
     return pack_value((zlib.compress(pack_value(tuple(parts))), tuple(
-        (test, b"".join(d.to_bytes(8, "big") for d, n in sorted(values) if n == 1),
+        (test, width, b"".join(d if width else d.to_bytes(8, "big")
+                               for d, n in sorted(values) if n == 1),
          tuple(x for d, n in sorted(values) if n != 1 for x in (d, n)))
-        for test, values in sorted(drawn.items()))))
+        for (test, width), values in sorted(drawn.items()))))
 
 
 def unpack_share(data: bytes, key_of: Any) -> Tally:
@@ -207,12 +210,14 @@ def unpack_share(data: bytes, key_of: Any) -> Tally:
             for d, v in zip(deltas, values, strict=True):
                 i += d
                 into[key_of(i)] = v
-        for test, once, more in drawn:
+        for test, width, once, more in drawn:
             prefix = key_of(test)
-            if len(once) % 8:
-                raise CodecError("digests of values drawn of a length not 8 bytes each")
-            for j in range(0, len(once), 8):
-                t.counts[(*prefix, int.from_bytes(once[j:j + 8], "big"))] += 1
+            step = width or 8
+            if not 0 <= width <= 64 or len(once) % step:
+                raise CodecError(f"values drawn of a length not {step} bytes each")
+            for j in range(0, len(once), step):
+                piece = once[j:j + step]
+                t.counts[(*prefix, piece if width else int.from_bytes(piece, "big"))] += 1
             for d, n in zip(more[0::2], more[1::2], strict=True):
                 t.counts[(*prefix, d)] += n
     except (TypeError, ValueError, zlib.error) as e:

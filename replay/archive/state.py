@@ -48,7 +48,6 @@ from typing import Any
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
-from tarneeb.audit.fairness.tally import draw_digest
 from tarneeb.replay.archive.paths import ArchiveError
 from tarneeb.replay.archive.records import (
     LogRecord,
@@ -170,15 +169,13 @@ class State:
 
     def _digests(self) -> None:
         """Format 2 to 3, in the run's transaction: every share and the totals written
-        again with the digests of the values drawn, and the keys of those values (one a
+        again with the values drawn packed in them, and the keys of those values (one a
         deal) deleted."""
         def again(blob: bytes) -> bytes:
             old = unpack_share(zlib.decompress(blob), self.key_of)
             new = Tally()
             new.sums = old.sums
-            for k, n in old.counts.items():
-                new.counts[(*k[:4], draw_digest(k[4])) if k[0] == "repeat" and len(k) == 5
-                           else k] += n
+            new.counts = old.counts
             return pack_share(new, self.key_id)
         self._all_keys()
         try:
