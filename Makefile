@@ -39,13 +39,15 @@ js: node $(NODE_STAMP)
 demo: $(STAMP) chromium js
 	$(PY) -m tarneeb.cli.demo
 
-# the types (mypy --strict), the TypeScript verifier's own tests (Node's test runner), then
-# the Python suite, which holds the two verifiers to the same verdicts (tests/test_js_conformance.py); an idle
-# worker takes tests from a busy one (--dist worksteal), so the few long ones do not end
-# the run on one core
+# the types (mypy --strict) and the TypeScript verifier's own tests (Node's test runner, on
+# the build `js` has just made) side by side, each on a core of its own; then the Python
+# suite, which holds the two verifiers to the same verdicts (tests/test_js_conformance.py);
+# an idle worker takes tests from a busy one (--dist worksteal), so the few long ones do
+# not end the run on one core
 test: $(STAMP) chromium js
-	$(MAKE) typecheck
-	cd js && npm test
+	$(MAKE) --no-print-directory typecheck & typecheck=$$!; \
+	  (cd js && npm run --silent test:built); js=$$?; \
+	  wait $$typecheck && exit $$js
 	$(PY) -m pytest -q -n auto --dist worksteal
 
 # the figures are printed and written into docs/PERFORMANCE.md

@@ -534,10 +534,13 @@ def edited_logs(rules: RuleSet | str | SearchStrategy[RuleSet] | None = None,
     ...     assert not verdict.clean or verdict.hands > 0
     >>> test_clean_means_proven()
     """
+    # made once: a composite is inspected when it is made
+    rule_strategy, steering = _rules_strategy(rules), _steering(steered_hands)
+
     @st.composite
     def build(draw: st.DrawFn) -> bytes:
         seed = draw(st.binary(min_size=1, max_size=8))
-        base = _log(draw(_rules_strategy(rules)), seed, draw(_steering(steered_hands)))
+        base = _log(draw(rule_strategy), seed, draw(steering))
         per_hand = st.lists(st.booleans(), max_size=40)
         return _edited(base, seed, draw(st.booleans()), draw(st.sampled_from(SEED_EDITS)),
                        draw(per_hand), draw(per_hand), draw(st.sampled_from((True, True, False))))

@@ -13,6 +13,27 @@ from tarneeb.report.browser import Chromium
 if TYPE_CHECKING:
     from base_install import BaseInstall
 
+# The modules whose tests take longest (tens of seconds of CPU each: the two verifiers over
+# blind logs, Node servers killed and resumed, the archive audit and its browser pages),
+# longest first. They run before the rest: pytest-xdist (`make test`) hands each worker a
+# contiguous half of the run and an idle one takes tests from the other's end, so with the
+# long ones first the run ends on short tests, both cores busy to the last, rather than one
+# core on a long test while the other waits.
+LONG_FIRST = ["test_js_conformance", "test_js_resume", "test_archive", "test_engine_cmd",
+              "test_js_engine", "test_js_shuffle_argument", "test_readme_tour", "test_compiled",
+              "test_alterations", "test_verifier_page", "test_blind_log"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+
+    def place(item: pytest.Item) -> int:
+        module = getattr(item, "module", None)
+        name = module.__name__.rsplit(".", 1)[-1] if module is not None else ""
+        return rank.get(name, len(rank))
+
+    items.sort(key=place)  # stable: the order within a module and among the rest kept
+
 
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Chromium]:

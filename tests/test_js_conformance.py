@@ -179,25 +179,17 @@ def test_every_fixture_log_agrees(node: str, home: dict[str, str], tmp_path: Pat
     assert _disagreements(node, home, paths) == []
 
 
+OPTION_SETS = ["other-key", "own-key", "root", "keys", "server-seed", "true-server-seed"]
+
+
+@pytest.mark.parametrize("option_set", OPTION_SETS)
 def test_every_fixture_log_agrees_with_options(node: str, home: dict[str, str],
-                                               tmp_path: Path) -> None:
+                                               tmp_path: Path, option_set: str) -> None:
     """Every fixture log under another key, its own key (vectors), a season root, a keys
     file (naming some logs' keys, one platform under a name of two scripts) and server
-    seeds: the same verdict JSON."""
+    seeds: the same verdict JSON (one option set a part, which pytest-xdist runs side by
+    side)."""
     paths = _all_logs(tmp_path)
-    signature = json.loads((ROOT / "fixtures" / "vectors" / "signature.json").read_text())
-    other = tmp_path / "other.pem"
-    other.write_text(signature["public_key_pem"])
-    vec = [json.loads(f.read_text()) for f in VECTORS]
-    keys = tmp_path / "keys.toml"
-    keys.write_text("".join(f'"{name}" = "{v["public_key"]}"\n' for name, v in
-                            zip(["Club 400", "نادي Club", "cardroom"], vec, strict=False)))
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-    own = tmp_path / "own.pem"
-    own.write_bytes(Ed25519PublicKey.from_public_bytes(bytes.fromhex(vec[2]["public_key"]))
-                    .public_bytes(serialization.Encoding.PEM,
-                                  serialization.PublicFormat.SubjectPublicKeyInfo))
     bad: list[str] = []
     # a blind log's transcript takes the JS verifier seconds a dealing attempt (pure
     # JavaScript ristretto255): the blind logs are compared under one option here, under
@@ -206,17 +198,36 @@ def test_every_fixture_log_agrees_with_options(node: str, home: dict[str, str],
     # the signature's and seeds' checks read before any damage, over the corpus and vectors
     seeded = [p for p in paths if not _is_blind(p)]
     whole = [p for p in seeded if p.parent.name != "altered"]
-    for i, options in enumerate((("--key", str(other)), ("--key", str(own)),
-                                 ("--root", "11" * 32), ("--keys", str(keys)),
-                                 ("--server-seed", "22" * 32))):
-        bad += _disagreements(node, home, paths if i == 0 else seeded if i == 1 else whole,
-                              *options)
-    # the true server seed of the logs cut before their end record
-    from tarneeb.replay.log import parse_log
+    vec = [json.loads(f.read_text()) for f in VECTORS]
+    if option_set == "other-key":
+        signature = json.loads((ROOT / "fixtures" / "vectors" / "signature.json").read_text())
+        other = tmp_path / "other.pem"
+        other.write_text(signature["public_key_pem"])
+        bad += _disagreements(node, home, paths, "--key", str(other))
+    elif option_set == "own-key":
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+        own = tmp_path / "own.pem"
+        own.write_bytes(Ed25519PublicKey.from_public_bytes(bytes.fromhex(vec[2]["public_key"]))
+                        .public_bytes(serialization.Encoding.PEM,
+                                      serialization.PublicFormat.SubjectPublicKeyInfo))
+        bad += _disagreements(node, home, seeded, "--key", str(own))
+    elif option_set == "root":
+        bad += _disagreements(node, home, whole, "--root", "11" * 32)
+    elif option_set == "keys":
+        keys = tmp_path / "keys.toml"
+        keys.write_text("".join(f'"{name}" = "{v["public_key"]}"\n' for name, v in
+                                zip(["Club 400", "نادي Club", "cardroom"], vec, strict=False)))
+        bad += _disagreements(node, home, whole, "--keys", str(keys))
+    elif option_set == "server-seed":
+        bad += _disagreements(node, home, whole, "--server-seed", "22" * 32)
+    else:  # the true server seed of the logs cut before their end record
+        from tarneeb.replay.log import parse_log
 
-    manifest = json.loads((ROOT / "fixtures" / "altered" / "manifest.json").read_text())
-    for entry in manifest:
-        if entry["kind"] in ("cut-short", "seed-not-revealed"):
+        manifest = json.loads((ROOT / "fixtures" / "altered" / "manifest.json").read_text())
+        cut = [e for e in manifest if e["kind"] in ("cut-short", "seed-not-revealed")]
+        assert cut
+        for entry in cut:
             base = parse_log((ROOT / "fixtures" / "matches" / entry["base"]).read_bytes())
             bad += _disagreements(node, home, [ROOT / "fixtures" / "altered" / entry["file"]],
                                   "--server-seed", base.end.server_seed.hex())
@@ -253,17 +264,21 @@ def _receipts(tmp: Path) -> list[tuple[Path, Path]]:
     return out
 
 
-def test_receipts_agree(node: str, home: dict[str, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", range(4))
+def test_receipts_agree(node: str, home: dict[str, str], tmp_path: Path, part: int) -> None:
     """--receipt: a log with its own receipt, another match's, a changed one, one signed by
-    another key, with and without the key pinned: the same verdict JSON."""
+    another key, with and without the key pinned: the same verdict JSON (a run of both
+    verifiers for each pair; every fourth pair a part, which pytest-xdist runs side by
+    side)."""
     pairs = _receipts(tmp_path)
     assert len(pairs) >= 20
     bad: list[str] = []
-    for receipt, log in pairs:
+    for receipt, log in pairs[part::4]:
         bad += _disagreements(node, home, [log], "--receipt", str(receipt))
     assert bad == []
-    (js_code, js), _ = _both(node, home, [pairs[0][1]], ("--receipt", str(pairs[0][0])))
-    assert js_code == 0 and js[0]["notes"] == []  # compared with its receipt: no note
+    if part == 0:
+        (js_code, js), _ = _both(node, home, [pairs[0][1]], ("--receipt", str(pairs[0][0])))
+        assert js_code == 0 and js[0]["notes"] == []  # compared with its receipt: no note
 
 
 @pytest.mark.parametrize("text", [
@@ -739,49 +754,67 @@ def _v1_log(rules: str, target: int, keys: bool = True) -> bytes:
                                       reveal_keys=keys, version=1)
 
 
-def test_blind_v1_logs_agree(node: str, home: dict[str, str], tmp_path: Path) -> None:
-    """``tarneeb-blind-v1`` logs — clean, with and without revealed keys, each seat's cheat
-    a v1 transcript can hold (with the keys, and some without them), cut in a hand, a byte
-    of a pass, a partial decryption or a proof changed — get the same verdict JSON from
-    both, field for field: the passes not proven said in a note, every partial decryption
-    checked by its own proof."""
+@pytest.fixture(scope="module")
+def v1_logs() -> dict[str, dict[str, bytes]]:
+    """The ``tarneeb-blind-v1`` logs of :func:`test_blind_v1_logs_agree`, in three groups
+    that its three parts compare (pytest-xdist runs them side by side): the clean ones, cut
+    and changed (``plain``); each seat's cheat a v1 transcript can hold, with the keys
+    revealed (``keys``) and without them (``bare``). A match of two hands, so that a cheat
+    in the second hand (``choice=1``) follows a hand that is clean."""
     from tarneeb.replay.log import parse_log
     from tarneeb.replay.server.simulate import MatchSecrets
     from tarneeb.testing.alterations import REGISTRY, NotApplicable
     from tarneeb.testing.alterations.base import _close, _open
 
-    data = _v1_log("sahrat41", 8)
+    data = _v1_log("sahrat41", 5)
     key = MatchSecrets(b"v1 sahrat41").key
-    assert all(h.blind is not None and h.blind.version == 1 for h in parse_log(data).hands)
+    hands = parse_log(data).hands
+    assert len(hands) == 2 and all(h.blind is not None and h.blind.version == 1 for h in hands)
     log = _open(data)
     log.keys = []
     bare = _close(log, key)
-    logs = {"clean": data, "no-keys": bare, "qahwa41": _v1_log("qahwa41", 3, keys=False),
-            "cut-in-a-hand": bare[:len(bare) - 3000]}
+    plain = {"clean": data, "no-keys": bare, "qahwa41": _v1_log("qahwa41", 3, keys=False),
+             "cut-in-a-hand": bare[:len(bare) - 3000]}
     t = parse_log(bare).hands[1].blind
     assert t is not None
     for name, field in (("pass", t.passes[2]), ("partial", t.partials[1]),
                         ("proof", t.partial_proofs[2])):  # one byte changed in each
         at = bare.index(field) + 700
-        logs[f"changed-{name}"] = bare[:at] + bytes([bare[at] ^ 4]) + bare[at + 1:]
+        plain[f"changed-{name}"] = bare[:at] + bytes([bare[at] ^ 4]) + bare[at + 1:]
+    groups: dict[str, dict[str, bytes]] = {"plain": plain, "keys": {}, "bare": {}}
     for name, alteration in REGISTRY.items():
         if getattr(alteration, "blind", False):
             for label, base in (("keys", data), ("bare", bare)):
                 try:
-                    logs[f"{name}+{label}"] = alteration(base, choice=1, resign=key)[0]
+                    groups[label][f"{name}+{label}"] = alteration(base, choice=1, resign=key)[0]
                 except NotApplicable:
                     continue
-    cheats = {n.split("+")[0] for n in logs if n.endswith("+keys")}
-    assert {"wrong-partial-decryption", "pass-duplicates-card", "pass-drops-card",
-            "play-not-dealt", "forged-play-proof", "drop-play-proof",
-            "wrong-revealed-key"} <= cheats
-    js, bad = _agree(node, home, logs, tmp_path)
+    return groups
+
+
+@pytest.mark.parametrize("group", ["plain", "keys", "bare"])
+def test_blind_v1_logs_agree(node: str, home: dict[str, str], tmp_path: Path,
+                             v1_logs: dict[str, dict[str, bytes]], group: str) -> None:
+    """``tarneeb-blind-v1`` logs — clean, with and without revealed keys, each seat's cheat
+    a v1 transcript can hold (with the keys, and some without them), cut in a hand, a byte
+    of a pass, a partial decryption or a proof changed — get the same verdict JSON from
+    both, field for field: the passes not proven said in a note, every partial decryption
+    checked by its own proof."""
+    js, bad = _agree(node, home, v1_logs[group], tmp_path)
     assert bad == []
-    assert js["clean"]["verdict"] == "clean" and js["clean"]["deals_proven"]
-    assert any("tarneeb-blind-v1" in n for n in js["clean"]["notes"])
-    assert {f["kind"] for f in js["wrong-partial-decryption+bare"]["findings"]} >= \
-        {"wrong-decryption"}
-    assert {c: js[f"{c}+keys"]["verdict"] for c in cheats} == dict.fromkeys(cheats, "findings")
+    if group == "plain":
+        assert js["clean"]["verdict"] == "clean" and js["clean"]["deals_proven"]
+        assert any("tarneeb-blind-v1" in n for n in js["clean"]["notes"])
+    elif group == "bare":
+        assert {f["kind"] for f in js["wrong-partial-decryption+bare"]["findings"]} >= \
+            {"wrong-decryption"}
+    else:
+        cheats = {n.split("+")[0] for n in js}
+        assert {"wrong-partial-decryption", "pass-duplicates-card", "pass-drops-card",
+                "play-not-dealt", "forged-play-proof", "drop-play-proof",
+                "wrong-revealed-key"} <= cheats
+        assert {c: js[f"{c}+keys"]["verdict"] for c in cheats} == \
+            dict.fromkeys(cheats, "findings")
 
 
 def _stalled(rules: str, step: int, deal: int = 0, target: int = 3) -> bytes:
