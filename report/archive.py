@@ -361,7 +361,7 @@ def _play_rows(play: Sequence[GroupResult] | None) -> list[dict[str, Any]] | Non
              "hands": f"{r.hands:,}", "excess": f"{100 * r.excess:+.1f}", "z": f"{r.z:+.2f}",
              "p": format_p(r.p_value),
              "p_adjusted": "" if r.p_adjusted is None else format_p(r.p_adjusted),
-             "tested": r.tested, "flagged": r.flagged,
+             "tested": r.tested, "flagged": r.flagged, "caveat": r.caveat(),
              "replay": replay_hint(r.weighing[0]) if r.weighing else ""} for r in play]
 
 

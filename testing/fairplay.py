@@ -188,7 +188,8 @@ def table(kind: str, rng: random.Random) -> tuple[list[Player], tuple[str, ...],
     suspects) among honest bots and card counters. Kinds: ``honest`` (a random player,
     a bot, a card counter, a Monte Carlo player), ``peeker`` (sees every hand),
     ``peek30`` (peeks on 30 % of hands), ``computer30`` (both computer seats peek on 30 %
-    of hands), ``partners`` (seats 0 and 2 see each other's hands, playing Monte Carlo)."""
+    of hands), ``partners`` (seats 0 and 2 see each other's hands, playing Monte Carlo),
+    ``peekers`` (seats 0 and 2 both see every hand)."""
     r = [random.Random(rng.getrandbits(64)) for _ in range(4)]
     names = ("Random", "Bot", "Counter", "Monte Carlo")
     computer = (False, True, False, True)
@@ -206,12 +207,15 @@ def table(kind: str, rng: random.Random) -> tuple[list[Player], tuple[str, ...],
         players = [MonteCarlo(r[0], sees_partner=True), BotPlayer(r[1]),
                    MonteCarlo(r[2], sees_partner=True), CardCounter(r[3])]
         names = ("Pair A", "Bot", "Pair B", "Counter")
+    elif kind == "peekers":
+        players = [Peeker(r[0], 1.0), BotPlayer(r[1]), Peeker(r[2], 1.0), CardCounter(r[3])]
+        names = ("Peek A", "Bot", "Peek B", "Counter")
     else:
         raise ValueError(f"unknown table {kind!r}")
     return players, names, computer
 
 
-KINDS = ("honest", "peeker", "peek30", "computer30", "partners")
+KINDS = ("honest", "peeker", "peek30", "computer30", "partners", "peekers")
 
 __all__ = ["KINDS", "CardCounter", "MonteCarlo", "Peeker", "RandomCards", "bid_consistent",
            "simulate", "table", "write_play_archive"]

@@ -280,6 +280,18 @@ def test_audit_play_flags_the_seat_that_sees_every_hand(peeker_archive: Path) ->
     assert top["hands_that_weigh_most"][0]["path"].startswith(str(peeker_archive))
     players = [g for g in play["groups"] if g["kind"] == "player"]
     assert players[0]["name"] == "Suspect" and players[0]["z"] > players[1]["z"] + 2
+    assert top["beside"] is None  # the cheat is named plainly
+    # Its honest partner (the card counter) is flagged in larger archives (docs/FAIRPLAY.md);
+    # on these figures, flagged as it would be there, its finding carries the caveat.
+    from tarneeb.replay.fairplay.summary import GroupResult, mark_beside
+
+    rs = [GroupResult(g["kind"], g["name"], g["decisions"], g["hands"], g["excess"], g["z"],
+                      g["p_value"], g["p_adjusted"], g["flagged"] or g["name"] == "Counter")
+          for g in play["groups"]]
+    mark_beside(rs)
+    marked = {r.name: r.beside for r in rs if r.kind == "player"}
+    assert marked == {"Suspect": None, "Counter": ("Suspect", players[0]["z"]), "Bot": None,
+                      "Bot 2": None}
 
 
 def test_audit_play_sample_and_words(peeker_archive: Path) -> None:
@@ -345,3 +357,65 @@ def test_play_gives_the_same_figures_on_two_jobs_and_a_dask_cluster(
         docs.append((r.exit_code, json.loads(r.stdout)))
     assert docs[0][1]["fairplay"]["decisions"] > 0
     assert docs[1] == docs[0] and docs[2] == docs[0]
+
+
+def _beside_summary() -> PlaySummary:
+    """Ann (seat 0) picks a best card at p 0.3 every time, her partner Cy two times in three
+    at p 0.5 (far weaker), Bo and Di alike (equal, weaker still)."""
+    ps = PlaySummary()
+    for i in range(120):
+        ds = (Decision(0, 20, 5, 1, 1, 2, 10, 3, 13, 3, 17),
+              Decision(1, 21, 6, i % 2, 1, 2, 10, 5, 15, 5, 25),
+              Decision(2, 22, 7, int(i % 3 != 0), 1, 2, 10, 5, 15, 5, 25),
+              Decision(3, 23, 8, (i + 1) % 2, 1, 2, 10, 5, 15, 5, 25))
+        ps.add(MatchPlay(f"m{i}.tlog", ("Ann", "Bo", "Cy", "Di"), (False, True, False, True),
+                         [HandPlay(i, ds)]))
+    return ps
+
+
+def test_a_flag_beside_a_far_stronger_partner_says_so() -> None:
+    """A flagged player whose z is under half a flagged partner's is still flagged, but its
+    finding (text, JSON, report) says its figure may come from the partner's play; equal
+    partners (Bo and Di) get no such caveat, nor does the stronger one."""
+    from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.replay.fairplay.summary import play_lines
+    from tarneeb.report.archive import archive_page
+
+    ps = _beside_summary()
+    rs = ps.results(0.05)
+    by = {(r.kind, r.name): r for r in rs}
+    ann, cy = by[("player", "Ann")], by[("player", "Cy")]
+    assert ann.flagged and cy.flagged and cy.z < ann.z / 2
+    assert cy.beside == ("Ann", ann.z)
+    assert all(by[("player", n)].beside is None and by[("player", n)].flagged
+               for n in ("Ann", "Bo", "Di"))
+    words = f"flagged beside partner Ann (z {ann.z:.1f})"
+    line = next(x for x in play_lines(ps, rs, 0.05) if x.startswith("fair play: FLAGGED player Cy"))
+    assert words in line and "may come from Ann's play, not from seeing the cards" in line
+    assert not any("beside" in x for x in play_lines(ps, rs, 0.05) if "player Cy" not in x)
+    doc = ps.to_json(rs)
+    entry = next(g for g in doc["groups"] if g["kind"] == "player" and g["name"] == "Cy")
+    assert entry["beside"] == {"partner": "Ann", "z": ann.z} and entry["flagged"]
+    assert all(g["beside"] is None for g in doc["groups"] if g["name"] != "Cy")
+    assert "player Cy" in doc["flagged"]  # the flag stands: the caveat is a reading
+    page = archive_page(ArchiveSummary(), {}, 0.05, play=rs)
+    section = page[page.index('<section id="fairplay">'):page.index("</section>",
+                                                                  page.index("fairplay"))]
+    assert words in section and section.count("flagged beside partner") == 1
+
+
+def test_simulated_peeking_partners_are_both_named_without_caveat() -> None:
+    """Two partners who both see every hand (testing.fairplay's ``peekers`` table, two
+    matches): both are flagged, and neither finding says it may come from the other."""
+    from tarneeb.testing.fairplay import simulate
+
+    rng = random.Random("peekers")
+    ps = PlaySummary()
+    for i, (names, computer, hands) in enumerate(simulate("peekers", 2, rng)):
+        ps.add(MatchPlay(f"m{i}.tlog", names, computer,
+                         [analyse_hand(h, True, rng) for h in hands]))
+    rs = ps.results(0.05)
+    players = {r.name: r for r in rs if r.kind == "player"}
+    assert players["Peek A"].flagged and players["Peek B"].flagged
+    assert players["Peek A"].beside is None and players["Peek B"].beside is None
+    assert not players["Bot"].flagged and not players["Counter"].flagged

@@ -101,6 +101,7 @@ class GroupResult:
     p_adjusted: float | None = None
     flagged: bool = False
     weighing: list[WeighingHand] = field(default_factory=list)
+    beside: tuple[str, float] | None = None  # (partner, its z): see :func:`mark_beside`
 
     @property
     def tested(self) -> bool:
@@ -111,6 +112,8 @@ class GroupResult:
                 "hands": self.hands, "excess": self.excess, "z": self.z,
                 "p_value": self.p_value, "p_adjusted": self.p_adjusted,
                 "flagged": self.flagged,
+                "beside": None if self.beside is None else {
+                    "partner": self.beside[0], "z": self.beside[1]},
                 "hands_that_weigh_most": [
                     {"path": w.path, "hand": w.hand, "excess": w.excess,
                      "decisions": w.decisions} for w in self.weighing]}
@@ -122,7 +125,18 @@ class GroupResult:
                                 "mattered,"}[self.kind]
         return (f"{who} {self.name}: {100 * self.excess:+.1f} points of double-dummy best "
                 f"cards over what its information allows, over {self.decisions:,} decisions "
-                f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g})")
+                f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g})"
+                + ("" if self.beside is None else f"; {self.caveat()}"))
+
+    def caveat(self) -> str:
+        """What a flag beside a far stronger partner may mean ("" without one)."""
+        if self.beside is None:
+            return ""
+        partner, z = self.beside
+        return (f"flagged beside partner {partner} (z {z:.1f}): a seat that sees the cards "
+                f"shows them to its partner through its plays, so this player's figure may "
+                f"come from {partner}'s play, not from seeing the cards; {partner}'s evidence "
+                f"is the stronger")
 
 
 @dataclass(slots=True)
@@ -232,6 +246,7 @@ class PlaySummary:
         for r, (adj, flag) in zip(tested, holm_flags([r.p_value for r in tested], alpha),
                                   strict=True):
             r.p_adjusted, r.flagged = adj, flag
+        mark_beside(out)
         out.sort(key=lambda r: (-r.z, r.kind, r.name))
         return out
 
@@ -242,6 +257,40 @@ class PlaySummary:
 
 
 KINDS = ("player", "label", "partnership", "partner-cards")
+BESIDE_RATIO = 0.5  # a flagged player's z below this share of a flagged partner's: a caveat
+
+
+def _partners(results: Sequence[GroupResult]) -> dict[str, set[str]]:
+    """Each player's partners, read from the partnership groups' names ("A & B", sorted;
+    a name holding " & " is split where both halves are players)."""
+    players = {r.name for r in results if r.kind == "player"}
+    out: dict[str, set[str]] = {}
+    for r in results:
+        if r.kind != "partnership":
+            continue
+        parts = r.name.split(" & ")
+        for i in range(1, len(parts)):
+            a, b = " & ".join(parts[:i]), " & ".join(parts[i:])
+            if a in players and b in players:
+                out.setdefault(a, set()).add(b)
+                out.setdefault(b, set()).add(a)
+    return out
+
+
+def mark_beside(results: Sequence[GroupResult]) -> None:
+    """Set :attr:`GroupResult.beside` on each flagged player whose z is below
+    ``BESIDE_RATIO`` of a flagged partner's (the strongest such partner): a seat that
+    sees every hand shows the cards to its partner through its plays, and the honest
+    partner's choices follow them (docs/FAIRPLAY.md). The flag stands; its reading
+    changes. Two partners who both see the cards score alike, and neither is marked."""
+    by_name = {r.name: r for r in results if r.kind == "player" and r.flagged}
+    partners = _partners(results)
+    for r in by_name.values():
+        stronger = [q for q in (by_name.get(n) for n in partners.get(r.name, ()))
+                    if q is not None and r.z < BESIDE_RATIO * q.z]
+        if stronger:
+            q = max(stronger, key=lambda q: (q.z, q.name))
+            r.beside = (q.name, q.z)
 
 
 def _pair(seat: int, names: Sequence[str]) -> str:
@@ -295,5 +344,5 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
     return lines
 
 
-__all__ = ["KINDS", "MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary", "WeighingHand",
-           "flagged", "play_lines", "replay_hint"]
+__all__ = ["BESIDE_RATIO", "KINDS", "MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary",
+           "WeighingHand", "flagged", "mark_beside", "play_lines", "replay_hint"]
