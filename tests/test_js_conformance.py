@@ -344,6 +344,15 @@ KEY_FILES = [
     # escape of TOML 1.1 that smol-toml read and tomllib refuses
     ("keys", lambda k: f'"cardroom" = "{k}"\n"club" = "{k[:10]}\n'.encode(), 2),
     ("keys", lambda k: f'"cardroom" = "\\x{k[:2]}{k[2:]}"\n'.encode(), 2),
+    # TOML 1.1 only, which smol-toml read and tomllib refuses: an inline table over several
+    # lines (alone and in an array), one with a comma before its }, a time without seconds;
+    # and what looks like them in a string and a comment, TOML 1.0 and read by both
+    ("keys", lambda k: f'"cardroom" = "{k}"\n"club" = {{ k = "{k}"\n}}\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "{k}"\n\nx = [\n  {{ k = 1,\n}}]\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "{k}"\n"club" = {{ k = "{k}", }}\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "{k}"\n"club" = 1979-05-27T07:32\n'.encode(), 2),
+    ("keys", lambda k: f'"cardroom" = "{k}"  # {{ k = 1, }}\n"Club 07:32" = "{"ab" * 32}"\n'
+     .encode(), 0),
 ]
 
 

@@ -5,8 +5,8 @@ error differently: "line 1, column 18" and "end of document" for the same line).
 
 The line is the one after the longest prefix of whole lines that is TOML
 (``tarneeb.audit.tomltext``, ``js/src/tomltext.ts``). Every vector is read by Python's
-``parse_keys`` in this process and by the JS ``parseKeys`` in one node run; two of them go
-through both CLIs in tests/test_js_conformance.py (``KEY_FILES``).
+``parse_keys`` in this process and by the JS ``parseKeys`` in one node run; some of them (and
+more of TOML 1.1) go through both CLIs in tests/test_js_conformance.py (``KEY_FILES``).
 """
 
 from __future__ import annotations
@@ -51,10 +51,26 @@ NOT_TOML = [
     ('"card\\eroom" = "' + KEY + '"\n', 1),
     (f'"Club 400" = "{KEY}"\n"b" = """x\\\n  \\x30"""\n', 2),
     ('a = """q""""\nb = "\\x41"\n', 2),
+    # TOML 1.1 only: an inline table over several lines or with a comma before its }, a time
+    # (or date-time) without seconds; tomllib stops there, smol-toml reads on
+    (f'"Club 400" = "{KEY}"\n"b" = {{ k = "{KEY}"\n}}\n', 2),
+    (f'"Club 400" = "{KEY}"\n\n"b" = {{ k = "{KEY}", }}\n', 3),
+    ("a = 07:32\n", 1),
+    (f'"Club 400" = "{KEY}"\nb = 1979-05-27 07:32\n', 2),
+    (f'"Club 400" = "{KEY}"\nb = 1979-05-27T07:32:00Z\nc = 1979-05-27T07:32+01:00\n', 3),
+    # in an array over several lines (the line after the last whole line before the array)
+    (f'"Club 400" = "{KEY}"\nb = [\n  {{ k = [1,\n  2], m = """x\n"""}},\n  {{ k = 1,\n  }},\n]\n',
+     2),
+    ('a = { b = 1, }\nc = = 2\n', 1),  # before a line neither parser reads
 ]
-# read alike and accepted: what looks like a TOML 1.1 escape but is none
+# read alike (and TOML): what looks like TOML 1.1 (an escape, a time, an inline table) but
+# is none
 READ = [f"# \"\\x41\" in a comment\n'cardroom' = '{KEY}'\n",
-        f'"Club\\u0020400" = """{KEY}"""\n"\\\\x" = \'\\x\'\n']
+        f'"Club\\u0020400" = """{KEY}"""\n"\\\\x" = \'\\x\'\n',
+        # what looks like TOML 1.1 but is in a string or a comment, or is TOML 1.0
+        f'"Club 07:32" = """\n{KEY}"""  # {{ k = 1, }} 07:32\n',
+        f'"Club 400" = "{KEY}"\nb = {{ k = [\n  "{{ m = 1, }}", 07:32:00,\n],'
+        ' n = 1979-05-27T07:32:00-05:00 }\n']
 
 
 def _js(node_path: str, texts: list[str]) -> list[str]:
@@ -85,7 +101,9 @@ def test_keys_files_that_are_not_toml_are_refused_in_the_same_words(
     assert py[len(NOT_TOML):] == ["cardroom", "error: keys.toml: '\\\\x': a name a person cannot "
                                   "read as it is written: it holds '\\\\' (U+005C), which UTS "
                                   "#39's General Security Profile does not allow in an "
-                                  "identifier: its Identifier_Status is Restricted (Not_XID)"]
+                                  "identifier: its Identifier_Status is Restricted (Not_XID)",
+                                  "Club 07:32", "error: keys.toml: b: the value must be a "
+                                  "string: 64 hex digits or a PEM public key"]
 
 
 def test_the_line_is_the_first_the_file_is_not_toml_from() -> None:

@@ -4,7 +4,9 @@
  * and stop at different places), but the first line after the longest run of whole lines,
  * from the start, that is a TOML document — a line any two parsers that follow TOML 1.0
  * agree on — and a short hint of what the file holds. It is read as TOML 1.0, as tomllib
- * reads it (smol-toml reads TOML 1.1: see toml11Escape).
+ * reads it: smol-toml reads TOML 1.1, so a document it parses is refused when it holds what
+ * only TOML 1.1 allows (see toml11), and a prefix of lines counts as TOML only when it is
+ * parsed and holds none of that, so that the line named is tomllib's.
  */
 import { TomlError, parse } from "smol-toml";
 
@@ -13,32 +15,40 @@ export const MOST_TRIES = 1000;
 
 export const KEYS_HINT = 'a keys file holds lines "platform name" = "its key" (64 hex digits, or a PEM public key)';
 
+const TIME = /[0-9]{2}:[0-9]{2}(?!:)/y;
+
 /**
- * The line (from 1) of the first escape in a basic string that TOML 1.1 added and TOML 1.0,
- * the Python verifier's tomllib, refuses (`\xHH`, `\e`), or null. smol-toml reads TOML 1.1:
- * without this, a keys file naming a platform or writing a key with them was read by one
- * verifier and refused by the other.
+ * The line (from 1) of the first thing in `text` that TOML 1.1 added and TOML 1.0, the
+ * Python verifier's tomllib, refuses, or null: an escape `\xHH` or `\e` in a basic string,
+ * a line end inside an inline table (one written over several lines; a comment there ends
+ * with one), a comma right before an inline table's `}`, a time (alone or in a date-time)
+ * without seconds. smol-toml reads TOML 1.1: without this, a keys file holding one of them
+ * was read by one verifier and refused by the other. `text` is one smol-toml parsed (a
+ * TOML 1.1 document): outside strings and comments, two digits, a colon and two digits
+ * are a time, its hour when no digit, colon or sign is before them (an offset's hour has
+ * one), and its seconds are missing when no colon follows.
  */
-export function toml11Escape(text: string): number | null {
+export function toml11(text: string): number | null {
   let line = 1;
   let i = 0;
+  const open: string[] = []; // the arrays and inline tables (and table headers) open at i
+  let last = ""; // the last character outside white space, comments and strings
   const at = (s: string) => text.startsWith(s, i);
   while (i < text.length) {
     const c = text[i]!;
-    if (c === "\n") line++;
-    if (c === "#") {
+    if (c === "\n") {
+      if (open[open.length - 1] === "{") return line;
+      line++;
+    } else if (c === "#") {
       while (i < text.length && text[i] !== "\n") i++;
       continue;
-    }
-    if (c === "'" || c === '"') {
+    } else if (c === "'" || c === '"') {
       const multi = at(c.repeat(3));
       i += multi ? 3 : 1;
       while (i < text.length) {
         const d = text[i]!;
-        if (d === "\n") {
-          if (!multi) break; // a single-line string ends at its line (and is no TOML)
-          line++;
-        } else if (d === "\\" && c === '"') {
+        if (d === "\n") line++;
+        else if (d === "\\" && c === '"') {
           const e = text[i + 1];
           if (e === "x" || e === "e") return line;
           if (e === "\n") line++;
@@ -51,21 +61,29 @@ export function toml11Escape(text: string): number | null {
         }
         i++;
       }
+      last = '"';
       continue;
+    } else if (c === "[" || c === "{") open.push(c);
+    else if (c === "]" || c === "}") {
+      if (c === "}" && last === ",") return line;
+      open.pop();
+    } else if (c >= "0" && c <= "9") {
+      TIME.lastIndex = i;
+      if (!/[0-9:+-]/.test(text[i - 1] ?? "") && TIME.test(text)) return line;
     }
+    if (c !== " " && c !== "\t" && c !== "\r" && c !== "\n") last = c;
     i++;
   }
   return null;
 }
 
 function parses(text: string): boolean {
-  if (toml11Escape(text) !== null) return false;
   try {
     parse(text);
-    return true;
   } catch {
     return false;
   }
+  return toml11(text) === null;
 }
 
 /** The line (from 1) from which `text`, which is not TOML, stops being TOML: the one after
@@ -87,15 +105,13 @@ export function fromLine(text: string, stoppedAt: number | null = null): number 
  * (`keys.toml: not TOML from line 3: <hint>`), thrown as `make(message)`. */
 export function readToml(text: string, source: string, hint: string, make: (message: string) => Error): Record<string, unknown> {
   let stopped: number | null;
-  const escape = toml11Escape(text);
-  if (escape !== null) stopped = escape;
-  else {
-    try {
-      return parse(text) as Record<string, unknown>;
-    } catch (e) {
-      if (!(e instanceof TomlError)) throw e;
-      stopped = typeof e.line === "number" && e.line > 0 ? e.line : null;
-    }
+  try {
+    const doc = parse(text) as Record<string, unknown>;
+    stopped = toml11(text);
+    if (stopped === null) return doc;
+  } catch (e) {
+    if (!(e instanceof TomlError)) throw e;
+    stopped = typeof e.line === "number" && e.line > 0 ? e.line : null;
   }
   const line = fromLine(text, stopped);
   throw make(`${source}: not TOML${line !== null ? ` from line ${line}` : ""}: ${hint}`);
