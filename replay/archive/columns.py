@@ -93,6 +93,7 @@ from tarneeb.replay.archive.measures import (
     _pattern_name,
     _sum_ref,
     _trump_population,
+    after_deal,
     is_deal,
 )
 from tarneeb.replay.rules.cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
@@ -179,12 +180,7 @@ class DealColumns:
                          declarer, suit, won))
             deal_bytes.append((m[(d + 1) & 3] | m[(d + 2) & 3] << 52
                                | m[(d + 3) & 3] << 104).to_bytes(20, "big"))
-            after = getattr(hand, "totals", None)
-            won = 0
-            if after is not None and len(after) == 4:
-                gained = (after[0] + after[2] - totals[0], after[1] + after[3] - totals[1])
-                won = 1 if gained[0] > gained[1] else 2 if gained[1] > gained[0] else 0
-                totals, scores = (after[0] + after[2], after[1] + after[3]), after
+            totals, scores, won = after_deal(hand, totals, scores)
         labels = sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1
         self.matches.append(_Match(rules, labels, key or "unsigned",
                                    tuple(names) if names is not None and len(names) == 4

@@ -163,6 +163,19 @@ def _trump_population(rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
     return None
 
 
+def after_deal(hand: Any, totals: tuple[int, int], scores: Sequence[int]
+               ) -> tuple[tuple[int, int], Sequence[int], int]:
+    """The match's state after ``hand``: the teams' totals (seats 1 and 3, seats 2 and 4),
+    the seats' running totals, and who won the deal (1 seats 1 and 3, 2 the others, 0
+    neither, or a deal without totals, which leaves the state as it was)."""
+    after = getattr(hand, "totals", None)
+    if after is None or len(after) != 4:
+        return totals, scores, 0
+    gained = (after[0] + after[2] - totals[0], after[1] + after[3] - totals[1])
+    won = 1 if gained[0] > gained[1] else 2 if gained[1] > gained[0] else 0
+    return (after[0] + after[2], after[1] + after[3]), after, won
+
+
 def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str | None,
                 hands: Iterable[Any], names: Sequence[str] | None = None,
                 leaf: tuple[bytes, int] | None = None) -> int:
@@ -208,12 +221,7 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
         if names is not None and len(names) == 4:
             deal.players(names)
         rows += _row(hand.hands, totals, won, deals, rules.target)
-        after = getattr(hand, "totals", None)
-        won = 0
-        if after is not None and len(after) == 4:
-            gained = (after[0] + after[2] - totals[0], after[1] + after[3] - totals[1])
-            won = 1 if gained[0] > gained[1] else 2 if gained[1] > gained[0] else 0
-            totals, scores = (after[0] + after[2], after[1] + after[3]), after
+        totals, scores, won = after_deal(hand, totals, scores)
     if deals:
         _placed(tally, deals, packed)
         tally.rows(_ROWS, _HCP_HAND, (

@@ -170,11 +170,7 @@ def sample_layouts(info: InfoSet, k: int, rng: random.Random,
             caps = tuple(c - a for c, a in zip(caps, split, strict=True))
             cards = cards_of[x][:]
             rng.shuffle(cards)
-            start = 0
-            for s, a in zip(seats, split, strict=True):
-                for c in cards[start:start + a]:
-                    hands[s] |= 1 << c
-                start += a
+            _hand_out(hands, cards, seats, split)
         out.append((hands[0], hands[1], hands[2], hands[3]))
     return out
 
@@ -203,13 +199,19 @@ def shape_layouts(info: InfoSet, actual: Sequence[Mask], k: int, rng: random.Ran
             if len(cards) > 1:
                 cards = cards[:]
                 rng.shuffle(cards)
-            start = 0
-            for s, a in zip(free, counts, strict=True):
-                for c in cards[start:start + a]:
-                    hands[s] |= 1 << c
-                start += a
+            _hand_out(hands, cards, free, counts)
         out.append((hands[0], hands[1], hands[2], hands[3]))
     return out
+
+
+def _hand_out(hands: list[Mask], cards: Sequence[int], seats: Sequence[int],
+              counts: Sequence[int]) -> None:
+    """Give ``seats`` (in order) the next ``counts`` of ``cards`` each, into ``hands``."""
+    start = 0
+    for s, a in zip(seats, counts, strict=True):
+        for c in cards[start:start + a]:
+            hands[s] |= 1 << c
+        start += a
 
 
 def _pick(weights: list[int], rng: random.Random) -> int:
