@@ -47,6 +47,11 @@ def detectable_noncentrality(df: int, alpha: float, power: float = DEFAULT_POWER
     return float(special.chndtrinc(crit, df, 1 - power))
 
 
+# tests of one value's shift, and the unit its detectable shift is in
+_SHIFT_UNITS = {"serial balance": "correlation of a player's successive matches",
+                "lag-1 correlation": "correlation", "covariate z-test": "slope per hand"}
+
+
 def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -> None:
     """Set ``r.detectable`` (and its unit): the smallest bias ``r``'s test flags with
     ``power`` at level ``alpha`` (the level of Holm's first step)."""
@@ -106,9 +111,9 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
                 * r.std_error
             r.detectable_unit = "step halfway (standard deviations of a deal's value)"
         return
-    if r.method == "serial balance":
+    if r.method in _SHIFT_UNITS:  # a z-test of one value: its shift in that value's unit
         r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
-        r.detectable_unit = "correlation of a player's successive matches"
+        r.detectable_unit = _SHIFT_UNITS[r.method]
         return
     if r.method == "Bernstein bound":  # the shift of the mean the bound flags at alpha
         if r.std_error:
@@ -121,14 +126,6 @@ def detectable_bias(r: StatResult, alpha: float, power: float = DEFAULT_POWER) -
             from scipy import special
             r.detectable = (t - special.ndtri(1 - power) * math.sqrt(var)) / r.n
             r.detectable_unit = "pairs per deal"
-        return
-    if r.method == "lag-1 correlation":
-        r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
-        r.detectable_unit = "correlation"
-        return
-    if r.method == "covariate z-test":
-        r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
-        r.detectable_unit = "slope per hand"
         return
     # the standard error of the mean is the sd of the total over the units
     r.detectable = detectable_shift(r.std_error or 0.0, 1, alpha, power)
