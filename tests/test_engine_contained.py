@@ -80,6 +80,15 @@ def _marks(path: Path) -> tuple[int, int]:
     return engine, child
 
 
+def _marks_of(path: Path, proc: subprocess.Popen[bytes]) -> tuple[int, int]:
+    """:func:`_marks` once the engine has written them (within 30 s, ``proc`` still up)."""
+    end = time.monotonic() + 30
+    while not path.exists() or not path.read_text():
+        assert time.monotonic() < end and proc.poll() is None
+        time.sleep(0.05)
+    return _marks(path)
+
+
 def _gone(pgid: int, within: float = 5.0) -> list[int]:
     end = time.monotonic() + within
     while (left := _running(pgid)) and time.monotonic() < end:
@@ -128,11 +137,7 @@ def test_ctrl_c_stops_all_the_engine_started(forking: Path, tmp_path: Path) -> N
                              engine_cmd, "--time-limit", "600", str(SHORT)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        end = time.monotonic() + 30
-        while not marks.exists() or not marks.read_text():
-            assert time.monotonic() < end and proc.poll() is None
-            time.sleep(0.05)
-        engine, child = _marks(marks)
+        engine, child = _marks_of(marks, proc)
         time.sleep(0.3)  # in to_move, hanging
         assert child in _running(engine)
         proc.send_signal(signal.SIGINT)
@@ -243,11 +248,7 @@ def test_ctrl_c_stops_all_a_python_engine_started(forking_py: Path, tmp_path: Pa
                              "forking_py_engine:make", "--time-limit", "600", str(SHORT)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     try:
-        end = time.monotonic() + 30
-        while not forking_py.exists() or not forking_py.read_text():
-            assert time.monotonic() < end and proc.poll() is None
-            time.sleep(0.05)
-        worker, grandchild = _marks(forking_py)
+        worker, grandchild = _marks_of(forking_py, proc)
         time.sleep(0.3)  # in to_move, hanging
         assert _still_running(grandchild, within=0)
         proc.send_signal(signal.SIGINT)
