@@ -1,7 +1,7 @@
-"""The tests that read every deal (repeated deals, near-repeated hands, partners' fit)
-keep the archive's deals at 20 bytes each in numpy arrays and do the rest of their work
-in pieces of bounded size: the same results in one piece as in many, and memory that
-does not grow with the archive beyond the deals themselves."""
+"""The tests that read every deal (repeated deals, near-repeated hands, partners' fit,
+the match-state cells) keep the archive's deals at 20 bytes each in numpy arrays and do
+the rest of their work in pieces of bounded size: the same results in one piece as in
+many, and memory that does not grow with the archive beyond the deals themselves."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from tarneeb.audit.fairness import fit, nearrepeat
+from tarneeb.audit.fairness import fit, nearrepeat, state
 from tarneeb.audit.fairness.nearrepeat import Deals
 from tarneeb.replay.archive import repeats
+from tarneeb.replay.archive.measures import _HCP_HAND, HCP
+from tarneeb.testing.dealsim import synthetic_archive
 
 _WORDS = np.dtype([("top", ">u4"), ("mid", ">u8"), ("lo", ">u8")])
 
@@ -122,3 +124,20 @@ def test_the_deal_tests_memory_does_not_grow_with_the_deals(
     _peak(Deals([values[:100]]))  # the imports, before measuring
     small, large = _peak(Deals([values[:6000]])), _peak(Deals([values]))
     assert large < 1.3 * small and large < 3_000_000  # the deals themselves are 480 KB
+
+
+def test_the_state_test_is_the_same_a_few_deals_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cells' members are made a block of deals at a time, their sums and covariance
+    added up in whole numbers: the same result whatever the block."""
+    import random
+    tally = synthetic_archive(random.Random(6), 80, 10, "match state", 0.3,
+                              recorded_share=1.0)["recorded"]
+    rows = {k[2:]: n for k, n in tally.counts.items() if k[0] == "rows"}
+    d = state.decode(rows)
+    test = (HCP, "match state", "players, seat labels and teams")
+    monkeypatch.setattr(state, "DEALS_AT_ONCE", 1 << 20)
+    whole = state.state_test(test, _HCP_HAND, d)
+    monkeypatch.setattr(state, "DEALS_AT_ONCE", 37)
+    assert state.state_test(test, _HCP_HAND, d).to_json() == whole.to_json()
+    assert whole.df is not None and whole.df > 10 and whole.p_value is not None
