@@ -69,10 +69,13 @@ def decode(counts: Mapping[tuple[Any, ...], int]) -> dict[str, Any]:
     raw = np.frombuffer(blob, dtype=np.uint8).reshape(-1, DEAL_ROW) if blob else \
         np.zeros((0, DEAL_ROW), dtype=np.uint8)
     deals = np.array([len(row[4]) // DEAL_ROW for row in expanded], dtype=np.int64)
-    match = np.repeat(np.arange(len(expanded)), deals)
-    starts = np.concatenate([[0], np.cumsum(deals)[:-1]]) if len(deals) else deals
-    return {"values": raw[:, :4].astype(np.int64), "state": raw[:, 4].astype(np.int64),
-            "match": match, "number": np.arange(len(match)) - np.repeat(starts, deals),
+    match = np.repeat(np.arange(len(expanded), dtype=np.int32), deals)
+    starts = np.concatenate([[0], np.cumsum(deals)[:-1]]).astype(np.int32) if len(deals) \
+        else deals.astype(np.int32)
+    # small types (a hand's value is below 41, a state a byte): 15 bytes a deal, not 56
+    return {"values": raw[:, :4].astype(np.int16), "state": raw[:, 4].copy(),
+            "match": match,
+            "number": np.arange(len(match), dtype=np.int32) - np.repeat(starts, deals),
             "series": [row[0] for row in expanded],
             "index": np.array([row[1] for row in expanded], dtype=np.int64),
             "names": [row[2] for row in expanded],
