@@ -74,7 +74,7 @@ def test_partners_fit_by_blocks_is_the_whole_arrays_test(monkeypatch: pytest.Mon
     values = fit.pairing_values(deals.sorted_hands())
     monkeypatch.setattr(nearrepeat, "BLOCK", 37)
     monkeypatch.setattr(fit, "MC_UP_TO", 100)
-    streamed = fit.fit_tests(deals)
+    streamed = fit.fit_tests_by_block(len(deals), deals.hands, deals.sorted_hands)
     for r, v in zip(streamed, values, strict=True):
         assert r.to_json() == fit.pairing_test(r.test, v).to_json()
         assert r.p_method != "Monte Carlo"
@@ -82,7 +82,7 @@ def test_partners_fit_by_blocks_is_the_whole_arrays_test(monkeypatch: pytest.Mon
         assert r.p_value == pytest.approx(fit.bernstein_p(
             dev[:, 0].sum(), (dev ** 2).mean(axis=1).sum(), np.abs(dev).max()), rel=1e-12)
     monkeypatch.setattr(fit, "MC_UP_TO", 400)
-    small = fit.fit_tests(deals)
+    small = fit.fit_tests_by_block(len(deals), deals.hands, deals.sorted_hands)
     assert [r.p_method for r in small] == ["Monte Carlo"] * 2
     assert [r.to_json() for r in small] == [fit.pairing_test(r.test, v).to_json()
                                             for r, v in zip(small, values, strict=True)]

@@ -41,9 +41,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from tarneeb.audit.fairness.nearrepeat import Deals
 from tarneeb.audit.fairness.tests import StatResult, sequential_p
 
 PAIRING = "pairing (three pairings)"
@@ -175,18 +175,25 @@ def pairing_result(test: tuple[str, str, str], sums: Sums, values: Any = None) -
 
 def fit_tests(hands: Any) -> list[StatResult]:
     """The suit fit and the honour fit of partners (see the module): ``hands`` every
-    deal's four hands (deals x 4), or the :class:`~tarneeb.audit.fairness.nearrepeat.Deals`
-    (read a block at a time beyond :data:`MC_UP_TO` deals)."""
-    if isinstance(hands, Deals) and len(hands) > MC_UP_TO:
-        sums = (Sums(), Sums())
-        for block in hands.hands():
-            for s, v in zip(sums, pairing_values(block), strict=True):
-                s.add(v)
-        return [pairing_result(SUIT_FIT, sums[0]), pairing_result(HONOUR_FIT, sums[1])]
-    whole = hands.sorted_hands() if isinstance(hands, Deals) else hands
-    fit, hon = pairing_values(whole)
+    deal's four hands (deals x 4)."""
+    fit, hon = pairing_values(hands)
     return [pairing_test(SUIT_FIT, fit), pairing_test(HONOUR_FIT, hon)]
 
 
+def fit_tests_by_block(deals: int, blocks: Callable[[], Iterator[Any]],
+                       whole: Callable[[], Any]) -> list[StatResult]:
+    """:func:`fit_tests` of ``deals`` deals: beyond :data:`MC_UP_TO` of them, their hands
+    read a block at a time from ``blocks()`` (deals x 4 each) into :class:`Sums`; up to
+    it, ``whole()`` gives every deal's hands at once, in a fixed order (the Monte Carlo
+    is seeded from the values in that order)."""
+    if deals <= MC_UP_TO:
+        return fit_tests(whole())
+    sums = (Sums(), Sums())
+    for block in blocks():
+        for s, v in zip(sums, pairing_values(block), strict=True):
+            s.add(v)
+    return [pairing_result(SUIT_FIT, sums[0]), pairing_result(HONOUR_FIT, sums[1])]
+
+
 __all__ = ["HONOUR_FIT", "PAIRING", "SUIT_FIT", "Sums", "bernstein_p", "fit_tests",
-           "pairing_result", "pairing_test", "pairing_values"]
+           "fit_tests_by_block", "pairing_result", "pairing_test", "pairing_values"]

@@ -244,9 +244,9 @@ def deal_tests(deals: Mapping[Any, int] | Deals) -> list[StatResult]:
     """The tests that need every deal's hands: near-repeats, and the partners' fit
     (:mod:`tarneeb.audit.fairness.fit`); ``deals`` a tally's counts of the deals' values
     (value -> times drawn) or the :class:`Deals`."""
-    from tarneeb.audit.fairness.fit import fit_tests
+    from tarneeb.audit.fairness.fit import fit_tests_by_block
     d = deals if isinstance(deals, Deals) else Deals.of(deals)
-    return [near_repeats_test(d), *fit_tests(d)]
+    return [near_repeats_test(d), *fit_tests_by_block(len(d), d.hands, d.sorted_hands)]
 
 
 __all__ = ["BLOCK", "DEAL_BYTES", "KEYS_AT_ONCE", "NEAR", "Deals", "deal_tests", "hands_of",
