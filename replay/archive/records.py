@@ -30,13 +30,14 @@ from __future__ import annotations
 import copy
 import itertools
 import zlib
-from array import array
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.audit.fairness.exact import TestId
 from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
 from tarneeb.replay.archive.claims import Claim
 from tarneeb.replay.archive.endings import Ending
@@ -165,61 +166,179 @@ def unpack_record(data: bytes, share: Tally | None, path: str,
 
 
 def _drawn(key: tuple[Any, ...]) -> bool:
-    """A key of a value drawn (the repeat tests': one a deal or hand, its digest last)."""
+    """A key of a value drawn (the repeat tests': one a deal or hand, the value last)."""
     return key[0] == "repeat" and len(key) == 5
 
 
-def pack_share(share: Tally, key_id: Any) -> bytes:
-    """A share as two lists of (key number, value), the key numbers given by ``key_id``
-    (a key written once for the whole state), sorted and written as differences so most
-    take one byte, compressed with zlib; then the values drawn (the repeat tests' keys,
-    one a deal: never written as keys), per test's key number and width the values drawn
-    once as one string (a hand's 52-bit mask in 8 bytes, a deal's bytes as they are), and
-    those drawn more often with their counts (left
-    out of the compression: random bytes do not shrink, and spoil the code of the rest)."""
+def _own(key: tuple[Any, ...], sums: bool) -> bool:
+    """A key of one match alone (its row of the match-state tests, its place in a season
+    for the lag test): kept in that match's share only, neither among the state's keys
+    nor in its totals (the state adds those of the shares counted back at each run)."""
+    return (key[0] == "ordered" and len(key) == 5) if sums else \
+        (key[0] == "rows" and len(key) == 4)
+
+
+_M52 = (1 << 52) - 1
+_DEAL = 20  # a deal as the repeated-deals tally draws it: three 52-bit hands in 20 bytes
+_PLANES = -13  # the width written for deals kept as two bit planes, 13 bytes each
+
+
+def deal_planes(deal: bytes) -> bytes | None:
+    """A deal's 20 bytes (its first three hands in dealing order, 52-bit masks) as 13: per
+    card its position (the dealer 0, then 1, 2, 3) in two planes of 52 bits; None when
+    the bytes are not three disjoint hands (kept as they are).
+
+    >>> d = ((1 << 13) - 1 | ((1 << 13) - 1) << 65 | ((1 << 13) - 1) << 130).to_bytes(20, "big")
+    >>> len(deal_planes(d)), deal_of_planes(deal_planes(d)) == d
+    (13, True)
+    >>> deal_planes(bytes(19) + b"\\x01" + bytes(0)) is not None, deal_planes(b"\\xff" * 20)
+    (True, None)
+    """
+    x = int.from_bytes(deal, "big")
+    a, b, c = x & _M52, x >> 52 & _M52, x >> 104
+    if len(deal) != _DEAL or c >> 52 or a & b or a & c or b & c:
+        return None
+    return ((a | c) | (b | c) << 52).to_bytes(13, "big")
+
+
+def deal_of_planes(planes: bytes) -> bytes:
+    """The deal's 20 bytes again (:func:`deal_planes`)."""
+    y = int.from_bytes(planes, "big")
+    low, high = y & _M52, y >> 52
+    c = low & high
+    return ((low ^ c) | (high ^ c) << 52 | c << 104).to_bytes(_DEAL, "big")
+
+
+def _positions(deals: Iterable[tuple[bytes, int]]) -> Counter[tuple[int, int]]:
+    """How often each card (0-51) lies in each position (0 the dealer, then in dealing
+    order) over ``deals`` (20 bytes each, with their counts): a match's card positions."""
+    cells: Counter[tuple[int, int]] = Counter()
+    for deal, n in deals:
+        x = int.from_bytes(deal, "big")
+        hands = (x & _M52, x >> 52 & _M52, x >> 104)
+        for g, mask in enumerate((_M52 ^ (hands[0] | hands[1] | hands[2]), *hands)):
+            while mask:
+                low = mask & -mask
+                cells[(g, low.bit_length() - 1)] += n
+                mask ^= low
+    return cells
+
+
+def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId | None:
+    """The card positions' test when the share's cells are exactly those its deals give
+    (then they are not written: :func:`unpack_share` counts them again), else None."""
+    placed = [k for k in share.counts if k[0] == "placed"]
+    if len(placed) != 1 or share.counts[placed[0]] != sum(n for _, n in deals):
+        return None
+    test = placed[0][1]
+    cells = {k[2:]: v for k, v in share.sums.items() if k[0] == "placed"}
+    if any(k[1] != test for k in share.sums if k[0] == "placed"):
+        return None
+    return test if cells == dict(_positions(deals)) else None
+
+
+def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
+    """A share of the tallies as bytes (state format 4), its keys numbered by ``key_id`` (a
+    key written once for the whole state):
+
+    * the pairs (key number, value) of the observations most matches share, sorted and
+      written as differences so most take one byte, compressed with zlib; but the card
+      positions' cells when its deals give them (counted again when read);
+    * the values drawn (the repeat tests'), per test's key number and width, those drawn
+      once as one string (a hand's 52-bit mask in 8 bytes; a deal in 13, the position of
+      each card in two bit planes, :func:`deal_planes`) and those drawn more often with
+      their counts, left out of the compression (random bytes do not shrink);
+    * the keys of this match alone (:func:`_own`), as the number of their first three
+      labels and the rest.
+
+    ``whole=False`` (the state's totals) writes the first part alone: the state reads the
+    values drawn and the match's own keys back from the shares it counts."""
     parts: list[Any] = []
-    for items in (share.counts, share.sums):
-        pairs = sorted((key_id(k), v) for k, v in items.items() if not _drawn(k))
-        ids = array("q", (i for i, _ in pairs))
-        deltas = [ids[0]] + [b - a for a, b in itertools.pairwise(ids)] if pairs else []
-        parts.append((tuple(deltas), tuple(v for _, v in pairs)))
     drawn: dict[tuple[int, int], list[tuple[Any, int]]] = {}
+    deals: dict[int, list[tuple[bytes, int]]] = {}
+    own: list[Any] = []
     for k, n in share.counts.items():
-        if _drawn(k):  # packed by width: 8 for a hand's mask, a deal's bytes their length
+        if whole and _drawn(k):  # by width: 8 for a hand's mask, a deal's bytes their length
             width = len(k[4]) if isinstance(k[4], bytes) else 0
             drawn.setdefault((key_id(k[:4]), width), []).append((k[4], n))
-    return pack_value((zlib.compress(pack_value(tuple(parts))), tuple(
-        (test, width, b"".join(d if width else d.to_bytes(8, "big")
-                               for d, n in sorted(values) if n == 1),
-         tuple(x for d, n in sorted(values) if n != 1 for x in (d, n)))
-        for (test, width), values in sorted(drawn.items()))))
+            if width == _DEAL:
+                deals.setdefault(key_id(k[:4]), []).append((k[4], n))
+    positions = None
+    if whole and len(deals) == 1:
+        positions = _derived_positions(share, next(iter(deals.values())))
+    for sums, items in enumerate((share.counts, share.sums)):
+        pairs = []
+        for k, v in items.items():
+            if _drawn(k) or (sums and positions is not None and k[0] == "placed"):
+                continue
+            if _own(k, bool(sums)):
+                if whole:
+                    own.append((sums, key_id(k[:3]), k[3:], v))
+                continue
+            pairs.append((key_id(k), v))
+        pairs.sort()
+        ids = [i for i, _ in pairs]
+        deltas = [ids[0]] + [b - a for a, b in itertools.pairwise(ids)] if pairs else []
+        parts.append((tuple(deltas), tuple(v for _, v in pairs)))
+    packed = zlib.compress(pack_value(tuple(parts)))
+    if not whole:
+        return pack_value((packed,))
+    written = []
+    for (test, width), values in sorted(drawn.items()):
+        values.sort()
+        once = [d for d, n in values if n == 1]
+        planes = [deal_planes(d) for d in once] if width == _DEAL else []
+        if planes and all(p is not None for p in planes):
+            width, once = _PLANES, [p for p in planes if p is not None]
+        written.append((test, width, b"".join(d if width else d.to_bytes(8, "big")
+                                              for d in once),
+                        tuple(x for d, n in values if n != 1 for x in (d, n))))
+    return pack_value((packed, tuple(written), positions is not None,
+                       tuple(sorted(own, key=repr))))
 
 
-def unpack_share(data: bytes, key_of: Any) -> Tally:
-    """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys
-    (or a share of state format 2, once out of its zlib: its two lists alone, the values
-    drawn among its keys)."""
+def unpack_share(data: bytes, key_of: Any, whole: bool = True) -> Tally:
+    """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys;
+    ``whole=False``: only the values drawn and the match's own keys (what the state's
+    totals leave to the shares). Shares of state formats 2 (once out of its zlib: two
+    lists, the values drawn among the keys) and 3 (no own keys, deals of 20 bytes) too."""
     t = Tally()
     try:
         parts = unpack_value(data)
         drawn: Any = ()
-        if len(parts) == 2 and isinstance(parts[0], bytes):
-            parts, drawn = unpack_value(zlib.decompress(parts[0])), parts[1]
+        own: Any = ()
+        positions = False
+        if isinstance(parts[0], bytes):  # formats 3 (two parts) and 4 (four; totals one)
+            tail: tuple[Any, ...] = ((), False, ())
+            packed, drawn, positions, own = (*tuple(parts), *tail[len(parts) - 1:])
+            parts = unpack_value(zlib.decompress(packed)) if whole else (((), ()),) * 2
         for (deltas, values), into in zip(parts, (t.counts, t.sums), strict=True):
             i = 0
             for d, v in zip(deltas, values, strict=True):
                 i += d
                 into[key_of(i)] = v
+        deals: list[tuple[bytes, int]] = []
         for test, width, once, more in drawn:
             prefix = key_of(test)
-            step = width or 8
-            if not 0 <= width <= 64 or len(once) % step:
+            step = 8 if width == 0 else 13 if width == _PLANES else width
+            if not (width in (0, _PLANES) or 0 < width <= 64) or len(once) % step:
                 raise CodecError(f"values drawn of a length not {step} bytes each")
             for j in range(0, len(once), step):
                 piece = once[j:j + step]
+                if width in (_PLANES, _DEAL):
+                    piece = deal_of_planes(piece) if width == _PLANES else piece
+                    deals.append((piece, 1))
                 t.counts[(*prefix, piece if width else int.from_bytes(piece, "big"))] += 1
             for d, n in zip(more[0::2], more[1::2], strict=True):
                 t.counts[(*prefix, d)] += n
+                if width in (_PLANES, _DEAL):
+                    deals.append((d, n))
+        for sums, prefix, rest, v in own:
+            (t.sums if sums else t.counts)[(*key_of(prefix), *rest)] += v
+        if positions and whole:
+            (placed,) = [k for k in t.counts if k[0] == "placed"]
+            for (g, card), n in _positions(deals).items():
+                t.sums[("placed", placed[1], g, card)] = n
     except (TypeError, ValueError, zlib.error) as e:
         if isinstance(e, CodecError):
             raise
@@ -227,5 +346,5 @@ def unpack_share(data: bytes, key_of: Any) -> Tally:
     return t
 
 
-__all__ = ["LogRecord", "chunk_of", "pack_record", "pack_share", "records_of", "share_of",
-           "unpack_record", "unpack_share"]
+__all__ = ["LogRecord", "chunk_of", "deal_of_planes", "deal_planes", "pack_record", "pack_share",
+           "records_of", "share_of", "unpack_record", "unpack_share"]

@@ -59,9 +59,11 @@ from tarneeb.replay.archive.records import (
 from tarneeb.replay.verify.trust import Trust
 
 # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played); 2: the
-# values drawn (the repeat tests') kept whole, each a key of its own (taken up: each share
-# and the totals written again with their digests, those keys deleted)
-FORMAT = 3
+# values drawn (the repeat tests') kept whole, each a key of its own; 3: the values drawn
+# and the keys of one match alone in the totals too, deals in 20 bytes, the card
+# positions' cells written (2 and 3 taken up: each share and the totals written again,
+# the keys no longer used deleted)
+FORMAT = 4
 _SAME_BUT = "@"  # format 2: a key written as the number of another and one more value
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
 _SCHEMA = """
@@ -112,6 +114,8 @@ class State:
         self._ids: dict[Any, int] = {}
         self._keys: dict[int, Any] = {}
         self._loaded = False
+        # (path, record, figures) of logs counted when the run began, written anew since
+        self._aside: list[tuple[str, bytes, bytes]] = []
         try:
             self._open(alpha, trust)
         except sqlite3.DatabaseError as e:
@@ -155,7 +159,8 @@ class State:
             self.db.execute("INSERT INTO logs3 SELECT * FROM logs ORDER BY path")
             self.db.execute("DROP TABLE logs")
             self.db.execute("ALTER TABLE logs3 RENAME TO logs")
-            self._digests()
+        if version < 4:
+            self._repack(version)
         if version < FORMAT:
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
         if float(meta["alpha"]) != alpha:
@@ -167,31 +172,31 @@ class State:
         self.db.execute("UPDATE meta SET value = ? WHERE key = 'trust'", (digest,))
         self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
 
-    def _digests(self) -> None:
-        """Format 2 to 3, in the run's transaction: every share and the totals written
-        again with the values drawn packed in them, and the keys of those values (one a
-        deal) deleted."""
-        def again(blob: bytes) -> bytes:
-            old = unpack_share(zlib.decompress(blob), self.key_of)
-            new = Tally()
-            new.sums = old.sums
-            new.counts = old.counts
-            return pack_share(new, self.key_id)
+    def _repack(self, version: int) -> None:
+        """Formats 2 and 3 to 4, in the run's transaction: every share written again
+        (the values drawn packed in it, deals in 13 bytes, the card positions' cells
+        counted again from its deals, the match's own keys in it), the totals without
+        what the shares give back (values drawn, own keys), and the keys no longer used
+        (format 2's values drawn, format 3's own keys) deleted."""
+        def again(blob: bytes, whole: bool = True) -> bytes:
+            old = unpack_share(zlib.decompress(blob) if version < 3 else blob, self.key_of)
+            return pack_share(old, self.key_id, whole)
         self._all_keys()
         try:
             logs = self.db.execute(
-                "SELECT path, figures FROM logs WHERE figures IS NOT NULL").fetchall()
-            self.db.executemany("UPDATE logs SET figures = ? WHERE path = ?",
-                                ((again(f), p) for p, f in logs))
+                "SELECT rowid, figures FROM logs WHERE figures IS NOT NULL").fetchall()
+            self.db.executemany("UPDATE logs SET figures = ? WHERE rowid = ?",
+                                ((again(f), r) for r, f in logs))
             totals = self.db.execute("SELECT origin, tally FROM totals").fetchall()
             self.db.executemany("UPDATE totals SET tally = ? WHERE origin = ?",
-                                ((again(t), o) for o, t in totals))
+                                ((again(t, whole=False), o) for o, t in totals))
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: its tallies are damaged ({e})") from None
-        drawn = [j for j, k in self._keys.items()
-                 if isinstance(k, tuple) and k[0] == "repeat" and len(k) == 5]
-        self.db.executemany("DELETE FROM keys WHERE id = ?", ((j,) for j in drawn))
-        for j in drawn:
+        unused = [j for j, k in self._keys.items() if isinstance(k, tuple) and (
+            (k[0] == "repeat" and len(k) == 5) or (k[0] == "rows" and len(k) == 4)
+            or (k[0] == "ordered" and len(k) == 5))]
+        self.db.executemany("DELETE FROM keys WHERE id = ?", ((j,) for j in unused))
+        for j in unused:
             del self._ids[self._keys.pop(j)]
 
     # ------------------------------------------------------------ keys of tallies --
@@ -295,18 +300,41 @@ class State:
                             ((int(value), p) for p in paths))
 
     def totals(self) -> dict[str, Tally]:
+        """Per origin, the sum of the shares counted when the run began: the ``totals``
+        table, plus what it leaves to the shares (the values drawn, the keys of one match
+        alone), read back from the logs counted (and those written anew this run, kept
+        aside by :meth:`put`)."""
         out = {}
         for origin, blob in self.db.execute("SELECT origin, tally FROM totals"):
             try:
                 out[origin] = self._share(blob)
             except (CodecError, zlib.error) as e:
                 raise StateError(f"{self.path}: its totals are damaged ({e})") from None
+        rows = self.db.execute("SELECT path, record, figures FROM logs WHERE counted = 1 "
+                               "AND figures IS NOT NULL ORDER BY rowid")
+        for path, record, figures in [*rows, *self._aside]:
+            try:
+                origin = unpack_record(record, None, path, None).row.deals
+                out.setdefault(origin, Tally()).merge(
+                    unpack_share(figures, self.key_of, whole=False))
+            except (CodecError, zlib.error) as e:
+                raise StateError(f"{self.path}: the record of {path} is damaged "
+                                 f"({e})") from None
         return out
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
+        """The totals of the shares counted now (those the shares give back, left out)."""
         self.db.execute("DELETE FROM totals")
         self.db.executemany("INSERT INTO totals VALUES (?, ?)", (
-            (o, pack_share(t, self.key_id)) for o, t in tallies.items() if t))
+            (o, pack_share(t, self.key_id, whole=False)) for o, t in tallies.items() if t))
+
+    def _set_aside(self, path: str) -> None:
+        """The log at ``path`` is written anew or forgotten: if its share was counted, its
+        part the totals leave to it is kept aside for :meth:`totals`."""
+        row = self.db.execute("SELECT path, record, figures FROM logs WHERE path = ? AND "
+                              "counted = 1 AND figures IS NOT NULL", (path,)).fetchone()
+        if row is not None:
+            self._aside.append(row)
 
     def put(self, path: str, size: int, mtime: int, record: LogRecord, tallied: bool = True,
             play: tuple[Any, Any] | None = None) -> None:
@@ -317,6 +345,7 @@ class State:
         figures = (None if record.share is None
                    else pack_share(record.share, self.key_id))
         played = None if play is None else zlib.compress(pack_value(play))
+        self._set_aside(path)
         self.db.execute(
             "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
             (path, size, mtime, None if r.sha256 is None else bytes.fromhex(r.sha256),
@@ -327,6 +356,7 @@ class State:
         self.db.execute("UPDATE logs SET size = ?, mtime = ? WHERE path = ?", (size, mtime, path))
 
     def forget(self, path: str) -> None:
+        self._set_aside(path)
         self.db.execute("DELETE FROM logs WHERE path = ?", (path,))
 
     def paths(self) -> Iterator[str]:
