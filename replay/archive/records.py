@@ -224,17 +224,43 @@ def _positions(deals: Iterable[tuple[bytes, int]]) -> Counter[tuple[int, int]]:
     return cells
 
 
+_FIELD = 16  # bits a card of a column's counts in :func:`_derived_positions`
+_SPREAD = tuple(sum(1 << (_FIELD * i) for i in range(8) if b >> i & 1) for b in range(256))
+
+
+def _column(mask: int) -> int:
+    """A 52-bit mask as 52 counters of ``_FIELD`` bits (1 for each card in it)."""
+    out, shift = 0, 0
+    while mask:
+        out += _SPREAD[mask & 255] << shift
+        mask >>= 8
+        shift += 8 * _FIELD
+    return out
+
+
 def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId | None:
     """The card positions' test when the share's cells are exactly those its deals give
-    (then they are not written: :func:`unpack_share` counts them again), else None."""
+    (then they are not written: :func:`unpack_share` counts them again), else None. The
+    cells of a position and the deals' cards there are compared as one integer each."""
     placed = [k for k in share.counts if k[0] == "placed"]
-    if len(placed) != 1 or share.counts[placed[0]] != sum(n for _, n in deals):
+    n = sum(n for _, n in deals)
+    if len(placed) != 1 or share.counts[placed[0]] != n or n >> _FIELD:
         return None
     test = placed[0][1]
-    cells = {k[2:]: v for k, v in share.sums.items() if k[0] == "placed"}
-    if any(k[1] != test for k in share.sums if k[0] == "placed"):
-        return None
-    return test if cells == dict(_positions(deals)) else None
+    given = [0, 0, 0, 0]
+    for k, v in share.sums.items():
+        if k[0] == "placed":
+            if k[1] != test or k[2] not in (0, 1, 2, 3) or not 0 <= k[3] < 52 \
+                    or not 0 < v < 1 << _FIELD:
+                return None
+            given[k[2]] += v << (_FIELD * k[3])
+    counted = [0, 0, 0, 0]
+    for deal, times in deals:
+        x = int.from_bytes(deal, "big")
+        hands = (x & _M52, x >> 52 & _M52, x >> 104)
+        for g, mask in enumerate((_M52 ^ (hands[0] | hands[1] | hands[2]), *hands)):
+            counted[g] += times * _column(mask)
+    return test if counted == given else None
 
 
 def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
