@@ -97,6 +97,9 @@ def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
     assert {k: v for k, v in third.items() if k != "state"} == \
         {k: v for k, v in second.items() if k != "state"}
     assert third["evidence"]["matches"] == 12  # each match once, the copy's nothing
+    db = sqlite3.connect(state)  # the pages a run freed are given back
+    assert db.execute("PRAGMA freelist_count").fetchone() == (0,)
+    db.close()
 
 
 def test_changed_and_lost_logs_are_findings_and_removed_ones_are_said(

@@ -104,6 +104,9 @@ class State:
         self.path = path
         try:
             self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None)
+            # a file made now gives back at each commit the pages its run freed (before
+            # the journal mode, which writes the file's header; nothing for a file made)
+            self.db.execute("PRAGMA auto_vacuum = INCREMENTAL")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("BEGIN IMMEDIATE")
@@ -394,9 +397,19 @@ class State:
                         (self.run, at, counts["logs"], counts["audited"], counts["changed"],
                          counts["lost"], counts["removed"], counts["exit_code"]))
         try:
+            self._give_back()
             self.db.execute("COMMIT")
         except sqlite3.Error as e:
             raise StateError(f"{self.path}: cannot save the state: {e}") from None
+
+    def _give_back(self) -> None:
+        """The pages the run freed, given back (a file made in format 4 or later: older
+        ones keep theirs for later runs). Python's sqlite3 steps the pragma once, and a
+        step frees one page: so one call a page."""
+        if self.db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+            return
+        for _ in range(self.db.execute("PRAGMA freelist_count").fetchone()[0]):
+            self.db.execute("PRAGMA incremental_vacuum(1)")
 
     def close(self) -> None:
         """Close; a run not committed leaves nothing (its transaction is rolled back)."""
