@@ -132,26 +132,44 @@ def chunk_of(records: Iterable[LogRecord]) -> Chunk:
     return out
 
 
-def pack_record(r: LogRecord, path: str) -> bytes:
+_WORDS = (1, 3, 4, 5, 7)  # a row's verdict, rule set, key, platform, origin of deals
+
+
+def pack_record(r: LogRecord, path: str, key_id: Any = None) -> bytes:
     """A record but its share (kept apart, see :mod:`~tarneeb.replay.archive.state`), and
     but its path and digest where they are ``path`` and the digest column's (the state
-    keeps those in columns of their own: :func:`unpack_record` takes them back)."""
-    row = _fields(r.row)
-    row = (None if row[0] == path else row[0], *row[1:13],
-           None if r.row.sha256 is None else b"", *row[14:])
+    keeps those in columns of their own: :func:`unpack_record` takes them back); with
+    ``key_id``, the row's words that many logs share (verdict, rule set, key, platform,
+    origin of deals) as the numbers of keys ``("text", word)``."""
+    row = list(_fields(r.row))
+    row[0] = None if row[0] == path else row[0]
+    row[13] = None if r.row.sha256 is None else b""
+    for i in _WORDS if key_id is not None else ():
+        if isinstance(row[i], str):
+            row[i] = key_id(("text", row[i]))
     findings = tuple((None if f[0] == path else f[0], *f[1:]) for f in map(_fields, r.findings))
-    return pack_value((row, findings, r.identity, None if r.claim is None else tuple(r.claim),
-                       r.ending, r.unpinned))
+    return pack_value((tuple(row), findings, r.identity,
+                       None if r.claim is None else tuple(r.claim), r.ending, r.unpinned))
 
 
-def unpack_record(data: bytes, share: Tally | None, path: str,
-                  digest: bytes | None, share_kept: bool = False) -> LogRecord:
+def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | None,
+                  share_kept: bool = False, key_of: Any = None) -> LogRecord:
     """The record :func:`pack_record` wrote of the log at ``path`` whose bytes have
-    ``digest``; :class:`CodecError` when it is not one."""
+    ``digest`` (``key_of`` turning the numbers of its words back into words);
+    :class:`CodecError` when it is not one."""
     try:
         row, findings, identity, claim, ending, unpinned = unpack_value(data)
         if len(row) != _ROW_FIELDS or any(len(f) != _FINDING_FIELDS for f in findings):
             raise CodecError("a record of another shape")
+        if any(isinstance(row[i], int) for i in _WORDS):
+            row = list(row)
+            for i in _WORDS:
+                if isinstance(row[i], int):
+                    word = key_of(row[i]) if key_of is not None else None
+                    if not (isinstance(word, tuple) and len(word) == 2 and word[0] == "text"
+                            and isinstance(word[1], str)):
+                        raise CodecError(f"no word numbered {row[i]}")
+                    row[i] = word[1]
         row = (path if row[0] is None else row[0], *row[1:13],
                None if row[13] is None or digest is None else digest.hex(), *row[14:])
         findings = [(path if f[0] is None else f[0], *f[1:]) for f in findings]
@@ -176,6 +194,23 @@ def _own(key: tuple[Any, ...], sums: bool) -> bool:
     nor in its totals (the state adds those of the shares counted back at each run)."""
     return (key[0] == "ordered" and len(key) == 5) if sums else \
         (key[0] == "rows" and len(key) == 4)
+
+
+_NAMED = 2  # in a share's own keys: a row of the match-state tests with its names numbered
+
+
+def _own_entry(key: tuple[Any, ...], sums: int, value: int, key_id: Any) -> tuple[Any, ...]:
+    """A match's own key as written: 0 (counts) or 1 (sums), the number of its first
+    three labels, the rest, and its value; a row of the match-state tests (its season,
+    leaf, four players' names, ...) with the names as numbers of keys ``("text", name)``,
+    which many matches share (``_NAMED``)."""
+    rest = key[3:]
+    row = rest[0] if len(rest) == 1 else None
+    if key[0] == "rows" and isinstance(row, tuple) and len(row) > 2 \
+            and isinstance(row[2], tuple) and all(isinstance(n, str) for n in row[2]):
+        return (_NAMED, key_id(key[:3]),
+                ((*row[:2], tuple(key_id(("text", n)) for n in row[2]), *row[3:]),), value)
+    return (sums, key_id(key[:3]), rest, value)
 
 
 _M52 = (1 << 52) - 1
@@ -299,7 +334,7 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
                 continue
             if _own(k, bool(sums)):
                 if whole:
-                    own.append((sums, key_id(k[:3]), k[3:], v))
+                    own.append(_own_entry(k, sums, v, key_id))
                 continue
             pairs.append((key_id(k), v))
         pairs.sort()
@@ -360,7 +395,14 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True) -> Tally:
                 if width in (_PLANES, _DEAL):
                     deals.append((d, n))
         for sums, prefix, rest, v in own:
-            (t.sums if sums else t.counts)[(*key_of(prefix), *rest)] += v
+            if sums == _NAMED:  # a row whose players' names are numbered keys
+                row = rest[0]
+                names = tuple(key_of(i) for i in row[2])
+                if not all(isinstance(n, tuple) and len(n) == 2 and n[0] == "text"
+                           for n in names):
+                    raise CodecError("a row's names are not words")
+                rest = ((*row[:2], tuple(n[1] for n in names), *row[3:]),)
+            (t.sums if sums == 1 else t.counts)[(*key_of(prefix), *rest)] += v
         if positions and whole:
             (placed,) = [k for k in t.counts if k[0] == "placed"]
             for (g, card), n in _positions(deals).items():

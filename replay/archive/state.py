@@ -275,7 +275,8 @@ class State:
         try:
             tally = self._share(figures) if share and figures is not None else None
             return unpack_record(record, tally, path, digest,
-                                 share_kept=not share and figures is not None)
+                                 share_kept=not share and figures is not None,
+                                 key_of=self.key_of)
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
 
@@ -290,7 +291,7 @@ class State:
         try:
             return unpack_record(self.db.execute("SELECT record FROM logs WHERE path = ?",
                                                  (path,)).fetchone()[0], None, path,
-                                 None).row.deals, self._share(row[0])
+                                 None, key_of=self.key_of).row.deals, self._share(row[0])
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
 
@@ -317,7 +318,7 @@ class State:
                                "AND figures IS NOT NULL ORDER BY rowid")
         for path, record, figures in [*rows, *self._aside]:
             try:
-                origin = unpack_record(record, None, path, None).row.deals
+                origin = unpack_record(record, None, path, None, key_of=self.key_of).row.deals
                 out.setdefault(origin, Tally()).merge(
                     unpack_share(figures, self.key_of, whole=False))
             except (CodecError, zlib.error) as e:
@@ -352,7 +353,7 @@ class State:
         self.db.execute(
             "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
             (path, size, mtime, None if r.sha256 is None else bytes.fromhex(r.sha256),
-             r.verdict, r.findings, pack_record(record, path), figures, self.run,
+             r.verdict, r.findings, pack_record(record, path, self.key_id), figures, self.run,
              int(tallied), played))
 
     def touch(self, path: str, size: int, mtime: int) -> None:
