@@ -183,6 +183,22 @@ def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | N
         raise CodecError(f"not a record: {e}") from None
 
 
+def record_origin(data: bytes, key_of: Any) -> str:
+    """The origin of deals (proven, recorded, none) of the record :func:`pack_record`
+    wrote, read alone."""
+    try:
+        origin = unpack_value(data)[0][7]
+        if isinstance(origin, int):
+            origin = key_of(origin)[1]
+    except (TypeError, ValueError, IndexError) as e:
+        if isinstance(e, CodecError):
+            raise
+        raise CodecError(f"not a record: {e}") from None
+    if not isinstance(origin, str):
+        raise CodecError("not a record: no origin of deals")
+    return origin
+
+
 def _drawn(key: tuple[Any, ...]) -> bool:
     """A key of a value drawn (the repeat tests': one a deal or hand, the value last)."""
     return key[0] == "repeat" and len(key) == 5
@@ -196,6 +212,7 @@ def _own(key: tuple[Any, ...], sums: bool) -> bool:
         (key[0] == "rows" and len(key) == 4)
 
 
+_SPECIAL = frozenset(("repeat", "rows", "ordered", "placed"))  # kinds of key written apart
 _NAMED = 2  # in a share's own keys: a row of the match-state tests with its names numbered
 
 
@@ -330,6 +347,9 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
     for sums, items in enumerate((share.counts, share.sums)):
         pairs = []
         for k, v in items.items():
+            if k[0] not in _SPECIAL:  # (most keys: one test, not three, a key)
+                pairs.append((key_id(k), v))
+                continue
             if _drawn(k) or (sums and positions is not None and k[0] == "placed"):
                 continue
             if _own(k, bool(sums)):
@@ -358,12 +378,14 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
                        tuple(sorted(own, key=repr))))
 
 
-def unpack_share(data: bytes, key_of: Any, whole: bool = True) -> Tally:
+def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | None = None
+                 ) -> Tally:
     """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys;
     ``whole=False``: only the values drawn and the match's own keys (what the state's
-    totals leave to the shares). Shares of state formats 2 (once out of its zlib: two
-    lists, the values drawn among the keys) and 3 (no own keys, deals of 20 bytes) too."""
-    t = Tally()
+    totals leave to the shares), added to ``into`` when given. Shares of state formats 2
+    (once out of its zlib: two lists, the values drawn among the keys) and 3 (no own keys,
+    deals of 20 bytes) too."""
+    t = Tally() if into is None else into
     try:
         parts = unpack_value(data)
         drawn: Any = ()
@@ -373,11 +395,11 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True) -> Tally:
             tail: tuple[Any, ...] = ((), False, ())
             packed, drawn, positions, own = (*tuple(parts), *tail[len(parts) - 1:])
             parts = unpack_value(zlib.decompress(packed)) if whole else (((), ()),) * 2
-        for (deltas, values), into in zip(parts, (t.counts, t.sums), strict=True):
+        for (deltas, values), target in zip(parts, (t.counts, t.sums), strict=True):
             i = 0
             for d, v in zip(deltas, values, strict=True):
                 i += d
-                into[key_of(i)] = v
+                target[key_of(i)] += v
         deals: list[tuple[bytes, int]] = []
         for test, width, once, more in drawn:
             prefix = key_of(test)
@@ -415,4 +437,4 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True) -> Tally:
 
 
 __all__ = ["LogRecord", "chunk_of", "deal_of_planes", "deal_planes", "pack_record", "pack_share",
-           "records_of", "share_of", "unpack_record", "unpack_share"]
+           "record_origin", "records_of", "share_of", "unpack_record", "unpack_share"]

@@ -53,6 +53,7 @@ from tarneeb.replay.archive.records import (
     LogRecord,
     pack_record,
     pack_share,
+    record_origin,
     unpack_record,
     unpack_share,
 )
@@ -318,9 +319,9 @@ class State:
                                "AND figures IS NOT NULL ORDER BY rowid")
         for path, record, figures in [*rows, *self._aside]:
             try:
-                origin = unpack_record(record, None, path, None, key_of=self.key_of).row.deals
-                out.setdefault(origin, Tally()).merge(
-                    unpack_share(figures, self.key_of, whole=False))
+                origin = record_origin(record, self.key_of)
+                unpack_share(figures, self.key_of, whole=False,
+                             into=out.setdefault(origin, Tally()))
             except (CodecError, zlib.error) as e:
                 raise StateError(f"{self.path}: the record of {path} is damaged "
                                  f"({e})") from None
