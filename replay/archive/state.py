@@ -105,8 +105,11 @@ class State:
         self.path = path
         try:
             self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None)
-            # a file made now gives back at each commit the pages its run freed (before
-            # the journal mode, which writes the file's header; nothing for a file made)
+            # a file made now has pages of 8 KB (a log's row is about 1 KB: less left over
+            # a page than in 4 KB) and gives back at each commit the pages its run freed
+            # (set before the journal mode, which writes the file's header; nothing for a
+            # file made before)
+            self.db.execute("PRAGMA page_size = 8192")
             self.db.execute("PRAGMA auto_vacuum = INCREMENTAL")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
