@@ -186,7 +186,13 @@ def format_3(db: sqlite3.Connection, share: Any) -> bytes:
     import zlib
 
     from tarneeb.audit.fairness.codec import pack_value, unpack_value
-    ids = {unpack_value(k): i for i, k in db.execute("SELECT id, key FROM keys")}
+    ids: dict[Any, int] = {}
+    of: dict[int, Any] = {}
+    for i, k in db.execute("SELECT id, key FROM keys ORDER BY id"):
+        key = unpack_value(k)
+        if key[0] == "@":  # the number of its prefix and one more value
+            key = (*of[key[1]], key[2])
+        ids[key], of[i] = i, key
 
     def key_id(key: Any) -> int:
         if key not in ids:

@@ -65,7 +65,10 @@ from tarneeb.replay.verify.trust import Trust
 # positions' cells written (2 and 3 taken up: each share and the totals written again,
 # the keys no longer used deleted)
 FORMAT = 4
-_SAME_BUT = "@"  # format 2: a key written as the number of another and one more value
+# a key written as the number of another (its prefix) and one more value: format 2's values
+# drawn; from format 4 every key of three labels or more, so that a long label (a rule
+# set's distribution, 52 card names) is written once, not once a value
+_SAME_BUT = "@"
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -230,8 +233,11 @@ class State:
             self._all_keys()
             i = self._ids.get(key)
         if i is None:
+            written = key
+            if isinstance(key, tuple) and len(key) >= 3:
+                written = (_SAME_BUT, self.key_id(key[:-1]), key[-1])
             i = self._ids[key] = self.db.execute("INSERT INTO keys (key) VALUES (?)",
-                                                 (pack_value(key),)).lastrowid or 0
+                                                 (pack_value(written),)).lastrowid or 0
             self._keys[i] = key
         return i
 
