@@ -186,13 +186,13 @@ def format_3(db: sqlite3.Connection, share: Any) -> bytes:
     import zlib
 
     from tarneeb.audit.fairness.codec import pack_value, unpack_value
-    ids: dict[Any, int] = {}
-    of: dict[int, Any] = {}
-    for i, k in db.execute("SELECT id, key FROM keys ORDER BY id"):
-        key = unpack_value(k)
-        if key[0] == "@":  # the number of its prefix and one more value
-            key = (*of[key[1]], key[2])
-        ids[key], of[i] = i, key
+    written = dict(db.execute("SELECT id, key FROM keys").fetchall())
+
+    def of(i: int) -> Any:
+        key = unpack_value(written[i])
+        return (*of(key[1]), key[2]) if key[0] == "@" else key  # its prefix's number, a value
+
+    ids = {of(i): i for i in written}
 
     def key_id(key: Any) -> int:
         if key not in ids:

@@ -41,6 +41,7 @@ from tarneeb.audit.fairness.exact import TestId
 from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
 from tarneeb.replay.archive.claims import Claim
 from tarneeb.replay.archive.endings import Ending
+from tarneeb.replay.archive.measures import hcp
 from tarneeb.replay.archive.seen import snapshot
 from tarneeb.replay.fairplay import MatchPlay
 
@@ -231,6 +232,52 @@ def _own_entry(key: tuple[Any, ...], sums: int, value: int, key_id: Any) -> tupl
 
 
 _M52 = (1 << 52) - 1
+
+
+_ROWED = 3  # in a share's own keys: that row, its points read from its deals (_in_order)
+_IN_ORDER = -26  # the width written for a match's deals in the order of its row, 13 bytes each
+
+
+def _points(deal: bytes) -> tuple[int, int, int, int]:
+    """The high-card points of a deal's hands by position (the dealer 0, then in dealing
+    order), its 20 bytes as the repeated-deals tally draws it."""
+    x = int.from_bytes(deal, "big")
+    a, b, c = x & _M52, x >> 52 & _M52, x >> 104
+    return hcp(_M52 ^ (a | b | c)), hcp(a), hcp(b), hcp(c)
+
+
+def _row_of(deals: list[bytes], marks: bytes) -> bytes:
+    """A match's row of the match-state tests from its deals in order and per deal a byte:
+    the dealer's seat (bits 6-7) and the state (bits 0-5); per deal the four seats' points,
+    then the state (:func:`~tarneeb.replay.archive.measures.tally_match`'s row)."""
+    out = bytearray()
+    for deal, mark in zip(deals, marks, strict=True):
+        points, dealer = _points(deal), mark >> 6
+        out += bytes((*(points[(s - dealer) & 3] for s in range(4)), mark & 63))
+    return bytes(out)
+
+
+def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], bytes] | None:
+    """The match's deals (with their counts) in the order of its row, and per deal its
+    dealer and state in a byte, when its row is exactly what they give (then the row's
+    points are not written: :func:`_row_of` makes them again); else None."""
+    left = dict(deals)
+    points = {d: _points(d) for d in left}
+    order, marks = [], bytearray()
+    for j in range(0, len(row), 5):
+        seats, state = row[j:j + 4], row[j + 4]
+        found = next(((d, r) for d, n in left.items() if n and state < 64 for r in range(4)
+                      if all(points[d][p] == seats[(r + p) & 3] for p in range(4))), None)
+        if found is None:
+            return None
+        left[found[0]] -= 1
+        order.append(found[0])
+        marks.append(found[1] << 6 | state)
+    if any(left.values()) or len(row) % 5 or _row_of(order, bytes(marks)) != row:
+        return None
+    return order, bytes(marks)
+
+
 _DEAL = 20  # a deal as the repeated-deals tally draws it: three 52-bit hands in 20 bytes
 _PLANES = -13  # the width written for deals kept as two bit planes, 13 bytes each
 
@@ -315,6 +362,25 @@ def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId |
     return test if counted == given else None
 
 
+def _rowed(own: list[Any], deals: dict[int, list[tuple[bytes, int]]]
+           ) -> tuple[int, bytes] | None:
+    """When a match's row of the match-state tests (among ``own``, its names numbered) is
+    what its deals (``deals``: one test's) give in some order: that entry of ``own``
+    written again without the row's points (``_ROWED``), and the deals' test and the deals
+    in that order, 13 bytes each; else None and ``own`` as it was."""
+    named = [e for e in own if e[0] == _NAMED]
+    if len(deals) != 1 or len(named) != 1 or named[0][3] != 1:
+        return None
+    row = named[0][2][0]
+    (test, values), = deals.items()
+    found = _in_order(values, row[4]) if len(row) == 5 and isinstance(row[4], bytes) else None
+    planes = [deal_planes(d) for d in found[0]] if found is not None else [None]
+    if found is None or not all(p is not None for p in planes):
+        return None
+    own[own.index(named[0])] = (_ROWED, named[0][1], ((*row[:4], found[1]),), 1)
+    return test, b"".join(p for p in planes if p is not None)
+
+
 def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
     """A share of the tallies as bytes (state format 4), its keys numbered by ``key_id`` (a
     key written once for the whole state):
@@ -364,8 +430,12 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
     packed = zlib.compress(pack_value(tuple(parts)))
     if not whole:
         return pack_value((packed,))
-    written = []
+    rowed = _rowed(own, deals)
+    written: list[tuple[Any, ...]] = []
     for (test, width), values in sorted(drawn.items()):
+        if rowed is not None and (test, width) == (rowed[0], _DEAL):
+            written.append((test, _IN_ORDER, rowed[1], ()))
+            continue
         values.sort()
         once = [d for d, n in values if n == 1]
         planes = [deal_planes(d) for d in once] if width == _DEAL else []
@@ -401,28 +471,33 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
                 i += d
                 target[key_of(i)] += v
         deals: list[tuple[bytes, int]] = []
+        ordered: list[bytes] = []  # the deals in the order of the match's row (_IN_ORDER)
         for test, width, once, more in drawn:
             prefix = key_of(test)
-            step = 8 if width == 0 else 13 if width == _PLANES else width
-            if not (width in (0, _PLANES) or 0 < width <= 64) or len(once) % step:
+            step = 8 if width == 0 else 13 if width in (_PLANES, _IN_ORDER) else width
+            if not (width in (0, _PLANES, _IN_ORDER) or 0 < width <= 64) or len(once) % step:
                 raise CodecError(f"values drawn of a length not {step} bytes each")
             for j in range(0, len(once), step):
                 piece = once[j:j + step]
-                if width in (_PLANES, _DEAL):
-                    piece = deal_of_planes(piece) if width == _PLANES else piece
+                if width in (_PLANES, _IN_ORDER, _DEAL):
+                    piece = piece if width == _DEAL else deal_of_planes(piece)
                     deals.append((piece, 1))
+                    if width == _IN_ORDER:
+                        ordered.append(piece)
                 t.counts[(*prefix, piece if width else int.from_bytes(piece, "big"))] += 1
             for d, n in zip(more[0::2], more[1::2], strict=True):
                 t.counts[(*prefix, d)] += n
                 if width in (_PLANES, _DEAL):
                     deals.append((d, n))
         for sums, prefix, rest, v in own:
-            if sums == _NAMED:  # a row whose players' names are numbered keys
+            if sums in (_NAMED, _ROWED):  # a row whose players' names are numbered keys
                 row = rest[0]
                 names = tuple(key_of(i) for i in row[2])
                 if not all(isinstance(n, tuple) and len(n) == 2 and n[0] == "text"
                            for n in names):
                     raise CodecError("a row's names are not words")
+                if sums == _ROWED:  # and its points read from its deals
+                    row = (*row[:4], _row_of(ordered, row[4]))
                 rest = ((*row[:2], tuple(n[1] for n in names), *row[3:]),)
             (t.sums if sums == 1 else t.counts)[(*key_of(prefix), *rest)] += v
         if positions and whole:

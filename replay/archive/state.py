@@ -124,6 +124,7 @@ class State:
         self._ids: dict[Any, int] = {}
         self._keys: dict[int, Any] = {}
         self._loaded = False
+        self._low = 0
         # (path, record, figures) of logs counted when the run began, written anew since
         self._aside: list[tuple[str, bytes, bytes]] = []
         try:
@@ -217,17 +218,28 @@ class State:
         if self._loaded:
             return
         self._loaded = True
-        try:
-            for j, blob in self.db.execute("SELECT id, key FROM keys ORDER BY id"):
-                k = unpack_value(blob)
+        written = dict(self.db.execute("SELECT id, key FROM keys").fetchall())
+
+        def key(j: int, depth: int = 0) -> Any:
+            if j not in self._keys:
+                k = unpack_value(written[j])
                 if isinstance(k, tuple) and len(k) == 3 and k[0] == _SAME_BUT:
-                    k = (*self._keys[k[1]], k[2])  # its prefix is numbered before it
+                    if depth > 64:
+                        raise CodecError("keys written as one another")
+                    k = (*key(k[1], depth + 1), k[2])
                 self._keys[j], self._ids[k] = k, j
+            return self._keys[j]
+
+        self._low = min(written, default=0)  # the lowest number of a prefix
+        try:
+            for j in sorted(written):
+                key(j)
         except (CodecError, KeyError, TypeError) as e:
             raise StateError(f"{self.path}: a key of its tallies is damaged ({e})") from None
 
-    def key_id(self, key: Any) -> int:
-        """The number of a tally's key (written now if it is new)."""
+    def key_id(self, key: Any, prefix: bool = False) -> int:
+        """The number of a tally's key (written now if it is new; a ``prefix`` of others
+        alone below 0, so that the keys of the shares keep numbers close together)."""
         i = self._ids.get(key)
         if i is None and not self._loaded:  # (a call per key of every share: kept light)
             self._all_keys()
@@ -235,9 +247,12 @@ class State:
         if i is None:
             written = key
             if isinstance(key, tuple) and len(key) >= 3:
-                written = (_SAME_BUT, self.key_id(key[:-1]), key[-1])
-            i = self._ids[key] = self.db.execute("INSERT INTO keys (key) VALUES (?)",
-                                                 (pack_value(written),)).lastrowid or 0
+                written = (_SAME_BUT, self.key_id(key[:-1], prefix=True), key[-1])
+            at = None
+            if prefix:
+                at = self._low = min(0, self._low) - 1
+            i = self._ids[key] = self.db.execute("INSERT INTO keys VALUES (?, ?)", (
+                at, pack_value(written))).lastrowid or 0
             self._keys[i] = key
         return i
 
