@@ -41,7 +41,6 @@ from tarneeb.audit.fairness.exact import TestId
 from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
 from tarneeb.replay.archive.claims import Claim
 from tarneeb.replay.archive.endings import Ending
-from tarneeb.replay.archive.measures import hcp
 from tarneeb.replay.archive.seen import snapshot
 from tarneeb.replay.fairplay import MatchPlay
 
@@ -238,12 +237,22 @@ _ROWED = 3  # in a share's own keys: that row, its points read from its deals (_
 _IN_ORDER = -26  # the width written for a match's deals in the order of its row, 13 bytes each
 
 
+# the honours (card 13 * suit + rank, the ace rank 12) and their points: a share's row is
+# read with these, fixed with the format (a row they do not give is written whole)
+_HONOURS = tuple((points, sum(1 << (13 * suit + rank) for suit in range(4)))
+                 for points, rank in ((4, 12), (3, 11), (2, 10), (1, 9)))
+
+
+def _hcp(mask: int) -> int:
+    return sum(points * (mask & cards).bit_count() for points, cards in _HONOURS)
+
+
 def _points(deal: bytes) -> tuple[int, int, int, int]:
     """The high-card points of a deal's hands by position (the dealer 0, then in dealing
     order), its 20 bytes as the repeated-deals tally draws it."""
     x = int.from_bytes(deal, "big")
     a, b, c = x & _M52, x >> 52 & _M52, x >> 104
-    return hcp(_M52 ^ (a | b | c)), hcp(a), hcp(b), hcp(c)
+    return _hcp(_M52 ^ (a | b | c)), _hcp(a), _hcp(b), _hcp(c)
 
 
 def _row_of(deals: list[bytes], marks: bytes) -> bytes:
