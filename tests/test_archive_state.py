@@ -242,6 +242,14 @@ def format_3_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         db.execute("UPDATE logs SET figures = ? WHERE path = ?", (format_3(db, found[1]), path))
     for origin, total in totals.items():
         db.execute("UPDATE totals SET tally = ? WHERE origin = ?", (format_3(db, total), origin))
+    db.execute("""CREATE TABLE logs3 (path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
+                  mtime INTEGER NOT NULL, digest BLOB, verdict TEXT NOT NULL,
+                  findings INTEGER NOT NULL, record BLOB NOT NULL, figures BLOB,
+                  run INTEGER NOT NULL, counted INTEGER NOT NULL,
+                  tallied INTEGER NOT NULL DEFAULT 1, play BLOB)""")  # format 3's logs
+    db.execute(f"INSERT INTO logs3 SELECT {state_module._COLUMNS} FROM logs ORDER BY rowid")
+    db.execute("DROP TABLE logs")
+    db.execute("ALTER TABLE logs3 RENAME TO logs")
     db.execute("UPDATE meta SET value = '3' WHERE key = 'format'")
     db.commit()
     added = {i for (i,) in db.execute("SELECT id FROM keys")} - keys
@@ -328,10 +336,13 @@ def test_a_state_of_format_2_or_3_is_taken_up(tmp_path: Path,
     assert {k: v for k, v in after.items() if k != "state"} == \
         {k: v for k, v in before.items() if k != "state"}
     db = sqlite3.connect(state)
+    db.create_function("path_at", 1, state_module.path_at)
     assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("4",)
     assert db.execute("SELECT path, figures FROM logs UNION ALL "
                       "SELECT origin, tally FROM totals ORDER BY 1").fetchall() == fresh
     assert not {i for (i,) in db.execute("SELECT id FROM keys")} & old_keys
+    assert db.execute("SELECT count(*) FROM logs INDEXED BY logs_at WHERE at = "
+                      "path_at(path)").fetchone() == (3,)  # the paths' index made
     db.close()
 
 

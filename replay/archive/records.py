@@ -96,13 +96,17 @@ def records_of(chunk: Chunk) -> list[LogRecord]:
 
 
 def share_of(keys: tuple[list[Any], list[Any]], after: Any, before: Any) -> Tally:
+    """A match's share of its chunk's tally: the snapshot after it less the one before it
+    (None: it was the chunk's first), its keys named by ``keys`` (numpy: a chunk's tally
+    has thousands of keys, and a match adds to a few hundred)."""
+    import numpy as np
     t = Tally()
     for k, into in enumerate((t.counts, t.sums)):
-        then = before[k] if before is not None else ()
-        for i, n in enumerate(after[k]):
-            d = n - then[i] if i < len(then) else n
-            if d:
-                into[keys[k][i]] = d
+        now = np.array(after[k], dtype=np.int64)
+        if before is not None and len(before[k]):
+            now[:len(before[k])] -= np.asarray(before[k], dtype=np.int64)
+        names = keys[k]
+        into.update({names[i]: int(now[i]) for i in np.flatnonzero(now).tolist()})
     return t
 
 
@@ -237,32 +241,35 @@ _ROWED = 3  # in a share's own keys: that row, its points read from its deals (_
 _IN_ORDER = -26  # the width written for a match's deals in the order of its row, 13 bytes each
 
 
-# the honours (card 13 * suit + rank, the ace rank 12) and their points: a share's row is
-# read with these, fixed with the format (a row they do not give is written whole)
-_HONOURS = tuple((points, sum(1 << (13 * suit + rank) for suit in range(4)))
-                 for points, rank in ((4, 12), (3, 11), (2, 10), (1, 9)))
+# a suit's honours (cards 13 * suit + 9 to 12: jack, queen, king, ace) as 4 bits, and their
+# points (1 to 4 each): a share's row is read with these, fixed with the format (a row
+# they do not give is written whole)
+_HONOURS = tuple(sum(bit + 1 for bit in range(4) if n >> bit & 1) for n in range(16))
+_SUITS = (9, 22, 35, 48)
 
 
-def _hcp(mask: int) -> int:
-    return sum(points * (mask & cards).bit_count() for points, cards in _HONOURS)
-
-
-def _points(deal: bytes) -> tuple[int, int, int, int]:
+def _points(deal: bytes | int) -> tuple[int, int, int, int]:
     """The high-card points of a deal's hands by position (the dealer 0, then in dealing
-    order), its 20 bytes as the repeated-deals tally draws it."""
-    x = int.from_bytes(deal, "big")
-    a, b, c = x & _M52, x >> 52 & _M52, x >> 104
-    return _hcp(_M52 ^ (a | b | c)), _hcp(a), _hcp(b), _hcp(c)
+    order), its 20 bytes as the repeated-deals tally draws it (three disjoint hands), or
+    those bytes as a number."""
+    x = int.from_bytes(deal, "big") if isinstance(deal, bytes) else deal
+    a = b = c = d = 0
+    for shift in _SUITS:
+        na, nb, nc = x >> shift & 15, x >> (52 + shift) & 15, x >> (104 + shift) & 15
+        a, b, c = a + _HONOURS[na], b + _HONOURS[nb], c + _HONOURS[nc]
+        d += _HONOURS[15 ^ (na | nb | nc)]
+    return d, a, b, c
 
 
-def _row_of(deals: list[bytes], marks: bytes) -> bytes:
-    """A match's row of the match-state tests from its deals in order and per deal a byte:
-    the dealer's seat (bits 6-7) and the state (bits 0-5); per deal the four seats' points,
-    then the state (:func:`~tarneeb.replay.archive.measures.tally_match`'s row)."""
+def _row_of(points: list[tuple[int, int, int, int]], marks: bytes) -> bytes:
+    """A match's row of the match-state tests from its deals' points by position
+    (:func:`_points`) in order and per deal a byte: the dealer's seat (bits 6-7) and the
+    state (bits 0-5); per deal the four seats' points, then the state
+    (:func:`~tarneeb.replay.archive.measures.tally_match`'s row)."""
     out = bytearray()
-    for deal, mark in zip(deals, marks, strict=True):
-        points, dealer = _points(deal), mark >> 6
-        out += bytes((*(points[(s - dealer) & 3] for s in range(4)), mark & 63))
+    for p, mark in zip(points, marks, strict=True):
+        r = mark >> 6
+        out += bytes((p[-r & 3], p[(1 - r) & 3], p[(2 - r) & 3], p[(3 - r) & 3], mark & 63))
     return bytes(out)
 
 
@@ -271,18 +278,23 @@ def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], 
     dealer and state in a byte, when its row is exactly what they give (then the row's
     points are not written: :func:`_row_of` makes them again); else None."""
     left = dict(deals)
-    points = {d: _points(d) for d in left}
+    by_seats: dict[bytes, list[tuple[bytes, int]]] = {}  # the seats' points a deal may give
+    for d in left:
+        p = _points(d)
+        for r in range(4):
+            seats = bytes((p[-r & 3], p[(1 - r) & 3], p[(2 - r) & 3], p[(3 - r) & 3]))
+            by_seats.setdefault(seats, []).append((d, r))
     order, marks = [], bytearray()
     for j in range(0, len(row), 5):
-        seats, state = row[j:j + 4], row[j + 4]
-        found = next(((d, r) for d, n in left.items() if n and state < 64 for r in range(4)
-                      if all(points[d][p] == seats[(r + p) & 3] for p in range(4))), None)
-        if found is None:
+        state = row[j + 4] if j + 4 < len(row) else 64
+        found = next(((d, r) for d, r in by_seats.get(row[j:j + 4], ()) if left[d]), None)
+        if found is None or state >= 64:
             return None
         left[found[0]] -= 1
         order.append(found[0])
         marks.append(found[1] << 6 | state)
-    if any(left.values()) or len(row) % 5 or _row_of(order, bytes(marks)) != row:
+    if any(left.values()) or len(row) % 5 \
+            or _row_of([_points(d) for d in order], bytes(marks)) != row:
         return None
     return order, bytes(marks)
 
@@ -480,7 +492,7 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
                 i += d
                 target[key_of(i)] += v
         deals: list[tuple[bytes, int]] = []
-        ordered: list[bytes] = []  # the deals in the order of the match's row (_IN_ORDER)
+        ordered: list[Any] = []  # the points of the deals in the order of the row (_IN_ORDER)
         for test, width, once, more in drawn:
             prefix = key_of(test)
             step = 8 if width == 0 else 13 if width in (_PLANES, _IN_ORDER) else width
@@ -488,11 +500,17 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
                 raise CodecError(f"values drawn of a length not {step} bytes each")
             for j in range(0, len(once), step):
                 piece = once[j:j + step]
+                if width == _IN_ORDER:  # (the deal as a number once: its points too)
+                    y = int.from_bytes(piece, "big")
+                    low, high = y & _M52, y >> 52
+                    both = low & high
+                    x = (low ^ both) | (high ^ both) << 52 | both << 104
+                    piece = x.to_bytes(_DEAL, "big")
+                    ordered.append(_points(x))
+                elif width == _PLANES:
+                    piece = deal_of_planes(piece)
                 if width in (_PLANES, _IN_ORDER, _DEAL):
-                    piece = piece if width == _DEAL else deal_of_planes(piece)
                     deals.append((piece, 1))
-                    if width == _IN_ORDER:
-                        ordered.append(piece)
                 t.counts[(*prefix, piece if width else int.from_bytes(piece, "big"))] += 1
             for d, n in zip(more[0::2], more[1::2], strict=True):
                 t.counts[(*prefix, d)] += n

@@ -73,11 +73,12 @@ BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL);
-CREATE TABLE logs (path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
+CREATE TABLE logs (path TEXT NOT NULL, size INTEGER NOT NULL,
                    mtime INTEGER NOT NULL, digest BLOB, verdict TEXT NOT NULL,
                    findings INTEGER NOT NULL, record BLOB NOT NULL, figures BLOB,
                    run INTEGER NOT NULL, counted INTEGER NOT NULL,
-                   tallied INTEGER NOT NULL DEFAULT 1, play BLOB);
+                   tallied INTEGER NOT NULL DEFAULT 1, play BLOB, at INTEGER NOT NULL);
+CREATE INDEX logs_at ON logs (at);
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
                       log_e REAL NOT NULL) WITHOUT ROWID;
@@ -86,6 +87,16 @@ CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT N
                    audited INTEGER NOT NULL, changed INTEGER NOT NULL, lost INTEGER NOT NULL,
                    removed INTEGER NOT NULL, exit_code INTEGER NOT NULL);
 """
+
+
+_COLUMNS = ("path, size, mtime, digest, verdict, findings, record, figures, run, counted, "
+            "tallied, play")  # the columns of format 3's logs table, in order
+
+
+def path_at(path: str) -> int:
+    """What the ``logs`` table is indexed by: 31 bits of the CRC-32 of the path (fixed with
+    the format; two paths with one number are told apart by the path itself)."""
+    return zlib.crc32(path.encode("utf-8", "surrogateescape")) >> 1
 
 
 class StateError(ArchiveError):
@@ -165,12 +176,15 @@ class State:
         if version == 1:  # format 1 read every log's deals and analysed no play
             self.db.execute("ALTER TABLE logs ADD COLUMN tallied INTEGER NOT NULL DEFAULT 1")
             self.db.execute("ALTER TABLE logs ADD COLUMN play BLOB")
-        if version < 3:  # a table with row ids: its rows of 1 KB and more stay in their page
-            self.db.execute(_SCHEMA.split(";")[2].replace("logs", "logs3", 1))
-            self.db.execute("INSERT INTO logs3 SELECT * FROM logs ORDER BY path")
+        if version < 4:  # (3: a table with row ids: its rows of 1 KB stay in their page)
+            # 4: the path's index is a 31-bit number made from it, not the path again
+            self.db.create_function("path_at", 1, path_at, deterministic=True)
+            self.db.execute(_SCHEMA.split(";")[2].replace("logs", "logs4", 1))
+            self.db.execute(f"INSERT INTO logs4 SELECT {_COLUMNS}, path_at(path) FROM logs "
+                            "ORDER BY " + ("path" if version < 3 else "rowid"))
             self.db.execute("DROP TABLE logs")
-            self.db.execute("ALTER TABLE logs3 RENAME TO logs")
-        if version < 4:
+            self.db.execute("ALTER TABLE logs4 RENAME TO logs")
+            self.db.execute(_SCHEMA.split(";")[3])
             self._repack(version)
         if version < FORMAT:
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
@@ -268,20 +282,21 @@ class State:
 
     def known(self, path: str) -> tuple[int, int, bytes | None] | None:
         """The size, modification time and digest of the log at ``path`` when last read."""
-        row = self.db.execute("SELECT size, mtime, digest FROM logs WHERE path = ?",
-                              (path,)).fetchone()
+        row = self.db.execute("SELECT size, mtime, digest FROM logs WHERE at = ? AND "
+                              "path = ?", (path_at(path), path)).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
     def read_as(self, path: str) -> tuple[bool, Any]:
         """How the log at ``path`` was read: whether its deals were tallied, and the
         fair-play options it was analysed with (None: not analysed)."""
-        tallied, play = self.db.execute("SELECT tallied, play FROM logs WHERE path = ?",
-                                        (path,)).fetchone()
+        tallied, play = self.db.execute("SELECT tallied, play FROM logs WHERE at = ? AND "
+                                        "path = ?", (path_at(path), path)).fetchone()
         return bool(tallied), None if play is None else self._play(path, play)[0]
 
     def play(self, path: str) -> Any:
         """The fair-play record kept of the log at ``path`` (None: none, or not analysed)."""
-        row = self.db.execute("SELECT play FROM logs WHERE path = ?", (path,)).fetchone()
+        row = self.db.execute("SELECT play FROM logs WHERE at = ? AND path = ?",
+                              (path_at(path), path)).fetchone()
         return None if row is None or row[0] is None else self._play(path, row[0])[1]
 
     def _play(self, path: str, blob: bytes) -> tuple[Any, Any]:
@@ -296,7 +311,8 @@ class State:
         """The record of the log at ``path``; without ``share``, its share is left in the
         state (``share_kept``)."""
         record, figures, digest = self.db.execute(
-            "SELECT record, figures, digest FROM logs WHERE path = ?", (path,)).fetchone()
+            "SELECT record, figures, digest FROM logs WHERE at = ? AND path = ?",
+            (path_at(path), path)).fetchone()
         try:
             tally = self._share(figures) if share and figures is not None else None
             return unpack_record(record, tally, path, digest,
@@ -310,13 +326,12 @@ class State:
 
     def share(self, path: str) -> tuple[str, Tally] | None:
         """The origin and share of the log at ``path`` (None: it has none)."""
-        row = self.db.execute("SELECT figures FROM logs WHERE path = ?", (path,)).fetchone()
+        row = self.db.execute("SELECT figures, record FROM logs WHERE at = ? AND path = ?",
+                              (path_at(path), path)).fetchone()
         if row is None or row[0] is None:
             return None
         try:
-            return unpack_record(self.db.execute("SELECT record FROM logs WHERE path = ?",
-                                                 (path,)).fetchone()[0], None, path,
-                                 None, key_of=self.key_of).row.deals, self._share(row[0])
+            return record_origin(row[1], self.key_of), self._share(row[0])
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
 
@@ -325,8 +340,8 @@ class State:
         return {p for (p,) in self.db.execute("SELECT path FROM logs WHERE counted = 1")}
 
     def set_counted(self, paths: Iterable[str], value: bool) -> None:
-        self.db.executemany("UPDATE logs SET counted = ? WHERE path = ?",
-                            ((int(value), p) for p in paths))
+        self.db.executemany("UPDATE logs SET counted = ? WHERE at = ? AND path = ?",
+                            ((int(value), path_at(p), p) for p in paths))
 
     def totals(self) -> dict[str, Tally]:
         """Per origin, the sum of the shares counted when the run began: the ``totals``
@@ -360,8 +375,9 @@ class State:
     def _set_aside(self, path: str) -> None:
         """The log at ``path`` is written anew or forgotten: if its share was counted, its
         part the totals leave to it is kept aside for :meth:`totals`."""
-        row = self.db.execute("SELECT path, record, figures FROM logs WHERE path = ? AND "
-                              "counted = 1 AND figures IS NOT NULL", (path,)).fetchone()
+        row = self.db.execute("SELECT path, record, figures FROM logs WHERE at = ? AND path = ? "
+                              "AND counted = 1 AND figures IS NOT NULL",
+                              (path_at(path), path)).fetchone()
         if row is not None:
             self._aside.append(row)
 
@@ -375,18 +391,20 @@ class State:
                    else pack_share(record.share, self.key_id))
         played = None if play is None else zlib.compress(pack_value(play))
         self._set_aside(path)
+        self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
         self.db.execute(
-            "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+            "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
             (path, size, mtime, None if r.sha256 is None else bytes.fromhex(r.sha256),
              r.verdict, r.findings, pack_record(record, path, self.key_id), figures, self.run,
-             int(tallied), played))
+             int(tallied), played, path_at(path)))
 
     def touch(self, path: str, size: int, mtime: int) -> None:
-        self.db.execute("UPDATE logs SET size = ?, mtime = ? WHERE path = ?", (size, mtime, path))
+        self.db.execute("UPDATE logs SET size = ?, mtime = ? WHERE at = ? AND path = ?",
+                        (size, mtime, path_at(path), path))
 
     def forget(self, path: str) -> None:
         self._set_aside(path)
-        self.db.execute("DELETE FROM logs WHERE path = ?", (path,))
+        self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
 
     def paths(self) -> Iterator[str]:
         for (p,) in self.db.execute("SELECT path FROM logs ORDER BY path").fetchall():
