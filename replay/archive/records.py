@@ -241,35 +241,42 @@ _ROWED = 3  # in a share's own keys: that row, its points read from its deals (_
 _IN_ORDER = -26  # the width written for a match's deals in the order of its row, 13 bytes each
 
 
-# a suit's honours (cards 13 * suit + 9 to 12: jack, queen, king, ace) as 4 bits, and their
-# points (1 to 4 each): a share's row is read with these, fixed with the format (a row
-# they do not give is written whole)
-_HONOURS = tuple(sum(bit + 1 for bit in range(4) if n >> bit & 1) for n in range(16))
-_SUITS = (9, 22, 35, 48)
+# a suit's honours (cards 13 * suit + 9 to 12: jack, queen, king, ace, 1 to 4 points) by
+# position (two bits each: the low bit's 4 honours, then the high bit's, as a deal's bit
+# planes give them), to the points they bring each position, a byte a position: a
+# share's row is read with these, fixed with the format (a row they do not give is
+# written whole)
+_HONOURS = tuple(sum((i + 1) << (8 * ((lo >> i & 1) | (hi >> i & 1) << 1)) for i in range(4))
+                 for hi in range(16) for lo in range(16))
 
 
-def _points(deal: bytes | int) -> tuple[int, int, int, int]:
-    """The high-card points of a deal's hands by position (the dealer 0, then in dealing
-    order), its 20 bytes as the repeated-deals tally draws it (three disjoint hands), or
-    those bytes as a number."""
-    x = int.from_bytes(deal, "big") if isinstance(deal, bytes) else deal
-    a = b = c = d = 0
-    for shift in _SUITS:
-        na, nb, nc = x >> shift & 15, x >> (52 + shift) & 15, x >> (104 + shift) & 15
-        a, b, c = a + _HONOURS[na], b + _HONOURS[nb], c + _HONOURS[nc]
-        d += _HONOURS[15 ^ (na | nb | nc)]
-    return d, a, b, c
+def _points(low: int, high: int) -> int:
+    """The high-card points of a deal's positions (the dealer 0, then in dealing order), a
+    byte each, from its two bit planes (:func:`deal_planes`)."""
+    return (_HONOURS[(low >> 9 & 15) | (high >> 5 & 240)]
+            + _HONOURS[(low >> 22 & 15) | (high >> 18 & 240)]
+            + _HONOURS[(low >> 35 & 15) | (high >> 31 & 240)]
+            + _HONOURS[(low >> 48 & 15) | (high >> 44 & 240)])
 
 
-def _row_of(points: list[tuple[int, int, int, int]], marks: bytes) -> bytes:
-    """A match's row of the match-state tests from its deals' points by position
-    (:func:`_points`) in order and per deal a byte: the dealer's seat (bits 6-7) and the
-    state (bits 0-5); per deal the four seats' points, then the state
+def _deal_points(deal: bytes) -> int:
+    """:func:`_points` of a deal's 20 bytes (three hands, disjoint)."""
+    x = int.from_bytes(deal, "big")
+    a, b, c = x & _M52, x >> 52 & _M52, x >> 104
+    return _points(a | c, b | c)
+
+
+def _row_of(points: list[int], marks: bytes) -> bytes:
+    """A match's row of the match-state tests from its deals' points (:func:`_points`) in
+    order and per deal a byte: the dealer's seat (bits 6-7) and the state (bits 0-5); per
+    deal the four seats' points, then the state
     (:func:`~tarneeb.replay.archive.measures.tally_match`'s row)."""
     out = bytearray()
     for p, mark in zip(points, marks, strict=True):
         r = mark >> 6
-        out += bytes((p[-r & 3], p[(1 - r) & 3], p[(2 - r) & 3], p[(3 - r) & 3], mark & 63))
+        out += bytes((p >> (8 * (-r & 3)) & 255, p >> (8 * ((1 - r) & 3)) & 255,
+                      p >> (8 * ((2 - r) & 3)) & 255, p >> (8 * ((3 - r) & 3)) & 255,
+                      mark & 63))
     return bytes(out)
 
 
@@ -280,9 +287,9 @@ def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], 
     left = dict(deals)
     by_seats: dict[bytes, list[tuple[bytes, int]]] = {}  # the seats' points a deal may give
     for d in left:
-        p = _points(d)
+        p = _deal_points(d)
         for r in range(4):
-            seats = bytes((p[-r & 3], p[(1 - r) & 3], p[(2 - r) & 3], p[(3 - r) & 3]))
+            seats = _row_of([p], bytes((r << 6,)))[:4]
             by_seats.setdefault(seats, []).append((d, r))
     order, marks = [], bytearray()
     for j in range(0, len(row), 5):
@@ -294,7 +301,7 @@ def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], 
         order.append(found[0])
         marks.append(found[1] << 6 | state)
     if any(left.values()) or len(row) % 5 \
-            or _row_of([_points(d) for d in order], bytes(marks)) != row:
+            or _row_of([_deal_points(d) for d in order], bytes(marks)) != row:
         return None
     return order, bytes(marks)
 
@@ -492,24 +499,29 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
                 i += d
                 target[key_of(i)] += v
         deals: list[tuple[bytes, int]] = []
-        ordered: list[Any] = []  # the points of the deals in the order of the row (_IN_ORDER)
+        ordered: list[int] = []  # the points of the deals in the order of the row (_IN_ORDER)
         for test, width, once, more in drawn:
             prefix = key_of(test)
             step = 8 if width == 0 else 13 if width in (_PLANES, _IN_ORDER) else width
             if not (width in (0, _PLANES, _IN_ORDER) or 0 < width <= 64) or len(once) % step:
                 raise CodecError(f"values drawn of a length not {step} bytes each")
-            for j in range(0, len(once), step):
-                piece = once[j:j + step]
-                if width == _IN_ORDER:  # (the deal as a number once: its points too)
-                    y = int.from_bytes(piece, "big")
+            if width == _IN_ORDER:  # (each deal's planes read once: its points too)
+                counts = t.counts
+                for j in range(0, len(once), step):
+                    y = int.from_bytes(once[j:j + step], "big")
                     low, high = y & _M52, y >> 52
                     both = low & high
-                    x = (low ^ both) | (high ^ both) << 52 | both << 104
-                    piece = x.to_bytes(_DEAL, "big")
-                    ordered.append(_points(x))
-                elif width == _PLANES:
+                    piece = ((low ^ both) | (high ^ both) << 52 | both << 104).to_bytes(
+                        _DEAL, "big")
+                    ordered.append(_points(low, high))
+                    counts[(*prefix, piece)] += 1
+                    deals.append((piece, 1))
+                continue
+            for j in range(0, len(once), step):
+                piece = once[j:j + step]
+                if width == _PLANES:
                     piece = deal_of_planes(piece)
-                if width in (_PLANES, _IN_ORDER, _DEAL):
+                if width in (_PLANES, _DEAL):
                     deals.append((piece, 1))
                 t.counts[(*prefix, piece if width else int.from_bytes(piece, "big"))] += 1
             for d, n in zip(more[0::2], more[1::2], strict=True):

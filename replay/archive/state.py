@@ -359,8 +359,9 @@ class State:
         for path, record, figures in [*rows, *self._aside]:
             try:
                 origin = record_origin(record, self.key_of)
-                unpack_share(figures, self.key_of, whole=False,
-                             into=out.setdefault(origin, Tally()))
+                if origin not in out:
+                    out[origin] = Tally()
+                unpack_share(figures, self.key_of, whole=False, into=out[origin])
             except (CodecError, zlib.error) as e:
                 raise StateError(f"{self.path}: the record of {path} is damaged "
                                  f"({e})") from None
