@@ -13,25 +13,30 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
   fixed when the file is made), ``trust`` (a digest of what the user trusted: keys,
   root, receipts, caps; a run that trusts otherwise judges every log again);
 * ``keys(id, key)``: each key of the fairness tallies once (msgpack,
-  :mod:`tarneeb.audit.fairness.codec`), but the values drawn (the repeat tests' keys, one
-  a deal or hand): those are kept in the shares, as 8-byte digests;
+  :mod:`tarneeb.audit.fairness.codec`; one of three labels or more as the number of its
+  prefix, numbered below 0, and its last label), but the values drawn (the repeat tests'
+  keys, one a deal or hand) and the keys of one match alone: those are kept in the
+  shares; and the words many records share (``("text", word)``);
 * ``logs(path, size, mtime, digest, verdict, findings, record, figures, run, counted,
-  tallied, play)``: per log
+  tallied, play, at)``: per log
   its size and modification time (nanoseconds; for a URL a number from its version
   tag), the SHA-256 of its bytes, its verdict, its number of findings, its record
   (:mod:`~tarneeb.replay.archive.records`: row, findings, match identity, claims,
-  ending) and its per-match figures (its share of the tally: pairs of key number and
-  count, whatever the tests observe, and per repeat test the digests of the values
-  drawn, :func:`~tarneeb.replay.archive.records.pack_share`: msgpack, the pairs
-  compressed with zlib), the run that read it,
+  ending) and its per-match figures (its share of the tally,
+  :func:`~tarneeb.replay.archive.records.pack_share`: pairs of key number and count,
+  whatever the tests observe, compressed with zlib; per repeat test the values drawn, a
+  deal in 13 bytes; the keys of the match alone), the run that read it,
   whether its share is in ``totals`` (the first log of its match, with deals), whether its
   deals were tallied at all (0: read with ``--no-stats``; a run with the statistics reads
-  it again), and its fair-play record (``--play``: the options it was analysed with and
+  it again), its fair-play record (``--play``: the options it was analysed with and
   the fair-play module's record of the match, :meth:`MatchPlay.to_json
   <tarneeb.replay.fairplay.MatchPlay.to_json>`, msgpack compressed with zlib; NULL: not
-  analysed, and a run with ``--play`` reads it again);
+  analysed, and a run with ``--play`` reads it again), and the number its path is found
+  by (:func:`path_at`, indexed);
 * ``totals(origin, tally)``: per origin of deals (proven, recorded), the sum of the
-  shares counted, so a run adds and takes away only what changed;
+  shares counted but what each keeps of its own (values drawn, keys of one match), which
+  :meth:`State.totals` reads back from the shares counted: a run adds and takes away
+  only what changed, and a deal is kept once;
 * ``history(identity, seq, log_e)``: each match once, in the order the state first saw
   it, with the evidence after it (the log of the combined e-value);
 * ``evidence(id, state)``: the e-processes (:mod:`tarneeb.audit.fairness.anytime`);
