@@ -390,6 +390,59 @@ def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId |
     return test if counted == given else None
 
 
+_AT = {"dealer": 0, "dealer+1": 1, "dealer+2": 2, "dealer+3": 3}  # a position's label
+
+
+def _hand_values(deals: list[tuple[bytes, int]]) -> list[tuple[int, int, int]]:
+    """Per deal (20 bytes, with its count): its count, and per position (the dealer 0,
+    then in dealing order) a byte of its hand's high-card points and one of its void
+    suits (the format's own functions)."""
+    out = []
+    for deal, n in deals:
+        x = int.from_bytes(deal, "big")
+        a, b, c = x & _M52, x >> 52 & _M52, x >> 104
+        voids = 0
+        for position, hand in enumerate((_M52 ^ (a | b | c), a, b, c)):
+            voids += sum(1 for s in (0, 13, 26, 39) if not hand >> s & 0x1FFF) << (8 * position)
+        out.append((n, _points(a | c, b | c), voids))
+    return out
+
+
+def _by_hand(values: list[tuple[int, int, int]], what: int, position: int) -> dict[int, int]:
+    """How often the hand at ``position`` had each value of ``what`` (0 its high-card
+    points, 1 its void suits) over the deals of :func:`_hand_values`."""
+    out: dict[int, int] = {}
+    shift = 8 * position
+    for n, *both in values:
+        value = both[what] >> shift & 255
+        out[value] = out.get(value, 0) + n
+    return out
+
+
+def _by_position(share: Tally, deals: list[tuple[bytes, int]]
+                 ) -> dict[tuple[Any, ...], tuple[int, int]]:
+    """The share's tests by position (``(kind, (measure, "seat", position), reference)``,
+    one reference a test) whose counts are exactly those its deals give by
+    :func:`_by_hand`, with what and where: those counts are not written
+    (:func:`unpack_share` counts them again)."""
+    found: dict[tuple[str, Any], dict[Any, dict[Any, int]]] = {}
+    for k, n in share.counts.items():
+        if (k[0] == "fit" or k[0] == "fit+mean") and type(k[-1]) is int and len(k) == 4:
+            test = k[1]
+            if type(test) is tuple and len(test) == 3 and test[1] == "seat" and test[2] in _AT:
+                found.setdefault((k[0], test), {}).setdefault(k[2], {})[k[3]] = n
+    out: dict[tuple[Any, ...], tuple[int, int]] = {}
+    values = _hand_values(deals) if found else []
+    for (kind, test), refs in found.items():
+        if len(refs) == 1:
+            (ref, counts), = refs.items()
+            for what in (0, 1):
+                if _by_hand(values, what, _AT[test[2]]) == counts:
+                    out[(kind, test, ref)] = (what, _AT[test[2]])
+                    break
+    return out
+
+
 def _rowed(own: list[Any], deals: dict[int, list[tuple[bytes, int]]]
            ) -> tuple[int, bytes] | None:
     """When a match's row of the match-state tests (among ``own``, its names numbered) is
@@ -436,13 +489,16 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
             if width == _DEAL:
                 deals.setdefault(key_id(k[:4]), []).append((k[4], n))
     positions = None
+    by_position: dict[tuple[Any, ...], tuple[int, int]] = {}
     if whole and len(deals) == 1:
         positions = _derived_positions(share, next(iter(deals.values())))
+        by_position = _by_position(share, next(iter(deals.values())))
     for sums, items in enumerate((share.counts, share.sums)):
         pairs = []
         for k, v in items.items():
             if k[0] not in _SPECIAL:  # (most keys: one test, not three, a key)
-                pairs.append((key_id(k), v))
+                if not (by_position and not sums and k[:3] in by_position):
+                    pairs.append((key_id(k), v))
                 continue
             if _drawn(k) or (sums and positions is not None and k[0] == "placed"):
                 continue
@@ -473,7 +529,10 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
                                               for d in once),
                         tuple(x for d, n in values if n != 1 for x in (d, n))))
     return pack_value((packed, tuple(written), positions is not None,
-                       tuple(sorted(own, key=repr))))
+                       tuple(sorted(own, key=repr)),
+                       key_id(("by position", tuple(sorted(
+                           ((k, *w) for k, w in by_position.items()), key=repr))))
+                       if by_position else None))
 
 
 def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | None = None
@@ -488,10 +547,12 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
         parts = unpack_value(data)
         drawn: Any = ()
         own: Any = ()
+        by_position: Any = None
         positions = False
         if isinstance(parts[0], bytes):  # formats 3 (two parts) and 4 (four; totals one)
-            tail: tuple[Any, ...] = ((), False, ())
-            packed, drawn, positions, own = (*tuple(parts), *tail[len(parts) - 1:])
+            tail: tuple[Any, ...] = ((), False, (), None)
+            packed, drawn, positions, own, by_position = (*tuple(parts),
+                                                          *tail[len(parts) - 1:])
             parts = unpack_value(zlib.decompress(packed)) if whole else (((), ()),) * 2
         for (deltas, values), target in zip(parts, (t.counts, t.sums), strict=True):
             i = 0
@@ -539,6 +600,16 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
                     row = (*row[:4], _row_of(ordered, row[4]))
                 rest = ((*row[:2], tuple(n[1] for n in names), *row[3:]),)
             (t.sums if sums == 1 else t.counts)[(*key_of(prefix), *rest)] += v
+        if by_position is not None and whole:  # one key for the tests (the same each match)
+            label, tests = key_of(by_position)
+            if label != "by position":
+                raise CodecError(f"key {by_position} is not a share's tests by position")
+            values = _hand_values(deals)
+            for prefix, what, position in tests:
+                if what not in (0, 1) or position not in (0, 1, 2, 3):
+                    raise CodecError(f"no measure {what} of a hand at position {position}")
+                for value, n in _by_hand(values, what, position).items():
+                    t.counts[(*prefix, value)] += n
         if positions and whole:
             (placed,) = [k for k in t.counts if k[0] == "placed"]
             for (g, card), n in _positions(deals).items():
