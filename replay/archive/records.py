@@ -287,10 +287,9 @@ def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], 
     left = dict(deals)
     by_seats: dict[bytes, list[tuple[bytes, int]]] = {}  # the seats' points a deal may give
     for d in left:
-        p = _deal_points(d)
-        for r in range(4):
-            seats = _row_of([p], bytes((r << 6,)))[:4]
-            by_seats.setdefault(seats, []).append((d, r))
+        p = _deal_points(d).to_bytes(4, "little")  # a byte a position, the dealer first
+        for r in range(4):  # the dealer at seat r: seat s holds position s - r
+            by_seats.setdefault(p[-r:] + p[:-r] if r else p, []).append((d, r))
     order, marks = [], bytearray()
     for j in range(0, len(row), 5):
         state = row[j + 4] if j + 4 < len(row) else 64
@@ -462,7 +461,8 @@ def _rowed(own: list[Any], deals: dict[int, list[tuple[bytes, int]]]
     return test, b"".join(p for p in planes if p is not None)
 
 
-def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
+def pack_share(share: Tally, key_id: Any, whole: bool = True,
+               ids: dict[Any, int] | None = None) -> bytes:
     """A share of the tallies as bytes (state format 4), its keys numbered by ``key_id`` (a
     key written once for the whole state):
 
@@ -477,7 +477,9 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
       labels and the rest.
 
     ``whole=False`` (the state's totals) writes the first part alone: the state reads the
-    values drawn and the match's own keys back from the shares it counts."""
+    values drawn and the match's own keys back from the shares it counts. ``ids``: the
+    numbers ``key_id`` gave so far, looked up first (a call a key costs more)."""
+    known = (ids if ids is not None else {}).get
     parts: list[Any] = []
     drawn: dict[tuple[int, int], list[tuple[Any, int]]] = {}
     deals: dict[int, list[tuple[bytes, int]]] = {}
@@ -498,7 +500,7 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
         for k, v in items.items():
             if k[0] not in _SPECIAL:  # (most keys: one test, not three, a key)
                 if not (by_position and not sums and k[:3] in by_position):
-                    pairs.append((key_id(k), v))
+                    pairs.append((known(k) or key_id(k), v))
                 continue
             if _drawn(k) or (sums and positions is not None and k[0] == "placed"):
                 continue
@@ -508,8 +510,8 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True) -> bytes:
                 continue
             pairs.append((key_id(k), v))
         pairs.sort()
-        ids = [i for i, _ in pairs]
-        deltas = [ids[0]] + [b - a for a, b in itertools.pairwise(ids)] if pairs else []
+        numbers = [i for i, _ in pairs]
+        deltas = [numbers[0]] + [b - a for a, b in itertools.pairwise(numbers)] if pairs else []
         parts.append((tuple(deltas), tuple(v for _, v in pairs)))
     packed = zlib.compress(pack_value(tuple(parts)))
     if not whole:

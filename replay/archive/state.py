@@ -374,9 +374,11 @@ class State:
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         """The totals of the shares counted now (those the shares give back, left out)."""
+        self._all_keys()
         self.db.execute("DELETE FROM totals")
         self.db.executemany("INSERT INTO totals VALUES (?, ?)", (
-            (o, pack_share(t, self.key_id, whole=False)) for o, t in tallies.items() if t))
+            (o, pack_share(t, self.key_id, whole=False, ids=self._ids))
+            for o, t in tallies.items() if t))
 
     def _set_aside(self, path: str) -> None:
         """The log at ``path`` is written anew or forgotten: if its share was counted, its
@@ -393,8 +395,9 @@ class State:
         ``play`` the fair-play options it was analysed with and the fair-play module's
         record of it (None when it was not analysed: not clean)."""
         r = record.row
+        self._all_keys()
         figures = (None if record.share is None
-                   else pack_share(record.share, self.key_id))
+                   else pack_share(record.share, self.key_id, ids=self._ids))
         played = None if play is None else zlib.compress(pack_value(play))
         self._set_aside(path)
         self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
