@@ -468,13 +468,17 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
 
     * the pairs (key number, value) of the observations most matches share, sorted and
       written as differences so most take one byte, compressed with zlib; but the card
-      positions' cells when its deals give them (counted again when read);
+      positions' cells, and the counts of the tests by position that a hand's points or
+      void suits give (:func:`_by_position`), when its deals give them (counted again
+      when read; the tests by position named by one key);
     * the values drawn (the repeat tests'), per test's key number and width, those drawn
       once as one string (a hand's 52-bit mask in 8 bytes; a deal in 13, the position of
       each card in two bit planes, :func:`deal_planes`) and those drawn more often with
       their counts, left out of the compression (random bytes do not shrink);
     * the keys of this match alone (:func:`_own`), as the number of their first three
-      labels and the rest.
+      labels and the rest; a row of the match-state tests with its players' names as
+      numbers, and with per deal only its dealer and state when its deals, written in the
+      row's order, give its points (:func:`_in_order`).
 
     ``whole=False`` (the state's totals) writes the first part alone: the state reads the
     values drawn and the match's own keys back from the shares it counts. ``ids``: the
