@@ -543,7 +543,8 @@ def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Pa
     bytes that are not three disjoint hands, are written as they are."""
     from tarneeb.audit.fairness import Tally
     from tarneeb.replay.archive.audit import audit_chunk
-    from tarneeb.replay.archive.records import pack_share, records_of, unpack_share
+    from tarneeb.replay.archive.records import records_of
+    from tarneeb.replay.archive.shares import pack_share, unpack_share
     write_archive(tmp_path, 2, seed=SEED)
     share = next(r.share for r in records_of(audit_chunk(sorted(map(str, tmp_path.iterdir()))))
                  if r.share is not None)

@@ -23,7 +23,7 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
   tag), the SHA-256 of its bytes, its verdict, its number of findings, its record
   (:mod:`~tarneeb.replay.archive.records`: row, findings, match identity, claims,
   ending) and its per-match figures (its share of the tally,
-  :func:`~tarneeb.replay.archive.records.pack_share`: pairs of key number and count,
+  :func:`~tarneeb.replay.archive.shares.pack_share`: pairs of key number and count,
   whatever the tests observe, compressed with zlib; per repeat test the values drawn, a
   deal in 13 bytes; the keys of the match alone), the run that read it,
   whether its share is in ``totals`` (the first log of its match, with deals), whether its
@@ -57,11 +57,10 @@ from tarneeb.replay.archive.paths import ArchiveError
 from tarneeb.replay.archive.records import (
     LogRecord,
     pack_record,
-    pack_share,
     record_origin,
     unpack_record,
-    unpack_share,
 )
+from tarneeb.replay.archive.shares import pack_share, unpack_share
 from tarneeb.replay.verify.trust import Trust
 
 # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played); 2: the
