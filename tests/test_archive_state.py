@@ -100,6 +100,12 @@ def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
     db = sqlite3.connect(state)  # the pages a run freed are given back
     assert db.execute("PRAGMA freelist_count").fetchone() == (0,)
     db.close()
+    # every match's deals, in the order first seen, for the evidence to read again
+    st = state_module.State(state, 0.05, NOTHING)
+    seen = list(st.deals_seen())
+    st.close()
+    assert len(seen) == 12 and all(d and all(len(x) == 20 for x in d) for _, d in seen)
+    assert sum(len(d) for _, d in seen) == sum(third["deals"].values())
 
 
 def test_changed_and_lost_logs_are_findings_and_removed_ones_are_said(

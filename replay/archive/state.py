@@ -434,6 +434,28 @@ class State:
         """The log of the combined e-value after each match, in the order first seen."""
         return [r[0] for r in self.db.execute("SELECT log_e FROM history ORDER BY seq")]
 
+    def deals_seen(self) -> Iterator[tuple[bytes, list[bytes]]]:
+        """Per match, in the order the state first saw them (``history``), its identity and
+        its deals (20 bytes each, as the repeated-deals tally draws them; in the match's
+        order when its share keeps it), read from the share of its log that the state
+        counts; a match whose log is gone, or was read without the statistics, is left out."""
+        deals: dict[bytes, list[bytes]] = {}
+        for path, record, figures in self.db.execute(
+                "SELECT path, record, figures FROM logs WHERE counted = 1 AND figures IS NOT "
+                "NULL").fetchall():
+            try:
+                identity = unpack_record(record, None, path, None, key_of=self.key_of).identity
+                share = unpack_share(figures, self.key_of, whole=False)
+            except (CodecError, zlib.error) as e:
+                raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
+            if identity is not None:
+                deals[identity] = [k[4] for k, n in share.counts.items() if k[0] == "repeat"
+                                   and len(k) == 5 and isinstance(k[4], bytes)
+                                   and len(k[4]) == 20 for _ in range(n)]
+        for (identity,) in self.db.execute("SELECT identity FROM history ORDER BY seq"):
+            if identity in deals:
+                yield identity, deals[identity]
+
     def evidence(self) -> bytes | None:
         row = self.db.execute("SELECT state FROM evidence WHERE id = 1").fetchone()
         return None if row is None else bytes(row[0])
