@@ -135,6 +135,11 @@ def chunk_of(records: Iterable[LogRecord]) -> Chunk:
 _WORDS = (1, 3, 4, 5, 7)  # a row's verdict, rule set, key, platform, origin of deals
 
 
+def _is_hex(text: str) -> bool:
+    """Whether ``text`` is what ``bytes.hex`` writes (lower case, pairs of digits)."""
+    return len(text) % 2 == 0 and all(c in "0123456789abcdef" for c in text)
+
+
 def pack_record(r: LogRecord, path: str, key_id: Any = None) -> bytes:
     """A record but its share (kept apart, see :mod:`~tarneeb.replay.archive.state`), and
     but its path and digest where they are ``path`` and the digest column's (the state
@@ -144,6 +149,8 @@ def pack_record(r: LogRecord, path: str, key_id: Any = None) -> bytes:
     row = list(_fields(r.row))
     row[0] = None if row[0] == path else row[0]
     row[13] = None if r.row.sha256 is None else b""
+    if isinstance(row[14], str) and _is_hex(row[14]):  # the match id's bytes, not its hex
+        row[14] = bytes.fromhex(row[14])
     for i in _WORDS if key_id is not None else ():
         if isinstance(row[i], str):
             row[i] = key_id(("text", row[i]))
@@ -171,7 +178,8 @@ def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | N
                         raise CodecError(f"no word numbered {row[i]}")
                     row[i] = word[1]
         row = (path if row[0] is None else row[0], *row[1:13],
-               None if row[13] is None or digest is None else digest.hex(), *row[14:])
+               None if row[13] is None or digest is None else digest.hex(),
+               row[14].hex() if isinstance(row[14], bytes) else row[14], *row[15:])
         findings = [(path if f[0] is None else f[0], *f[1:]) for f in findings]
         return LogRecord(MatchRow(*row), [FindingRow(*f) for f in findings], identity,
                          None if claim is None else Claim(*claim),
