@@ -576,6 +576,20 @@ def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Pa
     odd.sums[cells[0]] += 1  # a cell its deals do not give
     odd.counts[(*deals[0][:4], b"\xff" * 20)] += 1  # not a deal
     assert same(back(odd), odd) and len(pack_share(odd, key_id)) > len(pack_share(share, key_id))
-    own = Tally().merge(share)
-    totals = unpack_share(pack_share(own, key_id, whole=False), keys.__getitem__)
+    # what a share leaves out, each spoiled in turn: written as it is, back whole
+    row = next(k for k in share.counts if k[0] == "rows")
+    by_seat = next(k for k in share.counts if k[0] == "fit" and k[1][1:] == ("seat", "dealer"))
+    spoiled = {"a deal twice": lambda t: t.counts.update({deals[1]: 1}),
+               "a row's points": lambda t: t.counts.update({
+                   row: -1, (*row[:3], (*row[3][:4], bytes([37]) + row[3][4][1:])): 1}),
+               "a test by seat": lambda t: t.counts.update({by_seat: 1}),
+               "no row": lambda t: t.counts.pop(row)}
+    plain = len(pack_share(share, key_id))
+    for what, spoil in spoiled.items():
+        t = Tally().merge(share)
+        spoil(t)
+        t.counts = +t.counts
+        assert same(back(t), t), what
+        assert len(pack_share(t, key_id)) > plain or what == "no row", what
+    totals = unpack_share(pack_share(share, key_id, whole=False), keys.__getitem__)
     assert not [k for k in totals.counts if k[0] in ("rows", "repeat")] and totals.sums[cells[0]]
