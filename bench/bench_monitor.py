@@ -207,9 +207,29 @@ def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
         incremental = _cpu([*audit, str(root), "--state", str(state)])
         full = _cpu([*audit, str(root)])
         size = os.path.getsize(state)
+        tables = _state_tables(state)
     return {"logs": logs, "new": new, "full_cpu_s": full, "incremental_cpu_s": incremental,
             "ratio": incremental / full, "first_run_cpu_s": first,
-            "state_bytes": size, "state_bytes_per_log": size / logs}
+            "state_bytes": size, "state_bytes_per_log": size / logs,
+            "state_tables_per_log": {k: v / logs for k, v in tables.items()}}
+
+
+def _state_tables(path: Path) -> dict[str, int]:
+    """The bytes of each table and index of a state file (SQLite's dbstat; empty where
+    this SQLite lacks it), and of the logs' shares and records alone."""
+    import sqlite3
+    db = sqlite3.connect(path)
+    try:
+        out = dict(db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name "
+                              "ORDER BY 2 DESC").fetchall())
+        out.update(db.execute("SELECT 'logs: figures', sum(length(figures)) FROM logs "
+                              "UNION ALL SELECT 'logs: record', sum(length(record)) "
+                              "FROM logs").fetchall())
+    except sqlite3.Error:
+        out = {}
+    finally:
+        db.close()
+    return out
 
 
 def bench_monitor(archives: int = 200) -> dict[str, Any]:
@@ -247,6 +267,10 @@ def print_monitor(f: dict[str, Any]) -> None:
               f"incremental over {c['new']} new {c['incremental_cpu_s']:.2f} s = "
               f"{c['ratio']:.2f}x (target <= 0.25); state {c['state_bytes_per_log']:.0f} "
               f"bytes a log (target about 1,000)")
+        parts = c.get("state_tables_per_log", {})
+        if parts:
+            print("    of which, a log: " + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()
+                                                    if v >= 1))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import pytest
 from cli_runner import run
 
 from tarneeb.replay.archive import state as state_module
+from tarneeb.replay.verify.trust import NOTHING
 from tarneeb.testing.alterations import EditableLog, rewrite
 from tarneeb.testing.archive import archive_log, platform_key, write_archive
 
@@ -96,6 +97,15 @@ def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
     assert {k: v for k, v in third.items() if k != "state"} == \
         {k: v for k, v in second.items() if k != "state"}
     assert third["evidence"]["matches"] == 12  # each match once, the copy's nothing
+    db = sqlite3.connect(state)  # the pages a run freed are given back
+    assert db.execute("PRAGMA freelist_count").fetchone() == (0,)
+    db.close()
+    # every match's deals, in the order first seen, for the evidence to read again
+    st = state_module.State(state, 0.05, NOTHING)
+    seen = list(st.deals_seen())
+    st.close()
+    assert len(seen) == 12 and all(d and all(len(x) == 20 for x in d) for _, d in seen)
+    assert sum(len(d) for _, d in seen) == sum(third["deals"].values())
 
 
 def test_changed_and_lost_logs_are_findings_and_removed_ones_are_said(
@@ -176,21 +186,96 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
     db.close()
 
 
-def format_2_state(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                   monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, Any], Any]:
-    """A state of three logs written as format 2 wrote it (each value drawn kept whole,
-    a key of its own), the audit's JSON, and its shares and totals as format 3 writes
-    them (what taking it up must give)."""
+def format_3(db: sqlite3.Connection, share: Any) -> bytes:
+    """``share`` (a tally) as state format 3 wrote it: every key but the values drawn
+    numbered in ``db``'s keys (a match's own keys too, added), deals in 20 bytes."""
     import zlib
 
     from tarneeb.audit.fairness.codec import pack_value, unpack_value
+    written = dict(db.execute("SELECT id, key FROM keys").fetchall())
+
+    def of(i: int) -> Any:
+        key = unpack_value(written[i])
+        return (*of(key[1]), key[2]) if key[0] == "@" else key  # its prefix's number, a value
+
+    ids = {of(i): i for i in written}
+
+    def key_id(key: Any) -> int:
+        if key not in ids:
+            ids[key] = db.execute("INSERT INTO keys (key) VALUES (?)",
+                                  (pack_value(key),)).lastrowid or 0
+        return ids[key]
+
+    parts = []
+    for items in (share.counts, share.sums):
+        pairs = sorted((key_id(k), v) for k, v in items.items()
+                       if not (k[0] == "repeat" and len(k) == 5))
+        deltas = [b - a for a, b in itertools.pairwise([0] + [i for i, _ in pairs])]
+        parts.append((tuple(deltas), tuple(v for _, v in pairs)))
+    drawn: dict[tuple[int, int], list[Any]] = {}
+    for k, n in share.counts.items():
+        if k[0] == "repeat" and len(k) == 5:
+            width = len(k[4]) if isinstance(k[4], bytes) else 0
+            drawn.setdefault((key_id(k[:4]), width), []).append((k[4], n))
+    return pack_value((zlib.compress(pack_value(tuple(parts))), tuple(
+        (test, width, b"".join(d if width else d.to_bytes(8, "big")
+                               for d, n in sorted(values) if n == 1),
+         tuple(x for d, n in sorted(values) if n != 1 for x in (d, n)))
+        for (test, width), values in sorted(drawn.items()))))
+
+
+def format_3_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                   ) -> tuple[Path, dict[str, Any], Any]:
+    """A state of three logs written as format 3 wrote it (a match's own keys among the
+    state's keys, the values drawn and those keys in the totals too, deals in 20 bytes,
+    the card positions' cells written), the audit's JSON, its shares and totals as format
+    4 writes them (what taking it up must give), and the keys format 3 added."""
     logs = tmp_path / "logs"
     write_archive(logs, 3, seed=SEED)
     state = tmp_path / "audit.state"
     _, before, _ = audit(capsys, str(logs), "--state", str(state))
+    fresh_of = ("SELECT path, figures FROM logs UNION ALL SELECT origin, tally FROM totals "
+                "ORDER BY 1")
     db = sqlite3.connect(state)
-    fresh = db.execute("SELECT path, figures FROM logs UNION ALL "
-                       "SELECT origin, tally FROM totals ORDER BY 1").fetchall()
+    fresh = db.execute(fresh_of).fetchall()
+    keys = {i for (i,) in db.execute("SELECT id FROM keys")}
+    st = state_module.State(str(state), 0.05, NOTHING)
+    totals = st.totals()
+    shares = {p: st.share(p) for (p,) in db.execute("SELECT path FROM logs")}
+    st.close()
+    for path, found in shares.items():
+        assert found is not None
+        db.execute("UPDATE logs SET figures = ? WHERE path = ?", (format_3(db, found[1]), path))
+    for origin, total in totals.items():
+        db.execute("UPDATE totals SET tally = ? WHERE origin = ?", (format_3(db, total), origin))
+    db.execute("""CREATE TABLE logs3 (path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
+                  mtime INTEGER NOT NULL, digest BLOB, verdict TEXT NOT NULL,
+                  findings INTEGER NOT NULL, record BLOB NOT NULL, figures BLOB,
+                  run INTEGER NOT NULL, counted INTEGER NOT NULL,
+                  tallied INTEGER NOT NULL DEFAULT 1, play BLOB)""")  # format 3's logs
+    db.execute(f"INSERT INTO logs3 SELECT {state_module._COLUMNS} FROM logs ORDER BY rowid")
+    db.execute("DROP TABLE logs")
+    db.execute("ALTER TABLE logs3 RENAME TO logs")
+    db.execute("UPDATE meta SET value = '3' WHERE key = 'format'")
+    db.commit()
+    added = {i for (i,) in db.execute("SELECT id FROM keys")} - keys
+    assert db.execute(fresh_of).fetchall() != fresh and len(added) >= 3  # a row a match
+    db.close()
+    return state, before, (fresh, added)
+
+
+def format_2_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                   ) -> tuple[Path, dict[str, Any], Any]:
+    """A state of three logs written as format 2 wrote it (each value drawn kept whole,
+    a key of its own), the audit's JSON, its shares and totals as format 4 writes them
+    (what taking it up must give), and the keys formats 2 and 3 added."""
+    import zlib
+
+    from tarneeb.audit.fairness.codec import pack_value, unpack_value
+    state, before, (fresh, added) = format_3_state(tmp_path, capsys)
+    db = sqlite3.connect(state)
+    v3 = db.execute("SELECT path, figures FROM logs UNION ALL "
+                    "SELECT origin, tally FROM totals ORDER BY 1").fetchall()
     ids: dict[Any, int] = {}
 
     def format_2(blob: bytes) -> bytes:
@@ -211,7 +296,7 @@ def format_2_state(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         deltas = [b - a for a, b in itertools.pairwise([0] + [i for i, _ in pairs])]
         return zlib.compress(pack_value(((tuple(deltas), tuple(n for _, n in pairs)), sums)))
 
-    for path, blob in fresh:
+    for path, blob in v3:
         table, column, where = (("logs", "figures", "path") if path.startswith("/")
                                 else ("totals", "tally", "origin"))
         db.execute(f"UPDATE {table} SET {column} = ? WHERE {where} = ?", (format_2(blob), path))
@@ -219,14 +304,14 @@ def format_2_state(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     db.commit()
     db.close()
     assert len(ids) > 3  # a key a deal at least
-    return state, before, (fresh, set(ids.values()))
+    return state, before, (fresh, added | set(ids.values()))
 
 
 def test_a_state_of_format_1_is_taken_up(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """A state of format 1 (no ``tallied`` and ``play`` columns) is taken up as it is:
     every log tallied, none analysed for play, nothing read again."""
-    state, before, _ = format_2_state(tmp_path, capsys, monkeypatch)
+    state, before, _ = format_2_state(tmp_path, capsys)
     db = sqlite3.connect(state)
     db.execute("ALTER TABLE logs DROP COLUMN tallied")
     db.execute("ALTER TABLE logs DROP COLUMN play")
@@ -243,21 +328,27 @@ def test_a_state_of_format_1_is_taken_up(tmp_path: Path, capsys: pytest.CaptureF
     db.close()
 
 
-def test_a_state_of_format_2_is_taken_up(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A state of format 2 is taken up in place: its shares and totals become those
-    format 3 writes, bytes for bytes, the keys of values drawn are deleted, and nothing
-    is read again."""
-    state, before, (fresh, old_keys) = format_2_state(tmp_path, capsys, monkeypatch)
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_state_of_format_2_or_3_is_taken_up(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str],
+                                              version: int) -> None:
+    """A state of format 2 or 3 is taken up in place: its shares and totals become those
+    format 4 writes, bytes for bytes, the keys it no longer needs (values drawn, a match's
+    own keys) are deleted, and nothing is read again."""
+    state, before, (fresh, old_keys) = (format_2_state if version == 2 else
+                                        format_3_state)(tmp_path, capsys)
     code, after, _ = audit(capsys, str(tmp_path / "logs"), "--state", str(state))
     assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
     assert {k: v for k, v in after.items() if k != "state"} == \
         {k: v for k, v in before.items() if k != "state"}
     db = sqlite3.connect(state)
-    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("3",)
+    db.create_function("path_at", 1, state_module.path_at)
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("4",)
     assert db.execute("SELECT path, figures FROM logs UNION ALL "
                       "SELECT origin, tally FROM totals ORDER BY 1").fetchall() == fresh
     assert not {i for (i,) in db.execute("SELECT id FROM keys")} & old_keys
+    assert db.execute("SELECT count(*) FROM logs INDEXED BY logs_at WHERE at = "
+                      "path_at(path)").fetchone() == (3,)  # the paths' index made
     db.close()
 
 
@@ -450,3 +541,55 @@ def test_the_report_plots_the_evidence_and_where_it_crossed() -> None:
     assert ("Fixed-sample only, not in the continuous evidence (tested at this look alone): "
             "voids, team seats 1+3|seats 2+4.") in page
     assert s.verdict_code(None) == 3
+
+
+def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Path) -> None:
+    """A share (state format 4) leaves out the card positions' cells its deals give and
+    writes deals in 13 bytes, and comes back as it was; cells its deals do not give, and
+    bytes that are not three disjoint hands, are written as they are."""
+    from tarneeb.audit.fairness import Tally
+    from tarneeb.replay.archive.audit import audit_chunk
+    from tarneeb.replay.archive.records import records_of
+    from tarneeb.replay.archive.shares import pack_share, unpack_share
+    write_archive(tmp_path, 2, seed=SEED)
+    share = next(r.share for r in records_of(audit_chunk(sorted(map(str, tmp_path.iterdir()))))
+                 if r.share is not None)
+    keys: list[Any] = []
+
+    def key_id(k: Any) -> int:
+        if k not in keys:
+            keys.append(k)
+        return keys.index(k)
+
+    def back(t: Tally) -> Tally:
+        return unpack_share(pack_share(t, key_id), keys.__getitem__)
+
+    def same(a: Tally, b: Tally) -> bool:
+        return dict(a.counts) == dict(b.counts) and dict(a.sums) == dict(b.sums)
+
+    assert same(back(share), share)
+    cells = [k for k in share.sums if k[0] == "placed"]
+    deals = [k for k in share.counts if k[0] == "repeat" and isinstance(k[4], bytes)]
+    assert len(cells) > 52 and len(deals) > 3
+    assert len(pack_share(share, key_id)) < 1000
+    odd = Tally().merge(share)
+    odd.sums[cells[0]] += 1  # a cell its deals do not give
+    odd.counts[(*deals[0][:4], b"\xff" * 20)] += 1  # not a deal
+    assert same(back(odd), odd) and len(pack_share(odd, key_id)) > len(pack_share(share, key_id))
+    # what a share leaves out, each spoiled in turn: written as it is, back whole
+    row = next(k for k in share.counts if k[0] == "rows")
+    by_seat = next(k for k in share.counts if k[0] == "fit" and k[1][1:] == ("seat", "dealer"))
+    spoiled = {"a deal twice": lambda t: t.counts.update({deals[1]: 1}),
+               "a row's points": lambda t: t.counts.update({
+                   row: -1, (*row[:3], (*row[3][:4], bytes([37]) + row[3][4][1:])): 1}),
+               "a test by seat": lambda t: t.counts.update({by_seat: 1}),
+               "no row": lambda t: t.counts.pop(row)}
+    plain = len(pack_share(share, key_id))
+    for what, spoil in spoiled.items():
+        t = Tally().merge(share)
+        spoil(t)
+        t.counts = +t.counts
+        assert same(back(t), t), what
+        assert len(pack_share(t, key_id)) > plain or what == "no row", what
+    totals = unpack_share(pack_share(share, key_id, whole=False), keys.__getitem__)
+    assert not [k for k in totals.counts if k[0] in ("rows", "repeat")] and totals.sums[cells[0]]

@@ -28,9 +28,6 @@ True
 from __future__ import annotations
 
 import copy
-import itertools
-import zlib
-from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
@@ -95,13 +92,17 @@ def records_of(chunk: Chunk) -> list[LogRecord]:
 
 
 def share_of(keys: tuple[list[Any], list[Any]], after: Any, before: Any) -> Tally:
+    """A match's share of its chunk's tally: the snapshot after it less the one before it
+    (None: it was the chunk's first), its keys named by ``keys`` (numpy: a chunk's tally
+    has thousands of keys, and a match adds to a few hundred)."""
+    import numpy as np
     t = Tally()
     for k, into in enumerate((t.counts, t.sums)):
-        then = before[k] if before is not None else ()
-        for i, n in enumerate(after[k]):
-            d = n - then[i] if i < len(then) else n
-            if d:
-                into[keys[k][i]] = d
+        now = np.array(after[k], dtype=np.int64)
+        if before is not None and len(before[k]):
+            now[:len(before[k])] -= np.asarray(before[k], dtype=np.int64)
+        names = keys[k]
+        into.update({names[i]: int(now[i]) for i in np.flatnonzero(now).tolist()})
     return t
 
 
@@ -131,28 +132,54 @@ def chunk_of(records: Iterable[LogRecord]) -> Chunk:
     return out
 
 
-def pack_record(r: LogRecord, path: str) -> bytes:
+_WORDS = (1, 3, 4, 5, 7)  # a row's verdict, rule set, key, platform, origin of deals
+
+
+def _is_hex(text: str) -> bool:
+    """Whether ``text`` is what ``bytes.hex`` writes (lower case, pairs of digits)."""
+    return len(text) % 2 == 0 and all(c in "0123456789abcdef" for c in text)
+
+
+def pack_record(r: LogRecord, path: str, key_id: Any = None) -> bytes:
     """A record but its share (kept apart, see :mod:`~tarneeb.replay.archive.state`), and
     but its path and digest where they are ``path`` and the digest column's (the state
-    keeps those in columns of their own: :func:`unpack_record` takes them back)."""
-    row = _fields(r.row)
-    row = (None if row[0] == path else row[0], *row[1:13],
-           None if r.row.sha256 is None else b"", *row[14:])
+    keeps those in columns of their own: :func:`unpack_record` takes them back); with
+    ``key_id``, the row's words that many logs share (verdict, rule set, key, platform,
+    origin of deals) as the numbers of keys ``("text", word)``."""
+    row = list(_fields(r.row))
+    row[0] = None if row[0] == path else row[0]
+    row[13] = None if r.row.sha256 is None else b""
+    if isinstance(row[14], str) and _is_hex(row[14]):  # the match id's bytes, not its hex
+        row[14] = bytes.fromhex(row[14])
+    for i in _WORDS if key_id is not None else ():
+        if isinstance(row[i], str):
+            row[i] = key_id(("text", row[i]))
     findings = tuple((None if f[0] == path else f[0], *f[1:]) for f in map(_fields, r.findings))
-    return pack_value((row, findings, r.identity, None if r.claim is None else tuple(r.claim),
-                       r.ending, r.unpinned))
+    return pack_value((tuple(row), findings, r.identity,
+                       None if r.claim is None else tuple(r.claim), r.ending, r.unpinned))
 
 
-def unpack_record(data: bytes, share: Tally | None, path: str,
-                  digest: bytes | None, share_kept: bool = False) -> LogRecord:
+def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | None,
+                  share_kept: bool = False, key_of: Any = None) -> LogRecord:
     """The record :func:`pack_record` wrote of the log at ``path`` whose bytes have
-    ``digest``; :class:`CodecError` when it is not one."""
+    ``digest`` (``key_of`` turning the numbers of its words back into words);
+    :class:`CodecError` when it is not one."""
     try:
         row, findings, identity, claim, ending, unpinned = unpack_value(data)
         if len(row) != _ROW_FIELDS or any(len(f) != _FINDING_FIELDS for f in findings):
             raise CodecError("a record of another shape")
+        if any(isinstance(row[i], int) for i in _WORDS):
+            row = list(row)
+            for i in _WORDS:
+                if isinstance(row[i], int):
+                    word = key_of(row[i]) if key_of is not None else None
+                    if not (isinstance(word, tuple) and len(word) == 2 and word[0] == "text"
+                            and isinstance(word[1], str)):
+                        raise CodecError(f"no word numbered {row[i]}")
+                    row[i] = word[1]
         row = (path if row[0] is None else row[0], *row[1:13],
-               None if row[13] is None or digest is None else digest.hex(), *row[14:])
+               None if row[13] is None or digest is None else digest.hex(),
+               row[14].hex() if isinstance(row[14], bytes) else row[14], *row[15:])
         findings = [(path if f[0] is None else f[0], *f[1:]) for f in findings]
         return LogRecord(MatchRow(*row), [FindingRow(*f) for f in findings], identity,
                          None if claim is None else Claim(*claim),
@@ -164,68 +191,21 @@ def unpack_record(data: bytes, share: Tally | None, path: str,
         raise CodecError(f"not a record: {e}") from None
 
 
-def _drawn(key: tuple[Any, ...]) -> bool:
-    """A key of a value drawn (the repeat tests': one a deal or hand, its digest last)."""
-    return key[0] == "repeat" and len(key) == 5
-
-
-def pack_share(share: Tally, key_id: Any) -> bytes:
-    """A share as two lists of (key number, value), the key numbers given by ``key_id``
-    (a key written once for the whole state), sorted and written as differences so most
-    take one byte, compressed with zlib; then the values drawn (the repeat tests' keys,
-    one a deal: never written as keys), per test's key number and width the values drawn
-    once as one string (a hand's 52-bit mask in 8 bytes, a deal's bytes as they are), and
-    those drawn more often with their counts (left
-    out of the compression: random bytes do not shrink, and spoil the code of the rest)."""
-    parts: list[Any] = []
-    for items in (share.counts, share.sums):
-        pairs = sorted((key_id(k), v) for k, v in items.items() if not _drawn(k))
-        ids = array("q", (i for i, _ in pairs))
-        deltas = [ids[0]] + [b - a for a, b in itertools.pairwise(ids)] if pairs else []
-        parts.append((tuple(deltas), tuple(v for _, v in pairs)))
-    drawn: dict[tuple[int, int], list[tuple[Any, int]]] = {}
-    for k, n in share.counts.items():
-        if _drawn(k):  # packed by width: 8 for a hand's mask, a deal's bytes their length
-            width = len(k[4]) if isinstance(k[4], bytes) else 0
-            drawn.setdefault((key_id(k[:4]), width), []).append((k[4], n))
-    return pack_value((zlib.compress(pack_value(tuple(parts))), tuple(
-        (test, width, b"".join(d if width else d.to_bytes(8, "big")
-                               for d, n in sorted(values) if n == 1),
-         tuple(x for d, n in sorted(values) if n != 1 for x in (d, n)))
-        for (test, width), values in sorted(drawn.items()))))
-
-
-def unpack_share(data: bytes, key_of: Any) -> Tally:
-    """The share :func:`pack_share` wrote, ``key_of`` turning key numbers back into keys
-    (or a share of state format 2, once out of its zlib: its two lists alone, the values
-    drawn among its keys)."""
-    t = Tally()
+def record_origin(data: bytes, key_of: Any) -> str:
+    """The origin of deals (proven, recorded, none) of the record :func:`pack_record`
+    wrote, read alone."""
     try:
-        parts = unpack_value(data)
-        drawn: Any = ()
-        if len(parts) == 2 and isinstance(parts[0], bytes):
-            parts, drawn = unpack_value(zlib.decompress(parts[0])), parts[1]
-        for (deltas, values), into in zip(parts, (t.counts, t.sums), strict=True):
-            i = 0
-            for d, v in zip(deltas, values, strict=True):
-                i += d
-                into[key_of(i)] = v
-        for test, width, once, more in drawn:
-            prefix = key_of(test)
-            step = width or 8
-            if not 0 <= width <= 64 or len(once) % step:
-                raise CodecError(f"values drawn of a length not {step} bytes each")
-            for j in range(0, len(once), step):
-                piece = once[j:j + step]
-                t.counts[(*prefix, piece if width else int.from_bytes(piece, "big"))] += 1
-            for d, n in zip(more[0::2], more[1::2], strict=True):
-                t.counts[(*prefix, d)] += n
-    except (TypeError, ValueError, zlib.error) as e:
+        origin = unpack_value(data)[0][7]
+        if isinstance(origin, int):
+            origin = key_of(origin)[1]
+    except (TypeError, ValueError, IndexError) as e:
         if isinstance(e, CodecError):
             raise
-        raise CodecError(f"not a share of a tally: {e}") from None
-    return t
+        raise CodecError(f"not a record: {e}") from None
+    if not isinstance(origin, str):
+        raise CodecError("not a record: no origin of deals")
+    return origin
 
 
-__all__ = ["LogRecord", "chunk_of", "pack_record", "pack_share", "records_of", "share_of",
-           "unpack_record", "unpack_share"]
+__all__ = ["LogRecord", "chunk_of", "pack_record", "record_origin", "records_of", "share_of",
+           "unpack_record"]

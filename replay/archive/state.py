@@ -13,25 +13,30 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
   fixed when the file is made), ``trust`` (a digest of what the user trusted: keys,
   root, receipts, caps; a run that trusts otherwise judges every log again);
 * ``keys(id, key)``: each key of the fairness tallies once (msgpack,
-  :mod:`tarneeb.audit.fairness.codec`), but the values drawn (the repeat tests' keys, one
-  a deal or hand): those are kept in the shares, as 8-byte digests;
+  :mod:`tarneeb.audit.fairness.codec`; one of three labels or more as the number of its
+  prefix, numbered below 0, and its last label), but the values drawn (the repeat tests'
+  keys, one a deal or hand) and the keys of one match alone: those are kept in the
+  shares; and the words many records share (``("text", word)``);
 * ``logs(path, size, mtime, digest, verdict, findings, record, figures, run, counted,
-  tallied, play)``: per log
+  tallied, play, at)``: per log
   its size and modification time (nanoseconds; for a URL a number from its version
   tag), the SHA-256 of its bytes, its verdict, its number of findings, its record
   (:mod:`~tarneeb.replay.archive.records`: row, findings, match identity, claims,
-  ending) and its per-match figures (its share of the tally: pairs of key number and
-  count, whatever the tests observe, and per repeat test the digests of the values
-  drawn, :func:`~tarneeb.replay.archive.records.pack_share`: msgpack, the pairs
-  compressed with zlib), the run that read it,
+  ending) and its per-match figures (its share of the tally,
+  :func:`~tarneeb.replay.archive.shares.pack_share`: pairs of key number and count,
+  whatever the tests observe, compressed with zlib; per repeat test the values drawn, a
+  deal in 13 bytes; the keys of the match alone), the run that read it,
   whether its share is in ``totals`` (the first log of its match, with deals), whether its
   deals were tallied at all (0: read with ``--no-stats``; a run with the statistics reads
-  it again), and its fair-play record (``--play``: the options it was analysed with and
+  it again), its fair-play record (``--play``: the options it was analysed with and
   the fair-play module's record of the match, :meth:`MatchPlay.to_json
   <tarneeb.replay.fairplay.MatchPlay.to_json>`, msgpack compressed with zlib; NULL: not
-  analysed, and a run with ``--play`` reads it again);
+  analysed, and a run with ``--play`` reads it again), and the number its path is found
+  by (:func:`path_at`, indexed);
 * ``totals(origin, tally)``: per origin of deals (proven, recorded), the sum of the
-  shares counted, so a run adds and takes away only what changed;
+  shares counted but what each keeps of its own (values drawn, keys of one match), which
+  :meth:`State.totals` reads back from the shares counted: a run adds and takes away
+  only what changed, and a deal is kept once;
 * ``history(identity, seq, log_e)``: each match once, in the order the state first saw
   it, with the evidence after it (the log of the combined e-value);
 * ``evidence(id, state)``: the e-processes (:mod:`tarneeb.audit.fairness.anytime`);
@@ -52,26 +57,32 @@ from tarneeb.replay.archive.paths import ArchiveError
 from tarneeb.replay.archive.records import (
     LogRecord,
     pack_record,
-    pack_share,
+    record_origin,
     unpack_record,
-    unpack_share,
 )
+from tarneeb.replay.archive.shares import pack_share, unpack_share
 from tarneeb.replay.verify.trust import Trust
 
 # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played); 2: the
-# values drawn (the repeat tests') kept whole, each a key of its own (taken up: each share
-# and the totals written again with their digests, those keys deleted)
-FORMAT = 3
-_SAME_BUT = "@"  # format 2: a key written as the number of another and one more value
+# values drawn (the repeat tests') kept whole, each a key of its own; 3: the values drawn
+# and the keys of one match alone in the totals too, deals in 20 bytes, the card
+# positions' cells written (2 and 3 taken up: each share and the totals written again,
+# the keys no longer used deleted)
+FORMAT = 4
+# a key written as the number of another (its prefix) and one more value: format 2's values
+# drawn; from format 4 every key of three labels or more, so that a long label (a rule
+# set's distribution, 52 card names) is written once, not once a value
+_SAME_BUT = "@"
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL);
-CREATE TABLE logs (path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
+CREATE TABLE logs (path TEXT NOT NULL, size INTEGER NOT NULL,
                    mtime INTEGER NOT NULL, digest BLOB, verdict TEXT NOT NULL,
                    findings INTEGER NOT NULL, record BLOB NOT NULL, figures BLOB,
                    run INTEGER NOT NULL, counted INTEGER NOT NULL,
-                   tallied INTEGER NOT NULL DEFAULT 1, play BLOB);
+                   tallied INTEGER NOT NULL DEFAULT 1, play BLOB, at INTEGER NOT NULL);
+CREATE INDEX logs_at ON logs (at);
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
                       log_e REAL NOT NULL) WITHOUT ROWID;
@@ -80,6 +91,16 @@ CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT N
                    audited INTEGER NOT NULL, changed INTEGER NOT NULL, lost INTEGER NOT NULL,
                    removed INTEGER NOT NULL, exit_code INTEGER NOT NULL);
 """
+
+
+_COLUMNS = ("path, size, mtime, digest, verdict, findings, record, figures, run, counted, "
+            "tallied, play")  # the columns of format 3's logs table, in order
+
+
+def path_at(path: str) -> int:
+    """What the ``logs`` table is indexed by: 31 bits of the CRC-32 of the path (fixed with
+    the format; two paths with one number are told apart by the path itself)."""
+    return zlib.crc32(path.encode("utf-8", "surrogateescape")) >> 1
 
 
 class StateError(ArchiveError):
@@ -102,6 +123,12 @@ class State:
         self.path = path
         try:
             self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None)
+            # a file made now has pages of 8 KB (a log's row is about 1 KB: less left over
+            # a page than in 4 KB) and gives back at each commit the pages its run freed
+            # (set before the journal mode, which writes the file's header; nothing for a
+            # file made before)
+            self.db.execute("PRAGMA page_size = 8192")
+            self.db.execute("PRAGMA auto_vacuum = INCREMENTAL")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("BEGIN IMMEDIATE")
@@ -112,6 +139,9 @@ class State:
         self._ids: dict[Any, int] = {}
         self._keys: dict[int, Any] = {}
         self._loaded = False
+        self._low = 0
+        # (path, record, figures) of logs counted when the run began, written anew since
+        self._aside: list[tuple[str, bytes, bytes]] = []
         try:
             self._open(alpha, trust)
         except sqlite3.DatabaseError as e:
@@ -150,12 +180,16 @@ class State:
         if version == 1:  # format 1 read every log's deals and analysed no play
             self.db.execute("ALTER TABLE logs ADD COLUMN tallied INTEGER NOT NULL DEFAULT 1")
             self.db.execute("ALTER TABLE logs ADD COLUMN play BLOB")
-        if version < 3:  # a table with row ids: its rows of 1 KB and more stay in their page
-            self.db.execute(_SCHEMA.split(";")[2].replace("logs", "logs3", 1))
-            self.db.execute("INSERT INTO logs3 SELECT * FROM logs ORDER BY path")
+        if version < 4:  # (3: a table with row ids: its rows of 1 KB stay in their page)
+            # 4: the path's index is a 31-bit number made from it, not the path again
+            self.db.create_function("path_at", 1, path_at, deterministic=True)
+            self.db.execute(_SCHEMA.split(";")[2].replace("logs", "logs4", 1))
+            self.db.execute(f"INSERT INTO logs4 SELECT {_COLUMNS}, path_at(path) FROM logs "
+                            "ORDER BY " + ("path" if version < 3 else "rowid"))
             self.db.execute("DROP TABLE logs")
-            self.db.execute("ALTER TABLE logs3 RENAME TO logs")
-            self._digests()
+            self.db.execute("ALTER TABLE logs4 RENAME TO logs")
+            self.db.execute(_SCHEMA.split(";")[3])
+            self._repack(version)
         if version < FORMAT:
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
         if float(meta["alpha"]) != alpha:
@@ -167,31 +201,31 @@ class State:
         self.db.execute("UPDATE meta SET value = ? WHERE key = 'trust'", (digest,))
         self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
 
-    def _digests(self) -> None:
-        """Format 2 to 3, in the run's transaction: every share and the totals written
-        again with the values drawn packed in them, and the keys of those values (one a
-        deal) deleted."""
-        def again(blob: bytes) -> bytes:
-            old = unpack_share(zlib.decompress(blob), self.key_of)
-            new = Tally()
-            new.sums = old.sums
-            new.counts = old.counts
-            return pack_share(new, self.key_id)
+    def _repack(self, version: int) -> None:
+        """Formats 2 and 3 to 4, in the run's transaction: every share written again
+        (the values drawn packed in it, deals in 13 bytes, the card positions' cells
+        counted again from its deals, the match's own keys in it), the totals without
+        what the shares give back (values drawn, own keys), and the keys no longer used
+        (format 2's values drawn, format 3's own keys) deleted."""
+        def again(blob: bytes, whole: bool = True) -> bytes:
+            old = unpack_share(zlib.decompress(blob) if version < 3 else blob, self.key_of)
+            return pack_share(old, self.key_id, whole)
         self._all_keys()
         try:
             logs = self.db.execute(
-                "SELECT path, figures FROM logs WHERE figures IS NOT NULL").fetchall()
-            self.db.executemany("UPDATE logs SET figures = ? WHERE path = ?",
-                                ((again(f), p) for p, f in logs))
+                "SELECT rowid, figures FROM logs WHERE figures IS NOT NULL").fetchall()
+            self.db.executemany("UPDATE logs SET figures = ? WHERE rowid = ?",
+                                ((again(f), r) for r, f in logs))
             totals = self.db.execute("SELECT origin, tally FROM totals").fetchall()
             self.db.executemany("UPDATE totals SET tally = ? WHERE origin = ?",
-                                ((again(t), o) for o, t in totals))
+                                ((again(t, whole=False), o) for o, t in totals))
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: its tallies are damaged ({e})") from None
-        drawn = [j for j, k in self._keys.items()
-                 if isinstance(k, tuple) and k[0] == "repeat" and len(k) == 5]
-        self.db.executemany("DELETE FROM keys WHERE id = ?", ((j,) for j in drawn))
-        for j in drawn:
+        unused = [j for j, k in self._keys.items() if isinstance(k, tuple) and (
+            (k[0] == "repeat" and len(k) == 5) or (k[0] == "rows" and len(k) == 4)
+            or (k[0] == "ordered" and len(k) == 5))]
+        self.db.executemany("DELETE FROM keys WHERE id = ?", ((j,) for j in unused))
+        for j in unused:
             del self._ids[self._keys.pop(j)]
 
     # ------------------------------------------------------------ keys of tallies --
@@ -202,24 +236,41 @@ class State:
         if self._loaded:
             return
         self._loaded = True
-        try:
-            for j, blob in self.db.execute("SELECT id, key FROM keys ORDER BY id"):
-                k = unpack_value(blob)
+        written = dict(self.db.execute("SELECT id, key FROM keys").fetchall())
+
+        def key(j: int, depth: int = 0) -> Any:
+            if j not in self._keys:
+                k = unpack_value(written[j])
                 if isinstance(k, tuple) and len(k) == 3 and k[0] == _SAME_BUT:
-                    k = (*self._keys[k[1]], k[2])  # its prefix is numbered before it
+                    if depth > 64:
+                        raise CodecError("keys written as one another")
+                    k = (*key(k[1], depth + 1), k[2])
                 self._keys[j], self._ids[k] = k, j
+            return self._keys[j]
+
+        self._low = min(written, default=0)  # the lowest number of a prefix
+        try:
+            for j in sorted(written):
+                key(j)
         except (CodecError, KeyError, TypeError) as e:
             raise StateError(f"{self.path}: a key of its tallies is damaged ({e})") from None
 
-    def key_id(self, key: Any) -> int:
-        """The number of a tally's key (written now if it is new)."""
+    def key_id(self, key: Any, prefix: bool = False) -> int:
+        """The number of a tally's key (written now if it is new; a ``prefix`` of others
+        alone below 0, so that the keys of the shares keep numbers close together)."""
         i = self._ids.get(key)
         if i is None and not self._loaded:  # (a call per key of every share: kept light)
             self._all_keys()
             i = self._ids.get(key)
         if i is None:
-            i = self._ids[key] = self.db.execute("INSERT INTO keys (key) VALUES (?)",
-                                                 (pack_value(key),)).lastrowid or 0
+            written = key
+            if isinstance(key, tuple) and len(key) >= 3:
+                written = (_SAME_BUT, self.key_id(key[:-1], prefix=True), key[-1])
+            at = None
+            if prefix:
+                at = self._low = min(0, self._low) - 1
+            i = self._ids[key] = self.db.execute("INSERT INTO keys VALUES (?, ?)", (
+                at, pack_value(written))).lastrowid or 0
             self._keys[i] = key
         return i
 
@@ -235,20 +286,21 @@ class State:
 
     def known(self, path: str) -> tuple[int, int, bytes | None] | None:
         """The size, modification time and digest of the log at ``path`` when last read."""
-        row = self.db.execute("SELECT size, mtime, digest FROM logs WHERE path = ?",
-                              (path,)).fetchone()
+        row = self.db.execute("SELECT size, mtime, digest FROM logs WHERE at = ? AND "
+                              "path = ?", (path_at(path), path)).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
     def read_as(self, path: str) -> tuple[bool, Any]:
         """How the log at ``path`` was read: whether its deals were tallied, and the
         fair-play options it was analysed with (None: not analysed)."""
-        tallied, play = self.db.execute("SELECT tallied, play FROM logs WHERE path = ?",
-                                        (path,)).fetchone()
+        tallied, play = self.db.execute("SELECT tallied, play FROM logs WHERE at = ? AND "
+                                        "path = ?", (path_at(path), path)).fetchone()
         return bool(tallied), None if play is None else self._play(path, play)[0]
 
     def play(self, path: str) -> Any:
         """The fair-play record kept of the log at ``path`` (None: none, or not analysed)."""
-        row = self.db.execute("SELECT play FROM logs WHERE path = ?", (path,)).fetchone()
+        row = self.db.execute("SELECT play FROM logs WHERE at = ? AND path = ?",
+                              (path_at(path), path)).fetchone()
         return None if row is None or row[0] is None else self._play(path, row[0])[1]
 
     def _play(self, path: str, blob: bytes) -> tuple[Any, Any]:
@@ -263,11 +315,13 @@ class State:
         """The record of the log at ``path``; without ``share``, its share is left in the
         state (``share_kept``)."""
         record, figures, digest = self.db.execute(
-            "SELECT record, figures, digest FROM logs WHERE path = ?", (path,)).fetchone()
+            "SELECT record, figures, digest FROM logs WHERE at = ? AND path = ?",
+            (path_at(path), path)).fetchone()
         try:
             tally = self._share(figures) if share and figures is not None else None
             return unpack_record(record, tally, path, digest,
-                                 share_kept=not share and figures is not None)
+                                 share_kept=not share and figures is not None,
+                                 key_of=self.key_of)
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
 
@@ -276,13 +330,12 @@ class State:
 
     def share(self, path: str) -> tuple[str, Tally] | None:
         """The origin and share of the log at ``path`` (None: it has none)."""
-        row = self.db.execute("SELECT figures FROM logs WHERE path = ?", (path,)).fetchone()
+        row = self.db.execute("SELECT figures, record FROM logs WHERE at = ? AND path = ?",
+                              (path_at(path), path)).fetchone()
         if row is None or row[0] is None:
             return None
         try:
-            return unpack_record(self.db.execute("SELECT record FROM logs WHERE path = ?",
-                                                 (path,)).fetchone()[0], None, path,
-                                 None).row.deals, self._share(row[0])
+            return record_origin(row[1], self.key_of), self._share(row[0])
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
 
@@ -291,22 +344,49 @@ class State:
         return {p for (p,) in self.db.execute("SELECT path FROM logs WHERE counted = 1")}
 
     def set_counted(self, paths: Iterable[str], value: bool) -> None:
-        self.db.executemany("UPDATE logs SET counted = ? WHERE path = ?",
-                            ((int(value), p) for p in paths))
+        self.db.executemany("UPDATE logs SET counted = ? WHERE at = ? AND path = ?",
+                            ((int(value), path_at(p), p) for p in paths))
 
     def totals(self) -> dict[str, Tally]:
+        """Per origin, the sum of the shares counted when the run began: the ``totals``
+        table, plus what it leaves to the shares (the values drawn, the keys of one match
+        alone), read back from the logs counted (and those written anew this run, kept
+        aside by :meth:`put`)."""
         out = {}
         for origin, blob in self.db.execute("SELECT origin, tally FROM totals"):
             try:
                 out[origin] = self._share(blob)
             except (CodecError, zlib.error) as e:
                 raise StateError(f"{self.path}: its totals are damaged ({e})") from None
+        rows = self.db.execute("SELECT path, record, figures FROM logs WHERE counted = 1 "
+                               "AND figures IS NOT NULL ORDER BY rowid")
+        for path, record, figures in [*rows, *self._aside]:
+            try:
+                origin = record_origin(record, self.key_of)
+                if origin not in out:
+                    out[origin] = Tally()
+                unpack_share(figures, self.key_of, whole=False, into=out[origin])
+            except (CodecError, zlib.error) as e:
+                raise StateError(f"{self.path}: the record of {path} is damaged "
+                                 f"({e})") from None
         return out
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
+        """The totals of the shares counted now (those the shares give back, left out)."""
+        self._all_keys()
         self.db.execute("DELETE FROM totals")
         self.db.executemany("INSERT INTO totals VALUES (?, ?)", (
-            (o, pack_share(t, self.key_id)) for o, t in tallies.items() if t))
+            (o, pack_share(t, self.key_id, whole=False, ids=self._ids))
+            for o, t in tallies.items() if t))
+
+    def _set_aside(self, path: str) -> None:
+        """The log at ``path`` is written anew or forgotten: if its share was counted, its
+        part the totals leave to it is kept aside for :meth:`totals`."""
+        row = self.db.execute("SELECT path, record, figures FROM logs WHERE at = ? AND path = ? "
+                              "AND counted = 1 AND figures IS NOT NULL",
+                              (path_at(path), path)).fetchone()
+        if row is not None:
+            self._aside.append(row)
 
     def put(self, path: str, size: int, mtime: int, record: LogRecord, tallied: bool = True,
             play: tuple[Any, Any] | None = None) -> None:
@@ -314,20 +394,25 @@ class State:
         ``play`` the fair-play options it was analysed with and the fair-play module's
         record of it (None when it was not analysed: not clean)."""
         r = record.row
+        self._all_keys()
         figures = (None if record.share is None
-                   else pack_share(record.share, self.key_id))
+                   else pack_share(record.share, self.key_id, ids=self._ids))
         played = None if play is None else zlib.compress(pack_value(play))
+        self._set_aside(path)
+        self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
         self.db.execute(
-            "INSERT OR REPLACE INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+            "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
             (path, size, mtime, None if r.sha256 is None else bytes.fromhex(r.sha256),
-             r.verdict, r.findings, pack_record(record, path), figures, self.run,
-             int(tallied), played))
+             r.verdict, r.findings, pack_record(record, path, self.key_id), figures, self.run,
+             int(tallied), played, path_at(path)))
 
     def touch(self, path: str, size: int, mtime: int) -> None:
-        self.db.execute("UPDATE logs SET size = ?, mtime = ? WHERE path = ?", (size, mtime, path))
+        self.db.execute("UPDATE logs SET size = ?, mtime = ? WHERE at = ? AND path = ?",
+                        (size, mtime, path_at(path), path))
 
     def forget(self, path: str) -> None:
-        self.db.execute("DELETE FROM logs WHERE path = ?", (path,))
+        self._set_aside(path)
+        self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
 
     def paths(self) -> Iterator[str]:
         for (p,) in self.db.execute("SELECT path FROM logs ORDER BY path").fetchall():
@@ -349,6 +434,28 @@ class State:
         """The log of the combined e-value after each match, in the order first seen."""
         return [r[0] for r in self.db.execute("SELECT log_e FROM history ORDER BY seq")]
 
+    def deals_seen(self) -> Iterator[tuple[bytes, list[bytes]]]:
+        """Per match, in the order the state first saw them (``history``), its identity and
+        its deals (20 bytes each, as the repeated-deals tally draws them; in the match's
+        order when its share keeps it), read from the share of its log that the state
+        counts; a match whose log is gone, or was read without the statistics, is left out."""
+        deals: dict[bytes, list[bytes]] = {}
+        for path, record, figures in self.db.execute(
+                "SELECT path, record, figures FROM logs WHERE counted = 1 AND figures IS NOT "
+                "NULL").fetchall():
+            try:
+                identity = unpack_record(record, None, path, None, key_of=self.key_of).identity
+                share = unpack_share(figures, self.key_of, whole=False)
+            except (CodecError, zlib.error) as e:
+                raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
+            if identity is not None:
+                deals[identity] = [k[4] for k, n in share.counts.items() if k[0] == "repeat"
+                                   and len(k) == 5 and isinstance(k[4], bytes)
+                                   and len(k[4]) == 20 for _ in range(n)]
+        for (identity,) in self.db.execute("SELECT identity FROM history ORDER BY seq"):
+            if identity in deals:
+                yield identity, deals[identity]
+
     def evidence(self) -> bytes | None:
         row = self.db.execute("SELECT state FROM evidence WHERE id = 1").fetchone()
         return None if row is None else bytes(row[0])
@@ -364,9 +471,19 @@ class State:
                         (self.run, at, counts["logs"], counts["audited"], counts["changed"],
                          counts["lost"], counts["removed"], counts["exit_code"]))
         try:
+            self._give_back()
             self.db.execute("COMMIT")
         except sqlite3.Error as e:
             raise StateError(f"{self.path}: cannot save the state: {e}") from None
+
+    def _give_back(self) -> None:
+        """The pages the run freed, given back (a file made in format 4 or later: older
+        ones keep theirs for later runs). Python's sqlite3 steps the pragma once, and a
+        step frees one page: so one call a page."""
+        if self.db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+            return
+        for _ in range(self.db.execute("PRAGMA freelist_count").fetchone()[0]):
+            self.db.execute("PRAGMA incremental_vacuum(1)")
 
     def close(self) -> None:
         """Close; a run not committed leaves nothing (its transaction is rolled back)."""
