@@ -10,7 +10,7 @@ import msgpack
 import pytest
 
 from tarneeb.audit.fairness import DrawEmpty, DrawSum, Tally
-from tarneeb.audit.fairness.anytime import (
+from tarneeb.audit.fairness.anytime.evidence import (
     COV_STEPS,
     STEPS,
     Evidence,
@@ -19,7 +19,7 @@ from tarneeb.audit.fairness.anytime import (
     fixed_sample_only,
     variance_proxy,
 )
-from tarneeb.audit.fairness.anytime_threats import _psi
+from tarneeb.audit.fairness.anytime.threats import _psi
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.testing.dealsim import synthetic_match
 

@@ -82,7 +82,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tarneeb.audit.fairness.anytime_threats import (
+from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     STEPS,
     NearIndex,
@@ -136,7 +136,7 @@ class _Test:
             other(obs)
             return
         threat = _THREATS.get(self.kind)
-        if threat is not None:  # anytime_threats.py: the tests that read every deal
+        if threat is not None:  # threats.py: the tests that read every deal
             self.log_e = threat(self.totals, self.bets, obs)
             return
         if self.kind == "near":

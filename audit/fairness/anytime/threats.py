@@ -1,6 +1,6 @@
 """The bets' arithmetic, and the e-processes of the threats read from every deal.
 
-:mod:`~tarneeb.audit.fairness.anytime` keeps the archive's e-processes; here is what its
+:mod:`~tarneeb.audit.fairness.anytime.evidence` keeps the archive's e-processes; here is what its
 bets share (the exact ``ψ`` of a reference, a sub-Gaussian variance proxy, the average
 of bets as a log) and the bets of the fixed-sample tests that read each deal in its
 match (:mod:`~tarneeb.audit.fairness.state`, :mod:`~tarneeb.audit.fairness.drift`) or
