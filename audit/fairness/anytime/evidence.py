@@ -139,6 +139,9 @@ class _Test:
         if threat is not None:  # threats.py: the tests that read every deal
             self.log_e = threat(self.totals, self.bets, obs)
             return
+        if self.kind == "cells":
+            self.log_e = advance_cells(self.totals, self.bets, obs, self.index)
+            return
         if self.kind == "near":
             index = self.index.get("hands")
             if index is None:
@@ -304,8 +307,7 @@ class _Test:
         self.log_e = _logmean([0.0, self.bets[2]])  # the average of no bet and the bet
 
 
-_THREATS = {"cells": advance_cells, "drift": advance_drift, "balance": advance_balance,
-            "pairing": advance_pairing}
+_THREATS = {"drift": advance_drift, "balance": advance_balance, "pairing": advance_pairing}
 # the fixed-sample tests of partners' fit (fit.py) and near-repeats (nearrepeat.py)
 PAIRING_TESTS = {"suit": ("suit fit", "partners", "suit lengths"),
                  "honour": ("honour fit", "partners", "honours in the partner's suits")}

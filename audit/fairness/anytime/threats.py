@@ -177,13 +177,14 @@ def _subjects(row: tuple[Any, ...], qualified: Iterable[str]) -> list[tuple[str,
 
 
 def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
-                  obs: dict[Any, list[Any]]) -> float:
+                  obs: dict[Any, list[Any]], cache: dict[Any, Any] | None = None) -> float:
     """State-adaptive dealing (see the module): ``obs`` per reference (one hand's value)
     the match's rows; ``totals`` per cell ``("cell", subject, state)`` its slot and its
     bets' log-wealths, per player ``("seen", name)`` the matches seen, and the
     players qualified ``("players",)``. Returns the test's log e-value."""
     import numpy as np
     players = totals.setdefault(("players",), [])
+    touched = set()
     for ref, rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
         for row in rows:
             values, states = _rows(row)
@@ -212,6 +213,7 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                         cell = totals[("cell", subject, state)] = [0.0] * (2 * len(STEPS))
                         if subject.startswith("player ") and subject[7:] not in players:
                             players.append(subject[7:])
+                    touched.add(("cell", subject, state))
                     for k, (n, total) in sorted(per.items()):
                         m = _moments(_seats_ref(ref, k))
                         if m is None:
@@ -222,12 +224,18 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                             cell[j] += lam * (total - n * mu) - n * psis[j]
             for name in set(row[2]):
                 totals.setdefault(("seen", name), [0])[0] += 1
-    return cells_log_e(totals)
+    return cells_log_e(totals, {} if cache is None else cache, touched)
 
 
-def cells_log_e(totals: dict[Any, list[Any]]) -> float:
+def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
+                touched: Iterable[Any] = ()) -> float:
     """The state test's e-value (a log): half the weight to the teams' and labels' cells,
-    equal; half to the players, the k-th to qualify ``1/(k(k+1))``, equal over its states."""
+    equal; half to the players, the k-th to qualify ``1/(k(k+1))``, equal over its states.
+    ``cache`` keeps each cell's e-value (a log) between matches; ``touched``, the cells
+    whose bets changed since."""
+    logs = cache.setdefault("cells", {})
+    for key in touched:
+        logs[key] = _logmean(totals[key])
     order = {name: k for k, name in enumerate(totals.get(("players",), []), 1)}
     terms = []
     for key, cell in totals.items():
@@ -238,7 +246,10 @@ def cells_log_e(totals: dict[Any, list[Any]]) -> float:
             w = 0.5 / (k * (k + 1)) / len(STATES)
         else:
             w = 0.5 / _LABEL_CELLS
-        terms.append((w, _logmean(cell)))
+        x = logs.get(key)
+        if x is None:  # read back from bytes: made once
+            x = logs[key] = _logmean(cell)
+        terms.append((w, x))
     used = sum(w for w, _ in terms)
     return _log_weighted(terms, 1 - used)
 
@@ -337,42 +348,51 @@ def advance_pairing(totals: dict[Any, list[Any]], bets: list[float],
         spread = np.sqrt((dev ** 2).mean(axis=1))
         at = spread > 0
         dev, spread = dev[at], spread[at]
-        for j in range(len(bets)):
-            lam = (1 if j < len(PAIRING_STEPS) else -1) * \
-                PAIRING_STEPS[j % len(PAIRING_STEPS)] / spread
-            x = lam[:, None] * dev
-            top = x.max(axis=1)
-            psi = top + np.log(np.exp(x - top[:, None]).mean(axis=1))
-            bets[j] += float((x[:, 0] - psi).sum())
+        steps = np.array([c * s for s in (1, -1) for c in PAIRING_STEPS])
+        x = steps[:, None, None] * (dev / spread[:, None])[None]  # bets x deals x pairings
+        top = x.max(axis=2)
+        psi = top + np.log(np.exp(x - top[:, :, None]).mean(axis=2))
+        for j, gained in enumerate((x[:, :, 0] - psi).sum(axis=1).tolist()):
+            bets[j] += gained
     return _logmean(bets)
 
 
 class NearIndex:
-    """The hands seen before (13-card masks, uint64, with their multiplicity): a sorted
-    array and a small sorted tail merged into it now and then, 8 bytes a hand."""
+    """The hands seen before (13-card masks, uint64, with their multiplicity): sorted
+    distinct hands and their counts, and a small tail merged into them now and then; 8
+    bytes a hand (and 8 a distinct hand for its count)."""
 
     def __init__(self) -> None:
         import numpy as np
-        self.main = np.zeros(0, dtype=np.uint64)
+        self.hands = np.zeros(0, dtype=np.uint64)  # sorted, distinct
+        self.counts = np.zeros(0, dtype=np.int64)
         self.tail = np.zeros(0, dtype=np.uint64)
+        self.size = 0
 
     def __len__(self) -> int:
-        return len(self.main) + len(self.tail)
+        return self.size
 
     def add(self, hands: Any) -> None:
         import numpy as np
-        self.tail = np.sort(np.concatenate((self.tail, np.asarray(hands, np.uint64).ravel())))
-        if len(self.tail) > max(4096, len(self.main) // 8):
-            self.main = np.sort(np.concatenate((self.main, self.tail)))
-            self.tail = np.zeros(0, dtype=np.uint64)
+        new = np.asarray(hands, np.uint64).ravel()
+        self.size += len(new)
+        self.tail = np.concatenate((self.tail, new))
+        if len(self.tail) > max(4096, len(self.hands) // 8):
+            self._merge()
+
+    def _merge(self) -> None:
+        import numpy as np
+        every = np.concatenate((np.repeat(self.hands, self.counts), self.tail))
+        self.hands, self.counts = np.unique(every, return_counts=True)
+        self.tail = np.zeros(0, dtype=np.uint64)
 
     def count(self, hands: Any) -> int:
         """The pairs (a hand of ``hands``, a hand seen before) that share 12 or 13 cards:
         each hand's 1 + 13·39 neighbours (itself, and each of its cards for one it lacks)
-        looked up in the sorted arrays."""
+        looked up among the hands seen."""
         import numpy as np
         h = np.asarray(hands, dtype=np.uint64).ravel()
-        if not len(h) or not len(self):
+        if not len(h) or not self.size:
             return 0
         cards = np.uint64(1) << np.arange(52, dtype=np.uint64)
         held = (h[:, None] & cards[None, :]) != 0  # (m, 52)
@@ -380,9 +400,16 @@ class NearIndex:
         inside = bits[held].reshape(len(h), 13)
         outside = bits[~held].reshape(len(h), 39)
         near = (h[:, None, None] ^ inside[:, :, None] ^ outside[:, None, :]).ravel()
-        probe = np.concatenate((h, near))
-        return sum(int((np.searchsorted(a, probe, "right") - np.searchsorted(a, probe)).sum())
-                   for a in (self.main, self.tail) if len(a))
+        probe = np.sort(np.concatenate((h, near)))  # sorted: the look-ups run in order
+        found = 0
+        if len(self.hands):
+            at = np.minimum(np.searchsorted(self.hands, probe), len(self.hands) - 1)
+            hit = self.hands[at] == probe
+            found += int(self.counts[at[hit]].sum())
+        if len(self.tail):  # a few thousand hands at most
+            t = np.sort(self.tail)
+            found += int((np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)).sum())
+        return found
 
 
 def near_factor(pairs: int, new: int, deals: int, earlier: int, matches: int,
