@@ -9,9 +9,11 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
   at most alpha = 5 %), beside the share a fixed-sample audit run at 10 looks (after
   every tenth of the archive) flags at least once.
 * **Power.** Archives with one cheat of ``testing.dealsim`` (the platform re-deals, with
-  probability ``strength``, a deal that does not suit it, in every match): the matches
-  until the evidence first flags, per cheat (median over archives, and how many were
-  flagged within the horizon).
+  probability ``strength``, a deal that does not suit it, in every match; half the
+  matches recorded, the cheat in those only): the matches until the evidence first
+  flags, per cheat (median over archives, and how many were flagged within the
+  horizon), the rigging of the threats bench among them (state-adaptive dealing, seed
+  space, near-repeats, partners' fit, drift over the archive, serial balance).
 * **Generated logs.** The same looks on fair archives of real logs (:mod:`tarneeb.testing.archive`,
   the generator the cost archive comes from: bots playing, deals from the seed protocol,
   half recorded): how many the evidence ever flags, and per match-state test (a
@@ -57,9 +59,13 @@ POWER_CHEATS = ("match state", "player", "table seat", "team", "late comeback",
                 "first dealer",
                 # each aimed at one of the e-processes of the placement, repeat, deck-order
                 # and lag tests
-                "seed space", "riffle", "shuffle", "consecutive matches")
+                "seed space", "riffle", "shuffle", "consecutive matches",
+                # and at those of the tests that read every deal (anytime/threats.py):
+                # state-adaptive dealing, near-repeats, partners' fit, drift, serial balance
+                "first deal", "behind late", "near repeat", "partners fit", "drift",
+                "player balance")
 # the tests whose e-processes are checked one by one too (each alone must stay <= alpha)
-ALONE = ("placed", "repeat", "bounded", "lag")
+ALONE = ("placed", "repeat", "bounded", "lag", "cells", "drift", "balance", "pairing", "near")
 
 
 def clopper_pearson(k: int, n: int) -> tuple[float, float]:
@@ -78,13 +84,16 @@ def grow(rng: random.Random, matches: int, cheat: str | None = None, strength: f
     tallies = {"proven": Tally(), "recorded": Tally()}
     past: list[list[int]] = []
     luck: list[int] = []
+    players: dict[str, int] = {}
     names = list(PRESETS)
     flagged_fixed = 0
     for leaf in range(matches):
         origin = "recorded" if rng.random() < 0.5 else "proven"
         share = Tally()
+        # progress: how far into the archive (the drift turns at its middle)
         synthetic_match(share, rng, rng.choice(names), 10,
-                        cheat if origin == "recorded" else None, strength, past, leaf, luck)
+                        cheat if origin == "recorded" else None, strength, past, leaf, luck,
+                        leaf / max(1, matches - 1), players)
         evidence.advance(share, ALPHA)
         if alone is not None:
             alone.update(t.kind for t in evidence.tests.values()

@@ -60,9 +60,17 @@ What is bet on, by kind of tally entry:
   before; the e-value is the average of that bet and of not betting, so a fair
   archive's long run without repeats costs it at most half its weight. The values seen
   are kept as 8-byte digests.
+* ``rows`` (each deal in its match, :mod:`~tarneeb.audit.fairness.state`) and every
+  deal's hands (the repeated deals' values): state-adaptive dealing, drift, serial
+  balance across a player's matches, partners' fit and near-repeats, each with a bet of
+  its own (:mod:`~tarneeb.audit.fairness.anytime.threats`). The near-repeats bet asks
+  about every hand seen before: not kept here, but made again, at the first match a
+  run advances, from the deals the caller gives (:attr:`Evidence.earlier`: the
+  archive's state keeps them), those the evidence has seen (its repeated deals' digests).
 
-A test of the fixed-sample battery none of these covers (a kind added to the battery
-after these were written, a reference with no distribution written out) is named by
+A test of the fixed-sample battery none of these covers (today the joint voids and long
+suits tests, whose references have no distribution written out; any kind added to the
+battery after these were written) is named by
 :func:`fixed_sample_only`, which the report and ``--json`` show: never silently absent.
 
 The tests are grouped by **family** (``family_of``: the threats of the fixed-sample
