@@ -216,3 +216,34 @@ def test_the_rigging_each_bet_is_for_makes_its_evidence_grow(
         cheat: str, matches: int, test: tuple[str, ...]) -> None:
     e = grown(cheat, matches, 2)
     assert e.tests[test].log_e > math.log(20)  # the test alone at 1/alpha
+
+
+def test_the_weights_add_up_to_at_most_one_with_halves_or_as_evidence_made_before() -> None:
+    """Each family's half for its aimed tests and half for the others (a new evidence),
+    or one sequence a family (an evidence of version 1 goes on so: its weights were
+    given that way)."""
+    shares = []
+    rng = random.Random(6)  # NOT secret: a test
+    for leaf in range(3):
+        share = Tally()
+        synthetic_match(share, rng, "classic", 6, None, 0.5, [], leaf, [])
+        shares.append(share)
+    new = Evidence()
+    old = Evidence()
+    old.halves = False
+    old.advance(shares[0], 0.05)
+    old = Evidence.from_bytes(old.to_bytes())
+    assert not old.halves and Evidence.from_bytes(new.to_bytes()).halves
+    for e in (new, old):
+        for share in shares[1:]:
+            e.advance(share, 0.05)
+        assert sum(t.weight for t in e.tests.values()) <= 1
+    state = new.tests[("state", "high-card points", "match state",
+                       "players, seat labels and teams")]
+    # the first (and only) test aimed at the match state: half of its family's half
+    assert state.weight == pytest.approx(1 / 5 / 2 / 2)
+    assert old.tests[state_key(old)].weight < 1 / 50
+
+
+def state_key(e: Evidence) -> tuple[str, ...]:
+    return next(k for k in e.tests if k[0] == "state")

@@ -76,10 +76,13 @@ battery after these were written) is named by
 The tests are grouped by **family** (``family_of``: the threats of the fixed-sample
 battery: the marginal distributions, the match state, the splits by key, rule set,
 player and order, the partners and teams, the shuffle's residue). Each family has an
-equal share of the weight, and within a family the k-th test to appear takes ``1/(k(k+1))``
-of it (they sum to 1), so the archive's combined e-value, the weighted average of its
-tests', is an e-process too, whatever tests a growing archive brings (a test not seen
-yet counts at its starting value, 1).
+equal share of the weight, in two halves: one for the tests aimed at the family's threat
+(:data:`THREAT_KINDS`: state-adaptive dealing, drift and serial balance, partners' fit,
+near-repeats), one for the others; within a half the k-th test to appear takes
+``1/(k(k+1))`` of it (they sum to 1), so the archive's combined e-value, the weighted
+average of its tests', is an e-process too, whatever tests a growing archive brings (a
+test not seen yet counts at its starting value, 1). Evidence made before the halves
+(version 1 of its bytes) goes on with one sequence a family, as it began.
 """
 
 from __future__ import annotations
@@ -315,6 +318,9 @@ class _Test:
         self.log_e = _logmean([0.0, self.bets[2]])  # the average of no bet and the bet
 
 
+# the kinds of the tests aimed at a family's threat (state-adaptive dealing, drift and
+# serial balance, partners' fit, near-repeats): half their family's weight
+THREAT_KINDS = frozenset({"cells", "drift", "balance", "pairing", "near"})
 _THREATS = {"drift": advance_drift, "balance": advance_balance, "pairing": advance_pairing}
 # the fixed-sample tests of partners' fit (fit.py) and near-repeats (nearrepeat.py)
 PAIRING_TESTS = {"suit": ("suit fit", "partners", "suit lengths"),
@@ -417,6 +423,9 @@ class Evidence:
     def __init__(self) -> None:
         self.tests: dict[tuple[Any, ...], _Test] = {}
         self.slots: dict[str, int] = dict.fromkeys(FAMILIES, 0)
+        # each family's weight in two halves, its aimed tests' (THREAT_KINDS) and the
+        # others'; evidence of version 1 (made before) keeps one sequence a family
+        self.halves = True
         self.matches = 0
         self.log_e = 0.0  # the combined e-value, as a natural log
         self.max_log_e = 0.0
@@ -434,9 +443,7 @@ class Evidence:
             for test, (kind, obs) in sorted(observations(share).items(), key=_order):
                 t = self.tests.get(test)
                 if t is None:
-                    fam = family_of(test[1:])
-                    k = self.slots[fam] = self.slots[fam] + 1
-                    t = self.tests[test] = _Test(kind, 1 / (len(FAMILIES) * k * (k + 1)))
+                    t = self.tests[test] = _Test(kind, self._weight(test, kind))
                 if kind == "near" and "hands" not in t.index:
                     t.index["hands"] = self._recalled()
                 t.advance(obs)
@@ -446,6 +453,20 @@ class Evidence:
         if key not in self.crossed and self.log_e >= math.log(1 / alpha):
             self.crossed[key] = self.matches
         return self.log_e
+
+    def _weight(self, test: tuple[Any, ...], kind: str) -> float:
+        """A new test's weight, fixed as it first appears: its family's share
+        (``1/len(FAMILIES)``), half of it to the tests aimed at the family's threat
+        (:data:`THREAT_KINDS`) and half to the others, the k-th of each to appear
+        ``1/(k(k+1))`` of its half."""
+        fam = family_of(test[1:])
+        half = 1.0
+        if self.halves:
+            half = 0.5
+            if kind in THREAT_KINDS:
+                fam = f"{fam}: aimed"
+        k = self.slots[fam] = self.slots.get(fam, 0) + 1
+        return half / (len(FAMILIES) * k * (k + 1))
 
     def _recalled(self) -> NearIndex:
         """The hands seen before this run, for the near-repeats bet: the deals ``earlier``
@@ -501,7 +522,7 @@ class Evidence:
                               for t, e in self.strongest()]}
 
     def to_bytes(self) -> bytes:
-        return pack_value((1, self.matches, self.log_e, self.max_log_e,
+        return pack_value((2 if self.halves else 1, self.matches, self.log_e, self.max_log_e,
                            tuple(self.crossed.items()), tuple(self.slots.items()),
                            tuple((k, t.kind, t.weight, t.log_e,
                                   tuple((r, tuple(v)) for r, v in t.totals.items()),
@@ -512,12 +533,13 @@ class Evidence:
     def from_bytes(cls, data: bytes) -> Evidence:
         try:
             version, matches, log_e, max_log_e, crossed, slots, tests = unpack_value(data)
-            if version != 1:
+            if version not in (1, 2):
                 raise CodecError(f"evidence of version {version}")
             e = cls()
             e.matches, e.log_e, e.max_log_e = matches, log_e, max_log_e
             e.crossed = dict(crossed)
             e.slots.update(dict(slots))
+            e.halves = version == 2
             for key, kind, weight, t_log_e, totals, bets in tests:
                 e.tests[key] = _Test(kind, weight, {r: list(v) for r, v in totals}, t_log_e,
                                      list(bets))
