@@ -179,7 +179,7 @@ def _subjects(row: tuple[Any, ...], qualified: Iterable[str]) -> list[tuple[str,
 def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                   obs: dict[Any, list[Any]], cache: dict[Any, Any] | None = None) -> float:
     """State-adaptive dealing (see the module): ``obs`` per reference (one hand's value)
-    the match's rows; ``totals`` per cell ``("cell", subject, state)`` its slot and its
+    the match's rows; ``totals`` per cell ``("cell", subject, state)`` its
     bets' log-wealths, per player ``("seen", name)`` the matches seen, and the
     players qualified ``("players",)``. Returns the test's log e-value."""
     import numpy as np
