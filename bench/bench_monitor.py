@@ -64,6 +64,8 @@ POWER_CHEATS = ("match state", "player", "table seat", "team", "late comeback",
                 # state-adaptive dealing, near-repeats, partners' fit, drift, serial balance
                 "first deal", "behind late", "near repeat", "partners fit", "drift",
                 "player balance")
+# rigging slower to flag than the others' 1,000 matches: a longer horizon
+HORIZONS = {"first deal": 5000, "behind late": 5000}
 # the tests whose e-processes are checked one by one too (each alone must stay <= alpha)
 ALONE = ("placed", "repeat", "bounded", "lag", "cells", "drift", "balance", "pairing", "near")
 
@@ -137,13 +139,17 @@ def bench_looks(archives: int = 200, matches: int = 300, fixed: int = 40) -> dic
 
 def bench_power(archives: int = 5, horizon: int = 1000,
                 strength: float = 0.5) -> dict[str, dict[str, Any]]:
-    """Per cheat, the matches until the evidence first flags the archive."""
+    """Per cheat, the matches until the evidence first flags the archive (within
+    ``horizon`` matches, or the cheat's own in ``HORIZONS``: state-adaptive dealing in
+    one state of one player's, or on one deal a match, in the recorded half of the
+    matches, takes a few thousand)."""
     out = {}
     for cheat in POWER_CHEATS:
         rng = random.Random(f"power {cheat}")  # NOT secret
-        at = [grow(rng, horizon, cheat, strength)[0] for _ in range(archives)]
+        longer = HORIZONS.get(cheat, horizon)
+        at = [grow(rng, longer, cheat, strength)[0] for _ in range(archives)]
         found = sorted(a for a in at if a is not None)
-        out[cheat] = {"flagged": len(found), "archives": archives, "horizon": horizon,
+        out[cheat] = {"flagged": len(found), "archives": archives, "horizon": longer,
                       "median": found[len(found) // 2] if len(found) * 2 > archives else None,
                       "matches": at}
     return out
