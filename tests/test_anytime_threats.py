@@ -148,6 +148,22 @@ def test_the_near_count_is_every_pair_sharing_12_or_13_cards() -> None:
     assert index.count(np.array(probe, dtype=np.uint64)) == brute > 20
 
 
+def test_the_near_count_is_exact_when_the_index_grows_past_its_bit_map() -> None:
+    rng = np.random.default_rng(5)  # NOT secret: a test
+    order = np.argsort(rng.random((40_200, 52)), axis=1)[:, :13]
+    hands = (np.uint64(1) << order.astype(np.uint64)).sum(axis=1, dtype=np.uint64)
+    index = NearIndex()
+    for part in np.array_split(hands[:40_000], 30):  # past the 2^20 bits of the map at first
+        index.add(part)
+    assert index.log_bits > 20 and len(index) == 40_000
+    # the first 50 with their lowest card swapped for the highest they lack: 12 shared
+    moved = np.array([h ^ (h & -h) ^ 1 << max(c for c in range(52) if not h >> c & 1)
+                      for h in map(int, hands[:50])], dtype=np.uint64)
+    probe = np.concatenate((hands[:20], hands[40_000:], moved))
+    brute = int((np.bitwise_count(probe[:, None] & hands[None, :40_000]) >= 12).sum())
+    assert index.count(probe) == brute >= 70
+
+
 def test_the_near_bet_has_mean_one_at_its_exact_chance() -> None:
     """Each pair's chance is the hypergeometric chance of 12 or 13 shared cards, and the
     factor is ``1 + λ (N − μ)`` with ``λμ ≤ 1``: nonnegative, affine in N, mean 1."""

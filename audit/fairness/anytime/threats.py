@@ -44,7 +44,7 @@ at every match (a nonnegative supermartingale, most of them a martingale):
   nonnegative and of mean exactly 1. ``λ`` makes it the likelihood ratio of a match with
   pairs at a rate learnt from the matches before (as the repeat bet), against ``μ``;
   the e-value is the average of that bet and of none. The hands seen before are
-  :class:`NearIndex`, a sorted array of 8 bytes a hand (not kept in the evidence: made
+  :class:`NearIndex`, about 20 bytes a hand in memory (not kept in the evidence: made
   again from the deals the archive's state keeps, :meth:`NearIndex.count` the only
   question asked of it).
 """
@@ -70,6 +70,7 @@ DRIFT_STEPS = (0.5, 1.0, 2.0)  # the drift bet's sizes, per unit of the learnt d
 BALANCE_STEPS = (0.02, 0.05, 0.1, 0.2, 0.5)  # per unit of the covariate (a sum of z's)
 PAIRING_STEPS = (0.05, 0.1, 0.2, 0.5)  # per unit of the deal's spread of the three fits
 _LABEL_CELLS = 4 * len(STATES)  # the teams' and the labels' cells
+_BITS = [m.bit_count() for m in range(16)]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -195,6 +196,9 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
             side_masks = (TEAMS[0], TEAMS[1], 15, 0)
             qualified = [n for n in row[2]
                          if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
+            # per deal, the points of each set of seats (a bit mask)
+            held = [[sum(v[s] for s in range(4) if mask >> s & 1) for mask in range(16)]
+                    for v in values]
             for subject, seats in _subjects(row, qualified):
                 for state in STATES:
                     per: dict[int, list[int]] = {}  # per k seats: deals, points
@@ -202,10 +206,9 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                         mask = seats & side_masks[side]
                         if mask in (0, 15):
                             continue
-                        k = mask.bit_count()
-                        got = per.setdefault(k, [0, 0])
+                        got = per.setdefault(_BITS[mask], [0, 0])
                         got[0] += 1
-                        got[1] += sum(values[i][s] for s in range(4) if mask >> s & 1)
+                        got[1] += held[i][mask]
                     if not per:
                         continue
                     cell = totals.get(("cell", subject, state))
@@ -359,8 +362,9 @@ def advance_pairing(totals: dict[Any, list[Any]], bets: list[float],
 
 class NearIndex:
     """The hands seen before (13-card masks, uint64, with their multiplicity): sorted
-    distinct hands and their counts, and a small tail merged into them now and then; 8
-    bytes a hand (and 8 a distinct hand for its count)."""
+    distinct hands and their counts, a small tail merged into them now and then, and a
+    bit map of the hands' hashes (at least 32 bits a hand) that turns away at once
+    nearly every hand not seen; about 20 bytes a hand."""
 
     def __init__(self) -> None:
         import numpy as np
@@ -368,28 +372,43 @@ class NearIndex:
         self.counts = np.zeros(0, dtype=np.int64)
         self.tail = np.zeros(0, dtype=np.uint64)
         self.size = 0
+        self.log_bits = 20
+        self.bits = np.zeros(1 << (self.log_bits - 6), dtype=np.uint64)
 
     def __len__(self) -> int:
         return self.size
+
+    def _hash(self, x: Any) -> Any:
+        import numpy as np
+        return (x * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - self.log_bits)
+
+    def _mark(self, hands: Any) -> None:
+        import numpy as np
+        at = self._hash(hands)
+        np.bitwise_or.at(self.bits, at >> np.uint64(6), np.uint64(1) << (at & np.uint64(63)))
 
     def add(self, hands: Any) -> None:
         import numpy as np
         new = np.asarray(hands, np.uint64).ravel()
         self.size += len(new)
         self.tail = np.concatenate((self.tail, new))
+        if self.size * 32 > (1 << self.log_bits):  # the map grows: made again, larger
+            while self.size * 32 > (1 << self.log_bits):
+                self.log_bits += 1
+            self.bits = np.zeros(1 << (self.log_bits - 6), dtype=np.uint64)
+            self._mark(self.hands)
+            self._mark(self.tail)
+        else:
+            self._mark(new)
         if len(self.tail) > max(4096, len(self.hands) // 8):
-            self._merge()
-
-    def _merge(self) -> None:
-        import numpy as np
-        every = np.concatenate((np.repeat(self.hands, self.counts), self.tail))
-        self.hands, self.counts = np.unique(every, return_counts=True)
-        self.tail = np.zeros(0, dtype=np.uint64)
+            every = np.concatenate((np.repeat(self.hands, self.counts), self.tail))
+            self.hands, self.counts = np.unique(every, return_counts=True)
+            self.tail = np.zeros(0, dtype=np.uint64)
 
     def count(self, hands: Any) -> int:
         """The pairs (a hand of ``hands``, a hand seen before) that share 12 or 13 cards:
         each hand's 1 + 13·39 neighbours (itself, and each of its cards for one it lacks)
-        looked up among the hands seen."""
+        looked up among the hands seen (those the bit map lets through)."""
         import numpy as np
         h = np.asarray(hands, dtype=np.uint64).ravel()
         if not len(h) or not self.size:
@@ -400,13 +419,16 @@ class NearIndex:
         inside = bits[held].reshape(len(h), 13)
         outside = bits[~held].reshape(len(h), 39)
         near = (h[:, None, None] ^ inside[:, :, None] ^ outside[:, None, :]).ravel()
-        probe = np.sort(np.concatenate((h, near)))  # sorted: the look-ups run in order
+        probe = np.concatenate((h, near))
+        at = self._hash(probe)
+        maybe = (self.bits[at >> np.uint64(6)] >> (at & np.uint64(63))) & np.uint64(1)
+        probe = probe[maybe.astype(bool)]
         found = 0
-        if len(self.hands):
-            at = np.minimum(np.searchsorted(self.hands, probe), len(self.hands) - 1)
-            hit = self.hands[at] == probe
-            found += int(self.counts[at[hit]].sum())
-        if len(self.tail):  # a few thousand hands at most
+        if len(self.hands) and len(probe):
+            i = np.minimum(np.searchsorted(self.hands, probe), len(self.hands) - 1)
+            hit = self.hands[i] == probe
+            found += int(self.counts[i[hit]].sum())
+        if len(self.tail) and len(probe):
             t = np.sort(self.tail)
             found += int((np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)).sum())
         return found
