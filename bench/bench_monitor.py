@@ -14,6 +14,8 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
   flags, per cheat (median over archives, and how many were flagged within the
   horizon), the rigging of the threats bench among them (state-adaptive dealing, seed
   space, near-repeats, partners' fit, drift over the archive, serial balance).
+* **Partners' fit alone.** Its two e-processes on fair deals and nothing else, 200
+  archives of 300 matches: how many ever reach ``1/alpha`` (each at most alpha).
 * **Generated logs.** The same looks on fair archives of real logs (:mod:`tarneeb.testing.archive`,
   the generator the cost archive comes from: bots playing, deals from the seed protocol,
   half recorded): how many the evidence ever flags, and per match-state test (a
@@ -155,6 +157,33 @@ def bench_power(archives: int = 5, horizon: int = 1000,
     return out
 
 
+def bench_pairing(archives: int = 200, matches: int = 300) -> dict[str, Any]:
+    """The partners' fit e-processes alone on fair deals (uniform shuffles, 10 a match,
+    nothing else simulated): per fit, how many archives ever reach ``1/alpha``."""
+    from tarneeb.audit.fairness.anytime.threats import advance_pairing
+    rng = random.Random(2026_32)  # NOT secret: a reproducible bench
+    t = time.process_time()
+    crossed = {"suit": 0, "honour": 0}
+    for _ in range(archives):
+        bets: dict[str, list[float]] = {"suit": [], "honour": []}
+        hit: set[str] = set()
+        for _ in range(matches):
+            deals = []
+            for _ in range(10):
+                deck = list(range(52))
+                rng.shuffle(deck)
+                a, b, c = (sum(1 << x for x in deck[13 * i:13 * i + 13]) for i in range(3))
+                deals.append((a | b << 52 | c << 104).to_bytes(20, "big"))
+            for what in crossed:
+                if advance_pairing({}, bets[what], {what: deals}) >= math.log(1 / ALPHA):
+                    hit.add(what)
+        for what in hit:
+            crossed[what] += 1
+    return {"archives": archives, "matches": matches,
+            "crossed": {w: (k, clopper_pearson(k, archives)) for w, k in crossed.items()},
+            "cpu_s": time.process_time() - t}
+
+
 def bench_generated_looks(archives: int = 20, matches: int = 300) -> dict[str, Any]:
     """Fair archives of generated logs looked at after every match: how many the evidence
     ever flags, and per match-state test its largest e-value (log10) and its z's mean
@@ -229,7 +258,8 @@ def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
 
 def bench_monitor(archives: int = 200) -> dict[str, Any]:
     return {"looks": bench_looks(archives), "power": bench_power(),
-            "generated": bench_generated_looks(), "cost": bench_cost()}
+            "pairing": bench_pairing(), "generated": bench_generated_looks(),
+            "cost": bench_cost()}
 
 
 def print_monitor(f: dict[str, Any]) -> None:
@@ -248,6 +278,11 @@ def print_monitor(f: dict[str, Any]) -> None:
     for cheat, p in f.get("power", {}).items():
         print(f"  {cheat}: flagged {p['flagged']} of {p['archives']} within {p['horizon']} "
               f"matches; median {p['median']} matches to flag (each: {p['matches']})")
+    if "pairing" in f:
+        pf = f["pairing"]
+        for what, (k, (lo, hi)) in pf["crossed"].items():
+            print(f"  the {what} fit e-process alone on {pf['archives']} fair archives of "
+                  f"{pf['matches']} matches: {k} ever at 1/alpha (95 % CI {lo:.1%}-{hi:.1%})")
     if "generated" in f:
         g = f["generated"]
         lo, hi = g["ci95"]
@@ -272,6 +307,8 @@ if __name__ == "__main__":
         figures["looks"] = bench_looks(n)
     if what in ("all", "power"):
         figures["power"] = bench_power()
+    if what in ("all", "pairing"):
+        figures["pairing"] = bench_pairing()
     if what in ("all", "generated"):
         figures["generated"] = bench_generated_looks()
     if what in ("all", "cost"):
