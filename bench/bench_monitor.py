@@ -9,9 +9,13 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
   at most alpha = 5 %), beside the share a fixed-sample audit run at 10 looks (after
   every tenth of the archive) flags at least once.
 * **Power.** Archives with one cheat of ``testing.dealsim`` (the platform re-deals, with
-  probability ``strength``, a deal that does not suit it, in every match): the matches
-  until the evidence first flags, per cheat (median over archives, and how many were
-  flagged within the horizon).
+  probability ``strength``, a deal that does not suit it, in every match; half the
+  matches recorded, the cheat in those only): the matches until the evidence first
+  flags, per cheat (median over archives, and how many were flagged within the
+  horizon), the rigging of the threats bench among them (state-adaptive dealing, seed
+  space, near-repeats, partners' fit, drift over the archive, serial balance).
+* **Partners' fit alone.** Its two e-processes on fair deals and nothing else, 200
+  archives of 300 matches: how many ever reach ``1/alpha`` (each at most alpha).
 * **Generated logs.** The same looks on fair archives of real logs (:mod:`tarneeb.testing.archive`,
   the generator the cost archive comes from: bots playing, deals from the seed protocol,
   half recorded): how many the evidence ever flags, and per match-state test (a
@@ -57,9 +61,15 @@ POWER_CHEATS = ("match state", "player", "table seat", "team", "late comeback",
                 "first dealer",
                 # each aimed at one of the e-processes of the placement, repeat, deck-order
                 # and lag tests
-                "seed space", "riffle", "shuffle", "consecutive matches")
+                "seed space", "riffle", "shuffle", "consecutive matches",
+                # and at those of the tests that read every deal (anytime/threats.py):
+                # state-adaptive dealing, near-repeats, partners' fit, drift, serial balance
+                "first deal", "behind late", "near repeat", "partners fit", "drift",
+                "player balance")
+# rigging slower to flag than the others' 1,000 matches: a longer horizon
+HORIZONS = {"first deal": 5000, "behind late": 5000}
 # the tests whose e-processes are checked one by one too (each alone must stay <= alpha)
-ALONE = ("placed", "repeat", "bounded", "lag")
+ALONE = ("placed", "repeat", "bounded", "lag", "cells", "drift", "balance", "pairing", "near")
 
 
 def clopper_pearson(k: int, n: int) -> tuple[float, float]:
@@ -78,13 +88,16 @@ def grow(rng: random.Random, matches: int, cheat: str | None = None, strength: f
     tallies = {"proven": Tally(), "recorded": Tally()}
     past: list[list[int]] = []
     luck: list[int] = []
+    players: dict[str, int] = {}
     names = list(PRESETS)
     flagged_fixed = 0
     for leaf in range(matches):
         origin = "recorded" if rng.random() < 0.5 else "proven"
         share = Tally()
+        # progress: how far into the archive (the drift turns at its middle)
         synthetic_match(share, rng, rng.choice(names), 10,
-                        cheat if origin == "recorded" else None, strength, past, leaf, luck)
+                        cheat if origin == "recorded" else None, strength, past, leaf, luck,
+                        leaf / max(1, matches - 1), players)
         evidence.advance(share, ALPHA)
         if alone is not None:
             alone.update(t.kind for t in evidence.tests.values()
@@ -128,16 +141,47 @@ def bench_looks(archives: int = 200, matches: int = 300, fixed: int = 40) -> dic
 
 def bench_power(archives: int = 5, horizon: int = 1000,
                 strength: float = 0.5) -> dict[str, dict[str, Any]]:
-    """Per cheat, the matches until the evidence first flags the archive."""
+    """Per cheat, the matches until the evidence first flags the archive (within
+    ``horizon`` matches, or the cheat's own in ``HORIZONS``: state-adaptive dealing in
+    one state of one player's, or on one deal a match, in the recorded half of the
+    matches, takes a few thousand)."""
     out = {}
     for cheat in POWER_CHEATS:
         rng = random.Random(f"power {cheat}")  # NOT secret
-        at = [grow(rng, horizon, cheat, strength)[0] for _ in range(archives)]
+        longer = HORIZONS.get(cheat, horizon)
+        at = [grow(rng, longer, cheat, strength)[0] for _ in range(archives)]
         found = sorted(a for a in at if a is not None)
-        out[cheat] = {"flagged": len(found), "archives": archives, "horizon": horizon,
+        out[cheat] = {"flagged": len(found), "archives": archives, "horizon": longer,
                       "median": found[len(found) // 2] if len(found) * 2 > archives else None,
                       "matches": at}
     return out
+
+
+def bench_pairing(archives: int = 200, matches: int = 300) -> dict[str, Any]:
+    """The partners' fit e-processes alone on fair deals (uniform shuffles, 10 a match,
+    nothing else simulated): per fit, how many archives ever reach ``1/alpha``."""
+    from tarneeb.audit.fairness.anytime.threats import advance_pairing
+    rng = random.Random(2026_32)  # NOT secret: a reproducible bench
+    t = time.process_time()
+    crossed = {"suit": 0, "honour": 0}
+    for _ in range(archives):
+        bets: dict[str, list[float]] = {"suit": [], "honour": []}
+        hit: set[str] = set()
+        for _ in range(matches):
+            deals = []
+            for _ in range(10):
+                deck = list(range(52))
+                rng.shuffle(deck)
+                a, b, c = (sum(1 << x for x in deck[13 * i:13 * i + 13]) for i in range(3))
+                deals.append((a | b << 52 | c << 104).to_bytes(20, "big"))
+            for what in crossed:
+                if advance_pairing({}, bets[what], {what: deals}) >= math.log(1 / ALPHA):
+                    hit.add(what)
+        for what in hit:
+            crossed[what] += 1
+    return {"archives": archives, "matches": matches,
+            "crossed": {w: (k, clopper_pearson(k, archives)) for w, k in crossed.items()},
+            "cpu_s": time.process_time() - t}
 
 
 def bench_generated_looks(archives: int = 20, matches: int = 300) -> dict[str, Any]:
@@ -234,7 +278,8 @@ def _state_tables(path: Path) -> dict[str, int]:
 
 def bench_monitor(archives: int = 200) -> dict[str, Any]:
     return {"looks": bench_looks(archives), "power": bench_power(),
-            "generated": bench_generated_looks(), "cost": bench_cost()}
+            "pairing": bench_pairing(), "generated": bench_generated_looks(),
+            "cost": bench_cost()}
 
 
 def print_monitor(f: dict[str, Any]) -> None:
@@ -253,6 +298,11 @@ def print_monitor(f: dict[str, Any]) -> None:
     for cheat, p in f.get("power", {}).items():
         print(f"  {cheat}: flagged {p['flagged']} of {p['archives']} within {p['horizon']} "
               f"matches; median {p['median']} matches to flag (each: {p['matches']})")
+    if "pairing" in f:
+        pf = f["pairing"]
+        for what, (k, (lo, hi)) in pf["crossed"].items():
+            print(f"  the {what} fit e-process alone on {pf['archives']} fair archives of "
+                  f"{pf['matches']} matches: {k} ever at 1/alpha (95 % CI {lo:.1%}-{hi:.1%})")
     if "generated" in f:
         g = f["generated"]
         lo, hi = g["ci95"]
@@ -281,6 +331,8 @@ if __name__ == "__main__":
         figures["looks"] = bench_looks(n)
     if what in ("all", "power"):
         figures["power"] = bench_power()
+    if what in ("all", "pairing"):
+        figures["pairing"] = bench_pairing()
     if what in ("all", "generated"):
         figures["generated"] = bench_generated_looks()
     if what in ("all", "cost"):

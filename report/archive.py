@@ -264,7 +264,9 @@ def _evidence_test(test: list[Any]) -> str:
     kind, measure, by, *group = [str(x) for x in test]
     what = {"mean": "the mean", "fit": "the distribution", "cov": "the covariance",
             "place": "the positions", "repeat": "repeats", "bound": "the bounded mean",
-            "lag": "consecutive members"}.get(kind, kind)
+            "lag": "consecutive members", "state": "each state's cells",
+            "drift": "a drift learnt from the deals before", "balance": "successive matches",
+            "pairing": "the pairing of the four hands", "near": "near pairs"}.get(kind, kind)
     where = "all deals" if by == "all" else " ".join([by, *group])
     return f"{measure}, {where} (bets on {what})"
 

@@ -42,6 +42,7 @@ from typing import Any
 from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.codec import CodecError
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
 from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.state import State, StateError
@@ -100,6 +101,7 @@ class Monitor:
         except CodecError as e:
             self.state.close()
             raise StateError(f"{state_path}: its evidence is damaged ({e})") from None
+        self.evidence.earlier = self._earlier_deals
         self.listed: set[str] = set()
         # per chunk yielded and not folded yet, per row: its path, and whether its share
         # was left in the state
@@ -154,6 +156,18 @@ class Monitor:
             self._rows.append(batch)
             self._paths.append(paths)
             yield chunk_of(batch)
+
+    def _earlier_deals(self) -> Iterator[bytes]:
+        """Every deal (its 20-byte value) the state's totals hold, each once: the hands
+        seen before this run, for the near-repeats e-process (which keeps those it has
+        seen, and takes them in whatever order)."""
+        done: set[bytes] = set()
+        for tally in self.state.totals().values():
+            for key in tally.counts:
+                if (key[0] == "repeat" and key[3] == 1 and isinstance(key[4], bytes)
+                        and len(key[4]) == DEAL_BYTES and key[4] not in done):
+                    done.add(key[4])
+                    yield key[4]
 
     def _read_enough(self, path: str) -> bool:
         """Whether the log at ``path`` was read as this run reads: its deals tallied if

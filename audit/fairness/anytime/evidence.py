@@ -60,100 +60,64 @@ What is bet on, by kind of tally entry:
   before; the e-value is the average of that bet and of not betting, so a fair
   archive's long run without repeats costs it at most half its weight. The values seen
   are kept as 8-byte digests.
+* ``rows`` (each deal in its match, :mod:`~tarneeb.audit.fairness.state`) and every
+  deal's hands (the repeated deals' values): state-adaptive dealing, drift, serial
+  balance across a player's matches, partners' fit and near-repeats, each with a bet of
+  its own (:mod:`~tarneeb.audit.fairness.anytime.threats`). The near-repeats bet asks
+  about every hand seen before: not kept here, but made again, at the first match a
+  run advances, from the deals the caller gives (:attr:`Evidence.earlier`: the
+  archive's state keeps them), those the evidence has seen (its repeated deals' digests).
 
-A test of the fixed-sample battery none of these covers (a kind added to the battery
-after these were written, a reference with no distribution written out) is named by
+A test of the fixed-sample battery none of these covers (today the joint voids and long
+suits tests, whose references have no distribution written out; any kind added to the
+battery after these were written) is named by
 :func:`fixed_sample_only`, which the report and ``--json`` show: never silently absent.
 
 The tests are grouped by **family** (``family_of``: the threats of the fixed-sample
 battery: the marginal distributions, the match state, the splits by key, rule set,
 player and order, the partners and teams, the shuffle's residue). Each family has an
-equal share of the weight, and within a family the k-th test to appear takes ``1/(k(k+1))``
-of it (they sum to 1), so the archive's combined e-value, the weighted average of its
-tests', is an e-process too, whatever tests a growing archive brings (a test not seen
-yet counts at its starting value, 1).
+equal share of the weight, in two halves: one for the tests aimed at the family's threat
+(:data:`THREAT_KINDS`: state-adaptive dealing, drift and serial balance, partners' fit,
+near-repeats), one for the others; within a half the k-th test to appear takes
+``1/(k(k+1))`` of it (they sum to 1), so the archive's combined e-value, the weighted
+average of its tests', is an e-process too, whatever tests a growing archive brings (a
+test not seen yet counts at its starting value, 1). Evidence made before the halves
+(version 1 of its bytes) goes on with one sequence a family, as it began.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tarneeb.audit.fairness.anytime.threats import (
+    COV_STEPS,
+    STEPS,
+    NearIndex,
+    _logmean,
+    _moments,
+    advance_balance,
+    advance_cells,
+    advance_drift,
+    advance_near,
+    advance_pairing,
+    deal_hands,
+    variance_proxy,
+)
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.correction import FAMILIES, family_of
 from tarneeb.audit.fairness.exact import DrawSum
 from tarneeb.audit.fairness.joint import PACK
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
+from tarneeb.audit.fairness.nearrepeat import TEST as NEAR_TEST
 from tarneeb.audit.fairness.tally import Tally, draw_digest
 
-STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # bet sizes, in units of 1/sd of one observation
-# a covariate's scale is not known beforehand (a side behind is ±1, a score difference
-# is in points): its bets span more sizes, per unit of the covariate
-COV_STEPS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3)
 PLACE_STEPS = (0.25, 0.5, 1.0, 2.0)  # bets on the card-position score (a log-likelihood ratio)
 PRIOR = 200  # pseudo-observations of the null's distribution a fit test's bet starts from
 # the families are the fixed-sample battery's (correction.py): the two agree in what they test
-
-
-@functools.lru_cache(maxsize=1024)
-def _moments(ref: Any) -> tuple[float, float, tuple[float, ...]] | None:
-    """Mean, sd and ``ψ`` at each bet (up then down, per ``STEPS``) of one observation of
-    ``ref``; None when it has no numeric pmf."""
-    dist = _dist(ref)
-    if dist is None:
-        return None
-    mu = sum(v * p for v, p in dist)
-    var = sum((v - mu) ** 2 * p for v, p in dist)
-    if var <= 0:
-        return None
-    sd = math.sqrt(var)
-    return mu, sd, tuple(_psi(dist, mu, s * c / sd) for s in (1, -1) for c in STEPS)
-
-
-def _dist(ref: Any) -> list[tuple[float, float]] | None:
-    pmf = getattr(ref, "pmf", None)
-    if pmf is None:
-        return None
-    items = pmf().items()
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v, _ in items):
-        return None
-    return [(float(v), p) for v, p in items if p > 0]
-
-
-def _psi(dist: list[tuple[float, float]], mu: float, lam: float) -> float:
-    """``log E exp(λ (x - μ))``, exactly."""
-    top = max(lam * (v - mu) for v, _ in dist)
-    return top + math.log(sum(p * math.exp(lam * (v - mu) - top) for v, p in dist))
-
-
-@functools.lru_cache(maxsize=64)
-def variance_proxy(ref: Any) -> float:
-    """The least ``s²`` with ``ψ(λ) ≤ λ² s² / 2`` for every ``λ`` (a sub-Gaussian variance
-    proxy of one observation of ``ref``): the largest ``2 ψ(λ) / λ²`` over ``|λ| ≤ 20/sd``
-    on a fine grid, and beyond it the bound ``2 R / |λ|`` (``R`` the largest distance from
-    the mean), with a margin for the grid.
-
-    >>> from tarneeb.audit.fairness.exact import DrawSum
-    >>> team = DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 26, 2)
-    >>> round(team.variance, 2), round(variance_proxy(team), 2)
-    (22.75, 22.97)
-    """
-    dist = _dist(ref)
-    m = _moments(ref)
-    if dist is None or m is None:
-        raise ValueError(f"{ref!r} has no numeric distribution")
-    mu, sd, _ = m
-    reach = max(abs(v - mu) for v, _ in dist)
-    grid = (k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k)
-    sup = max(2 * _psi(dist, mu, g) / (g * g) for g in grid)
-    return max(sup * 1.01, sd * sd, 2 * reach * sd / 20)
-
-
-def _logmean(values: list[float]) -> float:
-    top = max(values)
-    return top + math.log(sum(math.exp(v - top) for v in values) / len(values))
 
 
 @dataclass
@@ -181,6 +145,19 @@ class _Test:
                  "placed": self._placed, "repeat": self._repeat}.get(self.kind)
         if other is not None:
             other(obs)
+            return
+        threat = _THREATS.get(self.kind)
+        if threat is not None:  # threats.py: the tests that read every deal
+            self.log_e = threat(self.totals, self.bets, obs)
+            return
+        if self.kind == "cells":
+            self.log_e = advance_cells(self.totals, self.bets, obs, self.index)
+            return
+        if self.kind == "near":
+            index = self.index.get("hands")
+            if index is None:
+                index = self.index["hands"] = NearIndex()
+            self.log_e = advance_near(self.totals, self.bets, obs, index)
             return
         steps = STEPS if self.kind == "sum" else COV_STEPS
         if not self.bets:
@@ -341,6 +318,13 @@ class _Test:
         self.log_e = _logmean([0.0, self.bets[2]])  # the average of no bet and the bet
 
 
+# the kinds of the tests aimed at a family's threat (state-adaptive dealing, drift and
+# serial balance, partners' fit, near-repeats): half their family's weight
+THREAT_KINDS = frozenset({"cells", "drift", "balance", "pairing", "near"})
+_THREATS = {"drift": advance_drift, "balance": advance_balance, "pairing": advance_pairing}
+# the fixed-sample tests of partners' fit (fit.py) and near-repeats (nearrepeat.py)
+PAIRING_TESTS = {"suit": ("suit fit", "partners", "suit lengths"),
+                 "honour": ("honour fit", "partners", "honours in the partner's suits")}
 _sum_ref = functools.lru_cache(maxsize=256)(DrawSum)
 
 
@@ -364,7 +348,7 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
         if kind in ("sum", "cov", "lag") and _moments(ref) is None:
             return
         entry = out.setdefault(test, (kind, {}))[1].setdefault(ref, [])
-        if kind in ("fit", "lag", "repeat"):
+        if kind in ("fit", "lag", "repeat", "cells", "drift", "balance", "pairing", "near"):
             entry.extend(figures)
         elif kind == "placed":
             entry.extend(figures if not entry else figures[1:])
@@ -400,6 +384,18 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
             add(("bound", *key[1]), "bounded", key[2], [n, share.sums[key]])
         elif kind == "repeat":
             add(("repeat", *key[1]), "repeat", (key[2], key[3]), [key[4], n])
+            if key[3] == 1 and isinstance(key[4], bytes) and len(key[4]) == DEAL_BYTES:
+                # every deal's hands: partners' fit and near-repeats
+                for what, test in PAIRING_TESTS.items():
+                    add(("pairing", *test), "pairing", what, [key[4]] * n)
+                add(("near", *NEAR_TEST), "near", "deals", [key[4]] * n)
+        elif kind == "rows":  # each deal in its match: state, drift, serial balance
+            measure, ref, rows = key[1][0], key[2], [key[3]] * n
+            add(("state", *key[1]), "cells", ref, rows)
+            for series in ("seats 1+3", "computer seats"):
+                add(("drift", measure, "archive order", series), "drift", (ref, series), rows)
+            add(("balance", measure, "successive matches", "each player's side"), "balance",
+                ref, rows)
         elif kind == "placed":
             cells = [x for k, c in share.sums.items()
                      if k[0] == "placed" and len(k) == 4 and k[1] == key[1]
@@ -427,10 +423,16 @@ class Evidence:
     def __init__(self) -> None:
         self.tests: dict[tuple[Any, ...], _Test] = {}
         self.slots: dict[str, int] = dict.fromkeys(FAMILIES, 0)
+        # each family's weight in two halves, its aimed tests' (THREAT_KINDS) and the
+        # others'; evidence of version 1 (made before) keeps one sequence a family
+        self.halves = True
         self.matches = 0
         self.log_e = 0.0  # the combined e-value, as a natural log
         self.max_log_e = 0.0
         self.crossed: dict[str, int] = {}  # per alpha (repr): the match it first crossed at
+        # the deals seen before this run (20-byte values; the near-repeats bet's, read
+        # once, when a match first needs them): the archive's state gives them
+        self.earlier: Callable[[], Iterable[bytes]] | None = None
 
     def advance(self, share: Tally | None, alpha: float) -> float:
         """One match (``share``: its observations; None: it has none, the wealth stays);
@@ -441,9 +443,9 @@ class Evidence:
             for test, (kind, obs) in sorted(observations(share).items(), key=_order):
                 t = self.tests.get(test)
                 if t is None:
-                    fam = family_of(test[1:])
-                    k = self.slots[fam] = self.slots[fam] + 1
-                    t = self.tests[test] = _Test(kind, 1 / (len(FAMILIES) * k * (k + 1)))
+                    t = self.tests[test] = _Test(kind, self._weight(test, kind))
+                if kind == "near" and "hands" not in t.index:
+                    t.index["hands"] = self._recalled()
                 t.advance(obs)
             self.log_e = self._combined()
         self.max_log_e = max(self.max_log_e, self.log_e)
@@ -451,6 +453,42 @@ class Evidence:
         if key not in self.crossed and self.log_e >= math.log(1 / alpha):
             self.crossed[key] = self.matches
         return self.log_e
+
+    def _weight(self, test: tuple[Any, ...], kind: str) -> float:
+        """A new test's weight, fixed as it first appears: its family's share
+        (``1/len(FAMILIES)``), half of it to the tests aimed at the family's threat
+        (:data:`THREAT_KINDS`) and half to the others, the k-th of each to appear
+        ``1/(k(k+1))`` of its half."""
+        fam = family_of(test[1:])
+        half = 1.0
+        if self.halves:
+            half = 0.5
+            if kind in THREAT_KINDS:
+                fam = f"{fam}: aimed"
+        k = self.slots[fam] = self.slots.get(fam, 0) + 1
+        return half / (len(FAMILIES) * k * (k + 1))
+
+    def _recalled(self) -> NearIndex:
+        """The hands seen before this run, for the near-repeats bet: the deals ``earlier``
+        gives (the archive's state keeps every log's deals) that the evidence has seen
+        (their digests in its repeated-deals test), each once. A deal it has not seen
+        (a log never advanced, or of the match now advancing) is left out: the bet's
+        exact mean is that of the hands it asks about, whichever they are."""
+        index = NearIndex()
+        seen = {d for t in self.tests.values() if t.kind == "repeat"
+                for (_, sampled), digests in t.totals.items() if sampled == 1
+                for d in digests}
+        if self.earlier is None or not seen:
+            return index
+        deals = []
+        for value in self.earlier():
+            d = draw_digest(value)
+            if d in seen:
+                seen.discard(d)
+                deals.append(value)
+        if deals:
+            index.add(deal_hands(deals))
+        return index
 
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of
@@ -484,7 +522,7 @@ class Evidence:
                               for t, e in self.strongest()]}
 
     def to_bytes(self) -> bytes:
-        return pack_value((1, self.matches, self.log_e, self.max_log_e,
+        return pack_value((2 if self.halves else 1, self.matches, self.log_e, self.max_log_e,
                            tuple(self.crossed.items()), tuple(self.slots.items()),
                            tuple((k, t.kind, t.weight, t.log_e,
                                   tuple((r, tuple(v)) for r, v in t.totals.items()),
@@ -495,12 +533,13 @@ class Evidence:
     def from_bytes(cls, data: bytes) -> Evidence:
         try:
             version, matches, log_e, max_log_e, crossed, slots, tests = unpack_value(data)
-            if version != 1:
+            if version not in (1, 2):
                 raise CodecError(f"evidence of version {version}")
             e = cls()
             e.matches, e.log_e, e.max_log_e = matches, log_e, max_log_e
             e.crossed = dict(crossed)
             e.slots.update(dict(slots))
+            e.halves = version == 2
             for key, kind, weight, t_log_e, totals, bets in tests:
                 e.tests[key] = _Test(kind, weight, {r: list(v) for r, v in totals}, t_log_e,
                                      list(bets))

@@ -1,0 +1,489 @@
+"""The bets' arithmetic, and the e-processes of the threats read from every deal.
+
+:mod:`~tarneeb.audit.fairness.anytime.evidence` keeps the archive's e-processes; here is what its
+bets share (the exact ``ψ`` of a reference, a sub-Gaussian variance proxy, the average
+of bets as a log) and the bets of the fixed-sample tests that read each deal in its
+match (:mod:`~tarneeb.audit.fairness.state`, :mod:`~tarneeb.audit.fairness.drift`) or
+every deal's hands (:mod:`~tarneeb.audit.fairness.nearrepeat`,
+:mod:`~tarneeb.audit.fairness.fit`), so that the continuous audit tests what the
+fixed-sample battery tests. Each is a wealth that a fair shuffle keeps at 1 on average
+at every match (a nonnegative supermartingale, most of them a martingale):
+
+* **State-adaptive dealing** (:func:`advance_cells`): per cell (a subject, a state of
+  the match, as the state test's: the two teams, the computer and the human seats, each
+  named player once they have :data:`~tarneeb.audit.fairness.state.MIN_PLAYER_MATCHES`
+  matches, times the seven states), the sum of the subject's seats' points in each
+  deal dealt in that state, bet on with the exact ``ψ`` of ``k`` hands' points
+  (``k`` the seats in the cell that deal): the state is a function of the deals before,
+  so under a fair shuffle each deal's points are independent of whether it is in the
+  cell, and each factor has mean exactly 1. The test's e-value is the average of its
+  cells': half the weight to the 28 cells of the teams and labels (equal), half to the
+  players, the k-th player to qualify ``1/(k(k+1))`` of it, split over its states.
+* **Drift** (:func:`advance_drift`): per series (seats 1+3's points; the computer seats'
+  points in deals with human seats too), each deal's standardised value ``z`` against
+  a direction learnt from the deals before it (an exponentially weighted mean of their
+  ``z``, at two half-lives, clipped to ±1): ``λ d z − λ² d² r / 2``, ``r`` the
+  standardised variance proxy of the exact distribution. ``d`` is known before the
+  deal: a supermartingale. It bets that the next deal deviates as the recent ones did,
+  so a bias that comes, goes or turns over the archive's life is bet on as it is
+  (where a mean's e-process would give back what it won once the bias turns).
+* **Serial balance** (:func:`advance_balance`): each match's luck of seats 1+3 (its
+  points against their exact mean, over their exact standard deviation) against the
+  covariate ``X``, the sum over its four players of their side's luck in their match
+  before (signed by the side they sit on now): a player's successive matches, as the
+  lag test bets on consecutive ones, bounded by the variance proxy.
+* **Partners' fit** (:func:`advance_pairing`): given a deal's four hands (unordered),
+  which two are partners is one of three pairings, each of chance 1/3 under a fair
+  shuffle; the dealt pairing's fit less the three's mean is bet on with its exact ``ψ``
+  (the log of the mean of ``exp(λ·)`` over the three), ``λ`` scaled by the deal's own
+  spread (a function of the unordered hands): a martingale, exact.
+* **Near-repeats** (:func:`advance_near`): per match, the pairs its hands make with
+  the hands seen before and with each other (of different deals) that share 12 or 13
+  cards, ``N``, against its exact mean ``μ`` (each such pair has the chance
+  ``(1 + 13·39) / C(52, 13)``): the factor ``1 + λ (N − μ)`` with ``0 ≤ λ ≤ 1/μ`` is
+  nonnegative and of mean exactly 1. ``λ`` makes it the likelihood ratio of a match with
+  pairs at a rate learnt from the matches before (as the repeat bet), against ``μ``;
+  the e-value is the average of that bet and of none. The hands seen before are
+  :class:`NearIndex`, about 20 bytes a hand in memory (not kept in the evidence: made
+  again from the deals the archive's state keeps, :meth:`NearIndex.count` the only
+  question asked of it).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from tarneeb.audit.fairness.exact import DrawSum
+from tarneeb.audit.fairness.fit import pairing_values
+from tarneeb.audit.fairness.nearrepeat import HANDS, SHARED, hands_of, near_pairs
+from tarneeb.audit.fairness.state import DEAL_ROW, MIN_PLAYER_MATCHES, STATES, TEAMS, _side_in
+
+STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # bet sizes, in units of 1/sd of one observation
+# a covariate's scale is not known beforehand (a side behind is ±1, a score difference
+# is in points): its bets span more sizes, per unit of the covariate
+COV_STEPS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3)
+DRIFT_HALF_LIVES = (100, 1000)  # deals: the drift bet's learnt direction
+DRIFT_STEPS = (0.5, 1.0, 2.0)  # the drift bet's sizes, per unit of the learnt direction
+BALANCE_STEPS = (0.02, 0.05, 0.1, 0.2, 0.5)  # per unit of the covariate (a sum of z's)
+PAIRING_STEPS = (0.05, 0.1, 0.2, 0.5)  # per unit of the deal's spread of the three fits
+_LABEL_CELLS = 4 * len(STATES)  # the teams' and the labels' cells
+_BITS = [m.bit_count() for m in range(16)]
+
+
+@functools.lru_cache(maxsize=1024)
+def _moments(ref: Any) -> tuple[float, float, tuple[float, ...]] | None:
+    """Mean, sd and ``ψ`` at each bet (up then down, per ``STEPS``) of one observation of
+    ``ref``; None when it has no numeric pmf."""
+    dist = _dist(ref)
+    if dist is None:
+        return None
+    mu = sum(v * p for v, p in dist)
+    var = sum((v - mu) ** 2 * p for v, p in dist)
+    if var <= 0:
+        return None
+    sd = math.sqrt(var)
+    return mu, sd, tuple(_psi(dist, mu, s * c / sd) for s in (1, -1) for c in STEPS)
+
+
+def _dist(ref: Any) -> list[tuple[float, float]] | None:
+    pmf = getattr(ref, "pmf", None)
+    if pmf is None:
+        return None
+    items = pmf().items()
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v, _ in items):
+        return None
+    return [(float(v), p) for v, p in items if p > 0]
+
+
+def _psi(dist: list[tuple[float, float]], mu: float, lam: float) -> float:
+    """``log E exp(λ (x - μ))``, exactly."""
+    top = max(lam * (v - mu) for v, _ in dist)
+    return top + math.log(sum(p * math.exp(lam * (v - mu) - top) for v, p in dist))
+
+
+@functools.lru_cache(maxsize=64)
+def variance_proxy(ref: Any) -> float:
+    """The least ``s²`` with ``ψ(λ) ≤ λ² s² / 2`` for every ``λ`` (a sub-Gaussian variance
+    proxy of one observation of ``ref``): the largest ``2 ψ(λ) / λ²`` over ``|λ| ≤ 20/sd``
+    on a fine grid, and beyond it the bound ``2 R / |λ|`` (``R`` the largest distance from
+    the mean), with a margin for the grid.
+
+    >>> from tarneeb.audit.fairness.exact import DrawSum
+    >>> team = DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 26, 2)
+    >>> round(team.variance, 2), round(variance_proxy(team), 2)
+    (22.75, 22.97)
+    """
+    dist = _dist(ref)
+    m = _moments(ref)
+    if dist is None or m is None:
+        raise ValueError(f"{ref!r} has no numeric distribution")
+    mu, sd, _ = m
+    reach = max(abs(v - mu) for v, _ in dist)
+    grid = (k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k)
+    sup = max(2 * _psi(dist, mu, g) / (g * g) for g in grid)
+    return max(sup * 1.01, sd * sd, 2 * reach * sd / 20)
+
+
+def _logmean(values: Sequence[float]) -> float:
+    top = max(values)
+    if top == math.inf:
+        return math.inf
+    return top + math.log(sum(math.exp(v - top) for v in values) / len(values))
+
+
+def _log_weighted(terms: Iterable[tuple[float, float]], rest: float) -> float:
+    """``log(Σ w·e^x + rest)`` for (weight, log e-value) pairs and the weight ``rest`` of
+    bets not made yet (at 1)."""
+    logs = [math.log(w) + x for w, x in terms if w > 0]
+    if rest > 0:
+        logs.append(math.log(rest))
+    top = max(logs)
+    if top == math.inf:
+        return math.inf
+    return top + math.log(sum(math.exp(v - top) for v in logs))
+
+
+@functools.lru_cache(maxsize=16)
+def _seats_ref(ref: DrawSum, k: int) -> DrawSum:
+    """The sum of ``k`` hands' values (``ref`` one hand's)."""
+    return DrawSum(ref.population, k * ref.draws, k)
+
+
+def _rows(row: tuple[Any, ...]) -> tuple[list[tuple[int, ...]], list[int]]:
+    """A match's row (:meth:`~tarneeb.audit.fairness.tally.Tally.rows`): per deal its four
+    values, and its state byte."""
+    raw = row[4]
+    values = [tuple(raw[i:i + 4]) for i in range(0, len(raw) - DEAL_ROW + 1, DEAL_ROW)]
+    states = [raw[i + 4] for i in range(0, len(raw) - DEAL_ROW + 1, DEAL_ROW)]
+    return values, states
+
+
+def _subjects(row: tuple[Any, ...], qualified: Iterable[str]) -> list[tuple[str, int]]:
+    """The match's subjects and their seats (a bit mask): the teams, the labels (when the
+    computer seats are known), the qualified players."""
+    out = [("seats 1+3", TEAMS[0]), ("seats 2+4", TEAMS[1])]
+    computer = row[3]
+    if computer >= 0:
+        out += [("computer seats", computer), ("human seats", ~computer & 15)]
+    mine: dict[str, int] = {}
+    ok = set(qualified)
+    for seat, name in enumerate(row[2]):
+        if name in ok:
+            mine[name] = mine.get(name, 0) | TEAMS[seat & 1]
+    out += [(f"player {name}", mask) for name, mask in sorted(mine.items())]
+    return out
+
+
+def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
+                  obs: dict[Any, list[Any]], cache: dict[Any, Any] | None = None) -> float:
+    """State-adaptive dealing (see the module): ``obs`` per reference (one hand's value)
+    the match's rows; ``totals`` per cell ``("cell", subject, state)`` its
+    bets' log-wealths, per player ``("seen", name)`` the matches seen, and the
+    players qualified ``("players",)``. Returns the test's log e-value."""
+    import numpy as np
+    players = totals.setdefault(("players",), [])
+    touched = set()
+    for ref, rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+        for row in rows:
+            values, states = _rows(row)
+            if not values:
+                continue
+            st = np.array(states, dtype=np.int64)
+            sides = {name: _side_in(st, name).tolist() for name in STATES}
+            side_masks = (TEAMS[0], TEAMS[1], 15, 0)
+            qualified = [n for n in row[2]
+                         if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
+            # per deal, the points of each set of seats (a bit mask)
+            held = [[sum(v[s] for s in range(4) if mask >> s & 1) for mask in range(16)]
+                    for v in values]
+            for subject, seats in _subjects(row, qualified):
+                for state in STATES:
+                    per: dict[int, list[int]] = {}  # per k seats: deals, points
+                    for i, side in enumerate(sides[state]):
+                        mask = seats & side_masks[side]
+                        if mask in (0, 15):
+                            continue
+                        got = per.setdefault(_BITS[mask], [0, 0])
+                        got[0] += 1
+                        got[1] += held[i][mask]
+                    if not per:
+                        continue
+                    cell = totals.get(("cell", subject, state))
+                    if cell is None:
+                        cell = totals[("cell", subject, state)] = [0.0] * (2 * len(STEPS))
+                        if subject.startswith("player ") and subject[7:] not in players:
+                            players.append(subject[7:])
+                    touched.add(("cell", subject, state))
+                    for k, (n, total) in sorted(per.items()):
+                        m = _moments(_seats_ref(ref, k))
+                        if m is None:
+                            continue
+                        mu, sd, psis = m
+                        for j in range(2 * len(STEPS)):
+                            lam = (1 if j < len(STEPS) else -1) * STEPS[j % len(STEPS)] / sd
+                            cell[j] += lam * (total - n * mu) - n * psis[j]
+            for name in set(row[2]):
+                totals.setdefault(("seen", name), [0])[0] += 1
+    return cells_log_e(totals, {} if cache is None else cache, touched)
+
+
+def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
+                touched: Iterable[Any] = ()) -> float:
+    """The state test's e-value (a log): half the weight to the teams' and labels' cells,
+    equal; half to the players, the k-th to qualify ``1/(k(k+1))``, equal over its states.
+    ``cache`` keeps each cell's e-value (a log) between matches; ``touched``, the cells
+    whose bets changed since."""
+    logs = cache.setdefault("cells", {})
+    for key in touched:
+        logs[key] = _logmean(totals[key])
+    order = {name: k for k, name in enumerate(totals.get(("players",), []), 1)}
+    terms = []
+    for key, cell in totals.items():
+        if key[0] != "cell":
+            continue
+        if key[1].startswith("player "):
+            k = order[key[1][7:]]
+            w = 0.5 / (k * (k + 1)) / len(STATES)
+        else:
+            w = 0.5 / _LABEL_CELLS
+        x = logs.get(key)
+        if x is None:  # read back from bytes: made once
+            x = logs[key] = _logmean(cell)
+        terms.append((w, x))
+    used = sum(w for w, _ in terms)
+    return _log_weighted(terms, 1 - used)
+
+
+def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
+                  obs: dict[Any, list[Any]]) -> float:
+    """Drift (see the module): ``obs`` per (reference, series) the match's rows;
+    ``totals[("direction",)]`` the learnt direction per half-life; ``bets`` the log-wealth
+    per half-life and size."""
+    if not bets:
+        bets.extend([0.0] * (len(DRIFT_HALF_LIVES) * len(DRIFT_STEPS)))
+    direction = totals.setdefault(("direction",), [0.0] * len(DRIFT_HALF_LIVES))
+    keep = [0.5 ** (1 / h) for h in DRIFT_HALF_LIVES]
+    for (ref, series), rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+        for row in rows:
+            values, _ = _rows(row)
+            for v in values:
+                if series == "seats 1+3":
+                    k, held = 2, v[0] + v[2]
+                else:
+                    computer = row[3]
+                    if not 0 < computer < 15:
+                        continue
+                    k = computer.bit_count()
+                    held = sum(v[s] for s in range(4) if computer >> s & 1)
+                r_ref = _seats_ref(ref, k)
+                m = _moments(r_ref)
+                if m is None:
+                    continue
+                mu, sd, _ = m
+                z = (held - mu) / sd
+                r = variance_proxy(r_ref) / (sd * sd)
+                for h, d in enumerate(direction):
+                    d = max(-1.0, min(1.0, d))
+                    for s, lam in enumerate(DRIFT_STEPS):
+                        bets[h * len(DRIFT_STEPS) + s] += lam * d * z - lam * lam * d * d * r / 2
+                for h in range(len(direction)):
+                    direction[h] = keep[h] * direction[h] + (1 - keep[h]) * z
+    return _logmean(bets)
+
+
+def advance_balance(totals: dict[Any, list[Any]], bets: list[float],
+                    obs: dict[Any, list[Any]]) -> float:
+    """Serial balance (see the module): ``obs`` per reference the match's rows;
+    ``totals[("luck", name)]`` each player's side's luck in their match before."""
+    if not bets:
+        bets.extend([0.0] * (2 * len(BALANCE_STEPS)))
+    for ref, rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+        team = _seats_ref(ref, 2)
+        m = _moments(team)
+        if m is None:
+            continue
+        mu, sd, _ = m
+        r = variance_proxy(team) / (sd * sd)
+        for row in rows:
+            values, _ = _rows(row)
+            names = row[2]
+            if not values or len(names) != 4:
+                continue
+            n = len(values)
+            z = (sum(v[0] + v[2] for v in values) - n * mu) / (sd * math.sqrt(n))
+            x = sum((1 if seat % 2 == 0 else -1) * totals[("luck", name)][0]
+                    for seat, name in enumerate(names) if ("luck", name) in totals)
+            if x:
+                for j in range(len(bets)):
+                    lam = (1 if j < len(BALANCE_STEPS) else -1) * \
+                        BALANCE_STEPS[j % len(BALANCE_STEPS)]
+                    bets[j] += lam * x * z - lam * lam * x * x * r / 2
+            for seat, name in enumerate(names):
+                totals[("luck", name)] = [z if seat % 2 == 0 else -z]
+    return _logmean(bets)
+
+
+def deal_hands(values: Iterable[bytes]) -> Any:
+    """The deals' four hands (deals x 4, uint64) from their 20-byte values."""
+    counts: dict[bytes, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return hands_of(counts)
+
+
+def advance_pairing(totals: dict[Any, list[Any]], bets: list[float],
+                    obs: dict[Any, list[Any]]) -> float:
+    """Partners' fit (see the module): ``obs`` per fit (``"suit"``, ``"honour"``) the
+    match's deals (20-byte values)."""
+    import numpy as np
+    if not bets:
+        bets.extend([0.0] * (2 * len(PAIRING_STEPS)))
+    for what, values in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+        hands = deal_hands(values)
+        if not len(hands):
+            continue
+        fit, hon = pairing_values(hands)
+        v = (fit if what == "suit" else hon).astype(float)
+        dev = v - v.mean(axis=1, keepdims=True)
+        spread = np.sqrt((dev ** 2).mean(axis=1))
+        at = spread > 0
+        dev, spread = dev[at], spread[at]
+        steps = np.array([c * s for s in (1, -1) for c in PAIRING_STEPS])
+        x = steps[:, None, None] * (dev / spread[:, None])[None]  # bets x deals x pairings
+        top = x.max(axis=2)
+        psi = top + np.log(np.exp(x - top[:, :, None]).mean(axis=2))
+        for j, gained in enumerate((x[:, :, 0] - psi).sum(axis=1).tolist()):
+            bets[j] += gained
+    return _logmean(bets)
+
+
+class NearIndex:
+    """The hands seen before (13-card masks, uint64, with their multiplicity): sorted
+    distinct hands and their counts, a small tail merged into them now and then, and a
+    bit map of the hands' hashes (at least 32 bits a hand) that turns away at once
+    nearly every hand not seen; about 20 bytes a hand."""
+
+    def __init__(self) -> None:
+        import numpy as np
+        self.hands = np.zeros(0, dtype=np.uint64)  # sorted, distinct
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.tail = np.zeros(0, dtype=np.uint64)
+        self.size = 0
+        self.log_bits = 20
+        self.bits = np.zeros(1 << (self.log_bits - 6), dtype=np.uint64)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _hash(self, x: Any) -> Any:
+        import numpy as np
+        return (x * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - self.log_bits)
+
+    def _mark(self, hands: Any) -> None:
+        import numpy as np
+        at = self._hash(hands)
+        np.bitwise_or.at(self.bits, at >> np.uint64(6), np.uint64(1) << (at & np.uint64(63)))
+
+    def add(self, hands: Any) -> None:
+        import numpy as np
+        new = np.asarray(hands, np.uint64).ravel()
+        self.size += len(new)
+        self.tail = np.concatenate((self.tail, new))
+        if self.size * 32 > (1 << self.log_bits):  # the map grows: made again, larger
+            while self.size * 32 > (1 << self.log_bits):
+                self.log_bits += 1
+            self.bits = np.zeros(1 << (self.log_bits - 6), dtype=np.uint64)
+            self._mark(self.hands)
+            self._mark(self.tail)
+        else:
+            self._mark(new)
+        if len(self.tail) > max(4096, len(self.hands) // 8):
+            every = np.concatenate((np.repeat(self.hands, self.counts), self.tail))
+            self.hands, self.counts = np.unique(every, return_counts=True)
+            self.tail = np.zeros(0, dtype=np.uint64)
+
+    def count(self, hands: Any) -> int:
+        """The pairs (a hand of ``hands``, a hand seen before) that share 12 or 13 cards:
+        each hand's 1 + 13·39 neighbours (itself, and each of its cards for one it lacks)
+        looked up among the hands seen (those the bit map lets through)."""
+        import numpy as np
+        h = np.asarray(hands, dtype=np.uint64).ravel()
+        if not len(h) or not self.size:
+            return 0
+        cards = np.uint64(1) << np.arange(52, dtype=np.uint64)
+        held = (h[:, None] & cards[None, :]) != 0  # (m, 52)
+        bits = np.broadcast_to(cards, held.shape)
+        inside = bits[held].reshape(len(h), 13)
+        outside = bits[~held].reshape(len(h), 39)
+        near = (h[:, None, None] ^ inside[:, :, None] ^ outside[:, None, :]).ravel()
+        probe = np.concatenate((h, near))
+        at = self._hash(probe)
+        maybe = (self.bits[at >> np.uint64(6)] >> (at & np.uint64(63))) & np.uint64(1)
+        probe = probe[maybe.astype(bool)]
+        found = 0
+        if len(self.hands) and len(probe):
+            i = np.minimum(np.searchsorted(self.hands, probe), len(self.hands) - 1)
+            hit = self.hands[i] == probe
+            found += int(self.counts[i[hit]].sum())
+        if len(self.tail) and len(probe):
+            t = np.sort(self.tail)
+            found += int((np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)).sum())
+        return found
+
+
+def near_factor(pairs: int, new: int, deals: int, earlier: int, matches: int,
+                hits: int) -> tuple[float, float]:
+    """One match's factor (a log) and its exact mean count: ``pairs`` near pairs of its
+    ``new`` hands (``deals`` deals) with ``earlier`` hands before and with each other;
+    ``matches`` and ``hits`` (matches with a pair) before it set the bet.
+
+    >>> near_factor(0, 40, 10, 0, 0, 0)[0] < 0 < near_factor(1, 40, 10, 0, 0, 0)[0]
+    True
+    """
+    mu = (new * earlier + new * (new - 1) // 2 - 6 * deals) * SHARED / HANDS
+    if mu <= 0:
+        return (math.inf if pairs else 0.0), mu
+    q = (hits + 0.5) / (matches + 1)  # a rate learnt from the matches before
+    if mu >= min(q, 1.0):
+        return 0.0, mu
+    lam = (q - mu) / (mu * (1 - mu))  # then lam·mu <= 1: the factor is never negative
+    return math.log1p(lam * (pairs - mu)) if lam * (pairs - mu) > -1 else -math.inf, mu
+
+
+def advance_near(totals: dict[Any, list[Any]], bets: list[float], obs: dict[Any, list[Any]],
+                 index: NearIndex) -> float:
+    """Near-repeats (see the module): ``obs`` the match's deals (20-byte values) under one
+    key; ``index`` the hands seen before (the match's are added after its bet); ``bets``
+    matches, matches with a pair, the log of the wealth."""
+    if not bets:
+        bets.extend([0.0, 0.0, 0.0])
+    values = [v for vs in obs.values() for v in vs]
+    hands = deal_hands(values)
+    if len(hands):
+        pairs = near_pairs(hands)[0] + index.count(hands)
+        log_f, _ = near_factor(pairs, 4 * len(hands), len(hands), len(index),
+                               int(bets[0]), int(bets[1]))
+        bets[0] += 1
+        bets[1] += pairs > 0
+        bets[2] += log_f
+        index.add(hands)
+    return _logmean([0.0, bets[2]])  # the average of no bet and the bet
+
+
+__all__ = [
+    "COV_STEPS",
+    "STEPS",
+    "NearIndex",
+    "advance_balance",
+    "advance_cells",
+    "advance_drift",
+    "advance_near",
+    "advance_pairing",
+    "cells_log_e",
+    "deal_hands",
+    "near_factor",
+    "variance_proxy",
+]
