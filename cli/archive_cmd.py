@@ -57,6 +57,21 @@ def _ignore(error: OSError) -> None:
     """A directory the progress bar's count cannot list (the audit's own listing says so)."""
 
 
+# the thread counts of the BLAS numpy may be built on (OpenBLAS, numpy's and scipy's wheels;
+# MKL; Apple's Accelerate)
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """One BLAS thread in the audit's processes (this one, and the local workers, which
+    inherit its environment), unless the environment says otherwise: the statistics'
+    matrix products are small, and a job is one process per core, so a BLAS's own threads
+    only spin against the other jobs. Read by the BLAS when numpy is first imported, so
+    set before it is (a no-op when it was)."""
+    for name in BLAS_THREADS:
+        os.environ.setdefault(name, "1")
+
+
 def parse_fast(argv: list[str]) -> dict[str, Any] | None:
     """The arguments of a plain ``audit [-j N] [--json] [--no-stats] PATH...``, or None to
     leave it to typer (whose parsing costs an audit of a few hundred logs a tenth of its
@@ -185,6 +200,7 @@ def register(app: typer.Typer) -> None:
         --skip-unreadable) or bad input; 3 every log clean but the statistics show
         evidence of bias.
         """
+        one_blas_thread()
         from tarneeb.replay.archive.audit import (
             ArchiveError,
             ArchiveSummary,
