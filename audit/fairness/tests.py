@@ -185,19 +185,51 @@ def sequential_p(exceed: Callable[[int], Any], most: int = MC_MORE) -> float:
     return (found + 1) / (most + 1)
 
 
+CELL_BITS = (12, 16)  # [0, 1) cut into 2**bits cells to look a draw's bin up
+
+
 def _bin_counts(cdf: Any, draws: Any) -> Any:
     """Per row of ``draws`` (uniforms in [0, 1)), how many fall in each bin of ``cdf``:
     the bin of ``u`` is the number of the cumulative probabilities at most ``u`` (the last
     bin also takes any ``u`` past ``cdf[-1]``, which rounding can leave below 1).
 
-    The same counts as a bin looked up for every draw (``searchsorted``) and counted, found
-    by sorting each row and a binary search of each row for each of the bins' upper ends at
-    once: a sort of a few hundred numbers a row is several times faster than a search per
-    draw, and the counts (so the simulated samples) are the same to the last one."""
+    Looked up in a table, not searched: [0, 1) is cut into ``M`` equal cells (a power of
+    two, so a draw's cell, ``⌊u·M⌋``, is exact); in a cell that no bin's end falls inside,
+    every draw has the bin of the cell's lower edge, and in one that one end falls inside,
+    that bin or the next, as the draw is below the end or not. The draws' bins are then
+    counted per row (one ``bincount``). A cell with two ends inside it (two bins of
+    probability under ``1/M``) takes a finer table, and failing that the rows are sorted
+    and searched (:func:`_sorted_bin_counts`). The counts are those of each draw looked up
+    by itself, to the last one."""
     import numpy as np
 
     rows, k = draws.shape
-    ends = np.asarray(cdf[:-1])  # the upper end of every bin but the last
+    ends = np.asarray(cdf[:-1], dtype=float)  # the upper end of every bin but the last
+    bins = len(ends) + 1
+    for bits in CELL_BITS if rows * k and draws.max() < 1.0 else ():  # in [0, 1)
+        m = 1 << bits
+        scaled = ends * m  # exact: a power of two
+        cell = np.floor(scaled)
+        inside = (scaled != cell) & (cell < m)  # an end strictly inside a cell of [0, 1)
+        at = cell[inside].astype(np.int64)
+        if len(at) != len(np.unique(at)):
+            continue
+        base = np.searchsorted(ends, np.arange(m) / m, side="right")  # ends <= lower edge
+        edge = np.full(m, 2.0)  # no end inside: no draw reaches it
+        edge[at] = ends[inside]
+        where = (draws * m).astype(np.int64)
+        which = base[where] + (draws >= edge[where])
+        which += (bins * np.arange(rows, dtype=np.int64))[:, None]
+        return np.bincount(which.ravel(), minlength=rows * bins).reshape(rows, bins)
+    return _sorted_bin_counts(ends, draws)
+
+
+def _sorted_bin_counts(ends: Any, draws: Any) -> Any:
+    """:func:`_bin_counts` by sorting each row and a binary search of each row for each of
+    the bins' upper ends (``ends``) at once."""
+    import numpy as np
+
+    rows, k = draws.shape
     ordered = np.sort(draws, axis=1).ravel()
     before = (k * np.arange(rows))[:, None] - 1  # where each row starts, less one
     below = np.zeros((rows, len(ends)), dtype=np.int64)  # draws < end, per row and end
