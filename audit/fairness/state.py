@@ -201,12 +201,11 @@ def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
         return r
     k = len(names)
     values = d["values"]
-    sums = np.zeros(k, dtype=np.int64)  # whole numbers: the same in any order of the deals
     size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64)
     held = sum(np.where(mask_of >> s & 1, values[deal_of, s], 0) for s in range(4))
-    np.add.at(sums, cell_of, held)
-    hands = np.zeros(k, dtype=np.int64)
-    np.add.at(hands, cell_of, size)
+    # whole numbers far below 2**53, added exactly in any order of the deals
+    sums = np.rint(np.bincount(cell_of, held, k)).astype(np.int64)
+    hands = np.rint(np.bincount(cell_of, size, k)).astype(np.int64)
     expected = hands * ref.mean
     cov = _covariance(ref, k, cell_of, deal_of, mask_of)
     sd = np.sqrt(np.diag(cov))
