@@ -154,28 +154,29 @@ def cells(d: Mapping[str, Any]) -> tuple[list[str], Any, Any, Any]:
 COV_DEALS = 2_048  # deals whose members' seats are laid out at once (32 KB a cell)
 
 
-def _covariance(ref: DrawSum, k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> Any:
-    """The exact covariance of the cells' sums: for two seat sets ``a`` and ``b`` of one
-    deal, ``var·|a∩b| + cov·|a|·|b|`` less ``cov·|a∩b|`` (``var`` one hand's variance,
-    ``cov`` two hands' covariance), added over the deals the cells share; deals apart add
-    nothing. Both sums are matrix products: ``|a∩b|`` added over the deals is ``XᵀX``, ``X``
+def _shared(k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> tuple[Any, Any]:
+    """Over the pairs of members of one deal (a member with itself too), per pair of
+    cells (``k·k``, whole numbers): the seats the two share, and their sizes multiplied.
+    Both are matrix products: the seats shared, added over the deals, are ``XᵀX``, ``X``
     a row per deal and seat and a column per cell (1 where the cell holds that seat of that
-    deal), and ``|a|·|b|`` is ``YᵀY``, ``Y`` a row per deal (the seats the cell holds). Made
-    :data:`COV_DEALS` deals at a time (memory flat in the archive's size), in floating
+    deal), and the sizes' products ``YᵀY``, ``Y`` a row per deal (the seats the cell holds).
+    Made :data:`COV_DEALS` deals at a time (memory flat in the archive's size), in floating
     point: whole numbers far below 2²⁴ (a block's) and 2⁵³ (the archive's) are added
     exactly in any order, so the sums are the same whole numbers on every machine, however
     the products are blocked."""
     import numpy as np
-    var, cov = ref.variance, ref.covariance(ref.draws)
-    block = deal_of // COV_DEALS
+    first = int(deal_of.min()) if len(deal_of) else 0  # the deals' blocks from the first
+    block = (deal_of - first) // COV_DEALS
     blocks = int(block.max()) + 1 if len(block) else 0
     small = np.uint16 if blocks <= 1 << 16 else np.int64  # 16 bits: a radix sort, linear
     order = np.argsort(block.astype(small), kind="stable")
-    cell, deal, mask = cell_of[order], deal_of[order] % COV_DEALS, mask_of[order]
+    cell, deal, mask = cell_of[order], (deal_of[order] - first) % COV_DEALS, mask_of[order]
     bounds = np.searchsorted(block[order], np.arange(blocks + 1))
     shared = np.zeros((k, k))
     product = np.zeros((k, k))
     for start, stop in itertools.pairwise(bounds):
+        if start == stop:  # no member in these deals
+            continue
         seats = np.zeros((COV_DEALS, 4, k), dtype=np.float32)
         for s in range(4):
             held = start + np.flatnonzero(mask[start:stop] >> s & 1)
@@ -186,9 +187,22 @@ def _covariance(ref: DrawSum, k: int, cell_of: Any, deal_of: Any, mask_of: Any) 
         # a block's sums are at most 16·COV_DEALS: exact in single precision too
         shared += x.T @ x
         product += y.T @ y
-    shared_n = np.rint(shared).astype(np.int64).ravel()  # whole numbers: exact
-    product_n = np.rint(product).astype(np.int64).ravel()
-    return ((var - cov) * shared_n + cov * product_n).reshape(k, k)
+    return (np.rint(shared).astype(np.int64).ravel(),  # whole numbers: exact
+            np.rint(product).astype(np.int64).ravel())
+
+
+def _covariance(ref: DrawSum, k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> Any:
+    """The exact covariance of the cells' sums: for two seat sets ``a`` and ``b`` of one
+    deal, ``var·|a∩b| + cov·|a|·|b|`` less ``cov·|a∩b|`` (``var`` one hand's variance,
+    ``cov`` two hands' covariance), added over the deals the cells share; deals apart add
+    nothing (:func:`_shared`)."""
+    shared, product = _shared(k, cell_of, deal_of, mask_of)
+    return _combine(ref, k, shared, product)
+
+
+def _combine(ref: DrawSum, k: int, shared: Any, product: Any) -> Any:
+    var, cov = ref.variance, ref.covariance(ref.draws)
+    return ((var - cov) * shared + cov * product).reshape(k, k)
 
 
 def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
@@ -201,11 +215,12 @@ def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
         return r
     k = len(names)
     values = d["values"]
+    sums = np.zeros(k, dtype=np.int64)  # whole numbers: the same in any order of the deals
     size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64)
     held = sum(np.where(mask_of >> s & 1, values[deal_of, s], 0) for s in range(4))
-    # whole numbers far below 2**53, added exactly in any order of the deals
-    sums = np.rint(np.bincount(cell_of, held, k)).astype(np.int64)
-    hands = np.rint(np.bincount(cell_of, size, k)).astype(np.int64)
+    np.add.at(sums, cell_of, held)
+    hands = np.zeros(k, dtype=np.int64)
+    np.add.at(hands, cell_of, size)
     expected = hands * ref.mean
     cov = _covariance(ref, k, cell_of, deal_of, mask_of)
     sd = np.sqrt(np.diag(cov))
