@@ -56,11 +56,8 @@ class _Values:
     def by_value(self) -> dict[Any, int]:
         """Each value (bytes, or an int) and its count."""
         self.merge()
-        if self.dtype.kind == "V":  # sliced from one bytes: no numpy scalar a value
-            blob, width = self.values.tobytes(), self.dtype.itemsize
-            values: list[Any] = [blob[i:i + width] for i in range(0, len(blob), width)]
-        else:
-            values = self.values.tolist()
+        values = [v.tobytes() for v in self.values] if self.dtype.kind == "V" \
+            else self.values.tolist()
         return dict(zip(values, self.counts.tolist(), strict=True))
 
     def merge(self) -> None:
