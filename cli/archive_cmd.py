@@ -15,7 +15,14 @@ from typing import Annotated
 import typer
 
 from . import archive_run
-from .archive_run import DEFAULT_ALPHA, _play_options, _progress, fast_path, parse_fast
+from .archive_run import (
+    DEFAULT_ALPHA,
+    _exit_code,
+    _play_options,
+    _progress,
+    fast_path,
+    parse_fast,
+)
 from .options import CHECK, PinKey, PinKeys, PinRoot, option
 
 
@@ -99,4 +106,5 @@ def register(app: typer.Typer) -> None:
 
 
 # the fast path and the helpers tests call, where they were
-__all__ = ["DEFAULT_ALPHA", "_play_options", "_progress", "fast_path", "parse_fast", "register"]
+__all__ = ["DEFAULT_ALPHA", "_exit_code", "_play_options", "_progress", "fast_path",
+           "parse_fast", "register"]
