@@ -54,7 +54,7 @@ def _main(argv: list[str] | None) -> None:
         _quiet_broken_pipe()
         sys.exit(0)
     if code is None:
-        from .archive_run import fast_path as fast_audit
+        from .archive_cmd import fast_path as fast_audit
 
         code = fast_audit(args)
     if code is None:

@@ -119,7 +119,7 @@ def test_every_measure_is_tested_against_its_exact_distribution(
 def test_plain_audit_skips_typer_with_the_same_output(
         capsys: pytest.CaptureFixture[str], archives: dict[str, Path]) -> None:
     """A plain audit (-j, --json, --no-stats, paths) is parsed without typer
-    (cli/archive_run.py's fast path), with typer's output and exit code to the byte."""
+    (cli/archive_cmd.py's fast path), with typer's output and exit code to the byte."""
     from tarneeb.cli import archive_cmd
     from tarneeb.cli.app import run as typer_run
 
@@ -138,7 +138,7 @@ def test_the_audit_runs_blas_on_one_thread_unless_told(
         archives: dict[str, Path]) -> None:
     """The audit sets one BLAS thread in its environment (read when numpy is first loaded,
     here and in the local workers, which inherit it), but leaves a number the user set."""
-    from tarneeb.cli.archive_run import BLAS_THREADS
+    from tarneeb.cli.archive_cmd import BLAS_THREADS
 
     for name in BLAS_THREADS:
         monkeypatch.delenv(name, raising=False)

@@ -344,7 +344,7 @@ def test_play_gives_the_same_figures_on_two_jobs_and_a_dask_cluster(
 
     import distributed  # noqa: F401  (the [cluster] extra, which make test installs)
 
-    from tarneeb.cli import archive_run as archive_cmd  # where the command calls it
+    from tarneeb.cli import archive_cmd
 
     chosen = archive_cmd._play_options
     monkeypatch.setattr(archive_cmd, "_play_options", lambda wanted, n: None if (
