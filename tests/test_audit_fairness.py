@@ -274,6 +274,27 @@ def test_simulated_samples_count_each_draw_in_its_own_bin() -> None:
         assert got.shape == (rows, bins) and (got == expected).all(), (bins, k, rows)
 
 
+def test_simulated_draws_are_binned_exactly_at_the_table_cells_edges() -> None:
+    """The bins looked up in a table of [0, 1)'s cells are each draw's own, where the
+    table is hardest: bin ends on a cell's edge, draws on an end and just below it, two
+    ends in one cell of 4,096 (the finer table) and in one of 65,536 (rows sorted)."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.tests import _bin_counts
+
+    rng = np.random.default_rng(3)
+    cdfs = ([0.25, 0.5, 0.75, 1.0], [1 / 4096, 0.5 + 3 / 8192, 0.9, 1.0],
+            [0.3, 0.3 + 1e-5, 0.7, 1.0], [0.3, 0.3 + 1e-6, 0.7, 1.0])
+    for cdf in map(np.array, cdfs):
+        ends = cdf[:-1]
+        u = np.concatenate([ends, np.nextafter(ends, 0), rng.random(200)])
+        u = np.tile(u, (3, 1))
+        u[1] = rng.permutation(u[1])
+        which = np.minimum(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)
+        expected = np.array([np.bincount(w, minlength=len(cdf)) for w in which])
+        assert (_bin_counts(cdf, u) == expected).all(), cdf
+
+
 def test_a_z_test_of_few_observations_is_exact() -> None:
     """40 draws of one seat in four: the exact binomial tail, not the normal one."""
     ref = DrawSum(((1, 1), (0, 3)), 1)
