@@ -206,6 +206,39 @@ def test_the_sequential_p_value_stops_at_the_tenth_hit_not_at_the_batch_end() ->
     assert sequential_p(lambda m: np.zeros(m, dtype=bool), 999) == pytest.approx(1 / 1000)
 
 
+def test_a_one_stratum_monte_carlo_p_value_is_the_same_looked_at_early(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sparse G-test of one reference looks at its first 50 simulated samples before it
+    draws the other 450 of the first batch: its p-value is the one the whole batch at once
+    gives (the same samples, from one stream), with samples drawn an observation at a
+    time (52 cards) or by multinomial (2,500 hands' points), stopping early or not."""
+    import numpy as np
+
+    from tarneeb.audit.fairness import tests
+
+    def p_values() -> list[float]:
+        out = []
+        for seed in range(6):
+            rng = np.random.default_rng(seed)
+            t = Tally()
+            for card in rng.integers(0, 52, 260).tolist():
+                t.fit(("card",), Uniform(tuple(range(52))), card)
+            hcp = DrawSum(HCP, 13)
+            values, probs = zip(*hcp.pmf().items(), strict=True)
+            for v in rng.choice(values, 2500, p=np.array(probs) / sum(probs)).tolist():
+                t.fit(("points",), hcp, v)
+            rs = t.results(detectable=False)
+            assert [r.p_method for r in rs] == ["Monte Carlo"] * 2
+            out.extend(r.p_value for r in rs)
+        return out
+
+    early = p_values()
+    monkeypatch.setattr(tests, "MC_HEAD", tests.MC_DRAWS)
+    whole = p_values()
+    assert early == whole
+    assert min(early) < 10 / tests.MC_HEAD < max(early)  # stopped early, and not
+
+
 def test_the_sequential_p_value_is_valid_under_the_null() -> None:
     """A continuous statistic under the null (its rank among the samples uniform): the
     p-value is at most ``u`` with probability at most ``u``."""

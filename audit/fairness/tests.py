@@ -23,6 +23,7 @@ MIN_EXPECTED = 5.0  # a G-test category expects at least this many (merged until
 MC_BELOW = 10.0
 EXACT_UP_TO = 2_000  # a z-test of this many observations or fewer gets its exact p-value
 MC_DRAWS = 500  # first round of simulated samples
+MC_HEAD = 50  # of which first looked at (one stratum: see monte_carlo_p)
 MC_UP_TO = 20_000  # observations: a larger sample's bins are dense enough for the chi-square
 SMALL_STRATUM = 2_000  # a stratum this small is drawn one observation at a time (faster)
 MC_MORE = 100_000  # simulated at most, until MC_HITS samples reach the statistic
@@ -159,10 +160,14 @@ def monte_carlo_p(g: float, expected: Sequence[float],
         half_g = xlogx[sims].sum(axis=1) - sims @ log_exp  # G / 2 of each sample
         return half_g >= cut
 
-    return sequential_p(exceed)
+    # one stratum: its samples are drawn one after another from the stream however they
+    # are asked for (uniforms, or a multinomial draw a sample), so the first batch can be
+    # looked at after MC_HEAD of them; with more, each batch draws stratum by stratum
+    return sequential_p(exceed, head=MC_HEAD if len(strata) == 1 else MC_DRAWS)
 
 
-def sequential_p(exceed: Callable[[int], Any], most: int = MC_MORE) -> float:
+def sequential_p(exceed: Callable[[int], Any], most: int = MC_MORE,
+                 head: int = MC_DRAWS) -> float:
     """Besag and Clifford's (1991) sequential Monte Carlo p-value. ``exceed(m)`` simulates
     ``m`` more samples under the null, independent of all before, and says of each in
     order whether it reaches the observed statistic. Samples are drawn until the
@@ -170,17 +175,22 @@ def sequential_p(exceed: Callable[[int], Any], most: int = MC_MORE) -> float:
     fewer (``h``) reach it in ``most`` samples, ``(h + 1) / (most + 1)``. Both are
     valid (``P(p <= u) <= u`` under the null, for every ``u``): the count is taken at the
     exact sample where the rule stops, not at the end of the batch it was simulated in
-    (the batches, 500 then twice as many each time, are only for speed)."""
+    (the batches, 500 then twice as many each time, are only for speed). ``head``: the
+    first batch asked for in two parts, its first ``head`` samples and the rest, so that
+    a p-value the rule finds among them costs only those; for an ``exceed`` whose samples
+    are the same however they are asked for (drawn one after another from one stream),
+    the p-value is the same as with one batch."""
     import numpy as np
     seen = found = 0
     step = MC_DRAWS
     while seen < most:
         step = min(step, most - seen)
-        hit = np.flatnonzero(np.asarray(exceed(step)))
-        if found + len(hit) >= MC_HITS:
-            return MC_HITS / (seen + int(hit[MC_HITS - found - 1]) + 1)
-        found += len(hit)
-        seen += step
+        for part in (head, step - head) if seen == 0 and 0 < head < step else (step,):
+            hit = np.flatnonzero(np.asarray(exceed(part)))
+            if found + len(hit) >= MC_HITS:
+                return MC_HITS / (seen + int(hit[MC_HITS - found - 1]) + 1)
+            found += len(hit)
+            seen += part
         step *= 2
     return (found + 1) / (most + 1)
 
