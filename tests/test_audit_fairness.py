@@ -206,12 +206,13 @@ def test_the_sequential_p_value_stops_at_the_tenth_hit_not_at_the_batch_end() ->
     assert sequential_p(lambda m: np.zeros(m, dtype=bool), 999) == pytest.approx(1 / 1000)
 
 
-def test_a_one_stratum_monte_carlo_p_value_is_the_same_looked_at_early(
+def test_a_monte_carlo_p_value_is_the_same_looked_at_early(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A sparse G-test of one reference looks at its first 50 simulated samples before it
-    draws the other 450 of the first batch: its p-value is the one the whole batch at once
-    gives (the same samples, from one stream), with samples drawn an observation at a
-    time (52 cards) or by multinomial (2,500 hands' points), stopping early or not."""
+    """A sparse G-test looks at its first 50 simulated samples before it makes the other
+    450 of the first batch: its p-value is the one the whole batch at once gives (the same
+    random numbers, the same samples, each one's statistic to the last bit), with samples
+    drawn an observation at a time (52 cards), by multinomial (2,500 hands' points) or
+    both, in two strata (cards under two references), stopping early or not."""
     import numpy as np
 
     from tarneeb.audit.fairness import tests
@@ -227,8 +228,10 @@ def test_a_one_stratum_monte_carlo_p_value_is_the_same_looked_at_early(
             values, probs = zip(*hcp.pmf().items(), strict=True)
             for v in rng.choice(values, 2500, p=np.array(probs) / sum(probs)).tolist():
                 t.fit(("points",), hcp, v)
+            for i, card in enumerate(rng.integers(0, 52, 300).tolist()):
+                t.fit(("two",), Uniform(tuple(range(52)), units=1 + i % 2), card)
             rs = t.results(detectable=False)
-            assert [r.p_method for r in rs] == ["Monte Carlo"] * 2
+            assert [r.p_method for r in rs] == ["Monte Carlo"] * 3
             out.extend(r.p_value for r in rs)
         return out
 

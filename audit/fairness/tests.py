@@ -23,7 +23,7 @@ MIN_EXPECTED = 5.0  # a G-test category expects at least this many (merged until
 MC_BELOW = 10.0
 EXACT_UP_TO = 2_000  # a z-test of this many observations or fewer gets its exact p-value
 MC_DRAWS = 500  # first round of simulated samples
-MC_HEAD = 50  # of which first looked at (one stratum: see monte_carlo_p)
+MC_HEAD = 50  # of which first looked at (see monte_carlo_p)
 MC_UP_TO = 20_000  # observations: a larger sample's bins are dense enough for the chi-square
 SMALL_STRATUM = 2_000  # a stratum this small is drawn one observation at a time (faster)
 MC_MORE = 100_000  # simulated at most, until MC_HITS samples reach the statistic
@@ -148,22 +148,39 @@ def monte_carlo_p(g: float, expected: Sequence[float],
     log_exp = np.log(exp)
     cut = g / 2 - 1e-9 * max(1.0, g)
 
-    def exceed(draws: int) -> Any:
-        bins = len(exp)
-        sims = np.zeros((draws, bins), dtype=np.int64)
+    bins = len(exp)
+    # the batch drawn: per stratum its samples' counts, or its uniforms and cumulative
+    # probabilities (binned as they are looked at); the samples made so far; how many
+    batch: dict[str, Any] = {"raw": [], "sims": np.zeros((0, bins), dtype=np.int64),
+                             "done": 0, "first": True}
+
+    def draw(rows: int) -> None:  # every stratum's random numbers, in turn, as they were
+        raw: list[tuple[Any, Any]] = []
         for k, probs in strata:
             p = np.asarray(probs, dtype=float)
             if k > SMALL_STRATUM:
-                sims += rng.multinomial(k, p / p.sum(), size=draws)
-                continue
-            sims += _bin_counts(np.cumsum(p / p.sum()), rng.random((draws, k)))
-        half_g = xlogx[sims].sum(axis=1) - sims @ log_exp  # G / 2 of each sample
-        return half_g >= cut
+                raw.append((None, rng.multinomial(k, p / p.sum(), size=rows)))
+            else:
+                raw.append((np.cumsum(p / p.sum()), rng.random((rows, k))))
+        batch.update(raw=raw, sims=np.zeros((rows, bins), dtype=np.int64), done=0)
 
-    # one stratum: its samples are drawn one after another from the stream however they
-    # are asked for (uniforms, or a multinomial draw a sample), so the first batch can be
-    # looked at after MC_HEAD of them; with more, each batch draws stratum by stratum
-    return sequential_p(exceed, head=MC_HEAD if len(strata) == 1 else MC_DRAWS)
+    def exceed(draws: int) -> Any:
+        if batch["done"] == len(batch["sims"]):  # a new batch (the first: all of it)
+            draw(MC_DRAWS if batch["first"] and draws == MC_HEAD else draws)
+            batch["first"] = False
+        lo, hi, sims = batch["done"], batch["done"] + draws, batch["sims"]
+        for cdf, values in batch["raw"]:
+            sims[lo:hi] += values[lo:hi] if cdf is None else _bin_counts(cdf, values[lo:hi])
+        batch["done"] = hi
+        # G / 2 of each sample, over the whole batch's rows (those not made yet are 0 and
+        # unread): each row's value is what the batch at once gives, to the last bit
+        half_g = xlogx[sims].sum(axis=1) - sims @ log_exp
+        return half_g[lo:hi] >= cut
+
+    # the first batch is looked at after MC_HEAD samples: the same random numbers are drawn
+    # (the whole batch, stratum by stratum), only the binning of the rest is put off, and
+    # most fair tests stop there
+    return sequential_p(exceed, head=MC_HEAD)
 
 
 def sequential_p(exceed: Callable[[int], Any], most: int = MC_MORE,
