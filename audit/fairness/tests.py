@@ -149,12 +149,17 @@ def monte_carlo_p(g: float, expected: Sequence[float],
     cut = g / 2 - 1e-9 * max(1.0, g)
 
     bins = len(exp)
-    # the batch drawn: per stratum its samples' counts, or its uniforms and cumulative
-    # probabilities (binned as they are looked at); the samples made so far; how many
+    # the batch: per stratum its samples' counts, or its uniforms and cumulative
+    # probabilities (binned as they are looked at), drawn so far; the samples made so far
+    # (the batch's full shape); how many
     batch: dict[str, Any] = {"raw": [], "sims": np.zeros((0, bins), dtype=np.int64),
                              "done": 0, "first": True}
+    # one stratum's random numbers are drawn as they are looked at: one stream, read in
+    # order, gives the same numbers however it is cut (uniforms; a multinomial draw a
+    # sample); with more, the batch's are drawn at once, stratum by stratum, as ever
+    lazy = len(strata) == 1
 
-    def draw(rows: int) -> None:  # every stratum's random numbers, in turn, as they were
+    def draw(rows: int) -> list[tuple[Any, Any]]:  # every stratum's numbers, in turn
         raw: list[tuple[Any, Any]] = []
         for k, probs in strata:
             p = np.asarray(probs, dtype=float)
@@ -162,24 +167,25 @@ def monte_carlo_p(g: float, expected: Sequence[float],
                 raw.append((None, rng.multinomial(k, p / p.sum(), size=rows)))
             else:
                 raw.append((np.cumsum(p / p.sum()), rng.random((rows, k))))
-        batch.update(raw=raw, sims=np.zeros((rows, bins), dtype=np.int64), done=0)
+        return raw
 
     def exceed(draws: int) -> Any:
         if batch["done"] == len(batch["sims"]):  # a new batch (the first: all of it)
-            draw(MC_DRAWS if batch["first"] and draws == MC_HEAD else draws)
-            batch["first"] = False
+            rows = MC_DRAWS if batch["first"] and draws == MC_HEAD else draws
+            batch.update(raw=[] if lazy else draw(rows), done=0, first=False,
+                         sims=np.zeros((rows, bins), dtype=np.int64))
         lo, hi, sims = batch["done"], batch["done"] + draws, batch["sims"]
-        for cdf, values in batch["raw"]:
-            sims[lo:hi] += values[lo:hi] if cdf is None else _bin_counts(cdf, values[lo:hi])
+        for cdf, values in draw(draws) if lazy else batch["raw"]:
+            part = values if lazy else values[lo:hi]
+            sims[lo:hi] += part if cdf is None else _bin_counts(cdf, part)
         batch["done"] = hi
         # G / 2 of each sample, over the whole batch's rows (those not made yet are 0 and
         # unread): each row's value is what the batch at once gives, to the last bit
         half_g = xlogx[sims].sum(axis=1) - sims @ log_exp
         return half_g[lo:hi] >= cut
 
-    # the first batch is looked at after MC_HEAD samples: the same random numbers are drawn
-    # (the whole batch, stratum by stratum), only the binning of the rest is put off, and
-    # most fair tests stop there
+    # the first batch is looked at after MC_HEAD samples (the rest of its numbers drawn
+    # or binned only if the rule goes on): most fair tests stop there
     return sequential_p(exceed, head=MC_HEAD)
 
 
