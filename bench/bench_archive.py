@@ -13,8 +13,11 @@ platform's cluster is already up). Targets, on 2 idle cores: 2 jobs at least 1.7
 logs per second of 1 job, the Dask cluster at least 1.5×. :func:`bench_cost` measures
 what the audit costs beside ``tarneeb verify`` of the same logs (CPU, whole processes, one
 job): targets 1.5× at 2,000 logs, 3× at 300 recorded matches, 1.2× with ``--no-stats``.
-Run it as a script (``python bench/bench_archive.py [LOGS]``, or ``--cost`` for the cost
-alone) or call :func:`bench_archive`.
+:func:`bench_memory_growth` measures the audit's peak memory at 2,000 and 10,000 distinct
+logs, and what it grows by a log (target: 20,000 logs within 15 % of 2,000, here
+extrapolated in a straight line from the two sizes measured). Run it as a script (``python
+bench/bench_archive.py [LOGS]``, ``--cost`` for the cost alone, ``--memory`` for the
+memory alone) or call :func:`bench_archive`.
 """
 
 from __future__ import annotations
@@ -182,6 +185,51 @@ def cost_lines(r: dict[str, Any]) -> list[str]:
     return lines
 
 
+MEMORY_SIZES = (2000, 10_000)  # distinct logs, half proven and half recorded, two keys
+MEMORY_TARGET = 1.15  # peak memory at 20,000 logs at most this times that at 2,000
+MEMORY_AT = 20_000  # the size the target speaks of (extrapolated from MEMORY_SIZES)
+
+
+def bench_memory_growth(sizes: tuple[int, ...] = MEMORY_SIZES) -> dict[str, Any]:
+    """Peak resident memory of ``tarneeb audit -j 1`` (a whole process) over archives of
+    ``sizes`` distinct fair logs, each the one before and more logs (2,000-log parts, half
+    proven and half recorded, two signing keys): what grows with the archive. The
+    logs are written once, about a minute for 10,000."""
+    out: dict[str, Any] = {"sizes": list(sizes)}
+    part = 2000
+    with tempfile.TemporaryDirectory() as tmp:
+        parts: list[str] = []
+        for size in sizes:
+            while len(parts) * part < size:
+                d = Path(tmp) / f"part{len(parts)}"
+                k = len(parts)
+                write_archive(d / "proven", part // 2, seed=b"bench memory proven %d" % k, keys=2)
+                write_archive(d / "recorded", part - part // 2, recorded=True, keys=2,
+                              seed=b"bench memory recorded %d" % k)
+                parts.append(str(d))
+            _, mb, code = _child(["audit", "-j", "1", *parts[:-(-size // part)]])
+            if code not in (0, 3):
+                raise SystemExit(f"bench: audit of {size:,} logs exited {code}")
+            out[str(size)] = round(mb, 1)
+    small, large = out[str(sizes[0])], out[str(sizes[-1])]
+    out["ratio"] = round(large / small, 3)
+    per_log = (large - small) / (sizes[-1] - sizes[0])
+    out["bytes_per_log"] = round(per_log * 2**20)
+    out["extrapolated_mb"] = round(small + per_log * (MEMORY_AT - sizes[0]), 1)
+    out["extrapolated_ratio"] = round(out["extrapolated_mb"] / small, 3)
+    return out
+
+
+def memory_line(m: dict[str, Any]) -> str:
+    """The audit's peak memory against the archive's size."""
+    a, b = m["sizes"][0], m["sizes"][-1]
+    return (f"audit memory against archive size (one job, whole process, peak resident): "
+            f"{m[str(a)]:.0f} MB at {a:,} distinct logs, {m[str(b)]:.0f} MB at {b:,} "
+            f"({m['ratio']:.2f}x; {m['bytes_per_log']:,} bytes more a log); at {MEMORY_AT:,} "
+            f"logs, extrapolated, {m['extrapolated_mb']:.0f} MB, {m['extrapolated_ratio']:.2f}x "
+            f"{a:,} logs' (target at most {MEMORY_TARGET}x)")
+
+
 def bench_archive(logs: int = 2000) -> dict[str, Any]:
     """The audit of a ``logs``-log archive with 1 job, 2 jobs and a local Dask cluster."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -210,6 +258,7 @@ def bench_archive(logs: int = 2000) -> dict[str, Any]:
                 runs["dask"] = _audit(paths, client, scheduler=client)
         runs["seen_bytes_per_match"] = round(seen_bytes())
         runs["cost"] = bench_cost()
+        runs["memory"] = bench_memory_growth()
         base = runs["1 job"]["seconds"]
         for name in ("2 jobs", "dask"):
             if runs.get(name):
@@ -235,6 +284,8 @@ def report(r: dict[str, Any]) -> list[str]:
                  "id, outcome and season leaf)")
     if r.get("cost"):
         lines.extend(cost_lines(r["cost"]))
+    if r.get("memory"):
+        lines.append(memory_line(r["memory"]))
     for name in ("1 job", "2 jobs", "dask"):
         x = r.get(name)
         if not x:
@@ -256,6 +307,9 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--cost"]:  # the cost figures alone
         for line in cost_lines(bench_cost()):
             print(line)
+        return
+    if argv[:1] == ["--memory"]:  # the memory figure alone
+        print(memory_line(bench_memory_growth()))
         return
     logs = int(argv[0]) if argv else 2000
     for line in report(bench_archive(logs)):

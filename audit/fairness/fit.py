@@ -30,12 +30,18 @@ power is not wanting and a sample costs its deals) the tail is Bernstein's inequ
 for a sum of independent bounded terms (``2·exp(-t²/(2(V + M·t/3)))``, ``V`` the
 terms' variances summed and ``M`` their largest bound): valid at every size, and
 conservative. Which one is used depends on the number of deals alone.
+
+The sums the test needs (the dealt pairing's total, the variances, the largest bound,
+each three times or nine times over so that they are whole numbers: exact, whatever
+order the deals come in) are added up a block of deals at a time (:class:`Sums`); the
+values of every deal are held only up to :data:`MC_UP_TO` deals, for the Monte Carlo.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tarneeb.audit.fairness.tests import StatResult, sequential_p
@@ -48,6 +54,8 @@ MIN_FIT = 50  # deals the fit tests need
 PAIRINGS = (((0, 2), (1, 3)), ((0, 1), (2, 3)), ((0, 3), (1, 2)))  # the first is dealt
 SUIT = 0x1FFF
 HONOURS = 0xF << 9  # J Q K A of a suit (ranks 9-12)
+SUIT_FIT = ("suit fit", "partners", "suit lengths")
+HONOUR_FIT = ("honour fit", "partners", "honours in the partner's suits")
 
 
 def _counts(hands: Any, mask: int) -> Any:
@@ -86,21 +94,66 @@ def bernstein_p(total: float, variance: float, bound: float) -> float:
     return min(1.0, 2 * math.exp(-t * t / (2 * (variance + bound * t / 3))))
 
 
+class Sums:
+    """What the test reads of the deals' values (deals x 3, the dealt pairing first), in
+    whole numbers: with ``r`` a deal's three values summed and ``d_k = 3·v_k - r`` (three
+    times pairing ``k``'s deviation from the deal's mean), the deals, ``Σ v_0``, ``Σ r``,
+    ``Σ d_0``, ``Σ_k d_k²`` and the largest ``|d_k|``. Blocks of deals add up in any order
+    to the same sums.
+
+    >>> import numpy as np
+    >>> s = Sums(); s.add(np.array([[3, 1, 2], [0, 0, 0]])); s.add(np.array([[1, 1, 4]]))
+    >>> (s.deals, s.first, s.total, s.dealt, s.squares, s.largest)
+    (3, 4, 12, 0, 72, 6)
+    """
+
+    __slots__ = ("deals", "dealt", "first", "largest", "squares", "total")
+
+    def __init__(self) -> None:
+        self.deals = self.first = self.total = self.dealt = self.squares = self.largest = 0
+
+    def add(self, values: Any) -> None:
+        import numpy as np
+        v = np.asarray(values, dtype=np.int64)
+        if not len(v):
+            return
+        r = v.sum(axis=1)
+        d = 3 * v - r[:, None]
+        self.deals += len(v)
+        self.first += int(v[:, 0].sum())
+        self.total += int(r.sum())
+        self.dealt += int(d[:, 0].sum())
+        self.squares += int((d * d).sum())
+        self.largest = max(self.largest, int(np.abs(d).max()))
+
+
 def pairing_test(test: tuple[str, str, str], values: Any) -> StatResult:
-    """The dealt pairing's value against the three pairings', over the deals."""
+    """The dealt pairing's value against the three pairings', over the deals (``values``
+    deals x 3, every deal's)."""
+    sums = Sums()
+    sums.add(values)
+    return pairing_result(test, sums, values)
+
+
+def pairing_result(test: tuple[str, str, str], sums: Sums, values: Any = None) -> StatResult:
+    """:func:`pairing_test` from the deals' :class:`Sums`; ``values`` (deals x 3, every
+    deal's, in the deals' order) are needed up to :data:`MC_UP_TO` deals, for the Monte
+    Carlo p-value, and not read beyond."""
     import numpy as np
-    n = len(values)
+    n = sums.deals
     r = StatResult(test, PAIRING, n, None, None, None, ["dealt pairing, per deal"])
     if n < MIN_FIT:
         return r
-    mean = values.mean(axis=1)
-    dev = values - mean[:, None]
-    total = float(dev[:, 0].sum())
-    variance = float((dev ** 2).mean(axis=1).sum())
-    bound = float(np.abs(dev).max())
+    total = sums.dealt / 3
+    variance = sums.squares / 27  # Σ over deals of the three deviations' mean square
+    bound = sums.largest / 3
     r.statistic = total / math.sqrt(variance) if variance > 0 else 0.0
     r.p_value = bernstein_p(total, variance, bound)
     if n <= MC_UP_TO and variance > 0:
+        if values is None or len(values) != n:
+            raise ValueError(f"the Monte Carlo p-value of {test} needs every deal's values")
+        mean = values.mean(axis=1)
+        dev = values - mean[:, None]
         seed = hashlib.sha256(repr((test, values.tolist())).encode()).digest()
         rng = np.random.default_rng(int.from_bytes(seed[:8], "big"))
         cut = abs(total) - 1e-9 * (1 + abs(total))
@@ -115,16 +168,32 @@ def pairing_test(test: tuple[str, str, str], values: Any) -> StatResult:
             return np.concatenate(out)
 
         r.p_value, r.p_method = sequential_p(exceed, MC_MORE), "Monte Carlo"
-    r.observed, r.expected = [float(values[:, 0].mean())], [float(mean.mean())]
+    r.observed, r.expected = [sums.first / n], [sums.total / (3 * n)]
     r.std_error = math.sqrt(variance) / n
     return r
 
 
 def fit_tests(hands: Any) -> list[StatResult]:
-    """The suit fit and the honour fit of partners (see the module)."""
+    """The suit fit and the honour fit of partners (see the module): ``hands`` every
+    deal's four hands (deals x 4)."""
     fit, hon = pairing_values(hands)
-    return [pairing_test(("suit fit", "partners", "suit lengths"), fit),
-            pairing_test(("honour fit", "partners", "honours in the partner's suits"), hon)]
+    return [pairing_test(SUIT_FIT, fit), pairing_test(HONOUR_FIT, hon)]
 
 
-__all__ = ["PAIRING", "bernstein_p", "fit_tests", "pairing_test", "pairing_values"]
+def fit_tests_by_block(deals: int, blocks: Callable[[], Iterator[Any]],
+                       whole: Callable[[], Any]) -> list[StatResult]:
+    """:func:`fit_tests` of ``deals`` deals: beyond :data:`MC_UP_TO` of them, their hands
+    read a block at a time from ``blocks()`` (deals x 4 each) into :class:`Sums`; up to
+    it, ``whole()`` gives every deal's hands at once, in a fixed order (the Monte Carlo
+    is seeded from the values in that order)."""
+    if deals <= MC_UP_TO:
+        return fit_tests(whole())
+    sums = (Sums(), Sums())
+    for block in blocks():
+        for s, v in zip(sums, pairing_values(block), strict=True):
+            s.add(v)
+    return [pairing_result(SUIT_FIT, sums[0]), pairing_result(HONOUR_FIT, sums[1])]
+
+
+__all__ = ["HONOUR_FIT", "PAIRING", "SUIT_FIT", "Sums", "bernstein_p", "fit_tests",
+           "fit_tests_by_block", "pairing_result", "pairing_test", "pairing_values"]

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from tarneeb.audit.fairness.exact import DrawSum, TestId
@@ -53,6 +53,7 @@ STATE_MORE = 20_000  # simulated maxima at most (the least p-value 5e-5)
 MAX_STATES = "max z over states"
 TEAMS = (0b0101, 0b1010)  # seats 1+3 and 2+4 as bit masks of seats 0..3
 DEAL_ROW = 5  # bytes a deal: four values, one state
+DEALS_AT_ONCE = 1 << 12  # deals whose cell members are made at once (about 100 each)
 
 
 def decode(counts: Mapping[tuple[Any, ...], int]) -> dict[str, Any]:
@@ -69,10 +70,13 @@ def decode(counts: Mapping[tuple[Any, ...], int]) -> dict[str, Any]:
     raw = np.frombuffer(blob, dtype=np.uint8).reshape(-1, DEAL_ROW) if blob else \
         np.zeros((0, DEAL_ROW), dtype=np.uint8)
     deals = np.array([len(row[4]) // DEAL_ROW for row in expanded], dtype=np.int64)
-    match = np.repeat(np.arange(len(expanded)), deals)
-    starts = np.concatenate([[0], np.cumsum(deals)[:-1]]) if len(deals) else deals
-    return {"values": raw[:, :4].astype(np.int64), "state": raw[:, 4].astype(np.int64),
-            "match": match, "number": np.arange(len(match)) - np.repeat(starts, deals),
+    match = np.repeat(np.arange(len(expanded), dtype=np.int32), deals)
+    starts = np.concatenate([[0], np.cumsum(deals)[:-1]]).astype(np.int32) if len(deals) \
+        else deals.astype(np.int32)
+    # small types (a hand's value is below 41, a state a byte): 15 bytes a deal, not 56
+    return {"values": raw[:, :4].astype(np.int16), "state": raw[:, 4].copy(),
+            "match": match,
+            "number": np.arange(len(match), dtype=np.int32) - np.repeat(starts, deals),
             "series": [row[0] for row in expanded],
             "index": np.array([row[1] for row in expanded], dtype=np.int64),
             "names": [row[2] for row in expanded],
@@ -102,53 +106,121 @@ def _side_in(state: Any, name: str) -> Any:
     return np.where(state & FIRST, 2, -1)
 
 
+def _players(d: Mapping[str, Any]) -> tuple[list[str], Any]:
+    """The named players who are subjects (sorted), and per match and seat the index of
+    the one sitting there (-1: none)."""
+    import numpy as np
+    seats_of: dict[str, int] = {}
+    for names in d["names"]:
+        for name in names:
+            seats_of[name] = seats_of.get(name, 0) + 1
+    players = sorted(name for name, k in seats_of.items() if k >= MIN_PLAYER_MATCHES)
+    index = {name: i for i, name in enumerate(players)}
+    at = np.array([[index.get(name, -1) for name in names] for names in d["names"]],
+                  dtype=np.int64).reshape(-1, 4)
+    return players, at
+
+
+def _subjects_of(d: Mapping[str, Any], players: list[str], at: Any, lo: int, hi: int,
+                 ) -> Iterator[tuple[int, str, Any]]:
+    """Each subject's index and name, and its seats in deals ``lo`` to ``hi`` (a bit mask
+    per deal, 0 where it is absent); a player only where it sits in one of them."""
+    import numpy as np
+    match = d["match"][lo:hi]
+    yield 0, "seats 1+3", np.full(len(match), TEAMS[0])
+    yield 1, "seats 2+4", np.full(len(match), TEAMS[1])
+    computer = d["computer"][match] if len(match) else np.zeros(0, dtype=np.int64)
+    known = computer >= 0
+    yield 2, "computer seats", np.where(known, computer, 0)
+    yield 3, "human seats", np.where(known, ~computer & 15, 0)
+    if not len(match):
+        return
+    first = int(match[0])
+    here = at[first:int(match[-1]) + 1]  # the matches of these deals (in order)
+    for p in np.unique(here[here >= 0]).tolist():
+        per_match = np.zeros(len(here), dtype=np.int64)
+        for seat in range(4):
+            per_match |= np.where(here[:, seat] == p, TEAMS[seat & 1], 0)
+        yield 4 + p, f"player {players[p]}", per_match[match - first]
+
+
 def subjects(d: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """Each subject's name and its seats per deal (a bit mask, 0 where it is absent)."""
     import numpy as np
-    match = d["match"]
-    out: list[tuple[str, Any]] = [
-        ("seats 1+3", np.full(len(match), TEAMS[0])), ("seats 2+4", np.full(len(match), TEAMS[1]))]
-    computer = d["computer"][match] if len(match) else np.zeros(0, dtype=np.int64)
-    known = computer >= 0
-    out.append(("computer seats", np.where(known, computer, 0)))
-    out.append(("human seats", np.where(known, ~computer & 15, 0)))
-    seats_of: dict[str, list[tuple[int, int]]] = {}
-    for m, names in enumerate(d["names"]):
-        for seat, name in enumerate(names):
-            seats_of.setdefault(name, []).append((m, TEAMS[seat & 1]))
-    per_match = np.zeros(len(d["names"]), dtype=np.int64)
-    for name in sorted(seats_of):
-        if len(seats_of[name]) < MIN_PLAYER_MATCHES:
-            continue
-        per_match[:] = 0
-        for m, mask in seats_of[name]:
-            per_match[m] |= mask
-        out.append((f"player {name}", per_match[match].copy()))
-    return out
+    players, at = _players(d)
+    n = len(d["match"])
+    out = {i: (name, seats) for i, name, seats in _subjects_of(d, players, at, 0, n)}
+    for p, name in enumerate(players):  # one absent from every deal (none: no matches)
+        out.setdefault(4 + p, (f"player {name}", np.zeros(n, dtype=np.int64)))
+    return [out[i] for i in sorted(out)]
+
+
+def _members(d: Mapping[str, Any], players: list[str], at: Any, lo: int, hi: int,
+             keep: Mapping[tuple[int, int], int] | None,
+             ) -> Iterator[tuple[tuple[int, int], str, Any, Any]]:
+    """Per (subject, state) (``keep``: only those it numbers, by their numbers), its name
+    and its members in deals ``lo`` to ``hi``: the deals and their seats (a bit mask,
+    neither empty nor all)."""
+    import numpy as np
+    state = d["state"][lo:hi]
+    sides = {name: _side_in(state, name) for name in STATES}
+    side_masks = np.array([TEAMS[0], TEAMS[1], 15, 0])  # side 0, 1, whole subject, none
+    for i, subject, seats in _subjects_of(d, players, at, lo, hi):
+        for j, name in enumerate(STATES):
+            if keep is not None and (i, j) not in keep:
+                continue
+            mask = seats & side_masks[sides[name]]  # -1 indexes the last: none
+            where = np.flatnonzero((mask != 0) & (mask != 15))
+            yield (i, j), f"{subject}, {name}", where + lo, mask[where]
+
+
+def _blocks(d: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """The deals in ranges of :data:`DEALS_AT_ONCE`."""
+    n = len(d["match"])
+    return [(lo, min(n, lo + DEALS_AT_ONCE)) for lo in range(0, n, DEALS_AT_ONCE)]
+
+
+def _cells_kept(d: Mapping[str, Any], players: list[str], at: Any,
+                ) -> tuple[list[str], dict[tuple[int, int], int]]:
+    """The cells with at least ``MIN_CELL`` deals (subjects' order, then states'): their
+    names, and each one's number by its (subject, state)."""
+    size: dict[tuple[int, int], int] = {}
+    names: dict[tuple[int, int], str] = {}
+    for lo, hi in _blocks(d):
+        for key, name, deals, _ in _members(d, players, at, lo, hi, None):
+            size[key] = size.get(key, 0) + len(deals)
+            names[key] = name
+    kept = sorted(key for key, k in size.items() if k >= MIN_CELL)
+    return [names[key] for key in kept], {key: c for c, key in enumerate(kept)}
 
 
 def cells(d: Mapping[str, Any]) -> tuple[list[str], Any, Any, Any]:
     """The cells with at least ``MIN_CELL`` deals: their names, and per member (a deal
     in a cell) its cell, its deal and its seats (a bit mask, neither empty nor all)."""
     import numpy as np
-    sides = {name: _side_in(d["state"], name) for name in STATES}
-    side_masks = np.array([TEAMS[0], TEAMS[1], 15, 0])  # side 0, 1, whole subject, none
-    names: list[str] = []
-    cell_of, deal_of, mask_of = [], [], []
-    for subject, seats in subjects(d):
-        for state in STATES:
-            mask = seats & side_masks[sides[state]]  # -1 indexes the last: none
-            at = np.flatnonzero((mask != 0) & (mask != 15))
-            if len(at) < MIN_CELL:
-                continue
-            cell_of.append(np.full(len(at), len(names)))
-            deal_of.append(at)
-            mask_of.append(mask[at])
-            names.append(f"{subject}, {state}")
+    players, at = _players(d)
+    names, number = _cells_kept(d, players, at)
     if not names:
         empty = np.zeros(0, dtype=np.int64)
         return names, empty, empty, empty
-    return names, np.concatenate(cell_of), np.concatenate(deal_of), np.concatenate(mask_of)
+    return (names, *_cell_members(d, players, at, number, 0, len(d["match"])))
+
+
+def _cell_members(d: Mapping[str, Any], players: list[str], at: Any,
+                  number: Mapping[tuple[int, int], int], lo: int, hi: int,
+                  ) -> tuple[Any, Any, Any]:
+    """The members of the cells ``number`` numbers in deals ``lo`` to ``hi``: per member
+    its cell, its deal and its seats."""
+    import numpy as np
+    cell_of, deal_of, mask_of = [], [], []
+    for key, _, deals, masks in _members(d, players, at, lo, hi, number):
+        cell_of.append(np.full(len(deals), number[key]))
+        deal_of.append(deals)
+        mask_of.append(masks)
+    if not cell_of:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    return np.concatenate(cell_of), np.concatenate(deal_of), np.concatenate(mask_of)
 
 
 COV_DEALS = 2_048  # deals whose members' seats are laid out at once (32 KB a cell)
@@ -208,7 +280,8 @@ def _combine(ref: DrawSum, k: int, shared: Any, product: Any) -> Any:
 def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
     """The largest ``|z|`` over the cells, its p-value simulated (see the module)."""
     import numpy as np
-    names, cell_of, deal_of, mask_of = cells(d)
+    players, at = _players(d)
+    names, number = _cells_kept(d, players, at)
     n = len(d["match"])
     r = StatResult(test, MAX_STATES, n, None, len(names) or None, None)
     if not names:
@@ -216,13 +289,20 @@ def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
     k = len(names)
     values = d["values"]
     sums = np.zeros(k, dtype=np.int64)  # whole numbers: the same in any order of the deals
-    size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64)
-    held = sum(np.where(mask_of >> s & 1, values[deal_of, s], 0) for s in range(4))
-    np.add.at(sums, cell_of, held)
     hands = np.zeros(k, dtype=np.int64)
-    np.add.at(hands, cell_of, size)
+    shared = np.zeros(k * k, dtype=np.int64)
+    product = np.zeros(k * k, dtype=np.int64)
+    for lo, hi in _blocks(d):  # the members of DEALS_AT_ONCE deals at a time
+        cell_of, deal_of, mask_of = _cell_members(d, players, at, number, lo, hi)
+        size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64)
+        held = sum(np.where(mask_of >> s & 1, values[deal_of, s], 0) for s in range(4))
+        np.add.at(sums, cell_of, held)
+        np.add.at(hands, cell_of, size)
+        more = _shared(k, cell_of, deal_of, mask_of)
+        shared += more[0]
+        product += more[1]
     expected = hands * ref.mean
-    cov = _covariance(ref, k, cell_of, deal_of, mask_of)
+    cov = _combine(ref, k, shared, product)
     sd = np.sqrt(np.diag(cov))
     z = (sums - expected) / sd
     worst = int(np.argmax(np.abs(z)))

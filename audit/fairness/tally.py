@@ -24,7 +24,7 @@ from tarneeb.audit.fairness.joint import (
     repeats_result,
     repeats_test,
 )
-from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, deal_tests
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, Deals, deal_tests
 from tarneeb.audit.fairness.placement import placement_test
 from tarneeb.audit.fairness.power import DEFAULT_POWER
 from tarneeb.audit.fairness.state import row_tests
@@ -155,7 +155,8 @@ row_tests`); ``ref`` the distribution of one hand's value."""
         the caller, who corrects these tests together with others
         (:func:`~tarneeb.audit.fairness.correction.correct_all`). ``repeats``: repeat tests
         whose values are kept apart (per test: population, sample rate, values drawn,
-        equal pairs, and a function giving each value's count;
+        equal pairs, and a function giving the values drawn: every deal as
+        :class:`~tarneeb.audit.fairness.nearrepeat.Deals`, or each value's count, or None;
         :class:`~tarneeb.replay.archive.repeats.Repeats`), tested in their place among
         the others."""
         groups: dict[tuple[str, TestId], dict[Any, int]] = {}
@@ -200,8 +201,9 @@ row_tests`); ``ref`` the distribution of one hand's value."""
                 population, sampled, kept, pairs, values = kept_apart[(kind, test)]
                 out.append(repeats_result(test, kept, pairs, population, sampled))
                 if sampled == 1:  # every deal: the tests that need its hands too
-                    drawn = values()
-                    if all(isinstance(v, bytes) and len(v) == DEAL_BYTES for v in drawn):
+                    drawn = values()  # the Deals (numpy arrays), or value -> count
+                    if isinstance(drawn, Deals) or (drawn is not None and all(
+                            isinstance(v, bytes) and len(v) == DEAL_BYTES for v in drawn)):
                         out.extend(deal_tests(drawn))
             elif kind == "repeat":
                 by_value: dict[Any, int] = {}

@@ -37,6 +37,7 @@ Without numpy (the core install, no ``archive`` extra) the audit keeps
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -183,7 +184,7 @@ class DealColumns:
             totals, scores, won = after_deal(hand, totals, scores)
         labels = sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1
         self.matches.append(_Match(rules, labels, key or "unsigned",
-                                   tuple(names) if names is not None and len(names) == 4
+                                   _interned(names) if names is not None and len(names) == 4
                                    else None, leaf, deals))
         return deals
 
@@ -541,6 +542,12 @@ def _tally_columns(s: Streams, c: _Columns) -> None:
         nz = v > 0
         s.total(match_of[nz], cell_code[nz],
                 lambda k: ("placed", _POSITIONS_TEST, k // 52, k % 52), v[nz])
+
+
+def _interned(names: Sequence[str]) -> tuple[str, ...]:
+    """The names, each one string however many logs name it (the summary keeps a match's
+    names in its row: one copy, not one a log)."""
+    return tuple(sys.intern(n) if type(n) is str else n for n in names)
 
 
 def _per_match(s: Streams, c: _Columns, matches: Sequence[_Match]) -> None:

@@ -1,15 +1,20 @@
 """The values an archive's repeat tests count (every deal, a sample of the hands), kept
-compactly for the whole archive: a deal is 20 bytes and a count, not a dictionary entry.
+compactly for the whole archive: a deal is 20 bytes in a numpy array, not a dictionary
+entry.
 
 A chunk's :class:`~tarneeb.audit.fairness.Tally` holds each value drawn as a key of its
 counts (``("repeat", test, population, sampled, value)``: about 150 bytes a deal once
 merged). The archive summary moves them, chunk by chunk, into a :class:`Repeats`: per
-test, the values in a numpy array of fixed width (bytes of one length, or whole numbers
-below 2**64) with their counts, sorted and merged every ``BATCH`` values, so the whole
-archive is kept (the tests look at every deal: no sample) at about 24 bytes a deal.
-:meth:`Repeats.totals` gives each test's values drawn and pairs of equal values, which
-is all :func:`~tarneeb.audit.fairness.joint.repeats_test` needs; :meth:`Repeats.values`
-gives the distinct values and their counts (numpy arrays), for a test of near-repeats.
+test, the values drawn (one drawn ``k`` times is there ``k`` times) appended to numpy
+arrays of fixed width (bytes of one length, or whole numbers below 2**64), ``BATCH``
+values at a time, so the whole archive is kept (the tests look at every deal: no sample)
+at 20 bytes a deal and nothing is sorted while the logs are read. :meth:`Repeats.totals`
+gives each test's values drawn and pairs of equal values, which is all
+:func:`~tarneeb.audit.fairness.joint.repeats_test` needs, counted in passes of at most
+about ``AT_ONCE`` values (each pass sorts the values of one slice of a hash), and the
+deals as :class:`~tarneeb.audit.fairness.nearrepeat.Deals` for the tests of near-repeats
+and partners' fit; :meth:`Repeats.values` gives the distinct values and their counts
+(numpy arrays, all at once).
 
 >>> r = Repeats()
 >>> for v in (b"a" * 20, b"b" * 20, b"a" * 20):
@@ -26,21 +31,23 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-BATCH = 1 << 16  # values gathered before they are sorted into the array
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, Deals, sorted_pairs
+
+BATCH = 1 << 12  # values gathered (as Python objects) before they go into an array
+AT_ONCE = 1 << 18  # values sorted at once when the equal pairs are counted (5 MB of deals)
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # a multiplicative hash (Fibonacci), public
 
 
 class _Values:
-    """One test's values: sorted distinct ones with their counts, and new ones pending."""
+    """One test's values drawn: arrays of them, and new ones pending."""
 
-    __slots__ = ("counts", "dtype", "pending", "pending_counts", "values")
+    __slots__ = ("arrays", "dtype", "pending")
 
     def __init__(self, first: bytes | int) -> None:
         self.dtype = np.dtype(f"V{len(first)}") if isinstance(first, bytes) else np.dtype(
             np.uint64)
-        self.values: npt.NDArray[Any] = np.zeros(0, dtype=self.dtype)
-        self.counts: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
-        self.pending: list[bytes | int] = []
-        self.pending_counts: list[int] = []
+        self.arrays: list[npt.NDArray[Any]] = []
+        self.pending: list[Any] = []
 
     def fits(self, value: Any) -> bool:
         if self.dtype.kind == "V":
@@ -48,32 +55,56 @@ class _Values:
         return isinstance(value, int) and 0 <= value < 1 << 64
 
     def add(self, value: bytes | int, n: int) -> None:
-        self.pending.append(value)
-        self.pending_counts.append(n)
+        self.pending.extend([value] * n)
         if len(self.pending) >= BATCH:
-            self.merge()
+            self.flush()
 
-    def by_value(self) -> dict[Any, int]:
-        """Each value (bytes, or an int) and its count."""
-        self.merge()
-        values = [v.tobytes() for v in self.values] if self.dtype.kind == "V" \
-            else self.values.tolist()
-        return dict(zip(values, self.counts.tolist(), strict=True))
-
-    def merge(self) -> None:
+    def flush(self) -> None:
         if not self.pending:
             return
         if self.dtype.kind == "V":
-            new = np.frombuffer(b"".join(self.pending), dtype=self.dtype)  # type: ignore[arg-type]
+            new = np.frombuffer(b"".join(self.pending), dtype=self.dtype)
         else:
             new = np.array(self.pending, dtype=np.uint64)
-        values = np.concatenate((self.values, new))
-        counts = np.concatenate((self.counts, np.array(self.pending_counts, dtype=np.int64)))
-        self.pending, self.pending_counts = [], []
-        order = np.argsort(values, kind="stable")
-        values, counts = values[order], counts[order]
-        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-        self.values, self.counts = values[starts], np.add.reduceat(counts, starts)
+        self.pending = []
+        self.arrays.append(new)
+
+    def drawn(self) -> int:
+        self.flush()
+        return sum(len(a) for a in self.arrays)
+
+    def _hash(self, values: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
+        """A 64-bit hash of each value (equal values, equal hashes)."""
+        if self.dtype.kind != "V":
+            return values * _MIX
+        width = self.dtype.itemsize
+        raw = np.ascontiguousarray(values).view(np.uint8).reshape(-1, width)
+        h = np.zeros(len(values), dtype=np.uint64)
+        for at in range(0, width, 8):
+            word = np.zeros((len(values), 8), dtype=np.uint8)
+            word[:, :min(8, width - at)] = raw[:, at:at + 8]
+            h = (h ^ word.view(np.uint64).ravel()) * _MIX
+        return h
+
+    def pairs(self) -> int:
+        """The pairs of equal values drawn: the values sorted a slice of their hash at a
+        time (all at once up to ``AT_ONCE`` of them)."""
+        passes = -(-self.drawn() // AT_ONCE)
+        if passes <= 1:
+            return sorted_pairs(np.concatenate(self.arrays)) if self.arrays else 0
+        out = 0
+        for p in range(passes):
+            kept = [a[self._hash(a) % np.uint64(passes) == np.uint64(p)] for a in self.arrays]
+            out += sorted_pairs(np.concatenate(kept))
+        return out
+
+    def deals(self) -> Deals | None:
+        """The values as :class:`~tarneeb.audit.fairness.nearrepeat.Deals` (None if they
+        are not deals)."""
+        self.flush()
+        if self.dtype.kind != "V" or self.dtype.itemsize != DEAL_BYTES:
+            return None
+        return Deals(self.arrays)
 
 
 class Repeats:
@@ -100,27 +131,29 @@ class Repeats:
 
     def totals(self) -> dict[Any, tuple[float, int, int, int, Any]]:
         """Per test: population, sample rate, values drawn, pairs of equal values, and a
-        function that gives each value's count as a dict (made when called: a test that
-        needs every deal's hands, near-repeats and the partners' fit, reads them)."""
+        function that gives the values drawn as :class:`~tarneeb.audit.fairness.\
+nearrepeat.Deals` when they are deals (None otherwise): the tests that need every
+        deal's hands, near-repeats and the partners' fit, read them."""
         out = {}
         for (test, population, sampled), held in self.tests.items():
-            held.merge()
-            c = held.counts
-            out[test] = (population, sampled, int(c.sum()), int((c * (c - 1) // 2).sum()),
-                         held.by_value)
+            out[test] = (population, sampled, held.drawn(), held.pairs(), held.deals)
         return out
 
     def values(self, test: Hashable) -> tuple[npt.NDArray[Any], npt.NDArray[np.int64]]:
-        """A test's distinct values (sorted) and how often each was drawn."""
+        """A test's distinct values (sorted) and how often each was drawn (made whole
+        when called)."""
         for (t, _, _), held in self.tests.items():
             if t == test:
-                held.merge()
-                return held.values, held.counts
+                held.flush()
+                if not held.arrays:
+                    return np.zeros(0, dtype=held.dtype), np.zeros(0, dtype=np.int64)
+                values, counts = np.unique(np.concatenate(held.arrays), return_counts=True)
+                return values, counts.astype(np.int64)
         raise KeyError(test)
 
     def nbytes(self) -> int:
         """The bytes the arrays hold (the pending values not counted)."""
-        return sum(h.values.nbytes + h.counts.nbytes for h in self.tests.values())
+        return sum(a.nbytes for h in self.tests.values() for a in h.arrays)
 
 
 def keep_repeats(stores: dict[str, Any], origin: str, share: Any) -> Any:
@@ -143,4 +176,4 @@ def keep_repeats(stores: dict[str, Any], origin: str, share: Any) -> Any:
     return rest
 
 
-__all__ = ["BATCH", "Repeats", "keep_repeats"]
+__all__ = ["AT_ONCE", "BATCH", "Repeats", "keep_repeats"]

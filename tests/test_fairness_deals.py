@@ -1,0 +1,143 @@
+"""The tests that read every deal (repeated deals, near-repeated hands, partners' fit,
+the match-state cells) keep the archive's deals at 20 bytes each in numpy arrays and do
+the rest of their work in pieces of bounded size: the same results in one piece as in
+many, and memory that does not grow with the archive beyond the deals themselves."""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from tarneeb.audit.fairness import fit, nearrepeat, state
+from tarneeb.audit.fairness.nearrepeat import Deals
+from tarneeb.replay.archive import repeats
+from tarneeb.replay.archive.measures import _HCP_HAND, HCP
+from tarneeb.testing.dealsim import synthetic_archive
+
+_WORDS = np.dtype([("top", ">u4"), ("mid", ">u8"), ("lo", ">u8")])
+
+
+def _hands(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` uniform deals as four 52-bit hands each (deals x 4)."""
+    seat = np.argsort(rng.random((n, 52)), axis=1) % 4
+    bits = np.uint64(1) << np.arange(52, dtype=np.uint64)
+    return np.stack([np.where(seat == h, bits, np.uint64(0)).sum(axis=1, dtype=np.uint64)
+                     for h in range(4)], axis=1)
+
+
+def _packed(hands: np.ndarray) -> np.ndarray:
+    """Deals as the repeated-deals tally's 20-byte values (the first three hands)."""
+    a, b, c = hands[:, 0], hands[:, 1], hands[:, 2]
+    w = np.empty(len(hands), dtype=_WORDS)
+    w["lo"] = a | b << np.uint64(52)
+    w["mid"] = b >> np.uint64(12) | c << np.uint64(40)
+    w["top"] = c >> np.uint64(24)
+    return w.view("V20")
+
+
+def test_deals_unpack_to_their_hands() -> None:
+    hands = _hands(np.random.default_rng(0), 50)
+    assert (Deals([_packed(hands)]).sorted_hands() == hands[np.argsort(_packed(hands))]).all()
+    by_value = {v.tobytes(): 1 for v in _packed(hands)}
+    assert (nearrepeat.hands_of(by_value) == Deals.of(by_value).sorted_hands()).all()
+
+
+def test_near_repeats_are_counted_alike_in_one_pass_and_in_many(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 uniform deals, one dealt twice (its four hands equal) and one again with a card
+    of hand 0 swapped for one of hand 1 (two hands equal, two sharing 12 cards): 8 pairs
+    sharing 12 or more, 6 of them all 13, whether the keys are sorted at once or in many
+    passes over small blocks of deals."""
+    hands = _hands(np.random.default_rng(1), 300)
+    swapped = hands[7].copy()
+    x, y = int(swapped[0]) & -int(swapped[0]), int(swapped[1]) & -int(swapped[1])
+    swapped[0], swapped[1] = int(swapped[0]) ^ x | y, int(swapped[1]) ^ y | x
+    values = _packed(np.vstack([hands, hands[3:4], swapped[None]]))
+    whole = nearrepeat.near_repeats_test(Deals([values]))
+    assert whole.observed == [8.0] and "6 of them all 13" in whole.categories[0]
+    assert whole.p_value is not None and whole.p_value < 1e-12
+    monkeypatch.setattr(nearrepeat, "KEYS_AT_ONCE", 500)  # 32 passes
+    monkeypatch.setattr(nearrepeat, "BLOCK", 7)
+    parts = nearrepeat.near_repeats_test(Deals([values[:150], values[150:]]))
+    assert parts.to_json() == whole.to_json()
+
+
+def test_partners_fit_by_blocks_is_the_whole_arrays_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the Monte Carlo's size the fit is read a block of deals at a time, into whole-
+    number sums: the same statistic and Bernstein p-value as the test of the whole arrays
+    (and as its float formula, to rounding); within it, the same Monte Carlo p-value."""
+    hands = _hands(np.random.default_rng(2), 400)
+    deals = Deals([_packed(hands)])
+    values = fit.pairing_values(deals.sorted_hands())
+    monkeypatch.setattr(nearrepeat, "BLOCK", 37)
+    monkeypatch.setattr(fit, "MC_UP_TO", 100)
+    streamed = fit.fit_tests_by_block(len(deals), deals.hands, deals.sorted_hands)
+    for r, v in zip(streamed, values, strict=True):
+        assert r.to_json() == fit.pairing_test(r.test, v).to_json()
+        assert r.p_method != "Monte Carlo"
+        dev = v - v.mean(axis=1)[:, None]
+        assert r.p_value == pytest.approx(fit.bernstein_p(
+            dev[:, 0].sum(), (dev ** 2).mean(axis=1).sum(), np.abs(dev).max()), rel=1e-12)
+    monkeypatch.setattr(fit, "MC_UP_TO", 400)
+    small = fit.fit_tests_by_block(len(deals), deals.hands, deals.sorted_hands)
+    assert [r.p_method for r in small] == ["Monte Carlo"] * 2
+    assert [r.to_json() for r in small] == [fit.pairing_test(r.test, v).to_json()
+                                            for r, v in zip(small, values, strict=True)]
+
+
+def test_repeated_deals_are_kept_at_20_bytes_and_paired_in_passes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    pool = [bytes(rng.integers(0, 256, 20, dtype=np.uint8)) for _ in range(400)]
+    drawn = [pool[i] for i in rng.integers(0, len(pool), 600)]
+    store = repeats.Repeats()
+    for v in drawn:
+        store.add(("repeated deals",), 1e28, 1, v, 1)
+    expected = sum(c * (c - 1) // 2 for c in Counter(drawn).values())
+    total = store.totals()[("repeated deals",)]
+    assert total[2:4] == (600, expected) and expected > 0
+    assert store.nbytes() == 20 * 600 and len(total[4]()) == 600
+    monkeypatch.setattr(repeats, "AT_ONCE", 50)  # 12 passes
+    assert store.totals()[("repeated deals",)][2:4] == (600, expected)
+
+
+def _peak(deals: Deals) -> int:
+    tracemalloc.start()
+    try:
+        nearrepeat.deal_tests(deals)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_deal_tests_memory_does_not_grow_with_the_deals(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the Monte Carlo's size, four times the deals take about the same memory:
+    the keys and blocks are bounded, and nothing is made per deal."""
+    monkeypatch.setattr(nearrepeat, "KEYS_AT_ONCE", 1 << 16)
+    monkeypatch.setattr(nearrepeat, "BLOCK", 1 << 11)
+    monkeypatch.setattr(fit, "MC_UP_TO", 1000)
+    values = _packed(_hands(np.random.default_rng(4), 24_000))
+    _peak(Deals([values[:100]]))  # the imports, before measuring
+    small, large = _peak(Deals([values[:6000]])), _peak(Deals([values]))
+    assert large < 1.3 * small and large < 3_000_000  # the deals themselves are 480 KB
+
+
+def test_the_state_test_is_the_same_a_few_deals_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cells' members are made a block of deals at a time, their sums and covariance
+    added up in whole numbers: the same result whatever the block."""
+    import random
+    tally = synthetic_archive(random.Random(6), 80, 10, "match state", 0.3,
+                              recorded_share=1.0)["recorded"]
+    rows = {k[2:]: n for k, n in tally.counts.items() if k[0] == "rows"}
+    d = state.decode(rows)
+    test = (HCP, "match state", "players, seat labels and teams")
+    monkeypatch.setattr(state, "DEALS_AT_ONCE", 1 << 20)
+    whole = state.state_test(test, _HCP_HAND, d)
+    monkeypatch.setattr(state, "DEALS_AT_ONCE", 37)
+    assert state.state_test(test, _HCP_HAND, d).to_json() == whole.to_json()
+    assert whole.df is not None and whole.df > 10 and whole.p_value is not None
