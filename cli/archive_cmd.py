@@ -1,5 +1,9 @@
 """``tarneeb audit``: a whole archive of logs to one verdict, with fairness statistics.
 
+A plain command line (``audit [-j N] [--json] [--no-stats] PATH...``) runs without typer
+(:func:`fast_path`); :func:`register` adds the typer command, which does the same
+(:func:`run`).
+
 >>> import typer
 >>> app = typer.Typer()
 >>> register(app)
@@ -7,8 +11,8 @@
 ['audit']
 """
 
-from __future__ import annotations
-
+# no ``from __future__ import annotations``: the typer command's annotations are read
+# where it is defined, in register(), so that typer is loaded there and only there
 import json
 import os
 import sqlite3
@@ -17,13 +21,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from . import verify_cmd
 from .common import console, fail
-from .options import CHECK, PinKey, PinKeys, PinRoot, option
 
 if TYPE_CHECKING:
+    import typer
     from rich.console import Console
 
     from tarneeb.replay.archive.audit import ArchiveSummary
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 DEFAULT_ALPHA = 0.05  # tarneeb.audit.fairness.DEFAULT_ALPHA, without importing scipy's user
 
 
-def _progress(paths: list[str], chunks: Iterator[Any], err: Console) -> Iterator[Any]:
+def _progress(paths: list[str], chunks: Iterator[Any], err: "Console") -> Iterator[Any]:
     """A progress bar on the terminal (stderr), counting logs."""
     from rich.progress import (
         BarColumn,
@@ -55,6 +57,21 @@ def _progress(paths: list[str], chunks: Iterator[Any], err: Console) -> Iterator
 
 def _ignore(error: OSError) -> None:
     """A directory the progress bar's count cannot list (the audit's own listing says so)."""
+
+
+# the thread counts of the BLAS numpy may be built on (OpenBLAS, numpy's and scipy's wheels;
+# MKL; Apple's Accelerate)
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """One BLAS thread in the audit's processes (this one, and the local workers, which
+    inherit its environment), unless the environment says otherwise: the statistics'
+    matrix products are small, and a job is one process per core, so a BLAS's own threads
+    only spin against the other jobs. Read by the BLAS when numpy is first imported, so
+    set before it is (a no-op when it was)."""
+    for name in BLAS_THREADS:
+        os.environ.setdefault(name, "1")
 
 
 def parse_fast(argv: list[str]) -> dict[str, Any] | None:
@@ -92,28 +109,22 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
 
 
 def fast_path(argv: list[str]) -> int | None:
-    """Run a plain audit (:func:`parse_fast`) as the typer command would, without typer's
-    parsing; its exit code, or None when typer must parse the command line."""
+    """Run a plain audit (:func:`parse_fast`) as the typer command would, without loading
+    typer (whose import costs an audit of a few hundred logs a tenth of what the audit adds
+    to verifying them); its exit code, or None when typer must parse the command line."""
     parsed = parse_fast(argv)
     if parsed is None:
         return None
-    import inspect
-
-    app = typer.Typer()  # this command alone: not the whole app's modules
-    register(app)
-    command = app.registered_commands[0].callback
-    assert command is not None
-    args = {name: p.default for name, p in inspect.signature(command).parameters.items()}
-    args.update(parsed)
-    try:
-        command(**args)
-    except typer.Exit as e:
-        return e.exit_code
-    return 0
+    return run(**parsed)
 
 
-def register(app: typer.Typer) -> None:
-    """Add the ``audit`` command to ``app``."""
+def register(app: "typer.Typer") -> None:
+    """Add the ``audit`` command to ``app`` (typer is loaded here, not by a plain audit:
+    this module has no ``from __future__ import annotations``, so the options'
+    annotations are read here, where typer is)."""
+    import typer
+
+    from .options import CHECK, PinKey, PinKeys, PinRoot, option
 
     @app.command("audit", rich_help_panel=CHECK)
     def audit(
@@ -185,140 +196,161 @@ def register(app: typer.Typer) -> None:
         --skip-unreadable) or bad input; 3 every log clean but the statistics show
         evidence of bias.
         """
-        from tarneeb.replay.archive.audit import (
-            ArchiveError,
-            ArchiveSummary,
-            AuditFault,
-            expand_paths,
-            run_chunks,
-        )
-        from tarneeb.replay.fairplay.summary import PlaySummary, play_lines
+        raise typer.Exit(run(
+            paths, jobs, scheduler, as_json, tables, key, keys, root, report,
+            skip_unreadable, alpha, state, removed, require_proof, play, play_sample,
+            no_stats))
 
-        trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
-        err = console(stderr=True)
-        play_options = _play_options(play or play_sample is not None, play_sample)
-        played = None if play_options is None else PlaySummary(cap=play_sample)
-        writer = None
-        monitor = None
-        history: list[float] | None = None  # with --state: the evidence after each match
-        summary = ArchiveSummary(skip_unreadable=skip_unreadable)
-        # faults, one line each, said after the summary (which says what was done)
-        errors: list[str] = []
 
-        def cannot_write(e: OSError) -> None:
-            from tarneeb.replay.archive.tables import write_error
+def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
+        as_json: bool = False, tables: Path | None = None, key: Path | None = None,
+        keys: Path | None = None, root: str | None = None, report: Path | None = None,
+        skip_unreadable: bool = False, alpha: float = DEFAULT_ALPHA,
+        state: Path | None = None, removed: list[str] | None = None,
+        require_proof: bool = False, play: bool = False, play_sample: int | None = None,
+        no_stats: bool = False) -> int:
+    """The ``audit`` command (:func:`register` gives its options and help): its output,
+    and its exit code."""
+    one_blas_thread()
+    from tarneeb.replay.archive.audit import (
+        ArchiveError,
+        ArchiveSummary,
+        AuditFault,
+        expand_paths,
+        run_chunks,
+    )
 
-            errors.append(f"{tables}: cannot write the tables: {write_error(e)} (no "
-                          "tables written)")
+    trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
+    err = console(stderr=True)
+    play_options = _play_options(play or play_sample is not None, play_sample)
+    played = None
+    if play_options is not None:  # the fair-play modules are loaded when asked for
+        from tarneeb.replay.fairplay.summary import PlaySummary
 
+        played = PlaySummary(cap=play_sample)
+    writer = None
+    monitor = None
+    history: list[float] | None = None  # with --state: the evidence after each match
+    summary = ArchiveSummary(skip_unreadable=skip_unreadable)
+    # faults, one line each, said after the summary (which says what was done)
+    errors: list[str] = []
+
+    def cannot_write(e: OSError) -> None:
+        from tarneeb.replay.archive.tables import write_error
+
+        errors.append(f"{tables}: cannot write the tables: {write_error(e)} (no "
+                      "tables written)")
+
+    try:
+        if tables is not None:
+            from tarneeb.replay.archive.tables import TableWriter
+
+            writer = TableWriter(tables)
+        listed = expand_paths(paths, onerror=summary.add_unlisted)
+        if removed and state is None:
+            raise ArchiveError("--removed goes with --state")
+        if state is not None:
+            from tarneeb.replay.archive.monitor import Monitor
+
+            monitor = Monitor(str(state), alpha, trust, removed or (), not no_stats,
+                              play_options)
+            chunks = monitor.chunks(listed, jobs, scheduler)
+        else:
+            chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,
+                                stats=not no_stats)
+        if err.is_terminal and os.environ.get("TERM") != "dumb":
+            chunks = _progress(paths, chunks, err)
         try:
-            if tables is not None:
-                from tarneeb.replay.archive.tables import TableWriter
-
-                writer = TableWriter(tables)
-            listed = expand_paths(paths, onerror=summary.add_unlisted)
-            if removed and state is None:
-                raise ArchiveError("--removed goes with --state")
-            if state is not None:
-                from tarneeb.replay.archive.monitor import Monitor
-
-                monitor = Monitor(str(state), alpha, trust, removed or (), not no_stats,
-                                  play_options)
-                chunks = monitor.chunks(listed, jobs, scheduler)
-            else:
-                chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,
-                                    stats=not no_stats)
-            if err.is_terminal and os.environ.get("TERM") != "dumb":
-                chunks = _progress(paths, chunks, err)
+            for chunk in chunks:
+                if monitor is not None:
+                    monitor.fold(summary, chunk)
+                else:
+                    summary.add(chunk)
+                if played is not None:  # each match once, as the fairness tallies
+                    for m, mp in zip(chunk.matches, chunk.play, strict=True):
+                        if mp is not None and m.duplicate is None:
+                            played.add(mp)
+                if writer is not None:
+                    try:
+                        writer.add(chunk)
+                    except OSError as e:  # a full disk: the audit goes on without them
+                        cannot_write(e)
+                        writer.abort()
+                        writer = None
+        except AuditFault as e:  # the summary so far is given, and says it stops there
+            summary.stopped = str(e)
+            errors.append(str(e))
+        if writer is not None:
             try:
-                for chunk in chunks:
-                    if monitor is not None:
-                        monitor.fold(summary, chunk)
-                    else:
-                        summary.add(chunk)
-                    if played is not None:  # each match once, as the fairness tallies
-                        for m, mp in zip(chunk.matches, chunk.play, strict=True):
-                            if mp is not None and m.duplicate is None:
-                                played.add(mp)
-                    if writer is not None:
-                        try:
-                            writer.add(chunk)
-                        except OSError as e:  # a full disk: the audit goes on without them
-                            cannot_write(e)
-                            writer.abort()
-                            writer = None
-            except AuditFault as e:  # the summary so far is given, and says it stops there
-                summary.stopped = str(e)
-                errors.append(str(e))
-            if writer is not None:
-                try:
-                    writer.close(summary.conflicts, summary.amends)  # earlier logs amended
-                    writer = None
-                except OSError as e:
-                    cannot_write(e)
-            if monitor is not None and not summary.stopped:
-                monitor.finish(summary)
-                history = monitor.history()
-            elif monitor is not None:  # a run stopped part way: said, not saved
-                monitor.settle(summary)
-        except ArchiveError as e:
-            fail(str(e))
-        except sqlite3.Error as e:  # a state file whose tables are not a state's
-            fail(f"{state}: not an audit state of this version ({e})")
-        finally:
-            if writer is not None:
-                writer.abort()
-            if monitor is not None:
-                monitor.close()
+                writer.close(summary.conflicts, summary.amends)  # earlier logs amended
+                writer = None
+            except OSError as e:
+                cannot_write(e)
+        if monitor is not None and not summary.stopped:
+            monitor.finish(summary)
+            history = monitor.history()
+        elif monitor is not None:  # a run stopped part way: said, not saved
+            monitor.settle(summary)
+    except ArchiveError as e:
+        fail(str(e))
+    except sqlite3.Error as e:  # a state file whose tables are not a state's
+        fail(f"{state}: not an audit state of this version ({e})")
+    finally:
+        if writer is not None:
+            writer.abort()
+        if monitor is not None:
+            monitor.close()
+    try:
+        fairness = {} if no_stats else summary.fairness(alpha)
+    except ImportError:  # scipy: the [archive] extra
+        err.print("tarneeb: note: no fairness statistics: they need scipy "
+                  "(pip install 'tarneeb[archive]')", markup=False)
+        fairness = {}
+    if monitor is not None:  # the battery's tests the evidence does not cover, named
+        from tarneeb.replay.archive.monitor import note_fixed_sample_only
+
+        note_fixed_sample_only(summary, monitor, fairness)
+    play_results = None if played is None else played.results(alpha)
+    if report is not None and summary.logs:
         try:
-            fairness = {} if no_stats else summary.fairness(alpha)
-        except ImportError:  # scipy: the [archive] extra
-            err.print("tarneeb: note: no fairness statistics: they need scipy "
-                      "(pip install 'tarneeb[archive]')", markup=False)
-            fairness = {}
-        if monitor is not None:  # the battery's tests the evidence does not cover, named
-            from tarneeb.replay.archive.monitor import note_fixed_sample_only
+            from tarneeb.report.archive import write_archive_report
+        except ImportError as e:
+            fail(f"--report needs matplotlib: pip install 'tarneeb[report]' ({e})")
+        try:
+            write_archive_report(report, summary, fairness, alpha,
+                                 subtitle=", ".join(paths), history=history,
+                                 play=play_results)
+        except OSError as e:  # said after the summary, which is not lost
+            errors.append(f"{report}: cannot write: {e.strerror or e}")
+    if as_json:
+        doc = summary.to_json(None if no_stats else fairness)
+        if monitor is not None:
+            from tarneeb.replay.archive.monitor import state_json
 
-            note_fixed_sample_only(summary, monitor, fairness)
-        play_results = None if played is None else played.results(alpha)
-        if report is not None and summary.logs:
-            try:
-                from tarneeb.report.archive import write_archive_report
-            except ImportError as e:
-                fail(f"--report needs matplotlib: pip install 'tarneeb[report]' ({e})")
-            try:
-                write_archive_report(report, summary, fairness, alpha,
-                                     subtitle=", ".join(paths), history=history,
-                                     play=play_results)
-            except OSError as e:  # said after the summary, which is not lost
-                errors.append(f"{report}: cannot write: {e.strerror or e}")
-        if as_json:
-            doc = summary.to_json(None if no_stats else fairness)
-            if monitor is not None:
-                from tarneeb.replay.archive.monitor import state_json
+            state_json(summary, doc)
+        if played is not None and play_results is not None:
+            doc["fairplay"] = played.to_json(play_results)
+            doc["exit_code"] = _exit_code(summary.verdict_code(fairness), play_results)
+        from tarneeb.audit.encoding import json_shown
 
-                state_json(summary, doc)
-            if played is not None and play_results is not None:
-                doc["fairplay"] = played.to_json(play_results)
-                doc["exit_code"] = _exit_code(summary.verdict_code(fairness), play_results)
-            from tarneeb.audit.encoding import json_shown
+        sys.stdout.write(json_shown(json.dumps(doc, ensure_ascii=False, indent=1)) + "\n")
+    elif summary.logs or summary.first_unlisted or errors:
+        _print_summary(summary, fairness, alpha)  # (no logs at all: said once, below)
+        if no_stats:
+            console().print("No fairness statistics (--no-stats): the deals were not "
+                            "tested, and exit code 3 is never given.", markup=False)
+        if played is not None and play_results is not None:
+            from tarneeb.replay.fairplay.summary import play_lines
 
-            sys.stdout.write(json_shown(json.dumps(doc, ensure_ascii=False, indent=1)) + "\n")
-        elif summary.logs or summary.first_unlisted or errors:
-            _print_summary(summary, fairness, alpha)  # (no logs at all: said once, below)
-            if no_stats:
-                console().print("No fairness statistics (--no-stats): the deals were not "
-                                "tested, and exit code 3 is never given.", markup=False)
-            if played is not None and play_results is not None:
-                for line in play_lines(played, play_results, alpha):
-                    console().print(line, markup=False)
-        for line in errors[:-1]:
-            err.print(f"tarneeb: error: {line}", markup=False)
-        if errors:
-            fail(errors[-1])
-        if summary.logs == 0:
-            fail("no logs found in " + ", ".join(paths))
-        raise typer.Exit(_exit_code(summary.verdict_code(fairness), play_results))
+            for line in play_lines(played, play_results, alpha):
+                console().print(line, markup=False)
+    for line in errors[:-1]:
+        err.print(f"tarneeb: error: {line}", markup=False)
+    if errors:
+        fail(errors[-1])
+    if summary.logs == 0:
+        fail("no logs found in " + ", ".join(paths))
+    return _exit_code(summary.verdict_code(fairness), play_results)
 
 
 def _play_options(wanted: bool, per_match: int | None) -> Any:
@@ -345,7 +377,8 @@ def _exit_code(code: int, play_results: Any) -> int:
     return code
 
 
-def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: float) -> None:
+def _print_summary(summary: "ArchiveSummary", fairness: dict[str, Any], alpha: float,
+                   ) -> None:
     from tarneeb.replay.archive.words import key_counts, verdict_lines
 
     out = console()
@@ -371,4 +404,4 @@ def _print_summary(summary: ArchiveSummary, fairness: dict[str, Any], alpha: flo
         out.print(f"  {repeat}", markup=False)
 
 
-__all__ = ["register"]
+__all__ = ["fast_path", "parse_fast", "register", "run"]

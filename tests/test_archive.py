@@ -133,6 +133,20 @@ def test_plain_audit_skips_typer_with_the_same_output(
     assert fast[0] == 0 and "--no-stats" in fast[1]
 
 
+def test_the_audit_runs_blas_on_one_thread_unless_told(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        archives: dict[str, Path]) -> None:
+    """The audit sets one BLAS thread in its environment (read when numpy is first loaded,
+    here and in the local workers, which inherit it), but leaves a number the user set."""
+    from tarneeb.cli.archive_cmd import BLAS_THREADS
+
+    for name in BLAS_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    assert run(capsys, "audit", "-j", "1", "--no-stats", str(archives["fair"]))[0] == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1" and os.environ["MKL_NUM_THREADS"] == "3"
+
+
 def test_no_stats_verifies_and_counts_but_tests_nothing(
         archives: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     """--no-stats: the biased archive's logs are clean, so exit 0 (not 3), the counts

@@ -206,6 +206,42 @@ def test_the_sequential_p_value_stops_at_the_tenth_hit_not_at_the_batch_end() ->
     assert sequential_p(lambda m: np.zeros(m, dtype=bool), 999) == pytest.approx(1 / 1000)
 
 
+def test_a_monte_carlo_p_value_is_the_same_looked_at_early(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sparse G-test looks at its first 50 simulated samples before it makes the other
+    450 of the first batch: its p-value is the one the whole batch at once gives (the same
+    random numbers, the same samples, each one's statistic to the last bit), with samples
+    drawn an observation at a time (52 cards), by multinomial (2,500 hands' points) or
+    both, in two strata (cards under two references), stopping early or not."""
+    import numpy as np
+
+    from tarneeb.audit.fairness import tests
+
+    def p_values() -> list[float]:
+        out = []
+        for seed in range(6):
+            rng = np.random.default_rng(seed)
+            t = Tally()
+            for card in rng.integers(0, 52, 260).tolist():
+                t.fit(("card",), Uniform(tuple(range(52))), card)
+            hcp = DrawSum(HCP, 13)
+            values, probs = zip(*hcp.pmf().items(), strict=True)
+            for v in rng.choice(values, 2500, p=np.array(probs) / sum(probs)).tolist():
+                t.fit(("points",), hcp, v)
+            for i, card in enumerate(rng.integers(0, 52, 300).tolist()):
+                t.fit(("two",), Uniform(tuple(range(52)), units=1 + i % 2), card)
+            rs = t.results(detectable=False)
+            assert [r.p_method for r in rs] == ["Monte Carlo"] * 3
+            out.extend(r.p_value for r in rs)
+        return out
+
+    early = p_values()
+    monkeypatch.setattr(tests, "MC_HEAD", tests.MC_DRAWS)
+    whole = p_values()
+    assert early == whole
+    assert min(early) < 10 / tests.MC_HEAD < max(early)  # stopped early, and not
+
+
 def test_the_sequential_p_value_is_valid_under_the_null() -> None:
     """A continuous statistic under the null (its rank among the samples uniform): the
     p-value is at most ``u`` with probability at most ``u``."""
@@ -272,6 +308,27 @@ def test_simulated_samples_count_each_draw_in_its_own_bin() -> None:
         expected = np.array([np.bincount(w, minlength=bins) for w in which])
         got = _bin_counts(cdf, u)
         assert got.shape == (rows, bins) and (got == expected).all(), (bins, k, rows)
+
+
+def test_simulated_draws_are_binned_exactly_at_the_table_cells_edges() -> None:
+    """The bins looked up in a table of [0, 1)'s cells are each draw's own, where the
+    table is hardest: bin ends on a cell's edge, draws on an end and just below it, two
+    ends in one cell of 4,096 (the finer table) and in one of 65,536 (rows sorted)."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.tests import _bin_counts
+
+    rng = np.random.default_rng(3)
+    cdfs = ([0.25, 0.5, 0.75, 1.0], [1 / 4096, 0.5 + 3 / 8192, 0.9, 1.0],
+            [0.3, 0.3 + 1e-5, 0.7, 1.0], [0.3, 0.3 + 1e-6, 0.7, 1.0])
+    for cdf in map(np.array, cdfs):
+        ends = cdf[:-1]
+        u = np.concatenate([ends, np.nextafter(ends, 0), rng.random(200)])
+        u = np.tile(u, (3, 1))
+        u[1] = rng.permutation(u[1])
+        which = np.minimum(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)
+        expected = np.array([np.bincount(w, minlength=len(cdf)) for w in which])
+        assert (_bin_counts(cdf, u) == expected).all(), cdf
 
 
 def test_a_z_test_of_few_observations_is_exact() -> None:

@@ -172,3 +172,30 @@ def test_luck_made_up_across_a_player_s_matches_is_caught_by_the_balance() -> No
     rigged = _mine(80, "player balance", 1.0, 9)[BALANCE]
     assert rigged.p_value is not None and rigged.p_value < 1e-3 and rigged.statistic < 0
     assert math.isfinite(rigged.statistic or math.nan)
+
+
+def test_the_cells_covariance_is_the_sum_over_shared_deals_in_any_blocks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The covariance matrix made a block of deals at a time is, entry for entry and to
+    the last bit, the sum over each pair of members of one deal of ``(var - cov)·|a∩b|
+    + cov·|a|·|b|``, whatever the blocks' size (one block, blocks of 7 deals)."""
+    rng = np.random.default_rng(11)
+    n, k = 200, 9
+    members = [(c, d) for c in range(k) for d in np.flatnonzero(rng.random(n) < 0.4)]
+    cell_of = np.array([c for c, _ in members], dtype=np.int64)
+    deal_of = np.array([d for _, d in members], dtype=np.int64)
+    mask_of = rng.integers(1, 15, len(members)).astype(np.int64)
+    var, cov = _HCP_HAND.variance, _HCP_HAND.covariance(_HCP_HAND.draws)
+    shared = np.zeros((k, k), dtype=np.int64)
+    product = np.zeros((k, k), dtype=np.int64)
+    for i in range(len(members)):
+        for j in range(len(members)):
+            if deal_of[i] == deal_of[j]:
+                a, b = int(mask_of[i]), int(mask_of[j])
+                shared[cell_of[i], cell_of[j]] += (a & b).bit_count()
+                product[cell_of[i], cell_of[j]] += a.bit_count() * b.bit_count()
+    expected = (var - cov) * shared + cov * product
+    for block in (state.COV_DEALS, 7):
+        monkeypatch.setattr(state, "COV_DEALS", block)
+        got = state._covariance(_HCP_HAND, k, cell_of, deal_of, mask_of)
+        assert np.array_equal(got, expected), block

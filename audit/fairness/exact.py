@@ -272,30 +272,39 @@ def _held(counts: Iterable[int], at_least: int) -> int:
     return sum(1 for k in counts if (k == 0 if at_least == 0 else k >= at_least))
 
 
-@functools.lru_cache(maxsize=64)
-def _class_mean(class_sizes: tuple[int, ...], draws: int, at_least: int) -> Fraction:
-    # by linearity: the sum over classes of the (hypergeometric) chance that a class is
-    # held, exactly the mean over every vector of class counts, without listing them
+@functools.lru_cache(maxsize=4096)
+def _class_ways(class_sizes: tuple[int, ...], draws: int, at_least: int) -> int:
+    # by linearity: the sum over classes of the (hypergeometric) ways that a class is
+    # held, exactly the mean over every vector of class counts times C(size, draws),
+    # without listing them
     size = sum(class_sizes)
     ways = 0
     for s in class_sizes:
         held = range(0, 1) if at_least == 0 else range(at_least, min(s, draws) + 1)
         ways += sum(math.comb(s, k) * math.comb(size - s, draws - k) for k in held)
-    return Fraction(ways, math.comb(size, draws))
+    return ways
+
+
+def _class_mean(class_sizes: tuple[int, ...], draws: int, at_least: int) -> Fraction:
+    return Fraction(_class_ways(class_sizes, draws, at_least),
+                    math.comb(sum(class_sizes), draws))
 
 
 @functools.lru_cache(maxsize=16)
 def _class_moments(class_sizes: tuple[int, ...], draws: int,
                    at_least: int) -> tuple[float, float, float]:
-    """One draw's mean and variance, and the covariance of two disjoint draws, exactly."""
+    """One draw's mean and variance, and the covariance of two disjoint draws, exactly:
+    whole numbers of ways added up, over one common denominator each (the cards left
+    after the first draw are ``size - draws`` whatever it held)."""
     ways = _class_counts(class_sizes, draws)
-    total = math.comb(sum(class_sizes), draws)
+    size = sum(class_sizes)
+    total = math.comb(size, draws)
     mean = _class_mean(class_sizes, draws, at_least)
     square = Fraction(sum(w * _held(c, at_least) ** 2 for c, w in ways.items()), total)
-    both = Fraction(0)
-    for c, w in ways.items():
-        left = tuple(sorted(s - k for s, k in zip(class_sizes, c, strict=True)))
-        both += Fraction(w, total) * _held(c, at_least) * _class_mean(left, draws, at_least)
+    both = Fraction(sum(
+        w * _held(c, at_least) * _class_ways(
+            tuple(sorted(s - k for s, k in zip(class_sizes, c, strict=True))), draws, at_least)
+        for c, w in ways.items()), total * math.comb(size - draws, draws))
     return float(mean), float(square - mean ** 2), float(both - mean ** 2)
 
 

@@ -37,6 +37,7 @@ are read from the same rows (:mod:`tarneeb.audit.fairness.drift`).
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -222,31 +223,44 @@ def _cell_members(d: Mapping[str, Any], players: list[str], at: Any,
     return np.concatenate(cell_of), np.concatenate(deal_of), np.concatenate(mask_of)
 
 
+COV_DEALS = 2_048  # deals whose members' seats are laid out at once (32 KB a cell)
+
+
 def _shared(k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> tuple[Any, Any]:
     """Over the pairs of members of one deal (a member with itself too), per pair of
     cells (``k·k``, whole numbers): the seats the two share, and their sizes multiplied.
-    The members sorted by deal, each paired with those of its deal ``o`` places on, for
-    ``o`` = 0, 1, ... while any are (numpy's loops, memory in proportion to the
-    members)."""
+    Both are matrix products: the seats shared, added over the deals, are ``XᵀX``, ``X``
+    a row per deal and seat and a column per cell (1 where the cell holds that seat of that
+    deal), and the sizes' products ``YᵀY``, ``Y`` a row per deal (the seats the cell holds).
+    Made :data:`COV_DEALS` deals at a time (memory flat in the archive's size), in floating
+    point: whole numbers far below 2²⁴ (a block's) and 2⁵³ (the archive's) are added
+    exactly in any order, so the sums are the same whole numbers on every machine, however
+    the products are blocked."""
     import numpy as np
-    order = np.argsort(deal_of, kind="stable")
-    cell, deal, mask = cell_of[order], deal_of[order], mask_of[order].astype(np.uint8)
-    size = np.bitwise_count(mask).astype(np.int64)
-    shared = np.zeros(k * k, dtype=np.int64)  # whole numbers: the same in any order
-    product = np.zeros(k * k, dtype=np.int64)
-    n = len(cell)
-    for o in range(n):
-        same = np.flatnonzero(deal[:n - o] == deal[o:])
-        if not len(same):
-            break  # sorted by deal: no pair this far apart, none further
-        a, b = same, same + o
-        for first, second in ((a, b), (b, a)) if o else ((a, b),):
-            at = cell[first] * k + cell[second]
-            # bincount, not np.add.at (ten times slower): small whole numbers, exact
-            shared += np.rint(np.bincount(at, np.bitwise_count(mask[a] & mask[b]),
-                                          k * k)).astype(np.int64)
-            product += np.rint(np.bincount(at, size[a] * size[b], k * k)).astype(np.int64)
-    return shared, product
+    first = int(deal_of.min()) if len(deal_of) else 0  # the deals' blocks from the first
+    block = (deal_of - first) // COV_DEALS
+    blocks = int(block.max()) + 1 if len(block) else 0
+    small = np.uint16 if blocks <= 1 << 16 else np.int64  # 16 bits: a radix sort, linear
+    order = np.argsort(block.astype(small), kind="stable")
+    cell, deal, mask = cell_of[order], (deal_of[order] - first) % COV_DEALS, mask_of[order]
+    bounds = np.searchsorted(block[order], np.arange(blocks + 1))
+    shared = np.zeros((k, k))
+    product = np.zeros((k, k))
+    for start, stop in itertools.pairwise(bounds):
+        if start == stop:  # no member in these deals
+            continue
+        seats = np.zeros((COV_DEALS, 4, k), dtype=np.float32)
+        for s in range(4):
+            held = start + np.flatnonzero(mask[start:stop] >> s & 1)
+            # a deal is in a cell once: each (deal, seat, cell) is set at most once
+            seats[deal[held], s, cell[held]] = 1.0
+        x = seats.reshape(-1, k)
+        y = seats.sum(axis=1)
+        # a block's sums are at most 16·COV_DEALS: exact in single precision too
+        shared += x.T @ x
+        product += y.T @ y
+    return (np.rint(shared).astype(np.int64).ravel(),  # whole numbers: exact
+            np.rint(product).astype(np.int64).ravel())
 
 
 def _covariance(ref: DrawSum, k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> Any:
@@ -282,8 +296,10 @@ def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
         cell_of, deal_of, mask_of = _cell_members(d, players, at, number, lo, hi)
         size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64)
         held = sum(np.where(mask_of >> s & 1, values[deal_of, s], 0) for s in range(4))
-        np.add.at(sums, cell_of, held)
-        np.add.at(hands, cell_of, size)
+        # bincount, not np.add.at (several times slower): whole numbers far below 2**53,
+        # added exactly in any order
+        sums += np.rint(np.bincount(cell_of, held, k)).astype(np.int64)
+        hands += np.rint(np.bincount(cell_of, size, k)).astype(np.int64)
         more = _shared(k, cell_of, deal_of, mask_of)
         shared += more[0]
         product += more[1]

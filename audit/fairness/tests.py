@@ -23,6 +23,7 @@ MIN_EXPECTED = 5.0  # a G-test category expects at least this many (merged until
 MC_BELOW = 10.0
 EXACT_UP_TO = 2_000  # a z-test of this many observations or fewer gets its exact p-value
 MC_DRAWS = 500  # first round of simulated samples
+MC_HEAD = 50  # of which first looked at (see monte_carlo_p)
 MC_UP_TO = 20_000  # observations: a larger sample's bins are dense enough for the chi-square
 SMALL_STRATUM = 2_000  # a stratum this small is drawn one observation at a time (faster)
 MC_MORE = 100_000  # simulated at most, until MC_HITS samples reach the statistic
@@ -147,22 +148,49 @@ def monte_carlo_p(g: float, expected: Sequence[float],
     log_exp = np.log(exp)
     cut = g / 2 - 1e-9 * max(1.0, g)
 
-    def exceed(draws: int) -> Any:
-        bins = len(exp)
-        sims = np.zeros((draws, bins), dtype=np.int64)
+    bins = len(exp)
+    # the batch: per stratum its samples' counts, or its uniforms and cumulative
+    # probabilities (binned as they are looked at), drawn so far; the samples made so far
+    # (the batch's full shape); how many
+    batch: dict[str, Any] = {"raw": [], "sims": np.zeros((0, bins), dtype=np.int64),
+                             "done": 0, "first": True}
+    # one stratum's random numbers are drawn as they are looked at: one stream, read in
+    # order, gives the same numbers however it is cut (uniforms; a multinomial draw a
+    # sample); with more, the batch's are drawn at once, stratum by stratum, as ever
+    lazy = len(strata) == 1
+
+    def draw(rows: int) -> list[tuple[Any, Any]]:  # every stratum's numbers, in turn
+        raw: list[tuple[Any, Any]] = []
         for k, probs in strata:
             p = np.asarray(probs, dtype=float)
             if k > SMALL_STRATUM:
-                sims += rng.multinomial(k, p / p.sum(), size=draws)
-                continue
-            sims += _bin_counts(np.cumsum(p / p.sum()), rng.random((draws, k)))
-        half_g = xlogx[sims].sum(axis=1) - sims @ log_exp  # G / 2 of each sample
-        return half_g >= cut
+                raw.append((None, rng.multinomial(k, p / p.sum(), size=rows)))
+            else:
+                raw.append((np.cumsum(p / p.sum()), rng.random((rows, k))))
+        return raw
 
-    return sequential_p(exceed)
+    def exceed(draws: int) -> Any:
+        if batch["done"] == len(batch["sims"]):  # a new batch (the first: all of it)
+            rows = MC_DRAWS if batch["first"] and draws == MC_HEAD else draws
+            batch.update(raw=[] if lazy else draw(rows), done=0, first=False,
+                         sims=np.zeros((rows, bins), dtype=np.int64))
+        lo, hi, sims = batch["done"], batch["done"] + draws, batch["sims"]
+        for cdf, values in draw(draws) if lazy else batch["raw"]:
+            part = values if lazy else values[lo:hi]
+            sims[lo:hi] += part if cdf is None else _bin_counts(cdf, part)
+        batch["done"] = hi
+        # G / 2 of each sample, over the whole batch's rows (those not made yet are 0 and
+        # unread): each row's value is what the batch at once gives, to the last bit
+        half_g = xlogx[sims].sum(axis=1) - sims @ log_exp
+        return half_g[lo:hi] >= cut
+
+    # the first batch is looked at after MC_HEAD samples (the rest of its numbers drawn
+    # or binned only if the rule goes on): most fair tests stop there
+    return sequential_p(exceed, head=MC_HEAD)
 
 
-def sequential_p(exceed: Callable[[int], Any], most: int = MC_MORE) -> float:
+def sequential_p(exceed: Callable[[int], Any], most: int = MC_MORE,
+                 head: int = MC_DRAWS) -> float:
     """Besag and Clifford's (1991) sequential Monte Carlo p-value. ``exceed(m)`` simulates
     ``m`` more samples under the null, independent of all before, and says of each in
     order whether it reaches the observed statistic. Samples are drawn until the
@@ -170,19 +198,27 @@ def sequential_p(exceed: Callable[[int], Any], most: int = MC_MORE) -> float:
     fewer (``h``) reach it in ``most`` samples, ``(h + 1) / (most + 1)``. Both are
     valid (``P(p <= u) <= u`` under the null, for every ``u``): the count is taken at the
     exact sample where the rule stops, not at the end of the batch it was simulated in
-    (the batches, 500 then twice as many each time, are only for speed)."""
+    (the batches, 500 then twice as many each time, are only for speed). ``head``: the
+    first batch asked for in two parts, its first ``head`` samples and the rest, so that
+    a p-value the rule finds among them costs only those; for an ``exceed`` whose samples
+    are the same however they are asked for (drawn one after another from one stream),
+    the p-value is the same as with one batch."""
     import numpy as np
     seen = found = 0
     step = MC_DRAWS
     while seen < most:
         step = min(step, most - seen)
-        hit = np.flatnonzero(np.asarray(exceed(step)))
-        if found + len(hit) >= MC_HITS:
-            return MC_HITS / (seen + int(hit[MC_HITS - found - 1]) + 1)
-        found += len(hit)
-        seen += step
+        for part in (head, step - head) if seen == 0 and 0 < head < step else (step,):
+            hit = np.flatnonzero(np.asarray(exceed(part)))
+            if found + len(hit) >= MC_HITS:
+                return MC_HITS / (seen + int(hit[MC_HITS - found - 1]) + 1)
+            found += len(hit)
+            seen += part
         step *= 2
     return (found + 1) / (most + 1)
+
+
+CELL_BITS = (12, 16)  # [0, 1) cut into 2**bits cells to look a draw's bin up
 
 
 def _bin_counts(cdf: Any, draws: Any) -> Any:
@@ -190,14 +226,43 @@ def _bin_counts(cdf: Any, draws: Any) -> Any:
     the bin of ``u`` is the number of the cumulative probabilities at most ``u`` (the last
     bin also takes any ``u`` past ``cdf[-1]``, which rounding can leave below 1).
 
-    The same counts as a bin looked up for every draw (``searchsorted``) and counted, found
-    by sorting each row and a binary search of each row for each of the bins' upper ends at
-    once: a sort of a few hundred numbers a row is several times faster than a search per
-    draw, and the counts (so the simulated samples) are the same to the last one."""
+    Looked up in a table, not searched: [0, 1) is cut into ``M`` equal cells (a power of
+    two, so a draw's cell, ``⌊u·M⌋``, is exact); in a cell that no bin's end falls inside,
+    every draw has the bin of the cell's lower edge, and in one that one end falls inside,
+    that bin or the next, as the draw is below the end or not. The draws' bins are then
+    counted per row (one ``bincount``). A cell with two ends inside it (two bins of
+    probability under ``1/M``) takes a finer table, and failing that the rows are sorted
+    and searched (:func:`_sorted_bin_counts`). The counts are those of each draw looked up
+    by itself, to the last one."""
     import numpy as np
 
     rows, k = draws.shape
-    ends = np.asarray(cdf[:-1])  # the upper end of every bin but the last
+    ends = np.asarray(cdf[:-1], dtype=float)  # the upper end of every bin but the last
+    bins = len(ends) + 1
+    for bits in CELL_BITS if rows * k and draws.max() < 1.0 else ():  # in [0, 1)
+        m = 1 << bits
+        scaled = ends * m  # exact: a power of two
+        cell = np.floor(scaled)
+        inside = (scaled != cell) & (cell < m)  # an end strictly inside a cell of [0, 1)
+        at = cell[inside].astype(np.int64)
+        if len(at) != len(np.unique(at)):
+            continue
+        base = np.searchsorted(ends, np.arange(m) / m, side="right")  # ends <= lower edge
+        edge = np.full(m, 2.0)  # no end inside: no draw reaches it
+        edge[at] = ends[inside]
+        where = (draws * m).astype(np.int64)
+        which = base[where] + (draws >= edge[where])
+        which += (bins * np.arange(rows, dtype=np.int64))[:, None]
+        return np.bincount(which.ravel(), minlength=rows * bins).reshape(rows, bins)
+    return _sorted_bin_counts(ends, draws)
+
+
+def _sorted_bin_counts(ends: Any, draws: Any) -> Any:
+    """:func:`_bin_counts` by sorting each row and a binary search of each row for each of
+    the bins' upper ends (``ends``) at once."""
+    import numpy as np
+
+    rows, k = draws.shape
     ordered = np.sort(draws, axis=1).ravel()
     before = (k * np.arange(rows))[:, None] - 1  # where each row starts, less one
     below = np.zeros((rows, len(ends)), dtype=np.int64)  # draws < end, per row and end

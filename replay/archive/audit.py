@@ -371,14 +371,14 @@ class ArchiveSummary:
                 before[m.deals] = after
         for origin, t in chunk.tallies.items():
             share = without(t, repeats[origin])
-            self.tallies.setdefault(origin, Tally()).merge(share)
             if self.compact_repeats:  # numpy (the archive extra) keeps them compactly
                 try:
                     from tarneeb.replay.archive.repeats import keep_repeats
                 except ImportError:  # pragma: no cover
                     self.compact_repeats = False
-                else:
-                    keep_repeats(self.repeats, origin, self.tallies[origin], share)
+                else:  # taken out before the merge: the summary's tally never holds them
+                    share = keep_repeats(self.repeats, origin, share)
+            self.tallies.setdefault(origin, Tally()).merge(share)
         self.not_read += len(chunk.not_read)
         pos = 0  # each log's finding rows are together, in the order of the logs
         for i, m in enumerate(chunk.matches):

@@ -156,17 +156,24 @@ nearrepeat.Deals` when they are deals (None otherwise): the tests that need ever
         return sum(a.nbytes for h in self.tests.values() for a in h.arrays)
 
 
-def keep_repeats(stores: dict[str, Any], origin: str, tally: Any, share: Any) -> None:
-    """Move the values ``share`` (a chunk's tally, merged into ``tally``) added to the
-    repeat tests out of ``tally`` into ``stores[origin]``, a :class:`Repeats`."""
+def keep_repeats(stores: dict[str, Any], origin: str, share: Any) -> Any:
+    """Move the values ``share`` (a chunk's tally) adds to the repeat tests into
+    ``stores[origin]``, a :class:`Repeats`; the rest of ``share`` (and any value of another
+    kind than its test's, which the tally keeps), a new tally, for the caller to merge
+    (``share`` is left as it was). A value kept or not is so every time (its type and
+    length decide), so kept apart before the merge or after it, the counts are the same."""
+    from tarneeb.audit.fairness import Tally
+
     store = stores.get(origin)
     if store is None:
         store = stores[origin] = Repeats()
-    counts = tally.counts
-    for key in [k for k in share.counts if k[0] == "repeat"]:
-        n = counts[key]
-        if n and store.add(key[1], key[2], key[3], key[4], n):
-            del counts[key]
+    rest = Tally()
+    rest.sums = share.sums
+    counts = rest.counts
+    for key, n in share.counts.items():
+        if key[0] != "repeat" or not n or not store.add(key[1], key[2], key[3], key[4], n):
+            counts[key] = n
+    return rest
 
 
 __all__ = ["AT_ONCE", "BATCH", "Repeats", "keep_repeats"]
