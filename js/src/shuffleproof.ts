@@ -111,6 +111,22 @@ export function msm(s: bigint[], p: Point[]): Point {
   // a few terms: interleaved (one doubling a bit for all); many: Pippenger's buckets
   return (p.length <= 64 ? mulAddUnsafe : pippenger)(Point, p, s.map((x) => x % L));
 }
+/** The elements given a table of their multiples (by {@link tabled}). */
+const tables = new WeakSet<Point>();
+
+/**
+ * `p`, given a table of its multiples (built at its first multiplication): a seat's public
+ * key, met in every proof of that seat in its deal (a Chaum–Pedersen proof's `y`), is then
+ * multiplied in a few additions, as the base point is.
+ */
+export function tabled(p: Point): Point {
+  if (!tables.has(p) && !p.is0()) {
+    p.precompute(6, true);
+    tables.add(p);
+  }
+  return p;
+}
+
 /** `s·P + t·Q`, each product refused when it is the identity. */
 const mul2 = (s: bigint, p: Point, t: bigint, q: Point): Point => msm([s, t], [p, q]);
 const sum = (ps: Point[]) => ps.reduce((a, b) => a.add(b));
@@ -142,7 +158,8 @@ export function verifyDleq(y: Point, h: Point, z: Point, proof: Bytes, ctx: Byte
   if (c >= L || s >= L) return false;
   let a: Point, a2: Point;
   try {
-    a = mul2(s, Point.BASE, L - c, y);
+    // y with a table: two multiplications by tables; else one walk for both
+    a = tables.has(y) ? mul(s, Point.BASE).add(mul(L - c, y)) : mul2(s, Point.BASE, L - c, y);
     a2 = mul2(s, h, L - c, z);
   } catch (e) {
     if (e instanceof Identity) return false;
