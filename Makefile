@@ -43,12 +43,14 @@ demo: $(STAMP) chromium js
 # the build `js` has just made) side by side, each on a core of its own; then the Python
 # suite, which holds the two verifiers to the same verdicts (tests/test_js_conformance.py);
 # an idle worker takes tests from a busy one (--dist worksteal), so the few long ones do
-# not end the run on one core
+# not end the run on one core. Compiled modules are kept (__pycache__, which git ignores)
+# even where the environment says not to write them (PYTHONDONTWRITEBYTECODE): else each
+# worker and every `python -m tarneeb` a test starts compiles the package again
 test: $(STAMP) chromium js
 	$(MAKE) --no-print-directory typecheck & typecheck=$$!; \
 	  (cd js && npm run --silent test:built); js=$$?; \
 	  wait $$typecheck && exit $$js
-	$(PY) -m pytest -q -n auto --dist worksteal
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n auto --dist worksteal
 
 # the figures are printed and written into docs/PERFORMANCE.md
 bench: $(STAMP) js

@@ -13,14 +13,19 @@ from tarneeb.report.browser import Chromium
 if TYPE_CHECKING:
     from base_install import BaseInstall
 
-# The modules whose tests take longest (tens of seconds of CPU each: the two verifiers over
-# blind logs, Node servers killed and resumed, the archive audit and its browser pages),
-# longest first. They run before the rest: pytest-xdist (`make test`) hands each worker a
-# contiguous half of the run and an idle one takes tests from the other's end, so with the
-# long ones first the run ends on short tests, both cores busy to the last, rather than one
-# core on a long test while the other waits.
-LONG_FIRST = ["test_js_conformance", "test_js_resume", "test_archive", "test_engine_cmd",
-              "test_js_engine", "test_js_shuffle_argument", "test_readme_tour", "test_compiled",
+# The modules whose tests take longest, longest first: the two verifiers over blind logs,
+# Node servers killed and resumed (tens of seconds of CPU each), then those holding one long
+# test (a wheel built and installed, a calibration over many archives, a page printed in the
+# browser, the demo, a Dask cluster, the engine command's time limits). They run before the
+# rest: pytest-xdist (`make test`) hands each worker a contiguous half of the run and an idle
+# one takes tests from the other's end, so with the long ones first the run ends on short
+# tests, both cores busy to the last, rather than one core on a long test while the other
+# waits.
+LONG_FIRST = ["test_js_conformance", "test_js_resume", "test_packaging",
+              "test_fairness_calibration", "test_archive_print", "test_dealstats",
+              "test_hand_numbers", "test_archive", "test_limits", "test_plugin",
+              "test_engine_cmd", "test_js_shuffle_argument", "test_cli_one_language",
+              "test_readme_tour", "test_js_engine", "test_fairplay", "test_compiled",
               "test_alterations", "test_verifier_page", "test_blind_log"]
 
 

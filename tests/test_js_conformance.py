@@ -16,15 +16,16 @@ by both): every blind log of the corpus and the altered logs, ``tarneeb-blind-v1
 clean and cheated, blind deals that stopped at a seat (PROTOCOL.md §13.8), and the corpus
 blind log cut short, all in full.
 
-``TARNEEB_CONFORMANCE=N`` sets how many logs are generated (default 3,000, in eight parts
+``TARNEEB_CONFORMANCE=N`` sets how many logs are generated (default 2,000, in eight parts
 that pytest-xdist runs side by side, each from its own hypothesis seed); about three in
 four also give a cut, a changed byte or a zero-filled tail of themselves, so that over
-5,000 generated and mutated logs are compared by default; and
+3,300 generated and mutated logs are compared by default (a longer run: a larger N); and
 ``TARNEEB_CONFORMANCE_KEEP=DIR`` keeps the logs that disagree there.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -39,7 +40,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "js"
 CLI = JS / "dist" / "src" / "cli.js"
-COUNT = int(os.environ.get("TARNEEB_CONFORMANCE", "3000"))
+COUNT = int(os.environ.get("TARNEEB_CONFORMANCE", "2000"))
 PARTS = 8  # the generated logs' parts, each its own test (pytest-xdist spreads them)
 BATCH = 200
 VECTORS = sorted((ROOT / "fixtures" / "vectors").glob("log-*.json"))
@@ -553,7 +554,7 @@ def test_generated_logs_agree(node: str, home: dict[str, str], tmp_path: Path,
         p = tmp_path / f"gen-{part}-{i:05d}.tlog"
         p.write_bytes(log)
         paths.append(p)
-    assert len(paths) >= share * 5 // 3  # with the mutated ones: over 5,000 logs in all
+    assert len(paths) >= share * 5 // 3  # with the mutated ones: over 3,300 logs in all
     bad = _disagreements(node, home, paths)
     keep = os.environ.get("TARNEEB_CONFORMANCE_KEEP")  # a folder to keep the logs that disagree in
     if keep and bad:
@@ -615,6 +616,7 @@ def _seat_name(seat: int, name: str) -> Any:
                                enumerate(h[4])], *h[5:]]
 
 
+@functools.cache
 def _header_cases() -> dict[str, tuple[bytes, str]]:
     """Hand-made logs where the two readers once worded a refusal differently: each with
     words its verdict must hold."""
@@ -694,19 +696,43 @@ def _header_cases() -> dict[str, tuple[bytes, str]]:
     }
 
 
-@pytest.mark.parametrize("case", sorted(_header_cases()))
-def test_hand_made_refusals_agree_word_for_word(node: str, home: dict[str, str],
-                                                tmp_path: Path, case: str) -> None:
+HEADER_CASES = sorted(_header_cases())
+
+
+def _verdicts(node: str, home: dict[str, str], logs: dict[str, bytes], tmp: Path
+              ) -> dict[str, tuple[Any, Any, int, int]]:
+    """Both verifiers over ``logs`` in one run each (neither reads its files otherwise than
+    alone: a verdict is a file's own): by name, the JS verdict, the Python one and each
+    run's exit code."""
+    paths = [tmp / f"{name}.tlog" for name in logs]
+    for path, data in zip(paths, logs.values(), strict=True):
+        path.write_bytes(data)
+    (js_code, js), (py_code, py) = _both(node, home, paths, ())
+    assert isinstance(js, list) and isinstance(py, list), (js, py)
+    return {name: (j, p, js_code, py_code) for name, j, p in zip(logs, js, py, strict=True)}
+
+
+@pytest.fixture(scope="module")
+def hand_made(node: str, home: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+              ) -> dict[str, tuple[Any, Any, int, int]]:
+    """The verdicts of every hand-made case, from one run of each verifier."""
+    cases = _header_cases()
+    return _verdicts(node, home, {name: data for name, (data, _) in cases.items()},
+                     tmp_path_factory.mktemp("hand-made"))
+
+
+@pytest.mark.parametrize("case", HEADER_CASES)
+def test_hand_made_refusals_agree_word_for_word(
+        hand_made: dict[str, tuple[Any, Any, int, int]], case: str) -> None:
     """A whole number past 2^53 in a record, a header torn (and zero-filled) after a zero
     byte, a header holding a text that is not UTF-8 and an ext value, values nested past
     msgpack's stack: the same exit code and the same verdict JSON, every field, from both;
     and the words that say it."""
-    data, words = _header_cases()[case]
-    path = tmp_path / f"{case}.tlog"
-    path.write_bytes(data)
-    js, py = _both(node, home, [path], ())
+    words = _header_cases()[case][1]
+    js, py, js_code, py_code = hand_made[case]
+    assert js_code == py_code
     assert js == py
-    assert words in json.dumps(py[1], ensure_ascii=False), py[1]
+    assert words in json.dumps(py, ensure_ascii=False), py
 
 
 BLIND_CUTS = [
@@ -722,21 +748,30 @@ BLIND_CUTS = [
 ]
 
 
-@pytest.mark.parametrize(("how", "at"), BLIND_CUTS)
-def test_blind_logs_cut_short_agree(node: str, home: dict[str, str], tmp_path: Path,
-                                    how: str, at: int) -> None:
+@pytest.fixture(scope="module")
+def blind_cuts(node: str, home: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+               ) -> dict[str, tuple[Any, Any, int, int]]:
+    """The verdicts of every cut of :data:`BLIND_CUTS`, from one run of each verifier."""
+    data = (ROOT / "fixtures" / "matches" / "qahwa5-blind.tlog").read_bytes()
+    logs = {}
+    for cut in BLIND_CUTS:
+        how, at = cut.values
+        end = at % len(data)
+        logs[cut.id] = data[:end] + (bytes(len(data) - end) if how == "zeros" else b"")
+    return _verdicts(node, home, logs, tmp_path_factory.mktemp("blind-cuts"))
+
+
+@pytest.mark.parametrize("cut", [c.id for c in BLIND_CUTS])
+def test_blind_logs_cut_short_agree(blind_cuts: dict[str, tuple[Any, Any, int, int]],
+                                    cut: str) -> None:
     """The corpus log dealt blind cut short (or given a zero-filled tail) — inside its
     blind record, between a card and its proof, inside a proof, its end, keys or signature
     record: the same exit code and the same verdict JSON, field for field (its open end
     judged as for any log: a card and its proof are one value, as a writer writes them)."""
-    data = (ROOT / "fixtures" / "matches" / "qahwa5-blind.tlog").read_bytes()
-    end = at % len(data)
-    path = tmp_path / "cut.tlog"
-    path.write_bytes(data[:end] + (bytes(len(data) - end) if how == "zeros" else b""))
-    (js_code, js), (py_code, py) = _both(node, home, [path], ())
-    assert js[0]["verdict"] == py[0]["verdict"] == "findings"
+    js, py, js_code, py_code = blind_cuts[cut]
+    assert js["verdict"] == py["verdict"] == "findings"
     assert js_code == py_code
-    assert _differ(js[0], py[0]) == []
+    assert _differ(js, py) == []
 
 
 def _agree(node: str, home: dict[str, str], logs: dict[str, bytes], tmp: Path

@@ -203,12 +203,15 @@ def _as_v3(doc: dict[str, Any], secrets: Secrets, context: Any = shuffle_context
         b["shuffle_proofs"] = halves
 
 
-def _verdict(node: str, path: Path) -> dict[str, Any]:
-    out = subprocess.run([node, str(CLI), "verify", "--json", str(path)], capture_output=True,
-                         text=True, check=False, cwd=ROOT)
+def _verdicts(node: str, *paths: Path) -> list[dict[str, Any]]:
+    """The js verifier's verdict of each log, from one run over them all."""
+    out = subprocess.run([node, str(CLI), "verify", "--json", *map(str, paths)],
+                         capture_output=True, text=True, check=False, cwd=ROOT)
     assert out.stdout.strip(), out.stderr
-    v: dict[str, Any] = json.loads(out.stdout)[0]
-    return {k: v[k] for k in ("verdict", "error", "hands", "deals_proven", "findings", "ending")}
+    vs: list[dict[str, Any]] = json.loads(out.stdout)
+    assert [v["path"] for v in vs] == [str(p) for p in paths]
+    return [{k: v[k] for k in ("verdict", "error", "hands", "deals_proven", "findings",
+                               "ending")} for v in vs]
 
 
 def _record(node: str, tmp: Path, doc: dict[str, Any], key: bytes,
@@ -248,16 +251,15 @@ def test_a_match_dealt_under_v3_gets_its_v2_verdict(node: str, tmp_path: Path,
     v3 = tmp_path / "v3.tlog"
     (tmp_path / "v2.tlog").write_bytes(log)
     assert v3.stat().st_size < 0.6 * len(log)
-    mine, theirs = _verdict(node, v3), _verdict(node, tmp_path / "v2.tlog")
-    assert mine == theirs
-    assert mine["verdict"] == "clean" and mine["deals_proven"]
-    if stall is not None:
-        assert f"in its blind deal, waiting for seat {stall[1] % 4}" in mine["ending"]
     last = max(secrets)
     doc = logjson.to_json(log)
     _as_v3(doc, secrets, lambda m, n, s: shuffle_context(m, n + (n == last and s == 1), s))
     assert _record(node, tmp_path, doc, KEY, "wrong.tlog").returncode == 0
-    wrong = _verdict(node, tmp_path / "wrong.tlog")
+    mine, theirs, wrong = _verdicts(node, v3, tmp_path / "v2.tlog", tmp_path / "wrong.tlog")
+    assert mine == theirs
+    assert mine["verdict"] == "clean" and mine["deals_proven"]
+    if stall is not None:
+        assert f"in its blind deal, waiting for seat {stall[1] % 4}" in mine["ending"]
     assert [(f["kind"], f["hand"], f["seat"]) for f in wrong["findings"]] == [
         ("wrong-shuffle", last, 1)], wrong["findings"]
 

@@ -8,7 +8,7 @@
 import { type Bytes, toHex } from "./bytes.js";
 import { cardName } from "./engine.js";
 import { type Finding } from "./findings.js";
-import { DECK, ELEMENT, L, PROOF, type Point, cardPoints, context, decode, owner, scalarOf, verifyDleq } from "./shuffleproof.js";
+import { DECK, ELEMENT, L, PROOF, type Point, cardPoints, context, decode, encode, owner, scalarOf, tabled, verifyDleq } from "./shuffleproof.js";
 import { ARGUMENT_ELEMENTS, ARGUMENT_SCALARS } from "./shuffleargument.js";
 import { type Deal, type Fault, type SeatKey, split, verifyUnfinished, verifyV1, verifyV2 } from "./transcript.js";
 
@@ -157,7 +157,7 @@ const AFTER = " (the deal's transcript is at fault above: the seat named there c
 
 let pointCards: Map<string, number> | null = null;
 function cardOfPoint(p: Point): number | null {
-  pointCards ??= new Map(cardPoints().map((q, c) => [toHex(q.toBytes()), c]));
+  pointCards ??= new Map(cardPoints().map((q, c) => [toHex(encode(q)), c]));
   return pointCards.get(toHex(p.toBytes())) ?? null;
 }
 
@@ -199,7 +199,7 @@ export class BlindChecker {
       return null;
     }
     const d: Deal = {
-      matchId: this.matchId, n, dealer, publics: split(t.publics, ELEMENT).map(decode),
+      matchId: this.matchId, n, dealer, publics: split(t.publics, ELEMENT).map(decode).map((y) => y && tabled(y)),
       passes: t.passes.map((p) => split(p, ELEMENT).map(decode)), rawPasses: t.passes,
       rounds: t.partials.map((r) => split(r, ELEMENT).map(decode)),
     };

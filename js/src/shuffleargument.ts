@@ -11,7 +11,7 @@ import { ristretto255, ristretto255_hasher } from "@noble/curves/ed25519.js";
 import { pippenger } from "@noble/curves/abstract/curve.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { type Bytes, concat, u8, utf8 } from "./bytes.js";
-import { BASE, ELEMENT, L, type Point, decode, reduce64, scalarOf, verifyShuffle } from "./shuffleproof.js";
+import { BASE, ELEMENT, L, type Point, decode, encode, reduce64, scalarOf, verifyShuffle } from "./shuffleproof.js";
 
 /** The longest deck an argument takes (its generators are made for 64). */
 export const MAX_CARDS = 64;
@@ -141,7 +141,7 @@ export function verifyShuffleArgument(y: Point, deckIn: Point[], deckOut: Point[
   const [tHat, tauX, mu] = sc as [bigint, bigint, bigint];
   const lEnd = sc.slice(3, 3 + rest), rEnd = sc.slice(3 + rest, 3 + 2 * rest);
   const zBeta = sc[3 + 2 * rest]!, zX = sc[4 + 2 * rest]!, zEnd = sc.slice(5 + 2 * rest);
-  const tr = new Transcript(ctx, y.toBytes(), deckIn.map((p) => p.toBytes()), deckOut.map((p) => p.toBytes()));
+  const tr = new Transcript(ctx, encode(y), deckIn.map(encode), deckOut.map(encode));
   tr.absorb(enc[0]!);
   const ePow = powers(tr.challenge(), n);
   tr.absorb(enc[1]!);

@@ -2,13 +2,15 @@
  * The proofs of blind dealing (docs/PROTOCOL.md §13.3, §13.6), checked: the Chaum–Pedersen
  * proof, the batched Chaum–Pedersen proof of a seat's round of partial decryptions, and the
  * Terelius–Wikström shuffle proof of a pass. ristretto255 from `@noble/curves` (WebCrypto
- * has none), its sums by multi-scalar multiplication (Pippenger); SHA-512 from
+ * has none), its sums by multi-scalar multiplication (up to 64 terms interleaved, sharing one
+ * chain of doublings; Pippenger's buckets above); SHA-512 from
  * `@noble/hashes`, which `@noble/curves` is built on (synchronous: a deal hashes hundreds
  * of times).
  */
 import { ristretto255, ristretto255_hasher } from "@noble/curves/ed25519.js";
-import { pippenger } from "@noble/curves/abstract/curve.js";
+import { mulAddUnsafe, pippenger } from "@noble/curves/abstract/curve.js";
 import { sha512 } from "@noble/hashes/sha2.js";
+import { randomBytes } from "@noble/hashes/utils.js";
 import { type Bytes, concat, constantTimeEqual, lp16, u32be, u8, utf8 } from "./bytes.js";
 
 const Point = ristretto255.Point;
@@ -52,14 +54,30 @@ function coefficients(seed: Bytes, n: number): bigint[] {
   return Array.from({ length: n }, (_, i) => reduce64(sha512(concat(seed, u8(i)))));
 }
 
+/** Each element's encoding, once made: hashed again and again (a deck into every proof of a deal). */
+const encodings = new WeakMap<Point, Bytes>();
+
 /** A 32-byte encoding as an element, or null when it does not decode. */
 export function decode(b: Bytes): Point | null {
   if (b.length !== ELEMENT) return null;
+  let p: Point;
   try {
-    return Point.fromBytes(b);
+    p = Point.fromBytes(b);
   } catch {
     return null;
   }
+  encodings.set(p, b.slice()); // only a canonical encoding decodes: it is the element's own
+  return p;
+}
+
+/** An element's 32-byte encoding (`p.toBytes()`, made once for each element). */
+export function encode(p: Point): Bytes {
+  let b = encodings.get(p);
+  if (b === undefined) {
+    b = p.toBytes();
+    encodings.set(p, b);
+  }
+  return b;
 }
 
 /** `from_hash(SHA-512(tag ‖ u8(i)))`: RFC 9496's element derivation (libsodium's `from_hash`). */
@@ -88,12 +106,44 @@ function mul(s: bigint, p: Point): Point {
   return p.multiplyUnsafe(s % L); // variable time: every value here is public
 }
 /** `Σ s_i·P_i`, each product refused when it is the identity. */
-function msm(s: bigint[], p: Point[]): Point {
+export function msm(s: bigint[], p: Point[]): Point {
   s.forEach((x, i) => term(x, p[i]!));
-  return pippenger(Point, p, s.map((x) => x % L));
+  // a few terms: interleaved (one doubling a bit for all); many: Pippenger's buckets
+  return (p.length <= 64 ? mulAddUnsafe : pippenger)(Point, p, s.map((x) => x % L));
 }
+/** The elements given a table of their multiples (by {@link tabled}). */
+const tables = new WeakSet<Point>();
+
+/**
+ * `p`, given a table of its multiples (built at its first multiplication): a seat's public
+ * key, met in every proof of that seat in its deal (a Chaum–Pedersen proof's `y`), is then
+ * multiplied in a few additions, as the base point is.
+ */
+export function tabled(p: Point): Point {
+  if (!tables.has(p) && !p.is0()) {
+    p.precompute(6, true);
+    tables.add(p);
+  }
+  return p;
+}
+
+/** `s·P + t·Q`, each product refused when it is the identity. */
+const mul2 = (s: bigint, p: Point, t: bigint, q: Point): Point => msm([s, t], [p, q]);
 const sum = (ps: Point[]) => ps.reduce((a, b) => a.add(b));
-const bytesOf = (ps: Point[]) => concat(...ps.map((p) => p.toBytes()));
+const bytesOf = (ps: Point[]) => concat(...ps.map(encode));
+
+/**
+ * Whether `outs[j] = x·ins[j]` for every `j`, checked at once: `x·Σ r_j·ins_j = Σ r_j·outs_j`
+ * for fresh random 128-bit `r_j` (small-exponent batch verification). Where any `j` differs
+ * the sums differ but with probability at most 2^-128 (the group's order is prime), whoever
+ * chose the elements; the caller looks for the position that differs only when they do.
+ */
+export function allMultiples(x: bigint, ins: Point[], outs: Point[]): boolean {
+  if (ins.length === 0) return true;
+  const random = randomBytes(16 * ins.length);
+  const r = ins.map((_, j) => scalarOf(random.subarray(16 * j, 16 * j + 16)));
+  return mulAddUnsafe(Point, ins, r).multiplyUnsafe(x % L).equals(mulAddUnsafe(Point, outs, r));
+}
 
 /** `lp16(match_id) ‖ u32be(deal) ‖ lp16(step) ‖ u8(seat) ‖ u8(position)` (§13.3). */
 export function context(matchId: Bytes, deal: number, step: string, seat: number, position: number): Bytes {
@@ -108,8 +158,9 @@ export function verifyDleq(y: Point, h: Point, z: Point, proof: Bytes, ctx: Byte
   if (c >= L || s >= L) return false;
   let a: Point, a2: Point;
   try {
-    a = mul(s, Point.BASE).add(mul(L - c, y));
-    a2 = mul(s, h).add(mul(L - c, z));
+    // y with a table: two multiplications by tables; else one walk for both
+    a = tables.has(y) ? mul(s, Point.BASE).add(mul(L - c, y)) : mul2(s, Point.BASE, L - c, y);
+    a2 = mul2(s, h, L - c, z);
   } catch (e) {
     if (e instanceof Identity) return false;
     throw e;
@@ -129,8 +180,8 @@ export function roundPositions(dealer: number, r: number, k: number): number[] {
 
 /** Whether `proof` shows `ins[i] = log_B(y)·outs[i]` for every `i` (§13.6, batched). */
 export function verifyBatch(y: Point, positions: number[], ins: Point[], outs: Point[], proof: Bytes, ctx: Bytes): boolean {
-  const body = positions.map((p, i) => concat(u8(p), ins[i]!.toBytes(), outs[i]!.toBytes()));
-  const seed = sha512(concat(BATCH_TAG, ctx, y.toBytes(), ...body));
+  const body = positions.map((p, i) => concat(u8(p), encode(ins[i]!), encode(outs[i]!)));
+  const seed = sha512(concat(BATCH_TAG, ctx, encode(y), ...body));
   const z = coefficients(seed, ins.length);
   let h: Point, zz: Point;
   try {
@@ -163,7 +214,7 @@ export function verifyShuffle(y: Point, deckIn: Point[], deckOut: Point[], eleme
   const sHat = sc.slice(5, 5 + n), sPrime = sc.slice(5 + n);
   const g = generators();
   const hs = g.slice(0, n), h = g[DECK]!;
-  const seedE = sha512(concat(SHUFFLE_E_TAG, ctx, y.toBytes(), bytesOf(deckIn), bytesOf(deckOut), elements.subarray(0, 32 * n)));
+  const seedE = sha512(concat(SHUFFLE_E_TAG, ctx, encode(y), bytesOf(deckIn), bytesOf(deckOut), elements.subarray(0, 32 * n)));
   const e = coefficients(seedE, n);
   const prod = e.reduce((a, b) => (a * b) % L, 1n);
   const negC = L - c;
@@ -171,15 +222,16 @@ export function verifyShuffle(y: Point, deckIn: Point[], deckOut: Point[], eleme
   try {
     const B = Point.BASE;
     const a = msm(e, deckIn);
+    // each sum in one multi-scalar multiplication, every product refused as before
     t = [
-      mul(s1, B).add(mul(negC, sum(u).subtract(sum(hs)))),
-      mul(s2, B).add(mul(negC, chain[n - 1]!.subtract(mul(prod, h)))),
-      mul(s3, B).add(msm(sPrime, hs)).add(mul(negC, msm(e, u))),
-      msm(sPrime, deckOut).subtract(mul(s4, a)),
-      mul(s4, B).add(mul(negC, y)),
+      mul2(s1, B, negC, sum(u).subtract(sum(hs))),
+      mul2(s2, B, negC, chain[n - 1]!.subtract(mul(prod, h))),
+      msm([s3, ...sPrime, negC], [B, ...hs, msm(e, u)]),
+      msm([...sPrime, L - s4], [...deckOut, a]), // −s4·a: s4 ≡ 0 refused as L − s4 ≡ 0
+      mul2(s4, B, negC, y),
     ];
     const previous = [h, ...chain.slice(0, -1)];
-    tHat = chain.map((ch, j) => mul(sHat[j]!, B).add(mul(sPrime[j]!, previous[j]!)).add(mul(negC, ch)));
+    tHat = chain.map((ch, j) => msm([sHat[j]!, sPrime[j]!, negC], [B, previous[j]!, ch]));
   } catch (e) {
     if (e instanceof Identity) return false;
     throw e;
