@@ -46,6 +46,7 @@ TARGETS = {"peeker": [("player", "Suspect"), ("partnership", "Counter & Suspect"
            "computer30": [("label", "computer"), ("player", "House 1"), ("player", "House 2")],
            "partners": [("partnership", "Pair A & Pair B"), ("partner-cards", "Pair A & Pair B")],
            }
+PARTNER = {"peeker": "Counter", "peek30": "Counter"}  # the cheat's honest partner
 SIZES = (100, 300, 1000)
 MATCHES = 100  # simulated and analysed per cheat
 SMALL = 10  # matches in each of the calibration's disjoint archives
@@ -127,7 +128,8 @@ def figures(kind: str, run: dict[str, Any], sizes: tuple[int, ...], rng: random.
     rows: dict[int, Any] = {}
     for size in sizes:
         hits = dict.fromkeys(TARGETS[kind], 0)
-        archive = named = significant = 0
+        archive = named = significant = p_named = p_significant = 0
+        partner = ("player", PARTNER.get(kind, ""))
         for _ in range(DRAWS):
             res = {(r.kind, r.name): r for r in _pooled(
                 [rng.choice(summaries) for _ in range(size)]).results(ALPHA)}
@@ -136,10 +138,14 @@ def figures(kind: str, run: dict[str, Any], sizes: tuple[int, ...], rng: random.
             archive += any(r.significant for r in res.values())
             named += any(r.flagged for r in res.values() if _honest(kind, r))
             significant += any(r.significant for r in res.values() if _honest(kind, r))
+            p_named += partner in res and res[partner].flagged
+            p_significant += partner in res and res[partner].significant
         rows[size] = {"power": {f"{t[0]} {t[1]}": _rate(v, DRAWS) for t, v in hits.items()},
                       "archive_flagged": _rate(archive, DRAWS),
                       "honest_named": _rate(named, DRAWS),
-                      "honest_significant": _rate(significant, DRAWS)}
+                      "honest_significant": _rate(significant, DRAWS),
+                      "partner_named": _rate(p_named, DRAWS),
+                      "partner_significant": _rate(p_significant, DRAWS)}
     out["sizes"] = rows
     return out
 
@@ -192,7 +198,13 @@ def lines(f: dict[str, Any]) -> list[str]:
                            f"in {_pct(v)}")
             out.append(f"    archive flagged (exit 3) in {_pct(r['archive_flagged'])}; an honest "
                        f"player named in {_pct(r['honest_named'])}, significant on its whole "
-                       f"figure in {_pct(r['honest_significant'])}")
+                       f"figure in {_pct(r['honest_significant'])} (resampled: a pool's chance "
+                       "deviation recurs in every draw and grows with the size, so these "
+                       "overstate the rates; the pool's z above is the calibration)")
+            if kind in PARTNER:
+                out.append(f"    the cheat's honest partner named in {_pct(r['partner_named'])}, "
+                           f"significant on its whole figure in "
+                           f"{_pct(r['partner_significant'])} (resampled, as above)")
     out.append(f"fair play: {f['seconds']:.0f} s in all (eram41; seed {f['seed']})")
     return out
 
