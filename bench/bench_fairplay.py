@@ -40,12 +40,15 @@ from tarneeb.replay.fairplay.summary import GroupResult, MatchPlay, PlaySummary
 from tarneeb.testing.fairplay import simulate
 
 CHEATS = {"peeker": ("Suspect",), "peek30": ("Suspect",),
-          "computer30": ("House 1", "House 2"), "partners": ("Pair A", "Pair B")}
+          "computer30": ("House 1", "House 2"), "partners": ("Pair A", "Pair B"),
+          "peekers": ("Peek A", "Peek B")}  # the last: on demand (--kinds), not by default
+DEFAULT_KINDS = ("honest", "peeker", "peek30", "computer30", "partners")
 TARGETS = {"peeker": [("player", "Suspect"), ("partnership", "Counter & Suspect")],
            "peek30": [("player", "Suspect"), ("partnership", "Counter & Suspect")],
            "computer30": [("label", "computer"), ("player", "House 1"), ("player", "House 2")],
            "partners": [("partnership", "Pair A & Pair B"), ("partner-cards", "Pair A & Pair B")],
-           }
+           "peekers": [("player", "Peek A"), ("player", "Peek B"),
+                       ("partnership", "Peek A & Peek B")]}
 PARTNER = {"peeker": "Counter", "peek30": "Counter"}  # the cheat's honest partner
 SIZES = (100, 300, 1000)
 MATCHES = 100  # simulated and analysed per cheat
@@ -151,7 +154,7 @@ def figures(kind: str, run: dict[str, Any], sizes: tuple[int, ...], rng: random.
 
 
 def bench_fairplay(honest: int = 100, sizes: tuple[int, ...] = SIZES, matches: int = MATCHES,
-                   seed: int | None = None, kinds: tuple[str, ...] = ("honest", *CHEATS),
+                   seed: int | None = None, kinds: tuple[str, ...] = DEFAULT_KINDS,
                    runs: dict[str, Any] | None = None) -> dict[str, Any]:
     """Every kind simulated (or taken from ``runs``, :func:`simulate_kind`'s records) and
     its figures."""
@@ -215,7 +218,9 @@ if __name__ == "__main__":
     ap.add_argument("--matches", type=int, default=MATCHES, help="matches of each cheat")
     ap.add_argument("--sizes", type=int, nargs="*", default=list(SIZES),
                     help="archive sizes of the power (matches)")
-    ap.add_argument("--kinds", nargs="*", default=["honest", *CHEATS])
+    ap.add_argument("--kinds", nargs="*", default=list(DEFAULT_KINDS),
+                    help="tables to simulate (also: peekers, two partners who both see "
+                         "every hand)")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--save", help="write the analysed matches' records to this JSON file")
     ap.add_argument("--load", nargs="*", default=[],
