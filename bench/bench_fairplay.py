@@ -103,6 +103,35 @@ def simulate_kind(kind: str, matches: int, rng: random.Random) -> dict[str, Any]
             "hands": hands, "records": [s.to_record() for s in summaries]}
 
 
+def honest_leads(matches: int, rng: random.Random) -> dict[str, Any]:
+    """The honest players' own figures beside a seat that sees every hand, on every one of
+    their opening leads (not 30 % of them, and no other decision): ``matches`` matches of
+    the ``peeker`` table; per player its leads, excess per lead with its standard error,
+    and z. The cheat's plays cannot move them (docs/FAIRPLAY.md, "Whose figure")."""
+    from tarneeb.replay.fairplay.layouts import leaders_of
+
+    games = simulate("peeker", matches, rng)
+    sums: dict[str, list[float]] = {}
+    start = time.process_time()
+    leads = 0
+    for names, _, hands in games:
+        for h in hands:
+            if names[leaders_of(h)[0]] in CHEATS["peeker"]:
+                continue
+            leads += 1
+            for d in analyse_hand(h, True, rng, first_trick=6, last_trick=5,
+                                  own_share=1.0).decisions:
+                acc = sums.setdefault(names[d.seat], [0, 0.0, 0.0])
+                acc[0] += 1
+                acc[1] += d.excess
+                acc[2] += d.variance
+    cpu = time.process_time() - start
+    return {"matches": matches, "ms_per_lead": 1000 * cpu / max(leads, 1),
+            "players": {n: {"leads": int(k), "excess": e / k, "se": v ** 0.5 / k,
+                            "z": e / v ** 0.5 if v else 0.0}
+                        for n, (k, e, v) in sums.items()}}
+
+
 def _rate(k: int, n: int) -> dict[str, Any]:
     return {"share": k / max(n, 1), "k": k, "n": n, "ci95": _interval(k, n)}
 
@@ -222,6 +251,9 @@ if __name__ == "__main__":
                     help="tables to simulate (also: peekers, two partners who both see "
                          "every hand)")
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--leads", type=int, default=0, metavar="N",
+                    help="also: every honest opening lead of N matches beside a seat that "
+                         "sees every hand (the honest partner's own figure)")
     ap.add_argument("--save", help="write the analysed matches' records to this JSON file")
     ap.add_argument("--load", nargs="*", default=[],
                     help="records written by --save (their kinds are not simulated again)")
@@ -240,3 +272,9 @@ if __name__ == "__main__":
     got = bench_fairplay(a.honest, tuple(a.sizes), a.matches, seed + 1, (), kept | new)
     for text in lines(got):
         print(text)
+    if a.leads:
+        lead_figures = honest_leads(a.leads, random.Random(seed + 2))
+        for name, p in lead_figures["players"].items():
+            print(f"fair play, every honest opening lead of {a.leads} peeker matches: {name}: "
+                  f"{p['leads']} leads, excess {100 * p['excess']:+.2f} ± {100 * p['se']:.2f} "
+                  f"points, z {p['z']:+.2f} ({lead_figures['ms_per_lead']:.0f} ms a lead)")
