@@ -2,29 +2,33 @@
 players and its power against each kind of peeking, on simulated matches.
 
 Tables of :mod:`tarneeb.testing.fairplay` are played in process (eram41, the bot's
-bidding) and their hands analysed as the audit does:
+bidding) and every hand of every match analysed as the audit does (one summary a match):
 
 * speed: CPU milliseconds per analysed hand on one core (limit 100), decisions a hand;
 * calibration: tables of four honest players of every skill (random cards, the package's
   bot, a card counter, a Monte Carlo player that solves layouts drawn from the bids).
   Each group's excess and z over the whole pool (z should be near 0, either sign), and
-  the share of disjoint archives of ``SMALL`` matches in which any group is flagged at
-  5 %, with its Clopper–Pearson 95 % interval;
+  the share of disjoint archives of ``SMALL`` matches with a significant group (exit 3)
+  and with a player named, each with its Clopper–Pearson 95 % interval;
 * power against each kind of cheat (a seat that sees every hand; one that peeks on 30 %
   of hands; both computer seats peeking on 30 % of hands; two partners who see each
-  other's hands), at each archive size N of ``SIZES``: N matches are simulated and
-  analysed, at most ``budget`` hands in all (more matches than that: the same few hands
-  of each match, spread evenly, as ``--play-sample`` chooses them; the output says so),
-  and the power is the share of ``DRAWS`` archives of N matches drawn with replacement
-  from them in which the target group is flagged (Holm, every group of the archive).
+  other's hands): ``matches`` matches of each are simulated and analysed whole, and
+  archives of each size N of ``sizes`` are drawn with replacement from them (``DRAWS``
+  each; N above ``matches`` repeats matches: the pool stands for the population, an
+  approximation the output states). Per size: how often the target group is flagged
+  (a player: *named*, its own figure flagged), the partnership holding the cheat, the
+  archive as a whole (exit 3), and how often an honest player is named beside it, or
+  significant on its whole figure (what named it before names rested on own figures).
 
-Run as a script (``python bench/bench_fairplay.py --help``) or call
-:func:`bench_fairplay`; ``make bench`` runs it through ``bench/bench.py``.
+Run as a script (``python bench/bench_fairplay.py --help``; ``--save``/``--load`` keep
+the per-match records, so kinds can run one at a time) or call :func:`bench_fairplay`;
+``make bench`` runs it through ``bench/bench.py``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
 from typing import Any
@@ -32,40 +36,38 @@ from typing import Any
 from scipy import stats
 
 from tarneeb.replay.fairplay.analyse import analyse_hand
-from tarneeb.replay.fairplay.summary import MatchPlay, PlaySummary
+from tarneeb.replay.fairplay.summary import GroupResult, MatchPlay, PlaySummary
 from tarneeb.testing.fairplay import simulate
 
-TARGETS = {"peeker": ("player", "Suspect"), "peek30": ("player", "Suspect"),
-           "computer30": ("label", "computer"), "partners": ("partnership", "Pair A & Pair B"),
-           }
-PARTNER_CARDS = ("partner-cards", "Pair A & Pair B")  # the partners' second statistic
+CHEATS = {"peeker": ("Suspect",), "peek30": ("Suspect",),
+          "computer30": ("House 1", "House 2"), "partners": ("Pair A", "Pair B"),
+          "peekers": ("Peek A", "Peek B")}  # the last: on demand (--kinds), not by default
+DEFAULT_KINDS = ("honest", "peeker", "peek30", "computer30", "partners")
+TARGETS = {"peeker": [("player", "Suspect"), ("partnership", "Counter & Suspect")],
+           "peek30": [("player", "Suspect"), ("partnership", "Counter & Suspect")],
+           "computer30": [("label", "computer"), ("player", "House 1"), ("player", "House 2")],
+           "partners": [("partnership", "Pair A & Pair B"), ("partner-cards", "Pair A & Pair B")],
+           "peekers": [("player", "Peek A"), ("player", "Peek B"),
+                       ("partnership", "Peek A & Peek B")]}
+PARTNER = {"peeker": "Counter", "peek30": "Counter"}  # the cheat's honest partner
 SIZES = (100, 300, 1000)
-BUDGET = 1800  # hands analysed per kind and size at most (about 100 matches' worth)
-SMALL = 10  # matches in each of the calibration's archives
+MATCHES = 100  # simulated and analysed per cheat
+SMALL = 10  # matches in each of the calibration's disjoint archives
 DRAWS = 200  # archives drawn per kind and size for the power
 ALPHA = 0.05
 
 
-def _spread(hands: list[Any], n: int) -> list[Any]:
-    """At most ``n`` of ``hands``, spread evenly (as the audit's ``--play-sample``)."""
-    if len(hands) <= n:
-        return hands
-    step = len(hands) / n
-    return [hands[int(i * step)] for i in range(n)]
-
-
-def _analyse(kind: str, games: list[Any], per_match: int | None, rng: random.Random,
+def _analyse(kind: str, games: list[Any], rng: random.Random,
              ) -> tuple[list[PlaySummary], float, int]:
     """One summary per match, CPU seconds per analysed hand, hands analysed."""
     out = []
     hands = 0
     cpu = 0.0
     for i, (names, computer, hs) in enumerate(games):
-        chosen = hs if per_match is None else _spread(hs, per_match)
         start = time.process_time()
-        analysed = [analyse_hand(h, True, rng) for h in chosen]
+        analysed = [analyse_hand(h, True, rng) for h in hs]
         cpu += time.process_time() - start
-        hands += len(chosen)
+        hands += len(hs)
         s = PlaySummary()
         s.add(MatchPlay(f"{kind}-{i}", names, computer, analysed))
         out.append(s)
@@ -86,114 +88,193 @@ def _interval(k: int, n: int) -> tuple[float, float]:
     return lo, hi
 
 
-def bench_fairplay(honest: int = 60, sizes: tuple[int, ...] = SIZES, budget: int = BUDGET,
-                   seed: int | None = None) -> dict[str, Any]:
+def _honest(kind: str, r: GroupResult) -> bool:
+    """Whether player group ``r`` of a table of ``kind`` is an honest player."""
+    return r.kind == "player" and r.name not in CHEATS.get(kind, ())
+
+
+def simulate_kind(kind: str, matches: int, rng: random.Random) -> dict[str, Any]:
+    """``matches`` matches of ``kind`` simulated and analysed: their per-match records."""
+    start = time.process_time()
+    games = simulate(kind, matches, rng)
+    sim = time.process_time() - start
+    summaries, ms, hands = _analyse(kind, games, rng)
+    return {"kind": kind, "matches": matches, "simulation_s": sim, "ms_per_hand": 1000 * ms,
+            "hands": hands, "records": [s.to_record() for s in summaries]}
+
+
+def honest_leads(matches: int, rng: random.Random) -> dict[str, Any]:
+    """The honest players' own figures beside a seat that sees every hand, on every one of
+    their opening leads (not 30 % of them, and no other decision): ``matches`` matches of
+    the ``peeker`` table; per player its leads, excess per lead with its standard error,
+    and z. The cheat's plays cannot move them (docs/FAIRPLAY.md, "Whose figure")."""
+    from tarneeb.replay.fairplay.layouts import leaders_of
+
+    games = simulate("peeker", matches, rng)
+    sums: dict[str, list[float]] = {}
+    start = time.process_time()
+    leads = 0
+    for names, _, hands in games:
+        for h in hands:
+            if names[leaders_of(h)[0]] in CHEATS["peeker"]:
+                continue
+            leads += 1
+            for d in analyse_hand(h, True, rng, first_trick=6, last_trick=5,
+                                  own_share=1.0).decisions:
+                acc = sums.setdefault(names[d.seat], [0, 0.0, 0.0])
+                acc[0] += 1
+                acc[1] += d.excess
+                acc[2] += d.variance
+    cpu = time.process_time() - start
+    return {"matches": matches, "ms_per_lead": 1000 * cpu / max(leads, 1),
+            "players": {n: {"leads": int(k), "excess": e / k, "se": v ** 0.5 / k,
+                            "z": e / v ** 0.5 if v else 0.0}
+                        for n, (k, e, v) in sums.items()}}
+
+
+def _rate(k: int, n: int) -> dict[str, Any]:
+    return {"share": k / max(n, 1), "k": k, "n": n, "ci95": _interval(k, n)}
+
+
+def figures(kind: str, run: dict[str, Any], sizes: tuple[int, ...], rng: random.Random,
+            ) -> dict[str, Any]:
+    """The figures of one kind's analysed matches (:func:`simulate_kind`)."""
+    summaries = [PlaySummary.from_record(r) for r in run["records"]]
+    pool = _pooled(summaries)
+    whole = pool.results(ALPHA)
+    out: dict[str, Any] = {
+        "matches": run["matches"], "hands": run["hands"], "ms_per_hand": run["ms_per_hand"],
+        "decisions_per_hand": pool.decisions / max(run["hands"], 1),
+        "simulation_s": run["simulation_s"],
+        "pool": [(f"{r.kind} {r.name}", r.decisions, r.excess, r.z) for r in whole]}
+    if kind == "honest":
+        archives = [_pooled(summaries[i:i + SMALL])
+                    for i in range(0, len(summaries) - SMALL + 1, SMALL)]
+        res = [a.results(ALPHA) for a in archives]
+        out["calibration"] = {
+            "matches": SMALL,
+            "significant": _rate(sum(any(r.significant for r in rs) for rs in res), len(res)),
+            "named": _rate(sum(any(r.flagged and r.kind == "player" for r in rs)
+                               for rs in res), len(res))}
+        return out
+    rows: dict[int, Any] = {}
+    for size in sizes:
+        hits = dict.fromkeys(TARGETS[kind], 0)
+        archive = named = significant = p_named = p_significant = 0
+        partner = ("player", PARTNER.get(kind, ""))
+        for _ in range(DRAWS):
+            res = {(r.kind, r.name): r for r in _pooled(
+                [rng.choice(summaries) for _ in range(size)]).results(ALPHA)}
+            for t in hits:
+                hits[t] += bool(t in res and res[t].flagged)
+            archive += any(r.significant for r in res.values())
+            named += any(r.flagged for r in res.values() if _honest(kind, r))
+            significant += any(r.significant for r in res.values() if _honest(kind, r))
+            p_named += partner in res and res[partner].flagged
+            p_significant += partner in res and res[partner].significant
+        rows[size] = {"power": {f"{t[0]} {t[1]}": _rate(v, DRAWS) for t, v in hits.items()},
+                      "archive_flagged": _rate(archive, DRAWS),
+                      "honest_named": _rate(named, DRAWS),
+                      "honest_significant": _rate(significant, DRAWS),
+                      "partner_named": _rate(p_named, DRAWS),
+                      "partner_significant": _rate(p_significant, DRAWS)}
+    out["sizes"] = rows
+    return out
+
+
+def bench_fairplay(honest: int = 100, sizes: tuple[int, ...] = SIZES, matches: int = MATCHES,
+                   seed: int | None = None, kinds: tuple[str, ...] = DEFAULT_KINDS,
+                   runs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every kind simulated (or taken from ``runs``, :func:`simulate_kind`'s records) and
+    its figures."""
     seed = random.SystemRandom().getrandbits(32) if seed is None else seed
     rng = random.Random(seed)
     start = time.perf_counter()
-    out: dict[str, Any] = {"honest_matches": honest, "seed": seed, "budget": budget}
-    games = simulate("honest", honest, rng)
-    per_match, ms, hands = _analyse("honest", games, None, rng)
-    out["ms_per_hand"] = 1000 * ms
-    pool = _pooled(per_match)
-    out["decisions_per_hand"] = pool.decisions / max(hands, 1)
-    out["hands"] = {"honest": hands}
-    out["honest"] = [(f"{r.kind} {r.name}", r.decisions, r.excess, r.z)
-                     for r in pool.results(ALPHA)]
-    archives = [_pooled(per_match[i:i + SMALL])
-                for i in range(0, len(per_match) - SMALL + 1, SMALL)]
-    flagged = sum(any(r.flagged for r in a.results(ALPHA)) for a in archives)
-    out["calibration"] = {"archives": len(archives), "matches": SMALL, "flagged": flagged,
-                          "ci95": _interval(flagged, len(archives))}
-    power: dict[str, Any] = {}
-    for kind, group in TARGETS.items():
-        if not sizes:
-            break
-        sim_start = time.process_time()
-        games = simulate(kind, max(sizes), rng)
-        sim = time.process_time() - sim_start
-        rows: dict[int, Any] = {}
-        for size in sizes:
-            cap = None if size * 18 <= budget else max(1, budget // size)
-            summaries, ms, h = _analyse(kind, games[:size], cap, rng)
-            targets = [group, PARTNER_CARDS] if kind == "partners" else [group]
-            hits = dict.fromkeys(targets, 0)
-            others = 0
-            for _ in range(DRAWS):
-                archive = _pooled([rng.choice(summaries) for _ in range(size)])
-                res = {(r.kind, r.name): r for r in archive.results(ALPHA)}
-                for t in targets:
-                    hits[t] += bool(res.get(t) and res[t].flagged)
-                others += any(r.flagged for g, r in res.items()
-                              if not _contains_cheat(kind, g))
-            whole = {(r.kind, r.name): r for r in _pooled(summaries).results(ALPHA)}
-            rows[size] = {
-                "hands_per_match": cap, "hands": h, "ms_per_hand": 1000 * ms,
-                "power": {f"{t[0]} {t[1]}": hits[t] / DRAWS for t in targets},
-                "z": {f"{t[0]} {t[1]}": whole[t].z if t in whole else 0.0 for t in targets},
-                "excess": {f"{t[0]} {t[1]}": whole[t].excess if t in whole else 0.0
-                           for t in targets},
-                "honest_groups_flagged": others / DRAWS,
-                "honest_flagged_in_pool": sorted(
-                    f"{g[0]} {g[1]}" for g, r in whole.items()
-                    if r.flagged and not _contains_cheat(kind, g))}
-        power[kind] = {"group": f"{group[0]} {group[1]}", "simulation_s": sim, "sizes": rows}
-    out["power"] = power
+    runs = dict(runs or {})
+    for kind in kinds:
+        if kind not in runs:
+            runs[kind] = simulate_kind(kind, honest if kind == "honest" else matches, rng)
+    out: dict[str, Any] = {"seed": seed, "sizes": sizes,
+                           "kinds": {k: figures(k, runs[k], sizes, rng) for k in runs}}
     out["seconds"] = time.perf_counter() - start
     return out
 
 
-def _contains_cheat(kind: str, g: tuple[str, str]) -> bool:
-    """Whether group ``g`` of a table of ``kind`` holds a cheating seat (then its flag is
-    no false alarm)."""
-    cheats = {"peeker": ("Suspect",), "peek30": ("Suspect",),
-              "computer30": ("House 1", "House 2"), "partners": ("Pair A", "Pair B")}[kind]
-    if g[0] == "label":
-        return g[1] == "computer" if kind == "computer30" else g[1] == "human"
-    return any(c in g[1].split(" & ") for c in cheats)
+def _pct(r: dict[str, Any]) -> str:
+    lo, hi = r["ci95"]
+    return f"{r['share']:.0%} ({r['k']}/{r['n']}; 95 % CI {lo:.0%}-{hi:.0%})"
 
 
 def lines(f: dict[str, Any]) -> list[str]:
-    c = f["calibration"]
-    lo, hi = c["ci95"]
-    out = [f"fair play: {f['ms_per_hand']:.0f} ms CPU per played hand on one core "
-           f"({f['decisions_per_hand']:.1f} decisions analysed a hand; limit 100 ms)",
-           f"fair play, what was run: {f['honest_matches']} honest matches "
-           f"({f['hands']['honest']:,} hands), power at "
-           + ", ".join(f"{s:,}" for s in next(iter(f["power"].values()), {}).get("sizes", {}))
-           + f" matches of each cheat, {f['seconds']:.0f} s (eram41; seed {f['seed']})",
-           f"fair play calibration: {c['flagged']} of {c['archives']} honest archives of "
-           f"{c['matches']} matches flagged at 5 %: {c['flagged'] / max(c['archives'], 1):.1%} "
-           f"(95 % CI {lo:.1%}-{hi:.1%}, Clopper-Pearson); every honest group over the pool "
-           "(z should be near 0, either sign):"]
-    for name, n, excess, z in f["honest"]:
-        out.append(f"    {name:<40} {n:>7,} decisions, excess {100 * excess:+.2f} points, "
-                   f"z {z:+.2f}")
-    for kind, p in f["power"].items():
-        out.append(f"fair play power, {kind} (target {p['group']}; simulated in "
-                   f"{p['simulation_s']:.0f} s CPU):")
-        for size, r in p["sizes"].items():
-            how = ("every hand analysed" if r["hands_per_match"] is None else
-                   f"--play-sample: {r['hands_per_match']} hands of each match analysed")
+    out = []
+    for kind, k in f["kinds"].items():
+        out.append(f"fair play, {kind}: {k['matches']} matches simulated "
+                   f"({k['simulation_s']:.0f} s CPU), {k['hands']:,} hands analysed at "
+                   f"{k['ms_per_hand']:.0f} ms CPU a hand "
+                   f"({k['decisions_per_hand']:.1f} decisions a hand; limit 100 ms); every "
+                   "group over the pool:")
+        for name, n, excess, z in k["pool"]:
+            out.append(f"    {name:<40} {n:>7,} decisions, excess {100 * excess:+.2f} points, "
+                       f"z {z:+.2f}")
+        if "calibration" in k:
+            c = k["calibration"]
+            out.append(f"  calibration, disjoint honest archives of {c['matches']} matches at 5 %: "
+                       f"a significant group (exit 3) in {_pct(c['significant'])}; a player "
+                       f"named in {_pct(c['named'])}")
+        for size, r in k.get("sizes", {}).items():
+            drawn = (f"drawn with replacement from {k['matches']} matches"
+                     + (" (matches repeat: an approximation)" if size > k["matches"] else ""))
+            out.append(f"  {size:>5,} matches, {DRAWS} archives {drawn}:")
             for t, v in r["power"].items():
-                out.append(f"    {size:>5,} matches: {t}: flagged in {v:.0%} of {DRAWS} "
-                           f"archives (pool z {r['z'][t]:+.1f}, excess "
-                           f"{100 * r['excess'][t]:+.1f} points)")
-            out.append(f"           {how}, {r['hands']:,} hands at {r['ms_per_hand']:.0f} ms; "
-                       f"an honest group flagged beside it in {r['honest_groups_flagged']:.0%}"
-                       " of the drawn archives; in the whole pool: "
-                       + (", ".join(r["honest_flagged_in_pool"]) or "none"))
+                out.append(f"    {t} flagged{' (named)' if t.startswith('player') else ''} "
+                           f"in {_pct(v)}")
+            out.append(f"    archive flagged (exit 3) in {_pct(r['archive_flagged'])}; an honest "
+                       f"player named in {_pct(r['honest_named'])}, significant on its whole "
+                       f"figure in {_pct(r['honest_significant'])} (resampled: a pool's chance "
+                       "deviation recurs in every draw and grows with the size, so these "
+                       "overstate the rates; the pool's z above is the calibration)")
+            if kind in PARTNER:
+                out.append(f"    the cheat's honest partner named in {_pct(r['partner_named'])}, "
+                           f"significant on its whole figure in "
+                           f"{_pct(r['partner_significant'])} (resampled, as above)")
+    out.append(f"fair play: {f['seconds']:.0f} s in all (eram41; seed {f['seed']})")
     return out
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--honest", type=int, default=60, help="honest matches (calibration)")
+    ap.add_argument("--honest", type=int, default=100, help="honest matches (calibration)")
+    ap.add_argument("--matches", type=int, default=MATCHES, help="matches of each cheat")
     ap.add_argument("--sizes", type=int, nargs="*", default=list(SIZES),
-                    help="archive sizes of the power (matches); none: skip")
-    ap.add_argument("--budget", type=int, default=BUDGET,
-                    help="hands analysed per kind and size at most")
+                    help="archive sizes of the power (matches)")
+    ap.add_argument("--kinds", nargs="*", default=list(DEFAULT_KINDS),
+                    help="tables to simulate (also: peekers, two partners who both see "
+                         "every hand)")
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--leads", type=int, default=0, metavar="N",
+                    help="also: every honest opening lead of N matches beside a seat that "
+                         "sees every hand (the honest partner's own figure)")
+    ap.add_argument("--save", help="write the analysed matches' records to this JSON file")
+    ap.add_argument("--load", nargs="*", default=[],
+                    help="records written by --save (their kinds are not simulated again)")
     a = ap.parse_args()
-    for text in lines(bench_fairplay(a.honest, tuple(a.sizes), a.budget, a.seed)):
+    kept: dict[str, Any] = {}
+    for path in a.load:
+        with open(path) as fh:
+            kept.update(json.load(fh))
+    seed = random.SystemRandom().getrandbits(32) if a.seed is None else a.seed
+    sim_rng = random.Random(seed)
+    new = {k: simulate_kind(k, a.honest if k == "honest" else a.matches, sim_rng)
+           for k in a.kinds if k not in kept}
+    if a.save:
+        with open(a.save, "w") as fh:
+            json.dump(new, fh)
+    got = bench_fairplay(a.honest, tuple(a.sizes), a.matches, seed + 1, (), kept | new)
+    for text in lines(got):
         print(text)
+    if a.leads:
+        lead_figures = honest_leads(a.leads, random.Random(seed + 2))
+        for name, p in lead_figures["players"].items():
+            print(f"fair play, every honest opening lead of {a.leads} peeker matches: {name}: "
+                  f"{p['leads']} leads, excess {100 * p['excess']:+.2f} ± {100 * p['se']:.2f} "
+                  f"points, z {p['z']:+.2f} ({lead_figures['ms_per_lead']:.0f} ms a lead)")

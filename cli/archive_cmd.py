@@ -368,11 +368,11 @@ def _play_options(wanted: bool, per_match: int | None) -> Any:
 
 
 def _exit_code(code: int, play_results: Any) -> int:
-    """The audit's exit code with the fair-play analysis's: 3 on a flagged group when the
-    logs and the fairness statistics leave 0."""
+    """The audit's exit code with the fair-play analysis's: 3 on a significant group (a
+    player not named among them) when the logs and the fairness statistics leave 0."""
     from tarneeb.replay.archive.audit import EXIT_BIAS
 
-    if code == 0 and play_results and any(r.flagged for r in play_results):
+    if code == 0 and play_results and any(r.significant for r in play_results):
         return EXIT_BIAS
     return code
 

@@ -246,7 +246,7 @@ def test_summaries_of_single_logs_merge_into_the_archives() -> None:
 
 
 def test_summary_groups_players_labels_partnerships() -> None:
-    d = Decision(0, 30, 5, 1, 1, 2, 10, 3, 13, 3, 17)
+    d = Decision(0, 0, 5, 1, 1, 2, 10, 3, 13, 3, 17)  # an opening lead: Ann's own figure
     e = Decision(1, 31, 6, 0, 1, 2, 10, 5, 15, 5, 25)
     ps = PlaySummary()
     for _ in range(60):
@@ -255,7 +255,7 @@ def test_summary_groups_players_labels_partnerships() -> None:
     rs = ps.results(0.05)
     assert rs[0].flagged and rs[0].excess > 0.3
     assert {(r.kind, r.name) for r in rs if r.flagged} == {
-        ("player", "Ann"), ("label", "human"), ("partnership", "Ann & Cy")}
+        ("player", "Ann"), ("own", "Ann"), ("label", "human"), ("partnership", "Ann & Cy")}
     assert rs[0].weighing[0].path == "a.tlog" and rs[0].weighing[0].hand == 1
 
 
@@ -269,29 +269,24 @@ def peeker_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_audit_play_flags_the_seat_that_sees_every_hand(peeker_archive: Path) -> None:
+    """Three matches: the partnership of the seat that sees every hand is flagged (exit 3)
+    and the seat's own figure is the strongest; too few of its opening leads were
+    analysed to test its own figure, so it is not named, and nor is its partner."""
     r = CliRunner().invoke(app, ["audit", str(peeker_archive), "--play", "-j", "1", "--json"])
     assert r.exit_code == 3, r.output
     doc = json.loads(r.stdout)
     assert doc["exit_code"] == 3
     play = doc["fairplay"]
-    assert "player Suspect" in play["flagged"]
+    assert "partnership Counter & Suspect" in play["flagged"]
     top = play["groups"][0]
     assert top["name"] == "Suspect" and top["excess"] > 0.03
     assert top["hands_that_weigh_most"][0]["path"].startswith(str(peeker_archive))
     players = [g for g in play["groups"] if g["kind"] == "player"]
     assert players[0]["name"] == "Suspect" and players[0]["z"] > players[1]["z"] + 2
-    assert top["beside"] is None  # the cheat is named plainly
-    # Its honest partner (the card counter) is flagged in larger archives (docs/FAIRPLAY.md);
-    # on these figures, flagged as it would be there, its finding carries the caveat.
-    from tarneeb.replay.fairplay.summary import GroupResult, mark_beside
-
-    rs = [GroupResult(g["kind"], g["name"], g["decisions"], g["hands"], g["excess"], g["z"],
-                      g["p_value"], g["p_adjusted"], g["flagged"] or g["name"] == "Counter")
-          for g in play["groups"]]
-    mark_beside(rs)
-    marked = {r.name: r.beside for r in rs if r.kind == "player"}
-    assert marked == {"Suspect": None, "Counter": ("Suspect", players[0]["z"]), "Bot": None,
-                      "Bot 2": None}
+    assert players[0]["significant"] and players[0]["partner_of"] == ""
+    assert not any(g["flagged"] for g in players)  # no one named on three matches
+    assert "player Suspect: not accused" in CliRunner().invoke(
+        app, ["audit", str(peeker_archive), "--play", "-j", "1"]).stdout
 
 
 def test_audit_play_sample_and_words(peeker_archive: Path) -> None:
@@ -359,63 +354,92 @@ def test_play_gives_the_same_figures_on_two_jobs_and_a_dask_cluster(
     assert docs[1] == docs[0] and docs[2] == docs[0]
 
 
-def _beside_summary() -> PlaySummary:
-    """Ann (seat 0) picks a best card at p 0.3 every time, her partner Cy two times in three
-    at p 0.5 (far weaker), Bo and Di alike (equal, weaker still)."""
+def _table(ann_own: bool, cy_own: bool) -> PlaySummary:
+    """120 hands at one table: Ann (seat 0) picks a card best at p 0.3 on every decision of
+    tricks 6 to 11, her partner Cy two times in three at p 0.5; each leads a hand in two
+    (decision index 0, before its partner played), and beats its information there when
+    ``ann_own`` / ``cy_own``, else not (a card best at p 0.5, half the time). Bo and Di
+    are honest alike."""
     ps = PlaySummary()
     for i in range(120):
-        ds = (Decision(0, 20, 5, 1, 1, 2, 10, 3, 13, 3, 17),
-              Decision(1, 21, 6, i % 2, 1, 2, 10, 5, 15, 5, 25),
-              Decision(2, 22, 7, int(i % 3 != 0), 1, 2, 10, 5, 15, 5, 25),
-              Decision(3, 23, 8, (i + 1) % 2, 1, 2, 10, 5, 15, 5, 25))
+        lead = 0 if i % 2 else 2
+        beats = ann_own if lead == 0 else cy_own
+        ds = (Decision(lead, 0, 1, 1 if beats else i // 2 % 2, 1, 2, 10, 3 if beats else 5,
+                       13 if beats else 10, 3 if beats else 5, 17 if beats else 10),
+              Decision(0, 20, 5, 1, 1, 2, 10, 3, 13, 3, 17),
+              Decision(1, 21, 6, i % 2, 1, 2, 10, 5, 10, 5, 10),
+              Decision(2, 22, 7, int(i % 3 != 0), 1, 2, 10, 5, 10, 5, 10),
+              Decision(3, 23, 8, (i + 1) % 2, 1, 2, 10, 5, 10, 5, 10))
         ps.add(MatchPlay(f"m{i}.tlog", ("Ann", "Bo", "Cy", "Di"), (False, True, False, True),
                          [HandPlay(i, ds)]))
     return ps
 
 
-def test_a_flag_beside_a_far_stronger_partner_says_so() -> None:
-    """A flagged player whose z is under half a flagged partner's is still flagged, but its
-    finding (text, JSON, report) says its figure may come from the partner's play; equal
-    partners (Bo and Di) get no such caveat, nor does the stronger one."""
+def test_a_player_is_named_on_its_own_figure_and_its_partner_only_as_partner() -> None:
+    """Cy's whole figure is significant (she plays after Ann, who sees the cards) but her
+    opening leads, chosen before Ann played, are not: she is not named (text, JSON,
+    report), only as Ann's partner; Ann, whose own figure is flagged, is named. The
+    archive's exit code is 3 either way."""
+    from tarneeb.cli.archive_cmd import _exit_code
     from tarneeb.replay.archive.audit import ArchiveSummary
     from tarneeb.replay.fairplay.summary import play_lines
     from tarneeb.report.archive import archive_page
 
-    ps = _beside_summary()
+    ps = _table(True, False)
     rs = ps.results(0.05)
     by = {(r.kind, r.name): r for r in rs}
     ann, cy = by[("player", "Ann")], by[("player", "Cy")]
-    assert ann.flagged and cy.flagged and cy.z < ann.z / 2
-    assert cy.beside == ("Ann", ann.z)
-    assert all(by[("player", n)].beside is None and by[("player", n)].flagged
-               for n in ("Ann", "Bo", "Di"))
-    words = f"flagged beside partner Ann (z {ann.z:.1f})"
-    line = next(x for x in play_lines(ps, rs, 0.05) if x.startswith("fair play: FLAGGED player Cy"))
-    assert words in line and "may come from Ann's play, not from seeing the cards" in line
-    assert not any("beside" in x for x in play_lines(ps, rs, 0.05) if "player Cy" not in x)
+    assert ann.flagged and by[("own", "Ann")].flagged and ann.own is not None
+    assert cy.significant and not cy.flagged and not by[("own", "Cy")].significant
+    assert cy.partner_of == "Ann" and ann.partner_of is None
+    assert not any(by[("player", n)].significant for n in ("Bo", "Di"))
+    words = "named only as the partner of Ann"
+    text = play_lines(ps, rs, 0.05)
+    assert not any(x.startswith("fair play: FLAGGED player Cy") for x in text)
+    assert any(x.startswith("fair play: FLAGGED player Ann") for x in text)
+    assert any("player Cy: not accused" in x and words in x for x in text)
     doc = ps.to_json(rs)
+    assert "player Cy" not in doc["flagged"] and "player Ann" in doc["flagged"]
     entry = next(g for g in doc["groups"] if g["kind"] == "player" and g["name"] == "Cy")
-    assert entry["beside"] == {"partner": "Ann", "z": ann.z} and entry["flagged"]
-    assert all(g["beside"] is None for g in doc["groups"] if g["name"] != "Cy")
-    assert "player Cy" in doc["flagged"]  # the flag stands: the caveat is a reading
+    assert entry["partner_of"] == "Ann" and entry["significant"] and not entry["flagged"]
+    assert _exit_code(0, rs) == 3
     page = archive_page(ArchiveSummary(), {}, 0.05, play=rs)
     section = page[page.index('<section id="fairplay">'):page.index("</section>",
                                                                   page.index("fairplay"))]
-    assert words in section and section.count("flagged beside partner") == 1
+    at = section.index("fairplay-verdict")
+    verdict = section[at:section.index("</p>", at)]
+    assert "player Ann" in verdict and "player Cy" not in verdict
+    assert section.count(words) == 1
 
 
-def test_simulated_peeking_partners_are_both_named_without_caveat() -> None:
-    """Two partners who both see every hand (testing.fairplay's ``peekers`` table, two
-    matches): both are flagged, and neither finding says it may come from the other."""
+def test_partners_named_when_both_own_figures_are_and_neither_when_none_is() -> None:
+    """Two partners who both beat their information before the other played are both
+    named; when neither does, neither is named, and the partnership carries the flag."""
+    both = {(r.kind, r.name): r for r in _table(True, True).results(0.05)}
+    assert both[("player", "Ann")].flagged and both[("player", "Cy")].flagged
+    assert both[("player", "Cy")].partner_of is None
+    rs = _table(False, False).results(0.05)
+    none = {(r.kind, r.name): r for r in rs}
+    assert not none[("player", "Ann")].flagged and none[("player", "Ann")].significant
+    assert none[("player", "Ann")].partner_of == ""
+    assert "partnership's play is in question" in none[("player", "Ann")].caveat()
+    assert none[("partnership", "Ann & Cy")].flagged
+
+
+def test_the_opening_lead_of_a_seat_that_sees_every_hand_is_best_on_the_real_layout() -> None:
+    """The opening lead is analysed on a share of hands, on its own reference layouts, as
+    a decision taken before the partner played; a seat that sees every hand leads a
+    double-dummy best card (x = 1) every time."""
+    from tarneeb.replay.fairplay.analyse import OWN_SAMPLES
     from tarneeb.testing.fairplay import simulate
 
-    rng = random.Random("peekers")
-    ps = PlaySummary()
-    for i, (names, computer, hands) in enumerate(simulate("peekers", 2, rng)):
-        ps.add(MatchPlay(f"m{i}.tlog", names, computer,
-                         [analyse_hand(h, True, rng) for h in hands]))
-    rs = ps.results(0.05)
-    players = {r.name: r for r in rs if r.kind == "player"}
-    assert players["Peek A"].flagged and players["Peek B"].flagged
-    assert players["Peek A"].beside is None and players["Peek B"].beside is None
-    assert not players["Bot"].flagged and not players["Counter"].flagged
+    rng = random.Random("lead")
+    (names, _, hands), = simulate("peeker", 1, rng)
+    leads = [d for h in hands[:10]
+             for d in analyse_hand(h, True, rng, first_trick=6, last_trick=5,
+                                   own_share=1.0).decisions]
+    assert leads and all(d.index == 0 and d.before_partner and d.samples == OWN_SAMPLES
+                         and d.p_samples == 0 for d in leads)
+    assert all(d.x == 1 for d in leads if names[d.seat] == "Suspect")
+    assert not analyse_hand(hands[0], True, rng, first_trick=6, last_trick=5,
+                            own_share=0.0).decisions

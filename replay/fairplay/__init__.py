@@ -7,7 +7,8 @@ agreeing with it and, for the audit, with the real shape), :mod:`~.analyse` (a p
 hand's decisions, each scored: was the card chosen double-dummy best on the real
 layout, on how many reference layouts, on how many with the partner's hand known),
 :mod:`~.summary` (per player, per seat label, per partnership: the score test of
-:mod:`tarneeb.audit.fairness.scores`, Holm-corrected, worst first). The statistic and
+:mod:`tarneeb.audit.fairness.scores`, Holm-corrected, worst first; a player named only on
+its own figure, its opening leads, chosen before its partner played). The statistic and
 what it can and cannot see are in docs/FAIRPLAY.md.
 
 May import: :mod:`tarneeb.replay.verify`, :mod:`tarneeb.replay.log`,

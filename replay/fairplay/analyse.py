@@ -2,8 +2,9 @@
 made of them.
 
 At each analysed decision (a seat about to play, from trick ``FIRST_TRICK`` to
-``LAST_TRICK``) the analysis draws ``samples`` reference layouts of the hidden cards:
-uniform among those agreeing with what the seat knew and with the real shape of each
+``LAST_TRICK``; on a share ``OWN_SHARE`` of hands the opening lead as well, on
+``OWN_SAMPLES`` layouts) the analysis draws ``samples`` reference layouts of the hidden
+cards: uniform among those agreeing with what the seat knew and with the real shape of each
 hidden hand (:func:`~.layouts.shape_layouts`; why the shape: docs/FAIRPLAY.md, "The
 null"), and ``partner_samples`` more that keep the partner's real hand as well. It
 solves each and the real layout with DDS (:mod:`~.solver`, one batch a hand), and
@@ -49,9 +50,11 @@ from tarneeb.replay.rules.scoring import Hand, partner_of
 
 FIRST_TRICK = 6  # tricks counted from 1: from here on a solve costs about 0.5 ms or less
 LAST_TRICK = 11  # the last two tricks are nearly always forced
-SAMPLES = 10  # reference layouts per decision (the variance carries the Monte Carlo part)
+SAMPLES = 6  # reference layouts per decision (the variance carries the Monte Carlo part)
 PARTNER_SAMPLES = 5  # layouts per decision with the partner's hand known as well
 FIELDS = 14  # integers in a decision's record
+OWN_SHARE = 0.3  # share of hands whose opening lead is analysed (3 solves of 52 cards: ~130 ms)
+OWN_SAMPLES = 2  # reference layouts for an opening lead (the most power per solve)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +106,13 @@ class Decision:
         mean = self.reference
         squares = self.hits - 2 * self.sum_hb / legal + self.sum_bb / legal ** 2
         return max(0.0, (squares - k * mean * mean) / (k - 1)) * (1 + 1 / k)
+
+    @property
+    def before_partner(self) -> bool:
+        """Whether the seat chose before its partner played any card of the hand (the
+        opening lead, or second hand to it): no play of the partner's can have told it
+        where the cards lie, so its excess is its own (docs/FAIRPLAY.md, "Whose figure")."""
+        return self.index < 2
 
     @property
     def partner_dependent(self) -> bool:
@@ -214,17 +224,22 @@ def _tally(values: Sequence[dict[Card, int]], card: Card) -> tuple[int, int, int
 def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = SAMPLES,
                  first_trick: int = FIRST_TRICK, last_trick: int = LAST_TRICK,
                  shares: Sequence[tuple[int, int]] = (),
-                 partner_samples: int = PARTNER_SAMPLES) -> HandPlay:
+                 partner_samples: int = PARTNER_SAMPLES, own_share: float = OWN_SHARE,
+                 own_samples: int = OWN_SAMPLES) -> HandPlay:
     """The decisions of a played hand (52 plays), analysed. ``shares``: pairs of seats
     analysed as if each saw the other's cards (no use in an audit: the simulations
-    calibrate with it)."""
+    calibrate with it). With chance ``own_share`` (drawn from ``rng``, whatever the
+    cards) the opening lead is analysed too, on ``own_samples`` reference layouts: the
+    one decision of the hand no partner's play can have informed, and the dearest to
+    solve (52 cards)."""
     if hand.cancelled or len(hand.plays) != 52:
         return HandPlay(hand.deal_number, ())
     sees = {a: (b,) for a, b in shares} | {b: (a,) for a, b in shares}
-    pending: list[tuple[InfoSet, Card, int]] = []
+    pending: list[tuple[InfoSet, Card, int, int]] = []
     positions: list[Position] = []
     leaders = leaders_of(hand)
-    for index in range(4 * (first_trick - 1), 4 * last_trick):
+    lead = rng.random() < own_share and first_trick > 1
+    for index in [0] * lead + list(range(4 * (first_trick - 1), 4 * last_trick)):
         t, p = divmod(index, 4)
         seat = (leaders[t] + p) & 3
         info = infoset(hand, index, reveals, sees.get(seat, ()))
@@ -233,19 +248,20 @@ def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = S
             continue
         actual = actual_hands(hand, index)
         partner = partner_of(seat)
-        k_p = partner_samples if info.known[partner] != actual[partner] else 0
-        layouts = shape_layouts(info, actual, samples, rng)
+        k = own_samples if index < 4 * (first_trick - 1) else samples
+        k_p = partner_samples if info.known[partner] != actual[partner] and index >= 2 else 0
+        layouts = shape_layouts(info, actual, k, rng)
         layouts += shape_layouts(info, actual, k_p, rng, keep=(partner,))
         layouts.append(actual)
         positions.extend(Position(lay, info.leader, info.trick, hand.trump) for lay in layouts)
-        pending.append((info, hand.plays[index], k_p))
+        pending.append((info, hand.plays[index], k, k_p))
     values = solve_many(positions)
     out = []
     at = 0
-    for info, card, k_p in pending:
-        rows = values[at:at + samples + k_p + 1]
-        at += samples + k_p + 1
-        sampled, known, actual_v = rows[:samples], rows[samples:-1], rows[-1]
+    for info, card, k, k_p in pending:
+        rows = values[at:at + k + k_p + 1]
+        at += k + k_p + 1
+        sampled, known, actual_v = rows[:k], rows[k:-1], rows[-1]
         if all(len(set(v.values())) == 1 for v in sampled):
             continue  # every legal card the same on every sampled layout: nothing to learn
         hits, sum_b, sum_hb, sum_bb = _tally(sampled, card)
@@ -253,9 +269,10 @@ def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = S
         top = max(actual_v.values())
         out.append(Decision(info.seat, info.index, card, int(actual_v[card] == top),
                             sum(1 for t in actual_v.values() if t == top), len(actual_v),
-                            samples, hits, sum_b, sum_hb, sum_bb, k_p, p_hits, p_sum_b))
+                            k, hits, sum_b, sum_hb, sum_bb, k_p, p_hits, p_sum_b))
     return HandPlay(hand.deal_number, tuple(out))
 
 
-__all__ = ["FIELDS", "FIRST_TRICK", "LAST_TRICK", "PARTNER_SAMPLES", "SAMPLES", "Decision",
+__all__ = ["FIELDS", "FIRST_TRICK", "LAST_TRICK", "OWN_SAMPLES", "OWN_SHARE", "PARTNER_SAMPLES",
+           "SAMPLES", "Decision",
            "HandPlay", "analyse_hand", "hand_rng", "legal_cards"]

@@ -6,6 +6,10 @@ its seats, its analysed hands). :class:`PlaySummary` folds them into one
 :class:`~tarneeb.audit.fairness.scores.ScoreTally` per group:
 
 * ``player NAME``: the decisions of every seat that name held;
+* ``own NAME``: that player's decisions taken before its partner played a card of the
+  hand (:attr:`~.analyse.Decision.before_partner`: the opening leads analysed), which
+  no partner's play can have informed: a player is *named* (accused) only when this
+  figure is flagged (:func:`attribute`; docs/FAIRPLAY.md, "Whose figure");
 * ``label computer`` / ``label human``: the decisions of every seat with that label;
 * ``partnership A & B``: the decisions of both partners of a team, pooled (two
   partners who see each other's cards choose better than their information allows
@@ -17,7 +21,10 @@ its seats, its analysed hands). :class:`PlaySummary` folds them into one
 
 :meth:`PlaySummary.results` tests every group with at least ``MIN_DECISIONS``
 decisions, Holm-corrected as one family at ``alpha``, worst first, each with the
-hands that weigh most (where the group's choices beat its information by most).
+hands that weigh most (where the group's choices beat its information by most). A
+``player`` group is *significant* when its own test is, and *flagged* (the player named)
+only when its ``own`` group is flagged; a significant player beside a named partner is
+named only as that partner.
 
 **Merging.** A summary holds, per group key ``(kind, name)``, only sums: a
 :class:`~tarneeb.audit.fairness.scores.ScoreTally` (decisions, Σ excess, Σ variance),
@@ -99,9 +106,11 @@ class GroupResult:
     z: float
     p_value: float
     p_adjusted: float | None = None
-    flagged: bool = False
+    flagged: bool = False  # a finding: the group (for a player: its own figure) flagged
     weighing: list[WeighingHand] = field(default_factory=list)
-    beside: tuple[str, float] | None = None  # (partner, its z): see :func:`mark_beside`
+    significant: bool = False  # its Holm-corrected test rejects (exit code 3)
+    own: tuple[float, int] | None = None  # a player's own figure: (z, decisions)
+    partner_of: str | None = None  # significant, not named: the named partner ("" none)
 
     @property
     def tested(self) -> bool:
@@ -111,32 +120,41 @@ class GroupResult:
         return {"kind": self.kind, "name": self.name, "decisions": self.decisions,
                 "hands": self.hands, "excess": self.excess, "z": self.z,
                 "p_value": self.p_value, "p_adjusted": self.p_adjusted,
-                "flagged": self.flagged,
-                "beside": None if self.beside is None else {
-                    "partner": self.beside[0], "z": self.beside[1]},
+                "flagged": self.flagged, "significant": self.significant,
+                "own": None if self.own is None else {"z": self.own[0],
+                                                      "decisions": self.own[1]},
+                "partner_of": self.partner_of,
                 "hands_that_weigh_most": [
                     {"path": w.path, "hand": w.hand, "excess": w.excess,
                      "decisions": w.decisions} for w in self.weighing]}
 
     def describe(self) -> str:
         """One line: who, how much, how sure."""
-        who = {"player": "player", "label": "seats labelled", "partnership": "partnership",
+        who = {"player": "player", "own": "player, on its opening leads (before its "
+                                          "partner played),",
+               "label": "seats labelled", "partnership": "partnership",
                "partner-cards": "partnership, on decisions where the partner's cards "
                                 "mattered,"}[self.kind]
+        own = ("" if self.own is None or self.kind != "player" else
+               f"; its own figure, before its partner played: z = {self.own[0]:.2f} over "
+               f"{self.own[1]:,} decisions")
         return (f"{who} {self.name}: {100 * self.excess:+.1f} points of double-dummy best "
                 f"cards over what its information allows, over {self.decisions:,} decisions "
-                f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g})"
-                + ("" if self.beside is None else f"; {self.caveat()}"))
+                f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g}){own}"
+                + (f"; {self.caveat()}" if self.caveat() else ""))
 
     def caveat(self) -> str:
-        """What a flag beside a far stronger partner may mean ("" without one)."""
-        if self.beside is None:
+        """Why a significant player is not named ("" for any other group)."""
+        if self.kind != "player" or not self.significant or self.flagged:
             return ""
-        partner, z = self.beside
-        return (f"flagged beside partner {partner} (z {z:.1f}): a seat that sees the cards "
-                f"shows them to its partner through its plays, so this player's figure may "
-                f"come from {partner}'s play, not from seeing the cards; {partner}'s evidence "
-                f"is the stronger")
+        own = ("too few decisions before its partner played to test" if self.own is None
+               or self.own[1] < MIN_DECISIONS else
+               f"its own figure, before its partner played, is not (z {self.own[0]:.2f})")
+        tail = (f"named only as the partner of {self.partner_of}, whose own figure is "
+                f"flagged: a seat that sees the cards shows them to its partner through its "
+                f"plays" if self.partner_of else
+                "its partnership's play is in question, not this player's")
+        return f"not accused: its figure is significant but {own}; {tail}"
 
 
 @dataclass(slots=True)
@@ -166,6 +184,8 @@ class PlaySummary:
                     continue
                 self.decisions += 1
                 scored = [(g, d.excess, d.variance) for g in _groups(d.seat, names, labels)]
+                if d.before_partner:
+                    scored.append((("own", names[d.seat]), d.excess, d.variance))
                 if d.partner_dependent:
                     e = d.partner_excess
                     scored.append((("partner-cards", _pair(d.seat, names)), e, e * e))
@@ -174,7 +194,8 @@ class PlaySummary:
                     acc = per_group.setdefault(g, [0.0, 0])
                     acc[0] += e
                     acc[1] += 1
-            for g in {g for s in seats for g in _groups(s, names, labels, True)}:
+            for g in {g for s in seats for g in _groups(s, names, labels, True)} | {
+                    g for g in per_group if g[0] == "own"}:
                 self.hand_counts[g] = self.hand_counts.get(g, 0) + 1
             for g, (excess, n) in per_group.items():
                 self._weigh(g, WeighingHand(excess, match.path, hp.deal_number + 1, int(n)))
@@ -245,8 +266,8 @@ class PlaySummary:
         tested = [r for r in out if r.decisions >= MIN_DECISIONS]
         for r, (adj, flag) in zip(tested, holm_flags([r.p_value for r in tested], alpha),
                                   strict=True):
-            r.p_adjusted, r.flagged = adj, flag
-        mark_beside(out)
+            r.p_adjusted, r.significant, r.flagged = adj, flag, flag
+        attribute(out)
         out.sort(key=lambda r: (-r.z, r.kind, r.name))
         return out
 
@@ -256,8 +277,7 @@ class PlaySummary:
                 "groups": [r.to_json() for r in results]}
 
 
-KINDS = ("player", "label", "partnership", "partner-cards")
-BESIDE_RATIO = 0.5  # a flagged player's z below this share of a flagged partner's: a caveat
+KINDS = ("player", "own", "label", "partnership", "partner-cards")
 
 
 def _partners(results: Sequence[GroupResult]) -> dict[str, set[str]]:
@@ -277,20 +297,26 @@ def _partners(results: Sequence[GroupResult]) -> dict[str, set[str]]:
     return out
 
 
-def mark_beside(results: Sequence[GroupResult]) -> None:
-    """Set :attr:`GroupResult.beside` on each flagged player whose z is below
-    ``BESIDE_RATIO`` of a flagged partner's (the strongest such partner): a seat that
-    sees every hand shows the cards to its partner through its plays, and the honest
-    partner's choices follow them (docs/FAIRPLAY.md). The flag stands; its reading
-    changes. Two partners who both see the cards score alike, and neither is marked."""
-    by_name = {r.name: r for r in results if r.kind == "player" and r.flagged}
+def attribute(results: Sequence[GroupResult]) -> None:
+    """Name players on their own figures. A player's ``flagged`` becomes its ``own`` group's
+    (the decisions before its partner played: no partner's play can have informed them),
+    whatever its whole figure says; a player significant on its whole figure but not on
+    its own is not named, and is marked ``partner_of`` the partner who is named ("" when
+    neither is: the partnership's play is in question). A seat that sees the cards shows
+    them to its partner through its plays, and the honest partner's later choices follow
+    them beyond what its reference layouts give (docs/FAIRPLAY.md, "Whose figure")."""
+    own = {r.name: r for r in results if r.kind == "own"}
     partners = _partners(results)
-    for r in by_name.values():
-        stronger = [q for q in (by_name.get(n) for n in partners.get(r.name, ()))
-                    if q is not None and r.z < BESIDE_RATIO * q.z]
-        if stronger:
-            q = max(stronger, key=lambda q: (q.z, q.name))
-            r.beside = (q.name, q.z)
+    for r in results:
+        if r.kind != "player":
+            continue
+        o = own.get(r.name)
+        r.own = None if o is None else (o.z, o.decisions)
+        r.flagged = o is not None and o.flagged
+    for r in results:
+        if r.kind == "player" and r.significant and not r.flagged:
+            named = sorted(n for n in partners.get(r.name, ()) if n in own and own[n].flagged)
+            r.partner_of = " & ".join(named)
 
 
 def _pair(seat: int, names: Sequence[str]) -> str:
@@ -326,10 +352,11 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
     with its effect and the hands that weigh most, then every group worst first."""
     tested = [r for r in results if r.tested]
     bad = flagged(results)
+    unnamed = [r for r in results if r.caveat()]
     lines = [f"fair play: {summary.decisions:,} decisions analysed in {summary.hands:,} hands "
              f"of {summary.matches:,} matches; {len(tested)} groups tested (players, seat "
              f"labels, partnerships), Holm-corrected at {alpha:g}"]
-    if not bad:
+    if not bad and not unnamed:
         lines.append("fair play: no evidence of play with cards not seen"
                      + ("" if tested else " (too few decisions to test any group)"))
     for r in bad:
@@ -337,12 +364,15 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
         for w in r.weighing:
             lines.append(f"  weighs most: {w.excess:+.1f} best cards over {w.decisions} "
                          f"decisions: {replay_hint(w)}")
+    for r in unnamed:
+        lines.append(f"fair play: player {r.name}: {r.caveat()} (z = {r.z:.2f})")
     for r in results:
-        mark = "flagged" if r.flagged else ("tested" if r.tested else "too few to test")
+        mark = ("flagged" if r.flagged else "significant, not named" if r.significant
+                else "tested" if r.tested else "too few to test")
         lines.append(f"  {r.kind} {r.name}: {r.decisions:,} decisions, excess "
                      f"{100 * r.excess:+.1f} points, z {r.z:+.2f} ({mark})")
     return lines
 
 
-__all__ = ["BESIDE_RATIO", "KINDS", "MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary",
-           "WeighingHand", "flagged", "mark_beside", "play_lines", "replay_hint"]
+__all__ = ["KINDS", "MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary", "WeighingHand",
+           "attribute", "flagged", "play_lines", "replay_hint"]
