@@ -38,11 +38,14 @@ def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str
     return code, json.loads(out) if out else {}, err
 
 
+BATTERY = ("fairness", "families", "not_covered", "fixed_sample_flagged")
+
+
 def without_state(doc: dict[str, Any]) -> dict[str, Any]:
-    """What a full audit without a state says too (the state's own parts left out)."""
+    """What a full audit without a state says too (the state's own parts left out, and
+    the fixed-sample battery's, which a run with a state gives with --fixed-sample)."""
     return {k: v for k, v in doc.items()
-            if k not in ("state", "evidence", "lost", "exit_code", "bias_flagged",
-                         "fixed_sample_flagged")}
+            if k not in ("state", "evidence", "lost", "exit_code", "bias_flagged", *BATTERY)}
 
 
 def add_logs(directory: Path, first: int, n: int, seed: bytes = SEED) -> None:
@@ -73,14 +76,17 @@ def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
     add_logs(logs, 8, 4)
     shutil.copy(logs / "m00000-eram41.tlog", logs / "zz-copy-of-first.tlog")  # a copy
     (logs / "zz-second-log.tlog").write_bytes(renamed((logs / "m00001-qahwa41.tlog").read_bytes()))
-    code, second, _ = audit(capsys, str(logs), "--state", state)
+    code, second, _ = audit(capsys, str(logs), "--state", state, "--fixed-sample")
     assert second["state"]["audited"] == 6 and second["state"]["kept"] == 8  # read only the new
     full_code, full, _ = audit(capsys, str(logs))
     assert code == full_code == 1  # the second log of a match: a finding on both logs
     assert without_state(second) == without_state(full)
+    assert all(second[k] == full[k] for k in BATTERY if k != "fixed_sample_flagged")
+    assert second["fixed_sample_flagged"] == full["bias_flagged"]
     assert second["copies"] == 1 and second["conflicting"] == 1 and second["logs"] == 14
     # and a state made now in one run of every log says the same, evidence included
-    code, fresh, _ = audit(capsys, str(logs), "--state", str(tmp_path / "fresh.state"))
+    code, fresh, _ = audit(capsys, str(logs), "--state", str(tmp_path / "fresh.state"),
+                           "--fixed-sample")
     assert fresh["evidence"] == second["evidence"]
     assert {k: v for k, v in fresh.items() if k != "state"} == \
         {k: v for k, v in second.items() if k != "state"}
@@ -92,10 +98,19 @@ def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
     assert {t[0] for t in battery} >= {"card position", "repeated deals", "deck order"}
     assert not {t for t in only if t[0] in ("card position", "repeated deals", "deck order")}
     # a third run reads nothing, and the match seen again adds no evidence
-    code, third, _ = audit(capsys, str(logs), "--state", state)
+    code, third, _ = audit(capsys, str(logs), "--state", state, "--fixed-sample")
     assert third["state"]["audited"] == 0
     assert {k: v for k, v in third.items() if k != "state"} == \
         {k: v for k, v in second.items() if k != "state"}
+    # without --fixed-sample the battery is not run: the rest, verdict and evidence
+    # included, is the same, and the evidence says the battery was not run
+    code, fourth, _ = audit(capsys, str(logs), "--state", state)
+    assert not set(BATTERY) & set(fourth) and fourth["evidence"]["fixed_sample_only"] is None
+    assert fourth["bias_flagged"] == second["bias_flagged"]
+    assert {k: v for k, v in fourth.items() if k not in ("state", "evidence")} == \
+        {k: v for k, v in second.items() if k not in ("state", "evidence", *BATTERY)}
+    assert {k: v for k, v in fourth["evidence"].items() if k != "fixed_sample_only"} == \
+        {k: v for k, v in second["evidence"].items() if k != "fixed_sample_only"}
     assert third["evidence"]["matches"] == 12  # each match once, the copy's nothing
     db = sqlite3.connect(state)  # the pages a run freed are given back
     assert db.execute("PRAGMA freelist_count").fetchone() == (0,)
@@ -117,7 +132,7 @@ def test_changed_and_lost_logs_are_findings_and_removed_ones_are_said(
     os.utime(paths[2], ns=(1, 1))  # touched only: read again, its bytes the same
     paths[3].write_bytes(renamed(paths[3].read_bytes()))  # history rewritten
     paths[4].unlink()
-    code, doc, _ = audit(capsys, str(logs), "--state", state)
+    code, doc, _ = audit(capsys, str(logs), "--state", state, "--fixed-sample")
     assert code == 1
     assert doc["state"]["audited"] == 2 and doc["state"]["changed"] == [str(paths[3])]
     assert doc["findings_by_kind"]["changed-log"] == 1

@@ -316,22 +316,28 @@ class Monitor:
 def state_json(summary: ArchiveSummary, doc: dict[str, Any]) -> None:
     """The state's part of ``--json`` (``doc``, the summary's): the logs lost, what the run
     read, the evidence; ``bias_flagged`` becomes the evidence's (the tests with the most
-    evidence, once it crossed) and this look's fixed-sample flags are reported apart."""
+    evidence, once it crossed) and this look's fixed-sample flags, when its battery ran
+    (``--fixed-sample``), are reported apart."""
     doc["lost"] = summary.lost
     doc["state"] = summary.monitor
     doc["evidence"] = ev = summary.evidence
-    if "bias_flagged" in doc:
+    if "bias_flagged" in doc:  # the battery was run (--fixed-sample): its flags apart
         doc["fixed_sample_flagged"] = doc["bias_flagged"]
+    if ev is not None:
         doc["bias_flagged"] = ([f"evidence: {' '.join(map(str, t['test']))}"
-                                for t in ev["strongest"]] if ev and ev["flagged"] else [])
+                                for t in ev["strongest"]] if ev["flagged"] else [])
 
 
 def note_fixed_sample_only(summary: ArchiveSummary, monitor: Monitor,
-                           fairness: dict[str, list[StatResult]]) -> None:
+                           fairness: dict[str, list[StatResult]] | None) -> None:
     """Name in the evidence's part of the summary the tests of this look's fixed-sample
     battery that the continuous evidence does not cover (``fixed_sample_only``): a test
-    the battery gains with no e-process is said, never silently absent."""
+    the battery gains with no e-process is said, never silently absent. ``fairness``
+    None: the battery was not run this time (``--fixed-sample`` runs it), said as None."""
     if summary.evidence is None:
+        return
+    if fairness is None:
+        summary.evidence["fixed_sample_only"] = None
         return
     tests = list(dict.fromkeys(r.test for rs in fairness.values() for r in rs))
     summary.evidence["fixed_sample_only"] = [
