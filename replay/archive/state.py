@@ -142,6 +142,7 @@ class State:
         self._low = 0
         # (path, record, figures) of logs counted when the run began, written anew since
         self._aside: list[tuple[str, bytes, bytes]] = []
+        self._totals: dict[str, Tally] | None = None  # totals(), read once a run
         try:
             self._open(alpha, trust)
         except sqlite3.DatabaseError as e:
@@ -351,8 +352,12 @@ class State:
         """Per origin, the sum of the shares counted when the run began: the ``totals``
         table, plus what it leaves to the shares (the values drawn, the keys of one match
         alone), read back from the logs counted (and those written anew this run, kept
-        aside by :meth:`put`)."""
-        out = {}
+        aside by :meth:`put`). Read once a run: the same dict each call (what it holds
+        does not change in a run; the caller that changes it, ``Monitor.settle``, is the
+        last)."""
+        if self._totals is not None:
+            return self._totals
+        out = self._totals = {}
         for origin, blob in self.db.execute("SELECT origin, tally FROM totals"):
             try:
                 out[origin] = self._share(blob)
