@@ -555,29 +555,22 @@ class Evidence:
         will give back as :attr:`earlier` when the bytes are read (each once, any order):
         the repeat tests' digests of the deals among them are left out (version 3)."""
         self.recover()
-        if recoverable is None:
-            return pack_value((2 if self.halves else 1, self.matches, self.log_e,
-                               self.max_log_e, tuple(self.crossed.items()),
-                               tuple(self.slots.items()),
-                               tuple((k, t.kind, t.weight, t.log_e,
-                                      tuple((r, tuple(v)) for r, v in t.totals.items()),
-                                      tuple(t.bets))
-                                     for k, t in self.tests.items())))
-        given = {draw_digest(v) for v in recoverable}
+        given = None if recoverable is None else {draw_digest(v) for v in recoverable}
         tests, left = [], []
         for k, t in self.tests.items():
             totals = []
             for r, v in t.totals.items():
-                if t.kind == "repeat" and r[1] == 1:
+                if given is not None and t.kind == "repeat" and r[1] == 1:
                     seen = set(v)
                     left.append((k, r, tuple(sorted(seen - given)), tuple(sorted(given - seen)),
                                  len(seen), sum(seen) % 2 ** 64))
                 else:
                     totals.append((r, tuple(v)))
             tests.append((k, t.kind, t.weight, t.log_e, tuple(totals), tuple(t.bets)))
-        return pack_value((3 if self.halves else -3, self.matches, self.log_e, self.max_log_e,
+        version = (2 if self.halves else 1) if given is None else (3 if self.halves else -3)
+        return pack_value((version, self.matches, self.log_e, self.max_log_e,
                            tuple(self.crossed.items()), tuple(self.slots.items()),
-                           tuple(tests), tuple(left)))
+                           tuple(tests), *(() if given is None else (tuple(left),))))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Evidence:
