@@ -358,7 +358,8 @@ def test_a_state_of_format_2_or_3_is_taken_up(tmp_path: Path,
         {k: v for k, v in before.items() if k != "state"}
     db = sqlite3.connect(state)
     db.create_function("path_at", 1, state_module.path_at)
-    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("4",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
+        (str(state_module.FORMAT),)
     assert db.execute("SELECT path, figures FROM logs UNION ALL "
                       "SELECT origin, tally FROM totals ORDER BY 1").fetchall() == fresh
     assert not {i for (i,) in db.execute("SELECT id FROM keys")} & old_keys
@@ -559,7 +560,8 @@ def test_the_report_plots_the_evidence_and_where_it_crossed() -> None:
 
 
 def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Path) -> None:
-    """A share (state format 4) leaves out the card positions' cells its deals give and
+    """A share (state format 5) leaves out the card positions' cells its deals give (and
+    the counts by position of points, void suits and suit patterns) and
     writes deals in 13 bytes, and comes back as it was; cells its deals do not give, and
     bytes that are not three disjoint hands, are written as they are."""
     from tarneeb.audit.fairness import Tally
@@ -594,10 +596,17 @@ def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Pa
     # what a share leaves out, each spoiled in turn: written as it is, back whole
     row = next(k for k in share.counts if k[0] == "rows")
     by_seat = next(k for k in share.counts if k[0] == "fit" and k[1][1:] == ("seat", "dealer"))
+    pattern = next(k for k in share.counts if k[0] == "fit"
+                   and k[1] == ("suit pattern", "seat", "dealer+2"))
+    from tarneeb.replay.archive.shares import _by_position
+    left = _by_position(share, [(k[4], n) for k, n in share.counts.items() if k in deals])
+    assert {(k[1][0], w[0]) for k, w in left.items()} >= {
+        ("high-card points", 0), ("voids", 1), ("suit pattern", 2)}
     spoiled = {"a deal twice": lambda t: t.counts.update({deals[1]: 1}),
                "a row's points": lambda t: t.counts.update({
                    row: -1, (*row[:3], (*row[3][:4], bytes([37]) + row[3][4][1:])): 1}),
                "a test by seat": lambda t: t.counts.update({by_seat: 1}),
+               "a suit pattern by seat": lambda t: t.counts.update({pattern: 1}),
                "no row": lambda t: t.counts.pop(row)}
     plain = len(pack_share(share, key_id))
     for what, spoil in spoiled.items():

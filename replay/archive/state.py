@@ -67,8 +67,9 @@ from tarneeb.replay.verify.trust import Trust
 # values drawn (the repeat tests') kept whole, each a key of its own; 3: the values drawn
 # and the keys of one match alone in the totals too, deals in 20 bytes, the card
 # positions' cells written (2 and 3 taken up: each share and the totals written again,
-# the keys no longer used deleted)
-FORMAT = 4
+# the keys no longer used deleted); 4: no suit pattern by position left to the deals
+# (taken up as it is: a share of format 4 is one of format 5)
+FORMAT = 5
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from format 4 every key of three labels or more, so that a long label (a rule
 # set's distribution, 52 card names) is written once, not once a value
