@@ -436,9 +436,8 @@ class Evidence:
         # the deals seen before this run (20-byte values; the near-repeats bet's, read
         # once, when a match first needs them): the archive's state gives them
         self.earlier: Callable[[], Iterable[bytes]] | None = None
-        # read from bytes of version 3: per repeat test and reference of values drawn one
-        # at a time, the digests ``earlier`` does not give, those it gives that were not
-        # seen, and the count and sum (mod 2⁶⁴) of the set, made again by :meth:`recover`
+        # from bytes of version 3, per repeat test and reference of single draws: the digests
+        # earlier does not give, those it gives not seen, the set's count and sum (recover)
         self._pending: list[tuple[tuple[Any, ...], Any, list[int], list[int], int, int]] = []
         self._earlier: list[tuple[int, bytes]] | None = None  # earlier's, with digests
 
@@ -501,8 +500,7 @@ class Evidence:
     def _earlier_digests(self) -> list[tuple[int, bytes]]:
         """The deals ``earlier`` gives, each with its digest (made once a run)."""
         if self._earlier is None:
-            self._earlier = [] if self.earlier is None else [
-                (draw_digest(v), v) for v in self.earlier()]
+            self._earlier = [(draw_digest(v), v) for v in (self.earlier or tuple)()]
         return self._earlier
 
     def recover(self) -> None:
@@ -555,7 +553,9 @@ class Evidence:
         will give back as :attr:`earlier` when the bytes are read (each once, any order):
         the repeat tests' digests of the deals among them are left out (version 3)."""
         self.recover()
-        given = None if recoverable is None else {draw_digest(v) for v in recoverable}
+        known = dict((v, d) for d, v in self._earlier or ())  # digests made this run
+        given = None if recoverable is None else {
+            known[v] if v in known else draw_digest(v) for v in recoverable}
         tests, left = [], []
         for k, t in self.tests.items():
             totals = []
