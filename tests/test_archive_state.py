@@ -343,6 +343,37 @@ def test_a_state_of_format_1_is_taken_up(tmp_path: Path, capsys: pytest.CaptureF
     db.close()
 
 
+def test_a_state_of_format_4_is_taken_up_as_it_is(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Format 4 wrote the suit patterns by position in each share, and its evidence of
+    version 2 every deal's digest: read as they are, the run says what it said, and the
+    state is format 5 with evidence of version 3 after it."""
+    from tarneeb.audit.fairness.anytime.evidence import Evidence
+    from tarneeb.audit.fairness.codec import unpack_value
+    from tarneeb.replay.archive import shares
+    whole = Evidence.to_bytes
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    state = tmp_path / "audit.state"
+    with monkeypatch.context() as m:  # as format 4 wrote: points and voids by position only
+        m.setattr(shares, "_MEASURES", (0, 1))
+        m.setattr(Evidence, "to_bytes", lambda self, recoverable=None: whole(self))
+        code, before, _ = audit(capsys, str(logs), "--state", str(state))
+    db = sqlite3.connect(state)
+    db.execute("UPDATE meta SET value = '4' WHERE key = 'format'")
+    db.commit()
+    assert unpack_value(db.execute("SELECT state FROM evidence").fetchone()[0])[0] == 2
+    code, after, _ = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
+    assert {k: v for k, v in after.items() if k != "state"} == \
+        {k: v for k, v in before.items() if k != "state"}
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
+        (str(state_module.FORMAT),) == ("5",)
+    assert unpack_value(db.execute("SELECT state FROM evidence").fetchone()[0])[0] == 3
+    db.close()
+
+
 @pytest.mark.parametrize("version", [2, 3])
 def test_a_state_of_format_2_or_3_is_taken_up(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str],
