@@ -183,6 +183,11 @@ def register(app: "typer.Typer") -> None:
             "--no-stats",
             help="Verification, findings and counts only: no fairness statistics (exit "
                  "code 3 is then never given).")] = False,
+        fixed_sample: Annotated[bool, typer.Option(
+            "--fixed-sample",
+            help="With --state: run the fixed-sample battery over the whole archive too "
+                 "(reported only; the verdict on bias is the evidence's). Without --state "
+                 "it always runs.")] = False,
     ) -> None:
         """Verify every log of an archive; test its deals for fairness.
 
@@ -199,7 +204,7 @@ def register(app: "typer.Typer") -> None:
         raise typer.Exit(run(
             paths, jobs, scheduler, as_json, tables, key, keys, root, report,
             skip_unreadable, alpha, state, removed, require_proof, play, play_sample,
-            no_stats))
+            no_stats, fixed_sample))
 
 
 def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
@@ -208,7 +213,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         skip_unreadable: bool = False, alpha: float = DEFAULT_ALPHA,
         state: Path | None = None, removed: list[str] | None = None,
         require_proof: bool = False, play: bool = False, play_sample: int | None = None,
-        no_stats: bool = False) -> int:
+        no_stats: bool = False, fixed_sample: bool = False) -> int:
     """The ``audit`` command (:func:`register` gives its options and help): its output,
     and its exit code."""
     one_blas_thread()
@@ -300,8 +305,11 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             writer.abort()
         if monitor is not None:
             monitor.close()
+    # with --state the verdict on bias is the evidence's: the fixed-sample battery over
+    # the whole archive (the bulk of a small run's cost) runs when asked, or for a report
+    battery = not no_stats and (state is None or fixed_sample or report is not None)
     try:
-        fairness = {} if no_stats else summary.fairness(alpha)
+        fairness = summary.fairness(alpha) if battery else {}
     except ImportError:  # scipy: the [archive] extra
         err.print("tarneeb: note: no fairness statistics: they need scipy "
                   "(pip install 'tarneeb[archive]')", markup=False)
@@ -309,7 +317,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     if monitor is not None:  # the battery's tests the evidence does not cover, named
         from tarneeb.replay.archive.monitor import note_fixed_sample_only
 
-        note_fixed_sample_only(summary, monitor, fairness)
+        note_fixed_sample_only(summary, monitor, fairness if battery else None)
     play_results = None if played is None else played.results(alpha)
     if report is not None and summary.logs:
         try:
@@ -323,7 +331,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         except OSError as e:  # said after the summary, which is not lost
             errors.append(f"{report}: cannot write: {e.strerror or e}")
     if as_json:
-        doc = summary.to_json(None if no_stats else fairness)
+        doc = summary.to_json(fairness if battery else None)
         if monitor is not None:
             from tarneeb.replay.archive.monitor import state_json
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import msgpack
 import pytest
@@ -21,6 +22,7 @@ from tarneeb.audit.fairness.anytime.evidence import (
 )
 from tarneeb.audit.fairness.anytime.threats import _psi
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.audit.fairness.tally import draw_digest
 from tarneeb.testing.dealsim import synthetic_match
 
 HCP = DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 13)
@@ -96,6 +98,56 @@ def test_evidence_goes_on_from_its_bytes_as_if_never_stopped() -> None:
     for t in shares[5:]:
         twice.advance(t, 0.05)
     assert twice.to_bytes() == once.to_bytes()
+
+
+def test_the_deals_seen_are_left_to_the_state_and_checked_when_given_back() -> None:
+    """With ``recoverable`` the repeated deals' digests are not in the bytes (but those of
+    deals the caller will not give back): the evidence made again from the deals goes on
+    as if never stopped; given other deals, it is damaged, never silently other."""
+    rng = random.Random(8)  # NOT secret: a test
+    shares = []
+    for leaf in range(10):
+        t = Tally()
+        synthetic_match(t, rng, "classic", 8, None, 0.5, [], leaf, [])
+        shares.append(t)
+
+    def deals(ts: list[Tally]) -> list[bytes]:
+        return list(dict.fromkeys(k[4] for t in ts for k in t.counts
+                                  if k[0] == "repeat" and k[3] == 1))
+
+    def seen(e: Evidence) -> dict[Any, list[int]]:
+        return {(test, r): sorted(v) for test, t in e.tests.items() if t.kind == "repeat"
+                for r, v in t.totals.items()}
+
+    once = Evidence()
+    for t in shares:
+        once.advance(t, 0.05)
+    part = Evidence()
+    for t in shares[:6]:
+        part.advance(t, 0.05)
+    # the state keeps the deals of the matches seen, and of a match the evidence never saw
+    kept = deals([*shares[:6], shares[8]])
+    blob = part.to_bytes(kept)
+    assert not any(draw_digest(d).to_bytes(8, "big") in blob for d in deals(shares[:6]))
+    again = Evidence.from_bytes(blob)
+    again.earlier = lambda: kept
+    for t in shares[6:]:
+        again.advance(t, 0.05)
+    assert again.to_json(0.05) == once.to_json(0.05)
+    assert seen(again) == seen(once)
+    # the 6th match's log gone: its deals' digests are written, and the set made again
+    # is the one seen
+    fewer = deals([*shares[:5], shares[8]])
+    blob = part.to_bytes(fewer)
+    assert all(draw_digest(d).to_bytes(8, "big") in blob for d in deals(shares[5:6]))
+    back = Evidence.from_bytes(blob)
+    back.earlier = lambda: fewer
+    back.recover()
+    assert seen(back) == seen(part)
+    wrong = Evidence.from_bytes(blob)
+    wrong.earlier = lambda: fewer[1:]
+    with pytest.raises(CodecError, match="not those the state keeps"):
+        wrong.advance(shares[6], 0.05)
 
 
 def test_the_codec_builds_nothing_but_the_references_it_knows() -> None:

@@ -38,11 +38,14 @@ def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str
     return code, json.loads(out) if out else {}, err
 
 
+BATTERY = ("fairness", "families", "not_covered", "fixed_sample_flagged")
+
+
 def without_state(doc: dict[str, Any]) -> dict[str, Any]:
-    """What a full audit without a state says too (the state's own parts left out)."""
+    """What a full audit without a state says too (the state's own parts left out, and
+    the fixed-sample battery's, which a run with a state gives with --fixed-sample)."""
     return {k: v for k, v in doc.items()
-            if k not in ("state", "evidence", "lost", "exit_code", "bias_flagged",
-                         "fixed_sample_flagged")}
+            if k not in ("state", "evidence", "lost", "exit_code", "bias_flagged", *BATTERY)}
 
 
 def add_logs(directory: Path, first: int, n: int, seed: bytes = SEED) -> None:
@@ -73,14 +76,17 @@ def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
     add_logs(logs, 8, 4)
     shutil.copy(logs / "m00000-eram41.tlog", logs / "zz-copy-of-first.tlog")  # a copy
     (logs / "zz-second-log.tlog").write_bytes(renamed((logs / "m00001-qahwa41.tlog").read_bytes()))
-    code, second, _ = audit(capsys, str(logs), "--state", state)
+    code, second, _ = audit(capsys, str(logs), "--state", state, "--fixed-sample")
     assert second["state"]["audited"] == 6 and second["state"]["kept"] == 8  # read only the new
     full_code, full, _ = audit(capsys, str(logs))
     assert code == full_code == 1  # the second log of a match: a finding on both logs
     assert without_state(second) == without_state(full)
+    assert all(second[k] == full[k] for k in BATTERY if k != "fixed_sample_flagged")
+    assert second["fixed_sample_flagged"] == full["bias_flagged"]
     assert second["copies"] == 1 and second["conflicting"] == 1 and second["logs"] == 14
     # and a state made now in one run of every log says the same, evidence included
-    code, fresh, _ = audit(capsys, str(logs), "--state", str(tmp_path / "fresh.state"))
+    code, fresh, _ = audit(capsys, str(logs), "--state", str(tmp_path / "fresh.state"),
+                           "--fixed-sample")
     assert fresh["evidence"] == second["evidence"]
     assert {k: v for k, v in fresh.items() if k != "state"} == \
         {k: v for k, v in second.items() if k != "state"}
@@ -92,10 +98,19 @@ def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(
     assert {t[0] for t in battery} >= {"card position", "repeated deals", "deck order"}
     assert not {t for t in only if t[0] in ("card position", "repeated deals", "deck order")}
     # a third run reads nothing, and the match seen again adds no evidence
-    code, third, _ = audit(capsys, str(logs), "--state", state)
+    code, third, _ = audit(capsys, str(logs), "--state", state, "--fixed-sample")
     assert third["state"]["audited"] == 0
     assert {k: v for k, v in third.items() if k != "state"} == \
         {k: v for k, v in second.items() if k != "state"}
+    # without --fixed-sample the battery is not run: the rest, verdict and evidence
+    # included, is the same, and the evidence says the battery was not run
+    code, fourth, _ = audit(capsys, str(logs), "--state", state)
+    assert not set(BATTERY) & set(fourth) and fourth["evidence"]["fixed_sample_only"] is None
+    assert fourth["bias_flagged"] == second["bias_flagged"]
+    assert {k: v for k, v in fourth.items() if k not in ("state", "evidence")} == \
+        {k: v for k, v in second.items() if k not in ("state", "evidence", *BATTERY)}
+    assert {k: v for k, v in fourth["evidence"].items() if k != "fixed_sample_only"} == \
+        {k: v for k, v in second["evidence"].items() if k != "fixed_sample_only"}
     assert third["evidence"]["matches"] == 12  # each match once, the copy's nothing
     db = sqlite3.connect(state)  # the pages a run freed are given back
     assert db.execute("PRAGMA freelist_count").fetchone() == (0,)
@@ -117,7 +132,7 @@ def test_changed_and_lost_logs_are_findings_and_removed_ones_are_said(
     os.utime(paths[2], ns=(1, 1))  # touched only: read again, its bytes the same
     paths[3].write_bytes(renamed(paths[3].read_bytes()))  # history rewritten
     paths[4].unlink()
-    code, doc, _ = audit(capsys, str(logs), "--state", state)
+    code, doc, _ = audit(capsys, str(logs), "--state", state, "--fixed-sample")
     assert code == 1
     assert doc["state"]["audited"] == 2 and doc["state"]["changed"] == [str(paths[3])]
     assert doc["findings_by_kind"]["changed-log"] == 1
@@ -328,6 +343,37 @@ def test_a_state_of_format_1_is_taken_up(tmp_path: Path, capsys: pytest.CaptureF
     db.close()
 
 
+def test_a_state_of_format_4_is_taken_up_as_it_is(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Format 4 wrote the suit patterns by position in each share, and its evidence of
+    version 2 every deal's digest: read as they are, the run says what it said, and the
+    state is format 5 with evidence of version 3 after it."""
+    from tarneeb.audit.fairness.anytime.evidence import Evidence
+    from tarneeb.audit.fairness.codec import unpack_value
+    from tarneeb.replay.archive import shares
+    whole = Evidence.to_bytes
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    state = tmp_path / "audit.state"
+    with monkeypatch.context() as m:  # as format 4 wrote: points and voids by position only
+        m.setattr(shares, "_MEASURES", (0, 1))
+        m.setattr(Evidence, "to_bytes", lambda self, recoverable=None: whole(self))
+        code, before, _ = audit(capsys, str(logs), "--state", str(state))
+    db = sqlite3.connect(state)
+    db.execute("UPDATE meta SET value = '4' WHERE key = 'format'")
+    db.commit()
+    assert unpack_value(db.execute("SELECT state FROM evidence").fetchone()[0])[0] == 2
+    code, after, _ = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
+    assert {k: v for k, v in after.items() if k != "state"} == \
+        {k: v for k, v in before.items() if k != "state"}
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
+        (str(state_module.FORMAT),) == ("5",)
+    assert unpack_value(db.execute("SELECT state FROM evidence").fetchone()[0])[0] == 3
+    db.close()
+
+
 @pytest.mark.parametrize("version", [2, 3])
 def test_a_state_of_format_2_or_3_is_taken_up(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str],
@@ -343,7 +389,8 @@ def test_a_state_of_format_2_or_3_is_taken_up(tmp_path: Path,
         {k: v for k, v in before.items() if k != "state"}
     db = sqlite3.connect(state)
     db.create_function("path_at", 1, state_module.path_at)
-    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("4",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
+        (str(state_module.FORMAT),)
     assert db.execute("SELECT path, figures FROM logs UNION ALL "
                       "SELECT origin, tally FROM totals ORDER BY 1").fetchall() == fresh
     assert not {i for (i,) in db.execute("SELECT id FROM keys")} & old_keys
@@ -544,7 +591,8 @@ def test_the_report_plots_the_evidence_and_where_it_crossed() -> None:
 
 
 def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Path) -> None:
-    """A share (state format 4) leaves out the card positions' cells its deals give and
+    """A share (state format 5) leaves out the card positions' cells its deals give (and
+    the counts by position of points, void suits and suit patterns) and
     writes deals in 13 bytes, and comes back as it was; cells its deals do not give, and
     bytes that are not three disjoint hands, are written as they are."""
     from tarneeb.audit.fairness import Tally
@@ -579,10 +627,17 @@ def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Pa
     # what a share leaves out, each spoiled in turn: written as it is, back whole
     row = next(k for k in share.counts if k[0] == "rows")
     by_seat = next(k for k in share.counts if k[0] == "fit" and k[1][1:] == ("seat", "dealer"))
+    pattern = next(k for k in share.counts if k[0] == "fit"
+                   and k[1] == ("suit pattern", "seat", "dealer+2"))
+    from tarneeb.replay.archive.shares import _by_position
+    left = _by_position(share, [(k[4], n) for k, n in share.counts.items() if k in deals])
+    assert {(k[1][0], w[0]) for k, w in left.items()} >= {
+        ("high-card points", 0), ("voids", 1), ("suit pattern", 2)}
     spoiled = {"a deal twice": lambda t: t.counts.update({deals[1]: 1}),
                "a row's points": lambda t: t.counts.update({
                    row: -1, (*row[:3], (*row[3][:4], bytes([37]) + row[3][4][1:])): 1}),
                "a test by seat": lambda t: t.counts.update({by_seat: 1}),
+               "a suit pattern by seat": lambda t: t.counts.update({pattern: 1}),
                "no row": lambda t: t.counts.pop(row)}
     plain = len(pack_share(share, key_id))
     for what, spoil in spoiled.items():

@@ -161,13 +161,7 @@ class Monitor:
         """Every deal (its 20-byte value) the state's totals hold, each once: the hands
         seen before this run, for the near-repeats e-process (which keeps those it has
         seen, and takes them in whatever order)."""
-        done: set[bytes] = set()
-        for tally in self.state.totals().values():
-            for key in tally.counts:
-                if (key[0] == "repeat" and key[3] == 1 and isinstance(key[4], bytes)
-                        and len(key[4]) == DEAL_BYTES and key[4] not in done):
-                    done.add(key[4])
-                    yield key[4]
+        return _deals_of(self.state.totals())
 
     def _read_enough(self, path: str) -> bool:
         """Whether the log at ``path`` was read as this run reads: its deals tallied if
@@ -245,7 +239,10 @@ class Monitor:
                 share = found[1] if found is not None else None
             else:
                 share = records[i].share
-            self.evidence.advance(share, self.alpha)
+            try:
+                self.evidence.advance(share, self.alpha)
+            except CodecError as e:  # the deals it saw, made again, are not those it saw
+                raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
             self.state.add_history(identity, self.evidence.matches, self.evidence.log_e)
 
     def settle(self, summary: ArchiveSummary) -> None:
@@ -278,6 +275,10 @@ class Monitor:
     def finish(self, summary: ArchiveSummary) -> None:
         """The tallies settled, the logs lost and removed, the evidence into ``summary``;
         the state saved."""
+        try:  # from the deals counted before this run: before settle changes them
+            self.evidence.recover()
+        except CodecError as e:
+            raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
         self.settle(summary)
         # an archive that lists nothing at all (a file system not mounted) loses and
         # removes nothing: the run ends on "no logs found"
@@ -299,7 +300,9 @@ class Monitor:
             "kept": self.kept, "changed": self.changed[:20], "changed_count": len(self.changed),
             "lost": self.lost[:20], "removed": self.removed[:20],
             "removed_count": len(self.removed)}
-        self.state.set_evidence(self.evidence.to_bytes())
+        # the deals the shares counted now keep are left out of the evidence's bytes:
+        # the next run's _earlier_deals gives them back
+        self.state.set_evidence(self.evidence.to_bytes(_deals_of(summary.tallies)))
         at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         self.state.commit(at, {"logs": summary.logs, "audited": self.audited,
                                "changed": len(self.changed), "lost": len(self.lost),
@@ -316,26 +319,44 @@ class Monitor:
 def state_json(summary: ArchiveSummary, doc: dict[str, Any]) -> None:
     """The state's part of ``--json`` (``doc``, the summary's): the logs lost, what the run
     read, the evidence; ``bias_flagged`` becomes the evidence's (the tests with the most
-    evidence, once it crossed) and this look's fixed-sample flags are reported apart."""
+    evidence, once it crossed) and this look's fixed-sample flags, when its battery ran
+    (``--fixed-sample``), are reported apart."""
     doc["lost"] = summary.lost
     doc["state"] = summary.monitor
     doc["evidence"] = ev = summary.evidence
-    if "bias_flagged" in doc:
+    if "bias_flagged" in doc:  # the battery was run (--fixed-sample): its flags apart
         doc["fixed_sample_flagged"] = doc["bias_flagged"]
+    if ev is not None:
         doc["bias_flagged"] = ([f"evidence: {' '.join(map(str, t['test']))}"
-                                for t in ev["strongest"]] if ev and ev["flagged"] else [])
+                                for t in ev["strongest"]] if ev["flagged"] else [])
 
 
 def note_fixed_sample_only(summary: ArchiveSummary, monitor: Monitor,
-                           fairness: dict[str, list[StatResult]]) -> None:
+                           fairness: dict[str, list[StatResult]] | None) -> None:
     """Name in the evidence's part of the summary the tests of this look's fixed-sample
     battery that the continuous evidence does not cover (``fixed_sample_only``): a test
-    the battery gains with no e-process is said, never silently absent."""
+    the battery gains with no e-process is said, never silently absent. ``fairness``
+    None: the battery was not run this time (``--fixed-sample`` runs it), said as None."""
     if summary.evidence is None:
+        return
+    if fairness is None:
+        summary.evidence["fixed_sample_only"] = None
         return
     tests = list(dict.fromkeys(r.test for rs in fairness.values() for r in rs))
     summary.evidence["fixed_sample_only"] = [
         list(t) for t in fixed_sample_only(tests, monitor.evidence)]
+
+
+def _deals_of(tallies: dict[str, Tally]) -> Iterator[bytes]:
+    """Every deal (its 20-byte value) the repeated-deals tallies of ``tallies`` hold, each
+    once."""
+    done: set[bytes] = set()
+    for tally in tallies.values():
+        for key in tally.counts:
+            if (key[0] == "repeat" and key[3] == 1 and isinstance(key[4], bytes)
+                    and len(key[4]) == DEAL_BYTES and key[4] not in done):
+                done.add(key[4])
+                yield key[4]
 
 
 def _subtract(total: Tally, share: Tally) -> None:

@@ -1,5 +1,5 @@
 """A log's share of the fairness tallies as bytes: what the archive state keeps of its
-figures (state format 4, :mod:`~tarneeb.replay.archive.state`).
+figures (state format 5, :mod:`~tarneeb.replay.archive.state`).
 
 A share (:class:`~tarneeb.audit.fairness.Tally`, one match's observations) is written as
 the pairs of key number and value most matches share, the values drawn for the repeat
@@ -222,28 +222,38 @@ def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId |
 _AT = {"dealer": 0, "dealer+1": 1, "dealer+2": 2, "dealer+3": 3}  # a position's label
 
 
-def _hand_values(deals: list[tuple[bytes, int]]) -> list[tuple[int, int, int]]:
+def _hand_values(deals: list[tuple[bytes, int]]
+                 ) -> list[tuple[int, int, int, tuple[str, ...]]]:
     """Per deal (20 bytes, with its count): its count, and per position (the dealer 0,
-    then in dealing order) a byte of its hand's high-card points and one of its void
-    suits (the format's own functions)."""
+    then in dealing order) a byte of its hand's high-card points, one of its void suits,
+    and (format 5) its suit pattern, the suits' lengths largest first joined by "-" (the
+    format's own functions)."""
     out = []
     for deal, n in deals:
         x = int.from_bytes(deal, "big")
         a, b, c = x & _M52, x >> 52 & _M52, x >> 104
         voids = 0
+        patterns = []
         for position, hand in enumerate((_M52 ^ (a | b | c), a, b, c)):
-            voids += sum(1 for s in (0, 13, 26, 39) if not hand >> s & 0x1FFF) << (8 * position)
-        out.append((n, _points(a | c, b | c), voids))
+            lengths = sorted((bin(hand >> s & 0x1FFF).count("1") for s in (0, 13, 26, 39)),
+                             reverse=True)
+            voids += lengths.count(0) << (8 * position)
+            patterns.append("-".join(map(str, lengths)))
+        out.append((n, _points(a | c, b | c), voids, tuple(patterns)))
     return out
 
 
-def _by_hand(values: list[tuple[int, int, int]], what: int, position: int) -> dict[int, int]:
+_MEASURES = (0, 1, 2)  # what a hand by position gives: points, void suits, suit pattern
+
+
+def _by_hand(values: list[tuple[int, int, int, tuple[str, ...]]], what: int,
+             position: int) -> dict[Any, int]:
     """How often the hand at ``position`` had each value of ``what`` (0 its high-card
-    points, 1 its void suits) over the deals of :func:`_hand_values`."""
-    out: dict[int, int] = {}
+    points, 1 its void suits, 2 its suit pattern) over the deals of :func:`_hand_values`."""
+    out: dict[Any, int] = {}
     shift = 8 * position
-    for n, *both in values:
-        value = both[what] >> shift & 255
+    for n, points, voids, patterns in values:
+        value = patterns[position] if what == 2 else (voids if what else points) >> shift & 255
         out[value] = out.get(value, 0) + n
     return out
 
@@ -256,7 +266,7 @@ def _by_position(share: Tally, deals: list[tuple[bytes, int]]
     (:func:`unpack_share` counts them again)."""
     found: dict[tuple[str, Any], dict[Any, dict[Any, int]]] = {}
     for k, n in share.counts.items():
-        if (k[0] == "fit" or k[0] == "fit+mean") and type(k[-1]) is int and len(k) == 4:
+        if (k[0] == "fit" or k[0] == "fit+mean") and type(k[-1]) in (int, str) and len(k) == 4:
             test = k[1]
             if type(test) is tuple and len(test) == 3 and test[1] == "seat" and test[2] in _AT:
                 found.setdefault((k[0], test), {}).setdefault(k[2], {})[k[3]] = n
@@ -265,7 +275,7 @@ def _by_position(share: Tally, deals: list[tuple[bytes, int]]
     for (kind, test), refs in found.items():
         if len(refs) == 1:
             (ref, counts), = refs.items()
-            for what in (0, 1):
+            for what in _MEASURES:
                 if _by_hand(values, what, _AT[test[2]]) == counts:
                     out[(kind, test, ref)] = (what, _AT[test[2]])
                     break
@@ -293,14 +303,14 @@ def _rowed(own: list[Any], deals: dict[int, list[tuple[bytes, int]]]
 
 def pack_share(share: Tally, key_id: Any, whole: bool = True,
                ids: dict[Any, int] | None = None) -> bytes:
-    """A share of the tallies as bytes (state format 4), its keys numbered by ``key_id`` (a
+    """A share of the tallies as bytes (state format 5), its keys numbered by ``key_id`` (a
     key written once for the whole state):
 
     * the pairs (key number, value) of the observations most matches share, sorted and
       written as differences so most take one byte, compressed with zlib; but the card
-      positions' cells, and the counts of the tests by position that a hand's points or
-      void suits give (:func:`_by_position`), when its deals give them (counted again
-      when read; the tests by position named by one key);
+      positions' cells, and the counts of the tests by position that a hand's points,
+      void suits or (format 5) suit pattern give (:func:`_by_position`), when its deals
+      give them (counted again when read; the tests by position named by one key);
     * the values drawn (the repeat tests'), per test's key number and width, those drawn
       once as one string (a hand's 52-bit mask in 8 bytes; a deal in 13, the position of
       each card in two bit planes, :func:`deal_planes`) and those drawn more often with
@@ -442,7 +452,7 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
                 raise CodecError(f"key {by_position} is not a share's tests by position")
             values = _hand_values(deals)
             for prefix, what, position in tests:
-                if what not in (0, 1) or position not in (0, 1, 2, 3):
+                if what not in _MEASURES or position not in (0, 1, 2, 3):
                     raise CodecError(f"no measure {what} of a hand at position {position}")
                 for value, n in _by_hand(values, what, position).items():
                     t.counts[(*prefix, value)] += n

@@ -67,8 +67,9 @@ from tarneeb.replay.verify.trust import Trust
 # values drawn (the repeat tests') kept whole, each a key of its own; 3: the values drawn
 # and the keys of one match alone in the totals too, deals in 20 bytes, the card
 # positions' cells written (2 and 3 taken up: each share and the totals written again,
-# the keys no longer used deleted)
-FORMAT = 4
+# the keys no longer used deleted); 4: no suit pattern by position left to the deals
+# (taken up as it is: a share of format 4 is one of format 5)
+FORMAT = 5
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from format 4 every key of three labels or more, so that a long label (a rule
 # set's distribution, 52 card names) is written once, not once a value
@@ -142,6 +143,7 @@ class State:
         self._low = 0
         # (path, record, figures) of logs counted when the run began, written anew since
         self._aside: list[tuple[str, bytes, bytes]] = []
+        self._totals: dict[str, Tally] | None = None  # totals(), read once a run
         try:
             self._open(alpha, trust)
         except sqlite3.DatabaseError as e:
@@ -351,8 +353,12 @@ class State:
         """Per origin, the sum of the shares counted when the run began: the ``totals``
         table, plus what it leaves to the shares (the values drawn, the keys of one match
         alone), read back from the logs counted (and those written anew this run, kept
-        aside by :meth:`put`)."""
-        out = {}
+        aside by :meth:`put`). Read once a run: the same dict each call (what it holds
+        does not change in a run; the caller that changes it, ``Monitor.settle``, is the
+        last)."""
+        if self._totals is not None:
+            return self._totals
+        out = self._totals = {}
         for origin, blob in self.db.execute("SELECT origin, tally FROM totals"):
             try:
                 out[origin] = self._share(blob)

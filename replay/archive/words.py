@@ -122,7 +122,9 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
     if s.evidence is not None:
         lines.append(evidence_sentence(s.evidence, alpha))
         only = s.evidence.get("fixed_sample_only")
-        if only:
+        if only is None:
+            lines.append("The fixed-sample battery was not run (--fixed-sample runs it).")
+        elif only:
             lines.append(f"Fixed-sample only, not in the continuous evidence: "
                          f"{count(len(only), 'test')} (" + "; ".join(
                              f"{t[0]}, {' '.join(map(str, t[1:]))}" for t in only[:10])

@@ -59,7 +59,10 @@ What is bet on, by kind of tally entry:
   (the birthday null), as a likelihood ratio against a chance learnt from the matches
   before; the e-value is the average of that bet and of not betting, so a fair
   archive's long run without repeats costs it at most half its weight. The values seen
-  are kept as 8-byte digests.
+  are kept as 8-byte digests; in the bytes, the deals' (values drawn one at a time)
+  only where the caller cannot give them back (:meth:`Evidence.to_bytes`'s
+  ``recoverable``: the archive's state keeps every counted log's deals), with their
+  count and sum to check the set made again.
 * ``rows`` (each deal in its match, :mod:`~tarneeb.audit.fairness.state`) and every
   deal's hands (the repeated deals' values): state-adaptive dealing, drift, serial
   balance across a player's matches, partners' fit and near-repeats, each with a bet of
@@ -433,12 +436,17 @@ class Evidence:
         # the deals seen before this run (20-byte values; the near-repeats bet's, read
         # once, when a match first needs them): the archive's state gives them
         self.earlier: Callable[[], Iterable[bytes]] | None = None
+        # from bytes of version 3, per repeat test and reference of single draws: the digests
+        # earlier does not give, those it gives not seen, the set's count and sum (recover)
+        self._pending: list[tuple[tuple[Any, ...], Any, list[int], list[int], int, int]] = []
+        self._earlier: list[tuple[int, bytes]] | None = None  # earlier's, with digests
 
     def advance(self, share: Tally | None, alpha: float) -> float:
         """One match (``share``: its observations; None: it has none, the wealth stays);
         the combined e-value after it, as a natural log."""
         self.matches += 1
         if share is not None:
+            self.recover()
             # in a fixed order (a share's keys come in any order): the slots and the sums
             for test, (kind, obs) in sorted(observations(share).items(), key=_order):
                 t = self.tests.get(test)
@@ -481,14 +489,33 @@ class Evidence:
         if self.earlier is None or not seen:
             return index
         deals = []
-        for value in self.earlier():
-            d = draw_digest(value)
+        for d, value in self._earlier_digests():
             if d in seen:
                 seen.discard(d)
                 deals.append(value)
         if deals:
             index.add(deal_hands(deals))
         return index
+
+    def _earlier_digests(self) -> list[tuple[int, bytes]]:
+        """The deals ``earlier`` gives, each with its digest (made once a run)."""
+        if self._earlier is None:
+            self._earlier = [(draw_digest(v), v) for v in (self.earlier or tuple)()]
+        return self._earlier
+
+    def recover(self) -> None:
+        """The deals' digests left out of the bytes (version 3) made again from those
+        ``earlier`` gives: a set whose count or sum differs is damaged evidence."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        given = {d for d, _ in self._earlier_digests()}
+        for test, ref, extra, excluded, count, check in pending:
+            seen = (given - set(excluded)) | set(extra)
+            if len(seen) != count or sum(seen) % 2 ** 64 != check:
+                raise CodecError(f"the deals seen by {' '.join(map(str, test))} are not "
+                                 "those the state keeps")
+            self.tests[test].totals[ref] = sorted(seen)
 
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of
@@ -521,28 +548,48 @@ class Evidence:
                 "strongest": [{"test": list(t), "e_value_log10": e}
                               for t, e in self.strongest()]}
 
-    def to_bytes(self) -> bytes:
-        return pack_value((2 if self.halves else 1, self.matches, self.log_e, self.max_log_e,
+    def to_bytes(self, recoverable: Iterable[bytes] | None = None) -> bytes:
+        """The evidence as bytes. ``recoverable``: the deals (20-byte values) the caller
+        will give back as :attr:`earlier` when the bytes are read (each once, any order):
+        the repeat tests' digests of the deals among them are left out (version 3)."""
+        self.recover()
+        known = dict((v, d) for d, v in self._earlier or ())  # digests made this run
+        given = None if recoverable is None else {
+            known[v] if v in known else draw_digest(v) for v in recoverable}
+        tests, left = [], []
+        for k, t in self.tests.items():
+            totals = []
+            for r, v in t.totals.items():
+                if given is not None and t.kind == "repeat" and r[1] == 1:
+                    seen = set(v)
+                    left.append((k, r, tuple(sorted(seen - given)), tuple(sorted(given - seen)),
+                                 len(seen), sum(seen) % 2 ** 64))
+                else:
+                    totals.append((r, tuple(v)))
+            tests.append((k, t.kind, t.weight, t.log_e, tuple(totals), tuple(t.bets)))
+        version = (2 if self.halves else 1) if given is None else (3 if self.halves else -3)
+        return pack_value((version, self.matches, self.log_e, self.max_log_e,
                            tuple(self.crossed.items()), tuple(self.slots.items()),
-                           tuple((k, t.kind, t.weight, t.log_e,
-                                  tuple((r, tuple(v)) for r, v in t.totals.items()),
-                                  tuple(t.bets))
-                                 for k, t in self.tests.items())))
+                           tuple(tests), *(() if given is None else (tuple(left),))))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Evidence:
         try:
-            version, matches, log_e, max_log_e, crossed, slots, tests = unpack_value(data)
-            if version not in (1, 2):
+            version, matches, log_e, max_log_e, crossed, slots, tests, *more = unpack_value(data)
+            if version not in (1, 2, 3, -3) or len(more) != (abs(version) == 3):
                 raise CodecError(f"evidence of version {version}")
             e = cls()
             e.matches, e.log_e, e.max_log_e = matches, log_e, max_log_e
             e.crossed = dict(crossed)
             e.slots.update(dict(slots))
-            e.halves = version == 2
+            e.halves = version in (2, 3)  # -3: version 3 of evidence made as version 1
             for key, kind, weight, t_log_e, totals, bets in tests:
                 e.tests[key] = _Test(kind, weight, {r: list(v) for r, v in totals}, t_log_e,
                                      list(bets))
+            for test, ref, extra, excluded, count, check in (more[0] if more else ()):
+                if test not in e.tests:
+                    raise CodecError(f"deals seen by a test it does not have ({test})")
+                e._pending.append((test, ref, list(extra), list(excluded), count, check))
             return e
         except (TypeError, ValueError) as err:
             if isinstance(err, CodecError):
