@@ -134,3 +134,38 @@ def test_repeats_kept_apart_give_the_same_results(tmp_path: Any) -> None:
     (mine,) = Tally().results(detectable=False, repeats=store.totals())
     (theirs,) = t.results(detectable=False)
     assert mine.to_json() == theirs.to_json() and mine.statistic == 3.0
+
+
+def test_rows_kept_apart_read_as_the_tally_reads_them() -> None:
+    """The matches' rows moved out of the summary's tally into flat arrays give the row
+    tests the same rows, in the same order (ties of matches with no place broken as the
+    tally breaks them, a row counted twice there twice), as the tally's keys would."""
+    import numpy as np
+
+    from tarneeb.audit.fairness import Tally
+    from tarneeb.audit.fairness.state import decode
+    from tarneeb.replay.archive.repeats import keep_repeats
+
+    test, ref = ("points", "state", "all"), "one hand"
+    rows = {(5, 2, ("a", "b", "c", "d"), 3, bytes(range(10))): 1,
+            (5, 1, (), -1, bytes(5)): 2,
+            (1 << 63, 0, ("b",) * 4, 5, bytes([9] * 5)): 1,
+            (0, -1, ("x",) * 4, 5, bytes([1] * 5)): 1,
+            (0, -1, ("b",) * 4, 5, bytes([2] * 10)): 1,
+            (0, -1, (), -1, bytes(5)): 3}
+    tally = Tally()
+    for row, n in rows.items():
+        tally.counts[("rows", test, ref, row)] += n
+    tally.counts[("fit", test, ref, 1)] += 1
+    stores: dict[str, object] = {}
+    rest = keep_repeats(stores, "recorded", tally)
+    assert [k[0] for k in rest.counts] == ["fit"]
+    held = stores["recorded"].rows[test]  # type: ignore[attr-defined]
+    assert held.counts() == {(ref, row): n for row, n in rows.items()}
+    want, got = decode({(ref, row): n for row, n in rows.items()}), held.decoded()
+    assert want.keys() == got.keys()
+    for key, value in want.items():
+        if isinstance(value, np.ndarray):
+            assert value.dtype == got[key].dtype and np.array_equal(value, got[key]), key
+        else:
+            assert value == got[key], key
