@@ -169,3 +169,36 @@ def test_rows_kept_apart_read_as_the_tally_reads_them() -> None:
             assert value.dtype == got[key].dtype and np.array_equal(value, got[key]), key
         else:
             assert value == got[key], key
+
+
+def test_matches_read_long_ago_are_still_known() -> None:
+    """Past the matches the dicts hold (they move into sorted arrays), a copy, a
+    conflicting log and a reused leaf or match id of an early match are still found,
+    with the first log's path, its copies and its clean state."""
+    import hashlib
+
+    from tarneeb.replay.archive.claims import FREEZE, REUSED_ID, REUSED_LEAF, Claim, Claims
+    from tarneeb.replay.archive.seen import CONFLICTING, COPY, Seen
+
+    def h(*parts: object) -> bytes:
+        return hashlib.sha256(repr(parts).encode()).digest()
+
+    seen, claims = Seen(), Claims()
+    n = 3 * FREEZE
+    for i in range(n):
+        assert seen.check(h("match", i), h("log", i), f"/logs/é{i}.tlog", clean=i % 2 == 0) \
+            is None
+        assert claims.check(h("match", i), Claim(h("leaf", i)[:16], h("id", i)[:16],
+                                                 h("won", i)[:16])) == []
+    assert len(seen) == n
+    assert seen.check(h("match", 4), h("log", 4), "copy.tlog") == (COPY, "/logs/é4.tlog", 0,
+                                                                   False)
+    assert seen.check(h("match", 4), h("other"), "x.tlog") == (CONFLICTING, "/logs/é4.tlog",
+                                                               1, True)
+    assert seen.check(h("match", 4), h("other"), "y.tlog")[3] is False  # flagged once
+    assert seen.flag(h("match", 6)) == ("/logs/é6.tlog", 0, True)
+    assert seen.flag(h("match", 6)) == ("/logs/é6.tlog", 0, False)
+    assert seen.flag(h("match", 7)) == ("/logs/é7.tlog", 0, False)  # read with findings
+    found = claims.check(h("new"), Claim(h("leaf", 5)[:16], h("id", 8)[:16], h("won", 8)[:16]))
+    assert found == [(REUSED_LEAF, h("match", 5)), (REUSED_ID, h("match", 8))]
+    assert len(seen) == n
