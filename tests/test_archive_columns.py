@@ -202,3 +202,25 @@ def test_matches_read_long_ago_are_still_known() -> None:
     found = claims.check(h("new"), Claim(h("leaf", 5)[:16], h("id", 8)[:16], h("won", 8)[:16]))
     assert found == [(REUSED_LEAF, h("match", 5)), (REUSED_ID, h("match", 8))]
     assert len(seen) == n
+
+
+def test_tests_read_the_same_with_their_values_kept_apart() -> None:
+    """The summary's tally with the repeat tests' deals, the matches' rows and the lag
+    test's entries moved into flat arrays gives every test the result the whole tally
+    gives."""
+    from tarneeb.replay.archive.repeats import keep_repeats
+    from tarneeb.testing.dealsim import synthetic_match
+
+    rng = random.Random(6)
+    whole = Tally()
+    for leaf in range(40):
+        synthetic_match(whole, rng, "classic", 6, leaf=leaf)
+    stores: dict[str, Any] = {}
+    rest = keep_repeats(stores, "recorded", whole)
+    store = stores["recorded"]
+    assert store.ordered and not any(k[0] == "ordered" and len(k) == 5 for k in rest.sums)
+    a = {r.test: repr((r.p_value, r.statistic)) for r in whole.results(detectable=False)}
+    b = {r.test: repr((r.p_value, r.statistic)) for r in rest.results(
+        detectable=False, repeats=store.totals(), rows=store.rows, lags=store.ordered)}
+    assert a == b
+    assert a[("high-card points", "serial", "consecutive matches")] != repr((None, None))

@@ -149,6 +149,7 @@ row_tests`); ``ref`` the distribution of one hand's value."""
                 detectable: bool = True, correct: bool = True,
                 repeats: dict[TestId, tuple[float, int, int, int, Any]] | None = None,
                 rows: dict[TestId, Any] | None = None,
+                lags: dict[TestId, Any] | None = None,
                 ) -> list[StatResult]:
         """Every test (or those ``select`` keeps), Holm-corrected together at
         family-wise level ``alpha``; ``detectable=False`` skips the power calculation;
@@ -162,7 +163,10 @@ row_tests`); ``ref`` the distribution of one hand's value."""
         the others. ``rows``: the matches' rows kept apart (per test, an object whose
         ``ref`` is the test's reference, ``decoded()`` gives the rows as
         :func:`~tarneeb.audit.fairness.state.decode` does and ``counts()`` as this tally's
-        counts would hold them; :class:`~tarneeb.replay.archive.repeats.Rows`)."""
+        counts would hold them; :class:`~tarneeb.replay.archive.repeats.Rows`). ``lags``:
+        lag tests' entries kept apart (per test, an object whose ``entries()`` gives
+        ``(series, index) -> value``, added to the sums' ones:
+        :class:`~tarneeb.replay.archive.repeats.Ordered`)."""
         groups: dict[tuple[str, TestId], dict[Any, int]] = {}
         for key, n in self.counts.items():
             if select is not None and not select(key[1]):
@@ -236,6 +240,9 @@ row_tests`); ``ref`` the distribution of one hand's value."""
                 (ref,) = next(iter(counts))
                 entries = {k[3:]: v for k, v in self.sums.items()
                            if k[0] == "ordered" and k[1] == test}
+                if lags is not None and test in lags:
+                    for k, v in lags[test].entries().items():
+                        entries[k] = entries.get(k, 0) + v
                 out.append(lag_test(test, ref, entries))
             elif kind == "bounded":
                 (ref,) = next(iter(counts))
