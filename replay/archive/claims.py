@@ -113,7 +113,7 @@ def claim_message(kind: str, other: str, earlier: bool) -> str:
     return f"{other}, {when}, {_WORDS[kind]}"
 
 
-FREEZE = 1 << 12  # entries a dict holds before they move into sorted arrays
+FREEZE = 1 << 11  # entries a dict holds (at least) before they move into sorted arrays
 
 
 class Frozen:

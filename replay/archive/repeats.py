@@ -122,7 +122,7 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
         self.ref = ref
         self.series = array("Q")
         self.index = array("q")
-        self.names = array("l")  # into name_ids' order
+        self.names = array("l")  # into name_ids' order (as many as matches at most)
         self.name_ids: dict[tuple[str, ...], int] = {}
         self.computer = array("q")
         self.deals = array("q")
