@@ -9,6 +9,8 @@ from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from tarneeb.audit.fairness import Tally
 from tarneeb.replay.archive.columns import DealColumns
 from tarneeb.replay.archive.measures import tally_match
@@ -171,11 +173,20 @@ def test_rows_kept_apart_read_as_the_tally_reads_them() -> None:
             assert value == got[key], key
 
 
-def test_matches_read_long_ago_are_still_known() -> None:
-    """Past the matches the dicts hold (they move into sorted arrays), a copy, a
-    conflicting log and a reused leaf or match id of an early match are still found,
-    with the first log's path, its copies and its clean state."""
+@pytest.mark.parametrize("with_numpy", [True, False])
+def test_matches_read_long_ago_are_still_known(with_numpy: bool,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the matches the dicts hold (they move into sorted arrays; without numpy, the
+    base install, they stay), a copy, a conflicting log and a reused leaf or match id of
+    an early match are still found, with the first log's path, its copies and its clean
+    state."""
     import hashlib
+
+    from tarneeb.replay.archive import claims as claims_module
+    from tarneeb.replay.archive import seen as seen_module
+    if not with_numpy:
+        for module in (claims_module, seen_module):
+            monkeypatch.setattr(module, "numpy_or_none", lambda: None)
 
     from tarneeb.replay.archive.claims import FREEZE, REUSED_ID, REUSED_LEAF, Claim, Claims
     from tarneeb.replay.archive.seen import CONFLICTING, COPY, Seen
@@ -202,6 +213,7 @@ def test_matches_read_long_ago_are_still_known() -> None:
     found = claims.check(h("new"), Claim(h("leaf", 5)[:16], h("id", 8)[:16], h("won", 8)[:16]))
     assert found == [(REUSED_LEAF, h("match", 5)), (REUSED_ID, h("match", 8))]
     assert len(seen) == n
+    assert (len(seen._old) > 0) == with_numpy  # the arrays hold the early matches
 
 
 def test_tests_read_the_same_with_their_values_kept_apart() -> None:

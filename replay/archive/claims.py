@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -116,6 +117,17 @@ def claim_message(kind: str, other: str, earlier: bool) -> str:
 FREEZE = 1 << 11  # entries a dict holds (at least) before they move into sorted arrays
 
 
+@functools.cache
+def numpy_or_none() -> Any:
+    """numpy, or None in the base install (no archive extra): then the dicts keep every
+    entry, as they did before the arrays."""
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - the archive extra is installed for the tests
+        return None
+    return numpy
+
+
 class Frozen:
     """Entries moved out of a dict (keys of one width, unique): the keys sorted in a numpy
     array (``V`` width) and, in the same order, a column per field; looked up by binary
@@ -192,7 +204,9 @@ class Claims:
     def _freeze(self) -> None:
         """Move the entries of the usual widths (16-byte digests, 32-byte identities)
         from the dicts into the sorted arrays."""
-        import numpy as np
+        np = numpy_or_none()
+        if np is None:
+            return
         for held, old, fields in ((self._leaves, self._old_leaves, ("identity",)),
                                   (self._ids, self._old_ids, ("identity", "outcome"))):
             width = {"identity": 32, "outcome": _DIGEST}
@@ -229,4 +243,4 @@ class Claims:
 
 
 __all__ = ["CLAIM_KINDS", "FREEZE", "OUTCOME", "REUSED_ID", "REUSED_LEAF", "Claim", "Claims",
-           "Frozen", "claim_from", "claim_message", "claim_of"]
+           "Frozen", "claim_from", "claim_message", "claim_of", "numpy_or_none"]

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.claims import CLAIM_KINDS, FREEZE, Frozen
+from tarneeb.replay.archive.claims import CLAIM_KINDS, FREEZE, Frozen, numpy_or_none
 
 if TYPE_CHECKING:
     from tarneeb.replay.log import Header
@@ -165,7 +165,9 @@ class Seen:
 
     def _freeze(self) -> None:
         """Move the matches with 32-byte identities from the dict into the arrays."""
-        import numpy as np
+        np = numpy_or_none()
+        if np is None:
+            return
         moved = [(k, v) for k, v in self._first.items() if len(k) == 32]
         if not moved:
             return
