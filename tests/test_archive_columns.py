@@ -9,6 +9,8 @@ from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from tarneeb.audit.fairness import Tally
 from tarneeb.replay.archive.columns import DealColumns
 from tarneeb.replay.archive.measures import tally_match
@@ -134,3 +136,103 @@ def test_repeats_kept_apart_give_the_same_results(tmp_path: Any) -> None:
     (mine,) = Tally().results(detectable=False, repeats=store.totals())
     (theirs,) = t.results(detectable=False)
     assert mine.to_json() == theirs.to_json() and mine.statistic == 3.0
+
+
+def test_rows_kept_apart_read_as_the_tally_reads_them() -> None:
+    """The matches' rows moved out of the summary's tally into flat arrays give the row
+    tests the same rows, in the same order (ties of matches with no place broken as the
+    tally breaks them, a row counted twice there twice), as the tally's keys would."""
+    import numpy as np
+
+    from tarneeb.audit.fairness import Tally
+    from tarneeb.audit.fairness.state import decode
+    from tarneeb.replay.archive.repeats import keep_repeats
+
+    test, ref = ("points", "state", "all"), "one hand"
+    rows = {(5, 2, ("a", "b", "c", "d"), 3, bytes(range(10))): 1,
+            (5, 1, (), -1, bytes(5)): 2,
+            (1 << 63, 0, ("b",) * 4, 5, bytes([9] * 5)): 1,
+            (0, -1, ("x",) * 4, 5, bytes([1] * 5)): 1,
+            (0, -1, ("b",) * 4, 5, bytes([2] * 10)): 1,
+            (0, -1, (), -1, bytes(5)): 3}
+    tally = Tally()
+    for row, n in rows.items():
+        tally.counts[("rows", test, ref, row)] += n
+    tally.counts[("fit", test, ref, 1)] += 1
+    stores: dict[str, object] = {}
+    rest = keep_repeats(stores, "recorded", tally)
+    assert [k[0] for k in rest.counts] == ["fit"]
+    held = stores["recorded"].rows[test]  # type: ignore[attr-defined]
+    assert held.counts() == {(ref, row): n for row, n in rows.items()}
+    want, got = decode({(ref, row): n for row, n in rows.items()}), held.decoded()
+    assert want.keys() == got.keys()
+    for key, value in want.items():
+        if isinstance(value, np.ndarray):
+            assert value.dtype == got[key].dtype and np.array_equal(value, got[key]), key
+        else:
+            assert value == got[key], key
+
+
+@pytest.mark.parametrize("with_numpy", [True, False])
+def test_matches_read_long_ago_are_still_known(with_numpy: bool,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the matches the dicts hold (they move into sorted arrays; without numpy, the
+    base install, they stay), a copy, a conflicting log and a reused leaf or match id of
+    an early match are still found, with the first log's path, its copies and its clean
+    state."""
+    import hashlib
+
+    from tarneeb.replay.archive import claims as claims_module
+    from tarneeb.replay.archive import seen as seen_module
+    if not with_numpy:
+        for module in (claims_module, seen_module):
+            monkeypatch.setattr(module, "numpy_or_none", lambda: None)
+
+    from tarneeb.replay.archive.claims import FREEZE, REUSED_ID, REUSED_LEAF, Claim, Claims
+    from tarneeb.replay.archive.seen import CONFLICTING, COPY, Seen
+
+    def h(*parts: object) -> bytes:
+        return hashlib.sha256(repr(parts).encode()).digest()
+
+    seen, claims = Seen(), Claims()
+    n = 3 * FREEZE
+    for i in range(n):
+        assert seen.check(h("match", i), h("log", i), f"/logs/é{i}.tlog", clean=i % 2 == 0) \
+            is None
+        assert claims.check(h("match", i), Claim(h("leaf", i)[:16], h("id", i)[:16],
+                                                 h("won", i)[:16])) == []
+    assert len(seen) == n
+    assert seen.check(h("match", 4), h("log", 4), "copy.tlog") == (COPY, "/logs/é4.tlog", 0,
+                                                                   False)
+    assert seen.check(h("match", 4), h("other"), "x.tlog") == (CONFLICTING, "/logs/é4.tlog",
+                                                               1, True)
+    assert seen.check(h("match", 4), h("other"), "y.tlog")[3] is False  # flagged once
+    assert seen.flag(h("match", 6)) == ("/logs/é6.tlog", 0, True)
+    assert seen.flag(h("match", 6)) == ("/logs/é6.tlog", 0, False)
+    assert seen.flag(h("match", 7)) == ("/logs/é7.tlog", 0, False)  # read with findings
+    found = claims.check(h("new"), Claim(h("leaf", 5)[:16], h("id", 8)[:16], h("won", 8)[:16]))
+    assert found == [(REUSED_LEAF, h("match", 5)), (REUSED_ID, h("match", 8))]
+    assert len(seen) == n
+    assert (len(seen._old) > 0) == with_numpy  # the arrays hold the early matches
+
+
+def test_tests_read_the_same_with_their_values_kept_apart() -> None:
+    """The summary's tally with the repeat tests' deals, the matches' rows and the lag
+    test's entries moved into flat arrays gives every test the result the whole tally
+    gives."""
+    from tarneeb.replay.archive.repeats import keep_repeats
+    from tarneeb.testing.dealsim import synthetic_match
+
+    rng = random.Random(6)
+    whole = Tally()
+    for leaf in range(40):
+        synthetic_match(whole, rng, "classic", 6, leaf=leaf)
+    stores: dict[str, Any] = {}
+    rest = keep_repeats(stores, "recorded", whole)
+    store = stores["recorded"]
+    assert store.ordered and not any(k[0] == "ordered" and len(k) == 5 for k in rest.sums)
+    a = {r.test: repr((r.p_value, r.statistic)) for r in whole.results(detectable=False)}
+    b = {r.test: repr((r.p_value, r.statistic)) for r in rest.results(
+        detectable=False, repeats=store.totals(), rows=store.rows, lags=store.ordered)}
+    assert a == b
+    assert a[("high-card points", "serial", "consecutive matches")] != repr((None, None))

@@ -67,20 +67,30 @@ def decode(counts: Mapping[tuple[Any, ...], int]) -> dict[str, Any]:
                   key=lambda rn: (rn[0][1] < 0, rn[0][0], rn[0][1], repr(rn[0])))
     expanded = [row for row, n in rows for _ in range(n)]
     blob = b"".join(row[4] for row in expanded)
+    return decoded(blob, np.array([len(row[4]) // DEAL_ROW for row in expanded],
+                                  dtype=np.int64),
+                   [row[0] for row in expanded],
+                   np.array([row[1] for row in expanded], dtype=np.int64),
+                   [row[2] for row in expanded],
+                   np.array([row[3] for row in expanded], dtype=np.int64))
+
+
+def decoded(blob: bytes, deals: Any, series: list[int], index: Any,
+            names: list[tuple[str, ...]], computer: Any) -> dict[str, Any]:
+    """:func:`decode`'s arrays from the matches' rows already in the archive's order:
+    their deals' rows one after the other (``blob``, :data:`DEAL_ROW` bytes a deal) and,
+    per match, its deals, series, index, names and computer seats."""
+    import numpy as np
     raw = np.frombuffer(blob, dtype=np.uint8).reshape(-1, DEAL_ROW) if blob else \
         np.zeros((0, DEAL_ROW), dtype=np.uint8)
-    deals = np.array([len(row[4]) // DEAL_ROW for row in expanded], dtype=np.int64)
-    match = np.repeat(np.arange(len(expanded), dtype=np.int32), deals)
+    match = np.repeat(np.arange(len(deals), dtype=np.int32), deals)
     starts = np.concatenate([[0], np.cumsum(deals)[:-1]]).astype(np.int32) if len(deals) \
         else deals.astype(np.int32)
     # small types (a hand's value is below 41, a state a byte): 15 bytes a deal, not 56
     return {"values": raw[:, :4].astype(np.int16), "state": raw[:, 4].copy(),
             "match": match,
             "number": np.arange(len(match), dtype=np.int32) - np.repeat(starts, deals),
-            "series": [row[0] for row in expanded],
-            "index": np.array([row[1] for row in expanded], dtype=np.int64),
-            "names": [row[2] for row in expanded],
-            "computer": np.array([row[3] for row in expanded], dtype=np.int64),
+            "series": series, "index": index, "names": names, "computer": computer,
             "deals": deals}
 
 
@@ -339,14 +349,16 @@ def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
 
 
 def row_tests(test: TestId, ref: DrawSum, counts: Mapping[tuple[Any, ...], int],
-              ) -> list[StatResult]:
+              rows: dict[str, Any] | None = None) -> list[StatResult]:
     """Every test read from the matches' rows: the state test (``test``), the drift over
-    the archive's order and the serial balance of each player's successive matches."""
+    the archive's order and the serial balance of each player's successive matches;
+    ``rows``: the rows as :func:`decode` gives them, kept apart from the tally in arrays
+    (:class:`~tarneeb.replay.archive.repeats.Repeats`), ``counts`` then empty."""
     from tarneeb.audit.fairness.drift import balance_test, drift_tests
-    d = decode(counts)
+    d = decode(counts) if rows is None else rows
     return [state_test(test, ref, d), *drift_tests(test[0], ref, d),
             balance_test(test[0], ref, d)]
 
 
 __all__ = ["MAX_STATES", "MIN_CELL", "MIN_PLAYER_MATCHES", "STATES", "cells", "decode",
-           "row_tests", "state_test", "subjects"]
+           "decoded", "row_tests", "state_test", "subjects"]

@@ -148,6 +148,8 @@ row_tests`); ``ref`` the distribution of one hand's value."""
                 select: Callable[[TestId], bool] | None = None,
                 detectable: bool = True, correct: bool = True,
                 repeats: dict[TestId, tuple[float, int, int, int, Any]] | None = None,
+                rows: dict[TestId, Any] | None = None,
+                lags: dict[TestId, Any] | None = None,
                 ) -> list[StatResult]:
         """Every test (or those ``select`` keeps), Holm-corrected together at
         family-wise level ``alpha``; ``detectable=False`` skips the power calculation;
@@ -158,7 +160,13 @@ row_tests`); ``ref`` the distribution of one hand's value."""
         equal pairs, and a function giving the values drawn: every deal as
         :class:`~tarneeb.audit.fairness.nearrepeat.Deals`, or each value's count, or None;
         :class:`~tarneeb.replay.archive.repeats.Repeats`), tested in their place among
-        the others."""
+        the others. ``rows``: the matches' rows kept apart (per test, an object whose
+        ``ref`` is the test's reference, ``decoded()`` gives the rows as
+        :func:`~tarneeb.audit.fairness.state.decode` does and ``counts()`` as this tally's
+        counts would hold them; :class:`~tarneeb.replay.archive.repeats.Rows`). ``lags``:
+        lag tests' entries kept apart (per test, an object whose ``entries()`` gives
+        ``(series, index) -> value``, added to the sums' ones:
+        :class:`~tarneeb.replay.archive.repeats.Ordered`)."""
         groups: dict[tuple[str, TestId], dict[Any, int]] = {}
         for key, n in self.counts.items():
             if select is not None and not select(key[1]):
@@ -167,6 +175,10 @@ row_tests`); ``ref`` the distribution of one hand's value."""
         kept_apart = {("repeat", t): v for t, v in (repeats or {}).items()
                       if select is None or select(t)}
         for kind_test in kept_apart:
+            groups.setdefault(kind_test, {})
+        rows_apart = {("rows", t): v for t, v in (rows or {}).items()
+                      if select is None or select(t)}
+        for kind_test in rows_apart:
             groups.setdefault(kind_test, {})
         out: list[StatResult] = []
         for (kind, test), counts in sorted(groups.items(), key=lambda kv: repr(kv[0])):
@@ -214,13 +226,23 @@ row_tests`); ``ref`` the distribution of one hand's value."""
                 if sampled == 1 and all(isinstance(v, bytes) and len(v) == DEAL_BYTES
                                         for v in by_value):  # every deal, its hands
                     out.extend(deal_tests(by_value))
+            elif kind == "rows" and (kind, test) in rows_apart and not counts:
+                apart = rows_apart[(kind, test)]
+                out.extend(row_tests(test, apart.ref, {}, apart.decoded()))
             elif kind == "rows":
+                if (kind, test) in rows_apart:  # some in the tally too: together
+                    counts = dict(counts)
+                    for key, n in rows_apart[(kind, test)].counts().items():
+                        counts[key] = counts.get(key, 0) + n
                 ref = next(iter(counts))[0]
                 out.extend(row_tests(test, ref, counts))
             elif kind == "ordered":
                 (ref,) = next(iter(counts))
                 entries = {k[3:]: v for k, v in self.sums.items()
                            if k[0] == "ordered" and k[1] == test}
+                if lags is not None and test in lags:
+                    for k, v in lags[test].entries().items():
+                        entries[k] = entries.get(k, 0) + v
                 out.append(lag_test(test, ref, entries))
             elif kind == "bounded":
                 (ref,) = next(iter(counts))

@@ -29,8 +29,9 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from tarneeb.replay.log import EndRecord, Header, ParsedLog
@@ -113,15 +114,113 @@ def claim_message(kind: str, other: str, earlier: bool) -> str:
     return f"{other}, {when}, {_WORDS[kind]}"
 
 
+FREEZE = 1 << 11  # entries a dict holds (at least) before they move into sorted arrays
+
+
+@functools.cache
+def numpy_or_none() -> Any:
+    """numpy, or None in the base install (no archive extra): then the dicts keep every
+    entry, as they did before the arrays."""
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - the archive extra is installed for the tests
+        return None
+    return numpy
+
+
+class Frozen:
+    """Entries moved out of a dict (keys of one width, unique): the keys sorted in a numpy
+    array (``V`` width) and, in the same order, a column per field; looked up by binary
+    search. About the bytes of the fields an entry, where a dict's entry, its key and its
+    value as Python objects take a few hundred: what each match leaves for the whole
+    archive stays small. numpy is imported when the first entries move (archives of
+    thousands of matches), so a small audit without statistics never loads it."""
+
+    __slots__ = ("cols", "keys")
+
+    def __init__(self) -> None:
+        self.keys: Any = None
+        self.cols: dict[str, Any] = {}
+
+    def __len__(self) -> int:
+        return 0 if self.keys is None else len(self.keys)
+
+    def find(self, key: bytes) -> int:
+        """The entry of ``key`` (-1: none)."""
+        if self.keys is None or len(key) != self.keys.dtype.itemsize:
+            return -1
+        import numpy as np
+        probe = np.frombuffer(key, dtype=self.keys.dtype)
+        i = int(np.searchsorted(self.keys, probe)[0])
+        return i if i < len(self.keys) and self.keys[i].tobytes() == key else -1
+
+    def add(self, keys: list[bytes], cols: dict[str, Any]) -> None:
+        """More entries: their keys (none held already) and a column per field."""
+        import numpy as np
+        new = np.frombuffer(b"".join(keys), dtype=f"V{len(keys[0])}")
+        if self.keys is not None:
+            new = np.concatenate((self.keys, new))
+            cols = {c: np.concatenate((self.cols[c], v)) for c, v in cols.items()}
+        order = np.argsort(new, kind="stable")
+        self.keys = new[order]
+        self.cols = {c: v[order] for c, v in cols.items()}
+
+
 class Claims:
     """The leaves and match ids of the matches read so far: per match id (under its key)
-    the identity of its first match and its outcome, per leaf the identity of its match."""
+    the identity of its first match and its outcome, per leaf the identity of its match.
+    The most recent are in dicts, the others in sorted arrays (:class:`Frozen`)."""
 
-    __slots__ = ("_ids", "_leaves")
+    __slots__ = ("_ids", "_leaves", "_old_ids", "_old_leaves")
 
     def __init__(self) -> None:
         self._ids: dict[bytes, tuple[bytes, bytes]] = {}
         self._leaves: dict[bytes, bytes] = {}
+        self._old_ids = Frozen()
+        self._old_leaves = Frozen()
+
+    def _leaf(self, leaf: bytes, identity: bytes) -> bytes:
+        """The identity of the first match at ``leaf`` (``identity`` if none before)."""
+        other = self._leaves.get(leaf)
+        if other is None:
+            i = self._old_leaves.find(leaf)
+            if i >= 0:
+                return bytes(self._old_leaves.cols["identity"][i].tobytes())
+            other = self._leaves[leaf] = identity
+        return other
+
+    def _id(self, match: bytes, first: tuple[bytes, bytes]) -> tuple[bytes, bytes]:
+        """The first match (identity, outcome) of the match id ``match``."""
+        got = self._ids.get(match)
+        if got is None:
+            i = self._old_ids.find(match)
+            if i >= 0:
+                cols = self._old_ids.cols
+                return (bytes(cols["identity"][i].tobytes()),
+                        bytes(cols["outcome"][i].tobytes()))
+            got = self._ids[match] = first
+        return got
+
+    def _freeze(self) -> None:
+        """Move the entries of the usual widths (16-byte digests, 32-byte identities)
+        from the dicts into the sorted arrays."""
+        np = numpy_or_none()
+        if np is None:
+            return
+        for held, old, fields in ((self._leaves, self._old_leaves, ("identity",)),
+                                  (self._ids, self._old_ids, ("identity", "outcome"))):
+            width = {"identity": 32, "outcome": _DIGEST}
+            moved = [(k, v if isinstance(v, tuple) else (v,)) for k, v in held.items()
+                     if len(k) == _DIGEST and all(len(x) == width[f] for x, f in
+                                                  zip(v if isinstance(v, tuple) else (v,),
+                                                      fields, strict=True))]
+            if not moved:
+                continue
+            old.add([k for k, _ in moved],
+                     {f: np.frombuffer(b"".join(v[j] for _, v in moved), dtype=f"V{width[f]}")
+                      for j, f in enumerate(fields)})
+            for k, _ in moved:
+                del held[k]
 
     def check(self, identity: bytes, claim: Claim) -> list[tuple[str, bytes]]:
         """The findings a match's log makes with the matches read before it: ``(kind,
@@ -130,16 +229,18 @@ class Claims:
         but an outcome of its own."""
         found = []
         if claim.leaf is not None:
-            other = self._leaves.setdefault(claim.leaf, identity)
+            other = self._leaf(claim.leaf, identity)
             if other != identity:
                 found.append((REUSED_LEAF, other))
-        first = self._ids.setdefault(claim.match, (identity, claim.outcome))
+        first = self._id(claim.match, (identity, claim.outcome))
         if first[0] != identity:
             found.append((REUSED_ID, first[0]))
         if first[1] != claim.outcome:
             found.append((OUTCOME, first[0]))
+        if len(self._ids) + len(self._leaves) >= max(2 * FREEZE, len(self._old_ids) // 4):
+            self._freeze()
         return found
 
 
-__all__ = ["CLAIM_KINDS", "OUTCOME", "REUSED_ID", "REUSED_LEAF", "Claim", "Claims", "claim_from",
-           "claim_message", "claim_of"]
+__all__ = ["CLAIM_KINDS", "FREEZE", "OUTCOME", "REUSED_ID", "REUSED_LEAF", "Claim", "Claims",
+           "Frozen", "claim_from", "claim_message", "claim_of", "numpy_or_none"]

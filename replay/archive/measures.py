@@ -460,7 +460,9 @@ def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
 
         store = (repeats or {}).get(origin)
         out[origin] = tally.results(alpha, power, correct=False, select=tested,
-                                    repeats=None if store is None else store.totals())
+                                    repeats=None if store is None else store.totals(),
+                                    rows=None if store is None else store.rows,
+                                    lags=None if store is None else store.ordered)
     correct_all([r for rs in out.values() for r in rs], alpha, power, detectable)
     return out
 

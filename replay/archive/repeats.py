@@ -25,6 +25,7 @@ and partners' fit; :meth:`Repeats.values` gives the distinct values and their co
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Hashable
 from typing import Any
 
@@ -32,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, Deals, sorted_pairs
+from tarneeb.audit.fairness.state import DEAL_ROW
 
 BATCH = 1 << 12  # values gathered (as Python objects) before they go into an array
 AT_ONCE = 1 << 18  # values sorted at once when the equal pairs are counted (5 MB of deals)
@@ -107,11 +109,162 @@ class _Values:
         return Deals(self.arrays)
 
 
+class Rows:
+    """One test's matches' rows (``("rows", test, ref, row)`` keys of a tally, the row
+    ``(series, index, names, computer seats, deals)``: :func:`~tarneeb.audit.fairness.\
+state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where a
+    tally's key and its tuples take about 460 bytes a match. A row added ``n`` times is
+    here ``n`` times, as :func:`~tarneeb.audit.fairness.state.decode` expands it."""
+
+    __slots__ = ("blob", "computer", "deals", "index", "name_ids", "names", "ref", "series")
+
+    def __init__(self, ref: Any) -> None:
+        self.ref = ref
+        self.series = array("Q")
+        self.index = array("q")
+        self.names = array("l")  # into name_ids' order (as many as matches at most)
+        self.name_ids: dict[tuple[str, ...], int] = {}
+        self.computer = array("q")
+        self.deals = array("q")
+        self.blob = bytearray()
+
+    @staticmethod
+    def fits(row: Any) -> bool:
+        """A row of the form kept (anything else stays in the tally)."""
+        return (type(row) is tuple and len(row) == 5 and type(row[0]) is int
+                and 0 <= row[0] < 1 << 64 and type(row[1]) is int
+                and -(1 << 63) <= row[1] < 1 << 63 and type(row[2]) is tuple
+                and all(type(x) is str for x in row[2]) and type(row[3]) is int
+                and -(1 << 63) <= row[3] < 1 << 63 and type(row[4]) is bytes
+                and len(row[4]) % DEAL_ROW == 0)
+
+    def add(self, row: tuple[Any, ...], n: int) -> None:
+        names = self.name_ids.setdefault(row[2], len(self.name_ids))
+        for _ in range(n):
+            self.series.append(row[0])
+            self.index.append(row[1])
+            self.names.append(names)
+            self.computer.append(row[3])
+            self.deals.append(len(row[4]) // DEAL_ROW)
+            self.blob += row[4]
+
+    def _row(self, i: int, names: list[tuple[str, ...]], starts: Any) -> tuple[Any, ...]:
+        return (self.series[i], self.index[i], names[self.names[i]], self.computer[i],
+                bytes(self.blob[DEAL_ROW * starts[i]:DEAL_ROW * starts[i + 1]]))
+
+    def _order(self) -> tuple[list[int], list[tuple[str, ...]], Any]:
+        """The rows in :func:`~tarneeb.audit.fairness.state.decode`'s order (matches
+        with no place after, then by series and index, ties by the row's repr), the
+        names by id, and each row's first deal."""
+        names = list(self.name_ids)
+        starts = np.concatenate(([0], np.cumsum(np.frombuffer(self.deals, dtype=np.int64))))
+        series = np.frombuffer(self.series, dtype=np.uint64)
+        index = np.frombuffer(self.index, dtype=np.int64)
+        order = np.lexsort((index, series, index < 0)).tolist()
+        out: list[int] = []
+        at = 0
+        while at < len(order):  # runs of equal series and index: by the row's repr
+            end = at + 1
+            while end < len(order) and series[order[end]] == series[order[at]] \
+                    and index[order[end]] == index[order[at]]:
+                end += 1
+            run = order[at:end]
+            if len(run) > 1:
+                run.sort(key=lambda i: repr(self._row(i, names, starts)))
+            out.extend(run)
+            at = end
+        return out, names, starts
+
+    def decoded(self) -> dict[str, Any]:
+        """The rows as :func:`~tarneeb.audit.fairness.state.decode` gives them."""
+        from tarneeb.audit.fairness.state import decoded
+        order, names, starts = self._order()
+        blob = b"".join(self.blob[DEAL_ROW * starts[i]:DEAL_ROW * starts[i + 1]]
+                        for i in order)
+        return decoded(blob, np.frombuffer(self.deals, dtype=np.int64)[order].copy(),
+                       [self.series[i] for i in order],
+                       np.frombuffer(self.index, dtype=np.int64)[order].copy(),
+                       [names[self.names[i]] for i in order],
+                       np.frombuffer(self.computer, dtype=np.int64)[order].copy())
+
+    def counts(self) -> dict[tuple[Any, ...], int]:
+        """The rows as a tally's counts of the test hold them: ``(ref, row) -> copies``."""
+        names = list(self.name_ids)
+        starts = np.concatenate(([0], np.cumsum(np.frombuffer(self.deals, dtype=np.int64))))
+        out: dict[tuple[Any, ...], int] = {}
+        for i in range(len(self.series)):
+            key = (self.ref, self._row(i, names, starts))
+            out[key] = out.get(key, 0) + 1
+        return out
+
+
+class Ordered:
+    """One lag test's entries (``("ordered", test, ref, series, index)`` sums of a tally,
+    a match's packed total at its place in a season), kept in flat arrays: 24 bytes a
+    match where a tally's key, its tuple and its numbers take about 230."""
+
+    __slots__ = ("index", "ref", "series", "value")
+
+    def __init__(self, ref: Any) -> None:
+        self.ref = ref
+        self.series = array("Q")
+        self.index = array("q")
+        self.value = array("q")
+
+    @staticmethod
+    def fits(series: Any, index: Any, value: Any) -> bool:
+        return (type(series) is int and 0 <= series < 1 << 64 and type(index) is int
+                and -(1 << 63) <= index < 1 << 63 and type(value) is int
+                and -(1 << 63) <= value < 1 << 63)
+
+    def entries(self) -> dict[tuple[int, int], int]:
+        """``(series, index) -> value``, added up as a tally's sums add them."""
+        out: dict[tuple[int, int], int] = {}
+        for key_value in zip(zip(self.series, self.index, strict=True), self.value,
+                             strict=True):
+            key, value = key_value
+            out[key] = out.get(key, 0) + value
+        return out
+
+
 class Repeats:
-    """Per repeat test (its test id, population and sample rate), the values drawn."""
+    """Per repeat test (its test id, population and sample rate), the values drawn; per
+    test of the matches' rows, the rows (:class:`Rows`); per lag test, its entries
+    (:class:`Ordered`)."""
 
     def __init__(self) -> None:
         self.tests: dict[tuple[Any, float, int], _Values] = {}
+        self.rows: dict[Any, Rows] = {}
+        self.ordered: dict[Any, Ordered] = {}
+
+    def add_ordered(self, test: Hashable, ref: Any, series: Any, index: Any,
+                    value: Any) -> bool:
+        """Keep a lag test's entry; False (nothing kept) for one not of the form kept, or
+        under another reference than the test's first."""
+        if not Ordered.fits(series, index, value):
+            return False
+        held = self.ordered.get(test)
+        if held is None:
+            held = self.ordered[test] = Ordered(ref)
+        if held.ref != ref:
+            return False
+        held.series.append(series)
+        held.index.append(index)
+        held.value.append(value)
+        return True
+
+    def add_row(self, test: Hashable, ref: Any, row: Any, n: int) -> bool:
+        """Keep a match's row ``n`` times more; False (nothing kept) for a row not of the
+        form kept, or under another reference than the test's first."""
+        held = self.rows.get(test)
+        if held is None:
+            if not Rows.fits(row):
+                return False
+            held = self.rows[test] = Rows(ref)
+        if held.ref != ref or not Rows.fits(row):
+            return False
+        held.add(row, n)
+        return True
 
     def add(self, test: Hashable, population: float, sampled: int, value: Any,
             n: int) -> bool:
@@ -161,19 +314,29 @@ def keep_repeats(stores: dict[str, Any], origin: str, share: Any) -> Any:
     ``stores[origin]``, a :class:`Repeats`; the rest of ``share`` (and any value of another
     kind than its test's, which the tally keeps), a new tally, for the caller to merge
     (``share`` is left as it was). A value kept or not is so every time (its type and
-    length decide), so kept apart before the merge or after it, the counts are the same."""
+    length decide), so kept apart before the merge or after it, the counts are the same.
+    The matches' rows (``("rows", test, ref, row)``) go into the store's :class:`Rows`
+    the same way (a row of another form, or under another reference, stays in the tally,
+    and :meth:`~tarneeb.audit.fairness.Tally.results` puts the two together)."""
     from tarneeb.audit.fairness import Tally
 
     store = stores.get(origin)
     if store is None:
         store = stores[origin] = Repeats()
     rest = Tally()
-    rest.sums = share.sums
+    sums = rest.sums
+    for key, v in share.sums.items():
+        if not (key[0] == "ordered" and len(key) == 5 and v
+                and store.add_ordered(key[1], key[2], key[3], key[4], v)):
+            sums[key] = v
     counts = rest.counts
     for key, n in share.counts.items():
-        if key[0] != "repeat" or not n or not store.add(key[1], key[2], key[3], key[4], n):
+        if key[0] == "rows" and len(key) == 4 and n > 0:
+            if not store.add_row(key[1], key[2], key[3], n):
+                counts[key] = n
+        elif key[0] != "repeat" or not n or not store.add(key[1], key[2], key[3], key[4], n):
             counts[key] = n
     return rest
 
 
-__all__ = ["AT_ONCE", "BATCH", "Repeats", "keep_repeats"]
+__all__ = ["AT_ONCE", "BATCH", "Ordered", "Repeats", "Rows", "keep_repeats"]

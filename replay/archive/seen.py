@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.claims import CLAIM_KINDS
+from tarneeb.replay.archive.claims import CLAIM_KINDS, FREEZE, Frozen, numpy_or_none
 
 if TYPE_CHECKING:
     from tarneeb.replay.log import Header
@@ -126,15 +126,64 @@ _STATE, _COPIES, _PATH = 32, 33, 37
 
 class Seen:
     """The logs read so far, by match: the first log's content digest, whether it was
-    clean (until a conflict flags it), how many copies of it were read, and its path."""
+    clean (until a conflict flags it), how many copies of it were read, and its path.
+    The most recent matches are in a dict, the others in sorted arrays
+    (:class:`~tarneeb.replay.archive.claims.Frozen`, the paths in one byte string): about
+    80 bytes and the path a match, so what an archive leaves grows little with it."""
 
-    __slots__ = ("_first",)
+    __slots__ = ("_first", "_old", "_paths")
 
     def __init__(self) -> None:
         self._first: dict[bytes, bytes] = {}  # identity -> digest, state, copies, path
+        self._old = Frozen()  # 32-byte identities: digest, state, copies, path's place
+        self._paths = bytearray()
 
     def __len__(self) -> int:
-        return len(self._first)
+        return len(self._first) + len(self._old)
+
+    def _entry(self, key: bytes) -> bytes | None:
+        """What is kept of the match ``key``, in the dict's form (None: not read)."""
+        first = self._first.get(key)
+        if first is not None:
+            return first
+        i = self._old.find(key)
+        if i < 0:
+            return None
+        c = self._old.cols
+        return bytes(c["digest"][i].tobytes()) + (bytes([int(c["state"][i])])
+                + int(c["copies"][i]).to_bytes(4, "big")
+                + bytes(self._paths[int(c["start"][i]):int(c["end"][i])]))
+
+    def _store(self, key: bytes, first: bytes) -> None:
+        """Write back the state and copies of a match read before."""
+        if key in self._first:
+            self._first[key] = first
+            return
+        i = self._old.find(key)
+        self._old.cols["state"][i] = first[_STATE]
+        self._old.cols["copies"][i] = int.from_bytes(first[_COPIES:_PATH], "big")
+
+    def _freeze(self) -> None:
+        """Move the matches with 32-byte identities from the dict into the arrays."""
+        np = numpy_or_none()
+        if np is None:
+            return
+        moved = [(k, v) for k, v in self._first.items() if len(k) == 32]
+        if not moved:
+            return
+        starts, ends = [], []
+        for _, v in moved:
+            starts.append(len(self._paths))
+            self._paths += v[_PATH:]
+            ends.append(len(self._paths))
+        self._old.add([k for k, _ in moved], {
+            "digest": np.frombuffer(b"".join(v[:_STATE] for _, v in moved), dtype="V32"),
+            "state": np.array([v[_STATE] for _, v in moved], dtype=np.uint8),
+            "copies": np.array([int.from_bytes(v[_COPIES:_PATH], "big") for _, v in moved],
+                               dtype=np.int64),
+            "start": np.array(starts, dtype=np.int64), "end": np.array(ends, dtype=np.int64)})
+        for k, _ in moved:
+            del self._first[k]
 
     def check(self, identity: bytes | None, digest: bytes | None, path: str,
               clean: bool = False) -> tuple[str, str, int, bool] | None:
@@ -147,31 +196,35 @@ class Seen:
         key = identity if identity is not None else digest
         if key is None:
             return None
-        first = self._first.get(key)
+        first = self._entry(key)
         if first is None:
             self._first[key] = ((digest or bytes(32)) + bytes([_CLEAN if clean else 0])
                                 + bytes(4) + path.encode("utf-8", "surrogateescape"))
+            if len(self._first) >= max(FREEZE, len(self._old) // 8):  # each entry moved
+                # a few times at most: the arrays are sorted again each time
+                self._freeze()
             return None
         path_first = first[_PATH:].decode("utf-8", "surrogateescape")
         copies = int.from_bytes(first[_COPIES:_PATH], "big")
         if digest is not None and first[:_STATE] == digest:
-            self._first[key] = first[:_COPIES] + (copies + 1).to_bytes(4, "big") + first[_PATH:]
+            self._store(key, first[:_COPIES] + (copies + 1).to_bytes(4, "big") + first[_PATH:])
             return COPY, path_first, copies, False
         was_clean = bool(first[_STATE] & _CLEAN)
         if was_clean:
-            self._first[key] = (first[:_STATE] + bytes([first[_STATE] & ~_CLEAN])
-                                + first[_COPIES:])
+            self._store(key, first[:_STATE] + bytes([first[_STATE] & ~_CLEAN])
+                        + first[_COPIES:])
         return CONFLICTING, path_first, copies, was_clean
-
 
     def flag(self, identity: bytes) -> tuple[str, int, bool]:
         """A finding on the first log of the match ``identity`` (read already): its path,
         the copies of it read so far, and whether it was clean till now (then no more)."""
-        first = self._first[identity]
+        first = self._entry(identity)
+        if first is None:
+            raise KeyError(identity)
         was_clean = bool(first[_STATE] & _CLEAN)
         if was_clean:
-            self._first[identity] = (first[:_STATE] + bytes([first[_STATE] & ~_CLEAN])
-                                     + first[_COPIES:])
+            self._store(identity, first[:_STATE] + bytes([first[_STATE] & ~_CLEAN])
+                        + first[_COPIES:])
         return (first[_PATH:].decode("utf-8", "surrogateescape"),
                 int.from_bytes(first[_COPIES:_PATH], "big"), was_clean)
 
