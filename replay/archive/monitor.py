@@ -41,6 +41,7 @@ from typing import Any
 
 from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
+from tarneeb.audit.fairness.anytime.batch import advance_many
 from tarneeb.audit.fairness.codec import CodecError
 from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
 from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
@@ -226,24 +227,35 @@ class Monitor:
         records, paths = self._rows.popleft(), self._paths.popleft()
         summary.compact_repeats = False  # the state keeps the summary's tallies whole
         summary.add(chunk)
+        shares: list[Tally | None] = []
+        identities: list[bytes] = []
+        seen: set[bytes] = set()
         for i, m in enumerate(chunk.matches):
             path, share_kept = paths[i], records[i].share_kept
             identity = chunk.identities[i]
             if m.duplicate is not None or (chunk.shares[i] is None and not share_kept):
                 continue
             self._counted[path] = share_kept
-            if not self.stats or identity is None or self.state.in_history(identity):
+            if (not self.stats or identity is None or identity in seen
+                    or self.state.in_history(identity)):
                 continue
+            seen.add(identity)
             if share_kept:  # the first log of its match now, not before (rare)
                 found = self.state.share(path)
-                share = found[1] if found is not None else None
+                shares.append(found[1] if found is not None else None)
             else:
-                share = records[i].share
-            try:
-                self.evidence.advance(share, self.alpha)
-            except CodecError as e:  # the deals it saw, made again, are not those it saw
-                raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
-            self.state.add_history(identity, self.evidence.matches, self.evidence.log_e)
+                shares.append(records[i].share)
+            identities.append(identity)
+        if not shares:
+            return
+        # each test over the chunk's new matches at once, as one match at a time would
+        first = self.evidence.matches
+        try:
+            after = advance_many(self.evidence, shares, self.alpha)
+        except CodecError as e:  # the deals it saw, made again, are not those it saw
+            raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
+        for k, (identity, log_e) in enumerate(zip(identities, after, strict=True)):
+            self.state.add_history(identity, first + k + 1, log_e)
 
     def settle(self, summary: ArchiveSummary) -> None:
         """Add to ``summary``'s tallies the shares the state kept: its totals, less the
