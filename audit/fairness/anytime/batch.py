@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from tarneeb.audit.fairness.anytime.evidence import Evidence, _order, _Test, observations
+from tarneeb.audit.fairness.anytime.evidence import PRIOR, Evidence, _order, _Test, observations
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     STEPS,
@@ -90,8 +90,8 @@ def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list
         t = evidence.tests[test]
         if t.kind == "near" and "hands" not in t.index:
             t.index["hands"] = evidence._recalled()
-        if t.kind in ("sum", "cov"):
-            for m, log_e in _sums(t, seq):
+        if t.kind in ("sum", "cov") or t.kind == "fit":
+            for m, log_e in (_sums(t, seq) if t.kind != "fit" else _fits(t, seq)):
                 changed[m].append((test, log_e))
         else:
             for m, obs in seq:
@@ -191,4 +191,37 @@ def _sums(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
         t.log_e = _logmean(wealth[end])
         out.append((m, t.log_e))
     t.bets = list(wealth[-1])
+    return out
+
+
+def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """A fit test's likelihood ratios over its observations ``seq``, as
+    :meth:`_Test.advance` makes them a match at a time, with each reference's counts kept
+    as a dict over the matches (not made again from the flat list each match)."""
+    kept: dict[Any, tuple[dict[Any, int], list[int]]] = {}
+    out = []
+    for m, obs in seq:
+        for ref, values in sorted(obs.items(), key=_order):
+            pmf = ref.pmf()
+            got = kept.get(ref)
+            if got is None:
+                seen = t.totals.setdefault(ref, [])
+                c0 = dict(zip(seen[0::2], seen[1::2], strict=True))
+                got = kept[ref] = (c0, [sum(c0.values())])
+            counts, total = got
+            n = total[0]
+            pairs = sorted(zip(values[0::2], values[1::2], strict=True), key=_order)
+            for value, c in pairs:
+                p = pmf.get(value, 0.0)
+                if p <= 0:  # a value a fair shuffle never gives
+                    t.log_e = math.inf
+                    continue
+                q = (counts.get(value, 0) + PRIOR * p) / (n + PRIOR)
+                t.log_e += c * math.log(q / p)
+            for value, c in pairs:
+                counts[value] = counts.get(value, 0) + c
+                total[0] += c
+        out.append((m, t.log_e))
+    for ref, (counts, _) in kept.items():
+        t.totals[ref] = [x for kv in counts.items() for x in kv]
     return out
