@@ -103,6 +103,7 @@ class Monitor:
             self.state.close()
             raise StateError(f"{state_path}: its evidence is damaged ({e})") from None
         self.evidence.earlier = self._earlier_deals
+        self._matches_before = self.evidence.matches
         self.listed: set[str] = set()
         # per chunk yielded and not folded yet, per row: its path, and whether its share
         # was left in the state
@@ -287,10 +288,18 @@ class Monitor:
     def finish(self, summary: ArchiveSummary) -> None:
         """The tallies settled, the logs lost and removed, the evidence into ``summary``;
         the state saved."""
-        try:  # from the deals counted before this run: before settle changes them
-            self.evidence.recover()
-        except CodecError as e:
-            raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
+        # a run that advanced no match, and changed no log counted, leaves the evidence's
+        # bytes as they are (those it would write again; the deals left out of them are
+        # made again and checked by the first run that advances)
+        same = (self.evidence.matches == self._matches_before and not self._put
+                and self.evidence.read_version in (3, -3)
+                and set(self._counted) == self._was_counted()
+                and all(p in self.listed for p in self.state.paths() if self.listed))
+        if not same:
+            try:  # from the deals counted before this run: before settle changes them
+                self.evidence.recover()
+            except CodecError as e:
+                raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
         self.settle(summary)
         # an archive that lists nothing at all (a file system not mounted) loses and
         # removes nothing: the run ends on "no logs found"
@@ -314,7 +323,8 @@ class Monitor:
             "removed_count": len(self.removed)}
         # the deals the shares counted now keep are left out of the evidence's bytes:
         # the next run's _earlier_deals gives them back
-        self.state.set_evidence(self.evidence.to_bytes(_deals_of(summary.tallies)))
+        if not same:
+            self.state.set_evidence(self.evidence.to_bytes(_deals_of(summary.tallies)))
         at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         self.state.commit(at, {"logs": summary.logs, "audited": self.audited,
                                "changed": len(self.changed), "lost": len(self.lost),

@@ -357,6 +357,7 @@ class Evidence:
         self.log_e = 0.0  # the combined e-value, as a natural log
         self.max_log_e = 0.0
         self.crossed: dict[str, int] = {}  # per alpha (repr): the match it first crossed at
+        self.read_version: int | None = None  # the version of the bytes it was read from
         # the deals seen before this run (20-byte values; the near-repeats bet's, read
         # once, when a match first needs them): the archive's state gives them
         self.earlier: Callable[[], Iterable[bytes]] | None = None
@@ -507,6 +508,7 @@ class Evidence:
             e.crossed = dict(crossed)
             e.slots.update(dict(slots))
             e.halves = version in (2, 3)  # -3: version 3 of evidence made as version 1
+            e.read_version = version
             for key, kind, weight, t_log_e, totals, bets in tests:
                 e.tests[key] = _Test(kind, weight, {r: list(v) for r, v in totals}, t_log_e,
                                      list(bets))
