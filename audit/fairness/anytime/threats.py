@@ -240,7 +240,7 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                         d = total - n * mu
                         for j, (lam, psi) in enumerate(zip(_sizes(sd), psis, strict=True)):
                             cell[j] += lam * d - n * psi
-            for name in set(row[2]):
+            for name in dict.fromkeys(row[2]):  # in seat order: the same bytes every run
                 totals.setdefault(("seen", name), [0])[0] += 1
     return cells_log_e(totals, {} if cache is None else cache, touched)
 
