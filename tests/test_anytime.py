@@ -11,6 +11,7 @@ import msgpack
 import pytest
 
 from tarneeb.audit.fairness import DrawEmpty, DrawSum, Tally
+from tarneeb.audit.fairness.anytime.batch import advance_many
 from tarneeb.audit.fairness.anytime.evidence import (
     COV_STEPS,
     STEPS,
@@ -263,3 +264,43 @@ def test_a_tally_summed_in_another_order_gives_the_same_results() -> None:
 
     assert [r.to_json() for r in other.results(detectable=False, select=split)] == \
         [r.to_json() for r in tally.results(detectable=False, select=split)]
+
+
+def test_many_matches_at_once_give_the_one_match_figures_to_the_last_bit() -> None:
+    """:func:`advance_many` (a test at a time over a run's new matches) against
+    :meth:`Evidence.advance` once a match: the same combined e-value after every match and
+    the same bytes, in blocks of any size, matches without observations among them, and
+    from bytes read back (the near-repeats bet recalling the hands seen before)."""
+    rng = random.Random(11)  # NOT secret: a test
+    shares: list[Tally | None] = []
+    past: list[list[int]] = []
+    for leaf in range(16):
+        t = Tally()
+        synthetic_match(t, rng, rng.choice(["eram41", "classic"]), 8, "match state", 0.5,
+                        past, leaf, [])
+        shares.append(t)
+    shares[5] = None
+    # a match with a repeated value but no deal: the near-repeats bet not advanced by it
+    first = shares[0]
+    assert first is not None
+    deal_key = next(k for k in first.counts if k[0] == "repeat")
+    shares[3] = Tally()
+    shares[3].counts[(*deal_key[:4], b"\x01" * 19)] = 1
+    once = Evidence()
+    curve = [once.advance(s, 0.05) for s in shares]
+    for cuts in ([], [1, 2, 9], [5, 6, 7, 8]):
+        many = Evidence()
+        got: list[float] = []
+        for a, b in zip([0, *cuts], [*cuts, len(shares)], strict=True):
+            got += advance_many(many, shares[a:b], 0.05)
+        assert got == curve and many.to_bytes() == once.to_bytes()
+    for cut in (3, 4, 5):  # read back before the match without deals, or after it
+        part = Evidence()
+        advance_many(part, shares[:cut], 0.05)
+        back = Evidence.from_bytes(part.to_bytes())
+        # the deals the caller gives back: of every match (those of matches not seen yet
+        # are left out: the near-repeats bet recalls them at its first match, not after)
+        back.earlier = lambda: [k[4] for s in shares if s is not None for k in s.counts
+                                if k[0] == "repeat" and k[3] == 1 and len(k[4]) == 20]
+        assert advance_many(back, shares[cut:], 0.05) == curve[cut:]
+        assert back.to_bytes() == once.to_bytes()

@@ -159,6 +159,38 @@ def test_changed_and_lost_logs_are_findings_and_removed_ones_are_said(
     assert code == 0 and doc["state"]["kept"] == 4 and doc["state"]["audited"] == 0
 
 
+def test_a_run_that_changes_nothing_leaves_the_evidence_as_it_was(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No match advanced and no log counted otherwise: the evidence's bytes are not
+    written again; a log removed on purpose writes them (the deals it leaves out change),
+    and the runs after go on from the bytes left as they were."""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 5, seed=SEED)
+    state = str(tmp_path / "audit.state")
+    first = audit(capsys, str(logs), "--state", state)[1]
+    written: list[bytes] = []
+    original = state_module.State.set_evidence
+    monkeypatch.setattr(state_module.State, "set_evidence",
+                        lambda self, blob: (written.append(blob), original(self, blob))[1])
+    code, again, _ = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and again["state"]["audited"] == 0 and not written
+    assert again["evidence"] == first["evidence"]
+    paths[1].unlink()
+    code, doc, _ = audit(capsys, str(logs), "--state", state, "--removed", str(paths[1]))
+    assert doc["state"]["removed"] == [str(paths[1])] and len(written) == 1
+    add_logs(logs, 5, 2)
+    code, doc, _ = audit(capsys, str(logs), "--state", state)
+    assert doc["state"]["audited"] == 2 and len(written) == 2
+    assert not audit(capsys, str(logs), "--state", state)[1]["state"]["audited"]
+    assert len(written) == 2
+    # the evidence goes on from the bytes left as they were (the deals they leave out
+    # made again from the state and checked: not damaged)
+    add_logs(logs, 7, 1)
+    code, doc, err = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and not err and doc["evidence"]["matches"] == 8 and len(written) == 3
+
+
 def test_a_state_refuses_what_it_cannot_use_in_one_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -41,6 +41,7 @@ from typing import Any
 
 from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
+from tarneeb.audit.fairness.anytime.batch import advance_many
 from tarneeb.audit.fairness.codec import CodecError
 from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
 from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
@@ -102,6 +103,7 @@ class Monitor:
             self.state.close()
             raise StateError(f"{state_path}: its evidence is damaged ({e})") from None
         self.evidence.earlier = self._earlier_deals
+        self._matches_before = self.evidence.matches
         self.listed: set[str] = set()
         # per chunk yielded and not folded yet, per row: its path, and whether its share
         # was left in the state
@@ -226,24 +228,35 @@ class Monitor:
         records, paths = self._rows.popleft(), self._paths.popleft()
         summary.compact_repeats = False  # the state keeps the summary's tallies whole
         summary.add(chunk)
+        shares: list[Tally | None] = []
+        identities: list[bytes] = []
+        seen: set[bytes] = set()
         for i, m in enumerate(chunk.matches):
             path, share_kept = paths[i], records[i].share_kept
             identity = chunk.identities[i]
             if m.duplicate is not None or (chunk.shares[i] is None and not share_kept):
                 continue
             self._counted[path] = share_kept
-            if not self.stats or identity is None or self.state.in_history(identity):
+            if (not self.stats or identity is None or identity in seen
+                    or self.state.in_history(identity)):
                 continue
+            seen.add(identity)
             if share_kept:  # the first log of its match now, not before (rare)
                 found = self.state.share(path)
-                share = found[1] if found is not None else None
+                shares.append(found[1] if found is not None else None)
             else:
-                share = records[i].share
-            try:
-                self.evidence.advance(share, self.alpha)
-            except CodecError as e:  # the deals it saw, made again, are not those it saw
-                raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
-            self.state.add_history(identity, self.evidence.matches, self.evidence.log_e)
+                shares.append(records[i].share)
+            identities.append(identity)
+        if not shares:
+            return
+        # each test over the chunk's new matches at once, as one match at a time would
+        first = self.evidence.matches
+        try:
+            after = advance_many(self.evidence, shares, self.alpha)
+        except CodecError as e:  # the deals it saw, made again, are not those it saw
+            raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
+        for k, (identity, log_e) in enumerate(zip(identities, after, strict=True)):
+            self.state.add_history(identity, first + k + 1, log_e)
 
     def settle(self, summary: ArchiveSummary) -> None:
         """Add to ``summary``'s tallies the shares the state kept: its totals, less the
@@ -275,10 +288,18 @@ class Monitor:
     def finish(self, summary: ArchiveSummary) -> None:
         """The tallies settled, the logs lost and removed, the evidence into ``summary``;
         the state saved."""
-        try:  # from the deals counted before this run: before settle changes them
-            self.evidence.recover()
-        except CodecError as e:
-            raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
+        # a run that advanced no match, and changed no log counted, leaves the evidence's
+        # bytes as they are (those it would write again; the deals left out of them are
+        # made again and checked by the first run that advances)
+        same = (self.evidence.matches == self._matches_before and not self._put
+                and self.evidence.read_version in (3, -3)
+                and set(self._counted) == self._was_counted()
+                and all(p in self.listed for p in self.state.paths() if self.listed))
+        if not same:
+            try:  # from the deals counted before this run: before settle changes them
+                self.evidence.recover()
+            except CodecError as e:
+                raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
         self.settle(summary)
         # an archive that lists nothing at all (a file system not mounted) loses and
         # removes nothing: the run ends on "no logs found"
@@ -302,7 +323,8 @@ class Monitor:
             "removed_count": len(self.removed)}
         # the deals the shares counted now keep are left out of the evidence's bytes:
         # the next run's _earlier_deals gives them back
-        self.state.set_evidence(self.evidence.to_bytes(_deals_of(summary.tallies)))
+        if not same:
+            self.state.set_evidence(self.evidence.to_bytes(_deals_of(summary.tallies)))
         at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         self.state.commit(at, {"logs": summary.logs, "audited": self.audited,
                                "changed": len(self.changed), "lost": len(self.lost),

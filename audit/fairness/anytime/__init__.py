@@ -5,7 +5,11 @@
   family (:class:`Evidence`), and the tests none covers (:func:`fixed_sample_only`);
 * :mod:`~tarneeb.audit.fairness.anytime.threats`: the bets' arithmetic (exact ``ψ``, the
   variance proxy) and the bets of the tests that read every deal (state-adaptive
-  dealing, drift, serial balance, partners' fit, near-repeats).
+  dealing, drift, serial balance, partners' fit, near-repeats);
+* :mod:`~tarneeb.audit.fairness.anytime.batch`: a run's new matches advanced a test at a
+  time (:func:`advance_many`), to the figures of one match at a time;
+* :mod:`~tarneeb.audit.fairness.anytime.observe`: a match's tally as the e-processes read
+  it (:func:`observations`).
 
 Part of :mod:`tarneeb.audit.fairness`: it may import the rest of that package and
 nothing of the other parts of tarneeb.

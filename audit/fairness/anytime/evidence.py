@@ -96,6 +96,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tarneeb.audit.fairness.anytime.observe import observations
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     STEPS,
@@ -112,10 +113,6 @@ from tarneeb.audit.fairness.anytime.threats import (
 )
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.correction import FAMILIES, family_of
-from tarneeb.audit.fairness.exact import DrawSum
-from tarneeb.audit.fairness.joint import PACK
-from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
-from tarneeb.audit.fairness.nearrepeat import TEST as NEAR_TEST
 from tarneeb.audit.fairness.tally import Tally, draw_digest
 
 PLACE_STEPS = (0.25, 0.5, 1.0, 2.0)  # bets on the card-position score (a log-likelihood ratio)
@@ -325,10 +322,6 @@ class _Test:
 # serial balance, partners' fit, near-repeats): half their family's weight
 THREAT_KINDS = frozenset({"cells", "drift", "balance", "pairing", "near"})
 _THREATS = {"drift": advance_drift, "balance": advance_balance, "pairing": advance_pairing}
-# the fixed-sample tests of partners' fit (fit.py) and near-repeats (nearrepeat.py)
-PAIRING_TESTS = {"suit": ("suit fit", "partners", "suit lengths"),
-                 "honour": ("honour fit", "partners", "honours in the partner's suits")}
-_sum_ref = functools.lru_cache(maxsize=256)(DrawSum)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -340,75 +333,6 @@ def _order(item: Any) -> str:
     """A fixed order for a test's or a reference's items (a share's keys come in any
     order); their text, kept: a reference's is long to make."""
     return _repr(item[0])
-
-
-def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, list[float]]]]:
-    """One match's tally (its share) as the e-processes read it: per test (its id, and a
-    member or part where it has several), its kind and its figures per reference."""
-    out: dict[tuple[Any, ...], tuple[str, dict[Any, list[float]]]] = {}
-
-    def add(test: tuple[Any, ...], kind: str, ref: Any, figures: list[Any]) -> None:
-        if kind in ("sum", "cov", "lag") and _moments(ref) is None:
-            return
-        entry = out.setdefault(test, (kind, {}))[1].setdefault(ref, [])
-        if kind in ("fit", "lag", "repeat", "cells", "drift", "balance", "pairing", "near"):
-            entry.extend(figures)
-        elif kind == "placed":
-            entry.extend(figures if not entry else figures[1:])
-        elif entry:
-            for i, v in enumerate(figures):
-                entry[i] += v
-        else:
-            entry.extend(figures)
-
-    for key, n in share.counts.items():
-        kind = key[0]
-        if kind == "fit+mean":
-            add(("mean", *key[1]), "sum", key[2], [n, n * key[3]])
-            add(("fit", *key[1]), "fit", key[2], [key[3], n])
-        elif kind == "fit":
-            add(("fit", *key[1]), "fit", key[2], [key[3], n])
-        elif kind == "mean":
-            add(("mean", *key[1]), "sum", key[2], [n, share.sums[key]])
-        elif kind == "member":
-            add(("mean", *key[1], key[2]), "sum", key[3], [n, share.sums[key]])
-        elif kind == "joint":
-            for i, ref in enumerate(key[2]):
-                add(("mean", *key[1], str(i)), "sum", ref,
-                    [n, share.sums[("joint", key[1], key[2], i)]])
-        elif kind == "paired":  # the first draw's sum: its own exact distribution
-            ref = key[2]
-            add(("mean", *key[1]), "sum", _sum_ref(ref.population, ref.a),
-                [n, share.sums[("paired-x", key[1], ref)]])
-        elif kind == "covariate":
-            s = [share.sums[(f"covariate-{w}", key[1], key[2])] for w in ("x", "xy", "xx")]
-            add(("cov", *key[1]), "cov", key[2], s)
-        elif kind == "bounded":
-            add(("bound", *key[1]), "bounded", key[2], [n, share.sums[key]])
-        elif kind == "repeat":
-            add(("repeat", *key[1]), "repeat", (key[2], key[3]), [key[4], n])
-            if key[3] == 1 and isinstance(key[4], bytes) and len(key[4]) == DEAL_BYTES:
-                # every deal's hands: partners' fit and near-repeats
-                for what, test in PAIRING_TESTS.items():
-                    add(("pairing", *test), "pairing", what, [key[4]] * n)
-                add(("near", *NEAR_TEST), "near", "deals", [key[4]] * n)
-        elif kind == "rows":  # each deal in its match: state, drift, serial balance
-            measure, ref, rows = key[1][0], key[2], [key[3]] * n
-            add(("state", *key[1]), "cells", ref, rows)
-            for series in ("seats 1+3", "computer seats"):
-                add(("drift", measure, "archive order", series), "drift", (ref, series), rows)
-            add(("balance", measure, "successive matches", "each player's side"), "balance",
-                ref, rows)
-        elif kind == "placed":
-            cells = [x for k, c in share.sums.items()
-                     if k[0] == "placed" and len(k) == 4 and k[1] == key[1]
-                     for x in (k[2], k[3], c)]
-            add(("place", *key[1]), "placed", (key[2], key[3]), [n, *cells])
-    for key, v in share.sums.items():
-        if key[0] == "ordered":
-            mask = (1 << PACK) - 1
-            add(("lag", *key[1]), "lag", key[2], [key[3], key[4], v >> PACK, v & mask])
-    return out
 
 
 def fixed_sample_only(tests: Iterable[tuple[Any, ...]],
@@ -433,6 +357,7 @@ class Evidence:
         self.log_e = 0.0  # the combined e-value, as a natural log
         self.max_log_e = 0.0
         self.crossed: dict[str, int] = {}  # per alpha (repr): the match it first crossed at
+        self.read_version: int | None = None  # the version of the bytes it was read from
         # the deals seen before this run (20-byte values; the near-repeats bet's, read
         # once, when a match first needs them): the archive's state gives them
         self.earlier: Callable[[], Iterable[bytes]] | None = None
@@ -583,6 +508,7 @@ class Evidence:
             e.crossed = dict(crossed)
             e.slots.update(dict(slots))
             e.halves = version in (2, 3)  # -3: version 3 of evidence made as version 1
+            e.read_version = version
             for key, kind, weight, t_log_e, totals, bets in tests:
                 e.tests[key] = _Test(kind, weight, {r: list(v) for r, v in totals}, t_log_e,
                                      list(bets))

@@ -73,6 +73,20 @@ _LABEL_CELLS = 4 * len(STATES)  # the teams' and the labels' cells
 _BITS = [m.bit_count() for m in range(16)]
 
 
+def _held(a: int, b: int, c: int, d: int) -> list[int]:
+    """Per set of seats (a bit mask of seats 0..3), the sum of their values."""
+    ab, cd = a + b, c + d
+    return [0, a, b, ab, c, a + c, b + c, ab + c, d, a + d, b + d, ab + d, cd, a + cd, b + cd,
+            ab + cd]
+
+
+@functools.lru_cache(maxsize=1024)
+def _sizes(sd: float) -> tuple[float, ...]:
+    """The bets' sizes (up, then down, per ``STEPS``) for one observation of sd ``sd``."""
+    n = len(STEPS)
+    return tuple((1 if j < n else -1) * STEPS[j % n] / sd for j in range(2 * n))
+
+
 @functools.lru_cache(maxsize=1024)
 def _moments(ref: Any) -> tuple[float, float, tuple[float, ...]] | None:
     """Mean, sd and ``ψ`` at each bet (up then down, per ``STEPS``) of one observation of
@@ -131,7 +145,7 @@ def _logmean(values: Sequence[float]) -> float:
     top = max(values)
     if top == math.inf:
         return math.inf
-    return top + math.log(sum(math.exp(v - top) for v in values) / len(values))
+    return top + math.log(sum([math.exp(v - top) for v in values]) / len(values))
 
 
 def _log_weighted(terms: Iterable[tuple[float, float]], rest: float) -> float:
@@ -197,16 +211,17 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
             qualified = [n for n in row[2]
                          if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
             # per deal, the points of each set of seats (a bit mask)
-            held = [[sum(v[s] for s in range(4) if mask >> s & 1) for mask in range(16)]
-                    for v in values]
+            held = [_held(*v) for v in values]
             for subject, seats in _subjects(row, qualified):
                 for state in STATES:
                     per: dict[int, list[int]] = {}  # per k seats: deals, points
                     for i, side in enumerate(sides[state]):
                         mask = seats & side_masks[side]
-                        if mask in (0, 15):
+                        if mask == 0 or mask == 15:
                             continue
-                        got = per.setdefault(_BITS[mask], [0, 0])
+                        got = per.get(_BITS[mask])
+                        if got is None:
+                            got = per[_BITS[mask]] = [0, 0]
                         got[0] += 1
                         got[1] += held[i][mask]
                     if not per:
@@ -222,10 +237,10 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                         if m is None:
                             continue
                         mu, sd, psis = m
-                        for j in range(2 * len(STEPS)):
-                            lam = (1 if j < len(STEPS) else -1) * STEPS[j % len(STEPS)] / sd
-                            cell[j] += lam * (total - n * mu) - n * psis[j]
-            for name in set(row[2]):
+                        d = total - n * mu
+                        for j, (lam, psi) in enumerate(zip(_sizes(sd), psis, strict=True)):
+                            cell[j] += lam * d - n * psi
+            for name in dict.fromkeys(row[2]):  # in seat order: the same bytes every run
                 totals.setdefault(("seen", name), [0])[0] += 1
     return cells_log_e(totals, {} if cache is None else cache, touched)
 

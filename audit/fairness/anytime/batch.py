@@ -1,0 +1,227 @@
+"""The evidence advanced over many matches at once: a test at a time, not a match at a time.
+
+:meth:`Evidence.advance <tarneeb.audit.fairness.anytime.evidence.Evidence.advance>` takes
+one match and advances every test it observes. The tests are independent of one another
+(each has its own wealth, learnt from its own earlier observations), so a run over many
+new matches can as well advance each test over all of them, then combine the tests'
+e-values match by match: :func:`advance_many`. Its figures are those of
+:meth:`Evidence.advance` called once per match, to the last bit:
+
+* the tests appear, and take their weights, in the order the matches bring them;
+* a sum or covariate test's bets (sizes fixed beforehand) grow by one increment per
+  observation, made with numpy over all the matches' observations with the arithmetic
+  of the one-match code, and added up in the same order (``numpy.cumsum`` adds one term
+  after another); the other kinds advance as they do one match at a time;
+* the combined e-value after each match is made from the tests' e-values then, in the
+  order the tests appeared, as the one-match code makes it;
+* the near-repeats bet, which first recalls the hands seen before when it first
+  advances in a run (from the repeated-deals test's digests as they are then), is
+  recalled at the same point: the matches are split there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tarneeb.audit.fairness.anytime.evidence import PRIOR, Evidence, _order, _Test, observations
+from tarneeb.audit.fairness.anytime.threats import (
+    COV_STEPS,
+    STEPS,
+    _logmean,
+    _moments,
+    variance_proxy,
+)
+from tarneeb.audit.fairness.tally import Tally
+
+
+def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: float) -> list[float]:
+    """Advance ``evidence`` over ``shares`` (one a match, in order; None: a match with no
+    observations) as :meth:`Evidence.advance` once per match would; the combined e-value
+    (natural log) after each match."""
+    figures = [None if s is None else sorted(observations(s).items(), key=_order)
+               for s in shares]
+    out: list[float] = []
+    start = 0
+    while start < len(figures):
+        end = _split(evidence, figures, start)
+        out.extend(_block(evidence, figures[start:end], alpha))
+        start = end
+    return out
+
+
+Figures = list[tuple[tuple[Any, ...], tuple[str, dict[Any, list[Any]]]]] | None
+
+
+def _split(evidence: Evidence, figures: Sequence[Figures], start: int) -> int:
+    """The end of the block from ``start``: before the first match after ``start`` with a
+    near-repeats observation whose test has not recalled the hands seen before (it
+    recalls them from the other tests as they are at that match)."""
+    for m in range(start, len(figures)):
+        for test, (kind, _) in figures[m] or ():
+            if kind != "near":
+                continue
+            t = evidence.tests.get(test)
+            if (t is None or "hands" not in t.index) and m > start:
+                return m
+    return len(figures)
+
+
+def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list[float]:
+    """Advance over a block of matches, in which a near-repeats test that recalls the
+    hands does so at the block's first match."""
+    if any(f is not None for f in figures):
+        evidence.recover()
+    per_test: dict[tuple[Any, ...], list[tuple[int, dict[Any, list[Any]]]]] = {}
+    born: list[int] = []  # how many tests there are after each match's
+    for m, items in enumerate(figures):
+        for test, (kind, obs) in items or ():
+            if test not in evidence.tests:
+                evidence.tests[test] = _Test(kind, evidence._weight(test, kind))
+            per_test.setdefault(test, []).append((m, obs))
+        born.append(len(evidence.tests))
+    now = [t.log_e for t in evidence.tests.values()]  # before the block
+    # per match, the tests' e-values that changed at it
+    changed: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in figures]
+    for test, seq in per_test.items():
+        t = evidence.tests[test]
+        if t.kind == "near" and "hands" not in t.index:
+            t.index["hands"] = evidence._recalled()
+        if t.kind in ("sum", "cov") or t.kind == "fit":
+            for m, log_e in (_sums(t, seq) if t.kind != "fit" else _fits(t, seq)):
+                changed[m].append((test, log_e))
+        else:
+            for m, obs in seq:
+                t.advance(obs)
+                changed[m].append((test, t.log_e))
+    tests = list(evidence.tests.values())
+    keys = list(evidence.tests)
+    slot = {k: i for i, k in enumerate(keys)}
+    weights = [t.weight for t in tests]
+    log_weights = [math.log(w) for w in weights]
+    threshold = math.log(1 / alpha)
+    key = repr(alpha)
+    out = []
+    for m, items in enumerate(figures):
+        evidence.matches += 1
+        if items is not None:
+            for test, log_e in changed[m]:
+                now[slot[test]] = log_e
+            evidence.log_e = _combined(weights[:born[m]], log_weights, now)
+        evidence.max_log_e = max(evidence.max_log_e, evidence.log_e)
+        if key not in evidence.crossed and evidence.log_e >= threshold:
+            evidence.crossed[key] = evidence.matches
+        out.append(evidence.log_e)
+    return out
+
+
+def _combined(weights: list[float], log_weights: list[float], now: list[float]) -> float:
+    """:meth:`Evidence._combined` over the first ``len(weights)`` tests, with their
+    e-values ``now``."""
+    used = sum(weights)
+    terms = [(log_weights[i] + now[i]) for i in range(len(weights))]
+    if used < 1:
+        terms.append(math.log(1 - used))
+    top = max(terms)
+    if top == math.inf:
+        return math.inf
+    return top + math.log(sum(math.exp(x - top) for x in terms))
+
+
+_CONSTANTS: dict[tuple[str, Any], tuple[float, float, list[float], list[float]] | None] = {}
+
+
+def _constants(kind: str, ref: Any) -> tuple[float, float, list[float], list[float]] | None:
+    """A sum's or covariate's reference: its mean, its variance proxy (covariate), and per
+    bet its size and ``ψ`` (sum), made as :meth:`_Test.advance` makes them; None when it
+    has no numeric distribution."""
+    key = (kind, ref)
+    if key in _CONSTANTS:
+        return _CONSTANTS[key]
+    m = _moments(ref)
+    if m is None:
+        _CONSTANTS[key] = None
+        return None
+    mu, sd, psis = m
+    steps = STEPS if kind == "sum" else COV_STEPS
+    n = 2 * len(steps)
+    lams = [(1 if j < len(steps) else -1) * steps[j % len(steps)] / sd for j in range(n)]
+    proxy = variance_proxy(ref) if kind == "cov" else 0.0
+    out = (mu, proxy, lams, list(psis) if kind == "sum" else [0.0] * n)
+    _CONSTANTS[key] = out
+    return out
+
+
+def _sums(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """A sum's or covariate's bets over its observations ``seq`` (match, figures per
+    reference): each observation's increments made at once, added up in order; the
+    test's e-value after each match."""
+    steps = STEPS if t.kind == "sum" else COV_STEPS
+    if not t.bets:
+        t.bets = [0.0] * (2 * len(steps))
+    rows: list[tuple[float, list[float], list[float]]] = []
+    figs: list[list[Any]] = []
+    ends: list[int] = []  # per match of seq, how many rows up to its end
+    for _, obs in seq:
+        for ref, fig in sorted(obs.items(), key=_order):
+            c = _constants(t.kind, ref)
+            if c is None:
+                continue
+            rows.append((c[0], c[2], c[3] if t.kind == "sum" else [c[1]] * len(c[2])))
+            figs.append(fig)
+        ends.append(len(rows))
+    if rows:
+        mu = np.array([r[0] for r in rows], dtype=np.float64)[:, None]
+        lam = np.array([r[1] for r in rows], dtype=np.float64)
+        other = np.array([r[2] for r in rows], dtype=np.float64)
+        f = np.array(figs, dtype=np.float64)
+        if t.kind == "sum":  # lam (Σy - n μ) - n ψ
+            inc = lam * (f[:, 1:2] - f[:, 0:1] * mu) - f[:, 0:1] * other
+        else:  # lam (Σxy - μ Σx) - lam² s² Σx² / 2
+            inc = lam * (f[:, 1:2] - mu * f[:, 0:1]) - lam * lam * other * f[:, 2:3] / 2
+        wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :], inc]),
+                           axis=0).tolist()
+    else:
+        wealth = [t.bets]
+    out = []
+    for (m, _), end in zip(seq, ends, strict=True):
+        t.log_e = _logmean(wealth[end])
+        out.append((m, t.log_e))
+    t.bets = list(wealth[-1])
+    return out
+
+
+def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """A fit test's likelihood ratios over its observations ``seq``, as
+    :meth:`_Test.advance` makes them a match at a time, with each reference's counts kept
+    as a dict over the matches (not made again from the flat list each match)."""
+    kept: dict[Any, tuple[dict[Any, int], list[int]]] = {}
+    out = []
+    for m, obs in seq:
+        for ref, values in sorted(obs.items(), key=_order):
+            pmf = ref.pmf()
+            got = kept.get(ref)
+            if got is None:
+                seen = t.totals.setdefault(ref, [])
+                c0 = dict(zip(seen[0::2], seen[1::2], strict=True))
+                got = kept[ref] = (c0, [sum(c0.values())])
+            counts, total = got
+            n = total[0]
+            pairs = sorted(zip(values[0::2], values[1::2], strict=True), key=_order)
+            for value, c in pairs:
+                p = pmf.get(value, 0.0)
+                if p <= 0:  # a value a fair shuffle never gives
+                    t.log_e = math.inf
+                    continue
+                q = (counts.get(value, 0) + PRIOR * p) / (n + PRIOR)
+                t.log_e += c * math.log(q / p)
+            for value, c in pairs:
+                counts[value] = counts.get(value, 0) + c
+                total[0] += c
+        out.append((m, t.log_e))
+    for ref, (counts, _) in kept.items():
+        t.totals[ref] = [x for kv in counts.items() for x in kv]
+    return out
