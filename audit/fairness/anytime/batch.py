@@ -27,7 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from tarneeb.audit.fairness.anytime.evidence import PRIOR, Evidence, _order, _Test, observations
+from tarneeb.audit.fairness.anytime.evidence import (
+    Evidence,
+    _order,
+    _Test,
+    fit_step,
+    observations,
+)
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     STEPS,
@@ -209,18 +215,8 @@ def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
                 c0 = dict(zip(seen[0::2], seen[1::2], strict=True))
                 got = kept[ref] = (c0, [sum(c0.values())])
             counts, total = got
-            n = total[0]
-            pairs = sorted(zip(values[0::2], values[1::2], strict=True), key=_order)
-            for value, c in pairs:
-                p = pmf.get(value, 0.0)
-                if p <= 0:  # a value a fair shuffle never gives
-                    t.log_e = math.inf
-                    continue
-                q = (counts.get(value, 0) + PRIOR * p) / (n + PRIOR)
-                t.log_e += c * math.log(q / p)
-            for value, c in pairs:
-                counts[value] = counts.get(value, 0) + c
-                total[0] += c
+            t.log_e, added = fit_step(t.log_e, pmf, counts, total[0], values)
+            total[0] += added
         out.append((m, t.log_e))
     for ref, (counts, _) in kept.items():
         t.totals[ref] = [x for kv in counts.items() for x in kv]

@@ -92,7 +92,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,20 +184,10 @@ class _Test:
         fixed before it (the null's, with ``PRIOR`` pseudo-observations, plus the counts
         seen before)."""
         for ref, values in sorted(obs.items(), key=_order):
-            pmf = ref.pmf()
             seen = self.totals.setdefault(ref, [])
             counts = dict(zip(seen[0::2], seen[1::2], strict=True))
-            n = sum(counts.values())
-            pairs = sorted(zip(values[0::2], values[1::2], strict=True), key=_order)
-            for value, c in pairs:
-                p = pmf.get(value, 0.0)
-                if p <= 0:  # a value a fair shuffle never gives
-                    self.log_e = math.inf
-                    continue
-                q = (counts.get(value, 0) + PRIOR * p) / (n + PRIOR)
-                self.log_e += c * math.log(q / p)
-            for value, c in pairs:
-                counts[value] = counts.get(value, 0) + c
+            self.log_e, _ = fit_step(self.log_e, ref.pmf(), counts, sum(counts.values()),
+                                     values)
             self.totals[ref] = [x for kv in counts.items() for x in kv]
 
 
@@ -327,6 +317,27 @@ _THREATS = {"drift": advance_drift, "balance": advance_balance, "pairing": advan
 @functools.lru_cache(maxsize=8192)
 def _repr(key: Any) -> str:
     return repr(key)
+
+
+def fit_step(log_e: float, pmf: Mapping[Any, float], counts: dict[Any, int], n: int,
+             values: list[Any]) -> tuple[float, int]:
+    """One match's plug-in likelihood ratio of a fit test's reference: ``log_e`` and its
+    values ``values`` (value, count, value, count, ...) against the null's ``pmf`` with
+    ``PRIOR`` pseudo-observations plus ``counts`` (``n`` of them) seen before; ``counts``
+    then takes the match's values in. Returns the new ``log_e`` and the values added."""
+    pairs = sorted(zip(values[0::2], values[1::2], strict=True), key=_order)
+    for value, c in pairs:
+        p = pmf.get(value, 0.0)
+        if p <= 0:  # a value a fair shuffle never gives
+            log_e = math.inf
+            continue
+        q = (counts.get(value, 0) + PRIOR * p) / (n + PRIOR)
+        log_e += c * math.log(q / p)
+    added = 0
+    for value, c in pairs:
+        counts[value] = counts.get(value, 0) + c
+        added += c
+    return log_e, added
 
 
 def _order(item: Any) -> str:
