@@ -20,6 +20,7 @@ from tarneeb.replay.fairplay.analyse import Decision, HandPlay, analyse_hand
 from tarneeb.replay.fairplay.layouts import (
     InfoSet,
     actual_hands,
+    hcp,
     infoset,
     sample_layouts,
     shape_layouts,
@@ -147,6 +148,68 @@ def test_reference_layouts_keep_the_real_shape_and_are_uniform_within_it() -> No
     partner = (info.seat + 2) & 3
     for lay in shape_layouts(info, real, 50, random.Random(2), keep=(partner,)):
         assert lay[partner] == real[partner] and lay[info.seat] == info.own
+
+
+def test_reference_layouts_with_points_keep_each_hands_lengths_and_points() -> None:
+    """The opening lead's references: every hidden hand keeps its real suit lengths and
+    high-card points (with the partner's hand kept too), and the layouts vary."""
+    hand = _hand()
+    for index in (0, 1, 2, 3):
+        info = infoset(hand, index, reveals=True)
+        real = actual_hands(hand, index)
+        partner = (info.seat + 2) & 3
+        for keep in ((), (partner,)):
+            layouts = shape_layouts(info, real, 30, random.Random(index), keep=keep,
+                                    points=True)
+            assert len(set(layouts)) > 20
+            for lay in layouts:
+                assert lay[info.seat] == info.own
+                assert sum(lay) == sum(real) and not any(lay[a] & lay[b] for a in range(4)
+                                                         for b in range(a))
+                for s in range(4):
+                    assert hcp(lay[s]) == hcp(real[s])
+                    for x in range(4):
+                        assert (lay[s] & SUIT_MASKS[x]).bit_count() == \
+                            (real[s] & SUIT_MASKS[x]).bit_count()
+                for s in keep:
+                    assert lay[s] == real[s]
+
+
+def test_reference_layouts_with_points_are_uniform_among_them() -> None:
+    """Exhaustive on small positions where the points rule some layouts of the real shape
+    out: every layout with the real lengths and points is drawn, about equally often."""
+    hand = _hand()
+    tested = 0
+    for index in range(41, 29, -1):
+        if tested == 2:
+            break
+        info = infoset(hand, index, reveals=True)
+        real = actual_hands(hand, index)
+        hidden = [c for c in range(52) if info.hidden >> c & 1]
+        others = [s for s in range(4) if s != info.seat]
+        shape = [[(real[s] & info.hidden & SUIT_MASKS[x]).bit_count() for x in range(4)]
+                 for s in range(4)]
+        shaped, valid = set(), set()
+        for owners in itertools.product(others, repeat=len(hidden)):
+            lay = list(info.known)
+            for c, s in zip(hidden, owners, strict=True):
+                lay[s] |= 1 << c
+            if all(((lay[s] & ~info.known[s]) & SUIT_MASKS[x]).bit_count() == shape[s][x]
+                   for s in others for x in range(4)):
+                shaped.add(tuple(lay))
+                if all(hcp(lay[s]) == hcp(real[s]) for s in others):
+                    valid.add(tuple(lay))
+        if len(valid) < 3 or valid == shaped:
+            continue
+        tested += 1
+        layouts = shape_layouts(info, real, 300 * len(valid), random.Random(index),
+                                points=True)
+        seen = Counter(layouts)
+        assert tuple(real) in valid and set(seen) == valid
+        expect = len(layouts) / len(valid)
+        chi2 = sum((seen[v] - expect) ** 2 / expect for v in valid)
+        assert chi2 < len(valid) + 5 * math.sqrt(2 * len(valid))
+    assert tested
 
 
 def test_a_seat_that_sees_its_partner_knows_the_partners_cards() -> None:

@@ -5,7 +5,8 @@ At each analysed decision (a seat about to play, from trick ``FIRST_TRICK`` to
 ``LAST_TRICK``; on a share ``OWN_SHARE`` of hands the opening lead as well, on
 ``OWN_SAMPLES`` layouts) the analysis draws ``samples`` reference layouts of the hidden
 cards: uniform among those agreeing with what the seat knew and with the real shape of each
-hidden hand (:func:`~.layouts.shape_layouts`; why the shape: docs/FAIRPLAY.md, "The
+hidden hand, and for an opening lead its real high-card points too
+(:func:`~.layouts.shape_layouts`; why the shape and points: docs/FAIRPLAY.md, "The
 null"), and ``partner_samples`` more that keep the partner's real hand as well. It
 solves each and the real layout with DDS (:mod:`~.solver`, one batch a hand), and
 scores the card played on each: 1 when it is double-dummy best, less the share of the
@@ -225,13 +226,14 @@ def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = S
                  first_trick: int = FIRST_TRICK, last_trick: int = LAST_TRICK,
                  shares: Sequence[tuple[int, int]] = (),
                  partner_samples: int = PARTNER_SAMPLES, own_share: float = OWN_SHARE,
-                 own_samples: int = OWN_SAMPLES) -> HandPlay:
+                 own_samples: int = OWN_SAMPLES, lead_points: bool = True) -> HandPlay:
     """The decisions of a played hand (52 plays), analysed. ``shares``: pairs of seats
     analysed as if each saw the other's cards (no use in an audit: the simulations
     calibrate with it). With chance ``own_share`` (drawn from ``rng``, whatever the
     cards) the opening lead is analysed too, on ``own_samples`` reference layouts: the
     one decision of the hand no partner's play can have informed, and the dearest to
-    solve (52 cards)."""
+    solve (52 cards). Its references keep each hidden hand's high-card points as well as
+    its shape (``lead_points``; docs/FAIRPLAY.md, "The null")."""
     if hand.cancelled or len(hand.plays) != 52:
         return HandPlay(hand.deal_number, ())
     sees = {a: (b,) for a, b in shares} | {b: (a,) for a, b in shares}
@@ -250,8 +252,9 @@ def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = S
         partner = partner_of(seat)
         k = own_samples if index < 4 * (first_trick - 1) else samples
         k_p = partner_samples if info.known[partner] != actual[partner] and index >= 2 else 0
-        layouts = shape_layouts(info, actual, k, rng)
-        layouts += shape_layouts(info, actual, k_p, rng, keep=(partner,))
+        pts = lead_points and index < 4 * (first_trick - 1)
+        layouts = shape_layouts(info, actual, k, rng, points=pts)
+        layouts += shape_layouts(info, actual, k_p, rng, keep=(partner,), points=pts)
         layouts.append(actual)
         positions.extend(Position(lay, info.leader, info.trick, hand.trump) for lay in layouts)
         pending.append((info, hand.plays[index], k, k_p))

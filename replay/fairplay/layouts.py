@@ -12,8 +12,14 @@ The audit's reference layouts (:func:`shape_layouts`) are drawn uniformly among 
 that agree with the information *and* give each hidden hand the real layout's number of
 cards in each suit (its shape): the bids, the choice of trump and most of what the
 other seats' play tells an honest player depend on shape, and conditioning on it
-makes them drop out of the null (docs/FAIRPLAY.md, "The null"). ``keep`` holds seats'
-real cards fixed as well (the partnership statistic: the partner's hand known).
+makes them drop out of the null (docs/FAIRPLAY.md, "The null"). With ``points`` each
+hidden hand keeps its real high-card points too (ace 4, king 3, queen 2, jack 1): the
+bids show strength as well as shape. The draw stays exact and uniform among the layouts
+with those lengths and points: the honours of each suit are placed by enumeration
+(weighted by the ways to deal the suit's other cards), and the suits' point vectors
+combined two by two, so only the honours' places are counted, never the layouts.
+``keep`` holds seats' real cards fixed as well (the partnership statistic: the
+partner's hand known).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import product
 from math import comb
 
 from tarneeb.replay.rules.cards import SUIT_MASKS, Card, Mask
@@ -175,11 +182,21 @@ def sample_layouts(info: InfoSet, k: int, rng: random.Random,
     return out
 
 
+POINTS = {12: 4, 11: 3, 10: 2, 9: 1}  # rank (2 is 0, ace 12) → high-card points
+
+
+def hcp(mask: Mask) -> int:
+    """High-card points of the cards in ``mask``: ace 4, king 3, queen 2, jack 1."""
+    return sum(p * sum(mask >> (13 * x + r) & 1 for x in range(4)) for r, p in POINTS.items())
+
+
 def shape_layouts(info: InfoSet, actual: Sequence[Mask], k: int, rng: random.Random,
-                  keep: Sequence[int] = ()) -> list[tuple[Mask, Mask, Mask, Mask]]:
+                  keep: Sequence[int] = (), points: bool = False,
+                  ) -> list[tuple[Mask, Mask, Mask, Mask]]:
     """``k`` layouts uniform among those agreeing with ``info`` in which every seat holds
     as many hidden cards of each suit as in ``actual`` (the real layout), and the seats in
-    ``keep`` hold their real cards."""
+    ``keep`` hold their real cards; with ``points``, every seat also holds as many
+    high-card points among the hidden cards as in ``actual``."""
     base = list(info.known)
     for s in keep:
         base[s] |= actual[s] & info.hidden
@@ -192,6 +209,20 @@ def shape_layouts(info: InfoSet, actual: Sequence[Mask], k: int, rng: random.Ran
         if sum(counts) != len(cards):
             raise NoLayout("the real layout does not hold the hidden cards")
         deal.append((cards, counts))
+    if points and k:
+        # only the seats with hidden cards to receive (not the one deciding)
+        live = [i for i, s in enumerate(free) if any(counts[i] for _, counts in deal)]
+        if len(live) > 1:
+            target = tuple(hcp(actual[free[i]] & info.hidden) for i in live)
+            return _points_layouts(base, [free[i] for i in live],
+                                   [(cards, [counts[i] for i in live]) for cards, counts in deal],
+                                   target, k, rng)
+    return _plain(base, free, deal, k, rng)
+
+
+def _plain(base: list[Mask], free: Sequence[int], deal: Sequence[tuple[list[int], list[int]]],
+           k: int, rng: random.Random) -> list[tuple[Mask, Mask, Mask, Mask]]:
+    """``k`` layouts: each suit's ``deal`` (cards, counts per free seat) shuffled out."""
     out = []
     for _ in range(k):
         hands = base[:]
@@ -202,6 +233,96 @@ def shape_layouts(info: InfoSet, actual: Sequence[Mask], k: int, rng: random.Ran
             _hand_out(hands, cards, free, counts)
         out.append((hands[0], hands[1], hands[2], hands[3]))
     return out
+
+
+Vec = tuple[int, ...]  # high-card points per free seat
+_Table = dict[Vec, tuple[int, list[tuple[Vec, int]]]]  # points → (ways, [(part, ways)])
+
+
+def _suit_table(cards: Sequence[int], counts: Sequence[int]) -> _Table:
+    """Every placement of a suit's honours among the free seats (``owners``: the seat index
+    of each honour), grouped by the points it gives each seat, with the ways to deal the
+    suit's other cards around it."""
+    honours = [c for c in cards if c % 13 in POINTS]
+    spots = len(cards) - len(honours)
+    n = len(counts)
+    out: _Table = {}
+    for owners in product(range(n), repeat=len(honours)):
+        rest = list(counts)
+        pts = [0] * n
+        for c, s in zip(honours, owners, strict=True):
+            rest[s] -= 1
+            pts[s] += POINTS[c % 13]
+        if min(rest, default=0) < 0:
+            continue
+        ways, left = 1, spots
+        for r in rest:
+            ways *= comb(left, r)
+            left -= r
+        vec = tuple(pts)
+        total, parts = out.get(vec, (0, []))
+        parts.append((owners, ways))
+        out[vec] = (total + ways, parts)
+    return out
+
+
+def _joined(a: _Table, b: _Table) -> _Table:
+    """Two suits' (or pairs') tables as one: each points vector with the ways to make it
+    from the two, and its parts ``(the first's vector, ways)``."""
+    out: _Table = {}
+    for u, (wu, _) in a.items():
+        for v, (wv, _) in b.items():
+            vec = tuple(x + y for x, y in zip(u, v, strict=True))
+            total, parts = out.get(vec, (0, []))
+            parts.append((u, wu * wv))
+            out[vec] = (total + wu * wv, parts)
+    return out
+
+
+def _points_layouts(base: list[Mask], free: Sequence[int],
+                    deal: Sequence[tuple[list[int], list[int]]], target: Vec, k: int,
+                    rng: random.Random) -> list[tuple[Mask, Mask, Mask, Mask]]:
+    """``k`` layouts uniform among those that deal each suit's cards with its counts per
+    free seat and give the free seats ``target`` points in all."""
+    tables = [_suit_table(cards, counts) for cards, counts in deal]
+    low, high = _joined(tables[0], tables[1]), _joined(tables[2], tables[3])
+    firsts: list[Vec] = []
+    weights: list[int] = []
+    for u, (wu, _) in low.items():
+        rest = tuple(t - x for t, x in zip(target, u, strict=True))
+        got = high.get(rest)
+        if got is not None:
+            firsts.append(u)
+            weights.append(wu * got[0])
+    if not weights:
+        raise NoLayout("the real layout does not hold the hidden cards")
+    return [_one(tables, low, high, base, free, deal, target, firsts[_pick(weights, rng)], rng)
+            for _ in range(k)]
+
+
+def _one(tables: Sequence[_Table], low: _Table, high: _Table, base: list[Mask],
+         free: Sequence[int], deal: Sequence[tuple[list[int], list[int]]], target: Vec,
+         u: Vec, rng: random.Random) -> tuple[Mask, Mask, Mask, Mask]:
+    """One layout whose first two suits give the free seats ``u`` points."""
+    v = tuple(t - x for t, x in zip(target, u, strict=True))
+    vecs: list[Vec] = []
+    for pair, total in ((0, u), (2, v)):
+        joined = low if pair == 0 else high
+        parts = joined[total][1]
+        first = parts[_pick([w for _, w in parts], rng)][0]
+        vecs += [first, tuple(t - x for t, x in zip(total, first, strict=True))]
+    hands = base[:]
+    for x, (cards, counts) in enumerate(deal):
+        parts = tables[x][vecs[x]][1]
+        owners = parts[_pick([w for _, w in parts], rng)][0]
+        rest = list(counts)
+        spots = [c for c in cards if c % 13 not in POINTS]
+        for c, s in zip((c for c in cards if c % 13 in POINTS), owners, strict=True):
+            hands[free[s]] |= 1 << c
+            rest[s] -= 1
+        rng.shuffle(spots)
+        _hand_out(hands, spots, free, rest)
+    return hands[0], hands[1], hands[2], hands[3]
 
 
 def _hand_out(hands: list[Mask], cards: Sequence[int], seats: Sequence[int],
@@ -224,5 +345,5 @@ def _pick(weights: list[int], rng: random.Random) -> int:
     raise AssertionError("unreachable")
 
 
-__all__ = ["InfoSet", "NoLayout", "actual_hands", "infoset", "leaders_of", "sample_layouts",
-           "shape_layouts"]
+__all__ = ["POINTS", "InfoSet", "NoLayout", "actual_hands", "hcp", "infoset", "leaders_of",
+           "sample_layouts", "shape_layouts"]
