@@ -47,7 +47,7 @@ from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
 from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.state import State, StateError
-from tarneeb.replay.fairplay import MatchPlay, PlayOptions
+from tarneeb.replay.fairplay import ANALYSIS, MatchPlay, PlayOptions
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
 CHANGED_KIND = "changed-log"
@@ -95,7 +95,7 @@ class Monitor:
         self.stats, self.play = stats, play
         # what makes a kept fair-play record one this run would make (not the Monte Carlo
         # seed: each run draws its own, and a record kept is as good as a new one)
-        self.play_key = None if play is None else (play.samples, play.per_match)
+        self.play_key = None if play is None else (play.samples, play.per_match, ANALYSIS)
         try:
             blob = self.state.evidence()
             self.evidence = Evidence.from_bytes(blob) if blob is not None else Evidence()

@@ -25,6 +25,11 @@ from tarneeb.replay.fairplay.solver import INSTALL, PlayUnavailable, available
 from tarneeb.replay.fairplay.summary import GroupResult, MatchPlay, PlaySummary
 from tarneeb.replay.rules.scoring import Hand
 
+ANALYSIS = 2
+"""The analysis's version, kept with each log's fair-play record under ``--state``: a
+record made by another version (1: opening leads' references kept the hidden hands' suit
+lengths only, not their high-card points) is analysed again."""
+
 
 @dataclass(frozen=True, slots=True)
 class PlayOptions:
@@ -50,5 +55,6 @@ def analyse_match(path: str, match: bytes, history: Sequence[Hand], names: Seque
     return MatchPlay(path, tuple(names), tuple(computer), hands)
 
 
-__all__ = ["INSTALL", "GroupResult", "HandPlay", "MatchPlay", "PlayOptions", "PlaySummary",
+__all__ = ["ANALYSIS", "INSTALL", "GroupResult", "HandPlay", "MatchPlay", "PlayOptions",
+           "PlaySummary",
            "PlayUnavailable", "analyse_match", "available"]
