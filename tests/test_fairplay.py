@@ -9,6 +9,7 @@ import math
 import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -120,6 +121,24 @@ def test_layouts_agree_with_the_information_and_are_uniform() -> None:
     assert chi2 < len(valid) + 5 * math.sqrt(2 * len(valid))
 
 
+def _of_shape(info: Any, real: list[int]) -> set[tuple[int, ...]]:
+    """Every layout of the hidden cards agreeing with ``info`` in which each hidden hand
+    has its real number of cards in each suit (by enumeration: small positions only)."""
+    hidden = [c for c in range(52) if info.hidden >> c & 1]
+    others = [s for s in range(4) if s != info.seat]
+    shape = [[(real[s] & info.hidden & SUIT_MASKS[x]).bit_count() for x in range(4)]
+             for s in range(4)]
+    out = set()
+    for owners in itertools.product(others, repeat=len(hidden)):
+        lay = list(info.known)
+        for c, s in zip(hidden, owners, strict=True):
+            lay[s] |= 1 << c
+        if all(((lay[s] & ~info.known[s]) & SUIT_MASKS[x]).bit_count() == shape[s][x]
+               for s in others for x in range(4)):
+            out.add(tuple(lay))
+    return out
+
+
 def test_reference_layouts_keep_the_real_shape_and_are_uniform_within_it() -> None:
     """The audit's reference layouts: what the seat knows, each hidden hand's real number
     of cards in each suit, and every such layout about as often; ``keep`` holds a seat's
@@ -127,19 +146,8 @@ def test_reference_layouts_keep_the_real_shape_and_are_uniform_within_it() -> No
     hand = _hand()
     info = infoset(hand, 37, reveals=True)
     real = actual_hands(hand, 37)
-    shape = [[(real[s] & info.hidden & SUIT_MASKS[x]).bit_count() for x in range(4)]
-             for s in range(4)]
     layouts = shape_layouts(info, real, 4000, random.Random(1))
-    hidden = [c for c in range(52) if info.hidden >> c & 1]
-    others = [s for s in range(4) if s != info.seat]
-    valid = set()
-    for owners in itertools.product(others, repeat=len(hidden)):
-        lay = list(info.known)
-        for c, s in zip(hidden, owners, strict=True):
-            lay[s] |= 1 << c
-        if all(((lay[s] & ~info.known[s]) & SUIT_MASKS[x]).bit_count() == shape[s][x]
-               for s in others for x in range(4)):
-            valid.add(tuple(lay))
+    valid = _of_shape(info, real)
     seen = Counter(layouts)
     assert tuple(real) in valid and set(seen) == valid and len(valid) > 3
     expect = len(layouts) / len(valid)
@@ -185,20 +193,9 @@ def test_reference_layouts_with_points_are_uniform_among_them() -> None:
             break
         info = infoset(hand, index, reveals=True)
         real = actual_hands(hand, index)
-        hidden = [c for c in range(52) if info.hidden >> c & 1]
         others = [s for s in range(4) if s != info.seat]
-        shape = [[(real[s] & info.hidden & SUIT_MASKS[x]).bit_count() for x in range(4)]
-                 for s in range(4)]
-        shaped, valid = set(), set()
-        for owners in itertools.product(others, repeat=len(hidden)):
-            lay = list(info.known)
-            for c, s in zip(hidden, owners, strict=True):
-                lay[s] |= 1 << c
-            if all(((lay[s] & ~info.known[s]) & SUIT_MASKS[x]).bit_count() == shape[s][x]
-                   for s in others for x in range(4)):
-                shaped.add(tuple(lay))
-                if all(hcp(lay[s]) == hcp(real[s]) for s in others):
-                    valid.add(tuple(lay))
+        shaped = _of_shape(info, real)
+        valid = {lay for lay in shaped if all(hcp(lay[s]) == hcp(real[s]) for s in others)}
         if len(valid) < 3 or valid == shaped:
             continue
         tested += 1

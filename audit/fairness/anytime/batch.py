@@ -33,6 +33,7 @@ from tarneeb.audit.fairness.anytime.evidence import (
     _Test,
     fit_step,
     observations,
+    weighted_log_mean,
 )
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
@@ -127,14 +128,8 @@ def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list
 def _combined(weights: list[float], log_weights: list[float], now: list[float]) -> float:
     """:meth:`Evidence._combined` over the first ``len(weights)`` tests, with their
     e-values ``now``."""
-    used = sum(weights)
-    terms = [(log_weights[i] + now[i]) for i in range(len(weights))]
-    if used < 1:
-        terms.append(math.log(1 - used))
-    top = max(terms)
-    if top == math.inf:
-        return math.inf
-    return top + math.log(sum(math.exp(x - top) for x in terms))
+    return weighted_log_mean(sum(weights), [(log_weights[i] + now[i])
+                                            for i in range(len(weights))])
 
 
 _CONSTANTS: dict[tuple[str, Any], tuple[float, float, list[float], list[float]] | None] = {}

@@ -319,6 +319,21 @@ def _repr(key: Any) -> str:
     return repr(key)
 
 
+def weighted_log_mean(used: float, terms: list[float]) -> float:
+    """The log of a weighted average of e-values: ``terms`` each a weight's log plus its
+    e-value's log, ``used`` the weights' sum; the weight not used yet counts at e-value 1.
+
+    >>> round(weighted_log_mean(0.5, [math.log(0.5) + math.log(3.0)]), 6) == round(math.log(2), 6)
+    True
+    """
+    if used < 1:
+        terms = [*terms, math.log(1 - used)]
+    top = max(terms)
+    if top == math.inf:
+        return math.inf
+    return top + math.log(sum(math.exp(x - top) for x in terms))
+
+
 def fit_step(log_e: float, pmf: Mapping[Any, float], counts: dict[Any, int], n: int,
              values: list[Any]) -> tuple[float, int]:
     """One match's plug-in likelihood ratio of a fit test's reference: ``log_e`` and its
@@ -456,14 +471,8 @@ class Evidence:
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of
         the slots not filled yet at 1."""
-        used = sum(t.weight for t in self.tests.values())
-        terms = [(math.log(t.weight) + t.log_e) for t in self.tests.values()]
-        if used < 1:
-            terms.append(math.log(1 - used))
-        top = max(terms)
-        if top == math.inf:
-            return math.inf
-        return top + math.log(sum(math.exp(x - top) for x in terms))
+        return weighted_log_mean(sum(t.weight for t in self.tests.values()),
+                                 [(math.log(t.weight) + t.log_e) for t in self.tests.values()])
 
     def crossed_at(self, alpha: float) -> int | None:
         """The match (from 1, in the order first seen) at which the evidence first reached
