@@ -138,6 +138,40 @@ def test_repeats_kept_apart_give_the_same_results(tmp_path: Any) -> None:
     assert mine.to_json() == theirs.to_json() and mine.statistic == 3.0
 
 
+def test_deals_and_rows_on_disk_give_the_same_results(tmp_path: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past a bound, the deals the repeat tests keep and the matches' rows go to temporary
+    files (replay/archive/repeats.py), read back a piece at a time: every result is the
+    same as with everything in memory, and the files have no name (nothing is left behind
+    however the audit ends)."""
+    import os
+
+    from tarneeb.replay.archive import repeats
+    from tarneeb.replay.archive.audit import ArchiveSummary, expand_paths, run_chunks
+    from tarneeb.testing.archive import write_archive
+
+    write_archive(tmp_path / "p", 4, seed=b"columns spill")
+    write_archive(tmp_path / "r", 4, seed=b"columns spill r", recorded=True)
+
+    def audit() -> tuple[ArchiveSummary, dict[str, Any]]:
+        summary = ArchiveSummary()
+        for chunk in run_chunks(expand_paths([str(tmp_path)]), jobs=1):
+            summary.add(chunk)
+        return summary, {o: [r.to_json() for r in rs]
+                         for o, rs in summary.fairness().items()}
+
+    _, whole = audit()
+    for name, bound in (("BATCH", 5), ("SPILL", 7), ("AT_ONCE", 11), ("ROWS_HELD", 2)):
+        monkeypatch.setattr(repeats, name, bound)
+    summary, spilled = audit()
+    store = summary.repeats["recorded"]
+    values = next(v for v in store.tests.values() if v.dtype.itemsize == 20)
+    rows = next(iter(store.rows.values()))
+    assert values.spill.items > 7 and rows.disk is not None
+    assert os.fstat(values.spill.file.fileno()).st_nlink == 0
+    assert spilled == whole and whole["recorded"]
+
+
 def test_rows_kept_apart_read_as_the_tally_reads_them() -> None:
     """The matches' rows moved out of the summary's tally into flat arrays give the row
     tests the same rows, in the same order (ties of matches with no place broken as the
