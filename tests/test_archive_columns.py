@@ -207,20 +207,15 @@ def test_rows_kept_apart_read_as_the_tally_reads_them() -> None:
             assert value == got[key], key
 
 
-@pytest.mark.parametrize("with_numpy", [True, False])
-def test_matches_read_long_ago_are_still_known(with_numpy: bool,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the matches the dicts hold (they move into sorted arrays; without numpy, the
-    base install, they stay), a copy, a conflicting log and a reused leaf or match id of
-    an early match are still found, with the first log's path, its copies and its clean
+def test_matches_read_long_ago_are_still_known() -> None:
+    """Past the matches the dicts hold (they move into tables of SQLite's temporary
+    database, on disk), a copy, a conflicting log and a reused leaf or match id of an
+    early match are still found, with the first log's path, its copies and its clean
     state."""
+    import contextlib
     import hashlib
-
-    from tarneeb.replay.archive import claims as claims_module
-    from tarneeb.replay.archive import seen as seen_module
-    if not with_numpy:
-        for module in (claims_module, seen_module):
-            monkeypatch.setattr(module, "numpy_or_none", lambda: None)
+    import os
+    import tempfile
 
     from tarneeb.replay.archive.claims import FREEZE, REUSED_ID, REUSED_LEAF, Claim, Claims
     from tarneeb.replay.archive.seen import CONFLICTING, COPY, Seen
@@ -247,15 +242,33 @@ def test_matches_read_long_ago_are_still_known(with_numpy: bool,
     found = claims.check(h("new"), Claim(h("leaf", 5)[:16], h("id", 8)[:16], h("won", 8)[:16]))
     assert found == [(REUSED_LEAF, h("match", 5)), (REUSED_ID, h("match", 8))]
     assert len(seen) == n
-    assert (len(seen._old) > 0) == with_numpy  # the arrays hold the early matches
+    assert len(seen._old) >= 2 * FREEZE and len(claims._old_ids) >= FREEZE  # on disk
+    if os.path.isdir("/proc/self/fd"):  # SQLite's temporary files: no name once open
+        ours = []
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):  # the listing's own descriptor, closed
+                if os.path.basename(f := os.readlink(f"/proc/self/fd/{fd}")).startswith(
+                        "etilqs_"):
+                    ours.append(f)
+        assert ours and all(f.startswith(tempfile.gettempdir()) and f.endswith(" (deleted)")
+                            for f in ours)
+    seen.close()
+    claims.close()
 
 
-def test_tests_read_the_same_with_their_values_kept_apart() -> None:
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_tests_read_the_same_with_their_values_kept_apart(
+        on_disk: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The summary's tally with the repeat tests' deals, the matches' rows and the lag
-    test's entries moved into flat arrays gives every test the result the whole tally
-    gives."""
+    test's entries moved into flat arrays (``on_disk``: most of them into temporary files)
+    gives every test the result the whole tally gives."""
+    from tarneeb.replay.archive import repeats
     from tarneeb.replay.archive.repeats import keep_repeats
     from tarneeb.testing.dealsim import synthetic_match
+
+    if on_disk:
+        for name, bound in (("BATCH", 16), ("SPILL", 50), ("ROWS_HELD", 7)):
+            monkeypatch.setattr(repeats, name, bound)
 
     rng = random.Random(6)
     whole = Tally()
@@ -265,6 +278,8 @@ def test_tests_read_the_same_with_their_values_kept_apart() -> None:
     rest = keep_repeats(stores, "recorded", whole)
     store = stores["recorded"]
     assert store.ordered and not any(k[0] == "ordered" and len(k) == 5 for k in rest.sums)
+    assert all((held.disk is not None) == on_disk
+               for held in (*store.ordered.values(), *store.rows.values()))
     a = {r.test: repr((r.p_value, r.statistic)) for r in whole.results(detectable=False)}
     b = {r.test: repr((r.p_value, r.statistic)) for r in rest.results(
         detectable=False, repeats=store.totals(), rows=store.rows, lags=store.ordered)}

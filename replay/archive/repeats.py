@@ -41,6 +41,7 @@ AT_ONCE = 1 << 18  # values sorted at once when the equal pairs are counted (5 M
 SPILL = 1 << 16  # values a test holds in memory (1.3 MB of deals) before they go to disk
 ROWS_HELD = 1 << 12  # matches' rows a test holds in memory (about 0.5 MB) before they do
 _ROW_COLUMNS = ("series", "index", "names", "computer", "deals", "blob")
+_ORDERED_COLUMNS = ("series", "index", "value")
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # a multiplicative hash (Fibonacci), public
 
 
@@ -334,15 +335,17 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
 class Ordered:
     """One lag test's entries (``("ordered", test, ref, series, index)`` sums of a tally,
     a match's packed total at its place in a season), kept in flat arrays: 24 bytes a
-    match where a tally's key, its tuple and its numbers take about 230."""
+    match where a tally's key, its tuple and its numbers take about 230; past
+    ``ROWS_HELD`` of them in temporary files (:class:`Spill`), read back whole."""
 
-    __slots__ = ("index", "ref", "series", "value")
+    __slots__ = ("disk", "index", "ref", "series", "value")
 
     def __init__(self, ref: Any) -> None:
         self.ref = ref
         self.series = array("Q")
         self.index = array("q")
         self.value = array("q")
+        self.disk: dict[str, Spill] | None = None  # per array, what went to disk
 
     @staticmethod
     def fits(series: Any, index: Any, value: Any) -> bool:
@@ -350,20 +353,41 @@ class Ordered:
                 and -(1 << 63) <= index < 1 << 63 and type(value) is int
                 and -(1 << 63) <= value < 1 << 63)
 
+    def add(self, series: int, index: int, value: int) -> None:
+        self.series.append(series)
+        self.index.append(index)
+        self.value.append(value)
+        if len(self.series) >= ROWS_HELD:
+            if self.disk is None:
+                self.disk = {c: Spill(np.dtype(np.uint8)) for c in _ORDERED_COLUMNS}
+            for c in _ORDERED_COLUMNS:
+                held = getattr(self, c)
+                self.disk[c].write(np.frombuffer(held, dtype=np.uint8))
+                setattr(self, c, array(held.typecode))
+
     def entries(self) -> dict[tuple[int, int], int]:
         """``(series, index) -> value``, added up as a tally's sums add them."""
+        cols = [getattr(self, c) for c in _ORDERED_COLUMNS]
+        if self.disk is not None:
+            cols = [array(a.typecode, self.disk[c].read() + bytes(a))
+                    for c, a in zip(_ORDERED_COLUMNS, cols, strict=True)]
         out: dict[tuple[int, int], int] = {}
-        for key_value in zip(zip(self.series, self.index, strict=True), self.value,
-                             strict=True):
+        for key_value in zip(zip(cols[0], cols[1], strict=True), cols[2], strict=True):
             key, value = key_value
             out[key] = out.get(key, 0) + value
         return out
+
+    def close(self) -> None:
+        for spill in (self.disk or {}).values():
+            spill.close()
+        self.disk = None
 
 
 class Repeats:
     """Per repeat test (its test id, population and sample rate), the values drawn; per
     test of the matches' rows, the rows (:class:`Rows`); per lag test, its entries
-    (:class:`Ordered`)."""
+    (:class:`Ordered`). Each keeps a bounded part in memory, the rest in temporary files:
+    what the audit holds in memory does not grow with the archive."""
 
     def __init__(self) -> None:
         self.tests: dict[tuple[Any, float, int], _Values] = {}
@@ -381,9 +405,7 @@ class Repeats:
             held = self.ordered[test] = Ordered(ref)
         if held.ref != ref:
             return False
-        held.series.append(series)
-        held.index.append(index)
-        held.value.append(value)
+        held.add(series, index, value)
         return True
 
     def add_row(self, test: Hashable, ref: Any, row: Any, n: int) -> bool:
@@ -436,6 +458,15 @@ nearrepeat.Deals` when they are deals (None otherwise): the tests that need ever
                 values, counts = np.unique(np.concatenate(parts), return_counts=True)
                 return values, counts.astype(np.int64)
         raise KeyError(test)
+
+    def close(self) -> None:
+        """Close the temporary files (the system removes them: they have no name)."""
+        for values in self.tests.values():
+            values.close()
+        for rows in self.rows.values():
+            rows.close()
+        for ordered in self.ordered.values():
+            ordered.close()
 
     def nbytes(self) -> int:
         """The bytes the arrays hold (the pending values not counted)."""
