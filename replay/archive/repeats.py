@@ -38,8 +38,8 @@ from tarneeb.audit.fairness.state import DEAL_ROW
 
 BATCH = 1 << 12  # values gathered (as Python objects) before they go into an array
 AT_ONCE = 1 << 18  # values sorted at once when the equal pairs are counted (5 MB of deals)
-SPILL = 1 << 16  # values a test holds in memory (1.3 MB of deals) before they go to disk
-ROWS_HELD = 1 << 12  # matches' rows a test holds in memory (about 0.5 MB) before they do
+SPILL = 1 << 14  # values a test holds in memory (330 KB of deals) before they go to disk
+ROWS_HELD = 1 << 10  # matches' rows a test holds in memory (about 120 KB) before they do
 _ROW_COLUMNS = ("series", "index", "names", "computer", "deals", "blob")
 _ORDERED_COLUMNS = ("series", "index", "value")
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # a multiplicative hash (Fibonacci), public
