@@ -176,6 +176,14 @@ class Stored:
             self._db.execute("COMMIT")
         self._n += len(entries)
 
+    def disk_bytes(self) -> int:
+        """The bytes the table takes in its file (its pages)."""
+        if self._db is None:
+            return 0
+        (pages,), (size,) = (self._db.execute(f"PRAGMA {what}").fetchone()
+                             for what in ("page_count", "page_size"))
+        return int(pages) * int(size)
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
@@ -221,6 +229,10 @@ class Claims:
         self._old_ids.add([(k, *v) for k, v in self._ids.items()])
         self._leaves.clear()
         self._ids.clear()
+
+    def disk_bytes(self) -> int:
+        """The bytes the entries moved to disk take there."""
+        return self._old_ids.disk_bytes() + self._old_leaves.disk_bytes()
 
     def close(self) -> None:
         self._old_ids.close()

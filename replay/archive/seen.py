@@ -165,6 +165,10 @@ class Seen:
                         v[_PATH:]) for k, v in self._first.items()])
         self._first.clear()
 
+    def disk_bytes(self) -> int:
+        """The bytes the matches moved to disk take there."""
+        return self._old.disk_bytes()
+
     def close(self) -> None:
         self._old.close()
 
