@@ -168,6 +168,7 @@ class Stored:
             self._db.execute("PRAGMA journal_mode = OFF")
             self._db.execute(f"CREATE TABLE e (k BLOB PRIMARY KEY, {', '.join(self._fields)})"
                              " WITHOUT ROWID")
+        entries = sorted(entries)  # in the order of the keys: the pages touched in turn
         marks = ", ".join("?" * (1 + len(self._fields)))
         self._db.execute("BEGIN")
         try:
