@@ -285,3 +285,58 @@ def test_tests_read_the_same_with_their_values_kept_apart(
         detectable=False, repeats=store.totals(), rows=store.rows, lags=store.ordered)}
     assert a == b
     assert a[("high-card points", "serial", "consecutive matches")] != repr((None, None))
+
+
+def test_a_full_disk_stops_the_audit_and_keeps_what_was_kept(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A temporary file or the temporary database that cannot be written (a full disk)
+    stops the audit with one line (AuditFault: a partial summary, exit 2), and what
+    was kept stays whole: a file's batch is written all or not at all, and written again;
+    a table of the database that failed is not read again (no answer from part of it)."""
+    import tempfile
+
+    from tarneeb.replay.archive import repeats
+    from tarneeb.replay.archive.claims import Stored
+    from tarneeb.replay.archive.paths import AuditFault
+
+    real = tempfile.TemporaryFile
+
+    class Full:  # a temporary file whose disk fills once, half way through a write
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self.file, self.full = real(), True
+
+        def write(self, data: bytes) -> int:
+            if self.full:
+                self.full = False
+                self.file.write(data[:len(data) // 2])
+                raise OSError(28, "No space left on device")
+            return self.file.write(data)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.file, name)
+
+    monkeypatch.setattr(repeats.tempfile, "TemporaryFile", Full)
+    for name, bound in (("BATCH", 4), ("SPILL", 6)):
+        monkeypatch.setattr(repeats, name, bound)
+    store, drawn = repeats.Repeats(), [bytes([i % 7]) * 20 for i in range(40)]
+    faults = 0
+    for v in drawn:
+        try:
+            store.add(("repeated deals",), 1e28, 1, v, 1)
+        except AuditFault as e:
+            faults += 1
+            assert "No space left on device" in str(e) and "temporary files" in str(e)
+    held = store.tests[(("repeated deals",), 1e28, 1)]
+    assert faults == 1 and held.spill.items > 0
+    assert [v.tobytes() for a in held.chunks(3) for v in a] == drawn  # none lost, none twice
+
+    table = Stored(("value",))
+    table.add([(b"k%d" % i, i) for i in range(3000)])
+    pages = table._db.execute("PRAGMA page_count").fetchone()[0]
+    table._db.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full
+    with pytest.raises(AuditFault, match="temporary database"):
+        table.add([(b"new %d" % i, i) for i in range(3000)])
+    for use in (lambda: table.get(b"k7"), lambda: table.add([(b"x", 1)])):
+        with pytest.raises(AuditFault, match="temporary database"):  # never part of it
+            use()
+    table.close()

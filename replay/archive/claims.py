@@ -30,7 +30,10 @@ True
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from tarneeb.replay.archive.paths import AuditFault
 
 if TYPE_CHECKING:
     from tarneeb.replay.log import EndRecord, Header, ParsedLog
@@ -117,6 +120,14 @@ FREEZE = 1 << 11  # entries a dict holds (at most) before they move into a table
 CACHE_KB = 256  # the pages of a table SQLite keeps in memory, per table
 
 
+def _fault(e: sqlite3.Error) -> AuditFault:
+    """The audit stops (a partial summary, exit 2) when its temporary database fails (a
+    full disk): what it keeps of each match once is no longer whole."""
+    import tempfile
+    return AuditFault(f"the audit's temporary database (in {tempfile.gettempdir()}) "
+                      f"failed: {e}")
+
+
 class Stored:
     """Entries moved out of a dict (unique keys, bytes): a table of SQLite's temporary
     database (a file in the system's temporary directory, ``TMPDIR``, with no name once
@@ -125,12 +136,13 @@ class Stored:
     does not grow in memory with it; a table is made when the first entries move (past
     ``FREEZE`` matches), so a small archive never opens one."""
 
-    __slots__ = ("_db", "_fields", "_n", "_select")
+    __slots__ = ("_broken", "_db", "_fields", "_n", "_select")
 
     def __init__(self, fields: tuple[str, ...]) -> None:
         self._fields = fields
         self._db: Any = None
         self._n = 0
+        self._broken: AuditFault | None = None  # a failed write: the table is not whole
         self._select = f"SELECT {', '.join(fields)} FROM e WHERE k = ?"
 
     def __len__(self) -> int:
@@ -138,44 +150,66 @@ class Stored:
 
     def get(self, key: bytes) -> tuple[Any, ...] | None:
         """The fields of ``key``'s entry (None: none)."""
+        if self._broken is not None:
+            raise self._broken
         if self._db is None:
             return None
-        row: tuple[Any, ...] | None = self._db.execute(self._select, (key,)).fetchone()
+        try:
+            row: tuple[Any, ...] | None = self._db.execute(self._select, (key,)).fetchone()
+        except sqlite3.Error as e:
+            raise self._fail(e) from e
         return row
 
     def set(self, key: bytes, field: str, value: Any) -> None:
         """Change one field of ``key``'s entry (there is one)."""
         if field not in self._fields:
             raise KeyError(field)
-        self._db.execute(f"UPDATE e SET {field} = ? WHERE k = ?", (value, key))
+        if self._broken is not None:
+            raise self._broken
+        try:
+            self._db.execute(f"UPDATE e SET {field} = ? WHERE k = ?", (value, key))
+        except sqlite3.Error as e:
+            raise self._fail(e) from e
 
     def add(self, entries: list[tuple[Any, ...]]) -> None:
         """More entries, each its key (none held already) and its fields."""
         if not entries:
             return
-        if self._db is None:
-            import sqlite3
-            import tempfile
-
-            # "": SQLite's temporary database, deleted when closed; autocommit, one
-            # transaction per batch of entries
-            self._db = sqlite3.connect("", isolation_level=None, check_same_thread=False)
-            # in Python's temporary directory (SQLite's own choice, without TMPDIR, may be
-            # /var/tmp); a no-op where SQLite is built without the deprecated pragma
-            where = tempfile.gettempdir().replace("'", "''")
-            self._db.execute(f"PRAGMA temp_store_directory = '{where}'")
-            self._db.execute(f"PRAGMA cache_size = -{CACHE_KB}")
-            self._db.execute("PRAGMA journal_mode = OFF")
-            self._db.execute(f"CREATE TABLE e (k BLOB PRIMARY KEY, {', '.join(self._fields)})"
-                             " WITHOUT ROWID")
+        if self._broken is not None:
+            raise self._broken
         entries = sorted(entries)  # in the order of the keys: the pages touched in turn
         marks = ", ".join("?" * (1 + len(self._fields)))
-        self._db.execute("BEGIN")
         try:
+            if self._db is None:
+                self._db = self._open()
+            self._db.execute("BEGIN")
             self._db.executemany(f"INSERT INTO e VALUES ({marks})", entries)
-        finally:
             self._db.execute("COMMIT")
+        except sqlite3.Error as e:
+            raise self._fail(e) from e
         self._n += len(entries)
+
+    def _fail(self, e: sqlite3.Error) -> AuditFault:
+        """The fault that stops the audit; without a journal (none is kept: it would hold
+        a batch's pages) a failed write leaves the table not whole, so every later use
+        of it fails too, never answering from part of it."""
+        self._broken = _fault(e)
+        return self._broken
+
+    def _open(self) -> Any:
+        import tempfile
+
+        # "": SQLite's temporary database, deleted when closed; autocommit, one
+        # transaction per batch of entries
+        db = sqlite3.connect("", isolation_level=None, check_same_thread=False)
+        # in Python's temporary directory (SQLite's own choice, without TMPDIR, may be
+        # /var/tmp); a no-op where SQLite is built without the deprecated pragma
+        where = tempfile.gettempdir().replace("'", "''")
+        db.execute(f"PRAGMA temp_store_directory = '{where}'")
+        db.execute(f"PRAGMA cache_size = -{CACHE_KB}")
+        db.execute("PRAGMA journal_mode = OFF")
+        db.execute(f"CREATE TABLE e (k BLOB PRIMARY KEY, {', '.join(self._fields)}) WITHOUT ROWID")
+        return db
 
     def disk_bytes(self) -> int:
         """The bytes the table takes in its file (its pages)."""

@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 from tarneeb.audit.fairness.nearrepeat import BLOCK, DEAL_BYTES, Deals, sorted_pairs, unpack_hands
 from tarneeb.audit.fairness.state import DEAL_ROW
+from tarneeb.replay.archive.paths import AuditFault
 
 BATCH = 1 << 12  # values gathered (as Python objects) before they go into an array
 AT_ONCE = 1 << 18  # values sorted at once when the equal pairs are counted (5 MB of deals)
@@ -60,11 +61,18 @@ class Spill:
         self.items = 0
 
     def write(self, a: npt.NDArray[Any]) -> None:
-        if self.file is None:
-            # open till close() (or the process ends): no context manager can span it
-            self.file = tempfile.TemporaryFile(prefix="tarneeb-")  # noqa: SIM115
-        self.file.seek(0, 2)
-        self.file.write(np.ascontiguousarray(a, dtype=self.dtype).tobytes())
+        """Append ``a``'s records: all of them, or none (:class:`~tarneeb.replay.archive.\
+paths.AuditFault` when the file cannot be written, a full disk)."""
+        try:
+            if self.file is None:
+                # open till close() (or the process ends): no context manager can span it
+                self.file = tempfile.TemporaryFile(prefix="tarneeb-")  # noqa: SIM115
+            # after the last whole record: what a failed write left is written over
+            self.file.seek(self.items * self.dtype.itemsize)
+            self.file.write(np.ascontiguousarray(a, dtype=self.dtype).tobytes())
+            self.file.flush()
+        except OSError as e:
+            raise temp_fault(e) from e
         self.items += len(a)
 
     def chunks(self, size: int) -> Iterator[npt.NDArray[Any]]:
@@ -74,10 +82,13 @@ class Spill:
         done = 0
         while done < self.items:
             n = min(size, self.items - done)
-            self.file.seek(done * self.dtype.itemsize)
-            raw = self.file.read(n * self.dtype.itemsize)
+            try:
+                self.file.seek(done * self.dtype.itemsize)
+                raw = self.file.read(n * self.dtype.itemsize)
+            except OSError as e:
+                raise temp_fault(e) from e
             if len(raw) != n * self.dtype.itemsize:
-                raise OSError("a temporary file of the archive audit was cut short")
+                raise temp_fault(OSError("a temporary file was cut short"))
             yield np.frombuffer(raw, dtype=self.dtype)
             done += n
 
@@ -91,6 +102,27 @@ class Spill:
             self.file.close()
             self.file = None
             self.items = 0
+
+
+def temp_fault(e: OSError) -> AuditFault:
+    """The audit stops (a partial summary, exit 2) when its temporary files fail: what it
+    keeps of each match is no longer whole."""
+    return AuditFault(f"the audit's temporary files (in {tempfile.gettempdir()}) failed: {e}")
+
+
+def spill_all(held: Any, disk: dict[str, Spill], columns: tuple[str, ...]) -> None:
+    """Move ``held``'s arrays ``columns`` (in memory, the same matches') to their files:
+    all of them, or none (the files as they were, the arrays kept)."""
+    before = {c: disk[c].items for c in columns}
+    try:
+        for c in columns:
+            disk[c].write(np.frombuffer(getattr(held, c), dtype=np.uint8))
+    except AuditFault:
+        for c in columns:  # what was written of this batch is written over next time
+            disk[c].items = before[c]
+        raise
+    for c in columns:
+        setattr(held, c, bytearray() if c == "blob" else array(getattr(held, c).typecode))
 
 
 class _Values:
@@ -126,8 +158,7 @@ class _Values:
         self.pending = []
         self.arrays.append(new)
         if sum(len(a) for a in self.arrays) > SPILL:  # to disk: the memory stays bounded
-            for a in self.arrays:
-                self.spill.write(a)
+            self.spill.write(np.concatenate(self.arrays))  # all or none
             self.arrays = []
 
     def drawn(self) -> int:
@@ -232,10 +263,7 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
         """Move the arrays to the temporary files, in the order of the matches."""
         if self.disk is None:
             self.disk = {c: Spill(np.dtype(np.uint8)) for c in _ROW_COLUMNS}
-        for c in _ROW_COLUMNS:
-            held = getattr(self, c)
-            self.disk[c].write(np.frombuffer(held, dtype=np.uint8))
-            setattr(self, c, bytearray() if c == "blob" else array(held.typecode))
+        spill_all(self, self.disk, _ROW_COLUMNS)
 
     def _whole(self) -> Rows:
         """These rows with every array whole in memory (the files read back)."""
@@ -360,10 +388,7 @@ class Ordered:
         if len(self.series) >= ROWS_HELD:
             if self.disk is None:
                 self.disk = {c: Spill(np.dtype(np.uint8)) for c in _ORDERED_COLUMNS}
-            for c in _ORDERED_COLUMNS:
-                held = getattr(self, c)
-                self.disk[c].write(np.frombuffer(held, dtype=np.uint8))
-                setattr(self, c, array(held.typecode))
+            spill_all(self, self.disk, _ORDERED_COLUMNS)
 
     def entries(self) -> dict[tuple[int, int], int]:
         """``(series, index) -> value``, added up as a tally's sums add them."""
