@@ -37,11 +37,17 @@ from tarneeb.audit.fairness.anytime.evidence import (
 )
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
+    PAIRING_STEPS,
     STEPS,
+    NearIndex,
     _logmean,
     _moments,
+    near_factor,
+    near_probes,
     variance_proxy,
 )
+from tarneeb.audit.fairness.fit import pairing_values
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, unpack_hands
 from tarneeb.audit.fairness.tally import Tally
 
 
@@ -97,8 +103,9 @@ def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list
         t = evidence.tests[test]
         if t.kind == "near" and "hands" not in t.index:
             t.index["hands"] = evidence._recalled()
-        if t.kind in ("sum", "cov") or t.kind == "fit":
-            for m, log_e in (_sums(t, seq) if t.kind != "fit" else _fits(t, seq)):
+        many = _MANY.get(t.kind)
+        if many is not None:
+            for m, log_e in many(t, seq):
                 changed[m].append((test, log_e))
         else:
             for m, obs in seq:
@@ -216,3 +223,117 @@ def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
     for ref, (counts, _) in kept.items():
         t.totals[ref] = [x for kv in counts.items() for x in kv]
     return out
+
+
+NEAR_BLOCK = 128  # hands probed at once by the near-repeats bet (their probes: 4 MB)
+
+
+def _near(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """The near-repeats bet over its matches ``seq``, as :func:`advance_near` a match at a
+    time: each match's pairs with the hands seen before it (the index, and the matches of
+    ``seq`` before it) and among its own hands, counted for many matches at once (each
+    hand's neighbours looked up once among the hands seen and the block's, the block's
+    own told apart by their match)."""
+    index = t.index["hands"]
+    if not t.bets:
+        t.bets.extend([0.0, 0.0, 0.0])
+    out: list[tuple[int, float]] = []
+    start = 0
+    while start < len(seq):
+        end, hands = start, 0
+        while end < len(seq) and (end == start or hands < NEAR_BLOCK) and end - start < 4095:
+            hands += 4 * sum(len(v) for v in seq[end][1].values())
+            end += 1
+        out.extend(_near_block(t, index, seq[start:end]))
+        start = end
+    return out
+
+
+def _near_block(t: _Test, index: NearIndex,
+                seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """:func:`_near` over at most 4,095 matches (a hand and its match in one uint64)."""
+    values = [[v for vs in obs.values() for v in vs] for _, obs in seq]
+    deals = [len(v) for v in values]
+    before = len(index)
+    pairs = [0] * len(seq)
+    if any(deals):
+        hands = unpack_hands(np.frombuffer(b"".join(v for vs in values for v in vs),
+                                           dtype=np.dtype(f"V{DEAL_BYTES}"))).ravel()
+        match = np.repeat(np.arange(len(seq), dtype=np.uint64), [4 * d for d in deals])
+        index.add(hands)  # first: each probe's hands seen, the block's own among them
+        probes = near_probes(hands)
+        found = index.found(probes.ravel())
+        at = np.flatnonzero(found)
+        probe, of = probes.ravel()[at], np.repeat(match, probes.shape[1])[at]
+        keys = np.sort(hands << np.uint64(12) | match)
+        base = probe << np.uint64(12)
+        low = np.searchsorted(keys, base | of)
+        high = np.searchsorted(keys, base | of, "right")
+        last = np.searchsorted(keys, base | np.uint64(4095), "right")
+        # the hands seen before each match: all those found less the block's from its
+        # match on; among its own hands, each pair found from both, each hand by itself
+        before_it = np.bincount(of.astype(np.int64), weights=found[at] - (last - low),
+                                minlength=len(seq))
+        own = np.bincount(of.astype(np.int64), weights=high - low, minlength=len(seq))
+        pairs = [int(b) + (int(o) - 4 * d) // 2
+                 for b, o, d in zip(before_it.tolist(), own.tolist(), deals, strict=True)]
+    out = []
+    bets = t.bets
+    for (m, _), n, p in zip(seq, deals, pairs, strict=True):
+        if n:
+            log_f, _ = near_factor(p, 4 * n, n, before, int(bets[0]), int(bets[1]))
+            bets[0] += 1
+            bets[1] += p > 0
+            bets[2] += log_f
+            before += 4 * n
+        t.log_e = _logmean([0.0, bets[2]])
+        out.append((m, t.log_e))
+    return out
+
+
+def _pairing(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """Partners' fit over its matches ``seq``, as :func:`advance_pairing` a match at a
+    time: every deal's fits and bets' terms made at once (the same arithmetic, a deal at
+    a time), each match's gain summed over its own deals as the one-match code sums it."""
+    if not t.bets:
+        t.bets.extend([0.0] * (2 * len(PAIRING_STEPS)))
+    parts: list[list[tuple[str, int, int]]] = []  # per match: fit, its first deal, deals
+    order: list[bytes] = []
+    for _, obs in seq:
+        got = []
+        for what, values in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+            counts: dict[bytes, int] = {}
+            for v in values:
+                counts[v] = counts.get(v, 0) + 1
+            got.append((what, len(order), len(values)))
+            order.extend(v for v in sorted(counts) for _ in range(counts[v]))
+        parts.append(got)
+    terms: dict[str, tuple[Any, Any]] = {}  # per fit: bets x deals kept, deals kept before
+    if order:
+        fits = dict(zip(("suit", "honour"), pairing_values(unpack_hands(
+            np.frombuffer(b"".join(order), dtype=np.dtype(f"V{DEAL_BYTES}")))), strict=True))
+        steps = np.array([c * s for s in (1, -1) for c in PAIRING_STEPS])
+        for what in {w for got in parts for w, _, _ in got}:
+            v = fits["suit" if what == "suit" else "honour"].astype(float)
+            dev = v - v.mean(axis=1, keepdims=True)
+            spread = np.sqrt((dev ** 2).mean(axis=1))
+            keep = spread > 0
+            dev, spread = dev[keep], spread[keep]
+            x = steps[:, None, None] * (dev / spread[:, None])[None]  # bets x deals x pairings
+            top = x.max(axis=2)
+            psi = top + np.log(np.exp(x - top[:, :, None]).mean(axis=2))
+            terms[what] = (x[:, :, 0] - psi, np.concatenate(([0], np.cumsum(keep))))
+    out = []
+    for (m, _), got in zip(seq, parts, strict=True):
+        for what, lo, n in got:
+            if not n:
+                continue
+            gains, kept = terms[what]
+            for j, gained in enumerate(gains[:, kept[lo]:kept[lo + n]].sum(axis=1).tolist()):
+                t.bets[j] += gained
+        t.log_e = _logmean(t.bets)
+        out.append((m, t.log_e))
+    return out
+
+
+_MANY = {"sum": _sums, "cov": _sums, "fit": _fits, "near": _near, "pairing": _pairing}

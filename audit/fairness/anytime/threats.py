@@ -377,15 +377,16 @@ def advance_pairing(totals: dict[Any, list[Any]], bets: list[float],
 
 class NearIndex:
     """The hands seen before (13-card masks, uint64, with their multiplicity): sorted
-    distinct hands and their counts, a small tail merged into them now and then, and a
-    bit map of the hands' hashes (at least 32 bits a hand) that turns away at once
-    nearly every hand not seen; about 20 bytes a hand."""
+    distinct hands and their counts, a small tail (kept sorted) merged into them now and
+    then, and a bit map of the hands' hashes (at least 32 bits a hand, two bits a hand in
+    one 64-bit word) that turns away at once nearly every hand not seen; about 20 bytes a
+    hand."""
 
     def __init__(self) -> None:
         import numpy as np
         self.hands = np.zeros(0, dtype=np.uint64)  # sorted, distinct
         self.counts = np.zeros(0, dtype=np.int64)
-        self.tail = np.zeros(0, dtype=np.uint64)
+        self.tail = np.zeros(0, dtype=np.uint64)  # sorted
         self.size = 0
         self.log_bits = 20
         self.bits = np.zeros(1 << (self.log_bits - 6), dtype=np.uint64)
@@ -393,20 +394,26 @@ class NearIndex:
     def __len__(self) -> int:
         return self.size
 
-    def _hash(self, x: Any) -> Any:
+    def _hash(self, x: Any) -> tuple[Any, Any]:
+        """Per hand its word of the map, and its two bits in the word (a mask)."""
         import numpy as np
-        return (x * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - self.log_bits)
+        h = x * np.uint64(0x9E3779B97F4A7C15)
+        words = self.log_bits - 6
+        one = np.uint64(1)
+        bits = (one << (h >> np.uint64(58 - words) & np.uint64(63))
+                | one << (h >> np.uint64(52 - words) & np.uint64(63)))
+        return h >> np.uint64(64 - words), bits
 
     def _mark(self, hands: Any) -> None:
         import numpy as np
-        at = self._hash(hands)
-        np.bitwise_or.at(self.bits, at >> np.uint64(6), np.uint64(1) << (at & np.uint64(63)))
+        word, bits = self._hash(hands)
+        np.bitwise_or.at(self.bits, word, bits)
 
     def add(self, hands: Any) -> None:
         import numpy as np
         new = np.asarray(hands, np.uint64).ravel()
         self.size += len(new)
-        self.tail = np.concatenate((self.tail, new))
+        self.tail = np.sort(np.concatenate((self.tail, new)))
         if self.size * 32 > (1 << self.log_bits):  # the map grows: made again, larger
             while self.size * 32 > (1 << self.log_bits):
                 self.log_bits += 1
@@ -428,25 +435,38 @@ class NearIndex:
         h = np.asarray(hands, dtype=np.uint64).ravel()
         if not len(h) or not self.size:
             return 0
-        cards = np.uint64(1) << np.arange(52, dtype=np.uint64)
-        held = (h[:, None] & cards[None, :]) != 0  # (m, 52)
-        bits = np.broadcast_to(cards, held.shape)
-        inside = bits[held].reshape(len(h), 13)
-        outside = bits[~held].reshape(len(h), 39)
-        near = (h[:, None, None] ^ inside[:, :, None] ^ outside[:, None, :]).ravel()
-        probe = np.concatenate((h, near))
-        at = self._hash(probe)
-        maybe = (self.bits[at >> np.uint64(6)] >> (at & np.uint64(63))) & np.uint64(1)
-        probe = probe[maybe.astype(bool)]
-        found = 0
+        return int(self.found(near_probes(h).ravel()).sum())
+
+    def found(self, probe: Any) -> Any:
+        """Per value of ``probe`` (uint64), how many of the hands seen it is (int64)."""
+        import numpy as np
+        out = np.zeros(len(probe), dtype=np.int64)
+        if not self.size or not len(probe):
+            return out
+        word, bits = self._hash(probe)
+        where = np.flatnonzero(self.bits[word] & bits == bits)
+        probe = probe[where]
         if len(self.hands) and len(probe):
             i = np.minimum(np.searchsorted(self.hands, probe), len(self.hands) - 1)
             hit = self.hands[i] == probe
-            found += int(self.counts[i[hit]].sum())
+            out[where[hit]] += self.counts[i[hit]]
         if len(self.tail) and len(probe):
-            t = np.sort(self.tail)
-            found += int((np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)).sum())
-        return found
+            t = self.tail
+            out[where] += np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)
+        return out
+
+
+def near_probes(h: Any) -> Any:
+    """Per hand of ``h`` (uint64), the 1 + 13·39 hands sharing 12 or 13 cards with it
+    (itself first, then each of its cards swapped for one it lacks): hands x 508."""
+    import numpy as np
+    cards = np.uint64(1) << np.arange(52, dtype=np.uint64)
+    held = (h[:, None] & cards[None, :]) != 0  # (m, 52)
+    bits = np.broadcast_to(cards, held.shape)
+    inside = bits[held].reshape(len(h), 13)
+    outside = bits[~held].reshape(len(h), 39)
+    near = (h[:, None, None] ^ inside[:, :, None] ^ outside[:, None, :]).reshape(len(h), -1)
+    return np.concatenate((h[:, None], near), axis=1)
 
 
 def near_factor(pairs: int, new: int, deals: int, earlier: int, matches: int,
@@ -500,5 +520,6 @@ __all__ = [
     "cells_log_e",
     "deal_hands",
     "near_factor",
+    "near_probes",
     "variance_proxy",
 ]
