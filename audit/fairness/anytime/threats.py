@@ -210,20 +210,35 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
             side_masks = (TEAMS[0], TEAMS[1], 15, 0)
             qualified = [n for n in row[2]
                          if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
-            # per deal, the points of each set of seats (a bit mask)
-            held = [_held(*v) for v in values]
+            # per state and side, its deals and the points of each set of seats (a bit
+            # mask) over them: a subject's seats on that side are one set in every deal
+            groups: dict[str, list[tuple[int, int, list[int]]]] = {}
+            for state in STATES:
+                by_side: dict[int, list[int]] = {}
+                for v, side in zip(values, sides[state], strict=True):
+                    if side < 0:
+                        continue
+                    acc = by_side.get(side)
+                    if acc is None:
+                        by_side[side] = [1, *v]
+                    else:
+                        acc[0] += 1
+                        for i in range(4):
+                            acc[i + 1] += v[i]
+                groups[state] = [(side, acc[0], _held(*acc[1:]))
+                                 for side, acc in by_side.items()]
             for subject, seats in _subjects(row, qualified):
                 for state in STATES:
                     per: dict[int, list[int]] = {}  # per k seats: deals, points
-                    for i, side in enumerate(sides[state]):
+                    for side, n, held in groups[state]:
                         mask = seats & side_masks[side]
                         if mask == 0 or mask == 15:
                             continue
                         got = per.get(_BITS[mask])
                         if got is None:
                             got = per[_BITS[mask]] = [0, 0]
-                        got[0] += 1
-                        got[1] += held[i][mask]
+                        got[0] += n
+                        got[1] += held[mask]
                     if not per:
                         continue
                     cell = totals.get(("cell", subject, state))
