@@ -191,13 +191,21 @@ def _subjects(row: tuple[Any, ...], qualified: Iterable[str]) -> list[tuple[str,
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _sides(state: int) -> tuple[int, ...]:
+    """A deal's side in each state (``STATES``' order) from its state byte, as
+    :func:`~tarneeb.audit.fairness.state._side_in` makes it."""
+    import numpy as np
+    st = np.array([state], dtype=np.int64)
+    return tuple(int(_side_in(st, name)[0]) for name in STATES)
+
+
 def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                   obs: dict[Any, list[Any]], cache: dict[Any, Any] | None = None) -> float:
     """State-adaptive dealing (see the module): ``obs`` per reference (one hand's value)
     the match's rows; ``totals`` per cell ``("cell", subject, state)`` its
     bets' log-wealths, per player ``("seen", name)`` the matches seen, and the
     players qualified ``("players",)``. Returns the test's log e-value."""
-    import numpy as np
     players = totals.setdefault(("players",), [])
     touched = set()
     for ref, rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
@@ -205,8 +213,8 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
             values, states = _rows(row)
             if not values:
                 continue
-            st = np.array(states, dtype=np.int64)
-            sides = {name: _side_in(st, name).tolist() for name in STATES}
+            by_deal = [_sides(b) for b in states]  # per deal, its side in each state
+            sides = {name: [s[i] for s in by_deal] for i, name in enumerate(STATES)}
             side_masks = (TEAMS[0], TEAMS[1], 15, 0)
             qualified = [n for n in row[2]
                          if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
@@ -253,8 +261,8 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                             continue
                         mu, sd, psis = m
                         d = total - n * mu
-                        for j, (lam, psi) in enumerate(zip(_sizes(sd), psis, strict=True)):
-                            cell[j] += lam * d - n * psi
+                        cell[:] = [c + (lam * d - n * psi)
+                                   for c, lam, psi in zip(cell, _sizes(sd), psis, strict=True)]
             for name in dict.fromkeys(row[2]):  # in seat order: the same bytes every run
                 totals.setdefault(("seen", name), [0])[0] += 1
     return cells_log_e(totals, {} if cache is None else cache, touched)
@@ -269,22 +277,33 @@ def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
     logs = cache.setdefault("cells", {})
     for key in touched:
         logs[key] = _logmean(totals[key])
-    order = {name: k for k, name in enumerate(totals.get(("players",), []), 1)}
-    terms = []
-    for key, cell in totals.items():
-        if key[0] != "cell":
-            continue
-        if key[1].startswith("player "):
-            k = order[key[1][7:]]
-            w = 0.5 / (k * (k + 1)) / len(STATES)
-        else:
-            w = 0.5 / _LABEL_CELLS
-        x = logs.get(key)
-        if x is None:  # read back from bytes: made once
-            x = logs[key] = _logmean(cell)
-        terms.append((w, x))
-    used = sum(w for w, _ in terms)
-    return _log_weighted(terms, 1 - used)
+    players = totals.get(("players",), [])
+    known = cache.get("weights")
+    if known is None or known[0] != (len(totals), len(players)):
+        # the cells and their weights' logs, made again when a cell or a player comes
+        order = {name: k for k, name in enumerate(players, 1)}
+        cells, used = [], 0.0
+        for key, cell in totals.items():
+            if key[0] != "cell":
+                continue
+            if key[1].startswith("player "):
+                k = order[key[1][7:]]
+                w = 0.5 / (k * (k + 1)) / len(STATES)
+            else:
+                w = 0.5 / _LABEL_CELLS
+            used += w
+            if logs.get(key) is None:  # read back from bytes: made once
+                logs[key] = _logmean(cell)
+            cells.append((key, math.log(w)))
+        known = cache["weights"] = ((len(totals), len(players)), cells, 1 - used)
+    _, cells, rest = known
+    terms = [lw + logs[key] for key, lw in cells]
+    if rest > 0:
+        terms.append(math.log(rest))
+    top = max(terms)
+    if top == math.inf:
+        return math.inf
+    return top + math.log(sum(math.exp(v - top) for v in terms))
 
 
 def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
