@@ -43,7 +43,6 @@ from tarneeb.audit.fairness.anytime.threats import (
     _logmean,
     _moments,
     near_factor,
-    near_probes,
     variance_proxy,
 )
 from tarneeb.audit.fairness.fit import pairing_values
@@ -225,7 +224,7 @@ def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
     return out
 
 
-NEAR_BLOCK = 128  # hands probed at once by the near-repeats bet (their probes: 4 MB)
+NEAR_BLOCK = 512  # hands the near-repeats bet probes at once (their neighbours' hashes: 2 MB)
 
 
 def _near(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
@@ -261,10 +260,10 @@ def _near_block(t: _Test, index: NearIndex,
                                            dtype=np.dtype(f"V{DEAL_BYTES}"))).ravel()
         match = np.repeat(np.arange(len(seq), dtype=np.uint64), [4 * d for d in deals])
         index.add(hands)  # first: each probe's hands seen, the block's own among them
-        probes = near_probes(hands)
-        found = index.found(probes.ravel())
+        which, probes = index.probe(hands)
+        found = index.found(probes)
         at = np.flatnonzero(found)
-        probe, of = probes.ravel()[at], np.repeat(match, probes.shape[1])[at]
+        probe, of = probes[at], match[which[at]]
         keys = np.sort(hands << np.uint64(12) | match)
         base = probe << np.uint64(12)
         low = np.searchsorted(keys, base | of)

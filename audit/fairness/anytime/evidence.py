@@ -108,11 +108,11 @@ from tarneeb.audit.fairness.anytime.threats import (
     advance_drift,
     advance_near,
     advance_pairing,
-    deal_hands,
     variance_proxy,
 )
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.correction import FAMILIES, family_of
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, unpack_hands
 from tarneeb.audit.fairness.tally import Tally, draw_digest
 
 PLACE_STEPS = (0.25, 0.5, 1.0, 2.0)  # bets on the card-position score (a log-likelihood ratio)
@@ -444,8 +444,9 @@ class Evidence:
             if d in seen:
                 seen.discard(d)
                 deals.append(value)
-        if deals:
-            index.add(deal_hands(deals))
+        if deals:  # each once: their hands, in any order
+            import numpy as np
+            index.add(unpack_hands(np.frombuffer(b"".join(deals), dtype=f"V{DEAL_BYTES}")))
         return index
 
     def _earlier_digests(self) -> list[tuple[int, bytes]]:

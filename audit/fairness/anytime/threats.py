@@ -409,12 +409,63 @@ def advance_pairing(totals: dict[Any, list[Any]], bets: list[float],
     return _logmean(bets)
 
 
+def _card_words() -> tuple[int, ...]:
+    """Per card a fixed 64-bit word (splitmix64 of its number): a hand's hash is the
+    exclusive or of its cards' words, so a hand with one card swapped hashes to its own
+    hash with two words flipped."""
+    out = []
+    for c in range(52):
+        z = (c + 1) * 0x9E3779B97F4A7C15 & (1 << 64) - 1
+        z = (z ^ z >> 30) * 0xBF58476D1CE4E5B9 & (1 << 64) - 1
+        z = (z ^ z >> 27) * 0x94D049BB133111EB & (1 << 64) - 1
+        out.append(z ^ z >> 31)
+    return tuple(out)
+
+
+_CARD_WORDS = _card_words()
+
+
+@functools.lru_cache(maxsize=1)
+def _byte_words() -> Any:
+    """Per byte of a hand (7) and value (256), the exclusive or of its cards' words."""
+    import numpy as np
+    out = np.zeros((7, 256), dtype=np.uint64)
+    for i in range(7):
+        for v in range(256):
+            w = 0
+            for j in range(8):
+                if v >> j & 1 and 8 * i + j < 52:
+                    w ^= _CARD_WORDS[8 * i + j]
+            out[i, v] = w
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _two_bits() -> Any:
+    """Per value of a hash's low 12 bits, its two bits in its word of the map (a mask)."""
+    import numpy as np
+    v = np.arange(4096, dtype=np.uint64)
+    return np.uint64(1) << (v & np.uint64(63)) | np.uint64(1) << (v >> np.uint64(6))
+
+
+def _hand_hash(hands: Any) -> Any:
+    """Each hand's hash: the exclusive or of its cards' words (uint64)."""
+    import numpy as np
+    table = _byte_words()
+    out = np.zeros(len(hands), dtype=np.uint64)
+    for i in range(7):
+        out ^= table[i][(hands >> np.uint64(8 * i) & np.uint64(255)).astype(np.intp)]
+    return out
+
+
 class NearIndex:
     """The hands seen before (13-card masks, uint64, with their multiplicity): sorted
     distinct hands and their counts, a small tail (kept sorted) merged into them now and
     then, and a bit map of the hands' hashes (at least 32 bits a hand, two bits a hand in
     one 64-bit word) that turns away at once nearly every hand not seen; about 20 bytes a
-    hand."""
+    hand. The hash is linear in the cards (:func:`_hand_hash`): a hand's 13·39 neighbours
+    are looked up in the map by their hashes alone, made from the hand's with two words
+    flipped, and only the few the map lets through are made and looked up."""
 
     def __init__(self) -> None:
         import numpy as np
@@ -428,26 +479,28 @@ class NearIndex:
     def __len__(self) -> int:
         return self.size
 
-    def _hash(self, x: Any) -> tuple[Any, Any]:
-        """Per hand its word of the map, and its two bits in the word (a mask)."""
+    def _passes(self, hashes: Any) -> Any:
+        """Whether the map lets each hash through (both its bits set in its word)."""
         import numpy as np
-        h = x * np.uint64(0x9E3779B97F4A7C15)
-        words = self.log_bits - 6
-        one = np.uint64(1)
-        bits = (one << (h >> np.uint64(58 - words) & np.uint64(63))
-                | one << (h >> np.uint64(52 - words) & np.uint64(63)))
-        return h >> np.uint64(64 - words), bits
+        bits = _two_bits()[(hashes & np.uint64(4095)).astype(np.intp)]
+        return self.bits[hashes >> np.uint64(70 - self.log_bits)] & bits == bits
 
     def _mark(self, hands: Any) -> None:
         import numpy as np
-        word, bits = self._hash(hands)
-        np.bitwise_or.at(self.bits, word, bits)
+        hashes = _hand_hash(hands)
+        np.bitwise_or.at(self.bits, hashes >> np.uint64(70 - self.log_bits),
+                         _two_bits()[(hashes & np.uint64(4095)).astype(np.intp)])
 
     def add(self, hands: Any) -> None:
         import numpy as np
         new = np.asarray(hands, np.uint64).ravel()
         self.size += len(new)
-        self.tail = np.sort(np.concatenate((self.tail, new)))
+        if len(self.tail) + len(new) > max(4096, len(self.hands) // 8):  # merged
+            every = np.concatenate((np.repeat(self.hands, self.counts), self.tail, new))
+            self.hands, self.counts = np.unique(every, return_counts=True)
+            self.tail = np.zeros(0, dtype=np.uint64)
+        else:
+            self.tail = np.sort(np.concatenate((self.tail, new)))
         if self.size * 32 > (1 << self.log_bits):  # the map grows: made again, larger
             while self.size * 32 > (1 << self.log_bits):
                 self.log_bits += 1
@@ -456,20 +509,38 @@ class NearIndex:
             self._mark(self.tail)
         else:
             self._mark(new)
-        if len(self.tail) > max(4096, len(self.hands) // 8):
-            every = np.concatenate((np.repeat(self.hands, self.counts), self.tail))
-            self.hands, self.counts = np.unique(every, return_counts=True)
-            self.tail = np.zeros(0, dtype=np.uint64)
 
     def count(self, hands: Any) -> int:
-        """The pairs (a hand of ``hands``, a hand seen before) that share 12 or 13 cards:
-        each hand's 1 + 13·39 neighbours (itself, and each of its cards for one it lacks)
-        looked up among the hands seen (those the bit map lets through)."""
+        """The pairs (a hand of ``hands``, a hand seen before) that share 12 or 13 cards."""
         import numpy as np
         h = np.asarray(hands, dtype=np.uint64).ravel()
         if not len(h) or not self.size:
             return 0
-        return int(self.found(near_probes(h).ravel()).sum())
+        return int(self.found(self.probe(h)[1]).sum())
+
+    def probe(self, h: Any) -> tuple[Any, Any]:
+        """The hands sharing 12 or 13 cards with a hand of ``h`` (itself, and each of its
+        cards swapped for one it lacks: 1 + 13·39 a hand) that the map lets through: the
+        index of their hand in ``h``, and their values (uint64)."""
+        import numpy as np
+        n = len(h)
+        if not n or not self.size:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.uint64)
+        cards = np.uint64(1) << np.arange(52, dtype=np.uint64)
+        held = (h[:, None] & cards[None, :]) != 0  # (n, 52)
+        number = np.broadcast_to(np.arange(52), held.shape)
+        inside = number[held].reshape(n, 13)
+        outside = number[~held].reshape(n, 39)
+        words = np.array(_CARD_WORDS, dtype=np.uint64)
+        own = _hand_hash(h)
+        near = (own[:, None, None] ^ words[inside][:, :, None]
+                ^ words[outside][:, None, :]).reshape(-1)
+        at = np.flatnonzero(self._passes(near))
+        i, j, k = at // (13 * 39), at // 39 % 13, at % 39
+        same = np.flatnonzero(self._passes(own))
+        which = np.concatenate((same, i))
+        values = np.concatenate((h[same], h[i] ^ cards[inside[i, j]] ^ cards[outside[i, k]]))
+        return which, values
 
     def found(self, probe: Any) -> Any:
         """Per value of ``probe`` (uint64), how many of the hands seen it is (int64)."""
@@ -477,30 +548,14 @@ class NearIndex:
         out = np.zeros(len(probe), dtype=np.int64)
         if not self.size or not len(probe):
             return out
-        word, bits = self._hash(probe)
-        where = np.flatnonzero(self.bits[word] & bits == bits)
-        probe = probe[where]
-        if len(self.hands) and len(probe):
+        if len(self.hands):
             i = np.minimum(np.searchsorted(self.hands, probe), len(self.hands) - 1)
             hit = self.hands[i] == probe
-            out[where[hit]] += self.counts[i[hit]]
-        if len(self.tail) and len(probe):
+            out[hit] += self.counts[i[hit]]
+        if len(self.tail):
             t = self.tail
-            out[where] += np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)
+            out += np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)
         return out
-
-
-def near_probes(h: Any) -> Any:
-    """Per hand of ``h`` (uint64), the 1 + 13·39 hands sharing 12 or 13 cards with it
-    (itself first, then each of its cards swapped for one it lacks): hands x 508."""
-    import numpy as np
-    cards = np.uint64(1) << np.arange(52, dtype=np.uint64)
-    held = (h[:, None] & cards[None, :]) != 0  # (m, 52)
-    bits = np.broadcast_to(cards, held.shape)
-    inside = bits[held].reshape(len(h), 13)
-    outside = bits[~held].reshape(len(h), 39)
-    near = (h[:, None, None] ^ inside[:, :, None] ^ outside[:, None, :]).reshape(len(h), -1)
-    return np.concatenate((h[:, None], near), axis=1)
 
 
 def near_factor(pairs: int, new: int, deals: int, earlier: int, matches: int,
@@ -554,6 +609,5 @@ __all__ = [
     "cells_log_e",
     "deal_hands",
     "near_factor",
-    "near_probes",
     "variance_proxy",
 ]
