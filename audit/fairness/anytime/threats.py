@@ -296,8 +296,8 @@ def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
                 logs[key] = _logmean(cell)
             cells.append((key, math.log(w)))
         known = cache["weights"] = ((len(totals), len(players)), cells, 1 - used)
-    _, cells, rest = known
-    terms = [lw + logs[key] for key, lw in cells]
+    cells, rest = known[1], known[2]
+    terms: list[float] = [lw + logs[key] for key, lw in cells]
     if rest > 0:
         terms.append(math.log(rest))
     top = max(terms)
