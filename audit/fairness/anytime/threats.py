@@ -475,15 +475,27 @@ class NearIndex:
         self.size = 0
         self.log_bits = 20
         self.bits = np.zeros(1 << (self.log_bits - 6), dtype=np.uint64)
+        self._near: Any = None  # probe's buffers, kept between calls
+        self._work: Any = None
 
     def __len__(self) -> int:
         return self.size
 
     def _passes(self, hashes: Any) -> Any:
-        """Whether the map lets each hash through (both its bits set in its word)."""
+        """Whether the map lets each hash through (both its bits set in its word), made
+        in buffers kept between calls (arrays this large made afresh each time cost the
+        system more than the arithmetic)."""
         import numpy as np
-        bits = _two_bits()[(hashes & np.uint64(4095)).astype(np.intp)]
-        return self.bits[hashes >> np.uint64(70 - self.log_bits)] & bits == bits
+        n = len(hashes)
+        if self._work is None or len(self._work[0]) < n:
+            self._work = (np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(n, bool))
+        a, b, ok = (w[:n] for w in self._work)
+        np.bitwise_and(hashes, np.uint64(4095), out=a)
+        np.take(_two_bits(), a.view(np.int64), out=b)
+        np.right_shift(hashes, np.uint64(70 - self.log_bits), out=a)
+        np.take(self.bits, a.view(np.int64), out=a)
+        np.bitwise_and(a, b, out=a)
+        return np.equal(a, b, out=ok)
 
     def _mark(self, hands: Any) -> None:
         import numpy as np
@@ -533,8 +545,11 @@ class NearIndex:
         outside = number[~held].reshape(n, 39)
         words = np.array(_CARD_WORDS, dtype=np.uint64)
         own = _hand_hash(h)
-        near = (own[:, None, None] ^ words[inside][:, :, None]
-                ^ words[outside][:, None, :]).reshape(-1)
+        if self._near is None or len(self._near) < 13 * 39 * n:
+            self._near = np.empty(13 * 39 * n, np.uint64)
+        near = self._near[:13 * 39 * n]
+        np.bitwise_xor((own[:, None] ^ words[inside])[:, :, None], words[outside][:, None, :],
+                       out=near.reshape(n, 13, 39))
         at = np.flatnonzero(self._passes(near))
         i, j, k = at // (13 * 39), at // 39 % 13, at % 39
         same = np.flatnonzero(self._passes(own))
