@@ -316,6 +316,7 @@ def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
     direction = totals.setdefault(("direction",), [0.0] * len(DRIFT_HALF_LIVES))
     keep = [0.5 ** (1 / h) for h in DRIFT_HALF_LIVES]
     for (ref, series), rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+        known: dict[int, tuple[float, float, float] | None] = {}  # per k seats: μ, sd, r
         for row in rows:
             values, _ = _rows(row)
             for v in values:
@@ -327,19 +328,24 @@ def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
                         continue
                     k = computer.bit_count()
                     held = sum(v[s] for s in range(4) if computer >> s & 1)
-                r_ref = _seats_ref(ref, k)
-                m = _moments(r_ref)
-                if m is None:
+                if k not in known:
+                    r_ref = _seats_ref(ref, k)
+                    m = _moments(r_ref)
+                    known[k] = None if m is None else (
+                        m[0], m[1], variance_proxy(r_ref) / (m[1] * m[1]))
+                c = known[k]
+                if c is None:
                     continue
-                mu, sd, _ = m
+                mu, sd, r = c
                 z = (held - mu) / sd
-                r = variance_proxy(r_ref) / (sd * sd)
-                for h, d in enumerate(direction):
+                i = 0
+                for d in direction:
                     d = max(-1.0, min(1.0, d))
-                    for s, lam in enumerate(DRIFT_STEPS):
-                        bets[h * len(DRIFT_STEPS) + s] += lam * d * z - lam * lam * d * d * r / 2
-                for h in range(len(direction)):
-                    direction[h] = keep[h] * direction[h] + (1 - keep[h]) * z
+                    for lam in DRIFT_STEPS:
+                        bets[i] += lam * d * z - lam * lam * d * d * r / 2
+                        i += 1
+                direction[:] = [kh * d + (1 - kh) * z for kh, d in zip(keep, direction,
+                                                                        strict=True)]
     return _logmean(bets)
 
 
