@@ -32,17 +32,17 @@ from tarneeb.audit.fairness.anytime.evidence import (
     _order,
     _Test,
     fit_step,
+    no_cycle_collection,
     observations,
     weighted_log_mean,
 )
+from tarneeb.audit.fairness.anytime.near import NearIndex, near_factor
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     PAIRING_STEPS,
     STEPS,
-    NearIndex,
     _logmean,
     _moments,
-    near_factor,
     variance_proxy,
 )
 from tarneeb.audit.fairness.fit import pairing_values
@@ -54,15 +54,16 @@ def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: floa
     """Advance ``evidence`` over ``shares`` (one a match, in order; None: a match with no
     observations) as :meth:`Evidence.advance` once per match would; the combined e-value
     (natural log) after each match."""
-    figures = [None if s is None else sorted(observations(s).items(), key=_order)
-               for s in shares]
-    out: list[float] = []
-    start = 0
-    while start < len(figures):
-        end = _split(evidence, figures, start)
-        out.extend(_block(evidence, figures[start:end], alpha))
-        start = end
-    return out
+    with no_cycle_collection():
+        figures = [None if s is None else sorted(observations(s).items(), key=_order)
+                   for s in shares]
+        out: list[float] = []
+        start = 0
+        while start < len(figures):
+            end = _split(evidence, figures, start)
+            out.extend(_block(evidence, figures[start:end], alpha))
+            start = end
+        return out
 
 
 Figures = list[tuple[tuple[Any, ...], tuple[str, dict[Any, list[Any]]]]] | None
