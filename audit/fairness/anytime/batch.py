@@ -99,8 +99,15 @@ def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list
     now = [t.log_e for t in evidence.tests.values()]  # before the block
     # per match, the tests' e-values that changed at it
     changed: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in figures]
+    sums = [(test, evidence.tests[test], seq) for test, seq in per_test.items()
+            if evidence.tests[test].kind in ("sum", "cov")]
+    for (test, _, _), got in zip(sums, _sums([(t, seq) for _, t, seq in sums]), strict=True):
+        for m, log_e in got:
+            changed[m].append((test, log_e))
     for test, seq in per_test.items():
         t = evidence.tests[test]
+        if t.kind in ("sum", "cov"):
+            continue
         if t.kind == "near" and "hands" not in t.index:
             t.index["hands"] = evidence._recalled()
         many = _MANY.get(t.kind)
@@ -139,66 +146,93 @@ def _combined(weights: list[float], log_weights: list[float], now: list[float]) 
                                             for i in range(len(weights))])
 
 
-_CONSTANTS: dict[tuple[str, Any], tuple[float, float, list[float], list[float]] | None] = {}
+class _Constants:
+    """Per kind (sum, covariate), each reference's constants as :meth:`_Test.advance`
+    makes them, a row each: its mean, and per bet its size and ``ψ`` (sum) or its
+    variance proxy (covariate); the rows as numpy arrays, made again when rows come."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.row: dict[Any, int | None] = {}
+        self.rows: list[tuple[float, list[float], list[float]]] = []
+        self.arrays: tuple[Any, Any, Any] | None = None
+
+    def of(self, ref: Any) -> int | None:
+        """The row of ``ref``; None when it has no numeric distribution."""
+        if ref in self.row:
+            return self.row[ref]
+        m = _moments(ref)
+        if m is None:
+            self.row[ref] = None
+            return None
+        mu, sd, psis = m
+        steps = STEPS if self.kind == "sum" else COV_STEPS
+        n = 2 * len(steps)
+        lams = [(1 if j < len(steps) else -1) * steps[j % len(steps)] / sd for j in range(n)]
+        other = list(psis) if self.kind == "sum" else [variance_proxy(ref)] * n
+        self.row[ref] = len(self.rows)
+        self.rows.append((mu, lams, other))
+        self.arrays = None
+        return self.row[ref]
+
+    def take(self, rows: list[int]) -> tuple[Any, Any, Any]:
+        """The constants of ``rows``: means (a column), sizes, ``ψ`` or proxies."""
+        if self.arrays is None:
+            self.arrays = (np.array([r[0] for r in self.rows], dtype=np.float64)[:, None],
+                           np.array([r[1] for r in self.rows], dtype=np.float64),
+                           np.array([r[2] for r in self.rows], dtype=np.float64))
+        at = np.array(rows, dtype=np.intp)
+        return self.arrays[0][at], self.arrays[1][at], self.arrays[2][at]
 
 
-def _constants(kind: str, ref: Any) -> tuple[float, float, list[float], list[float]] | None:
-    """A sum's or covariate's reference: its mean, its variance proxy (covariate), and per
-    bet its size and ``ψ`` (sum), made as :meth:`_Test.advance` makes them; None when it
-    has no numeric distribution."""
-    key = (kind, ref)
-    if key in _CONSTANTS:
-        return _CONSTANTS[key]
-    m = _moments(ref)
-    if m is None:
-        _CONSTANTS[key] = None
-        return None
-    mu, sd, psis = m
-    steps = STEPS if kind == "sum" else COV_STEPS
-    n = 2 * len(steps)
-    lams = [(1 if j < len(steps) else -1) * steps[j % len(steps)] / sd for j in range(n)]
-    proxy = variance_proxy(ref) if kind == "cov" else 0.0
-    out = (mu, proxy, lams, list(psis) if kind == "sum" else [0.0] * n)
-    _CONSTANTS[key] = out
-    return out
+_CONSTANTS = {"sum": _Constants("sum"), "cov": _Constants("cov")}
 
 
-def _sums(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
-    """A sum's or covariate's bets over its observations ``seq`` (match, figures per
-    reference): each observation's increments made at once, added up in order; the
-    test's e-value after each match."""
-    steps = STEPS if t.kind == "sum" else COV_STEPS
-    if not t.bets:
-        t.bets = [0.0] * (2 * len(steps))
-    rows: list[tuple[float, list[float], list[float]]] = []
-    figs: list[list[Any]] = []
-    ends: list[int] = []  # per match of seq, how many rows up to its end
-    for _, obs in seq:
-        for ref, fig in sorted(obs.items(), key=_order):
-            c = _constants(t.kind, ref)
-            if c is None:
-                continue
-            rows.append((c[0], c[2], c[3] if t.kind == "sum" else [c[1]] * len(c[2])))
-            figs.append(fig)
-        ends.append(len(rows))
-    if rows:
-        mu = np.array([r[0] for r in rows], dtype=np.float64)[:, None]
-        lam = np.array([r[1] for r in rows], dtype=np.float64)
-        other = np.array([r[2] for r in rows], dtype=np.float64)
-        f = np.array(figs, dtype=np.float64)
-        if t.kind == "sum":  # lam (Σy - n μ) - n ψ
-            inc = lam * (f[:, 1:2] - f[:, 0:1] * mu) - f[:, 0:1] * other
-        else:  # lam (Σxy - μ Σx) - lam² s² Σx² / 2
-            inc = lam * (f[:, 1:2] - mu * f[:, 0:1]) - lam * lam * other * f[:, 2:3] / 2
-        wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :], inc]),
-                           axis=0).tolist()
-    else:
-        wealth = [t.bets]
-    out = []
-    for (m, _), end in zip(seq, ends, strict=True):
-        t.log_e = _logmean(wealth[end])
-        out.append((m, t.log_e))
-    t.bets = list(wealth[-1])
+def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
+          ) -> list[list[tuple[int, float]]]:
+    """Sum and covariate tests' bets over their observations (per test, ``seq``: match,
+    figures per reference): every observation's increments made at once (per kind, with
+    the one-match code's arithmetic), each test's added up in order from its bets; per
+    test, its e-value after each of its matches."""
+    out: list[list[tuple[int, float]]] = [[] for _ in tests]
+    for kind, constants in _CONSTANTS.items():
+        which = [i for i, (t, _) in enumerate(tests) if t.kind == kind]
+        rows: list[int] = []
+        figs: list[list[Any]] = []
+        spans = []  # per test: its first row, and per match of seq its rows' end
+        for i in which:
+            t, seq = tests[i]
+            first, ends = len(rows), []
+            for _, obs in seq:
+                for ref, fig in sorted(obs.items(), key=_order):
+                    r = constants.of(ref)
+                    if r is not None:
+                        rows.append(r)
+                        figs.append(fig)
+                ends.append(len(rows) - first)
+            spans.append((first, ends))
+        inc = None
+        if rows:
+            mu, lam, other = constants.take(rows)
+            f = np.array(figs, dtype=np.float64)
+            if kind == "sum":  # lam (Σy - n μ) - n ψ
+                inc = lam * (f[:, 1:2] - f[:, 0:1] * mu) - f[:, 0:1] * other
+            else:  # lam (Σxy - μ Σx) - lam² s² Σx² / 2
+                inc = lam * (f[:, 1:2] - mu * f[:, 0:1]) - lam * lam * other * f[:, 2:3] / 2
+        steps = STEPS if kind == "sum" else COV_STEPS
+        for i, (first, ends) in zip(which, spans, strict=True):
+            t, seq = tests[i]
+            if not t.bets:
+                t.bets = [0.0] * (2 * len(steps))
+            if inc is not None and ends and ends[-1]:
+                wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :],
+                                              inc[first:first + ends[-1]]]), axis=0).tolist()
+            else:
+                wealth = [t.bets]
+            for (m, _), end in zip(seq, ends, strict=True):
+                t.log_e = _logmean(wealth[end])
+                out[i].append((m, t.log_e))
+            t.bets = list(wealth[-1])
     return out
 
 
@@ -336,4 +370,4 @@ def _pairing(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tupl
     return out
 
 
-_MANY = {"sum": _sums, "cov": _sums, "fit": _fits, "near": _near, "pairing": _pairing}
+_MANY = {"fit": _fits, "near": _near, "pairing": _pairing}
