@@ -30,6 +30,7 @@ import numpy as np
 from tarneeb.audit.fairness.anytime.evidence import (
     Evidence,
     _order,
+    _repr,
     _Test,
     fit_step,
     no_cycle_collection,
@@ -55,8 +56,7 @@ def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: floa
     observations) as :meth:`Evidence.advance` once per match would; the combined e-value
     (natural log) after each match."""
     with no_cycle_collection():
-        figures = [None if s is None else sorted(observations(s).items(), key=_order)
-                   for s in shares]
+        figures = [None if s is None else observations(s) for s in shares]
         out: list[float] = []
         start = 0
         while start < len(figures):
@@ -66,7 +66,7 @@ def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: floa
         return out
 
 
-Figures = list[tuple[tuple[Any, ...], tuple[str, dict[Any, list[Any]]]]] | None
+Figures = dict[tuple[Any, ...], tuple[str, dict[Any, list[Any]]]] | None
 
 
 def _split(evidence: Evidence, figures: Sequence[Figures], start: int) -> int:
@@ -74,7 +74,7 @@ def _split(evidence: Evidence, figures: Sequence[Figures], start: int) -> int:
     near-repeats observation whose test has not recalled the hands seen before (it
     recalls them from the other tests as they are at that match)."""
     for m in range(start, len(figures)):
-        for test, (kind, _) in figures[m] or ():
+        for test, (kind, _) in (figures[m] or {}).items():
             if kind != "near":
                 continue
             t = evidence.tests.get(test)
@@ -91,11 +91,23 @@ def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list
     per_test: dict[tuple[Any, ...], list[tuple[int, dict[Any, list[Any]]]]] = {}
     born: list[int] = []  # how many tests there are after each match's
     for m, items in enumerate(figures):
-        for test, (kind, obs) in items or ():
-            if test not in evidence.tests:
-                evidence.tests[test] = _Test(kind, evidence._weight(test, kind))
-            per_test.setdefault(test, []).append((m, obs))
+        if items is None:
+            born.append(len(evidence.tests))
+            continue
+        # a match's new tests take their slots in the order one match at a time gives
+        for test in sorted((t for t in items if t not in evidence.tests), key=_repr):
+            kind = items[test][0]
+            evidence.tests[test] = _Test(kind, evidence._weight(test, kind))
+        for test, (_, obs) in items.items():
+            got = per_test.get(test)
+            if got is None:
+                per_test[test] = [(m, obs)]
+            else:
+                got.append((m, obs))
         born.append(len(evidence.tests))
+    # the tests in the order one match at a time advances them (the near-repeats bet
+    # recalls the hands seen from the repeated deals' test as it is before the block)
+    per_test = {test: per_test[test] for test in sorted(per_test, key=_repr)}
     now = [t.log_e for t in evidence.tests.values()]  # before the block
     # per match, the tests' e-values that changed at it
     changed: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in figures]
