@@ -103,14 +103,16 @@ class NearIndex:
         import numpy as np
         n = len(hashes)
         if self._work is None or len(self._work[0]) < n:
-            self._work = (np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(n, bool))
-        a, b, ok = (w[:n] for w in self._work)
+            self._work = (np.empty(n, np.uint64), np.empty(n, np.uint64),
+                          np.empty(n, np.uint64), np.empty(n, bool))
+        a, b, c, ok = (w[:n] for w in self._work)
+        # indices always in range: "clip" only spares the checks (and a buffered copy)
         np.bitwise_and(hashes, np.uint64(4095), out=a)
-        np.take(_two_bits(), a.view(np.int64), out=b)
+        np.take(_two_bits(), a.view(np.int64), out=b, mode="clip")
         np.right_shift(hashes, np.uint64(70 - self.log_bits), out=a)
-        np.take(self.bits, a.view(np.int64), out=a)
-        np.bitwise_and(a, b, out=a)
-        return np.equal(a, b, out=ok)
+        np.take(self.bits, a.view(np.int64), out=c, mode="clip")
+        np.bitwise_and(c, b, out=c)
+        return np.equal(c, b, out=ok)
 
     def _mark(self, hands: Any) -> None:
         import numpy as np
