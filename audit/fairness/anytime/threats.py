@@ -200,6 +200,7 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
     players = totals.setdefault(("players",), [])
     touched = set()
     for ref, rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+        bets_of: dict[int, tuple[float, list[tuple[float, float]]] | None] = {}
         for row in rows:
             values, states = _rows(row)
             if not values:
@@ -247,13 +248,16 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                             players.append(subject[7:])
                     touched.add(("cell", subject, state))
                     for k, (n, total) in sorted(per.items()):
-                        m = _moments(_seats_ref(ref, k))
-                        if m is None:
+                        if k not in bets_of:  # per k seats: mean, and per bet size and ψ
+                            m = _moments(_seats_ref(ref, k))
+                            bets_of[k] = None if m is None else (
+                                m[0], list(zip(_sizes(m[1]), m[2], strict=True)))
+                        c = bets_of[k]
+                        if c is None:
                             continue
-                        mu, sd, psis = m
-                        d = total - n * mu
-                        cell[:] = [c + (lam * d - n * psi)
-                                   for c, lam, psi in zip(cell, _sizes(sd), psis, strict=True)]
+                        d = total - n * c[0]
+                        cell[:] = [x + (lam * d - n * psi)
+                                   for x, (lam, psi) in zip(cell, c[1], strict=True)]
             for name in dict.fromkeys(row[2]):  # in seat order: the same bytes every run
                 totals.setdefault(("seen", name), [0])[0] += 1
     return cells_log_e(totals, {} if cache is None else cache, touched)
