@@ -113,8 +113,9 @@ def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list
     changed: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in figures]
     sums = [(test, evidence.tests[test], seq) for test, seq in per_test.items()
             if evidence.tests[test].kind in ("sum", "cov")]
-    for (test, _, _), got in zip(sums, _sums([(t, seq) for _, t, seq in sums]), strict=True):
-        for m, log_e in got:
+    for (test, _, _), curve in zip(sums, _sums([(t, seq) for _, t, seq in sums]),
+                                   strict=True):
+        for m, log_e in curve:
             changed[m].append((test, log_e))
     for test, seq in per_test.items():
         t = evidence.tests[test]
