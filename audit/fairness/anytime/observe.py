@@ -45,13 +45,26 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
         else:
             entry.extend(figures)
 
+    # a fit test's figures per reference, by the test's part of the key (most of a
+    # share's entries are a fit's: they skip add's questions, to the same lists)
+    fits: dict[Any, dict[Any, list[Any]]] = {}
     for key, n in share.counts.items():
         kind = key[0]
-        if kind == "fit+mean":
-            add(("mean", *key[1]), "sum", key[2], [n, n * key[3]])
-            add(("fit", *key[1]), "fit", key[2], [key[3], n])
-        elif kind == "fit":
-            add(("fit", *key[1]), "fit", key[2], [key[3], n])
+        if kind == "fit" or kind == "fit+mean":
+            if kind == "fit+mean":
+                add(("mean", *key[1]), "sum", key[2], [n, n * key[3]])
+            refs = fits.get(key[1])
+            if refs is None:
+                test = ("fit", *key[1])
+                got = out.get(test)
+                if got is None:
+                    got = out[test] = ("fit", {})
+                refs = fits[key[1]] = got[1]
+            entry = refs.get(key[2])
+            if entry is None:
+                refs[key[2]] = [key[3], n]
+            else:
+                entry.extend((key[3], n))
         elif kind == "mean":
             add(("mean", *key[1]), "sum", key[2], [n, share.sums[key]])
         elif kind == "member":
