@@ -213,12 +213,15 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
         rows: list[int] = []
         figs: list[list[Any]] = []
         spans = []  # per test: its first row, and per match of seq its rows' end
+        known = constants.row
         for i in which:
             t, seq = tests[i]
             first, ends = len(rows), []
             for _, obs in seq:
-                for ref, fig in sorted(obs.items(), key=_order):
-                    r = constants.of(ref)
+                # most observations have one reference: nothing to sort
+                for ref, fig in (obs.items() if len(obs) == 1
+                                 else sorted(obs.items(), key=_order)):
+                    r = known[ref] if ref in known else constants.of(ref)
                     if r is not None:
                         rows.append(r)
                         figs.append(fig)
@@ -239,14 +242,29 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
                 t.bets = [0.0] * (2 * len(steps))
             if inc is not None and ends and ends[-1]:
                 wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :],
-                                              inc[first:first + ends[-1]]]), axis=0).tolist()
+                                              inc[first:first + ends[-1]]]), axis=0)
+                t.bets = wealth[-1].tolist()
+                logs = _logmeans(wealth[ends])
             else:
-                wealth = [t.bets]
-            for (m, _), end in zip(seq, ends, strict=True):
-                t.log_e = _logmean(wealth[end])
-                out[i].append((m, t.log_e))
-            t.bets = list(wealth[-1])
+                logs = [_logmean(t.bets)] * len(ends)
+            for (m, _), log_e in zip(seq, logs, strict=True):
+                out[i].append((m, log_e))
+            if logs:
+                t.log_e = logs[-1]
     return out
+
+
+def _logmeans(rows: Any) -> list[float]:
+    """:func:`_logmean` of each row of ``rows`` (a 2-d float array), to the last bit: the
+    largest and each difference from it made by numpy (the same correctly rounded
+    subtraction), the exponentials and their sum by Python's ``math.exp`` and ``sum`` in
+    the same order; rows not all finite go to :func:`_logmean` itself."""
+    if not np.isfinite(rows).all():
+        return [_logmean(r) for r in rows.tolist()]
+    tops = rows.max(axis=1)
+    n, exp, log = rows.shape[1], math.exp, math.log
+    return [top + log(sum(map(exp, d)) / n)
+            for top, d in zip(tops.tolist(), (rows - tops[:, None]).tolist(), strict=True)]
 
 
 def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
