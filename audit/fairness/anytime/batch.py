@@ -43,6 +43,7 @@ from tarneeb.audit.fairness.anytime.threats import (
     PAIRING_STEPS,
     STEPS,
     _logmean,
+    _logmeans,
     _moments,
     variance_proxy,
 )
@@ -253,18 +254,6 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
                 t.log_e = logs[-1]
     return out
 
-
-def _logmeans(rows: Any) -> list[float]:
-    """:func:`_logmean` of each row of ``rows`` (a 2-d float array), to the last bit: the
-    largest and each difference from it made by numpy (the same correctly rounded
-    subtraction), the exponentials and their sum by Python's ``math.exp`` and ``sum`` in
-    the same order; rows not all finite go to :func:`_logmean` itself."""
-    if not np.isfinite(rows).all():
-        return [_logmean(r) for r in rows.tolist()]
-    tops = rows.max(axis=1)
-    n, exp, log = rows.shape[1], math.exp, math.log
-    return [top + log(sum(map(exp, d)) / n)
-            for top, d in zip(tops.tolist(), (rows - tops[:, None]).tolist(), strict=True)]
 
 
 def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:

@@ -96,6 +96,7 @@ import functools
 import gc
 import hashlib
 import math
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,6 +107,7 @@ from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     STEPS,
     _logmean,
+    _logmeans,
     _moments,
     advance_balance,
     advance_cells,
@@ -257,21 +259,26 @@ class _Test:
                 self.bets = [0.0] * (len(sizes) * len(PLACE_STEPS))
             # per item, how often it was seen anywhere (every deal, for whole deals: the
             # learnt chances of an item then add up to 1 whatever the counts say)
-            seen_of = [sum(seen[1 + g * width + i] for g in range(len(sizes)))
-                       for i in range(width)]
+            import numpy as np  # (an archive's extra, as the state's)
+            # (whole numbers: summed in any order)
+            seen_of = np.array(seen[1:], dtype=np.int64).reshape(len(sizes), width
+                                                                  ).sum(axis=0).tolist()
             got = [[0] * width for _ in sizes]
             for g, i, k in zip(*(iter(triples),) * 3, strict=True):
                 got[g][i] += k
+            log = math.log
             for g, size in enumerate(sizes):
-                w = [math.log((seen[1 + g * width + i] + PRIOR * share[g])
-                              / (seen_of[i] + PRIOR) / share[g]) for i in range(width)]
+                prior, part = PRIOR * share[g], share[g]
+                w = [log((c + prior) / (o + PRIOR) / part) for c, o in
+                     zip(seen[1 + g * width:1 + (g + 1) * width], seen_of, strict=True)]
                 mean = sum(w) / width
-                total = sum(wi * k for wi, k in zip(w, got[g], strict=True))
-                for s, lam in enumerate(PLACE_STEPS):
-                    # a group's items are drawn without replacement: their sum's moment
-                    # generating function is at most that of draws with replacement
-                    # (Hoeffding 1963, theorem 4), whose ψ is exact
-                    psi = _logmean([lam * (wi - mean) for wi in w])
+                total = sum(map(operator.mul, w, got[g]))
+                # a group's items are drawn without replacement: their sum's moment
+                # generating function is at most that of draws with replacement
+                # (Hoeffding 1963, theorem 4), whose ψ is exact: per bet, the _logmean
+                # of lam (w - mean), every bet's at once
+                psis = _logmeans(np.array(PLACE_STEPS)[:, None] * (np.array(w) - mean)[None, :])
+                for s, (lam, psi) in enumerate(zip(PLACE_STEPS, psis, strict=True)):
                     self.bets[g * len(PLACE_STEPS) + s] += (
                         lam * (total - deals * size * mean) - deals * size * psi)
             self.log_e = _logmean(self.bets)

@@ -139,6 +139,20 @@ def _logmean(values: Sequence[float]) -> float:
     return top + math.log(sum([math.exp(v - top) for v in values]) / len(values))
 
 
+def _logmeans(rows: Any) -> list[float]:
+    """:func:`_logmean` of each row of ``rows`` (a 2-d float array), to the last bit: the
+    largest and each difference from it made by numpy (the same correctly rounded
+    subtraction), the exponentials and their sum by Python's ``math.exp`` and ``sum`` in
+    the same order; rows not all finite go to :func:`_logmean` itself."""
+    import numpy as np
+    if not np.isfinite(rows).all():
+        return [_logmean(r) for r in rows.tolist()]
+    tops = rows.max(axis=1)
+    n, exp, log = rows.shape[1], math.exp, math.log
+    return [top + log(sum(map(exp, d)) / n)
+            for top, d in zip(tops.tolist(), (rows - tops[:, None]).tolist(), strict=True)]
+
+
 def _log_weighted(terms: Iterable[tuple[float, float]], rest: float) -> float:
     """``log(Σ w·e^x + rest)`` for (weight, log e-value) pairs and the weight ``rest`` of
     bets not made yet (at 1)."""
