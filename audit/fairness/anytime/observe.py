@@ -45,6 +45,20 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
         else:
             entry.extend(figures)
 
+    def add_sum(test: tuple[Any, ...], ref: Any, n: Any, total: Any) -> None:
+        """``add(test, "sum", ref, [n, total])``, without its questions."""
+        if _moments(ref) is None:
+            return
+        got = out.get(test)
+        if got is None:
+            got = out[test] = ("sum", {})
+        entry = got[1].get(ref)
+        if entry is None:
+            got[1][ref] = [n, total]
+        else:
+            entry[0] += n
+            entry[1] += total
+
     # a fit test's figures per reference, by the test's part of the key (most of a
     # share's entries are a fit's: they skip add's questions, to the same lists)
     fits: dict[Any, dict[Any, list[Any]]] = {}
@@ -52,7 +66,7 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
         kind = key[0]
         if kind == "fit" or kind == "fit+mean":
             if kind == "fit+mean":
-                add(("mean", *key[1]), "sum", key[2], [n, n * key[3]])
+                add_sum(("mean", *key[1]), key[2], n, n * key[3])
             refs = fits.get(key[1])
             if refs is None:
                 test = ("fit", *key[1])
@@ -66,17 +80,17 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
             else:
                 entry.extend((key[3], n))
         elif kind == "mean":
-            add(("mean", *key[1]), "sum", key[2], [n, share.sums[key]])
+            add_sum(("mean", *key[1]), key[2], n, share.sums[key])
         elif kind == "member":
-            add(("mean", *key[1], key[2]), "sum", key[3], [n, share.sums[key]])
+            add_sum(("mean", *key[1], key[2]), key[3], n, share.sums[key])
         elif kind == "joint":
             for i, ref in enumerate(key[2]):
-                add(("mean", *key[1], str(i)), "sum", ref,
-                    [n, share.sums[("joint", key[1], key[2], i)]])
+                add_sum(("mean", *key[1], str(i)), ref, n,
+                        share.sums[("joint", key[1], key[2], i)])
         elif kind == "paired":  # the first draw's sum: its own exact distribution
             ref = key[2]
-            add(("mean", *key[1]), "sum", _sum_ref(ref.population, ref.a),
-                [n, share.sums[("paired-x", key[1], ref)]])
+            add_sum(("mean", *key[1]), _sum_ref(ref.population, ref.a), n,
+                    share.sums[("paired-x", key[1], ref)])
         elif kind == "covariate":
             s = [share.sums[(f"covariate-{w}", key[1], key[2])] for w in ("x", "xy", "xx")]
             add(("cov", *key[1]), "cov", key[2], s)
