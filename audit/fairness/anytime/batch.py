@@ -21,6 +21,7 @@ e-values match by match: :func:`advance_many`. Its figures are those of
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -45,6 +46,8 @@ from tarneeb.audit.fairness.anytime.threats import (
     _logmean,
     _logmeans,
     _moments,
+    cell_updates,
+    cells_combined,
     variance_proxy,
 )
 from tarneeb.audit.fairness.fit import pairing_values
@@ -390,4 +393,83 @@ def _pairing(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tupl
     return out
 
 
-_MANY = {"fit": _fits, "near": _near, "pairing": _pairing}
+def _cells(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """State-adaptive dealing over its matches ``seq``, as :func:`advance_cells` a match
+    at a time: each match's cells, players and updates made in order
+    (:func:`cell_updates`), then every update's increment at once (``lam d - n ψ`` in
+    numpy, the same products), each cell's bets added up in order from its own
+    (``numpy.cumsum``), the touched cells' e-values after each match at once
+    (:func:`_logmeans`), and each match's combination from the cells it had then."""
+    totals, cache = t.totals, t.index
+    logs = cache.setdefault("cells", {})
+    # cells read back from bytes: their e-values made from the values before the block,
+    # as the one-match code makes them at its first match (a cell it touches has its own)
+    for key, cell in totals.items():
+        if key[0] == "cell" and logs.get(key) is None:
+            logs[key] = _logmean(cell)
+    matches: list[tuple[int, list[tuple[Any, ...]], tuple[int, int]]] = []
+    of_cell: dict[tuple[Any, ...], list[tuple[int, int]]] = {}  # per cell: (match, update)
+    consts: dict[tuple[Any, int], int] = {}  # per reference and seats: its row of sizes, ψ
+    table: list[tuple[list[float], list[float]]] = []
+    rows: list[int] = []
+    ns: list[int] = []
+    ds: list[float] = []
+    for i, (m, obs) in enumerate(seq):
+        updates, touched = cell_updates(totals, obs)
+        for key, ck, c, n, d in updates:
+            r = consts.get(ck)
+            if r is None:
+                r = consts[ck] = len(table)
+                table.append(([lam for lam, _ in c[1]], [psi for _, psi in c[1]]))
+            of_cell.setdefault(key, []).append((i, len(rows)))
+            rows.append(r)
+            ns.append(n)
+            ds.append(d)
+        matches.append((m, list(touched), (len(totals), len(totals.get(("players",), [])))))
+    inc = None
+    if rows:
+        at = np.array(rows, dtype=np.intp)
+        lam = np.array([a for a, _ in table], dtype=np.float64)[at]
+        psi = np.array([b for _, b in table], dtype=np.float64)[at]
+        inc = (lam * np.array(ds, dtype=np.float64)[:, None]
+               - np.array(ns, dtype=np.float64)[:, None] * psi)
+    # per cell its bets before the block and after each of its updates, one array for
+    # all (cells touched without a bet made: as they are)
+    blocks: list[Any] = []
+    offset: dict[tuple[Any, ...], int] = {}
+    when: dict[tuple[Any, ...], list[int]] = {}
+    size = 0
+    for key, ups in of_cell.items():
+        assert inc is not None
+        blocks.append(np.cumsum(np.vstack([np.array(totals[key], dtype=np.float64)[None, :],
+                                           inc[[u for _, u in ups]]]), axis=0))
+        offset[key], when[key] = size, [j for j, _ in ups]
+        size += len(ups) + 1
+    wanted: list[tuple[int, tuple[Any, ...]]] = []
+    picks: list[int] = []
+    for i, (_, keys, _) in enumerate(matches):
+        for key in keys:
+            if key not in offset:
+                blocks.append(np.array(totals[key], dtype=np.float64)[None, :])
+                offset[key], when[key] = size, []
+                size += 1
+            # the touched cell's bets after its last update at or before the match
+            picks.append(offset[key] + bisect.bisect_right(when[key], i))
+            wanted.append((i, key))
+    every = np.concatenate(blocks) if blocks else None
+    got = _logmeans(every[picks]) if every is not None and picks else []
+    after: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in matches]
+    for (i, key), log_e in zip(wanted, got, strict=True):
+        after[i].append((key, log_e))
+    out = []
+    for (m, _, had), new in zip(matches, after, strict=True):
+        logs.update(new)
+        t.log_e = cells_combined(totals, cache, had)
+        out.append((m, t.log_e))
+    if every is not None:
+        for key, ups in of_cell.items():
+            totals[key][:] = every[offset[key] + len(ups)].tolist()
+    return out
+
+
+_MANY = {"fit": _fits, "near": _near, "pairing": _pairing, "cells": _cells}

@@ -43,6 +43,7 @@ at every match (a nonnegative supermartingale, most of them a martingale):
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -211,8 +212,26 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
     the match's rows; ``totals`` per cell ``("cell", subject, state)`` its
     bets' log-wealths, per player ``("seen", name)`` the matches seen, and the
     players qualified ``("players",)``. Returns the test's log e-value."""
+    updates, touched = cell_updates(totals, obs)
+    for key, _, c, n, d in updates:
+        cell = totals[key]
+        cell[:] = [x + (lam * d - n * psi) for x, (lam, psi) in zip(cell, c[1], strict=True)]
+    return cells_log_e(totals, {} if cache is None else cache, touched)
+
+
+CellUpdate = tuple[tuple[Any, ...], tuple[Any, int], tuple[float, list[tuple[float, float]]],
+                   int, float]
+
+
+def cell_updates(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
+                 ) -> tuple[list[CellUpdate], set[tuple[Any, ...]]]:
+    """:func:`advance_cells`' match without the arithmetic of the bets: the cells it
+    makes, the players it counts and qualifies, and in order each cell's update (cell,
+    its reference and number of seats, their mean and bets' sizes and ``ψ``, deals,
+    points less their mean: each bet grows by ``lam d - n ψ``); the cells touched."""
     players = totals.setdefault(("players",), [])
-    touched = set()
+    touched: set[tuple[Any, ...]] = set()
+    updates: list[CellUpdate] = []
     for ref, rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
         bets_of: dict[int, tuple[float, list[tuple[float, float]]] | None] = {}
         for row in rows:
@@ -269,12 +288,11 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                         c = bets_of[k]
                         if c is None:
                             continue
-                        d = total - n * c[0]
-                        cell[:] = [x + (lam * d - n * psi)
-                                   for x, (lam, psi) in zip(cell, c[1], strict=True)]
+                        updates.append((("cell", subject, state), (ref, k), c, n,
+                                        total - n * c[0]))
             for name in dict.fromkeys(row[2]):  # in seat order: the same bytes every run
                 totals.setdefault(("seen", name), [0])[0] += 1
-    return cells_log_e(totals, {} if cache is None else cache, touched)
+    return updates, touched
 
 
 def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
@@ -286,13 +304,23 @@ def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
     logs = cache.setdefault("cells", {})
     for key in touched:
         logs[key] = _logmean(totals[key])
+    return cells_combined(totals, cache)
+
+
+def cells_combined(totals: dict[Any, list[Any]], cache: dict[Any, Any],
+                   size: tuple[int, int] | None = None) -> float:
+    """:func:`cells_log_e` from the cells' e-values ``cache`` keeps; ``size``: how many
+    entries ``totals`` and players it had at the match (those first; default, all)."""
+    logs = cache.setdefault("cells", {})
     players = totals.get(("players",), [])
+    if size is None:
+        size = (len(totals), len(players))
     known = cache.get("weights")
-    if known is None or known[0] != (len(totals), len(players)):
+    if known is None or known[0] != size:
         # the cells and their weights' logs, made again when a cell or a player comes
-        order = {name: k for k, name in enumerate(players, 1)}
+        order = {name: k for k, name in enumerate(players[:size[1]], 1)}
         cells, used = [], 0.0
-        for key, cell in totals.items():
+        for key, cell in itertools.islice(totals.items(), size[0]):
             if key[0] != "cell":
                 continue
             if key[1].startswith("player "):
@@ -304,7 +332,7 @@ def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
             if logs.get(key) is None:  # read back from bytes: made once
                 logs[key] = _logmean(cell)
             cells.append((key, math.log(w)))
-        known = cache["weights"] = ((len(totals), len(players)), cells, 1 - used)
+        known = cache["weights"] = (size, cells, 1 - used)
     cells, rest = known[1], known[2]
     terms: list[float] = [lw + logs[key] for key, lw in cells]
     if rest > 0:
@@ -431,6 +459,8 @@ __all__ = [
     "advance_cells",
     "advance_drift",
     "advance_pairing",
+    "cell_updates",
+    "cells_combined",
     "cells_log_e",
     "deal_hands",
     "variance_proxy",
