@@ -266,7 +266,7 @@ def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
     kept: dict[Any, tuple[dict[Any, int], list[int]]] = {}
     out = []
     for m, obs in seq:
-        for ref, values in sorted(obs.items(), key=_order):
+        for ref, values in (obs.items() if len(obs) == 1 else sorted(obs.items(), key=_order)):
             pmf = ref.pmf()
             got = kept.get(ref)
             if got is None:

@@ -350,17 +350,20 @@ def fit_step(log_e: float, pmf: Mapping[Any, float], counts: dict[Any, int], n: 
     values ``values`` (value, count, value, count, ...) against the null's ``pmf`` with
     ``PRIOR`` pseudo-observations plus ``counts`` (``n`` of them) seen before; ``counts``
     then takes the match's values in. Returns the new ``log_e`` and the values added."""
-    pairs = sorted(zip(values[0::2], values[1::2], strict=True), key=_order)
+    pairs = list(zip(values[0::2], values[1::2], strict=True))
+    if len(pairs) > 1:
+        pairs.sort(key=_order)
+    log, get, seen = math.log, pmf.get, counts.get
     for value, c in pairs:
-        p = pmf.get(value, 0.0)
+        p = get(value, 0.0)
         if p <= 0:  # a value a fair shuffle never gives
             log_e = math.inf
             continue
-        q = (counts.get(value, 0) + PRIOR * p) / (n + PRIOR)
-        log_e += c * math.log(q / p)
+        q = (seen(value, 0) + PRIOR * p) / (n + PRIOR)
+        log_e += c * log(q / p)
     added = 0
     for value, c in pairs:
-        counts[value] = counts.get(value, 0) + c
+        counts[value] = seen(value, 0) + c
         added += c
     return log_e, added
 
