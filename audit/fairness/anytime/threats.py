@@ -256,8 +256,10 @@ def cell_updates(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
                         by_side[side] = [1, *v]
                     else:
                         acc[0] += 1
-                        for i in range(4):
-                            acc[i + 1] += v[i]
+                        acc[1] += v[0]
+                        acc[2] += v[1]
+                        acc[3] += v[2]
+                        acc[4] += v[3]
                 groups[state] = [(side, acc[0], _held(*acc[1:]))
                                  for side, acc in by_side.items()]
             for subject, seats in _subjects(row, qualified):
@@ -274,12 +276,12 @@ def cell_updates(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
                         got[1] += held[mask]
                     if not per:
                         continue
-                    cell = totals.get(("cell", subject, state))
-                    if cell is None:
-                        cell = totals[("cell", subject, state)] = [0.0] * (2 * len(STEPS))
+                    key = ("cell", subject, state)
+                    if key not in totals:
+                        totals[key] = [0.0] * (2 * len(STEPS))
                         if subject.startswith("player ") and subject[7:] not in players:
                             players.append(subject[7:])
-                    touched.add(("cell", subject, state))
+                    touched.add(key)
                     for k, (n, total) in sorted(per.items()):
                         if k not in bets_of:  # per k seats: mean, and per bet size and ψ
                             m = _moments(_seats_ref(ref, k))
@@ -288,8 +290,7 @@ def cell_updates(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
                         c = bets_of[k]
                         if c is None:
                             continue
-                        updates.append((("cell", subject, state), (ref, k), c, n,
-                                        total - n * c[0]))
+                        updates.append((key, (ref, k), c, n, total - n * c[0]))
             for name in dict.fromkeys(row[2]):  # in seat order: the same bytes every run
                 totals.setdefault(("seen", name), [0])[0] += 1
     return updates, touched
