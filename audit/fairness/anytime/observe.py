@@ -59,6 +59,20 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
             entry[0] += n
             entry[1] += total
 
+    # the card positions' cells per test and the lag test's entries, in one pass over
+    # the sums (in their order)
+    placed: dict[Any, list[Any]] = {}
+    ordered: list[tuple[Any, Any]] = []
+    for key, v in share.sums.items():
+        if key[0] == "placed":
+            if len(key) == 4:
+                cells = placed.get(key[1])
+                if cells is None:
+                    cells = placed[key[1]] = []
+                cells.extend((key[2], key[3], v))
+        elif key[0] == "ordered":
+            ordered.append((key, v))
+
     # a fit test's figures per reference, by the test's part of the key (most of a
     # share's entries are a fit's: they skip add's questions, to the same lists)
     fits: dict[Any, dict[Any, list[Any]]] = {}
@@ -111,14 +125,11 @@ def observations(share: Tally) -> dict[tuple[Any, ...], tuple[str, dict[Any, lis
             add(("balance", measure, "successive matches", "each player's side"), "balance",
                 ref, rows)
         elif kind == "placed":
-            cells = [x for k, c in share.sums.items()
-                     if k[0] == "placed" and len(k) == 4 and k[1] == key[1]
-                     for x in (k[2], k[3], c)]
-            add(("place", *key[1]), "placed", (key[2], key[3]), [n, *cells])
-    for key, v in share.sums.items():
-        if key[0] == "ordered":
-            mask = (1 << PACK) - 1
-            add(("lag", *key[1]), "lag", key[2], [key[3], key[4], v >> PACK, v & mask])
+            add(("place", *key[1]), "placed", (key[2], key[3]),
+                [n, *placed.get(key[1], ())])
+    mask = (1 << PACK) - 1
+    for key, v in ordered:
+        add(("lag", *key[1]), "lag", key[2], [key[3], key[4], v >> PACK, v & mask])
     return out
 
 
