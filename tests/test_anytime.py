@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import msgpack
+import numpy as np
 import pytest
 
 from tarneeb.audit.fairness import DrawEmpty, DrawSum, Tally
@@ -21,7 +22,7 @@ from tarneeb.audit.fairness.anytime.evidence import (
     fixed_sample_only,
     variance_proxy,
 )
-from tarneeb.audit.fairness.anytime.threats import _psi
+from tarneeb.audit.fairness.anytime.threats import _logmean, _logmeans, _psi, _psis
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.tally import draw_digest
 from tarneeb.testing.dealsim import synthetic_match
@@ -54,6 +55,24 @@ def test_the_variance_proxy_bounds_every_bet() -> None:
     dist = [(float(v), p) for v, p in TEAM.pmf().items() if p > 0]
     for lam in [c * x / sd for c in (*COV_STEPS, 1.0, 3.0, 30.0, 300.0) for x in (1, -1, 7)]:
         assert _psi(dist, mu, lam) <= lam * lam * proxy / 2 + 1e-12
+
+
+@pytest.mark.parametrize("ref", [HCP, TEAM, TRUMPS])
+def test_the_bets_constants_made_at_once_are_those_made_one_at_a_time(ref: DrawSum) -> None:
+    """ψ at many sizes at once (numpy for the products and the running sum) is ψ one
+    size at a time to the last bit, as is the log-mean of many rows of bets at once (the
+    e-values, the bytes and the crossing points depend on it)."""
+    m = _moments(ref)
+    assert m is not None
+    mu, sd, _ = m
+    dist = [(float(v), p) for v, p in ref.pmf().items() if p > 0]
+    lams = [k / 16 / sd for k in range(-320, 321) if k] + [1e300, -1e300]
+    assert _psis(dist, mu, lams) == [_psi(dist, mu, lam) for lam in lams]
+    rng = random.Random(repr(ref))  # NOT secret: a test
+    rows = [[rng.gauss(0, 10 ** rng.randint(0, 3)) for _ in range(14)] for _ in range(200)]
+    assert _logmeans(np.array(rows)) == [_logmean(r) for r in rows]
+    rows[7][3] = math.inf
+    assert _logmeans(np.array(rows)) == [_logmean(r) for r in rows]
 
 
 def grown(cheat: str | None, matches: int, seed: int) -> Evidence:

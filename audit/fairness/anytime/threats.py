@@ -91,7 +91,7 @@ def _moments(ref: Any) -> tuple[float, float, tuple[float, ...]] | None:
     if var <= 0:
         return None
     sd = math.sqrt(var)
-    return mu, sd, tuple(_psi(dist, mu, s * c / sd) for s in (1, -1) for c in STEPS)
+    return mu, sd, tuple(_psis(dist, mu, [s * c / sd for s in (1, -1) for c in STEPS]))
 
 
 def _dist(ref: Any) -> list[tuple[float, float]] | None:
@@ -108,6 +108,25 @@ def _psi(dist: list[tuple[float, float]], mu: float, lam: float) -> float:
     """``log E exp(λ (x - μ))``, exactly."""
     top = max(lam * (v - mu) for v, _ in dist)
     return top + math.log(sum(p * math.exp(lam * (v - mu) - top) for v, p in dist))
+
+
+def _psis(dist: list[tuple[float, float]], mu: float, lams: Sequence[float]) -> list[float]:
+    """:func:`_psi` at each of ``lams``, to the last bit: the products, differences and
+    the terms' running sums (``numpy.add.accumulate``, one term after another) made by
+    numpy with the same correctly rounded operations, the exponentials and logs by
+    Python's ``math``; not all finite: :func:`_psi` itself."""
+    import numpy as np
+    x = np.array(lams, dtype=np.float64)[:, None] * (
+        np.array([v for v, _ in dist], dtype=np.float64) - mu)[None, :]
+    if not np.isfinite(x).all():
+        return [_psi(dist, mu, lam) for lam in lams]
+    tops = x.max(axis=1)
+    e = np.array(list(map(math.exp, (x - tops[:, None]).ravel().tolist())),
+                 dtype=np.float64).reshape(x.shape)
+    sums = np.add.accumulate(np.array([p for _, p in dist], dtype=np.float64)[None, :] * e,
+                             axis=1)[:, -1]
+    log = math.log
+    return [top + log(total) for top, total in zip(tops.tolist(), sums.tolist(), strict=True)]
 
 
 @functools.lru_cache(maxsize=64)
@@ -128,8 +147,8 @@ def variance_proxy(ref: Any) -> float:
         raise ValueError(f"{ref!r} has no numeric distribution")
     mu, sd, _ = m
     reach = max(abs(v - mu) for v, _ in dist)
-    grid = (k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k)
-    sup = max(2 * _psi(dist, mu, g) / (g * g) for g in grid)
+    grid = [k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k]
+    sup = max(2 * psi / (g * g) for g, psi in zip(grid, _psis(dist, mu, grid), strict=True))
     return max(sup * 1.01, sd * sd, 2 * reach * sd / 20)
 
 
