@@ -67,9 +67,11 @@ def _hand_hash(hands: Any) -> Any:
     """Each hand's hash: the exclusive or of its cards' words (uint64)."""
     import numpy as np
     table = _byte_words()
-    out = np.zeros(len(hands), dtype=np.uint64)
-    for i in range(7):
-        out ^= table[i][(hands >> np.uint64(8 * i) & np.uint64(255)).astype(np.intp)]
+    # byte i of each hand, (hand >> 8 i) & 255, read from its little-endian bytes
+    raw = np.ascontiguousarray(hands, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    out = table[0][raw[:, 0]]
+    for i in range(1, 7):
+        out ^= table[i][raw[:, i]]
     return out
 
 
