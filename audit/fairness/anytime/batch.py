@@ -225,7 +225,9 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
                 # most observations have one reference: nothing to sort
                 for ref, fig in (obs.items() if len(obs) == 1
                                  else sorted(obs.items(), key=_order)):
-                    r = known[ref] if ref in known else constants.of(ref)
+                    r = known.get(ref, -1)  # a reference's hash is a call: asked once
+                    if r == -1:
+                        r = constants.of(ref)
                     if r is not None:
                         rows.append(r)
                         figs.append(fig)
