@@ -111,10 +111,10 @@ def _psi(dist: list[tuple[float, float]], mu: float, lam: float) -> float:
 
 
 def _psis(dist: list[tuple[float, float]], mu: float, lams: Sequence[float]) -> list[float]:
-    """:func:`_psi` at each of ``lams``, to the last bit: the products, differences and
-    the terms' running sums (``numpy.add.accumulate``, one term after another) made by
-    numpy with the same correctly rounded operations, the exponentials and logs by
-    Python's ``math``; not all finite: :func:`_psi` itself."""
+    """:func:`_psi` at each of ``lams``, to the last bit: the products and differences
+    made by numpy with the same correctly rounded operations, the exponentials, the
+    terms' sum (Python's ``sum``, whatever its way of adding on this Python) and the logs
+    by Python; not all finite: :func:`_psi` itself."""
     import numpy as np
     x = np.array(lams, dtype=np.float64)[:, None] * (
         np.array([v for v, _ in dist], dtype=np.float64) - mu)[None, :]
@@ -123,10 +123,9 @@ def _psis(dist: list[tuple[float, float]], mu: float, lams: Sequence[float]) -> 
     tops = x.max(axis=1)
     e = np.array(list(map(math.exp, (x - tops[:, None]).ravel().tolist())),
                  dtype=np.float64).reshape(x.shape)
-    sums = np.add.accumulate(np.array([p for _, p in dist], dtype=np.float64)[None, :] * e,
-                             axis=1)[:, -1]
+    terms = (np.array([p for _, p in dist], dtype=np.float64)[None, :] * e).tolist()
     log = math.log
-    return [top + log(total) for top, total in zip(tops.tolist(), sums.tolist(), strict=True)]
+    return [top + log(sum(row)) for top, row in zip(tops.tolist(), terms, strict=True)]
 
 
 @functools.lru_cache(maxsize=64)
