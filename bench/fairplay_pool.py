@@ -27,6 +27,7 @@ from tarneeb.replay.fairplay.analyse import OWN_SHARE, HandPlay, analyse_hand
 from tarneeb.testing.fairplay import simulate
 
 CHEAT_KINDS = ("peeker", "peek30", "computer30", "partners")
+ON_DEMAND = ("peekers",)  # two partners who both see every hand: when named in cheat_rounds
 
 
 def pool_match(kind: str, number: int, seed: int, every_lead: bool = True,
@@ -81,7 +82,9 @@ def make_pool(rounds: int, seed: int, path: str | None = None, honest: int = 6,
         fh.write("\n")  # a line cut short by a stopped run stays a line apart
     try:
         for r in range(rounds):
-            kinds = [k for k in CHEAT_KINDS if cheat_rounds is None or r < cheat_rounds.get(k, 0)]
+            kinds = [k for k in CHEAT_KINDS + ON_DEMAND if r < (
+                cheat_rounds.get(k, 0) if cheat_rounds is not None
+                else rounds * (k in CHEAT_KINDS))]
             for kind, number in [(k, r) for k in kinds] + [("honest", r * honest + j)
                                                           for j in range(honest)]:
                 if (kind, number) in done:
