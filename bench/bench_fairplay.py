@@ -340,7 +340,7 @@ def lines(f: dict[str, Any]) -> list[str]:
                    f"{_pct(c['lead_runs']['above'])}")
         out.append("    own z per honest player: " + ", ".join(
             f"{k} {z:+.2f} ({n})" for k, (n, z) in lead["per_player"].items()))
-        out.append("  the honest pool, every lead kept:")
+        out.append("  every group over the whole honest pool (every lead analysed kept):")
         for name, n, excess, z in c["pool"]:
             out.append(f"    {name:<40} {n:>7,} decisions, excess {100 * excess:+.2f} "
                        f"points, z {z:+.2f}")
