@@ -101,7 +101,7 @@ def main() -> None:
     ap.add_argument("--play", type=int,
                     default=int(os.environ.get("TARNEEB_FAIRPLAY_ROUNDS", "20")),
                     help="rounds of the fair-play analysis's simulation, each one match of "
-                         "each cheat and six honest ones (default 20, about 14 CPU-minutes, "
+                         "each cheat and six honest ones (default 20, about 10 CPU-minutes, "
                          "or TARNEEB_FAIRPLAY_ROUNDS; docs/FAIRPLAY.md's figures: 0 skips)")
     ap.add_argument("--write-docs", action="store_true",
                     help="write the figures into docs/PERFORMANCE.md (make bench does)")

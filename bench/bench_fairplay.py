@@ -62,7 +62,7 @@ TARGETS = {"peeker": [("own", "Suspect"), ("partnership", "Counter & Suspect")],
            "peekers": [("own", "Peek A"), ("own", "Peek B"), ("partnership", "Peek A & Peek B")]}
 PARTNER = {"peeker": "Counter", "peek30": "Counter"}  # the cheat's honest partner
 SIZES = (100, 300, 1000)
-ROUNDS = 20  # make bench: 20 rounds (120 honest matches, 20 of each cheat): ~14 CPU-minutes
+ROUNDS = 20  # make bench: 20 rounds (120 honest matches, 20 of each cheat): ~10 CPU-minutes
 HONEST = 6  # honest matches a round (one of each cheat)
 ARCHIVES = 150  # the calibration's disjoint archives at its smallest size
 DRAWS = 200  # archives drawn per kind and size for the power
