@@ -178,6 +178,7 @@ def _interval(k: int, n: int) -> tuple[float, float]:
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:
+    k, n = int(k), int(n)  # numpy's integers are not JSON
     return {"share": k / max(n, 1), "k": k, "n": n, "ci95": _interval(k, n)}
 
 
