@@ -225,6 +225,7 @@ def calibration(pools: dict[str, KindPool], rng: Any) -> dict[str, Any]:
         np.ones(honest.matches, int))).results(ALPHA)
     # every honest player's opening leads, at every table, in disjoint runs
     runs = above = 0
+    run_z: list[float] = []
     n_all = 0
     e_all = v_all = ee_all = 0.0
     crit = float(stats.norm.ppf(1 - ALPHA))
@@ -238,7 +239,8 @@ def calibration(pools: dict[str, KindPool], rng: Any) -> dict[str, Any]:
             e, v = p.lead_e[sel], p.lead_v[sel]
             for i in range(0, len(e) - LEAD_RUN + 1, LEAD_RUN):
                 runs += 1
-                above += e[i:i + LEAD_RUN].sum() / math.sqrt(v[i:i + LEAD_RUN].sum()) > crit
+                run_z.append(float(e[i:i + LEAD_RUN].sum() / math.sqrt(v[i:i + LEAD_RUN].sum())))
+                above += run_z[-1] > crit
             n_all += len(e)
             e_all += float(e.sum())
             v_all += float(v.sum())
@@ -247,7 +249,9 @@ def calibration(pools: dict[str, KindPool], rng: Any) -> dict[str, Any]:
                 per_player[f"{kind} {name}"] = (len(e), float(e.sum() / math.sqrt(v.sum())))
     return {"archives": archives,
             "pool": [(f"{r.kind} {r.name}", r.decisions, r.excess, r.z) for r in every],
-            "lead_runs": {"leads": LEAD_RUN, "above": _rate(above, runs)},
+            "lead_runs": {"leads": LEAD_RUN, "above": _rate(above, runs),
+                          "z_mean": float(np.mean(run_z)) if run_z else 0.0,
+                          "z_sd": float(np.std(run_z, ddof=1)) if len(run_z) > 1 else 0.0},
             "leads": {"n": n_all, "drift": e_all / max(n_all, 1),
                       "se": math.sqrt(v_all) / max(n_all, 1),
                       "z": e_all / math.sqrt(v_all) if v_all else 0.0,
@@ -338,7 +342,9 @@ def lines(f: dict[str, Any]) -> list[str]:
                    f"{100 * lead['drift']:+.2f} ± {100 * lead['se']:.2f} points a lead "
                    f"(z {lead['z']:+.2f}); Σ excess² / Σ variance {lead['variance_ratio']:.3f}; "
                    f"disjoint runs of {c['lead_runs']['leads']} leads above z 1.645 in "
-                   f"{_pct(c['lead_runs']['above'])}")
+                   f"{_pct(c['lead_runs']['above'])}; their z: mean "
+                   f"{c['lead_runs']['z_mean']:+.2f}, standard deviation "
+                   f"{c['lead_runs']['z_sd']:.2f}")
         out.append("    own z per honest player: " + ", ".join(
             f"{k} {z:+.2f} ({n})" for k, (n, z) in lead["per_player"].items()))
         out.append("  every group over the whole honest pool (every lead analysed kept):")
