@@ -369,12 +369,13 @@ def _play_options(wanted: bool, per_match: int | None) -> Any:
     if not wanted:
         return None
     import secrets
+    import uuid
 
     from tarneeb.replay.fairplay import INSTALL, PlayOptions, available
 
     if not available():
         fail(INSTALL)
-    return PlayOptions(secrets.token_bytes(16), per_match=per_match)
+    return PlayOptions(secrets.token_bytes(16), per_match=per_match, run=uuid.uuid4().hex)
 
 
 def _exit_code(code: int, play_results: Any) -> int:
