@@ -64,6 +64,18 @@ def _ignore(error: OSError) -> None:
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 
+def _stderr_may_be_terminal() -> bool:
+    """False when rich's console could not find stderr a terminal (``Console.is_terminal``:
+    ``TTY_COMPATIBLE=1``, a non-empty ``FORCE_COLOR`` or a tty), so that an audit written
+    to a pipe or a file does not import rich (a twentieth of what the statistics add)."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except ValueError:  # closed
+        return False
+
+
 def one_blas_thread() -> None:
     """One BLAS thread in the audit's processes (this one, and the local workers, which
     inherit its environment), unless the environment says otherwise: the statistics'
@@ -226,7 +238,6 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     )
 
     trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
-    err = console(stderr=True)
     play_options = _play_options(play or play_sample is not None, play_sample)
     played = None
     if play_options is not None:  # the fair-play modules are loaded when asked for
@@ -263,8 +274,9 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         else:
             chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,
                                 stats=not no_stats)
-        if err.is_terminal and os.environ.get("TERM") != "dumb":
-            chunks = _progress(paths, chunks, err)
+        if _stderr_may_be_terminal() and console(stderr=True).is_terminal \
+                and os.environ.get("TERM") != "dumb":
+            chunks = _progress(paths, chunks, console(stderr=True))
         try:
             for chunk in chunks:
                 if monitor is not None:
@@ -311,7 +323,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     try:
         fairness = summary.fairness(alpha) if battery else {}
     except ImportError:  # scipy: the [archive] extra
-        err.print("tarneeb: note: no fairness statistics: they need scipy "
+        console(stderr=True).print("tarneeb: note: no fairness statistics: they need scipy "
                   "(pip install 'tarneeb[archive]')", markup=False)
         fairness = {}
     if monitor is not None:  # the battery's tests the evidence does not cover, named
@@ -353,7 +365,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             for line in play_lines(played, play_results, alpha):
                 console().print(line, markup=False)
     for line in errors[:-1]:
-        err.print(f"tarneeb: error: {line}", markup=False)
+        console(stderr=True).print(f"tarneeb: error: {line}", markup=False)
     if errors:
         fail(errors[-1])
     if summary.logs == 0:
@@ -389,27 +401,28 @@ def _print_summary(summary: "ArchiveSummary", fairness: dict[str, Any], alpha: f
                    ) -> None:
     from tarneeb.replay.archive.words import key_counts, verdict_lines
 
-    out = console()
-    for line in verdict_lines(summary, fairness, alpha):
-        out.print(line, markup=False)
+    lines = list(verdict_lines(summary, fairness, alpha))
 
     def counts(title: str, c: dict[str, int]) -> None:
         if c:
-            out.print(f"{title}: " + ", ".join(f"{k} {v:,}" for k, v in
-                                               sorted(c.items(), key=lambda kv: -kv[1])),
-                      markup=False)
+            lines.append(f"{title}: " + ", ".join(f"{k} {v:,}" for k, v in
+                                                  sorted(c.items(), key=lambda kv: -kv[1])))
 
     counts("findings by kind", summary.findings_by_kind)
     counts("matches by rule set", summary.by_rules)
     counts("matches by signing key", dict(key_counts(summary)))
-    for path in summary.first_with_findings:
-        out.print(f"  findings: {path}", markup=False)
-    for error in summary.first_unreadable:
-        out.print(f"  unreadable: {error}", markup=False)
-    for error in summary.first_unlisted:
-        out.print(f"  not listed: {error}", markup=False)
-    for repeat in summary.first_repeats:
-        out.print(f"  {repeat}", markup=False)
+    lines.extend(f"  findings: {path}" for path in summary.first_with_findings)
+    lines.extend(f"  unreadable: {error}" for error in summary.first_unreadable)
+    lines.extend(f"  not listed: {error}" for error in summary.first_unlisted)
+    lines.extend(f"  {repeat}" for repeat in summary.first_repeats)
+    if not sys.stdout.isatty():  # a pipe or a file: plain text, without loading rich
+        from tarneeb.audit.encoding import shown
+
+        sys.stdout.write("".join(shown(line) + "\n" for line in lines))
+        return
+    out = console()
+    for line in lines:
+        out.print(line, markup=False)
 
 
 __all__ = ["fast_path", "parse_fast", "register", "run"]

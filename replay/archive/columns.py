@@ -145,8 +145,26 @@ class DealColumns:
         # team totals (2), seat scores (4), declarer, named trump, the deal before won by
         # (0 neither, 1 seats 1 and 3, 2 the others): NUMBERS values
         self.deal_bytes: list[bytes] = []  # every deal, its hands in dealing order
+        # matches the compiled core confirmed: index, its output, rules (decoded in finish)
+        self.core: list[tuple[int, bytes, RuleSet]] = []
 
     NUMBERS = 14
+
+    def add_core(self, rules: RuleSet, computer: Sequence[bool], key: str | None,
+                 rows: bytes, names: Sequence[str] | None = None,
+                 leaf: tuple[bytes, int] | None = None) -> int:
+        """:meth:`add_match` of a match the compiled core confirmed, given by the core's
+        output (``rows``), decoded with the chunk's others at its end
+        (:mod:`~tarneeb.replay.archive.corerows`)."""
+        from tarneeb.replay.archive.corerows import deals_in
+
+        deals = deals_in(rows)
+        self.core.append((len(self.matches), rows, rules))
+        labels = sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1
+        self.matches.append(_Match(rules, labels, key or "unsigned",
+                                   _interned(names) if names is not None and len(names) == 4
+                                   else None, leaf, deals))
+        return deals
 
     def add_match(self, rules: RuleSet, computer: Sequence[bool], key: str | None,
                   hands: Sequence[Any], names: Sequence[str] | None = None,
@@ -193,11 +211,26 @@ class DealColumns:
         deals (in order: :func:`~tarneeb.replay.archive.seen.snapshot`'s)."""
         shared = [i for i, m in enumerate(self.matches) if m.deals]
         s = Streams(len(self.matches))
-        if self.deal:
-            c = _Columns(self)
+        if self.deal or self.core:
+            c = _Columns(self, *self._rows())
             _tally_columns(s, c)
             _per_match(s, c, self.matches)
         return s.tally(shared)
+
+    def _rows(self) -> tuple[Int, npt.NDArray[np.uint64], list[bytes]]:
+        """Every deal's numbers, masks and dealt bytes, in the order of the matches."""
+        nums = np.array(self.deal, dtype=np.int64).reshape(-1, DealColumns.NUMBERS)
+        masks = np.array(self.masks, dtype=_U64).reshape(-1, 4)
+        if not self.core:
+            return nums, masks, self.deal_bytes
+        from tarneeb.replay.archive.corerows import core_rows
+
+        more, more_masks, more_bytes = core_rows(self.core, DealColumns.NUMBERS)
+        every = self.deal_bytes + more_bytes
+        nums = np.concatenate((nums, more))
+        order = np.argsort(nums[:, 0], kind="stable")  # each match's deals stay in order
+        return nums[order], np.concatenate((masks, more_masks))[order], \
+            [every[i] for i in order.tolist()]
 
 
 class ChunkTallies:
@@ -212,9 +245,12 @@ class ChunkTallies:
             leaf: tuple[bytes, int] | None) -> None:
         """The deals of the verdict ``v`` (the log at ``row``), under signing ``key``."""
         # a log the compiled core confirmed gives its deals without its history
-        hands = v.history.deals() if isinstance(v.history, LazyHistory) else v.history
-        if self.columns.setdefault(origin, DealColumns()).add_match(
-                v.rules, v.computer, key, hands, v.names, leaf):
+        cols = self.columns.setdefault(origin, DealColumns())
+        if isinstance(v.history, LazyHistory) and v.history.rows is not None:
+            deals = cols.add_core(v.rules, v.computer, key, v.history.rows, v.names, leaf)
+        else:
+            deals = cols.add_match(v.rules, v.computer, key, v.history, v.names, leaf)
+        if deals:
             self.rows.append((row, origin))
 
     def finish(self, tallies: dict[str, Tally], shares: list[Any]) -> None:
@@ -229,21 +265,27 @@ class ChunkTallies:
 class _Columns:
     """Per-deal columns, and what is derived from them."""
 
-    def __init__(self, d: DealColumns) -> None:
-        nums = np.array(d.deal, dtype=np.int64).reshape(-1, DealColumns.NUMBERS)
+    def __init__(self, d: DealColumns, nums: Int, masks: npt.NDArray[np.uint64],
+                 deal_bytes: list[bytes]) -> None:
         self.n = len(nums)
-        self.masks = np.array(d.masks, dtype=_U64).reshape(-1, 4)
+        self.masks = masks
         (self.match, self.dealer, self.thirteenth, self.trump, self.number) = nums[:, :5].T
         self.totals, self.scores = nums[:, 5:7], nums[:, 7:11]
         self.declarer, self.named, self.won = nums[:, 11], nums[:, 12], nums[:, 13]
-        self.deal_bytes = d.deal_bytes
+        self.deal_bytes = deal_bytes
         ms = d.matches
         distinct: list[RuleSet] = []  # two rule sets may share a name
+        seen: dict[int, int] = {}  # id of a match's rules -> its index in distinct
+        first: list[int] = []
         for m in ms:
-            if all(m.rules is not r and m.rules != r for r in distinct):
-                distinct.append(m.rules)
-        rid = np.array([next(i for i, r in enumerate(distinct) if m.rules is r or m.rules == r)
-                        for m in ms], dtype=np.int64)[self.match]
+            i = seen.get(id(m.rules))
+            if i is None:  # the first equal one's, or a new one
+                i = next((j for j, r in enumerate(distinct) if m.rules == r), len(distinct))
+                if i == len(distinct):
+                    distinct.append(m.rules)
+                seen[id(m.rules)] = i
+            first.append(i)
+        rid = np.array(first, dtype=np.int64)[self.match]
         self.rule_names = sorted({r.name for r in distinct})
         self.rule_id = np.array([self.rule_names.index(r.name) for r in distinct],
                                 dtype=np.int64)[rid]
@@ -528,13 +570,12 @@ def _tally_columns(s: Streams, c: _Columns) -> None:
                                                     c.player_names[k], _HCP_HAND),
            c.hcp[deal4, seats][p])
     # each card's position relative to the dealer, per match
-    bits = np.unpackbits(m.astype("<u8").view(np.uint8).reshape(n, 4, 8), axis=-1,
-                         bitorder="little")[..., :52].astype(np.int64)
+    held = np.take_along_axis(m, by_position, axis=1)  # (n, 4): the positions' hands
+    bits = np.unpackbits(held.astype("<u8").view(np.uint8).reshape(n, 4, 8), axis=-1,
+                         bitorder="little")[..., :52].reshape(n, 208)  # 0/1 bytes
     starts = np.flatnonzero(np.diff(c.match, prepend=-1))  # a match's deals are together
     flat = np.zeros((s.m, 208), dtype=np.int64)
-    for p in range(4):
-        held = bits[rows, by_position[:, p]]  # (n, 52): the cards of position p
-        flat[c.match[starts], 52 * p:52 * (p + 1)] = np.add.reduceat(held, starts, axis=0)
+    flat[c.match[starts]] = np.add.reduceat(bits, starts, axis=0, dtype=np.int64)
     if flat.any():
         cell_code = np.repeat(np.arange(208), s.m)
         match_of = np.tile(np.arange(s.m), 208)
