@@ -144,7 +144,6 @@ class DealColumns:
         self.deal: list[int] = []  # per deal: match, dealer, thirteenth, trump, number,
         # team totals (2), seat scores (4), declarer, named trump, the deal before won by
         # (0 neither, 1 seats 1 and 3, 2 the others): NUMBERS values
-        self.deal_bytes: list[bytes] = []  # every deal, its hands in dealing order
         # matches the compiled core confirmed: index, its output, rules (decoded in finish)
         self.core: list[tuple[int, bytes, RuleSet]] = []
 
@@ -177,7 +176,7 @@ class DealColumns:
         deals = 0
         won = 0  # the deal before: 1 won by seats 1 and 3, 2 by the others, 0 neither
         named = rules.trump == "named"
-        masks, deal, deal_bytes = self.masks, self.deal, self.deal_bytes
+        masks, deal = self.masks, self.deal
         for hand in hands:
             m = hand.hands
             if not (len(m) == 4 and m[0] | m[1] | m[2] | m[3] == FULL_DECK  # 52 cards,
@@ -197,8 +196,6 @@ class DealColumns:
             deal.extend((index, d, -1 if thirteenth is None else thirteenth,
                          -1 if trump is None else trump, deals, *totals, *scores,
                          declarer, suit, won))
-            deal_bytes.append((m[(d + 1) & 3] | m[(d + 2) & 3] << 52
-                               | m[(d + 3) & 3] << 104).to_bytes(20, "big"))
             totals, scores, won = after_deal(hand, totals, scores)
         labels = sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1
         self.matches.append(_Match(rules, labels, key or "unsigned",
@@ -218,19 +215,18 @@ class DealColumns:
         return s.tally(shared)
 
     def _rows(self) -> tuple[Int, npt.NDArray[np.uint64], list[bytes]]:
-        """Every deal's numbers, masks and dealt bytes, in the order of the matches."""
+        """Every deal's numbers, masks and its hands in dealing order (20 bytes), in the
+        order of the matches."""
+        from tarneeb.replay.archive.corerows import core_rows, dealt_bytes
+
         nums = np.array(self.deal, dtype=np.int64).reshape(-1, DealColumns.NUMBERS)
         masks = np.array(self.masks, dtype=_U64).reshape(-1, 4)
-        if not self.core:
-            return nums, masks, self.deal_bytes
-        from tarneeb.replay.archive.corerows import core_rows
-
-        more, more_masks, more_bytes = core_rows(self.core, DealColumns.NUMBERS)
-        every = self.deal_bytes + more_bytes
-        nums = np.concatenate((nums, more))
-        order = np.argsort(nums[:, 0], kind="stable")  # each match's deals stay in order
-        return nums[order], np.concatenate((masks, more_masks))[order], \
-            [every[i] for i in order.tolist()]
+        if self.core:
+            more, more_masks = core_rows(self.core, DealColumns.NUMBERS)
+            nums = np.concatenate((nums, more))
+            order = np.argsort(nums[:, 0], kind="stable")  # each match's deals in order
+            nums, masks = nums[order], np.concatenate((masks, more_masks))[order]
+        return nums, masks, dealt_bytes(masks, nums[:, 1])
 
 
 class ChunkTallies:

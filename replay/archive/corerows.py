@@ -5,8 +5,8 @@ output a chunk at a time with numpy.
 A log the core confirms (:mod:`tarneeb.replay.verify.compiled`) leaves its hands as rows
 of bytes (``OUT_FORMAT``: the deck order, dealer, declarer, trump, the totals after each
 hand). Made into one Python tuple a deal (``DealView``) and recorded number by number,
-they cost about as much as the rest of the chunk's tally; here every such match of a
-chunk is decoded at once into the same per-deal numbers, masks and dealt bytes that
+they cost half as much again as the rest of the chunk's tally; here every such match of a
+chunk is decoded at once into the same per-deal numbers and masks that
 :meth:`~tarneeb.replay.archive.columns.DealColumns.add_match` makes from the views
 (``tests/test_archive_columns.py`` holds the two to each other on generated logs).
 The core shuffles the deck itself (Fisher–Yates over the 52 cards), so each row is a
@@ -34,7 +34,7 @@ assert _OUT.itemsize == OUT_FORMAT.size
 _NONE = 255  # the core's "none" in a byte field
 _DEALT = np.dtype([("top", ">u4"), ("mid", ">u8"), ("lo", ">u8")])  # 20 bytes, big-endian
 
-Rows = tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64], list[bytes]]
+Rows = tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]
 
 
 def deals_in(rows: bytes) -> int:
@@ -49,9 +49,9 @@ def _trumps(rules: RuleSet) -> npt.NDArray[np.int64]:
 
 
 def core_rows(matches: Sequence[tuple[int, bytes, RuleSet]], numbers: int) -> Rows:
-    """The per-deal numbers (``numbers`` a deal, ``DealColumns.deal``'s), the four masks
-    and the dealt bytes of every deal of ``matches`` (each: its index among the chunk's
-    matches, its core output, its rules), in the order given."""
+    """The per-deal numbers (``numbers`` a deal, ``DealColumns.deal``'s) and the four masks
+    of every deal of ``matches`` (each: its index among the chunk's matches, its core
+    output, its rules), in the order given."""
     raw = np.frombuffer(b"".join(r for _, r, _ in matches), dtype=_OUT)
     n = len(raw)
     per = np.array([deals_in(r) for _, r, _ in matches], dtype=np.int64)
@@ -98,13 +98,21 @@ def core_rows(matches: Sequence[tuple[int, bytes, RuleSet]], numbers: int) -> Ro
     out = np.stack((match, dealer, thirteenth, trump, number, totals[:, 0], totals[:, 1],
                     *scores.T, declarer, suit, won), axis=1)
     assert out.shape[1] == numbers
-    # the first three hands dealt, as a 156-bit number in 20 bytes (add_match's deal_bytes)
-    a, b, c = dealt[:, 0], dealt[:, 1], dealt[:, 2]
-    words = np.empty(n, dtype=_DEALT)
+    return out, masks
+
+
+def dealt_bytes(masks: npt.NDArray[np.uint64], dealer: npt.NDArray[np.int64]) -> list[bytes]:
+    """Each deal's first three hands dealt (the seats after the dealer's, in turn) as one
+    156-bit number, in 20 bytes, big-endian: the value the repeat test of whole deals
+    counts (``m[d+1] | m[d+2] << 52 | m[d+3] << 104``)."""
+    rows = np.arange(len(masks))
+    a, b, c = (masks[rows, (dealer + k) & 3] for k in (1, 2, 3))
+    words = np.empty(len(masks), dtype=_DEALT)
     words["lo"] = a | b << np.uint64(52)
     words["mid"] = b >> np.uint64(12) | c << np.uint64(40)
     words["top"] = (c >> np.uint64(24)).astype(np.uint32)
-    return out, masks, words.view("V20").tolist()
+    out: list[bytes] = words.view("V20").tolist()
+    return out
 
 
-__all__ = ["core_rows", "deals_in"]
+__all__ = ["core_rows", "deals_in", "dealt_bytes"]
