@@ -571,7 +571,10 @@ def _tally_columns(s: Streams, c: _Columns) -> None:
                          bitorder="little")[..., :52].reshape(n, 208)  # 0/1 bytes
     starts = np.flatnonzero(np.diff(c.match, prepend=-1))  # a match's deals are together
     flat = np.zeros((s.m, 208), dtype=np.int64)
-    flat[c.match[starts]] = np.add.reduceat(bits, starts, axis=0, dtype=np.int64)
+    # the 0/1 bytes widened to 32-bit lanes, two to a 64-bit word, added a word at a time
+    # (a lane adds up a match's deals at most, far below 2**32: no carry between lanes)
+    words = bits.astype(np.uint32).view(np.uint64)
+    flat[c.match[starts]] = np.add.reduceat(words, starts, axis=0).view(np.uint32)
     if flat.any():
         cell_code = np.repeat(np.arange(208), s.m)
         match_of = np.tile(np.arange(s.m), 208)

@@ -5,7 +5,7 @@ output a chunk at a time with numpy.
 A log the core confirms (:mod:`tarneeb.replay.verify.compiled`) leaves its hands as rows
 of bytes (``OUT_FORMAT``: the deck order, dealer, declarer, trump, the totals after each
 hand). Made into one Python tuple a deal (``DealView``) and recorded number by number,
-they cost half as much again as the rest of the chunk's tally; here every such match of a
+they cost nearly half as much as the rest of the chunk's tally; here every such match of a
 chunk is decoded at once into the same per-deal numbers and masks that
 :meth:`~tarneeb.replay.archive.columns.DealColumns.add_match` makes from the views
 (``tests/test_archive_columns.py`` holds the two to each other on generated logs).
