@@ -240,7 +240,7 @@ def test_tests_read_the_same_with_their_values_kept_apart() -> None:
 
 def test_the_cores_rows_give_the_tally_its_deal_views_give() -> None:
     """A log the compiled core confirmed is recorded from the core's output, decoded with
-    its chunk's others at once (replay/archive/corerows.py): the same tally, key for key
+    its chunk's others at once (replay/verify/coredeals.py): the same tally, key for key
     and in the same order, and the same snapshots, as its deals one by one, among
     matches the Python replayer judged (recorded deals), under every preset."""
     from tarneeb.replay.log import parse_log

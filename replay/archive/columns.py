@@ -100,6 +100,7 @@ from tarneeb.replay.archive.measures import (
 from tarneeb.replay.rules.cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.verify.compiled import LazyHistory
+from tarneeb.replay.verify.coredeals import deals_in, with_core
 
 _U64 = np.uint64
 _SUIT_MASKS = np.array(SUIT_MASKS, dtype=_U64)
@@ -144,21 +145,19 @@ class DealColumns:
         self.deal: list[int] = []  # per deal: match, dealer, thirteenth, trump, number,
         # team totals (2), seat scores (4), declarer, named trump, the deal before won by
         # (0 neither, 1 seats 1 and 3, 2 the others): NUMBERS values
-        # matches the compiled core confirmed: index, its output, rules (decoded in finish)
-        self.core: list[tuple[int, bytes, RuleSet]] = []
+        self.core: list[tuple[int, bytes, RuleSet]] = []  # core-confirmed: index, output, rules
 
     NUMBERS = 14
 
     def add_core(self, rules: RuleSet, computer: Sequence[bool], key: str | None,
                  rows: bytes, names: Sequence[str] | None = None,
                  leaf: tuple[bytes, int] | None = None) -> int:
-        """:meth:`add_match` of a match the compiled core confirmed, given by the core's
-        output (``rows``), decoded with the chunk's others at its end
-        (:mod:`~tarneeb.replay.archive.corerows`)."""
-        from tarneeb.replay.archive.corerows import deals_in
-
-        deals = deals_in(rows)
+        """:meth:`add_match` of a match the core confirmed, from its output (decoded later)."""
         self.core.append((len(self.matches), rows, rules))
+        return self._match(rules, computer, key, names, leaf, deals_in(rows))
+
+    def _match(self, rules: RuleSet, computer: Sequence[bool], key: str | None,
+               names: Sequence[str] | None, leaf: tuple[bytes, int] | None, deals: int) -> int:
         labels = sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1
         self.matches.append(_Match(rules, labels, key or "unsigned",
                                    _interned(names) if names is not None and len(names) == 4
@@ -197,11 +196,7 @@ class DealColumns:
                          -1 if trump is None else trump, deals, *totals, *scores,
                          declarer, suit, won))
             totals, scores, won = after_deal(hand, totals, scores)
-        labels = sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1
-        self.matches.append(_Match(rules, labels, key or "unsigned",
-                                   _interned(names) if names is not None and len(names) == 4
-                                   else None, leaf, deals))
-        return deals
+        return self._match(rules, computer, key, names, leaf, deals)
 
     def finish(self) -> tuple[Tally, list[Any]]:
         """The tally of every match recorded, and the snapshot after each match that has
@@ -209,24 +204,12 @@ class DealColumns:
         shared = [i for i, m in enumerate(self.matches) if m.deals]
         s = Streams(len(self.matches))
         if self.deal or self.core:
-            c = _Columns(self, *self._rows())
+            c = _Columns(self, *with_core(
+                np.array(self.deal, dtype=np.int64).reshape(-1, DealColumns.NUMBERS),
+                np.array(self.masks, dtype=_U64).reshape(-1, 4), self.core))
             _tally_columns(s, c)
             _per_match(s, c, self.matches)
         return s.tally(shared)
-
-    def _rows(self) -> tuple[Int, npt.NDArray[np.uint64], list[bytes]]:
-        """Every deal's numbers, masks and its hands in dealing order (20 bytes), in the
-        order of the matches."""
-        from tarneeb.replay.archive.corerows import core_rows, dealt_bytes
-
-        nums = np.array(self.deal, dtype=np.int64).reshape(-1, DealColumns.NUMBERS)
-        masks = np.array(self.masks, dtype=_U64).reshape(-1, 4)
-        if self.core:
-            more, more_masks = core_rows(self.core, DealColumns.NUMBERS)
-            nums = np.concatenate((nums, more))
-            order = np.argsort(nums[:, 0], kind="stable")  # each match's deals in order
-            nums, masks = nums[order], np.concatenate((masks, more_masks))[order]
-        return nums, masks, dealt_bytes(masks, nums[:, 1])
 
 
 class ChunkTallies:
@@ -240,13 +223,11 @@ class ChunkTallies:
     def add(self, row: int, origin: str, v: Any, key: str | None,
             leaf: tuple[bytes, int] | None) -> None:
         """The deals of the verdict ``v`` (the log at ``row``), under signing ``key``."""
-        # a log the compiled core confirmed gives its deals without its history
+        # a log the compiled core confirmed gives its deals as the core's output
         cols = self.columns.setdefault(origin, DealColumns())
-        if isinstance(v.history, LazyHistory) and v.history.rows is not None:
-            deals = cols.add_core(v.rules, v.computer, key, v.history.rows, v.names, leaf)
-        else:
-            deals = cols.add_match(v.rules, v.computer, key, v.history, v.names, leaf)
-        if deals:
+        rows = v.history.rows if isinstance(v.history, LazyHistory) else None
+        if (cols.add_core(v.rules, v.computer, key, rows, v.names, leaf) if rows is not None
+                else cols.add_match(v.rules, v.computer, key, v.history, v.names, leaf)):
             self.rows.append((row, origin))
 
     def finish(self, tallies: dict[str, Tally], shares: list[Any]) -> None:
@@ -270,18 +251,11 @@ class _Columns:
         self.declarer, self.named, self.won = nums[:, 11], nums[:, 12], nums[:, 13]
         self.deal_bytes = deal_bytes
         ms = d.matches
-        distinct: list[RuleSet] = []  # two rule sets may share a name
-        seen: dict[int, int] = {}  # id of a match's rules -> its index in distinct
-        first: list[int] = []
-        for m in ms:
-            i = seen.get(id(m.rules))
-            if i is None:  # the first equal one's, or a new one
-                i = next((j for j, r in enumerate(distinct) if m.rules == r), len(distinct))
-                if i == len(distinct):
-                    distinct.append(m.rules)
-                seen[id(m.rules)] = i
-            first.append(i)
-        rid = np.array(first, dtype=np.int64)[self.match]
+        index: dict[RuleSet, int] = {}  # two rule sets may share a name; equal ones, one
+        by_id: dict[int, int] = {}  # a match's rules found by identity first
+        rid = np.array([by_id[id(m.rules)] if id(m.rules) in by_id else by_id.setdefault(
+            id(m.rules), index.setdefault(m.rules, len(index))) for m in ms])[self.match]
+        distinct = list(index)
         self.rule_names = sorted({r.name for r in distinct})
         self.rule_id = np.array([self.rule_names.index(r.name) for r in distinct],
                                 dtype=np.int64)[rid]
@@ -318,16 +292,11 @@ class _Columns:
 def _patterns() -> tuple[npt.NDArray[np.int64], list[str]]:
     """The suit patterns of a hand (4 lengths, largest first, adding up to 13), each by
     its index: a table from the lengths (base 14) to it, and the names."""
+    shapes = [(a, b, c, 13 - a - b - c) for a in range(14) for b in range(a + 1)
+              for c in range(b + 1) if 0 <= 13 - a - b - c <= c]
     index = np.full(14 ** 4, -1, dtype=np.int64)
-    names: list[str] = []
-    for a in range(14):
-        for b in range(a + 1):
-            for c in range(b + 1):
-                e = 13 - a - b - c
-                if 0 <= e <= c:
-                    index[((a * 14 + b) * 14 + c) * 14 + e] = len(names)
-                    names.append(_pattern_name((a, b, c, e)))
-    return index, names
+    index[[((a * 14 + b) * 14 + c) * 14 + e for a, b, c, e in shapes]] = range(len(shapes))
+    return index, [_pattern_name(shape) for shape in shapes]
 
 
 _PATTERN_INDEX, _PATTERN_NAMES = _patterns()
@@ -571,9 +540,7 @@ def _tally_columns(s: Streams, c: _Columns) -> None:
                          bitorder="little")[..., :52].reshape(n, 208)  # 0/1 bytes
     starts = np.flatnonzero(np.diff(c.match, prepend=-1))  # a match's deals are together
     flat = np.zeros((s.m, 208), dtype=np.int64)
-    # the 0/1 bytes widened to 32-bit lanes, two to a 64-bit word, added a word at a time
-    # (a lane adds up a match's deals at most, far below 2**32: no carry between lanes)
-    words = bits.astype(np.uint32).view(np.uint64)
+    words = bits.astype(np.uint32).view(np.uint64)  # 32-bit lanes (sums < 2**32: no carry)
     flat[c.match[starts]] = np.add.reduceat(words, starts, axis=0).view(np.uint32)
     if flat.any():
         cell_code = np.repeat(np.arange(208), s.m)

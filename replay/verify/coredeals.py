@@ -101,6 +101,20 @@ def core_rows(matches: Sequence[tuple[int, bytes, RuleSet]], numbers: int) -> Ro
     return out, masks
 
 
+def with_core(nums: npt.NDArray[np.int64], masks: npt.NDArray[np.uint64],
+              core: Sequence[tuple[int, bytes, RuleSet]],
+              ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64], list[bytes]]:
+    """``DealColumns``' rows (``nums``, its per-deal numbers, the match first; ``masks``)
+    with the deals of the matches in ``core`` (:func:`core_rows`) among them, in the order
+    of the matches, and every deal's dealt bytes (:func:`dealt_bytes`)."""
+    if core:
+        more, more_masks = core_rows(core, nums.shape[1])
+        nums = np.concatenate((nums, more))
+        order = np.argsort(nums[:, 0], kind="stable")  # each match's deals stay in order
+        nums, masks = nums[order], np.concatenate((masks, more_masks))[order]
+    return nums, masks, dealt_bytes(masks, nums[:, 1])
+
+
 def dealt_bytes(masks: npt.NDArray[np.uint64], dealer: npt.NDArray[np.int64]) -> list[bytes]:
     """Each deal's first three hands dealt (the seats after the dealer's, in turn) as one
     156-bit number, in 20 bytes, big-endian: the value the repeat test of whole deals
@@ -115,4 +129,4 @@ def dealt_bytes(masks: npt.NDArray[np.uint64], dealer: npt.NDArray[np.int64]) ->
     return out
 
 
-__all__ = ["core_rows", "deals_in", "dealt_bytes"]
+__all__ = ["core_rows", "deals_in", "dealt_bytes", "with_core"]
