@@ -232,11 +232,13 @@ _P = ParamSpec("_P")
 
 def _rarer_collections(f: Callable[_P, int]) -> Callable[_P, int]:
     """``f`` run with the cyclic garbage collector's first threshold at
-    :data:`AUDIT_GC_THRESHOLD`, put back as it was after."""
+    :data:`AUDIT_GC_THRESHOLD` (unless it is higher, or 0: collection off), put back as it
+    was after."""
     @functools.wraps(f)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> int:
         before = gc.get_threshold()
-        gc.set_threshold(max(before[0], AUDIT_GC_THRESHOLD), *before[1:])
+        if before[0]:
+            gc.set_threshold(max(before[0], AUDIT_GC_THRESHOLD), *before[1:])
         try:
             return f(*args, **kwargs)
         finally:
