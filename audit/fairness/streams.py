@@ -146,13 +146,19 @@ class Streams:
             by_match = np.ascontiguousarray(cum.T)
             ends.append((first[order], order, by_match, values[1] if len(values) > 1
                          else np.zeros(0, dtype=np.int64)))
+        # per match: its keys so far (a prefix of the tally's order) and their values
+        cuts = [np.searchsorted(first, shared, side="right").tolist() for first, *_ in ends]
+        row = [np.empty(len(by_match[0]) + len(single) if len(by_match) else len(single),
+                        dtype=np.int64) for _, _, by_match, single in ends]
+        for r, (*_, single) in zip(row, ends, strict=True):
+            r[len(r) - len(single):] = single
         shares = []
-        for j in shared:
+        for i, j in enumerate(shared):
             snap = []
-            for first, order, by_match, single in ends:
-                n = int(np.searchsorted(first, j, side="right"))
+            for r, cut, (_, order, by_match, single) in zip(row, cuts, ends, strict=True):
+                r[:len(r) - len(single)] = by_match[j]
                 a = array("q")
-                a.frombytes(np.concatenate((by_match[j], single))[order[:n]].tobytes())
+                a.frombytes(r.take(order[:cut[i]]).tobytes())
                 snap.append(a)
             shares.append((snap[0], snap[1]))
         return out, shares
