@@ -148,17 +148,18 @@ class Streams:
                          else np.zeros(0, dtype=np.int64)))
         # per match: its keys so far (a prefix of the tally's order) and their values
         cuts = [np.searchsorted(first, shared, side="right").tolist() for first, *_ in ends]
-        row = [np.empty(len(by_match[0]) + len(single) if len(by_match) else len(single),
-                        dtype=np.int64) for _, _, by_match, single in ends]
-        for r, (*_, single) in zip(row, ends, strict=True):
-            r[len(r) - len(single):] = single
+        buffers = [np.empty(len(by_match[0]) + len(single) if len(by_match) else len(single),
+                            dtype=np.int64) for _, _, by_match, single in ends]
+        for buf, (*_, single) in zip(buffers, ends, strict=True):
+            buf[len(buf) - len(single):] = single
         shares = []
         for i, j in enumerate(shared):
             snap = []
-            for r, cut, (_, order, by_match, single) in zip(row, cuts, ends, strict=True):
-                r[:len(r) - len(single)] = by_match[j]
+            for buf, cut, (_, order, by_match, single) in zip(buffers, cuts, ends,
+                                                              strict=True):
+                buf[:len(buf) - len(single)] = by_match[j]
                 a = array("q")
-                a.frombytes(r.take(order[:cut[i]]).tobytes())
+                a.frombytes(buf.take(order[:cut[i]]).tobytes())
                 snap.append(a)
             shares.append((snap[0], snap[1]))
         return out, shares
