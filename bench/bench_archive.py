@@ -89,11 +89,13 @@ def _audit(paths: list[str], client: Any = None, **how: Any) -> dict[str, Any]:
             "tests": sum(len(r) for r in fairness.values())}
 
 
-def seen_bytes(matches: int = 100_000) -> float:
+def seen_bytes(matches: int = 100_000) -> dict[str, float]:
     """What counting each match once and finding what two matches share keep per match (two
     digests, five bytes of state and the first log's path, here 36 characters like
     ``/srv/logs/2026-03/day000/000000.tlog``; an entry for its match id, with its outcome,
-    and one for its season leaf), in bytes."""
+    and one for its season leaf), in bytes: in memory (Python's allocations, the dicts of
+    the recent matches; SQLite's pages in memory are bounded, 256 KB a table) and on disk
+    (the tables of SQLite's temporary database)."""
     import hashlib
     import tracemalloc
 
@@ -110,9 +112,13 @@ def seen_bytes(matches: int = 100_000) -> float:
             seen.check(identity, hashlib.sha256(b"log %d" % i).digest(),
                        f"/srv/logs/2026-03/day{i // 100:03d}/{i:06d}.tlog")
             claims.check(identity, claim)
-        return tracemalloc.get_traced_memory()[0] / matches
+        memory = tracemalloc.get_traced_memory()[0] / matches
     finally:
         tracemalloc.stop()
+    disk = seen.disk_bytes() + claims.disk_bytes()
+    seen.close()
+    claims.close()
+    return {"memory": memory, "disk": disk / matches}
 
 
 def _child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
@@ -256,7 +262,7 @@ def bench_archive(logs: int = 2000) -> dict[str, Any]:
             with local_cluster(2) as client:  # what --scheduler local:2 runs on
                 runs["dask_startup_seconds"] = round(time.perf_counter() - t0, 2)
                 runs["dask"] = _audit(paths, client, scheduler=client)
-        runs["seen_bytes_per_match"] = round(seen_bytes())
+        runs["seen_bytes_per_match"] = {k: round(v) for k, v in seen_bytes().items()}
         runs["cost"] = bench_cost()
         runs["memory"] = bench_memory_growth()
         base = runs["1 job"]["seconds"]
@@ -279,9 +285,10 @@ def report(r: dict[str, Any]) -> list[str]:
                      f"{pure['logs'] / pure['client_cpu_seconds']:,.0f} logs per CPU second "
                      "(half the archive's logs record their deals: those take the Python path)")
     lines.append(f"archive audit, each match once: {one['copies']:,} of the {one['logs']:,} "
-                 f"logs are copies, their deals taken out; {r['seen_bytes_per_match']} bytes "
-                 "kept per match (two digests, five bytes and a 36-character path; its match "
-                 "id, outcome and season leaf)")
+                 f"logs are copies, their deals taken out; kept per match (two digests, five "
+                 "bytes and a 36-character path; its match id, outcome and season leaf), at "
+                 f"100,000 matches: {r['seen_bytes_per_match']['memory']} bytes in memory, "
+                 f"{r['seen_bytes_per_match']['disk']} on disk")
     if r.get("cost"):
         lines.extend(cost_lines(r["cost"]))
     if r.get("memory"):

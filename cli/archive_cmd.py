@@ -354,6 +354,8 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         console(stderr=True).print("tarneeb: note: no fairness statistics: they need scipy "
                   "(pip install 'tarneeb[archive]')", markup=False)
         fairness = {}
+    except AuditFault as e:  # its temporary files, read back, failed
+        fail(str(e))
     if monitor is not None:  # the battery's tests the evidence does not cover, named
         from tarneeb.replay.archive.monitor import note_fixed_sample_only
 

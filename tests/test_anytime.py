@@ -304,3 +304,33 @@ def test_many_matches_at_once_give_the_one_match_figures_to_the_last_bit() -> No
                                 if k[0] == "repeat" and k[3] == 1 and len(k[4]) == 20]
         assert advance_many(back, shares[cut:], 0.05) == curve[cut:]
         assert back.to_bytes() == once.to_bytes()
+
+
+@pytest.mark.parametrize("cheat", ["near repeat", "partners fit"])
+def test_the_deal_bets_at_once_give_the_one_match_figures_with_pairs_to_count(
+        cheat: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The near-repeats and partners' fit bets advanced over many matches at once (the
+    near pairs counted for a block of matches, blocks of one match or several) against a
+    match at a time, on an archive where near pairs are many, with matches of up to 20
+    deals and a deal dealt twice in one match."""
+    from tarneeb.audit.fairness.anytime import batch
+    rng = random.Random(cheat)  # NOT secret: a test
+    shares: list[Tally | None] = []
+    past: list[list[int]] = []
+    for leaf in range(24):
+        t = Tally()
+        synthetic_match(t, rng, "classic", rng.choice([2, 9, 20]), cheat, 0.7, past, leaf, [])
+        shares.append(t)
+    twice = shares[7]
+    assert twice is not None
+    deal_key = next(k for k in twice.counts if k[0] == "repeat" and k[3] == 1)
+    twice.counts[deal_key] += 1
+    once = Evidence()
+    curve = [once.advance(s, 0.05) for s in shares]
+    near = next(t for k, t in once.tests.items() if k[0] == "near")
+    assert near.bets[1] > 0 or cheat != "near repeat"  # matches with near pairs
+    for block in (1, 30, 4096):
+        monkeypatch.setattr(batch, "NEAR_BLOCK", block)
+        many = Evidence()
+        got = advance_many(many, shares[:10], 0.05) + advance_many(many, shares[10:], 0.05)
+        assert got == curve and many.to_bytes() == once.to_bytes()

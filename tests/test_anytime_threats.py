@@ -13,18 +13,16 @@ from scipy import stats
 
 from tarneeb.audit.fairness import DrawSum, Tally
 from tarneeb.audit.fairness.anytime import Evidence
+from tarneeb.audit.fairness.anytime.near import NearIndex, advance_near, near_factor
 from tarneeb.audit.fairness.anytime.threats import (
     BALANCE_STEPS,
     DRIFT_STEPS,
     STEPS,
-    NearIndex,
     _seats_ref,
     advance_balance,
     advance_cells,
     advance_drift,
-    advance_near,
     advance_pairing,
-    near_factor,
 )
 from tarneeb.audit.fairness.nearrepeat import HANDS, SHARED
 from tarneeb.audit.fairness.state import FIRST

@@ -138,6 +138,40 @@ def test_repeats_kept_apart_give_the_same_results(tmp_path: Any) -> None:
     assert mine.to_json() == theirs.to_json() and mine.statistic == 3.0
 
 
+def test_deals_and_rows_on_disk_give_the_same_results(tmp_path: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past a bound, the deals the repeat tests keep and the matches' rows go to temporary
+    files (replay/archive/repeats.py), read back a piece at a time: every result is the
+    same as with everything in memory, and the files have no name (nothing is left behind
+    however the audit ends)."""
+    import os
+
+    from tarneeb.replay.archive import repeats
+    from tarneeb.replay.archive.audit import ArchiveSummary, expand_paths, run_chunks
+    from tarneeb.testing.archive import write_archive
+
+    write_archive(tmp_path / "p", 4, seed=b"columns spill")
+    write_archive(tmp_path / "r", 4, seed=b"columns spill r", recorded=True)
+
+    def audit() -> tuple[ArchiveSummary, dict[str, Any]]:
+        summary = ArchiveSummary()
+        for chunk in run_chunks(expand_paths([str(tmp_path)]), jobs=1):
+            summary.add(chunk)
+        return summary, {o: [r.to_json() for r in rs]
+                         for o, rs in summary.fairness().items()}
+
+    _, whole = audit()
+    for name, bound in (("BATCH", 5), ("SPILL", 7), ("AT_ONCE", 11), ("ROWS_HELD", 2)):
+        monkeypatch.setattr(repeats, name, bound)
+    summary, spilled = audit()
+    store = summary.repeats["recorded"]
+    values = next(v for v in store.tests.values() if v.dtype.itemsize == 20)
+    rows = next(iter(store.rows.values()))
+    assert values.spill.items > 7 and rows.disk is not None
+    assert os.fstat(values.spill.file.fileno()).st_nlink == 0
+    assert spilled == whole and whole["recorded"]
+
+
 def test_rows_kept_apart_read_as_the_tally_reads_them() -> None:
     """The matches' rows moved out of the summary's tally into flat arrays give the row
     tests the same rows, in the same order (ties of matches with no place broken as the
@@ -173,20 +207,15 @@ def test_rows_kept_apart_read_as_the_tally_reads_them() -> None:
             assert value == got[key], key
 
 
-@pytest.mark.parametrize("with_numpy", [True, False])
-def test_matches_read_long_ago_are_still_known(with_numpy: bool,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the matches the dicts hold (they move into sorted arrays; without numpy, the
-    base install, they stay), a copy, a conflicting log and a reused leaf or match id of
-    an early match are still found, with the first log's path, its copies and its clean
+def test_matches_read_long_ago_are_still_known() -> None:
+    """Past the matches the dicts hold (they move into tables of SQLite's temporary
+    database, on disk), a copy, a conflicting log and a reused leaf or match id of an
+    early match are still found, with the first log's path, its copies and its clean
     state."""
+    import contextlib
     import hashlib
-
-    from tarneeb.replay.archive import claims as claims_module
-    from tarneeb.replay.archive import seen as seen_module
-    if not with_numpy:
-        for module in (claims_module, seen_module):
-            monkeypatch.setattr(module, "numpy_or_none", lambda: None)
+    import os
+    import tempfile
 
     from tarneeb.replay.archive.claims import FREEZE, REUSED_ID, REUSED_LEAF, Claim, Claims
     from tarneeb.replay.archive.seen import CONFLICTING, COPY, Seen
@@ -213,15 +242,33 @@ def test_matches_read_long_ago_are_still_known(with_numpy: bool,
     found = claims.check(h("new"), Claim(h("leaf", 5)[:16], h("id", 8)[:16], h("won", 8)[:16]))
     assert found == [(REUSED_LEAF, h("match", 5)), (REUSED_ID, h("match", 8))]
     assert len(seen) == n
-    assert (len(seen._old) > 0) == with_numpy  # the arrays hold the early matches
+    assert len(seen._old) >= 2 * FREEZE and len(claims._old_ids) >= FREEZE  # on disk
+    if os.path.isdir("/proc/self/fd"):  # SQLite's temporary files: no name once open
+        ours = []
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):  # the listing's own descriptor, closed
+                if os.path.basename(f := os.readlink(f"/proc/self/fd/{fd}")).startswith(
+                        "etilqs_"):
+                    ours.append(f)
+        assert ours and all(f.startswith(tempfile.gettempdir()) and f.endswith(" (deleted)")
+                            for f in ours)
+    seen.close()
+    claims.close()
 
 
-def test_tests_read_the_same_with_their_values_kept_apart() -> None:
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_tests_read_the_same_with_their_values_kept_apart(
+        on_disk: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The summary's tally with the repeat tests' deals, the matches' rows and the lag
-    test's entries moved into flat arrays gives every test the result the whole tally
-    gives."""
+    test's entries moved into flat arrays (``on_disk``: most of them into temporary files)
+    gives every test the result the whole tally gives."""
+    from tarneeb.replay.archive import repeats
     from tarneeb.replay.archive.repeats import keep_repeats
     from tarneeb.testing.dealsim import synthetic_match
+
+    if on_disk:
+        for name, bound in (("BATCH", 16), ("SPILL", 50), ("ROWS_HELD", 7)):
+            monkeypatch.setattr(repeats, name, bound)
 
     rng = random.Random(6)
     whole = Tally()
@@ -231,6 +278,8 @@ def test_tests_read_the_same_with_their_values_kept_apart() -> None:
     rest = keep_repeats(stores, "recorded", whole)
     store = stores["recorded"]
     assert store.ordered and not any(k[0] == "ordered" and len(k) == 5 for k in rest.sums)
+    assert all((held.disk is not None) == on_disk
+               for held in (*store.ordered.values(), *store.rows.values()))
     a = {r.test: repr((r.p_value, r.statistic)) for r in whole.results(detectable=False)}
     b = {r.test: repr((r.p_value, r.statistic)) for r in rest.results(
         detectable=False, repeats=store.totals(), rows=store.rows, lags=store.ordered)}
@@ -277,3 +326,58 @@ def test_the_cores_rows_give_the_tally_its_deal_views_give() -> None:
     assert list(fast.sums.items()) == list(slow.sums.items())
     assert [(list(a), list(b)) for a, b in shares] == \
         [(list(a), list(b)) for a, b in slow_shares]
+
+
+def test_a_full_disk_stops_the_audit_and_keeps_what_was_kept(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A temporary file or the temporary database that cannot be written (a full disk)
+    stops the audit with one line (AuditFault: a partial summary, exit 2), and what
+    was kept stays whole: a file's batch is written all or not at all, and written again;
+    a table of the database that failed is not read again (no answer from part of it)."""
+    import tempfile
+
+    from tarneeb.replay.archive import repeats
+    from tarneeb.replay.archive.claims import Stored
+    from tarneeb.replay.archive.paths import AuditFault
+
+    real = tempfile.TemporaryFile
+
+    class Full:  # a temporary file whose disk fills once, half way through a write
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self.file, self.full = real(), True
+
+        def write(self, data: bytes) -> int:
+            if self.full:
+                self.full = False
+                self.file.write(data[:len(data) // 2])
+                raise OSError(28, "No space left on device")
+            return self.file.write(data)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.file, name)
+
+    monkeypatch.setattr(repeats.tempfile, "TemporaryFile", Full)
+    for name, bound in (("BATCH", 4), ("SPILL", 6)):
+        monkeypatch.setattr(repeats, name, bound)
+    store, drawn = repeats.Repeats(), [bytes([i % 7]) * 20 for i in range(40)]
+    faults = 0
+    for v in drawn:
+        try:
+            store.add(("repeated deals",), 1e28, 1, v, 1)
+        except AuditFault as e:
+            faults += 1
+            assert "No space left on device" in str(e) and "temporary files" in str(e)
+    held = store.tests[(("repeated deals",), 1e28, 1)]
+    assert faults == 1 and held.spill.items > 0
+    assert [v.tobytes() for a in held.chunks(3) for v in a] == drawn  # none lost, none twice
+
+    table = Stored(("value",))
+    table.add([(b"k%d" % i, i) for i in range(3000)])
+    pages = table._db.execute("PRAGMA page_count").fetchone()[0]
+    table._db.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full
+    with pytest.raises(AuditFault, match="temporary database"):
+        table.add([(b"new %d" % i, i) for i in range(3000)])
+    for use in (lambda: table.get(b"k7"), lambda: table.add([(b"x", 1)])):
+        with pytest.raises(AuditFault, match="temporary database"):  # never part of it
+            use()
+    table.close()

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tarneeb.audit.fairness import fit, nearrepeat, state
-from tarneeb.audit.fairness.nearrepeat import Deals
+from tarneeb.audit.fairness.nearrepeat import Deals, unpack_hands
 from tarneeb.replay.archive import repeats
 from tarneeb.replay.archive.measures import _HCP_HAND, HCP
 from tarneeb.testing.dealsim import synthetic_archive
@@ -102,6 +102,30 @@ def test_repeated_deals_are_kept_at_20_bytes_and_paired_in_passes(
     assert store.nbytes() == 20 * 600 and len(total[4]()) == 600
     monkeypatch.setattr(repeats, "AT_ONCE", 50)  # 12 passes
     assert store.totals()[("repeated deals",)][2:4] == (600, expected)
+
+
+def test_deals_on_disk_are_read_as_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``SPILL`` values a repeat test's deals go to a temporary file, read back a
+    block at a time: the same pairs, near-repeats and partners' fit as the deals held in
+    memory, in the same order."""
+    monkeypatch.setattr(fit, "MC_UP_TO", 100)  # the fit by blocks, as a large archive's
+    hands = _hands(np.random.default_rng(5), 700)
+    values = _packed(np.vstack([hands, hands[:40]]))  # 40 deals dealt twice
+    results = []
+    for spill, batch in ((1 << 16, 1 << 12), (100, 30)):
+        monkeypatch.setattr(repeats, "SPILL", spill)
+        monkeypatch.setattr(repeats, "BATCH", batch)
+        monkeypatch.setattr(nearrepeat, "BLOCK", 64)
+        store = repeats.Repeats()
+        for v in values:
+            store.add(("repeated deals",), 1e28, 1, v.tobytes(), 1)
+        total = store.totals()[("repeated deals",)]
+        held = store.tests[(("repeated deals",), 1e28, 1)]
+        assert (held.spill.items > 0) == (spill == 100)
+        deals = total[4]()
+        assert (np.concatenate(list(deals.hands())) == unpack_hands(values)).all()
+        results.append((total[2:4], [r.to_json() for r in nearrepeat.deal_tests(deals)]))
+    assert results[0] == results[1] and results[0][0] == (740, 40)
 
 
 def _peak(deals: Deals) -> int:

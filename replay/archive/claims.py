@@ -14,8 +14,8 @@ matches are findings of the archive, on both logs (each naming the other):
 
 A worker sends per log its :class:`Claim` (three short digests); the client keeps per
 match one entry for its match id (the match's identity and outcome digest) and one
-for its leaf or commitment (the identity alone, the same object as the one the
-copies' check keeps): :class:`Claims`.
+for its leaf or commitment (the identity alone): :class:`Claims`, the most recent in dicts,
+the others in tables of SQLite's temporary database (:class:`Stored`).
 
 >>> c = Claims()
 >>> one, two, three = bytes(32), bytes([1]) * 32, bytes([2]) * 32
@@ -29,9 +29,11 @@ True
 
 from __future__ import annotations
 
-import functools
 import hashlib
+import sqlite3
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from tarneeb.replay.archive.paths import AuditFault
 
 if TYPE_CHECKING:
     from tarneeb.replay.log import EndRecord, Header, ParsedLog
@@ -114,78 +116,135 @@ def claim_message(kind: str, other: str, earlier: bool) -> str:
     return f"{other}, {when}, {_WORDS[kind]}"
 
 
-FREEZE = 1 << 11  # entries a dict holds (at least) before they move into sorted arrays
+FREEZE = 1 << 11  # entries a dict holds (at most) before they move into a table on disk
+CACHE_KB = 256  # the pages of a table SQLite keeps in memory, per table
 
 
-@functools.cache
-def numpy_or_none() -> Any:
-    """numpy, or None in the base install (no archive extra): then the dicts keep every
-    entry, as they did before the arrays."""
-    try:
-        import numpy
-    except ImportError:  # pragma: no cover - the archive extra is installed for the tests
-        return None
-    return numpy
+def _fault(e: sqlite3.Error) -> AuditFault:
+    """The audit stops (a partial summary, exit 2) when its temporary database fails (a
+    full disk): what it keeps of each match once is no longer whole."""
+    import tempfile
+    return AuditFault(f"the audit's temporary database (in {tempfile.gettempdir()}) "
+                      f"failed: {e}")
 
 
-class Frozen:
-    """Entries moved out of a dict (keys of one width, unique): the keys sorted in a numpy
-    array (``V`` width) and, in the same order, a column per field; looked up by binary
-    search. About the bytes of the fields an entry, where a dict's entry, its key and its
-    value as Python objects take a few hundred: what each match leaves for the whole
-    archive stays small. numpy is imported when the first entries move (archives of
-    thousands of matches), so a small audit without statistics never loads it."""
+class Stored:
+    """Entries moved out of a dict (unique keys, bytes): a table of SQLite's temporary
+    database (a file in the system's temporary directory, ``TMPDIR``, with no name once
+    open: the system removes it however the process ends), looked up by key. Its pages
+    in memory are bounded (``CACHE_KB``), so what each match leaves for the whole archive
+    does not grow in memory with it; a table is made when the first entries move (past
+    ``FREEZE`` matches), so a small archive never opens one."""
 
-    __slots__ = ("cols", "keys")
+    __slots__ = ("_broken", "_db", "_fields", "_n", "_select")
 
-    def __init__(self) -> None:
-        self.keys: Any = None
-        self.cols: dict[str, Any] = {}
+    def __init__(self, fields: tuple[str, ...]) -> None:
+        self._fields = fields
+        self._db: Any = None
+        self._n = 0
+        self._broken: AuditFault | None = None  # a failed write: the table is not whole
+        self._select = f"SELECT {', '.join(fields)} FROM e WHERE k = ?"
 
     def __len__(self) -> int:
-        return 0 if self.keys is None else len(self.keys)
+        return self._n
 
-    def find(self, key: bytes) -> int:
-        """The entry of ``key`` (-1: none)."""
-        if self.keys is None or len(key) != self.keys.dtype.itemsize:
-            return -1
-        import numpy as np
-        probe = np.frombuffer(key, dtype=self.keys.dtype)
-        i = int(np.searchsorted(self.keys, probe)[0])
-        return i if i < len(self.keys) and self.keys[i].tobytes() == key else -1
+    def get(self, key: bytes) -> tuple[Any, ...] | None:
+        """The fields of ``key``'s entry (None: none)."""
+        if self._broken is not None:
+            raise self._broken
+        if self._db is None:
+            return None
+        try:
+            row: tuple[Any, ...] | None = self._db.execute(self._select, (key,)).fetchone()
+        except sqlite3.Error as e:
+            raise self._fail(e) from e
+        return row
 
-    def add(self, keys: list[bytes], cols: dict[str, Any]) -> None:
-        """More entries: their keys (none held already) and a column per field."""
-        import numpy as np
-        new = np.frombuffer(b"".join(keys), dtype=f"V{len(keys[0])}")
-        if self.keys is not None:
-            new = np.concatenate((self.keys, new))
-            cols = {c: np.concatenate((self.cols[c], v)) for c, v in cols.items()}
-        order = np.argsort(new, kind="stable")
-        self.keys = new[order]
-        self.cols = {c: v[order] for c, v in cols.items()}
+    def set(self, key: bytes, field: str, value: Any) -> None:
+        """Change one field of ``key``'s entry (there is one)."""
+        if field not in self._fields:
+            raise KeyError(field)
+        if self._broken is not None:
+            raise self._broken
+        try:
+            self._db.execute(f"UPDATE e SET {field} = ? WHERE k = ?", (value, key))
+        except sqlite3.Error as e:
+            raise self._fail(e) from e
+
+    def add(self, entries: list[tuple[Any, ...]]) -> None:
+        """More entries, each its key (none held already) and its fields."""
+        if not entries:
+            return
+        if self._broken is not None:
+            raise self._broken
+        entries = sorted(entries)  # in the order of the keys: the pages touched in turn
+        marks = ", ".join("?" * (1 + len(self._fields)))
+        try:
+            if self._db is None:
+                self._db = self._open()
+            self._db.execute("BEGIN")
+            self._db.executemany(f"INSERT INTO e VALUES ({marks})", entries)
+            self._db.execute("COMMIT")
+        except sqlite3.Error as e:
+            raise self._fail(e) from e
+        self._n += len(entries)
+
+    def _fail(self, e: sqlite3.Error) -> AuditFault:
+        """The fault that stops the audit; without a journal (none is kept: it would hold
+        a batch's pages) a failed write leaves the table not whole, so every later use
+        of it fails too, never answering from part of it."""
+        self._broken = _fault(e)
+        return self._broken
+
+    def _open(self) -> Any:
+        import tempfile
+
+        # "": SQLite's temporary database, deleted when closed; autocommit, one
+        # transaction per batch of entries
+        db = sqlite3.connect("", isolation_level=None, check_same_thread=False)
+        # in Python's temporary directory (SQLite's own choice, without TMPDIR, may be
+        # /var/tmp); a no-op where SQLite is built without the deprecated pragma
+        where = tempfile.gettempdir().replace("'", "''")
+        db.execute(f"PRAGMA temp_store_directory = '{where}'")
+        db.execute(f"PRAGMA cache_size = -{CACHE_KB}")
+        db.execute("PRAGMA journal_mode = OFF")
+        db.execute(f"CREATE TABLE e (k BLOB PRIMARY KEY, {', '.join(self._fields)}) WITHOUT ROWID")
+        return db
+
+    def disk_bytes(self) -> int:
+        """The bytes the table takes in its file (its pages)."""
+        if self._db is None:
+            return 0
+        (pages,), (size,) = (self._db.execute(f"PRAGMA {what}").fetchone()
+                             for what in ("page_count", "page_size"))
+        return int(pages) * int(size)
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
 
 class Claims:
     """The leaves and match ids of the matches read so far: per match id (under its key)
     the identity of its first match and its outcome, per leaf the identity of its match.
-    The most recent are in dicts, the others in sorted arrays (:class:`Frozen`)."""
+    The most recent are in dicts, the others in tables on disk (:class:`Stored`)."""
 
     __slots__ = ("_ids", "_leaves", "_old_ids", "_old_leaves")
 
     def __init__(self) -> None:
         self._ids: dict[bytes, tuple[bytes, bytes]] = {}
         self._leaves: dict[bytes, bytes] = {}
-        self._old_ids = Frozen()
-        self._old_leaves = Frozen()
+        self._old_ids = Stored(("identity", "outcome"))
+        self._old_leaves = Stored(("identity",))
 
     def _leaf(self, leaf: bytes, identity: bytes) -> bytes:
         """The identity of the first match at ``leaf`` (``identity`` if none before)."""
         other = self._leaves.get(leaf)
         if other is None:
-            i = self._old_leaves.find(leaf)
-            if i >= 0:
-                return bytes(self._old_leaves.cols["identity"][i].tobytes())
+            old = self._old_leaves.get(leaf)
+            if old is not None:
+                return bytes(old[0])
             other = self._leaves[leaf] = identity
         return other
 
@@ -193,34 +252,26 @@ class Claims:
         """The first match (identity, outcome) of the match id ``match``."""
         got = self._ids.get(match)
         if got is None:
-            i = self._old_ids.find(match)
-            if i >= 0:
-                cols = self._old_ids.cols
-                return (bytes(cols["identity"][i].tobytes()),
-                        bytes(cols["outcome"][i].tobytes()))
+            old = self._old_ids.get(match)
+            if old is not None:
+                return bytes(old[0]), bytes(old[1])
             got = self._ids[match] = first
         return got
 
     def _freeze(self) -> None:
-        """Move the entries of the usual widths (16-byte digests, 32-byte identities)
-        from the dicts into the sorted arrays."""
-        np = numpy_or_none()
-        if np is None:
-            return
-        for held, old, fields in ((self._leaves, self._old_leaves, ("identity",)),
-                                  (self._ids, self._old_ids, ("identity", "outcome"))):
-            width = {"identity": 32, "outcome": _DIGEST}
-            moved = [(k, v if isinstance(v, tuple) else (v,)) for k, v in held.items()
-                     if len(k) == _DIGEST and all(len(x) == width[f] for x, f in
-                                                  zip(v if isinstance(v, tuple) else (v,),
-                                                      fields, strict=True))]
-            if not moved:
-                continue
-            old.add([k for k, _ in moved],
-                     {f: np.frombuffer(b"".join(v[j] for _, v in moved), dtype=f"V{width[f]}")
-                      for j, f in enumerate(fields)})
-            for k, _ in moved:
-                del held[k]
+        """Move the dicts' entries into the tables."""
+        self._old_leaves.add([(k, v) for k, v in self._leaves.items()])
+        self._old_ids.add([(k, *v) for k, v in self._ids.items()])
+        self._leaves.clear()
+        self._ids.clear()
+
+    def disk_bytes(self) -> int:
+        """The bytes the entries moved to disk take there."""
+        return self._old_ids.disk_bytes() + self._old_leaves.disk_bytes()
+
+    def close(self) -> None:
+        self._old_ids.close()
+        self._old_leaves.close()
 
     def check(self, identity: bytes, claim: Claim) -> list[tuple[str, bytes]]:
         """The findings a match's log makes with the matches read before it: ``(kind,
@@ -237,10 +288,10 @@ class Claims:
             found.append((REUSED_ID, first[0]))
         if first[1] != claim.outcome:
             found.append((OUTCOME, first[0]))
-        if len(self._ids) + len(self._leaves) >= max(2 * FREEZE, len(self._old_ids) // 4):
+        if len(self._ids) + len(self._leaves) >= 2 * FREEZE:
             self._freeze()
         return found
 
 
 __all__ = ["CLAIM_KINDS", "FREEZE", "OUTCOME", "REUSED_ID", "REUSED_LEAF", "Claim", "Claims",
-           "Frozen", "claim_from", "claim_message", "claim_of", "numpy_or_none"]
+           "Stored", "claim_from", "claim_message", "claim_of"]

@@ -25,25 +25,111 @@ and partners' fit; :meth:`Repeats.values` gives the distinct values and their co
 
 from __future__ import annotations
 
+import tempfile
 from array import array
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, Deals, sorted_pairs
+from tarneeb.audit.fairness.nearrepeat import BLOCK, DEAL_BYTES, Deals, sorted_pairs, unpack_hands
 from tarneeb.audit.fairness.state import DEAL_ROW
+from tarneeb.replay.archive.paths import AuditFault
 
 BATCH = 1 << 12  # values gathered (as Python objects) before they go into an array
 AT_ONCE = 1 << 18  # values sorted at once when the equal pairs are counted (5 MB of deals)
+SPILL = 1 << 14  # values a test holds in memory (330 KB of deals) before they go to disk
+ROWS_HELD = 1 << 10  # matches' rows a test holds in memory (about 120 KB) before they do
+_ROW_COLUMNS = ("series", "index", "names", "computer", "deals", "blob")
+_ORDERED_COLUMNS = ("series", "index", "value")
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # a multiplicative hash (Fibonacci), public
 
 
-class _Values:
-    """One test's values drawn: arrays of them, and new ones pending."""
+class Spill:
+    """Fixed-width records appended to a temporary file (the system's temporary directory,
+    removed by the system when the file is closed or the process ends, however it ends:
+    it has no name) and read back in order, a bounded number at a time. Written
+    sequentially and read with plain file reads, not mapped: what has gone to disk is not
+    resident."""
 
-    __slots__ = ("arrays", "dtype", "pending", "width")
+    __slots__ = ("dtype", "file", "items")
+
+    def __init__(self, dtype: np.dtype[Any]) -> None:
+        self.dtype = dtype
+        self.file: Any = None
+        self.items = 0
+
+    def write(self, a: npt.NDArray[Any]) -> None:
+        """Append ``a``'s records: all of them, or none (:class:`~tarneeb.replay.archive.\
+paths.AuditFault` when the file cannot be written, a full disk)."""
+        try:
+            if self.file is None:
+                # open till close() (or the process ends): no context manager can span it
+                self.file = tempfile.TemporaryFile(prefix="tarneeb-")  # noqa: SIM115
+            # after the last whole record: what a failed write left is written over
+            self.file.seek(self.items * self.dtype.itemsize)
+            self.file.write(np.ascontiguousarray(a, dtype=self.dtype).tobytes())
+            self.file.flush()
+        except OSError as e:
+            raise temp_fault(e) from e
+        self.items += len(a)
+
+    def chunks(self, size: int) -> Iterator[npt.NDArray[Any]]:
+        """The records in the order written, ``size`` at a time (the last fewer)."""
+        if self.file is None:
+            return
+        done = 0
+        while done < self.items:
+            n = min(size, self.items - done)
+            try:
+                self.file.seek(done * self.dtype.itemsize)
+                raw = self.file.read(n * self.dtype.itemsize)
+            except OSError as e:
+                raise temp_fault(e) from e
+            if len(raw) != n * self.dtype.itemsize:
+                raise temp_fault(OSError("a temporary file was cut short"))
+            yield np.frombuffer(raw, dtype=self.dtype)
+            done += n
+
+    def read(self) -> bytes:
+        """Every record's bytes, in the order written."""
+        return b"".join(a.tobytes() for a in self.chunks(max(1, AT_ONCE * 20
+                                                                // self.dtype.itemsize)))
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+            self.items = 0
+
+
+def temp_fault(e: OSError) -> AuditFault:
+    """The audit stops (a partial summary, exit 2) when its temporary files fail: what it
+    keeps of each match is no longer whole."""
+    return AuditFault(f"the audit's temporary files (in {tempfile.gettempdir()}) failed: {e}")
+
+
+def spill_all(held: Any, disk: dict[str, Spill], columns: tuple[str, ...]) -> None:
+    """Move ``held``'s arrays ``columns`` (in memory, the same matches') to their files:
+    all of them, or none (the files as they were, the arrays kept)."""
+    before = {c: disk[c].items for c in columns}
+    try:
+        for c in columns:
+            disk[c].write(np.frombuffer(getattr(held, c), dtype=np.uint8))
+    except AuditFault:
+        for c in columns:  # what was written of this batch is written over next time
+            disk[c].items = before[c]
+        raise
+    for c in columns:
+        setattr(held, c, bytearray() if c == "blob" else array(getattr(held, c).typecode))
+
+
+class _Values:
+    """One test's values drawn: the first ones in a temporary file (:class:`Spill`, once
+    more than ``SPILL`` are held), then arrays of them, then new ones pending."""
+
+    __slots__ = ("arrays", "dtype", "pending", "spill", "width")
 
     def __init__(self, first: bytes | int) -> None:
         self.dtype = np.dtype(f"V{len(first)}") if isinstance(first, bytes) else np.dtype(
@@ -51,6 +137,7 @@ class _Values:
         self.width = len(first) if isinstance(first, bytes) else -1  # -1: whole numbers
         self.arrays: list[npt.NDArray[Any]] = []
         self.pending: list[Any] = []
+        self.spill = Spill(self.dtype)
 
     def fits(self, value: Any) -> bool:
         if self.width >= 0:
@@ -75,10 +162,21 @@ class _Values:
             new = np.array(self.pending, dtype=np.uint64)
         self.pending = []
         self.arrays.append(new)
+        if sum(len(a) for a in self.arrays) > SPILL:  # to disk: the memory stays bounded
+            self.spill.write(np.concatenate(self.arrays))  # all or none
+            self.arrays = []
 
     def drawn(self) -> int:
         self.flush()
-        return sum(len(a) for a in self.arrays)
+        return self.spill.items + sum(len(a) for a in self.arrays)
+
+    def chunks(self, size: int) -> Iterator[npt.NDArray[Any]]:
+        """The values drawn, in the order drawn, at most ``size`` at a time."""
+        self.flush()
+        yield from self.spill.chunks(size)
+        for a in self.arrays:
+            for at in range(0, len(a), size):
+                yield a[at:at + size]
 
     def _hash(self, values: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
         """A 64-bit hash of each value (equal values, equal hashes)."""
@@ -95,23 +193,52 @@ class _Values:
 
     def pairs(self) -> int:
         """The pairs of equal values drawn: the values sorted a slice of their hash at a
-        time (all at once up to ``AT_ONCE`` of them)."""
+        time (all at once up to ``AT_ONCE`` of them), read ``AT_ONCE`` at a time."""
         passes = -(-self.drawn() // AT_ONCE)
         if passes <= 1:
-            return sorted_pairs(np.concatenate(self.arrays)) if self.arrays else 0
+            parts = list(self.chunks(AT_ONCE))
+            return sorted_pairs(np.concatenate(parts)) if parts else 0
         out = 0
         for p in range(passes):
-            kept = [a[self._hash(a) % np.uint64(passes) == np.uint64(p)] for a in self.arrays]
+            kept = [a[self._hash(a) % np.uint64(passes) == np.uint64(p)]
+                    for a in self.chunks(AT_ONCE)]
             out += sorted_pairs(np.concatenate(kept))
         return out
 
     def deals(self) -> Deals | None:
         """The values as :class:`~tarneeb.audit.fairness.nearrepeat.Deals` (None if they
-        are not deals)."""
+        are not deals), read from here a block at a time."""
         self.flush()
         if self.dtype.kind != "V" or self.dtype.itemsize != DEAL_BYTES:
             return None
-        return Deals(self.arrays)
+        if self.spill.file is None:
+            return Deals(self.arrays)
+        return _ReadDeals(self)
+
+    def close(self) -> None:
+        self.spill.close()
+
+
+class _ReadDeals(Deals):
+    """:class:`~tarneeb.audit.fairness.nearrepeat.Deals` read from a test's values
+    (partly in a temporary file) a block at a time, in the order drawn."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: _Values) -> None:
+        super().__init__([])
+        self.values = values
+
+    def __len__(self) -> int:
+        return self.values.drawn()
+
+    def hands(self, block: int | None = None) -> Iterator[npt.NDArray[np.uint64]]:
+        for a in self.values.chunks(block or BLOCK):
+            yield unpack_hands(a)
+
+    def sorted_hands(self) -> npt.NDArray[np.uint64]:
+        parts = list(self.values.chunks(BLOCK))
+        return Deals(parts).sorted_hands()
 
 
 class Rows:
@@ -119,9 +246,12 @@ class Rows:
     ``(series, index, names, computer seats, deals)``: :func:`~tarneeb.audit.fairness.\
 state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where a
     tally's key and its tuples take about 460 bytes a match. A row added ``n`` times is
-    here ``n`` times, as :func:`~tarneeb.audit.fairness.state.decode` expands it."""
+    here ``n`` times, as :func:`~tarneeb.audit.fairness.state.decode` expands it. Past
+    ``ROWS_HELD`` matches the arrays go to temporary files (:class:`Spill`), read back
+    whole when the tests read the rows; only the distinct names stay in memory."""
 
-    __slots__ = ("blob", "computer", "deals", "index", "name_ids", "names", "ref", "series")
+    __slots__ = ("blob", "computer", "deals", "disk", "index", "name_ids", "names", "ref",
+                 "series")
 
     def __init__(self, ref: Any) -> None:
         self.ref = ref
@@ -132,6 +262,30 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
         self.computer = array("q")
         self.deals = array("q")
         self.blob = bytearray()
+        self.disk: dict[str, Spill] | None = None  # per column, what went to disk
+
+    def _spill(self) -> None:
+        """Move the arrays to the temporary files, in the order of the matches."""
+        if self.disk is None:
+            self.disk = {c: Spill(np.dtype(np.uint8)) for c in _ROW_COLUMNS}
+        spill_all(self, self.disk, _ROW_COLUMNS)
+
+    def _whole(self) -> Rows:
+        """These rows with every array whole in memory (the files read back)."""
+        if self.disk is None:
+            return self
+        whole = Rows(self.ref)
+        whole.name_ids = self.name_ids
+        for c in _ROW_COLUMNS:
+            held = getattr(self, c)
+            data = self.disk[c].read() + bytes(held)
+            setattr(whole, c, bytearray(data) if c == "blob" else array(held.typecode, data))
+        return whole
+
+    def close(self) -> None:
+        for spill in (self.disk or {}).values():
+            spill.close()
+        self.disk = None
 
     @staticmethod
     def fits(row: Any) -> bool:
@@ -152,6 +306,8 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
             self.computer.append(row[3])
             self.deals.append(len(row[4]) // DEAL_ROW)
             self.blob += row[4]
+        if len(self.series) >= ROWS_HELD:
+            self._spill()
 
     def _row(self, i: int, names: list[tuple[str, ...]], starts: Any) -> tuple[Any, ...]:
         return (self.series[i], self.index[i], names[self.names[i]], self.computer[i],
@@ -182,6 +338,9 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
 
     def decoded(self) -> dict[str, Any]:
         """The rows as :func:`~tarneeb.audit.fairness.state.decode` gives them."""
+        return self._whole()._decoded()
+
+    def _decoded(self) -> dict[str, Any]:
         from tarneeb.audit.fairness.state import decoded
         order, names, starts = self._order()
         blob = b"".join(self.blob[DEAL_ROW * starts[i]:DEAL_ROW * starts[i + 1]]
@@ -194,6 +353,9 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
 
     def counts(self) -> dict[tuple[Any, ...], int]:
         """The rows as a tally's counts of the test hold them: ``(ref, row) -> copies``."""
+        return self._whole()._counts()
+
+    def _counts(self) -> dict[tuple[Any, ...], int]:
         names = list(self.name_ids)
         starts = np.concatenate(([0], np.cumsum(np.frombuffer(self.deals, dtype=np.int64))))
         out: dict[tuple[Any, ...], int] = {}
@@ -206,15 +368,17 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
 class Ordered:
     """One lag test's entries (``("ordered", test, ref, series, index)`` sums of a tally,
     a match's packed total at its place in a season), kept in flat arrays: 24 bytes a
-    match where a tally's key, its tuple and its numbers take about 230."""
+    match where a tally's key, its tuple and its numbers take about 230; past
+    ``ROWS_HELD`` of them in temporary files (:class:`Spill`), read back whole."""
 
-    __slots__ = ("index", "ref", "series", "value")
+    __slots__ = ("disk", "index", "ref", "series", "value")
 
     def __init__(self, ref: Any) -> None:
         self.ref = ref
         self.series = array("Q")
         self.index = array("q")
         self.value = array("q")
+        self.disk: dict[str, Spill] | None = None  # per array, what went to disk
 
     @staticmethod
     def fits(series: Any, index: Any, value: Any) -> bool:
@@ -222,20 +386,38 @@ class Ordered:
                 and -(1 << 63) <= index < 1 << 63 and type(value) is int
                 and -(1 << 63) <= value < 1 << 63)
 
+    def add(self, series: int, index: int, value: int) -> None:
+        self.series.append(series)
+        self.index.append(index)
+        self.value.append(value)
+        if len(self.series) >= ROWS_HELD:
+            if self.disk is None:
+                self.disk = {c: Spill(np.dtype(np.uint8)) for c in _ORDERED_COLUMNS}
+            spill_all(self, self.disk, _ORDERED_COLUMNS)
+
     def entries(self) -> dict[tuple[int, int], int]:
         """``(series, index) -> value``, added up as a tally's sums add them."""
+        cols = [getattr(self, c) for c in _ORDERED_COLUMNS]
+        if self.disk is not None:
+            cols = [array(a.typecode, self.disk[c].read() + bytes(a))
+                    for c, a in zip(_ORDERED_COLUMNS, cols, strict=True)]
         out: dict[tuple[int, int], int] = {}
-        for key_value in zip(zip(self.series, self.index, strict=True), self.value,
-                             strict=True):
+        for key_value in zip(zip(cols[0], cols[1], strict=True), cols[2], strict=True):
             key, value = key_value
             out[key] = out.get(key, 0) + value
         return out
+
+    def close(self) -> None:
+        for spill in (self.disk or {}).values():
+            spill.close()
+        self.disk = None
 
 
 class Repeats:
     """Per repeat test (its test id, population and sample rate), the values drawn; per
     test of the matches' rows, the rows (:class:`Rows`); per lag test, its entries
-    (:class:`Ordered`)."""
+    (:class:`Ordered`). Each keeps a bounded part in memory, the rest in temporary files:
+    what the audit holds in memory does not grow with the archive."""
 
     def __init__(self) -> None:
         self.tests: dict[tuple[Any, float, int], _Values] = {}
@@ -253,9 +435,7 @@ class Repeats:
             held = self.ordered[test] = Ordered(ref)
         if held.ref != ref:
             return False
-        held.series.append(series)
-        held.index.append(index)
-        held.value.append(value)
+        held.add(series, index, value)
         return True
 
     def add_row(self, test: Hashable, ref: Any, row: Any, n: int) -> bool:
@@ -306,12 +486,21 @@ nearrepeat.Deals` when they are deals (None otherwise): the tests that need ever
         when called)."""
         for (t, _, _), held in self.tests.items():
             if t == test:
-                held.flush()
-                if not held.arrays:
+                parts = list(held.chunks(AT_ONCE))
+                if not parts:
                     return np.zeros(0, dtype=held.dtype), np.zeros(0, dtype=np.int64)
-                values, counts = np.unique(np.concatenate(held.arrays), return_counts=True)
+                values, counts = np.unique(np.concatenate(parts), return_counts=True)
                 return values, counts.astype(np.int64)
         raise KeyError(test)
+
+    def close(self) -> None:
+        """Close the temporary files (the system removes them: they have no name)."""
+        for values in self.tests.values():
+            values.close()
+        for rows in self.rows.values():
+            rows.close()
+        for ordered in self.ordered.values():
+            ordered.close()
 
     def nbytes(self) -> int:
         """The bytes the arrays hold (the pending values not counted)."""

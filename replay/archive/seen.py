@@ -16,7 +16,7 @@ naming the other, and so does every copy of the first log; nothing is merged sil
 Workers send a snapshot of their chunk's tally after each match (:func:`snapshot`), so
 the client can take a repeated match's deals out again (:func:`without`); the client
 keeps per match two digests, a byte of state, a count of copies and the path of its
-first log (:class:`Seen`), nothing else.
+first log (:class:`Seen`; past ``FREEZE`` matches in a table on disk), nothing else.
 
 >>> seen = Seen()
 >>> a, b = bytes(32), bytes([1]) * 32
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.claims import CLAIM_KINDS, FREEZE, Frozen, numpy_or_none
+from tarneeb.replay.archive.claims import CLAIM_KINDS, FREEZE, Stored
 
 if TYPE_CHECKING:
     from tarneeb.replay.log import Header
@@ -127,16 +127,15 @@ _STATE, _COPIES, _PATH = 32, 33, 37
 class Seen:
     """The logs read so far, by match: the first log's content digest, whether it was
     clean (until a conflict flags it), how many copies of it were read, and its path.
-    The most recent matches are in a dict, the others in sorted arrays
-    (:class:`~tarneeb.replay.archive.claims.Frozen`, the paths in one byte string): about
-    80 bytes and the path a match, so what an archive leaves grows little with it."""
+    The most recent matches (at most ``FREEZE``) are in a dict, the others in a table on
+    disk (:class:`~tarneeb.replay.archive.claims.Stored`): what an archive leaves in
+    memory does not grow with it."""
 
-    __slots__ = ("_first", "_old", "_paths")
+    __slots__ = ("_first", "_old")
 
     def __init__(self) -> None:
         self._first: dict[bytes, bytes] = {}  # identity -> digest, state, copies, path
-        self._old = Frozen()  # 32-byte identities: digest, state, copies, path's place
-        self._paths = bytearray()
+        self._old = Stored(("digest", "state", "copies", "path"))
 
     def __len__(self) -> int:
         return len(self._first) + len(self._old)
@@ -146,44 +145,32 @@ class Seen:
         first = self._first.get(key)
         if first is not None:
             return first
-        i = self._old.find(key)
-        if i < 0:
+        old = self._old.get(key)
+        if old is None:
             return None
-        c = self._old.cols
-        return bytes(c["digest"][i].tobytes()) + (bytes([int(c["state"][i])])
-                + int(c["copies"][i]).to_bytes(4, "big")
-                + bytes(self._paths[int(c["start"][i]):int(c["end"][i])]))
+        digest, state, copies, path = old
+        return bytes(digest) + bytes([state]) + int(copies).to_bytes(4, "big") + bytes(path)
 
     def _store(self, key: bytes, first: bytes) -> None:
         """Write back the state and copies of a match read before."""
         if key in self._first:
             self._first[key] = first
             return
-        i = self._old.find(key)
-        self._old.cols["state"][i] = first[_STATE]
-        self._old.cols["copies"][i] = int.from_bytes(first[_COPIES:_PATH], "big")
+        self._old.set(key, "state", first[_STATE])
+        self._old.set(key, "copies", int.from_bytes(first[_COPIES:_PATH], "big"))
 
     def _freeze(self) -> None:
-        """Move the matches with 32-byte identities from the dict into the arrays."""
-        np = numpy_or_none()
-        if np is None:
-            return
-        moved = [(k, v) for k, v in self._first.items() if len(k) == 32]
-        if not moved:
-            return
-        starts, ends = [], []
-        for _, v in moved:
-            starts.append(len(self._paths))
-            self._paths += v[_PATH:]
-            ends.append(len(self._paths))
-        self._old.add([k for k, _ in moved], {
-            "digest": np.frombuffer(b"".join(v[:_STATE] for _, v in moved), dtype="V32"),
-            "state": np.array([v[_STATE] for _, v in moved], dtype=np.uint8),
-            "copies": np.array([int.from_bytes(v[_COPIES:_PATH], "big") for _, v in moved],
-                               dtype=np.int64),
-            "start": np.array(starts, dtype=np.int64), "end": np.array(ends, dtype=np.int64)})
-        for k, _ in moved:
-            del self._first[k]
+        """Move the dict's matches into the table."""
+        self._old.add([(k, v[:_STATE], v[_STATE], int.from_bytes(v[_COPIES:_PATH], "big"),
+                        v[_PATH:]) for k, v in self._first.items()])
+        self._first.clear()
+
+    def disk_bytes(self) -> int:
+        """The bytes the matches moved to disk take there."""
+        return self._old.disk_bytes()
+
+    def close(self) -> None:
+        self._old.close()
 
     def check(self, identity: bytes | None, digest: bytes | None, path: str,
               clean: bool = False) -> tuple[str, str, int, bool] | None:
@@ -200,8 +187,7 @@ class Seen:
         if first is None:
             self._first[key] = ((digest or bytes(32)) + bytes([_CLEAN if clean else 0])
                                 + bytes(4) + path.encode("utf-8", "surrogateescape"))
-            if len(self._first) >= max(FREEZE, len(self._old) // 8):  # each entry moved
-                # a few times at most: the arrays are sorted again each time
+            if len(self._first) >= FREEZE:
                 self._freeze()
             return None
         path_first = first[_PATH:].decode("utf-8", "surrogateescape")

@@ -5,7 +5,9 @@
   family (:class:`Evidence`), and the tests none covers (:func:`fixed_sample_only`);
 * :mod:`~tarneeb.audit.fairness.anytime.threats`: the bets' arithmetic (exact ``ψ``, the
   variance proxy) and the bets of the tests that read every deal (state-adaptive
-  dealing, drift, serial balance, partners' fit, near-repeats);
+  dealing, drift, serial balance, partners' fit);
+* :mod:`~tarneeb.audit.fairness.anytime.near`: the near-repeats bet, and the index of the
+  hands seen before it asks;
 * :mod:`~tarneeb.audit.fairness.anytime.batch`: a run's new matches advanced a test at a
   time (:func:`advance_many`), to the figures of one match at a time;
 * :mod:`~tarneeb.audit.fairness.anytime.observe`: a match's tally as the e-processes read

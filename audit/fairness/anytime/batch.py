@@ -30,18 +30,24 @@ import numpy as np
 from tarneeb.audit.fairness.anytime.evidence import (
     Evidence,
     _order,
+    _repr,
     _Test,
     fit_step,
+    no_cycle_collection,
     observations,
     weighted_log_mean,
 )
+from tarneeb.audit.fairness.anytime.near import NearIndex, near_factor
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
+    PAIRING_STEPS,
     STEPS,
     _logmean,
     _moments,
     variance_proxy,
 )
+from tarneeb.audit.fairness.fit import pairing_values
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, unpack_hands
 from tarneeb.audit.fairness.tally import Tally
 
 
@@ -49,18 +55,18 @@ def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: floa
     """Advance ``evidence`` over ``shares`` (one a match, in order; None: a match with no
     observations) as :meth:`Evidence.advance` once per match would; the combined e-value
     (natural log) after each match."""
-    figures = [None if s is None else sorted(observations(s).items(), key=_order)
-               for s in shares]
-    out: list[float] = []
-    start = 0
-    while start < len(figures):
-        end = _split(evidence, figures, start)
-        out.extend(_block(evidence, figures[start:end], alpha))
-        start = end
-    return out
+    with no_cycle_collection():
+        figures = [None if s is None else observations(s) for s in shares]
+        out: list[float] = []
+        start = 0
+        while start < len(figures):
+            end = _split(evidence, figures, start)
+            out.extend(_block(evidence, figures[start:end], alpha))
+            start = end
+        return out
 
 
-Figures = list[tuple[tuple[Any, ...], tuple[str, dict[Any, list[Any]]]]] | None
+Figures = dict[tuple[Any, ...], tuple[str, dict[Any, list[Any]]]] | None
 
 
 def _split(evidence: Evidence, figures: Sequence[Figures], start: int) -> int:
@@ -68,7 +74,7 @@ def _split(evidence: Evidence, figures: Sequence[Figures], start: int) -> int:
     near-repeats observation whose test has not recalled the hands seen before (it
     recalls them from the other tests as they are at that match)."""
     for m in range(start, len(figures)):
-        for test, (kind, _) in figures[m] or ():
+        for test, (kind, _) in (figures[m] or {}).items():
             if kind != "near":
                 continue
             t = evidence.tests.get(test)
@@ -85,20 +91,41 @@ def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list
     per_test: dict[tuple[Any, ...], list[tuple[int, dict[Any, list[Any]]]]] = {}
     born: list[int] = []  # how many tests there are after each match's
     for m, items in enumerate(figures):
-        for test, (kind, obs) in items or ():
-            if test not in evidence.tests:
-                evidence.tests[test] = _Test(kind, evidence._weight(test, kind))
-            per_test.setdefault(test, []).append((m, obs))
+        if items is None:
+            born.append(len(evidence.tests))
+            continue
+        # a match's new tests take their slots in the order one match at a time gives
+        for test in sorted((t for t in items if t not in evidence.tests), key=_repr):
+            kind = items[test][0]
+            evidence.tests[test] = _Test(kind, evidence._weight(test, kind))
+        for test, (_, obs) in items.items():
+            got = per_test.get(test)
+            if got is None:
+                per_test[test] = [(m, obs)]
+            else:
+                got.append((m, obs))
         born.append(len(evidence.tests))
+    # the tests in the order one match at a time advances them (the near-repeats bet
+    # recalls the hands seen from the repeated deals' test as it is before the block)
+    per_test = {test: per_test[test] for test in sorted(per_test, key=_repr)}
     now = [t.log_e for t in evidence.tests.values()]  # before the block
     # per match, the tests' e-values that changed at it
     changed: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in figures]
+    sums = [(test, evidence.tests[test], seq) for test, seq in per_test.items()
+            if evidence.tests[test].kind in ("sum", "cov")]
+    for (test, _, _), curve in zip(sums, _sums([(t, seq) for _, t, seq in sums]),
+                                   strict=True):
+        for m, log_e in curve:
+            changed[m].append((test, log_e))
     for test, seq in per_test.items():
         t = evidence.tests[test]
+        if t.kind in ("sum", "cov"):
+            continue
         if t.kind == "near" and "hands" not in t.index:
             t.index["hands"] = evidence._recalled()
-        if t.kind in ("sum", "cov") or t.kind == "fit":
-            for m, log_e in (_sums(t, seq) if t.kind != "fit" else _fits(t, seq)):
+        many = _MANY.get(t.kind)
+        if many is not None:
+            for m, log_e in many(t, seq):
                 changed[m].append((test, log_e))
         else:
             for m, obs in seq:
@@ -132,66 +159,93 @@ def _combined(weights: list[float], log_weights: list[float], now: list[float]) 
                                             for i in range(len(weights))])
 
 
-_CONSTANTS: dict[tuple[str, Any], tuple[float, float, list[float], list[float]] | None] = {}
+class _Constants:
+    """Per kind (sum, covariate), each reference's constants as :meth:`_Test.advance`
+    makes them, a row each: its mean, and per bet its size and ``ψ`` (sum) or its
+    variance proxy (covariate); the rows as numpy arrays, made again when rows come."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.row: dict[Any, int | None] = {}
+        self.rows: list[tuple[float, list[float], list[float]]] = []
+        self.arrays: tuple[Any, Any, Any] | None = None
+
+    def of(self, ref: Any) -> int | None:
+        """The row of ``ref``; None when it has no numeric distribution."""
+        if ref in self.row:
+            return self.row[ref]
+        m = _moments(ref)
+        if m is None:
+            self.row[ref] = None
+            return None
+        mu, sd, psis = m
+        steps = STEPS if self.kind == "sum" else COV_STEPS
+        n = 2 * len(steps)
+        lams = [(1 if j < len(steps) else -1) * steps[j % len(steps)] / sd for j in range(n)]
+        other = list(psis) if self.kind == "sum" else [variance_proxy(ref)] * n
+        self.row[ref] = len(self.rows)
+        self.rows.append((mu, lams, other))
+        self.arrays = None
+        return self.row[ref]
+
+    def take(self, rows: list[int]) -> tuple[Any, Any, Any]:
+        """The constants of ``rows``: means (a column), sizes, ``ψ`` or proxies."""
+        if self.arrays is None:
+            self.arrays = (np.array([r[0] for r in self.rows], dtype=np.float64)[:, None],
+                           np.array([r[1] for r in self.rows], dtype=np.float64),
+                           np.array([r[2] for r in self.rows], dtype=np.float64))
+        at = np.array(rows, dtype=np.intp)
+        return self.arrays[0][at], self.arrays[1][at], self.arrays[2][at]
 
 
-def _constants(kind: str, ref: Any) -> tuple[float, float, list[float], list[float]] | None:
-    """A sum's or covariate's reference: its mean, its variance proxy (covariate), and per
-    bet its size and ``ψ`` (sum), made as :meth:`_Test.advance` makes them; None when it
-    has no numeric distribution."""
-    key = (kind, ref)
-    if key in _CONSTANTS:
-        return _CONSTANTS[key]
-    m = _moments(ref)
-    if m is None:
-        _CONSTANTS[key] = None
-        return None
-    mu, sd, psis = m
-    steps = STEPS if kind == "sum" else COV_STEPS
-    n = 2 * len(steps)
-    lams = [(1 if j < len(steps) else -1) * steps[j % len(steps)] / sd for j in range(n)]
-    proxy = variance_proxy(ref) if kind == "cov" else 0.0
-    out = (mu, proxy, lams, list(psis) if kind == "sum" else [0.0] * n)
-    _CONSTANTS[key] = out
-    return out
+_CONSTANTS = {"sum": _Constants("sum"), "cov": _Constants("cov")}
 
 
-def _sums(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
-    """A sum's or covariate's bets over its observations ``seq`` (match, figures per
-    reference): each observation's increments made at once, added up in order; the
-    test's e-value after each match."""
-    steps = STEPS if t.kind == "sum" else COV_STEPS
-    if not t.bets:
-        t.bets = [0.0] * (2 * len(steps))
-    rows: list[tuple[float, list[float], list[float]]] = []
-    figs: list[list[Any]] = []
-    ends: list[int] = []  # per match of seq, how many rows up to its end
-    for _, obs in seq:
-        for ref, fig in sorted(obs.items(), key=_order):
-            c = _constants(t.kind, ref)
-            if c is None:
-                continue
-            rows.append((c[0], c[2], c[3] if t.kind == "sum" else [c[1]] * len(c[2])))
-            figs.append(fig)
-        ends.append(len(rows))
-    if rows:
-        mu = np.array([r[0] for r in rows], dtype=np.float64)[:, None]
-        lam = np.array([r[1] for r in rows], dtype=np.float64)
-        other = np.array([r[2] for r in rows], dtype=np.float64)
-        f = np.array(figs, dtype=np.float64)
-        if t.kind == "sum":  # lam (Σy - n μ) - n ψ
-            inc = lam * (f[:, 1:2] - f[:, 0:1] * mu) - f[:, 0:1] * other
-        else:  # lam (Σxy - μ Σx) - lam² s² Σx² / 2
-            inc = lam * (f[:, 1:2] - mu * f[:, 0:1]) - lam * lam * other * f[:, 2:3] / 2
-        wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :], inc]),
-                           axis=0).tolist()
-    else:
-        wealth = [t.bets]
-    out = []
-    for (m, _), end in zip(seq, ends, strict=True):
-        t.log_e = _logmean(wealth[end])
-        out.append((m, t.log_e))
-    t.bets = list(wealth[-1])
+def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
+          ) -> list[list[tuple[int, float]]]:
+    """Sum and covariate tests' bets over their observations (per test, ``seq``: match,
+    figures per reference): every observation's increments made at once (per kind, with
+    the one-match code's arithmetic), each test's added up in order from its bets; per
+    test, its e-value after each of its matches."""
+    out: list[list[tuple[int, float]]] = [[] for _ in tests]
+    for kind, constants in _CONSTANTS.items():
+        which = [i for i, (t, _) in enumerate(tests) if t.kind == kind]
+        rows: list[int] = []
+        figs: list[list[Any]] = []
+        spans = []  # per test: its first row, and per match of seq its rows' end
+        for i in which:
+            t, seq = tests[i]
+            first, ends = len(rows), []
+            for _, obs in seq:
+                for ref, fig in sorted(obs.items(), key=_order):
+                    r = constants.of(ref)
+                    if r is not None:
+                        rows.append(r)
+                        figs.append(fig)
+                ends.append(len(rows) - first)
+            spans.append((first, ends))
+        inc = None
+        if rows:
+            mu, lam, other = constants.take(rows)
+            f = np.array(figs, dtype=np.float64)
+            if kind == "sum":  # lam (Σy - n μ) - n ψ
+                inc = lam * (f[:, 1:2] - f[:, 0:1] * mu) - f[:, 0:1] * other
+            else:  # lam (Σxy - μ Σx) - lam² s² Σx² / 2
+                inc = lam * (f[:, 1:2] - mu * f[:, 0:1]) - lam * lam * other * f[:, 2:3] / 2
+        steps = STEPS if kind == "sum" else COV_STEPS
+        for i, (first, ends) in zip(which, spans, strict=True):
+            t, seq = tests[i]
+            if not t.bets:
+                t.bets = [0.0] * (2 * len(steps))
+            if inc is not None and ends and ends[-1]:
+                wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :],
+                                              inc[first:first + ends[-1]]]), axis=0).tolist()
+            else:
+                wealth = [t.bets]
+            for (m, _), end in zip(seq, ends, strict=True):
+                t.log_e = _logmean(wealth[end])
+                out[i].append((m, t.log_e))
+            t.bets = list(wealth[-1])
     return out
 
 
@@ -216,3 +270,117 @@ def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
     for ref, (counts, _) in kept.items():
         t.totals[ref] = [x for kv in counts.items() for x in kv]
     return out
+
+
+NEAR_BLOCK = 512  # hands the near-repeats bet probes at once (their neighbours' hashes: 2 MB)
+
+
+def _near(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """The near-repeats bet over its matches ``seq``, as :func:`advance_near` a match at a
+    time: each match's pairs with the hands seen before it (the index, and the matches of
+    ``seq`` before it) and among its own hands, counted for many matches at once (each
+    hand's neighbours looked up once among the hands seen and the block's, the block's
+    own told apart by their match)."""
+    index = t.index["hands"]
+    if not t.bets:
+        t.bets.extend([0.0, 0.0, 0.0])
+    out: list[tuple[int, float]] = []
+    start = 0
+    while start < len(seq):
+        end, hands = start, 0
+        while end < len(seq) and (end == start or hands < NEAR_BLOCK) and end - start < 4095:
+            hands += 4 * sum(len(v) for v in seq[end][1].values())
+            end += 1
+        out.extend(_near_block(t, index, seq[start:end]))
+        start = end
+    return out
+
+
+def _near_block(t: _Test, index: NearIndex,
+                seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """:func:`_near` over at most 4,095 matches (a hand and its match in one uint64)."""
+    values = [[v for vs in obs.values() for v in vs] for _, obs in seq]
+    deals = [len(v) for v in values]
+    before = len(index)
+    pairs = [0] * len(seq)
+    if any(deals):
+        hands = unpack_hands(np.frombuffer(b"".join(v for vs in values for v in vs),
+                                           dtype=np.dtype(f"V{DEAL_BYTES}"))).ravel()
+        match = np.repeat(np.arange(len(seq), dtype=np.uint64), [4 * d for d in deals])
+        index.add(hands)  # first: each probe's hands seen, the block's own among them
+        which, probes = index.probe(hands)
+        found = index.found(probes)
+        at = np.flatnonzero(found)
+        probe, of = probes[at], match[which[at]]
+        keys = np.sort(hands << np.uint64(12) | match)
+        base = probe << np.uint64(12)
+        low = np.searchsorted(keys, base | of)
+        high = np.searchsorted(keys, base | of, "right")
+        last = np.searchsorted(keys, base | np.uint64(4095), "right")
+        # the hands seen before each match: all those found less the block's from its
+        # match on; among its own hands, each pair found from both, each hand by itself
+        before_it = np.bincount(of.astype(np.int64), weights=found[at] - (last - low),
+                                minlength=len(seq))
+        own = np.bincount(of.astype(np.int64), weights=high - low, minlength=len(seq))
+        pairs = [int(b) + (int(o) - 4 * d) // 2
+                 for b, o, d in zip(before_it.tolist(), own.tolist(), deals, strict=True)]
+    out = []
+    bets = t.bets
+    for (m, _), n, p in zip(seq, deals, pairs, strict=True):
+        if n:
+            log_f, _ = near_factor(p, 4 * n, n, before, int(bets[0]), int(bets[1]))
+            bets[0] += 1
+            bets[1] += p > 0
+            bets[2] += log_f
+            before += 4 * n
+        t.log_e = _logmean([0.0, bets[2]])
+        out.append((m, t.log_e))
+    return out
+
+
+def _pairing(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """Partners' fit over its matches ``seq``, as :func:`advance_pairing` a match at a
+    time: every deal's fits and bets' terms made at once (the same arithmetic, a deal at
+    a time), each match's gain summed over its own deals as the one-match code sums it."""
+    if not t.bets:
+        t.bets.extend([0.0] * (2 * len(PAIRING_STEPS)))
+    parts: list[list[tuple[str, int, int]]] = []  # per match: fit, its first deal, deals
+    order: list[bytes] = []
+    for _, obs in seq:
+        got = []
+        for what, values in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+            counts: dict[bytes, int] = {}
+            for v in values:
+                counts[v] = counts.get(v, 0) + 1
+            got.append((what, len(order), len(values)))
+            order.extend(v for v in sorted(counts) for _ in range(counts[v]))
+        parts.append(got)
+    terms: dict[str, tuple[Any, Any]] = {}  # per fit: bets x deals kept, deals kept before
+    if order:
+        fits = dict(zip(("suit", "honour"), pairing_values(unpack_hands(
+            np.frombuffer(b"".join(order), dtype=np.dtype(f"V{DEAL_BYTES}")))), strict=True))
+        steps = np.array([c * s for s in (1, -1) for c in PAIRING_STEPS])
+        for what in {w for got in parts for w, _, _ in got}:
+            v = fits["suit" if what == "suit" else "honour"].astype(float)
+            dev = v - v.mean(axis=1, keepdims=True)
+            spread = np.sqrt((dev ** 2).mean(axis=1))
+            keep = spread > 0
+            dev, spread = dev[keep], spread[keep]
+            x = steps[:, None, None] * (dev / spread[:, None])[None]  # bets x deals x pairings
+            top = x.max(axis=2)
+            psi = top + np.log(np.exp(x - top[:, :, None]).mean(axis=2))
+            terms[what] = (x[:, :, 0] - psi, np.concatenate(([0], np.cumsum(keep))))
+    out = []
+    for (m, _), got in zip(seq, parts, strict=True):
+        for what, lo, n in got:
+            if not n:
+                continue
+            gains, kept = terms[what]
+            for j, gained in enumerate(gains[:, kept[lo]:kept[lo + n]].sum(axis=1).tolist()):
+                t.bets[j] += gained
+        t.log_e = _logmean(t.bets)
+        out.append((m, t.log_e))
+    return out
+
+
+_MANY = {"fit": _fits, "near": _near, "pairing": _pairing}

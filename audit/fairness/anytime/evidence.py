@@ -66,10 +66,11 @@ What is bet on, by kind of tally entry:
 * ``rows`` (each deal in its match, :mod:`~tarneeb.audit.fairness.state`) and every
   deal's hands (the repeated deals' values): state-adaptive dealing, drift, serial
   balance across a player's matches, partners' fit and near-repeats, each with a bet of
-  its own (:mod:`~tarneeb.audit.fairness.anytime.threats`). The near-repeats bet asks
-  about every hand seen before: not kept here, but made again, at the first match a
-  run advances, from the deals the caller gives (:attr:`Evidence.earlier`: the
-  archive's state keeps them), those the evidence has seen (its repeated deals' digests).
+  its own (:mod:`~tarneeb.audit.fairness.anytime.threats`,
+  :mod:`~tarneeb.audit.fairness.anytime.near`). The near-repeats bet asks about every
+  hand seen before: not kept here, but made again, at the first match a run advances,
+  from the deals the caller gives (:attr:`Evidence.earlier`: the archive's state keeps
+  them), those the evidence has seen (its repeated deals' digests).
 
 A test of the fixed-sample battery none of these covers (today the joint voids and long
 suits tests, whose references have no distribution written out; any kind added to the
@@ -90,29 +91,31 @@ test not seen yet counts at its starting value, 1). Evidence made before the hal
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
+import hashlib
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tarneeb.audit.fairness.anytime.near import NearIndex, advance_near
 from tarneeb.audit.fairness.anytime.observe import observations
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     STEPS,
-    NearIndex,
     _logmean,
     _moments,
     advance_balance,
     advance_cells,
     advance_drift,
-    advance_near,
     advance_pairing,
-    deal_hands,
     variance_proxy,
 )
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.correction import FAMILIES, family_of
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, unpack_hands
 from tarneeb.audit.fairness.tally import Tally, draw_digest
 
 PLACE_STEPS = (0.25, 0.5, 1.0, 2.0)  # bets on the card-position score (a log-likelihood ratio)
@@ -355,6 +358,21 @@ def fit_step(log_e: float, pmf: Mapping[Any, float], counts: dict[Any, int], n: 
     return log_e, added
 
 
+@contextlib.contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """Python's collector of reference cycles held off: the e-processes make many small
+    lists and tuples and no cycles, and a collection walks every object the audit holds
+    (a tenth of an advance's time, or more, in a run of a large state); it runs, as it
+    was set, after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _order(item: Any) -> str:
     """A fixed order for a test's or a reference's items (a share's keys come in any
     order); their text, kept: a reference's is long to make."""
@@ -444,14 +462,19 @@ class Evidence:
             if d in seen:
                 seen.discard(d)
                 deals.append(value)
-        if deals:
-            index.add(deal_hands(deals))
+        if deals:  # each once: their hands, in any order
+            import numpy as np
+            index.add(unpack_hands(np.frombuffer(b"".join(deals), dtype=f"V{DEAL_BYTES}")))
         return index
 
     def _earlier_digests(self) -> list[tuple[int, bytes]]:
         """The deals ``earlier`` gives, each with its digest (made once a run)."""
         if self._earlier is None:
-            self._earlier = [(draw_digest(v), v) for v in (self.earlier or tuple)()]
+            blake2b, number = hashlib.blake2b, int.from_bytes
+            # draw_digest of a value in bytes, written out: a call a deal is much of the cost
+            self._earlier = [(number(blake2b(v, digest_size=8).digest(), "big") >> 1, v)
+                             if type(v) is bytes else (draw_digest(v), v)
+                             for v in (self.earlier or tuple)()]
         return self._earlier
 
     def recover(self) -> None:
@@ -497,6 +520,10 @@ class Evidence:
         """The evidence as bytes. ``recoverable``: the deals (20-byte values) the caller
         will give back as :attr:`earlier` when the bytes are read (each once, any order):
         the repeat tests' digests of the deals among them are left out (version 3)."""
+        with no_cycle_collection():
+            return self._to_bytes(recoverable)
+
+    def _to_bytes(self, recoverable: Iterable[bytes] | None) -> bytes:
         self.recover()
         known = dict((v, d) for d, v in self._earlier or ())  # digests made this run
         given = None if recoverable is None else {

@@ -37,16 +37,7 @@ at every match (a nonnegative supermartingale, most of them a martingale):
   shuffle; the dealt pairing's fit less the three's mean is bet on with its exact ``ψ``
   (the log of the mean of ``exp(λ·)`` over the three), ``λ`` scaled by the deal's own
   spread (a function of the unordered hands): a martingale, exact.
-* **Near-repeats** (:func:`advance_near`): per match, the pairs its hands make with
-  the hands seen before and with each other (of different deals) that share 12 or 13
-  cards, ``N``, against its exact mean ``μ`` (each such pair has the chance
-  ``(1 + 13·39) / C(52, 13)``): the factor ``1 + λ (N − μ)`` with ``0 ≤ λ ≤ 1/μ`` is
-  nonnegative and of mean exactly 1. ``λ`` makes it the likelihood ratio of a match with
-  pairs at a rate learnt from the matches before (as the repeat bet), against ``μ``;
-  the e-value is the average of that bet and of none. The hands seen before are
-  :class:`NearIndex`, about 20 bytes a hand in memory (not kept in the evidence: made
-  again from the deals the archive's state keeps, :meth:`NearIndex.count` the only
-  question asked of it).
+* **Near-repeats**: :mod:`~tarneeb.audit.fairness.anytime.near`.
 """
 
 from __future__ import annotations
@@ -58,7 +49,7 @@ from typing import Any
 
 from tarneeb.audit.fairness.exact import DrawSum
 from tarneeb.audit.fairness.fit import pairing_values
-from tarneeb.audit.fairness.nearrepeat import HANDS, SHARED, hands_of, near_pairs
+from tarneeb.audit.fairness.nearrepeat import hands_of
 from tarneeb.audit.fairness.state import DEAL_ROW, MIN_PLAYER_MATCHES, STATES, TEAMS, _side_in
 
 STEPS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)  # bet sizes, in units of 1/sd of one observation
@@ -191,39 +182,63 @@ def _subjects(row: tuple[Any, ...], qualified: Iterable[str]) -> list[tuple[str,
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _sides(state: int) -> tuple[int, ...]:
+    """A deal's side in each state (``STATES``' order) from its state byte, as
+    :func:`~tarneeb.audit.fairness.state._side_in` makes it."""
+    import numpy as np
+    st = np.array([state], dtype=np.int64)
+    return tuple(int(_side_in(st, name)[0]) for name in STATES)
+
+
 def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                   obs: dict[Any, list[Any]], cache: dict[Any, Any] | None = None) -> float:
     """State-adaptive dealing (see the module): ``obs`` per reference (one hand's value)
     the match's rows; ``totals`` per cell ``("cell", subject, state)`` its
     bets' log-wealths, per player ``("seen", name)`` the matches seen, and the
     players qualified ``("players",)``. Returns the test's log e-value."""
-    import numpy as np
     players = totals.setdefault(("players",), [])
     touched = set()
     for ref, rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+        bets_of: dict[int, tuple[float, list[tuple[float, float]]] | None] = {}
         for row in rows:
             values, states = _rows(row)
             if not values:
                 continue
-            st = np.array(states, dtype=np.int64)
-            sides = {name: _side_in(st, name).tolist() for name in STATES}
+            by_deal = [_sides(b) for b in states]  # per deal, its side in each state
+            sides = {name: [s[i] for s in by_deal] for i, name in enumerate(STATES)}
             side_masks = (TEAMS[0], TEAMS[1], 15, 0)
             qualified = [n for n in row[2]
                          if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
-            # per deal, the points of each set of seats (a bit mask)
-            held = [_held(*v) for v in values]
+            # per state and side, its deals and the points of each set of seats (a bit
+            # mask) over them: a subject's seats on that side are one set in every deal
+            groups: dict[str, list[tuple[int, int, list[int]]]] = {}
+            for state in STATES:
+                by_side: dict[int, list[int]] = {}
+                for v, side in zip(values, sides[state], strict=True):
+                    if side < 0:
+                        continue
+                    acc = by_side.get(side)
+                    if acc is None:
+                        by_side[side] = [1, *v]
+                    else:
+                        acc[0] += 1
+                        for i in range(4):
+                            acc[i + 1] += v[i]
+                groups[state] = [(side, acc[0], _held(*acc[1:]))
+                                 for side, acc in by_side.items()]
             for subject, seats in _subjects(row, qualified):
                 for state in STATES:
                     per: dict[int, list[int]] = {}  # per k seats: deals, points
-                    for i, side in enumerate(sides[state]):
+                    for side, n, held in groups[state]:
                         mask = seats & side_masks[side]
                         if mask == 0 or mask == 15:
                             continue
                         got = per.get(_BITS[mask])
                         if got is None:
                             got = per[_BITS[mask]] = [0, 0]
-                        got[0] += 1
-                        got[1] += held[i][mask]
+                        got[0] += n
+                        got[1] += held[mask]
                     if not per:
                         continue
                     cell = totals.get(("cell", subject, state))
@@ -233,13 +248,16 @@ def advance_cells(totals: dict[Any, list[Any]], bets: list[float],
                             players.append(subject[7:])
                     touched.add(("cell", subject, state))
                     for k, (n, total) in sorted(per.items()):
-                        m = _moments(_seats_ref(ref, k))
-                        if m is None:
+                        if k not in bets_of:  # per k seats: mean, and per bet size and ψ
+                            m = _moments(_seats_ref(ref, k))
+                            bets_of[k] = None if m is None else (
+                                m[0], list(zip(_sizes(m[1]), m[2], strict=True)))
+                        c = bets_of[k]
+                        if c is None:
                             continue
-                        mu, sd, psis = m
-                        d = total - n * mu
-                        for j, (lam, psi) in enumerate(zip(_sizes(sd), psis, strict=True)):
-                            cell[j] += lam * d - n * psi
+                        d = total - n * c[0]
+                        cell[:] = [x + (lam * d - n * psi)
+                                   for x, (lam, psi) in zip(cell, c[1], strict=True)]
             for name in dict.fromkeys(row[2]):  # in seat order: the same bytes every run
                 totals.setdefault(("seen", name), [0])[0] += 1
     return cells_log_e(totals, {} if cache is None else cache, touched)
@@ -254,22 +272,33 @@ def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
     logs = cache.setdefault("cells", {})
     for key in touched:
         logs[key] = _logmean(totals[key])
-    order = {name: k for k, name in enumerate(totals.get(("players",), []), 1)}
-    terms = []
-    for key, cell in totals.items():
-        if key[0] != "cell":
-            continue
-        if key[1].startswith("player "):
-            k = order[key[1][7:]]
-            w = 0.5 / (k * (k + 1)) / len(STATES)
-        else:
-            w = 0.5 / _LABEL_CELLS
-        x = logs.get(key)
-        if x is None:  # read back from bytes: made once
-            x = logs[key] = _logmean(cell)
-        terms.append((w, x))
-    used = sum(w for w, _ in terms)
-    return _log_weighted(terms, 1 - used)
+    players = totals.get(("players",), [])
+    known = cache.get("weights")
+    if known is None or known[0] != (len(totals), len(players)):
+        # the cells and their weights' logs, made again when a cell or a player comes
+        order = {name: k for k, name in enumerate(players, 1)}
+        cells, used = [], 0.0
+        for key, cell in totals.items():
+            if key[0] != "cell":
+                continue
+            if key[1].startswith("player "):
+                k = order[key[1][7:]]
+                w = 0.5 / (k * (k + 1)) / len(STATES)
+            else:
+                w = 0.5 / _LABEL_CELLS
+            used += w
+            if logs.get(key) is None:  # read back from bytes: made once
+                logs[key] = _logmean(cell)
+            cells.append((key, math.log(w)))
+        known = cache["weights"] = ((len(totals), len(players)), cells, 1 - used)
+    cells, rest = known[1], known[2]
+    terms: list[float] = [lw + logs[key] for key, lw in cells]
+    if rest > 0:
+        terms.append(math.log(rest))
+    top = max(terms)
+    if top == math.inf:
+        return math.inf
+    return top + math.log(sum(math.exp(v - top) for v in terms))
 
 
 def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
@@ -282,6 +311,7 @@ def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
     direction = totals.setdefault(("direction",), [0.0] * len(DRIFT_HALF_LIVES))
     keep = [0.5 ** (1 / h) for h in DRIFT_HALF_LIVES]
     for (ref, series), rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
+        known: dict[int, tuple[float, float, float] | None] = {}  # per k seats: μ, sd, r
         for row in rows:
             values, _ = _rows(row)
             for v in values:
@@ -293,19 +323,24 @@ def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
                         continue
                     k = computer.bit_count()
                     held = sum(v[s] for s in range(4) if computer >> s & 1)
-                r_ref = _seats_ref(ref, k)
-                m = _moments(r_ref)
-                if m is None:
+                if k not in known:
+                    r_ref = _seats_ref(ref, k)
+                    m = _moments(r_ref)
+                    known[k] = None if m is None else (
+                        m[0], m[1], variance_proxy(r_ref) / (m[1] * m[1]))
+                c = known[k]
+                if c is None:
                     continue
-                mu, sd, _ = m
+                mu, sd, r = c
                 z = (held - mu) / sd
-                r = variance_proxy(r_ref) / (sd * sd)
-                for h, d in enumerate(direction):
+                i = 0
+                for d in direction:
                     d = max(-1.0, min(1.0, d))
-                    for s, lam in enumerate(DRIFT_STEPS):
-                        bets[h * len(DRIFT_STEPS) + s] += lam * d * z - lam * lam * d * d * r / 2
-                for h in range(len(direction)):
-                    direction[h] = keep[h] * direction[h] + (1 - keep[h]) * z
+                    for lam in DRIFT_STEPS:
+                        bets[i] += lam * d * z - lam * lam * d * d * r / 2
+                        i += 1
+                direction[:] = [kh * d + (1 - kh) * z for kh, d in zip(keep, direction,
+                                                                        strict=True)]
     return _logmean(bets)
 
 
@@ -375,130 +410,14 @@ def advance_pairing(totals: dict[Any, list[Any]], bets: list[float],
     return _logmean(bets)
 
 
-class NearIndex:
-    """The hands seen before (13-card masks, uint64, with their multiplicity): sorted
-    distinct hands and their counts, a small tail merged into them now and then, and a
-    bit map of the hands' hashes (at least 32 bits a hand) that turns away at once
-    nearly every hand not seen; about 20 bytes a hand."""
-
-    def __init__(self) -> None:
-        import numpy as np
-        self.hands = np.zeros(0, dtype=np.uint64)  # sorted, distinct
-        self.counts = np.zeros(0, dtype=np.int64)
-        self.tail = np.zeros(0, dtype=np.uint64)
-        self.size = 0
-        self.log_bits = 20
-        self.bits = np.zeros(1 << (self.log_bits - 6), dtype=np.uint64)
-
-    def __len__(self) -> int:
-        return self.size
-
-    def _hash(self, x: Any) -> Any:
-        import numpy as np
-        return (x * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - self.log_bits)
-
-    def _mark(self, hands: Any) -> None:
-        import numpy as np
-        at = self._hash(hands)
-        np.bitwise_or.at(self.bits, at >> np.uint64(6), np.uint64(1) << (at & np.uint64(63)))
-
-    def add(self, hands: Any) -> None:
-        import numpy as np
-        new = np.asarray(hands, np.uint64).ravel()
-        self.size += len(new)
-        self.tail = np.concatenate((self.tail, new))
-        if self.size * 32 > (1 << self.log_bits):  # the map grows: made again, larger
-            while self.size * 32 > (1 << self.log_bits):
-                self.log_bits += 1
-            self.bits = np.zeros(1 << (self.log_bits - 6), dtype=np.uint64)
-            self._mark(self.hands)
-            self._mark(self.tail)
-        else:
-            self._mark(new)
-        if len(self.tail) > max(4096, len(self.hands) // 8):
-            every = np.concatenate((np.repeat(self.hands, self.counts), self.tail))
-            self.hands, self.counts = np.unique(every, return_counts=True)
-            self.tail = np.zeros(0, dtype=np.uint64)
-
-    def count(self, hands: Any) -> int:
-        """The pairs (a hand of ``hands``, a hand seen before) that share 12 or 13 cards:
-        each hand's 1 + 13·39 neighbours (itself, and each of its cards for one it lacks)
-        looked up among the hands seen (those the bit map lets through)."""
-        import numpy as np
-        h = np.asarray(hands, dtype=np.uint64).ravel()
-        if not len(h) or not self.size:
-            return 0
-        cards = np.uint64(1) << np.arange(52, dtype=np.uint64)
-        held = (h[:, None] & cards[None, :]) != 0  # (m, 52)
-        bits = np.broadcast_to(cards, held.shape)
-        inside = bits[held].reshape(len(h), 13)
-        outside = bits[~held].reshape(len(h), 39)
-        near = (h[:, None, None] ^ inside[:, :, None] ^ outside[:, None, :]).ravel()
-        probe = np.concatenate((h, near))
-        at = self._hash(probe)
-        maybe = (self.bits[at >> np.uint64(6)] >> (at & np.uint64(63))) & np.uint64(1)
-        probe = probe[maybe.astype(bool)]
-        found = 0
-        if len(self.hands) and len(probe):
-            i = np.minimum(np.searchsorted(self.hands, probe), len(self.hands) - 1)
-            hit = self.hands[i] == probe
-            found += int(self.counts[i[hit]].sum())
-        if len(self.tail) and len(probe):
-            t = np.sort(self.tail)
-            found += int((np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)).sum())
-        return found
-
-
-def near_factor(pairs: int, new: int, deals: int, earlier: int, matches: int,
-                hits: int) -> tuple[float, float]:
-    """One match's factor (a log) and its exact mean count: ``pairs`` near pairs of its
-    ``new`` hands (``deals`` deals) with ``earlier`` hands before and with each other;
-    ``matches`` and ``hits`` (matches with a pair) before it set the bet.
-
-    >>> near_factor(0, 40, 10, 0, 0, 0)[0] < 0 < near_factor(1, 40, 10, 0, 0, 0)[0]
-    True
-    """
-    mu = (new * earlier + new * (new - 1) // 2 - 6 * deals) * SHARED / HANDS
-    if mu <= 0:
-        return (math.inf if pairs else 0.0), mu
-    q = (hits + 0.5) / (matches + 1)  # a rate learnt from the matches before
-    if mu >= min(q, 1.0):
-        return 0.0, mu
-    lam = (q - mu) / (mu * (1 - mu))  # then lam·mu <= 1: the factor is never negative
-    return math.log1p(lam * (pairs - mu)) if lam * (pairs - mu) > -1 else -math.inf, mu
-
-
-def advance_near(totals: dict[Any, list[Any]], bets: list[float], obs: dict[Any, list[Any]],
-                 index: NearIndex) -> float:
-    """Near-repeats (see the module): ``obs`` the match's deals (20-byte values) under one
-    key; ``index`` the hands seen before (the match's are added after its bet); ``bets``
-    matches, matches with a pair, the log of the wealth."""
-    if not bets:
-        bets.extend([0.0, 0.0, 0.0])
-    values = [v for vs in obs.values() for v in vs]
-    hands = deal_hands(values)
-    if len(hands):
-        pairs = near_pairs(hands)[0] + index.count(hands)
-        log_f, _ = near_factor(pairs, 4 * len(hands), len(hands), len(index),
-                               int(bets[0]), int(bets[1]))
-        bets[0] += 1
-        bets[1] += pairs > 0
-        bets[2] += log_f
-        index.add(hands)
-    return _logmean([0.0, bets[2]])  # the average of no bet and the bet
-
-
 __all__ = [
     "COV_STEPS",
     "STEPS",
-    "NearIndex",
     "advance_balance",
     "advance_cells",
     "advance_drift",
-    "advance_near",
     "advance_pairing",
     "cells_log_e",
     "deal_hands",
-    "near_factor",
     "variance_proxy",
 ]
