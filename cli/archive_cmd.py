@@ -55,6 +55,18 @@ def _progress(paths: list[str], chunks: Iterator[Any], err: "Console") -> Iterat
             yield chunk
 
 
+def _stderr_may_be_terminal() -> bool:
+    """Whether rich may take stderr for a terminal (its console, whose import costs an
+    incremental run with a state a twentieth of its time, is made only then): a terminal,
+    or an environment that says to treat it as one (rich's ``is_terminal`` decides)."""
+    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # no stream, or a closed one
+        return False
+
+
 def _ignore(error: OSError) -> None:
     """A directory the progress bar's count cannot list (the audit's own listing says so)."""
 
@@ -75,15 +87,20 @@ def one_blas_thread() -> None:
 
 
 def parse_fast(argv: list[str]) -> dict[str, Any] | None:
-    """The arguments of a plain ``audit [-j N] [--json] [--no-stats] PATH...``, or None to
-    leave it to typer (whose parsing costs an audit of a few hundred logs a tenth of its
-    time): anything else, ``--help``, a flag twice or a bad number goes to typer, which
-    gives the help and the usage errors.
+    """The arguments of a plain ``audit [-j N] [--json] [--no-stats] [--state FILE]
+    PATH...``, or None to leave it to typer (whose parsing costs an audit of a few hundred
+    logs a tenth of its time, and an incremental run with a state a quarter): anything
+    else, ``--help``, a flag twice or a bad number goes to typer, which gives the help and
+    the usage errors.
 
     >>> parse_fast(["audit", "-j", "1", "--no-stats", "a", "--", "-b"])
     {'paths': ['a', '-b'], 'jobs': 1, 'as_json': False, 'no_stats': True}
+    >>> str(parse_fast(["audit", "--state", "s.db", "a"])["state"])
+    's.db'
     >>> parse_fast(["audit", "-j", "0", "a"]) is None, parse_fast(["audit", "--x", "a"])
     (True, None)
+    >>> parse_fast(["audit", "--state", "--json", "a"]) is None
+    True
     """
     if argv[:1] != ["audit"]:
         return None
@@ -98,6 +115,11 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
             only_paths = True
         elif token in switches and not parsed[switches[token]]:
             parsed[switches[token]] = True
+        elif token == "--state" and "state" not in parsed:
+            value = next(tokens, "")
+            if not value or value.startswith("-"):  # typer says what is wrong
+                return None
+            parsed["state"] = Path(value)
         elif token in ("-j", "--jobs") and parsed["jobs"] is None:
             value = next(tokens, "")
             if not value.isascii() or not value.isdigit() or int(value) < 1:
@@ -226,7 +248,6 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     )
 
     trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
-    err = console(stderr=True)
     play_options = _play_options(play or play_sample is not None, play_sample)
     played = None
     if play_options is not None:  # the fair-play modules are loaded when asked for
@@ -258,13 +279,14 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             from tarneeb.replay.archive.monitor import Monitor
 
             monitor = Monitor(str(state), alpha, trust, removed or (), not no_stats,
-                              play_options)
+                              play_options, tallies=fixed_sample or report is not None)
             chunks = monitor.chunks(listed, jobs, scheduler)
         else:
             chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,
                                 stats=not no_stats)
-        if err.is_terminal and os.environ.get("TERM") != "dumb":
-            chunks = _progress(paths, chunks, err)
+        if _stderr_may_be_terminal() and console(stderr=True).is_terminal \
+                and os.environ.get("TERM") != "dumb":
+            chunks = _progress(paths, chunks, console(stderr=True))
         try:
             for chunk in chunks:
                 if monitor is not None:
@@ -311,7 +333,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     try:
         fairness = summary.fairness(alpha) if battery else {}
     except ImportError:  # scipy: the [archive] extra
-        err.print("tarneeb: note: no fairness statistics: they need scipy "
+        console(stderr=True).print("tarneeb: note: no fairness statistics: they need scipy "
                   "(pip install 'tarneeb[archive]')", markup=False)
         fairness = {}
     if monitor is not None:  # the battery's tests the evidence does not cover, named
@@ -353,7 +375,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             for line in play_lines(played, play_results, alpha):
                 console().print(line, markup=False)
     for line in errors[:-1]:
-        err.print(f"tarneeb: error: {line}", markup=False)
+        console(stderr=True).print(f"tarneeb: error: {line}", markup=False)
     if errors:
         fail(errors[-1])
     if summary.logs == 0:

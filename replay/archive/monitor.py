@@ -43,7 +43,6 @@ from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.anytime.batch import advance_many
 from tarneeb.audit.fairness.codec import CodecError
-from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
 from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.state import State, StateError
@@ -89,8 +88,11 @@ class Monitor:
 
     def __init__(self, state_path: str, alpha: float, trust: Trust = NOTHING,
                  removed: Sequence[str] = (), stats: bool = True,
-                 play: PlayOptions | None = None) -> None:
+                 play: PlayOptions | None = None, tallies: bool = True) -> None:
         self.state = State(state_path, alpha, trust)
+        # whether the summary's tallies are made whole (the fixed-sample battery, the
+        # report): else only the state's totals are, from its table and what changed
+        self.tallies = tallies
         self.alpha, self.trust, self.removed_patterns = alpha, trust, list(removed)
         self.stats, self.play = stats, play
         # what makes a kept fair-play record one this run would make (not the Monte Carlo
@@ -163,7 +165,7 @@ class Monitor:
         """Every deal (its 20-byte value) the state's totals hold, each once: the hands
         seen before this run, for the near-repeats e-process (which keeps those it has
         seen, and takes them in whatever order)."""
-        return _deals_of(self.state.totals())
+        return iter(self.state.counted_deals())
 
     def _read_enough(self, path: str) -> bool:
         """Whether the log at ``path`` was read as this run reads: its deals tallied if
@@ -261,8 +263,10 @@ class Monitor:
     def settle(self, summary: ArchiveSummary) -> None:
         """Add to ``summary``'s tallies the shares the state kept: its totals, less the
         shares that count no more (logs gone, read again, now a repeat), plus those of
-        logs kept that count now and did not before."""
-        totals = self.state.totals()
+        logs kept that count now and did not before. Without ``tallies`` the summary's
+        are emptied, and the state's totals are its table with what changed (the values
+        drawn and the keys of one match alone stay in the shares: none is read)."""
+        totals = self.state.totals() if self.tallies else self.state.totals_table()
         old = self._was_counted()
         minus = list(self._minus)
         for path in old:
@@ -279,11 +283,13 @@ class Monitor:
         for origin, t in totals.items():
             if t:
                 summary.tallies.setdefault(origin, Tally()).merge(t)
+        if not self.tallies:  # (the run's new shares are in them, with the table)
+            totals, summary.tallies = summary.tallies, {}
         now = set(self._counted)
         self.state.set_counted(old - now, False)
         self.state.set_counted(now - old, True)
         self.state.set_counted(now & old & self._put, True)  # written anew, uncounted
-        self.state.set_totals(summary.tallies)
+        self.state.set_totals(summary.tallies if self.tallies else totals)
 
     def finish(self, summary: ArchiveSummary) -> None:
         """The tallies settled, the logs lost and removed, the evidence into ``summary``;
@@ -324,7 +330,8 @@ class Monitor:
         # the deals the shares counted now keep are left out of the evidence's bytes:
         # the next run's _earlier_deals gives them back
         if not same:
-            self.state.set_evidence(self.evidence.to_bytes(_deals_of(summary.tallies)))
+            self.state.set_evidence(self.evidence.to_bytes(self.state.counted_deals(
+                began=False)))
         at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         self.state.commit(at, {"logs": summary.logs, "audited": self.audited,
                                "changed": len(self.changed), "lost": len(self.lost),
@@ -367,18 +374,6 @@ def note_fixed_sample_only(summary: ArchiveSummary, monitor: Monitor,
     tests = list(dict.fromkeys(r.test for rs in fairness.values() for r in rs))
     summary.evidence["fixed_sample_only"] = [
         list(t) for t in fixed_sample_only(tests, monitor.evidence)]
-
-
-def _deals_of(tallies: dict[str, Tally]) -> Iterator[bytes]:
-    """Every deal (its 20-byte value) the repeated-deals tallies of ``tallies`` hold, each
-    once."""
-    done: set[bytes] = set()
-    for tally in tallies.values():
-        for key in tally.counts:
-            if (key[0] == "repeat" and key[3] == 1 and isinstance(key[4], bytes)
-                    and len(key[4]) == DEAL_BYTES and key[4] not in done):
-                done.add(key[4])
-                yield key[4]
 
 
 def _subtract(total: Tally, share: Tally) -> None:

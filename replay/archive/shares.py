@@ -467,4 +467,37 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
     return t
 
 
-__all__ = ["deal_of_planes", "deal_planes", "pack_share", "unpack_share"]
+def share_deals(data: bytes, key_of: Any) -> list[bytes]:
+    """The deals (20 bytes each, as often as drawn) a share :func:`pack_share` wrote keeps
+    as values drawn of a repeat test that keeps every deal (sampled 1): what
+    :func:`unpack_share` gives as those keys' last labels, read without making the share
+    (an incremental run needs every deal the state counts, and none of the rest)."""
+    out: list[bytes] = []
+    try:
+        parts = unpack_value(data)
+        if not isinstance(parts[0], bytes) or len(parts) < 2:  # totals, or format 2
+            raise CodecError("not a share of format 3 or later")
+        for test, width, once, more in parts[1]:
+            prefix = key_of(test)
+            if not (isinstance(prefix, tuple) and len(prefix) == 4 and prefix[0] == "repeat"
+                    and prefix[3] == 1):
+                continue
+            if width in (_PLANES, _IN_ORDER):
+                if len(once) % 13:
+                    raise CodecError("values drawn of a length not 13 bytes each")
+                out.extend(deal_of_planes(once[j:j + 13]) for j in range(0, len(once), 13))
+            elif width == _DEAL:
+                if len(once) % _DEAL:
+                    raise CodecError(f"values drawn of a length not {_DEAL} bytes each")
+                out.extend(once[j:j + _DEAL] for j in range(0, len(once), _DEAL))
+            for d, n in zip(more[0::2], more[1::2], strict=True):
+                if isinstance(d, bytes) and len(d) == _DEAL:
+                    out.extend([d] * n)
+    except (TypeError, ValueError, IndexError) as e:
+        if isinstance(e, CodecError):
+            raise
+        raise CodecError(f"not a share of a tally: {e}") from None
+    return out
+
+
+__all__ = ["deal_of_planes", "deal_planes", "pack_share", "share_deals", "unpack_share"]

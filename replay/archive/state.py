@@ -60,7 +60,7 @@ from tarneeb.replay.archive.records import (
     record_origin,
     unpack_record,
 )
-from tarneeb.replay.archive.shares import pack_share, unpack_share
+from tarneeb.replay.archive.shares import pack_share, share_deals, unpack_share
 from tarneeb.replay.verify.trust import Trust
 
 # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played); 2: the
@@ -376,6 +376,38 @@ class State:
                 raise StateError(f"{self.path}: the record of {path} is damaged "
                                  f"({e})") from None
         return out
+
+    def totals_table(self) -> dict[str, Tally]:
+        """Per origin, the ``totals`` table alone: the sum of the shares counted but the
+        values drawn and the keys of one match alone (what :meth:`totals` reads back from
+        the shares). What a run that does not test the whole archive again adds to and
+        takes from (``Monitor.settle``)."""
+        out = {}
+        for origin, blob in self.db.execute("SELECT origin, tally FROM totals"):
+            try:
+                out[origin] = self._share(blob)
+            except (CodecError, zlib.error) as e:
+                raise StateError(f"{self.path}: its totals are damaged ({e})") from None
+        return out
+
+    def counted_deals(self, began: bool = True) -> list[bytes]:
+        """Every deal (20 bytes) of the repeat tests that keep every deal, each once, in
+        the shares counted when the run began (``began``; those written anew since, kept
+        aside by :meth:`put`, too) or now (after ``Monitor.settle``): the deals
+        :meth:`totals` holds, read without making any share (:func:`share_deals`)."""
+        rows = self.db.execute("SELECT path, figures FROM logs WHERE counted = 1 AND "
+                               "figures IS NOT NULL ORDER BY rowid").fetchall()
+        if began:
+            rows += [(path, figures) for path, _, figures in self._aside]
+        self._all_keys()
+        out: dict[bytes, None] = {}
+        for path, figures in rows:
+            try:
+                out.update(dict.fromkeys(share_deals(figures, self.key_of)))
+            except CodecError as e:
+                raise StateError(f"{self.path}: the record of {path} is damaged "
+                                 f"({e})") from None
+        return list(out)
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         """The totals of the shares counted now (those the shares give back, left out)."""
