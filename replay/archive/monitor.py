@@ -43,7 +43,14 @@ from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.anytime.batch import advance_many
 from tarneeb.audit.fairness.codec import CodecError
-from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
+from tarneeb.replay.archive.audit import (
+    CHUNK,
+    ONE_JOB_CHUNK,
+    ArchiveSummary,
+    Chunk,
+    FindingRow,
+    run_chunks,
+)
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.state import State, StateError
 from tarneeb.replay.fairplay import ANALYSIS, MatchPlay, PlayOptions
@@ -137,6 +144,8 @@ class Monitor:
         fresh = (r for c in run_chunks((p for p, _, keep in plan if not keep), self.trust, jobs,
                                        scheduler, chunk_size, self.play, self.stats)
                  for r in records_of(c))
+        if chunk_size == CHUNK:  # folded in larger chunks than the workers read: fewer
+            chunk_size = ONE_JOB_CHUNK  # advances of the evidence, each over more matches
         batch: list[LogRecord] = []
         paths: list[str] = []
         for path, st, keep in plan:

@@ -235,12 +235,20 @@ def _hand_values(deals: list[tuple[bytes, int]]
         voids = 0
         patterns = []
         for position, hand in enumerate((_M52 ^ (a | b | c), a, b, c)):
-            lengths = sorted((bin(hand >> s & 0x1FFF).count("1") for s in (0, 13, 26, 39)),
+            lengths = sorted(((hand & 0x1FFF).bit_count(), (hand >> 13 & 0x1FFF).bit_count(),
+                              (hand >> 26 & 0x1FFF).bit_count(), (hand >> 39).bit_count()),
                              reverse=True)
             voids += lengths.count(0) << (8 * position)
-            patterns.append("-".join(map(str, lengths)))
+            patterns.append(_PATTERN.get(tuple(lengths)) or "-".join(map(str, lengths)))
         out.append((n, _points(a | c, b | c), voids, tuple(patterns)))
     return out
+
+
+# the suit patterns' names, made once (a hand of 13 cards has 39 patterns; a longer or
+# shorter hand, a damaged share's, is named when met)
+_PATTERN = {(a, b, c, 13 - a - b - c): f"{a}-{b}-{c}-{13 - a - b - c}"
+            for a in range(14) for b in range(a + 1) for c in range(b + 1)
+            if 0 <= 13 - a - b - c <= c}
 
 
 _MEASURES = (0, 1, 2)  # what a hand by position gives: points, void suits, suit pattern
@@ -272,12 +280,16 @@ def _by_position(share: Tally, deals: list[tuple[bytes, int]]
                 found.setdefault((k[0], test), {}).setdefault(k[2], {})[k[3]] = n
     out: dict[tuple[Any, ...], tuple[int, int]] = {}
     values = _hand_values(deals) if found else []
+    given: dict[tuple[int, int], dict[Any, int]] = {}  # _by_hand's, each made once
     for (kind, test), refs in found.items():
         if len(refs) == 1:
             (ref, counts), = refs.items()
             for what in _MEASURES:
-                if _by_hand(values, what, _AT[test[2]]) == counts:
-                    out[(kind, test, ref)] = (what, _AT[test[2]])
+                at = (what, _AT[test[2]])
+                if at not in given:
+                    given[at] = _by_hand(values, *at)
+                if given[at] == counts:
+                    out[(kind, test, ref)] = at
                     break
     return out
 
@@ -301,8 +313,12 @@ def _rowed(own: list[Any], deals: dict[int, list[tuple[bytes, int]]]
     return test, b"".join(p for p in planes if p is not None)
 
 
+_NONE: dict[int, tuple[Any, int]] = {}  # no key objects looked up before
+
+
 def pack_share(share: Tally, key_id: Any, whole: bool = True,
-               ids: dict[Any, int] | None = None) -> bytes:
+               ids: dict[Any, int] | None = None,
+               objects: dict[int, tuple[Any, int]] | None = None) -> bytes:
     """A share of the tallies as bytes (state format 5), its keys numbered by ``key_id`` (a
     key written once for the whole state):
 
@@ -322,8 +338,12 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
 
     ``whole=False`` (the state's totals) writes the first part alone: the state reads the
     values drawn and the match's own keys back from the shares it counts. ``ids``: the
-    numbers ``key_id`` gave so far, looked up first (a call a key costs more)."""
+    numbers ``key_id`` gave so far, looked up first (a call a key costs more); ``objects``:
+    per key object's ``id``, the object and its number, looked up before that (the shares
+    of one chunk's matches share their key objects, and a key's hash is made anew at each
+    look-up: its ``id`` is not; the object is held, so its ``id`` is its own)."""
     known = (ids if ids is not None else {}).get
+    by_object = objects.get if objects is not None else _NONE.get
     parts: list[Any] = []
     drawn: dict[tuple[int, int], list[tuple[Any, int]]] = {}
     deals: dict[int, list[tuple[bytes, int]]] = {}
@@ -344,7 +364,12 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
         for k, v in items.items():
             if k[0] not in _SPECIAL:  # (most keys: one test, not three, a key)
                 if not (by_position and not sums and k[:3] in by_position):
-                    pairs.append((known(k) or key_id(k), v))
+                    hit = by_object(id(k))
+                    if hit is None or hit[0] is not k:
+                        hit = (k, known(k) or key_id(k))
+                        if objects is not None:
+                            objects[id(k)] = hit
+                    pairs.append((hit[1], v))
                 continue
             if _drawn(k) or (sums and positions is not None and k[0] == "placed"):
                 continue

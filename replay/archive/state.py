@@ -75,6 +75,7 @@ FORMAT = 5
 # set's distribution, 52 card names) is written once, not once a value
 _SAME_BUT = "@"
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
+_OBJECTS = 50_000  # key objects whose numbers put() remembers, at most
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL);
@@ -144,6 +145,9 @@ class State:
         # (path, record, figures) of logs counted when the run began, written anew since
         self._aside: list[tuple[str, bytes, bytes]] = []
         self._totals: dict[str, Tally] | None = None  # totals(), read once a run
+        # pack_share's numbers of key objects met (the shares of a chunk share them),
+        # emptied past _OBJECTS
+        self._objects: dict[int, tuple[Any, int]] = {}
         try:
             self._open(alpha, trust)
         except sqlite3.DatabaseError as e:
@@ -433,8 +437,11 @@ class State:
         record of it (None when it was not analysed: not clean)."""
         r = record.row
         self._all_keys()
+        if len(self._objects) > _OBJECTS:
+            self._objects.clear()
         figures = (None if record.share is None
-                   else pack_share(record.share, self.key_id, ids=self._ids))
+                   else pack_share(record.share, self.key_id, ids=self._ids,
+                                   objects=self._objects))
         played = None if play is None else zlib.compress(pack_value(play))
         self._set_aside(path)
         self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
