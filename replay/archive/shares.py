@@ -246,7 +246,7 @@ def _hand_values(deals: list[tuple[bytes, int]]
 
 # the suit patterns' names, made once (a hand of 13 cards has 39 patterns; a longer or
 # shorter hand, a damaged share's, is named when met)
-_PATTERN = {(a, b, c, 13 - a - b - c): f"{a}-{b}-{c}-{13 - a - b - c}"
+_PATTERN: dict[tuple[int, ...], str] = {(a, b, c, 13 - a - b - c): f"{a}-{b}-{c}-{13 - a - b - c}"
             for a in range(14) for b in range(a + 1) for c in range(b + 1)
             if 0 <= 13 - a - b - c <= c}
 
