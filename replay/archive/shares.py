@@ -492,11 +492,13 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
     return t
 
 
-def share_deals(data: bytes, key_of: Any) -> list[bytes]:
+def share_deals(data: bytes, key_of: Any, planes: list[bytes] | None = None) -> list[bytes]:
     """The deals (20 bytes each, as often as drawn) a share :func:`pack_share` wrote keeps
     as values drawn of a repeat test that keeps every deal (sampled 1): what
     :func:`unpack_share` gives as those keys' last labels, read without making the share
-    (an incremental run needs every deal the state counts, and none of the rest)."""
+    (an incremental run needs every deal the state counts, and none of the rest). With
+    ``planes``, the deals written as bit planes are added to it as they are (13 bytes
+    each; :func:`deals_of_planes` makes them deals), not to the list returned."""
     out: list[bytes] = []
     try:
         parts = unpack_value(data)
@@ -508,11 +510,14 @@ def share_deals(data: bytes, key_of: Any) -> list[bytes]:
                     and prefix[3] == 1):
                 continue
             if width in (_PLANES, _IN_ORDER):
-                if len(once) % 13:
+                if not isinstance(once, bytes) or len(once) % 13:
                     raise CodecError("values drawn of a length not 13 bytes each")
-                out.extend(deal_of_planes(once[j:j + 13]) for j in range(0, len(once), 13))
+                if planes is not None:
+                    planes.append(once)
+                else:
+                    out.extend(deal_of_planes(once[j:j + 13]) for j in range(0, len(once), 13))
             elif width == _DEAL:
-                if len(once) % _DEAL:
+                if not isinstance(once, bytes) or len(once) % _DEAL:
                     raise CodecError(f"values drawn of a length not {_DEAL} bytes each")
                 out.extend(once[j:j + _DEAL] for j in range(0, len(once), _DEAL))
             for d, n in zip(more[0::2], more[1::2], strict=True):
@@ -525,4 +530,36 @@ def share_deals(data: bytes, key_of: Any) -> list[bytes]:
     return out
 
 
-__all__ = ["deal_of_planes", "deal_planes", "pack_share", "share_deals", "unpack_share"]
+def deals_of_planes(planes: bytes) -> list[bytes]:
+    """:func:`deal_of_planes` of each 13 bytes of ``planes``, at once with numpy (the
+    archive extra; one at a time without it).
+
+    >>> hands = [sum(1 << card for card in range(13 * i, 13 * i + 13)) for i in range(4)]
+    >>> deals = [(a | b << 52 | c << 104).to_bytes(20, "big")
+    ...          for a, b, c in (hands[:3], hands[3:0:-1], hands[1:])]
+    >>> deals_of_planes(b"".join(deal_planes(d) or b"" for d in deals)) == deals
+    True
+    """
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy not installed
+        return [deal_of_planes(planes[j:j + 13]) for j in range(0, len(planes), 13)]
+    n = len(planes) // 13
+    padded = np.zeros((n, 16), dtype=np.uint8)  # the 104 bits as two words, big-endian
+    padded[:, 3:] = np.frombuffer(planes, dtype=np.uint8, count=13 * n).reshape(n, 13)
+    words = padded.view(">u8").astype(np.uint64)
+    m52 = np.uint64(_M52)
+    low = words[:, 1] & m52
+    high = ((words[:, 0] << np.uint64(12)) | (words[:, 1] >> np.uint64(52))) & m52
+    c = low & high
+    a, b = low ^ c, high ^ c
+    out = np.empty((n, 3), dtype=">u8")  # 24 bytes: the deal's 160 bits after 32 zero bits
+    out[:, 0] = c >> np.uint64(24)
+    out[:, 1] = ((c & np.uint64((1 << 24) - 1)) << np.uint64(40)) | (b >> np.uint64(12))
+    out[:, 2] = ((b & np.uint64(0xFFF)) << np.uint64(52)) | a
+    data = out.view(np.uint8).reshape(n, 24)[:, 4:].tobytes()
+    return [data[j:j + _DEAL] for j in range(0, len(data), _DEAL)]
+
+
+__all__ = ["deal_of_planes", "deal_planes", "deals_of_planes", "pack_share", "share_deals",
+           "unpack_share"]

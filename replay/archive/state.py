@@ -60,7 +60,12 @@ from tarneeb.replay.archive.records import (
     record_origin,
     unpack_record,
 )
-from tarneeb.replay.archive.shares import pack_share, share_deals, unpack_share
+from tarneeb.replay.archive.shares import (
+    deals_of_planes,
+    pack_share,
+    share_deals,
+    unpack_share,
+)
 from tarneeb.replay.verify.trust import Trust
 
 # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played); 2: the
@@ -405,12 +410,14 @@ class State:
             rows += [(path, figures) for path, _, figures in self._aside]
         self._all_keys()
         out: dict[bytes, None] = {}
+        planes: list[bytes] = []  # the deals written as bit planes, made deals at once
         for path, figures in rows:
             try:
-                out.update(dict.fromkeys(share_deals(figures, self.key_of)))
+                out.update(dict.fromkeys(share_deals(figures, self.key_of, planes)))
             except CodecError as e:
                 raise StateError(f"{self.path}: the record of {path} is damaged "
                                  f"({e})") from None
+        out.update(dict.fromkeys(deals_of_planes(b"".join(planes))))
         return list(out)
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
