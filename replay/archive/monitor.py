@@ -37,11 +37,10 @@ import fnmatch
 import hashlib
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
-from tarneeb.audit.fairness.anytime.batch import advance_many
 from tarneeb.audit.fairness.codec import CodecError
 from tarneeb.replay.archive.audit import (
     CHUNK,
@@ -53,8 +52,10 @@ from tarneeb.replay.archive.audit import (
 )
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.state import State, StateError
-from tarneeb.replay.fairplay import ANALYSIS, MatchPlay, PlayOptions
 from tarneeb.replay.verify.trust import NOTHING, Trust
+
+if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
+    from tarneeb.replay.fairplay import MatchPlay, PlayOptions
 
 CHANGED_KIND = "changed-log"
 LOST_KIND = "lost-log"
@@ -104,7 +105,11 @@ class Monitor:
         self.stats, self.play = stats, play
         # what makes a kept fair-play record one this run would make (not the Monte Carlo
         # seed: each run draws its own, and a record kept is as good as a new one)
-        self.play_key = None if play is None else (play.samples, play.per_match, ANALYSIS)
+        self.play_key = None
+        if play is not None:
+            from tarneeb.replay.fairplay import ANALYSIS
+
+            self.play_key = (play.samples, play.per_match, ANALYSIS)
         try:
             blob = self.state.evidence()
             self.evidence = Evidence.from_bytes(blob) if blob is not None else Evidence()
@@ -183,6 +188,8 @@ class Monitor:
         return (tallied or not self.stats) and (self.play is None or play_key == self.play_key)
 
     def _kept_play(self, path: str) -> MatchPlay | None:
+        from tarneeb.replay.fairplay import MatchPlay
+
         data = self.state.play(path)
         try:
             return None if data is None else MatchPlay.from_json(data)
@@ -261,6 +268,9 @@ class Monitor:
         if not shares:
             return
         # each test over the chunk's new matches at once, as one match at a time would
+        # (numpy's: loaded by a run that has new matches)
+        from tarneeb.audit.fairness.anytime.batch import advance_many
+
         first = self.evidence.matches
         try:
             after = advance_many(self.evidence, shares, self.alpha)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
@@ -38,7 +38,9 @@ from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
 from tarneeb.replay.archive.claims import Claim
 from tarneeb.replay.archive.endings import Ending
 from tarneeb.replay.archive.seen import snapshot
-from tarneeb.replay.fairplay import MatchPlay
+
+if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
+    from tarneeb.replay.fairplay import MatchPlay
 
 _ROW_FIELDS = len(fields(MatchRow))
 _FINDING_FIELDS = len(fields(FindingRow))
