@@ -587,7 +587,7 @@ def test_play_is_kept_a_log_and_a_run_analyses_only_new_logs(
     db.close()
     assert len(sizes) == 2 and all(0 < n < 1500 for n in sizes)  # two hands a match, compact
     # a record made by another version of the analysis is analysed again
-    monkeypatch.setattr("tarneeb.replay.archive.monitor.ANALYSIS", 1)
+    monkeypatch.setattr("tarneeb.replay.fairplay.ANALYSIS", 1)
     older = audit(capsys, str(logs), "--state", state, "--play-sample", "2")[1]
     assert older["state"]["audited"] == 2
 
