@@ -55,18 +55,6 @@ def _progress(paths: list[str], chunks: Iterator[Any], err: "Console") -> Iterat
             yield chunk
 
 
-def _stderr_may_be_terminal() -> bool:
-    """Whether rich may take stderr for a terminal (its console, whose import costs an
-    incremental run with a state a twentieth of its time, is made only then): a terminal,
-    or an environment that says to treat it as one (rich's ``is_terminal`` decides)."""
-    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ:
-        return True
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):  # no stream, or a closed one
-        return False
-
-
 def _ignore(error: OSError) -> None:
     """A directory the progress bar's count cannot list (the audit's own listing says so)."""
 
@@ -248,6 +236,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     )
 
     trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
+    err = console(stderr=True)
     play_options = _play_options(play or play_sample is not None, play_sample)
     played = None
     if play_options is not None:  # the fair-play modules are loaded when asked for
@@ -284,9 +273,8 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         else:
             chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,
                                 stats=not no_stats)
-        if _stderr_may_be_terminal() and console(stderr=True).is_terminal \
-                and os.environ.get("TERM") != "dumb":
-            chunks = _progress(paths, chunks, console(stderr=True))
+        if err.is_terminal and os.environ.get("TERM") != "dumb":
+            chunks = _progress(paths, chunks, err)
         try:
             for chunk in chunks:
                 if monitor is not None:
@@ -333,7 +321,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     try:
         fairness = summary.fairness(alpha) if battery else {}
     except ImportError:  # scipy: the [archive] extra
-        console(stderr=True).print("tarneeb: note: no fairness statistics: they need scipy "
+        err.print("tarneeb: note: no fairness statistics: they need scipy "
                   "(pip install 'tarneeb[archive]')", markup=False)
         fairness = {}
     if monitor is not None:  # the battery's tests the evidence does not cover, named
@@ -375,7 +363,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             for line in play_lines(played, play_results, alpha):
                 console().print(line, markup=False)
     for line in errors[:-1]:
-        console(stderr=True).print(f"tarneeb: error: {line}", markup=False)
+        err.print(f"tarneeb: error: {line}", markup=False)
     if errors:
         fail(errors[-1])
     if summary.logs == 0:
