@@ -125,6 +125,9 @@ class Monitor:
         self._paths: collections.deque[list[str]] = collections.deque()
         self._counted: dict[str, bool] = {}  # the paths whose shares count now: kept or not
         self._minus: list[tuple[str, Tally]] = []  # counted shares of logs read again
+        # without ``tallies``: per origin, the shares of the logs read now that count (the
+        # chunks carry no tallies: the summary's are not made)
+        self._added: dict[str, Tally] = {}
         self._put: set[str] = set()  # the logs written anew this run
         self.audited = self.kept = 0
         self.changed: list[str] = []
@@ -168,12 +171,12 @@ class Monitor:
             if len(batch) == chunk_size:
                 self._rows.append(batch)
                 self._paths.append(paths)
-                yield chunk_of(batch)
+                yield chunk_of(batch, self.tallies)
                 batch, paths = [], []
         if batch:
             self._rows.append(batch)
             self._paths.append(paths)
-            yield chunk_of(batch)
+            yield chunk_of(batch, self.tallies)
 
     def _earlier_deals(self) -> Iterator[bytes]:
         """Every deal (its 20-byte value) the state's totals hold, each once: the hands
@@ -252,9 +255,11 @@ class Monitor:
         for i, m in enumerate(chunk.matches):
             path, share_kept = paths[i], records[i].share_kept
             identity = chunk.identities[i]
-            if m.duplicate is not None or (chunk.shares[i] is None and not share_kept):
+            if m.duplicate is not None or (records[i].share is None and not share_kept):
                 continue
             self._counted[path] = share_kept
+            if not self.tallies and records[i].share is not None:
+                self._added.setdefault(m.deals, Tally()).merge(records[i].share)
             if (not self.stats or identity is None or identity in seen
                     or self.state.in_history(identity)):
                 continue
@@ -286,6 +291,8 @@ class Monitor:
         are emptied, and the state's totals are its table with what changed (the values
         drawn and the keys of one match alone stay in the shares: none is read)."""
         totals = self.state.totals() if self.tallies else self.state.totals_table()
+        for origin, share in self._added.items():
+            totals.setdefault(origin, Tally()).merge(share)
         old = self._was_counted()
         minus = list(self._minus)
         for path in old:

@@ -108,9 +108,9 @@ def share_of(keys: tuple[list[Any], list[Any]], after: Any, before: Any) -> Tall
     return t
 
 
-def chunk_of(records: Iterable[LogRecord]) -> Chunk:
+def chunk_of(records: Iterable[LogRecord], tallies: bool = True) -> Chunk:
     """The chunk these records make, as the audit of their logs in this order would
-    have sent it back."""
+    have sent it back; without ``tallies``, with no tallies (nor snapshots of them)."""
     out = Chunk()
     for r in records:
         if r.not_read:
@@ -124,11 +124,11 @@ def chunk_of(records: Iterable[LogRecord]) -> Chunk:
         out.unpinned_rows.append(r.unpinned)
         out.play.append(r.play)
         snap = None
-        if r.share is not None:
+        if tallies and r.share is not None:
             tally = out.tallies.setdefault(r.row.deals, Tally())
             tally.merge(r.share)
             snap = snapshot(tally)
-        elif r.row.deals != "none":
+        elif tallies and r.row.deals != "none":
             out.tallies.setdefault(r.row.deals, Tally())
         out.shares.append(snap)
     return out
