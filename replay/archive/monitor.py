@@ -258,8 +258,9 @@ class Monitor:
             if m.duplicate is not None or (records[i].share is None and not share_kept):
                 continue
             self._counted[path] = share_kept
-            if not self.tallies and records[i].share is not None:
-                self._added.setdefault(m.deals, Tally()).merge(records[i].share)
+            fresh = records[i].share
+            if not self.tallies and fresh is not None:
+                self._added.setdefault(m.deals, Tally()).merge(fresh)
             if (not self.stats or identity is None or identity in seen
                     or self.state.in_history(identity)):
                 continue
