@@ -140,3 +140,46 @@ def test_a_plain_run_with_a_state_skips_typer_with_the_same_output(
     done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True,
                           text=True, check=False, stdin=subprocess.DEVNULL)
     assert json.loads(done.stdout)["state"]["kept"] == 3 and done.stderr == ""
+
+
+def test_the_chunks_a_run_folds_in_do_not_change_what_it_says_or_keeps(
+        tmp_path: Path) -> None:
+    """A run folds its logs in chunks (128 when left to it); read and folded two logs at a
+    time instead, the first run and the incremental one after it say the same and keep
+    the same evidence and totals (the keys' numbers follow the order the chunks give)."""
+    from tarneeb.replay.archive.audit import ArchiveSummary, expand_paths
+    from tarneeb.replay.archive.monitor import Monitor
+
+    logs = tmp_path / "logs"
+    write_archive(logs, 5, seed=SEED)
+
+    def once(state: Path, chunk_size: int | None) -> dict[str, Any]:
+        summary = ArchiveSummary()
+        monitor = Monitor(str(state), 0.05, tallies=False)
+        try:
+            sizes = {} if chunk_size is None else {"chunk_size": chunk_size}
+            for chunk in monitor.chunks(expand_paths([str(logs)]), jobs=1, **sizes):
+                monitor.fold(summary, chunk)
+            monitor.finish(summary)
+        finally:
+            monitor.close()
+        doc = summary.to_json(None)
+        doc["evidence"], doc["audited"] = summary.evidence, monitor.audited
+        return doc
+
+    runs: dict[int | None, list[Any]] = {}
+    for size in (None, 2):
+        for i in range(5, 8):
+            (logs / archive_log(i, SEED)[0]).unlink(missing_ok=True)
+        state = tmp_path / f"{size}.state"
+        first = once(state, size)
+        for i in range(5, 8):
+            name, data = archive_log(i, SEED)
+            (logs / name).write_bytes(data)
+        st = state_module.State(str(state), 0.05, NOTHING)
+        try:
+            totals = {o: (dict(t.counts), dict(t.sums)) for o, t in st.totals().items()}
+        finally:
+            st.close()
+        runs[size] = [first, once(state, size), tables(state)["evidence"], totals]
+    assert runs[None] == runs[2] and runs[2][1]["audited"] == 3
