@@ -145,9 +145,9 @@ class Monitor:
                 continue
             self.listed.add(path)
             st = stat_of(path)
-            known = self.state.known(path)
+            known = self.state.known_as(path, self.play is not None)
             keep = (st is not None and known is not None and not self.state.retrust
-                    and (st[0], st[1]) == known[:2] and self._read_enough(path))
+                    and (st[0], st[1]) == known[:2] and self._read_enough(*known[3:]))
             plan.append((path, st, keep))
         fresh = (r for c in run_chunks((p for p, _, keep in plan if not keep), self.trust, jobs,
                                        scheduler, chunk_size, self.play, self.stats)
@@ -184,10 +184,10 @@ class Monitor:
         seen, and takes them in whatever order)."""
         return iter(self.state.counted_deals())
 
-    def _read_enough(self, path: str) -> bool:
-        """Whether the log at ``path`` was read as this run reads: its deals tallied if
-        this run tests them, its play analysed alike if this run analyses play."""
-        tallied, play_key = self.state.read_as(path)
+    def _read_enough(self, tallied: bool, play_key: Any) -> bool:
+        """Whether a log read so (its deals ``tallied``, its play analysed with the options
+        ``play_key``) was read as this run reads: its deals tallied if this run tests them,
+        its play analysed alike if this run analyses play."""
         return (tallied or not self.stats) and (self.play is None or play_key == self.play_key)
 
     def _kept_play(self, path: str) -> MatchPlay | None:

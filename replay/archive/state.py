@@ -301,12 +301,18 @@ class State:
                               "path = ?", (path_at(path), path)).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
-    def read_as(self, path: str) -> tuple[bool, Any]:
-        """How the log at ``path`` was read: whether its deals were tallied, and the
-        fair-play options it was analysed with (None: not analysed)."""
-        tallied, play = self.db.execute("SELECT tallied, play FROM logs WHERE at = ? AND "
-                                        "path = ?", (path_at(path), path)).fetchone()
-        return bool(tallied), None if play is None else self._play(path, play)[0]
+    def known_as(self, path: str, play: bool = False
+                 ) -> tuple[int, int, bytes | None, bool, Any] | None:
+        """:meth:`known`, and how the log at ``path`` was read: whether its deals were
+        tallied, and with ``play`` the fair-play options it was analysed with (None: not
+        analysed, or ``play`` false: the record is not read); one query a log."""
+        row = self.db.execute(
+            "SELECT size, mtime, digest, tallied, " + ("play" if play else "NULL")
+            + " FROM logs WHERE at = ? AND path = ?", (path_at(path), path)).fetchone()
+        if row is None:
+            return None
+        options = None if row[4] is None else self._play(path, row[4])[0]
+        return row[0], row[1], row[2], bool(row[3]), options
 
     def play(self, path: str) -> Any:
         """The fair-play record kept of the log at ``path`` (None: none, or not analysed)."""
