@@ -252,6 +252,7 @@ class Monitor:
         shares: list[Tally | None] = []
         identities: list[bytes] = []
         seen: set[bytes] = set()
+        known = self.state.in_history_of(chunk.identities) if self.stats else set()
         for i, m in enumerate(chunk.matches):
             path, share_kept = paths[i], records[i].share_kept
             identity = chunk.identities[i]
@@ -261,8 +262,7 @@ class Monitor:
             fresh = records[i].share
             if not self.tallies and fresh is not None:
                 self._added.setdefault(m.deals, Tally()).merge(fresh)
-            if (not self.stats or identity is None or identity in seen
-                    or self.state.in_history(identity)):
+            if not self.stats or identity is None or identity in seen or identity in known:
                 continue
             seen.add(identity)
             if share_kept:  # the first log of its match now, not before (rare)

@@ -485,6 +485,17 @@ class State:
         return self.db.execute("SELECT 1 FROM history WHERE identity = ?",
                                (identity,)).fetchone() is not None
 
+    def in_history_of(self, identities: Iterable[bytes | None]) -> set[bytes]:
+        """Those of ``identities`` the history holds (a query a few hundred)."""
+        wanted = list({i for i in identities if i is not None})
+        found: set[bytes] = set()
+        for j in range(0, len(wanted), 500):
+            part = wanted[j:j + 500]
+            found.update(r[0] for r in self.db.execute(
+                "SELECT identity FROM history WHERE identity IN ("
+                + ", ".join("?" * len(part)) + ")", part))
+        return found
+
     def add_history(self, identity: bytes, seq: int, log_e: float) -> None:
         self.db.execute("INSERT INTO history VALUES (?, ?, ?)", (identity, seq, log_e))
 
