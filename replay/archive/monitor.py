@@ -307,16 +307,18 @@ class Monitor:
             totals.setdefault(origin, Tally()).merge(share)
         for origin, share in minus:
             _subtract(totals.setdefault(origin, Tally()), share)
-        for origin, t in totals.items():
-            if t:
-                summary.tallies.setdefault(origin, Tally()).merge(t)
-        if not self.tallies:  # (the run's new shares are in them, with the table)
-            totals, summary.tallies = summary.tallies, {}
+        if self.tallies:  # (the run's new shares are in the summary's, from its chunks)
+            for origin, t in totals.items():
+                if t:
+                    summary.tallies.setdefault(origin, Tally()).merge(t)
+            totals = summary.tallies
+        else:  # (they are in the totals, with the table)
+            summary.tallies = {}
         now = set(self._counted)
         self.state.set_counted(old - now, False)
         self.state.set_counted(now - old, True)
         self.state.set_counted(now & old & self._put, True)  # written anew, uncounted
-        self.state.set_totals(summary.tallies if self.tallies else totals)
+        self.state.set_totals(totals)
 
     def finish(self, summary: ArchiveSummary) -> None:
         """The tallies settled, the logs lost and removed, the evidence into ``summary``;
