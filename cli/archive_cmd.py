@@ -13,13 +13,15 @@ A plain command line (``audit [-j N] [--json] [--no-stats] PATH...``) runs witho
 
 # no ``from __future__ import annotations``: the typer command's annotations are read
 # where it is defined, in register(), so that typer is loaded there and only there
+import functools
+import gc
 import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec
 
 from . import verify_cmd
 from .common import console, fail
@@ -62,6 +64,18 @@ def _ignore(error: OSError) -> None:
 # the thread counts of the BLAS numpy may be built on (OpenBLAS, numpy's and scipy's wheels;
 # MKL; Apple's Accelerate)
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def _stderr_may_be_terminal() -> bool:
+    """False when rich's console could not find stderr a terminal (``Console.is_terminal``:
+    ``TTY_COMPATIBLE=1``, a non-empty ``FORCE_COLOR`` or a tty), so that an audit written
+    to a pipe or a file does not import rich (a twentieth of what the statistics add)."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except ValueError:  # closed
+        return False
 
 
 def one_blas_thread() -> None:
@@ -217,6 +231,30 @@ def register(app: "typer.Typer") -> None:
             no_stats, fixed_sample))
 
 
+# new objects between two passes of the cyclic garbage collector during an audit (Python's
+# default: 700). An audit keeps many small objects for its whole run (the tallies' keys, a
+# row per match), which the default's passes go over again and again (a twentieth of what
+# the statistics add to verifying the logs), and makes almost no cyclic garbage (reference
+# counting frees the rest): with passes this much rarer its peak memory is the same
+AUDIT_GC_THRESHOLD = 50_000
+_P = ParamSpec("_P")
+
+
+def _rarer_collections(f: Callable[_P, int]) -> Callable[_P, int]:
+    """``f`` run with the cyclic garbage collector's first threshold at
+    :data:`AUDIT_GC_THRESHOLD`, put back as it was after."""
+    @functools.wraps(f)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> int:
+        before = gc.get_threshold()
+        gc.set_threshold(max(before[0], AUDIT_GC_THRESHOLD), *before[1:])
+        try:
+            return f(*args, **kwargs)
+        finally:
+            gc.set_threshold(*before)
+    return wrapper
+
+
+@_rarer_collections
 def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         as_json: bool = False, tables: Path | None = None, key: Path | None = None,
         keys: Path | None = None, root: str | None = None, report: Path | None = None,
@@ -236,7 +274,6 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     )
 
     trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
-    err = console(stderr=True)
     play_options = _play_options(play or play_sample is not None, play_sample)
     played = None
     if play_options is not None:  # the fair-play modules are loaded when asked for
@@ -273,8 +310,9 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         else:
             chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,
                                 stats=not no_stats)
-        if err.is_terminal and os.environ.get("TERM") != "dumb":
-            chunks = _progress(paths, chunks, err)
+        if _stderr_may_be_terminal() and console(stderr=True).is_terminal \
+                and os.environ.get("TERM") != "dumb":
+            chunks = _progress(paths, chunks, console(stderr=True))
         try:
             for chunk in chunks:
                 if monitor is not None:
@@ -321,7 +359,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     try:
         fairness = summary.fairness(alpha) if battery else {}
     except ImportError:  # scipy: the [archive] extra
-        err.print("tarneeb: note: no fairness statistics: they need scipy "
+        console(stderr=True).print("tarneeb: note: no fairness statistics: they need scipy "
                   "(pip install 'tarneeb[archive]')", markup=False)
         fairness = {}
     if monitor is not None:  # the battery's tests the evidence does not cover, named
@@ -363,7 +401,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             for line in play_lines(played, play_results, alpha):
                 console().print(line, markup=False)
     for line in errors[:-1]:
-        err.print(f"tarneeb: error: {line}", markup=False)
+        console(stderr=True).print(f"tarneeb: error: {line}", markup=False)
     if errors:
         fail(errors[-1])
     if summary.logs == 0:
@@ -399,27 +437,28 @@ def _print_summary(summary: "ArchiveSummary", fairness: dict[str, Any], alpha: f
                    ) -> None:
     from tarneeb.replay.archive.words import key_counts, verdict_lines
 
-    out = console()
-    for line in verdict_lines(summary, fairness, alpha):
-        out.print(line, markup=False)
+    lines = list(verdict_lines(summary, fairness, alpha))
 
     def counts(title: str, c: dict[str, int]) -> None:
         if c:
-            out.print(f"{title}: " + ", ".join(f"{k} {v:,}" for k, v in
-                                               sorted(c.items(), key=lambda kv: -kv[1])),
-                      markup=False)
+            lines.append(f"{title}: " + ", ".join(f"{k} {v:,}" for k, v in
+                                                  sorted(c.items(), key=lambda kv: -kv[1])))
 
     counts("findings by kind", summary.findings_by_kind)
     counts("matches by rule set", summary.by_rules)
     counts("matches by signing key", dict(key_counts(summary)))
-    for path in summary.first_with_findings:
-        out.print(f"  findings: {path}", markup=False)
-    for error in summary.first_unreadable:
-        out.print(f"  unreadable: {error}", markup=False)
-    for error in summary.first_unlisted:
-        out.print(f"  not listed: {error}", markup=False)
-    for repeat in summary.first_repeats:
-        out.print(f"  {repeat}", markup=False)
+    lines.extend(f"  findings: {path}" for path in summary.first_with_findings)
+    lines.extend(f"  unreadable: {error}" for error in summary.first_unreadable)
+    lines.extend(f"  not listed: {error}" for error in summary.first_unlisted)
+    lines.extend(f"  {repeat}" for repeat in summary.first_repeats)
+    if not sys.stdout.isatty():  # a pipe or a file: plain text, without loading rich
+        from tarneeb.audit.encoding import shown
+
+        sys.stdout.write("".join(shown(line) + "\n" for line in lines))
+        return
+    out = console()
+    for line in lines:
+        out.print(line, markup=False)
 
 
 __all__ = ["fast_path", "parse_fast", "register", "run"]

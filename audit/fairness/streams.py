@@ -66,11 +66,11 @@ class Streams:
             codes, flat = uniq.tolist(), inv * self.m + match
         k = len(codes)
         if values is None:
-            mat = np.bincount(flat, minlength=k * self.m).astype(np.int64)
+            mat = np.bincount(flat, minlength=k * self.m).astype(np.int64, copy=False)
         else:  # exact: a chunk's sums are far below 2**53
             mat = np.rint(np.bincount(flat, weights=values.astype(np.float64),
                                       minlength=k * self.m)).astype(np.int64)
-        self.keys[which].extend(key(c) for c in codes)
+        self.keys[which].extend([key(c) for c in codes])
         self.rows[which].append(mat.reshape(k, self.m))
 
     def count(self, match: Int, code: Int | None, key: KeyOf) -> None:
