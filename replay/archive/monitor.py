@@ -139,26 +139,33 @@ class Monitor:
         """The archive's chunks, in the order of ``listed``: the logs the state knows as
         they were, taken from it; the others judged now."""
         plan: list[tuple[str, tuple[int, int] | None, bool]] = []
-        for path in listed:
-            if path in self.listed:  # the same path twice: a full audit reads it twice
-                plan.append((path, None, False))
-                continue
-            self.listed.add(path)
-            st = stat_of(path)
-            known = self.state.known_as(path, self.play is not None)
-            keep = (st is not None and known is not None and not self.state.retrust
-                    and (st[0], st[1]) == known[:2] and self._read_enough(*known[3:]))
-            plan.append((path, st, keep))
+        paths = list(listed)
+        for j in range(0, len(paths), 500):  # what the state knows: a query 500 logs
+            part = paths[j:j + 500]
+            knew = self.state.known_as_of(part, self.play is not None)
+            for path in part:
+                if path in self.listed:  # the same path twice: a full audit reads it twice
+                    plan.append((path, None, False))
+                    continue
+                self.listed.add(path)
+                st = stat_of(path)
+                known = knew.get(path)
+                keep = (st is not None and known is not None and not self.state.retrust
+                        and (st[0], st[1]) == known[:2] and self._read_enough(*known[3:]))
+                plan.append((path, st, keep))
         fresh = (r for c in run_chunks((p for p, _, keep in plan if not keep), self.trust, jobs,
                                        scheduler, chunk_size, self.play, self.stats)
                  for r in records_of(c))
         if chunk_size == CHUNK:  # folded in larger chunks than the workers read: fewer
             chunk_size = ONE_JOB_CHUNK  # advances of the evidence, each over more matches
         batch: list[LogRecord] = []
-        paths: list[str] = []
-        for path, st, keep in plan:
+        paths = []
+        kept: dict[str, LogRecord] = {}
+        for i, (path, st, keep) in enumerate(plan):
+            if not i % 500:  # the records of the logs kept: a query 500 logs
+                kept = self.state.load_kept([p for p, _, k in plan[i:i + 500] if k])
             if keep:  # its share stays in the state: the totals hold it
-                record = self.state.load(path, share=False)
+                record = kept[path]
                 if self.play is not None:
                     record.play = self._kept_play(path)
                 self.kept += 1

@@ -48,7 +48,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from tarneeb.audit.fairness import Tally
@@ -102,6 +102,12 @@ CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT N
 
 _COLUMNS = ("path, size, mtime, digest, verdict, findings, record, figures, run, counted, "
             "tallied, play")  # the columns of format 3's logs table, in order
+
+
+def _parts(values: list[Any], size: int = 500) -> Iterator[list[Any]]:
+    """``values`` in lists of ``size`` (the parameters of one query)."""
+    for j in range(0, len(values), size):
+        yield values[j:j + size]
 
 
 def path_at(path: str) -> int:
@@ -314,6 +320,20 @@ class State:
         options = None if row[4] is None else self._play(path, row[4])[0]
         return row[0], row[1], row[2], bool(row[3]), options
 
+    def known_as_of(self, paths: Sequence[str], play: bool = False
+                    ) -> dict[str, tuple[int, int, bytes | None, bool, Any]]:
+        """:meth:`known_as` of each of ``paths`` the state knows (a query 500 logs)."""
+        out: dict[str, tuple[int, int, bytes | None, bool, Any]] = {}
+        wanted = set(paths)
+        for part in _parts(list({path_at(p) for p in wanted})):
+            for row in self.db.execute(
+                    "SELECT path, size, mtime, digest, tallied, " + ("play" if play else "NULL")
+                    + " FROM logs WHERE at IN (" + ", ".join("?" * len(part)) + ")", part):
+                if row[0] in wanted:
+                    options = None if row[5] is None else self._play(row[0], row[5])[0]
+                    out[row[0]] = (row[1], row[2], row[3], bool(row[4]), options)
+        return out
+
     def play(self, path: str) -> Any:
         """The fair-play record kept of the log at ``path`` (None: none, or not analysed)."""
         row = self.db.execute("SELECT play FROM logs WHERE at = ? AND path = ?",
@@ -341,6 +361,24 @@ class State:
                                  key_of=self.key_of)
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
+
+    def load_kept(self, paths: Sequence[str]) -> dict[str, LogRecord]:
+        """:meth:`load` of each of ``paths`` without its share (a query 500 logs)."""
+        out: dict[str, LogRecord] = {}
+        wanted = set(paths)
+        for part in _parts(list({path_at(p) for p in wanted})):
+            for path, record, figures, digest in self.db.execute(
+                    "SELECT path, record, figures IS NOT NULL, digest FROM logs WHERE at IN ("
+                    + ", ".join("?" * len(part)) + ")", part):
+                if path not in wanted:
+                    continue
+                try:
+                    out[path] = unpack_record(record, None, path, digest,
+                                              share_kept=bool(figures), key_of=self.key_of)
+                except (CodecError, zlib.error) as e:
+                    raise StateError(f"{self.path}: the record of {path} is damaged "
+                                     f"({e})") from None
+        return out
 
     def _share(self, figures: bytes) -> Tally:
         return unpack_share(figures, self.key_of)
