@@ -168,17 +168,17 @@ def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | N
     :class:`CodecError` when it is not one."""
     try:
         row, findings, identity, claim, ending, unpinned = unpack_value(data)
-        if len(row) != _ROW_FIELDS or any(len(f) != _FINDING_FIELDS for f in findings):
+        if len(row) != _ROW_FIELDS or (findings and any(len(f) != _FINDING_FIELDS
+                                                          for f in findings)):
             raise CodecError("a record of another shape")
-        if any(isinstance(row[i], int) for i in _WORDS):
-            row = list(row)
-            for i in _WORDS:
-                if isinstance(row[i], int):
-                    word = key_of(row[i]) if key_of is not None else None
-                    if not (isinstance(word, tuple) and len(word) == 2 and word[0] == "text"
-                            and isinstance(word[1], str)):
-                        raise CodecError(f"no word numbered {row[i]}")
-                    row[i] = word[1]
+        row = list(row)
+        for i in _WORDS:
+            if isinstance(row[i], int):
+                word = key_of(row[i]) if key_of is not None else None
+                if not (isinstance(word, tuple) and len(word) == 2 and word[0] == "text"
+                        and isinstance(word[1], str)):
+                    raise CodecError(f"no word numbered {row[i]}")
+                row[i] = word[1]
         row = (path if row[0] is None else row[0], *row[1:13],
                None if row[13] is None or digest is None else digest.hex(),
                row[14].hex() if isinstance(row[14], bytes) else row[14], *row[15:])
