@@ -309,22 +309,11 @@ class State:
                               "path = ?", (path_at(path), path)).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
-    def known_as(self, path: str, play: bool = False
-                 ) -> tuple[int, int, bytes | None, bool, Any] | None:
-        """:meth:`known`, and how the log at ``path`` was read: whether its deals were
-        tallied, and with ``play`` the fair-play options it was analysed with (None: not
-        analysed, or ``play`` false: the record is not read); one query a log."""
-        row = self.db.execute(
-            "SELECT size, mtime, digest, tallied, " + ("play" if play else "NULL")
-            + " FROM logs WHERE at = ? AND path = ?", (path_at(path), path)).fetchone()
-        if row is None:
-            return None
-        options = None if row[4] is None else self._play(path, row[4])[0]
-        return row[0], row[1], row[2], bool(row[3]), options
-
     def known_as_of(self, paths: Sequence[str], play: bool = False
                     ) -> dict[str, tuple[int, int, bytes | None, bool, Any]]:
-        """:meth:`known_as` of each of ``paths`` the state knows (a query 500 logs)."""
+        """Per log of ``paths`` the state knows, :meth:`known`, whether its deals were
+        tallied, and with ``play`` the fair-play options it was analysed with (None: not
+        analysed, or ``play`` false: not read); a query 500 logs."""
         out: dict[str, tuple[int, int, bytes | None, bool, Any]] = {}
         wanted = set(paths)
         for part in _parts(list({path_at(p) for p in wanted})):
@@ -535,8 +524,7 @@ class State:
         """Those of ``identities`` the history holds (a query a few hundred)."""
         wanted = list({i for i in identities if i is not None})
         found: set[bytes] = set()
-        for j in range(0, len(wanted), 500):
-            part = wanted[j:j + 500]
+        for part in _parts(wanted):
             found.update(r[0] for r in self.db.execute(
                 "SELECT identity FROM history WHERE identity IN ("
                 + ", ".join("?" * len(part)) + ")", part))
