@@ -266,16 +266,14 @@ def _by_hand(values: list[tuple[int, int, int, tuple[str, ...]]], what: int,
     return out
 
 
-def _by_position(share: Tally, deals: list[tuple[bytes, int]],
-                 fits: list[tuple[tuple[Any, ...], int]] | None = None
+def _by_position(share: Tally, deals: list[tuple[bytes, int]]
                  ) -> dict[tuple[Any, ...], tuple[int, int]]:
     """The share's tests by position (``(kind, (measure, "seat", position), reference)``,
     one reference a test) whose counts are exactly those its deals give by
     :func:`_by_hand`, with what and where: those counts are not written
-    (:func:`unpack_share` counts them again). ``fits``: the share's counts of a fit
-    test, when picked out already (else all its counts are looked at)."""
+    (:func:`unpack_share` counts them again)."""
     found: dict[tuple[str, Any], dict[Any, dict[Any, int]]] = {}
-    for k, n in share.counts.items() if fits is None else fits:
+    for k, n in share.counts.items():
         if (k[0] == "fit" or k[0] == "fit+mean") and type(k[-1]) in (int, str) and len(k) == 4:
             test = k[1]
             if type(test) is tuple and len(test) == 3 and test[1] == "seat" and test[2] in _AT:
@@ -350,21 +348,17 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
     drawn: dict[tuple[int, int], list[tuple[Any, int]]] = {}
     deals: dict[int, list[tuple[bytes, int]]] = {}
     own: list[Any] = []
-    fits: list[tuple[tuple[Any, ...], int]] = []  # the counts of the fit tests
-    for k, n in share.counts.items() if whole else ():  # (one pass: _drawn's test inline)
-        kind = k[0]
-        if kind == "repeat" and len(k) == 5:  # by width: 8 for a hand's mask, a deal's
-            width = len(k[4]) if isinstance(k[4], bytes) else 0  # bytes their length
+    for k, n in share.counts.items():
+        if whole and _drawn(k):  # by width: 8 for a hand's mask, a deal's bytes their length
+            width = len(k[4]) if isinstance(k[4], bytes) else 0
             drawn.setdefault((key_id(k[:4]), width), []).append((k[4], n))
             if width == _DEAL:
                 deals.setdefault(key_id(k[:4]), []).append((k[4], n))
-        elif kind == "fit" or kind == "fit+mean":
-            fits.append((k, n))
     positions = None
     by_position: dict[tuple[Any, ...], tuple[int, int]] = {}
     if whole and len(deals) == 1:
         positions = _derived_positions(share, next(iter(deals.values())))
-        by_position = _by_position(share, next(iter(deals.values())), fits)
+        by_position = _by_position(share, next(iter(deals.values())))
     for sums, items in enumerate((share.counts, share.sums)):
         pairs = []
         for k, v in items.items():
