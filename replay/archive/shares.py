@@ -213,10 +213,18 @@ def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId |
     counted = [0, 0, 0, 0]
     for deal, times in deals:
         x = int.from_bytes(deal, "big")
-        hands = (x & _M52, x >> 52 & _M52, x >> 104)
-        for g, mask in enumerate((_M52 ^ (hands[0] | hands[1] | hands[2]), *hands)):
-            counted[g] += times * _column(mask)
+        a, b, c = x & _M52, x >> 52 & _M52, x >> 104
+        ca, cb, cc = _column(a), _column(b), _column(c)
+        # three hands: the dealer's cards are the rest of the deck (no field borrows)
+        counted[0] += times * (_column(_M52 ^ (a | b | c)) if a & b or a & c or b & c
+                               or c >> 52 else _DECK - ca - cb - cc)
+        counted[1] += times * ca
+        counted[2] += times * cb
+        counted[3] += times * cc
     return test if counted == given else None
+
+
+_DECK = _column(_M52)  # every card once
 
 
 _AT = {"dealer": 0, "dealer+1": 1, "dealer+2": 2, "dealer+3": 3}  # a position's label
