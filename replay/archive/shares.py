@@ -116,8 +116,9 @@ def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], 
     points are not written: :func:`_row_of` makes them again); else None."""
     left = dict(deals)
     by_seats: dict[bytes, list[tuple[bytes, int]]] = {}  # the seats' points a deal may give
+    points = {d: _deal_points(d) for d in left}
     for d in left:
-        p = _deal_points(d).to_bytes(4, "little")  # a byte a position, the dealer first
+        p = points[d].to_bytes(4, "little")  # a byte a position, the dealer first
         for r in range(4):  # the dealer at seat r: seat s holds position s - r
             by_seats.setdefault(p[-r:] + p[:-r] if r else p, []).append((d, r))
     order, marks = [], bytearray()
@@ -130,7 +131,7 @@ def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], 
         order.append(found[0])
         marks.append(found[1] << 6 | state)
     if any(left.values()) or len(row) % 5 \
-            or _row_of([_deal_points(d) for d in order], bytes(marks)) != row:
+            or _row_of([points[d] for d in order], bytes(marks)) != row:
         return None
     return order, bytes(marks)
 
