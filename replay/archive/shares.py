@@ -244,11 +244,14 @@ def _hand_values(deals: list[tuple[bytes, int]]
         voids = 0
         patterns = []
         for position, hand in enumerate((_M52 ^ (a | b | c), a, b, c)):
-            lengths = sorted(((hand & 0x1FFF).bit_count(), (hand >> 13 & 0x1FFF).bit_count(),
-                              (hand >> 26 & 0x1FFF).bit_count(), (hand >> 39).bit_count()),
-                             reverse=True)
-            voids += lengths.count(0) << (8 * position)
-            patterns.append(_PATTERN.get(tuple(lengths)) or "-".join(map(str, lengths)))
+            suits = ((hand & 0x1FFF).bit_count(), (hand >> 13 & 0x1FFF).bit_count(),
+                     (hand >> 26 & 0x1FFF).bit_count(), (hand >> 39).bit_count())
+            shape = _SHAPES.get(suits)
+            if shape is None:  # not 13 cards
+                lengths = sorted(suits, reverse=True)
+                shape = lengths.count(0), "-".join(map(str, lengths))
+            voids += shape[0] << (8 * position)
+            patterns.append(shape[1])
         out.append((n, _points(a | c, b | c), voids, tuple(patterns)))
     return out
 
@@ -258,6 +261,13 @@ def _hand_values(deals: list[tuple[bytes, int]]
 _PATTERN: dict[tuple[int, ...], str] = {(a, b, c, 13 - a - b - c): f"{a}-{b}-{c}-{13 - a - b - c}"
             for a in range(14) for b in range(a + 1) for c in range(b + 1)
             if 0 <= 13 - a - b - c <= c}
+
+
+# per 13-card hand's suit lengths in suit order, its void suits and its pattern's name
+_SHAPES = {(a, b, c, 13 - a - b - c): (
+    (a, b, c, 13 - a - b - c).count(0),
+    _PATTERN[tuple(sorted((a, b, c, 13 - a - b - c), reverse=True))])
+    for a in range(14) for b in range(14 - a) for c in range(14 - a - b)}
 
 
 _MEASURES = (0, 1, 2)  # what a hand by position gives: points, void suits, suit pattern
