@@ -40,7 +40,7 @@
   C extension and with libsodium (``bench/bench_group.py``).
 * the fair-play analysis (``audit --play``): CPU per played hand, its calibration on
   honest players of every skill and its power against four kinds of peeking at 100, 300
-  and 1,000 matches (``bench/bench_fairplay.py``);
+  and 1,000 matches (``bench/bench_fairplay.py``; ``TARNEEB_FAIRPLAY_ROUNDS`` sets its size);
 * the TypeScript verifier in Node beside the Python one on the same generated matches:
   hands per second and milliseconds per log, and the ratio (``bench/bench_js.py``).
 
@@ -98,9 +98,11 @@ def main() -> None:
                     help="archives per rigging of the audit's power (0: skip)")
     ap.add_argument("--archive-logs", type=int, default=2000,
                     help="logs in the archive the audit goes through (0: skip)")
-    ap.add_argument("--play", type=int, default=300,
-                    help="honest matches of the fair-play calibration; its power is run "
-                         "at 100, 300 and 1,000 matches of each cheat (0: skip)")
+    ap.add_argument("--play", type=int,
+                    default=int(os.environ.get("TARNEEB_FAIRPLAY_ROUNDS", "20")),
+                    help="rounds of the fair-play analysis's simulation, each one match of "
+                         "each cheat and six honest ones (default 20, about 10 CPU-minutes, "
+                         "or TARNEEB_FAIRPLAY_ROUNDS; docs/FAIRPLAY.md's figures: 0 skips)")
     ap.add_argument("--write-docs", action="store_true",
                     help="write the figures into docs/PERFORMANCE.md (make bench does)")
     args = ap.parse_args()

@@ -13,13 +13,15 @@ A plain command line (``audit [-j N] [--json] [--no-stats] PATH...``) runs witho
 
 # no ``from __future__ import annotations``: the typer command's annotations are read
 # where it is defined, in register(), so that typer is loaded there and only there
+import functools
+import gc
 import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec
 
 from . import verify_cmd
 from .common import console, fail
@@ -64,6 +66,18 @@ def _ignore(error: OSError) -> None:
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 
+def _stderr_may_be_terminal() -> bool:
+    """False when rich's console could not find stderr a terminal (``Console.is_terminal``:
+    ``TTY_COMPATIBLE=1``, a non-empty ``FORCE_COLOR`` or a tty), so that an audit written
+    to a pipe or a file does not import rich (a twentieth of what the statistics add)."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except ValueError:  # closed
+        return False
+
+
 def one_blas_thread() -> None:
     """One BLAS thread in the audit's processes (this one, and the local workers, which
     inherit its environment), unless the environment says otherwise: the statistics'
@@ -75,15 +89,20 @@ def one_blas_thread() -> None:
 
 
 def parse_fast(argv: list[str]) -> dict[str, Any] | None:
-    """The arguments of a plain ``audit [-j N] [--json] [--no-stats] PATH...``, or None to
-    leave it to typer (whose parsing costs an audit of a few hundred logs a tenth of its
-    time): anything else, ``--help``, a flag twice or a bad number goes to typer, which
-    gives the help and the usage errors.
+    """The arguments of a plain ``audit [-j N] [--json] [--no-stats] [--state FILE]
+    PATH...``, or None to leave it to typer (whose parsing costs an audit of a few hundred
+    logs a tenth of its time, and an incremental run with a state a quarter): anything
+    else, ``--help``, a flag twice or a bad number goes to typer, which gives the help and
+    the usage errors.
 
     >>> parse_fast(["audit", "-j", "1", "--no-stats", "a", "--", "-b"])
     {'paths': ['a', '-b'], 'jobs': 1, 'as_json': False, 'no_stats': True}
+    >>> str(parse_fast(["audit", "--state", "s.db", "a"])["state"])
+    's.db'
     >>> parse_fast(["audit", "-j", "0", "a"]) is None, parse_fast(["audit", "--x", "a"])
     (True, None)
+    >>> parse_fast(["audit", "--state", "--json", "a"]) is None
+    True
     """
     if argv[:1] != ["audit"]:
         return None
@@ -98,6 +117,11 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
             only_paths = True
         elif token in switches and not parsed[switches[token]]:
             parsed[switches[token]] = True
+        elif token == "--state" and "state" not in parsed:
+            value = next(tokens, "")
+            if not value or value.startswith("-"):  # typer says what is wrong
+                return None
+            parsed["state"] = Path(value)
         elif token in ("-j", "--jobs") and parsed["jobs"] is None:
             value = next(tokens, "")
             if not value.isascii() or not value.isdigit() or int(value) < 1:
@@ -207,6 +231,32 @@ def register(app: "typer.Typer") -> None:
             no_stats, fixed_sample))
 
 
+# new objects between two passes of the cyclic garbage collector during an audit (Python's
+# default: 700). An audit keeps many small objects for its whole run (the tallies' keys, a
+# row per match), which the default's passes go over again and again (a twentieth of what
+# the statistics add to verifying the logs), and makes almost no cyclic garbage (reference
+# counting frees the rest): with passes this much rarer its peak memory is the same
+AUDIT_GC_THRESHOLD = 50_000
+_P = ParamSpec("_P")
+
+
+def _rarer_collections(f: Callable[_P, int]) -> Callable[_P, int]:
+    """``f`` run with the cyclic garbage collector's first threshold at
+    :data:`AUDIT_GC_THRESHOLD` (unless it is higher, or 0: collection off), put back as it
+    was after."""
+    @functools.wraps(f)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> int:
+        before = gc.get_threshold()
+        if before[0]:
+            gc.set_threshold(max(before[0], AUDIT_GC_THRESHOLD), *before[1:])
+        try:
+            return f(*args, **kwargs)
+        finally:
+            gc.set_threshold(*before)
+    return wrapper
+
+
+@_rarer_collections
 def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         as_json: bool = False, tables: Path | None = None, key: Path | None = None,
         keys: Path | None = None, root: str | None = None, report: Path | None = None,
@@ -226,7 +276,6 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     )
 
     trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
-    err = console(stderr=True)
     play_options = _play_options(play or play_sample is not None, play_sample)
     played = None
     if play_options is not None:  # the fair-play modules are loaded when asked for
@@ -258,13 +307,14 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             from tarneeb.replay.archive.monitor import Monitor
 
             monitor = Monitor(str(state), alpha, trust, removed or (), not no_stats,
-                              play_options)
+                              play_options, tallies=fixed_sample or report is not None)
             chunks = monitor.chunks(listed, jobs, scheduler)
         else:
             chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,
                                 stats=not no_stats)
-        if err.is_terminal and os.environ.get("TERM") != "dumb":
-            chunks = _progress(paths, chunks, err)
+        if _stderr_may_be_terminal() and console(stderr=True).is_terminal \
+                and os.environ.get("TERM") != "dumb":
+            chunks = _progress(paths, chunks, console(stderr=True))
         try:
             for chunk in chunks:
                 if monitor is not None:
@@ -311,7 +361,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     try:
         fairness = summary.fairness(alpha) if battery else {}
     except ImportError:  # scipy: the [archive] extra
-        err.print("tarneeb: note: no fairness statistics: they need scipy "
+        console(stderr=True).print("tarneeb: note: no fairness statistics: they need scipy "
                   "(pip install 'tarneeb[archive]')", markup=False)
         fairness = {}
     except AuditFault as e:  # its temporary files, read back, failed
@@ -355,7 +405,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             for line in play_lines(played, play_results, alpha):
                 console().print(line, markup=False)
     for line in errors[:-1]:
-        err.print(f"tarneeb: error: {line}", markup=False)
+        console(stderr=True).print(f"tarneeb: error: {line}", markup=False)
     if errors:
         fail(errors[-1])
     if summary.logs == 0:
@@ -369,12 +419,13 @@ def _play_options(wanted: bool, per_match: int | None) -> Any:
     if not wanted:
         return None
     import secrets
+    import uuid
 
     from tarneeb.replay.fairplay import INSTALL, PlayOptions, available
 
     if not available():
         fail(INSTALL)
-    return PlayOptions(secrets.token_bytes(16), per_match=per_match)
+    return PlayOptions(secrets.token_bytes(16), per_match=per_match, run=uuid.uuid4().hex)
 
 
 def _exit_code(code: int, play_results: Any) -> int:
@@ -391,27 +442,28 @@ def _print_summary(summary: "ArchiveSummary", fairness: dict[str, Any], alpha: f
                    ) -> None:
     from tarneeb.replay.archive.words import key_counts, verdict_lines
 
-    out = console()
-    for line in verdict_lines(summary, fairness, alpha):
-        out.print(line, markup=False)
+    lines = list(verdict_lines(summary, fairness, alpha))
 
     def counts(title: str, c: dict[str, int]) -> None:
         if c:
-            out.print(f"{title}: " + ", ".join(f"{k} {v:,}" for k, v in
-                                               sorted(c.items(), key=lambda kv: -kv[1])),
-                      markup=False)
+            lines.append(f"{title}: " + ", ".join(f"{k} {v:,}" for k, v in
+                                                  sorted(c.items(), key=lambda kv: -kv[1])))
 
     counts("findings by kind", summary.findings_by_kind)
     counts("matches by rule set", summary.by_rules)
     counts("matches by signing key", dict(key_counts(summary)))
-    for path in summary.first_with_findings:
-        out.print(f"  findings: {path}", markup=False)
-    for error in summary.first_unreadable:
-        out.print(f"  unreadable: {error}", markup=False)
-    for error in summary.first_unlisted:
-        out.print(f"  not listed: {error}", markup=False)
-    for repeat in summary.first_repeats:
-        out.print(f"  {repeat}", markup=False)
+    lines.extend(f"  findings: {path}" for path in summary.first_with_findings)
+    lines.extend(f"  unreadable: {error}" for error in summary.first_unreadable)
+    lines.extend(f"  not listed: {error}" for error in summary.first_unlisted)
+    lines.extend(f"  {repeat}" for repeat in summary.first_repeats)
+    if not sys.stdout.isatty():  # a pipe or a file: plain text, without loading rich
+        from tarneeb.audit.encoding import shown
+
+        sys.stdout.write("".join(shown(line) + "\n" for line in lines))
+        return
+    out = console()
+    for line in lines:
+        out.print(line, markup=False)
 
 
 __all__ = ["fast_path", "parse_fast", "register", "run"]

@@ -287,6 +287,47 @@ def test_tests_read_the_same_with_their_values_kept_apart(
     assert a[("high-card points", "serial", "consecutive matches")] != repr((None, None))
 
 
+def test_the_cores_rows_give_the_tally_its_deal_views_give() -> None:
+    """A log the compiled core confirmed is recorded from the core's output, decoded with
+    its chunk's others at once (replay/verify/coredeals.py): the same tally, key for key
+    and in the same order, and the same snapshots, as its deals one by one, among
+    matches the Python replayer judged (recorded deals), under every preset."""
+    from tarneeb.replay.log import parse_log
+    from tarneeb.replay.rules.compiled import CORE
+    from tarneeb.replay.verify.compiled import LazyHistory, confirm
+    from tarneeb.replay.verify.replayer import verify_log
+    from tarneeb.testing.archive import archive_log
+
+    if CORE is None:
+        pytest.skip("the compiled core is not built")
+    rows, views = DealColumns(), DealColumns()
+    from_core = 0
+    for i in range(12):
+        _, data = archive_log(i, b"core rows", redeal=0.3 if i % 3 == 2 else 0.0,
+                              recorded=i % 4 == 3, keys=2)
+        confirmed = confirm(data, f"m{i}.tlog")
+        if confirmed is None:  # recorded deals: the Python path, as the audit takes them
+            v = verify_log(parse_log(data, f"m{i}.tlog"), f"m{i}.tlog")
+            assert v.clean
+            rows.add_match(v.rules, v.computer, "k", v.history, v.names)
+            views.add_match(v.rules, v.computer, "k", v.history, v.names)
+            continue
+        h = confirmed[0].history
+        assert isinstance(h, LazyHistory) and h.rows is not None
+        leaf = (bytes([i]) * 32, i) if i % 2 else None
+        assert rows.add_core(confirmed[0].rules, confirmed[0].computer,
+                             str(i % 2), h.rows, confirmed[0].names, leaf) \
+            == views.add_match(confirmed[0].rules, confirmed[0].computer, str(i % 2),
+                               h.deals(), confirmed[0].names, leaf) > 0
+        from_core += 1
+    assert from_core >= 6 and rows.core and not views.core
+    (fast, shares), (slow, slow_shares) = rows.finish(), views.finish()
+    assert list(fast.counts.items()) == list(slow.counts.items())
+    assert list(fast.sums.items()) == list(slow.sums.items())
+    assert [(list(a), list(b)) for a, b in shares] == \
+        [(list(a), list(b)) for a, b in slow_shares]
+
+
 def test_a_full_disk_stops_the_audit_and_keeps_what_was_kept(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A temporary file or the temporary database that cannot be written (a full disk)

@@ -587,7 +587,7 @@ def test_play_is_kept_a_log_and_a_run_analyses_only_new_logs(
     db.close()
     assert len(sizes) == 2 and all(0 < n < 1500 for n in sizes)  # two hands a match, compact
     # a record made by another version of the analysis is analysed again
-    monkeypatch.setattr("tarneeb.replay.archive.monitor.ANALYSIS", 1)
+    monkeypatch.setattr("tarneeb.replay.fairplay.ANALYSIS", 1)
     older = audit(capsys, str(logs), "--state", state, "--play-sample", "2")[1]
     assert older["state"]["audited"] == 2
 
@@ -684,3 +684,47 @@ def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Pa
         assert len(pack_share(t, key_id)) > plain or what == "no row", what
     totals = unpack_share(pack_share(share, key_id, whole=False), keys.__getitem__)
     assert not [k for k in totals.counts if k[0] in ("rows", "repeat")] and totals.sums[cells[0]]
+
+
+def test_a_shares_deal_made_parts_are_read_as_the_format_says_of_any_twenty_bytes() -> None:
+    """What a share leaves to its deals (a hand's void suits and suit pattern by position,
+    the card positions' cells) is what the format's plain reading gives, for deals and
+    for 20 bytes that are not three hands alike (a damaged share is written whole)."""
+    from tarneeb.audit.fairness import Tally
+    from tarneeb.replay.archive import shares
+
+    rng = random.Random(33)
+
+    def hands(deal: bytes) -> list[int]:
+        x = int.from_bytes(deal, "big")
+        a, b, c = x & (1 << 52) - 1, x >> 52 & (1 << 52) - 1, x >> 104
+        return [((1 << 52) - 1) ^ (a | b | c), a, b, c]
+
+    for _ in range(200):
+        deals = []
+        for _ in range(rng.randint(1, 12)):
+            cards = rng.sample(range(52), 39)
+            h = [sum(1 << c for c in cards[13 * i:13 * i + 13]) for i in range(3)]
+            deal = (h[0] | h[1] << 52 | h[2] << 104).to_bytes(20, "big")
+            deals.append((deal if rng.random() < 0.8 else rng.randbytes(20), rng.randint(1, 3)))
+        for (deal, n), (times, _, voids, patterns) in zip(
+                deals, shares._hand_values(deals), strict=True):
+            lengths = [sorted((h >> s & 0x1FFF if s < 39 else h >> 39).bit_count()
+                              for s in (0, 13, 26, 39))[::-1] for h in hands(deal)]
+            assert times == n and patterns == tuple("-".join(map(str, x)) for x in lengths)
+            assert voids == sum(x.count(0) << 8 * p for p, x in enumerate(lengths))
+        share = Tally()
+        share.counts[("placed", ("t",), None, None)] = sum(n for _, n in deals)
+        cells: dict[tuple[int, int], int] = {}
+        for deal, n in deals:
+            for p, h in enumerate(hands(deal)):
+                for card in range(56):
+                    if h >> card & 1:
+                        cells[(p, card)] = cells.get((p, card), 0) + n
+        for (p, card), n in cells.items():
+            share.sums[("placed", ("t",), p, card)] = n
+        # the cells are those the deals give, unless a card is past the deck's 52
+        in_deck = all(card < 52 for _, card in cells)
+        assert shares._derived_positions(share, deals) == (("t",) if in_deck else None)
+        share.sums[("placed", ("t",), 0, 0)] = share.sums.get(("placed", ("t",), 0, 0), 0) + 1
+        assert shares._derived_positions(share, deals) is None

@@ -349,12 +349,27 @@ def test_audit_play_flags_the_seat_that_sees_every_hand(peeker_archive: Path) ->
         app, ["audit", str(peeker_archive), "--play", "-j", "1"]).stdout
 
 
-def test_audit_play_sample_and_words(peeker_archive: Path) -> None:
-    r = CliRunner().invoke(app, ["audit", str(peeker_archive), "--play-sample", "2",
-                                 "-j", "1"])
-    assert "fair play:" in r.stdout
-    assert "hands of 3 matches" in r.stdout
-    assert r.exit_code in (0, 3)
+def test_audit_play_sample_analyses_n_hands_a_player(peeker_archive: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--play-sample N`` is a quick look: the same four players in three matches, so
+    the first match's N hands give each of them N, and the other matches are not
+    analysed at all (they would only be dropped by the cap); each run counts afresh."""
+    import tarneeb.replay.fairplay as fairplay
+
+    analysed: list[int] = []
+
+    def counting(hand: Any, *args: Any, **kwargs: Any) -> HandPlay:
+        analysed.append(hand.deal_number)
+        return analyse_hand(hand, *args, **kwargs)
+
+    monkeypatch.setattr(fairplay, "analyse_hand", counting)
+    for _ in range(2):
+        analysed.clear()
+        r = CliRunner().invoke(app, ["audit", str(peeker_archive), "--play-sample", "2",
+                                     "-j", "1"])
+        assert len(analysed) == 2
+        assert "fair play:" in r.stdout and "hands of 3 matches" in r.stdout
+        assert r.exit_code in (0, 3)
 
 
 def test_audit_play_without_endplay_says_how_to_install(peeker_archive: Path,

@@ -166,11 +166,11 @@ def subjects(d: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 
 def _members(d: Mapping[str, Any], players: list[str], at: Any, lo: int, hi: int,
-             keep: Mapping[tuple[int, int], int] | None,
+             keep: Mapping[tuple[int, int], int] | None, count: bool = False,
              ) -> Iterator[tuple[tuple[int, int], str, Any, Any]]:
     """Per (subject, state) (``keep``: only those it numbers, by their numbers), its name
     and its members in deals ``lo`` to ``hi``: the deals and their seats (a bit mask,
-    neither empty nor all)."""
+    neither empty nor all); ``count``: how many members, and None, instead."""
     import numpy as np
     state = d["state"][lo:hi]
     sides = {name: _side_in(state, name) for name in STATES}
@@ -180,7 +180,11 @@ def _members(d: Mapping[str, Any], players: list[str], at: Any, lo: int, hi: int
             if keep is not None and (i, j) not in keep:
                 continue
             mask = seats & side_masks[sides[name]]  # -1 indexes the last: none
-            where = np.flatnonzero((mask != 0) & (mask != 15))
+            inside = (mask != 0) & (mask != 15)
+            if count:
+                yield (i, j), f"{subject}, {name}", int(np.count_nonzero(inside)), None
+                continue
+            where = np.flatnonzero(inside)
             yield (i, j), f"{subject}, {name}", where + lo, mask[where]
 
 
@@ -197,8 +201,8 @@ def _cells_kept(d: Mapping[str, Any], players: list[str], at: Any,
     size: dict[tuple[int, int], int] = {}
     names: dict[tuple[int, int], str] = {}
     for lo, hi in _blocks(d):
-        for key, name, deals, _ in _members(d, players, at, lo, hi, None):
-            size[key] = size.get(key, 0) + len(deals)
+        for key, name, k, _ in _members(d, players, at, lo, hi, None, count=True):
+            size[key] = size.get(key, 0) + k
             names[key] = name
     kept = sorted(key for key, k in size.items() if k >= MIN_CELL)
     return [names[key] for key in kept], {key: c for c, key in enumerate(kept)}

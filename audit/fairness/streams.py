@@ -66,11 +66,11 @@ class Streams:
             codes, flat = uniq.tolist(), inv * self.m + match
         k = len(codes)
         if values is None:
-            mat = np.bincount(flat, minlength=k * self.m).astype(np.int64)
+            mat = np.bincount(flat, minlength=k * self.m).astype(np.int64, copy=False)
         else:  # exact: a chunk's sums are far below 2**53
             mat = np.rint(np.bincount(flat, weights=values.astype(np.float64),
                                       minlength=k * self.m)).astype(np.int64)
-        self.keys[which].extend(key(c) for c in codes)
+        self.keys[which].extend([key(c) for c in codes])
         self.rows[which].append(mat.reshape(k, self.m))
 
     def count(self, match: Int, code: Int | None, key: KeyOf) -> None:
@@ -146,13 +146,20 @@ class Streams:
             by_match = np.ascontiguousarray(cum.T)
             ends.append((first[order], order, by_match, values[1] if len(values) > 1
                          else np.zeros(0, dtype=np.int64)))
+        # per match: its keys so far (a prefix of the tally's order) and their values
+        cuts = [np.searchsorted(first, shared, side="right").tolist() for first, *_ in ends]
+        buffers = [np.empty(len(by_match[0]) + len(single) if len(by_match) else len(single),
+                            dtype=np.int64) for _, _, by_match, single in ends]
+        for buf, (*_, single) in zip(buffers, ends, strict=True):
+            buf[len(buf) - len(single):] = single
         shares = []
-        for j in shared:
+        for i, j in enumerate(shared):
             snap = []
-            for first, order, by_match, single in ends:
-                n = int(np.searchsorted(first, j, side="right"))
+            for buf, cut, (_, order, by_match, single) in zip(buffers, cuts, ends,
+                                                              strict=True):
+                buf[:len(buf) - len(single)] = by_match[j]
                 a = array("q")
-                a.frombytes(np.concatenate((by_match[j], single))[order[:n]].tobytes())
+                a.frombytes(buf.take(order[:cut[i]]).tobytes())
                 snap.append(a)
             shares.append((snap[0], snap[1]))
         return out, shares

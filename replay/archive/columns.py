@@ -100,6 +100,7 @@ from tarneeb.replay.archive.measures import (
 from tarneeb.replay.rules.cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.verify.compiled import LazyHistory
+from tarneeb.replay.verify.coredeals import deals_in, with_core
 
 _U64 = np.uint64
 _SUIT_MASKS = np.array(SUIT_MASKS, dtype=_U64)
@@ -144,9 +145,24 @@ class DealColumns:
         self.deal: list[int] = []  # per deal: match, dealer, thirteenth, trump, number,
         # team totals (2), seat scores (4), declarer, named trump, the deal before won by
         # (0 neither, 1 seats 1 and 3, 2 the others): NUMBERS values
-        self.deal_bytes: list[bytes] = []  # every deal, its hands in dealing order
+        self.core: list[tuple[int, bytes, RuleSet]] = []  # core-confirmed: index, output, rules
 
     NUMBERS = 14
+
+    def add_core(self, rules: RuleSet, computer: Sequence[bool], key: str | None,
+                 rows: bytes, names: Sequence[str] | None = None,
+                 leaf: tuple[bytes, int] | None = None) -> int:
+        """:meth:`add_match` of a match the core confirmed, from its output (decoded later)."""
+        self.core.append((len(self.matches), rows, rules))
+        return self._match(rules, computer, key, names, leaf, deals_in(rows))
+
+    def _match(self, rules: RuleSet, computer: Sequence[bool], key: str | None,
+               names: Sequence[str] | None, leaf: tuple[bytes, int] | None, deals: int) -> int:
+        labels = sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1
+        self.matches.append(_Match(rules, labels, key or "unsigned",
+                                   _interned(names) if names is not None and len(names) == 4
+                                   else None, leaf, deals))
+        return deals
 
     def add_match(self, rules: RuleSet, computer: Sequence[bool], key: str | None,
                   hands: Sequence[Any], names: Sequence[str] | None = None,
@@ -159,7 +175,7 @@ class DealColumns:
         deals = 0
         won = 0  # the deal before: 1 won by seats 1 and 3, 2 by the others, 0 neither
         named = rules.trump == "named"
-        masks, deal, deal_bytes = self.masks, self.deal, self.deal_bytes
+        masks, deal = self.masks, self.deal
         for hand in hands:
             m = hand.hands
             if not (len(m) == 4 and m[0] | m[1] | m[2] | m[3] == FULL_DECK  # 52 cards,
@@ -179,22 +195,18 @@ class DealColumns:
             deal.extend((index, d, -1 if thirteenth is None else thirteenth,
                          -1 if trump is None else trump, deals, *totals, *scores,
                          declarer, suit, won))
-            deal_bytes.append((m[(d + 1) & 3] | m[(d + 2) & 3] << 52
-                               | m[(d + 3) & 3] << 104).to_bytes(20, "big"))
             totals, scores, won = after_deal(hand, totals, scores)
-        labels = sum(1 << s for s in range(4) if computer[s]) if len(computer) == 4 else -1
-        self.matches.append(_Match(rules, labels, key or "unsigned",
-                                   _interned(names) if names is not None and len(names) == 4
-                                   else None, leaf, deals))
-        return deals
+        return self._match(rules, computer, key, names, leaf, deals)
 
     def finish(self) -> tuple[Tally, list[Any]]:
         """The tally of every match recorded, and the snapshot after each match that has
         deals (in order: :func:`~tarneeb.replay.archive.seen.snapshot`'s)."""
         shared = [i for i, m in enumerate(self.matches) if m.deals]
         s = Streams(len(self.matches))
-        if self.deal:
-            c = _Columns(self)
+        if self.deal or self.core:
+            c = _Columns(self, *with_core(
+                np.array(self.deal, dtype=np.int64).reshape(-1, DealColumns.NUMBERS),
+                np.array(self.masks, dtype=_U64).reshape(-1, 4), self.core))
             _tally_columns(s, c)
             _per_match(s, c, self.matches)
         return s.tally(shared)
@@ -211,10 +223,11 @@ class ChunkTallies:
     def add(self, row: int, origin: str, v: Any, key: str | None,
             leaf: tuple[bytes, int] | None) -> None:
         """The deals of the verdict ``v`` (the log at ``row``), under signing ``key``."""
-        # a log the compiled core confirmed gives its deals without its history
-        hands = v.history.deals() if isinstance(v.history, LazyHistory) else v.history
-        if self.columns.setdefault(origin, DealColumns()).add_match(
-                v.rules, v.computer, key, hands, v.names, leaf):
+        # a log the compiled core confirmed gives its deals as the core's output
+        cols = self.columns.setdefault(origin, DealColumns())
+        rows = v.history.rows if isinstance(v.history, LazyHistory) else None
+        if (cols.add_core(v.rules, v.computer, key, rows, v.names, leaf) if rows is not None
+                else cols.add_match(v.rules, v.computer, key, v.history, v.names, leaf)):
             self.rows.append((row, origin))
 
     def finish(self, tallies: dict[str, Tally], shares: list[Any]) -> None:
@@ -229,21 +242,20 @@ class ChunkTallies:
 class _Columns:
     """Per-deal columns, and what is derived from them."""
 
-    def __init__(self, d: DealColumns) -> None:
-        nums = np.array(d.deal, dtype=np.int64).reshape(-1, DealColumns.NUMBERS)
+    def __init__(self, d: DealColumns, nums: Int, masks: npt.NDArray[np.uint64],
+                 deal_bytes: list[bytes]) -> None:
         self.n = len(nums)
-        self.masks = np.array(d.masks, dtype=_U64).reshape(-1, 4)
+        self.masks = masks
         (self.match, self.dealer, self.thirteenth, self.trump, self.number) = nums[:, :5].T
         self.totals, self.scores = nums[:, 5:7], nums[:, 7:11]
         self.declarer, self.named, self.won = nums[:, 11], nums[:, 12], nums[:, 13]
-        self.deal_bytes = d.deal_bytes
+        self.deal_bytes = deal_bytes
         ms = d.matches
-        distinct: list[RuleSet] = []  # two rule sets may share a name
-        for m in ms:
-            if all(m.rules is not r and m.rules != r for r in distinct):
-                distinct.append(m.rules)
-        rid = np.array([next(i for i, r in enumerate(distinct) if m.rules is r or m.rules == r)
-                        for m in ms], dtype=np.int64)[self.match]
+        index: dict[RuleSet, int] = {}  # two rule sets may share a name; equal ones, one
+        by_id: dict[int, int] = {}  # a match's rules found by identity first
+        rid = np.array([by_id[id(m.rules)] if id(m.rules) in by_id else by_id.setdefault(
+            id(m.rules), index.setdefault(m.rules, len(index))) for m in ms])[self.match]
+        distinct = list(index)
         self.rule_names = sorted({r.name for r in distinct})
         self.rule_id = np.array([self.rule_names.index(r.name) for r in distinct],
                                 dtype=np.int64)[rid]
@@ -280,16 +292,11 @@ class _Columns:
 def _patterns() -> tuple[npt.NDArray[np.int64], list[str]]:
     """The suit patterns of a hand (4 lengths, largest first, adding up to 13), each by
     its index: a table from the lengths (base 14) to it, and the names."""
+    shapes = [(a, b, c, 13 - a - b - c) for a in range(14) for b in range(a + 1)
+              for c in range(b + 1) if 0 <= 13 - a - b - c <= c]
     index = np.full(14 ** 4, -1, dtype=np.int64)
-    names: list[str] = []
-    for a in range(14):
-        for b in range(a + 1):
-            for c in range(b + 1):
-                e = 13 - a - b - c
-                if 0 <= e <= c:
-                    index[((a * 14 + b) * 14 + c) * 14 + e] = len(names)
-                    names.append(_pattern_name((a, b, c, e)))
-    return index, names
+    index[[((a * 14 + b) * 14 + c) * 14 + e for a, b, c, e in shapes]] = range(len(shapes))
+    return index, [_pattern_name(shape) for shape in shapes]
 
 
 _PATTERN_INDEX, _PATTERN_NAMES = _patterns()
@@ -528,13 +535,13 @@ def _tally_columns(s: Streams, c: _Columns) -> None:
                                                     c.player_names[k], _HCP_HAND),
            c.hcp[deal4, seats][p])
     # each card's position relative to the dealer, per match
-    bits = np.unpackbits(m.astype("<u8").view(np.uint8).reshape(n, 4, 8), axis=-1,
-                         bitorder="little")[..., :52].astype(np.int64)
+    held = np.take_along_axis(m, by_position, axis=1)  # (n, 4): the positions' hands
+    bits = np.unpackbits(held.astype("<u8").view(np.uint8).reshape(n, 4, 8), axis=-1,
+                         bitorder="little")[..., :52].reshape(n, 208)  # 0/1 bytes
     starts = np.flatnonzero(np.diff(c.match, prepend=-1))  # a match's deals are together
     flat = np.zeros((s.m, 208), dtype=np.int64)
-    for p in range(4):
-        held = bits[rows, by_position[:, p]]  # (n, 52): the cards of position p
-        flat[c.match[starts], 52 * p:52 * (p + 1)] = np.add.reduceat(held, starts, axis=0)
+    words = bits.astype(np.uint32).view(np.uint64)  # 32-bit lanes (sums < 2**32: no carry)
+    flat[c.match[starts]] = np.add.reduceat(words, starts, axis=0).view(np.uint32)
     if flat.any():
         cell_code = np.repeat(np.arange(208), s.m)
         match_of = np.tile(np.arange(s.m), 208)

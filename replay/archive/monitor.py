@@ -37,18 +37,25 @@ import fnmatch
 import hashlib
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
-from tarneeb.audit.fairness.anytime.batch import advance_many
 from tarneeb.audit.fairness.codec import CodecError
-from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
-from tarneeb.replay.archive.audit import CHUNK, ArchiveSummary, Chunk, FindingRow, run_chunks
+from tarneeb.replay.archive.audit import (
+    CHUNK,
+    ONE_JOB_CHUNK,
+    ArchiveSummary,
+    Chunk,
+    FindingRow,
+    run_chunks,
+)
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.state import State, StateError
-from tarneeb.replay.fairplay import ANALYSIS, MatchPlay, PlayOptions
 from tarneeb.replay.verify.trust import NOTHING, Trust
+
+if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
+    from tarneeb.replay.fairplay import MatchPlay, PlayOptions
 
 CHANGED_KIND = "changed-log"
 LOST_KIND = "lost-log"
@@ -89,13 +96,20 @@ class Monitor:
 
     def __init__(self, state_path: str, alpha: float, trust: Trust = NOTHING,
                  removed: Sequence[str] = (), stats: bool = True,
-                 play: PlayOptions | None = None) -> None:
+                 play: PlayOptions | None = None, tallies: bool = True) -> None:
         self.state = State(state_path, alpha, trust)
+        # whether the summary's tallies are made whole (the fixed-sample battery, the
+        # report): else only the state's totals are, from its table and what changed
+        self.tallies = tallies
         self.alpha, self.trust, self.removed_patterns = alpha, trust, list(removed)
         self.stats, self.play = stats, play
         # what makes a kept fair-play record one this run would make (not the Monte Carlo
         # seed: each run draws its own, and a record kept is as good as a new one)
-        self.play_key = None if play is None else (play.samples, play.per_match, ANALYSIS)
+        self.play_key = None
+        if play is not None:
+            from tarneeb.replay.fairplay import ANALYSIS
+
+            self.play_key = (play.samples, play.per_match, ANALYSIS)
         try:
             blob = self.state.evidence()
             self.evidence = Evidence.from_bytes(blob) if blob is not None else Evidence()
@@ -111,6 +125,9 @@ class Monitor:
         self._paths: collections.deque[list[str]] = collections.deque()
         self._counted: dict[str, bool] = {}  # the paths whose shares count now: kept or not
         self._minus: list[tuple[str, Tally]] = []  # counted shares of logs read again
+        # without ``tallies``: per origin, the shares of the logs read now that count (the
+        # chunks carry no tallies: the summary's are not made)
+        self._added: dict[str, Tally] = {}
         self._put: set[str] = set()  # the logs written anew this run
         self.audited = self.kept = 0
         self.changed: list[str] = []
@@ -122,24 +139,33 @@ class Monitor:
         """The archive's chunks, in the order of ``listed``: the logs the state knows as
         they were, taken from it; the others judged now."""
         plan: list[tuple[str, tuple[int, int] | None, bool]] = []
-        for path in listed:
-            if path in self.listed:  # the same path twice: a full audit reads it twice
-                plan.append((path, None, False))
-                continue
-            self.listed.add(path)
-            st = stat_of(path)
-            known = self.state.known(path)
-            keep = (st is not None and known is not None and not self.state.retrust
-                    and (st[0], st[1]) == known[:2] and self._read_enough(path))
-            plan.append((path, st, keep))
+        paths = list(listed)
+        for j in range(0, len(paths), 500):  # what the state knows: a query 500 logs
+            part = paths[j:j + 500]
+            knew = self.state.known_as_of(part, self.play is not None)
+            for path in part:
+                if path in self.listed:  # the same path twice: a full audit reads it twice
+                    plan.append((path, None, False))
+                    continue
+                self.listed.add(path)
+                st = stat_of(path)
+                known = knew.get(path)
+                keep = (st is not None and known is not None and not self.state.retrust
+                        and (st[0], st[1]) == known[:2] and self._read_enough(*known[3:]))
+                plan.append((path, st, keep))
         fresh = (r for c in run_chunks((p for p, _, keep in plan if not keep), self.trust, jobs,
                                        scheduler, chunk_size, self.play, self.stats)
                  for r in records_of(c))
+        if chunk_size == CHUNK:  # folded in larger chunks than the workers read: fewer
+            chunk_size = ONE_JOB_CHUNK  # advances of the evidence, each over more matches
         batch: list[LogRecord] = []
-        paths: list[str] = []
-        for path, st, keep in plan:
+        paths = []
+        kept: dict[str, LogRecord] = {}
+        for i, (path, st, keep) in enumerate(plan):
+            if not i % 500:  # the records of the logs kept: a query 500 logs
+                kept = self.state.load_kept([p for p, _, k in plan[i:i + 500] if k])
             if keep:  # its share stays in the state: the totals hold it
-                record = self.state.load(path, share=False)
+                record = kept[path]
                 if self.play is not None:
                     record.play = self._kept_play(path)
                 self.kept += 1
@@ -152,26 +178,28 @@ class Monitor:
             if len(batch) == chunk_size:
                 self._rows.append(batch)
                 self._paths.append(paths)
-                yield chunk_of(batch)
+                yield chunk_of(batch, self.tallies)
                 batch, paths = [], []
         if batch:
             self._rows.append(batch)
             self._paths.append(paths)
-            yield chunk_of(batch)
+            yield chunk_of(batch, self.tallies)
 
     def _earlier_deals(self) -> Iterator[bytes]:
         """Every deal (its 20-byte value) the state's totals hold, each once: the hands
         seen before this run, for the near-repeats e-process (which keeps those it has
         seen, and takes them in whatever order)."""
-        return _deals_of(self.state.totals())
+        return iter(self.state.counted_deals())
 
-    def _read_enough(self, path: str) -> bool:
-        """Whether the log at ``path`` was read as this run reads: its deals tallied if
-        this run tests them, its play analysed alike if this run analyses play."""
-        tallied, play_key = self.state.read_as(path)
+    def _read_enough(self, tallied: bool, play_key: Any) -> bool:
+        """Whether a log read so (its deals ``tallied``, its play analysed with the options
+        ``play_key``) was read as this run reads: its deals tallied if this run tests them,
+        its play analysed alike if this run analyses play."""
         return (tallied or not self.stats) and (self.play is None or play_key == self.play_key)
 
     def _kept_play(self, path: str) -> MatchPlay | None:
+        from tarneeb.replay.fairplay import MatchPlay
+
         data = self.state.play(path)
         try:
             return None if data is None else MatchPlay.from_json(data)
@@ -231,14 +259,17 @@ class Monitor:
         shares: list[Tally | None] = []
         identities: list[bytes] = []
         seen: set[bytes] = set()
+        known = self.state.in_history_of(chunk.identities) if self.stats else set()
         for i, m in enumerate(chunk.matches):
             path, share_kept = paths[i], records[i].share_kept
             identity = chunk.identities[i]
-            if m.duplicate is not None or (chunk.shares[i] is None and not share_kept):
+            if m.duplicate is not None or (records[i].share is None and not share_kept):
                 continue
             self._counted[path] = share_kept
-            if (not self.stats or identity is None or identity in seen
-                    or self.state.in_history(identity)):
+            fresh = records[i].share
+            if not self.tallies and fresh is not None:
+                self._added.setdefault(m.deals, Tally()).merge(fresh)
+            if not self.stats or identity is None or identity in seen or identity in known:
                 continue
             seen.add(identity)
             if share_kept:  # the first log of its match now, not before (rare)
@@ -250,6 +281,9 @@ class Monitor:
         if not shares:
             return
         # each test over the chunk's new matches at once, as one match at a time would
+        # (numpy's: loaded by a run that has new matches)
+        from tarneeb.audit.fairness.anytime.batch import advance_many
+
         first = self.evidence.matches
         try:
             after = advance_many(self.evidence, shares, self.alpha)
@@ -261,8 +295,12 @@ class Monitor:
     def settle(self, summary: ArchiveSummary) -> None:
         """Add to ``summary``'s tallies the shares the state kept: its totals, less the
         shares that count no more (logs gone, read again, now a repeat), plus those of
-        logs kept that count now and did not before."""
-        totals = self.state.totals()
+        logs kept that count now and did not before. Without ``tallies`` the summary's
+        are emptied, and the state's totals are its table with what changed (the values
+        drawn and the keys of one match alone stay in the shares: none is read)."""
+        totals = self.state.totals() if self.tallies else self.state.totals_table()
+        for origin, share in self._added.items():
+            totals.setdefault(origin, Tally()).merge(share)
         old = self._was_counted()
         minus = list(self._minus)
         for path in old:
@@ -276,14 +314,18 @@ class Monitor:
             totals.setdefault(origin, Tally()).merge(share)
         for origin, share in minus:
             _subtract(totals.setdefault(origin, Tally()), share)
-        for origin, t in totals.items():
-            if t:
-                summary.tallies.setdefault(origin, Tally()).merge(t)
+        if self.tallies:  # (the run's new shares are in the summary's, from its chunks)
+            for origin, t in totals.items():
+                if t:
+                    summary.tallies.setdefault(origin, Tally()).merge(t)
+            totals = summary.tallies
+        else:  # (they are in the totals, with the table)
+            summary.tallies = {}
         now = set(self._counted)
         self.state.set_counted(old - now, False)
         self.state.set_counted(now - old, True)
         self.state.set_counted(now & old & self._put, True)  # written anew, uncounted
-        self.state.set_totals(summary.tallies)
+        self.state.set_totals(totals)
 
     def finish(self, summary: ArchiveSummary) -> None:
         """The tallies settled, the logs lost and removed, the evidence into ``summary``;
@@ -324,7 +366,8 @@ class Monitor:
         # the deals the shares counted now keep are left out of the evidence's bytes:
         # the next run's _earlier_deals gives them back
         if not same:
-            self.state.set_evidence(self.evidence.to_bytes(_deals_of(summary.tallies)))
+            self.state.set_evidence(self.evidence.to_bytes(self.state.counted_deals(
+                began=False)))
         at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         self.state.commit(at, {"logs": summary.logs, "audited": self.audited,
                                "changed": len(self.changed), "lost": len(self.lost),
@@ -367,18 +410,6 @@ def note_fixed_sample_only(summary: ArchiveSummary, monitor: Monitor,
     tests = list(dict.fromkeys(r.test for rs in fairness.values() for r in rs))
     summary.evidence["fixed_sample_only"] = [
         list(t) for t in fixed_sample_only(tests, monitor.evidence)]
-
-
-def _deals_of(tallies: dict[str, Tally]) -> Iterator[bytes]:
-    """Every deal (its 20-byte value) the repeated-deals tallies of ``tallies`` hold, each
-    once."""
-    done: set[bytes] = set()
-    for tally in tallies.values():
-        for key in tally.counts:
-            if (key[0] == "repeat" and key[3] == 1 and isinstance(key[4], bytes)
-                    and len(key[4]) == DEAL_BYTES and key[4] not in done):
-                done.add(key[4])
-                yield key[4]
 
 
 def _subtract(total: Tally, share: Tally) -> None:

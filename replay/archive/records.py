@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
@@ -38,7 +38,9 @@ from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
 from tarneeb.replay.archive.claims import Claim
 from tarneeb.replay.archive.endings import Ending
 from tarneeb.replay.archive.seen import snapshot
-from tarneeb.replay.fairplay import MatchPlay
+
+if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
+    from tarneeb.replay.fairplay import MatchPlay
 
 _ROW_FIELDS = len(fields(MatchRow))
 _FINDING_FIELDS = len(fields(FindingRow))
@@ -106,9 +108,9 @@ def share_of(keys: tuple[list[Any], list[Any]], after: Any, before: Any) -> Tall
     return t
 
 
-def chunk_of(records: Iterable[LogRecord]) -> Chunk:
+def chunk_of(records: Iterable[LogRecord], tallies: bool = True) -> Chunk:
     """The chunk these records make, as the audit of their logs in this order would
-    have sent it back."""
+    have sent it back; without ``tallies``, with no tallies (nor snapshots of them)."""
     out = Chunk()
     for r in records:
         if r.not_read:
@@ -122,11 +124,11 @@ def chunk_of(records: Iterable[LogRecord]) -> Chunk:
         out.unpinned_rows.append(r.unpinned)
         out.play.append(r.play)
         snap = None
-        if r.share is not None:
+        if tallies and r.share is not None:
             tally = out.tallies.setdefault(r.row.deals, Tally())
             tally.merge(r.share)
             snap = snapshot(tally)
-        elif r.row.deals != "none":
+        elif tallies and r.row.deals != "none":
             out.tallies.setdefault(r.row.deals, Tally())
         out.shares.append(snap)
     return out
@@ -166,17 +168,17 @@ def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | N
     :class:`CodecError` when it is not one."""
     try:
         row, findings, identity, claim, ending, unpinned = unpack_value(data)
-        if len(row) != _ROW_FIELDS or any(len(f) != _FINDING_FIELDS for f in findings):
+        if len(row) != _ROW_FIELDS or (findings and any(len(f) != _FINDING_FIELDS
+                                                          for f in findings)):
             raise CodecError("a record of another shape")
-        if any(isinstance(row[i], int) for i in _WORDS):
-            row = list(row)
-            for i in _WORDS:
-                if isinstance(row[i], int):
-                    word = key_of(row[i]) if key_of is not None else None
-                    if not (isinstance(word, tuple) and len(word) == 2 and word[0] == "text"
-                            and isinstance(word[1], str)):
-                        raise CodecError(f"no word numbered {row[i]}")
-                    row[i] = word[1]
+        row = list(row)
+        for i in _WORDS:
+            if isinstance(row[i], int):
+                word = key_of(row[i]) if key_of is not None else None
+                if not (isinstance(word, tuple) and len(word) == 2 and word[0] == "text"
+                        and isinstance(word[1], str)):
+                    raise CodecError(f"no word numbered {row[i]}")
+                row[i] = word[1]
         row = (path if row[0] is None else row[0], *row[1:13],
                None if row[13] is None or digest is None else digest.hex(),
                row[14].hex() if isinstance(row[14], bytes) else row[14], *row[15:])

@@ -129,23 +129,28 @@ class _Values:
     """One test's values drawn: the first ones in a temporary file (:class:`Spill`, once
     more than ``SPILL`` are held), then arrays of them, then new ones pending."""
 
-    __slots__ = ("arrays", "dtype", "pending", "spill")
+    __slots__ = ("arrays", "dtype", "pending", "spill", "width")
 
     def __init__(self, first: bytes | int) -> None:
         self.dtype = np.dtype(f"V{len(first)}") if isinstance(first, bytes) else np.dtype(
             np.uint64)
+        self.width = len(first) if isinstance(first, bytes) else -1  # -1: whole numbers
         self.arrays: list[npt.NDArray[Any]] = []
         self.pending: list[Any] = []
         self.spill = Spill(self.dtype)
 
     def fits(self, value: Any) -> bool:
-        if self.dtype.kind == "V":
-            return isinstance(value, bytes) and len(value) == self.dtype.itemsize
+        if self.width >= 0:
+            return isinstance(value, bytes) and len(value) == self.width
         return isinstance(value, int) and 0 <= value < 1 << 64
 
     def add(self, value: bytes | int, n: int) -> None:
-        self.pending.extend([value] * n)
-        if len(self.pending) >= BATCH:
+        pending = self.pending
+        if n == 1:
+            pending.append(value)
+        else:
+            pending.extend([value] * n)
+        if len(pending) >= BATCH:
             self.flush()
 
     def flush(self) -> None:
@@ -457,6 +462,10 @@ class Repeats:
                     or (isinstance(value, int) and not 0 <= value < 1 << 64):
                 return False
             held = self.tests[key] = _Values(value)
+        return self._add(held, value, n)
+
+    @staticmethod
+    def _add(held: _Values, value: Any, n: int) -> bool:
         if not held.fits(value):
             return False
         held.add(value, n)
@@ -519,11 +528,26 @@ def keep_repeats(stores: dict[str, Any], origin: str, share: Any) -> Any:
                 and store.add_ordered(key[1], key[2], key[3], key[4], v)):
             sums[key] = v
     counts = rest.counts
+    # the values of one test come one after another: its store is looked up once a run
+    test: Any = None
+    held: _Values | None = None
+    held_key: tuple[Any, ...] = ()
     for key, n in share.counts.items():
-        if key[0] == "rows" and len(key) == 4 and n > 0:
+        kind = key[0]
+        if kind == "repeat" and n:
+            if held is not None and key[1] is test and key[2] == held_key[1] \
+                    and key[3] == held_key[2]:
+                kept = store._add(held, key[4], n)
+            else:
+                kept = store.add(key[1], key[2], key[3], key[4], n)
+                held_key = (key[1], key[2], key[3])
+                test, held = key[1], store.tests.get(held_key)
+            if not kept:
+                counts[key] = n
+        elif kind == "rows" and len(key) == 4 and n > 0:
             if not store.add_row(key[1], key[2], key[3], n):
                 counts[key] = n
-        elif key[0] != "repeat" or not n or not store.add(key[1], key[2], key[3], key[4], n):
+        else:
             counts[key] = n
     return rest
 

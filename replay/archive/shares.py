@@ -116,8 +116,9 @@ def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], 
     points are not written: :func:`_row_of` makes them again); else None."""
     left = dict(deals)
     by_seats: dict[bytes, list[tuple[bytes, int]]] = {}  # the seats' points a deal may give
+    points = {d: _deal_points(d) for d in left}
     for d in left:
-        p = _deal_points(d).to_bytes(4, "little")  # a byte a position, the dealer first
+        p = points[d].to_bytes(4, "little")  # a byte a position, the dealer first
         for r in range(4):  # the dealer at seat r: seat s holds position s - r
             by_seats.setdefault(p[-r:] + p[:-r] if r else p, []).append((d, r))
     order, marks = [], bytearray()
@@ -130,7 +131,7 @@ def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], 
         order.append(found[0])
         marks.append(found[1] << 6 | state)
     if any(left.values()) or len(row) % 5 \
-            or _row_of([_deal_points(d) for d in order], bytes(marks)) != row:
+            or _row_of([points[d] for d in order], bytes(marks)) != row:
         return None
     return order, bytes(marks)
 
@@ -213,10 +214,18 @@ def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId |
     counted = [0, 0, 0, 0]
     for deal, times in deals:
         x = int.from_bytes(deal, "big")
-        hands = (x & _M52, x >> 52 & _M52, x >> 104)
-        for g, mask in enumerate((_M52 ^ (hands[0] | hands[1] | hands[2]), *hands)):
-            counted[g] += times * _column(mask)
+        a, b, c = x & _M52, x >> 52 & _M52, x >> 104
+        ca, cb, cc = _column(a), _column(b), _column(c)
+        # three hands: the dealer's cards are the rest of the deck (no field borrows)
+        counted[0] += times * (_column(_M52 ^ (a | b | c)) if a & b or a & c or b & c
+                               or c >> 52 else _DECK - ca - cb - cc)
+        counted[1] += times * ca
+        counted[2] += times * cb
+        counted[3] += times * cc
     return test if counted == given else None
+
+
+_DECK = _column(_M52)  # every card once
 
 
 _AT = {"dealer": 0, "dealer+1": 1, "dealer+2": 2, "dealer+3": 3}  # a position's label
@@ -235,12 +244,30 @@ def _hand_values(deals: list[tuple[bytes, int]]
         voids = 0
         patterns = []
         for position, hand in enumerate((_M52 ^ (a | b | c), a, b, c)):
-            lengths = sorted((bin(hand >> s & 0x1FFF).count("1") for s in (0, 13, 26, 39)),
-                             reverse=True)
-            voids += lengths.count(0) << (8 * position)
-            patterns.append("-".join(map(str, lengths)))
+            suits = ((hand & 0x1FFF).bit_count(), (hand >> 13 & 0x1FFF).bit_count(),
+                     (hand >> 26 & 0x1FFF).bit_count(), (hand >> 39).bit_count())
+            shape = _SHAPES.get(suits)
+            if shape is None:  # not 13 cards
+                lengths = sorted(suits, reverse=True)
+                shape = lengths.count(0), "-".join(map(str, lengths))
+            voids += shape[0] << (8 * position)
+            patterns.append(shape[1])
         out.append((n, _points(a | c, b | c), voids, tuple(patterns)))
     return out
+
+
+# the suit patterns' names, made once (a hand of 13 cards has 39 patterns; a longer or
+# shorter hand, a damaged share's, is named when met)
+_PATTERN: dict[tuple[int, ...], str] = {(a, b, c, 13 - a - b - c): f"{a}-{b}-{c}-{13 - a - b - c}"
+            for a in range(14) for b in range(a + 1) for c in range(b + 1)
+            if 0 <= 13 - a - b - c <= c}
+
+
+# per 13-card hand's suit lengths in suit order, its void suits and its pattern's name
+_SHAPES = {(a, b, c, 13 - a - b - c): (
+    (a, b, c, 13 - a - b - c).count(0),
+    _PATTERN[tuple(sorted((a, b, c, 13 - a - b - c), reverse=True))])
+    for a in range(14) for b in range(14 - a) for c in range(14 - a - b)}
 
 
 _MEASURES = (0, 1, 2)  # what a hand by position gives: points, void suits, suit pattern
@@ -272,12 +299,16 @@ def _by_position(share: Tally, deals: list[tuple[bytes, int]]
                 found.setdefault((k[0], test), {}).setdefault(k[2], {})[k[3]] = n
     out: dict[tuple[Any, ...], tuple[int, int]] = {}
     values = _hand_values(deals) if found else []
+    given: dict[tuple[int, int], dict[Any, int]] = {}  # _by_hand's, each made once
     for (kind, test), refs in found.items():
         if len(refs) == 1:
             (ref, counts), = refs.items()
             for what in _MEASURES:
-                if _by_hand(values, what, _AT[test[2]]) == counts:
-                    out[(kind, test, ref)] = (what, _AT[test[2]])
+                at = (what, _AT[test[2]])
+                if at not in given:
+                    given[at] = _by_hand(values, *at)
+                if given[at] == counts:
+                    out[(kind, test, ref)] = at
                     break
     return out
 
@@ -301,8 +332,12 @@ def _rowed(own: list[Any], deals: dict[int, list[tuple[bytes, int]]]
     return test, b"".join(p for p in planes if p is not None)
 
 
+_NONE: dict[int, tuple[Any, int]] = {}  # no key objects looked up before
+
+
 def pack_share(share: Tally, key_id: Any, whole: bool = True,
-               ids: dict[Any, int] | None = None) -> bytes:
+               ids: dict[Any, int] | None = None,
+               objects: dict[int, tuple[Any, int]] | None = None) -> bytes:
     """A share of the tallies as bytes (state format 5), its keys numbered by ``key_id`` (a
     key written once for the whole state):
 
@@ -322,8 +357,12 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
 
     ``whole=False`` (the state's totals) writes the first part alone: the state reads the
     values drawn and the match's own keys back from the shares it counts. ``ids``: the
-    numbers ``key_id`` gave so far, looked up first (a call a key costs more)."""
+    numbers ``key_id`` gave so far, looked up first (a call a key costs more); ``objects``:
+    per key object's ``id``, the object and its number, looked up before that (the shares
+    of one chunk's matches share their key objects, and a key's hash is made anew at each
+    look-up: its ``id`` is not; the object is held, so its ``id`` is its own)."""
     known = (ids if ids is not None else {}).get
+    by_object = objects.get if objects is not None else _NONE.get
     parts: list[Any] = []
     drawn: dict[tuple[int, int], list[tuple[Any, int]]] = {}
     deals: dict[int, list[tuple[bytes, int]]] = {}
@@ -344,7 +383,12 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
         for k, v in items.items():
             if k[0] not in _SPECIAL:  # (most keys: one test, not three, a key)
                 if not (by_position and not sums and k[:3] in by_position):
-                    pairs.append((known(k) or key_id(k), v))
+                    hit = by_object(id(k))
+                    if hit is None or hit[0] is not k:
+                        hit = (k, known(k) or key_id(k))
+                        if objects is not None:
+                            objects[id(k)] = hit
+                    pairs.append((hit[1], v))
                 continue
             if _drawn(k) or (sums and positions is not None and k[0] == "placed"):
                 continue
@@ -467,4 +511,74 @@ def unpack_share(data: bytes, key_of: Any, whole: bool = True, into: Tally | Non
     return t
 
 
-__all__ = ["deal_of_planes", "deal_planes", "pack_share", "unpack_share"]
+def share_deals(data: bytes, key_of: Any, planes: list[bytes] | None = None) -> list[bytes]:
+    """The deals (20 bytes each, as often as drawn) a share :func:`pack_share` wrote keeps
+    as values drawn of a repeat test that keeps every deal (sampled 1): what
+    :func:`unpack_share` gives as those keys' last labels, read without making the share
+    (an incremental run needs every deal the state counts, and none of the rest). With
+    ``planes``, the deals written as bit planes are added to it as they are (13 bytes
+    each; :func:`deals_of_planes` makes them deals), not to the list returned."""
+    out: list[bytes] = []
+    try:
+        parts = unpack_value(data)
+        if not isinstance(parts[0], bytes) or len(parts) < 2:  # totals, or format 2
+            raise CodecError("not a share of format 3 or later")
+        for test, width, once, more in parts[1]:
+            prefix = key_of(test)
+            if not (isinstance(prefix, tuple) and len(prefix) == 4 and prefix[0] == "repeat"
+                    and prefix[3] == 1):
+                continue
+            if width in (_PLANES, _IN_ORDER):
+                if not isinstance(once, bytes) or len(once) % 13:
+                    raise CodecError("values drawn of a length not 13 bytes each")
+                if planes is not None:
+                    planes.append(once)
+                else:
+                    out.extend(deal_of_planes(once[j:j + 13]) for j in range(0, len(once), 13))
+            elif width == _DEAL:
+                if not isinstance(once, bytes) or len(once) % _DEAL:
+                    raise CodecError(f"values drawn of a length not {_DEAL} bytes each")
+                out.extend(once[j:j + _DEAL] for j in range(0, len(once), _DEAL))
+            for d, n in zip(more[0::2], more[1::2], strict=True):
+                if isinstance(d, bytes) and len(d) == _DEAL:
+                    out.extend([d] * n)
+    except (TypeError, ValueError, IndexError) as e:
+        if isinstance(e, CodecError):
+            raise
+        raise CodecError(f"not a share of a tally: {e}") from None
+    return out
+
+
+def deals_of_planes(planes: bytes) -> list[bytes]:
+    """:func:`deal_of_planes` of each 13 bytes of ``planes``, at once with numpy (the
+    archive extra; one at a time without it).
+
+    >>> hands = [sum(1 << card for card in range(13 * i, 13 * i + 13)) for i in range(4)]
+    >>> deals = [(a | b << 52 | c << 104).to_bytes(20, "big")
+    ...          for a, b, c in (hands[:3], hands[3:0:-1], hands[1:])]
+    >>> deals_of_planes(b"".join(deal_planes(d) or b"" for d in deals)) == deals
+    True
+    """
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy not installed
+        return [deal_of_planes(planes[j:j + 13]) for j in range(0, len(planes), 13)]
+    n = len(planes) // 13
+    padded = np.zeros((n, 16), dtype=np.uint8)  # the 104 bits as two words, big-endian
+    padded[:, 3:] = np.frombuffer(planes, dtype=np.uint8, count=13 * n).reshape(n, 13)
+    words = padded.view(">u8").astype(np.uint64)
+    m52 = np.uint64(_M52)
+    low = words[:, 1] & m52
+    high = ((words[:, 0] << np.uint64(12)) | (words[:, 1] >> np.uint64(52))) & m52
+    c = low & high
+    a, b = low ^ c, high ^ c
+    out = np.empty((n, 3), dtype=">u8")  # 24 bytes: the deal's 160 bits after 32 zero bits
+    out[:, 0] = c >> np.uint64(24)
+    out[:, 1] = ((c & np.uint64((1 << 24) - 1)) << np.uint64(40)) | (b >> np.uint64(12))
+    out[:, 2] = ((b & np.uint64(0xFFF)) << np.uint64(52)) | a
+    data = out.view(np.uint8).reshape(n, 24)[:, 4:].tobytes()
+    return [data[j:j + _DEAL] for j in range(0, len(data), _DEAL)]
+
+
+__all__ = ["deal_of_planes", "deal_planes", "deals_of_planes", "pack_share", "share_deals",
+           "unpack_share"]

@@ -48,7 +48,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from tarneeb.audit.fairness import Tally
@@ -60,7 +60,12 @@ from tarneeb.replay.archive.records import (
     record_origin,
     unpack_record,
 )
-from tarneeb.replay.archive.shares import pack_share, unpack_share
+from tarneeb.replay.archive.shares import (
+    deals_of_planes,
+    pack_share,
+    share_deals,
+    unpack_share,
+)
 from tarneeb.replay.verify.trust import Trust
 
 # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played); 2: the
@@ -75,6 +80,7 @@ FORMAT = 5
 # set's distribution, 52 card names) is written once, not once a value
 _SAME_BUT = "@"
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
+_OBJECTS = 50_000  # key objects whose numbers put() remembers, at most
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL);
@@ -96,6 +102,12 @@ CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT N
 
 _COLUMNS = ("path, size, mtime, digest, verdict, findings, record, figures, run, counted, "
             "tallied, play")  # the columns of format 3's logs table, in order
+
+
+def _parts(values: list[Any], size: int = 500) -> Iterator[list[Any]]:
+    """``values`` in lists of ``size`` (the parameters of one query)."""
+    for j in range(0, len(values), size):
+        yield values[j:j + size]
 
 
 def path_at(path: str) -> int:
@@ -143,7 +155,12 @@ class State:
         self._low = 0
         # (path, record, figures) of logs counted when the run began, written anew since
         self._aside: list[tuple[str, bytes, bytes]] = []
+        # per log, its share's bytes and the deals :meth:`counted_deals` read in them
+        self._deals_read: dict[str, tuple[bytes, list[bytes], list[bytes]]] = {}
         self._totals: dict[str, Tally] | None = None  # totals(), read once a run
+        # pack_share's numbers of key objects met (the shares of a chunk share them),
+        # emptied past _OBJECTS
+        self._objects: dict[int, tuple[Any, int]] = {}
         try:
             self._open(alpha, trust)
         except sqlite3.DatabaseError as e:
@@ -292,12 +309,21 @@ class State:
                               "path = ?", (path_at(path), path)).fetchone()
         return None if row is None else (row[0], row[1], row[2])
 
-    def read_as(self, path: str) -> tuple[bool, Any]:
-        """How the log at ``path`` was read: whether its deals were tallied, and the
-        fair-play options it was analysed with (None: not analysed)."""
-        tallied, play = self.db.execute("SELECT tallied, play FROM logs WHERE at = ? AND "
-                                        "path = ?", (path_at(path), path)).fetchone()
-        return bool(tallied), None if play is None else self._play(path, play)[0]
+    def known_as_of(self, paths: Sequence[str], play: bool = False
+                    ) -> dict[str, tuple[int, int, bytes | None, bool, Any]]:
+        """Per log of ``paths`` the state knows, :meth:`known`, whether its deals were
+        tallied, and with ``play`` the fair-play options it was analysed with (None: not
+        analysed, or ``play`` false: not read); a query 500 logs."""
+        out: dict[str, tuple[int, int, bytes | None, bool, Any]] = {}
+        wanted = set(paths)
+        for part in _parts(list({path_at(p) for p in wanted})):
+            for row in self.db.execute(
+                    "SELECT path, size, mtime, digest, tallied, " + ("play" if play else "NULL")
+                    + " FROM logs WHERE at IN (" + ", ".join("?" * len(part)) + ")", part):
+                if row[0] in wanted:
+                    options = None if row[5] is None else self._play(row[0], row[5])[0]
+                    out[row[0]] = (row[1], row[2], row[3], bool(row[4]), options)
+        return out
 
     def play(self, path: str) -> Any:
         """The fair-play record kept of the log at ``path`` (None: none, or not analysed)."""
@@ -326,6 +352,24 @@ class State:
                                  key_of=self.key_of)
         except (CodecError, zlib.error) as e:
             raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
+
+    def load_kept(self, paths: Sequence[str]) -> dict[str, LogRecord]:
+        """:meth:`load` of each of ``paths`` without its share (a query 500 logs)."""
+        out: dict[str, LogRecord] = {}
+        wanted = set(paths)
+        for part in _parts(list({path_at(p) for p in wanted})):
+            for path, record, figures, digest in self.db.execute(
+                    "SELECT path, record, figures IS NOT NULL, digest FROM logs WHERE at IN ("
+                    + ", ".join("?" * len(part)) + ")", part):
+                if path not in wanted:
+                    continue
+                try:
+                    out[path] = unpack_record(record, None, path, digest,
+                                              share_kept=bool(figures), key_of=self.key_of)
+                except (CodecError, zlib.error) as e:
+                    raise StateError(f"{self.path}: the record of {path} is damaged "
+                                     f"({e})") from None
+        return out
 
     def _share(self, figures: bytes) -> Tally:
         return unpack_share(figures, self.key_of)
@@ -377,6 +421,46 @@ class State:
                                  f"({e})") from None
         return out
 
+    def totals_table(self) -> dict[str, Tally]:
+        """Per origin, the ``totals`` table alone: the sum of the shares counted but the
+        values drawn and the keys of one match alone (what :meth:`totals` reads back from
+        the shares). What a run that does not test the whole archive again adds to and
+        takes from (``Monitor.settle``)."""
+        out = {}
+        for origin, blob in self.db.execute("SELECT origin, tally FROM totals"):
+            try:
+                out[origin] = self._share(blob)
+            except (CodecError, zlib.error) as e:
+                raise StateError(f"{self.path}: its totals are damaged ({e})") from None
+        return out
+
+    def counted_deals(self, began: bool = True) -> list[bytes]:
+        """Every deal (20 bytes) of the repeat tests that keep every deal, each once, in
+        the shares counted when the run began (``began``; those written anew since, kept
+        aside by :meth:`put`, too) or now (after ``Monitor.settle``): the deals
+        :meth:`totals` holds, read without making any share (:func:`share_deals`)."""
+        rows = self.db.execute("SELECT path, figures FROM logs WHERE counted = 1 AND "
+                               "figures IS NOT NULL ORDER BY rowid").fetchall()
+        if began:
+            rows += [(path, figures) for path, _, figures in self._aside]
+        self._all_keys()
+        out: dict[bytes, None] = {}
+        planes: list[bytes] = []  # the deals written as bit planes, made deals at once
+        for path, figures in rows:
+            read = self._deals_read.get(path)  # (a run asks twice: each share read once)
+            if read is None or read[0] != figures:
+                mine: list[bytes] = []
+                try:
+                    read = (figures, share_deals(figures, self.key_of, mine), mine)
+                except CodecError as e:
+                    raise StateError(f"{self.path}: the record of {path} is damaged "
+                                     f"({e})") from None
+                self._deals_read[path] = read
+            out.update(dict.fromkeys(read[1]))
+            planes += read[2]
+        out.update(dict.fromkeys(deals_of_planes(b"".join(planes))))
+        return list(out)
+
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         """The totals of the shares counted now (those the shares give back, left out)."""
         self._all_keys()
@@ -401,8 +485,11 @@ class State:
         record of it (None when it was not analysed: not clean)."""
         r = record.row
         self._all_keys()
+        if len(self._objects) > _OBJECTS:
+            self._objects.clear()
         figures = (None if record.share is None
-                   else pack_share(record.share, self.key_id, ids=self._ids))
+                   else pack_share(record.share, self.key_id, ids=self._ids,
+                                   objects=self._objects))
         played = None if play is None else zlib.compress(pack_value(play))
         self._set_aside(path)
         self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
@@ -432,6 +519,16 @@ class State:
     def in_history(self, identity: bytes) -> bool:
         return self.db.execute("SELECT 1 FROM history WHERE identity = ?",
                                (identity,)).fetchone() is not None
+
+    def in_history_of(self, identities: Iterable[bytes | None]) -> set[bytes]:
+        """Those of ``identities`` the history holds (a query a few hundred)."""
+        wanted = list({i for i in identities if i is not None})
+        found: set[bytes] = set()
+        for part in _parts(wanted):
+            found.update(r[0] for r in self.db.execute(
+                "SELECT identity FROM history WHERE identity IN ("
+                + ", ".join("?" * len(part)) + ")", part))
+        return found
 
     def add_history(self, identity: bytes, seq: int, log_e: float) -> None:
         self.db.execute("INSERT INTO history VALUES (?, ?, ?)", (identity, seq, log_e))

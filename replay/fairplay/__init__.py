@@ -34,12 +34,38 @@ lengths only, not their high-card points) is analysed again."""
 @dataclass(frozen=True, slots=True)
 class PlayOptions:
     """How the audit analyses play: the Monte Carlo ``seed`` (from :mod:`secrets` in the
-    command), layouts per decision, and ``per_match``: at most that many hands of each
-    match (spread evenly; ``None``: all)."""
+    command), layouts per decision, and ``per_match`` (``--play-sample N``): at most that
+    many hands of each match (spread evenly; ``None``: all), and none of a match whose four
+    players this process has already analysed that many hands of in this ``run`` (what
+    tells one audit from another), so that a quick look at a large archive costs about N
+    hands a player, not N a match."""
 
     seed: bytes
     samples: int = SAMPLES
     per_match: int | None = None
+    run: str = ""
+
+
+_analysed: tuple[str, dict[str, int]] = ("", {})
+"""Hands analysed per player in this process, for the run named first (``--play-sample``)."""
+
+
+def _wanted(names: Sequence[str], options: PlayOptions) -> bool:
+    """Whether a match of these players is analysed: always without ``--play-sample``;
+    with it, when one of them has fewer than N hands analysed in this process and run."""
+    global _analysed
+    if options.per_match is None:
+        return True
+    if _analysed[0] != options.run:
+        _analysed = (options.run, {})
+    counts = _analysed[1]
+    return any(counts.get(n, 0) < options.per_match for n in names)
+
+
+def _count(names: Sequence[str], hands: int) -> None:
+    counts = _analysed[1]
+    for n in set(names):
+        counts[n] = counts.get(n, 0) + hands
 
 
 def analyse_match(path: str, match: bytes, history: Sequence[Hand], names: Sequence[str],
@@ -47,9 +73,13 @@ def analyse_match(path: str, match: bytes, history: Sequence[Hand], names: Seque
     """The analysed hands of one verified match (``match``: what tells it from others, for
     the Monte Carlo streams; ``reveals``: the rules show the dealer's 13th card)."""
     played = [h for h in history if not h.cancelled and len(h.plays) == 52]
+    if not _wanted(names, options):
+        played = []
     if options.per_match is not None and len(played) > options.per_match:
         step = len(played) / options.per_match
         played = [played[int(i * step)] for i in range(options.per_match)]
+    if options.per_match is not None:
+        _count(names, len(played))
     hands = [analyse_hand(h, reveals, hand_rng(options.seed, match, h.deal_number),
                           options.samples) for h in played]
     return MatchPlay(path, tuple(names), tuple(computer), hands)

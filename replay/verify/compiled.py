@@ -188,7 +188,7 @@ def _judge(core: Any, log: ParsedLog, data: bytes, start: int, count: int, path:
     v.deals_proven = True
     report_not_replayed(v, [])
     v.history = LazyHistory(lambda: _history(data, hands), count,
-                            lambda: _deal_views(hands))
+                            lambda: _deal_views(hands), hands)
     if count_paths:
         from tarneeb.replay.rules.paths import exercised_paths  # only when asked
 
@@ -254,16 +254,20 @@ def _deal_views(hands: bytes) -> list[DealView]:
 class LazyHistory(list["Hand"]):
     """A list made when it is first read: the verdict of a log no one asks the history
     of does not pay for it; ``size``, when known, answers whether it is empty without
-    making it (an archive audit without statistics asks only that)."""
+    making it (an archive audit without statistics asks only that); ``rows``, the core's
+    output it is made from (``OUT_FORMAT`` a hand), which the archive audit decodes a
+    chunk at a time."""
 
-    __slots__ = ("_make", "_size", "_views")
+    __slots__ = ("_make", "_size", "_views", "rows")
 
     def __init__(self, make: Callable[[], Any], size: int | None = None,
-                 views: Callable[[], list[DealView]] | None = None) -> None:
+                 views: Callable[[], list[DealView]] | None = None,
+                 rows: bytes | None = None) -> None:
         super().__init__()
         self._make: Callable[[], Any] | None = make
         self._size = size
         self._views = views
+        self.rows = rows
 
     def deals(self) -> list[Any]:
         """The hands' deals (:class:`DealView`, without making the history when it is
