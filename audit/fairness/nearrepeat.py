@@ -146,6 +146,42 @@ def sorted_pairs(values: npt.NDArray[Any]) -> int:
     return int((runs * (runs - 1) // 2).sum())
 
 
+_MIX = 0x9E3779B97F4A7C15  # odd: the high half of its product mixes every bit of a key
+_FILTER = 1 << 16  # the slots of the table that picks a candidate's hash (64 KB)
+
+
+def equal_pairs(values: npt.NDArray[np.uint64]) -> int:
+    """The pairs of equal items of ``values`` (uint64; left as they are), as
+    :func:`sorted_pairs` counts them, at about half its cost on many items: the 32-bit
+    hashes are sorted (numpy sorts 32-bit items twice as fast as 64-bit ones), and only
+    the items whose hash is shared (every equal pair, and the few pairs whose hashes
+    collide, about ``n²/2³³``) are sorted whole and counted.
+
+    >>> import numpy as np
+    >>> equal_pairs(np.array([3, 1, 3, 2, 3, 1, 1 << 40], dtype=np.uint64))
+    4
+    """
+    import numpy as np
+    if len(values) < 2:
+        return 0
+    h = ((values * np.uint64(_MIX)) >> np.uint64(32)).astype(np.uint32)
+    s = np.sort(h)
+    shared = s[1:][s[1:] == s[:-1]]
+    if not len(shared):  # no two hashes equal: no two items either
+        return 0
+    # the items whose hash is shared: a table of the hashes' low bits picks a few
+    # candidates cheaply, then their hashes are looked up among the shared ones
+    table = np.zeros(_FILTER, dtype=bool)
+    low = np.uint32(_FILTER - 1)
+    table[shared & low] = True
+    at = np.flatnonzero(table[h & low])
+    shared = np.unique(shared)
+    ha = h[at]
+    i = np.searchsorted(shared, ha)
+    i[i == len(shared)] = 0
+    return sorted_pairs(values[at[shared[i] == ha]])
+
+
 class _Gather:
     """Arrays appended into one buffer (grown when needed), then taken whole."""
 
@@ -204,7 +240,7 @@ def _near_pairs(blocks: Callable[[], Iterable[npt.NDArray[np.uint64]]], hands: i
                 at = np.flatnonzero(take)
                 take, h = take[at], h[at]
         equal += sorted_pairs(same.take())
-        keys += sorted_pairs(gathered.take())
+        keys += equal_pairs(gathered.take())
     return keys - 12 * equal, equal
 
 
@@ -253,5 +289,5 @@ def deal_tests(deals: Mapping[Any, int] | Deals) -> list[StatResult]:
     return [near_repeats_test(d), *fit_tests_by_block(len(d), d.hands, d.sorted_hands)]
 
 
-__all__ = ["BLOCK", "DEAL_BYTES", "KEYS_AT_ONCE", "NEAR", "Deals", "deal_tests", "hands_of",
-           "near_pairs", "near_repeats_test", "sorted_pairs", "unpack_hands"]
+__all__ = ["BLOCK", "DEAL_BYTES", "KEYS_AT_ONCE", "NEAR", "Deals", "deal_tests", "equal_pairs",
+           "hands_of", "near_pairs", "near_repeats_test", "sorted_pairs", "unpack_hands"]
