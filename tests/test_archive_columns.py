@@ -381,3 +381,28 @@ def test_a_full_disk_stops_the_audit_and_keeps_what_was_kept(
         with pytest.raises(AuditFault, match="temporary database"):  # never part of it
             use()
     table.close()
+
+
+def test_streams_reuse_a_codes_grouping_only_for_the_same_array() -> None:
+    """A count and its sums given one array of codes share its grouping; a new array of
+    other codes is grouped anew: the tally and the snapshots are those of arrays apart."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.streams import Streams
+
+    match = np.array([0, 0, 1, 2, 2, 2])
+    code = np.array([5, 7, 5, 9, 7, 7])
+    other = np.array([1, 1, 3, 3, 1, 2])
+    values = np.array([2, 3, 4, 5, 6, 7])
+
+    def fill(s: Streams, same: bool) -> None:
+        s.count(match, code, lambda k: ("fit", ("x",), k))
+        s.total(match, code if same else code.copy(), lambda k: ("sum", ("x",), k), values)
+        s.total(match, other, lambda k: ("sum", ("y",), k), values)
+
+    a, b = Streams(3), Streams(3)
+    fill(a, True)
+    fill(b, False)
+    (ta, sa), (tb, sb) = a.tally([0, 1, 2]), b.tally([0, 1, 2])
+    assert ta.counts == tb.counts and ta.sums == tb.sums and sa == sb
+    assert ta.sums[("sum", ("x",), 7)] == 3 + 6 + 7 and ta.sums[("sum", ("y",), 1)] == 2 + 3 + 6

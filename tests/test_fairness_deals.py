@@ -65,6 +65,24 @@ def test_near_repeats_are_counted_alike_in_one_pass_and_in_many(
     assert parts.to_json() == whole.to_json()
 
 
+def test_equal_pairs_are_counted_exactly_through_colliding_hashes() -> None:
+    """The near-repeat count's pairs of equal keys, found through 32-bit hashes: distinct
+    keys made to share their hash (``v`` and ``v + 1/MIX``) are not counted, equal keys
+    are, in runs of every length, as sorting the whole keys counts them."""
+    rng = np.random.default_rng(5)
+    v = rng.integers(0, 1 << 52, 4000, dtype=np.uint64)
+    inverse = np.uint64(pow(nearrepeat._MIX, -1, 1 << 64))
+    twins = v[:1500] + inverse  # the same 32-bit hash as v[:1500], other values
+    h = (np.concatenate([v[:1500], twins]) * np.uint64(nearrepeat._MIX)) >> np.uint64(32)
+    assert (h[:1500] == h[1500:]).all()
+    values = np.concatenate([v, twins, v[:40], v[:10], v[3000:3300]])
+    rng.shuffle(values)
+    pairs = 30 + 10 * 3 + 300  # v[10:40] twice, v[:10] three times, v[3000:3300] twice
+    assert nearrepeat.equal_pairs(values) == nearrepeat.sorted_pairs(values.copy()) == pairs
+    assert nearrepeat.equal_pairs(np.concatenate([v, twins])) == 0
+    assert nearrepeat.equal_pairs(v[:1]) == 0
+
+
 def test_partners_fit_by_blocks_is_the_whole_arrays_test(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the Monte Carlo's size the fit is read a block of deals at a time, into whole-
     number sums: the same statistic and Bernstein p-value as the test of the whole arrays

@@ -146,6 +146,61 @@ def sorted_pairs(values: npt.NDArray[Any]) -> int:
     return int((runs * (runs - 1) // 2).sum())
 
 
+_MIX = 0x9E3779B97F4A7C15  # odd: the high half of its product mixes every bit of a key
+_FILTER = 1 << 16  # the slots of the table that picks a candidate's hash (64 KB)
+
+
+def _hashes(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint32]:
+    """The items' 32-bit hashes (the high half of their product with :data:`_MIX`), made
+    :data:`BLOCK` items at a time: 4 bytes an item, no more."""
+    import numpy as np
+    out = np.empty(len(values), dtype=np.uint32)
+    for at in range(0, len(values), BLOCK):
+        part = values[at:at + BLOCK] * np.uint64(_MIX)
+        part >>= np.uint64(32)
+        out[at:at + BLOCK] = part
+    return out
+
+
+def equal_pairs(values: npt.NDArray[np.uint64]) -> int:
+    """The pairs of equal items of ``values`` (uint64; left as they are), as
+    :func:`sorted_pairs` counts them, at about half its cost on many items: the 32-bit
+    hashes are sorted (numpy sorts 32-bit items twice as fast as 64-bit ones), and only
+    the items whose hash is shared (every equal pair, and the few pairs whose hashes
+    collide, about ``n²/2³³``) are sorted whole and counted. Memory: 4 bytes an item.
+
+    >>> import numpy as np
+    >>> equal_pairs(np.array([3, 1, 3, 2, 3, 1, 1 << 40], dtype=np.uint64))
+    4
+    """
+    import numpy as np
+    if len(values) < 2:
+        return 0
+    h = _hashes(values)
+    h.sort()
+    shared = h[1:][h[1:] == h[:-1]]
+    if not len(shared):  # no two hashes equal: no two items either
+        return 0
+    del h
+    # the items whose hash is shared: a table of the hashes' low bits picks a few
+    # candidates cheaply (a block at a time), then their hashes are looked up among the
+    # shared ones
+    table = np.zeros(_FILTER, dtype=bool)
+    low = np.uint32(_FILTER - 1)
+    table[shared & low] = True
+    shared = np.unique(shared)
+    picked = []
+    for at in range(0, len(values), BLOCK):
+        part = values[at:at + BLOCK]
+        hp = _hashes(part)
+        sel = np.flatnonzero(table[hp & low])
+        hs = hp[sel]
+        i = np.searchsorted(shared, hs)
+        i[i == len(shared)] = 0
+        picked.append(part[sel[shared[i] == hs]])
+    return sorted_pairs(np.concatenate(picked))
+
+
 class _Gather:
     """Arrays appended into one buffer (grown when needed), then taken whole."""
 
@@ -204,7 +259,7 @@ def _near_pairs(blocks: Callable[[], Iterable[npt.NDArray[np.uint64]]], hands: i
                 at = np.flatnonzero(take)
                 take, h = take[at], h[at]
         equal += sorted_pairs(same.take())
-        keys += sorted_pairs(gathered.take())
+        keys += equal_pairs(gathered.take())
     return keys - 12 * equal, equal
 
 
@@ -253,5 +308,5 @@ def deal_tests(deals: Mapping[Any, int] | Deals) -> list[StatResult]:
     return [near_repeats_test(d), *fit_tests_by_block(len(d), d.hands, d.sorted_hands)]
 
 
-__all__ = ["BLOCK", "DEAL_BYTES", "KEYS_AT_ONCE", "NEAR", "Deals", "deal_tests", "hands_of",
-           "near_pairs", "near_repeats_test", "sorted_pairs", "unpack_hands"]
+__all__ = ["BLOCK", "DEAL_BYTES", "KEYS_AT_ONCE", "NEAR", "Deals", "deal_tests", "equal_pairs",
+           "hands_of", "near_pairs", "near_repeats_test", "sorted_pairs", "unpack_hands"]

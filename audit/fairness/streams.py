@@ -54,6 +54,9 @@ class Streams:
         self.rows: tuple[list[Int], list[Int]] = ([], [])
         self.direct_rows: tuple[dict[Key, dict[int, int]], dict[Key, dict[int, int]]] = ({}, {})
         self.sparse: tuple[list[Key], list[Int]] = ([], [])
+        # the codes of the last call and their _unique: a count and its sums often come
+        # with the same array of codes (the same object: arrays are not changed here)
+        self.last: tuple[Int, list[int], Int] | None = None
 
     def _add(self, which: int, match: Int, code: Int | None, key: KeyOf,
              values: Int | None) -> None:
@@ -62,8 +65,13 @@ class Streams:
         if code is None:  # one key
             codes, flat = [0], match
         else:
-            uniq, inv = _unique(code)
-            codes, flat = uniq.tolist(), inv * self.m + match
+            if self.last is not None and self.last[0] is code:
+                codes, inv = self.last[1], self.last[2]
+            else:
+                uniq, inv = _unique(code)
+                codes = uniq.tolist()
+                self.last = (code, codes, inv)
+            flat = inv * self.m + match
         k = len(codes)
         if values is None:
             mat = np.bincount(flat, minlength=k * self.m).astype(np.int64, copy=False)
