@@ -195,7 +195,7 @@ def test_the_state_test_counts_deals_alike_once_with_the_same_result() -> None:
     test = (HCP, "match state", "players, seat labels and teams")
     got = state.state_test(test, _HCP_HAND, d)
     names, cell_of, deal_of, mask_of = state.cells(d)
-    _, _, weight = state._alike(d, state._players(d)[1])
+    weight = np.concatenate([w for _, _, w in state._groups(d, state._players(d)[1])])
     assert len(weight) < len(d["match"]) / 1.5  # deals alike: the grouping does something
     held = sum(np.where(mask_of >> s & 1, d["values"][deal_of, s], 0) for s in range(4))
     sums = np.bincount(cell_of, held, len(names))

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from tarneeb.audit.fairness.exact import DrawSum, TestId
@@ -198,17 +198,18 @@ def _blocks(d: Mapping[str, Any]) -> list[tuple[int, int]]:
     return [(lo, min(n, lo + DEALS_AT_ONCE)) for lo in range(0, n, DEALS_AT_ONCE)]
 
 
-def _cells_kept(d: Mapping[str, Any], players: list[str], at: Any, weight: Any = None,
+def _cells_kept(parts: Iterable[tuple[Mapping[str, Any], Any]], players: list[str], at: Any,
                 ) -> tuple[list[str], dict[tuple[int, int], int]]:
     """The cells with at least ``MIN_CELL`` deals (subjects' order, then states'): their
-    names, and each one's number by its (subject, state); ``weight``: the deals each deal
-    of ``d`` stands for (:func:`_alike`), default one."""
+    names, and each one's number by its (subject, state). ``parts``: the deals (``d``'s
+    arrays), and the deals each of them stands for (:func:`_groups`; None: one)."""
     size: dict[tuple[int, int], int] = {}
     names: dict[tuple[int, int], str] = {}
-    for lo, hi in _blocks(d):
-        for key, name, k, _ in _members(d, players, at, lo, hi, None, True, weight):
-            size[key] = size.get(key, 0) + k
-            names[key] = name
+    for d, weight in parts:
+        for lo, hi in _blocks(d):
+            for key, name, k, _ in _members(d, players, at, lo, hi, None, True, weight):
+                size[key] = size.get(key, 0) + k
+                names[key] = name
     kept = sorted(key for key, k in size.items() if k >= MIN_CELL)
     return [names[key] for key in kept], {key: c for c, key in enumerate(kept)}
 
@@ -218,7 +219,7 @@ def cells(d: Mapping[str, Any]) -> tuple[list[str], Any, Any, Any]:
     in a cell) its cell, its deal and its seats (a bit mask, neither empty nor all)."""
     import numpy as np
     players, at = _players(d)
-    names, number = _cells_kept(d, players, at)
+    names, number = _cells_kept([(d, None)], players, at)
     if not names:
         empty = np.zeros(0, dtype=np.int64)
         return names, empty, empty, empty
@@ -294,27 +295,38 @@ def _shared(k: int, cell_of: Any, deal_of: Any, mask_of: Any, weight: Any = None
             np.rint(product).astype(np.int64).ravel())
 
 
-def _alike(d: Mapping[str, Any], at: Any) -> tuple[Any, Any, Any]:
-    """The deals grouped by all that decides which seats of a deal each cell holds: its
-    state byte, its match's computer seats and the subjects among its players seat by seat
-    (``at``). Per group its first deal (groups in the order of their first deals) and its
-    number of deals; per deal its group. Deals alike add the same to every cell's
-    covariance and hands, so each group is counted once, times its deals."""
+def _alike(d: Mapping[str, Any], at: Any, lo: int, hi: int) -> tuple[Any, Any, Any]:
+    """Deals ``lo`` to ``hi`` grouped by all that decides which seats of a deal each cell
+    holds: its state byte, its match's computer seats and the subjects among its players
+    seat by seat (``at``). Per group its first deal (groups in the order of their first
+    deals) and its number of deals; per deal its group. Deals alike add the same to every
+    cell's covariance and hands, so a group is counted once, times its deals."""
     import numpy as np
-    n = len(d["match"])
-    if not n:
+    match = d["match"][lo:hi]
+    if not len(match):
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    per_match = np.column_stack([np.asarray(d["computer"], dtype=np.int64),
-                                 at.astype(np.int64)])
+    m0, m1 = int(match[0]), int(match[-1]) + 1  # the matches of these deals (in order)
+    per_match = np.column_stack([np.asarray(d["computer"][m0:m1], dtype=np.int64),
+                                 at[m0:m1].astype(np.int64)])
     kind = np.unique(per_match, axis=0, return_inverse=True)[1].reshape(-1)
-    key = kind.astype(np.int64)[d["match"]] * 256 + d["state"]
+    key = kind.astype(np.int64)[match - m0] * 256 + d["state"][lo:hi]
     _, first, group, weight = np.unique(key, return_index=True, return_inverse=True,
                                         return_counts=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
-    return first[order], rank[group.reshape(-1)], weight[order]
+    return lo + first[order], rank[group.reshape(-1)], weight[order]
+
+
+def _groups(d: Mapping[str, Any], at: Any) -> Iterator[tuple[dict[str, Any], Any, Any]]:
+    """The deals a block of :data:`DEALS_AT_ONCE` at a time, grouped (:func:`_alike`): a
+    block's first deal of each group as ``d``'s arrays (those the cells' members are read
+    from), per deal of the block its group, and per group its deals."""
+    for lo, hi in _blocks(d):
+        first, group, weight = _alike(d, at, lo, hi)
+        yield ({"match": d["match"][first], "state": d["state"][first],
+                "computer": d["computer"]}, group, weight)
 
 
 def _covariance(ref: DrawSum, k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> Any:
@@ -337,23 +349,23 @@ def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
     players, at = _players(d)
     # one deal of each group of deals alike (_alike) stands for them all: its members,
     # hands and covariance times the group's deals, its values the group's added up
-    first, group, weight = _alike(d, at)
-    g = {"match": d["match"][first], "state": d["state"][first], "computer": d["computer"]}
-    names, number = _cells_kept(g, players, at, weight)
+    names, number = _cells_kept(((g, weight) for g, _, weight in _groups(d, at)), players,
+                                at)
     n = len(d["match"])
     r = StatResult(test, MAX_STATES, n, None, len(names) or None, None)
     if not names:
         return r
     k = len(names)
-    # whole numbers far below 2**53, added exactly in any order
-    values = np.stack([np.rint(np.bincount(group, d["values"][:, s], len(first)))
-                       .astype(np.int64) for s in range(4)], axis=1)
     sums = np.zeros(k, dtype=np.int64)  # whole numbers: the same in any order of the deals
     hands = np.zeros(k, dtype=np.int64)
     shared = np.zeros(k * k, dtype=np.int64)
     product = np.zeros(k * k, dtype=np.int64)
-    for lo, hi in _blocks(g):  # the members of DEALS_AT_ONCE groups at a time
-        cell_of, deal_of, mask_of = _cell_members(g, players, at, number, lo, hi)
+    # the members of DEALS_AT_ONCE deals at a time
+    for (lo, hi), (g, group, weight) in zip(_blocks(d), _groups(d, at), strict=True):
+        # whole numbers far below 2**53, added exactly in any order
+        values = np.stack([np.rint(np.bincount(group, d["values"][lo:hi, s], len(weight)))
+                           .astype(np.int64) for s in range(4)], axis=1)
+        cell_of, deal_of, mask_of = _cell_members(g, players, at, number, 0, len(weight))
         size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64) * weight[deal_of]
         held = sum(np.where(mask_of >> s & 1, values[deal_of, s], 0) for s in range(4))
         # bincount, not np.add.at (several times slower)
