@@ -406,3 +406,31 @@ def test_streams_reuse_a_codes_grouping_only_for_the_same_array() -> None:
     (ta, sa), (tb, sb) = a.tally([0, 1, 2]), b.tally([0, 1, 2])
     assert ta.counts == tb.counts and ta.sums == tb.sums and sa == sb
     assert ta.sums[("sum", ("x",), 7)] == 3 + 6 + 7 and ta.sums[("sum", ("y",), 1)] == 2 + 3 + 6
+
+
+def test_snapshots_made_when_read_are_the_tallys_as_it_stood_and_travel() -> None:
+    """A chunk's snapshot after a match, made only when read, is the running tally's
+    snapshot at that match, and the same after pickling (a worker process sends it)."""
+    import pickle
+
+    import numpy as np
+
+    from tarneeb.audit.fairness.streams import Streams
+
+    match = np.array([0, 0, 1, 2, 2])
+    code = np.array([5, 7, 5, 9, 7])
+    s = Streams(3)
+    s.count(match, code, lambda k: ("fit", ("x",), k))
+    s.total(match, code, lambda k: ("sum", ("x",), k), np.array([2, 3, 4, 5, 6]))
+    _, shares = s.tally([0, 2])
+    running = Tally()
+    expected = []
+    for m in range(3):
+        for j in np.flatnonzero(match == m).tolist():
+            running.counts[("fit", ("x",), int(code[j]))] += 1
+            key = ("sum", ("x",), int(code[j]))
+            running.sums[key] = running.sums.get(key, 0) + [2, 3, 4, 5, 6][j]
+        if m in (0, 2):
+            expected.append(snapshot(running))
+    assert shares == expected and pickle.loads(pickle.dumps(shares)) == expected
+    assert [list(a) for a, _ in shares] == [[1, 1], [2, 2, 1]]

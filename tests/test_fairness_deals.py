@@ -183,3 +183,27 @@ def test_the_state_test_is_the_same_a_few_deals_at_a_time(
     monkeypatch.setattr(state, "DEALS_AT_ONCE", 37)
     assert state.state_test(test, _HCP_HAND, d).to_json() == whole.to_json()
     assert whole.df is not None and whole.df > 10 and whole.p_value is not None
+
+
+def test_the_state_test_counts_deals_alike_once_with_the_same_result() -> None:
+    """Deals alike (the same state, computer seats and players) are counted once, times
+    their number: the cells, sums and covariance are those made deal by deal."""
+    import random
+    tally = synthetic_archive(random.Random(7), 80, 10, "match state", 0.3,
+                              recorded_share=1.0)["recorded"]
+    d = state.decode({k[2:]: n for k, n in tally.counts.items() if k[0] == "rows"})
+    test = (HCP, "match state", "players, seat labels and teams")
+    got = state.state_test(test, _HCP_HAND, d)
+    names, cell_of, deal_of, mask_of = state.cells(d)
+    weight = np.concatenate([w for _, _, w in state._groups(d, state._players(d)[1])])
+    assert len(weight) < len(d["match"]) / 1.5  # deals alike: the grouping does something
+    held = sum(np.where(mask_of >> s & 1, d["values"][deal_of, s], 0) for s in range(4))
+    sums = np.bincount(cell_of, held, len(names))
+    hands = np.bincount(cell_of, np.bitwise_count(mask_of.astype(np.uint8)), len(names))
+    cov = state._covariance(_HCP_HAND, len(names), cell_of, deal_of, mask_of)
+    z = (sums - hands * _HCP_HAND.mean) / np.sqrt(np.diag(cov))
+    worst = int(np.argmax(np.abs(z)))
+    assert got.df == len(names) and got.categories == [names[worst]]
+    assert got.statistic == abs(z[worst])  # to the last bit
+    assert got.observed == [sums[worst] / hands[worst]]
+    assert got.std_error == float(np.median(np.sqrt(np.diag(cov)) / hands))

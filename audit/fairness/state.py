@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from tarneeb.audit.fairness.exact import DrawSum, TestId
@@ -167,10 +167,12 @@ def subjects(d: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 def _members(d: Mapping[str, Any], players: list[str], at: Any, lo: int, hi: int,
              keep: Mapping[tuple[int, int], int] | None, count: bool = False,
+             weight: Any = None,
              ) -> Iterator[tuple[tuple[int, int], str, Any, Any]]:
     """Per (subject, state) (``keep``: only those it numbers, by their numbers), its name
     and its members in deals ``lo`` to ``hi``: the deals and their seats (a bit mask,
-    neither empty nor all); ``count``: how many members, and None, instead."""
+    neither empty nor all); ``count``: how many members (each deal counted ``weight``
+    times, a whole number per deal of ``d``, default once), and None, instead."""
     import numpy as np
     state = d["state"][lo:hi]
     sides = {name: _side_in(state, name) for name in STATES}
@@ -182,7 +184,9 @@ def _members(d: Mapping[str, Any], players: list[str], at: Any, lo: int, hi: int
             mask = seats & side_masks[sides[name]]  # -1 indexes the last: none
             inside = (mask != 0) & (mask != 15)
             if count:
-                yield (i, j), f"{subject}, {name}", int(np.count_nonzero(inside)), None
+                k = np.count_nonzero(inside) if weight is None else \
+                    weight[lo:hi][inside].sum()
+                yield (i, j), f"{subject}, {name}", int(k), None
                 continue
             where = np.flatnonzero(inside)
             yield (i, j), f"{subject}, {name}", where + lo, mask[where]
@@ -194,16 +198,18 @@ def _blocks(d: Mapping[str, Any]) -> list[tuple[int, int]]:
     return [(lo, min(n, lo + DEALS_AT_ONCE)) for lo in range(0, n, DEALS_AT_ONCE)]
 
 
-def _cells_kept(d: Mapping[str, Any], players: list[str], at: Any,
+def _cells_kept(parts: Iterable[tuple[Mapping[str, Any], Any]], players: list[str], at: Any,
                 ) -> tuple[list[str], dict[tuple[int, int], int]]:
     """The cells with at least ``MIN_CELL`` deals (subjects' order, then states'): their
-    names, and each one's number by its (subject, state)."""
+    names, and each one's number by its (subject, state). ``parts``: the deals (``d``'s
+    arrays), and the deals each of them stands for (:func:`_groups`; None: one)."""
     size: dict[tuple[int, int], int] = {}
     names: dict[tuple[int, int], str] = {}
-    for lo, hi in _blocks(d):
-        for key, name, k, _ in _members(d, players, at, lo, hi, None, count=True):
-            size[key] = size.get(key, 0) + k
-            names[key] = name
+    for d, weight in parts:
+        for lo, hi in _blocks(d):
+            for key, name, k, _ in _members(d, players, at, lo, hi, None, True, weight):
+                size[key] = size.get(key, 0) + k
+                names[key] = name
     kept = sorted(key for key, k in size.items() if k >= MIN_CELL)
     return [names[key] for key in kept], {key: c for c, key in enumerate(kept)}
 
@@ -213,7 +219,7 @@ def cells(d: Mapping[str, Any]) -> tuple[list[str], Any, Any, Any]:
     in a cell) its cell, its deal and its seats (a bit mask, neither empty nor all)."""
     import numpy as np
     players, at = _players(d)
-    names, number = _cells_kept(d, players, at)
+    names, number = _cells_kept([(d, None)], players, at)
     if not names:
         empty = np.zeros(0, dtype=np.int64)
         return names, empty, empty, empty
@@ -240,7 +246,8 @@ def _cell_members(d: Mapping[str, Any], players: list[str], at: Any,
 COV_DEALS = 2_048  # deals whose members' seats are laid out at once (32 KB a cell)
 
 
-def _shared(k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> tuple[Any, Any]:
+def _shared(k: int, cell_of: Any, deal_of: Any, mask_of: Any, weight: Any = None,
+            ) -> tuple[Any, Any]:
     """Over the pairs of members of one deal (a member with itself too), per pair of
     cells (``k·k``, whole numbers): the seats the two share, and their sizes multiplied.
     Both are matrix products: the seats shared, added over the deals, are ``XᵀX``, ``X``
@@ -249,7 +256,9 @@ def _shared(k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> tuple[Any, Any]
     Made :data:`COV_DEALS` deals at a time (memory flat in the archive's size), in floating
     point: whole numbers far below 2²⁴ (a block's) and 2⁵³ (the archive's) are added
     exactly in any order, so the sums are the same whole numbers on every machine, however
-    the products are blocked."""
+    the products are blocked. ``weight``: the deals each deal stands for (whole numbers,
+    :func:`_alike`), its rows counted that many times; a block's sums are then at most 16
+    times its deals' weights, in single precision while that is below 2²⁴."""
     import numpy as np
     first = int(deal_of.min()) if len(deal_of) else 0  # the deals' blocks from the first
     block = (deal_of - first) // COV_DEALS
@@ -260,21 +269,64 @@ def _shared(k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> tuple[Any, Any]
     bounds = np.searchsorted(block[order], np.arange(blocks + 1))
     shared = np.zeros((k, k))
     product = np.zeros((k, k))
-    for start, stop in itertools.pairwise(bounds):
+    for b, (start, stop) in enumerate(itertools.pairwise(bounds)):
         if start == stop:  # no member in these deals
             continue
-        seats = np.zeros((COV_DEALS, 4, k), dtype=np.float32)
+        span = int(deal[start:stop].max()) + 1  # the block's deals up to its last member
+        w = None
+        if weight is not None:  # the block's deals' weights
+            w = weight[first + b * COV_DEALS:first + b * COV_DEALS + span]
+        big = w is not None and 16 * int(w.sum()) >= 1 << 24
+        seats = np.zeros((span, 4, k), dtype=np.float64 if big else np.float32)
         for s in range(4):
             held = start + np.flatnonzero(mask[start:stop] >> s & 1)
             # a deal is in a cell once: each (deal, seat, cell) is set at most once
             seats[deal[held], s, cell[held]] = 1.0
         x = seats.reshape(-1, k)
         y = seats.sum(axis=1)
-        # a block's sums are at most 16·COV_DEALS: exact in single precision too
-        shared += x.T @ x
-        product += y.T @ y
+        # a block's sums are at most 16·COV_DEALS (or 16 times its weights): exact
+        if w is None:
+            shared += x.T @ x
+            product += y.T @ y
+        else:
+            shared += x.T @ (x * np.repeat(w, 4)[:, None].astype(x.dtype))
+            product += y.T @ (y * w[:, None].astype(y.dtype))
     return (np.rint(shared).astype(np.int64).ravel(),  # whole numbers: exact
             np.rint(product).astype(np.int64).ravel())
+
+
+def _alike(d: Mapping[str, Any], at: Any, lo: int, hi: int) -> tuple[Any, Any, Any]:
+    """Deals ``lo`` to ``hi`` grouped by all that decides which seats of a deal each cell
+    holds: its state byte, its match's computer seats and the subjects among its players
+    seat by seat (``at``). Per group its first deal (groups in the order of their first
+    deals) and its number of deals; per deal its group. Deals alike add the same to every
+    cell's covariance and hands, so a group is counted once, times its deals."""
+    import numpy as np
+    match = d["match"][lo:hi]
+    if not len(match):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    m0, m1 = int(match[0]), int(match[-1]) + 1  # the matches of these deals (in order)
+    per_match = np.column_stack([np.asarray(d["computer"][m0:m1], dtype=np.int64),
+                                 at[m0:m1].astype(np.int64)])
+    kind = np.unique(per_match, axis=0, return_inverse=True)[1].reshape(-1)
+    key = kind.astype(np.int64)[match - m0] * 256 + d["state"][lo:hi]
+    _, first, group, weight = np.unique(key, return_index=True, return_inverse=True,
+                                        return_counts=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return lo + first[order], rank[group.reshape(-1)], weight[order]
+
+
+def _groups(d: Mapping[str, Any], at: Any) -> Iterator[tuple[dict[str, Any], Any, Any]]:
+    """The deals a block of :data:`DEALS_AT_ONCE` at a time, grouped (:func:`_alike`): a
+    block's first deal of each group as ``d``'s arrays (those the cells' members are read
+    from), per deal of the block its group, and per group its deals."""
+    for lo, hi in _blocks(d):
+        first, group, weight = _alike(d, at, lo, hi)
+        yield ({"match": d["match"][first], "state": d["state"][first],
+                "computer": d["computer"]}, group, weight)
 
 
 def _covariance(ref: DrawSum, k: int, cell_of: Any, deal_of: Any, mask_of: Any) -> Any:
@@ -295,26 +347,31 @@ def state_test(test: TestId, ref: DrawSum, d: Mapping[str, Any]) -> StatResult:
     """The largest ``|z|`` over the cells, its p-value simulated (see the module)."""
     import numpy as np
     players, at = _players(d)
-    names, number = _cells_kept(d, players, at)
+    # one deal of each group of deals alike (_alike) stands for them all: its members,
+    # hands and covariance times the group's deals, its values the group's added up
+    names, number = _cells_kept(((g, weight) for g, _, weight in _groups(d, at)), players,
+                                at)
     n = len(d["match"])
     r = StatResult(test, MAX_STATES, n, None, len(names) or None, None)
     if not names:
         return r
     k = len(names)
-    values = d["values"]
     sums = np.zeros(k, dtype=np.int64)  # whole numbers: the same in any order of the deals
     hands = np.zeros(k, dtype=np.int64)
     shared = np.zeros(k * k, dtype=np.int64)
     product = np.zeros(k * k, dtype=np.int64)
-    for lo, hi in _blocks(d):  # the members of DEALS_AT_ONCE deals at a time
-        cell_of, deal_of, mask_of = _cell_members(d, players, at, number, lo, hi)
-        size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64)
+    # the members of DEALS_AT_ONCE deals at a time
+    for (lo, hi), (g, group, weight) in zip(_blocks(d), _groups(d, at), strict=True):
+        # whole numbers far below 2**53, added exactly in any order
+        values = np.stack([np.rint(np.bincount(group, d["values"][lo:hi, s], len(weight)))
+                           .astype(np.int64) for s in range(4)], axis=1)
+        cell_of, deal_of, mask_of = _cell_members(g, players, at, number, 0, len(weight))
+        size = np.bitwise_count(mask_of.astype(np.uint8)).astype(np.int64) * weight[deal_of]
         held = sum(np.where(mask_of >> s & 1, values[deal_of, s], 0) for s in range(4))
-        # bincount, not np.add.at (several times slower): whole numbers far below 2**53,
-        # added exactly in any order
+        # bincount, not np.add.at (several times slower)
         sums += np.rint(np.bincount(cell_of, held, k)).astype(np.int64)
         hands += np.rint(np.bincount(cell_of, size, k)).astype(np.int64)
-        more = _shared(k, cell_of, deal_of, mask_of)
+        more = _shared(k, cell_of, deal_of, mask_of, weight)
         shared += more[0]
         product += more[1]
     expected = hands * ref.mean

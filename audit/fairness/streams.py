@@ -19,7 +19,7 @@ matches first touched them) and the snapshots
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -156,21 +156,43 @@ class Streams:
                          else np.zeros(0, dtype=np.int64)))
         # per match: its keys so far (a prefix of the tally's order) and their values
         cuts = [np.searchsorted(first, shared, side="right").tolist() for first, *_ in ends]
-        buffers = [np.empty(len(by_match[0]) + len(single) if len(by_match) else len(single),
-                            dtype=np.int64) for _, _, by_match, single in ends]
-        for buf, (*_, single) in zip(buffers, ends, strict=True):
-            buf[len(buf) - len(single):] = single
-        shares = []
-        for i, j in enumerate(shared):
-            snap = []
-            for buf, cut, (_, order, by_match, single) in zip(buffers, cuts, ends,
-                                                              strict=True):
-                buf[:len(buf) - len(single)] = by_match[j]
-                a = array("q")
-                a.frombytes(buf.take(order[:cut[i]]).tobytes())
-                snap.append(a)
-            shares.append((snap[0], snap[1]))
-        return out, shares
+        parts = (ends[0][1:], ends[1][1:])
+        return out, [LazySnapshot(parts, j, (a, b))
+                     for j, a, b in zip(shared, cuts[0], cuts[1], strict=True)]
 
 
-__all__ = ["Int", "Key", "KeyOf", "Streams"]
+class LazySnapshot:
+    """A chunk's tally as it stood after one of its matches, in
+    :func:`~tarneeb.replay.archive.seen.snapshot`'s format (``[0]`` the counts, ``[1]`` the
+    sums), made from the chunk's running totals only when read: the summary reads a
+    match's only when it takes a repeated match out (its snapshot and the one before it),
+    so most are never made. All of a chunk's share its arrays."""
+
+    __slots__ = ("_cuts", "_j", "_parts")
+
+    def __init__(self, parts: tuple[tuple[Int, Int, Int], tuple[Int, Int, Int]], j: int,
+                 cuts: tuple[int, int]) -> None:
+        self._parts, self._j, self._cuts = parts, j, cuts
+
+    def __getitem__(self, k: int) -> array[int]:
+        if k not in (0, 1):
+            raise IndexError(k)
+        order, by_match, single = self._parts[k]
+        values = np.concatenate([by_match[self._j], single]) if len(by_match) else single
+        a = array("q")
+        a.frombytes(values.take(order[:self._cuts[k]]).tobytes())
+        return a
+
+    def __len__(self) -> int:
+        return 2
+
+    def __iter__(self) -> Iterator[array[int]]:
+        return iter((self[0], self[1]))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazySnapshot | tuple):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+
+__all__ = ["Int", "Key", "KeyOf", "LazySnapshot", "Streams"]

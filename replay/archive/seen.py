@@ -34,7 +34,7 @@ import hashlib
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.replay.archive.claims import CLAIM_KINDS, FREEZE, Stored
@@ -215,7 +215,12 @@ class Seen:
                 int.from_bytes(first[_COPIES:_PATH], "big"), was_clean)
 
 
-Snapshot = tuple["array[int]", "array[int]"]
+class Snapshot(Protocol):
+    """A tally's counts (``[0]``) and sums (``[1]``) as they stood, in the order of its
+    keys: :func:`snapshot`'s pair, or one made only when read
+    (:class:`~tarneeb.audit.fairness.streams.LazySnapshot`)."""
+
+    def __getitem__(self, k: int, /) -> array[int]: ...
 
 
 def snapshot(tally: Tally) -> Snapshot:
