@@ -307,8 +307,10 @@ def _alike(d: Mapping[str, Any], at: Any, lo: int, hi: int) -> tuple[Any, Any, A
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     m0, m1 = int(match[0]), int(match[-1]) + 1  # the matches of these deals (in order)
-    per_match = np.column_stack([np.asarray(d["computer"][m0:m1], dtype=np.int64),
-                                 at[m0:m1].astype(np.int64)])
+    # matches without players' names (deals only) have no subjects: -1 at every seat
+    seated = (at[m0:m1].astype(np.int64) if len(at) >= m1
+              else np.full((m1 - m0, 4), -1, dtype=np.int64))
+    per_match = np.column_stack([np.asarray(d["computer"][m0:m1], dtype=np.int64), seated])
     kind = np.unique(per_match, axis=0, return_inverse=True)[1].reshape(-1)
     key = kind.astype(np.int64)[match - m0] * 256 + d["state"][lo:hi]
     _, first, group, weight = np.unique(key, return_index=True, return_inverse=True,
