@@ -2,10 +2,11 @@
 
 For each rigging of :data:`tarneeb.testing.dealsim.RIGGING` (and the three earlier
 cheats that one family of every test missed: one rule set's games, luck carried from
-one match to the next, one named player), ``archives`` archives of recorded deals are
-made in process at the size given, audited with every test and the correction by
-families, and counted flagged or not; printed with the share flagged, the tests that
-flagged them and the family. The rigging:
+one match to the next, one named player, and the matches under one signing key of
+two), ``archives`` archives of recorded deals are made in process at the size given,
+audited with every test and the correction by families, and counted flagged or not;
+printed with the share flagged, the tests that flagged them and the family. The
+rigging:
 
 * ``seed space``: every deal from one of 2^20 seeds (300 matches, 3,000 deals);
 * ``riffle``: new-deck order, three riffle shuffles and a cut, dealt one card a seat
@@ -51,12 +52,14 @@ AIMED = {"seed space": ("repeated deals", "all", "every deal"),
          "player balance": ("high-card points", "successive matches", "each player's side"),
          "consecutive matches": ("high-card points", "serial", "consecutive matches"),
          "rule set": ("high-card points", "rule set", "classic"),
+         "signing key": ("high-card points", "key", "platform B"),
          "player": ("high-card points", "player", "by name")}
 # rigging: (matches, strength)
 SIZES = {"seed space": (300, 1.0), "riffle": (100, 1.0), "first deal": (1000, 0.6),
          "behind late": (1000, 0.6), "near repeat": (100, 0.02), "partners fit": (300, 0.3),
          "drift": (1000, 0.6), "player balance": (1000, 0.6), "rule set": (1000, 0.6),
-         "consecutive matches": (1000, 0.6), "player": (300, 0.6)}
+         "consecutive matches": (1000, 0.6), "player": (300, 0.6),
+         "signing key": (1000, 0.6)}
 
 
 def bench_threats(archives: int = 5, alpha: float = 0.05,

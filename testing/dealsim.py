@@ -83,7 +83,7 @@ from tarneeb.replay.rules.ruleset import PRESETS
 
 CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat",
           "serial", "shuffle", "long suits", "voids", "close to the target", "late comeback",
-          "rule set", "consecutive matches")
+          "rule set", "consecutive matches", "signing key")
 # the rigging a platform would really do (docs/ARCHIVE.md, "The threats"): each flagged
 # at 1,000 matches or fewer, measured by bench/bench_threats.py
 RIGGING = ("seed space", "riffle", "first deal", "behind late", "near repeat", "partners fit",
@@ -246,6 +246,8 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
     first = rng.randrange(4)
     if cheat == "first dealer" and any(computer) and rng.random() < strength:
         first = rng.choice([s for s in range(4) if computer[s]])
+    # ``signing key``: the archive's matches under two keys, the bias under one only
+    key = rng.choice(("platform", "platform B")) if cheat == "signing key" else "platform"
     seats = {"table seat": (0,), "team": (0, 2), "long suits": (0,), "voids": (0, 2),
              "partners fit": (0, 2)}.get(cheat or "", ())
     players = {} if players is None else players
@@ -269,7 +271,8 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
             aim = (0, 2) if totals[0] >= cut else (1, 3)
         elif cheat == "late comeback" and behind is not None and 2 * k >= deals:
             aim = (behind, behind + 2)
-        elif cheat == "rule set" and rules == "classic":
+        elif ((cheat == "rule set" and rules == "classic")
+              or (cheat == "signing key" and key == "platform B")):
             aim = ((dealer + 1) % 4,)
         elif cheat == "consecutive matches" and luck:
             aim = (0, 2) if luck[-1] > 0 else (1, 3)
@@ -293,7 +296,7 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
     luck.append(sum(hcp(r.hands[0] | r.hands[2]) - 20 for r in records))
     for seat, name in enumerate(names):
         players[name] = luck[-1] if seat % 2 == 0 else -luck[-1]
-    return tally_match(tally, PRESETS[rules], computer, "platform", records, names,
+    return tally_match(tally, PRESETS[rules], computer, key, records, names,
                        None if leaf is None else (_SEASON, leaf))
 
 

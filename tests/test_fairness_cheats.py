@@ -36,6 +36,8 @@ TARGETS = {
     "late comeback": (150, (HCP, "match state", "side behind by hand number")),
     "rule set": (150, (HCP, "rule set", "classic")),
     "consecutive matches": (60, (HCP, "serial", "consecutive matches")),
+    # half the matches under a second key, the bias under that key only
+    "signing key": (100, (HCP, "key", "platform B")),
 }
 
 
@@ -78,5 +80,6 @@ def test_a_cheat_is_flagged_by_its_test_at_the_size_its_power_predicts(cheat: st
 def test_the_same_archives_dealt_fairly_are_not_flagged() -> None:
     results = _results(60, None)
     assert not [t for t, r in results.items() if r.flagged]
-    for _, target in TARGETS.values():
-        assert results[target].tested and results[target].detectable
+    for cheat, (_, target) in TARGETS.items():
+        if cheat != "signing key":  # these archives are signed under one key
+            assert results[target].tested and results[target].detectable
