@@ -54,7 +54,7 @@ from tarneeb.audit.fairness.anytime import Evidence
 from tarneeb.replay.archive.audit import bias_flagged, fairness_results
 from tarneeb.replay.rules.ruleset import PRESETS
 from tarneeb.testing.archive import archive_log
-from tarneeb.testing.dealsim import synthetic_match
+from tarneeb.testing.dealsim import random_deal_value, synthetic_match
 
 ALPHA = 0.05
 POWER_CHEATS = ("match state", "player", "table seat", "team", "late comeback",
@@ -168,12 +168,7 @@ def bench_pairing(archives: int = 200, matches: int = 300) -> dict[str, Any]:
         bets: dict[str, list[float]] = {"suit": [], "honour": []}
         hit: set[str] = set()
         for _ in range(matches):
-            deals = []
-            for _ in range(10):
-                deck = list(range(52))
-                rng.shuffle(deck)
-                a, b, c = (sum(1 << x for x in deck[13 * i:13 * i + 13]) for i in range(3))
-                deals.append((a | b << 52 | c << 104).to_bytes(20, "big"))
+            deals = [random_deal_value(rng) for _ in range(10)]
             for what in crossed:
                 if advance_pairing({}, bets[what], {what: deals}) >= math.log(1 / ALPHA):
                     hit.add(what)

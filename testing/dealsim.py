@@ -77,7 +77,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.measures import hcp, suit_lengths, tally_match
+from tarneeb.replay.archive.measures import deal_value, hcp, suit_lengths, tally_match
 from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.ruleset import PRESETS
 
@@ -104,6 +104,13 @@ def _shuffled(rng: random.Random) -> list[int]:
     deck = list(range(52))
     rng.shuffle(deck)
     return deck
+
+
+def random_deal_value(rng: random.Random) -> bytes:
+    """A fair deal's value as the repeated deals' test keeps it (:func:`deal_value`)."""
+    deck = _shuffled(rng)
+    a, b, c = (sum(1 << x for x in deck[13 * i:13 * i + 13]) for i in range(3))
+    return deal_value(a, b, c)
 
 
 def off_by_one_shuffle(rng: random.Random) -> list[int]:
@@ -320,5 +327,5 @@ def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,
 
 
 __all__ = ["CHEATS", "FAVOURED", "NEAR_SWAPS", "PLAYERS", "RIFFLES", "RIGGING", "SEEDS",
-           "off_by_one_placement", "off_by_one_shuffle", "riffle_shuffle", "synthetic_archive",
-           "synthetic_match"]
+           "off_by_one_placement", "off_by_one_shuffle", "random_deal_value", "riffle_shuffle",
+           "synthetic_archive", "synthetic_match"]

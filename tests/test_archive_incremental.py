@@ -19,6 +19,7 @@ from cli_runner import run
 from tarneeb.replay.archive import state as state_module
 from tarneeb.replay.verify.trust import NOTHING
 from tarneeb.testing.archive import archive_log, write_archive
+from tarneeb.testing.dealsim import random_deal_value
 
 SEED = b"test archive incremental"
 
@@ -99,12 +100,7 @@ def test_the_deals_of_the_counted_shares_are_read_alone(tmp_path: Path,
         st.close()
     assert len(deals) == len(set(deals)) == len(whole) > 10 and set(deals) == whole
     rng = random.Random(33)  # NOT secret: the test's deals
-    many = []
-    for _ in range(300):
-        deck = list(range(52))
-        rng.shuffle(deck)
-        a, b, c = (sum(1 << x for x in deck[13 * i:13 * i + 13]) for i in range(3))
-        many.append((a | b << 52 | c << 104).to_bytes(20, "big"))
+    many = [random_deal_value(rng) for _ in range(300)]
     planes = b"".join(deal_planes(d) or b"" for d in many)
     assert deals_of_planes(planes) == [deal_of_planes(planes[j:j + 13])
                                        for j in range(0, len(planes), 13)] == many

@@ -109,6 +109,13 @@ _POSITIONS_TEST = (CARD_POSITION, "seat", "|".join(POSITIONS))
 _CONSECUTIVE = (HCP, "serial", "consecutive matches")
 
 
+def deal_value(a: int, b: int, c: int) -> bytes:
+    """A deal as the repeated deals' test keeps it: the 52-bit masks of its first three
+    hands from the dealer's left (the fourth follows), in 20 bytes (msgpack's integers
+    are 64-bit)."""
+    return (a | b << 52 | c << 104).to_bytes(20, "big")
+
+
 def _spread(mask: int) -> int:
     """A hand's 52-bit mask as 52 counters of ``_FIELD`` bits (1 for each card held), so
     that a match's deals add up per card in one integer per position."""
@@ -279,9 +286,7 @@ class _DealTally:
                   (VOIDS, LONG))
         self.sums(("team", "|".join(TEAMS)), [(0, 2), (1, 3)], (VOIDS, LONG))
         first = [self.masks[(dealer + 1 + i) & 3] for i in range(3)]  # the fourth follows
-        tally.drawn((REPEATED_DEALS, "all", "every deal"),  # bytes: msgpack's ints are 64-bit
-                    (first[0] | first[1] << 52 | first[2] << 104).to_bytes(20, "big"),
-                    _DEALS, 1)
+        tally.drawn((REPEATED_DEALS, "all", "every deal"), deal_value(*first), _DEALS, 1)
         m = self.masks
         tally.bounded((DECK_ORDER, "all", "card c+1 to the seat after card c's"), _NEXT_SEAT,
                       sum((m[s] & (m[(s + 1) & 3] >> 1)).bit_count() for s in range(4)))

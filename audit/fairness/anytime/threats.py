@@ -178,6 +178,11 @@ def _log_weighted(terms: Iterable[tuple[float, float]], rest: float) -> float:
     logs = [math.log(w) + x for w, x in terms if w > 0]
     if rest > 0:
         logs.append(math.log(rest))
+    return _log_sum_exp(logs)
+
+
+def _log_sum_exp(logs: list[float]) -> float:
+    """``log(Σ e^v)``, from the largest ``v`` (summed in the list's order)."""
     top = max(logs)
     if top == math.inf:
         return math.inf
@@ -356,10 +361,7 @@ def cells_combined(totals: dict[Any, list[Any]], cache: dict[Any, Any],
     terms: list[float] = [lw + logs[key] for key, lw in cells]
     if rest > 0:
         terms.append(math.log(rest))
-    top = max(terms)
-    if top == math.inf:
-        return math.inf
-    return top + math.log(sum(math.exp(v - top) for v in terms))
+    return _log_sum_exp(terms)
 
 
 def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
