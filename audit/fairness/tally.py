@@ -8,6 +8,8 @@ and computes each one's power.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import operator
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -39,6 +41,17 @@ def draw_digest(value: int | bytes) -> int:
     data = value if isinstance(value, bytes) else int(value).to_bytes(
         (int(value).bit_length() + 8) // 8, "big", signed=True)
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big") >> 1
+
+
+def _add(mine: Counter[tuple[Any, ...]], theirs: Counter[tuple[Any, ...]]) -> None:
+    """``Counter.update(theirs)`` on ``mine``, the same sums in the same order, with its
+    loop in C: a run merges hundreds of shares of a few hundred keys (an empty ``mine``
+    takes ``theirs`` whole, as ``Counter.update`` does)."""
+    if not mine or mine is theirs:
+        mine.update(theirs)
+        return
+    dict.update(mine, zip(theirs, map(operator.add, theirs.values(),
+                                      map(mine.get, theirs, itertools.repeat(0)))))
 
 
 class Tally:
@@ -133,8 +146,8 @@ row_tests`); ``ref`` the distribution of one hand's value."""
         self.counts[("rows", test, ref, row)] += 1
 
     def merge(self, other: Tally) -> Tally:
-        self.counts.update(other.counts)
-        self.sums.update(other.sums)
+        _add(self.counts, other.counts)
+        _add(self.sums, other.sums)
         return self
 
     def __bool__(self) -> bool:

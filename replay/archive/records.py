@@ -103,8 +103,8 @@ def share_of(keys: tuple[list[Any], list[Any]], after: Any, before: Any) -> Tall
         now = np.array(after[k], dtype=np.int64)
         if before is not None and len(before[k]):
             now[:len(before[k])] -= np.asarray(before[k], dtype=np.int64)
-        names = keys[k]
-        into.update({names[i]: int(now[i]) for i in np.flatnonzero(now).tolist()})
+        at = np.flatnonzero(now)  # (the values as Python ints at once, not one by one)
+        into.update(dict(zip(map(keys[k].__getitem__, at.tolist()), now[at].tolist())))
     return t
 
 
