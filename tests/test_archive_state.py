@@ -728,3 +728,31 @@ def test_a_shares_deal_made_parts_are_read_as_the_format_says_of_any_twenty_byte
         assert shares._derived_positions(share, deals) == (("t",) if in_deck else None)
         share.sums[("placed", ("t",), 0, 0)] = share.sums.get(("placed", ("t",), 0, 0), 0) + 1
         assert shares._derived_positions(share, deals) is None
+
+
+def test_the_new_shares_summed_by_key_object_are_their_merge() -> None:
+    """The monitor's sum of the run's new shares (added up per key object, the shares of
+    a chunk sharing theirs) is the tally that merging them in turn makes: the same sums,
+    the keys in the same order, keys equal but not the same object added together."""
+    from tarneeb.audit.fairness import Tally
+    from tarneeb.replay.archive.monitor import _Sum
+
+    rng = random.Random(11)
+    chunks = [[("fit", ("seat", str(i % 4)), f"ref{i % 5}", i) for i in range(30)]
+              for _ in range(3)]  # equal keys, a list of objects a chunk
+    for _ in range(20):
+        shares = []
+        for _ in range(rng.randint(1, 12)):
+            objects = rng.choice(chunks)
+            t = Tally()
+            for k in rng.sample(objects, rng.randint(0, 20)):
+                t.counts[k] = rng.randint(-2, 6)
+                t.sums[k[:3]] += rng.randint(0, 99)
+            shares.append(t)
+        merged, summed = Tally(), _Sum()
+        for t in shares:
+            merged.merge(t)
+            summed.add(t)
+        got = summed.tally()
+        assert list(got.counts.items()) == list(merged.counts.items())
+        assert list(got.sums.items()) == list(merged.sums.items())

@@ -126,6 +126,31 @@ def test_tallies_merge_to_the_same_result_in_any_order() -> None:
     assert [r.to_json() for r in a] == [r.to_json() for r in b]
 
 
+def test_merge_adds_as_counter_update_does_in_the_same_order() -> None:
+    """Tally.merge (its loop in C) gives what Counter.update gave: the same sums, new keys
+    after the old in the order the other holds them, zeros and negative counts kept,
+    into an empty tally and into itself."""
+    rng = random.Random(7)
+    keys = [("fit", ("t", str(i % 3)), DrawSum(HCP, 13), i) for i in range(40)]
+    for _ in range(50):
+        a, b = Tally(), Tally()
+        for t in (a, b):
+            for k in rng.sample(keys, rng.randint(0, 30)):
+                t.counts[k] = rng.randint(-3, 5)
+                t.sums[k[:3]] += rng.randint(-2, 9)
+        expected = (Counter(a.counts), Counter(a.sums))
+        expected[0].update(b.counts)
+        expected[1].update(b.sums)
+        a.merge(b)
+        assert list(a.counts.items()) == list(expected[0].items())
+        assert list(a.sums.items()) == list(expected[1].items())
+        into = Tally().merge(b)
+        assert list(into.counts.items()) == list(b.counts.items())
+        twice = Counter(b.counts)
+        twice.update(b.counts)
+        assert list(b.merge(b).counts.items()) == list(twice.items())
+
+
 def _rejections(shift: float, reps: int, n: int, alpha: float) -> tuple[float, float]:
     """The share of samples of ``n`` hands flagged by the mean test, hands whose points
     are shifted by ``shift`` on average (one point added with that probability)."""

@@ -51,7 +51,7 @@ def _add(mine: Counter[tuple[Any, ...]], theirs: Counter[tuple[Any, ...]]) -> No
         mine.update(theirs)
         return
     dict.update(mine, zip(theirs, map(operator.add, theirs.values(),
-                                      map(mine.get, theirs, itertools.repeat(0)))))
+                                      map(mine.get, theirs, itertools.repeat(0))), strict=True))
 
 
 class Tally:

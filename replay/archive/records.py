@@ -104,7 +104,8 @@ def share_of(keys: tuple[list[Any], list[Any]], after: Any, before: Any) -> Tall
         if before is not None and len(before[k]):
             now[:len(before[k])] -= np.asarray(before[k], dtype=np.int64)
         at = np.flatnonzero(now)  # (the values as Python ints at once, not one by one)
-        into.update(dict(zip(map(keys[k].__getitem__, at.tolist()), now[at].tolist())))
+        into.update(dict(zip(map(keys[k].__getitem__, at.tolist()), now[at].tolist(),
+                                   strict=True)))
     return t
 
 

@@ -185,14 +185,14 @@ _FIELD = 16  # bits a card of a column's counts in :func:`_derived_positions`
 _SPREAD = tuple(sum(1 << (_FIELD * i) for i in range(8) if b >> i & 1) for b in range(256))
 
 
+_spread = tuple(s.to_bytes(2 * 8, "little") for s in _SPREAD).__getitem__  # as bytes
+
+
 def _column(mask: int) -> int:
-    """A 52-bit mask as 52 counters of ``_FIELD`` bits (1 for each card in it)."""
-    out, shift = 0, 0
-    while mask:
-        out += _SPREAD[mask & 255] << shift
-        mask >>= 8
-        shift += 8 * _FIELD
-    return out
+    """A mask (52 bits, or more) as counters of ``_FIELD`` bits (1 for each card in it),
+    its bytes spread in C."""
+    return int.from_bytes(b"".join(map(_spread, mask.to_bytes(
+        (mask.bit_length() + 7) // 8, "little"))), "little")
 
 
 def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId | None:
@@ -211,21 +211,26 @@ def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId |
                     or not 0 < v < 1 << _FIELD:
                 return None
             given[k[2]] += v << (_FIELD * k[3])
-    counted = [0, 0, 0, 0]
+    # a deal's three hands as one column (its 20 bytes from the last: a, b, c, c's bits
+    # past 52 last), summed over the deals of three hands (hands[0]) and the others'
+    hands, rest, three = [0, 0], 0, 0  # the others' cards in none; the deals of three
     for deal, times in deals:
         x = int.from_bytes(deal, "big")
         a, b, c = x & _M52, x >> 52 & _M52, x >> 104
-        ca, cb, cc = _column(a), _column(b), _column(c)
-        # three hands: the dealer's cards are the rest of the deck (no field borrows)
-        counted[0] += times * (_column(_M52 ^ (a | b | c)) if a & b or a & c or b & c
-                               or c >> 52 else _DECK - ca - cb - cc)
-        counted[1] += times * ca
-        counted[2] += times * cb
-        counted[3] += times * cc
+        odd = bool(a & b or a & c or b & c or c >> 52)
+        hands[odd] += times * int.from_bytes(b"".join(map(_spread, reversed(deal))), "little")
+        if odd:
+            rest += times * _column(_M52 ^ (a | b | c))
+        else:  # the dealer's cards: the rest of the deck (n < 2 ** _FIELD: no borrows)
+            three += times
+    low, both = (1 << _HAND) - 1, hands[0] + hands[1]
+    counted = [rest + three * _DECK - (hands[0] & low) - (hands[0] >> _HAND & low)
+               - (hands[0] >> 2 * _HAND), both & low, both >> _HAND & low, both >> 2 * _HAND]
     return test if counted == given else None
 
 
 _DECK = _column(_M52)  # every card once
+_HAND = 52 * _FIELD  # the bits of a hand's column
 
 
 _AT = {"dealer": 0, "dealer+1": 1, "dealer+2": 2, "dealer+3": 3}  # a position's label
@@ -367,22 +372,25 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
     drawn: dict[tuple[int, int], list[tuple[Any, int]]] = {}
     deals: dict[int, list[tuple[bytes, int]]] = {}
     own: list[Any] = []
-    for k, n in share.counts.items():
-        if whole and _drawn(k):  # by width: 8 for a hand's mask, a deal's bytes their length
-            width = len(k[4]) if isinstance(k[4], bytes) else 0
-            drawn.setdefault((key_id(k[:4]), width), []).append((k[4], n))
+    for k, n in share.counts.items() if whole else ():
+        if k[0] == "repeat" and len(k) == 5:  # (_drawn) by width: 8 for a hand's mask, a
+            width = len(k[4]) if isinstance(k[4], bytes) else 0  # deal's bytes their length
+            test = key_id(k[:4])
+            drawn.setdefault((test, width), []).append((k[4], n))
             if width == _DEAL:
-                deals.setdefault(key_id(k[:4]), []).append((k[4], n))
+                deals.setdefault(test, []).append((k[4], n))
     positions = None
     by_position: dict[tuple[Any, ...], tuple[int, int]] = {}
     if whole and len(deals) == 1:
         positions = _derived_positions(share, next(iter(deals.values())))
         by_position = _by_position(share, next(iter(deals.values())))
+    seated = {k[1] for k in by_position}  # their tests (a key's looked up first: no hash of
     for sums, items in enumerate((share.counts, share.sums)):
         pairs = []
         for k, v in items.items():
             if k[0] not in _SPECIAL:  # (most keys: one test, not three, a key)
-                if not (by_position and not sums and k[:3] in by_position):
+                if sums or not seated or len(k) < 3 or k[1] not in seated \
+                        or k[:3] not in by_position:  # its reference, most often)
                     hit = by_object(id(k))
                     if hit is None or hit[0] is not k:
                         hit = (k, known(k) or key_id(k))
