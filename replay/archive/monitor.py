@@ -302,7 +302,7 @@ class Monitor:
         drawn and the keys of one match alone stay in the shares: none is read)."""
         totals = self.state.totals() if self.tallies else self.state.totals_table()
         for origin, added in self._added.items():
-            totals.setdefault(origin, Tally()).merge(added.tally())
+            added.add_to(totals.setdefault(origin, Tally()))
         old = self._was_counted()
         minus = list(self._minus)
         for path in old:
@@ -415,8 +415,8 @@ def note_fixed_sample_only(summary: ArchiveSummary, monitor: Monitor,
 
 
 class _Sum:
-    """The sum of shares, as :meth:`Tally.merge` of each in turn into an empty tally would
-    make it (the same sums, the keys in the same order), added up per key object first:
+    """The sum of shares, added to a tally as :meth:`Tally.merge` of each in turn would
+    add it (the same sums, new keys in the same order), added up per key object first:
     the shares of a chunk share their key objects, whose ids are hashed without calling
     the keys' own hashing (a run adds hundreds of shares of a few hundred keys). The
     objects are held: an id stays its own."""
@@ -435,14 +435,12 @@ class _Sum:
             mine.update(zip(ids, map(operator.add, theirs.values(),
                                      map(mine.get, ids, itertools.repeat(0))), strict=True))
 
-    def tally(self) -> Tally:
-        out = Tally()
+    def add_to(self, out: Tally) -> None:
         for mine, into in ((self._counts, out.counts), (self._sums, out.sums)):
             keys = self._keys
             for i, v in mine.items():  # (in the order the keys were first met)
                 k = keys[i]
                 into[k] = into[k] + v if k in into else v
-        return out
 
 
 def _subtract(total: Tally, share: Tally) -> None:
