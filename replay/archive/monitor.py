@@ -437,10 +437,11 @@ class _Sum:
 
     def add_to(self, out: Tally) -> None:
         for mine, into in ((self._counts, out.counts), (self._sums, out.sums)):
-            keys = self._keys
-            for i, v in mine.items():  # (in the order the keys were first met)
-                k = keys[i]
-                into[k] = into[k] + v if k in into else v
+            keys = list(map(self._keys.__getitem__, mine))  # in the order first met
+            # (each sum read as the pairs are written: a key met as two objects adds twice)
+            dict.update(into, zip(keys, map(operator.add, mine.values(),
+                                             map(into.get, keys, itertools.repeat(0))),
+                                  strict=True))
 
 
 def _subtract(total: Tally, share: Tally) -> None:
