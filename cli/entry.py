@@ -79,6 +79,10 @@ def _load_quietly(args: list[str]) -> None:
         from .verify_cmd import load_verifier
 
         load_verifier(args)
+        if args[:1] == ["audit"]:
+            from .archive_cmd import load_auditor
+
+            load_auditor(args)
         gc.freeze()
     finally:
         gc.enable()
