@@ -46,6 +46,7 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
 from __future__ import annotations
 
 import hashlib
+import itertools
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -155,7 +156,8 @@ class State:
         self._low = 0
         # (path, record, figures) of logs counted when the run began, written anew since
         self._aside: list[tuple[str, bytes, bytes]] = []
-        # per log, its share's bytes and the deals :meth:`counted_deals` read in them
+        # per log, its share's bytes and the deals :meth:`counted_deals` read in them: those
+        # written whole, and those written as bit planes (made deals, 20 bytes each)
         self._deals_read: dict[str, tuple[bytes, list[bytes], list[bytes]]] = {}
         self._totals: dict[str, Tally] | None = None  # totals(), read once a run
         # pack_share's numbers of key objects met (the shares of a chunk share them),
@@ -444,8 +446,8 @@ class State:
         if began:
             rows += [(path, figures) for path, _, figures in self._aside]
         self._all_keys()
-        out: dict[bytes, None] = {}
-        planes: list[bytes] = []  # the deals written as bit planes, made deals at once
+        read_now = []
+        planes: list[list[bytes]] = []  # of the shares read now, the deals written as planes
         for path, figures in rows:
             read = self._deals_read.get(path)  # (a run asks twice: each share read once)
             if read is None or read[0] != figures:
@@ -456,10 +458,20 @@ class State:
                     raise StateError(f"{self.path}: the record of {path} is damaged "
                                      f"({e})") from None
                 self._deals_read[path] = read
-            out.update(dict.fromkeys(read[1]))
-            planes += read[2]
-        out.update(dict.fromkeys(deals_of_planes(b"".join(planes))))
-        return list(out)
+                planes.append(mine)
+            read_now.append(read)
+        # the planes made deals at once (numpy), in their share's place: a second call makes
+        # none again
+        made = deals_of_planes(b"".join(itertools.chain.from_iterable(planes)))
+        at = 0
+        for mine in planes:
+            n = sum(map(len, mine)) // 13
+            mine[:] = made[at:at + n]
+            at += n
+        # each once: the deals written whole, then those written as planes, share by share
+        whole = itertools.chain.from_iterable(r[1] for r in read_now)
+        return list(dict.fromkeys(itertools.chain(
+            whole, itertools.chain.from_iterable(r[2] for r in read_now))))
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         """The totals of the shares counted now (those the shares give back, left out)."""
