@@ -359,6 +359,7 @@ class State:
         """:meth:`load` of each of ``paths`` without its share (a query 500 logs)."""
         out: dict[str, LogRecord] = {}
         wanted = set(paths)
+        words: dict[int, str] = {}  # (the records' words: a few, each looked up once)
         for part in _parts(list({path_at(p) for p in wanted})):
             for path, record, figures, digest in self.db.execute(
                     "SELECT path, record, figures IS NOT NULL, digest FROM logs WHERE at IN ("
@@ -367,7 +368,8 @@ class State:
                     continue
                 try:
                     out[path] = unpack_record(record, None, path, digest,
-                                              share_kept=bool(figures), key_of=self.key_of)
+                                              share_kept=bool(figures), key_of=self.key_of,
+                                              words=words)
                 except (CodecError, zlib.error) as e:
                     raise StateError(f"{self.path}: the record of {path} is damaged "
                                      f"({e})") from None
