@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -165,9 +166,6 @@ def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
 
     # the audit reports a lost worker or a failed cluster itself, in one line: Dask's own
     # log records (a scheduler or workers in this process log to its stderr) would bury it
-    # (logging: imported by Dask, loaded here and not by every audit)
-    import logging
-
     quiet = [logging.getLogger(name) for name in ["distributed", *logging.root.manager.loggerDict]
              if name == "distributed" or name.startswith("distributed.")]
     levels = [logger.level for logger in quiet]
