@@ -94,19 +94,25 @@ def load_auditor(argv: list[str]) -> None:
     collector held off and then frozen, as a verify's (an incremental run's collections
     0.027 -> 0.019 s: its passes no more go over the modules' objects). The logs'
     verification and tallies only when this process reads them (one job), the monitor
-    with ``--state``; numpy after :func:`one_blas_thread`."""
+    with ``--state``; numpy (the statistics') only with the statistics, after
+    :func:`one_blas_thread`."""
     parsed = parse_fast(argv)
     if parsed is None:
         return
     one_blas_thread()
     import tarneeb.replay.archive.audit
 
+    stats = not parsed["no_stats"]  # (numpy: for the statistics alone)
     if (parsed["jobs"] or os.cpu_count() or 1) == 1:  # (as run_chunks counts the jobs)
-        import tarneeb.replay.archive.columns
         import tarneeb.replay.verify.hands
+
+        if stats:
+            import tarneeb.replay.archive.columns
     if "state" in parsed:
-        import tarneeb.audit.fairness.anytime.batch
-        import tarneeb.replay.archive.monitor  # noqa: F401
+        import tarneeb.replay.archive.monitor
+
+        if stats:
+            import tarneeb.audit.fairness.anytime.batch  # noqa: F401
 
 
 def parse_fast(argv: list[str]) -> dict[str, Any] | None:
