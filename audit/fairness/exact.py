@@ -369,6 +369,23 @@ class PairedDraws(_HashedOnce):
 Reference = DrawSum | DrawPattern | DrawEmpty | Uniform
 
 
+@functools.lru_cache(maxsize=16)
+def _next_seat_moments(n: int, h: int) -> tuple[Fraction, Fraction]:
+    """:class:`NextSeat`'s exact mean and variance (made once: the evidence asks at each
+    match)."""
+    size = n // h
+    pairs = n - 1
+    one = Fraction(size, n - 1)  # c + 1 among the seat after c's: size of n - 1 left
+    chained = one * Fraction(size, n - 2)  # c, c + 1, c + 2 in three seats in turn
+    left = [size - 1, size - 1] + [size] * (h - 2)  # after c and c + 1 placed so
+    apart = one * Fraction(sum(left[t] * left[(t + 1) % h] for t in range(h)),
+                           (n - 2) * (n - 3))
+    disjoint = pairs * (pairs - 1) // 2 - (pairs - 1)
+    var = (pairs * one * (1 - one) + 2 * (pairs - 1) * (chained - one * one)
+           + 2 * disjoint * (apart - one * one))
+    return pairs * one, var
+
+
 @dataclass(frozen=True, slots=True)
 class NextSeat(_HashedOnce):
     """Of the ``cards - 1`` pairs of cards next to each other in a fixed order (card ``c``
@@ -391,18 +408,7 @@ class NextSeat(_HashedOnce):
 
     @property
     def _moments(self) -> tuple[Fraction, Fraction]:
-        n, h = self.cards, self.hands
-        size = n // h
-        pairs = n - 1
-        one = Fraction(size, n - 1)  # c + 1 among the seat after c's: size of n - 1 left
-        chained = one * Fraction(size, n - 2)  # c, c + 1, c + 2 in three seats in turn
-        left = [size - 1, size - 1] + [size] * (h - 2)  # after c and c + 1 placed so
-        apart = one * Fraction(sum(left[t] * left[(t + 1) % h] for t in range(h)),
-                               (n - 2) * (n - 3))
-        disjoint = pairs * (pairs - 1) // 2 - (pairs - 1)
-        var = (pairs * one * (1 - one) + 2 * (pairs - 1) * (chained - one * one)
-               + 2 * disjoint * (apart - one * one))
-        return pairs * one, var
+        return _next_seat_moments(self.cards, self.hands)
 
     @property
     def mean(self) -> float:
