@@ -13,6 +13,7 @@ A plain command line (``audit [-j N] [--json] [--no-stats] PATH...``) runs witho
 
 # no ``from __future__ import annotations``: the typer command's annotations are read
 # where it is defined, in register(), so that typer is loaded there and only there
+import contextlib
 import functools
 import gc
 import json
@@ -100,18 +101,20 @@ def load_auditor(argv: list[str]) -> None:
     if parsed is None:
         return
     one_blas_thread()
+    here = (parsed["jobs"] or os.cpu_count() or 1) == 1  # (as run_chunks counts the jobs)
+    state, stats = "state" in parsed, not parsed["no_stats"]
     import tarneeb.replay.archive.audit
 
-    stats = not parsed["no_stats"]  # (numpy: for the statistics alone)
-    if (parsed["jobs"] or os.cpu_count() or 1) == 1:  # (as run_chunks counts the jobs)
+    if here:
         import tarneeb.replay.verify.hands
-
-        if stats:
-            import tarneeb.replay.archive.columns
-    if "state" in parsed:
+    if state:
         import tarneeb.replay.archive.monitor
-
-        if stats:
+    # numpy's, with the statistics (without numpy, the archive extra, the audit says so
+    # where it needs it, or tallies match by match)
+    with contextlib.suppress(ImportError):
+        if here and stats:
+            import tarneeb.replay.archive.columns
+        if state and stats:
             import tarneeb.audit.fairness.anytime.batch  # noqa: F401
 
 
