@@ -83,8 +83,8 @@ def test_the_deals_of_the_counted_shares_are_read_alone(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]
                                                         ) -> None:
     """State.counted_deals gives the deals the whole totals hold (each once), read from
-    the shares' bytes without making them; bit planes made deals at once give what one at
-    a time gives."""
+    the shares' bytes without making them, and the same again from the deals it kept of
+    each share; bit planes made deals at once give what one at a time gives."""
     from tarneeb.replay.archive.shares import deal_of_planes, deal_planes, deals_of_planes
     logs = tmp_path / "logs"
     write_archive(logs, 4, seed=SEED)
@@ -93,6 +93,7 @@ def test_the_deals_of_the_counted_shares_are_read_alone(tmp_path: Path,
     st = state_module.State(str(state), 0.05, NOTHING)
     try:
         deals = st.counted_deals()
+        assert st.counted_deals() == st.counted_deals(began=False) == deals
         whole = {k[4] for t in st.totals().values() for k in t.counts
                  if k[0] == "repeat" and k[3] == 1 and isinstance(k[4], bytes)
                  and len(k[4]) == 20}

@@ -44,6 +44,23 @@ def test_draw_sum_is_exact_on_a_small_population() -> None:
     assert ref.mean == pytest.approx(mean) and ref.variance == pytest.approx(var)
 
 
+def test_draw_sums_are_exact_on_generated_populations() -> None:
+    """Every draw enumerated, on populations whose last class is too small, empty, or
+    shares a value with another: the pmf is the exact fractions, as floats, in order of
+    the sum (the last class taken only to make up the draw, as the counts need)."""
+    from fractions import Fraction
+
+    rng = random.Random(12)  # NOT secret: the test's populations
+    for _ in range(150):
+        pop = tuple((rng.randrange(4), rng.randrange(4)) for _ in range(rng.randrange(1, 4)))
+        items = _items(pop)
+        for draws in range(len(items) + 1):
+            sums = Counter(sum(c) for c in itertools.combinations(items, draws))
+            total = sum(sums.values())
+            want = {s: float(Fraction(n, total)) for s, n in sorted(sums.items())}
+            assert list(DrawSum(pop, draws).pmf().items()) == list(want.items()), (pop, draws)
+
+
 def test_two_values_are_the_hypergeometric() -> None:
     ref = DrawSum(((1, 13), (0, 38)), 12)
     want = stats.hypergeom(51, 13, 12)

@@ -207,3 +207,43 @@ def test_the_collector_is_on_again_for_the_commands_work() -> None:
 
     assert run("main()") == ["[True]", "True", "True", "0"]  # the program
     assert run("main(sys.argv[1:])") == ["[True]", "True", "False", "0"]  # a caller
+
+
+def test_a_plain_audit_loads_its_modules_before_the_collector_runs(tmp_path: Path) -> None:
+    """A plain ``audit`` (the command line typer is not needed for) loads at the program's
+    start, with the collector held off and then frozen, the modules it runs with: the
+    monitor with ``--state``, the logs' verification when it reads them in this process
+    (one job), numpy with the statistics; and not those it does not run. Without numpy
+    (the archive extra) it starts all the same."""
+    def loaded(*argv: str, numpy: bool = True) -> list[str]:
+        code = ("import gc, sys\n"
+                "class Block:\n"
+                "    def find_spec(self, name, path=None, target=None):\n"
+                "        if name.split('.')[0] == 'numpy':\n"
+                "            raise ModuleNotFoundError(name, name=name)\n"
+                f"sys.meta_path[:0] = [] if {numpy} else [Block()]\n"
+                "from tarneeb.cli import archive_cmd\n"
+                "seen = []\n"
+                "archive_cmd.run = lambda *a, **k: seen.extend((gc.isenabled(), "
+                "gc.get_freeze_count() > 0, *(m in sys.modules for m in ("
+                "'tarneeb.replay.archive.monitor', 'tarneeb.replay.verify.hands', "
+                "'numpy')))) or 0\n"
+                "from tarneeb.cli.entry import main\n"
+                f"sys.argv = ['tarneeb', *{list(argv)!r}]\n"
+                "try:\n"
+                "    main()\n"
+                "except SystemExit as e:\n"
+                "    print(*seen, e.code)\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, cwd=ROOT).stdout
+        return out.splitlines()[-1].split()
+
+    state = str(tmp_path / "audit.state")
+    assert loaded("audit", "-j", "1", "--state", state, str(tmp_path)) == [
+        "True", "True", "True", "True", "True", "0"]
+    assert loaded("audit", "-j", "1", "--state", state, str(tmp_path), numpy=False) == [
+        "True", "True", "True", "True", "False", "0"]
+    assert loaded("audit", "-j", "1", "--no-stats", str(tmp_path)) == [
+        "True", "True", "False", "True", "False", "0"]
+    assert loaded("audit", "-j", "2", str(tmp_path)) == [
+        "True", "True", "False", "False", "False", "0"]

@@ -107,11 +107,14 @@ class DrawSum(_HashedOnce):
 @functools.lru_cache(maxsize=256)
 def _draw_sum_pmf(population: tuple[tuple[int, int], ...], draws: int) -> dict[int, float]:
     # ways[(taken, total)]: the number of ways to take ``taken`` items summing to ``total``
+    # (of the last class only the items that make up ``draws`` are taken: the other counts
+    # would be left out below; the same integers, a fifth of the work of hands' points)
     ways: dict[tuple[int, int], int] = {(0, 0): 1}
-    for value, count in population:
+    for i, (value, count) in enumerate(population):
         nxt: Counter[tuple[int, int]] = Counter()
+        last = i == len(population) - 1
         for (taken, total), w in ways.items():
-            for k in range(min(count, draws - taken) + 1):
+            for k in range(draws - taken if last else 0, min(count, draws - taken) + 1):
                 nxt[(taken + k, total + k * value)] += w * math.comb(count, k)
         ways = dict(nxt)
     size = sum(c for _, c in population)
@@ -366,6 +369,23 @@ class PairedDraws(_HashedOnce):
 Reference = DrawSum | DrawPattern | DrawEmpty | Uniform
 
 
+@functools.lru_cache(maxsize=16)
+def _next_seat_moments(n: int, h: int) -> tuple[Fraction, Fraction]:
+    """:class:`NextSeat`'s exact mean and variance (made once: the evidence asks at each
+    match)."""
+    size = n // h
+    pairs = n - 1
+    one = Fraction(size, n - 1)  # c + 1 among the seat after c's: size of n - 1 left
+    chained = one * Fraction(size, n - 2)  # c, c + 1, c + 2 in three seats in turn
+    left = [size - 1, size - 1] + [size] * (h - 2)  # after c and c + 1 placed so
+    apart = one * Fraction(sum(left[t] * left[(t + 1) % h] for t in range(h)),
+                           (n - 2) * (n - 3))
+    disjoint = pairs * (pairs - 1) // 2 - (pairs - 1)
+    var = (pairs * one * (1 - one) + 2 * (pairs - 1) * (chained - one * one)
+           + 2 * disjoint * (apart - one * one))
+    return pairs * one, var
+
+
 @dataclass(frozen=True, slots=True)
 class NextSeat(_HashedOnce):
     """Of the ``cards - 1`` pairs of cards next to each other in a fixed order (card ``c``
@@ -388,18 +408,7 @@ class NextSeat(_HashedOnce):
 
     @property
     def _moments(self) -> tuple[Fraction, Fraction]:
-        n, h = self.cards, self.hands
-        size = n // h
-        pairs = n - 1
-        one = Fraction(size, n - 1)  # c + 1 among the seat after c's: size of n - 1 left
-        chained = one * Fraction(size, n - 2)  # c, c + 1, c + 2 in three seats in turn
-        left = [size - 1, size - 1] + [size] * (h - 2)  # after c and c + 1 placed so
-        apart = one * Fraction(sum(left[t] * left[(t + 1) % h] for t in range(h)),
-                               (n - 2) * (n - 3))
-        disjoint = pairs * (pairs - 1) // 2 - (pairs - 1)
-        var = (pairs * one * (1 - one) + 2 * (pairs - 1) * (chained - one * one)
-               + 2 * disjoint * (apart - one * one))
-        return pairs * one, var
+        return _next_seat_moments(self.cards, self.hands)
 
     @property
     def mean(self) -> float:

@@ -27,7 +27,6 @@ True
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
@@ -44,6 +43,14 @@ if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
 
 _ROW_FIELDS = len(fields(MatchRow))
 _FINDING_FIELDS = len(fields(FindingRow))
+
+
+def _copy(row: MatchRow) -> MatchRow:
+    """``copy.copy(row)``, made as it makes it (a new object with the same ``__dict__``)
+    without its general steps: a run copies a row per log."""
+    new = object.__new__(type(row))
+    new.__dict__.update(row.__dict__)
+    return new
 
 
 def _fields(row: MatchRow | FindingRow) -> tuple[Any, ...]:
@@ -84,7 +91,7 @@ def records_of(chunk: Chunk) -> list[LogRecord]:
             share = share_of(keys[m.deals], after, before.get(m.deals))
             before[m.deals] = after
         out.append(LogRecord(
-            copy.copy(m), list(chunk.findings[pos:pos + m.findings]),
+            _copy(m), list(chunk.findings[pos:pos + m.findings]),
             chunk.identities[i], chunk.claims[i] if chunk.claims else None,
             chunk.endings[i] if chunk.endings else None,
             bool(chunk.unpinned_rows[i]) if chunk.unpinned_rows else False, i in not_read,
@@ -116,7 +123,7 @@ def chunk_of(records: Iterable[LogRecord], tallies: bool = True) -> Chunk:
     for r in records:
         if r.not_read:
             out.not_read.append(len(out.matches))
-        out.matches.append(copy.copy(r.row))
+        out.matches.append(_copy(r.row))
         out.findings.extend(r.findings)
         out.identities.append(r.identity)
         out.claims.append(r.claim)
@@ -163,10 +170,13 @@ def pack_record(r: LogRecord, path: str, key_id: Any = None) -> bytes:
 
 
 def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | None,
-                  share_kept: bool = False, key_of: Any = None) -> LogRecord:
+                  share_kept: bool = False, key_of: Any = None,
+                  words: dict[int, str] | None = None) -> LogRecord:
     """The record :func:`pack_record` wrote of the log at ``path`` whose bytes have
-    ``digest`` (``key_of`` turning the numbers of its words back into words);
-    :class:`CodecError` when it is not one."""
+    ``digest`` (``key_of`` turning the numbers of its words back into words; ``words``:
+    those found so far, kept by a caller that reads many records, most with the same
+    words); :class:`CodecError` when it is not one."""
+    found = {} if words is None else words
     try:
         row, findings, identity, claim, ending, unpinned = unpack_value(data)
         if len(row) != _ROW_FIELDS or (findings and any(len(f) != _FINDING_FIELDS
@@ -175,23 +185,32 @@ def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | N
         row = list(row)
         for i in _WORDS:
             if isinstance(row[i], int):
-                word = key_of(row[i]) if key_of is not None else None
-                if not (isinstance(word, tuple) and len(word) == 2 and word[0] == "text"
-                        and isinstance(word[1], str)):
-                    raise CodecError(f"no word numbered {row[i]}")
-                row[i] = word[1]
+                word = found.get(row[i])
+                if word is None:
+                    word = _word(row[i], key_of)
+                    found[row[i]] = word
+                row[i] = word
         row = (path if row[0] is None else row[0], *row[1:13],
                None if row[13] is None or digest is None else digest.hex(),
                row[14].hex() if isinstance(row[14], bytes) else row[14], *row[15:])
-        findings = [(path if f[0] is None else f[0], *f[1:]) for f in findings]
-        return LogRecord(MatchRow(*row), [FindingRow(*f) for f in findings], identity,
-                         None if claim is None else Claim(*claim),
+        return LogRecord(MatchRow(*row),
+                         [FindingRow(path if f[0] is None else f[0], *f[1:]) for f in findings],
+                         identity, None if claim is None else Claim(*claim),
                          None if ending is None else tuple(ending),
                          bool(unpinned), False, share, share_kept)
     except (TypeError, ValueError) as e:
         if isinstance(e, CodecError):
             raise
         raise CodecError(f"not a record: {e}") from None
+
+
+def _word(number: int, key_of: Any) -> str:
+    """The word numbered ``number`` (a key ``("text", word)``)."""
+    word = key_of(number) if key_of is not None else None
+    if not (isinstance(word, tuple) and len(word) == 2 and word[0] == "text"
+            and isinstance(word[1], str)):
+        raise CodecError(f"no word numbered {number}")
+    return word[1]
 
 
 def record_origin(data: bytes, key_of: Any) -> str:

@@ -46,6 +46,7 @@ The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each colum
 from __future__ import annotations
 
 import hashlib
+import itertools
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -155,7 +156,7 @@ class State:
         self._low = 0
         # (path, record, figures) of logs counted when the run began, written anew since
         self._aside: list[tuple[str, bytes, bytes]] = []
-        # per log, its share's bytes and the deals :meth:`counted_deals` read in them
+        # per log, its share's bytes and the deals :meth:`counted_deals` read in them (made)
         self._deals_read: dict[str, tuple[bytes, list[bytes], list[bytes]]] = {}
         self._totals: dict[str, Tally] | None = None  # totals(), read once a run
         # pack_share's numbers of key objects met (the shares of a chunk share them),
@@ -356,7 +357,7 @@ class State:
     def load_kept(self, paths: Sequence[str]) -> dict[str, LogRecord]:
         """:meth:`load` of each of ``paths`` without its share (a query 500 logs)."""
         out: dict[str, LogRecord] = {}
-        wanted = set(paths)
+        wanted, words = set(paths), dict[int, str]()  # (words: a few, each looked up once)
         for part in _parts(list({path_at(p) for p in wanted})):
             for path, record, figures, digest in self.db.execute(
                     "SELECT path, record, figures IS NOT NULL, digest FROM logs WHERE at IN ("
@@ -364,8 +365,8 @@ class State:
                 if path not in wanted:
                     continue
                 try:
-                    out[path] = unpack_record(record, None, path, digest,
-                                              share_kept=bool(figures), key_of=self.key_of)
+                    out[path] = unpack_record(record, None, path, digest, bool(figures),
+                                              self.key_of, words)
                 except (CodecError, zlib.error) as e:
                     raise StateError(f"{self.path}: the record of {path} is damaged "
                                      f"({e})") from None
@@ -443,23 +444,22 @@ class State:
                                "figures IS NOT NULL ORDER BY rowid").fetchall()
         if began:
             rows += [(path, figures) for path, _, figures in self._aside]
-        self._all_keys()
-        out: dict[bytes, None] = {}
-        planes: list[bytes] = []  # the deals written as bit planes, made deals at once
+        now, planes = [], list[list[bytes]]()  # planes: of the shares read now, their planes
         for path, figures in rows:
             read = self._deals_read.get(path)  # (a run asks twice: each share read once)
             if read is None or read[0] != figures:
-                mine: list[bytes] = []
+                planes.append([])
                 try:
-                    read = (figures, share_deals(figures, self.key_of, mine), mine)
+                    read = (figures, share_deals(figures, self.key_of, planes[-1]), planes[-1])
                 except CodecError as e:
                     raise StateError(f"{self.path}: the record of {path} is damaged "
                                      f"({e})") from None
                 self._deals_read[path] = read
-            out.update(dict.fromkeys(read[1]))
-            planes += read[2]
-        out.update(dict.fromkeys(deals_of_planes(b"".join(planes))))
-        return list(out)
+            now.append(read)
+        made = iter(deals_of_planes(b"".join(p for mine in planes for p in mine)))  # at once
+        for mine in planes:  # made deals in their share's place: a second call makes none
+            mine[:] = itertools.islice(made, sum(map(len, mine)) // 13)
+        return list(dict.fromkeys(itertools.chain(*[r[1] for r in now], *[r[2] for r in now])))
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         """The totals of the shares counted now (those the shares give back, left out)."""
