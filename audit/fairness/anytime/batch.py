@@ -21,7 +21,6 @@ e-values match by match: :func:`advance_many`. Its figures are those of
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -29,11 +28,11 @@ from typing import Any
 import numpy as np
 
 from tarneeb.audit.fairness.anytime.evidence import (
+    PRIOR,
     Evidence,
     _order,
     _repr,
     _Test,
-    fit_step,
     no_cycle_collection,
     observations,
     weighted_log_mean,
@@ -263,23 +262,40 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
 
 def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
     """A fit test's likelihood ratios over its observations ``seq``, as
-    :meth:`_Test.advance` makes them a match at a time, with each reference's counts kept
-    as a dict over the matches (not made again from the flat list each match)."""
-    kept: dict[Any, tuple[dict[Any, int], list[int]]] = {}
+    :meth:`_Test.advance` makes them a match at a time (:func:`fit_step`, written out
+    here: the same terms added in the same order), with each reference's counts kept as
+    a dict over the matches (not made again from the flat list each match) and its
+    ``pmf`` asked once."""
+    kept: dict[Any, tuple[dict[Any, int], list[int], Any]] = {}
     out = []
+    log, inf = math.log, math.inf
+    log_e = t.log_e
     for m, obs in seq:
         for ref, values in (obs.items() if len(obs) == 1 else sorted(obs.items(), key=_order)):
-            pmf = ref.pmf()
             got = kept.get(ref)
             if got is None:
                 seen = t.totals.setdefault(ref, [])
                 c0 = dict(zip(seen[0::2], seen[1::2], strict=True))
-                got = kept[ref] = (c0, [sum(c0.values())])
-            counts, total = got
-            t.log_e, added = fit_step(t.log_e, pmf, counts, total[0], values)
-            total[0] += added
-        out.append((m, t.log_e))
-    for ref, (counts, _) in kept.items():
+                got = kept[ref] = (c0, [sum(c0.values())], ref.pmf().get)
+            counts, total, get = got
+            pairs = (list(zip(values[0::2], values[1::2], strict=True)) if len(values) != 2
+                     else [(values[0], values[1])])
+            if len(pairs) > 1:
+                pairs.sort(key=_order)
+            n = total[0] + PRIOR
+            seen_of = counts.get
+            for value, c in pairs:
+                p = get(value, 0.0)
+                if p <= 0:  # a value a fair shuffle never gives
+                    log_e = inf
+                    continue
+                log_e += c * log((seen_of(value, 0) + PRIOR * p) / n / p)
+            for value, c in pairs:
+                counts[value] = seen_of(value, 0) + c
+                total[0] += c
+        out.append((m, log_e))
+    t.log_e = log_e
+    for ref, (counts, _, _) in kept.items():
         t.totals[ref] = [x for kv in counts.items() for x in kv]
     return out
 
@@ -399,9 +415,11 @@ def _cells(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[
     """State-adaptive dealing over its matches ``seq``, as :func:`advance_cells` a match
     at a time: each match's cells, players and updates made in order
     (:func:`cell_updates`), then every update's increment at once (``lam d - n ψ`` in
-    numpy, the same products), each cell's bets added up in order from its own
-    (``numpy.cumsum``), the touched cells' e-values after each match at once
-    (:func:`_logmeans`), and each match's combination from the cells it had then."""
+    numpy, the same products), each cell's bets added up in order from its own (one
+    ``numpy.cumsum`` down a cells' array, a cell's updates one after another in its
+    column: an accumulation adds term after term), the touched cells' e-values after
+    each match at once (:func:`_logmeans`), and each match's combination from the cells
+    it had then."""
     totals, cache = t.totals, t.index
     logs = cache.setdefault("cells", {})
     # cells read back from bytes: their e-values made from the values before the block,
@@ -409,68 +427,72 @@ def _cells(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[
     for key, cell in totals.items():
         if key[0] == "cell" and logs.get(key) is None:
             logs[key] = _logmean(cell)
-    matches: list[tuple[int, list[tuple[Any, ...]], tuple[int, int]]] = []
-    of_cell: dict[tuple[Any, ...], list[tuple[int, int]]] = {}  # per cell: (match, update)
+    had: list[tuple[int, int]] = []  # per match, its size (entries, players) after it
+    column: dict[tuple[Any, ...], int] = {}  # per cell touched: its column
+    done: list[int] = []  # per column, its updates so far
     consts: dict[tuple[Any, int], int] = {}  # per reference and seats: its row of sizes, ψ
     table: list[tuple[list[float], list[float]]] = []
     rows: list[int] = []
     ns: list[int] = []
     ds: list[float] = []
-    for i, (m, obs) in enumerate(seq):
+    at: list[int] = []  # per update: its column and place in it (1, 2, ... per column)
+    where: list[int] = []
+    picks: list[tuple[int, int]] = []  # per match, per cell it touched: (place, column)
+    ends: list[int] = []  # per match, its picks' end
+    for _, obs in seq:
         updates, touched = cell_updates(totals, obs)
         for key, ck, c, n, d in updates:
             r = consts.get(ck)
             if r is None:
                 r = consts[ck] = len(table)
                 table.append(([lam for lam, _ in c[1]], [psi for _, psi in c[1]]))
-            of_cell.setdefault(key, []).append((i, len(rows)))
+            j = column.get(key)
+            if j is None:
+                j = column[key] = len(done)
+                done.append(0)
+            done[j] += 1
+            at.append(j)
+            where.append(done[j])
             rows.append(r)
             ns.append(n)
             ds.append(d)
-        matches.append((m, list(touched), (len(totals), len(totals.get(("players",), [])))))
-    inc = None
-    if rows:
-        at = np.array(rows, dtype=np.intp)
-        lam = np.array([a for a, _ in table], dtype=np.float64)[at]
-        psi = np.array([b for _, b in table], dtype=np.float64)[at]
-        inc = (lam * np.array(ds, dtype=np.float64)[:, None]
-               - np.array(ns, dtype=np.float64)[:, None] * psi)
-    # per cell its bets before the block and after each of its updates, one array for
-    # all (cells touched without a bet made: as they are)
-    blocks: list[Any] = []
-    offset: dict[tuple[Any, ...], int] = {}
-    when: dict[tuple[Any, ...], list[int]] = {}
-    size = 0
-    for key, ups in of_cell.items():
-        assert inc is not None
-        blocks.append(np.cumsum(np.vstack([np.array(totals[key], dtype=np.float64)[None, :],
-                                           inc[[u for _, u in ups]]]), axis=0))
-        offset[key], when[key] = size, [j for j, _ in ups]
-        size += len(ups) + 1
-    wanted: list[tuple[int, tuple[Any, ...]]] = []
-    picks: list[int] = []
-    for i, (_, keys, _) in enumerate(matches):
-        for key in keys:
-            if key not in offset:
-                blocks.append(np.array(totals[key], dtype=np.float64)[None, :])
-                offset[key], when[key] = size, []
-                size += 1
+        for key in touched:
+            j = column.get(key)
+            if j is None:  # touched without a bet made: as it is
+                j = column[key] = len(done)
+                done.append(0)
             # the touched cell's bets after its last update at or before the match
-            picks.append(offset[key] + bisect.bisect_right(when[key], i))
-            wanted.append((i, key))
-    every = np.concatenate(blocks) if blocks else None
-    got = _logmeans(every[picks]) if every is not None and picks else []
-    after: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in matches]
-    for (i, key), log_e in zip(wanted, got, strict=True):
-        after[i].append((key, log_e))
+            picks.append((done[j], j))
+        ends.append(len(picks))
+        had.append((len(totals), len(totals.get(("players",), []))))
+    keys = list(column)
+    every: Any = None
+    if keys:
+        width = len(totals[keys[0]])
+        every = np.zeros((max(done) + 1, len(keys), width), dtype=np.float64)
+        every[0] = np.array([totals[key] for key in keys], dtype=np.float64)
+        if rows:
+            ix = np.array(rows, dtype=np.intp)
+            lam = np.array([a for a, _ in table], dtype=np.float64)[ix]
+            psi = np.array([b for _, b in table], dtype=np.float64)[ix]
+            every[where, at] = (lam * np.array(ds, dtype=np.float64)[:, None]
+                                - np.array(ns, dtype=np.float64)[:, None] * psi)
+        # each column's bets before the block and after each of its updates (a column's
+        # places past its last update are never read)
+        np.cumsum(every, axis=0, out=every)
+    got = _logmeans(every[tuple(np.array(picks, dtype=np.intp).T)]) if picks else []
     out = []
-    for (m, _, had), new in zip(matches, after, strict=True):
-        logs.update(new)
-        t.log_e = cells_combined(totals, cache, had)
+    begin = 0
+    for (m, _), end, size in zip(seq, ends, had, strict=True):
+        for (_, j), log_e in zip(picks[begin:end], got[begin:end], strict=True):
+            logs[keys[j]] = log_e
+        begin = end
+        t.log_e = cells_combined(totals, cache, size)
         out.append((m, t.log_e))
     if every is not None:
-        for key, ups in of_cell.items():
-            totals[key][:] = every[offset[key] + len(ups)].tolist()
+        for j, key in enumerate(keys):
+            if done[j]:
+                totals[key][:] = every[done[j], j].tolist()
     return out
 
 
