@@ -260,31 +260,54 @@ class _Test:
             # per item, how often it was seen anywhere (every deal, for whole deals: the
             # learnt chances of an item then add up to 1 whatever the counts say)
             import numpy as np  # (an archive's extra, as the state's)
+            groups = len(sizes)
             # (whole numbers: summed in any order)
-            seen_of = np.array(seen[1:], dtype=np.int64).reshape(len(sizes), width
-                                                                  ).sum(axis=0).tolist()
-            got = [[0] * width for _ in sizes]
-            for g, i, k in zip(*(iter(triples),) * 3, strict=True):
-                got[g][i] += k
-            log = math.log
-            for g, size in enumerate(sizes):
-                prior, part = PRIOR * share[g], share[g]
-                w = [log((c + prior) / (o + PRIOR) / part) for c, o in
-                     zip(seen[1 + g * width:1 + (g + 1) * width], seen_of, strict=True)]
-                mean = sum(w) / width
-                total = sum(map(operator.mul, w, got[g]))
-                # a group's items are drawn without replacement: their sum's moment
-                # generating function is at most that of draws with replacement
-                # (Hoeffding 1963, theorem 4), whose ψ is exact: per bet, the _logmean
-                # of lam (w - mean), every bet's at once
-                psis = _logmeans(np.array(PLACE_STEPS)[:, None] * (np.array(w) - mean)[None, :])
-                for s, (lam, psi) in enumerate(zip(PLACE_STEPS, psis, strict=True)):
-                    self.bets[g * len(PLACE_STEPS) + s] += (
-                        lam * (total - deals * size * mean) - deals * size * psi)
+            counts = np.array(seen[1:], dtype=np.int64).reshape(groups, width)
+            flat = np.array(triples, dtype=np.int64).reshape(-1, 3)
+            g, i = flat[:, 0], flat[:, 1]
+            whole = bool(((g >= 0) & (g < groups) & (i >= 0) & (i < width)).all())
+            if whole:
+                got = np.bincount(g * width + i, weights=flat[:, 2],  # (whole numbers)
+                                  minlength=groups * width).astype(np.int64)
+            else:  # (damaged figures: as the list would take them, or fail)
+                listed = [[0] * width for _ in sizes]
+                for gi, ii, k in zip(*(iter(triples),) * 3, strict=True):
+                    listed[gi][ii] += k
+                got = np.array(listed, dtype=np.int64).ravel()
+            # every group's ``(c + prior) / (o + PRIOR) / part`` at once (numpy's
+            # correctly rounded operations, as Python's), the logs by Python's
+            part = np.array(share, dtype=np.float64)[:, None]
+            w_all = list(map(math.log, ((counts + PRIOR * part)
+                                        / (counts.sum(axis=0) + PRIOR)[None, :]
+                                        / part).ravel().tolist()))
+            got_of = got.tolist()
+            means = []
+            for g0 in range(groups):
+                w = w_all[g0 * width:(g0 + 1) * width]
+                means.append(sum(w) / width)
+            # a group's items are drawn without replacement: their sum's moment
+            # generating function is at most that of draws with replacement (Hoeffding
+            # 1963, theorem 4), whose ψ is exact: per group and bet, the _logmean of
+            # lam (w - mean), every one's at once
+            psis = _logmeans((np.array(PLACE_STEPS)[None, :, None]
+                              * (np.array(w_all).reshape(groups, width)
+                                 - np.array(means)[:, None])[:, None, :]
+                              ).reshape(groups * len(PLACE_STEPS), width))
+            for g0, size in enumerate(sizes):
+                mean = means[g0]
+                total = sum(map(operator.mul, w_all[g0 * width:(g0 + 1) * width],
+                                got_of[g0 * width:(g0 + 1) * width]))
+                for s, lam in enumerate(PLACE_STEPS):
+                    self.bets[g0 * len(PLACE_STEPS) + s] += (
+                        lam * (total - deals * size * mean)
+                        - deals * size * psis[g0 * len(PLACE_STEPS) + s])
             self.log_e = _logmean(self.bets)
             seen[0] += deals
-            for g, i, k in zip(*(iter(triples),) * 3, strict=True):
-                seen[1 + g * width + i] += k
+            if whole:
+                seen[1:] = (counts.ravel() + got).tolist()
+            else:
+                for gi, ii, k in zip(*(iter(triples),) * 3, strict=True):
+                    seen[1 + gi * width + ii] += k
 
     def _repeat(self, obs: dict[Any, list[Any]]) -> None:
         """Whether the match brings a value seen before (or twice), against the birthday

@@ -372,7 +372,8 @@ def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
     if not bets:
         bets.extend([0.0] * (len(DRIFT_HALF_LIVES) * len(DRIFT_STEPS)))
     direction = totals.setdefault(("direction",), [0.0] * len(DRIFT_HALF_LIVES))
-    keep = [0.5 ** (1 / h) for h in DRIFT_HALF_LIVES]
+    keep = [(kh, 1 - kh) for kh in (0.5 ** (1 / h) for h in DRIFT_HALF_LIVES)]
+    steps = [(lam, lam * lam) for lam in DRIFT_STEPS]  # (lam * lam * d: the same products)
     for (ref, series), rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
         known: dict[int, tuple[float, float, float] | None] = {}  # per k seats: μ, sd, r
         for row in rows:
@@ -398,12 +399,12 @@ def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
                 z = (held - mu) / sd
                 i = 0
                 for d in direction:
-                    d = max(-1.0, min(1.0, d))
-                    for lam in DRIFT_STEPS:
-                        bets[i] += lam * d * z - lam * lam * d * d * r / 2
+                    d = -1.0 if d < -1.0 else 1.0 if d > 1.0 else d  # clipped to ±1
+                    for lam, square in steps:
+                        bets[i] += lam * d * z - square * d * d * r / 2
                         i += 1
-                direction[:] = [kh * d + (1 - kh) * z for kh, d in zip(keep, direction,
-                                                                        strict=True)]
+                for h, (kh, rest) in enumerate(keep):
+                    direction[h] = kh * direction[h] + rest * z
     return _logmean(bets)
 
 
