@@ -444,7 +444,7 @@ class State:
         if began:
             rows += [(path, figures) for path, _, figures in self._aside]
         self._all_keys()
-        out: dict[bytes, None] = {}
+        out: list[bytes] = []  # every deal, each once at the end (in the order first met)
         planes: list[bytes] = []  # the deals written as bit planes, made deals at once
         for path, figures in rows:
             read = self._deals_read.get(path)  # (a run asks twice: each share read once)
@@ -456,10 +456,9 @@ class State:
                     raise StateError(f"{self.path}: the record of {path} is damaged "
                                      f"({e})") from None
                 self._deals_read[path] = read
-            out.update(dict.fromkeys(read[1]))
+            out += read[1]
             planes += read[2]
-        out.update(dict.fromkeys(deals_of_planes(b"".join(planes))))
-        return list(out)
+        return list(dict.fromkeys(out + deals_of_planes(b"".join(planes))))
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         """The totals of the shares counted now (those the shares give back, left out)."""

@@ -284,14 +284,16 @@ def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
                 pairs.sort(key=_order)
             n = total[0] + PRIOR
             seen_of = counts.get
+            # a match's values are distinct (a share's keys): each value's count taken in
+            # as soon as its term is made is the count the later terms would have read
             for value, c in pairs:
                 p = get(value, 0.0)
+                seen = seen_of(value, 0)
                 if p <= 0:  # a value a fair shuffle never gives
                     log_e = inf
-                    continue
-                log_e += c * log((seen_of(value, 0) + PRIOR * p) / n / p)
-            for value, c in pairs:
-                counts[value] = seen_of(value, 0) + c
+                else:
+                    log_e += c * log((seen + PRIOR * p) / n / p)
+                counts[value] = seen + c
                 total[0] += c
         out.append((m, log_e))
     t.log_e = log_e
