@@ -288,12 +288,12 @@ def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
             # as soon as its term is made is the count the later terms would have read
             for value, c in pairs:
                 p = get(value, 0.0)
-                seen = seen_of(value, 0)
+                before = seen_of(value, 0)
                 if p <= 0:  # a value a fair shuffle never gives
                     log_e = inf
                 else:
-                    log_e += c * log((seen + PRIOR * p) / n / p)
-                counts[value] = seen + c
+                    log_e += c * log((before + PRIOR * p) / n / p)
+                counts[value] = before + c
                 total[0] += c
         out.append((m, log_e))
     t.log_e = log_e
