@@ -40,6 +40,8 @@ from tarneeb.audit.fairness.anytime.evidence import (
 from tarneeb.audit.fairness.anytime.near import NearIndex, near_factor
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
+    DRIFT_HALF_LIVES,
+    DRIFT_STEPS,
     PAIRING_STEPS,
     STEPS,
     _logmean,
@@ -47,6 +49,7 @@ from tarneeb.audit.fairness.anytime.threats import (
     _moments,
     cell_updates,
     cells_combined,
+    drift_deals,
     variance_proxy,
 )
 from tarneeb.audit.fairness.fit import pairing_values
@@ -498,4 +501,34 @@ def _cells(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[
     return out
 
 
-_MANY = {"fit": _fits, "near": _near, "pairing": _pairing, "cells": _cells}
+def _drift(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """Drift over its matches ``seq``, as :func:`advance_drift` a match at a time: each
+    deal's ``z``, ``r`` and directions in order (:func:`drift_deals`), then every
+    deal's bets' terms at once (numpy, the same products in the same order), added up in
+    order from the bets (``numpy.cumsum``), the e-value after each match from the bets
+    then (:func:`_logmeans`)."""
+    if not t.bets:
+        t.bets = [0.0] * (len(DRIFT_HALF_LIVES) * len(DRIFT_STEPS))
+    deals: list[tuple[float, float, list[float]]] = []
+    ends = []  # per match, its deals' end
+    for _, obs in seq:
+        deals += drift_deals(t.totals, obs)
+        ends.append(len(deals))
+    if not deals:
+        logs = [_logmean(t.bets)] * len(seq)
+    else:
+        z = np.array([x for x, _, _ in deals], dtype=np.float64)[:, None, None]
+        r = np.array([x for _, x, _ in deals], dtype=np.float64)[:, None, None]
+        d = np.array([x for _, _, x in deals], dtype=np.float64)[:, :, None]
+        lam = np.array(DRIFT_STEPS, dtype=np.float64)[None, None, :]
+        # bet (half-life h, size s) at h * len(DRIFT_STEPS) + s, as advance_drift's
+        inc = (lam * d * z - lam * lam * d * d * r / 2).reshape(len(deals), -1)
+        wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :], inc]),
+                           axis=0)
+        t.bets = wealth[-1].tolist()
+        logs = _logmeans(wealth[ends])
+    t.log_e = logs[-1] if logs else t.log_e
+    return [(m, log_e) for (m, _), log_e in zip(seq, logs, strict=True)]
+
+
+_MANY = {"drift": _drift, "fit": _fits, "near": _near, "pairing": _pairing, "cells": _cells}

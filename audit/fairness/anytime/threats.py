@@ -371,41 +371,56 @@ def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
     per half-life and size."""
     if not bets:
         bets.extend([0.0] * (len(DRIFT_HALF_LIVES) * len(DRIFT_STEPS)))
+    steps = [(lam, lam * lam) for lam in DRIFT_STEPS]  # (lam * lam * d: the same products)
+    for z, r, clipped in drift_deals(totals, obs):
+        i = 0
+        for d in clipped:
+            for lam, square in steps:
+                bets[i] += lam * d * z - square * d * d * r / 2
+                i += 1
+    return _logmean(bets)
+
+
+def drift_deals(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
+                ) -> list[tuple[float, float, list[float]]]:
+    """:func:`advance_drift`'s match without its bets: per deal bet on, in order, its
+    ``z``, ``r`` and the learnt directions before it (clipped to ±1), the directions
+    ``totals`` keeps learning from it."""
     direction = totals.setdefault(("direction",), [0.0] * len(DRIFT_HALF_LIVES))
     keep = [(kh, 1 - kh) for kh in (0.5 ** (1 / h) for h in DRIFT_HALF_LIVES)]
-    steps = [(lam, lam * lam) for lam in DRIFT_STEPS]  # (lam * lam * d: the same products)
+    out = []
     for (ref, series), rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
         known: dict[int, tuple[float, float, float] | None] = {}  # per k seats: μ, sd, r
         for row in rows:
             values, _ = _rows(row)
-            for v in values:
-                if series == "seats 1+3":
-                    k, held = 2, v[0] + v[2]
-                else:
-                    computer = row[3]
-                    if not 0 < computer < 15:
-                        continue
-                    k = computer.bit_count()
-                    held = sum(v[s] for s in range(4) if computer >> s & 1)
-                if k not in known:
-                    r_ref = _seats_ref(ref, k)
-                    m = _moments(r_ref)
-                    known[k] = None if m is None else (
-                        m[0], m[1], variance_proxy(r_ref) / (m[1] * m[1]))
-                c = known[k]
-                if c is None:
+            if series == "seats 1+3":
+                seats: tuple[int, ...] = (0, 2)
+            else:
+                computer = row[3]
+                if not 0 < computer < 15:
                     continue
-                mu, sd, r = c
+                seats = tuple(s for s in range(4) if computer >> s & 1)
+            k = len(seats)
+            if not values:
+                continue
+            if k not in known:
+                r_ref = _seats_ref(ref, k)
+                m = _moments(r_ref)
+                known[k] = None if m is None else (
+                    m[0], m[1], variance_proxy(r_ref) / (m[1] * m[1]))
+            c = known[k]
+            if c is None:
+                continue
+            mu, sd, r = c
+            for v in values:
+                # (whole numbers: summed in any order)
+                held = v[seats[0]] + v[seats[1]] if k == 2 else sum(v[s] for s in seats)
                 z = (held - mu) / sd
-                i = 0
-                for d in direction:
-                    d = -1.0 if d < -1.0 else 1.0 if d > 1.0 else d  # clipped to ±1
-                    for lam, square in steps:
-                        bets[i] += lam * d * z - square * d * d * r / 2
-                        i += 1
+                out.append((z, r, [-1.0 if d < -1.0 else 1.0 if d > 1.0 else d
+                                   for d in direction]))
                 for h, (kh, rest) in enumerate(keep):
                     direction[h] = kh * direction[h] + rest * z
-    return _logmean(bets)
+    return out
 
 
 def advance_balance(totals: dict[Any, list[Any]], bets: list[float],
@@ -485,5 +500,6 @@ __all__ = [
     "cells_combined",
     "cells_log_e",
     "deal_hands",
+    "drift_deals",
     "variance_proxy",
 ]
