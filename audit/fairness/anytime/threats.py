@@ -263,7 +263,6 @@ def cell_updates(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
                 continue
             by_deal = [_sides(b) for b in states]  # per deal, its side in each state
             sides = {name: [s[i] for s in by_deal] for i, name in enumerate(STATES)}
-            side_masks = (TEAMS[0], TEAMS[1], 15, 0)
             qualified = [n for n in row[2]
                          if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
             # per state and side, its deals and the points of each set of seats (a bit
@@ -285,38 +284,59 @@ def cell_updates(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
                         acc[4] += v[3]
                 groups[state] = [(side, acc[0], _held(*acc[1:]))
                                  for side, acc in by_side.items()]
+            # a subject's cells depend on its seats alone (the teams' and most players'
+            # are the same): made once a set of seats
+            made: dict[int, list[tuple[str, list[tuple[Any, ...]]]]] = {}
             for subject, seats in _subjects(row, qualified):
-                for state in STATES:
-                    per: dict[int, list[int]] = {}  # per k seats: deals, points
-                    for side, n, held in groups[state]:
-                        mask = seats & side_masks[side]
-                        if mask == 0 or mask == 15:
-                            continue
-                        got = per.get(_BITS[mask])
-                        if got is None:
-                            got = per[_BITS[mask]] = [0, 0]
-                        got[0] += n
-                        got[1] += held[mask]
-                    if not per:
-                        continue
+                cells = made.get(seats)
+                if cells is None:
+                    cells = made[seats] = _seats_cells(seats, groups, ref, bets_of)
+                for state, tails in cells:
                     key = ("cell", subject, state)
                     if key not in totals:
                         totals[key] = [0.0] * (2 * len(STEPS))
                         if subject.startswith("player ") and subject[7:] not in players:
                             players.append(subject[7:])
                     touched.add(key)
-                    for k, (n, total) in sorted(per.items()):
-                        if k not in bets_of:  # per k seats: mean, and per bet size and ψ
-                            m = _moments(_seats_ref(ref, k))
-                            bets_of[k] = None if m is None else (
-                                m[0], list(zip(_sizes(m[1]), m[2], strict=True)))
-                        c = bets_of[k]
-                        if c is None:
-                            continue
-                        updates.append((key, (ref, k), c, n, total - n * c[0]))
+                    for tail in tails:
+                        updates.append((key, *tail))
             for name in dict.fromkeys(row[2]):  # in seat order: the same bytes every run
                 totals.setdefault(("seen", name), [0])[0] += 1
     return updates, touched
+
+
+def _seats_cells(seats: int, groups: dict[str, list[tuple[int, int, list[int]]]], ref: Any,
+                 bets_of: dict[int, tuple[float, list[tuple[float, float]]] | None],
+                 ) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """:func:`cell_updates`' cells of a subject on ``seats`` in a row (its ``groups``):
+    per state with deals of the subject, each update but the cell's key (reference and
+    seats, their constants, deals, points less their mean), by number of seats."""
+    side_masks = (TEAMS[0], TEAMS[1], 15, 0)
+    out = []
+    for state in STATES:
+        per: dict[int, list[int]] = {}  # per k seats: deals, points
+        for side, n, held in groups[state]:
+            mask = seats & side_masks[side]
+            if mask == 0 or mask == 15:
+                continue
+            got = per.get(_BITS[mask])
+            if got is None:
+                got = per[_BITS[mask]] = [0, 0]
+            got[0] += n
+            got[1] += held[mask]
+        if not per:
+            continue
+        tails = []
+        for k, (n, total) in sorted(per.items()):
+            if k not in bets_of:  # per k seats: mean, and per bet size and ψ
+                m = _moments(_seats_ref(ref, k))
+                bets_of[k] = None if m is None else (
+                    m[0], list(zip(_sizes(m[1]), m[2], strict=True)))
+            c = bets_of[k]
+            if c is not None:
+                tails.append(((ref, k), c, n, total - n * c[0]))
+        out.append((state, tails))
+    return out
 
 
 def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
