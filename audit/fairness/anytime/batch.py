@@ -305,7 +305,8 @@ def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
     return out
 
 
-NEAR_BLOCK = 512  # hands the near-repeats bet probes at once (their neighbours' hashes: 2 MB)
+NEAR_BLOCK = 2048  # hands of the matches whose near pairs are counted at once (probed by
+# NearIndex.probe a few hands at a time)
 
 
 def _near(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
