@@ -2,10 +2,11 @@
 
 :mod:`~tarneeb.audit.fairness.anytime.evidence` keeps the archive's e-processes; here is what its
 bets share (the exact ``ψ`` of a reference, a sub-Gaussian variance proxy, the average
-of bets as a log), the card positions' step (:func:`placed_step`) and the bets of the fixed-sample tests that read each deal in its
-match (:mod:`~tarneeb.audit.fairness.state`, :mod:`~tarneeb.audit.fairness.drift`) or
-every deal's hands (:mod:`~tarneeb.audit.fairness.nearrepeat`,
-:mod:`~tarneeb.audit.fairness.fit`), so that the continuous audit tests what the
+of bets as a log), the card positions' step (:func:`placed_step`) and the bets of the
+fixed-sample tests that read each deal in its match (:mod:`~tarneeb.audit.fairness.state`,
+:mod:`~tarneeb.audit.fairness.drift`) or every deal's hands
+(:mod:`~tarneeb.audit.fairness.nearrepeat`, :mod:`~tarneeb.audit.fairness.fit`), so that
+the continuous audit tests what the
 fixed-sample battery tests. Each is a wealth that a fair shuffle keeps at 1 on average
 at every match (a nonnegative supermartingale, most of them a martingale):
 
