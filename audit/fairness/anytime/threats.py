@@ -6,9 +6,9 @@ of bets as a log), the card positions' step (:func:`placed_step`) and the bets o
 fixed-sample tests that read each deal in its match (:mod:`~tarneeb.audit.fairness.state`,
 :mod:`~tarneeb.audit.fairness.drift`) or every deal's hands
 (:mod:`~tarneeb.audit.fairness.nearrepeat`, :mod:`~tarneeb.audit.fairness.fit`), so that
-the continuous audit tests what the
-fixed-sample battery tests. Each is a wealth that a fair shuffle keeps at 1 on average
-at every match (a nonnegative supermartingale, most of them a martingale):
+the continuous audit tests what the fixed-sample battery tests. Each is a wealth that a
+fair shuffle keeps at 1 on average at every match (a nonnegative supermartingale, most
+of them a martingale):
 
 * **State-adaptive dealing** (:func:`advance_cells`): per cell (a subject, a state of
   the match, as the state test's: the two teams, the computer and the human seats, each
