@@ -310,3 +310,21 @@ def test_the_card_positions_step_is_the_one_item_at_a_time_step_to_the_last_bit(
             _placed_by_item(bets2, seen2, sizes, width, deals, triples)
             assert bets == bets2 and seen == seen2
         assert seen[0] > 30 and any(b != 0 for b in bets)
+
+
+def test_the_variance_proxy_from_the_grid_points_near_its_top_is_the_whole_grid_s() -> None:
+    """:func:`variance_proxy` asks :func:`_psis` only at the grid points numpy's estimate
+    puts within a millionth of the largest: the largest over the whole grid, bit for
+    bit, for references of every shape (skewed, two-valued, wide, many draws)."""
+    from tarneeb.audit.fairness.anytime.threats import _dist, _moments, _psis, variance_proxy
+    for ref in (DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 26, 2), HAND,
+                DrawSum(((1, 13), (0, 39)), 13), DrawSum(((1, 1), (0, 51)), 13),
+                DrawSum(((10, 4), (0, 48)), 39, 3), DrawSum(((5, 2), (1, 10), (0, 40)), 6)):
+        dist, m = _dist(ref), _moments(ref)
+        assert dist is not None and m is not None
+        mu, sd, _ = m
+        grid = [k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k]
+        whole = max(2 * psi / (g * g) for g, psi in zip(grid, _psis(dist, mu, grid),
+                                                         strict=True))
+        reach = max(abs(v - mu) for v, _ in dist)
+        assert variance_proxy(ref) == max(whole * 1.01, sd * sd, 2 * reach * sd / 20)

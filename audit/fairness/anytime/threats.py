@@ -149,8 +149,28 @@ def variance_proxy(ref: Any) -> float:
     mu, sd, _ = m
     reach = max(abs(v - mu) for v, _ in dist)
     grid = [k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k]
+    grid = _near_top(dist, mu, grid)
     sup = max(2 * psi / (g * g) for g, psi in zip(grid, _psis(dist, mu, grid), strict=True))
     return max(sup * 1.01, sd * sd, 2 * reach * sd / 20)
+
+
+def _near_top(dist: list[tuple[float, float]], mu: float, grid: list[float]) -> list[float]:
+    """The points of ``grid`` where ``2 ψ(λ) / λ²`` may be largest: those within a
+    millionth of the largest, made by numpy's ``exp`` and ``log`` (within a few units in
+    the last place of :func:`_psis`': a relative error far below a millionth, so the
+    point :func:`_psis` makes largest is among them); all of them when not all finite."""
+    import numpy as np
+    lams = np.array(grid, dtype=np.float64)
+    x = lams[:, None] * (np.array([v for v, _ in dist], dtype=np.float64) - mu)[None, :]
+    if not np.isfinite(x).all():
+        return grid
+    top = x.max(axis=1)
+    psi = top + np.log((np.array([p for _, p in dist])[None, :] * np.exp(x - top[:, None])
+                        ).sum(axis=1))
+    ratio = 2 * psi / (lams * lams)
+    if not np.isfinite(ratio).all():
+        return grid
+    return lams[ratio >= ratio.max() * (1 - 1e-6)].tolist()
 
 
 def _logmean(values: Sequence[float]) -> float:
