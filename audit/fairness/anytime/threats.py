@@ -170,7 +170,8 @@ def _near_top(dist: list[tuple[float, float]], mu: float, grid: list[float]) -> 
     ratio = 2 * psi / (lams * lams)
     if not np.isfinite(ratio).all():
         return grid
-    return lams[ratio >= ratio.max() * (1 - 1e-6)].tolist()
+    near: list[float] = lams[ratio >= ratio.max() * (1 - 1e-6)].tolist()
+    return near
 
 
 def _logmean(values: Sequence[float]) -> float:
