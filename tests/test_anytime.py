@@ -73,6 +73,10 @@ def test_the_bets_constants_made_at_once_are_those_made_one_at_a_time(ref: DrawS
     assert _logmeans(np.array(rows)) == [_logmean(r) for r in rows]
     rows[7][3] = math.inf
     assert _logmeans(np.array(rows)) == [_logmean(r) for r in rows]
+    for width in (1, 52):  # rows of one bet, of a card position's 52 items
+        rows = [[rng.gauss(0, 10 ** rng.randint(0, 3)) for _ in range(width)]
+                for _ in range(50)]
+        assert _logmeans(np.array(rows)) == [_logmean(r) for r in rows]
 
 
 def grown(cheat: str | None, matches: int, seed: int) -> Evidence:

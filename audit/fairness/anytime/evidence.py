@@ -472,11 +472,20 @@ class Evidence:
     def _earlier_digests(self) -> list[tuple[int, bytes]]:
         """The deals ``earlier`` gives, each with its digest (made once a run)."""
         if self._earlier is None:
-            blake2b, number = hashlib.blake2b, int.from_bytes
-            # draw_digest of a value in bytes, written out: a call a deal is much of the cost
-            self._earlier = [(number(blake2b(v, digest_size=8).digest(), "big") >> 1, v)
-                             if type(v) is bytes else (draw_digest(v), v)
-                             for v in (self.earlier or tuple)()]
+            given = list((self.earlier or tuple)())
+            if all(type(v) is bytes for v in given):
+                # draw_digest of each, written out: a copy of one hasher updated (cheaper
+                # than a hasher made a deal), the digests' numbers made at once
+                import numpy as np
+                proto, digests = hashlib.blake2b(digest_size=8), []
+                for v in given:
+                    h = proto.copy()
+                    h.update(v)
+                    digests.append(h.digest())
+                numbers = (np.frombuffer(b"".join(digests), dtype=">u8") >> np.uint64(1)).tolist()
+                self._earlier = list(zip(numbers, given, strict=True))
+            else:
+                self._earlier = [(draw_digest(v), v) for v in given]
         return self._earlier
 
     def _given(self) -> set[int]:

@@ -185,14 +185,22 @@ def _logmeans(rows: Any) -> list[float]:
     """:func:`_logmean` of each row of ``rows`` (a 2-d float array), to the last bit: the
     largest and each difference from it made by numpy (the same correctly rounded
     subtraction), the exponentials and their sum by Python's ``math.exp`` and ``sum`` in
-    the same order; rows not all finite go to :func:`_logmean` itself."""
+    the same order, the mean's quotient, its log and the sum with the largest as
+    :func:`_logmean` makes them (numpy's quotient and sum: the same correctly rounded
+    operations); rows not all finite go to :func:`_logmean` itself."""
     import numpy as np
     if not np.isfinite(rows).all():
         return [_logmean(r) for r in rows.tolist()]
     tops = rows.max(axis=1)
-    n, exp, log = rows.shape[1], math.exp, math.log
-    return [top + log(sum(map(exp, d)) / n)
-            for top, d in zip(tops.tolist(), (rows - tops[:, None]).tolist(), strict=True)]
+    n = rows.shape[1]
+    # every exponential in one map, cut into rows of n (a row's terms in order): one
+    # iterator for the whole array, not a list and a map per row
+    terms = map(math.exp, (rows - tops[:, None]).ravel().tolist())
+    sums = np.array([sum(row) for row in zip(*[terms] * n, strict=True)],
+                    dtype=np.float64)
+    out: list[float] = (tops + np.array(list(map(math.log, (sums / n).tolist())),
+                                        dtype=np.float64)).tolist()
+    return out
 
 
 def placed_step(bets: list[float], seen: list[int], sizes: Sequence[int], width: int,
