@@ -589,18 +589,6 @@ def advance_pairing(totals: dict[Any, list[Any]], bets: list[float],
     return _logmean(bets)
 
 
-__all__ = [
-    "COV_STEPS",
-    "STEPS",
-    "advance_balance",
-    "advance_cells",
-    "advance_drift",
-    "advance_pairing",
-    "cell_updates",
-    "cells_combined",
-    "cells_log_e",
-    "deal_hands",
-    "drift_deals",
-    "placed_step",
-    "variance_proxy",
-]
+__all__ = ["COV_STEPS", "STEPS", "advance_balance", "advance_cells", "advance_drift",
+           "advance_pairing", "cell_updates", "cells_combined", "cells_log_e", "deal_hands",
+           "drift_deals", "placed_step", "variance_proxy"]
