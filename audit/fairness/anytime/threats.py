@@ -266,7 +266,7 @@ def _log_sum_exp(logs: list[float]) -> float:
     top = max(logs)
     if top == math.inf:
         return math.inf
-    return top + math.log(sum(math.exp(v - top) for v in logs))
+    return top + math.log(sum([math.exp(v - top) for v in logs]))
 
 
 @functools.lru_cache(maxsize=16)
@@ -341,29 +341,39 @@ def cell_updates(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
             values, states = _rows(row)
             if not values:
                 continue
-            by_deal = [_sides(b) for b in states]  # per deal, its side in each state
-            sides = {name: [s[i] for s in by_deal] for i, name in enumerate(STATES)}
             qualified = [n for n in row[2]
                          if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
+            # per state byte, its deals and their values summed (whole numbers: in any
+            # order): a deal's side in every state is its byte's
+            of_byte: dict[int, list[int]] = {}
+            for v, b in zip(values, states, strict=True):
+                acc = of_byte.get(b)
+                if acc is None:
+                    of_byte[b] = [1, *v]
+                else:
+                    acc[0] += 1
+                    acc[1] += v[0]
+                    acc[2] += v[1]
+                    acc[3] += v[2]
+                    acc[4] += v[3]
+            sided = [(_sides(b), acc) for b, acc in of_byte.items()]
             # per state and side, its deals and the points of each set of seats (a bit
             # mask) over them: a subject's seats on that side are one set in every deal
             groups: dict[str, list[tuple[int, int, list[int]]]] = {}
-            for state in STATES:
+            for i, state in enumerate(STATES):
                 by_side: dict[int, list[int]] = {}
-                for v, side in zip(values, sides[state], strict=True):
+                for sides, acc in sided:
+                    side = sides[i]
                     if side < 0:
                         continue
-                    acc = by_side.get(side)
-                    if acc is None:
-                        by_side[side] = [1, *v]
+                    got = by_side.get(side)
+                    if got is None:
+                        by_side[side] = list(acc)
                     else:
-                        acc[0] += 1
-                        acc[1] += v[0]
-                        acc[2] += v[1]
-                        acc[3] += v[2]
-                        acc[4] += v[3]
-                groups[state] = [(side, acc[0], _held(*acc[1:]))
-                                 for side, acc in by_side.items()]
+                        for j in range(5):
+                            got[j] += acc[j]
+                groups[state] = [(side, got[0], _held(*got[1:]))
+                                 for side, got in by_side.items()]
             # a subject's cells depend on its seats alone (the teams' and most players'
             # are the same): made once a set of seats
             made: dict[int, list[tuple[str, list[tuple[Any, ...]]]]] = {}
