@@ -11,7 +11,9 @@ e-values match by match: :func:`advance_many`. Its figures are those of
 * a sum or covariate test's bets (sizes fixed beforehand) grow by one increment per
   observation, made with numpy over all the matches' observations with the arithmetic
   of the one-match code, and added up in the same order (``numpy.cumsum`` adds one term
-  after another); the other kinds advance as they do one match at a time;
+  after another); so do the drift bets' (each deal's terms made in order); the fit tests,
+  state cells, partners' fit and near-repeats have their own block code (``_MANY``), the
+  other kinds advance as they do one match at a time;
 * the combined e-value after each match is made from the tests' e-values then, in the
   order the tests appeared, as the one-match code makes it;
 * the near-repeats bet, which first recalls the hands seen before when it first
