@@ -96,7 +96,6 @@ import functools
 import gc
 import hashlib
 import math
-import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,12 +106,12 @@ from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     STEPS,
     _logmean,
-    _logmeans,
     _moments,
     advance_balance,
     advance_cells,
     advance_drift,
     advance_pairing,
+    placed_step,
     variance_proxy,
 )
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
@@ -257,57 +256,12 @@ class _Test:
             seen = self.totals.setdefault(ref, [0] * (1 + len(sizes) * width))
             if not self.bets:
                 self.bets = [0.0] * (len(sizes) * len(PLACE_STEPS))
-            # per item, how often it was seen anywhere (every deal, for whole deals: the
-            # learnt chances of an item then add up to 1 whatever the counts say)
-            import numpy as np  # (an archive's extra, as the state's)
-            groups = len(sizes)
-            # (whole numbers: summed in any order)
-            counts = np.array(seen[1:], dtype=np.int64).reshape(groups, width)
-            flat = np.array(triples, dtype=np.int64).reshape(-1, 3)
-            g, i = flat[:, 0], flat[:, 1]
-            whole = bool(((g >= 0) & (g < groups) & (i >= 0) & (i < width)).all())
-            if whole:
-                got = np.bincount(g * width + i, weights=flat[:, 2],  # (whole numbers)
-                                  minlength=groups * width).astype(np.int64)
-            else:  # (damaged figures: as the list would take them, or fail)
-                listed = [[0] * width for _ in sizes]
-                for gi, ii, k in zip(*(iter(triples),) * 3, strict=True):
-                    listed[gi][ii] += k
-                got = np.array(listed, dtype=np.int64).ravel()
-            # every group's ``(c + prior) / (o + PRIOR) / part`` at once (numpy's
-            # correctly rounded operations, as Python's), the logs by Python's
-            part = np.array(share, dtype=np.float64)[:, None]
-            w_all = list(map(math.log, ((counts + PRIOR * part)
-                                        / (counts.sum(axis=0) + PRIOR)[None, :]
-                                        / part).ravel().tolist()))
-            got_of = got.tolist()
-            means = []
-            for g0 in range(groups):
-                w = w_all[g0 * width:(g0 + 1) * width]
-                means.append(sum(w) / width)
-            # a group's items are drawn without replacement: their sum's moment
-            # generating function is at most that of draws with replacement (Hoeffding
-            # 1963, theorem 4), whose ψ is exact: per group and bet, the _logmean of
-            # lam (w - mean), every one's at once
-            psis = _logmeans((np.array(PLACE_STEPS)[None, :, None]
-                              * (np.array(w_all).reshape(groups, width)
-                                 - np.array(means)[:, None])[:, None, :]
-                              ).reshape(groups * len(PLACE_STEPS), width))
-            for g0, size in enumerate(sizes):
-                mean = means[g0]
-                total = sum(map(operator.mul, w_all[g0 * width:(g0 + 1) * width],
-                                got_of[g0 * width:(g0 + 1) * width]))
-                for s, lam in enumerate(PLACE_STEPS):
-                    self.bets[g0 * len(PLACE_STEPS) + s] += (
-                        lam * (total - deals * size * mean)
-                        - deals * size * psis[g0 * len(PLACE_STEPS) + s])
+            # a group's items are drawn without replacement: their sum's moment generating
+            # function is at most that of draws with replacement (Hoeffding 1963, theorem
+            # 4), whose ψ is exact
+            placed_step(self.bets, seen, sizes, width, share, deals, triples, PRIOR,
+                        PLACE_STEPS)
             self.log_e = _logmean(self.bets)
-            seen[0] += deals
-            if whole:
-                seen[1:] = (counts.ravel() + got).tolist()
-            else:
-                for gi, ii, k in zip(*(iter(triples),) * 3, strict=True):
-                    seen[1 + gi * width + ii] += k
 
     def _repeat(self, obs: dict[Any, list[Any]]) -> None:
         """Whether the match brings a value seen before (or twice), against the birthday
@@ -412,6 +366,16 @@ def _order(item: Any) -> str:
     return _repr(item[0])
 
 
+def _sorted_digests(seen: set[Any], extra: list[Any]) -> list[Any]:
+    """``sorted(seen)``: digests (whole numbers below 2**63) sorted by numpy when those
+    read from the bytes (``extra``) are such numbers too (the others: made here)."""
+    if all(type(d) is int and 0 <= d < 2 ** 63 for d in extra):
+        import numpy as np
+        out: list[Any] = np.sort(np.fromiter(seen, dtype=np.uint64, count=len(seen))).tolist()
+        return out
+    return sorted(seen)
+
+
 def fixed_sample_only(tests: Iterable[tuple[Any, ...]],
                       evidence: Evidence) -> list[tuple[Any, ...]]:
     """The tests of the fixed-sample battery (their ids) with no e-process in
@@ -442,6 +406,7 @@ class Evidence:
         # earlier does not give, those it gives not seen, the set's count and sum (recover)
         self._pending: list[tuple[tuple[Any, ...], Any, list[int], list[int], int, int]] = []
         self._earlier: list[tuple[int, bytes]] | None = None  # earlier's, with digests
+        self._given_set: set[int] | None = None  # their digests
 
     def advance(self, share: Tally | None, alpha: float) -> float:
         """One match (``share``: its observations; None: it has none, the wealth stays);
@@ -490,11 +455,15 @@ class Evidence:
                 for d in digests}
         if self.earlier is None or not seen:
             return index
-        deals = []
-        for d, value in self._earlier_digests():
-            if d in seen:
-                seen.discard(d)
-                deals.append(value)
+        earlier = self._earlier_digests()
+        if len(self._given()) == len(earlier):  # no two deals of one digest: each once
+            deals = [value for d, value in earlier if d in seen]
+        else:
+            deals = []
+            for d, value in earlier:
+                if d in seen:
+                    seen.discard(d)
+                    deals.append(value)
         if deals:  # each once: their hands, in any order
             import numpy as np
             index.add(unpack_hands(np.frombuffer(b"".join(deals), dtype=f"V{DEAL_BYTES}")))
@@ -519,19 +488,25 @@ class Evidence:
                 self._earlier = [(draw_digest(v), v) for v in given]
         return self._earlier
 
+    def _given(self) -> set[int]:
+        """The digests of the deals ``earlier`` gives, as a set (made once a run)."""
+        if self._given_set is None:
+            self._given_set = {d for d, _ in self._earlier_digests()}
+        return self._given_set
+
     def recover(self) -> None:
         """The deals' digests left out of the bytes (version 3) made again from those
         ``earlier`` gives: a set whose count or sum differs is damaged evidence."""
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        given = {d for d, _ in self._earlier_digests()}
+        given = self._given()
         for test, ref, extra, excluded, count, check in pending:
             seen = (given - set(excluded)) | set(extra)
             if len(seen) != count or sum(seen) % 2 ** 64 != check:
                 raise CodecError(f"the deals seen by {' '.join(map(str, test))} are not "
                                  "those the state keeps")
-            self.tests[test].totals[ref] = sorted(seen)
+            self.tests[test].totals[ref] = _sorted_digests(seen, extra)
 
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of

@@ -2,12 +2,13 @@
 
 :mod:`~tarneeb.audit.fairness.anytime.evidence` keeps the archive's e-processes; here is what its
 bets share (the exact ``ψ`` of a reference, a sub-Gaussian variance proxy, the average
-of bets as a log) and the bets of the fixed-sample tests that read each deal in its
-match (:mod:`~tarneeb.audit.fairness.state`, :mod:`~tarneeb.audit.fairness.drift`) or
-every deal's hands (:mod:`~tarneeb.audit.fairness.nearrepeat`,
-:mod:`~tarneeb.audit.fairness.fit`), so that the continuous audit tests what the
-fixed-sample battery tests. Each is a wealth that a fair shuffle keeps at 1 on average
-at every match (a nonnegative supermartingale, most of them a martingale):
+of bets as a log), the card positions' step (:func:`placed_step`) and the bets of the
+fixed-sample tests that read each deal in its match (:mod:`~tarneeb.audit.fairness.state`,
+:mod:`~tarneeb.audit.fairness.drift`) or every deal's hands
+(:mod:`~tarneeb.audit.fairness.nearrepeat`, :mod:`~tarneeb.audit.fairness.fit`), so that
+the continuous audit tests what the fixed-sample battery tests. Each is a wealth that a
+fair shuffle keeps at 1 on average at every match (a nonnegative supermartingale, most
+of them a martingale):
 
 * **State-adaptive dealing** (:func:`advance_cells`): per cell (a subject, a state of
   the match, as the state test's: the two teams, the computer and the human seats, each
@@ -45,6 +46,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -147,8 +149,29 @@ def variance_proxy(ref: Any) -> float:
     mu, sd, _ = m
     reach = max(abs(v - mu) for v, _ in dist)
     grid = [k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k]
+    grid = _near_top(dist, mu, grid)
     sup = max(2 * psi / (g * g) for g, psi in zip(grid, _psis(dist, mu, grid), strict=True))
     return max(sup * 1.01, sd * sd, 2 * reach * sd / 20)
+
+
+def _near_top(dist: list[tuple[float, float]], mu: float, grid: list[float]) -> list[float]:
+    """The points of ``grid`` where ``2 ψ(λ) / λ²`` may be largest: those within a
+    millionth of the largest, made by numpy's ``exp`` and ``log`` (within a few units in
+    the last place of :func:`_psis`': a relative error far below a millionth, so the
+    point :func:`_psis` makes largest is among them); all of them when not all finite."""
+    import numpy as np
+    lams = np.array(grid, dtype=np.float64)
+    x = lams[:, None] * (np.array([v for v, _ in dist], dtype=np.float64) - mu)[None, :]
+    if not np.isfinite(x).all():
+        return grid
+    top = x.max(axis=1)
+    psi = top + np.log((np.array([p for _, p in dist])[None, :] * np.exp(x - top[:, None])
+                        ).sum(axis=1))
+    ratio = 2 * psi / (lams * lams)
+    if not np.isfinite(ratio).all():
+        return grid
+    near: list[float] = lams[ratio >= ratio.max() * (1 - 1e-6)].tolist()
+    return near
 
 
 def _logmean(values: Sequence[float]) -> float:
@@ -178,6 +201,55 @@ def _logmeans(rows: Any) -> list[float]:
     out: list[float] = (tops + np.array(list(map(math.log, (sums / n).tolist())),
                                         dtype=np.float64)).tolist()
     return out
+
+
+def placed_step(bets: list[float], seen: list[int], sizes: Sequence[int], width: int,
+                share: list[float], deals: int, triples: list[int], prior: int,
+                steps: Sequence[float]) -> None:
+    """One reference's match of the card-position bet (``_Test._placed``): per group, the
+    score of each item (its log-likelihood ratio there, learnt from ``seen``: the deals
+    and the counts per group and item before, with ``prior`` pseudo-observations of the
+    null's ``share``) summed over the items the group got (``triples``: group, item,
+    count), bet on at each of ``steps`` against its exact ``ψ`` (the ``_logmean`` of
+    ``lam (w - mean)``); ``bets`` (per group and step) and ``seen`` take the match in. The
+    scores made for every group at once: numpy's correctly rounded operations (Python's),
+    Python's logs, sums and exponentials in the one-group order."""
+    import numpy as np
+    groups = len(sizes)  # (and ``width`` items)
+    counts = np.array(seen[1:], dtype=np.int64).reshape(groups, width)
+    flat = np.array(triples, dtype=np.int64).reshape(-1, 3)
+    g, i = flat[:, 0], flat[:, 1]
+    whole = bool(((g >= 0) & (g < groups) & (i >= 0) & (i < width)).all())
+    if whole:  # (whole numbers: summed in any order)
+        got = np.bincount(g * width + i, weights=flat[:, 2],
+                          minlength=groups * width).astype(np.int64)
+    else:  # (damaged figures: as lists would take them, or fail)
+        listed = [[0] * width for _ in sizes]
+        for gi, ii, k in zip(*(iter(triples),) * 3, strict=True):
+            listed[gi][ii] += k
+        got = np.array(listed, dtype=np.int64).ravel()
+    # per item, how often it was seen anywhere (every deal, for whole deals: the learnt
+    # chances of an item then add up to 1 whatever the counts say)
+    part = np.array(share, dtype=np.float64)[:, None]
+    w_all = list(map(math.log, ((counts + prior * part) / (counts.sum(axis=0) + prior)[None, :]
+                                / part).ravel().tolist()))
+    got_of = got.tolist()
+    means = [sum(w_all[k * width:(k + 1) * width]) / width for k in range(groups)]
+    psis = _logmeans((np.array(steps)[None, :, None]
+                      * (np.array(w_all).reshape(groups, width)
+                         - np.array(means)[:, None])[:, None, :]).reshape(-1, width))
+    for k, size in enumerate(sizes):
+        total = sum(map(operator.mul, w_all[k * width:(k + 1) * width],
+                        got_of[k * width:(k + 1) * width]))
+        for j, lam in enumerate(steps):
+            bets[k * len(steps) + j] += (lam * (total - deals * size * means[k])
+                                         - deals * size * psis[k * len(steps) + j])
+    seen[0] += deals
+    if whole:
+        seen[1:] = (counts.ravel() + got).tolist()
+    else:
+        for gi, ii, k in zip(*(iter(triples),) * 3, strict=True):
+            seen[1 + gi * width + ii] += k
 
 
 def _log_weighted(terms: Iterable[tuple[float, float]], rest: float) -> float:
@@ -517,17 +589,6 @@ def advance_pairing(totals: dict[Any, list[Any]], bets: list[float],
     return _logmean(bets)
 
 
-__all__ = [
-    "COV_STEPS",
-    "STEPS",
-    "advance_balance",
-    "advance_cells",
-    "advance_drift",
-    "advance_pairing",
-    "cell_updates",
-    "cells_combined",
-    "cells_log_e",
-    "deal_hands",
-    "drift_deals",
-    "variance_proxy",
-]
+__all__ = ["COV_STEPS", "STEPS", "advance_balance", "advance_cells", "advance_drift",
+           "advance_pairing", "cell_updates", "cells_combined", "cells_log_e", "deal_hands",
+           "drift_deals", "placed_step", "variance_proxy"]
