@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -160,6 +161,21 @@ def test_the_near_count_is_exact_when_the_index_grows_past_its_bit_map() -> None
     probe = np.concatenate((hands[:20], hands[40_000:], moved))
     brute = int((np.bitwise_count(probe[:, None] & hands[None, :40_000]) >= 12).sum())
     assert index.count(probe) == brute >= 70
+
+
+def test_the_index_finds_each_probe_as_often_as_it_was_seen_in_the_probes_order() -> None:
+    """NearIndex.found, per probe in the order given (the batch counts a match's pairs
+    from it), the hands seen equal to it: sorted hands and the tail, with repeats."""
+    rng = np.random.default_rng(6)  # NOT secret: a test
+    order = np.argsort(rng.random((9_000, 52)), axis=1)[:, :13]
+    hands = (np.uint64(1) << order.astype(np.uint64)).sum(axis=1, dtype=np.uint64)
+    index = NearIndex()
+    index.add(hands[:6_000])  # merged: sorted hands and their counts
+    index.add(hands[:100])  # seen twice, in the tail
+    probe = rng.permutation(np.concatenate((hands[:200], hands[5_900:6_100])))
+    seen = Counter([*hands[:6_000].tolist(), *hands[:100].tolist()])
+    assert index.found(probe).tolist() == [seen[p] for p in probe.tolist()]
+    assert sorted(set(index.found(probe).tolist())) == [0, 1, 2]
 
 
 def test_the_near_bet_has_mean_one_at_its_exact_chance() -> None:

@@ -384,12 +384,11 @@ def _pairing(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tupl
     order: list[bytes] = []
     for _, obs in seq:
         got = []
-        for what, values in sorted(obs.items(), key=lambda kv: repr(kv[0])):
-            counts: dict[bytes, int] = {}
-            for v in values:
-                counts[v] = counts.get(v, 0) + 1
+        for what, values in (obs.items() if len(obs) == 1 else sorted(obs.items(), key=_order)):
             got.append((what, len(order), len(values)))
-            order.extend(v for v in sorted(counts) for _ in range(counts[v]))
+            # the deals as deal_hands takes them: each value once in order, as often as
+            # drawn (equal values are the same bytes: the values sorted)
+            order.extend(sorted(values))
         parts.append(got)
     terms: dict[str, tuple[Any, Any]] = {}  # per fit: bets x deals kept, deals kept before
     if order:
@@ -406,17 +405,20 @@ def _pairing(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tupl
             top = x.max(axis=2)
             psi = top + np.log(np.exp(x - top[:, :, None]).mean(axis=2))
             terms[what] = (x[:, :, 0] - psi, np.concatenate(([0], np.cumsum(keep))))
-    out = []
-    for (m, _), got in zip(seq, parts, strict=True):
+    bets, after = t.bets, []  # the bets after each match
+    for got in parts:
         for what, lo, n in got:
             if not n:
                 continue
             gains, kept = terms[what]
             for j, gained in enumerate(gains[:, kept[lo]:kept[lo + n]].sum(axis=1).tolist()):
-                t.bets[j] += gained
-        t.log_e = _logmean(t.bets)
-        out.append((m, t.log_e))
-    return out
+                bets[j] += gained
+        after.append(list(bets))
+    # each match's e-value, every match's at once
+    logs = _logmeans(np.array(after, dtype=np.float64)) if after else []
+    if logs:
+        t.log_e = logs[-1]
+    return [(m, log_e) for (m, _), log_e in zip(seq, logs, strict=True)]
 
 
 def _cells(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
