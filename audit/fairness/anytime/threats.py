@@ -155,10 +155,9 @@ def variance_proxy(ref: Any) -> float:
 
 
 def _near_top(dist: list[tuple[float, float]], mu: float, grid: list[float]) -> list[float]:
-    """The points of ``grid`` where ``2 ψ(λ) / λ²`` may be largest: those within a
-    millionth of the largest, made by numpy's ``exp`` and ``log`` (within a few units in
-    the last place of :func:`_psis`': a relative error far below a millionth, so the
-    point :func:`_psis` makes largest is among them); all of them when not all finite."""
+    """The points of ``grid`` where ``2 ψ(λ) / λ²`` may be largest: within a millionth of
+    the largest as numpy's ``exp`` and ``log`` make it (some units in the last place from
+    :func:`_psis`'), so the largest of :func:`_psis` is among them; all when not finite."""
     import numpy as np
     lams = np.array(grid, dtype=np.float64)
     x = lams[:, None] * (np.array([v for v, _ in dist], dtype=np.float64) - mu)[None, :]
@@ -206,14 +205,11 @@ def _logmeans(rows: Any) -> list[float]:
 def placed_step(bets: list[float], seen: list[int], sizes: Sequence[int], width: int,
                 share: list[float], deals: int, triples: list[int], prior: int,
                 steps: Sequence[float]) -> None:
-    """One reference's match of the card-position bet (``_Test._placed``): per group, the
-    score of each item (its log-likelihood ratio there, learnt from ``seen``: the deals
-    and the counts per group and item before, with ``prior`` pseudo-observations of the
-    null's ``share``) summed over the items the group got (``triples``: group, item,
-    count), bet on at each of ``steps`` against its exact ``ψ`` (the ``_logmean`` of
-    ``lam (w - mean)``); ``bets`` (per group and step) and ``seen`` take the match in. The
-    scores made for every group at once: numpy's correctly rounded operations (Python's),
-    Python's logs, sums and exponentials in the one-group order."""
+    """One reference's match of the card-position bet (``_Test._placed``): per group, each
+    item's score (its log-likelihood ratio, learnt from ``seen``: deals and counts per group
+    and item before, ``prior`` pseudo-observations of ``share``) summed over the items it
+    got (``triples``), bet on at each of ``steps`` against its exact ``ψ``; ``bets`` and
+    ``seen`` take the match in. Every group at once, the one-group code's operations."""
     import numpy as np
     groups = len(sizes)  # (and ``width`` items)
     counts = np.array(seen[1:], dtype=np.int64).reshape(groups, width)
@@ -343,8 +339,7 @@ def cell_updates(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
                 continue
             qualified = [n for n in row[2]
                          if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
-            # per state byte, its deals and their values summed (whole numbers: in any
-            # order): a deal's side in every state is its byte's
+            # per state byte (a deal's sides are its byte's): its deals, values summed
             of_byte: dict[int, list[int]] = {}
             for v, b in zip(values, states, strict=True):
                 acc = of_byte.get(b)
