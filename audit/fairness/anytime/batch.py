@@ -56,7 +56,7 @@ from tarneeb.audit.fairness.anytime.threats import (
 )
 from tarneeb.audit.fairness.fit import pairing_values
 from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, unpack_hands
-from tarneeb.audit.fairness.tally import Tally
+from tarneeb.audit.fairness.tally import Tally, draw_digests
 
 
 def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: float) -> list[float]:
@@ -536,4 +536,18 @@ def _drift(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[
     return [(m, log_e) for (m, _), log_e in zip(seq, logs, strict=True)]
 
 
-_MANY = {"drift": _drift, "fit": _fits, "near": _near, "pairing": _pairing, "cells": _cells}
+def _repeats(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """Values drawn again over the matches ``seq``, as :meth:`_Test._repeat` a match at a
+    time, every value's digest made first, at once (:func:`draw_digests`: the same
+    numbers; a digest depends on the value alone)."""
+    values = [v for _, obs in seq for figures in obs.values() for v in figures[0::2]]
+    digest = dict(zip(values, draw_digests(values), strict=True)).__getitem__
+    out = []
+    for m, obs in seq:
+        t._repeat(obs, digest)
+        out.append((m, t.log_e))
+    return out
+
+
+_MANY = {"drift": _drift, "fit": _fits, "near": _near, "pairing": _pairing, "cells": _cells,
+         "repeat": _repeats}

@@ -94,7 +94,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import hashlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -117,7 +116,7 @@ from tarneeb.audit.fairness.anytime.threats import (
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.correction import FAMILIES, family_of
 from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, unpack_hands
-from tarneeb.audit.fairness.tally import Tally, draw_digest
+from tarneeb.audit.fairness.tally import Tally, draw_digest, draw_digests
 
 PLACE_STEPS = (0.25, 0.5, 1.0, 2.0)  # bets on the card-position score (a log-likelihood ratio)
 PRIOR = 200  # pseudo-observations of the null's distribution a fit test's bet starts from
@@ -263,9 +262,11 @@ class _Test:
                         PLACE_STEPS)
             self.log_e = _logmean(self.bets)
 
-    def _repeat(self, obs: dict[Any, list[Any]]) -> None:
+    def _repeat(self, obs: dict[Any, list[Any]],
+                digest: Callable[[Any], int] = draw_digest) -> None:
         """Whether the match brings a value seen before (or twice), against the birthday
-        null, bet on at a chance learnt from the matches before."""
+        null, bet on at a chance learnt from the matches before (``digest``: each value's
+        :func:`draw_digest`, or the same number made beforehand)."""
         if not self.bets:
             self.bets = [0.0, 0.0, 0.0]  # matches, matches with a repeat, log of the wealth
         for ref, figures in sorted(obs.items(), key=_order):
@@ -277,7 +278,7 @@ class _Test:
                 known = self.index[ref] = set(seen)
             pairs = list(zip(figures[0::2], figures[1::2], strict=True))
             draws = sum(c for _, c in pairs)
-            digests = [draw_digest(v) for v, _ in pairs]  # 8 bytes a value seen
+            digests = [digest(v) for v, _ in pairs]  # 8 bytes a value seen
             hit = any(c > 1 for _, c in pairs) or any(d in known for d in digests)
             m = len(known)
             chance = -math.expm1(sum(math.log1p(-min(1.0, (m + j) / space))
@@ -473,19 +474,7 @@ class Evidence:
         """The deals ``earlier`` gives, each with its digest (made once a run)."""
         if self._earlier is None:
             given = list((self.earlier or tuple)())
-            if all(type(v) is bytes for v in given):
-                # draw_digest of each, written out: a copy of one hasher updated (cheaper
-                # than a hasher made a deal), the digests' numbers made at once
-                import numpy as np
-                proto, digests = hashlib.blake2b(digest_size=8), []
-                for v in given:
-                    h = proto.copy()
-                    h.update(v)
-                    digests.append(h.digest())
-                numbers = (np.frombuffer(b"".join(digests), dtype=">u8") >> np.uint64(1)).tolist()
-                self._earlier = list(zip(numbers, given, strict=True))
-            else:
-                self._earlier = [(draw_digest(v), v) for v in given]
+            self._earlier = list(zip(draw_digests(given), given, strict=True))
         return self._earlier
 
     def _given(self) -> set[int]:
@@ -507,6 +496,7 @@ class Evidence:
                 raise CodecError(f"the deals seen by {' '.join(map(str, test))} are not "
                                  "those the state keeps")
             self.tests[test].totals[ref] = _sorted_digests(seen, extra)
+            self.tests[test].index[ref] = seen  # (the set _repeat would make of them again)
 
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of
