@@ -24,7 +24,7 @@ from tarneeb.audit.fairness.anytime.evidence import (
 )
 from tarneeb.audit.fairness.anytime.threats import _logmean, _logmeans, _psi, _psis
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
-from tarneeb.audit.fairness.tally import draw_digest
+from tarneeb.audit.fairness.tally import draw_digest, draw_digests
 from tarneeb.testing.dealsim import synthetic_match
 
 HCP = DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 13)
@@ -73,6 +73,10 @@ def test_the_bets_constants_made_at_once_are_those_made_one_at_a_time(ref: DrawS
     assert _logmeans(np.array(rows)) == [_logmean(r) for r in rows]
     rows[7][3] = math.inf
     assert _logmeans(np.array(rows)) == [_logmean(r) for r in rows]
+    for width in (1, 52):  # rows of one bet, of a card position's 52 items
+        rows = [[rng.gauss(0, 10 ** rng.randint(0, 3)) for _ in range(width)]
+                for _ in range(50)]
+        assert _logmeans(np.array(rows)) == [_logmean(r) for r in rows]
 
 
 def grown(cheat: str | None, matches: int, seed: int) -> Evidence:
@@ -168,6 +172,16 @@ def test_the_deals_seen_are_left_to_the_state_and_checked_when_given_back() -> N
     wrong.earlier = lambda: fewer[1:]
     with pytest.raises(CodecError, match="not those the state keeps"):
         wrong.advance(shares[6], 0.05)
+
+
+def test_the_digests_made_at_once_are_each_value_s_digest() -> None:
+    """draw_digests (the deals given back, a block's values drawn) is draw_digest of each
+    value, bytes (hashed by copies of one hasher) or whole numbers."""
+    deals = [bytes(range(k, k + 20)) for k in range(30)] + [b"", b"\x00" * 20]
+    assert draw_digests(deals) == [draw_digest(v) for v in deals]
+    mixed = [*deals[:3], 0, -1, 2 ** 70, 635_013_559_600]
+    assert draw_digests(mixed) == [draw_digest(v) for v in mixed]
+    assert draw_digests([]) == []
 
 
 def test_the_codec_builds_nothing_but_the_references_it_knows() -> None:

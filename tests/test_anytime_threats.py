@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -162,6 +163,21 @@ def test_the_near_count_is_exact_when_the_index_grows_past_its_bit_map() -> None
     assert index.count(probe) == brute >= 70
 
 
+def test_the_index_finds_each_probe_as_often_as_it_was_seen_in_the_probes_order() -> None:
+    """NearIndex.found, per probe in the order given (the batch counts a match's pairs
+    from it), the hands seen equal to it: sorted hands and the tail, with repeats."""
+    rng = np.random.default_rng(6)  # NOT secret: a test
+    order = np.argsort(rng.random((9_000, 52)), axis=1)[:, :13]
+    hands = (np.uint64(1) << order.astype(np.uint64)).sum(axis=1, dtype=np.uint64)
+    index = NearIndex()
+    index.add(hands[:6_000])  # merged: sorted hands and their counts
+    index.add(hands[:100])  # seen twice, in the tail
+    probe = rng.permutation(np.concatenate((hands[:200], hands[5_900:6_100])))
+    seen = Counter([*hands[:6_000].tolist(), *hands[:100].tolist()])
+    assert index.found(probe).tolist() == [seen[p] for p in probe.tolist()]
+    assert sorted(set(index.found(probe).tolist())) == [0, 1, 2]
+
+
 def test_the_near_bet_has_mean_one_at_its_exact_chance() -> None:
     """Each pair's chance is the hypergeometric chance of 12 or 13 shared cards, and the
     factor is ``1 + λ (N − μ)`` with ``λμ ≤ 1``: nonnegative, affine in N, mean 1."""
@@ -261,3 +277,70 @@ def test_the_weights_add_up_to_at_most_one_with_halves_or_as_evidence_made_befor
 
 def state_key(e: Evidence) -> tuple[str, ...]:
     return next(k for k in e.tests if k[0] == "state")
+
+
+def _placed_by_item(bets: list[float], seen: list[int], sizes: tuple[int, ...], width: int,
+                    deals: int, triples: list[int]) -> None:
+    """The card-position step a group and an item at a time (as it was first written)."""
+    import operator
+
+    from tarneeb.audit.fairness.anytime.evidence import PLACE_STEPS, PRIOR
+    from tarneeb.audit.fairness.anytime.threats import _logmean
+    share = [g / sum(sizes) for g in sizes]
+    seen_of = [sum(seen[1 + g * width + i] for g in range(len(sizes))) for i in range(width)]
+    got = [[0] * width for _ in sizes]
+    for g, i, k in zip(*(iter(triples),) * 3, strict=True):
+        got[g][i] += k
+    for g, size in enumerate(sizes):
+        prior, part = PRIOR * share[g], share[g]
+        w = [math.log((c + prior) / (o + PRIOR) / part) for c, o in
+             zip(seen[1 + g * width:1 + (g + 1) * width], seen_of, strict=True)]
+        mean = sum(w) / width
+        total = sum(map(operator.mul, w, got[g]))
+        for s, lam in enumerate(PLACE_STEPS):
+            psi = _logmean([lam * (x - mean) for x in w])
+            bets[g * len(PLACE_STEPS) + s] += (lam * (total - deals * size * mean)
+                                               - deals * size * psi)
+    seen[0] += deals
+    for g, i, k in zip(*(iter(triples),) * 3, strict=True):
+        seen[1 + g * width + i] += k
+
+
+def test_the_card_positions_step_is_the_one_item_at_a_time_step_to_the_last_bit() -> None:
+    """:func:`placed_step` (every group's scores at once, in numpy) against the step written
+    a group and an item at a time, over matches of generated counts (items dealt twice in
+    a match, groups of unequal sizes): the same bets and counts, bit for bit."""
+    from tarneeb.audit.fairness.anytime.evidence import PLACE_STEPS, PRIOR
+    from tarneeb.audit.fairness.anytime.threats import placed_step
+    rng = random.Random(3)  # NOT secret: a test
+    for sizes, width in (((13, 13, 13, 13), 52), ((1, 3), 7)):
+        bets, seen = [0.0] * (len(sizes) * len(PLACE_STEPS)), [0] * (1 + len(sizes) * width)
+        bets2, seen2 = list(bets), list(seen)
+        for _ in range(30):
+            deals = rng.randint(1, 5)
+            triples = [x for _ in range(rng.randint(0, 3 * width))
+                       for x in (rng.randrange(len(sizes)), rng.randrange(width),
+                                 rng.randint(1, 3))]
+            share = [g / sum(sizes) for g in sizes]
+            placed_step(bets, seen, sizes, width, share, deals, triples, PRIOR, PLACE_STEPS)
+            _placed_by_item(bets2, seen2, sizes, width, deals, triples)
+            assert bets == bets2 and seen == seen2
+        assert seen[0] > 30 and any(b != 0 for b in bets)
+
+
+def test_the_variance_proxy_from_the_grid_points_near_its_top_is_the_whole_grid_s() -> None:
+    """:func:`variance_proxy` asks :func:`_psis` only at the grid points numpy's estimate
+    puts within a millionth of the largest: the largest over the whole grid, bit for
+    bit, for references of every shape (skewed, two-valued, wide, many draws)."""
+    from tarneeb.audit.fairness.anytime.threats import _dist, _moments, _psis, variance_proxy
+    for ref in (DrawSum(((4, 4), (3, 4), (2, 4), (1, 4), (0, 36)), 26, 2), HAND,
+                DrawSum(((1, 13), (0, 39)), 13), DrawSum(((1, 1), (0, 51)), 13),
+                DrawSum(((10, 4), (0, 48)), 39, 3), DrawSum(((5, 2), (1, 10), (0, 40)), 6)):
+        dist, m = _dist(ref), _moments(ref)
+        assert dist is not None and m is not None
+        mu, sd, _ = m
+        grid = [k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k]
+        whole = max(2 * psi / (g * g) for g, psi in zip(grid, _psis(dist, mu, grid),
+                                                         strict=True))
+        reach = max(abs(v - mu) for v, _ in dist)
+        assert variance_proxy(ref) == max(whole * 1.01, sd * sd, 2 * reach * sd / 20)

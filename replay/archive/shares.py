@@ -584,8 +584,10 @@ def deals_of_planes(planes: bytes) -> list[bytes]:
     out[:, 0] = c >> np.uint64(24)
     out[:, 1] = ((c & np.uint64((1 << 24) - 1)) << np.uint64(40)) | (b >> np.uint64(12))
     out[:, 2] = ((b & np.uint64(0xFFF)) << np.uint64(52)) | a
-    data = out.view(np.uint8).reshape(n, 24)[:, 4:].tobytes()
-    return [data[j:j + _DEAL] for j in range(0, len(data), _DEAL)]
+    # each deal's 20 bytes as one bytes object (numpy's void items: no byte stripped)
+    deals: list[bytes] = np.ascontiguousarray(out.view(np.uint8).reshape(n, 24)[:, 4:]
+                                              ).view(f"V{_DEAL}").ravel().tolist()
+    return deals
 
 
 __all__ = ["deal_of_planes", "deal_planes", "deals_of_planes", "pack_share", "share_deals",

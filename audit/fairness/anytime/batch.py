@@ -11,7 +11,9 @@ e-values match by match: :func:`advance_many`. Its figures are those of
 * a sum or covariate test's bets (sizes fixed beforehand) grow by one increment per
   observation, made with numpy over all the matches' observations with the arithmetic
   of the one-match code, and added up in the same order (``numpy.cumsum`` adds one term
-  after another); the other kinds advance as they do one match at a time;
+  after another); so do the drift bets' (each deal's terms made in order); the fit tests,
+  state cells, partners' fit and near-repeats have their own block code (``_MANY``), the
+  other kinds advance as they do one match at a time;
 * the combined e-value after each match is made from the tests' e-values then, in the
   order the tests appeared, as the one-match code makes it;
 * the near-repeats bet, which first recalls the hands seen before when it first
@@ -21,7 +23,6 @@ e-values match by match: :func:`advance_many`. Its figures are those of
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -29,11 +30,11 @@ from typing import Any
 import numpy as np
 
 from tarneeb.audit.fairness.anytime.evidence import (
+    PRIOR,
     Evidence,
     _order,
     _repr,
     _Test,
-    fit_step,
     no_cycle_collection,
     observations,
     weighted_log_mean,
@@ -41,6 +42,8 @@ from tarneeb.audit.fairness.anytime.evidence import (
 from tarneeb.audit.fairness.anytime.near import NearIndex, near_factor
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
+    DRIFT_HALF_LIVES,
+    DRIFT_STEPS,
     PAIRING_STEPS,
     STEPS,
     _logmean,
@@ -48,11 +51,12 @@ from tarneeb.audit.fairness.anytime.threats import (
     _moments,
     cell_updates,
     cells_combined,
+    drift_deals,
     variance_proxy,
 )
 from tarneeb.audit.fairness.fit import pairing_values
 from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, unpack_hands
-from tarneeb.audit.fairness.tally import Tally
+from tarneeb.audit.fairness.tally import Tally, draw_digests
 
 
 def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: float) -> list[float]:
@@ -263,28 +267,48 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
 
 def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
     """A fit test's likelihood ratios over its observations ``seq``, as
-    :meth:`_Test.advance` makes them a match at a time, with each reference's counts kept
-    as a dict over the matches (not made again from the flat list each match)."""
-    kept: dict[Any, tuple[dict[Any, int], list[int]]] = {}
+    :meth:`_Test.advance` makes them a match at a time (:func:`fit_step`, written out
+    here: the same terms added in the same order), with each reference's counts kept as
+    a dict over the matches (not made again from the flat list each match) and its
+    ``pmf`` asked once."""
+    kept: dict[Any, tuple[dict[Any, int], list[int], Any]] = {}
     out = []
+    log, inf = math.log, math.inf
+    log_e = t.log_e
     for m, obs in seq:
         for ref, values in (obs.items() if len(obs) == 1 else sorted(obs.items(), key=_order)):
-            pmf = ref.pmf()
             got = kept.get(ref)
             if got is None:
                 seen = t.totals.setdefault(ref, [])
                 c0 = dict(zip(seen[0::2], seen[1::2], strict=True))
-                got = kept[ref] = (c0, [sum(c0.values())])
-            counts, total = got
-            t.log_e, added = fit_step(t.log_e, pmf, counts, total[0], values)
-            total[0] += added
-        out.append((m, t.log_e))
-    for ref, (counts, _) in kept.items():
+                got = kept[ref] = (c0, [sum(c0.values())], ref.pmf().get)
+            counts, total, get = got
+            pairs = (list(zip(values[0::2], values[1::2], strict=True)) if len(values) != 2
+                     else [(values[0], values[1])])
+            if len(pairs) > 1:
+                pairs.sort(key=_order)
+            n = total[0] + PRIOR
+            seen_of = counts.get
+            # a match's values are distinct (a share's keys): each value's count taken in
+            # as soon as its term is made is the count the later terms would have read
+            for value, c in pairs:
+                p = get(value, 0.0)
+                before = seen_of(value, 0)
+                if p <= 0:  # a value a fair shuffle never gives
+                    log_e = inf
+                else:
+                    log_e += c * log((before + PRIOR * p) / n / p)
+                counts[value] = before + c
+                total[0] += c
+        out.append((m, log_e))
+    t.log_e = log_e
+    for ref, (counts, _, _) in kept.items():
         t.totals[ref] = [x for kv in counts.items() for x in kv]
     return out
 
 
-NEAR_BLOCK = 512  # hands the near-repeats bet probes at once (their neighbours' hashes: 2 MB)
+NEAR_BLOCK = 2048  # hands of the matches whose near pairs are counted at once (probed by
+# NearIndex.probe a few hands at a time)
 
 
 def _near(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
@@ -360,12 +384,11 @@ def _pairing(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tupl
     order: list[bytes] = []
     for _, obs in seq:
         got = []
-        for what, values in sorted(obs.items(), key=lambda kv: repr(kv[0])):
-            counts: dict[bytes, int] = {}
-            for v in values:
-                counts[v] = counts.get(v, 0) + 1
+        for what, values in (obs.items() if len(obs) == 1 else sorted(obs.items(), key=_order)):
             got.append((what, len(order), len(values)))
-            order.extend(v for v in sorted(counts) for _ in range(counts[v]))
+            # the deals as deal_hands takes them: each value once in order, as often as
+            # drawn (equal values are the same bytes: the values sorted)
+            order.extend(sorted(values))
         parts.append(got)
     terms: dict[str, tuple[Any, Any]] = {}  # per fit: bets x deals kept, deals kept before
     if order:
@@ -382,26 +405,31 @@ def _pairing(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tupl
             top = x.max(axis=2)
             psi = top + np.log(np.exp(x - top[:, :, None]).mean(axis=2))
             terms[what] = (x[:, :, 0] - psi, np.concatenate(([0], np.cumsum(keep))))
-    out = []
-    for (m, _), got in zip(seq, parts, strict=True):
+    bets, after = t.bets, []  # the bets after each match
+    for got in parts:
         for what, lo, n in got:
             if not n:
                 continue
             gains, kept = terms[what]
             for j, gained in enumerate(gains[:, kept[lo]:kept[lo + n]].sum(axis=1).tolist()):
-                t.bets[j] += gained
-        t.log_e = _logmean(t.bets)
-        out.append((m, t.log_e))
-    return out
+                bets[j] += gained
+        after.append(list(bets))
+    # each match's e-value, every match's at once
+    logs = _logmeans(np.array(after, dtype=np.float64)) if after else []
+    if logs:
+        t.log_e = logs[-1]
+    return [(m, log_e) for (m, _), log_e in zip(seq, logs, strict=True)]
 
 
 def _cells(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
     """State-adaptive dealing over its matches ``seq``, as :func:`advance_cells` a match
     at a time: each match's cells, players and updates made in order
     (:func:`cell_updates`), then every update's increment at once (``lam d - n ψ`` in
-    numpy, the same products), each cell's bets added up in order from its own
-    (``numpy.cumsum``), the touched cells' e-values after each match at once
-    (:func:`_logmeans`), and each match's combination from the cells it had then."""
+    numpy, the same products), each cell's bets added up in order from its own (one
+    ``numpy.cumsum`` down a cells' array, a cell's updates one after another in its
+    column: an accumulation adds term after term), the touched cells' e-values after
+    each match at once (:func:`_logmeans`), and each match's combination from the cells
+    it had then."""
     totals, cache = t.totals, t.index
     logs = cache.setdefault("cells", {})
     # cells read back from bytes: their e-values made from the values before the block,
@@ -409,69 +437,117 @@ def _cells(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[
     for key, cell in totals.items():
         if key[0] == "cell" and logs.get(key) is None:
             logs[key] = _logmean(cell)
-    matches: list[tuple[int, list[tuple[Any, ...]], tuple[int, int]]] = []
-    of_cell: dict[tuple[Any, ...], list[tuple[int, int]]] = {}  # per cell: (match, update)
+    had: list[tuple[int, int]] = []  # per match, its size (entries, players) after it
+    column: dict[tuple[Any, ...], int] = {}  # per cell touched: its column
+    done: list[int] = []  # per column, its updates so far
     consts: dict[tuple[Any, int], int] = {}  # per reference and seats: its row of sizes, ψ
     table: list[tuple[list[float], list[float]]] = []
     rows: list[int] = []
     ns: list[int] = []
     ds: list[float] = []
-    for i, (m, obs) in enumerate(seq):
+    at: list[int] = []  # per update: its column and place in it (1, 2, ... per column)
+    where: list[int] = []
+    picks: list[tuple[int, int]] = []  # per match, per cell it touched: (place, column)
+    ends: list[int] = []  # per match, its picks' end
+    for _, obs in seq:
         updates, touched = cell_updates(totals, obs)
         for key, ck, c, n, d in updates:
             r = consts.get(ck)
             if r is None:
                 r = consts[ck] = len(table)
                 table.append(([lam for lam, _ in c[1]], [psi for _, psi in c[1]]))
-            of_cell.setdefault(key, []).append((i, len(rows)))
+            j = column.get(key)
+            if j is None:
+                j = column[key] = len(done)
+                done.append(0)
+            done[j] += 1
+            at.append(j)
+            where.append(done[j])
             rows.append(r)
             ns.append(n)
             ds.append(d)
-        matches.append((m, list(touched), (len(totals), len(totals.get(("players",), [])))))
-    inc = None
-    if rows:
-        at = np.array(rows, dtype=np.intp)
-        lam = np.array([a for a, _ in table], dtype=np.float64)[at]
-        psi = np.array([b for _, b in table], dtype=np.float64)[at]
-        inc = (lam * np.array(ds, dtype=np.float64)[:, None]
-               - np.array(ns, dtype=np.float64)[:, None] * psi)
-    # per cell its bets before the block and after each of its updates, one array for
-    # all (cells touched without a bet made: as they are)
-    blocks: list[Any] = []
-    offset: dict[tuple[Any, ...], int] = {}
-    when: dict[tuple[Any, ...], list[int]] = {}
-    size = 0
-    for key, ups in of_cell.items():
-        assert inc is not None
-        blocks.append(np.cumsum(np.vstack([np.array(totals[key], dtype=np.float64)[None, :],
-                                           inc[[u for _, u in ups]]]), axis=0))
-        offset[key], when[key] = size, [j for j, _ in ups]
-        size += len(ups) + 1
-    wanted: list[tuple[int, tuple[Any, ...]]] = []
-    picks: list[int] = []
-    for i, (_, keys, _) in enumerate(matches):
-        for key in keys:
-            if key not in offset:
-                blocks.append(np.array(totals[key], dtype=np.float64)[None, :])
-                offset[key], when[key] = size, []
-                size += 1
+        for key in touched:
+            j = column.get(key)
+            if j is None:  # touched without a bet made: as it is
+                j = column[key] = len(done)
+                done.append(0)
             # the touched cell's bets after its last update at or before the match
-            picks.append(offset[key] + bisect.bisect_right(when[key], i))
-            wanted.append((i, key))
-    every = np.concatenate(blocks) if blocks else None
-    got = _logmeans(every[picks]) if every is not None and picks else []
-    after: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in matches]
-    for (i, key), log_e in zip(wanted, got, strict=True):
-        after[i].append((key, log_e))
+            picks.append((done[j], j))
+        ends.append(len(picks))
+        had.append((len(totals), len(totals.get(("players",), []))))
+    keys = list(column)
+    every: Any = None
+    if keys:
+        width = len(totals[keys[0]])
+        every = np.zeros((max(done) + 1, len(keys), width), dtype=np.float64)
+        every[0] = np.array([totals[key] for key in keys], dtype=np.float64)
+        if rows:
+            ix = np.array(rows, dtype=np.intp)
+            lam = np.array([a for a, _ in table], dtype=np.float64)[ix]
+            psi = np.array([b for _, b in table], dtype=np.float64)[ix]
+            every[where, at] = (lam * np.array(ds, dtype=np.float64)[:, None]
+                                - np.array(ns, dtype=np.float64)[:, None] * psi)
+        # each column's bets before the block and after each of its updates (a column's
+        # places past its last update are never read)
+        np.cumsum(every, axis=0, out=every)
+    got = _logmeans(every[tuple(np.array(picks, dtype=np.intp).T)]) if picks else []
     out = []
-    for (m, _, had), new in zip(matches, after, strict=True):
-        logs.update(new)
-        t.log_e = cells_combined(totals, cache, had)
+    begin = 0
+    for (m, _), end, size in zip(seq, ends, had, strict=True):
+        for (_, j), log_e in zip(picks[begin:end], got[begin:end], strict=True):
+            logs[keys[j]] = log_e
+        begin = end
+        t.log_e = cells_combined(totals, cache, size)
         out.append((m, t.log_e))
     if every is not None:
-        for key, ups in of_cell.items():
-            totals[key][:] = every[offset[key] + len(ups)].tolist()
+        for j, key in enumerate(keys):
+            if done[j]:
+                totals[key][:] = every[done[j], j].tolist()
     return out
 
 
-_MANY = {"fit": _fits, "near": _near, "pairing": _pairing, "cells": _cells}
+def _drift(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """Drift over its matches ``seq``, as :func:`advance_drift` a match at a time: each
+    deal's ``z``, ``r`` and directions in order (:func:`drift_deals`), then every
+    deal's bets' terms at once (numpy, the same products in the same order), added up in
+    order from the bets (``numpy.cumsum``), the e-value after each match from the bets
+    then (:func:`_logmeans`)."""
+    if not t.bets:
+        t.bets = [0.0] * (len(DRIFT_HALF_LIVES) * len(DRIFT_STEPS))
+    deals: list[tuple[float, float, list[float]]] = []
+    ends = []  # per match, its deals' end
+    for _, obs in seq:
+        deals += drift_deals(t.totals, obs)
+        ends.append(len(deals))
+    if not deals:
+        logs = [_logmean(t.bets)] * len(seq)
+    else:
+        z = np.array([x for x, _, _ in deals], dtype=np.float64)[:, None, None]
+        r = np.array([x for _, x, _ in deals], dtype=np.float64)[:, None, None]
+        d = np.array([x for _, _, x in deals], dtype=np.float64)[:, :, None]
+        lam = np.array(DRIFT_STEPS, dtype=np.float64)[None, None, :]
+        # bet (half-life h, size s) at h * len(DRIFT_STEPS) + s, as advance_drift's
+        inc = (lam * d * z - lam * lam * d * d * r / 2).reshape(len(deals), -1)
+        wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :], inc]),
+                           axis=0)
+        t.bets = wealth[-1].tolist()
+        logs = _logmeans(wealth[ends])
+    t.log_e = logs[-1] if logs else t.log_e
+    return [(m, log_e) for (m, _), log_e in zip(seq, logs, strict=True)]
+
+
+def _repeats(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """Values drawn again over the matches ``seq``, as :meth:`_Test._repeat` a match at a
+    time, every value's digest made first, at once (:func:`draw_digests`: the same
+    numbers; a digest depends on the value alone)."""
+    values = [v for _, obs in seq for figures in obs.values() for v in figures[0::2]]
+    digest = dict(zip(values, draw_digests(values), strict=True)).__getitem__
+    out = []
+    for m, obs in seq:
+        t._repeat(obs, digest)
+        out.append((m, t.log_e))
+    return out
+
+
+_MANY = {"drift": _drift, "fit": _fits, "near": _near, "pairing": _pairing, "cells": _cells,
+         "repeat": _repeats}

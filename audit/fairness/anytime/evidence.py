@@ -94,9 +94,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import hashlib
 import math
-import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,18 +105,18 @@ from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     STEPS,
     _logmean,
-    _logmeans,
     _moments,
     advance_balance,
     advance_cells,
     advance_drift,
     advance_pairing,
+    placed_step,
     variance_proxy,
 )
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.correction import FAMILIES, family_of
 from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, unpack_hands
-from tarneeb.audit.fairness.tally import Tally, draw_digest
+from tarneeb.audit.fairness.tally import Tally, draw_digest, draw_digests
 
 PLACE_STEPS = (0.25, 0.5, 1.0, 2.0)  # bets on the card-position score (a log-likelihood ratio)
 PRIOR = 200  # pseudo-observations of the null's distribution a fit test's bet starts from
@@ -257,38 +255,18 @@ class _Test:
             seen = self.totals.setdefault(ref, [0] * (1 + len(sizes) * width))
             if not self.bets:
                 self.bets = [0.0] * (len(sizes) * len(PLACE_STEPS))
-            # per item, how often it was seen anywhere (every deal, for whole deals: the
-            # learnt chances of an item then add up to 1 whatever the counts say)
-            import numpy as np  # (an archive's extra, as the state's)
-            # (whole numbers: summed in any order)
-            seen_of = np.array(seen[1:], dtype=np.int64).reshape(len(sizes), width
-                                                                  ).sum(axis=0).tolist()
-            got = [[0] * width for _ in sizes]
-            for g, i, k in zip(*(iter(triples),) * 3, strict=True):
-                got[g][i] += k
-            log = math.log
-            for g, size in enumerate(sizes):
-                prior, part = PRIOR * share[g], share[g]
-                w = [log((c + prior) / (o + PRIOR) / part) for c, o in
-                     zip(seen[1 + g * width:1 + (g + 1) * width], seen_of, strict=True)]
-                mean = sum(w) / width
-                total = sum(map(operator.mul, w, got[g]))
-                # a group's items are drawn without replacement: their sum's moment
-                # generating function is at most that of draws with replacement
-                # (Hoeffding 1963, theorem 4), whose ψ is exact: per bet, the _logmean
-                # of lam (w - mean), every bet's at once
-                psis = _logmeans(np.array(PLACE_STEPS)[:, None] * (np.array(w) - mean)[None, :])
-                for s, (lam, psi) in enumerate(zip(PLACE_STEPS, psis, strict=True)):
-                    self.bets[g * len(PLACE_STEPS) + s] += (
-                        lam * (total - deals * size * mean) - deals * size * psi)
+            # a group's items are drawn without replacement: their sum's moment generating
+            # function is at most that of draws with replacement (Hoeffding 1963, theorem
+            # 4), whose ψ is exact
+            placed_step(self.bets, seen, sizes, width, share, deals, triples, PRIOR,
+                        PLACE_STEPS)
             self.log_e = _logmean(self.bets)
-            seen[0] += deals
-            for g, i, k in zip(*(iter(triples),) * 3, strict=True):
-                seen[1 + g * width + i] += k
 
-    def _repeat(self, obs: dict[Any, list[Any]]) -> None:
+    def _repeat(self, obs: dict[Any, list[Any]],
+                digest: Callable[[Any], int] = draw_digest) -> None:
         """Whether the match brings a value seen before (or twice), against the birthday
-        null, bet on at a chance learnt from the matches before."""
+        null, bet on at a chance learnt from the matches before (``digest``: each value's
+        :func:`draw_digest`, or the same number made beforehand)."""
         if not self.bets:
             self.bets = [0.0, 0.0, 0.0]  # matches, matches with a repeat, log of the wealth
         for ref, figures in sorted(obs.items(), key=_order):
@@ -300,7 +278,7 @@ class _Test:
                 known = self.index[ref] = set(seen)
             pairs = list(zip(figures[0::2], figures[1::2], strict=True))
             draws = sum(c for _, c in pairs)
-            digests = [draw_digest(v) for v, _ in pairs]  # 8 bytes a value seen
+            digests = [digest(v) for v, _ in pairs]  # 8 bytes a value seen
             hit = any(c > 1 for _, c in pairs) or any(d in known for d in digests)
             m = len(known)
             chance = -math.expm1(sum(math.log1p(-min(1.0, (m + j) / space))
@@ -389,6 +367,16 @@ def _order(item: Any) -> str:
     return _repr(item[0])
 
 
+def _sorted_digests(seen: set[Any], extra: list[Any]) -> list[Any]:
+    """``sorted(seen)``: digests (whole numbers below 2**63) sorted by numpy when those
+    read from the bytes (``extra``) are such numbers too (the others: made here)."""
+    if all(type(d) is int and 0 <= d < 2 ** 63 for d in extra):
+        import numpy as np
+        out: list[Any] = np.sort(np.fromiter(seen, dtype=np.uint64, count=len(seen))).tolist()
+        return out
+    return sorted(seen)
+
+
 def fixed_sample_only(tests: Iterable[tuple[Any, ...]],
                       evidence: Evidence) -> list[tuple[Any, ...]]:
     """The tests of the fixed-sample battery (their ids) with no e-process in
@@ -419,6 +407,7 @@ class Evidence:
         # earlier does not give, those it gives not seen, the set's count and sum (recover)
         self._pending: list[tuple[tuple[Any, ...], Any, list[int], list[int], int, int]] = []
         self._earlier: list[tuple[int, bytes]] | None = None  # earlier's, with digests
+        self._given_set: set[int] | None = None  # their digests
 
     def advance(self, share: Tally | None, alpha: float) -> float:
         """One match (``share``: its observations; None: it has none, the wealth stays);
@@ -467,11 +456,15 @@ class Evidence:
                 for d in digests}
         if self.earlier is None or not seen:
             return index
-        deals = []
-        for d, value in self._earlier_digests():
-            if d in seen:
-                seen.discard(d)
-                deals.append(value)
+        earlier = self._earlier_digests()
+        if len(self._given()) == len(earlier):  # no two deals of one digest: each once
+            deals = [value for d, value in earlier if d in seen]
+        else:
+            deals = []
+            for d, value in earlier:
+                if d in seen:
+                    seen.discard(d)
+                    deals.append(value)
         if deals:  # each once: their hands, in any order
             import numpy as np
             index.add(unpack_hands(np.frombuffer(b"".join(deals), dtype=f"V{DEAL_BYTES}")))
@@ -480,12 +473,15 @@ class Evidence:
     def _earlier_digests(self) -> list[tuple[int, bytes]]:
         """The deals ``earlier`` gives, each with its digest (made once a run)."""
         if self._earlier is None:
-            blake2b, number = hashlib.blake2b, int.from_bytes
-            # draw_digest of a value in bytes, written out: a call a deal is much of the cost
-            self._earlier = [(number(blake2b(v, digest_size=8).digest(), "big") >> 1, v)
-                             if type(v) is bytes else (draw_digest(v), v)
-                             for v in (self.earlier or tuple)()]
+            given = list((self.earlier or tuple)())
+            self._earlier = list(zip(draw_digests(given), given, strict=True))
         return self._earlier
+
+    def _given(self) -> set[int]:
+        """The digests of the deals ``earlier`` gives, as a set (made once a run)."""
+        if self._given_set is None:
+            self._given_set = {d for d, _ in self._earlier_digests()}
+        return self._given_set
 
     def recover(self) -> None:
         """The deals' digests left out of the bytes (version 3) made again from those
@@ -493,13 +489,14 @@ class Evidence:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        given = {d for d, _ in self._earlier_digests()}
+        given = self._given()
         for test, ref, extra, excluded, count, check in pending:
             seen = (given - set(excluded)) | set(extra)
             if len(seen) != count or sum(seen) % 2 ** 64 != check:
                 raise CodecError(f"the deals seen by {' '.join(map(str, test))} are not "
                                  "those the state keeps")
-            self.tests[test].totals[ref] = sorted(seen)
+            self.tests[test].totals[ref] = _sorted_digests(seen, extra)
+            self.tests[test].index[ref] = seen  # (the set _repeat would make of them again)
 
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of

@@ -38,6 +38,7 @@ def _card_words() -> tuple[int, ...]:
 
 
 _CARD_WORDS = _card_words()
+PROBE_HANDS = 128  # hands whose neighbours' hashes are probed at once (each 13·39 of them)
 
 
 @functools.lru_cache(maxsize=1)
@@ -164,12 +165,19 @@ class NearIndex:
         outside = number[~held].reshape(n, 39)
         words = np.array(_CARD_WORDS, dtype=np.uint64)
         own = _hand_hash(h)
-        if self._near is None or len(self._near) < 13 * 39 * n:
-            self._near = np.empty(13 * 39 * n, np.uint64)
-        near = self._near[:13 * 39 * n]
-        np.bitwise_xor((own[:, None] ^ words[inside])[:, :, None], words[outside][:, None, :],
-                       out=near.reshape(n, 13, 39))
-        at = np.flatnonzero(self._passes(near))
+        less, more = own[:, None] ^ words[inside], words[outside]
+        if self._near is None:
+            self._near = np.empty(13 * 39 * PROBE_HANDS, np.uint64)
+        # the neighbours' hashes made and let through a few hands at a time: arrays that
+        # stay in the processor's cache (made whole, they cost twice as much)
+        ats = []
+        for lo in range(0, n, PROBE_HANDS):
+            hi = min(n, lo + PROBE_HANDS)
+            near = self._near[:13 * 39 * (hi - lo)]
+            np.bitwise_xor(less[lo:hi, :, None], more[lo:hi, None, :],
+                           out=near.reshape(hi - lo, 13, 39))
+            ats.append(np.flatnonzero(self._passes(near)) + 13 * 39 * lo)
+        at = np.concatenate(ats)
         i, j, k = at // (13 * 39), at // 39 % 13, at % 39
         same = np.flatnonzero(self._passes(own))
         which = np.concatenate((same, i))
@@ -182,13 +190,20 @@ class NearIndex:
         out = np.zeros(len(probe), dtype=np.int64)
         if not self.size or not len(probe):
             return out
+        # looked up in order: each binary search starts from the last one's place and
+        # reads the hands in one sweep (in the probes' order nearly every step misses
+        # the cache); the counts put back in the probes' order
+        order = np.argsort(probe)
+        probe = probe[order]
+        got = np.zeros(len(probe), dtype=np.int64)
         if len(self.hands):
             i = np.minimum(np.searchsorted(self.hands, probe), len(self.hands) - 1)
             hit = self.hands[i] == probe
-            out[hit] += self.counts[i[hit]]
+            got[hit] += self.counts[i[hit]]
         if len(self.tail):
             t = self.tail
-            out += np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)
+            got += np.searchsorted(t, probe, "right") - np.searchsorted(t, probe)
+        out[order] = got
         return out
 
 

@@ -2,12 +2,13 @@
 
 :mod:`~tarneeb.audit.fairness.anytime.evidence` keeps the archive's e-processes; here is what its
 bets share (the exact ``ψ`` of a reference, a sub-Gaussian variance proxy, the average
-of bets as a log) and the bets of the fixed-sample tests that read each deal in its
-match (:mod:`~tarneeb.audit.fairness.state`, :mod:`~tarneeb.audit.fairness.drift`) or
-every deal's hands (:mod:`~tarneeb.audit.fairness.nearrepeat`,
-:mod:`~tarneeb.audit.fairness.fit`), so that the continuous audit tests what the
-fixed-sample battery tests. Each is a wealth that a fair shuffle keeps at 1 on average
-at every match (a nonnegative supermartingale, most of them a martingale):
+of bets as a log), the card positions' step (:func:`placed_step`) and the bets of the
+fixed-sample tests that read each deal in its match (:mod:`~tarneeb.audit.fairness.state`,
+:mod:`~tarneeb.audit.fairness.drift`) or every deal's hands
+(:mod:`~tarneeb.audit.fairness.nearrepeat`, :mod:`~tarneeb.audit.fairness.fit`), so that
+the continuous audit tests what the fixed-sample battery tests. Each is a wealth that a
+fair shuffle keeps at 1 on average at every match (a nonnegative supermartingale, most
+of them a martingale):
 
 * **State-adaptive dealing** (:func:`advance_cells`): per cell (a subject, a state of
   the match, as the state test's: the two teams, the computer and the human seats, each
@@ -45,6 +46,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -147,8 +149,28 @@ def variance_proxy(ref: Any) -> float:
     mu, sd, _ = m
     reach = max(abs(v - mu) for v, _ in dist)
     grid = [k / 16 / sd for k in range(-16 * 20, 16 * 20 + 1) if k]
+    grid = _near_top(dist, mu, grid)
     sup = max(2 * psi / (g * g) for g, psi in zip(grid, _psis(dist, mu, grid), strict=True))
     return max(sup * 1.01, sd * sd, 2 * reach * sd / 20)
+
+
+def _near_top(dist: list[tuple[float, float]], mu: float, grid: list[float]) -> list[float]:
+    """The points of ``grid`` where ``2 ψ(λ) / λ²`` may be largest: within a millionth of
+    the largest as numpy's ``exp`` and ``log`` make it (some units in the last place from
+    :func:`_psis`'), so the largest of :func:`_psis` is among them; all when not finite."""
+    import numpy as np
+    lams = np.array(grid, dtype=np.float64)
+    x = lams[:, None] * (np.array([v for v, _ in dist], dtype=np.float64) - mu)[None, :]
+    if not np.isfinite(x).all():
+        return grid
+    top = x.max(axis=1)
+    psi = top + np.log((np.array([p for _, p in dist])[None, :] * np.exp(x - top[:, None])
+                        ).sum(axis=1))
+    ratio = 2 * psi / (lams * lams)
+    if not np.isfinite(ratio).all():
+        return grid
+    near: list[float] = lams[ratio >= ratio.max() * (1 - 1e-6)].tolist()
+    return near
 
 
 def _logmean(values: Sequence[float]) -> float:
@@ -162,14 +184,68 @@ def _logmeans(rows: Any) -> list[float]:
     """:func:`_logmean` of each row of ``rows`` (a 2-d float array), to the last bit: the
     largest and each difference from it made by numpy (the same correctly rounded
     subtraction), the exponentials and their sum by Python's ``math.exp`` and ``sum`` in
-    the same order; rows not all finite go to :func:`_logmean` itself."""
+    the same order, the mean's quotient, its log and the sum with the largest as
+    :func:`_logmean` makes them (numpy's quotient and sum: the same correctly rounded
+    operations); rows not all finite go to :func:`_logmean` itself."""
     import numpy as np
     if not np.isfinite(rows).all():
         return [_logmean(r) for r in rows.tolist()]
     tops = rows.max(axis=1)
-    n, exp, log = rows.shape[1], math.exp, math.log
-    return [top + log(sum(map(exp, d)) / n)
-            for top, d in zip(tops.tolist(), (rows - tops[:, None]).tolist(), strict=True)]
+    n = rows.shape[1]
+    # every exponential in one map, cut into rows of n (a row's terms in order): one
+    # iterator for the whole array, not a list and a map per row
+    terms = map(math.exp, (rows - tops[:, None]).ravel().tolist())
+    sums = np.array([sum(row) for row in zip(*[terms] * n, strict=True)],
+                    dtype=np.float64)
+    out: list[float] = (tops + np.array(list(map(math.log, (sums / n).tolist())),
+                                        dtype=np.float64)).tolist()
+    return out
+
+
+def placed_step(bets: list[float], seen: list[int], sizes: Sequence[int], width: int,
+                share: list[float], deals: int, triples: list[int], prior: int,
+                steps: Sequence[float]) -> None:
+    """One reference's match of the card-position bet (``_Test._placed``): per group, each
+    item's score (its log-likelihood ratio, learnt from ``seen``: deals and counts per group
+    and item before, ``prior`` pseudo-observations of ``share``) summed over the items it
+    got (``triples``), bet on at each of ``steps`` against its exact ``ψ``; ``bets`` and
+    ``seen`` take the match in. Every group at once, the one-group code's operations."""
+    import numpy as np
+    groups = len(sizes)  # (and ``width`` items)
+    counts = np.array(seen[1:], dtype=np.int64).reshape(groups, width)
+    flat = np.array(triples, dtype=np.int64).reshape(-1, 3)
+    g, i = flat[:, 0], flat[:, 1]
+    whole = bool(((g >= 0) & (g < groups) & (i >= 0) & (i < width)).all())
+    if whole:  # (whole numbers: summed in any order)
+        got = np.bincount(g * width + i, weights=flat[:, 2],
+                          minlength=groups * width).astype(np.int64)
+    else:  # (damaged figures: as lists would take them, or fail)
+        listed = [[0] * width for _ in sizes]
+        for gi, ii, k in zip(*(iter(triples),) * 3, strict=True):
+            listed[gi][ii] += k
+        got = np.array(listed, dtype=np.int64).ravel()
+    # per item, how often it was seen anywhere (every deal, for whole deals: the learnt
+    # chances of an item then add up to 1 whatever the counts say)
+    part = np.array(share, dtype=np.float64)[:, None]
+    w_all = list(map(math.log, ((counts + prior * part) / (counts.sum(axis=0) + prior)[None, :]
+                                / part).ravel().tolist()))
+    got_of = got.tolist()
+    means = [sum(w_all[k * width:(k + 1) * width]) / width for k in range(groups)]
+    psis = _logmeans((np.array(steps)[None, :, None]
+                      * (np.array(w_all).reshape(groups, width)
+                         - np.array(means)[:, None])[:, None, :]).reshape(-1, width))
+    for k, size in enumerate(sizes):
+        total = sum(map(operator.mul, w_all[k * width:(k + 1) * width],
+                        got_of[k * width:(k + 1) * width]))
+        for j, lam in enumerate(steps):
+            bets[k * len(steps) + j] += (lam * (total - deals * size * means[k])
+                                         - deals * size * psis[k * len(steps) + j])
+    seen[0] += deals
+    if whole:
+        seen[1:] = (counts.ravel() + got).tolist()
+    else:
+        for gi, ii, k in zip(*(iter(triples),) * 3, strict=True):
+            seen[1 + gi * width + ii] += k
 
 
 def _log_weighted(terms: Iterable[tuple[float, float]], rest: float) -> float:
@@ -186,7 +262,7 @@ def _log_sum_exp(logs: list[float]) -> float:
     top = max(logs)
     if top == math.inf:
         return math.inf
-    return top + math.log(sum(math.exp(v - top) for v in logs))
+    return top + math.log(sum([math.exp(v - top) for v in logs]))
 
 
 @functools.lru_cache(maxsize=16)
@@ -261,62 +337,91 @@ def cell_updates(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
             values, states = _rows(row)
             if not values:
                 continue
-            by_deal = [_sides(b) for b in states]  # per deal, its side in each state
-            sides = {name: [s[i] for s in by_deal] for i, name in enumerate(STATES)}
-            side_masks = (TEAMS[0], TEAMS[1], 15, 0)
             qualified = [n for n in row[2]
                          if totals.get(("seen", n), [0])[0] >= MIN_PLAYER_MATCHES]
+            # per state byte (a deal's sides are its byte's): its deals, values summed
+            of_byte: dict[int, list[int]] = {}
+            for v, b in zip(values, states, strict=True):
+                acc = of_byte.get(b)
+                if acc is None:
+                    of_byte[b] = [1, *v]
+                else:
+                    acc[0] += 1
+                    acc[1] += v[0]
+                    acc[2] += v[1]
+                    acc[3] += v[2]
+                    acc[4] += v[3]
+            sided = [(_sides(b), acc) for b, acc in of_byte.items()]
             # per state and side, its deals and the points of each set of seats (a bit
             # mask) over them: a subject's seats on that side are one set in every deal
             groups: dict[str, list[tuple[int, int, list[int]]]] = {}
-            for state in STATES:
+            for i, state in enumerate(STATES):
                 by_side: dict[int, list[int]] = {}
-                for v, side in zip(values, sides[state], strict=True):
+                for sides, acc in sided:
+                    side = sides[i]
                     if side < 0:
                         continue
-                    acc = by_side.get(side)
-                    if acc is None:
-                        by_side[side] = [1, *v]
+                    got = by_side.get(side)
+                    if got is None:
+                        by_side[side] = list(acc)
                     else:
-                        acc[0] += 1
-                        acc[1] += v[0]
-                        acc[2] += v[1]
-                        acc[3] += v[2]
-                        acc[4] += v[3]
-                groups[state] = [(side, acc[0], _held(*acc[1:]))
-                                 for side, acc in by_side.items()]
+                        for j in range(5):
+                            got[j] += acc[j]
+                groups[state] = [(side, got[0], _held(*got[1:]))
+                                 for side, got in by_side.items()]
+            # a subject's cells depend on its seats alone (the teams' and most players'
+            # are the same): made once a set of seats
+            made: dict[int, list[tuple[str, list[tuple[Any, ...]]]]] = {}
             for subject, seats in _subjects(row, qualified):
-                for state in STATES:
-                    per: dict[int, list[int]] = {}  # per k seats: deals, points
-                    for side, n, held in groups[state]:
-                        mask = seats & side_masks[side]
-                        if mask == 0 or mask == 15:
-                            continue
-                        got = per.get(_BITS[mask])
-                        if got is None:
-                            got = per[_BITS[mask]] = [0, 0]
-                        got[0] += n
-                        got[1] += held[mask]
-                    if not per:
-                        continue
+                cells = made.get(seats)
+                if cells is None:
+                    cells = made[seats] = _seats_cells(seats, groups, ref, bets_of)
+                for state, tails in cells:
                     key = ("cell", subject, state)
                     if key not in totals:
                         totals[key] = [0.0] * (2 * len(STEPS))
                         if subject.startswith("player ") and subject[7:] not in players:
                             players.append(subject[7:])
                     touched.add(key)
-                    for k, (n, total) in sorted(per.items()):
-                        if k not in bets_of:  # per k seats: mean, and per bet size and ψ
-                            m = _moments(_seats_ref(ref, k))
-                            bets_of[k] = None if m is None else (
-                                m[0], list(zip(_sizes(m[1]), m[2], strict=True)))
-                        c = bets_of[k]
-                        if c is None:
-                            continue
-                        updates.append((key, (ref, k), c, n, total - n * c[0]))
+                    for tail in tails:
+                        updates.append((key, *tail))
             for name in dict.fromkeys(row[2]):  # in seat order: the same bytes every run
                 totals.setdefault(("seen", name), [0])[0] += 1
     return updates, touched
+
+
+def _seats_cells(seats: int, groups: dict[str, list[tuple[int, int, list[int]]]], ref: Any,
+                 bets_of: dict[int, tuple[float, list[tuple[float, float]]] | None],
+                 ) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """:func:`cell_updates`' cells of a subject on ``seats`` in a row (its ``groups``):
+    per state with deals of the subject, each update but the cell's key (reference and
+    seats, their constants, deals, points less their mean), by number of seats."""
+    side_masks = (TEAMS[0], TEAMS[1], 15, 0)
+    out = []
+    for state in STATES:
+        per: dict[int, list[int]] = {}  # per k seats: deals, points
+        for side, n, held in groups[state]:
+            mask = seats & side_masks[side]
+            if mask == 0 or mask == 15:
+                continue
+            got = per.get(_BITS[mask])
+            if got is None:
+                got = per[_BITS[mask]] = [0, 0]
+            got[0] += n
+            got[1] += held[mask]
+        if not per:
+            continue
+        tails = []
+        for k, (n, total) in sorted(per.items()):
+            if k not in bets_of:  # per k seats: mean, and per bet size and ψ
+                m = _moments(_seats_ref(ref, k))
+                bets_of[k] = None if m is None else (
+                    m[0], list(zip(_sizes(m[1]), m[2], strict=True)))
+            c = bets_of[k]
+            if c is not None:
+                tails.append(((ref, k), c, n, total - n * c[0]))
+        out.append((state, tails))
+    return out
 
 
 def cells_log_e(totals: dict[Any, list[Any]], cache: dict[Any, Any],
@@ -371,40 +476,56 @@ def advance_drift(totals: dict[Any, list[Any]], bets: list[float],
     per half-life and size."""
     if not bets:
         bets.extend([0.0] * (len(DRIFT_HALF_LIVES) * len(DRIFT_STEPS)))
+    steps = [(lam, lam * lam) for lam in DRIFT_STEPS]  # (lam * lam * d: the same products)
+    for z, r, clipped in drift_deals(totals, obs):
+        i = 0
+        for d in clipped:
+            for lam, square in steps:
+                bets[i] += lam * d * z - square * d * d * r / 2
+                i += 1
+    return _logmean(bets)
+
+
+def drift_deals(totals: dict[Any, list[Any]], obs: dict[Any, list[Any]],
+                ) -> list[tuple[float, float, list[float]]]:
+    """:func:`advance_drift`'s match without its bets: per deal bet on, in order, its
+    ``z``, ``r`` and the learnt directions before it (clipped to ±1), the directions
+    ``totals`` keeps learning from it."""
     direction = totals.setdefault(("direction",), [0.0] * len(DRIFT_HALF_LIVES))
-    keep = [0.5 ** (1 / h) for h in DRIFT_HALF_LIVES]
+    keep = [(kh, 1 - kh) for kh in (0.5 ** (1 / h) for h in DRIFT_HALF_LIVES)]
+    out = []
     for (ref, series), rows in sorted(obs.items(), key=lambda kv: repr(kv[0])):
         known: dict[int, tuple[float, float, float] | None] = {}  # per k seats: μ, sd, r
         for row in rows:
             values, _ = _rows(row)
-            for v in values:
-                if series == "seats 1+3":
-                    k, held = 2, v[0] + v[2]
-                else:
-                    computer = row[3]
-                    if not 0 < computer < 15:
-                        continue
-                    k = computer.bit_count()
-                    held = sum(v[s] for s in range(4) if computer >> s & 1)
-                if k not in known:
-                    r_ref = _seats_ref(ref, k)
-                    m = _moments(r_ref)
-                    known[k] = None if m is None else (
-                        m[0], m[1], variance_proxy(r_ref) / (m[1] * m[1]))
-                c = known[k]
-                if c is None:
+            if series == "seats 1+3":
+                seats: tuple[int, ...] = (0, 2)
+            else:
+                computer = row[3]
+                if not 0 < computer < 15:
                     continue
-                mu, sd, r = c
+                seats = tuple(s for s in range(4) if computer >> s & 1)
+            k = len(seats)
+            if not values:
+                continue
+            if k not in known:
+                r_ref = _seats_ref(ref, k)
+                m = _moments(r_ref)
+                known[k] = None if m is None else (
+                    m[0], m[1], variance_proxy(r_ref) / (m[1] * m[1]))
+            c = known[k]
+            if c is None:
+                continue
+            mu, sd, r = c
+            for v in values:
+                # (whole numbers: summed in any order)
+                held = v[seats[0]] + v[seats[1]] if k == 2 else sum(v[s] for s in seats)
                 z = (held - mu) / sd
-                i = 0
-                for d in direction:
-                    d = max(-1.0, min(1.0, d))
-                    for lam in DRIFT_STEPS:
-                        bets[i] += lam * d * z - lam * lam * d * d * r / 2
-                        i += 1
-                direction[:] = [kh * d + (1 - kh) * z for kh, d in zip(keep, direction,
-                                                                        strict=True)]
-    return _logmean(bets)
+                out.append((z, r, [-1.0 if d < -1.0 else 1.0 if d > 1.0 else d
+                                   for d in direction]))
+                for h, (kh, rest) in enumerate(keep):
+                    direction[h] = kh * direction[h] + rest * z
+    return out
 
 
 def advance_balance(totals: dict[Any, list[Any]], bets: list[float],
@@ -473,16 +594,6 @@ def advance_pairing(totals: dict[Any, list[Any]], bets: list[float],
     return _logmean(bets)
 
 
-__all__ = [
-    "COV_STEPS",
-    "STEPS",
-    "advance_balance",
-    "advance_cells",
-    "advance_drift",
-    "advance_pairing",
-    "cell_updates",
-    "cells_combined",
-    "cells_log_e",
-    "deal_hands",
-    "variance_proxy",
-]
+__all__ = ["COV_STEPS", "STEPS", "advance_balance", "advance_cells", "advance_drift",
+           "advance_pairing", "cell_updates", "cells_combined", "cells_log_e", "deal_hands",
+           "drift_deals", "placed_step", "variance_proxy"]
