@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,10 +36,10 @@ from tarneeb.audit.fairness.anytime.evidence import (
     _Test,
     fit_step,
     no_cycle_collection,
-    observations,
     weighted_log_mean,
 )
 from tarneeb.audit.fairness.anytime.near import NearIndex, near_factor
+from tarneeb.audit.fairness.anytime.observe import Seq, gather
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     PAIRING_STEPS,
@@ -60,107 +61,117 @@ def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: floa
     observations) as :meth:`Evidence.advance` once per match would; the combined e-value
     (natural log) after each match."""
     with no_cycle_collection():
-        figures = [None if s is None else observations(s) for s in shares]
+        # every match's figures at once, per test (not a dict per match regrouped after)
+        tests = gather(shares)
+        observed = [s is not None for s in shares]
         out: list[float] = []
         start = 0
-        while start < len(figures):
-            end = _split(evidence, figures, start)
-            out.extend(_block(evidence, figures[start:end], alpha))
+        while start < len(shares):
+            end = _split(evidence, tests, start, len(shares))
+            block = tests if start == 0 and end == len(shares) else _between(tests, start, end)
+            out.extend(_block(evidence, block, observed[start:end], start, alpha))
             start = end
         return out
 
 
-Figures = dict[tuple[Any, ...], tuple[str, dict[Any, list[Any]]]] | None
+Tests = dict[tuple[Any, ...], tuple[str, Seq]]  # per test: its kind, its matches' figures
 
 
-def _split(evidence: Evidence, figures: Sequence[Figures], start: int) -> int:
-    """The end of the block from ``start``: before the first match after ``start`` with a
-    near-repeats observation whose test has not recalled the hands seen before (it
-    recalls them from the other tests as they are at that match)."""
-    for m in range(start, len(figures)):
-        for test, (kind, _) in (figures[m] or {}).items():
-            if kind != "near":
-                continue
-            t = evidence.tests.get(test)
-            if (t is None or "hands" not in t.index) and m > start:
-                return m
-    return len(figures)
-
-
-def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list[float]:
-    """Advance over a block of matches, in which a near-repeats test that recalls the
-    hands does so at the block's first match."""
-    if any(f is not None for f in figures):
-        evidence.recover()
-    per_test: dict[tuple[Any, ...], list[tuple[int, dict[Any, list[Any]]]]] = {}
-    born: list[int] = []  # how many tests there are after each match's
-    for m, items in enumerate(figures):
-        if items is None:
-            born.append(len(evidence.tests))
+def _split(evidence: Evidence, tests: Tests, start: int, end: int) -> int:
+    """The end of the block from ``start`` (matches up to ``end``): before the first match
+    after ``start`` with a near-repeats observation whose test has not recalled the hands
+    seen before (it recalls them from the other tests as they are at that match)."""
+    for test, (kind, seq) in tests.items():
+        if kind != "near":
             continue
-        # a match's new tests take their slots in the order one match at a time gives
-        for test in sorted((t for t in items if t not in evidence.tests), key=_repr):
-            kind = items[test][0]
-            evidence.tests[test] = _Test(kind, evidence._weight(test, kind))
-        for test, (_, obs) in items.items():
-            got = per_test.get(test)
-            if got is None:
-                per_test[test] = [(m, obs)]
-            else:
-                got.append((m, obs))
-        born.append(len(evidence.tests))
+        t = evidence.tests.get(test)
+        if t is None or "hands" not in t.index:
+            after = bisect.bisect_right(seq, start, key=operator.itemgetter(0))
+            if after < len(seq):
+                end = min(end, seq[after][0])
+    return end
+
+
+def _between(tests: Tests, start: int, end: int) -> Tests:
+    """The tests' figures of the matches from ``start`` to ``end`` (the tests with some)."""
+    out: Tests = {}
+    first = operator.itemgetter(0)
+    for test, (kind, seq) in tests.items():
+        a = bisect.bisect_left(seq, start, key=first)
+        b = bisect.bisect_left(seq, end, lo=a, key=first)
+        if a < b:
+            out[test] = (kind, seq[a:b])
+    return out
+
+
+def _block(evidence: Evidence, tests: Tests, observed: list[bool], start: int,
+           alpha: float) -> list[float]:
+    """Advance over a block of matches (from ``start``; ``observed``: whether each has a
+    share), in which a near-repeats test that recalls the hands does so at the block's
+    first match."""
+    if any(observed):
+        evidence.recover()
+    # a match's new tests take their slots in the order one match at a time gives: by
+    # their first match, then by their text
+    had = len(evidence.tests)
+    firsts = sorted(((seq[0][0], _repr(test), test, kind)
+                     for test, (kind, seq) in tests.items() if test not in evidence.tests),
+                    key=operator.itemgetter(0, 1))
+    born = [had] * len(observed)  # how many tests there are after each match's
+    for m, _, test, kind in firsts:
+        evidence.tests[test] = _Test(kind, evidence._weight(test, kind))
+        born[m - start] = len(evidence.tests)
+    for i in range(1, len(born)):
+        born[i] = max(born[i], born[i - 1])
+    now = [t.log_e for t in evidence.tests.values()]  # before the block
+    slot = {k: i for i, k in enumerate(evidence.tests)}
+    # per match, the tests (their slots) whose e-values changed at it, and their e-values
+    changed: list[list[tuple[int, float]]] = [[] for _ in observed]
     # the tests in the order one match at a time advances them (the near-repeats bet
     # recalls the hands seen from the repeated deals' test as it is before the block)
-    per_test = {test: per_test[test] for test in sorted(per_test, key=_repr)}
-    now = [t.log_e for t in evidence.tests.values()]  # before the block
-    # per match, the tests' e-values that changed at it
-    changed: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in figures]
-    sums = [(test, evidence.tests[test], seq) for test, seq in per_test.items()
-            if evidence.tests[test].kind in ("sum", "cov")]
+    order = sorted(tests, key=_repr)
+    sums = [(test, evidence.tests[test], tests[test][1]) for test in order
+            if tests[test][0] in ("sum", "cov")]
     for (test, _, _), curve in zip(sums, _sums([(t, seq) for _, t, seq in sums]),
                                    strict=True):
+        i = slot[test]
         for m, log_e in curve:
-            changed[m].append((test, log_e))
-    for test, seq in per_test.items():
-        t = evidence.tests[test]
-        if t.kind in ("sum", "cov"):
+            changed[m - start].append((i, log_e))
+    for test in order:
+        kind, seq = tests[test]
+        if kind in ("sum", "cov"):
             continue
+        t, i = evidence.tests[test], slot[test]
         if t.kind == "near" and "hands" not in t.index:
             t.index["hands"] = evidence._recalled()
         many = _MANY.get(t.kind)
         if many is not None:
             for m, log_e in many(t, seq):
-                changed[m].append((test, log_e))
+                changed[m - start].append((i, log_e))
         else:
             for m, obs in seq:
                 t.advance(obs)
-                changed[m].append((test, t.log_e))
-    tests = list(evidence.tests.values())
-    keys = list(evidence.tests)
-    slot = {k: i for i, k in enumerate(keys)}
-    weights = [t.weight for t in tests]
+                changed[m - start].append((i, t.log_e))
+    weights = [t.weight for t in evidence.tests.values()]
     log_weights = [math.log(w) for w in weights]
     threshold = math.log(1 / alpha)
     key = repr(alpha)
     out = []
-    for m, items in enumerate(figures):
+    used, upto = 0.0, -1  # the weights' sum of the first ``upto`` tests
+    for seen, moved, b in zip(observed, changed, born, strict=True):
         evidence.matches += 1
-        if items is not None:
-            for test, log_e in changed[m]:
-                now[slot[test]] = log_e
-            evidence.log_e = _combined(weights[:born[m]], log_weights, now)
+        if seen:
+            for i, log_e in moved:
+                now[i] = log_e
+            if b != upto:  # the sum as Evidence._combined makes it, when tests come
+                used, upto = sum(weights[:b]), b
+            evidence.log_e = weighted_log_mean(used, list(map(operator.add,
+                                                              log_weights[:b], now[:b])))
         evidence.max_log_e = max(evidence.max_log_e, evidence.log_e)
         if key not in evidence.crossed and evidence.log_e >= threshold:
             evidence.crossed[key] = evidence.matches
         out.append(evidence.log_e)
     return out
-
-
-def _combined(weights: list[float], log_weights: list[float], now: list[float]) -> float:
-    """:meth:`Evidence._combined` over the first ``len(weights)`` tests, with their
-    e-values ``now``."""
-    return weighted_log_mean(sum(weights), [(log_weights[i] + now[i])
-                                            for i in range(len(weights))])
 
 
 class _Constants:
