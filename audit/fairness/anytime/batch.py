@@ -61,17 +61,24 @@ def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: floa
     observations) as :meth:`Evidence.advance` once per match would; the combined e-value
     (natural log) after each match."""
     with no_cycle_collection():
-        # every match's figures at once, per test (not a dict per match regrouped after)
-        tests = gather(shares)
-        observed = [s is not None for s in shares]
-        out: list[float] = []
-        start = 0
-        while start < len(shares):
-            end = _split(evidence, tests, start, len(shares))
-            block = tests if start == 0 and end == len(shares) else _between(tests, start, end)
-            out.extend(_block(evidence, block, observed[start:end], start, alpha))
-            start = end
-        return out
+        # the matches' figures are let go before the collector runs again: it would walk
+        # them all (made while it was held off) to find no cycle
+        return _advance(evidence, shares, alpha)
+
+
+def _advance(evidence: Evidence, shares: Sequence[Tally | None], alpha: float) -> list[float]:
+    """:func:`advance_many`, its collector held off."""
+    # every match's figures at once, per test (not a dict per match regrouped after)
+    tests = gather(shares)
+    observed = [s is not None for s in shares]
+    out: list[float] = []
+    start = 0
+    while start < len(shares):
+        end = _split(evidence, tests, start, len(shares))
+        block = tests if start == 0 and end == len(shares) else _between(tests, start, end)
+        out.extend(_block(evidence, block, observed[start:end], start, alpha))
+        start = end
+    return out
 
 
 Tests = dict[tuple[Any, ...], tuple[str, Seq]]  # per test: its kind, its matches' figures
@@ -229,6 +236,9 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
         figs: list[list[Any]] = []
         spans = []  # per test: its first row, and per match of seq its rows' end
         known = constants.row
+        # a reference's row by its id (the figures hold every reference for the call, so
+        # that ids stay their own): a reference's hash is a Python call
+        by_id: dict[int, int | None] = {}
         for i in which:
             t, seq = tests[i]
             first, ends = len(rows), []
@@ -236,40 +246,61 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
                 # most observations have one reference: nothing to sort
                 for ref, fig in (obs.items() if len(obs) == 1
                                  else sorted(obs.items(), key=_order)):
-                    r = known.get(ref, -1)  # a reference's hash is a call: asked once
+                    r = by_id.get(id(ref), -1)
                     if r == -1:
-                        r = constants.of(ref)
+                        r = by_id[id(ref)] = known[ref] if ref in known else constants.of(ref)
                     if r is not None:
                         rows.append(r)
                         figs.append(fig)
                 ends.append(len(rows) - first)
             spans.append((first, ends))
-        inc = None
-        if rows:
+        steps = STEPS if kind == "sum" else COV_STEPS
+        width = 2 * len(steps)
+        for i in which:
+            t = tests[i][0]
+            if not t.bets:
+                t.bets = [0.0] * width
+        # the tests with increments: their bets before and after each increment, one
+        # segment each of one array (bets first), each added up in order on its own
+        # (numpy's accumulate adds one row after another, as cumsum does)
+        grown = [k for k, (_, ends) in enumerate(spans) if ends and ends[-1]]
+        logs: list[list[float]] = [[] for _ in which]
+        if grown:
             mu, lam, other = constants.take(rows)
             f = np.array(figs, dtype=np.float64)
             if kind == "sum":  # lam (Σy - n μ) - n ψ
                 inc = lam * (f[:, 1:2] - f[:, 0:1] * mu) - f[:, 0:1] * other
             else:  # lam (Σxy - μ Σx) - lam² s² Σx² / 2
                 inc = lam * (f[:, 1:2] - mu * f[:, 0:1]) - lam * lam * other * f[:, 2:3] / 2
-        steps = STEPS if kind == "sum" else COV_STEPS
-        for i, (first, ends) in zip(which, spans, strict=True):
+            lengths = [spans[k][1][-1] for k in grown]
+            # test k's segment starts at its first row plus the segments before it
+            starts = [spans[k][0] + j for j, k in enumerate(grown)]
+            wealth = np.empty((len(rows) + len(grown), width), dtype=np.float64)
+            at = np.array(starts, dtype=np.intp)
+            wealth[at] = np.array([tests[which[k]][0].bets for k in grown], dtype=np.float64)
+            placed = np.ones(len(wealth), dtype=bool)
+            placed[at] = False
+            wealth[placed] = inc[np.concatenate([np.arange(spans[k][0], spans[k][0] + n)
+                                                 for k, n in zip(grown, lengths, strict=True)])]
+            for a, n in zip(starts, lengths, strict=True):
+                np.add.accumulate(wealth[a:a + n + 1], axis=0, out=wealth[a:a + n + 1])
+            picks = [a + e for a, k in zip(starts, grown, strict=True) for e in spans[k][1]]
+            every = _logmeans(wealth[picks])
+            lasts = wealth[[a + n for a, n in zip(starts, lengths, strict=True)]].tolist()
+            done = 0
+            for k, bets in zip(grown, lasts, strict=True):
+                count = len(spans[k][1])
+                logs[k] = every[done:done + count]
+                done += count
+                tests[which[k]][0].bets = bets
+        for k, (i, (_, ends)) in enumerate(zip(which, spans, strict=True)):
             t, seq = tests[i]
-            if not t.bets:
-                t.bets = [0.0] * (2 * len(steps))
-            if inc is not None and ends and ends[-1]:
-                wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :],
-                                              inc[first:first + ends[-1]]]), axis=0)
-                t.bets = wealth[-1].tolist()
-                logs = _logmeans(wealth[ends])
-            else:
-                logs = [_logmean(t.bets)] * len(ends)
-            for (m, _), log_e in zip(seq, logs, strict=True):
-                out[i].append((m, log_e))
-            if logs:
-                t.log_e = logs[-1]
+            if not (ends and ends[-1]):
+                logs[k] = [_logmean(t.bets)] * len(ends)
+            out[i] = [(m, log_e) for (m, _), log_e in zip(seq, logs[k], strict=True)]
+            if logs[k]:
+                t.log_e = logs[k][-1]
     return out
-
 
 
 def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
