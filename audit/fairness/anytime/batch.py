@@ -130,8 +130,10 @@ def _block(evidence: Evidence, tests: Tests, observed: list[bool], start: int,
         born[m - start] = len(evidence.tests)
     for i in range(1, len(born)):
         born[i] = max(born[i], born[i - 1])
-    now = [t.log_e for t in evidence.tests.values()]  # before the block
     slot = {k: i for i, k in enumerate(evidence.tests)}
+    # each test's term of the combination before the block (its weight's log plus its
+    # e-value's), made again below only for the tests that moved at a match
+    terms = [math.log(t.weight) + t.log_e for t in evidence.tests.values()]
     # per match, the tests (their slots) whose e-values changed at it, and their e-values
     changed: list[list[tuple[int, float]]] = [[] for _ in observed]
     # the tests in the order one match at a time advances them (the near-repeats bet
@@ -169,11 +171,10 @@ def _block(evidence: Evidence, tests: Tests, observed: list[bool], start: int,
         evidence.matches += 1
         if seen:
             for i, log_e in moved:
-                now[i] = log_e
+                terms[i] = log_weights[i] + log_e
             if b != upto:  # the sum as Evidence._combined makes it, when tests come
                 used, upto = sum(weights[:b]), b
-            evidence.log_e = weighted_log_mean(used, list(map(operator.add,
-                                                              log_weights[:b], now[:b])))
+            evidence.log_e = weighted_log_mean(used, terms[:b])
         evidence.max_log_e = max(evidence.max_log_e, evidence.log_e)
         if key not in evidence.crossed and evidence.log_e >= threshold:
             evidence.crossed[key] = evidence.matches

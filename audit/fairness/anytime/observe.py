@@ -102,7 +102,12 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
         rec = means.get(part)
         if rec is None:
             rec = means[part] = record(("mean", *part), "sum")
-        obs = rec[2] if rec[1] == m else figures(rec)
+        if rec[1] == m:
+            obs = rec[2]
+        else:  # its first figures of the match
+            obs = rec[2] = {}
+            rec[1] = m
+            rec[0].append((m, obs))
         entry: list[Any] | None = obs.get(ref)
         if entry is None:
             entry = obs[ref] = [n, total]
@@ -173,7 +178,12 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                 rec = fits.get(part)
                 if rec is None:
                     rec = fits[part] = record(("fit", *part), "fit")
-                obs = rec[2] if rec[1] == m else figures(rec)
+                if rec[1] == m:
+                    obs = rec[2]
+                else:  # its first figures of the match
+                    obs = rec[2] = {}
+                    rec[1] = m
+                    rec[0].append((m, obs))
                 entry = obs.get(ref)
                 if entry is None:
                     entry = obs[ref] = [key[3], n]
@@ -195,7 +205,12 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                         continue
                     if total is None:
                         total = sums[("joint", part, refs, i)]
-                    obs = rec[2] if rec[1] == m else figures(rec)
+                    if rec[1] == m:
+                        obs = rec[2]
+                    else:  # its first figures of the match
+                        obs = rec[2] = {}
+                        rec[1] = m
+                        rec[0].append((m, obs))
                     got = obs.get(ref)
                     if got is None:
                         obs[ref] = [n, total]
@@ -212,7 +227,12 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                                      for what, test in PAIRING_TESTS.items())
                         deals.append((record(("near", *NEAR_TEST), "near"), "deals"))
                     for rec, what in deals:
-                        obs = rec[2] if rec[1] == m else figures(rec)
+                        if rec[1] == m:
+                            obs = rec[2]
+                        else:  # its first figures of the match
+                            obs = rec[2] = {}
+                            rec[1] = m
+                            rec[0].append((m, obs))
                         got = obs.get(what)
                         if got is None:
                             got = obs[what] = []
