@@ -388,18 +388,7 @@ class NextSeat(_HashedOnce):
 
     @property
     def _moments(self) -> tuple[Fraction, Fraction]:
-        n, h = self.cards, self.hands
-        size = n // h
-        pairs = n - 1
-        one = Fraction(size, n - 1)  # c + 1 among the seat after c's: size of n - 1 left
-        chained = one * Fraction(size, n - 2)  # c, c + 1, c + 2 in three seats in turn
-        left = [size - 1, size - 1] + [size] * (h - 2)  # after c and c + 1 placed so
-        apart = one * Fraction(sum(left[t] * left[(t + 1) % h] for t in range(h)),
-                               (n - 2) * (n - 3))
-        disjoint = pairs * (pairs - 1) // 2 - (pairs - 1)
-        var = (pairs * one * (1 - one) + 2 * (pairs - 1) * (chained - one * one)
-               + 2 * disjoint * (apart - one * one))
-        return pairs * one, var
+        return _next_seat_moments(self.cards, self.hands)
 
     @property
     def mean(self) -> float:
@@ -412,6 +401,23 @@ class NextSeat(_HashedOnce):
     @property
     def most(self) -> int:
         return self.cards - 1
+
+
+@functools.lru_cache(maxsize=64)
+def _next_seat_moments(n: int, h: int) -> tuple[Fraction, Fraction]:
+    """:class:`NextSeat`'s exact mean and variance (by counting, in fractions: made once
+    a deck, each match's bet asks for them)."""
+    size = n // h
+    pairs = n - 1
+    one = Fraction(size, n - 1)  # c + 1 among the seat after c's: size of n - 1 left
+    chained = one * Fraction(size, n - 2)  # c, c + 1, c + 2 in three seats in turn
+    left = [size - 1, size - 1] + [size] * (h - 2)  # after c and c + 1 placed so
+    apart = one * Fraction(sum(left[t] * left[(t + 1) % h] for t in range(h)),
+                           (n - 2) * (n - 3))
+    disjoint = pairs * (pairs - 1) // 2 - (pairs - 1)
+    var = (pairs * one * (1 - one) + 2 * (pairs - 1) * (chained - one * one)
+           + 2 * disjoint * (apart - one * one))
+    return pairs * one, var
 
 
 __all__ = ["DrawClassCount", "DrawEmpty", "DrawPattern", "DrawSum", "NextSeat", "PairedDraws",
