@@ -102,18 +102,16 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
         rec = means.get(part)
         if rec is None:
             rec = means[part] = record(("mean", *part), "sum")
-        if rec[1] == m:
-            obs = rec[2]
-        else:  # its first figures of the match
-            obs = rec[2] = {}
-            rec[1] = m
-            rec[0].append((m, obs))
-        entry: list[Any] | None = obs.get(ref)
-        if entry is None:
-            entry = obs[ref] = [n, total]
-        else:
+        entry: list[Any] | None = rec[2].get(ref) if rec[1] == m else None
+        if entry is not None:
             entry[0] += n
             entry[1] += total
+        elif rec[1] == m:
+            entry = rec[2][ref] = [n, total]
+        else:  # the test's first figures of the match: a new dict
+            entry = [n, total]
+            rec[1], rec[2] = m, {ref: entry}
+            rec[0].append((m, rec[2]))
         return entry
 
     def joint_parts(part: tuple[Any, ...], refs: tuple[Any, ...]) -> list[list[Any] | None]:
@@ -145,7 +143,7 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                     cells = placed.get(key[1])
                     if cells is None:
                         cells = placed[key[1]] = []
-                    cells.extend((key[2], key[3], v))
+                    cells += (key[2], key[3], v)
             elif what == "joint" and len(key) == 4:
                 parts = joint.get((key[1], id(key[2])))
                 if parts is None:
@@ -166,7 +164,7 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
             if kind == "fit" or kind == "fit+mean":
                 part, ref = key[1], key[2]
                 if ref is last_ref and part == last_part:
-                    entry.extend((key[3], n))
+                    entry += (key[3], n)  # (in place: extend, without its call)
                     if kind == "fit+mean":
                         if mean is None:  # the first of the test's fit+mean entries
                             mean = add_sum(part, ref, n, n * key[3])
@@ -178,17 +176,16 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                 rec = fits.get(part)
                 if rec is None:
                     rec = fits[part] = record(("fit", *part), "fit")
-                if rec[1] == m:
-                    obs = rec[2]
-                else:  # its first figures of the match
-                    obs = rec[2] = {}
-                    rec[1] = m
-                    rec[0].append((m, obs))
-                entry = obs.get(ref)
-                if entry is None:
-                    entry = obs[ref] = [key[3], n]
+                entry = rec[2].get(ref) if rec[1] == m else None
+                if entry is not None:
+                    entry += (key[3], n)
                 else:
-                    entry.extend((key[3], n))
+                    entry = [key[3], n]
+                    if rec[1] == m:
+                        rec[2][ref] = entry
+                    else:  # the test's first figures of the match: a new dict
+                        rec[1], rec[2] = m, {ref: entry}
+                        rec[0].append((m, rec[2]))
                 last_part, last_ref = part, ref
             elif kind == "joint":
                 part, refs = key[1], key[2]
@@ -205,18 +202,15 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                         continue
                     if total is None:
                         total = sums[("joint", part, refs, i)]
-                    if rec[1] == m:
-                        obs = rec[2]
-                    else:  # its first figures of the match
-                        obs = rec[2] = {}
-                        rec[1] = m
-                        rec[0].append((m, obs))
-                    got = obs.get(ref)
-                    if got is None:
-                        obs[ref] = [n, total]
-                    else:
+                    got = rec[2].get(ref) if rec[1] == m else None
+                    if got is not None:
                         got[0] += n
                         got[1] += total
+                    elif rec[1] == m:
+                        rec[2][ref] = [n, total]
+                    else:  # the test's first figures of the match: a new dict
+                        rec[1], rec[2] = m, {ref: [n, total]}
+                        rec[0].append((m, rec[2]))
             elif kind == "repeat":
                 ref = (key[2], key[3])
                 add(("repeat", *key[1]), "repeat", ref, [key[4], n])
