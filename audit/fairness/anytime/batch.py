@@ -25,7 +25,7 @@ import bisect
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -244,21 +244,18 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
             t, seq = tests[i]
             first, ends = len(rows), []
             items = [item for _, obs in seq for item in obs.items()]
-            if len(items) == len(seq) and len({id(ref) for ref, _ in items}) == 1:
-                # most tests have one reference, the same object at every match: its row
-                # once, every match's figures as they are
-                ref = items[0][0]
-                r = by_id.get(id(ref), -1)
-                if r == -1:
-                    r = by_id[id(ref)] = known[ref] if ref in known else constants.of(ref)
-                if r is not None:
-                    rows.extend([r] * len(items))
+            if len(items) == len(seq):
+                # most tests have one reference a match (most often the same object):
+                # each object's row once, every match's figures as they are
+                for ref in {id(ref): ref for ref, _ in items}.values():
+                    if id(ref) not in by_id:
+                        by_id[id(ref)] = known[ref] if ref in known else constants.of(ref)
+                got = [by_id[id(ref)] for ref, _ in items]
+                if None not in got:
+                    rows.extend(cast(list[int], got))  # (no None among them)
                     figs.extend([fig for _, fig in items])
-                    ends = list(range(1, len(items) + 1))
-                else:
-                    ends = [0] * len(items)
-                spans.append((first, ends))
-                continue
+                    spans.append((first, list(range(1, len(items) + 1))))
+                    continue
             for _, obs in seq:
                 # most observations have one reference: nothing to sort
                 for ref, fig in (obs.items() if len(obs) == 1

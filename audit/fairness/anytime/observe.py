@@ -227,10 +227,10 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                             obs = rec[2] = {}
                             rec[1] = m
                             rec[0].append((m, obs))
-                        got = obs.get(what)
-                        if got is None:
-                            got = obs[what] = []
-                        got.extend([key[4]] * n)
+                        hands: list[Any] | None = obs.get(what)
+                        if hands is None:
+                            hands = obs[what] = []
+                        hands.extend([key[4]] * n)
             elif kind == "mean":
                 add_sum(key[1], key[2], n, sums[key])
             elif kind == "member":
