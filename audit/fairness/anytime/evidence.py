@@ -499,14 +499,11 @@ class Evidence:
             seen = (given - set(excluded)) | set(extra)
             ordered: list[Any] | None = None
             if len(seen) == count and all(type(d) is int and 0 <= d < 2 ** 64 for d in extra):
-                # every digest a whole number of 64 bits (those made here are): numpy's
-                # sort and sum modulo 2⁶⁴ (unsigned, wrapping), a set of a state's deals
-                # sorted by Python was much of a run's cost
+                # whole numbers of 64 bits (those made here are): numpy's sort and sum
+                # modulo 2⁶⁴ (wrapping); a state's deals sorted by Python cost much
                 import numpy as np  # (an archive's extra, as the state's)
-                digests = np.fromiter(seen, dtype=np.uint64, count=len(seen))
-                digests.sort()
-                if int(digests.sum(dtype=np.uint64)) == check:
-                    ordered = digests.tolist()
+                digests = np.sort(np.fromiter(seen, dtype=np.uint64, count=len(seen)))
+                ordered = digests.tolist() if int(digests.sum(dtype=np.uint64)) == check else None
             elif len(seen) == count and sum(seen) % 2 ** 64 == check:
                 ordered = sorted(seen)
             if ordered is None:
