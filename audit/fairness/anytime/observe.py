@@ -49,6 +49,7 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
     firsts: dict[int, tuple[Any, Any]] = {}  # a paired reference's first draw
     fits: dict[tuple[Any, ...], list[Any]] = {}  # per test part: the fit test's record
     means: dict[tuple[Any, ...], list[Any]] = {}  # per test part: the sum test's record
+    repeats: dict[tuple[Any, ...], list[Any]] = {}  # per test part: the repeat test's record
     # per joint test part and its references (their ids), the references and each part's
     # sum test's record (None: its reference has no numeric moments)
     joints: dict[tuple[Any, ...], tuple[Any, list[list[Any] | None]]] = {}
@@ -134,8 +135,8 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
         placed: dict[Any, list[Any]] = {}
         ordered: list[tuple[Any, Any]] = []
         # per joint test part and tuple of references (its id: the share holds it), each
-        # part's index and sum
-        joint: dict[tuple[Any, int], list[tuple[Any, Any]]] = {}
+        # part's sum (None: not seen)
+        joint: dict[tuple[Any, int], list[Any]] = {}
         for key, v in sums.items():
             what = key[0]
             if what == "placed":
@@ -144,12 +145,12 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                     if cells is None:
                         cells = placed[key[1]] = []
                     cells += (key[2], key[3], v)
-            elif what == "joint" and len(key) == 4:
+            elif what == "joint" and len(key) == 4 and type(key[2]) is tuple:
                 parts = joint.get((key[1], id(key[2])))
                 if parts is None:
-                    joint[(key[1], id(key[2]))] = [(key[3], v)]
-                else:
-                    parts.append((key[3], v))
+                    parts = joint[(key[1], id(key[2]))] = [None] * len(key[2])
+                if type(key[3]) is int and 0 <= key[3] < len(parts):
+                    parts[key[3]] = v
             elif what == "ordered":
                 ordered.append((key, v))
 
@@ -192,10 +193,7 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                 # its parts' sums from the pass over the sums when they hold the same
                 # tuple of references (the tally's), else looked up (missing: the 0 of a
                 # share's Counter)
-                totals: list[Any] = [None] * len(refs)
-                for i, v in joint.get((part, id(refs)), ()):
-                    if type(i) is int and 0 <= i < len(totals):
-                        totals[i] = v
+                totals = joint.get((part, id(refs))) or [None] * len(refs)
                 for i, (ref, rec, total) in enumerate(zip(refs, joint_parts(part, refs),
                                                           totals, strict=True)):
                     if rec is None:
@@ -212,8 +210,19 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                         rec[1], rec[2] = m, {ref: [n, total]}
                         rec[0].append((m, rec[2]))
             elif kind == "repeat":
+                rec = repeats.get(key[1])
+                if rec is None:
+                    rec = repeats[key[1]] = record(("repeat", *key[1]), "repeat")
                 ref = (key[2], key[3])
-                add(("repeat", *key[1]), "repeat", ref, [key[4], n])
+                entry = rec[2].get(ref) if rec[1] == m else None
+                if entry is not None:
+                    entry += (key[4], n)
+                elif rec[1] == m:
+                    rec[2][ref] = [key[4], n]
+                else:  # the test's first figures of the match: a new dict
+                    rec[1], rec[2] = m, {ref: [key[4], n]}
+                    rec[0].append((m, rec[2]))
+                last_ref = None  # (entry is another test's now)
                 if key[3] == 1 and isinstance(key[4], bytes) and len(key[4]) == DEAL_BYTES:
                     # every deal's hands: partners' fit and near-repeats
                     if not deals:
@@ -242,7 +251,7 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                     first = firsts[id(ref)] = (ref, _sum_ref(ref.population, ref.a))
                 add_sum(key[1], first[1], n, sums[("paired-x", key[1], ref)])
             elif kind == "covariate":
-                s = [sums[(f"covariate-{w}", key[1], key[2])] for w in ("x", "xy", "xx")]
+                s = [sums[(w, key[1], key[2])] for w in _COVARIATE]
                 add(("cov", *key[1]), "cov", key[2], s)
             elif kind == "bounded":
                 add(("bound", *key[1]), "bounded", key[2], [n, sums[key]])
@@ -262,6 +271,7 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
     return out
 
 
+_COVARIATE = ("covariate-x", "covariate-xy", "covariate-xx")  # a covariate's sums, in turn
 _MOMENTS = frozenset({"sum", "cov", "lag"})  # kinds whose reference needs numeric moments
 # kinds whose figures are a list the match's entries extend
 _LISTED = frozenset({"fit", "lag", "repeat", "cells", "drift", "balance", "pairing", "near"})
