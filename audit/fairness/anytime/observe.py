@@ -214,15 +214,14 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                 if rec is None:
                     rec = repeats[key[1]] = record(("repeat", *key[1]), "repeat")
                 ref = (key[2], key[3])
-                entry = rec[2].get(ref) if rec[1] == m else None
-                if entry is not None:
-                    entry += (key[4], n)
+                drawn: list[Any] | None = rec[2].get(ref) if rec[1] == m else None
+                if drawn is not None:
+                    drawn += (key[4], n)
                 elif rec[1] == m:
                     rec[2][ref] = [key[4], n]
                 else:  # the test's first figures of the match: a new dict
                     rec[1], rec[2] = m, {ref: [key[4], n]}
                     rec[0].append((m, rec[2]))
-                last_ref = None  # (entry is another test's now)
                 if key[3] == 1 and isinstance(key[4], bytes) and len(key[4]) == DEAL_BYTES:
                     # every deal's hands: partners' fit and near-repeats
                     if not deals:
