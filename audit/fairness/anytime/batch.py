@@ -174,7 +174,7 @@ def _block(evidence: Evidence, tests: Tests, observed: list[bool], start: int,
                 terms[i] = log_weights[i] + log_e
             if b != upto:  # the sum as Evidence._combined makes it, when tests come
                 used, upto = sum(weights[:b]), b
-            evidence.log_e = weighted_log_mean(used, terms[:b])
+            evidence.log_e = weighted_log_mean(used, terms if b == len(terms) else terms[:b])
         evidence.max_log_e = max(evidence.max_log_e, evidence.log_e)
         if key not in evidence.crossed and evidence.log_e >= threshold:
             evidence.crossed[key] = evidence.matches
