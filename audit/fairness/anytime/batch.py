@@ -25,6 +25,7 @@ import bisect
 import math
 import operator
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any, cast
 
 import numpy as np
@@ -222,6 +223,7 @@ class _Constants:
 
 
 _CONSTANTS = {"sum": _Constants("sum"), "cov": _Constants("cov")}
+_first, _second = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
@@ -243,17 +245,21 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
         for i in which:
             t, seq = tests[i]
             first, ends = len(rows), []
-            items = [item for _, obs in seq for item in obs.items()]
+            # (iterated in C: a comprehension over the matches cost as much as the rest)
+            items = list(chain.from_iterable(map(dict.items, map(_second, seq))))
             if len(items) == len(seq):
                 # most tests have one reference a match (most often the same object):
                 # each object's row once, every match's figures as they are
-                for ref in {id(ref): ref for ref, _ in items}.values():
-                    if id(ref) not in by_id:
-                        by_id[id(ref)] = known[ref] if ref in known else constants.of(ref)
-                got = [by_id[id(ref)] for ref, _ in items]
+                refs = list(map(_first, items))
+                ids = list(map(id, refs))
+                if not by_id.keys() >= set(ids):
+                    for ref in refs:
+                        if id(ref) not in by_id:
+                            by_id[id(ref)] = known[ref] if ref in known else constants.of(ref)
+                got = list(map(by_id.__getitem__, ids))
                 if None not in got:
                     rows.extend(cast(list[int], got))  # (no None among them)
-                    figs.extend([fig for _, fig in items])
+                    figs.extend(map(_second, items))
                     spans.append((first, list(range(1, len(items) + 1))))
                     continue
             for _, obs in seq:
@@ -281,7 +287,12 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
         logs: list[list[float]] = [[] for _ in which]
         if grown:
             mu, lam, other = constants.take(rows)
-            f = np.array(figs, dtype=np.float64)
+            size = len(figs[0])
+            if set(map(len, figs)) == {size}:  # made from one flat list: the same floats
+                f = np.fromiter(chain.from_iterable(figs), dtype=np.float64,
+                                count=len(figs) * size).reshape(len(figs), size)
+            else:
+                f = np.array(figs, dtype=np.float64)
             if kind == "sum":  # lam (Σy - n μ) - n ψ
                 inc = lam * (f[:, 1:2] - f[:, 0:1] * mu) - f[:, 0:1] * other
             else:  # lam (Σxy - μ Σx) - lam² s² Σx² / 2
@@ -311,7 +322,7 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
             t, seq = tests[i]
             if not (ends and ends[-1]):
                 logs[k] = [_logmean(t.bets)] * len(ends)
-            out[i] = [(m, log_e) for (m, _), log_e in zip(seq, logs[k], strict=True)]
+            out[i] = list(zip(map(_first, seq), logs[k], strict=True))
             if logs[k]:
                 t.log_e = logs[k][-1]
     return out
