@@ -142,10 +142,10 @@ def _block(evidence: Evidence, tests: Tests, observed: list[bool], start: int,
     order = sorted(tests, key=_repr)
     sums = [(test, evidence.tests[test], tests[test][1]) for test in order
             if tests[test][0] in ("sum", "cov")]
-    for (test, _, _), curve in zip(sums, _sums([(t, seq) for _, t, seq in sums]),
-                                   strict=True):
+    for (test, _, seq), logs in zip(sums, _sums([(t, seq) for _, t, seq in sums]),
+                                    strict=True):
         i = slot[test]
-        for m, log_e in curve:
+        for (m, _), log_e in zip(seq, logs, strict=True):
             changed[m - start].append((i, log_e))
     for test in order:
         kind, seq = tests[test]
@@ -227,12 +227,12 @@ _first, _second = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
-          ) -> list[list[tuple[int, float]]]:
+          ) -> list[list[float]]:
     """Sum and covariate tests' bets over their observations (per test, ``seq``: match,
     figures per reference): every observation's increments made at once (per kind, with
     the one-match code's arithmetic), each test's added up in order from its bets; per
-    test, its e-value after each of its matches."""
-    out: list[list[tuple[int, float]]] = [[] for _ in tests]
+    test, its e-value after each of its matches (those of ``seq``)."""
+    out: list[list[float]] = [[] for _ in tests]
     for kind, constants in _CONSTANTS.items():
         which = [i for i, (t, _) in enumerate(tests) if t.kind == kind]
         rows: list[int] = []
@@ -319,10 +319,10 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
                 done += count
                 tests[which[k]][0].bets = bets
         for k, (i, (_, ends)) in enumerate(zip(which, spans, strict=True)):
-            t, seq = tests[i]
+            t = tests[i][0]
             if not (ends and ends[-1]):
                 logs[k] = [_logmean(t.bets)] * len(ends)
-            out[i] = list(zip(map(_first, seq), logs[k], strict=True))
+            out[i] = logs[k]
             if logs[k]:
                 t.log_e = logs[k][-1]
     return out
