@@ -494,9 +494,11 @@ class Evidence:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        given = {d for d, _ in self._earlier_digests()}
-        for test, ref, extra, excluded, count, check in pending:
-            seen = (given - set(excluded)) | set(extra)
+        given = set(map(operator.itemgetter(0), self._earlier_digests()))
+        for k, (test, ref, extra, excluded, count, check) in enumerate(pending):
+            seen = given if k == len(pending) - 1 else set(given)  # (the last: no copy)
+            seen.difference_update(excluded)
+            seen.update(extra)
             ordered: list[Any] | None = None
             if len(seen) == count and all(type(d) is int and 0 <= d < 2 ** 64 for d in extra):
                 # whole numbers of 64 bits (those made here are): numpy's sort and sum
