@@ -137,13 +137,15 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
         # per joint test part and tuple of references (its id: the share holds it), each
         # part's sum (None: not seen)
         joint: dict[tuple[Any, int], list[Any]] = {}
+        cells: list[Any] = []
+        last: Any = None  # the test part of ``cells`` (a tally's cells come in a run)
         for key, v in sums.items():
             what = key[0]
             if what == "placed":
                 if len(key) == 4:
-                    cells = placed.get(key[1])
-                    if cells is None:
-                        cells = placed[key[1]] = []
+                    if key[1] is not last:
+                        last = key[1]
+                        cells = placed.setdefault(last, [])
                     cells += (key[2], key[3], v)
             elif what == "joint" and len(key) == 4 and type(key[2]) is tuple:
                 parts = joint.get((key[1], id(key[2])))
