@@ -245,7 +245,7 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
         for i in which:
             t, seq = tests[i]
             first, ends = len(rows), []
-            # (iterated in C: a comprehension over the matches cost as much as the rest)
+            # every match's (reference, figures), iterated in C
             items = list(chain.from_iterable(map(dict.items, map(_second, seq))))
             if len(items) == len(seq):
                 # most tests have one reference a match (most often the same object):
