@@ -22,6 +22,7 @@ from tarneeb.audit.fairness.anytime.evidence import (
     fixed_sample_only,
     variance_proxy,
 )
+from tarneeb.audit.fairness.anytime.observe import gather, observations
 from tarneeb.audit.fairness.anytime.threats import _logmean, _logmeans, _psi, _psis
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.tally import draw_digest, draw_digests
@@ -346,7 +347,7 @@ def test_the_deal_bets_at_once_give_the_one_match_figures_with_pairs_to_count(
     near pairs counted for a block of matches, blocks of one match or several) against a
     match at a time, on an archive where near pairs are many, with matches of up to 20
     deals and a deal dealt twice in one match."""
-    from tarneeb.audit.fairness.anytime import batch
+    from tarneeb.audit.fairness.anytime import near as near_module
     rng = random.Random(cheat)  # NOT secret: a test
     shares: list[Tally | None] = []
     past: list[list[int]] = []
@@ -363,7 +364,77 @@ def test_the_deal_bets_at_once_give_the_one_match_figures_with_pairs_to_count(
     near = next(t for k, t in once.tests.items() if k[0] == "near")
     assert near.bets[1] > 0 or cheat != "near repeat"  # matches with near pairs
     for block in (1, 30, 4096):
-        monkeypatch.setattr(batch, "NEAR_BLOCK", block)
+        monkeypatch.setattr(near_module, "NEAR_BLOCK", block)
         many = Evidence()
         got = advance_many(many, shares[:10], 0.05) + advance_many(many, shares[10:], 0.05)
         assert got == curve and many.to_bytes() == once.to_bytes()
+
+
+def test_the_figures_gathered_at_once_are_each_matchs_own() -> None:
+    """:func:`gather` (every match's figures at once, per test) gives each match the
+    figures :func:`observations` gives it alone, whatever the references' objects: a
+    reference equal to another but made apart counts as it, a fit test's entries of one
+    reference apart or together add up, a joint test's parts come from its sums whether
+    their references are the tally's objects or equal ones (a part's sum missing: 0)."""
+    pop = ((4, 4), (3, 4), (2, 4), (1, 4), (0, 36))
+    hand, again, team = DrawSum(pop, 13), DrawSum(pop, 13), DrawSum(pop, 26, 2)
+    assert hand == again and hand is not again
+    fit, joint = ("hcp", "seat", "dealer"), ("hcp", "seat", "a|b|c")
+    t = Tally()
+    t.counts[("fit", fit, hand, 3)] = 2
+    t.counts[("fit+mean", fit, hand, 5)] = 1
+    t.counts[("fit", ("hcp", "seat", "other"), hand, 1)] = 1
+    t.counts[("fit+mean", fit, again, 7)] = 2
+    t.counts[("mean", fit, hand)] = 1
+    t.sums[("mean", fit, hand)] = 10
+    t.counts[("joint", joint, (hand, hand, team))] = 2
+    t.sums[("joint", joint, (again, again, team), 0)] = 20
+    t.sums[("joint", joint, (again, again, team), 2)] = 30  # part 1: 0, not kept
+    t.counts[("joint", joint, (team, team, team))] = 1
+    for i, v in enumerate((7, 8, 9)):
+        t.sums[("joint", joint, (team, team, team), i)] = v
+    got = observations(t)
+    assert got[("fit", *fit)] == ("fit", {hand: [3, 2, 5, 1, 7, 2]})
+    assert got[("mean", *fit)] == ("sum", {hand: [4, 29]})
+    assert got[("mean", *joint, "0")] == ("sum", {hand: [2, 20], team: [1, 7]})
+    assert got[("mean", *joint, "1")] == ("sum", {hand: [2, 0], team: [1, 8]})
+    assert got[("mean", *joint, "2")] == ("sum", {team: [3, 39]})
+    rng = random.Random(5)  # NOT secret: a test
+    shares: list[Tally | None] = [t, None]
+    for leaf in range(6):
+        s = Tally()
+        synthetic_match(s, rng, rng.choice(["eram41", "classic"]), 6, "match state", 0.5, [],
+                        leaf, [])
+        shares.append(s)
+    alone = [None if s is None else observations(s) for s in shares]
+    at_once = gather(shares)
+    assert set(at_once) == {test for one in alone if one for test in one}
+    for test, (kind, seq) in at_once.items():
+        assert seq == [(m, one[test][1]) for m, one in enumerate(alone)
+                       if one is not None and test in one]
+        assert all(one[test][0] == kind for one in alone if one is not None and test in one)
+        # the same references in the same order (the kinds that read them in turn)
+        assert [list(obs) for _, obs in seq] == [list(one[test][1]) for one in alone
+                                                 if one is not None and test in one]
+
+
+def test_the_deals_digests_made_again_are_sorted_and_checked_whatever_their_size() -> None:
+    """The digests :meth:`Evidence.recover` makes again are kept sorted and checked by
+    their count and sum modulo 2⁶⁴, those read from bytes whatever they are (out of 64
+    bits, negative, not whole numbers): a wrong sum is damaged evidence."""
+    test, ref = ("repeat", "repeated deals", "all", "every deal"), (5e28, 1)
+    deals = [bytes([i]) * 20 for i in range(40)]
+    given = [draw_digest(d) for d in deals]
+    for extra in ([2 ** 63 + 7, 5], [2 ** 64 + 3], [-4, 2 ** 64 - 1], [True], [2.5]):
+        seen = (set(given) - set(given[:3])) | set(extra)
+        for check, good in ((sum(seen) % 2 ** 64, True), ((sum(seen) + 2 ** 40) % 2 ** 64, False)):
+            e = Evidence()
+            e.tests[test] = _Test("repeat", 0.1)
+            e.earlier = lambda: deals
+            e._pending = [(test, ref, list(extra), given[:3], len(seen), check)]
+            if good:
+                e.recover()
+                assert e.tests[test].totals[ref] == sorted(seen)
+            else:
+                with pytest.raises(CodecError, match="not those the state keeps"):
+                    e.recover()

@@ -11,7 +11,7 @@
 * :mod:`~tarneeb.audit.fairness.anytime.batch`: a run's new matches advanced a test at a
   time (:func:`advance_many`), to the figures of one match at a time;
 * :mod:`~tarneeb.audit.fairness.anytime.observe`: a match's tally as the e-processes read
-  it (:func:`observations`).
+  it (:func:`observations`), or many matches' at once, per test (``gather``).
 
 Part of :mod:`tarneeb.audit.fairness`: it may import the rest of that package and
 nothing of the other parts of tarneeb.

@@ -23,9 +23,12 @@ e-values match by match: :func:`advance_many`. Its figures are those of
 
 from __future__ import annotations
 
+import bisect
 import math
+import operator
 from collections.abc import Sequence
-from typing import Any
+from itertools import chain
+from typing import Any, cast
 
 import numpy as np
 
@@ -36,10 +39,10 @@ from tarneeb.audit.fairness.anytime.evidence import (
     _repr,
     _Test,
     no_cycle_collection,
-    observations,
     weighted_log_mean,
 )
-from tarneeb.audit.fairness.anytime.near import NearIndex, near_factor
+from tarneeb.audit.fairness.anytime.near import near_many
+from tarneeb.audit.fairness.anytime.observe import Seq, gather
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     DRIFT_HALF_LIVES,
@@ -64,107 +67,125 @@ def advance_many(evidence: Evidence, shares: Sequence[Tally | None], alpha: floa
     observations) as :meth:`Evidence.advance` once per match would; the combined e-value
     (natural log) after each match."""
     with no_cycle_collection():
-        figures = [None if s is None else observations(s) for s in shares]
-        out: list[float] = []
-        start = 0
-        while start < len(figures):
-            end = _split(evidence, figures, start)
-            out.extend(_block(evidence, figures[start:end], alpha))
-            start = end
-        return out
+        # the matches' figures are let go before the collector runs again: it would walk
+        # them all (made while it was held off) to find no cycle
+        return _advance(evidence, shares, alpha)
 
 
-Figures = dict[tuple[Any, ...], tuple[str, dict[Any, list[Any]]]] | None
+def _advance(evidence: Evidence, shares: Sequence[Tally | None], alpha: float) -> list[float]:
+    """:func:`advance_many`, its collector held off."""
+    # every match's figures at once, per test (not a dict per match regrouped after)
+    tests = gather(shares)
+    observed = [s is not None for s in shares]
+    out: list[float] = []
+    start = 0
+    while start < len(shares):
+        end = _split(evidence, tests, start, len(shares))
+        block = tests if start == 0 and end == len(shares) else _between(tests, start, end)
+        out.extend(_block(evidence, block, observed[start:end], start, alpha))
+        start = end
+    return out
 
 
-def _split(evidence: Evidence, figures: Sequence[Figures], start: int) -> int:
-    """The end of the block from ``start``: before the first match after ``start`` with a
-    near-repeats observation whose test has not recalled the hands seen before (it
-    recalls them from the other tests as they are at that match)."""
-    for m in range(start, len(figures)):
-        for test, (kind, _) in (figures[m] or {}).items():
-            if kind != "near":
-                continue
-            t = evidence.tests.get(test)
-            if (t is None or "hands" not in t.index) and m > start:
-                return m
-    return len(figures)
+Tests = dict[tuple[Any, ...], tuple[str, Seq]]  # per test: its kind, its matches' figures
 
 
-def _block(evidence: Evidence, figures: Sequence[Figures], alpha: float) -> list[float]:
-    """Advance over a block of matches, in which a near-repeats test that recalls the
-    hands does so at the block's first match."""
-    if any(f is not None for f in figures):
-        evidence.recover()
-    per_test: dict[tuple[Any, ...], list[tuple[int, dict[Any, list[Any]]]]] = {}
-    born: list[int] = []  # how many tests there are after each match's
-    for m, items in enumerate(figures):
-        if items is None:
-            born.append(len(evidence.tests))
+def _split(evidence: Evidence, tests: Tests, start: int, end: int) -> int:
+    """The end of the block from ``start`` (matches up to ``end``): before the first match
+    after ``start`` with a near-repeats observation whose test has not recalled the hands
+    seen before (it recalls them from the other tests as they are at that match)."""
+    for test, (kind, seq) in tests.items():
+        if kind != "near":
             continue
-        # a match's new tests take their slots in the order one match at a time gives
-        for test in sorted((t for t in items if t not in evidence.tests), key=_repr):
-            kind = items[test][0]
-            evidence.tests[test] = _Test(kind, evidence._weight(test, kind))
-        for test, (_, obs) in items.items():
-            got = per_test.get(test)
-            if got is None:
-                per_test[test] = [(m, obs)]
-            else:
-                got.append((m, obs))
-        born.append(len(evidence.tests))
+        t = evidence.tests.get(test)
+        if t is None or "hands" not in t.index:
+            after = bisect.bisect_right(seq, start, key=operator.itemgetter(0))
+            if after < len(seq):
+                end = min(end, seq[after][0])
+    return end
+
+
+def _between(tests: Tests, start: int, end: int) -> Tests:
+    """The tests' figures of the matches from ``start`` to ``end`` (the tests with some)."""
+    out: Tests = {}
+    first = operator.itemgetter(0)
+    for test, (kind, seq) in tests.items():
+        a = bisect.bisect_left(seq, start, key=first)
+        b = bisect.bisect_left(seq, end, lo=a, key=first)
+        if a < b:
+            out[test] = (kind, seq[a:b])
+    return out
+
+
+def _block(evidence: Evidence, tests: Tests, observed: list[bool], start: int,
+           alpha: float) -> list[float]:
+    """Advance over a block of matches (from ``start``; ``observed``: whether each has a
+    share), in which a near-repeats test that recalls the hands does so at the block's
+    first match."""
+    if any(observed):
+        evidence.recover()
+    # a match's new tests take their slots in the order one match at a time gives: by
+    # their first match, then by their text
+    had = len(evidence.tests)
+    firsts = sorted(((seq[0][0], _repr(test), test, kind)
+                     for test, (kind, seq) in tests.items() if test not in evidence.tests),
+                    key=operator.itemgetter(0, 1))
+    born = [had] * len(observed)  # how many tests there are after each match's
+    for m, _, test, kind in firsts:
+        evidence.tests[test] = _Test(kind, evidence._weight(test, kind))
+        born[m - start] = len(evidence.tests)
+    for i in range(1, len(born)):
+        born[i] = max(born[i], born[i - 1])
+    slot = {k: i for i, k in enumerate(evidence.tests)}
+    # each test's term of the combination before the block (its weight's log plus its
+    # e-value's), made again below only for the tests that moved at a match
+    terms = [math.log(t.weight) + t.log_e for t in evidence.tests.values()]
+    # per match, the tests (their slots) whose e-values changed at it, and their e-values
+    changed: list[list[tuple[int, float]]] = [[] for _ in observed]
     # the tests in the order one match at a time advances them (the near-repeats bet
     # recalls the hands seen from the repeated deals' test as it is before the block)
-    per_test = {test: per_test[test] for test in sorted(per_test, key=_repr)}
-    now = [t.log_e for t in evidence.tests.values()]  # before the block
-    # per match, the tests' e-values that changed at it
-    changed: list[list[tuple[tuple[Any, ...], float]]] = [[] for _ in figures]
-    sums = [(test, evidence.tests[test], seq) for test, seq in per_test.items()
-            if evidence.tests[test].kind in ("sum", "cov")]
-    for (test, _, _), curve in zip(sums, _sums([(t, seq) for _, t, seq in sums]),
-                                   strict=True):
-        for m, log_e in curve:
-            changed[m].append((test, log_e))
-    for test, seq in per_test.items():
-        t = evidence.tests[test]
-        if t.kind in ("sum", "cov"):
+    order = sorted(tests, key=_repr)
+    sums = [(test, evidence.tests[test], tests[test][1]) for test in order
+            if tests[test][0] in ("sum", "cov")]
+    for (test, _, seq), logs in zip(sums, _sums([(t, seq) for _, t, seq in sums]),
+                                    strict=True):
+        i = slot[test]
+        for (m, _), log_e in zip(seq, logs, strict=True):
+            changed[m - start].append((i, log_e))
+    for test in order:
+        kind, seq = tests[test]
+        if kind in ("sum", "cov"):
             continue
+        t, i = evidence.tests[test], slot[test]
         if t.kind == "near" and "hands" not in t.index:
             t.index["hands"] = evidence._recalled()
         many = _MANY.get(t.kind)
         if many is not None:
             for m, log_e in many(t, seq):
-                changed[m].append((test, log_e))
+                changed[m - start].append((i, log_e))
         else:
             for m, obs in seq:
                 t.advance(obs)
-                changed[m].append((test, t.log_e))
-    tests = list(evidence.tests.values())
-    keys = list(evidence.tests)
-    slot = {k: i for i, k in enumerate(keys)}
-    weights = [t.weight for t in tests]
+                changed[m - start].append((i, t.log_e))
+    weights = [t.weight for t in evidence.tests.values()]
     log_weights = [math.log(w) for w in weights]
     threshold = math.log(1 / alpha)
     key = repr(alpha)
     out = []
-    for m, items in enumerate(figures):
+    used, upto = 0.0, -1  # the weights' sum of the first ``upto`` tests
+    for seen, moved, b in zip(observed, changed, born, strict=True):
         evidence.matches += 1
-        if items is not None:
-            for test, log_e in changed[m]:
-                now[slot[test]] = log_e
-            evidence.log_e = _combined(weights[:born[m]], log_weights, now)
+        if seen:
+            for i, log_e in moved:
+                terms[i] = log_weights[i] + log_e
+            if b != upto:  # the sum as Evidence._combined makes it, when tests come
+                used, upto = sum(weights[:b]), b
+            evidence.log_e = weighted_log_mean(used, terms if b == len(terms) else terms[:b])
         evidence.max_log_e = max(evidence.max_log_e, evidence.log_e)
         if key not in evidence.crossed and evidence.log_e >= threshold:
             evidence.crossed[key] = evidence.matches
         out.append(evidence.log_e)
     return out
-
-
-def _combined(weights: list[float], log_weights: list[float], now: list[float]) -> float:
-    """:meth:`Evidence._combined` over the first ``len(weights)`` tests, with their
-    e-values ``now``."""
-    return weighted_log_mean(sum(weights), [(log_weights[i] + now[i])
-                                            for i in range(len(weights))])
 
 
 class _Constants:
@@ -207,62 +228,109 @@ class _Constants:
 
 
 _CONSTANTS = {"sum": _Constants("sum"), "cov": _Constants("cov")}
+_first, _second = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
-          ) -> list[list[tuple[int, float]]]:
+          ) -> list[list[float]]:
     """Sum and covariate tests' bets over their observations (per test, ``seq``: match,
     figures per reference): every observation's increments made at once (per kind, with
     the one-match code's arithmetic), each test's added up in order from its bets; per
-    test, its e-value after each of its matches."""
-    out: list[list[tuple[int, float]]] = [[] for _ in tests]
+    test, its e-value after each of its matches (those of ``seq``)."""
+    out: list[list[float]] = [[] for _ in tests]
     for kind, constants in _CONSTANTS.items():
         which = [i for i, (t, _) in enumerate(tests) if t.kind == kind]
         rows: list[int] = []
         figs: list[list[Any]] = []
         spans = []  # per test: its first row, and per match of seq its rows' end
         known = constants.row
+        # a reference's row by its id (the figures hold every reference for the call, so
+        # that ids stay their own): a reference's hash is a Python call
+        by_id: dict[int, int | None] = {}
         for i in which:
             t, seq = tests[i]
             first, ends = len(rows), []
+            # every match's (reference, figures), iterated in C
+            items = list(chain.from_iterable(map(dict.items, map(_second, seq))))
+            if len(items) == len(seq):
+                # most tests have one reference a match (most often the same object):
+                # each object's row once, every match's figures as they are
+                refs = list(map(_first, items))
+                ids = list(map(id, refs))
+                if not by_id.keys() >= set(ids):
+                    for ref in refs:
+                        if id(ref) not in by_id:
+                            by_id[id(ref)] = known[ref] if ref in known else constants.of(ref)
+                got = list(map(by_id.__getitem__, ids))
+                if None not in got:
+                    rows.extend(cast(list[int], got))  # (no None among them)
+                    figs.extend(map(_second, items))
+                    spans.append((first, list(range(1, len(items) + 1))))
+                    continue
             for _, obs in seq:
                 # most observations have one reference: nothing to sort
                 for ref, fig in (obs.items() if len(obs) == 1
                                  else sorted(obs.items(), key=_order)):
-                    r = known.get(ref, -1)  # a reference's hash is a call: asked once
+                    r = by_id.get(id(ref), -1)
                     if r == -1:
-                        r = constants.of(ref)
+                        r = by_id[id(ref)] = known[ref] if ref in known else constants.of(ref)
                     if r is not None:
                         rows.append(r)
                         figs.append(fig)
                 ends.append(len(rows) - first)
             spans.append((first, ends))
-        inc = None
-        if rows:
+        steps = STEPS if kind == "sum" else COV_STEPS
+        width = 2 * len(steps)
+        for i in which:
+            t = tests[i][0]
+            if not t.bets:
+                t.bets = [0.0] * width
+        # the tests with increments: their bets before and after each increment, one
+        # segment each of one array (bets first), each added up in order on its own
+        # (numpy's accumulate adds one row after another, as cumsum does)
+        grown = [k for k, (_, ends) in enumerate(spans) if ends and ends[-1]]
+        logs: list[list[float]] = [[] for _ in which]
+        if grown:
             mu, lam, other = constants.take(rows)
-            f = np.array(figs, dtype=np.float64)
+            size = len(figs[0])
+            if set(map(len, figs)) == {size}:  # made from one flat list: the same floats
+                f = np.fromiter(chain.from_iterable(figs), dtype=np.float64,
+                                count=len(figs) * size).reshape(len(figs), size)
+            else:
+                f = np.array(figs, dtype=np.float64)
             if kind == "sum":  # lam (Σy - n μ) - n ψ
                 inc = lam * (f[:, 1:2] - f[:, 0:1] * mu) - f[:, 0:1] * other
             else:  # lam (Σxy - μ Σx) - lam² s² Σx² / 2
                 inc = lam * (f[:, 1:2] - mu * f[:, 0:1]) - lam * lam * other * f[:, 2:3] / 2
-        steps = STEPS if kind == "sum" else COV_STEPS
-        for i, (first, ends) in zip(which, spans, strict=True):
-            t, seq = tests[i]
-            if not t.bets:
-                t.bets = [0.0] * (2 * len(steps))
-            if inc is not None and ends and ends[-1]:
-                wealth = np.cumsum(np.vstack([np.array(t.bets, dtype=np.float64)[None, :],
-                                              inc[first:first + ends[-1]]]), axis=0)
-                t.bets = wealth[-1].tolist()
-                logs = _logmeans(wealth[ends])
-            else:
-                logs = [_logmean(t.bets)] * len(ends)
-            for (m, _), log_e in zip(seq, logs, strict=True):
-                out[i].append((m, log_e))
-            if logs:
-                t.log_e = logs[-1]
+            lengths = [spans[k][1][-1] for k in grown]
+            # test k's segment starts at its first row plus the segments before it
+            starts = [spans[k][0] + j for j, k in enumerate(grown)]
+            wealth = np.empty((len(rows) + len(grown), width), dtype=np.float64)
+            at = np.array(starts, dtype=np.intp)
+            wealth[at] = np.array([tests[which[k]][0].bets for k in grown], dtype=np.float64)
+            placed = np.ones(len(wealth), dtype=bool)
+            placed[at] = False
+            wealth[placed] = inc[np.concatenate([np.arange(spans[k][0], spans[k][0] + n)
+                                                 for k, n in zip(grown, lengths, strict=True)])]
+            for a, n in zip(starts, lengths, strict=True):
+                np.add.accumulate(wealth[a:a + n + 1], axis=0, out=wealth[a:a + n + 1])
+            picks = [a + e for a, k in zip(starts, grown, strict=True) for e in spans[k][1]]
+            every = _logmeans(wealth[picks])
+            lasts = wealth[[a + n for a, n in zip(starts, lengths, strict=True)]].tolist()
+            done = 0
+            for k, bets in zip(grown, lasts, strict=True):
+                count = len(spans[k][1])
+                logs[k] = every[done:done + count]
+                done += count
+                tests[which[k]][0].bets = bets
+        for k, (i, (_, ends)) in enumerate(zip(which, spans, strict=True)):
+            t = tests[i][0]
+            if not (ends and ends[-1]):
+                logs[k] = [_logmean(t.bets)] * len(ends)
+            out[i] = logs[k]
+            if logs[k]:
+                t.log_e = logs[k][-1]
     return out
-
 
 
 def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
@@ -307,70 +375,13 @@ def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[i
     return out
 
 
-NEAR_BLOCK = 2048  # hands of the matches whose near pairs are counted at once (probed by
-# NearIndex.probe a few hands at a time)
-
-
 def _near(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
-    """The near-repeats bet over its matches ``seq``, as :func:`advance_near` a match at a
-    time: each match's pairs with the hands seen before it (the index, and the matches of
-    ``seq`` before it) and among its own hands, counted for many matches at once (each
-    hand's neighbours looked up once among the hands seen and the block's, the block's
-    own told apart by their match)."""
-    index = t.index["hands"]
+    """The near-repeats bet over its matches ``seq`` (:func:`near_many`)."""
     if not t.bets:
         t.bets.extend([0.0, 0.0, 0.0])
-    out: list[tuple[int, float]] = []
-    start = 0
-    while start < len(seq):
-        end, hands = start, 0
-        while end < len(seq) and (end == start or hands < NEAR_BLOCK) and end - start < 4095:
-            hands += 4 * sum(len(v) for v in seq[end][1].values())
-            end += 1
-        out.extend(_near_block(t, index, seq[start:end]))
-        start = end
-    return out
-
-
-def _near_block(t: _Test, index: NearIndex,
-                seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
-    """:func:`_near` over at most 4,095 matches (a hand and its match in one uint64)."""
-    values = [[v for vs in obs.values() for v in vs] for _, obs in seq]
-    deals = [len(v) for v in values]
-    before = len(index)
-    pairs = [0] * len(seq)
-    if any(deals):
-        hands = unpack_hands(np.frombuffer(b"".join(v for vs in values for v in vs),
-                                           dtype=np.dtype(f"V{DEAL_BYTES}"))).ravel()
-        match = np.repeat(np.arange(len(seq), dtype=np.uint64), [4 * d for d in deals])
-        index.add(hands)  # first: each probe's hands seen, the block's own among them
-        which, probes = index.probe(hands)
-        found = index.found(probes)
-        at = np.flatnonzero(found)
-        probe, of = probes[at], match[which[at]]
-        keys = np.sort(hands << np.uint64(12) | match)
-        base = probe << np.uint64(12)
-        low = np.searchsorted(keys, base | of)
-        high = np.searchsorted(keys, base | of, "right")
-        last = np.searchsorted(keys, base | np.uint64(4095), "right")
-        # the hands seen before each match: all those found less the block's from its
-        # match on; among its own hands, each pair found from both, each hand by itself
-        before_it = np.bincount(of.astype(np.int64), weights=found[at] - (last - low),
-                                minlength=len(seq))
-        own = np.bincount(of.astype(np.int64), weights=high - low, minlength=len(seq))
-        pairs = [int(b) + (int(o) - 4 * d) // 2
-                 for b, o, d in zip(before_it.tolist(), own.tolist(), deals, strict=True)]
-    out = []
-    bets = t.bets
-    for (m, _), n, p in zip(seq, deals, pairs, strict=True):
-        if n:
-            log_f, _ = near_factor(p, 4 * n, n, before, int(bets[0]), int(bets[1]))
-            bets[0] += 1
-            bets[1] += p > 0
-            bets[2] += log_f
-            before += 4 * n
-        t.log_e = _logmean([0.0, bets[2]])
-        out.append((m, t.log_e))
+    out = near_many(t.bets, t.index["hands"], seq)
+    if out:
+        t.log_e = out[-1][1]
     return out
 
 

@@ -144,10 +144,9 @@ class _Test:
         """Fold in one match's observations: per reference, [count, sum] (sum, bounded),
         [Σx, Σxy, Σx²] (cov), value, count pairs (fit, repeat), series, index, total,
         count quadruples (lag), or deals and group, item, count triples (placed)."""
-        other = {"fit": self._fit, "lag": self._lag, "bounded": self._bounded,
-                 "placed": self._placed, "repeat": self._repeat}.get(self.kind)
+        other = _OWN_KINDS.get(self.kind)  # (by name: no dict of bound methods a call)
         if other is not None:
-            other(obs)
+            getattr(self, other)(obs)
             return
         threat = _THREATS.get(self.kind)
         if threat is not None:  # threats.py: the tests that read every deal
@@ -296,6 +295,7 @@ class _Test:
         self.log_e = _logmean([0.0, self.bets[2]])  # the average of no bet and the bet
 
 
+_OWN_KINDS = {k: f"_{k}" for k in ("fit", "lag", "bounded", "placed", "repeat")}  # methods
 # the kinds of the tests aimed at a family's threat (state-adaptive dealing, drift and
 # serial balance, partners' fit, near-repeats): half their family's weight
 THREAT_KINDS = frozenset({"cells", "drift", "balance", "pairing", "near"})
@@ -319,7 +319,7 @@ def weighted_log_mean(used: float, terms: list[float]) -> float:
     top = max(terms)
     if top == math.inf:
         return math.inf
-    return top + math.log(sum(math.exp(x - top) for x in terms))
+    return top + math.log(sum([math.exp(x - top) for x in terms]))
 
 
 def fit_step(log_e: float, pmf: Mapping[Any, float], counts: dict[Any, int], n: int,

@@ -21,7 +21,7 @@ import math
 from typing import Any
 
 from tarneeb.audit.fairness.anytime.threats import _logmean, deal_hands
-from tarneeb.audit.fairness.nearrepeat import HANDS, SHARED, near_pairs
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, HANDS, SHARED, near_pairs, unpack_hands
 
 
 def _card_words() -> tuple[int, ...]:
@@ -246,4 +246,70 @@ def advance_near(totals: dict[Any, list[Any]], bets: list[float], obs: dict[Any,
     return _logmean([0.0, bets[2]])  # the average of no bet and the bet
 
 
-__all__ = ["NearIndex", "advance_near", "near_factor"]
+NEAR_BLOCK = 2048  # hands of the matches whose near pairs are counted at once (probed by
+# NearIndex.probe a few hands at a time)
+
+
+def near_many(bets: list[float], index: NearIndex, seq: list[tuple[int, dict[Any, list[Any]]]]
+              ) -> list[tuple[int, float]]:
+    """The near-repeats bet (``bets``: matches, matches with a pair, the log of the
+    wealth; ``index``: the hands seen before) over its matches ``seq`` (each match's
+    number and its deals), its e-value after each, as :func:`advance_near` a match at a
+    time: each match's pairs with the hands seen before it (the index, and the matches of
+    ``seq`` before it) and among its own hands, counted for many matches at once (each
+    hand's neighbours looked up once among the hands seen and the block's, the block's
+    own told apart by their match)."""
+    out: list[tuple[int, float]] = []
+    start = 0
+    while start < len(seq):
+        end, hands = start, 0
+        while end < len(seq) and (end == start or hands < NEAR_BLOCK) and end - start < 4095:
+            hands += 4 * sum(len(v) for v in seq[end][1].values())
+            end += 1
+        out.extend(_near_block(bets, index, seq[start:end]))
+        start = end
+    return out
+
+
+def _near_block(bets: list[float], index: NearIndex,
+                seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
+    """:func:`near_many` over at most 4,095 matches (a hand and its match in one uint64)."""
+    import numpy as np
+    values = [[v for vs in obs.values() for v in vs] for _, obs in seq]
+    deals = [len(v) for v in values]
+    before = len(index)
+    pairs = [0] * len(seq)
+    if any(deals):
+        hands = unpack_hands(np.frombuffer(b"".join(v for vs in values for v in vs),
+                                           dtype=np.dtype(f"V{DEAL_BYTES}"))).ravel()
+        match = np.repeat(np.arange(len(seq), dtype=np.uint64), [4 * d for d in deals])
+        index.add(hands)  # first: each probe's hands seen, the block's own among them
+        which, probes = index.probe(hands)
+        found = index.found(probes)
+        at = np.flatnonzero(found)
+        probe, of = probes[at], match[which[at]]
+        keys = np.sort(hands << np.uint64(12) | match)
+        base = probe << np.uint64(12)
+        low = np.searchsorted(keys, base | of)
+        high = np.searchsorted(keys, base | of, "right")
+        last = np.searchsorted(keys, base | np.uint64(4095), "right")
+        # the hands seen before each match: all those found less the block's from its
+        # match on; among its own hands, each pair found from both, each hand by itself
+        before_it = np.bincount(of.astype(np.int64), weights=found[at] - (last - low),
+                                minlength=len(seq))
+        own = np.bincount(of.astype(np.int64), weights=high - low, minlength=len(seq))
+        pairs = [int(b) + (int(o) - 4 * d) // 2
+                 for b, o, d in zip(before_it.tolist(), own.tolist(), deals, strict=True)]
+    out = []
+    for (m, _), n, p in zip(seq, deals, pairs, strict=True):
+        if n:
+            log_f, _ = near_factor(p, 4 * n, n, before, int(bets[0]), int(bets[1]))
+            bets[0] += 1
+            bets[1] += p > 0
+            bets[2] += log_f
+            before += 4 * n
+        out.append((m, _logmean([0.0, bets[2]])))
+    return out
+
+
+__all__ = ["NEAR_BLOCK", "NearIndex", "advance_near", "near_factor", "near_many"]
