@@ -530,6 +530,7 @@ def test_generated_logs_agree(node: str, home: dict[str, str], tmp_path: Path,
     from tarneeb.testing import edited_logs, logs
 
     made: list[bytes] = []
+    examples = [0]  # the logs generated (the others: their cuts and damage)
 
     share = -(-COUNT // PARTS)  # this part's examples: at least COUNT in all
 
@@ -539,6 +540,7 @@ def test_generated_logs_agree(node: str, home: dict[str, str], tmp_path: Path,
     @given(st.one_of(logs(), edited_logs()), st.integers(0, 2**32 - 1), st.integers(0, 255))
     def collect(log: bytes, at: int, byte: int) -> None:
         made.append(log)
+        examples[0] += 1
         if at % 4 == 0:  # a log cut short somewhere, as a crash leaves it
             made.append(log[:at % len(log)])
         elif at % 4 == 1:  # one byte changed: damage, or a forger's edit
@@ -554,7 +556,9 @@ def test_generated_logs_agree(node: str, home: dict[str, str], tmp_path: Path,
         p = tmp_path / f"gen-{part}-{i:05d}.tlog"
         p.write_bytes(log)
         paths.append(p)
-    assert len(paths) >= share * 5 // 3  # with the mutated ones: over 3,300 logs in all
+    # every example made, and most with a cut or damaged copy (3 in 4 of the ``at`` drawn,
+    # fewer as Hypothesis draws small numbers first): over 3,000 logs in all
+    assert examples[0] >= share and len(paths) - examples[0] >= share // 2
     bad = _disagreements(node, home, paths)
     keep = os.environ.get("TARNEEB_CONFORMANCE_KEEP")  # a folder to keep the logs that disagree in
     if keep and bad:
