@@ -50,8 +50,20 @@ def _add(mine: Counter[tuple[Any, ...]], theirs: Counter[tuple[Any, ...]]) -> No
     if not mine or mine is theirs:
         mine.update(theirs)
         return
-    dict.update(mine, zip(theirs, map(operator.add, theirs.values(),
-                                      map(mine.get, theirs, itertools.repeat(0))), strict=True))
+    add_values(mine, theirs, theirs.values())
+
+
+def add_values(into: dict[Any, int], keys: Iterable[Any], values: Iterable[int]) -> None:
+    """Add each of ``values`` to ``into``'s value of its key in ``keys`` (0 when it has
+    none), in order, with the loop in C: a key given twice gets both (each sum read as
+    the one before is written).
+
+    >>> d = {"a": 1}; add_values(d, ["a", "b", "a"], [2, 3, 4]); d
+    {'a': 7, 'b': 3}
+    """
+    keys = list(keys)
+    dict.update(into, zip(keys, map(operator.add, values,
+                                    map(into.get, keys, itertools.repeat(0))), strict=True))
 
 
 def draw_digests(values: Iterable[int | bytes]) -> list[int]:
@@ -295,4 +307,4 @@ row_tests`); ``ref`` the distribution of one hand's value."""
 
 
 
-__all__ = ["Tally", "draw_digest", "draw_digests"]
+__all__ = ["Tally", "add_values", "draw_digest", "draw_digests"]

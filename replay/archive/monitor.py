@@ -35,8 +35,6 @@ import collections
 import datetime
 import fnmatch
 import hashlib
-import itertools
-import operator
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -44,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.codec import CodecError
+from tarneeb.audit.fairness.tally import add_values
 from tarneeb.replay.archive.audit import (
     CHUNK,
     ONE_JOB_CHUNK,
@@ -432,16 +431,12 @@ class _Sum:
         for mine, theirs in ((self._counts, share.counts), (self._sums, share.sums)):
             ids = list(map(id, theirs))
             self._keys.update(zip(ids, theirs, strict=True))
-            mine.update(zip(ids, map(operator.add, theirs.values(),
-                                     map(mine.get, ids, itertools.repeat(0))), strict=True))
+            add_values(mine, ids, theirs.values())
 
     def add_to(self, out: Tally) -> None:
         for mine, into in ((self._counts, out.counts), (self._sums, out.sums)):
-            keys = list(map(self._keys.__getitem__, mine))  # in the order first met
-            # (each sum read as the pairs are written: a key met as two objects adds twice)
-            dict.update(into, zip(keys, map(operator.add, mine.values(),
-                                             map(into.get, keys, itertools.repeat(0))),
-                                  strict=True))
+            # in the order first met (a key met as two objects adds twice)
+            add_values(into, map(self._keys.__getitem__, mine), mine.values())
 
 
 def _subtract(total: Tally, share: Tally) -> None:

@@ -211,14 +211,14 @@ def _derived_positions(share: Tally, deals: list[tuple[bytes, int]]) -> TestId |
                     or not 0 < v < 1 << _FIELD:
                 return None
             given[k[2]] += v << (_FIELD * k[3])
-    # a deal's three hands as one column (its 20 bytes from the last: a, b, c, c's bits
-    # past 52 last), summed over the deals of three hands (hands[0]) and the others'
+    # a deal's three hands as one column (of its 160 bits: a, b, then c with any bits
+    # past 52), summed over the deals of three hands (hands[0]) and the others'
     hands, rest, three = [0, 0], 0, 0  # the others' cards in none; the deals of three
     for deal, times in deals:
         x = int.from_bytes(deal, "big")
         a, b, c = x & _M52, x >> 52 & _M52, x >> 104
         odd = bool(a & b or a & c or b & c or c >> 52)
-        hands[odd] += times * int.from_bytes(b"".join(map(_spread, reversed(deal))), "little")
+        hands[odd] += times * _column(x)
         if odd:
             rest += times * _column(_M52 ^ (a | b | c))
         else:  # the dealer's cards: the rest of the deck (n < 2 ** _FIELD: no borrows)
@@ -384,13 +384,15 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
     if whole and len(deals) == 1:
         positions = _derived_positions(share, next(iter(deals.values())))
         by_position = _by_position(share, next(iter(deals.values())))
-    seated = {k[1] for k in by_position}  # their tests (a key's looked up first: no hash of
+    # the tests by position's tests: a key's test looked up first (the hash of its
+    # reference, a Python call, asked of the few keys of those tests alone)
+    seated = {k[1] for k in by_position}
     for sums, items in enumerate((share.counts, share.sums)):
         pairs = []
         for k, v in items.items():
             if k[0] not in _SPECIAL:  # (most keys: one test, not three, a key)
                 if sums or not seated or len(k) < 3 or k[1] not in seated \
-                        or k[:3] not in by_position:  # its reference, most often)
+                        or k[:3] not in by_position:
                     hit = by_object(id(k))
                     if hit is None or hit[0] is not k:
                         hit = (k, known(k) or key_id(k))

@@ -33,11 +33,11 @@ from typing import Any, cast
 import numpy as np
 
 from tarneeb.audit.fairness.anytime.evidence import (
-    PRIOR,
     Evidence,
     _order,
     _repr,
     _Test,
+    fit_step,
     no_cycle_collection,
     weighted_log_mean,
 )
@@ -335,41 +335,22 @@ def _sums(tests: list[tuple[_Test, list[tuple[int, dict[Any, list[Any]]]]]],
 
 def _fits(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tuple[int, float]]:
     """A fit test's likelihood ratios over its observations ``seq``, as
-    :meth:`_Test.advance` makes them a match at a time (:func:`fit_step`, written out
-    here: the same terms added in the same order), with each reference's counts kept as
-    a dict over the matches (not made again from the flat list each match) and its
-    ``pmf`` asked once."""
+    :meth:`_Test.advance` makes them a match at a time (:func:`fit_step`), with each
+    reference's counts kept as a dict over the matches (not made again from the flat list
+    each match) and its ``pmf`` asked once."""
     kept: dict[Any, tuple[dict[Any, int], list[int], Any]] = {}
     out = []
-    log, inf = math.log, math.inf
-    log_e = t.log_e
     for m, obs in seq:
         for ref, values in (obs.items() if len(obs) == 1 else sorted(obs.items(), key=_order)):
             got = kept.get(ref)
             if got is None:
                 seen = t.totals.setdefault(ref, [])
                 c0 = dict(zip(seen[0::2], seen[1::2], strict=True))
-                got = kept[ref] = (c0, [sum(c0.values())], ref.pmf().get)
-            counts, total, get = got
-            pairs = (list(zip(values[0::2], values[1::2], strict=True)) if len(values) != 2
-                     else [(values[0], values[1])])
-            if len(pairs) > 1:
-                pairs.sort(key=_order)
-            n = total[0] + PRIOR
-            seen_of = counts.get
-            # a match's values are distinct (a share's keys): each value's count taken in
-            # as soon as its term is made is the count the later terms would have read
-            for value, c in pairs:
-                p = get(value, 0.0)
-                before = seen_of(value, 0)
-                if p <= 0:  # a value a fair shuffle never gives
-                    log_e = inf
-                else:
-                    log_e += c * log((before + PRIOR * p) / n / p)
-                counts[value] = before + c
-                total[0] += c
-        out.append((m, log_e))
-    t.log_e = log_e
+                got = kept[ref] = (c0, [sum(c0.values())], ref.pmf())
+            counts, total, pmf = got
+            t.log_e, added = fit_step(t.log_e, pmf, counts, total[0], values)
+            total[0] += added
+        out.append((m, t.log_e))
     for ref, (counts, _, _) in kept.items():
         t.totals[ref] = [x for kv in counts.items() for x in kv]
     return out

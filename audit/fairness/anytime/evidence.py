@@ -456,15 +456,11 @@ class Evidence:
                 for d in digests}
         if self.earlier is None or not seen:
             return index
-        earlier = self._earlier_digests()
-        if len(self._given()) == len(earlier):  # no two deals of one digest: each once
-            deals = [value for d, value in earlier if d in seen]
-        else:
-            deals = []
-            for d, value in earlier:
-                if d in seen:
-                    seen.discard(d)
-                    deals.append(value)
+        deals = []
+        for d, value in self._earlier_digests():
+            if d in seen:
+                seen.discard(d)
+                deals.append(value)
         if deals:  # each once: their hands, in any order
             import numpy as np
             index.add(unpack_hands(np.frombuffer(b"".join(deals), dtype=f"V{DEAL_BYTES}")))

@@ -64,8 +64,9 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
             rec = recs[test] = [seq, -1, None]
         return rec
 
-    def figures(rec: list[Any]) -> dict[Any, list[Any]]:
-        """The record's figures of match ``m`` (made at its first)."""
+    def figures(rec: list[Any], m: int) -> dict[Any, list[Any]]:
+        """The record's figures of match ``m`` (a new dict at its first: a test's
+        matches come in order)."""
         if rec[1] != m:
             rec[1], rec[2] = m, {}
             rec[0].append((m, rec[2]))
@@ -81,7 +82,7 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
     def add(test: tuple[Any, ...], kind: str, ref: Any, figs: list[Any]) -> None:
         if kind in _MOMENTS and not has_moments(ref):
             return
-        obs = figures(record(test, kind))
+        obs = figures(record(test, kind), m)
         entry = obs.get(ref)
         if entry is None:
             entry = obs[ref] = []
@@ -103,16 +104,16 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
         rec = means.get(part)
         if rec is None:
             rec = means[part] = record(("mean", *part), "sum")
-        entry: list[Any] | None = rec[2].get(ref) if rec[1] == m else None
-        if entry is not None:
+        return sum_into(figures(rec, m), ref, n, total)
+
+    def sum_into(obs: dict[Any, list[Any]], ref: Any, n: Any, total: Any) -> list[Any]:
+        """``[n, total]`` added to the figures of ``ref`` in ``obs``; those figures."""
+        entry = obs.get(ref)
+        if entry is None:
+            entry = obs[ref] = [n, total]
+        else:
             entry[0] += n
             entry[1] += total
-        elif rec[1] == m:
-            entry = rec[2][ref] = [n, total]
-        else:  # the test's first figures of the match: a new dict
-            entry = [n, total]
-            rec[1], rec[2] = m, {ref: entry}
-            rec[0].append((m, rec[2]))
         return entry
 
     def joint_parts(part: tuple[Any, ...], refs: tuple[Any, ...]) -> list[list[Any] | None]:
@@ -179,16 +180,12 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                 rec = fits.get(part)
                 if rec is None:
                     rec = fits[part] = record(("fit", *part), "fit")
-                entry = rec[2].get(ref) if rec[1] == m else None
-                if entry is not None:
-                    entry += (key[3], n)
+                obs = figures(rec, m)
+                entry = obs.get(ref)
+                if entry is None:
+                    entry = obs[ref] = [key[3], n]
                 else:
-                    entry = [key[3], n]
-                    if rec[1] == m:
-                        rec[2][ref] = entry
-                    else:  # the test's first figures of the match: a new dict
-                        rec[1], rec[2] = m, {ref: entry}
-                        rec[0].append((m, rec[2]))
+                    entry += (key[3], n)
                 last_part, last_ref = part, ref
             elif kind == "joint":
                 part, refs = key[1], key[2]
@@ -202,28 +199,17 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                         continue
                     if total is None:
                         total = sums[("joint", part, refs, i)]
-                    got = rec[2].get(ref) if rec[1] == m else None
-                    if got is not None:
-                        got[0] += n
-                        got[1] += total
-                    elif rec[1] == m:
-                        rec[2][ref] = [n, total]
-                    else:  # the test's first figures of the match: a new dict
-                        rec[1], rec[2] = m, {ref: [n, total]}
-                        rec[0].append((m, rec[2]))
+                    sum_into(figures(rec, m), ref, n, total)
             elif kind == "repeat":
                 rec = repeats.get(key[1])
                 if rec is None:
                     rec = repeats[key[1]] = record(("repeat", *key[1]), "repeat")
-                ref = (key[2], key[3])
-                drawn: list[Any] | None = rec[2].get(ref) if rec[1] == m else None
-                if drawn is not None:
+                obs = figures(rec, m)
+                drawn = obs.get((key[2], key[3]))
+                if drawn is None:
+                    obs[(key[2], key[3])] = [key[4], n]
+                else:
                     drawn += (key[4], n)
-                elif rec[1] == m:
-                    rec[2][ref] = [key[4], n]
-                else:  # the test's first figures of the match: a new dict
-                    rec[1], rec[2] = m, {ref: [key[4], n]}
-                    rec[0].append((m, rec[2]))
                 if key[3] == 1 and isinstance(key[4], bytes) and len(key[4]) == DEAL_BYTES:
                     # every deal's hands: partners' fit and near-repeats
                     if not deals:
@@ -231,16 +217,7 @@ def gather(shares: Sequence[Tally | None]) -> dict[tuple[Any, ...], tuple[str, S
                                      for what, test in PAIRING_TESTS.items())
                         deals.append((record(("near", *NEAR_TEST), "near"), "deals"))
                     for rec, what in deals:
-                        if rec[1] == m:
-                            obs = rec[2]
-                        else:  # its first figures of the match
-                            obs = rec[2] = {}
-                            rec[1] = m
-                            rec[0].append((m, obs))
-                        hands: list[Any] | None = obs.get(what)
-                        if hands is None:
-                            hands = obs[what] = []
-                        hands.extend([key[4]] * n)
+                        figures(rec, m).setdefault(what, []).extend([key[4]] * n)
             elif kind == "mean":
                 add_sum(key[1], key[2], n, sums[key])
             elif kind == "member":
