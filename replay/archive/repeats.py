@@ -28,7 +28,7 @@ from __future__ import annotations
 import tempfile
 from array import array
 from collections.abc import Hashable, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -41,8 +41,6 @@ BATCH = 1 << 12  # values gathered (as Python objects) before they go into an ar
 AT_ONCE = 1 << 18  # values sorted at once when the equal pairs are counted (5 MB of deals)
 SPILL = 1 << 14  # values a test holds in memory (330 KB of deals) before they go to disk
 ROWS_HELD = 1 << 10  # matches' rows a test holds in memory (about 120 KB) before they do
-_ROW_COLUMNS = ("series", "index", "names", "computer", "deals", "blob")
-_ORDERED_COLUMNS = ("series", "index", "value")
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # a multiplicative hash (Fibonacci), public
 
 
@@ -110,19 +108,45 @@ def temp_fault(e: OSError) -> AuditFault:
     return AuditFault(f"the audit's temporary files (in {tempfile.gettempdir()}) failed: {e}")
 
 
-def spill_all(held: Any, disk: dict[str, Spill], columns: tuple[str, ...]) -> None:
-    """Move ``held``'s arrays ``columns`` (in memory, the same matches') to their files:
-    all of them, or none (the files as they were, the arrays kept)."""
-    before = {c: disk[c].items for c in columns}
-    try:
-        for c in columns:
-            disk[c].write(np.frombuffer(getattr(held, c), dtype=np.uint8))
-    except AuditFault:
-        for c in columns:  # what was written of this batch is written over next time
-            disk[c].items = before[c]
-        raise
-    for c in columns:
-        setattr(held, c, bytearray() if c == "blob" else array(getattr(held, c).typecode))
+class _Held:
+    """A test's matches as columns (``COLUMNS``: arrays, or the bytes ``blob``) held in
+    memory, moved to temporary files (:class:`Spill`) past ``ROWS_HELD`` matches, and
+    read back whole."""
+
+    __slots__ = ("disk",)
+    COLUMNS: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self) -> None:
+        self.disk: dict[str, Spill] | None = None  # per column, what went to disk
+
+    def _spill(self) -> None:
+        """Move the columns to their files, in the order of the matches: all of them, or
+        none (the files as they were, the columns kept)."""
+        if self.disk is None:
+            self.disk = {c: Spill(np.dtype(np.uint8)) for c in self.COLUMNS}
+        before = {c: self.disk[c].items for c in self.COLUMNS}
+        try:
+            for c in self.COLUMNS:
+                self.disk[c].write(np.frombuffer(getattr(self, c), dtype=np.uint8))
+        except AuditFault:
+            for c in self.COLUMNS:  # what was written of this batch is written over next time
+                self.disk[c].items = before[c]
+            raise
+        for c in self.COLUMNS:
+            setattr(self, c, bytearray() if c == "blob" else array(getattr(self, c).typecode))
+
+    def _column(self, c: str) -> Any:
+        """The column ``c`` whole: what went to disk, then what is held."""
+        held = getattr(self, c)
+        if self.disk is None:
+            return held
+        data = self.disk[c].read() + bytes(held)
+        return bytearray(data) if c == "blob" else array(held.typecode, data)
+
+    def close(self) -> None:
+        for spill in (self.disk or {}).values():
+            spill.close()
+        self.disk = None
 
 
 class _Values:
@@ -241,7 +265,7 @@ class _ReadDeals(Deals):
         return Deals(parts).sorted_hands()
 
 
-class Rows:
+class Rows(_Held):
     """One test's matches' rows (``("rows", test, ref, row)`` keys of a tally, the row
     ``(series, index, names, computer seats, deals)``: :func:`~tarneeb.audit.fairness.\
 state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where a
@@ -250,10 +274,11 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
     ``ROWS_HELD`` matches the arrays go to temporary files (:class:`Spill`), read back
     whole when the tests read the rows; only the distinct names stay in memory."""
 
-    __slots__ = ("blob", "computer", "deals", "disk", "index", "name_ids", "names", "ref",
-                 "series")
+    __slots__ = ("blob", "computer", "deals", "index", "name_ids", "names", "ref", "series")
+    COLUMNS = ("series", "index", "names", "computer", "deals", "blob")
 
     def __init__(self, ref: Any) -> None:
+        super().__init__()
         self.ref = ref
         self.series = array("Q")
         self.index = array("q")
@@ -262,13 +287,6 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
         self.computer = array("q")
         self.deals = array("q")
         self.blob = bytearray()
-        self.disk: dict[str, Spill] | None = None  # per column, what went to disk
-
-    def _spill(self) -> None:
-        """Move the arrays to the temporary files, in the order of the matches."""
-        if self.disk is None:
-            self.disk = {c: Spill(np.dtype(np.uint8)) for c in _ROW_COLUMNS}
-        spill_all(self, self.disk, _ROW_COLUMNS)
 
     def _whole(self) -> Rows:
         """These rows with every array whole in memory (the files read back)."""
@@ -276,16 +294,9 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
             return self
         whole = Rows(self.ref)
         whole.name_ids = self.name_ids
-        for c in _ROW_COLUMNS:
-            held = getattr(self, c)
-            data = self.disk[c].read() + bytes(held)
-            setattr(whole, c, bytearray(data) if c == "blob" else array(held.typecode, data))
+        for c in self.COLUMNS:
+            setattr(whole, c, self._column(c))
         return whole
-
-    def close(self) -> None:
-        for spill in (self.disk or {}).values():
-            spill.close()
-        self.disk = None
 
     @staticmethod
     def fits(row: Any) -> bool:
@@ -365,20 +376,21 @@ state.decode`), kept in flat arrays: about 60 bytes a match and 5 a deal, where 
         return out
 
 
-class Ordered:
+class Ordered(_Held):
     """One lag test's entries (``("ordered", test, ref, series, index)`` sums of a tally,
     a match's packed total at its place in a season), kept in flat arrays: 24 bytes a
     match where a tally's key, its tuple and its numbers take about 230; past
     ``ROWS_HELD`` of them in temporary files (:class:`Spill`), read back whole."""
 
-    __slots__ = ("disk", "index", "ref", "series", "value")
+    __slots__ = ("index", "ref", "series", "value")
+    COLUMNS = ("series", "index", "value")
 
     def __init__(self, ref: Any) -> None:
+        super().__init__()
         self.ref = ref
         self.series = array("Q")
         self.index = array("q")
         self.value = array("q")
-        self.disk: dict[str, Spill] | None = None  # per array, what went to disk
 
     @staticmethod
     def fits(series: Any, index: Any, value: Any) -> bool:
@@ -391,26 +403,16 @@ class Ordered:
         self.index.append(index)
         self.value.append(value)
         if len(self.series) >= ROWS_HELD:
-            if self.disk is None:
-                self.disk = {c: Spill(np.dtype(np.uint8)) for c in _ORDERED_COLUMNS}
-            spill_all(self, self.disk, _ORDERED_COLUMNS)
+            self._spill()
 
     def entries(self) -> dict[tuple[int, int], int]:
         """``(series, index) -> value``, added up as a tally's sums add them."""
-        cols = [getattr(self, c) for c in _ORDERED_COLUMNS]
-        if self.disk is not None:
-            cols = [array(a.typecode, self.disk[c].read() + bytes(a))
-                    for c, a in zip(_ORDERED_COLUMNS, cols, strict=True)]
+        cols = [self._column(c) for c in self.COLUMNS]
         out: dict[tuple[int, int], int] = {}
         for key_value in zip(zip(cols[0], cols[1], strict=True), cols[2], strict=True):
             key, value = key_value
             out[key] = out.get(key, 0) + value
         return out
-
-    def close(self) -> None:
-        for spill in (self.disk or {}).values():
-            spill.close()
-        self.disk = None
 
 
 class Repeats:
