@@ -33,7 +33,7 @@ import hashlib
 import sqlite3
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tarneeb.replay.archive.paths import AuditFault
+from tarneeb.replay.archive.paths import AuditFault, temp_fault
 
 if TYPE_CHECKING:
     from tarneeb.replay.log import EndRecord, Header, ParsedLog
@@ -120,14 +120,6 @@ FREEZE = 1 << 11  # entries a dict holds (at most) before they move into a table
 CACHE_KB = 256  # the pages of a table SQLite keeps in memory, per table
 
 
-def _fault(e: sqlite3.Error) -> AuditFault:
-    """The audit stops (a partial summary, exit 2) when its temporary database fails (a
-    full disk): what it keeps of each match once is no longer whole."""
-    import tempfile
-    return AuditFault(f"the audit's temporary database (in {tempfile.gettempdir()}) "
-                      f"failed: {e}")
-
-
 class Stored:
     """Entries moved out of a dict (unique keys, bytes): a table of SQLite's temporary
     database (a file in the system's temporary directory, ``TMPDIR``, with no name once
@@ -193,7 +185,7 @@ class Stored:
         """The fault that stops the audit; without a journal (none is kept: it would hold
         a batch's pages) a failed write leaves the table not whole, so every later use
         of it fails too, never answering from part of it."""
-        self._broken = _fault(e)
+        self._broken = temp_fault("database", e)
         return self._broken
 
     def _open(self) -> Any:

@@ -127,6 +127,14 @@ class AuditFault(RuntimeError):
     folded in before it is a partial summary, which the command still gives (exit 2)."""
 
 
+def temp_fault(what: str, e: Exception) -> AuditFault:
+    """The audit stops (a partial summary, exit 2) when its temporary ``what`` (files, a
+    database) in the system's temporary directory fail, a full disk: what it keeps of
+    each match is no longer whole."""
+    import tempfile
+    return AuditFault(f"the audit's temporary {what} (in {tempfile.gettempdir()}) failed: {e}")
+
+
 def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
     """A log's bytes from an object store (fsspec), at most one byte past the cap, which
     the parser then refuses."""

@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from tarneeb.audit.fairness.nearrepeat import BLOCK, DEAL_BYTES, Deals, sorted_pairs, unpack_hands
 from tarneeb.audit.fairness.state import DEAL_ROW
-from tarneeb.replay.archive.paths import AuditFault
+from tarneeb.replay.archive.paths import AuditFault, temp_fault
 
 BATCH = 1 << 12  # values gathered (as Python objects) before they go into an array
 AT_ONCE = 1 << 18  # values sorted at once when the equal pairs are counted (5 MB of deals)
@@ -70,7 +70,7 @@ paths.AuditFault` when the file cannot be written, a full disk)."""
             self.file.write(np.ascontiguousarray(a, dtype=self.dtype).tobytes())
             self.file.flush()
         except OSError as e:
-            raise temp_fault(e) from e
+            raise temp_fault("files", e) from e
         self.items += len(a)
 
     def chunks(self, size: int) -> Iterator[npt.NDArray[Any]]:
@@ -84,9 +84,9 @@ paths.AuditFault` when the file cannot be written, a full disk)."""
                 self.file.seek(done * self.dtype.itemsize)
                 raw = self.file.read(n * self.dtype.itemsize)
             except OSError as e:
-                raise temp_fault(e) from e
+                raise temp_fault("files", e) from e
             if len(raw) != n * self.dtype.itemsize:
-                raise temp_fault(OSError("a temporary file was cut short"))
+                raise temp_fault("files", OSError("a temporary file was cut short"))
             yield np.frombuffer(raw, dtype=self.dtype)
             done += n
 
@@ -100,12 +100,6 @@ paths.AuditFault` when the file cannot be written, a full disk)."""
             self.file.close()
             self.file = None
             self.items = 0
-
-
-def temp_fault(e: OSError) -> AuditFault:
-    """The audit stops (a partial summary, exit 2) when its temporary files fail: what it
-    keeps of each match is no longer whole."""
-    return AuditFault(f"the audit's temporary files (in {tempfile.gettempdir()}) failed: {e}")
 
 
 class _Held:
