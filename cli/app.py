@@ -460,6 +460,8 @@ def run(argv: list[str]) -> None:
     command = _command()
     try:
         code = command.main(args=argv, prog_name="tarneeb", standalone_mode=False)
+        if code == 130:  # typer's answer to Ctrl-C, said by nothing (no command exits 130)
+            err.print("tarneeb: interrupted", markup=False)
     except typer.Exit as e:
         sys.exit(e.exit_code)
     except typer.TyperException as e:  # click's usage errors, as typer ships them

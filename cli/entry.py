@@ -47,16 +47,16 @@ def _main(argv: list[str] | None) -> None:
     guard_std_streams()  # a closed pipe on stdout leaves the exit code the verdict's
     try:
         code = fast_path(args)
-    except KeyboardInterrupt:
+        if code is None:
+            from .archive_cmd import fast_path as fast_audit
+
+            code = fast_audit(args)
+    except KeyboardInterrupt:  # (an audit's state is left as it was before the run)
         sys.stderr.write("tarneeb: interrupted\n")
         sys.exit(130)
     except BrokenPipeError:
         _quiet_broken_pipe()
         sys.exit(0)
-    if code is None:
-        from .archive_cmd import fast_path as fast_audit
-
-        code = fast_audit(args)
     if code is None:
         from .app import run
 

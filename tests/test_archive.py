@@ -7,6 +7,10 @@ import itertools
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -614,3 +618,71 @@ def test_one_key_pinned_as_for_verify(archives: dict[str, Path], tmp_path: Path,
     code, out, err = run(capsys, "audit", "--keys", str(tmp_path / "missing.toml"),
                          str(archives["fair"]))
     assert code == 2 and out == "" and err.count("\n") == 1 and "missing.toml" in err
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and those they started (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):  # (a process gone meanwhile)
+            continue
+        children.setdefault(ppid, []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        found = children.get(todo.pop(), [])
+        out += found
+        todo += found
+    return out
+
+
+def _workers(pid: int) -> list[int]:
+    """The worker processes among them (multiprocessing's, started by "spawn")."""
+    out = []
+    for d in _descendants(pid):
+        try:
+            if b"spawn_main" in Path(f"/proc/{d}/cmdline").read_bytes():
+                out.append(d)
+        except OSError:
+            continue
+    return out
+
+
+def _ignores_ctrl_c(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return bool(int(status.split("SigIgn:")[1].split()[0], 16) >> (signal.SIGINT - 1) & 1)
+
+
+@pytest.mark.parametrize("workers", [("-j", "2"), ("--scheduler", "local:2")])
+def test_ctrl_c_ends_an_audit_in_one_line_and_its_workers_say_nothing(
+        archives: dict[str, Path], workers: tuple[str, str]) -> None:
+    """Ctrl-C as a terminal sends it (to the whole process group) while the workers are up,
+    local processes or a local Dask cluster's: the run ends with exit code 130 and the one
+    line "tarneeb: interrupted"; no worker says anything (a traceback of its own)."""
+    # three times over (a path listed again is read again): two chunks of 32 for the
+    # workers, the third left waiting for more
+    paths = sorted(str(p) for p in archives["proven"].iterdir()) * 3
+    p = subprocess.Popen([sys.executable, "-m", "tarneeb.cli.entry", "audit", "-", *workers],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        assert p.stdin is not None
+        p.stdin.write("\n".join(paths) + "\n")  # and left open: the run waits for more
+        p.stdin.flush()
+        deadline = time.monotonic() + 30
+        while len(_workers(p.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # and the run's own process past the cluster's start (where it ignores Ctrl-C)
+        while _ignores_ctrl_c(p.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert (p.returncode, err, out) == (130, "tarneeb: interrupted\n", "")

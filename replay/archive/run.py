@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -81,9 +82,17 @@ def run_pool(task: Task, chunks: Iterator[list[str]], jobs: int,
             raise AuditFault(f"a local worker process died (out of memory, or killed): {e}"
                              ) from None
 
+    def submit(chunk: list[str]) -> Any:
+        with interrupts_ignored():  # a worker it starts is born ignoring Ctrl-C (see there)
+            return pool.submit(task, chunk, *args)
+
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from windowed(lambda c: pool.submit(task, c, *args), result, chunks, 3 * jobs)
+        try:
+            yield from windowed(submit, result, chunks, 3 * jobs)
+        except BaseException:  # interrupted, or a fault: the chunks not begun are dropped
+            pool.shutdown(cancel_futures=True)
+            raise
 
 
 def local_workers(scheduler: Any) -> int | None:
@@ -115,10 +124,61 @@ def local_cluster(workers: int) -> Iterator[Any]:
     except ImportError:
         raise ArchiveError("--scheduler needs dask.distributed: pip install "
                            "'tarneeb[cluster]'") from None
-    with dask.config.set(QUIET_DASK), \
-            LocalCluster(n_workers=workers, processes=True, threads_per_worker=1,
-                         dashboard_address=None) as cluster, Client(cluster) as client:
-        yield client
+    import logging
+
+    said = logging.getLogger("distributed")
+    level = said.level
+    try:
+        with dask.config.set(QUIET_DASK), contextlib.ExitStack() as stack:
+            with interrupts_ignored():  # by the processes it starts (see there)
+                # no dashboard; the scheduler's own web server on a port of its own
+                # (else 8787, which a second audit at once finds taken, and says so)
+                cluster = stack.enter_context(LocalCluster(
+                    n_workers=workers, processes=True, threads_per_worker=1,
+                    dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                    preload=[__name__]))
+                client = stack.enter_context(Client(cluster))
+            try:
+                yield client
+            except BaseException:  # the run ended early: its tasks in flight are let go
+                said.setLevel(logging.CRITICAL)  # without a warning each
+                raise
+    finally:
+        said.setLevel(level)
+
+
+@contextlib.contextmanager
+def interrupts_ignored() -> Iterator[None]:
+    """Ctrl-C ignored while worker processes are started (a local pool's, as a chunk is
+    handed out; a local Dask cluster's, as it starts): they are born ignoring it (an
+    ignored signal stays so across their exec, and Python then leaves it so), and a
+    Ctrl-C, sent to the whole process group, is then the run's own process's alone, which
+    ends the run in one line and lets them go. One pressed meanwhile is not seen (a
+    cluster's start takes a second or two): the next is. Only the main thread can set it:
+    elsewhere, nothing is done (a Dask worker restarted later ignores it from its preload,
+    :func:`dask_setup`, on)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def dask_setup(worker: Any) -> None:
+    """A local cluster's worker process at its start (this module is its preload): Ctrl-C
+    is the run's own process's to handle (see :func:`interrupts_ignored`), not the
+    worker's; and the tasks that closing the cluster cancels are not each a warning."""
+    import logging
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
 
 
 def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
