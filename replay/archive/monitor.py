@@ -186,11 +186,12 @@ class Monitor:
             self._paths.append(paths)
             yield chunk_of(batch, self.tallies)
 
-    def _earlier_deals(self) -> Iterator[bytes]:
-        """Every deal (its 20-byte value) the state's totals hold, each once: the hands
-        seen before this run, for the near-repeats e-process (which keeps those it has
-        seen, and takes them in whatever order)."""
-        return iter(self.state.counted_deals())
+    def _earlier_deals(self) -> Iterable[bytes]:
+        """Every deal (its 20-byte value) the state's totals hold, each once (numpy arrays,
+        :class:`~tarneeb.audit.fairness.anytime.recall.DealsSeen`): the hands seen before
+        this run, for the near-repeats e-process (which keeps those it has seen, and takes
+        them in whatever order), and the repeated deals' digests left out of its bytes."""
+        return self.state.counted_deals()
 
     def _read_enough(self, tallied: bool, play_key: Any) -> bool:
         """Whether a log read so (its deals ``tallied``, its play analysed with the options

@@ -1,0 +1,155 @@
+"""The deals seen before a run, held compactly: what the evidence asks of them.
+
+The continuous audit's evidence keeps the repeated deals' digests, not the deals
+(:meth:`Evidence.to_bytes <tarneeb.audit.fairness.anytime.evidence.Evidence.to_bytes>`
+leaves out those the archive's state gives back), and its near-repeats bet asks about
+the hands of every deal seen before: both are made again, once a run, from every deal
+the state counts, a few hundred thousand in a large archive. :class:`DealsSeen` holds
+them as numpy arrays, about 36 bytes a deal: each distinct deal once (by its
+:func:`~tarneeb.audit.fairness.tally.draw_digest`, 8 bytes), sorted by digest, with its
+20 bytes and how often it was given, so that a run's deals after it are those before
+it less and plus the deals of the logs that changed (:meth:`DealsSeen.changed`), not
+all read again. Iterated, it gives its deals (bytes), as any other iterable of deals
+the evidence takes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
+from tarneeb.audit.fairness.tally import draw_digests
+
+_BLOCK = 1 << 16  # deals hashed at once (their digests' bytes, 0.5 MB, let go after)
+DEAL = np.dtype(f"V{DEAL_BYTES}")
+
+
+def deal_digests(deals: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
+    """:func:`~tarneeb.audit.fairness.tally.draw_digest` of each deal of ``deals`` (an
+    array of :data:`DEAL`), the same numbers, made a block at a time (no object kept a
+    deal)."""
+    out = np.empty(len(deals), dtype=np.uint64)
+    proto, size = hashlib.blake2b(digest_size=8), deals.dtype.itemsize
+    for lo in range(0, len(deals), _BLOCK):
+        data, got = np.ascontiguousarray(deals[lo:lo + _BLOCK]).tobytes(), []
+        for j in range(0, len(data), size):
+            h = proto.copy()
+            h.update(data[j:j + size])
+            got.append(h.digest())
+        out[lo:lo + len(got)] = np.frombuffer(b"".join(got), dtype=">u8") >> np.uint64(1)
+    return out
+
+
+def as_digests(values: Iterable[Any]) -> npt.NDArray[np.uint64] | None:
+    """``values`` as an array of digests (uint64), None when one is not a whole number
+    below 2**63 (read from bytes, it may be anything: the caller compares them as they
+    are)."""
+    given = values if isinstance(values, list) else list(values)
+    if not all(type(d) is int and 0 <= d < 1 << 63 for d in given):
+        return None
+    return np.array(given, dtype=np.uint64)
+
+
+def repeat_digests(tests: list[list[Any]]) -> npt.NDArray[np.uint64]:
+    """The digests of repeat tests (``tests``, each its list), each once, sorted, as an
+    array; those that are not whole numbers below 2**63 left out (read from bytes: no
+    deal's digest is such)."""
+    got = [as_digests(v) for v in tests]
+    got = [g if g is not None else as_digests([d for d in v if type(d) is int and 0 <= d < 1 << 63])
+           for g, v in zip(got, tests, strict=True)]
+    return np.unique(np.concatenate([np.zeros(0, np.uint64), *[g for g in got if g is not None]]))
+
+
+def left_out(values: list[Any], given: npt.NDArray[np.uint64]
+             ) -> tuple[tuple[Any, ...], tuple[Any, ...], int, int]:
+    """A repeat test's digests ``values`` against those of the deals the caller will give
+    back (``given``: sorted, each once): those it will not give and those it will give
+    not seen (each sorted), the count and the sum modulo 2**64 of the set."""
+    mine = as_digests(values)
+    if mine is None:  # some not such numbers: as they are
+        seen, back = set(values), set(given.tolist())
+        return (tuple(sorted(seen - back)), tuple(sorted(back - seen)), len(seen),
+                sum(seen) % 2 ** 64)
+    mine = np.unique(mine)
+    return (tuple(np.setdiff1d(mine, given, assume_unique=True).tolist()),
+            tuple(np.setdiff1d(given, mine, assume_unique=True).tolist()), len(mine),
+            int(mine.sum(dtype=np.uint64)))  # (numpy's sum of uint64: modulo 2**64)
+
+
+class DealsSeen:
+    """Deals, each distinct one once: ``digests`` (sorted, uint64), ``deals`` (their
+    values, :data:`DEAL` or, for values of other sizes, objects) and ``counts`` (how
+    often each was given, int64)."""
+
+    __slots__ = ("counts", "deals", "digests")
+
+    def __init__(self, digests: npt.NDArray[np.uint64], deals: npt.NDArray[Any],
+                 counts: npt.NDArray[np.int64]) -> None:
+        self.digests, self.deals, self.counts = digests, deals, counts
+
+    @classmethod
+    def of(cls, values: Iterable[bytes] | npt.NDArray[Any]) -> DealsSeen:
+        """The deals of ``values`` (an array of :data:`DEAL`, or any values drawn), each
+        once, the first given of a digest, with how often each digest was given."""
+        if isinstance(values, DealsSeen):
+            return values
+        if isinstance(values, np.ndarray) and values.dtype == DEAL:
+            deals, digests = values, deal_digests(values)
+        else:
+            given = list(values)
+            digests = np.array(draw_digests(given), dtype=np.uint64)
+            if all(isinstance(v, bytes) and len(v) == DEAL_BYTES for v in given):
+                deals = np.frombuffer(b"".join(given), dtype=DEAL)
+            else:
+                deals = np.empty(len(given), dtype=object)
+                deals[:] = given
+        keep, first, counts = np.unique(digests, return_index=True, return_counts=True)
+        return cls(keep, deals[first], counts.astype(np.int64))
+
+    def __len__(self) -> int:
+        return len(self.digests)
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.deals.tolist())
+
+    def deals_among(self, digests: npt.NDArray[np.uint64]) -> npt.NDArray[Any]:
+        """Those of the deals whose digests are among ``digests`` (as :data:`DEAL`)."""
+        chosen = self.deals[np.isin(self.digests, digests)]
+        if chosen.dtype != DEAL:
+            chosen = np.frombuffer(b"".join(chosen.tolist()), dtype=DEAL)
+        return chosen
+
+    def changed(self, less: DealsSeen, more: DealsSeen) -> DealsSeen | None:
+        """These deals, less ``less`` and plus ``more`` (counted as often as given: a deal
+        two logs gave stays when one goes); None when ``less`` takes away a deal not here
+        (or more often than it was given)."""
+        at = np.searchsorted(self.digests, less.digests)
+        if len(less) and (at[-1] >= len(self) or not np.array_equal(self.digests[at],
+                                                                     less.digests)):
+            return None
+        counts = self.counts.copy()
+        counts[at] -= less.counts
+        if (counts < 0).any():
+            return None
+        at = np.searchsorted(self.digests, more.digests)
+        there = at < len(self)
+        there[there] = self.digests[at[there]] == more.digests[there]
+        counts[at[there]] += more.counts[there]
+        deals = self.deals
+        if deals.dtype != more.deals.dtype:
+            deals, more = deals.astype(object), DealsSeen(
+                more.digests, more.deals.astype(object), more.counts)
+        new = ~there
+        digests = np.insert(self.digests, at[new], more.digests[new])
+        deals = np.insert(deals, at[new], more.deals[new])
+        counts = np.insert(counts, at[new], more.counts[new])
+        kept = counts > 0
+        return DealsSeen(digests[kept], deals[kept], counts[kept])
+
+
+__all__ = ["DEAL", "DealsSeen", "as_digests", "deal_digests", "left_out", "repeat_digests"]
