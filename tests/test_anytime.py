@@ -438,3 +438,36 @@ def test_the_deals_digests_made_again_are_sorted_and_checked_whatever_their_size
             else:
                 with pytest.raises(CodecError, match="not those the state keeps"):
                     e.recover()
+
+
+def test_the_deals_seen_held_as_arrays_are_those_of_python_sets() -> None:
+    """DealsSeen (the deals seen before a run, by digest) holds each deal given once, with
+    how often it was given; ``changed`` takes away and adds as counts do (a deal two logs
+    gave stays when one goes), refuses to take away a deal it does not hold; left_out
+    gives what the Python sets gave: empty sets and repeats included."""
+    from collections import Counter
+
+    from tarneeb.audit.fairness.anytime.recall import DealsSeen, left_out
+    rng = random.Random(11)  # NOT secret: the test's deals
+    pool = [rng.randbytes(20) for _ in range(60)]
+    for _ in range(20):
+        base = [rng.choice(pool) for _ in range(rng.randrange(0, 50))]
+        less = list(Counter(rng.sample(base, rng.randrange(0, len(base) + 1))).elements())
+        more = [rng.choice(pool) for _ in range(rng.randrange(0, 20))]
+        seen = DealsSeen.of(base)
+        assert sorted(seen) == sorted(set(base))
+        assert seen.digests.tolist() == sorted({draw_digest(d) for d in base})
+        got = seen.changed(DealsSeen.of(less), DealsSeen.of(more))
+        assert got is not None
+        want = Counter(base) - Counter(less) + Counter(more)
+        assert sorted(got) == sorted(want)
+        assert dict(zip(got.digests.tolist(), got.counts.tolist(), strict=True)) == {
+            draw_digest(d): n for d, n in want.items()}
+        values = [draw_digest(d) for d in [rng.choice(pool) for _ in range(10)]] * 2
+        given = set(seen.digests.tolist())
+        assert left_out(values, seen.digests) == (
+            tuple(sorted(set(values) - given)), tuple(sorted(given - set(values))),
+            len(set(values)), sum(set(values)) % 2 ** 64)
+    seen = DealsSeen.of(pool[:3])
+    assert seen.changed(DealsSeen.of([pool[5]]), DealsSeen.of([])) is None
+    assert seen.changed(DealsSeen.of([pool[0]] * 2), DealsSeen.of([])) is None

@@ -403,14 +403,12 @@ class State:
             if deals is not None:
                 return deals
         import numpy as np
-        ids: list[int] = []  # (the rows read, noted as they are read: no list of shares)
-        rows = self.db.execute("SELECT rowid, path, figures FROM logs WHERE counted = 1 AND "
-                               "figures IS NOT NULL ORDER BY rowid")
-        deals = self._deals_in(itertools.chain(
-            ((p, f) for r, p, f in rows if ids.append(r) is None),
-            ((p, f) for p, _, f in self._aside if began)))
-        if began and self._began is None and not self._flipped:
-            self._began = deals, np.array(ids, dtype=np.int64)
+        counted = "FROM logs WHERE counted = 1 AND figures IS NOT NULL ORDER BY rowid"
+        deals = self._deals_in(itertools.chain(self.db.execute("SELECT path, figures " + counted),
+                                               ((p, f) for p, _, f in self._aside if began)))
+        if began and self._began is None and not self._flipped:  # (and the rows read)
+            self._began = deals, np.array([r for (r,) in self.db.execute(
+                "SELECT rowid " + counted)], dtype=np.int64)
         return deals
 
     def _deals_now(self, began: DealsSeen, ids: Any) -> DealsSeen | None:
