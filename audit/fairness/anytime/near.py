@@ -39,6 +39,7 @@ def _card_words() -> tuple[int, ...]:
 
 _CARD_WORDS = _card_words()
 PROBE_HANDS = 128  # hands whose neighbours' hashes are probed at once (each 13·39 of them)
+MARK_HANDS = 1 << 16  # hands whose hashes are marked in the map at once
 
 
 @functools.lru_cache(maxsize=1)
@@ -118,18 +119,26 @@ class NearIndex:
         return np.equal(c, b, out=ok)
 
     def _mark(self, hands: Any) -> None:
+        """The hands' hashes' bits set in the map, a block of hands at a time (arrays of
+        the block's size, not of every hand's: an archive's hands are millions)."""
         import numpy as np
-        hashes = _hand_hash(hands)
-        np.bitwise_or.at(self.bits, hashes >> np.uint64(70 - self.log_bits),
-                         _two_bits()[(hashes & np.uint64(4095)).astype(np.intp)])
+        for lo in range(0, len(hands), MARK_HANDS):
+            hashes = _hand_hash(hands[lo:lo + MARK_HANDS])
+            np.bitwise_or.at(self.bits, hashes >> np.uint64(70 - self.log_bits),
+                             _two_bits()[(hashes & np.uint64(4095)).astype(np.intp)])
 
     def add(self, hands: Any) -> None:
         import numpy as np
         new = np.asarray(hands, np.uint64).ravel()
         self.size += len(new)
         if len(self.tail) + len(new) > max(4096, len(self.hands) // 8):  # merged
+            # (numpy.unique's hands and counts, sorted in place: one copy of them less)
             every = np.concatenate((np.repeat(self.hands, self.counts), self.tail, new))
-            self.hands, self.counts = np.unique(every, return_counts=True)
+            every.sort()
+            starts = np.flatnonzero(np.concatenate(([True], every[1:] != every[:-1])))
+            self.hands, size = every[starts], len(every)
+            del every
+            self.counts = np.diff(starts, append=size)
             self.tail = np.zeros(0, dtype=np.uint64)
         else:
             self.tail = np.sort(np.concatenate((self.tail, new)))
