@@ -467,7 +467,7 @@ class Evidence:
             return
         import numpy as np
 
-        from tarneeb.audit.fairness.anytime.recall import as_digests
+        from tarneeb.audit.fairness.anytime.recall import SortedDigests, as_digests
         pending, self._pending = self._pending, []
         given = self._recall().digests
         for test, ref, extra, excluded, count, check in pending:
@@ -485,7 +485,8 @@ class Evidence:
                 raise CodecError(f"the deals seen by {' '.join(map(str, test))} are not "
                                  "those the state keeps")
             self.tests[test].totals[ref] = digests
-            self.tests[test].index[ref] = set(digests)  # (the set _repeat would make again)
+            # the set _repeat would make of them again, over the sorted list: not a copy
+            self.tests[test].index[ref] = SortedDigests(digests)
 
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of

@@ -15,6 +15,7 @@ the evidence takes.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -79,6 +80,31 @@ def left_out(values: list[Any], given: npt.NDArray[np.uint64]
     return (tuple(np.setdiff1d(mine, given, assume_unique=True).tolist()),
             tuple(np.setdiff1d(given, mine, assume_unique=True).tolist()), len(mine),
             int(mine.sum(dtype=np.uint64)))  # (numpy's sum of uint64: modulo 2**64)
+
+
+class SortedDigests:
+    """The digests a repeat test has seen, as the set its bet asks (``in``, ``len``,
+    ``update``), over the test's own list of them (``values``): its first values, sorted
+    (those made again from the deals the state gives back), looked up by bisection, and
+    those added since in a Python set: no second copy of a few hundred thousand numbers.
+    The list is only ever extended (its sorted part stays as it is)."""
+
+    __slots__ = ("_more", "_n", "_values")
+
+    def __init__(self, values: list[Any]) -> None:
+        self._values, self._n, self._more = values, len(values), set[Any]()
+
+    def __contains__(self, d: object) -> bool:
+        if d in self._more:
+            return True
+        i = bisect.bisect_left(self._values, d, 0, self._n)
+        return i < self._n and bool(self._values[i] == d)
+
+    def __len__(self) -> int:
+        return self._n + len(self._more)
+
+    def update(self, values: Iterable[Any]) -> None:
+        self._more.update([d for d in values if d not in self])
 
 
 class DealsSeen:
@@ -152,4 +178,12 @@ class DealsSeen:
         return DealsSeen(digests[kept], deals[kept], counts[kept])
 
 
-__all__ = ["DEAL", "DealsSeen", "as_digests", "deal_digests", "left_out", "repeat_digests"]
+__all__ = [
+    "DEAL",
+    "DealsSeen",
+    "SortedDigests",
+    "as_digests",
+    "deal_digests",
+    "left_out",
+    "repeat_digests",
+]
