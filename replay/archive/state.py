@@ -437,15 +437,18 @@ class State:
         import numpy as np
 
         from tarneeb.audit.fairness.anytime.recall import DEAL, DealsSeen
-        planes: list[bytes] = []  # (deals written as bit planes: made at once)
+        planes: list[bytes] = []  # (deals written as bit planes: made 4,096 shares at once)
         whole: list[bytes] = []
-        for path, figures in rows:
+        made = [np.zeros(0, dtype=DEAL)]
+        for j, (path, figures) in enumerate(rows, 1):
             try:
                 whole += share_deals(figures, self.key_of, planes)
             except CodecError as e:
                 raise StateError(f"{self.path}: the record of {path} is damaged "
                                  f"({e})") from None
-        return DealsSeen.of(np.concatenate((deal_array_of_planes(b"".join(planes)),
+            if not j % 4096:
+                made, planes = [*made, deal_array_of_planes(b"".join(planes))], []
+        return DealsSeen.of(np.concatenate((*made, deal_array_of_planes(b"".join(planes)),
                                             np.frombuffer(b"".join(whole), dtype=DEAL))))
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:

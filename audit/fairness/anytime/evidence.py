@@ -467,13 +467,13 @@ class Evidence:
             return
         import numpy as np
 
-        from tarneeb.audit.fairness.anytime.recall import SortedDigests, as_digests
+        from tarneeb.audit.fairness.anytime.recall import SortedDigests, as_digests, minus
         pending, self._pending = self._pending, []
         given = self._recall().digests
         for test, ref, extra, excluded, count, check in pending:
             more, less = as_digests(extra), as_digests(excluded)
             if more is not None and less is not None:  # sorted, each once, by numpy
-                made = np.union1d(np.setdiff1d(given, less), more)
+                made = np.union1d(minus(given, np.unique(less)), more)
                 digests: list[Any] = made.tolist()
                 total = int(made.sum(dtype=np.uint64))  # (numpy's sum: modulo 2**64)
             else:  # digests read from the bytes that are not such numbers: as they are,

@@ -135,10 +135,17 @@ class NearIndex:
             # (numpy.unique's hands and counts, sorted in place: one copy of them less)
             every = np.concatenate((np.repeat(self.hands, self.counts), self.tail, new))
             every.sort()
-            starts = np.flatnonzero(np.concatenate(([True], every[1:] != every[:-1])))
-            self.hands, size = every[starts], len(every)
-            del every
-            self.counts = np.diff(starts, append=size)
+            again = every[1:] == every[:-1]
+            if not again.any():  # (most often: the hands are these, each once)
+                # their counts all 1: one number read as many (never written to)
+                self.hands = every
+                self.counts = np.broadcast_to(np.ones(1, dtype=np.int64), len(every))
+            else:  # each hand again adds 1 to its count (its place: less those before it)
+                at = np.flatnonzero(again)
+                self.hands = every[np.concatenate(([True], ~again))]
+                del every
+                self.counts = np.ones(len(self.hands), dtype=np.int64)
+                np.add.at(self.counts, at - np.arange(len(at)), 1)
             self.tail = np.zeros(0, dtype=np.uint64)
         else:
             self.tail = np.sort(np.concatenate((self.tail, new)))
