@@ -88,7 +88,8 @@ def minus(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> npt.NDArray[n
         return a
     at = np.searchsorted(b, a)
     found = b[np.minimum(at, len(b) - 1)] == a
-    return a[~found]
+    out: npt.NDArray[np.uint64] = a[~found]
+    return out
 
 
 class SortedDigests:
