@@ -393,8 +393,9 @@ class Evidence:
         self.max_log_e = 0.0
         self.crossed: dict[str, int] = {}  # per alpha (repr): the match it first crossed at
         self.read_version: int | None = None  # the version of the bytes it was read from
-        # the deals seen before this run (20-byte values; the near-repeats bet's, read
-        # once, when a match first needs them): the archive's state gives them
+        # the deals seen before this run (20-byte values, any iterable; the near-repeats
+        # bet's, read once, when a match first needs them): the archive's state gives them
+        # as numpy arrays with their digests made (recall.DealsSeen), kept as they are
         self.earlier: Callable[[], Iterable[bytes]] | None = None
         # from bytes of version 3, per repeat test and reference of single draws: the digests
         # earlier does not give, those it gives not seen, the set's count and sum (recover)
@@ -515,7 +516,8 @@ class Evidence:
 
     def to_bytes(self, recoverable: Iterable[bytes] | None = None) -> bytes:
         """The evidence as bytes. ``recoverable``: the deals (20-byte values) the caller
-        will give back as :attr:`earlier` when the bytes are read (each once, any order):
+        will give back as :attr:`earlier` when the bytes are read (each once, any order;
+        a :class:`~tarneeb.audit.fairness.anytime.recall.DealsSeen` is read by digest):
         the repeat tests' digests of the deals among them are left out (version 3)."""
         with no_cycle_collection():
             return self._to_bytes(recoverable)

@@ -79,8 +79,9 @@ def _hand_hash(hands: Any) -> Any:
 
 class NearIndex:
     """The hands seen before (13-card masks, uint64, with their multiplicity): sorted
-    distinct hands and their counts, a small tail (kept sorted) merged into them now and
-    then, and a bit map of the hands' hashes (at least 32 bits a hand, two bits a hand in
+    distinct hands and their counts (one 1 read as many when the few hands seen twice
+    keep their other copies in the tail), a small tail (kept sorted) merged into them now
+    and then, and a bit map of the hands' hashes (at least 32 bits a hand, two bits a hand in
     one 64-bit word) that turns away at once nearly every hand not seen; about 20 bytes a
     hand. The hash is linear in the cards (:func:`_hand_hash`): a hand's 13·39 neighbours
     are looked up in the map by their hashes alone, made from the hand's with two words
@@ -132,21 +133,22 @@ class NearIndex:
         new = np.asarray(hands, np.uint64).ravel()
         self.size += len(new)
         if len(self.tail) + len(new) > max(4096, len(self.hands) // 8):  # merged
-            # (numpy.unique's hands and counts, sorted in place: one copy of them less)
+            # (sorted in place: numpy.unique's hands and counts would copy them again)
             every = np.concatenate((np.repeat(self.hands, self.counts), self.tail, new))
             every.sort()
-            again = every[1:] == every[:-1]
-            if not again.any():  # (most often: the hands are these, each once)
-                # their counts all 1: one number read as many (never written to)
-                self.hands = every
-                self.counts = np.broadcast_to(np.ones(1, dtype=np.int64), len(every))
-            else:  # each hand again adds 1 to its count (its place: less those before it)
-                at = np.flatnonzero(again)
-                self.hands = every[np.concatenate(([True], ~again))]
-                del every
+            again = np.flatnonzero(every[1:] == every[:-1])  # each hand's copies after it
+            self.hands = every
+            if len(again):
+                self.hands = every[np.concatenate(([True], every[1:] != every[:-1]))]
+            if len(again) <= max(64, len(every) // 64):
+                # a few copies: counted in the tail (sorted), the counts all 1, one number
+                self.tail = every[again + 1]
+                self.counts = np.broadcast_to(np.ones(1, dtype=np.int64), len(self.hands))
+            else:  # many: each adds 1 to its hand's count (its place: less those before it)
                 self.counts = np.ones(len(self.hands), dtype=np.int64)
-                np.add.at(self.counts, at - np.arange(len(at)), 1)
-            self.tail = np.zeros(0, dtype=np.uint64)
+                np.add.at(self.counts, again - np.arange(len(again)), 1)
+                self.tail = np.zeros(0, dtype=np.uint64)
+            del every
         else:
             self.tail = np.sort(np.concatenate((self.tail, new)))
         if self.size * 32 > (1 << self.log_bits):  # the map grows: made again, larger
