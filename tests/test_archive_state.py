@@ -790,4 +790,5 @@ def test_the_deals_counted_after_a_run_are_those_read_again_from_every_share(
     paths[5].unlink()
     add_logs(logs, 6, 3)
     code, doc, _ = audit(capsys, str(logs), "--state", state, "--removed", str(paths[4]))
-    assert doc["state"]["audited"] == 4 and doc["lost"] == 1 and checked == [True]
+    assert code == 1 and doc["state"]["audited"] == 4 and doc["lost"] == 1
+    assert checked == [True]  # (the lost log and the one rewritten: findings)
