@@ -27,19 +27,22 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
 * **Cost.** An archive of 2,000 generated logs: the CPU time (user + system, one job, the
   command in a process of its own, start-up included) of a full audit without a state;
   of the incremental run with a state that knew 1,800 of them, over the 200 new ones
-  (target: at most a quarter of the full audit); and the state's size per log (target:
-  about 1 KB).
+  (target: at most a quarter of the full audit); of the first run with the state, and of
+  a run after the incremental one that finds nothing new; the peak resident memory of
+  each; and the state's size per log (target: about 1 KB). ``scale`` (not part of a
+  whole run: some five minutes) does the same at 20,000 logs, 200 of them new.
 
-Run as a script (``python bench/bench_monitor.py [ARCHIVES]``) or call
+Run as a script (``python bench/bench_monitor.py [ARCHIVES] [PART]``, PART one of
+``looks``, ``power``, ``pairing``, ``generated``, ``cost``, ``scale``) or call
 :func:`bench_monitor`.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -216,18 +219,30 @@ def bench_generated_looks(archives: int = 20, matches: int = 300) -> dict[str, A
             "cpu_s": time.process_time() - t}
 
 
-def _cpu(command: list[str], env: dict[str, str] | None = None) -> float:
-    """The CPU time (user + system) of ``command`` run to its end."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-                   env=env)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+# runs a command and prints its CPU seconds and peak resident kilobytes: started from this
+# small process, the command's peak is its own (a child started from the bench itself
+# would count the bench's pages, which it shares until it runs the command)
+_MEASURE = ("import json, os, subprocess, sys\n"
+            "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, "
+            "stderr=subprocess.DEVNULL)\n"
+            "use = os.wait4(p.pid, 0)[2]\n"
+            "print(json.dumps([use.ru_utime + use.ru_stime, use.ru_maxrss]))")
+
+
+def _cpu(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """The CPU time (user + system) and the peak resident memory (MB) of ``command`` run to
+    its end, alone."""
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True,
+                         text=True, check=True, env=env).stdout
+    cpu, kilobytes = json.loads(out)
+    return float(cpu), kilobytes / 1024
 
 
 def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
-    """CPU of a full audit of ``logs`` logs, of an incremental run over the last ``new``
-    (the state knowing the others), and the state's bytes per log."""
+    """CPU and peak memory of a full audit of ``logs`` logs, of the first run with a state
+    (over all but the last ``new``), of the incremental run over the last ``new`` (the
+    state knowing the others) and of a run after it that finds nothing new; the state's
+    bytes per log."""
     audit = [sys.executable, "-m", "tarneeb.cli.entry", "audit", "--json", "-j", "1"]
     with tempfile.TemporaryDirectory() as tmp:
         # a bytecode cache of the run's own, filled by the first run, as a platform's
@@ -246,15 +261,19 @@ def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
             p.rename(aside / p.name)
         state = Path(tmp) / "audit.state"
         _cpu([*audit, str(aside)], env)  # the cache filled (the full audit's modules)
-        first = _cpu([*audit, str(root), "--state", str(state)], env)
+        first, first_mb = _cpu([*audit, str(root), "--state", str(state)], env)
         for p in aside.iterdir():
             p.rename(root / p.name)
-        incremental = _cpu([*audit, str(root), "--state", str(state)], env)
-        full = _cpu([*audit, str(root)], env)
+        incremental, incremental_mb = _cpu([*audit, str(root), "--state", str(state)], env)
+        nothing, nothing_mb = _cpu([*audit, str(root), "--state", str(state)], env)
+        full, full_mb = _cpu([*audit, str(root)], env)
         size = os.path.getsize(state)
         tables = _state_tables(state)
     return {"logs": logs, "new": new, "full_cpu_s": full, "incremental_cpu_s": incremental,
             "ratio": incremental / full, "first_run_cpu_s": first,
+            "nothing_new_cpu_s": nothing, "peak_mb": {
+                "full": full_mb, "first": first_mb, "incremental": incremental_mb,
+                "nothing_new": nothing_mb},
             "state_bytes": size, "state_bytes_per_log": size / logs,
             "state_tables_per_log": {k: v / logs for k, v in tables.items()}}
 
@@ -312,17 +331,25 @@ def print_monitor(f: dict[str, Any]) -> None:
         for test, e in g["max_e_log10"].items():
             m, var = g["z"].get(test, (math.nan, math.nan))
             print(f"    {test}: largest e-value 10^{e:.2f}; z mean {m:+.2f}, variance {var:.2f}")
-    if "cost" in f:
-        c = f["cost"]
-        print(f"  cost: full audit of {c['logs']:,} logs {c['full_cpu_s']:.2f} s CPU, "
-              f"incremental over {c['new']} new {c['incremental_cpu_s']:.2f} s = "
-              f"{c['ratio']:.2f}x (target <= 0.25); state {c['state_bytes_per_log']:.0f} "
-              f"bytes a log (target about 1,000)")
-        parts = c.get("state_tables_per_log", {})
-        if parts:
-            print("    of which, a log: " + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()
-                                                    if v >= 1))
+    for what in ("cost", "scale"):
+        if what in f:
+            _print_cost(f[what])
 
+
+def _print_cost(c: dict[str, Any]) -> None:
+    mb = c["peak_mb"]
+    print(f"  cost: full audit of {c['logs']:,} logs {c['full_cpu_s']:.2f} s CPU "
+          f"({mb['full']:.0f} MB at most), incremental over {c['new']} new "
+          f"{c['incremental_cpu_s']:.2f} s = {c['ratio']:.2f}x (target at {2000:,} logs: "
+          f"<= 0.25; {mb['incremental']:.0f} MB); nothing new "
+          f"{c['nothing_new_cpu_s']:.2f} s ({mb['nothing_new']:.0f} MB); the first run "
+          f"with the state, over {c['logs'] - c['new']:,} logs, {c['first_run_cpu_s']:.2f} s "
+          f"({mb['first']:.0f} MB); state {c['state_bytes_per_log']:.0f} bytes a log "
+          f"(target about 1,000)")
+    parts = c.get("state_tables_per_log", {})
+    if parts:
+        print("    of which, a log: " + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()
+                                                if v >= 1))
 
 if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
@@ -338,6 +365,8 @@ if __name__ == "__main__":
         figures["generated"] = bench_generated_looks()
     if what in ("all", "cost"):
         figures["cost"] = bench_cost()
+    if what == "scale":  # not in "all": some five minutes, most of it making the logs
+        figures["scale"] = bench_cost(20_000, 200)
     print_monitor(figures if "looks" in figures else {"looks": {
         "archives": 0, "matches": 0, "ever_flagged": 0, "rate": 0.0, "ci95": (0, 1),
         "fixed_archives": 0}, **figures})

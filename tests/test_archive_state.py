@@ -225,11 +225,18 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
     finally:
         db.rollback()
     assert audit(capsys, str(logs), "--state", str(state))[0] == 0
-    for damage in ("UPDATE totals SET tally = x'00ff'", "UPDATE logs SET record = x'c1'"):
-        db.execute(damage)
-        db.commit()
-        code, _, err = audit(capsys, str(logs), "--state", str(state))
-        assert code == 2 and err.count("\n") == 1 and "damaged" in err
+    # each damage alone, to a copy of the sound state: one line naming it, never a traceback
+    for damage, what in (("UPDATE totals SET tally = x'00ff'", "its totals are damaged"),
+                         ("UPDATE logs SET record = x'c1'", "is damaged"),
+                         ("UPDATE history SET log_e = 'abc'", "its history is damaged"),
+                         ("UPDATE evidence SET state = x'00ff'", "its evidence is damaged")):
+        copy = tmp_path / "damaged.state"
+        copy.unlink(missing_ok=True)
+        with sqlite3.connect(copy) as damaged:
+            db.backup(damaged)
+            damaged.execute(damage)
+        code, _, err = audit(capsys, str(logs), "--state", str(copy))
+        assert code == 2 and err.count("\n") == 1 and what in err, (damage, err)
     db.close()
 
 

@@ -516,10 +516,6 @@ class State:
 
     # ------------------------------------------------------------ evidence --
 
-    def in_history(self, identity: bytes) -> bool:
-        return self.db.execute("SELECT 1 FROM history WHERE identity = ?",
-                               (identity,)).fetchone() is not None
-
     def in_history_of(self, identities: Iterable[bytes | None]) -> set[bytes]:
         """Those of ``identities`` the history holds (a query a few hundred)."""
         wanted = list({i for i in identities if i is not None})
@@ -535,7 +531,10 @@ class State:
 
     def history(self) -> list[float]:
         """The log of the combined e-value after each match, in the order first seen."""
-        return [r[0] for r in self.db.execute("SELECT log_e FROM history ORDER BY seq")]
+        out = [r[0] for r in self.db.execute("SELECT log_e FROM history ORDER BY seq")]
+        if not all(type(x) is float for x in out):  # (a column of SQLite holds any type)
+            raise StateError(f"{self.path}: its history is damaged (an e-value not a number)")
+        return out
 
     def deals_seen(self) -> Iterator[tuple[bytes, list[bytes]]]:
         """Per match, in the order the state first saw them (``history``), its identity and
