@@ -471,3 +471,32 @@ def test_the_deals_seen_held_as_arrays_are_those_of_python_sets() -> None:
     seen = DealsSeen.of(pool[:3])
     assert seen.changed(DealsSeen.of([pool[5]]), DealsSeen.of([])) is None
     assert seen.changed(DealsSeen.of([pool[0]] * 2), DealsSeen.of([])) is None
+
+
+def test_evidence_that_lets_go_of_the_hands_seen_goes_on_as_a_new_run_would() -> None:
+    """Evidence.let_go (a run done advancing, before its bytes are written) drops the
+    hands seen and the deals given back; advanced again it makes them again from
+    ``earlier``, to the figures of evidence read back from its bytes."""
+    rng = random.Random(9)  # NOT secret: a test
+    shares = []
+    for leaf in range(8):
+        t = Tally()
+        synthetic_match(t, rng, "eram41", 8, None, 0.5, [], leaf, [])
+        shares.append(t)
+
+    def deals() -> list[bytes]:
+        return [k[4] for t in shares[:4] for k in t.counts if k[0] == "repeat" and k[3] == 1]
+
+    went = Evidence()
+    for t in shares[:4]:
+        went.advance(t, 0.05)
+    went.earlier = deals
+    assert any("hands" in t.index for t in went.tests.values())
+    went.let_go()
+    assert not any("hands" in t.index for t in went.tests.values()) and went._earlier is None
+    back = Evidence.from_bytes(went.to_bytes())
+    back.earlier = deals
+    for t in shares[4:]:
+        went.advance(t, 0.05)
+        back.advance(t, 0.05)
+    assert went.to_bytes() == back.to_bytes() and went.to_json(0.05) == back.to_json(0.05)

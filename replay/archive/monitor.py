@@ -366,8 +366,9 @@ class Monitor:
             "lost": self.lost[:20], "removed": self.removed[:20],
             "removed_count": len(self.removed)}
         # the deals the shares counted now keep are left out of the evidence's bytes:
-        # the next run's _earlier_deals gives them back
+        # the next run's _earlier_deals gives them back (the hands seen let go first)
         if not same:
+            self.evidence.let_go()
             self.state.set_evidence(self.evidence.to_bytes(self.state.counted_deals(
                 began=False)))
         at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

@@ -438,11 +438,10 @@ class Evidence:
         return half / (len(FAMILIES) * k * (k + 1))
 
     def _recalled(self) -> NearIndex:
-        """The hands seen before this run, for the near-repeats bet: the deals ``earlier``
-        gives (the archive's state keeps every log's deals) that the evidence has seen
-        (their digests in its repeated-deals test), each once. A deal it has not seen
-        (a log never advanced, or of the match now advancing) is left out: the bet's
-        exact mean is that of the hands it asks about, whichever they are."""
+        """The hands seen before this run, for the near-repeats bet: of the deals ``earlier``
+        gives (the state keeps every log's), those the evidence has seen (by digest), each
+        once; one it has not seen (of a log never advanced, or of the match advancing) is
+        left out: the bet's exact mean is that of the hands it asks about, whichever."""
         index = NearIndex()
         tests = [v for t in self.tests.values() if t.kind == "repeat"
                  for (_, sampled), v in t.totals.items() if sampled == 1]
@@ -461,6 +460,14 @@ class Evidence:
             self._earlier = DealsSeen.of((self.earlier or tuple)())
         return self._earlier
 
+    def let_go(self) -> None:
+        """The digests recovered, what advancing made again let go (the hands seen, the
+        deals ``earlier`` gave; made again, as a new run would, if it advances again)."""
+        self.recover()
+        self._earlier = None
+        for t in self.tests.values():
+            t.index.pop("hands", None)
+
     def recover(self) -> None:
         """The deals' digests left out of the bytes (version 3) made again from those
         ``earlier`` gives: a set whose count or sum differs is damaged evidence."""
@@ -477,8 +484,7 @@ class Evidence:
                 made = np.union1d(minus(given, np.unique(less)), more)
                 digests: list[Any] = made.tolist()
                 total = int(made.sum(dtype=np.uint64))  # (numpy's sum: modulo 2**64)
-            else:  # digests read from the bytes that are not such numbers: as they are,
-                # with the deals' digests in a set made in the order earlier gives them
+            else:  # digests read that are not such numbers: as they are (a set in order)
                 back = set(draw_digests(list((self.earlier or tuple)())))
                 seen = (back - set(excluded)) | set(extra)
                 digests, total = sorted(seen), sum(seen) % 2 ** 64
@@ -486,8 +492,7 @@ class Evidence:
                 raise CodecError(f"the deals seen by {' '.join(map(str, test))} are not "
                                  "those the state keeps")
             self.tests[test].totals[ref] = digests
-            # the set _repeat would make of them again, over the sorted list: not a copy
-            self.tests[test].index[ref] = SortedDigests(digests)
+            self.tests[test].index[ref] = SortedDigests(digests)  # (_repeat's set: no copy)
 
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of
