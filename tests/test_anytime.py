@@ -500,3 +500,30 @@ def test_evidence_that_lets_go_of_the_hands_seen_goes_on_as_a_new_run_would() ->
         went.advance(t, 0.05)
         back.advance(t, 0.05)
     assert went.to_bytes() == back.to_bytes() and went.to_json(0.05) == back.to_json(0.05)
+
+
+def test_the_digests_kept_as_an_array_act_as_the_list_and_set_they_replace() -> None:
+    """DigestList (a repeat test's digests made again, an array) iterates, extends and
+    counts as the list it replaces; SortedDigests over it or over a sorted list answers
+    as a Python set of the same numbers, whatever is asked (absent digests, numbers out
+    of 64 bits, other types), empty or not, after what the bet adds."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.anytime.recall import DigestList, SortedDigests, as_digests
+    rng = random.Random(12)  # NOT secret: the test's digests
+    for n in (0, 1, 7, 300):
+        base = sorted({rng.getrandbits(63) for _ in range(n)})
+        kept = DigestList(np.array(base, dtype=np.uint64))
+        plain = list(base)
+        for values in (kept, plain):
+            index, seen = SortedDigests(values), set(values)
+            added = [rng.getrandbits(63) for _ in range(5)] + base[:2]
+            new = [d for d in dict.fromkeys(added) if d not in index]
+            assert new == [d for d in dict.fromkeys(added) if d not in seen]
+            values.extend(new)
+            index.update(new)
+            seen.update(new)
+            asked = [*base[:5], *new, rng.getrandbits(63), -1, 1 << 64, 2.5, "x", True]
+            assert [d in index for d in asked] == [d in seen for d in asked]
+            assert len(index) == len(seen) == len(values)
+            assert list(values) == as_digests(values).tolist() == base + new

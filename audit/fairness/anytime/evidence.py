@@ -475,14 +475,14 @@ class Evidence:
             return
         import numpy as np
 
-        from tarneeb.audit.fairness.anytime.recall import SortedDigests, as_digests, minus
+        import tarneeb.audit.fairness.anytime.recall as recall
         pending, self._pending = self._pending, []
         given = self._recall().digests
         for test, ref, extra, excluded, count, check in pending:
-            more, less = as_digests(extra), as_digests(excluded)
+            more, less = recall.as_digests(extra), recall.as_digests(excluded)
             if more is not None and less is not None:  # sorted, each once, by numpy
-                made = np.union1d(minus(given, np.unique(less)), more)
-                digests: list[Any] = made.tolist()
+                made = np.union1d(recall.minus(given, np.unique(less)), more)
+                digests: Any = recall.DigestList(made)  # (a list, as numpy's array)
                 total = int(made.sum(dtype=np.uint64))  # (numpy's sum: modulo 2**64)
             else:  # digests read that are not such numbers: as they are (a set in order)
                 back = set(draw_digests(list((self.earlier or tuple)())))
@@ -492,7 +492,7 @@ class Evidence:
                 raise CodecError(f"the deals seen by {' '.join(map(str, test))} are not "
                                  "those the state keeps")
             self.tests[test].totals[ref] = digests
-            self.tests[test].index[ref] = SortedDigests(digests)  # (_repeat's set: no copy)
+            self.tests[test].index[ref] = recall.SortedDigests(digests)  # (_repeat's set)
 
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of

@@ -50,6 +50,9 @@ def as_digests(values: Iterable[Any]) -> npt.NDArray[np.uint64] | None:
     """``values`` as an array of digests (uint64), None when one is not a whole number
     below 2**63 (read from bytes, it may be anything: the caller compares them as they
     are)."""
+    if isinstance(values, DigestList):  # (its array as it is, and those added since)
+        more = as_digests(values.more)
+        return None if more is None else np.concatenate((values.base, more))
     given = values if isinstance(values, list) else list(values)
     if given and (set(map(type, given)) != {int} or min(given) < 0 or max(given) >= 1 << 63):
         return None  # (checked by loops in C: a run checks a few hundred thousand)
@@ -92,22 +95,55 @@ def minus(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> npt.NDArray[n
     return out
 
 
+class DigestList:
+    """A repeat test's digests seen, as the list it keeps (``extend``, iterated in order,
+    its length): those made again from the deals the state gives back as a sorted array
+    (``base``: 8 bytes each, not a Python number and its place in a list), those added
+    since after them (``more``)."""
+
+    __slots__ = ("base", "more")
+
+    def __init__(self, base: npt.NDArray[np.uint64]) -> None:
+        self.base, self.more = base, list[Any]()
+
+    def extend(self, values: Iterable[Any]) -> None:
+        self.more.extend(values)
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.more)
+
+    def __iter__(self) -> Iterator[Any]:
+        for lo in range(0, len(self.base), _BLOCK):
+            yield from self.base[lo:lo + _BLOCK].tolist()
+        yield from self.more
+
+
 class SortedDigests:
     """The digests a repeat test has seen, as the set its bet asks (``in``, ``len``,
-    ``update``), over the test's own list of them (``values``): its first values, sorted
-    (those made again from the deals the state gives back), looked up by bisection, and
-    those added since in a Python set: no second copy of a few hundred thousand numbers.
-    The list is only ever extended (its sorted part stays as it is)."""
+    ``update``), over the test's own list of them (``values``, a list or a
+    :class:`DigestList`): its first values, sorted (those made again from the deals the
+    state gives back), looked up by bisection, and those added since in a Python set: no
+    second copy of a few hundred thousand numbers. The list is only ever extended (its
+    sorted part stays as it is)."""
 
     __slots__ = ("_more", "_n", "_values")
 
-    def __init__(self, values: list[Any]) -> None:
+    def __init__(self, values: list[Any] | DigestList) -> None:
         self._values, self._n, self._more = values, len(values), set[Any]()
 
     def __contains__(self, d: object) -> bool:
         if d in self._more:
             return True
-        i = bisect.bisect_left(self._values, d, 0, self._n)
+        if isinstance(self._values, DigestList):  # (its array: a digest is below 2**63)
+            base = self._values.base
+            if type(d) is not int or not 0 <= d < 1 << 63:
+                return False
+            at = int(base.searchsorted(np.uint64(d)))
+            return at < len(base) and int(base[at]) == d
+        try:
+            i = bisect.bisect_left(self._values, d, 0, self._n)
+        except TypeError:  # (not a number: none of them)
+            return False
         return i < self._n and bool(self._values[i] == d)
 
     def __len__(self) -> int:
@@ -191,9 +227,11 @@ class DealsSeen:
 __all__ = [
     "DEAL",
     "DealsSeen",
+    "DigestList",
     "SortedDigests",
     "as_digests",
     "deal_digests",
     "left_out",
+    "minus",
     "repeat_digests",
 ]
