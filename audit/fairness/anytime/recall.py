@@ -10,7 +10,9 @@ them as numpy arrays, about 36 bytes a deal: each distinct deal once (by its
 20 bytes and how often it was given, so that a run's deals after it are those before
 it less and plus the deals of the logs that changed (:meth:`DealsSeen.changed`), not
 all read again. Iterated, it gives its deals (bytes), as any other iterable of deals
-the evidence takes.
+the evidence takes. The repeat test's digests made again are kept as the array they are
+made in (:class:`DigestList`, the list the test extends), and asked as a set over it
+(:class:`SortedDigests`): no Python number a deal.
 """
 
 from __future__ import annotations
@@ -63,10 +65,13 @@ def repeat_digests(tests: list[list[Any]]) -> npt.NDArray[np.uint64]:
     """The digests of repeat tests (``tests``, each its list), each once, sorted, as an
     array; those that are not whole numbers below 2**63 left out (read from bytes: no
     deal's digest is such)."""
-    got = [as_digests(v) for v in tests]
-    got = [g if g is not None else as_digests([d for d in v if type(d) is int and 0 <= d < 1 << 63])
-           for g, v in zip(got, tests, strict=True)]
-    return np.unique(np.concatenate([np.zeros(0, np.uint64), *[g for g in got if g is not None]]))
+    arrays = [np.zeros(0, dtype=np.uint64)]
+    for values in tests:
+        got = as_digests(values)
+        if got is None:
+            got = as_digests([d for d in values if type(d) is int and 0 <= d < 1 << 63])
+        arrays.append(np.zeros(0, dtype=np.uint64) if got is None else got)
+    return np.unique(np.concatenate(arrays))
 
 
 def left_out(values: list[Any], given: npt.NDArray[np.uint64]
