@@ -350,7 +350,7 @@ def test_the_index_of_hands_seen_counts_as_numpy_unique_whatever_the_adds() -> N
     """NearIndex merges its hands sorted in place, its counts one number read as many
     when few hands come twice (their other copies in its tail): what it finds is
     numpy.unique's counts of every hand added, with copies many, few or none, in any
-    number of adds, empty ones included."""
+    number of adds, empty ones included, arrays given up (taken as they are) or not."""
     rng = np.random.default_rng(5)  # NOT secret: the test's hands
     for _ in range(60):
         index, every = NearIndex(), []
@@ -360,7 +360,7 @@ def test_the_index_of_hands_seen_counts_as_numpy_unique_whatever_the_adds() -> N
                                  size=int(rng.integers(0, 6000))).astype(np.uint64)
             if top > 10_000 and len(hands):  # a few hands twice
                 hands[:3] = hands[-3:]
-            index.add(hands)
+            index.add(hands.copy(), given_up=bool(rng.integers(2)))  # (sorted in place)
             every.append(hands)
         values, counts = np.unique(np.concatenate(every), return_counts=True)
         assert len(index) == sum(map(len, every))

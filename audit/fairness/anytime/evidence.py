@@ -450,7 +450,7 @@ class Evidence:
         from tarneeb.audit.fairness.anytime.recall import repeat_digests
         deals = self._recall().deals_among(repeat_digests(tests))
         if len(deals):  # each once: their hands, in any order
-            index.add(unpack_hands(deals))
+            index.add(unpack_hands(deals), given_up=True)
         return index
 
     def _recall(self) -> DealsSeen:

@@ -128,13 +128,16 @@ class NearIndex:
             np.bitwise_or.at(self.bits, hashes >> np.uint64(70 - self.log_bits),
                              _two_bits()[(hashes & np.uint64(4095)).astype(np.intp)])
 
-    def add(self, hands: Any) -> None:
+    def add(self, hands: Any, given_up: bool = False) -> None:
+        """Add ``hands`` (``given_up``: an array the caller lets go of, taken as it is, and
+        sorted, into an empty index: not copied)."""
         import numpy as np
         new = np.asarray(hands, np.uint64).ravel()
         self.size += len(new)
         if len(self.tail) + len(new) > max(4096, len(self.hands) // 8):  # merged
             # (sorted in place: numpy.unique's hands and counts would copy them again)
-            every = np.concatenate((np.repeat(self.hands, self.counts), self.tail, new))
+            every = new if given_up and self.size == len(new) else np.concatenate(
+                (np.repeat(self.hands, self.counts), self.tail, new))
             every.sort()
             again = np.flatnonzero(every[1:] == every[:-1])  # each hand's copies after it
             self.hands = every
