@@ -468,6 +468,14 @@ def test_the_deals_seen_held_as_arrays_are_those_of_python_sets() -> None:
         assert left_out(values, seen.digests) == (
             tuple(sorted(set(values) - given)), tuple(sorted(given - set(values))),
             len(set(values)), sum(set(values)) % 2 ** 64)
+    import numpy as np
+
+    from tarneeb.audit.fairness.anytime.recall import among, distinct
+    for n, m in ((0, 0), (0, 5), (5, 0), (40, 30), (300, 200)):
+        a = np.array([rng.randrange(60) for _ in range(n)], dtype=np.uint64)
+        b = distinct(np.array([rng.randrange(60) for _ in range(m)], dtype=np.uint64))
+        assert distinct(a).tolist() == np.unique(a).tolist()
+        assert among(a, b).tolist() == np.isin(a, b).tolist()
     seen = DealsSeen.of(pool[:3])
     assert seen.changed(DealsSeen.of([pool[5]]), DealsSeen.of([])) is None
     assert seen.changed(DealsSeen.of([pool[0]] * 2), DealsSeen.of([])) is None

@@ -393,9 +393,8 @@ class Evidence:
         self.max_log_e = 0.0
         self.crossed: dict[str, int] = {}  # per alpha (repr): the match it first crossed at
         self.read_version: int | None = None  # the version of the bytes it was read from
-        # the deals seen before this run (20-byte values, any iterable; the near-repeats
-        # bet's, read once, when a match first needs them): the archive's state gives them
-        # as numpy arrays with their digests made (recall.DealsSeen), kept as they are
+        # the deals seen before this run (20-byte values, read once, when a match first
+        # needs them): the archive's state gives them as arrays (recall.DealsSeen)
         self.earlier: Callable[[], Iterable[bytes]] | None = None
         # from bytes of version 3, per repeat test and reference of single draws: the digests
         # earlier does not give, those it gives not seen, the set's count and sum (recover)
@@ -481,7 +480,8 @@ class Evidence:
         for test, ref, extra, excluded, count, check in pending:
             more, less = recall.as_digests(extra), recall.as_digests(excluded)
             if more is not None and less is not None:  # sorted, each once, by numpy
-                made = np.union1d(recall.minus(given, np.unique(less)), more)
+                made = recall.distinct(np.concatenate((recall.minus(given, recall.distinct(less)),
+                                                       more)))
                 digests: Any = recall.DigestList(made)  # (a list, as numpy's array)
                 total = int(made.sum(dtype=np.uint64))  # (numpy's sum: modulo 2**64)
             else:  # digests read that are not such numbers: as they are (a set in order)

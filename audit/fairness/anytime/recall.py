@@ -71,7 +71,7 @@ def repeat_digests(tests: list[list[Any]]) -> npt.NDArray[np.uint64]:
         if got is None:
             got = as_digests([d for d in values if type(d) is int and 0 <= d < 1 << 63])
         arrays.append(np.zeros(0, dtype=np.uint64) if got is None else got)
-    return np.unique(np.concatenate(arrays))
+    return distinct(np.concatenate(arrays))
 
 
 def left_out(values: list[Any], given: npt.NDArray[np.uint64]
@@ -84,19 +84,30 @@ def left_out(values: list[Any], given: npt.NDArray[np.uint64]
         seen, back = set(values), set(given.tolist())
         return (tuple(sorted(seen - back)), tuple(sorted(back - seen)), len(seen),
                 sum(seen) % 2 ** 64)
-    mine = np.unique(mine)
+    mine = distinct(mine)
     return (tuple(minus(mine, given).tolist()), tuple(minus(given, mine).tolist()), len(mine),
             int(mine.sum(dtype=np.uint64)))  # (numpy's sum of uint64: modulo 2**64)
 
 
-def minus(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    """Those of ``a`` not in ``b`` (each sorted, each value once), found by bisection
-    (``numpy.setdiff1d`` sorts both again, in arrays of their joint size)."""
+def distinct(a: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """``a``'s values sorted, each once: ``numpy.unique``'s, by a sort (numpy's own holds
+    several times the array's size in memory for a while)."""
+    out = np.sort(a)
+    return out[np.concatenate(([True], out[1:] != out[:-1]))] if len(out) else out
+
+
+def among(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]:
+    """Whether each of ``a`` is in ``b`` (sorted), found by bisection (``numpy.isin`` and
+    ``numpy.setdiff1d`` sort both again, in arrays of their joint size)."""
     if not len(b):
-        return a
-    at = np.searchsorted(b, a)
-    found = b[np.minimum(at, len(b) - 1)] == a
-    out: npt.NDArray[np.uint64] = a[~found]
+        return np.zeros(len(a), dtype=bool)
+    found: npt.NDArray[np.bool_] = b[np.minimum(np.searchsorted(b, a), len(b) - 1)] == a
+    return found
+
+
+def minus(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """Those of ``a`` not in ``b`` (sorted), in their order."""
+    out: npt.NDArray[np.uint64] = a[~among(a, b)]
     return out
 
 
@@ -185,8 +196,14 @@ class DealsSeen:
             else:
                 deals = np.empty(len(given), dtype=object)
                 deals[:] = given
-        keep, first, counts = np.unique(digests, return_index=True, return_counts=True)
-        return cls(keep, deals[first], counts.astype(np.int64))
+        # numpy.unique's values, first places and counts, by a stable sort (numpy's own
+        # holds several times the digests' size in memory for a while)
+        order = np.argsort(digests, kind="stable")
+        digests = digests[order]
+        keep = np.concatenate(([True], digests[1:] != digests[:-1])) if len(order) else \
+            np.zeros(0, dtype=bool)
+        counts = np.diff(np.append(np.flatnonzero(keep), len(order)))
+        return cls(digests[keep], deals[order[keep]], counts.astype(np.int64))
 
     def __len__(self) -> int:
         return len(self.digests)
@@ -196,7 +213,7 @@ class DealsSeen:
 
     def deals_among(self, digests: npt.NDArray[np.uint64]) -> npt.NDArray[Any]:
         """Those of the deals whose digests are among ``digests`` (as :data:`DEAL`)."""
-        chosen = self.deals[np.isin(self.digests, digests)]
+        chosen = self.deals[among(self.digests, digests)]
         if chosen.dtype != DEAL:
             chosen = np.frombuffer(b"".join(chosen.tolist()), dtype=DEAL)
         return chosen
@@ -234,8 +251,10 @@ __all__ = [
     "DealsSeen",
     "DigestList",
     "SortedDigests",
+    "among",
     "as_digests",
     "deal_digests",
+    "distinct",
     "left_out",
     "minus",
     "repeat_digests",
