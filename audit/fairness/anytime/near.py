@@ -140,14 +140,18 @@ class NearIndex:
                 (np.repeat(self.hands, self.counts), self.tail, new))
             every.sort()
             again = np.flatnonzero(every[1:] == every[:-1])  # each hand's copies after it
-            self.hands = every
-            if len(again):
-                self.hands = every[np.concatenate(([True], every[1:] != every[:-1]))]
             if len(again) <= max(64, len(every) // 64):
-                # a few copies: counted in the tail (sorted), the counts all 1, one number
-                self.tail = every[again + 1]
+                # a few copies: counted in the tail (sorted), taken out of the hands in
+                # place (each stretch between two moved down), the counts all 1, one number
+                self.tail, cut = every[again + 1], 0
+                for j, at in enumerate((again + 1).tolist()):
+                    end = int(again[j + 1]) + 1 if j + 1 < len(again) else len(every)
+                    every[at - cut:end - cut - 1] = every[at + 1:end]
+                    cut += 1
+                self.hands = every[:len(every) - cut]
                 self.counts = np.broadcast_to(np.ones(1, dtype=np.int64), len(self.hands))
             else:  # many: each adds 1 to its hand's count (its place: less those before it)
+                self.hands = every[np.concatenate(([True], every[1:] != every[:-1]))]
                 self.counts = np.ones(len(self.hands), dtype=np.int64)
                 np.add.at(self.counts, again - np.arange(len(again)), 1)
                 self.tail = np.zeros(0, dtype=np.uint64)
