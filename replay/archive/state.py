@@ -412,10 +412,9 @@ class State:
         return deals
 
     def _deals_now(self, began: DealsSeen, ids: Any) -> DealsSeen | None:
-        """The deals counted now: ``began`` (of the rows ``ids`` and those aside then) less
-        those of the rows aside or gone uncounted and of the rows of ``ids`` not counted now,
-        plus those of the rows counted now but ``ids`` (rows written since are new); None
-        when a row ``began`` did not hold went aside."""
+        """The deals counted now: ``began`` (of the rows ``ids``, and aside) less those of
+        the rows aside, gone uncounted, or of ``ids`` not counted now, plus those of the rows
+        counted now but ``ids`` (rows written since are new); None: one not read went aside."""
         import numpy as np
         if self._unsure:
             return None
@@ -448,8 +447,10 @@ class State:
                                  f"({e})") from None
             if not j % 4096:
                 made, planes = [*made, deal_array_of_planes(b"".join(planes))], []
-        return DealsSeen.of(np.concatenate((*made, deal_array_of_planes(b"".join(planes)),
-                                            np.frombuffer(b"".join(whole), dtype=DEAL))))
+        deals = np.concatenate((*made, deal_array_of_planes(b"".join(planes)),
+                                np.frombuffer(b"".join(whole), dtype=DEAL)))
+        del made, planes, whole  # (the parts let go before the deals are sorted)
+        return DealsSeen.of(deals)
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         """The totals of the shares counted now (those the shares give back, left out)."""
