@@ -438,3 +438,100 @@ def test_the_deals_digests_made_again_are_sorted_and_checked_whatever_their_size
             else:
                 with pytest.raises(CodecError, match="not those the state keeps"):
                     e.recover()
+
+
+def test_the_deals_seen_held_as_arrays_are_those_of_python_sets() -> None:
+    """DealsSeen (the deals seen before a run, by digest) holds each deal given once, with
+    how often it was given; ``changed`` takes away and adds as counts do (a deal two logs
+    gave stays when one goes), refuses to take away a deal it does not hold; left_out
+    gives what the Python sets gave: empty sets and repeats included."""
+    from collections import Counter
+
+    from tarneeb.audit.fairness.anytime.recall import DealsSeen, left_out
+    rng = random.Random(11)  # NOT secret: the test's deals
+    pool = [rng.randbytes(20) for _ in range(60)]
+    for _ in range(20):
+        base = [rng.choice(pool) for _ in range(rng.randrange(0, 50))]
+        less = list(Counter(rng.sample(base, rng.randrange(0, len(base) + 1))).elements())
+        more = [rng.choice(pool) for _ in range(rng.randrange(0, 20))]
+        seen = DealsSeen.of(base)
+        assert sorted(seen) == sorted(set(base))
+        assert seen.digests.tolist() == sorted({draw_digest(d) for d in base})
+        got = seen.changed(DealsSeen.of(less), DealsSeen.of(more))
+        assert got is not None
+        want = Counter(base) - Counter(less) + Counter(more)
+        assert sorted(got) == sorted(want)
+        assert dict(zip(got.digests.tolist(), got.counts.tolist(), strict=True)) == {
+            draw_digest(d): n for d, n in want.items()}
+        values = [draw_digest(d) for d in [rng.choice(pool) for _ in range(10)]] * 2
+        given = set(seen.digests.tolist())
+        assert left_out(values, seen.digests) == (
+            tuple(sorted(set(values) - given)), tuple(sorted(given - set(values))),
+            len(set(values)), sum(set(values)) % 2 ** 64)
+    import numpy as np
+
+    from tarneeb.audit.fairness.anytime.recall import among, distinct
+    for n, m in ((0, 0), (0, 5), (5, 0), (40, 30), (300, 200)):
+        a = np.array([rng.randrange(60) for _ in range(n)], dtype=np.uint64)
+        b = distinct(np.array([rng.randrange(60) for _ in range(m)], dtype=np.uint64))
+        assert distinct(a).tolist() == np.unique(a).tolist()
+        assert among(a, b).tolist() == np.isin(a, b).tolist()
+    seen = DealsSeen.of(pool[:3])
+    assert seen.changed(DealsSeen.of([pool[5]]), DealsSeen.of([])) is None
+    assert seen.changed(DealsSeen.of([pool[0]] * 2), DealsSeen.of([])) is None
+
+
+def test_evidence_that_lets_go_of_the_hands_seen_goes_on_as_a_new_run_would() -> None:
+    """Evidence.let_go (a run done advancing, before its bytes are written) drops the
+    hands seen and the deals given back; advanced again it makes them again from
+    ``earlier``, to the figures of evidence read back from its bytes."""
+    rng = random.Random(9)  # NOT secret: a test
+    shares = []
+    for leaf in range(8):
+        t = Tally()
+        synthetic_match(t, rng, "eram41", 8, None, 0.5, [], leaf, [])
+        shares.append(t)
+
+    def deals() -> list[bytes]:
+        return [k[4] for t in shares[:4] for k in t.counts if k[0] == "repeat" and k[3] == 1]
+
+    went = Evidence()
+    for t in shares[:4]:
+        went.advance(t, 0.05)
+    went.earlier = deals
+    assert any("hands" in t.index for t in went.tests.values())
+    went.let_go()
+    assert not any("hands" in t.index for t in went.tests.values()) and went._earlier is None
+    back = Evidence.from_bytes(went.to_bytes())
+    back.earlier = deals
+    for t in shares[4:]:
+        went.advance(t, 0.05)
+        back.advance(t, 0.05)
+    assert went.to_bytes() == back.to_bytes() and went.to_json(0.05) == back.to_json(0.05)
+
+
+def test_the_digests_kept_as_an_array_act_as_the_list_and_set_they_replace() -> None:
+    """DigestList (a repeat test's digests made again, an array) iterates, extends and
+    counts as the list it replaces; SortedDigests over it or over a sorted list answers
+    as a Python set of the same numbers, whatever is asked (absent digests, numbers out
+    of 64 bits, other types), empty or not, after what the bet adds."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.anytime.recall import DigestList, SortedDigests, as_digests
+    rng = random.Random(12)  # NOT secret: the test's digests
+    for n in (0, 1, 7, 300):
+        base = sorted({rng.getrandbits(63) for _ in range(n)})
+        kept = DigestList(np.array(base, dtype=np.uint64))
+        plain = list(base)
+        for values in (kept, plain):
+            index, seen = SortedDigests(values), set(values)
+            added = [rng.getrandbits(63) for _ in range(5)] + base[:2]
+            new = [d for d in dict.fromkeys(added) if d not in index]
+            assert new == [d for d in dict.fromkeys(added) if d not in seen]
+            values.extend(new)
+            index.update(new)
+            seen.update(new)
+            asked = [*base[:5], *new, rng.getrandbits(63), -1, 1 << 64, 2.5, "x", True]
+            assert [d in index for d in asked] == [d in seen for d in asked]
+            assert len(index) == len(seen) == len(values)
+            assert list(values) == as_digests(values).tolist() == base + new

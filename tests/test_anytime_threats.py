@@ -344,3 +344,26 @@ def test_the_variance_proxy_from_the_grid_points_near_its_top_is_the_whole_grid_
                                                          strict=True))
         reach = max(abs(v - mu) for v, _ in dist)
         assert variance_proxy(ref) == max(whole * 1.01, sd * sd, 2 * reach * sd / 20)
+
+
+def test_the_index_of_hands_seen_counts_as_numpy_unique_whatever_the_adds() -> None:
+    """NearIndex merges its hands sorted in place, its counts one number read as many
+    when few hands come twice (their other copies in its tail): what it finds is
+    numpy.unique's counts of every hand added, with copies many, few or none, in any
+    number of adds, empty ones included, arrays given up (taken as they are) or not."""
+    rng = np.random.default_rng(5)  # NOT secret: the test's hands
+    for _ in range(60):
+        index, every = NearIndex(), []
+        for _ in range(int(rng.integers(1, 5))):
+            top = [10, 10_000, 1 << 40][int(rng.integers(3))]  # copies: many, some, none
+            hands = rng.integers(0, int(rng.integers(1, top + 1)),
+                                 size=int(rng.integers(0, 6000))).astype(np.uint64)
+            if top > 10_000 and len(hands):  # a few hands twice
+                hands[:3] = hands[-3:]
+            index.add(hands.copy(), given_up=bool(rng.integers(2)))  # (sorted in place)
+            every.append(hands)
+        values, counts = np.unique(np.concatenate(every), return_counts=True)
+        assert len(index) == sum(map(len, every))
+        assert index.found(values).tolist() == counts.tolist()
+        assert index.found(values + np.uint64(1 << 41)).tolist() == [0] * len(values)
+        assert list(np.unique(index.hands)) == list(index.hands)

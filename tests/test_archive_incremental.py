@@ -92,8 +92,8 @@ def test_the_deals_of_the_counted_shares_are_read_alone(tmp_path: Path,
     assert audit(capsys, str(logs), "--state", str(state))[0] == 0
     st = state_module.State(str(state), 0.05, NOTHING)
     try:
-        deals = st.counted_deals()
-        assert st.counted_deals() == st.counted_deals(began=False) == deals
+        deals = list(st.counted_deals())
+        assert list(st.counted_deals()) == list(st.counted_deals(began=False)) == deals
         whole = {k[4] for t in st.totals().values() for k in t.counts
                  if k[0] == "repeat" and k[3] == 1 and isinstance(k[4], bytes)
                  and len(k[4]) == 20}

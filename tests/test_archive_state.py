@@ -764,3 +764,38 @@ def test_the_new_shares_summed_by_key_object_are_their_merge() -> None:
         summed.add_to(got)  # (onto a tally holding some of the keys already)
         assert list(got.counts.items()) == list(merged.counts.items())
         assert list(got.sums.items()) == list(merged.sums.items())
+
+
+def test_the_deals_counted_after_a_run_are_those_read_again_from_every_share(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deals the state counts after a run, which the evidence's bytes are written
+    against, are made from those it counted before (read once) less and plus the rows
+    changed since: they are those every share read again gives, each as often, with a
+    log rewritten, one removed on purpose, one lost and new ones."""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 6, seed=SEED)
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    checked: list[bool] = []
+    original = state_module.State.counted_deals
+
+    def counted_deals(self: state_module.State, began: bool = True) -> Any:
+        got = original(self, began)
+        if not began:
+            kept, self._began = self._began, None
+            again = original(self, began=False)  # every share read again
+            self._began = kept
+            checked.append(kept is not None and not self._unsure)
+            assert list(got) == list(again) and len(got) > 10
+            assert got.counts.tolist() == again.counts.tolist()
+        return got
+
+    monkeypatch.setattr(state_module.State, "counted_deals", counted_deals)
+    paths[3].write_bytes(renamed(paths[3].read_bytes()))  # history rewritten
+    paths[4].unlink()
+    paths[5].unlink()
+    add_logs(logs, 6, 3)
+    code, doc, _ = audit(capsys, str(logs), "--state", state, "--removed", str(paths[4]))
+    assert code == 1 and doc["state"]["audited"] == 4 and doc["lost"] == 1
+    assert checked == [True]  # (the lost log and the one rewritten: findings)

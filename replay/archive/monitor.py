@@ -186,11 +186,12 @@ class Monitor:
             self._paths.append(paths)
             yield chunk_of(batch, self.tallies)
 
-    def _earlier_deals(self) -> Iterator[bytes]:
-        """Every deal (its 20-byte value) the state's totals hold, each once: the hands
-        seen before this run, for the near-repeats e-process (which keeps those it has
-        seen, and takes them in whatever order)."""
-        return iter(self.state.counted_deals())
+    def _earlier_deals(self) -> Iterable[bytes]:
+        """Every deal (its 20-byte value) the state's totals hold, each once (numpy arrays,
+        :class:`~tarneeb.audit.fairness.anytime.recall.DealsSeen`): the hands seen before
+        this run, for the near-repeats e-process (which keeps those it has seen, and takes
+        them in whatever order), and the repeated deals' digests left out of its bytes."""
+        return self.state.counted_deals()
 
     def _read_enough(self, tallied: bool, play_key: Any) -> bool:
         """Whether a log read so (its deals ``tallied``, its play analysed with the options
@@ -365,8 +366,9 @@ class Monitor:
             "lost": self.lost[:20], "removed": self.removed[:20],
             "removed_count": len(self.removed)}
         # the deals the shares counted now keep are left out of the evidence's bytes:
-        # the next run's _earlier_deals gives them back
+        # the next run's _earlier_deals gives them back (the hands seen let go first)
         if not same:
+            self.evidence.let_go()
             self.state.set_evidence(self.evidence.to_bytes(self.state.counted_deals(
                 began=False)))
         at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

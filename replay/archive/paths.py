@@ -15,11 +15,15 @@ directory: every ``*.tlog`` file in it and in its subdirectories, at any depth.
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import sys
+import zlib
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
+from tarneeb.replay.verify.trust import Trust
 
 _GLOB = set("*?[")
 LOG_SUFFIX = ".tlog"  # what a directory's logs are named
@@ -147,5 +151,26 @@ def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
         return data
 
 
+def query_parts(values: list[Any], size: int = 500) -> Iterator[list[Any]]:
+    """``values`` in lists of ``size`` (the parameters of one query)."""
+    for j in range(0, len(values), size):
+        yield values[j:j + size]
+
+
+def path_at(path: str) -> int:
+    """What the ``logs`` table is indexed by: 31 bits of the CRC-32 of the path (fixed with
+    the format; two paths with one number are told apart by the path itself)."""
+    return zlib.crc32(path.encode("utf-8", "surrogateescape")) >> 1
+
+
+def trust_digest(trust: Trust) -> str:
+    """What the user trusts, as a digest: the stored verdicts hold only under it."""
+    keys = sorted(trust.keys.items()) if trust.keys else None
+    text = repr((trust.public_key, keys, trust.key_source, trust.root, trust.receipts,
+                 trust.server_seed, trust.limits))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
 __all__ = ["LOG_SUFFIX", "ArchiveError", "AuditFault", "OnError", "expand_paths", "listing_error",
-           "logs_under", "read_url"]
+           "logs_under", "path_at", "query_parts", "read_url",
+           "trust_digest"]

@@ -569,10 +569,16 @@ def deals_of_planes(planes: bytes) -> list[bytes]:
     >>> deals_of_planes(b"".join(deal_planes(d) or b"" for d in deals)) == deals
     True
     """
-    try:
-        import numpy as np
+    try:  # each deal's 20 bytes as one bytes object (numpy's void items: no byte stripped)
+        out: list[bytes] = deal_array_of_planes(planes).tolist()
+        return out
     except ImportError:  # pragma: no cover - numpy not installed
         return [deal_of_planes(planes[j:j + 13]) for j in range(0, len(planes), 13)]
+
+
+def deal_array_of_planes(planes: bytes) -> Any:
+    """:func:`deals_of_planes` as a numpy array of 20-byte values (``V20``)."""
+    import numpy as np
     n = len(planes) // 13
     padded = np.zeros((n, 16), dtype=np.uint8)  # the 104 bits as two words, big-endian
     padded[:, 3:] = np.frombuffer(planes, dtype=np.uint8, count=13 * n).reshape(n, 13)
@@ -586,11 +592,8 @@ def deals_of_planes(planes: bytes) -> list[bytes]:
     out[:, 0] = c >> np.uint64(24)
     out[:, 1] = ((c & np.uint64((1 << 24) - 1)) << np.uint64(40)) | (b >> np.uint64(12))
     out[:, 2] = ((b & np.uint64(0xFFF)) << np.uint64(52)) | a
-    # each deal's 20 bytes as one bytes object (numpy's void items: no byte stripped)
-    deals: list[bytes] = np.ascontiguousarray(out.view(np.uint8).reshape(n, 24)[:, 4:]
-                                              ).view(f"V{_DEAL}").ravel().tolist()
-    return deals
+    return np.ascontiguousarray(out.view(np.uint8).reshape(n, 24)[:, 4:]).view(f"V{_DEAL}").ravel()
 
 
-__all__ = ["deal_of_planes", "deal_planes", "deals_of_planes", "pack_share", "share_deals",
-           "unpack_share"]
+__all__ = ["deal_array_of_planes", "deal_of_planes", "deal_planes", "deals_of_planes",
+           "pack_share", "share_deals", "unpack_share"]

@@ -7,54 +7,27 @@ file as the last run that finished left it. ``BEGIN IMMEDIATE`` at the start tak
 file's write lock for the whole run, so a second audit with the same file waits a
 little (``BUSY_WAIT``) and then refuses in one line; it never sees half a run.
 
-The tables (format ``FORMAT``, in ``meta``; docs/ARCHIVE.md describes each column):
-
-* ``meta(key, value)``: ``format``, ``alpha`` (the level the evidence is flagged at,
-  fixed when the file is made), ``trust`` (a digest of what the user trusted: keys,
-  root, receipts, caps; a run that trusts otherwise judges every log again);
-* ``keys(id, key)``: each key of the fairness tallies once (msgpack,
-  :mod:`tarneeb.audit.fairness.codec`; one of three labels or more as the number of its
-  prefix, numbered below 0, and its last label), but the values drawn (the repeat tests'
-  keys, one a deal or hand) and the keys of one match alone: those are kept in the
-  shares; and the words many records share (``("text", word)``);
-* ``logs(path, size, mtime, digest, verdict, findings, record, figures, run, counted,
-  tallied, play, at)``: per log
-  its size and modification time (nanoseconds; for a URL a number from its version
-  tag), the SHA-256 of its bytes, its verdict, its number of findings, its record
-  (:mod:`~tarneeb.replay.archive.records`: row, findings, match identity, claims,
-  ending) and its per-match figures (its share of the tally,
-  :func:`~tarneeb.replay.archive.shares.pack_share`: pairs of key number and count,
-  whatever the tests observe, compressed with zlib; per repeat test the values drawn, a
-  deal in 13 bytes; the keys of the match alone), the run that read it,
-  whether its share is in ``totals`` (the first log of its match, with deals), whether its
-  deals were tallied at all (0: read with ``--no-stats``; a run with the statistics reads
-  it again), its fair-play record (``--play``: the options it was analysed with and
-  the fair-play module's record of the match, :meth:`MatchPlay.to_json
-  <tarneeb.replay.fairplay.MatchPlay.to_json>`, msgpack compressed with zlib; NULL: not
-  analysed, and a run with ``--play`` reads it again), and the number its path is found
-  by (:func:`path_at`, indexed);
-* ``totals(origin, tally)``: per origin of deals (proven, recorded), the sum of the
-  shares counted but what each keeps of its own (values drawn, keys of one match), which
-  :meth:`State.totals` reads back from the shares counted: a run adds and takes away
-  only what changed, and a deal is kept once;
-* ``history(identity, seq, log_e)``: each match once, in the order the state first saw
-  it, with the evidence after it (the log of the combined e-value);
-* ``evidence(id, state)``: the e-processes (:mod:`tarneeb.audit.fairness.anytime`);
-* ``runs(run, at, logs, audited, changed, lost, removed, exit_code)``: one row a run.
+The tables (format ``FORMAT``, in ``meta``, with ``alpha``, fixed when the file is made,
+and ``trust``, a digest of what the user trusted) are described column by column in
+docs/ARCHIVE.md ("Auditing as the archive grows"): ``keys`` (each key of the tallies
+once, :mod:`tarneeb.audit.fairness.codec`), ``logs`` (per log its size, time, SHA-256,
+verdict, record, share, :func:`~tarneeb.replay.archive.shares.pack_share`, and whether
+it is counted in ``totals``; found by :func:`path_at`), ``totals`` (per origin of deals
+the sum of the shares counted but what each keeps of its own, :meth:`State.totals`),
+``history``, ``evidence`` (:mod:`tarneeb.audit.fairness.anytime`) and ``runs``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
-from tarneeb.replay.archive.paths import ArchiveError
+from tarneeb.replay.archive.paths import ArchiveError, path_at, query_parts, trust_digest
 from tarneeb.replay.archive.records import (
     LogRecord,
     pack_record,
@@ -62,12 +35,15 @@ from tarneeb.replay.archive.records import (
     unpack_record,
 )
 from tarneeb.replay.archive.shares import (
-    deals_of_planes,
+    deal_array_of_planes,
     pack_share,
     share_deals,
     unpack_share,
 )
-from tarneeb.replay.verify.trust import Trust
+from tarneeb.replay.verify.trust import Trust  # (trust_digest: of the paths module)
+
+if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
+    from tarneeb.audit.fairness.anytime.recall import DealsSeen
 
 # 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played); 2: the
 # values drawn (the repeat tests') kept whole, each a key of its own; 3: the values drawn
@@ -105,28 +81,8 @@ _COLUMNS = ("path, size, mtime, digest, verdict, findings, record, figures, run,
             "tallied, play")  # the columns of format 3's logs table, in order
 
 
-def _parts(values: list[Any], size: int = 500) -> Iterator[list[Any]]:
-    """``values`` in lists of ``size`` (the parameters of one query)."""
-    for j in range(0, len(values), size):
-        yield values[j:j + size]
-
-
-def path_at(path: str) -> int:
-    """What the ``logs`` table is indexed by: 31 bits of the CRC-32 of the path (fixed with
-    the format; two paths with one number are told apart by the path itself)."""
-    return zlib.crc32(path.encode("utf-8", "surrogateescape")) >> 1
-
-
 class StateError(ArchiveError):
     """A state file that cannot be used: locked, of a newer format, not a state, damaged."""
-
-
-def trust_digest(trust: Trust) -> str:
-    """What the user trusts, as a digest: the stored verdicts hold only under it."""
-    keys = sorted(trust.keys.items()) if trust.keys else None
-    text = repr((trust.public_key, keys, trust.key_source, trust.root, trust.receipts,
-                 trust.server_seed, trust.limits))
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 class State:
@@ -137,10 +93,8 @@ class State:
         self.path = path
         try:
             self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None)
-            # a file made now has pages of 8 KB (a log's row is about 1 KB: less left over
-            # a page than in 4 KB) and gives back at each commit the pages its run freed
-            # (set before the journal mode, which writes the file's header; nothing for a
-            # file made before)
+            # a file made now: pages of 8 KB (rows of about 1 KB), the pages a run freed
+            # given back at each commit (set before the journal mode writes the header)
             self.db.execute("PRAGMA page_size = 8192")
             self.db.execute("PRAGMA auto_vacuum = INCREMENTAL")
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -156,8 +110,12 @@ class State:
         self._low = 0
         # (path, record, figures) of logs counted when the run began, written anew since
         self._aside: list[tuple[str, bytes, bytes]] = []
-        # per log, its share's bytes and the deals :meth:`counted_deals` read in them (made)
-        self._deals_read: dict[str, tuple[bytes, list[bytes], list[bytes]]] = {}
+        # counted_deals()'s first deals and rows read (rowids); since: the rows written,
+        # those it read gone uncounted, whether flags changed or a row not read went aside
+        self._began: tuple[DealsSeen, Any] | None = None
+        self._after: set[int] = set()
+        self._dropped: list[tuple[str, bytes]] = []
+        self._flipped = self._unsure = False
         self._totals: dict[str, Tally] | None = None  # totals(), read once a run
         # pack_share's numbers of key objects met (the shares of a chunk share them),
         # emptied past _OBJECTS
@@ -222,11 +180,8 @@ class State:
         self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
 
     def _repack(self, version: int) -> None:
-        """Formats 2 and 3 to 4, in the run's transaction: every share written again
-        (the values drawn packed in it, deals in 13 bytes, the card positions' cells
-        counted again from its deals, the match's own keys in it), the totals without
-        what the shares give back (values drawn, own keys), and the keys no longer used
-        (format 2's values drawn, format 3's own keys) deleted."""
+        """Formats 2 and 3 to 4, in the run's transaction: every share written again (format
+        4's), the totals without what the shares give back, the keys no longer used gone."""
         def again(blob: bytes, whole: bool = True) -> bytes:
             old = unpack_share(zlib.decompress(blob) if version < 3 else blob, self.key_of)
             return pack_share(old, self.key_id, whole)
@@ -317,7 +272,7 @@ class State:
         analysed, or ``play`` false: not read); a query 500 logs."""
         out: dict[str, tuple[int, int, bytes | None, bool, Any]] = {}
         wanted = set(paths)
-        for part in _parts(list({path_at(p) for p in wanted})):
+        for part in query_parts(list({path_at(p) for p in wanted})):
             for row in self.db.execute(
                     "SELECT path, size, mtime, digest, tallied, " + ("play" if play else "NULL")
                     + " FROM logs WHERE at IN (" + ", ".join("?" * len(part)) + ")", part):
@@ -358,7 +313,7 @@ class State:
         """:meth:`load` of each of ``paths`` without its share (a query 500 logs)."""
         out: dict[str, LogRecord] = {}
         wanted, words = set(paths), dict[int, str]()  # (words: a few, each looked up once)
-        for part in _parts(list({path_at(p) for p in wanted})):
+        for part in query_parts(list({path_at(p) for p in wanted})):
             for path, record, figures, digest in self.db.execute(
                     "SELECT path, record, figures IS NOT NULL, digest FROM logs WHERE at IN ("
                     + ", ".join("?" * len(part)) + ")", part):
@@ -391,6 +346,7 @@ class State:
         return {p for (p,) in self.db.execute("SELECT path FROM logs WHERE counted = 1")}
 
     def set_counted(self, paths: Iterable[str], value: bool) -> None:
+        self._flipped = True
         self.db.executemany("UPDATE logs SET counted = ? WHERE at = ? AND path = ?",
                             ((int(value), path_at(p), p) for p in paths))
 
@@ -435,31 +391,66 @@ class State:
                 raise StateError(f"{self.path}: its totals are damaged ({e})") from None
         return out
 
-    def counted_deals(self, began: bool = True) -> list[bytes]:
-        """Every deal (20 bytes) of the repeat tests that keep every deal, each once, in
-        the shares counted when the run began (``began``; those written anew since, kept
-        aside by :meth:`put`, too) or now (after ``Monitor.settle``): the deals
-        :meth:`totals` holds, read without making any share (:func:`share_deals`)."""
-        rows = self.db.execute("SELECT path, figures FROM logs WHERE counted = 1 AND "
-                               "figures IS NOT NULL ORDER BY rowid").fetchall()
-        if began:
-            rows += [(path, figures) for path, _, figures in self._aside]
-        now, planes = [], list[list[bytes]]()  # planes: of the shares read now, their planes
-        for path, figures in rows:
-            read = self._deals_read.get(path)  # (a run asks twice: each share read once)
-            if read is None or read[0] != figures:
-                planes.append([])
-                try:
-                    read = (figures, share_deals(figures, self.key_of, planes[-1]), planes[-1])
-                except CodecError as e:
-                    raise StateError(f"{self.path}: the record of {path} is damaged "
-                                     f"({e})") from None
-                self._deals_read[path] = read
-            now.append(read)
-        made = iter(deals_of_planes(b"".join(p for mine in planes for p in mine)))  # at once
-        for mine in planes:  # made deals in their share's place: a second call makes none
-            mine[:] = itertools.islice(made, sum(map(len, mine)) // 13)
-        return list(dict.fromkeys(itertools.chain(*[r[1] for r in now], *[r[2] for r in now])))
+    def counted_deals(self, began: bool = True) -> DealsSeen:
+        """Every deal (20 bytes, :class:`~tarneeb.audit.fairness.anytime.recall.DealsSeen`)
+        of the repeat tests that keep every deal, each once, in the shares counted when the
+        run began (``began``; those written anew since, kept aside by :meth:`put`, too) or
+        now (after ``Monitor.settle``): what :meth:`totals` holds, read without making any
+        share (:func:`share_deals`). The first call's are kept: those of now are them less
+        and plus the deals of the rows changed since (:meth:`_deals_now`)."""
+        if self._began is not None and not (began and self._flipped):
+            deals = self._began[0] if began else self._deals_now(*self._began)
+            if deals is not None:
+                return deals
+        import numpy as np
+        counted = "FROM logs WHERE counted = 1 AND figures IS NOT NULL ORDER BY rowid"
+        deals = self._deals_in(itertools.chain(self.db.execute("SELECT path, figures " + counted),
+                                               ((p, f) for p, _, f in self._aside if began)))
+        if began and self._began is None and not self._flipped:  # (and the rows read)
+            self._began = deals, np.array([r for (r,) in self.db.execute(
+                "SELECT rowid " + counted)], dtype=np.int64)
+        return deals
+
+    def _deals_now(self, began: DealsSeen, ids: Any) -> DealsSeen | None:
+        """The deals counted now: ``began`` (of the rows ``ids``, and aside) less those of
+        the rows aside, gone uncounted, or of ``ids`` not counted now, plus those of the rows
+        counted now but ``ids`` (rows written since are new); None: one not read went aside."""
+        import numpy as np
+        if self._unsure:
+            return None
+        now = np.array([r for (r,) in self.db.execute(
+            "SELECT rowid FROM logs WHERE counted = 1 AND figures IS NOT NULL")], np.int64)
+        same = np.setdiff1d(ids, np.array(list(self._after), dtype=np.int64))
+
+        def rows(of: Any) -> Iterator[tuple[str, bytes]]:  # (those still here, with shares)
+            for part in query_parts(of.tolist()):
+                yield from self.db.execute("SELECT path, figures FROM logs WHERE figures IS "
+                                           f"NOT NULL AND rowid IN ({', '.join('?' * len(part))})",
+                                           part).fetchall()
+        less = itertools.chain(((p, f) for p, _, f in self._aside), self._dropped,
+                               rows(np.setdiff1d(same, now)))
+        return began.changed(self._deals_in(less), self._deals_in(rows(np.setdiff1d(now, same))))
+
+    def _deals_in(self, rows: Iterable[tuple[str, bytes]]) -> DealsSeen:
+        """The deals the shares of ``rows`` (path, figures) keep, as :meth:`counted_deals`."""
+        import numpy as np
+
+        from tarneeb.audit.fairness.anytime.recall import DEAL, DealsSeen
+        planes: list[bytes] = []  # (deals written as bit planes: made 4,096 shares at once)
+        whole: list[bytes] = []
+        made = [np.zeros(0, dtype=DEAL)]
+        for j, (path, figures) in enumerate(rows, 1):
+            try:
+                whole += share_deals(figures, self.key_of, planes)
+            except CodecError as e:
+                raise StateError(f"{self.path}: the record of {path} is damaged "
+                                 f"({e})") from None
+            if not j % 4096:
+                made, planes = [*made, deal_array_of_planes(b"".join(planes))], []
+        deals = np.concatenate((*made, deal_array_of_planes(b"".join(planes)),
+                                np.frombuffer(b"".join(whole), dtype=DEAL)))
+        del made, planes, whole  # (the parts let go before the deals are sorted)
+        return DealsSeen.of(deals)
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         """The totals of the shares counted now (those the shares give back, left out)."""
@@ -471,12 +462,20 @@ class State:
 
     def _set_aside(self, path: str) -> None:
         """The log at ``path`` is written anew or forgotten: if its share was counted, its
-        part the totals leave to it is kept aside for :meth:`totals`."""
-        row = self.db.execute("SELECT path, record, figures FROM logs WHERE at = ? AND path = ? "
-                              "AND counted = 1 AND figures IS NOT NULL",
+        part the totals leave to it is kept aside for :meth:`totals` (and its deals leave
+        :meth:`counted_deals`'s)."""
+        row = self.db.execute("SELECT path, record, figures, rowid, counted FROM logs WHERE at = ? "
+                              "AND path = ? AND figures IS NOT NULL",
                               (path_at(path), path)).fetchone()
-        if row is not None:
-            self._aside.append(row)
+        if row is None:
+            return
+        ids = None if self._began is None else self._began[1]  # (rows counted_deals read)
+        read = ids is not None and row[3] not in self._after and row[3] in ids
+        if row[4]:
+            self._aside.append(row[:3])
+            self._unsure |= ids is not None and not read
+        elif read:  # counted when read, not now: its deals leave those counted now
+            self._dropped.append((row[0], row[2]))
 
     def put(self, path: str, size: int, mtime: int, record: LogRecord, tallied: bool = True,
             play: tuple[Any, Any] | None = None) -> None:
@@ -493,11 +492,13 @@ class State:
         played = None if play is None else zlib.compress(pack_value(play))
         self._set_aside(path)
         self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
-        self.db.execute(
+        written = self.db.execute(
             "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
             (path, size, mtime, None if r.sha256 is None else bytes.fromhex(r.sha256),
              r.verdict, r.findings, pack_record(record, path, self.key_id), figures, self.run,
              int(tallied), played, path_at(path)))
+        if self._began is not None:
+            self._after.add(written.lastrowid or 0)
 
     def touch(self, path: str, size: int, mtime: int) -> None:
         self.db.execute("UPDATE logs SET size = ?, mtime = ? WHERE at = ? AND path = ?",
@@ -520,7 +521,7 @@ class State:
         """Those of ``identities`` the history holds (a query a few hundred)."""
         wanted = list({i for i in identities if i is not None})
         found: set[bytes] = set()
-        for part in _parts(wanted):
+        for part in query_parts(wanted):
             found.update(r[0] for r in self.db.execute(
                 "SELECT identity FROM history WHERE identity IN ("
                 + ", ".join("?" * len(part)) + ")", part))
@@ -579,9 +580,8 @@ class State:
             raise StateError(f"{self.path}: cannot save the state: {e}") from None
 
     def _give_back(self) -> None:
-        """The pages the run freed, given back (a file made in format 4 or later: older
-        ones keep theirs for later runs). Python's sqlite3 steps the pragma once, and a
-        step frees one page: so one call a page."""
+        """The pages the run freed, given back (a file made in format 4 or later). Python's
+        sqlite3 steps the pragma once, and a step frees one page: so one call a page."""
         if self.db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
             return
         for _ in range(self.db.execute("PRAGMA freelist_count").fetchone()[0]):

@@ -12,6 +12,8 @@
   time (:func:`advance_many`), to the figures of one match at a time;
 * :mod:`~tarneeb.audit.fairness.anytime.observe`: a match's tally as the e-processes read
   it (:func:`observations`), or many matches' at once, per test (``gather``).
+* :mod:`~tarneeb.audit.fairness.anytime.recall`: the deals seen before a run, held as
+  numpy arrays by digest (:class:`DealsSeen`), what the evidence asks of them.
 
 Part of :mod:`tarneeb.audit.fairness`: it may import the rest of that package and
 nothing of the other parts of tarneeb.

@@ -97,7 +97,7 @@ import gc
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness.anytime.near import NearIndex, advance_near
 from tarneeb.audit.fairness.anytime.observe import observations
@@ -115,8 +115,11 @@ from tarneeb.audit.fairness.anytime.threats import (
 )
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.fairness.correction import FAMILIES, family_of
-from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES, unpack_hands
+from tarneeb.audit.fairness.nearrepeat import unpack_hands
 from tarneeb.audit.fairness.tally import Tally, draw_digest, draw_digests
+
+if TYPE_CHECKING:  # (numpy's: loaded when the deals seen are first needed)
+    from tarneeb.audit.fairness.anytime.recall import DealsSeen
 
 PLACE_STEPS = (0.25, 0.5, 1.0, 2.0)  # bets on the card-position score (a log-likelihood ratio)
 PRIOR = 200  # pseudo-observations of the null's distribution a fit test's bet starts from
@@ -367,16 +370,6 @@ def _order(item: Any) -> str:
     return _repr(item[0])
 
 
-def _sorted_digests(seen: set[Any], extra: list[Any]) -> list[Any]:
-    """``sorted(seen)``: digests (whole numbers below 2**63) sorted by numpy when those
-    read from the bytes (``extra``) are such numbers too (the others: made here)."""
-    if all(type(d) is int and 0 <= d < 2 ** 63 for d in extra):
-        import numpy as np
-        out: list[Any] = np.sort(np.fromiter(seen, dtype=np.uint64, count=len(seen))).tolist()
-        return out
-    return sorted(seen)
-
-
 def fixed_sample_only(tests: Iterable[tuple[Any, ...]],
                       evidence: Evidence) -> list[tuple[Any, ...]]:
     """The tests of the fixed-sample battery (their ids) with no e-process in
@@ -400,14 +393,13 @@ class Evidence:
         self.max_log_e = 0.0
         self.crossed: dict[str, int] = {}  # per alpha (repr): the match it first crossed at
         self.read_version: int | None = None  # the version of the bytes it was read from
-        # the deals seen before this run (20-byte values; the near-repeats bet's, read
-        # once, when a match first needs them): the archive's state gives them
+        # the deals seen before this run (20-byte values, read once, when a match first
+        # needs them): the archive's state gives them as arrays (recall.DealsSeen)
         self.earlier: Callable[[], Iterable[bytes]] | None = None
         # from bytes of version 3, per repeat test and reference of single draws: the digests
         # earlier does not give, those it gives not seen, the set's count and sum (recover)
         self._pending: list[tuple[tuple[Any, ...], Any, list[int], list[int], int, int]] = []
-        self._earlier: list[tuple[int, bytes]] | None = None  # earlier's, with digests
-        self._given_set: set[int] | None = None  # their digests
+        self._earlier: DealsSeen | None = None  # earlier's, each once by digest
 
     def advance(self, share: Tally | None, alpha: float) -> float:
         """One match (``share``: its observations; None: it has none, the wealth stays);
@@ -445,54 +437,62 @@ class Evidence:
         return half / (len(FAMILIES) * k * (k + 1))
 
     def _recalled(self) -> NearIndex:
-        """The hands seen before this run, for the near-repeats bet: the deals ``earlier``
-        gives (the archive's state keeps every log's deals) that the evidence has seen
-        (their digests in its repeated-deals test), each once. A deal it has not seen
-        (a log never advanced, or of the match now advancing) is left out: the bet's
-        exact mean is that of the hands it asks about, whichever they are."""
+        """The hands seen before this run, for the near-repeats bet: of the deals ``earlier``
+        gives (the state keeps every log's), those the evidence has seen (by digest), each
+        once; one it has not seen (of a log never advanced, or of the match advancing) is
+        left out: the bet's exact mean is that of the hands it asks about, whichever."""
         index = NearIndex()
-        seen = {d for t in self.tests.values() if t.kind == "repeat"
-                for (_, sampled), digests in t.totals.items() if sampled == 1
-                for d in digests}
-        if self.earlier is None or not seen:
+        tests = [v for t in self.tests.values() if t.kind == "repeat"
+                 for (_, sampled), v in t.totals.items() if sampled == 1]
+        if self.earlier is None or not any(tests):
             return index
-        deals = []
-        for d, value in self._earlier_digests():
-            if d in seen:
-                seen.discard(d)
-                deals.append(value)
-        if deals:  # each once: their hands, in any order
-            import numpy as np
-            index.add(unpack_hands(np.frombuffer(b"".join(deals), dtype=f"V{DEAL_BYTES}")))
+        from tarneeb.audit.fairness.anytime.recall import repeat_digests
+        deals = self._recall().deals_among(repeat_digests(tests))
+        if len(deals):  # each once: their hands, in any order
+            index.add(unpack_hands(deals), given_up=True)
         return index
 
-    def _earlier_digests(self) -> list[tuple[int, bytes]]:
-        """The deals ``earlier`` gives, each with its digest (made once a run)."""
+    def _recall(self) -> DealsSeen:
+        """The deals ``earlier`` gives, each once, with their digests (made once a run)."""
         if self._earlier is None:
-            given = list((self.earlier or tuple)())
-            self._earlier = list(zip(draw_digests(given), given, strict=True))
+            from tarneeb.audit.fairness.anytime.recall import DealsSeen
+            self._earlier = DealsSeen.of((self.earlier or tuple)())
         return self._earlier
 
-    def _given(self) -> set[int]:
-        """The digests of the deals ``earlier`` gives, as a set (made once a run)."""
-        if self._given_set is None:
-            self._given_set = {d for d, _ in self._earlier_digests()}
-        return self._given_set
+    def let_go(self) -> None:
+        """The digests recovered, what advancing made again let go (the hands seen, the
+        deals ``earlier`` gave; made again, as a new run would, if it advances again)."""
+        self.recover()
+        self._earlier = None
+        for t in self.tests.values():
+            t.index.pop("hands", None)
 
     def recover(self) -> None:
         """The deals' digests left out of the bytes (version 3) made again from those
         ``earlier`` gives: a set whose count or sum differs is damaged evidence."""
         if not self._pending:
             return
+        import numpy as np
+
+        import tarneeb.audit.fairness.anytime.recall as recall
         pending, self._pending = self._pending, []
-        given = self._given()
+        given = self._recall().digests
         for test, ref, extra, excluded, count, check in pending:
-            seen = (given - set(excluded)) | set(extra)
-            if len(seen) != count or sum(seen) % 2 ** 64 != check:
+            more, less = recall.as_digests(extra), recall.as_digests(excluded)
+            if more is not None and less is not None:  # sorted, each once, by numpy
+                made = recall.distinct(np.concatenate((recall.minus(given, recall.distinct(less)),
+                                                       more)))
+                digests: Any = recall.DigestList(made)  # (a list, as numpy's array)
+                total = int(made.sum(dtype=np.uint64))  # (numpy's sum: modulo 2**64)
+            else:  # digests read that are not such numbers: as they are (a set in order)
+                back = set(draw_digests(list((self.earlier or tuple)())))
+                seen = (back - set(excluded)) | set(extra)
+                digests, total = sorted(seen), sum(seen) % 2 ** 64
+            if len(digests) != count or total != check:
                 raise CodecError(f"the deals seen by {' '.join(map(str, test))} are not "
                                  "those the state keeps")
-            self.tests[test].totals[ref] = _sorted_digests(seen, extra)
-            self.tests[test].index[ref] = seen  # (the set _repeat would make of them again)
+            self.tests[test].totals[ref] = digests
+            self.tests[test].index[ref] = recall.SortedDigests(digests)  # (_repeat's set)
 
     def _combined(self) -> float:
         """The weighted average: each test's weight times its e-value, and the weight of
@@ -521,24 +521,24 @@ class Evidence:
 
     def to_bytes(self, recoverable: Iterable[bytes] | None = None) -> bytes:
         """The evidence as bytes. ``recoverable``: the deals (20-byte values) the caller
-        will give back as :attr:`earlier` when the bytes are read (each once, any order):
+        will give back as :attr:`earlier` when the bytes are read (each once, any order;
+        a :class:`~tarneeb.audit.fairness.anytime.recall.DealsSeen` is read by digest):
         the repeat tests' digests of the deals among them are left out (version 3)."""
         with no_cycle_collection():
             return self._to_bytes(recoverable)
 
     def _to_bytes(self, recoverable: Iterable[bytes] | None) -> bytes:
         self.recover()
-        known = dict((v, d) for d, v in self._earlier or ())  # digests made this run
-        given = None if recoverable is None else {
-            known[v] if v in known else draw_digest(v) for v in recoverable}
+        given = None
+        if recoverable is not None:
+            from tarneeb.audit.fairness.anytime.recall import DealsSeen, left_out
+            given = DealsSeen.of(recoverable).digests  # (the state's: digests made)
         tests, left = [], []
         for k, t in self.tests.items():
             totals = []
             for r, v in t.totals.items():
                 if given is not None and t.kind == "repeat" and r[1] == 1:
-                    seen = set(v)
-                    left.append((k, r, tuple(sorted(seen - given)), tuple(sorted(given - seen)),
-                                 len(seen), sum(seen) % 2 ** 64))
+                    left.append((k, r, *left_out(v, given)))
                 else:
                     totals.append((r, tuple(v)))
             tests.append((k, t.kind, t.weight, t.log_e, tuple(totals), tuple(t.bets)))

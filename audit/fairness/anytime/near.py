@@ -39,6 +39,7 @@ def _card_words() -> tuple[int, ...]:
 
 _CARD_WORDS = _card_words()
 PROBE_HANDS = 128  # hands whose neighbours' hashes are probed at once (each 13·39 of them)
+MARK_HANDS = 1 << 16  # hands whose hashes are marked in the map at once
 
 
 @functools.lru_cache(maxsize=1)
@@ -78,8 +79,9 @@ def _hand_hash(hands: Any) -> Any:
 
 class NearIndex:
     """The hands seen before (13-card masks, uint64, with their multiplicity): sorted
-    distinct hands and their counts, a small tail (kept sorted) merged into them now and
-    then, and a bit map of the hands' hashes (at least 32 bits a hand, two bits a hand in
+    distinct hands and their counts (one 1 read as many when the few hands seen twice
+    keep their other copies in the tail), a small tail (kept sorted) merged into them now
+    and then, and a bit map of the hands' hashes (at least 32 bits a hand, two bits a hand in
     one 64-bit word) that turns away at once nearly every hand not seen; about 20 bytes a
     hand. The hash is linear in the cards (:func:`_hand_hash`): a hand's 13·39 neighbours
     are looked up in the map by their hashes alone, made from the hand's with two words
@@ -118,19 +120,42 @@ class NearIndex:
         return np.equal(c, b, out=ok)
 
     def _mark(self, hands: Any) -> None:
+        """The hands' hashes' bits set in the map, a block of hands at a time (arrays of
+        the block's size, not of every hand's: an archive's hands are millions)."""
         import numpy as np
-        hashes = _hand_hash(hands)
-        np.bitwise_or.at(self.bits, hashes >> np.uint64(70 - self.log_bits),
-                         _two_bits()[(hashes & np.uint64(4095)).astype(np.intp)])
+        for lo in range(0, len(hands), MARK_HANDS):
+            hashes = _hand_hash(hands[lo:lo + MARK_HANDS])
+            np.bitwise_or.at(self.bits, hashes >> np.uint64(70 - self.log_bits),
+                             _two_bits()[(hashes & np.uint64(4095)).astype(np.intp)])
 
-    def add(self, hands: Any) -> None:
+    def add(self, hands: Any, given_up: bool = False) -> None:
+        """Add ``hands`` (``given_up``: an array the caller lets go of, taken as it is, and
+        sorted, into an empty index: not copied)."""
         import numpy as np
         new = np.asarray(hands, np.uint64).ravel()
         self.size += len(new)
         if len(self.tail) + len(new) > max(4096, len(self.hands) // 8):  # merged
-            every = np.concatenate((np.repeat(self.hands, self.counts), self.tail, new))
-            self.hands, self.counts = np.unique(every, return_counts=True)
-            self.tail = np.zeros(0, dtype=np.uint64)
+            # (sorted in place: numpy.unique's hands and counts would copy them again)
+            every = new if given_up and self.size == len(new) else np.concatenate(
+                (np.repeat(self.hands, self.counts), self.tail, new))
+            every.sort()
+            again = np.flatnonzero(every[1:] == every[:-1])  # each hand's copies after it
+            if len(again) <= max(64, len(every) // 64):
+                # a few copies: counted in the tail (sorted), taken out of the hands in
+                # place (each stretch between two moved down), the counts all 1, one number
+                self.tail, cut = every[again + 1], 0
+                for j, at in enumerate((again + 1).tolist()):
+                    end = int(again[j + 1]) + 1 if j + 1 < len(again) else len(every)
+                    every[at - cut:end - cut - 1] = every[at + 1:end]
+                    cut += 1
+                self.hands = every[:len(every) - cut]
+                self.counts = np.broadcast_to(np.ones(1, dtype=np.int64), len(self.hands))
+            else:  # many: each adds 1 to its hand's count (its place: less those before it)
+                self.hands = every[np.concatenate(([True], every[1:] != every[:-1]))]
+                self.counts = np.ones(len(self.hands), dtype=np.int64)
+                np.add.at(self.counts, again - np.arange(len(again)), 1)
+                self.tail = np.zeros(0, dtype=np.uint64)
+            del every
         else:
             self.tail = np.sort(np.concatenate((self.tail, new)))
         if self.size * 32 > (1 << self.log_bits):  # the map grows: made again, larger
