@@ -542,7 +542,7 @@ def _repeats(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tupl
     for ref, seen in t.totals.items():  # (past a bound, held as arrays)
         made = held(seen, t.index.get(ref))
         if made is not None:
-            t.totals[ref], t.index[ref] = made
+            t.totals[ref], t.index[ref] = cast(list[Any], made[0]), made[1]  # (a list's)
     return out
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -159,11 +159,12 @@ class SortedDigests:
                 return False
             at = int(base.searchsorted(np.uint64(d)))
             return at < len(base) and int(base[at]) == d
+        values = cast(list[Any], self._values)  # (a DigestList has its array)
         try:
-            i = bisect.bisect_left(self._values, d, 0, self._n)
+            i = bisect.bisect_left(values, d, 0, self._n)
         except TypeError:  # (not a number: none of them)
             return False
-        return i < self._n and bool(self._values[i] == d)
+        return i < self._n and bool(values[i] == d)
 
     def __len__(self) -> int:
         return self._n + len(self._more)
