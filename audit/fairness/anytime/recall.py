@@ -114,8 +114,8 @@ def minus(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> npt.NDArray[n
 class DigestList:
     """A repeat test's digests seen, as the list it keeps (``extend``, iterated in order,
     its length): those made again from the deals the state gives back as a sorted array
-    (``base``: 8 bytes each, not a Python number and its place in a list), those added
-    since after them (``more``)."""
+    (``base``: 8 bytes each, not a Python number and its place in a list; or, :func:`held`,
+    those seen so far in their order), those added since after them (``more``)."""
 
     __slots__ = ("base", "more")
 
