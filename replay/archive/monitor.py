@@ -258,8 +258,7 @@ class Monitor:
         (:meth:`settle`)."""
         self._was_counted()  # before any log read again is written anew
         records, paths = self._rows.popleft(), self._paths.popleft()
-        summary.compact_repeats = False  # the state keeps the summary's tallies whole
-        summary.add(chunk)
+        summary.add(chunk)  # (the values drawn kept compactly, as a full audit keeps them)
         shares: list[Tally | None] = []
         identities: list[bytes] = []
         seen: set[bytes] = set()
@@ -320,9 +319,12 @@ class Monitor:
             _subtract(totals.setdefault(origin, Tally()), share)
         if self.tallies:  # (the run's new shares are in the summary's, from its chunks)
             for origin, t in totals.items():
+                if t and summary.compact_repeats:  # (the values drawn as the chunks')
+                    from tarneeb.replay.archive.repeats import keep_repeats
+                    t = keep_repeats(summary.repeats, origin, t)
                 if t:
                     summary.tallies.setdefault(origin, Tally()).merge(t)
-            totals = summary.tallies
+            totals = summary.tallies  # (those kept apart: none the totals keep)
         else:  # (they are in the totals, with the table)
             summary.tallies = {}
         now = set(self._counted)
