@@ -546,6 +546,8 @@ def test_the_digests_held_as_arrays_past_the_bound_act_as_the_list_and_set(
             assert [d in index for d in asked] == [d in seen for d in asked]
             assert len(index) == len(seen) == len(values) and list(values) == plain
         assert made >= 2 and isinstance(values, recall.DigestList)
+    twice = [rng.getrandbits(63) for _ in range(40)]  # (read from bytes: one twice)
+    assert recall.held([*twice, twice[0]], set(twice)) is None
 
 
 def test_the_digests_kept_as_an_array_act_as_the_list_and_set_they_replace() -> None:

@@ -194,7 +194,7 @@ def held(seen: list[Any] | DigestList, known: Any) -> tuple[DigestList, SortedDi
     with the set's) pass :data:`_HELD` and an eighth of those in arrays (each number then
     sorted again a few times): the same list in the same order (:class:`DigestList`) and
     set (:class:`SortedDigests` over it and a sorted copy), 16 bytes a digest. None: left
-    as they are (fewer, or not all such numbers)."""
+    as they are (fewer, not all such numbers, or not each once)."""
     base = seen.base if isinstance(seen, DigestList) else np.zeros(0, dtype=np.uint64)
     more = seen.more if isinstance(seen, DigestList) else seen
     if len(more) <= max(_HELD, len(base) // 8):
@@ -207,6 +207,8 @@ def held(seen: list[Any] | DigestList, known: Any) -> tuple[DigestList, SortedDi
         ordered = np.sort(base)
     ordered = np.concatenate((ordered, np.sort(got)))
     ordered.sort(kind="stable")  # (two sorted runs: merged)
+    if len(ordered) > 1 and not (ordered[1:] != ordered[:-1]).all():
+        return None  # (one twice, read from bytes: the set's length is not the list's)
     values = DigestList(np.concatenate((base, got)))
     return values, SortedDigests(values, ordered)
 
