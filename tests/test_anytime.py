@@ -510,6 +510,46 @@ def test_evidence_that_lets_go_of_the_hands_seen_goes_on_as_a_new_run_would() ->
     assert went.to_bytes() == back.to_bytes() and went.to_json(0.05) == back.to_json(0.05)
 
 
+def test_the_digests_held_as_arrays_past_the_bound_act_as_the_list_and_set(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repeat test's digests, held as arrays once those in Python numbers pass the bound
+    (a first run's), below and past it, from a list and set or from arrays made again:
+    the same list in the same order, the same answers to ``in``, ``missing`` and ``len``
+    as the Python list and set, after what the bet adds."""
+    import numpy as np
+
+    import tarneeb.audit.fairness.anytime.recall as recall
+    monkeypatch.setattr(recall, "_HELD", 16)
+    rng = random.Random(13)  # NOT secret: the test's digests
+    for start in ("list", "array"):
+        base = sorted({rng.getrandbits(63) for _ in range(40)})
+        values: Any = list(base) if start == "list" else recall.DigestList(
+            np.array(base, dtype=np.uint64))
+        index: Any = set(base) if start == "list" else recall.SortedDigests(values)
+        plain, seen, made = list(base), set(base), 0
+        for _ in range(30):
+            added = [rng.getrandbits(63) for _ in range(rng.randint(0, 9))]
+            added += rng.sample(plain, 2)
+            ask = getattr(index, "missing", None)
+            absent = ask(added) if ask else [d for d in added if d not in index]
+            assert absent == [d for d in added if d not in seen]
+            new = list(dict.fromkeys(absent))
+            values.extend(new)
+            (index.add if ask else index.update)(new)
+            plain.extend(new)
+            seen.update(new)
+            got = recall.held(values, index)
+            if got is not None:
+                values, index = got
+                made += 1
+            asked = [*plain[-5:], rng.getrandbits(63), -1, 1 << 64, 2.5, "x"]
+            assert [d in index for d in asked] == [d in seen for d in asked]
+            assert len(index) == len(seen) == len(values) and list(values) == plain
+        assert made >= 2 and isinstance(values, recall.DigestList)
+    twice = [rng.getrandbits(63) for _ in range(40)]  # (read from bytes: one twice)
+    assert recall.held([*twice, twice[0]], set(twice)) is None
+
+
 def test_the_digests_kept_as_an_array_act_as_the_list_and_set_they_replace() -> None:
     """DigestList (a repeat test's digests made again, an array) iterates, extends and
     counts as the list it replaces; SortedDigests over it or over a sorted list answers

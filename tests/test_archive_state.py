@@ -766,6 +766,47 @@ def test_the_new_shares_summed_by_key_object_are_their_merge() -> None:
         assert list(got.sums.items()) == list(merged.sums.items())
 
 
+def test_the_new_shares_summed_past_the_bound_are_the_totals_of_their_merge() -> None:
+    """Summed for the state's totals, past a bound of key objects let go by key (a first
+    run's chunks each bring their own objects): the same sums, new keys in the same order,
+    as merging the shares, but the values drawn and a match's own keys, which the totals
+    never keep; the totals written the same, below and past the bound."""
+    from tarneeb.audit.fairness import Tally
+    from tarneeb.replay.archive.monitor import _Sum
+    from tarneeb.replay.archive.shares import pack_share
+
+    rng = random.Random(12)
+    common = [("fit", ("seat", str(i % 4)), f"ref{i % 5}", i) for i in range(30)]
+    chunks = [[tuple(k) for k in common] for _ in range(4)]  # equal keys, new objects
+    numbers: dict[Any, int] = {}
+
+    def key_id(k: Any, prefix: bool = False) -> int:
+        return numbers.setdefault(k, len(numbers) + 1)
+
+    for bound in (5, 40, 10_000):
+        shares = []
+        for m in range(25):
+            t = Tally()
+            for k in rng.sample(rng.choice(chunks), rng.randint(1, 20)):
+                t.counts[k] = rng.randint(-2, 6)
+                t.sums[k[:3]] += rng.randint(0, 99)
+            t.counts[("repeat", ("repeated deals", "all", "every deal"), "deals", 1,
+                      rng.randbytes(20))] += 1  # a value drawn: one a deal
+            t.counts[("rows", ("state",), "hand", (m, "row"))] += 1  # the match's own
+            t.sums[("ordered", ("lag",), "team", m, 1)] += rng.randint(1, 9)
+            shares.append(t)
+        merged, summed, got = Tally(), _Sum(totals=True, bound=bound), Tally()
+        for t in shares:
+            merged.merge(t)
+            summed.add(t)
+        summed.add_to(got)
+        kept = {k for k in merged.counts if k[0] not in ("repeat", "rows")}
+        assert list(got.counts.items()) == [(k, v) for k, v in merged.counts.items() if k in kept]
+        assert list(got.sums.items()) == [(k, v) for k, v in merged.sums.items()
+                                          if k[0] != "ordered"]
+        assert pack_share(got, key_id, whole=False) == pack_share(merged, key_id, whole=False)
+
+
 def test_the_deals_counted_after_a_run_are_those_read_again_from_every_share(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,6 +35,7 @@ import collections
 import datetime
 import fnmatch
 import hashlib
+import itertools
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -52,6 +53,7 @@ from tarneeb.replay.archive.audit import (
     run_chunks,
 )
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
+from tarneeb.replay.archive.shares import _drawn, _own
 from tarneeb.replay.archive.state import State, StateError
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
@@ -256,8 +258,7 @@ class Monitor:
         (:meth:`settle`)."""
         self._was_counted()  # before any log read again is written anew
         records, paths = self._rows.popleft(), self._paths.popleft()
-        summary.compact_repeats = False  # the state keeps the summary's tallies whole
-        summary.add(chunk)
+        summary.add(chunk)  # (the values drawn kept compactly, as a full audit keeps them)
         shares: list[Tally | None] = []
         identities: list[bytes] = []
         seen: set[bytes] = set()
@@ -270,7 +271,7 @@ class Monitor:
             self._counted[path] = share_kept
             fresh = records[i].share
             if not self.tallies and fresh is not None:
-                self._added.setdefault(m.deals, _Sum()).add(fresh)
+                self._added.setdefault(m.deals, _Sum(totals=True)).add(fresh)
             if not self.stats or identity is None or identity in seen or identity in known:
                 continue
             seen.add(identity)
@@ -318,9 +319,12 @@ class Monitor:
             _subtract(totals.setdefault(origin, Tally()), share)
         if self.tallies:  # (the run's new shares are in the summary's, from its chunks)
             for origin, t in totals.items():
+                if t and summary.compact_repeats:  # (the values drawn as the chunks')
+                    from tarneeb.replay.archive.repeats import keep_repeats
+                    t = keep_repeats(summary.repeats, origin, t)
                 if t:
                     summary.tallies.setdefault(origin, Tally()).merge(t)
-            totals = summary.tallies
+            totals = summary.tallies  # (those kept apart: none the totals keep)
         else:  # (they are in the totals, with the table)
             summary.tallies = {}
         now = set(self._counted)
@@ -420,25 +424,47 @@ class _Sum:
     add it (the same sums, new keys in the same order), added up per key object first:
     the shares of a chunk share their key objects, whose ids are hashed without calling
     the keys' own hashing (a run adds hundreds of shares of a few hundred keys). The
-    objects are held: an id stays its own."""
+    objects are held: an id stays its own. Past ``bound`` key objects, those summed are
+    added by key to a tally and let go (the next chunks' objects are others: a first run
+    would hold every chunk's); with ``totals``, only the keys the state's totals keep
+    (:func:`~tarneeb.replay.archive.shares.pack_share`'s ``whole=False``: not the values
+    drawn, one a deal, nor a match's own keys, which the shares keep)."""
 
-    __slots__ = ("_counts", "_keys", "_sums")
+    __slots__ = ("_bound", "_counts", "_keys", "_summed", "_sums", "_totals")
 
-    def __init__(self) -> None:
+    def __init__(self, totals: bool = False, bound: int = 20_000) -> None:
         self._counts: dict[int, int] = {}
         self._sums: dict[int, int] = {}
         self._keys: dict[int, Any] = {}
+        self._summed = Tally()  # what was let go, by key
+        self._totals, self._bound = totals, bound
 
     def add(self, share: Tally) -> None:
         for mine, theirs in ((self._counts, share.counts), (self._sums, share.sums)):
             ids = list(map(id, theirs))
             self._keys.update(zip(ids, theirs, strict=True))
             add_values(mine, ids, theirs.values())
+        if len(self._keys) > self._bound:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        keys = self._keys.__getitem__
+        for sums, (mine, into) in enumerate(((self._counts, self._summed.counts),
+                                             (self._sums, self._summed.sums))):
+            objects = list(map(keys, mine))
+            values: Iterable[int] = mine.values()
+            if self._totals:
+                kept = [not (_drawn(k) or _own(k, bool(sums))) for k in objects]
+                objects = list(itertools.compress(objects, kept))
+                values = itertools.compress(values, kept)
+            # in the order first met (a key met as two objects adds twice)
+            add_values(into, objects, values)
+            mine.clear()
+        self._keys.clear()
 
     def add_to(self, out: Tally) -> None:
-        for mine, into in ((self._counts, out.counts), (self._sums, out.sums)):
-            # in the order first met (a key met as two objects adds twice)
-            add_values(into, map(self._keys.__getitem__, mine), mine.values())
+        self._let_go()
+        out.merge(self._summed)
 
 
 def _subtract(total: Tally, share: Tally) -> None:

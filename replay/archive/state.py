@@ -57,7 +57,7 @@ FORMAT = 5
 # set's distribution, 52 card names) is written once, not once a value
 _SAME_BUT = "@"
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
-_OBJECTS = 50_000  # key objects whose numbers put() remembers, at most
+_OBJECTS = 10_000  # key objects put() remembers the numbers of (a chunk's; others: not met again)
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE keys (id INTEGER PRIMARY KEY, key BLOB NOT NULL);

@@ -43,6 +43,7 @@ from tarneeb.audit.fairness.anytime.evidence import (
 )
 from tarneeb.audit.fairness.anytime.near import near_many
 from tarneeb.audit.fairness.anytime.observe import Seq, gather
+from tarneeb.audit.fairness.anytime.recall import held
 from tarneeb.audit.fairness.anytime.threats import (
     COV_STEPS,
     DRIFT_HALF_LIVES,
@@ -538,6 +539,10 @@ def _repeats(t: _Test, seq: list[tuple[int, dict[Any, list[Any]]]]) -> list[tupl
     for m, obs in seq:
         t._repeat(obs, digest)
         out.append((m, t.log_e))
+    for ref, seen in t.totals.items():  # (past a bound, held as arrays)
+        made = held(seen, t.index.get(ref))
+        if made is not None:
+            t.totals[ref], t.index[ref] = cast(list[Any], made[0]), made[1]  # (a list's)
     return out
 
 

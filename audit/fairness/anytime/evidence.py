@@ -281,7 +281,9 @@ class _Test:
             pairs = list(zip(figures[0::2], figures[1::2], strict=True))
             draws = sum(c for _, c in pairs)
             digests = [digest(v) for v, _ in pairs]  # 8 bytes a value seen
-            hit = any(c > 1 for _, c in pairs) or any(d in known for d in digests)
+            ask = getattr(known, "missing", None)  # (recall.SortedDigests: at once)
+            absent = ask(digests) if ask else [d for d in digests if d not in known]
+            hit = any(c > 1 for _, c in pairs) or len(absent) < len(digests)
             m = len(known)
             chance = -math.expm1(sum(math.log1p(-min(1.0, (m + j) / space))
                                      for j in range(draws))) if draws else 0.0
@@ -292,9 +294,9 @@ class _Test:
             elif draws and chance == 0 and hit:  # cannot happen under the null
                 log_w = math.inf
             self.bets = [matches + 1, repeats + hit, log_w]
-            new = [d for d in dict.fromkeys(digests) if d not in known]
+            new = list(dict.fromkeys(absent))
             seen.extend(new)
-            known.update(new)
+            (known.add if ask else known.update)(new)
         self.log_e = _logmean([0.0, self.bets[2]])  # the average of no bet and the bet
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -114,8 +114,8 @@ def minus(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> npt.NDArray[n
 class DigestList:
     """A repeat test's digests seen, as the list it keeps (``extend``, iterated in order,
     its length): those made again from the deals the state gives back as a sorted array
-    (``base``: 8 bytes each, not a Python number and its place in a list), those added
-    since after them (``more``)."""
+    (``base``: 8 bytes each, not a Python number and its place in a list; or, :func:`held`,
+    those seen so far in their order), those added since after them (``more``)."""
 
     __slots__ = ("base", "more")
 
@@ -138,35 +138,79 @@ class SortedDigests:
     """The digests a repeat test has seen, as the set its bet asks (``in``, ``len``,
     ``update``), over the test's own list of them (``values``, a list or a
     :class:`DigestList`): its first values, sorted (those made again from the deals the
-    state gives back), looked up by bisection, and those added since in a Python set: no
-    second copy of a few hundred thousand numbers. The list is only ever extended (its
-    sorted part stays as it is)."""
+    state gives back; or ``ordered``, a sorted copy of the array's), looked up by
+    bisection, and those added since in a Python set: no second copy of a few hundred
+    thousand numbers. The list is only ever extended (its first part stays as it is)."""
 
-    __slots__ = ("_more", "_n", "_values")
+    __slots__ = ("_more", "_n", "_sorted", "_values")
 
-    def __init__(self, values: list[Any] | DigestList) -> None:
+    def __init__(self, values: list[Any] | DigestList,
+                 ordered: npt.NDArray[np.uint64] | None = None) -> None:
         self._values, self._n, self._more = values, len(values), set[Any]()
+        self._sorted = values.base if ordered is None and isinstance(values, DigestList) \
+            else ordered
 
     def __contains__(self, d: object) -> bool:
         if d in self._more:
             return True
-        if isinstance(self._values, DigestList):  # (its array: a digest is below 2**63)
-            base = self._values.base
+        if self._sorted is not None:  # (its array: a digest is below 2**63)
+            base = self._sorted
             if type(d) is not int or not 0 <= d < 1 << 63:
                 return False
             at = int(base.searchsorted(np.uint64(d)))
             return at < len(base) and int(base[at]) == d
+        values = cast(list[Any], self._values)  # (a DigestList has its array)
         try:
-            i = bisect.bisect_left(self._values, d, 0, self._n)
+            i = bisect.bisect_left(values, d, 0, self._n)
         except TypeError:  # (not a number: none of them)
             return False
-        return i < self._n and bool(self._values[i] == d)
+        return i < self._n and bool(values[i] == d)
 
     def __len__(self) -> int:
         return self._n + len(self._more)
 
     def update(self, values: Iterable[Any]) -> None:
         self._more.update([d for d in values if d not in self])
+
+    def missing(self, values: list[Any]) -> list[Any]:
+        """Those of ``values`` not in the set, in their order (the array asked at once);
+        :meth:`add` takes them (each once) as they are."""
+        if self._sorted is None or as_digests(values) is None:
+            return [d for d in values if d not in self]
+        found = among(np.array(values, dtype=np.uint64), self._sorted).tolist()
+        more = self._more
+        return [d for d, f in zip(values, found, strict=True) if not f and d not in more]
+
+    def add(self, values: list[Any]) -> None:
+        self._more.update(values)
+
+
+_HELD = 1 << 15  # digests a repeat test holds as Python numbers, at least, before arrays
+
+
+def held(seen: list[Any] | DigestList, known: Any) -> tuple[DigestList, SortedDigests] | None:
+    """A repeat test's digests (``seen``, its list, each once, and ``known``, the set its
+    bet asks of them) as arrays once those held as Python numbers (about 90 bytes each,
+    with the set's) pass :data:`_HELD` and an eighth of those in arrays (each number then
+    sorted again a few times): the same list in the same order (:class:`DigestList`) and
+    set (:class:`SortedDigests` over it and a sorted copy), 16 bytes a digest. None: left
+    as they are (fewer, not all such numbers, or not each once)."""
+    base = seen.base if isinstance(seen, DigestList) else np.zeros(0, dtype=np.uint64)
+    more = seen.more if isinstance(seen, DigestList) else seen
+    if len(more) <= max(_HELD, len(base) // 8):
+        return None
+    got = as_digests(more)
+    if got is None:
+        return None
+    ordered = known._sorted if isinstance(known, SortedDigests) else None
+    if ordered is None or len(ordered) != len(base):  # (no sorted copy of the array's)
+        ordered = np.sort(base)
+    ordered = np.concatenate((ordered, np.sort(got)))
+    ordered.sort(kind="stable")  # (two sorted runs: merged)
+    if len(ordered) > 1 and not (ordered[1:] != ordered[:-1]).all():
+        return None  # (one twice, read from bytes: the set's length is not the list's)
+    values = DigestList(np.concatenate((base, got)))
+    return values, SortedDigests(values, ordered)
 
 
 class DealsSeen:
@@ -255,6 +299,7 @@ __all__ = [
     "as_digests",
     "deal_digests",
     "distinct",
+    "held",
     "left_out",
     "minus",
     "repeat_digests",
