@@ -102,13 +102,20 @@ def test_rigging_by_match_state_is_flagged_and_a_fair_archive_is_not() -> None:
     assert rigged.strongest(1)[0][0][2] == "match state"
 
 
-def test_evidence_goes_on_from_its_bytes_as_if_never_stopped() -> None:
-    rng = random.Random(7)
+def fair_shares(seed: int, rules: str, matches: int) -> list[Tally]:
+    """``matches`` fair matches' shares (8 deals each, one a season leaf) under ``rules``,
+    drawn from ``seed`` (NOT secret: a test)."""
+    rng = random.Random(seed)
     shares = []
-    for leaf in range(12):
+    for leaf in range(matches):
         t = Tally()
-        synthetic_match(t, rng, "eram41", 8, None, 0.5, [], leaf, [])
+        synthetic_match(t, rng, rules, 8, None, 0.5, [], leaf, [])
         shares.append(t)
+    return shares
+
+
+def test_evidence_goes_on_from_its_bytes_as_if_never_stopped() -> None:
+    shares = fair_shares(7, "eram41", 12)
     once = Evidence()
     for t in shares:
         once.advance(t, 0.05)
@@ -129,12 +136,7 @@ def test_the_deals_seen_are_left_to_the_state_and_checked_when_given_back() -> N
     """With ``recoverable`` the repeated deals' digests are not in the bytes (but those of
     deals the caller will not give back): the evidence made again from the deals goes on
     as if never stopped; given other deals, it is damaged, never silently other."""
-    rng = random.Random(8)  # NOT secret: a test
-    shares = []
-    for leaf in range(10):
-        t = Tally()
-        synthetic_match(t, rng, "classic", 8, None, 0.5, [], leaf, [])
-        shares.append(t)
+    shares = fair_shares(8, "classic", 10)
 
     def deals(ts: list[Tally]) -> list[bytes]:
         return list(dict.fromkeys(k[4] for t in ts for k in t.counts
@@ -485,12 +487,7 @@ def test_evidence_that_lets_go_of_the_hands_seen_goes_on_as_a_new_run_would() ->
     """Evidence.let_go (a run done advancing, before its bytes are written) drops the
     hands seen and the deals given back; advanced again it makes them again from
     ``earlier``, to the figures of evidence read back from its bytes."""
-    rng = random.Random(9)  # NOT secret: a test
-    shares = []
-    for leaf in range(8):
-        t = Tally()
-        synthetic_match(t, rng, "eram41", 8, None, 0.5, [], leaf, [])
-        shares.append(t)
+    shares = fair_shares(9, "eram41", 8)
 
     def deals() -> list[bytes]:
         return [k[4] for t in shares[:4] for k in t.counts if k[0] == "repeat" and k[3] == 1]
