@@ -124,27 +124,16 @@ def local_cluster(workers: int) -> Iterator[Any]:
     except ImportError:
         raise ArchiveError("--scheduler needs dask.distributed: pip install "
                            "'tarneeb[cluster]'") from None
-    import logging
-
-    said = logging.getLogger("distributed")
-    level = said.level
-    try:
-        with dask.config.set(QUIET_DASK), contextlib.ExitStack() as stack:
-            with interrupts_ignored():  # by the processes it starts (see there)
-                # no dashboard; the scheduler's own web server on a port of its own
-                # (else 8787, which a second audit at once finds taken, and says so)
-                cluster = stack.enter_context(LocalCluster(
-                    n_workers=workers, processes=True, threads_per_worker=1,
-                    dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
-                    preload=[__name__]))
-                client = stack.enter_context(Client(cluster))
-            try:
-                yield client
-            except BaseException:  # the run ended early: its tasks in flight are let go
-                said.setLevel(logging.CRITICAL)  # without a warning each
-                raise
-    finally:
-        said.setLevel(level)
+    with dask.config.set(QUIET_DASK), contextlib.ExitStack() as stack:
+        with interrupts_ignored():  # by the processes it starts (see there)
+            # no dashboard; the scheduler's own web server on a port of its own (else
+            # 8787, which a second audit at once finds taken, and says so)
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers, processes=True, threads_per_worker=1,
+                dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                preload=[__name__]))
+            client = stack.enter_context(Client(cluster))
+        yield client
 
 
 @contextlib.contextmanager
@@ -187,8 +176,8 @@ def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
     address, ``local`` or ``local:N`` for a cluster of this machine's made for the run
     (:func:`local_cluster`), or a ``distributed.Client``)."""
     workers = local_workers(scheduler)
-    if workers is not None:
-        with local_cluster(workers) as client:
+    if workers is not None:  # (quiet until it is closed: a run ended early lets go of
+        with dask_quiet(), local_cluster(workers) as client:  # tasks in flight)
             yield from run_dask(task, chunks, client, args)
         return
     try:
@@ -223,10 +212,21 @@ def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
                                  f"{type(e).__name__}: {e}") from None
         raise AssertionError("not reached")
 
-    # the audit reports a lost worker or a failed cluster itself, in one line: Dask's own
-    # log records (a scheduler or workers in this process log to its stderr) would bury it
-    # (logging: loaded by a run on Dask alone, not by every audit)
-    import logging
+    with dask_quiet():
+        try:
+            threads = max(1, sum(client.nthreads().values()))
+            yield from windowed(submit, result, chunks, 3 * threads)
+        finally:
+            if own:
+                client.close()
+
+
+@contextlib.contextmanager
+def dask_quiet() -> Iterator[None]:
+    """Dask's own log records held back: the audit reports a lost worker or a failed
+    cluster itself, in one line, which they would bury (a scheduler or workers in this
+    process log to its stderr)."""
+    import logging  # (loaded by a run on Dask alone, not by every audit)
 
     quiet = [logging.getLogger(name) for name in ["distributed", *logging.root.manager.loggerDict]
              if name == "distributed" or name.startswith("distributed.")]
@@ -234,11 +234,8 @@ def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
     for logger in quiet:
         logger.setLevel(logging.CRITICAL)
     try:
-        threads = max(1, sum(client.nthreads().values()))
-        yield from windowed(submit, result, chunks, 3 * threads)
+        yield
     finally:
-        if own:
-            client.close()
         for logger, level in zip(quiet, levels, strict=True):
             logger.setLevel(level)
 
