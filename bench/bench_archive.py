@@ -22,6 +22,7 @@ memory alone) or call :func:`bench_archive`.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
@@ -121,15 +122,32 @@ def seen_bytes(matches: int = 100_000) -> dict[str, float]:
     return {"memory": memory, "disk": disk / matches}
 
 
+# runs a command and prints its CPU seconds, peak resident kilobytes and exit code:
+# started from this small process, the command's peak is its own (one started from the
+# bench itself shares the bench's pages until it runs the command, and counts them)
+_MEASURE = ("import json, os, subprocess, sys\n"
+            "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, "
+            "stderr=subprocess.DEVNULL)\n"
+            "_, status, use = os.wait4(p.pid, 0)\n"
+            "print(json.dumps([use.ru_utime + use.ru_stime, use.ru_maxrss, "
+            "os.waitstatus_to_exitcode(status)]))")
+
+
+def measured(command: list[str], env: dict[str, str] | None = None
+             ) -> tuple[float, float, int]:
+    """CPU seconds (user + system), peak resident megabytes and exit code of ``command``
+    run to its end, alone."""
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True,
+                         text=True, check=True, env=env).stdout
+    cpu, kilobytes, code = json.loads(out)
+    return float(cpu), kilobytes / 1024, int(code)
+
+
 def _child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
-    """CPU seconds, peak resident megabytes and exit code of ``tarneeb ARGV`` run alone."""
+    """:func:`measured` of ``tarneeb ARGV``."""
     script = Path(sys.executable).with_name("tarneeb")
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "tarneeb"]
-    p = subprocess.Popen([*cmd, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         env=env)
-    _, status, use = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return use.ru_utime + use.ru_stime, use.ru_maxrss / 1024, p.returncode
+    return measured([*cmd, *argv], env)
 
 
 def bench_cost(rounds: int = 3) -> dict[str, Any]:

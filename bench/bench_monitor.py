@@ -39,17 +39,16 @@ Run as a script (``python bench/bench_monitor.py [ARCHIVES] [PART]``, PART one o
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from bench_archive import measured
 from scipy import stats
 
 from tarneeb.audit.fairness import Tally
@@ -219,25 +218,6 @@ def bench_generated_looks(archives: int = 20, matches: int = 300) -> dict[str, A
             "cpu_s": time.process_time() - t}
 
 
-# runs a command and prints its CPU seconds and peak resident kilobytes: started from this
-# small process, the command's peak is its own (a child started from the bench itself
-# would count the bench's pages, which it shares until it runs the command)
-_MEASURE = ("import json, os, subprocess, sys\n"
-            "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, "
-            "stderr=subprocess.DEVNULL)\n"
-            "use = os.wait4(p.pid, 0)[2]\n"
-            "print(json.dumps([use.ru_utime + use.ru_stime, use.ru_maxrss]))")
-
-
-def _cpu(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """The CPU time (user + system) and the peak resident memory (MB) of ``command`` run to
-    its end, alone."""
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True,
-                         text=True, check=True, env=env).stdout
-    cpu, kilobytes = json.loads(out)
-    return float(cpu), kilobytes / 1024
-
-
 def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
     """CPU and peak memory of a full audit of ``logs`` logs, of the first run with a state
     (over all but the last ``new``), of the incremental run over the last ``new`` (the
@@ -260,13 +240,13 @@ def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
         for p in old:
             p.rename(aside / p.name)
         state = Path(tmp) / "audit.state"
-        _cpu([*audit, str(aside)], env)  # the cache filled (the full audit's modules)
-        first, first_mb = _cpu([*audit, str(root), "--state", str(state)], env)
+        measured([*audit, str(aside)], env)  # the cache filled (the full audit's modules)
+        first, first_mb, _ = measured([*audit, str(root), "--state", str(state)], env)
         for p in aside.iterdir():
             p.rename(root / p.name)
-        incremental, incremental_mb = _cpu([*audit, str(root), "--state", str(state)], env)
-        nothing, nothing_mb = _cpu([*audit, str(root), "--state", str(state)], env)
-        full, full_mb = _cpu([*audit, str(root)], env)
+        incremental, incremental_mb, _ = measured([*audit, str(root), "--state", str(state)], env)
+        nothing, nothing_mb, _ = measured([*audit, str(root), "--state", str(state)], env)
+        full, full_mb, _ = measured([*audit, str(root)], env)
         size = os.path.getsize(state)
         tables = _state_tables(state)
     return {"logs": logs, "new": new, "full_cpu_s": full, "incremental_cpu_s": incremental,
