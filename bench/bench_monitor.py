@@ -54,6 +54,7 @@ from scipy import stats
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.anytime import Evidence
 from tarneeb.replay.archive.audit import bias_flagged, fairness_results
+from tarneeb.replay.archive.monitor import RACY_NS
 from tarneeb.replay.rules.ruleset import PRESETS
 from tarneeb.testing.archive import archive_log
 from tarneeb.testing.dealsim import random_deal_value, synthetic_match
@@ -241,19 +242,25 @@ def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
             p.rename(aside / p.name)
         state = Path(tmp) / "audit.state"
         measured([*audit, str(aside)], env)  # the cache filled (the full audit's modules)
+        # each run as a daily one finds the logs: none written in the seconds before it
+        # (those a run keeps with no change time, for the next to check: RACY_NS)
+        time.sleep(RACY_NS / 1e9)
         first, first_mb, _ = measured([*audit, str(root), "--state", str(state)], env)
         for p in aside.iterdir():
             p.rename(root / p.name)
+        time.sleep(RACY_NS / 1e9)
         incremental, incremental_mb, _ = measured([*audit, str(root), "--state", str(state)], env)
         nothing, nothing_mb, _ = measured([*audit, str(root), "--state", str(state)], env)
+        checksum, checksum_mb, _ = measured(
+            [*audit, str(root), "--state", str(state), "--checksum"], env)
         full, full_mb, _ = measured([*audit, str(root)], env)
         size = os.path.getsize(state)
         tables = _state_tables(state)
     return {"logs": logs, "new": new, "full_cpu_s": full, "incremental_cpu_s": incremental,
             "ratio": incremental / full, "first_run_cpu_s": first,
-            "nothing_new_cpu_s": nothing, "peak_mb": {
+            "nothing_new_cpu_s": nothing, "checksum_cpu_s": checksum, "peak_mb": {
                 "full": full_mb, "first": first_mb, "incremental": incremental_mb,
-                "nothing_new": nothing_mb},
+                "nothing_new": nothing_mb, "checksum": checksum_mb},
             "state_bytes": size, "state_bytes_per_log": size / logs,
             "state_tables_per_log": {k: v / logs for k, v in tables.items()}}
 
@@ -322,7 +329,8 @@ def _print_cost(c: dict[str, Any]) -> None:
           f"({mb['full']:.0f} MB at most), incremental over {c['new']} new "
           f"{c['incremental_cpu_s']:.2f} s = {c['ratio']:.2f}x (target at {2000:,} logs: "
           f"<= 0.25; {mb['incremental']:.0f} MB); nothing new "
-          f"{c['nothing_new_cpu_s']:.2f} s ({mb['nothing_new']:.0f} MB); the first run "
+          f"{c['nothing_new_cpu_s']:.2f} s ({mb['nothing_new']:.0f} MB), with --checksum "
+          f"{c['checksum_cpu_s']:.2f} s ({mb['checksum']:.0f} MB); the first run "
           f"with the state, over {c['logs'] - c['new']:,} logs, {c['first_run_cpu_s']:.2f} s "
           f"({mb['first']:.0f} MB); state {c['state_bytes_per_log']:.0f} bytes a log "
           f"(target about 1,000)")

@@ -1,8 +1,8 @@
 """``tarneeb audit``: a whole archive of logs to one verdict, with fairness statistics.
 
-A plain command line (``audit [-j N] [--json] [--no-stats] PATH...``) runs without typer
-(:func:`fast_path`); :func:`register` adds the typer command, which does the same
-(:func:`run`).
+A plain command line (``audit [-j N] [--json] [--no-stats] [--state FILE] [--checksum]
+PATH...``) runs without typer (:func:`fast_path`); :func:`register` adds the typer
+command, which does the same (:func:`run`).
 
 >>> import typer
 >>> app = typer.Typer()
@@ -120,13 +120,13 @@ def load_auditor(argv: list[str]) -> None:
 
 def parse_fast(argv: list[str]) -> dict[str, Any] | None:
     """The arguments of a plain ``audit [-j N] [--json] [--no-stats] [--state FILE]
-    PATH...``, or None to leave it to typer (whose parsing costs an audit of a few hundred
-    logs a tenth of its time, and an incremental run with a state a quarter): anything
-    else, ``--help``, a flag twice or a bad number goes to typer, which gives the help and
-    the usage errors.
+    [--checksum] PATH...``, or None to leave it to typer (whose parsing costs an audit of a
+    few hundred logs a tenth of its time, and an incremental run with a state a quarter):
+    anything else, ``--help``, a flag twice or a bad number goes to typer, which gives the
+    help and the usage errors.
 
     >>> parse_fast(["audit", "-j", "1", "--no-stats", "a", "--", "-b"])
-    {'paths': ['a', '-b'], 'jobs': 1, 'as_json': False, 'no_stats': True}
+    {'paths': ['a', '-b'], 'jobs': 1, 'as_json': False, 'no_stats': True, 'checksum': False}
     >>> str(parse_fast(["audit", "--state", "s.db", "a"])["state"])
     's.db'
     >>> parse_fast(["audit", "-j", "0", "a"]) is None, parse_fast(["audit", "--x", "a"])
@@ -136,8 +136,9 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
     """
     if argv[:1] != ["audit"]:
         return None
-    parsed: dict[str, Any] = {"paths": [], "jobs": None, "as_json": False, "no_stats": False}
-    switches = {"--json": "as_json", "--no-stats": "no_stats"}
+    parsed: dict[str, Any] = {"paths": [], "jobs": None, "as_json": False, "no_stats": False,
+                              "checksum": False}
+    switches = {"--json": "as_json", "--no-stats": "no_stats", "--checksum": "checksum"}
     tokens = iter(argv[1:])
     only_paths = False
     for token in tokens:
@@ -223,6 +224,11 @@ def register(app: "typer.Typer") -> None:
             "--removed", metavar="PATTERN",
             help="With --state: logs gone from the archive on purpose (a path or a glob "
                  "pattern, repeatable): reported as removed, not as lost.")] = None,
+        checksum: Annotated[bool, typer.Option(
+            "--checksum",
+            help="With --state: read every log the state knew and compare its SHA-256, "
+                 "whatever its size and times say (a log that changed is judged again "
+                 "and is a finding).")] = False,
         require_proof: Annotated[bool, option("--require-proof")] = False,
         play: Annotated[bool, typer.Option(
             "--play",
@@ -258,7 +264,7 @@ def register(app: "typer.Typer") -> None:
         raise typer.Exit(run(
             paths, jobs, scheduler, as_json, tables, key, keys, root, report,
             skip_unreadable, alpha, state, removed, require_proof, play, play_sample,
-            no_stats, fixed_sample))
+            no_stats, fixed_sample, checksum))
 
 
 # new objects between two passes of the cyclic garbage collector during an audit (Python's
@@ -293,7 +299,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         skip_unreadable: bool = False, alpha: float = DEFAULT_ALPHA,
         state: Path | None = None, removed: list[str] | None = None,
         require_proof: bool = False, play: bool = False, play_sample: int | None = None,
-        no_stats: bool = False, fixed_sample: bool = False) -> int:
+        no_stats: bool = False, fixed_sample: bool = False, checksum: bool = False) -> int:
     """The ``audit`` command (:func:`register` gives its options and help): its output,
     and its exit code."""
     one_blas_thread()
@@ -331,13 +337,14 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
 
             writer = TableWriter(tables)
         listed = expand_paths(paths, onerror=summary.add_unlisted)
-        if removed and state is None:
-            raise ArchiveError("--removed goes with --state")
+        if (removed or checksum) and state is None:
+            raise ArchiveError(f"{'--removed' if removed else '--checksum'} goes with --state")
         if state is not None:
             from tarneeb.replay.archive.monitor import Monitor
 
             monitor = Monitor(str(state), alpha, trust, removed or (), not no_stats,
-                              play_options, tallies=fixed_sample or report is not None)
+                              play_options, tallies=fixed_sample or report is not None,
+                              checksum=checksum)
             chunks = monitor.chunks(listed, jobs, scheduler)
         else:
             chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,

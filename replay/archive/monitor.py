@@ -1,11 +1,15 @@
 """The archive audit as a monitor: ``tarneeb audit PATHS --state FILE``.
 
 A run lists the archive as a full audit does, and for each log asks the state
-(:mod:`~tarneeb.replay.archive.state`) what it knew: a log of the same size and
-modification time as when it was read (under the same trust) is taken from the state;
-any other is read and judged (with ``--jobs`` or ``--scheduler`` as a full audit), and
-its content digest tells a log that was only touched from one **changed** since it
-was judged, which gets a ``changed-log`` finding (kept in the state: a platform that
+(:mod:`~tarneeb.replay.archive.state`) what it knew: a log of the same size,
+modification time and change time (``st_ctime``, which no program sets back: a log
+rewritten with its modification time set back has a new one) as when it was read
+(under the same trust) is taken from the state. A log of the same size whose times
+moved, or whose change time was too recent to tell a later change by (``RACY_NS``), or
+every log with ``checksum``, is read and its SHA-256 compared: the same bytes are taken
+from the state (``checked``). Any other is read and judged (with ``--jobs`` or
+``--scheduler`` as a full audit), and one the state judged with other bytes is
+**changed**: it gets a ``changed-log`` finding (kept in the state: a platform that
 rewrites history stays flagged). The records, read or kept, are put back together
 in the order of the listing (:mod:`~tarneeb.replay.archive.records`) and folded as a
 full audit folds its chunks, so the verdict, the counts, the findings and ``--json``
@@ -37,6 +41,7 @@ import fnmatch
 import hashlib
 import itertools
 import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -50,8 +55,10 @@ from tarneeb.replay.archive.audit import (
     ArchiveSummary,
     Chunk,
     FindingRow,
+    _whole_file,
     run_chunks,
 )
+from tarneeb.replay.archive.paths import read_url
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.shares import _drawn, _own
 from tarneeb.replay.archive.state import State, StateError
@@ -70,9 +77,17 @@ MONITOR_KINDS = {
 }
 
 
-def stat_of(path: str) -> tuple[int, int] | None:
-    """A log's size and modification time (nanoseconds; for a URL, a number made from
-    the object's version tag or time), or None when it cannot be asked."""
+# a log whose modification or change time is this close to the run's start (or later) may
+# change again within the same tick of the file system's clock (a few milliseconds;
+# seconds on some network file systems) and keep its times: the next run checks its bytes
+RACY_NS = 2_000_000_000
+
+Stamp = tuple[int, int, int]  # a log's size, modification time, change time (nanoseconds)
+
+
+def stat_of(path: str) -> Stamp | None:
+    """A log's size, modification time and change time (nanoseconds; for a URL, a number
+    made from the object's version tag or time, and 0), or None when it cannot be asked."""
     if "://" in path:
         try:
             import fsspec
@@ -85,12 +100,30 @@ def stat_of(path: str) -> tuple[int, int] | None:
                                            "last_modified", "updated", "created")
                     if info.get(k) is not None), "")
         return int(info.get("size") or 0), int.from_bytes(
-            hashlib.sha256(tag.encode()).digest()[:7], "big")
+            hashlib.sha256(tag.encode()).digest()[:7], "big"), 0
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def settled(st: Stamp, began: int) -> int | None:
+    """The change time a state keeps of a log stamped ``st`` in a run begun at ``began``
+    (``time.time_ns()``): None when the log changed too close to it (``RACY_NS``), so that
+    the next run checks its bytes."""
+    return None if max(st[1], st[2]) >= began - RACY_NS and st[2] else st[2]
+
+
+def same_bytes(path: str, digest: bytes, trust: Trust) -> bool:
+    """Whether the log at ``path`` has the bytes of SHA-256 ``digest`` (read within the
+    caps of ``trust``; False when it cannot be read, for the audit to say why)."""
+    try:
+        data = read_url(path, trust.limits) if "://" in path else \
+            _whole_file(path, trust.limits)
+    except OSError:
+        return False
+    return data is not None and hashlib.sha256(data).digest() == digest
 
 
 class Monitor:
@@ -99,8 +132,10 @@ class Monitor:
 
     def __init__(self, state_path: str, alpha: float, trust: Trust = NOTHING,
                  removed: Sequence[str] = (), stats: bool = True,
-                 play: PlayOptions | None = None, tallies: bool = True) -> None:
+                 play: PlayOptions | None = None, tallies: bool = True,
+                 checksum: bool = False) -> None:
         self.state = State(state_path, alpha, trust)
+        self.checksum = checksum  # every log's bytes checked, whatever its times say
         # whether the summary's tallies are made whole (the fixed-sample battery, the
         # report): else only the state's totals are, from its table and what changed
         self.tallies = tallies
@@ -132,7 +167,8 @@ class Monitor:
         # chunks carry no tallies: the summary's are not made)
         self._added: dict[str, _Sum] = {}
         self._put: set[str] = set()  # the logs written anew this run
-        self.audited = self.kept = 0
+        self.audited = self.kept = self.checked = 0
+        self.began = time.time_ns()
         self.changed: list[str] = []
         self.lost: list[str] = []
         self.removed: list[str] = []
@@ -141,7 +177,7 @@ class Monitor:
                chunk_size: int = CHUNK) -> Iterator[Chunk]:
         """The archive's chunks, in the order of ``listed``: the logs the state knows as
         they were, taken from it; the others judged now."""
-        plan: list[tuple[str, tuple[int, int] | None, bool]] = []
+        plan: list[tuple[str, Stamp | None, bool]] = []
         paths = list(listed)
         for j in range(0, len(paths), 500):  # what the state knows: a query 500 logs
             part = paths[j:j + 500]
@@ -152,10 +188,7 @@ class Monitor:
                     continue
                 self.listed.add(path)
                 st = stat_of(path)
-                known = knew.get(path)
-                keep = (st is not None and known is not None and not self.state.retrust
-                        and (st[0], st[1]) == known[:2] and self._read_enough(*known[3:]))
-                plan.append((path, st, keep))
+                plan.append((path, st, self._keep(path, st, knew.get(path))))
         fresh = (r for c in run_chunks((p for p, _, keep in plan if not keep), self.trust, jobs,
                                        scheduler, chunk_size, self.play, self.stats)
                  for r in records_of(c))
@@ -188,6 +221,23 @@ class Monitor:
             self._paths.append(paths)
             yield chunk_of(batch, self.tallies)
 
+    def _keep(self, path: str, st: Stamp | None, known: Any) -> bool:
+        """Whether the log at ``path`` (stamped ``st``) is taken from the state, which knew
+        it as ``known`` (:meth:`State.known_as_of`: None, not known): its stamp the same,
+        or its bytes (a log of the same size whose times moved, or that changed too
+        close to the run that read it, or with ``checksum``); the stamp kept then is now's."""
+        if st is None or known is None or self.state.retrust or not self._read_enough(
+                known[3], known[4]) or st[0] != known[0]:
+            return False
+        if not self.checksum and (st[1], st[2]) == (known[1], known[5]):
+            return True
+        if known[2] is None or not same_bytes(path, known[2], self.trust):
+            return False
+        self.checked += 1
+        if (st[1], settled(st, self.began)) != (known[1], known[5]):
+            self.state.restamp(path, st[1], settled(st, self.began))
+        return True
+
     def _earlier_deals(self) -> Iterable[bytes]:
         """Every deal (its 20-byte value) the state's totals hold, each once (numpy arrays,
         :class:`~tarneeb.audit.fairness.anytime.recall.DealsSeen`): the hands seen before
@@ -211,7 +261,7 @@ class Monitor:
             raise StateError(f"{self.state.path}: the fair-play record of {path} is damaged "
                              f"({e})") from None
 
-    def _judged(self, path: str, st: tuple[int, int] | None, record: LogRecord) -> None:
+    def _judged(self, path: str, st: Stamp | None, record: LogRecord) -> None:
         """A log read now: a change since the state judged it is a finding (and one found
         before stays); kept in the state unless it was not read at all."""
         if record.not_read or st is None:
@@ -237,7 +287,8 @@ class Monitor:
         play = None
         if self.play_key is not None:
             play = (self.play_key, None if record.play is None else record.play.to_json())
-        self.state.put(path, st[0], st[1], record, self.stats, play)
+        self.state.put(path, (st[0], st[1], settled(st, self.began)), record, self.stats,
+                       play)
         self._put.add(path)
 
     def _run_of(self, path: str) -> int:
@@ -366,7 +417,8 @@ class Monitor:
         summary.evidence = self.evidence.to_json(self.alpha) if self.stats else None
         summary.monitor = {
             "file": self.state.path, "run": self.state.run, "audited": self.audited,
-            "kept": self.kept, "changed": self.changed[:20], "changed_count": len(self.changed),
+            "kept": self.kept, "checked": self.checked, "changed": self.changed[:20],
+            "changed_count": len(self.changed),
             "lost": self.lost[:20], "removed": self.removed[:20],
             "removed_count": len(self.removed)}
         # the deals the shares counted now keep are left out of the evidence's bytes:
@@ -478,5 +530,5 @@ def _subtract(total: Tally, share: Tally) -> None:
                 del mine[k]
 
 
-__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "Monitor", "note_fixed_sample_only",
-           "stat_of", "state_json"]
+__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "RACY_NS", "Monitor",
+           "note_fixed_sample_only", "same_bytes", "settled", "stat_of", "state_json"]

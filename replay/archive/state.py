@@ -50,8 +50,9 @@ if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
 # and the keys of one match alone in the totals too, deals in 20 bytes, the card
 # positions' cells written (2 and 3 taken up: each share and the totals written again,
 # the keys no longer used deleted); 4: no suit pattern by position left to the deals
-# (taken up as it is: a share of format 4 is one of format 5)
-FORMAT = 5
+# (taken up as it is: a share of format 4 is one of format 5); 5: no ``ctime`` column (NULL
+# when taken up: the next run checks each log's bytes once)
+FORMAT = 6
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from format 4 every key of three labels or more, so that a long label (a rule
 # set's distribution, 52 card names) is written once, not once a value
@@ -65,7 +66,8 @@ CREATE TABLE logs (path TEXT NOT NULL, size INTEGER NOT NULL,
                    mtime INTEGER NOT NULL, digest BLOB, verdict TEXT NOT NULL,
                    findings INTEGER NOT NULL, record BLOB NOT NULL, figures BLOB,
                    run INTEGER NOT NULL, counted INTEGER NOT NULL,
-                   tallied INTEGER NOT NULL DEFAULT 1, play BLOB, at INTEGER NOT NULL);
+                   tallied INTEGER NOT NULL DEFAULT 1, play BLOB, at INTEGER NOT NULL,
+                   ctime INTEGER);
 CREATE INDEX logs_at ON logs (at);
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
@@ -162,12 +164,15 @@ class State:
             # 4: the path's index is a 31-bit number made from it, not the path again
             self.db.create_function("path_at", 1, path_at, deterministic=True)
             self.db.execute(_SCHEMA.split(";")[2].replace("logs", "logs4", 1))
-            self.db.execute(f"INSERT INTO logs4 SELECT {_COLUMNS}, path_at(path) FROM logs "
+            self.db.execute(f"INSERT INTO logs4 ({_COLUMNS}, at) SELECT {_COLUMNS}, "
+                            "path_at(path) FROM logs "
                             "ORDER BY " + ("path" if version < 3 else "rowid"))
             self.db.execute("DROP TABLE logs")
             self.db.execute("ALTER TABLE logs4 RENAME TO logs")
             self.db.execute(_SCHEMA.split(";")[3])
             self._repack(version)
+        elif version < 6:
+            self.db.execute("ALTER TABLE logs ADD COLUMN ctime INTEGER")
         if version < FORMAT:
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
         if float(meta["alpha"]) != alpha:
@@ -266,19 +271,21 @@ class State:
         return None if row is None else (row[0], row[1], row[2])
 
     def known_as_of(self, paths: Sequence[str], play: bool = False
-                    ) -> dict[str, tuple[int, int, bytes | None, bool, Any]]:
+                    ) -> dict[str, tuple[int, int, bytes | None, bool, Any, int | None]]:
         """Per log of ``paths`` the state knows, :meth:`known`, whether its deals were
-        tallied, and with ``play`` the fair-play options it was analysed with (None: not
-        analysed, or ``play`` false: not read); a query 500 logs."""
-        out: dict[str, tuple[int, int, bytes | None, bool, Any]] = {}
+        tallied, with ``play`` the fair-play options it was analysed with (None: not
+        analysed, or ``play`` false: not read), and its change time (None: its bytes to be
+        checked); a query 500 logs."""
+        out: dict[str, tuple[int, int, bytes | None, bool, Any, int | None]] = {}
         wanted = set(paths)
         for part in query_parts(list({path_at(p) for p in wanted})):
             for row in self.db.execute(
                     "SELECT path, size, mtime, digest, tallied, " + ("play" if play else "NULL")
-                    + " FROM logs WHERE at IN (" + ", ".join("?" * len(part)) + ")", part):
+                    + ", ctime FROM logs WHERE at IN (" + ", ".join("?" * len(part)) + ")",
+                    part):
                 if row[0] in wanted:
                     options = None if row[5] is None else self._play(row[0], row[5])[0]
-                    out[row[0]] = (row[1], row[2], row[3], bool(row[4]), options)
+                    out[row[0]] = (row[1], row[2], row[3], bool(row[4]), options, row[6])
         return out
 
     def play(self, path: str) -> Any:
@@ -477,11 +484,12 @@ class State:
         elif read:  # counted when read, not now: its deals leave those counted now
             self._dropped.append((row[0], row[2]))
 
-    def put(self, path: str, size: int, mtime: int, record: LogRecord, tallied: bool = True,
-            play: tuple[Any, Any] | None = None) -> None:
-        """Keep the log at ``path``: its record, whether its deals were tallied, and with
-        ``play`` the fair-play options it was analysed with and the fair-play module's
-        record of it (None when it was not analysed: not clean)."""
+    def put(self, path: str, stamp: tuple[int, int, int | None], record: LogRecord,
+            tallied: bool = True, play: tuple[Any, Any] | None = None) -> None:
+        """Keep the log at ``path``: its size, modification and change times, its record,
+        whether its deals were tallied, and with ``play`` the fair-play options it was
+        analysed with and the fair-play module's record of it (None when it was not
+        analysed: not clean)."""
         r = record.row
         self._all_keys()
         if len(self._objects) > _OBJECTS:
@@ -493,16 +501,17 @@ class State:
         self._set_aside(path)
         self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
         written = self.db.execute(
-            "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
-            (path, size, mtime, None if r.sha256 is None else bytes.fromhex(r.sha256),
+            "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
+            (path, stamp[0], stamp[1], None if r.sha256 is None else bytes.fromhex(r.sha256),
              r.verdict, r.findings, pack_record(record, path, self.key_id), figures, self.run,
-             int(tallied), played, path_at(path)))
+             int(tallied), played, path_at(path), stamp[2]))
         if self._began is not None:
             self._after.add(written.lastrowid or 0)
 
-    def touch(self, path: str, size: int, mtime: int) -> None:
-        self.db.execute("UPDATE logs SET size = ?, mtime = ? WHERE at = ? AND path = ?",
-                        (size, mtime, path_at(path), path))
+    def restamp(self, path: str, mtime: int, ctime: int | None) -> None:
+        """The times of a log whose bytes were found the same (its size is)."""
+        self.db.execute("UPDATE logs SET mtime = ?, ctime = ? WHERE at = ? AND path = ?",
+                        (mtime, ctime, path_at(path), path))
 
     def forget(self, path: str) -> None:
         self._set_aside(path)
@@ -536,28 +545,6 @@ class State:
         if not all(type(x) is float for x in out):  # (a column of SQLite holds any type)
             raise StateError(f"{self.path}: its history is damaged (an e-value not a number)")
         return out
-
-    def deals_seen(self) -> Iterator[tuple[bytes, list[bytes]]]:
-        """Per match, in the order the state first saw them (``history``), its identity and
-        its deals (20 bytes each, as the repeated-deals tally draws them; in the match's
-        order when its share keeps it), read from the share of its log that the state
-        counts; a match whose log is gone, or was read without the statistics, is left out."""
-        deals: dict[bytes, list[bytes]] = {}
-        for path, record, figures in self.db.execute(
-                "SELECT path, record, figures FROM logs WHERE counted = 1 AND figures IS NOT "
-                "NULL").fetchall():
-            try:
-                identity = unpack_record(record, None, path, None, key_of=self.key_of).identity
-                share = unpack_share(figures, self.key_of, whole=False)
-            except (CodecError, zlib.error) as e:
-                raise StateError(f"{self.path}: the record of {path} is damaged ({e})") from None
-            if identity is not None:
-                deals[identity] = [k[4] for k, n in share.counts.items() if k[0] == "repeat"
-                                   and len(k) == 5 and isinstance(k[4], bytes)
-                                   and len(k[4]) == 20 for _ in range(n)]
-        for (identity,) in self.db.execute("SELECT identity FROM history ORDER BY seq"):
-            if identity in deals:
-                yield identity, deals[identity]
 
     def evidence(self) -> bytes | None:
         row = self.db.execute("SELECT state FROM evidence WHERE id = 1").fetchone()

@@ -107,8 +107,10 @@ def verdict_lines(summary: ArchiveSummary,
 def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
     """With a state: what the run read, the logs changed, lost and removed, the evidence."""
     m = s.monitor or {}
+    checked = (f" ({m['checked']} of them read again to check their bytes are the same)"
+               if m.get("checked") else "")
     lines = [f"State {m.get('file')}, run {m.get('run')}: {count(m.get('audited', 0), 'log')} "
-             f"read, {count(m.get('kept', 0), 'log')} as the state knew them."]
+             f"read, {count(m.get('kept', 0), 'log')} as the state knew them{checked}."]
     if m.get("changed_count"):
         lines.append(f"{count(m['changed_count'], 'log')} changed since the state judged "
                      "them (a finding each, kept): " + ", ".join(m["changed"]) + ".")

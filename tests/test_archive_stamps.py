@@ -1,0 +1,144 @@
+"""What an audit with a state trusts of a log it judged before: its size and its times, the
+change time (``st_ctime``) among them, which no program sets back; and its bytes, checked
+again when those times moved, were too recent to tell by, or with ``--checksum``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import run
+
+from tarneeb.replay.archive import monitor as monitor_module
+from tarneeb.replay.archive import state as state_module
+from tarneeb.testing.archive import write_archive
+
+SEED = b"test archive stamps"
+
+
+@pytest.fixture(autouse=True)
+def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-config"))
+
+
+def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    code, out, _ = run(capsys, "audit", "--json", "-j", "1", *argv)
+    return code, json.loads(out) if out else {}
+
+
+def rewrite_keeping_times(path: Path) -> None:
+    """The log's bytes changed (one bit of its last bytes), its size the same and its
+    access and modification times set back as they were: what ``touch -r`` does after."""
+    st = os.stat(path)
+    data = bytearray(path.read_bytes())
+    data[-10] ^= 1
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+
+
+def test_a_log_rewritten_with_its_times_set_back_is_judged_again_and_a_finding(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same size and modification time do not make the same bytes: the change time
+    moved, so the log is read, its bytes differ, and the run says what a full audit says
+    (the log's findings) with a changed-log finding; the logs only touched are read to
+    check their bytes and kept, not judged again."""
+    monkeypatch.setattr(monitor_module, "RACY_NS", 0)  # (the logs were written just now)
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 5, seed=SEED)
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and doc["state"]["audited"] == 0 and doc["state"]["checked"] == 0
+    rewrite_keeping_times(paths[1])
+    os.utime(paths[3], ns=(5, 5))  # touched only
+    code, doc = audit(capsys, str(logs), "--state", state)
+    full_code, full = audit(capsys, str(logs))
+    assert full_code == 1 and str(paths[1]) in full["first_with_findings"]
+    assert code == 1 and doc["state"]["changed"] == [str(paths[1])]
+    assert doc["state"]["audited"] == 1 and doc["state"]["checked"] == 1
+    assert doc["findings_by_kind"] == {**full["findings_by_kind"], "changed-log": 1}
+    assert doc["logs"] == full["logs"] and doc["clean"] == full["clean"]
+    # both kept with their times now: the next run reads nothing
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["state"]["audited"] == 0 and doc["state"]["checked"] == 0
+
+
+def test_a_log_judged_as_it_changed_is_checked_by_the_next_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log whose times are within RACY_NS of the run that read it could change again in
+    the same tick of the file system's clock and keep them: the state keeps no change
+    time for it (NULL), and the next run checks its bytes; once its times are old enough,
+    a run keeps them and the runs after read nothing."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 4, seed=SEED)
+    state = tmp_path / "audit.state"
+    monkeypatch.setattr(monitor_module, "RACY_NS", 10**15)  # every log: too recent
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    db = sqlite3.connect(state)
+    assert db.execute("SELECT count(*) FROM logs WHERE ctime IS NULL").fetchone() == (4,)
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and doc["state"]["checked"] == 4 and doc["state"]["audited"] == 0
+    monkeypatch.setattr(monitor_module, "RACY_NS", 0)
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and doc["state"]["checked"] == 4
+    assert db.execute("SELECT count(*) FROM logs WHERE ctime = ?", (0,)).fetchone() == (0,)
+    assert db.execute("SELECT count(*) FROM logs WHERE ctime IS NULL").fetchone() == (0,)
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and doc["state"]["checked"] == 0 and doc["state"]["kept"] == 4
+    db.close()
+
+
+def test_checksum_reads_every_log_whatever_its_times_say(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state that judged other bytes than a log has now, its size and times the same
+    (here the state's digest is changed, as no program can set a change time back):
+    a plain run trusts the times; --checksum reads every log and finds it changed."""
+    monkeypatch.setattr(monitor_module, "RACY_NS", 0)
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 4, seed=SEED)
+    state = tmp_path / "audit.state"
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    db = sqlite3.connect(state)
+    db.execute("UPDATE logs SET digest = ? WHERE path = ?", (bytes(32), str(paths[2])))
+    db.commit()
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and doc["state"]["audited"] == 0
+    code, doc = audit(capsys, str(logs), "--state", str(state), "--checksum")
+    assert code == 1 and doc["state"]["changed"] == [str(paths[2])]
+    assert doc["state"]["checked"] == 3 and doc["state"]["audited"] == 1
+    db.close()
+    code, out, err = run(capsys, "audit", str(logs), "--checksum")
+    assert code == 2 and not out and err.strip().endswith("--checksum goes with --state")
+
+
+def test_a_state_of_format_5_is_taken_up_and_each_log_checked_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Format 5 kept no change time: taken up, each log's bytes are checked once (not
+    judged again), and a log rewritten with its times set back is found then."""
+    monkeypatch.setattr(monitor_module, "RACY_NS", 0)
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 3, seed=SEED)
+    state = tmp_path / "audit.state"
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    db = sqlite3.connect(state)
+    db.execute("ALTER TABLE logs DROP COLUMN ctime")
+    db.execute("UPDATE meta SET value = '5' WHERE key = 'format'")
+    db.commit()
+    rewrite_keeping_times(paths[0])
+    code, after = audit(capsys, str(logs), "--state", str(state))
+    assert code == 1 and after["state"]["changed"] == [str(paths[0])]
+    assert after["state"]["checked"] == 2 and after["state"]["audited"] == 1
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
+        (str(state_module.FORMAT),) == ("6",)
+    assert db.execute("SELECT count(*) FROM logs WHERE ctime > 0").fetchone() == (3,)
+    db.close()
