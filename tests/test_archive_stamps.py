@@ -89,7 +89,6 @@ def test_a_log_judged_as_it_changed_is_checked_by_the_next_run(
     monkeypatch.setattr(monitor_module, "RACY_NS", 0)
     code, doc = audit(capsys, str(logs), "--state", str(state))
     assert code == 0 and doc["state"]["checked"] == 4
-    assert db.execute("SELECT count(*) FROM logs WHERE ctime = ?", (0,)).fetchone() == (0,)
     assert db.execute("SELECT count(*) FROM logs WHERE ctime IS NULL").fetchone() == (0,)
     code, doc = audit(capsys, str(logs), "--state", str(state))
     assert code == 0 and doc["state"]["checked"] == 0 and doc["state"]["kept"] == 4
@@ -142,3 +141,39 @@ def test_a_state_of_format_5_is_taken_up_and_each_log_checked_once(
         (str(state_module.FORMAT),) == ("6",)
     assert db.execute("SELECT count(*) FROM logs WHERE ctime > 0").fetchone() == (3,)
     db.close()
+
+
+def test_another_release_judges_every_log_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A verdict kept is the verdict of the release that runs: another version's first
+    run judges every log again (its verifier may judge otherwise), the runs after none."""
+    import tarneeb
+
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    assert audit(capsys, str(logs), "--state", state)[1]["state"]["audited"] == 0
+    monkeypatch.setattr(tarneeb, "__version__", "99.0.0")
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and doc["state"]["audited"] == 3 and doc["state"]["kept"] == 0
+    assert audit(capsys, str(logs), "--state", state)[1]["state"]["audited"] == 0
+
+
+def test_require_proof_after_a_state_made_without_it_judges_every_log_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A deal only recorded is a finding under --require-proof and not without: a state
+    whose verdicts were made without it keeps none of them for a run with it (which
+    says what a full audit with it says), nor the other way round."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 4, seed=SEED, recorded=True)
+    state = str(tmp_path / "audit.state")
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and doc["deals"]["recorded"] > 0
+    code, doc = audit(capsys, str(logs), "--state", state, "--require-proof")
+    full_code, full = audit(capsys, str(logs), "--require-proof")
+    assert code == full_code == 1 and doc["state"]["audited"] == 4
+    assert doc["findings_by_kind"] == full["findings_by_kind"] and doc["clean"] == full["clean"]
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and doc["state"]["audited"] == 4

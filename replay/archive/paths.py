@@ -164,10 +164,19 @@ def path_at(path: str) -> int:
 
 
 def trust_digest(trust: Trust) -> str:
-    """What the user trusts, as a digest: the stored verdicts hold only under it."""
-    keys = sorted(trust.keys.items()) if trust.keys else None
-    text = repr((trust.public_key, keys, trust.key_source, trust.root, trust.receipts,
-                 trust.server_seed, trust.limits))
+    """What the user trusts, and the tarneeb that judges, as a digest: the stored verdicts
+    hold only under it (another release's verifier may judge a log otherwise)."""
+    import dataclasses
+
+    from tarneeb import __version__
+
+    # every field of the trust (a field added later is in it too), the policy included
+    # (``require_proof``: a deal not proven is a finding under it and not without)
+    parts = []
+    for f in dataclasses.fields(trust):
+        value = getattr(trust, f.name)
+        parts.append((f.name, sorted(value.items()) if isinstance(value, dict) else value))
+    text = repr((parts, __version__))
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
