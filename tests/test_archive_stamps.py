@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from cli_runner import run
+from test_archive_state import renamed
 
 from tarneeb.replay.archive import monitor as monitor_module
 from tarneeb.replay.archive import state as state_module
@@ -177,3 +178,30 @@ def test_require_proof_after_a_state_made_without_it_judges_every_log_again(
     assert doc["findings_by_kind"] == full["findings_by_kind"] and doc["clean"] == full["clean"]
     code, doc = audit(capsys, str(logs), "--state", state)
     assert code == 0 and doc["state"]["audited"] == 4
+
+
+def test_a_log_still_being_written_grows_and_a_rewritten_start_is_a_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log read while its match was being played (not signed yet: a finding) and
+    finished since has grown: the bytes judged then begin the bytes now, so it is judged
+    again with no changed-log finding, and the run says what a full audit says. A log
+    whose start differs from the bytes judged is changed, however long it grew."""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 3, seed=SEED)
+    whole = [p.read_bytes() for p in paths]
+    for p, data in zip(paths[:2], whole[:2], strict=True):
+        p.write_bytes(data[:len(data) * 2 // 3])  # cut where the match was
+    state = str(tmp_path / "audit.state")
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["clean"] == 1
+    paths[0].write_bytes(whole[0])  # finished
+    paths[1].write_bytes(renamed(whole[1], SEED))  # finished, but its start not the bytes judged
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert doc["state"]["grown"] == [str(paths[0])] and doc["state"]["grown_count"] == 1
+    assert doc["state"]["changed"] == [str(paths[1])] and code == 1
+    assert doc["findings_by_kind"] == {"changed-log": 1}
+    code, doc = audit(capsys, str(logs), "--state", state)  # the change stays said
+    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 1}
+    assert doc["first_with_findings"] == [str(paths[1])] and not doc["state"]["grown"]
+    full_code, full = audit(capsys, str(logs))
+    assert full_code == 0 and full["clean"] == 3 and doc["clean"] == 2

@@ -54,8 +54,9 @@ def add_logs(directory: Path, first: int, n: int, seed: bytes = SEED) -> None:
         (directory / name).write_bytes(data)
 
 
-def renamed(data: bytes) -> bytes:
-    """The same match in other bytes, signed again by the platform: a conflicting log."""
+def renamed(data: bytes, seed: bytes = SEED) -> bytes:
+    """The same match in other bytes, signed again by the platform (of the archive made
+    with ``seed``): a conflicting log."""
     from dataclasses import replace
 
     def change(log: EditableLog) -> None:
@@ -63,7 +64,7 @@ def renamed(data: bytes) -> bytes:
         seats[0] = replace(seats[0], name="Someone Else")
         log.header = replace(log.header, seats=seats)
 
-    return rewrite(data, change, resign=platform_key(SEED))
+    return rewrite(data, change, resign=platform_key(seed))
 
 
 def test_a_run_reads_only_new_logs_and_says_what_a_full_audit_says(

@@ -10,7 +10,9 @@ every log with ``checksum``, is read and its SHA-256 compared: the same bytes ar
 from the state (``checked``). Any other is read and judged (with ``--jobs`` or
 ``--scheduler`` as a full audit), and one the state judged with other bytes is
 **changed**: it gets a ``changed-log`` finding (kept in the state: a platform that
-rewrites history stays flagged). The records, read or kept, are put back together
+rewrites history stays flagged), unless the bytes judged before are the start of
+those judged now: a log still being written when it was judged has **grown** (judged
+again, said, no finding). The records, read or kept, are put back together
 in the order of the listing (:mod:`~tarneeb.replay.archive.records`) and folded as a
 full audit folds its chunks, so the verdict, the counts, the findings and ``--json``
 are those of a full audit of every log.
@@ -126,6 +128,22 @@ def same_bytes(path: str, digest: bytes, trust: Trust) -> bool:
     return data is not None and hashlib.sha256(data).digest() == digest
 
 
+def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool:
+    """Whether the log at ``path``, judged now with bytes of SHA-256 ``judged`` (hex),
+    only grew since the state judged its first ``size`` bytes, of SHA-256 ``digest``: its
+    bytes read again are those judged now, and begin with those. A log still being written
+    when a run read it (not signed yet: a finding) is appended to, not rewritten; a log
+    that changed again since it was judged now is not found to have grown."""
+    try:
+        data = read_url(path, trust.limits) if "://" in path else \
+            _whole_file(path, trust.limits)
+    except OSError:
+        return False
+    return (data is not None and len(data) > size
+            and hashlib.sha256(data).hexdigest() == judged
+            and hashlib.sha256(data[:size]).digest() == digest)
+
+
 class Monitor:
     """One run of an audit with a state: :meth:`chunks` to fold with :meth:`fold`, then
     :meth:`finish`, which commits the state (or :meth:`close`, which leaves it as it was)."""
@@ -170,6 +188,7 @@ class Monitor:
         self.audited = self.kept = self.checked = 0
         self.began = time.time_ns()
         self.changed: list[str] = []
+        self.grown: list[str] = []  # logs whose bytes judged before are the start of now's
         self.lost: list[str] = []
         self.removed: list[str] = []
 
@@ -275,7 +294,10 @@ class Monitor:
                     self._minus.append(old_share)
             old = [f for f in before.findings if f.kind == CHANGED_KIND]
             digest = record.row.sha256
-            if known[2] is not None and digest is not None and known[2].hex() != digest:
+            if known[2] is not None and digest is not None and known[2].hex() != digest \
+                    and grew(path, known[0], known[2], digest, self.trust):
+                self.grown.append(path)
+            elif known[2] is not None and digest is not None and known[2].hex() != digest:
                 old.append(FindingRow(path, CHANGED_KIND, "the log's bytes changed since the "
                                       f"archive's state judged it (run {self._run_of(path)}): "
                                       "judged again as it is now", None, None, None, None,
@@ -418,7 +440,8 @@ class Monitor:
         summary.monitor = {
             "file": self.state.path, "run": self.state.run, "audited": self.audited,
             "kept": self.kept, "checked": self.checked, "changed": self.changed[:20],
-            "changed_count": len(self.changed),
+            "changed_count": len(self.changed), "grown": self.grown[:20],
+            "grown_count": len(self.grown),
             "lost": self.lost[:20], "removed": self.removed[:20],
             "removed_count": len(self.removed)}
         # the deals the shares counted now keep are left out of the evidence's bytes:
@@ -530,5 +553,5 @@ def _subtract(total: Tally, share: Tally) -> None:
                 del mine[k]
 
 
-__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "RACY_NS", "Monitor",
+__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "RACY_NS", "Monitor", "grew",
            "note_fixed_sample_only", "same_bytes", "settled", "stat_of", "state_json"]

@@ -111,6 +111,10 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
                if m.get("checked") else "")
     lines = [f"State {m.get('file')}, run {m.get('run')}: {count(m.get('audited', 0), 'log')} "
              f"read, {count(m.get('kept', 0), 'log')} as the state knew them{checked}."]
+    if m.get("grown_count"):
+        lines.append(f"{count(m['grown_count'], 'log')} grew since the state judged "
+                     "them (the bytes judged then unchanged at their start: judged again, "
+                     "no finding): " + ", ".join(m["grown"]) + ".")
     if m.get("changed_count"):
         lines.append(f"{count(m['changed_count'], 'log')} changed since the state judged "
                      "them (a finding each, kept): " + ", ".join(m["changed"]) + ".")
