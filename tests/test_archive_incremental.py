@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from cli_runner import run
+from test_archive_state import columns
 
 from tarneeb.replay.archive import state as state_module
 from tarneeb.replay.verify.trust import NOTHING
@@ -35,10 +36,11 @@ def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str
 
 
 def tables(path: Path) -> dict[str, list[Any]]:
-    """The state's tables a run's work is in (not ``runs``, which has its time)."""
+    """The state's tables a run's work is in (not ``runs``, which has its time, nor the
+    logs' change times, which depend on how soon after a log was written a run read it)."""
     db = sqlite3.connect(path)
     try:
-        return {t: db.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
+        return {t: db.execute(f"SELECT {columns(db, t)} FROM {t} ORDER BY 1").fetchall()
                 for t in ("meta", "keys", "logs", "totals", "history", "evidence")}
     finally:
         db.close()
