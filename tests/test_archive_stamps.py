@@ -184,8 +184,9 @@ def test_a_log_still_being_written_grows_and_a_rewritten_start_is_a_change(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A log read while its match was being played (not signed yet: a finding) and
     finished since has grown: the bytes judged then begin the bytes now, so it is judged
-    again with no changed-log finding, and the run says what a full audit says. A log
-    whose start differs from the bytes judged is changed, however long it grew."""
+    again with no changed-log finding. A log whose start differs from the bytes judged is
+    changed, however long it grew; so is a log signed when judged that grew (no log grows
+    past its signature)."""
     logs = tmp_path / "logs"
     paths = write_archive(logs, 3, seed=SEED)
     whole = [p.read_bytes() for p in paths]
@@ -193,15 +194,18 @@ def test_a_log_still_being_written_grows_and_a_rewritten_start_is_a_change(
         p.write_bytes(data[:len(data) * 2 // 3])  # cut where the match was
     state = str(tmp_path / "audit.state")
     code, doc = audit(capsys, str(logs), "--state", state)
-    assert code == 1 and doc["clean"] == 1
+    assert code == 1 and doc["clean"] == 1 and doc["findings_by_kind"]["cut-short"] == 2
     paths[0].write_bytes(whole[0])  # finished
     paths[1].write_bytes(renamed(whole[1], SEED))  # finished, but its start not the bytes judged
+    paths[2].write_bytes(whole[2] + bytes(3))  # signed when judged, grown since
     code, doc = audit(capsys, str(logs), "--state", state)
     assert doc["state"]["grown"] == [str(paths[0])] and doc["state"]["grown_count"] == 1
-    assert doc["state"]["changed"] == [str(paths[1])] and code == 1
-    assert doc["findings_by_kind"] == {"changed-log": 1}
-    code, doc = audit(capsys, str(logs), "--state", state)  # the change stays said
-    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 1}
-    assert doc["first_with_findings"] == [str(paths[1])] and not doc["state"]["grown"]
+    assert doc["state"]["changed"] == [str(paths[1]), str(paths[2])] and code != 0
+    assert doc["findings_by_kind"]["changed-log"] == 2
+    paths[2].write_bytes(whole[2])
+    code, doc = audit(capsys, str(logs), "--state", state)  # the changes stay said
+    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 3}  # (one twice)
+    assert doc["first_with_findings"] == [str(paths[1]), str(paths[2])]
+    assert not doc["state"]["grown"]
     full_code, full = audit(capsys, str(logs))
-    assert full_code == 0 and full["clean"] == 3 and doc["clean"] == 2
+    assert full_code == 0 and full["clean"] == 3 and doc["clean"] == 1

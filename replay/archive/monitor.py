@@ -10,11 +10,11 @@ every log with ``checksum``, is read and its SHA-256 compared: the same bytes ar
 from the state (``checked``). Any other is read and judged (with ``--jobs`` or
 ``--scheduler`` as a full audit), and one the state judged with other bytes is
 **changed**: it gets a ``changed-log`` finding (kept in the state: a platform that
-rewrites history stays flagged), unless the bytes judged before are the start of
-those judged now: a log still being written when it was judged has **grown** (judged
-again, said, no finding). The records, read or kept, are put back together
-in the order of the listing (:mod:`~tarneeb.replay.archive.records`) and folded as a
-full audit folds its chunks, so the verdict, the counts, the findings and ``--json``
+rewrites history stays flagged), unless it was not signed when judged and the bytes
+judged then are the start of those judged now: a log still being written when it was
+judged has **grown** (judged again, said, no finding). The records, read or kept, are
+put back together in the order of the listing (:mod:`~tarneeb.replay.archive.records`)
+and folded as a full audit folds its chunks, so the verdict, the counts, the findings and ``--json``
 are those of a full audit of every log.
 
 With ``--no-stats`` a run keeps the logs' verdicts, findings and counts and tallies no
@@ -70,6 +70,9 @@ if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
     from tarneeb.replay.fairplay import MatchPlay, PlayOptions
 
 CHANGED_KIND = "changed-log"
+# a log judged with one of these findings was not signed yet (still being written, or cut
+# short): it may grow, and only such a log's growth is not a change
+UNSIGNED_KINDS = frozenset(("cut-short", "unsigned"))
 LOST_KIND = "lost-log"
 MONITOR_KINDS = {
     CHANGED_KIND: "the log's bytes differ from those the archive's state judged before: "
@@ -132,8 +135,9 @@ def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool
     """Whether the log at ``path``, judged now with bytes of SHA-256 ``judged`` (hex),
     only grew since the state judged its first ``size`` bytes, of SHA-256 ``digest``: its
     bytes read again are those judged now, and begin with those. A log still being written
-    when a run read it (not signed yet: a finding) is appended to, not rewritten; a log
-    that changed again since it was judged now is not found to have grown."""
+    when a run read it (not signed yet: a finding, ``UNSIGNED_KINDS``) is appended to, not
+    rewritten; a log that changed again since it was judged now is not found to have
+    grown."""
     try:
         data = read_url(path, trust.limits) if "://" in path else \
             _whole_file(path, trust.limits)
@@ -294,8 +298,9 @@ class Monitor:
                     self._minus.append(old_share)
             old = [f for f in before.findings if f.kind == CHANGED_KIND]
             digest = record.row.sha256
+            unsigned = any(f.kind in UNSIGNED_KINDS for f in before.findings)
             if known[2] is not None and digest is not None and known[2].hex() != digest \
-                    and grew(path, known[0], known[2], digest, self.trust):
+                    and unsigned and grew(path, known[0], known[2], digest, self.trust):
                 self.grown.append(path)
             elif known[2] is not None and digest is not None and known[2].hex() != digest:
                 old.append(FindingRow(path, CHANGED_KIND, "the log's bytes changed since the "
