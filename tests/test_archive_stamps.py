@@ -4,14 +4,13 @@ again when those times moved, were too recent to tell by, or with ``--checksum``
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cli_runner import run
+from test_archive_incremental import audit, own_config_dir  # noqa: F401 (autouse fixture)
 from test_archive_state import renamed
 
 from tarneeb.replay.archive import monitor as monitor_module
@@ -21,14 +20,14 @@ from tarneeb.testing.archive import write_archive
 SEED = b"test archive stamps"
 
 
-@pytest.fixture(autouse=True)
-def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-config"))
-
-
-def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
-    code, out, _ = run(capsys, "audit", "--json", "-j", "1", *argv)
-    return code, json.loads(out) if out else {}
+def judged(tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int
+           ) -> tuple[list[Path], Path]:
+    """``n`` logs, and a state that judged them (clean) and keeps their change times."""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, n, seed=SEED)
+    state = tmp_path / "audit.state"
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    return paths, state
 
 
 def rewrite_keeping_times(path: Path) -> None:
@@ -103,10 +102,8 @@ def test_checksum_reads_every_log_whatever_its_times_say(
     (here the state's digest is changed, as no program can set a change time back):
     a plain run trusts the times; --checksum reads every log and finds it changed."""
     monkeypatch.setattr(monitor_module, "RACY_NS", 0)
+    paths, state = judged(tmp_path, capsys, 4)
     logs = tmp_path / "logs"
-    paths = write_archive(logs, 4, seed=SEED)
-    state = tmp_path / "audit.state"
-    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
     db = sqlite3.connect(state)
     db.execute("UPDATE logs SET digest = ? WHERE path = ?", (bytes(32), str(paths[2])))
     db.commit()
@@ -126,10 +123,8 @@ def test_a_state_of_format_5_is_taken_up_and_each_log_checked_once(
     """Format 5 kept no change time: taken up, each log's bytes are checked once (not
     judged again), and a log rewritten with its times set back is found then."""
     monkeypatch.setattr(monitor_module, "RACY_NS", 0)
+    paths, state = judged(tmp_path, capsys, 3)
     logs = tmp_path / "logs"
-    paths = write_archive(logs, 3, seed=SEED)
-    state = tmp_path / "audit.state"
-    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
     db = sqlite3.connect(state)
     db.execute("ALTER TABLE logs DROP COLUMN ctime")
     db.execute("UPDATE meta SET value = '5' WHERE key = 'format'")
