@@ -204,3 +204,17 @@ def test_a_log_still_being_written_grows_and_a_rewritten_start_is_a_change(
     assert not doc["state"]["grown"]
     full_code, full = audit(capsys, str(logs))
     assert full_code == 0 and full["clean"] == 3 and doc["clean"] == 1
+
+
+def test_an_object_rewritten_with_its_times_set_back_is_a_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Over a URL (fsspec) the stamp is made from all the store says of the object's
+    version: a local file's URL rewritten with its modification time set back still has
+    a new change time (``created``), so it is judged again and is a finding."""
+    paths, _ = judged(tmp_path, capsys, 3)
+    url, state = f"file://{tmp_path / 'logs'}", str(tmp_path / "url.state")
+    assert audit(capsys, url, "--state", state)[0] == 0
+    assert audit(capsys, url, "--state", state)[1]["state"]["kept"] == 3
+    rewrite_keeping_times(paths[1])
+    code, doc = audit(capsys, url, "--state", state)
+    assert code == 1 and doc["state"]["changed"] == [f"file://{paths[1]}"]

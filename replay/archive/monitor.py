@@ -88,11 +88,18 @@ MONITOR_KINDS = {
 RACY_NS = 2_000_000_000
 
 Stamp = tuple[int, int, int]  # a log's size, modification time, change time (nanoseconds)
+# what an object store (fsspec's ``info``) says of an object's version, each that it gives:
+# its ETag or hash (a new one with new bytes), its generation, its times (a local file's
+# ``created`` is its change time, which a rewrite moves whatever its ``mtime`` says)
+_VERSION_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId",
+                 "version_id", "mtime", "LastModified", "last_modified", "updated",
+                 "created", "ino")
 
 
 def stat_of(path: str) -> Stamp | None:
     """A log's size, modification time and change time (nanoseconds; for a URL, a number
-    made from the object's version tag or time, and 0), or None when it cannot be asked."""
+    made from what the store says of the object's version, ``_VERSION_TAGS``, and 0), or
+    None when it cannot be asked."""
     if "://" in path:
         try:
             import fsspec
@@ -101,9 +108,7 @@ def stat_of(path: str) -> Stamp | None:
             info = fs.info(p)
         except (ImportError, OSError, ValueError):
             return None
-        tag = next((str(info[k]) for k in ("ETag", "etag", "mtime", "LastModified",
-                                           "last_modified", "updated", "created")
-                    if info.get(k) is not None), "")
+        tag = repr([(k, str(info[k])) for k in _VERSION_TAGS if info.get(k) is not None])
         return int(info.get("size") or 0), int.from_bytes(
             hashlib.sha256(tag.encode()).digest()[:7], "big"), 0
     try:
