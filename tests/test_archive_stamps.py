@@ -5,6 +5,8 @@ again when those times moved, were too recent to tell by, or with ``--checksum``
 from __future__ import annotations
 
 import os
+import random
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from test_archive_state import renamed
 
 from tarneeb.replay.archive import monitor as monitor_module
 from tarneeb.replay.archive import state as state_module
-from tarneeb.testing.archive import write_archive
+from tarneeb.testing.archive import archive_log, write_archive
 
 SEED = b"test archive stamps"
 
@@ -218,3 +220,65 @@ def test_an_object_rewritten_with_its_times_set_back_is_a_change(
     rewrite_keeping_times(paths[1])
     code, doc = audit(capsys, url, "--state", state)
     assert code == 1 and doc["state"]["changed"] == [f"file://{paths[1]}"]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_random_changes_between_runs_say_what_a_full_audit_says(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: int) -> None:
+    """Between runs, logs are added, deleted, copied, swapped, touched, cut, rewritten
+    (a bit flipped; re-signed as another match's log; their times set back): each run
+    says what a full audit of the archive as it is says, but for the monitor's own
+    findings, and it names as changed exactly the logs whose bytes differ from those it
+    judged before."""
+    rng = random.Random(seed)
+    logs = tmp_path / "logs"
+    write_archive(logs, 6, seed=SEED)
+    state = str(tmp_path / "audit.state")
+    audit(capsys, str(logs), "--state", state)
+    judged_bytes = {str(p): p.read_bytes() for p in logs.iterdir()}
+    made = 6
+    for step in range(8):
+        files = sorted(logs.iterdir())
+        f = rng.choice(files)
+        op = rng.choice(["add", "delete", "copy", "swap", "touch", "cut", "flip", "resign",
+                         "set back"])
+        if op == "add":
+            made += 1
+            name, data = archive_log(made, SEED)
+            (logs / name).write_bytes(data)
+        elif op == "delete":
+            f.unlink()
+        elif op == "copy":
+            shutil.copy(f, logs / f"copy{step}-{f.name}")
+        elif op == "swap":
+            g = rng.choice(files)
+            f.rename(tmp_path / "aside")
+            g.rename(f)
+            (tmp_path / "aside").rename(g)
+        elif op == "touch":
+            os.utime(f, ns=(rng.randrange(1, 10**18), rng.randrange(1, 10**18)))
+        elif op == "cut":
+            data = f.read_bytes()
+            f.write_bytes(data[:rng.randrange(1, len(data))])
+        elif op == "flip":
+            data = bytearray(f.read_bytes())
+            data[rng.randrange(max(0, len(data) - 80), len(data))] ^= 1
+            f.write_bytes(bytes(data))
+        elif op == "resign":
+            f.write_bytes(renamed(rng.choice(files).read_bytes(), SEED))
+        else:
+            rewrite_keeping_times(f)
+        code, doc = audit(capsys, str(logs), "--state", state)
+        full_code, full = audit(capsys, str(logs))
+        now = {str(p): p.read_bytes() for p in logs.iterdir()}
+        changed = sorted(p for p in now if p in judged_bytes and now[p] != judged_bytes[p])
+        assert sorted(doc["state"]["changed"]) == changed, (step, op)
+        assert doc["lost"] == len(set(judged_bytes) - set(now)), (step, op)
+        ours = dict(doc["findings_by_kind"])
+        assert ours.pop("lost-log", 0) == doc["lost"]
+        assert ours.pop("changed-log", 0) >= len(changed)
+        assert ours == full["findings_by_kind"], (step, op)
+        for key in ("logs", "matches", "deals", "unreadable", "signing_keys", "duplicates"):
+            assert doc.get(key) == full.get(key), (step, op, key)
+        assert code == full_code or (code == 1 and full_code == 0), (step, op)
+        judged_bytes.update(now)
