@@ -129,6 +129,7 @@ def test_a_state_of_format_5_is_taken_up_and_each_log_checked_once(
     logs = tmp_path / "logs"
     db = sqlite3.connect(state)
     db.execute("ALTER TABLE logs DROP COLUMN ctime")
+    db.execute("ALTER TABLE logs DROP COLUMN inode")
     db.execute("UPDATE meta SET value = '5' WHERE key = 'format'")
     db.commit()
     rewrite_keeping_times(paths[0])
@@ -282,3 +283,33 @@ def test_random_changes_between_runs_say_what_a_full_audit_says(
             assert doc.get(key) == full.get(key), (step, op, key)
         assert code == full_code or (code == 1 and full_code == 0), (step, op)
         judged_bytes.update(now)
+
+
+def test_a_link_pointed_at_another_file_of_the_same_times_is_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log that is a symbolic link, pointed at another file of the same size and times
+    (two files made in one tick of the file system's clock share a change time; here the
+    state is given the other file's), is another inode: read, and a change."""
+    monkeypatch.setattr(monitor_module, "RACY_NS", 0)
+    paths, state = judged(tmp_path, capsys, 2)
+    logs = tmp_path / "logs"
+    target = tmp_path / "judged.tlog"
+    paths[0].rename(target)
+    paths[0].symlink_to(target)
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    other = tmp_path / "other.tlog"
+    data = bytearray(target.read_bytes())
+    data[-10] ^= 1
+    other.write_bytes(bytes(data))
+    st = os.stat(target)
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    db = sqlite3.connect(state)
+    db.execute("UPDATE logs SET ctime = ? WHERE path = ?",
+               (os.stat(other).st_ctime_ns, str(paths[0])))
+    db.commit()
+    db.close()
+    paths[0].unlink()
+    paths[0].symlink_to(other)
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 1 and doc["state"]["changed"] == [str(paths[0])]

@@ -397,6 +397,7 @@ def test_a_state_of_format_4_is_taken_up_as_it_is(tmp_path: Path,
         code, before, _ = audit(capsys, str(logs), "--state", str(state))
     db = sqlite3.connect(state)
     db.execute("ALTER TABLE logs DROP COLUMN ctime")  # (format 6's)
+    db.execute("ALTER TABLE logs DROP COLUMN inode")
     db.execute("UPDATE meta SET value = '4' WHERE key = 'format'")
     db.commit()
     assert unpack_value(db.execute("SELECT state FROM evidence").fetchone()[0])[0] == 2

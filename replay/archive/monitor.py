@@ -2,9 +2,9 @@
 
 A run lists the archive as a full audit does, and for each log asks the state
 (:mod:`~tarneeb.replay.archive.state`) what it knew: a log of the same size,
-modification time and change time (``st_ctime``, which no program sets back: a log
-rewritten with its modification time set back has a new one) as when it was read
-(under the same trust) is taken from the state. A log of the same size whose times
+modification time, change time (``st_ctime``, which no program sets back: a log
+rewritten with its modification time set back has a new one) and inode as when it was
+read (under the same trust) is taken from the state. A log of the same size whose times
 moved, or whose change time was too recent to tell a later change by (``RACY_NS``), or
 every log with ``checksum``, is read and its SHA-256 compared: the same bytes are taken
 from the state (``checked``). Any other is read and judged (with ``--jobs`` or
@@ -87,7 +87,9 @@ MONITOR_KINDS = {
 # seconds on some network file systems) and keep its times: the next run checks its bytes
 RACY_NS = 2_000_000_000
 
-Stamp = tuple[int, int, int]  # a log's size, modification time, change time (nanoseconds)
+# a log's size, modification time, change time (nanoseconds) and inode (another file at
+# the path, a symbolic link pointed elsewhere, whatever its times: another inode)
+Stamp = tuple[int, int, int, int]
 # what an object store (fsspec's ``info``) says of an object's version, each that it gives:
 # its ETag or hash (a new one with new bytes), its generation, its times (a local file's
 # ``created`` is its change time, which a rewrite moves whatever its ``mtime`` says)
@@ -97,9 +99,9 @@ _VERSION_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId",
 
 
 def stat_of(path: str) -> Stamp | None:
-    """A log's size, modification time and change time (nanoseconds; for a URL, a number
-    made from what the store says of the object's version, ``_VERSION_TAGS``, and 0), or
-    None when it cannot be asked."""
+    """A log's size, modification time, change time (nanoseconds) and inode (for a URL, a
+    number made from what the store says of the object's version, ``_VERSION_TAGS``, 0 and
+    0), or None when it cannot be asked."""
     if "://" in path:
         try:
             import fsspec
@@ -110,12 +112,12 @@ def stat_of(path: str) -> Stamp | None:
             return None
         tag = repr([(k, str(info[k])) for k in _VERSION_TAGS if info.get(k) is not None])
         return int(info.get("size") or 0), int.from_bytes(
-            hashlib.sha256(tag.encode()).digest()[:7], "big"), 0
+            hashlib.sha256(tag.encode()).digest()[:7], "big"), 0, 0
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
 def settled(st: Stamp, began: int) -> int | None:
@@ -257,13 +259,13 @@ class Monitor:
         if st is None or known is None or self.state.retrust or not self._read_enough(
                 known[3], known[4]) or st[0] != known[0]:
             return False
-        if not self.checksum and (st[1], st[2]) == (known[1], known[5]):
+        if not self.checksum and (st[1], st[2], st[3]) == (known[1], known[5], known[6]):
             return True
         if known[2] is None or not same_bytes(path, known[2], self.trust):
             return False
         self.checked += 1
-        if (st[1], settled(st, self.began)) != (known[1], known[5]):
-            self.state.restamp(path, st[1], settled(st, self.began))
+        if (st[1], settled(st, self.began), st[3]) != (known[1], known[5], known[6]):
+            self.state.restamp(path, st[1], settled(st, self.began), st[3])
         return True
 
     def _earlier_deals(self) -> Iterable[bytes]:
@@ -319,8 +321,8 @@ class Monitor:
         play = None
         if self.play_key is not None:
             play = (self.play_key, None if record.play is None else record.play.to_json())
-        self.state.put(path, (st[0], st[1], settled(st, self.began)), record, self.stats,
-                       play)
+        self.state.put(path, (st[0], st[1], settled(st, self.began), st[3]), record,
+                       self.stats, play)
         self._put.add(path)
 
     def _run_of(self, path: str) -> int:

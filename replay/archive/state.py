@@ -50,8 +50,8 @@ if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
 # and the keys of one match alone in the totals too, deals in 20 bytes, the card
 # positions' cells written (2 and 3 taken up: each share and the totals written again,
 # the keys no longer used deleted); 4: no suit pattern by position left to the deals
-# (taken up as it is: a share of format 4 is one of format 5); 5: no ``ctime`` column (NULL
-# when taken up: the next run checks each log's bytes once)
+# (taken up as it is: a share of format 4 is one of format 5); 5: no ``ctime`` and ``inode``
+# columns (NULL when taken up: the next run checks each log's bytes once)
 FORMAT = 6
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from format 4 every key of three labels or more, so that a long label (a rule
@@ -67,7 +67,7 @@ CREATE TABLE logs (path TEXT NOT NULL, size INTEGER NOT NULL,
                    findings INTEGER NOT NULL, record BLOB NOT NULL, figures BLOB,
                    run INTEGER NOT NULL, counted INTEGER NOT NULL,
                    tallied INTEGER NOT NULL DEFAULT 1, play BLOB, at INTEGER NOT NULL,
-                   ctime INTEGER);
+                   ctime INTEGER, inode INTEGER);
 CREATE INDEX logs_at ON logs (at);
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
@@ -173,6 +173,7 @@ class State:
             self._repack(version)
         elif version < 6:
             self.db.execute("ALTER TABLE logs ADD COLUMN ctime INTEGER")
+            self.db.execute("ALTER TABLE logs ADD COLUMN inode INTEGER")
         if version < FORMAT:
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
         if float(meta["alpha"]) != alpha:
@@ -271,21 +272,23 @@ class State:
         return None if row is None else (row[0], row[1], row[2])
 
     def known_as_of(self, paths: Sequence[str], play: bool = False
-                    ) -> dict[str, tuple[int, int, bytes | None, bool, Any, int | None]]:
+                    ) -> dict[str, tuple[int, int, bytes | None, bool, Any, int | None, Any]]:
         """Per log of ``paths`` the state knows, :meth:`known`, whether its deals were
         tallied, with ``play`` the fair-play options it was analysed with (None: not
-        analysed, or ``play`` false: not read), and its change time (None: its bytes to be
-        checked); a query 500 logs."""
-        out: dict[str, tuple[int, int, bytes | None, bool, Any, int | None]] = {}
+        analysed, or ``play`` false: not read), its change time (None: its bytes to be
+        checked) and its inode; a query 500 logs."""
+        out: dict[str, tuple[int, int, bytes | None, bool, Any, int | None, Any]] = {}
         wanted = set(paths)
         for part in query_parts(list({path_at(p) for p in wanted})):
             for row in self.db.execute(
                     "SELECT path, size, mtime, digest, tallied, " + ("play" if play else "NULL")
-                    + ", ctime FROM logs WHERE at IN (" + ", ".join("?" * len(part)) + ")",
+                    + ", ctime, inode FROM logs WHERE at IN (" + ", ".join("?" * len(part))
+                    + ")",
                     part):
                 if row[0] in wanted:
                     options = None if row[5] is None else self._play(row[0], row[5])[0]
-                    out[row[0]] = (row[1], row[2], row[3], bool(row[4]), options, row[6])
+                    out[row[0]] = (row[1], row[2], row[3], bool(row[4]), options, row[6],
+                                   row[7])
         return out
 
     def play(self, path: str) -> Any:
@@ -484,9 +487,9 @@ class State:
         elif read:  # counted when read, not now: its deals leave those counted now
             self._dropped.append((row[0], row[2]))
 
-    def put(self, path: str, stamp: tuple[int, int, int | None], record: LogRecord,
+    def put(self, path: str, stamp: tuple[int, int, int | None, int], record: LogRecord,
             tallied: bool = True, play: tuple[Any, Any] | None = None) -> None:
-        """Keep the log at ``path``: its size, modification and change times, its record,
+        """Keep the log at ``path``: its size, modification and change times and inode, its record,
         whether its deals were tallied, and with ``play`` the fair-play options it was
         analysed with and the fair-play module's record of it (None when it was not
         analysed: not clean)."""
@@ -501,17 +504,17 @@ class State:
         self._set_aside(path)
         self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
         written = self.db.execute(
-            "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
+            "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
             (path, stamp[0], stamp[1], None if r.sha256 is None else bytes.fromhex(r.sha256),
              r.verdict, r.findings, pack_record(record, path, self.key_id), figures, self.run,
-             int(tallied), played, path_at(path), stamp[2]))
+             int(tallied), played, path_at(path), stamp[2], stamp[3]))
         if self._began is not None:
             self._after.add(written.lastrowid or 0)
 
-    def restamp(self, path: str, mtime: int, ctime: int | None) -> None:
-        """The times of a log whose bytes were found the same (its size is)."""
-        self.db.execute("UPDATE logs SET mtime = ?, ctime = ? WHERE at = ? AND path = ?",
-                        (mtime, ctime, path_at(path), path))
+    def restamp(self, path: str, mtime: int, ctime: int | None, inode: int) -> None:
+        """The times and inode of a log whose bytes were found the same (its size is)."""
+        self.db.execute("UPDATE logs SET mtime = ?, ctime = ?, inode = ? WHERE at = ? AND "
+                        "path = ?", (mtime, ctime, inode, path_at(path), path))
 
     def forget(self, path: str) -> None:
         self._set_aside(path)
