@@ -63,7 +63,7 @@ from tarneeb.replay.archive.audit import (
 from tarneeb.replay.archive.paths import read_url
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
 from tarneeb.replay.archive.shares import _drawn, _own
-from tarneeb.replay.archive.state import State, StateError
+from tarneeb.replay.archive.state import Known, State, StateError
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
 if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
@@ -127,15 +127,15 @@ def settled(st: Stamp, began: int) -> int | None:
     return None if max(st[1], st[2]) >= began - RACY_NS and st[2] else st[2]
 
 
-def same_bytes(path: str, digest: bytes, trust: Trust) -> bool:
-    """Whether the log at ``path`` has the bytes of SHA-256 ``digest`` (read within the
-    caps of ``trust``; False when it cannot be read, for the audit to say why)."""
+def bytes_now(path: str, trust: Trust) -> bytes | None:
+    """The bytes of the log at ``path`` as a run reads them (within the caps of
+    ``trust``); None when they cannot be read (over the cap, gone: the audit says why
+    when it judges the log)."""
     try:
-        data = read_url(path, trust.limits) if "://" in path else \
+        return read_url(path, trust.limits) if "://" in path else \
             _whole_file(path, trust.limits)
     except OSError:
-        return False
-    return data is not None and hashlib.sha256(data).digest() == digest
+        return None
 
 
 def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool:
@@ -145,11 +145,7 @@ def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool
     when a run read it (not signed yet: a finding, ``UNSIGNED_KINDS``) is appended to, not
     rewritten; a log that changed again since it was judged now is not found to have
     grown."""
-    try:
-        data = read_url(path, trust.limits) if "://" in path else \
-            _whole_file(path, trust.limits)
-    except OSError:
-        return False
+    data = bytes_now(path, trust)
     return (data is not None and len(data) > size
             and hashlib.sha256(data).hexdigest() == judged
             and hashlib.sha256(data[:size]).digest() == digest)
@@ -207,19 +203,21 @@ class Monitor:
                chunk_size: int = CHUNK) -> Iterator[Chunk]:
         """The archive's chunks, in the order of ``listed``: the logs the state knows as
         they were, taken from it; the others judged now."""
-        plan: list[tuple[str, Stamp | None, bool]] = []
+        # per log listed: its stamp now, whether it is taken from the state, what the
+        # state knew of it
+        plan: list[tuple[str, Stamp | None, bool, Known | None]] = []
         paths = list(listed)
         for j in range(0, len(paths), 500):  # what the state knows: a query 500 logs
             part = paths[j:j + 500]
             knew = self.state.known_as_of(part, self.play is not None)
             for path in part:
                 if path in self.listed:  # the same path twice: a full audit reads it twice
-                    plan.append((path, None, False))
+                    plan.append((path, None, False, None))
                     continue
                 self.listed.add(path)
-                st = stat_of(path)
-                plan.append((path, st, self._keep(path, st, knew.get(path))))
-        fresh = (r for c in run_chunks((p for p, _, keep in plan if not keep), self.trust, jobs,
+                st, known = stat_of(path), knew.get(path)
+                plan.append((path, st, self._keep(path, st, known), known))
+        fresh = (r for c in run_chunks((p for p, _, keep, _ in plan if not keep), self.trust, jobs,
                                        scheduler, chunk_size, self.play, self.stats)
                  for r in records_of(c))
         if chunk_size == CHUNK:  # folded in larger chunks than the workers read: fewer
@@ -227,9 +225,9 @@ class Monitor:
         batch: list[LogRecord] = []
         paths = []
         kept: dict[str, LogRecord] = {}
-        for i, (path, st, keep) in enumerate(plan):
+        for i, (path, st, keep, known) in enumerate(plan):
             if not i % 500:  # the records of the logs kept: a query 500 logs
-                kept = self.state.load_kept([p for p, _, k in plan[i:i + 500] if k])
+                kept = self.state.load_kept([p for p, _, k, _ in plan[i:i + 500] if k])
             if keep:  # its share stays in the state: the totals hold it
                 record = kept[path]
                 if self.play is not None:
@@ -238,7 +236,7 @@ class Monitor:
             else:
                 record = next(fresh)
                 self.audited += 1
-                self._judged(path, st, record)
+                self._judged(path, st, record, known)
             batch.append(record)
             paths.append(path)
             if len(batch) == chunk_size:
@@ -251,21 +249,23 @@ class Monitor:
             self._paths.append(paths)
             yield chunk_of(batch, self.tallies)
 
-    def _keep(self, path: str, st: Stamp | None, known: Any) -> bool:
+    def _keep(self, path: str, st: Stamp | None, known: Known | None) -> bool:
         """Whether the log at ``path`` (stamped ``st``) is taken from the state, which knew
-        it as ``known`` (:meth:`State.known_as_of`: None, not known): its stamp the same,
-        or its bytes (a log of the same size whose times moved, or that changed too
-        close to the run that read it, or with ``checksum``); the stamp kept then is now's."""
+        it as ``known`` (None: not known): its stamp the same, or its bytes (a log of the
+        same size whose times moved, or that changed too close to the run that read it,
+        or with ``checksum``); the stamp kept then is now's."""
         if st is None or known is None or self.state.retrust or not self._read_enough(
-                known[3], known[4]) or st[0] != known[0]:
+                known.tallied, known.play) or st[0] != known.size:
             return False
-        if not self.checksum and (st[1], st[2], st[3]) == (known[1], known[5], known[6]):
+        if not self.checksum and st[1:] == (known.mtime, known.ctime, known.inode):
             return True
-        if known[2] is None or not same_bytes(path, known[2], self.trust):
+        data = bytes_now(path, self.trust)
+        if known.digest is None or data is None or hashlib.sha256(data).digest() != known.digest:
             return False
         self.checked += 1
-        if (st[1], settled(st, self.began), st[3]) != (known[1], known[5], known[6]):
-            self.state.restamp(path, st[1], settled(st, self.began), st[3])
+        ctime = settled(st, self.began)
+        if (st[1], ctime, st[3]) != (known.mtime, known.ctime, known.inode):
+            self.state.restamp(path, st[1], ctime, st[3])
         return True
 
     def _earlier_deals(self) -> Iterable[bytes]:
@@ -291,12 +291,13 @@ class Monitor:
             raise StateError(f"{self.state.path}: the fair-play record of {path} is damaged "
                              f"({e})") from None
 
-    def _judged(self, path: str, st: Stamp | None, record: LogRecord) -> None:
-        """A log read now: a change since the state judged it is a finding (and one found
-        before stays); kept in the state unless it was not read at all."""
+    def _judged(self, path: str, st: Stamp | None, record: LogRecord,
+                known: Known | None) -> None:
+        """A log read now, which the state knew as ``known`` (None: not known): a change
+        since the state judged it is a finding (and one found before stays); kept in the
+        state unless it was not read at all."""
         if record.not_read or st is None:
             return
-        known = self.state.known(path)
         if known is not None:
             before = self.state.load(path, share=False)
             if path in self._was_counted():  # its old share leaves the totals
@@ -304,17 +305,18 @@ class Monitor:
                 if old_share is not None:
                     self._minus.append(old_share)
             old = [f for f in before.findings if f.kind == CHANGED_KIND]
-            digest = record.row.sha256
-            unsigned = any(f.kind in UNSIGNED_KINDS for f in before.findings)
-            if known[2] is not None and digest is not None and known[2].hex() != digest \
-                    and unsigned and grew(path, known[0], known[2], digest, self.trust):
-                self.grown.append(path)
-            elif known[2] is not None and digest is not None and known[2].hex() != digest:
-                old.append(FindingRow(path, CHANGED_KIND, "the log's bytes changed since the "
-                                      f"archive's state judged it (run {self._run_of(path)}): "
-                                      "judged again as it is now", None, None, None, None,
-                                      None))
-                self.changed.append(path)
+            before_digest, digest = known.digest, record.row.sha256
+            if before_digest is not None and digest is not None \
+                    and before_digest.hex() != digest:
+                if any(f.kind in UNSIGNED_KINDS for f in before.findings) \
+                        and grew(path, known.size, before_digest, digest, self.trust):
+                    self.grown.append(path)
+                else:
+                    old.append(FindingRow(
+                        path, CHANGED_KIND, "the log's bytes changed since the archive's "
+                        f"state judged it (run {self._run_of(path)}): judged again as it is "
+                        "now", None, None, None, None, None))
+                    self.changed.append(path)
             if old:
                 record.findings.extend(old)
                 record.row.add_findings(len(old))
@@ -565,5 +567,16 @@ def _subtract(total: Tally, share: Tally) -> None:
                 del mine[k]
 
 
-__all__ = ["CHANGED_KIND", "LOST_KIND", "MONITOR_KINDS", "RACY_NS", "Monitor", "grew",
-           "note_fixed_sample_only", "same_bytes", "settled", "stat_of", "state_json"]
+__all__ = [
+    "CHANGED_KIND",
+    "LOST_KIND",
+    "MONITOR_KINDS",
+    "RACY_NS",
+    "Monitor",
+    "bytes_now",
+    "grew",
+    "note_fixed_sample_only",
+    "settled",
+    "stat_of",
+    "state_json",
+]

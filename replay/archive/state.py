@@ -23,7 +23,7 @@ import itertools
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
@@ -81,6 +81,18 @@ CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT N
 
 _COLUMNS = ("path, size, mtime, digest, verdict, findings, record, figures, run, counted, "
             "tallied, play")  # the columns of format 3's logs table, in order
+
+
+class Known(NamedTuple):
+    """What the state knew of a log when it last judged it or checked its bytes."""
+
+    size: int
+    mtime: int  # nanoseconds (for a URL, a number made from its version)
+    ctime: int | None  # its change time (None: its bytes to be checked by the next run)
+    inode: int | None
+    digest: bytes | None  # the SHA-256 of its bytes
+    tallied: bool  # whether its deals were tallied (not read with --no-stats)
+    play: Any  # the fair-play options it was analysed with (None: not analysed)
 
 
 class StateError(ArchiveError):
@@ -265,30 +277,20 @@ class State:
 
     # ------------------------------------------------------------ logs --
 
-    def known(self, path: str) -> tuple[int, int, bytes | None] | None:
-        """The size, modification time and digest of the log at ``path`` when last read."""
-        row = self.db.execute("SELECT size, mtime, digest FROM logs WHERE at = ? AND "
-                              "path = ?", (path_at(path), path)).fetchone()
-        return None if row is None else (row[0], row[1], row[2])
-
-    def known_as_of(self, paths: Sequence[str], play: bool = False
-                    ) -> dict[str, tuple[int, int, bytes | None, bool, Any, int | None, Any]]:
-        """Per log of ``paths`` the state knows, :meth:`known`, whether its deals were
-        tallied, with ``play`` the fair-play options it was analysed with (None: not
-        analysed, or ``play`` false: not read), its change time (None: its bytes to be
-        checked) and its inode; a query 500 logs."""
-        out: dict[str, tuple[int, int, bytes | None, bool, Any, int | None, Any]] = {}
+    def known_as_of(self, paths: Sequence[str], play: bool = False) -> dict[str, Known]:
+        """Per log of ``paths`` the state knows, what it knew of it (:class:`Known`; with
+        ``play`` false, its fair-play options are not read); a query 500 logs."""
+        out: dict[str, Known] = {}
         wanted = set(paths)
         for part in query_parts(list({path_at(p) for p in wanted})):
             for row in self.db.execute(
-                    "SELECT path, size, mtime, digest, tallied, " + ("play" if play else "NULL")
-                    + ", ctime, inode FROM logs WHERE at IN (" + ", ".join("?" * len(part))
-                    + ")",
-                    part):
+                    "SELECT path, size, mtime, ctime, inode, digest, tallied, "
+                    + ("play" if play else "NULL") + " FROM logs WHERE at IN ("
+                    + ", ".join("?" * len(part)) + ")", part):
                 if row[0] in wanted:
-                    options = None if row[5] is None else self._play(row[0], row[5])[0]
-                    out[row[0]] = (row[1], row[2], row[3], bool(row[4]), options, row[6],
-                                   row[7])
+                    options = None if row[7] is None else self._play(row[0], row[7])[0]
+                    out[row[0]] = Known(row[1], row[2], row[3], row[4], row[5],
+                                        bool(row[6]), options)
         return out
 
     def play(self, path: str) -> Any:
@@ -479,8 +481,10 @@ class State:
                               (path_at(path), path)).fetchone()
         if row is None:
             return
-        ids = None if self._began is None else self._began[1]  # (rows counted_deals read)
-        read = ids is not None and row[3] not in self._after and row[3] in ids
+        ids = None if self._began is None else self._began[1]  # (rows counted_deals read,
+        at = 0 if ids is None else int(ids.searchsorted(row[3]))  # in order)
+        read = ids is not None and row[3] not in self._after and at < len(ids) \
+            and ids[at] == row[3]
         if row[4]:
             self._aside.append(row[:3])
             self._unsure |= ids is not None and not read
@@ -586,4 +590,4 @@ class State:
             self.db.close()
 
 
-__all__ = ["BUSY_WAIT", "FORMAT", "State", "StateError", "trust_digest"]
+__all__ = ["BUSY_WAIT", "FORMAT", "Known", "State", "StateError", "trust_digest"]
