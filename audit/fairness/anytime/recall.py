@@ -18,7 +18,6 @@ made in (:class:`DigestList`, the list the test extends), and asked as a set ove
 from __future__ import annotations
 
 import bisect
-import hashlib
 from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
@@ -26,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tarneeb.audit.fairness.nearrepeat import DEAL_BYTES
-from tarneeb.audit.fairness.tally import draw_digests
+from tarneeb.audit.fairness.tally import digest_bytes, draw_digests
 
 _BLOCK = 1 << 16  # deals hashed at once (their digests' bytes, 0.5 MB, let go after)
 DEAL = np.dtype(f"V{DEAL_BYTES}")
@@ -37,14 +36,11 @@ def deal_digests(deals: npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
     array of :data:`DEAL`), the same numbers, made a block at a time (no object kept a
     deal)."""
     out = np.empty(len(deals), dtype=np.uint64)
-    proto, size = hashlib.blake2b(digest_size=8), deals.dtype.itemsize
+    size = deals.dtype.itemsize
     for lo in range(0, len(deals), _BLOCK):
-        data, got = np.ascontiguousarray(deals[lo:lo + _BLOCK]).tobytes(), []
-        for j in range(0, len(data), size):
-            h = proto.copy()
-            h.update(data[j:j + size])
-            got.append(h.digest())
-        out[lo:lo + len(got)] = np.frombuffer(b"".join(got), dtype=">u8") >> np.uint64(1)
+        data = np.ascontiguousarray(deals[lo:lo + _BLOCK]).tobytes()
+        got = digest_bytes(data[j:j + size] for j in range(0, len(data), size))
+        out[lo:lo + len(got) // 8] = np.frombuffer(got, dtype=">u8") >> np.uint64(1)
     return out
 
 
