@@ -248,15 +248,6 @@ def placed_step(bets: list[float], seen: list[int], sizes: Sequence[int], width:
             seen[1 + gi * width + ii] += k
 
 
-def _log_weighted(terms: Iterable[tuple[float, float]], rest: float) -> float:
-    """``log(Σ w·e^x + rest)`` for (weight, log e-value) pairs and the weight ``rest`` of
-    bets not made yet (at 1)."""
-    logs = [math.log(w) + x for w, x in terms if w > 0]
-    if rest > 0:
-        logs.append(math.log(rest))
-    return _log_sum_exp(logs)
-
-
 def _log_sum_exp(logs: list[float]) -> float:
     """``log(Σ e^v)``, from the largest ``v`` (summed in the list's order)."""
     top = max(logs)
