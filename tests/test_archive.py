@@ -686,3 +686,30 @@ def test_ctrl_c_ends_an_audit_in_one_line_and_its_workers_say_nothing(
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
     assert (p.returncode, err, out) == (130, "tarneeb: interrupted\n", "")
+
+
+def test_ctrl_c_while_a_local_cluster_starts_is_not_lost(archives: dict[str, Path]) -> None:
+    """Ctrl-C pressed while a local Dask cluster starts (its worker processes being born,
+    the run's own process ignoring the signal so that they are born ignoring it) is held
+    until the cluster is up, then ends the run: exit 130, one line. (It was lost: the run
+    went on, here waiting for more paths on its standard input for ever.)"""
+    paths = sorted(str(p) for p in archives["proven"].iterdir())
+    p = subprocess.Popen([sys.executable, "-m", "tarneeb.cli.entry", "audit", "-",
+                          "--scheduler", "local:2"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        assert p.stdin is not None
+        p.stdin.write("\n".join(paths) + "\n")  # and left open: the run waits for more
+        p.stdin.flush()
+        deadline = time.monotonic() + 30
+        while not (_workers(p.pid) and _ignores_ctrl_c(p.pid)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _ignores_ctrl_c(p.pid), "the cluster's start was not caught"
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert (p.returncode, err, out) == (130, "tarneeb: interrupted\n", "")

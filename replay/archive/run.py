@@ -125,6 +125,12 @@ def local_cluster(workers: int) -> Iterator[Any]:
         raise ArchiveError("--scheduler needs dask.distributed: pip install "
                            "'tarneeb[cluster]'") from None
     with dask.config.set(QUIET_DASK), contextlib.ExitStack() as stack:
+        # multiprocessing's resource tracker, which each worker's start needs, started
+        # here: started by the cluster's own thread, it would unblock Ctrl-C there (it
+        # blocks it while it starts its process, then unblocks it), and a Ctrl-C
+        # pressed while the cluster starts would be that thread's, ignored, and lost
+        from multiprocessing import resource_tracker
+        resource_tracker.ensure_running()
         with interrupts_ignored():  # by the processes it starts (see there)
             # no dashboard; the scheduler's own web server on a port of its own (else
             # 8787, which a second audit at once finds taken, and says so)
@@ -142,9 +148,11 @@ def interrupts_ignored() -> Iterator[None]:
     handed out; a local Dask cluster's, as it starts): they are born ignoring it (an
     ignored signal stays so across their exec, and Python then leaves it so), and a
     Ctrl-C, sent to the whole process group, is then the run's own process's alone, which
-    ends the run in one line and lets them go. One pressed meanwhile is not seen (a
-    cluster's start takes a second or two): the next is. Only the main thread can set it:
-    elsewhere, nothing is done (a Dask worker restarted later ignores it from its preload,
+    ends the run in one line and lets them go. One pressed meanwhile (a cluster's start
+    takes a second or two) is held, not lost: the signal is also blocked, and a blocked
+    signal stays pending even while ignored (Linux), to be delivered once the handler is
+    back, when the processes are started. Only the main thread can set it: elsewhere,
+    nothing is done (a Dask worker restarted later ignores it from its preload,
     :func:`dask_setup`, on)."""
     import threading
 
@@ -152,10 +160,14 @@ def interrupts_ignored() -> Iterator[None]:
         yield
         return
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) \
+        if hasattr(signal, "pthread_sigmask") else None
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, before)
+        if blocked is not None:  # (a Ctrl-C held meanwhile is delivered now)
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def dask_setup(worker: Any) -> None:
