@@ -229,6 +229,11 @@ def register(app: "typer.Typer") -> None:
             help="With --state: read every log the state knew and compare its SHA-256, "
                  "whatever its size and times say (a log that changed is judged again "
                  "and is a finding).")] = False,
+        state_key: Annotated[Path | None, typer.Option(
+            "--state-key", metavar="KEYFILE",
+            help="With --state: the key FILE is sealed with (made when missing); default: "
+                 "state.key in the user's config directory. A FILE changed by anyone "
+                 "else, or sealed with another key, is refused.")] = None,
         require_proof: Annotated[bool, option("--require-proof")] = False,
         play: Annotated[bool, typer.Option(
             "--play",
@@ -264,7 +269,7 @@ def register(app: "typer.Typer") -> None:
         raise typer.Exit(run(
             paths, jobs, scheduler, as_json, tables, key, keys, root, report,
             skip_unreadable, alpha, state, removed, require_proof, play, play_sample,
-            no_stats, fixed_sample, checksum))
+            no_stats, fixed_sample, checksum, state_key))
 
 
 # new objects between two passes of the cyclic garbage collector during an audit (Python's
@@ -299,7 +304,8 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         skip_unreadable: bool = False, alpha: float = DEFAULT_ALPHA,
         state: Path | None = None, removed: list[str] | None = None,
         require_proof: bool = False, play: bool = False, play_sample: int | None = None,
-        no_stats: bool = False, fixed_sample: bool = False, checksum: bool = False) -> int:
+        no_stats: bool = False, fixed_sample: bool = False, checksum: bool = False,
+        state_key: Path | None = None) -> int:
     """The ``audit`` command (:func:`register` gives its options and help): its output,
     and its exit code."""
     one_blas_thread()
@@ -337,14 +343,21 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
 
             writer = TableWriter(tables)
         listed = expand_paths(paths, onerror=summary.add_unlisted)
-        if (removed or checksum) and state is None:
-            raise ArchiveError(f"{'--removed' if removed else '--checksum'} goes with --state")
+        alone = "--removed" if removed else "--checksum" if checksum else "--state-key"
+        if (removed or checksum or state_key) and state is None:
+            raise ArchiveError(f"{alone} goes with --state")
         if state is not None:
+            from tarneeb.audit.seal import SealKeyError
+            from tarneeb.audit.seal import state_key as read_key
             from tarneeb.replay.archive.monitor import Monitor
 
+            try:
+                sealing = read_key(state_key)
+            except SealKeyError as e:
+                raise ArchiveError(str(e)) from None
             monitor = Monitor(str(state), alpha, trust, removed or (), not no_stats,
                               play_options, tallies=fixed_sample or report is not None,
-                              checksum=checksum)
+                              checksum=checksum, key=sealing)
             chunks = monitor.chunks(listed, jobs, scheduler)
         else:
             chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,

@@ -14,7 +14,6 @@ True
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -142,32 +141,11 @@ def pinned_root(root: str | None) -> bytes | None:
 
 def default_keys_path() -> Path:
     """The user's keys file: ``keys.toml`` in tarneeb's config directory
-    (``~/.config/tarneeb`` on Linux, ``%APPDATA%\\tarneeb`` on Windows), as platformdirs
-    names it."""
-    config = _linux_config_home()
-    if config is not None:
-        return Path(config) / "tarneeb" / KEYS_FILE_NAME
-    from platformdirs import user_config_dir
+    (``~/.config/tarneeb`` on Linux, ``%APPDATA%\\tarneeb`` on Windows, as platformdirs
+    names it: :func:`tarneeb.audit.seal.config_home`)."""
+    from tarneeb.audit.seal import config_home
 
-    return Path(user_config_dir("tarneeb", appauthor=False, roaming=True)) / KEYS_FILE_NAME
-
-
-def _linux_config_home() -> str | None:
-    """The config directory platformdirs gives on Linux in the common case, found without
-    loading it (its import costs a one-log verify more than the replay): an absolute
-    ``$XDG_CONFIG_HOME``, else ``~/.config`` under an absolute ``$HOME``. ``None`` where
-    platformdirs decides: another system, Android, a relative or blank-padded
-    ``$XDG_CONFIG_HOME`` (which its versions read differently), a relative ``$HOME``."""
-    if sys.platform != "linux" or hasattr(sys, "getandroidapilevel") \
-            or "ANDROID_DATA" in os.environ:
-        return None
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
-    if xdg:
-        return xdg if xdg.startswith("/") and xdg == xdg.strip() else None
-    home = os.environ.get("HOME", "")
-    if not home.startswith("/") or home != home.strip():
-        return None
-    return os.path.expanduser("~/.config")
+    return config_home() / KEYS_FILE_NAME
 
 
 def platform_keys(keys: Path | None) -> dict[str, bytes] | None:

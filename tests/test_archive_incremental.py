@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 from cli_runner import run
-from test_archive_state import columns
+from test_archive_state import rows
 
+from tarneeb.audit.seal import state_key
 from tarneeb.replay.archive import state as state_module
 from tarneeb.replay.verify.trust import NOTHING
 from tarneeb.testing.archive import archive_log, write_archive
@@ -40,8 +41,7 @@ def tables(path: Path) -> dict[str, list[Any]]:
     logs' change times, which depend on how soon after a log was written a run read it)."""
     db = sqlite3.connect(path)
     try:
-        return {t: db.execute(f"SELECT {columns(db, t)} FROM {t} ORDER BY 1").fetchall()
-                for t in ("meta", "keys", "logs", "totals", "history", "evidence")}
+        return {t: rows(db, t) for t in ("meta", "keys", "logs", "totals", "history", "evidence")}
     finally:
         db.close()
 
@@ -92,7 +92,7 @@ def test_the_deals_of_the_counted_shares_are_read_alone(tmp_path: Path,
     write_archive(logs, 4, seed=SEED)
     state = tmp_path / "audit.state"
     assert audit(capsys, str(logs), "--state", str(state))[0] == 0
-    st = state_module.State(str(state), 0.05, NOTHING)
+    st = state_module.State(str(state), 0.05, NOTHING, state_key())
     try:
         deals = list(st.counted_deals())
         assert list(st.counted_deals()) == list(st.counted_deals(began=False)) == deals
@@ -175,7 +175,7 @@ def test_the_chunks_a_run_folds_in_do_not_change_what_it_says_or_keeps(
         for i in range(5, 8):
             name, data = archive_log(i, SEED)
             (logs / name).write_bytes(data)
-        st = state_module.State(str(state), 0.05, NOTHING)
+        st = state_module.State(str(state), 0.05, NOTHING, state_key())
         try:
             totals = {o: (dict(t.counts), dict(t.sums)) for o, t in st.totals().items()}
         finally:

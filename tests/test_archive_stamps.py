@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cli_runner import run
 from test_archive_incremental import audit, own_config_dir  # noqa: F401 (autouse fixture)
-from test_archive_state import renamed
+from test_archive_state import renamed, reseal
 
 from tarneeb.replay.archive import monitor as monitor_module
 from tarneeb.replay.archive import state as state_module
@@ -108,7 +108,7 @@ def test_checksum_reads_every_log_whatever_its_times_say(
     logs = tmp_path / "logs"
     db = sqlite3.connect(state)
     db.execute("UPDATE logs SET digest = ? WHERE path = ?", (bytes(32), str(paths[2])))
-    db.commit()
+    reseal(db)
     code, doc = audit(capsys, str(logs), "--state", str(state))
     assert code == 0 and doc["state"]["audited"] == 0
     code, doc = audit(capsys, str(logs), "--state", str(state), "--checksum")
@@ -119,11 +119,11 @@ def test_checksum_reads_every_log_whatever_its_times_say(
     assert code == 2 and not out and err.strip().endswith("--checksum goes with --state")
 
 
-def test_a_state_of_format_5_is_taken_up_and_each_log_checked_once(
+def test_a_state_of_format_5_is_taken_up_and_a_log_rewritten_found(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Format 5 kept no change time: taken up, each log's bytes are checked once (not
-    judged again), and a log rewritten with its times set back is found then."""
+    """Format 5 kept no change time (nor a seal): taken up, every log is judged again, and
+    a log rewritten with its times set back is found then."""
     monkeypatch.setattr(monitor_module, "RACY_NS", 0)
     paths, state = judged(tmp_path, capsys, 3)
     logs = tmp_path / "logs"
@@ -135,9 +135,9 @@ def test_a_state_of_format_5_is_taken_up_and_each_log_checked_once(
     rewrite_keeping_times(paths[0])
     code, after = audit(capsys, str(logs), "--state", str(state))
     assert code == 1 and after["state"]["changed"] == [str(paths[0])]
-    assert after["state"]["checked"] == 2 and after["state"]["audited"] == 1
+    assert after["state"]["checked"] == 0 and after["state"]["audited"] == 3
     assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
-        (str(state_module.FORMAT),) == ("6",)
+        (str(state_module.FORMAT),) == ("7",)
     assert db.execute("SELECT count(*) FROM logs WHERE ctime > 0").fetchone() == (3,)
     db.close()
 
@@ -307,7 +307,7 @@ def test_a_link_pointed_at_another_file_of_the_same_times_is_read(
     db = sqlite3.connect(state)
     db.execute("UPDATE logs SET ctime = ? WHERE path = ?",
                (os.stat(other).st_ctime_ns, str(paths[0])))
-    db.commit()
+    reseal(db)
     db.close()
     paths[0].unlink()
     paths[0].symlink_to(other)

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from cli_runner import run
 
+from tarneeb.audit.seal import state_key
 from tarneeb.replay.archive import state as state_module
 from tarneeb.replay.verify.trust import NOTHING
 from tarneeb.testing.alterations import EditableLog, rewrite
@@ -36,6 +37,15 @@ def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any], str]:
     code, out, err = run(capsys, "audit", "--json", "-j", "1", *argv)
     return code, json.loads(out) if out else {}, err
+
+
+def reseal(db: sqlite3.Connection) -> None:
+    """The state's seal made again with the user's state key, after a change made here to
+    test what a run checks once the seal holds (a state damaged by tarneeb itself, say)."""
+    st = object.__new__(state_module.State)
+    st.db, st._key = db, state_key()
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('seal', ?)", (st.seal(),))
+    db.commit()
 
 
 BATTERY = ("fairness", "families", "not_covered", "fixed_sample_flagged")
@@ -206,8 +216,12 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
     db.execute("ALTER TABLE logs RENAME COLUMN figures TO something_else")
     db.commit()
     code, _, err = audit(capsys, str(logs), "--state", str(state))
+    assert code == 2 and err.count("\n") == 1 and "its seal does not match its content" in err
+    reseal(db)
+    code, _, err = audit(capsys, str(logs), "--state", str(state))
     assert code == 2 and err.count("\n") == 1 and "not an audit state of this version" in err
     db.execute("ALTER TABLE logs RENAME COLUMN something_else TO figures")
+    reseal(db)
     code, _, err = audit(capsys, str(logs), "--state", str(state), "--alpha", "0.01")
     assert code == 2 and err.count("\n") == 1 and "--alpha 0.05" in err
     code, _, err = audit(capsys, str(logs), "--removed", "x")
@@ -231,6 +245,10 @@ def test_a_state_refuses_what_it_cannot_use_in_one_line(
         with sqlite3.connect(copy) as damaged:
             db.backup(damaged)
             damaged.execute(damage)
+        code, _, err = audit(capsys, str(logs), "--state", str(copy))
+        assert code == 2 and err.count("\n") == 1 and "its seal does not match" in err, damage
+        with sqlite3.connect(copy) as damaged:
+            reseal(damaged)
         code, _, err = audit(capsys, str(logs), "--state", str(copy))
         assert code == 2 and err.count("\n") == 1 and what in err, (damage, err)
     db.close()
@@ -289,7 +307,7 @@ def format_3_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     db = sqlite3.connect(state)
     fresh = db.execute(fresh_of).fetchall()
     keys = {i for (i,) in db.execute("SELECT id FROM keys")}
-    st = state_module.State(str(state), 0.05, NOTHING)
+    st = state_module.State(str(state), 0.05, NOTHING, state_key())
     totals = st.totals()
     shares = {p: st.share(p) for (p,) in db.execute("SELECT path FROM logs")}
     st.close()
@@ -359,8 +377,8 @@ def format_2_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 def test_a_state_of_format_1_is_taken_up(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """A state of format 1 (no ``tallied`` and ``play`` columns) is taken up as it is:
-    every log tallied, none analysed for play, nothing read again."""
+    """A state of format 1 (no ``tallied`` and ``play`` columns) is taken up: every log
+    tallied, none analysed for play; it has no seal, so every log is judged again."""
     state, before, _ = format_2_state(tmp_path, capsys)
     db = sqlite3.connect(state)
     db.execute("ALTER TABLE logs DROP COLUMN tallied")
@@ -368,7 +386,7 @@ def test_a_state_of_format_1_is_taken_up(tmp_path: Path, capsys: pytest.CaptureF
     db.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
     db.commit()
     code, after, _ = audit(capsys, str(tmp_path / "logs"), "--state", str(state))
-    assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
+    assert code == 0 and after["state"]["audited"] == 3 and after["state"]["kept"] == 0
     assert {k: v for k, v in after.items() if k != "state"} == \
         {k: v for k, v in before.items() if k != "state"}
     assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
@@ -382,8 +400,9 @@ def test_a_state_of_format_4_is_taken_up_as_it_is(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Format 4 wrote the suit patterns by position in each share, and its evidence of
-    version 2 every deal's digest: read as they are, the run says what it said, and the
-    state is format 6 with evidence of version 3 after it."""
+    version 2 every deal's digest: read as they are, the run says what it said (every log
+    judged again: the file has no seal), and the state is format 7 with evidence of
+    version 3 after it."""
     from tarneeb.audit.fairness.anytime.evidence import Evidence
     from tarneeb.audit.fairness.codec import unpack_value
     from tarneeb.replay.archive import shares
@@ -402,11 +421,11 @@ def test_a_state_of_format_4_is_taken_up_as_it_is(tmp_path: Path,
     db.commit()
     assert unpack_value(db.execute("SELECT state FROM evidence").fetchone()[0])[0] == 2
     code, after, _ = audit(capsys, str(logs), "--state", str(state))
-    assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
+    assert code == 0 and after["state"]["audited"] == 3 and after["state"]["kept"] == 0
     assert {k: v for k, v in after.items() if k != "state"} == \
         {k: v for k, v in before.items() if k != "state"}
     assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
-        (str(state_module.FORMAT),) == ("6",)
+        (str(state_module.FORMAT),) == ("7",)
     assert unpack_value(db.execute("SELECT state FROM evidence").fetchone()[0])[0] == 3
     db.close()
 
@@ -417,11 +436,11 @@ def test_a_state_of_format_2_or_3_is_taken_up(tmp_path: Path,
                                               version: int) -> None:
     """A state of format 2 or 3 is taken up in place: its shares and totals become those
     format 4 writes, bytes for bytes, the keys it no longer needs (values drawn, a match's
-    own keys) are deleted, and nothing is read again."""
+    own keys) are deleted; it has no seal, so every log is judged again."""
     state, before, (fresh, old_keys) = (format_2_state if version == 2 else
                                         format_3_state)(tmp_path, capsys)
     code, after, _ = audit(capsys, str(tmp_path / "logs"), "--state", str(state))
-    assert code == 0 and after["state"]["audited"] == 0 and after["state"]["kept"] == 3
+    assert code == 0 and after["state"]["audited"] == 3 and after["state"]["kept"] == 0
     assert {k: v for k, v in after.items() if k != "state"} == \
         {k: v for k, v in before.items() if k != "state"}
     db = sqlite3.connect(state)
@@ -481,12 +500,20 @@ def columns(db: sqlite3.Connection, table: str) -> str:
                      if (table, c) != ("logs", "ctime"))
 
 
+def rows(db: sqlite3.Connection, table: str) -> list[Any]:
+    """A table's rows (:func:`columns`), in order; the state's seal, made from every table,
+    change times included, left out of ``meta``."""
+    return db.execute(f"SELECT {columns(db, table)} FROM {table} "
+                      + ("WHERE key != 'seal' " if table == "meta" else "")
+                      + "ORDER BY 1").fetchall()
+
+
 def state_tables(path: str) -> dict[str, list[Any]]:
-    """Every table of a state file but the runs' and the logs' change times: what a run
-    wrote."""
+    """Every table of a state file but the runs', the logs' change times and the seal (made
+    from them): what a run wrote."""
     db = sqlite3.connect(path)
     try:
-        out = {t: db.execute(f"SELECT {columns(db, t)} FROM {t} ORDER BY 1").fetchall()
+        out = {t: rows(db, t)
                for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
                if t != "runs"}
         out["runs"] = db.execute("SELECT run, logs, audited, changed, lost, removed, "

@@ -51,6 +51,7 @@ from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.codec import CodecError
 from tarneeb.audit.fairness.tally import add_values
+from tarneeb.audit.seal import SealKeyError, state_key
 from tarneeb.replay.archive.audit import (
     CHUNK,
     ONE_JOB_CHUNK,
@@ -158,8 +159,12 @@ class Monitor:
     def __init__(self, state_path: str, alpha: float, trust: Trust = NOTHING,
                  removed: Sequence[str] = (), stats: bool = True,
                  play: PlayOptions | None = None, tallies: bool = True,
-                 checksum: bool = False) -> None:
-        self.state = State(state_path, alpha, trust)
+                 checksum: bool = False, key: bytes | None = None) -> None:
+        try:  # the state key's bytes (default: the user's, made when missing)
+            key = key if key is not None else state_key()
+        except SealKeyError as e:
+            raise StateError(str(e)) from None
+        self.state = State(state_path, alpha, trust, key)
         self.checksum = checksum  # every log's bytes checked, whatever its times say
         # whether the summary's tallies are made whole (the fixed-sample battery, the
         # report): else only the state's totals are, from its table and what changed

@@ -8,7 +8,8 @@ file's write lock for the whole run, so a second audit with the same file waits 
 little (``BUSY_WAIT``) and then refuses in one line; it never sees half a run.
 
 The tables (format ``FORMAT``, in ``meta``, with ``alpha``, fixed when the file is made,
-and ``trust``, a digest of what the user trusted) are described column by column in
+``trust``, a digest of what the user trusted, and ``seal``, :meth:`State.seal`: a run
+trusts nothing in a file whose seal is not its own) are described column by column in
 docs/ARCHIVE.md ("Auditing as the archive grows"): ``keys`` (each key of the tallies
 once, :mod:`tarneeb.audit.fairness.codec`), ``logs`` (per log its size, time, SHA-256,
 verdict, record, share, :func:`~tarneeb.replay.archive.shares.pack_share`, and whether
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
+from tarneeb.audit.seal import database_digest, same_seal, seal
 from tarneeb.replay.archive.paths import ArchiveError, path_at, query_parts, trust_digest
 from tarneeb.replay.archive.records import (
     LogRecord,
@@ -51,8 +53,9 @@ if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
 # positions' cells written (2 and 3 taken up: each share and the totals written again,
 # the keys no longer used deleted); 4: no suit pattern by position left to the deals
 # (taken up as it is: a share of format 4 is one of format 5); 5: no ``ctime`` and ``inode``
-# columns (NULL when taken up: the next run checks each log's bytes once)
-FORMAT = 6
+# columns (NULL when taken up: the next run checks each log's bytes once); 6: no seal (taken
+# up: its verdicts not trusted, every log judged again)
+FORMAT = 7
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from format 4 every key of three labels or more, so that a long label (a rule
 # set's distribution, 52 card names) is written once, not once a value
@@ -103,8 +106,8 @@ class State:
     """An open state file, its write lock held and a transaction begun until
     :meth:`commit` (or :meth:`close` without it, which leaves the file as it was)."""
 
-    def __init__(self, path: str, alpha: float, trust: Trust) -> None:
-        self.path = path
+    def __init__(self, path: str, alpha: float, trust: Trust, key: bytes) -> None:
+        self.path, self._key = path, key  # (key: the state key it is sealed with)
         try:
             self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None)
             # a file made now: pages of 8 KB (rows of about 1 KB), the pages a run freed
@@ -169,6 +172,11 @@ class State:
                              f"tarneeb reads ({FORMAT}): upgrade tarneeb")
         if version < 1:
             raise StateError(f"{self.path}: unknown state format {version}")
+        if tables and version >= 7 and not same_seal(meta.get("seal", ""), self.seal()):
+            raise StateError(f"{self.path}: its seal does not match its content (changed "
+                             "outside tarneeb, damaged, or sealed with another state key): "
+                             "start a new state, or give the key it was sealed with "
+                             "(--state-key)")
         if version == 1:  # format 1 read every log's deals and analysed no play
             self.db.execute("ALTER TABLE logs ADD COLUMN tallied INTEGER NOT NULL DEFAULT 1")
             self.db.execute("ALTER TABLE logs ADD COLUMN play BLOB")
@@ -193,7 +201,8 @@ class State:
                              f"{float(meta['alpha']):g}, fixed when it was made; a level "
                              "chosen after looking is no level (start a new state)")
         digest = trust_digest(trust)
-        self.retrust = meta.get("trust") != digest
+        # a state with no seal (format 6 or older): its verdicts are not trusted either
+        self.retrust = meta.get("trust") != digest or version < 7
         self.db.execute("UPDATE meta SET value = ? WHERE key = 'trust'", (digest,))
         self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
 
@@ -371,12 +380,7 @@ class State:
         last)."""
         if self._totals is not None:
             return self._totals
-        out = self._totals = {}
-        for origin, blob in self.db.execute("SELECT origin, tally FROM totals"):
-            try:
-                out[origin] = self._share(blob)
-            except (CodecError, zlib.error) as e:
-                raise StateError(f"{self.path}: its totals are damaged ({e})") from None
+        out = self._totals = self.totals_table()
         rows = self.db.execute("SELECT path, record, figures FROM logs WHERE counted = 1 "
                                "AND figures IS NOT NULL ORDER BY rowid")
         for path, record, figures in [*rows, *self._aside]:
@@ -528,9 +532,6 @@ class State:
         for (p,) in self.db.execute("SELECT path FROM logs ORDER BY path").fetchall():
             yield p
 
-    def __len__(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM logs").fetchone()[0])
-
     # ------------------------------------------------------------ evidence --
 
     def in_history_of(self, identities: Iterable[bytes | None]) -> set[bytes]:
@@ -569,9 +570,14 @@ class State:
                          counts["lost"], counts["removed"], counts["exit_code"]))
         try:
             self._give_back()
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('seal', ?)", (self.seal(),))
             self.db.execute("COMMIT")
         except sqlite3.Error as e:
             raise StateError(f"{self.path}: cannot save the state: {e}") from None
+
+    def seal(self) -> str:
+        """The state's seal as it is now (every table but the seal's row)."""
+        return seal(self._key, database_digest(self.db, ("meta", "key", "seal")))
 
     def _give_back(self) -> None:
         """The pages the run freed, given back (a file made in format 4 or later). Python's

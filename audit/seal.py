@@ -1,0 +1,159 @@
+"""A seal on a file of one's own: an HMAC-SHA256, under a key only its user holds, of the
+whole content of an SQLite database, so that a file changed by anyone else (or damaged)
+is told from one's own.
+
+``tarneeb audit --state FILE`` keeps verdicts it does not judge again: a state rewritten by
+someone else (a log's verdict set to clean, an evidence's wealth set low) or handed over
+by a platform would be a clean never proven. So the state carries a seal, made at each
+commit under the user's **state key** (32 bytes from :mod:`secrets`, in the user's
+config directory, ``state.key``, made when missing, readable by its owner alone), and a
+run checks it before it trusts anything in the file.
+
+The content is the database's schema and every table's rows, in the order of the table's
+first column (not of SQLite's row ids, which ``VACUUM`` may renumber): per query its
+text, then each row as msgpack (an integer, a float's 8 bytes, a string's
+UTF-8, surrogates kept, a blob's bytes: the same row is the same bytes on any machine),
+into SHA-256; the seal is ``HMAC-SHA256(key, "tarneeb-state-seal-v1" 0x00 digest)``, in hex.
+
+>>> import sqlite3
+>>> db = sqlite3.connect(":memory:")
+>>> _ = db.execute("CREATE TABLE t (a TEXT, b BLOB)")
+>>> _ = db.execute("INSERT INTO t VALUES ('x', x'00ff')")
+>>> key = bytes(32)
+>>> s = seal(key, database_digest(db, ("t", "a", "y")))
+>>> _ = db.execute("UPDATE t SET b = x'01ff'")
+>>> same_seal(s, seal(key, database_digest(db, ("t", "a", "y"))))
+False
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from tarneeb.audit.errors import AuditInputError
+
+SEAL_CONTEXT = b"tarneeb-state-seal-v1\x00"
+KEY_FILE_NAME = "state.key"
+KEY_BYTES = 32
+
+
+class SealKeyError(AuditInputError):
+    """The state key cannot be read or made."""
+
+
+def config_home() -> Path:
+    """tarneeb's config directory (``~/.config/tarneeb`` on Linux, ``%APPDATA%\\tarneeb``
+    on Windows, as platformdirs names it), where the user's keys file and state key are."""
+    config = linux_config_home()
+    if config is not None:
+        return Path(config) / "tarneeb"
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("tarneeb", appauthor=False, roaming=True))
+
+
+def linux_config_home() -> str | None:
+    """The config directory platformdirs gives on Linux in the common case, found without
+    loading it (its import costs a one-log verify more than the replay): an absolute
+    ``$XDG_CONFIG_HOME``, else ``~/.config`` under an absolute ``$HOME``. ``None`` where
+    platformdirs decides: another system, Android, a relative or blank-padded
+    ``$XDG_CONFIG_HOME`` (which its versions read differently), a relative ``$HOME``."""
+    if sys.platform != "linux" or hasattr(sys, "getandroidapilevel") \
+            or "ANDROID_DATA" in os.environ:
+        return None
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    if xdg:
+        return xdg if xdg.startswith("/") and xdg == xdg.strip() else None
+    home = os.environ.get("HOME", "")
+    if not home.startswith("/") or home != home.strip():
+        return None
+    return os.path.expanduser("~/.config")
+
+
+def state_key(path: Path | None = None) -> bytes:
+    """The state key in ``path`` (default: ``state.key`` in :func:`config_home`), made there
+    when missing: 32 bytes from :mod:`secrets`, written as 64 hex digits and a newline,
+    readable and writable by its owner alone, made at once or not at all (two runs making
+    it at once both use the one that won)."""
+    import secrets  # (here: a verify, which finds the config directory, needs it not)
+
+    path = path if path is not None else config_home() / KEY_FILE_NAME
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise SealKeyError(f"{path}: cannot read the state key: {e.strerror or e}") from None
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        made = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+        fd = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, secrets.token_bytes(KEY_BYTES).hex().encode() + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(made, path)  # (fails when another run made it first: then that one)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(made)
+        return _read_key(path)
+    except OSError as e:
+        raise SealKeyError(f"{path}: cannot make the state key: {e.strerror or e}") from None
+
+
+def _read_key(path: Path) -> bytes:
+    text = path.read_bytes()
+    try:
+        key = bytes.fromhex(text.decode("ascii").strip())
+    except (UnicodeDecodeError, ValueError):
+        key = b""
+    if len(key) != KEY_BYTES:
+        raise SealKeyError(f"{path}: not a state key ({2 * KEY_BYTES} hex digits)")
+    return key
+
+
+def database_digest(db: Any, left_out: tuple[str, str, str]) -> bytes:
+    """SHA-256 of the content of the SQLite database open on ``db``: its schema (each
+    object's type, name, table and SQL, by type and name), then each table's rows (by name;
+    the rows in the order of their first column, which the caller keeps unique), but the
+    row of the table ``left_out[0]`` whose column ``left_out[1]`` (its first) is
+    ``left_out[2]`` (where the seal is kept)."""
+    import msgpack
+
+    h = hashlib.sha256()
+    pack = msgpack.Packer(unicode_errors="surrogatepass").pack
+    queries: list[tuple[str, tuple[str, ...]]] = [
+        ("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name", ())]
+    for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                              "ORDER BY name").fetchall():
+        quoted = '"' + name.replace('"', '""') + '"'
+        queries.append((f"SELECT * FROM {quoted} ORDER BY 1", ()) if name != left_out[0]
+                       else (f"SELECT * FROM {quoted} WHERE {left_out[1]} IS NOT ? "
+                             "ORDER BY 1", (left_out[2],)))
+    for query, args in queries:
+        h.update(pack(query))
+        for row in db.execute(query, args):
+            h.update(pack(row))
+    return h.digest()
+
+
+def seal(key: bytes, digest: bytes) -> str:
+    """The seal of a content digest under ``key`` (hex)."""
+    return hmac.new(key, SEAL_CONTEXT + digest, hashlib.sha256).hexdigest()
+
+
+def same_seal(a: str, b: str) -> bool:
+    """Whether two seals are the same (compared in constant time)."""
+    return hmac.compare_digest(a.encode("ascii", "replace"), b.encode("ascii", "replace"))
+
+
+__all__ = ["KEY_FILE_NAME", "SEAL_CONTEXT", "SealKeyError", "config_home", "database_digest",
+           "linux_config_home", "same_seal", "seal", "state_key"]

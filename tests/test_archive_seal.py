@@ -1,0 +1,173 @@
+"""The archive state's seal: a run trusts nothing in a state file that is not its user's own
+as the last run left it (a verdict set to clean, a state handed over by someone else)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+from cli_runner import run
+from test_archive_incremental import audit, own_config_dir  # noqa: F401 (autouse fixture)
+from test_archive_state import reseal, state_tables
+
+from tarneeb.audit.seal import SealKeyError, state_key
+from tarneeb.replay.archive import monitor as monitor_module
+from tarneeb.replay.archive import state as state_module
+from tarneeb.replay.verify.trust import NOTHING
+from tarneeb.testing.archive import write_archive
+
+SEED = b"test archive seal"
+
+
+def with_a_bad_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                   ) -> tuple[Path, Path, Path]:
+    """Four logs, one with a broken signature, and a state that judged them (exit 1)."""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 4, seed=SEED)
+    data = bytearray(paths[2].read_bytes())
+    data[-10] ^= 1
+    paths[2].write_bytes(bytes(data))
+    state = tmp_path / "audit.state"
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 1 and doc["clean"] == 3
+    return logs, state, paths[2]
+
+
+def made_clean(state: Path, path: Path) -> None:
+    """The state's verdict on ``path`` rewritten as clean, its record and all (with
+    tarneeb's own code, as anyone can), its bytes, size and times untouched: what a
+    platform that can write the state would do to hide a log's findings."""
+    st = state_module.State(str(state), 0.05, NOTHING, state_key())
+    try:
+        record = st.load(str(path))
+        record.row.verdict, record.row.findings = "clean", 0
+        forged = dataclasses.replace(record, findings=[])
+        assert st.db.execute(
+            "UPDATE logs SET verdict = 'clean', findings = 0, record = ? WHERE path = ?",
+            (state_module.pack_record(forged, str(path), st.key_id), str(path))).rowcount == 1
+        st.db.execute("COMMIT")  # (not sealed again: that takes the user's key)
+    finally:
+        st.close()
+
+
+def test_a_verdict_rewritten_in_the_state_is_refused_not_trusted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log's verdict set to clean in the state (its bytes, size and times untouched, so
+    the log is not read again): the seal no longer matches, and the run refuses the
+    state in one line, exit 2, leaving it as it was. (Without the seal: "All 4 logs are
+    clean", exit 0.)"""
+    logs, state, bad = with_a_bad_log(tmp_path, capsys)
+    made_clean(state, bad)
+    before = state_tables(str(state))
+    code, out, err = run(capsys, "audit", str(logs), "--state", str(state))
+    assert code == 2 and not out and err.count("\n") == 1
+    assert "its seal does not match its content" in err and "--state-key" in err
+    assert state_tables(str(state)) == before
+
+
+def test_a_state_sealed_with_another_key_is_refused_and_taken_with_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The state key is the user's (made in the config directory when missing, 64 hex
+    digits, readable by its owner alone): another user's run refuses the state; given the
+    key it was sealed with (``--state-key``) it goes on."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 2, seed=SEED)
+    state = tmp_path / "audit.state"
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    mine = tmp_path / "empty-config" / "tarneeb" / "state.key"
+    assert stat.S_IMODE(os.stat(mine).st_mode) == 0o600
+    assert len(bytes.fromhex(mine.read_text())) == 32
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "another-user"))
+    code, _, err = run(capsys, "audit", str(logs), "--state", str(state))
+    assert code == 2 and "its seal does not match its content" in err
+    code, doc = audit(capsys, str(logs), "--state", str(state), "--state-key", str(mine))
+    assert code == 0 and doc["state"]["kept"] == 2 and doc["state"]["audited"] == 0
+    # a key file that is not one: one line
+    bad = tmp_path / "bad.key"
+    bad.write_text("not a key\n")
+    code, _, err = run(capsys, "audit", str(logs), "--state", str(state), "--state-key",
+                         str(bad))
+    assert code == 2 and err.count("\n") == 1 and "not a state key (64 hex digits)" in err
+    code, _, err = run(capsys, "audit", str(logs), "--state-key", str(mine))
+    assert code == 2 and err.strip().endswith("--state-key goes with --state")
+
+
+def test_a_state_without_a_seal_is_taken_up_and_every_log_judged_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A state of format 6 or older has no seal: its verdicts cannot be told from a
+    forgery, so it is taken up with every log judged again (a verdict rewritten in it
+    does not hold), and sealed; the run after trusts it."""
+    logs, state, bad = with_a_bad_log(tmp_path, capsys)
+    made_clean(state, bad)
+    with sqlite3.connect(state) as db:
+        db.execute("DELETE FROM meta WHERE key = 'seal'")
+        db.execute("UPDATE meta SET value = '6' WHERE key = 'format'")
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 1 and doc["clean"] == 3 and doc["state"]["audited"] == 4
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 1 and doc["clean"] == 3 and doc["state"]["audited"] == 0
+    # a sealed format with its seal taken away is not an unsealed format
+    with sqlite3.connect(state) as db:
+        db.execute("DELETE FROM meta WHERE key = 'seal'")
+    code, _, err = run(capsys, "audit", str(logs), "--state", str(state))
+    assert code == 2 and "its seal does not match its content" in err
+
+
+def test_the_seal_holds_across_vacuum_and_covers_every_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The state made again by SQLite (``VACUUM`` with another page size, as
+    docs/ARCHIVE.md shows: row ids may be numbered anew) keeps its seal; a change to any
+    table, to the schema (a trigger added) or to a log's change time breaks it."""
+    monkeypatch.setattr(monitor_module, "RACY_NS", 0)
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    state = tmp_path / "audit.state"
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    db = sqlite3.connect(state, isolation_level=None)
+    for pragma in ("journal_mode=DELETE", "page_size=4096", "auto_vacuum=NONE"):
+        db.execute(f"PRAGMA {pragma}")
+    db.execute("VACUUM")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.close()
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and doc["state"]["kept"] == 3
+    sound = tmp_path / "sound.state"
+    with sqlite3.connect(state) as db, sqlite3.connect(sound) as copy:
+        db.backup(copy)
+    changes = ["UPDATE logs SET ctime = ctime + 1 WHERE rowid = (SELECT min(rowid) FROM logs)",
+               "UPDATE history SET log_e = log_e / 2",
+               "UPDATE runs SET exit_code = 1",
+               "INSERT INTO keys VALUES (NULL, x'00')",
+               "UPDATE meta SET value = '0.050' WHERE key = 'alpha'",
+               "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM history; END"]
+    for change in changes:
+        copy = tmp_path / "changed.state"
+        copy.unlink(missing_ok=True)
+        with sqlite3.connect(sound) as db, sqlite3.connect(copy) as changed:
+            db.backup(changed)
+            changed.execute(change)
+        code, _, err = run(capsys, "audit", str(logs), "--state", str(copy))
+        assert code == 2 and "its seal does not match its content" in err, change
+    # the same change sealed again with the user's key (what only the user can do) holds
+    with sqlite3.connect(copy) as changed:
+        changed.execute("DROP TRIGGER t")
+        reseal(changed)
+    assert audit(capsys, str(logs), "--state", str(copy))[0] == 0
+
+
+def test_the_state_key_is_made_once_and_kept(tmp_path: Path) -> None:
+    """Two calls give the same key; the file is made whole or not at all (nothing else
+    left beside it), and a path where it cannot be is one error naming it."""
+    path = tmp_path / "keys" / "state.key"
+    key = state_key(path)
+    assert len(key) == 32 and state_key(path) == key
+    assert not [p for p in path.parent.iterdir() if p.name != "state.key"]
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(SealKeyError, match=r"a-file/state\.key: cannot read the state key"):
+        state_key(tmp_path / "a-file" / "state.key")
