@@ -657,6 +657,30 @@ def _ignores_ctrl_c(pid: int) -> bool:
     return bool(int(status.split("SigIgn:")[1].split()[0], 16) >> (signal.SIGINT - 1) & 1)
 
 
+def _ctrl_c(paths: list[str], options: tuple[str, ...], ready: Any) -> tuple[int, str, str]:
+    """An audit of ``paths`` read from its standard input (left open: the run waits for
+    more), sent Ctrl-C as a terminal sends it (to the whole process group) once
+    ``ready(pid)`` holds: its exit code, standard error and output."""
+    p = subprocess.Popen([sys.executable, "-m", "tarneeb.cli.entry", "audit", "-", *options],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        assert p.stdin is not None
+        p.stdin.write("\n".join(paths) + "\n")
+        p.stdin.flush()
+        deadline = time.monotonic() + 30
+        while not ready(p.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert ready(p.pid), "the moment to press Ctrl-C was not caught"
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    return p.returncode, err, out
+
+
 @pytest.mark.parametrize("workers", [("-j", "2"), ("--scheduler", "local:2")])
 def test_ctrl_c_ends_an_audit_in_one_line_and_its_workers_say_nothing(
         archives: dict[str, Path], workers: tuple[str, str]) -> None:
@@ -664,52 +688,19 @@ def test_ctrl_c_ends_an_audit_in_one_line_and_its_workers_say_nothing(
     local processes or a local Dask cluster's: the run ends with exit code 130 and the one
     line "tarneeb: interrupted"; no worker says anything (a traceback of its own)."""
     # three times over (a path listed again is read again): two chunks of 32 for the
-    # workers, the third left waiting for more
+    # workers, the third left waiting for more; pressed once the workers are up and the
+    # run's own process is past the cluster's start (where it holds Ctrl-C back)
     paths = sorted(str(p) for p in archives["proven"].iterdir()) * 3
-    p = subprocess.Popen([sys.executable, "-m", "tarneeb.cli.entry", "audit", "-", *workers],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, start_new_session=True)
-    try:
-        assert p.stdin is not None
-        p.stdin.write("\n".join(paths) + "\n")  # and left open: the run waits for more
-        p.stdin.flush()
-        deadline = time.monotonic() + 30
-        while len(_workers(p.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        # and the run's own process past the cluster's start (where it ignores Ctrl-C)
-        while _ignores_ctrl_c(p.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        os.killpg(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-    assert (p.returncode, err, out) == (130, "tarneeb: interrupted\n", "")
+    assert _ctrl_c(paths, workers, lambda pid: len(_workers(pid)) >= 2
+                   and not _ignores_ctrl_c(pid)) == (130, "tarneeb: interrupted\n", "")
 
 
 def test_ctrl_c_while_a_local_cluster_starts_is_not_lost(archives: dict[str, Path]) -> None:
     """Ctrl-C pressed while a local Dask cluster starts (its worker processes being born,
     the run's own process ignoring the signal so that they are born ignoring it) is held
     until the cluster is up, then ends the run: exit 130, one line. (It was lost: the run
-    went on, here waiting for more paths on its standard input for ever.)"""
+    went on to its end, exit 0.)"""
     paths = sorted(str(p) for p in archives["proven"].iterdir())
-    p = subprocess.Popen([sys.executable, "-m", "tarneeb.cli.entry", "audit", "-",
-                          "--scheduler", "local:2"],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, start_new_session=True)
-    try:
-        assert p.stdin is not None
-        p.stdin.write("\n".join(paths) + "\n")  # and left open: the run waits for more
-        p.stdin.flush()
-        deadline = time.monotonic() + 30
-        while not (_workers(p.pid) and _ignores_ctrl_c(p.pid)) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert _ignores_ctrl_c(p.pid), "the cluster's start was not caught"
-        os.killpg(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-    assert (p.returncode, err, out) == (130, "tarneeb: interrupted\n", "")
+    assert _ctrl_c(paths, ("--scheduler", "local:2"),
+                   lambda pid: bool(_workers(pid)) and _ignores_ctrl_c(pid)) == \
+        (130, "tarneeb: interrupted\n", "")
