@@ -313,3 +313,35 @@ def test_a_link_pointed_at_another_file_of_the_same_times_is_read(
     paths[0].symlink_to(other)
     code, doc = audit(capsys, str(logs), "--state", str(state))
     assert code == 1 and doc["state"]["changed"] == [str(paths[0])]
+
+
+def test_a_store_whose_tags_do_not_change_with_the_bytes_has_them_checked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A store that says only times of an object (here fsspec's store in memory: the time
+    it was made; SFTP's and FTP's, in seconds) cannot tell a log rewritten from the one
+    judged: every run checks the bytes of its logs (kept when they are the same), and a
+    log rewritten with its time set back is judged again and is a finding. (It was kept
+    as clean.)"""
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    paths = write_archive(tmp_path / "logs", 3, seed=SEED)
+    root = f"/stamps-{tmp_path.name}"
+    for p in paths:
+        fs.pipe(f"{root}/{p.name}", p.read_bytes())
+    state = str(tmp_path / "memory.state")
+    try:
+        assert audit(capsys, f"memory://{root}", "--state", state)[0] == 0
+        code, doc = audit(capsys, f"memory://{root}", "--state", state)
+        assert code == 0 and doc["state"]["kept"] == 3 and doc["state"]["checked"] == 3
+        name = f"{root}/{paths[1].name}"
+        made = fs.store[name].created
+        data = bytearray(fs.cat(name))
+        data[-10] ^= 1
+        fs.pipe(name, bytes(data))
+        fs.store[name].created = made
+        code, doc = audit(capsys, f"memory://{root}", "--state", state)
+        assert code == 1 and doc["state"]["changed"] == [f"memory://{name}"]
+        assert doc["state"]["audited"] == 1 and doc["state"]["checked"] == 2
+    finally:
+        fs.rm(root, recursive=True)

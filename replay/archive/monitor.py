@@ -97,12 +97,19 @@ Stamp = tuple[int, int, int, int]
 _VERSION_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId",
                  "version_id", "mtime", "LastModified", "last_modified", "updated",
                  "created", "ino")
+# those that change whenever the bytes do: a hash of them, a number the store gives each
+# write; or a local file's change time and inode (file://). A store that gives only times
+# (SFTP, FTP, a store of memory: in seconds, perhaps, and set back at will) or nothing
+# has each log's bytes checked at every run, as --checksum does
+_CONTENT_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId", "version_id")
 
 
 def stat_of(path: str) -> Stamp | None:
-    """A log's size, modification time, change time (nanoseconds) and inode (for a URL, a
-    number made from what the store says of the object's version, ``_VERSION_TAGS``, 0 and
-    0), or None when it cannot be asked."""
+    """A log's size, modification time, change time (nanoseconds) and inode, or None when
+    it cannot be asked. For a URL: its size, a number made from what the store says of the
+    object's version (``_VERSION_TAGS``), its change time (a local file's, ``created``; 0
+    for a store whose tags change with the bytes; -1 for one whose tags do not, whose
+    bytes are then checked by every run), and 0."""
     if "://" in path:
         try:
             import fsspec
@@ -112,8 +119,11 @@ def stat_of(path: str) -> Stamp | None:
         except (ImportError, OSError, ValueError):
             return None
         tag = repr([(k, str(info[k])) for k in _VERSION_TAGS if info.get(k) is not None])
+        change = 0 if any(info.get(k) is not None for k in _CONTENT_TAGS) else -1
+        if change and info.get("ino") and isinstance(info.get("created"), (int, float)):
+            change = int(info["created"] * 1e9)
         return int(info.get("size") or 0), int.from_bytes(
-            hashlib.sha256(tag.encode()).digest()[:7], "big"), 0, 0
+            hashlib.sha256(tag.encode()).digest()[:7], "big"), change, 0
     try:
         st = os.stat(path)
     except OSError:
@@ -262,7 +272,8 @@ class Monitor:
         if st is None or known is None or self.state.retrust or not self._read_enough(
                 known.tallied, known.play) or st[0] != known.size:
             return False
-        if not self.checksum and st[1:] == (known.mtime, known.ctime, known.inode):
+        if not self.checksum and st[2] >= 0 and st[1:] == (known.mtime, known.ctime,
+                                                            known.inode):
             return True
         data = bytes_now(path, self.trust)
         if known.digest is None or data is None or hashlib.sha256(data).digest() != known.digest:
