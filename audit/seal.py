@@ -106,7 +106,8 @@ def state_key(path: Path | None = None) -> bytes:
             os.unlink(made)
         return _read_key(path)
     except OSError as e:
-        raise SealKeyError(f"{path}: cannot make the state key: {e.strerror or e}") from None
+        raise SealKeyError(f"{path}: cannot make the state key: {e.strerror or e} (the key "
+                           "that seals a state; --state-key names another)") from None
 
 
 def _read_key(path: Path) -> bytes:
