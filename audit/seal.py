@@ -10,7 +10,7 @@ config directory, ``state.key``, made when missing, readable by its owner alone)
 run checks it before it trusts anything in the file.
 
 The content is the database's schema and every table's rows, in the order of the table's
-first column (not of SQLite's row ids, which ``VACUUM`` may renumber): per query its
+columns (not of SQLite's row ids, which ``VACUUM`` may renumber): per query its
 text, then each row as msgpack (an integer, a float's 8 bytes, a string's
 UTF-8, surrogates kept, a blob's bytes: the same row is the same bytes on any machine),
 into SHA-256; the seal is ``HMAC-SHA256(key, "tarneeb-state-seal-v1" 0x00 digest)``, in hex.
@@ -124,7 +124,7 @@ def _read_key(path: Path) -> bytes:
 def database_digest(db: Any, left_out: tuple[str, str, str]) -> bytes:
     """SHA-256 of the content of the SQLite database open on ``db``: its schema (each
     object's type, name, table and SQL, by type and name), then each table's rows (by name;
-    the rows in the order of their first column, which the caller keeps unique), but the
+    the rows in the order of their columns, the first first), but the
     row of the table ``left_out[0]`` whose column ``left_out[1]`` (its first) is
     ``left_out[2]`` (where the seal is kept)."""
     import msgpack
@@ -136,9 +136,11 @@ def database_digest(db: Any, left_out: tuple[str, str, str]) -> bytes:
     for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
                               "ORDER BY name").fetchall():
         quoted = '"' + name.replace('"', '""') + '"'
-        queries.append((f"SELECT * FROM {quoted} ORDER BY 1", ()) if name != left_out[0]
+        order = ", ".join(str(i + 1) for i in range(len(
+            db.execute(f"SELECT * FROM {quoted} LIMIT 0").description)))
+        queries.append((f"SELECT * FROM {quoted} ORDER BY {order}", ()) if name != left_out[0]
                        else (f"SELECT * FROM {quoted} WHERE {left_out[1]} IS NOT ? "
-                             "ORDER BY 1", (left_out[2],)))
+                             f"ORDER BY {order}", (left_out[2],)))
     for query, args in queries:
         h.update(pack(query))
         for row in db.execute(query, args):
