@@ -107,10 +107,12 @@ def test_a_state_without_a_seal_is_taken_up_and_every_log_judged_again(
     with sqlite3.connect(state) as db:
         db.execute("DELETE FROM meta WHERE key = 'seal'")
         db.execute("UPDATE meta SET value = '6' WHERE key = 'format'")
-    code, doc = audit(capsys, str(logs), "--state", str(state))
-    assert code == 1 and doc["clean"] == 3 and doc["state"]["audited"] == 4
+    code, out, _ = run(capsys, "audit", str(logs), "--state", str(state))
+    assert code == 1 and "3 of 4 logs are clean" in out and "4 logs read" in out
+    assert "The state had no seal" in out and "every log it knew was judged again" in out
     code, doc = audit(capsys, str(logs), "--state", str(state))
     assert code == 1 and doc["clean"] == 3 and doc["state"]["audited"] == 0
+    assert doc["state"]["judged_again"] is None
     # a sealed format with its seal taken away is not an unsealed format
     with sqlite3.connect(state) as db:
         db.execute("DELETE FROM meta WHERE key = 'seal'")

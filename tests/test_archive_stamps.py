@@ -157,6 +157,7 @@ def test_another_release_judges_every_log_again(
     monkeypatch.setattr(tarneeb, "__version__", "99.0.0")
     code, doc = audit(capsys, str(logs), "--state", state)
     assert code == 0 and doc["state"]["audited"] == 3 and doc["state"]["kept"] == 0
+    assert doc["state"]["judged_again"] == "another trust or release"
     assert audit(capsys, str(logs), "--state", state)[1]["state"]["audited"] == 0
 
 

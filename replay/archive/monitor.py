@@ -473,7 +473,9 @@ class Monitor:
             "changed_count": len(self.changed), "grown": self.grown[:20],
             "grown_count": len(self.grown),
             "lost": self.lost[:20], "removed": self.removed[:20],
-            "removed_count": len(self.removed)}
+            "removed_count": len(self.removed),
+            # why every log the state knew was judged again (None: it was not)
+            "judged_again": self.state.retrust if self.state.run > 1 else None}
         # the deals the shares counted now keep are left out of the evidence's bytes:
         # the next run's _earlier_deals gives them back (the hands seen let go first)
         if not same:

@@ -201,8 +201,9 @@ class State:
                              f"{float(meta['alpha']):g}, fixed when it was made; a level "
                              "chosen after looking is no level (start a new state)")
         digest = trust_digest(trust)
-        # a state with no seal (format 6 or older): its verdicts are not trusted either
-        self.retrust = meta.get("trust") != digest or version < 7
+        # why every log is judged again (None: it is not); a state with no seal, format 6
+        self.retrust = "no seal" if version < 7 else "another trust or release" if meta.get(
+            "trust", digest) != digest else None  # or older: its verdicts are not trusted
         self.db.execute("UPDATE meta SET value = ? WHERE key = 'trust'", (digest,))
         self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
 

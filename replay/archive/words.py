@@ -111,6 +111,12 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
                if m.get("checked") else "")
     lines = [f"State {m.get('file')}, run {m.get('run')}: {count(m.get('audited', 0), 'log')} "
              f"read, {count(m.get('kept', 0), 'log')} as the state knew them{checked}."]
+    if m.get("judged_again"):
+        lines.append({"no seal": "The state had no seal (made before tarneeb sealed its "
+                                 "states): every log it knew was judged again, and it is "
+                                 "sealed now."}.get(m["judged_again"], "The state was made "
+                      "under another trust, policy or release: every log it knew was "
+                      "judged again."))
     if m.get("grown_count"):
         lines.append(f"{count(m['grown_count'], 'log')} grew since the state judged "
                      "them (the bytes judged then unchanged at their start: judged again, "
