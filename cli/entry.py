@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> None:
     missing optional module ends it in one line naming what installs it (exit 2)."""
     try:
         _main(argv)
+    except KeyboardInterrupt:  # (Ctrl-C as the command's modules load: nothing begun yet)
+        sys.stderr.write("tarneeb: interrupted\n")
+        sys.exit(130)
     except ModuleNotFoundError as e:
         top = (e.name or "").split(".")[0]
         if top not in INSTALLS:
