@@ -444,7 +444,9 @@ def test_a_season_match_shows_its_season_proof_checked(chromium, page_file, tmp_
 
 def test_a_blind_log_shows_its_progress_deal_by_deal(chromium, page_file, tmp_path):
     """A log dealt blind takes seconds a deal to check in the browser: the page says which
-    deal it is checking while it works, then gives the verdict as for any log."""
+    deal it is checking while it works (each text it shows is recorded as it is set: a
+    poll of the page, which works between deals only, may come too late for one), then
+    gives the verdict as for any log."""
     from tarneeb.replay.server.blind import play_blind_match
 
     log = tmp_path / "three.tlog"
@@ -452,9 +454,19 @@ def test_a_blind_log_shows_its_progress_deal_by_deal(chromium, page_file, tmp_pa
     assert len(parse_log(log.read_bytes()).hands) == 3
     with chromium.open(page_file) as opened:
         p = opened.page
+        p.evaluate("""() => {
+            window.shown = [];
+            const verdict = document.querySelector("#verdict");
+            new MutationObserver(() => {
+                const progress = verdict.querySelector(".progress");
+                if (progress && progress.textContent) window.shown.push(progress.textContent);
+            }).observe(verdict, {subtree: true, childList: true, characterData: true});
+        }""")
         p.set_input_files("#log", str(log))
-        p.locator("#verdict", has_text="Checking deal 2 of 3").wait_for()
         assert _verdict_now(p)["verdict"] == "clean"
+        shown = list(dict.fromkeys(p.evaluate("window.shown")))  # (each once, in order)
+        assert shown == ["Checking deal 1 of 3…", "Checking deal 2 of 3…",
+                         "Checking deal 3 of 3…"]
         assert "Checking deal" not in p.locator("#verdict").inner_text()
         assert opened.errors == [] and opened.requests == []
 
