@@ -32,6 +32,7 @@ import hashlib
 import hmac
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,58 @@ KEY_BYTES = 32
 
 class SealKeyError(AuditInputError):
     """The state key cannot be read or made."""
+
+
+class RolledBackError(AuditInputError):
+    """A state older than its last run that this key noted: a copy put back."""
+
+
+RUNS_DIR = "state-runs"  # beside the key: per state, its last run and seal
+
+
+@dataclass(frozen=True, slots=True)
+class Sealer:
+    """A state's key, and where its last run is noted (``state-runs/`` beside the key, a file
+    named by the SHA-256 of the state's real path: its run number and seal), so that an
+    older copy of the state put back, validly sealed, is told from it."""
+
+    key: bytes
+    record: Path
+
+    @classmethod
+    def of(cls, state: str, key_file: Path | None = None) -> Sealer:
+        """The sealer of the state at ``state`` with the key in ``key_file`` (default:
+        the user's, :func:`state_key`)."""
+        key_file = key_file if key_file is not None else config_home() / KEY_FILE_NAME
+        name = hashlib.sha256(os.fsencode(os.path.realpath(state))).hexdigest()[:32]
+        return cls(state_key(key_file), key_file.parent / RUNS_DIR / name)
+
+    def check(self, state: str, run: int, sealed: str) -> None:
+        """Refuse the state at ``state`` (its last run ``run``, sealed ``sealed``; 0: a state
+        made now) when a later run of it was noted, or the same run with another seal."""
+        if run == 0:
+            return
+        try:
+            noted, seal_then = self.record.read_text("ascii").split()
+            last = int(noted)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return  # none noted (the end of this run notes it)
+        if run < last or (run == last and not same_seal(sealed, seal_then)):
+            raise RolledBackError(
+                f"{state}: this state is older than its last run (run {last}; it holds run "
+                f"{run}): a copy put back, which would take logs judged since as new; if you "
+                f"restored it from a backup, delete {self.record} and run again")
+
+    def note(self, run: int, sealed: str) -> None:
+        """Note the state's run ``run`` and seal, after its commit (whole or not at all; a
+        note that cannot be written leaves the last one, which only an older copy fails)."""
+        try:
+            self.record.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            made = self.record.with_name(f".{self.record.name}.{os.getpid()}")
+            made.write_text(f"{run} {sealed}\n", "ascii")
+            os.replace(made, self.record)
+        except OSError:
+            pass
 
 
 def config_home() -> Path:
@@ -158,5 +211,6 @@ def same_seal(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode("ascii", "replace"), b.encode("ascii", "replace"))
 
 
-__all__ = ["KEY_FILE_NAME", "SEAL_CONTEXT", "SealKeyError", "config_home", "database_digest",
-           "linux_config_home", "same_seal", "seal", "state_key"]
+__all__ = ["KEY_FILE_NAME", "RUNS_DIR", "SEAL_CONTEXT", "RolledBackError", "SealKeyError",
+           "Sealer", "config_home", "database_digest", "linux_config_home", "same_seal", "seal",
+           "state_key"]

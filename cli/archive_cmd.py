@@ -347,17 +347,11 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         if (removed or checksum or state_key) and state is None:
             raise ArchiveError(f"{alone} goes with --state")
         if state is not None:
-            from tarneeb.audit.seal import SealKeyError
-            from tarneeb.audit.seal import state_key as read_key
             from tarneeb.replay.archive.monitor import Monitor
 
-            try:
-                sealing = read_key(state_key)
-            except SealKeyError as e:
-                raise ArchiveError(str(e)) from None
             monitor = Monitor(str(state), alpha, trust, removed or (), not no_stats,
                               play_options, tallies=fixed_sample or report is not None,
-                              checksum=checksum, key=sealing)
+                              checksum=checksum, key_file=state_key)
             chunks = monitor.chunks(listed, jobs, scheduler)
         else:
             chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,

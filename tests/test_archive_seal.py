@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import sqlite3
 import stat
 from pathlib import Path
@@ -107,6 +108,7 @@ def test_a_state_without_a_seal_is_taken_up_and_every_log_judged_again(
     with sqlite3.connect(state) as db:
         db.execute("DELETE FROM meta WHERE key = 'seal'")
         db.execute("UPDATE meta SET value = '6' WHERE key = 'format'")
+    shutil.rmtree(tmp_path / "empty-config" / "tarneeb" / "state-runs")  # (none: made before)
     code, out, _ = run(capsys, "audit", str(logs), "--state", str(state))
     assert code == 1 and "3 of 4 logs are clean" in out and "4 logs read" in out
     assert "The state had no seal" in out and "every log it knew was judged again" in out
@@ -173,3 +175,34 @@ def test_the_state_key_is_made_once_and_kept(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("")
     with pytest.raises(SealKeyError, match=r"a-file/state\.key: cannot read the state key"):
         state_key(tmp_path / "a-file" / "state.key")
+
+
+def test_an_older_copy_of_the_state_put_back_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A copy of the state from an earlier run, put back, is validly sealed (it is the
+    user's own) but would take the logs judged since as new (one rewritten and re-signed
+    since: clean, with no changed-log finding). Each commit notes its run beside the key:
+    an older copy is refused in one line naming the note (to delete after a real restore
+    from a backup); a state made anew at the same path starts afresh."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 3, seed=SEED)
+    state, older = tmp_path / "audit.state", tmp_path / "older.state"
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    with sqlite3.connect(state) as db, sqlite3.connect(older) as copy:
+        db.backup(copy)
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    with sqlite3.connect(older) as copy, sqlite3.connect(state) as db:
+        copy.backup(db)  # put back
+    code, out, err = run(capsys, "audit", str(logs), "--state", str(state))
+    assert code == 2 and not out and err.count("\n") == 1
+    assert "older than its last run (run 2; it holds run 1)" in err
+    note = tmp_path / "empty-config" / "tarneeb" / "state-runs"
+    assert str(note) in err
+    shutil.rmtree(note)  # restored from a backup on purpose
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and doc["state"]["run"] == 2
+    for f in tmp_path.glob("audit.state*"):
+        f.unlink()
+    code, doc = audit(capsys, str(logs), "--state", str(state))
+    assert code == 0 and doc["state"]["run"] == 1
+    assert audit(capsys, str(logs), "--state", str(state))[1]["state"]["run"] == 2

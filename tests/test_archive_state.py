@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from cli_runner import run
 
-from tarneeb.audit.seal import state_key
+from tarneeb.audit.seal import Sealer, state_key
 from tarneeb.replay.archive import state as state_module
 from tarneeb.replay.verify.trust import NOTHING
 from tarneeb.testing.alterations import EditableLog, rewrite
@@ -40,12 +40,15 @@ def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str
 
 
 def reseal(db: sqlite3.Connection) -> None:
-    """The state's seal made again with the user's state key, after a change made here to
-    test what a run checks once the seal holds (a state damaged by tarneeb itself, say)."""
+    """The state's seal made again with the user's state key, and its last run noted so,
+    after a change made here to test what a run checks once the seal holds (a state
+    damaged by tarneeb itself, say)."""
     st = object.__new__(state_module.State)
     st.db, st._key = db, state_key()
-    db.execute("INSERT OR REPLACE INTO meta VALUES ('seal', ?)", (st.seal(),))
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('seal', ?)", (sealed := st.seal(),))
     db.commit()
+    path = next(f for _, name, f in db.execute("PRAGMA database_list") if name == "main")
+    Sealer.of(path).note(db.execute("SELECT max(run) FROM runs").fetchone()[0], sealed)
 
 
 BATTERY = ("fairness", "families", "not_covered", "fixed_sample_flagged")

@@ -18,13 +18,10 @@ and folded as a full audit folds its chunks, so the verdict, the counts, the fin
 are those of a full audit of every log.
 
 With ``--no-stats`` a run keeps the logs' verdicts, findings and counts and tallies no
-deal (the evidence stands still); a later run with the statistics reads again the logs
-read without them. With ``--play`` each clean log's fair-play record (the fair-play
-module's :class:`~tarneeb.replay.fairplay.MatchPlay`, with the options it was analysed
-with) is kept too, so a run analyses only logs new, changed or not analysed before, and
-folds every record, kept or new, in the order of the listing as a full ``--play`` audit
-does.
-
+deal (the evidence stands still); a later run with the statistics reads them again. With
+``--play`` each clean log's fair-play record (:class:`~tarneeb.replay.fairplay.MatchPlay`,
+with the options it was analysed with) is kept too: a run analyses only logs new, changed
+or not analysed before, and folds every record in the order of the listing.
 A log the state knows that the listing no longer gives is **lost**: a finding naming it
 (exit 1), run after run, unless ``--removed PATTERN`` (a glob on the path, or the path)
 says it was removed on purpose; then it is reported as removed and forgotten.
@@ -45,13 +42,14 @@ import itertools
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.codec import CodecError
 from tarneeb.audit.fairness.tally import add_values
-from tarneeb.audit.seal import SealKeyError, state_key
+from tarneeb.audit.seal import RolledBackError, Sealer, SealKeyError
 from tarneeb.replay.archive.audit import (
     CHUNK,
     ONE_JOB_CHUNK,
@@ -97,19 +95,17 @@ Stamp = tuple[int, int, int, int]
 _VERSION_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId",
                  "version_id", "mtime", "LastModified", "last_modified", "updated",
                  "created", "ino")
-# those that change whenever the bytes do: a hash of them, a number the store gives each
-# write; or a local file's change time and inode (file://). A store that gives only times
-# (SFTP, FTP, a store of memory: in seconds, perhaps, and set back at will) or nothing
+# those that change whenever the bytes do (a hash of them, a number the store gives each
+# write); a store that gives none (only times: SFTP, FTP, in seconds and set back at will)
 # has each log's bytes checked at every run, as --checksum does
 _CONTENT_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId", "version_id")
 
 
 def stat_of(path: str) -> Stamp | None:
     """A log's size, modification time, change time (nanoseconds) and inode, or None when
-    it cannot be asked. For a URL: its size, a number made from what the store says of the
-    object's version (``_VERSION_TAGS``), its change time (a local file's, ``created``; 0
-    for a store whose tags change with the bytes; -1 for one whose tags do not, whose
-    bytes are then checked by every run), and 0."""
+    it cannot be asked. For a URL: its size, a number made from the store's ``_VERSION_TAGS``,
+    its change time (``created`` for file://; 0 for a store whose tags change with the
+    bytes; -1: none do, the bytes are checked by every run), and 0."""
     if "://" in path:
         try:
             import fsspec
@@ -169,12 +165,17 @@ class Monitor:
     def __init__(self, state_path: str, alpha: float, trust: Trust = NOTHING,
                  removed: Sequence[str] = (), stats: bool = True,
                  play: PlayOptions | None = None, tallies: bool = True,
-                 checksum: bool = False, key: bytes | None = None) -> None:
-        try:  # the state key's bytes (default: the user's, made when missing)
-            key = key if key is not None else state_key()
+                 checksum: bool = False, key_file: Path | None = None) -> None:
+        try:  # the state key (default: the user's, made when missing)
+            self.sealer = Sealer.of(state_path, key_file)
         except SealKeyError as e:
             raise StateError(str(e)) from None
-        self.state = State(state_path, alpha, trust, key)
+        self.state = State(state_path, alpha, trust, self.sealer.key)
+        try:  # an older copy of the state put back: refused
+            self.sealer.check(state_path, self.state.run - 1, self.state.sealed)
+        except RolledBackError as e:
+            self.state.close()
+            raise StateError(str(e)) from None
         self.checksum = checksum  # every log's bytes checked, whatever its times say
         # whether the summary's tallies are made whole (the fixed-sample battery, the
         # report): else only the state's totals are, from its table and what changed
@@ -473,8 +474,7 @@ class Monitor:
             "changed_count": len(self.changed), "grown": self.grown[:20],
             "grown_count": len(self.grown),
             "lost": self.lost[:20], "removed": self.removed[:20],
-            "removed_count": len(self.removed),
-            # why every log the state knew was judged again (None: it was not)
+            "removed_count": len(self.removed),  # judged_again: why every log was (or None)
             "judged_again": self.state.retrust if self.state.run > 1 else None}
         # the deals the shares counted now keep are left out of the evidence's bytes:
         # the next run's _earlier_deals gives them back (the hands seen let go first)
@@ -483,10 +483,10 @@ class Monitor:
             self.state.set_evidence(self.evidence.to_bytes(self.state.counted_deals(
                 began=False)))
         at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        self.state.commit(at, {"logs": summary.logs, "audited": self.audited,
-                               "changed": len(self.changed), "lost": len(self.lost),
-                               "removed": len(self.removed),
-                               "exit_code": summary.verdict_code(None)})
+        self.sealer.note(self.state.run, self.state.commit(at, {
+            "logs": summary.logs, "audited": self.audited, "changed": len(self.changed),
+            "lost": len(self.lost), "removed": len(self.removed),
+            "exit_code": summary.verdict_code(None)}))
 
     def history(self) -> list[float]:
         return self.state.history()

@@ -47,14 +47,11 @@ from tarneeb.replay.verify.trust import Trust  # (trust_digest: of the paths mod
 if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
     from tarneeb.audit.fairness.anytime.recall import DealsSeen
 
-# 1: no ``tallied`` and ``play`` columns (taken up: every log tallied, none played); 2: the
-# values drawn (the repeat tests') kept whole, each a key of its own; 3: the values drawn
-# and the keys of one match alone in the totals too, deals in 20 bytes, the card
-# positions' cells written (2 and 3 taken up: each share and the totals written again,
-# the keys no longer used deleted); 4: no suit pattern by position left to the deals
-# (taken up as it is: a share of format 4 is one of format 5); 5: no ``ctime`` and ``inode``
-# columns (NULL when taken up: the next run checks each log's bytes once); 6: no seal (taken
-# up: its verdicts not trusted, every log judged again)
+# taken up, each: 1 had no ``tallied`` and ``play`` columns (every log tallied, none played);
+# 2 kept the values drawn whole, a key each, 3 them and a match's own keys in the totals,
+# deals in 20 bytes, the cells written (each share and the totals written again, the keys
+# no longer used deleted); 4 left no suit pattern by position to the deals (as it is); 5 had
+# no ``ctime`` and ``inode`` (NULL); 6 no seal (every log judged again: none trusted)
 FORMAT = 7
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from format 4 every key of three labels or more, so that a long label (a rule
@@ -172,7 +169,8 @@ class State:
                              f"tarneeb reads ({FORMAT}): upgrade tarneeb")
         if version < 1:
             raise StateError(f"{self.path}: unknown state format {version}")
-        if tables and version >= 7 and not same_seal(meta.get("seal", ""), self.seal()):
+        self.sealed = meta.get("seal", "")  # (as read: its last run's)
+        if tables and version >= 7 and not same_seal(self.sealed, self.seal()):
             raise StateError(f"{self.path}: its seal does not match its content (changed "
                              "outside tarneeb, damaged, or sealed with another state key): "
                              "start a new state, or give the key it was sealed with "
@@ -564,15 +562,17 @@ class State:
 
     # ------------------------------------------------------------ the run --
 
-    def commit(self, at: str, counts: dict[str, int]) -> None:
-        """The run's row, then the run's whole work, at once."""
+    def commit(self, at: str, counts: dict[str, int]) -> str:
+        """The run's row, then the run's whole work, at once; the seal it was saved with."""
         self.db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (self.run, at, counts["logs"], counts["audited"], counts["changed"],
                          counts["lost"], counts["removed"], counts["exit_code"]))
         try:
             self._give_back()
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('seal', ?)", (self.seal(),))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('seal', ?)", (
+                sealed := self.seal(),))
             self.db.execute("COMMIT")
+            return sealed
         except sqlite3.Error as e:
             raise StateError(f"{self.path}: cannot save the state: {e}") from None
 
