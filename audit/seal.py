@@ -47,10 +47,6 @@ class SealKeyError(AuditInputError):
     """The state key cannot be read or made."""
 
 
-class RolledBackError(AuditInputError):
-    """A state older than its last run that this key noted: a copy put back."""
-
-
 RUNS_DIR = "state-runs"  # beside the key: per state, its last run and seal
 
 
@@ -58,7 +54,8 @@ RUNS_DIR = "state-runs"  # beside the key: per state, its last run and seal
 class Sealer:
     """A state's key, and where its last run is noted (``state-runs/`` beside the key, a file
     named by the SHA-256 of the state's real path: its run number and seal), so that an
-    older copy of the state put back, validly sealed, is told from it."""
+    older copy of the state put back, validly sealed, is told from it (and said: a copy
+    restored on purpose, from a backup or for a test, is one too)."""
 
     key: bytes
     record: Path
@@ -71,21 +68,19 @@ class Sealer:
         name = hashlib.sha256(os.fsencode(os.path.realpath(state))).hexdigest()[:32]
         return cls(state_key(key_file), key_file.parent / RUNS_DIR / name)
 
-    def check(self, state: str, run: int, sealed: str) -> None:
-        """Refuse the state at ``state`` (its last run ``run``, sealed ``sealed``; 0: a state
-        made now) when a later run of it was noted, or the same run with another seal."""
+    def older(self, run: int, sealed: str) -> int | None:
+        """The last run noted of the state, when the state (its last run ``run``, sealed
+        ``sealed``; 0: a state made now) is older: a later run was noted, or the same run
+        with another seal; else None."""
         if run == 0:
-            return
+            return None
         try:
             noted, seal_then = self.record.read_text("ascii").split()
             last = int(noted)
         except (OSError, ValueError, UnicodeDecodeError):
-            return  # none noted (the end of this run notes it)
-        if run < last or (run == last and not same_seal(sealed, seal_then)):
-            raise RolledBackError(
-                f"{state}: this state is older than its last run (run {last}; it holds run "
-                f"{run}): a copy put back, which would take logs judged since as new; if you "
-                f"restored it from a backup, delete {self.record} and run again")
+            return None  # none noted (the end of this run notes it)
+        return last if run < last or (run == last and not same_seal(sealed, seal_then)) \
+            else None
 
     def note(self, run: int, sealed: str) -> None:
         """Note the state's run ``run`` and seal, after its commit (whole or not at all; a
@@ -211,6 +206,6 @@ def same_seal(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode("ascii", "replace"), b.encode("ascii", "replace"))
 
 
-__all__ = ["KEY_FILE_NAME", "RUNS_DIR", "SEAL_CONTEXT", "RolledBackError", "SealKeyError",
+__all__ = ["KEY_FILE_NAME", "RUNS_DIR", "SEAL_CONTEXT", "SealKeyError",
            "Sealer", "config_home", "database_digest", "linux_config_home", "same_seal", "seal",
            "state_key"]

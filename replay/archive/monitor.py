@@ -49,7 +49,7 @@ from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.codec import CodecError
 from tarneeb.audit.fairness.tally import add_values
-from tarneeb.audit.seal import RolledBackError, Sealer, SealKeyError
+from tarneeb.audit.seal import Sealer, SealKeyError
 from tarneeb.replay.archive.audit import (
     CHUNK,
     ONE_JOB_CHUNK,
@@ -171,11 +171,8 @@ class Monitor:
         except SealKeyError as e:
             raise StateError(str(e)) from None
         self.state = State(state_path, alpha, trust, self.sealer.key)
-        try:  # an older copy of the state put back: refused
-            self.sealer.check(state_path, self.state.run - 1, self.state.sealed)
-        except RolledBackError as e:
-            self.state.close()
-            raise StateError(str(e)) from None
+        # an older copy of the state put back: its last run noted, said (None: not older)
+        self.older = self.sealer.older(self.state.run - 1, self.state.sealed)
         self.checksum = checksum  # every log's bytes checked, whatever its times say
         # whether the summary's tallies are made whole (the fixed-sample battery, the
         # report): else only the state's totals are, from its table and what changed
@@ -475,7 +472,9 @@ class Monitor:
             "grown_count": len(self.grown),
             "lost": self.lost[:20], "removed": self.removed[:20],
             "removed_count": len(self.removed),  # judged_again: why every log was (or None)
-            "judged_again": self.state.retrust if self.state.run > 1 else None}
+            "judged_again": self.state.retrust if self.state.run > 1 else None,
+            "older_than_run": self.older,
+            **({"run_noted_in": str(self.sealer.record)} if self.older else {})}
         # the deals the shares counted now keep are left out of the evidence's bytes:
         # the next run's _earlier_deals gives them back (the hands seen let go first)
         if not same:

@@ -111,6 +111,12 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
                if m.get("checked") else "")
     lines = [f"State {m.get('file')}, run {m.get('run')}: {count(m.get('audited', 0), 'log')} "
              f"read, {count(m.get('kept', 0), 'log')} as the state knew them{checked}."]
+    if m.get("older_than_run"):
+        lines.append(f"The state is older than the run noted of it (run {m['older_than_run']}; "
+                     f"it held run {m.get('run', 1) - 1}): an older copy put back? It took the "
+                     "logs judged since as new (one rewritten since got no changed-log "
+                     "finding). Keep the state, and its backups, where only you can write "
+                     f"(the run noted: {m.get('run_noted_in')}).")
     if m.get("judged_again"):
         lines.append({"no seal": "The state had no seal (made before tarneeb sealed its "
                                  "states): every log it knew was judged again, and it is "
