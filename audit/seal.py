@@ -84,7 +84,7 @@ class Sealer:
 
     def note(self, run: int, sealed: str) -> None:
         """Note the state's run ``run`` and seal, after its commit (whole or not at all; a
-        note that cannot be written leaves the last one, which only an older copy fails)."""
+        note that cannot be written leaves the last one in place)."""
         try:
             self.record.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             made = self.record.with_name(f".{self.record.name}.{os.getpid()}")
