@@ -472,7 +472,7 @@ class Monitor:
             "grown_count": len(self.grown),
             "lost": self.lost[:20], "removed": self.removed[:20],
             "removed_count": len(self.removed),  # judged_again: why every log was (or None)
-            "judged_again": self.state.retrust if self.state.run > 1 else None,
+            "judged_again": self.state.retrust,
             "older_than_run": self.older,
             **({"run_noted_in": str(self.sealer.record)} if self.older else {})}
         # the deals the shares counted now keep are left out of the evidence's bytes:

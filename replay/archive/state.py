@@ -151,12 +151,13 @@ class State:
 
     def _open(self, alpha: float, trust: Trust) -> None:
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
+        digest = trust_digest(trust)  # (a file made now: made under it, nothing to judge again)
         if not tables:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     self.db.execute(statement)
             self.db.executemany("INSERT INTO meta VALUES (?, ?)", [
-                ("format", str(FORMAT)), ("alpha", repr(alpha)), ("trust", "")])
+                ("format", str(FORMAT)), ("alpha", repr(alpha)), ("trust", digest)])
         if "meta" not in tables and tables:
             raise StateError(f"{self.path}: not an audit state (no meta table)")
         meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
@@ -198,10 +199,9 @@ class State:
             raise StateError(f"{self.path}: this state flags evidence at --alpha "
                              f"{float(meta['alpha']):g}, fixed when it was made; a level "
                              "chosen after looking is no level (start a new state)")
-        digest = trust_digest(trust)
         # why every log is judged again (None: it is not); a state with no seal, format 6
         self.retrust = "no seal" if version < 7 else "another trust or release" if meta.get(
-            "trust", digest) != digest else None  # or older: its verdicts are not trusted
+            "trust") != digest else None  # or older: its verdicts are not trusted
         self.db.execute("UPDATE meta SET value = ? WHERE key = 'trust'", (digest,))
         self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
 
