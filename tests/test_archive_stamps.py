@@ -210,6 +210,35 @@ def test_a_log_still_being_written_grows_and_a_rewritten_start_is_a_change(
     assert full_code == 0 and full["clean"] == 3 and doc["clean"] == 1
 
 
+def test_a_match_still_being_played_joins_the_evidence_whole_when_its_log_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log that stops before its end record may grow: its match is not in the evidence
+    (said, and counted in ``state.waiting``) until a run finds the log whole; then it
+    advances the evidence once, with every deal, as a state made on the finished archive
+    does. Before, it advanced with the deals first seen, and those it gained were in no
+    e-process. (Deals recorded: a log of deals proven by seeds proves none before its end
+    record reveals the seed.)"""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 4, seed=SEED, recorded=True)
+    whole = paths[-1].read_bytes()
+    paths[-1].write_bytes(whole[:len(whole) * 2 // 3])  # the last match still being played
+    state = str(tmp_path / "audit.state")
+    for _ in range(2):  # read, then kept as it was: waiting both times
+        code, doc = audit(capsys, str(logs), "--state", state)
+        assert code == 1 and doc["findings_by_kind"]["cut-short"] == 1
+        assert doc["evidence"]["matches"] == 3 and doc["state"]["waiting"] == 1
+    code, out, _ = run(capsys, "audit", str(logs), "--state", state)
+    assert "1 match not in the evidence yet: its log stops before the end record" in out
+    paths[-1].write_bytes(whole)  # finished
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and doc["state"]["grown"] == [str(paths[-1])]
+    assert doc["state"]["waiting"] == 0 and doc["evidence"]["matches"] == 4
+    _, fresh = audit(capsys, str(logs), "--state", str(tmp_path / "fresh.state"))
+    assert doc["evidence"] == fresh["evidence"]
+    code, doc = audit(capsys, str(logs), "--state", state)  # advanced once only
+    assert code == 0 and doc["evidence"] == fresh["evidence"] and not doc["state"]["grown"]
+
+
 def test_an_object_rewritten_with_its_times_set_back_is_a_change(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Over a URL (fsspec) the stamp is made from all the store says of the object's

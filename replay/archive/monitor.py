@@ -27,10 +27,9 @@ A log the state knows that the listing no longer gives is **lost**: a finding na
 says it was removed on purpose; then it is reported as removed and forgotten.
 
 The evidence (:mod:`tarneeb.audit.fairness.anytime`) advances once per match, the first
-time the state sees the match (a copy or another log of a match seen before adds
-nothing), so however often one looks, the chance a fair archive is ever flagged stays
-at most ``alpha``.
-"""
+time the state sees its log whole (a log that stops before its end record waits: it may
+grow; a copy or another log of a match seen before adds nothing), so however often one
+looks, the chance a fair archive is ever flagged stays at most ``alpha``."""
 
 from __future__ import annotations
 
@@ -60,7 +59,7 @@ from tarneeb.replay.archive.audit import (
     run_chunks,
 )
 from tarneeb.replay.archive.paths import read_url
-from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of
+from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
 from tarneeb.replay.archive.shares import _drawn, _own
 from tarneeb.replay.archive.state import Known, State, StateError
 from tarneeb.replay.verify.trust import NOTHING, Trust
@@ -205,12 +204,11 @@ class Monitor:
         # chunks carry no tallies: the summary's are not made)
         self._added: dict[str, _Sum] = {}
         self._put: set[str] = set()  # the logs written anew this run
-        self.audited = self.kept = self.checked = 0
+        # waiting: the matches whose logs stop before their end record (not advanced yet)
+        self.audited = self.kept = self.checked = self.waiting = 0
         self.began = time.time_ns()
-        self.changed: list[str] = []
         self.grown: list[str] = []  # logs whose bytes judged before are the start of now's
-        self.lost: list[str] = []
-        self.removed: list[str] = []
+        self.changed, self.lost, self.removed = list[str](), list[str](), list[str]()
 
     def chunks(self, listed: Iterable[str], jobs: int | None = None, scheduler: Any = None,
                chunk_size: int = CHUNK) -> Iterator[Chunk]:
@@ -351,7 +349,7 @@ class Monitor:
             self._old_counted = self.state.counted()
         return self._old_counted
 
-    _old_counted: set[str] | None = None
+    _old_counted: set[str] | None = None  # (read once, before any log is written anew)
 
     def fold(self, summary: ArchiveSummary, chunk: Chunk) -> None:
         """Fold ``chunk`` into ``summary``; each match the state sees for the first time
@@ -374,6 +372,9 @@ class Monitor:
             if not self.tallies and fresh is not None:
                 self._added.setdefault(m.deals, _Sum(totals=True)).add(fresh)
             if not self.stats or identity is None or identity in seen or identity in known:
+                continue
+            if unfinished(records[i]):  # its log may yet grow: it advances when whole
+                self.waiting += 1
                 continue
             seen.add(identity)
             if share_kept:  # the first log of its match now, not before (rare)
@@ -469,11 +470,10 @@ class Monitor:
             "file": self.state.path, "run": self.state.run, "audited": self.audited,
             "kept": self.kept, "checked": self.checked, "changed": self.changed[:20],
             "changed_count": len(self.changed), "grown": self.grown[:20],
-            "grown_count": len(self.grown),
-            "lost": self.lost[:20], "removed": self.removed[:20],
-            "removed_count": len(self.removed),  # judged_again: why every log was (or None)
-            "judged_again": self.state.retrust,
-            "older_than_run": self.older,
+            "grown_count": len(self.grown), "waiting": self.waiting, "lost": self.lost[:20],
+            "removed": self.removed[:20], "removed_count": len(self.removed),
+            # judged_again: why every log was (or None)
+            "judged_again": self.state.retrust, "older_than_run": self.older,
             **({"run_noted_in": str(self.sealer.record)} if self.older else {})}
         # the deals the shares counted now keep are left out of the evidence's bytes:
         # the next run's _earlier_deals gives them back (the hands seen let go first)

@@ -37,6 +37,7 @@ from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
 from tarneeb.replay.archive.claims import Claim
 from tarneeb.replay.archive.endings import Ending
 from tarneeb.replay.archive.seen import snapshot
+from tarneeb.replay.verify.ending import NO_END_RECORD
 
 if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
     from tarneeb.replay.fairplay import MatchPlay
@@ -114,6 +115,14 @@ def share_of(keys: tuple[list[Any], list[Any]], after: Any, before: Any) -> Tall
         into.update(dict(zip(map(keys[k].__getitem__, at.tolist()), now[at].tolist(),
                                    strict=True)))
     return t
+
+
+def unfinished(record: LogRecord) -> bool:
+    """Whether ``record``'s log stops before its end record (a ``cut-short`` finding): its
+    match may still be going on, its log to grow by more deals. Such a match advances the
+    evidence when a run finds its log whole, with all its deals: once, as every match."""
+    return any(f.kind == "cut-short" and f"dealing attempts, {NO_END_RECORD}" in f.message
+               for f in record.findings)
 
 
 def chunk_of(records: Iterable[LogRecord], tallies: bool = True) -> Chunk:

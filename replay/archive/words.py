@@ -127,6 +127,11 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
         lines.append(f"{count(m['grown_count'], 'log')} grew since the state judged "
                      "them (the bytes judged then unchanged at their start: judged again, "
                      "no finding): " + ", ".join(m["grown"]) + ".")
+    if m.get("waiting"):
+        lines.append(f"{count(m['waiting'], 'match')} not in the evidence yet: "
+                     f"{'its log stops' if m['waiting'] == 1 else 'their logs stop'} before "
+                     "the end record (cut-short), and the match joins the evidence, with all "
+                     "its deals, when a run finds its log whole.")
     if m.get("changed_count"):
         lines.append(f"{count(m['changed_count'], 'log')} changed since the state judged "
                      "them (a finding each, kept): " + ", ".join(m["changed"]) + ".")

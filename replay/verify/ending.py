@@ -28,6 +28,9 @@ from tarneeb.replay.rules.engine import MatchState, Phase
 from tarneeb.replay.verify.findings import Verdict
 
 TEAM_NAMES = ("team 0+2", "team 1+3")
+# in a ``cut-short`` finding's message: the log stops before its end record (its match may
+# still be going on: its log may yet grow, deals and all)
+NO_END_RECORD = "without its end record"
 
 
 def team_name(team: int | None) -> str:
@@ -48,9 +51,9 @@ def check_end(log: ParsedLog, state: MatchState, v: Verdict, at_last_move: bool)
         cut = log.cut_short
         at = cut.offset if cut is not None and cut.offset is not None else log.size
         what = cut.message if cut is not None else f"cut at byte {at}: the log ends"
-        v.add("cut-short", f"{what}, after {len(log.hands)} dealing attempts, without its "
-              "end record" + (f" (hand {last.deal_number} stops after {_moves(last)})"
-                             if last is not None and not last.closed else ""), offset=at)
+        v.add("cut-short", f"{what}, after {len(log.hands)} dealing attempts, {NO_END_RECORD}"
+              + (f" (hand {last.deal_number} stops after {_moves(last)})"
+                 if last is not None and not last.closed else ""), offset=at)
         return
     if log.cut_short is not None:
         v.add("cut-short", f"{log.cut_short.message}, after the end record",
