@@ -237,6 +237,23 @@ def test_a_match_still_being_played_joins_the_evidence_whole_when_its_log_is(
     assert doc["evidence"] == fresh["evidence"]
     code, doc = audit(capsys, str(logs), "--state", state)  # advanced once only
     assert code == 0 and doc["evidence"] == fresh["evidence"] and not doc["state"]["grown"]
+    # one still being played, then rewritten whole: a change, and in the evidence once
+    cut = paths[0].read_bytes()
+    paths[0].write_bytes(cut[:len(cut) // 2])
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert doc["state"]["changed"] == [str(paths[0])] and doc["state"]["waiting"] == 0
+    assert doc["evidence"]["matches"] == 4  # (its match was in the evidence already)
+    other = tmp_path / "other"
+    later = write_archive(other, 6, seed=SEED, recorded=True)[5]
+    whole = later.read_bytes()
+    later.write_bytes(whole[:len(whole) // 2])
+    shutil.copy(later, logs / later.name)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert doc["state"]["waiting"] == 1 and doc["evidence"]["matches"] == 4
+    (logs / later.name).write_bytes(renamed(whole, SEED))
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert doc["state"]["changed"] == [str(logs / later.name)] and code == 1
+    assert doc["state"]["waiting"] == 0 and doc["evidence"]["matches"] == 5
 
 
 def test_an_object_rewritten_with_its_times_set_back_is_a_change(
