@@ -30,9 +30,9 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
   (target: at most a quarter of the full audit); of the first run with the state, and of
   a run after the incremental one that finds nothing new; the least any incremental run
   costs (the run that finds nothing new, plus judging the 200 new logs: an audit of them
-  that tallies no deal, less one of a single log, its start-up), the part of the incremental run that no
-  speed of the statistics takes away; the peak resident memory of
-  each; and the state's size per log (target: about 1 KB). ``scale`` (not part of a
+  that tallies no deal, less one of a single log, its start-up), the part of the
+  incremental run that no speed of the statistics takes away; the peak resident memory
+  of each; and the state's size per log (target: about 1 KB). ``scale`` (not part of a
   whole run: some five minutes) does the same at 20,000 logs, 200 of them new.
 
 Run as a script (``python bench/bench_monitor.py [ARCHIVES] [PART]``, PART one of

@@ -216,8 +216,8 @@ def test_a_match_still_being_played_joins_the_evidence_whole_when_its_log_is(
     (said, and counted in ``state.waiting``) until a run finds the log whole; then it
     advances the evidence once, with every deal, as a state made on the finished archive
     does. Before, it advanced with the deals first seen, and those it gained were in no
-    e-process. (Deals recorded: a log of deals proven by seeds proves none before its end
-    record reveals the seed.)"""
+    e-process. A log of deals proven by seeds proves none before its end record reveals
+    the seed (nothing tallied yet): its match waits all the same."""
     logs = tmp_path / "logs"
     paths = write_archive(logs, 4, seed=SEED, recorded=True)
     whole = paths[-1].read_bytes()
@@ -243,8 +243,8 @@ def test_a_match_still_being_played_joins_the_evidence_whole_when_its_log_is(
     code, doc = audit(capsys, str(logs), "--state", state)
     assert doc["state"]["changed"] == [str(paths[0])] and doc["state"]["waiting"] == 0
     assert doc["evidence"]["matches"] == 4  # (its match was in the evidence already)
-    other = tmp_path / "other"
-    later = write_archive(other, 6, seed=SEED, recorded=True)[5]
+    other = tmp_path / "other"  # (its deals proven by seeds: none tallied before the end)
+    later = write_archive(other, 6, seed=SEED)[5]
     whole = later.read_bytes()
     later.write_bytes(whole[:len(whole) // 2])
     shutil.copy(later, logs / later.name)

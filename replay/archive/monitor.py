@@ -204,7 +204,7 @@ class Monitor:
         # chunks carry no tallies: the summary's are not made)
         self._added: dict[str, _Sum] = {}
         self._put: set[str] = set()  # the logs written anew this run
-        # waiting: the matches whose logs stop before their end record (not advanced yet)
+        # waiting: the matches whose logs stop before their end record (advanced when whole)
         self.audited = self.kept = self.checked = self.waiting = 0
         self.began = time.time_ns()
         self.grown: list[str] = []  # logs whose bytes judged before are the start of now's
@@ -349,11 +349,11 @@ class Monitor:
             self._old_counted = self.state.counted()
         return self._old_counted
 
-    _old_counted: set[str] | None = None  # (read once, before any log is written anew)
+    _old_counted: set[str] | None = None
 
     def fold(self, summary: ArchiveSummary, chunk: Chunk) -> None:
-        """Fold ``chunk`` into ``summary``; each match the state sees for the first time
-        advances the evidence. The shares left in the state are added at the end
+        """Fold ``chunk`` into ``summary``; each match the state sees whole for the first
+        time advances the evidence. The shares left in the state are added at the end
         (:meth:`settle`)."""
         self._was_counted()  # before any log read again is written anew
         records, paths = self._rows.popleft(), self._paths.popleft()
@@ -365,16 +365,17 @@ class Monitor:
         for i, m in enumerate(chunk.matches):
             path, share_kept = paths[i], records[i].share_kept
             identity = chunk.identities[i]
+            wait = m.duplicate is None and self.stats and identity is not None \
+                and identity not in known and unfinished(records[i])
+            self.waiting += wait
             if m.duplicate is not None or (records[i].share is None and not share_kept):
                 continue
             self._counted[path] = share_kept
             fresh = records[i].share
             if not self.tallies and fresh is not None:
                 self._added.setdefault(m.deals, _Sum(totals=True)).add(fresh)
-            if not self.stats or identity is None or identity in seen or identity in known:
-                continue
-            if unfinished(records[i]):  # its log may yet grow: it advances when whole
-                self.waiting += 1
+            if wait or not self.stats or identity is None or identity in seen \
+                    or identity in known:
                 continue
             seen.add(identity)
             if share_kept:  # the first log of its match now, not before (rare)
