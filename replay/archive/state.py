@@ -199,9 +199,9 @@ class State:
             raise StateError(f"{self.path}: this state flags evidence at --alpha "
                              f"{float(meta['alpha']):g}, fixed when it was made; a level "
                              "chosen after looking is no level (start a new state)")
-        # why every log is judged again (None: it is not); a state with no seal, format 6
-        self.retrust = "no seal" if version < 7 else "another trust or release" if meta.get(
-            "trust") != digest else None  # or older: its verdicts are not trusted
+        # why every log is judged again (None: it is not); format 6 or older: no seal
+        self.retrust = ("no seal" if version < 7 else "another trust or release"
+                        if meta.get("trust") != digest else None)
         self.db.execute("UPDATE meta SET value = ? WHERE key = 'trust'", (digest,))
         self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
 

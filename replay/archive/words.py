@@ -117,12 +117,12 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
                      "logs judged since as new (one rewritten since got no changed-log "
                      "finding). Keep the state, and its backups, where only you can write "
                      f"(the run noted: {m.get('run_noted_in')}).")
-    if m.get("judged_again"):
-        lines.append({"no seal": "The state had no seal (made before tarneeb sealed its "
-                                 "states): every log it knew was judged again, and it is "
-                                 "sealed now."}.get(m["judged_again"], "The state was made "
-                      "under another trust, policy or release: every log it knew was "
-                      "judged again."))
+    if m.get("judged_again") == "no seal":
+        lines.append("The state had no seal (made before tarneeb sealed its states): every "
+                     "log it knew was judged again, and it is sealed now.")
+    elif m.get("judged_again"):
+        lines.append("The state was made under another trust, policy or release: every log "
+                     "it knew was judged again.")
     if m.get("grown_count"):
         lines.append(f"{count(m['grown_count'], 'log')} grew since the state judged "
                      "them (the bytes judged then unchanged at their start: judged again, "
