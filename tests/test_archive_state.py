@@ -408,13 +408,14 @@ def test_a_state_of_format_4_is_taken_up_as_it_is(tmp_path: Path,
     version 3 after it."""
     from tarneeb.audit.fairness.anytime.evidence import Evidence
     from tarneeb.audit.fairness.codec import unpack_value
-    from tarneeb.replay.archive import shares
+    from tarneeb.replay.archive.shares import dealt, packing
     whole = Evidence.to_bytes
     logs = tmp_path / "logs"
     write_archive(logs, 3, seed=SEED)
     state = tmp_path / "audit.state"
     with monkeypatch.context() as m:  # as format 4 wrote: points and voids by position only
-        m.setattr(shares, "_MEASURES", (0, 1))
+        m.setattr(dealt, "_MEASURES", (0, 1))  # (written, and read back)
+        m.setattr(packing, "_MEASURES", (0, 1))
         m.setattr(Evidence, "to_bytes", lambda self, recoverable=None: whole(self))
         code, before, _ = audit(capsys, str(logs), "--state", str(state))
     db = sqlite3.connect(state)
@@ -708,8 +709,9 @@ def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Pa
     by_seat = next(k for k in share.counts if k[0] == "fit" and k[1][1:] == ("seat", "dealer"))
     pattern = next(k for k in share.counts if k[0] == "fit"
                    and k[1] == ("suit pattern", "seat", "dealer+2"))
-    from tarneeb.replay.archive.shares import _by_position
-    left = _by_position(share, [(k[4], n) for k, n in share.counts.items() if k in deals])
+    from tarneeb.replay.archive.shares.dealt import _by_position
+    left = _by_position(share.counts.items(),
+                        [(k[4], n) for k, n in share.counts.items() if k in deals])
     assert {(k[1][0], w[0]) for k, w in left.items()} >= {
         ("high-card points", 0), ("voids", 1), ("suit pattern", 2)}
     spoiled = {"a deal twice": lambda t: t.counts.update({deals[1]: 1}),
@@ -729,12 +731,47 @@ def test_a_share_comes_back_whole_and_what_it_leaves_out_is_checked(tmp_path: Pa
     assert not [k for k in totals.counts if k[0] in ("rows", "repeat")] and totals.sums[cells[0]]
 
 
+def test_a_share_written_from_its_chunks_columns_is_the_bytes_its_tally_gives(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A share read now is written from its chunk's columns (what is asked of a key, asked
+    once a chunk): the bytes its tally gives, its keys numbered in the same order, whether
+    the state has numbered its keys (the columns' way) or not yet (the tally's, which
+    numbers them)."""
+    from tarneeb.replay.archive.audit import audit_chunk
+    from tarneeb.replay.archive.records import records_of
+    from tarneeb.replay.archive.shares import pack_share, packing, unpack_share
+    write_archive(tmp_path, 12, seed=SEED)
+    records = [r for r in records_of(audit_chunk(sorted(map(str, tmp_path.iterdir()))))
+               if r.share is not None]
+    assert len(records) == 12 and all(r.columns is not None for r in records)
+
+    def numbering() -> tuple[dict[Any, int], Any]:
+        ids: dict[Any, int] = {}
+        return ids, lambda k: ids.setdefault(k, len(ids) + 1)
+
+    (plain, plain_id), (mine, my_id) = numbering(), numbering()
+    written = []
+    for r in records:  # keys new to the state (in a match of players seen first, many)
+        assert r.columns is not None and r.share is not None
+        written.append(pack_share(r.share, my_id, ids=mine, columns=r.columns))
+        assert written[-1] == pack_share(r.share, plain_id, ids=plain)
+    assert mine == plain
+    from_tally = packing._numbered
+    monkeypatch.setattr(packing, "_numbered", lambda *a: pytest.fail("written from the tally"))
+    for r, before in zip(records, written, strict=True):  # every key numbered: the columns'
+        assert r.columns is not None and r.share is not None
+        assert pack_share(r.share, my_id, ids=mine, columns=r.columns) == before
+        back = unpack_share(before, {i: k for k, i in mine.items()}.__getitem__)
+        assert dict(back.counts) == dict(r.share.counts) and dict(back.sums) == dict(r.share.sums)
+    assert mine == plain and from_tally is not packing._numbered
+
+
 def test_a_shares_deal_made_parts_are_read_as_the_format_says_of_any_twenty_bytes() -> None:
     """What a share leaves to its deals (a hand's void suits and suit pattern by position,
     the card positions' cells) is what the format's plain reading gives, for deals and
     for 20 bytes that are not three hands alike (a damaged share is written whole)."""
     from tarneeb.audit.fairness import Tally
-    from tarneeb.replay.archive import shares
+    from tarneeb.replay.archive.shares import dealt
 
     rng = random.Random(33)
 
@@ -751,7 +788,7 @@ def test_a_shares_deal_made_parts_are_read_as_the_format_says_of_any_twenty_byte
             deal = (h[0] | h[1] << 52 | h[2] << 104).to_bytes(20, "big")
             deals.append((deal if rng.random() < 0.8 else rng.randbytes(20), rng.randint(1, 3)))
         for (deal, n), (times, _, voids, patterns) in zip(
-                deals, shares._hand_values(deals), strict=True):
+                deals, dealt._hand_values(deals), strict=True):
             lengths = [sorted((h >> s & 0x1FFF if s < 39 else h >> 39).bit_count()
                               for s in (0, 13, 26, 39))[::-1] for h in hands(deal)]
             assert times == n and patterns == tuple("-".join(map(str, x)) for x in lengths)
@@ -768,9 +805,11 @@ def test_a_shares_deal_made_parts_are_read_as_the_format_says_of_any_twenty_byte
             share.sums[("placed", ("t",), p, card)] = n
         # the cells are those the deals give, unless a card is past the deck's 52
         in_deck = all(card < 52 for _, card in cells)
-        assert shares._derived_positions(share, deals) == (("t",) if in_deck else None)
+        placed = [(k, n) for k, n in share.counts.items() if k[0] == "placed"]
+        assert dealt._derived_positions(placed, share.sums.items(), deals) == (
+            ("t",) if in_deck else None)
         share.sums[("placed", ("t",), 0, 0)] = share.sums.get(("placed", ("t",), 0, 0), 0) + 1
-        assert shares._derived_positions(share, deals) is None
+        assert dealt._derived_positions(placed, share.sums.items(), deals) is None
 
 
 def test_the_new_shares_summed_by_key_object_are_their_merge() -> None:

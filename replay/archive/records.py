@@ -31,12 +31,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
 from tarneeb.replay.archive.claims import Claim
 from tarneeb.replay.archive.endings import Ending
 from tarneeb.replay.archive.seen import snapshot
+from tarneeb.replay.archive.shares import ChunkKeys, ShareColumns
 from tarneeb.replay.verify.ending import NO_END_RECORD
 
 if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
@@ -75,46 +78,54 @@ class LogRecord:
     # (:mod:`~tarneeb.replay.archive.monitor`)
     share_kept: bool = False
     play: MatchPlay | None = None  # with --play: the fair-play analysis of a clean log
+    # the share as its chunk's columns (read now): written to a state from them
+    columns: ShareColumns | None = None
 
 
 def records_of(chunk: Chunk) -> list[LogRecord]:
     """``chunk`` cut into one record per log, in order (before it is folded)."""
-    keys = {o: (list(t.counts), list(t.sums)) for o, t in chunk.tallies.items()}
+    keys = {o: ChunkKeys(list(t.counts), list(t.sums)) for o, t in chunk.tallies.items()}
     before: dict[str, Any] = {}
     not_read = set(chunk.not_read)
     played = len(chunk.play) == len(chunk.matches)  # with --play: a record a row
     out = []
     pos = 0
     for i, m in enumerate(chunk.matches):
-        share = None
+        share = columns = None
         after = chunk.shares[i]
         if after is not None:
-            share = share_of(keys[m.deals], after, before.get(m.deals))
+            columns = share_columns(keys[m.deals], after, before.get(m.deals))
+            share = columns.tally()
             before[m.deals] = after
         out.append(LogRecord(
             _copy(m), list(chunk.findings[pos:pos + m.findings]),
             chunk.identities[i], chunk.claims[i] if chunk.claims else None,
             chunk.endings[i] if chunk.endings else None,
             bool(chunk.unpinned_rows[i]) if chunk.unpinned_rows else False, i in not_read,
-            share, play=chunk.play[i] if played else None))
+            share, play=chunk.play[i] if played else None, columns=columns))
         pos += m.findings
     return out
 
 
 def share_of(keys: tuple[list[Any], list[Any]], after: Any, before: Any) -> Tally:
     """A match's share of its chunk's tally: the snapshot after it less the one before it
-    (None: it was the chunk's first), its keys named by ``keys`` (numpy: a chunk's tally
-    has thousands of keys, and a match adds to a few hundred)."""
-    import numpy as np
-    t = Tally()
-    for k, into in enumerate((t.counts, t.sums)):
+    (None: it was the chunk's first), its keys named by ``keys``."""
+    return share_columns(ChunkKeys(*keys), after, before).tally()
+
+
+def share_columns(keys: ChunkKeys, after: Any, before: Any) -> ShareColumns:
+    """A match's share of its chunk's tally as columns (numpy: a chunk's tally has
+    thousands of keys, and a match adds to a few hundred): the snapshot after it less the
+    one before it (None: it was the chunk's first), among the chunk's ``keys``."""
+    at, values = [], []
+    for k in (0, 1):
         now = np.array(after[k], dtype=np.int64)
         if before is not None and len(before[k]):
             now[:len(before[k])] -= np.asarray(before[k], dtype=np.int64)
-        at = np.flatnonzero(now)  # (the values as Python ints at once, not one by one)
-        into.update(dict(zip(map(keys[k].__getitem__, at.tolist()), now[at].tolist(),
-                                   strict=True)))
-    return t
+        touched = np.flatnonzero(now)
+        at.append(touched)
+        values.append(now[touched])
+    return ShareColumns(keys, (at[0], at[1]), (values[0], values[1]))
 
 
 def unfinished(record: LogRecord) -> bool:

@@ -506,7 +506,7 @@ class State:
             self._objects.clear()
         figures = (None if record.share is None
                    else pack_share(record.share, self.key_id, ids=self._ids,
-                                   objects=self._objects))
+                                   objects=self._objects, columns=record.columns))
         played = None if play is None else zlib.compress(pack_value(play))
         self._set_aside(path)
         self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))

@@ -1,0 +1,17 @@
+"""A log's share of the fairness tallies, as the archive state keeps it: its bytes
+(:mod:`~tarneeb.replay.archive.shares.packing`), what its deals give, which the bytes
+leave out and count again (:mod:`~tarneeb.replay.archive.shares.dealt`), and a share as
+its chunk's columns, written without asking about each key again
+(:mod:`~tarneeb.replay.archive.shares.columns`)."""
+
+from tarneeb.replay.archive.shares.columns import ChunkKeys, ShareColumns
+from tarneeb.replay.archive.shares.dealt import (
+    deal_array_of_planes,
+    deal_of_planes,
+    deal_planes,
+    deals_of_planes,
+)
+from tarneeb.replay.archive.shares.packing import pack_share, share_deals, unpack_share
+
+__all__ = ["ChunkKeys", "ShareColumns", "deal_array_of_planes", "deal_of_planes", "deal_planes",
+           "deals_of_planes", "pack_share", "share_deals", "unpack_share"]

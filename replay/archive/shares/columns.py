@@ -1,0 +1,153 @@
+"""A match's share as the columns of its chunk's tally, so that writing it
+(:func:`~tarneeb.replay.archive.shares.pack_share`) asks about a chunk's key once, not
+once a match.
+
+A chunk's tally (:mod:`~tarneeb.replay.archive.columns`) has a few thousand keys, and each
+match's share touches a few hundred of them: the share is, per part (counts, sums), the
+positions among the chunk's keys of those it touched, in order, and their values
+(:class:`ShareColumns`). What writing a share asks of a key (is it a value drawn, a card
+position's cell, a test by position, a key of the match alone, and its number in the
+state) is asked once a chunk (:class:`ChunkKeys`); a share's pairs (key number, value)
+are then made with numpy, the same pairs, in the same order, as from its
+:class:`~tarneeb.audit.fairness.Tally`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from tarneeb.audit.fairness import Tally
+from tarneeb.replay.archive.shares.packing import _SPECIAL, _drawn, _own
+
+# what a key is to a share's writing
+PLAIN, DRAWN, OWN, PLACED, SEATED, OTHER = range(6)
+_NUMBERED = np.array([True, False, False, True, True, True])  # the kinds written numbered
+
+
+def _kind(key: tuple[Any, ...], sums: bool) -> int:
+    """What ``key`` (of the counts, or of the ``sums``) is to a share's writing: a value
+    drawn, a key of one match alone, a card position's cell or count, a key that may be
+    of a test by position (of the counts: ``fit`` or ``fit+mean`` of a test by seat), or
+    else a key written numbered, of a kind written apart or not."""
+    if key[0] not in _SPECIAL:
+        if not sums and (key[0] == "fit" or key[0] == "fit+mean") and len(key) >= 3 \
+                and isinstance(key[1], tuple) and len(key[1]) == 3 and key[1][1] == "seat":
+            return SEATED
+        return PLAIN
+    if _drawn(key):
+        return DRAWN
+    if _own(key, sums):
+        return OWN
+    return PLACED if key[0] == "placed" else OTHER
+
+
+class ChunkKeys:
+    """A chunk's tally's keys, per part (counts, sums) in its order, what each is to a
+    share's writing (:func:`_kind`) and its number in the state (0: none yet), made once
+    a chunk (and a key's number looked up again when a share needs it and has none)."""
+
+    def __init__(self, counts: list[Any], sums: list[Any]) -> None:
+        self.keys = (counts, sums)
+        self.kinds: tuple[Any, Any] = (None, None)
+        self.numbers: tuple[Any, Any] = (None, None)
+        self._ids: dict[Any, int] | None = None
+
+    def classify(self, ids: dict[Any, int]) -> None:
+        """Each key's kind, and its number in ``ids`` (the state's numbers)."""
+        if self.kinds[0] is None:
+            self.kinds = (self._kinds(0), self._kinds(1))
+        if self._ids is not ids:
+            self._ids = ids
+            self.numbers = (self._numbers(0, ids), self._numbers(1, ids))
+
+    def _kinds(self, part: int) -> Any:
+        return np.array([_kind(k, bool(part)) for k in self.keys[part]], dtype=np.int8)
+
+    def _numbers(self, part: int, ids: dict[Any, int]) -> Any:
+        return np.array([ids.get(k, 0) for k in self.keys[part]], dtype=np.int64)
+
+
+class ShareColumns:
+    """A match's share: per part (counts, sums), the positions among its chunk's keys
+    (:class:`ChunkKeys`) of those it touched, increasing, and their values."""
+
+    def __init__(self, chunk: ChunkKeys, at: tuple[Any, Any], values: tuple[Any, Any]) -> None:
+        self.chunk, self.at, self.values = chunk, at, values
+
+    def tally(self) -> Tally:
+        """The share as a :class:`~tarneeb.audit.fairness.Tally` (its keys in the chunk's
+        order)."""
+        t = Tally()
+        for p, into in enumerate((t.counts, t.sums)):
+            into.update(dict(zip(map(self.chunk.keys[p].__getitem__, self.at[p].tolist()),
+                                 self.values[p].tolist(), strict=True)))
+        return t
+
+    def view(self, ids: dict[Any, int]) -> ShareView:
+        """The share as :func:`~tarneeb.replay.archive.shares.pack_share` writes it, its
+        keys numbered by ``ids`` (the state's numbers)."""
+        chunk = self.chunk
+        chunk.classify(ids)
+        return ShareView(self, ids, [chunk.kinds[p][self.at[p]] for p in (0, 1)],
+                         [chunk.numbers[p][self.at[p]] for p in (0, 1)])
+
+
+class ShareView:
+    """A share's keys, their kinds and numbers (:meth:`ShareColumns.view`)."""
+
+    def __init__(self, columns: ShareColumns, ids: dict[Any, int], kinds: list[Any],
+                 numbers: list[Any]) -> None:
+        self.columns, self.ids, self.kinds, self.numbers = columns, ids, kinds, numbers
+
+    def _items(self, part: int, kind: int) -> Iterator[tuple[Any, int]]:
+        """The (key, value) of ``part`` of ``kind``, in the chunk's order."""
+        which = np.flatnonzero(self.kinds[part] == kind)
+        keys = self.columns.chunk.keys[part]
+        return zip(map(keys.__getitem__, self.columns.at[part][which].tolist()),
+                   self.columns.values[part][which].tolist(), strict=True)
+
+    def drawn(self) -> Iterator[tuple[Any, int]]:
+        return self._items(0, DRAWN)
+
+    def placed(self, part: int) -> list[tuple[Any, int]]:
+        return list(self._items(part, PLACED))
+
+    def seated(self) -> Iterator[tuple[Any, int]]:
+        return self._items(0, SEATED)
+
+    def own(self, part: int) -> Iterator[tuple[Any, int]]:
+        return self._items(part, OWN)
+
+    def numbered(self, by_position: dict[tuple[Any, ...], Any], derived: bool
+                 ) -> list[Any] | None:
+        """Per part, the pairs (key number, value) written, sorted by number, as
+        differences and values: every key written numbered but the counts of the tests
+        ``by_position`` gives and, when ``derived``, the cells of the card positions.
+        None when a key written has no number yet (then the share is written from its
+        tally, which numbers its keys in its order)."""
+        out = []
+        for p in (0, 1):
+            kinds, numbers, at = self.kinds[p], self.numbers[p], self.columns.at[p]
+            keys = self.columns.chunk.keys[p]
+            take = _NUMBERED[kinds]
+            if p and derived:
+                take &= kinds != PLACED
+            if not p and by_position:
+                seats = np.flatnonzero(kinds == SEATED)
+                take[np.array([j for j, i in zip(seats.tolist(), at[seats].tolist(), strict=True)
+                               if keys[i][:3] in by_position], dtype=np.intp)] = False
+            missing = np.flatnonzero(take & (numbers == 0))
+            if len(missing):  # numbered since the chunk's keys were: looked up again
+                again = np.array([self.ids.get(keys[i], 0) for i in at[missing].tolist()],
+                                 dtype=np.int64)
+                numbers[missing] = self.columns.chunk.numbers[p][at[missing]] = again
+                if not again.all():
+                    return None
+            order = np.argsort(numbers[take])
+            n = numbers[take][order]
+            out.append((tuple(np.diff(n, prepend=0).tolist()),
+                        tuple(self.columns.values[p][take][order].tolist())))
+        return out
