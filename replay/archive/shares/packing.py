@@ -134,7 +134,10 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
     numbers ``key_id`` gave so far, looked up first (a call a key costs more); ``objects``:
     per key object's ``id``, the object and its number, looked up before that (the shares
     of one chunk's matches share their key objects, and a key's hash is made anew at each
-    look-up: its ``id`` is not; the object is held, so its ``id`` is its own)."""
+    look-up: its ``id`` is not; the object is held, so its ``id`` is its own);
+    ``columns``: the share as its chunk's columns
+    (:class:`~tarneeb.replay.archive.shares.columns.ShareColumns`), from which its keys are
+    read and its pairs made when ``ids`` numbers every key they write (the same bytes)."""
     view = columns.view(ids) if whole and columns is not None and ids is not None else None
     drawn: dict[tuple[int, int], list[tuple[Any, int]]] = {}
     deals: dict[int, list[tuple[bytes, int]]] = {}
