@@ -60,7 +60,7 @@ from tarneeb.replay.archive.audit import (
 )
 from tarneeb.replay.archive.paths import read_url
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
-from tarneeb.replay.archive.shares.packing import _drawn, _own
+from tarneeb.replay.archive.shares.keys import _drawn, _own
 from tarneeb.replay.archive.state import Known, State, StateError
 from tarneeb.replay.verify.trust import NOTHING, Trust
 

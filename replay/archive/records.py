@@ -31,8 +31,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.replay.archive.audit import Chunk, FindingRow, MatchRow
@@ -117,6 +115,7 @@ def share_columns(keys: ChunkKeys, after: Any, before: Any) -> ShareColumns:
     """A match's share of its chunk's tally as columns (numpy: a chunk's tally has
     thousands of keys, and a match adds to a few hundred): the snapshot after it less the
     one before it (None: it was the chunk's first), among the chunk's ``keys``."""
+    import numpy as np
     at, values = [], []
     for k in (0, 1):
         now = np.array(after[k], dtype=np.int64)

@@ -2,7 +2,12 @@
 (:mod:`~tarneeb.replay.archive.shares.packing`), what its deals give, which the bytes
 leave out and count again (:mod:`~tarneeb.replay.archive.shares.dealt`), and a share as
 its chunk's columns, written without asking about each key again
-(:mod:`~tarneeb.replay.archive.shares.columns`)."""
+(:mod:`~tarneeb.replay.archive.shares.columns`), and what a key is to the writing
+(:mod:`~tarneeb.replay.archive.shares.keys`).
+
+Part of :mod:`tarneeb.replay.archive`: it may import :mod:`tarneeb.audit` and nothing
+else of tarneeb (the archive audit's modules import it).
+"""
 
 from tarneeb.replay.archive.shares.columns import ChunkKeys, ShareColumns
 from tarneeb.replay.archive.shares.dealt import (

@@ -14,40 +14,37 @@ are then made with numpy, the same pairs, in the same order, as from its
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.shares.packing import _SPECIAL, _drawn, _own
+from tarneeb.replay.archive.shares.keys import (
+    DRAWN,
+    KINDS,
+    NUMBERED,
+    OWN,
+    PLACED,
+    SEATED,
+    kind_of,
+)
 
-# what a key is to a share's writing
-PLAIN, DRAWN, OWN, PLACED, SEATED, OTHER = range(6)
-_NUMBERED = np.array([True, False, False, True, True, True])  # the kinds written numbered
+# (numpy: loaded when a share is first made of columns, as the chunk's snapshots need it)
 
 
-def _kind(key: tuple[Any, ...], sums: bool) -> int:
-    """What ``key`` (of the counts, or of the ``sums``) is to a share's writing: a value
-    drawn, a key of one match alone, a card position's cell or count, a key that may be
-    of a test by position (of the counts: ``fit`` or ``fit+mean`` of a test by seat), or
-    else a key written numbered, of a kind written apart or not."""
-    if key[0] not in _SPECIAL:
-        if not sums and (key[0] == "fit" or key[0] == "fit+mean") and len(key) >= 3 \
-                and isinstance(key[1], tuple) and len(key[1]) == 3 and key[1][1] == "seat":
-            return SEATED
-        return PLAIN
-    if _drawn(key):
-        return DRAWN
-    if _own(key, sums):
-        return OWN
-    return PLACED if key[0] == "placed" else OTHER
+@functools.cache
+def _written() -> Any:
+    """Per kind of key (:mod:`~tarneeb.replay.archive.shares.keys`), whether it is written
+    numbered (some of those, not always), looked up by a share's kinds at once."""
+    import numpy as np
+    return np.isin(np.arange(len(KINDS)), NUMBERED)
 
 
 class ChunkKeys:
     """A chunk's tally's keys, per part (counts, sums) in its order, what each is to a
-    share's writing (:func:`_kind`) and its number in the state (0: none yet), made once
-    a chunk (and a key's number looked up again when a share needs it and has none)."""
+    share's writing (:func:`~tarneeb.replay.archive.shares.keys.kind_of`) and its number
+    in the state (0: none yet), made once a chunk (and a key's number looked up again when
+    a share needs it and has none)."""
 
     def __init__(self, counts: list[Any], sums: list[Any]) -> None:
         self.keys = (counts, sums)
@@ -64,9 +61,11 @@ class ChunkKeys:
             self.numbers = (self._numbers(0, ids), self._numbers(1, ids))
 
     def _kinds(self, part: int) -> Any:
-        return np.array([_kind(k, bool(part)) for k in self.keys[part]], dtype=np.int8)
+        import numpy as np
+        return np.array([kind_of(k, bool(part)) for k in self.keys[part]], dtype=np.int8)
 
     def _numbers(self, part: int, ids: dict[Any, int]) -> Any:
+        import numpy as np
         return np.array([ids.get(k, 0) for k in self.keys[part]], dtype=np.int64)
 
 
@@ -104,6 +103,7 @@ class ShareView:
 
     def _items(self, part: int, kind: int) -> Iterator[tuple[Any, int]]:
         """The (key, value) of ``part`` of ``kind``, in the chunk's order."""
+        import numpy as np
         which = np.flatnonzero(self.kinds[part] == kind)
         keys = self.columns.chunk.keys[part]
         return zip(map(keys.__getitem__, self.columns.at[part][which].tolist()),
@@ -128,11 +128,12 @@ class ShareView:
         ``by_position`` gives and, when ``derived``, the cells of the card positions.
         None when a key written has no number yet (then the share is written from its
         tally, which numbers its keys in its order)."""
+        import numpy as np
         out = []
         for p in (0, 1):
             kinds, numbers, at = self.kinds[p], self.numbers[p], self.columns.at[p]
             keys = self.columns.chunk.keys[p]
-            take = _NUMBERED[kinds]
+            take = _written()[kinds]
             if p and derived:
                 take &= kinds != PLACED
             if not p and by_position:

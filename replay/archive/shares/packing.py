@@ -45,25 +45,12 @@ from tarneeb.replay.archive.shares.dealt import (
     deal_of_planes,
     deal_planes,
 )
+from tarneeb.replay.archive.shares.keys import _SPECIAL, _drawn, _own
 
 if TYPE_CHECKING:
     from tarneeb.replay.archive.shares.columns import ShareColumns
 
 
-def _drawn(key: tuple[Any, ...]) -> bool:
-    """A key of a value drawn (the repeat tests': one a deal or hand, the value last)."""
-    return key[0] == "repeat" and len(key) == 5
-
-
-def _own(key: tuple[Any, ...], sums: bool) -> bool:
-    """A key of one match alone (its row of the match-state tests, its place in a season
-    for the lag test): kept in that match's share only, neither among the state's keys
-    nor in its totals (the state adds those of the shares counted back at each run)."""
-    return (key[0] == "ordered" and len(key) == 5) if sums else \
-        (key[0] == "rows" and len(key) == 4)
-
-
-_SPECIAL = frozenset(("repeat", "rows", "ordered", "placed"))  # kinds of key written apart
 _NAMED = 2  # in a share's own keys: a row of the match-state tests with its names numbered
 
 
