@@ -817,7 +817,7 @@ def test_the_new_shares_summed_by_key_object_are_their_merge() -> None:
     a chunk sharing theirs) adds to a tally what merging them in turn adds: the same
     sums, new keys in the same order, keys equal but not the same object added together."""
     from tarneeb.audit.fairness import Tally
-    from tarneeb.replay.archive.monitor import _Sum
+    from tarneeb.replay.archive.shares.columns import ShareSum
 
     rng = random.Random(11)
     chunks = [[("fit", ("seat", str(i % 4)), f"ref{i % 5}", i) for i in range(30)]
@@ -831,7 +831,7 @@ def test_the_new_shares_summed_by_key_object_are_their_merge() -> None:
                 t.counts[k] = rng.randint(-2, 6)
                 t.sums[k[:3]] += rng.randint(0, 99)
             shares.append(t)
-        merged, summed, got = Tally(), _Sum(), Tally().merge(shares[0])
+        merged, summed, got = Tally(), ShareSum(), Tally().merge(shares[0])
         for t in shares:
             merged.merge(t)
             summed.add(t)
@@ -841,14 +841,48 @@ def test_the_new_shares_summed_by_key_object_are_their_merge() -> None:
         assert list(got.sums.items()) == list(merged.sums.items())
 
 
+def test_the_new_shares_summed_from_their_chunks_columns_are_their_merge(
+        tmp_path: Path) -> None:
+    """Shares read now are summed in their chunk's columns (numpy): the same sums, new keys
+    in the same order, as merging them in turn, whether every share comes so or some
+    come as tallies between them, some of a chunk's not summed, over two chunks; for the
+    totals, but the values drawn and a match's own keys."""
+    from tarneeb.audit.fairness import Tally
+    from tarneeb.replay.archive.audit import audit_chunk
+    from tarneeb.replay.archive.records import records_of
+    from tarneeb.replay.archive.shares.columns import ShareSum
+    from tarneeb.replay.archive.shares.keys import _drawn, _own
+    write_archive(tmp_path, 12, seed=SEED)
+    paths = sorted(map(str, tmp_path.iterdir()))
+    chunks = [records_of(audit_chunk(paths[:7])), records_of(audit_chunk(paths[7:]))]
+    rng = random.Random(13)
+    origin = chunks[0][0].row.deals  # (one origin's shares: a sum an origin)
+    for totals in (False, True, True):
+        for share in (1.0, 0.6):
+            merged, summed, got = Tally(), ShareSum(totals=totals), Tally()
+            for records in chunks:
+                for r in records:
+                    # some shares not summed (a match's copy): its keys, first in the
+                    # chunk's order, are met later, or never
+                    if r.share is not None and r.row.deals == origin and rng.random() < 0.7:
+                        merged.merge(r.share)
+                        summed.add(r.share, r.columns if rng.random() < share else None)
+            summed.add_to(got)
+            assert list(got.counts.items()) == [(k, v) for k, v in merged.counts.items()
+                                                if not (totals and (_drawn(k) or _own(k, False)))]
+            assert list(got.sums.items()) == [(k, v) for k, v in merged.sums.items()
+                                              if not (totals and (_drawn(k) or _own(k, True)))]
+            assert len(got.counts) > 100
+
+
 def test_the_new_shares_summed_past_the_bound_are_the_totals_of_their_merge() -> None:
     """Summed for the state's totals, past a bound of key objects let go by key (a first
     run's chunks each bring their own objects): the same sums, new keys in the same order,
     as merging the shares, but the values drawn and a match's own keys, which the totals
     never keep; the totals written the same, below and past the bound."""
     from tarneeb.audit.fairness import Tally
-    from tarneeb.replay.archive.monitor import _Sum
     from tarneeb.replay.archive.shares import pack_share
+    from tarneeb.replay.archive.shares.columns import ShareSum
 
     rng = random.Random(12)
     common = [("fit", ("seat", str(i % 4)), f"ref{i % 5}", i) for i in range(30)]
@@ -870,7 +904,7 @@ def test_the_new_shares_summed_past_the_bound_are_the_totals_of_their_merge() ->
             t.counts[("rows", ("state",), "hand", (m, "row"))] += 1  # the match's own
             t.sums[("ordered", ("lag",), "team", m, 1)] += rng.randint(1, 9)
             shares.append(t)
-        merged, summed, got = Tally(), _Sum(totals=True, bound=bound), Tally()
+        merged, summed, got = Tally(), ShareSum(totals=True, bound=bound), Tally()
         for t in shares:
             merged.merge(t)
             summed.add(t)

@@ -37,7 +37,6 @@ import collections
 import datetime
 import fnmatch
 import hashlib
-import itertools
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -47,7 +46,6 @@ from typing import TYPE_CHECKING, Any
 from tarneeb.audit.fairness import StatResult, Tally
 from tarneeb.audit.fairness.anytime import Evidence, fixed_sample_only
 from tarneeb.audit.fairness.codec import CodecError
-from tarneeb.audit.fairness.tally import add_values
 from tarneeb.audit.seal import Sealer, SealKeyError
 from tarneeb.replay.archive.audit import (
     CHUNK,
@@ -60,7 +58,7 @@ from tarneeb.replay.archive.audit import (
 )
 from tarneeb.replay.archive.paths import read_url
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
-from tarneeb.replay.archive.shares.keys import _drawn, _own
+from tarneeb.replay.archive.shares.columns import ShareSum
 from tarneeb.replay.archive.state import Known, State, StateError
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
@@ -202,7 +200,7 @@ class Monitor:
         self._minus: list[tuple[str, Tally]] = []  # counted shares of logs read again
         # without ``tallies``: per origin, the shares of the logs read now that count (the
         # chunks carry no tallies: the summary's are not made)
-        self._added: dict[str, _Sum] = {}
+        self._added: dict[str, ShareSum] = {}
         self._put: set[str] = set()  # the logs written anew this run
         # waiting: the matches whose logs stop before their end record (advanced when whole)
         self.audited = self.kept = self.checked = self.waiting = 0
@@ -373,7 +371,8 @@ class Monitor:
             self._counted[path] = share_kept
             fresh = records[i].share
             if not self.tallies and fresh is not None:
-                self._added.setdefault(m.deals, _Sum(totals=True)).add(fresh)
+                self._added.setdefault(m.deals, ShareSum(totals=True)).add(
+                    fresh, records[i].columns)
             if wait or not self.stats or identity is None or identity in seen \
                     or identity in known:
                 continue
@@ -524,54 +523,6 @@ def note_fixed_sample_only(summary: ArchiveSummary, monitor: Monitor,
     tests = list(dict.fromkeys(r.test for rs in fairness.values() for r in rs))
     summary.evidence["fixed_sample_only"] = [
         list(t) for t in fixed_sample_only(tests, monitor.evidence)]
-
-
-class _Sum:
-    """The sum of shares, added to a tally as :meth:`Tally.merge` of each in turn would
-    add it (the same sums, new keys in the same order), added up per key object first:
-    the shares of a chunk share their key objects, whose ids are hashed without calling
-    the keys' own hashing (a run adds hundreds of shares of a few hundred keys). The
-    objects are held: an id stays its own. Past ``bound`` key objects, those summed are
-    added by key to a tally and let go (the next chunks' objects are others: a first run
-    would hold every chunk's); with ``totals``, only the keys the state's totals keep
-    (:func:`~tarneeb.replay.archive.shares.pack_share`'s ``whole=False``: not the values
-    drawn, one a deal, nor a match's own keys, which the shares keep)."""
-
-    __slots__ = ("_bound", "_counts", "_keys", "_summed", "_sums", "_totals")
-
-    def __init__(self, totals: bool = False, bound: int = 20_000) -> None:
-        self._counts: dict[int, int] = {}
-        self._sums: dict[int, int] = {}
-        self._keys: dict[int, Any] = {}
-        self._summed = Tally()  # what was let go, by key
-        self._totals, self._bound = totals, bound
-
-    def add(self, share: Tally) -> None:
-        for mine, theirs in ((self._counts, share.counts), (self._sums, share.sums)):
-            ids = list(map(id, theirs))
-            self._keys.update(zip(ids, theirs, strict=True))
-            add_values(mine, ids, theirs.values())
-        if len(self._keys) > self._bound:
-            self._let_go()
-
-    def _let_go(self) -> None:
-        keys = self._keys.__getitem__
-        for sums, (mine, into) in enumerate(((self._counts, self._summed.counts),
-                                             (self._sums, self._summed.sums))):
-            objects = list(map(keys, mine))
-            values: Iterable[int] = mine.values()
-            if self._totals:
-                kept = [not (_drawn(k) or _own(k, bool(sums))) for k in objects]
-                objects = list(itertools.compress(objects, kept))
-                values = itertools.compress(values, kept)
-            # in the order first met (a key met as two objects adds twice)
-            add_values(into, objects, values)
-            mine.clear()
-        self._keys.clear()
-
-    def add_to(self, out: Tally) -> None:
-        self._let_go()
-        out.merge(self._summed)
 
 
 def _subtract(total: Tally, share: Tally) -> None:

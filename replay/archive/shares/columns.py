@@ -15,10 +15,12 @@ are then made with numpy, the same pairs, in the same order, as from its
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from tarneeb.audit.fairness import Tally
+from tarneeb.audit.fairness.tally import add_values
 from tarneeb.replay.archive.shares.keys import (
     DRAWN,
     KINDS,
@@ -26,6 +28,8 @@ from tarneeb.replay.archive.shares.keys import (
     OWN,
     PLACED,
     SEATED,
+    _drawn,
+    _own,
     kind_of,
 )
 
@@ -52,11 +56,11 @@ class ChunkKeys:
         self.numbers: tuple[Any, Any] = (None, None)
         self._ids: dict[Any, int] | None = None
 
-    def classify(self, ids: dict[Any, int]) -> None:
-        """Each key's kind, and its number in ``ids`` (the state's numbers)."""
+    def classify(self, ids: dict[Any, int] | None = None) -> None:
+        """Each key's kind, and with ``ids`` (the state's numbers) its number."""
         if self.kinds[0] is None:
             self.kinds = (self._kinds(0), self._kinds(1))
-        if self._ids is not ids:
+        if ids is not None and self._ids is not ids:
             self._ids = ids
             self.numbers = (self._numbers(0, ids), self._numbers(1, ids))
 
@@ -152,3 +156,99 @@ class ShareView:
             out.append((tuple(np.diff(n, prepend=0).tolist()),
                         tuple(self.columns.values[p][take][order].tolist())))
         return out
+
+
+class ShareSum:
+    """The sum of shares, added to a tally as :meth:`Tally.merge` of each in turn would
+    add it (the same sums, new keys in the same order). A share made of its chunk's
+    columns (:class:`ShareColumns`) is added to its chunk's columns (numpy), the order
+    in which its keys were first met kept as the match that first met each; another is
+    added up per key object: the shares of a chunk share their key objects, whose ids
+    are hashed without calling the keys' own hashing (a run adds hundreds of shares of a
+    few hundred keys). The objects are held: an id stays its own. Each way's sums go to a
+    tally by key when a share comes the other way or of another chunk, or past ``bound``
+    key objects (the next chunks' objects are others: a first run would hold every
+    chunk's); with ``totals``, only the keys the state's totals keep
+    (:func:`~tarneeb.replay.archive.shares.pack_share`'s ``whole=False``: not the values
+    drawn, one a deal, nor a match's own keys, which the shares keep)."""
+
+    __slots__ = ("_added", "_bound", "_chunk", "_counts", "_first", "_keys", "_shares",
+                 "_summed", "_sums", "_totals")
+
+    def __init__(self, totals: bool = False, bound: int = 20_000) -> None:
+        self._counts: dict[int, int] = {}
+        self._sums: dict[int, int] = {}
+        self._keys: dict[int, Any] = {}
+        self._summed = Tally()  # what was let go, by key
+        self._totals, self._bound = totals, bound
+        # the chunk whose columns are summed, per part the sums and the share that first
+        # met each key (-1: none), and the shares added so
+        self._chunk: ChunkKeys | None = None
+        self._first: list[Any] = []
+        self._added: list[Any] = []
+        self._shares = 0
+
+    def add(self, share: Tally, columns: ShareColumns | None = None) -> None:
+        """Add ``share`` (with ``columns``, its chunk's columns: the same share)."""
+        if columns is not None:
+            self._add_columns(columns)
+            return
+        self._let_go_columns()
+        for mine, theirs in ((self._counts, share.counts), (self._sums, share.sums)):
+            ids = list(map(id, theirs))
+            self._keys.update(zip(ids, theirs, strict=True))
+            add_values(mine, ids, theirs.values())
+        if len(self._keys) > self._bound:
+            self._let_go()
+
+    def _add_columns(self, columns: ShareColumns) -> None:
+        import numpy as np
+        if columns.chunk is not self._chunk:
+            self._let_go_columns()
+            self._let_go()
+            self._chunk, self._shares = columns.chunk, 0
+            self._added = [np.zeros(len(k), dtype=np.int64) for k in columns.chunk.keys]
+            self._first = [np.full(len(k), -1, dtype=np.int64) for k in columns.chunk.keys]
+        for p in (0, 1):
+            at, first = columns.at[p], self._first[p]
+            self._added[p][at] += columns.values[p]  # (a share's keys: each once)
+            first[at[first[at] < 0]] = self._shares
+        self._shares += 1
+
+    def _let_go_columns(self) -> None:
+        """The chunk's columns summed, added by key in the order first met."""
+        import numpy as np
+        if self._chunk is None:
+            return
+        chunk, self._chunk = self._chunk, None
+        chunk.classify()
+        for p, into in enumerate((self._summed.counts, self._summed.sums)):
+            first = self._first[p]
+            met = np.flatnonzero(first >= 0)
+            if self._totals:  # (not the values drawn, nor the match's own keys)
+                kinds = chunk.kinds[p][met]
+                met = met[(kinds != DRAWN) & (kinds != OWN)]
+            met = met[np.argsort(first[met], kind="stable")]  # (in the chunk's order first)
+            add_values(into, map(chunk.keys[p].__getitem__, met.tolist()),
+                       self._added[p][met].tolist())
+        self._added, self._first = [], []
+
+    def _let_go(self) -> None:
+        keys = self._keys.__getitem__
+        for sums, (mine, into) in enumerate(((self._counts, self._summed.counts),
+                                             (self._sums, self._summed.sums))):
+            objects = list(map(keys, mine))
+            values: Iterable[int] = mine.values()
+            if self._totals:
+                kept = [not (_drawn(k) or _own(k, bool(sums))) for k in objects]
+                objects = list(itertools.compress(objects, kept))
+                values = itertools.compress(values, kept)
+            # in the order first met (a key met as two objects adds twice)
+            add_values(into, objects, values)
+            mine.clear()
+        self._keys.clear()
+
+    def add_to(self, out: Tally) -> None:
+        self._let_go_columns()
+        self._let_go()
+        out.merge(self._summed)
