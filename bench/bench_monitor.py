@@ -27,7 +27,8 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
 * **Cost.** An archive of 2,000 generated logs: the CPU time (user + system, one job, the
   command in a process of its own, start-up included) of a full audit without a state;
   of the incremental run with a state that knew 1,800 of them, over the 200 new ones
-  (target: at most a quarter of the full audit); of the first run with the state, and of
+  (target: at most a quarter of the full audit; these two measured three times in turn,
+  their medians given); of the first run with the state, and of
   a run after the incremental one that finds nothing new; the least any incremental run
   costs (the run that finds nothing new, plus judging the 200 new logs: an audit of them
   that tallies no deal, less one of a single log, its start-up), the part of the
@@ -45,6 +46,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -222,11 +224,19 @@ def bench_generated_looks(archives: int = 20, matches: int = 300) -> dict[str, A
             "cpu_s": time.process_time() - t}
 
 
-def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
+def _median(runs: list[tuple[float, float, int]]) -> tuple[float, float]:
+    """The median CPU of ``runs`` (:func:`~bench_archive.measured`'s), and the most memory
+    any took."""
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def bench_cost(logs: int = 2000, new: int = 200, rounds: int = 3) -> dict[str, Any]:
     """CPU and peak memory of a full audit of ``logs`` logs, of the first run with a state
     (over all but the last ``new``), of the incremental run over the last ``new`` (the
     state knowing the others) and of a run after it that finds nothing new; the state's
-    bytes per log."""
+    bytes per log. The incremental run and the full audit are measured ``rounds`` times in
+    turn (the state put back as it was before each incremental run), and their medians
+    given: a single run of either moves with the machine by a tenth or more."""
     audit = [sys.executable, "-m", "tarneeb.cli.entry", "audit", "--json", "-j", "1"]
     with tempfile.TemporaryDirectory() as tmp:
         # a bytecode cache of the run's own, filled by the first run, as a platform's
@@ -255,11 +265,17 @@ def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
         for p in aside.iterdir():
             p.rename(root / p.name)
         time.sleep(RACY_NS / 1e9)
-        incremental, incremental_mb, _ = measured([*audit, str(root), "--state", str(state)], env)
+        before = state.read_bytes()  # (a state closed: no journal beside it)
+        incrementals, fulls = [], []
+        for _ in range(rounds):
+            state.write_bytes(before)
+            incrementals.append(measured([*audit, str(root), "--state", str(state)], env))
+            fulls.append(measured([*audit, str(root)], env))
+        incremental, incremental_mb = _median(incrementals)
+        full, full_mb = _median(fulls)
         nothing, nothing_mb, _ = measured([*audit, str(root), "--state", str(state)], env)
         checksum, checksum_mb, _ = measured(
             [*audit, str(root), "--state", str(state), "--checksum"], env)
-        full, full_mb, _ = measured([*audit, str(root)], env)
         # the least any incremental run costs: what the run with nothing new does, and
         # judging the new logs (reading and replaying them: an audit of them that tallies
         # no deal, less one of a single log, its start-up)
@@ -268,7 +284,10 @@ def bench_cost(logs: int = 2000, new: int = 200) -> dict[str, Any]:
         size = os.path.getsize(state)
         tables = _state_tables(state)
     return {"logs": logs, "new": new, "full_cpu_s": full, "incremental_cpu_s": incremental,
-            "ratio": incremental / full, "first_run_cpu_s": first,
+            "ratio": incremental / full, "rounds": {
+                "full_cpu_s": [r[0] for r in fulls],
+                "incremental_cpu_s": [r[0] for r in incrementals]},
+            "first_run_cpu_s": first,
             "judging_new_cpu_s": judging, "floor_cpu_s": nothing + judging,
             "floor_ratio": (nothing + judging) / full,
             "nothing_new_cpu_s": nothing, "checksum_cpu_s": checksum, "peak_mb": {
@@ -338,9 +357,16 @@ def print_monitor(f: dict[str, Any]) -> None:
 
 def _print_cost(c: dict[str, Any]) -> None:
     mb = c["peak_mb"]
+    rounds = c.get("rounds", {})
+    spread = "".join(
+        f"; {what} {min(runs):.2f}-{max(runs):.2f}" for what, runs in
+        (("full", rounds.get("full_cpu_s", [])),
+         ("incremental", rounds.get("incremental_cpu_s", []))) if len(runs) > 1)
     print(f"  cost: full audit of {c['logs']:,} logs {c['full_cpu_s']:.2f} s CPU "
           f"({mb['full']:.0f} MB at most), incremental over {c['new']} new "
-          f"{c['incremental_cpu_s']:.2f} s = {c['ratio']:.2f}x (target at {2000:,} logs: "
+          f"{c['incremental_cpu_s']:.2f} s = {c['ratio']:.2f}x (medians of "
+          f"{len(rounds.get('full_cpu_s', [])) or 1} rounds in turn{spread}; "
+          f"target at {2000:,} logs: "
           f"<= 0.25; {mb['incremental']:.0f} MB; the least any incremental run costs, "
           f"nothing new plus judging the new logs ({c['judging_new_cpu_s']:.2f} s), "
           f"{c['floor_cpu_s']:.2f} s = {c['floor_ratio']:.2f}x); nothing new "
