@@ -812,6 +812,87 @@ def test_a_shares_deal_made_parts_are_read_as_the_format_says_of_any_twenty_byte
         assert dealt._derived_positions(placed, share.sums.items(), deals) is None
 
 
+def test_a_chunks_deals_made_at_once_give_what_the_formats_functions_give() -> None:
+    """What a chunk's deals give, made at once with numpy (``DealFacts``), is what the
+    format's own functions give a deal at a time: the points, void suits and suit
+    patterns by position, and whether a share's cells are those its deals give (spoiled
+    in turn), for deals, for hands that overlap or hold a card past the deck's 52, and for
+    any 20 bytes."""
+    import numpy as np
+
+    from tarneeb.replay.archive.shares import ChunkKeys, ShareColumns, dealt
+
+    rng = random.Random(34)
+    deals = []
+    for _ in range(400):
+        kind = rng.random()
+        if kind < 0.7:  # three hands of a deck
+            cards = rng.sample(range(52), 39)
+            h = [sum(1 << c for c in cards[13 * i:13 * i + 13]) for i in range(3)]
+        elif kind < 0.85:  # hands that overlap
+            h = [sum(1 << c for c in rng.sample(range(52), 13)) for _ in range(3)]
+        else:  # any bytes: the third "hand" may hold bits past 52
+            deals.append(rng.randbytes(20))
+            continue
+        deals.append((h[0] | h[1] << 52 | h[2] << 104).to_bytes(20, "big"))
+    facts = dealt.DealFacts(deals)
+    times = [rng.randint(1, 3) for _ in deals]
+    assert facts.points == [dealt._deal_points(d) for d in deals]
+    assert facts.hand_values(list(range(len(deals))), times) == dealt._hand_values(
+        list(zip(deals, times, strict=True)))
+
+    def hands(deal: bytes) -> list[int]:
+        x = int.from_bytes(deal, "big")
+        a, b, c = x & (1 << 52) - 1, x >> 52 & (1 << 52) - 1, x >> 104
+        return [((1 << 52) - 1) ^ (a | b | c), a, b, c]
+
+    spoils = [None, "cell", "test", "past", "position", "zero", "high"]
+    high = [i for i, d in enumerate(deals) if hands(d)[3] >> 52]
+    seen = dict.fromkeys(spoils, 0)
+    for j in range(700):
+        spoil = spoils[j % len(spoils)]
+        at = rng.sample(range(len(deals)), rng.randint(1, 12))
+        if spoil == "high":  # a hand with a card past the deck's 52, its cells left out
+            at = [i for i in at if i not in high] + [rng.choice(high)]
+        elif j % 2:  # deals of a deck only, so that their cells are often those given
+            at = [i for i in at if deals[i] == bytes(20) or (hands(deals[i])[3] >> 52 == 0
+                  and not any(hands(deals[i])[p] & hands(deals[i])[q]
+                              for p in range(4) for q in range(p + 1, 4)))] or at[:1]
+        drawn = [times[i] for i in at]
+        cells: dict[tuple[Any, ...], int] = {}
+        for i, n in zip(at, drawn, strict=True):
+            for p, h in enumerate(hands(deals[i])):
+                for card in range(52 if spoil == "high" else 56):
+                    if h >> card & 1:
+                        key = ("placed", ("t",), p, card)
+                        cells[key] = cells.get(key, 0) + n
+        if spoil == "cell" and cells:
+            key = rng.choice(list(cells))
+            cells[key] += 1
+        elif spoil == "test":
+            cells[("placed", ("u",), 0, 0)] = 1
+        elif spoil == "past":
+            cells[("placed", ("t",), 3, 53)] = 1
+        elif spoil == "position":  # a position not a whole number: read as the format reads
+            cells[("placed", ("t",), True, 0)] = cells.pop(("placed", ("t",), 1, 0), 1)
+        elif spoil == "zero":
+            cells[next(iter(cells))] = 0
+        placed = [(("placed", ("t",), None, None), sum(drawn))]
+        items = list(cells.items())
+        # the cells as a chunk's columns give them (each key's place asked once a chunk)
+        share = ShareColumns(ChunkKeys([placed[0][0]], list(cells)),
+                             (np.arange(1), np.arange(len(cells))),
+                             (np.array([placed[0][1]]), np.array(list(cells.values()))))
+        made = share.view({}).cells()
+        assert (made is None) == any(type(k[2]) is not int or k[3] >= 52 for k in cells)
+        expected = dealt._derived_positions(
+            placed, items, [(deals[i], n) for i, n in zip(at, drawn, strict=True)])
+        if made is not None:
+            assert facts.positions(placed, *made, at, drawn) == expected, spoil
+        seen[spoil] += made is not None and expected is not None
+    assert seen[None] > 30 and seen["cell"] == seen["test"] == seen["zero"] == seen["high"] == 0
+
+
 def test_the_new_shares_summed_by_key_object_are_their_merge() -> None:
     """The monitor's sum of the run's new shares (added up per key object, the shares of
     a chunk sharing theirs) adds to a tally what merging them in turn adds: the same

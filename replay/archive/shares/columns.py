@@ -21,6 +21,7 @@ from typing import Any
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.tally import add_values
+from tarneeb.replay.archive.shares.dealt import _DEAL, DealFacts
 from tarneeb.replay.archive.shares.keys import (
     DRAWN,
     KINDS,
@@ -55,6 +56,41 @@ class ChunkKeys:
         self.kinds: tuple[Any, Any] = (None, None)
         self.numbers: tuple[Any, Any] = (None, None)
         self._ids: dict[Any, int] | None = None
+        self._facts: tuple[DealFacts, Any] | None = None
+        self._cells: tuple[Any, Any, list[Any]] | None = None
+
+    def facts(self) -> tuple[DealFacts, Any]:
+        """What the chunk's deals give (:class:`DealFacts`: every deal drawn once of a
+        key of the counts, 20 bytes), and per key its deal's place among them (-1: none)."""
+        import numpy as np
+        if self._facts is None:
+            self.classify()
+            keys = self.keys[0]
+            drawn = [i for i in np.flatnonzero(self.kinds[0] == DRAWN).tolist()
+                     if isinstance(keys[i][4], bytes) and len(keys[i][4]) == _DEAL]
+            place = np.full(len(keys), -1, dtype=np.intp)
+            place[drawn] = np.arange(len(drawn))
+            self._facts = DealFacts([keys[i][4] for i in drawn]), place
+        return self._facts
+
+    def cells(self) -> tuple[Any, Any, list[Any]]:
+        """Per key of the sums, the card position's cell it is (``52 position + card``;
+        -1: not of kind ``placed``, or not a position 0 to 3 and a card 0 to 51 as whole
+        numbers) and its test's number among the tests (``[-1]`` for none)."""
+        import numpy as np
+        if self._cells is None:
+            self.classify()
+            where = np.full(len(self.keys[1]), -1, dtype=np.intp)
+            number = np.full(len(self.keys[1]), -1, dtype=np.intp)
+            tests: dict[Any, int] = {}
+            for i in np.flatnonzero(self.kinds[1] == PLACED).tolist():
+                k = self.keys[1][i]
+                if len(k) >= 4 and type(k[2]) is int and type(k[3]) is int \
+                        and 0 <= k[2] < 4 and 0 <= k[3] < 52:
+                    where[i] = 52 * k[2] + k[3]
+                    number[i] = tests.setdefault(k[1], len(tests))
+            self._cells = where, number, list(tests)
+        return self._cells
 
     def classify(self, ids: dict[Any, int] | None = None) -> None:
         """Each key's kind, and with ``ids`` (the state's numbers) its number."""
@@ -118,6 +154,29 @@ class ShareView:
 
     def placed(self, part: int) -> list[tuple[Any, int]]:
         return list(self._items(part, PLACED))
+
+    def dealt(self) -> tuple[DealFacts, list[int], list[int]]:
+        """What the share's deals give (its values drawn of 20 bytes, in order): the
+        chunk's :class:`DealFacts`, the deals' places among them, and how often each was
+        drawn."""
+        import numpy as np
+        facts, place = self.columns.chunk.facts()
+        which = np.flatnonzero(self.kinds[0] == DRAWN)
+        at = place[self.columns.at[0][which]]
+        mine = at >= 0
+        return facts, at[mine].tolist(), self.columns.values[0][which][mine].tolist()
+
+    def cells(self) -> tuple[Any, Any, list[Any]] | None:
+        """The share's card positions' cells (its sums of kind ``placed``): their places
+        (``52 position + card``), values and tests (each once); None when one is not a
+        position 0 to 3 and a card 0 to 51 as whole numbers."""
+        import numpy as np
+        where, number, tests = self.columns.chunk.cells()
+        mine = self.columns.at[1][self.kinds[1] == PLACED]
+        if (where[mine] < 0).any():
+            return None
+        return (where[mine], self.columns.values[1][self.kinds[1] == PLACED],
+                [tests[t] for t in np.unique(number[mine]).tolist()])
 
     def seated(self) -> Iterator[tuple[Any, int]]:
         return self._items(0, SEATED)

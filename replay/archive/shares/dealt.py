@@ -54,13 +54,16 @@ def _row_of(points: list[int], marks: bytes) -> bytes:
     return bytes(out)
 
 
-def _in_order(deals: list[tuple[bytes, int]], row: bytes) -> tuple[list[bytes], bytes] | None:
+def _in_order(deals: list[tuple[bytes, int]], row: bytes, made: list[int] | None = None
+              ) -> tuple[list[bytes], bytes] | None:
     """The match's deals (with their counts) in the order of its row, and per deal its
     dealer and state in a byte, when its row is exactly what they give (then the row's
-    points are not written: :func:`_row_of` makes them again); else None."""
+    points are not written: :func:`_row_of` makes them again); else None. ``made``: the
+    deals' points (:func:`_deal_points`) made before, in order."""
     left = dict(deals)
     by_seats: dict[bytes, list[tuple[bytes, int]]] = {}  # the seats' points a deal may give
-    points = {d: _deal_points(d) for d in left}
+    points = ({d: _deal_points(d) for d in left} if made is None
+              else dict(zip((d for d, _ in deals), made, strict=True)))
     for d in left:
         p = points[d].to_bytes(4, "little")  # a byte a position, the dealer first
         for r in range(4):  # the dealer at seat r: seat s holds position s - r
@@ -236,12 +239,14 @@ def _by_hand(values: list[tuple[int, int, int, tuple[str, ...]]], what: int,
     return out
 
 
-def _by_position(counts: Iterable[tuple[Any, int]], deals: list[tuple[bytes, int]]
+def _by_position(counts: Iterable[tuple[Any, int]], deals: list[tuple[bytes, int]],
+                 made: list[tuple[int, int, int, tuple[str, ...]]] | None = None
                  ) -> dict[tuple[Any, ...], tuple[int, int]]:
     """A share's tests by position (``(kind, (measure, "seat", position), reference)``,
     one reference a test; among ``counts``, the share's counts or those that may be of
     such tests) whose counts are exactly those its deals give by :func:`_by_hand`, with
-    what and where: those counts are not written (:func:`unpack_share` counts them again)."""
+    what and where: those counts are not written (:func:`unpack_share` counts them again).
+    ``made``: :func:`_hand_values` of ``deals``, made before."""
     found: dict[tuple[str, Any], dict[Any, dict[Any, int]]] = {}
     for k, n in counts:
         if (k[0] == "fit" or k[0] == "fit+mean") and type(k[-1]) in (int, str) and len(k) == 4:
@@ -249,7 +254,7 @@ def _by_position(counts: Iterable[tuple[Any, int]], deals: list[tuple[bytes, int
             if type(test) is tuple and len(test) == 3 and test[1] == "seat" and test[2] in _AT:
                 found.setdefault((k[0], test), {}).setdefault(k[2], {})[k[3]] = n
     out: dict[tuple[Any, ...], tuple[int, int]] = {}
-    values = _hand_values(deals) if found else []
+    values = (_hand_values(deals) if made is None else made) if found else []
     given: dict[tuple[int, int], dict[Any, int]] = {}  # _by_hand's, each made once
     for (kind, test), refs in found.items():
         if len(refs) == 1:
@@ -300,4 +305,75 @@ def deal_array_of_planes(planes: bytes) -> Any:
     return np.ascontiguousarray(out.view(np.uint8).reshape(n, 24)[:, 4:]).view(f"V{_DEAL}").ravel()
 
 
-__all__ = ["deal_array_of_planes", "deal_of_planes", "deal_planes", "deals_of_planes"]
+class DealFacts:
+    """What the functions above make of many deals (20 bytes each), made at once with
+    numpy, a chunk's deals at a time (the same numbers): per deal its points
+    (:func:`_deal_points`), its void suits and suit patterns by position
+    (:func:`_hand_values`), and its cards' positions (the dealer 0, then in dealing order:
+    the rest of the deck, then the three hands), with whether a hand holds a card past the
+    deck's 52 (no cell gives those)."""
+
+    def __init__(self, deals: list[bytes]) -> None:
+        import numpy as np
+        self.deals, n = deals, len(deals)
+        words = np.zeros((n, 24), dtype=np.uint8)  # the 160 bits after 32 zero bits
+        words[:, 4:] = np.frombuffer(b"".join(deals), dtype=np.uint8).reshape(n, 20)
+        w = words.view(">u8").astype(np.uint64)
+        m52, u = np.uint64(_M52), np.uint64
+        a = w[:, 2] & m52
+        b = ((w[:, 2] >> u(52)) | (w[:, 1] << u(12))) & m52
+        c = (w[:, 1] >> u(40)) | (w[:, 0] << u(24))
+        hands = np.stack((m52 ^ (a | b | c), a, b, c), axis=1)
+        self.past = (c >> u(52)) != 0
+        cards = np.arange(52, dtype=np.uint64)
+        self.cells = ((hands[:, :, None] >> cards) & u(1)).astype(np.uint8)  # deal, group, card
+        # the suits' lengths (the last suit: every bit from card 39, as _hand_values counts)
+        suits = np.stack([np.bitwise_count((hands >> u(13 * k)) & u(0x1FFF)) for k in range(3)]
+                         + [np.bitwise_count(hands >> u(39))], axis=2).astype(np.int64)
+        voids = (suits == 0).sum(axis=2) << (8 * np.arange(4))
+        # the points as the two bit planes place them (a card of a and of b at 3)
+        honours = np.array([13 * k + r for k in range(4) for r in range(9, 13)], dtype=np.uint64)
+        low, high = a | c, b | c
+        at = ((low[:, None] >> honours) & u(1)) | (((high[:, None] >> honours) & u(1)) << u(1))
+        worth = np.tile(np.arange(1, 5, dtype=np.uint64), 4)
+        self.points: list[int] = (worth << (u(8) * at)).sum(axis=1).tolist()
+        self.voids: list[int] = voids.sum(axis=1).tolist()
+        ranked = -np.sort(-suits, axis=2)
+        codes = (ranked[:, :, 0] << 24) | (ranked[:, :, 1] << 16) | (ranked[:, :, 2] << 8) \
+            | ranked[:, :, 3]
+        names = {code: f"{code >> 24}-{code >> 16 & 255}-{code >> 8 & 255}-{code & 255}"
+                 for code in np.unique(codes).tolist()}
+        self.patterns: list[tuple[str, ...]] = [tuple(map(names.__getitem__, row))
+                                                for row in codes.tolist()]
+
+    def hand_values(self, at: list[int], times: list[int]
+                    ) -> list[tuple[int, int, int, tuple[str, ...]]]:
+        """:func:`_hand_values` of the deals ``at`` (their places among the facts'), drawn
+        ``times`` each."""
+        return [(n, self.points[i], self.voids[i], self.patterns[i])
+                for i, n in zip(at, times, strict=True)]
+
+    def positions(self, placed: list[tuple[Any, int]], where: Any, values: Any,
+                  tests: Any, at: list[int], times: list[int]) -> TestId | None:
+        """:func:`_derived_positions` of the deals ``at`` (drawn ``times`` each) for a
+        share whose counts of kind ``placed`` are ``placed``, and whose cells are each a
+        position 0 to 3 and a card 0 to 51, whole numbers: per cell its place
+        (``52 position + card``) and its value, and the cells' tests (``tests``, each
+        once)."""
+        import numpy as np
+        n = sum(times)
+        if len(placed) != 1 or placed[0][1] != n or n >> _FIELD:
+            return None
+        test = placed[0][0][1]
+        if any(t != test for t in tests) or ((values <= 0) | (values >> _FIELD != 0)).any():
+            return None
+        if self.past[at].any():  # a card past the deck's 52: no cell holds it
+            return None
+        given = np.zeros(4 * 52, dtype=np.int64)
+        np.add.at(given, where, values)
+        counted = np.tensordot(np.array(times, dtype=np.int64), self.cells[at], axes=1)
+        return test if bool((counted.ravel() == given).all()) else None
+
+
+__all__ = ["DealFacts", "deal_array_of_planes", "deal_of_planes", "deal_planes",
+           "deals_of_planes"]

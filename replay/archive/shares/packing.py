@@ -73,18 +73,20 @@ _IN_ORDER = -26  # the width written for a match's deals in the order of its row
 _PLANES = -13  # the width written for deals kept as two bit planes, 13 bytes each
 
 
-def _rowed(own: list[Any], deals: dict[int, list[tuple[bytes, int]]]
-           ) -> tuple[int, bytes] | None:
+def _rowed(own: list[Any], deals: dict[int, list[tuple[bytes, int]]],
+           points: list[int] | None = None) -> tuple[int, bytes] | None:
     """When a match's row of the match-state tests (among ``own``, its names numbered) is
     what its deals (``deals``: one test's) give in some order: that entry of ``own``
     written again without the row's points (``_ROWED``), and the deals' test and the deals
-    in that order, 13 bytes each; else None and ``own`` as it was."""
+    in that order, 13 bytes each; else None and ``own`` as it was. ``points``: the deals'
+    points, made before."""
     named = [e for e in own if e[0] == _NAMED]
     if len(deals) != 1 or len(named) != 1 or named[0][3] != 1:
         return None
     row = named[0][2][0]
     (test, values), = deals.items()
-    found = _in_order(values, row[4]) if len(row) == 5 and isinstance(row[4], bytes) else None
+    found = _in_order(values, row[4], points) if len(row) == 5 and isinstance(row[4], bytes) \
+        else None
     planes = [deal_planes(d) for d in found[0]] if found is not None else [None]
     if found is None or not all(p is not None for p in planes):
         return None
@@ -139,16 +141,20 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
                 deals.setdefault(test, []).append((k[4], n))
     positions = None
     by_position: dict[tuple[Any, ...], tuple[int, int]] = {}
+    points: list[int] | None = None  # the deals' points, made before
     if whole and len(deals) == 1:
         dealt = next(iter(deals.values()))
         if view is None:
             positions = _derived_positions([(k, n) for k, n in share.counts.items()
                                             if k[0] == "placed"], share.sums.items(), dealt)
             by_position = _by_position(share.counts.items(), dealt)
-        else:
-            positions = _derived_positions(view.placed(0), view.placed(1),
-                                           dealt)
-            by_position = _by_position(view.seated(), dealt)
+        else:  # (what the deals give made a chunk at a time)
+            facts, at, times = view.dealt()
+            cells = view.cells()
+            positions = (facts.positions(view.placed(0), *cells, at, times) if cells is not None
+                         else _derived_positions(view.placed(0), view.placed(1), dealt))
+            by_position = _by_position(view.seated(), dealt, facts.hand_values(at, times))
+            points = [facts.points[i] for i in at]
     parts = None if view is None else view.numbered(by_position, positions is not None)
     if view is not None and parts is not None:
         for sums in (0, 1):
@@ -158,7 +164,7 @@ def pack_share(share: Tally, key_id: Any, whole: bool = True,
     packed = zlib.compress(pack_value(tuple(parts)))
     if not whole:
         return pack_value((packed,))
-    rowed = _rowed(own, deals)
+    rowed = _rowed(own, deals, points)
     written: list[tuple[Any, ...]] = []
     for (test, width), values in sorted(drawn.items()):
         if rowed is not None and (test, width) == (rowed[0], _DEAL):
