@@ -357,15 +357,13 @@ def print_monitor(f: dict[str, Any]) -> None:
 
 def _print_cost(c: dict[str, Any]) -> None:
     mb = c["peak_mb"]
-    rounds = c.get("rounds", {})
-    spread = "".join(
-        f"; {what} {min(runs):.2f}-{max(runs):.2f}" for what, runs in
-        (("full", rounds.get("full_cpu_s", [])),
-         ("incremental", rounds.get("incremental_cpu_s", []))) if len(runs) > 1)
+    rounds = c["rounds"]
+    spread = "".join(f"; {what} {min(rounds[f'{what}_cpu_s']):.2f}-"
+                     f"{max(rounds[f'{what}_cpu_s']):.2f}" for what in ("full", "incremental"))
     print(f"  cost: full audit of {c['logs']:,} logs {c['full_cpu_s']:.2f} s CPU "
           f"({mb['full']:.0f} MB at most), incremental over {c['new']} new "
           f"{c['incremental_cpu_s']:.2f} s = {c['ratio']:.2f}x (medians of "
-          f"{len(rounds.get('full_cpu_s', [])) or 1} rounds in turn{spread}; "
+          f"{len(rounds['full_cpu_s'])} rounds in turn{spread}; "
           f"target at {2000:,} logs: "
           f"<= 0.25; {mb['incremental']:.0f} MB; the least any incremental run costs, "
           f"nothing new plus judging the new logs ({c['judging_new_cpu_s']:.2f} s), "

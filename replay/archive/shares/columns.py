@@ -76,7 +76,7 @@ class ChunkKeys:
     def cells(self) -> tuple[Any, Any, list[Any]]:
         """Per key of the sums, the card position's cell it is (``52 position + card``;
         -1: not of kind ``placed``, or not a position 0 to 3 and a card 0 to 51 as whole
-        numbers) and its test's number among the tests (``[-1]`` for none)."""
+        numbers) and its test's number among the tests (-1 for none)."""
         import numpy as np
         if self._cells is None:
             self.classify()
@@ -172,10 +172,11 @@ class ShareView:
         position 0 to 3 and a card 0 to 51 as whole numbers."""
         import numpy as np
         where, number, tests = self.columns.chunk.cells()
-        mine = self.columns.at[1][self.kinds[1] == PLACED]
+        placed = self.kinds[1] == PLACED
+        mine = self.columns.at[1][placed]
         if (where[mine] < 0).any():
             return None
-        return (where[mine], self.columns.values[1][self.kinds[1] == PLACED],
+        return (where[mine], self.columns.values[1][placed],
                 [tests[t] for t in np.unique(number[mine]).tolist()])
 
     def seated(self) -> Iterator[tuple[Any, int]]:
@@ -210,9 +211,9 @@ class ShareView:
                 numbers[missing] = self.columns.chunk.numbers[p][at[missing]] = again
                 if not again.all():
                     return None
-            order = np.argsort(numbers[take])
-            n = numbers[take][order]
-            out.append((tuple(np.diff(n, prepend=0).tolist()),
+            written = numbers[take]
+            order = np.argsort(written)
+            out.append((tuple(np.diff(written[order], prepend=0).tolist()),
                         tuple(self.columns.values[p][take][order].tolist())))
         return out
 
