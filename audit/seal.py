@@ -70,10 +70,9 @@ class Sealer:
 
     def older(self, run: int, sealed: str) -> int | None:
         """The last run noted of the state, when the state (its last run ``run``, sealed
-        ``sealed``; 0: a state made now) is older: a later run was noted, or the same run
-        with another seal; else None."""
-        if run == 0:
-            return None
+        ``sealed``; 0: a state made now) is older: a later run was noted (of a state made
+        now: a state at its path was deleted or moved), or the same run with another seal;
+        else None."""
         try:
             noted, seal_then = self.record.read_text("ascii").split()
             last = int(noted)

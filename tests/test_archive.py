@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import json
@@ -704,3 +705,43 @@ def test_ctrl_c_while_a_local_cluster_starts_is_not_lost(archives: dict[str, Pat
     assert _ctrl_c(paths, ("--scheduler", "local:2"),
                    lambda pid: bool(_workers(pid)) and _ignores_ctrl_c(pid)) == \
         (130, "tarneeb: interrupted\n", "")
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process not ended (a zombie, ended and not reaped, is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_end_when_the_audit_that_started_them_is_killed(
+        archives: dict[str, Path], how: signal.Signals) -> None:
+    """The audit's own process killed while its local workers are up (``kill -9``, or a
+    supervisor's SIGTERM, neither of which lets it stop them): the workers end within
+    seconds, not wait for chunks forever holding the run's output open."""
+    paths = sorted(str(p) for p in archives["proven"].iterdir()) * 3
+    p = subprocess.Popen([sys.executable, "-m", "tarneeb.cli.entry", "audit", "-", "-j", "2"],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    workers: list[int] = []
+    try:
+        assert p.stdin is not None
+        p.stdin.write("\n".join(paths) + "\n")  # (left open: the run waits for more)
+        p.stdin.flush()
+        deadline = time.monotonic() + 30
+        while len(workers) < 2 and time.monotonic() < deadline:
+            workers = _workers(p.pid)
+            time.sleep(0.01)
+        assert len(workers) == 2
+        p.send_signal(how)
+        p.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(map(_running, workers)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_running, workers))
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+        p.wait()

@@ -184,7 +184,7 @@ def test_an_older_copy_of_the_state_put_back_is_said(
     clean, with no changed-log finding). Each commit notes its run beside the key: the run
     says the state is older than the run noted (a copy restored on purpose, from a backup or
     for a test, is said too; the verdict and exit code are those of a full audit); a state
-    made anew at the same path starts afresh and says nothing."""
+    made anew at the same path (the state deleted or moved) says so too, once."""
     logs = tmp_path / "logs"
     write_archive(logs, 3, seed=SEED)
     state, older = tmp_path / "audit.state", tmp_path / "older.state"
@@ -201,7 +201,43 @@ def test_an_older_copy_of_the_state_put_back_is_said(
         in out and str(note) in out
     code, doc = audit(capsys, str(logs), "--state", str(state))  # (run 2 again, then 3)
     assert code == 0 and doc["state"]["older_than_run"] is None and doc["state"]["run"] == 3
-    for f in tmp_path.glob("audit.state*"):
+    for f in tmp_path.glob("audit.state*"):  # deleted: its history and evidence with it
         f.unlink()
-    code, doc = audit(capsys, str(logs), "--state", str(state))
+    code, out, _ = run(capsys, "audit", str(logs), "--state", str(state))
+    assert code == 0 and "The state is new, but a state at its path had run 3: deleted or " \
+        "moved?" in out
+    code, doc = audit(capsys, str(logs), "--state", str(state))  # (said once)
+    assert code == 0 and doc["state"]["run"] == 2 and doc["state"]["older_than_run"] is None
+    fresh = tmp_path / "fresh.state"  # a state at a path of its own says nothing
+    code, doc = audit(capsys, str(logs), "--state", str(fresh))
     assert code == 0 and doc["state"]["run"] == 1 and doc["state"]["older_than_run"] is None
+
+
+def test_an_index_changed_to_miss_a_log_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The seal covers the tables' rows; the index a run finds a log's row by is checked by
+    SQLite's integrity check. One byte of a log's entry in that index changed (its row no
+    longer found): a rewritten log would be taken as new and clean, with no changed-log
+    finding. The run refuses the state in one line, exit 2, run after run."""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 6, seed=SEED)
+    state = tmp_path / "audit.state"
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    target = paths[3]
+    data = bytearray(target.read_bytes())  # rewritten: a change the state would report
+    data[-10] ^= 1
+    target.write_bytes(bytes(data))
+    with sqlite3.connect(state) as db:
+        root, size = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'logs_at'"
+                                ).fetchone()[0], db.execute("PRAGMA page_size").fetchone()[0]
+    db.close()
+    raw = bytearray(state.read_bytes())
+    page = slice((root - 1) * size, root * size)  # (six rows: the index is its root page)
+    entry = state_module.path_at(str(target)).to_bytes(4, "big")
+    assert raw[page].count(entry) == 1
+    raw[(root - 1) * size + raw[page].index(entry) + 3] ^= 1
+    state.write_bytes(bytes(raw))
+    code, out, err = run(capsys, "audit", str(logs), "--state", str(state))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "integrity check" in err and "logs_at" in err
+    assert run(capsys, "audit", str(logs), "--state", str(state))[0] == 2  # (as it was)

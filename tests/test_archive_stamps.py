@@ -392,3 +392,36 @@ def test_a_store_whose_tags_do_not_change_with_the_bytes_has_them_checked(
         assert doc["state"]["audited"] == 1 and doc["state"]["checked"] == 2
     finally:
         fs.rm(root, recursive=True)
+
+
+def test_file_names_that_are_not_utf8_are_kept_found_changed_and_lost(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log whose file name is not valid UTF-8 (bytes any file system allows, which anyone
+    who can write to the archive may use) is judged and kept like any other: the run says
+    what a full audit says, the next run takes it from the state, and its name, shown
+    escaped, is that of its changed-log, lost-log and removed findings."""
+    monkeypatch.setattr(monitor_module, "RACY_NS", 0)  # (the logs were written just now)
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 4, seed=SEED)
+    odd = logs / os.fsdecode(b"odd \xff name.tlog")
+    paths[1].rename(odd)
+    copy = logs / os.fsdecode(b"copy \xfe.tlog")  # another log's copy: a finding naming both
+    copy.write_bytes(paths[2].read_bytes())
+    state = str(tmp_path / "audit.state")
+    full_code, full = audit(capsys, str(logs))
+    for audited in (5, 0):
+        code, doc = audit(capsys, str(logs), "--state", state)
+        assert code == full_code and doc["state"]["audited"] == audited
+        assert {k: doc[k] for k in full if k not in ("evidence",) and k in doc} == \
+            {k: full[k] for k in full if k not in ("evidence",) and k in doc}
+    rewrite_keeping_times(odd)
+    copy.unlink()
+    code, out, _ = run(capsys, "audit", str(logs), "--state", state)
+    assert code == 1 and "changed since the state judged them" in out
+    assert "odd \\xff name.tlog" in out and "copy \\xfe.tlog" in out and "\xff" not in out
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(copy))
+    assert doc["state"]["changed"] == [] and doc["state"]["removed"] == [str(copy)]
+    assert doc["findings_by_kind"]["changed-log"] == 1 and "lost-log" not in doc["findings_by_kind"]
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert doc["state"]["audited"] == 0 and doc["state"]["lost"] == []

@@ -56,7 +56,7 @@ from tarneeb.replay.archive.audit import (
     _whole_file,
     run_chunks,
 )
-from tarneeb.replay.archive.paths import read_url
+from tarneeb.replay.archive.paths import read_url, stored_path
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
 from tarneeb.replay.archive.shares.columns import ShareSum
 from tarneeb.replay.archive.state import Known, State, StateError
@@ -338,7 +338,8 @@ class Monitor:
         self._put.add(path)
 
     def _run_of(self, path: str) -> int:
-        row = self.state.db.execute("SELECT run FROM logs WHERE path = ?", (path,)).fetchone()
+        row = self.state.db.execute("SELECT run FROM logs WHERE path = ?",
+                                    (stored_path(path),)).fetchone()
         return int(row[0]) if row else 0
 
     def _was_counted(self) -> set[str]:

@@ -157,10 +157,36 @@ def query_parts(values: list[Any], size: int = 500) -> Iterator[list[Any]]:
         yield values[j:j + size]
 
 
+def stored_path(path: str) -> str | bytes:
+    """A log's path as the state's ``logs`` table keeps it: its text, or, for a path that
+    is not valid UTF-8 (a file name's bytes, which the listing gives as lone surrogates),
+    a BLOB of its text in UTF-8 with each lone surrogate in its 3-byte form (Python's
+    ``surrogatepass``), which :func:`listed_path` reads back to the same path.
+
+    >>> stored_path("a/b.tlog"), stored_path("a/\\udcff.tlog")
+    ('a/b.tlog', b'a/\\xed\\xb3\\xbf.tlog')
+    >>> listed_path(stored_path("a/\\udcff.tlog")) == "a/\\udcff.tlog"
+    True
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogatepass")
+    return path
+
+
+def listed_path(stored: str | bytes) -> str:
+    """The path :func:`stored_path` kept as ``stored``."""
+    return stored if isinstance(stored, str) else stored.decode("utf-8", "surrogatepass")
+
+
 def path_at(path: str) -> int:
     """What the ``logs`` table is indexed by: 31 bits of the CRC-32 of the path (fixed with
     the format; two paths with one number are told apart by the path itself)."""
-    return zlib.crc32(path.encode("utf-8", "surrogateescape")) >> 1
+    try:  # (a file name's bytes, given as lone surrogates, are themselves)
+        return zlib.crc32(path.encode("utf-8", "surrogateescape")) >> 1
+    except UnicodeEncodeError:  # (other lone surrogates: a store's name, say, as \\ud800)
+        return zlib.crc32(path.encode("utf-8", "surrogatepass")) >> 1
 
 
 def trust_digest(trust: Trust) -> str:
@@ -180,6 +206,18 @@ def trust_digest(trust: Trust) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-__all__ = ["LOG_SUFFIX", "ArchiveError", "AuditFault", "OnError", "expand_paths", "listing_error",
-           "logs_under", "path_at", "query_parts", "read_url",
-           "trust_digest"]
+__all__ = [
+    "LOG_SUFFIX",
+    "ArchiveError",
+    "AuditFault",
+    "OnError",
+    "expand_paths",
+    "listed_path",
+    "listing_error",
+    "logs_under",
+    "path_at",
+    "query_parts",
+    "read_url",
+    "stored_path",
+    "trust_digest",
+]

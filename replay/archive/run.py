@@ -87,12 +87,29 @@ def run_pool(task: Task, chunks: Iterator[list[str]], jobs: int,
             return pool.submit(task, chunk, *args)
 
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=watch_parent,
+                             initargs=(os.getpid(),)) as pool:
         try:
             yield from windowed(submit, result, chunks, 3 * jobs)
         except BaseException:  # interrupted, or a fault: the chunks not begun are dropped
             pool.shutdown(cancel_futures=True)
             raise
+
+
+def watch_parent(parent: int, every: float = 0.5) -> None:
+    """In a local worker process: end it when the audit that started it (``parent``) is
+    gone (killed, even with ``kill -9``, which leaves it no time to stop its workers), so
+    that no worker waits for chunks forever holding the audit's output open. A thread
+    that looks every ``every`` seconds."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tarneeb-watch-parent", daemon=True).start()
 
 
 def local_workers(scheduler: Any) -> int | None:
@@ -253,4 +270,4 @@ def dask_quiet() -> Iterator[None]:
 
 
 __all__ = ["DASK_RETRIES", "QUIET_DASK", "chunks_of", "local_cluster", "local_workers",
-           "run_dask", "run_pool", "windowed"]
+           "run_dask", "run_pool", "watch_parent", "windowed"]

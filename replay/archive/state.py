@@ -29,19 +29,21 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from tarneeb.audit.fairness import Tally
 from tarneeb.audit.fairness.codec import CodecError, pack_value, unpack_value
 from tarneeb.audit.seal import database_digest, same_seal, seal
-from tarneeb.replay.archive.paths import ArchiveError, path_at, query_parts, trust_digest
+from tarneeb.replay.archive.paths import (
+    ArchiveError,
+    listed_path,
+    path_at,
+    query_parts,
+    stored_path,
+    trust_digest,
+)
 from tarneeb.replay.archive.records import (
     LogRecord,
     pack_record,
     record_origin,
     unpack_record,
 )
-from tarneeb.replay.archive.shares import (
-    deal_array_of_planes,
-    pack_share,
-    share_deals,
-    unpack_share,
-)
+from tarneeb.replay.archive.shares import DamagedShare, deals_seen, pack_share, unpack_share
 from tarneeb.replay.verify.trust import Trust  # (trust_digest: of the paths module)
 
 if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
@@ -171,6 +173,12 @@ class State:
         if version < 1:
             raise StateError(f"{self.path}: unknown state format {version}")
         self.sealed = meta.get("seal", "")  # (as read: its last run's)
+        # (the seal covers rows, not indexes: an index missing a row hides a log's past)
+        check = [r[0] for r in self.db.execute("PRAGMA integrity_check(5)")]
+        if tables and check != ["ok"]:
+            raise StateError(f"{self.path}: damaged or changed outside tarneeb (SQLite's "
+                             f"integrity check: {'; '.join(map(str, check))}): start a new "
+                             "state, or put back a copy")
         if tables and version >= 7 and not same_seal(self.sealed, self.seal()):
             raise StateError(f"{self.path}: its seal does not match its content (changed "
                              "outside tarneeb, damaged, or sealed with another state key): "
@@ -295,16 +303,17 @@ class State:
                     "SELECT path, size, mtime, ctime, inode, digest, tallied, "
                     + ("play" if play else "NULL") + " FROM logs WHERE at IN ("
                     + ", ".join("?" * len(part)) + ")", part):
-                if row[0] in wanted:
-                    options = None if row[7] is None else self._play(row[0], row[7])[0]
-                    out[row[0]] = Known(row[1], row[2], row[3], row[4], row[5],
-                                        bool(row[6]), options)
+                path = listed_path(row[0])
+                if path in wanted:
+                    options = None if row[7] is None else self._play(path, row[7])[0]
+                    out[path] = Known(row[1], row[2], row[3], row[4], row[5],
+                                      bool(row[6]), options)
         return out
 
     def play(self, path: str) -> Any:
         """The fair-play record kept of the log at ``path`` (None: none, or not analysed)."""
         row = self.db.execute("SELECT play FROM logs WHERE at = ? AND path = ?",
-                              (path_at(path), path)).fetchone()
+                              (path_at(path), stored_path(path))).fetchone()
         return None if row is None or row[0] is None else self._play(path, row[0])[1]
 
     def _play(self, path: str, blob: bytes) -> tuple[Any, Any]:
@@ -320,7 +329,7 @@ class State:
         state (``share_kept``)."""
         record, figures, digest = self.db.execute(
             "SELECT record, figures, digest FROM logs WHERE at = ? AND path = ?",
-            (path_at(path), path)).fetchone()
+            (path_at(path), stored_path(path))).fetchone()
         try:
             tally = self._share(figures) if share and figures is not None else None
             return unpack_record(record, tally, path, digest,
@@ -334,9 +343,10 @@ class State:
         out: dict[str, LogRecord] = {}
         wanted, words = set(paths), dict[int, str]()  # (words: a few, each looked up once)
         for part in query_parts(list({path_at(p) for p in wanted})):
-            for path, record, figures, digest in self.db.execute(
+            for stored, record, figures, digest in self.db.execute(
                     "SELECT path, record, figures IS NOT NULL, digest FROM logs WHERE at IN ("
                     + ", ".join("?" * len(part)) + ")", part):
+                path = listed_path(stored)
                 if path not in wanted:
                     continue
                 try:
@@ -353,7 +363,7 @@ class State:
     def share(self, path: str) -> tuple[str, Tally] | None:
         """The origin and share of the log at ``path`` (None: it has none)."""
         row = self.db.execute("SELECT figures, record FROM logs WHERE at = ? AND path = ?",
-                              (path_at(path), path)).fetchone()
+                              (path_at(path), stored_path(path))).fetchone()
         if row is None or row[0] is None:
             return None
         try:
@@ -363,12 +373,13 @@ class State:
 
     def counted(self) -> set[str]:
         """The paths whose shares the totals hold."""
-        return {p for (p,) in self.db.execute("SELECT path FROM logs WHERE counted = 1")}
+        return set(map(listed_path, (p for (p,) in self.db.execute(
+            "SELECT path FROM logs WHERE counted = 1"))))
 
     def set_counted(self, paths: Iterable[str], value: bool) -> None:
         self._flipped = True
         self.db.executemany("UPDATE logs SET counted = ? WHERE at = ? AND path = ?",
-                            ((int(value), path_at(p), p) for p in paths))
+                            ((int(value), path_at(p), stored_path(p)) for p in paths))
 
     def totals(self) -> dict[str, Tally]:
         """Per origin, the sum of the shares counted when the run began: the ``totals``
@@ -448,24 +459,11 @@ class State:
 
     def _deals_in(self, rows: Iterable[tuple[str, bytes]]) -> DealsSeen:
         """The deals the shares of ``rows`` (path, figures) keep, as :meth:`counted_deals`."""
-        import numpy as np
-
-        from tarneeb.audit.fairness.anytime.recall import DEAL, DealsSeen
-        planes: list[bytes] = []  # (deals written as bit planes: made 4,096 shares at once)
-        whole: list[bytes] = []
-        made = [np.zeros(0, dtype=DEAL)]
-        for j, (path, figures) in enumerate(rows, 1):
-            try:
-                whole += share_deals(figures, self.key_of, planes)
-            except CodecError as e:
-                raise StateError(f"{self.path}: the record of {path} is damaged "
-                                 f"({e})") from None
-            if not j % 4096:
-                made, planes = [*made, deal_array_of_planes(b"".join(planes))], []
-        deals = np.concatenate((*made, deal_array_of_planes(b"".join(planes)),
-                                np.frombuffer(b"".join(whole), dtype=DEAL)))
-        del made, planes, whole  # (the parts let go before the deals are sorted)
-        return DealsSeen.of(deals)
+        try:
+            return deals_seen(rows, self.key_of)
+        except DamagedShare as e:
+            raise StateError(f"{self.path}: the record of {e.path} is damaged ({e.why})"
+                             ) from None
 
     def set_totals(self, tallies: dict[str, Tally]) -> None:
         """The totals of the shares counted now (those the shares give back, left out)."""
@@ -481,7 +479,7 @@ class State:
         :meth:`counted_deals`'s)."""
         row = self.db.execute("SELECT path, record, figures, rowid, counted FROM logs WHERE at = ? "
                               "AND path = ? AND figures IS NOT NULL",
-                              (path_at(path), path)).fetchone()
+                              (path_at(path), stored_path(path))).fetchone()
         if row is None:
             return
         ids = None if self._began is None else self._began[1]  # (rows counted_deals read,
@@ -509,27 +507,29 @@ class State:
                                    objects=self._objects, columns=record.columns))
         played = None if play is None else zlib.compress(pack_value(play))
         self._set_aside(path)
-        self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
+        at, stored = path_at(path), stored_path(path)
+        self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (at, stored))
         written = self.db.execute(
             "INSERT INTO logs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
-            (path, stamp[0], stamp[1], None if r.sha256 is None else bytes.fromhex(r.sha256),
+            (stored, stamp[0], stamp[1], None if r.sha256 is None else bytes.fromhex(r.sha256),
              r.verdict, r.findings, pack_record(record, path, self.key_id), figures, self.run,
-             int(tallied), played, path_at(path), stamp[2], stamp[3]))
+             int(tallied), played, at, stamp[2], stamp[3]))
         if self._began is not None:
             self._after.add(written.lastrowid or 0)
 
     def restamp(self, path: str, mtime: int, ctime: int | None, inode: int) -> None:
         """The times and inode of a log whose bytes were found the same (its size is)."""
         self.db.execute("UPDATE logs SET mtime = ?, ctime = ?, inode = ? WHERE at = ? AND "
-                        "path = ?", (mtime, ctime, inode, path_at(path), path))
+                        "path = ?", (mtime, ctime, inode, path_at(path), stored_path(path)))
 
     def forget(self, path: str) -> None:
         self._set_aside(path)
-        self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?", (path_at(path), path))
+        self.db.execute("DELETE FROM logs WHERE at = ? AND path = ?",
+                        (path_at(path), stored_path(path)))
 
     def paths(self) -> Iterator[str]:
         for (p,) in self.db.execute("SELECT path FROM logs ORDER BY path").fetchall():
-            yield p
+            yield listed_path(p)
 
     # ------------------------------------------------------------ evidence --
 

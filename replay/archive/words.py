@@ -111,7 +111,12 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
                if m.get("checked") else "")
     lines = [f"State {m.get('file')}, run {m.get('run')}: {count(m.get('audited', 0), 'log')} "
              f"read, {count(m.get('kept', 0), 'log')} as the state knew them{checked}."]
-    if m.get("older_than_run"):
+    if m.get("older_than_run") and m.get("run") == 1:
+        lines.append(f"The state is new, but a state at its path had run {m['older_than_run']}"
+                     ": deleted or moved? Its history, its evidence and the changes and losses "
+                     "it found are not in this one. Keep the state, and its backups, where "
+                     f"only you can write (the run noted: {m.get('run_noted_in')}).")
+    elif m.get("older_than_run"):
         lines.append(f"The state is older than the run noted of it (run {m['older_than_run']}; "
                      f"it held run {m.get('run', 1) - 1}): an older copy put back? It took the "
                      "logs judged since as new (one rewritten since got no changed-log "

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import zlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from tarneeb.audit.fairness import Tally
@@ -42,12 +43,14 @@ from tarneeb.replay.archive.shares.dealt import (
     _points,
     _positions,
     _row_of,
+    deal_array_of_planes,
     deal_of_planes,
     deal_planes,
 )
 from tarneeb.replay.archive.shares.keys import _SPECIAL, _drawn, _own
 
 if TYPE_CHECKING:
+    from tarneeb.audit.fairness.anytime.recall import DealsSeen
     from tarneeb.replay.archive.shares.columns import ShareColumns
 
 
@@ -348,4 +351,39 @@ def share_deals(data: bytes, key_of: Any, planes: list[bytes] | None = None) -> 
     return out
 
 
-__all__ = ["pack_share", "share_deals", "unpack_share"]
+
+
+class DamagedShare(CodecError):
+    """The share of the log at ``path`` cannot be read (``why``)."""
+
+    def __init__(self, path: str, why: CodecError) -> None:
+        super().__init__(f"{path}: {why}")
+        self.path, self.why = path, why
+
+
+def deals_seen(rows: Iterable[tuple[str, bytes]], key_of: Any) -> DealsSeen:
+    """Every deal the shares of ``rows`` (a log's path, its share's bytes) keep
+    (:func:`share_deals`), each once, with how often
+    (:class:`~tarneeb.audit.fairness.anytime.recall.DealsSeen`); :class:`DamagedShare` names
+    a share that cannot be read."""
+    import numpy as np
+
+    from tarneeb.audit.fairness.anytime.recall import DEAL, DealsSeen
+
+    planes: list[bytes] = []  # (deals written as bit planes: made 4,096 shares at once)
+    whole: list[bytes] = []
+    made = [np.zeros(0, dtype=DEAL)]
+    for j, (path, figures) in enumerate(rows, 1):
+        try:
+            whole += share_deals(figures, key_of, planes)
+        except CodecError as e:
+            raise DamagedShare(path, e) from None
+        if not j % 4096:
+            made, planes = [*made, deal_array_of_planes(b"".join(planes))], []
+    deals = np.concatenate((*made, deal_array_of_planes(b"".join(planes)),
+                            np.frombuffer(b"".join(whole), dtype=DEAL)))
+    del made, planes, whole  # (the parts let go before the deals are sorted)
+    return DealsSeen.of(deals)
+
+
+__all__ = ["DamagedShare", "deals_seen", "pack_share", "share_deals", "unpack_share"]
