@@ -120,6 +120,31 @@ def unsafe_character(text: str) -> str | None:
     return None if m is None else f"U+{ord(m.group()):04X}"
 
 
+# the prototypes confusables.txt gives the printable ASCII characters, where they are ASCII
+# too (all but ``%``'s): :func:`ascii_name_keys` makes a name's keys with them alone
+# (tests/test_keys_names.py checks they are the table's)
+ASCII_PROTOTYPES = {'"': "''", "0": "O", "1": "l", "I": "l", "`": "'", "d": "cl", "m": "rn",
+                    "|": "l"}
+
+
+def _ascii_skeleton(text: str) -> str:
+    return "".join(ASCII_PROTOTYPES.get(c, c) for c in text)
+
+
+def ascii_name_keys(name: str) -> frozenset[str] | None:
+    """:func:`tarneeb.audit.names.name_keys` of a name of printable ASCII but ``%`` (None for
+    any other), made without reading the UTS #39 table or loading Unicode's data: a
+    verdict's players' names are most often such, and a verify of one log does neither.
+
+    >>> sorted(ascii_name_keys("BiII")), ascii_name_keys("Omar\u200b")
+    (['biii', 'bill'], None)
+    """
+    if not (name.isascii() and name.isprintable()) or "%" in name:
+        return None
+    return frozenset((_ascii_skeleton(name.casefold()),
+                      _ascii_skeleton(_ascii_skeleton(name).casefold())))
+
+
 def shown(text: str) -> str:
     """``text`` as a terminal may show it: each character :func:`unsafe_character` refuses
     (and a lone surrogate, an undecodable byte of a file name) written as an escape, so
@@ -248,8 +273,9 @@ def check_deal_number(deal_number: int) -> int:
 
 
 __all__ = [
-    "BINDING_TAG", "CLIENT_COMMIT_TAG", "DEAL_TAG", "FIRST_DEALER_TAG", "PROTOCOL",
-    "RECEIPT_TAG", "SEASON_HEAD_TAG", "SERVER_COMMIT_TAG",
+    "ASCII_PROTOTYPES", "BINDING_TAG", "CLIENT_COMMIT_TAG", "DEAL_TAG", "FIRST_DEALER_TAG",
+    "PROTOCOL",
+    "RECEIPT_TAG", "SEASON_HEAD_TAG", "SERVER_COMMIT_TAG", "ascii_name_keys",
     "check_client_seed", "check_client_seeds", "check_commitment", "check_count",
     "check_deal_number",
     "check_match_id", "check_seat", "check_server_seed", "lp16", "parse_hex", "tag",

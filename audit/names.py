@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 
+from tarneeb.audit.encoding import ascii_name_keys
 from tarneeb.audit.uts39 import table as uts39_table
 
 # scripts that go with any other: digits, punctuation, spaces, combining marks
@@ -246,6 +247,9 @@ def name_keys(name: str) -> frozenset[str]:
     >>> sorted(keys[0] & keys[1] & keys[2])
     ['carclroorn']
     """
+    keys = ascii_name_keys(name)  # (a name of printable ASCII: as below, to the letter)
+    if keys is not None:
+        return keys
     plain = "".join(c for c in unicodedata.normalize("NFKC", name)
                     if c not in (_ZWNJ, _ZWJ) and not invisible(c)
                     and not uts39_table().elongation(ord(c)))

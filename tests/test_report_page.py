@@ -96,3 +96,18 @@ def test_doctests(name):
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_label_from_input_is_drawn_as_it_is_not_read_as_mathematics():
+    """A group's label (a rule set's or a player's name, the platform's word) between two
+    ``$`` in the archive report's plots: drawn as typed, not read as mathematics (where
+    ``$\\oops$`` ended the report in a traceback and ``$\\mathrm{x}$`` drew as ``x``)."""
+    from tarneeb.audit.fairness.tests import StatResult
+    from tarneeb.report.archive import _figures
+
+    for name in ("$\\oops$", "$\\mathrm{x}$"):
+        r = StatResult(("trumps", "rules", name), "G-test", 100, 1.0, 3, 0.5,
+                       categories=["0", "1", "2", "3"], observed=[20, 30, 30, 20],
+                       expected=[25, 25, 25, 25], p_adjusted=0.5)
+        (svg,) = _figures("platform", [r])
+        assert f"{name}: p (Holm)" in str(svg)

@@ -4,7 +4,7 @@
  * player reads the players' names and hands counted from 1. `Table` translates, for the
  * CLI's lines, in the same words as `tarneeb verify`.
  */
-import { casefold, pySplit, pyStrip, shown } from "./names.js";
+import { casefold, nameKeys, pySplit, pyStrip, shown } from "./names.js";
 import { type VerdictJson } from "./verify.js";
 
 // the verifier's words for teams, seats and hands, read in one pass (a name put in is not
@@ -12,6 +12,16 @@ import { type VerdictJson } from "./verify.js";
 const HANDS = String.raw`\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) ([0-9]+(?:-[0-9]+)?(?:, [0-9]+(?:-[0-9]+)?)*)\b`;
 const WORDS = new RegExp(String.raw`\bteam ([01])\+([23])\b|\bseat ([0-3])('s)?\b|` + HANDS, "g");
 const SEAT_LIKE = /^(?:seat|player|hand|team) ?\p{Nd}+$/u; // casefolded, spaces made one
+
+/** The forms in which two names that look the same share one (UTS #39's skeleton, the
+ * invisible characters left out: `nameKeys`), their spaces made one. */
+const looks = (name: string): Set<string> => new Set([...nameKeys(name)].map((k) => pySplit(k).join(" ")));
+const escaped = (s: string) => s.replace(/[\\^\]\-[]/g, "\\$&");
+let seatLook: RegExp | undefined; // the seat-like words and digits as those forms write them
+const SEAT_LOOK = (): RegExp => seatLook ??= new RegExp(`^(?:${
+  [...new Set(["seat", "player", "hand", "team"].flatMap((w) => [...looks(w)]))].sort().join("|")
+}) ?[${escaped([...new Set([..."0123456789"].flatMap((d) => [...looks(d)]))].sort().join(""))}]+$`, "u");
+const meets = (a: Set<string>, b: Set<string>) => [...a].some((k) => b.has(k));
 
 const fromOne = (numbers: string) => numbers.replace(/[0-9]+/g, (n) => String(Number(n) + 1));
 
@@ -26,9 +36,17 @@ export class Table {
   constructor(names: readonly string[]) {
     this.given = [...names];
     this.raw = names.map(pyStrip);
+    // a name that reads as a seat, or that two seats share, or that only looks so (an
+    // invisible character, a letter of another script): quoted, with its seat
     const plain = this.raw.map((n) => pySplit(casefold(n)).join(" "));
+    const look = this.raw.map(looks);
+    const seatLike = (s: number) => {
+      const own = `seat ${s + 1}`;
+      return !(plain[s] === own || meets(look[s]!, looks(own)))
+        && (SEAT_LIKE.test(plain[s]!) || [...look[s]!].some((k) => SEAT_LOOK().test(k)));
+    };
     this.names = this.raw.map((n, s) => !n ? `Seat ${s + 1}`
-      : plain.filter((p) => p === plain[s]).length > 1 || (SEAT_LIKE.test(plain[s]!) && plain[s] !== `seat ${s + 1}`)
+      : look.filter((k) => meets(k, look[s]!)).length > 1 || seatLike(s)
         ? `“${n}” (Seat ${s + 1})` : n);
   }
 

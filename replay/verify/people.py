@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tarneeb.audit.encoding import ascii_name_keys
 from tarneeb.replay.rules.cards import SUIT_SYMBOLS, card_name
 from tarneeb.replay.verify.findings import Verdict
 
@@ -30,6 +31,24 @@ _HAND = re.compile(_HANDS, re.ASCII)
 _WORDS = re.compile(r"\bteam ([01])\+([23])\b|\bseat ([0-3])('s)?\b|" + _HANDS, re.ASCII)
 _NUMBER = re.compile(r"[0-9]+")
 _SEAT_LIKE = re.compile(r"(?:seat|player|hand|team) ?\d+")  # casefolded, spaces made one
+
+
+def _looks(name: str) -> frozenset[str]:
+    """The forms in which two names that look the same share one (UTS #39's skeleton, the
+    invisible characters left out, :func:`~tarneeb.audit.names.name_keys`), their spaces
+    made one."""
+    keys = ascii_name_keys(name)
+    if keys is None:  # (Unicode's data, loaded for a name that needs it)
+        from tarneeb.audit.names import name_keys
+
+        keys = name_keys(name)
+    return frozenset(" ".join(k.split()) for k in keys)
+
+
+# the seat-like words and digits as those forms write them ("hand" is "hancl", "1" is "l")
+_SEAT_LOOK = re.compile("(?:{}) ?[{}]+".format(
+    "|".join(sorted({k for w in ("seat", "player", "hand", "team") for k in _looks(w)})),
+    re.escape("".join(sorted({k for d in "0123456789" for k in _looks(d)})))))
 
 
 def hands_from_1(text: str) -> str:
@@ -61,13 +80,22 @@ class Table:
         self.given = list(names)
         self.raw = [n.strip() for n in names]
         # A name that reads as a seat ("seat 2") or that two seats share would make a
-        # sentence blame the wrong player: such a name is shown quoted, with its seat.
+        # sentence blame the wrong player: such a name is shown quoted, with its seat; so
+        # is one that only looks so (an invisible character in it, a letter of another
+        # script or a digit for a letter: "Seat\u200b 4", Cyrillic "Оmar" and "Omar")
         plain = [" ".join(n.casefold().split()) for n in self.raw]
+        looks = [_looks(n) for n in self.raw]
+
+        def seat_like(s: int) -> bool:
+            own = f"seat {s + 1}"
+            return not (plain[s] == own or looks[s] & _looks(own)) and (
+                bool(_SEAT_LIKE.fullmatch(plain[s]))
+                or any(_SEAT_LOOK.fullmatch(k) for k in looks[s]))
+
         self.names = [
             f"Seat {s + 1}" if not n else
-            f"“{n}” (Seat {s + 1})" if plain.count(plain[s]) > 1 or (
-                _SEAT_LIKE.fullmatch(plain[s]) and plain[s] != f"seat {s + 1}")
-            else n for s, n in enumerate(self.raw)]
+            f"“{n}” (Seat {s + 1})" if sum(1 for k in looks if k & looks[s]) > 1
+            or seat_like(s) else n for s, n in enumerate(self.raw)]
 
     @classmethod
     def of(cls, verdict: Verdict) -> Table:
