@@ -518,3 +518,18 @@ def test_the_opening_lead_of_a_seat_that_sees_every_hand_is_best_on_the_real_lay
     assert all(d.x == 1 for d in leads if names[d.seat] == "Suspect")
     assert not analyse_hand(hands[0], True, rng, first_trick=6, last_trick=5,
                             own_share=0.0).decisions
+
+
+def test_which_decisions_count_never_depends_on_the_reference_draws() -> None:
+    """A decision is left out only for what the seat knew (one legal card, or cards it can
+    see are equivalent), never for what its reference layouts drew: leaving out those
+    whose cards were all worth the same on every draw kept the others' reference mean
+    low (their own references are never all ties) while their real score was not, which
+    pushed an honest player's figure up, towards an accusation. The same hands analysed
+    with other Monte Carlo streams count the same decisions."""
+    for seed in range(3, 9):
+        hand = _hand(seed)
+        counted = {tuple((d.seat, d.index) for d in analyse_hand(
+            hand, True, random.Random(stream), samples=3, own_share=0.0).decisions)
+            for stream in range(6)}
+        assert len(counted) == 1

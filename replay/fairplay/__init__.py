@@ -25,10 +25,12 @@ from tarneeb.replay.fairplay.solver import INSTALL, PlayUnavailable, available
 from tarneeb.replay.fairplay.summary import GroupResult, MatchPlay, PlaySummary
 from tarneeb.replay.rules.scoring import Hand
 
-ANALYSIS = 2
+ANALYSIS = 3
 """The analysis's version, kept with each log's fair-play record under ``--state``: a
 record made by another version (1: opening leads' references kept the hidden hands' suit
-lengths only, not their high-card points) is analysed again."""
+lengths only, not their high-card points; 2: a decision whose legal cards were worth the
+same on every reference layout drawn was left out, which biased the others' figure up) is
+analysed again."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -264,9 +264,9 @@ def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = S
     for info, card, k, k_p in pending:
         rows = values[at:at + k + k_p + 1]
         at += k + k_p + 1
+        # (every decision counts, its references' draws all ties or not: left out for
+        # them, the others' reference mean would be biased low against their real score)
         sampled, known, actual_v = rows[:k], rows[k:-1], rows[-1]
-        if all(len(set(v.values())) == 1 for v in sampled):
-            continue  # every legal card the same on every sampled layout: nothing to learn
         hits, sum_b, sum_hb, sum_bb = _tally(sampled, card)
         p_hits, p_sum_b, _, _ = _tally(known, card)
         top = max(actual_v.values())
