@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.replay.fairplay import MatchPlay
 
 DEFAULT_ALPHA = 0.05  # tarneeb.audit.fairness.DEFAULT_ALPHA, without importing scipy's user
 
@@ -324,6 +325,7 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         from tarneeb.replay.fairplay.summary import PlaySummary
 
         played = PlaySummary(cap=play_sample)
+    pending: list[MatchPlay] = []  # the matches' fair-play records, added when all are read
     writer = None
     monitor = None
     history: list[float] | None = None  # with --state: the evidence after each match
@@ -366,9 +368,8 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
                 else:
                     summary.add(chunk)
                 if played is not None:  # each match once, as the fairness tallies
-                    for m, mp in zip(chunk.matches, chunk.play, strict=True):
-                        if mp is not None and m.duplicate is None:
-                            played.add(mp)
+                    pending.extend(mp for m, mp in zip(chunk.matches, chunk.play, strict=True)
+                                   if mp is not None and m.duplicate is None)
                 if writer is not None:
                     try:
                         writer.add(chunk)
@@ -379,6 +380,13 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         except AuditFault as e:  # the summary so far is given, and says it stops there
             summary.stopped = str(e)
             errors.append(str(e))
+        if played is not None:  # clean logs only: not those another log of the match
+            # contradicts (a conflicting-log finding, found when the later one is read)
+            conflicting = {p for first, later in summary.conflicts.items()
+                           for p in (first, *later)}
+            for mp in pending:
+                if mp.path not in conflicting:
+                    played.add(mp)
         if writer is not None:
             try:
                 writer.close(summary.conflicts, summary.amends)  # earlier logs amended

@@ -533,3 +533,21 @@ def test_which_decisions_count_never_depends_on_the_reference_draws() -> None:
             hand, True, random.Random(stream), samples=3, own_share=0.0).decisions)
             for stream in range(6)}
         assert len(counted) == 1
+
+
+def test_a_log_another_log_of_its_match_contradicts_is_not_analysed(tmp_path: Path) -> None:
+    """Only clean logs are analysed: two logs of one match with other bytes (a
+    conflicting-log finding on both, found when the later is read) are both left out of
+    the fair-play figures, as neither is known to be the match as played."""
+    from test_archive_state import renamed
+
+    from tarneeb.testing.archive import write_archive
+
+    seed = b"test fair play conflict"
+    paths = write_archive(tmp_path, 3, seed=seed)
+    (tmp_path / "zz-second-log.tlog").write_bytes(renamed(paths[0].read_bytes(), seed))
+    r = CliRunner().invoke(app, ["audit", str(tmp_path), "--play", "-j", "1", "--json",
+                                 "--no-stats"])
+    doc = json.loads(r.stdout)
+    assert doc["findings_by_kind"] == {"conflicting-log": 2}
+    assert doc["fairplay"]["matches"] == 2

@@ -18,8 +18,10 @@ from tarneeb.replay.archive.seen import CONFLICT_KIND
 
 ORIGIN_WORDS = {
     "proven": ("deals proven by seeds or a blind transcript",
-               "the platform could not steer them, so "
-               "these statistics test the implementation of the shuffle"),
+               "their seeds fix them (steering them takes choosing the seeds, which the "
+               "players' receipts rule out, and a log signed by an unpinned key may have "
+               "been made, seeds and all, by anyone), so these statistics test the "
+               "implementation of the shuffle"),
     "recorded": ("deals only recorded by the platform", "nothing proves how they were "
                  "dealt, so these statistics are the only evidence of their fairness"),
 }
@@ -179,7 +181,10 @@ def evidence_sentence(ev: dict[str, Any], alpha: float) -> str:
             f"the e-value is {10 ** ev['e_value_log10']:.3g} now and was at most "
             f"{10 ** ev['max_e_value_log10']:.3g}, below {limit:g} (1/alpha), the level a "
             f"fair archive reaches with probability at most {alpha:g} however often it is "
-            "looked at.")
+            "looked at. It speaks of the deals alone, of what its "
+            f"{count(ev.get('tests', 0), 'test')} bet on (docs/ARCHIVE.md, \"Evidence valid "
+            "however often one looks\"), and rules out no bias too small to have shown over "
+            "these matches.")
 
 
 def not_read_sentence(s: ArchiveSummary) -> str:

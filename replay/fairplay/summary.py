@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tarneeb.audit.fairness.scores import ScoreTally, holm_flags
-from tarneeb.replay.fairplay.analyse import HandPlay
+from tarneeb.replay.fairplay.analyse import FIRST_TRICK, LAST_TRICK, OWN_SHARE, HandPlay
 from tarneeb.replay.rules.scoring import partner_of
 
 MIN_DECISIONS = 50  # a group with fewer is shown, not tested
@@ -153,7 +153,8 @@ class GroupResult:
         tail = (f"named only as the partner of {self.partner_of}, whose own figure is "
                 f"flagged: a seat that sees the cards shows them to its partner through its "
                 f"plays" if self.partner_of else
-                "its partnership's play is in question, not this player's")
+                "its partnership's play is in question; the test cannot tell which of the "
+                "two, if either, saw cards it should not")
         return f"not accused: its figure is significant but {own}; {tail}"
 
 
@@ -357,8 +358,17 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
              f"of {summary.matches:,} matches; {len(tested)} groups tested (players, seat "
              f"labels, partnerships), Holm-corrected at {alpha:g}"]
     if not bad and not unnamed:
+        # what was examined, and whom it could have named: no more is claimed
+        unnameable = [r for r in results if r.kind == "player"
+                      and (r.own is None or r.own[1] < MIN_DECISIONS)]
         lines.append("fair play: no evidence of play with cards not seen"
-                     + ("" if tested else " (too few decisions to test any group)"))
+                     + (f", in the play examined (tricks {FIRST_TRICK} to {LAST_TRICK}, and the "
+                        f"opening lead of {OWN_SHARE:.0%} of hands; not the bidding nor the "
+                        "first tricks)" if tested else " (too few decisions to test any group)")
+                     + (f"; {len(unnameable)} of {sum(r.kind == 'player' for r in results)} "
+                        "players had too few decisions of their own, before their partner "
+                        "played, to be named had they cheated" if tested and unnameable
+                        else ""))
     for r in bad:
         lines.append(f"fair play: FLAGGED {r.describe()}; p (Holm) = {r.p_adjusted:.2g}")
         for w in r.weighing:
