@@ -104,6 +104,22 @@ def test_the_page_is_one_file_that_loads_nothing(page_file: Path) -> None:
     assert "http://" not in html.split("<script", 1)[0]  # nothing to fetch in the markup
 
 
+def test_the_page_runs_its_own_script_and_no_other(chromium, page_file, tmp_path):
+    """The policy allows the page's one script by its hash, not any inline script: a tag
+    injected into a copy of the page (as a flaw that let markup through would inject it)
+    runs nothing, while the page's own script still checks a log."""
+    html = page_file.read_text(encoding="utf-8")
+    assert "'unsafe-inline'" not in html.split("script-src", 1)[1].split(";", 1)[0]
+    injected = tmp_path / "injected.html"
+    injected.write_text(html.replace("<main id=\"result\">", "<img src=x onerror=\""
+                                     "document.title='pwned'\"><script>document.title="
+                                     "'pwned'</script><main id=\"result\">", 1), "utf-8")
+    seen = check(chromium, injected, FIXTURES / "matches" / "classic-01.tlog")
+    assert seen["verdict"] == "clean"
+    with chromium.open(injected) as opened:
+        assert opened.page.title() != "pwned"
+
+
 def test_a_missing_page_is_one_line_saying_how_to_build_it(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("TARNEEB_VERIFIER_PAGE", str(tmp_path / "none.html"))
     code, out, err = run(capsys, "verifier", "-o", str(tmp_path / "v.html"))
