@@ -745,3 +745,17 @@ def test_workers_end_when_the_audit_that_started_them_is_killed(
         with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGKILL)
         p.wait()
+
+
+@pytest.mark.parametrize("url", ["nosuch://bucket/logs", "zip://x",
+                                 "a\x1b]0;title\x07://x"])
+def test_a_url_no_store_can_list_is_one_line(url: str, capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A URL of a protocol fsspec does not know (or whose package is not installed), or
+    that names no listing, is one line saying so, exit 2, its text escaped: it was a
+    traceback."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "audit", url)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "cannot list" in err
+    assert "\x1b" not in err and "Traceback" not in err

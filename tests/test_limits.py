@@ -7,6 +7,7 @@ memory does not grow with the size of the file.
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 import tracemalloc
@@ -223,3 +224,25 @@ def test_a_timer_move_across_a_chunk_boundary_is_one_move(stream: bool) -> None:
     values = list(RecordReader(io.BytesIO(data) if stream else data))
     assert [type(r.value) for r in values] == [bytes] * 16 + [Moves]
     assert values[-1].raw == moves
+
+
+@pytest.mark.parametrize("after_header", [False, True])
+def test_a_long_run_of_move_bytes_is_one_line_and_the_archive_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], after_header: bool) -> None:
+    """A run of bytes that each read as a move, longer than a record may be (200 KB of
+    ``A``: unreadable, exit 2; a log's header followed by 300 KB of 0x01: a log cut at
+    the record cap, a finding) is said in words, no traceback: it overflowed the reader's
+    buffer, and an archive audit stopped at it, the other logs unread."""
+    good = play_logged_match("classic", seed=b"run of moves")
+    other = play_logged_match("classic", seed=b"another match")  # (not good's: a conflict)
+    bad = (encode_record(parse_log(other).header) + b"\x01" * 300_000 if after_header
+           else b"A" * 200_000)
+    (tmp_path / "a-bad.tlog").write_bytes(bad)
+    (tmp_path / "b-good.tlog").write_bytes(good)
+    code, out, err = run(capsys, "verify", str(tmp_path / "a-bad.tlog"))
+    assert code == (1 if after_header else 2) and "Traceback" not in err
+    assert "max_record_bytes" in out + err
+    code, out, err = run(capsys, "audit", "--no-stats", "--json", str(tmp_path))
+    doc = json.loads(out)
+    assert doc["logs"] == 2 and doc["clean"] == 1 and code == (1 if after_header else 2)
+    assert doc["unreadable"] == (0 if after_header else 1)

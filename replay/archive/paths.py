@@ -103,13 +103,17 @@ def _fsspec_paths(url: str) -> list[str]:
     except ImportError:
         raise ArchiveError(f"{url}: reading URLs needs fsspec (pip install "
                            "'tarneeb[cluster]')") from None
-    fs, path = url_to_fs(url)
-    if fs.isdir(path):
-        found = sorted(p for p in fs.find(path) if p.endswith(LOG_SUFFIX))
-    elif _GLOB & set(path):
-        found = sorted(fs.glob(path))
-    else:
-        found = [path]
+    try:  # (a protocol fsspec does not know, or whose package is not installed, say)
+        fs, path = url_to_fs(url)
+        if fs.isdir(path):
+            found = sorted(p for p in fs.find(path) if p.endswith(LOG_SUFFIX))
+        elif _GLOB & set(path):
+            found = sorted(fs.glob(path))
+        else:
+            found = [path]
+    except (ImportError, ValueError, OSError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise ArchiveError(f"{url}: cannot list: {why}") from None
     return found
 
 
@@ -146,9 +150,12 @@ def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
         import fsspec
     except ImportError:
         raise OSError(f"reading {url} needs fsspec (pip install 'tarneeb[cluster]')") from None
-    with fsspec.open(url, "rb") as f:
-        data: bytes = f.read(limits.max_bytes + 1)
-        return data
+    try:
+        with fsspec.open(url, "rb") as f:
+            data: bytes = f.read(limits.max_bytes + 1)
+            return data
+    except (ImportError, ValueError) as e:  # (an unreadable log, as a file's OSError is)
+        raise OSError(f"cannot read {url}: {e}") from None
 
 
 def query_parts(values: list[Any], size: int = 500) -> Iterator[list[Any]]:

@@ -295,6 +295,9 @@ class RecordReader:
             m = move_run(self._buf, pos - self._base)
             if m is not None:
                 stop = m.end() + self._base
+                if stop - pos > lim.max_record_bytes:  # (no log has such a run: a record)
+                    raise CapExceeded("max_record_bytes", lim.max_record_bytes,
+                                      f"a run of moves of more than {stop - pos:,} bytes", pos)
                 # the run may go on in the next chunk: it reaches the end of what is read,
                 # or stops at a last byte 0xcc, the first half of a timer move
                 if not eof and (stop == self.size or (
