@@ -13,9 +13,13 @@ b'tarneeb-fair-v2/server-commit\\x00'
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 import struct
 from collections.abc import Iterable, Sized
+from pathlib import Path
 
 from .errors import AuditInputError
 
@@ -70,6 +74,64 @@ def lp16(field: bytes) -> bytes:
 def nbytes(n: int) -> str:
     """``"1 byte"``, ``"3 bytes"``."""
     return f"{n} byte" if n == 1 else f"{n} bytes"
+
+
+SMALL_FILE_BYTES = 1024 * 1024
+"""The most bytes a small file given on a command line may hold (1 MiB): a keys file, a
+rules file, a season, a PEM key. Each holds a few kilobytes; a larger one is refused unread."""
+
+_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+class FileTooLarge(OSError):
+    """A file larger than its limit: refused without reading it."""
+
+
+def _refuse_special(mode: int, path: str) -> None:
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "it is a directory", path)
+    if not stat.S_ISREG(mode):
+        what = next((text for test, text in _SPECIAL if test(mode)), "not a regular file")
+        raise OSError(0, f"{what}, not a regular file: refused without reading it", path)
+
+
+def read_small_file(path: str | Path, most: int = SMALL_FILE_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, of at most ``most`` bytes (never more read
+    than one byte past it). Raises ``OSError`` (``strerror`` saying why in a few words):
+    :class:`FileTooLarge` for a larger file, refused unread; any other for what is not a
+    regular file (a FIFO, a device, a socket: refused without being opened for reading,
+    which for a FIFO waits forever; a directory: ``IsADirectoryError``).
+
+    >>> import tempfile
+    >>> try:
+    ...     read_small_file(tempfile.gettempdir())
+    ... except OSError as e:
+    ...     print(e.strerror)
+    it is a directory
+    """
+    name = str(path)
+    _refuse_special(os.stat(name).st_mode, name)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | \
+        getattr(os, "O_BINARY", 0)
+    fd = os.open(name, flags)  # no wait: a FIFO put in the file's place is refused next
+    try:
+        st = os.fstat(fd)
+        _refuse_special(st.st_mode, name)
+        if st.st_size > most:
+            raise FileTooLarge(0, f"{st.st_size:,} bytes, more than the {most:,} it may "
+                               "hold: refused without reading it", name)
+        if flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:
+        data = f.read(most + 1)
+    if len(data) > most:  # it grew after the size was read
+        raise FileTooLarge(0, f"more than the {most:,} bytes it may hold", name)
+    return data
 
 
 def parse_hex(text: str, what: str, length: int | None = None) -> bytes:
@@ -274,10 +336,9 @@ def check_deal_number(deal_number: int) -> int:
 
 __all__ = [
     "ASCII_PROTOTYPES", "BINDING_TAG", "CLIENT_COMMIT_TAG", "DEAL_TAG", "FIRST_DEALER_TAG",
-    "PROTOCOL",
-    "RECEIPT_TAG", "SEASON_HEAD_TAG", "SERVER_COMMIT_TAG", "ascii_name_keys",
-    "check_client_seed", "check_client_seeds", "check_commitment", "check_count",
-    "check_deal_number",
-    "check_match_id", "check_seat", "check_server_seed", "lp16", "parse_hex", "tag",
-    "u16be", "u32be", "u64be", "unsafe_character",
+    "PROTOCOL", "RECEIPT_TAG", "SEASON_HEAD_TAG", "SERVER_COMMIT_TAG", "SMALL_FILE_BYTES",
+    "FileTooLarge", "ascii_name_keys", "check_client_seed", "check_client_seeds",
+    "check_commitment", "check_count", "check_deal_number", "check_match_id", "check_seat",
+    "check_server_seed", "lp16", "parse_hex", "read_small_file", "tag", "u16be", "u32be",
+    "u64be", "unsafe_character",
 ]

@@ -36,6 +36,7 @@ from typing import Any
 
 MAX_DEPTH = 16
 _SAFE = 2**53 - 1
+_SAFE_DIGITS = len(str(-_SAFE))  # a longer whole number is past it (and int() may refuse it)
 _BOM = b"\xef\xbb\xbf"
 _WHOLE = re.compile(r"-?(?:0|[1-9][0-9]*)")
 
@@ -67,12 +68,18 @@ def _scan(text: str) -> tuple[int, str | None]:
                 j += 1
             token = text[i:j]
             if bad is None and (not _WHOLE.fullmatch(token) or token == "-0"
-                                or abs(int(token)) > _SAFE):
+                                or len(token) > _SAFE_DIGITS or abs(int(token)) > _SAFE):
                 bad = token
             i = j
             continue
         i += 1
     return deepest, bad
+
+
+def _int(token: str) -> int:
+    """A JSON integer: one longer than any whole number allowed (which :func:`_scan` finds,
+    a later rule) is read as 0, not refused by ``int`` past Python's 4300 digits."""
+    return int(token) if len(token) <= _SAFE_DIGITS else 0
 
 
 def _lone_surrogate(value: object) -> bool:
@@ -112,7 +119,8 @@ def read_json(data: bytes, what: str, limit: int | None = None) -> Any:
         raise json.JSONDecodeError(f"{name} is not JSON", text, 0)
 
     try:
-        doc = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+        doc = json.loads(text, object_pairs_hook=pairs, parse_constant=constant,
+                         parse_int=_int)
     except ValueError:
         raise JsonTextError("not JSON (JSONDecodeError)") from None
     if bad is not None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from .encoding import unsafe_character
+from .encoding import read_small_file, unsafe_character
 from .errors import AuditInputError, KeyFileError, SignatureError, WeakKeyError
 
 SIGNATURE_LEN = 64
@@ -229,9 +229,11 @@ def _plain_ed25519_pem(pem: bytes) -> bytes | None:
 
 
 def _read(path: str | Path, what: str) -> bytes:
+    """The bytes of a key or keys file: a regular file of at most 1 MiB
+    (:data:`~tarneeb.audit.encoding.SMALL_FILE_BYTES`), else a :class:`KeyFileError`."""
     p = Path(path)
     try:
-        return p.read_bytes()
+        return read_small_file(p)
     except FileNotFoundError:
         raise KeyFileError(f"{p}: cannot read {what}: no such file") from None
     except IsADirectoryError:

@@ -18,6 +18,7 @@ the same line on every vector).
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from typing import Any
 
@@ -32,9 +33,20 @@ class NotToml(ValueError):
 def _parses(text: str) -> bool:
     try:
         tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (ValueError, RecursionError):  # TOMLDecodeError, or what _unreadable names
         return False
     return True
+
+
+def _unreadable(source: str, error: BaseException) -> NotToml:
+    """The error for a TOML document ``tomllib`` cannot hold (``error``, not a
+    ``TOMLDecodeError``): arrays or tables nested deeper than Python's recursion goes, or
+    an integer longer than Python turns from text (4300 digits,
+    ``sys.get_int_max_str_digits``)."""
+    if isinstance(error, RecursionError):
+        return NotToml(f"{source}: arrays or tables nested too deeply to read")
+    return NotToml(f"{source}: a number too long to read (more than "
+                   f"{sys.get_int_max_str_digits()} digits)")
 
 
 def from_line(text: str, stopped_at: int | None = None) -> int | None:
@@ -67,6 +79,24 @@ def read_toml(text: str, source: str, hint: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise not_toml(source, text, e, hint) from None
+    except (ValueError, RecursionError) as e:  # a TOML document too deep or long to hold
+        raise _unreadable(source, e) from None
+
+
+def read_toml_value(text: str, source: str) -> tuple[bool, Any]:
+    """The TOML value ``text`` (``target=61``'s ``61``): ``(True, value)``, or
+    ``(False, None)`` when it is not TOML; :class:`NotToml` naming ``source`` for a value
+    too deeply nested or with too long a number to read.
+
+    >>> read_toml_value("[1, 2]", "x"), read_toml_value("H", "x")
+    ((True, [1, 2]), (False, None))
+    """
+    try:
+        return True, tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return False, None
+    except (ValueError, RecursionError) as e:
+        raise _unreadable(source, e) from None
 
 
 KEYS_HINT = ('a keys file holds lines "platform name" = "its key" (64 hex digits, or a PEM '

@@ -111,7 +111,14 @@ err = _Console(stderr=True)
 
 
 def read_bytes(path: Path) -> bytes:
-    return read_input(path)
+    """A small file's bytes (a season): at most 1 MiB, from a regular file or ``-``; a
+    longer one, a FIFO or a read error ends the command in one line."""
+    from tarneeb.audit.encoding import SMALL_FILE_BYTES
+
+    data = read_input(path, SMALL_FILE_BYTES)
+    if len(data) > SMALL_FILE_BYTES:  # standard input, one byte past the limit
+        fail(f"{shown_name(path)}: more than the {SMALL_FILE_BYTES:,} bytes it may hold")
+    return data
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -373,12 +380,12 @@ def play(
         from tarneeb.audit.signing import key_id
 
         pub = parsed.header.public_key
-        sys.stdout.write(json.dumps({
+        sys.stdout.write(json_shown(json.dumps({
             "path": str(output), "rules": ruleset.name, "match_id": parsed.header.match_id.hex(),
             "hands": len(parsed.hands), "winner": winner, "totals": totals, "bytes": len(data),
             "key_id": key_id(pub) if pub is not None else None,
             "reproducible": seed is not None, "dealing": dealing}, ensure_ascii=False,
-            indent=1) + "\n")
+            indent=1)) + "\n")
         return
     from tarneeb.replay.verify.people import Table
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tarneeb.replay.archive.audit import ArchiveSummary
     from tarneeb.replay.fairplay import MatchPlay
 
+MAX_JOBS = 1024  # local processes: more is no machine's, and past 2**31 a traceback
 DEFAULT_ALPHA = 0.05  # tarneeb.audit.fairness.DEFAULT_ALPHA, without importing scipy's user
 
 
@@ -156,7 +157,7 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
             parsed["state"] = Path(value)
         elif token in ("-j", "--jobs") and parsed["jobs"] is None:
             value = next(tokens, "")
-            if not value.isascii() or not value.isdigit() or int(value) < 1:
+            if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_JOBS:
                 return None
             parsed["jobs"] = int(value)
         else:
@@ -189,7 +190,8 @@ def register(app: "typer.Typer") -> None:
                  "patterns, URLs of an object store (with fsspec), or - to read one path "
                  "a line from standard input.", show_default=False)],
         jobs: Annotated[int | None, typer.Option(
-            "--jobs", "-j", min=1, help="Local processes (default: every core).",
+            "--jobs", "-j", min=1, max=MAX_JOBS,
+            help=f"Local processes (default: every core; at most {MAX_JOBS:,}).",
             show_default=False)] = None,
         scheduler: Annotated[str | None, typer.Option(
             "--scheduler", metavar="ADDRESS",

@@ -398,6 +398,11 @@ def keygen(
     An Ed25519 key pair: the private key (keep it secret) signs the platform's logs, the
     public key (KEY.pub.pem) is what players pin with 'tarneeb verify --key'.
     """
+    from .common import output_name
+
+    output_name(private_path)  # ('', '.', '/': no file to write, one line)
+    if public_path is not None:
+        output_name(public_path)
     with _errors():
         key = write_key_pair(private_path, public_path, force=force)
         pub = public_path if public_path is not None else public_path_for(private_path)
@@ -406,8 +411,8 @@ def keygen(
                         "key_id": key_id(key.public_key()),
                         "public_key_hex": public_key_raw(key.public_key()).hex()})
             return
-        typer.echo(f"wrote private key {private_path} (mode 0600; keep it secret)")
-        typer.echo(f"wrote public key  {pub}")
+        typer.echo(f"wrote private key {shown(str(private_path))} (mode 0600; keep it secret)")
+        typer.echo(f"wrote public key  {shown(str(pub))}")
         typer.echo(f"key id: {key_id(key.public_key())}")
 
 

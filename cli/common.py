@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -58,31 +58,42 @@ def fail(message: str, code: int = 2) -> NoReturn:
     other text from outside in ``message`` shown escaped)."""
     from tarneeb.audit.encoding import shown
 
-    sys.stdout.flush()
-    sys.stderr.write(f"tarneeb: error: {shown(message)}\n")
-    sys.stderr.flush()
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # (stdout closed: None)
+        sys.stdout.flush()
+    if sys.stderr is not None:  # (closed too: the exit code alone says it)
+        sys.stderr.write(f"tarneeb: error: {shown(message)}\n")
+        sys.stderr.flush()
     raise SystemExit(code)
 
 
-def read_input(path: Path | str, most: int = -1) -> bytes:
-    """The bytes of ``path``, or of standard input for ``-`` (at most ``most`` when given);
-    a read error ends the command."""
+def read_input(path: Path | str, most: int, cap: str = "") -> bytes:
+    """The bytes of ``path``, or of standard input for ``-``, of at most ``most`` bytes
+    (one more read from standard input says it is longer: the caller's to refuse). A file
+    longer than that, anything but a regular file (a FIFO, a device: refused without being
+    opened for reading) or a read error ends the command in one line; ``cap`` says where
+    the limit comes from (``" (--max-bytes)"``)."""
+    from tarneeb.audit.encoding import FileTooLarge, read_small_file
+
     if str(path) == STDIO:
-        return sys.stdin.buffer.read(most)
+        return sys.stdin.buffer.read(most + 1)
     try:
-        with open(path, "rb") as f:
-            return f.read(most)
+        return read_small_file(path, most)
     except OSError as e:
-        fail(f"{path}: cannot read: {e.strerror or e}")
+        fail(f"{path}: cannot read: {e.strerror or e}"
+             + (cap if isinstance(e, FileTooLarge) else ""))
 
 
 def open_input(path: Path | str) -> contextlib.AbstractContextManager[BinaryIO]:
     """``path`` open for reading as a stream, to use in ``with`` (standard input for ``-``,
-    left open); a file that cannot be opened ends the command."""
+    left open); a file that cannot be opened, or is not a regular file (a FIFO no one
+    writes to would wait forever: refused unopened, as the log readers refuse it), ends
+    the command."""
     if str(path) == STDIO:
         return contextlib.nullcontext(sys.stdin.buffer)
+    from tarneeb.replay.log.parse import open_regular
+
     try:
-        return open(path, "rb")
+        return open_regular(str(path))
     except OSError as e:
         fail(f"{path}: cannot read: {e.strerror or e}")
 
@@ -116,9 +127,50 @@ class ReaderGone(io.RawIOBase):
         return n
 
 
+STDIN_CLOSED = "standard input is closed (<&-): there is nothing to read as -; give a file"
+STDOUT_CLOSED = ("standard output is closed (>&-): what this command prints would be lost; "
+                 "redirect it to a file (or to /dev/null) instead")
+
+
+class ClosedStdin:
+    """``sys.stdin`` when the process started with standard input closed (``<&-``): any
+    read of it (``-`` as an input) ends the command in one line instead of a traceback;
+    a command that never reads it runs as usual."""
+
+    def isatty(self) -> bool:
+        return False
+
+    def __iter__(self) -> NoReturn:
+        fail(STDIN_CLOSED)
+
+    def __getattr__(self, name: str) -> NoReturn:  # buffer, read, readline, fileno...
+        fail(STDIN_CLOSED)
+
+
 def guard_std_streams() -> None:
     """Put stdout and stderr (as Python made them, not a test's capture) over
-    :class:`ReaderGone`, so a closed pipe never changes the exit code."""
+    :class:`ReaderGone`, so a closed pipe never changes the exit code.
+
+    A standard stream closed when the process started (``>&-``: Python's ``None``):
+    standard output ends the command at once (exit 2), before it makes anything (a
+    secret seed) it could not print; standard input becomes a :class:`ClosedStdin`,
+    which ends the command only when it is read. A closed descriptor 0 or 2 is opened
+    on the null device, so no file the command opens takes its number (and reaches an
+    engine it starts as that stream).
+    """
+    if sys.stdout is None:
+        fail(STDOUT_CLOSED)
+    if sys.stdin is None:
+        sys.stdin = cast("TextIO", ClosedStdin())
+    for fd in (0, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+                if null != fd:  # (an fd below it is closed too: the next pass gets that)
+                    os.dup2(null, fd)
+                    os.close(null)
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if stream is None or stream is not getattr(sys, f"__{name}__"):
@@ -194,6 +246,17 @@ def shown_name(path: Path | str) -> str:
     return "<stdin>" if str(path) == STDIO else str(path)
 
 
+def output_name(path: Path | str) -> str:
+    """``path`` as given for a file to write; one that names no file (``''``, ``.``,
+    ``/``, ``dir/``) ends the command in one line (exit 2)."""
+    text = str(path)
+    if not text:
+        fail("an empty output file name: give a file (or - for standard output)")
+    if os.path.basename(text) in ("", ".", ".."):
+        fail(f"{text}: names a directory, not a file to write: give a file name")
+    return text
+
+
 def write_output(path: Path | str, data: bytes) -> None:
     """Write ``data`` to ``path`` (standard output for ``-``), atomically.
 
@@ -201,25 +264,73 @@ def write_output(path: Path | str, data: bytes) -> None:
     JSON export): only secrets are written private, by :mod:`tarneeb.audit.signing`.
     A temporary file beside ``path`` is renamed over it, so a reader never sees half a
     file and a failed write leaves the old one.
+
+    What ``path`` names decides how:
+
+    * a regular file, or nothing yet: the atomic rename above;
+    * a symbolic link: followed; the file it names (or would name) is replaced the same
+      way, the temporary file in that file's directory, and the link is kept;
+    * a character device or a FIFO (``/dev/null``, ``/dev/stdout``, a named pipe):
+      written through, without a temporary file (renaming over it would put a regular
+      file in its place); a FIFO waits for its reader, as a shell's ``>`` does;
+    * a directory, a socket, a block device, or a name that is no file name (``''``,
+      ``.``, ``/``): refused in one line (exit 2), as is a closed standard output
+      for ``-``; nothing is written.
     """
     if str(path) == STDIO:
+        if sys.stdout is None:
+            fail(STDOUT_CLOSED)
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
     import secrets
+    import stat
 
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    text = output_name(path)
+    try:
+        mode: int | None = os.stat(text).st_mode  # (through a symbolic link)
+    except FileNotFoundError:
+        mode = None  # a new file (or a link to one)
+    except OSError as e:  # a loop of links, a path through a file, no permission
+        fail(f"{text}: cannot write: {e.strerror or e}")
+    if mode is not None and not stat.S_ISREG(mode):
+        if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+            _write_through(text, data)
+            return
+        what = "a directory" if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode) \
+            else "a block device" if stat.S_ISBLK(mode) else "not a regular file"
+        fail(f"{text}: cannot write: it is {what}: give a regular file to write")
+    target = Path(os.path.realpath(text)) if os.path.islink(text) else Path(text)
+    if not target.name:
+        fail(f"{text}: names a directory, not a file to write: give a file name")
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
+    except OSError as e:
+        fail(f"{text}: cannot write: {e.strerror or e}")
+
+
+def _write_through(path: str, data: bytes) -> None:
+    """Write ``data`` into the character device or FIFO ``path`` as it is (no temporary
+    file, no truncation, nothing created); anything else found there once it is open
+    (a file that took its place) is left alone and the command ends."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "wb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+                raise OSError(0, "another file took its place as it was opened: left alone")
+            f.write(data)
     except OSError as e:
         fail(f"{path}: cannot write: {e.strerror or e}")
 
@@ -260,5 +371,6 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
     return out
 
 
-__all__ = ["STDIO", "ReaderGone", "console", "expand_logs", "fail", "guard_std_streams",
-           "json_form", "load_log", "open_input", "read_input", "shown_name", "write_output"]
+__all__ = ["STDIN_CLOSED", "STDIO", "STDOUT_CLOSED", "ClosedStdin", "ReaderGone", "console",
+           "expand_logs", "fail", "guard_std_streams", "json_form", "load_log", "open_input",
+           "output_name", "read_input", "shown_name", "write_output"]

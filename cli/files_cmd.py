@@ -91,7 +91,9 @@ def register(app: typer.Typer) -> None:
                 private = load_private_key_file(sign_key)
             except AuditError as e:
                 fail(str(e))
-        raw = read_input(source, limits.max_json_bytes + 1)  # one byte more says "too long"
+        # a longer file is refused unread; from stdin one byte more says "too long"
+        raw = read_input(source, limits.max_json_bytes,
+                         "; a JSON log holds at most eight times --max-bytes")
         try:
             data = logjson.loads(raw.decode("utf-8"), limits, signing=private is not None)
             if private is not None:

@@ -69,7 +69,11 @@ def verifier(
     data = built_page()
     write_output(output, data)
     if str(output) != "-":
-        typer.echo(f"wrote {output}: open it in a browser (file://{Path(output).resolve()})")
+        from tarneeb.audit.encoding import shown
+
+        # (the URL percent-encoded, as a browser takes it: no control character left)
+        typer.echo(f"wrote {shown(str(output))}: open it in a browser "
+                   f"({shown(Path(output).resolve().as_uri())})")
 
 
 def register(app: typer.Typer) -> None:

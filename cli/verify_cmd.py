@@ -101,9 +101,10 @@ def pinned_key(key: Path | None) -> bytes | None:
 
 
 def _holds_private_key(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return b"PRIVATE KEY-----" in f.read(64 * 1024)
+    from tarneeb.audit.encoding import read_small_file
+
+    try:  # a regular file of at most 1 MiB: never a FIFO's wait
+        return b"PRIVATE KEY-----" in read_small_file(path)
     except OSError:
         return False
 
@@ -166,10 +167,11 @@ def read_signed_receipt(receipt: Path | None) -> SignedReceipt | None:
     """The pre-play receipt in the file ``receipt`` (None: no receipt given)."""
     if receipt is None:
         return None
-    from tarneeb.replay.verify.receipt import ReceiptError, read_receipt
+    from tarneeb.audit.encoding import read_small_file
+    from tarneeb.replay.verify.receipt import MAX_RECEIPT_BYTES, ReceiptError, read_receipt
 
-    try:
-        return read_receipt(Path(receipt).read_bytes(), str(receipt))
+    try:  # a regular file of at most MAX_RECEIPT_BYTES (64 KiB): no FIFO, no 3 GB read
+        return read_receipt(read_small_file(receipt, MAX_RECEIPT_BYTES), str(receipt))
     except OSError as e:
         fail(f"{receipt}: cannot read: {e.strerror or e}")
     except ReceiptError as e:

@@ -338,7 +338,9 @@ def test_audit_play_flags_the_seat_that_sees_every_hand(peeker_archive: Path) ->
     assert doc["exit_code"] == 3
     play = doc["fairplay"]
     assert "partnership Counter & Suspect" in play["flagged"]
-    top = play["groups"][0]
+    # the strongest figure over all its decisions (an honest seat's few opening leads, its
+    # own figure, may by chance stand higher: each run draws its own Monte Carlo seed)
+    top = next(g for g in play["groups"] if g["kind"] != "own")
     assert top["name"] == "Suspect" and top["excess"] > 0.03
     assert top["hands_that_weigh_most"][0]["path"].startswith(str(peeker_archive))
     players = [g for g in play["groups"] if g["kind"] == "player"]

@@ -19,7 +19,14 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from tarneeb.replay.rules.cards import HEARTS, SUIT_LETTERS, colour_mate, parse_suit, suit_of
+from tarneeb.replay.rules.cards import (
+    HEARTS,
+    SUIT_LETTERS,
+    CardError,
+    colour_mate,
+    parse_suit,
+    suit_of,
+)
 
 TrumpRule = Literal["revealed_mate", "revealed", "fixed", "named"]
 BiddingRule = Literal["personal", "auction"]
@@ -424,16 +431,22 @@ def parse_option(text: str) -> tuple[str, Any]:
     """``target=61`` → ``("target", 61)``; values are TOML values (numbers, true, lists)."""
     if "=" not in text:
         raise RulesError(f"option {text!r} is not KEY=VALUE")
-    import tomllib  # only for options and rules files: a replay does not load it
+    # only for options and rules files: a replay does not load it
+    from tarneeb.audit.tomltext import NotToml, read_toml_value
 
     key, _, raw = text.partition("=")
     key = key.strip()
     try:
-        value = tomllib.loads(f"v = {raw.strip()}")["v"]
-    except tomllib.TOMLDecodeError:
+        is_toml, value = read_toml_value(raw.strip(), f"option {key}")
+    except NotToml as e:
+        raise RulesError(str(e)) from None
+    if not is_toml:
         value = raw.strip()
     if key == "fixed_trump" and isinstance(value, str):
-        value = parse_suit(value)
+        try:
+            value = parse_suit(value)
+        except CardError as e:  # (a suit's name not one: said as any option's error)
+            raise RulesError(f"option {key}: {e}") from None
     return key, value
 
 
@@ -447,9 +460,13 @@ def load_rules_file(path: str | Path) -> RuleSet:
         values = [2, 3, 4, 10, 12, 14, 16, 27, 30, 33, 36, 40]
         partner_min = 0
     """
+    from tarneeb.audit.encoding import read_small_file
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
+    try:  # a regular file of at most 1 MiB (SMALL_FILE_BYTES): no FIFO, no 3 GB read
+        data = read_small_file(p)
+        # as text mode reads it: universal newlines
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except OSError as e:
         raise RulesError(f"{p}: cannot read rules file: {e.strerror or e}") from None
     except UnicodeDecodeError:
@@ -479,6 +496,13 @@ def parse_rules_text(text: str, where: str = "<rules>") -> tuple[RuleSet, str, s
     about = data.pop("about", "")
     if not isinstance(about, str):
         raise RulesError(f"{where}: about must be text")
+    from tarneeb.audit.encoding import unsafe_character
+
+    for field, text_of in (("name", data.get("name")), ("about", about)):
+        bad = unsafe_character(text_of) if isinstance(text_of, str) else None
+        if bad is not None:  # (a log refuses such a name; a terminal would act on it)
+            raise RulesError(f"{where}: {field} holds the character {bad}, which would "
+                             "change how the text after it is shown")
     if "fixed_trump" in data and isinstance(data["fixed_trump"], str):
         try:
             data["fixed_trump"] = parse_suit(data["fixed_trump"])
