@@ -20,6 +20,7 @@ import stat
 import struct
 from collections.abc import Iterable, Sized
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import AuditInputError
 
@@ -81,19 +82,51 @@ SMALL_FILE_BYTES = 1024 * 1024
 rules file, a season, a PEM key. Each holds a few kilobytes; a larger one is refused unread."""
 
 _SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+            (stat.S_ISDIR, "a directory"))
+
+
+class NotRegularFile(OSError):
+    """A path that names something other than a regular file: refused unread."""
+
+
+def _refuse_special(mode: int, path: str) -> None:
+    if stat.S_ISREG(mode):
+        return
+    what = next((text for test, text in _SPECIAL if test(mode)), "not a regular file")
+    raise NotRegularFile(0, f"{what}, not a regular file: refused without reading it", path)
+
+
+def open_regular(path: str) -> BinaryIO:
+    """Open the regular file at ``path`` for reading; anything else (a FIFO, a device, a
+    socket, a directory) raises :class:`NotRegularFile` without being opened for reading:
+    opening a FIFO no one writes to waits forever, and a device may never end or do
+    something when read. A file replaced by one between the check and the open is opened
+    without waiting (``O_NONBLOCK``), checked again and refused.
+
+    >>> import tempfile
+    >>> try:
+    ...     open_regular(tempfile.gettempdir())
+    ... except NotRegularFile as e:
+    ...     print(e.strerror)
+    a directory, not a regular file: refused without reading it
+    """
+    _refuse_special(os.stat(path).st_mode, path)
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+             | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, flags)
+    try:
+        _refuse_special(os.fstat(fd).st_mode, path)
+        if flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class FileTooLarge(OSError):
     """A file larger than its limit: refused without reading it."""
-
-
-def _refuse_special(mode: int, path: str) -> None:
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, "it is a directory", path)
-    if not stat.S_ISREG(mode):
-        what = next((text for test, text in _SPECIAL if test(mode)), "not a regular file")
-        raise OSError(0, f"{what}, not a regular file: refused without reading it", path)
 
 
 def read_small_file(path: str | Path, most: int = SMALL_FILE_BYTES) -> bytes:
@@ -111,23 +144,13 @@ def read_small_file(path: str | Path, most: int = SMALL_FILE_BYTES) -> bytes:
     it is a directory
     """
     name = str(path)
-    _refuse_special(os.stat(name).st_mode, name)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | \
-        getattr(os, "O_BINARY", 0)
-    fd = os.open(name, flags)  # no wait: a FIFO put in the file's place is refused next
-    try:
-        st = os.fstat(fd)
-        _refuse_special(st.st_mode, name)
-        if st.st_size > most:
-            raise FileTooLarge(0, f"{st.st_size:,} bytes, more than the {most:,} it may "
-                               "hold: refused without reading it", name)
-        if flags & getattr(os, "O_NONBLOCK", 0):
-            os.set_blocking(fd, True)
-        f = os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-    with f:
+    if os.path.isdir(name):
+        raise IsADirectoryError(errno.EISDIR, "it is a directory", name)
+    with open_regular(name) as f:  # (no FIFO, no device: refused unopened)
+        size = os.fstat(f.fileno()).st_size
+        if size > most:
+            raise FileTooLarge(0, f"{size:,} bytes, more than the {most:,} it may hold: "
+                               "refused without reading it", name)
         data = f.read(most + 1)
     if len(data) > most:  # it grew after the size was read
         raise FileTooLarge(0, f"more than the {most:,} bytes it may hold", name)
@@ -337,8 +360,8 @@ def check_deal_number(deal_number: int) -> int:
 __all__ = [
     "ASCII_PROTOTYPES", "BINDING_TAG", "CLIENT_COMMIT_TAG", "DEAL_TAG", "FIRST_DEALER_TAG",
     "PROTOCOL", "RECEIPT_TAG", "SEASON_HEAD_TAG", "SERVER_COMMIT_TAG", "SMALL_FILE_BYTES",
-    "FileTooLarge", "ascii_name_keys", "check_client_seed", "check_client_seeds",
-    "check_commitment", "check_count", "check_deal_number", "check_match_id", "check_seat",
-    "check_server_seed", "lp16", "parse_hex", "read_small_file", "tag", "u16be", "u32be",
-    "u64be", "unsafe_character",
+    "FileTooLarge", "NotRegularFile", "ascii_name_keys", "check_client_seed",
+    "check_client_seeds", "check_commitment", "check_count", "check_deal_number",
+    "check_match_id", "check_seat", "check_server_seed", "lp16", "open_regular", "parse_hex",
+    "read_small_file", "tag", "u16be", "u32be", "u64be", "unsafe_character",
 ]

@@ -301,9 +301,8 @@ def write_output(path: Path | str, data: bytes) -> None:
         what = "a directory" if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode) \
             else "a block device" if stat.S_ISBLK(mode) else "not a regular file"
         fail(f"{text}: cannot write: it is {what}: give a regular file to write")
+    # (a name that names no file is refused above, and a link to "/" is a directory)
     target = Path(os.path.realpath(text)) if os.path.islink(text) else Path(text)
-    if not target.name:
-        fail(f"{text}: names a directory, not a file to write: give a file name")
     tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies

@@ -24,13 +24,11 @@ unreadable from byte ...: not valid msgpack: ...
 
 from __future__ import annotations
 
-import os
-import stat
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgpack
 
-from tarneeb.audit.encoding import nbytes
+from tarneeb.audit.encoding import NotRegularFile, nbytes, open_regular
 from tarneeb.replay.log.decode import _add_moves, _close_hand, _decode_deal, _show, decode_record
 from tarneeb.replay.log.records import (
     BLIND,
@@ -429,50 +427,6 @@ def _parse_carefully(source: bytes | BinaryIO, limits: Limits, strict: bool = Fa
 
 
 _WHOLE = 1 << 20  # a file up to this size is read whole (a match of 1,000 hands is ~90 KB)
-
-
-_SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-            (stat.S_ISDIR, "a directory"))
-
-
-class NotRegularFile(OSError):
-    """A path that names something other than a regular file: refused unread."""
-
-
-def _refuse_special(mode: int, path: str) -> None:
-    if stat.S_ISREG(mode):
-        return
-    what = next((text for test, text in _SPECIAL if test(mode)), "not a regular file")
-    raise NotRegularFile(0, f"{what}, not a regular file: refused without reading it", path)
-
-
-def open_regular(path: str) -> BinaryIO:
-    """Open the regular file at ``path`` for reading; anything else (a FIFO, a device, a
-    socket, a directory) raises :class:`NotRegularFile` without being opened for reading:
-    opening a FIFO no one writes to waits forever, and a device may never end or do
-    something when read. A file replaced by one between the check and the open is opened
-    without waiting (``O_NONBLOCK``), checked again and refused.
-
-    >>> import tempfile
-    >>> try:
-    ...     open_regular(tempfile.gettempdir())
-    ... except NotRegularFile as e:
-    ...     print(e.strerror)
-    a directory, not a regular file: refused without reading it
-    """
-    _refuse_special(os.stat(path).st_mode, path)
-    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-             | getattr(os, "O_BINARY", 0))
-    fd = os.open(path, flags)
-    try:
-        _refuse_special(os.fstat(fd).st_mode, path)
-        if flags & getattr(os, "O_NONBLOCK", 0):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def read_log(path: str, limits: Limits = DEFAULT_LIMITS) -> ParsedLog:
