@@ -143,12 +143,18 @@ class GroupResult:
                 f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g}){own}"
                 + (f"; {self.caveat()}" if self.caveat() else ""))
 
+    @property
+    def own_untested(self) -> bool:
+        """Whether too few of its decisions came before its partner played to test its own
+        figure (a player could not be named on it)."""
+        return self.own is None or self.own[1] < MIN_DECISIONS
+
     def caveat(self) -> str:
         """Why a significant player is not named ("" for any other group)."""
         if self.kind != "player" or not self.significant or self.flagged:
             return ""
-        own = ("too few decisions before its partner played to test" if self.own is None
-               or self.own[1] < MIN_DECISIONS else
+        own = ("too few decisions before its partner played to test"
+               if self.own is None or self.own_untested else  # (None: for the type check)
                f"its own figure, before its partner played, is not (z {self.own[0]:.2f})")
         tail = (f"named only as the partner of {self.partner_of}, whose own figure is "
                 f"flagged: a seat that sees the cards shows them to its partner through its "
@@ -359,8 +365,7 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
              f"labels, partnerships), Holm-corrected at {alpha:g}"]
     if not bad and not unnamed:
         # what was examined, and whom it could have named: no more is claimed
-        unnameable = [r for r in results if r.kind == "player"
-                      and (r.own is None or r.own[1] < MIN_DECISIONS)]
+        unnameable = [r for r in results if r.kind == "player" and r.own_untested]
         lines.append("fair play: no evidence of play with cards not seen"
                      + (f", in the play examined (tricks {FIRST_TRICK} to {LAST_TRICK}, and the "
                         f"opening lead of {OWN_SHARE:.0%} of hands; not the bidding nor the "
