@@ -133,20 +133,30 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """An annotated hex dump of a log: every field at its offset.
 
-        Every field of every record, at its byte offset.
+        Every field of every record, at its byte offset. Bytes that are not a whole,
+        readable log are dumped as far as they go, with the damage in place, and the
+        first problem is named on stderr (exit 2).
         """
         from tarneeb.replay.log import LogError
-        from tarneeb.replay.log.annotate import annotate, entries
+        from tarneeb.replay.log.annotate import entries, first_problem, lines_of
 
         limits = limits_of(max_bytes, max_records, max_hands)
+        problem = None
         with open_input(log) as f:
             try:
                 if as_json:
-                    sys.stdout.write(json_shown(json.dumps(list(entries(f, hands, limits)),
-                                                           ensure_ascii=False, indent=1)) + "\n")
-                    return
-                for line in annotate(f, hands, limits):
-                    print(line)
+                    shown_entries = list(entries(f, hands, limits))
+                    sys.stdout.write(json_shown(json.dumps(shown_entries, ensure_ascii=False,
+                                                           indent=1)) + "\n")
+                    for e in shown_entries:
+                        problem = first_problem(e, problem)
+                else:
+                    for e in entries(f, hands, limits):
+                        problem = first_problem(e, problem)
+                        for line in lines_of(e):
+                            print(line)
             except LogError as e:
                 e.path = shown_name(log)
                 fail(str(e))
+        if problem is not None:  # the dump shown whole, the damage in place
+            fail(f"{shown_name(log)}: {problem}")

@@ -86,3 +86,29 @@ def test_dump_json_covers_every_byte(capsys: pytest.CaptureFixture[str]) -> None
     assert [e["offset"] for e in doc] == sorted(e["offset"] for e in doc)
     assert {"deal_number", "totals", "abandoned", "signature"} <= {e["field"] for e in doc}
     assert "moves" in {e["kind"] for e in doc}
+
+
+@pytest.mark.parametrize(("data", "says"), [
+    (b"hello world\n", "not a tarneeb log: it does not begin with a header record"),
+    (b"", "not a tarneeb log: it is empty"),
+    (None, "cut off: not a whole record at offset"),
+])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_dump_of_what_is_not_a_log_says_so(capsys: pytest.CaptureFixture[str],
+                                           tmp_path: Path, data: bytes | None, says: str,
+                                           as_json: bool) -> None:
+    """Bytes that are not a whole log are dumped as far as they go, the damage in place,
+    and the exit code says they are not a log (a dump exited 0 for any bytes at all)."""
+    whole = (FIXTURES / "matches" / "sahrat400-01.tlog").read_bytes()
+    path = tmp_path / "x.tlog"
+    path.write_bytes(whole[:-10] if data is None else data)
+    code, out, err = run(capsys, "dump", *(["--json"] if as_json else []), str(path))
+    assert code == 2 and err.startswith("tarneeb: error: ") and says in err
+    assert len(err.splitlines()) == 1
+    shown = "\n".join(e["text"] for e in json.loads(out)) if as_json else out
+    assert says.split(" at offset")[0] in shown
+    if data is None:  # what the bytes hold up to the damage is dumped
+        assert "header record" in shown
+    code, _, err = run(capsys, "dump", *(["--json"] if as_json else []),
+                       str(FIXTURES / "matches" / "sahrat400-01.tlog"))
+    assert code == 0 and err == ""

@@ -5,13 +5,14 @@ Because every record is in canonical msgpack form, re-packing a field gives
 exactly its bytes, so the dump walks the records without a second parser.
 
 >>> from tarneeb.replay.log import EndRecord, encode_record
->>> print("\\n".join(annotate(encode_record(EndRecord(1, None)))))
+>>> print("\\n".join(annotate(encode_record(EndRecord(1, None)), whole=False)))
 000000  94                                              end record: array of 4
 000001  02                                                type: 2 (end)
 000002  01                                                winner: 1 (team 1+3)
 000003  c0                                                server_seed: nil
 000004  c0                                                abandoned: nil (finished)
->>> print("\\n".join(annotate(bytes([0x42, 0x6f, 0xcc, 0xb4]))))  # doctest: +NORMALIZE_WHITESPACE
+>>> moves = bytes([0x42, 0x6f, 0xcc, 0xb4])
+>>> print("\\n".join(annotate(moves, whole=False)))  # doctest: +NORMALIZE_WHITESPACE
 000000  42 6f cc b4
   moves: seat 0 bids 2, seat 2 passes | cards: A♠ (timer)
 """
@@ -24,7 +25,15 @@ from typing import Any, BinaryIO
 import msgpack
 
 from tarneeb.audit.encoding import unsafe_character
-from tarneeb.replay.log.records import CALL_MOVE, CARD_MOVE, PASS_CODE, RECORD_NAMES, TRUMP_MOVE
+from tarneeb.replay.log.records import (
+    CALL_MOVE,
+    CARD_MOVE,
+    HEADER,
+    MAGIC,
+    PASS_CODE,
+    RECORD_NAMES,
+    TRUMP_MOVE,
+)
 from tarneeb.replay.log.stream import (
     DEFAULT_LIMITS,
     CapExceeded,
@@ -121,41 +130,55 @@ def describe_moves(run: bytes) -> str:
 
 
 def annotate(data: bytes | BinaryIO, show_hands: int | None = None,
-             limits: Limits = DEFAULT_LIMITS) -> Iterator[str]:
+             limits: Limits = DEFAULT_LIMITS, whole: bool = True) -> Iterator[str]:
     """Lines of ``offset  hex  meaning`` for every field of every record.
 
     The log is read as a stream within ``limits``, like every reader of logs: damage is
     shown in place ("not readable from here on") and the dump stops there; a cap passed
     raises :class:`~tarneeb.replay.log.stream.CapExceeded` after the lines before it.
-    ``show_hands`` shows only that many hands (their deal, moves and claims).
+    ``show_hands`` shows only that many hands (their deal, moves and claims);
+    ``whole=False`` shows records that are not a whole log (no "not a tarneeb log").
     """
-    for e in entries(data, show_hands, limits):
-        if e["kind"] == "more-hands":
-            yield "…       (further hands)"
-        elif e["kind"] == "not-readable":
-            yield f"{e['offset']:06x}  {e['text']}"
-        else:
-            yield from _rows(e["offset"], bytes.fromhex(e["hex"]), e["text"],
-                             "  " if e["kind"] == "field" else "")
+    for e in entries(data, show_hands, limits, whole):
+        yield from lines_of(e)
+
+
+def lines_of(e: dict[str, Any]) -> Iterator[str]:
+    """The lines :func:`annotate` shows for one of :func:`entries`."""
+    if e["kind"] == "more-hands":
+        yield "…       (further hands)"
+    elif e["kind"] in ("not-readable", "not-a-log"):
+        yield f"{e['offset']:06x}  {e['text']}"
+    else:
+        yield from _rows(e["offset"], bytes.fromhex(e["hex"]), e["text"],
+                         "  " if e["kind"] == "field" else "")
 
 
 def entries(data: bytes | BinaryIO, show_hands: int | None = None,
-            limits: Limits = DEFAULT_LIMITS) -> Iterator[dict[str, Any]]:
+            limits: Limits = DEFAULT_LIMITS, whole: bool = True) -> Iterator[dict[str, Any]]:
     """What :func:`annotate` shows, as data (``tarneeb dump --json``): one dict per record
     and per field, and one per run of moves, with ``kind`` (``record``, ``field``,
-    ``moves``, ``not-a-record``, ``cut-off``,
-    ``not-readable``, ``more-hands``), ``offset``, ``hex`` (its bytes), ``record``,
+    ``moves``, ``not-a-log`` (with ``whole``, the default: the first record is not a
+    log's header, or there is none), ``not-a-record``, ``cut-off``, ``not-readable``,
+    ``more-hands``), ``offset``, ``hex`` (its bytes), ``record``,
     ``field`` and ``text``.
 
     >>> from tarneeb.replay.log import EndRecord, encode_record
-    >>> [e["field"] for e in entries(encode_record(EndRecord(1, None)))]
+    >>> [e["field"] for e in entries(encode_record(EndRecord(1, None)), whole=False)]
     [None, 'type', 'winner', 'server_seed', 'abandoned']
     """
     reader = RecordReader(data, limits)
     hands = 0
+    first = whole
     try:
         for r in reader:
             obj, pos = r.value, r.offset
+            if first:
+                first = False
+                if not (type(obj) is list and len(obj) > 1 and obj[0] == HEADER
+                        and obj[1] == MAGIC):
+                    yield _entry("not-a-log", pos, b"",
+                                 "not a tarneeb log: it does not begin with a header record")
             if type(obj) is Moves:
                 if show_hands is None or hands <= show_hands:
                     yield _entry("moves", pos, r.raw, f"moves: {describe_moves(obj)}", "moves")
@@ -185,6 +208,26 @@ def entries(data: bytes | BinaryIO, show_hands: int | None = None,
     if reader.cut_short is not None:
         at = reader.cut_short.offset or 0
         yield _entry("cut-off", at, reader.data[at:], "cut off: not a whole record")
+    elif first:
+        yield _entry("not-a-log", 0, b"", "not a tarneeb log: it is empty")
+
+
+PROBLEMS = ("not-a-log", "not-a-record", "not-readable", "cut-off")
+"""The kinds of :func:`entries` that say the bytes are not a whole, readable log."""
+
+
+def first_problem(entry: dict[str, Any], seen: str | None) -> str | None:
+    """``seen``, or, when it is None and ``entry`` is one of :data:`PROBLEMS`, what it says
+    and where: the first problem of a dump, for its exit code.
+
+    >>> first_problem({"kind": "cut-off", "offset": 26, "text": "cut off"}, None)
+    'cut off at offset 0x1a'
+    """
+    if seen is not None or entry["kind"] not in PROBLEMS:
+        return seen
+    if entry["kind"] == "not-a-log":
+        return str(entry["text"])
+    return f"{entry['text']} at offset {entry['offset']:#x}"
 
 
 def _entry(kind: str, offset: int, raw: bytes, text: str, record: str | None = None,
