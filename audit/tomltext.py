@@ -23,6 +23,12 @@ import tomllib
 from typing import Any
 
 MOST_TRIES = 1000  # prefixes parsed at most to find the line, else the line is not named
+# nor when the prefixes parsed would hold more than this many bytes (UTF-8) together: each
+# parse of a long prefix costs its length (a 1 MiB file with a string left open on its first
+# line took a thousand parses of about 1 MiB: minutes)
+MOST_BYTES = 2 * 1024 * 1024
+_TOKEN = re.compile("\"\"\"|'''|[\"'#\\[\\]{}\\n]")
+_BASIC_END = {'"""': re.compile(r'\\[\s\S]|"""'), '"': re.compile(r'\\[^\n]|["\n]')}
 _AT = re.compile(r"\(at line (\d+), column \d+\)$")
 
 
@@ -52,17 +58,92 @@ def _unreadable(source: str, error: BaseException) -> NotToml:
 def from_line(text: str, stopped_at: int | None = None) -> int | None:
     """The line (from 1) from which ``text``, which is not TOML, stops being TOML: the one
     after the longest prefix of whole lines that parses; ``None`` when that takes more
-    than :data:`MOST_TRIES` parses. ``stopped_at`` is the line where the parser stopped
-    (the first wrong line is not after it; ``None``: the end of the text)."""
+    than :data:`MOST_TRIES` parses, or parses of more than :data:`MOST_BYTES` bytes
+    together. ``stopped_at`` is the line where the parser stopped (the first wrong line is
+    not after it; ``None``: the end of the text)."""
     ends = [m.end() for m in re.finditer("\n", text)]
     if not text.endswith("\n"):
         ends.append(len(text))
     k = len(ends) - 1 if stopped_at is None else min(stopped_at, len(ends)) - 1
+    inside = open_at_line_ends(text)
+    spent = 0
     for _ in range(MOST_TRIES):
-        if k <= 0 or _parses(text[:ends[k - 1]]):
-            return max(k, 0) + 1
+        while k > 0 and inside[k - 1]:  # a prefix ending in a string or an array: no TOML
+            k -= 1
+        if k <= 0:
+            return 1
+        prefix = text[:ends[k - 1]]
+        spent += _utf8_length(prefix)
+        if spent > MOST_BYTES:
+            return None
+        if _parses(prefix):
+            return k + 1
         k -= 1
     return None
+
+
+def open_at_line_ends(text: str) -> list[bool]:
+    """Per line end of ``text`` (each newline), whether it is inside a string, an array
+    or an inline table: where no prefix that is TOML ends, which :func:`from_line` does
+    not parse. Strings and comments are read as TOML reads them, so this is exact on what
+    is TOML (after what is not, it says what it says: such a prefix is no TOML anyway).
+
+    >>> open_at_line_ends("a = '''x\\ny'''\\nb = [ # ]\\n 1,\\n]\\nc = '['\\n")
+    [True, False, True, True, False, False]
+    """
+    out: list[bool] = []
+    depth, pos = 0, 0
+    while (m := _TOKEN.search(text, pos)) is not None:
+        t, pos = m[0], m.end()
+        if t == "\n":
+            out.append(depth > 0)
+        elif t == "#":
+            pos = len(text) if (end := text.find("\n", pos)) < 0 else end
+        elif t in "[{":
+            depth += 1
+        elif t in "]}":
+            depth = max(depth - 1, 0)
+        else:  # a string, read to its end: a multi-line one's line ends are inside it
+            end = _string_end(text, t, pos)
+            if len(t) == 3:
+                out.extend([True] * text.count("\n", pos, end))
+            pos = end
+    return out
+
+
+def _string_end(text: str, quote: str, pos: int) -> int:
+    """Where the string opened by ``quote`` just before ``pos`` ends: after its closing
+    quotes (a multi-line string's with up to two more of its content before them), at its
+    line's end when a one-line string is not closed on its line, at the end of the text
+    when a multi-line one is not closed at all."""
+    if quote in _BASIC_END:  # backslash escapes
+        for m in _BASIC_END[quote].finditer(text, pos):
+            if m[0] == quote:
+                return _more_quotes(text, quote, m.end())
+            if m[0] == "\n":
+                return m.start()
+        return len(text)
+    found = text.find(quote, pos)
+    line = text.find("\n", pos) if quote == "'" else -1
+    if line >= 0 and (found < 0 or line < found):
+        return line
+    return len(text) if found < 0 else _more_quotes(text, quote, found + len(quote))
+
+
+def _more_quotes(text: str, quote: str, end: int) -> int:
+    """After a multi-line string's closing quotes at ``end``, up to two more quotes: its
+    content's, the closing ones after them."""
+    if len(quote) == 3:
+        for _ in range(2):
+            if text.startswith(quote[0], end):
+                end += 1
+    return end
+
+
+def _utf8_length(text: str) -> int:
+    """The length of ``text`` in UTF-8 (a lone surrogate, which no file read as UTF-8
+    holds, as three bytes)."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def not_toml(source: str, text: str, error: tomllib.TOMLDecodeError, hint: str) -> NotToml:

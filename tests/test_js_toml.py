@@ -12,11 +12,16 @@ more of TOML 1.1) go through both CLIs in tests/test_js_conformance.py (``KEY_FI
 from __future__ import annotations
 
 import json
+import random
 import subprocess
+import tomllib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_js_conformance import JS, node  # noqa: F401 (a fixture: js/ built)
 
+from tarneeb.audit import tomltext
 from tarneeb.audit.errors import KeyFileError
 from tarneeb.audit.signing import parse_keys
 from tarneeb.audit.tomltext import KEYS_HINT, from_line
@@ -75,12 +80,14 @@ READ = [f"# \"\\x41\" in a comment\n'cardroom' = '{KEY}'\n",
 
 def _js(node_path: str, texts: list[str]) -> list[str]:
     script = ("import { parseKeys } from './dist/src/keys.js';"
-              "const texts = JSON.parse(process.argv[1]);"
+              "import { readFileSync } from 'node:fs';"
+              "const texts = JSON.parse(readFileSync(0, 'utf8'));"
               "process.stdout.write(JSON.stringify(texts.map((t) => {"
               "try { return [...parseKeys(t, 'keys.toml').keys()].join('|'); }"
               " catch (e) { return 'error: ' + e.message; } })));")
-    out = subprocess.run([node_path, "--input-type=module", "-e", script, json.dumps(texts)],
-                         capture_output=True, text=True, cwd=JS, timeout=60, check=True)
+    out = subprocess.run([node_path, "--input-type=module", "-e", script],
+                         input=json.dumps(texts), capture_output=True, text=True, cwd=JS,
+                         timeout=60, check=True)
     return list(json.loads(out.stdout))
 
 
@@ -117,3 +124,72 @@ def test_a_rules_file_that_is_not_toml_is_said_the_same_way() -> None:
         parse_rules_text('name = "x"\nbase = "classic\ntarget = 41\n', "house.toml")
     assert str(e.value) == ("house.toml: not TOML from line 2: a rules file holds lines "
                             "field = value (docs/RULES.md)")
+
+
+def _plain_from_line(text: str, stopped_at: int | None = None) -> int:
+    """The line as the definition gives it: every prefix of whole lines tried from the
+    parser's stop line back (no skipping, no budget)."""
+    ends = [i + 1 for i, c in enumerate(text) if c == "\n"]
+    if not text.endswith("\n"):
+        ends.append(len(text))
+    k = len(ends) - 1 if stopped_at is None else min(stopped_at, len(ends)) - 1
+    while k > 0:
+        try:
+            tomllib.loads(text[:ends[k - 1]])
+            break
+        except (tomllib.TOMLDecodeError, RecursionError, ValueError):
+            k -= 1
+    return max(k, 0) + 1
+
+
+PIECES = ['a = 1', 'b = "x', '"', "'", '"""', "'''", "[", "]", "{", "}", " # c", "\\", "\n",
+          "\n", "\n", "x = [", "1,", 'k = """y', "q = '''z", "[t]", "= 2", '"#"', "'['",
+          '\\"', "\\\n", "\r\n", '""""', "c = {d = 1}", "é", "\U0001F0A1"]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=14))
+@settings(max_examples=400, deadline=None)
+def test_lines_ending_in_a_string_or_array_are_skipped_exactly(pieces: list[str]) -> None:
+    """Skipping the prefixes that end inside a string, an array or an inline table
+    (:func:`open_at_line_ends`) never skips one that is TOML: the line named is the
+    definition's, every prefix parsed."""
+    text = "".join(pieces)
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        assert from_line(text) == _plain_from_line(text)
+
+
+def test_a_file_left_open_on_its_first_line_is_named_at_it_by_both(node: str,  # noqa: F811
+                                                                   monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    """A 1 MiB keys file with a string or an array left open on its first line: both
+    verifiers name line 1, parsing no prefix (each of a thousand prefixes of about 1 MiB
+    was parsed: minutes), and no search parses more than MOST_BYTES."""
+    texts = ['"a" = """\n' + ("x" * 60 + "\n") * 17000,
+             "a = [\n" + "1,\n" * 300000,
+             # no prefix but the first line is TOML, none open: searched from the end (a
+             # parser stopping there), the prefixes are parsed until the budget is spent
+             "a = 1\n" * 200000]
+    said = f"error: keys.toml: not TOML from line 1: {KEYS_HINT}"
+    parsed: list[int] = []
+    real = tomltext._parses
+    monkeypatch.setattr(tomltext, "_parses", lambda t: parsed.append(len(t)) or real(t))
+    assert [_py(t) for t in texts[:2]] == [said, said] and parsed == []
+    assert tomltext.from_line(texts[2]) is None
+    assert 0 < sum(parsed) <= tomltext.MOST_BYTES
+    assert _js(node, texts[:2]) == [said, said]
+
+
+def test_both_verifiers_find_the_same_open_line_ends(node: str) -> None:  # noqa: F811
+    """js/src/tomltext.ts's openAtLineEnds gives what open_at_line_ends gives, on texts
+    made of the pieces above (seeded: the same texts every run)."""
+    rng = random.Random(7)
+    texts = ["".join(rng.choices(PIECES, k=rng.randrange(20))) for _ in range(500)]
+    script = ("import { openAtLineEnds } from './dist/src/tomltext.js';"
+              "import { readFileSync } from 'node:fs';"
+              "const texts = JSON.parse(readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify(texts.map(openAtLineEnds)));")
+    out = subprocess.run([node, "--input-type=module", "-e", script], input=json.dumps(texts),
+                         capture_output=True, text=True, cwd=JS, timeout=60, check=True)
+    assert json.loads(out.stdout) == [tomltext.open_at_line_ends(t) for t in texts]

@@ -12,6 +12,9 @@ import { TomlError, parse } from "smol-toml";
 
 /** prefixes parsed at most to find the line, else the line is not named */
 export const MOST_TRIES = 1000;
+/** nor when the prefixes parsed would hold more than this many bytes (UTF-8) together: each
+ * parse of a long prefix costs its length */
+export const MOST_BYTES = 8 * 1024 * 1024;
 
 export const KEYS_HINT = 'a keys file holds lines "platform name" = "its key" (64 hex digits, or a PEM public key)';
 
@@ -88,17 +91,91 @@ function parses(text: string): boolean {
 
 /** The line (from 1) from which `text`, which is not TOML, stops being TOML: the one after
  * the longest prefix of whole lines that parses; null when that takes more than MOST_TRIES
- * parses. `stoppedAt` is the line where the parser stopped (null: the end of the text). */
+ * parses, or parses of more than MOST_BYTES bytes together. `stoppedAt` is the line where
+ * the parser stopped (null: the end of the text). */
 export function fromLine(text: string, stoppedAt: number | null = null): number | null {
   const ends: number[] = [];
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) ends.push(i + 1);
   if (!text.endsWith("\n")) ends.push(text.length);
   let k = stoppedAt === null ? ends.length - 1 : Math.min(stoppedAt, ends.length) - 1;
+  const inside = openAtLineEnds(text);
+  let spent = 0;
   for (let tries = 0; tries < MOST_TRIES; tries++) {
-    if (k <= 0 || parses(text.slice(0, ends[k - 1]))) return Math.max(k, 0) + 1;
+    while (k > 0 && inside[k - 1]) k--; // a prefix ending in a string or an array: no TOML
+    if (k <= 0) return 1;
+    const prefix = text.slice(0, ends[k - 1]);
+    spent += utf8Length(prefix);
+    if (spent > MOST_BYTES) return null;
+    if (parses(prefix)) return k + 1;
     k--;
   }
   return null;
+}
+
+/**
+ * Per line end of `text` (each newline), whether it is inside a string, an array or an
+ * inline table: where no prefix that is TOML ends, which fromLine does not parse (as the
+ * Python verifier's open_at_line_ends). Strings and comments are read as TOML reads them,
+ * so this is exact on what is TOML.
+ */
+export function openAtLineEnds(text: string): boolean[] {
+  const out: boolean[] = [];
+  let depth = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === "\n") out.push(depth > 0);
+    else if (c === "#") {
+      const end = text.indexOf("\n", i);
+      i = end < 0 ? text.length : end;
+      continue;
+    } else if (c === "[" || c === "{") depth++;
+    else if (c === "]" || c === "}") depth = Math.max(depth - 1, 0);
+    else if (c === '"' || c === "'") {
+      const multi = text.startsWith(c.repeat(3), i);
+      i += multi ? 3 : 1;
+      for (;;) {
+        if (i >= text.length) return out; // a string never closed
+        const d = text[i]!;
+        if (d === "\n") {
+          if (!multi) break; // a one-line string not closed on its line ends there
+          out.push(true);
+        } else if (d === "\\" && c === '"') {
+          if (text[i + 1] === "\n") {
+            if (!multi) { i++; break; }
+            out.push(true);
+          }
+          i += 2;
+          continue;
+        } else if (d === c && (!multi || text.startsWith(c.repeat(3), i))) {
+          i += multi ? 3 : 1;
+          for (let more = 0; multi && more < 2 && text[i] === c; more++) i++;
+          break;
+        }
+        i++;
+      }
+      continue;
+    }
+    i++;
+  }
+  return out;
+}
+
+/** The length of `text` in UTF-8 (a lone surrogate, which no file read as UTF-8 holds, as
+ * three bytes, as Python's "surrogatepass" counts it). */
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length
+             && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
 
 /** The TOML document `text` (the file `source`), or the one line saying it is none
