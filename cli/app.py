@@ -121,7 +121,7 @@ def read_bytes(path: Path) -> bytes:
     return data
 
 
-def write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path | str, data: bytes) -> None:
     """Write ``data`` to ``path`` (``-``: standard output) with the user's umask."""
     write_output(path, data)
 
@@ -234,7 +234,7 @@ def show(
 def report(
     log: Annotated[Path, typer.Argument(
         metavar="LOG", help="The log file, or - for standard input.", show_default=False)],
-    output: Annotated[Path | None, typer.Option(
+    output: Annotated[str | None, typer.Option(
         "-o", "--output", metavar="HTML", help="The page to write, or - for standard output. "
         "Default: beside the log, its name ending in .html (m.tlog: m.html).",
         show_default=False)] = None,
@@ -258,7 +258,7 @@ def report(
     from tarneeb.replay.log import LogError
     from tarneeb.report.match import match_report
 
-    output = output if output is not None else page_beside(log)
+    output = output if output is not None else str(page_beside(log))
     trust = verify_cmd.trust_of(key, keys, root, () if receipt is None else (receipt,),
                                 limits=limits_of(max_bytes, max_records, max_hands))
     try:
@@ -294,8 +294,8 @@ DEFAULT_PLAY_RULES = "classic"  # what play deals without --rules or --rules-fil
 
 @app.command(rich_help_panel=PLAY)
 def play(
-    output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
-                                         help="Where to write the log (- for stdout).")],
+    output: Annotated[str, typer.Option("-o", "--output", metavar="FILE",
+                                        help="Where to write the log (- for stdout).")],
     rules: Annotated[str | None, typer.Option(
         metavar="NAME", callback=_rule_name, autocompletion=_complete_rule_name,
         help=f"Rule set: {', '.join(RULE_SETS)}, or a shipped house-rule "
@@ -317,7 +317,7 @@ def play(
     season_match: Annotated[int, typer.Option(
         metavar="N", help="Which match of --season (1 for the first, as the report counts "
                           "them).")] = 1,
-    receipt_out: Annotated[Path | None, typer.Option(
+    receipt_out: Annotated[str | None, typer.Option(
         metavar="FILE", help="Also write the pre-play receipt the platform gives each seat "
                              "(JSON), to check the log against later with 'tarneeb verify "
                              "--receipt'.")] = None,

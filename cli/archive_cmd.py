@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec
 
 from . import verify_cmd
-from .common import console, fail
+from .common import OutputError, console, fail, output_name, put_output
 
 if TYPE_CHECKING:
     import typer
@@ -154,7 +154,7 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
             value = next(tokens, "")
             if not value or value.startswith("-"):  # typer says what is wrong
                 return None
-            parsed["state"] = Path(value)
+            parsed["state"] = value
         elif token in ("-j", "--jobs") and parsed["jobs"] is None:
             value = next(tokens, "")
             if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_JOBS:
@@ -206,7 +206,7 @@ def register(app: "typer.Typer") -> None:
         key: PinKey = None,
         keys: PinKeys = None,
         root: PinRoot = None,
-        report: Annotated[Path | None, typer.Option(
+        report: Annotated[str | None, typer.Option(
             "--report", metavar="FILE",
             help="Write a self-contained HTML report (pip install 'tarneeb[report]').")] = None,
         skip_unreadable: Annotated[bool, typer.Option(
@@ -217,7 +217,7 @@ def register(app: "typer.Typer") -> None:
         alpha: Annotated[float, typer.Option(
             min=1e-9, max=0.5,
             help="Family-wise error rate of the fairness tests.")] = DEFAULT_ALPHA,
-        state: Annotated[Path | None, typer.Option(
+        state: Annotated[str | None, typer.Option(
             "--state", metavar="FILE",
             help="Keep what the audit learns in FILE (SQLite; made when missing): the next "
                  "run reads only new or changed logs, reports changed and lost logs, and "
@@ -232,7 +232,7 @@ def register(app: "typer.Typer") -> None:
             help="With --state: read every log the state knew and compare its SHA-256, "
                  "whatever its size and times say (a log that changed is judged again "
                  "and is a finding).")] = False,
-        state_key: Annotated[Path | None, typer.Option(
+        state_key: Annotated[str | None, typer.Option(
             "--state-key", metavar="KEYFILE",
             help="With --state: the key FILE is sealed with (made when missing); default: "
                  "state.key in the user's config directory. A FILE changed by anyone "
@@ -303,12 +303,12 @@ def _rarer_collections(f: Callable[_P, int]) -> Callable[_P, int]:
 @_rarer_collections
 def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         as_json: bool = False, tables: Path | None = None, key: Path | None = None,
-        keys: Path | None = None, root: str | None = None, report: Path | None = None,
+        keys: Path | None = None, root: str | None = None, report: str | None = None,
         skip_unreadable: bool = False, alpha: float = DEFAULT_ALPHA,
-        state: Path | None = None, removed: list[str] | None = None,
+        state: str | None = None, removed: list[str] | None = None,
         require_proof: bool = False, play: bool = False, play_sample: int | None = None,
         no_stats: bool = False, fixed_sample: bool = False, checksum: bool = False,
-        state_key: Path | None = None) -> int:
+        state_key: str | None = None) -> int:
     """The ``audit`` command (:func:`register` gives its options and help): its output,
     and its exit code."""
     one_blas_thread()
@@ -320,6 +320,9 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         run_chunks,
     )
 
+    for named in (report, state, state_key):  # a file's name, refused before the audit runs
+        if named is not None:
+            output_name(named)
     trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
     play_options = _play_options(play or play_sample is not None, play_sample)
     played = None
@@ -355,7 +358,8 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
 
             monitor = Monitor(str(state), alpha, trust, removed or (), not no_stats,
                               play_options, tallies=fixed_sample or report is not None,
-                              checksum=checksum, key_file=state_key)
+                              checksum=checksum,
+                              key_file=None if state_key is None else Path(state_key))
             chunks = monitor.chunks(listed, jobs, scheduler)
         else:
             chunks = run_chunks(listed, trust, jobs, scheduler, play=play_options,
@@ -427,15 +431,15 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     play_results = None if played is None else played.results(alpha)
     if report is not None and summary.logs:
         try:
-            from tarneeb.report.archive import write_archive_report
+            from tarneeb.report.archive import archive_page
         except ImportError as e:
             fail(f"--report needs matplotlib: pip install 'tarneeb[report]' ({e})")
-        try:
-            write_archive_report(report, summary, fairness, alpha,
-                                 subtitle=", ".join(paths), history=history,
-                                 play=play_results)
-        except OSError as e:  # said after the summary, which is not lost
-            errors.append(f"{report}: cannot write: {e.strerror or e}")
+        page = archive_page(summary, fairness, alpha, ", ".join(paths), history=history,
+                            play=play_results)
+        try:  # (written as every command's output is: a device or FIFO written through)
+            put_output(report, page.encode("utf-8"))
+        except OutputError as e:  # said after the summary, which is not lost
+            errors.append(str(e))
     if as_json:
         doc = summary.to_json(fairness if battery else None)
         if monitor is not None:

@@ -383,9 +383,9 @@ def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int
 # ------------------------------------------------------------------ keygen --
 
 def keygen(
-    private_path: Annotated[Path, typer.Argument(
+    private_path: Annotated[str, typer.Argument(
         metavar="PRIVATE_KEY", help="Where to write the private key (PEM, PKCS#8, mode 0600).")],
-    public_path: Annotated[Path | None, typer.Option(
+    public_path: Annotated[str | None, typer.Option(
         "--public", metavar="FILE", help="Where to write the public key; default: beside it, "
                          "key.pem → key.pub.pem.")] = None,
     force: Annotated[bool, typer.Option(

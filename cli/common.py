@@ -250,11 +250,16 @@ def output_name(path: Path | str) -> str:
     """``path`` as given for a file to write; one that names no file (``''``, ``.``,
     ``/``, ``dir/``) ends the command in one line (exit 2)."""
     text = str(path)
-    if not text:
-        fail("an empty output file name: give a file (or - for standard output)")
-    if os.path.basename(text) in ("", ".", ".."):
-        fail(f"{text}: names a directory, not a file to write: give a file name")
+    if not text or os.path.basename(text) in ("", ".", ".."):
+        fail(_no_file_name(text))
     return text
+
+
+def _no_file_name(text: str) -> str:
+    """Why ``text`` (``''``, ``.``, ``/``, ``dir/``) is no file to write."""
+    if not text:
+        return "an empty output file name: give a file (or - for standard output)"
+    return f"{text}: names a directory, not a file to write: give a file name"
 
 
 def write_output(path: Path | str, data: bytes) -> None:
@@ -277,9 +282,22 @@ def write_output(path: Path | str, data: bytes) -> None:
       ``.``, ``/``): refused in one line (exit 2), as is a closed standard output
       for ``-``; nothing is written.
     """
+    try:
+        put_output(path, data)
+    except OutputError as e:
+        fail(str(e))
+
+
+class OutputError(Exception):
+    """What :func:`put_output` could not write, in one line."""
+
+
+def put_output(path: Path | str, data: bytes) -> None:
+    """:func:`write_output`, raising :class:`OutputError` instead of ending the command
+    (for a command that says it after what it has already written)."""
     if str(path) == STDIO:
         if sys.stdout is None:
-            fail(STDOUT_CLOSED)
+            raise OutputError(STDOUT_CLOSED)
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -287,20 +305,22 @@ def write_output(path: Path | str, data: bytes) -> None:
     import secrets
     import stat
 
-    text = output_name(path)
+    text = str(path)
+    if not text or os.path.basename(text) in ("", ".", ".."):
+        raise OutputError(_no_file_name(text))
     try:
         mode: int | None = os.stat(text).st_mode  # (through a symbolic link)
     except FileNotFoundError:
         mode = None  # a new file (or a link to one)
     except OSError as e:  # a loop of links, a path through a file, no permission
-        fail(f"{text}: cannot write: {e.strerror or e}")
+        raise OutputError(f"{text}: cannot write: {e.strerror or e}") from None
     if mode is not None and not stat.S_ISREG(mode):
         if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
             _write_through(text, data)
             return
         what = "a directory" if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode) \
             else "a block device" if stat.S_ISBLK(mode) else "not a regular file"
-        fail(f"{text}: cannot write: it is {what}: give a regular file to write")
+        raise OutputError(f"{text}: cannot write: it is {what}: give a regular file to write")
     # (a name that names no file is refused above, and a link to "/" is a directory)
     target = Path(os.path.realpath(text)) if os.path.islink(text) else Path(text)
     tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
@@ -314,7 +334,7 @@ def write_output(path: Path | str, data: bytes) -> None:
             tmp.unlink(missing_ok=True)
             raise
     except OSError as e:
-        fail(f"{text}: cannot write: {e.strerror or e}")
+        raise OutputError(f"{text}: cannot write: {e.strerror or e}") from None
 
 
 def _write_through(path: str, data: bytes) -> None:
@@ -331,7 +351,7 @@ def _write_through(path: str, data: bytes) -> None:
                 raise OSError(0, "another file took its place as it was opened: left alone")
             f.write(data)
     except OSError as e:
-        fail(f"{path}: cannot write: {e.strerror or e}")
+        raise OutputError(f"{path}: cannot write: {e.strerror or e}") from None
 
 
 def expand_logs(args: Iterable[str | Path]) -> list[str]:

@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
     def export_json(
         log: Annotated[Path, typer.Argument(
             metavar="LOG", help="The log file (- for standard input).", show_default=False)],
-        output: Annotated[Path | None, typer.Option(
+        output: Annotated[str | None, typer.Option(
             "-o", "--output", metavar="FILE", help="JSON file (default or -: stdout).")] = None,
         max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
         max_records: MaxRecords = DEFAULT_LIMITS.max_records,
@@ -64,8 +64,8 @@ def register(app: typer.Typer) -> None:
     def import_json(
         source: Annotated[Path, typer.Argument(
             metavar="JSON", help="The JSON log (- for standard input).", show_default=False)],
-        output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE",
-                                             help="Where to write the log (- for stdout).")],
+        output: Annotated[str, typer.Option("-o", "--output", metavar="FILE",
+                                            help="Where to write the log (- for stdout).")],
         sign_key: Annotated[Path | None, typer.Option(
             "--sign", metavar="KEY", help="Sign the log with this platform private key (PEM): "
             "the JSON then ends with its end record, without a signature.")] = None,

@@ -55,9 +55,9 @@ def built_page() -> bytes:
 
 
 def verifier(
-    output: Annotated[Path, typer.Option(
+    output: Annotated[str, typer.Option(
         "-o", "--output", metavar="HTML",
-        help="The page to write, or - for standard output.")] = Path("verify.html"),
+        help="The page to write, or - for standard output.")] = "verify.html",
 ) -> None:
     """Write the verifier page: a browser checks a log offline.
 

@@ -124,7 +124,7 @@ def register(app: typer.Typer) -> None:
             help="With --engine-cmd: also a guard on each whole match (default: none beyond "
                  "the calls').", show_default=False)] = None,
         as_json: Annotated[bool, typer.Option("--json", help="The reports as JSON.")] = False,
-        junit_xml: Annotated[Path | None, typer.Option(
+        junit_xml: Annotated[str | None, typer.Option(
             "--junit-xml", metavar="FILE",
             help="Also write the reports as JUnit XML, for CI systems (- for stdout).")
         ] = None,

@@ -3,11 +3,13 @@ socket; output paths echoed escaped; standard input or output closed at start.""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -86,13 +88,18 @@ def test_a_socket_is_refused_and_left(tmp_path: Path, capsys, monkeypatch) -> No
         assert stat.S_ISSOCK(os.lstat("s.tlog").st_mode)
 
 
-@pytest.mark.parametrize("target", [".", "/", ""])
+@pytest.mark.parametrize("target", [".", "/", "", "new/", "new/sub/"])
 @pytest.mark.parametrize("argv", [["play", "-o"], ["export", str(LOG), "-o"],
                                   ["report", str(LOG), "-o"], ["verifier", "-o"],
                                   ["import", "JSON", "-o"], ["keygen"],
-                                  ["keygen", "k.pem", "--public"]])
+                                  ["keygen", "k.pem", "--public"],
+                                  ["play", "-o", "x.tlog", "--receipt-out"],
+                                  ["audit", str(LOG), "--report"], ["audit", str(LOG), "--state"],
+                                  ["audit", str(LOG), "--state", "s.db", "--state-key"]])
 def test_an_output_that_names_no_file_is_one_line(target, argv, tmp_path, capsys,
                                                   monkeypatch) -> None:
+    """A name that is no file to write is refused before anything is written, with its
+    slash: ``-o new/`` wrote a file ``new`` (the option's path lost its slash)."""
     monkeypatch.chdir(tmp_path)
     page = tmp_path / "page.html"
     page.write_text("<script></script><p data-verdict></p>")
@@ -101,7 +108,7 @@ def test_an_output_that_names_no_file_is_one_line(target, argv, tmp_path, capsys
     argv = ["log.json" if a == "JSON" else a for a in argv]
     code, out, err = run(capsys, *argv, target)
     assert code == 2 and out == ""
-    one_error(err, "names a directory")
+    one_error(err, "an empty output file name" if target == "" else f"{target}: names a directory")
     assert sorted(os.listdir(tmp_path)) == ["log.json", "page.html"]
 
 
@@ -160,3 +167,30 @@ def test_in_process_closed_streams(capsys, monkeypatch) -> None:
     one_error(capsys.readouterr().err, "standard output is closed")
     done = tarneeb("verify", str(LOG), close=0)  # a closed stdin never read: no error
     assert done.returncode == 0 and done.stderr == b""
+
+
+def test_an_archive_report_is_written_through_a_fifo(tmp_path: Path) -> None:
+    """``audit --report`` writes as every command's output does: a FIFO (or a device) is
+    written through, not replaced by a regular file."""
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # there before the writer
+    chunks = []
+    try:
+        with subprocess.Popen([sys.executable, "-m", "tarneeb.cli.entry", "audit", str(LOG),
+                               "--report", str(fifo)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              cwd=ROOT) as audit:
+            while True:  # read as it is written (the page is longer than a pipe holds)
+                ended = audit.poll() is not None
+                with contextlib.suppress(BlockingIOError):
+                    while chunk := os.read(reader, 1 << 16):
+                        chunks.append(chunk)
+                if ended:
+                    break
+                time.sleep(0.01)
+            assert audit.returncode == 0
+    finally:
+        os.close(reader)
+    data = b"".join(chunks)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and data.lstrip().lower().startswith(b"<!doctype html>")
