@@ -240,7 +240,8 @@ class Parser {
       throw new LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0);
     }
     if (obj === 0) throw new ValueError("byte 0x00 is neither a record nor a move", pos);
-    if (!isCanonical(obj, raw)) throw new ValueError(`${isWhole(obj) ? "move" : "record"} is not in canonical msgpack form`, pos);
+    // a move is an int, as msgpack reads it: a float of a whole value (0xca, 0xcb) is none
+    if (!isCanonical(obj, raw)) throw new ValueError(`${isWhole(obj) && raw[0] !== 0xca && raw[0] !== 0xcb ? "move" : "record"} is not in canonical msgpack form`, pos);
     if (this.signature !== null) throw new ValueError("a record follows the signature", pos);
     if (!Array.isArray(obj) || !obj.length) throw new ValueError(`expected a record (a msgpack array) or a move, found ${show(obj)}${isWhole(obj) ? ` (${hex04(obj)} is no move)` : ""}`, pos);
     const kind = obj[0];

@@ -449,7 +449,9 @@ class HandReplay {
       state.applyUnchecked(action);
     }
     if (state.phase === Phase.BID) {
-      if (!rec.closed) throw new LogStops();
+      // the log stops in the bidding; a trump named or a card played after it is a move the
+      // bidding never allowed, open hand or not
+      if (!rec.closed && !rec.plays.length && rec.trump === null) throw new LogStops();
       add(v, "bidding-incomplete", `the bidding stops before it is over: seat ${state.current} has not called`, this.where({ seat: state.current }));
       throw new Abandon();
     }
@@ -489,7 +491,7 @@ class HandReplay {
     let move = this.move;
     if (state.phase === Phase.TRUMP) {
       if (rec.trump === null) {
-        if (!rec.closed) throw new LogStops();
+        if (!rec.closed && !rec.plays.length) throw new LogStops();
         add(v, "wrong-trump", "the auction winner named no trump", this.where({ seat: state.current }));
         throw new Abandon();
       }

@@ -342,7 +342,9 @@ class _HandReplay:
                     raise _Abandon  # no value to score it by
             state.apply_unchecked(action)
         if state.phase == Phase.BID:
-            if not rec.closed:  # the log stops in the bidding
+            # the log stops in the bidding; a trump named or a card played after it is a
+            # move the bidding never allowed, open hand or not
+            if not rec.closed and not rec.plays and rec.trump is None:
                 raise _LogStops
             v.add("bidding-incomplete", f"the bidding stops before it is over: seat "
                   f"{state.current_player} has not called", hand=n, seat=state.current_player,
@@ -392,7 +394,7 @@ class _HandReplay:
         move = self.move
         if state.phase == Phase.TRUMP:
             if rec.trump is None:
-                if not rec.closed:  # the log stops before the trump is named
+                if not rec.closed and not rec.plays:  # the log stops before the trump is named
                     raise _LogStops
                 v.add("wrong-trump", "the auction winner named no trump", hand=n,
                       seat=state.current_player, offset=self.offset)
