@@ -22,6 +22,7 @@ rules map and ``[name, computer]`` in canonical msgpack (docs/FORMAT.md).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -148,12 +149,16 @@ def receipt_json(header: Header, key: Ed25519PrivateKey, dealing: str | None = N
     return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
 
 
+_HEX = re.compile(r"(?:0[xX])?((?:[0-9a-fA-F]{2})*)")
+
+
 def _hex(doc: dict[str, Any], name: str, length: int | None = None) -> bytes:
+    # one reading in every verifier (PROTOCOL.md §8.1): hex digits in pairs, upper or lower
+    # case, after an optional 0x (PROTOCOL.md §2), nothing else; bytes.fromhex alone also
+    # took white space between the pairs, which the TypeScript verifier refuses
     v = doc.get(name)
-    try:
-        raw = bytes.fromhex(v) if isinstance(v, str) else None
-    except ValueError:
-        raw = None
+    match = _HEX.fullmatch(v) if isinstance(v, str) else None
+    raw = bytes.fromhex(match.group(1)) if match is not None else None
     if raw is None or (length is not None and len(raw) != length):
         size = f" of {length} bytes" if length is not None else ""
         raise ReceiptError(f"field {name!r} must be hex{size}")
