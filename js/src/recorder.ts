@@ -16,7 +16,7 @@
  * the keys the seats reveal after the end. `MatchRecorder.resume` takes a log up again after
  * a crash (resume.ts says what it reads and cuts).
  */
-import { ftruncateSync, openSync } from "node:fs";
+import { ftruncateSync, openSync, unlinkSync } from "node:fs";
 import { type Bytes, concat } from "./bytes.js";
 import {
   type AbandonCause, ABANDON_CAUSES, type BlindDealTranscript, type Card, RecorderError, type RevealedKeysOptions, type Suit,
@@ -238,7 +238,21 @@ export class MatchRecorder {
       throw new RecorderError(`cannot create ${o.path}: ${(e as Error).message}`);
     }
     const writer = new LogWriter(fd, durability);
-    writer.appendValue(header);
+    try {
+      writer.appendValue(header);
+    } catch (e) { // nothing of the match was written: no file left behind to block a new start
+      try {
+        writer.close();
+      } catch {
+        // closed all the same
+      }
+      try {
+        unlinkSync(o.path);
+      } catch {
+        // gone already
+      }
+      throw e;
+    }
     if (durability.mode !== "flush") syncDirectory(o.path); // else a power loss may lose the file whole
     return new MatchRecorder(o.path, rules, writer, blind);
   }

@@ -11,7 +11,7 @@ export {
   type Card, type Suit, type AbandonCause,
 } from "./recorder.js";
 export {
-  LogWriter, parseDurability, encodeMove, encodeValue, syncDirectory, type Durability, type DurabilityMode,
+  LogWriter, LogWriteError, parseDurability, encodeMove, encodeValue, syncDirectory, type Durability, type DurabilityMode,
 } from "./writer.js";
 export {
   MatchSeeds, randomBytes, newServerSeed, newClientSeed, newMatchId, generateSigningKey, privateKeyFromPem,

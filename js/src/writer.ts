@@ -13,11 +13,18 @@
  *   so far has returned.
  *
  * A value counts as *durable* once an `fsync` that started after it was handed to the
- * system has returned: never before. The bytes are those of the Python `LogWriter`: the
+ * system has returned: never before.
+ *
+ * A write or an `fsync` that fails (a full disk, an I/O error) throws, and the writer is
+ * broken from then on: every later append, sync or wait throws {@link LogWriteError}. After a
+ * failed `fsync` the system may have dropped the bytes it could not write back, and a later
+ * `fsync` would say nothing of them; a failed write may have left part of a value, which is
+ * cut off the file at once, so the file stays a log of whole values. Only the file tells what
+ * it holds: the server takes it up again (`MatchRecorder.resume`). The bytes are those of the Python `LogWriter`: the
  * canonical msgpack encoding (shortest integers, `bin` for bytes, `str` for text, maps in
  * insertion order) is what `@msgpack/msgpack`'s `encode` writes by default.
  */
-import { closeSync, fsync, fsyncSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { encode } from "@msgpack/msgpack";
 import { type Bytes, concat } from "./bytes.js";
@@ -55,6 +62,17 @@ export function encodeValue(value: unknown): Bytes {
 }
 
 /**
+ * A writer whose write or `fsync` failed writes nothing more: the file, not the writer, says
+ * what the log holds (take it up again with `MatchRecorder.resume`). `cause` is the failure.
+ */
+export class LogWriteError extends Error {
+  constructor(override readonly cause: Error) {
+    super(`the log's writer failed (${cause.message}): nothing more is written to it; take the log up again from the file (MatchRecorder.resume)`);
+    this.name = "LogWriteError";
+  }
+}
+
+/**
  * Appends a log's values to a file descriptor. `written` is what the file already holds
  * (the signature covers it too). Every append returns the value's byte offset.
  */
@@ -68,9 +86,10 @@ export class LogWriter {
   private syncTook = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private syncing: Promise<void> | null = null;
-  private waiters: { target: number; resolve: (v: boolean) => void }[] = [];
+  private waiters: { target: number; resolve: (v: boolean) => void; reject: (e: Error) => void }[] = [];
   private closed = false;
   private failure: Error | null = null;
+  private base: number | null = null; // where the log starts in the file: a torn value is cut off there
 
   constructor(private fd: number, durability: Durability | string = "flush", written: Bytes = new Uint8Array(0)) {
     this.durability = parseDurability(durability);
@@ -78,15 +97,46 @@ export class LogWriter {
       this.chunks.push(written);
       this.length = this.handed = written.length;
     }
+    try {
+      this.base = fstatSync(fd).size - written.length; // appends go to the end of the file
+    } catch {
+      this.base = null;
+    }
+  }
+
+  /** Mark the writer broken by `e` (waiters told); a value torn at `offset` is cut off the file. */
+  private broken(e: Error, offset: number | null = null): void {
+    if (this.failure === null) this.failure = e;
+    const failure = new LogWriteError(this.failure);
+    for (const w of this.waiters) w.reject(failure);
+    this.waiters = [];
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (offset !== null && this.base !== null) {
+      try {
+        ftruncateSync(this.fd, this.base + offset);
+      } catch {
+        // the torn value stays: a reader (and resume) stops before it
+      }
+    }
+  }
+
+  private check(): void {
+    if (this.failure) throw new LogWriteError(this.failure);
   }
 
   /** Append raw bytes (a whole value): written to the system, synced as the durability says. */
   append(raw: Bytes): number {
     if (this.closed) throw new Error("the log is closed");
-    if (this.failure) throw this.failure;
+    this.check();
     const offset = this.length;
     let at = 0;
-    while (at < raw.length) at += writeSync(this.fd, raw, at, raw.length - at);
+    try {
+      while (at < raw.length) at += writeSync(this.fd, raw, at, raw.length - at);
+    } catch (e) { // a short write then an error: part of the value written
+      this.broken(e as Error, offset);
+      throw e;
+    }
     this.chunks.push(raw);
     this.length += raw.length;
     this.handed = this.length;
@@ -140,21 +190,26 @@ export class LogWriter {
   private fsyncNow(): void {
     const size = this.handed;
     const started = performance.now();
-    fsyncSync(this.fd);
+    try {
+      fsyncSync(this.fd);
+    } catch (e) { // the system may have dropped what it could not write back
+      this.broken(e as Error);
+      throw e;
+    }
     this.covered(size, started);
   }
 
   private timedSync(): void {
     this.timer = null;
-    if (this.closed || this.synced >= this.handed) return;
+    if (this.closed || this.failure || this.synced >= this.handed) return;
     const size = this.handed;
     const started = performance.now();
     this.syncing = new Promise<void>((done) => {
       fsync(this.fd, (err) => {
         this.syncing = null;
-        if (err) this.failure = err;
-        else this.covered(size, started);
-        if (!this.closed && this.synced < this.handed && this.timer === null) {
+        if (err) this.broken(err);
+        else if (!this.failure) this.covered(size, started);
+        if (!this.closed && !this.failure && this.synced < this.handed && this.timer === null) {
           const due = this.lastSync + this.durability.intervalMs - Math.min(this.syncTook, this.durability.intervalMs / 2) - performance.now();
           this.timer = setTimeout(() => this.timedSync(), Math.max(0, due));
         }
@@ -166,31 +221,37 @@ export class LogWriter {
   /** Make everything appended so far durable now: fsync, in every durability. */
   sync(): void {
     if (this.closed) return;
+    this.check();
     this.fsyncNow();
   }
 
   /**
    * Resolves `true` once everything appended so far is durable (an fsync that covers it
    * has returned), `false` when `timeoutMs` passed first. A flush-only writer syncs only in
-   * {@link sync} (and at the signature): it answers at once.
+   * {@link sync} (and at the signature): it answers at once. Rejects with
+   * {@link LogWriteError} when a write or an `fsync` failed (the bytes may be lost).
    */
   waitDurable(timeoutMs?: number): Promise<boolean> {
     const target = this.handed;
     if (this.synced >= target) return Promise.resolve(true);
+    if (this.failure) return Promise.reject(new LogWriteError(this.failure));
     if (this.durability.mode === "flush" || this.closed) return Promise.resolve(false);
-    if (this.failure) return Promise.reject(this.failure);
-    return new Promise((resolveWait) => {
-      const waiter = { target, resolve: resolveWait };
+    return new Promise((resolveWait, rejectWait) => {
+      const waiter = { target, resolve: resolveWait, reject: rejectWait };
       this.waiters.push(waiter);
       if (timeoutMs !== undefined) {
         const t = setTimeout(() => {
           this.waiters = this.waiters.filter((w) => w !== waiter);
           resolveWait(this.synced >= target);
         }, timeoutMs);
-        const settle = waiter.resolve;
+        const settle = waiter.resolve, fail = waiter.reject;
         waiter.resolve = (v) => {
           clearTimeout(t);
           settle(v);
+        };
+        waiter.reject = (e) => {
+          clearTimeout(t);
+          fail(e);
         };
       }
     });
@@ -201,7 +262,7 @@ export class LogWriter {
     if (this.closed) return;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (this.durability.mode !== "flush" && this.synced < this.handed) this.fsyncNow();
+    if (!this.failure && this.durability.mode !== "flush" && this.synced < this.handed) this.fsyncNow();
     this.closed = true;
     for (const w of this.waiters) w.resolve(this.synced >= w.target);
     this.waiters = [];

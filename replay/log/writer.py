@@ -22,6 +22,15 @@ A value counts as *written* once the stream has handed it to the operating syste
 and as *durable* once an ``fsync`` that started after that has returned: never
 before (``wait_durable`` answers by that).
 
+A write or an ``fsync`` that fails (a full disk, an I/O error) raises, and the writer is
+*broken* from then on: every later append, sync or wait raises :class:`LogWriteError`. After
+a failed ``fsync`` the system may have dropped the bytes it could not write back, and a
+later ``fsync`` would say nothing of them; after a failed write the stream may hold part of
+a value. Only the file tells what it holds: the server takes it up again
+(``MatchRecorder.resume``). A value torn by a failed write on an unbuffered file
+(``io.FileIO``, as the recorder opens its log) is cut off the file at once, so the file
+stays a log of whole values.
+
 >>> import io
 >>> from tarneeb.replay.log import HandRecord, Header, Seat
 >>> from tarneeb.replay.rules.ruleset import preset
@@ -35,7 +44,9 @@ before (``wait_durable`` answers by that).
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import io
 import os
 import threading
 import time
@@ -98,6 +109,11 @@ class Durability:
         raise ValueError(f"durability {text!r}: give flush, fsync or group:MS")
 
 
+class LogWriteError(OSError):
+    """A writer whose write or ``fsync`` failed writes nothing more: the file, not the
+    writer, says what the log holds (take it up again with ``MatchRecorder.resume``)."""
+
+
 class LogWriter:
     """Appends a log's values to ``stream`` and signs at the end.
 
@@ -129,12 +145,51 @@ class LogWriter:
         self._sync_took = 0.0  # how long it took: the next one starts that much earlier
         self._timer: threading.Timer | None = None
         self._durable = threading.Condition(self._lock)
+        self._failed: BaseException | None = None  # the write or fsync that broke the writer
+        # where the log starts in an unbuffered file: a torn value is cut off it there
+        self._base: int | None = None
+        if self._fd is not None and isinstance(stream, io.RawIOBase):
+            try:
+                self._base = stream.tell() - len(written)
+            except OSError:
+                self._base = None
+
+    def _check(self) -> None:
+        """Raise :class:`LogWriteError` when an earlier write or ``fsync`` failed."""
+        if self._failed is not None:
+            raise LogWriteError(f"the log's writer failed ({self._failed}): nothing more is "
+                                "written to it; take the log up again from the file "
+                                "(MatchRecorder.resume)") from self._failed
+
+    def _broken(self, e: BaseException, offset: int | None = None) -> None:
+        """Mark the writer broken by ``e``; a value torn at ``offset`` is cut off the file."""
+        with self._lock:
+            if self._failed is None:
+                self._failed = e
+            self._durable.notify_all()
+        if offset is not None and self._base is not None and self._fd is not None:
+            # if it fails the torn value stays: a reader (and resume) stops before it
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._base + offset)
+
+    def _write_all(self, raw: bytes) -> None:
+        view = memoryview(raw)
+        while view:
+            n = self._stream.write(view)
+            if n is None:  # a stream that does not count: it took it whole
+                break
+            view = view[n:]
+        self._stream.flush()
 
     # -- appending
     def _append(self, raw: bytes) -> int:
+        self._check()
         offset = len(self._written)
-        self._stream.write(raw)
-        self._stream.flush()
+        try:
+            self._write_all(raw)
+        except BaseException as e:  # a short write then an error: part of a value written
+            self._broken(e, offset)
+            raise
         mode = self.durability.mode
         with self._lock:  # counted once the system holds it: an fsync from now on covers it
             self._written += raw
@@ -217,7 +272,11 @@ class LogWriter:
         with self._lock:
             size = self._handed  # what the system holds now: all this fsync can cover
         start = time.monotonic()
-        os.fsync(self._fd)
+        try:
+            os.fsync(self._fd)
+        except BaseException as e:  # the system may have dropped what it could not write
+            self._broken(e)
+            raise
         with self._lock:
             self._synced = max(self._synced, size)
             self._last_sync = time.monotonic()
@@ -227,26 +286,40 @@ class LogWriter:
     def _timed_sync(self) -> None:
         with self._lock:  # with the check: an append after it schedules the next timer
             self._timer = None
-            pending = self._synced < self._handed
+            pending = self._synced < self._handed and self._failed is None
         if pending:
-            self._fsync()
+            # failed, the writer is broken: the next append, sync or wait says so
+            with contextlib.suppress(OSError):
+                self._fsync()
 
     def sync(self) -> None:
         """Make everything appended so far durable now: ``fsync``, in every durability mode
         (a stream without a file descriptor is only flushed)."""
-        self._stream.flush()
+        self._check()
+        try:
+            self._stream.flush()
+        except BaseException as e:
+            self._broken(e)
+            raise
         if self._fd is not None:
             self._fsync()
 
     def wait_durable(self, timeout: float | None = None) -> bool:
         """Wait until everything appended so far is durable: an ``fsync`` that covers it has
         returned (group commit); ``False`` when ``timeout`` seconds passed first. A
-        flush-only writer syncs only in :meth:`sync`: it answers at once."""
+        flush-only writer syncs only in :meth:`sync`: it answers at once. Raises
+        :class:`LogWriteError` when a write or an ``fsync`` failed (the bytes may be lost)."""
         with self._lock:
             target = self._handed
             if self.durability.mode == "flush" or self._fd is None:
-                return self._synced >= target
-            return self._durable.wait_for(lambda: self._synced >= target, timeout)
+                done = self._synced >= target
+            else:
+                done = self._durable.wait_for(
+                    lambda: self._synced >= target or self._failed is not None, timeout)
+            if self._failed is None or self._synced >= target:
+                return done
+        self._check()
+        return False  # not reached: _check raised
 
     def close(self, close_stream: bool = True) -> None:
         """Sync what is pending (fsync and group modes), stop the timer, close the stream
@@ -256,6 +329,11 @@ class LogWriter:
             pending = self._synced < self._handed
         if timer is not None:
             timer.cancel()
+        if self._failed is not None:  # broken: nothing more to sync, only the file to close
+            if close_stream:
+                with contextlib.suppress(OSError):
+                    self._stream.close()
+            return
         if self.durability.mode != "flush" and pending:
             self._fsync()
         if close_stream:
@@ -282,4 +360,4 @@ def sync_directory(path: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-__all__ = ["CALL_MOVE", "Durability", "LogWriter", "sync_directory"]
+__all__ = ["CALL_MOVE", "Durability", "LogWriteError", "LogWriter", "sync_directory"]

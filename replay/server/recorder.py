@@ -22,6 +22,7 @@ never the rules, and it never computes a claim: the claims are the platform's, a
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -169,17 +170,30 @@ class MatchRecorder:
         self.blind = header.blind
         self._own = isinstance(out, (str, os.PathLike))  # a file the recorder opens (and closes)
         if isinstance(out, (str, os.PathLike)):
-            try:  # the file stays open for the match; close() closes it
-                self._stream: BinaryIO = open(os.fspath(out), "xb")  # noqa: SIM115
+            try:  # the file stays open for the match; close() closes it. Unbuffered: each
+                # value goes to the system whole or, torn by a failed write, is cut off it
+                self._stream: BinaryIO = open(os.fspath(out), "xb", buffering=0)  # noqa: SIM115
             except FileExistsError:
                 raise LogExistsError(f"{os.fspath(out)} exists: a recorder never writes over "
                                     "a log (resume a log a crash cut short with "
                                     "MatchRecorder.resume)") from None
+            try:
+                _lock(self._stream, out)
+            except BaseException:
+                self._stream.close()
+                raise
         else:
             self._stream = out
         self.rules = ruleset
         self.writer = LogWriter(self._stream, durability)
-        self.writer.write(header)
+        try:
+            self.writer.write(header)
+        except BaseException:
+            if self._own:  # nothing of the match was written: no file left behind
+                self._stream.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(os.fspath(out))  # type: ignore[arg-type]
+            raise
         self._path = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
         # a new file's directory entry, synced too: else a power loss may lose the file whole
         self._dir_synced = self._path is not None and durability.mode != "flush"
@@ -211,21 +225,26 @@ class MatchRecorder:
         from tarneeb.replay.log.parse import parse_log
         from tarneeb.replay.log.stream import LogError
 
-        data = Path(path).read_bytes()
-        try:
-            log = parse_log(data, str(path))
-        except LogError as e:
-            raise RecorderError(f"cannot go on with this log: {e}") from None
-        if log.signature is not None:
-            raise RecorderError(f"{path}: the log is signed: the match is over")
         if isinstance(durability, str):
             try:
                 durability = Durability.parse(durability)
             except ValueError as e:
                 raise RecorderError(str(e)) from None
-        log = _go_on_from(log, server_seed)
+        stream = open(os.fspath(path), "r+b", buffering=0)  # noqa: SIM115 - open for the match
+        try:  # the file locked first: read, judged and cut by this recorder alone
+            _lock(stream, path)
+            data = Path(path).read_bytes()
+            try:
+                log = parse_log(data, str(path))
+            except LogError as e:
+                raise RecorderError(f"cannot go on with this log: {e}") from None
+            if log.signature is not None:
+                raise RecorderError(f"{path}: the log is signed: the match is over")
+            log = _go_on_from(log, server_seed)
+        except BaseException:
+            stream.close()
+            raise
         keep = len(log.signed_bytes)  # every byte read as a value, as judged
-        stream = open(os.fspath(path), "r+b")  # noqa: SIM115 - open for the match
         stream.truncate(keep)
         stream.seek(keep)
         self = cls.__new__(cls)
@@ -433,6 +452,8 @@ class MatchRecorder:
         if self._path is not None and not self._dir_synced:
             sync_directory(self._path)
             self._dir_synced = True
+        if self._own:  # signed: this recorder writes nothing more, the log is free
+            _lock(self._stream, self._path or "", unlock=True)
         return signature
 
     def close(self) -> None:
@@ -445,6 +466,27 @@ class MatchRecorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _lock(stream: BinaryIO, path: str | os.PathLike[str], unlock: bool = False) -> None:
+    """Hold an exclusive lock on the log for as long as the recorder has it open (the system
+    drops it when the process dies, however it dies): a second recorder on the same file — a
+    server resumed while the one thought dead still writes — is refused, instead of both
+    writing over each other and losing moves one of them acknowledged. Only recorders that
+    lock see it (``flock``; not on Windows, nor the Node recorder); a file system without
+    locks locks nothing. ``unlock``: drop it (the log signed)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        return
+    try:
+        fcntl.flock(stream.fileno(), fcntl.LOCK_UN if unlock
+                    else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise RecorderError(f"{os.fspath(path)} is being written by another recorder (it "
+                            "holds the file's lock): one recorder per log") from None
+    except OSError:
+        pass  # a file system that locks nothing (ENOLCK, EINVAL)
 
 
 def _go_on_from(log: ParsedLog, server_seed: bytes | None) -> ParsedLog:

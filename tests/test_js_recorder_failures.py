@@ -1,0 +1,140 @@
+"""The Node recorder when the disk fails it (the Python one's: tests/test_recorder_failures.py).
+
+A write that stops part-way through a value (a full disk: a short write, then an error) is
+cut off the file, and the writer is broken from then on: it writes nothing more, and says
+so. An ``fsync`` that fails (an I/O error; the system may have dropped the bytes, and the
+next ``fsync`` would say nothing of them) breaks it too: later appends throw, and
+``waitDurable`` rejects — a waiter is not left waiting forever.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.js_build import DIST, built
+
+# node SCRIPT DIST CASE DIR: prints one line of JSON
+SCRIPT = r"""
+import fs, { openSync, readFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+const [dist, which, dir] = process.argv.slice(2);
+const { MatchRecorder, LogWriter } = await import(pathToFileURL(join(dist, "server.js")).href);
+const code = (e) => e?.name === "LogWriteError" ? "LogWriteError" : (e?.code ?? String(e));
+
+function failNextFsync() {  // the next fsync fails with EIO, then they succeed again
+  const sync = fs.fsyncSync, async = fs.fsync;
+  let fail = true;
+  const eio = () => Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" });
+  fs.fsyncSync = (fd) => { if (fail) { fail = false; throw eio(); } return sync(fd); };
+  fs.fsync = (fd, cb) => {
+    if (fail) { fail = false; return process.nextTick(cb, eio()); }
+    return async(fd, cb);
+  };
+  syncBuiltinESMExports();
+}
+
+const out = {};
+if (which === "torn") {  // run under RLIMIT_FSIZE 1,024 bytes
+  const path = join(dir, "m.tlog");
+  const rec = MatchRecorder.create({ path, rules: "eram41", seats: ["A", "B", "C", "D"],
+    matchId: new Uint8Array(8), firstDealer: 0, durability: "fsync" });
+  const step = (i) => {
+    const k = i % 54;
+    if (k === 0) return rec.deal({ dealer: Math.floor(i / 54) % 4 });
+    if (k === 53) {
+      return rec.claim({ totals: [0, 0, 0, 0], tricks: [13, 0, 0, 0], scores: [1, 1, 1, 1],
+        trump: 0 });
+    }
+    return rec.play({ card: k - 1 });
+  };
+  let i = 0;
+  try { for (; i < 5000; i++) step(i); } catch (e) { out.first = code(e); }
+  out.acknowledged = rec.writer.size;
+  out.file = readFileSync(path).length;
+  out.whole = Buffer.compare(readFileSync(path), Buffer.from(rec.writer.signedBytes)) === 0;
+  try { step(i); out.again = "written"; } catch (e) { out.again = code(e); }
+} else if (which === "header") {  // run under RLIMIT_FSIZE 100 bytes
+  const path = join(dir, "m.tlog");
+  try {
+    MatchRecorder.create({ path, rules: "eram41", seats: ["A", "B", "C", "D"],
+      matchId: new Uint8Array(8), firstDealer: 0 });
+    out.first = "written";
+  } catch (e) { out.first = code(e); }
+  out.exists = fs.existsSync(path);
+} else if (which === "fsync") {
+  const w = new LogWriter(openSync(join(dir, "w.tlog"), "w"), "fsync");
+  w.append(Uint8Array.of(0x41));
+  failNextFsync();
+  try { w.append(Uint8Array.of(0x42)); out.first = "written"; } catch (e) { out.first = code(e); }
+  try { w.append(Uint8Array.of(0x43)); out.again = "written"; } catch (e) { out.again = code(e); }
+  out.wait = await w.waitDurable(0).then((v) => String(v), code);
+  out.durable = w.durableSize;
+} else if (which === "group") {
+  const w = new LogWriter(openSync(join(dir, "w.tlog"), "w"), "group:60000");
+  w.append(Uint8Array.of(0x41));
+  clearTimeout(w.timer); w.timer = null;  // the background sync runs when this says
+  const waiting = w.waitDurable();  // no timeout
+  failNextFsync();
+  w.timedSync();  // it fails
+  out.wait = await waiting.then((v) => String(v), code);  // unsettled: node exits 13
+  try { w.append(Uint8Array.of(0x42)); out.again = "written"; } catch (e) { out.again = code(e); }
+  out.durable = w.durableSize;
+}
+process.stdout.write(JSON.stringify(out) + "\n");
+"""
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    return built("server.js")
+
+
+def _run(node: str, tmp_path: Path, case: str, limit: int | None = None) -> dict:
+    script = tmp_path / "case.mjs"
+    script.write_text(SCRIPT, encoding="utf-8")
+
+    def limited() -> None:  # a full disk at byte `limit`: a short write, then EFBIG
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE,
+                               (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    done = subprocess.run([node, str(script), str(DIST), case, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120,
+                          preexec_fn=limited, restore_signals=False)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    result: dict = json.loads(done.stdout)
+    return result
+
+
+def test_a_write_torn_by_a_full_disk_is_cut_off_and_breaks_the_writer(
+        node: str, tmp_path: Path) -> None:
+    r = _run(node, tmp_path, "torn", limit=1024)
+    assert r["first"] == "EFBIG"
+    assert r["whole"] and r["file"] == r["acknowledged"] < 1024  # no torn value left
+    assert r["again"] == "LogWriteError"
+
+
+def test_after_a_failed_fsync_nothing_more_is_written(node: str, tmp_path: Path) -> None:
+    r = _run(node, tmp_path, "fsync")
+    assert r == {"first": "EIO", "again": "LogWriteError", "wait": "LogWriteError",
+                 "durable": 1}
+
+
+def test_a_failed_background_fsync_rejects_the_waiters(node: str, tmp_path: Path) -> None:
+    r = _run(node, tmp_path, "group")
+    assert r == {"wait": "LogWriteError", "again": "LogWriteError", "durable": 0}
+
+
+def test_a_header_that_cannot_be_written_leaves_no_file(node: str, tmp_path: Path) -> None:
+    """Nothing of the match was acknowledged: no torn or empty file is left to block a new
+    start (a recorder never writes over a file, and resume cannot read a torn header)."""
+    assert _run(node, tmp_path, "header", limit=100) == {"first": "EFBIG", "exists": False}
