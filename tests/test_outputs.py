@@ -193,4 +193,5 @@ def test_an_archive_report_is_written_through_a_fifo(tmp_path: Path) -> None:
     finally:
         os.close(reader)
     data = b"".join(chunks)
-    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and data.lstrip().lower().startswith(b"<!doctype html>")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert data.lstrip().lower().startswith(b"<!doctype html>")
