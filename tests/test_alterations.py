@@ -194,3 +194,39 @@ def test_unknown_alteration() -> None:
 
 def test_doctests() -> None:
     assert doctest.testmod(tamper, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+@pytest.mark.parametrize("rules", ["eram41", "classic"])
+def test_every_alteration_of_a_match_abandoned_mid_hand_applies_or_says_why(rules: str) -> None:
+    """A log that ends abandoned in the middle of a hand (whose open hand claims no tricks,
+    scores or totals): each alteration either applies and is found, or says it does not
+    apply; none fails (change-total raised a TypeError on the open hand)."""
+    from tarneeb.replay.log import Abandonment, EndRecord
+    from tarneeb.testing.alterations.base import EditableLog, rewrite
+
+    seed = 7
+    data, key = match(rules, seed)
+
+    def stop(log: EditableLog) -> None:
+        n = next(i for i, r in enumerate(log.hands) if len(r.plays) == 52)
+        rec = log.hands[n]
+        log.hands[n:] = [base.replace(rec, plays=rec.plays[:9], tricks=None, scores=None,
+                                      totals=None, closed=False)]
+        assert log.end is not None
+        log.end = EndRecord(None, log.end.server_seed, Abandonment("resignation", 0, "left"))
+
+    stopped = rewrite(data, stop, resign=key)
+    assert verify_bytes(stopped).clean
+    applied = 0
+    for name in sorted(REGISTRY):
+        if REGISTRY[name].blind or not REGISTRY[name].applies(preset(rules)):
+            continue
+        for choice in range(3):
+            try:
+                out, alt = alter(name, stopped, choice=choice, resign=key)
+            except NotApplicable:
+                continue
+            applied += 1
+            if out != stopped:
+                assert verdict_of(out, alt).findings, (name, alt)
+    assert applied

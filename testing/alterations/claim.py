@@ -160,7 +160,8 @@ def change_total(data: bytes, *, choice: int = 0, hand: int | None = None,
     """One seat's claimed running total after a hand changed."""
     log = _open(data)
     rng = random.Random(choice)
-    n = _pick_hand(log, rng, hand, lambda r: True, "there")
+    # (the hand an abandoned match stops in claims no totals)
+    n = _pick_hand(log, rng, hand, lambda r: r.totals is not None, "totalled")
     seat = rng.randrange(4)
     old, new = _claim(log, n, "totals", seat, rng.choice([-3, -1, 1, 3]))
     return _close(log, resign), Alteration(

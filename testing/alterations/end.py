@@ -127,8 +127,8 @@ def timeout_no_turn(data: bytes, *, choice: int = 0, hand: int | None = None,
     rng = random.Random(choice)
     last = len(log.hands) - 1 if log.end is not None and log.end.winner is not None else None
 
-    def ok(rec: HandRecord) -> bool:
-        return rec.deal_number != last and (choice % 2 == 0 or _played(rec))
+    def ok(rec: HandRecord) -> bool:  # (a closed hand: the one a log stops in is open)
+        return rec.deal_number != last and rec.closed and (choice % 2 == 0 or _played(rec))
 
     n = _pick_hand(log, rng, hand, ok, "a hand before the last" +
                    ("" if choice % 2 == 0 else ", played"))
