@@ -91,15 +91,19 @@ class EngineFailure(Exception):
     raising: ``kind`` is one of the engine failures of a report (``timeout``, ``crashed``,
     ``garbage``, ``protocol``, ``raised``) and ``message`` says what happened. The driver
     reports it as that kind, with the message as it is (no adapter traceback).
+    ``calls_back`` is how many calls before the one that raised it the failure belongs to
+    (an answer read late, as an engine command's ``apply`` is), so that the report names the
+    place of that call.
 
     >>> EngineFailure("crashed", "the engine's process died").kind
     'crashed'
     """
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, calls_back: int = 0) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.calls_back = calls_back
 
 
 def card(rank: int, suit: int) -> Card:

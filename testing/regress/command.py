@@ -48,6 +48,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tarneeb.audit.encoding import json_shown, shown
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFailure
 
@@ -84,7 +85,19 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string, escapes and all
+def _shown(value: Any, limit: int = 80) -> str:
+    """A value an engine answered, for a message: its repr (every control character
+    escaped), clipped.
+
+    >>> _shown("x" * 100)[-6:], _shown(1.0), _shown(None)
+    ('xxx...', '1.0', 'None')
+    """
+    return _clip(repr(value), limit)
+
+
+# a JSON string, escapes and all; one left open runs to the end of the line (which is then
+# no JSON), so a search never fails and starts again further on: linear in the line's length
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"?')
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
@@ -130,8 +143,8 @@ class _StderrTail:
             lines = [*lines, _clip(rest, _STDERR_KEEP)][-STDERR_LINES:]
         if not lines:
             return "; it wrote nothing to stderr"
-        return "; its last lines on stderr: " + " | ".join(json.dumps(x, ensure_ascii=False)
-                                                           for x in lines)
+        return "; its last lines on stderr: " + " | ".join(
+            json_shown(json.dumps(x, ensure_ascii=False)) for x in lines)
 
 
 class _Lines:
@@ -333,13 +346,15 @@ class EngineCommand:
         self.processes_started += 1
         engine = SubprocessEngine(self, child, self.startup_limit)
         answer = engine.question("hello", protocol=PROTOCOL, versions=list(VERSIONS))
-        if answer.get("protocol") != PROTOCOL or answer.get("version") not in VERSIONS:
+        version = answer.get("version")
+        if answer.get("protocol") != PROTOCOL or type(version) is not int \
+                or version not in VERSIONS:
             engine.fail("protocol", f"the handshake: the engine speaks protocol "
-                        f"{answer.get('protocol')!r} version {answer.get('version')!r}; "
+                        f"{_shown(answer.get('protocol'))} version {_shown(version)}; "
                         f"tarneeb speaks {PROTOCOL!r} version "
                         f"{' or '.join(map(str, VERSIONS))}")
         name = answer.get("engine")
-        self.engine_name = _clip(name, 200) if isinstance(name, str) else self.command
+        self.engine_name = shown(_clip(name, 200)) if isinstance(name, str) else self.command
         return child
 
     def close(self) -> None:
@@ -422,9 +437,21 @@ class SubprocessEngine:
         except (OSError, ValueError):
             self._method = self._pending[0][2] if self._pending else call
             self._died("before it read")
-        while self._pending:
-            self._read(*self._pending[0])
-            del self._pending[0]
+        try:
+            while self._pending:
+                self._read(*self._pending[0])
+                del self._pending[0]
+        except EngineFailure as e:
+            e.calls_back = len(self._pending)  # sent that many requests before this one
+            # an error answered to a deferred request: the process serves on, so the answers
+            # still owed (the later deferred ones, this request's) are read and dropped, and
+            # the next match's first answer is its own
+            owed, self._pending = [*self._pending[1:], (rid, cmd, call, deadline)], []
+            with contextlib.suppress(EngineFailure):
+                for request in owed:
+                    if self.child.alive:
+                        self._read(*request)
+            raise
         if defer:
             self._pending.append((rid, cmd, call, deadline))
             return None
@@ -483,14 +510,15 @@ class SubprocessEngine:
         if not isinstance(answer, dict):
             self.fail("garbage", f"{self._method}: the engine answered {shown!r}, not a "
                       "JSON object")
-        if answer.get("id") != rid:
+        got = answer.get("id")
+        if type(got) is not int or got != rid:  # (1.0 and true are not the id 1)
             self.fail("protocol", f"{self._method}: the engine answered with id "
-                      f"{answer.get('id')!r} to request {rid} (one answer a request, in order)")
+                      f"{_shown(got)} to request {rid} (one answer a request, in order)")
         if "error" in answer:
             error = answer["error"]
             if cmd == "hello":
                 self.fail("protocol", f"the handshake: the engine refused it: "
-                          f"{_clip(str(error), 200)}")
+                          f"{_clip(str(error), 200)!r}")
             raise EngineFailure("raised", f"{self._method} answered the error "
                                 f"{_clip(str(error), 200)!r}")
         field = ANSWERS[cmd]

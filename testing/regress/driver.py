@@ -9,6 +9,7 @@ is what a :class:`~tarneeb.testing.regress.runner.Runner` calls in its worker.
 
 from __future__ import annotations
 
+import collections
 import operator
 import os
 import traceback
@@ -16,6 +17,7 @@ from collections.abc import Iterable, MutableSequence
 from itertools import islice
 from typing import Any, Literal, overload
 
+from tarneeb.audit.encoding import shown
 from tarneeb.replay.rules.actions import describe_action, is_play
 from tarneeb.replay.rules.cards import SUIT_SYMBOLS, card_name
 from tarneeb.replay.rules.engine import MatchState, Phase
@@ -37,7 +39,7 @@ class _Garbage(Exception):
 
 def _show(v: Any, limit: int = 60) -> str:
     try:
-        text = repr(v)
+        text = shown(repr(v))  # an object's own __repr__ may hold anything
     except Exception:
         return f"<a {type(v).__name__} that cannot be shown>"
     return text if len(text) <= limit else text[:limit - 3] + "..."
@@ -45,6 +47,21 @@ def _show(v: Any, limit: int = 60) -> str:
 
 def _clip(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _said(e: BaseException) -> str:
+    """What an exception an engine raised says, as safe text: clipped, every control
+    character escaped (it goes into a report line, a JUnit file, a pytest failure), and
+    never raising itself (an exception whose ``__str__`` raises).
+
+    >>> print(_said(ValueError("bad\\x1b[2J\\nline")))
+    bad\\x1b[2J\\nline
+    """
+    try:
+        text = str(e)
+    except Exception:
+        return f"<a {type(e).__name__} that cannot be shown>"
+    return shown(_clip(text))
 
 
 def _int(v: Any, lo: int, hi: int) -> int:
@@ -155,8 +172,12 @@ def _where_raised(e: BaseException) -> str:
 class _Driver:
     """Feeds one script to one engine beside the reference engine."""
 
-    def __init__(self, engine: Any, script: MatchScript, progress: MutableSequence[int]) -> None:
+    def __init__(self, engine: Any, script: MatchScript, progress: MutableSequence[int],
+                 isolated: bool = False) -> None:
         self.engine, self.script, self.progress = engine, script, progress
+        self.isolated = isolated  # in a worker of its own: no Ctrl-C reaches it
+        # the place of each of the last calls, for a failure an answer read late reveals
+        self.places: collections.deque[tuple[int | None, ...]] = collections.deque(maxlen=8)
         self.ref = script.reference
         self.hand: int | None = None
         self.trick: int | None = None
@@ -182,16 +203,21 @@ class _Driver:
 
     def call(self, method: str, *args: Any) -> Any:
         self.progress[3] = _CODES[method]
+        self.places.append((self.hand, self.trick, self.seat, self.move))
         try:
             return getattr(self.engine, method)(*args)
         except EngineFailure as e:  # an adapter's own account (a subprocess that hung, ...)
+            if 0 < e.calls_back < len(self.places):  # about an earlier call: its place
+                self.hand, self.trick, self.seat, self.move = self.places[-1 - e.calls_back]
             raise _EngineFailed(self.found(e.kind, e.message)) from None
-        except (Exception, SystemExit) as e:
-            shown = ", ".join(_show(a, 30) for a in args)
+        except BaseException as e:  # (SystemExit, GeneratorExit, a BaseException of its own)
+            if isinstance(e, KeyboardInterrupt) and not self.isolated:
+                raise  # Ctrl-C, in this process
+            listed = ", ".join(_show(a, 30) for a in args)
             raise _EngineFailed(self.found(
-                "raised", f"{method}({shown}) raised {type(e).__name__}: "
-                f"{_clip(str(e))}{_where_raised(e)}",
-                engine=f"{type(e).__name__}: {_clip(str(e))}")) from None
+                "raised", f"{method}({listed}) raised {type(e).__name__}: "
+                f"{_said(e)}{_where_raised(e)}",
+                engine=f"{type(e).__name__}: {_said(e)}")) from None
 
     def garbage(self, method: str, value: Any, wanted: str) -> _EngineFailed:
         return _EngineFailed(self.found(
@@ -209,10 +235,10 @@ class _Driver:
 
     def read_actions(self) -> set[int]:
         v = self.call("legal_actions")
-        if type(v) is list and 0 < len(v) <= NUM_ACTIONS:  # the common case, fast
+        if type(v) is list and 0 < len(v) <= NUM_ACTIONS \
+                and all(type(a) is int for a in v):  # the common case, fast
             actions = set(v)
-            if len(actions) == len(v) and all(type(a) is int for a in v) \
-                    and min(actions) >= 0 and max(actions) < NUM_ACTIONS:
+            if len(actions) == len(v) and min(actions) >= 0 and max(actions) < NUM_ACTIONS:
                 return actions
         wanted = f"a sequence of distinct actions 0-{NUM_ACTIONS - 1}"
         try:
@@ -412,8 +438,12 @@ def assert_agrees(engine: Engine | EngineFactory, match: MatchScript) -> None:
 
 
 def run_script(factory: EngineFactory, script: MatchScript,
-               progress: MutableSequence[int] | None = None) -> MatchReport:
-    """One match in this process: a fresh engine from ``factory``, the report."""
+               progress: MutableSequence[int] | None = None,
+               isolated: bool = False) -> MatchReport:
+    """One match in this process: a fresh engine from ``factory``, the report.
+
+    ``isolated``: this process is a worker in a session of its own, which Ctrl-C does not
+    reach, so a :class:`KeyboardInterrupt` is the engine's own, raised like any other."""
     progress = progress if progress is not None else [-1] * 5
     report = MatchReport(script.name, "agree", script.rules.name, script.hands, script.moves)
     progress[:] = [-1, -1, -1, _CODES["factory"], -1]
@@ -423,12 +453,14 @@ def run_script(factory: EngineFactory, script: MatchScript,
         report.status = "engine-failure"
         report.first = Disagreement(e.kind, e.message)
         return report
-    except (Exception, SystemExit) as e:
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt) and not isolated:
+            raise
         report.status = "engine-failure"
         report.first = Disagreement("factory", f"the engine factory raised {type(e).__name__}: "
-                                    f"{_clip(str(e))}{_where_raised(e)}")
+                                    f"{_said(e)}{_where_raised(e)}")
         return report
-    found = _Driver(engine, script, progress).run()
+    found = _Driver(engine, script, progress, isolated).run()
     if found is not None:
         report.first = found
         report.status = "engine-failure" if found.engine_failure else "disagree"

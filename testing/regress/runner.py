@@ -28,7 +28,7 @@ from tarneeb.replay.log import ParsedLog
 from tarneeb.replay.rules.actions import describe_action
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFactory
 from tarneeb.testing.regress.command import EngineCommand, EngineStartError
-from tarneeb.testing.regress.driver import METHODS, run_script
+from tarneeb.testing.regress.driver import METHODS, _said, run_script
 from tarneeb.testing.regress.report import Disagreement, MatchReport
 from tarneeb.testing.regress.scripts import MatchScript, ScriptError, prepare
 
@@ -61,10 +61,11 @@ def load_factory(spec: str) -> EngineFactory:
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as e:
-        raise EngineLoadError(f"cannot import the engine module {module_name!r}: {e}") from None
+        raise EngineLoadError(f"cannot import the engine module {module_name!r}: "
+                              f"{_said(e)}") from None
     except (Exception, SystemExit) as e:
         raise EngineLoadError(f"importing the engine module {module_name!r} raised "
-                              f"{type(e).__name__}: {e}") from None
+                              f"{type(e).__name__}: {_said(e)}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -106,7 +107,7 @@ def _worker_main(conn: Any, engine: str | EngineFactory, progress: Any) -> None:
         if script is None:
             return
         try:
-            conn.send(("report", run_script(factory, script, progress)))
+            conn.send(("report", run_script(factory, script, progress, isolated=True)))
         except ScriptError as e:
             conn.send(("script-error", str(e)))
 
