@@ -190,6 +190,8 @@ def register(app: typer.Typer) -> None:
             typer.echo(json_shown(json.dumps(run.to_json(), ensure_ascii=False, indent=1)))
         else:  # an engine's answers quoted in it are shown escaped, line by line
             typer.echo("\n".join(map(shown, run.summary().split("\n"))))
+        if run.nothing_compared is not None:  # said after the summary, exit 2
+            typer.echo(f"tarneeb: error: {run.nothing_compared}", err=True)
         raise typer.Exit(run.exit_code)
 
 

@@ -548,3 +548,19 @@ def test_the_summary_says_one_engine_failure_in_the_singular() -> None:
     assert one.endswith(": 0 agree, 0 disagree, 1 engine failure") and "1 hand," in one
     two = RegressRun([MatchReport(n, "engine-failure", "eram41", 2, 3) for n in "ab"], 0.1)
     assert two.summary().endswith(", 2 engine failures")
+
+
+def test_a_run_whose_every_log_is_skipped_compares_nothing_and_does_not_pass(
+        tmp_path: Path) -> None:
+    """A CI job whose logs all stopped verifying checks nothing: exit 2 and a line saying
+    so (it exited 0 with "0 matches"); one compared log beside them passes as before."""
+    data = bytearray(play_logged_match("eram41", seed=b"tamper"))
+    data[-10] ^= 1  # inside the signature: not clean, skipped
+    (tmp_path / "a.tlog").write_bytes(bytes(data))
+    code, out, err = _cli("--engine", REFERENCE, str(tmp_path))
+    assert code == 2 and "skipped" in out
+    assert err == "tarneeb: error: no match compared: every log was skipped (not clean: no " \
+        "reference)\n"
+    (tmp_path / "b.tlog").write_bytes(play_logged_match("eram41", seed=b"clean"))
+    code, _, err = _cli("--engine", REFERENCE, str(tmp_path))
+    assert code == 0 and err == ""

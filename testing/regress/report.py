@@ -184,10 +184,23 @@ class RegressRun:
 
     @property
     def exit_code(self) -> int:
-        """0 every match agrees, 1 a disagreement or engine failure, 2 an unreadable log."""
-        if self.count("unreadable"):
+        """0 every match agrees, 1 a disagreement or engine failure, 2 an unreadable log, or
+        no match compared at all (every log skipped: a run that checked nothing passes
+        nothing)."""
+        if self.count("unreadable") or not self.matches:
             return 2
         return 1 if self.count("disagree") or self.count("engine-failure") else 0
+
+    @property
+    def nothing_compared(self) -> str | None:
+        """Why the run compared no match, when it compared none; else None.
+
+        >>> RegressRun([MatchReport("a", "skipped", "eram41", 0, 0)], 0.1).nothing_compared
+        'no match compared: every log was skipped (not clean: no reference)'
+        """
+        if self.matches or self.count("unreadable") == len(self.reports):
+            return None
+        return "no match compared: every log was skipped (not clean: no reference)"
 
     def summary(self) -> str:
         """
