@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from js_build import JS, built
 
-from tarneeb.replay.log import Abandonment, EndRecord, HandRecord
+from tarneeb.replay.log import PASS_CODE, Abandonment, EndRecord, HandRecord
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
 from tarneeb.replay.verify.replayer import verify_bytes
 from tarneeb.testing.alterations.base import EditableLog, rewrite
@@ -134,3 +134,34 @@ def test_a_whole_float_where_a_move_may_stand_is_named_alike(tmp_path: Path,
     js_v, py_v = json.loads(js.stdout), json.loads(py.stdout)
     assert "record is not in canonical msgpack form" in json.dumps(py_v)
     assert js_v == py_v
+
+
+def _cancelled_then_trump(seed: bytes) -> bytes:
+    """A classic log whose first hand is left open after four passes (the hand cancelled)
+    and a trump named, the match abandoned there."""
+    data = play_logged_match("classic", seed=seed)
+
+    def change(log: EditableLog) -> None:
+        rec = log.hands[0]
+        passes = [((rec.dealer + 1 + i) % 4, PASS_CODE) for i in range(4)]
+        log.hands[0:] = [HandRecord(rec.deal_number, rec.dealer, passes, rec.revealed, 2, [],
+                                    0, None, None, None, rec.deal, closed=False)]
+        assert log.end is not None
+        log.end = EndRecord(None, log.end.server_seed, Abandonment("resignation", 0, "left"))
+
+    return rewrite(data, change, resign=MatchSecrets(seed).key)
+
+
+def test_a_trump_named_after_a_cancelled_bidding_is_judged(tmp_path: Path) -> None:
+    """All four passed (the hand cancelled), then a trump was named, and the log stops: the
+    trump is a move the rules never allowed, as in a closed hand (it was clean)."""
+    path = tmp_path / "cancelled.tlog"
+    path.write_bytes(_cancelled_then_trump(b"open hand cancelled"))
+    v = verify_bytes(path.read_bytes())
+    assert "not-canonical" in [f.kind for f in v.findings] and not v.clean
+    node = built("cli.js")
+    args = ["verify", "--json", str(path)]
+    js = subprocess.run([node, str(CLI), *args], capture_output=True, text=True)
+    py = subprocess.run([sys.executable, "-m", "tarneeb", *args], capture_output=True,
+                        text=True)
+    assert py.returncode == js.returncode == 1 and json.loads(js.stdout) == json.loads(py.stdout)

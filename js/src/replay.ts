@@ -467,7 +467,11 @@ class HandReplay {
         : `the bids total ${bids.reduce((a, b) => a + b, 0)}, below the minimum of ${lowestTotal(state.rules, Math.max(...hand.totals!))}`;
       add(v, "played-when-cancelled", `the hand was played although ${why}: it does not count`, this.where());
     }
-    if (!rec.closed) return;
+    if (!rec.closed) { // the hand a log stops in: its moves are checked, it has no claims
+      // a trump named after the bidding cancelled the hand
+      if (rec.trump !== null) add(v, "not-canonical", "the hand is cancelled, but its record carries a trump; FORMAT.md has nil there for a cancelled hand", this.where());
+      return;
+    }
     if (rec.scores !== null && rec.scores.some((x) => x !== 0)) add(v, "wrong-hand-score", "the log scores a cancelled hand", this.where());
     const extra = ([["a trump", rec.trump], ["trick counts", rec.tricks], ["hand scores", rec.scores]] as const)
       .filter(([, x]) => x !== null).map(([w]) => w);

@@ -362,6 +362,9 @@ class _HandReplay:
             v.add("played-when-cancelled", f"the hand was played although {why}: it does not "
                   "count", hand=n, offset=self.offset)
         if not rec.closed:  # the hand a log stops in: its moves are checked, it has no claims
+            if rec.trump is not None:  # a trump named after the bidding cancelled the hand
+                v.add("not-canonical", "the hand is cancelled, but its record carries a trump; "
+                      "FORMAT.md has nil there for a cancelled hand", hand=n, offset=self.offset)
             return
         if rec.scores is not None and any(rec.scores):
             v.add("wrong-hand-score", "the log scores a cancelled hand", hand=n,
