@@ -323,6 +323,8 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
     for named in (report, state, state_key):  # a file's name, refused before the audit runs
         if named is not None:
             output_name(named)
+    if report == "-":  # (the summary is written there)
+        fail("--report -: the audit's summary goes to standard output: give the report a file")
     trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
     play_options = _play_options(play or play_sample is not None, play_sample)
     played = None

@@ -195,3 +195,11 @@ def test_an_archive_report_is_written_through_a_fifo(tmp_path: Path) -> None:
     data = b"".join(chunks)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert data.lstrip().lower().startswith(b"<!doctype html>")
+
+
+def test_an_archive_report_on_standard_output_is_refused(capsys) -> None:
+    """``audit --report -`` would mix the page with the summary on standard output (it made
+    a file named ``-``): one line, exit 2, before the audit runs."""
+    code, out, err = run(capsys, "audit", str(LOG), "--report", "-")
+    assert code == 2 and out == ""
+    one_error(err, "--report -: the audit's summary goes to standard output")
