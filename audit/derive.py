@@ -295,10 +295,14 @@ class DealDeriver:
         self.match_id = check_match_id(match_id)
         self.client_seeds = check_client_seeds(client_seeds)
         self.season = season
-        # ``binding``, when the caller has just computed it from this seed and season (a
-        # verifier checking the client commitments has), saves doing it twice
-        self.binding = match_binding(server_commitment(self.server_seed), season) \
-            if binding is None else binding
+        # the binding is always the one of this seed and season (two short hashes): a
+        # ``binding`` given (a verifier has just computed it) must be that very one, since
+        # deals derived under any other would not be the protocol's
+        self.binding = match_binding(server_commitment(self.server_seed), season)
+        if binding is not None and not (isinstance(binding, bytes | bytearray)
+                                        and hmac.compare_digest(bytes(binding), self.binding)):
+            raise AuditInputError("match binding: not the binding of this server seed and "
+                                  "season leaf (see match_binding)")
         # HMAC (RFC 2104) by hand, so that the constant start of every message is
         # hashed once: inner = SHA-256(key ^ ipad || message), outer = SHA-256(key ^ opad || inner).
         ipad, opad = _hmac_pads(self.server_seed)

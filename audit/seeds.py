@@ -170,6 +170,9 @@ def match_binding(server_commitment: bytes, season: SeasonLeaf | None = None) ->
     True
     """
     c = check_commitment(server_commitment, "server commitment")
+    if season is not None and not isinstance(season, SeasonLeaf):
+        raise AuditInputError(f"season: {type(season).__name__}; it must be a SeasonLeaf or "
+                              "None")
     if season is None:
         return hashlib.sha256(BINDING_TAG + b"\x00" + c).digest()
     return hashlib.sha256(BINDING_TAG + b"\x01" + u64be(season.size) + bytes(season.root)

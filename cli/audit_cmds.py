@@ -38,14 +38,24 @@ from tarneeb.audit import (
     write_key_pair,
 )
 from tarneeb.audit.encoding import SERVER_SEED_LEN, json_shown, shown
-from tarneeb.audit.errors import CommitmentError, MerkleProofError
-from tarneeb.audit.signing import public_key_raw, public_path_for
+from tarneeb.audit.errors import CommitmentError, MerkleProofError, SignatureError, WeakKeyError
+from tarneeb.audit.signing import load_public_key_file, public_key_raw, public_path_for
 from tarneeb.audit.vectors import dumps
 from tarneeb.replay.rules.cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
 from tarneeb.replay.rules.dealing import hands_of, revealed_of, trump_of
 from tarneeb.replay.rules.ruleset import PRESETS, RulesError, RuleSet, load_rules_file
 
 from .options import PLAY, SEEDS
+
+# a failed check (exit 1), not bad input: a weak key is bad input
+_FAILED = (CommitmentError, MerkleProofError)
+
+
+def _failed(e: Exception) -> bool:
+    """Whether ``e`` says a check did not pass (exit 1) rather than bad input (exit 2)."""
+    return isinstance(e, _FAILED) or (isinstance(e, SignatureError)
+                                      and not isinstance(e, WeakKeyError))
+
 
 SECRET_NOTE = ("SECRET: the server seed must stay private until its match is over; "
                "publish only the commitment (or the root)")
@@ -301,30 +311,42 @@ def verify_seed(
         "--server-commitment", metavar="HEX",
         help="The match's server commitment, for --seat: client commitments are bound to it "
              "(and to --root, --index and --size for a match of a season).")] = None,
+    head_signature: Annotated[str | None, typer.Option(
+        "--head-signature", metavar="HEX",
+        help="The platform's signature of the season head (size and root), as commit "
+             "--matches --key prints it: with --key, it proves the size.")] = None,
+    key: Annotated[Path | None, typer.Option(
+        "--key", metavar="PUBLIC_KEY",
+        help="The platform's public key (PEM), for --head-signature.")] = None,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the checks as JSON (also when one fails).")] = False,
 ) -> None:
     """Check a revealed seed against its commitment or season root.
 
-    The commitment, the published season root, or both. Exit 0 when it matches, 1 when
-    it does not, 2 on bad input.
+    The commitment, the published season root, or both. A root alone does not fix the
+    size of its tree: --head-signature and --key check the signed season head that does.
+    Exit 0 when it matches, 1 when it does not, 2 on bad input.
     """
     checks: list[dict[str, Any]] = []
 
-    def passed(text: str, **check: Any) -> None:
+    def passed(text: str, note: str | None = None, **check: Any) -> None:
         checks.append({**check, "ok": True})
         if not as_json:
             typer.echo(f"ok: {text}")
+            if note is not None:
+                typer.echo(f"note: {note}")
 
     try:
         _verify_seed(seed, commitment, root, index, size, proof, seat, match_id, passed,
-                     server_commitment_hex)
-    except (CommitmentError, MerkleProofError) as e:
+                     server_commitment_hex, head_signature, key)
+    except AuditError as e:
+        if not _failed(e):
+            _fail(str(e))
         if not as_json:
             _fail(f"verification failed: {e}", 1)
         _emit_json({"ok": False, "checks": checks, "failed": str(e)})
         raise typer.Exit(1) from None
-    except (AuditError, RulesError) as e:
+    except RulesError as e:
         _fail(str(e))
     if as_json:
         _emit_json({"ok": True, "checks": checks})
@@ -333,13 +355,20 @@ def verify_seed(
 def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int | None,
                  size: int | None, proof: list[str] | None, seat: int | None,
                  match_id: str | None, passed: Callable[..., None],
-                 server_commitment_hex: str | None = None) -> None:
+                 server_commitment_hex: str | None = None, head_signature: str | None = None,
+                 key: Path | None = None) -> None:
     """The checks of ``verify-seed``: each one that passes is reported to ``passed``;
     the first that fails raises."""
     merkle = (root, index, size)
     if any(v is not None for v in merkle) and any(v is None for v in merkle):
         raise AuditInputError("a season check needs all of --root, --index and --size "
                               "(and --proof unless the tree has one leaf)")
+    if (head_signature is None) != (key is None):
+        raise AuditInputError("--head-signature and --key go together: the platform's "
+                              "signature of the season head and the key that made it")
+    if head_signature is not None and (root is None or seat is not None):
+        raise AuditInputError("--head-signature checks the head of a season: it goes with "
+                              "--root, --index and --size, for a server seed")
     if proof and root is None:
         raise AuditInputError("--proof needs --root, --index and --size")
     if seat is not None:
@@ -374,10 +403,30 @@ def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int
         hashes = [h for item in (proof or []) for h in item.split(",") if h.strip()]
         path = [parse_hex(h, f"proof hash {i}", 32) for i, h in enumerate(hashes)]
         leaf = server_commitment(raw)
-        SeasonLeaf(index, size, root_b).verify(leaf, path)
+        season = SeasonLeaf(index, size, root_b)
+        head = None
+        if head_signature is not None and key is not None:
+            signature = parse_hex(head_signature, "head signature", 64)
+            public = load_public_key_file(key)
+            head = key_id(public)
+            try:
+                season.head.verify(public, signature)
+            except SignatureError as e:
+                raise SignatureError(f"the season head (size {size}, root {root_b.hex()[:16]}…) "
+                                     f"is not the one signed: {e}") from None
+        season.verify(leaf, path)
+        # a proof fits more than one tree size under the same root (leaf 3 of 5 also of 6,
+        # 7 and 8): only the platform's signature of the head (size and root) fixes it
+        unproven = None if head is not None else (
+            f"the size {size} is NOT proven: a root and proof fit more than one tree size "
+            "(and so leaf index); only the platform's signed season head fixes it: give "
+            "--head-signature and --key")
         passed(f"commitment {leaf.hex()} is leaf {index} of {size} under root "
-               f"{root_b.hex()}", check="season-root", commitment=leaf.hex(), index=index,
-               size=size, root=root_b.hex())
+               f"{root_b.hex()}" + ("" if head is None else
+                                    f", a season head signed by key {head}"),
+               unproven, check="season-root", commitment=leaf.hex(), index=index,
+               size=size, root=root_b.hex(), size_proven=head is not None,
+               **({} if head is None else {"key_id": head}))
 
 
 # ------------------------------------------------------------------ keygen --
