@@ -32,6 +32,7 @@ from tarneeb.audit.encoding import shown as escaped
 _DEAL_KINDS = frozenset({"wrong-deal", "bad-deal", "card-not-held", "wrong-revealed-card",
                          "wrong-dealer", "wrong-deal-number", "not-replayed"})
 _SEED_KINDS = frozenset({"server-seed", "client-seed", "batch-proof", "wrong-first-dealer"})
+_SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
 _HEXLIKE = re.compile(r"(?:0[xX])?[0-9a-fA-F]+")
 
 
@@ -137,11 +138,17 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
     dealt = deriver.deal(number, dealer)
     hands = hands_of(dealt)
     trump, revealed = trump_of(dealt, h.rules), revealed_of(dealt, h.rules)
+    # a trump the rules take from the deal, given otherwise, is another deal's
+    kinds = _DEAL_KINDS | ({"wrong-trump"} if trump is not None else set())
     here = [f for f in verdict.findings
-            if (f.hand == number and f.kind in _DEAL_KINDS)
+            if (f.hand == number and f.kind in kinds)
             or (f.hand is None and f.kind in _SEED_KINDS)]
+    # a hand the verifier did not replay (a finding before it stopped the replay) was not
+    # checked at all: it has no findings of its own, and proves nothing
+    replayed = any(x.deal_number == number for x in verdict.history)
     recorded = None if rec.deal is None else list(rec.deal.hands) == list(hands)
-    played = seed_ok and not here and recorded is not False
+    played = seed_ok and replayed and not here and recorded is not False
+    unsigned = [f for f in verdict.findings if f.kind in _SIGNATURE_KINDS]
     if as_json:
         emit_json({
             "log": name, "hand": hand, "deal_number": number, "dealer": dealer,
@@ -153,7 +160,9 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
             "revealed": None if revealed is None else card_name(revealed, symbols=False),
             "trump": None if trump is None else "CDHS"[trump],
             "recorded_deal_matches": recorded,
+            "replayed": replayed,
             "as_played": played,
+            "signature_findings": [f.kind for f in unsigned],
             "findings": [f.to_json() for f in here],
         })
         return 0 if played else 1
@@ -168,6 +177,13 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
     if not seed_ok:
         typer.echo("NOT PROVEN: the server seed does not match the commitment the log "
                    "carries, so these are not the hands the platform committed to")
+    elif not replayed:
+        first = next(((f.kind, f.hand) for f in verdict.findings
+                      if f.hand is not None and f.hand <= number), None)
+        why = "" if first is None else \
+            f" (its first finding up to there: {first[0]} in hand {first[1] + 1})"
+        typer.echo(f"NOT PROVEN: the verifier did not replay hand {hand}{why}, so nothing "
+                   "says the log played it with these hands")
     elif played:
         typer.echo(f"as recorded: the log plays hand {hand} with exactly these hands")
     else:
@@ -176,6 +192,9 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
             typer.echo("  the deal the log records differs from the one the seeds give")
         for f in here:
             typer.echo(f"  {f.kind}: {table.say(f.message.removeprefix(f.kind + ': '))}")
+    for f in unsigned:  # the deal is the seeds', but the file may not be the platform's log
+        typer.echo(f"note: the log's signature: {f.kind}: this file may not be the "
+                   "platform's log")
     again = check_it(log, name, hand, dealer).seeds_command
     if again is not None and server_seed is None:
         typer.echo(f"the same from the seeds alone: {again}")

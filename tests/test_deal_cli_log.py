@@ -128,6 +128,41 @@ def test_deal_log_hand_n_is_the_nth_attempt_whatever_the_record_numbers_it(capsy
     assert code == 0 and json.loads(out2)["hands"] == _hands_of(log, 24)
 
 
+def test_deal_log_hand_the_verifier_did_not_replay_is_not_proven(capsys):
+    """A hand after the one that won the match is not replayed, so it has no findings of
+    its own: it was "as recorded", exit 0, derived under the record's own dealer."""
+    log = FIXTURES / "altered" / "played-after-win-qahwa41.tlog"
+    last = len(parse_log(log.read_bytes()).hands)
+    code, out, _ = run(capsys, "deal", str(log), "--hand", str(last))
+    assert code == 1 and "as recorded" not in out
+    assert f"NOT PROVEN: the verifier did not replay hand {last}" in out
+    code, out, _ = run(capsys, "deal", str(log), "--hand", str(last), "--json")
+    data = json.loads(out)
+    assert code == 1 and data["replayed"] is False and data["as_played"] is False
+
+
+def test_deal_log_hand_with_another_trump_than_the_deal_gives_is_not_as_recorded(capsys):
+    """Under rules whose trump comes from the deal, a log that gives another trump did not
+    play that deal as dealt (it was "as recorded")."""
+    entry = next(e for e in MANIFEST if e["file"] == "wrong-trump-eram41.tlog")
+    log = FIXTURES / "altered" / entry["file"]
+    code, out, _ = run(capsys, "deal", str(log), "--hand", str(entry["hand"] + 1))
+    assert code == 1 and "NOT AS RECORDED" in out and "wrong-trump" in out
+
+
+def test_deal_log_of_a_log_whose_signature_fails_says_so(capsys, tmp_path):
+    data = bytearray(LOG.read_bytes())
+    data[-10] ^= 1  # inside the signature
+    broken = tmp_path / "broken.tlog"
+    broken.write_bytes(bytes(data))
+    code, out, _ = run(capsys, "deal", str(broken), "--hand", "1")
+    assert code == 0 and "as recorded" in out
+    assert "note: the log's signature: broken-signature: this file may not be the " \
+        "platform's log" in out
+    code, out, _ = run(capsys, "deal", str(broken), "--hand", "1", "--json")
+    assert json.loads(out)["signature_findings"] == ["broken-signature"]
+
+
 def test_deal_log_bad_input_is_one_line(capsys, tmp_path):
     code, out, err = run(capsys, "deal", str(LOG), "--hand", "999")
     assert code == 2 and out == "" and err.count("\n") == 1 and "no hand 999" in err
