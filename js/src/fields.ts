@@ -7,8 +7,9 @@ import { encode } from "@msgpack/msgpack";
 import { type Bytes } from "./bytes.js";
 import { pyStr, unsafeCharacter } from "./names.js";
 import type { EndRecord, HandRecord, Header } from "./recordtypes.js";
-import { type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
+import { ALL_RULE_FIELDS, type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
 import { type Limits } from "./stream.js";
+import { BIN_KEY, Float, pyFloat } from "./unpack.js";
 
 export const MAGIC = "tarneeb-log";
 export const VERSION = 3;
@@ -34,11 +35,48 @@ export const isBin = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
 
 export function show(v: unknown): string {
   if (isBin(v)) return `${v.length} bytes`;
+  if (v instanceof Float) return cut30(pyFloat(v.value));
   if (Array.isArray(v)) return `a list of ${v.length}`;
   if (v !== null && typeof v === "object") return "a map";
   // Python's repr, cut to 30 characters
-  const text = typeof v === "string" ? pyStr(v) : v === null ? "None" : typeof v === "boolean" ? (v ? "True" : "False") : String(v);
-  return [...text].length <= 30 ? text : [...text].slice(0, 27).join("") + "...";
+  return cut30(typeof v === "string" ? pyStr(v) : v === null ? "None" : typeof v === "boolean" ? (v ? "True" : "False") : String(v));
+}
+
+const cut30 = (text: string): string => [...text].length <= 30 ? text : [...text].slice(0, 27).join("") + "...";
+
+/** Python's order of texts: by code point. */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a].map((c) => c.codePointAt(0)!);
+  const y = [...b].map((c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+}
+
+/** Python's repr() of bytes. */
+function pyBytes(b: Bytes): string {
+  const q = b.includes(0x27) && !b.includes(0x22) ? '"' : "'";
+  let out = "b" + q;
+  for (const c of b) {
+    if (c === q.charCodeAt(0) || c === 0x5c) out += "\\" + String.fromCharCode(c);
+    else if (c === 9) out += "\\t";
+    else if (c === 10) out += "\\n";
+    else if (c === 13) out += "\\r";
+    else if (c >= 0x20 && c < 0x7f) out += String.fromCharCode(c);
+    else out += `\\x${c.toString(16).padStart(2, "0")}`;
+  }
+  return out + q;
+}
+
+/** Python's repr() of a value as read from a log (a map's keys text, or bytes as `BIN_KEY` holds them). */
+export function pyValue(v: unknown): string {
+  if (v === null || v === undefined) return "None";
+  if (typeof v === "boolean") return v ? "True" : "False";
+  if (typeof v === "string") return v.startsWith(BIN_KEY) ? pyBytes(Uint8Array.from(v.slice(BIN_KEY.length), (c) => c.charCodeAt(0))) : pyStr(v);
+  if (v instanceof Float) return pyFloat(v.value);
+  if (isBin(v)) return pyBytes(v);
+  if (Array.isArray(v)) return `[${v.map(pyValue).join(", ")}]`;
+  if (typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${pyValue(k)}: ${pyValue(x)}`).join(", ")}}`;
+  return String(v);
 }
 
 export class Shape {
@@ -73,14 +111,15 @@ export function decodeHeader(d: unknown[], lim: Limits): Header {
   const sh = new Shape("header", 0, true);
   if (d.length < 3 || d[1] !== MAGIC) throw new LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0);
   const version = d[2];
-  if (!isInt(version) || version < 1) throw sh.fail(`format version must be a number, not ${show(version)}`);
-  if (version > VERSION) throw new LogError(`format version ${version} is newer than this verifier reads (${VERSION})`, 0);
+  // a whole number past 2^53 (a BigInt) is a version too, a newer one
+  if (!(isInt(version) || typeof version === "bigint") || version < 1) throw sh.fail(`format version must be a number, not ${show(version)}`);
+  if (version > VERSION) throw new LogError(`format version ${version} is newer than this tool reads (${VERSION}); upgrade tarneeb`, 0);
   if (version < VERSION) throw new LogError(`format version ${version} is not read: only version ${VERSION} (tarneeb-fair-v2, move by move) logs are read`, 0);
   if (d.length === 13) {
     if (d[12] !== "blind") throw sh.fail(`dealing (field 12) must be 'blind', not ${show(d[12])}`);
   } else if (d.length !== 12) throw sh.fail(`has ${d.length} fields, not 12 (13 for blind dealing)`);
   const [, , , rulesRaw, seats, matchId, commitment, batch, commitments, seeds, firstDealer, publicKey] = d;
-  if (rulesRaw === null || typeof rulesRaw !== "object" || Array.isArray(rulesRaw) || isBin(rulesRaw)) throw sh.fail("rules must be a map of fields");
+  if (rulesRaw === null || typeof rulesRaw !== "object" || Array.isArray(rulesRaw) || isBin(rulesRaw) || rulesRaw instanceof Float) throw sh.fail("rules must be a map of fields");
   const map = rulesRaw as Record<string, unknown>;
   if (typeof map.name === "string" && [...map.name].length > lim.maxName) throw sh.fail(`a rules name over the max_name cap of ${lim.maxName}`);
   const missing = RULE_FIELDS.filter((k) => !(k in map));
@@ -89,8 +128,19 @@ export function decodeHeader(d: unknown[], lim: Limits): Header {
   try {
     rules = rulesFromMap(map);
   } catch (e) {
-    throw sh.fail(`rules: ${(e as Error).message}`);
+    let why = (e as Error).message;
+    // a name that is not text, shown as the Python reader shows it
+    const name = "name must be 1-64 characters";
+    if (typeof map.name !== "string" && why.startsWith("rule set ") && why.endsWith(`: ${name}`)) why = `rule set ${pyValue(map.name)}: ${name}`;
+    // keys of bytes among the unknown ones, shown and sorted as the Python reader does
+    if (why.startsWith("unknown rule field(s): ") && Object.keys(map).some((k) => k.startsWith(BIN_KEY))) {
+      const unknown = Object.keys(map).filter((k) => !(ALL_RULE_FIELDS as readonly string[]).includes(k));
+      why = `unknown rule field(s): ${unknown.map((k) => (k.startsWith(BIN_KEY) ? pyValue(k) : k)).sort(byCodePoint).join(", ")}`;
+    }
+    throw sh.fail(`rules: ${why}`);
   }
+  // no bid could be scored without a table of values: refused as a table that is no list
+  if ((rules.values as unknown) === null) throw sh.fail("rules: values must be a list of 12 numbers (bids 2 to 13)");
   if (!Array.isArray(seats) || seats.length !== 4 || !seats.every((s) => Array.isArray(s) && s.length === 2
       && typeof s[0] === "string" && typeof s[1] === "boolean")) throw sh.fail("seats must be four [name, computer] pairs");
   const seatList = (seats as [string, boolean][]).map(([name, computer]) => ({ name, computer }));

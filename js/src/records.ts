@@ -45,6 +45,17 @@ function incomplete(head: Bytes): boolean {
   return scanValue(head, 0, DEFAULT_LIMITS).kind === "incomplete" && firstRefusal(head, 0, DEFAULT_LIMITS) === null;
 }
 
+/**
+ * Whether `head`, then `zeros` zero bytes, may be a value torn by a crash: its bytes stop
+ * inside it, and neither they nor the first zeros after them hold a byte no log holds or a
+ * length past the caps.
+ */
+function torn(head: Bytes, zeros: number): boolean {
+  const padded = new Uint8Array(head.length + Math.min(zeros, 16));
+  padded.set(head);
+  return scanValue(padded, 0, DEFAULT_LIMITS).kind !== "error" && incomplete(head);
+}
+
 class Parser {
   header: Header | null = null;
   hands: HandRecord[] = [];
@@ -69,6 +80,8 @@ class Parser {
     try {
       this.loop();
     } catch (e) {
+      // a header past a cap on one value is refused whole, naming the cap, whatever follows it
+      if (this.header === null && e instanceof ValueError && e.cap) throw new LogError(e.reason, e.offset);
       if (this.header === null && (e instanceof LogError || e instanceof ValueError)) throw this.tornHeader() ?? (e instanceof LogError ? e : new LogError(e.reason, e.offset));
       if (e instanceof LogError) throw e;
       if (!(e instanceof ValueError)) throw e;
@@ -104,16 +117,15 @@ class Parser {
     if (!head.length || !zeros || head.length > this.lim.maxRecordBytes) return null;
     const starts = [0x9c, 0x9d].map((n) => Uint8Array.of(n, 0, ...encode(MAGIC)));
     if (!starts.some((st) => head.subarray(0, st.length).every((b, i) => b === st[i]))) return null;
-    if (!incomplete(head)) return null;
+    // as a torn record is judged: a byte no log holds, or a length past the caps, makes it
+    // no header a writer was writing
+    if (!torn(head, zeros)) return null;
     return new LogError("log cut short inside its header: not readable", head.length);
   }
 
   private tornTail(head: Bytes, zeros: number, pos: number): Cut | null {
     if (!head.length) return { offset: pos, message: `cut at byte ${pos}: the rest of the file (${num(zeros)} bytes) is zeros, not records`, unreadable: false };
-    const padded = new Uint8Array(head.length + Math.min(zeros, 16));
-    padded.set(head);
-    if (scanValue(padded, 0, DEFAULT_LIMITS).kind === "error" || !incomplete(head)
-        || !writerStart(head)) return null;
+    if (!torn(head, zeros) || !writerStart(head)) return null;
     if (!zeros) return { offset: pos, message: `cut at byte ${pos}: the stream ends inside a record or move (${head.length} byte${head.length === 1 ? "" : "s"} of it)`, unreadable: false };
     return { offset: pos, message: `cut at byte ${pos}: a torn record (${head.length} bytes) then ${num(zeros)} bytes of zeros`, unreadable: false };
   }
@@ -172,6 +184,8 @@ class Parser {
     while (this.pos < data.length) {
       const pos = this.pos;
       const run = moveRun(data, pos);
+      // a run of moves is one value to the caps (no log has one this long)
+      if (run > lim.maxRecordBytes) throw new ValueError(`a run of moves of more than ${num(lim.maxRecordBytes)} bytes: over the max_record_bytes cap of ${num(lim.maxRecordBytes)}`, pos, true);
       if (run > 0) {
         // a run that stops at a last byte 0xcc is followed by half a timer move: a cut below
         this.count(pos);
@@ -194,6 +208,8 @@ class Parser {
       }
       if (scan.kind === "incomplete") {
         const rest = data.subarray(pos);
+        // no writer writes a value this long: past the cap, not a value cut short
+        if (rest.length > lim.maxRecordBytes) throw new ValueError(`a record of more than ${num(lim.maxRecordBytes)} bytes: over the max_record_bytes cap of ${num(lim.maxRecordBytes)}`, pos, true);
         // a header the file stops inside: refused where the file stops (parseLog), its last
         // bytes zeros or not; only a header that zeros made whole is one zero-filled
         if (this.header === null) return;
@@ -209,9 +225,9 @@ class Parser {
         if (pos === 0) throw new LogError(`not a tarneeb log (not msgpack: ${scan.message})`, 0);
         throw new ValueError(`not valid msgpack: ${scan.message}`, pos);
       }
-      if (scan.end - pos > lim.maxRecordBytes) throw new ValueError(`a record of ${scan.end - pos} bytes: over the max_record_bytes cap of ${lim.maxRecordBytes}`, pos, true);
+      if (scan.end - pos > lim.maxRecordBytes) throw new ValueError(`a record of ${num(scan.end - pos)} bytes: over the max_record_bytes cap of ${num(lim.maxRecordBytes)}`, pos, true);
       this.count(pos);
-      if (scan.depth > lim.maxDepth) throw new ValueError(`arrays or maps nested deeper: over the max_depth cap of ${lim.maxDepth}`, pos, true);
+      if (scan.depth > lim.maxDepth) throw new ValueError(`arrays or maps nested deeper: over the max_depth cap of ${num(lim.maxDepth)}`, pos, true);
       const raw = data.subarray(pos, scan.end);
       let obj: unknown;
       try {
@@ -231,7 +247,7 @@ class Parser {
 
   private count(pos: number): void {
     if (++this.records > this.lim.maxRecords) {
-      throw new ValueError(`the log holds more records: over the max_records cap of ${this.lim.maxRecords}; raise it with --max-records`, pos, false, true);
+      throw new ValueError(`the log holds more records: over the max_records cap of ${num(this.lim.maxRecords)}; raise it with --max-records`, pos, false, true);
     }
   }
 
@@ -240,8 +256,8 @@ class Parser {
       throw new LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0);
     }
     if (obj === 0) throw new ValueError("byte 0x00 is neither a record nor a move", pos);
-    // a move is an int, as msgpack reads it: a float of a whole value (0xca, 0xcb) is none
-    if (!isCanonical(obj, raw)) throw new ValueError(`${isWhole(obj) && raw[0] !== 0xca && raw[0] !== 0xcb ? "move" : "record"} is not in canonical msgpack form`, pos);
+    // a move is an int, as msgpack reads it: a float (0xca, 0xcb), whole or not, is none
+    if (!isCanonical(obj, raw)) throw new ValueError(`${isWhole(obj) ? "move" : "record"} is not in canonical msgpack form`, pos);
     if (this.signature !== null) throw new ValueError("a record follows the signature", pos);
     if (!Array.isArray(obj) || !obj.length) throw new ValueError(`expected a record (a msgpack array) or a move, found ${show(obj)}${isWhole(obj) ? ` (${hex04(obj)} is no move)` : ""}`, pos);
     const kind = obj[0];
@@ -261,7 +277,7 @@ class Parser {
       if (this.end !== null) throw new ValueError("a deal record follows the end record", pos);
       if (this.hand !== null && !this.hand.closed) throw new ValueError(`a deal record while hand ${this.hand.dealNumber} is still open: its claims record is missing`, pos);
       if (this.hands.length === this.lim.maxHands) {
-        throw new ValueError(`the match has more dealing attempts: over the max_hands cap of ${this.lim.maxHands}; raise it with --max-hands`, pos, false, true);
+        throw new ValueError(`the match has more dealing attempts: over the max_hands cap of ${num(this.lim.maxHands)}; raise it with --max-hands`, pos, false, true);
       }
       this.hand = decodeDeal(obj, pos);
       this.hands.push(this.hand);
@@ -329,7 +345,7 @@ class Parser {
 
 /** Read a whole log; throws LogError when nothing of it can be checked (exit 2). */
 export function parseLog(data: Bytes, lim: Limits = DEFAULT_LIMITS): ParsedLog {
-  if (data.length > lim.maxBytes) throw new LogError(`the log is ${data.length} bytes: over the max_bytes cap of ${lim.maxBytes}; raise it with --max-bytes`, 0);
+  if (data.length > lim.maxBytes) throw new LogError(`the log is ${num(data.length)} bytes: over the max_bytes cap of ${num(lim.maxBytes)}; raise it with --max-bytes`, 0);
   if (data.length === 0) throw new LogError("empty file, not a tarneeb log", 0);
   const p = new Parser(data, lim);
   p.run();

@@ -377,6 +377,8 @@ def _decode_header(data: list[Any], offset: int, limits: Limits = DEFAULT_LIMITS
         rules = _rules_from_bytes(_pack(rules_raw))
     except (RulesError, TypeError) as e:
         raise sh.fail(f"rules: {e}") from None
+    if rules.values is None:  # no bid could be scored: refused as a table that is no list
+        raise sh.fail("rules: values must be a list of 12 numbers (bids 2 to 13)")
     if not isinstance(seats, list) or len(seats) != 4 or not all(
             isinstance(s, list) and len(s) == 2 and isinstance(s[0], str)
             and isinstance(s[1], bool) for s in seats):

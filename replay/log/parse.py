@@ -59,6 +59,7 @@ from tarneeb.replay.log.stream import (
     Moves,
     RecordReader,
     _regular_file_size,
+    no_ext,
     overlong_claim,
 )
 
@@ -80,7 +81,8 @@ def _header_cut(at: int) -> LogError:
 def _incomplete(data: bytes) -> bool:
     """Whether ``data`` is the start of a msgpack value that stops before its end."""
     unpacker = msgpack.Unpacker(None, raw=False, max_bin_len=4096, max_str_len=4096,
-                                max_array_len=4096, max_map_len=256, max_ext_len=0)
+                                max_array_len=4096, max_map_len=256, max_ext_len=0,
+                                ext_hook=no_ext)
     unpacker.feed(data)
     try:
         unpacker.unpack()
@@ -208,7 +210,10 @@ class _Parser:
         if rest is None or not rest[0] or not rest[1]:
             return None  # a header cut short without zeros is the stream's end (_parse_carefully)
         head = rest[0]
+        # as torn_tail judges a torn record: a byte no log holds, or a length past the caps,
+        # makes it no header a writer was writing
         if not any(start.startswith(head[:len(start)]) for start in _HEADER_STARTS) \
+                or overlong_claim(head + bytes(min(rest[1], 16)), 0, DEFAULT_LIMITS) is not None \
                 or not _incomplete(head):
             return None
         return _header_cut(len(head))
@@ -311,7 +316,8 @@ class _Parser:
                 self.last = (pos, r.end, -1)
                 continue
             if self.header is None and need_header and not (
-                    type(obj) is list and len(obj) >= 2 and obj[0] == HEADER and obj[1] == MAGIC):
+                    type(obj) is list and len(obj) >= 2 and type(obj[0]) is int
+                    and obj[0] == HEADER and obj[1] == MAGIC):
                 raise LogError(_NOT_A_LOG, 0)
             if obj == 0 and type(obj) is int:
                 raise LogError("byte 0x00 is neither a record nor a move", pos)

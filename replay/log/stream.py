@@ -179,8 +179,9 @@ _CONTAINERS = frozenset((list, dict))
 _CONTAINER_BYTES = bytes([*range(0x80, 0xa0), 0xdc, 0xdd, 0xde, 0xdf])  # fix/16/32 array, map
 
 
+# the bytes after each fixed-size type byte; ext types (fixext too) are none of them
 _FIXED = {0xc0: 0, 0xc2: 0, 0xc3: 0, 0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8,
-          0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, 0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17}
+          0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8}
 _SIZED = {0xc4: (1, "bytes"), 0xc5: (2, "bytes"), 0xc6: (4, "bytes"), 0xd9: (1, "bytes"),
           0xda: (2, "bytes"), 0xdb: (4, "bytes"), 0xdc: (2, "items"), 0xdd: (4, "items"),
           0xde: (2, "entries"), 0xdf: (4, "entries")}
@@ -223,6 +224,17 @@ def overlong_claim(data: bytes | bytearray, pos: int, limits: Limits) -> tuple[i
     return None
 
 
+def _ext_refusal(length: int) -> str:
+    return f"{length} exceeds max_ext_len(0)"
+
+
+def no_ext(code: int, data: bytes) -> Any:
+    """The ``ext_hook`` of every unpacker that reads a log: ``max_ext_len=0`` refuses an ext
+    value by its length, type byte included, but lets one of no data through; this refuses
+    that one too, in the same words (its length is 1). A log holds no ext value."""
+    raise ValueError(_ext_refusal(len(data) + 1))
+
+
 def limited_unpacker(limits: Limits, buffer: int) -> msgpack.Unpacker:
     """A msgpack unpacker held to the caps on one field (bytes, text, array, map; no
     extension types) with a buffer of ``buffer`` bytes: the careful reader's and the
@@ -230,7 +242,7 @@ def limited_unpacker(limits: Limits, buffer: int) -> msgpack.Unpacker:
     return msgpack.Unpacker(
         raw=False, strict_map_key=True, use_list=True, max_bin_len=limits.max_field,
         max_str_len=limits.max_field, max_array_len=limits.max_field,
-        max_map_len=limits.max_map, max_ext_len=0, max_buffer_size=buffer)
+        max_map_len=limits.max_map, max_ext_len=0, ext_hook=no_ext, max_buffer_size=buffer)
 
 
 class RecordReader:
@@ -296,8 +308,9 @@ class RecordReader:
             if m is not None:
                 stop = m.end() + self._base
                 if stop - pos > lim.max_record_bytes:  # (no log has such a run: a record)
-                    raise CapExceeded("max_record_bytes", lim.max_record_bytes,
-                                      f"a run of moves of more than {stop - pos:,} bytes", pos)
+                    # (the cap, not the bytes read so far: the words do not hang on chunks)
+                    raise CapExceeded("max_record_bytes", lim.max_record_bytes, "a run of moves "
+                                      f"of more than {lim.max_record_bytes:,} bytes", pos)
                 # the run may go on in the next chunk: it reaches the end of what is read,
                 # or stops at a last byte 0xcc, the first half of a timer move
                 if not eof and (stop == self.size or (
@@ -340,6 +353,10 @@ class RecordReader:
                 if isinstance(e, UnicodeDecodeError):
                     raise LogError("a text field is not valid UTF-8", pos) from None
                 what = str(e) or "a byte that no msgpack value holds there"
+                if what.startswith("invalid timestamp data"):
+                    # an ext of type -1 and no data, which msgpack reads as a timestamp
+                    # before ext_hook sees it: refused as no_ext refuses the others
+                    what = _ext_refusal(1)
                 if pos == 0:
                     raise LogError(f"not a tarneeb log (not msgpack: {what})", 0) from None
                 raise LogError(f"not valid msgpack: {what}", pos) from None
@@ -397,7 +414,7 @@ class RecordReader:
         if claim is not None:
             raise LogError(claim[1], pos + claim[0])
         raise CapExceeded("max_record_bytes", self.limits.max_record_bytes,
-                          f"a record of more than {self.size - pos:,} bytes", pos)
+                          f"a record of more than {self.limits.max_record_bytes:,} bytes", pos)
 
 
 def _regular_file_size(stream: BinaryIO) -> int | None:
@@ -413,4 +430,4 @@ def _regular_file_size(stream: BinaryIO) -> int | None:
 
 __all__ = ["DEFAULT_LIMITS", "MOVE_RUN", "CapExceeded", "Limits", "LogCutShort", "LogError",
            "LogUnreadable", "Moves", "RawRecord", "RecordReader", "depth_ok", "limited_unpacker",
-           "overlong_claim"]
+           "no_ext", "overlong_claim"]
