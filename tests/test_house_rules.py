@@ -335,3 +335,14 @@ def test_rules_md_documents_every_field_with_an_example() -> None:
                 continue
         else:
             pytest.fail(f"the example for {field} is refused: {example}")
+
+
+def test_a_rule_set_without_a_table_of_bid_values_is_refused() -> None:
+    """``values: None`` (a log's rules map, a dict from a caller) was taken, and the first
+    hand scored crashed: it is refused in the words the log readers use."""
+    from tarneeb.replay.rules.ruleset import RulesError, RuleSet, preset
+
+    data = preset("eram41").to_dict()
+    data["values"] = None
+    with pytest.raises(RulesError, match=r"^values must be a list of 12 numbers \(bids 2 to 13\)$"):
+        RuleSet.from_dict(data)

@@ -210,6 +210,8 @@ class RuleSet:
                         isinstance(p, list | tuple) and len(p) == 2 for p in v):
                     raise RulesError(f"{k} must be a list of [score, value] pairs")
                 v = tuple(tuple(p) for p in v)
+            elif k == "values" and v is None:  # (no table of bid values: nothing scores)
+                raise RulesError("values must be a list of 12 numbers (bids 2 to 13)")
             elif k in ("values", "values_high") and v is not None:
                 if not isinstance(v, list | tuple):
                     raise RulesError(f"{k} must be a list of 12 numbers (bids 2 to 13)"
