@@ -74,6 +74,8 @@ export class EngineServer {
     }
     const r = request as Record<string, unknown>;
     if (r.cmd === "quit") return null;
+    // the id is echoed: an integer (or another scalar), never a value of any size or depth
+    if (r.id !== undefined && r.id !== null && typeof r.id === "object") return { id: null, error: "a request's id is an integer" };
     try {
       return { id: r.id ?? null, ...this.do(r.cmd, r) };
     } catch (e) {
@@ -173,9 +175,26 @@ export function serve(bug: PlantedBug | null = null): void {
       process.stdin.destroy();
       return;
     }
-    out(JSON.stringify(answer) + "\n");
+    let text: string;
+    try {
+      text = JSON.stringify(answer);
+    } catch {
+      text = JSON.stringify({ id: null, error: "the answer cannot be written as JSON" });
+    }
+    out(text + "\n");
+  });
+  // a reader that went away (the process that started the engine ended): stop, without a trace
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE" && e.code !== "ERR_STREAM_DESTROYED") throw e;
+    stopped = true;
+    lines.close();
+    process.stdin.destroy();
   });
 }
+
+/** An argument as a terminal may show it: control, line-break and bidi characters escaped. */
+const shownArg = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/g,
+  (c) => (c.charCodeAt(0) <= 0xff ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
 
 function main(argv: string[]): void {
   let bug: PlantedBug | null = null;
@@ -184,7 +203,7 @@ function main(argv: string[]): void {
     if (a === "--planted-bug") {
       const v = argv[++i];
       if (!PLANTED_BUGS.includes(v as PlantedBug)) {
-        process.stderr.write(`tarneeb-engine: error: --planted-bug takes ${PLANTED_BUGS.join(", ")}, not ${v ?? "nothing"}\n`);
+        process.stderr.write(`tarneeb-engine: error: --planted-bug takes ${PLANTED_BUGS.join(", ")}, not ${v === undefined ? "nothing" : shownArg(v)}\n`);
         process.exit(2);
       }
       bug = v as PlantedBug;
@@ -193,7 +212,7 @@ function main(argv: string[]): void {
         + "Answers the tarneeb-engine line protocol (docs/ENGINES.md) on standard input and output.\n");
       process.exit(0);
     } else {
-      process.stderr.write(`tarneeb-engine: error: unknown argument ${a}\nusage: tarneeb-engine [--planted-bug broken-trump]\n`);
+      process.stderr.write(`tarneeb-engine: error: unknown argument ${shownArg(a)}\nusage: tarneeb-engine [--planted-bug broken-trump]\n`);
       process.exit(2);
     }
   }
