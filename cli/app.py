@@ -153,7 +153,7 @@ def load_rules(name: str | None, options: list[str] | None, rules_file: Path | N
 # ------------------------------------------------------------------ verify
 @app.command(rich_help_panel=CHECK)
 def verify(
-    logs: Annotated[list[Path], typer.Argument(
+    logs: Annotated[list[str], typer.Argument(
         metavar="LOG...", help="Log files, directories of *.tlog files, quoted globs, "
                                "or - for standard input.", show_default=False)],
     as_json: Annotated[bool, option("--json")] = False,

@@ -365,6 +365,9 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
     out: list[str] = []
     for raw in args:
         text = str(raw)
+        if not text:  # (Path("") is the current directory)
+            fail("an empty file name: give a log, a directory, a pattern or - for standard "
+                 "input")
         p = Path(text)
         if text == STDIO:
             out.append(text)

@@ -109,7 +109,7 @@ def register(app: typer.Typer) -> None:
             help="With --engine-cmd: start the command afresh for every match (by default "
                  "one process serves match after match, and is restarted after a "
                  "failure).")] = False,
-        paths: Annotated[list[Path] | None, typer.Argument(
+        paths: Annotated[list[str] | None, typer.Argument(
             metavar="LOG...", help="Match logs: *.tlog files, directories holding them, "
                                    "quoted globs, or - for standard input (a log, or the "
                                    "paths of logs: one a line or a JSON list); none: the "
@@ -175,7 +175,7 @@ def register(app: typer.Typer) -> None:
                 typer.echo(shown(report.line()), err=report.status == "unreadable")
 
         limits = Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
-        args, piped = _stdin_args([str(p) for p in paths or [corpus()]], limits)
+        args, piped = _stdin_args([str(p) for p in paths or [str(corpus())]], limits)
         try:
             run = regress_paths(under_test, expand_logs(args), time_limit, on_report=show,
                                 limits=limits, stdin=piped)

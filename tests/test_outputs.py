@@ -203,3 +203,14 @@ def test_an_archive_report_on_standard_output_is_refused(capsys) -> None:
     code, out, err = run(capsys, "audit", str(LOG), "--report", "-")
     assert code == 2 and out == ""
     one_error(err, "--report -: the audit's summary goes to standard output")
+
+
+@pytest.mark.parametrize("argv", [
+    ["verify"], ["verify", "--json"],
+    ["regress", "--engine", "tarneeb.testing.adapters:reference"]])
+def test_an_empty_log_name_is_one_line(argv: list[str], capsys) -> None:
+    """``verify ""`` verified every log under the current directory (``Path("")`` is
+    ``.``): an empty name is refused in one line."""
+    code, out, err = run(capsys, *argv, "")
+    assert code == 2 and out == ""
+    one_error(err, "an empty file name")
