@@ -54,6 +54,7 @@ from tarneeb.replay.log.records import (
 from tarneeb.replay.log.writer import Durability, LogWriter, sync_directory
 from tarneeb.replay.rules.cards import CardError, mask_of, parse_card, parse_suit
 from tarneeb.replay.rules.ruleset import RulesError, RuleSet, check_preset_name, preset
+from tarneeb.replay.server.filelock import held, lock_log
 from tarneeb.replay.verify.people import hands_from_1
 from tarneeb.replay.verify.trust import Trust
 
@@ -177,11 +178,9 @@ class MatchRecorder:
                 raise LogExistsError(f"{os.fspath(out)} exists: a recorder never writes over "
                                     "a log (resume a log a crash cut short with "
                                     "MatchRecorder.resume)") from None
-            try:
-                _lock(self._stream, out)
-            except BaseException:
+            if not lock_log(self._stream):
                 self._stream.close()
-                raise
+                raise RecorderError(held(out))
         else:
             self._stream = out
         self.rules = ruleset
@@ -232,7 +231,8 @@ class MatchRecorder:
                 raise RecorderError(str(e)) from None
         stream = open(os.fspath(path), "r+b", buffering=0)  # noqa: SIM115 - open for the match
         try:  # the file locked first: read, judged and cut by this recorder alone
-            _lock(stream, path)
+            if not lock_log(stream):
+                raise RecorderError(held(path))
             data = Path(path).read_bytes()
             try:
                 log = parse_log(data, str(path))
@@ -453,7 +453,7 @@ class MatchRecorder:
             sync_directory(self._path)
             self._dir_synced = True
         if self._own:  # signed: this recorder writes nothing more, the log is free
-            _lock(self._stream, self._path or "", unlock=True)
+            lock_log(self._stream, unlock=True)
         return signature
 
     def close(self) -> None:
@@ -466,27 +466,6 @@ class MatchRecorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _lock(stream: BinaryIO, path: str | os.PathLike[str], unlock: bool = False) -> None:
-    """Hold an exclusive lock on the log for as long as the recorder has it open (the system
-    drops it when the process dies, however it dies): a second recorder on the same file — a
-    server resumed while the one thought dead still writes — is refused, instead of both
-    writing over each other and losing moves one of them acknowledged. Only recorders that
-    lock see it (``flock``; not on Windows, nor the Node recorder); a file system without
-    locks locks nothing. ``unlock``: drop it (the log signed)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        return
-    try:
-        fcntl.flock(stream.fileno(), fcntl.LOCK_UN if unlock
-                    else fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise RecorderError(f"{os.fspath(path)} is being written by another recorder (it "
-                            "holds the file's lock): one recorder per log") from None
-    except OSError:
-        pass  # a file system that locks nothing (ENOLCK, EINVAL)
 
 
 def _go_on_from(log: ParsedLog, server_seed: bytes | None) -> ParsedLog:
