@@ -167,6 +167,13 @@ def _cases() -> dict[str, tuple[bytes, str]]:
                                 "a record of 68,"),
         "run-of-moves-past-the-cap": (_inserted(log, b"\x01" * 70000, after=1),
                                       "a run of moves of more than 65,536 bytes"),
+        # names past the max_name cap, said with their length
+        "seat-name-past-the-cap": (_edited(log, 0, lambda h: [*h[:4], [["x" * 300, False]] * 4,
+                                                            *h[5:]]),
+                                   "a seat name of 300 bytes: over the max_name cap of 256"),
+        "rules-name-past-the-cap": (_edited(log, 0, _rules(name="é" * 300)),
+                                    "a rules name of 300 characters: over the max_name cap "
+                                    "of 256"),
         "header-version-past-2^63": (_with(log, 0, _set(2, 2**63)),
                                      "format version 9223372036854775808 is newer than this "
                                      "tool reads (3); upgrade tarneeb"),

@@ -11,6 +11,9 @@ import { ALL_RULE_FIELDS, type RuleSet, RULE_FIELDS, rulesFromMap } from "./rule
 import { type Limits } from "./stream.js";
 import { BIN_KEY, Float, pyFloat } from "./unpack.js";
 
+/** `1,234`: a whole number as Python's `{:,}` writes it. */
+const grouped = (n: number): string => n.toLocaleString("en-US");
+
 export const MAGIC = "tarneeb-log";
 export const VERSION = 3;
 export const CAUSES = ["disconnect", "timeout", "resignation", "server-fault"];
@@ -121,7 +124,7 @@ export function decodeHeader(d: unknown[], lim: Limits): Header {
   const [, , , rulesRaw, seats, matchId, commitment, batch, commitments, seeds, firstDealer, publicKey] = d;
   if (rulesRaw === null || typeof rulesRaw !== "object" || Array.isArray(rulesRaw) || isBin(rulesRaw) || rulesRaw instanceof Float) throw sh.fail("rules must be a map of fields");
   const map = rulesRaw as Record<string, unknown>;
-  if (typeof map.name === "string" && [...map.name].length > lim.maxName) throw sh.fail(`a rules name over the max_name cap of ${lim.maxName}`);
+  if (typeof map.name === "string" && [...map.name].length > lim.maxName) throw sh.fail(`a rules name of ${grouped([...map.name].length)} characters: over the max_name cap of ${grouped(lim.maxName)}`);
   const missing = RULE_FIELDS.filter((k) => !(k in map));
   if (missing.length) throw sh.fail(`rules lack field(s) ${missing.join(", ")}: a log records every rule`);
   let rules: RuleSet;
@@ -145,7 +148,8 @@ export function decodeHeader(d: unknown[], lim: Limits): Header {
       && typeof s[0] === "string" && typeof s[1] === "boolean")) throw sh.fail("seats must be four [name, computer] pairs");
   const seatList = (seats as [string, boolean][]).map(([name, computer]) => ({ name, computer }));
   for (const s of seatList) {
-    if (new TextEncoder().encode(s.name).length > lim.maxName) throw sh.fail(`a seat name over the max_name cap of ${lim.maxName}`);
+    const bytes = new TextEncoder().encode(s.name).length;
+    if (bytes > lim.maxName) throw sh.fail(`a seat name of ${grouped(bytes)} bytes: over the max_name cap of ${grouped(lim.maxName)}`);
   }
   for (const s of seatList) sh.text("a seat name", s.name);
   sh.text("the rules name", rules.name);
