@@ -48,24 +48,31 @@ class PlayOptions:
     run: str = ""
 
 
-_analysed: tuple[str, dict[str, int]] = ("", {})
-"""Hands analysed per player in this process, for the run named first (``--play-sample``)."""
+_analysed: tuple[str, dict[str, int], set[bytes]] = ("", {}, set())
+"""Hands analysed per player in this process, for the run named first (``--play-sample``),
+and the logs (by content) analysed."""
 
 
-def _wanted(names: Sequence[str], options: PlayOptions) -> bool:
+def _wanted(names: Sequence[str], match: bytes, options: PlayOptions) -> bool:
     """Whether a match of these players is analysed: always without ``--play-sample``;
-    with it, when one of them has fewer than N hands analysed in this process and run."""
+    with it, when one of them has fewer than N hands analysed in this process and run, and
+    the same bytes were not analysed before in it (a copy of a log counts once in the
+    summary: counted twice here, it would keep the players' other matches out)."""
     global _analysed
     if options.per_match is None:
         return True
     if _analysed[0] != options.run:
-        _analysed = (options.run, {})
-    counts = _analysed[1]
+        _analysed = (options.run, {}, set())
+    counts, seen = _analysed[1], _analysed[2]
+    if match in seen:
+        return False
     return any(counts.get(n, 0) < options.per_match for n in names)
 
 
-def _count(names: Sequence[str], hands: int) -> None:
+def _count(names: Sequence[str], match: bytes, hands: int) -> None:
     counts = _analysed[1]
+    if hands:
+        _analysed[2].add(match)
     for n in set(names):
         counts[n] = counts.get(n, 0) + hands
 
@@ -75,13 +82,13 @@ def analyse_match(path: str, match: bytes, history: Sequence[Hand], names: Seque
     """The analysed hands of one verified match (``match``: what tells it from others, for
     the Monte Carlo streams; ``reveals``: the rules show the dealer's 13th card)."""
     played = [h for h in history if not h.cancelled and len(h.plays) == 52]
-    if not _wanted(names, options):
+    if not _wanted(names, match, options):
         played = []
     if options.per_match is not None and len(played) > options.per_match:
         step = len(played) / options.per_match
         played = [played[int(i * step)] for i in range(options.per_match)]
     if options.per_match is not None:
-        _count(names, len(played))
+        _count(names, match, len(played))
     hands = [analyse_hand(h, reveals, hand_rng(options.seed, match, h.deal_number),
                           options.samples) for h in played]
     return MatchPlay(path, tuple(names), tuple(computer), hands)

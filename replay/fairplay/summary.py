@@ -40,7 +40,8 @@ the summary as JSON-ready data, for a state store.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import shlex
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,8 +129,8 @@ class GroupResult:
                     {"path": w.path, "hand": w.hand, "excess": w.excess,
                      "decisions": w.decisions} for w in self.weighing]}
 
-    def describe(self) -> str:
-        """One line: who, how much, how sure."""
+    def describe(self, shown: Callable[[str], str] = str) -> str:
+        """One line: who, how much, how sure (``shown``: a name as the text shows it)."""
         who = {"player": "player", "own": "player, on its opening leads (before its "
                                           "partner played),",
                "label": "seats labelled", "partnership": "partnership",
@@ -138,10 +139,10 @@ class GroupResult:
         own = ("" if self.own is None or self.kind != "player" else
                f"; its own figure, before its partner played: z = {self.own[0]:.2f} over "
                f"{self.own[1]:,} decisions")
-        return (f"{who} {self.name}: {100 * self.excess:+.1f} points of double-dummy best "
+        return (f"{who} {shown(self.name)}: {100 * self.excess:+.1f} points of double-dummy best "
                 f"cards over what its information allows, over {self.decisions:,} decisions "
                 f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g}){own}"
-                + (f"; {self.caveat()}" if self.caveat() else ""))
+                + (f"; {self.caveat(shown)}" if self.caveat() else ""))
 
     @property
     def own_untested(self) -> bool:
@@ -149,14 +150,14 @@ class GroupResult:
         figure (a player could not be named on it)."""
         return self.own is None or self.own[1] < MIN_DECISIONS
 
-    def caveat(self) -> str:
+    def caveat(self, shown: Callable[[str], str] = str) -> str:
         """Why a significant player is not named ("" for any other group)."""
         if self.kind != "player" or not self.significant or self.flagged:
             return ""
         own = ("too few decisions before its partner played to test"
                if self.own is None or self.own_untested else  # (None: for the type check)
                f"its own figure, before its partner played, is not (z {self.own[0]:.2f})")
-        tail = (f"named only as the partner of {self.partner_of}, whose own figure is "
+        tail = (f"named only as the partner of {shown(self.partner_of)}, whose own figure is "
                 f"flagged: a seat that sees the cards shows them to its partner through its "
                 f"plays" if self.partner_of else
                 "its partnership's play is in question; the test cannot tell which of the "
@@ -175,25 +176,30 @@ class PlaySummary:
     tallies: dict[Group, ScoreTally] = field(default_factory=dict)
     hand_counts: dict[Group, int] = field(default_factory=dict)
     weighing: dict[Group, list[WeighingHand]] = field(default_factory=dict)
+    # hands kept per seat name under the cap (nameless seats, which are no player's
+    # group, share one count, as the analysis's own cap counts them)
+    sampled: dict[str, int] = field(default_factory=dict)
 
     def add(self, match: MatchPlay) -> None:
         self.matches += 1
         names, labels = match.names, match.computer
         for hp in match.hands:
             seats = [s for s in range(4) if self.cap is None
-                     or self.hand_counts.get(("player", names[s]), 0) < self.cap]
+                     or self.sampled.get(names[s], 0) < self.cap]
             if not seats:
                 continue
             self.hands += 1
+            for who in {names[s] for s in seats}:
+                self.sampled[who] = self.sampled.get(who, 0) + 1
             per_group: dict[Group, list[float]] = {}
             for d in hp.decisions:
                 if d.seat not in seats:
                     continue
                 self.decisions += 1
                 scored = [(g, d.excess, d.variance) for g in _groups(d.seat, names, labels)]
-                if d.before_partner:
+                if d.before_partner and named(names[d.seat]):
                     scored.append((("own", names[d.seat]), d.excess, d.variance))
-                if d.partner_dependent:
+                if d.partner_dependent and _pair(d.seat, names):
                     e = d.partner_excess
                     scored.append((("partner-cards", _pair(d.seat, names)), e, e * e))
                 for g, e, v in scored:
@@ -326,16 +332,31 @@ def attribute(results: Sequence[GroupResult]) -> None:
             r.partner_of = " & ".join(named)
 
 
+def named(name: str) -> bool:
+    """Whether a seat's name names a player: a seat the log gives no name (or only spaces)
+    is nobody's, and nameless seats of many matches are not one player."""
+    return bool(name.strip())
+
+
 def _pair(seat: int, names: Sequence[str]) -> str:
-    return " & ".join(sorted((names[seat], names[partner_of(seat)])))
+    """The partnership's group name ("" when either seat has no name: no partnership)."""
+    a, b = names[seat], names[partner_of(seat)]
+    return " & ".join(sorted((a, b))) if named(a) and named(b) else ""
 
 
 def _groups(seat: int, names: Sequence[str], labels: Sequence[bool],
             partner_cards: bool = False) -> list[Group]:
+    """The groups a seat's decisions count in: its label's always; its player's and its
+    partnership's when the log names the players."""
     pair = _pair(seat, names)
-    out = [("player", names[seat]), ("label", "computer" if labels[seat] else "human"),
-           ("partnership", pair)]
-    return [*out, ("partner-cards", pair)] if partner_cards else out
+    out: list[Group] = [("label", "computer" if labels[seat] else "human")]
+    if named(names[seat]):
+        out.append(("player", names[seat]))
+    if pair:
+        out.append(("partnership", pair))
+        if partner_cards:
+            out.append(("partner-cards", pair))
+    return out
 
 
 def _count(v: Any) -> int:
@@ -350,7 +371,42 @@ def flagged(results: Sequence[GroupResult]) -> list[GroupResult]:
 
 def replay_hint(w: WeighingHand) -> str:
     """The command that replays a hand that weighs."""
-    return f"tarneeb show {w.path} --hand {w.hand}"
+    return shlex.join(["tarneeb", "show", w.path, "--hand", str(w.hand)])
+
+
+def _looks(name: str) -> frozenset[str]:
+    """The forms in which two names that look alike share one (UTS #39's skeleton,
+    invisible characters left out, case folded, spaces made one)."""
+    from tarneeb.audit.names import name_keys
+
+    return frozenset(" ".join(k.split()) for k in name_keys(name))
+
+
+def _written_out(name: str) -> str:
+    """``name`` quoted, each character but printable ASCII written as its code point."""
+    plain = "".join(c if c.isascii() and c.isprintable() else f"\\u{ord(c):04x}"
+                    for c in name)
+    return f"“{name}”" if plain == name else f"“{name}” ({plain})"
+
+
+def distinct_names(results: Sequence[GroupResult]) -> Callable[[str], str]:
+    """How the text shows a group's name: as it is, unless it looks like another
+    group's name (``Bob`` and a Cyrillic ``Вob``, ``Omar`` and ``Omar`` with a zero-width
+    space, ``Ann`` and ``Ann `` with a space): then quoted and written out, so that a
+    sentence naming one cannot be read as naming the other."""
+    def alike(names: set[str]) -> set[str]:
+        seen: dict[str, set[str]] = {}
+        for n in names:
+            for k in _looks(n) | {n.casefold()}:
+                seen.setdefault(k, set()).add(n)
+        return {n for group in seen.values() if len(group) > 1 for n in group}
+
+    players = alike({r.name for r in results if r.kind in ("player", "own")})
+    pairs = {r.name for r in results if r.kind in ("partnership", "partner-cards")}
+    # a partnership is written out when it looks like another, or holds a player's name
+    # that does (split where the names are: a name may hold " & ")
+    out = players | alike(pairs) | {p for p in pairs if any(n in p for n in players)}
+    return lambda name: _written_out(name) if name in out or not name.isprintable() else name
 
 
 def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: float,
@@ -358,36 +414,44 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
     """The fair-play analysis in words: what was analysed, the verdict, each flagged group
     with its effect and the hands that weigh most, then every group worst first."""
     tested = [r for r in results if r.tested]
+    untested = len(results) - len(tested)
     bad = flagged(results)
     unnamed = [r for r in results if r.caveat()]
+    shown = distinct_names(results)
     lines = [f"fair play: {summary.decisions:,} decisions analysed in {summary.hands:,} hands "
-             f"of {summary.matches:,} matches; {len(tested)} groups tested (players, seat "
-             f"labels, partnerships), Holm-corrected at {alpha:g}"]
-    if not bad and not unnamed:
+             f"of {summary.matches:,} matches (clean logs only, each match once); "
+             f"{len(tested)} groups tested (players, seat labels, partnerships), "
+             f"Holm-corrected at {alpha:g}"
+             + (f"; {untested} with fewer than {MIN_DECISIONS} decisions not tested"
+                if untested else "")]
+    if not tested:
+        # nothing was tested: no verdict either way
+        lines.append(f"fair play: NOT TESTED: no group has the {MIN_DECISIONS} decisions a "
+                     "test needs; nothing is said of the play")
+    elif not bad and not unnamed:
         # what was examined, and whom it could have named: no more is claimed
         unnameable = [r for r in results if r.kind == "player" and r.own_untested]
         lines.append("fair play: no evidence of play with cards not seen"
-                     + (f", in the play examined (tricks {FIRST_TRICK} to {LAST_TRICK}, and the "
-                        f"opening lead of {OWN_SHARE:.0%} of hands; not the bidding nor the "
-                        "first tricks)" if tested else " (too few decisions to test any group)")
+                     f", in the play examined (tricks {FIRST_TRICK} to {LAST_TRICK}, and the "
+                     f"opening lead of {OWN_SHARE:.0%} of hands; not the bidding nor the "
+                     "first tricks) by the groups tested"
                      + (f"; {len(unnameable)} of {sum(r.kind == 'player' for r in results)} "
                         "players had too few decisions of their own, before their partner "
-                        "played, to be named had they cheated" if tested and unnameable
-                        else ""))
+                        "played, to be named had they cheated" if unnameable else ""))
     for r in bad:
-        lines.append(f"fair play: FLAGGED {r.describe()}; p (Holm) = {r.p_adjusted:.2g}")
+        lines.append(f"fair play: FLAGGED {r.describe(shown)}; p (Holm) = {r.p_adjusted:.2g}")
         for w in r.weighing:
             lines.append(f"  weighs most: {w.excess:+.1f} best cards over {w.decisions} "
                          f"decisions: {replay_hint(w)}")
     for r in unnamed:
-        lines.append(f"fair play: player {r.name}: {r.caveat()} (z = {r.z:.2f})")
+        lines.append(f"fair play: player {shown(r.name)}: {r.caveat(shown)} (z = {r.z:.2f})")
     for r in results:
         mark = ("flagged" if r.flagged else "significant, not named" if r.significant
                 else "tested" if r.tested else "too few to test")
-        lines.append(f"  {r.kind} {r.name}: {r.decisions:,} decisions, excess "
+        lines.append(f"  {r.kind} {shown(r.name)}: {r.decisions:,} decisions, excess "
                      f"{100 * r.excess:+.1f} points, z {r.z:+.2f} ({mark})")
     return lines
 
 
 __all__ = ["KINDS", "MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary", "WeighingHand",
-           "attribute", "flagged", "play_lines", "replay_hint"]
+           "attribute", "distinct_names", "flagged", "named", "play_lines", "replay_hint"]
