@@ -382,12 +382,12 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
                 fail(f"{p}: no *.tlog match logs in this directory or its subdirectories")
             out.extend(found)
         elif not p.exists() and _GLOB_MAGIC.intersection(text):
-            import glob
+            from tarneeb.replay.archive.paths import ArchiveError, expand_paths
 
-            found = sorted(glob.glob(text, recursive=True))
-            if not found:
-                fail(f"{text}: no file matches this pattern")
-            out.extend(expand_logs(found))
+            try:  # as audit expands it: each log once, no link to a directory followed
+                out.extend(expand_paths([text]))
+            except ArchiveError as e:
+                fail(str(e))
         else:
             out.append(text)
     return out

@@ -14,8 +14,10 @@ directory: every ``*.tlog`` file in it and in its subdirectories, at any depth.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import hashlib
+import itertools
 import os
 import sys
 import zlib
@@ -55,13 +57,92 @@ def expand_paths(args: Iterable[str], stdin: Iterable[str] | None = None,
         elif os.path.isdir(arg):
             yield from logs_under(arg, onerror)
         elif not os.path.exists(arg) and glob.has_magic(arg):
-            found = sorted(glob.iglob(arg, recursive=True))
+            found = sorted(set(pattern_matches(arg)))
             if not found:
                 raise ArchiveError(f"{arg}: no file matches this pattern")
+            taken: set[str] = set()  # the directories listed whole, by logs_under
             for p in found:
-                yield from (logs_under(p, onerror) if os.path.isdir(p) else [p])
+                if _under(p, taken):
+                    continue  # listed already, with the directory it is in
+                if os.path.isdir(p):
+                    taken.add(os.path.normpath(p))
+                    yield from logs_under(p, onerror)
+                else:
+                    yield p
         else:
             yield arg
+
+
+def _under(path: str, directories: set[str]) -> bool:
+    """Whether ``path`` is in one of ``directories`` (normalised), at any depth."""
+    if not directories:
+        return False
+    head = os.path.normpath(path)
+    while True:
+        head, tail = os.path.split(head)
+        if not tail:
+            return False
+        if head in directories or (not head and "." in directories):
+            return True
+
+
+def pattern_matches(pattern: str) -> Iterator[str]:
+    """What the glob ``pattern`` matches, as ``glob.iglob(pattern, recursive=True)``
+    gives it, but that ``**`` neither matches nor goes down into a symbolic link to a
+    directory (as a directory's listing does not follow them): a link back up the tree
+    made the pattern's matches endless.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> (d / "sub").mkdir(); _ = (d / "sub" / "a.tlog").write_bytes(b"")
+    >>> (d / "sub" / "up").symlink_to(d)
+    >>> sorted(pathlib.Path(p).relative_to(d).as_posix()
+    ...        for p in pattern_matches(str(d / "**" / "*.tlog")))
+    ['sub/a.tlog']
+    """
+    dirname, base = os.path.split(pattern)
+    if not glob.has_magic(pattern):
+        if os.path.lexists(pattern) if base else os.path.isdir(dirname):
+            yield pattern
+        return
+    if not dirname:
+        yield from _matches_in("", base)
+        return
+    heads: Iterable[str] = [dirname]
+    if dirname != pattern and glob.has_magic(dirname):
+        heads = pattern_matches(dirname)
+        if dirname == "**":  # no directory at all: the current one
+            heads = itertools.chain([""], heads)
+    for head in heads:
+        if not head or os.path.isdir(head):
+            yield from _matches_in(head, base)
+
+
+def _matches_in(dirname: str, base: str) -> Iterator[str]:
+    """The names in ``dirname`` matching ``base`` (one part of a pattern), joined to it."""
+    if base == "**":  # itself, then everything below but links to directories
+        if dirname:
+            yield os.path.join(dirname, "")
+        for root, dirs, files in os.walk(dirname or os.curdir):
+            dirs[:] = [d for d in dirs if not d.startswith(".")
+                       and not os.path.islink(os.path.join(root, d))]
+            rel = os.path.relpath(root, dirname or os.curdir)
+            for name in dirs + [f for f in files if not f.startswith(".")]:
+                joined = name if rel == os.curdir else os.path.join(rel, name)
+                yield os.path.join(dirname, joined) if dirname else joined
+        return
+    if not glob.has_magic(base):
+        if os.path.lexists(os.path.join(dirname, base)):
+            yield os.path.join(dirname, base)
+        return
+    try:
+        names = os.listdir(dirname or os.curdir)
+    except OSError:
+        return
+    if not base.startswith("."):
+        names = [n for n in names if not n.startswith(".")]
+    for name in fnmatch.filter(names, base):
+        yield os.path.join(dirname, name)
 
 
 def logs_under(top: str | os.PathLike[str], onerror: OnError | None = None) -> Iterator[str]:

@@ -217,7 +217,7 @@ def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
     own = not isinstance(scheduler, Client)
     try:
         client = Client(scheduler, timeout="20s") if own else scheduler
-    except OSError as e:
+    except (OSError, ValueError, TypeError) as e:  # (an address Dask cannot parse)
         raise ArchiveError(f"cannot reach the Dask scheduler {scheduler}: {e}") from None
 
     def submit(paths: list[str]) -> tuple[list[str], Any]:
