@@ -3,29 +3,18 @@ names are: the tables, the JSON and the exit code agree."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 from cli_runner import run
+from test_archive_state import audit, own_config_dir  # noqa: F401 (an autouse fixture)
 
 from tarneeb.testing.archive import write_archive
 
 SEED = b"test audit modes"
-
-
-@pytest.fixture(autouse=True)
-def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-config"))
-
-
-def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any], str]:
-    code, out, err = run(capsys, "audit", "--json", "-j", "1", *argv)
-    return code, json.loads(out) if out else {}, err
 
 
 def test_tables_hold_file_names_that_are_not_utf8(
