@@ -39,7 +39,7 @@ from typing import IO, Any
 
 from tarneeb.replay.rules.ruleset import RulesError, RuleSet
 from tarneeb.testing.protocol import Engine, EngineFactory
-from tarneeb.testing.regress.command import PROTOCOL, VERSIONS
+from tarneeb.testing.regress.command import MAX_LINE, PROTOCOL, VERSIONS
 from tarneeb.testing.regress.runner import EngineLoadError, load_factory
 
 REFERENCE = "tarneeb.testing.adapters:reference"
@@ -152,17 +152,22 @@ def serve(stdin: IO[str], stdout: IO[str], factory: EngineFactory | None = None,
     """Answer requests from ``stdin`` on ``stdout`` until ``quit`` or its end; the exit code."""
     server = Server(factory or load_factory(REFERENCE),
                     name or f"tarneeb reference engine ({REFERENCE})")
-    for line in stdin:
-        if not line.strip():
+    while line := stdin.readline(MAX_LINE + 1):
+        answer: dict[str, Any] | None
+        if len(line) > MAX_LINE and not line.endswith("\n"):  # read no more of it than that
+            while (rest := stdin.readline(MAX_LINE)) and not rest.endswith("\n"):
+                pass
+            answer = {"id": None, "error": f"a request line is longer than {MAX_LINE:,} "
+                                           "characters"}
+        elif not line.strip():
             continue
-        try:
-            request = json.loads(line)
-        except ValueError:
-            request = None
-            answer: dict[str, Any] | None = {"id": None, "error": "a request is one JSON "
-                                                                  "object on one line"}
         else:
-            answer = server.answer(request)
+            try:
+                request = json.loads(line)
+            except (ValueError, RecursionError):  # (JSON nested deeper than Python goes)
+                answer = {"id": None, "error": "a request is one JSON object on one line"}
+            else:
+                answer = server.answer(request)
         if answer is None:
             break
         stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")

@@ -15,7 +15,7 @@ import pytest
 
 from tarneeb.cli.entry import main
 from tarneeb.testing import EngineCommand, EngineLoadError, Runner, regress_paths
-from tarneeb.testing.regress.command import PROTOCOL, EngineStartError
+from tarneeb.testing.regress.command import MAX_LINE, PROTOCOL, EngineStartError
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "matches"
@@ -255,3 +255,19 @@ def test_regress_engine_cmd_reference_and_usage_errors(
         code, out, err = _tarneeb(capsys, "regress", *args, str(TWO[0]))
         assert code == 2, out + err
         assert words in err and "Traceback" not in out + err
+
+
+def test_the_server_answers_a_request_it_cannot_read_and_serves_on() -> None:
+    """A request nested deeper than Python's JSON reader goes ended the server in a
+    traceback; a line without an end was read whole, however long: each gets an error
+    answer, and the next request its own."""
+    hello = json.dumps({"id": 1, "cmd": "hello", "protocol": PROTOCOL, "versions": [1]})
+    sent = "[" * 100_000 + "\n" + "x" * (MAX_LINE + 10) + "\n" + hello + "\n"
+    done = subprocess.run(SERVER, input=sent, capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answers[0] == {"id": None, "error": "a request is one JSON object on one line"}
+    assert answers[1] == {"id": None,
+                          "error": f"a request line is longer than {MAX_LINE:,} characters"}
+    assert answers[2]["id"] == 1 and answers[2]["protocol"] == PROTOCOL
