@@ -167,3 +167,21 @@ def test_the_engine_server_escapes_its_arguments(node: str) -> None:
                               timeout=WAIT, stdin=subprocess.DEVNULL)
         assert proc.returncode == 2 and "\x1b" not in proc.stderr and "\x07" not in proc.stderr
         assert "\\x1b" in proc.stderr
+
+
+def test_the_engine_servers_answer_lines_they_cannot_read_alike(node: str) -> None:
+    """A request nested deeper than a JSON reader goes, and a line past 1 MiB (read no
+    further: it was held whole, however long), get the same error answers from the Node and
+    the Python server, and the next request its own."""
+    hello = json.dumps({"id": 1, "cmd": "hello", "protocol": "tarneeb-engine", "versions": [1]})
+    sent = "[" * 100_000 + "\n" + "x" * ((1 << 20) + 10) + "\n" + hello + "\n"
+    answers = []
+    for cmd in ([node, str(ENGINE)], [sys.executable, "-m", "tarneeb.testing.engine_server"]):
+        proc = subprocess.run(cmd, input=sent, text=True, capture_output=True, timeout=WAIT)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        got = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert got[2]["id"] == 1
+        answers.append(got[:2])
+    assert answers[0] == answers[1] == [
+        {"id": None, "error": "a request is one JSON object on one line"},
+        {"id": None, "error": "a request line is longer than 1,048,576 characters"}]

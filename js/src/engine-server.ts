@@ -14,7 +14,6 @@
  * `regress` must catch it.
  */
 import { realpathSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { BID, Match, PASS, Phase, TRUMP, legalActions } from "./engine.js";
 
@@ -153,28 +152,21 @@ export class EngineServer {
   }
 }
 
+/** The longest request line read (characters), as the Python server reads them. */
+export const MAX_LINE = 1 << 20;
+
 /** Serve the protocol on standard input and output until `quit` or the end of the input. */
 export function serve(bug: PlantedBug | null = null): void {
   const server = new EngineServer(bug);
   // the protocol has standard output to itself: anything else printed goes to stderr
   const out = process.stdout.write.bind(process.stdout);
   console.log = console.info = console.debug = console.warn;
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   let stopped = false; // after quit: the lines already read get no answer
-  lines.on("line", (line) => {
-    if (stopped || !line.trim()) return;
-    let answer: Record<string, unknown> | null;
-    try {
-      answer = server.answer(JSON.parse(line));
-    } catch {
-      answer = { id: null, error: "a request is one JSON object on one line" };
-    }
-    if (answer === null) {
-      stopped = true;
-      lines.close();
-      process.stdin.destroy();
-      return;
-    }
+  const stop = () => {
+    stopped = true;
+    process.stdin.destroy();
+  };
+  const send = (answer: Record<string, unknown>) => {
     let text: string;
     try {
       text = JSON.stringify(answer);
@@ -182,13 +174,55 @@ export function serve(bug: PlantedBug | null = null): void {
       text = JSON.stringify({ id: null, error: "the answer cannot be written as JSON" });
     }
     out(text + "\n");
+  };
+  const request = (line: string) => {
+    if (stopped || !line.trim()) return;
+    let answer: Record<string, unknown> | null;
+    try {
+      answer = server.answer(JSON.parse(line));
+    } catch {
+      answer = { id: null, error: "a request is one JSON object on one line" };
+    }
+    if (answer === null) stop();
+    else send(answer);
+  };
+  const tooLong = () => send({ id: null, error: `a request line is longer than ${MAX_LINE.toLocaleString("en-US")} characters` });
+  // lines split here, each read no further than MAX_LINE characters: a line without an end
+  // would otherwise be held whole, however long
+  let held = "";
+  let skipping = false; // in a line past MAX_LINE, answered: its rest is read and dropped
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (chunk: string) => {
+    let at = 0;
+    while (!stopped) {
+      const end = chunk.indexOf("\n", at);
+      if (end < 0) {
+        if (!skipping) held += chunk.slice(at);
+        break;
+      }
+      if (!skipping) {
+        const line = held + chunk.slice(at, end);
+        if (line.length > MAX_LINE) tooLong();
+        else request(line);
+      }
+      held = "";
+      skipping = false;
+      at = end + 1;
+    }
+    if (!stopped && held.length > MAX_LINE) {
+      held = "";
+      skipping = true;
+      tooLong();
+    }
+  });
+  process.stdin.on("end", () => {
+    if (!skipping && held.length > MAX_LINE) tooLong();
+    else if (!skipping) request(held);
   });
   // a reader that went away (the process that started the engine ended): stop, without a trace
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code !== "EPIPE" && e.code !== "ERR_STREAM_DESTROYED") throw e;
-    stopped = true;
-    lines.close();
-    process.stdin.destroy();
+    stop();
   });
 }
 
