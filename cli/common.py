@@ -90,7 +90,7 @@ def open_input(path: Path | str) -> contextlib.AbstractContextManager[BinaryIO]:
     the command."""
     if str(path) == STDIO:
         return contextlib.nullcontext(sys.stdin.buffer)
-    from tarneeb.replay.log.parse import open_regular
+    from tarneeb.audit.encoding import open_regular
 
     try:
         return open_regular(str(path))
@@ -205,8 +205,8 @@ def read_log_bytes(path: Path | str, limits: Limits) -> bytes:
 
     Raises :class:`tarneeb.replay.log.LogError` naming the file (``<stdin>``).
     """
+    from tarneeb.audit.encoding import open_regular
     from tarneeb.replay.log import LogError
-    from tarneeb.replay.log.parse import open_regular
 
     try:
         if str(path) == STDIO:
@@ -250,16 +250,19 @@ def output_name(path: Path | str) -> str:
     """``path`` as given for a file to write; one that names no file (``''``, ``.``,
     ``/``, ``dir/``) ends the command in one line (exit 2)."""
     text = str(path)
-    if not text or os.path.basename(text) in ("", ".", ".."):
-        fail(_no_file_name(text))
+    why = _no_file_name(text)
+    if why is not None:
+        fail(why)
     return text
 
 
-def _no_file_name(text: str) -> str:
-    """Why ``text`` (``''``, ``.``, ``/``, ``dir/``) is no file to write."""
+def _no_file_name(text: str) -> str | None:
+    """Why ``text`` (``''``, ``.``, ``/``, ``dir/``) is no file to write; None for a file."""
     if not text:
         return "an empty output file name: give a file (or - for standard output)"
-    return f"{text}: names a directory, not a file to write: give a file name"
+    if os.path.basename(text) in ("", ".", ".."):
+        return f"{text}: names a directory, not a file to write: give a file name"
+    return None
 
 
 def write_output(path: Path | str, data: bytes) -> None:
@@ -306,8 +309,9 @@ def put_output(path: Path | str, data: bytes) -> None:
     import stat
 
     text = str(path)
-    if not text or os.path.basename(text) in ("", ".", ".."):
-        raise OutputError(_no_file_name(text))
+    why = _no_file_name(text)
+    if why is not None:
+        raise OutputError(why)
     try:
         mode: int | None = os.stat(text).st_mode  # (through a symbolic link)
     except FileNotFoundError:

@@ -11,7 +11,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { type Bytes, fromHex } from "./bytes.js";
 import { KeyFileError, keysFromBytes, publicKeyFromPem } from "./keys.js";
-import { jsonShown, shown } from "./names.js";
+import { grouped, jsonShown, shown } from "./names.js";
 import { verdictLines } from "./people.js";
 import { MAX_RECEIPT_BYTES, ReceiptError, readReceipt } from "./receipt.js";
 import { type Options } from "./replay.js";
@@ -55,8 +55,6 @@ class FileRefused extends Error {
   }
 }
 
-/** `1,234,567`: a whole number as Python's `{:,}` writes it. */
-const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
 /** What a path is when it is not a regular file, in `open_regular`'s words; null for a regular file. */
 function special(st: Stats): string | null {

@@ -16,6 +16,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { BID, Match, PASS, Phase, TRUMP, legalActions } from "./engine.js";
+import { grouped } from "./names.js";
 
 export { legalActions }; // engine.ts's, where it is now; kept here for its importers
 import { RulesError, rulesFromMap } from "./rules.js";
@@ -186,7 +187,7 @@ export function serve(bug: PlantedBug | null = null): void {
     if (answer === null) stop();
     else send(answer);
   };
-  const tooLong = () => send({ id: null, error: `a request line is longer than ${MAX_LINE.toLocaleString("en-US")} characters` });
+  const tooLong = () => send({ id: null, error: `a request line is longer than ${grouped(MAX_LINE)} characters` });
   // lines split here, each read no further than MAX_LINE characters: a line without an end
   // would otherwise be held whole, however long
   let held = "";

@@ -5,14 +5,11 @@
  */
 import { encode } from "@msgpack/msgpack";
 import { type Bytes } from "./bytes.js";
-import { pyStr, unsafeCharacter } from "./names.js";
+import { grouped, pyStr, unsafeCharacter } from "./names.js";
 import type { EndRecord, HandRecord, Header } from "./recordtypes.js";
 import { ALL_RULE_FIELDS, type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
 import { type Limits } from "./stream.js";
 import { BIN_KEY, Float, pyFloat } from "./unpack.js";
-
-/** `1,234`: a whole number as Python's `{:,}` writes it. */
-const grouped = (n: number): string => n.toLocaleString("en-US");
 
 export const MAGIC = "tarneeb-log";
 export const VERSION = 3;

@@ -166,6 +166,9 @@ function printable(cp: number): boolean {
   return !"fcsonz".includes(cls(cp));
 }
 
+/** `1,234,567`: a whole number as Python's `{:,}` writes it. */
+export const grouped = (n: number): string => n.toLocaleString("en-US");
+
 /** Python's repr() of a string. */
 export function pyStr(s: string): string {
   const q = s.includes("'") && !s.includes('"') ? '"' : "'";

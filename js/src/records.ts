@@ -7,6 +7,7 @@ import { encode } from "@msgpack/msgpack";
 import { type RevealedKeys, readBlindRecord } from "./blind.js";
 import { type Bytes } from "./bytes.js";
 import { LogError, MAGIC, Shape, ValueError, closeHand, decodeDeal, decodeEnd, decodeHeader, isInt, show } from "./fields.js";
+import { grouped as num } from "./names.js";
 import { DEFAULT_LIMITS, type Limits, moveRun, scanValue } from "./stream.js";
 import { firstRefusal, isCanonical, isWhole, readValue } from "./unpack.js";
 
@@ -29,7 +30,6 @@ function zerosAtEnd(b: Bytes, upto = b.length): number {
   return upto - i;
 }
 
-const num = (n: number) => n.toLocaleString("en-US");
 
 /** Python's `f"{n:#04x}"`. */
 function hex04(n: number | bigint): string {

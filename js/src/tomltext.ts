@@ -161,22 +161,9 @@ export function openAtLineEnds(text: string): boolean[] {
   return out;
 }
 
-/** The length of `text` in UTF-8 (a lone surrogate, which no file read as UTF-8 holds, as
- * three bytes, as Python's "surrogatepass" counts it). */
-function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length
-             && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
+/** The length of `text` in UTF-8 (a lone surrogate, which no file read as UTF-8 holds,
+ * encoded as U+FFFD: three bytes, as Python's "surrogatepass" counts it). */
+const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
 
 /** The TOML document `text` (the file `source`), or the one line saying it is none
  * (`keys.toml: not TOML from line 3: <hint>`), thrown as `make(message)`. */

@@ -48,6 +48,7 @@ from typing import Any
 from tarneeb.audit.fairness.scores import ScoreTally, holm_flags
 from tarneeb.replay.fairplay.analyse import FIRST_TRICK, LAST_TRICK, OWN_SHARE, HandPlay
 from tarneeb.replay.rules.scoring import partner_of
+from tarneeb.replay.verify.people import name_looks
 
 MIN_DECISIONS = 50  # a group with fewer is shown, not tested
 TOP_HANDS = 3  # hands kept per group: those that weigh most
@@ -374,14 +375,6 @@ def replay_hint(w: WeighingHand) -> str:
     return shlex.join(["tarneeb", "show", w.path, "--hand", str(w.hand)])
 
 
-def _looks(name: str) -> frozenset[str]:
-    """The forms in which two names that look alike share one (UTS #39's skeleton,
-    invisible characters left out, case folded, spaces made one)."""
-    from tarneeb.audit.names import name_keys
-
-    return frozenset(" ".join(k.split()) for k in name_keys(name))
-
-
 def _written_out(name: str) -> str:
     """``name`` quoted, each character but printable ASCII written as its code point."""
     plain = "".join(c if c.isascii() and c.isprintable() else f"\\u{ord(c):04x}"
@@ -397,7 +390,7 @@ def distinct_names(results: Sequence[GroupResult]) -> Callable[[str], str]:
     def alike(names: set[str]) -> set[str]:
         seen: dict[str, set[str]] = {}
         for n in names:
-            for k in _looks(n) | {n.casefold()}:
+            for k in name_looks(n) | {n.casefold()}:
                 seen.setdefault(k, set()).add(n)
         return {n for group in seen.values() if len(group) > 1 for n in group}
 

@@ -33,7 +33,7 @@ _NUMBER = re.compile(r"[0-9]+")
 _SEAT_LIKE = re.compile(r"(?:seat|player|hand|team) ?\d+")  # casefolded, spaces made one
 
 
-def _looks(name: str) -> frozenset[str]:
+def name_looks(name: str) -> frozenset[str]:
     """The forms in which two names that look the same share one (UTS #39's skeleton, the
     invisible characters left out, :func:`~tarneeb.audit.names.name_keys`), their spaces
     made one."""
@@ -47,8 +47,8 @@ def _looks(name: str) -> frozenset[str]:
 
 # the seat-like words and digits as those forms write them ("hand" is "hancl", "1" is "l")
 _SEAT_LOOK = re.compile("(?:{}) ?[{}]+".format(
-    "|".join(sorted({k for w in ("seat", "player", "hand", "team") for k in _looks(w)})),
-    re.escape("".join(sorted({k for d in "0123456789" for k in _looks(d)})))))
+    "|".join(sorted({k for w in ("seat", "player", "hand", "team") for k in name_looks(w)})),
+    re.escape("".join(sorted({k for d in "0123456789" for k in name_looks(d)})))))
 
 
 def hands_from_1(text: str) -> str:
@@ -84,11 +84,11 @@ class Table:
         # is one that only looks so (an invisible character in it, a letter of another
         # script or a digit for a letter: "Seat\u200b 4", Cyrillic "Оmar" and "Omar")
         plain = [" ".join(n.casefold().split()) for n in self.raw]
-        looks = [_looks(n) for n in self.raw]
+        looks = [name_looks(n) for n in self.raw]
 
         def seat_like(s: int) -> bool:
             own = f"seat {s + 1}"
-            return not (plain[s] == own or looks[s] & _looks(own)) and (
+            return not (plain[s] == own or looks[s] & name_looks(own)) and (
                 bool(_SEAT_LIKE.fullmatch(plain[s]))
                 or any(_SEAT_LOOK.fullmatch(k) for k in looks[s]))
 
