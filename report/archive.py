@@ -27,7 +27,7 @@ from tarneeb.replay.archive.words import (
     key_counts,
     verdict_lines,
 )
-from tarneeb.replay.fairplay.summary import GroupResult, replay_hint
+from tarneeb.replay.fairplay.summary import GroupResult, distinct_names, replay_hint
 from tarneeb.replay.verify.findings import KINDS, place
 from tarneeb.replay.verify.people import hands_from_1
 
@@ -362,11 +362,12 @@ def _play_rows(play: Sequence[GroupResult] | None) -> list[dict[str, Any]] | Non
     """The fair-play groups for the page, worst first, each with a hand to replay."""
     if play is None:
         return None
-    return [{"group": f"{r.kind} {r.name}", "decisions": f"{r.decisions:,}",
+    shown = distinct_names(play)  # a name that looks like another's written out, as in text
+    return [{"group": f"{r.kind} {shown(r.name)}", "decisions": f"{r.decisions:,}",
              "hands": f"{r.hands:,}", "excess": f"{100 * r.excess:+.1f}", "z": f"{r.z:+.2f}",
              "p": format_p(r.p_value),
              "p_adjusted": "" if r.p_adjusted is None else format_p(r.p_adjusted),
-             "tested": r.tested, "flagged": r.flagged, "caveat": r.caveat(),
+             "tested": r.tested, "flagged": r.flagged, "caveat": r.caveat(shown),
              "replay": replay_hint(r.weighing[0]) if r.weighing else ""} for r in play]
 
 

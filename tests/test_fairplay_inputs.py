@@ -115,3 +115,19 @@ def test_a_copy_of_a_log_does_not_use_up_its_players_sample() -> None:
     copy = analyse_match("copy.tlog", b"a", hands[:1], names, (False,) * 4, False, options)
     other = analyse_match("b.tlog", b"b", hands[1:], names, (False,) * 4, False, options)
     assert len(one.hands) == 1 and not copy.hands and len(other.hands) == 1
+
+
+def test_the_archive_report_writes_look_alike_names_out_as_the_text_does() -> None:
+    """The report's fair-play rows named a Cyrillic ``Вob`` as ``Вob``, beside an honest
+    ``Bob``: they write the names out as the printed lines do."""
+    from tarneeb.report.archive import _play_rows
+
+    ps = _table(("\u0412ob", "Di", "Cy", "Eve"))
+    for i in range(120):
+        ps.add(MatchPlay(f"h{i}.tlog", ("Bob", "Di", "Cy", "Eve"), (False, True, False, True),
+                         [HandPlay(i, (Decision(0, 20, 5, i % 2, 1, 2, 10, 5, 10, 5, 10),))]))
+    rows = _play_rows(ps.results(0.05))
+    assert rows is not None
+    groups = {r["group"] for r in rows}
+    assert "player “\u0412ob” (\\u0412ob)" in groups and "player “Bob”" in groups
+    assert "player Bob" not in groups and "player \u0412ob" not in groups
