@@ -8,7 +8,9 @@ asked::
 Each ``*.tlog`` of each ``--tarneeb-logs`` directory (or file) becomes one test
 item, ``<path>::regress``. It passes when the engine agrees with the recording
 everywhere, fails with the first disagreement (or the engine's failure) as its
-message, and is skipped when the log is not clean (no reference).
+message, and is skipped when the log is not clean (no reference). A run whose
+recorded matches were all skipped compared nothing: it fails (exit 4, a usage error, as
+``tarneeb regress`` exits 2), so that a CI job never goes green on logs that test nothing.
 ``--tarneeb-time-limit`` bounds each match (default 10 s; with
 ``--tarneeb-engine-cmd``, each call over the protocol); the matches run in
 one worker process, replaced after a timeout or a crash. An engine in another
@@ -119,6 +121,7 @@ class RegressSession:
             raise pytest.UsageError(f"--tarneeb-logs: {e}") from None
         self.wanted = {f.resolve() for f in self.files}
         self._runner: Any = None
+        self.ran = self.skipped = 0  # the recorded matches run, and those skipped
         for arg in logs:  # collect the logs along with whatever else pytest collects
             if arg not in config.args:
                 config.args.append(arg)
@@ -149,6 +152,16 @@ class RegressSession:
             return TarneebLogFile.from_parent(parent, path=file_path, owner=self)
         return None
 
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.ran and self.skipped == self.ran and exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.ran and self.skipped == self.ran:
+            terminalreporter.write_line(
+                f"tarneeb: no match compared: every recorded match ({self.ran}) was skipped "
+                "(not clean: no reference)", red=True)
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._runner is not None:
             self._runner.close()
@@ -175,6 +188,7 @@ class TarneebMatchItem(pytest.Item):
         self.owner = owner
 
     def runtest(self) -> None:
+        self.owner.ran += 1
         try:
             data = self.log_path.read_bytes()
         except OSError as e:
@@ -182,6 +196,7 @@ class TarneebMatchItem(pytest.Item):
         report = self.owner.runner().run_log(data, self.log_path.name)
         self.user_properties.append(("tarneeb", report.to_json()))
         if report.status == "skipped":
+            self.owner.skipped += 1
             pytest.skip(report.reason or "not a reference")
         if not report.ok:
             raise TarneebMismatch(report.line())

@@ -140,3 +140,22 @@ def test_an_engine_command_gets_the_logs_and_the_property_tests(
                                  "eram41.tlog: DISAGREES at hand *, trick *",
                                  "*AssertionError: qahwa41 match*won by seat * per the rules, "
                                  "by seat * per the engine*"])
+
+
+def test_a_run_whose_recorded_matches_were_all_skipped_fails(pytester: pytest.Pytester,
+                                                              logs: Path) -> None:
+    # logs that are none of them clean test nothing: a CI job must not go green on them
+    for f in logs.iterdir():
+        data = bytearray(f.read_bytes())
+        data[-5] ^= 1
+        f.write_bytes(bytes(data))
+    pytester.makepyfile(test_ordinary="def test_one():\n    assert True\n")
+    result = _run(pytester, "--tarneeb-logs", "logs", "--tarneeb-engine", REFERENCE, ".")
+    result.assert_outcomes(passed=1, skipped=2)
+    result.stdout.fnmatch_lines(["*no match compared: every recorded match (2) was skipped*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    # one clean log among them is a comparison: the run passes
+    (logs / "clean.tlog").write_bytes(play_logged_match("qahwa41", seed=b"plugin/clean"))
+    again = _run(pytester, "--tarneeb-logs", "logs", "--tarneeb-engine", REFERENCE, ".")
+    again.assert_outcomes(passed=2, skipped=2)
+    assert again.ret == pytest.ExitCode.OK
