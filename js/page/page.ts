@@ -13,6 +13,7 @@ import {
   verifyBytes, verifyInclusion, waitingFor, waitingStep, type Finding, type ParsedLog, type SignedReceipt, type VerdictJson,
 } from "../src/index.js";
 import { keyId } from "../src/crypto.js";
+import { shown } from "../src/names.js";
 import { Table } from "../src/people.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
@@ -38,13 +39,22 @@ const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 /** The game a rule set names, as players call it; house rules keep their own name. */
 const gameName = (rules: string) => GAMES[rules] !== undefined ? `${GAMES[rules]} (${rules})` : `house rules ${rules}`;
 
-/** `el("p", {class: "x"}, "text", child)`: an element; text is always text, never markup. */
+/** Text the page writes, as the match report writes it (report/page.py): each line as
+ *  `shown` shows it, so a bidi override or a control character in a file name or a message
+ *  quoting one is written as an escape and cannot reorder or hide what follows it. */
+const pageText = (t: string) => t.split("\n").map(shown).join("\n");
+
+/** `el("p", {class: "x"}, "text", child)`: an element; text is always text, never markup,
+ *  and written as `pageText` writes it. */
 function el(tag: string, attrs: Record<string, string> = {}, ...kids: (Node | string | null)[]): HTMLElement {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  for (const k of kids) if (k !== null) e.append(k);
+  for (const k of kids) if (k !== null) e.append(typeof k === "string" ? pageText(k) : k);
   return e;
 }
+
+/** A status line set to `text`, written as `pageText` writes it. */
+const setStatus = (status: HTMLElement, text: string) => { status.textContent = pageText(text); };
 
 const cardText = (c: number) => `${RANKS[c % 13]}${SUITS[Math.floor(c / 13)]}`;
 function cardEl(c: number): HTMLElement {
@@ -303,7 +313,7 @@ async function show(): Promise<void> {
       el("p", { class: "detail" }, "This match was dealt blind: every shuffle, decryption and card played is checked from its proof, a few seconds a deal. This page stays open while it works."),
       progress);
     onHand = async (done, total) => {
-      progress.textContent = `Checking deal ${done + 1} of ${total}…`;
+      setStatus(progress, `Checking deal ${done + 1} of ${total}…`);
       await new Promise((r) => setTimeout(r, 0));
     };
     await new Promise((r) => setTimeout(r, 30));
@@ -324,10 +334,10 @@ async function show(): Promise<void> {
   const t = log === null ? null : tableOf(log);
   const otherKey = log !== null && v.findings.some((f) => f.kind === "key-mismatch") ? await signedByItsOwnKey(log) : null;
   const [tone, head, detail] = banner(v, log, t, otherKey);
-  const shown = document.createElement("div");
-  if (log !== null && t !== null) await render(shown, log, v, t, dealers);
+  const rendered = document.createElement("div");
+  if (log !== null && t !== null) await render(rendered, log, v, t, dealers);
   if (run !== runs) return; // a newer input is being checked
-  out.replaceChildren(...Array.from(shown.childNodes));
+  out.replaceChildren(...Array.from(rendered.childNodes));
   // the verdict last: a page that says data-verdict has shown everything
   verdictEl.className = `verdict ${tone}`;
   // on a phone the player's own hand is screens below: a way there from the top
@@ -446,11 +456,11 @@ async function takeKey(text: string, name: string): Promise<void> {
   key = null;
   keyFile = null;
   if (!text.trim()) {
-    status.textContent = "";
+    setStatus(status, "");
   } else {
     try {
       key = await keyFromText(text);
-      status.textContent = `key ${key.id} (from ${name})`;
+      setStatus(status, `key ${key.id} (from ${name})`);
       status.className = "muted";
     } catch (one) {
       // not one key: a keys file, when it reads as one
@@ -459,12 +469,12 @@ async function takeKey(text: string, name: string): Promise<void> {
         if (!toml) throw one;
         keyFile = parseKeys(text, name);
         const names = [...keyFile.keys()];
-        status.textContent = `a keys file of ${names.length} platform${names.length === 1 ? "" : "s"}: ${names.join(", ")} (from ${name})`;
+        setStatus(status, `a keys file of ${names.length} platform${names.length === 1 ? "" : "s"}: ${names.join(", ")} (from ${name})`);
         status.className = "muted";
       } catch (e) {
         keyFile = null;
         const m = (e as Error).message;
-        status.textContent = m.startsWith(`${name}:`) ? m : `${name}: ${m}`;
+        setStatus(status, m.startsWith(`${name}:`) ? m : `${name}: ${m}`);
         status.className = "fail";
       }
     }
@@ -476,11 +486,11 @@ async function takeReceipt(file: File): Promise<void> {
   const status = $("#receipt-status");
   try {
     receipt = await readReceipt(new Uint8Array(await file.arrayBuffer()), file.name);
-    status.textContent = `the receipt of match ${hex(receipt.receipt.matchId)} (from ${file.name})`;
+    setStatus(status, `the receipt of match ${hex(receipt.receipt.matchId)} (from ${file.name})`);
     status.className = "muted";
   } catch (e) {
     receipt = null;
-    status.textContent = `${(e as Error).message}: not checked`;
+    setStatus(status, `${(e as Error).message}: not checked`);
     status.className = "fail";
   }
   await show();
