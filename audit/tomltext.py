@@ -30,6 +30,10 @@ MOST_BYTES = 2 * 1024 * 1024
 _TOKEN = re.compile("\"\"\"|'''|[\"'#\\[\\]{}\\n]")
 _BASIC_END = {'"""': re.compile(r'\\[\s\S]|"""'), '"': re.compile(r'\\[^\n]|["\n]')}
 _AT = re.compile(r"\(at line (\d+), column \d+\)$")
+# TOML's integers: 64-bit signed; one outside them "cannot be represented losslessly" and
+# makes the document no TOML (tomllib reads it anyway, smol-toml refuses it or reads it as
+# a BigInt): a rules file's 2**64 was taken and could not be written into a log
+INT_RANGE = (-2**63, 2**63 - 1)
 
 
 class NotToml(ValueError):
@@ -38,10 +42,30 @@ class NotToml(ValueError):
 
 def _parses(text: str) -> bool:
     try:
-        tomllib.loads(text)
+        doc = tomllib.loads(text)
     except (ValueError, RecursionError):  # TOMLDecodeError, or what _unreadable names
         return False
-    return True
+    return not out_of_range(doc)
+
+
+def out_of_range(value: Any) -> bool:
+    """Whether ``value`` (a TOML document as tomllib reads it) holds an integer outside
+    TOML's 64-bit integers (:data:`INT_RANGE`).
+
+    >>> out_of_range({"a": [1, {"b": 2**63}]}), out_of_range({"a": -2**63})
+    (True, False)
+    """
+    low, high = INT_RANGE
+    stack = [value]
+    while stack:  # (no recursion: a document may be nested as deep as tomllib goes)
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, int) and not isinstance(v, bool) and not low <= v <= high:
+            return True
+    return False
 
 
 def _unreadable(source: str, error: BaseException) -> NotToml:
@@ -157,11 +181,15 @@ def not_toml(source: str, text: str, error: tomllib.TOMLDecodeError, hint: str) 
 def read_toml(text: str, source: str, hint: str) -> dict[str, Any]:
     """The TOML document ``text``; :class:`NotToml` in one line when it is none."""
     try:
-        return tomllib.loads(text)
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise not_toml(source, text, e, hint) from None
     except (ValueError, RecursionError) as e:  # a TOML document too deep or long to hold
         raise _unreadable(source, e) from None
+    if out_of_range(doc):
+        line = from_line(text)
+        raise NotToml(f"{source}: not TOML" + (f" from line {line}" if line else "") + f": {hint}")
+    return doc
 
 
 def read_toml_value(text: str, source: str) -> tuple[bool, Any]:
@@ -173,11 +201,15 @@ def read_toml_value(text: str, source: str) -> tuple[bool, Any]:
     ((True, [1, 2]), (False, None))
     """
     try:
-        return True, tomllib.loads(f"v = {text}")["v"]
+        value = tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return False, None
     except (ValueError, RecursionError) as e:
         raise _unreadable(source, e) from None
+    if out_of_range(value):
+        raise NotToml(f"{source}: a whole number outside TOML's 64-bit integers "
+                      f"({INT_RANGE[0]} to {INT_RANGE[1]})")
+    return True, value
 
 
 KEYS_HINT = ('a keys file holds lines "platform name" = "its key" (64 hex digits, or a PEM '

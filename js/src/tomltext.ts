@@ -20,6 +20,28 @@ export const KEYS_HINT = 'a keys file holds lines "platform name" = "its key" (6
 
 const TIME = /[0-9]{2}:[0-9]{2}(?!:)/y;
 
+/** TOML's integers: 64-bit signed. smol-toml reads one past 2^53 as a BigInt here (by
+ * default it refused every one, 2^63 − 1 included, which tomllib reads); one outside the
+ * 64 bits "cannot be represented losslessly" and makes the document no TOML, as the Python
+ * verifier says it (tarneeb.audit.tomltext.INT_RANGE). */
+const INT_MIN = -(2n ** 63n);
+const INT_MAX = 2n ** 63n - 1n;
+
+const parseToml = (text: string) => parse(text, { integersAsBigInt: "asNeeded" }) as Record<string, unknown>;
+
+/** Whether a parsed document holds an integer outside TOML's 64-bit integers. */
+export function outOfRange(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "bigint") {
+      if (v < INT_MIN || v > INT_MAX) return true;
+    } else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v !== null && typeof v === "object" && !(v instanceof Date)) for (const x of Object.values(v)) stack.push(x);
+  }
+  return false;
+}
+
 /**
  * The line (from 1) of the first thing in `text` that TOML 1.1 added and TOML 1.0, the
  * Python verifier's tomllib, refuses, or null: an escape `\xHH` or `\e` in a basic string,
@@ -81,12 +103,13 @@ export function toml11(text: string): number | null {
 }
 
 function parses(text: string): boolean {
+  let doc: Record<string, unknown>;
   try {
-    parse(text);
+    doc = parseToml(text);
   } catch {
     return false;
   }
-  return toml11(text) === null;
+  return toml11(text) === null && !outOfRange(doc);
 }
 
 /** The line (from 1) from which `text`, which is not TOML, stops being TOML: the one after
@@ -170,9 +193,9 @@ const utf8Length = (text: string): number => new TextEncoder().encode(text).leng
 export function readToml(text: string, source: string, hint: string, make: (message: string) => Error): Record<string, unknown> {
   let stopped: number | null;
   try {
-    const doc = parse(text) as Record<string, unknown>;
+    const doc = parseToml(text);
     stopped = toml11(text);
-    if (stopped === null) return doc;
+    if (stopped === null && !outOfRange(doc)) return doc;
   } catch (e) {
     if (!(e instanceof TomlError)) throw e;
     stopped = typeof e.line === "number" && e.line > 0 ? e.line : null;
