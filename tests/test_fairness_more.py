@@ -95,6 +95,25 @@ def test_class_count_moments_match_enumeration(at_least: int) -> None:
     assert ref.covariance(3) == pytest.approx(np.mean(x[:, 0] * x[:, 1]) - x[:, 0].mean() ** 2)
     two = DrawClassCount((3, 3, 3), 3, at_least, hands=2)
     assert two.variance == pytest.approx(2 * ref.variance + 2 * ref.covariance(3))
+    # the exact distributions, one hand's and two hands' sum (what the evidence bets on)
+    for r, values in ((ref, x[:, 0]), (two, x[:, 0] + x[:, 1])):
+        counted = {int(v): float(np.mean(values == v)) for v in np.unique(values)}
+        assert r.pmf() == pytest.approx(counted, abs=1e-12)
+
+
+@pytest.mark.parametrize(("at_least", "hands"), [(0, 1), (0, 2), (5, 1), (5, 2)])
+def test_a_hand_and_a_team_voids_and_long_suits_distributions_are_exact(
+        at_least: int, hands: int) -> None:
+    """The suits a seat's hand or a team's two hands hold none of (or five or more of):
+    the distribution sums to 1 and has the moments counted apart."""
+    ref = DrawClassCount((13, 13, 13, 13), 13, at_least, hands=hands)
+    pmf = ref.pmf()
+    mean = sum(k * p for k, p in pmf.items())
+    assert sum(pmf.values()) == pytest.approx(1, abs=1e-12)
+    assert mean == pytest.approx(ref.mean, rel=1e-12)
+    assert sum((k - mean) ** 2 * p for k, p in pmf.items()) == pytest.approx(ref.variance,
+                                                                            rel=1e-9)
+    assert max(pmf) == (3 if at_least == 0 else 2) * hands
 
 
 def test_the_lag_test_of_independent_matches_is_calibrated() -> None:

@@ -270,6 +270,16 @@ class DrawClassCount(_HashedOnce):
         c = _class_moments(self.class_sizes, self.hand, self.at_least)[2]
         return self.hands * (other_draws // self.hand) * c
 
+    def pmf(self) -> dict[int, float]:
+        """The exact distribution of the count, summed over the ``hands`` draws (what
+        the continuous evidence bets on: a team's voids or long suits, two hands).
+
+        >>> pmf = DrawClassCount((13, 13, 13, 13), 13, 5, hands=2).pmf()
+        >>> round(sum(pmf.values()), 12), max(pmf), round(pmf[0], 4)
+        (1.0, 4, 0.1329)
+        """
+        return _class_count_pmf(self.class_sizes, self.hand, self.at_least, self.hands)
+
 
 def _held(counts: Iterable[int], at_least: int) -> int:
     return sum(1 for k in counts if (k == 0 if at_least == 0 else k >= at_least))
@@ -309,6 +319,55 @@ def _class_moments(class_sizes: tuple[int, ...], draws: int,
             tuple(sorted(s - k for s, k in zip(class_sizes, c, strict=True))), draws, at_least)
         for c, w in ways.items()), total * math.comb(size - draws, draws))
     return float(mean), float(square - mean ** 2), float(both - mean ** 2)
+
+
+@functools.lru_cache(maxsize=16)
+def _class_count_pmf(class_sizes: tuple[int, ...], draws: int, at_least: int,
+                     hands: int) -> dict[int, float]:
+    """:meth:`DrawClassCount.pmf`: for each half of the classes, the ways each hand's
+    count from them and the classes held among them arise (a class of ``s`` items split
+    ``a_1, …, a_hands`` among the hands, the rest left: ``s! / (a_1! … a_hands!
+    (s - Σa)!)`` ways), in whole numbers; then the two halves that fill every hand."""
+    half = len(class_sizes) // 2
+    first = _class_splits(class_sizes[:half], draws, at_least, hands)
+    rest = first if class_sizes[half:] == class_sizes[:half] else _class_splits(
+        class_sizes[half:], draws, at_least, hands)  # (four suits: two halves alike)
+    second: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for (taken, held), w in rest.items():
+        second.setdefault(taken, []).append((held, w))
+    by_held: Counter[int] = Counter()
+    for (taken, held), w in first.items():
+        for more, n in second.get(tuple(draws - t for t in taken), ()):
+            by_held[held + more] += w * n
+    total = math.prod(math.comb(sum(class_sizes) - draws * i, draws) for i in range(hands))
+    return _pmf_from_counts(dict(sorted(by_held.items())), total)
+
+
+def _class_splits(class_sizes: tuple[int, ...], draws: int, at_least: int,
+                  hands: int) -> dict[tuple[tuple[int, ...], int], int]:
+    """Per (each hand's count from these classes, the classes held among them), the ways."""
+    ways: dict[tuple[tuple[int, ...], int], int] = {((0,) * hands, 0): 1}
+    for size in class_sizes:
+        splits = [(split, _held(split, at_least), _split_ways(size, split))
+                  for split in product(range(min(size, draws) + 1), repeat=hands)
+                  if sum(split) <= size]
+        nxt: Counter[tuple[tuple[int, ...], int]] = Counter()
+        for (taken, held), w in ways.items():
+            for split, more, n in splits:
+                after = tuple(t + a for t, a in zip(taken, split, strict=True))
+                if max(after) <= draws:
+                    nxt[(after, held + more)] += w * n
+        ways = dict(nxt)
+    return ways
+
+
+def _split_ways(size: int, split: tuple[int, ...]) -> int:
+    """The ways to give ``split[i]`` of ``size`` items to hand ``i`` (the rest to none)."""
+    out, left = 1, size
+    for a in split:
+        out *= math.comb(left, a)
+        left -= a
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -495,7 +495,14 @@ UNCOVERED = ("No test looks for: rigging of what is not measured (the measures a
              "successive matches of a player with fewer than 20 matches; drift where the "
              "logs carry no season order; hands that share 11 cards or fewer with an "
              "earlier one; a seed space too large to repeat deals at this archive's size; "
-             "matches left out of the archive; and any bias smaller than the sizes above.")
+             "matches left out of the archive; and any bias smaller than the sizes above. "
+             "The deals are grouped by one thing at a time (a key, a rule set, a named "
+             "player, a seat label, a team), crossed only with the state of the match: a "
+             "bias confined to one player in one rule set or under one key, to two named "
+             "players when they sit as partners, or to players' first matches shows only "
+             "as much as it moves that player's, rule set's or label's deals as a whole; and "
+             "the first dealer is tested by its seat and its label, not by who bids first "
+             "after it (a named player or a computer seat).")
 
 __all__ = [
     "LABELS",

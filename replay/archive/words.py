@@ -301,6 +301,8 @@ def detectable_sentence(results: list[StatResult]) -> str:
     paired = worst(lambda r: r.test[0] == "high-card points" and r.method == "paired z-test")
     w = worst(lambda r: r.method == "G-test" and r.test[1] == "seat")
     state = worst(lambda r: r.method == "max z over states")
+    player = worst(lambda r: r.test[:2] == ("high-card points", "player")
+                   and r.method == "max z over members")
     near = worst(lambda r: r.method == "near repeats (Poisson)")
     parts = []
     if seat is not None:
@@ -311,6 +313,9 @@ def detectable_sentence(results: list[StatResult]) -> str:
         parts.append(f"a difference of {paired:.2f} points between computer and human hands")
     if w is not None:
         parts.append(f"a departure of Cohen's w = {w:.2f} from any distribution of a hand")
+    if player is not None:
+        parts.append(f"{player:.2f} points per hand for one named player over all "
+                     "their matches")
     if state is not None:
         parts.append(f"{state:.2f} points per hand for a player's side, a seat label or a "
                      f"team in one state of the match (a cell of median size)")

@@ -28,8 +28,10 @@ What is bet on, by kind of tally entry:
   rule set, label; the first dealer's label): the sum, exact ``ψ``;
 * ``member`` (a player by name across matches): each player's sum apart, exact ``ψ``;
 * ``joint`` (the four seats, the two teams, the partners of a declarer): each part's sum
-  apart, exact ``ψ`` (parts whose reference has no distribution written out, voids and
-  long suits counted over several hands, are left to the fixed-sample tests);
+  apart, exact ``ψ`` (a seat's or a team's voids and long suits too: their distribution
+  over one hand or two is counted exactly, :meth:`~tarneeb.audit.fairness.DrawClassCount.pmf`;
+  a part whose reference has no distribution written out would be left to the
+  fixed-sample tests, and named so);
 * ``paired`` (the computer seats' hands against the human seats' in one deal): the sum of
   the first draw (the computer seats' cards), whose exact distribution is known whatever
   the other's, exact ``ψ``;

@@ -1,0 +1,32 @@
+"""The fixed-sample verdict's "no evidence of bias" says what its groupings do not cross.
+
+A platform can favour one named player in one rule set only, two named players when they
+sit as partners, or the player who bids first: each grouping of the battery sees such a
+bias only diluted into its whole, and the sentence must not let a reader think otherwise.
+"""
+
+import random
+
+from tarneeb.replay.archive.measures import UNCOVERED, fairness_results
+from tarneeb.replay.archive.words import fairness_sentence
+from tarneeb.testing.dealsim import synthetic_archive
+
+
+def _sentence() -> str:
+    tallies = synthetic_archive(random.Random(7), 120, 10, recorded_share=1.0)
+    results = fairness_results(tallies, 0.05)["recorded"]
+    assert not any(r.flagged for r in results)
+    return fairness_sentence("recorded", results, 0.05)
+
+
+def test_no_evidence_names_the_groupings_not_crossed() -> None:
+    text = _sentence()
+    assert "no evidence of bias" in text
+    assert UNCOVERED in text
+    assert "one player in one rule set" in text and "partners" in text
+    assert "not by who bids first" in text
+
+
+def test_no_evidence_gives_the_one_player_size() -> None:
+    text = _sentence()
+    assert "points per hand for one named player over all their matches" in text
