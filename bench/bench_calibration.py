@@ -39,6 +39,8 @@ MAIN_TESTS = {
     "points of the side behind (slope per hand)": ("high-card points", "match state",
                                                    "side behind"),
     "one player's points (max over players)": ("high-card points", "player", "by name"),
+    "one player's points in one rule set (max over both)": ("high-card points", "player",
+                                                              "by name and rule set"),
     "first dealer a computer seat": ("first dealer", "label", "computer"),
     "card positions (one card at one position)": ("card position", "seat",
                                                   "dealer|dealer+1|dealer+2|dealer+3"),

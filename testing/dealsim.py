@@ -12,6 +12,7 @@ Each cheat (``CHEATS``, and the rigging of ``RIGGING``) is the platform re-deali
 probability ``strength``, a deal that does not suit it:
 
 * ``player``: one named player (``Rami``) across matches gets the better of two deals;
+  ``player in one rule set``: in ``classic`` matches only (a fifth of them);
 * ``table seat``: seat 1 gets the better of two deals, whoever deals;
 * ``team``: seats 1 and 3 get the better of two deals;
 * ``honours``: seat 1 trades a king and a jack for another hand's ace and low card
@@ -83,7 +84,7 @@ from tarneeb.replay.rules.ruleset import PRESETS
 
 CHEATS = ("player", "table seat", "team", "honours", "match state", "first dealer", "repeat",
           "serial", "shuffle", "long suits", "voids", "close to the target", "late comeback",
-          "rule set", "consecutive matches", "signing key")
+          "rule set", "consecutive matches", "signing key", "player in one rule set")
 # the rigging a platform would really do (docs/ARCHIVE.md, "The threats"): each flagged
 # at 1,000 matches or fewer, measured by bench/bench_threats.py
 RIGGING = ("seed space", "riffle", "first deal", "behind late", "near repeat", "partners fit",
@@ -265,7 +266,8 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
         before = [sum(players.get(names[s], 0) for s in (t, t + 2)) for t in (0, 1)]
         seats = () if before[0] == before[1] else (0, 2) if before[0] < before[1] else (1, 3)
     cut = -(-3 * PRESETS[rules].target // 4)
-    if cheat == "player" and FAVOURED in names:
+    if (cheat == "player" or cheat == "player in one rule set" and rules == "classic") \
+            and FAVOURED in names:
         seats = (names.index(FAVOURED),)
     totals = [0, 0]
     records: list[Any] = []

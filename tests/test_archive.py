@@ -108,7 +108,7 @@ def test_every_measure_is_tested_against_its_exact_distribution(
     assert sum(f["tests"] for f in doc["families"].values()) == sum(
         t["p_value"] is not None for ts in doc["fairness"].values() for t in ts)
     assert doc["not_covered"].startswith("No test looks for")
-    assert "one player in one rule set" in doc["not_covered"]  # what its groupings miss
+    assert "one player under one key" in doc["not_covered"]  # what its groupings miss
     groups = {tuple(t["test"][1:]) for t in tests}
     assert {("seat", "dealer"), ("seat", "dealer+1"), ("label", "computer"),
             ("label", "human"), ("computer vs human", "per hand"),

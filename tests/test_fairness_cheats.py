@@ -38,6 +38,8 @@ TARGETS = {
     "consecutive matches": (60, (HCP, "serial", "consecutive matches")),
     # half the matches under a second key, the bias under that key only
     "signing key": (100, (HCP, "key", "platform B")),
+    # one player favoured at one game only (a fifth of their matches)
+    "player in one rule set": (400, (HCP, "player", "by name and rule set")),
 }
 
 

@@ -1,8 +1,8 @@
 """The fixed-sample verdict's "no evidence of bias" says what its groupings do not cross.
 
-A platform can favour one named player in one rule set only, two named players when they
-sit as partners, or the player who bids first: each grouping of the battery sees such a
-bias only diluted into its whole, and the sentence must not let a reader think otherwise.
+A platform can favour one named player under one signing key only, two named players when
+they sit as partners, or the player who bids first: each grouping of the battery sees such
+a bias only diluted into its whole, and the sentence must not let a reader think otherwise.
 """
 
 import random
@@ -23,7 +23,7 @@ def test_no_evidence_names_the_groupings_not_crossed() -> None:
     text = _sentence()
     assert "no evidence of bias" in text
     assert UNCOVERED in text
-    assert "one player in one rule set" in text and "partners" in text
+    assert "one player under one key" in text and "partners" in text
     assert "not by who bids first" in text
 
 

@@ -3,16 +3,13 @@ with numpy: the same :class:`~tarneeb.audit.fairness.Tally` counts and sums, at 
 part of the cost.
 
 :func:`~tarneeb.replay.archive.measures.tally_match` adds each observation of each deal
-to the tally's counters one by one: about a hundred dictionary updates a deal, several
-times the cost of verifying it. Here a match's deals are only *recorded* (a few numbers a
-deal, :meth:`DealColumns.add_match`); at the end of a chunk :meth:`DealColumns.finish`
-turns them into **per-deal columns** (numpy arrays, one row a deal) and every test's
-observations are grouped and counted over the whole chunk at once. The result is the
-tally ``tally_match`` would have built over the same matches, key for key and count for
-count (``tests/test_archive_columns.py`` holds the two to each other on generated
-archives), and a snapshot of it after each match (:func:`~tarneeb.replay.archive.seen.
-snapshot`'s format: keys in the order matches first touched them), so the summary can
-still take a repeated match's share out again.
+to the tally one by one (about a hundred dictionary updates a deal). Here a match's deals
+are only *recorded* (:meth:`DealColumns.add_match`); at the end of a chunk
+:meth:`DealColumns.finish` turns them into **per-deal columns** (numpy arrays, one row a
+deal) and every test's observations are counted over the whole chunk at once: the tally
+``tally_match`` would have built, key for key (``tests/test_archive_columns.py``), and a
+snapshot of it after each match (:func:`~tarneeb.replay.archive.seen.snapshot`'s format),
+so the summary can still take a repeated match's share out again.
 
 The interface, for a new family of tests:
 
@@ -25,14 +22,12 @@ The interface, for a new family of tests:
   key) is an array indexed by match, broadcast with ``cols.match``. A new per-deal
   input is one more value in :meth:`DealColumns.add_match`'s row (``NUMBERS``) and one
   more column in ``_Columns``;
-* a test's observations are added to a
-  :class:`~tarneeb.audit.fairness.streams.Streams`: ``count`` (one count per row of a
-  selection, under a key made from an integer code per row), ``total`` (a value
-  summed), ``direct`` and ``single`` for per-match entries and one-off keys; the key is
-  the :class:`~tarneeb.audit.fairness.Tally` key the test reads.
+* a test's observations are added to a :class:`~tarneeb.audit.fairness.streams.Streams`:
+  ``count`` (one count per row of a selection, under a key made from a code per row),
+  ``total`` (a value summed), ``direct`` and ``single`` for per-match entries and one-off
+  keys; the key is the :class:`~tarneeb.audit.fairness.Tally` key the test reads.
 
-Without numpy (the core install, no ``archive`` extra) the audit keeps
-``tally_match``, one match at a time.
+Without numpy (no ``archive`` extra) the audit keeps ``tally_match``, a match at a time.
 """
 
 from __future__ import annotations
@@ -76,6 +71,7 @@ from tarneeb.replay.archive.measures import (
     LABELS,
     LONG,
     PATTERN,
+    PLAYER_IN_RULE_SET,
     POSITIONS,
     RANK_NAMES,
     REPEAT_SAMPLE,
@@ -95,6 +91,7 @@ from tarneeb.replay.archive.measures import (
     _sum_ref,
     _trump_population,
     after_deal,
+    in_rule_set,
     is_deal,
 )
 from tarneeb.replay.rules.cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
@@ -534,6 +531,11 @@ def _tally_columns(s: Streams, c: _Columns) -> None:
     s.both(c.match[deal4][p], named[p], lambda k: ("member", (HCP, "player", "by name"),
                                                     c.player_names[k], _HCP_HAND),
            c.hcp[deal4, seats][p])
+    rule_sets = len(c.rule_names)  # and by name in each rule set apart
+    s.both(c.match[deal4][p], named[p] * rule_sets + c.rule_id[deal4][p],
+           lambda k: ("member", PLAYER_IN_RULE_SET, in_rule_set(
+               c.player_names[k // rule_sets], c.rule_names[k % rule_sets]), _HCP_HAND),
+           c.hcp[deal4, seats][p])
     # each card's position relative to the dealer, per match
     held = np.take_along_axis(m, by_position, axis=1)  # (n, 4): the positions' hands
     bits = np.unpackbits(held.astype("<u8").view(np.uint8).reshape(n, 4, 8), axis=-1,
@@ -586,15 +588,13 @@ def _per_match(s: Streams, c: _Columns, matches: Sequence[_Match]) -> None:
         s.direct(0, ("placed", _POSITIONS_TEST, SUIT_SIZES, _CARD_NAMES), j, m.deals)
         leaf = (int.from_bytes(m.leaf[0][:8], "big"), m.leaf[1]) if m.leaf is not None \
             else (0, -1)
-        s.direct(0, ("rows", _ROWS, _HCP_HAND, (*leaf, m.names or (), m.labels,
-                                                 rows[5 * first:5 * (first + m.deals)])),
-                 j, 1)
+        s.direct(0, ("rows", _ROWS, _HCP_HAND, (*leaf, m.names or (), m.labels, rows[
+            5 * first:5 * (first + m.deals)])), j, 1)
         first += m.deals
         if m.leaf is not None:
             s.direct(0, ("ordered", _CONSECUTIVE, _TEAM_HCP), j, 1)
-            s.direct(1, ("ordered", _CONSECUTIVE, _TEAM_HCP,
-                         int.from_bytes(m.leaf[0][:8], "big"), m.leaf[1]),
-                     j, (int(points[j]) << PACK) + m.deals)
+            s.direct(1, ("ordered", _CONSECUTIVE, _TEAM_HCP, leaf[0], m.leaf[1]), j,
+                     (int(points[j]) << PACK) + m.deals)
 
 
 __all__ = ["ChunkTallies", "DealColumns", "popcount"]

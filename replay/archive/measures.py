@@ -243,6 +243,16 @@ def tally_match(tally: Tally, rules: RuleSet, computer: Sequence[bool], key: str
 
 
 _ROWS = (HCP, "match state", "players, seat labels and teams")
+PLAYER_IN_RULE_SET = (HCP, "player", "by name and rule set")
+
+
+def in_rule_set(name: str, rules: str) -> str:
+    """A member of the test by name and rule set.
+
+    >>> in_rule_set("Rami", "classic")
+    'Rami (classic)'
+    """
+    return f"{name} ({rules})"
 
 
 def _row(masks: Sequence[int], totals: tuple[int, int], won: int, number: int,
@@ -400,10 +410,13 @@ class _DealTally:
                              near[0] - near[1], points)
 
     def players(self, names: Sequence[str]) -> None:
-        """Each player's points per hand, by name across matches (max over players)."""
+        """Each player's points per hand, by name across matches (max over players), and
+        by name in each rule set apart (a player favoured at one game only)."""
         for seat in range(4):
-            self.tally.member((HCP, "player", "by name"), names[seat], _HCP_HAND,
-                              hcp(self.masks[seat]))
+            points = hcp(self.masks[seat])
+            self.tally.member((HCP, "player", "by name"), names[seat], _HCP_HAND, points)
+            self.tally.member(PLAYER_IN_RULE_SET, in_rule_set(names[seat], self.rules.name),
+                              _HCP_HAND, points)
 
     def named_trump(self) -> None:
         """Classic: the declarer names trump on seeing their hand; the other hands' length
@@ -497,10 +510,11 @@ UNCOVERED = ("No test looks for: rigging of what is not measured (the measures a
              "earlier one; a seed space too large to repeat deals at this archive's size; "
              "matches left out of the archive; and any bias smaller than the sizes above. "
              "The deals are grouped by one thing at a time (a key, a rule set, a named "
-             "player, a seat label, a team), crossed only with the state of the match: a "
-             "bias confined to one player in one rule set or under one key, to two named "
-             "players when they sit as partners, or to players' first matches shows only "
-             "as much as it moves that player's, rule set's or label's deals as a whole; and "
+             "player, a seat label, a team), crossed only with the state of the match "
+             "(and a player with the rule set): a bias confined to one player under one "
+             "key, to two named players when they sit as partners, or to players' first "
+             "matches shows only as much as it moves that player's or label's deals as a "
+             "whole; and "
              "the first dealer is tested by its seat and its label, not by who bids first "
              "after it (a named player or a computer seat).")
 

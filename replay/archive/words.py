@@ -301,7 +301,7 @@ def detectable_sentence(results: list[StatResult]) -> str:
     paired = worst(lambda r: r.test[0] == "high-card points" and r.method == "paired z-test")
     w = worst(lambda r: r.method == "G-test" and r.test[1] == "seat")
     state = worst(lambda r: r.method == "max z over states")
-    player = worst(lambda r: r.test[:2] == ("high-card points", "player")
+    player = worst(lambda r: r.test == ("high-card points", "player", "by name")
                    and r.method == "max z over members")
     near = worst(lambda r: r.method == "near repeats (Poisson)")
     parts = []
