@@ -65,7 +65,8 @@ from tarneeb.testing.archive import archive_log
 from tarneeb.testing.dealsim import random_deal_value, synthetic_match
 
 ALPHA = 0.05
-POWER_CHEATS = ("match state", "player", "table seat", "team", "late comeback",
+POWER_CHEATS = ("match state", "player", "player in one rule set", "table seat", "team",
+                "late comeback",
                 "first dealer",
                 # each aimed at one of the e-processes of the placement, repeat, deck-order
                 # and lag tests
