@@ -266,7 +266,7 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
         before = [sum(players.get(names[s], 0) for s in (t, t + 2)) for t in (0, 1)]
         seats = () if before[0] == before[1] else (0, 2) if before[0] < before[1] else (1, 3)
     cut = -(-3 * PRESETS[rules].target // 4)
-    if (cheat == "player" or cheat == "player in one rule set" and rules == "classic") \
+    if (cheat == "player" or (cheat == "player in one rule set" and rules == "classic")) \
             and FAVOURED in names:
         seats = (names.index(FAVOURED),)
     totals = [0, 0]
