@@ -193,3 +193,13 @@ def test_both_verifiers_find_the_same_open_line_ends(node: str) -> None:  # noqa
     out = subprocess.run([node, "--input-type=module", "-e", script], input=json.dumps(texts),
                          capture_output=True, text=True, cwd=JS, timeout=60, check=True)
     assert json.loads(out.stdout) == [tomltext.open_at_line_ends(t) for t in texts]
+
+
+def test_both_verifiers_search_for_the_line_on_the_same_budget(node: str) -> None:  # noqa: F811
+    """The line a file stops being TOML from is searched for on the same budgets (parses,
+    bytes parsed) in both verifiers, so a large file is named alike or not named by both."""
+    script = ("import { MOST_BYTES, MOST_TRIES } from './dist/src/tomltext.js';"
+              "process.stdout.write(JSON.stringify([MOST_BYTES, MOST_TRIES]));")
+    out = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True,
+                         text=True, cwd=JS, timeout=60, check=True)
+    assert json.loads(out.stdout) == [tomltext.MOST_BYTES, tomltext.MOST_TRIES]

@@ -14,7 +14,7 @@ import { TomlError, parse } from "smol-toml";
 export const MOST_TRIES = 1000;
 /** nor when the prefixes parsed would hold more than this many bytes (UTF-8) together: each
  * parse of a long prefix costs its length */
-export const MOST_BYTES = 8 * 1024 * 1024;
+export const MOST_BYTES = 2 * 1024 * 1024; // as the Python verifier (audit/tomltext.py)
 
 export const KEYS_HINT = 'a keys file holds lines "platform name" = "its key" (64 hex digits, or a PEM public key)';
 
