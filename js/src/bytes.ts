@@ -2,6 +2,17 @@
 
 export type Bytes = Uint8Array;
 
+/** `value` as `Bytes` when it is a Uint8Array (a Node Buffer is one); else a TypeError
+ * naming the function and what it was given, for callers from plain JavaScript (a string,
+ * an ArrayBuffer, a path) that the types do not stop. */
+export function bytesArgument(value: unknown, where: string): Bytes {
+  if (value instanceof Uint8Array) return value;
+  const given = value === null ? "null" : Array.isArray(value) ? "an array"
+    : value instanceof ArrayBuffer ? "an ArrayBuffer (wrap it: new Uint8Array(buffer))"
+    : typeof value === "object" ? `a ${(value as object).constructor?.name ?? "object"}` : `a ${typeof value}`;
+  throw new TypeError(`${where}: the log must be a Uint8Array (a Node Buffer is one), not ${given}`);
+}
+
 /** Lower-case hex of `b`. */
 export function toHex(b: Bytes): string {
   let s = "";

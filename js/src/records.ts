@@ -5,7 +5,7 @@
  */
 import { encode } from "@msgpack/msgpack";
 import { type RevealedKeys, readBlindRecord } from "./blind.js";
-import { type Bytes } from "./bytes.js";
+import { type Bytes, bytesArgument } from "./bytes.js";
 import { LogError, MAGIC, Shape, ValueError, closeHand, decodeDeal, decodeEnd, decodeHeader, isInt, show } from "./fields.js";
 import { grouped as num } from "./names.js";
 import { DEFAULT_LIMITS, type Limits, moveRun, scanValue } from "./stream.js";
@@ -345,6 +345,7 @@ class Parser {
 
 /** Read a whole log; throws LogError when nothing of it can be checked (exit 2). */
 export function parseLog(data: Bytes, lim: Limits = DEFAULT_LIMITS): ParsedLog {
+  bytesArgument(data, "parseLog");
   if (data.length > lim.maxBytes) throw new LogError(`the log is ${num(data.length)} bytes: over the max_bytes cap of ${num(lim.maxBytes)}; raise it with --max-bytes`, 0);
   if (data.length === 0) throw new LogError("empty file, not a tarneeb log", 0);
   const p = new Parser(data, lim);

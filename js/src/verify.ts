@@ -4,7 +4,7 @@
  * up to the last of its values that makes no finding of its own (FORMAT.md "The open end").
  */
 import { type Fault } from "./transcript.js";
-import { type Bytes } from "./bytes.js";
+import { type Bytes, bytesArgument } from "./bytes.js";
 import { type Finding, type Options, type Verdict, verifyLog } from "./replay.js";
 import { type Cut, LogError, type ParsedLog, parseLog } from "./records.js";
 import { DEFAULT_LIMITS, type Limits } from "./stream.js";
@@ -126,6 +126,7 @@ function unreadable(path: string, error: string): VerdictJson {
 
 /** The verdict on a log's bytes. */
 export async function verifyBytes(data: Bytes, path = "<log>", opts: Options = {}, limits: Limits = DEFAULT_LIMITS): Promise<VerdictJson> {
+  bytesArgument(data, "verifyBytes");
   let log: ParsedLog;
   try {
     log = parseLog(data, limits);

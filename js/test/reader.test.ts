@@ -55,3 +55,12 @@ test("weak keys: the identity, small order, y ≥ p; a sound key passes", () => 
   assert.match(weakKey(new Uint8Array(32).fill(0xff))!, /canonical/);
   assert.equal(weakKey(parseLog(log).header.publicKey!), null);
 });
+
+test("a log given as anything but bytes is refused with a TypeError naming the call and what it was", async () => {
+  const text = new TextDecoder("latin1").decode(log);
+  assert.throws(() => parseLog(text as unknown as Uint8Array), /parseLog: the log must be a Uint8Array .*not a string/);
+  await assert.rejects(verifyBytes(log.buffer as unknown as Uint8Array), /verifyBytes: .*not an ArrayBuffer \(wrap it/);
+  await assert.rejects(verifyBytes(null as unknown as Uint8Array), /verifyBytes: .*not null/);
+  await assert.rejects(verifyBytes([...log] as unknown as Uint8Array), /not an array/);
+  assert.equal((await verifyBytes(Buffer.from(log))).verdict, "clean"); // a Buffer is bytes
+});
