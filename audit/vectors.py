@@ -490,19 +490,26 @@ def check_vectors(directory: str | Path, texts: dict[str, str] | None = None) ->
 
 def main(argv: list[str] | None = None, texts: dict[str, str] | None = None,
          prog: str = "tarneeb.audit.vectors") -> int:
-    """``python -m tarneeb.audit.vectors DIRECTORY [--check]``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    check = "--check" in args
-    args = [a for a in args if a != "--check"]
-    if len(args) != 1:
-        print(f"usage: python -m {prog} DIRECTORY [--check]", file=sys.stderr)
-        return 2
-    if check:
-        bad = check_vectors(args[0], texts)
+    """``python -m tarneeb.audit.vectors DIRECTORY [--check]``: exit 0 written (or the
+    same), 1 a file differs (``--check``), 2 a bad command line (``-h`` for help)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {prog}", description="Write the test vectors into DIRECTORY, or "
+        "check that the files there are what the code gives.")
+    parser.add_argument("directory", metavar="DIRECTORY")
+    parser.add_argument("--check", action="store_true",
+                        help="compare instead of writing (exit 1 if a file differs)")
+    try:
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as e:  # a bad command line (2), or --help (0)
+        return int(e.code or 0)
+    if args.check:
+        bad = check_vectors(args.directory, texts)
         for name in bad:
-            print(f"{args[0]}/{name}: differs from what the code gives", file=sys.stderr)
+            print(f"{args.directory}/{name}: differs from what the code gives", file=sys.stderr)
         return 1 if bad else 0
-    for path in write_vectors(args[0], texts):
+    for path in write_vectors(args.directory, texts):
         print(f"wrote {path}")
     return 0
 

@@ -41,7 +41,7 @@ def test_files_are_what_the_code_gives():
     assert check_vectors(VECTORS) == [], "run: python -m tarneeb.audit.vectors fixtures/vectors"
 
 
-def test_script_writes_and_checks(tmp_path, capsys):
+def test_script_writes_and_checks(tmp_path, capsys, monkeypatch):
     assert main([str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(render_vectors())
     assert main([str(tmp_path), "--check"]) == 0
@@ -49,6 +49,11 @@ def test_script_writes_and_checks(tmp_path, capsys):
     assert main([str(tmp_path), "--check"]) == 1
     assert "deals.json: differs" in capsys.readouterr().err
     assert main([]) == 2
+    # --help is help, not a directory named so
+    monkeypatch.chdir(tmp_path)
+    assert main(["--help"]) == 0 and main(["-h"]) == 0
+    assert main(["--chek", "x"]) == 2
+    assert not (tmp_path / "--help").exists() and "DIRECTORY" in capsys.readouterr().out
 
 
 # ------------------------------------------------ an independent verifier --
