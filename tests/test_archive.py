@@ -607,6 +607,8 @@ def test_keys_name_the_platforms_and_the_fairness_groups(
     code, out, _ = run(capsys, "audit", "-j", "1", str(archives["proven"]))
     assert f"{MATCHES // 2} logs are signed by a key named in the log itself, NOT PINNED" in out
     assert "(NOT PINNED)" in out and f"card room (key {kid})" in out
+    # keys were given (the config directory's): the line does not tell the user to give some
+    assert "no key given with --key or --keys" in out and "pin the platform's keys" not in out
 
 
 def test_one_key_pinned_as_for_verify(archives: dict[str, Path], tmp_path: Path,

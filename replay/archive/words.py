@@ -71,9 +71,10 @@ def verdict_lines(summary: ArchiveSummary,
                      + ("is" if s.clean == 1 else "are") + " clean; " + " and ".join(parts) + ".")
     if s.unpinned:  # as verify's first line says it of one log
         lines[0] += (f" {count(s.unpinned, 'log')} {'is' if s.unpinned == 1 else 'are'} signed "
-                     "by a key named in the log itself, NOT PINNED: anyone could have made "
+                     "by a key named in the log itself, NOT PINNED (no key given with --key "
+                     "or --keys): anyone could have made "
                      f"{'it' if s.unpinned == 1 else 'them'}, seeds and all, with a key of "
-                     "their own (pin the platform's keys: --key or --keys).")
+                     "their own.")
     if s.unlisted:
         lines[0] += (f" {s.unlisted:,} director{'y' if s.unlisted == 1 else 'ies'} could not be "
                      "listed: the logs in " + ("it" if s.unlisted == 1 else "them")
@@ -320,7 +321,7 @@ def detectable_sentence(results: list[StatResult]) -> str:
         parts.append(f"{state:.2f} points per hand for a player's side, a seat label or a "
                      f"team in one state of the match (a cell of median size)")
     if near is not None:
-        parts.append(f"{near:.0f} pairs of hands sharing 12 or 13 cards")
+        parts.append(f"{count(round(near), 'pair')} of hands sharing 12 or 13 cards")
     if not parts:
         return "Too few deals to test anything."
     return "The sample would have detected (80% power) a bias of " + "; ".join(parts) + "."
