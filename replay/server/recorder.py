@@ -49,72 +49,36 @@ from tarneeb.replay.log.records import (
     Header,
     ParsedLog,
     RecordedDeal,
-    Seat,
+    _pack,
+    deal_list,
+    encode_record,
 )
 from tarneeb.replay.log.writer import Durability, LogWriter, sync_directory
-from tarneeb.replay.rules.cards import CardError, mask_of, parse_card, parse_suit
-from tarneeb.replay.rules.ruleset import RulesError, RuleSet, check_preset_name, preset
+from tarneeb.replay.rules.cards import mask_of
+from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.server.filelock import held, lock_log
+from tarneeb.replay.server.values import (
+    Card,
+    RecorderError,
+    card_of,
+    four_of,
+    header_bytes,
+    raw_of,
+    raws_of,
+    readable,
+    rules_of,
+    seat_of,
+    seats_of,
+    suit_of,
+)
 from tarneeb.replay.verify.people import hands_from_1
 from tarneeb.replay.verify.trust import Trust
-
-Card = int | str
-
-
-class RecorderError(ValueError):
-    """A call the recorder cannot write: out of order, or a value out of its range."""
 
 
 class LogExistsError(RecorderError, FileExistsError):
     """The log a recorder was told to write exists already: a recorder never writes over a
     log (a log a crash cut short is carried on by :meth:`MatchRecorder.resume`). It is a
     :class:`RecorderError` and a :class:`FileExistsError`."""
-
-
-def _named(v: int | str, parse: Callable[[str], int], top: int, what: str, forms: str) -> int:
-    """A card or suit given as its number (0-``top``) or its name."""
-    if isinstance(v, str):
-        try:
-            return parse(v)
-        except CardError as e:
-            raise RecorderError(f"{what}: {e}") from None
-    if type(v) is not int or not 0 <= v <= top:
-        raise RecorderError(f"{what} must be 0-{top} or {forms}, not {v!r}")
-    return v
-
-
-def _card(c: Card, what: str = "card") -> int:
-    return _named(c, parse_card, 51, what, "a card name like '10♥'")
-
-
-def _suit(s: int | str) -> int:
-    return _named(s, parse_suit, 3, "trump", "a suit symbol (♣ ♦ ♥ ♠)")
-
-
-def _seat(s: Any, what: str = "seat") -> int:
-    if type(s) is not int or not 0 <= s <= 3:
-        raise RecorderError(f"{what} must be 0-3, not {s!r}")
-    return s
-
-
-def _four(values: Sequence[int] | None, what: str, lo: int, hi: int) -> list[int] | None:
-    if values is None:
-        return None
-    out = list(values)
-    if len(out) != 4 or any(type(v) is not int or not lo <= v <= hi for v in out):
-        raise RecorderError(f"{what} must be four whole numbers {lo}-{hi}, not {values!r}")
-    return out
-
-
-def _rules(rules: str | RuleSet | Mapping[str, Any]) -> RuleSet:
-    try:
-        if isinstance(rules, str):
-            return preset(rules)
-        # a preset's name is that preset's game (the verifier says wrong-rules otherwise)
-        return check_preset_name(rules if isinstance(rules, RuleSet)
-                                 else RuleSet.from_dict(dict(rules)))
-    except (RulesError, KeyError, TypeError) as e:
-        raise RecorderError(f"rules: {e}") from None
 
 
 class MatchRecorder:
@@ -142,11 +106,8 @@ class MatchRecorder:
                  client_seeds: Sequence[bytes] | None = None,
                  season: BatchProof | None = None,
                  durability: Durability | str = "flush", dealing: str = "seeds") -> None:
-        ruleset = _rules(rules)
-        if len(seats) != 4:
-            raise RecorderError(f"a match has four seats, not {len(seats)}")
-        named = [Seat(s, False) if isinstance(s, str) else Seat(str(s[0]), bool(s[1]))
-                 for s in seats]
+        ruleset = rules_of(rules)
+        named = seats_of(seats)
         for seat in named:  # the reader refuses what could rewrite a verdict that shows it
             if unsafe_character(seat.name) is not None:
                 raise RecorderError(f"seat name {seat.name!r} holds the character "
@@ -156,18 +117,22 @@ class MatchRecorder:
                 durability = Durability.parse(durability)
             except ValueError as e:
                 raise RecorderError(str(e)) from None
-        header = Header(rules=ruleset, seats=named, match_id=bytes(match_id),
-                        first_dealer=_seat(first_dealer, "first_dealer"),
-                        server_commitment=server_commitment, batch=season,
-                        client_commitments=None if client_commitments is None
-                        else list(client_commitments),
-                        client_seeds=None if client_seeds is None else list(client_seeds),
-                        public_key=public_key, blind=dealing == "blind")
+        if not isinstance(durability, Durability):
+            raise RecorderError(f"durability is flush, fsync or group:MS, not {durability!r}")
+        header = Header(rules=ruleset, seats=named, match_id=raw_of(match_id, "match_id"),
+                        first_dealer=seat_of(first_dealer, "first_dealer"),
+                        server_commitment=raw_of(server_commitment, "server_commitment", True),
+                        batch=season,
+                        client_commitments=raws_of(client_commitments, "client_commitments"),
+                        client_seeds=raws_of(client_seeds, "client_seeds"),
+                        public_key=raw_of(public_key, "public_key", nil=True),
+                        blind=dealing == "blind")
         if dealing not in ("seeds", "blind"):
             raise RecorderError(f"dealing is 'seeds' or 'blind', not {dealing!r}")
         if header.blind and server_commitment is None:  # the seeds draw its first dealer
             raise RecorderError("a match dealt blind commits to seeds too (server_commitment, "
                                 "client seeds): they draw its first dealer")
+        header_bytes(header)  # read back as a reader reads it: nothing unreadable is written
         self.blind = header.blind
         self._own = isinstance(out, (str, os.PathLike))  # a file the recorder opens (and closes)
         if isinstance(out, (str, os.PathLike)):
@@ -240,7 +205,7 @@ class MatchRecorder:
                 raise RecorderError(f"cannot go on with this log: {e}") from None
             if log.signature is not None:
                 raise RecorderError(f"{path}: the log is signed: the match is over")
-            log = _go_on_from(log, server_seed)
+            log = _go_on_from(log, raw_of(server_seed, "server_seed", nil=True))
         except BaseException:
             stream.close()
             raise
@@ -295,17 +260,18 @@ class MatchRecorder:
                                 "claim() closes it")
         recorded = None
         if hands is not None:
-            if len(hands) != 4:
+            if isinstance(hands, str | bytes) or len(hands) != 4:
                 raise RecorderError("hands must be four, by seat")
-            masks = [h if isinstance(h, int) else mask_of(_card(c) for c in h) for h in hands]
+            masks = [h if isinstance(h, int) else mask_of(card_of(c) for c in h) for h in hands]
             recorded = RecordedDeal((masks[0], masks[1], masks[2], masks[3]),
-                                    None if thirteenth is None else _card(thirteenth))
-        hand = HandRecord(self._deals, _seat(dealer, "dealer"),
-                          revealed=None if revealed is None else _card(revealed, "revealed"),
+                                    None if thirteenth is None else card_of(thirteenth))
+        hand = HandRecord(self._deals, seat_of(dealer, "dealer"),
+                          revealed=None if revealed is None else card_of(revealed, "revealed"),
                           deal=recorded, totals=None, closed=False)
         if self.blind != (blind is not None):
             raise RecorderError("a match dealt blind gives each deal's transcript (blind=), "
                                 "and only such a match")
+        readable("deal record", _pack(deal_list(hand)))  # a mask out of range: refused
         offset = self.writer.begin_hand(hand)
         if blind is not None:
             self.writer.blind_deal(blind)
@@ -333,7 +299,7 @@ class MatchRecorder:
             raise RecorderError(f"a bid is 0-13, or None / 'pass' for a pass, not {bid!r}")
         if len(hand.calls) == 64:
             raise RecorderError("a hand has at most 64 calls")
-        seat = _seat(seat)
+        seat = seat_of(seat)
         hand.calls.append((seat, value))
         return self._move(CALL_MOVE | seat << 4 | value, timer)
 
@@ -346,7 +312,7 @@ class MatchRecorder:
         if self._trump_named or hand.plays:
             raise RecorderError("the trump is named once, before the first card")
         self._trump_named = True
-        hand.trump = _suit(suit)
+        hand.trump = suit_of(suit)
         return self._move(TRUMP_MOVE + hand.trump, timer)
 
     def play(self, card: Card, *, timer: bool = False,
@@ -360,7 +326,7 @@ class MatchRecorder:
         if self.blind != (proof is not None):
             raise RecorderError("in a match dealt blind every card comes with its proof "
                                 "(proof=), and only there")
-        c = _card(card)
+        c = card_of(card)
         hand.plays += bytes((c,))
         offset = self._move(CARD_MOVE + c, timer)
         if proof is not None:
@@ -379,11 +345,12 @@ class MatchRecorder:
                                 "neither for a cancelled one")
         if trump is not None and self.rules.trump == "named":
             raise RecorderError("in these rules the trump is named by a move (name_trump)")
-        hand.tricks = _four(tricks, "tricks", 0, 13)
-        hand.scores = _four(scores, "scores", -SCORE_LIMIT, SCORE_LIMIT)
-        hand.totals = _four(totals, "totals", -SCORE_LIMIT, SCORE_LIMIT)
+        claims = (four_of(tricks, "tricks", 0, 13), four_of(scores, "scores", -SCORE_LIMIT,
+                  SCORE_LIMIT), four_of(totals, "totals", -SCORE_LIMIT, SCORE_LIMIT, True),
+                  None if trump is None else suit_of(trump))  # all checked, then kept
+        hand.tricks, hand.scores, hand.totals = claims[:3]
         if self.rules.trump != "named":
-            hand.trump = None if trump is None else _suit(trump)
+            hand.trump = claims[3]
         hand.closed = True
         offset = self.writer.close_hand(hand)
         self._hand = None
@@ -395,7 +362,7 @@ class MatchRecorder:
         server seed is revealed (``None`` for a platform that records its deals)."""
         if type(winner) is not int or winner not in (0, 1):
             raise RecorderError(f"the winner is team 0 or 1, not {winner!r}")
-        return self._end(EndRecord(winner, server_seed))
+        return self._end(EndRecord(winner, raw_of(server_seed, "server_seed", nil=True)))
 
     def abandon(self, cause: str, seat: int | None, reason: str,
                 server_seed: bytes | None) -> int:
@@ -406,6 +373,8 @@ class MatchRecorder:
         if cause not in ABANDON_CAUSES:
             raise RecorderError(f"cause must be one of {', '.join(ABANDON_CAUSES)}, "
                                 f"not {cause!r}")
+        if not isinstance(reason, str):
+            raise RecorderError(f"the reason is text, not {type(reason).__name__}")
         if len(reason) > MAX_REASON:
             raise RecorderError(f"a reason of at most {MAX_REASON} characters")
         if unsafe_character(reason) is not None:
@@ -413,8 +382,8 @@ class MatchRecorder:
         if (seat is None) != (cause == "server-fault"):
             raise RecorderError("seat is None for a server fault, and the seat that left "
                                 "otherwise")
-        return self._end(EndRecord(None, server_seed, Abandonment(
-            cause, None if seat is None else _seat(seat), reason)), abandoned=True)
+        return self._end(EndRecord(None, raw_of(server_seed, "server_seed", nil=True), Abandonment(
+            cause, None if seat is None else seat_of(seat), reason)), abandoned=True)
 
     def _end(self, rec: EndRecord, abandoned: bool = False) -> int:
         if self._ended:
@@ -422,6 +391,7 @@ class MatchRecorder:
         if self._hand is not None and not abandoned:
             raise RecorderError(f"hand {self._hand.deal_number + 1} is open: claim() closes it "
                                 "before the match ends (or abandon())")
+        readable("end record", encode_record(rec))  # a seed of the wrong length: refused
         self._ended = True
         self._hand = None
         return self.writer.end(rec)

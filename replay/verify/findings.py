@@ -153,6 +153,17 @@ class Verdict:
     def clean(self) -> bool:
         return not self.findings and self.error is None
 
+    def __bool__(self) -> bool:
+        """A verdict has no truth value: ``if verdict:`` would hold for an unreadable log
+        too. Ask ``verdict.clean`` (and ``verdict.key_pinned``: whose key signed it).
+
+        >>> bool(Verdict("m.tlog", error="not a tarneeb log"))
+        Traceback (most recent call last):
+        TypeError: a Verdict has no truth value: ask verdict.clean (and verdict.key_pinned)
+        """
+        raise TypeError("a Verdict has no truth value: ask verdict.clean (and "
+                        "verdict.key_pinned)")
+
     @property
     def exit_code(self) -> int:
         if self.error is not None:

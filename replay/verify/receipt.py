@@ -109,8 +109,15 @@ def make_receipt(key: Ed25519PrivateKey, *, rules: str | RuleSet | Mapping[str, 
             rules if isinstance(rules, RuleSet) else RuleSet.from_dict(dict(rules)))
     except (RulesError, KeyError, TypeError) as e:
         raise ReceiptError(f"rules: {e}") from None
-    if isinstance(seats, str | bytes) or len(seats) != 4:
-        raise ReceiptError("a match has four seats")
+    if not isinstance(key, Ed25519PrivateKey):
+        raise TypeError(f"make_receipt: key is the platform's private key "
+                        f"(load_private_key_file), not {type(key).__name__}")
+    if isinstance(seats, str | bytes) or len(seats) != 4 or not all(
+            isinstance(s, str) or (isinstance(s, tuple | list) and len(s) == 2
+                                   and isinstance(s[0], str)) for s in seats):
+        raise ReceiptError("a match has four seats: names, or (name, computer) pairs")
+    if not isinstance(match_id, bytes | bytearray) or not 1 <= len(match_id) <= 64:
+        raise ReceiptError(f"match_id must be 1-64 bytes, not {match_id!r}"[:120])
     header = Header(rules=ruleset, match_id=bytes(match_id), first_dealer=0,
                     seats=[Seat(s, False) if isinstance(s, str) else Seat(str(s[0]), bool(s[1]))
                            for s in seats],
@@ -166,9 +173,14 @@ def _hex(doc: dict[str, Any], name: str, length: int | None = None) -> bytes:
 
 
 def read_receipt(data: bytes, path: str = "<receipt>") -> SignedReceipt:
-    """A receipt from its file's bytes; raises :class:`ReceiptError` naming what is wrong."""
+    """A receipt from its file's bytes; raises :class:`ReceiptError` naming what is wrong
+    (``TypeError`` for ``data`` that is not bytes: ``make_receipt``'s text ``.encode()``)."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"read_receipt takes a receipt file's bytes, not "
+                        f"{type(data).__name__}" + (" (the text's .encode(); a file's "
+                        "bytes: Path(...).read_bytes())" if isinstance(data, str) else ""))
     try:
-        return _read(data)
+        return _read(bytes(data))
     except ReceiptError as e:
         raise ReceiptError(f"{path}: not a receipt: {e}") from None
 

@@ -24,6 +24,8 @@ verdict and the only path that makes findings).
 
 from __future__ import annotations
 
+import os
+
 from tarneeb.replay.log.parse import _WHOLE, open_regular, parse_log, read_log
 from tarneeb.replay.log.records import ParsedLog
 from tarneeb.replay.log.stream import LogError, _regular_file_size
@@ -34,10 +36,29 @@ from tarneeb.replay.verify.provenance import NO_RECEIPT_NOTE, SECRET_HAND, deal_
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
 
-def verify_file(path: str, trust: Trust = NOTHING, count_paths: bool = False) -> Verdict:
+def _arguments(call: str, trust: object, path: object = "") -> None:
+    """Raise ``TypeError`` for arguments that are not what ``call`` takes: above all a
+    :class:`Trust` given where the path goes, which would verify against no pinned key."""
+    if not isinstance(trust, Trust):
+        raise TypeError(f"{call}: trust must be a tarneeb.Trust, not {type(trust).__name__}")
+    if not isinstance(path, str):
+        raise TypeError(f"{call}: path is the name the verdict gives the log (text), not "
+                        f"{type(path).__name__}; give the trust as trust=")
+
+
+def verify_file(path: str | os.PathLike[str], trust: Trust = NOTHING,
+                count_paths: bool = False) -> Verdict:
     """Verify one log file against what the user trusts (:class:`Trust`), read as a
     stream within ``trust.limits`` (a file over ``limits.max_bytes`` is refused unread).
-    Never raises for a bad log: see ``Verdict.error``."""
+    Never raises for a bad log: see ``Verdict.error``; raises ``TypeError`` for a
+    ``path`` that is no path (the log's bytes: :func:`verify_bytes`) or a ``trust`` that
+    is no :class:`Trust`."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"verify_file: path must be a file's path (str or os.PathLike), not "
+                        f"{type(path).__name__}" + ("; a log held in memory is "
+                        "verify_bytes(data)" if isinstance(path, bytes | bytearray) else ""))
+    path = os.fspath(path)
+    _arguments("verify_file", trust, path)
     if core_switch.CORE is not None:  # a clean log in the common form, confirmed in C
         data = _whole(path, min(trust.limits.max_bytes, _WHOLE))
         v = verify_data(data, path, trust, count_paths) if data is not None else None
@@ -69,7 +90,16 @@ def _whole(path: str, cap: int) -> bytes | None:
 
 def verify_bytes(data: bytes, path: str = "<log>", trust: Trust = NOTHING,
                  count_paths: bool = False) -> Verdict:
-    """Verify a log held in memory against what the user trusts (:class:`Trust`)."""
+    """Verify a log held in memory against what the user trusts (:class:`Trust`).
+    Never raises for a bad log: see ``Verdict.error``; raises ``TypeError`` for ``data``
+    that is not bytes (text, a path: :func:`verify_file`), or a ``path`` or ``trust`` of
+    the wrong type (``verify_bytes(data, trust)`` gives the trust where the path goes)."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"verify_bytes: data must be a log's bytes, not {type(data).__name__}"
+                        + ("; a log file is verify_file(path)"
+                           if isinstance(data, str | os.PathLike) else ""))
+    _arguments("verify_bytes", trust, path)
+    data = bytes(data)
     v = verify_data(data, path, trust, count_paths)
     if v is not None:
         return v

@@ -66,6 +66,23 @@ class Trust:
     require_proof: bool = False
 
     def __post_init__(self) -> None:
+        for name in ("public_key", "root", "server_seed"):  # raw bytes, or nothing
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, bytes):
+                raise TypeError(f"Trust({name}=...) takes raw bytes"
+                                + (" (tarneeb.public_key_raw(key))" if name == "public_key"
+                                   else " (bytes.fromhex(text))")
+                                + f", not {type(value).__name__}")
+        if self.keys is not None and not all(isinstance(k, bytes) for k in
+                                             dict(self.keys).values()):
+            raise TypeError("Trust(keys=...) maps platform names to raw key bytes")
+        if not isinstance(self.receipts, tuple | list):
+            raise TypeError("Trust(receipts=...) takes a tuple of receipts (read_receipt)")
+        if not isinstance(self.limits, Limits):
+            raise TypeError(f"Trust(limits=...) takes a Limits, not {type(self.limits).__name__}")
+        if not isinstance(self.require_proof, bool):
+            raise TypeError("Trust(require_proof=...) is True or False, not "
+                            f"{self.require_proof!r}")
         if self.keys is not None:
             # a name given here is held to the keys file's rules: "signed by <name>" must
             # read as the platform it is (raises KeyFileError)
@@ -73,6 +90,12 @@ class Trust:
             object.__setattr__(self, "keys", dict(self.keys))
         # receipts=(None,) is no receipt: a caller may pass the one it has, or has not
         object.__setattr__(self, "receipts", tuple(r for r in self.receipts if r is not None))
+        if self.receipts:  # their module is loaded once one is given
+            from tarneeb.replay.verify.receipt import SignedReceipt
+
+            if not all(isinstance(r, SignedReceipt) for r in self.receipts):
+                raise TypeError("Trust(receipts=...) takes receipts as read_receipt(data) "
+                                "gives them, not their files' bytes or text")
 
     @property
     def pinned(self) -> bool:
