@@ -93,9 +93,11 @@ class Receipt:
         """The platform's 64-byte signature of the receipt."""
         return sign(private_key, self.message())
 
-    def verify(self, public_key: Ed25519PublicKey, signature: bytes) -> None:
+    def verify(self, public_key: Ed25519PublicKey | bytes, signature: bytes) -> None:
         """Raise :class:`~tarneeb.audit.errors.SignatureError` unless ``signature`` is the
-        signature of this receipt by ``public_key``."""
+        signature of this receipt by ``public_key`` (an Ed25519 public key, or its 32 raw
+        bytes, as :attr:`SignedReceipt.public_key <tarneeb.replay.verify.receipt.SignedReceipt>`
+        holds it)."""
         verify(public_key, self.message(), signature)
 
     def differences(self, other: Receipt) -> list[str]:

@@ -116,6 +116,11 @@ def public_key_from_raw(raw: bytes) -> Ed25519PublicKey:
 
 def public_key_raw(public_key: Ed25519PublicKey) -> bytes:
     """The 32 raw bytes of a public key."""
+    if not isinstance(public_key, Ed25519PublicKey):
+        hint = " (its public key is key.public_key())" \
+            if isinstance(public_key, Ed25519PrivateKey) else ""
+        raise TypeError(f"public_key_raw takes an Ed25519 public key, not "
+                        f"{type(public_key).__name__}{hint}")
     return public_key.public_bytes_raw()
 
 
@@ -127,7 +132,13 @@ def key_id(public_key: Ed25519PublicKey | bytes) -> str:
     >>> key_id(key), key_id(public_key_raw(key))
     ('139e3940e64b5491', '139e3940e64b5491')
     """
-    raw = public_key if isinstance(public_key, bytes) else public_key_raw(public_key)
+    if isinstance(public_key, bytes | bytearray):
+        raw = bytes(public_key)
+    elif isinstance(public_key, Ed25519PublicKey):
+        raw = public_key.public_bytes_raw()
+    else:
+        raise TypeError(f"key_id takes an Ed25519 public key or its 32 raw bytes, not "
+                        f"{type(public_key).__name__}")
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
@@ -362,8 +373,15 @@ def sign(private_key: Ed25519PrivateKey, data: bytes) -> bytes:
     return private_key.sign(bytes(data))
 
 
-def verify(public_key: Ed25519PublicKey, data: bytes, signature: bytes) -> None:
-    """Check a signature; raise :class:`~tarneeb.audit.errors.SignatureError` if it is bad."""
+def verify(public_key: Ed25519PublicKey | bytes, data: bytes, signature: bytes) -> None:
+    """Check a signature; raise :class:`~tarneeb.audit.errors.SignatureError` if it is bad.
+    The key is an Ed25519 public key or its 32 raw bytes (a weak one refused:
+    :func:`public_key_from_raw`)."""
+    if isinstance(public_key, bytes | bytearray):
+        public_key = public_key_from_raw(bytes(public_key))
+    elif not isinstance(public_key, Ed25519PublicKey):
+        raise TypeError(f"verify takes an Ed25519 public key or its 32 raw bytes, not "
+                        f"{type(public_key).__name__}")
     if not isinstance(signature, bytes | bytearray) or len(signature) != SIGNATURE_LEN:
         n = len(signature) if isinstance(signature, bytes | bytearray) else "no"
         raise SignatureError(f"signature is {n} bytes; an Ed25519 signature is 64 bytes")

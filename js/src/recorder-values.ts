@@ -1,13 +1,24 @@
 /**
  * The values a recorder call takes, checked as the reader will read them: cards and suits
- * by number or name, seats, figures, texts a verdict shows, and a match dealt blind's
+ * by number or name, seats, figures, bytes, texts a verdict shows, and a match dealt blind's
  * transcripts and keys. A value out of range throws {@link RecorderError}.
+ *
+ * A record the recorder is about to write is read back first, as the reader reads a log
+ * ({@link recordBytes}): a value the reader would refuse — a seed of the wrong length, a key
+ * given as text — would make the log unreadable from there, every move acknowledged after it
+ * with it. Bytes are taken as a `Uint8Array` (a `Buffer` is one) and nothing else: text or a
+ * list of numbers would be written as other bytes than the ones meant.
  */
 import { blindFromList } from "./blind.js";
 import { type Bytes } from "./bytes.js";
 import { cardName } from "./engine.js";
-import { unsafeCharacter } from "./names.js";
+import { LogError, ValueError, closeHand, decodeDeal, decodeEnd, decodeHeader } from "./fields.js";
+import { grouped, unsafeCharacter } from "./names.js";
+import { parseLog } from "./records.js";
 import { ARGUMENT_ELEMENTS, SHUFFLE_ARGUMENT_LEN } from "./shuffleargument.js";
+import { DEFAULT_LIMITS } from "./stream.js";
+import { isCanonical, readValue } from "./unpack.js";
+import { encodeValue } from "./writer.js";
 
 /** A call the recorder cannot write: out of order, or a value out of its range. */
 export class RecorderError extends Error {
@@ -27,6 +38,7 @@ export type AbandonCause = (typeof ABANDON_CAUSES)[number];
 
 /** The card number of a card name (`"10♥"`, `"AS"`, `"qd"`) or a number 0–51. */
 export function parseCard(c: Card, what = "card"): number {
+  if (typeof c !== "string" && typeof c !== "number") throw new RecorderError(`${what} must be 0-51 or a card name like '10♥', not ${kind(c)}`);
   if (typeof c === "number") {
     if (!Number.isInteger(c) || c < 0 || c > 51) throw new RecorderError(`${what} must be 0-51 or a card name like '10♥', not ${c}`);
     return c;
@@ -40,6 +52,7 @@ export function parseCard(c: Card, what = "card"): number {
 
 /** The suit number of a suit symbol or letter, or a number 0–3. */
 export function parseSuit(s: Suit): number {
+  if (typeof s !== "string" && typeof s !== "number") throw new RecorderError(`trump must be 0-3 or a suit symbol (♣ ♦ ♥ ♠), not ${kind(s)}`);
   if (typeof s === "number") {
     if (!Number.isInteger(s) || s < 0 || s > 3) throw new RecorderError(`trump must be 0-3 or a suit symbol (♣ ♦ ♥ ♠), not ${s}`);
     return s;
@@ -54,12 +67,96 @@ export function seatOf(s: unknown, what = "seat"): number {
   return s;
 }
 
-export function four(values: readonly number[] | null | undefined, what: string, lo: number, hi: number): number[] | null {
-  if (values === null || values === undefined) return null;
-  if (values.length !== 4 || values.some((v) => !Number.isInteger(v) || v < lo || v > hi)) {
-    throw new RecorderError(`${what} must be four whole numbers ${lo}-${hi}, not ${JSON.stringify(values)}`);
+export function four(values: readonly number[] | null | undefined, what: string, lo: number, hi: number, needed = false): number[] | null {
+  if ((values === null || values === undefined) && !needed) return null;
+  const list = Array.isArray(values) || (ArrayBuffer.isView(values) && !(values instanceof DataView)) ? [...values as ArrayLike<unknown> & Iterable<unknown>] : null;
+  if (list === null || list.length !== 4 || list.some((v) => typeof v !== "number" || !Number.isInteger(v) || v < lo || v > hi)) {
+    throw new RecorderError(`${what} must be four whole numbers ${lo}-${hi}, not ${list === null ? kind(values) : JSON.stringify(list, (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : v))}`);
   }
-  return [...values];
+  return list as number[];
+}
+
+/** What a value is, for a message: its type, or its JSON for a short one. */
+function kind(v: unknown): string {
+  if (v === null || v === undefined) return String(v);
+  if (v instanceof Uint8Array) return `${v.length} bytes`;
+  if (Array.isArray(v)) return `a list of ${v.length}`;
+  return typeof v === "object" ? (v.constructor?.name ?? "an object") : `${typeof v} ${String(v).slice(0, 40)}`;
+}
+
+/**
+ * Bytes given as a `Uint8Array` (a copy; null or absent as null where `nil`): text, a list of
+ * numbers or a buffer of another kind is refused, not turned into other bytes. Their length is
+ * the reader's to judge ({@link recordBytes}).
+ */
+export function bytesOf(v: unknown, what: string, nil = false): Bytes | null {
+  if ((v === null || v === undefined) && nil) return null;
+  if (!(v instanceof Uint8Array)) throw new RecorderError(`${what} must be bytes (a Uint8Array), not ${kind(v)}`);
+  return Uint8Array.from(v);
+}
+
+/** Four byte strings, by seat (null or absent: none). */
+export function bytesList(v: unknown, what: string): Bytes[] | null {
+  if (v === null || v === undefined) return null;
+  if (!Array.isArray(v) || v.length !== 4) throw new RecorderError(`${what} must be four, by seat, not ${kind(v)}`);
+  return v.map((x) => bytesOf(x, what)!);
+}
+
+/** A text the log keeps (a seat name, an abandonment's reason). */
+export function textOf(v: unknown, what: string): string {
+  if (typeof v !== "string") throw new RecorderError(`${what} must be text, not ${kind(v)}`);
+  const bad = unsafeCharacter(v);
+  if (bad !== null) throw new RecorderError(`${what} ${JSON.stringify(v.slice(0, 40))} holds the character ${bad}`);
+  return v;
+}
+
+/** Four seats in play order: names, or `{ name, computer }`. */
+export function seatsOf(seats: unknown): { name: string; computer: boolean }[] {
+  if (!Array.isArray(seats) || seats.length !== 4) throw new RecorderError(`a match has four seats, not ${kind(seats)}`);
+  return seats.map((s: unknown) => {
+    const seat = typeof s === "string" ? { name: s, computer: false as unknown } : s !== null && typeof s === "object" ? s as { name?: unknown; computer?: unknown } : null;
+    if (seat === null || typeof seat.name !== "string" || (seat.computer !== undefined && typeof seat.computer !== "boolean")) {
+      throw new RecorderError(`a seat is a name, or { name, computer } (a text and true or false), not ${kind(s)}`);
+    }
+    const name = textOf(seat.name, "seat name");
+    const size = new TextEncoder().encode(name).length;
+    if (size > DEFAULT_LIMITS.maxName) throw new RecorderError(`a seat name of ${grouped(size)} bytes: over the reader's max_name cap of ${grouped(DEFAULT_LIMITS.maxName)}`);
+    return { name, computer: seat.computer === true };
+  });
+}
+
+/** What a record is, to read it back: the header, a deal, a hand's claims (`named`: in rules whose trump is named by a move), the end. */
+export type RecordKind = "header" | "deal" | "claims" | "end";
+
+/**
+ * The bytes of one record, once they read back as a log's reader reads them (a header as a
+ * log's first record): else {@link RecorderError}, with the reader's words, and nothing written.
+ */
+export function recordBytes(what: RecordKind, record: unknown[], named = false): Bytes {
+  let raw: Bytes;
+  try {
+    raw = encodeValue(record);
+  } catch (e) { // a value msgpack cannot write (a BigInt, a function)
+    throw new RecorderError(`${what} record: ${(e as Error).message}`);
+  }
+  try {
+    if (what === "header") {
+      // its fields first: a header that ends in zero bytes (a key of zeros) would read as torn
+      decodeHeader(record, DEFAULT_LIMITS);
+      parseLog(raw);
+      return raw;
+    }
+    const value = readValue(raw);
+    if (!Array.isArray(value) || !isCanonical(value, raw)) throw new RecorderError(`${what} record: not in canonical msgpack form`);
+    if (what === "deal") decodeDeal(value, 0);
+    else if (what === "claims") closeHand(decodeDeal([1, 0, 0, null, null], 0), value, 0, named);
+    else decodeEnd(value, 0);
+  } catch (e) {
+    if (e instanceof LogError) throw new RecorderError(e.message.replace(/^byte \d+: /, ""));
+    if (e instanceof ValueError) throw new RecorderError(e.reason);
+    throw e;
+  }
+  return raw;
 }
 
 /**
@@ -98,7 +195,7 @@ export interface RevealedKeysOptions {
 /** A keys record's lists, each checked: four 32-byte scalars and four 52-byte permutations, or null each. */
 export function keysLists(keys: RevealedKeysOptions): [(Bytes | null)[], (Bytes | null)[]] {
   const nil = (v: readonly (Bytes | null)[], size: number, what: string) => {
-    if (v.length !== 4 || v.some((x) => x !== null && !(x instanceof Uint8Array && x.length === size))) {
+    if (!Array.isArray(v) || v.length !== 4 || v.some((x) => x !== null && !(x instanceof Uint8Array && x.length === size))) {
       throw new RecorderError(`${what} must be four byte strings of ${size} bytes or null`);
     }
     return v.map((x) => (x === null ? null : Uint8Array.from(x)));

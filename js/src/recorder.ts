@@ -9,7 +9,9 @@
  * the durability asked for, and signed at the end with Ed25519 (WebCrypto). It checks the
  * order of the calls (a card before a deal, a claim twice) and the range of each value,
  * never the rules, and never computes a claim: `tarneeb verify` judges them. A call out of
- * order or out of range throws {@link RecorderError} and writes nothing.
+ * order or out of range throws {@link RecorderError} and writes nothing; each record is read
+ * back as the reader reads it before it is written (recorder-values.ts), so no call leaves a
+ * value the verifiers refuse, or bytes other than the ones given.
  *
  * A match dealt blind (`dealing: "blind"`, docs/PROTOCOL.md §13) is recorded as the seats
  * publish it: each deal's public transcript with its deal record, each card with its proof,
@@ -20,10 +22,9 @@ import { ftruncateSync, openSync, unlinkSync } from "node:fs";
 import { type Bytes, concat } from "./bytes.js";
 import {
   type AbandonCause, ABANDON_CAUSES, type BlindDealTranscript, type Card, RecorderError, type RevealedKeysOptions, type Suit,
-  blindList, four, keysLists, parseCard, parseSuit, seatOf,
+  blindList, bytesList, bytesOf, four, keysLists, parseCard, parseSuit, recordBytes, seatOf, seatsOf, textOf,
 } from "./recorder-values.js";
 import { cardName } from "./engine.js";
-import { unsafeCharacter } from "./names.js";
 import { resumePoint } from "./resume.js";
 import { PRESETS, RulesError, type RuleSet, presetDepartures, rulesFromMap, rulesMap } from "./rules.js";
 import { type Durability, LogWriter, encodeMove, encodeValue, parseDurability, syncDirectory } from "./writer.js";
@@ -198,12 +199,7 @@ export class MatchRecorder {
     if (departs.length) {
       throw new RecorderError(`rules: rules named ${rules.name} depart from that preset beyond its house options (${departs.join(", ")}): give them a name of their own`);
     }
-    if (o.seats.length !== 4) throw new RecorderError(`a match has four seats, not ${o.seats.length}`);
-    const seats = o.seats.map((s) => (typeof s === "string" ? { name: s, computer: false } : { name: String(s.name), computer: Boolean(s.computer) }));
-    for (const s of seats) {
-      const bad = unsafeCharacter(s.name);
-      if (bad !== null) throw new RecorderError(`seat name ${JSON.stringify(s.name)} holds the character ${bad}`);
-    }
+    const seats = seatsOf(o.seats);
     let durability: Durability;
     try {
       durability = parseDurability(o.durability ?? "flush");
@@ -217,17 +213,14 @@ export class MatchRecorder {
     if (blind && (o.serverCommitment === null || o.serverCommitment === undefined)) {
       throw new RecorderError("a match dealt blind commits to seeds too (serverCommitment, clientSeeds): they draw its first dealer");
     }
-    const list = (v: readonly Bytes[] | null | undefined, what: string) => {
-      if (v === null || v === undefined) return null;
-      if (v.length !== 4) throw new RecorderError(`${what} must be four, by seat`);
-      return v.map((x) => Uint8Array.from(x));
-    };
     const b = o.season ?? null;
-    const header = [HEADER, "tarneeb-log", 3, rulesMap(rules), seats.map((s) => [s.name, s.computer]),
-      Uint8Array.from(o.matchId), o.serverCommitment ?? null,
-      b === null ? null : [b.index, b.size, b.path.map((p) => Uint8Array.from(p)), b.root, b.headSignature],
-      list(o.clientCommitments, "clientCommitments"), list(o.clientSeeds, "clientSeeds"), firstDealer,
-      o.publicKey ?? null, ...(blind ? ["blind"] : [])];
+    if (b !== null && (typeof b !== "object" || !Array.isArray(b.path))) throw new RecorderError("season must be { index, size, path, root, headSignature }, path a list");
+    // read back as the reader reads a log's header: nothing unreadable is written
+    const header = recordBytes("header", [HEADER, "tarneeb-log", 3, rulesMap(rules), seats.map((s) => [s.name, s.computer]),
+      bytesOf(o.matchId, "matchId"), bytesOf(o.serverCommitment, "serverCommitment", true),
+      b === null ? null : [b.index, b.size, b.path.map((p) => bytesOf(p, "season path")), bytesOf(b.root, "season root"), bytesOf(b.headSignature, "season headSignature")],
+      bytesList(o.clientCommitments, "clientCommitments"), bytesList(o.clientSeeds, "clientSeeds"), firstDealer,
+      bytesOf(o.publicKey, "publicKey", true), ...(blind ? ["blind"] : [])]);
     let fd: number;
     try {
       fd = openSync(o.path, "wx"); // a log is never overwritten
@@ -239,7 +232,7 @@ export class MatchRecorder {
     }
     const writer = new LogWriter(fd, durability);
     try {
-      writer.appendValue(header);
+      writer.append(header);
     } catch (e) { // nothing of the match was written: no file left behind to block a new start
       try {
         writer.close();
@@ -275,7 +268,9 @@ export class MatchRecorder {
     } catch (e) {
       throw new RecorderError((e as Error).message);
     }
-    const at = await resumePoint(options.path, options.serverSeed ?? null);
+    const seed = bytesOf(options.serverSeed, "serverSeed", true);
+    if (seed !== null && seed.length !== 32) throw new RecorderError(`serverSeed must be 32 bytes, not ${seed.length}`);
+    const at = await resumePoint(options.path, seed);
     if (typeof at === "string") throw new RecorderError(at);
     const { log, keep } = at;
     let fd: number;
@@ -324,9 +319,10 @@ export class MatchRecorder {
     const revealed = options.revealed === null || options.revealed === undefined ? null : parseCard(options.revealed, "revealed");
     let recorded: (number | null)[] | null = null;
     if (options.hands !== null && options.hands !== undefined) {
-      if (options.hands.length !== 4) throw new RecorderError("hands must be four, by seat");
+      const { hands } = options;
+      if (!Array.isArray(hands) || hands.length !== 4 || !hands.every((h) => Array.isArray(h))) throw new RecorderError("hands must be four lists of cards, by seat");
       const seen = new Set<number>();
-      const masks = options.hands.map((h) => {
+      const masks = hands.map((h) => {
         let mask = 0;
         for (const c of h) {
           const n = parseCard(c);
@@ -341,7 +337,7 @@ export class MatchRecorder {
     }
     const transcript = options.blind ?? null;
     if (this.blind !== (transcript !== null)) throw new RecorderError("a match dealt blind gives each deal's transcript (blind), and only such a match");
-    const deal = encodeValue([DEAL, this.deals, dealer, revealed, recorded]);
+    const deal = recordBytes("deal", [DEAL, this.deals, dealer, revealed, recorded]);
     // the deal record and its blind record in one write: a reader never finds one without the other
     const offset = this.writer.append(transcript === null ? deal : concat(deal, encodeValue(blindList(transcript))));
     this.hand = { calls: 0, plays: 0, trumpNamed: false, number: this.deals };
@@ -383,8 +379,9 @@ export class MatchRecorder {
     if (this.blind !== (proof !== null)) throw new RecorderError("in a match dealt blind every card comes with its proof (proof), and only there");
     const c = parseCard(options.card);
     if (proof !== null) {
-      const [position, bytes] = proof;
-      if (!Number.isInteger(position) || position < 0 || position > 51 || !(bytes instanceof Uint8Array) || bytes.length !== 64) {
+      if (!Array.isArray(proof)) throw new RecorderError("a card's proof is [position 0-51, 64-byte proof]");
+      const [position, bytes] = proof as [unknown, unknown];
+      if (typeof position !== "number" || !Number.isInteger(position) || position < 0 || position > 51 || !(bytes instanceof Uint8Array) || bytes.length !== 64) {
         throw new RecorderError(`a card's proof is [position 0-51, 64-byte proof], not [${String(position)}, ${bytes instanceof Uint8Array ? `${bytes.length} bytes` : typeof bytes}]`);
       }
       // the card and its proof in one write
@@ -407,8 +404,8 @@ export class MatchRecorder {
     const named = this.rules.trump === "named";
     if (trump !== null && named) throw new RecorderError("in these rules the trump is named by a move (nameTrump)");
     const record = [CLAIMS, named || trump === null ? null : parseSuit(trump), four(tricks, "tricks", 0, 13),
-      four(scores, "scores", -SCORE_LIMIT, SCORE_LIMIT), four(options.totals, "totals", -SCORE_LIMIT, SCORE_LIMIT)];
-    const offset = this.writer.appendValue(record);
+      four(scores, "scores", -SCORE_LIMIT, SCORE_LIMIT), four(options.totals, "totals", -SCORE_LIMIT, SCORE_LIMIT, true)];
+    const offset = this.writer.append(recordBytes("claims", record, named));
     this.hand = null;
     return offset;
   }
@@ -416,18 +413,17 @@ export class MatchRecorder {
   /** The match is won: the end record, the server seed revealed. */
   finish(options: FinishOptions): number {
     if (options.winner !== 0 && options.winner !== 1) throw new RecorderError(`the winner is team 0 or 1, not ${String(options.winner)}`);
-    return this.end([END, options.winner, options.serverSeed ?? null, null], false);
+    return this.end([END, options.winner, bytesOf(options.serverSeed, "serverSeed", true), null], false);
   }
 
   /** The match stops before it is won; a hand in progress stays as it is (no claims). */
   abandon(options: AbandonOptions): number {
-    const { cause, seat, reason } = options;
+    const { cause, seat } = options;
     if (!ABANDON_CAUSES.includes(cause)) throw new RecorderError(`cause must be one of ${ABANDON_CAUSES.join(", ")}, not ${JSON.stringify(cause)}`);
+    const reason = textOf(options.reason, "the reason");
     if ([...reason].length > MAX_REASON) throw new RecorderError(`a reason of at most ${MAX_REASON} characters`);
-    const bad = unsafeCharacter(reason);
-    if (bad !== null) throw new RecorderError(`the reason holds the character ${bad}`);
     if ((seat === null) !== (cause === "server-fault")) throw new RecorderError("seat is null for a server fault, and the seat that left otherwise");
-    return this.end([END, null, options.serverSeed ?? null, [cause, seat === null ? null : seatOf(seat), reason]], true);
+    return this.end([END, null, bytesOf(options.serverSeed, "serverSeed", true), [cause, seat === null ? null : seatOf(seat), reason]], true);
   }
 
   private end(record: unknown[], abandoned: boolean): number {
@@ -435,9 +431,10 @@ export class MatchRecorder {
     if (this.hand !== null && !abandoned) {
       throw new RecorderError(`hand ${this.hand.number + 1} is open: claim() closes it before the match ends (or abandon())`);
     }
+    const raw = recordBytes("end", record); // a seed of the wrong length: refused, the match not ended
     this.ended = true;
     this.hand = null;
-    return this.writer.appendValue(record);
+    return this.writer.append(raw);
   }
 
   /**

@@ -40,8 +40,11 @@ export interface Durability {
 /** A durability from its text form: `flush`, `fsync` or `group:MS`. */
 export function parseDurability(text: string | Durability): Durability {
   if (typeof text !== "string") {
-    if (text.mode === "group" && !(text.intervalMs > 0)) throw new RangeError("a group commit needs an interval above 0 ms");
-    return text;
+    const { mode, intervalMs } = (text ?? {}) as Partial<Durability>;
+    if (mode !== "flush" && mode !== "fsync" && mode !== "group") throw new RangeError(`durability ${JSON.stringify(mode ?? text)}: give flush, fsync or group:MS`);
+    if (mode !== "group") return { mode, intervalMs: 0 };
+    if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || !(intervalMs > 0)) throw new RangeError("a group commit needs an interval above 0 ms");
+    return { mode, intervalMs };
   }
   if (text === "flush" || text === "fsync") return { mode: text, intervalMs: 0 };
   if (text.startsWith("group:")) {

@@ -14,6 +14,7 @@ numbered ``♣ 0, ♦ 1, ♥ 2, ♠ 3`` and ranks ``2 0 … A 12``. A set of car
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import TypeVar
 
@@ -79,6 +80,8 @@ def colour_mate(suit: Suit) -> Suit:
 
 def parse_suit(text: str) -> Suit:
     """A suit from a letter (``S``/``h``), a symbol (``♠``) or a name (``spades``)."""
+    if not isinstance(text, str):
+        raise CardError(f"not a suit: {text!r} is not text (use C, D, H, S or ♣ ♦ ♥ ♠)")
     t = text.strip()
     if t in _SUIT_INPUT:
         return _SUIT_INPUT[t]
@@ -91,6 +94,8 @@ def parse_suit(text: str) -> Suit:
 
 def parse_card(text: str) -> Card:
     """A card from text such as ``10♥``, ``TH``, ``th``, ``10h`` or ``A♠``."""
+    if not isinstance(text, str):
+        raise CardError(f"not a card: {text!r} is not text (write it like AS, 10h, K♥)")
     t = text.strip()
     if len(t) < 2:
         raise CardError(f"not a card: {text!r} (write it like AS, 10h, K♥)")
@@ -104,6 +109,12 @@ def parse_card(text: str) -> Card:
 
 def card_name(card: Card, symbols: bool = True) -> str:
     """``10♥`` (or ``TH`` with ``symbols=False``)."""
+    if not isinstance(card, int):
+        try:
+            card = operator.index(card)  # a NumPy integer is a card number too
+        except TypeError:
+            raise CardError(f"not a card number: {card!r} (cards are 0-51; parse_card reads "
+                            "a card's name)") from None
     if not 0 <= card < 52:
         raise CardError(f"not a card number: {card} (cards are 0-51)")
     if symbols:
@@ -160,11 +171,19 @@ def format_hand(mask: Mask, symbols: bool = True) -> str:
 def deal_hands(deck: list[Card] | bytes, dealer: int) -> tuple[Mask, Mask, Mask, Mask]:
     """The four hands from a deck order: card ``i`` goes to seat ``(dealer+1+i) % 4``.
 
-    The dealer's 13th card is ``deck[51]``.
+    The dealer's 13th card is ``deck[51]``. A deck that is not the 52 cards 0-51, each
+    once, raises :class:`CardError`.
     """
-    bits = list(map(_BITS.__getitem__, deck))
+    try:
+        bits = list(map(_BITS.__getitem__, deck))
+    except (KeyError, TypeError):  # a value that is no card number 0-51; no sequence
+        bits = []
     f0, f1, f2, f3 = _FIRST[dealer & 3]  # where each seat's first card lies in the deck
-    return sum(bits[f0::4]), sum(bits[f1::4]), sum(bits[f2::4]), sum(bits[f3::4])
+    hands = sum(bits[f0::4]), sum(bits[f1::4]), sum(bits[f2::4]), sum(bits[f3::4])
+    # 52 powers of two add up to the full deck only if they are 52 different cards
+    if len(bits) != 52 or sum(hands) != FULL_DECK:
+        raise CardError(f"a deck is the 52 cards 0-51, each once, not {_deck_text(deck)}")
+    return hands
 
 
 def check_deal(hands: tuple[Mask, ...], dealer: int, thirteenth: Card | None,
@@ -193,8 +212,25 @@ def check_deal(hands: tuple[Mask, ...], dealer: int, thirteenth: Card | None,
     return None
 
 
-_BITS = tuple(1 << c for c in range(52))
+_BITS = {c: 1 << c for c in range(52)}  # a dict: a negative number is no index into it
 _FIRST = tuple(tuple((s - d - 1) & 3 for s in range(4)) for d in range(4))
+
+
+def _deck_text(deck: object) -> str:
+    """What is wrong with a deck :func:`deal_hands` refused."""
+    try:
+        cards = list(deck)  # type: ignore[call-overload]
+    except TypeError:
+        return f"{type(deck).__name__} {deck!r}"[:80]
+    if len(cards) != 52:
+        return f"{len(cards)} cards"
+    for c in cards:
+        if not isinstance(c, int | float) or c not in _BITS:
+            return f"one holding {c!r}"[:80]
+    for c in cards:
+        if cards.count(c) > 1:
+            return f"one holding {card_name(c)} {cards.count(c)} times"
+    return repr(deck)[:80]  # pragma: no cover - a deck of 52 different cards is read
 
 
 def by_seat(values: Iterable[_T]) -> tuple[_T, _T, _T, _T]:

@@ -14,7 +14,7 @@ rules describes them in a small TOML file instead of patching the engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -405,8 +405,9 @@ def preset(name: str, **options: Any) -> RuleSet:
     return base.with_options(**options) if options else base
 
 
-def house_preset(name: str, options: dict[str, Any]) -> RuleSet:
-    """A preset with the house options its platform's page offers, refusing any other.
+def house_preset(name: str, options: Mapping[str, Any] | None = None) -> RuleSet:
+    """A preset with the house options its platform's page offers, refusing any other
+    (``options``: a mapping of option to value; ``None``, none).
 
     >>> house_preset("qahwa41", {"target": 61}).target
     61
@@ -415,6 +416,11 @@ def house_preset(name: str, options: dict[str, Any]) -> RuleSet:
     ...
     tarneeb.replay.rules.ruleset.RulesError: qahwa41 offers target 31, 41 or 61, not 62; ...
     """
+    if options is None:
+        options = {}
+    elif not isinstance(options, Mapping):
+        raise TypeError(f"house_preset: options are a mapping of option to value "
+                        f"(e.g. {{'target': 61}}), not {type(options).__name__}")
     base = preset(name)
     offered = PAGE_OPTIONS[name]
     for key, value in options.items():
