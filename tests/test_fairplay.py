@@ -255,6 +255,32 @@ def test_hand_records_round_trip_and_refuse_nonsense() -> None:
                              "hands": []})
 
 
+def test_every_decisions_references_keep_each_hidden_hands_points(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference layouts of every analysed decision, the opening lead and tricks 6 to
+    11 alike, keep each hidden hand's real high-card points as well as its lengths: with
+    the lengths alone after the lead, an honest partnership that reads the bids for the
+    honours beat the references and was flagged (docs/FAIRPLAY.md, "The null")."""
+    from tarneeb.replay.fairplay import analyse
+    from tarneeb.replay.fairplay.layouts import hcp
+
+    drawn: list[tuple[int, bool]] = []
+    real = analyse.shape_layouts
+
+    def recording(info, actual, k, rng, keep=(), points=False):  # type: ignore[no-untyped-def]
+        layouts = real(info, actual, k, rng, keep=keep, points=points)
+        for lay in layouts:  # each hidden hand's points, as in the real layout
+            assert [hcp(lay[s] & info.hidden) for s in range(4)] == \
+                [hcp(actual[s] & info.hidden) for s in range(4)]
+        drawn.append((info.index, points))
+        return layouts
+
+    monkeypatch.setattr(analyse, "shape_layouts", recording)
+    hp = analyse_hand(_hand(), True, random.Random(3), own_share=1.0)
+    assert hp.decisions and {i for i, _ in drawn} & {0} and max(i for i, _ in drawn) >= 20
+    assert all(points for _, points in drawn)
+
+
 def test_a_choice_best_by_information_scores_zero() -> None:
     d = Decision(0, 30, 5, 1, 1, 4, 10, 10, 10, 10, 10)  # best on every layout: no news
     assert d.excess == 0 and d.variance == 0

@@ -25,12 +25,13 @@ from tarneeb.replay.fairplay.solver import INSTALL, PlayUnavailable, available
 from tarneeb.replay.fairplay.summary import GroupResult, MatchPlay, PlaySummary
 from tarneeb.replay.rules.scoring import Hand
 
-ANALYSIS = 3
+ANALYSIS = 4
 """The analysis's version, kept with each log's fair-play record under ``--state``: a
 record made by another version (1: opening leads' references kept the hidden hands' suit
 lengths only, not their high-card points; 2: a decision whose legal cards were worth the
-same on every reference layout drawn was left out, which biased the others' figure up) is
-analysed again."""
+same on every reference layout drawn was left out, which biased the others' figure up;
+3: the references of the decisions after the opening lead kept the lengths only, so an
+honest partnership that reads the bids for the honours was flagged) is analysed again."""
 
 
 @dataclass(frozen=True, slots=True)

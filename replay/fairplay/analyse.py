@@ -4,13 +4,13 @@ made of them.
 At each analysed decision (a seat about to play, from trick ``FIRST_TRICK`` to
 ``LAST_TRICK``; on a share ``OWN_SHARE`` of hands the opening lead as well, on
 ``OWN_SAMPLES`` layouts) the analysis draws ``samples`` reference layouts of the hidden
-cards: uniform among those agreeing with what the seat knew and with the real shape of each
-hidden hand, and for an opening lead its real high-card points too
-(:func:`~.layouts.shape_layouts`; why the shape and points: docs/FAIRPLAY.md, "The
-null"), and ``partner_samples`` more that keep the partner's real hand as well. It
-solves each and the real layout with DDS (:mod:`~.solver`, one batch a hand), and
-scores the card played on each: 1 when it is double-dummy best, less the share of the
-legal cards that are best (the card played against a legal card at random).
+cards: uniform among those agreeing with what the seat knew and with the real shape and
+high-card points of each hidden hand (:func:`~.layouts.shape_layouts`; why the shape and
+points: docs/FAIRPLAY.md, "The null"), and ``partner_samples`` more that keep the
+partner's real hand as well. It solves each and the real layout with DDS
+(:mod:`~.solver`, one batch a hand), and scores the card played on each: 1 when it is
+double-dummy best, less the share of the legal cards that are best (the card played
+against a legal card at random).
 
 * the real layout's score less the reference layouts' mean is the decision's
   :attr:`~Decision.excess`: 0 on average for a seat that cannot see the hidden cards,
@@ -19,9 +19,10 @@ legal cards that are best (the card played against a legal card at random).
   :attr:`~Decision.partner_excess`: what knowing the partner's hand made of the card
   (0 on average for a seat that did not know it; the partnership statistic).
 
-A decision with a single legal card, with only cards the seat can tell are equivalent,
-or whose legal cards are worth the same on every reference layout says nothing and is
-skipped.
+A decision with a single legal card, or with only cards the seat can tell are
+equivalent, says nothing and is skipped (one whose legal cards are worth the same on
+every reference layout drawn counts: left out, the others' reference mean would be
+biased low against their real score).
 
 What comes out per hand is a :class:`HandPlay`: one record of fourteen small integers
 per decision, which the summary folds per player, per seat label and per partnership
@@ -226,14 +227,14 @@ def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = S
                  first_trick: int = FIRST_TRICK, last_trick: int = LAST_TRICK,
                  shares: Sequence[tuple[int, int]] = (),
                  partner_samples: int = PARTNER_SAMPLES, own_share: float = OWN_SHARE,
-                 own_samples: int = OWN_SAMPLES, lead_points: bool = True) -> HandPlay:
+                 own_samples: int = OWN_SAMPLES, points: bool = True) -> HandPlay:
     """The decisions of a played hand (52 plays), analysed. ``shares``: pairs of seats
     analysed as if each saw the other's cards (no use in an audit: the simulations
     calibrate with it). With chance ``own_share`` (drawn from ``rng``, whatever the
     cards) the opening lead is analysed too, on ``own_samples`` reference layouts: the
     one decision of the hand no partner's play can have informed, and the dearest to
-    solve (52 cards). Its references keep each hidden hand's high-card points as well as
-    its shape (``lead_points``; docs/FAIRPLAY.md, "The null")."""
+    solve (52 cards). Every decision's references keep each hidden hand's high-card
+    points as well as its shape (``points``; docs/FAIRPLAY.md, "The null")."""
     if hand.cancelled or len(hand.plays) != 52:
         return HandPlay(hand.deal_number, ())
     sees = {a: (b,) for a, b in shares} | {b: (a,) for a, b in shares}
@@ -252,9 +253,8 @@ def analyse_hand(hand: Hand, reveals: bool, rng: random.Random, samples: int = S
         partner = partner_of(seat)
         k = own_samples if index < 4 * (first_trick - 1) else samples
         k_p = partner_samples if info.known[partner] != actual[partner] and index >= 2 else 0
-        pts = lead_points and index < 4 * (first_trick - 1)
-        layouts = shape_layouts(info, actual, k, rng, points=pts)
-        layouts += shape_layouts(info, actual, k_p, rng, keep=(partner,), points=pts)
+        layouts = shape_layouts(info, actual, k, rng, points=points)
+        layouts += shape_layouts(info, actual, k_p, rng, keep=(partner,), points=points)
         layouts.append(actual)
         positions.extend(Position(lay, info.leader, info.trick, hand.trump) for lay in layouts)
         pending.append((info, hand.plays[index], k, k_p))

@@ -140,8 +140,10 @@ class GroupResult:
         own = ("" if self.own is None or self.kind != "player" else
                f"; its own figure, before its partner played: z = {self.own[0]:.2f} over "
                f"{self.own[1]:,} decisions")
-        return (f"{who} {shown(self.name)}: {100 * self.excess:+.1f} points of double-dummy best "
-                f"cards over what its information allows, over {self.decisions:,} decisions "
+        return (f"{who} {shown(self.name)}: {100 * self.excess:+.1f} points of double-dummy "
+                "best cards over its reference layouts (what it saw, with the real lengths and "
+                "points; not what the bids say of which cards), over "
+                f"{self.decisions:,} decisions "
                 f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g}){own}"
                 + (f"; {self.caveat(shown)}" if self.caveat() else ""))
 
