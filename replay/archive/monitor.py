@@ -22,9 +22,12 @@ deal (the evidence stands still); a later run with the statistics reads them aga
 ``--play`` each clean log's fair-play record (:class:`~tarneeb.replay.fairplay.MatchPlay`,
 with the options it was analysed with) is kept too: a run analyses only logs new, changed
 or not analysed before, and folds every record in the order of the listing.
-A log the state knows that the listing no longer gives is **lost**: a finding naming it
-(exit 1), run after run, unless ``--removed PATTERN`` (a glob on the path, or the path)
-says it was removed on purpose; then it is reported as removed and forgotten.
+A log the state knows that the listing no longer gives, or gives as a file that cannot
+be read (a FIFO, a dangling link, not allowed), is **lost**: a finding naming it (exit 1,
+``--skip-unreadable`` or not), run after run, unless ``--removed PATTERN`` (a glob on the
+path, or the path: a pattern that is a path the state knows names that log alone, whatever
+glob characters its name has) says it was removed on purpose; then it is reported as
+removed and forgotten.
 
 The evidence (:mod:`tarneeb.audit.fairness.anytime`) advances once per match, the first
 time the state sees its log whole (a log that stops before its end record waits: it may
@@ -73,8 +76,8 @@ LOST_KIND = "lost-log"
 MONITOR_KINDS = {
     CHANGED_KIND: "the log's bytes differ from those the archive's state judged before: "
                   "it was judged again, and a log rewritten after the fact is a finding",
-    LOST_KIND: "a log the archive's state judged before is not in the archive any more "
-               "(--removed says a log was removed on purpose)",
+    LOST_KIND: "a log the archive's state judged before is not in the archive any more, "
+               "or cannot be read (--removed says a log was removed on purpose)",
 }
 
 
@@ -207,6 +210,7 @@ class Monitor:
         self.began = time.time_ns()
         self.grown: list[str] = []  # logs whose bytes judged before are the start of now's
         self.changed, self.lost, self.removed = list[str](), list[str](), list[str]()
+        self._unread: set[str] = set()  # logs the state knew, listed now but not read
 
     def chunks(self, listed: Iterable[str], jobs: int | None = None, scheduler: Any = None,
                chunk_size: int = CHUNK) -> Iterator[Chunk]:
@@ -306,7 +310,9 @@ class Monitor:
         """A log read now, which the state knew as ``known`` (None: not known): a change
         since the state judged it is a finding (and one found before stays); kept in the
         state unless it was not read at all."""
-        if record.not_read or st is None:
+        if record.not_read or st is None:  # one the state judged is lost (finish)
+            if known is not None:
+                self._unread.add(path)
             return
         if known is not None:
             before = self.state.load(path, share=False)
@@ -454,10 +460,15 @@ class Monitor:
         self.settle(summary)
         # an archive that lists nothing at all (a file system not mounted) loses and
         # removes nothing: the run ends on "no logs found"
-        for path in self.state.paths() if self.listed else ():
-            if path in self.listed:
+        knew = list(self.state.paths()) if self.listed else []
+        # a pattern that is a path the state knows names that log alone (a name with glob
+        # characters, copied from the lost ones, removes no other log)
+        exact = set(self.removed_patterns).intersection(knew)
+        globs = [p for p in self.removed_patterns if p not in exact]
+        for path in knew:
+            if path in self.listed and path not in self._unread:
                 continue
-            if any(fnmatch.fnmatchcase(path, p) or path == p for p in self.removed_patterns):
+            if path in exact or any(fnmatch.fnmatchcase(path, p) for p in globs):
                 self.removed.append(path)
                 self.state.forget(path)
             else:

@@ -145,7 +145,8 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
                      "them (a finding each, kept): " + ", ".join(m["changed"]) + ".")
     if s.lost:
         lines.append(f"{count(s.lost, 'log')} judged before {'is' if s.lost == 1 else 'are'} "
-                     "gone (a finding each; --removed PATTERN if on purpose): "
+                     "gone or cannot be read (a finding each; --removed PATTERN if on "
+                     "purpose): "
                      + ", ".join(m.get("lost", [])) + ".")
     if m.get("removed_count"):
         lines.append(f"{count(m['removed_count'], 'log')} removed on purpose (--removed), "

@@ -1,0 +1,72 @@
+"""``tarneeb audit --state FILE``: a log the state judged that cannot be read any more is
+lost, as one gone is; ``--removed`` naming a path the state knows forgets that log alone."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_runner import run
+
+from tarneeb.testing.archive import archive_log
+
+SEED = b"test state lost logs"
+
+
+@pytest.fixture(autouse=True)
+def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-config"))
+
+
+def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    code, out, _ = run(capsys, "audit", "--json", "-j", "1", *argv)
+    return code, json.loads(out)
+
+
+def archive(directory: Path, n: int, names: dict[int, str] | None = None) -> list[Path]:
+    directory.mkdir()
+    paths = []
+    for i in range(n):
+        name, data = archive_log(i, SEED)
+        p = directory / (names or {}).get(i, name)
+        p.write_bytes(data)
+        paths.append(p)
+    return paths
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_judged_log_that_cannot_be_read_any_more_is_lost_even_skipping_unreadable(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    paths[0].unlink()
+    os.mkfifo(paths[0])  # the judged log's bytes hidden behind a file no run reads
+    for extra in ((), ("--skip-unreadable",)):
+        code, doc = audit(capsys, str(logs), "--state", state, *extra)
+        assert doc["state"]["lost"] == [str(paths[0])]
+        assert doc["findings_by_kind"] == {"lost-log": 1}
+        assert code == (2 if not extra else 1)
+    code, doc = audit(capsys, str(logs), "--state", state, "--skip-unreadable",
+                      "--removed", str(paths[0]))
+    assert (code, doc["state"]["removed"], doc["lost"]) == (0, [str(paths[0])], 0)
+
+
+def test_removed_naming_a_known_path_with_glob_characters_forgets_that_log_alone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 4, {0: "*.tlog"})
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    for p in paths[:3]:
+        p.unlink()
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(paths[0]))
+    assert doc["state"]["removed"] == [str(paths[0])]
+    assert sorted(doc["state"]["lost"]) == sorted(map(str, paths[1:3]))
+    assert code == 1
+    # a glob that is no path the state knows is a glob still
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(logs / "m*"))
+    assert (code, sorted(doc["state"]["removed"]), doc["lost"]) == (
+        0, sorted(map(str, paths[1:3])), 0)
