@@ -51,6 +51,8 @@ def _archive(seed: int, matches: int) -> list[tuple[Any, ...]]:
         rules = PRESETS[rng.choice(sorted(PRESETS))]
         if rng.random() < 0.2:
             rules = replace(rules, target=rng.choice((31, 41, 61)))
+        if rules.trump == "revealed_mate" and rng.random() < 0.2:  # the shown card's own suit
+            rules = replace(rules, name=f"{rules.name}-own", trump="revealed")
         computer = tuple(rng.random() < 0.5 for _ in range(rng.choice((4, 4, 4, 0))))
         key = rng.choice((None, "k1", "k2"))
         names = tuple(rng.sample(NAMES, 4)) if rng.random() < 0.8 else None

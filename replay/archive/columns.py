@@ -102,8 +102,7 @@ from tarneeb.replay.verify.coredeals import deals_in, with_core
 _U64 = np.uint64
 _SUIT_MASKS = np.array(SUIT_MASKS, dtype=_U64)
 _RANKS = [np.uint64(sum(1 << (13 * s + r) for s in range(4))) for r in range(13)]
-_POPS: tuple[tuple[tuple[int, int], ...] | None, ...] = (None, ((1, 13), (0, 39)),
-                                                         ((1, 13), (0, 38)))
+_POPS: tuple[Any, ...] = (None, ((1, 13), (0, 39)), ((1, 13), (0, 38)), ((1, 12), (0, 39)))
 _BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 
 
@@ -283,6 +282,7 @@ class _Columns:
                                       + srt[..., 3]]
         suit = _SUIT_MASKS[np.maximum(self.trump, 0)]
         self.trumps = np.where(self.trump[:, None] >= 0, popcount(hands & suit[:, None]), 0)
+        self.trumps[self.pop == 3, self.dealer[self.pop == 3]] -= 1  # a trump shown: left out
         self.rows = np.arange(self.n)
 
 
@@ -329,10 +329,10 @@ def _one_hand(s: Streams, c: _Columns, rows: Int, seats: Int, gid: Int,
     t = pop > 0
     if t.any():
         known = (c.reveals[rows] & (c.dealer[rows] == seats)).astype(np.int64)
-        code = ((gid * 3 + pop) * 2 + known) * 16 + c.trumps[rows, seats]
+        code = ((gid * 4 + pop) * 2 + known) * 16 + c.trumps[rows, seats]
         s.count(match[t], code[t],
-                lambda k: (kind, (TRUMPS, *groups[k // 96]),
-                           _sum_ref(_POPS[k // 32 % 3], 13 - (k >> 4 & 1), 1), k & 15))
+                lambda k: (kind, (TRUMPS, *groups[k // 128]),
+                           _sum_ref(_POPS[k // 32 % 4], 13 - (k >> 4 & 1), 1), k & 15))
 
 
 def _joint(s: Streams, c: _Columns, group: tuple[str, str],

@@ -23,7 +23,8 @@ computer hand minus per human hand, against its exact mean and variance.
 Where the rules reveal the dealer's 13th card and make its colour-mate trump, the
 revealed card is known not to be a trump: the dealer's other 12 cards and the
 other hands are drawn from the remaining 51 cards, 13 of them trumps, and the
-references say so.
+references say so; where they make its own suit trump (``revealed``), the known card is
+a trump, left out of the dealer's count, and the 51 others hold 12.
 
 >>> from tarneeb.audit.fairness import Tally
 >>> from tarneeb.replay.server.simulate import play_logged_match
@@ -165,6 +166,8 @@ def _trump_population(rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
     """The cards a hand's trumps are drawn from: ``None`` when the deal does not fix a trump."""
     if rules.trump == "fixed":
         return ((1, 13), (0, 39))
+    if rules.trump == "revealed":
+        return ((1, 12), (0, 39))  # the revealed card is known, and is a trump
     if rules.reveals_card:
         return ((1, 13), (0, 38))  # the revealed card is known, and is no trump
     return None
@@ -349,7 +352,9 @@ class _DealTally:
             return None
         known = 1 if self.rules.reveals_card and self.dealer in seats else 0
         ref = _sum_ref(self.pop, 13 * len(seats) - known, len(seats))
-        return ref, (mask & SUIT_MASKS[self.trump]).bit_count()
+        # the known card left out: a trump when the trump is its own suit (``revealed``)
+        own = known if self.rules.trump == "revealed" else 0
+        return ref, (mask & SUIT_MASKS[self.trump]).bit_count() - own
 
     def one_hand(self, group: tuple[str, str], seat: int, with_mean: bool) -> None:
         tally, mask = self.tally, self.masks[seat]
