@@ -30,3 +30,20 @@ def test_no_evidence_names_the_groupings_not_crossed() -> None:
 def test_no_evidence_gives_the_one_player_size() -> None:
     text = _sentence()
     assert "points per hand for one named player over all their matches" in text
+
+
+def test_the_measures_named_are_those_the_archive_was_tested_on() -> None:
+    """An archive of rules that reveal no card is not told its revealed cards were
+    measured; one whose rules reveal the dealer's card is."""
+    from tarneeb.audit.fairness import Tally
+    from tarneeb.testing.dealsim import synthetic_match
+
+    for rules, revealed in (("classic", False), ("eram41", True)):
+        tally, rng = Tally(), random.Random(3)
+        for _ in range(40):
+            synthetic_match(tally, rng, rules, 10)
+        results = fairness_results({"recorded": tally}, 0.05)["recorded"]
+        text = fairness_sentence("recorded", results, 0.05)
+        named = text[text.index("the measures are"):text.index("); rigging steered")]
+        assert ("the revealed card" in named) is revealed, named
+        assert "high-card points" in named and "card positions" in named

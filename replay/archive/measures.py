@@ -502,30 +502,57 @@ def tested_keys(tally: Tally, by: str = "key") -> set[str]:
     return keys if len(keys) > 1 else set()
 
 
-# what the battery does not test, said with every verdict and in the JSON
-UNCOVERED = ("No test looks for: rigging of what is not measured (the measures are "
-             "high-card points, trumps, voids, aces, kings, long suits, suit patterns, card "
-             "positions, repeated and near-repeated hands (12 of 13 cards) and deals, the "
-             "deck's order, partners' suit and honour fit, the revealed card and the first "
-             "dealer); rigging steered by what the tests do not see (a player's skill or "
-             "bids, the time of day, the stakes, a match state other than behind, ahead, "
-             "late, after a won or lost deal and the first deal); the state or the "
-             "successive matches of a player with fewer than 20 matches; drift where the "
-             "logs carry no season order; hands that share 11 cards or fewer with an "
-             "earlier one; a seed space too large to repeat deals at this archive's size; "
-             "matches left out of the archive; and any bias smaller than the sizes above. "
-             "The deals are grouped by one thing at a time (a key, a rule set, a named "
-             "player, a seat label, a team), crossed only with the state of the match "
-             "(and a player with the rule set): a bias confined to one player under one "
-             "key, to two named players when they sit as partners, or to players' first "
-             "matches shows only as much as it moves that player's or label's deals as a "
-             "whole; and "
-             "the first dealer is tested by its seat and its label, not by who bids first "
-             "after it (a named player or a computer seat).")
+# the battery's measures, in the words the verdict names them, and their tests' names
+MEASURE_WORDS = (
+    ("high-card points", (HCP,)), ("trumps", (TRUMPS,)), ("voids", (VOIDS,)),
+    ("aces", (ACES,)), ("kings", (KINGS,)), ("long suits", (LONG,)),
+    ("suit patterns", (PATTERN,)), ("card positions", (CARD_POSITION,)),
+    ("repeated and near-repeated hands (12 of 13 cards) and deals",
+     (REPEATED, "near-repeated hands", REPEATED_DEALS)),
+    ("the deck's order", (DECK_ORDER,)),
+    ("partners' suit and honour fit", ("suit fit", "honour fit")),
+    ("the revealed card", (REVEALED, REVEALED_RANK, TRUMP_SUIT)),
+    ("the first dealer", (FIRST_DEALER,)))
+
+
+def uncovered(measured: Iterable[str] | None = None) -> str:
+    """What the battery does not test, said with every verdict and in the JSON: the
+    measures named are those of ``measured`` (the tests' first labels; None: every
+    measure the battery has), so an archive without a revealed card is not told its
+    revealed cards were measured.
+
+    >>> uncovered(["high-card points", "voids"])[:85]
+    'No test looks for: rigging of what is not measured (the measures are high-card points'
+    >>> [("the revealed card" in uncovered(m)) for m in (["high-card points"], None)]
+    [False, True]
+    """
+    have = None if measured is None else set(measured)
+    words = [w for w, names in MEASURE_WORDS if have is None or have.intersection(names)]
+    listed = ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
+    return ("No test looks for: rigging of what is not measured (the measures are "
+            f"{listed}" + _UNCOVERED_REST)
+
+
+_UNCOVERED_REST = ("); rigging steered by what the tests do not see (a player's skill or bids, "
+                   'the time of day, the stakes, a match state other than behind, ahead, late, '
+                   'after a won or lost deal and the first deal); the state or the successive '
+                   'matches of a player with fewer than 20 matches; drift where the logs carry '
+                   'no season order; hands that share 11 cards or fewer with an earlier one; a '
+                   "seed space too large to repeat deals at this archive's size; matches left "
+                   'out of the archive; and any bias smaller than the sizes above. The deals are'
+                   ' grouped by one thing at a time (a key, a rule set, a named player, a seat '
+                   'label, a team), crossed only with the state of the match (and a player with '
+                   'the rule set): a bias confined to one player under one key, to two named '
+                   "players when they sit as partners, or to players' first matches shows only "
+                   "as much as it moves that player's or label's deals as a whole; and the first"
+                   ' dealer is tested by its seat and its label, not by who bids first after it '
+                   '(a named player or a computer seat).')
+UNCOVERED = uncovered()  # every measure named: the sentence of the whole battery
 
 __all__ = [
     "LABELS",
     "MEASURES",
+    "MEASURE_WORDS",
     "MIN_KEY_DEALS",
     "ORIGINS",
     "POSITIONS",
@@ -538,4 +565,5 @@ __all__ = [
     "suit_lengths",
     "tally_match",
     "tested_keys",
+    "uncovered",
 ]

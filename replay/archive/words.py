@@ -13,7 +13,7 @@ from typing import Any
 from tarneeb.audit.fairness import DEFAULT_ALPHA, FAMILIES, StatResult
 from tarneeb.audit.names import name_scripts
 from tarneeb.replay.archive.audit import ORIGINS, ArchiveSummary, describe_test
-from tarneeb.replay.archive.measures import UNCOVERED
+from tarneeb.replay.archive.measures import uncovered
 from tarneeb.replay.archive.seen import CONFLICT_KIND
 
 ORIGIN_WORDS = {
@@ -273,7 +273,8 @@ def fairness_sentence(origin: str, results: list[StatResult],
                          f"(p {_p_words(r.p_adjusted)} after correction)" for r in worst)
         more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
         return f"{head}: EVIDENCE OF BIAS in {len(flagged)} tests: {said}{more}."
-    return f"{head}: no evidence of bias. {detectable_sentence(tested)} {UNCOVERED}"
+    return (f"{head}: no evidence of bias. {detectable_sentence(tested)} "
+            + uncovered(r.test[0] for r in tested))
 
 
 def _p_words(p: float | None) -> str:
