@@ -3,27 +3,15 @@ lost, as one gone is; ``--removed`` naming a path the state knows forgets that l
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_runner import run
+from test_archive_incremental import audit, own_config_dir  # noqa: F401 (a fixture)
 
 from tarneeb.testing.archive import archive_log
 
 SEED = b"test state lost logs"
-
-
-@pytest.fixture(autouse=True)
-def own_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty-config"))
-
-
-def audit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
-    code, out, _ = run(capsys, "audit", "--json", "-j", "1", *argv)
-    return code, json.loads(out)
 
 
 def archive(directory: Path, n: int, names: dict[int, str] | None = None) -> list[Path]:
