@@ -59,6 +59,7 @@ class Sealer:
 
     key: bytes
     record: Path
+    made: Path | None = None  # the key file, when it was missing and made by this run
 
     @classmethod
     def of(cls, state: str, key_file: Path | None = None) -> Sealer:
@@ -66,7 +67,9 @@ class Sealer:
         the user's, :func:`state_key`)."""
         key_file = key_file if key_file is not None else config_home() / KEY_FILE_NAME
         name = hashlib.sha256(os.fsencode(os.path.realpath(state))).hexdigest()[:32]
-        return cls(state_key(key_file), key_file.parent / RUNS_DIR / name)
+        missing = not os.path.lexists(key_file)
+        return cls(state_key(key_file), key_file.parent / RUNS_DIR / name,
+                   key_file if missing else None)
 
     def older(self, run: int, sealed: str) -> int | None:
         """The last run noted of the state, when the state (its last run ``run``, sealed

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_runner import run
 from test_archive_incremental import audit, own_config_dir  # noqa: F401 (a fixture)
 
 from tarneeb.testing.archive import archive_log
@@ -58,3 +59,18 @@ def test_removed_naming_a_known_path_with_glob_characters_forgets_that_log_alone
     code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(logs / "m*"))
     assert (code, sorted(doc["state"]["removed"]), doc["lost"]) == (
         0, sorted(map(str, paths[1:3])), 0)
+
+
+def test_a_state_whose_key_went_missing_says_so(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The user's state key deleted after a run: the next run makes a new key, cannot
+    check the state's seal with it, and says the key was missing, not only that the
+    seal does not match."""
+    logs = archive(tmp_path / "logs", 2)
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(logs[0].parent), "--state", state)[0] == 0
+    key = tmp_path / "empty-config" / "tarneeb" / "state.key"
+    key.unlink()
+    code, _, err = run(capsys, "audit", "-j", "1", str(logs[0].parent), "--state", state)
+    assert code == 2 and "seal does not match" in err
+    assert f"the state key {key} was missing, and a new one was made just now" in err

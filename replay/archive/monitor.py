@@ -170,7 +170,13 @@ class Monitor:
             self.sealer = Sealer.of(state_path, key_file)
         except SealKeyError as e:
             raise StateError(str(e)) from None
-        self.state = State(state_path, alpha, trust, self.sealer.key)
+        try:
+            self.state = State(state_path, alpha, trust, self.sealer.key)
+        except StateError as e:  # a state sealed before, and the key gone since: said
+            if self.sealer.made is None:
+                raise
+            raise StateError(f"{e}; the state key {self.sealer.made} was missing, and a new "
+                             "one was made just now") from None
         # an older copy of the state put back: its last run noted, said (None: not older)
         self.older = self.sealer.older(self.state.run - 1, self.state.sealed)
         self.checksum = checksum  # every log's bytes checked, whatever its times say
