@@ -63,6 +63,8 @@ from tarneeb.audit.fairness import (
     correct_all,
     pattern_name,
 )
+from tarneeb.audit.fairness.fit import HONOUR_FIT, SUIT_FIT
+from tarneeb.audit.fairness.nearrepeat import TEST as NEAR_REPEATS
 from tarneeb.replay.rules.cards import SUIT_MASKS, SUIT_NAMES, card_name, check_deal
 from tarneeb.replay.rules.ruleset import RuleSet
 
@@ -508,9 +510,9 @@ MEASURE_WORDS = (
     ("aces", (ACES,)), ("kings", (KINGS,)), ("long suits", (LONG,)),
     ("suit patterns", (PATTERN,)), ("card positions", (CARD_POSITION,)),
     ("repeated and near-repeated hands (12 of 13 cards) and deals",
-     (REPEATED, "near-repeated hands", REPEATED_DEALS)),
+     (REPEATED, NEAR_REPEATS[0], REPEATED_DEALS)),
     ("the deck's order", (DECK_ORDER,)),
-    ("partners' suit and honour fit", ("suit fit", "honour fit")),
+    ("partners' suit and honour fit", (SUIT_FIT[0], HONOUR_FIT[0])),
     ("the revealed card", (REVEALED, REVEALED_RANK, TRUMP_SUIT)),
     ("the first dealer", (FIRST_DEALER,)))
 

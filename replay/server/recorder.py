@@ -49,8 +49,6 @@ from tarneeb.replay.log.records import (
     Header,
     ParsedLog,
     RecordedDeal,
-    _pack,
-    deal_list,
     encode_record,
 )
 from tarneeb.replay.log.writer import Durability, LogWriter, sync_directory
@@ -271,7 +269,8 @@ class MatchRecorder:
         if self.blind != (blind is not None):
             raise RecorderError("a match dealt blind gives each deal's transcript (blind=), "
                                 "and only such a match")
-        readable("deal record", _pack(deal_list(hand)))  # a mask out of range: refused
+        if recorded is not None:  # a mask out of range: refused (the rest is checked above)
+            readable("deal record", encode_record(hand))
         offset = self.writer.begin_hand(hand)
         if blind is not None:
             self.writer.blind_deal(blind)
