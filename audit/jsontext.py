@@ -1,5 +1,5 @@
 """One reading of a small JSON document (a receipt), the same in both verifiers
-(``js/src/jsontext.ts`` reads it alike, docs/PROTOCOL.md §8.1 pins it).
+(``js/src/text/jsontext.ts`` reads it alike, docs/PROTOCOL.md §8.1 pins it).
 
 JSON readers disagree at the edges: Python's reads ``0.0`` as a float and ``NaN`` as a
 number, JavaScript's reads ``0.0`` and ``0`` alike and refuses ``NaN``; one skips a

@@ -6,7 +6,7 @@ way and places it where it stops (the same broken line is "line 1, column 18" to
 "end of document" to the other), so neither parser's words are shown. The line named is
 the parsers' common ground: the first line after the longest run of whole lines, from the
 start, that is a TOML document. Any two parsers that follow TOML 1.0 agree on it, and
-js/src/tomltext.ts finds it the same way (tests/test_js_conformance.py holds the two to
+js/src/text/tomltext.ts finds it the same way (tests/test_js_conformance.py holds the two to
 the same line on every vector).
 
 >>> from_line('name = "x"\\nbase = "classic\\ntarget = 41\\n')

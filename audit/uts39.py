@@ -20,7 +20,7 @@ libraries; ICU's data holds confusables.txt and the identifier properties of the
 Unicode version it names): ``python -m tarneeb.audit.uts39`` (a development step,
 not needed at run time; ``--check`` says whether the committed table is what it writes).
 ``js/scripts/tables.py`` copies the table's lines into ``js/src/data/names.ts``, and each
-verifier reads the same lines with :func:`parse` (Python) and ``js/src/uts39.ts``.
+verifier reads the same lines with :func:`parse` (Python) and ``js/src/text/uts39.ts``.
 
 >>> data = table()
 >>> data.allowed(ord("a")), data.allowed(0x0640), data.prototypes["m"]

@@ -22,7 +22,7 @@ def built(stamp: str = "index.js") -> str:
         pytest.fail("node (>= 20) is not installed: the js package cannot run (make test "
                     "installs it)")
     out = DIST / stamp
-    sources = [*(JS / "src").glob("*.ts"), JS / "package-lock.json"]
+    sources = [*(JS / "src").rglob("*.ts"), JS / "package-lock.json"]
     if not out.exists() or any(p.stat().st_mtime > out.stat().st_mtime for p in sources):
         npm = shutil.which("npm")
         if npm is None:

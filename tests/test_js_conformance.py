@@ -470,7 +470,7 @@ def test_the_two_verifiers_refuse_every_generated_look_alike(node: str) -> None:
 
     pairs = _look_alikes()
     script = (
-        "import {checkPlatformNames} from './js/dist/src/names.js';"
+        "import {checkPlatformNames} from './js/dist/src/text/names.js';"
         "import {readFileSync} from 'node:fs';"
         "const pairs = JSON.parse(readFileSync(0, 'utf8'));"
         "process.stdout.write(JSON.stringify(pairs.map((p) => {"
@@ -504,7 +504,7 @@ def test_name_rules_agree_on_every_kind_of_character(node: str) -> None:
               "\u06a9\u0627\u0631\u062a\u200c\u0631\u0648\u0645",
               "Stra\u00dfe", "\u0130stanbul", "\u03a3\u039f\u03a3", "cardr00m", "\u1f88"]
     script = (
-        "import {nameProblem, nameScripts, nameKeys} from './js/dist/src/names.js';"
+        "import {nameProblem, nameScripts, nameKeys} from './js/dist/src/text/names.js';"
         "import {readFileSync} from 'node:fs';"
         "const names = JSON.parse(readFileSync(0, 'utf8'));"
         "process.stdout.write(JSON.stringify(names.map((n) => [nameProblem(n), nameScripts(n),"

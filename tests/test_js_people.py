@@ -102,7 +102,7 @@ def test_seats_teams_and_hands_are_said_alike(node: str) -> None:  # noqa: F811
     sentence and set of names."""
     cases = [(names, s.replace("NAME1", names[1]).replace("NAME3", names[3]))
              for names in PLAYERS for s in SENTENCES]
-    script = ("import { Table } from './dist/src/people.js';"
+    script = ("import { Table } from './dist/src/verify/people.js';"
               "const cases = JSON.parse(process.argv[1]);"
               "process.stdout.write(JSON.stringify(cases.map(([n, s]) => new Table(n).say(s))));")
     out = subprocess.run([node, "--input-type=module", "-e", script, json.dumps(cases)],

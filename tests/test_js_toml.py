@@ -4,7 +4,7 @@ allows: both verifiers refuse each with the same one line, ``FILE: not TOML from
 error differently: "line 1, column 18" and "end of document" for the same line).
 
 The line is the one after the longest prefix of whole lines that is TOML
-(``tarneeb.audit.tomltext``, ``js/src/tomltext.ts``). Every vector is read by Python's
+(``tarneeb.audit.tomltext``, ``js/src/text/tomltext.ts``). Every vector is read by Python's
 ``parse_keys`` in this process and by the JS ``parseKeys`` in one node run; some of them (and
 more of TOML 1.1) go through both CLIs in tests/test_js_conformance.py (``KEY_FILES``).
 """
@@ -79,7 +79,7 @@ READ = [f"# \"\\x41\" in a comment\n'cardroom' = '{KEY}'\n",
 
 
 def _js(node_path: str, texts: list[str]) -> list[str]:
-    script = ("import { parseKeys } from './dist/src/keys.js';"
+    script = ("import { parseKeys } from './dist/src/verify/keys.js';"
               "import { readFileSync } from 'node:fs';"
               "const texts = JSON.parse(readFileSync(0, 'utf8'));"
               "process.stdout.write(JSON.stringify(texts.map((t) => {"
@@ -182,11 +182,11 @@ def test_a_file_left_open_on_its_first_line_is_named_at_it_by_both(node: str,  #
 
 
 def test_both_verifiers_find_the_same_open_line_ends(node: str) -> None:  # noqa: F811
-    """js/src/tomltext.ts's openAtLineEnds gives what open_at_line_ends gives, on texts
+    """js/src/text/tomltext.ts's openAtLineEnds gives what open_at_line_ends gives, on texts
     made of the pieces above (seeded: the same texts every run)."""
     rng = random.Random(7)
     texts = ["".join(rng.choices(PIECES, k=rng.randrange(20))) for _ in range(500)]
-    script = ("import { openAtLineEnds } from './dist/src/tomltext.js';"
+    script = ("import { openAtLineEnds } from './dist/src/text/tomltext.js';"
               "import { readFileSync } from 'node:fs';"
               "const texts = JSON.parse(readFileSync(0, 'utf8'));"
               "process.stdout.write(JSON.stringify(texts.map(openAtLineEnds)));")
@@ -198,7 +198,7 @@ def test_both_verifiers_find_the_same_open_line_ends(node: str) -> None:  # noqa
 def test_both_verifiers_search_for_the_line_on_the_same_budget(node: str) -> None:  # noqa: F811
     """The line a file stops being TOML from is searched for on the same budgets (parses,
     bytes parsed) in both verifiers, so a large file is named alike or not named by both."""
-    script = ("import { MOST_BYTES, MOST_TRIES } from './dist/src/tomltext.js';"
+    script = ("import { MOST_BYTES, MOST_TRIES } from './dist/src/text/tomltext.js';"
               "process.stdout.write(JSON.stringify([MOST_BYTES, MOST_TRIES]));")
     out = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True,
                          text=True, cwd=JS, timeout=60, check=True)

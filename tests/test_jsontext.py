@@ -1,4 +1,4 @@
-"""One reading of a receipt's JSON (audit/jsontext.py, js/src/jsontext.ts): the Python and
+"""One reading of a receipt's JSON (audit/jsontext.py, js/src/text/jsontext.ts): the Python and
 the TypeScript reader give the same value or the same line for each of a list of edge
 cases (numbers, white space, byte-order marks, surrogates, nesting, repeated keys)."""
 
@@ -14,7 +14,7 @@ import pytest
 from tarneeb.audit.jsontext import MAX_DEPTH, JsonTextError, read_json
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULE = ROOT / "js" / "dist" / "src" / "jsontext.js"
+MODULE = ROOT / "js" / "dist" / "src" / "text" / "jsontext.js"
 
 CASES: list[bytes] = [
     b"{}", b" \r\n{}\r\n ", b"{}x", b"[1,2,]", b"{'a': 1}", b"NaN", b"[Infinity]", b"[-Infinity]",

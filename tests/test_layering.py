@@ -234,8 +234,12 @@ def test_no_import_circle_in_the_benchmarks():
     assert circles(graph) == []
 
 
-JS_IMPORT = re.compile(r"""(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["'](\./[^"']+)["']"""
-                       r"""|\bimport\(\s*["'](\./[^"']+)["']\s*\)""")
+JS_IMPORT = re.compile(r"""(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["'](\.\.?/[^"']+)["']"""
+                       r"""|\bimport\(\s*["'](\.\.?/[^"']+)["']\s*\)""")
+# the TypeScript verifier's folders (js/src), lowest first: a module may import its own
+# folder's and those below; the entry points at the top (index, cli, server,
+# engine-server) any
+JS_LAYERS = ("data", "text", "protocol", "rules", "log", "verify", "recorder")
 
 
 def js_graph() -> dict[str, set[str]]:
@@ -254,13 +258,24 @@ def js_graph() -> dict[str, set[str]]:
 
 def test_no_import_circle_in_the_typescript_verifier():
     graph = js_graph()
-    assert graph["replay"] and graph["cli"]  # the reader found the imports
+    assert graph["verify/replay"] and graph["cli"]  # the reader found the imports
     assert circles(graph) == []
+
+
+def test_the_typescript_folders_import_downwards():
+    graph = js_graph()
+    layer = {name: JS_LAYERS.index(name.split("/")[0]) for name in graph if "/" in name}
+    assert set(JS_LAYERS) == {name.split("/")[0] for name in layer}  # every folder read
+    assert {name for name in graph if "/" not in name} == {"index", "cli", "server",
+                                                           "engine-server"}
+    against = sorted(f"{a} imports {b}" for a, deps in graph.items() if a in layer
+                     for b in deps if b not in layer or layer[b] > layer[a])
+    assert against == []
 
 
 def test_the_typescript_import_reader_sees_each_form():
     text = ('import { a } from "./one.js";\nimport type { B } from "./two.js";\n'
             'export { c } from "./three.js";\nconst d = await import("./four.js");\n'
-            'import {\n  e,\n} from "./five.js";\n')
+            'import {\n  e,\n} from "./five.js";\nimport { f } from "../text/six.js";\n')
     found = {a or b for a, b in JS_IMPORT.findall(text)}
-    assert {Path(f).stem for f in found} == {"one", "two", "three", "four", "five"}
+    assert {Path(f).stem for f in found} == {"one", "two", "three", "four", "five", "six"}

@@ -27,7 +27,7 @@ MANIFEST = json.loads((FIXTURES / "altered" / "manifest.json").read_text())
 def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The page as ``tarneeb verifier -o`` writes it (built first when it is not, or is
     older than its sources)."""
-    sources = [*(JS / "src").glob("*.ts"), *(JS / "page").glob("*.*"), JS / "package-lock.json"]
+    sources = [*(JS / "src").rglob("*.ts"), *(JS / "page").glob("*.*"), JS / "package-lock.json"]
     if not PAGE.exists() or any(p.stat().st_mtime > PAGE.stat().st_mtime for p in sources):
         npm = shutil.which("npm")
         if npm is None:

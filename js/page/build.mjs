@@ -1,12 +1,12 @@
 // Builds dist/verify.html: page.ts and the verifier it imports bundled by esbuild into one
-// ES module script (src/crypto.ts awaits at its top level), put inline with the stylesheet into template.html. One file, nothing to fetch.
+// ES module script (src/protocol/crypto.ts awaits at its top level), put inline with the stylesheet into template.html. One file, nothing to fetch.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-// src/crypto.ts falls back to node:crypto where there is no global WebCrypto (never in a
+// src/protocol/crypto.ts falls back to node:crypto where there is no global WebCrypto (never in a
 // browser): the page gets a module that says so instead of a request for it
 const noNode = {
   name: "no-node",

@@ -2,7 +2,7 @@
  * The platform's public key as a player gives it: a PEM file (`-----BEGIN PUBLIC KEY-----`,
  * an Ed25519 SubjectPublicKeyInfo, as `tarneeb keygen` writes it) or 64 hex digits.
  */
-import { publicKeyFromPem } from "../src/keys.js";
+import { publicKeyFromPem } from "../src/verify/keys.js";
 
 export interface ToldKey {
   raw: Uint8Array;

@@ -12,9 +12,9 @@ import {
   Deriver, clientCommitment, matchBinding, parseKeys, parseLog, readReceipt, seasonHeadMessage, serverCommitment,
   verifyBytes, verifyInclusion, waitingFor, waitingStep, type Finding, type ParsedLog, type SignedReceipt, type VerdictJson,
 } from "../src/index.js";
-import { keyId } from "../src/crypto.js";
-import { shown } from "../src/names.js";
-import { Table } from "../src/people.js";
+import { keyId } from "../src/protocol/crypto.js";
+import { shown } from "../src/text/names.js";
+import { Table } from "../src/verify/people.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
 import { jsonFormToBytes } from "./jsonform.js";
@@ -72,7 +72,7 @@ function handEl(cards: number[]): HTMLElement {
 }
 
 /** The players as the verdict's sentences name them, as `tarneeb verify` and the match
- *  report do (src/people.ts): a name that reads as a seat, or that two seats share, quoted
+ *  report do (src/verify/people.ts): a name that reads as a seat, or that two seats share, quoted
  *  with its seat; a sentence read once, so a name is never read again as a seat or hand. */
 const tableOf = (log: ParsedLog) => Table.of(log.header.seats.map((s) => s.name));
 

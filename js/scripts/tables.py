@@ -147,7 +147,7 @@ def names_ts() -> str:
             f"export const NAMES = {json.dumps(','.join(name_rows))};\n"
             f"export const SCRIPT_NAMES = {json.dumps(' '.join(script_names))};\n"
             f"export const SCRIPTS = {json.dumps(script_runs)};\n"
-            "/** audit/uts39.txt: UTS #39 data, parsed by src/uts39.ts */\n"
+            "/** audit/uts39.txt: UTS #39 data, parsed by src/text/uts39.ts */\n"
             f"export const UTS39 = {json.dumps(table)};\n")
 
 

@@ -9,14 +9,14 @@
 import { type Dirent, type PathLike, type Stats, closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { type Bytes, fromHex } from "./bytes.js";
-import { KeyFileError, keysFromBytes, publicKeyFromPem } from "./keys.js";
-import { grouped, jsonShown, shown } from "./names.js";
-import { verdictLines } from "./people.js";
-import { MAX_RECEIPT_BYTES, ReceiptError, readReceipt } from "./receipt.js";
-import { type Options } from "./replay.js";
-import { DEFAULT_LIMITS, type Limits } from "./stream.js";
-import { type VerdictJson, exitCode, verifyBytes } from "./verify.js";
+import { type Bytes, fromHex } from "./text/bytes.js";
+import { KeyFileError, keysFromBytes, publicKeyFromPem } from "./verify/keys.js";
+import { grouped, jsonShown, shown } from "./text/names.js";
+import { verdictLines } from "./verify/people.js";
+import { MAX_RECEIPT_BYTES, ReceiptError, readReceipt } from "./verify/receipt.js";
+import { type Options } from "./verify/replay.js";
+import { DEFAULT_LIMITS, type Limits } from "./text/stream.js";
+import { type VerdictJson, exitCode, verifyBytes } from "./verify/verify.js";
 
 const USAGE = "usage: tarneeb-js verify LOG... [--json] [--key PUBLIC_KEY_PEM] [--keys KEYS_TOML] [--root HEX] [--receipt FILE] [--server-seed HEX] [--require-proof] [--max-bytes N] [--max-records N] [--max-hands N]";
 

@@ -15,11 +15,11 @@
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BID, Match, PASS, Phase, TRUMP, legalActions } from "./engine.js";
-import { grouped } from "./names.js";
+import { BID, Match, PASS, Phase, TRUMP, legalActions } from "./rules/engine.js";
+import { grouped } from "./text/names.js";
 
 export { legalActions }; // engine.ts's, where it is now; kept here for its importers
-import { RulesError, rulesFromMap } from "./rules.js";
+import { RulesError, rulesFromMap } from "./rules/rules.js";
 
 export const PROTOCOL = "tarneeb-engine";
 export const VERSIONS = [1];

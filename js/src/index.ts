@@ -1,12 +1,12 @@
 /** tarneeb-js: a second, independent verifier of tarneeb match logs. */
-export { verifyBytes, exitCode, type VerdictJson } from "./verify.js";
-export { waitingFor, waitingStep } from "./blind.js";
-export { parseLog, LogError, type ParsedLog, type Header, type HandRecord } from "./records.js";
-export { Deriver, serverCommitment, clientCommitment, matchBinding, verifyInclusion, seasonHeadMessage } from "./derive.js";
-export { PRESETS, rulesFromMap, trumpForDeal, type RuleSet } from "./rules.js";
-export { BID, Match, PASS, Phase, TRUMP, cardName, describe, legalActions, type Hand } from "./engine.js";
-export { DEFAULT_LIMITS, type Limits } from "./stream.js";
-export type { Finding, Options } from "./replay.js";
-export { checkPlatformNames, nameKeys, nameProblem, nameScripts, skeleton } from "./names.js";
-export { KeyFileError, parseKeys, publicKeyFromPem } from "./keys.js";
-export { ReceiptError, readReceipt, receiptMismatches, type Receipt, type SignedReceipt } from "./receipt.js";
+export { verifyBytes, exitCode, type VerdictJson } from "./verify/verify.js";
+export { waitingFor, waitingStep } from "./log/blindrecords.js";
+export { parseLog, LogError, type ParsedLog, type Header, type HandRecord } from "./log/records.js";
+export { Deriver, serverCommitment, clientCommitment, matchBinding, verifyInclusion, seasonHeadMessage } from "./protocol/derive.js";
+export { PRESETS, rulesFromMap, trumpForDeal, type RuleSet } from "./rules/rules.js";
+export { BID, Match, PASS, Phase, TRUMP, cardName, describe, legalActions, type Hand } from "./rules/engine.js";
+export { DEFAULT_LIMITS, type Limits } from "./text/stream.js";
+export type { Finding, Options } from "./verify/replay.js";
+export { checkPlatformNames, nameKeys, nameProblem, nameScripts, skeleton } from "./text/names.js";
+export { KeyFileError, parseKeys, publicKeyFromPem } from "./verify/keys.js";
+export { ReceiptError, readReceipt, receiptMismatches, type Receipt, type SignedReceipt } from "./verify/receipt.js";

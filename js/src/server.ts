@@ -9,13 +9,13 @@ export {
   type MatchRecorderOptions, type DealOptions, type CallOptions, type TrumpOptions, type PlayOptions,
   type ClaimOptions, type FinishOptions, type AbandonOptions, type SeasonProof, type SeatInfo,
   type Card, type Suit, type AbandonCause,
-} from "./recorder.js";
+} from "./recorder/recorder.js";
 export {
   LogWriter, LogWriteError, parseDurability, encodeMove, encodeValue, syncDirectory, type Durability, type DurabilityMode,
-} from "./writer.js";
+} from "./log/writer.js";
 export {
   MatchSeeds, randomBytes, newServerSeed, newClientSeed, newMatchId, generateSigningKey, privateKeyFromPem,
   privateKeyPem, rawPublicKey, publicKeyOf, publicKeyPem, signBytes, makeReceipt, type SigningKey, type Deal,
   type MatchSeedsOptions, type ReceiptOptions,
-} from "./platform.js";
+} from "./recorder/platform.js";
 export { EngineServer, legalActions, PLANTED_BUGS, type PlantedBug } from "./engine-server.js";

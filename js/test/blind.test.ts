@@ -8,12 +8,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { fromHex, toHex, utf8 } from "../src/bytes.js";
+import { fromHex, toHex, utf8 } from "../src/text/bytes.js";
 import {
   type Point, cardPoints, decode, generators, roundPositions, verifyBatch, verifyDleq, verifyShuffle,
-} from "../src/shuffleproof.js";
-import { type Deal, verifyV1 } from "../src/transcript.js";
-import { verifyBytes } from "../src/verify.js";
+} from "../src/protocol/shuffleproof.js";
+import { type Deal, verifyV1 } from "../src/protocol/transcript.js";
+import { verifyBytes } from "../src/verify/verify.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

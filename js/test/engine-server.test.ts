@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { EngineServer } from "../src/engine-server.js";
-import { PRESETS, rulesMap } from "../src/rules.js";
+import { PRESETS, rulesMap } from "../src/rules/rules.js";
 
 const hello = { id: 1, cmd: "hello", protocol: "tarneeb-engine", versions: [1] };
 

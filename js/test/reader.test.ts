@@ -3,10 +3,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { weakKey } from "../src/crypto.js";
-import { LogError, parseLog } from "../src/records.js";
-import { DEFAULT_LIMITS } from "../src/stream.js";
-import { verifyBytes } from "../src/verify.js";
+import { weakKey } from "../src/protocol/crypto.js";
+import { LogError, parseLog } from "../src/log/records.js";
+import { DEFAULT_LIMITS } from "../src/text/stream.js";
+import { verifyBytes } from "../src/verify/verify.js";
 
 const log = new Uint8Array(readFileSync(fileURLToPath(new URL("../../../fixtures/matches/eram41-01.tlog", import.meta.url))));
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import {
   MatchRecorder, type MatchRecorderOptions, MatchSeeds, RecorderError, generateSigningKey, rawPublicKey,
 } from "../src/server.js";
-import { verifyBytes } from "../src/verify.js";
+import { verifyBytes } from "../src/verify/verify.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tarneeb-values-"));
 let n = 0;

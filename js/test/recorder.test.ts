@@ -4,15 +4,15 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { toHex } from "../src/bytes.js";
-import { Match, Phase } from "../src/engine.js";
+import { toHex } from "../src/text/bytes.js";
+import { Match, Phase } from "../src/rules/engine.js";
 import { legalActions } from "../src/engine-server.js";
-import { PRESETS } from "../src/rules.js";
+import { PRESETS } from "../src/rules/rules.js";
 import {
   MatchRecorder, MatchSeeds, RecorderError, generateSigningKey, newClientSeed, newMatchId, newServerSeed,
   parseCard, parseDurability, privateKeyFromPem, privateKeyPem, publicKeyOf, rawPublicKey,
 } from "../src/server.js";
-import { verifyBytes } from "../src/verify.js";
+import { verifyBytes } from "../src/verify/verify.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tarneeb-rec-"));
 let n = 0;

@@ -9,15 +9,15 @@ import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Bytes } from "../src/bytes.js";
-import { Match, Phase } from "../src/engine.js";
+import { type Bytes } from "../src/text/bytes.js";
+import { Match, Phase } from "../src/rules/engine.js";
 import { legalActions } from "../src/engine-server.js";
-import { type ParsedLog, parseLog } from "../src/records.js";
-import { PRESETS } from "../src/rules.js";
+import { type ParsedLog, parseLog } from "../src/log/records.js";
+import { PRESETS } from "../src/rules/rules.js";
 import {
   MatchRecorder, MatchSeeds, RecorderError, generateSigningKey, newClientSeed, newMatchId, newServerSeed, rawPublicKey,
 } from "../src/server.js";
-import { verifyBytes } from "../src/verify.js";
+import { verifyBytes } from "../src/verify/verify.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const FIXTURE = new Uint8Array(readFileSync(root + "fixtures/matches/qahwa5-blind.tlog"));

@@ -6,10 +6,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fromHex } from "../src/bytes.js";
-import { blindFromList, readBlindRecord, type BlindPlace } from "../src/blind.js";
-import { argumentLength, verifyPass, verifyShuffleArgument } from "../src/shuffleargument.js";
-import { BASE, type Point, cardPoints, decode } from "../src/shuffleproof.js";
+import { fromHex } from "../src/text/bytes.js";
+import { blindFromList, readBlindRecord, type BlindPlace } from "../src/log/blindrecords.js";
+import { argumentLength, verifyPass, verifyShuffleArgument } from "../src/protocol/shuffleargument.js";
+import { BASE, type Point, cardPoints, decode } from "../src/protocol/shuffleproof.js";
 
 // out[j] = x·P[perm[j]] for the first five card points, perm = (3, 0, 4, 1, 2),
 // x = SHA-512("five cards") mod L, context "five cards"

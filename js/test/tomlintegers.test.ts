@@ -1,9 +1,9 @@
 /** Whole numbers in a keys file: read as TOML 1.0 reads them, as the Python verifier does. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KeyFileError } from "../src/names.js";
-import { parseKeys } from "../src/keys.js";
-import { KEYS_HINT } from "../src/tomltext.js";
+import { KeyFileError } from "../src/text/names.js";
+import { parseKeys } from "../src/verify/keys.js";
+import { KEYS_HINT } from "../src/text/tomltext.js";
 
 const said = (text: string): string => {
   try {

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { encode } from "@msgpack/msgpack";
-import { parseLog } from "../src/records.js";
-import { DEFAULT_LIMITS, scanValue } from "../src/stream.js";
-import { encodeExact, firstRefusal, isCanonical, readValue } from "../src/unpack.js";
+import { parseLog } from "../src/log/records.js";
+import { DEFAULT_LIMITS, scanValue } from "../src/text/stream.js";
+import { encodeExact, firstRefusal, isCanonical, readValue } from "../src/text/unpack.js";
 
 const fixture = (name: string) =>
   new Uint8Array(readFileSync(fileURLToPath(new URL(`../../../fixtures/matches/${name}`, import.meta.url))));

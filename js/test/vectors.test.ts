@@ -4,15 +4,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { encode } from "@msgpack/msgpack";
-import { fromHex, toHex } from "../src/bytes.js";
-import { ed25519Verify, keyId, rawKeyFromPem, sha256 } from "../src/crypto.js";
+import { fromHex, toHex } from "../src/text/bytes.js";
+import { ed25519Verify, keyId, rawKeyFromPem, sha256 } from "../src/protocol/crypto.js";
 import {
   Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion,
-} from "../src/derive.js";
-import { receiptMessage } from "../src/receipt.js";
-import { parseLog } from "../src/records.js";
-import { PRESETS, rulesMap, trumpForDeal } from "../src/rules.js";
-import { verifyBytes } from "../src/verify.js";
+} from "../src/protocol/derive.js";
+import { receiptMessage } from "../src/verify/receipt.js";
+import { parseLog } from "../src/log/records.js";
+import { PRESETS, rulesMap, trumpForDeal } from "../src/rules/rules.js";
+import { verifyBytes } from "../src/verify/verify.js";
 
 const dir = fileURLToPath(new URL("../../../fixtures/vectors/", import.meta.url));
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

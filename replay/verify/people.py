@@ -24,7 +24,7 @@ from tarneeb.replay.verify.findings import Verdict
 
 # The replayer's words for seats, teams and hands, read in one pass (a name put in is not
 # read again: a player called "hand 3" or "seat 1" keeps the name), ASCII only, as the
-# TypeScript CLI reads them (js/src/people.ts)
+# TypeScript CLI reads them (js/src/verify/people.ts)
 _HANDS = (r"\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) "
           r"([0-9]+(?:-[0-9]+)?(?:, [0-9]+(?:-[0-9]+)?)*)\b")
 _HAND = re.compile(_HANDS, re.ASCII)

@@ -21,8 +21,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Match, Phase } from "../../js/dist/src/engine.js";
-import { PRESETS, rulesFromMap } from "../../js/dist/src/rules.js";
+import { Match, Phase } from "../../js/dist/src/rules/engine.js";
+import { PRESETS, rulesFromMap } from "../../js/dist/src/rules/rules.js";
 import { legalActions } from "../../js/dist/src/engine-server.js";
 import {
   MatchRecorder, MatchSeeds, RecorderError, generateSigningKey, newClientSeed, newMatchId, newServerSeed,

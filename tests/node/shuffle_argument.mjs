@@ -8,8 +8,8 @@
 //     decode), by verifyPass on the proof's two bins (elements, then scalars) as the log holds
 //     them, and the argument's generators.
 import { readFileSync } from "node:fs";
-import { argumentGenerators, argumentShape, verifyPass, verifyShuffleArgument } from "../../js/dist/src/shuffleargument.js";
-import { decode } from "../../js/dist/src/shuffleproof.js";
+import { argumentGenerators, argumentShape, verifyPass, verifyShuffleArgument } from "../../js/dist/src/protocol/shuffleargument.js";
+import { decode } from "../../js/dist/src/protocol/shuffleproof.js";
 
 const hex = (t) => Uint8Array.from(Buffer.from(t, "hex"));
 const toHex = (p) => Buffer.from(p.toBytes()).toString("hex");

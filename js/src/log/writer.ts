@@ -27,7 +27,7 @@
 import { closeSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { encode } from "@msgpack/msgpack";
-import { type Bytes, concat } from "./bytes.js";
+import { type Bytes, concat } from "../text/bytes.js";
 
 /** When an appended value counts as written: see the module's comment. */
 export type DurabilityMode = "flush" | "fsync" | "group";

@@ -3,11 +3,11 @@
  * that ends open (unsigned, cut before its end record or damaged after it) — judged only
  * up to the last of its values that makes no finding of its own (FORMAT.md "The open end").
  */
-import { type Fault } from "./transcript.js";
-import { type Bytes, bytesArgument } from "./bytes.js";
+import { type Fault } from "../protocol/transcript.js";
+import { type Bytes, bytesArgument } from "../text/bytes.js";
 import { type Finding, type Options, type Verdict, verifyLog } from "./replay.js";
-import { type Cut, LogError, type ParsedLog, parseLog } from "./records.js";
-import { DEFAULT_LIMITS, type Limits } from "./stream.js";
+import { type Cut, LogError, type ParsedLog, parseLog } from "../log/records.js";
+import { DEFAULT_LIMITS, type Limits } from "../text/stream.js";
 
 export interface VerdictJson {
   path: string;

@@ -6,11 +6,11 @@
  * dealer), through derive.ts.
  */
 import { encode } from "@msgpack/msgpack";
-import { type Bytes, concat, constantTimeEqual, lp16, toHex, utf8 } from "./bytes.js";
-import { keyId } from "./crypto.js";
-import { type SeasonLeaf, Deriver, RECEIPT_TAG, clientCommitment, matchBinding, serverCommitment } from "./derive.js";
-import { type RuleSet, PRESETS, rulesMap } from "./rules.js";
-import { DEALINGS } from "./receipt.js";
+import { type Bytes, concat, constantTimeEqual, lp16, toHex, utf8 } from "../text/bytes.js";
+import { keyId } from "../protocol/crypto.js";
+import { type SeasonLeaf, Deriver, RECEIPT_TAG, clientCommitment, matchBinding, serverCommitment } from "../protocol/derive.js";
+import { type RuleSet, PRESETS, rulesMap } from "../rules/rules.js";
+import { DEALINGS } from "../verify/receipt.js";
 
 const webcrypto: Crypto = globalThis.crypto ?? ((await import("node:crypto")).webcrypto as unknown as Crypto);
 const subtle = webcrypto.subtle;

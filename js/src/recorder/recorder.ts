@@ -19,22 +19,22 @@
  * a crash (resume.ts says what it reads and cuts).
  */
 import { ftruncateSync, openSync, unlinkSync } from "node:fs";
-import { type Bytes, concat } from "./bytes.js";
+import { type Bytes, concat } from "../text/bytes.js";
 import {
   type AbandonCause, ABANDON_CAUSES, type BlindDealTranscript, type Card, RecorderError, type RevealedKeysOptions, type Suit,
   blindList, bytesList, bytesOf, four, keysLists, parseCard, parseSuit, recordBytes, seatOf, seatsOf, textOf,
 } from "./recorder-values.js";
-import { cardName } from "./engine.js";
+import { cardName } from "../rules/engine.js";
 import { resumePoint } from "./resume.js";
-import { PRESETS, RulesError, type RuleSet, presetDepartures, rulesFromMap, rulesMap } from "./rules.js";
-import { type Durability, LogWriter, encodeMove, encodeValue, parseDurability, syncDirectory } from "./writer.js";
+import { PRESETS, RulesError, type RuleSet, presetDepartures, rulesFromMap, rulesMap } from "../rules/rules.js";
+import { type Durability, LogWriter, encodeMove, encodeValue, parseDurability, syncDirectory } from "../log/writer.js";
 import { type SigningKey, signBytes } from "./platform.js";
 
 export {
   ABANDON_CAUSES, RecorderError, parseCard, parseSuit, type AbandonCause, type BlindDealTranscript, type Card,
   type RevealedKeysOptions, type Suit,
 } from "./recorder-values.js";
-export { cardName } from "./engine.js";
+export { cardName } from "../rules/engine.js";
 
 const MAX_REASON = 1024;
 const SCORE_LIMIT = 2 ** 31;

@@ -4,9 +4,9 @@
  * reader (records.ts) and the field checks (fields.ts) share them without importing
  * each other.
  */
-import { type BlindTranscript, type RevealedKeys } from "./blind.js";
-import { type Bytes } from "./bytes.js";
-import { type RuleSet } from "./rules.js";
+import { type BlindTranscript, type RevealedKeys } from "./blindrecords.js";
+import { type Bytes } from "../text/bytes.js";
+import { type RuleSet } from "../rules/rules.js";
 
 export interface Batch { index: number; size: number; path: Bytes[]; root: Bytes; headSignature: Bytes }
 

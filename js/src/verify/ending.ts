@@ -3,10 +3,10 @@
  * not be replayed, a log cut short, the winner claimed against the winner by the rules, and
  * an abandonment or a timeout against whose turn it was where the log stops.
  */
-import { waitingFor, waitingStep } from "./blind.js";
-import { Match, Phase } from "./engine.js";
-import { add, TEAMS, type Verdict } from "./findings.js";
-import { type HandRecord, type ParsedLog } from "./records.js";
+import { waitingFor, waitingStep } from "../log/blindrecords.js";
+import { Match, Phase } from "../rules/engine.js";
+import { add, TEAMS, type Verdict } from "../log/findings.js";
+import { type HandRecord, type ParsedLog } from "../log/records.js";
 
 export function runs(numbers: number[]): string {
   const out: string[] = [];

@@ -5,10 +5,10 @@
  * multi-line string). Names follow the rules of `names.ts`; weak keys, a key under two
  * names and unreadable files are refused with the Python verifier's words.
  */
-import { KEYS_HINT, readToml } from "./tomltext.js";
-import { type Bytes, equal, toHex } from "./bytes.js";
-import { weakKey } from "./crypto.js";
-import { KeyFileError, checkPlatformNames, pyStrip } from "./names.js";
+import { KEYS_HINT, readToml } from "../text/tomltext.js";
+import { type Bytes, equal, toHex } from "../text/bytes.js";
+import { weakKey } from "../protocol/crypto.js";
+import { KeyFileError, checkPlatformNames, pyStrip } from "../text/names.js";
 
 export { KeyFileError };
 

@@ -4,12 +4,12 @@
  * caps; a value that breaks them is a ValueError naming the field and the byte.
  */
 import { encode } from "@msgpack/msgpack";
-import { type Bytes } from "./bytes.js";
-import { grouped, pyStr, unsafeCharacter } from "./names.js";
+import { type Bytes } from "../text/bytes.js";
+import { grouped, pyStr, unsafeCharacter } from "../text/names.js";
 import type { EndRecord, HandRecord, Header } from "./recordtypes.js";
-import { ALL_RULE_FIELDS, type RuleSet, RULE_FIELDS, rulesFromMap } from "./rules.js";
-import { type Limits } from "./stream.js";
-import { BIN_KEY, Float, pyFloat } from "./unpack.js";
+import { ALL_RULE_FIELDS, type RuleSet, RULE_FIELDS, rulesFromMap } from "../rules/rules.js";
+import { type Limits } from "../text/stream.js";
+import { BIN_KEY, Float, pyFloat } from "../text/unpack.js";
 
 export const MAGIC = "tarneeb-log";
 export const VERSION = 3;

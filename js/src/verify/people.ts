@@ -4,7 +4,7 @@
  * player reads the players' names and hands counted from 1. `Table` translates, for the
  * CLI's lines, in the same words as `tarneeb verify`.
  */
-import { casefold, nameKeys, pySplit, pyStrip, shown } from "./names.js";
+import { casefold, nameKeys, pySplit, pyStrip, shown } from "../text/names.js";
 import { type VerdictJson } from "./verify.js";
 
 // the verifier's words for teams, seats and hands, read in one pass (a name put in is not

@@ -5,12 +5,12 @@
  * (`tarneeb-js verify --receipt FILE LOG`, as `tarneeb verify --receipt`).
  */
 import { encode } from "@msgpack/msgpack";
-import { type Bytes, concat, equal, fromHex, lp16, toHex, utf8 } from "./bytes.js";
-import { ed25519Verify, keyId, weakKey } from "./crypto.js";
-import { RECEIPT_TAG, type SeasonLeaf, matchBinding } from "./derive.js";
-import { type Header } from "./records.js";
-import { encodeExact } from "./unpack.js";
-import { JsonTextError, readJson } from "./jsontext.js";
+import { type Bytes, concat, equal, fromHex, lp16, toHex, utf8 } from "../text/bytes.js";
+import { ed25519Verify, keyId, weakKey } from "../protocol/crypto.js";
+import { RECEIPT_TAG, type SeasonLeaf, matchBinding } from "../protocol/derive.js";
+import { type Header } from "../log/records.js";
+import { encodeExact } from "../text/unpack.js";
+import { JsonTextError, readJson } from "../text/jsontext.js";
 
 export const RECEIPT_FORMAT = "tarneeb-receipt";
 export const MAX_RECEIPT_BYTES = 64 * 1024;

@@ -4,12 +4,12 @@
  * stop being whole values is read up to there (§ "A log cut short").
  */
 import { encode } from "@msgpack/msgpack";
-import { type RevealedKeys, readBlindRecord } from "./blind.js";
-import { type Bytes, bytesArgument } from "./bytes.js";
+import { type RevealedKeys, readBlindRecord } from "./blindrecords.js";
+import { type Bytes, bytesArgument } from "../text/bytes.js";
 import { LogError, MAGIC, Shape, ValueError, closeHand, decodeDeal, decodeEnd, decodeHeader, isInt, show } from "./fields.js";
-import { grouped as num } from "./names.js";
-import { DEFAULT_LIMITS, type Limits, moveRun, scanValue } from "./stream.js";
-import { firstRefusal, isCanonical, isWhole, readValue } from "./unpack.js";
+import { grouped as num } from "../text/names.js";
+import { DEFAULT_LIMITS, type Limits, moveRun, scanValue } from "../text/stream.js";
+import { firstRefusal, isCanonical, isWhole, readValue } from "../text/unpack.js";
 
 export { LogError } from "./fields.js";
 export type { Batch, Cut, EndRecord, HandRecord, Header, ParsedLog } from "./recordtypes.js";

@@ -10,7 +10,7 @@
 import { ristretto255, ristretto255_hasher } from "@noble/curves/ed25519.js";
 import { pippenger } from "@noble/curves/abstract/curve.js";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { type Bytes, concat, u8, utf8 } from "./bytes.js";
+import { type Bytes, concat, u8, utf8 } from "../text/bytes.js";
 import { BASE, ELEMENT, L, type Point, decode, encode, reduce64, scalarOf, verifyShuffle } from "./shuffleproof.js";
 
 /** The longest deck an argument takes (its generators are made for 64). */

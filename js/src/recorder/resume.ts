@@ -12,9 +12,9 @@
  * they stop following the rules (docs/FORMAT.md "A log cut short").
  */
 import { readFileSync } from "node:fs";
-import { type Bytes } from "./bytes.js";
-import { LogError, type ParsedLog, parseLog } from "./records.js";
-import { cutAt, judgedLog } from "./verify.js";
+import { type Bytes } from "../text/bytes.js";
+import { LogError, type ParsedLog, parseLog } from "../log/records.js";
+import { cutAt, judgedLog } from "../verify/verify.js";
 
 /** Where a resumed recorder stands. */
 export interface ResumePoint {

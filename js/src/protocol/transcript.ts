@@ -7,7 +7,7 @@
  * that did not deliver, the steps it holds; then, where the seats revealed them, the keys
  * against the public keys and the passes. Each fault names the seat whose step fails.
  */
-import { type Bytes, toHex } from "./bytes.js";
+import { type Bytes, toHex } from "../text/bytes.js";
 import {
   BASE, DECK, ELEMENT, L, PROOF, type Point, allMultiples, cardPoints, context, owner, roundPositions,
   scalarOf, verifyBatch, verifyDleq,

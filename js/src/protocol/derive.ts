@@ -3,7 +3,7 @@
  * tree, and the deals and first dealer drawn from the seeds by HMAC-SHA256 in counter
  * mode with rejection sampling.
  */
-import { type Bytes, concat, lp16, u32be, u64be, u8, utf8 } from "./bytes.js";
+import { type Bytes, concat, lp16, u32be, u64be, u8, utf8 } from "../text/bytes.js";
 import { type HmacKey, hmac, hmacKey, hmacNow, sha256 } from "./crypto.js";
 
 /** `"tarneeb-fair-v2/" || purpose || 0x00` (PROTOCOL.md §2, domain tags). */

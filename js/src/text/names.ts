@@ -13,7 +13,7 @@
  */
 import {
   CATEGORIES, FOLD, LOWER, NAMES, NAME_WORDS, SCRIPTS, SCRIPT_NAMES, VIRAMA,
-} from "./data/names.js";
+} from "../data/names.js";
 import * as uts39 from "./uts39.js";
 
 const b36 = (s: string) => parseInt(s, 36);

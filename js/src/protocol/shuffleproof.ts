@@ -11,7 +11,7 @@ import { ristretto255, ristretto255_hasher } from "@noble/curves/ed25519.js";
 import { mulAddUnsafe, pippenger } from "@noble/curves/abstract/curve.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { randomBytes } from "@noble/hashes/utils.js";
-import { type Bytes, concat, constantTimeEqual, lp16, u32be, u8, utf8 } from "./bytes.js";
+import { type Bytes, concat, constantTimeEqual, lp16, u32be, u8, utf8 } from "../text/bytes.js";
 
 const Point = ristretto255.Point;
 /** A ristretto255 element. */

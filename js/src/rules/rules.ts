@@ -3,7 +3,7 @@
  * the fields in their one order, their validation, the five presets and the house
  * options each platform offers.
  */
-import { jsonKey } from "./unpack.js";
+import { jsonKey } from "../text/unpack.js";
 
 export type Pair = [number, number];
 

@@ -3,9 +3,9 @@
  * preset of its name, from a shipped variant of its name, or from the nearest preset —
  * the notes a verdict gives on a log's rules, word for word as `tarneeb verify` gives them.
  */
-import { SHIPPED } from "./data/shipped.js";
+import { SHIPPED } from "../data/shipped.js";
 import { ALL_RULE_FIELDS, PRESETS, type RuleSet, rulesFromMap, rulesMap } from "./rules.js";
-import { jsonKey } from "./unpack.js";
+import { jsonKey } from "../text/unpack.js";
 
 /** Python's str() of plain data, as the Python verifier prints a value in its messages. */
 export function pyRepr(v: unknown, top = true): string {

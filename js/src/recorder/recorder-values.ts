@@ -9,16 +9,16 @@
  * with it. Bytes are taken as a `Uint8Array` (a `Buffer` is one) and nothing else: text or a
  * list of numbers would be written as other bytes than the ones meant.
  */
-import { blindFromList } from "./blind.js";
-import { type Bytes } from "./bytes.js";
-import { cardName } from "./engine.js";
-import { LogError, ValueError, closeHand, decodeDeal, decodeEnd, decodeHeader } from "./fields.js";
-import { grouped, unsafeCharacter } from "./names.js";
-import { parseLog } from "./records.js";
-import { ARGUMENT_ELEMENTS, SHUFFLE_ARGUMENT_LEN } from "./shuffleargument.js";
-import { DEFAULT_LIMITS } from "./stream.js";
-import { isCanonical, readValue } from "./unpack.js";
-import { encodeValue } from "./writer.js";
+import { blindFromList } from "../log/blindrecords.js";
+import { type Bytes } from "../text/bytes.js";
+import { cardName } from "../rules/engine.js";
+import { LogError, ValueError, closeHand, decodeDeal, decodeEnd, decodeHeader } from "../log/fields.js";
+import { grouped, unsafeCharacter } from "../text/names.js";
+import { parseLog } from "../log/records.js";
+import { ARGUMENT_ELEMENTS, SHUFFLE_ARGUMENT_LEN } from "../protocol/shuffleargument.js";
+import { DEFAULT_LIMITS } from "../text/stream.js";
+import { isCanonical, readValue } from "../text/unpack.js";
+import { encodeValue } from "../log/writer.js";
 
 /** A call the recorder cannot write: out of order, or a value out of its range. */
 export class RecorderError extends Error {

@@ -3,7 +3,7 @@
  * Nothing here is hand-written cryptography; the only arithmetic is the weak-key test of
  * PROTOCOL.md §8 (a comparison of the key's y coordinate with a short list).
  */
-import { type Bytes, concat, toHex } from "./bytes.js";
+import { type Bytes, concat, toHex } from "../text/bytes.js";
 
 // WebCrypto: global in browsers and Node ≥ 19; Node 18 keeps it in node:crypto
 const subtle: SubtleCrypto = globalThis.crypto?.subtle

@@ -4,23 +4,24 @@
  * the engine, every claim, and the end of the match. Findings name the hand (the deal
  * number, from 0), the trick (1–13), the seat and the card.
  */
-import { BlindChecker, blindVersion } from "./blind.js";
-import { type Fault } from "./transcript.js";
-import { type Bytes, constantTimeEqual, equal, toHex } from "./bytes.js";
-import { ed25519Verify, keyId, weakKey } from "./crypto.js";
-import { Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion } from "./derive.js";
-import { BID, Illegal, Match, PASS, Phase, SUITS, TRUMP, cardName, describe, type Hand } from "./engine.js";
+import { BlindChecker } from "./blind.js";
+import { blindVersion } from "../log/blindrecords.js";
+import { type Fault } from "../protocol/transcript.js";
+import { type Bytes, constantTimeEqual, equal, toHex } from "../text/bytes.js";
+import { ed25519Verify, keyId, weakKey } from "../protocol/crypto.js";
+import { Deriver, clientCommitment, matchBinding, seasonHeadMessage, serverCommitment, verifyInclusion } from "../protocol/derive.js";
+import { BID, Illegal, Match, PASS, Phase, SUITS, TRUMP, cardName, describe, type Hand } from "../rules/engine.js";
 import { checkEnd, reportNotReplayed, runs } from "./ending.js";
-import { add, TEAMS, type Verdict, type Where } from "./findings.js";
-import { type HandRecord, type ParsedLog } from "./records.js";
-import { ALL_RULE_FIELDS, PRESETS, lowestTotal, presetDepartures, reveals, rulesMap, sameRules } from "./rules.js";
-import { pyRepr, rulesNotes } from "./house.js";
-import { nameScripts, pyStr } from "./names.js";
-import { exercisedPaths } from "./paths.js";
+import { add, TEAMS, type Verdict, type Where } from "../log/findings.js";
+import { type HandRecord, type ParsedLog } from "../log/records.js";
+import { ALL_RULE_FIELDS, PRESETS, lowestTotal, presetDepartures, reveals, rulesMap, sameRules } from "../rules/rules.js";
+import { pyRepr, rulesNotes } from "../rules/house.js";
+import { nameScripts, pyStr } from "../text/names.js";
+import { exercisedPaths } from "../rules/paths.js";
 import { type SignedReceipt, dealingMismatches, receiptMismatches, receiptOf } from "./receipt.js";
-import { encodeExact, jsonKey } from "./unpack.js";
+import { encodeExact, jsonKey } from "../text/unpack.js";
 
-export type { Finding, Verdict } from "./findings.js";
+export type { Finding, Verdict } from "../log/findings.js";
 
 export interface Options {
   /** a raw Ed25519 key the user pins */

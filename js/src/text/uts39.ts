@@ -6,7 +6,7 @@
  * Join_Causing less the zero-width joiner: the Arabic tatweel …) and the skeleton's
  * prototypes (confusables.txt, with the project's additions such as d → cl).
  */
-import { UTS39 } from "./data/names.js";
+import { UTS39 } from "../data/names.js";
 
 /** The Identifier_Type values, in the order of the table's bits. */
 export const TYPES = ["Not_Character", "Deprecated", "Default_Ignorable", "Not_NFKC", "Not_XID", "Exclusion", "Obsolete",
