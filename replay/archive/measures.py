@@ -508,7 +508,7 @@ def tested_keys(tally: Tally, by: str = "key") -> set[str]:
 MEASURE_WORDS = (
     ("high-card points", (HCP,)), ("trumps", (TRUMPS,)), ("voids", (VOIDS,)),
     ("aces", (ACES,)), ("kings", (KINGS,)), ("long suits", (LONG,)),
-    ("suit patterns", (PATTERN,)), ("card positions", (CARD_POSITION,)),
+    ("suit patterns", (PATTERN,)), ("card positions relative to the dealer", (CARD_POSITION,)),
     ("repeated and near-repeated hands (12 of 13 cards) and deals",
      (REPEATED, NEAR_REPEATS[0], REPEATED_DEALS)),
     ("the deck's order", (DECK_ORDER,)),
@@ -538,9 +538,12 @@ def uncovered(measured: Iterable[str] | None = None) -> str:
 _UNCOVERED_REST = ("); rigging steered by what the tests do not see (a player's skill or bids, "
                    'the time of day, the stakes, a match state other than behind, ahead, late, '
                    'after a won or lost deal and the first deal); the state or the successive '
-                   'matches of a player with fewer than 20 matches; drift where the logs carry '
-                   'no season order; hands that share 11 cards or fewer with an earlier one; a '
-                   "seed space too large to repeat deals at this archive's size; matches left "
+                   'matches of a player with fewer than 20 matches; drift other than of seats 1 '
+                   "and 3's or the computer seats' points (one seat against its partner, a "
+                   'seat relative to the dealer), and any drift where the logs '
+                   'carry no season order; hands that share 11 cards or fewer with an earlier '
+                   "one; a seed space too large to repeat deals at this archive's size; matches "
+                   'left '
                    'out of the archive; and any bias smaller than the sizes above. The deals are'
                    ' grouped by one thing at a time (a key, a rule set, a named player, a seat '
                    'label, a team), crossed only with the state of the match (and a player with '

@@ -142,7 +142,8 @@ class GroupResult:
                f"{self.own[1]:,} decisions")
         return (f"{who} {shown(self.name)}: {100 * self.excess:+.1f} points of double-dummy "
                 "best cards over its reference layouts (what it saw, with the real lengths and "
-                "points; not what the bids say of which cards), over "
+                "points; not what the bids say of which cards, nor what the other players' "
+                "habits of play say of them), over "
                 f"{self.decisions:,} decisions "
                 f"in {self.hands:,} hands (z = {self.z:.2f}, p = {self.p_value:.2g}){own}"
                 + (f"; {self.caveat(shown)}" if self.caveat() else ""))
