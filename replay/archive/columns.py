@@ -102,7 +102,7 @@ from tarneeb.replay.verify.coredeals import deals_in, with_core
 _U64 = np.uint64
 _SUIT_MASKS = np.array(SUIT_MASKS, dtype=_U64)
 _RANKS = [np.uint64(sum(1 << (13 * s + r) for s in range(4))) for r in range(13)]
-_POPS: tuple[Any, ...] = (None, ((1, 13), (0, 39)), ((1, 13), (0, 38)), ((1, 12), (0, 39)))
+_POPS = (None, ((1, 13), (0, 39)), ((1, 13), (0, 38)), ((1, 12), (0, 39)))
 _BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 
 
