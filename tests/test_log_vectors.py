@@ -25,7 +25,7 @@ VALIDATOR = jsonschema.Draft202012Validator(logjson.schema())
 def test_the_vectors_cover_what_the_format_has() -> None:
     names = {p.stem for p in VECTORS}
     assert {"log-eram41", "log-qahwa41", "log-sahrat41", "log-sahrat400", "log-classic",
-            "log-cancelled-hand", "log-abandoned", "log-recorded-deals"} <= names
+            "log-cancelled-hand", "log-abandoned", "log-recorded-deals", "log-season"} <= names
     docs = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in VECTORS}
     hands = [h for d in docs.values() for h in d["json"]["records"] if h["type"] == "hand"]
     assert any(h["tricks"] is None for h in hands)  # a cancelled hand
@@ -33,6 +33,29 @@ def test_the_vectors_cover_what_the_format_has() -> None:
     assert any(h["timer"] for h in hands)  # a two-byte move
     assert any(h["deal"] is not None for h in hands)  # a recorded deal
     assert docs["log-abandoned"]["json"]["records"][-2]["abandoned"]["cause"] == "timeout"
+    assert any(d["json"]["records"][0]["batch"] is not None for d in docs.values())  # a season
+
+
+def test_the_season_vector_is_the_season_of_the_protocol_vectors() -> None:
+    """log-season.json's header holds leaf 3 of merkle.json's 5-leaf season, its proof and
+    the head signature of signature.json: the pieces another implementation checks apart,
+    together in one log, which verifies clean with the season's root pinned."""
+    v = json.loads((ROOT / "fixtures" / "vectors" / "log-season.json").read_text("utf-8"))
+    merkle = json.loads((ROOT / "fixtures" / "vectors" / "merkle.json").read_text("utf-8"))
+    sig = json.loads((ROOT / "fixtures" / "vectors" / "signature.json").read_text("utf-8"))
+    batch = v["json"]["records"][0]["batch"]
+    tree = next(t for t in merkle["trees"] if t["size"] == 5)
+    assert batch["root"] == tree["root"] and batch["index"] == 3 and batch["size"] == 5
+    assert batch["path"] == tree["proofs"][3]
+    assert batch["head_signature"] == sig["season_head"]["signature"]
+    assert v["public_key"] == sig["public_key_raw"]
+    log = bytes.fromhex(v["log"])
+    verdict = verify_bytes(log, trust=Trust(public_key=bytes.fromhex(v["public_key"]),
+                                            root=bytes.fromhex(tree["root"])))
+    assert verdict.clean, [str(f) for f in verdict.findings]
+    other = bytes(31) + b"\x01"
+    assert not verify_bytes(log, trust=Trust(public_key=bytes.fromhex(v["public_key"]),
+                                             root=other)).clean
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)

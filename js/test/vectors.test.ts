@@ -120,7 +120,7 @@ test("hands.json: the trump each preset takes from a deal", async () => {
 });
 
 test("log-*.json: each log reads, signs and verifies clean, its rules map in the one form", async () => {
-  for (const name of ["classic", "eram41", "qahwa41", "sahrat41", "sahrat400", "cancelled-hand", "recorded-deals", "abandoned"]) {
+  for (const name of ["classic", "eram41", "qahwa41", "sahrat41", "sahrat400", "cancelled-hand", "recorded-deals", "abandoned", "season"]) {
     const v = load(`log-${name}.json`);
     const bytes = fromHex(v.log);
     const log = parseLog(bytes);
