@@ -161,7 +161,11 @@ def state_key(path: Path | None = None) -> bytes:
 
 
 def _read_key(path: Path) -> bytes:
-    text = path.read_bytes()
+    from tarneeb.audit.encoding import read_small_file
+
+    # (a FIFO, a device or a huge file refused unread: a FIFO no one writes to waits
+    # forever, /dev/zero never ends)
+    text = read_small_file(path, 4096)
     try:
         key = bytes.fromhex(text.decode("ascii").strip())
     except (UnicodeDecodeError, ValueError):

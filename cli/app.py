@@ -25,6 +25,7 @@ from .common import (
     fail,
     load_log,
     read_input,
+    refuse_to_replace,
     shown_name,
     write_output,
 )
@@ -259,6 +260,7 @@ def report(
     from tarneeb.report.match import match_report
 
     output = output if output is not None else str(page_beside(log))
+    refuse_to_replace(output, log, key, keys, receipt)
     trust = verify_cmd.trust_of(key, keys, root, () if receipt is None else (receipt,),
                                 limits=limits_of(max_bytes, max_records, max_hands))
     try:
@@ -350,6 +352,9 @@ def play(
         fail("--season and --dealing blind: a season's matches are dealt from its seeds")
     if as_json and to_stdout:
         fail("--json and -o - would both write to standard output: give -o FILE")
+    refuse_to_replace(output, key, rules_file, season, receipt_out)
+    if receipt_out is not None:
+        refuse_to_replace(receipt_out, key, rules_file, season)
     default = rules is None and rules_file is None
     ruleset = load_rules(DEFAULT_PLAY_RULES if default else rules, option, rules_file)
     secret = seed_bytes(seed) if seed is not None else None

@@ -291,6 +291,28 @@ def write_output(path: Path | str, data: bytes) -> None:
         fail(str(e))
 
 
+def refuse_to_replace(output: Path | str, *inputs: Path | str | None) -> None:
+    """End the command in one line (exit 2) when ``output`` is one of the files
+    ``inputs`` (the same file, by any name): writing it would replace what was read (a
+    log, a private key), which nothing could give back."""
+    if str(output) == STDIO:
+        return
+    try:
+        out = os.stat(output)
+    except OSError:
+        return  # (nothing there yet: nothing to replace)
+    for given in inputs:
+        if given is None or str(given) == STDIO:
+            continue
+        try:
+            st = os.stat(given)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
+            fail(f"{output}: it is {given}, which this command reads: writing it would "
+                 "replace it; give another file to write")
+
+
 class OutputError(Exception):
     """What :func:`put_output` could not write, in one line."""
 
@@ -399,4 +421,4 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
 
 __all__ = ["STDIN_CLOSED", "STDIO", "STDOUT_CLOSED", "ClosedStdin", "ReaderGone", "console",
            "expand_logs", "fail", "guard_std_streams", "json_form", "load_log", "open_input",
-           "output_name", "read_input", "shown_name", "write_output"]
+           "output_name", "read_input", "refuse_to_replace", "shown_name", "write_output"]

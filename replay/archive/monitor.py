@@ -42,7 +42,7 @@ import fnmatch
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -236,9 +236,12 @@ class Monitor:
                 self.listed.add(path)
                 st, known = stat_of(path), knew.get(path)
                 plan.append((path, st, self._keep(path, st, known), known))
-        fresh = (r for c in run_chunks((p for p, _, keep, _ in plan if not keep), self.trust, jobs,
-                                       scheduler, chunk_size, self.play, self.stats)
-                 for r in records_of(c))
+        # closed below, not left to the garbage collector: taken one log at a time, it never
+        # runs to its end, and a Ctrl-C as it lets its worker pool go would be an exception
+        # the collector prints and ignores (a traceback, and the run saved as if not stopped)
+        judged = run_chunks((p for p, _, keep, _ in plan if not keep), self.trust, jobs,
+                            scheduler, chunk_size, self.play, self.stats)
+        fresh = (r for c in judged for r in records_of(c))
         if chunk_size == CHUNK:  # folded in larger chunks than the workers read: fewer
             chunk_size = ONE_JOB_CHUNK  # advances of the evidence, each over more matches
         batch: list[LogRecord] = []
@@ -263,6 +266,8 @@ class Monitor:
                 self._paths.append(paths)
                 yield chunk_of(batch, self.tallies)
                 batch, paths = [], []
+        if isinstance(judged, Generator):  # (a generator, declared an iterator)
+            judged.close()
         if batch:
             self._rows.append(batch)
             self._paths.append(paths)
