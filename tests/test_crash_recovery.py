@@ -195,6 +195,33 @@ class _HeldFile(io.FileIO):
         return super().write(data)  # type: ignore[arg-type]
 
 
+def test_close_waits_for_the_group_commits_fsync_in_flight(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``close()`` returns after the background ``fsync`` in flight has returned: until then
+    its system call holds the file open, and with it a recorder's lock (a recorder closed and
+    resumed at once was refused as "being written by another recorder")."""
+    in_flight, returned = threading.Event(), threading.Event()
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if threading.current_thread() is threading.main_thread():
+            real_fsync(fd)
+            return
+        in_flight.set()
+        threading.Event().wait(0.3)  # a slow disk
+        real_fsync(fd)
+        returned.set()
+
+    monkeypatch.setattr(logwriter.os, "fsync", fsync)
+    with open(tmp_path / "m.tlog", "wb") as f:
+        w = LogWriter(f, Durability.group(1))
+        w.move(0x41)  # synced at once (nothing synced before)
+        w.move(0x42)  # the background sync's, a millisecond later
+        assert in_flight.wait(10)
+        w.close(close_stream=False)
+        assert returned.is_set()
+
+
 def test_wait_durable_says_yes_only_once_an_fsync_covered_the_bytes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The group commit's background fsync runs while an append is on its way to the file:

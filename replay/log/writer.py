@@ -144,6 +144,7 @@ class LogWriter:
         self._last_sync = 0.0  # when the last fsync returned
         self._sync_took = 0.0  # how long it took: the next one starts that much earlier
         self._timer: threading.Timer | None = None
+        self._syncing: threading.Thread | None = None  # the background fsync's, while it runs
         self._durable = threading.Condition(self._lock)
         self._failed: BaseException | None = None  # the write or fsync that broke the writer
         # where the log starts in an unbuffered file: a torn value is cut off it there
@@ -285,12 +286,16 @@ class LogWriter:
 
     def _timed_sync(self) -> None:
         with self._lock:  # with the check: an append after it schedules the next timer
-            self._timer = None
+            self._timer, self._syncing = None, threading.current_thread()
             pending = self._synced < self._handed and self._failed is None
-        if pending:
-            # failed, the writer is broken: the next append, sync or wait says so
-            with contextlib.suppress(OSError):
-                self._fsync()
+        try:
+            if pending:
+                # failed, the writer is broken: the next append, sync or wait says so
+                with contextlib.suppress(OSError):
+                    self._fsync()
+        finally:
+            with self._lock:
+                self._syncing = None
 
     def sync(self) -> None:
         """Make everything appended so far durable now: ``fsync``, in every durability mode
@@ -326,9 +331,13 @@ class LogWriter:
         (unless ``close_stream`` is false)."""
         with self._lock:
             timer, self._timer = self._timer, None
+            syncing = self._syncing
             pending = self._synced < self._handed
         if timer is not None:
             timer.cancel()
+        if syncing is not None and syncing is not threading.current_thread():
+            syncing.join()  # the background fsync in flight: its system call holds the file
+            # (and a recorder's lock on it) open until it returns
         if self._failed is not None:  # broken: nothing more to sync, only the file to close
             if close_stream:
                 with contextlib.suppress(OSError):

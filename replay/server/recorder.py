@@ -32,7 +32,16 @@ from typing import Any, BinaryIO
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.encoding import unsafe_character
-from tarneeb.replay.log.blind import BlindTranscript, RevealedKeys
+from tarneeb.replay.log.blind import (
+    BlindTranscript,
+    RevealedKeys,
+    blind_from_list,
+    blind_list,
+    keys_from_list,
+    keys_list,
+    proof_from_list,
+    proof_list,
+)
 from tarneeb.replay.log.decode import SCORE_LIMIT
 from tarneeb.replay.log.records import (
     ABANDON_CAUSES,
@@ -47,7 +56,6 @@ from tarneeb.replay.log.records import (
     EndRecord,
     HandRecord,
     Header,
-    ParsedLog,
     RecordedDeal,
     encode_record,
 )
@@ -55,6 +63,7 @@ from tarneeb.replay.log.writer import Durability, LogWriter, sync_directory
 from tarneeb.replay.rules.cards import mask_of
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.server.filelock import held, lock_log
+from tarneeb.replay.server.resume import go_on_from, zeros_its_own
 from tarneeb.replay.server.values import (
     Card,
     RecorderError,
@@ -63,6 +72,7 @@ from tarneeb.replay.server.values import (
     header_bytes,
     raw_of,
     raws_of,
+    read_back,
     readable,
     rules_of,
     seat_of,
@@ -70,7 +80,6 @@ from tarneeb.replay.server.values import (
     suit_of,
 )
 from tarneeb.replay.verify.people import hands_from_1
-from tarneeb.replay.verify.trust import Trust
 
 
 class LogExistsError(RecorderError, FileExistsError):
@@ -203,7 +212,8 @@ class MatchRecorder:
                 raise RecorderError(f"cannot go on with this log: {e}") from None
             if log.signature is not None:
                 raise RecorderError(f"{path}: the log is signed: the match is over")
-            log = _go_on_from(log, raw_of(server_seed, "server_seed", nil=True))
+            seed = raw_of(server_seed, "server_seed", nil=True)
+            log = zeros_its_own(data, log, seed) or go_on_from(log, seed)
         except BaseException:
             stream.close()
             raise
@@ -220,9 +230,11 @@ class MatchRecorder:
         if self._dir_synced:  # the cut, on disk before anything is appended to it
             self.writer.sync()
             sync_directory(self._path)
+        said = log.cut_short.message if log.cut_short is not None else (
+            f"cut at byte {keep}: the rest of the file ({len(data) - keep:,} bytes) is zeros, "
+            "not records")
         self.cut = None if keep == len(data) else (
-            f"cut {len(data) - keep:,} bytes from byte {keep:,}"
-            + (f": {hands_from_1(log.cut_short.message)}" if log.cut_short is not None else ""))
+            f"cut {len(data) - keep:,} bytes from byte {keep:,}: {hands_from_1(said)}")
         last = log.hands[-1] if log.hands else None
         self._hand = last if last is not None and not last.closed and log.end is None else None
         self._deals = len(log.hands)
@@ -271,6 +283,8 @@ class MatchRecorder:
                                 "and only such a match")
         if recorded is not None:  # a mask out of range: refused (the rest is checked above)
             readable("deal record", encode_record(hand))
+        if blind is not None:  # the transcript read back before the deal record is written
+            read_back("blind", lambda: blind_list(blind), blind_from_list)
         offset = self.writer.begin_hand(hand)
         if blind is not None:
             self.writer.blind_deal(blind)
@@ -326,6 +340,8 @@ class MatchRecorder:
             raise RecorderError("in a match dealt blind every card comes with its proof "
                                 "(proof=), and only there")
         c = card_of(card)
+        if proof is not None:  # the proof read back before the card is written
+            read_back("proof", lambda: proof_list(*proof), proof_from_list)
         hand.plays += bytes((c,))
         offset = self._move(CARD_MOVE + c, timer)
         if proof is not None:
@@ -401,6 +417,7 @@ class MatchRecorder:
         if not self.blind or not self._ended or self._signed:
             raise RecorderError("keys are revealed after the end of a match dealt blind, "
                                 "before the signature")
+        read_back("keys", lambda: keys_list(keys), keys_from_list)
         return self.writer.write(keys)
 
     def sign(self, key: Ed25519PrivateKey | Callable[[bytes], bytes]) -> bytes:
@@ -428,33 +445,23 @@ class MatchRecorder:
     def close(self) -> None:
         """Sync the log, and close the file the recorder opened (a log closed before its
         end reads as cut short)."""
-        self.writer.close(close_stream=self._own)
+        if not self._own:
+            self.writer.close(close_stream=False)
+            return
+        if self._stream.closed:
+            return
+        try:
+            self.writer.close(close_stream=False)
+        finally:  # the lock dropped now: a group commit's fsync still running on its thread
+            # holds the file open a moment longer, and a recorder resuming it would be refused
+            lock_log(self._stream, unlock=True)
+            self._stream.close()
 
     def __enter__(self) -> MatchRecorder:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _go_on_from(log: ParsedLog, server_seed: bytes | None) -> ParsedLog:
-    """The log a resumed recorder goes on from: dealt blind, without a deal record that
-    lacks its blind record or a card that lacks its proof (the server writes them again,
-    whole); then judged as ``verify`` judges it (with the server seed, its last values by
-    the rules too)."""
-    from tarneeb.replay.verify.replayer import judged_log
-    from tarneeb.replay.verify.tail import cut_at, value_ends
-
-    last = log.hands[-1] if log.hands else None
-    if log.header.blind and last is not None and not last.closed and log.end is None:
-        if last.blind is None:
-            log = cut_at(log, log.offsets[-1], f"hand {last.deal_number}'s deal record "
-                         "without its blind record")
-        elif last.plays and len(last.plays) - 1 not in last.blind.play_proofs:
-            ends = value_ends(log.signed_bytes, log.offsets[-1])
-            log = cut_at(log, ends[-2], f"hand {last.deal_number}'s last card without its "
-                         "proof record")
-    return judged_log(log, trust=Trust(server_seed=server_seed))[0]
 
 
 def record_json(doc: Mapping[str, Any], out: str | os.PathLike[str] | BinaryIO, *,

@@ -129,6 +129,25 @@ def readable(what: str, raw: bytes) -> None:
         raise RecorderError(e.message) from None  # it names the record
 
 
+def read_back(kind: str, value: Callable[[], list[Any]],
+              read: Callable[[list[Any], int], object]) -> None:
+    """Raise :class:`RecorderError` unless the ``kind`` record made by ``value`` (a blind
+    record, a card's proof, a keys record) reads back as a log's reader reads it: written
+    unreadable, it would make every value after it unreadable, the moves acknowledged with it."""
+    import msgpack
+
+    from tarneeb.replay.log.stream import LogError
+
+    try:
+        back = msgpack.unpackb(msgpack.packb(value(), use_bin_type=True), raw=False)
+    except (TypeError, ValueError, AttributeError, OverflowError) as e:
+        raise RecorderError(f"{kind} record: {e}") from None
+    try:
+        read(back, 0)
+    except LogError as e:
+        raise RecorderError(e.message) from None
+
+
 def header_bytes(header: Header) -> bytes:
     """The header's bytes, once they read back as a log's header."""
     from tarneeb.replay.log.records import encode_record
@@ -142,4 +161,4 @@ def header_bytes(header: Header) -> bytes:
 
 
 __all__ = ["Card", "RecorderError", "card_of", "four_of", "header_bytes", "raw_of", "raws_of",
-           "readable", "rules_of", "seat_of", "seats_of", "suit_of"]
+           "read_back", "readable", "rules_of", "seat_of", "seats_of", "suit_of"]
