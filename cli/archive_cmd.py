@@ -325,6 +325,10 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             output_name(named)
     if report == "-":  # (the summary is written there)
         fail("--report -: the audit's summary goes to standard output: give the report a file")
+    if report is not None and os.path.isfile(report):  # not one of the logs it reads
+        from .common import refuse_to_replace_listed
+
+        refuse_to_replace_listed(report, expand_paths(p for p in paths if p != "-"))
     trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)
     play_options = _play_options(play or play_sample is not None, play_sample)
     played = None

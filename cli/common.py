@@ -313,6 +313,17 @@ def refuse_to_replace(output: Path | str, *inputs: Path | str | None) -> None:
                  "replace it; give another file to write")
 
 
+def refuse_to_replace_listed(output: Path | str | None, listed: Iterable[str]) -> None:
+    """:func:`refuse_to_replace` for the many logs a command lists: those of ``output``'s
+    name alone are asked whether they are its file (one question a log would be a cost on
+    a large archive), so a report or a JUnit file named as one of the logs read does not
+    replace it."""
+    if output is None or str(output) == STDIO or not os.path.isfile(output):
+        return
+    name = os.path.basename(output)
+    refuse_to_replace(output, *(p for p in listed if os.path.basename(p) == name))
+
+
 class OutputError(Exception):
     """What :func:`put_output` could not write, in one line."""
 
@@ -421,4 +432,5 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
 
 __all__ = ["STDIN_CLOSED", "STDIO", "STDOUT_CLOSED", "ClosedStdin", "ReaderGone", "console",
            "expand_logs", "fail", "guard_std_streams", "json_form", "load_log", "open_input",
-           "output_name", "read_input", "refuse_to_replace", "shown_name", "write_output"]
+           "output_name", "read_input", "refuse_to_replace", "refuse_to_replace_listed",
+           "shown_name", "write_output"]

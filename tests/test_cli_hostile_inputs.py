@@ -93,3 +93,25 @@ def test_an_output_that_is_the_input_is_refused_and_left_as_it_was(
         assert code == 2 and out == "" and err.count("\n") == 1, argv
         assert "which this command reads" in err
         assert log.read_bytes() == data and key.read_bytes() == secret
+
+
+def test_a_report_or_junit_file_named_as_a_log_read_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``audit DIR --report DIR/m.tlog`` and ``regress DIR --junit-xml DIR/m.tlog`` wrote
+    their page over a log they had just read (exit 0): refused before anything is read, the
+    log as it was; a report that is no log of the archive is written over as before (a daily
+    audit's report of yesterday)."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 2, seed=b"hostile outputs")
+    victim = sorted(logs.iterdir())[0]
+    data = victim.read_bytes()
+    for argv in (("audit", str(logs), "--report", str(victim)),
+                 ("regress", "--engine", "tarneeb.testing.adapters:ReferenceEngine", str(logs),
+                  "--junit-xml", str(victim))):
+        code, _out, err = run(capsys, *argv)
+        assert code == 2 and "which this command reads" in err, (argv, err)
+        assert victim.read_bytes() == data
+    page = tmp_path / "report.html"
+    page.write_text("yesterday's", encoding="utf-8")
+    assert run(capsys, "audit", str(logs), "--report", str(page))[0] == 0
+    assert page.read_text(encoding="utf-8") != "yesterday's"
