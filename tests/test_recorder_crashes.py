@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_recorder_failures import _open as _open_any
 
 import tarneeb
 from tarneeb.replay.log import jsonform as logjson
@@ -42,15 +43,7 @@ def blind_match() -> tuple[bytes, dict[str, Any]]:
 
 
 def _open(path: Path, doc: dict[str, Any], durability: str = "flush") -> MatchRecorder:
-    h = doc["records"][0]
-    return MatchRecorder(
-        path, rules=h["rules"], seats=[(x["name"], x["computer"]) for x in h["seats"]],
-        match_id=bytes.fromhex(h["match_id"]), first_dealer=h["first_dealer"],
-        public_key=bytes.fromhex(h["public_key"]),
-        server_commitment=bytes.fromhex(h["server_commitment"]),
-        client_commitments=[bytes.fromhex(x) for x in h["client_commitments"]],
-        client_seeds=[bytes.fromhex(x) for x in h["client_seeds"]], dealing="blind",
-        durability=durability)
+    return _open_any(path, doc, durability, dealing="blind")
 
 
 def _bad_proof(position: Callable[[int], object], proof: Callable[[bytes], object]

@@ -17,6 +17,7 @@ import resource
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,9 @@ def match() -> tuple[bytes, dict, MatchSecrets]:
     return log, logjson.to_json(log), MatchSecrets(SEED)
 
 
-def _open(path: Path, doc: dict, durability: str) -> MatchRecorder:
+def _open(path: Path, doc: dict, durability: str = "flush", **more: Any) -> MatchRecorder:
+    """A recorder of ``doc``'s match (its JSON form) writing to ``path``; ``more``: the
+    recorder's other options (``dealing="blind"``)."""
     h = doc["records"][0]
     return MatchRecorder(
         path, rules=h["rules"], seats=[(x["name"], x["computer"]) for x in h["seats"]],
@@ -46,7 +49,8 @@ def _open(path: Path, doc: dict, durability: str) -> MatchRecorder:
         public_key=bytes.fromhex(h["public_key"]),
         server_commitment=bytes.fromhex(h["server_commitment"]),
         client_commitments=[bytes.fromhex(x) for x in h["client_commitments"]],
-        client_seeds=[bytes.fromhex(x) for x in h["client_seeds"]], durability=durability)
+        client_seeds=[bytes.fromhex(x) for x in h["client_seeds"]], durability=durability,
+        **more)
 
 
 class _FileSizeLimit:
