@@ -8,6 +8,9 @@ from __future__ import annotations
 from tarneeb.replay.log.records import ParsedLog
 from tarneeb.replay.verify.trust import Trust
 
+ZEROS_OWN = 64  # the most zero bytes a record is taken to end in
+
+
 
 def zeros_its_own(data: bytes, log: ParsedLog, server_seed: bytes | None) -> ParsedLog | None:
     """The log with its last record kept, when the reader dropped it because the record's
@@ -24,7 +27,10 @@ def zeros_its_own(data: bytes, log: ParsedLog, server_seed: bytes | None) -> Par
             or "a record running into a zero-filled tail" not in cut.message:
         return None
     written = len(data.rstrip(b"\0"))
-    for end in range(written + 1, len(data)):  # the record's end: where it first reads whole
+    # the record's end: where it first reads whole, within ZEROS_OWN of the last byte not
+    # zero (a record's own zeros are a few: a scalar's top bytes, totals of 0; a torn record
+    # is not read again for each byte of a long tail)
+    for end in range(written + 1, min(len(data), written + ZEROS_OWN + 1)):
         whole = parse_log(data[:end])
         if whole.cut_short is None and len(whole.signed_bytes) == end:
             if whole.end is not None:  # a keys record: nothing judges it before the signature
@@ -56,4 +62,4 @@ def go_on_from(log: ParsedLog, server_seed: bytes | None) -> ParsedLog:
     return judged_log(log, trust=Trust(server_seed=server_seed))[0]
 
 
-__all__ = ["go_on_from", "zeros_its_own"]
+__all__ = ["ZEROS_OWN", "go_on_from", "zeros_its_own"]

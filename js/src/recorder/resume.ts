@@ -87,6 +87,10 @@ async function judged(log: ParsedLog, serverSeed: Bytes | null): Promise<ParsedL
   return endsOpen(whole) ? (await judgedLog(whole, { serverSeed })).log : whole;
 }
 
+/** The most zero bytes a record is taken to end in (a scalar's top bytes, totals of 0): a torn
+ *  record is not read again for each byte of a long zero-filled tail. */
+const ZEROS_OWN = 64;
+
 /**
  * The log with its last record kept, when the reader dropped it because the record's own last
  * bytes are zeros and a zero-filled tail follows (a power loss after an fsync that covered it: a
@@ -100,7 +104,8 @@ async function zerosItsOwn(data: Bytes, log: ParsedLog, serverSeed: Bytes | null
   if (serverSeed === null || at === null || !at.message.includes("a record running into a zero-filled tail")) return null;
   let written = data.length;
   while (written > 0 && data[written - 1] === 0) written -= 1;
-  for (let end = written + 1; end < data.length; end += 1) { // the record's end: where it first reads whole
+  // the record's end: where it first reads whole, within ZEROS_OWN bytes of the last byte not zero
+  for (let end = written + 1; end < Math.min(data.length, written + ZEROS_OWN + 1); end += 1) {
     let whole: ParsedLog;
     try {
       whole = parseLog(data.subarray(0, end));
