@@ -102,12 +102,12 @@ def test_a_blind_record_the_reader_refuses_is_not_written(tmp_path: Path, what: 
 
 def test_a_recorder_closed_while_its_group_commit_syncs_can_be_resumed_at_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``group:MS``: ``close()`` returns while the background ``fsync`` may still run on its
+    """``group:MS``: ``close()`` returned while the background ``fsync`` still ran on its
     thread, and a system call in flight holds the file open — and the recorder's lock with it.
     A server that closes a recorder and resumes its log at once was refused ("being written
-    by another recorder") about one time in 25 with ``group:1``; the lock is dropped at
-    ``close()``. The ``fsync`` here holds the file as the one in flight does (a duplicate of
-    its descriptor) until the test lets it go."""
+    by another recorder") about one time in 25 with ``group:1``; ``close()`` now waits for
+    the ``fsync`` and drops the lock. The ``fsync`` here holds the file as the one in flight
+    does (a duplicate of its descriptor) for a fifth of a second."""
     log, doc = blind_match()
     path = tmp_path / "m.tlog"
     syncing, release = threading.Event(), threading.Event()
@@ -134,6 +134,7 @@ def test_a_recorder_closed_while_its_group_commit_syncs_can_be_resumed_at_once(
     sync.start()
     try:
         assert syncing.wait(10)
+        threading.Timer(0.2, release.set).start()  # the slow disk's fsync returns
         rec.close()
         again = MatchRecorder.resume(path, durability="group:1")  # refused before the fix
     finally:
