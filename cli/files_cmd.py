@@ -123,7 +123,7 @@ def register(app: typer.Typer) -> None:
         log: Annotated[Path, typer.Argument(
             metavar="LOG", help="The log file (- for standard input).", show_default=False)],
         hands: Annotated[int | None, typer.Option(
-            metavar="N", help="Show at most this many hand records.")] = None,
+            metavar="N", min=0, help="Show at most this many hand records.")] = None,
         max_bytes: MaxBytes = DEFAULT_LIMITS.max_bytes,
         max_records: MaxRecords = DEFAULT_LIMITS.max_records,
         max_hands: MaxHands = DEFAULT_LIMITS.max_hands,

@@ -115,3 +115,10 @@ def test_a_report_or_junit_file_named_as_a_log_read_is_refused(
     page.write_text("yesterday's", encoding="utf-8")
     assert run(capsys, "audit", str(logs), "--report", str(page))[0] == 0
     assert page.read_text(encoding="utf-8") != "yesterday's"
+
+
+def test_dump_refuses_a_negative_count_of_hands(capsys: pytest.CaptureFixture[str]) -> None:
+    """``dump --hands -1`` showed the header alone and exit 0, as if the log held no hand."""
+    log = Path(__file__).resolve().parent.parent / "fixtures" / "matches" / "classic-timer.tlog"
+    code, out, err = run(capsys, "dump", str(log), "--hands", "-1")
+    assert code == 2 and out == "" and "--hands" in err and err.count("\n") == 1
