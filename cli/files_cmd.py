@@ -19,6 +19,7 @@ from .common import (
     open_input,
     read_input,
     read_log_bytes,
+    refuse_to_replace,
     shown_name,
 )
 from .common import write_output as write_atomically
@@ -46,6 +47,8 @@ def register(app: typer.Typer) -> None:
         from tarneeb.replay.log import LogError
         from tarneeb.replay.log import jsonform as logjson
 
+        if output is not None:
+            refuse_to_replace(output, log)
         try:  # the bytes, read within the cap: a log cut short carries those after the cut
             limits = limits_of(max_bytes, max_records, max_hands)
             data = read_log_bytes(log, limits)
@@ -81,6 +84,7 @@ def register(app: typer.Typer) -> None:
         from tarneeb.replay.log import LogError
         from tarneeb.replay.log import jsonform as logjson
 
+        refuse_to_replace(output, source, sign_key)
         limits = limits_of(max_bytes, max_records, max_hands)
         private = None
         if sign_key is not None:

@@ -88,7 +88,9 @@ def test_an_output_that_is_the_input_is_refused_and_left_as_it_was(
     data, secret = log.read_bytes(), key.read_bytes()
     for argv in (("report", str(log), "-o", str(log)),
                  ("report", str(log), "-o", str(tmp_path / "." / "m.tlog")),
-                 ("play", "--seed", "same", "--key", str(key), "-o", str(key))):
+                 ("play", "--seed", "same", "--key", str(key), "-o", str(key)),
+                 ("export", str(log), "-o", str(log)),
+                 ("import", str(log), "--sign", str(key), "-o", str(key))):
         code, out, err = run(capsys, *argv)
         assert code == 2 and out == "" and err.count("\n") == 1, argv
         assert "which this command reads" in err
