@@ -309,8 +309,12 @@ def _receipt_vector(key: Ed25519PrivateKey) -> dict[str, Any]:
             "dealing_signature": bound.sign(key).hex()}
 
 
+# the platform key of signature.json (a public TEST key: the season log vector signs with it)
+PLATFORM_KEY = fixed_bytes("platform signing key")
+
+
 def signature_vectors() -> dict[str, Any]:
-    raw = fixed_bytes("platform signing key")
+    raw = PLATFORM_KEY
     key = private_key_from_raw(raw)
     pub = key.public_key()
     messages: Sequence[bytes] = (b"", b"tarneeb", bytes(range(256)))

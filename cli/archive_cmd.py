@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec
 
 from . import verify_cmd
-from .common import OutputError, console, fail, output_name, put_output
+from .common import OutputError, console, fail, holds_a_log, output_name, put_output
 
 if TYPE_CHECKING:
     import typer
@@ -325,8 +325,8 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             output_name(named)
     if report == "-":  # (the summary is written there)
         fail("--report -: the audit's summary goes to standard output: give the report a file")
-    if report is not None and os.path.isfile(report):  # not one of the logs it reads
-        from .common import refuse_to_replace_listed
+    if report is not None and holds_a_log(report):  # not one of the logs it reads (a
+        from .common import refuse_to_replace_listed  # report of before is listed no more)
 
         refuse_to_replace_listed(report, expand_paths(p for p in paths if p != "-"))
     trust = verify_cmd.trust_of(key, keys, root, require_proof=require_proof)

@@ -313,6 +313,21 @@ def refuse_to_replace(output: Path | str, *inputs: Path | str | None) -> None:
                  "replace it; give another file to write")
 
 
+LOG_MAGIC = b"\xabtarneeb-log"  # the header's magic, as msgpack writes it, near a log's start
+
+
+def holds_a_log(path: Path | str) -> bool:
+    """Whether the regular file at ``path`` starts as a log does (its header's magic in its
+    first 16 bytes)."""
+    if not os.path.isfile(path):  # (a FIFO is not opened: it would wait for a writer)
+        return False
+    try:
+        with open(path, "rb") as f:
+            return LOG_MAGIC in f.read(16)
+    except OSError:
+        return False
+
+
 def refuse_to_replace_listed(output: Path | str | None, listed: Iterable[str]) -> None:
     """:func:`refuse_to_replace` for the many logs a command lists: those of ``output``'s
     name alone are asked whether they are its file (one question a log would be a cost on
@@ -430,7 +445,7 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
     return out
 
 
-__all__ = ["STDIN_CLOSED", "STDIO", "STDOUT_CLOSED", "ClosedStdin", "ReaderGone", "console",
-           "expand_logs", "fail", "guard_std_streams", "json_form", "load_log", "open_input",
-           "output_name", "read_input", "refuse_to_replace", "refuse_to_replace_listed",
-           "shown_name", "write_output"]
+__all__ = ["LOG_MAGIC", "STDIN_CLOSED", "STDIO", "STDOUT_CLOSED", "ClosedStdin", "ReaderGone",
+           "console", "expand_logs", "fail", "guard_std_streams", "holds_a_log", "json_form",
+           "load_log", "open_input", "output_name", "read_input", "refuse_to_replace",
+           "refuse_to_replace_listed", "shown_name", "write_output"]

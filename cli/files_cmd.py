@@ -14,6 +14,7 @@ from tarneeb.audit.encoding import json_shown
 from tarneeb.replay.log.stream import DEFAULT_LIMITS
 
 from .common import (
+    LOG_MAGIC,
     fail,
     json_form,
     open_input,
@@ -24,8 +25,6 @@ from .common import (
 )
 from .common import write_output as write_atomically
 from .options import FILES, MaxBytes, MaxHands, MaxRecords, limits_of
-
-LOG_MAGIC = b"\xabtarneeb-log"  # the header's magic, as msgpack writes it, near a log's start
 
 
 def register(app: typer.Typer) -> None:

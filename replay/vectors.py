@@ -24,7 +24,13 @@ from typing import Any
 
 from tarneeb.audit.derive import Deal
 from tarneeb.audit.encoding import PROTOCOL
-from tarneeb.audit.vectors import CARD_NUMBERING, WARNING, deal_vectors, fixed_bytes, render
+from tarneeb.audit.vectors import (
+    CARD_NUMBERING,
+    PLATFORM_KEY,
+    WARNING,
+    deal_vectors,
+    render,
+)
 from tarneeb.audit.vectors import main as vectors_main
 from tarneeb.replay.rules.cards import SUIT_LETTERS, card_name, cards_of, format_hand
 from tarneeb.replay.rules.dealing import hands_of, revealed_of, trump_of
@@ -129,9 +135,6 @@ def _abandoned_log(seed: bytes) -> bytes:
     return out.getvalue()
 
 
-_SEASON_KEY = fixed_bytes("platform signing key")  # signature.json's: a public TEST key
-
-
 def _season_log(seed: bytes) -> bytes:
     """An eram41 match whose server seed is leaf 3 of the test season (audit/vectors.py),
     the head signed as signature.json signs it: the header's batch proof in full."""
@@ -140,7 +143,7 @@ def _season_log(seed: bytes) -> bytes:
     from tarneeb.replay.log.records import BatchProof
     from tarneeb.replay.server.simulate import play_logged_match
 
-    key = private_key_from_raw(_SEASON_KEY)
+    key = private_key_from_raw(PLATFORM_KEY)
     season = test_season()
     batch = BatchProof(SEASON_INDEX, season.size, season.proof(SEASON_INDEX), season.root,
                        season.head.sign(key))
@@ -180,7 +183,7 @@ def log_vectors() -> dict[str, Any]:
         "an eram41 match of a season: its server seed leaf 3 of the 5-leaf season of "
         "merkle.json (its inclusion proof proofs[3] there), the season head signed by the key "
         "of signature.json (its season_head signature), which signs the log too",
-        _season_log(seed), _SEASON_KEY)
+        _season_log(seed), PLATFORM_KEY)
     seed = b"log vector/recorded"
     out["log-recorded-deals.json"] = _log_vector(
         "a qahwa41 match of a platform without the seed protocol: every deal recorded in "

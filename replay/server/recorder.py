@@ -445,17 +445,7 @@ class MatchRecorder:
     def close(self) -> None:
         """Sync the log, and close the file the recorder opened (a log closed before its
         end reads as cut short)."""
-        if not self._own:
-            self.writer.close(close_stream=False)
-            return
-        if self._stream.closed:
-            return
-        try:
-            self.writer.close(close_stream=False)
-        finally:  # the lock dropped now: a group commit's fsync still running on its thread
-            # holds the file open a moment longer, and a recorder resuming it would be refused
-            lock_log(self._stream, unlock=True)
-            self._stream.close()
+        self.writer.close(close_stream=self._own)  # (after a group commit's fsync in flight)
 
     def __enter__(self) -> MatchRecorder:
         return self

@@ -111,9 +111,11 @@ def seats_of(seats: Any) -> list[Seat]:
     return out
 
 
-def readable(what: str, raw: bytes) -> None:
+def readable(what: str, raw: bytes,
+             read: Callable[[list[Any], int], object] | None = None) -> None:
     """Raise :class:`RecorderError` unless ``raw``, the bytes of one record, read back as
-    a log's reader reads them (a header as a log's first record)."""
+    a log's reader reads them (a header as a log's first record; ``read``: the reader of
+    a record of blind dealing, which the other records' decoder does not take)."""
     import msgpack
 
     from tarneeb.replay.log.decode import decode_record
@@ -124,28 +126,23 @@ def readable(what: str, raw: bytes) -> None:
         if what == "header":
             parse_log(raw)
         else:
-            decode_record(msgpack.unpackb(raw, raw=False), 0)
+            (read or decode_record)(msgpack.unpackb(raw, raw=False), 0)
     except LogError as e:
         raise RecorderError(e.message) from None  # it names the record
 
 
 def read_back(kind: str, value: Callable[[], list[Any]],
               read: Callable[[list[Any], int], object]) -> None:
-    """Raise :class:`RecorderError` unless the ``kind`` record made by ``value`` (a blind
-    record, a card's proof, a keys record) reads back as a log's reader reads it: written
-    unreadable, it would make every value after it unreadable, the moves acknowledged with it."""
+    """:func:`readable` of the ``kind`` record made by ``value`` (a blind record, a card's
+    proof, a keys record): written unreadable, it would make every value after it
+    unreadable, the moves acknowledged with it."""
     import msgpack
 
-    from tarneeb.replay.log.stream import LogError
-
     try:
-        back = msgpack.unpackb(msgpack.packb(value(), use_bin_type=True), raw=False)
+        raw = msgpack.packb(value(), use_bin_type=True)
     except (TypeError, ValueError, AttributeError, OverflowError) as e:
         raise RecorderError(f"{kind} record: {e}") from None
-    try:
-        read(back, 0)
-    except LogError as e:
-        raise RecorderError(e.message) from None
+    readable(kind, raw, read)
 
 
 def header_bytes(header: Header) -> bytes:
