@@ -167,12 +167,16 @@ def register(app: typer.Typer) -> None:
                              "--time-limit is per match already)")
             assert engine is not None  # one of the two options is given (checked above)
             under_test = engine
+        xml_out = junit_xml == STDIO  # the XML has standard output: the lines go to stderr
+        if xml_out and as_json:
+            raise _error("--json and --junit-xml - both write standard output: give "
+                         "--junit-xml a file")
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())  # MODULE may be a file in the current directory
 
         def show(report: MatchReport) -> None:
             if not as_json:
-                typer.echo(shown(report.line()), err=report.status == "unreadable")
+                typer.echo(shown(report.line()), err=report.status == "unreadable" or xml_out)
 
         limits = Limits(max_bytes=max_bytes, max_records=max_records, max_hands=max_hands)
         args, piped = _stdin_args([str(p) for p in paths or [str(corpus())]], limits)
@@ -191,7 +195,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json_shown(json.dumps(run.to_json(), ensure_ascii=False, indent=1)))
         else:  # an engine's answers quoted in it are shown escaped, line by line
-            typer.echo("\n".join(map(shown, run.summary().split("\n"))))
+            typer.echo("\n".join(map(shown, run.summary().split("\n"))), err=xml_out)
         if run.nothing_compared is not None:  # said after the summary, exit 2
             typer.echo(f"tarneeb: error: {run.nothing_compared}", err=True)
         raise typer.Exit(run.exit_code)

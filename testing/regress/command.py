@@ -59,6 +59,7 @@ STARTUP_LIMIT = 60.0  # seconds for the process to start and answer the handshak
 MAX_LINE = 1 << 20  # the longest line an engine may answer with
 MAX_DEPTH = 8  # the deepest nesting of an answer read (every answer is two deep at most)
 _POLL = 0.1  # seconds between looks at whether the engine's process is still there
+_STRAY_WAIT = 0.01  # seconds an engine serving on has to write a stray line after a match
 STDERR_LINES = 5  # the engine's last lines on stderr, shown with a failure
 _STDERR_KEEP = 200  # characters kept of each of them
 
@@ -527,6 +528,33 @@ class SubprocessEngine:
                       f"has no {field!r}" + (" true" if field == "ok" else ""))
         checked: dict[str, Any] = answer
         return checked
+
+    def end_match(self) -> None:
+        """The match is over (the driver made its last call): an engine that wrote more
+        than its answers (a second line to the last request, a banner once the match is
+        won) breaks the protocol here, in this match, rather than in the next one's first
+        answer, or nowhere when this was the last. A process that serves one match is
+        asked to quit and read to its end (within a second); one that serves on is given
+        :data:`_STRAY_WAIT` for a line written just after its last answer."""
+        child = self.child
+        if not child.alive or self._pending:
+            return
+        lines = child.lines
+        wait, end = _STRAY_WAIT, time.monotonic() + 1.0
+        if not self.owner.reuse:  # it ends with the match: all it wrote is read
+            wait = 1.0
+            with contextlib.suppress(OSError, ValueError):
+                child.send({"id": child.next_id, "cmd": "quit"})
+                if child.proc.stdin is not None:
+                    child.proc.stdin.close()
+        while not lines.eof and len(lines.buf) <= MAX_LINE and lines._more(wait):
+            wait = max(0.0, end - time.monotonic()) if not self.owner.reuse else 0.0
+        if not self.owner.reuse and not lines.eof:
+            child.kill()  # it did not quit within the second: it goes, with all it started
+        if lines.buf:
+            extra = _clip(bytes(lines.buf).decode("utf-8", "replace"), 80)
+            self.fail("protocol", f"{self._method}: the engine wrote more after its answer, "
+                      f"unasked: {extra!r} (one answer a request)")
 
     # -- the Engine protocol
     def new_match(self, rules: RuleSet, first_dealer: int) -> None:

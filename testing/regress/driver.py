@@ -23,6 +23,7 @@ from tarneeb.replay.rules.cards import SUIT_SYMBOLS, card_name
 from tarneeb.replay.rules.engine import MatchState, Phase
 from tarneeb.replay.rules.scoring import Hand
 from tarneeb.testing.protocol import NUM_ACTIONS, Engine, EngineFactory, EngineFailure
+from tarneeb.testing.regress.command import SubprocessEngine
 from tarneeb.testing.regress.report import Disagreement, MatchReport
 from tarneeb.testing.regress.scripts import MatchScript, ScriptError
 
@@ -286,9 +287,20 @@ class _Driver:
             return self.found("protocol", "the engine has no " + ", ".join(
                 f"{m}()" for m in missing) + f" ({type(self.engine).__name__} is not an Engine)")
         try:
-            return self._run()
+            found = self._run()
+            if found is None:
+                self._end()
+            return found
         except _EngineFailed as e:
             return e.d
+
+    def _end(self) -> None:
+        """After the last call: an engine command must have written nothing more."""
+        if isinstance(self.engine, SubprocessEngine):
+            try:
+                self.engine.end_match()
+            except EngineFailure as e:
+                raise _EngineFailed(self.found(e.kind, e.message)) from None
 
     def _run(self) -> Disagreement | None:
         s = self.script

@@ -32,6 +32,7 @@ are importable from here as well.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -97,7 +98,7 @@ def collect_logs(paths: Iterable[str | Path]) -> list[Path]:
                 raise RegressInputError(f"{p}: no *.tlog match logs in this directory or its "
                                         "subdirectories")
             out.extend(found)
-        elif p.is_file():
+        elif p.is_file() or os.path.lexists(p):  # a FIFO, a device, a broken link: unreadable
             out.append(p)
         else:
             raise RegressInputError(f"{p}: no such file or directory")

@@ -1,0 +1,108 @@
+"""``tarneeb regress`` in an engine team's CI: an engine command's stray line after the
+last answer of a match fails that match (never an "agree"), the JUnit XML written to
+standard output is the only thing there, and logs that are no regular files (a FIFO, a
+device, a loop of links) are reported unreadable while the others run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tarneeb.testing import EngineCommand, regress_paths
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures" / "matches"
+SHORT = FIXTURES / "house-classic31-01.tlog"  # 6 hands
+TWO = [SHORT, FIXTURES / "classic-kaboot-made.tlog"]
+REFERENCE = "tarneeb.testing.adapters:reference"
+
+# The reference server; in a match of house-classic31 (SHORT), once the match is won, it
+# writes one more line after its answer to winner() (in the same write: no race with the
+# reader).
+STRAY = textwrap.dedent('''
+    import json, sys
+    from tarneeb.testing.engine_server import REFERENCE, Server
+    from tarneeb.testing.regress.runner import load_factory
+
+    server = Server(load_factory(REFERENCE), "stray 0.1")
+    odd = False
+    for line in sys.stdin:
+        request = json.loads(line)
+        answer = server.answer(request)
+        if answer is None:
+            break
+        if request["cmd"] == "new_match":
+            odd = request["rules"]["name"] == "house-classic31"
+        text = json.dumps(answer)
+        if request["cmd"] == "winner" and answer.get("team") is not None and odd:
+            text += "\\nGAME OVER"
+        print(text, flush=True)
+''')
+
+
+@pytest.fixture(scope="module")
+def stray(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("engines") / "stray_engine.py"
+    path.write_text(STRAY)
+    return path
+
+
+def _cli(*argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "tarneeb", "regress", *argv], cwd=REPO,
+                          input=stdin, capture_output=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("reuse", [True, False], ids=["one-process", "process-per-match"])
+def test_a_line_written_after_a_matchs_last_answer_fails_that_match(stray: Path,
+                                                                    reuse: bool) -> None:
+    """Before: the match with the extra line was "ok" (exit 0 when it was the last, or
+    with a process per match), and with one process the next match took the blame."""
+    engine = EngineCommand([sys.executable, str(stray)], reuse=reuse)
+    run = regress_paths(engine, TWO, time_limit=10)
+    first, second = run.reports
+    assert first.status == "engine-failure", first.line()
+    assert first.first is not None and first.first.kind == "protocol"
+    assert "GAME OVER" in first.line() and "winner()" in first.line()
+    assert second.status == "agree", second.line()
+    assert run.exit_code == 1
+
+
+def test_junit_xml_on_standard_output_is_the_xml_alone() -> None:
+    """Before: the match lines and the summary were printed around the XML on stdout, so
+    ``regress --junit-xml - > report.xml`` wrote a file no CI could parse."""
+    done = _cli("--engine", REFERENCE, "--junit-xml", "-", str(SHORT))
+    assert done.returncode == 0, done.stderr
+    root = ET.fromstring(done.stdout)
+    assert root.get("tests") == "1" and root.get("failures") == "0"
+    err = done.stderr.decode()
+    assert f"{SHORT}: ok (" in err and "regress: 1 match" in err
+    both = _cli("--engine", REFERENCE, "--junit-xml", "-", "--json", str(SHORT))
+    assert both.returncode == 2 and both.stdout == b""
+    assert both.stderr.decode().count("\n") == 1 and "standard output" in both.stderr.decode()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_log_that_is_no_regular_file_is_unreadable_and_the_others_run(
+        tmp_path: Path) -> None:
+    """Before: a FIFO (``regress <(curl …)``), ``/dev/null`` or a loop of links ended the
+    whole run with "no such file or directory", a path that is there."""
+    fifo = tmp_path / "piped.tlog"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.tlog"
+    loop.symlink_to(loop)
+    run = regress_paths(REFERENCE, [fifo, os.devnull, loop, SHORT], time_limit=None)
+    assert [r.status for r in run.reports] == ["unreadable"] * 3 + ["agree"]
+    reasons = [r.reason or "" for r in run.reports[:3]]
+    assert "FIFO" in reasons[0] and "character device" in reasons[1]
+    assert "no such file" not in " ".join(reasons).lower()
+    assert run.exit_code == 2
+    done = _cli("--engine", REFERENCE, str(fifo), str(SHORT))
+    assert done.returncode == 2
+    assert f"{fifo}: unreadable: " in done.stderr.decode()
+    assert f"{SHORT}: ok (" in done.stdout.decode()
