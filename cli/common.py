@@ -247,12 +247,21 @@ def shown_name(path: Path | str) -> str:
 
 
 def output_name(path: Path | str) -> str:
-    """``path`` as given for a file to write; one that names no file (``''``, ``.``,
-    ``/``, ``dir/``) ends the command in one line (exit 2)."""
+    """``path`` as given for a file to write, checked before a long run rather than at
+    its end: one that names no file (``''``, ``.``, ``/``, ``dir/``), a directory, a
+    socket, a path through a file or into a directory that is not there ends the command
+    in one line (exit 2). (Whether the file can be written is learnt when it is.)"""
     text = str(path)
+    if text == STDIO:
+        return text
     why = _no_file_name(text)
     if why is not None:
         fail(why)
+    try:
+        if _output_mode(text) is None and not os.path.isdir(os.path.dirname(text) or "."):
+            raise OutputError(f"{text}: cannot write: its directory is not there")
+    except OutputError as e:
+        fail(str(e))
     return text
 
 
@@ -360,19 +369,10 @@ def put_output(path: Path | str, data: bytes) -> None:
     why = _no_file_name(text)
     if why is not None:
         raise OutputError(why)
-    try:
-        mode: int | None = os.stat(text).st_mode  # (through a symbolic link)
-    except FileNotFoundError:
-        mode = None  # a new file (or a link to one)
-    except OSError as e:  # a loop of links, a path through a file, no permission
-        raise OutputError(f"{text}: cannot write: {e.strerror or e}") from None
-    if mode is not None and not stat.S_ISREG(mode):
-        if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
-            _write_through(text, data)
-            return
-        what = "a directory" if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode) \
-            else "a block device" if stat.S_ISBLK(mode) else "not a regular file"
-        raise OutputError(f"{text}: cannot write: it is {what}: give a regular file to write")
+    mode = _output_mode(text)
+    if mode is not None and not stat.S_ISREG(mode):  # a character device or a FIFO
+        _write_through(text, data)
+        return
     # (a name that names no file is refused above, and a link to "/" is a directory)
     target = Path(os.path.realpath(text)) if os.path.islink(text) else Path(text)
     tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
@@ -387,6 +387,26 @@ def put_output(path: Path | str, data: bytes) -> None:
             raise
     except OSError as e:
         raise OutputError(f"{text}: cannot write: {e.strerror or e}") from None
+
+
+def _output_mode(text: str) -> int | None:
+    """The mode of the file ``text`` names (through a symbolic link) when it is one to
+    write: a regular file, a character device or a FIFO; None when there is none yet.
+    :class:`OutputError` for a directory, a socket, a block device, a loop of links, a
+    path through a file or one not allowed."""
+    import stat
+
+    try:
+        mode = os.stat(text).st_mode
+    except FileNotFoundError:
+        return None  # a new file (or a link to one)
+    except OSError as e:  # a loop of links, a path through a file, no permission
+        raise OutputError(f"{text}: cannot write: {e.strerror or e}") from None
+    if stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return mode
+    what = "a directory" if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode) \
+        else "a block device" if stat.S_ISBLK(mode) else "not a regular file"
+    raise OutputError(f"{text}: cannot write: it is {what}: give a regular file to write")
 
 
 def _write_through(path: str, data: bytes) -> None:

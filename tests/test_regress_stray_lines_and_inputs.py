@@ -106,3 +106,18 @@ def test_a_log_that_is_no_regular_file_is_unreadable_and_the_others_run(
     assert done.returncode == 2
     assert f"{fifo}: unreadable: " in done.stderr.decode()
     assert f"{SHORT}: ok (" in done.stdout.decode()
+
+
+@pytest.mark.parametrize("target", ["dir", "missing/r.xml", "file/r.xml"])
+def test_a_junit_file_that_cannot_be_written_is_refused_before_any_match_runs(
+        tmp_path: Path, target: str) -> None:
+    """Before: a directory (or a path into no directory) as ``--junit-xml`` was refused
+    only once every match had run, and the run's summary was never printed: a CI job
+    learnt of a typo after its whole corpus."""
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "file").write_text("x")
+    done = _cli("--engine", REFERENCE, "--junit-xml", str(tmp_path / target), str(SHORT))
+    assert done.returncode == 2 and done.stdout == b""
+    err = done.stderr.decode()
+    assert err.count("\n") == 1 and str(tmp_path / target) in err and "cannot write" in err
+    assert not list(tmp_path.glob("**/*.xml"))
