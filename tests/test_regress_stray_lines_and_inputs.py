@@ -121,3 +121,37 @@ def test_a_junit_file_that_cannot_be_written_is_refused_before_any_match_runs(
     err = done.stderr.decode()
     assert err.count("\n") == 1 and str(tmp_path / target) in err and "cannot write" in err
     assert not list(tmp_path.glob("**/*.xml"))
+
+
+CLOSER = textwrap.dedent('''
+    import os
+    from tarneeb.testing.adapters import reference
+
+    class Closer:
+        def __init__(self):
+            self.engine, self.moves = reference(), 0
+
+        def __getattr__(self, name):
+            return getattr(self.engine, name)
+
+        def to_move(self, *args):
+            self.moves += 1
+            if self.moves == 5:  # every descriptor but the standard three closed
+                os.closerange(3, 256)
+            return self.engine.to_move(*args)
+
+    def make():
+        return Closer()
+''')
+
+
+def test_a_python_engine_that_closes_its_workers_pipe_fails_in_one_line(
+        tmp_path: Path) -> None:
+    """Before: the worker printed the pipe's traceback as it was let go."""
+    (tmp_path / "closer.py").write_text(CLOSER)
+    done = subprocess.run([sys.executable, "-m", "tarneeb", "regress", "--engine",
+                           "closer:make", str(SHORT)], cwd=tmp_path, capture_output=True,
+                          timeout=120, check=False)
+    assert done.returncode == 1
+    assert "ENGINE FAILED" in done.stdout.decode()
+    assert b"Traceback" not in done.stderr and b"Error" not in done.stderr, done.stderr

@@ -107,9 +107,15 @@ def _worker_main(conn: Any, engine: str | EngineFactory, progress: Any) -> None:
         if script is None:
             return
         try:
-            conn.send(("report", run_script(factory, script, progress, isolated=True)))
-        except ScriptError as e:
-            conn.send(("script-error", str(e)))
+            try:
+                conn.send(("report", run_script(factory, script, progress, isolated=True)))
+            except ScriptError as e:
+                conn.send(("script-error", str(e)))
+        except OSError:  # the engine closed the pipe's descriptor: the caller sees the
+            # worker end (and not the pipe's own traceback as it is let go)
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.flush()
+            os._exit(1)
 
 
 @contextlib.contextmanager
