@@ -12,9 +12,10 @@ def lock_log(stream: BinaryIO, unlock: bool = False) -> bool:
     """Take an exclusive lock on the log open as ``stream`` for as long as the recorder
     has it open; False when another recorder holds it (a server resumed while the one
     thought dead still writes: both would write over each other and lose moves one of
-    them acknowledged). Only recorders that lock see it (``flock``; not on Windows, nor
-    the Node recorder); a file system without locks locks nothing (True). ``unlock``:
-    drop it (the log signed).
+    them acknowledged). Only recorders that lock see it (``flock``; not on Windows): the
+    Node recorder takes the same lock (``js/src/recorder/filelock.ts``, through util-linux's
+    ``flock(1)``); a file system without locks locks nothing (True). ``unlock``: drop it (the
+    log signed).
 
     >>> import tempfile
     >>> with tempfile.TemporaryFile() as f, open(f"/proc/self/fd/{f.fileno()}", "rb") as g:

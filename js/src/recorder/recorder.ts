@@ -17,8 +17,13 @@
  * publish it: each deal's public transcript with its deal record, each card with its proof,
  * the keys the seats reveal after the end. `MatchRecorder.resume` takes a log up again after
  * a crash (resume.ts says what it reads and cuts).
+ *
+ * One recorder per log: from `create` or `resume` until `sign` or `close` the recorder holds
+ * the log's lock, the Python recorder's (`flock`, filelock.ts), which the system drops when
+ * the process dies, however it dies; a second recorder, in Node or in Python, is refused
+ * with a RecorderError and leaves the file as it is.
  */
-import { ftruncateSync, openSync, unlinkSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, openSync, unlinkSync } from "node:fs";
 import { type Bytes, concat } from "../text/bytes.js";
 import {
   type AbandonCause, ABANDON_CAUSES, type BlindDealTranscript, type Card, RecorderError, type RevealedKeysOptions, type Suit,
@@ -26,6 +31,7 @@ import {
 } from "./recorder-values.js";
 import { cardName } from "../rules/engine.js";
 import { resumePoint } from "./resume.js";
+import { held, lockLog } from "./filelock.js";
 import { PRESETS, RulesError, type RuleSet, presetDepartures, rulesFromMap, rulesMap } from "../rules/rules.js";
 import { type Durability, LogWriter, encodeMove, encodeValue, parseDurability, syncDirectory } from "../log/writer.js";
 import { type SigningKey, signBytes } from "./platform.js";
@@ -230,6 +236,10 @@ export class MatchRecorder {
       }
       throw new RecorderError(`cannot create ${o.path}: ${(e as Error).message}`);
     }
+    if (lockLog(fd) === "held") { // another recorder resumed the file just made: it is that one's
+      closeSync(fd);
+      throw new RecorderError(held(o.path));
+    }
     const writer = new LogWriter(fd, durability);
     try {
       writer.append(header);
@@ -259,7 +269,8 @@ export class MatchRecorder {
    * them. `cut` says what was cut. The recorder stands where the log stops — in the hand it
    * stops in, with the moves it has — so the server goes on, or ends the match (`abandon`
    * with `server-fault`, the seed revealed) and signs it. Refused (RecorderError): a log that
-   * cannot be read, or is signed.
+   * cannot be read, or is signed, or that another recorder holds (its lock: the file is left
+   * as it is).
    */
   static async resume(options: ResumeOptions): Promise<MatchRecorder> {
     let durability: Durability;
@@ -270,16 +281,28 @@ export class MatchRecorder {
     }
     const seed = bytesOf(options.serverSeed, "serverSeed", true);
     if (seed !== null && seed.length !== 32) throw new RecorderError(`serverSeed must be 32 bytes, not ${seed.length}`);
-    const at = await resumePoint(options.path, seed);
-    if (typeof at === "string") throw new RecorderError(at);
-    const { log, keep } = at;
     let fd: number;
-    try {
-      fd = openSync(options.path, "a"); // appends at the end, once truncated
-      ftruncateSync(fd, keep);
-    } catch (e) {
-      throw new RecorderError(`cannot go on with ${options.path}: ${(e as Error).message}`);
+    try { // appends at the end, once truncated; never creates the file
+      fd = openSync(options.path, constants.O_WRONLY | constants.O_APPEND);
+    } catch (e) { // a log that cannot be read says so first, as before
+      const at = await resumePoint(options.path, seed);
+      throw new RecorderError(typeof at === "string" ? at : `cannot go on with ${options.path}: ${(e as Error).message}`);
     }
+    let at: Awaited<ReturnType<typeof resumePoint>>;
+    try { // the file locked first: read, judged and cut by this recorder alone
+      if (lockLog(fd) === "held") throw new RecorderError(held(options.path));
+      at = await resumePoint(options.path, seed);
+      if (typeof at === "string") throw new RecorderError(at);
+      try {
+        ftruncateSync(fd, at.keep);
+      } catch (e) {
+        throw new RecorderError(`cannot go on with ${options.path}: ${(e as Error).message}`);
+      }
+    } catch (e) { // closed: the lock goes with it
+      closeSync(fd);
+      throw e;
+    }
+    const { log, keep } = at;
     const writer = new LogWriter(fd, durability, log.signedBytes.slice(0, keep));
     if (durability.mode !== "flush") { // the cut, on disk before anything is appended to it
       writer.sync();
@@ -453,7 +476,7 @@ export class MatchRecorder {
   /**
    * Sign everything written with the platform's key (a WebCrypto Ed25519 private key, or a
    * function that signs bytes, e.g. through an HSM), append the signature, fsync the log
-   * (in every durability) and close it. Resolves to the signature.
+   * (in every durability) and close it: the log's lock goes with it. Resolves to the signature.
    */
   async sign(key: SigningKey): Promise<Bytes> {
     if (!this.ended) throw new RecorderError("sign after finish() or abandon()");
@@ -473,7 +496,7 @@ export class MatchRecorder {
     return this.writer.waitDurable(timeoutMs);
   }
 
-  /** Sync the log and close it (a log closed before its end reads as cut short). */
+  /** Sync the log and close it, its lock with it (a log closed before its end reads as cut short). */
   close(): void {
     this.writer.close();
   }
