@@ -265,7 +265,11 @@ def stored_path(path: str) -> str | bytes:
 
 def listed_path(stored: str | bytes) -> str:
     """The path :func:`stored_path` kept as ``stored``."""
-    return stored if isinstance(stored, str) else stored.decode("utf-8", "surrogatepass")
+    try:
+        return stored if isinstance(stored, str) else stored.decode("utf-8", "surrogatepass")
+    except (AttributeError, UnicodeDecodeError):  # (an unsealed state's: format 6 or older)
+        raise ArchiveError(f"a path kept in the audit state is damaged ({stored!r}): start "
+                           "a new state, or put back a copy") from None
 
 
 def path_at(path: str) -> int:

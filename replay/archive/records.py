@@ -198,6 +198,8 @@ def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | N
     found = {} if words is None else words
     try:
         row, findings, identity, claim, ending, unpinned = unpack_value(data)
+        if digest is not None and not isinstance(digest, bytes):  # (an unsealed state's)
+            raise CodecError("a digest that is not bytes")
         if len(row) != _ROW_FIELDS or (findings and any(len(f) != _FINDING_FIELDS
                                                           for f in findings)):
             raise CodecError("a record of another shape")

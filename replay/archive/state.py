@@ -1,21 +1,21 @@
 """The archive state: what ``tarneeb audit --state FILE`` learned, kept in SQLite.
 
-SQLite, from the standard library: one file, no server, no new dependency, and
-transactions that survive ``kill -9`` and power loss (a write-ahead log synced in full
-at each commit). One run is one transaction: a run killed at any moment leaves the
-file as the last run that finished left it. ``BEGIN IMMEDIATE`` at the start takes the
-file's write lock for the whole run, so a second audit with the same file waits a
-little (``BUSY_WAIT``) and then refuses in one line; it never sees half a run.
+SQLite, from the standard library: one file, no server, no new dependency, and transactions
+that survive ``kill -9`` and power loss (a write-ahead log synced in full at each commit). One
+run is one transaction: a run killed at any moment leaves the file as the last run that
+finished left it. ``BEGIN IMMEDIATE`` at the start takes the file's write lock for the whole
+run, so a second audit with the same file waits a little (``BUSY_WAIT``) and then refuses in
+one line; it never sees half a run.
 
 The tables (format ``FORMAT``, in ``meta``, with ``alpha``, fixed when the file is made,
-``trust``, a digest of what the user trusted, and ``seal``, :meth:`State.seal`: a run
-trusts nothing in a file whose seal is not its own) are described column by column in
-docs/ARCHIVE.md ("Auditing as the archive grows"): ``keys`` (each key of the tallies
-once, :mod:`tarneeb.audit.fairness.codec`), ``logs`` (per log its size, time, SHA-256,
-verdict, record, share, :func:`~tarneeb.replay.archive.shares.pack_share`, and whether
-it is counted in ``totals``; found by :func:`path_at`), ``totals`` (per origin of deals
-the sum of the shares counted but what each keeps of its own, :meth:`State.totals`),
-``history``, ``evidence`` (:mod:`tarneeb.audit.fairness.anytime`) and ``runs``.
+``trust``, a digest of what the user trusted, and ``seal``, :meth:`State.seal`: a run trusts
+nothing in a file whose seal is not its own) are described column by column in docs/ARCHIVE.md
+("Auditing as the archive grows"): ``keys`` (each key of the tallies once,
+:mod:`tarneeb.audit.fairness.codec`), ``logs`` (per log its size, time, SHA-256, verdict,
+record, share, :func:`~tarneeb.replay.archive.shares.pack_share`, and whether it is counted in
+``totals``; found by :func:`path_at`), ``totals`` (per origin of deals the sum of the shares
+counted but what each keeps of its own, :meth:`State.totals`), ``history``, ``evidence``
+(:mod:`tarneeb.audit.fairness.anytime`) and ``runs``.
 """
 
 from __future__ import annotations
@@ -50,14 +50,12 @@ if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
     from tarneeb.audit.fairness.anytime.recall import DealsSeen
 
 # taken up, each: 1 had no ``tallied`` and ``play`` columns (every log tallied, none played);
-# 2 kept the values drawn whole, a key each, 3 them and a match's own keys in the totals,
-# deals in 20 bytes, the cells written (each share and the totals written again, the keys
-# no longer used deleted); 4 left no suit pattern by position to the deals (as it is); 5 had
-# no ``ctime`` and ``inode`` (NULL); 6 no seal (every log judged again: none trusted)
+# 2 kept the values drawn whole, a key each, 3 them and a match's own keys in the totals, deals
+# in 20 bytes, the cells written (shares and totals written again, keys no longer used gone);
+# 4 left no suit pattern by position to the deals; 5 had no ``ctime``, ``inode``; 6 no seal
 FORMAT = 7
 # a key written as the number of another (its prefix) and one more value: format 2's values
-# drawn; from format 4 every key of three labels or more, so that a long label (a rule
-# set's distribution, 52 card names) is written once, not once a value
+# drawn; from 4 every key of 3 labels or more (a long label is written once, not once a value)
 _SAME_BUT = "@"
 BUSY_WAIT = 5.0  # seconds a second audit of the same state waits for the first
 _OBJECTS = 10_000  # key objects put() remembers the numbers of (a chunk's; others: not met again)
@@ -197,45 +195,27 @@ class State:
             self.db.execute("DROP TABLE logs")
             self.db.execute("ALTER TABLE logs4 RENAME TO logs")
             self.db.execute(_SCHEMA.split(";")[3])
-            self._repack(version)
+            from tarneeb.replay.archive.upgrade import repack
+
+            repack(self, version)
         elif version < 6:
             self.db.execute("ALTER TABLE logs ADD COLUMN ctime INTEGER")
             self.db.execute("ALTER TABLE logs ADD COLUMN inode INTEGER")
         if version < FORMAT:
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
-        if float(meta["alpha"]) != alpha:
-            raise StateError(f"{self.path}: this state flags evidence at --alpha "
-                             f"{float(meta['alpha']):g}, fixed when it was made; a level "
-                             "chosen after looking is no level (start a new state)")
+        try:  # (format 6 or older has no seal: its meta is untrusted)
+            made = float(meta["alpha"])
+        except (KeyError, ValueError, TypeError):
+            raise StateError(f"{self.path}: not an audit state (no alpha)") from None
+        if made != alpha:
+            raise StateError(f"{self.path}: this state flags evidence at --alpha {made:g}, "
+                             "fixed when it was made; a level chosen after looking is no "
+                             "level (start a new state)")
         # why every log is judged again (None: it is not); format 6 or older: no seal
         self.retrust = ("no seal" if version < 7 else "another trust or release"
                         if meta.get("trust") != digest else None)
         self.db.execute("UPDATE meta SET value = ? WHERE key = 'trust'", (digest,))
         self.run = 1 + (self.db.execute("SELECT max(run) FROM runs").fetchone()[0] or 0)
-
-    def _repack(self, version: int) -> None:
-        """Formats 2 and 3 to 4, in the run's transaction: every share written again (format
-        4's), the totals without what the shares give back, the keys no longer used gone."""
-        def again(blob: bytes, whole: bool = True) -> bytes:
-            old = unpack_share(zlib.decompress(blob) if version < 3 else blob, self.key_of)
-            return pack_share(old, self.key_id, whole)
-        self._all_keys()
-        try:
-            logs = self.db.execute(
-                "SELECT rowid, figures FROM logs WHERE figures IS NOT NULL").fetchall()
-            self.db.executemany("UPDATE logs SET figures = ? WHERE rowid = ?",
-                                ((again(f), r) for r, f in logs))
-            totals = self.db.execute("SELECT origin, tally FROM totals").fetchall()
-            self.db.executemany("UPDATE totals SET tally = ? WHERE origin = ?",
-                                ((again(t, whole=False), o) for o, t in totals))
-        except (CodecError, zlib.error) as e:
-            raise StateError(f"{self.path}: its tallies are damaged ({e})") from None
-        unused = [j for j, k in self._keys.items() if isinstance(k, tuple) and (
-            (k[0] == "repeat" and len(k) == 5) or (k[0] == "rows" and len(k) == 4)
-            or (k[0] == "ordered" and len(k) == 5))]
-        self.db.executemany("DELETE FROM keys WHERE id = ?", ((j,) for j in unused))
-        for j in unused:
-            del self._ids[self._keys.pop(j)]
 
     # ------------------------------------------------------------ keys of tallies --
 
@@ -555,7 +535,9 @@ class State:
 
     def evidence(self) -> bytes | None:
         row = self.db.execute("SELECT state FROM evidence WHERE id = 1").fetchone()
-        return None if row is None else bytes(row[0])
+        if row is None or isinstance(row[0], bytes):  # (an unsealed state's: anything)
+            return None if row is None else row[0]
+        raise CodecError(f"not evidence: a {type(row[0]).__name__}, not bytes")
 
     def set_evidence(self, blob: bytes) -> None:
         self.db.execute("INSERT OR REPLACE INTO evidence VALUES (1, ?)", (blob,))
