@@ -197,7 +197,13 @@ class State:
             self.db.execute(_SCHEMA.split(";")[3])
             from tarneeb.replay.archive.upgrade import repack
 
-            repack(self, version)
+            self._all_keys()
+            try:
+                gone = repack(self.db, version, self.key_of, self.key_id, self._keys)
+            except (CodecError, zlib.error) as e:
+                raise StateError(f"{self.path}: its tallies are damaged ({e})") from None
+            for j in gone:
+                del self._ids[self._keys.pop(j)]
         elif version < 6:
             self.db.execute("ALTER TABLE logs ADD COLUMN ctime INTEGER")
             self.db.execute("ALTER TABLE logs ADD COLUMN inode INTEGER")
