@@ -30,8 +30,10 @@
 * ``audit --state`` (``bench/bench_monitor.py``): the share of fair archives its evidence
   ever flags, looked at after every match (Clopper-Pearson 95 % interval; the promise:
   at most 5 %), beside a fixed-sample audit looked at 10 times; the matches until it
-  flags each of six cheats; an incremental run over 200 new logs of 2,000 as a share of
-  a full audit's CPU (target: at most 0.25), and the state's bytes a log (about 1 KB);
+  flags each of six cheats; the fair-play figures' anytime bar looked at after every
+  match, beside Holm's correction at each look (``bench/bench_play_looks.py``); an
+  incremental run over 200 new logs of 2,000 as a share of a full audit's CPU (target: at
+  most 0.25), and the state's bytes a log (about 1 KB);
 * the audit's power against rigging a platform would do (``bench/bench_threats.py``);
 * blind dealing: CPU time per deal (passes, dealing, proofs) and per check of a
   transcript, bytes per hand, beside the seed protocol's figures (``bench/bench_blind.py``);

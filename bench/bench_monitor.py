@@ -24,6 +24,8 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
   is flagged at match 266 by "close to the target" (an e-value of about 200 there, about 1
   again from match 600 on): this says it is the chance Ville's inequality allows, not a
   dependence of the deals on the match.
+* **Fair play** (:mod:`bench_play_looks`): the fair-play figures' anytime bar, looked at
+  after every match, beside Holm's correction at each look.
 * **Cost.** An archive of 2,000 generated logs: the CPU time (user + system, one job, the
   command in a process of its own, start-up included) of a full audit without a state;
   of the incremental run with a state that knew 1,800 of them, over the 200 new ones
@@ -37,7 +39,7 @@ looks, how soon it flags a biased archive, and what an incremental run costs.
   whole run: some five minutes) does the same at 20,000 logs, 200 of them new.
 
 Run as a script (``python bench/bench_monitor.py [ARCHIVES] [PART]``, PART one of
-``looks``, ``power``, ``pairing``, ``generated``, ``cost``, ``scale``) or call
+``looks``, ``power``, ``pairing``, ``generated``, ``play``, ``cost``, ``scale``) or call
 :func:`bench_monitor`.
 """
 
@@ -54,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_archive import measured
+from bench_play_looks import bench_play_looks, print_play_looks
 from scipy import stats
 
 from tarneeb.audit.fairness import Tally
@@ -319,7 +322,7 @@ def _state_tables(path: Path) -> dict[str, int]:
 def bench_monitor(archives: int = 200) -> dict[str, Any]:
     return {"looks": bench_looks(archives), "power": bench_power(),
             "pairing": bench_pairing(), "generated": bench_generated_looks(),
-            "cost": bench_cost()}
+            "play": bench_play_looks(5 * archives), "cost": bench_cost()}
 
 
 def print_monitor(f: dict[str, Any]) -> None:
@@ -351,6 +354,8 @@ def print_monitor(f: dict[str, Any]) -> None:
         for test, e in g["max_e_log10"].items():
             m, var = g["z"].get(test, (math.nan, math.nan))
             print(f"    {test}: largest e-value 10^{e:.2f}; z mean {m:+.2f}, variance {var:.2f}")
+    if "play" in f:
+        print_play_looks(f["play"])
     for what in ("cost", "scale"):
         if what in f:
             _print_cost(f[what])
@@ -391,6 +396,8 @@ if __name__ == "__main__":
         figures["pairing"] = bench_pairing()
     if what in ("all", "generated"):
         figures["generated"] = bench_generated_looks()
+    if what in ("all", "play"):
+        figures["play"] = bench_play_looks(5 * n)
     if what in ("all", "cost"):
         figures["cost"] = bench_cost()
     if what == "scale":  # not in "all": some five minutes, most of it making the logs

@@ -434,7 +434,10 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         from tarneeb.replay.archive.monitor import note_fixed_sample_only
 
         note_fixed_sample_only(summary, monitor, fairness if battery else None)
-    play_results = None if played is None else played.results(alpha)
+    # with a state the archive is looked at again and again: each look's test must stay
+    # valid over all of them (an honest player flagged some day only by looking daily)
+    play_results = None if played is None else played.results(alpha,
+                                                               anytime=monitor is not None)
     if report is not None and summary.logs:
         try:
             from tarneeb.report.archive import archive_page

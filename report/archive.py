@@ -27,7 +27,7 @@ from tarneeb.replay.archive.words import (
     key_counts,
     verdict_lines,
 )
-from tarneeb.replay.fairplay.summary import GroupResult, distinct_names, replay_hint
+from tarneeb.replay.fairplay.summary import GroupResult, anytime, distinct_names, replay_hint
 from tarneeb.replay.verify.findings import KINDS, place
 from tarneeb.replay.verify.people import hands_from_1
 
@@ -339,7 +339,7 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
                        repeats=summary.first_repeats,
                        repeats_total=summary.copies + summary.conflicting,
                        evidence=_evidence_section(summary, history, alpha),
-                       play=_play_rows(play),
+                       play=_play_rows(play), play_anytime=play is not None and anytime(play),
                        alpha=f"{alpha:.0%}" if alpha >= 0.01 else f"{alpha:g}")
 
 

@@ -20,7 +20,9 @@ its seats, its analysed hands). :class:`PlaySummary` folds them into one
   (a self-normalised sum: ``variance`` holds Σ d²).
 
 :meth:`PlaySummary.results` tests every group with at least ``MIN_DECISIONS``
-decisions, Holm-corrected as one family at ``alpha``, worst first, each with the
+decisions as one family at ``alpha`` — Holm-corrected, or, for an archive audited again
+and again with a state, each group's e-value against the family's bar (valid however
+often it is looked at) — worst first, each with the
 hands that weigh most (where the group's choices beat its information by most). A
 ``player`` group is *significant* when its own test is, and *flagged* (the player named)
 only when its ``own`` group is flagged; a significant player beside a named partner is
@@ -45,7 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tarneeb.audit.fairness.scores import ScoreTally, holm_flags
+from tarneeb.audit.fairness.scores import ScoreTally, anytime_flags, holm_flags, mixture_log_e
 from tarneeb.replay.fairplay.analyse import FIRST_TRICK, LAST_TRICK, OWN_SHARE, HandPlay
 from tarneeb.replay.rules.scoring import partner_of
 from tarneeb.replay.verify.people import name_looks
@@ -113,6 +115,7 @@ class GroupResult:
     significant: bool = False  # its Holm-corrected test rejects (exit code 3)
     own: tuple[float, int] | None = None  # a player's own figure: (z, decisions)
     partner_of: str | None = None  # significant, not named: the named partner ("" none)
+    log_e: float | None = None  # with a state: its e-value's log (mixture_log_e); else None
 
     @property
     def tested(self) -> bool:
@@ -125,7 +128,7 @@ class GroupResult:
                 "flagged": self.flagged, "significant": self.significant,
                 "own": None if self.own is None else {"z": self.own[0],
                                                       "decisions": self.own[1]},
-                "partner_of": self.partner_of,
+                "partner_of": self.partner_of, "log_e": self.log_e,
                 "hands_that_weigh_most": [
                     {"path": w.path, "hand": w.hand, "excess": w.excess,
                      "decisions": w.decisions} for w in self.weighing]}
@@ -272,24 +275,37 @@ class PlaySummary:
             raise ValueError(f"not a fair-play summary record: {e}") from None
         return out
 
-    def results(self, alpha: float) -> list[GroupResult]:
-        """Every group, tested when it has ``MIN_DECISIONS`` decisions, Holm-corrected as one
-        family at ``alpha``; worst (highest z) first."""
+    def results(self, alpha: float, anytime: bool = False) -> list[GroupResult]:
+        """Every group, tested when it has ``MIN_DECISIONS`` decisions, as one family at
+        ``alpha``: Holm-corrected (a look at the archive as it is), or, ``anytime`` (an
+        archive audited again and again with a state), each group's e-value against the
+        family's threshold (:func:`~tarneeb.audit.fairness.scores.anytime_flags`: at most
+        ``alpha`` that an honest archive is ever flagged, however often it is looked at);
+        worst (highest z) first."""
         out = []
         for g, tally in self.tallies.items():
             sr = tally.result()
             out.append(GroupResult(g[0], g[1], sr.n, self.hand_counts.get(g, 0), sr.excess,
                                    sr.z, sr.p_value, weighing=list(self.weighing.get(g, []))))
         tested = [r for r in out if r.decisions >= MIN_DECISIONS]
-        for r, (adj, flag) in zip(tested, holm_flags([r.p_value for r in tested], alpha),
-                                  strict=True):
-            r.p_adjusted, r.significant, r.flagged = adj, flag, flag
+        if anytime:  # (every group's e-value shown; the tested ones' held to the bar)
+            for r in out:
+                r.log_e = mixture_log_e(self.tallies[(r.kind, r.name)].excess,
+                                        self.tallies[(r.kind, r.name)].variance)
+            for r, (_, adj, flag) in zip(tested, anytime_flags(
+                    [self.tallies[(r.kind, r.name)] for r in tested], alpha), strict=True):
+                r.p_adjusted, r.significant, r.flagged = adj, flag, flag
+        else:
+            for r, (adj, flag) in zip(tested, holm_flags([r.p_value for r in tested], alpha),
+                                      strict=True):
+                r.p_adjusted, r.significant, r.flagged = adj, flag, flag
         attribute(out)
         out.sort(key=lambda r: (-r.z, r.kind, r.name))
         return out
 
     def to_json(self, results: Sequence[GroupResult]) -> dict[str, Any]:
         return {"matches": self.matches, "hands": self.hands, "decisions": self.decisions,
+                "test": "anytime" if anytime(results) else "holm",
                 "flagged": [f"{r.kind} {r.name}" for r in results if r.flagged],
                 "groups": [r.to_json() for r in results]}
 
@@ -417,7 +433,9 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
     lines = [f"fair play: {summary.decisions:,} decisions analysed in {summary.hands:,} hands "
              f"of {summary.matches:,} matches (clean logs only, each match once); "
              f"{len(tested)} groups tested (players, seat labels, partnerships), "
-             f"Holm-corrected at {alpha:g}"
+             + (f"each group's e-value against the bar of {len(tested)} groups at {alpha:g}, "
+                "valid however often the archive is looked at" if anytime(results) else
+                f"Holm-corrected at {alpha:g}")
              + (f"; {untested} with fewer than {MIN_DECISIONS} decisions not tested"
                 if untested else "")]
     if not tested:
@@ -435,7 +453,9 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
                         "players had too few decisions of their own, before their partner "
                         "played, to be named had they cheated" if unnameable else ""))
     for r in bad:
-        lines.append(f"fair play: FLAGGED {r.describe(shown)}; p (Holm) = {r.p_adjusted:.2g}")
+        lines.append(f"fair play: FLAGGED {r.describe(shown)}; " + (
+            f"e-value e^{r.log_e:.1f}, p (anytime, {len(tested)} groups) = "
+            if r.log_e is not None else "p (Holm) = ") + f"{r.p_adjusted:.2g}")
         for w in r.weighing:
             lines.append(f"  weighs most: {w.excess:+.1f} best cards over {w.decisions} "
                          f"decisions: {replay_hint(w)}")
@@ -445,9 +465,17 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
         mark = ("flagged" if r.flagged else "significant, not named" if r.significant
                 else "tested" if r.tested else "too few to test")
         lines.append(f"  {r.kind} {shown(r.name)}: {r.decisions:,} decisions, excess "
-                     f"{100 * r.excess:+.1f} points, z {r.z:+.2f} ({mark})")
+                     f"{100 * r.excess:+.1f} points, z {r.z:+.2f}"
+                     + ("" if r.log_e is None else f", e-value e^{r.log_e:.1f}") + f" ({mark})")
     return lines
 
 
+def anytime(results: Sequence[GroupResult]) -> bool:
+    """Whether ``results`` were tested to stay valid however often they are looked at (an
+    audit with a state): each group carries its e-value."""
+    return any(r.log_e is not None for r in results)
+
+
 __all__ = ["KINDS", "MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary", "WeighingHand",
-           "attribute", "distinct_names", "flagged", "named", "play_lines", "replay_hint"]
+           "anytime", "attribute", "distinct_names", "flagged", "named", "play_lines",
+           "replay_hint"]
