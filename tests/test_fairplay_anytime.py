@@ -88,3 +88,32 @@ def test_a_seat_that_beats_its_information_is_still_flagged() -> None:
             assert [g for g, (_, _, f) in zip(tested, flags, strict=True) if f] == [0]
             break
     assert flagged_at is not None and flagged_at <= 120, flagged_at
+
+
+def test_a_summary_held_to_the_anytime_bar_says_so_in_text_json_and_report() -> None:
+    """The same figures, another bar: the words, ``--json`` and the page say which, and a
+    seat far beyond its information is flagged under either."""
+    from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.replay.fairplay.analyse import Decision, HandPlay
+    from tarneeb.replay.fairplay.summary import MatchPlay, PlaySummary, play_lines
+    from tarneeb.report.archive import archive_page
+
+    d = Decision(0, 30, 5, 1, 1, 2, 10, 3, 13, 3, 17)  # seat 0's card best, rarely so
+    e = Decision(1, 31, 6, 0, 1, 2, 10, 5, 15, 5, 25)
+    ps = PlaySummary()
+    for i in range(60):
+        ps.add(MatchPlay(f"m{i}.tlog", ("Ann", "Bo", "Cy", "Di"),
+                         (False, True, False, True), [HandPlay(i, (d, e))]))
+    once, always = ps.results(ALPHA), ps.results(ALPHA, anytime=True)
+    assert [(r.kind, r.name, r.decisions, r.z) for r in once] == [
+        (r.kind, r.name, r.decisions, r.z) for r in always]
+    assert all(r.log_e is None for r in once) and all(r.log_e is not None for r in always)
+    assert ps.to_json(once)["test"] == "holm" and ps.to_json(always)["test"] == "anytime"
+    ann = next(r for r in always if (r.kind, r.name) == ("player", "Ann"))
+    assert ann.significant and ann.p_adjusted is not None and ann.p_adjusted <= ALPHA
+    text = "\n".join(play_lines(ps, always, ALPHA))
+    assert "valid however often the archive is looked at" in text and "Holm" not in text
+    assert "e-value e^" in text
+    page = archive_page(ArchiveSummary(), {}, ALPHA, play=always)
+    section = page[page.index('<section id="fairplay">'):]
+    assert "p (anytime)" in section and "p (Holm)" not in section[:section.index("</section>")]
