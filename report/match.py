@@ -216,11 +216,15 @@ def _context(log: ParsedLog, v: Verdict, key_source: str | None,
     winner_claimed = log.end.winner if log.end is not None else None
     last = v.history[-1] if v.history else None
     check = check_it(log, v.path)
+    proof = _proof(log, v, table, views, seeds, receipt)
+    # a problem of no hand that a proof step shows is shown there, not again at the end
+    in_steps = {id(fv) for step in proof for fv in step.findings if fv.hand is None}
+    ending = [fv for fv in ending if id(fv) not in in_steps]
     return dict(
         title=f"Match report: {game_name(rules.name)}",
         subtitle=f"{table.team(0)} against {table.team(1)} · log {v.path} · "
                  f"match {h.match_id.hex()[:16]} · {len(log.hands)} hands recorded",
-        verdict=_banner(v, table, views, receipt),  # after the views: it reads their places
+        verdict=_banner(v, table, views, receipt, _signed_by_its_own_key(log, views)),
         generator="Made by tarneeb report: every deal, bid, card and score re-checked "
                   "from the signed log.",
         players=players,
@@ -230,7 +234,7 @@ def _context(log: ParsedLog, v: Verdict, key_source: str | None,
                      if not n.startswith(_SAID_ELSEWHERE)],
         signer=_signer(log, v, key_source),
         signature_findings=signature,
-        proof=_proof(log, v, table, views, seeds, receipt),
+        proof=proof,
         proven=v.deals_proven,
         hands=hands,
         findings=views,
@@ -268,10 +272,38 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool) -> Banner:
+def _signed_by_its_own_key(log: ParsedLog, views: list[FindingView]) -> str | None:
+    """With a key-mismatch finding: the key id of the key named inside the log when the
+    signature verifies under it (the log is whole, another key signed it); else None."""
+    own = log.header.public_key
+    if own is None or log.signature is None or all(fv.kind != "key-mismatch" for fv in views):
+        return None
+    from tarneeb.audit.signing import key_id, verify
+
+    try:
+        verify(own, log.signed_bytes, log.signature.signature)
+    except ValueError:  # (a bad signature, a weak key)
+        return None
+    return key_id(own)
+
+
+def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool,
+            other_key: str | None = None) -> Banner:
+    """The page's verdict, after the views (it reads their places); ``other_key``: the key
+    that signed a log whose key is not the one given (:func:`_signed_by_its_own_key`)."""
     if v.error is not None and not v.history:
         return Banner("unreadable", "This log could not be read",
                       f"{table.say(v.error)}. Nothing in it can be checked.")
+    if views and other_key is not None:  # whole, but signed by another key: not torn
+        rest = [fv for fv in views if fv.kind not in ("key-mismatch", "broken-signature")]
+        more = " ".join(f"{_sentence(fv.where)}: {fv.message}." for fv in rest[:2])
+        marked = f" {'It is' if len(rest) == 1 else 'Each is'} marked below where it " \
+            "happens, with the rule it breaks." if rest else ""
+        given = f"not under the key you gave (key {v.key_id})" if v.key_pinned else \
+            "which is none of the platform keys you gave"
+        return Banner("findings", "This log was not signed by the platform's key: another key "
+                      "signed it", f"Its signature verifies under the key named inside the log "
+                      f"(key {other_key}), {given}. {more}{marked}".replace("  ", " ").strip())
     if views:
         n = len(views)
         kinds = {fv.kind for fv in views}
@@ -494,7 +526,12 @@ def _hand_view(rec: HandRecord | None, hand: Hand, table: Table, rules: RuleSet,
             Compare(_at(tricks_c, s), hand.tricks[s] if played else _at(tricks_c, s)),
             Compare(_at(scores_c, s), _at(hand.scores, s) if complete else _at(scores_c, s)),
             Compare(_at(totals_c, s), _at(hand.totals, s))))
+    replayed = any(hand.hands)
     tricks = _tricks(hand, plays, timer, first_play, table, findings)
+    if not replayed:  # no cards to draw the tricks with: a trick's problem is shown at the
+        tricks = []   # head of its hand (the page draws no trick table to hold it)
+        for f in findings:
+            f.anchor = f"hand-{number}"
     if hand.cancelled:
         cancelled = "all four passed" if r.bidding == "auction" else \
             "the four bids were too low"
@@ -516,4 +553,4 @@ def _hand_view(rec: HandRecord | None, hand: Hand, table: Table, rules: RuleSet,
                     table.suit(trump), trump_how, calls, contract, seats, tricks,
                     [f for f in findings if f.anchor not in {t.anchor for t in tricks}],
                     table.team(hand.winner) if hand.winner is not None else "",
-                    any(hand.hands), complete)
+                    replayed, complete)

@@ -546,6 +546,23 @@ def test_a_wrong_key_is_said_to_be_another_key_not_a_changed_log(chromium, page_
     assert broken["headline"] == _HEADLINES["broken-signature"]
 
 
+def test_a_keys_file_of_other_platforms_is_not_called_the_key_you_gave(chromium, page_file,
+                                                                        tmp_path, capsys):
+    """A whole log checked against a keys file that holds only other platforms' keys: another
+    key signed it, which is none of them (not "the key you gave", with the log's own id)."""
+    from tarneeb.audit.signing import load_public_key_file, public_key_raw
+
+    assert run(capsys, "keygen", str(tmp_path / "other.pem"))[0] == 0
+    raw = public_key_raw(load_public_key_file(tmp_path / "other.pub.pem")).hex()
+    keys = tmp_path / "platforms.toml"
+    keys.write_text(f'other = "{raw}"\n', encoding="utf-8")
+    seen = check(chromium, page_file, FIXTURES / "matches" / "classic-timer.tlog", key=keys)
+    assert seen["headline"] == ("This log was not signed by the platform's key: another key "
+                                "signed it")
+    assert "none of the platform keys you gave" in seen["detail"]
+    assert "key you gave (key" not in seen["detail"] and "changed" not in seen["detail"]
+
+
 def test_a_changed_signature_is_worded_once(chromium, page_file):
     """The signature section says once that the signature does not cover the log."""
     seen = check(chromium, page_file, FIXTURES / "altered" / "broken-signature-eram41.tlog",

@@ -229,7 +229,7 @@ function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null, otherKey
       const rest = v.findings.filter((f) => f.kind !== "key-mismatch" && f.kind !== "broken-signature");
       const more = rest.slice(0, 2).map((f) => ` ${sentence(where(f, t))}: ${sentence(t.say(said(f)))}.`).join("");
       return ["findings", "This log was not signed by the platform's key: another key signed it",
-        `Its signature verifies under the key named inside the log (key ${otherKey}), not under the key you gave (key ${v.key.id}).${more}`
+        `Its signature verifies under the key named inside the log (key ${otherKey}), ${v.key.pinned ? `not under the key you gave (key ${v.key.id})` : "which is none of the platform keys you gave"}.${more}`
           + (rest.length ? ` ${rest.length === 1 ? "It is" : "Each is"} marked below where it happens.` : "")];
     }
     const lead = Object.keys(HEADLINES).find((k) => kinds.has(k));
