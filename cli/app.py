@@ -23,6 +23,7 @@ from . import archive_cmd, audit_cmds, files_cmd, page_cmd, regress_cmd, rules_c
 from .common import (
     console,
     fail,
+    json_form,
     load_log,
     read_input,
     refuse_to_replace,
@@ -256,7 +257,7 @@ def report(
 
     Exit code as for verify: 0 clean, 1 findings, 2 the log is unreadable.
     """
-    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log import LogError, ParsedLog
     from tarneeb.report.match import match_report
 
     output = output if output is not None else str(page_beside(log))
@@ -264,9 +265,17 @@ def report(
     trust = verify_cmd.trust_of(key, keys, root, () if receipt is None else (receipt,),
                                 limits=limits_of(max_bytes, max_records, max_hands))
     try:
-        parsed = load_log(log, trust.limits)
-    except LogError as e:
-        fail(str(e))
+        parsed: ParsedLog | bytes = load_log(log, trust.limits)
+    except LogError as e:  # a log's JSON form (tarneeb export) is read as verify reads it
+        data = None
+        if str(log) != "-" and "not a tarneeb log" in str(e):
+            try:
+                data = json_form(log, trust.limits)
+            except LogError as j:
+                fail(f"{e}; nor a log's JSON form: {j}")
+        if data is None:
+            fail(str(e))
+        parsed = data
     page, verdict = match_report(parsed, shown_name(log), trust)
     write_output(output, page.encode("utf-8"))
     if str(output) != "-":

@@ -122,3 +122,20 @@ def test_a_whole_log_under_another_key_is_said_signed_by_another_key_not_changed
     broken = tmp_path / "broken.html"
     run(capsys, "report", str(ALTERED / "broken-signature-eram41.tlog"), "-o", str(broken))
     assert "changed or torn" in _verdict_text(broken)
+
+
+def test_the_report_reads_a_logs_json_form_as_verify_and_the_page_do(
+        capsys: Any, tmp_path: Path) -> None:
+    """``tarneeb export``'s JSON form: the report of it is the report of the log (it was
+    refused as "not a tarneeb log", where verify and the verifier page read it)."""
+    log = ALTERED.parent / "matches" / "eram41-01.tlog"
+    form = tmp_path / "m.json"
+    assert run(capsys, "export", str(log), "-o", str(form))[0] == 0
+    assert run(capsys, "report", str(form), "-o", str(tmp_path / "j.html"))[0] == 0
+    assert run(capsys, "report", str(log), "-o", str(tmp_path / "b.html"))[0] == 0
+    assert _verdict_text(tmp_path / "j.html") == _verdict_text(tmp_path / "b.html")
+    (tmp_path / "no.json").write_text('{"format": "something else"}')
+    code, out, err = run(capsys, "report", str(tmp_path / "no.json"), "-o",
+                         str(tmp_path / "n.html"))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "JSON form" in err
+    assert not (tmp_path / "n.html").exists()
