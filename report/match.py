@@ -295,10 +295,10 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool,
         return Banner("unreadable", "This log could not be read",
                       f"{table.say(v.error)}. Nothing in it can be checked.")
     if views and other_key is not None:  # whole, but signed by another key: not torn
-        rest = [fv for fv in views if fv.kind not in ("key-mismatch", "broken-signature")]
-        more = " ".join(f"{_sentence(fv.where)}: {fv.message}." for fv in rest[:2])
-        marked = f" {'It is' if len(rest) == 1 else 'Each is'} marked below where it " \
-            "happens, with the rule it breaks." if rest else ""
+        others = [fv for fv in views if fv.kind not in ("key-mismatch", "broken-signature")]
+        more = " ".join(f"{_sentence(fv.where)}: {fv.message}." for fv in others[:2])
+        marked = f" {'It is' if len(others) == 1 else 'Each is'} marked below where it " \
+            "happens, with the rule it breaks." if others else ""
         given = f"not under the key you gave (key {v.key_id})" if v.key_pinned else \
             "which is none of the platform keys you gave"
         return Banner("findings", "This log was not signed by the platform's key: another key "
