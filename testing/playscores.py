@@ -6,8 +6,9 @@ A decision is a legal card chosen among ``L`` (``b`` of them double-dummy best):
 score is ``x − b/L``, ``x`` whether the card played is best, against six reference
 layouts (``DRAWS``), each best with the same chance ``q`` the chooser's information gave
 it (honest), or ``q + shift`` on the real layout (a seat that beats its information).
-The decision's excess is the real score less the draws' mean, its variance the draws'
-sample variance times ``1 + 1/6``: :func:`tarneeb.audit.fairness.scores.score`.
+The decision's excess is the real score less the draws' mean, its variance the sample
+variance of the draws and the real score together times ``1 + 1/6``:
+:func:`tarneeb.audit.fairness.scores.score`.
 
 >>> import numpy as np
 >>> n, s, v = group_scores(2, 5, 3, np.random.default_rng(1))
@@ -40,7 +41,9 @@ def group_scores(archives: int, matches: int, groups: int, rng: np.random.Genera
     y = (rng.random(shape) < real) - base
     draws = (rng.random((*shape, DRAWS)) < q[..., None]) - base[..., None]
     excess = y - draws.mean(axis=-1)
-    variance = draws.var(axis=-1, ddof=1) * (1 + 1 / DRAWS)
+    # the draws and the real score together (one more draw under the null), as score() does
+    variance = np.concatenate([draws, y[..., None]], axis=-1).var(axis=-1, ddof=1) * (
+        1 + 1 / DRAWS)
     come = rng.integers(0, max(1, matches // 2), size=(archives, 1, groups))
     plays = (np.arange(matches)[None, :, None] >= come) & (
         rng.random((archives, matches, groups)) < 0.5)

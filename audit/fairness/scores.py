@@ -6,9 +6,9 @@ draws ``y_1 … y_k`` of the same score from the chooser's reference distributio
 the chooser knew), drawn independently of the real outcome. Under the null hypothesis
 (the choice depends on nothing the chooser did not know) ``y`` has the mean of the
 draws' distribution, so ``y - mean(y_j)`` has mean 0 and variance ``σ²(1 + 1/k)``, of
-which the draws' sample variance gives an unbiased estimate. Summed over many
-choices (a martingale: each term has mean 0 given everything before it), the
-standardised sum is close to a standard normal; the test is one-sided (higher
+which the sample variance of the draws and ``y`` together gives an unbiased estimate.
+Summed over many choices (a martingale: each term has mean 0 given everything before
+it), the standardised sum is close to a standard normal; the test is one-sided (higher
 scores than the information explains).
 
 Observations go into a :class:`ScoreTally`; tallies merge by addition (floating
@@ -27,7 +27,7 @@ grows as groups reach the size to be tested, to ``α`` over every look.
 ...     t.add(*score(y, draws))
 >>> r = t.result()
 >>> r.n, round(r.excess, 3), round(r.z, 2), r.p_value < 0.05
-(120, 0.083, 1.48, False)
+(120, 0.083, 1.58, False)
 """
 
 from __future__ import annotations
@@ -49,13 +49,19 @@ class ScoreResult:
 
 
 def score(y: float, draws: Sequence[float]) -> tuple[float, float]:
-    """One choice's excess (``y`` minus the draws' mean) and its estimated variance."""
+    """One choice's excess (``y`` minus the draws' mean) and its estimated variance: the
+    sample variance of the draws and ``y`` together (under the null ``y`` is one more
+    draw, so it is unbiased for ``σ²``), times ``1 + 1/k``. The draws alone would say 0
+    whenever they agree (two draws often do), and a ``y`` they never gave would add to the
+    sum and nothing to its variance: far from normal sums, for a chooser whose choices are
+    rarely the best ones."""
     k = len(draws)
     if k < 2:
         raise ValueError("a scored choice needs two draws or more")
-    mean = sum(draws) / k
-    s2 = sum((d - mean) ** 2 for d in draws) / (k - 1)
-    return y - mean, s2 * (1 + 1 / k)
+    pooled = [*draws, y]
+    mean = sum(pooled) / (k + 1)
+    s2 = sum((d - mean) ** 2 for d in pooled) / k
+    return y - sum(draws) / k, s2 * (1 + 1 / k)
 
 
 @dataclass(slots=True)

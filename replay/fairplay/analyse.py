@@ -102,12 +102,14 @@ class Decision:
 
     @property
     def variance(self) -> float:
-        """The score's variance, estimated from the reference layouts (see
-        :func:`tarneeb.audit.fairness.scores.score`)."""
+        """The score's variance, estimated from the reference layouts' scores and the real
+        one together (see :func:`tarneeb.audit.fairness.scores.score`): a lead rarely best
+        that is best on the real layout counts in it, where two draws that agree say 0."""
         legal, k = self.legal, self.samples
-        mean = self.reference
-        squares = self.hits - 2 * self.sum_hb / legal + self.sum_bb / legal ** 2
-        return max(0.0, (squares - k * mean * mean) / (k - 1)) * (1 + 1 / k)
+        y = self.x - self.best / legal
+        total = self.hits - self.sum_b / legal + y
+        squares = self.hits - 2 * self.sum_hb / legal + self.sum_bb / legal ** 2 + y * y
+        return max(0.0, (squares - total * total / (k + 1)) / k) * (1 + 1 / k)
 
     @property
     def before_partner(self) -> bool:
