@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec
 
 from . import verify_cmd
-from .common import OutputError, console, fail, holds_a_log, output_name, put_output
+from .common import OutputError, console, fail, holds_a_log, output_file, output_name, put_output
 
 if TYPE_CHECKING:
     import typer
@@ -320,9 +320,11 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         run_chunks,
     )
 
-    for named in (report, state, state_key):  # a file's name, refused before the audit runs
+    for named in (state, state_key):  # a file's name, refused before the audit runs
         if named is not None:
             output_name(named)
+    if report is not None:  # (and the report's kind of file: it is written at the end)
+        output_file(report)
     if report == "-":  # (the summary is written there)
         fail("--report -: the audit's summary goes to standard output: give the report a file")
     if report is not None and holds_a_log(report):  # not one of the logs it reads (a

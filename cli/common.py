@@ -247,16 +247,24 @@ def shown_name(path: Path | str) -> str:
 
 
 def output_name(path: Path | str) -> str:
-    """``path`` as given for a file to write, checked before a long run rather than at
-    its end: one that names no file (``''``, ``.``, ``/``, ``dir/``), a directory, a
-    socket, a path through a file or into a directory that is not there ends the command
-    in one line (exit 2). (Whether the file can be written is learnt when it is.)"""
+    """``path`` as given for a file to write; one that names no file (``''``, ``.``,
+    ``/``, ``dir/``) ends the command in one line (exit 2)."""
     text = str(path)
-    if text == STDIO:
-        return text
     why = _no_file_name(text)
     if why is not None:
         fail(why)
+    return text
+
+
+def output_file(path: Path | str) -> str:
+    """:func:`output_name`, and checked before a long run rather than at its end: a
+    directory, a socket, a path through a file or into a directory that is not there ends
+    the command in one line (exit 2). (Whether the file can be written is learnt when it
+    is.)"""
+    text = str(path)
+    if text == STDIO:
+        return text
+    output_name(text)
     try:
         if _output_mode(text) is None and not os.path.isdir(os.path.dirname(text) or "."):
             raise OutputError(f"{text}: cannot write: its directory is not there")
@@ -467,5 +475,5 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
 
 __all__ = ["LOG_MAGIC", "STDIN_CLOSED", "STDIO", "STDOUT_CLOSED", "ClosedStdin", "ReaderGone",
            "console", "expand_logs", "fail", "guard_std_streams", "holds_a_log", "json_form",
-           "load_log", "open_input", "output_name", "read_input", "refuse_to_replace",
-           "refuse_to_replace_listed", "shown_name", "write_output"]
+           "load_log", "open_input", "output_file", "output_name", "read_input",
+           "refuse_to_replace", "refuse_to_replace_listed", "shown_name", "write_output"]

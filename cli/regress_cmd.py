@@ -21,7 +21,7 @@ from tarneeb.audit.encoding import json_shown, shown
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT
 
-from .common import STDIO, expand_logs, output_name, refuse_to_replace_listed, write_output
+from .common import STDIO, expand_logs, output_file, refuse_to_replace_listed, write_output
 from .options import ENGINES
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ def register(app: typer.Typer) -> None:
         args, piped = _stdin_args([str(p) for p in paths or [str(corpus())]], limits)
         logs = expand_logs(args)
         if junit_xml is not None:  # a file that cannot be one refused now, not after the run
-            output_name(junit_xml)
+            output_file(junit_xml)
             refuse_to_replace_listed(junit_xml, logs)
         try:
             run = regress_paths(under_test, logs, time_limit, on_report=show,

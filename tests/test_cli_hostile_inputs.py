@@ -124,3 +124,15 @@ def test_dump_refuses_a_negative_count_of_hands(capsys: pytest.CaptureFixture[st
     log = Path(__file__).resolve().parent.parent / "fixtures" / "matches" / "classic-timer.tlog"
     code, out, err = run(capsys, "dump", str(log), "--hands", "-1")
     assert code == 2 and out == "" and "--hands" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("target", ["dir", "missing/report.html"])
+def test_an_audit_report_that_cannot_be_written_is_refused_before_the_audit(
+        capsys: Any, tmp_path: Path, target: str) -> None:
+    """A directory, or a path into no directory, as ``--report``: one line before any log is
+    read (it was said after the whole archive had been audited)."""
+    (tmp_path / "dir").mkdir()
+    logs = tmp_path / "logs"
+    write_archive(logs, 2)
+    code, out, err = run(capsys, "audit", str(logs), "--report", str(tmp_path / target))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "cannot write" in err
