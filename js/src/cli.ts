@@ -220,10 +220,18 @@ function parseHex(text: string, what: string, length: number): Bytes {
   return raw;
 }
 
+/** One line on stderr and exit 2: whatever the message holds from input (a file name, an
+ * option) is shown escaped, a line break too, so it can neither break the line nor forge one. */
 function fail(message: string): never {
-  process.stderr.write(`tarneeb-js: error: ${message.split("\n").map((l) => shown(bytesShown(l))).join("\n")}\n`);
-  process.exit(2);
+  throw new Failed(`tarneeb-js: error: ${shown(bytesShown(message))}`);
 }
+
+/** The command ended by `fail`: its line is written, and the exit code set, where `main`'s
+ * promise settles; not with process.exit(), which drops what a slow reader has not yet taken
+ * of a long line (a piped stderr takes 64 KiB at once). */
+class Failed extends Error {}
+
+const SEE_HELP = "(see 'tarneeb-js verify --help')";
 
 const STDIO = "-";
 const STDIN_NAME = "<stdin>";
@@ -303,6 +311,7 @@ function readLog(path: Arg, limits: Limits): { data: Uint8Array } | { error: str
       size = st.isFile() ? st.size : null;
     } else ({ fd, size } = openRegular(path.raw));
   } catch (e) {
+    if (e instanceof Failed) throw e;
     return { error: `${name}: cannot read: ${strerror(e)}` };
   }
   try {
@@ -356,7 +365,7 @@ async function main(args: Arg[]): Promise<number> {
     const given: Arg | null = eq < 0 ? null : { raw: arg.raw.subarray(Buffer.byteLength(a) + 1), name: arg.name.slice(eq + 1) };
     const value = (): Arg => given ?? args[++i] ?? fail(`${a} needs a value`);
     const flag = () => {
-      if (given !== null) fail(`${a} takes no value\n${USAGE}`);
+      if (given !== null) fail(`${a} takes no value ${SEE_HELP}`);
     };
     if (a === "--json") (flag(), json = true);
     else if (a === "--require-proof") (flag(), opts.requireProof = true);
@@ -372,7 +381,7 @@ async function main(args: Arg[]): Promise<number> {
       if (a === "--max-bytes") limits.maxBytes = m;
       else if (a === "--max-records") limits.maxRecords = m;
       else limits.maxHands = m;
-    } else fail(`unknown option ${a}\n${USAGE}`);
+    } else fail(`unknown option ${a} ${SEE_HELP}`);
   }
   if (!paths.length) fail(USAGE);
   // in the order `tarneeb verify` reads them, so the first bad one is the one named
@@ -453,6 +462,6 @@ for (const stream of [process.stdout, process.stderr]) {
 main(rawArgs(process.argv.slice(2))).then((code) => {
   process.exitCode = code;
 }, (e: unknown) => {
-  process.stderr.write(`tarneeb-js: error: ${shown((e as Error).message)}\n`);
+  process.stderr.write(e instanceof Failed ? `${e.message}\n` : `tarneeb-js: error: ${shown((e as Error).message)}\n`);
   process.exitCode = 2;
 });

@@ -98,25 +98,32 @@ function cls(cp: number): string {
 
 const SPACE_CONTROLS = new Set([9, 10, 11, 12, 13, 0x1c, 0x1d, 0x1e, 0x1f, 0x85]);
 const isSpace = (cp: number) => SPACE_CONTROLS.has(cp) || "zw".includes(cls(cp));
-/** Python's str.strip(): white space as str.isspace sees it, from both ends. */
+/** The number of UTF-16 code units the code points `list` take. */
+const units = (list: number[]): number => list.reduce((n, cp) => n + (cp > 0xffff ? 2 : 1), 0);
+/** Python's str.strip(): white space as str.isspace sees it, from both ends. (Sliced, not
+ * rebuilt with `String.fromCodePoint(...list)`: a spread of a long text, a 1 MiB keys file
+ * value, overflows the stack.) */
 export function pyStrip(s: string): string {
   const list = cps(s);
   let a = 0;
   let b = list.length;
   while (a < b && isSpace(list[a]!)) a++;
   while (b > a && isSpace(list[b - 1]!)) b--;
-  return String.fromCodePoint(...list.slice(a, b));
+  return s.slice(units(list.slice(0, a)), s.length - units(list.slice(b)));
 }
 /** Python's str.split() without arguments: the words between runs of white space. */
 export function pySplit(s: string): string[] {
   const out: string[] = [];
-  let word: number[] = [];
+  let start = -1;  // where the word being read starts, in UTF-16 code units
+  let at = 0;
   for (const cp of [...cps(s), 0x20]) {
-    if (!isSpace(cp)) word.push(cp);
-    else if (word.length) {
-      out.push(String.fromCodePoint(...word));
-      word = [];
+    if (!isSpace(cp)) {
+      if (start < 0) start = at;
+    } else if (start >= 0) {
+      out.push(s.slice(start, at));
+      start = -1;
     }
+    at += cp > 0xffff ? 2 : 1;
   }
   return out;
 }
