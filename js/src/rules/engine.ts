@@ -337,37 +337,7 @@ export class Match {
         }
       }
     }
-    return this.totalsWinner();
-  }
-
-  private totalsWinner(): number | null {
-    const r = this.rules;
-    const t = this.totals;
-    if (Math.max(...t) < r.target) return null;
-    let reached: number[];
-    let qualifying: number[];
-    if (r.scoring === "team") {
-      reached = [0, 1].filter((x) => t[x]! >= r.target);
-      qualifying = [0, 1, 2, 3].filter((p) => t[p]! >= r.target);
-    } else {
-      qualifying = [0, 1, 2, 3].filter((p) => t[p]! >= r.target && t[p ^ 2]! >= r.partner_min);
-      reached = [...new Set(qualifying.map(team))].sort();
-    }
-    if (reached.length === 1) return reached[0]!;
-    if (reached.length === 2) {
-      for (const step of r.tie) {
-        let a: number;
-        let b: number;
-        if (step === "team_total") {
-          [a, b] = r.scoring === "team" ? [t[0]!, t[1]!] : [t[0]! + t[2]!, t[1]! + t[3]!];
-        } else if (step === "highest_player") {
-          a = Math.max(...qualifying.filter((p) => team(p) === 0).map((p) => t[p]!));
-          b = Math.max(...qualifying.filter((p) => team(p) === 1).map((p) => t[p]!));
-        } else return step === "team_0+2" ? 0 : step === "team_1+3" ? 1 : null;
-        if (a !== b) return a > b ? 0 : 1;
-      }
-    }
-    return null;
+    return totalsWinner(this.rules, this.totals);
   }
 
   private nextHand(): void {
@@ -384,6 +354,46 @@ export class Match {
 
 /** Every legal action of the seat to move, in increasing order (none between hands): cards
  *  0–51, bids `BID + n`, `PASS`, suits named `TRUMP + s` (js/README.md, "Actions"). */
+/** The players who qualify on ``t`` in personal scoring: on the target, their partner at
+ *  ``partner_min`` or more (the Python `qualifying_players`). */
+export function qualifying(r: RuleSet, t: number[]): number[] {
+  return [0, 1, 2, 3].filter((p) => t[p]! >= r.target && t[p ^ 2]! >= r.partner_min);
+}
+
+/** Both teams qualify: the winning team (null: another hand) by the tie chain, and the entry
+ *  of the chain that decided (the Python `break_tie`). */
+export function breakTie(r: RuleSet, t: number[], q: number[]): [number | null, string] {
+  for (const step of r.tie) {
+    let a: number;
+    let b: number;
+    if (step === "team_total") [a, b] = r.scoring === "team" ? [t[0]!, t[1]!] : [t[0]! + t[2]!, t[1]! + t[3]!];
+    else if (step === "highest_player") {
+      a = Math.max(...q.filter((p) => team(p) === 0).map((p) => t[p]!));
+      b = Math.max(...q.filter((p) => team(p) === 1).map((p) => t[p]!));
+    } else return [step === "team_0+2" ? 0 : step === "team_1+3" ? 1 : null, step];
+    if (a !== b) return [a > b ? 0 : 1, step];
+  }
+  return [null, "play_on"];
+}
+
+/** The team that has won on the running totals alone (a made 13 aside), or null when play
+ *  goes on (the Python `totals_winner`). */
+export function totalsWinner(r: RuleSet, t: number[]): number | null {
+  if (Math.max(...t) < r.target) return null;
+  let reached: number[];
+  let q: number[];
+  if (r.scoring === "team") {
+    reached = [0, 1].filter((x) => t[x]! >= r.target);
+    q = [0, 1, 2, 3].filter((x) => t[x]! >= r.target);
+  } else {
+    q = qualifying(r, t);
+    reached = [...new Set(q.map(team))].sort();
+  }
+  if (reached.length === 1) return reached[0]!;
+  if (reached.length === 2) return breakTie(r, t, q)[0];
+  return null;
+}
+
 export function legalActions(m: Match): number[] {
   switch (m.phase) {
     case Phase.PLAY: return m.legalCards();

@@ -2,7 +2,7 @@
  * Which paths of the rules a replayed match went through (`paths` in the verdict JSON):
  * the corpus must exercise every path of docs/RULES.md, and both verifiers count them alike.
  */
-import { BID, type Hand, PASS } from "./engine.js";
+import { BID, type Hand, PASS, breakTie, qualifying, totalsWinner } from "./engine.js";
 import { type RuleSet, bidValue, lowestBid, lowestTotal, tieForm } from "./rules.js";
 
 const team = (s: number) => s & 1;
@@ -23,40 +23,6 @@ const tieLabel = (r: RuleSet) => {
   const f = tieForm(r.tie);
   return typeof f === "string" ? f : f.join(">");
 };
-
-function qualifying(r: RuleSet, t: number[]): number[] {
-  return [0, 1, 2, 3].filter((p) => t[p]! >= r.target && t[p ^ 2]! >= r.partner_min);
-}
-
-function breakTie(r: RuleSet, t: number[], q: number[]): [number | null, string] {
-  for (const step of r.tie) {
-    let a: number;
-    let b: number;
-    if (step === "team_total") [a, b] = r.scoring === "team" ? [t[0]!, t[1]!] : [t[0]! + t[2]!, t[1]! + t[3]!];
-    else if (step === "highest_player") {
-      a = Math.max(...q.filter((p) => team(p) === 0).map((p) => t[p]!));
-      b = Math.max(...q.filter((p) => team(p) === 1).map((p) => t[p]!));
-    } else return [step === "team_0+2" ? 0 : step === "team_1+3" ? 1 : null, step];
-    if (a !== b) return [a > b ? 0 : 1, step];
-  }
-  return [null, "play_on"];
-}
-
-function totalsWinner(r: RuleSet, t: number[]): number | null {
-  if (Math.max(...t) < r.target) return null;
-  let reached: number[];
-  let q: number[];
-  if (r.scoring === "team") {
-    reached = [0, 1].filter((x) => t[x]! >= r.target);
-    q = [0, 1, 2, 3].filter((x) => t[x]! >= r.target);
-  } else {
-    q = qualifying(r, t);
-    reached = [...new Set(q.map(team))].sort();
-  }
-  if (reached.length === 1) return reached[0]!;
-  if (reached.length === 2) return breakTie(r, t, q)[0];
-  return null;
-}
 
 function made13(hand: Hand): boolean {
   if (hand.contract !== null) {
