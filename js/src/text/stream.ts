@@ -4,6 +4,13 @@
  * the runs of moves (bare integers) between records.
  */
 
+/** The msgpack headers that give a length in the bytes after them: its width, and what it
+ *  counts (bin and str 8/16/32, array 16/32, map 16/32). */
+const SIZED: Record<number, [number, "bytes" | "items" | "entries"]> = {
+  0xc4: [1, "bytes"], 0xd9: [1, "bytes"], 0xc5: [2, "bytes"], 0xda: [2, "bytes"],
+  0xc6: [4, "bytes"], 0xdb: [4, "bytes"], 0xdc: [2, "items"], 0xdd: [4, "items"],
+  0xde: [2, "entries"], 0xdf: [4, "entries"],
+};
 export interface Limits {
   maxBytes: number;
   maxRecords: number;
@@ -111,27 +118,10 @@ export function scanValue(data: Uint8Array, pos: number, lim: Limits): Scan {
     } else if (b >= 0x90 && b <= 0x9f) {
       n = b & 15;
       unit = "items";
-    } else if (b === 0xc4 || b === 0xd9) {
-      n = readN(1);
-      unit = "bytes";
-    } else if (b === 0xc5 || b === 0xda) {
-      n = readN(2);
-      unit = "bytes";
-    } else if (b === 0xc6 || b === 0xdb) {
-      n = readN(4);
-      unit = "bytes";
-    } else if (b === 0xdc) {
-      n = readN(2);
-      unit = "items";
-    } else if (b === 0xdd) {
-      n = readN(4);
-      unit = "items";
-    } else if (b === 0xde) {
-      n = readN(2);
-      unit = "entries";
-    } else if (b === 0xdf) {
-      n = readN(4);
-      unit = "entries";
+    } else if (b in SIZED) {
+      const [width, what] = SIZED[b]!;
+      n = readN(width);
+      unit = what;
     } else if (b >= 0xd4 && b <= 0xd8 || b >= 0xc7 && b <= 0xc9) {
       // ext: msgpack's reader refuses it by its length (max_ext_len 0) once its bytes are
       // there; one that runs past the data is a byte no log holds
