@@ -42,10 +42,9 @@ NAMES = tuple(f"Player {i}" for i in range(1, 13))
 
 
 def _ci(k: int, n: int) -> tuple[float, float]:
-    """Clopper–Pearson 95 % interval of ``k`` in ``n``."""
-    lo = 0.0 if k == 0 else float(stats.beta.ppf(0.025, k, n - k + 1))
-    hi = 1.0 if k == n else float(stats.beta.ppf(0.975, k + 1, n - k))
-    return lo, hi
+    """Clopper–Pearson 95 % interval of ``k`` in ``n`` (scipy's exact binomial one)."""
+    ci = stats.binomtest(k, n).proportion_ci(0.95, "exact")
+    return float(ci.low), float(ci.high)
 
 
 def _flags(n: Any, s: Any, v: Any) -> tuple[bool, bool]:
