@@ -281,13 +281,17 @@ class _Child:
                     stream.close()
         self.lines.close()
 
+    def ask_to_quit(self) -> None:
+        """Send ``quit``, then end of input (a pipe already gone: nothing to ask)."""
+        with contextlib.suppress(OSError, ValueError):
+            self.send({"id": self.next_id, "cmd": "quit"})
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+
     def quit(self) -> None:
         """Ask the engine to exit (``quit``, then end of input); kill it if it lingers."""
         if self.alive:
-            with contextlib.suppress(OSError, ValueError):
-                self.send({"id": self.next_id, "cmd": "quit"})
-                if self.proc.stdin is not None:
-                    self.proc.stdin.close()
+            self.ask_to_quit()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(1.0)
         self.kill()
@@ -543,10 +547,7 @@ class SubprocessEngine:
         wait, end = _STRAY_WAIT, time.monotonic() + 1.0
         if not self.owner.reuse:  # it ends with the match: all it wrote is read
             wait = 1.0
-            with contextlib.suppress(OSError, ValueError):
-                child.send({"id": child.next_id, "cmd": "quit"})
-                if child.proc.stdin is not None:
-                    child.proc.stdin.close()
+            child.ask_to_quit()
         while not lines.eof and len(lines.buf) <= MAX_LINE and lines._more(wait):
             wait = max(0.0, end - time.monotonic()) if not self.owner.reuse else 0.0
         if not self.owner.reuse and not lines.eof:
