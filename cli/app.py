@@ -23,7 +23,7 @@ from . import archive_cmd, audit_cmds, files_cmd, page_cmd, regress_cmd, rules_c
 from .common import (
     console,
     fail,
-    json_form,
+    json_form_instead,
     load_log,
     read_input,
     refuse_to_replace,
@@ -267,12 +267,10 @@ def report(
     try:
         parsed: ParsedLog | bytes = load_log(log, trust.limits)
     except LogError as e:  # a log's JSON form (tarneeb export) is read as verify reads it
-        data = None
-        if str(log) != "-" and "not a tarneeb log" in str(e):
-            try:
-                data = json_form(log, trust.limits)
-            except LogError as j:
-                fail(f"{e}; nor a log's JSON form: {j}")
+        try:
+            data = json_form_instead(log, str(e), trust.limits)
+        except LogError as j:
+            fail(str(j))
         if data is None:
             fail(str(e))
         parsed = data

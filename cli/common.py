@@ -241,6 +241,22 @@ def json_form(path: Path | str, limits: Limits | None = None) -> bytes | None:
         raise LogError("not UTF-8 text") from None
 
 
+def json_form_instead(path: Path | str, error: str, limits: Limits | None = None,
+                      ) -> bytes | None:
+    """A file that failed to read as a log with ``error``: the log its JSON form
+    (``tarneeb export``) gives, when ``error`` says it is no tarneeb log and the file starts
+    as a JSON object; ``None`` otherwise. Raises :class:`tarneeb.replay.log.LogError`
+    naming both failures for a JSON document that is no JSON log."""
+    from tarneeb.replay.log import LogError
+
+    if str(path) == STDIO or "not a tarneeb log" not in error:
+        return None
+    try:
+        return json_form(path, limits)
+    except LogError as e:
+        raise LogError(f"{error}; nor a log's JSON form: {e}") from None
+
+
 def shown_name(path: Path | str) -> str:
     """How messages name a file: ``<stdin>`` for ``-``."""
     return "<stdin>" if str(path) == STDIO else str(path)
@@ -475,5 +491,6 @@ def expand_logs(args: Iterable[str | Path]) -> list[str]:
 
 __all__ = ["LOG_MAGIC", "STDIN_CLOSED", "STDIO", "STDOUT_CLOSED", "ClosedStdin", "ReaderGone",
            "console", "expand_logs", "fail", "guard_std_streams", "holds_a_log", "json_form",
+           "json_form_instead",
            "load_log", "open_input", "output_file", "output_name", "read_input",
            "refuse_to_replace", "refuse_to_replace_listed", "shown_name", "write_output"]

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import console, expand_logs, fail, json_form, load_log, shown_name
+from .common import console, expand_logs, fail, json_form_instead, load_log, shown_name
 from .flags import FAST, FLAGS
 
 if TYPE_CHECKING:
@@ -260,9 +260,9 @@ def _verify_json_form(v: Verdict, trust: Trust, as_json: bool) -> Verdict:
     from tarneeb.replay.verify.replayer import verify_bytes
 
     try:
-        data = json_form(v.path, trust.limits)
+        data = json_form_instead(v.path, v.error or "", trust.limits)
     except LogError as e:
-        v.error = f"{v.error}; nor a log's JSON form: {e}"
+        v.error = str(e)
         return v
     return v if data is None else verify_bytes(data, v.path, trust, count_paths=as_json)
 
