@@ -155,3 +155,36 @@ def test_a_python_engine_that_closes_its_workers_pipe_fails_in_one_line(
     assert done.returncode == 1
     assert "ENGINE FAILED" in done.stdout.decode()
     assert b"Traceback" not in done.stderr and b"Error" not in done.stderr, done.stderr
+
+
+# The reference server; after its answer to winner() once a match is won, it writes one
+# more line a fifth of a second later (well past the moment the match ended).
+LATE = STRAY.replace('''text += "\\nGAME OVER"''', '''print(text, flush=True)
+        time.sleep(0.2)
+        text = "GAME OVER"''').replace("import json, sys", "import json, sys, time")
+
+
+def test_a_late_line_after_the_last_match_of_a_shared_process_fails_that_match(
+        tmp_path: Path) -> None:
+    """Before: an engine process serving every match that wrote a line more than 10 ms
+    after its last answer of the run's last match was never read again: that match was
+    "ok" and the run exited 0. The process is now stopped after the run and read to its
+    end, and the last match it served takes the blame."""
+    late = tmp_path / "late_engine.py"
+    late.write_text(LATE)
+    assert LATE != STRAY
+    shown: list[str] = []
+    engine = EngineCommand([sys.executable, str(late)], reuse=True)
+    run = regress_paths(engine, [TWO[1], SHORT], time_limit=10,
+                        on_report=lambda r: shown.append(r.line()))
+    first, last = run.reports
+    assert first.status == "agree", first.line()
+    assert last.status == "engine-failure", last.line()
+    assert last.first is not None and last.first.kind == "protocol"
+    assert "after the match" in last.line() and "GAME OVER" in last.line()
+    assert run.exit_code == 1
+    # each report is shown once, as it stands in the end
+    assert shown == [r.line() for r in run.reports]
+    done = _cli("--engine-cmd", f"{sys.executable} {late}", str(TWO[1]), str(SHORT))
+    assert done.returncode == 1, done.stderr
+    assert "GAME OVER" in done.stdout.decode() + done.stderr.decode()

@@ -288,6 +288,18 @@ class _Child:
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
 
+    def drain(self) -> bytes:
+        """Ask the engine to exit and read all it still writes (within a second; then it
+        is killed, with all it started): the bytes it wrote unasked, if any."""
+        lines, end = self.lines, time.monotonic() + 1.0
+        self.ask_to_quit()
+        while not lines.eof and len(lines.buf) <= MAX_LINE \
+                and lines._more(max(0.0, end - time.monotonic())):
+            pass
+        if not lines.eof:
+            self.kill()  # it did not quit within the second
+        return bytes(lines.buf)
+
     def quit(self) -> None:
         """Ask the engine to exit (``quit``, then end of input); kill it if it lingers."""
         if self.alive:
@@ -298,6 +310,12 @@ class _Child:
         if self.proc.stderr is not None:
             with contextlib.suppress(OSError):
                 self.proc.stderr.close()
+
+
+def stray_words(extra: bytes) -> str:
+    """What an engine wrote unasked after an answer, in words."""
+    shown = _clip(extra.decode("utf-8", "replace"), 80)
+    return f"the engine wrote more after its answer, unasked: {shown!r} (one answer a request)"
 
 
 class EngineCommand:
@@ -361,6 +379,18 @@ class EngineCommand:
         name = answer.get("engine")
         self.engine_name = shown(_clip(name, 200)) if isinstance(name, str) else self.command
         return child
+
+    def finish(self) -> str | None:
+        """Stop the engine's process after the run's last match, reading all it still
+        writes: what it wrote unasked after its last answer (in words), if anything. A
+        process serving on is given only :data:`_STRAY_WAIT` at the end of each match; a
+        line written later than that after the last match would otherwise go unseen."""
+        child, self._child = self._child, None
+        if child is None or not child.alive:
+            return None
+        extra = child.drain()
+        child.quit()
+        return stray_words(extra) if extra else None
 
     def close(self) -> None:
         """Stop the engine's process, if one is running."""
@@ -543,19 +573,15 @@ class SubprocessEngine:
         child = self.child
         if not child.alive or self._pending:
             return
-        lines = child.lines
-        wait, end = _STRAY_WAIT, time.monotonic() + 1.0
         if not self.owner.reuse:  # it ends with the match: all it wrote is read
-            wait = 1.0
-            child.ask_to_quit()
-        while not lines.eof and len(lines.buf) <= MAX_LINE and lines._more(wait):
-            wait = max(0.0, end - time.monotonic()) if not self.owner.reuse else 0.0
-        if not self.owner.reuse and not lines.eof:
-            child.kill()  # it did not quit within the second: it goes, with all it started
-        if lines.buf:
-            extra = _clip(bytes(lines.buf).decode("utf-8", "replace"), 80)
-            self.fail("protocol", f"{self._method}: the engine wrote more after its answer, "
-                      f"unasked: {extra!r} (one answer a request)")
+            extra = child.drain()
+        else:
+            lines = child.lines
+            while not lines.eof and len(lines.buf) <= MAX_LINE and lines._more(_STRAY_WAIT):
+                pass
+            extra = bytes(lines.buf)
+        if extra:
+            self.fail("protocol", f"{self._method}: {stray_words(extra)}")
 
     # -- the Engine protocol
     def new_match(self, rules: RuleSet, first_dealer: int) -> None:

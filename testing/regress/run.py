@@ -121,22 +121,46 @@ def regress_paths(engine: str | EngineFactory | EngineCommand, paths: Iterable[s
     files = collect_logs(paths)
     run = RegressRun()
     t0 = time.perf_counter()
+    # an engine command's process serving on: the reports from the last match it ran are
+    # shown once the next one runs, or once the process, stopped after the run, is seen
+    # to have written nothing more after that match
+    shared = isinstance(engine, EngineCommand) and engine.reuse
+    held: list[MatchReport] = []
     with Runner(engine, time_limit) as runner:
-        for path in files:
-            piped = str(path) == STDIN
-            name = STDIN_NAME if piped else str(path)
-            try:
-                log = parse_log(sys.stdin.buffer if stdin is None else stdin, name, limits) \
-                    if piped else read_log(name, limits)
-            except LogError as e:
-                report = MatchReport(name, "unreadable", reason=str(e))
-            else:
-                report = runner.run_log(log, name)
-            run.reports.append(report)
-            if on_report is not None:
-                on_report(report)
+        try:
+            for path in files:
+                piped = str(path) == STDIN
+                name = STDIN_NAME if piped else str(path)
+                try:
+                    log = parse_log(sys.stdin.buffer if stdin is None else stdin, name,
+                                    limits) if piped else read_log(name, limits)
+                except LogError as e:
+                    report = MatchReport(name, "unreadable", reason=str(e))
+                else:
+                    report = runner.run_log(log, name)
+                run.reports.append(report)
+                if report.compared and shared:
+                    _show(held, on_report)
+                if (report.compared and shared) or held:
+                    held.append(report)
+                else:
+                    _show([report], on_report)
+            stray = runner.finish()
+            if stray is not None and held and held[0].status == "agree":
+                held[0].status = "engine-failure"
+                held[0].first = Disagreement("protocol", f"after the match: {stray}")
+        finally:  # (a Ctrl-C: the reports made are shown still)
+            _show(held, on_report)
     run.seconds = time.perf_counter() - t0
     return run
+
+
+def _show(reports: list[MatchReport], on_report: Callable[[MatchReport], None] | None) -> None:
+    """Pass ``reports`` to ``on_report`` (if any), emptying the list."""
+    if on_report is not None:
+        for report in reports:
+            on_report(report)
+    reports.clear()
 
 __all__ = [
     "DEFAULT_TIME_LIMIT", "DISAGREEMENTS", "ENGINE_FAILURES", "METHODS", "STARTUP_LIMIT",

@@ -213,6 +213,14 @@ class Runner:
                           f"the engine's worker died while importing {self.engine!r}")
             raise EngineLoadError(detail)
 
+    def finish(self) -> str | None:
+        """Stop an engine command's process after the run's last match: what it wrote
+        unasked after that match's last answer (:meth:`EngineCommand.finish`), if anything.
+        Engines loaded in Python have no output of their own to read: None."""
+        if isinstance(self.engine, EngineCommand):
+            return self.engine.finish()
+        return None
+
     def close(self) -> None:
         """Stop the worker (politely, then by force)."""
         if isinstance(self.engine, EngineCommand):
