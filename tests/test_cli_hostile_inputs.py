@@ -136,3 +136,17 @@ def test_an_audit_report_that_cannot_be_written_is_refused_before_the_audit(
     write_archive(logs, 2)
     code, out, err = run(capsys, "audit", str(logs), "--report", str(tmp_path / target))
     assert code == 2 and out == "" and err.count("\n") == 1 and "cannot write" in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-0.1", "0", "0.6", "five"])
+def test_an_alpha_outside_its_range_is_refused_in_words_that_fit_it(
+        capsys: Any, tmp_path: Path, value: str) -> None:
+    """``--alpha nan`` was refused as "should be less than or equal to 0.5", which a NaN
+    is not above: the line now names the value and the range it must be in."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 1)
+    code, out, err = run(capsys, "audit", str(logs), "--alpha", value)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"'{value}' is not a number" in err
+    assert ("from 1e-9 to 0.5" in err) is (value != "five")
+    assert run(capsys, "audit", str(logs), "--alpha", "1e-9", "--no-stats")[0] == 0
