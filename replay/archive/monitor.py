@@ -22,8 +22,10 @@ deal (the evidence stands still); a later run with the statistics reads them aga
 ``--play`` each clean log's fair-play record (:class:`~tarneeb.replay.fairplay.MatchPlay`,
 with the options it was analysed with) is kept too: a run analyses only logs new, changed
 or not analysed before, and folds every record in the order of the listing.
-A log the state knows that the listing no longer gives, or gives as a file that cannot
-be read (a FIFO, a dangling link, not allowed), is **lost**: a finding naming it (exit 1,
+The state knows each log by its absolute path
+(:func:`~tarneeb.replay.archive.paths.absolute_path`), whatever directory a run is in. A
+log the state knows that the listing no longer gives, or gives as a file that cannot be
+read (a FIFO, a dangling link, not allowed), is **lost**: a finding naming it (exit 1,
 ``--skip-unreadable`` or not), run after run, unless ``--removed PATTERN`` (a glob on the
 path, or the path: a pattern that is a path the state knows names that log alone, whatever
 glob characters its name has) says it was removed on purpose; then it is reported as
@@ -59,7 +61,7 @@ from tarneeb.replay.archive.audit import (
     _whole_file,
     run_chunks,
 )
-from tarneeb.replay.archive.paths import read_url, stored_path
+from tarneeb.replay.archive.paths import absolute_path, read_url, stored_path
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
 from tarneeb.replay.archive.shares.columns import ShareSum
 from tarneeb.replay.archive.state import Known, State, StateError
@@ -158,6 +160,14 @@ def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool
             and hashlib.sha256(data[:size]).digest() == digest)
 
 
+def _cwd() -> str | None:
+    """The working directory (None: removed; paths are then kept as given)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
 class Monitor:
     """One run of an audit with a state: :meth:`chunks` to fold with :meth:`fold`, then
     :meth:`finish`, which commits the state (or :meth:`close`, which leaves it as it was)."""
@@ -183,7 +193,11 @@ class Monitor:
         # whether the summary's tallies are made whole (the fixed-sample battery, the
         # report): else only the state's totals are, from its table and what changed
         self.tallies = tallies
-        self.alpha, self.trust, self.removed_patterns = alpha, trust, list(removed)
+        # a pattern is matched against the absolute paths as given and made absolute too
+        cwd = _cwd()
+        self.alpha, self.trust = alpha, trust
+        self.removed_patterns = list(dict.fromkeys(
+            q for p in removed for q in (p, absolute_path(p, cwd))))
         self.stats, self.play = stats, play
         # what makes a kept fair-play record one this run would make (not the Monte Carlo
         # seed: each run draws its own, and a record kept is as good as a new one)
@@ -225,7 +239,10 @@ class Monitor:
         # per log listed: its stamp now, whether it is taken from the state, what the
         # state knew of it
         plan: list[tuple[str, Stamp | None, bool, Known | None]] = []
-        paths = list(listed)
+        # the state knows each log by its absolute path: whatever the directory the run is
+        # in, or however the archive is named
+        cwd = _cwd()
+        paths = [absolute_path(p, cwd) for p in listed]
         for j in range(0, len(paths), 500):  # what the state knows: a query 500 logs
             part = paths[j:j + 500]
             knew = self.state.known_as_of(part, self.play is not None)

@@ -245,6 +245,33 @@ def query_parts(values: list[Any], size: int = 500) -> Iterator[list[Any]]:
         yield values[j:j + size]
 
 
+def absolute_path(path: str, cwd: str | None = None) -> str:
+    """A log's path as an audit state knows it: a local path made absolute against the
+    working directory ``cwd`` (default: the process's), its ``.`` parts and repeated
+    separators taken out, so that a run from another directory, or naming the archive
+    otherwise (``logs``, ``./logs/``, ``/srv/logs``), finds the logs the state knew. A
+    ``..`` part stays (through a link to a directory it leads elsewhere than the text
+    says); a URL is kept as it is.
+
+    >>> absolute_path("./logs//a.tlog", "/srv"), absolute_path("/srv/x/../a.tlog", "/")
+    ('/srv/logs/a.tlog', '/srv/x/../a.tlog')
+    >>> absolute_path("s3://bucket/a.tlog", "/srv")
+    's3://bucket/a.tlog'
+    """
+    if "://" in path or path == "-":
+        return path
+    if os.name != "posix":  # (no links in the way of '..' worth the difference there)
+        return os.path.abspath(path)
+    if not path.startswith("/"):
+        if cwd is None:
+            try:
+                cwd = os.getcwd()
+            except OSError:  # (the working directory removed: the path as given)
+                return path
+        path = f"{cwd}/{path}"
+    return "/" + "/".join(p for p in path.split("/") if p not in ("", "."))
+
+
 def stored_path(path: str) -> str | bytes:
     """A log's path as the state's ``logs`` table keeps it: its text, or, for a path that
     is not valid UTF-8 (a file name's bytes, which the listing gives as lone surrogates),
@@ -303,6 +330,7 @@ __all__ = [
     "ArchiveError",
     "AuditFault",
     "OnError",
+    "absolute_path",
     "expand_paths",
     "listed_path",
     "listing_error",

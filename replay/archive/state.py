@@ -52,8 +52,9 @@ if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
 # taken up, each: 1 had no ``tallied`` and ``play`` columns (every log tallied, none played);
 # 2 kept the values drawn whole, a key each, 3 them and a match's own keys in the totals, deals
 # in 20 bytes, the cells written (shares and totals written again, keys no longer used gone);
-# 4 left no suit pattern by position to the deals; 5 had no ``ctime``, ``inode``; 6 no seal
-FORMAT = 7
+# 4 left no suit pattern by position to the deals; 5 had no ``ctime``, ``inode``; 6 no seal;
+# 7 kept the paths as given (made absolute against the working directory)
+FORMAT = 8
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from 4 every key of 3 labels or more (a long label is written once, not once a value)
 _SAME_BUT = "@"
@@ -207,6 +208,10 @@ class State:
         elif version < 6:
             self.db.execute("ALTER TABLE logs ADD COLUMN ctime INTEGER")
             self.db.execute("ALTER TABLE logs ADD COLUMN inode INTEGER")
+        if version < 8 and tables:  # 8: the paths absolute, not as given
+            from tarneeb.replay.archive.upgrade import absolute_keys
+
+            absolute_keys(self.db)
         if version < FORMAT:
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
         try:  # (format 6 or older has no seal: its meta is untrusted)

@@ -1,6 +1,7 @@
 """Taking up a state of formats 2 and 3 (:mod:`tarneeb.replay.archive.state`): every share
-written again in format 4's packing, in the run's transaction. The later formats' changes
-are columns added, done where the state is opened."""
+written again in format 4's packing, in the run's transaction; and of formats before 8:
+its logs' paths made absolute. The other formats' changes are columns added, done where
+the state is opened."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+from tarneeb.replay.archive.paths import absolute_path, listed_path, path_at, stored_path
 from tarneeb.replay.archive.shares import pack_share, unpack_share
 
 
@@ -36,4 +38,21 @@ def repack(db: sqlite3.Connection, version: int, key_of: Callable[[int], Any],
     return unused
 
 
-__all__ = ["repack"]
+def absolute_keys(db: sqlite3.Connection) -> None:
+    """Formats before 8 to 8: each log's path kept as it was given made absolute
+    (:func:`~tarneeb.replay.archive.paths.absolute_path`) against this run's working
+    directory, which a state's daily run shares with the runs before it. A path that would
+    become one the state knows keeps its key: the same log known under two names (its
+    older name then lost, a finding, until ``--removed`` names it)."""
+    rows = db.execute("SELECT rowid, path FROM logs").fetchall()
+    known = {listed_path(p) for _, p in rows}
+    for rowid, stored in rows:
+        path = listed_path(stored)
+        new = absolute_path(path)
+        if new != path and new not in known:
+            known.add(new)
+            db.execute("UPDATE logs SET path = ?, at = ? WHERE rowid = ?",
+                       (stored_path(new), path_at(new), rowid))
+
+
+__all__ = ["absolute_keys", "repack"]
