@@ -17,7 +17,7 @@ import { shown } from "../src/text/names.js";
 import { Table } from "../src/verify/people.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
-import { jsonFormToBytes } from "./jsonform.js";
+import { jsonFormFile } from "./jsonform.js";
 
 const KINDS: Record<string, string> = words.kinds;
 const HEADLINES: Record<string, string> = words.headlines;
@@ -260,14 +260,12 @@ function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null, otherKey
   return ["clean", "No problems found: this match was dealt fairly and played by the rules", `${checked} The log is ${signed}.${stopped}`];
 }
 
-/** Whether `bytes` are the JSON form of a log (FORMAT.md), not the log itself. */
+/** Whether `bytes` are to be read as the JSON form of a log (FORMAT.md), not the log itself:
+ *  as `tarneeb verify` tells them, they start as a JSON object (no log starts with `{`). */
 function jsonForm(bytes: Uint8Array): boolean {
-  try {
-    const d = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as { format?: unknown };
-    return d !== null && typeof d === "object" && d.format === "tarneeb-log-json";
-  } catch {
-    return false;
-  }
+  let i = 0;
+  while (i < bytes.length && [0x20, 0x09, 0x0d, 0x0a, 0xef, 0xbb, 0xbf].includes(bytes[i]!)) i++;
+  return bytes[i] === 0x7b;
 }
 
 let logBytes: Uint8Array | null = null;
@@ -292,7 +290,7 @@ async function show(): Promise<void> {
   let formError: string | null = null;
   if (jsonForm(bytes)) {
     try {
-      bytes = jsonFormToBytes(JSON.parse(new TextDecoder().decode(bytes)));
+      bytes = jsonFormFile(bytes);
     } catch (e) {
       formError = `${logName}: its JSON form cannot be read: ${(e as Error).message}`;
     }
@@ -432,7 +430,7 @@ function seatChoices(): void {
   let names = ["seat 1", "seat 2", "seat 3", "seat 4"];
   if (logBytes !== null) {
     try {
-      const b = jsonForm(logBytes) ? jsonFormToBytes(JSON.parse(new TextDecoder().decode(logBytes))) : logBytes;
+      const b = jsonForm(logBytes) ? jsonFormFile(logBytes) : logBytes;
       names = parseLog(b).header.seats.map((s, i) => s.name.trim() || `seat ${i + 1}`);
     } catch {
       // an unreadable log: keep the seat numbers
