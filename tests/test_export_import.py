@@ -100,3 +100,21 @@ def test_import_refuses_cut_bytes_that_are_not_what_was_cut(change: str) -> None
         doc["cut_bytes"] = "zz"
     with pytest.raises(LogError, match="cut_bytes"):
         logjson.from_json(doc)
+
+
+def test_a_blind_log_whose_keys_record_keeps_a_scalar_round_trips() -> None:
+    """A keys record may keep a seat's scalar (nil): ``export`` wrote it as null, and
+    ``import`` refused its own document ("scalars must be a hex string"), so a player
+    given the JSON form could not check it."""
+    from tarneeb.replay.server.blind import play_blind_match
+    from tarneeb.replay.server.simulate import MatchSecrets
+    from tarneeb.testing.alterations import base as tamper
+
+    seed = b"round trip kept scalar"
+    log = tamper._open(play_blind_match("eram41", seed=seed, target=3))
+    log.keys[0].scalars[2] = None
+    data = tamper._close(log, MatchSecrets(seed).key)
+    text = logjson.dumps(data)
+    kept = next(r for r in json.loads(text)["records"] if r.get("type") == "keys")
+    assert kept["scalars"][2] is None and kept["scalars"][1] is not None
+    assert logjson.loads(text) == data

@@ -57,8 +57,10 @@ from tarneeb.replay.rules.cards import (
 )
 from tarneeb.replay.rules.ruleset import RulesError, RuleSet
 
-
 # ---------------------------------------------------------------- JSON → msgpack
+_FIELD: Any = object()  # (no value given: the record's field)
+
+
 class _In:
     def __init__(self, index: int, rec: dict[str, Any]) -> None:
         self.index, self.rec = index, rec
@@ -73,12 +75,14 @@ class _In:
         return self.rec[key]
 
     @overload
-    def hex(self, key: str, value: Any = None, nil: Literal[False] = False) -> bytes: ...
+    def hex(self, key: str, value: Any = _FIELD, nil: Literal[False] = False) -> bytes: ...
     @overload
-    def hex(self, key: str, value: Any = None, *, nil: bool) -> bytes | None: ...
+    def hex(self, key: str, value: Any = _FIELD, *, nil: bool) -> bytes | None: ...
 
-    def hex(self, key: str, value: Any = None, nil: bool = False) -> bytes | None:
-        v = self.get(key) if value is None else value
+    def hex(self, key: str, value: Any = _FIELD, nil: bool = False) -> bytes | None:
+        """The bytes of ``value`` (a hex text), or of the field ``key`` when no value is
+        given; a null is None with ``nil`` (an item of a list too: a kept scalar)."""
+        v = self.get(key) if value is _FIELD else value
         if v is None and nil:
             return None
         if not isinstance(v, str):
