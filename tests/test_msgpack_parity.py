@@ -174,6 +174,13 @@ def _cases() -> dict[str, tuple[bytes, str]]:
         "rules-name-past-the-cap": (_edited(log, 0, _rules(name="é" * 300)),
                                     "a rules name of 300 characters: over the max_name cap "
                                     "of 256"),
+        # a text may start with U+FEFF (a BOM is a character): read as written, a long text
+        # (over 200 bytes) and a short one alike (the JS reader once dropped it, and called
+        # the record not canonical)
+        "seat-name-starting-with-a-bom": (_edited(log, 0, lambda h: [
+            *h[:4], [["\ufeffbot " + "x" * 200, False], *h[4][1:]], *h[5:]]), "\ufeffbot x"),
+        "short-seat-name-starting-with-a-bom": (_edited(log, 0, lambda h: [
+            *h[:4], [["\ufeffNorth", False], *h[4][1:]], *h[5:]]), "\ufeffNorth"),
         "header-version-past-2^63": (_with(log, 0, _set(2, 2**63)),
                                      "format version 9223372036854775808 is newer than this "
                                      "tool reads (3); upgrade tarneeb"),

@@ -30,3 +30,12 @@ test("a keys file with two names that look the same, or a weak key, is refused",
   assert.throws(() => parseKeys(`a = "${KEY}"\nb = "${KEY}"`), /b: the same key as a/);
   assert.throws(() => checkPlatformNames(["card\u200broom"]), /ZERO WIDTH SPACE/);
 });
+
+test("shown text keeps a character past U+FFFF whole and escapes a lone surrogate", async () => {
+  const { shown } = await import("../src/text/names.js");
+  // an emoji, a CJK Extension B character: one character each, shown as it is (they were
+  // written as the escapes of their two halves, where Python shows them)
+  assert.equal(shown("😀 bot \u{20000}.tlog"), "😀 bot \u{20000}.tlog");
+  assert.equal(shown("a\ud83db\ude00c"), "a\\ud83db\\ude00c");
+  assert.equal(shown("m\x1b[2J\u202e😀"), "m\\x1b[2J\\u202e😀");
+});

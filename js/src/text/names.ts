@@ -324,9 +324,10 @@ export function unsafeCharacter(text: string): string | null {
   return m === null ? null : `U+${HEX(m[0].codePointAt(0)!)}`;
 }
 
-// what shown() writes as an escape: UNSAFE's characters, and a lone surrogate
+// what shown() writes as an escape: UNSAFE's characters, and a lone surrogate (by code
+// point: the two halves of a character past U+FFFF, an emoji say, are one character)
 // eslint-disable-next-line no-control-regex
-const SHOWN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/g;
+const SHOWN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/gu;
 // eslint-disable-next-line no-control-regex
 const JSON_SHOWN = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 

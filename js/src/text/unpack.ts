@@ -57,7 +57,7 @@ export function pyFloat(x: number): string {
  * a `Float`.
  */
 export function readValue(raw: Bytes): unknown {
-  if (raw.includes(0xca) || raw.includes(0xcb)) return new Reader(raw).value();
+  if (raw.includes(0xca) || raw.includes(0xcb) || hasBom(raw)) return new Reader(raw).value();
   try {
     // only uint64 and int64 (0xcf, 0xd3) hold what a double may round
     if (!raw.includes(0xcf) && !raw.includes(0xd3)) return PLAIN.decode(raw);
@@ -66,6 +66,18 @@ export function readValue(raw: Bytes): unknown {
     // a map key of bytes or `__proto__`, which they refuse
     return new Reader(raw).value();
   }
+}
+
+/**
+ * Whether `raw` holds the bytes of U+FEFF (EF BB BF): a text may start with it, and the
+ * decoders above read a text of over 200 bytes with a `TextDecoder` that drops it (the
+ * text read would not be the text written); `Reader` keeps it.
+ */
+function hasBom(raw: Bytes): boolean {
+  for (let i = raw.indexOf(0xef); i >= 0 && i + 2 < raw.length; i = raw.indexOf(0xef, i + 1)) {
+    if (raw[i + 1] === 0xbb && raw[i + 2] === 0xbf) return true;
+  }
+  return false;
 }
 
 /**
@@ -78,7 +90,7 @@ export const BIN_KEY = "\udc00";
 const binKey = (k: Bytes): string => BIN_KEY + String.fromCharCode(...k);
 const keyBytes = (k: string): Bytes => Uint8Array.from(k.slice(BIN_KEY.length), (c) => c.charCodeAt(0));
 
-const TEXT = new TextDecoder("utf-8", { fatal: true });
+const TEXT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // (a BOM is a character)
 /**
  * One value read as the decoders above read it (whole numbers as `readValue` gives them,
  * maps as objects, their keys text or numbers, in their words), but a float as a `Float`,
@@ -254,7 +266,7 @@ function widen(v: unknown): unknown {
   return v;
 }
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const TYPE: Record<number, string> = { 0xc0: "NoneType", 0xc2: "bool", 0xc3: "bool", 0xca: "float", 0xcb: "float" };
 // the width of the length of each sized type: bin, str, array, map
 const WIDTH: Record<number, number> = {
