@@ -181,6 +181,9 @@ def _cases() -> dict[str, tuple[bytes, str]]:
             *h[:4], [["\ufeffbot " + "x" * 200, False], *h[4][1:]], *h[5:]]), "\ufeffbot x"),
         "short-seat-name-starting-with-a-bom": (_edited(log, 0, lambda h: [
             *h[:4], [["\ufeffNorth", False], *h[4][1:]], *h[5:]]), "\ufeffNorth"),
+        "long-seat-name-not-utf-8": (_edited(log, 0, lambda h: [
+            *h[:4], [[_Raw(b"\xda\x00\xd2" + b"x" * 200 + b"\xff\xfe" + b"y" * 8), False],
+                     *h[4][1:]], *h[5:]]), "a text field is not valid UTF-8"),
         "header-version-past-2^63": (_with(log, 0, _set(2, 2**63)),
                                      "format version 9223372036854775808 is newer than this "
                                      "tool reads (3); upgrade tarneeb"),
