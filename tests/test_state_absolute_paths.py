@@ -26,14 +26,22 @@ def keys(state: Path) -> list[str]:
         db.close()
 
 
+def judged(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+           monkeypatch: pytest.MonkeyPatch, n: int) -> tuple[Path, Path, list[Path]]:
+    """An archive of ``n`` logs judged by a first run in ``tmp_path``, named ``logs``: its
+    directory, the state and the logs' paths."""
+    logs, state = tmp_path / "logs", tmp_path / "audit.state"
+    paths = write_archive(logs, n, seed=SEED)
+    monkeypatch.chdir(tmp_path)
+    code, first, _ = audit(capsys, "logs", "--state", "audit.state")
+    assert code == 0 and first["state"]["audited"] == n
+    return logs, state, paths
+
+
 def test_the_archive_named_otherwise_or_from_elsewhere_is_the_archive_the_state_knew(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    logs, state = tmp_path / "logs", tmp_path / "audit.state"
-    paths = write_archive(logs, 4, seed=SEED)
-    monkeypatch.chdir(tmp_path)
-    code, first, _ = audit(capsys, "logs", "--state", "audit.state")
-    assert code == 0 and first["state"]["audited"] == 4
+    logs, state, paths = judged(tmp_path, capsys, monkeypatch, 4)
     assert keys(state) == sorted(map(str, paths))  # absolute, as the findings name them
     for where, named in ((tmp_path, str(logs)), (tmp_path, "./logs/"),
                          (tmp_path, "logs//"), (tmp_path.parent, f"{tmp_path.name}/logs"),
@@ -72,10 +80,7 @@ def test_a_dot_dot_is_kept_as_it_leads_through_a_link(
 def test_a_state_of_format_7_with_paths_as_given_is_taken_up(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    logs, state = tmp_path / "logs", tmp_path / "audit.state"
-    paths = write_archive(logs, 3, seed=SEED)
-    monkeypatch.chdir(tmp_path)
-    assert audit(capsys, "logs", "--state", "audit.state")[0] == 0
+    logs, state, paths = judged(tmp_path, capsys, monkeypatch, 3)
     db = sqlite3.connect(state)
     db.create_function("path_at", 1, state_module.path_at)
     # as format 7 kept them: relative as given, and one under two names (a run by hand
