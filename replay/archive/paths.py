@@ -269,6 +269,8 @@ def absolute_path(path: str, cwd: str | None = None) -> str:
             except OSError:  # (the working directory removed: the path as given)
                 return path
         path = f"{cwd}/{path}"
+    if "//" not in path and "/." not in path:  # (most paths: nothing to take out)
+        return path
     return "/" + "/".join(p for p in path.split("/") if p not in ("", "."))
 
 
