@@ -50,6 +50,7 @@ AIMED = {"seed space": ("repeated deals", "all", "every deal"),
          "partners fit": ("suit fit", "partners", "suit lengths"),
          "drift": ("high-card points", "archive order", "computer seats"),
          "player balance": ("high-card points", "successive matches", "each player's side"),
+         "trump ace": ("trump honours", "computer vs human", "per hand"),
          "consecutive matches": ("high-card points", "serial", "consecutive matches"),
          "rule set": ("high-card points", "rule set", "classic"),
          "signing key": ("high-card points", "key", "platform B"),
@@ -59,7 +60,7 @@ SIZES = {"seed space": (300, 1.0), "riffle": (100, 1.0), "first deal": (1000, 0.
          "behind late": (1000, 0.6), "near repeat": (100, 0.02), "partners fit": (300, 0.3),
          "drift": (1000, 0.6), "player balance": (1000, 0.6), "rule set": (1000, 0.6),
          "consecutive matches": (1000, 0.6), "player": (300, 0.6),
-         "signing key": (1000, 0.6)}
+         "signing key": (1000, 0.6), "trump ace": (300, 0.5)}
 
 
 def bench_threats(archives: int = 5, alpha: float = 0.05,

@@ -56,6 +56,10 @@ probability ``strength``, a deal that does not suit it:
 * ``player balance``: the side whose players had the worse luck in their match before
   gets the better of two deals (luck made up from one of a player's matches to the
   next).
+* ``trump ace``: where the deal fixes the trump, a computer seat holding a side ace and a
+  low trump takes, with probability ``strength``, a human hand's trump ace and a low card
+  of the ace's suit for them: the points, aces, kings, trump counts and every suit's
+  length of each hand unchanged, only the trump honours' points moved.
 
 Each match's score goes to the side with more points in the deal when it has 4 more
 (else to a side at random), so the state of a match depends on the deals before it, as
@@ -88,7 +92,7 @@ CHEATS = ("player", "table seat", "team", "honours", "match state", "first deale
 # the rigging a platform would really do (docs/ARCHIVE.md, "The threats"): each flagged
 # at 1,000 matches or fewer, measured by bench/bench_threats.py
 RIGGING = ("seed space", "riffle", "first deal", "behind late", "near repeat", "partners fit",
-           "drift", "player balance")
+           "drift", "player balance", "trump ace")
 NEAR_SWAPS = 2  # pairs of cards swapped in a deck dealt again (the ``near repeat`` cheat)
 SEEDS = 1 << 20  # the seed space of the ``seed space`` cheat
 RIFFLES = 3  # riffle shuffles of the ``riffle`` cheat
@@ -293,6 +297,9 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
                                        and 2 * k >= deals) else ()
         deck = _deal(rng, dealer, cheat, strength, aim, behind, past, last,
                      worse=cheat == "behind late")
+        if cheat == "trump ace" and rng.random() < strength:
+            _trump_ace_to_computers(deck, dealer, PRESETS[rules].trump_for_deal(deck[51]),
+                                    computer)
         trump = rng.randrange(4)
         side, won = rng.randrange(2), rng.randrange(14)
         hs = deal_hands(deck, dealer)
@@ -307,6 +314,33 @@ def synthetic_match(tally: Tally, rng: random.Random, rules: str, deals: int,
         players[name] = luck[-1] if seat % 2 == 0 else -luck[-1]
     return tally_match(tally, PRESETS[rules], computer, key, records, names,
                        None if leaf is None else (_SEASON, leaf))
+
+
+def _trump_ace_to_computers(deck: list[int], dealer: int, trump: int | None,
+                            computer: Sequence[bool]) -> None:
+    """The ``trump ace`` cheat, in place: a human hand's trump ace and a low card of a
+    suit ``S`` for a computer hand's ace of ``S`` and a low trump (never the dealer's shown
+    card, ``deck[51]``)."""
+    if trump is None:
+        return
+    seat_of = [(dealer + 1 + i) % 4 for i in range(52)]
+    at = {card: i for i, card in enumerate(deck)}
+    ace = at[13 * trump + 12]
+    if computer[seat_of[ace]] or ace == 51:
+        return
+    human = seat_of[ace]
+
+    def low(seat: int, suit: int) -> int | None:
+        return next((at[c] for c in range(13 * suit, 13 * suit + 9)
+                     if seat_of[at[c]] == seat and at[c] != 51), None)
+
+    for c in (s for s in range(4) if computer[s]):
+        for suit in (x for x in range(4) if x != trump):
+            side, mine, theirs = at[13 * suit + 12], low(c, trump), low(human, suit)
+            if seat_of[side] == c and side != 51 and mine is not None and theirs is not None:
+                deck[ace], deck[side] = deck[side], deck[ace]
+                deck[mine], deck[theirs] = deck[theirs], deck[mine]
+                return
 
 
 def synthetic_archive(rng: random.Random, matches: int, deals: int = 10,

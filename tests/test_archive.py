@@ -98,10 +98,11 @@ def test_every_measure_is_tested_against_its_exact_distribution(
     _, doc = audit_json(capsys, "-j", "1", str(archives["proven"]))
     tests = doc["fairness"]["proven"]
     measures = {t["test"][0] for t in tests}
-    assert measures == {"high-card points", "aces", "kings", "trumps", "suit pattern", "voids",
-                        "revealed card", "revealed rank", "trump suit", "first dealer",
-                        "repeated hands", "card position", "long suits", "repeated deals",
-                        "deck order", "near-repeated hands", "suit fit", "honour fit"}
+    assert measures == {"high-card points", "aces", "kings", "trumps", "trump honours",
+                        "suit pattern", "voids", "revealed card", "revealed rank",
+                        "trump suit", "first dealer", "repeated hands", "card position",
+                        "long suits", "repeated deals", "deck order", "near-repeated hands",
+                        "suit fit", "honour fit"}
     assert {t["family"] for t in tests} == {"marginals", "match state", "splits", "partners",
                                             "shuffle"} == set(doc["families"])
     assert sum(f["weight"] for f in doc["families"].values()) == pytest.approx(1)

@@ -1,4 +1,4 @@
-"""The "not covered" sentence names two riggings the battery cannot see.
+"""The "not covered" sentence names the riggings the battery cannot see.
 
 * Drift is tested on seats 1 and 3's points together and on the computer seats' points
   only (the CUSUM). A platform that gives seat 1 the better of its and its partner's
@@ -13,14 +13,24 @@
   card of each suit back: points, aces, kings, trumps and suit lengths unchanged; seat 1
   then holds it in 64 % of deals, not 25 %) was not flagged by a test of card positions
   in archives of 2,500 matches, yet the sentence listed "card positions" among the
-  measures as if a card's table seat were one.
+  measures as if a card's table seat were one. (The trump honours' points now see the
+  trump ace moved so, tests/test_fairness_trump_honours.py; a side suit's ace is not.)
+* An archive whose logs stand in no season (recorded deals) has no drift or successive
+  matches' test at all: the sentence said these went untested only for "a player with
+  fewer than 20 matches".
+* The labels and names are the platform's word; a deck gathered from the last deal's
+  tricks and a shuffle biased against the last deal's deck are tested by nothing: an
+  examiner's archives of 1,000 matches rigged so were "no evidence of bias", and the
+  sentence did not name them.
 """
 
 import random
 
-from tarneeb.replay.archive.measures import UNCOVERED, fairness_results, uncovered
+from tarneeb.audit.fairness import Tally
+from tarneeb.replay.archive.covered import UNCOVERED, uncovered
+from tarneeb.replay.archive.measures import fairness_results
 from tarneeb.replay.archive.words import fairness_sentence
-from tarneeb.testing.dealsim import synthetic_archive
+from tarneeb.testing.dealsim import synthetic_archive, synthetic_match
 
 
 def test_drift_named_is_only_that_of_seats_1_and_3_and_the_computer_seats() -> None:
@@ -32,6 +42,29 @@ def test_drift_named_is_only_that_of_seats_1_and_3_and_the_computer_seats() -> N
 def test_card_positions_named_as_relative_to_the_dealer() -> None:
     assert "card positions relative to the dealer" in uncovered(["card position"])
     assert "card positions relative to the dealer" in UNCOVERED
+    assert "table seat, team, player or seat label other than the trump honours'" in UNCOVERED
+
+
+def test_what_the_platform_labels_and_the_last_deal_s_deck_are_named() -> None:
+    assert "a computer seat labelled human" in UNCOVERED
+    assert "a deck gathered from the last deal's tricks" in UNCOVERED
+    assert "biased relative to the deck the last deal left" in UNCOVERED
+
+
+def test_logs_in_no_season_are_told_their_order_was_not_tested() -> None:
+    """Recorded deals: no test of drift or successive matches ran, and the sentence says
+    so, not that only players with fewer than 20 matches went untested."""
+    rng = random.Random(12)  # NOT secret: a reproducible test
+    tally = Tally()
+    for _ in range(60):
+        synthetic_match(tally, rng, "eram41", 10)  # no leaf: no season order
+    results = fairness_results({"recorded": tally}, 0.05)["recorded"]
+    assert not any(r.test[1] in ("archive order", "successive matches") and r.tested
+                   for r in results)
+    text = fairness_sentence("recorded", results, 0.05)
+    assert "drift over the archive and a player's successive matches (no test of them ran" \
+        in text
+    assert "the successive matches of a player with fewer than 20" not in text
 
 
 def test_the_no_evidence_sentence_carries_both() -> None:

@@ -34,8 +34,9 @@ from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tal
 from tarneeb.audit.fairness.correction import family_weights
 from tarneeb.audit.fairness.tests import bias_flagged, describe_test
 from tarneeb.replay.archive.claims import Claim, Claims, claim_from, claim_message, claim_of
+from tarneeb.replay.archive.covered import uncovered
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
-from tarneeb.replay.archive.measures import ORIGINS, fairness_results, tally_match, uncovered
+from tarneeb.replay.archive.measures import ORIGINS, fairness_results, tally_match
 from tarneeb.replay.archive.paths import (
     ArchiveError,
     AuditFault,
@@ -559,7 +560,7 @@ class ArchiveSummary:
             every = [r for rs in fairness.values() for r in rs if r.tested]
             doc["families"] = {f: {"tests": sum(r.family == f for r in every), "weight": w}
                                for f, w in family_weights(every).items()}
-            doc["not_covered"] = uncovered(r.test[0] for r in every)
+            doc["not_covered"] = uncovered(r.test for r in every)
             doc["bias_flagged"] = bias_flagged(fairness)
         return doc  # with a state, monitor.state_json adds the state's part
 

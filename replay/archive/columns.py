@@ -94,6 +94,14 @@ from tarneeb.replay.archive.measures import (
     in_rule_set,
     is_deal,
 )
+from tarneeb.replay.archive.trumpcols import TRUMP_POPS as _POPS
+from tarneeb.replay.archive.trumpcols import (
+    _part,
+    honour_columns,
+    joint_honours,
+    joint_trumps,
+    paired_honours,
+)
 from tarneeb.replay.rules.cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.verify.compiled import LazyHistory
@@ -102,7 +110,6 @@ from tarneeb.replay.verify.coredeals import deals_in, with_core
 _U64 = np.uint64
 _SUIT_MASKS = np.array(SUIT_MASKS, dtype=_U64)
 _RANKS = [np.uint64(sum(1 << (13 * s + r) for s in range(4))) for r in range(13)]
-_POPS = (None, ((1, 13), (0, 39)), ((1, 13), (0, 38)), ((1, 12), (0, 39)))
 _BYTE_COUNTS = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 
 
@@ -283,6 +290,8 @@ class _Columns:
         suit = _SUIT_MASKS[np.maximum(self.trump, 0)]
         self.trumps = np.where(self.trump[:, None] >= 0, popcount(hands & suit[:, None]), 0)
         self.trumps[self.pop == 3, self.dealer[self.pop == 3]] -= 1  # a trump shown: left out
+        self.honour_code, self.honours = honour_columns(hands, self.trump, self.pop,
+                                                        self.thirteenth, self.dealer)
         self.rows = np.arange(self.n)
 
 
@@ -301,10 +310,6 @@ _PATTERN_INDEX, _PATTERN_NAMES = _patterns()
 
 def _const(key: Key) -> KeyOf:
     return lambda _: key
-
-
-def _part(key: KeyOf, i: int) -> KeyOf:
-    return lambda k: (*key(k), i)
 
 
 def _paired_of(pop: tuple[tuple[int, int], ...]) -> Callable[[int], Any]:
@@ -358,28 +363,8 @@ def _joint(s: Streams, c: _Columns, group: tuple[str, str],
         for i, v in enumerate(per_part):
             s.total(c.match, None, _const(("joint", test, refs, i)), v)
         if measure == HCP:  # trumps come after the points, aces and kings
-            _joint_trumps(s, c, group, split, dealer_part, k)
-
-
-def _joint_trumps(s: Streams, c: _Columns, group: tuple[str, str],
-                  split: Callable[[Int], list[Int]], dealer_part: Int, k: int) -> None:
-    t = np.flatnonzero(c.pop > 0)
-    if not len(t):
-        return
-    per_part = split(c.trumps)
-    n = len(per_part)
-    code = (c.pop[t] * 2 + c.reveals[t]) * 8 + np.where(c.reveals[t], dealer_part[t], 7)
-    test = (TRUMPS, *group)
-
-    def refs(code: int) -> tuple[Any, ...]:
-        pop, reveals, dp = _POPS[code >> 4], code >> 3 & 1, code & 7
-        return tuple(_sum_ref(pop, 13 * k - (1 if reveals and i == dp else 0), k)
-                     for i in range(n))
-
-    match = c.match[t]
-    s.count(match, code, lambda x: ("joint", test, refs(x)))
-    for i, v in enumerate(per_part):
-        s.total(match, code, _part(lambda x: ("joint", test, refs(x)), i), v[t])
+            joint_trumps(s, c, group, split, dealer_part, k)
+            joint_honours(s, c, group, split, dealer_part, k)
 
 
 def _paired(s: Streams, c: _Columns, rows: Int, group: tuple[str, str]) -> None:
@@ -409,6 +394,7 @@ def _paired(s: Streams, c: _Columns, rows: Int, group: tuple[str, str]) -> None:
                                        13 * (4 - kc_) - (code >> 2 & 1), 4 - kc_)
 
                 _pairs(s, match[t], code, group, TRUMPS, tx, ty, ref)
+            paired_honours(s, c, rows, comp, kc, dealer_comp, group, _pairs)
 
 
 def _pairs(s: Streams, match: Int, code: Int, group: tuple[str, str], measure: str,

@@ -2,8 +2,9 @@
 
 Here the cards and the rules meet the statistics: each dealing attempt a match
 went through (the replayer's view, :class:`~tarneeb.replay.rules.engine.Hand`) gives,
-per hand, its high-card points (A 4, K 3, Q 2, J 1), its number of trumps where
-the deal fixes the trump, its suit-length pattern and its voids; per deal, the
+per hand, its high-card points (A 4, K 3, Q 2, J 1), its number of trumps and its trump
+honours' points (:mod:`~tarneeb.replay.archive.honours`) where the deal fixes the trump,
+its suit-length pattern and its voids; per deal, the
 revealed card and the trump suit where the rules reveal one; per match, the first
 dealer. Each observation goes to a :class:`~tarneeb.audit.fairness.Tally` with the
 exact distribution it follows under a uniform shuffle, grouped three ways:
@@ -36,8 +37,8 @@ True
 >>> sorted({r.test[0] for r in t.results()})  # doctest: +NORMALIZE_WHITESPACE
 ['aces', 'card position', 'deck order', 'first dealer', 'high-card points', 'honour fit',
  'kings', 'long suits', 'near-repeated hands', 'repeated deals', 'repeated hands',
- 'revealed card', 'revealed rank', 'suit fit', 'suit pattern', 'trump suit', 'trumps',
- 'voids']
+ 'revealed card', 'revealed rank', 'suit fit', 'suit pattern', 'trump honours',
+ 'trump suit', 'trumps', 'voids']
 """
 
 from __future__ import annotations
@@ -63,8 +64,13 @@ from tarneeb.audit.fairness import (
     correct_all,
     pattern_name,
 )
-from tarneeb.audit.fairness.fit import HONOUR_FIT, SUIT_FIT
-from tarneeb.audit.fairness.nearrepeat import TEST as NEAR_REPEATS
+from tarneeb.replay.archive.honours import (
+    HONOUR_POPS,
+    TRUMP_HONOURS,
+    honour_code,
+    honour_points,
+    shown_value,
+)
 from tarneeb.replay.rules.cards import SUIT_MASKS, SUIT_NAMES, card_name, check_deal
 from tarneeb.replay.rules.ruleset import RuleSet
 
@@ -92,8 +98,8 @@ _HANDS = 635_013_559_600  # C(52, 13): the 13-card hands
 _FINGERPRINT = 0x9E3779B97F4A7C15  # a multiplicative hash (Fibonacci), public
 _MASK64 = (1 << 64) - 1
 _KEEP = (1 << 64) // REPEAT_SAMPLE
-MEASURES = (HCP, ACES, KINGS, TRUMPS, PATTERN, VOIDS, REVEALED, REVEALED_RANK, TRUMP_SUIT,
-            FIRST_DEALER, REPEATED, CARD_POSITION, LONG, REPEATED_DEALS, DECK_ORDER)
+MEASURES = (HCP, ACES, KINGS, TRUMPS, TRUMP_HONOURS, PATTERN, VOIDS, REVEALED, REVEALED_RANK,
+            TRUMP_SUIT, FIRST_DEALER, REPEATED, CARD_POSITION, LONG, REPEATED_DEALS, DECK_ORDER)
 TABLE_SEATS = ("seat 1", "seat 2", "seat 3", "seat 4")  # absolute, as people count them
 TEAMS = ("seats 1+3", "seats 2+4")
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -279,6 +285,7 @@ class _DealTally:
         self.masks, self.dealer, self.thirteenth = hand.hands, hand.dealer, hand.thirteenth
         self.trump = rules.trump_for_deal(hand.thirteenth)
         self.pop = _trump_population(rules) if self.trump is not None else None
+        self.honours = honour_code(rules.trump, rules.reveals_card, self.trump, self.thirteenth)
         self.lengths = [suit_lengths(m) for m in self.masks]
 
     def add(self, labels: list[str] | None, key_group: str) -> None:
@@ -313,7 +320,8 @@ class _DealTally:
         self.named_trump()
 
     def measures(self, seats: Sequence[int]) -> list[tuple[str, DrawSum, int]]:
-        """The sums of ``seats``' hands together: points, aces, kings, trumps (where fixed)."""
+        """The sums of ``seats``' hands together: points, aces, kings, trumps and the trump
+        honours' points (where the deal fixes the trump)."""
         joined = 0
         for s in seats:
             joined |= self.masks[s]
@@ -326,6 +334,11 @@ class _DealTally:
         t = self.trumps_of(seats, joined)
         if t is not None:
             out.append((TRUMPS, *t))
+        if self.honours:
+            known = 1 if self.rules.reveals_card and self.dealer in seats else 0
+            out.append((TRUMP_HONOURS, _sum_ref(HONOUR_POPS[self.honours], 13 * k - known, k),
+                        honour_points(joined, self.trump or 0)
+                        - (shown_value(self.honours) if self.dealer in seats else 0)))
         return out
 
     def classes(self, seats: Sequence[int], which: Sequence[str]) -> list[tuple[str, Any, int]]:
@@ -504,71 +517,19 @@ def tested_keys(tally: Tally, by: str = "key") -> set[str]:
     return keys if len(keys) > 1 else set()
 
 
-# the battery's measures, in the words the verdict names them, and their tests' names
-MEASURE_WORDS = (
-    ("high-card points", (HCP,)), ("trumps", (TRUMPS,)), ("voids", (VOIDS,)),
-    ("aces", (ACES,)), ("kings", (KINGS,)), ("long suits", (LONG,)),
-    ("suit patterns", (PATTERN,)), ("card positions relative to the dealer", (CARD_POSITION,)),
-    ("repeated and near-repeated hands (12 of 13 cards) and deals",
-     (REPEATED, NEAR_REPEATS[0], REPEATED_DEALS)),
-    ("the deck's order", (DECK_ORDER,)),
-    ("partners' suit and honour fit", (SUIT_FIT[0], HONOUR_FIT[0])),
-    ("the revealed card", (REVEALED, REVEALED_RANK, TRUMP_SUIT)),
-    ("the first dealer", (FIRST_DEALER,)))
-
-
-def uncovered(measured: Iterable[str] | None = None) -> str:
-    """What the battery does not test, said with every verdict and in the JSON: the
-    measures named are those of ``measured`` (the tests' first labels; None: every
-    measure the battery has), so an archive without a revealed card is not told its
-    revealed cards were measured.
-
-    >>> uncovered(["high-card points", "voids"])[:85]
-    'No test looks for: rigging of what is not measured (the measures are high-card points'
-    >>> [("the revealed card" in uncovered(m)) for m in (["high-card points"], None)]
-    [False, True]
-    """
-    have = None if measured is None else set(measured)
-    words = [w for w, names in MEASURE_WORDS if have is None or have.intersection(names)]
-    listed = ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
-    return ("No test looks for: rigging of what is not measured (the measures are "
-            f"{listed}" + _UNCOVERED_REST)
-
-
-_UNCOVERED_REST = ("); rigging steered by what the tests do not see (a player's skill or bids, "
-                   'the time of day, the stakes, a match state other than behind, ahead, late, '
-                   'after a won or lost deal and the first deal); the state or the successive '
-                   'matches of a player with fewer than 20 matches; drift other than of seats 1 '
-                   "and 3's or the computer seats' points (one seat against its partner, a "
-                   'seat relative to the dealer), and any drift where the logs '
-                   'carry no season order; hands that share 11 cards or fewer with an earlier '
-                   "one; a seed space too large to repeat deals at this archive's size; matches "
-                   'left '
-                   'out of the archive; and any bias smaller than the sizes above. The deals are'
-                   ' grouped by one thing at a time (a key, a rule set, a named player, a seat '
-                   'label, a team), crossed only with the state of the match (and a player with '
-                   'the rule set): a bias confined to one player under one key, to two named '
-                   "players when they sit as partners, or to players' first matches shows only "
-                   "as much as it moves that player's or label's deals as a whole; and the first"
-                   ' dealer is tested by its seat and its label, not by who bids first after it '
-                   '(a named player or a computer seat).')
-UNCOVERED = uncovered()  # every measure named: the sentence of the whole battery
 
 __all__ = [
     "LABELS",
     "MEASURES",
-    "MEASURE_WORDS",
     "MIN_KEY_DEALS",
     "ORIGINS",
     "POSITIONS",
     "TABLE_SEATS",
     "TEAMS",
-    "UNCOVERED",
     "fairness_results",
     "hcp",
     "is_deal",
     "suit_lengths",
     "tally_match",
     "tested_keys",
-    "uncovered",
 ]

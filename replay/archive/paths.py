@@ -310,9 +310,15 @@ def path_at(path: str) -> int:
         return zlib.crc32(path.encode("utf-8", "surrogatepass")) >> 1
 
 
+# what a log's share of the tallies holds: a state's shares made under another version
+# lack a measure (2: the trump honours), so its logs are judged again
+SHARES_VERSION = 2
+
+
 def trust_digest(trust: Trust) -> str:
     """What the user trusts, and the tarneeb that judges, as a digest: the stored verdicts
-    hold only under it (another release's verifier may judge a log otherwise)."""
+    hold only under it (another release's verifier may judge a log otherwise, and another
+    version of the shares measures other things)."""
     import dataclasses
 
     from tarneeb import __version__
@@ -323,7 +329,7 @@ def trust_digest(trust: Trust) -> str:
     for f in dataclasses.fields(trust):
         value = getattr(trust, f.name)
         parts.append((f.name, sorted(value.items()) if isinstance(value, dict) else value))
-    text = repr((parts, __version__))
+    text = repr((parts, __version__, SHARES_VERSION))
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 

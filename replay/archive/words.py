@@ -13,7 +13,7 @@ from typing import Any
 from tarneeb.audit.fairness import DEFAULT_ALPHA, FAMILIES, StatResult
 from tarneeb.audit.names import name_scripts
 from tarneeb.replay.archive.audit import ORIGINS, ArchiveSummary, describe_test
-from tarneeb.replay.archive.measures import uncovered
+from tarneeb.replay.archive.covered import uncovered
 from tarneeb.replay.archive.seen import CONFLICT_KIND
 
 ORIGIN_WORDS = {
@@ -274,7 +274,7 @@ def fairness_sentence(origin: str, results: list[StatResult],
         more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
         return f"{head}: EVIDENCE OF BIAS in {len(flagged)} tests: {said}{more}."
     return (f"{head}: no evidence of bias. {detectable_sentence(tested)} "
-            + uncovered(r.test[0] for r in tested))
+            + uncovered(r.test for r in tested))
 
 
 def _p_words(p: float | None) -> str:

@@ -1,0 +1,100 @@
+"""What the archive audit's battery does not test, in the words every verdict and the
+JSON's ``not_covered`` give: the measures named are those the archive was tested on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tarneeb.audit.fairness.fit import HONOUR_FIT, SUIT_FIT
+from tarneeb.audit.fairness.nearrepeat import TEST as NEAR_REPEATS
+from tarneeb.replay.archive.honours import TRUMP_HONOURS
+from tarneeb.replay.archive.measures import (
+    ACES,
+    CARD_POSITION,
+    DECK_ORDER,
+    FIRST_DEALER,
+    HCP,
+    KINGS,
+    LONG,
+    PATTERN,
+    REPEATED,
+    REPEATED_DEALS,
+    REVEALED,
+    REVEALED_RANK,
+    TRUMP_SUIT,
+    TRUMPS,
+    VOIDS,
+)
+
+# the battery's measures, in the words the verdict names them, and their tests' names
+MEASURE_WORDS = (
+    ("high-card points", (HCP,)), ("trumps", (TRUMPS,)),
+    ("the trump honours' points", (TRUMP_HONOURS,)), ("voids", (VOIDS,)),
+    ("aces", (ACES,)), ("kings", (KINGS,)), ("long suits", (LONG,)),
+    ("suit patterns", (PATTERN,)), ("card positions relative to the dealer", (CARD_POSITION,)),
+    ("repeated and near-repeated hands (12 of 13 cards) and deals",
+     (REPEATED, NEAR_REPEATS[0], REPEATED_DEALS)),
+    ("the deck's order", (DECK_ORDER,)),
+    ("partners' suit and honour fit", (SUIT_FIT[0], HONOUR_FIT[0])),
+    ("the revealed card", (REVEALED, REVEALED_RANK, TRUMP_SUIT)),
+    ("the first dealer", (FIRST_DEALER,)))
+
+
+def uncovered(tested: Iterable[tuple[str, ...] | str] | None = None) -> str:
+    """What the battery does not test, said with every verdict and in the JSON: the
+    measures named are those of the tests ``tested`` (their ids, or their measures alone;
+    None: every test the battery has), so an archive without a revealed card is not told
+    its revealed cards were measured, nor an archive whose logs stand in no season that
+    its drift was.
+
+    >>> uncovered([("high-card points", "seat", "dealer"), ("voids", "all", "all")])[:85]
+    'No test looks for: rigging of what is not measured (the measures are high-card points'
+    >>> [("the revealed card" in uncovered(m)) for m in ([("high-card points",)], None)]
+    [False, True]
+    """
+    tests = None if tested is None else list(tested)
+    have = None if tests is None else {t if isinstance(t, str) else t[0] for t in tests}
+    words = [w for w, names in MEASURE_WORDS if have is None or have.intersection(names)]
+    listed = ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
+    # (measures named without their tests: the archive's order is not known untested)
+    ordered = tests is None or all(isinstance(t, str) for t in tests) or any(
+        not isinstance(t, str) and (tuple(t[1:3]) in _ORDERED or tuple(t[1:2]) in _ORDERED)
+        for t in tests)
+    order = _ORDER if ordered else _NO_ORDER
+    return ("No test looks for: rigging of what is not measured (the measures are "
+            f"{listed}" + _UNCOVERED_REST.replace("{order}", order))
+
+
+# the tests of the archive's order (drift, a player's successive matches), which need the
+# logs' places in a season
+_ORDERED = (("archive order",), ("successive matches",), ("serial", "consecutive matches"))
+_ORDER = ("the successive matches of a player with fewer than 20 matches; drift other than "
+          "of seats 1 and 3's or the computer seats' points (one seat against its partner, a "
+          "seat relative to the dealer), and any of the logs that stand in no season")
+_NO_ORDER = ("drift over the archive and a player's successive matches (no test of them "
+             "ran: the logs stand in no season, as logs of recorded deals do not, or too "
+             "few do)")
+_UNCOVERED_REST = ("); rigging steered by what the tests do not see (a player's skill or bids, "
+                   'the time of day, the stakes, a match state other than behind, ahead, late, '
+                   'after a won or lost deal and the first deal); the state of a player with '
+                   'fewer than 20 matches, or a cell of the state test with fewer than 50 '
+                   'deals; {order}; a card\'s place by table seat, team, player or seat label '
+                   "other than the trump honours' (a side suit's ace steered to a seat by a swap "
+                   'that keeps every count); hands that share 11 cards or fewer with an earlier '
+                   "one; a seed space too large to repeat deals at this archive's size; a "
+                   "person's shuffle of a deck gathered from the last deal's tricks, or a "
+                   'shuffle biased relative to the deck the last deal left; the seat labels and '
+                   "names as the logs give them (a computer seat labelled human, or a player "
+                   'under a new name each match, is tested as labelled); matches left '
+                   'out of the archive; and any bias smaller than the sizes above. The deals are'
+                   ' grouped by one thing at a time (a key, a rule set, a named player, a seat '
+                   'label, a team), crossed only with the state of the match (and a player with '
+                   'the rule set): a bias confined to one player under one key, to two named '
+                   "players when they sit as partners, or to players' first matches shows only "
+                   "as much as it moves that player's or label's deals as a whole; and the first"
+                   ' dealer is tested by its seat and its label, not by who bids first after it '
+                   '(a named player or a computer seat).')
+UNCOVERED = uncovered()  # every measure named: the sentence of the whole battery
+
+
+__all__ = ["MEASURE_WORDS", "UNCOVERED", "uncovered"]

@@ -1,0 +1,129 @@
+"""The trumps and the trump honours (:mod:`~tarneeb.replay.archive.honours`) over a chunk's
+deals at once, for :mod:`~tarneeb.replay.archive.columns`: the honours' columns, and the
+tests ``measures.py``'s ``sums`` and ``labels`` make deal by deal of the seats' trumps and
+trump honours (the same counts and sums, held to them by ``tests/test_archive_columns.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tarneeb.audit.fairness.streams import Int, KeyOf, Streams
+from tarneeb.replay.archive.honours import (
+    HONOUR_POPS,
+    HONOUR_RANKS,
+    HONOUR_VALUES,
+    TRUMP_HONOURS,
+)
+from tarneeb.replay.archive.measures import TRUMPS, _paired_ref, _sum_ref
+
+# the trumps' populations by code (``columns._pop_code``): none, a fixed trump, a card shown
+# of another suit, the shown card's own suit
+TRUMP_POPS = (None, ((1, 13), (0, 39)), ((1, 13), (0, 38)), ((1, 12), (0, 39)))
+_SHOWN = np.array([0, 0, 0, *HONOUR_VALUES], dtype=np.int64)  # by code: the shown card's
+
+
+def _part(key: KeyOf, i: int) -> KeyOf:
+    return lambda k: (*key(k), i)
+
+
+def honour_columns(hands: npt.NDArray[np.uint64], trump: Int, pop: Int, thirteenth: Int,
+                   dealer: Int) -> tuple[Int, Int]:
+    """Per deal its population's code (``honour_code``: from the trumps' population
+    code ``pop``, 1 fixed, 2 a card shown of another suit, 3 the shown card's own suit),
+    and per deal and seat the trump honours' points (the dealer's less its shown card's)."""
+    rank = np.where(thirteenth >= 0, thirteenth % 13, 0)
+    code = np.where(pop == 1, 1, np.where(pop == 0, 0, 2))
+    code = np.where((pop == 3) & (thirteenth >= 0) & (rank >= 9), 15 - rank, code)
+    shift = (13 * np.maximum(trump, 0))[:, None]
+    points = np.zeros(hands.shape, dtype=np.int64)
+    for v, r in zip(HONOUR_VALUES, HONOUR_RANKS, strict=True):
+        points += v * ((hands >> (shift + r).astype(np.uint64)) & np.uint64(1)).astype(np.int64)
+    points = np.where(code[:, None] > 0, points, 0)
+    rows = np.arange(len(code))
+    points[rows, dealer] -= _SHOWN[code]
+    return code, points
+
+
+def joint_trumps(s: Streams, c: Any, group: tuple[str, str],
+                  split: Callable[[Int], list[Int]], dealer_part: Int, k: int) -> None:
+    """``sums``' test of the trumps of the parts ``split`` makes, ``dealer_part`` the part
+    holding the dealer (its shown card left out where it is a trump)."""
+    t = np.flatnonzero(c.pop > 0)
+    if not len(t):
+        return
+    per_part = split(c.trumps)
+    n = len(per_part)
+    code = (c.pop[t] * 2 + c.reveals[t]) * 8 + np.where(c.reveals[t], dealer_part[t], 7)
+    test = (TRUMPS, *group)
+
+    def refs(code: int) -> tuple[Any, ...]:
+        pop, reveals, dp = TRUMP_POPS[code >> 4], code >> 3 & 1, code & 7
+        return tuple(_sum_ref(pop, 13 * k - (1 if reveals and i == dp else 0), k)
+                     for i in range(n))
+
+    match = c.match[t]
+
+    def key(x: int) -> tuple[Any, ...]:
+        return ("joint", test, refs(x))
+
+    s.count(match, code, key)
+    for i, v in enumerate(per_part):
+        s.total(match, code, _part(key, i), v[t])
+
+
+def joint_honours(s: Streams, c: Any, group: tuple[str, str],
+                  split: Callable[[Int], list[Int]], dealer_part: Int, k: int) -> None:
+    """``sums``' test of the trump honours of the parts ``split`` makes (the positions,
+    the table seats, the teams), ``dealer_part`` the part holding the dealer."""
+    t = np.flatnonzero(c.honour_code > 0)
+    if not len(t):
+        return
+    per_part = split(c.honours)
+    n = len(per_part)
+    code = (c.honour_code[t] * 2 + c.reveals[t]) * 8 + np.where(c.reveals[t], dealer_part[t], 7)
+    test = (TRUMP_HONOURS, *group)
+
+    def refs(code: int) -> tuple[Any, ...]:
+        pop, reveals, dp = HONOUR_POPS[code >> 4], code >> 3 & 1, code & 7
+        return tuple(_sum_ref(pop, 13 * k - (1 if reveals and i == dp else 0), k)
+                     for i in range(n))
+
+    match = c.match[t]
+
+    def key(x: int) -> tuple[Any, ...]:
+        return ("joint", test, refs(x))
+
+    s.count(match, code, key)
+    for i, v in enumerate(per_part):
+        s.total(match, code, _part(key, i), v[t])
+
+
+def paired_honours(s: Streams, c: Any, rows: Int, comp: Int, kc: Int, dealer_comp: Int,
+                   group: tuple[str, str],
+                   pairs: Callable[..., None]) -> None:
+    """``labels``' test of the computer seats' trump honours against the human seats', in
+    the deals ``rows`` (both labels present; ``comp`` per deal and seat whether it is a
+    computer's, ``kc`` how many, ``dealer_comp`` whether the dealer is one)."""
+    t = c.honour_code[rows] > 0
+    if not t.any():
+        return
+    r = rows[t]
+    known_c = (c.reveals[r] & (dealer_comp[t] == 1)).astype(np.int64)
+    known_h = (c.reveals[r] & (dealer_comp[t] == 0)).astype(np.int64)
+    hx = (c.honours[r] * comp[t]).sum(axis=1)
+    hy = c.honours[r].sum(axis=1) - hx
+    code = ((c.honour_code[r] * 2 + known_c) * 2 + known_h) * 4 + kc[t]
+
+    def ref(code: int) -> Any:
+        pop, k = HONOUR_POPS[code >> 4], code & 3
+        return _paired_ref(pop, 13 * k - (code >> 3 & 1), k, 13 * (4 - k) - (code >> 2 & 1),
+                           4 - k)
+
+    pairs(s, c.match[r], code, group, TRUMP_HONOURS, hx, hy, ref)
+
+
+__all__ = ["TRUMP_POPS", "honour_columns", "joint_honours", "joint_trumps", "paired_honours"]
