@@ -195,7 +195,7 @@ def bench_generated_looks(archives: int = 20, matches: int = 300) -> dict[str, A
     """Fair archives of generated logs looked at after every match: how many the evidence
     ever flags, and per match-state test its largest e-value (log10) and its z's mean
     and variance over the archives."""
-    from tarneeb.replay.archive.measures import tally_match
+    from tarneeb.replay.archive.battery.measures import tally_match
     from tarneeb.replay.verify.replayer import verify_bytes
     t = time.process_time()
     flagged = 0

@@ -115,7 +115,7 @@ def load_auditor(argv: list[str]) -> None:
     # where it needs it, or tallies match by match)
     with contextlib.suppress(ImportError):
         if here and stats:
-            import tarneeb.replay.archive.columns
+            import tarneeb.replay.archive.battery.columns
         if state and stats:
             import tarneeb.audit.fairness.anytime.batch  # noqa: F401
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.replay.archive.measures import hcp
+from tarneeb.replay.archive.battery.measures import hcp
 from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.players import BotPlayer, play_match
 from tarneeb.replay.rules.ruleset import PRESETS, RuleSet

@@ -2,7 +2,7 @@
 
 A generated *log* archive (:mod:`tarneeb.testing.archive`) costs a replay per match; the
 calibration of the fairness tests needs thousands of archives, so here the deals go
-straight to the same measures (:func:`~tarneeb.replay.archive.measures.tally_match`) and
+straight to the same measures (:func:`~tarneeb.replay.archive.battery.measures.tally_match`) and
 the same results (:func:`~tarneeb.replay.archive.audit.fairness_results`) as an audit's,
 as the engine's ``Hand`` records would. A match is a run of deals, the dealer in turn
 from a random first, each team scoring a random 0–13 after each deal (the state a
@@ -82,7 +82,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.measures import deal_value, hcp, suit_lengths, tally_match
+from tarneeb.replay.archive.battery.measures import deal_value, hcp, suit_lengths, tally_match
 from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.ruleset import PRESETS
 

@@ -1,5 +1,5 @@
-"""The deal measures tallied a chunk at a time with numpy (replay/archive/columns.py) are
-the per-match tallies (replay/archive/measures.py), key for key, with the same snapshot
+"""The deal measures tallied a chunk at a time with numpy (replay/archive/battery/columns.py) are
+the per-match tallies (replay/archive/battery/measures.py), key for key, with the same snapshot
 after each match."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.columns import DealColumns
-from tarneeb.replay.archive.measures import tally_match
+from tarneeb.replay.archive.battery.columns import DealColumns
+from tarneeb.replay.archive.battery.measures import tally_match
 from tarneeb.replay.archive.records import share_of
 from tarneeb.replay.archive.seen import snapshot
 from tarneeb.replay.rules.cards import deal_hands
@@ -113,10 +113,10 @@ def test_a_lazy_history_of_known_size_is_not_made_to_say_it_has_hands() -> None:
 
 def test_repeats_kept_apart_give_the_same_results(tmp_path: Any) -> None:
     """The summary moves the repeat tests' values out of its tallies into compact arrays
-    (replay/archive/repeats.py): every result is the same as with them in the tallies,
+    (replay/archive/battery/repeats.py): every result is the same as with them in the tallies,
     and a value drawn twice counts as a pair."""
     from tarneeb.replay.archive.audit import ArchiveSummary, expand_paths, run_chunks
-    from tarneeb.replay.archive.repeats import Repeats
+    from tarneeb.replay.archive.battery.repeats import Repeats
     from tarneeb.testing.archive import write_archive
 
     write_archive(tmp_path / "p", 4, seed=b"columns repeats")
@@ -143,13 +143,13 @@ def test_repeats_kept_apart_give_the_same_results(tmp_path: Any) -> None:
 def test_deals_and_rows_on_disk_give_the_same_results(tmp_path: Any,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Past a bound, the deals the repeat tests keep and the matches' rows go to temporary
-    files (replay/archive/repeats.py), read back a piece at a time: every result is the
+    files (replay/archive/battery/repeats.py), read back a piece at a time: every result is the
     same as with everything in memory, and the files have no name (nothing is left behind
     however the audit ends)."""
     import os
 
-    from tarneeb.replay.archive import repeats
     from tarneeb.replay.archive.audit import ArchiveSummary, expand_paths, run_chunks
+    from tarneeb.replay.archive.battery import repeats
     from tarneeb.testing.archive import write_archive
 
     write_archive(tmp_path / "p", 4, seed=b"columns spill")
@@ -182,7 +182,7 @@ def test_rows_kept_apart_read_as_the_tally_reads_them() -> None:
 
     from tarneeb.audit.fairness import Tally
     from tarneeb.audit.fairness.state import decode
-    from tarneeb.replay.archive.repeats import keep_repeats
+    from tarneeb.replay.archive.battery.repeats import keep_repeats
 
     test, ref = ("points", "state", "all"), "one hand"
     rows = {(5, 2, ("a", "b", "c", "d"), 3, bytes(range(10))): 1,
@@ -264,8 +264,8 @@ def test_tests_read_the_same_with_their_values_kept_apart(
     """The summary's tally with the repeat tests' deals, the matches' rows and the lag
     test's entries moved into flat arrays (``on_disk``: most of them into temporary files)
     gives every test the result the whole tally gives."""
-    from tarneeb.replay.archive import repeats
-    from tarneeb.replay.archive.repeats import keep_repeats
+    from tarneeb.replay.archive.battery import repeats
+    from tarneeb.replay.archive.battery.repeats import keep_repeats
     from tarneeb.testing.dealsim import synthetic_match
 
     if on_disk:
@@ -338,7 +338,7 @@ def test_a_full_disk_stops_the_audit_and_keeps_what_was_kept(
     a table of the database that failed is not read again (no answer from part of it)."""
     import tempfile
 
-    from tarneeb.replay.archive import repeats
+    from tarneeb.replay.archive.battery import repeats
     from tarneeb.replay.archive.claims import Stored
     from tarneeb.replay.archive.paths import AuditFault
 

@@ -7,7 +7,7 @@ import random
 from types import SimpleNamespace
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.measures import hcp, is_deal, tally_match
+from tarneeb.replay.archive.battery.measures import hcp, is_deal, tally_match
 from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.ruleset import PRESETS
 

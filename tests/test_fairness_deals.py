@@ -13,8 +13,8 @@ import pytest
 
 from tarneeb.audit.fairness import fit, nearrepeat, state
 from tarneeb.audit.fairness.nearrepeat import Deals, unpack_hands
-from tarneeb.replay.archive import repeats
-from tarneeb.replay.archive.measures import _HCP_HAND, HCP
+from tarneeb.replay.archive.battery import repeats
+from tarneeb.replay.archive.battery.measures import _HCP_HAND, HCP
 from tarneeb.testing.dealsim import synthetic_archive
 
 _WORDS = np.dtype([("top", ">u4"), ("mid", ">u8"), ("lo", ">u8")])

@@ -16,7 +16,7 @@ from scipy import stats
 
 from tarneeb.audit.fairness import drift, fit, nearrepeat, state
 from tarneeb.audit.fairness.correction import family_of
-from tarneeb.replay.archive.measures import _HCP_HAND, HCP
+from tarneeb.replay.archive.battery.measures import _HCP_HAND, HCP
 from tarneeb.testing.dealsim import synthetic_archive
 
 STATE = (HCP, "match state", "players, seat labels and teams")

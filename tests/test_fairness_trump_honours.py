@@ -12,8 +12,8 @@ import pytest
 
 from tarneeb.audit.fairness import Tally
 from tarneeb.replay.archive.audit import bias_flagged, fairness_results
-from tarneeb.replay.archive.honours import HONOUR_POPS, honour_code, honour_points
-from tarneeb.replay.archive.measures import hcp, suit_lengths
+from tarneeb.replay.archive.battery.honours import HONOUR_POPS, honour_code, honour_points
+from tarneeb.replay.archive.battery.measures import hcp, suit_lengths
 from tarneeb.replay.rules.cards import deal_hands
 from tarneeb.replay.rules.ruleset import PRESETS
 from tarneeb.testing.dealsim import _trump_ace_to_computers, synthetic_archive

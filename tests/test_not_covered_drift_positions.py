@@ -27,8 +27,8 @@
 import random
 
 from tarneeb.audit.fairness import Tally
-from tarneeb.replay.archive.covered import UNCOVERED, uncovered
-from tarneeb.replay.archive.measures import fairness_results
+from tarneeb.replay.archive.battery.covered import UNCOVERED, uncovered
+from tarneeb.replay.archive.battery.measures import fairness_results
 from tarneeb.replay.archive.words import fairness_sentence
 from tarneeb.testing.dealsim import synthetic_archive, synthetic_match
 

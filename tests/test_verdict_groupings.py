@@ -7,8 +7,8 @@ a bias only diluted into its whole, and the sentence must not let a reader think
 
 import random
 
-from tarneeb.replay.archive.covered import UNCOVERED
-from tarneeb.replay.archive.measures import fairness_results
+from tarneeb.replay.archive.battery.covered import UNCOVERED
+from tarneeb.replay.archive.battery.measures import fairness_results
 from tarneeb.replay.archive.words import fairness_sentence
 from tarneeb.testing.dealsim import synthetic_archive
 

@@ -5,7 +5,7 @@ The input is plain numbers: per match (:meth:`~tarneeb.audit.fairness.tally.Tall
 its place in a season (series, index; index ``-1`` when it has none), its seats' player
 names, a bit mask of its computer seats (``-1`` unknown), and per deal five bytes: the
 four seats' values (high-card points) and the state of seats 1 and 3 before the deal
-(:data:`BEHIND` ... :data:`FIRST`). The measures (:mod:`tarneeb.replay.archive.measures`)
+(:data:`BEHIND` ... :data:`FIRST`). The measures (:mod:`tarneeb.replay.archive.battery.measures`)
 say how a state is read from the scores; nothing here knows a rule.
 
 **The cells.** A *subject* is a team (seats 1+3, seats 2+4), a seat label (the computer
@@ -416,7 +416,7 @@ def row_tests(test: TestId, ref: DrawSum, counts: Mapping[tuple[Any, ...], int],
     """Every test read from the matches' rows: the state test (``test``), the drift over
     the archive's order and the serial balance of each player's successive matches;
     ``rows``: the rows as :func:`decode` gives them, kept apart from the tally in arrays
-    (:class:`~tarneeb.replay.archive.repeats.Repeats`), ``counts`` then empty."""
+    (:class:`~tarneeb.replay.archive.battery.repeats.Repeats`), ``counts`` then empty."""
     from tarneeb.audit.fairness.drift import balance_test, drift_tests
     d = decode(counts) if rows is None else rows
     return [state_test(test, ref, d), *drift_tests(test[0], ref, d),

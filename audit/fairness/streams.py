@@ -1,6 +1,6 @@
 """Observations grouped by key and by match with numpy: a chunk's
 :class:`~tarneeb.audit.fairness.Tally` and its snapshot after each match, for tallies
-made over per-row columns at once (:mod:`tarneeb.replay.archive.columns`).
+made over per-row columns at once (:mod:`tarneeb.replay.archive.battery.columns`).
 
 A test adds its observations as arrays: the match of each row and an integer code per
 row, which a function turns into the tally's key (:meth:`Streams.count`,

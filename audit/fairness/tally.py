@@ -208,14 +208,14 @@ row_tests`); ``ref`` the distribution of one hand's value."""
         whose values are kept apart (per test: population, sample rate, values drawn,
         equal pairs, and a function giving the values drawn: every deal as
         :class:`~tarneeb.audit.fairness.nearrepeat.Deals`, or each value's count, or None;
-        :class:`~tarneeb.replay.archive.repeats.Repeats`), tested in their place among
+        :class:`~tarneeb.replay.archive.battery.repeats.Repeats`), tested in their place among
         the others. ``rows``: the matches' rows kept apart (per test, an object whose
         ``ref`` is the test's reference, ``decoded()`` gives the rows as
         :func:`~tarneeb.audit.fairness.state.decode` does and ``counts()`` as this tally's
-        counts would hold them; :class:`~tarneeb.replay.archive.repeats.Rows`). ``lags``:
+        counts would hold them; :class:`~tarneeb.replay.archive.battery.repeats.Rows`). ``lags``:
         lag tests' entries kept apart (per test, an object whose ``entries()`` gives
         ``(series, index) -> value``, added to the sums' ones:
-        :class:`~tarneeb.replay.archive.repeats.Ordered`)."""
+        :class:`~tarneeb.replay.archive.battery.repeats.Ordered`)."""
         groups: dict[tuple[str, TestId], dict[Any, int]] = {}
         for key, n in self.counts.items():
             if select is not None and not select(key[1]):

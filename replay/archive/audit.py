@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 from tarneeb.audit.fairness.correction import family_weights
 from tarneeb.audit.fairness.tests import bias_flagged, describe_test
+from tarneeb.replay.archive.battery.covered import uncovered
+from tarneeb.replay.archive.battery.measures import ORIGINS, fairness_results, tally_match
 from tarneeb.replay.archive.claims import Claim, Claims, claim_from, claim_message, claim_of
-from tarneeb.replay.archive.covered import uncovered
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
-from tarneeb.replay.archive.measures import ORIGINS, fairness_results, tally_match
 from tarneeb.replay.archive.paths import (
     ArchiveError,
     AuditFault,
@@ -234,10 +234,10 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
 
 
 def _chunk_tallies() -> Any:
-    """A chunk's tallies made at once with numpy (:mod:`~tarneeb.replay.archive.columns`),
+    """A chunk's tallies made at once with numpy (:mod:`~tarneeb.replay.archive.battery.columns`),
     or None without numpy (the archive extra): match by match (``tally_match``)."""
     try:
-        from tarneeb.replay.archive.columns import ChunkTallies
+        from tarneeb.replay.archive.battery.columns import ChunkTallies
     except ImportError:  # pragma: no cover - numpy not installed
         return None
     return ChunkTallies()
@@ -350,7 +350,7 @@ class ArchiveSummary:
     seen: Seen = field(default_factory=Seen, repr=False, compare=False)
     claims: Claims = field(default_factory=Claims, repr=False, compare=False)
     # per origin, the values the repeat tests count, out of the tallies and kept compactly
-    # (replay/archive/repeats.py; not with a state, which keeps its tallies whole)
+    # (replay/archive/battery/repeats.py; not with a state, which keeps its tallies whole)
     repeats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     compact_repeats: bool = field(default=True, repr=False, compare=False)
 
@@ -374,7 +374,7 @@ class ArchiveSummary:
             share = without(t, repeats[origin])
             if self.compact_repeats:  # numpy (the archive extra) keeps them compactly
                 try:
-                    from tarneeb.replay.archive.repeats import keep_repeats
+                    from tarneeb.replay.archive.battery.repeats import keep_repeats
                 except ImportError:  # pragma: no cover
                     self.compact_repeats = False
                 else:  # taken out before the merge: the summary's tally never holds them

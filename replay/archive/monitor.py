@@ -457,7 +457,7 @@ class Monitor:
         if self.tallies:  # (the run's new shares are in the summary's, from its chunks)
             for origin, t in totals.items():
                 if t and summary.compact_repeats:  # (the values drawn as the chunks')
-                    from tarneeb.replay.archive.repeats import keep_repeats
+                    from tarneeb.replay.archive.battery.repeats import keep_repeats
                     t = keep_repeats(summary.repeats, origin, t)
                 if t:
                     summary.tallies.setdefault(origin, Tally()).merge(t)

@@ -13,7 +13,7 @@ from typing import Any
 from tarneeb.audit.fairness import DEFAULT_ALPHA, FAMILIES, StatResult
 from tarneeb.audit.names import name_scripts
 from tarneeb.replay.archive.audit import ORIGINS, ArchiveSummary, describe_test
-from tarneeb.replay.archive.covered import uncovered
+from tarneeb.replay.archive.battery.covered import uncovered
 from tarneeb.replay.archive.seen import CONFLICT_KIND
 
 ORIGIN_WORDS = {

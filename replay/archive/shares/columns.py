@@ -2,7 +2,7 @@
 (:func:`~tarneeb.replay.archive.shares.pack_share`) asks about a chunk's key once, not
 once a match.
 
-A chunk's tally (:mod:`~tarneeb.replay.archive.columns`) has a few thousand keys, and each
+A chunk's tally (:mod:`~tarneeb.replay.archive.battery.columns`) has a few thousand keys, and each
 match's share touches a few hundred of them: the share is, per part (counts, sums), the
 positions among the chunk's keys of those it touched, in order, and their values
 (:class:`ShareColumns`). What writing a share asks of a key (is it a value drawn, a card

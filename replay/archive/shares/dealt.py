@@ -44,7 +44,7 @@ def _row_of(points: list[int], marks: bytes) -> bytes:
     """A match's row of the match-state tests from its deals' points (:func:`_points`) in
     order and per deal a byte: the dealer's seat (bits 6-7) and the state (bits 0-5); per
     deal the four seats' points, then the state
-    (:func:`~tarneeb.replay.archive.measures.tally_match`'s row)."""
+    (:func:`~tarneeb.replay.archive.battery.measures.tally_match`'s row)."""
     out = bytearray()
     for p, mark in zip(points, marks, strict=True):
         r = mark >> 6

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from tarneeb.audit.fairness.fit import HONOUR_FIT, SUIT_FIT
 from tarneeb.audit.fairness.nearrepeat import TEST as NEAR_REPEATS
-from tarneeb.replay.archive.honours import TRUMP_HONOURS
-from tarneeb.replay.archive.measures import (
+from tarneeb.replay.archive.battery.honours import TRUMP_HONOURS
+from tarneeb.replay.archive.battery.measures import (
     ACES,
     CARD_POSITION,
     DECK_ORDER,

@@ -1,8 +1,8 @@
-"""The deal measures of :mod:`~tarneeb.replay.archive.measures`, tallied a chunk at a time
+"""The deal measures of :mod:`~tarneeb.replay.archive.battery.measures`, tallied a chunk at a time
 with numpy: the same :class:`~tarneeb.audit.fairness.Tally` counts and sums, at a small
 part of the cost.
 
-:func:`~tarneeb.replay.archive.measures.tally_match` adds each observation of each deal
+:func:`~tarneeb.replay.archive.battery.measures.tally_match` adds each observation of each deal
 to the tally one by one (about a hundred dictionary updates a deal). Here a match's deals
 are only *recorded* (:meth:`DealColumns.add_match`); at the end of a chunk
 :meth:`DealColumns.finish` turns them into **per-deal columns** (numpy arrays, one row a
@@ -43,7 +43,7 @@ import numpy.typing as npt
 from tarneeb.audit.fairness import DrawSum, Tally
 from tarneeb.audit.fairness.joint import PACK
 from tarneeb.audit.fairness.streams import Int, Key, KeyOf, Streams
-from tarneeb.replay.archive.measures import (
+from tarneeb.replay.archive.battery.measures import (
     _ALL_CARDS,
     _ALL_RANKS,
     _ALL_SEATS,
@@ -94,8 +94,8 @@ from tarneeb.replay.archive.measures import (
     in_rule_set,
     is_deal,
 )
-from tarneeb.replay.archive.trumpcols import TRUMP_POPS as _POPS
-from tarneeb.replay.archive.trumpcols import (
+from tarneeb.replay.archive.battery.trumpcols import TRUMP_POPS as _POPS
+from tarneeb.replay.archive.battery.trumpcols import (
     _part,
     honour_columns,
     joint_honours,
@@ -170,7 +170,7 @@ class DealColumns:
     def add_match(self, rules: RuleSet, computer: Sequence[bool], key: str | None,
                   hands: Sequence[Any], names: Sequence[str] | None = None,
                   leaf: tuple[bytes, int] | None = None) -> int:
-        """Record one match's deals, as :func:`~tarneeb.replay.archive.measures.tally_match`
+        """Record one match's deals, as :func:`~tarneeb.replay.archive.battery.measures.tally_match`
         takes them; returns the number of deals recorded."""
         index = len(self.matches)
         totals = (0, 0)

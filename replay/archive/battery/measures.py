@@ -3,7 +3,7 @@
 Here the cards and the rules meet the statistics: each dealing attempt a match
 went through (the replayer's view, :class:`~tarneeb.replay.rules.engine.Hand`) gives,
 per hand, its high-card points (A 4, K 3, Q 2, J 1), its number of trumps and its trump
-honours' points (:mod:`~tarneeb.replay.archive.honours`) where the deal fixes the trump,
+honours' points (:mod:`~tarneeb.replay.archive.battery.honours`) where the deal fixes the trump,
 its suit-length pattern and its voids; per deal, the
 revealed card and the trump suit where the rules reveal one; per match, the first
 dealer. Each observation goes to a :class:`~tarneeb.audit.fairness.Tally` with the
@@ -64,7 +64,7 @@ from tarneeb.audit.fairness import (
     correct_all,
     pattern_name,
 )
-from tarneeb.replay.archive.honours import (
+from tarneeb.replay.archive.battery.honours import (
     HONOUR_POPS,
     TRUMP_HONOURS,
     honour_code,
@@ -486,7 +486,7 @@ def fairness_results(tallies: Mapping[str, Tally], alpha: float = DEFAULT_ALPHA,
     :func:`~tarneeb.audit.fairness.correction.correct_all`): exit code 3 fires with
     probability at most ``alpha`` on a fair archive, whatever its mix of proven and
     recorded deals. ``repeats``: per origin, the repeat tests' values kept apart
-    (:class:`~tarneeb.replay.archive.repeats.Repeats`)."""
+    (:class:`~tarneeb.replay.archive.battery.repeats.Repeats`)."""
     out: dict[str, list[StatResult]] = {}
     for origin in ORIGINS:
         tally = tallies.get(origin)

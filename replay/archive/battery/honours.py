@@ -1,4 +1,4 @@
-"""The trump honours: a measure of the archive audit (:mod:`~tarneeb.replay.archive.measures`).
+"""The trump honours: a measure of the archive audit (:mod:`~.measures`).
 
 The points of the trump suit's ace, king, queen and jack (4, 3, 2, 1) in a hand, or in
 the hands of a set of seats, where the deal fixes the trump before anyone bids (a fixed

@@ -1,5 +1,5 @@
-"""The trumps and the trump honours (:mod:`~tarneeb.replay.archive.honours`) over a chunk's
-deals at once, for :mod:`~tarneeb.replay.archive.columns`: the honours' columns, and the
+"""The trumps and the trump honours (:mod:`~tarneeb.replay.archive.battery.honours`) over a chunk's
+deals at once, for :mod:`~tarneeb.replay.archive.battery.columns`: the honours' columns, and the
 tests ``measures.py``'s ``sums`` and ``labels`` make deal by deal of the seats' trumps and
 trump honours (the same counts and sums, held to them by ``tests/test_archive_columns.py``)."""
 
@@ -12,13 +12,13 @@ import numpy as np
 import numpy.typing as npt
 
 from tarneeb.audit.fairness.streams import Int, KeyOf, Streams
-from tarneeb.replay.archive.honours import (
+from tarneeb.replay.archive.battery.honours import (
     HONOUR_POPS,
     HONOUR_RANKS,
     HONOUR_VALUES,
     TRUMP_HONOURS,
 )
-from tarneeb.replay.archive.measures import TRUMPS, _paired_ref, _sum_ref
+from tarneeb.replay.archive.battery.measures import TRUMPS, _paired_ref, _sum_ref
 
 # the trumps' populations by code (``columns._pop_code``): none, a fixed trump, a card shown
 # of another suit, the shown card's own suit
