@@ -184,6 +184,17 @@ def _cases() -> dict[str, tuple[bytes, str]]:
         "long-seat-name-not-utf-8": (_edited(log, 0, lambda h: [
             *h[:4], [[_Raw(b"\xda\x00\xd2" + b"x" * 200 + b"\xff\xfe" + b"y" * 8), False],
                      *h[4][1:]], *h[5:]]), "a text field is not valid UTF-8"),
+        # house rules under a name that looks like a preset's: said, in both verifiers'
+        # words (a Cyrillic е; a capital name; an l for a 1)
+        "rules-name-a-look-alike-of-a-preset": (
+            _edited(log, 0, _rules(name="\u0435ram41")),
+            "house rules 'еram41' (a name that looks like eram41's, which they are not)"),
+        "rules-name-eram41-in-capitals": (_edited(log, 0, _rules(name="ERAM41")),
+                                          "(a name that looks like eram41's"),
+        "rules-name-with-an-l-for-a-1": (_edited(log, 0, _rules(name="eram4l")),
+                                         "(a name that looks like eram41's"),
+        "rules-name-of-its-own": (_edited(log, 0, _rules(name="club41")),
+                                  "house rules 'club41', recorded in full in the log"),
         "header-version-past-2^63": (_with(log, 0, _set(2, 2**63)),
                                      "format version 9223372036854775808 is newer than this "
                                      "tool reads (3); upgrade tarneeb"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import hmac
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -83,8 +83,20 @@ def rules_notes(rules: RuleSet) -> tuple[str, ...]:
                 "tarneeb: " + "; ".join(explain(rules, variants[rules.name])),)
     nearest = nearest_preset(rules)
     said = "; ".join(explain(rules, nearest)) or "none"
-    return (f"house rules {rules.name!r}, recorded in full in the log; their differences "
-            f"from the nearest preset, {nearest.name}: {said}",)
+    other = _looks_like(rules.name, variants)
+    alike = "" if other is None else f" (a name that looks like {other}'s, which they are not)"
+    return (f"house rules {rules.name!r}{alike}, recorded in full in the log; their "
+            f"differences from the nearest preset, {nearest.name}: {said}",)
+
+
+def _looks_like(name: str, variants: Iterable[str]) -> str | None:
+    """The preset or shipped rule set whose name ``name`` looks like but is not (UTS #39's
+    confusables, case folded: ``еram41`` with a Cyrillic е, ``ERAM41``, ``eram4l``)."""
+    from tarneeb.audit.names import name_keys
+
+    keys = name_keys(name)
+    return next((other for other in sorted({*PRESETS, *variants})
+                 if other != name and keys & name_keys(other)), None)
 
 
 @functools.lru_cache(maxsize=64)

@@ -6,6 +6,7 @@
 import { SHIPPED } from "../data/shipped.js";
 import { ALL_RULE_FIELDS, PRESETS, type RuleSet, rulesFromMap, rulesMap } from "./rules.js";
 import { jsonKey } from "../text/unpack.js";
+import { nameKeys } from "../text/names.js";
 
 /** Python's str() of plain data, as the Python verifier prints a value in its messages. */
 export function pyRepr(v: unknown, top = true): string {
@@ -154,5 +155,15 @@ export function rulesNotes(r: RuleSet): string[] {
   const variant = shippedRules().get(r.name);
   if (variant) return sameRules(r, variant) ? [] : [`house rules ${pyQuote(r.name)} differ from the ${r.name} shipped with tarneeb: ${explain(r, variant).join("; ")}`];
   const nearest = nearestPreset(r);
-  return [`house rules ${pyQuote(r.name)}, recorded in full in the log; their differences from the nearest preset, ${nearest.name}: ${explain(r, nearest).join("; ") || "none"}`];
+  const other = looksLike(r.name);
+  const alike = other === null ? "" : ` (a name that looks like ${other}'s, which they are not)`;
+  return [`house rules ${pyQuote(r.name)}${alike}, recorded in full in the log; their differences from the nearest preset, ${nearest.name}: ${explain(r, nearest).join("; ") || "none"}`];
+}
+
+/** The preset or shipped rule set whose name `name` looks like but is not (UTS #39's
+ * confusables, case folded: `еram41` with a Cyrillic е, `ERAM41`, `eram4l`). */
+function looksLike(name: string): string | null {
+  const keys = nameKeys(name);
+  const others = [...new Set([...Object.keys(PRESETS), ...shippedRules().keys()])].sort();
+  return others.find((o) => o !== name && [...nameKeys(o)].some((k) => keys.has(k))) ?? null;
 }
