@@ -162,6 +162,7 @@ def _show(reports: list[MatchReport], on_report: Callable[[MatchReport], None] |
             on_report(report)
     reports.clear()
 
+
 __all__ = [
     "DEFAULT_TIME_LIMIT", "DISAGREEMENTS", "ENGINE_FAILURES", "METHODS", "STARTUP_LIMIT",
     "DealScript", "Disagreement", "EngineLoadError", "MatchReport", "MatchScript",
