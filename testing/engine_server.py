@@ -39,7 +39,8 @@ from typing import IO, Any
 
 from tarneeb.replay.rules.ruleset import RulesError, RuleSet
 from tarneeb.testing.protocol import Engine, EngineFactory
-from tarneeb.testing.regress.command import MAX_LINE, PROTOCOL, VERSIONS
+from tarneeb.testing.regress.command import PROTOCOL, VERSIONS
+from tarneeb.testing.regress.pipes import MAX_LINE
 from tarneeb.testing.regress.runner import EngineLoadError, load_factory
 
 REFERENCE = "tarneeb.testing.adapters:reference"

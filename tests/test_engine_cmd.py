@@ -15,7 +15,8 @@ import pytest
 
 from tarneeb.cli.entry import main
 from tarneeb.testing import EngineCommand, EngineLoadError, Runner, regress_paths
-from tarneeb.testing.regress.command import MAX_LINE, PROTOCOL, EngineStartError
+from tarneeb.testing.regress.command import PROTOCOL, EngineStartError
+from tarneeb.testing.regress.pipes import MAX_LINE
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "matches"

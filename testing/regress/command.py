@@ -33,7 +33,6 @@ True
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import itertools
 import json
@@ -43,25 +42,21 @@ import shlex
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from tarneeb.audit.encoding import json_shown, shown
+from tarneeb.audit.encoding import shown
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFailure
+from tarneeb.testing.regress.pipes import MAX_LINE, Lines, StderrTail, clip
 
 PROTOCOL = "tarneeb-engine"
 VERSION = 1  # the protocol version this side speaks
 VERSIONS = (1,)  # the versions it accepts, offered in the handshake
 STARTUP_LIMIT = 60.0  # seconds for the process to start and answer the handshake
-MAX_LINE = 1 << 20  # the longest line an engine may answer with
 MAX_DEPTH = 8  # the deepest nesting of an answer read (every answer is two deep at most)
-_POLL = 0.1  # seconds between looks at whether the engine's process is still there
 _STRAY_WAIT = 0.01  # seconds an engine serving on has to write a stray line after a match
-STDERR_LINES = 5  # the engine's last lines on stderr, shown with a failure
-_STDERR_KEEP = 200  # characters kept of each of them
 
 # what each request's answer carries, by command
 ANSWERS = {"hello": "version", "new_match": "ok", "deal": "ok", "to_move": "seat",
@@ -82,10 +77,6 @@ def cards_of_mask(mask: int) -> list[int]:
     return [c for c in range(52) if (mask >> c) & 1]
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 def _shown(value: Any, limit: int = 80) -> str:
     """A value an engine answered, for a message: its repr (every control character
     escaped), clipped.
@@ -93,7 +84,7 @@ def _shown(value: Any, limit: int = 80) -> str:
     >>> _shown("x" * 100)[-6:], _shown(1.0), _shown(None)
     ('xxx...', '1.0', 'None')
     """
-    return _clip(repr(value), limit)
+    return clip(repr(value), limit)
 
 
 # a JSON string, escapes and all; one left open runs to the end of the line (which is then
@@ -113,125 +104,6 @@ def _depth(line: bytes) -> int:
     return max(itertools.accumulate(1 if b in b"[{" else -1 for b in brackets), default=0)
 
 
-class _StderrTail:
-    """Reads a child's stderr in a thread, keeping only its last lines (bounded)."""
-
-    def __init__(self, stream: Any) -> None:
-        self.lines: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
-        self._partial = b""
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True,
-                                        name="tarneeb-engine-stderr")
-        self._thread.start()
-
-    def _read(self, stream: Any) -> None:
-        fd = stream.fileno()
-        with contextlib.suppress(OSError, ValueError):
-            while chunk := os.read(fd, 65536):
-                *done, self._partial = (self._partial + chunk).split(b"\n")
-                self._partial = self._partial[-4 * _STDERR_KEEP:]
-                for raw in done:
-                    line = raw.decode("utf-8", "replace").rstrip()
-                    if line:
-                        self.lines.append(_clip(line, _STDERR_KEEP))
-
-    def text(self, wait: float = 0.0) -> str:
-        """``; its last lines on stderr: "..." | "..."`` (or that it wrote none)."""
-        if wait:
-            self._thread.join(wait)
-        lines = list(self.lines)
-        rest = self._partial.decode("utf-8", "replace").strip()
-        if rest:
-            lines = [*lines, _clip(rest, _STDERR_KEEP)][-STDERR_LINES:]
-        if not lines:
-            return "; it wrote nothing to stderr"
-        return "; its last lines on stderr: " + " | ".join(
-            json_shown(json.dumps(x, ensure_ascii=False)) for x in lines)
-
-
-class _Lines:
-    """Lines from a child's stdout, each read within a deadline."""
-
-    def __init__(self, stream: Any) -> None:
-        self.fd = stream.fileno()
-        self.buf = bytearray()
-        self.eof = False
-        self.held_open = False  # the process exited, its output held open by its children
-        self._queue: Any = None
-        if sys.platform == "win32":  # pipes cannot be selected there: a reader thread
-            import queue
-
-            self._queue = queue.Queue()
-            threading.Thread(target=self._pump, daemon=True).start()
-            self._selector: Any = None
-        else:
-            import selectors
-
-            os.set_blocking(self.fd, False)
-            self._selector = selectors.DefaultSelector()
-            self._selector.register(self.fd, selectors.EVENT_READ)
-
-    def _pump(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            while chunk := os.read(self.fd, 65536):
-                self._queue.put(chunk)
-        self._queue.put(b"")
-
-    def _more(self, timeout: float | None) -> bool:
-        """Read what is there within ``timeout``; False when the time ran out."""
-        if self._selector is None:
-            import queue
-
-            try:
-                chunk = self._queue.get(timeout=timeout)
-            except queue.Empty:
-                return False
-        else:
-            if not self._selector.select(timeout):
-                return False
-            try:
-                chunk = os.read(self.fd, 65536)
-            except BlockingIOError:
-                return True
-            except OSError:
-                chunk = b""
-        if not chunk:
-            self.eof = True
-        self.buf += chunk
-        return True
-
-    def readline(self, deadline: float | None,
-                 exited: Callable[[], bool] | None = None) -> bytes | None:
-        """The next line, without its end; None at the end of the output (or past
-        :data:`MAX_LINE` without an end, or when ``exited()`` says the process is gone
-        while something it started holds its output open: ``held_open`` is then set);
-        :class:`TimeoutError` past ``deadline``."""
-        while True:
-            end = self.buf.find(b"\n")
-            if end >= 0:
-                line = bytes(self.buf[:end])
-                del self.buf[:end + 1]
-                return line
-            if self.eof or len(self.buf) > MAX_LINE:
-                return None
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if exited is not None:
-                timeout = _POLL if timeout is None else min(timeout, _POLL)
-            if not self._more(timeout):
-                if exited is not None and exited():
-                    self._more(0.0)  # what it wrote last, before it went
-                    if b"\n" not in self.buf and not self.eof:
-                        self.held_open = True
-                        return None
-                    continue
-                if deadline is None or time.monotonic() < deadline:
-                    continue
-                raise TimeoutError
-
-    def close(self) -> None:
-        if self._selector is not None:
-            self._selector.close()
-
-
 class _Child:
     """One running engine process: its request counter, its stdout lines, its stderr tail."""
 
@@ -241,8 +113,8 @@ class _Child:
         self.proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             bufsize=0, cwd=cwd, env=env, start_new_session=sys.platform != "win32")
-        self.lines = _Lines(self.proc.stdout)
-        self.stderr = _StderrTail(self.proc.stderr)
+        self.lines = Lines(self.proc.stdout)
+        self.stderr = StderrTail(self.proc.stderr)
         self.next_id = 1
         self.alive = True
         self.matches = 0  # matches this process has served
@@ -314,7 +186,7 @@ class _Child:
 
 def stray_words(extra: bytes) -> str:
     """What an engine wrote unasked after an answer, in words."""
-    shown = _clip(extra.decode("utf-8", "replace"), 80)
+    shown = clip(extra.decode("utf-8", "replace"), 80)
     return f"the engine wrote more after its answer, unasked: {shown!r} (one answer a request)"
 
 
@@ -377,7 +249,7 @@ class EngineCommand:
                         f"tarneeb speaks {PROTOCOL!r} version "
                         f"{' or '.join(map(str, VERSIONS))}")
         name = answer.get("engine")
-        self.engine_name = shown(_clip(name, 200)) if isinstance(name, str) else self.command
+        self.engine_name = shown(clip(name, 200)) if isinstance(name, str) else self.command
         return child
 
     def finish(self) -> str | None:
@@ -531,7 +403,7 @@ class SubprocessEngine:
                   f"{how}{held}")
 
     def _answer(self, cmd: str, rid: int, line: bytes) -> dict[str, Any]:
-        shown = _clip(line.decode("utf-8", "replace"), 80)
+        shown = clip(line.decode("utf-8", "replace"), 80)
         depth = _depth(line)
         if depth > MAX_DEPTH:  # refused unread: no answer is that deep, and the reader recurses
             self.fail("garbage", f"{self._method}: the engine answered a malformed line: a "
@@ -553,9 +425,9 @@ class SubprocessEngine:
             error = answer["error"]
             if cmd == "hello":
                 self.fail("protocol", f"the handshake: the engine refused it: "
-                          f"{_clip(str(error), 200)!r}")
+                          f"{clip(str(error), 200)!r}")
             raise EngineFailure("raised", f"{self._method} answered the error "
-                                f"{_clip(str(error), 200)!r}")
+                                f"{clip(str(error), 200)!r}")
         field = ANSWERS[cmd]
         if field not in answer or (field == "ok" and answer["ok"] is not True):
             self.fail("garbage", f"{self._method}: the engine answered {shown!r}, which "
