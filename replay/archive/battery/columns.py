@@ -100,7 +100,7 @@ from tarneeb.replay.archive.battery.trumpcols import (
     honour_columns,
     joint_honours,
     joint_trumps,
-    paired_honours,
+    paired_drawn,
 )
 from tarneeb.replay.rules.cards import FULL_DECK, SUIT_MASKS, SUIT_NAMES, card_name
 from tarneeb.replay.rules.ruleset import RuleSet
@@ -378,23 +378,8 @@ def _paired(s: Streams, c: _Columns, rows: Int, group: tuple[str, str]) -> None:
         vx = (col[rows] * comp).sum(axis=1)
         vy = col[rows].sum(axis=1) - vx
         _pairs(s, match, kc, group, measure, vx, vy, _paired_of(pop))
-        if measure == HCP:
-            t = c.pop[rows] > 0
-            if t.any():
-                r = rows[t]
-                known_c = (c.reveals[r] & (dealer_comp[t] == 1)).astype(np.int64)
-                known_h = (c.reveals[r] & (dealer_comp[t] == 0)).astype(np.int64)
-                tx = (c.trumps[r] * comp[t]).sum(axis=1)
-                ty = c.trumps[r].sum(axis=1) - tx
-                code = ((c.pop[r] * 2 + known_c) * 2 + known_h) * 4 + kc[t]
-
-                def ref(code: int) -> Any:
-                    pop_, kc_ = _POPS[code >> 4], code & 3
-                    return _paired_ref(pop_, 13 * kc_ - (code >> 3 & 1), kc_,
-                                       13 * (4 - kc_) - (code >> 2 & 1), 4 - kc_)
-
-                _pairs(s, match[t], code, group, TRUMPS, tx, ty, ref)
-            paired_honours(s, c, rows, comp, kc, dealer_comp, group, _pairs)
+        if measure == HCP:  # the trumps and trump honours after the points
+            paired_drawn(s, c, rows, comp, kc, dealer_comp, group, _pairs)
 
 
 def _pairs(s: Streams, match: Int, code: Int, group: tuple[str, str], measure: str,

@@ -49,81 +49,71 @@ def honour_columns(hands: npt.NDArray[np.uint64], trump: Int, pop: Int, thirteen
 
 
 def joint_trumps(s: Streams, c: Any, group: tuple[str, str],
-                  split: Callable[[Int], list[Int]], dealer_part: Int, k: int) -> None:
-    """``sums``' test of the trumps of the parts ``split`` makes, ``dealer_part`` the part
-    holding the dealer (its shown card left out where it is a trump)."""
-    t = np.flatnonzero(c.pop > 0)
-    if not len(t):
-        return
-    per_part = split(c.trumps)
-    n = len(per_part)
-    code = (c.pop[t] * 2 + c.reveals[t]) * 8 + np.where(c.reveals[t], dealer_part[t], 7)
-    test = (TRUMPS, *group)
-
-    def refs(code: int) -> tuple[Any, ...]:
-        pop, reveals, dp = TRUMP_POPS[code >> 4], code >> 3 & 1, code & 7
-        return tuple(_sum_ref(pop, 13 * k - (1 if reveals and i == dp else 0), k)
-                     for i in range(n))
-
-    match = c.match[t]
-
-    def key(x: int) -> tuple[Any, ...]:
-        return ("joint", test, refs(x))
-
-    s.count(match, code, key)
-    for i, v in enumerate(per_part):
-        s.total(match, code, _part(key, i), v[t])
+                 split: Callable[[Int], list[Int]], dealer_part: Int, k: int) -> None:
+    """``sums``' test of the trumps of the parts ``split`` makes (the positions, the table
+    seats, the teams), ``dealer_part`` the part holding the dealer (its shown card left
+    out where it is a trump)."""
+    _joint(s, c, group, split, dealer_part, k, TRUMPS, c.pop, c.trumps, TRUMP_POPS)
 
 
 def joint_honours(s: Streams, c: Any, group: tuple[str, str],
                   split: Callable[[Int], list[Int]], dealer_part: Int, k: int) -> None:
-    """``sums``' test of the trump honours of the parts ``split`` makes (the positions,
-    the table seats, the teams), ``dealer_part`` the part holding the dealer."""
-    t = np.flatnonzero(c.honour_code > 0)
+    """``sums``' test of the trump honours of the parts ``split`` makes."""
+    _joint(s, c, group, split, dealer_part, k, TRUMP_HONOURS, c.honour_code, c.honours,
+           HONOUR_POPS)
+
+
+def _joint(s: Streams, c: Any, group: tuple[str, str], split: Callable[[Int], list[Int]],
+           dealer_part: Int, k: int, measure: str, codes: Int, values: Int,
+           pops: tuple[Any, ...]) -> None:
+    """The joint test of ``measure`` (per deal and seat ``values``, drawn from the
+    population ``pops[codes]``; none where the code is 0) over the parts ``split`` makes."""
+    t = np.flatnonzero(codes > 0)
     if not len(t):
         return
-    per_part = split(c.honours)
+    per_part = split(values)
     n = len(per_part)
-    code = (c.honour_code[t] * 2 + c.reveals[t]) * 8 + np.where(c.reveals[t], dealer_part[t], 7)
-    test = (TRUMP_HONOURS, *group)
+    code = (codes[t] * 2 + c.reveals[t]) * 8 + np.where(c.reveals[t], dealer_part[t], 7)
+    test = (measure, *group)
 
     def refs(code: int) -> tuple[Any, ...]:
-        pop, reveals, dp = HONOUR_POPS[code >> 4], code >> 3 & 1, code & 7
+        pop, reveals, dp = pops[code >> 4], code >> 3 & 1, code & 7
         return tuple(_sum_ref(pop, 13 * k - (1 if reveals and i == dp else 0), k)
                      for i in range(n))
-
-    match = c.match[t]
 
     def key(x: int) -> tuple[Any, ...]:
         return ("joint", test, refs(x))
 
+    match = c.match[t]
     s.count(match, code, key)
     for i, v in enumerate(per_part):
         s.total(match, code, _part(key, i), v[t])
 
 
-def paired_honours(s: Streams, c: Any, rows: Int, comp: Int, kc: Int, dealer_comp: Int,
-                   group: tuple[str, str],
-                   pairs: Callable[..., None]) -> None:
-    """``labels``' test of the computer seats' trump honours against the human seats', in
-    the deals ``rows`` (both labels present; ``comp`` per deal and seat whether it is a
-    computer's, ``kc`` how many, ``dealer_comp`` whether the dealer is one)."""
-    t = c.honour_code[rows] > 0
-    if not t.any():
-        return
-    r = rows[t]
-    known_c = (c.reveals[r] & (dealer_comp[t] == 1)).astype(np.int64)
-    known_h = (c.reveals[r] & (dealer_comp[t] == 0)).astype(np.int64)
-    hx = (c.honours[r] * comp[t]).sum(axis=1)
-    hy = c.honours[r].sum(axis=1) - hx
-    code = ((c.honour_code[r] * 2 + known_c) * 2 + known_h) * 4 + kc[t]
+def paired_drawn(s: Streams, c: Any, rows: Int, comp: Int, kc: Int, dealer_comp: Int,
+                 group: tuple[str, str], pairs: Callable[..., None]) -> None:
+    """``labels``' tests of the computer seats' trumps and trump honours against the human
+    seats', in the deals ``rows`` (both labels present; ``comp`` per deal and seat whether
+    it is a computer's, ``kc`` how many, ``dealer_comp`` whether the dealer is one)."""
+    for measure, codes, values, pops in ((TRUMPS, c.pop, c.trumps, TRUMP_POPS),
+                                         (TRUMP_HONOURS, c.honour_code, c.honours,
+                                          HONOUR_POPS)):
+        t = codes[rows] > 0
+        if not t.any():
+            continue
+        r = rows[t]
+        known_c = (c.reveals[r] & (dealer_comp[t] == 1)).astype(np.int64)
+        known_h = (c.reveals[r] & (dealer_comp[t] == 0)).astype(np.int64)
+        vx = (values[r] * comp[t]).sum(axis=1)
+        vy = values[r].sum(axis=1) - vx
+        code = ((codes[r] * 2 + known_c) * 2 + known_h) * 4 + kc[t]
 
-    def ref(code: int) -> Any:
-        pop, k = HONOUR_POPS[code >> 4], code & 3
-        return _paired_ref(pop, 13 * k - (code >> 3 & 1), k, 13 * (4 - k) - (code >> 2 & 1),
-                           4 - k)
+        def ref(code: int, pops: tuple[Any, ...] = pops) -> Any:
+            pop, k = pops[code >> 4], code & 3
+            return _paired_ref(pop, 13 * k - (code >> 3 & 1), k,
+                               13 * (4 - k) - (code >> 2 & 1), 4 - k)
 
-    pairs(s, c.match[r], code, group, TRUMP_HONOURS, hx, hy, ref)
+        pairs(s, c.match[r], code, group, measure, vx, vy, ref)
 
 
-__all__ = ["TRUMP_POPS", "honour_columns", "joint_honours", "joint_trumps", "paired_honours"]
+__all__ = ["TRUMP_POPS", "honour_columns", "joint_honours", "joint_trumps", "paired_drawn"]
