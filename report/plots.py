@@ -43,7 +43,7 @@ def plain_text(draw: Callable[P, R]) -> Callable[P, R]:
     ...     fig, ax = plt.subplots()
     ...     ax.set_title(name)
     ...     return figure_svg(fig, name)
-    >>> "$\\oops$" in titled("$\\oops$")
+    >>> "$\\\\oops$" in titled("$\\\\oops$")
     True
     """
     @functools.wraps(draw)
