@@ -1,5 +1,5 @@
 """The deals of the logs the compiled core confirmed, as
-:class:`~tarneeb.replay.archive.columns.DealColumns` records them, decoded from the core's
+:class:`~tarneeb.replay.archive.battery.columns.DealColumns` records them, decoded from the core's
 output a chunk at a time with numpy.
 
 A log the core confirms (:mod:`tarneeb.replay.verify.compiled`) leaves its hands as rows
@@ -7,10 +7,10 @@ of bytes (``OUT_FORMAT``: the deck order, dealer, declarer, trump, the totals af
 hand). Made into one Python tuple a deal (``DealView``) and recorded number by number,
 they cost nearly half as much as the rest of the chunk's tally; here every such match of a
 chunk is decoded at once into the same per-deal numbers and masks that
-:meth:`~tarneeb.replay.archive.columns.DealColumns.add_match` makes from the views
+:meth:`~tarneeb.replay.archive.battery.columns.DealColumns.add_match` makes from the views
 (``tests/test_archive_columns.py`` holds the two to each other on generated logs).
 The core shuffles the deck itself (Fisher–Yates over the 52 cards), so each row is a
-whole deal: no deal of such a log is left out as :func:`~tarneeb.replay.archive.measures.
+whole deal: no deal of such a log is left out as :func:`~tarneeb.replay.archive.battery.measures.
 is_deal` would leave out a broken one.
 """
 
