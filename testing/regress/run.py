@@ -139,12 +139,11 @@ def regress_paths(engine: str | EngineFactory | EngineCommand, paths: Iterable[s
                 else:
                     report = runner.run_log(log, name)
                 run.reports.append(report)
-                if report.compared and shared:
+                if report.compared and shared:  # the engine ran: the reports before go
                     _show(held, on_report)
-                if (report.compared and shared) or held:
-                    held.append(report)
-                else:
-                    _show([report], on_report)
+                held.append(report)
+                if not held[0].compared or not shared:  # nothing held for the engine
+                    _show(held, on_report)
             stray = runner.finish()
             if stray is not None and held and held[0].status == "agree":
                 held[0].status = "engine-failure"

@@ -58,8 +58,7 @@ def uncovered(tested: Iterable[tuple[str, ...] | str] | None = None) -> str:
     listed = ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
     # (measures named without their tests: the archive's order is not known untested)
     ordered = tests is None or all(isinstance(t, str) for t in tests) or any(
-        not isinstance(t, str) and (tuple(t[1:3]) in _ORDERED or tuple(t[1:2]) in _ORDERED)
-        for t in tests)
+        not isinstance(t, str) and _of_order(t) for t in tests)
     order = _ORDER if ordered else _NO_ORDER
     return ("No test looks for: rigging of what is not measured (the measures are "
             f"{listed}" + _UNCOVERED_REST.replace("{order}", order))
@@ -67,7 +66,12 @@ def uncovered(tested: Iterable[tuple[str, ...] | str] | None = None) -> str:
 
 # the tests of the archive's order (drift, a player's successive matches), which need the
 # logs' places in a season
-_ORDERED = (("archive order",), ("successive matches",), ("serial", "consecutive matches"))
+def _of_order(test: tuple[str, ...]) -> bool:
+    """Whether ``test`` is one of the archive's order (drift, successive matches)."""
+    return test[1:2] in (("archive order",), ("successive matches",)) \
+        or test[1:3] == ("serial", "consecutive matches")
+
+
 _ORDER = ("the successive matches of a player with fewer than 20 matches; drift other than "
           "of seats 1 and 3's or the computer seats' points (one seat against its partner, a "
           "seat relative to the dealer), and any of the logs that stand in no season")
