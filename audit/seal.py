@@ -71,6 +71,13 @@ class Sealer:
         return cls(state_key(key_file), key_file.parent / RUNS_DIR / name,
                    key_file if missing else None)
 
+    def noted(self) -> int | None:
+        """The last run noted of the state (None: none noted, or the note unreadable)."""
+        try:
+            return int(self.record.read_text("ascii").split()[0])
+        except (OSError, ValueError, UnicodeDecodeError, IndexError):
+            return None
+
     def older(self, run: int, sealed: str) -> int | None:
         """The last run noted of the state, when the state (its last run ``run``, sealed
         ``sealed``; 0: a state made now) is older: a later run was noted (of a state made

@@ -77,7 +77,9 @@ POWER_CHEATS = ("match state", "player", "player in one rule set", "table seat",
                 # and at those of the tests that read every deal (anytime/threats.py):
                 # state-adaptive dealing, near-repeats, partners' fit, drift, serial balance
                 "first deal", "behind late", "near repeat", "partners fit", "drift",
-                "player balance")
+                "player balance",
+                # and at the trump honours' points (the trump ace to the computer seats)
+                "trump ace")
 # rigging slower to flag than the others' 1,000 matches: a longer horizon
 HORIZONS = {"first deal": 5000, "behind late": 5000, "player in one rule set": 2000}
 # the tests whose e-processes are checked one by one too (each alone must stay <= alpha)

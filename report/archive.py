@@ -313,6 +313,9 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
              ("other logs of a match read before", f"{summary.conflicting:,}"),
              ("matches by rule set", ", ".join(f"{k} {v:,}" for k, v in
                                                 sorted(summary.by_rules.items())))]
+    if summary.deals_unsigned:
+        facts.insert(6, ("of them in logs with a signature finding (not shown to be the "
+                         "platform's)", f"{summary.deals_unsigned:,}"))
     if summary.not_read or summary.unlisted:
         facts[4:4] = [("files not read at all", f"{summary.not_read:,}"),
                       ("directories not listed", f"{summary.unlisted:,}")]

@@ -605,6 +605,10 @@ def test_keys_name_the_platforms_and_the_fairness_groups(
     assert doc["unpinned"] == MATCHES // 2
     assert sorted((k["pinned"], k["platform"] or "") for k in doc["signing_keys"].values()) \
         == [(False, ""), (True, "card room")]
+    # (signed under a key the keys do not name: its own signature verifies, under that
+    # key, but its deals are not shown to be the platform's)
+    assert doc["signature_not_verified"]["matches"] == MATCHES // 2
+    assert doc["deals"]["proven"] < sum(doc["deals"].values())
     code, out, _ = run(capsys, "audit", "-j", "1", str(archives["proven"]))
     assert f"{MATCHES // 2} logs are signed by a key named in the log itself, NOT PINNED" in out
     assert "(NOT PINNED)" in out and f"card room (key {kid})" in out
@@ -620,9 +624,29 @@ def test_one_key_pinned_as_for_verify(archives: dict[str, Path], tmp_path: Path,
     assert code == 0 and doc["unpinned"] == 0
     assert [(k["platform"], k["pinned"]) for k in doc["signing_keys"].values()] == [
         (None, True)]
+    assert doc["signature_not_verified"] == {"deals": 0, "matches": 0}
     code, out, err = run(capsys, "audit", "--keys", str(tmp_path / "missing.toml"),
                          str(archives["fair"]))
     assert code == 2 and out == "" and err.count("\n") == 1 and "missing.toml" in err
+
+
+def test_a_wrong_key_signs_nothing(archives: dict[str, Path], tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # the platform's logs audited under another key: none is clean, none is counted as
+    # signed by the key the user gave, and their deals, proven by seeds or not, are said
+    # to be in logs not shown to be the platform's
+    pem = tmp_path / "other.pub.pem"
+    pem.write_bytes(public_key_pem(platform_key(b"another platform").public_key()))
+    code, doc = audit_json(capsys, "-j", "1", "--key", str(pem), str(archives["proven"]))
+    assert code == 1 and doc["clean"] == 0
+    assert doc["matches_by_key"] == {"no verified signature": MATCHES}
+    assert doc["signing_keys"] == {}
+    assert doc["signature_not_verified"] == {"deals": sum(doc["deals"].values()),
+                                             "matches": MATCHES}
+    assert doc["deals"]["proven"] == 0  # (every seed matches its commitment)
+    code, out, _ = run(capsys, "audit", "-j", "1", "--key", str(pem), str(archives["proven"]))
+    assert "matches by signing key: no verified signature" in out
+    assert f"in {MATCHES} matches, in logs with a signature finding" in out
 
 
 def _descendants(pid: int) -> list[int]:

@@ -4,6 +4,7 @@ as the last run left it (a verdict set to clean, a state handed over by someone 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import shutil
 import sqlite3
@@ -120,6 +121,36 @@ def test_a_state_without_a_seal_is_taken_up_and_every_log_judged_again(
         db.execute("DELETE FROM meta WHERE key = 'seal'")
     code, _, err = run(capsys, "audit", str(logs), "--state", str(state))
     assert code == 2 and "its seal does not match its content" in err
+
+
+@pytest.mark.parametrize("seal", ["kept", "taken away", "taken away, runs added"])
+def test_a_state_whose_format_is_set_back_below_the_seal_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], seal: str) -> None:
+    """A sealed state forged (a log's bytes changed, and its digest and size in the state
+    with them, to hide the change) and its format set back to 6, which had no seal: the
+    seal is checked all the same when there is one, and a state with none where a sealed
+    run of it is noted is refused; else the forgery was taken up as a state made before
+    seals, exit 0 and no changed-log finding."""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 3, seed=SEED)
+    state = tmp_path / "audit.state"
+    assert audit(capsys, str(logs), "--state", str(state))[0] == 0
+    other = write_archive(tmp_path / "other", 3, seed=b"another platform")[1].read_bytes()
+    paths[1].write_bytes(other)  # another valid log under its name
+    with sqlite3.connect(state) as db:
+        db.execute("UPDATE logs SET digest = ?, size = ? WHERE path = ?",
+                   (hashlib.sha256(other).digest(), len(other), str(paths[1])))
+        db.execute("UPDATE meta SET value = '6' WHERE key = 'format'")
+        if seal != "kept":
+            db.execute("DELETE FROM meta WHERE key = 'seal'")
+        if seal == "taken away, runs added":  # (past the run noted)
+            db.execute("INSERT INTO runs SELECT run + 5, at, logs, audited, changed, lost, "
+                       "removed, exit_code FROM runs WHERE run = 1")
+    code, out, err = run(capsys, "audit", str(logs), "--state", str(state))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert ("its seal does not match its content" if seal == "kept"
+            else "a sealed run of it is noted (run 1") in err
+    assert audit(capsys, str(logs), "--state", str(tmp_path / "new.state"))[0] == 0
 
 
 def test_the_seal_holds_across_vacuum_and_covers_every_table(

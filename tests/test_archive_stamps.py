@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cli_runner import run
 from test_archive_incremental import audit, own_config_dir  # noqa: F401 (autouse fixture)
-from test_archive_state import renamed, reseal
+from test_archive_state import before_seals, renamed, reseal
 
 from tarneeb.replay.archive import monitor as monitor_module
 from tarneeb.replay.archive import state as state_module
@@ -132,6 +132,7 @@ def test_a_state_of_format_5_is_taken_up_and_a_log_rewritten_found(
     db.execute("ALTER TABLE logs DROP COLUMN inode")
     db.execute("UPDATE meta SET value = '5' WHERE key = 'format'")
     db.commit()
+    before_seals(db)
     rewrite_keeping_times(paths[0])
     code, after = audit(capsys, str(logs), "--state", str(state))
     assert code == 1 and after["state"]["changed"] == [str(paths[0])]
@@ -208,6 +209,43 @@ def test_a_log_still_being_written_grows_and_a_rewritten_start_is_a_change(
     assert not doc["state"]["grown"]
     full_code, full = audit(capsys, str(logs))
     assert full_code == 0 and full["clean"] == 3 and doc["clean"] == 1
+
+
+def test_a_log_that_grows_while_a_run_reads_it_has_grown_when_it_is_finished(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log appended to after the run listed it (its size taken) and before it read it:
+    the state keeps the size of the bytes judged, which its digest is of, so a later run
+    that finds the log finished finds it grown, not changed (it was a changed-log finding
+    for ever after: the digest was of more bytes than the size kept)."""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 3, seed=SEED)
+    whole = paths[-1].read_bytes()
+    third = len(whole) // 3
+    paths[-1].write_bytes(whole[:third])
+    stat_of = monitor_module.stat_of
+
+    def listed_then_written(path: str) -> object:
+        st = stat_of(path)
+        if path == str(paths[-1]):  # the match goes on: its server writes more
+            with open(path, "ab") as f:
+                f.write(whole[third:2 * third])
+        return st
+
+    with monkeypatch.context() as m:
+        m.setattr(monitor_module, "stat_of", listed_then_written)
+        state = str(tmp_path / "audit.state")
+        code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["findings_by_kind"]["cut-short"] == 1
+    kept = sqlite3.connect(state).execute("SELECT size FROM logs WHERE path = ?",
+                                          (str(paths[-1]),)).fetchone()
+    assert kept == (2 * third,)  # the bytes judged, not the size listed
+    paths[-1].write_bytes(whole)  # finished
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 0 and doc["state"]["grown"] == [str(paths[-1])]
+    assert not doc["state"]["changed"] and "changed-log" not in doc["findings_by_kind"]
+    _, fresh = audit(capsys, str(logs), "--state", str(tmp_path / "fresh.state"))
+    assert doc["evidence"] == fresh["evidence"] and doc["clean"] == fresh["clean"] == 3
 
 
 def test_a_match_still_being_played_joins_the_evidence_whole_when_its_log_is(

@@ -51,6 +51,16 @@ def reseal(db: sqlite3.Connection) -> None:
     Sealer.of(path).note(db.execute("SELECT max(run) FROM runs").fetchone()[0], sealed)
 
 
+def before_seals(db: sqlite3.Connection) -> None:
+    """The state as a release before sealed states left it: no seal, and no run of it
+    noted (a state with a seal, or a noted run, that says it is of such a format had
+    its format set back)."""
+    db.execute("DELETE FROM meta WHERE key = 'seal'")
+    db.commit()
+    path = next(f for _, name, f in db.execute("PRAGMA database_list") if name == "main")
+    Sealer.of(path).record.unlink(missing_ok=True)
+
+
 BATTERY = ("fairness", "families", "not_covered", "fixed_sample_flagged")
 
 
@@ -334,6 +344,7 @@ def format_3_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     db.execute("DROP TABLE logs")
     db.execute("ALTER TABLE logs3 RENAME TO logs")
     db.execute("UPDATE meta SET value = '3' WHERE key = 'format'")
+    before_seals(db)
     db.commit()
     added = {i for (i,) in db.execute("SELECT id FROM keys")} - keys
     assert db.execute(fresh_of).fetchall() != fresh and len(added) >= 3  # a row a match
@@ -378,6 +389,7 @@ def format_2_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]
                                 else ("totals", "tally", "origin"))
         db.execute(f"UPDATE {table} SET {column} = ? WHERE {where} = ?", (format_2(blob), path))
     db.execute("UPDATE meta SET value = '2' WHERE key = 'format'")
+    before_seals(db)
     db.commit()
     db.close()
     assert len(ids) > 3  # a key a deal at least
@@ -393,6 +405,7 @@ def test_a_state_of_format_1_is_taken_up(tmp_path: Path, capsys: pytest.CaptureF
     db.execute("ALTER TABLE logs DROP COLUMN tallied")
     db.execute("ALTER TABLE logs DROP COLUMN play")
     db.execute("UPDATE meta SET value = '1' WHERE key = 'format'")
+    before_seals(db)
     db.commit()
     code, after, _ = audit(capsys, str(tmp_path / "logs"), "--state", str(state))
     assert code == 0 and after["state"]["audited"] == 3 and after["state"]["kept"] == 0
@@ -428,6 +441,7 @@ def test_a_state_of_format_4_is_taken_up_as_it_is(tmp_path: Path,
     db.execute("ALTER TABLE logs DROP COLUMN ctime")  # (format 6's)
     db.execute("ALTER TABLE logs DROP COLUMN inode")
     db.execute("UPDATE meta SET value = '4' WHERE key = 'format'")
+    before_seals(db)
     db.commit()
     assert unpack_value(db.execute("SELECT state FROM evidence").fetchone()[0])[0] == 2
     code, after, _ = audit(capsys, str(logs), "--state", str(state))

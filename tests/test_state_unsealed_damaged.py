@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import run
+from test_archive_state import before_seals
 
 from tarneeb.testing.archive import write_archive
 
@@ -37,6 +38,7 @@ def unsealed_state(tmp_path: Path, capsys: pytest.CaptureFixture[str], logs: Pat
     assert code == 0, err
     db = sqlite3.connect(state)
     db.execute("UPDATE meta SET value = '6' WHERE key = 'format'")
+    before_seals(db)
     for sql, parameters in damage:
         db.execute(sql, parameters)
     db.commit()

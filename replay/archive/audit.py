@@ -46,13 +46,18 @@ from tarneeb.replay.archive.paths import (
 )
 from tarneeb.replay.archive.run import chunks_of, run_dask, run_pool
 from tarneeb.replay.archive.seen import (
-    CONFLICT_KIND,
     COPY,
+    FindingRow,
     Repeat,
     Seen,
     Snapshot,
+    _archive_row,
+    _conflict_row,
     conflict_message,
     content_digest,
+    copied,
+    copy_finding,
+    first_log_finding,
     match_identity,
     snapshot,
     without,
@@ -70,6 +75,9 @@ if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
 CHUNK = 32  # logs per unit of work
 ONE_JOB_CHUNK = 128  # logs per chunk when the audit runs in this process alone
 SIGNATURE_KINDS = frozenset({"broken-signature", "unsigned", "key-mismatch", "weak-key"})
+# of those, the findings that say the signature does not verify under the key it was
+# checked against (a key-mismatch alone: it verifies, under a key the user did not pin)
+NOT_VERIFIED = frozenset({"broken-signature", "unsigned", "weak-key"})
 
 
 # ------------------------------------------------------------------ one chunk --
@@ -104,20 +112,6 @@ class MatchRow:
 
 
 @dataclass
-class FindingRow:
-    """One row of the per-finding table."""
-
-    path: str
-    kind: str
-    message: str
-    hand: int | None
-    trick: int | None
-    seat: int | None
-    card: str | None
-    offset: int | None
-
-
-@dataclass
 class Chunk:
     """What the audit of some logs sends back: rows and the tallies of their deals.
 
@@ -137,6 +131,9 @@ class Chunk:
     endings: list[Ending | None] = field(default_factory=list)  # per row: its abandonment
     unpinned_rows: list[bool] = field(default_factory=list)  # per row: in ``unpinned``
     play: list[MatchPlay | None] = field(default_factory=list)  # per row, with --play
+    # per row: how many bytes were read and judged (None: not read whole); a log still
+    # being written may have grown since it was listed
+    sizes: list[int | None] = field(default_factory=list)
 
 
 def _whole_file(path: str, limits: Limits) -> bytes | None:
@@ -183,7 +180,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
             try:
                 log = parse_log(data, path, trust.limits)
             except LogError as e:
-                _unreadable(out, path, str(e), content_digest(data))
+                _unreadable(out, path, str(e), content_digest(data), len(data))
                 continue
             v = verify_log(log, path, trust)
             identity = match_identity(log.header)
@@ -215,6 +212,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
             v.signer, v.key_pinned, deals, v.hands, v.played, len(v.findings), computers,
             len(v.computer) - computers, content_digest(data).hex() if data else None,
             None if identity is None else log.header.match_id.hex()))
+        out.sizes.append(None if data is None else len(data))
         out.identities.append(identity)
         out.claims.append(claim)
         out.endings.append(ending)
@@ -243,9 +241,11 @@ def _chunk_tallies() -> Any:
     return ChunkTallies()
 
 
-def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None) -> None:
+def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None,
+                size: int | None = None) -> None:
     out.matches.append(MatchRow(path, "unreadable", error, None, None, None, False, "none",
                                 0, 0, 0, 0, 0, digest.hex() if digest else None))
+    out.sizes.append(size)
     out.identities.append(None)
     out.claims.append(None)
     out.endings.append(None)
@@ -320,6 +320,10 @@ class ArchiveSummary:
     by_key: Counter[str] = field(default_factory=Counter)
     deals: Counter[str] = field(default_factory=Counter)  # dealing attempts by origin
     matches_by_origin: Counter[str] = field(default_factory=Counter)
+    # of those, the dealing attempts and matches of logs whose signature does not verify
+    # (a signature finding): not shown to be the platform's at all
+    deals_unsigned: int = 0
+    matches_unsigned: int = 0
     played: int = 0
     first_unreadable: list[str] = field(default_factory=list)
     first_with_findings: list[str] = field(default_factory=list)
@@ -394,9 +398,14 @@ class ArchiveSummary:
                 self.unreadable += 1
                 if len(self.first_unreadable) < MAX_LISTED:
                     self.first_unreadable.append(m.error or m.path)
+            # a signature finding: the log is not shown to be signed by the platform's key;
+            # one of NOT_VERIFIED: not by the key it was checked against either (one the
+            # user pinned, or the one it names)
+            kinds = {f.kind for f in chunk.findings[pos:pos + m.findings]}
             for f in chunk.findings[pos:pos + m.findings]:
                 self._count_finding(f)
             pos += m.findings
+            unsigned = not kinds.isdisjoint(SIGNATURE_KINDS)
             if i in flagged:  # right after it, whatever chunk each log came in
                 self._flag_first(flagged[i], m.path)
             for path, copies, was_clean, row in earlier.get(i, ()):
@@ -405,15 +414,19 @@ class ArchiveSummary:
                 continue
             if m.verdict != "unreadable" or m.rules is not None:
                 self.by_rules[m.rules or "unknown"] += 1
-                self.by_key[m.key_id or "no verified signature"] += 1
-                if m.key_id is not None:
-                    self.signers[m.key_id] = (m.platform, m.key_pinned)
+                key = None if not kinds.isdisjoint(NOT_VERIFIED) else m.key_id
+                self.by_key[key or "no verified signature"] += 1
+                if key is not None:
+                    self.signers[key] = (m.platform, m.key_pinned)
             ending = chunk.endings[i] if chunk.endings else None
             if ending is not None:
                 self.abandoned.add(ending)
             if m.deals != "none":
                 self.deals[m.deals] += m.hands
                 self.matches_by_origin[m.deals] += 1
+                if unsigned:
+                    self.deals_unsigned += m.hands
+                    self.matches_unsigned += 1
             self.played += m.played
 
     def add_unlisted(self, error: OSError) -> None:
@@ -538,6 +551,8 @@ class ArchiveSummary:
             "matches_by_key": dict(sorted(self.by_key.items())),
             "deals": {o: self.deals.get(o, 0) for o in ORIGINS},
             "matches_by_deals": {o: self.matches_by_origin.get(o, 0) for o in ORIGINS},
+            "signature_not_verified": {"deals": self.deals_unsigned,
+                                       "matches": self.matches_unsigned},
             "played": self.played,
             "signing_keys": {k: {"platform": p, "pinned": pinned, "matches": self.by_key[k]}
                              for k, (p, pinned) in sorted(self.signers.items())},
@@ -563,32 +578,6 @@ class ArchiveSummary:
             doc["not_covered"] = uncovered(r.test for r in every)
             doc["bias_flagged"] = bias_flagged(fairness)
         return doc  # with a state, monitor.state_json adds the state's part
-
-
-def _conflict_row(path: str, message: str) -> FindingRow:
-    """A ``conflicting-log`` finding: on the whole log, so no hand, trick, seat or card."""
-    return _archive_row(path, CONFLICT_KIND, message)
-
-
-def _archive_row(path: str, kind: str, message: str) -> FindingRow:
-    """A finding of the archive on a whole log: no hand, trick, seat or card."""
-    return FindingRow(path, kind, message, None, None, None, None, None)
-
-
-def copied(row: FindingRow, path: str, first: str) -> FindingRow:
-    """A finding of the first log of a match (``first``) on a copy of it at ``path``."""
-    return _archive_row(path, row.kind, f"{row.message} (this log is a copy of {first})")
-
-
-def first_log_finding(first: str, later: str) -> FindingRow:
-    """The ``conflicting-log`` finding on the first log of a match, naming a later log."""
-    return _conflict_row(first, conflict_message(later, first=True))
-
-
-def copy_finding(path: str, first: str, later: str) -> FindingRow:
-    """The ``conflicting-log`` finding on a copy of the first log of a match, naming a
-    later log."""
-    return _conflict_row(path, conflict_message(later, copy_of=first))
 
 
 __all__ = ["EXIT_BIAS", "ORIGINS", "ArchiveError", "ArchiveSummary", "AuditFault", "Chunk",

@@ -78,6 +78,9 @@ class LogRecord:
     play: MatchPlay | None = None  # with --play: the fair-play analysis of a clean log
     # the share as its chunk's columns (read now): written to a state from them
     columns: ShareColumns | None = None
+    # read now: how many bytes were judged (None: not read whole), which the state keeps
+    # as the log's size (never in the record's bytes)
+    size: int | None = None
 
 
 def records_of(chunk: Chunk) -> list[LogRecord]:
@@ -100,7 +103,8 @@ def records_of(chunk: Chunk) -> list[LogRecord]:
             chunk.identities[i], chunk.claims[i] if chunk.claims else None,
             chunk.endings[i] if chunk.endings else None,
             bool(chunk.unpinned_rows[i]) if chunk.unpinned_rows else False, i in not_read,
-            share, play=chunk.play[i] if played else None, columns=columns))
+            share, play=chunk.play[i] if played else None, columns=columns,
+            size=chunk.sizes[i] if len(chunk.sizes) == len(chunk.matches) else None))
         pos += m.findings
     return out
 

@@ -17,6 +17,7 @@ Workers send a snapshot of their chunk's tally after each match (:func:`snapshot
 the client can take a repeated match's deals out again (:func:`without`); the client
 keeps per match two digests, a byte of state, a count of copies and the path of its
 first log (:class:`Seen`; past ``FREEZE`` matches in a table on disk), nothing else.
+The findings these give a log are rows of the per-finding table (:class:`FindingRow`).
 
 >>> seen = Seen()
 >>> a, b = bytes(32), bytes([1]) * 32
@@ -262,16 +263,63 @@ def without(total: Tally, shares: Sequence[tuple[Snapshot, Snapshot | None]]) ->
     return out
 
 
+# ------------------------------------------------------------ findings --
+
+@dataclass
+class FindingRow:
+    """One row of the per-finding table."""
+
+    path: str
+    kind: str
+    message: str
+    hand: int | None
+    trick: int | None
+    seat: int | None
+    card: str | None
+    offset: int | None
+
+
+
+def _conflict_row(path: str, message: str) -> FindingRow:
+    """A ``conflicting-log`` finding: on the whole log, so no hand, trick, seat or card."""
+    return _archive_row(path, CONFLICT_KIND, message)
+
+
+def _archive_row(path: str, kind: str, message: str) -> FindingRow:
+    """A finding of the archive on a whole log: no hand, trick, seat or card."""
+    return FindingRow(path, kind, message, None, None, None, None, None)
+
+
+def copied(row: FindingRow, path: str, first: str) -> FindingRow:
+    """A finding of the first log of a match (``first``) on a copy of it at ``path``."""
+    return _archive_row(path, row.kind, f"{row.message} (this log is a copy of {first})")
+
+
+def first_log_finding(first: str, later: str) -> FindingRow:
+    """The ``conflicting-log`` finding on the first log of a match, naming a later log."""
+    return _conflict_row(first, conflict_message(later, first=True))
+
+
+def copy_finding(path: str, first: str, later: str) -> FindingRow:
+    """The ``conflicting-log`` finding on a copy of the first log of a match, naming a
+    later log."""
+    return _conflict_row(path, conflict_message(later, copy_of=first))
+
+
 __all__ = [
     "ARCHIVE_KINDS",
     "CONFLICTING",
     "CONFLICT_KIND",
     "COPY",
+    "FindingRow",
     "Repeat",
     "Seen",
     "Snapshot",
     "conflict_message",
     "content_digest",
+    "copied",
+    "copy_finding",
+    "first_log_finding",
     "match_identity",
     "snapshot",
     "without",

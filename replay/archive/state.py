@@ -178,7 +178,10 @@ class State:
             raise StateError(f"{self.path}: damaged or changed outside tarneeb (SQLite's "
                              f"integrity check: {'; '.join(map(str, check))}): start a new "
                              "state, or put back a copy")
-        if tables and version >= 7 and not same_seal(self.sealed, self.seal()):
+        # (a seal found is checked whatever the format says: one set back to 6 or older,
+        # which had none, does not turn the check off)
+        if tables and (version >= 7 or self.sealed) and not same_seal(self.sealed,
+                                                                      self.seal()):
             raise StateError(f"{self.path}: its seal does not match its content (changed "
                              "outside tarneeb, damaged, or sealed with another state key): "
                              "start a new state, or give the key it was sealed with "

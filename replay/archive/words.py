@@ -93,9 +93,14 @@ def verdict_lines(summary: ArchiveSummary,
         deals = s.deals.get(origin, 0)
         matches = count(s.matches_by_origin.get(origin, 0), "match")
         said[origin] = f"{count(deals, 'deal')} ({matches}) {'is' if deals == 1 else 'are'}"
+    unsigned = ""
+    if s.deals_unsigned or s.matches_unsigned:
+        unsigned = (f" ({s.deals_unsigned:,} of them, in "
+                    f"{count(s.matches_unsigned, 'match')}, in logs with a signature finding: "
+                    "not shown to be the platform's at all, whatever their seeds)")
     lines.append(f"{said['proven']} proven by seeds or a blind transcript; "
                  f"{said['recorded']} only recorded "
-                 "by the platform.")
+                 f"by the platform{unsigned}.")
     if s.monitor is not None:
         lines.extend(monitor_lines(s, alpha))
     for origin, results in (fairness or {}).items():
