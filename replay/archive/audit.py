@@ -51,9 +51,9 @@ from tarneeb.replay.archive.seen import (
     Repeat,
     Seen,
     Snapshot,
-    _archive_row,
-    _conflict_row,
+    archive_row,
     conflict_message,
+    conflict_row,
     content_digest,
     copied,
     copy_finding,
@@ -320,8 +320,8 @@ class ArchiveSummary:
     by_key: Counter[str] = field(default_factory=Counter)
     deals: Counter[str] = field(default_factory=Counter)  # dealing attempts by origin
     matches_by_origin: Counter[str] = field(default_factory=Counter)
-    # of those, the dealing attempts and matches of logs whose signature does not verify
-    # (a signature finding): not shown to be the platform's at all
+    # of those, the dealing attempts and matches of logs with a signature finding: not
+    # shown to be the platform's at all
     deals_unsigned: int = 0
     matches_unsigned: int = 0
     played: int = 0
@@ -477,11 +477,11 @@ class ArchiveSummary:
             if identity is not None and claim is not None:
                 for kind, other in self.claims.check(identity, claim):
                     path, copies, was_clean = self.seen.flag(other)
-                    row = _archive_row(path, kind, claim_message(kind, m.path, earlier=True))
+                    row = archive_row(path, kind, claim_message(kind, m.path, earlier=True))
                     self.amends.setdefault(path, []).append(row)
                     earlier.setdefault(i, []).append((path, copies, was_clean, row))
                     added.setdefault(i, []).append(
-                        _archive_row(m.path, kind, claim_message(kind, path, earlier=False)))
+                        archive_row(m.path, kind, claim_message(kind, path, earlier=False)))
             if repeat is None:
                 if i in added:
                     m.add_findings(len(added[i]))
@@ -495,7 +495,7 @@ class ArchiveSummary:
                             + [copied(r, m.path, first) for r in self.amends.get(first, ())])
             else:
                 self.conflicting += 1
-                added[i] = [_conflict_row(m.path, conflict_message(first)), *added.get(i, ())]
+                added[i] = [conflict_row(m.path, conflict_message(first)), *added.get(i, ())]
                 self.conflicts.setdefault(first, []).append(m.path)
                 flagged[i] = (first, copies, was_clean)
             if added[i]:

@@ -279,31 +279,30 @@ class FindingRow:
     offset: int | None
 
 
-
-def _conflict_row(path: str, message: str) -> FindingRow:
+def conflict_row(path: str, message: str) -> FindingRow:
     """A ``conflicting-log`` finding: on the whole log, so no hand, trick, seat or card."""
-    return _archive_row(path, CONFLICT_KIND, message)
+    return archive_row(path, CONFLICT_KIND, message)
 
 
-def _archive_row(path: str, kind: str, message: str) -> FindingRow:
+def archive_row(path: str, kind: str, message: str) -> FindingRow:
     """A finding of the archive on a whole log: no hand, trick, seat or card."""
     return FindingRow(path, kind, message, None, None, None, None, None)
 
 
 def copied(row: FindingRow, path: str, first: str) -> FindingRow:
     """A finding of the first log of a match (``first``) on a copy of it at ``path``."""
-    return _archive_row(path, row.kind, f"{row.message} (this log is a copy of {first})")
+    return archive_row(path, row.kind, f"{row.message} (this log is a copy of {first})")
 
 
 def first_log_finding(first: str, later: str) -> FindingRow:
     """The ``conflicting-log`` finding on the first log of a match, naming a later log."""
-    return _conflict_row(first, conflict_message(later, first=True))
+    return conflict_row(first, conflict_message(later, first=True))
 
 
 def copy_finding(path: str, first: str, later: str) -> FindingRow:
     """The ``conflicting-log`` finding on a copy of the first log of a match, naming a
     later log."""
-    return _conflict_row(path, conflict_message(later, copy_of=first))
+    return conflict_row(path, conflict_message(later, copy_of=first))
 
 
 __all__ = [
@@ -315,7 +314,9 @@ __all__ = [
     "Repeat",
     "Seen",
     "Snapshot",
+    "archive_row",
     "conflict_message",
+    "conflict_row",
     "content_digest",
     "copied",
     "copy_finding",
