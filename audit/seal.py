@@ -78,6 +78,16 @@ class Sealer:
         except (OSError, ValueError, UnicodeDecodeError, IndexError):
             return None
 
+    def set_back(self, state: str) -> str | None:
+        """Why the state at ``state``, of a format without a seal (made before states were
+        sealed), is refused: a sealed run of it is noted, so its format was set back,
+        which would turn the seal's check off (None: no run noted)."""
+        noted = self.noted()
+        return None if noted is None else (
+            f"{state}: the state says it is of a format without a seal (made before tarneeb "
+            f"sealed its states), but a sealed run of it is noted (run {noted}, in "
+            f"{self.record}): changed outside tarneeb; start a new state, or put back a copy")
+
     def older(self, run: int, sealed: str) -> int | None:
         """The last run noted of the state, when the state (its last run ``run``, sealed
         ``sealed``; 0: a state made now) is older: a later run was noted (of a state made

@@ -187,15 +187,10 @@ class Monitor:
                 raise
             raise StateError(f"{e}; the state key {self.sealer.made} was missing, and a new "
                              "one was made just now") from None
-        noted = self.sealer.noted()
-        if self.state.retrust == "no seal" and noted is not None:
-            # a state of a format without a seal (6 or older) where a sealed run of it is
-            # noted: its format set back, which would turn its seal's check off
+        refused = self.sealer.set_back(state_path) if self.state.retrust == "no seal" else None
+        if refused is not None:  # (format 6 or older, where a sealed run is noted)
             self.state.close()
-            raise StateError(f"{state_path}: the state says it is of a format without a seal "
-                             f"(made before tarneeb sealed its states), but a sealed run of it "
-                             f"is noted (run {noted}, in {self.sealer.record}): changed "
-                             "outside tarneeb; start a new state, or put back a copy")
+            raise StateError(refused)
         # an older copy of the state put back: its last run noted, said (None: not older)
         self.older = self.sealer.older(self.state.run - 1, self.state.sealed)
         self.checksum = checksum  # every log's bytes checked, whatever its times say
@@ -376,9 +371,8 @@ class Monitor:
         play = None
         if self.play_key is not None:
             play = (self.play_key, None if record.play is None else record.play.to_json())
-        # the size kept is that of the bytes judged, which the digest is of: a log still
-        # being written may have grown since it was listed (its times then are older than
-        # those bytes: no change time kept, so the next run checks its bytes)
+        # the size of the bytes judged, which the digest is of (a log still being written
+        # may have grown since it was listed: no change time kept, its bytes checked next)
         size = st[0] if record.size is None else record.size
         self.state.put(path, (size, st[1], settled(st, self.began) if size == st[0] else None,
                               st[3]), record, self.stats, play)
