@@ -943,3 +943,45 @@ def test_stalled_blind_deals_agree(node: str, home: dict[str, str], tmp_path: Pa
     assert "wrong-decryption" in {f["kind"] for f in js["wrong-batch-delivered"]["findings"]}
     assert js["cut-before-the-end-record"]["verdict"] == "findings"
     assert "not finished" in js["closed"]["findings"][0]["message"]
+
+
+def test_blind_keys_revealed_in_part_agree(node: str, home: dict[str, str],
+                                           tmp_path: Path) -> None:
+    """A seat's key revealed in part (its scalar without its permutation, or the other way
+    round; FORMAT.md lets each be nil): the half revealed is checked on its own by both.
+    Before, both passed over a seat's key unless both halves were there: a wrong scalar,
+    one out of range, or a permutation of 52 zeros, re-signed by the platform, was clean."""
+    from tarneeb.replay.server.blind import play_blind_match
+    from tarneeb.replay.server.simulate import MatchSecrets
+    from tarneeb.testing.alterations.base import _close, _open
+
+    seed = b"blind half keys"
+    base = play_blind_match("qahwa41", seed=seed, target=1)
+    key = MatchSecrets(seed).key
+
+    def edit(change: Callable[[Any], None]) -> bytes:
+        log = _open(base)
+        change(log.keys[0])
+        return _close(log, key)
+
+    def flipped(k: Any) -> None:  # seat 1's scalar one bit off, its permutation kept
+        k.scalars[1], k.permutations[1] = bytes([k.scalars[1][0] ^ 4]) + k.scalars[1][1:], None
+
+    def out_of_range(k: Any) -> None:  # every scalar past the group's order
+        k.scalars[:], k.permutations[:] = [b"\xff" * 32] * 4, [None] * 4
+
+    def zeros(k: Any) -> None:  # seat 2's permutation no permutation, its scalar kept
+        k.scalars[2], k.permutations[2] = None, bytes(52)
+
+    def scalar_alone(k: Any) -> None:  # a right scalar, its permutation kept: nothing false
+        k.permutations[3] = None
+
+    logs = {"flipped": edit(flipped), "out-of-range": edit(out_of_range),
+            "zeros": edit(zeros), "scalar-alone": edit(scalar_alone)}
+    js, bad = _agree(node, home, logs, tmp_path)
+    assert bad == []
+    wrong = {name: [(f["kind"], f["seat"]) for f in v["findings"]] for name, v in js.items()}
+    assert wrong["flipped"] == [("wrong-key", 1)] and wrong["zeros"] == [("wrong-key", 2)]
+    assert wrong["out-of-range"] == [("wrong-key", s) for s in range(4)]
+    assert wrong["scalar-alone"] == [] and js["scalar-alone"]["verdict"] == "clean"
+

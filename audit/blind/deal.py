@@ -557,13 +557,26 @@ def verify_deal(deal: BlindDeal, keys: Sequence[RevealedKey] = ()) -> list[Blind
     return faults
 
 
+def check_half(deal: BlindDeal, seat: int, scalar: bytes | None,
+               permutation: Sequence[int] | None) -> list[BlindFault]:
+    """What of a seat's key is revealed, each half on its own: its scalar against its
+    public key, its permutation a permutation (a key revealed in part, the other half
+    kept, is checked as far as it goes)."""
+    if scalar is not None and (not 0 < scalar_to_int(scalar) < L
+                               or mul_base(scalar) != deal.publics[seat]):
+        return [BlindFault(seat, "its revealed scalar does not match its public key")]
+    if permutation is not None and sorted(permutation) != list(range(DECK)):
+        return [BlindFault(seat, "its revealed permutation is not a permutation of 52 "
+                                 "positions")]
+    return []
+
+
 def check_revealed(deal: BlindDeal, key: RevealedKey) -> list[BlindFault]:
     """Whether a revealed key matches its public key and its seat's pass."""
     s = key.seat
-    if not 0 < scalar_to_int(key.scalar) < L or mul_base(key.scalar) != deal.publics[s]:
-        return [BlindFault(s, "its revealed scalar does not match its public key")]
-    if sorted(key.permutation) != list(range(DECK)):
-        return [BlindFault(s, "its revealed permutation is not a permutation of 52 positions")]
+    halves = check_half(deal, s, key.scalar, key.permutation)
+    if halves:
+        return halves
     before = card_points() if s == 0 else deal.passes[s - 1]
     for j, i in enumerate(key.permutation):
         try:  # an element of the deck before that is no group element gives no product

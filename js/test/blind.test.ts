@@ -12,7 +12,7 @@ import { fromHex, toHex, utf8 } from "../src/text/bytes.js";
 import {
   type Point, cardPoints, decode, generators, roundPositions, verifyBatch, verifyDleq, verifyShuffle,
 } from "../src/protocol/shuffleproof.js";
-import { type Deal, verifyV1 } from "../src/protocol/transcript.js";
+import { type Deal, halfFaults, verifyV1 } from "../src/protocol/transcript.js";
 import { verifyBytes } from "../src/verify/verify.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -59,6 +59,23 @@ test("blind.json v1: every partial decryption by its own proof, every pass by it
   assert.deepEqual(faults.slice(0, 1), [[1, "wrong-shuffle"]]);
   assert.ok(faults.some(([s, k]) => s === 1 && k === "wrong-shuffle") && faults.length > 1);
   assert.deepEqual(verifyV1(deal(twice, rounds), proofs, [])[0], { seat: 1, what: "its pass holds the same element twice", kind: "wrong-shuffle" });
+});
+
+test("blind.json: a key revealed in part has the half revealed checked on its own", () => {
+  const d = v.deal;
+  const deal = { publics: d.seats.map((s: { public: string }) => pt(s.public)) } as Deal;
+  const scalar = (seat: number) => fromHex(d.seats[seat].scalar);
+  const perm = (seat: number) => Uint8Array.from(d.seats[seat].permutation as number[]);
+  for (let seat = 0; seat < 4; seat++) {
+    assert.deepEqual(halfFaults(deal, seat, scalar(seat), null), []);
+    assert.deepEqual(halfFaults(deal, seat, null, perm(seat)), []);
+  }
+  const wrongScalar = [{ seat: 1, what: "its revealed scalar does not match its public key", kind: "wrong-key" }];
+  assert.deepEqual(halfFaults(deal, 1, flip(scalar(1), 0), null), wrongScalar);
+  assert.deepEqual(halfFaults(deal, 1, new Uint8Array(32).fill(0xff), null), wrongScalar);
+  assert.deepEqual(halfFaults(deal, 1, scalar(2), null), wrongScalar);
+  assert.deepEqual(halfFaults(deal, 2, null, new Uint8Array(52)),
+    [{ seat: 2, what: "its revealed permutation is not a permutation of 52 positions", kind: "wrong-key" }]);
 });
 
 test("blind.json v2: the four shuffle proofs, each refused on another deck or a changed proof", () => {

@@ -30,6 +30,7 @@ from tarneeb.audit.blind import (
     decrypt_order,
     owner,
 )
+from tarneeb.audit.blind.deal import check_half
 from tarneeb.audit.blind.proofs import verify_any, verify_unfinished
 from tarneeb.replay.log.blind import (
     ELEMENT,
@@ -132,6 +133,8 @@ class BlindChecker:
         keys = self._keys(n)
         try:
             faults = verify_any(deal, keys)
+            for seat, scalar, perm in self._halves(n):  # a key revealed in part
+                faults += check_half(deal, seat, scalar, perm)
         except (BlindError, ValueError) as e:  # no value of a log may stop the check
             faults = [BlindFault(-1, f"the transcript cannot be checked: {e}")]
         for f in faults:
@@ -183,6 +186,8 @@ class BlindChecker:
         return BlindHand(None, None, False, self._count(before), waiting=seat)
 
     def _keys(self, n: int) -> list[RevealedKey]:
+        """The keys the seats revealed of hand ``n``: each seat's scalar with its
+        permutation."""
         k = self.keys.get(n)
         if k is None:
             return []
@@ -191,6 +196,19 @@ class BlindChecker:
             scalar, perm = k.scalars[s], k.permutations[s]
             if scalar is not None and perm is not None:
                 out.append(RevealedKey(s, scalar, tuple(perm)))
+        return out
+
+    def _halves(self, n: int) -> list[tuple[int, bytes | None, tuple[int, ...] | None]]:
+        """The keys revealed in part of hand ``n`` (a scalar without its permutation, or
+        the other way round): per seat, what it revealed, each half checked on its own."""
+        k = self.keys.get(n)
+        if k is None:
+            return []
+        out: list[tuple[int, bytes | None, tuple[int, ...] | None]] = []
+        for s in range(4):
+            scalar, perm = k.scalars[s], k.permutations[s]
+            if (scalar is None) != (perm is None):
+                out.append((s, scalar, None if perm is None else tuple(perm)))
         return out
 
     def _opened(self, rec: HandRecord, deal: BlindDeal, dealer: int, reveals: bool,

@@ -146,16 +146,31 @@ export function verifyUnfinished(d: Deal, shuffleProofs: [Bytes, Bytes][], batch
   return judgeInOrder(d, shuffleProofs, batch).faults;
 }
 
+/**
+ * What of a seat's key is revealed, each half on its own: its scalar against its public key,
+ * its permutation a permutation (a key revealed in part, the other half kept, is checked as far
+ * as it goes).
+ */
+export function halfFaults(d: Deal, s: number, scalar: Bytes | null, perm: Bytes | null): Fault[] {
+  if (scalar !== null) {
+    const x = scalarOf(scalar);
+    const y = d.publics[s];
+    if (!(x > 0n && x < L) || y === null || y === undefined || !BASE.multiplyUnsafe(x).equals(y)) {
+      return [{ seat: s, what: "its revealed scalar does not match its public key", kind: "wrong-key" }];
+    }
+  }
+  if (perm !== null && (perm.length !== DECK || [...perm].sort((a, b) => a - b).some((v, i) => v !== i))) {
+    return [{ seat: s, what: "its revealed permutation is not a permutation of 52 positions", kind: "wrong-key" }];
+  }
+  return [];
+}
+
 /** A revealed key against its public key, and its seat's pass against the deck before it. */
 function revealedFaults(d: Deal, key: SeatKey): Fault[] {
   const { seat: s, permutation: perm } = key;
   const x = scalarOf(key.scalar);
-  if (!(x > 0n && x < L) || !BASE.multiplyUnsafe(x).equals(d.publics[s]!)) {
-    return [{ seat: s, what: "its revealed scalar does not match its public key", kind: "wrong-key" }];
-  }
-  if ([...perm].sort((a, b) => a - b).some((v, i) => v !== i)) {
-    return [{ seat: s, what: "its revealed permutation is not a permutation of 52 positions", kind: "wrong-key" }];
-  }
+  const halves = halfFaults(d, s, key.scalar, perm);
+  if (halves.length > 0) return halves;
   const prior: (Point | null)[] = s === 0 ? cardPoints() : d.passes[s - 1]!;
   const ins: Point[] = [], outs: Point[] = [];
   let wrong = DECK; // the first position whose elements are missing, or the identity

@@ -10,7 +10,7 @@ import { type Bytes, toHex } from "../text/bytes.js";
 import { cardName } from "../rules/engine.js";
 import { type Finding } from "../log/findings.js";
 import { DECK, ELEMENT, L, type Point, cardPoints, context, decode, encode, owner, scalarOf, tabled, verifyDleq } from "../protocol/shuffleproof.js";
-import { type Deal, type Fault, type SeatKey, split, verifyUnfinished, verifyV1, verifyV2 } from "../protocol/transcript.js";
+import { type Deal, type Fault, type SeatKey, halfFaults, split, verifyUnfinished, verifyV1, verifyV2 } from "../protocol/transcript.js";
 import { type BlindTranscript, OPENED_POSITION, type RevealedKeys, waitingFor, waitingStep } from "../log/blindrecords.js";
 
 /** What the checks read of a hand record. */
@@ -88,7 +88,9 @@ export class BlindChecker {
     const keys = this.seatKeys(n);
     const memoKey = `${offset}:${this.keys.get(n)?.offset ?? -1}`;
     const faults: Fault[] = this.memo?.get(memoKey)
-      ?? (t.shuffleProofs === null ? verifyV1(d, t.v1Proofs!, keys) : verifyV2(d, t.shuffleProofs, t.batch!, keys));
+      ?? [...(t.shuffleProofs === null ? verifyV1(d, t.v1Proofs!, keys) : verifyV2(d, t.shuffleProofs, t.batch!, keys)),
+        // a key revealed in part (a scalar without its permutation, or the other way round)
+        ...this.halves(n).flatMap(([s, scalar, perm]) => halfFaults(d, s, scalar, perm))];
     this.memo?.set(memoKey, faults);
     for (const f of faults) this.add(f.kind, f.what, { hand: n, seat: f.seat < 0 ? null : f.seat, offset });
     // under v2 a fault names the seat that made it; a card that then fails to open follows from it
@@ -161,6 +163,18 @@ export class BlindChecker {
       if (thirteenth === null && reveals) thirteenth = known.get(OPENED_POSITION) ?? null;
     }
     return { hands, thirteenth, proven, faults: done(), waiting: null };
+  }
+
+  /** The keys revealed in part of hand `n`: per seat, its scalar or its permutation (the other kept). */
+  private halves(n: number): [number, Bytes | null, Bytes | null][] {
+    const k = this.keys.get(n);
+    if (!k) return [];
+    const out: [number, Bytes | null, Bytes | null][] = [];
+    for (let s = 0; s < 4; s++) {
+      const scalar = k.scalars[s] ?? null, perm = k.permutations[s] ?? null;
+      if ((scalar === null) !== (perm === null)) out.push([s, scalar, perm]);
+    }
+    return out;
   }
 
   /** The keys the seats revealed of hand `n`, each seat's scalar with its permutation. */
