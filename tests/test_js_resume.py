@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import signal
 import subprocess
@@ -29,6 +30,7 @@ from tarneeb.replay.rules.ruleset import preset
 from tarneeb.replay.server.blind import play_blind_match
 from tarneeb.replay.server.recorder import MatchRecorder, match_calls, record_json
 from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+from tarneeb.replay.server.values import RecorderError
 from tarneeb.replay.verify.replayer import verify_bytes
 from tarneeb.replay.verify.tail import value_ends
 from tarneeb.replay.verify.trust import Trust
@@ -241,18 +243,36 @@ def test_a_power_loss_image_is_cut_as_the_python_recorder_cuts_it(
 
 def test_node_refuses_to_resume_what_python_refuses(node: str, tmp_path: Path,
                                                     matches: dict[str, Match]) -> None:
+    """The same refusal in the same words (a recorder's error, one line): a signed log, a
+    torn header, a directory, no file, a FIFO (its read waited for ever in both, the log's
+    lock held), a server seed not 32 bytes (Python took it), and one the header does not
+    commit to (both took it, and the tail was judged by another match's deals)."""
     m = matches["eram"]
+    assert m.seed is not None
     signed, torn = tmp_path / "signed.tlog", tmp_path / "torn.tlog"
     signed.write_bytes(m.log)
     torn.write_bytes(m.log[:10])
-    for path in (signed, torn):
+    cut = tmp_path / "cut\nshort.tlog"  # (a new line in its name: shown as an escape)
+    cut.write_bytes(m.log[:m.sizes[5]])
+    fifo, folder = tmp_path / "fifo.tlog", tmp_path / "folder.tlog"
+    os.mkfifo(fifo)
+    folder.mkdir()
+    cases = [(signed, None), (torn, None), (folder, None), (tmp_path / "gone.tlog", None),
+             (fifo, None), (cut, m.seed[:5]), (cut, bytes(32))]
+    for path, seed in cases:
         done = subprocess.run([node, str(SCRIPT), "resume", str(m.json), str(path), str(m.key),
-                               "flush"], capture_output=True, text=True, timeout=60, check=False)
+                               "flush", *([seed.hex()] if seed is not None else [])],
+                              capture_output=True, text=True, timeout=60, check=False)
         assert done.returncode == 3 and done.stdout.startswith("refused: "), done.stdout
-        with pytest.raises(ValueError) as python:
-            MatchRecorder.resume(path)
-        assert done.stdout.strip() == f"refused: {python.value}"
+        with pytest.raises(RecorderError) as python:
+            MatchRecorder.resume(path, server_seed=seed)
+        # (each names the option as its language spells it)
+        said = str(python.value).replace("server_seed", "serverSeed")
+        assert done.stdout.strip() == f"refused: {said}" and "\n" not in said
     assert signed.read_bytes() == m.log and torn.read_bytes() == m.log[:10]  # untouched
+    assert cut.read_bytes() == m.log[:m.sizes[5]]
+    assert "commits to" in str(python.value) and "cut\\nshort.tlog" in str(python.value)
+    MatchRecorder.resume(cut, server_seed=m.seed).close()  # its own seed: taken up
 
 
 def _js_verdict(node: str, path: Path, public: Path) -> dict[str, object]:

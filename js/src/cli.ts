@@ -17,6 +17,7 @@ import { MAX_RECEIPT_BYTES, ReceiptError, readReceipt } from "./verify/receipt.j
 import { type Options } from "./verify/replay.js";
 import { DEFAULT_LIMITS, type Limits } from "./text/stream.js";
 import { type VerdictJson, exitCode, verifyBytes } from "./verify/verify.js";
+import { errnoWords } from "./text/errno.js";
 
 const USAGE = "usage: tarneeb-js verify LOG... [--json] [--key PUBLIC_KEY_PEM] [--keys KEYS_TOML] [--root HEX] [--receipt FILE] [--server-seed HEX] [--require-proof] [--max-bytes N] [--max-records N] [--max-hands N]";
 
@@ -28,24 +29,9 @@ function defaultKeysPath(): string {
   return join(base!, "tarneeb", "keys.toml");
 }
 
-// errno's words as the C library says them (Python's `strerror`), not libuv's
-const STRERROR: Record<string, string> = {
-  ENOENT: "No such file or directory", EACCES: "Permission denied", EPERM: "Operation not permitted",
-  EISDIR: "Is a directory", ENOTDIR: "Not a directory", ELOOP: "Too many levels of symbolic links",
-  ENAMETOOLONG: "File name too long", EIO: "Input/output error", ENXIO: "No such device or address",
-  EMFILE: "Too many open files", ENFILE: "Too many open files in system", ENOMEM: "Cannot allocate memory",
-  EINVAL: "Invalid argument", EAGAIN: "Resource temporarily unavailable", EBADF: "Bad file descriptor",
-  EOVERFLOW: "Value too large for defined data type", ENODEV: "No such device", ESTALE: "Stale file handle",
-};
-
 /** Why an operation on a file failed, in the words `tarneeb verify` uses (`e.strerror`). */
 function strerror(e: unknown): string {
-  if (e instanceof FileRefused) return e.message;
-  const err = e as NodeJS.ErrnoException;
-  if (err.code !== undefined && STRERROR[err.code] !== undefined) return STRERROR[err.code]!;
-  const m = /^[A-Z0-9_]+: ([^,]*)/.exec(err.message ?? "");
-  const words = m ? m[1]! : String(err.message ?? e);
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return e instanceof FileRefused ? e.message : errnoWords(e);
 }
 
 /** A file refused without reading it (what is not a regular file, or is too large). */

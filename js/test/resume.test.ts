@@ -139,7 +139,7 @@ test("resume refuses a signed log, a file that is no log, a durability it does n
   writeFileSync(torn, FIXTURE.subarray(0, 10));
   await assert.rejects(MatchRecorder.resume({ path: torn }), new RegExp(`^RecorderError: cannot go on with this log: ${torn}: byte 10: log cut short inside its header`));
   await assert.rejects(MatchRecorder.resume({ path: signed, durability: "often" }), /give flush, fsync or group:MS/);
-  await assert.rejects(MatchRecorder.resume({ path: join(dir, "none.tlog") }), /cannot read/);
+  await assert.rejects(MatchRecorder.resume({ path: join(dir, "none.tlog") }), /cannot go on with .*none\.tlog: No such file or directory/);
   assert.deepEqual(new Uint8Array(readFileSync(signed)), FIXTURE); // untouched
 });
 

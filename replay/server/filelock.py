@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from typing import BinaryIO
 
+from tarneeb.audit.encoding import shown
+
 
 def lock_log(stream: BinaryIO, unlock: bool = False) -> bool:
     """Take an exclusive lock on the log open as ``stream`` for as long as the recorder
@@ -37,8 +39,8 @@ def lock_log(stream: BinaryIO, unlock: bool = False) -> bool:
 
 def held(path: str | os.PathLike[str]) -> str:
     """Why a second recorder is refused a log another recorder holds (its lock)."""
-    return (f"{os.fspath(path)} is being written by another recorder (it holds the file's "
-            "lock): one recorder per log")
+    return (f"{shown(os.fspath(path))} is being written by another recorder (it holds the "
+            "file's lock): one recorder per log")
 
 
 __all__ = ["held", "lock_log"]

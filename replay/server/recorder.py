@@ -24,14 +24,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hmac
 import os
+import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarneeb.audit.encoding import unsafe_character
+from tarneeb.audit.encoding import shown, unsafe_character
+from tarneeb.audit.seeds import server_commitment as commitment_of
 from tarneeb.replay.log.blind import (
     BlindTranscript,
     RevealedKeys,
@@ -80,6 +82,21 @@ from tarneeb.replay.server.values import (
     suit_of,
 )
 from tarneeb.replay.verify.people import hands_from_1
+
+
+def _open_log(path: str | os.PathLike[str]) -> BinaryIO:
+    """The log at ``path`` opened to be read and written on, a regular file (a FIFO, a
+    device or a directory refused: a FIFO's read would wait for ever); its errors a
+    :class:`RecorderError`."""
+    name = shown(os.fspath(path))
+    try:
+        stream = open(os.fspath(path), "r+b", buffering=0)  # noqa: SIM115 - for the match
+    except OSError as e:
+        raise RecorderError(f"cannot go on with {name}: {e.strerror or e}") from None
+    if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+        stream.close()
+        raise RecorderError(f"cannot go on with {name}: not a regular file")
+    return stream
 
 
 class LogExistsError(RecorderError, FileExistsError):
@@ -147,8 +164,8 @@ class MatchRecorder:
                 # value goes to the system whole or, torn by a failed write, is cut off it
                 self._stream: BinaryIO = open(os.fspath(out), "xb", buffering=0)  # noqa: SIM115
             except FileExistsError:
-                raise LogExistsError(f"{os.fspath(out)} exists: a recorder never writes over "
-                                    "a log (resume a log a crash cut short with "
+                raise LogExistsError(f"{shown(os.fspath(out))} exists: a recorder never "
+                                    "writes over a log (resume a log a crash cut short with "
                                     "MatchRecorder.resume)") from None
             if not lock_log(self._stream):
                 self._stream.close()
@@ -201,18 +218,26 @@ class MatchRecorder:
                 durability = Durability.parse(durability)
             except ValueError as e:
                 raise RecorderError(str(e)) from None
-        stream = open(os.fspath(path), "r+b", buffering=0)  # noqa: SIM115 - open for the match
+        seed = raw_of(server_seed, "server_seed", nil=True)
+        if seed is not None and len(seed) != 32:
+            raise RecorderError(f"server_seed must be 32 bytes, not {len(seed)}")
+        stream = _open_log(path)
         try:  # the file locked first: read, judged and cut by this recorder alone
             if not lock_log(stream):
                 raise RecorderError(held(path))
-            data = Path(path).read_bytes()
+            data = stream.read()
             try:
                 log = parse_log(data, str(path))
             except LogError as e:
-                raise RecorderError(f"cannot go on with this log: {e}") from None
+                raise RecorderError(shown(f"cannot go on with this log: {e}")) from None
             if log.signature is not None:
-                raise RecorderError(f"{path}: the log is signed: the match is over")
-            seed = raw_of(server_seed, "server_seed", nil=True)
+                raise RecorderError(f"{shown(os.fspath(path))}: the log is signed: the match "
+                                    "is over")
+            commitment = log.header.server_commitment
+            if seed is not None and commitment is not None \
+                    and not hmac.compare_digest(commitment_of(seed), commitment):
+                raise RecorderError(f"{shown(os.fspath(path))}: the server seed given is not "
+                                    "the one the log's header commits to (another match's?)")
             log = zeros_its_own(data, log, seed) or go_on_from(log, seed)
         except BaseException:
             stream.close()

@@ -21,6 +21,7 @@
  * itself (docs/PLATFORM.md, "One recorder per log").
  */
 import { spawnSync } from "node:child_process";
+import { shown } from "../text/names.js";
 
 /** How {@link lockLog} went: locked; another recorder holds the lock; or no lock could be taken. */
 export type LockOutcome = "locked" | "held" | "none";
@@ -80,5 +81,5 @@ export function lockLog(fd: number): LockOutcome {
 
 /** Why a second recorder is refused a log another recorder holds (its lock): the Python `held`'s words. */
 export function held(path: string): string {
-  return `${path} is being written by another recorder (it holds the file's lock): one recorder per log`;
+  return `${shown(path)} is being written by another recorder (it holds the file's lock): one recorder per log`;
 }

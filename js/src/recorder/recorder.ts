@@ -23,7 +23,7 @@
  * the process dies, however it dies; a second recorder, in Node or in Python, is refused
  * with a RecorderError and leaves the file as it is.
  */
-import { closeSync, constants, ftruncateSync, openSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, unlinkSync } from "node:fs";
 import { type Bytes, concat } from "../text/bytes.js";
 import {
   type AbandonCause, ABANDON_CAUSES, type BlindDealTranscript, type Card, RecorderError, type RevealedKeysOptions, type Suit,
@@ -32,6 +32,8 @@ import {
 import { cardName } from "../rules/engine.js";
 import { resumePoint } from "./resume.js";
 import { held, lockLog } from "./filelock.js";
+import { errnoWords } from "../text/errno.js";
+import { shown } from "../text/names.js";
 import { PRESETS, RulesError, type RuleSet, presetDepartures, rulesFromMap, rulesMap } from "../rules/rules.js";
 import { type Durability, LogWriter, encodeMove, encodeValue, parseDurability, syncDirectory } from "../log/writer.js";
 import { type SigningKey, signBytes } from "./platform.js";
@@ -232,7 +234,7 @@ export class MatchRecorder {
       fd = openSync(o.path, "wx"); // a log is never overwritten
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") { // the Python recorder's words
-        throw new RecorderError(`${o.path} exists: a recorder never writes over a log (resume a log a crash cut short with MatchRecorder.resume)`);
+        throw new RecorderError(`${shown(o.path)} exists: a recorder never writes over a log (resume a log a crash cut short with MatchRecorder.resume)`);
       }
       throw new RecorderError(`cannot create ${o.path}: ${(e as Error).message}`);
     }
@@ -282,14 +284,19 @@ export class MatchRecorder {
     const seed = bytesOf(options.serverSeed, "serverSeed", true);
     if (seed !== null && seed.length !== 32) throw new RecorderError(`serverSeed must be 32 bytes, not ${seed.length}`);
     let fd: number;
-    try { // appends at the end, once truncated; never creates the file
-      fd = openSync(options.path, constants.O_WRONLY | constants.O_APPEND);
+    const name = shown(options.path);
+    try { // appends at the end, once truncated; never creates the file; a FIFO not waited on
+      fd = openSync(options.path, constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK);
     } catch (e) { // a log that cannot be read says so first, as before
-      const at = await resumePoint(options.path, seed);
-      throw new RecorderError(typeof at === "string" ? at : `cannot go on with ${options.path}: ${(e as Error).message}`);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "EISDIR" || code === "EACCES" || code === "EPERM") {
+        throw new RecorderError(`cannot go on with ${name}: ${errnoWords(e)}`);
+      }
+      throw new RecorderError(`cannot go on with ${name}: not a regular file`);
     }
     let at: Awaited<ReturnType<typeof resumePoint>>;
     try { // the file locked first: read, judged and cut by this recorder alone
+      if (!fstatSync(fd).isFile()) throw new RecorderError(`cannot go on with ${name}: not a regular file`);
       if (lockLog(fd) === "held") throw new RecorderError(held(options.path));
       at = await resumePoint(options.path, seed);
       if (typeof at === "string") throw new RecorderError(at);

@@ -12,7 +12,10 @@
  * they stop following the rules (docs/FORMAT.md "A log cut short").
  */
 import { readFileSync } from "node:fs";
-import { type Bytes } from "../text/bytes.js";
+import { type Bytes, constantTimeEqual } from "../text/bytes.js";
+import { errnoWords } from "../text/errno.js";
+import { shown } from "../text/names.js";
+import { serverCommitment } from "../protocol/derive.js";
 import { LogError, type ParsedLog, parseLog } from "../log/records.js";
 import { cutAt, judgedLog } from "../verify/verify.js";
 
@@ -62,16 +65,20 @@ export async function resumePoint(path: string, serverSeed: Bytes | null): Promi
   try {
     data = readFileSync(path);
   } catch (e) {
-    return `cannot read ${path}: ${(e as Error).message}`;
+    return `cannot go on with ${shown(path)}: ${errnoWords(e)}`;
   }
   let log: ParsedLog;
   try {
     log = parseLog(data);
   } catch (e) {
-    if (e instanceof LogError) return `cannot go on with this log: ${path}: ${e.message}`;
+    if (e instanceof LogError) return shown(`cannot go on with this log: ${path}: ${e.message}`);
     throw e;
   }
-  if (log.signature !== null) return `${path}: the log is signed: the match is over`;
+  if (log.signature !== null) return `${shown(path)}: the log is signed: the match is over`;
+  const commitment = log.header.serverCommitment;
+  if (serverSeed !== null && commitment !== null && !constantTimeEqual(await serverCommitment(serverSeed), commitment)) {
+    return `${shown(path)}: the server seed given is not the one the log's header commits to (another match's?)`;
+  }
   log = (await zerosItsOwn(data, log, serverSeed)) ?? (await judged(log, serverSeed));
   const keep = log.signedBytes.length;
   const said = log.cut !== null ? log.cut.message
