@@ -29,6 +29,7 @@ from tarneeb.replay.rules.actions import describe_action
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFactory
 from tarneeb.testing.regress.command import EngineCommand, EngineStartError
 from tarneeb.testing.regress.driver import METHODS, _said, run_script
+from tarneeb.testing.regress.referee import RefereeGuard, referee_changed
 from tarneeb.testing.regress.report import Disagreement, MatchReport
 from tarneeb.testing.regress.scripts import MatchScript, ScriptError, prepare
 
@@ -93,10 +94,15 @@ def _worker_main(conn: Any, engine: str | EngineFactory, progress: Any) -> None:
         sys.stdout.flush()
         os.dup2(2, 1)
     sys.stdout = sys.stderr
+    guard = RefereeGuard()  # the referee as it is before the engine's code runs
     try:
         factory = load_factory(engine) if isinstance(engine, str) else engine
     except EngineLoadError as e:
         conn.send(("error", str(e)))
+        return
+    changed = guard.changed()
+    if changed is not None:
+        conn.send(("error", referee_changed(changed)))
         return
     conn.send(("ready", None))
     while True:
@@ -108,9 +114,15 @@ def _worker_main(conn: Any, engine: str | EngineFactory, progress: Any) -> None:
             return
         try:
             try:
-                conn.send(("report", run_script(factory, script, progress, isolated=True)))
+                report = run_script(factory, script, progress, isolated=True)
             except ScriptError as e:
                 conn.send(("script-error", str(e)))
+                continue
+            changed = guard.changed()
+            if changed is not None:  # its report is no check: the worker goes with it
+                conn.send(("referee", referee_changed(changed)))
+                return
+            conn.send(("report", report))
         except OSError:  # the engine closed the pipe's descriptor: the caller sees the
             # worker end (and not the pipe's own traceback as it is let go)
             with contextlib.suppress(OSError, ValueError):
@@ -169,6 +181,7 @@ class Runner:
         self._conn: Any = None
         self._ctx = multiprocessing.get_context("spawn")
         self._progress: Any = None
+        self._guard: RefereeGuard | None = None  # in this process: the referee as it was
 
     # -- lifecycle
     def start(self) -> None:
@@ -183,8 +196,10 @@ class Runner:
             return
         if self.time_limit is None:
             if self._factory is None:
+                self._guard = RefereeGuard()
                 self._factory = (load_factory(self.engine) if isinstance(self.engine, str)
                                  else self.engine)
+                self._check_referee()
             return
         if self._proc is not None:
             return
@@ -212,6 +227,13 @@ class Runner:
                           f"(importing {self.engine!r})" if not ready else
                           f"the engine's worker died while importing {self.engine!r}")
             raise EngineLoadError(detail)
+
+    def _check_referee(self) -> None:
+        """In this process: an engine that changed the referee ends the run
+        (:class:`EngineLoadError`), as no answer of it can be checked from then on."""
+        changed = None if self._guard is None else self._guard.changed()
+        if changed is not None:
+            raise EngineLoadError(referee_changed(changed))
 
     def finish(self) -> str | None:
         """Stop an engine command's process after the run's last match: what it wrote
@@ -277,6 +299,7 @@ class Runner:
             if self._factory is None:  # (start() loads it)
                 raise EngineLoadError("the engine was not loaded")
             report = run_script(self._factory, script)
+            self._check_referee()
         else:
             report = self._run_isolated(script)
         report.seconds = time.perf_counter() - t0
@@ -297,6 +320,10 @@ class Runner:
                     return report
                 if kind == "script-error":
                     raise ScriptError(report)
+                if kind == "referee":  # the engine changed the referee while it played
+                    self._kill()
+                    base.first = Disagreement("protocol", str(report))
+                    return base
                 raise EOFError
         except (EOFError, OSError, BrokenPipeError):
             proc.join(1.0)
