@@ -188,3 +188,57 @@ def test_a_late_line_after_the_last_match_of_a_shared_process_fails_that_match(
     done = _cli("--engine-cmd", f"{sys.executable} {late}", str(TWO[1]), str(SHORT))
     assert done.returncode == 1, done.stderr
     assert "GAME OVER" in done.stdout.decode() + done.stderr.decode()
+
+
+# The reference server with each answer written as MODE says (an engine's JSON writer).
+WRITER = textwrap.dedent('''
+    import json, sys
+    from tarneeb.testing.engine_server import REFERENCE, Server
+    from tarneeb.testing.regress.runner import load_factory
+
+    MODE = sys.argv[1]
+    late = False
+    server = Server(load_factory(REFERENCE), "writer 0.1")
+    for line in sys.stdin:
+        request = json.loads(line)
+        answer = server.answer(request)
+        if answer is None:
+            break
+        text = json.dumps(answer)
+        if MODE == "error-null":  # every answer with "error": null, as many writers put it
+            text = text[:-1] + ', "error": null}'
+        elif MODE == "seat-twice" and "seat" in answer and answer["seat"] is not None:
+            # the right seat last: a reader that keeps the first field sees a wrong seat
+            text = text[:-1] + f', "seat": {answer["seat"]}}}'
+            text = text.replace('"seat": ', f'"seat": {(answer["seat"] + 1) % 4}, "seat": ', 1)
+        elif MODE == "late" and request["cmd"] == "winner" and answer.get("team") is not None:
+            late = True  # its line about the match won comes late: in the next match
+        elif MODE == "late" and request["cmd"] == "deal" and late:
+            late = False
+            print(json.dumps({"debug": "match over"}), flush=True)
+        print(text, flush=True)
+''')
+
+
+@pytest.mark.parametrize("mode", ["error-null", "seat-twice", "late"])
+def test_how_an_engines_json_writer_writes_is_judged(tmp_path: Path, mode: str) -> None:
+    """``"error": null`` on every answer is no error (it refused the handshake, exit 2); a
+    field given twice is garbage, whichever comes last (the last was taken: a wrong seat
+    first and the right one last agreed); a line with no id, written after a match's last
+    answer and read as the next match's first, says it answers no request (it said "id
+    None to request 5141")."""
+    engine = tmp_path / "writer.py"
+    engine.write_text(WRITER)
+    run = regress_paths(EngineCommand([sys.executable, str(engine), mode], reuse=True),
+                        TWO, time_limit=10)
+    if mode == "error-null":
+        assert run.exit_code == 0, [r.line() for r in run.reports]
+        return
+    assert run.exit_code == 1
+    failed = next(r for r in run.reports if r.status == "engine-failure")
+    assert failed.first is not None
+    if mode == "seat-twice":
+        assert failed.first.kind == "garbage" and "with the field 'seat' twice" in failed.line()
+    else:
+        assert failed.first.kind == "protocol" and "answers no request" in failed.line()
+        assert "match over" in failed.line()

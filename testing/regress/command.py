@@ -184,6 +184,22 @@ class _Child:
                 self.proc.stderr.close()
 
 
+class _TwiceError(ValueError):
+    """A JSON object with a field twice (the field's name)."""
+
+
+def _one_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's fields, each once (:class:`_TwiceError` names one given twice)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _TwiceError(key)
+            seen.add(key)
+    return out
+
+
 def stray_words(extra: bytes) -> str:
     """What an engine wrote unasked after an answer, in words."""
     shown = clip(extra.decode("utf-8", "replace"), 80)
@@ -410,7 +426,10 @@ class SubprocessEngine:
                       f"JSON value nested {depth} deep, deeper than any answer (at most "
                       f"{MAX_DEPTH}): {shown!r}")
         try:
-            answer = json.loads(line)
+            answer = json.loads(line, object_pairs_hook=_one_each)
+        except _TwiceError as e:  # which of the two is the answer? neither is taken
+            self.fail("garbage", f"{self._method}: the engine answered {shown!r}, with the "
+                      f"field {_shown(str(e))} twice")
         except (ValueError, RecursionError):
             self.fail("garbage", f"{self._method}: the engine answered a line that is not "
                       f"JSON: {shown!r}")
@@ -418,10 +437,14 @@ class SubprocessEngine:
             self.fail("garbage", f"{self._method}: the engine answered {shown!r}, not a "
                       "JSON object")
         got = answer.get("id")
+        if "id" not in answer:  # no answer at all: a line written unasked
+            self.fail("protocol", f"{self._method}: the engine wrote a line that answers no "
+                      f"request (it has no id), unasked: {shown!r} (a line written late after "
+                      "an earlier answer is read as the next one's)")
         if type(got) is not int or got != rid:  # (1.0 and true are not the id 1)
             self.fail("protocol", f"{self._method}: the engine answered with id "
                       f"{_shown(got)} to request {rid} (one answer a request, in order)")
-        if "error" in answer:
+        if answer.get("error") is not None:  # ("error": null, as many writers put it: none)
             error = answer["error"]
             if cmd == "hello":
                 self.fail("protocol", f"the handshake: the engine refused it: "
