@@ -4,8 +4,9 @@ An engine given as ``MODULE:FACTORY`` runs in the process that replays each matc
 this project's engine (the referee): an adapter that patches a house rule into
 tarneeb's own code (``tarneeb.replay.rules.engine.score_hand = …``) changes the referee
 too, and every answer then agrees with it. :class:`RefereeGuard` notes, before the
-engine is loaded, every name of the modules the referee is made of (the rules, the
-verifier that makes a log a reference, the driver), each function's code and each
+engine is loaded, every name of the modules the referee is made of (the rules and the
+driver; the verifier that makes a log a reference too where the logs are read in the
+engine's process), each function's code and each
 attribute of a class defined there, holding the objects (so that no identity is reused);
 :meth:`RefereeGuard.changed` names the first that is no longer the object noted.
 
@@ -36,27 +37,27 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-# the packages the referee is made of (every module of each, imported before the note)
-GUARDED = ("tarneeb.replay.rules", "tarneeb.replay.verify", "tarneeb.testing.regress")
+# the packages the referee is made of (every module of each, imported before the note):
+# the rules and the driver; with the verifier that makes a log a reference, where the
+# engine runs in the process that reads the logs (no worker)
+GUARDED = ("tarneeb.replay.rules", "tarneeb.testing.regress")
+WITH_VERIFIER = (*GUARDED, "tarneeb.replay.verify")
 _MISSING = object()
 
 
-def _guarded(name: str) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in GUARDED)
-
-
-def _import_all() -> None:
-    """Every module of the guarded packages, imported: one imported later, after the
-    engine, could be changed before it is noted."""
-    for package in GUARDED:
+def _import_all(packages: tuple[str, ...]) -> None:
+    """Every module of ``packages``, imported: one imported later, after the engine,
+    could be changed before it is noted."""
+    for package in packages:
         module = importlib.import_module(package)
         for info in pkgutil.walk_packages(module.__path__, package + "."):
             with contextlib.suppress(ImportError):  # (an optional part not installed)
                 importlib.import_module(info.name)
 
 
-def _entries() -> list[tuple[str, Callable[[], Any], Any]]:
-    """Per name noted: what it is called, how to look it up now, and the object then."""
+def _entries(packages: tuple[str, ...]) -> list[tuple[str, Callable[[], Any], Any]]:
+    """Per name of ``packages`` noted: what it is called, how to look it up now, and the
+    object then."""
     out: list[tuple[str, Callable[[], Any], Any]] = []
 
     def note(label: str, space: Any, value: Any, owner: str) -> None:
@@ -67,7 +68,9 @@ def _entries() -> list[tuple[str, Callable[[], Any], Any]]:
             for attr, inner in list(vars(value).items()):
                 note(f"{label}.{attr}", vars(value), inner, "")
 
-    for name in sorted(n for n in list(sys.modules) if _guarded(n)):
+    guarded = [n for n in list(sys.modules)
+               if any(n == p or n.startswith(p + ".") for p in packages)]
+    for name in sorted(guarded):
         module = sys.modules.get(name)
         if module is None:
             continue
@@ -80,9 +83,9 @@ def _entries() -> list[tuple[str, Callable[[], Any], Any]]:
 class RefereeGuard:
     """The referee's parts as they are now; :meth:`changed` says whether they still are."""
 
-    def __init__(self) -> None:
-        _import_all()
-        self._entries = _entries()
+    def __init__(self, packages: tuple[str, ...] = GUARDED) -> None:
+        _import_all(packages)
+        self._entries = _entries(packages)
 
     def changed(self) -> str | None:
         """The first part that is no longer the object noted (its dotted name), or None."""
@@ -100,4 +103,4 @@ def referee_changed(part: str) -> str:
             "(--engine-cmd), which cannot touch the referee")
 
 
-__all__ = ["GUARDED", "RefereeGuard", "referee_changed"]
+__all__ = ["GUARDED", "WITH_VERIFIER", "RefereeGuard", "referee_changed"]

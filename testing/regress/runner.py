@@ -29,7 +29,7 @@ from tarneeb.replay.rules.actions import describe_action
 from tarneeb.testing.protocol import DEFAULT_TIME_LIMIT, EngineFactory
 from tarneeb.testing.regress.command import EngineCommand, EngineStartError
 from tarneeb.testing.regress.driver import METHODS, _said, run_script
-from tarneeb.testing.regress.referee import RefereeGuard, referee_changed
+from tarneeb.testing.regress.referee import WITH_VERIFIER, RefereeGuard, referee_changed
 from tarneeb.testing.regress.report import Disagreement, MatchReport
 from tarneeb.testing.regress.scripts import MatchScript, ScriptError, prepare
 
@@ -196,7 +196,7 @@ class Runner:
             return
         if self.time_limit is None:
             if self._factory is None:
-                self._guard = RefereeGuard()
+                self._guard = RefereeGuard(WITH_VERIFIER)  # (the logs read here too)
                 self._factory = (load_factory(self.engine) if isinstance(self.engine, str)
                                  else self.engine)
                 self._check_referee()
