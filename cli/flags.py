@@ -39,7 +39,8 @@ class Flag:
 FLAGS: dict[str, Flag] = {f.name: f for f in (
     Flag("--json", "as_json", None, "The verdicts as JSON."),
     Flag("--key", "key", "PUBLIC_KEY",
-         "The platform's public key (PEM) to pin; otherwise the key inside the log."),
+         "The platform's public key (PEM) to pin; otherwise the key inside the log. Not "
+         "with --keys."),
     Flag("--keys", "keys", "FILE",
          "A keys file (TOML: platform name = its public key, hex or PEM) to pin: the log "
          "must be signed by one of them, and the verdict names that platform. Default: "

@@ -178,6 +178,11 @@ def read_signed_receipt(receipt: Path | None) -> SignedReceipt | None:
         fail(str(e))
 
 
+BOTH_PINNED = ("--key and --keys both given: pin one key (--key) or the platforms of a keys "
+               "file (--keys), not both (a log signed by the one would not be checked "
+               "against the other)")
+
+
 def trust_of(key: Path | None = None, keys: Path | None = None, root: str | None = None,
              receipts: Sequence[Path] = (), server_seed: str | None = None,
              limits: Limits | None = None, require_proof: bool = False) -> Trust:
@@ -189,6 +194,8 @@ def trust_of(key: Path | None = None, keys: Path | None = None, root: str | None
     from tarneeb.replay.log.stream import DEFAULT_LIMITS
     from tarneeb.replay.verify.trust import Trust
 
+    if key is not None and keys is not None:  # (one was taken, the other said nothing)
+        fail(BOTH_PINNED)
     try:
         seed = parse_hex(server_seed, "server seed", 32) if server_seed is not None else None
     except AuditError as e:

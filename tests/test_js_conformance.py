@@ -371,6 +371,23 @@ def test_key_files_read_alike(node: str, home: dict[str, str], tmp_path: Path, o
     assert js == py
 
 
+def test_key_and_keys_together_are_refused_alike(node: str, home: dict[str, str],
+                                                 tmp_path: Path) -> None:
+    """--key and --keys together: before, both verifiers took the key and said nothing of
+    the keys file (a log signed by the key was clean, the file naming only another
+    platform). Both refuse the two in one line, exit 2."""
+    v = json.loads(VECTORS[0].read_text())
+    pem, keys = tmp_path / "platform.pub.pem", tmp_path / "keys.toml"
+    pem.write_text(_pem(v["public_key"]))
+    keys.write_text(f'"rival" = "{"11" * 32}"\n')
+    log = _vector_logs(tmp_path)[0]
+    js, py = _both(node, home, [log], ("--key", str(pem)))
+    assert py[0] == 0 and js[0] == 0  # (the key alone: clean)
+    js, py = _both(node, home, [log], ("--key", str(pem), "--keys", str(keys)))
+    assert py[0] == 2 and js == py
+    assert py[1].startswith("--key and --keys both given")
+
+
 # keys files a verifier must refuse, each for its own reason
 BAD_NAMES = ["cardroom\u3000", "card\u200broom", "\u3164", "\uff43\uff41\uff52\uff44",
              "card  room", " cardroom", "\u0301card", "card\ue000", "card\u0378",

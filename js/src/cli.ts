@@ -370,6 +370,9 @@ async function main(args: Arg[]): Promise<number> {
     } else fail(`unknown option ${a} ${SEE_HELP}`);
   }
   if (!paths.length) fail(USAGE);
+  if (keyPath !== null && keysPath !== null) { // (one was taken, the other said nothing)
+    fail("--key and --keys both given: pin one key (--key) or the platforms of a keys file (--keys), not both (a log signed by the one would not be checked against the other)");
+  }
   // in the order `tarneeb verify` reads them, so the first bad one is the one named
   if (seedHex !== null) opts.serverSeed = parseHex(seedHex, "server seed", 32);
   if (keyPath !== null) {
