@@ -71,11 +71,13 @@ class Sealer:
         return cls(state_key(key_file), key_file.parent / RUNS_DIR / name,
                    key_file if missing else None)
 
-    def noted(self) -> int | None:
-        """The last run noted of the state (None: none noted, or the note unreadable)."""
+    def noted(self) -> tuple[int, str] | None:
+        """The last run noted of the state and its seal (None: none noted, or the note
+        unreadable)."""
         try:
-            return int(self.record.read_text("ascii").split()[0])
-        except (OSError, ValueError, UnicodeDecodeError, IndexError):
+            run, sealed = self.record.read_text("ascii").split()
+            return int(run), sealed
+        except (OSError, ValueError, UnicodeDecodeError):
             return None
 
     def set_back(self, state: str) -> str | None:
@@ -85,7 +87,7 @@ class Sealer:
         noted = self.noted()
         return None if noted is None else (
             f"{state}: the state says it is of a format without a seal (made before tarneeb "
-            f"sealed its states), but a sealed run of it is noted (run {noted}, in "
+            f"sealed its states), but a sealed run of it is noted (run {noted[0]}, in "
             f"{self.record}): changed outside tarneeb; start a new state, or put back a copy")
 
     def older(self, run: int, sealed: str) -> int | None:
@@ -93,11 +95,10 @@ class Sealer:
         ``sealed``; 0: a state made now) is older: a later run was noted (of a state made
         now: a state at its path was deleted or moved), or the same run with another seal;
         else None."""
-        try:
-            noted, seal_then = self.record.read_text("ascii").split()
-            last = int(noted)
-        except (OSError, ValueError, UnicodeDecodeError):
+        noted = self.noted()
+        if noted is None:
             return None  # none noted (the end of this run notes it)
+        last, seal_then = noted
         return last if run < last or (run == last and not same_seal(sealed, seal_then)) \
             else None
 

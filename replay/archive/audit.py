@@ -401,9 +401,10 @@ class ArchiveSummary:
             # a signature finding: the log is not shown to be signed by the platform's key;
             # one of NOT_VERIFIED: not by the key it was checked against either (one the
             # user pinned, or the one it names)
-            kinds = {f.kind for f in chunk.findings[pos:pos + m.findings]}
+            kinds = set()
             for f in chunk.findings[pos:pos + m.findings]:
                 self._count_finding(f)
+                kinds.add(f.kind)
             pos += m.findings
             unsigned = not kinds.isdisjoint(SIGNATURE_KINDS)
             if i in flagged:  # right after it, whatever chunk each log came in

@@ -84,11 +84,10 @@ from tarneeb.replay.server.values import (
 from tarneeb.replay.verify.people import hands_from_1
 
 
-def _open_log(path: str | os.PathLike[str]) -> BinaryIO:
-    """The log at ``path`` opened to be read and written on, a regular file (a FIFO, a
-    device or a directory refused: a FIFO's read would wait for ever); its errors a
-    :class:`RecorderError`."""
-    name = shown(os.fspath(path))
+def _open_log(path: str | os.PathLike[str], name: str) -> BinaryIO:
+    """The log at ``path`` (shown as ``name``) opened to be read and written on, a regular
+    file (a FIFO, a device or a directory refused: a FIFO's read would wait for ever); its
+    errors a :class:`RecorderError`."""
     try:
         stream = open(os.fspath(path), "r+b", buffering=0)  # noqa: SIM115 - for the match
     except OSError as e:
@@ -221,7 +220,8 @@ class MatchRecorder:
         seed = raw_of(server_seed, "server_seed", nil=True)
         if seed is not None and len(seed) != 32:
             raise RecorderError(f"server_seed must be 32 bytes, not {len(seed)}")
-        stream = _open_log(path)
+        name = shown(os.fspath(path))
+        stream = _open_log(path, name)
         try:  # the file locked first: read, judged and cut by this recorder alone
             if not lock_log(stream):
                 raise RecorderError(held(path))
@@ -231,13 +231,12 @@ class MatchRecorder:
             except LogError as e:
                 raise RecorderError(shown(f"cannot go on with this log: {e}")) from None
             if log.signature is not None:
-                raise RecorderError(f"{shown(os.fspath(path))}: the log is signed: the match "
-                                    "is over")
+                raise RecorderError(f"{name}: the log is signed: the match is over")
             commitment = log.header.server_commitment
             if seed is not None and commitment is not None \
                     and not hmac.compare_digest(commitment_of(seed), commitment):
-                raise RecorderError(f"{shown(os.fspath(path))}: the server seed given is not "
-                                    "the one the log's header commits to (another match's?)")
+                raise RecorderError(f"{name}: the server seed given is not the one the log's "
+                                    "header commits to (another match's?)")
             log = zeros_its_own(data, log, seed) or go_on_from(log, seed)
         except BaseException:
             stream.close()

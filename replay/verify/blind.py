@@ -44,6 +44,7 @@ from tarneeb.replay.rules.cards import card_name
 from tarneeb.replay.verify.findings import Verdict
 
 Hands = tuple[int, int, int, int]
+_Half = tuple[int, bytes | None, tuple[int, ...] | None]  # a seat, its scalar, its permutation
 
 
 def _split(raw: bytes, size: int) -> list[bytes]:
@@ -130,10 +131,10 @@ class BlindChecker:
         deal = blind_deal(self.header, rec, n, dealer)
         if rec.blind.shuffle_proofs is None:
             self.v1_hands.append(n)
-        keys = self._keys(n)
+        keys, halves = self._keys(n)
         try:
             faults = verify_any(deal, keys)
-            for seat, scalar, perm in self._halves(n):  # a key revealed in part
+            for seat, scalar, perm in halves:  # a key revealed in part
                 faults += check_half(deal, seat, scalar, perm)
         except (BlindError, ValueError) as e:  # no value of a log may stop the check
             faults = [BlindFault(-1, f"the transcript cannot be checked: {e}")]
@@ -185,31 +186,22 @@ class BlindChecker:
                        offset=offset)
         return BlindHand(None, None, False, self._count(before), waiting=seat)
 
-    def _keys(self, n: int) -> list[RevealedKey]:
+    def _keys(self, n: int) -> tuple[list[RevealedKey], list[_Half]]:
         """The keys the seats revealed of hand ``n``: each seat's scalar with its
-        permutation."""
+        permutation; and those revealed in part (a scalar without its permutation, or the
+        other way round), per seat what it revealed, each half checked on its own."""
+        whole: list[RevealedKey] = []
+        halves: list[_Half] = []
         k = self.keys.get(n)
         if k is None:
-            return []
-        out = []
+            return whole, halves
         for s in range(4):
             scalar, perm = k.scalars[s], k.permutations[s]
             if scalar is not None and perm is not None:
-                out.append(RevealedKey(s, scalar, tuple(perm)))
-        return out
-
-    def _halves(self, n: int) -> list[tuple[int, bytes | None, tuple[int, ...] | None]]:
-        """The keys revealed in part of hand ``n`` (a scalar without its permutation, or
-        the other way round): per seat, what it revealed, each half checked on its own."""
-        k = self.keys.get(n)
-        if k is None:
-            return []
-        out: list[tuple[int, bytes | None, tuple[int, ...] | None]] = []
-        for s in range(4):
-            scalar, perm = k.scalars[s], k.permutations[s]
-            if (scalar is None) != (perm is None):
-                out.append((s, scalar, None if perm is None else tuple(perm)))
-        return out
+                whole.append(RevealedKey(s, scalar, tuple(perm)))
+            elif scalar is not None or perm is not None:
+                halves.append((s, scalar, None if perm is None else tuple(perm)))
+        return whole, halves
 
     def _opened(self, rec: HandRecord, deal: BlindDeal, dealer: int, reveals: bool,
                 known: dict[int, int], n: int, offset: int) -> int | None:

@@ -60,13 +60,13 @@ def _entries(packages: tuple[str, ...]) -> list[tuple[str, Callable[[], Any], An
     object then."""
     out: list[tuple[str, Callable[[], Any], Any]] = []
 
-    def note(label: str, space: Any, value: Any, owner: str) -> None:
-        out.append((label, lambda: space.get(label.rpartition(".")[2], _MISSING), value))
+    def note(label: str, space: Any, attr: str, value: Any, owner: str) -> None:
+        out.append((f"{label}.{attr}", lambda: space.get(attr, _MISSING), value))
         if isinstance(value, types.FunctionType):
-            out.append((label + ".__code__", lambda: value.__code__, value.__code__))
+            out.append((f"{label}.{attr}.__code__", lambda: value.__code__, value.__code__))
         elif isinstance(value, type) and value.__module__ == owner:
-            for attr, inner in list(vars(value).items()):
-                note(f"{label}.{attr}", vars(value), inner, "")
+            for inner_attr, inner in list(vars(value).items()):
+                note(f"{label}.{attr}", vars(value), inner_attr, inner, "")
 
     guarded = [n for n in list(sys.modules)
                if any(n == p or n.startswith(p + ".") for p in packages)]
@@ -76,7 +76,7 @@ def _entries(packages: tuple[str, ...]) -> list[tuple[str, Callable[[], Any], An
             continue
         space = vars(module)
         for attr, value in list(space.items()):
-            note(f"{name}.{attr}", space, value, name)
+            note(name, space, attr, value, name)
     return out
 
 

@@ -85,12 +85,12 @@ export class BlindChecker {
       return { hands: null, thirteenth: null, proven: false, faults: done(), waiting };
     }
     if (t.shuffleProofs === null) this.v1Hands.push(n);
-    const keys = this.seatKeys(n);
+    const { whole: keys, halves } = this.seatKeys(n);
     const memoKey = `${offset}:${this.keys.get(n)?.offset ?? -1}`;
     const faults: Fault[] = this.memo?.get(memoKey)
       ?? [...(t.shuffleProofs === null ? verifyV1(d, t.v1Proofs!, keys) : verifyV2(d, t.shuffleProofs, t.batch!, keys)),
         // a key revealed in part (a scalar without its permutation, or the other way round)
-        ...this.halves(n).flatMap(([s, scalar, perm]) => halfFaults(d, s, scalar, perm))];
+        ...halves.flatMap(([s, scalar, perm]) => halfFaults(d, s, scalar, perm))];
     this.memo?.set(memoKey, faults);
     for (const f of faults) this.add(f.kind, f.what, { hand: n, seat: f.seat < 0 ? null : f.seat, offset });
     // under v2 a fault names the seat that made it; a card that then fails to open follows from it
@@ -165,25 +165,21 @@ export class BlindChecker {
     return { hands, thirteenth, proven, faults: done(), waiting: null };
   }
 
-  /** The keys revealed in part of hand `n`: per seat, its scalar or its permutation (the other kept). */
-  private halves(n: number): [number, Bytes | null, Bytes | null][] {
+  /**
+   * The keys the seats revealed of hand `n`: each seat's scalar with its permutation; and those
+   * revealed in part (a scalar without its permutation, or the other way round), per seat what it
+   * revealed, each half checked on its own.
+   */
+  private seatKeys(n: number): { whole: SeatKey[]; halves: [number, Bytes | null, Bytes | null][] } {
+    const whole: SeatKey[] = [], halves: [number, Bytes | null, Bytes | null][] = [];
     const k = this.keys.get(n);
-    if (!k) return [];
-    const out: [number, Bytes | null, Bytes | null][] = [];
+    if (!k) return { whole, halves };
     for (let s = 0; s < 4; s++) {
       const scalar = k.scalars[s] ?? null, perm = k.permutations[s] ?? null;
-      if ((scalar === null) !== (perm === null)) out.push([s, scalar, perm]);
+      if (scalar !== null && perm !== null) whole.push({ seat: s, scalar, permutation: perm });
+      else if (scalar !== null || perm !== null) halves.push([s, scalar, perm]);
     }
-    return out;
-  }
-
-  /** The keys the seats revealed of hand `n`, each seat's scalar with its permutation. */
-  private seatKeys(n: number): SeatKey[] {
-    const k = this.keys.get(n);
-    if (!k) return [];
-    const out: SeatKey[] = [];
-    for (let s = 0; s < 4; s++) if (k.scalars[s] && k.permutations[s]) out.push({ seat: s, scalar: k.scalars[s]!, permutation: k.permutations[s]! });
-    return out;
+    return { whole, halves };
   }
 }
 
