@@ -258,6 +258,7 @@ def test_node_refuses_to_resume_what_python_refuses(node: str, tmp_path: Path,
     os.mkfifo(fifo)
     folder.mkdir()
     cases = [(signed, None), (torn, None), (folder, None), (tmp_path / "gone.tlog", None),
+             (signed / "inside.tlog", None),  # (a file taken for a directory: ENOTDIR)
              (fifo, None), (cut, m.seed[:5]), (cut, bytes(32))]
     for path, seed in cases:
         done = subprocess.run([node, str(SCRIPT), "resume", str(m.json), str(path), str(m.key),

@@ -288,11 +288,9 @@ export class MatchRecorder {
     try { // appends at the end, once truncated; never creates the file; a FIFO not waited on
       fd = openSync(options.path, constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK);
     } catch (e) { // a log that cannot be read says so first, as before
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "EISDIR" || code === "EACCES" || code === "EPERM") {
-        throw new RecorderError(`cannot go on with ${name}: ${errnoWords(e)}`);
-      }
-      throw new RecorderError(`cannot go on with ${name}: not a regular file`);
+      // (ENXIO: a FIFO no process reads, a socket; anything else in the C library's words)
+      const why = (e as NodeJS.ErrnoException).code === "ENXIO" ? "not a regular file" : errnoWords(e);
+      throw new RecorderError(`cannot go on with ${name}: ${why}`);
     }
     let at: Awaited<ReturnType<typeof resumePoint>>;
     try { // the file locked first: read, judged and cut by this recorder alone
