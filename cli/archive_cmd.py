@@ -269,8 +269,8 @@ def register(app: "typer.Typer") -> None:
                  "match) analysed.")] = None,
         no_stats: Annotated[bool, typer.Option(
             "--no-stats",
-            help="Verification, findings and counts only: no fairness statistics (exit "
-                 "code 3 is then never given).")] = False,
+            help="Verification, findings and counts only: no fairness statistics of the "
+                 "deals (exit code 3 then comes from --play alone).")] = False,
         fixed_sample: Annotated[bool, typer.Option(
             "--fixed-sample",
             help="With --state: run the fixed-sample battery over the whole archive too "
@@ -401,9 +401,12 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
                     monitor.fold(summary, chunk)
                 else:
                     summary.add(chunk)
-                if played is not None:  # each match once, as the fairness tallies
+                if played is not None:  # each match once, as the fairness tallies, and
+                    # clean still once the archive's own findings are added (a leaf, a match
+                    # id or an outcome another log shares; a log changed since the state)
                     pending.extend(mp for m, mp in zip(chunk.matches, chunk.play, strict=True)
-                                   if mp is not None and m.duplicate is None)
+                                   if mp is not None and m.duplicate is None
+                                   and m.verdict == "clean")
                 if writer is not None:
                     try:
                         writer.add(chunk)
@@ -415,9 +418,10 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
             summary.stopped = str(e)
             errors.append(str(e))
         if played is not None:  # clean logs only: not those another log of the match
-            # contradicts (a conflicting-log finding, found when the later one is read)
+            # contradicts (a conflicting-log finding, found when the later one is read),
+            # nor those a later log's claims gave a finding (a leaf or match id it shares)
             conflicting = {p for first, later in summary.conflicts.items()
-                           for p in (first, *later)}
+                           for p in (first, *later)} | set(summary.amends)
             for mp in pending:
                 if mp.path not in conflicting:
                     played.add(mp)
@@ -487,7 +491,9 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         _print_summary(summary, fairness, alpha)  # (no logs at all: said once, below)
         if no_stats:
             console().print("No fairness statistics (--no-stats): the deals were not "
-                            "tested, and exit code 3 is never given.", markup=False)
+                            "tested" + (", and exit code 3 is given by the fair-play "
+                                        "analysis alone." if played is not None else
+                                        ", and exit code 3 is never given."), markup=False)
         if played is not None and play_results is not None:
             from tarneeb.replay.fairplay.summary import play_lines
 

@@ -27,7 +27,13 @@ from tarneeb.replay.archive.words import (
     key_counts,
     verdict_lines,
 )
-from tarneeb.replay.fairplay.summary import GroupResult, anytime, distinct_names, replay_hint
+from tarneeb.replay.fairplay.summary import (
+    GroupResult,
+    anytime,
+    distinct_names,
+    quiet_verdict,
+    replay_hint,
+)
 from tarneeb.replay.verify.findings import KINDS, place
 from tarneeb.replay.verify.people import hands_from_1
 
@@ -46,13 +52,17 @@ GROUP_WORDS = {"seat": "by seat relative to the dealer", "label": "by seat label
                "computer vs human": "computer seats against human seats"}
 
 
-def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]]) -> Banner:
+def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
+             play: Sequence[GroupResult] | None = None) -> Banner:
     """The verdict banner: what a reader must know if they read nothing else. Its colour
     means what the match report's means: green (``clean``) only when every log is clean,
-    signed under a pinned key and dealt from proven seeds, and the deals show no evidence
-    of bias; logs clean but not tied to a platform (a key not pinned), deals only
+    signed under a pinned key and dealt from proven seeds, the deals show no evidence
+    of bias, and the play (``play``: the fair-play analysis's groups, with ``--play``) none
+    of cards not seen; logs clean but not tied to a platform (a key not pinned), deals only
     recorded, or logs left out (``--skip-unreadable``) are a ``notice``."""
     s = summary
+    # the fair-play groups with evidence: flagged, or significant and named to no player
+    peeking = [] if play is None else [r for r in play if r.flagged or r.caveat()]
     biased = [o for o, rs in fairness.items() if any(r.flagged for r in rs)]
     if s.logs == 0:
         return Banner("notice", "No logs were found.")
@@ -73,7 +83,7 @@ def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]]) -> 
     else:
         deals = "there were no deals to test"
     tone: Tone = "unreadable" if s.unreadable or s.unlisted or s.stopped else (
-        "findings" if s.with_findings or biased or s.lost else
+        "findings" if s.with_findings or biased or s.lost or peeking else
         "notice" if s.unpinned or s.deals.get("recorded", 0) else "clean")
     if s.clean == s.logs:
         joint = ", but " if biased else ", and "
@@ -86,6 +96,12 @@ def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]]) -> 
     if tone == "notice" and s.deals.get("recorded", 0):
         but.append("some deals are only recorded by the platform: nothing proves how they "
                    "were dealt")
+    if peeking:
+        shown = distinct_names(play or ())
+        deals += (f"; the play shows evidence of cards not seen ({len(peeking)} fair-play "
+                  f"group{'' if len(peeking) == 1 else 's'}: "
+                  + "; ".join(f"{r.kind} {shown(r.name)}" for r in peeking[:3])
+                  + ("; …" if len(peeking) > 3 else "") + ")")
     said = f"{logs}{joint}{deals}" + (f"; but {'; '.join(but)}" if but else "")
     return Banner(tone, said + ".", " ".join(verdict_lines(s, None)))
 
@@ -334,7 +350,7 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
                      "behind": ab.behind, "ahead": ab.ahead, "level": ab.level,
                      "p": format_p(p), "flagged": p is not None and p < alpha}
     return render_page("archive.html", title="Archive audit", subtitle=subtitle,
-                       generator=generator, verdict=headline(summary, fairness),
+                       generator=generator, verdict=headline(summary, fairness, play),
                        lines=verdict_lines(summary, fairness, alpha), facts=facts, kinds=kinds,
                        findings=findings, findings_total=sum(summary.findings_by_kind.values()),
                        unreadable=summary.first_unreadable, sections=sections,
@@ -343,6 +359,8 @@ def archive_page(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
                        repeats_total=summary.copies + summary.conflicting,
                        evidence=_evidence_section(summary, history, alpha),
                        play=_play_rows(play), play_anytime=play is not None and anytime(play),
+                       play_quiet=None if play is None else _capital(quiet_verdict(play)),
+                       play_tested=play is not None and any(r.tested for r in play),
                        alpha=f"{alpha:.0%}" if alpha >= 0.01 else f"{alpha:g}")
 
 
@@ -359,6 +377,10 @@ def write_archive_report(path: str | os.PathLike[str], summary: ArchiveSummary,
     after each match; ``play``: the fair-play analysis's groups, worst first (``--play``)."""
     write_page(path, archive_page(summary, fairness, alpha, subtitle, history=history,
                                   play=play))
+
+
+def _capital(text: str | None) -> str | None:
+    return None if text is None else text[:1].upper() + text[1:]
 
 
 def _play_rows(play: Sequence[GroupResult] | None) -> list[dict[str, Any]] | None:

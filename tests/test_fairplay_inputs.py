@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -131,3 +132,116 @@ def test_the_archive_report_writes_look_alike_names_out_as_the_text_does() -> No
     groups = {r["group"] for r in rows}
     assert "player “\u0412ob” (\\u0412ob)" in groups and "player “Bob”" in groups
     assert "player Bob" not in groups and "player \u0412ob" not in groups
+
+
+def _report(ps: PlaySummary, logs: int = 3) -> str:
+    from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.report.archive import archive_page
+
+    summary = ArchiveSummary()
+    summary.logs = summary.clean = logs
+    return archive_page(summary, {}, 0.05, play=ps.results(0.05))
+
+
+def test_the_archive_report_says_untested_play_is_untested() -> None:
+    """With no group of enough decisions, the report's fair-play verdict said "No evidence
+    of play with cards not seen" in the colour of a pass, where the text says NOT TESTED."""
+    page = _report(_table(("Ann", "Bo", "Cy", "Di"), 3))
+    verdict = page.split('id="fairplay-verdict">', 1)[1].split("</p>", 1)[0]
+    assert "NOT TESTED" in verdict and "no evidence" not in verdict.lower()
+    # tested and quiet: it says what was examined, as the text does
+    quiet = _table(("Ann", "Bo", "Cy", "Di"), 0)
+    for i in range(120):
+        quiet.add(MatchPlay(f"h{i}.tlog", ("Ann", "Bo", "Cy", "Di"), (False,) * 4, [
+            HandPlay(i, tuple(Decision(s, 20 + s, 5, (i + s) % 2, 1, 2, 10, 5, 10, 5, 10)
+                              for s in range(4)))]))
+    page = _report(quiet)
+    verdict = page.split('id="fairplay-verdict">', 1)[1].split("</p>", 1)[0]
+    assert verdict.startswith("No evidence of play with cards not seen, in the play examined")
+
+
+def test_the_archive_reports_headline_names_the_play_flagged() -> None:
+    """The banner, "what a reader must know if they read nothing else", said the logs
+    clean and the deals fair while the play was flagged (exit code 3)."""
+    from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.report.archive import headline
+
+    ps = _table(("Ann", "Bo", "Cy", "Di"))
+    results = ps.results(0.05)
+    assert any(r.flagged for r in results)
+    summary = ArchiveSummary()
+    summary.logs = summary.clean = 120
+    banner = headline(summary, {}, results)
+    assert banner.tone == "findings", banner
+    assert "the play shows evidence of cards not seen" in banner.headline
+    assert "Ann" in banner.headline
+    assert headline(summary, {}, None).tone != "findings"
+
+
+def test_logs_the_archive_finds_fault_with_are_not_in_the_play_figures(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """"Clean logs only": two matches dealt from one server seed (a leaf both use, found
+    when the second is read) and a log whose bytes changed since the state judged it were
+    analysed all the same; they are not."""
+    pytest.importorskip("endplay")
+    import json
+
+    from cli_runner import run
+
+    from tarneeb.replay.server.simulate import play_logged_match
+    from tarneeb.testing.archive import archive_log, platform_key
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    key = platform_key(b"reuse")
+    for i in range(2):
+        (tmp_path / f"m{i}.tlog").write_bytes(play_logged_match(
+            "eram41", seed=b"m%d" % i, key=key, server_seed=b"S" * 32))
+    code, out, _ = run(capsys, "audit", str(tmp_path / "m0.tlog"), str(tmp_path / "m1.tlog"),
+                       "--play-sample", "1", "--json", "--no-stats", "-j", "1")
+    doc = json.loads(out)
+    assert code == 1 and doc["findings_by_kind"] == {"reused-leaf": 2}
+    assert doc["fairplay"]["matches"] == 0
+
+    archive = tmp_path / "a"
+    archive.mkdir()
+    for i in range(2):
+        name, data = archive_log(i, rules=("eram41",))
+        (archive / name).write_bytes(data)
+    state = str(tmp_path / "audit.state")
+    audit = ("audit", str(archive), "--play-sample", "1", "--state", state, "--no-stats", "-j",
+             "1", "--json")
+    assert json.loads(run(capsys, *audit)[1])["fairplay"]["matches"] == 2
+    first = sorted(archive.iterdir())[0]
+    first.write_bytes(archive_log(7, rules=("eram41",))[1])
+    for _ in range(2):  # as it is found changed, and in the run after (from the state)
+        doc = json.loads(run(capsys, *audit)[1])
+        assert doc["findings_by_kind"] == {"changed-log": 1}
+        assert doc["fairplay"]["matches"] == 1
+
+
+def test_no_stats_with_play_does_not_promise_exit_code_3_is_never_given(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli_runner import run
+
+    from tarneeb.testing.archive import archive_log
+
+    name, data = archive_log(3, rules=("eram41",))
+    (tmp_path / name).write_bytes(data)
+    _, out, _ = run(capsys, "audit", str(tmp_path), "--no-stats", "-j", "1")
+    assert "exit code 3 is never given" in out
+    pytest.importorskip("endplay")
+    _, out, _ = run(capsys, "audit", str(tmp_path), "--no-stats", "--play-sample", "1", "-j",
+                    "1")
+    assert "never given" not in out and "fair-play analysis alone" in out
+
+
+def test_two_partnerships_whose_names_join_alike_are_two_groups() -> None:
+    """"A & B" with "C" and "A" with "B & C" made one group, "A & B & C": a cheating pair's
+    decisions pooled with an honest one's."""
+    ps = _table(("A & B", "x", "C", "y"), 60)
+    for i in range(60):
+        ps.add(MatchPlay(f"o{i}.tlog", ("A", "x", "B & C", "y"), (False, True, False, True),
+                         [HandPlay(i, (Decision(0, 20, 5, i % 2, 1, 2, 10, 5, 10, 5, 10),))]))
+    groups = {r.name for r in ps.results(0.05) if r.kind == "partnership"}
+    assert {'"A & B" & C', 'A & "B & C"'} <= groups

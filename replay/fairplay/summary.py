@@ -41,6 +41,7 @@ the summary as JSON-ready data, for a state store.
 
 from __future__ import annotations
 
+import json
 import math
 import shlex
 from collections.abc import Callable, Sequence
@@ -314,19 +315,14 @@ KINDS = ("player", "own", "label", "partnership", "partner-cards")
 
 
 def _partners(results: Sequence[GroupResult]) -> dict[str, set[str]]:
-    """Each player's partners, read from the partnership groups' names ("A & B", sorted;
-    a name holding " & " is split where both halves are players)."""
-    players = {r.name for r in results if r.kind == "player"}
+    """Each player's partners, read from the partnership groups' names (:func:`_pair`)."""
     out: dict[str, set[str]] = {}
     for r in results:
-        if r.kind != "partnership":
-            continue
-        parts = r.name.split(" & ")
-        for i in range(1, len(parts)):
-            a, b = " & ".join(parts[:i]), " & ".join(parts[i:])
-            if a in players and b in players:
-                out.setdefault(a, set()).add(b)
-                out.setdefault(b, set()).add(a)
+        pair = _pair_names(r.name) if r.kind == "partnership" else None
+        if pair is not None:
+            a, b = pair
+            out.setdefault(a, set()).add(b)
+            out.setdefault(b, set()).add(a)
     return out
 
 
@@ -359,9 +355,46 @@ def named(name: str) -> bool:
 
 
 def _pair(seat: int, names: Sequence[str]) -> str:
-    """The partnership's group name ("" when either seat has no name: no partnership)."""
+    """The partnership's group name ("" when either seat has no name: no partnership): the
+    two names, sorted, joined by " & ", a name that holds "&" or a double quote written as
+    a JSON string, so that no two partnerships share a group ("A & B" with "C" is not "A"
+    with "B & C").
+
+    >>> _pair(0, ("Ann", "x", "Bo", "y")), _pair(0, ("A & B", "x", "C", "y"))
+    ('Ann & Bo', '"A & B" & C')
+    """
     a, b = names[seat], names[partner_of(seat)]
-    return " & ".join(sorted((a, b))) if named(a) and named(b) else ""
+    if not (named(a) and named(b)):
+        return ""
+    return " & ".join(json.dumps(n, ensure_ascii=False) if "&" in n or '"' in n else n
+                      for n in sorted((a, b)))
+
+
+def _pair_names(pair: str) -> tuple[str, str] | None:
+    """The two names of a partnership's group name (:func:`_pair`); None if it is none.
+
+    >>> _pair_names('"A & B" & C'), _pair_names('A & "B & C"'), _pair_names("Ann & Bo")
+    (('A & B', 'C'), ('A', 'B & C'), ('Ann', 'Bo'))
+    """
+    names: list[str] = []
+    at = 0
+    for i in range(2):
+        if pair.startswith('"', at):
+            try:
+                name, at = json.JSONDecoder().raw_decode(pair, at)
+            except ValueError:
+                return None
+        else:  # a plain name holds no "&"
+            end = pair.find(" & ", at) if i == 0 else len(pair)
+            if end < 0:
+                return None
+            name, at = pair[at:end], end
+        names.append(name)
+        if i == 0:
+            if not pair.startswith(" & ", at):
+                return None
+            at += 3
+    return (names[0], names[1]) if at == len(pair) else None
 
 
 def _groups(seat: int, names: Sequence[str], labels: Sequence[bool],
@@ -438,20 +471,9 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
                 f"Holm-corrected at {alpha:g}")
              + (f"; {untested} with fewer than {MIN_DECISIONS} decisions not tested"
                 if untested else "")]
-    if not tested:
-        # nothing was tested: no verdict either way
-        lines.append(f"fair play: NOT TESTED: no group has the {MIN_DECISIONS} decisions a "
-                     "test needs; nothing is said of the play")
-    elif not bad and not unnamed:
-        # what was examined, and whom it could have named: no more is claimed
-        unnameable = [r for r in results if r.kind == "player" and r.own_untested]
-        lines.append("fair play: no evidence of play with cards not seen"
-                     f", in the play examined (tricks {FIRST_TRICK} to {LAST_TRICK}, and the "
-                     f"opening lead of {OWN_SHARE:.0%} of hands; not the bidding nor the "
-                     "first tricks) by the groups tested"
-                     + (f"; {len(unnameable)} of {sum(r.kind == 'player' for r in results)} "
-                        "players had too few decisions of their own, before their partner "
-                        "played, to be named had they cheated" if unnameable else ""))
+    quiet = quiet_verdict(results)
+    if quiet is not None:
+        lines.append(f"fair play: {quiet}")
     for r in bad:
         lines.append(f"fair play: FLAGGED {r.describe(shown)}; " + (
             f"e-value e^{r.log_e:.1f}, p (anytime, {len(tested)} groups) = "
@@ -470,6 +492,30 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
     return lines
 
 
+def quiet_verdict(results: Sequence[GroupResult]) -> str | None:
+    """The verdict of the fair-play analysis when no group is flagged nor significant (else
+    None): that nothing was tested, or what was examined and by whom, no more.
+
+    >>> quiet_verdict([])
+    'NOT TESTED: no group has the 50 decisions a test needs; nothing is said of the play'
+    """
+    if not any(r.tested for r in results):
+        # nothing was tested: no verdict either way
+        return (f"NOT TESTED: no group has the {MIN_DECISIONS} decisions a test needs; "
+                "nothing is said of the play")
+    if flagged(results) or any(r.caveat() for r in results):
+        return None
+    # what was examined, and whom it could have named: no more is claimed
+    unnameable = [r for r in results if r.kind == "player" and r.own_untested]
+    return ("no evidence of play with cards not seen"
+            f", in the play examined (tricks {FIRST_TRICK} to {LAST_TRICK}, and the "
+            f"opening lead of {OWN_SHARE:.0%} of hands; not the bidding nor the "
+            "first tricks) by the groups tested"
+            + (f"; {len(unnameable)} of {sum(r.kind == 'player' for r in results)} "
+               "players had too few decisions of their own, before their partner "
+               "played, to be named had they cheated" if unnameable else ""))
+
+
 def anytime(results: Sequence[GroupResult]) -> bool:
     """Whether ``results`` were tested to stay valid however often they are looked at (an
     audit with a state): each group carries its e-value."""
@@ -478,4 +524,4 @@ def anytime(results: Sequence[GroupResult]) -> bool:
 
 __all__ = ["KINDS", "MIN_DECISIONS", "GroupResult", "MatchPlay", "PlaySummary", "WeighingHand",
            "anytime", "attribute", "distinct_names", "flagged", "named", "play_lines",
-           "replay_hint"]
+           "quiet_verdict", "replay_hint"]
