@@ -179,8 +179,10 @@ def load_private_key(pem: bytes, source: str = "private key") -> Ed25519PrivateK
 def load_public_key(pem: bytes, source: str = "public key") -> Ed25519PublicKey:
     """An Ed25519 public key from SubjectPublicKeyInfo PEM."""
     end = pem.rfind(b"-----END")
-    if pem.count(b"-----BEGIN") > 1 or (end >= 0 and pem[end:].strip().count(b"\n")):
-        # a PEM reader takes the first block and skips the rest: two keys would pin one
+    if pem.count(b"-----BEGIN") > 1 or (end >= 0 and (pem[end:].strip().count(b"\n")
+                                                       or not pem.rstrip().endswith(b"-----"))):
+        # a PEM reader takes the first block and skips the rest: two keys would pin one,
+        # and a keys file's last key (a PEM block in a TOML string: '-----"""') alone
         raise KeyFileError(f"{source}: one PEM public key and nothing else, not two blocks "
                            "or text after the key")
     raw = _plain_ed25519_pem(pem)

@@ -294,7 +294,7 @@ def print_verdict(v: Verdict) -> None:
             lines.append((f"  {v.signed_by()}", None, ""))
         lines.extend((f"  {say(str(f))}", None, "") for f in v.findings)
         if v.ending is not None:
-            lines.append((f"  {say(v.ending)}", None, ""))
+            lines.append((f"  {Table.of(v).ending(v)}", None, ""))
     lines.extend((f"  note: {say(note)}", None, "") for note in v.notes)
     _emit(lines)
     if v.error is not None:

@@ -243,7 +243,7 @@ def _context(log: ParsedLog, v: Verdict, key_source: str | None,
         winner_rules=table.team(last.winner) if last is not None and last.winner is not None
         else None,
         error=table.say(v.error) if v.error else "",
-        ending=_sentence(table.say(v.ending)) if v.ending else "",
+        ending=_sentence(table.ending(v)) if v.ending else "",
         team_names=(table.team(0), table.team(1)),
         check={**vars(check), "blind": h.blind},  # "check it yourself": seeds, id, commands
         check_seeds=list(zip(table.names, check.client_seeds, strict=False)),
@@ -322,7 +322,7 @@ def _banner(v: Verdict, table: Table, views: list[FindingView], receipt: bool,
         return Banner("unreadable", "The log stops in the middle",
                       f"{table.say(v.error)}. Everything before that point checks out and "
                       "is shown below, but the match cannot be judged as a whole.")
-    stopped = f" The match did not finish: it was {table.say(v.ending)}." if v.ending else ""
+    stopped = f" The match did not finish: it was {table.ending(v)}." if v.ending else ""
     mixed = (f" (a name that mixes {' and '.join(v.signer_scripts)} letters: see that it is "
              "the platform you mean)" if len(v.signer_scripts) > 1 else "")
     signed = f"signed by {v.signer} (key {v.key_id}){mixed}" if v.signer else \

@@ -118,3 +118,20 @@ def test_a_blind_log_whose_keys_record_keeps_a_scalar_round_trips() -> None:
     kept = next(r for r in json.loads(text)["records"] if r.get("type") == "keys")
     assert kept["scalars"][2] is None and kept["scalars"][1] is not None
     assert logjson.loads(text) == data
+
+
+def test_a_json_form_with_much_white_space_is_read_as_one_by_verify(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """White space is JSON's: past 64 KiB of it after the opening brace, ``tarneeb verify``
+    read the bytes as a log that begins with a run of moves too long for the caps, and
+    said so, where the verifier page read the JSON form (clean). What begins with moves is
+    no log, however long the run."""
+    log, doc = tmp_path / "m.tlog", tmp_path / "m.json"
+    log.write_bytes((FIXTURES / "matches" / "classic-01.tlog").read_bytes())
+    assert run(capsys, "export", str(log), "-o", str(doc))[0] == 0
+    text = doc.read_text(encoding="utf-8")
+    doc.write_text("{" + " " * 70_000 + text[1:], encoding="utf-8")
+    code, out, err = run(capsys, "verify", str(doc))
+    assert code == 0 and ": clean" in out, err
+    with pytest.raises(LogError, match="not a tarneeb log"):
+        parse_log(b" " * 70_000)

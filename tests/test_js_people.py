@@ -50,6 +50,19 @@ def _named(data: bytes, names: list[str]) -> bytes:
     return rewrite(data, change, resign=Ed25519PrivateKey.generate())
 
 
+def _reason(data: bytes, reason: str) -> bytes:
+    """The log ended as abandoned by seat 1's disconnect, for ``reason``."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from tarneeb.replay.log import Abandonment
+    from tarneeb.testing.alterations.base import rewrite
+
+    def change(log) -> None:  # type: ignore[no-untyped-def]
+        log.end = dataclasses.replace(log.end, winner=None,
+                                      abandoned=Abandonment("disconnect", 1, reason))
+    return rewrite(data, change, resign=Ed25519PrivateKey.generate())
+
+
 def _logs(tmp: Path) -> list[Path]:
     paths = [p for name in NAMED for p in ALTERED.glob(f"{name}.tlog")]
     assert len(paths) == len(NAMED)
@@ -58,6 +71,11 @@ def _logs(tmp: Path) -> list[Path]:
             p = tmp / f"{i}-{base.name}"
             p.write_bytes(_named(base.read_bytes(), names))
             paths.append(p)
+    # an abandoned match whose reason, the platform's words, names a seat and a hand: kept
+    # as written, quoted, not read as the verifier's seats and hands
+    reason = tmp / "reason.tlog"
+    reason.write_bytes(_reason(paths[0].read_bytes(), "seat 2 left in hand 3 (team 0+2)"))
+    paths.append(reason)
     cut = tmp / "header-cut.tlog"  # not read: its error, on stderr
     cut.write_bytes(bytes([0x9c, 0x00]))
     return [*paths, cut]
@@ -88,6 +106,7 @@ def test_the_js_cli_says_a_verdict_as_tarneeb_verify_does(
     assert "the log says “nour” (Seat 4) timed out, but it was “Nour” (Seat 2)’s turn" in said
     assert "hand 7, trick 2, x seat 3: renege: x seat 3 played 6♥" in said  # not read again
     assert "abandoned at hand 15, trick 6: Seat 4 timed out" in said
+    assert ": East bot disconnected: “seat 2 left in hand 3 (team 0+2)”" in said
 
 
 SENTENCES = ["seat 2 led in hand 0; team 0+2 won; seat 1 (NAME1) left",

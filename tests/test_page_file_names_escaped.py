@@ -34,3 +34,24 @@ def test_an_unreadable_log_is_named_escaped(chromium, page_file, tmp_path):  # n
     assert seen["verdict"] == "unreadable"
     assert "junk\\u202e\\r.tlog: " in seen["detail"]
     assert RAW.search(seen["text"]) is None, seen["text"]
+
+
+def test_the_seat_picker_names_players_as_the_verdict_does(chromium, page_file, tmp_path):  # noqa: F811
+    """A player named "seat 3" at seat 2 was offered as "seat 3 (seat 2)": quoted, with its
+    seat, as everywhere else on the page."""
+    import dataclasses
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from tarneeb.testing.alterations.base import rewrite
+
+    def names(log) -> None:  # type: ignore[no-untyped-def]
+        log.header = dataclasses.replace(log.header, seats=[
+            dataclasses.replace(s, name=n)
+            for s, n in zip(log.header.seats, ["Ana", "seat 3", "", "Dee"], strict=True)])
+
+    log = tmp_path / "named.tlog"
+    log.write_bytes(rewrite((FIXTURES / "matches" / "classic-01.tlog").read_bytes(), names,
+                            resign=Ed25519PrivateKey.generate()))
+    seen = check(chromium, page_file, log)
+    assert seen["seats"] == ["Ana (seat 1)", "“seat 3” (Seat 2)", "Seat 3", "Dee (seat 4)"]

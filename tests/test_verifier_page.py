@@ -87,6 +87,7 @@ def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
             "text": opened.text("body"),
             "signature_text": opened.text("#signature") if p.locator("#signature").count()
             else "",
+            "seats": p.eval_on_selector_all("#seat option", "els => els.map(e => e.textContent)"),
             "facts": dict(zip(opened.texts("#players dt"), opened.texts("#players dd"),
                               strict=True)),
         }

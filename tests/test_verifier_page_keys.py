@@ -56,3 +56,34 @@ def test_two_pem_keys_are_refused_as_tarneeb_verify_key_refuses_them(
     seen = check(chromium, page_file, log, key=two)
     assert "one PEM public key and nothing else" in seen["key_status"], seen["key_status"]
     assert seen["verdict"] != "clean" or "nothing ties" in seen["headline"]
+
+
+def test_a_keys_file_ending_in_a_pem_key_is_a_keys_file_for_the_page_and_the_cli(
+        chromium: Any, page_file: Path, tmp_path: Path, capsys: Any) -> None:  # noqa: F811
+    """Its last platform's PEM block closes the TOML string on its END line (the three
+    quotes right after the dashes):
+    ``--key`` refuses the file (it took that block alone: the other platforms were lost and
+    the file's own checks skipped), and the page reads it as the keys file it is."""
+    from cli_runner import run
+
+    from tarneeb.testing.corpus.specs import MATCHES, platform_key
+
+    log = FIXTURES / "matches" / "classic-timer.tlog"
+    spec = next(s for s in MATCHES if s.file == log.name)
+    raw = platform_key(spec).public_key().public_bytes_raw().hex()
+    keys = tmp_path / "platforms.toml"
+    keys.write_text(f'qahwa-house = "{raw}"\n"Club" = """\n{_other_pem().strip()}"""\n',
+                    encoding="utf-8")
+    code, _, err = run(capsys, "verify", "--key", str(keys), str(log))
+    assert code == 2 and "one PEM public key and nothing else" in err, err
+    seen = check(chromium, page_file, log, key=keys)
+    assert "a keys file of 2 platforms" in seen["key_status"], seen["key_status"]
+    assert seen["verdict"] == "clean" and "qahwa-house" in seen["detail"]
+    # a byte-order mark before a keys file: refused by the page as by --keys (a browser's
+    # File.text() dropped it, and put U+FFFD for bytes that are not UTF-8)
+    keys.write_bytes(b"\xef\xbb\xbf" + keys.read_bytes())
+    code, _, err = run(capsys, "verify", "--keys", str(keys), str(log))
+    assert code == 2 and "byte-order mark" in err, err
+    seen = check(chromium, page_file, log, key=keys)
+    assert "byte-order mark" in seen["key_status"], seen["key_status"]
+    assert seen["verdict"] != "clean" or "nothing ties" in seen["headline"]

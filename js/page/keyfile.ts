@@ -2,7 +2,9 @@
  * The platform's public key as a player gives it: a PEM file (`-----BEGIN PUBLIC KEY-----`,
  * an Ed25519 SubjectPublicKeyInfo, as `tarneeb keygen` writes it) or 64 hex digits.
  */
-import { publicKeyFromPem } from "../src/verify/keys.js";
+import { KeyFileError, publicKeyFromPem } from "../src/verify/keys.js";
+import { weakKey } from "../src/protocol/crypto.js";
+import { toHex } from "../src/text/bytes.js";
 
 export interface ToldKey {
   raw: Uint8Array;
@@ -19,6 +21,9 @@ export async function keyFromText(text: string): Promise<ToldKey> {
   let raw: Uint8Array;
   if (/^[0-9a-fA-F]{64}$/.test(t)) {
     raw = new Uint8Array(t.match(/../g)!.map((b) => parseInt(b, 16)));
+    // refused as the PEM form of the same key is (and as a keys file's hex key is)
+    const weak = weakKey(raw);
+    if (weak !== null) throw new KeyFileError(`the key given: weak Ed25519 public key ${toHex(raw).slice(0, 16)}…: ${weak}`);
   } else {
     if (!t.includes("-----BEGIN")) throw new Error("not a public key: give the platform's PEM file (BEGIN PUBLIC KEY) or 64 hex digits");
     raw = publicKeyFromPem(t, "the key given");

@@ -17,6 +17,7 @@ import { shown } from "../src/text/names.js";
 import { Table } from "../src/verify/people.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
+import { keyFileText, keysFromBytes } from "../src/verify/keys.js";
 import { jsonFormFile } from "./jsonform.js";
 
 const KINDS: Record<string, string> = words.kinds;
@@ -244,7 +245,7 @@ function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null, otherKey
   }
   const signed = v.key.pinned ? (v.key.platform !== null ? `signed by ${v.key.platform}, as your keys file names its key (key ${v.key.id})` : `signed by the key you gave (key ${v.key.id})`)
     : "signed by the key named inside the log (compare its key id below with the one the platform publishes)";
-  const stopped = v.ending ? ` The match did not finish: it was ${t.say(v.ending)}.` : "";
+  const stopped = v.ending ? ` The match did not finish: it was ${t.ending(v)}.` : "";
   const dealt = !log.header.blind ? "Every deal is the one the committed seeds give"
     : v1(log) ? "Every deal was dealt blind and is proven by its decryptions and plays (its shuffle passes, tarneeb-blind-v1, carry no proofs)"
       : "Every deal was dealt blind and is proven by its transcript";
@@ -418,7 +419,7 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
   const rest = place(() => true);
   out.append(sec("end", "End of the match",
     el("dl", { class: "facts" },
-      el("dt", {}, "How it ended"), el("dd", {}, v.ending ? sentence(t.say(v.ending)) : "played to the end"),
+      el("dt", {}, "How it ended"), el("dd", {}, v.ending ? sentence(t.ending(v)) : "played to the end"),
       el("dt", {}, "Winner, as the platform declared"), el("dd", {}, log.end?.winner != null ? t.team(log.end.winner) : "none declared")),
     ...rest));
   if (v.notes.length) out.append(sec("notes", "Notes", el("ul", {}, ...v.notes.map((x) => el("li", {}, sentence(t.say(x)))))));
@@ -427,16 +428,20 @@ async function render(out: HTMLElement, log: ParsedLog, v: VerdictJson, t: Table
 function seatChoices(): void {
   const sel = $("#seat") as HTMLSelectElement;
   const old = sel.value;
-  let names = ["seat 1", "seat 2", "seat 3", "seat 4"];
+  let raw = ["", "", "", ""];
   if (logBytes !== null) {
     try {
       const b = jsonForm(logBytes) ? jsonFormFile(logBytes) : logBytes;
-      names = parseLog(b).header.seats.map((s, i) => s.name.trim() || `seat ${i + 1}`);
+      raw = parseLog(b).header.seats.map((s) => s.name);
     } catch {
       // an unreadable log: keep the seat numbers
     }
   }
-  sel.replaceChildren(...names.map((nm, i) => el("option", { value: String(i) }, `${nm} (seat ${i + 1})`)));
+  // the names as the verdict says them: one that looks like a seat or like another
+  // player's quoted, with its seat
+  const names = Table.of(raw).names;
+  sel.replaceChildren(...names.map((nm, i) => el("option", { value: String(i) },
+    nm === `Seat ${i + 1}` || nm.endsWith(`(Seat ${i + 1})`) ? nm : `${nm} (seat ${i + 1})`)));
   sel.value = old || "0";
 }
 
@@ -449,10 +454,24 @@ async function takeLog(file: File): Promise<void> {
 
 /** The platform's key as given: one public key (PEM or 64 hex digits) or a keys file (TOML,
  *  platform name = key, as `tarneeb verify --keys` takes). */
-async function takeKey(text: string, name: string): Promise<void> {
+async function takeKey(pasted: string | null, name: string, data: Uint8Array | null = null): Promise<void> {
   const status = $("#key-status");
   key = null;
   keyFile = null;
+  let text = pasted ?? "";
+  if (data !== null) {
+    // a file's bytes as the command line reads them: UTF-8 (a byte-order mark taken
+    // before a PEM key, and refused in a keys file, as tarneeb verify --key and --keys do)
+    const bom = data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf;
+    try {
+      text = keyFileText(bom ? data.subarray(3) : data, name);
+    } catch (e) {
+      setStatus(status, (e as Error).message);
+      status.className = "fail";
+      await show();
+      return;
+    }
+  }
   if (!text.trim()) {
     setStatus(status, "");
   } else {
@@ -465,7 +484,7 @@ async function takeKey(text: string, name: string): Promise<void> {
       const toml = /^\s*[^\s=#][^=\n]*=/m.test(text) && !text.trim().startsWith("-----BEGIN");
       try {
         if (!toml) throw one;
-        keyFile = parseKeys(text, name);
+        keyFile = data !== null ? keysFromBytes(data, name) : parseKeys(text, name);
         const names = [...keyFile.keys()];
         setStatus(status, `a keys file of ${names.length} platform${names.length === 1 ? "" : "s"}: ${names.join(", ")} (from ${name})`);
         status.className = "muted";
@@ -514,7 +533,7 @@ function wire(): void {
   const keyInput = $("#key") as HTMLInputElement;
   keyInput.addEventListener("change", async () => {
     const f = keyInput.files?.[0];
-    if (f) await takeKey(await f.text(), f.name);
+    if (f) await takeKey(null, f.name, new Uint8Array(await f.arrayBuffer()));
   });
   // a pasted key is used at once (as it is typed, after a pause) and by its button
   const keyText = $("#key-text") as HTMLTextAreaElement;

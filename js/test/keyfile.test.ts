@@ -24,3 +24,14 @@ test("a keys file holding a PEM block is not one key: it reads as the keys file 
 test("two PEM blocks are refused, as tarneeb verify --key refuses them", async () => {
   await assert.rejects(keyFromText(`${PEM_A}\n${PEM_B}\n`), /one PEM public key and nothing else/);
 });
+
+test("a keys file whose last key is a PEM block closed on its END line is not one key", async () => {
+  // the block's END line ends the TOML string: the key alone would be taken for the file
+  const keysFile = `cardroom = "${HEX_B}"\n"Club" = """\n${PEM_A}"""\n`;
+  await assert.rejects(keyFromText(keysFile), /one PEM public key and nothing else/);
+  assert.deepEqual([...parseKeys(keysFile).keys()], ["cardroom", "Club"]);
+});
+
+test("a weak key given as 64 hex digits is refused, as its PEM form is", async () => {
+  await assert.rejects(keyFromText("01" + "00".repeat(31)), /weak Ed25519 public key/);
+});

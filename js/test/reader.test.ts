@@ -13,6 +13,8 @@ const log = new Uint8Array(readFileSync(fileURLToPath(new URL("../../../fixtures
 test("an empty file, bytes that are no log, an older version and a log past a cap are refused whole", () => {
   assert.throws(() => parseLog(new Uint8Array(0)), LogError);
   assert.throws(() => parseLog(new TextEncoder().encode("hello")), LogError);
+  // what begins with moves is no log, however long the run (a padded JSON form)
+  assert.throws(() => parseLog(new TextEncoder().encode("{" + " ".repeat(70_000))), /not a tarneeb log/);
   const v2 = new Uint8Array(log);
   v2[14] = 2; // the version field
   assert.throws(() => parseLog(v2), /version 2/);

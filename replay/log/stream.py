@@ -307,6 +307,11 @@ class RecordReader:
             m = move_run(self._buf, pos - self._base)
             if m is not None:
                 stop = m.end() + self._base
+                if stop - pos > lim.max_record_bytes and pos == 0:
+                    # what begins with moves is no log (a JSON form padded with white space
+                    # is read as one, not refused for its run's length)
+                    raise LogError("not a tarneeb log (the first record is not a tarneeb-log "
+                                   "header)", 0)
                 if stop - pos > lim.max_record_bytes:  # (no log has such a run: a record)
                     # (the cap, not the bytes read so far: the words do not hang on chunks)
                     raise CapExceeded("max_record_bytes", lim.max_record_bytes, "a run of moves "

@@ -63,6 +63,7 @@ def check_end(log: ParsedLog, state: MatchState, v: Verdict, at_last_move: bool)
     abandoned = log.end.abandoned
     if abandoned is not None:
         v.ending = f"abandoned at {_stop_place(last)}: {_abandon_text(log, abandoned)}"
+        v.reason = abandoned.reason or None
         waiting = None if last is None or last.blind is None else last.blind.waiting_for
         if abandoned.cause == "timeout" and abandoned.seat is not None and waiting is not None:
             _check_dealing_timeout(log, v, abandoned, last, waiting)

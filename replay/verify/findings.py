@@ -144,6 +144,9 @@ class Verdict:
     paths: Counter[str] = field(default_factory=Counter)  # rule paths the match exercised
     error: str | None = None  # set when the log could not be read at all (exit 2)
     ending: str | None = None  # how an abandoned match ended: who left, where and why
+    # the platform's reason that ``ending`` ends with, as the end record gives it (its
+    # words: shown as they are, not read as the replayer's)
+    reason: str | None = field(default=None, repr=False)
     history: list[Any] = field(default_factory=list, repr=False)  # the engine's hands
     rules: Any = None  # the RuleSet the match was replayed under
     computer: tuple[bool, ...] = ()  # per seat: a computer player (True) or a person
@@ -259,6 +262,7 @@ class Verdict:
                     "scripts": list(self.signer_scripts)},
             "signed": self.signed_by(),
             "ending": self.ending,
+            "reason": self.reason,
             # the players the findings' seats are (seat 0 first), as the log names them
             "players": [] if self.error else list(self.names),
             "findings": [f.to_json() for f in self.findings],

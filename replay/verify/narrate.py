@@ -105,7 +105,7 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
         if log.end is not None and log.end.winner is not None:
             yield Text(f"Winner (claimed): {table.team(log.end.winner)}", "bold")
         if verdict.ending is not None:
-            ending = table.say(verdict.ending)
+            ending = table.ending(verdict)
             yield Text(ending[0].upper() + ending[1:], "bold")
         if verdict.clean:
             yield Text.assemble(("Verdict: clean", "green"), f" ({verdict.deals_line()})")

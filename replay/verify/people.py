@@ -115,6 +115,21 @@ class Table:
         """``team`` 0 is seats 0 and 2, 1 is seats 1 and 3."""
         return f"{self.names[team]} & {self.names[team + 2]}"
 
+    def ending(self, verdict: Verdict) -> str:
+        """How an abandoned match ended (``verdict.ending``) as :meth:`say` tells it, but for
+        the platform's reason it ends with: quoted and kept as the end record gives it (a
+        reason's "seat 2" is the platform's word, not a seat for a name).
+
+        >>> v = Verdict("m.tlog", names=("Ana", "Bo", "Cy", "Dee"), reason="seat 2 lag",
+        ...             ending="abandoned at hand 0, trick 3: seat 1 (Bo) timed out: seat 2 lag")
+        >>> Table.of(v).ending(v)
+        'abandoned at hand 1, trick 3: Bo timed out: “seat 2 lag”'
+        """
+        text, reason = verdict.ending or "", verdict.reason
+        if reason and text.endswith(f": {reason}"):
+            return f"{self.say(text[:-len(reason)])}“{reason}”"
+        return self.say(text)
+
     def say(self, text: str) -> str:
         """The replayer's sentence with names for seats and teams, hands counted from 1,
         in one pass: what a name says is not read again.

@@ -28,6 +28,8 @@ export interface Verdict {
   signature: "absent" | "weak-key" | "broken" | null;
   checkedTo: number | null;
   ending: string | null;
+  /** the platform's reason `ending` ends with, as the end record gives it */
+  reason: string | null;
   /** the platform the user's keys name for the key, and the scripts of its letters */
   signer: string | null;
   signerScripts: string[];

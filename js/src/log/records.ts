@@ -184,6 +184,8 @@ class Parser {
     while (this.pos < data.length) {
       const pos = this.pos;
       const run = moveRun(data, pos);
+      // what begins with moves is no log, however long the run
+      if (run > 0 && this.header === null) throw new LogError("not a tarneeb log (the first record is not a tarneeb-log header)", 0);
       // a run of moves is one value to the caps (no log has one this long)
       if (run > lim.maxRecordBytes) throw new ValueError(`a run of moves of more than ${num(lim.maxRecordBytes)} bytes: over the max_record_bytes cap of ${num(lim.maxRecordBytes)}`, pos, true);
       if (run > 0) {

@@ -84,6 +84,7 @@ export function checkEnd(log: ParsedLog, state: Match, v: Verdict, atLastMove: b
   const ab = log.end.abandoned;
   if (ab !== null) {
     v.ending = `abandoned at ${stopPlace(last)}: ${abandonText(log, ab)}`;
+    v.reason = ab.reason || null;
     const waiting = last?.blind ? waitingFor(last.blind) : null;
     if (ab.cause === "timeout" && ab.seat !== null && waiting !== null) {
       // a blind deal that stopped (§13.8): the timeout blames the seat whose step is missing

@@ -22,7 +22,9 @@ function weak(raw: Bytes): string | null {
 /** The raw Ed25519 key of one SubjectPublicKeyInfo PEM block; `source` names it in errors. */
 export function publicKeyFromPem(pem: string, source = "public key"): Bytes {
   const end = pem.lastIndexOf("-----END");
-  if (pem.split("-----BEGIN").length - 1 > 1 || (end >= 0 && pem.slice(end).trim().includes("\n"))) {
+  if (pem.split("-----BEGIN").length - 1 > 1 || (end >= 0 && (pem.slice(end).trim().includes("\n")
+    || !pem.replace(/[ \t\n\r\v\f]+$/, "").endsWith("-----")))) {
+    // a keys file's last key (a PEM block in a TOML string: '-----"""') is not taken alone
     throw new KeyFileError(`${source}: one PEM public key and nothing else, not two blocks or text after the key`);
   }
   // white space inside the base64 is skipped, as the Python verifier's PEM reader does
@@ -72,16 +74,20 @@ export function parseKeys(text: string, source = "keys file"): Map<string, Bytes
   return keys;
 }
 
-/** Read a keys file's bytes (UTF-8 text) as `parseKeys` does. */
-export function keysFromBytes(data: Bytes, path: string): Map<string, Bytes> {
+/** The text of a key or keys file: UTF-8 without a byte-order mark (a TOML reader may skip
+ *  one or not, and a browser's File.text() replaces bytes that are not UTF-8). */
+export function keyFileText(data: Bytes, path: string): string {
   if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
     throw new KeyFileError(`${path}: it begins with a byte-order mark (U+FEFF); a keys file is UTF-8 without one`);
   }
-  let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(data);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(data);
   } catch {
     throw new KeyFileError(`${path}: not UTF-8 text`);
   }
-  return parseKeys(text, path);
+}
+
+/** Read a keys file's bytes (UTF-8 text) as `parseKeys` does. */
+export function keysFromBytes(data: Bytes, path: string): Map<string, Bytes> {
+  return parseKeys(keyFileText(data, path), path);
 }

@@ -59,6 +59,16 @@ export class Table {
     return `${this.names[team]} & ${this.names[team + 2]}`;
   }
 
+  /** How an abandoned match ended (\`v.ending\`) as \`say\` tells it, but for the platform's
+   *  reason it ends with: quoted and kept as the end record gives it (a reason's "seat 2" is
+   *  the platform's word, not a seat for a name). */
+  ending(v: { ending: string | null; reason: string | null }): string {
+    const text = v.ending ?? "";
+    const reason = v.reason;
+    if (reason && text.endsWith(`: ${reason}`)) return `${this.say(text.slice(0, text.length - reason.length))}“${reason}”`;
+    return this.say(text);
+  }
+
   /** The verifier's sentence with names for seats and teams, hands counted from 1. */
   say(text: string): string {
     let out = "";
@@ -116,7 +126,7 @@ export function verdictLines(v: VerdictJson): { lines: string[]; error: string |
         .filter(([, x]) => x !== null).map(([k, x]) => `${k} ${x}`).join(", ") || "match";
       lines.push(`  ${say(`${where}: ${f.message}`)}`);
     }
-    if (v.ending !== null) lines.push(`  ${say(v.ending)}`);
+    if (v.ending !== null) lines.push(`  ${table.ending(v)}`);
   }
   for (const note of v.notes) lines.push(`  note: ${say(note)}`);
   return { lines: lines.map(shown), error: v.error === null ? null : shown(v.error) };

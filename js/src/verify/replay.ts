@@ -77,7 +77,7 @@ class LogStops extends Abandon {}
 export async function verifyLog(log: ParsedLog, opts: Options, cache: Map<number, number[]>, memo: Map<string, Fault[]> | null = null): Promise<Verdict> {
   const v: Verdict = {
     findings: [], notes: [], hands: 0, played: 0, dealsProven: false, recorded: 0, notReplayed: [],
-    keyId: null, keyPinned: false, signatureVerified: false, signature: null, checkedTo: null, ending: null,
+    keyId: null, keyPinned: false, signatureVerified: false, signature: null, checkedTo: null, ending: null, reason: null,
     signer: null, signerScripts: [], paths: {},
   };
   const h = log.header;

@@ -22,6 +22,8 @@ export interface VerdictJson {
   key: { id: string | null; pinned: boolean; platform: string | null; scripts: string[] };
   signed: string;
   ending: string | null;
+  /** the platform's reason \`ending\` ends with, as the end record gives it (its words) */
+  reason: string | null;
   /** the players the findings' seats are (seat 0 first), as the log names them; none for a log not read */
   players: string[];
   findings: Finding[];
@@ -119,7 +121,7 @@ function unreadable(path: string, error: string): VerdictJson {
   return {
     path, verdict: "unreadable", error, hands: 0, played: 0, deals_proven: false, dealing: "seeds", recorded_deals: 0,
     not_replayed: [], key: { id: null, pinned: false, platform: null, scripts: [] },
-    signed: "no key to check a signature against: anyone could have made this log", ending: null,
+    signed: "no key to check a signature against: anyone could have made this log", ending: null, reason: null,
     players: [], findings: [], notes: [], paths: {},
   };
 }
@@ -139,7 +141,7 @@ export async function verifyBytes(data: Bytes, path = "<log>", opts: Options = {
     path, verdict: v.findings.length ? "findings" : "clean", error: null, hands: v.hands, played: v.played,
     deals_proven: v.dealsProven, dealing: log.header.blind ? "blind" : v.recorded === 0 ? "seeds" : "recorded", recorded_deals: v.recorded,
     not_replayed: v.notReplayed, key: { id: v.keyId, pinned: v.keyPinned, platform: v.signer, scripts: v.signerScripts },
-    signed: signedLine(v), ending: v.ending, players: log.header.seats.map((s) => s.name), findings: v.findings, notes: v.notes, paths: v.paths,
+    signed: signedLine(v), ending: v.ending, reason: v.reason, players: log.header.seats.map((s) => s.name), findings: v.findings, notes: v.notes, paths: v.paths,
   };
 }
 
