@@ -129,7 +129,7 @@ def write_atomically(path: Path | str, data: bytes) -> None:
 
 
 def load_rules(name: str | None, options: list[str] | None, rules_file: Path | None) -> RuleSet:
-    from tarneeb.replay.rules.house import rule_set
+    from tarneeb.replay.rules.house import check_shipped_name, rule_set
     from tarneeb.replay.rules.ruleset import (
         RulesError,
         check_preset_name,
@@ -141,12 +141,13 @@ def load_rules(name: str | None, options: list[str] | None, rules_file: Path | N
     try:
         opts = dict(parse_option(o) for o in options or [])
         if rules_file is not None:
-            return check_preset_name(load_rules_file(rules_file).with_options(**opts))
+            return check_shipped_name(check_preset_name(
+                load_rules_file(rules_file).with_options(**opts)))
         if name is None:
             fail(f"give --rules NAME ({', '.join(RULE_SETS)}, or a shipped variant: "
                  "tarneeb rules) or --rules-file FILE")
         if name in VARIANTS:
-            return rule_set(name).with_options(**opts)
+            return check_shipped_name(check_preset_name(rule_set(name).with_options(**opts)))
         return house_preset(name, opts)
     except (RulesError, TypeError) as e:
         fail(str(e))

@@ -88,13 +88,18 @@ def _complete_rules(incomplete: str) -> list[str]:
 
 
 def _load_rules(name: str) -> RuleSet:
+    from tarneeb.replay.rules.house import shipped
+
     if name in PRESETS:
         return PRESETS[name]
+    variants = shipped()
+    if name in variants:  # as tarneeb play takes them
+        return variants[name]
     path = Path(name)
     if path.suffix == ".toml" or path.exists():
         return load_rules_file(path)
-    raise RulesError(f"unknown rule set {name!r} (known: {', '.join(PRESETS)}, "
-                     "or the path of a rules file)")
+    raise RulesError(f"unknown rule set {name!r} (known: {', '.join(PRESETS)}, a shipped "
+                     "variant (tarneeb rules), or the path of a rules file)")
 
 
 # ------------------------------------------------------------------ commit --

@@ -130,3 +130,18 @@ def test_seats_teams_and_hands_are_said_alike(node: str) -> None:  # noqa: F811
     assert json.loads(out.stdout) == py
     assert py[0] == ("“hand 3” (Seat 3) led in hand 1; seat 1 & “hand 3” (Seat 3) won; "
                      "“Nour” (Seat 2) left")
+
+
+def test_a_rules_name_is_quoted_as_pythons_repr_quotes_it(node: str) -> None:  # noqa: F811
+    """The note on house rules names them as Python's ``repr`` does; the JS verifier wrote
+    an invisible character raw (``eram41`` and a zero-width space looked like ``eram41``)
+    and a backslash unescaped beside a quote, so the two verifiers' JSON differed."""
+    names = ["eram41\u00a0", "eram41\u200b", "x\u0085y", "it's\\here", 'say "hi"',
+             "both ' and \"", "tab\there", "\U000e0041tag", "\ue000pua", "\u2028line",
+             "ﻧﻮر", "café", "\udcff", "a\x7fb", "\u3000wide"]
+    script = ("import { pyQuote } from './dist/src/rules/house.js';"
+              "process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).map(pyQuote)));")
+    out = subprocess.run([node, "--input-type=module", "-e", script,
+                          json.dumps(names)], capture_output=True, text=True, cwd=JS,
+                         timeout=60, check=True)
+    assert json.loads(out.stdout) == [repr(n) for n in names]

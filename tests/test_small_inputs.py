@@ -208,3 +208,48 @@ def test_dump_refuses_a_fifo_unopened(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "tarneeb.cli.entry", "dump", str(fifo)],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "not a regular file" in done.stderr
+
+
+@pytest.mark.parametrize("options, said", [
+    # a control character in a name given as an option: a traceback where the log was
+    # read back, no log written
+    (['name="x\\u001b[31m"'], "option name: holds the character U+001B"),
+    # a table given as an option: "not iterable" in Python's words
+    (["name='c'", "min_total_steps=5"], "min_total_steps must be a list of [score, value]"),
+    # a shipped variant's name on other rules: tarneeb wrote the log it would not for a
+    # preset (the verifiers only noted it)
+    (["target=1"], "rules named house400 differ from the house400 shipped with tarneeb in "
+                   "target"),
+    (["name='eram41'"], "rules named eram41 differ from eram41"),
+])
+def test_a_shipped_variants_options_are_checked_as_a_rules_files_are(
+        options: list[str], said: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["play", "--rules", "house400", "--seed", "a", "-o", str(tmp_path / "v.tlog")]
+    for o in options:
+        argv += ["--option", o]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and said in err and err.count("\n") == 1, err
+    assert not (tmp_path / "v.tlog").exists()
+
+
+def test_tables_given_as_options_are_read_as_a_rules_file_reads_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Lists were handed to the rules as lists, which they refused ("values must list 12
+    whole numbers" for 12 of them), and ``values_high = []`` was no second table only in a
+    rules file."""
+    from tarneeb.replay.log import parse_log
+
+    out = tmp_path / "t.tlog"
+    code, _, err = run(capsys, "play", "--rules", "house400", "--seed", "a", "-o", str(out),
+                       "--option", "name='club'",
+                       "--option", "values=[2,3,4,5,6,7,8,9,10,11,12,13]",
+                       "--option", "min_bid_steps=[[30,3]]", "--option", "values_high=[]")
+    assert code == 0, err
+    rules = parse_log(out.read_bytes()).header.rules
+    assert rules.values == tuple(range(2, 14)) and rules.min_bid_steps == ((30, 3),)
+    assert rules.values_high is None
+    code, out_text, err = run(capsys, "deal", "--rules", "house400", "--server-seed",
+                              "00" * 32, "--match-id-text", "m1",
+                              *[x for _ in range(4) for x in ("-c", "11" * 16)])
+    assert code == 0 and "trump" in out_text.lower(), err

@@ -109,6 +109,26 @@ def shipped() -> dict[str, RuleSet]:
     return {name: v[0] for name, v in _shipped().items()}
 
 
+def check_shipped_name(rules: RuleSet) -> RuleSet:
+    """``rules``, unless they bear a shipped variant's name and are not it: what tarneeb
+    writes under ``house400`` is the ``house400`` it ships (a platform's own rules take a
+    name of their own; a verdict notes any other log's departures from it).
+
+    >>> check_shipped_name(shipped()["house400"].with_options(target=5))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tarneeb.replay.rules.ruleset.RulesError: rules named house400 differ from the house400 ...
+    """
+    variant = shipped().get(rules.name)
+    if variant is not None and rules != variant:
+        mine, theirs = rules.to_dict(every=True), variant.to_dict(every=True)
+        changed = ", ".join(k for k in theirs if mine.get(k) != theirs[k])
+        raise RulesError(f"rules named {rules.name} differ from the {rules.name} shipped with "
+                         f"tarneeb in {changed}; give house rules a name of their own "
+                         "(--option name=..., or name = in a rules file)")
+    return rules
+
+
 def shipped_about(name: str) -> str:
     """One line on a shipped variant (its file's ``about``)."""
     return _shipped()[name][2]

@@ -170,11 +170,26 @@ class RuleSet:
         return table[bid - 2]
 
     def with_options(self, **options: Any) -> RuleSet:
-        """A copy with some fields changed, validated."""
+        """A copy with some fields changed, validated; values as a rules file gives them
+        (lists for the tables, ``values_high = []`` for no second table).
+
+        >>> PRESETS["sahrat400"].with_options(min_total_steps=[[30, 12]]).min_total_steps
+        ((30, 12),)
+        """
         unknown = set(options) - {f.name for f in fields(self)}
         if unknown:
             raise RulesError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
-        return replace(self, **options)
+        name = options.get("name")
+        if isinstance(name, str):
+            from tarneeb.audit.encoding import unsafe_character
+
+            bad = unsafe_character(name)
+            if bad is not None:  # (a log refuses such a name; a terminal would act on it)
+                raise RulesError(f"option name: holds the character {bad}, which would "
+                                 "change how the text after it is shown")
+        if options.get("values_high") == []:  # no second table
+            options = {**options, "values_high": None, "values_high_from": None}
+        return replace(self, **_field_values(options))
 
     def to_dict(self, every: bool = False) -> dict[str, Any]:
         """Every field, as plain data (lists for tuples): what a log records. A field of
@@ -203,24 +218,30 @@ class RuleSet:
             raise RulesError(f"unknown rule field(s): {', '.join(sorted(map(str, unknown)))}")
         if "name" not in data:
             raise RulesError("rules have no name")
-        kwargs: dict[str, Any] = {}
-        for k, v in data.items():
-            if k in ("min_bid_steps", "min_total_steps"):
-                if not isinstance(v, list | tuple) or not all(
-                        isinstance(p, list | tuple) and len(p) == 2 for p in v):
-                    raise RulesError(f"{k} must be a list of [score, value] pairs")
-                v = tuple(tuple(p) for p in v)
-            elif k == "values" and v is None:  # (no table of bid values: nothing scores)
-                raise RulesError("values must be a list of 12 numbers (bids 2 to 13)")
-            elif k in ("values", "values_high") and v is not None:
-                if not isinstance(v, list | tuple):
-                    raise RulesError(f"{k} must be a list of 12 numbers (bids 2 to 13)"
-                                     + (f" {_NO_SECOND_TABLE}" if k == "values_high" else ""))
-                v = tuple(v)
-            elif k == "tie" and isinstance(v, list):
-                v = tuple(v)
-            kwargs[k] = v
-        return cls(**kwargs)
+        return cls(**_field_values(data))
+
+
+def _field_values(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Fields as a rules file or a log gives them (lists) as a RuleSet holds them (tuples),
+    a table that is not one refused."""
+    kwargs: dict[str, Any] = {}
+    for k, v in data.items():
+        if k in ("min_bid_steps", "min_total_steps"):
+            if not isinstance(v, list | tuple) or not all(
+                    isinstance(p, list | tuple) and len(p) == 2 for p in v):
+                raise RulesError(f"{k} must be a list of [score, value] pairs")
+            v = tuple(tuple(p) for p in v)
+        elif k == "values" and v is None:  # (no table of bid values: nothing scores)
+            raise RulesError("values must be a list of 12 numbers (bids 2 to 13)")
+        elif k in ("values", "values_high") and v is not None:
+            if not isinstance(v, list | tuple):
+                raise RulesError(f"{k} must be a list of 12 numbers (bids 2 to 13)"
+                                 + (f" {_NO_SECOND_TABLE}" if k == "values_high" else ""))
+            v = tuple(v)
+        elif k == "tie" and isinstance(v, list):
+            v = tuple(v)
+        kwargs[k] = v
+    return kwargs
 
 
 def tie_chain(tie: Any) -> Any:
