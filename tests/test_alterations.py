@@ -230,3 +230,28 @@ def test_every_alteration_of_a_match_abandoned_mid_hand_applies_or_says_why(rule
             if out != stopped:
                 assert verdict_of(out, alt).findings, (name, alt)
     assert applied
+
+
+def test_a_contract_of_13_changed_under_rules_where_the_auction_goes_on_after_13() -> None:
+    """Under house rules where the others still pass after a 13 (``house-classic31``),
+    change-bid expected the auction left unfinished (a 13 made 12) or overrun (a bid made
+    13), as if a 13 ended it; the verifiers find the hand's score wrong, as they should."""
+    import random
+
+    from tarneeb.replay.log import parse_log
+    from tarneeb.replay.rules.house import shipped
+    from tarneeb.replay.rules.players import BotPlayer
+    from tarneeb.replay.server.simulate import play_logged_match
+    from tarneeb.replay.verify.replayer import verify_bytes
+    from tarneeb.testing.alterations import alter
+
+    rules = shipped()["house-classic31"]
+    assert not rules.auction_ends_on_13
+    players = [BotPlayer(random.Random(i), bid_shift=5, aggression=3) for i in range(4)]
+    data = play_logged_match(rules, seed=b"b13-0", players=players, max_hands=30)
+    thirteens = [n for n, h in enumerate(parse_log(data).hands)
+                 if len(h.plays) == 52 and any(code == 13 for _, code in h.calls)]
+    assert thirteens
+    for n in thirteens[:3]:
+        altered, what = alter("change-bid", data, hand=n)
+        assert what.expect in {f.kind for f in verify_bytes(altered, "m.tlog").findings}, what

@@ -175,9 +175,12 @@ def change_bid(data: bytes, *, choice: int = 0, hand: int | None = None,
     passed = {s for s, code in rec.calls[:i] if code == PASS_CODE}
     if earlier and new <= max(earlier):
         kind = "bid-not-higher"
-    elif new == 13 and i < len(rec.calls) - 1:
+    # (under house rules where the others still pass after a 13, those passes follow it
+    # in the log: a 13 made so overruns nothing, and a 13 made 12 ends on them as well)
+    elif new == 13 and i < len(rec.calls) - 1 and rules.auction_ends_on_13:
         kind, seat = "bidding-overrun", rec.calls[i + 1][0]
-    elif bid == 13 and len(passed) < 3:  # the auction no longer ends on this bid
+    elif bid == 13 and len(passed) < 3 and rules.auction_ends_on_13:
+        # the auction no longer ends on this bid
         kind = "bidding-incomplete"
         seat = next(s for s in ((seat + k) & 3 for k in (1, 2, 3)) if s not in passed)
     else:  # the bidding team's score changes (team scores stand on both partners)
