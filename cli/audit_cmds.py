@@ -311,7 +311,14 @@ def verify_seed(
         "--seat", metavar="SEAT", min=0, max=3,
         help="Check a client seed of this seat instead.")] = None,
     match_id: Annotated[str | None, typer.Option(
-        "--match-id", metavar="TEXT", help="The match id (text), for --seat.")] = None,
+        "--match-id", "-m", metavar="ID",
+        help="The match id, for --seat: as show, report and export print it (hex); an id "
+             "that is not hex is taken as text (its UTF-8 bytes).")] = None,
+    match_id_text: Annotated[str | None, typer.Option(
+        "--match-id-text", metavar="TEXT",
+        help="The match id as text, even when it looks like hex, for --seat.")] = None,
+    match_id_hex: Annotated[str | None, typer.Option(
+        "--match-id-hex", metavar="HEX", help="The match id as hex, for --seat.")] = None,
     server_commitment_hex: Annotated[str | None, typer.Option(
         "--server-commitment", metavar="HEX",
         help="The match's server commitment, for --seat: client commitments are bound to it "
@@ -342,7 +349,8 @@ def verify_seed(
                 typer.echo(f"note: {note}")
 
     try:
-        _verify_seed(seed, commitment, root, index, size, proof, seat, match_id, passed,
+        ids = (match_id, match_id_text, match_id_hex)
+        _verify_seed(seed, commitment, root, index, size, proof, seat, ids, passed,
                      server_commitment_hex, head_signature, key)
     except AuditError as e:
         if not _failed(e):
@@ -359,7 +367,8 @@ def verify_seed(
 
 def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int | None,
                  size: int | None, proof: list[str] | None, seat: int | None,
-                 match_id: str | None, passed: Callable[..., None],
+                 ids: tuple[str | None, str | None, str | None],
+                 passed: Callable[..., None],
                  server_commitment_hex: str | None = None, head_signature: str | None = None,
                  key: Path | None = None) -> None:
     """The checks of ``verify-seed``: each one that passes is reported to ``passed``;
@@ -376,22 +385,28 @@ def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int
                               "--root, --index and --size, for a server seed")
     if proof and root is None:
         raise AuditInputError("--proof needs --root, --index and --size")
+    given_id = any(i is not None for i in ids)
     if seat is not None:
-        if match_id is None or server_commitment_hex is None:
+        from .deal_log import match_id_of, shown_id
+
+        if not given_id or server_commitment_hex is None:
             raise AuditInputError("a client seed check (--seat) needs --match-id and "
                                   "--server-commitment")
+        match_id, warning = match_id_of(*ids)
         if proof:
             raise AuditInputError("--proof checks a server seed, not a client seed")
         raw = parse_hex(seed, f"client seed of seat {seat}")
         want = parse_hex(commitment or "", "commitment", 32)
         binding = match_binding(parse_hex(server_commitment_hex, "server commitment", 32),
                                 _season_leaf(root, index, size))
+        if warning is not None:
+            typer.echo(f"note: {warning}", err=True)
         verify_client_seed(match_id, seat, raw, want, binding)
         passed(f"the client seed of seat {seat} matches commitment {want.hex()} "
-               f"for match {match_id!r}", check="client-seed", seat=seat,
-               match_id=match_id, commitment=want.hex())
+               f"for match {shown_id(match_id)}", check="client-seed", seat=seat,
+               match_id_hex=match_id.hex(), commitment=want.hex())
         return
-    if match_id is not None or server_commitment_hex is not None:
+    if given_id or server_commitment_hex is not None:
         raise AuditInputError("--match-id and --server-commitment go with --seat "
                               "(client seeds)")
     if commitment is None and root is None:

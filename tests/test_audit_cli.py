@@ -257,6 +257,15 @@ def test_verify_client_seed(app):
                "--index", 0, "--size", 1).exit_code == 0
     assert_bad_input(run(app, "verify-seed", seed.hex(), c.hex(), "--seat", 2),
                      "needs --match-id and --server-commitment")
+    # the random ids tarneeb play makes, as show, report and export print them (hex): an
+    # honest seed failed, its id taken as text
+    mid = bytes.fromhex("825dc70148c3aafa")
+    c3 = client_commitment(mid, 2, seed, match_binding(sc))
+    hexed = ["--server-commitment", sc.hex(), "--seat", 2]
+    for form in (["--match-id", mid.hex()], ["--match-id-hex", mid.hex()]):
+        assert run(app, "verify-seed", seed.hex(), c3.hex(), *hexed, *form).exit_code == 0
+    assert run(app, "verify-seed", seed.hex(), c3.hex(), *hexed, "--match-id-text",
+               mid.hex()).exit_code == 1
     assert_bad_input(run(app, "verify-seed", "0102", c.hex(), "--seat", 2, *bound),
                      "client seed of seat 2: 2 bytes; it must be 16-64 bytes")
 

@@ -84,21 +84,40 @@ def _logs(tmp: Path) -> list[Path]:
 def test_the_js_cli_says_a_verdict_as_tarneeb_verify_does(
         node: str, home: dict[str, str], tmp_path: Path,  # noqa: F811
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from tarneeb.cli.verify_cmd import run
+    from tarneeb.cli.verify_cmd import print_verdict, run
+    from tarneeb.replay.verify.replayer import verify_file
 
     paths = _logs(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", home["XDG_CONFIG_HOME"])
+    # many logs: a short line each, the notes they share and the count, alike
     js = subprocess.run([node, str(CLI), "verify", *map(str, paths)], capture_output=True,
                         text=True, env=home, cwd=ROOT, timeout=120)
-    assert js.returncode == 2, js.stderr
-    monkeypatch.setenv("XDG_CONFIG_HOME", home["XDG_CONFIG_HOME"])
+    assert js.returncode == 2 == run([str(p) for p in paths], False, None, None), js.stderr
+    out, err = capsys.readouterr()
+    assert js.stdout.splitlines() == out.splitlines() and js.stderr == err == ""
+    assert out.splitlines()[-1] == f"{len(paths)} logs: 0 clean, {len(paths) - 1} with " \
+        "findings, 1 unreadable"
+    # one log: its verdict in full, each log's from the JS verifier's words in one node run
+    script = ("import { readFileSync } from 'node:fs';"
+              "import { verifyBytes } from './dist/src/verify/verify.js';"
+              "import { verdictLines } from './dist/src/verify/people.js';"
+              "const out = [];"
+              "for (const p of JSON.parse(process.argv[1])) {"
+              "  const v = await verifyBytes(new Uint8Array(readFileSync(p)), p);"
+              "  const { lines, error } = verdictLines(v); out.push([lines, error]); }"
+              "process.stdout.write(JSON.stringify(out));")
+    done = subprocess.run([node, "--input-type=module", "-e", script,
+                           json.dumps([str(p) for p in paths])], capture_output=True,
+                          text=True, env=home, cwd=JS, timeout=120, check=True)
     py_out, py_err = [], []
     for p in paths:
-        run([str(p)], False, None, None)
+        print_verdict(verify_file(str(p)))
         out, err = capsys.readouterr()
         py_out.append(out)
-        py_err += err.splitlines()
-    assert js.stdout.splitlines() == "".join(py_out).splitlines()
-    assert js.stderr.splitlines() == [e.replace("tarneeb: ", "tarneeb-js: ", 1) for e in py_err]
+        py_err.append(err)
+    for (lines, error), out, err in zip(json.loads(done.stdout), py_out, py_err, strict=True):
+        assert lines == out.splitlines()
+        assert (error is None and err == "") or err == f"tarneeb: error: {error}\n"
     said = "".join(py_out)
     # the players named in findings and endings, their names as written or quoted with seat
     assert "East bot played 6♥ on a ♦ lead" in said

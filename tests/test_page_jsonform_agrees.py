@@ -1,5 +1,5 @@
 """The verifier page reads a log's JSON form as ``tarneeb verify`` does: the page's reader
-(js/page/jsonform.ts, bundled by esbuild and run in Node) refuses exactly the documents
+(js/src/log/jsonform.ts, bundled by esbuild and run in Node) refuses exactly the documents
 Python's :func:`tarneeb.replay.log.jsonform.loads` refuses, with the same words, and gives
 the very bytes Python gives for every document both accept.
 
@@ -10,6 +10,7 @@ only the signature of the bytes they re-encoded to stood between them and a verd
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_js_conformance import CLI, node  # noqa: F401 (a fixture)
 
 from tarneeb.replay.log import LogError, jsonform
 from tarneeb.replay.log.jsonout import dumps
@@ -43,14 +45,15 @@ console.log(JSON.stringify(out));
 @pytest.fixture(scope="module")
 def page_reader(tmp_path_factory: pytest.TempPathFactory) -> Callable[[list[bytes]], list[Any]]:
     """The page's reader run under Node on files: for each, its bytes or its refusal."""
-    node = shutil.which("node")
+    node_bin = shutil.which("node")
     esbuild = JS / "node_modules" / ".bin" / "esbuild"
-    if node is None or not esbuild.exists():
+    if node_bin is None or not esbuild.exists():
         pytest.fail("node and js/node_modules (npm ci in js/) are needed to run the page's code")
     where = tmp_path_factory.mktemp("pagejson")
     bundle = where / "jsonform.mjs"
-    subprocess.run([str(esbuild), str(JS / "page" / "jsonform.ts"), "--bundle", "--format=esm",
-                    "--platform=node", f"--outfile={bundle}", "--log-level=error"], check=True)
+    subprocess.run([str(esbuild), str(JS / "src" / "log" / "jsonform.ts"), "--bundle",
+                    "--format=esm", "--platform=node", f"--outfile={bundle}",
+                    "--log-level=error"], check=True)
     script = where / "run.mjs"
     script.write_text(RUN % json.dumps(str(bundle)), encoding="utf-8")
     runs = iter(range(10**6))
@@ -63,7 +66,7 @@ def page_reader(tmp_path_factory: pytest.TempPathFactory) -> Callable[[list[byte
             files[-1].write_bytes(doc)
         listed = where / f"{n}.list"
         listed.write_text(json.dumps([str(f) for f in files]))
-        done = subprocess.run([node, str(script), str(listed)], capture_output=True, text=True,
+        done = subprocess.run([node_bin, str(script), str(listed)], capture_output=True, text=True,
                               check=True)
         for f in files:
             f.unlink()
@@ -274,3 +277,38 @@ def test_a_document_past_the_size_cap_is_refused_unread(page_reader: Any) -> Non
     # one character less is read (and is the log)
     at_cap = CLASSIC[:-1] + " " * (cap - len(CLASSIC)) + "}"
     assert page_reader([at_cap.encode("utf-8")])[0]["ok"]
+
+
+def test_both_command_lines_read_a_json_form_alike(
+        node: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tarneeb verify`` and the page read a log's JSON form; ``tarneeb-js verify`` said
+    "not a tarneeb log" (exit 2) where they said clean. The same verdicts now, field for
+    field: clean forms, an altered log's, one padded with white space, one that is no
+    JSON log."""
+    from tarneeb.cli.verify_cmd import run
+
+    config = tmp_path / "config"
+    config.mkdir()
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config), "HOME": str(config)}
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    files = []
+    for log in [MATCHES / "classic-01.tlog", MATCHES / "eram41-01.tlog",
+                ROOT / "fixtures" / "altered" / "renege-classic.tlog"]:
+        form = tmp_path / f"{log.stem}.json"
+        form.write_text(dumps(log.read_bytes()), encoding="utf-8")
+        files.append(form)
+    padded = tmp_path / "padded.json"
+    padded.write_text("{" + " " * 70_000 + files[0].read_text(encoding="utf-8")[1:],
+                      encoding="utf-8")
+    other = tmp_path / "other.json"
+    other.write_text('{"a": 1}', encoding="utf-8")
+    files += [padded, other]
+    js = subprocess.run([node, str(CLI), "verify", "--json", *map(str, files)],
+                        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    code = run([str(f) for f in files], True, None, None)
+    out, _ = capsys.readouterr()
+    assert js.returncode == code == 2, js.stderr
+    assert json.loads(js.stdout) == json.loads(out)
+    assert [v["verdict"] for v in json.loads(out)] == ["clean", "clean", "findings", "clean",
+                                                      "unreadable"]

@@ -389,7 +389,8 @@ def test_the_json_form_pasted_or_chosen_reads_as_the_log_itself(chromium, page_f
     # every form is re-encoded by the page's own jsonform.ts (bundled, run once in Node) to
     # the very bytes of its .tlog: so it gets the .tlog's verdict, whatever that is
     bundle = tmp_path / "jsonform.mjs"
-    subprocess.run([str(JS / "node_modules" / ".bin" / "esbuild"), str(JS / "page" / "jsonform.ts"),
+    subprocess.run([str(JS / "node_modules" / ".bin" / "esbuild"),
+                    str(JS / "src" / "log" / "jsonform.ts"),
                     "--bundle", "--format=esm", "--platform=node", f"--outfile={bundle}",
                     "--log-level=error"], check=True)
     script = tmp_path / "same.mjs"

@@ -18,7 +18,7 @@ import { Table } from "../src/verify/people.js";
 import words from "./words.json";
 import { keyFromText, type ToldKey } from "./keyfile.js";
 import { keyFileText, keysFromBytes } from "../src/verify/keys.js";
-import { jsonFormFile } from "./jsonform.js";
+import { jsonFormFile, startsAsJson as jsonForm } from "../src/log/jsonform.js";
 
 const KINDS: Record<string, string> = words.kinds;
 const HEADLINES: Record<string, string> = words.headlines;
@@ -259,14 +259,6 @@ function banner(v: VerdictJson, log: ParsedLog | null, t: Table | null, otherKey
       `${checked} The log is ${signed}: anyone could make such a log, seeds and all, with a key of their own. Give the platform's public key below to settle who wrote it.${stopped}`];
   }
   return ["clean", "No problems found: this match was dealt fairly and played by the rules", `${checked} The log is ${signed}.${stopped}`];
-}
-
-/** Whether `bytes` are to be read as the JSON form of a log (FORMAT.md), not the log itself:
- *  as `tarneeb verify` tells them, they start as a JSON object (no log starts with `{`). */
-function jsonForm(bytes: Uint8Array): boolean {
-  let i = 0;
-  while (i < bytes.length && [0x20, 0x09, 0x0d, 0x0a, 0xef, 0xbb, 0xbf].includes(bytes[i]!)) i++;
-  return bytes[i] === 0x7b;
 }
 
 let logBytes: Uint8Array | null = null;

@@ -12,11 +12,12 @@ import { join } from "node:path";
 import { type Bytes, fromHex } from "./text/bytes.js";
 import { KeyFileError, keysFromBytes, publicKeyFromPem } from "./verify/keys.js";
 import { grouped, jsonShown, shown } from "./text/names.js";
-import { verdictLines } from "./verify/people.js";
+import { Tally, verdictLines } from "./verify/people.js";
 import { MAX_RECEIPT_BYTES, ReceiptError, readReceipt } from "./verify/receipt.js";
 import { type Options } from "./verify/replay.js";
 import { DEFAULT_LIMITS, type Limits } from "./text/stream.js";
 import { type VerdictJson, exitCode, verifyBytes } from "./verify/verify.js";
+import { jsonFormFile, startsAsJson } from "./log/jsonform.js";
 import { errnoWords } from "./text/errno.js";
 
 const USAGE = "usage: tarneeb-js verify LOG... [--json] [--key PUBLIC_KEY_PEM] [--keys KEYS_TOML] [--root HEX] [--receipt FILE] [--server-seed HEX] [--require-proof] [--max-bytes N] [--max-records N] [--max-hands N]";
@@ -426,10 +427,15 @@ async function main(args: Arg[]): Promise<number> {
     const name = path.name === STDIO ? STDIN_NAME : path.name;
     const read = readLog(path, limits);
     if ("error" in read) verdicts.push({ ...(await verifyBytes(new Uint8Array(0), name, opts, limits)), error: read.error });
-    else verdicts.push(await verifyBytes(read.data, name, opts, limits));
+    else verdicts.push(await jsonFormInstead(await verifyBytes(read.data, name, opts, limits), path, read.data, opts, limits));
   }
   if (json) process.stdout.write(jsonShown(JSON.stringify(verdicts, null, 1)) + "\n");
-  else {
+  else if (verdicts.length > 1) {
+    // many logs: a short line each, the hints they share once, and the count (as tarneeb verify)
+    const tally = new Tally();
+    const lines = verdicts.map((v) => tally.add({ ...v, path: bytesShown(v.path), error: v.error === null ? null : bytesShown(v.error) }));
+    process.stdout.write([...lines, ...tally.close()].map((l) => `${l}\n`).join(""));
+  } else {
     for (const v of verdicts) {
       const { lines, error } = verdictLines({ ...v, path: bytesShown(v.path), error: v.error === null ? null : bytesShown(v.error) });
       process.stdout.write(lines.map((l) => `${l}\n`).join(""));
@@ -437,6 +443,20 @@ async function main(args: Arg[]): Promise<number> {
     }
   }
   return exitCode(verdicts);
+}
+
+/** A file that is no tarneeb log but starts as a JSON object: the verdict of the log its
+ *  JSON form (`tarneeb export`) gives, as `tarneeb verify` and the page read it; a JSON
+ *  document that is no JSON log is unreadable, both failures said. */
+async function jsonFormInstead(v: VerdictJson, path: Arg, data: Uint8Array, opts: Options, limits: Limits): Promise<VerdictJson> {
+  if (path.name === STDIO || v.error === null || !v.error.includes("not a tarneeb log") || !startsAsJson(data)) return v;
+  let bytes: Uint8Array;
+  try {
+    bytes = jsonFormFile(data, limits);
+  } catch (e) {
+    return { ...v, error: `${v.error}; nor a log's JSON form: ${(e as Error).message}` };
+  }
+  return verifyBytes(bytes, v.path, opts, limits);
 }
 
 // a reader that went away (`| head`): what is left to write is dropped, and the exit code

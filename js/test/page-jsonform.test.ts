@@ -1,12 +1,12 @@
-/** The verifier page's reader of a log's JSON form (page/jsonform.ts): the published vectors'
+/** The verifier page's reader of a log's JSON form (src/log/jsonform.ts): the published vectors'
  *  forms give their logs' very bytes, and what the Python reader refuses is refused, in its
  *  words (tests/test_page_jsonform_agrees.py holds the two readers to each other). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { jsonFormFile, jsonFormText } from "../page/jsonform.js";
-import { parseStrict } from "../page/strictjson.js";
+import { jsonFormFile, jsonFormText } from "../src/log/jsonform.js";
+import { parseStrict } from "../src/text/strictjson.js";
 
 const dir = fileURLToPath(new URL("../../../fixtures/vectors/", import.meta.url));
 const VECTORS = ["classic", "recorded-deals", "qahwa41", "sahrat41", "sahrat400", "abandoned", "season", "eram41", "cancelled-hand"];

@@ -5,6 +5,7 @@
  * CLI's lines, in the same words as `tarneeb verify`.
  */
 import { casefold, nameKeys, pySplit, pyStrip, shown } from "../text/names.js";
+import { NO_RECEIPT_NOTE } from "./replay.js";
 import { type VerdictJson } from "./verify.js";
 
 // the verifier's words for teams, seats and hands, read in one pass (a name put in is not
@@ -138,4 +139,71 @@ function signerWords(v: VerdictJson): string {
   if (v.key.id === null) return "no key to check a signature against";
   if (!v.signed.startsWith("signed by")) return `signature does NOT verify (key ${v.key.id})`;
   return v.key.pinned ? v.signed : `signed by key ${v.key.id}, not pinned`;
+}
+
+/** `key_words` of the Python CLI: the key a signature was checked against, in a few words. */
+function keyWords(v: VerdictJson): string {
+  if (v.key.id === null) return "no key";
+  if (!v.key.pinned) return `key ${v.key.id} not pinned`;
+  return v.key.platform !== null ? `${v.key.platform} (key ${v.key.id})` : `key ${v.key.id} pinned`;
+}
+
+/** `_clip` of the Python CLI: `text` cut at a word to at most `most` characters, `…` marking the cut. */
+function clip(text: string, most: number): string {
+  const chars = [...text];
+  if (chars.length <= most) return text;
+  const head = chars.slice(0, most).join("");
+  const space = head.lastIndexOf(" ");
+  return (space < 0 ? head : head.slice(0, space)).replace(/[,;:]+$/, "") + "…";
+}
+
+/** The Python CLI's `Tally`: many logs' verdicts, one short line each; the hints they share
+ *  said once at the end (`close`), then how many logs were clean. */
+export class Tally {
+  static readonly FINDING_ROOM = 80; // characters of a log's first finding shown on its line
+  clean = 0;
+  withFindings = 0;
+  unreadable = 0;
+  notPinned = 0;
+  noReceipt = 0;
+  more = false; // a log has findings or notes its line does not show in full
+
+  /** The line of one log's verdict (`v.path` and `v.error` as they are to be shown). */
+  add(v: VerdictJson): string {
+    if (v.error !== null) {
+      this.unreadable += 1;
+      const said = v.error.startsWith(`${v.path}: `) ? v.error.slice(v.path.length + 2) : v.error;
+      return shown(`${v.path}: unreadable: ${said}`);
+    }
+    const notes = v.notes.filter((n) => n !== NO_RECEIPT_NOTE);
+    this.noReceipt += notes.length < v.notes.length ? 1 : 0;
+    this.notPinned += v.key.id !== null && !v.key.pinned ? 1 : 0;
+    this.more ||= v.findings.length > 0 || notes.length > 0 || v.ending !== null;
+    let about = `, ${dealsWords(v)}, ${keyWords(v)}`;
+    if (notes.length) about += `, ${count(notes.length, "note")}`;
+    if (!v.findings.length) {
+      this.clean += 1;
+      return shown(`${v.path}: clean${about}`);
+    }
+    this.withFindings += 1;
+    const f = v.findings[0]!;
+    const where = ([["hand", f.hand], ["trick", f.trick], ["seat", f.seat]] as const)
+      .filter(([, x]) => x !== null).map(([k, x]) => `${k} ${x}`).join(", ") || "match";
+    const first = clip(Table.of(v.players).say(`${where}: ${f.message}`), Tally.FINDING_ROOM);
+    return shown(`${v.path}: ${count(v.findings.length, "finding")}${about}: ${first}`);
+  }
+
+  /** The hints the logs share, each once, and the count of logs by verdict. */
+  close(): string[] {
+    const lines: string[] = [];
+    if (this.notPinned) lines.push(`note: ${count(this.notPinned, "log")} checked against a key named in the log itself, NOT PINNED: anyone could have made them with a key of their own (pin the platform's key: tarneeb verify --key or --keys)`);
+    if (this.noReceipt) lines.push(`note: ${count(this.noReceipt, "log")} not compared with a seat's pre-play receipt: that each is the match promised before play rests on the platform's word (tarneeb verify --receipt FILE LOG checks one)`);
+    if (this.more) lines.push("note: tarneeb verify LOG gives one log's findings and notes in full");
+    const total = this.clean + this.withFindings + this.unreadable;
+    const counts = [`${this.clean} clean`];
+    if (this.withFindings) counts.push(`${this.withFindings} with findings`);
+    if (this.unreadable) counts.push(`${this.unreadable} unreadable`);
+    lines.push(`${count(total, "log")}: ${counts.join(", ")}`);
+    return lines;
+  }
 }

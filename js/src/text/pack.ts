@@ -4,7 +4,7 @@
  * (a BigInt past 2^53), a `Float` as the float 64 it is (where `encode` would write 3.0 as
  * the int 3), text, bytes, lists and maps. What Python refuses to pack is refused in its words.
  */
-import { Float } from "../src/text/unpack.js";
+import { Float } from "./unpack.js";
 
 class Out {
   parts: number[] = [];

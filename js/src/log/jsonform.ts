@@ -13,13 +13,13 @@
  * exported again from the log). The result is then read and verified like any log: a byte
  * that differs from what the platform signed is a broken signature, never a clean verdict.
  */
-import { type ParsedLog, parseLog } from "../src/log/records.js";
-import { LogError } from "../src/log/fields.js";
-import { rulesFromMap } from "../src/rules/rules.js";
-import { DEFAULT_LIMITS, type Limits } from "../src/text/stream.js";
+import { type ParsedLog, parseLog } from "./records.js";
+import { LogError } from "./fields.js";
+import { rulesFromMap } from "../rules/rules.js";
+import { DEFAULT_LIMITS, type Limits } from "../text/stream.js";
 import { checkSizes, differs, endToJson, handToJson, headerToJson, isObject, isWhole, keysToJson, parseCard, parseSuit } from "./jsonback.js";
-import { pack } from "./pack.js";
-import { FormError, type Json, type JsonObject, parseStrict, pyRepr, pyText } from "./strictjson.js";
+import { pack } from "../text/pack.js";
+import { FormError, type Json, type JsonObject, parseStrict, pyRepr, pyText } from "../text/strictjson.js";
 
 const PASS = 15, CALL_MOVE = 64n, TRUMP_MOVE = 56n, CARD_MOVE = 1n, TIMER_MOVE = 128n;
 const BLIND = 5, PROOF = 6, KEYS = 7;
@@ -362,6 +362,14 @@ export function jsonFormText(text: string, lim: Limits = DEFAULT_LIMITS): Uint8A
     throw new FormError(`JSON text of ${grouped(codePoints(text))} characters, more than eight times: over the max_bytes cap of ${grouped(lim.maxBytes)}; raise it with --max-bytes`);
   }
   return jsonFormToBytes(parseStrict(text, MAX_INT_DIGITS), lim);
+}
+
+/** Whether `bytes` are to be read as the JSON form of a log (FORMAT.md), not the log itself:
+ *  as `tarneeb verify` tells them, they start as a JSON object (no log starts with `{`). */
+export function startsAsJson(bytes: Uint8Array): boolean {
+  let i = 0;
+  while (i < bytes.length && [0x20, 0x09, 0x0d, 0x0a, 0xef, 0xbb, 0xbf].includes(bytes[i]!)) i++;
+  return bytes[i] === 0x7b;
 }
 
 /** The log's bytes from a file holding its JSON form (UTF-8 text). */

@@ -5,7 +5,7 @@
  * a key given twice, and keeps `3.0` a float: a whole number is a number (a BigInt past
  * 2^53), any other number a `Float`, as the log's msgpack reader gives them.
  */
-import { Float, pyFloat } from "../src/text/unpack.js";
+import { Float, pyFloat } from "./unpack.js";
 
 /** A JSON form that is not one: one line saying why (and where). */
 export class FormError extends Error {}

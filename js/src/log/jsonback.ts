@@ -5,12 +5,12 @@
  * document says other than that (`_differs`): a document that says more or other than its
  * log is refused, never converted to a log that says less.
  */
-import { type EndRecord, type HandRecord, type Header } from "../src/log/recordtypes.js";
-import { type BlindTranscript, type RevealedKeys } from "../src/log/blindrecords.js";
-import { type Limits } from "../src/text/stream.js";
-import { toHex } from "../src/text/bytes.js";
-import { Float } from "../src/text/unpack.js";
-import { FormError, type Json, type JsonObject, pyRepr } from "./strictjson.js";
+import { type EndRecord, type HandRecord, type Header } from "./recordtypes.js";
+import { type BlindTranscript, type RevealedKeys } from "./blindrecords.js";
+import { type Limits } from "../text/stream.js";
+import { toHex } from "../text/bytes.js";
+import { Float } from "../text/unpack.js";
+import { FormError, type Json, type JsonObject, pyRepr } from "../text/strictjson.js";
 
 const RANK_NAMES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
 export const SUIT_SYMBOLS = "♣♦♥♠";
