@@ -433,17 +433,23 @@ def season_match_of(path: Path, number: int,
     proof, checked, and the season head signed by ``key`` (a head signed at commit time
     must be by that key)."""
     from tarneeb.audit.encoding import parse_hex
+    from tarneeb.audit.jsontext import read_json
     from tarneeb.audit.seeds import SeasonLeaf, server_commitment
     from tarneeb.replay.log import BatchProof
 
     try:
-        doc = json.loads(read_bytes(path))
+        # one reading, as a receipt's: a key given twice is refused, not its last taken
+        doc = read_json(read_bytes(path), "a season file")
         size, root = doc["size"], parse_hex(doc["root"], "season root", 32)
         index = number - 1  # the leaf index, which counts from 0
         entry = next((m for m in doc["matches"] if m["index"] == index), None)
         if entry is None:
             fail(f"{path}: the season has no match {number} (matches 1-{size})")
         seed = parse_hex(entry["server_seed"], f"match {number} server seed", 32)
+        written = entry.get("commitment")
+        if written is not None and parse_hex(written, f"match {number} commitment", 32) \
+                != server_commitment(seed):
+            raise ValueError(f"match {number}'s commitment is not its server seed's")
         proof = [parse_hex(h, f"match {number} proof", 32) for h in entry["proof"]]
         leaf = SeasonLeaf(index, size, root)
         leaf.verify(server_commitment(seed), proof)

@@ -286,6 +286,23 @@ def test_play_a_season_match_and_pin_the_root(tmp_path: Path,
     code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
                        "--season-match", "0", "-o", str(log))
     assert code == 2 and "the season has no match 0 (matches 1-3)" in err
+    # one reading, as a receipt's: a server seed given twice (the last was taken), and a
+    # match's commitment that is not its seed's (it was not looked at)
+    doc = json.loads(season.read_text())
+    entry = next(m for m in doc["matches"] if m["index"] == 2)
+    twice = season.read_text().replace(f'"server_seed": "{entry["server_seed"]}"',
+                                       f'"server_seed": "{"00" * 32}", '
+                                       f'"server_seed": "{entry["server_seed"]}"', 1)
+    assert twice != season.read_text()
+    season.write_text(twice)
+    code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
+                       "--season-match", "3", "-o", str(log))
+    assert code == 2 and "a key appears twice in one JSON object" in err, err
+    entry["commitment"] = "11" * 32
+    season.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),
+                       "--season-match", "3", "-o", str(log))
+    assert code == 2 and "commitment is not its server seed's" in err, err
 
 
 def test_verify_of_many_logs_is_one_short_line_each_then_the_hints_once_and_a_count(
