@@ -36,3 +36,27 @@ def test_the_printed_audit_page_keeps_plots_and_tables_inside_the_page(
         assert scroll <= A4_WIDTH, scroll
         page.pdf(tmp_path / "audit.pdf")
     assert (tmp_path / "audit.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_the_summary_says_what_was_tested_apart_and_corrected_together() -> None:
+    """"No evidence of bias" read as covering every rule set, key and measure by state: a
+    rule set of a few matches is not tested apart (its deals count only in the tests of
+    the whole), each origin's tests are corrected at one level with the other's, and the
+    match state is crossed with high-card points alone; the summary says each."""
+    from collections import Counter
+
+    from tarneeb.replay.archive.words import verdict_lines
+
+    tallies = synthetic_archive(random.Random(3), 60, 10)
+    fairness = fairness_results(tallies, 0.05)
+    assert not any(r.flagged for rs in fairness.values() for r in rs)
+    by_rules = Counter({"eram41": 20, "qahwa41": 20, "sahrat41": 20, "club": 1})
+    summary = ArchiveSummary(logs=61, clean=61, tallies=tallies, by_rules=by_rules)
+    lines = verdict_lines(summary, fairness, 0.05)
+    said = [line for line in lines if line.startswith("Fairness of the")]
+    assert len(said) == 2
+    for line in said:
+        assert "corrected together with the other deals' " in line
+        assert "Not tested apart (fewer than 100 of these deals" in line
+        assert "club" in line.split("Not tested apart", 1)[1].split(":", 2)[1]
+        assert "any measure but high-card points steered by the match state" in line

@@ -7,13 +7,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tarneeb.audit.fairness import DEFAULT_ALPHA, FAMILIES, StatResult
 from tarneeb.audit.names import name_scripts
 from tarneeb.replay.archive.audit import ORIGINS, ArchiveSummary, describe_test
 from tarneeb.replay.archive.battery.covered import uncovered
+from tarneeb.replay.archive.battery.measures import MIN_KEY_DEALS
 from tarneeb.replay.archive.seen import CONFLICT_KIND
 
 ORIGIN_WORDS = {
@@ -103,8 +104,12 @@ def verdict_lines(summary: ArchiveSummary,
                  f"by the platform{unsigned}.")
     if s.monitor is not None:
         lines.extend(monitor_lines(s, alpha))
+    every = sum(r.tested for rs in (fairness or {}).values() for r in rs)
+    groups = {"rule set": list(s.by_rules),
+              "key": [k for k in s.by_key if k != "no verified signature"]}
     for origin, results in (fairness or {}).items():
-        sentence = fairness_sentence(origin, results, alpha)
+        others = every - sum(r.tested for r in results)
+        sentence = fairness_sentence(origin, results, alpha, others, groups)
         if s.evidence is not None:  # with a state the evidence makes the verdict
             sentence = (sentence.rstrip(".") + " (this look alone, not valid under repeated "
                         "looks: the verdict on bias is the evidence's).")
@@ -261,16 +266,23 @@ def key_counts(summary: ArchiveSummary) -> list[tuple[str, int]]:
 
 
 def fairness_sentence(origin: str, results: list[StatResult],
-                      alpha: float = DEFAULT_ALPHA) -> str:
-    """One origin's statistics in a sentence: flagged tests, or what could have been seen."""
+                      alpha: float = DEFAULT_ALPHA, others: int = 0,
+                      groups: Mapping[str, Iterable[str]] | None = None) -> str:
+    """One origin's statistics in a sentence: flagged tests, or what could have been seen.
+    ``others``: the tests of the other origin, corrected together with these; ``groups``:
+    the archive's rule sets and keys (``"rule set"``, ``"key"``), to say which were tested
+    apart."""
     what, meaning = ORIGIN_WORDS[origin]
     tested = [r for r in results if r.tested]
     flagged = [r for r in tested if r.flagged]
     families = [f for f in FAMILIES if any(r.family == f for r in tested)]
+    together = (f"corrected together with the other deals' {others:,} tests at {alpha:.0%} "
+                "family-wise over both" if others else
+                f"corrected together at {alpha:.0%} family-wise")
     head = (f"Fairness of the {what} ({meaning}): {len(tested)} tests against the exact "
             f"distributions of a uniform shuffle, in families by threat "
             f"({', '.join(f'{f} {sum(r.family == f for r in tested)}' for f in families)}), "
-            f"corrected together at {alpha:.0%} family-wise (Holm's weighted procedure, "
+            f"{together} (Holm's weighted procedure, "
             f"each family's weight the square root of its number of tests)")
     if flagged:
         worst = sorted(flagged, key=lambda r: r.p_value or 0.0)[:3]
@@ -279,7 +291,33 @@ def fairness_sentence(origin: str, results: list[StatResult],
         more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
         return f"{head}: EVIDENCE OF BIAS in {len(flagged)} tests: {said}{more}."
     return (f"{head}: no evidence of bias. {detectable_sentence(tested)} "
-            + uncovered(r.test for r in tested))
+            + _apart(tested, groups or {}) + uncovered(r.test for r in tested))
+
+
+def _apart(tested: list[StatResult], groups: Mapping[str, Iterable[str]]) -> str:
+    """Which of the archive's rule sets and keys (``groups``) were tested apart, when some
+    were not ("" when each was, or there is one): a group is tested apart only with
+    ``MIN_KEY_DEALS`` of these deals and another group as large.
+
+    >>> _apart([], {"rule set": ["eram41", "classic"]})[:62]
+    'Not tested apart (fewer than 100 of these deals, or no other o'
+    """
+    parts = []
+    for by, names in groups.items():
+        every = sorted(set(names))
+        if len(every) < 2:
+            continue
+        apart = {r.test[2] for r in tested if len(r.test) > 2 and r.test[1] == by}
+        left = [n for n in every if n not in apart]
+        if left:
+            kept = sorted(apart & set(every))
+            parts.append((f"{by}s {', '.join(left)}" if len(left) > 1 else f"{by} {left[0]}")
+                         + (f" (tested apart: {', '.join(kept)})" if kept else ""))
+    if not parts:
+        return ""
+    return (f"Not tested apart (fewer than {MIN_KEY_DEALS} of these deals, or no other "
+            f"of its kind with as many): {'; '.join(parts)}: their deals count only in the "
+            "tests of the whole. ")
 
 
 def _p_words(p: float | None) -> str:

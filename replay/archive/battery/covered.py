@@ -80,7 +80,10 @@ _NO_ORDER = ("drift over the archive and a player's successive matches (no test 
              "few do)")
 _UNCOVERED_REST = ("); rigging steered by what the tests do not see (a player's skill or bids, "
                    'the time of day, the stakes, a match state other than behind, ahead, late, '
-                   'after a won or lost deal and the first deal); the state of a player with '
+                   'after a won or lost deal and the first deal); any measure but high-card '
+                   'points steered by the match state (trumps, aces or voids dealt by the '
+                   "score: the state tests measure points alone, and see the others only as "
+                   "they move a label's or team's deals as a whole); the state of a player with "
                    'fewer than 20 matches, or a cell of the state test with fewer than 50 '
                    'deals; {order}; a card\'s place by table seat, team, player or seat label '
                    "other than the trump honours' (a side suit's ace steered to a seat by a swap "
@@ -92,7 +95,8 @@ _UNCOVERED_REST = ("); rigging steered by what the tests do not see (a player's 
                    'under a new name each match, is tested as labelled); matches left '
                    'out of the archive; and any bias smaller than the sizes above. The deals are'
                    ' grouped by one thing at a time (a key, a rule set, a named player, a seat '
-                   'label, a team), crossed only with the state of the match (and a player with '
+                   'label, a team), crossed only with the state of the match (points alone; and '
+                   'a player with '
                    'the rule set): a bias confined to one player under one key, to two named '
                    "players when they sit as partners, or to players' first matches shows only "
                    "as much as it moves that player's or label's deals as a whole; and the first"
