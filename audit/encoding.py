@@ -111,6 +111,8 @@ def open_regular(path: str) -> BinaryIO:
     ...     print(e.strerror)
     a directory, not a regular file: refused without reading it
     """
+    if "\0" in path:  # (os.stat raises ValueError for it: no file is so named)
+        raise FileNotFoundError(errno.ENOENT, "no file name holds a NUL byte", path)
     _refuse_special(os.stat(path).st_mode, path)
     flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
              | getattr(os, "O_BINARY", 0))

@@ -24,6 +24,7 @@ from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.rules.scoring import Hand
 from tarneeb.replay.verify.findings import KINDS, Finding, Verdict
 from tarneeb.replay.verify.people import Card, Table
+from tarneeb.replay.verify.provenance import ROOT_NOT_PINNED
 from tarneeb.replay.verify.replayer import verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
@@ -367,10 +368,14 @@ def _proof(log: ParsedLog, v: Verdict, table: Table, views: list[FindingView],
     steps: list[Step] = []
     if h.batch is not None:
         b = h.batch
+        pinned = ROOT_NOT_PINNED not in v.notes
         steps.append(Step("The platform published a season root before the season",
-                          "fail" if of["batch-proof"] else "pass",
+                          "fail" if of["batch-proof"] else "pass" if pinned else "skip",
                           f"Root {b.root.hex()[:16]}…: this match is number {b.index + 1} of "
-                          f"{b.size}, and its commitment leads to that root.",
+                          f"{b.size}, and its commitment leads to that root"
+                          + (", the one you gave." if pinned else
+                             ", named in the log itself: that it is the root the platform "
+                             "published is not checked (give it with --root)."),
                           of["batch-proof"]))
     fingerprint = f"The log gives its commitment {h.server_commitment.hex()[:16]}…, a " \
         "fingerprint of the seed that reveals nothing of it."

@@ -187,6 +187,35 @@ def test_one_leaf_used_by_two_matches_is_a_finding_on_both(
     assert verdicts == {"a.tlog": "findings", "b.tlog": "findings", "c.tlog": "clean"}
 
 
+def test_one_seed_at_two_leaves_or_in_two_seasons_is_a_finding_on_both(
+        tmp_path: Path, pinned: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A season may hold one seed twice (at two leaves), and a seed may stand in two
+    seasons or in one and alone: the two matches share every deal, and the first's end
+    reveals the seed. Known by the season leaf alone, they were two clean matches."""
+    seed = SEASON.seeds[5]
+    twice = Season.from_seeds([seed, seed, SEASON.seeds[6]])
+
+    def at(season: Season, leaf: int, match: bytes) -> bytes:
+        proof = BatchProof(leaf, season.size, season.proof(leaf), season.root,
+                           season.head.sign(KEY))
+        return play_logged_match("eram41", seed=match, key=KEY, server_seed=season.seeds[leaf],
+                                 batch=proof)
+
+    cases = {"two leaves": (at(twice, 0, b"hides twice 1"), at(twice, 1, b"hides twice 2")),
+             "two seasons": (at(twice, 0, b"hides twice 1"), season_log(b"hides twice 3", 5)),
+             "a season and alone": (season_log(b"hides twice 3", 5), play_logged_match(
+                 "eram41", seed=b"hides twice 4", key=KEY, server_seed=seed))}
+    for name, (first, second) in cases.items():
+        archive = tmp_path / name
+        archive.mkdir()
+        (archive / "a.tlog").write_bytes(first)
+        (archive / "b.tlog").write_bytes(second)
+        code, out, err = run(capsys, "audit", "-j", "1", "--json", "--no-stats", "--key",
+                             str(pinned), str(archive))
+        doc = json.loads(out)
+        assert code == 1 and doc["findings_by_kind"] == {"reused-leaf": 2}, (name, err)
+
+
 def test_one_match_id_at_two_leaves_and_two_outcomes_are_findings(
         tmp_path: Path, pinned: Path, capsys: pytest.CaptureFixture[str]) -> None:
     archive = tmp_path / "archive"

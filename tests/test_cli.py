@@ -278,6 +278,13 @@ def test_play_a_season_match_and_pin_the_root(tmp_path: Path,
     code, out, _ = run(capsys, "verify", str(log))
     assert code == 0 and "season root named in the log was not compared" in out
     assert run(capsys, "verify", "--root", root, str(log))[0] == 0
+    # the report's season step is "checked" only against the root the user gave (it was
+    # marked checked against the log's own root, which proves nothing of what was published)
+    page = tmp_path / "s.html"
+    for pin, status in (([], "skip"), (["--root", root], "pass")):
+        assert run(capsys, "report", *pin, str(log), "-o", str(page))[0] == 0
+        step = page.read_text().split("published a season root", 1)[0].rsplit("<li", 1)[1]
+        assert f'data-status="{status}"' in step, step
     code, out, _ = run(capsys, "verify", "--root", "00" * 32, str(log))
     assert code == 1 and "does not place the match in the published season root" in out
     code, _, err = run(capsys, "play", "--rules", "eram41", "--season", str(season),

@@ -35,7 +35,10 @@ PLAYERS = [["seat 1", "Nour", "hand 3", "nour"], [" نور ", "x seat 3", "Team 
            # names that only look like a seat's or another's: an invisible character, a
            # letter of another script, capital I for small l, "rn" for "m"
            ["Ana", "Seat\u200b 4", "\u0421y", "Cy"], ["Omar\u200b", "Bill", "Omar", "BiII"],
-           ["\u041emar", "Ben", "Omar", "Bern"]]
+           ["\u041emar", "Ben", "Omar", "Bern"],
+           # names that write a seat into themselves, or the verdict's own quoted form
+           ["“Omar” (Seat 3)", "Seat #2", "Omar", "Seat three"],
+           ["Omar (Seat 4)", "player-1", "“Dee”", "Seattle 5"]]
 
 
 def _named(data: bytes, names: list[str]) -> bytes:
@@ -123,7 +126,9 @@ def test_the_js_cli_says_a_verdict_as_tarneeb_verify_does(
     assert "East bot played 6♥ on a ♦ lead" in said
     assert "the log says West bot timed out" in said
     assert "the log says “nour” (Seat 4) timed out, but it was “Nour” (Seat 2)’s turn" in said
-    assert "hand 7, trick 2, x seat 3: renege: x seat 3 played 6♥" in said  # not read again
+    # a name that holds a seat's words is quoted with its seat, and not read again
+    assert "hand 7, trick 2, “x seat 3” (Seat 2): renege: “x seat 3” (Seat 2) played 6♥" \
+        in said
     assert "abandoned at hand 15, trick 6: Seat 4 timed out" in said
     assert ": East bot disconnected: “seat 2 left in hand 3 (team 0+2)”" in said
 
@@ -149,6 +154,9 @@ def test_seats_teams_and_hands_are_said_alike(node: str) -> None:  # noqa: F811
     assert json.loads(out.stdout) == py
     assert py[0] == ("“hand 3” (Seat 3) led in hand 1; seat 1 & “hand 3” (Seat 3) won; "
                      "“Nour” (Seat 2) left")
+    # a name that imitates the quoted form, to pass for the player of another seat
+    assert Table(["“Omar” (Seat 3)", "Bo", "Omar", "Di"]).say("seat 0 reneged") == \
+        "““Omar” (Seat 3)” (Seat 1) reneged"
 
 
 def test_a_rules_name_is_quoted_as_pythons_repr_quotes_it(node: str) -> None:  # noqa: F811

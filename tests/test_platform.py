@@ -240,7 +240,7 @@ def test_an_abandoned_match_verifies_up_to_where_it_stopped(
     out = capsys.readouterr().out
     # the text counts hands from 1 and names the player; the JSON's ending is the above
     assert ": clean, " in out and "\n  abandoned at hand 2, trick 3: Cat " \
-        "disconnected: no answer for 120 s\n" in out
+        "disconnected: “no answer for 120 s”\n" in out  # (the platform's words, quoted)
 
 
 def test_an_abandoned_match_with_a_wrong_move_is_not_clean(tmp_path: Path) -> None:
@@ -356,5 +356,5 @@ def test_show_tells_the_hand_a_log_stops_in_and_why(
     out = capsys.readouterr().out
     assert e.value.code == 0
     assert "Hand 2 — dealer: Cat; the log stops in it, after 4 calls and 5 cards" in out
-    assert "\nAbandoned at hand 2, trick 2: Cat timed out: no move within 60 s, " \
-        "three times\n" in out
+    assert "\nAbandoned at hand 2, trick 2: Cat timed out: “no move within 60 s, " \
+        "three times”\n" in out

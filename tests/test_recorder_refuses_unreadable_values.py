@@ -89,3 +89,49 @@ def test_resume_takes_the_server_seed_as_bytes(rec: tarneeb.MatchRecorder,
     with pytest.raises(tarneeb.RecorderError, match="server_seed must be bytes"):
         tarneeb.MatchRecorder.resume(path, server_seed=SEED.hex())  # type: ignore[arg-type]
     tarneeb.MatchRecorder.resume(path, server_seed=SEED).close()
+
+
+def test_values_a_signed_log_would_hold_as_findings_for_ever_are_refused(
+        rec: tarneeb.MatchRecorder, tmp_path: Path) -> None:
+    """A server seed other than the committed one, and a signing function that gives no
+    signature of the log under its header's key (63 bytes, text, None, another key's),
+    were written and signed: the log then held a finding for ever, or was torn."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    size = rec.writer.size
+    with pytest.raises(tarneeb.RecorderError, match="not the one the log's header commits"):
+        rec.abandon("server-fault", None, "restarted", bytes(32))
+    assert rec.writer.size == size
+    rec.abandon("server-fault", None, "restarted", SEED)
+    size = rec.writer.size
+    for bad in (lambda d: bytes(63), lambda d: "sig", lambda d: None,
+                Ed25519PrivateKey.generate().sign):
+        with pytest.raises(tarneeb.RecorderError, match="nothing written"):
+            rec.sign(bad)
+        assert rec.writer.size == size
+    rec.sign(SECRETS.key)
+    kinds = {f.kind for f in tarneeb.verify_file(tmp_path / "m.tlog").findings}
+    assert not kinds & {"unsigned", "broken-signature", "server-seed", "cut-short"}, kinds
+
+
+def test_a_seed_for_a_log_that_commits_to_none_and_flags_and_intervals_out_of_range(
+        tmp_path: Path) -> None:
+    """A seed revealed (or given to resume) for a log that commits to no seed, a computer
+    flag that is not a bool (("Ann", "no") was a computer seat), a group commit's interval
+    that is infinite (its timer thread died: nothing was ever durable)."""
+    plain = header(server_commitment=None, client_commitments=None, client_seeds=None)
+    r = tarneeb.MatchRecorder(tmp_path / "m.tlog", **plain)
+    r.close()
+    with pytest.raises(tarneeb.RecorderError, match="commits to no server seed"):
+        tarneeb.MatchRecorder.resume(tmp_path / "m.tlog", server_seed=SEED)
+    r = tarneeb.MatchRecorder.resume(tmp_path / "m.tlog")
+    with pytest.raises(tarneeb.RecorderError, match="commits to no server seed"):
+        r.finish(0, SEED)
+    r.close()
+    with pytest.raises(tarneeb.RecorderError, match="computer flag"):
+        tarneeb.MatchRecorder(tmp_path / "n.tlog",
+                              **header(seats=[("Ann", "no"), "Ben", "Cat", "Dan"]))
+    for interval in ("group:inf", "group:1e300", "group:nan"):
+        with pytest.raises(tarneeb.RecorderError, match="at most 60,000 ms"):
+            tarneeb.MatchRecorder(tmp_path / "o.tlog", **header(), durability=interval)
+    assert not (tmp_path / "n.tlog").exists() and not (tmp_path / "o.tlog").exists()

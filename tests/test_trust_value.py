@@ -28,12 +28,18 @@ def log() -> bytes:
 def test_trust_is_frozen_and_travels_to_a_worker_whole(log: bytes) -> None:
     raw = public_key_raw(MatchSecrets(SEED).key.public_key())
     receipt = read_receipt(receipt_json(parse_log(log).header, MatchSecrets(SEED).key).encode())
-    t = Trust(public_key=raw, keys={"cardroom": raw}, root=bytes(32), receipts=(receipt,),
-              server_seed=bytes(32))
+    t = Trust(public_key=raw, root=bytes(32), receipts=(receipt,), server_seed=bytes(32))
     with pytest.raises(FrozenInstanceError):
         t.root = None  # type: ignore[misc]
     assert pickle.loads(pickle.dumps(t)) == t
     assert Trust() == NOTHING and not NOTHING.pinned and t.pinned
+    # the keys too: a name added after the trust was made would pass none of the keys
+    # file's checks (a look-alike "cardr00m" beside "cardroom")
+    named = Trust(keys={"cardroom": raw})
+    with pytest.raises(TypeError):
+        named.keys["cardr00m"] = bytes(32)  # type: ignore[index]
+    assert pickle.loads(pickle.dumps(named)) == named and dict(named.keys) == {"cardroom": raw}
+
 
 
 def test_a_receipt_is_taken_for_its_match(log: bytes) -> None:

@@ -206,3 +206,16 @@ def test_hostile_standard_input(command: str) -> None:
     assert r.returncode == 2 and b"Traceback" not in r.stderr
     assert r.stderr == (b"tarneeb: error: <stdin>: byte 0: arrays or maps nested deeper: over "
                         b"the max_depth cap of 8\n")
+
+
+@pytest.mark.parametrize("extra", [["-j", "1"], ["-j", "2"], ["-j", "1", "--state", "s"]])
+def test_a_path_with_a_nul_byte_on_standard_input_is_a_log_not_read(
+        extra: list[str], tmp_path: Path) -> None:
+    """A path read from standard input may hold a NUL byte, which no file name holds: it
+    was a traceback (os.stat's ValueError), in the worker too; it is a log not read."""
+    r = subprocess.run([sys.executable, "-m", "tarneeb", "audit", "-", "--no-stats", *extra],
+                       input=b"a\x00b.tlog\n", capture_output=True, timeout=120, check=False,
+                       cwd=tmp_path, env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path)})
+    assert r.returncode == 2 and b"Traceback" not in r.stderr, r.stderr
+    assert b"unreadable: " in r.stdout and b"a\\x00b.tlog: cannot read: no file name holds " \
+        b"a NUL byte" in r.stdout and b"\x00" not in r.stdout

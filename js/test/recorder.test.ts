@@ -66,7 +66,8 @@ test("cards and durabilities by name", () => {
   assert.equal(parseCard("as"), 51);
   assert.equal(parseCard(0), 0);
   assert.deepEqual(parseDurability("group:5"), { mode: "group", intervalMs: 5 });
-  assert.throws(() => parseDurability("group:0"), /flush, fsync or group:MS/);
+  assert.throws(() => parseDurability("group:0"), /above 0 ms and at most 60,000 ms/);
+  assert.throws(() => parseDurability("group:inf"), /above 0 ms and at most 60,000 ms, not inf/); // (a timer that never fires)
   assert.throws(() => parseDurability("often"), /flush, fsync or group:MS/);
 });
 
@@ -135,8 +136,15 @@ test("a whole match on fresh seeds, signed with WebCrypto, verifies clean with t
       if (hand.cancelled) rec.claim({ totals: hand.totals! });
       else rec.claim({ tricks: hand.tricks, scores: hand.scores, totals: hand.totals!, trump: rules.trump === "fixed" ? rules.fixed_trump : null });
     }
+    // another seed than the committed one, and a signature under another key: refused,
+    // nothing written (signed, the log would hold a finding for ever)
+    const size = statSync(path).size;
+    assert.throws(() => rec.finish({ winner: 0, serverSeed: newServerSeed() }), /not the one the log's header commits to/);
+    assert.equal(statSync(path).size, size);
     if (engine.isOver) rec.finish({ winner: engine.winner as 0 | 1, serverSeed });
     else rec.abandon({ cause: "disconnect", seat: 3, reason: "the connection dropped", serverSeed });
+    const other = await generateSigningKey();
+    await assert.rejects(rec.sign(other.privateKey), /does not verify under the key the log's header names/);
     const signature = await rec.sign(keys.privateKey);
     assert.equal(signature.length, 64);
     await assert.rejects(rec.sign(keys.privateKey), /signed already/);

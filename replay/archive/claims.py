@@ -4,9 +4,9 @@ Counting each match once (:mod:`~tarneeb.replay.archive.seen`) knows a match by 
 match id and server commitment. Three things that make two logs look like two honest
 matches are findings of the archive, on both logs (each naming the other):
 
-- ``reused-leaf``: two matches (two match ids) at one **season leaf** (the same
-  season root and leaf index), or with one **server commitment**: one server seed,
-  so one sequence of deals, used for two matches;
+- ``reused-leaf``: two matches (two match ids) with one **server commitment**, at one
+  season leaf, at two, in two seasons or in none: one server seed, so one sequence of
+  deals, used for two matches;
 - ``reused-match-id``: one **match id** under one signing key with two server
   commitments (two season leaves): two matches under one name;
 - ``conflicting-outcome``: two logs of one match id under one signing key that
@@ -42,8 +42,8 @@ REUSED_LEAF = "reused-leaf"
 REUSED_ID = "reused-match-id"
 OUTCOME = "conflicting-outcome"
 CLAIM_KINDS = {
-    REUSED_LEAF: "another match in the archive (another match id) stands at the same season "
-                 "leaf (season root and leaf index) or has the same server commitment: one "
+    REUSED_LEAF: "another match in the archive (another match id) has the same server "
+                 "commitment (at the same season leaf, at another, or in no season): one "
                  "server seed, so one sequence of deals, used for two matches; both logs get "
                  "this finding",
     REUSED_ID: "another log in the archive has the same match id under the same signing key "
@@ -53,8 +53,8 @@ CLAIM_KINDS = {
              "outcome (winner, or the totals at the end); both logs get this finding",
 }
 _WORDS = {
-    REUSED_LEAF: "is a log of another match (another match id) at the same season leaf, or "
-                 "with the same server commitment: one server seed used for two matches",
+    REUSED_LEAF: "is a log of another match (another match id) with the same server "
+                 "commitment: one server seed used for two matches",
     REUSED_ID: "has the same match id under the same signing key, with another server "
                "commitment (another season leaf): two matches under one id",
     OUTCOME: "records the same match id under the same signing key with another outcome "
@@ -81,8 +81,8 @@ def _digest(*parts: bytes) -> bytes:
 
 
 def claim_of(log: ParsedLog) -> Claim:
-    """The claims of a parsed log: the season leaf (root, index) when the header places
-    its commitment in a season, else the commitment itself; the match id under the key
+    """The claims of a parsed log: its server commitment (in a season or not; the season
+    leaf, root and index, of a header with none); the match id under the key
     the header names; the outcome: the end record's winner and the totals of the last
     hand closed (the log's own claims, which the replay checks)."""
     totals = next((r.totals for r in reversed(log.hands) if r.closed and r.totals), None)
@@ -92,10 +92,13 @@ def claim_of(log: ParsedLog) -> Claim:
 def claim_from(h: Header, end: EndRecord | None, totals: list[int] | None) -> Claim:
     """:func:`claim_of` from a log's header, its end record and the totals its last closed
     hand claims (``None``: no hand closed)."""
-    if h.batch is not None:
-        leaf: bytes | None = _digest(b"leaf", h.batch.root, h.batch.index.to_bytes(8, "big"))
-    elif h.server_commitment:
-        leaf = _digest(b"commitment", h.server_commitment)
+    # the server commitment, in a season or not: one seed at two leaves of a season, in
+    # two seasons, or in one and alone, is one sequence of deals for two matches (two
+    # matches at one leaf, their proofs good, have one commitment too)
+    if h.server_commitment:
+        leaf: bytes | None = _digest(b"commitment", h.server_commitment)
+    elif h.batch is not None:  # (a leaf without a commitment: a finding of its own)
+        leaf = _digest(b"leaf", h.batch.root, h.batch.index.to_bytes(8, "big"))
     else:
         leaf = None
     winner = -1 if end is None or end.winner is None else end.winner

@@ -124,7 +124,7 @@ def stat_of(path: str) -> Stamp | None:
             hashlib.sha256(tag.encode()).digest()[:7], "big"), change, 0
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # (ValueError: a NUL byte in the path, read from stdin)
         return None
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 

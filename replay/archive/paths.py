@@ -21,7 +21,7 @@ import itertools
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
@@ -313,6 +313,10 @@ def path_at(path: str) -> int:
 # what a log's share of the tallies holds: a state's shares made under another version
 # lack a measure (2: the trump honours), so its logs are judged again
 SHARES_VERSION = 2
+# what a log's claims (:mod:`~tarneeb.replay.archive.claims`) are made of: a state's made
+# under another version are made again (2: the server commitment whether or not a season
+# holds it, where 1 took the season leaf: one seed at two leaves went unseen)
+CLAIMS_VERSION = 2
 
 
 def trust_digest(trust: Trust) -> str:
@@ -328,8 +332,8 @@ def trust_digest(trust: Trust) -> str:
     parts = []
     for f in dataclasses.fields(trust):
         value = getattr(trust, f.name)
-        parts.append((f.name, sorted(value.items()) if isinstance(value, dict) else value))
-    text = repr((parts, __version__, SHARES_VERSION))
+        parts.append((f.name, sorted(value.items()) if isinstance(value, Mapping) else value))
+    text = repr((parts, __version__, SHARES_VERSION, CLAIMS_VERSION))
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 

@@ -70,6 +70,8 @@ from tarneeb.replay.log.records import (
     encode_record,
 )
 
+MAX_GROUP_MS = 60_000  # a group commit's longest interval: a minute
+
 
 @dataclass(frozen=True)
 class Durability:
@@ -82,6 +84,14 @@ class Durability:
     mode: str = "flush"
     interval_ms: float = 0.0
 
+    def __post_init__(self) -> None:
+        if self.mode not in ("flush", "fsync", "group"):
+            raise ValueError(f"durability {self.mode!r}: give flush, fsync or group:MS")
+        if self.mode == "group" and not 0 < self.interval_ms <= MAX_GROUP_MS:
+            # (an interval past a minute, or not a number, stops the commits it times)
+            raise ValueError(f"a group commit needs an interval above 0 ms and at most "
+                             f"{MAX_GROUP_MS:,} ms, not {self.interval_ms!r}")
+
     @classmethod
     def flush(cls) -> Durability:
         return cls("flush")
@@ -92,8 +102,6 @@ class Durability:
 
     @classmethod
     def group(cls, interval_ms: float) -> Durability:
-        if not interval_ms > 0:
-            raise ValueError("a group commit needs an interval above 0 ms")
         return cls("group", float(interval_ms))
 
     @classmethod
@@ -103,9 +111,11 @@ class Durability:
             return cls(text)
         if text.startswith("group:"):
             try:
-                return cls.group(float(text[6:]))
+                ms = float(text[6:])
             except ValueError:
                 pass
+            else:  # (an interval out of range: said in its own words)
+                return cls.group(ms)
         raise ValueError(f"durability {text!r}: give flush, fsync or group:MS")
 
 

@@ -70,12 +70,14 @@ from tarneeb.replay.server.values import (
     Card,
     RecorderError,
     card_of,
+    checked_signature,
     four_of,
     header_bytes,
     raw_of,
     raws_of,
     read_back,
     readable,
+    revealed_seed,
     rules_of,
     seat_of,
     seats_of,
@@ -157,6 +159,7 @@ class MatchRecorder:
                                 "client seeds): they draw its first dealer")
         header_bytes(header)  # read back as a reader reads it: nothing unreadable is written
         self.blind = header.blind
+        self._commitment, self._key = header.server_commitment, header.public_key
         self._own = isinstance(out, (str, os.PathLike))  # a file the recorder opens (and closes)
         if isinstance(out, (str, os.PathLike)):
             try:  # the file stays open for the match; close() closes it. Unbuffered: each
@@ -233,10 +236,12 @@ class MatchRecorder:
             if log.signature is not None:
                 raise RecorderError(f"{name}: the log is signed: the match is over")
             commitment = log.header.server_commitment
-            if seed is not None and commitment is not None \
-                    and not hmac.compare_digest(commitment_of(seed), commitment):
+            if seed is not None and (commitment is None or not hmac.compare_digest(
+                    commitment_of(seed), commitment)):
                 raise RecorderError(f"{name}: the server seed given is not the one the log's "
-                                    "header commits to (another match's?)")
+                                    "header commits to (another match's?)"
+                                    if commitment is not None else
+                                    f"{name}: the log's header commits to no server seed")
             log = zeros_its_own(data, log, seed) or go_on_from(log, seed)
         except BaseException:
             stream.close()
@@ -247,6 +252,7 @@ class MatchRecorder:
         self = cls.__new__(cls)
         self._own, self._stream, self.rules = True, stream, log.header.rules
         self.blind = log.header.blind
+        self._commitment, self._key = commitment, log.header.public_key
         self.writer = LogWriter(stream, durability, written=data[:keep],
                                 named_trump=self.rules.trump == "named")
         self._path = os.fspath(path)
@@ -401,7 +407,8 @@ class MatchRecorder:
         server seed is revealed (``None`` for a platform that records its deals)."""
         if type(winner) is not int or winner not in (0, 1):
             raise RecorderError(f"the winner is team 0 or 1, not {winner!r}")
-        return self._end(EndRecord(winner, raw_of(server_seed, "server_seed", nil=True)))
+        return self._end(EndRecord(winner, revealed_seed(
+            raw_of(server_seed, "server_seed", nil=True), self._commitment)))
 
     def abandon(self, cause: str, seat: int | None, reason: str,
                 server_seed: bytes | None) -> int:
@@ -421,7 +428,8 @@ class MatchRecorder:
         if (seat is None) != (cause == "server-fault"):
             raise RecorderError("seat is None for a server fault, and the seat that left "
                                 "otherwise")
-        return self._end(EndRecord(None, raw_of(server_seed, "server_seed", nil=True), Abandonment(
+        seed = revealed_seed(raw_of(server_seed, "server_seed", nil=True), self._commitment)
+        return self._end(EndRecord(None, seed, Abandonment(
             cause, None if seat is None else seat_of(seat), reason)), abandoned=True)
 
     def _end(self, rec: EndRecord, abandoned: bool = False) -> int:
@@ -453,7 +461,8 @@ class MatchRecorder:
         if self._signed:
             raise RecorderError("the log is signed already")
         signer = key.sign if isinstance(key, Ed25519PrivateKey) else key
-        signature = signer(self.writer.signed_bytes)
+        signed = self.writer.signed_bytes
+        signature = checked_signature(signer(signed), self._key, signed)
         from tarneeb.replay.log.records import SignatureRecord
 
         self.writer.write(SignatureRecord(signature))

@@ -107,8 +107,48 @@ def seats_of(seats: Any) -> list[Seat]:
             if isinstance(s, tuple | list) else ()
         if len(pair) != 2 or not isinstance(pair[0], str):
             raise RecorderError(f"a seat is a name, or a (name, computer) pair, not {s!r}")
-        out.append(Seat(pair[0], bool(pair[1])))
+        if not isinstance(pair[1], bool):  # ("Ann", "no") is no computer seat
+            raise RecorderError(f"a seat's computer flag is True or False, not {pair[1]!r}")
+        out.append(Seat(pair[0], pair[1]))
     return out
+
+
+def revealed_seed(seed: bytes | None, commitment: bytes | None) -> bytes | None:
+    """The server seed an end record reveals, checked against the header's ``commitment``:
+    a seed that is not the committed one, or a seed for a log that commits to none, is
+    refused (signed, the log would hold a finding for ever)."""
+    import hmac
+
+    from tarneeb.audit.seeds import server_commitment
+
+    if seed is None:
+        return None
+    if commitment is None:
+        raise RecorderError("the log's header commits to no server seed: none is revealed "
+                            "(server_seed=None)")
+    if len(seed) == 32 and not hmac.compare_digest(server_commitment(seed), commitment):
+        raise RecorderError("the server seed is not the one the log's header commits to")
+    return seed
+
+
+def checked_signature(signature: Any, public_key: bytes | None, signed: bytes) -> bytes:
+    """What a signing function returned, if it is a 64-byte Ed25519 signature of
+    ``signed`` under the header's ``public_key`` (when the header names one)."""
+    if not isinstance(signature, bytes) or len(signature) != 64:
+        what = f"{len(signature)} bytes" if isinstance(signature, bytes) else \
+            type(signature).__name__
+        raise RecorderError(f"the signing function gave {what}, not a 64-byte Ed25519 "
+                            "signature: nothing written")
+    if public_key is not None:
+        from tarneeb.audit.errors import AuditError
+        from tarneeb.audit.signing import verify
+
+        try:
+            verify(public_key, signed, signature)
+        except AuditError:
+            raise RecorderError("the signature does not verify under the key the log's "
+                                "header names: nothing written") from None
+    return signature
 
 
 def readable(what: str, raw: bytes,

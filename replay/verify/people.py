@@ -30,7 +30,11 @@ _HANDS = (r"\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) "
 _HAND = re.compile(_HANDS, re.ASCII)
 _WORDS = re.compile(r"\bteam ([01])\+([23])\b|\bseat ([0-3])('s)?\b|" + _HANDS, re.ASCII)
 _NUMBER = re.compile(r"[0-9]+")
-_SEAT_LIKE = re.compile(r"(?:seat|player|hand|team) ?\d+")  # casefolded, spaces made one
+# a seat named in a name, anywhere in it ("seat 3", "Omar (Seat 3)", "Seat #3", "player
+# three"), and the quotes a verdict puts around a name it writes with its seat: casefolded,
+# spaces made one, not inside a word
+_SEAT_LIKE = re.compile(r"(?<![^\W_])(?:seat|player|hand|team)[ #:.\-]*"
+                        r"(?:\d+|one|two|three|four)(?![^\W_])|[“”\"]")
 
 
 def name_looks(name: str) -> frozenset[str]:
@@ -46,7 +50,7 @@ def name_looks(name: str) -> frozenset[str]:
 
 
 # the seat-like words and digits as those forms write them ("hand" is "hancl", "1" is "l")
-_SEAT_LOOK = re.compile("(?:{}) ?[{}]+".format(
+_SEAT_LOOK = re.compile("(?<![^\\W_])(?:{}) ?[{}]+(?![^\\W_])".format(
     "|".join(sorted({k for w in ("seat", "player", "hand", "team") for k in name_looks(w)})),
     re.escape("".join(sorted({k for d in "0123456789" for k in name_looks(d)})))))
 
@@ -89,8 +93,8 @@ class Table:
         def seat_like(s: int) -> bool:
             own = f"seat {s + 1}"
             return not (plain[s] == own or looks[s] & name_looks(own)) and (
-                bool(_SEAT_LIKE.fullmatch(plain[s]))
-                or any(_SEAT_LOOK.fullmatch(k) for k in looks[s]))
+                bool(_SEAT_LIKE.search(plain[s]))
+                or any(_SEAT_LOOK.search(k) for k in looks[s]))
 
         self.names = [
             f"Seat {s + 1}" if not n else

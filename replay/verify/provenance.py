@@ -196,6 +196,11 @@ def _public_key(raw: bytes) -> Ed25519PublicKey:
 SIGNATURE_RECORD_LEN = len(encode_record(SignatureRecord(bytes(64))))  # 68 bytes
 
 
+# the note of a log of a season checked without the root the platform published
+ROOT_NOT_PINNED = ("the season root named in the log was not compared with the published "
+                   "one; pass it to pin it")
+
+
 def check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
                  pinned_key: bytes | None = None,
                  given_seed: bytes | None = None) -> tuple[DealDeriver | None, str]:
@@ -206,8 +211,7 @@ def check_seeds(log: ParsedLog, v: Verdict, root: bytes | None = None,
               f"{root.hex()[:16]}…" + ("" if h.batch is None else
                                       f" (it names root {h.batch.root.hex()[:16]}…)"))
     elif h.batch is not None and root is None:
-        v.notes.append("the season root named in the log was not compared with the published "
-                       "one; pass it to pin it")
+        v.notes.append(ROOT_NOT_PINNED)
     if h.server_commitment is None:
         stray = [name for name, value in (
             ("a season proof", h.batch), ("client commitments", h.client_commitments),

@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,13 +29,46 @@ if TYPE_CHECKING:  # receipts are read (and their module loaded) only when one i
     from tarneeb.replay.verify.receipt import SignedReceipt
 
 
+class PlatformKeys(Mapping[str, bytes]):
+    """A trust's platform keys (name → raw key), read-only: checked when the trust is made.
+
+    >>> keys = PlatformKeys({"cardroom": bytes(32)})
+    >>> keys["cardr00m"] = bytes(32)
+    Traceback (most recent call last):
+    ...
+    TypeError: 'PlatformKeys' object does not support item assignment
+    """
+
+    __slots__ = ("_keys",)
+
+    def __init__(self, keys: Mapping[str, bytes]) -> None:
+        self._keys = dict(keys)
+
+    def __getitem__(self, name: str) -> bytes:
+        return self._keys[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"PlatformKeys({self._keys!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (to a pool's or a cluster's workers)
+        return PlatformKeys, (self._keys,)
+
+
 @dataclass(frozen=True, slots=True)
 class Trust:
     """The anchors a log is verified against; the default trusts nothing but the rules.
 
     - ``public_key``: the platform's raw Ed25519 key, pinned (``--key``);
     - ``keys``: platform name → raw key (``--keys``, a keys file): the log must be
-      signed by one of them, and the verdict names that platform;
+      signed by one of them, and the verdict names that platform; with ``public_key`` too
+      (``--key`` beside the user's own keys file) the pinned key alone is taken, and the
+      keys only name it when they list it; read-only once the trust is made;
     - ``key_source``: where the pinned key or keys came from (a file name), for reports;
     - ``root``: the season root the platform published (``--root``);
     - ``receipts``: seats' pre-play receipts (``--receipt``): a log must be the match its
@@ -85,9 +118,10 @@ class Trust:
                             f"{self.require_proof!r}")
         if self.keys is not None:
             # a name given here is held to the keys file's rules: "signed by <name>" must
-            # read as the platform it is (raises KeyFileError)
+            # read as the platform it is (raises KeyFileError); kept read-only, so that a
+            # name added after these checks cannot pass them
             check_platform_names(list(self.keys), "keys")
-            object.__setattr__(self, "keys", dict(self.keys))
+            object.__setattr__(self, "keys", PlatformKeys(self.keys))
         # receipts=(None,) is no receipt: a caller may pass the one it has, or has not
         object.__setattr__(self, "receipts", tuple(r for r in self.receipts if r is not None))
         if self.receipts:  # their module is loaded once one is given

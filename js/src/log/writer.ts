@@ -37,19 +37,30 @@ export interface Durability {
   intervalMs: number;
 }
 
+/** A group commit's longest interval: a minute (past it, or not a number, it times no commit). */
+export const MAX_GROUP_MS = 60_000;
+
+const groupWords = (ms: unknown) => `a group commit needs an interval above 0 ms and at most 60,000 ms, not ${String(ms)}`;
+
 /** A durability from its text form: `flush`, `fsync` or `group:MS`. */
 export function parseDurability(text: string | Durability): Durability {
   if (typeof text !== "string") {
     const { mode, intervalMs } = (text ?? {}) as Partial<Durability>;
     if (mode !== "flush" && mode !== "fsync" && mode !== "group") throw new RangeError(`durability ${JSON.stringify(mode ?? text)}: give flush, fsync or group:MS`);
     if (mode !== "group") return { mode, intervalMs: 0 };
-    if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || !(intervalMs > 0)) throw new RangeError("a group commit needs an interval above 0 ms");
+    if (typeof intervalMs !== "number" || !(intervalMs > 0 && intervalMs <= MAX_GROUP_MS)) throw new RangeError(groupWords(intervalMs));
     return { mode, intervalMs };
   }
   if (text === "flush" || text === "fsync") return { mode: text, intervalMs: 0 };
   if (text.startsWith("group:")) {
-    const ms = Number(text.slice(6));
-    if (text.length > 6 && Number.isFinite(ms) && ms > 0) return { mode: "group", intervalMs: ms };
+    const given = text.slice(6).trim();
+    // a number, or Python float()'s inf and nan: out of range, said in the interval's words
+    const special = /^[-+]?(?:inf(?:inity)?|nan)$/i.test(given);
+    const ms = special ? Number.NaN : Number(given);
+    if (given !== "" && (special || !Number.isNaN(ms))) {
+      if (ms > 0 && ms <= MAX_GROUP_MS) return { mode: "group", intervalMs: ms };
+      throw new RangeError(groupWords(given));
+    }
   }
   throw new RangeError(`durability ${JSON.stringify(text)}: give flush, fsync or group:MS`);
 }

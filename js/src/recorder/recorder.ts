@@ -24,7 +24,7 @@
  * with a RecorderError and leaves the file as it is.
  */
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, unlinkSync } from "node:fs";
-import { type Bytes, concat } from "../text/bytes.js";
+import { type Bytes, concat, constantTimeEqual } from "../text/bytes.js";
 import {
   type AbandonCause, ABANDON_CAUSES, type BlindDealTranscript, type Card, RecorderError, type RevealedKeysOptions, type Suit,
   blindList, bytesList, bytesOf, four, keysLists, parseCard, parseSuit, recordBytes, seatOf, seatsOf, textOf,
@@ -37,6 +37,9 @@ import { shown } from "../text/names.js";
 import { PRESETS, RulesError, type RuleSet, presetDepartures, rulesFromMap, rulesMap } from "../rules/rules.js";
 import { type Durability, LogWriter, encodeMove, encodeValue, parseDurability, syncDirectory } from "../log/writer.js";
 import { type SigningKey, signBytes } from "./platform.js";
+import { createHash } from "node:crypto";
+import { SERVER_COMMIT_TAG } from "../protocol/derive.js";
+import { ed25519Verify } from "../protocol/crypto.js";
 
 export {
   ABANDON_CAUSES, RecorderError, parseCard, parseSuit, type AbandonCause, type BlindDealTranscript, type Card,
@@ -175,6 +178,9 @@ export interface AbandonOptions {
 interface OpenHand { calls: number; plays: number; trumpNamed: boolean; number: number }
 
 /** Writes one match's signed log as it is played: see the module's comment. */
+/** SHA-256, at once (the end record is written as it is called). */
+const nodeSha256 = (data: Bytes): Bytes => new Uint8Array(createHash("sha256").update(data).digest());
+
 export class MatchRecorder {
   /** moves written in the hand in progress */
   moves = 0;
@@ -185,6 +191,10 @@ export class MatchRecorder {
 
   /** what {@link resume} cut off the log (null: nothing) */
   cut: string | null = null;
+
+  /** the header's server commitment and public key: what the end record and the signature answer to */
+  private commitment: Bytes | null = null;
+  private publicKey: Bytes | null = null;
 
   private constructor(readonly path: string, readonly rules: RuleSet, readonly writer: LogWriter, readonly blind: boolean) {}
 
@@ -259,7 +269,10 @@ export class MatchRecorder {
       throw e;
     }
     if (durability.mode !== "flush") syncDirectory(o.path); // else a power loss may lose the file whole
-    return new MatchRecorder(o.path, rules, writer, blind);
+    const rec = new MatchRecorder(o.path, rules, writer, blind);
+    rec.commitment = bytesOf(o.serverCommitment, "serverCommitment", true);
+    rec.publicKey = bytesOf(o.publicKey, "publicKey", true);
+    return rec;
   }
 
   /**
@@ -314,6 +327,8 @@ export class MatchRecorder {
       syncDirectory(options.path);
     }
     const rec = new MatchRecorder(options.path, log.header.rules, writer, log.header.blind);
+    rec.commitment = log.header.serverCommitment;
+    rec.publicKey = log.header.publicKey;
     rec.cut = at.cut;
     const last = log.hands[log.hands.length - 1];
     const named = rec.rules.trump === "named";
@@ -441,7 +456,7 @@ export class MatchRecorder {
   /** The match is won: the end record, the server seed revealed. */
   finish(options: FinishOptions): number {
     if (options.winner !== 0 && options.winner !== 1) throw new RecorderError(`the winner is team 0 or 1, not ${String(options.winner)}`);
-    return this.end([END, options.winner, bytesOf(options.serverSeed, "serverSeed", true), null], false);
+    return this.end([END, options.winner, this.revealed(options.serverSeed), null], false);
   }
 
   /** The match stops before it is won; a hand in progress stays as it is (no claims). */
@@ -451,7 +466,20 @@ export class MatchRecorder {
     const reason = textOf(options.reason, "the reason");
     if ([...reason].length > MAX_REASON) throw new RecorderError(`a reason of at most ${MAX_REASON} characters`);
     if ((seat === null) !== (cause === "server-fault")) throw new RecorderError("seat is null for a server fault, and the seat that left otherwise");
-    return this.end([END, null, bytesOf(options.serverSeed, "serverSeed", true), [cause, seat === null ? null : seatOf(seat), reason]], true);
+    return this.end([END, null, this.revealed(options.serverSeed), [cause, seat === null ? null : seatOf(seat), reason]], true);
+  }
+
+  /** The server seed an end record reveals, checked against the header's commitment: a seed
+   *  that is not the committed one, or one for a log that commits to none, is refused
+   *  (signed, the log would hold a finding for ever). */
+  private revealed(given: unknown): Bytes | null {
+    const seed = bytesOf(given, "serverSeed", true);
+    if (seed === null) return null;
+    if (this.commitment === null) throw new RecorderError("the log's header commits to no server seed: none is revealed (serverSeed: null)");
+    if (seed.length === 32 && !constantTimeEqual(nodeSha256(concat(SERVER_COMMIT_TAG, seed)), this.commitment)) {
+      throw new RecorderError("the server seed is not the one the log's header commits to");
+    }
+    return seed;
   }
 
   private end(record: unknown[], abandoned: boolean): number {
@@ -486,8 +514,12 @@ export class MatchRecorder {
   async sign(key: SigningKey): Promise<Bytes> {
     if (!this.ended) throw new RecorderError("sign after finish() or abandon()");
     if (this.signed) throw new RecorderError("the log is signed already");
-    const signature = await signBytes(key, this.writer.signedBytes);
+    const signed = this.writer.signedBytes;
+    const signature = await signBytes(key, signed);
     if (signature.length !== 64) throw new RecorderError(`a signature is 64 bytes, not ${signature.length}`);
+    if (this.publicKey !== null && !await ed25519Verify(this.publicKey, signed, signature)) {
+      throw new RecorderError("the signature does not verify under the key the log's header names: nothing written");
+    }
     this.writer.appendValue([SIGNATURE, signature]);
     this.signed = true;
     this.writer.sync();

@@ -76,6 +76,7 @@ export async function resumePoint(path: string, serverSeed: Bytes | null): Promi
   }
   if (log.signature !== null) return `${shown(path)}: the log is signed: the match is over`;
   const commitment = log.header.serverCommitment;
+  if (serverSeed !== null && commitment === null) return `${shown(path)}: the log's header commits to no server seed`;
   if (serverSeed !== null && commitment !== null && !constantTimeEqual(await serverCommitment(serverSeed), commitment)) {
     return `${shown(path)}: the server seed given is not the one the log's header commits to (another match's?)`;
   }

@@ -12,16 +12,19 @@ import { type VerdictJson } from "./verify.js";
 // read again), ASCII only, as the Python verifier reads them
 const HANDS = String.raw`\b([Hh]ands?|[Hh]and\(s\)|attempt|dealing attempt) ([0-9]+(?:-[0-9]+)?(?:, [0-9]+(?:-[0-9]+)?)*)\b`;
 const WORDS = new RegExp(String.raw`\bteam ([01])\+([23])\b|\bseat ([0-3])('s)?\b|` + HANDS, "g");
-const SEAT_LIKE = /^(?:seat|player|hand|team) ?\p{Nd}+$/u; // casefolded, spaces made one
+// a seat named in a name, anywhere in it ("seat 3", "Omar (Seat 3)", "Seat #3", "player
+// three"), and the quotes a verdict puts around a name it writes with its seat: casefolded,
+// spaces made one, not inside a word
+const SEAT_LIKE = /(?<![\p{L}\p{N}])(?:seat|player|hand|team)[ #:.\-]*(?:\p{Nd}+|one|two|three|four)(?![\p{L}\p{N}])|[“”"]/u;
 
 /** The forms in which two names that look the same share one (UTS #39's skeleton, the
  * invisible characters left out: `nameKeys`), their spaces made one. */
 const looks = (name: string): Set<string> => new Set([...nameKeys(name)].map((k) => pySplit(k).join(" ")));
 const escaped = (s: string) => s.replace(/[\\^\]\-[]/g, "\\$&");
 let seatLook: RegExp | undefined; // the seat-like words and digits as those forms write them
-const SEAT_LOOK = (): RegExp => seatLook ??= new RegExp(`^(?:${
+const SEAT_LOOK = (): RegExp => seatLook ??= new RegExp(`(?<![\\p{L}\\p{N}])(?:${
   [...new Set(["seat", "player", "hand", "team"].flatMap((w) => [...looks(w)]))].sort().join("|")
-}) ?[${escaped([...new Set([..."0123456789"].flatMap((d) => [...looks(d)]))].sort().join(""))}]+$`, "u");
+}) ?[${escaped([...new Set([..."0123456789"].flatMap((d) => [...looks(d)]))].sort().join(""))}]+(?![\\p{L}\\p{N}])`, "u");
 const meets = (a: Set<string>, b: Set<string>) => [...a].some((k) => b.has(k));
 
 const fromOne = (numbers: string) => numbers.replace(/[0-9]+/g, (n) => String(Number(n) + 1));
