@@ -38,7 +38,8 @@ PLAYERS = [["seat 1", "Nour", "hand 3", "nour"], [" نور ", "x seat 3", "Team 
            ["\u041emar", "Ben", "Omar", "Bern"],
            # names that write a seat into themselves, or the verdict's own quoted form
            ["“Omar” (Seat 3)", "Seat #2", "Omar", "Seat three"],
-           ["Omar (Seat 4)", "player-1", "“Dee”", "Seattle 5"]]
+           ["Omar (Seat 4)", "player-1", "“Dee”", "Seattle 5"],
+           ["\u3164", "Ben", "\u200b\u3164", "Dee"]]  # names that only look blank
 
 
 def _named(data: bytes, names: list[str]) -> bytes:

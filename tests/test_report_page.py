@@ -111,3 +111,28 @@ def test_a_label_from_input_is_drawn_as_it_is_not_read_as_mathematics():
                        expected=[25, 25, 25, 25], p_adjusted=0.5)
         (svg,) = _figures("platform", [r])
         assert f"{name}: p (Holm)" in str(svg)
+
+
+def test_names_written_right_to_left_keep_the_auction_in_its_order():
+    """Arabic names beside bids ("سامي 7, علي pass") were drawn reordered by the browser's
+    bidi algorithm, as if علي had bid 7: each name in the auction and the seeds' list is
+    isolated (<bdi>)."""
+    import dataclasses
+    from pathlib import Path
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from tarneeb.report.match import match_report
+    from tarneeb.testing.alterations.base import rewrite
+
+    def names(log):
+        log.header = dataclasses.replace(log.header, seats=[
+            dataclasses.replace(s, name=n)
+            for s, n in zip(log.header.seats, ["Ben", "سامي", "علي", "Dee"], strict=True)])
+
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "matches"
+            / "classic-01.tlog").read_bytes()
+    page, _ = match_report(rewrite(data, names, resign=Ed25519PrivateKey.generate()), "m.tlog")
+    auction = page.split("Auction, in order: ", 1)[1].split("</p>", 1)[0]
+    assert "<bdi>سامي</bdi>" in auction and "<bdi>Ben</bdi>" in auction
+    assert "<dt><bdi>علي</bdi>&#39;s seed</dt>" in page or "<dt><bdi>علي</bdi>'s seed</dt>" in page

@@ -94,7 +94,10 @@ class Table:
             own = f"seat {s + 1}"
             return not (plain[s] == own or looks[s] & name_looks(own)) and (
                 bool(_SEAT_LIKE.search(plain[s]))
-                or any(_SEAT_LOOK.search(k) for k in looks[s]))
+                or any(_SEAT_LOOK.search(k) for k in looks[s])
+                # a name that only looks blank (U+3164, a Hangul filler): a sentence about
+                # its player would read as having no subject
+                or not any(looks[s]))
 
         self.names = [
             f"Seat {s + 1}" if not n else

@@ -47,7 +47,10 @@ export class Table {
     const seatLike = (s: number) => {
       const own = `seat ${s + 1}`;
       return !(plain[s] === own || meets(look[s]!, looks(own)))
-        && (SEAT_LIKE.test(plain[s]!) || [...look[s]!].some((k) => SEAT_LOOK().test(k)));
+        && (SEAT_LIKE.test(plain[s]!) || [...look[s]!].some((k) => SEAT_LOOK().test(k))
+          // a name that only looks blank (U+3164, a Hangul filler): a sentence about its
+          // player would read as having no subject
+          || ![...look[s]!].some((k) => k !== ""));
     };
     this.names = this.raw.map((n, s) => !n ? `Seat ${s + 1}`
       : look.filter((k) => meets(k, look[s]!)).length > 1 || seatLike(s)
