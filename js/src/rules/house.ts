@@ -4,6 +4,7 @@
  * the notes a verdict gives on a log's rules, word for word as `tarneeb verify` gives them.
  */
 import { SHIPPED } from "../data/shipped.js";
+import { pyStr } from "../text/strictjson.js";
 import { ALL_RULE_FIELDS, PRESETS, type RuleSet, rulesFromMap, rulesMap } from "./rules.js";
 import { jsonKey } from "../text/unpack.js";
 import { nameKeys } from "../text/names.js";
@@ -145,29 +146,9 @@ export function explain(r: RuleSet, base: RuleSet = nearestPreset(r)): string[] 
   return out;
 }
 
-// what Python's str.isprintable() refuses: controls, formats, surrogates, private use,
-// unassigned, and separators other than the space
-const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-
 /** Python's `repr` of a string, as the Python verifier's notes write a rules name: its
  *  quote, backslash escapes, and what is not printable escaped (`'eram41\xa0'`). */
-export function pyQuote(s: string): string {
-  const q = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = q;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === q || ch === "\\") out += `\\${ch}`;
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, "0")}`;
-    else if (c < 0x7f || !NOT_PRINTABLE.test(ch)) out += ch;
-    else if (c <= 0xff) out += `\\x${c.toString(16).padStart(2, "0")}`;
-    else if (c <= 0xffff) out += `\\u${c.toString(16).padStart(4, "0")}`;
-    else out += `\\U${c.toString(16).padStart(8, "0")}`;
-  }
-  return out + q;
-}
+export const pyQuote = pyStr;
 
 /** The verdict's notes on a log's rules (none for a preset or shipped variant as it stands). */
 export function rulesNotes(r: RuleSet): string[] {

@@ -160,7 +160,8 @@ export function parseStrict(text: string, maxIntDigits = 24): Json {
 // what Python's repr() escapes in a str: controls, separators, format, unassigned, surrogates
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 
-function pyStr(s: string): string {
+/** Python's repr() of a str: its quote, backslash escapes, what is not printable escaped. */
+export function pyStr(s: string): string {
   const q = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = q;
   for (const ch of s) {
