@@ -105,8 +105,10 @@ def verdict_lines(summary: ArchiveSummary,
     if s.monitor is not None:
         lines.extend(monitor_lines(s, alpha))
     every = sum(r.tested for rs in (fairness or {}).values() for r in rs)
-    groups = {"rule set": list(s.by_rules),
-              "key": [k for k in s.by_key if k != "no verified signature"]}
+    # (a key is its platform's name in the tests when the user's keys name it, as pinned)
+    groups: dict[str, list[str]] = {"rule set": list(s.by_rules), "key": [
+        str(s.signers[k][0]) if k in s.signers and s.signers[k][1] and s.signers[k][0] is not None
+        else k for k in s.by_key if k != "no verified signature"]}
     for origin, results in (fairness or {}).items():
         others = every - sum(r.tested for r in results)
         sentence = fairness_sentence(origin, results, alpha, others, groups)
