@@ -144,8 +144,12 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
             if (f.hand == number and f.kind in kinds)
             or (f.hand is None and f.kind in _SEED_KINDS)]
     # a hand the verifier did not replay (a finding before it stopped the replay) was not
-    # checked at all: it has no findings of its own, and proves nothing
-    replayed = any(x.deal_number == number for x in verdict.history)
+    # checked at all: it has no findings of its own, and proves nothing; nor was one whose
+    # replay stopped short of the calls and cards the log records (a finding that stops a
+    # hand: the rest taken from the log's totals), or a hand the rules cancelled that the
+    # log plays all the same: the cards it records were never held to these hands
+    replayed = any(x.deal_number == number and len(x.plays) == len(rec.plays)
+                   and len(x.calls) == len(rec.calls) for x in verdict.history)
     recorded = None if rec.deal is None else list(rec.deal.hands) == list(hands)
     played = seed_ok and replayed and not here and recorded is not False
     unsigned = [f for f in verdict.findings if f.kind in _SIGNATURE_KINDS]
@@ -177,6 +181,12 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
     if not seed_ok:
         typer.echo("NOT PROVEN: the server seed does not match the commitment the log "
                    "carries, so these are not the hands the platform committed to")
+    elif here or recorded is False:  # (what the replay found of this hand's deal)
+        typer.echo(f"NOT AS RECORDED: the log's hand {hand} is not this deal:")
+        if recorded is False:
+            typer.echo("  the deal the log records differs from the one the seeds give")
+        for f in here:
+            typer.echo(f"  {f.kind}: {table.say(f.message.removeprefix(f.kind + ': '))}")
     elif not replayed:
         first = next(((f.kind, f.hand) for f in verdict.findings
                       if f.hand is not None and f.hand <= number), None)
@@ -184,14 +194,8 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
             f" (its first finding up to there: {first[0]} in hand {first[1] + 1})"
         typer.echo(f"NOT PROVEN: the verifier did not replay hand {hand}{why}, so nothing "
                    "says the log played it with these hands")
-    elif played:
-        typer.echo(f"as recorded: the log plays hand {hand} with exactly these hands")
     else:
-        typer.echo(f"NOT AS RECORDED: the log's hand {hand} is not this deal:")
-        if recorded is False:
-            typer.echo("  the deal the log records differs from the one the seeds give")
-        for f in here:
-            typer.echo(f"  {f.kind}: {table.say(f.message.removeprefix(f.kind + ': '))}")
+        typer.echo(f"as recorded: the log plays hand {hand} with exactly these hands")
     for f in unsigned:  # the deal is the seeds', but the file may not be the platform's log
         typer.echo(f"note: the log's signature: {f.kind}: this file may not be the "
                    "platform's log")

@@ -179,3 +179,35 @@ def test_deal_log_bad_input_is_one_line(capsys, tmp_path):
 def test_doctests(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_hand_whose_cards_the_replay_did_not_hold_to_the_deal_is_not_proven(capsys):
+    """A hand the rules cancelled (all four passed) that the log plays all the same, with
+    another hand's cards: the verifier finds it played when cancelled and never holds
+    its cards to the deal; ``deal`` said "as recorded" (exit 0) of it."""
+    log = FIXTURES / "altered" / "played-when-cancelled-classic.tlog"
+    code, out, _ = run(capsys, "deal", str(log), "--hand", "15")
+    assert code == 1 and "NOT PROVEN: the verifier did not replay hand 15" in out, out
+    assert "as recorded" not in out
+    code, out, _ = run(capsys, "deal", str(log), "--hand", "15", "--json")
+    assert code == 1 and json.loads(out)["as_played"] is False
+
+
+def test_show_marks_a_hand_not_replayed_and_its_claims(capsys):
+    """``show`` drew the hands of a log whose replay stopped (its seed not revealed, the
+    log cut short) as replayed: empty auctions, no tricks, the claimed scores and a match
+    won in green, and none of the match's findings."""
+    log = FIXTURES / "altered" / "seed-not-revealed-classic.tlog"
+    code, out, _ = run(capsys, "show", str(log))
+    assert "NOT REPLAYED to its end" in out and "hand score (the log's claim)" in out
+    verdict = verify_log(parse_log(log.read_bytes()), str(log))
+    first = next(f for f in verdict.findings if f.hand is None)
+    assert first.message.split(":")[0] in out  # the match's own findings are said
+    assert "win the match by the log's claimed totals (not replayed)" in out
+    code, out, _ = run(capsys, "show", str(log), "--json")
+    doc = json.loads(out)
+    assert doc["hands"] and not any(h["replayed"] for h in doc["hands"])
+    clean = FIXTURES / "matches" / "classic-01.tlog"
+    code, out, _ = run(capsys, "show", str(clean), "--json")
+    assert all(h["replayed"] for h in json.loads(out)["hands"])
+    assert json.loads(out)["signature"]["pinned"] is False

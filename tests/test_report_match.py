@@ -211,7 +211,7 @@ def test_an_abandoned_match_says_how_it_ended():
     html, verdict = match_report(rewrite(data, leave, resign=MatchSecrets(seed).key), "a.tlog")
     assert verdict.clean, verdict.findings
     end = html[html.index('id="end"'):]
-    assert "How it ended" in end and "South bot disconnected: no answer for 120 s" in end
+    assert "How it ended" in end and "South bot disconnected: “no answer for 120 s”" in end
     assert "The match did not finish" in html[:html.index('id="players"')]
 
 

@@ -407,8 +407,7 @@ class MatchRecorder:
         server seed is revealed (``None`` for a platform that records its deals)."""
         if type(winner) is not int or winner not in (0, 1):
             raise RecorderError(f"the winner is team 0 or 1, not {winner!r}")
-        return self._end(EndRecord(winner, revealed_seed(
-            raw_of(server_seed, "server_seed", nil=True), self._commitment)))
+        return self._end(EndRecord(winner, raw_of(server_seed, "server_seed", nil=True)))
 
     def abandon(self, cause: str, seat: int | None, reason: str,
                 server_seed: bytes | None) -> int:
@@ -428,8 +427,7 @@ class MatchRecorder:
         if (seat is None) != (cause == "server-fault"):
             raise RecorderError("seat is None for a server fault, and the seat that left "
                                 "otherwise")
-        seed = revealed_seed(raw_of(server_seed, "server_seed", nil=True), self._commitment)
-        return self._end(EndRecord(None, seed, Abandonment(
+        return self._end(EndRecord(None, raw_of(server_seed, "server_seed", nil=True), Abandonment(
             cause, None if seat is None else seat_of(seat), reason)), abandoned=True)
 
     def _end(self, rec: EndRecord, abandoned: bool = False) -> int:
@@ -439,6 +437,7 @@ class MatchRecorder:
             raise RecorderError(f"hand {self._hand.deal_number + 1} is open: claim() closes it "
                                 "before the match ends (or abandon())")
         readable("end record", encode_record(rec))  # a seed of the wrong length: refused
+        revealed_seed(rec.server_seed, self._commitment)  # and one not committed to
         self._ended = True
         self._hand = None
         return self.writer.end(rec)

@@ -85,11 +85,13 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
         yield Text(f"  {table.name(seat)} [{label}], seat {seat + 1}, partner of "
                    f"{table.name(seat ^ 2)}")
     timers = {rec.deal_number: rec.timer for rec in log.hands}
+    records = {rec.deal_number: rec for rec in log.hands}
     for hand in history:
         if only_hand is not None and hand.deal_number != only_hand:
             continue
         yield Text()
-        yield from _narrate_hand(log, hand, timers.get(hand.deal_number, 0), table)
+        yield from _narrate_hand(log, hand, timers.get(hand.deal_number, 0), table,
+                                 _checked(hand, records.get(hand.deal_number)))
         for f in verdict.findings:
             if f.hand == hand.deal_number:
                 yield Text(f"  ! {table.say(str(f))}", "red")
@@ -107,6 +109,9 @@ def narrate(log: ParsedLog, verdict: Verdict, history: list[Hand],
         if verdict.ending is not None:
             ending = table.ending(verdict)
             yield Text(ending[0].upper() + ending[1:], "bold")
+        for f in verdict.findings:  # the match's own (a hand's are under it)
+            if f.hand is None:
+                yield Text(f"! {table.say(str(f))}", "red")
         if verdict.clean:
             yield Text.assemble(("Verdict: clean", "green"), f" ({verdict.deals_line()})")
         else:
@@ -128,8 +133,19 @@ def _narrate_open_hand(rec: HandRecord, table: Table) -> Iterator[Text]:
         yield Text("  cards: " + " ".join(card_name(c) for c in rec.plays))
 
 
-def _narrate_hand(log: ParsedLog, hand: Hand, timer: int, table: Table) -> Iterator[Text]:
-    """One hand; ``timer`` marks the moves the turn timer made (bit k: move k)."""
+def _checked(hand: Hand, rec: HandRecord | None) -> bool:
+    """Whether the replay of ``hand`` held every call and card the log records for it to
+    the rules (else it stopped short: a finding, the rest taken from the log's totals; or
+    it was not dealt, or the rules cancelled a hand the log plays all the same)."""
+    return rec is not None and any(hand.hands) and len(hand.plays) == len(rec.plays) \
+        and len(hand.calls) == len(rec.calls)
+
+
+def _narrate_hand(log: ParsedLog, hand: Hand, timer: int, table: Table,
+                  checked: bool = True) -> Iterator[Text]:
+    """One hand; ``timer`` marks the moves the turn timer made (bit k: move k);
+    ``checked``: False for a hand not replayed to the end of what the log records, whose
+    score, totals and winner are then the log's claims."""
     r = log.header.rules
 
     def mark(k: int) -> Text:
@@ -140,6 +156,10 @@ def _narrate_hand(log: ParsedLog, hand: Hand, timer: int, table: Table) -> Itera
     name = table.name
     width = max(len(n) for n in table.names)
     yield Text.assemble((f"Hand {hand.deal_number + 1}", "bold"), f" — dealer: {name(hand.dealer)}")
+    if not checked:
+        yield Text("  NOT REPLAYED to its end: the calls and cards below are those the "
+                   "replay checked; the score, totals and any winner are the log's claims",
+                   "red")
     if any(hand.hands):
         for seat in range(4):
             yield Text.assemble(f"  {name(seat) + ':':{width + 1}} ", _hand_text(hand.hands[seat]))
@@ -168,18 +188,22 @@ def _narrate_hand(log: ParsedLog, hand: Hand, timer: int, table: Table) -> Itera
             for i, c in enumerate(cards))
         yield Text.assemble(f"  trick {t + 1:2}: ", shown, f"  → {name(hand.trick_winners[t])}")
     yield Text("  tricks: " + ", ".join(f"{name(s)} {n}" for s, n in enumerate(hand.tricks)))
+    said = "" if checked else " (the log's claim)"
     if hand.scores is not None and hand.totals is not None:
         teams = ", ".join(f"{table.team(t)} {n}"
                           for t, n in enumerate(team_totals(r, hand.totals)))
         if r.scoring == "team":
             scores = ", ".join(f"{table.team(t)} {hand.scores[t]}" for t in (0, 1))
-            yield Text(f"  hand score: {scores}; totals: {teams}")
+            yield Text(f"  hand score{said}: {scores}; totals: {teams}")
         else:
             scores, totals = (", ".join(f"{name(s)} {n}" for s, n in enumerate(row))
                               for row in (hand.scores, hand.totals))
-            yield Text(f"  hand score: {scores}; totals: {totals}; teams: {teams}")
-    if hand.winner is not None:
+            yield Text(f"  hand score{said}: {scores}; totals: {totals}; teams: {teams}")
+    if hand.winner is not None and checked:
         yield Text(f"  {table.team(hand.winner)} win the match", "bold green")
+    elif hand.winner is not None:
+        yield Text(f"  {table.team(hand.winner)} win the match by the log's claimed totals "
+                   "(not replayed)", "yellow")
 
 
 def _count(n: int, word: str) -> str:
@@ -201,6 +225,7 @@ def describe(log: ParsedLog, verdict: Verdict, history: list[Hand],
     """
     h, r = log.header, log.header.rules
     timers = {rec.deal_number: rec.timer for rec in log.hands}
+    records = {rec.deal_number: rec for rec in log.hands}
     problem = signature_problem(verdict)
     hands = []
     for hand in history:
@@ -218,6 +243,9 @@ def describe(log: ParsedLog, verdict: Verdict, history: list[Hand],
                 for i, c in enumerate(hand.plays[4 * t:4 * t + 4])]})
         hands.append({
             "deal_number": hand.deal_number, "dealer": hand.dealer,
+            # False: the replay stopped short of what the log records (scores, totals and
+            # winner are then the log's claims)
+            "replayed": _checked(hand, records.get(hand.deal_number)),
             "hands": [[card_name(c, symbols=False) for c in reversed(cards_of(m))]
                       for m in hand.hands] if any(hand.hands) else None,
             "revealed": (card_name(hand.thirteenth, symbols=False)
@@ -235,6 +263,7 @@ def describe(log: ParsedLog, verdict: Verdict, history: list[Hand],
         "seats": [{"seat": i, "team": i & 1, "name": s.name, "computer": s.computer}
                   for i, s in enumerate(h.seats)],
         "signature": {"valid": problem is None and verdict.signature_verified,
+                      "pinned": verdict.key_pinned,
                       "problem": problem.to_json() if problem is not None else None,
                       "signed": verdict.signed_by()},
         "hands": hands,

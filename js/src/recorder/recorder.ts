@@ -456,7 +456,7 @@ export class MatchRecorder {
   /** The match is won: the end record, the server seed revealed. */
   finish(options: FinishOptions): number {
     if (options.winner !== 0 && options.winner !== 1) throw new RecorderError(`the winner is team 0 or 1, not ${String(options.winner)}`);
-    return this.end([END, options.winner, this.revealed(options.serverSeed), null], false);
+    return this.end([END, options.winner, bytesOf(options.serverSeed, "serverSeed", true), null], false);
   }
 
   /** The match stops before it is won; a hand in progress stays as it is (no claims). */
@@ -466,7 +466,7 @@ export class MatchRecorder {
     const reason = textOf(options.reason, "the reason");
     if ([...reason].length > MAX_REASON) throw new RecorderError(`a reason of at most ${MAX_REASON} characters`);
     if ((seat === null) !== (cause === "server-fault")) throw new RecorderError("seat is null for a server fault, and the seat that left otherwise");
-    return this.end([END, null, this.revealed(options.serverSeed), [cause, seat === null ? null : seatOf(seat), reason]], true);
+    return this.end([END, null, bytesOf(options.serverSeed, "serverSeed", true), [cause, seat === null ? null : seatOf(seat), reason]], true);
   }
 
   /** The server seed an end record reveals, checked against the header's commitment: a seed
@@ -488,6 +488,7 @@ export class MatchRecorder {
       throw new RecorderError(`hand ${this.hand.number + 1} is open: claim() closes it before the match ends (or abandon())`);
     }
     const raw = recordBytes("end", record); // a seed of the wrong length: refused, the match not ended
+    this.revealed(record[2]); // and one not committed to
     this.ended = true;
     this.hand = null;
     return this.writer.append(raw);
