@@ -38,7 +38,7 @@ def test_both_clis_say_the_same_verdict_lines_on_the_corpus(
     # every log at once: a short line each, the notes they share and the count, alike
     js = subprocess.run([node, str(DIST / "cli.js"), "verify", *logs], capture_output=True,
                         text=True, timeout=300, env=env)
-    code, out, err = run(capsys, "verify", *logs)
+    code, out, _ = run(capsys, "verify", *logs)
     assert js.returncode == code and js.stdout == out, js.stderr
     # each log alone: its verdict in full (one node run over them all)
     script = ("import { readFileSync } from 'node:fs';"

@@ -198,16 +198,16 @@ def test_show_marks_a_hand_not_replayed_and_its_claims(capsys):
     log cut short) as replayed: empty auctions, no tricks, the claimed scores and a match
     won in green, and none of the match's findings."""
     log = FIXTURES / "altered" / "seed-not-revealed-classic.tlog"
-    code, out, _ = run(capsys, "show", str(log))
+    _, out, _ = run(capsys, "show", str(log))
     assert "NOT REPLAYED to its end" in out and "hand score (the log's claim)" in out
     verdict = verify_log(parse_log(log.read_bytes()), str(log))
     first = next(f for f in verdict.findings if f.hand is None)
     assert first.message.split(":")[0] in out  # the match's own findings are said
     assert "win the match by the log's claimed totals (not replayed)" in out
-    code, out, _ = run(capsys, "show", str(log), "--json")
+    _, out, _ = run(capsys, "show", str(log), "--json")
     doc = json.loads(out)
     assert doc["hands"] and not any(h["replayed"] for h in doc["hands"])
     clean = FIXTURES / "matches" / "classic-01.tlog"
     code, out, _ = run(capsys, "show", str(clean), "--json")
-    assert all(h["replayed"] for h in json.loads(out)["hands"])
+    assert code == 0 and all(h["replayed"] for h in json.loads(out)["hands"])
     assert json.loads(out)["signature"]["pinned"] is False
