@@ -413,8 +413,16 @@ def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int
         raise AuditInputError("give the COMMITMENT to check against, or --root with "
                               "--index, --size and --proof")
     raw = parse_hex(seed, "server seed", SERVER_SEED_LEN)
-    if commitment is not None:
-        want = parse_hex(commitment, "commitment", 32)
+    # every value read before any check passes: a malformed one is bad input (exit 2)
+    # with no "ok" printed before it
+    want = None if commitment is None else parse_hex(commitment, "commitment", 32)
+    if root is not None:
+        parse_hex(root, "root", 32)
+    for i, h in enumerate(h for item in (proof or []) for h in item.split(",") if h.strip()):
+        parse_hex(h, f"proof hash {i}", 32)
+    if head_signature is not None:
+        parse_hex(head_signature, "head signature", 64)
+    if want is not None:
         verify_server_seed(raw, want)
         passed(f"the server seed matches commitment {want.hex()}", check="commitment",
                commitment=want.hex())

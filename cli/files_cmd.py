@@ -3,6 +3,7 @@ annotated hex dump of its bytes."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -145,7 +146,12 @@ def register(app: typer.Typer) -> None:
 
         limits = limits_of(max_bytes, max_records, max_hands)
         problem = None
-        with open_input(log) as f:
+        # the bytes once (within the cap): dumped, then read by the log's own reader, which
+        # checks what an annotation does not (a text field's characters, a record after
+        # the signature): a log it finds unreadable is never a dump of exit 0
+        with open_input(log) as given:
+            data = given.read(limits.max_bytes + 1)  # (one byte more: the cap is said)
+        with io.BytesIO(data) as f:
             try:
                 if as_json:
                     shown_entries = list(entries(f, hands, limits))
@@ -161,5 +167,14 @@ def register(app: typer.Typer) -> None:
             except LogError as e:
                 e.path = shown_name(log)
                 fail(str(e))
+        if problem is None:
+            from tarneeb.replay.log import parse_log
+
+            try:
+                cut = parse_log(data, shown_name(log), limits).cut_short
+            except LogError as e:
+                problem = str(e).removeprefix(f"{shown_name(log)}: ")
+            else:
+                problem = None if cut is None else f"{cut.message} at offset {cut.offset:#x}"
         if problem is not None:  # the dump shown whole, the damage in place
             fail(f"{shown_name(log)}: {problem}")

@@ -315,3 +315,11 @@ def test_pubkey(app, tmp_path):
                      "missing.pem: cannot read private key file: no such file")
     (tmp_path / "junk.pem").write_text("junk")
     assert_bad_input(run(app, "pubkey", tmp_path / "junk.pem"), "not a PEM private key")
+
+
+def test_verify_seed_reads_every_value_before_it_says_ok(app):
+    """A malformed --root after a good commitment: "ok" was printed, then exit 2."""
+    seed = bytes([0x11]) * 32
+    r = run(app, "verify-seed", seed.hex(), server_commitment(seed).hex(), "--root", "00",
+            "--index", 0, "--size", 1)
+    assert r.exit_code == 2 and "ok:" not in r.stdout and "root: 1 byte" in r.stderr

@@ -150,3 +150,20 @@ def test_an_alpha_outside_its_range_is_refused_in_words_that_fit_it(
     assert f"'{value}' is not a number" in err
     assert ("from 1e-9 to 0.5" in err) is (value != "five")
     assert run(capsys, "audit", str(logs), "--alpha", "1e-9", "--no-stats")[0] == 0
+
+
+def test_dump_names_what_the_reader_refuses_past_what_it_annotates(tmp_path, capsys):
+    """A record after the signature, and bytes past a log's end that read as one: ``dump``
+    showed them as records and exited 0, where every reader finds the log unreadable from
+    there; the reader's word is named (exit 2), the dump shown whole."""
+    from pathlib import Path
+
+    from cli_runner import run
+
+    log = Path(__file__).resolve().parent.parent / "fixtures" / "matches" / "classic-01.tlog"
+    data = log.read_bytes()
+    bad = tmp_path / "append.tlog"
+    bad.write_bytes(data + bytes([0x91, 0x02]))
+    code, out, err = run(capsys, "dump", str(bad))
+    assert code == 2 and "a record follows the signature" in err and out, err
+    assert run(capsys, "dump", str(log))[0] == 0
