@@ -415,17 +415,17 @@ def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int
     raw = parse_hex(seed, "server seed", SERVER_SEED_LEN)
     # every value read before any check passes: a malformed one is bad input (exit 2)
     # with no "ok" printed before it
-    want = None if commitment is None else parse_hex(commitment, "commitment", 32)
+    committed = None if commitment is None else parse_hex(commitment, "commitment", 32)
     if root is not None:
         parse_hex(root, "root", 32)
     for i, h in enumerate(h for item in (proof or []) for h in item.split(",") if h.strip()):
         parse_hex(h, f"proof hash {i}", 32)
     if head_signature is not None:
         parse_hex(head_signature, "head signature", 64)
-    if want is not None:
-        verify_server_seed(raw, want)
-        passed(f"the server seed matches commitment {want.hex()}", check="commitment",
-               commitment=want.hex())
+    if committed is not None:
+        verify_server_seed(raw, committed)
+        passed(f"the server seed matches commitment {committed.hex()}", check="commitment",
+               commitment=committed.hex())
     if root is not None and index is not None and size is not None:
         root_b = parse_hex(root, "root", 32)
         hashes = [h for item in (proof or []) for h in item.split(",") if h.strip()]

@@ -42,6 +42,22 @@ class TarneebMismatch(Exception):
     """A match where the engine under test departs from the recording."""
 
 
+def _seconds(text: str) -> float:
+    """A time limit: a number of seconds of at least 0.01, as ``tarneeb regress`` takes it
+    (``nan`` turned the limit off: an engine that hangs hung the run)."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and value >= 0.01):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds of at least "
+                                         "0.01")
+    return value
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """The ``--tarneeb-logs``, ``--tarneeb-engine`` and ``--tarneeb-time-limit`` options."""
     group = parser.getgroup("tarneeb", "regress another Tarneeb engine against recorded matches")
@@ -55,7 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the engine under test, in any language: a command speaking the "
                          "line protocol tarneeb-engine on stdin and stdout (quoted: "
                          "\"npx tarneeb-engine\")")
-    group.addoption("--tarneeb-time-limit", type=float, default=10.0, metavar="SECONDS",
+    group.addoption("--tarneeb-time-limit", type=_seconds, default=10.0, metavar="SECONDS",
                     help="seconds each match may take (default 10); with "
                          "--tarneeb-engine-cmd, seconds each call may take")
 
@@ -122,6 +138,7 @@ class RegressSession:
         self.wanted = {f.resolve() for f in self.files}
         self._runner: Any = None
         self.ran = self.skipped = 0  # the recorded matches run, and those skipped
+        self.collected: set[Path] = set()  # the wanted logs pytest collected
         for arg in logs:  # collect the logs along with whatever else pytest collects
             if arg not in config.args:
                 config.args.append(arg)
@@ -149,8 +166,33 @@ class RegressSession:
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> Any:
         if file_path.suffix == ".tlog" and file_path.resolve() in self.wanted:
+            self.collected.add(file_path.resolve())
             return TarneebLogFile.from_parent(parent, path=file_path, owner=self)
         return None
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Every log named is an item: pytest enters no directory its ``norecursedirs``
+        names (``build``, ``.*``, ``node_modules``, ...), and a log there never ran while
+        the run passed. (Under pytest-xdist the workers collect, and each checks.)"""
+        if getattr(self.config.option, "dist", "no") != "no" \
+                and not hasattr(self.config, "workerinput"):
+            return
+        missing = sorted(self.wanted - self.collected)
+        if missing:
+            shown = ", ".join(str(p) for p in missing[:3]) + (
+                f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+            raise pytest.UsageError(
+                f"--tarneeb-logs: {len(missing)} log(s) not collected by pytest, which does "
+                f"not enter directories its norecursedirs names ({shown}): name their "
+                "directory in norecursedirs' place, or move them")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Count the recorded matches run and skipped from their reports (under
+        pytest-xdist the workers run them, and only their reports reach this process)."""
+        if report.when != "call" or not report.nodeid.endswith(".tlog::regress"):
+            return
+        self.ran += 1
+        self.skipped += bool(report.skipped)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.ran and self.skipped == self.ran and exitstatus == pytest.ExitCode.OK:
@@ -188,7 +230,6 @@ class TarneebMatchItem(pytest.Item):
         self.owner = owner
 
     def runtest(self) -> None:
-        self.owner.ran += 1
         try:
             data = self.log_path.read_bytes()
         except OSError as e:
@@ -196,7 +237,6 @@ class TarneebMatchItem(pytest.Item):
         report = self.owner.runner().run_log(data, self.log_path.name)
         self.user_properties.append(("tarneeb", report.to_json()))
         if report.status == "skipped":
-            self.owner.skipped += 1
             pytest.skip(report.reason or "not a reference")
         if not report.ok:
             raise TarneebMismatch(report.line())

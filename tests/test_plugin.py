@@ -92,6 +92,9 @@ def test_time_limit_and_a_looping_engine(pytester: pytest.Pytester, logs: Path) 
     (["--tarneeb-logs", "missing", "--tarneeb-engine", REFERENCE], "*no such file*"),
     (["--tarneeb-logs", "logs", "--tarneeb-engine", "no_such_module_xyz:make"],
      "*cannot import the engine module*"),
+    # a limit of nan was no limit: an engine that hangs hung the run
+    (["--tarneeb-logs", "logs", "--tarneeb-engine", REFERENCE, "--tarneeb-time-limit", "nan"],
+     "*--tarneeb-time-limit: 'nan': give a number of seconds of at least 0.01*"),
 ])
 def test_usage_errors(pytester: pytest.Pytester, logs: Path, args: list[str],
                       words: str) -> None:
@@ -159,3 +162,29 @@ def test_a_run_whose_recorded_matches_were_all_skipped_fails(pytester: pytest.Py
     again = _run(pytester, "--tarneeb-logs", "logs", "--tarneeb-engine", REFERENCE, ".")
     again.assert_outcomes(passed=2, skipped=2)
     assert again.ret == pytest.ExitCode.OK
+
+
+def test_a_log_in_a_directory_pytest_does_not_enter_is_not_passed_over(
+        pytester: pytest.Pytester, logs: Path) -> None:
+    """pytest enters no directory its norecursedirs names (build, .*, node_modules): a log
+    there never ran, and the run passed on the team's other tests."""
+    pytester.makepyfile(test_ordinary="def test_one():\n    assert True\n")
+    (logs / "build").mkdir()
+    (logs / "build" / "m.tlog").write_bytes((logs / "eram41.tlog").read_bytes())
+    result = _run(pytester, "--tarneeb-logs", "logs", "--tarneeb-engine", REFERENCE, ".")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*1 log(s) not collected by pytest*build*m.tlog*"])
+
+
+def test_every_match_skipped_is_no_pass_under_xdist(pytester: pytest.Pytester,
+                                                    logs: Path) -> None:
+    """The counts of matches run and skipped were kept where the items ran: in xdist's
+    workers, so the run in which every match was skipped exited 0."""
+    pytest.importorskip("xdist")
+    from tarneeb.testing.alterations import alter
+
+    for p in logs.iterdir():
+        p.write_bytes(alter("change-bid", p.read_bytes())[0])  # no log is a reference now
+    result = _run(pytester, "-n", "1", "--tarneeb-logs", "logs", "--tarneeb-engine", REFERENCE)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*no match compared*"])

@@ -564,3 +564,30 @@ def test_a_run_whose_every_log_is_skipped_compares_nothing_and_does_not_pass(
     (tmp_path / "b.tlog").write_bytes(play_logged_match("eram41", seed=b"clean"))
     code, _, err = _cli("--engine", REFERENCE, str(tmp_path))
     assert code == 0 and err == ""
+
+
+class _DealsNothing(ReferenceEngine):
+    """An engine that cannot deal: every match with a hand fails on it."""
+
+    def deal(self, hands, thirteenth):  # type: ignore[no-untyped-def]
+        raise RuntimeError("no deal")
+
+
+def test_the_hand_an_abandoned_match_stops_in_is_the_engines_to_agree_with() -> None:
+    """An abandoned match's log is clean, so a reference: the hand it stops in was left
+    out of the script, and an engine that could not deal passed one abandoned in its first
+    hand ("ok, 0 hands"), or got a whole hand's moves wrong unseen."""
+    from tarneeb.replay.server.simulate import MatchSecrets
+    from tarneeb.testing.alterations.end import abandon_in_hand
+
+    full = play_logged_match("eram41", seed=b"regress abandoned")
+    key = MatchSecrets(b"regress abandoned").key
+    for hand, moves in ((0, 0), (0, 9), (2, 30)):
+        data, _ = abandon_in_hand(full, hand, moves, resign=key)
+        assert verify_bytes(data).clean
+        script = prepare(data, "abandoned.tlog")
+        assert isinstance(script, MatchScript) and script.deals[-1].open
+        assert len(script.deals) == hand + 1 and len(script.deals[-1].actions) == moves
+        assert regress_log(reference, data, time_limit=None).ok
+        report = regress_log(_DealsNothing, data, time_limit=None)
+        assert not report.ok and report.status == "engine-failure", report.line()

@@ -147,6 +147,9 @@ class Verdict:
     # the platform's reason that ``ending`` ends with, as the end record gives it (its
     # words: shown as they are, not read as the replayer's)
     reason: str | None = field(default=None, repr=False)
+    # the hand the log stops in, as far as it was replayed (an abandoned match's; the
+    # Python replay's: None when the compiled core judged the log, or it stops in none)
+    open_hand: Any = field(default=None, repr=False)
     history: list[Any] = field(default_factory=list, repr=False)  # the engine's hands
     rules: Any = None  # the RuleSet the match was replayed under
     computer: tuple[bool, ...] = ()  # per seat: a computer player (True) or a person

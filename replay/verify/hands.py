@@ -125,6 +125,7 @@ def verify_parsed(log: ParsedLog, path: str, trust: Trust, count_paths: bool,
 
         v.paths = exercised_paths(header.rules, state.history, timers)
     v.history = state.history
+    v.open_hand = state.hand  # (None when no hand is under way)
     return v
 
 

@@ -466,8 +466,16 @@ class SubprocessEngine:
         asked to quit and read to its end (within a second); one that serves on is given
         :data:`_STRAY_WAIT` for a line written just after its last answer."""
         child = self.child
-        if not child.alive or self._pending:
+        if not child.alive:
             return
+        try:  # the answers still owed (a new_match with nothing after it): an error is this
+            # match's, not left unread
+            while self._pending:
+                self._read(*self._pending[0])
+                del self._pending[0]
+        except EngineFailure:
+            self._pending = []
+            raise
         if not self.owner.reuse:  # it ends with the match: all it wrote is read
             extra = child.drain()
         else:

@@ -317,6 +317,11 @@ class _Driver:
                 found = self._move(ref, hand, n, action)
                 if found is not None:
                     return found
+            if d.open:  # the hand an abandoned match stops in: no end to compare
+                if n != len(s.deals) - 1:
+                    raise ScriptError(f"{s.name}: hand {n} stops before it is over, and "
+                                      "another follows it")
+                return None
             if ref.phase not in (Phase.DEAL, Phase.OVER):
                 raise ScriptError(f"{s.name}: hand {n} stops before it is over")
             found = self._hand_over(ref, hand, n)

@@ -13,14 +13,14 @@ reference). :mod:`tarneeb.testing.regress.driver` drives an engine through one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tarneeb.replay.log import LogError, ParsedLog, parse_log
 from tarneeb.replay.rules.actions import TRUMP_BASE
 from tarneeb.replay.rules.cards import by_seat
 from tarneeb.replay.rules.ruleset import RuleSet
 from tarneeb.replay.rules.scoring import Hand
-from tarneeb.replay.verify.replayer import verify_log
+from tarneeb.replay.verify.replayer import judged_log, verify_log
 from tarneeb.testing.regress.report import MatchReport
 
 
@@ -41,6 +41,8 @@ class DealScript:
     hands: tuple[int, int, int, int]
     thirteenth: int | None
     actions: tuple[int, ...]
+    # the hand an abandoned match stops in: its moves, then no end (the last deal)
+    open: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,5 +111,17 @@ def prepare(log: bytes | ParsedLog, name: str = "<log>") -> MatchScript | MatchR
                            "in the bidding were never shown (hand(s) "
                            f"{', '.join(map(str, secret))}), so there is no deal to give an "
                            "engine")
-    return script_from_history(log.header.rules, log.header.first_dealer, verdict.history, name,
-                               "the recording")
+    script = script_from_history(log.header.rules, log.header.first_dealer, verdict.history,
+                                 name, "the recording")
+    last = log.hands[-1] if log.hands else None
+    if last is not None and not last.closed:  # an abandoned match stops in this hand: its
+        # moves, every one the verifier held to the rules, are the engine's to agree with
+        # (the Python replay's, which keeps the hand under way)
+        under_way = judged_log(log, name, fast=False)[1].open_hand
+        if under_way is None or not any(under_way.hands):
+            return MatchReport(name, "skipped", rules, verdict.hands,
+                               reason="the log is no reference: the hand it stops in could "
+                               "not be replayed")
+        script = replace(script, deals=(*script.deals, DealScript(
+            by_seat(under_way.hands), under_way.thirteenth, hand_actions(under_way), True)))
+    return script
