@@ -242,3 +242,45 @@ def test_how_an_engines_json_writer_writes_is_judged(tmp_path: Path, mode: str) 
     else:
         assert failed.first.kind == "protocol" and "answers no request" in failed.line()
         assert "match over" in failed.line()
+
+
+REFUSER = textwrap.dedent('''
+    import json, sys
+    from tarneeb.testing.engine_server import REFERENCE, Server
+    from tarneeb.testing.regress.runner import load_factory
+
+    server = Server(load_factory(REFERENCE), "refuser 0.1")
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["cmd"] == "new_match":
+            print(json.dumps({"id": request["id"], "error": "no new match"}), flush=True)
+            continue
+        answer = server.answer(request)
+        if answer is None:
+            break
+        print(json.dumps(answer), flush=True)
+''')
+
+
+@pytest.mark.parametrize("reuse", [True, False], ids=["one-process", "process-per-match"])
+def test_an_error_to_a_matchs_last_request_is_that_matchs(tmp_path: Path, reuse: bool) -> None:
+    """A match with nothing after new_match (abandoned before its first deal, a clean log):
+    the engine's error answer to new_match, whose answer is read at the next request, was
+    never read, and the match was "ok"."""
+    import tarneeb
+    from tarneeb.replay.server.simulate import MatchSecrets
+
+    secrets = MatchSecrets(b"no hand at all")
+    log = tmp_path / "none.tlog"
+    rec = tarneeb.MatchRecorder(log, rules="classic", seats=["A", "B", "C", "D"],
+                                match_id=b"m-0", first_dealer=0,
+                                public_key=tarneeb.public_key_raw(secrets.key.public_key()))
+    rec.abandon("server-fault", None, "restarted", None)
+    rec.sign(secrets.key)
+    assert tarneeb.verify_file(log).clean
+    (tmp_path / "refuser.py").write_text(REFUSER)
+    engine = EngineCommand([sys.executable, str(tmp_path / "refuser.py")], reuse=reuse)
+    run = regress_paths(engine, [log], time_limit=10)
+    (report,) = run.reports
+    assert report.status == "engine-failure" and "no new match" in report.line(), report.line()
+    assert run.exit_code == 1
