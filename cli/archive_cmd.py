@@ -484,6 +484,8 @@ def run(paths: list[str], jobs: int | None = None, scheduler: str | None = None,
         if played is not None and play_results is not None:
             doc["fairplay"] = played.to_json(play_results)
             doc["exit_code"] = _exit_code(summary.verdict_code(fairness), play_results)
+        if errors or summary.logs == 0:  # the run ends in one line, exit 2: a file kept of
+            doc["exit_code"] = 2  # its JSON says so (it said 0 of an archive not mounted)
         from tarneeb.audit.encoding import json_shown
 
         sys.stdout.write(json_shown(json.dumps(doc, ensure_ascii=False, indent=1)) + "\n")

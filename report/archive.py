@@ -66,7 +66,8 @@ def headline(summary: ArchiveSummary, fairness: dict[str, list[StatResult]],
     biased = [o for o, rs in fairness.items() if any(r.flagged for r in rs)]
     if s.logs == 0:
         return Banner("notice", "No logs were found.")
-    logs = (f"All {s.logs:,} logs are clean" if s.clean == s.logs else
+    logs = ("The log is clean" if s.clean == s.logs == 1 else
+            f"All {s.logs:,} logs are clean" if s.clean == s.logs else
             f"{s.logs - s.clean:,} of {s.logs:,} logs have findings or could not be read")
     if s.lost:
         logs += f" ({s.lost:,} judged before {'is' if s.lost == 1 else 'are'} gone)"

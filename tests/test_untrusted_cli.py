@@ -219,3 +219,18 @@ def test_a_path_with_a_nul_byte_on_standard_input_is_a_log_not_read(
     assert r.returncode == 2 and b"Traceback" not in r.stderr, r.stderr
     assert b"unreadable: " in r.stdout and b"a\\x00b.tlog: cannot read: no file name holds " \
         b"a NUL byte" in r.stdout and b"\x00" not in r.stdout
+
+
+def test_an_archive_with_no_log_says_exit_2_in_its_json_too(tmp_path: Path) -> None:
+    """A nightly audit's JSON is the file a platform keeps: of a directory with no log (a
+    file system not mounted) it said exit_code 0 while the run ended on "no logs found",
+    exit 2, and "the measures are )" for what no test looks for."""
+    import json
+
+    (tmp_path / "empty").mkdir()
+    r = subprocess.run([sys.executable, "-m", "tarneeb", "audit", "empty", "--json", "-j", "1"],
+                       capture_output=True, timeout=120, check=False, cwd=tmp_path,
+                       env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path)})
+    doc = json.loads(r.stdout)
+    assert r.returncode == 2 and doc["exit_code"] == 2 and b"no logs found" in r.stderr
+    assert doc["not_covered"] == "No test ran: nothing is said of the deals."

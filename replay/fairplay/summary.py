@@ -463,8 +463,9 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
     bad = flagged(results)
     unnamed = [r for r in results if r.caveat()]
     shown = distinct_names(results)
-    lines = [f"fair play: {summary.decisions:,} decisions analysed in {summary.hands:,} hands "
-             f"of {summary.matches:,} matches (clean logs only, each match once); "
+    lines = [f"fair play: {summary.decisions:,} decisions analysed in {summary.hands:,} "
+             f"hand{'' if summary.hands == 1 else 's'} of {summary.matches:,} "
+             f"match{'' if summary.matches == 1 else 'es'} (clean logs only, each match once); "
              f"{len(tested)} groups tested (players, seat labels, partnerships), "
              + (f"each group's e-value against the bar of {len(tested)} groups at {alpha:g}, "
                 "valid however often the archive is looked at" if anytime(results) else

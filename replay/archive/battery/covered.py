@@ -55,6 +55,8 @@ def uncovered(tested: Iterable[tuple[str, ...] | str] | None = None) -> str:
     tests = None if tested is None else list(tested)
     have = None if tests is None else {t if isinstance(t, str) else t[0] for t in tests}
     words = [w for w, names in MEASURE_WORDS if have is None or have.intersection(names)]
+    if not words:  # (no test ran: an archive of no deals)
+        return "No test ran: nothing is said of the deals."
     listed = ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
     # (measures named without their tests: the archive's order is not known untested)
     ordered = tests is None or all(isinstance(t, str) for t in tests) or any(
