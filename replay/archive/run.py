@@ -190,13 +190,19 @@ def interrupts_ignored() -> Iterator[None]:
 def dask_setup(worker: Any) -> None:
     """A local cluster's worker process at its start (this module is its preload): Ctrl-C
     is the run's own process's to handle (see :func:`interrupts_ignored`), not the
-    worker's; and the tasks that closing the cluster cancels are not each a warning."""
+    worker's; and its Dask log records are held back, as the run's own are
+    (:func:`dask_quiet`): the tasks that closing the cluster cancels, a heartbeat to a
+    scheduler gone as a Ctrl-C stops the run (a traceback on the terminal, on a loaded
+    machine), each was a record; the run reports a lost worker itself."""
     import logging
     import threading
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
+    logging.getLogger("distributed.worker").setLevel(logging.CRITICAL)
+    logging.getLogger("distributed.core").setLevel(logging.CRITICAL)
+    logging.getLogger("distributed.comm").setLevel(logging.CRITICAL)
 
 
 def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
