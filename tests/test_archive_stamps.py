@@ -211,6 +211,29 @@ def test_a_log_still_being_written_grows_and_a_rewritten_start_is_a_change(
     assert full_code == 0 and full["clean"] == 3 and doc["clean"] == 1
 
 
+def test_a_log_read_empty_or_in_its_header_has_grown_when_it_is_finished(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log a run found just created by its recorder (empty, or its header half
+    written: unreadable) and finished since has grown, as a cut-short one has: no
+    changed-log finding; one whose bytes then are not the start of its bytes now is
+    changed."""
+    logs = tmp_path / "logs"
+    paths = write_archive(logs, 4, seed=SEED)
+    whole = [p.read_bytes() for p in paths]
+    paths[0].write_bytes(b"")
+    paths[1].write_bytes(whole[1][:40])
+    paths[2].write_bytes(whole[3][:40])  # another log's start
+    state = str(tmp_path / "audit.state")
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 2 and doc["unreadable"] == 3
+    for p, data in zip(paths[:3], whole[:3], strict=True):
+        p.write_bytes(data)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert sorted(doc["state"]["grown"]) == sorted(map(str, paths[:2]))
+    assert doc["state"]["changed"] == [str(paths[2])]
+    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 1}
+
+
 def test_a_log_that_grows_while_a_run_reads_it_has_grown_when_it_is_finished(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -61,6 +61,23 @@ def test_removed_naming_a_known_path_with_glob_characters_forgets_that_log_alone
         0, sorted(map(str, paths[1:3])), 0)
 
 
+def test_removed_naming_a_known_log_relative_with_glob_characters_forgets_that_log_alone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log named ``*.tlog`` removed on purpose, named as typed from the archive's
+    directory: the pattern as typed (whose ``*`` matches every path) is that log's name
+    too, and no other lost log is forgotten with it."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 4, {0: "*.tlog"})
+    monkeypatch.chdir(logs)
+    assert audit(capsys, ".", "--state", state)[0] == 0
+    for p in paths[:2]:
+        p.unlink()
+    code, doc = audit(capsys, ".", "--state", state, "--removed", "*.tlog")
+    assert doc["state"]["removed"] == [str(paths[0])]
+    assert doc["state"]["lost"] == [str(paths[1])] and code == 1
+
+
 def test_a_state_whose_key_went_missing_says_so(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """The user's state key deleted after a run: the next run makes a new key, cannot

@@ -10,9 +10,9 @@ every log with ``checksum``, is read and its SHA-256 compared: the same bytes ar
 from the state (``checked``). Any other is read and judged (with ``--jobs`` or
 ``--scheduler`` as a full audit), and one the state judged with other bytes is
 **changed**: it gets a ``changed-log`` finding (kept in the state: a platform that
-rewrites history stays flagged), unless it was not signed when judged and the bytes
-judged then are the start of those judged now: a log still being written when it was
-judged has **grown** (judged again, said, no finding). The records, read or kept, are
+rewrites history stays flagged), unless it was not signed or not readable when judged
+and the bytes judged then are the start of those judged now: a log still being written
+when it was judged has **grown** (judged again, said, no finding). The records, read or kept, are
 put back together in the order of the listing (:mod:`~tarneeb.replay.archive.records`)
 and folded as a full audit folds its chunks, so the verdict, the counts, the findings and ``--json``
 are those of a full audit of every log.
@@ -200,8 +200,7 @@ class Monitor:
         # a pattern is matched against the absolute paths as given and made absolute too
         cwd = _cwd()
         self.alpha, self.trust = alpha, trust
-        self.removed_patterns = list(dict.fromkeys(
-            q for p in removed for q in (p, absolute_path(p, cwd))))
+        self.removed_patterns = [(p, absolute_path(p, cwd)) for p in dict.fromkeys(removed)]
         self.stats, self.play = stats, play
         # what makes a kept fair-play record one this run would make (not the Monte Carlo
         # seed: each run draws its own, and a record kept is as good as a new one)
@@ -356,7 +355,10 @@ class Monitor:
             before_digest, digest = known.digest, record.row.sha256
             if before_digest is not None and digest is not None \
                     and before_digest.hex() != digest:
-                if any(f.kind in UNSIGNED_KINDS for f in before.findings) \
+                # a log still being written when it was judged: not signed yet, or not
+                # readable yet (created empty, its header half written)
+                if (before.row.verdict == "unreadable"
+                        or any(f.kind in UNSIGNED_KINDS for f in before.findings)) \
                         and grew(path, known.size, before_digest, digest, self.trust):
                     self.grown.append(path)
                 else:
@@ -496,10 +498,13 @@ class Monitor:
         # an archive that lists nothing at all (a file system not mounted) loses and
         # removes nothing: the run ends on "no logs found"
         knew = list(self.state.paths()) if self.listed else []
-        # a pattern that is a path the state knows names that log alone (a name with glob
-        # characters, copied from the lost ones, removes no other log)
-        exact = set(self.removed_patterns).intersection(knew)
-        globs = [p for p in self.removed_patterns if p not in exact]
+        # a pattern that is a path the state knows, as given or made absolute, names that
+        # log alone (a name with glob characters, copied from the lost ones, removes no
+        # other log, in either form)
+        known = set(knew)
+        exact = {q for pair in self.removed_patterns for q in pair if q in known}
+        globs = [q for pair in self.removed_patterns if not known.intersection(pair)
+                 for q in dict.fromkeys(pair)]
         for path in knew:
             if path in self.listed and path not in self._unread:
                 continue
