@@ -28,6 +28,7 @@ False
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -102,16 +103,21 @@ class Sealer:
         return last if run < last or (run == last and not same_seal(sealed, seal_then)) \
             else None
 
-    def note(self, run: int, sealed: str) -> None:
+    def note(self, run: int, sealed: str) -> str | None:
         """Note the state's run ``run`` and seal, after its commit (whole or not at all; a
-        note that cannot be written leaves the last one in place)."""
+        note that cannot be written leaves the last one in place); why it could not be
+        (None: noted). Without the note the next run cannot tell an older copy put back, a
+        state deleted, or one set back to a format without a seal: the caller says so."""
+        made = self.record.with_name(f".{self.record.name}.{os.getpid()}")
         try:
             self.record.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            made = self.record.with_name(f".{self.record.name}.{os.getpid()}")
             made.write_text(f"{run} {sealed}\n", "ascii")
             os.replace(made, self.record)
-        except OSError:
-            pass
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                made.unlink(missing_ok=True)
+            return f"{self.record}: {e.strerror or e}"
+        return None
 
 
 def config_home() -> Path:

@@ -153,6 +153,29 @@ def test_a_state_whose_format_is_set_back_below_the_seal_is_refused(
     assert audit(capsys, str(logs), "--state", str(tmp_path / "new.state"))[0] == 0
 
 
+def test_a_run_that_cannot_be_noted_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The state key in a directory the run cannot write in (a secret mounted read-only):
+    the run is not noted, so the next could not tell the state set back, put back or
+    deleted; each run says so, in its words and in the JSON (it was silent)."""
+    logs = tmp_path / "logs"
+    write_archive(logs, 2, seed=SEED)
+    secrets_dir = tmp_path / "secrets"
+    secrets_dir.mkdir()
+    key = secrets_dir / "state.key"
+    key.write_text(os.urandom(32).hex() + "\n")
+    (secrets_dir / "state-runs").write_text("")  # (no directory can be made there)
+    state = str(tmp_path / "audit.state")
+    code, doc = audit(capsys, str(logs), "--state", state, "--state-key", str(key))
+    assert code == 0 and str(secrets_dir / "state-runs") in doc["state"]["not_noted"]
+    code, out, _ = run(capsys, "audit", str(logs), "--state", state, "--state-key", str(key))
+    assert code == 0 and "This run could not be noted beside the state key" in out
+    (secrets_dir / "state-runs").unlink()
+    code, doc = audit(capsys, str(logs), "--state", state, "--state-key", str(key))
+    assert code == 0 and doc["state"]["not_noted"] is None
+    assert (secrets_dir / "state-runs").is_dir()
+
+
 def test_the_seal_holds_across_vacuum_and_covers_every_table(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

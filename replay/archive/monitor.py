@@ -355,8 +355,7 @@ class Monitor:
             before_digest, digest = known.digest, record.row.sha256
             if before_digest is not None and digest is not None \
                     and before_digest.hex() != digest:
-                # a log still being written when it was judged: not signed yet, or not
-                # readable yet (created empty, its header half written)
+                # a log being written when judged: not signed, or not readable, yet
                 if (before.row.verdict == "unreadable"
                         or any(f.kind in UNSIGNED_KINDS for f in before.findings)) \
                         and grew(path, known.size, before_digest, digest, self.trust):
@@ -481,10 +480,9 @@ class Monitor:
 
     def finish(self, summary: ArchiveSummary) -> None:
         """The tallies settled, the logs lost and removed, the evidence into ``summary``;
-        the state saved."""
+        the state saved (``summary.monitor["not_noted"]``: why its run was not noted)."""
         # a run that advanced no match, and changed no log counted, leaves the evidence's
-        # bytes as they are (those it would write again; the deals left out of them are
-        # made again and checked by the first run that advances)
+        # bytes as they are (the deals left out of them made again by the next advance)
         same = (self.evidence.matches == self._matches_before and not self._put
                 and self.evidence.read_version in (3, -3)
                 and set(self._counted) == self._was_counted()
@@ -499,8 +497,7 @@ class Monitor:
         # removes nothing: the run ends on "no logs found"
         knew = list(self.state.paths()) if self.listed else []
         # a pattern that is a path the state knows, as given or made absolute, names that
-        # log alone (a name with glob characters, copied from the lost ones, removes no
-        # other log, in either form)
+        # log alone (a name with glob characters removes no other log, in either form)
         known = set(knew)
         exact = {q for pair in self.removed_patterns for q in pair if q in known}
         globs = [q for pair in self.removed_patterns if not known.intersection(pair)
@@ -534,7 +531,7 @@ class Monitor:
             self.state.set_evidence(self.evidence.to_bytes(self.state.counted_deals(
                 began=False)))
         at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        self.sealer.note(self.state.run, self.state.commit(at, {
+        summary.monitor["not_noted"] = self.sealer.note(self.state.run, self.state.commit(at, {
             "logs": summary.logs, "audited": self.audited, "changed": len(self.changed),
             "lost": len(self.lost), "removed": len(self.removed),
             "exit_code": summary.verdict_code(None)}))

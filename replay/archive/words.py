@@ -138,11 +138,20 @@ def monitor_lines(s: ArchiveSummary, alpha: float) -> list[str]:
                      "finding). Keep the state, and its backups, where only you can write "
                      f"(the run noted: {m.get('run_noted_in')}).")
     if m.get("judged_again") == "no seal":
-        lines.append("The state had no seal (made before tarneeb sealed its states): every "
-                     "log it knew was judged again, and it is sealed now.")
+        lines.append("The state had no seal (made before tarneeb sealed its states, or a "
+                     "sealed one set back to such a format by someone who could write it, "
+                     "when no sealed run of it was noted): every log it knew was judged "
+                     "again, and it is sealed now; the changes and losses it held were taken "
+                     "as they were.")
     elif m.get("judged_again"):
         lines.append("The state was made under another trust, policy or release: every log "
                      "it knew was judged again.")
+    if m.get("not_noted"):
+        lines.append(f"This run could not be noted beside the state key ({m['not_noted']}): "
+                     "the next run cannot tell an older copy of the state put back, the "
+                     "state deleted, or set back to a format without a seal. Let tarneeb "
+                     "write there, or keep the state key (--state-key) in a directory it "
+                     "can write.")
     if m.get("grown_count"):
         lines.append(f"{count(m['grown_count'], 'log')} grew since the state judged "
                      "them (the bytes judged then unchanged at their start: judged again, "
