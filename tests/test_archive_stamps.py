@@ -138,7 +138,7 @@ def test_a_state_of_format_5_is_taken_up_and_a_log_rewritten_found(
     assert code == 1 and after["state"]["changed"] == [str(paths[0])]
     assert after["state"]["checked"] == 0 and after["state"]["audited"] == 3
     assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
-        (str(state_module.FORMAT),) == ("8",)
+        (str(state_module.FORMAT),) == ("9",)
     assert db.execute("SELECT count(*) FROM logs WHERE ctime > 0").fetchone() == (3,)
     db.close()
 

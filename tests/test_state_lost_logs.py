@@ -4,11 +4,13 @@ lost, as one gone is; ``--removed`` naming a path the state knows forgets that l
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
 from cli_runner import run
 from test_archive_incremental import audit, own_config_dir  # noqa: F401 (a fixture)
+from test_archive_state import renamed, reseal
 
 from tarneeb.testing.archive import archive_log
 
@@ -76,6 +78,55 @@ def test_removed_naming_a_known_log_relative_with_glob_characters_forgets_that_l
     code, doc = audit(capsys, ".", "--state", state, "--removed", "*.tlog")
     assert doc["state"]["removed"] == [str(paths[0])]
     assert doc["state"]["lost"] == [str(paths[1])] and code == 1
+
+
+def test_a_match_rewritten_under_another_path_after_its_log_was_removed_is_changed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A month pruned (``--removed``) while another version of one of its matches (the
+    same match, other bytes, signed again) comes in under another path: the state keeps
+    the bytes of the whole log it removed, so the rewrite is a changed-log finding (it was
+    a new log, clean: the change hidden by the move); a copy of the same bytes moved is
+    not; so is a later version in a later run, and in a state taken up from format 8."""
+    old, new = tmp_path / "2025-12", tmp_path / "2026-01"
+    paths = archive(old, 4)
+    new.mkdir()
+    state = str(tmp_path / "audit.state")
+    assert audit(capsys, str(tmp_path), "--state", state)[0] == 0
+    moved, rewritten = new / "moved.tlog", new / "rewritten.tlog"
+    moved.write_bytes(paths[0].read_bytes())
+    rewritten.write_bytes(renamed(paths[1].read_bytes(), SEED))
+    for p in paths:
+        p.unlink()
+    code, doc = audit(capsys, str(tmp_path), "--state", state, "--removed", f"{old}/*")
+    assert doc["state"]["removed_count"] == 4 and doc["state"]["changed"] == [str(rewritten)]
+    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 1}
+    assert audit(capsys, str(new))[0] == 0  # (a full audit sees one log of each match)
+    # in a later run, another version of match 2
+    with sqlite3.connect(state) as db:
+        assert db.execute("SELECT count(*) FROM history WHERE gone IS NOT NULL"
+                          ).fetchone() == (4,)
+    later = new / "later.tlog"
+    later.write_bytes(renamed(archive_log(2, SEED)[1], SEED))
+    code, doc = audit(capsys, str(tmp_path), "--state", state)
+    assert doc["state"]["changed"] == [str(later)] and code == 1
+    assert doc["findings_by_kind"] == {"changed-log": 2}
+
+
+def test_a_state_of_format_8_is_taken_up_with_no_log_removed_known(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Format 8 kept no bytes of the logs removed: taken up, its history gets the column,
+    empty, and the run goes on as the state left it."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    archive(logs, 3)
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    db = sqlite3.connect(state)
+    db.execute("ALTER TABLE history DROP COLUMN gone")
+    db.execute("UPDATE meta SET value = '8' WHERE key = 'format'")
+    reseal(db)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert (code, doc["state"]["kept"], doc["state"]["judged_again"]) == (0, 3, None)
+    assert db.execute("SELECT count(*) FROM history WHERE gone IS NULL").fetchone() == (3,)
+    db.close()
 
 
 def test_a_state_whose_key_went_missing_says_so(tmp_path: Path,

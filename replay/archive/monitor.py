@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import collections
 import datetime
-import fnmatch
 import hashlib
 import os
 import time
@@ -58,10 +57,18 @@ from tarneeb.replay.archive.audit import (
     ArchiveSummary,
     Chunk,
     FindingRow,
-    _whole_file,
     run_chunks,
 )
-from tarneeb.replay.archive.paths import absolute_path, read_url, stored_path
+from tarneeb.replay.archive.changes import (
+    UNSIGNED_KINDS,
+    Stamp,
+    bytes_now,
+    grew,
+    on_purpose,
+    stat_of,
+    whole_of,
+)
+from tarneeb.replay.archive.paths import absolute_path, stored_path
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
 from tarneeb.replay.archive.shares.columns import ShareSum
 from tarneeb.replay.archive.state import Known, State, StateError
@@ -71,9 +78,6 @@ if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
     from tarneeb.replay.fairplay import MatchPlay, PlayOptions
 
 CHANGED_KIND = "changed-log"
-# a log judged with one of these findings was not signed yet (still being written, or cut
-# short): it may grow, and only such a log's growth is not a change
-UNSIGNED_KINDS = frozenset(("cut-short", "unsigned"))
 LOST_KIND = "lost-log"
 MONITOR_KINDS = {
     CHANGED_KIND: "the log's bytes differ from those the archive's state judged before: "
@@ -88,76 +92,11 @@ MONITOR_KINDS = {
 # seconds on some network file systems) and keep its times: the next run checks its bytes
 RACY_NS = 2_000_000_000
 
-# a log's size, modification time, change time (nanoseconds) and inode (another file at
-# the path, a symbolic link pointed elsewhere, whatever its times: another inode)
-Stamp = tuple[int, int, int, int]
-# what an object store (fsspec's ``info``) says of an object's version, each that it gives:
-# its ETag or hash (a new one with new bytes), its generation, its times (a local file's
-# ``created`` is its change time, which a rewrite moves whatever its ``mtime`` says)
-_VERSION_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId",
-                 "version_id", "mtime", "LastModified", "last_modified", "updated",
-                 "created", "ino")
-# those that change whenever the bytes do (a hash of them, a number the store gives each
-# write); a store that gives none (only times: SFTP, FTP, in seconds and set back at will)
-# has each log's bytes checked at every run, as --checksum does
-_CONTENT_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId", "version_id")
-
-
-def stat_of(path: str) -> Stamp | None:
-    """A log's size, modification time, change time (nanoseconds) and inode, or None when
-    it cannot be asked. For a URL: its size, a number made from the store's ``_VERSION_TAGS``,
-    its change time (``created`` for file://; 0 for a store whose tags change with the
-    bytes; -1: none do, the bytes are checked by every run), and 0."""
-    if "://" in path:
-        try:
-            import fsspec
-
-            fs, p = fsspec.core.url_to_fs(path)
-            info = fs.info(p)
-        except (ImportError, OSError, ValueError):
-            return None
-        tag = repr([(k, str(info[k])) for k in _VERSION_TAGS if info.get(k) is not None])
-        change = 0 if any(info.get(k) is not None for k in _CONTENT_TAGS) else -1
-        if change and info.get("ino") and isinstance(info.get("created"), (int, float)):
-            change = int(info["created"] * 1e9)
-        return int(info.get("size") or 0), int.from_bytes(
-            hashlib.sha256(tag.encode()).digest()[:7], "big"), change, 0
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):  # (ValueError: a NUL byte in the path, read from stdin)
-        return None
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
-
-
 def settled(st: Stamp, began: int) -> int | None:
     """The change time a state keeps of a log stamped ``st`` in a run begun at ``began``
     (``time.time_ns()``): None when the log changed too close to it (``RACY_NS``), so that
     the next run checks its bytes."""
     return None if max(st[1], st[2]) >= began - RACY_NS and st[2] else st[2]
-
-
-def bytes_now(path: str, trust: Trust) -> bytes | None:
-    """The bytes of the log at ``path`` as a run reads them (within the caps of
-    ``trust``); None when they cannot be read (over the cap, gone: the audit says why
-    when it judges the log)."""
-    try:
-        return read_url(path, trust.limits) if "://" in path else \
-            _whole_file(path, trust.limits)
-    except OSError:
-        return None
-
-
-def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool:
-    """Whether the log at ``path``, judged now with bytes of SHA-256 ``judged`` (hex),
-    only grew since the state judged its first ``size`` bytes, of SHA-256 ``digest``: its
-    bytes read again are those judged now, and begin with those. A log still being written
-    when a run read it (not signed yet: a finding, ``UNSIGNED_KINDS``) is appended to, not
-    rewritten; a log that changed again since it was judged now is not found to have
-    grown."""
-    data = bytes_now(path, trust)
-    return (data is not None and len(data) > size
-            and hashlib.sha256(data).hexdigest() == judged
-            and hashlib.sha256(data[:size]).digest() == digest)
 
 
 def _cwd() -> str | None:
@@ -234,6 +173,10 @@ class Monitor:
         self.grown: list[str] = []  # logs whose bytes judged before are the start of now's
         self.changed, self.lost, self.removed = list[str](), list[str](), list[str]()
         self._unread: set[str] = set()  # logs the state knew, listed now but not read
+        # per match in the history whose whole log was removed on purpose (this run: not
+        # listed now), that log's SHA-256: another log of it with other bytes rewrites it
+        self._gone: dict[bytes, bytes] = {}
+        self._any_gone = self.state.any_gone()
 
     def chunks(self, listed: Iterable[str], jobs: int | None = None, scheduler: Any = None,
                chunk_size: int = CHUNK) -> Iterator[Chunk]:
@@ -256,6 +199,14 @@ class Monitor:
                 self.listed.add(path)
                 st, known = stat_of(path), knew.get(path)
                 plan.append((path, st, self._keep(path, st, known), known))
+        if self.removed_patterns:  # the logs removed now, before any other is judged
+            knew_all = list(self.state.paths())
+            named = on_purpose(self.removed_patterns, knew_all)
+            for path in knew_all:
+                whole = None if path in self.listed or not named(path) else \
+                    whole_of(self.state, path)
+                if whole is not None:
+                    self._gone.setdefault(*whole)
         # closed below, not left to the garbage collector: taken one log at a time, it never
         # runs to its end, and a Ctrl-C as it lets its worker pool go would be an exception
         # the collector prints and ignores (a traceback, and the run saved as if not stopped)
@@ -345,6 +296,7 @@ class Monitor:
             if known is not None:
                 self._unread.add(path)
             return
+        old: list[FindingRow] = []  # its changed-log findings
         if known is not None:
             before = self.state.load(path, share=False)
             if path in self._was_counted():  # its old share leaves the totals
@@ -366,9 +318,17 @@ class Monitor:
                         f"state judged it (run {self._run_of(path)}): judged again as it is "
                         "now", None, None, None, None, None))
                     self.changed.append(path)
-            if old:
-                record.findings.extend(old)
-                record.row.add_findings(len(old))
+        elif record.identity is not None and (self._gone or self._any_gone):
+            gone = self._gone.get(record.identity) or self.state.gone_of(record.identity)
+            if gone is not None and record.row.sha256 not in (None, gone.hex()):
+                old = [FindingRow(
+                    path, CHANGED_KIND, "another log of this match, removed on purpose, "
+                    "was judged with other bytes: this one rewrites it", None, None, None,
+                    None, None)]
+                self.changed.append(path)
+        if old:
+            record.findings.extend(old)
+            record.row.add_findings(len(old))
         play = None
         if self.play_key is not None:
             play = (self.play_key, None if record.play is None else record.play.to_json())
@@ -496,17 +456,15 @@ class Monitor:
         # an archive that lists nothing at all (a file system not mounted) loses and
         # removes nothing: the run ends on "no logs found"
         knew = list(self.state.paths()) if self.listed else []
-        # a pattern that is a path the state knows, as given or made absolute, names that
-        # log alone (a name with glob characters removes no other log, in either form)
-        known = set(knew)
-        exact = {q for pair in self.removed_patterns for q in pair if q in known}
-        globs = [q for pair in self.removed_patterns if not known.intersection(pair)
-                 for q in dict.fromkeys(pair)]
+        named = on_purpose(self.removed_patterns, knew)
         for path in knew:
             if path in self.listed and path not in self._unread:
                 continue
-            if path in exact or any(fnmatch.fnmatchcase(path, p) for p in globs):
+            if named(path):
                 self.removed.append(path)
+                whole = whole_of(self.state, path)
+                if whole is not None:  # its bytes kept in the history: a rewrite is told
+                    self.state.set_gone(*whole)
                 self.state.forget(path)
             else:
                 self.lost.append(path)

@@ -53,8 +53,9 @@ if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
 # 2 kept the values drawn whole, a key each, 3 them and a match's own keys in the totals, deals
 # in 20 bytes, the cells written (shares and totals written again, keys no longer used gone);
 # 4 left no suit pattern by position to the deals; 5 had no ``ctime``, ``inode``; 6 no seal;
-# 7 kept the paths as given (made absolute against the working directory)
-FORMAT = 8
+# 7 kept the paths as given (made absolute against the working directory); 8 had no
+# ``gone`` in the history
+FORMAT = 9
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from 4 every key of 3 labels or more (a long label is written once, not once a value)
 _SAME_BUT = "@"
@@ -72,7 +73,7 @@ CREATE TABLE logs (path TEXT NOT NULL, size INTEGER NOT NULL,
 CREATE INDEX logs_at ON logs (at);
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
-                      log_e REAL NOT NULL) WITHOUT ROWID;
+                      log_e REAL NOT NULL, gone BLOB) WITHOUT ROWID;
 CREATE TABLE evidence (id INTEGER PRIMARY KEY CHECK (id = 1), state BLOB NOT NULL);
 CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT NULL,
                    audited INTEGER NOT NULL, changed INTEGER NOT NULL, lost INTEGER NOT NULL,
@@ -186,37 +187,13 @@ class State:
                              "outside tarneeb, damaged, or sealed with another state key): "
                              "start a new state, or give the key it was sealed with "
                              "(--state-key)")
-        if version == 1:  # format 1 read every log's deals and analysed no play
-            self.db.execute("ALTER TABLE logs ADD COLUMN tallied INTEGER NOT NULL DEFAULT 1")
-            self.db.execute("ALTER TABLE logs ADD COLUMN play BLOB")
-        if version < 4:  # (3: a table with row ids: its rows of 1 KB stay in their page)
-            # 4: the path's index is a 31-bit number made from it, not the path again
-            self.db.create_function("path_at", 1, path_at, deterministic=True)
-            self.db.execute(_SCHEMA.split(";")[2].replace("logs", "logs4", 1))
-            self.db.execute(f"INSERT INTO logs4 ({_COLUMNS}, at) SELECT {_COLUMNS}, "
-                            "path_at(path) FROM logs "
-                            "ORDER BY " + ("path" if version < 3 else "rowid"))
-            self.db.execute("DROP TABLE logs")
-            self.db.execute("ALTER TABLE logs4 RENAME TO logs")
-            self.db.execute(_SCHEMA.split(";")[3])
-            from tarneeb.replay.archive.upgrade import repack
+        if version < FORMAT:  # its tables brought to this format, in the run's transaction
+            from tarneeb.replay.archive.upgrade import take_up
 
-            self._all_keys()
             try:
-                gone = repack(self.db, version, self.key_of, self.key_id, self._keys)
+                take_up(self, version, bool(tables), _SCHEMA, _COLUMNS, FORMAT)
             except (CodecError, zlib.error) as e:
                 raise StateError(f"{self.path}: its tallies are damaged ({e})") from None
-            for j in gone:
-                del self._ids[self._keys.pop(j)]
-        elif version < 6:
-            self.db.execute("ALTER TABLE logs ADD COLUMN ctime INTEGER")
-            self.db.execute("ALTER TABLE logs ADD COLUMN inode INTEGER")
-        if version < 8 and tables:  # 8: the paths absolute, not as given
-            from tarneeb.replay.archive.upgrade import absolute_keys
-
-            absolute_keys(self.db)
-        if version < FORMAT:
-            self.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(FORMAT),))
         try:  # (format 6 or older has no seal: its meta is untrusted)
             made = float(meta["alpha"])
         except (KeyError, ValueError, TypeError):
@@ -538,7 +515,25 @@ class State:
         return found
 
     def add_history(self, identity: bytes, seq: int, log_e: float) -> None:
-        self.db.execute("INSERT INTO history VALUES (?, ?, ?)", (identity, seq, log_e))
+        self.db.execute("INSERT INTO history VALUES (?, ?, ?, NULL)", (identity, seq, log_e))
+
+    def set_gone(self, identity: bytes, digest: bytes) -> None:
+        """Keep the SHA-256 of the whole log of the match ``identity`` (in the history)
+        that was removed on purpose, unless one was kept before: another log of the match
+        with other bytes is a rewrite of it, whatever its path."""
+        self.db.execute("UPDATE history SET gone = ? WHERE identity = ? AND gone IS NULL",
+                        (digest, identity))
+
+    def gone_of(self, identity: bytes) -> bytes | None:
+        """The digest :meth:`set_gone` kept for the match ``identity`` (None: none)."""
+        row = self.db.execute("SELECT gone FROM history WHERE identity = ?",
+                              (identity,)).fetchone()
+        return row[0] if row is not None and isinstance(row[0], bytes) else None
+
+    def any_gone(self) -> bool:
+        """Whether the history keeps the digest of any log removed on purpose."""
+        return self.db.execute("SELECT 1 FROM history WHERE gone IS NOT NULL LIMIT 1"
+                               ).fetchone() is not None
 
     def history(self) -> list[float]:
         """The log of the combined e-value after each match, in the order first seen."""

@@ -1,7 +1,7 @@
-"""Taking up a state of formats 2 and 3 (:mod:`tarneeb.replay.archive.state`): every share
-written again in format 4's packing, in the run's transaction; and of formats before 8:
-its logs' paths made absolute. The other formats' changes are columns added, done where
-the state is opened."""
+"""Taking up a state of an older format (:mod:`tarneeb.replay.archive.state`), in the
+run's transaction: formats 2 and 3, every share written again in format 4's packing;
+formats before 8, its logs' paths made absolute; the other formats' changes, columns
+added (9: the history's ``gone``)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,41 @@ from typing import Any
 
 from tarneeb.replay.archive.paths import absolute_path, listed_path, path_at, stored_path
 from tarneeb.replay.archive.shares import pack_share, unpack_share
+
+
+def take_up(state: Any, version: int, tables: bool, schema: str, columns: str,
+            fmt: int) -> None:
+    """The tables of ``state`` (a :class:`~tarneeb.replay.archive.state.State`), opened in
+    format ``version`` (older than ``fmt``; ``tables``: it has any), brought to format
+    ``fmt`` (its ``schema``; ``columns``, those of format 3's logs table) in the run's
+    transaction. Raises :class:`~tarneeb.audit.fairness.codec.CodecError` or
+    ``zlib.error`` on a damaged share."""
+    if version == 1:  # format 1 read every log's deals and analysed no play
+        state.db.execute("ALTER TABLE logs ADD COLUMN tallied INTEGER NOT NULL DEFAULT 1")
+        state.db.execute("ALTER TABLE logs ADD COLUMN play BLOB")
+    if version < 4:  # (3: a table with row ids: its rows of 1 KB stay in their page)
+        # 4: the path's index is a 31-bit number made from it, not the path again
+        state.db.create_function("path_at", 1, path_at, deterministic=True)
+        state.db.execute(schema.split(";")[2].replace("logs", "logs4", 1))
+        state.db.execute(f"INSERT INTO logs4 ({columns}, at) SELECT {columns}, "
+                         "path_at(path) FROM logs "
+                         "ORDER BY " + ("path" if version < 3 else "rowid"))
+        state.db.execute("DROP TABLE logs")
+        state.db.execute("ALTER TABLE logs4 RENAME TO logs")
+        state.db.execute(schema.split(";")[3])
+        state._all_keys()
+        for j in repack(state.db, version, state.key_of, state.key_id, state._keys):
+            del state._ids[state._keys.pop(j)]
+    elif version < 6:
+        state.db.execute("ALTER TABLE logs ADD COLUMN ctime INTEGER")
+        state.db.execute("ALTER TABLE logs ADD COLUMN inode INTEGER")
+    if version < 8 and tables:  # 8: the paths absolute, not as given
+        absolute_keys(state.db)
+    if version < 9 and tables and "gone" not in {  # 9: a match's log removed on purpose
+            r[1] for r in state.db.execute("PRAGMA table_info(history)")}:
+        state.db.execute("ALTER TABLE history ADD COLUMN gone BLOB")
+    if version < fmt:
+        state.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(fmt),))
 
 
 def repack(db: sqlite3.Connection, version: int, key_of: Callable[[int], Any],

@@ -1,0 +1,122 @@
+"""How a run of the archive audit with a state tells a log's change
+(:mod:`~tarneeb.replay.archive.monitor`): what its file says of it now (its stamp, or an
+object store's version), its bytes read again (a log that only grew), and the logs the
+user removed on purpose, whose bytes the history keeps when they were whole, so that
+another log of their match with other bytes is told a rewrite, whatever its path.
+
+>>> matches = on_purpose([("*.tlog", "/srv/logs/*.tlog")], ["/srv/logs/*.tlog", "/srv/logs/a.tlog"])
+>>> matches("/srv/logs/*.tlog"), matches("/srv/logs/a.tlog")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from tarneeb.replay.archive.audit import _whole_file
+from tarneeb.replay.archive.paths import read_url
+from tarneeb.replay.archive.records import unfinished
+from tarneeb.replay.verify.trust import Trust
+
+if TYPE_CHECKING:
+    from tarneeb.replay.archive.state import State
+
+# a log judged with one of these findings was not signed yet (still being written, or cut
+# short): it may grow, and only such a log's growth is not a change
+UNSIGNED_KINDS = frozenset(("cut-short", "unsigned"))
+
+# a log's size, modification time, change time (nanoseconds) and inode (another file at
+# the path, a symbolic link pointed elsewhere, whatever its times: another inode)
+Stamp = tuple[int, int, int, int]
+# what an object store (fsspec's ``info``) says of an object's version, each that it gives:
+# its ETag or hash (a new one with new bytes), its generation, its times (a local file's
+# ``created`` is its change time, which a rewrite moves whatever its ``mtime`` says)
+_VERSION_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId",
+                 "version_id", "mtime", "LastModified", "last_modified", "updated",
+                 "created", "ino")
+# those that change whenever the bytes do (a hash of them, a number the store gives each
+# write); a store that gives none (only times: SFTP, FTP, in seconds and set back at will)
+# has each log's bytes checked at every run, as --checksum does
+_CONTENT_TAGS = ("ETag", "etag", "md5Hash", "crc32c", "generation", "VersionId", "version_id")
+
+
+def stat_of(path: str) -> Stamp | None:
+    """A log's size, modification time, change time (nanoseconds) and inode, or None when
+    it cannot be asked. For a URL: its size, a number made from the store's ``_VERSION_TAGS``,
+    its change time (``created`` for file://; 0 for a store whose tags change with the
+    bytes; -1: none do, the bytes are checked by every run), and 0."""
+    if "://" in path:
+        try:
+            import fsspec
+
+            fs, p = fsspec.core.url_to_fs(path)
+            info = fs.info(p)
+        except (ImportError, OSError, ValueError):
+            return None
+        tag = repr([(k, str(info[k])) for k in _VERSION_TAGS if info.get(k) is not None])
+        change = 0 if any(info.get(k) is not None for k in _CONTENT_TAGS) else -1
+        if change and info.get("ino") and isinstance(info.get("created"), (int, float)):
+            change = int(info["created"] * 1e9)
+        return int(info.get("size") or 0), int.from_bytes(
+            hashlib.sha256(tag.encode()).digest()[:7], "big"), change, 0
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):  # (ValueError: a NUL byte in the path, read from stdin)
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
+def bytes_now(path: str, trust: Trust) -> bytes | None:
+    """The bytes of the log at ``path`` as a run reads them (within the caps of
+    ``trust``); None when they cannot be read (over the cap, gone: the audit says why
+    when it judges the log)."""
+    try:
+        return read_url(path, trust.limits) if "://" in path else \
+            _whole_file(path, trust.limits)
+    except OSError:
+        return None
+
+
+def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool:
+    """Whether the log at ``path``, judged now with bytes of SHA-256 ``judged`` (hex),
+    only grew since the state judged its first ``size`` bytes, of SHA-256 ``digest``: its
+    bytes read again are those judged now, and begin with those. A log still being written
+    when a run read it (not signed yet: a finding, ``UNSIGNED_KINDS``) is appended to, not
+    rewritten; a log that changed again since it was judged now is not found to have
+    grown."""
+    data = bytes_now(path, trust)
+    return (data is not None and len(data) > size
+            and hashlib.sha256(data).hexdigest() == judged
+            and hashlib.sha256(data[:size]).digest() == digest)
+
+
+def on_purpose(patterns: Sequence[tuple[str, str]], knew: Sequence[str]
+               ) -> Callable[[str], bool]:
+    """Whether a path the state knows (among ``knew``) is one ``--removed`` names
+    (``patterns``: each as given and made absolute). A pattern that is a path the state
+    knows, in either form, names that log alone (a name with glob characters removes no
+    other log); another is a glob (``fnmatch``: its ``*`` matches ``/`` too)."""
+    known = set(knew)
+    exact = {q for pair in patterns for q in pair if q in known}
+    globs = [q for pair in patterns if not known.intersection(pair) for q in dict.fromkeys(pair)]
+    return lambda path: path in exact or any(fnmatch.fnmatchcase(path, p) for p in globs)
+
+
+def whole_of(state: State, path: str) -> tuple[bytes, bytes] | None:
+    """The match identity and SHA-256 of the log at ``path`` the state judged, when it
+    was whole (signed, finished, readable) and its match is in the history; else None (a
+    log being written when judged may have been finished elsewhere since)."""
+    record = state.load(path, share=False)
+    digest = record.row.sha256
+    if record.identity is None or digest is None or record.row.verdict == "unreadable" \
+            or unfinished(record) or any(f.kind in UNSIGNED_KINDS for f in record.findings) \
+            or not state.in_history_of([record.identity]):
+        return None
+    return record.identity, bytes.fromhex(digest)
+
+
+__all__ = ["UNSIGNED_KINDS", "Stamp", "bytes_now", "grew", "on_purpose", "stat_of", "whole_of"]
