@@ -10,9 +10,11 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from test_js_conformance import _disagreements, home, node  # noqa: F401 (fixtures)
 
 from tarneeb.cli.entry import main
 from tarneeb.replay.log import parse_log
+from tarneeb.replay.rules import compiled as core_switch
 from tarneeb.replay.rules.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS
 from tarneeb.replay.rules.engine import PASS, MatchState, Phase, bid_action
 from tarneeb.replay.rules.house import (
@@ -129,10 +131,16 @@ def test_the_timer_reaching_the_minimum_is_told_apart_from_the_lowest_bid() -> N
     assert "wrong-timer-move" in _as_if(log, b"timer reach", lowest)
 
 
-def test_a_made_13_wins_the_400_variant_at_once() -> None:
-    # "a made 13 wins the match": the seat on the dealer's right holds every heart (the
-    # trump), bids 13 and takes all 13 tricks; a platform recording its deals
-    rules = rule_set("house400")
+@pytest.mark.parametrize("name", ["house400", "club13"])
+def test_a_made_13_wins_the_match_at_once(
+        name: str, tmp_path: Path, node: str, home: dict[str, str]) -> None:  # noqa: F811
+    """"A made 13 wins the match": the seat on the dealer's right holds every heart (the
+    trump), bids 13 and takes all 13 tricks; a platform recording its deals. Under the
+    400 variant (personal scoring), and under classic's team scoring with a made 13
+    worth 0 (``club13``): made is every trick to the declarers, not a score above 0 (it
+    did not win there, in the engine, the compiled core and the TypeScript verifier)."""
+    rules = rule_set("house400") if name == "house400" else PRESETS["classic"].with_options(
+        name="club13", made_13_wins=True, kaboot_made_value=0)
 
     def deals(n: int, dealer: int) -> tuple[tuple[int, int, int, int], int]:
         suits = [CLUBS, DIAMONDS, SPADES]
@@ -155,10 +163,15 @@ def test_a_made_13_wins_the_400_variant_at_once() -> None:
     log = write_log(rules, state, flags, secrets, DEFAULT_NAMES, (True,) * 4, seeded=False)
     verdict = verify_bytes(log, count_paths=True)
     assert verdict.clean, [str(f) for f in verdict.findings]
-    assert len(state.history) == 1 and state.history[0].tricks[1] == 13
-    assert parse_log(log).end.winner == 1  # team 1+3 wins with a total of 40, not 41
-    assert max(state.totals) == 40
+    assert len(state.history) == 1 and sum(state.history[0].tricks[1::2]) == 13
+    assert parse_log(log).end.winner == 1  # team 1+3 wins with a total of 40 (0), not 41
+    assert max(state.totals) == (40 if name == "house400" else 0)
     assert verdict.paths["made-13-wins"] == 1
+    with core_switch.pure_python():  # the compiled core's verdict is the Python path's
+        assert verify_bytes(log, count_paths=True).to_json() == verdict.to_json()
+    path = tmp_path / "m.tlog"
+    path.write_bytes(log)
+    assert _disagreements(node, home, [path]) == []
     # the same log under a rule where a made 13 does not end the match is wrong
     kinds = _as_if(log, b"made 13", replace(rules, made_13_wins=False))
     assert "winner-too-early" in kinds

@@ -535,7 +535,9 @@ static PyObject *core_replay(PyObject *self, PyObject *args) {
             int w = -1;
             if (r.made_13_wins) {
                 if (r.team_scoring) {
-                    if (contract == 13 && scores[declarer] > 0) w = declarer & 1;
+                    /* made: every trick to the declarers, whatever it scores */
+                    if (contract == 13 && tricks[declarer] + tricks[declarer ^ 2] == 13)
+                        w = declarer & 1;
                 } else {
                     for (int s = 0; s < 4; s++)
                         if (tricks[s] == 13 && bids[s] == 13) { w = s & 1; break; }

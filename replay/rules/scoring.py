@@ -137,10 +137,10 @@ def qualifying_players(rules: RuleSet, totals: list[int]) -> list[int]:
 def match_winner(rules: RuleSet, hand: Hand, totals: list[int]) -> int | None:
     """The team that has won after ``hand`` (scored), or ``None`` when play goes on."""
     if rules.made_13_wins:
-        if rules.scoring == "team":
-            declarer, scores = hand.declarer, hand.scores
-            if hand.contract == 13 and declarer is not None and scores is not None \
-                    and scores[declarer] > 0:
+        if rules.scoring == "team":  # made: every trick to the declarers, whatever it scores
+            declarer = hand.declarer
+            if hand.contract == 13 and declarer is not None \
+                    and hand.tricks[declarer] + hand.tricks[declarer ^ 2] == 13:
                 return team_of(declarer)
         else:
             for seat in range(4):

@@ -329,7 +329,9 @@ export class Match {
     const r = this.rules;
     if (r.made_13_wins) {
       if (r.scoring === "team") {
-        if (hand.contract === 13 && hand.declarer !== null && hand.scores![hand.declarer]! > 0) return team(hand.declarer);
+        // made: every trick to the declarers, whatever it scores
+        const d = hand.declarer;
+        if (hand.contract === 13 && d !== null && hand.tricks[d]! + hand.tricks[d ^ 2]! === 13) return team(d);
       } else {
         for (let s = 0; s < 4; s++) {
           const bid = hand.calls.find(([seat, a]) => seat === s && a >= BID && a < PASS);
