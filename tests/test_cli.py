@@ -177,6 +177,8 @@ def test_house_options_and_rules_file(tmp_path: Path, capsys: pytest.CaptureFixt
     (["play", "--rules", "qahwa41", "--option", "target=62", "-o", "x"],
      "qahwa41 offers target 31, 41 or 61, not 62"),
     (["play", "--rules", "eram41", "--option", "nonsense", "-o", "x"], "is not KEY=VALUE"),
+    (["play", "--rules", "house400", "--option", "name=cl", "--option", "=5", "-o", "x"],
+     "option '=5' has no KEY before its '='"),
     (["verify", "--key", "/no/key.pem", "x"], "cannot read public key file"),
     (["verify", "--frobnicate"], "No such option"),
 ])

@@ -237,6 +237,10 @@ def test_to_toml_reads_back_to_the_same_rule_set(name: str) -> None:
     ('base = "sahrat400"\ntie = ["team_total"]', "the last entry must be a fallback"),
     ('base = "sahrat400"\ntimer_bid = "max"', "timer_bid must be one of lowest, reach_minimum"),
     ('base = "classic"\nkaboot_defenders_factor = 0', "kaboot_defenders_factor must be 1-10"),
+    ('name = "club"\nbase = "sahrat400"\nvalues = 5',
+     "rule set 'club': values must be a list of 12 numbers"),
+    ('name = "club"\nbase = "sahrat400"\nmin_bid_steps = [[30]]',
+     "rule set 'club': min_bid_steps must be a list of \\[score, value\\] pairs"),
 ])
 def test_rules_file_errors_name_the_field(text: str, message: str) -> None:
     with pytest.raises(RulesError, match=message) as e:
@@ -250,6 +254,13 @@ def test_resolve_takes_a_name_or_a_file(tmp_path: Path) -> None:
     assert resolve(str(f)) == rule_set("house400-61") == resolve("house400-61")
     with pytest.raises(RulesError, match=r"unknown rule set 'nope'.*shipped: house-classic31"):
         resolve("nope")
+    # a file under a shipped variant's (or a preset's) name that is not it is refused, as
+    # play refuses it: `tarneeb rules` printed it under the shipped variant's words
+    for name, change in (("house400", "target = 5"), ("eram41", "target = 61")):
+        f.write_text(f'name = "{name}"\nbase = "{name if name == "eram41" else "sahrat400"}"'
+                     f"\n{change}\n", encoding="utf-8")
+        with pytest.raises(RulesError, match=f"rules named {name} differ from"):
+            resolve(str(f))
 
 
 # ---------------------------------------------------------------------------- tarneeb rules

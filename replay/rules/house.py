@@ -357,10 +357,12 @@ def to_toml(rules: RuleSet) -> str:
 
 
 def resolve(name_or_path: str) -> RuleSet:
-    """A preset, a shipped variant, or (a name ending in ``.toml``) a rules file."""
+    """A preset, a shipped variant, or (a name ending in ``.toml``) a rules file: one that
+    takes a preset's or a shipped variant's name and is not it is refused, as ``tarneeb
+    play`` refuses it (else it was printed under the shipped variant's words)."""
     if name_or_path.endswith(".toml"):
-        from tarneeb.replay.rules.ruleset import load_rules_file
-        return load_rules_file(name_or_path)
+        from tarneeb.replay.rules.ruleset import check_preset_name, load_rules_file
+        return check_shipped_name(check_preset_name(load_rules_file(name_or_path)))
     return rule_set(name_or_path)
 
 

@@ -178,7 +178,7 @@ class RuleSet:
         """
         unknown = set(options) - {f.name for f in fields(self)}
         if unknown:
-            raise RulesError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+            raise RulesError(f"unknown rule option(s): {', '.join(sorted(map(repr, unknown)))}")
         name = options.get("name")
         if isinstance(name, str):
             from tarneeb.audit.encoding import unsafe_character
@@ -189,7 +189,7 @@ class RuleSet:
                                  "change how the text after it is shown")
         if options.get("values_high") == []:  # no second table
             options = {**options, "values_high": None, "values_high_from": None}
-        return replace(self, **_field_values(options))
+        return replace(self, **_field_values(options, options.get("name", self.name)))
 
     def to_dict(self, every: bool = False) -> dict[str, Any]:
         """Every field, as plain data (lists for tuples): what a log records. A field of
@@ -218,12 +218,19 @@ class RuleSet:
             raise RulesError(f"unknown rule field(s): {', '.join(sorted(map(str, unknown)))}")
         if "name" not in data:
             raise RulesError("rules have no name")
-        return cls(**_field_values(data))
+        return cls(**_fields_of(data))  # (a log's rules: the errors both verifiers give)
 
 
-def _field_values(data: Mapping[str, Any]) -> dict[str, Any]:
+def _field_values(data: Mapping[str, Any], name: Any) -> dict[str, Any]:
     """Fields as a rules file or a log gives them (lists) as a RuleSet holds them (tuples),
-    a table that is not one refused."""
+    a table that is not one refused (the error names the rule set ``name``)."""
+    try:
+        return _fields_of(data)
+    except RulesError as e:
+        raise RulesError(f"rule set {name!r}: {e}") from None
+
+
+def _fields_of(data: Mapping[str, Any]) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     for k, v in data.items():
         if k in ("min_bid_steps", "min_total_steps"):
@@ -465,6 +472,8 @@ def parse_option(text: str) -> tuple[str, Any]:
 
     key, _, raw = text.partition("=")
     key = key.strip()
+    if not key:
+        raise RulesError(f"option {text!r} has no KEY before its '='")
     try:
         is_toml, value = read_toml_value(raw.strip(), f"option {key}")
     except NotToml as e:
@@ -547,6 +556,7 @@ def parse_rules_text(text: str, where: str = "<rules>") -> tuple[RuleSet, str, s
         merged = base.to_dict()
         merged.update(data)
         merged.setdefault("name", f"{base.name}-custom")
+        _field_values(merged, merged["name"])  # (its shapes' errors name the rule set)
         return check_preset_name(RuleSet.from_dict(merged)), base.name, about
     except (RulesError, TypeError) as e:
         raise RulesError(f"{where}: {e}") from None
