@@ -1002,3 +1002,35 @@ def test_blind_keys_revealed_in_part_agree(node: str, home: dict[str, str],
     assert wrong["out-of-range"] == [("wrong-key", s) for s in range(4)]
     assert wrong["scalar-alone"] == [] and js["scalar-alone"]["verdict"] == "clean"
 
+
+
+def test_refusals_python_said_more_of_are_said_alike(node: str, home: dict[str, str],
+                                                     tmp_path: Path) -> None:
+    """A header with a 13th field that is not ``"blind"``, and a blind log with a keys
+    record moved before its end record: TypeScript said less than Python of each (why the
+    13th field, when keys are revealed); both say the same words."""
+    import io
+
+    import msgpack
+
+    def values(name: str) -> list[Any]:
+        data = (ROOT / "fixtures" / "matches" / name).read_bytes()
+        return list(msgpack.Unpacker(io.BytesIO(data), raw=False, strict_map_key=False))
+
+    header = values("eram41-01.tlog")
+    header[0].append(None)
+    blind = values("qahwa5-blind.tlog")
+    keys = next(i for i, v in enumerate(blind) if isinstance(v, list) and v[0] == 7)
+    end = next(i for i, v in enumerate(blind) if isinstance(v, list) and v[0] == 2)
+    blind.insert(end, blind.pop(keys))
+    paths = []
+    for name, vals in (("header", header), ("keys", blind)):
+        paths.append(tmp_path / f"{name}.tlog")
+        paths[-1].write_bytes(b"".join(msgpack.packb(v) for v in vals))
+    (js_code, js), (py_code, py) = _both(node, home, paths[:1], ())
+    assert js_code == py_code == 2 and _differ(js, py) == []
+    assert py[0]["error"].endswith("not None; a log dealt from the seeds has no 13th field")
+    (js_code, js), (py_code, py) = _both(node, home, paths[1:], ())
+    assert js_code == py_code == 1 and _differ(js, py) == []
+    assert any("a keys record before the end record: keys are revealed after the match"
+               in f["message"] for f in py[0]["findings"])

@@ -197,6 +197,13 @@ REFUSED: dict[str, tuple[str | bytes, str]] = {
         "record 1 (hand): hands: another number of items: the log would not say what the document "
         "says"),
     "true as a dealer": (_set("records.1.dealer", True), ""),
+    # a named trump is a move: a suit's number or name (Python said how its encoder failed)
+    "true as a trump": (_set("records.1.trump", True),
+                        "record 1 (hand): trump: True is not a suit"),
+    "2.0 as a trump": (_set("records.1.trump", 2.0), "record 1 (hand): trump: 2.0 is not a suit"),
+    "7 as a trump": (_set("records.1.trump", 7), "record 1 (hand): trump: 7 is not a suit"),
+    "a raw tab in a text": (CLASSIC.replace('"name": "', '"name": "\t', 1),
+                            "not valid JSON: Invalid control character at line 2 column 77"),
     "missing dealer": (_drop("records.1.dealer"), "record 1 (hand): missing field 'dealer'"),
     "missing abandoned": (_drop(f"records.{len(DOC['records']) - 2}.abandoned"), ""),
     "closed: null": (_set("records.1.closed", None),

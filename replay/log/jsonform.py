@@ -144,7 +144,7 @@ def _record_from_json(index: int, obj: Any, limits: Limits, named_trump: bool
     rec: Header | HandRecord | EndRecord | SignatureRecord | RevealedKeys
     try:
         if kind == "hand":
-            rec = _hand_from_json(r)
+            rec = _hand_from_json(r, named_trump)
         elif kind == "header":
             rec = _header_from_json(r, limits)
         elif kind == "end":
@@ -281,7 +281,7 @@ _FIELDS = {
 }
 
 
-def _hand_from_json(r: _In) -> HandRecord:
+def _hand_from_json(r: _In, named_trump: bool) -> HandRecord:
     calls = []
     for c in r.list_("calls"):
         if not isinstance(c, dict) or set(c) != {"seat", "call"}:
@@ -296,6 +296,8 @@ def _hand_from_json(r: _In) -> HandRecord:
             trump = parse_suit(trump) if isinstance(trump, str) else trump
         except CardError as e:
             raise r.fail(f"trump: {e}") from None
+        if named_trump and (type(trump) is not int or not 0 <= trump <= 3):  # (a move)
+            raise r.fail(f"trump: {trump!r} is not a suit")
     timer = 0
     for k in r.list_("timer"):
         if type(k) is not int or not 0 <= k < 64:
@@ -551,7 +553,8 @@ def loads(text: str, limits: Limits = DEFAULT_LIMITS, signing: bool = False) -> 
     try:
         doc = json.loads(text, parse_int=whole, object_pairs_hook=no_repeats)
     except json.JSONDecodeError as e:
-        raise LogError(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        at = e.msg.removesuffix(" at")  # (some of its messages end in " at")
+        raise LogError(f"not valid JSON: {at} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
         raise LogError(f"JSON nested deeper than a log is: over the max_depth cap of "
                        f"{limits.max_depth:,}") from None

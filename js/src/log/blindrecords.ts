@@ -70,7 +70,7 @@ export function readBlindRecord(d: unknown[], pos: number, at: BlindPlace): stri
     }
     h.blind.plays.set(h.plays.length - 1, [d[1], d[2] as Bytes]);
   } else {
-    if (!at.ended) return "a keys record before the end record";
+    if (!at.ended) return "a keys record before the end record: keys are revealed after the match";
     if (d.length !== 4 || typeof d[1] !== "number" || !Number.isInteger(d[1]) || d[1] < 0 || d[1] > 1_000_000) {
       return "keys record: must be [7, deal_number, four scalars, four permutations]";
     }

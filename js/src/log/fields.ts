@@ -116,7 +116,7 @@ export function decodeHeader(d: unknown[], lim: Limits): Header {
   if (version > VERSION) throw new LogError(`format version ${version} is newer than this tool reads (${VERSION}); upgrade tarneeb`, 0);
   if (version < VERSION) throw new LogError(`format version ${version} is not read: only version ${VERSION} (tarneeb-fair-v2, move by move) logs are read`, 0);
   if (d.length === 13) {
-    if (d[12] !== "blind") throw sh.fail(`dealing (field 12) must be 'blind', not ${show(d[12])}`);
+    if (d[12] !== "blind") throw sh.fail(`dealing (field 12) must be 'blind', not ${show(d[12])}; a log dealt from the seeds has no 13th field`);
   } else if (d.length !== 12) throw sh.fail(`has ${d.length} fields, not 12 (13 for blind dealing)`);
   const [, , , rulesRaw, seats, matchId, commitment, batch, commitments, seeds, firstDealer, publicKey] = d;
   if (rulesRaw === null || typeof rulesRaw !== "object" || Array.isArray(rulesRaw) || isBin(rulesRaw) || rulesRaw instanceof Float) throw sh.fail("rules must be a map of fields");

@@ -159,7 +159,7 @@ function hand(r: In, named: boolean): Uint8Array[] {
   const blind = blindValues(r);
   const codes = calls.map(([s, v]) => CALL_MOVE | (s << 4n) | v);
   if (named && trump !== null) {
-    if (!isWhole(trump)) r.fail(`trump: ${pyRepr(trump)} is not a suit`);
+    if (!isWhole(trump) || trump < 0 || trump > 3) r.fail(`trump: ${pyRepr(trump)} is not a suit`);
     codes.push(TRUMP_MOVE + BigInt(trump as number | bigint));
   }
   const first = codes.length; // the first card's move
