@@ -31,3 +31,26 @@ def built(stamp: str = "index.js") -> str:
             subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS, check=True)
         subprocess.run([npm, "run", "build"], cwd=JS, check=True, capture_output=True)
     return node
+
+
+# each log's verdict in the TypeScript verifier's words: its lines and its error (or null)
+_VERDICT_LINES = ("import { readFileSync } from 'node:fs';"
+                  "import { verifyBytes } from './dist/src/verify/verify.js';"
+                  "import { verdictLines } from './dist/src/verify/people.js';"
+                  "const out = [];"
+                  "for (const p of JSON.parse(process.argv[1])) {"
+                  "  const v = await verifyBytes(new Uint8Array(readFileSync(p)), p);"
+                  "  const { lines, error } = verdictLines(v); out.push([lines, error]); }"
+                  "process.stdout.write(JSON.stringify(out));")
+
+
+def js_verdict_lines(node: str, paths: list[str], env: dict[str, str]
+                     ) -> list[tuple[list[str], str | None]]:
+    """Per log of ``paths``, the TypeScript verifier's verdict in words (``verdictLines``):
+    its lines and its error line (None: none), in one ``node`` run."""
+    import json
+
+    done = subprocess.run([node, "--input-type=module", "-e", _VERDICT_LINES,
+                           json.dumps(paths)], capture_output=True, text=True, env=env,
+                          cwd=JS, timeout=300, check=True)
+    return [(lines, error) for lines, error in json.loads(done.stdout)]

@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from js_build import js_verdict_lines
 from test_js_conformance import CLI, JS, ROOT, home, node  # noqa: F401 (fixtures)
 
 from tarneeb.replay.verify.people import Table
@@ -102,24 +103,14 @@ def test_the_js_cli_says_a_verdict_as_tarneeb_verify_does(
     assert out.splitlines()[-1] == f"{len(paths)} logs: 0 clean, {len(paths) - 1} with " \
         "findings, 1 unreadable"
     # one log: its verdict in full, each log's from the JS verifier's words in one node run
-    script = ("import { readFileSync } from 'node:fs';"
-              "import { verifyBytes } from './dist/src/verify/verify.js';"
-              "import { verdictLines } from './dist/src/verify/people.js';"
-              "const out = [];"
-              "for (const p of JSON.parse(process.argv[1])) {"
-              "  const v = await verifyBytes(new Uint8Array(readFileSync(p)), p);"
-              "  const { lines, error } = verdictLines(v); out.push([lines, error]); }"
-              "process.stdout.write(JSON.stringify(out));")
-    done = subprocess.run([node, "--input-type=module", "-e", script,
-                           json.dumps([str(p) for p in paths])], capture_output=True,
-                          text=True, env=home, cwd=JS, timeout=120, check=True)
+    said = js_verdict_lines(node, [str(p) for p in paths], home)
     py_out, py_err = [], []
     for p in paths:
         print_verdict(verify_file(str(p)))
         out, err = capsys.readouterr()
         py_out.append(out)
         py_err.append(err)
-    for (lines, error), out, err in zip(json.loads(done.stdout), py_out, py_err, strict=True):
+    for (lines, error), out, err in zip(said, py_out, py_err, strict=True):
         assert lines == out.splitlines()
         assert (error is None and err == "") or err == f"tarneeb: error: {error}\n"
     said = "".join(py_out)

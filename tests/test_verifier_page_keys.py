@@ -15,19 +15,25 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_verifier_page import FIXTURES, _python_verdict, check, page_file  # noqa: F401
 
+LOG = FIXTURES / "matches" / "classic-timer.tlog"
+
 
 def _other_pem() -> str:
     return Ed25519PrivateKey.generate().public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
 
 
-def test_a_keys_file_led_by_a_pem_key_is_read_as_a_keys_file(
-        chromium: Any, page_file: Path, tmp_path: Path, capsys: Any) -> None:  # noqa: F811
+def _platform_key() -> Ed25519PrivateKey:
+    """The key the corpus signed ``LOG`` with."""
     from tarneeb.testing.corpus.specs import MATCHES, platform_key
 
-    log = FIXTURES / "matches" / "classic-timer.tlog"
-    spec = next(s for s in MATCHES if s.file == log.name)
-    raw = platform_key(spec).public_key().public_bytes_raw().hex()
+    return platform_key(next(s for s in MATCHES if s.file == LOG.name))
+
+
+def test_a_keys_file_led_by_a_pem_key_is_read_as_a_keys_file(
+        chromium: Any, page_file: Path, tmp_path: Path, capsys: Any) -> None:  # noqa: F811
+    log = LOG
+    raw = _platform_key().public_key().public_bytes_raw().hex()
     keys = tmp_path / "platforms.toml"
     keys.write_text(f'"Club" = """\n{_other_pem()}"""\nqahwa-house = "{raw}"\n',
                     encoding="utf-8")
@@ -41,11 +47,8 @@ def test_a_keys_file_led_by_a_pem_key_is_read_as_a_keys_file(
 
 def test_two_pem_keys_are_refused_as_tarneeb_verify_key_refuses_them(
         chromium: Any, page_file: Path, tmp_path: Path, capsys: Any) -> None:  # noqa: F811
-    from tarneeb.testing.corpus.specs import MATCHES, platform_key
-
-    log = FIXTURES / "matches" / "classic-timer.tlog"
-    spec = next(s for s in MATCHES if s.file == log.name)
-    mine = platform_key(spec).public_key().public_bytes(
+    log = LOG
+    mine = _platform_key().public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
     two = tmp_path / "two.pem"
     two.write_text(mine + _other_pem(), encoding="utf-8")
@@ -66,11 +69,8 @@ def test_a_keys_file_ending_in_a_pem_key_is_a_keys_file_for_the_page_and_the_cli
     the file's own checks skipped), and the page reads it as the keys file it is."""
     from cli_runner import run
 
-    from tarneeb.testing.corpus.specs import MATCHES, platform_key
-
-    log = FIXTURES / "matches" / "classic-timer.tlog"
-    spec = next(s for s in MATCHES if s.file == log.name)
-    raw = platform_key(spec).public_key().public_bytes_raw().hex()
+    log = LOG
+    raw = _platform_key().public_key().public_bytes_raw().hex()
     keys = tmp_path / "platforms.toml"
     keys.write_text(f'qahwa-house = "{raw}"\n"Club" = """\n{_other_pem().strip()}"""\n',
                     encoding="utf-8")
