@@ -45,8 +45,10 @@ def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
-          key: Path | None = None, seat: int = 0, receipt: Path | None = None) -> dict[str, Any]:
-    """Open the page, give it ``log`` (and ``key``, ``receipt``), and read what it shows."""
+          key: Path | None = None, seat: int = 0, receipt: Path | None = None,
+          root: str | None = None) -> dict[str, Any]:
+    """Open the page, give it ``log`` (and ``key``, ``receipt``, a season ``root``), and
+    read what it shows."""
     with chromium.open(page_file, width=width) as opened:
         p = opened.page
         if key is not None:
@@ -55,6 +57,9 @@ def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
         if receipt is not None:
             p.set_input_files("#receipt", str(receipt))
             p.locator("#receipt-status:not(:empty)").wait_for(state="attached")
+        if root is not None:
+            p.fill("#root", root)
+            p.dispatch_event("#root", "change")
         p.select_option("#seat", str(seat))
         p.set_input_files("#log", str(log))
         # locators, not wait_for_function: the page's CSP forbids the eval that needs
@@ -79,6 +84,7 @@ def check(chromium: Any, page_file: Path, log: Path, width: int = 1200,
             "overflow": p.evaluate("document.documentElement.scrollWidth "
                                    "- document.documentElement.clientWidth"),
             "receipt_status": opened.text("#receipt-status") if receipt else "",
+            "root_status": opened.text("#root-status") if root is not None else "",
             "key_status": opened.text("#key-status") if key else "",
             "proof": opened.text("#proof") if p.locator("#proof").count() else "",
             "blind_words": opened.texts("section.deal p.blind"),
@@ -330,7 +336,55 @@ def test_a_seats_receipt_is_checked_and_a_changed_one_is_a_finding(chromium, pag
     junk.write_text("{}")
     seen = check(chromium, page_file, log, key=pub, receipt=junk)
     assert seen["receipt_status"].startswith("junk.json: not a receipt: ")
-    assert seen["steps"][0] == "skip"
+    # a receipt given that cannot be read: nothing is checked, as the command refuses it
+    # (the page gave its green verdict as if no receipt had been given)
+    assert seen["verdict"] == "unreadable" and seen["steps"] == []
+    assert "the receipt junk.json: " in seen["detail"] + seen["headline"]
+    assert run(capsys, "verify", "--key", str(pub), "--receipt", str(junk), str(log))[0] == 2
+
+
+def test_names_and_reasons_from_the_log_are_isolated(chromium, page_file, tmp_path):
+    """Right-to-left names (Arabic) and a reason with a right-to-left mark are each set in a
+    ``<bdi>``: they cannot reorder the sentence around them ("علي: 7c35…" was shown with the
+    seed's first digit before the name)."""
+    from tarneeb.replay.log import Abandonment
+    from tarneeb.replay.log.records import EndRecord
+    from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+    from tarneeb.testing.alterations.base import rewrite
+
+    names = ["أحمد", "سالم", "محمد", "علي"]
+    secrets = MatchSecrets(b"bidi")
+    data = play_logged_match("eram41", seed=b"bidi", names=names, key=secrets.key)
+    log = tmp_path / "arabic.tlog"
+    log.write_bytes(data)
+
+    def stopped(edit):
+        edit.end = EndRecord(None, edit.end.server_seed,
+                             Abandonment("resignation", 1, "no answer\u200f 2 ,\u200f1 hand"))
+
+    ended = tmp_path / "ended.tlog"
+    ended.write_bytes(rewrite(data, stopped, resign=secrets.key))
+    for path, wanted in ((log, names), (ended, ["no answer\u200f 2 ,\u200f1 hand"])):
+        with chromium.open(page_file) as opened:
+            opened.page.set_input_files("#log", str(path))
+            opened.page.locator("#verdict:not([data-verdict=none]):not([data-verdict=checking])"
+                                ).wait_for()
+            isolated = opened.page.eval_on_selector_all("bdi", "els => els.map(e => e.textContent)")
+            seeds = opened.page.eval_on_selector_all(
+                "#proof li", "els => els.map(e => e.querySelectorAll('bdi').length)")
+        assert set(wanted) <= set(isolated), isolated
+        if path == log:
+            assert max(seeds) >= 4  # the four players' seeds, each name isolated
+
+
+def test_a_json_form_past_the_cap_is_refused_unread(chromium, page_file, tmp_path):
+    """A JSON form past the log's size cap is refused at once, in the command's words (the
+    page read the whole document first: seconds, then another error)."""
+    big = tmp_path / "big.json"
+    big.write_bytes(b'{"format": "tarneeb-log-json", "header": "' + b"a" * (17 << 20) + b'"}')
+    seen = check(chromium, page_file, big)
+    assert seen["verdict"] == "unreadable"
+    assert "over the max_bytes cap of 16,777,216" in seen["detail"] + seen["headline"]
 
 
 def test_a_log_dropped_on_the_page_is_checked(chromium, page_file):
@@ -449,7 +503,20 @@ def test_a_season_match_shows_its_season_proof_checked(chromium, page_file, tmp_
                "--season-match", "4", "--key", str(key), "-o", str(log))[0] == 0
     seen = check(chromium, page_file, log, key=tmp_path / "p.pub.pem")
     assert seen["verdict"] == "clean" and len(seen["steps"]) == 5
-    assert seen["steps"][0] == "pass" and seen["steps"][1] == "skip"
+    # the root is the log's own: not checked until the one the platform published is given
+    # (it read "checked", though the log could name a root of its own making)
+    assert seen["steps"][0] == "skip" and seen["steps"][1] == "skip"
+    assert "not checked (give it above)" in seen["proof"]
+    published = json.loads(out)["root"]
+    seen = check(chromium, page_file, log, key=tmp_path / "p.pub.pem", root=published)
+    assert seen["verdict"] == "clean" and seen["steps"][0] == "pass"
+    assert "the root you gave" in seen["proof"]
+    seen = check(chromium, page_file, log, key=tmp_path / "p.pub.pem", root="ab" * 32)
+    assert seen["verdict"] == "findings" and seen["steps"][0] == "fail"
+    assert run(capsys, "verify", "--key", str(tmp_path / "p.pub.pem"), "--root", "ab" * 32,
+               str(log))[0] == 1
+    seen = check(chromium, page_file, log, key=tmp_path / "p.pub.pem", root="not hex")
+    assert seen["verdict"] == "unreadable" and "not 64 hex digits" in seen["root_status"]
     with chromium.open(page_file) as opened:
         opened.page.set_input_files("#log", str(log))
         opened.page.locator("#verdict:not([data-verdict=none]):not([data-verdict=checking])"
