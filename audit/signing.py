@@ -354,6 +354,9 @@ def parse_keys(text: str, source: str = "keys file") -> dict[str, bytes]:
             raise KeyFileError(f"{where}: the same key as {seen[raw]}")
         seen[raw] = name
         keys[name] = raw
+    if not keys:  # (every log would be "none of the 0 platform keys given": a finding)
+        raise KeyFileError(f"{source}: names no platform: a keys file gives a line a platform, "
+                           'its name = "64 hex digits" or a PEM public key')
     return keys
 
 

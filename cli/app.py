@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
@@ -25,6 +26,7 @@ from .common import (
     fail,
     json_form_instead,
     load_log,
+    output_file,
     read_input,
     refuse_to_replace,
     shown_name,
@@ -203,7 +205,8 @@ def show(
 ) -> None:
     """The match as players read it: hands, bids, tricks and scores.
 
-    Who signed the log first, then every hand (or one, --hand N, counted from 1).
+    Who signed the log first, then every hand (or one, --hand N, counted from 1). Exit
+    code as for verify: 0 clean, 1 findings (anywhere in the log), 2 unreadable.
     """
     from tarneeb.replay.log import LogError
     from tarneeb.replay.verify.narrate import describe, narrate
@@ -230,6 +233,7 @@ def show(
     else:
         for line in narrate(parsed, verdict, verdict.history, deal):
             out.print(line)  # rich Text: styled spans, no markup
+    raise typer.Exit(verdict.exit_code)  # (it said 0 of a log with findings)
 
 
 # ------------------------------------------------------------------ report
@@ -363,6 +367,14 @@ def play(
     refuse_to_replace(output, key, rules_file, season, receipt_out)
     if receipt_out is not None:
         refuse_to_replace(receipt_out, key, rules_file, season)
+        if receipt_out == "-" and to_stdout:
+            fail("--receipt-out - and -o - would both write to standard output: give a file "
+                 "for one")
+        if receipt_out != "-" and not to_stdout and \
+                os.path.abspath(receipt_out) == os.path.abspath(output):
+            fail(f"--receipt-out {receipt_out} is the log's own file (-o): give another")
+        output_file(receipt_out)  # (neither written when either cannot be: checked first)
+    output_file(output)
     default = rules is None and rules_file is None
     ruleset = load_rules(DEFAULT_PLAY_RULES if default else rules, option, rules_file)
     secret = seed_bytes(seed) if seed is not None else None

@@ -480,6 +480,10 @@ def keygen(
     output_name(private_path)  # ('', '.', '/': no file to write, one line)
     if public_path is not None:
         output_name(public_path)
+    for given, what in ((private_path, "PRIVATE_KEY"), (public_path, "--public")):
+        if given == "-":  # (a file named "-" was written, and "-.pub")
+            _fail(f"{what} -: a key pair is written to files (a private key, mode 0600, "
+                 "never to a terminal): give a file name")
     with _errors():
         key = write_key_pair(private_path, public_path, force=force)
         pub = public_path if public_path is not None else public_path_for(private_path)

@@ -119,8 +119,11 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
         raise AuditInputError(f"{name}: dealt blind: no seeds derive its deals (tarneeb verify "
                               "checks its transcripts)")
     if h.server_commitment is None or h.client_seeds is None:
-        raise AuditInputError(f"{name}: the platform recorded its deals in the log: there are "
-                              "no seeds to derive them from")
+        has_deals = any(x.deal is not None for x in log.hands)
+        raise AuditInputError(f"{name}: " + ("the platform recorded its deals in the log: "
+                                             "there are no seeds to derive them from"
+                                             if has_deals else "the log has neither seeds to "
+                                             "derive its deals nor a recorded deal"))
     seed = parse_hex(server_seed, "server seed", 32) if server_seed is not None else \
         log.end.server_seed if log.end is not None else None
     if seed is None:
@@ -151,7 +154,9 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
     replayed = any(x.deal_number == number and len(x.plays) == len(rec.plays)
                    and len(x.calls) == len(rec.calls) for x in verdict.history)
     recorded = None if rec.deal is None else list(rec.deal.hands) == list(hands)
-    played = seed_ok and replayed and not here and recorded is not False
+    # a hand the log cancels that its calls do not: never played, with these hands or any
+    unplayed = [f for f in verdict.findings if f.hand == number and f.kind == "cancelled-wrongly"]
+    played = seed_ok and replayed and not here and recorded is not False and not unplayed
     unsigned = [f for f in verdict.findings if f.kind in _SIGNATURE_KINDS]
     if as_json:
         emit_json({
@@ -167,7 +172,7 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
             "replayed": replayed,
             "as_played": played,
             "signature_findings": [f.kind for f in unsigned],
-            "findings": [f.to_json() for f in here],
+            "findings": [f.to_json() for f in here + unplayed],
         })
         return 0 if played else 1
     typer.echo(f"{escaped(name)}: hand {hand} (deal number {number}), "
@@ -187,6 +192,9 @@ def deal_from_log(path: Path, hand: int, server_seed: str | None, as_json: bool,
             typer.echo("  the deal the log records differs from the one the seeds give")
         for f in here:
             typer.echo(f"  {f.kind}: {table.say(f.message.removeprefix(f.kind + ': '))}")
+    elif unplayed:
+        typer.echo(f"NOT PLAYED: the log cancels hand {hand}, which its calls do not cancel "
+                   "(cancelled-wrongly): these are the hands the seeds deal, never played")
     elif not replayed:
         first = next(((f.kind, f.hand) for f in verdict.findings
                       if f.hand is not None and f.hand <= number), None)

@@ -201,7 +201,9 @@ def test_keys_file(tmp_path) -> None:
         load_keys_file(path)
     with pytest.raises(KeyFileError, match="no such file"):
         load_keys_file(tmp_path / "none.toml")
-    assert parse_keys("") == {}
+    for empty in ("", "# no platform yet\n"):  # every log a finding: bad input instead
+        with pytest.raises(KeyFileError, match="names no platform"):
+            parse_keys(empty)
 
 
 def test_the_keys_file_example_of_format_md_reads() -> None:

@@ -216,7 +216,7 @@ def test_truncated_log_reports_offset_and_keeps_whole_records(
     assert f"cut at byte {parsed.offsets[3] + 7}: the log ends, after 4 dealing attempts" in out
     assert "the server seed is not revealed" in out  # it is in the end record, cut off
     code, out, err = run(capsys, "show", str(cut))
-    assert code == 0 and "Hand 2 —" in out
+    assert code == 1 and "Hand 2 —" in out
 
 
 def test_import_bad_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -235,7 +235,7 @@ def test_show_marks_timer_moves_and_findings(capsys: pytest.CaptureFixture[str])
     entry = next(e for e in manifest if e["file"] == "renege-eram41.tlog")
     path = fixtures / "altered" / entry["file"]
     code, out, _ = run(capsys, "show", str(path))
-    assert code == 0
+    assert code == 1  # a finding, as verify and report say (it was 0)
     name = parse_log(path.read_bytes()).header.seats[entry["seat"]].name
     assert f"! hand {entry['hand'] + 1}, trick {entry['trick']}, {name}: renege: " in out
 
@@ -425,3 +425,40 @@ def test_a_log_without_a_second_value_table_is_told_it_says_so_with_null(
     rules.write_text('name = "mine"\nbase = "sahrat400"\nvalues_high = [1, 2]\n')
     code, _, err = run(capsys, "play", "--rules-file", str(rules), "-o", str(tmp_path / "r"))
     assert code == 2 and "values_high = [] in a rules file" in err
+
+
+def test_play_writes_its_log_and_receipt_to_two_places_or_neither(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``play -o F --receipt-out F`` wrote the receipt, then the log over it (exit 0, the
+    receipt lost); ``-o - --receipt-out -`` mixed both on standard output; a log that could
+    not be written left the receipt of a match never recorded. Each is one line, exit 2,
+    and nothing written."""
+    monkeypatch.chdir(tmp_path)
+    for argv, said in (
+            (["-o", "z.tlog", "--receipt-out", "z.tlog"], "is the log's own file"),
+            (["-o", "z.tlog", "--receipt-out", "./z.tlog"], "is the log's own file"),
+            (["-o", "-", "--receipt-out", "-"], "would both write to standard output"),
+            (["-o", "nodir/x.tlog", "--receipt-out", "r.json"], "its directory is not there"),
+            (["-o", "x.tlog", "--receipt-out", "nodir/r.json"], "its directory is not there")):
+        code, out, err = run(capsys, "play", "--rules", "classic", *argv)
+        assert (code, out) == (2, "") and said in err and err.count("\n") == 1, argv
+    assert list(tmp_path.iterdir()) == []
+    assert run(capsys, "play", "--rules", "classic", "-o", "z.tlog",
+               "--receipt-out", "r.json")[0] == 0
+    assert json.loads((tmp_path / "r.json").read_text())
+
+
+def test_keygen_dash_and_an_empty_keys_file_are_bad_input(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``keygen -`` wrote files named ``-`` and ``-.pub``; a keys file that names no
+    platform made every log a finding ("none of the 0 platform keys given", exit 1)."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "keygen", "-")
+    assert (code, out) == (2, "") and "give a file name" in err and not list(tmp_path.iterdir())
+    keys = tmp_path / "keys.toml"
+    keys.write_text("# no platform yet\n")
+    log = Path(__file__).parent.parent / "fixtures" / "matches" / "eram41-01.tlog"
+    code, out, err = run(capsys, "verify", "--keys", str(keys), str(log))
+    assert (code, out) == (2, "") and "names no platform" in err and err.count("\n") == 1

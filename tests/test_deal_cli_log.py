@@ -193,6 +193,44 @@ def test_a_hand_whose_cards_the_replay_did_not_hold_to_the_deal_is_not_proven(ca
     assert code == 1 and json.loads(out)["as_played"] is False
 
 
+@pytest.mark.parametrize("name", ["cancelled-wrongly-qahwa41.tlog",
+                                  "cancelled-wrongly-classic.tlog"])
+def test_a_hand_the_log_cancels_wrongly_was_never_played(capsys, name):
+    """A hand whose calls do not cancel it, cancelled by the log: "as recorded: the log
+    plays hand N with exactly these hands" (exit 0), of a hand never played."""
+    entry = next(e for e in MANIFEST if e["file"] == name)
+    log, hand = FIXTURES / "altered" / name, str(entry["hand"] + 1)
+    code, out, _ = run(capsys, "deal", str(log), "--hand", hand)
+    assert code == 1 and "as recorded" not in out
+    assert f"NOT PLAYED: the log cancels hand {hand}, which its calls do not cancel" in out \
+        or "NOT AS RECORDED" in out  # (qahwa41's: its trump, from the deal, not given)
+    code, out, _ = run(capsys, "deal", str(log), "--hand", hand, "--json")
+    data = json.loads(out)
+    assert code == 1 and data["as_played"] is False
+    assert "cancelled-wrongly" in [f["kind"] for f in data["findings"]]
+
+
+def test_a_log_with_neither_seeds_nor_recorded_deals_is_said_so(capsys, tmp_path):
+    """It was said to have recorded its deals."""
+    from tarneeb.testing.alterations import iter_tampers
+    from tarneeb.testing.alterations.base import NotApplicable
+
+    data = LOG.read_bytes()
+    stripped = None
+    for t in iter_tampers(parse_log(data).header.rules):
+        if t.name == "strip-seeds":
+            try:
+                stripped = t(data, choice=0)[0]
+            except NotApplicable:
+                continue
+            break
+    assert stripped is not None
+    log = tmp_path / "bare.tlog"
+    log.write_bytes(stripped)
+    code, _, err = run(capsys, "deal", str(log), "--hand", "1")
+    assert code == 2 and "neither seeds to derive its deals nor a recorded deal" in err
+
+
 def test_show_marks_a_hand_not_replayed_and_its_claims(capsys):
     """``show`` drew the hands of a log whose replay stopped (its seed not revealed, the
     log cut short) as replayed: empty auctions, no tricks, the claimed scores and a match

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from tarneeb.audit.errors import KeyFileError
 from tarneeb.audit.signing import check_platform_names
 from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
 
@@ -121,6 +122,8 @@ class Trust:
             # read as the platform it is (raises KeyFileError); kept read-only, so that a
             # name added after these checks cannot pass them
             check_platform_names(list(self.keys), "keys")
+            if not self.keys:  # (every log "signed by none of the 0 platform keys given")
+                raise KeyFileError("keys: names no platform (keys=None pins none)")
             object.__setattr__(self, "keys", PlatformKeys(self.keys))
         # receipts=(None,) is no receipt: a caller may pass the one it has, or has not
         object.__setattr__(self, "receipts", tuple(r for r in self.receipts if r is not None))

@@ -71,6 +71,8 @@ export function parseKeys(text: string, source = "keys file"): Map<string, Bytes
     seen.push([raw, name]);
     keys.set(name, raw);
   }
+  // (every log would be "none of the 0 platform keys given": a finding)
+  if (keys.size === 0) throw new KeyFileError(`${source}: names no platform: a keys file gives a line a platform, its name = "64 hex digits" or a PEM public key`);
   return keys;
 }
 
