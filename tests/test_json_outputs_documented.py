@@ -175,7 +175,7 @@ def test_audit_json_with_a_state_is_documented(capsys: pytest.CaptureFixture[str
         assert set(doc["state"]) == {
             "file", "run", "audited", "kept", "checked", "waiting", "changed", "grown", "lost",
             "removed", "changed_count", "grown_count", "removed_count", "judged_again",
-            "older_than_run", "not_noted"}
+            "older_than_run", "not_noted", "rewritten"}
         assert set(doc["evidence"]) == {
             "matches", "e_value_log10", "max_e_value_log10", "threshold_log10", "crossed_at",
             "flagged", "tests", "strongest", "fixed_sample_only"}

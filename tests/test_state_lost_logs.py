@@ -83,10 +83,11 @@ def test_removed_naming_a_known_log_relative_with_glob_characters_forgets_that_l
 def test_a_match_rewritten_under_another_path_after_its_log_was_removed_is_changed(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A month pruned (``--removed``) while another version of one of its matches (the
-    same match, other bytes, signed again) comes in under another path: the state keeps
-    the bytes of the whole log it removed, so the rewrite is a changed-log finding (it was
-    a new log, clean: the change hidden by the move); a copy of the same bytes moved is
-    not; so is a later version in a later run, and in a state taken up from format 8."""
+    same match, other bytes, signed again) comes in under another path: the history keeps
+    each match's first version, so the rewrite is a changed-log finding at every run (it
+    was a new log, clean: the change hidden by the move); a copy of the same bytes moved
+    is not; nor is a later version while the first is still listed (a conflicting pair,
+    as a full audit says), until the first goes."""
     old, new = tmp_path / "2025-12", tmp_path / "2026-01"
     paths = archive(old, 4)
     new.mkdir()
@@ -95,21 +96,52 @@ def test_a_match_rewritten_under_another_path_after_its_log_was_removed_is_chang
     moved, rewritten = new / "moved.tlog", new / "rewritten.tlog"
     moved.write_bytes(paths[0].read_bytes())
     rewritten.write_bytes(renamed(paths[1].read_bytes(), SEED))
-    for p in paths:
+    for p in paths[:2]:  # (the rewrite in before the original is removed: lost, then removed)
         p.unlink()
-    code, doc = audit(capsys, str(tmp_path), "--state", state, "--removed", f"{old}/*")
-    assert doc["state"]["removed_count"] == 4 and doc["state"]["changed"] == [str(rewritten)]
-    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 1}
-    assert audit(capsys, str(new))[0] == 0  # (a full audit sees one log of each match)
-    # in a later run, another version of match 2
-    with sqlite3.connect(state) as db:
-        assert db.execute("SELECT count(*) FROM history WHERE gone IS NOT NULL"
-                          ).fetchone() == (4,)
-    later = new / "later.tlog"
-    later.write_bytes(renamed(archive_log(2, SEED)[1], SEED))
     code, doc = audit(capsys, str(tmp_path), "--state", state)
-    assert doc["state"]["changed"] == [str(later)] and code == 1
-    assert doc["findings_by_kind"] == {"changed-log": 2}
+    assert doc["state"]["lost"] == sorted(map(str, paths[:2])) and code == 1
+    assert doc["state"]["rewritten"] == 1 and doc["first_with_findings"] == [str(rewritten)]
+    code, doc = audit(capsys, str(tmp_path), "--state", state, "--removed", f"{old}/*")
+    assert doc["state"]["removed_count"] == 2 and doc["state"]["rewritten"] == 1
+    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 1}
+    assert audit(capsys, str(tmp_path), "--no-stats")[0] == 0  # (a full audit: one log a match)
+    # a conflicting pair: the second version flagged once the first is removed on purpose;
+    # the first's copy, once the second is, not
+    third = new / "third.tlog"
+    third.write_bytes(renamed(paths[2].read_bytes(), SEED))
+    code, doc = audit(capsys, str(tmp_path), "--state", state)
+    assert doc["findings_by_kind"] == {"changed-log": 1, "conflicting-log": 2} and code == 1
+    backup = new / "backup.tlog"
+    backup.write_bytes(paths[3].read_bytes())
+    fourth = new / "fourth.tlog"
+    fourth.write_bytes(renamed(paths[3].read_bytes(), SEED))
+    paths[2].unlink()
+    fourth.unlink()  # (the rewrite removed: the backup of the first version stays clean)
+    code, doc = audit(capsys, str(tmp_path), "--state", state, "--removed", str(paths[2]),
+                      "--removed", str(fourth))
+    assert doc["state"]["rewritten"] == 2 and code == 1
+    assert sorted(doc["first_with_findings"]) == sorted(map(str, (rewritten, third)))
+    with sqlite3.connect(state) as db:
+        assert db.execute("SELECT count(*) FROM history WHERE digest IS NOT NULL"
+                          ).fetchone() == (4,)
+
+
+def test_a_match_first_seen_in_two_versions_has_no_first_version(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Both versions in the run that first sees the match (the rewrite listed first): no
+    run can tell which is the match as played, so neither is its first; the one removed
+    on purpose leaves the other clean, and its copies (the honest log was a changed-log
+    finding for ever, its first version taken from the rewrite listed before it)."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    early = logs / "a-rewrite.tlog"  # (listed before the log it rewrites)
+    early.write_bytes(renamed(paths[1].read_bytes(), SEED))
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["findings_by_kind"] == {"conflicting-log": 2}
+    early.unlink()
+    (logs / "backup.tlog").write_bytes(paths[1].read_bytes())
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(early))
+    assert (code, doc["findings_by_kind"], doc["state"]["rewritten"]) == (0, {}, 0)
 
 
 def test_a_state_of_format_8_is_taken_up_with_no_log_removed_known(
@@ -120,12 +152,12 @@ def test_a_state_of_format_8_is_taken_up_with_no_log_removed_known(
     archive(logs, 3)
     assert audit(capsys, str(logs), "--state", state)[0] == 0
     db = sqlite3.connect(state)
-    db.execute("ALTER TABLE history DROP COLUMN gone")
+    db.execute("ALTER TABLE history DROP COLUMN digest")
     db.execute("UPDATE meta SET value = '8' WHERE key = 'format'")
     reseal(db)
     code, doc = audit(capsys, str(logs), "--state", state)
     assert (code, doc["state"]["kept"], doc["state"]["judged_again"]) == (0, 3, None)
-    assert db.execute("SELECT count(*) FROM history WHERE gone IS NULL").fetchone() == (3,)
+    assert db.execute("SELECT count(*) FROM history WHERE digest IS NULL").fetchone() == (3,)
     db.close()
 
 

@@ -1,8 +1,8 @@
 """How a run of the archive audit with a state tells a log's change
 (:mod:`~tarneeb.replay.archive.monitor`): what its file says of it now (its stamp, or an
 object store's version), its bytes read again (a log that only grew), and the logs the
-user removed on purpose, whose bytes the history keeps when they were whole, so that
-another log of their match with other bytes is told a rewrite, whatever its path.
+user removed on purpose; and a log of a match the state judged first from a log with other
+bytes (:func:`versions`), whatever its path: a version of it rewritten.
 
 >>> matches = on_purpose([("*.tlog", "/srv/logs/*.tlog")], ["/srv/logs/*.tlog", "/srv/logs/a.tlog"])
 >>> matches("/srv/logs/*.tlog"), matches("/srv/logs/a.tlog")
@@ -19,11 +19,14 @@ from typing import TYPE_CHECKING
 
 from tarneeb.replay.archive.audit import _whole_file
 from tarneeb.replay.archive.paths import read_url
-from tarneeb.replay.archive.records import unfinished
+from tarneeb.replay.archive.records import LogRecord
+from tarneeb.replay.archive.seen import FindingRow
 from tarneeb.replay.verify.trust import Trust
 
 if TYPE_CHECKING:
     from tarneeb.replay.archive.state import State
+
+CHANGED_KIND = "changed-log"
 
 # a log judged with one of these findings was not signed yet (still being written, or cut
 # short): it may grow, and only such a log's growth is not a change
@@ -106,17 +109,31 @@ def on_purpose(patterns: Sequence[tuple[str, str]], knew: Sequence[str]
     return lambda path: path in exact or any(fnmatch.fnmatchcase(path, p) for p in globs)
 
 
-def whole_of(state: State, path: str) -> tuple[bytes, bytes] | None:
-    """The match identity and SHA-256 of the log at ``path`` the state judged, when it
-    was whole (signed, finished, readable) and its match is in the history; else None (a
-    log being written when judged may have been finished elsewhere since)."""
-    record = state.load(path, share=False)
-    digest = record.row.sha256
-    if record.identity is None or digest is None or record.row.verdict == "unreadable" \
-            or unfinished(record) or any(f.kind in UNSIGNED_KINDS for f in record.findings) \
-            or not state.in_history_of([record.identity]):
-        return None
-    return record.identity, bytes.fromhex(digest)
+def versions(state: State, records: Sequence[LogRecord],
+             present: Callable[[bytes], bool]) -> list[LogRecord]:
+    """Those of ``records`` (a chunk's, read now or kept) whose match advanced the evidence
+    in an earlier run with a log of other bytes (its first version, in the history) that
+    is not in the archive now (``present``: whether a log of that SHA-256 is listed; else
+    the two are a ``conflicting-log`` pair, as a full audit says), each given a
+    ``changed-log`` finding (made again at each run, not kept: a version of the match
+    rewritten, whatever its path); not a log that is not whole yet (``cut-short``,
+    ``unsigned``: a finding of its own), nor one with a ``changed-log`` finding already."""
+    first = state.first_versions(r.identity for r in records)
+    other = []
+    for r in records:
+        digest = first.get(r.identity) if r.identity is not None else None
+        if digest is None or r.row.sha256 in (None, digest.hex()) or any(
+                f.kind in UNSIGNED_KINDS or f.kind == CHANGED_KIND for f in r.findings) \
+                or present(digest):
+            continue
+        r.findings.append(FindingRow(
+            r.row.path, CHANGED_KIND, "the archive's state judged this match first from a log "
+            f"with other bytes (SHA-256 {digest.hex()[:16]}…): a version of it rewritten",
+            None, None, None, None, None))
+        r.row.add_findings(1)
+        other.append(r)
+    return other
 
 
-__all__ = ["UNSIGNED_KINDS", "Stamp", "bytes_now", "grew", "on_purpose", "stat_of", "whole_of"]
+__all__ = ["UNSIGNED_KINDS", "Stamp", "bytes_now", "grew", "on_purpose", "stat_of",
+           "versions"]

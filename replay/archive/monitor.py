@@ -66,7 +66,7 @@ from tarneeb.replay.archive.changes import (
     grew,
     on_purpose,
     stat_of,
-    whole_of,
+    versions,
 )
 from tarneeb.replay.archive.paths import absolute_path, stored_path
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
@@ -169,14 +169,13 @@ class Monitor:
         self._put: set[str] = set()  # the logs written anew this run
         # waiting: the matches whose logs stop before their end record (advanced when whole)
         self.audited = self.kept = self.checked = self.waiting = 0
+        self.rewritten = 0  # logs of a match whose first version had other bytes
+        self._plan: list[tuple[str, Stamp | None, bool, Known | None]] = []
+        self._digests: set[bytes] | None = None
         self.began = time.time_ns()
         self.grown: list[str] = []  # logs whose bytes judged before are the start of now's
         self.changed, self.lost, self.removed = list[str](), list[str](), list[str]()
         self._unread: set[str] = set()  # logs the state knew, listed now but not read
-        # per match in the history whose whole log was removed on purpose (this run: not
-        # listed now), that log's SHA-256: another log of it with other bytes rewrites it
-        self._gone: dict[bytes, bytes] = {}
-        self._any_gone = self.state.any_gone()
 
     def chunks(self, listed: Iterable[str], jobs: int | None = None, scheduler: Any = None,
                chunk_size: int = CHUNK) -> Iterator[Chunk]:
@@ -199,14 +198,7 @@ class Monitor:
                 self.listed.add(path)
                 st, known = stat_of(path), knew.get(path)
                 plan.append((path, st, self._keep(path, st, known), known))
-        if self.removed_patterns:  # the logs removed now, before any other is judged
-            knew_all = list(self.state.paths())
-            named = on_purpose(self.removed_patterns, knew_all)
-            for path in knew_all:
-                whole = None if path in self.listed or not named(path) else \
-                    whole_of(self.state, path)
-                if whole is not None:
-                    self._gone.setdefault(*whole)
+        self._plan, self._digests = plan, None  # (the logs listed, for _present)
         # closed below, not left to the garbage collector: taken one log at a time, it never
         # runs to its end, and a Ctrl-C as it lets its worker pool go would be an exception
         # the collector prints and ignores (a traceback, and the run saved as if not stopped)
@@ -233,16 +225,28 @@ class Monitor:
             batch.append(record)
             paths.append(path)
             if len(batch) == chunk_size:
-                self._rows.append(batch)
-                self._paths.append(paths)
-                yield chunk_of(batch, self.tallies)
+                yield self._chunk(batch, paths)
                 batch, paths = [], []
         if isinstance(judged, Generator):  # (a generator, declared an iterator)
             judged.close()
         if batch:
-            self._rows.append(batch)
-            self._paths.append(paths)
-            yield chunk_of(batch, self.tallies)
+            yield self._chunk(batch, paths)
+
+    def _present(self, digest: bytes) -> bool:
+        """Whether a log of SHA-256 ``digest`` is listed now (as the state knew it; the set
+        made when first asked: a log of a match with two versions is rare)."""
+        if self._digests is None:
+            self._digests = {k.digest for _, st, _, k in self._plan
+                             if st is not None and k is not None and k.digest is not None}
+        return digest in self._digests
+
+    def _chunk(self, batch: list[LogRecord], paths: list[str]) -> Chunk:
+        """The chunk of ``batch`` (at ``paths``), kept to fold; a log of a match whose
+        first version had other bytes gets its finding (made again each run)."""
+        self.rewritten += len(versions(self.state, batch, self._present))
+        self._rows.append(batch)
+        self._paths.append(paths)
+        return chunk_of(batch, self.tallies)
 
     def _keep(self, path: str, st: Stamp | None, known: Known | None) -> bool:
         """Whether the log at ``path`` (stamped ``st``) is taken from the state, which knew
@@ -318,14 +322,6 @@ class Monitor:
                         f"state judged it (run {self._run_of(path)}): judged again as it is "
                         "now", None, None, None, None, None))
                     self.changed.append(path)
-        elif record.identity is not None and (self._gone or self._any_gone):
-            gone = self._gone.get(record.identity) or self.state.gone_of(record.identity)
-            if gone is not None and record.row.sha256 not in (None, gone.hex()):
-                old = [FindingRow(
-                    path, CHANGED_KIND, "another log of this match, removed on purpose, "
-                    "was judged with other bytes: this one rewrites it", None, None, None,
-                    None, None)]
-                self.changed.append(path)
         if old:
             record.findings.extend(old)
             record.row.add_findings(len(old))
@@ -361,6 +357,7 @@ class Monitor:
         summary.add(chunk)  # (the values drawn kept compactly, as a full audit keeps them)
         shares: list[Tally | None] = []
         identities: list[bytes] = []
+        digests: list[bytes | None] = []  # the logs' (each match's first version)
         seen: set[bytes] = set()
         known = self.state.in_history_of(chunk.identities) if self.stats else set()
         for i, m in enumerate(chunk.matches):
@@ -386,6 +383,8 @@ class Monitor:
             else:
                 shares.append(records[i].share)
             identities.append(identity)
+            sha = records[i].row.sha256
+            digests.append(None if sha is None else bytes.fromhex(sha))
         if not shares:
             return
         # each test over the chunk's new matches at once, as one match at a time would
@@ -397,8 +396,9 @@ class Monitor:
             after = advance_many(self.evidence, shares, self.alpha)
         except CodecError as e:  # the deals it saw, made again, are not those it saw
             raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
-        for k, (identity, log_e) in enumerate(zip(identities, after, strict=True)):
-            self.state.add_history(identity, first + k + 1, log_e)
+        for k, (identity, log_e, version) in enumerate(zip(identities, after, digests,
+                                                            strict=True)):
+            self.state.add_history(identity, first + k + 1, log_e, version)
 
     def settle(self, summary: ArchiveSummary) -> None:
         """Add to ``summary``'s tallies the shares the state kept: its totals, less the
@@ -456,15 +456,17 @@ class Monitor:
         # an archive that lists nothing at all (a file system not mounted) loses and
         # removes nothing: the run ends on "no logs found"
         knew = list(self.state.paths()) if self.listed else []
+        for first in summary.conflicts:  # a match first seen now in two versions: neither
+            if first in self._put:  # is its first (a run with one of them now tells none)
+                identity = self.state.load(first, share=False).identity
+                if identity is not None:
+                    self.state.no_first_version(identity, self._matches_before)
         named = on_purpose(self.removed_patterns, knew)
         for path in knew:
             if path in self.listed and path not in self._unread:
                 continue
             if named(path):
                 self.removed.append(path)
-                whole = whole_of(self.state, path)
-                if whole is not None:  # its bytes kept in the history: a rewrite is told
-                    self.state.set_gone(*whole)
                 self.state.forget(path)
             else:
                 self.lost.append(path)
@@ -478,6 +480,7 @@ class Monitor:
             "kept": self.kept, "checked": self.checked, "changed": self.changed[:20],
             "changed_count": len(self.changed), "grown": self.grown[:20],
             "grown_count": len(self.grown), "waiting": self.waiting, "lost": self.lost[:20],
+            "rewritten": self.rewritten,
             "removed": self.removed[:20], "removed_count": len(self.removed),
             # judged_again: why every log was (or None)
             "judged_again": self.state.retrust, "older_than_run": self.older,

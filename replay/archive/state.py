@@ -54,8 +54,8 @@ if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
 # in 20 bytes, the cells written (shares and totals written again, keys no longer used gone);
 # 4 left no suit pattern by position to the deals; 5 had no ``ctime``, ``inode``; 6 no seal;
 # 7 kept the paths as given (made absolute against the working directory); 8 had no
-# ``gone`` in the history
-FORMAT = 9
+# ``digest`` in the history, 9 a ``gone`` there instead (a log removed on purpose)
+FORMAT = 10
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from 4 every key of 3 labels or more (a long label is written once, not once a value)
 _SAME_BUT = "@"
@@ -73,7 +73,7 @@ CREATE TABLE logs (path TEXT NOT NULL, size INTEGER NOT NULL,
 CREATE INDEX logs_at ON logs (at);
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
-                      log_e REAL NOT NULL, gone BLOB) WITHOUT ROWID;
+                      log_e REAL NOT NULL, digest BLOB) WITHOUT ROWID;
 CREATE TABLE evidence (id INTEGER PRIMARY KEY CHECK (id = 1), state BLOB NOT NULL);
 CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT NULL,
                    audited INTEGER NOT NULL, changed INTEGER NOT NULL, lost INTEGER NOT NULL,
@@ -514,26 +514,31 @@ class State:
                 + ", ".join("?" * len(part)) + ")", part))
         return found
 
-    def add_history(self, identity: bytes, seq: int, log_e: float) -> None:
-        self.db.execute("INSERT INTO history VALUES (?, ?, ?, NULL)", (identity, seq, log_e))
+    def add_history(self, identity: bytes, seq: int, log_e: float, digest: bytes | None
+                    ) -> None:
+        """The match ``identity`` advanced the evidence (the ``seq``-th), to ``log_e``, with
+        its log of SHA-256 ``digest``: its first version, which any other log of it is
+        compared with."""
+        self.db.execute("INSERT INTO history (identity, seq, log_e, digest) VALUES (?, ?, ?, ?)",
+                        (identity, seq, log_e, digest))
 
-    def set_gone(self, identity: bytes, digest: bytes) -> None:
-        """Keep the SHA-256 of the whole log of the match ``identity`` (in the history)
-        that was removed on purpose, unless one was kept before: another log of the match
-        with other bytes is a rewrite of it, whatever its path."""
-        self.db.execute("UPDATE history SET gone = ? WHERE identity = ? AND gone IS NULL",
-                        (digest, identity))
+    def no_first_version(self, identity: bytes, after: int) -> None:
+        """The match ``identity``, if it advanced the evidence past match ``after`` (in this
+        run), has no first version: it came with two (which is the match as played, no run
+        can tell)."""
+        self.db.execute("UPDATE history SET digest = NULL WHERE identity = ? AND seq > ?",
+                        (identity, after))
 
-    def gone_of(self, identity: bytes) -> bytes | None:
-        """The digest :meth:`set_gone` kept for the match ``identity`` (None: none)."""
-        row = self.db.execute("SELECT gone FROM history WHERE identity = ?",
-                              (identity,)).fetchone()
-        return row[0] if row is not None and isinstance(row[0], bytes) else None
-
-    def any_gone(self) -> bool:
-        """Whether the history keeps the digest of any log removed on purpose."""
-        return self.db.execute("SELECT 1 FROM history WHERE gone IS NOT NULL LIMIT 1"
-                               ).fetchone() is not None
+    def first_versions(self, identities: Iterable[bytes | None]) -> dict[bytes, bytes]:
+        """Per match of ``identities`` in the history, the SHA-256 of the log it advanced the
+        evidence with (none for a match taken up from format 8: not known)."""
+        wanted = list({i for i in identities if i is not None})
+        found: dict[bytes, bytes] = {}
+        for part in query_parts(wanted):
+            found.update((r[0], r[1]) for r in self.db.execute(
+                "SELECT identity, digest FROM history WHERE digest IS NOT NULL AND identity "
+                "IN (" + ", ".join("?" * len(part)) + ")", part))
+        return found
 
     def history(self) -> list[float]:
         """The log of the combined e-value after each match, in the order first seen."""

@@ -1,7 +1,7 @@
 """Taking up a state of an older format (:mod:`tarneeb.replay.archive.state`), in the
 run's transaction: formats 2 and 3, every share written again in format 4's packing;
 formats before 8, its logs' paths made absolute; the other formats' changes, columns
-added (9: the history's ``gone``)."""
+added (10: the history's ``digest``, in place of 9's ``gone``)."""
 
 from __future__ import annotations
 
@@ -42,9 +42,11 @@ def take_up(state: Any, version: int, tables: bool, schema: str, columns: str,
         state.db.execute("ALTER TABLE logs ADD COLUMN inode INTEGER")
     if version < 8 and tables:  # 8: the paths absolute, not as given
         absolute_keys(state.db)
-    if version < 9 and tables and "gone" not in {  # 9: a match's log removed on purpose
-            r[1] for r in state.db.execute("PRAGMA table_info(history)")}:
-        state.db.execute("ALTER TABLE history ADD COLUMN gone BLOB")
+    columns_now = {r[1] for r in state.db.execute("PRAGMA table_info(history)")}
+    if version < 10 and tables and "gone" in columns_now:  # 9's: a log removed on purpose
+        state.db.execute("ALTER TABLE history DROP COLUMN gone")
+    if version < 10 and tables and "digest" not in columns_now:  # 10: first versions
+        state.db.execute("ALTER TABLE history ADD COLUMN digest BLOB")
     if version < fmt:
         state.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(fmt),))
 
