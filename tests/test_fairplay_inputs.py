@@ -76,6 +76,11 @@ def test_names_that_look_alike_are_written_out_where_one_is_named() -> None:
     ps = _table(("Omar\u200b", "Di", "Cy", "Eve"), 60)
     rs = ps.results(0.05)
     assert any("Omar\\u200b" in x for x in play_lines(ps, rs, 0.05))
+    # past U+FFFF, eight digits: "𝐁ob" and "ᵀ1ob" were both written \u1d401ob
+    from tarneeb.replay.fairplay.summary import _written_out
+
+    assert _written_out("\U0001d401ob") != _written_out("\u1d401ob")
+    assert "\\U0001d401ob" in _written_out("\U0001d401ob")
 
 
 def test_an_archive_too_small_to_test_is_said_untested_not_clean() -> None:

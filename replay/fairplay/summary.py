@@ -189,14 +189,17 @@ class PlaySummary:
     sampled: dict[str, int] = field(default_factory=dict)
 
     def add(self, match: MatchPlay) -> None:
-        self.matches += 1
         names, labels = match.names, match.computer
+        analysed = False  # (a match counts when a hand of it is: "the matches analysed")
         for hp in match.hands:
             seats = [s for s in range(4) if self.cap is None
                      or self.sampled.get(names[s], 0) < self.cap]
             if not seats:
                 continue
             self.hands += 1
+            if not analysed:
+                self.matches += 1
+                analysed = True
             for who in {names[s] for s in seats}:
                 self.sampled[who] = self.sampled.get(who, 0) + 1
             per_group: dict[Group, list[float]] = {}
@@ -430,7 +433,7 @@ def replay_hint(w: WeighingHand) -> str:
 def _written_out(name: str) -> str:
     """``name`` quoted, each character but printable ASCII written as its code point."""
     plain = "".join(c if c.isascii() and c.isprintable() else f"\\u{ord(c):04x}"
-                    for c in name)
+                    if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in name)
     return f"“{name}”" if plain == name else f"“{name}” ({plain})"
 
 
