@@ -725,7 +725,7 @@ def test_the_pages_hand_n_is_tarneeb_show_hand_n(chromium, page_file, capsys, na
     assert seen["finding_hands"] == [str(hand)]  # in the section of the hand it names
     code, out, _ = run(capsys, "show", "--json", "--hand", str(hand), str(log))
     shown_hand = json.loads(out)["hands"]
-    assert code == 0 and [h["deal_number"] for h in shown_hand] == [hand - 1]
+    assert code == 1 and [h["deal_number"] for h in shown_hand] == [hand - 1]  # (a finding)
     assert seen["hands"][hand - 1] == f"Hand {hand} · dealt by " \
         f"{table.name(shown_hand[0]['dealer'])}"
 
