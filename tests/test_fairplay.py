@@ -499,7 +499,11 @@ def test_a_player_is_named_on_its_own_figure_and_its_partner_only_as_partner() -
     words = "named only as the partner of Ann"
     text = play_lines(ps, rs, 0.05)
     assert not any(x.startswith("fair play: FLAGGED player Cy") for x in text)
-    assert any(x.startswith("fair play: FLAGGED player Ann") for x in text)
+    named_ann = [x for x in text if x.startswith("fair play: FLAGGED player Ann")]
+    # the bar it passed is its own figure's (its whole figure's p was printed)
+    assert named_ann and all(x.endswith(f"named on its own figure: p (Holm) = "
+                                        f"{by[('own', 'Ann')].p_adjusted:.2g}")
+                             for x in named_ann)
     assert any("player Cy: not accused" in x and words in x for x in text)
     doc = ps.to_json(rs)
     assert "player Cy" not in doc["flagged"] and "player Ann" in doc["flagged"]

@@ -478,10 +478,15 @@ def play_lines(summary: PlaySummary, results: Sequence[GroupResult], alpha: floa
     quiet = quiet_verdict(results)
     if quiet is not None:
         lines.append(f"fair play: {quiet}")
+    own = {x.name: x for x in results if x.kind == "own"}
     for r in bad:
-        lines.append(f"fair play: FLAGGED {r.describe(shown)}; " + (
-            f"e-value e^{r.log_e:.1f}, p (anytime, {len(tested)} groups) = "
-            if r.log_e is not None else "p (Holm) = ") + f"{r.p_adjusted:.2g}")
+        # a player is named on its own figure: the bar it passed is that figure's (its whole
+        # figure's p was printed, 1 for a player that passed on its opening leads alone)
+        basis = own.get(r.name, r) if r.kind == "player" else r
+        lines.append(f"fair play: FLAGGED {r.describe(shown)}; "
+                     + ("named on its own figure: " if basis is not r else "") + (
+            f"e-value e^{basis.log_e:.1f}, p (anytime, {len(tested)} groups) = "
+            if basis.log_e is not None else "p (Holm) = ") + f"{basis.p_adjusted:.2g}")
         for w in r.weighing:
             lines.append(f"  weighs most: {w.excess:+.1f} best cards over {w.decisions} "
                          f"decisions: {replay_hint(w)}")
