@@ -195,8 +195,36 @@ def load_log(path: Path | str, limits: Limits | None = None) -> ParsedLog:
 
     limits = limits or DEFAULT_LIMITS
     if str(path) == STDIO:
-        return parse_log(sys.stdin.buffer, shown_name(path), limits)
+        stdin = sys.stdin.buffer
+        peek = getattr(stdin, "peek", None)
+        first = peek(1)[:1] if peek is not None else b""
+        if first and first in b"{ \t\r\n\xef":  # a log's JSON form, maybe: read whole
+            return _stdin_json_form(stdin.read(limits.max_json_bytes + 1), limits)
+        return parse_log(stdin, shown_name(path), limits)
     return read_log(str(path), limits)
+
+
+def _stdin_json_form(raw: bytes, limits: Limits) -> ParsedLog:
+    """The log standard input holds (``raw``), read as a log, else as its JSON form
+    (``tarneeb export``), as a file is: no tarneeb log and no JSON log, both failures said."""
+    from tarneeb.replay.log import LogError, parse_log
+    from tarneeb.replay.log import jsonform as logjson
+
+    name = shown_name(STDIO)
+    try:
+        return parse_log(raw, name, limits)
+    except LogError as e:
+        if "not a tarneeb log" not in str(e) or \
+                not raw.lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"{"):
+            raise
+        first = e
+    try:
+        data = logjson.loads(raw.decode("utf-8"), limits)
+    except UnicodeDecodeError:
+        raise LogError(f"{first}; nor a log's JSON form: not UTF-8 text") from None
+    except LogError as e:
+        raise LogError(f"{first}; nor a log's JSON form: {e}") from None
+    return parse_log(data, name, limits)
 
 
 def read_log_bytes(path: Path | str, limits: Limits) -> bytes:

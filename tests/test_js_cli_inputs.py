@@ -117,8 +117,13 @@ def test_options_and_standard_input_as_the_python_command_takes_them(
     """`--max-bytes=N`, `--` before logs, `-` for standard input; a missing file in the C
     library's words; --max-bytes refused or taken as the Python command does."""
     data = LOG.read_bytes()
+    from tarneeb.replay.log.jsonout import dumps
+
+    form = dumps(data).encode("utf-8")  # a log's JSON form from standard input, as a file's
     for args, stdin in ((["--json", f"--max-bytes={len(data)}", "--", str(LOG)], None),
                         (["--json", "-"], data), (["--json", "-"], data[:-7]),
+                        (["--json", "-"], form), (["-"], form), (["-"], b'{"a": 1}'),
+                        (["--json", "-"], b" \n" + form[:-40]),
                         (["--json", "-"], b"\0" * 100),
                         (["--json", "missing.tlog"], None),
                         (["--json", str(LOG / "x.tlog")], None),
@@ -126,6 +131,8 @@ def test_options_and_standard_input_as_the_python_command_takes_them(
                         (["--json", "--max-bytes", f"{len(data) - 1}.00", str(LOG)], None)):
         js, py = _both(node, env, tmp_path, list(args), stdin)
         assert js == py, args
+        if stdin is form:  # (it was "not a tarneeb log", exit 2, in both)
+            assert js[0] == 0, js
     for bad in ("1e9", "0x100000", "NaN", "", "-5", "0", "1.5"):
         js, py = _both(node, env, tmp_path, ["--max-bytes", bad, str(LOG)])
         assert js[0] == py[0] == 2 and js[1] == py[1] == "", bad

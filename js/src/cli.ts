@@ -449,7 +449,7 @@ async function main(args: Arg[]): Promise<number> {
  *  JSON form (`tarneeb export`) gives, as `tarneeb verify` and the page read it; a JSON
  *  document that is no JSON log is unreadable, both failures said. */
 async function jsonFormInstead(v: VerdictJson, path: Arg, data: Uint8Array, opts: Options, limits: Limits): Promise<VerdictJson> {
-  if (path.name === STDIO || v.error === null || !v.error.includes("not a tarneeb log") || !startsAsJson(data)) return v;
+  if (v.error === null || !v.error.includes("not a tarneeb log") || !startsAsJson(data)) return v;
   let bytes: Uint8Array;
   try {
     bytes = jsonFormFile(data, limits);
