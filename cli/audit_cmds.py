@@ -435,7 +435,14 @@ def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int
         head = None
         if head_signature is not None and key is not None:
             signature = parse_hex(head_signature, "head signature", 64)
-            public = load_public_key_file(key)
+            try:
+                public = load_public_key_file(key)
+            except AuditError:
+                from .verify_cmd import _holds_private_key, private_key_given
+
+                if _holds_private_key(Path(key)):  # (as verify --key says it)
+                    raise AuditInputError(private_key_given(Path(key))) from None
+                raise
             head = key_id(public)
             try:
                 season.head.verify(public, signature)

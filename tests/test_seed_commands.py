@@ -68,6 +68,15 @@ def test_signed_head_proves_the_size(capsys, season, signed) -> None:
     assert code == 0 and json.loads(out)["checks"][0]["size_proven"] is True
 
 
+def test_a_private_key_given_as_the_head_key_is_said_so(capsys, season, tmp_path) -> None:
+    """As verify --key says it (it said only "not a PEM public key")."""
+    key = tmp_path / "platform.pem"
+    assert run(capsys, "keygen", str(key))[0] == 0
+    code, out, err = run(capsys, "verify-seed", *_leaf_args(season, 3, 5),
+                         "--head-signature", "00" * 64, "--key", str(key))
+    assert (code, out) == (2, "") and "a private key; --key pins the platform's public key" in err
+
+
 @pytest.mark.parametrize("size", [6, 7, 8])
 def test_signed_head_refuses_another_size(capsys, season, signed, size) -> None:
     signature, key = signed
