@@ -135,3 +135,21 @@ def test_a_seed_for_a_log_that_commits_to_none_and_flags_and_intervals_out_of_ra
         with pytest.raises(tarneeb.RecorderError, match="at most 60,000 ms"):
             tarneeb.MatchRecorder(tmp_path / "o.tlog", **header(), durability=interval)
     assert not (tmp_path / "n.tlog").exists() and not (tmp_path / "o.tlog").exists()
+
+
+def test_a_trump_refused_is_not_named(tmp_path: Path) -> None:
+    """A suit that is none is refused, and the trump is still to name: it counted as named
+    (the right suit was then refused, "the trump is named once"); the Node recorder checks
+    first."""
+    import io
+
+    rec = tarneeb.MatchRecorder(io.BytesIO(), rules="classic", seats=["A", "B", "C", "D"],
+                                match_id=b"m-1", first_dealer=0)
+    rec.deal(0)
+    rec.call(1, 7)
+    for bad in ("X", 9):
+        with pytest.raises(tarneeb.RecorderError, match="not a suit|must be 0-3"):
+            rec.name_trump(bad)
+    rec.name_trump("♠")
+    with pytest.raises(tarneeb.RecorderError, match="named once"):
+        rec.name_trump("♥")

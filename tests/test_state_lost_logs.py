@@ -174,3 +174,49 @@ def test_a_state_whose_key_went_missing_says_so(tmp_path: Path,
     code, _, err = run(capsys, "audit", "-j", "1", str(logs[0].parent), "--state", state)
     assert code == 2 and "seal does not match" in err
     assert f"the state key {key} was missing, and a new one was made just now" in err
+
+
+def test_a_log_read_before_it_was_signed_is_no_first_version(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log a run read with its end record but not its signature (the run between the
+    two writes), signed since: it has grown, and later runs do not call it a rewrite of
+    the unsigned bytes (it was a changed-log finding for ever); a rewrite of it then is."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    whole = paths[1].read_bytes()
+    paths[1].write_bytes(whole[:-68])  # (its signature record: 68 bytes)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["findings_by_kind"] == {"unsigned": 1}
+    paths[1].write_bytes(whole)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert (code, doc["state"]["grown"]) == (0, [str(paths[1])])
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert (code, doc["findings_by_kind"], doc["state"]["rewritten"]) == (0, {}, 0)
+    paths[1].unlink()
+    rewrite = logs / "z-rewrite.tlog"
+    rewrite.write_bytes(renamed(whole, SEED))
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(paths[1]))
+    assert (code, doc["state"]["rewritten"]) == (1, 1)
+
+
+def test_a_match_waiting_beside_its_finished_log_keeps_its_first_version(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A match's log cut short (waiting), finished under another name while the cut one
+    is still listed (a conflicting pair, its start no other version): the finished log is
+    its first version, and a rewrite of it later is told (the first version was dropped
+    when the cut log sorted after the finished one)."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    whole = paths[1].read_bytes()
+    part = logs / "zz-part.tlog"  # (sorts after the finished log)
+    paths[1].unlink()
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    part.write_bytes(whole[:len(whole) // 2])  # (both come in one run)
+    paths[1].write_bytes(whole)
+    assert audit(capsys, str(logs), "--state", state)[0] == 1  # (the pair)
+    part.unlink()
+    paths[1].unlink()
+    (logs / "rewrite.tlog").write_bytes(renamed(whole, SEED))
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(part),
+                      "--removed", str(paths[1]))
+    assert (code, doc["state"]["rewritten"]) == (1, 1)

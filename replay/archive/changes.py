@@ -109,6 +109,13 @@ def on_purpose(patterns: Sequence[tuple[str, str]], knew: Sequence[str]
     return lambda path: path in exact or any(fnmatch.fnmatchcase(path, p) for p in globs)
 
 
+def whole(record: LogRecord) -> bool:
+    """Whether the log ``record`` judged is whole: read, signed and finished (no
+    ``cut-short`` or ``unsigned`` finding): a version of its match, not one being written."""
+    return record.row.verdict != "unreadable" and not any(
+        f.kind in UNSIGNED_KINDS for f in record.findings)
+
+
 def versions(state: State, records: Sequence[LogRecord],
              present: Callable[[bytes], bool]) -> list[LogRecord]:
     """Those of ``records`` (a chunk's, read now or kept) whose match advanced the evidence
@@ -136,4 +143,4 @@ def versions(state: State, records: Sequence[LogRecord],
 
 
 __all__ = ["UNSIGNED_KINDS", "Stamp", "bytes_now", "grew", "on_purpose", "stat_of",
-           "versions"]
+           "versions", "whole"]

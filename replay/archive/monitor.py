@@ -67,6 +67,7 @@ from tarneeb.replay.archive.changes import (
     on_purpose,
     stat_of,
     versions,
+    whole,
 )
 from tarneeb.replay.archive.paths import absolute_path, stored_path
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
@@ -236,8 +237,8 @@ class Monitor:
         """Whether a log of SHA-256 ``digest`` is listed now (as the state knew it; the set
         made when first asked: a log of a match with two versions is rare)."""
         if self._digests is None:
-            self._digests = {k.digest for _, st, _, k in self._plan
-                             if st is not None and k is not None and k.digest is not None}
+            self._digests = {k.digest for _, _, keep, k in self._plan  # (kept: the same
+                             if keep and k is not None and k.digest is not None}  # bytes)
         return digest in self._digests
 
     def _chunk(self, batch: list[LogRecord], paths: list[str]) -> Chunk:
@@ -315,7 +316,10 @@ class Monitor:
                 if (before.row.verdict == "unreadable"
                         or any(f.kind in UNSIGNED_KINDS for f in before.findings)) \
                         and grew(path, known.size, before_digest, digest, self.trust):
-                    self.grown.append(path)
+                    self.grown.append(path)  # (its match's first version, if it was, now)
+                    if record.identity is not None and digest is not None:
+                        self.state.grown_version(record.identity, before_digest,
+                                                 bytes.fromhex(digest))
                 else:
                     old.append(FindingRow(
                         path, CHANGED_KIND, "the log's bytes changed since the archive's "
@@ -383,8 +387,8 @@ class Monitor:
             else:
                 shares.append(records[i].share)
             identities.append(identity)
-            sha = records[i].row.sha256
-            digests.append(None if sha is None else bytes.fromhex(sha))
+            sha = records[i].row.sha256  # (a log not signed yet is no version: none kept)
+            digests.append(None if sha is None or not whole(records[i]) else bytes.fromhex(sha))
         if not shares:
             return
         # each test over the chunk's new matches at once, as one match at a time would
@@ -456,8 +460,11 @@ class Monitor:
         # an archive that lists nothing at all (a file system not mounted) loses and
         # removes nothing: the run ends on "no logs found"
         knew = list(self.state.paths()) if self.listed else []
-        for first in summary.conflicts:  # a match first seen now in two versions: neither
-            if first in self._put:  # is its first (a run with one of them now tells none)
+        for first, later in summary.conflicts.items():  # a match first seen now in two
+            # whole versions: neither is its first (a run with one of them now tells none);
+            # a log not whole yet (its own start, cut short) is no other version
+            if first in self._put and any(
+                    p in self._put and whole(self.state.load(p, share=False)) for p in later):
                 identity = self.state.load(first, share=False).identity
                 if identity is not None:
                     self.state.no_first_version(identity, self._matches_before)

@@ -499,8 +499,8 @@ class State:
                         (path_at(path), stored_path(path)))
 
     def paths(self) -> Iterator[str]:
-        for (p,) in self.db.execute("SELECT path FROM logs ORDER BY path").fetchall():
-            yield listed_path(p)
+        yield from (listed_path(p) for (p,) in self.db.execute("SELECT path FROM logs ORDER "
+                                                               "BY path").fetchall())
 
     # ------------------------------------------------------------ evidence --
 
@@ -523,11 +523,16 @@ class State:
                         (identity, seq, log_e, digest))
 
     def no_first_version(self, identity: bytes, after: int) -> None:
-        """The match ``identity``, if it advanced the evidence past match ``after`` (in this
-        run), has no first version: it came with two (which is the match as played, no run
-        can tell)."""
+        """The match ``identity``, if it advanced the evidence past match ``after`` (this
+        run), has no first version: it came with two, and no run can tell which it was."""
         self.db.execute("UPDATE history SET digest = NULL WHERE identity = ? AND seq > ?",
                         (identity, after))
+
+    def grown_version(self, identity: bytes, before: bytes, now: bytes) -> None:
+        """The match ``identity``'s log grew from SHA-256 ``before`` to ``now``: its first
+        version, if ``before`` was or none was (judged before it was signed), is ``now``."""
+        self.db.execute("UPDATE history SET digest = ? WHERE identity = ? AND (digest = ? OR "
+                        "digest IS NULL)", (now, identity, before))
 
     def first_versions(self, identities: Iterable[bytes | None]) -> dict[bytes, bytes]:
         """Per match of ``identities`` in the history, the SHA-256 of the log it advanced the

@@ -48,6 +48,7 @@ import contextlib
 import errno
 import io
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -110,12 +111,12 @@ class Durability:
         if text in ("flush", "fsync"):
             return cls(text)
         if text.startswith("group:"):
-            try:
-                ms = float(text[6:])
-            except ValueError:
-                pass
-            else:  # (an interval out of range: said in its own words)
-                return cls.group(ms)
+            # milliseconds in decimal digits (as the TypeScript recorder reads them: not
+            # 1_000, 0x10 or 1e3), or inf and nan, out of range
+            given = text[6:].strip(" \t")
+            if re.fullmatch(r"[0-9]+(\.[0-9]+)?|[-+]?(inf(inity)?|nan)", given,
+                            re.IGNORECASE | re.ASCII):
+                return cls.group(float(given))  # (out of range: said in its own words)
         raise ValueError(f"durability {text!r}: give flush, fsync or group:MS")
 
 

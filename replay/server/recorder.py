@@ -354,9 +354,10 @@ class MatchRecorder:
                                 "give it with claim(trump=...)")
         if self._trump_named or hand.plays:
             raise RecorderError("the trump is named once, before the first card")
+        trump = suit_of(suit)  # (refused before the trump counts as named)
         self._trump_named = True
-        hand.trump = suit_of(suit)
-        return self._move(TRUMP_MOVE + hand.trump, timer)
+        hand.trump = trump
+        return self._move(TRUMP_MOVE + trump, timer)
 
     def play(self, card: Card, *, timer: bool = False,
              proof: tuple[int, bytes] | None = None) -> int:

@@ -53,11 +53,12 @@ export function parseDurability(text: string | Durability): Durability {
   }
   if (text === "flush" || text === "fsync") return { mode: text, intervalMs: 0 };
   if (text.startsWith("group:")) {
-    const given = text.slice(6).trim();
-    // a number, or Python float()'s inf and nan: out of range, said in the interval's words
+    const given = text.slice(6).replace(/^[ \t]+|[ \t]+$/g, "");
+    // milliseconds in decimal digits (as the Python recorder reads them: not 1_000, 0x10
+    // or 1e3), or inf and nan: out of range, said in the interval's words
     const special = /^[-+]?(?:inf(?:inity)?|nan)$/i.test(given);
-    const ms = special ? Number.NaN : Number(given);
-    if (given !== "" && (special || !Number.isNaN(ms))) {
+    const ms = special ? Number.NaN : /^[0-9]+(?:\.[0-9]+)?$/.test(given) ? Number(given) : Number.NaN;
+    if (special || !Number.isNaN(ms)) {
       if (ms > 0 && ms <= MAX_GROUP_MS) return { mode: "group", intervalMs: ms };
       throw new RangeError(groupWords(given));
     }
