@@ -73,3 +73,25 @@ def test_the_no_evidence_sentence_carries_both() -> None:
     text = fairness_sentence("recorded", results, 0.05)
     assert "card positions relative to the dealer" in text
     assert "drift other than" in text
+
+
+def test_an_archive_of_no_deals_says_no_test_ran(tmp_path, capsys) -> None:
+    """Matches abandoned before their first deal: the text says no test ran, as the JSON
+    and the report say (it said "0 deals" and nothing of the tests)."""
+    from cli_runner import run
+
+    from tarneeb.replay.log import Abandonment, EndRecord
+    from tarneeb.replay.server.simulate import MatchSecrets, play_logged_match
+    from tarneeb.testing.alterations import rewrite
+
+    secrets = MatchSecrets(b"no deals")
+
+    def stopped(log):
+        log.hands = []
+        log.end = EndRecord(None, log.end.server_seed, Abandonment("disconnect", 0, "gone"))
+
+    for i in range(2):
+        data = play_logged_match("eram41", seed=b"no deals %d" % i, key=secrets.key)
+        (tmp_path / f"m{i}.tlog").write_bytes(rewrite(data, stopped, resign=secrets.key))
+    code, out, _ = run(capsys, "audit", "-j", "1", str(tmp_path))
+    assert code == 0 and "No test ran: nothing is said of the deals." in out

@@ -116,6 +116,8 @@ def verdict_lines(summary: ArchiveSummary,
             sentence = (sentence.rstrip(".") + " (this look alone, not valid under repeated "
                         "looks: the verdict on bias is the evidence's).")
         lines.append(sentence)
+    if fairness is not None and not any(fairness.values()) and s.evidence is None:
+        lines.append(uncovered(()))  # (no deal to test: said, as the JSON and report say)
     return lines
 
 

@@ -99,7 +99,10 @@ _UNCOVERED_REST = ("); rigging steered by what the tests do not see (a player's 
                    ' grouped by one thing at a time (a key, a rule set, a named player, a seat '
                    'label, a team), crossed only with the state of the match (points alone; and '
                    'a player with '
-                   'the rule set): a bias confined to one player under one key, to two named '
+                   'the rule set): a bias confined to one rule set or one key on a hand other '
+                   "than the first dealt (a key's and a rule set's tests read the hand "
+                   "dealt first: another seat's shows only as it moves the whole archive's "
+                   'seat tests), to one player under one key, to two named '
                    "players when they sit as partners, or to players' first matches shows only "
                    "as much as it moves that player's or label's deals as a whole; and the first"
                    ' dealer is tested by its seat and its label, not by who bids first after it '
