@@ -148,7 +148,7 @@ def test_a_trump_refused_is_not_named(tmp_path: Path) -> None:
     rec.deal(0)
     rec.call(1, 7)
     for bad in ("X", 9):
-        with pytest.raises(tarneeb.RecorderError, match="not a suit|must be 0-3"):
+        with pytest.raises(tarneeb.RecorderError, match=r"not a suit|must be 0-3"):
             rec.name_trump(bad)
     rec.name_trump("♠")
     with pytest.raises(tarneeb.RecorderError, match="named once"):
