@@ -164,3 +164,30 @@ def test_a_node_server_killed_mid_match_leaves_a_log_that_verifies_to_its_last_v
         v = verify_file(str(out), trust=Trust(public_key=public_key_raw(
             load_public_key_file(public)), server_seed=server_seed))
         assert [f.kind for f in v.findings] == ["cut-short"], [str(f) for f in v.findings]
+
+
+def test_both_recorders_read_a_group_interval_alike() -> None:
+    """Decimal milliseconds, or refused, in both (Node took group:0x10 and group:0b11,
+    Python group:1_000)."""
+    from js_build import JS
+
+    from tarneeb.replay.log.writer import Durability
+
+    node = built("log/writer.js")
+    texts = ["group:5", "group: 5 ", "group:2.5", "group:0x10", "group:0b11", "group:1_000",
+             "group:1e3", "group:", "group:-1", "group:60001", "group:inf", "group:nan",
+             "group:٣", "flush", "fsync"]
+    script = ("import { parseDurability } from './dist/src/log/writer.js';"
+              "const out = JSON.parse(process.argv[1]).map((t) => {"
+              "  try { return parseDurability(t).intervalMs; } catch { return null; } });"
+              "process.stdout.write(JSON.stringify(out));")
+    done = subprocess.run([node, "--input-type=module", "-e", script, json.dumps(texts)],
+                          capture_output=True, text=True, cwd=JS, check=True, timeout=60)
+    py = []
+    for t in texts:
+        try:
+            py.append(Durability.parse(t).interval_ms)
+        except ValueError:
+            py.append(None)
+    assert json.loads(done.stdout) == py
+    assert py[:3] == [5, 5, 2.5] and py[3:7] == [None] * 4
