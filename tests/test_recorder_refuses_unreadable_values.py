@@ -131,7 +131,7 @@ def test_a_seed_for_a_log_that_commits_to_none_and_flags_and_intervals_out_of_ra
     with pytest.raises(tarneeb.RecorderError, match="computer flag"):
         tarneeb.MatchRecorder(tmp_path / "n.tlog",
                               **header(seats=[("Ann", "no"), "Ben", "Cat", "Dan"]))
-    for interval in ("group:inf", "group:1e300", "group:nan"):
+    for interval in ("group:inf", "group:60001", "group:nan"):
         with pytest.raises(tarneeb.RecorderError, match="at most 60,000 ms"):
             tarneeb.MatchRecorder(tmp_path / "o.tlog", **header(), durability=interval)
     assert not (tmp_path / "n.tlog").exists() and not (tmp_path / "o.tlog").exists()

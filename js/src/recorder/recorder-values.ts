@@ -13,16 +13,22 @@ import { blindFromList } from "../log/blindrecords.js";
 import { type Bytes } from "../text/bytes.js";
 import { cardName } from "../rules/engine.js";
 import { LogError, ValueError, closeHand, decodeDeal, decodeEnd, decodeHeader } from "../log/fields.js";
-import { grouped, unsafeCharacter } from "../text/names.js";
+import { grouped, shown, unsafeCharacter } from "../text/names.js";
 import { parseLog } from "../log/records.js";
 import { ARGUMENT_ELEMENTS, SHUFFLE_ARGUMENT_LEN } from "../protocol/shuffleargument.js";
 import { DEFAULT_LIMITS } from "../text/stream.js";
 import { isCanonical, readValue } from "../text/unpack.js";
 import { encodeValue } from "../log/writer.js";
 
-/** A call the recorder cannot write: out of order, or a value out of its range. */
+/** A call the recorder cannot write: out of order, or a value out of its range. Its message
+ *  holds the values given as text a terminal shows as text (control, line-break and bidi
+ *  characters escaped, as the Python recorder's `repr` does). */
 export class RecorderError extends Error {
   override name = "RecorderError";
+
+  constructor(message: string) {
+    super(shown(message));
+  }
 }
 
 /** A card: its number 0–51 (suit × 13 + rank; ♣ ♦ ♥ ♠, 2 … A) or its name, e.g. `"10♥"`. */
