@@ -138,3 +138,25 @@ def test_a_header_that_cannot_be_written_leaves_no_file(node: str, tmp_path: Pat
     """Nothing of the match was acknowledged: no torn or empty file is left to block a new
     start (a recorder never writes over a file, and resume cannot read a torn header)."""
     assert _run(node, tmp_path, "header", limit=100) == {"first": "EFBIG", "exists": False}
+
+
+def test_a_value_refused_is_shown_with_its_control_characters_escaped(tmp_path: Path) -> None:
+    """ESC, BEL and C1 in a value the Node recorder refuses (a dealer, a bid, a durability)
+    reached the terminal raw in its error; escaped, as the Python recorder's repr does."""
+    node = built("server.js")
+    script = ("import { join } from 'node:path'; import { pathToFileURL } from 'node:url';"
+              "const { MatchRecorder } = await import(pathToFileURL(join(process.argv[1], "
+              "'server.js')).href);"
+              "const out = []; const base = { path: join(process.argv[2], 'm.tlog'), rules: "
+              "'eram41', seats: ['A', 'B', 'C', 'D'], matchId: new Uint8Array(8), firstDealer: 0 };"
+              "for (const over of [{ firstDealer: '\\x1b[31mred' }, { durability: "
+              "'group:\\x1b[2J' }, { seats: ['A\\x9b', 'B', 'C', 'D'] }]) {"
+              "  try { await MatchRecorder.create({ ...base, ...over }); out.push(null); }"
+              "  catch (e) { out.push(e.message); } }"
+              "process.stdout.write(JSON.stringify(out));")
+    done = subprocess.run([node, "--input-type=module", "-e", script, str(DIST), str(tmp_path)],
+                          capture_output=True, text=True, check=True, timeout=60)
+    said = json.loads(done.stdout)
+    assert all(m is not None for m in said), said
+    assert not any(c in m for m in said for c in "\x1b\x07\x9b"), said
+    assert "\\x1b[31mred" in said[0]
