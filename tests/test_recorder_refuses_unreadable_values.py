@@ -153,3 +153,23 @@ def test_a_trump_refused_is_not_named(tmp_path: Path) -> None:
     rec.name_trump("♠")
     with pytest.raises(tarneeb.RecorderError, match="named once"):
         rec.name_trump("♥")
+
+
+def test_a_log_that_cannot_be_made_and_a_bad_durability_to_resume_are_recorder_errors(
+        tmp_path: Path) -> None:
+    """``MatchRecorder("/no/dir/x.tlog")`` raised FileNotFoundError (Node: RecorderError);
+    ``resume(durability=None)`` raised AttributeError after it had cut the file."""
+    with pytest.raises(tarneeb.RecorderError, match=r"cannot create .*x.tlog: No such file"):
+        tarneeb.MatchRecorder(tmp_path / "no" / "x.tlog", rules="eram41",
+                              seats=["A", "B", "C", "D"], match_id=b"m", first_dealer=0)
+    path = tmp_path / "m.tlog"
+    rec = tarneeb.MatchRecorder(path, rules="eram41", seats=["A", "B", "C", "D"],
+                                match_id=b"m", first_dealer=0)
+    rec.deal(0)
+    rec.close()
+    data = path.read_bytes() + b"\xcc"  # (a torn value the resume would cut)
+    path.write_bytes(data)
+    for bad in (None, 5):
+        with pytest.raises(tarneeb.RecorderError, match="durability is flush, fsync"):
+            tarneeb.MatchRecorder.resume(path, durability=bad)  # type: ignore[arg-type]
+        assert path.read_bytes() == data

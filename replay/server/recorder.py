@@ -106,6 +106,17 @@ class LogExistsError(RecorderError, FileExistsError):
     :class:`RecorderError` and a :class:`FileExistsError`."""
 
 
+def _durability(durability: Durability | str) -> Durability:
+    """A recorder's durability, from its text form or as given; else RecorderError."""
+    try:
+        durability = Durability.parse(durability) if isinstance(durability, str) else durability
+    except ValueError as e:
+        raise RecorderError(str(e)) from None
+    if not isinstance(durability, Durability):
+        raise RecorderError(f"durability is flush, fsync or group:MS, not {durability!r}")
+    return durability
+
+
 class MatchRecorder:
     """Writes one match's signed log as it is played: see the module's docstring.
 
@@ -137,13 +148,7 @@ class MatchRecorder:
             if unsafe_character(seat.name) is not None:
                 raise RecorderError(f"seat name {seat.name!r} holds the character "
                                     f"{unsafe_character(seat.name)}")
-        if isinstance(durability, str):
-            try:
-                durability = Durability.parse(durability)
-            except ValueError as e:
-                raise RecorderError(str(e)) from None
-        if not isinstance(durability, Durability):
-            raise RecorderError(f"durability is flush, fsync or group:MS, not {durability!r}")
+        durability = _durability(durability)
         header = Header(rules=ruleset, seats=named, match_id=raw_of(match_id, "match_id"),
                         first_dealer=seat_of(first_dealer, "first_dealer"),
                         server_commitment=raw_of(server_commitment, "server_commitment", True),
@@ -169,6 +174,9 @@ class MatchRecorder:
                 raise LogExistsError(f"{shown(os.fspath(out))} exists: a recorder never "
                                     "writes over a log (resume a log a crash cut short with "
                                     "MatchRecorder.resume)") from None
+            except OSError as e:  # (as the Node recorder says it)
+                raise RecorderError(f"cannot create {shown(os.fspath(out))}: "
+                                    f"{e.strerror or e}") from None
             if not lock_log(self._stream):
                 self._stream.close()
                 raise RecorderError(held(out))
@@ -214,12 +222,7 @@ class MatchRecorder:
         with ``server-fault``, the seed revealed) and signs it."""
         from tarneeb.replay.log.parse import parse_log
         from tarneeb.replay.log.stream import LogError
-
-        if isinstance(durability, str):
-            try:
-                durability = Durability.parse(durability)
-            except ValueError as e:
-                raise RecorderError(str(e)) from None
+        durability = _durability(durability)  # (before the file is cut)
         seed = raw_of(server_seed, "server_seed", nil=True)
         if seed is not None and len(seed) != 32:
             raise RecorderError(f"server_seed must be 32 bytes, not {len(seed)}")
