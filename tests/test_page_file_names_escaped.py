@@ -20,7 +20,9 @@ def test_file_names_with_bidi_controls_are_shown_escaped(chromium, page_file, tm
     receipt = tmp_path / "receipt\u202d\x1b[2J.json"
     receipt.write_text("not a receipt")
     seen = check(chromium, page_file, log, key=key, receipt=receipt)
-    assert seen["verdict"] == "clean"
+    # (a receipt that cannot be read checks nothing, as tarneeb verify refuses it)
+    assert seen["verdict"] == "unreadable"
+    assert "receipt\\u202d\\x1b[2J.json" in seen["detail"] + seen["headline"]
     assert RAW.search(seen["text"]) is None, seen["text"]
     assert seen["key_status"].startswith("key\\u2067s.pem: not a public key")
     assert seen["receipt_status"].startswith("receipt\\u202d\\x1b[2J.json: not a receipt")
