@@ -1,6 +1,6 @@
 """The recorder's lock on its log: one recorder per log file (``flock``), held from
 creation or resume until the log is signed, dropped by the system when the process dies,
-however it dies."""
+however it dies (and a child it forked with the log open has exited: the child holds it)."""
 
 from __future__ import annotations
 
