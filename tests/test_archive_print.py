@@ -60,3 +60,7 @@ def test_the_summary_says_what_was_tested_apart_and_corrected_together() -> None
         assert "Not tested apart (fewer than 100 of these deals" in line
         assert "club" in line.split("Not tested apart", 1)[1].split(":", 2)[1]
         assert "any measure but high-card points steered by the match state" in line
+    # and the JSON, per origin (it had only what no test looks for)
+    doc = summary.to_json(fairness)
+    assert set(doc["not_tested_apart"]) == set(fairness)
+    assert all("club" in (x or "") for x in doc["not_tested_apart"].values())

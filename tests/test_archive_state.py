@@ -61,7 +61,7 @@ def before_seals(db: sqlite3.Connection) -> None:
     Sealer.of(path).record.unlink(missing_ok=True)
 
 
-BATTERY = ("fairness", "families", "not_covered", "fixed_sample_flagged")
+BATTERY = ("fairness", "families", "not_covered", "not_tested_apart", "fixed_sample_flagged")
 
 
 def without_state(doc: dict[str, Any], *also: str) -> dict[str, Any]:

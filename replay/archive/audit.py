@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from tarneeb.audit.fairness import DEFAULT_ALPHA, DEFAULT_POWER, StatResult, Tally
 from tarneeb.audit.fairness.correction import family_weights
 from tarneeb.audit.fairness.tests import bias_flagged, describe_test
-from tarneeb.replay.archive.battery.covered import uncovered
+from tarneeb.replay.archive.battery.covered import not_tested_apart, uncovered
 from tarneeb.replay.archive.battery.measures import ORIGINS, fairness_results, tally_match
 from tarneeb.replay.archive.claims import Claim, Claims, claim_from, claim_message, claim_of
 from tarneeb.replay.archive.endings import Abandonments, Ending, ending_of
@@ -543,6 +543,14 @@ class ArchiveSummary:
         :func:`fairness_results` says)."""
         return fairness_results(self.tallies, alpha, power, repeats=self.repeats)
 
+    def groups(self) -> dict[str, list[str]]:
+        """The archive's rule sets and keys, as the tests name them apart (a key by its
+        platform's name when the user's keys name it, as pinned)."""
+        return {"rule set": list(self.by_rules), "key": [
+            str(self.signers[k][0]) if k in self.signers and self.signers[k][1]
+            and self.signers[k][0] is not None else k
+            for k in self.by_key if k != "no verified signature"]}
+
     def to_json(self, fairness: dict[str, list[StatResult]] | None = None) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "logs": self.logs, "clean": self.clean, "findings": self.with_findings,
@@ -577,6 +585,10 @@ class ArchiveSummary:
             doc["families"] = {f: {"tests": sum(r.family == f for r in every), "weight": w}
                                for f, w in family_weights(every).items()}
             doc["not_covered"] = uncovered(r.test for r in every)
+            # per origin, the rule sets and keys too small to be tested apart (None: none)
+            doc["not_tested_apart"] = {o: not_tested_apart([r for r in rs if r.tested],
+                                                           self.groups()) or None
+                                       for o, rs in fairness.items()}
             doc["bias_flagged"] = bias_flagged(fairness)
         return doc  # with a state, monitor.state_json adds the state's part
 

@@ -13,8 +13,7 @@ from typing import Any
 from tarneeb.audit.fairness import DEFAULT_ALPHA, FAMILIES, StatResult
 from tarneeb.audit.names import name_scripts
 from tarneeb.replay.archive.audit import ORIGINS, ArchiveSummary, describe_test
-from tarneeb.replay.archive.battery.covered import uncovered
-from tarneeb.replay.archive.battery.measures import MIN_KEY_DEALS
+from tarneeb.replay.archive.battery.covered import not_tested_apart, uncovered
 from tarneeb.replay.archive.seen import CONFLICT_KIND
 
 ORIGIN_WORDS = {
@@ -106,9 +105,7 @@ def verdict_lines(summary: ArchiveSummary,
         lines.extend(monitor_lines(s, alpha))
     every = sum(r.tested for rs in (fairness or {}).values() for r in rs)
     # (a key is its platform's name in the tests when the user's keys name it, as pinned)
-    groups: dict[str, list[str]] = {"rule set": list(s.by_rules), "key": [
-        str(s.signers[k][0]) if k in s.signers and s.signers[k][1] and s.signers[k][0] is not None
-        else k for k in s.by_key if k != "no verified signature"]}
+    groups = s.groups()
     for origin, results in (fairness or {}).items():
         others = every - sum(r.tested for r in results)
         sentence = fairness_sentence(origin, results, alpha, others, groups)
@@ -304,33 +301,7 @@ def fairness_sentence(origin: str, results: list[StatResult],
         more = f" and {len(flagged) - 3} more" if len(flagged) > 3 else ""
         return f"{head}: EVIDENCE OF BIAS in {len(flagged)} tests: {said}{more}."
     return (f"{head}: no evidence of bias. {detectable_sentence(tested)} "
-            + _apart(tested, groups or {}) + uncovered(r.test for r in tested))
-
-
-def _apart(tested: list[StatResult], groups: Mapping[str, Iterable[str]]) -> str:
-    """Which of the archive's rule sets and keys (``groups``) were tested apart, when some
-    were not ("" when each was, or there is one): a group is tested apart only with
-    ``MIN_KEY_DEALS`` of these deals and another group as large.
-
-    >>> _apart([], {"rule set": ["eram41", "classic"]})[:62]
-    'Not tested apart (fewer than 100 of these deals, or no other o'
-    """
-    parts = []
-    for by, names in groups.items():
-        every = sorted(set(names))
-        if len(every) < 2:
-            continue
-        apart = {r.test[2] for r in tested if len(r.test) > 2 and r.test[1] == by}
-        left = [n for n in every if n not in apart]
-        if left:
-            kept = sorted(apart & set(every))
-            parts.append((f"{by}s {', '.join(left)}" if len(left) > 1 else f"{by} {left[0]}")
-                         + (f" (tested apart: {', '.join(kept)})" if kept else ""))
-    if not parts:
-        return ""
-    return (f"Not tested apart (fewer than {MIN_KEY_DEALS} of these deals, or no other "
-            f"of its kind with as many): {'; '.join(parts)}: their deals count only in the "
-            "tests of the whole. ")
+            + not_tested_apart(tested, groups or {}) + uncovered(r.test for r in tested))
 
 
 def _p_words(p: float | None) -> str:

@@ -3,8 +3,9 @@ JSON's ``not_covered`` give: the measures named are those the archive was tested
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
+from tarneeb.audit.fairness import StatResult
 from tarneeb.audit.fairness.fit import HONOUR_FIT, SUIT_FIT
 from tarneeb.audit.fairness.nearrepeat import TEST as NEAR_REPEATS
 from tarneeb.replay.archive.battery.honours import TRUMP_HONOURS
@@ -16,6 +17,7 @@ from tarneeb.replay.archive.battery.measures import (
     HCP,
     KINGS,
     LONG,
+    MIN_KEY_DEALS,
     PATTERN,
     REPEATED,
     REPEATED_DEALS,
@@ -107,7 +109,33 @@ _UNCOVERED_REST = ("); rigging steered by what the tests do not see (a player's 
                    "as much as it moves that player's or label's deals as a whole; and the first"
                    ' dealer is tested by its seat and its label, not by who bids first after it '
                    '(a named player or a computer seat).')
+def not_tested_apart(tested: Iterable[StatResult], groups: Mapping[str, Iterable[str]]) -> str:
+    """Which of the archive's rule sets and keys (``groups``) were tested apart, when some
+    were not ("" when each was, or there is one): a group is tested apart only with
+    ``MIN_KEY_DEALS`` of these deals and another group as large.
+
+    >>> not_tested_apart([], {"rule set": ["eram41", "classic"]})[:62]
+    'Not tested apart (fewer than 100 of these deals, or no other o'
+    """
+    parts = []
+    for by, names in groups.items():
+        every = sorted(set(names))
+        if len(every) < 2:
+            continue
+        apart = {r.test[2] for r in tested if len(r.test) > 2 and r.test[1] == by}
+        left = [n for n in every if n not in apart]
+        if left:
+            kept = sorted(apart & set(every))
+            parts.append((f"{by}s {', '.join(left)}" if len(left) > 1 else f"{by} {left[0]}")
+                         + (f" (tested apart: {', '.join(kept)})" if kept else ""))
+    if not parts:
+        return ""
+    return (f"Not tested apart (fewer than {MIN_KEY_DEALS} of these deals, or no other "
+            f"of its kind with as many): {'; '.join(parts)}: their deals count only in the "
+            "tests of the whole. ")
+
+
 UNCOVERED = uncovered()  # every measure named: the sentence of the whole battery
 
 
-__all__ = ["MEASURE_WORDS", "UNCOVERED", "uncovered"]
+__all__ = ["MEASURE_WORDS", "UNCOVERED", "not_tested_apart", "uncovered"]
