@@ -537,13 +537,9 @@ class State:
     def first_versions(self, identities: Iterable[bytes | None]) -> dict[bytes, bytes]:
         """Per match of ``identities`` in the history, the SHA-256 of the log it advanced the
         evidence with (none for a match taken up from format 8: not known)."""
-        wanted = list({i for i in identities if i is not None})
-        found: dict[bytes, bytes] = {}
-        for part in query_parts(wanted):
-            found.update((r[0], r[1]) for r in self.db.execute(
-                "SELECT identity, digest FROM history WHERE digest IS NOT NULL AND identity "
-                "IN (" + ", ".join("?" * len(part)) + ")", part))
-        return found
+        return {r[0]: r[1] for part in query_parts(list({i for i in identities if i})) for r in
+                self.db.execute("SELECT identity, digest FROM history WHERE digest IS NOT NULL "
+                                "AND identity IN (" + ", ".join("?" * len(part)) + ")", part)}
 
     def history(self) -> list[float]:
         """The log of the combined e-value after each match, in the order first seen."""
