@@ -20,7 +20,7 @@ import dask
 import distributed  # noqa: F401  (the [cluster] extra, which make test installs)
 import pyarrow.parquet as pq
 import pytest
-from cli_runner import run
+from cli_runner import as_a_terminal_starts_it, run
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarneeb.audit.signing import key_id, public_key_pem, public_key_raw
@@ -692,7 +692,7 @@ def _ctrl_c(paths: list[str], options: tuple[str, ...], ready: Any) -> tuple[int
     ``ready(pid)`` holds: its exit code, standard error and output."""
     p = subprocess.Popen([sys.executable, "-m", "tarneeb.cli.entry", "audit", "-", *options],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, start_new_session=True)
+                         text=True, start_new_session=True, preexec_fn=as_a_terminal_starts_it)
     try:
         assert p.stdin is not None
         p.stdin.write("\n".join(paths) + "\n")

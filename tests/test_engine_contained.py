@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_runner import as_a_terminal_starts_it
 
 from tarneeb.testing import EngineCommand, regress_paths
 
@@ -135,7 +136,8 @@ def test_ctrl_c_stops_all_the_engine_started(forking: Path, tmp_path: Path) -> N
     engine_cmd = f"{sys.executable} {forking} hang {marks}"
     proc = subprocess.Popen([sys.executable, "-m", "tarneeb", "regress", "--engine-cmd",
                              engine_cmd, "--time-limit", "600", str(SHORT)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            preexec_fn=as_a_terminal_starts_it)
     try:
         engine, child = _marks_of(marks, proc)
         time.sleep(0.3)  # in to_move, hanging
@@ -246,7 +248,8 @@ def test_ctrl_c_stops_all_a_python_engine_started(forking_py: Path, tmp_path: Pa
            "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.Popen([sys.executable, "-m", "tarneeb", "regress", "--engine",
                              "forking_py_engine:make", "--time-limit", "600", str(SHORT)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=as_a_terminal_starts_it)
     try:
         worker, grandchild = _marks_of(forking_py, proc)
         time.sleep(0.3)  # in to_move, hanging
