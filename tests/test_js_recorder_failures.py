@@ -160,3 +160,33 @@ def test_a_value_refused_is_shown_with_its_control_characters_escaped(tmp_path: 
     assert all(m is not None for m in said), said
     assert not any(c in m for m in said for c in "\x1b\x07\x9b"), said
     assert "\\x1b[31mred" in said[0]
+
+
+def test_a_call_given_no_options_is_a_recorder_error(tmp_path: Path) -> None:
+    """A call given no options object (or a resume given no path, a sign given no key, a
+    bid as a BigInt) threw TypeError from inside the Node recorder; a RecorderError now,
+    as the Python recorder refuses a bad argument."""
+    node = built("server.js")
+    script = ("import { join } from 'node:path'; import { pathToFileURL } from 'node:url';"
+              "const { MatchRecorder, RecorderError } = await import(pathToFileURL(join("
+              "process.argv[1], 'server.js')).href);"
+              "const r = MatchRecorder.create({ path: join(process.argv[2], 'm.tlog'), rules: "
+              "'classic', seats: ['A', 'B', 'C', 'D'], matchId: new Uint8Array(8), "
+              "firstDealer: 0 });"
+              "const out = [];"
+              "for (const f of [() => r.deal(), () => r.call(), () => r.nameTrump(), "
+              "() => r.play(), () => r.claim(), () => r.finish(), () => r.abandon(), "
+              "() => MatchRecorder.resume(), () => MatchRecorder.resume({}), "
+              "() => MatchRecorder.resume({ path: 5 })]) {"
+              "  try { await f(); out.push('accepted'); }"
+              "  catch (e) { out.push(e instanceof RecorderError ? 'refused' : e.name); } }"
+              "r.deal({ dealer: 0 });"
+              "try { r.call({ bid: 5n }); out.push('accepted'); }"
+              "catch (e) { out.push(e instanceof RecorderError ? 'refused' : e.name); }"
+              "r.abandon({ cause: 'disconnect', seat: 0, reason: 'x' });"
+              "try { await r.sign(5); out.push('accepted'); }"
+              "catch (e) { out.push(e instanceof RecorderError ? 'refused' : e.name); }"
+              "process.stdout.write(JSON.stringify(out));")
+    done = subprocess.run([node, "--input-type=module", "-e", script, str(DIST), str(tmp_path)],
+                          capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(done.stdout) == ["refused"] * 12, done.stdout

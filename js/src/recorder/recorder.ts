@@ -181,6 +181,13 @@ interface OpenHand { calls: number; plays: number; trumpNamed: boolean; number: 
 /** SHA-256, at once (the end record is written as it is called). */
 const nodeSha256 = (data: Bytes): Bytes => new Uint8Array(createHash("sha256").update(data).digest());
 
+/** A call's options object, or RecorderError (a call given none, or something else, threw
+ *  TypeError from inside the recorder). */
+function optionsOf<T>(options: T, call: string): T {
+  if (typeof options !== "object" || options === null) throw new RecorderError(`${call} takes one options object`);
+  return options;
+}
+
 export class MatchRecorder {
   /** moves written in the hand in progress */
   moves = 0;
@@ -288,6 +295,8 @@ export class MatchRecorder {
    * as it is).
    */
   static async resume(options: ResumeOptions): Promise<MatchRecorder> {
+    optionsOf(options, "resume()");
+    if (typeof options.path !== "string") throw new RecorderError("resume() takes the log's path as a string");
     let durability: Durability;
     try {
       durability = parseDurability(options.durability ?? "flush");
@@ -356,6 +365,7 @@ export class MatchRecorder {
 
   /** A new dealing attempt: returns the byte offset of its deal record. */
   deal(options: DealOptions): number {
+    optionsOf(options, "deal()");
     if (this.ended) throw new RecorderError("a deal after the end of the match");
     if (this.hand !== null) throw new RecorderError(`a deal while hand ${this.hand.number + 1} is open: claim() closes it`);
     const dealer = seatOf(options.dealer, "dealer");
@@ -391,13 +401,14 @@ export class MatchRecorder {
 
   /** Seat `seat` calls: a bid 0–13, or a pass. Returns the move's byte offset: once it returns, the call is written. */
   call(options: CallOptions): number {
+    optionsOf(options, "call()");
     const hand = this.open("a call");
     if (hand.plays || hand.trumpNamed) throw new RecorderError("a call after the trump was named or the play began");
     const { bid } = options;
     let value: number;
     if (bid === "pass") value = PASS_CODE;
     else if (typeof bid === "number" && Number.isInteger(bid) && bid >= 0 && bid <= 13) value = bid;
-    else throw new RecorderError(`a bid is 0-13, or "pass", not ${JSON.stringify(bid)}`);
+    else throw new RecorderError(`a bid is 0-13, or "pass", not ${typeof bid === "bigint" ? `${bid}n` : JSON.stringify(bid)}`);
     if (hand.calls === 64) throw new RecorderError("a hand has at most 64 calls");
     const seat = seatOf(options.seat);
     hand.calls += 1;
@@ -406,6 +417,7 @@ export class MatchRecorder {
 
   /** The auction winner names the trump (rules whose trump is named: classic). */
   nameTrump(options: TrumpOptions): number {
+    optionsOf(options, "nameTrump()");
     const hand = this.open("a trump named");
     if (this.rules.trump !== "named") throw new RecorderError(`in ${this.rules.name} the trump is not named by a player; give it with claim({ trump })`);
     if (hand.trumpNamed || hand.plays) throw new RecorderError("the trump is named once, before the first card");
@@ -416,6 +428,7 @@ export class MatchRecorder {
 
   /** The seat on turn plays a card. */
   play(options: PlayOptions): number {
+    optionsOf(options, "play()");
     const hand = this.open("a card");
     if (hand.plays === 52) throw new RecorderError("a hand has 52 cards");
     const proof = options.proof ?? null;
@@ -439,6 +452,7 @@ export class MatchRecorder {
 
   /** Close the hand with the platform's claims. */
   claim(options: ClaimOptions): number {
+    optionsOf(options, "claim()");
     this.open("a claim");
     const { tricks = null, scores = null, trump = null } = options;
     if ((tricks === null) !== (scores === null)) {
@@ -455,12 +469,14 @@ export class MatchRecorder {
 
   /** The match is won: the end record, the server seed revealed. */
   finish(options: FinishOptions): number {
+    optionsOf(options, "finish()");
     if (options.winner !== 0 && options.winner !== 1) throw new RecorderError(`the winner is team 0 or 1, not ${String(options.winner)}`);
     return this.end([END, options.winner, bytesOf(options.serverSeed, "serverSeed", true), null], false);
   }
 
   /** The match stops before it is won; a hand in progress stays as it is (no claims). */
   abandon(options: AbandonOptions): number {
+    optionsOf(options, "abandon()");
     const { cause, seat } = options;
     if (!ABANDON_CAUSES.includes(cause)) throw new RecorderError(`cause must be one of ${ABANDON_CAUSES.join(", ")}, not ${JSON.stringify(cause)}`);
     const reason = textOf(options.reason, "the reason");
@@ -516,6 +532,9 @@ export class MatchRecorder {
     if (!this.ended) throw new RecorderError("sign after finish() or abandon()");
     if (this.signed) throw new RecorderError("the log is signed already");
     const signed = this.writer.signedBytes;
+    if (typeof key !== "function" && !(typeof CryptoKey !== "undefined" && key instanceof CryptoKey)) {
+      throw new RecorderError("sign() takes the platform's signing key (a CryptoKey) or a function that signs bytes");
+    }
     const signature = await signBytes(key, signed);
     if (signature.length !== 64) throw new RecorderError(`a signature is 64 bytes, not ${signature.length}`);
     if (this.publicKey !== null && !await ed25519Verify(this.publicKey, signed, signature)) {
