@@ -14,6 +14,7 @@ import resource
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,23 +141,29 @@ def test_a_header_that_cannot_be_written_leaves_no_file(node: str, tmp_path: Pat
     assert _run(node, tmp_path, "header", limit=100) == {"first": "EFBIG", "exists": False}
 
 
+def _recorder_script(tmp_path: Path, body: str) -> Any:
+    """What a script run with the Node recorder (``MatchRecorder``, ``RecorderError``; its
+    directory ``process.argv[2]``, ``tmp_path``) writes as JSON."""
+    node = built("server.js")
+    script = ("import { join } from 'node:path'; import { pathToFileURL } from 'node:url';"
+              "const { MatchRecorder, RecorderError } = await import(pathToFileURL(join("
+              "process.argv[1], 'server.js')).href);" + body)
+    done = subprocess.run([node, "--input-type=module", "-e", script, str(DIST), str(tmp_path)],
+                          capture_output=True, text=True, check=True, timeout=60)
+    return json.loads(done.stdout)
+
+
 def test_a_value_refused_is_shown_with_its_control_characters_escaped(tmp_path: Path) -> None:
     """ESC, BEL and C1 in a value the Node recorder refuses (a dealer, a bid, a durability)
     reached the terminal raw in its error; escaped, as the Python recorder's repr does."""
-    node = built("server.js")
-    script = ("import { join } from 'node:path'; import { pathToFileURL } from 'node:url';"
-              "const { MatchRecorder } = await import(pathToFileURL(join(process.argv[1], "
-              "'server.js')).href);"
-              "const out = []; const base = { path: join(process.argv[2], 'm.tlog'), rules: "
-              "'eram41', seats: ['A', 'B', 'C', 'D'], matchId: new Uint8Array(8), firstDealer: 0 };"
-              "for (const over of [{ firstDealer: '\\x1b[31mred' }, { durability: "
-              "'group:\\x1b[2J' }, { seats: ['A\\x9b', 'B', 'C', 'D'] }]) {"
-              "  try { await MatchRecorder.create({ ...base, ...over }); out.push(null); }"
-              "  catch (e) { out.push(e.message); } }"
-              "process.stdout.write(JSON.stringify(out));")
-    done = subprocess.run([node, "--input-type=module", "-e", script, str(DIST), str(tmp_path)],
-                          capture_output=True, text=True, check=True, timeout=60)
-    said = json.loads(done.stdout)
+    said = _recorder_script(tmp_path, (
+        "const out = []; const base = { path: join(process.argv[2], 'm.tlog'), rules: "
+        "'eram41', seats: ['A', 'B', 'C', 'D'], matchId: new Uint8Array(8), firstDealer: 0 };"
+        "for (const over of [{ firstDealer: '\\x1b[31mred' }, { durability: "
+        "'group:\\x1b[2J' }, { seats: ['A\\x9b', 'B', 'C', 'D'] }]) {"
+        "  try { await MatchRecorder.create({ ...base, ...over }); out.push(null); }"
+        "  catch (e) { out.push(e.message); } }"
+        "process.stdout.write(JSON.stringify(out));"))
     assert all(m is not None for m in said), said
     assert not any(c in m for m in said for c in "\x1b\x07\x9b"), said
     assert "\\x1b[31mred" in said[0]
@@ -166,27 +173,22 @@ def test_a_call_given_no_options_is_a_recorder_error(tmp_path: Path) -> None:
     """A call given no options object (or a resume given no path, a sign given no key, a
     bid as a BigInt) threw TypeError from inside the Node recorder; a RecorderError now,
     as the Python recorder refuses a bad argument."""
-    node = built("server.js")
-    script = ("import { join } from 'node:path'; import { pathToFileURL } from 'node:url';"
-              "const { MatchRecorder, RecorderError } = await import(pathToFileURL(join("
-              "process.argv[1], 'server.js')).href);"
-              "const r = MatchRecorder.create({ path: join(process.argv[2], 'm.tlog'), rules: "
-              "'classic', seats: ['A', 'B', 'C', 'D'], matchId: new Uint8Array(8), "
-              "firstDealer: 0 });"
-              "const out = [];"
-              "for (const f of [() => r.deal(), () => r.call(), () => r.nameTrump(), "
-              "() => r.play(), () => r.claim(), () => r.finish(), () => r.abandon(), "
-              "() => MatchRecorder.resume(), () => MatchRecorder.resume({}), "
-              "() => MatchRecorder.resume({ path: 5 })]) {"
-              "  try { await f(); out.push('accepted'); }"
-              "  catch (e) { out.push(e instanceof RecorderError ? 'refused' : e.name); } }"
-              "r.deal({ dealer: 0 });"
-              "try { r.call({ bid: 5n }); out.push('accepted'); }"
-              "catch (e) { out.push(e instanceof RecorderError ? 'refused' : e.name); }"
-              "r.abandon({ cause: 'disconnect', seat: 0, reason: 'x' });"
-              "try { await r.sign(5); out.push('accepted'); }"
-              "catch (e) { out.push(e instanceof RecorderError ? 'refused' : e.name); }"
-              "process.stdout.write(JSON.stringify(out));")
-    done = subprocess.run([node, "--input-type=module", "-e", script, str(DIST), str(tmp_path)],
-                          capture_output=True, text=True, check=True, timeout=60)
-    assert json.loads(done.stdout) == ["refused"] * 12, done.stdout
+    said = _recorder_script(tmp_path, (
+        "const r = MatchRecorder.create({ path: join(process.argv[2], 'm.tlog'), rules: "
+        "'classic', seats: ['A', 'B', 'C', 'D'], matchId: new Uint8Array(8), "
+        "firstDealer: 0 });"
+        "const out = [];"
+        "for (const f of [() => r.deal(), () => r.call(), () => r.nameTrump(), "
+        "() => r.play(), () => r.claim(), () => r.finish(), () => r.abandon(), "
+        "() => MatchRecorder.resume(), () => MatchRecorder.resume({}), "
+        "() => MatchRecorder.resume({ path: 5 })]) {"
+        "  try { await f(); out.push('accepted'); }"
+        "  catch (e) { out.push(e instanceof RecorderError ? 'refused' : e.name); } }"
+        "r.deal({ dealer: 0 });"
+        "try { r.call({ bid: 5n }); out.push('accepted'); }"
+        "catch (e) { out.push(e instanceof RecorderError ? 'refused' : e.name); }"
+        "r.abandon({ cause: 'disconnect', seat: 0, reason: 'x' });"
+        "try { await r.sign(5); out.push('accepted'); }"
+        "catch (e) { out.push(e instanceof RecorderError ? 'refused' : e.name); }"
+        "process.stdout.write(JSON.stringify(out));"))
+    assert said == ["refused"] * 12, said

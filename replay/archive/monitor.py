@@ -60,6 +60,7 @@ from tarneeb.replay.archive.audit import (
     run_chunks,
 )
 from tarneeb.replay.archive.changes import (
+    CHANGED_KIND,
     UNSIGNED_KINDS,
     Stamp,
     bytes_now,
@@ -78,7 +79,6 @@ from tarneeb.replay.verify.trust import NOTHING, Trust
 if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
     from tarneeb.replay.fairplay import MatchPlay, PlayOptions
 
-CHANGED_KIND = "changed-log"
 LOST_KIND = "lost-log"
 MONITOR_KINDS = {
     CHANGED_KIND: "the log's bytes differ from those the archive's state judged before: "
