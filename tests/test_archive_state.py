@@ -449,7 +449,7 @@ def test_a_state_of_format_4_is_taken_up_as_it_is(tmp_path: Path,
     assert {k: v for k, v in after.items() if k != "state"} == \
         {k: v for k, v in before.items() if k != "state"}
     assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == \
-        (str(state_module.FORMAT),) == ("10",)
+        (str(state_module.FORMAT),) == ("11",)
     assert unpack_value(db.execute("SELECT state FROM evidence").fetchone()[0])[0] == 3
     db.close()
 

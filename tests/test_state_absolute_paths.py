@@ -97,7 +97,7 @@ def test_a_state_of_format_7_with_paths_as_given_is_taken_up(
     code, doc, _ = audit(capsys, str(logs), "--state", "audit.state")
     assert (doc["state"]["audited"], doc["state"]["kept"]) == (0, 3)
     assert code == 1 and doc["state"]["lost"] == [f"./logs/{paths[0].name}"]
-    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("10",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == ("11",)
     code, doc, _ = audit(capsys, str(logs), "--state", "audit.state",
                          "--removed", f"./logs/{paths[0].name}")
     assert (code, doc["state"]["removed"]) == (0, [f"./logs/{paths[0].name}"])

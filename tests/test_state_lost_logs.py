@@ -122,8 +122,9 @@ def test_a_match_rewritten_under_another_path_after_its_log_was_removed_is_chang
     assert doc["state"]["rewritten"] == 2 and code == 1
     assert sorted(doc["first_with_findings"]) == sorted(map(str, (rewritten, third)))
     with sqlite3.connect(state) as db:
-        assert db.execute("SELECT count(*) FROM history WHERE digest IS NOT NULL"
-                          ).fetchone() == (4,)
+        # (each match's first version: by its identity, and by its match id under its key)
+        assert db.execute("SELECT count(*) FROM versions WHERE digest IS NOT NULL"
+                          ).fetchone() == (8,)
 
 
 def test_a_match_first_seen_in_two_versions_has_no_first_version(
@@ -146,18 +147,46 @@ def test_a_match_first_seen_in_two_versions_has_no_first_version(
 
 def test_a_state_of_format_8_is_taken_up_with_no_log_removed_known(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Format 8 kept no bytes of the logs removed: taken up, its history gets the column,
-    empty, and the run goes on as the state left it."""
+    """Format 8 kept no bytes of the logs removed: taken up, it gets the table of first
+    versions, which the logs it keeps fill, and the run goes on as the state left it."""
     logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
-    archive(logs, 3)
+    paths = archive(logs, 3)
     assert audit(capsys, str(logs), "--state", state)[0] == 0
     db = sqlite3.connect(state)
-    db.execute("ALTER TABLE history DROP COLUMN digest")
+    db.execute("DROP TABLE versions")
     db.execute("UPDATE meta SET value = '8' WHERE key = 'format'")
     reseal(db)
     code, doc = audit(capsys, str(logs), "--state", state)
     assert (code, doc["state"]["kept"], doc["state"]["judged_again"]) == (0, 3, None)
-    assert db.execute("SELECT count(*) FROM history WHERE digest IS NULL").fetchone() == (3,)
+    assert db.execute("SELECT count(*) FROM versions WHERE whole").fetchone() == (6,)
+    db.close()
+    rewrite = renamed(paths[1].read_bytes(), SEED)
+    paths[1].unlink()
+    (logs / "z.tlog").write_bytes(rewrite)
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(paths[1]))
+    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 1}
+
+
+def test_a_state_of_format_10_keeps_its_first_versions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Format 10 kept the first versions of the matches in the evidence in the history:
+    taken up, they are the table's, and a rewrite of a match pruned is found."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    db = sqlite3.connect(state)
+    db.execute("ALTER TABLE history ADD COLUMN digest BLOB")
+    db.execute("UPDATE history SET digest = (SELECT digest FROM versions WHERE match = "
+               "history.identity)")
+    db.execute("DROP TABLE versions")
+    db.execute("UPDATE meta SET value = '10' WHERE key = 'format'")
+    reseal(db)
+    rewrite = renamed(paths[2].read_bytes(), SEED)
+    paths[2].unlink()
+    (logs / "z.tlog").write_bytes(rewrite)
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(paths[2]))
+    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 1}
+    assert "digest" not in {r[1] for r in db.execute("PRAGMA table_info(history)")}
     db.close()
 
 

@@ -1,8 +1,9 @@
 """How a run of the archive audit with a state tells a log's change
 (:mod:`~tarneeb.replay.archive.monitor`): what its file says of it now (its stamp, or an
 object store's version), its bytes read again (a log that only grew), and the logs the
-user removed on purpose; and a log of a match the state judged first from a log with other
-bytes (:func:`versions`), whatever its path: a version of it rewritten.
+user removed on purpose; and a log of a match the state first saw with other bytes (its
+first version, :func:`note_versions`) whatever its path: a version of it rewritten
+(:func:`versions`).
 
 >>> matches = on_purpose([("*.tlog", "/srv/logs/*.tlog")], ["/srv/logs/*.tlog", "/srv/logs/a.tlog"])
 >>> matches("/srv/logs/*.tlog"), matches("/srv/logs/a.tlog")
@@ -15,16 +16,13 @@ import fnmatch
 import hashlib
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from tarneeb.replay.archive.audit import _whole_file
 from tarneeb.replay.archive.paths import read_url
 from tarneeb.replay.archive.records import LogRecord
 from tarneeb.replay.archive.seen import FindingRow
+from tarneeb.replay.archive.state import State, Version
 from tarneeb.replay.verify.trust import Trust
-
-if TYPE_CHECKING:
-    from tarneeb.replay.archive.state import State
 
 CHANGED_KIND = "changed-log"
 
@@ -84,17 +82,23 @@ def bytes_now(path: str, trust: Trust) -> bytes | None:
         return None
 
 
-def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool:
+def extends(path: str, size: int, digest: bytes, judged: str, trust: Trust,
+            longer: bool = False) -> bool:
     """Whether the log at ``path``, judged now with bytes of SHA-256 ``judged`` (hex),
-    only grew since the state judged its first ``size`` bytes, of SHA-256 ``digest``: its
-    bytes read again are those judged now, and begin with those. A log still being written
-    when a run read it (not signed yet: a finding, ``UNSIGNED_KINDS``) is appended to, not
-    rewritten; a log that changed again since it was judged now is not found to have
-    grown."""
+    begins with the ``size`` bytes of SHA-256 ``digest`` judged before (``longer``: and
+    has more): its bytes read again are those judged now, and begin with those (a log that
+    changed again since it was judged now does not)."""
     data = bytes_now(path, trust)
-    return (data is not None and len(data) > size
+    return (data is not None and len(data) >= size + longer
             and hashlib.sha256(data).hexdigest() == judged
             and hashlib.sha256(data[:size]).digest() == digest)
+
+
+def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool:
+    """Whether the log at ``path`` only grew since the state judged its first ``size``
+    bytes (:func:`extends`, longer). A log still being written when a run read it (not
+    signed yet: a finding, ``UNSIGNED_KINDS``) is appended to, not rewritten."""
+    return extends(path, size, digest, judged, trust, longer=True)
 
 
 def on_purpose(patterns: Sequence[tuple[str, str]], knew: Sequence[str]
@@ -116,31 +120,73 @@ def whole(record: LogRecord) -> bool:
         f.kind in UNSIGNED_KINDS for f in record.findings)
 
 
-def versions(state: State, records: Sequence[LogRecord],
+def matches_of(record: LogRecord) -> list[bytes]:
+    """What a log is a version of: its match (:func:`~tarneeb.replay.archive.seen.match_identity`)
+    and its match id under its key (:class:`~tarneeb.replay.archive.claims.Claim`: a match
+    dealt again under the same id, with other seeds, is another version of it)."""
+    return [m for m in (record.identity, record.claim.match if record.claim else None) if m]
+
+
+def note_versions(state: State, records: Sequence[LogRecord], paths: Sequence[str],
+                  sizes: Sequence[int], trust: Trust) -> dict[bytes, Version]:
+    """Keep the first version of each match of ``records`` (a chunk's, read now or kept, at
+    ``paths``, of ``sizes`` bytes judged) the state has none of: the log's bytes, whole or
+    not yet. A log that begins with a first version not whole yet (:func:`extends`) is its
+    first version from now on; a whole log of other bytes in the run that first saw the
+    match leaves it none (two versions came at once: which is the match as played no run
+    can tell). The first versions of their matches, by :func:`matches_of`."""
+    first = state.versions_of(m for r in records for m in matches_of(r))
+    for r, path, size in zip(records, paths, sizes, strict=True):
+        if r.not_read or r.row.sha256 is None or r.row.verdict == "unreadable":
+            continue
+        digest = bytes.fromhex(r.row.sha256)
+        for match in matches_of(r):
+            v = first.get(match)
+            if v is None:
+                new = Version(size, digest, whole(r), state.run)
+            elif v.digest is None or v.digest == digest:
+                continue
+            elif not v.whole and size > v.size and extends(path, v.size, v.digest,
+                                                           r.row.sha256, trust):
+                new = Version(size, digest, whole(r), v.run)
+            elif v.run == state.run and whole(r):
+                new = Version(0, None, False, v.run)
+            else:  # (another version: a finding, versions())
+                continue
+            first[match] = new
+            state.set_version(match, new)
+    return first
+
+
+def versions(records: Sequence[LogRecord], first: dict[bytes, Version],
              present: Callable[[bytes], bool]) -> list[LogRecord]:
-    """Those of ``records`` (a chunk's, read now or kept) whose match advanced the evidence
-    in an earlier run with a log of other bytes (its first version, in the history) that
-    is not in the archive now (``present``: whether a log of that SHA-256 is listed; else
-    the two are a ``conflicting-log`` pair, as a full audit says), each given a
-    ``changed-log`` finding (made again at each run, not kept: a version of the match
-    rewritten, whatever its path); not a log that is not whole yet (``cut-short``,
-    ``unsigned``: a finding of its own), nor one with a ``changed-log`` finding already."""
-    first = state.first_versions(r.identity for r in records)
+    """Those of ``records`` (a chunk's, read now or kept; the first versions of their
+    matches ``first``, :func:`note_versions`) whose match the state first saw with other
+    bytes that are not in the archive now (``present``: whether a log of that SHA-256 is
+    listed; else the two are a ``conflicting-log`` or ``reused-match-id`` pair, as a full
+    audit says), each given a ``changed-log`` finding (made again at each run, not kept: a
+    version of the match rewritten, whatever its path); not a log that is not whole yet
+    (``cut-short``, ``unsigned``: a finding of its own), nor one with a ``changed-log``
+    finding already."""
     other = []
     for r in records:
-        digest = first.get(r.identity) if r.identity is not None else None
-        if digest is None or r.row.sha256 in (None, digest.hex()) or any(
-                f.kind in UNSIGNED_KINDS or f.kind == CHANGED_KIND for f in r.findings) \
-                or present(digest):
+        if r.row.sha256 is None or not whole(r) or any(
+                f.kind == CHANGED_KIND for f in r.findings):
             continue
-        r.findings.append(FindingRow(
-            r.row.path, CHANGED_KIND, "the archive's state judged this match first from a log "
-            f"with other bytes (SHA-256 {digest.hex()[:16]}…): a version of it rewritten",
-            None, None, None, None, None))
-        r.row.add_findings(1)
-        other.append(r)
+        for match in matches_of(r):
+            v = first.get(match)
+            if v is None or v.digest is None or v.digest.hex() == r.row.sha256 \
+                    or present(v.digest):
+                continue
+            r.findings.append(FindingRow(
+                r.row.path, CHANGED_KIND, "the archive's state judged this match first from "
+                f"a log with other bytes (SHA-256 {v.digest.hex()[:16]}…): a version of it "
+                "rewritten", None, None, None, None, None))
+            r.row.add_findings(1)
+            other.append(r)
+            break
     return other
 
 
-__all__ = ["UNSIGNED_KINDS", "Stamp", "bytes_now", "grew", "on_purpose", "stat_of",
-           "versions", "whole"]
+__all__ = ["UNSIGNED_KINDS", "Stamp", "bytes_now", "extends", "grew", "matches_of",
+           "note_versions", "on_purpose", "stat_of", "versions", "whole"]

@@ -65,10 +65,10 @@ from tarneeb.replay.archive.changes import (
     Stamp,
     bytes_now,
     grew,
+    note_versions,
     on_purpose,
     stat_of,
     versions,
-    whole,
 )
 from tarneeb.replay.archive.paths import absolute_path, stored_path
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
@@ -209,7 +209,7 @@ class Monitor:
         if chunk_size == CHUNK:  # folded in larger chunks than the workers read: fewer
             chunk_size = ONE_JOB_CHUNK  # advances of the evidence, each over more matches
         batch: list[LogRecord] = []
-        paths = []
+        paths, sizes = [], []  # (sizes: of the bytes judged)
         kept: dict[str, LogRecord] = {}
         for i, (path, st, keep, known) in enumerate(plan):
             if not i % 500:  # the records of the logs kept: a query 500 logs
@@ -225,13 +225,15 @@ class Monitor:
                 self._judged(path, st, record, known)
             batch.append(record)
             paths.append(path)
+            sizes.append(record.size if record.size is not None else st[0] if st is not None
+                         else known.size if known is not None else 0)
             if len(batch) == chunk_size:
-                yield self._chunk(batch, paths)
-                batch, paths = [], []
+                yield self._chunk(batch, paths, sizes)
+                batch, paths, sizes = [], [], []
         if isinstance(judged, Generator):  # (a generator, declared an iterator)
             judged.close()
         if batch:
-            yield self._chunk(batch, paths)
+            yield self._chunk(batch, paths, sizes)
 
     def _present(self, digest: bytes) -> bool:
         """Whether a log of SHA-256 ``digest`` is listed now (as the state knew it; the set
@@ -241,10 +243,12 @@ class Monitor:
                              if keep and k is not None and k.digest is not None}  # bytes)
         return digest in self._digests
 
-    def _chunk(self, batch: list[LogRecord], paths: list[str]) -> Chunk:
-        """The chunk of ``batch`` (at ``paths``), kept to fold; a log of a match whose
-        first version had other bytes gets its finding (made again each run)."""
-        self.rewritten += len(versions(self.state, batch, self._present))
+    def _chunk(self, batch: list[LogRecord], paths: list[str], sizes: list[int]) -> Chunk:
+        """The chunk of ``batch`` (at ``paths``, of ``sizes`` bytes judged), kept to fold;
+        the first versions of its matches kept, and a log of a match whose first version
+        had other bytes given its finding (made again each run)."""
+        first = note_versions(self.state, batch, paths, sizes, self.trust)
+        self.rewritten += len(versions(batch, first, self._present))
         self._rows.append(batch)
         self._paths.append(paths)
         return chunk_of(batch, self.tallies)
@@ -316,10 +320,7 @@ class Monitor:
                 if (before.row.verdict == "unreadable"
                         or any(f.kind in UNSIGNED_KINDS for f in before.findings)) \
                         and grew(path, known.size, before_digest, digest, self.trust):
-                    self.grown.append(path)  # (its match's first version, if it was, now)
-                    if record.identity is not None and digest is not None:
-                        self.state.grown_version(record.identity, before_digest,
-                                                 bytes.fromhex(digest))
+                    self.grown.append(path)
                 else:
                     old.append(FindingRow(
                         path, CHANGED_KIND, "the log's bytes changed since the archive's "
@@ -361,7 +362,6 @@ class Monitor:
         summary.add(chunk)  # (the values drawn kept compactly, as a full audit keeps them)
         shares: list[Tally | None] = []
         identities: list[bytes] = []
-        digests: list[bytes | None] = []  # the logs' (each match's first version)
         seen: set[bytes] = set()
         known = self.state.in_history_of(chunk.identities) if self.stats else set()
         for i, m in enumerate(chunk.matches):
@@ -387,8 +387,6 @@ class Monitor:
             else:
                 shares.append(records[i].share)
             identities.append(identity)
-            sha = records[i].row.sha256  # (a log not signed yet is no version: none kept)
-            digests.append(None if sha is None or not whole(records[i]) else bytes.fromhex(sha))
         if not shares:
             return
         # each test over the chunk's new matches at once, as one match at a time would
@@ -400,9 +398,8 @@ class Monitor:
             after = advance_many(self.evidence, shares, self.alpha)
         except CodecError as e:  # the deals it saw, made again, are not those it saw
             raise StateError(f"{self.state.path}: its evidence is damaged ({e})") from None
-        for k, (identity, log_e, version) in enumerate(zip(identities, after, digests,
-                                                            strict=True)):
-            self.state.add_history(identity, first + k + 1, log_e, version)
+        for k, (identity, log_e) in enumerate(zip(identities, after, strict=True)):
+            self.state.add_history(identity, first + k + 1, log_e)
 
     def settle(self, summary: ArchiveSummary) -> None:
         """Add to ``summary``'s tallies the shares the state kept: its totals, less the
@@ -460,14 +457,6 @@ class Monitor:
         # an archive that lists nothing at all (a file system not mounted) loses and
         # removes nothing: the run ends on "no logs found"
         knew = list(self.state.paths()) if self.listed else []
-        for first, later in summary.conflicts.items():  # a match first seen now in two
-            # whole versions: neither is its first (a run with one of them now tells none);
-            # a log not whole yet (its own start, cut short) is no other version
-            if first in self._put and any(
-                    p in self._put and whole(self.state.load(p, share=False)) for p in later):
-                identity = self.state.load(first, share=False).identity
-                if identity is not None:
-                    self.state.no_first_version(identity, self._matches_before)
         named = on_purpose(self.removed_patterns, knew)
         for path in knew:
             if path in self.listed and path not in self._unread:

@@ -14,8 +14,8 @@ nothing in a file whose seal is not its own) are described column by column in d
 :mod:`tarneeb.audit.fairness.codec`), ``logs`` (per log its size, time, SHA-256, verdict,
 record, share, :func:`~tarneeb.replay.archive.shares.pack_share`, and whether it is counted in
 ``totals``; found by :func:`path_at`), ``totals`` (per origin of deals the sum of the shares
-counted but what each keeps of its own, :meth:`State.totals`), ``history``, ``evidence``
-(:mod:`tarneeb.audit.fairness.anytime`) and ``runs``.
+counted but what each keeps of its own, :meth:`State.totals`), ``history``, ``versions``
+(:class:`Version`), ``evidence`` (:mod:`tarneeb.audit.fairness.anytime`) and ``runs``.
 """
 
 from __future__ import annotations
@@ -54,8 +54,9 @@ if TYPE_CHECKING:  # (numpy's: loaded when a run needs the deals)
 # in 20 bytes, the cells written (shares and totals written again, keys no longer used gone);
 # 4 left no suit pattern by position to the deals; 5 had no ``ctime``, ``inode``; 6 no seal;
 # 7 kept the paths as given (made absolute against the working directory); 8 had no
-# ``digest`` in the history, 9 a ``gone`` there instead (a log removed on purpose)
-FORMAT = 10
+# ``digest`` in the history, 9 a ``gone`` there instead (a log removed on purpose), 10 the
+# first versions there (of the matches that advanced the evidence), not in ``versions``
+FORMAT = 11
 # a key written as the number of another (its prefix) and one more value: format 2's values
 # drawn; from 4 every key of 3 labels or more (a long label is written once, not once a value)
 _SAME_BUT = "@"
@@ -73,7 +74,9 @@ CREATE TABLE logs (path TEXT NOT NULL, size INTEGER NOT NULL,
 CREATE INDEX logs_at ON logs (at);
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
-                      log_e REAL NOT NULL, digest BLOB) WITHOUT ROWID;
+                      log_e REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE versions (match BLOB PRIMARY KEY, size INTEGER NOT NULL, digest BLOB,
+                       whole INTEGER NOT NULL, run INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE evidence (id INTEGER PRIMARY KEY CHECK (id = 1), state BLOB NOT NULL);
 CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT NULL,
                    audited INTEGER NOT NULL, changed INTEGER NOT NULL, lost INTEGER NOT NULL,
@@ -95,6 +98,17 @@ class Known(NamedTuple):
     digest: bytes | None  # the SHA-256 of its bytes
     tallied: bool  # whether its deals were tallied (not read with --no-stats)
     play: Any  # the fair-play options it was analysed with (None: not analysed)
+
+
+class Version(NamedTuple):
+    """A match's first version (:mod:`~tarneeb.replay.archive.changes`): the ``size``
+    first bytes, of SHA-256 ``digest`` (None: none), of its log, ``whole`` or not yet,
+    and the ``run`` that first saw the match."""
+
+    size: int
+    digest: bytes | None
+    whole: bool
+    run: int
 
 
 class StateError(ArchiveError):
@@ -514,32 +528,21 @@ class State:
                 + ", ".join("?" * len(part)) + ")", part))
         return found
 
-    def add_history(self, identity: bytes, seq: int, log_e: float, digest: bytes | None
-                    ) -> None:
-        """The match ``identity`` advanced the evidence (the ``seq``-th), to ``log_e``, with
-        its log of SHA-256 ``digest``: its first version, which any other log of it is
-        compared with."""
-        self.db.execute("INSERT INTO history (identity, seq, log_e, digest) VALUES (?, ?, ?, ?)",
-                        (identity, seq, log_e, digest))
+    def add_history(self, identity: bytes, seq: int, log_e: float) -> None:
+        """The match ``identity`` advanced the evidence (the ``seq``-th), to ``log_e``."""
+        self.db.execute("INSERT INTO history (identity, seq, log_e) VALUES (?, ?, ?)",
+                        (identity, seq, log_e))
 
-    def no_first_version(self, identity: bytes, after: int) -> None:
-        """The match ``identity``, if it advanced the evidence past match ``after`` (this
-        run), has no first version: it came with two, and no run can tell which it was."""
-        self.db.execute("UPDATE history SET digest = NULL WHERE identity = ? AND seq > ?",
-                        (identity, after))
+    def versions_of(self, matches: Iterable[bytes]) -> dict[bytes, Version]:
+        """Per match of ``matches`` (an identity, or a match id under its key) with one, its
+        first version (:mod:`~tarneeb.replay.archive.changes`)."""
+        return {r[0]: Version(*r[1:]) for part in query_parts(list(set(matches))) for r in
+                self.db.execute("SELECT match, size, digest, whole, run FROM versions WHERE "
+                                "match IN (" + ", ".join("?" * len(part)) + ")", part)}
 
-    def grown_version(self, identity: bytes, before: bytes, now: bytes) -> None:
-        """The match ``identity``'s log grew from SHA-256 ``before`` to ``now``: its first
-        version, if ``before`` was or none was (judged before it was signed), is ``now``."""
-        self.db.execute("UPDATE history SET digest = ? WHERE identity = ? AND (digest = ? OR "
-                        "digest IS NULL)", (now, identity, before))
-
-    def first_versions(self, identities: Iterable[bytes | None]) -> dict[bytes, bytes]:
-        """Per match of ``identities`` in the history, the SHA-256 of the log it advanced the
-        evidence with (none for a match taken up from format 8: not known)."""
-        return {r[0]: r[1] for part in query_parts(list({i for i in identities if i})) for r in
-                self.db.execute("SELECT identity, digest FROM history WHERE digest IS NOT NULL "
-                                "AND identity IN (" + ", ".join("?" * len(part)) + ")", part)}
+    def set_version(self, match: bytes, version: Version) -> None:  # (its row, new or not)
+        self.db.execute("INSERT OR REPLACE INTO versions VALUES (?, ?, ?, ?, ?)",
+                        (match, *version))
 
     def history(self) -> list[float]:
         """The log of the combined e-value after each match, in the order first seen."""
@@ -594,4 +597,4 @@ class State:
             self.db.close()
 
 
-__all__ = ["BUSY_WAIT", "FORMAT", "Known", "State", "StateError", "trust_digest"]
+__all__ = ["BUSY_WAIT", "FORMAT", "Known", "State", "StateError", "Version", "trust_digest"]

@@ -1,7 +1,8 @@
 """Taking up a state of an older format (:mod:`tarneeb.replay.archive.state`), in the
 run's transaction: formats 2 and 3, every share written again in format 4's packing;
 formats before 8, its logs' paths made absolute; the other formats' changes, columns
-added (10: the history's ``digest``, in place of 9's ``gone``)."""
+added or dropped (9's ``gone``), and (11) the table of first versions, with those format 10
+kept in the history's ``digest``."""
 
 from __future__ import annotations
 
@@ -45,8 +46,12 @@ def take_up(state: Any, version: int, tables: bool, schema: str, columns: str,
     columns_now = {r[1] for r in state.db.execute("PRAGMA table_info(history)")}
     if version < 10 and tables and "gone" in columns_now:  # 9's: a log removed on purpose
         state.db.execute("ALTER TABLE history DROP COLUMN gone")
-    if version < 10 and tables and "digest" not in columns_now:  # 10: first versions
-        state.db.execute("ALTER TABLE history ADD COLUMN digest BLOB")
+    if version < 11 and tables:  # 11: first versions of every match judged, apart
+        state.db.execute(schema.split(";")[6].replace("TABLE", "TABLE IF NOT EXISTS", 1))
+        if "digest" in columns_now:  # 10's: of the matches that advanced the evidence
+            state.db.execute("INSERT INTO versions SELECT identity, 0, digest, 1, 0 FROM "
+                             "history WHERE digest IS NOT NULL")
+            state.db.execute("ALTER TABLE history DROP COLUMN digest")
     if version < fmt:
         state.db.execute("UPDATE meta SET value = ? WHERE key = 'format'", (str(fmt),))
 

@@ -74,9 +74,9 @@ What is bet on, by kind of tally entry:
   from the deals the caller gives (:attr:`Evidence.earlier`: the archive's state keeps
   them), those the evidence has seen (its repeated deals' digests).
 
-A test of the fixed-sample battery none of these covers (today the joint voids and long
-suits tests, whose references have no distribution written out; any kind added to the
-battery after these were written) is named by
+A test of the fixed-sample battery none of these covers (today none; a test whose
+reference has no distribution written out, or any kind added to the battery after these
+were written) is named by
 :func:`fixed_sample_only`, which the report and ``--json`` show: never silently absent.
 
 The tests are grouped by **family** (``family_of``: the threats of the fixed-sample

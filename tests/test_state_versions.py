@@ -1,0 +1,146 @@
+"""``tarneeb audit --state FILE``: each match's first version (the ``versions`` table). The
+state keeps the bytes of the first log of every match it judged, whole or not yet, damaged
+or not, and by its match id under its key too; once no log with those bytes is listed,
+any other log of the match is a ``changed-log`` finding, whatever its path, however the
+match came in."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from test_archive_incremental import audit, own_config_dir  # noqa: F401 (a fixture)
+from test_archive_state import renamed
+from test_state_lost_logs import SEED, archive
+
+from tarneeb.replay.log.parse import parse_log
+from tarneeb.testing import alterations
+from tarneeb.testing.archive import NAMES, archive_log, labels_for, platform_key
+
+
+def pruned_and_rewritten(capsys: pytest.CaptureFixture[str], logs: Path, state: str,
+                         log: Path, rewrite: bytes) -> tuple[int, dict[str, int]]:
+    """The log of a match removed on purpose, and another log of it put elsewhere: the
+    exit code and the findings by kind."""
+    log.unlink()
+    (logs / "zz-another.tlog").write_bytes(rewrite)
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(log))
+    return code, doc["findings_by_kind"]
+
+
+@pytest.mark.parametrize("cut", ["unsigned", "inside-its-signature"])
+def test_a_match_first_read_while_signed_under_a_temporary_name_keeps_its_first_version(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], cut: str) -> None:
+    """Read before its signature was written whole, under a temporary name, then finished
+    under its final name (the temporary one removed): the finished log is the match's
+    first version, and a rewrite once it is pruned is found."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    signed = len(parse_log(data).signed_bytes) + (7 if cut != "unsigned" else 0)
+    paths[1].unlink()
+    temporary = logs / "tmp-1.tlog"
+    temporary.write_bytes(data[:signed])
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    temporary.unlink()
+    paths[1].write_bytes(data)
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(temporary))
+    assert (code, doc["findings_by_kind"]) == (0, {})
+    assert pruned_and_rewritten(capsys, logs, state, paths[1], renamed(data, SEED)) == \
+        (1, {"changed-log": 1})
+
+
+def test_a_log_read_twice_while_signed_then_renamed_is_not_a_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Unsigned, then cut inside its signature (it grew), then finished under its final
+    name: an honest log, clean at every run after."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    signed = len(parse_log(data).signed_bytes)
+    paths[1].unlink()
+    temporary = logs / "tmp-1.tlog"
+    for end in (signed, signed + 20):
+        temporary.write_bytes(data[:end])
+        assert audit(capsys, str(logs), "--state", state)[0] == 1
+    temporary.unlink()
+    paths[1].write_bytes(data)
+    for removed in (("--removed", str(temporary)), ()):
+        code, doc = audit(capsys, str(logs), "--state", state, *removed)
+        assert (code, doc["findings_by_kind"], doc["state"]["rewritten"]) == (0, {}, 0)
+
+
+def test_a_match_seen_cut_short_keeps_the_bytes_it_was_seen_with(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seen stopping before its end record (waiting), then finished in the run that a
+    rewrite comes in: the rewrite does not begin with the bytes first seen, so it is
+    the changed one, then and once the finished log is pruned."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    paths[1].write_bytes(data[:parse_log(data).end_offset - 40])
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["state"]["waiting"] == 1
+    paths[1].write_bytes(data)
+    (logs / "a-rewrite.tlog").write_bytes(renamed(data, SEED))
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["findings_by_kind"] == {"changed-log": 1, "conflicting-log": 2}
+    assert doc["state"]["grown"] == [str(paths[1])]
+    paths[1].unlink()
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(paths[1]))
+    assert (code, doc["findings_by_kind"]) == (1, {"changed-log": 1})
+
+
+def redealt(i: int) -> bytes:
+    """Match ``i`` of the archive dealt again: the same match id, key and players, another
+    server seed (another commitment)."""
+    from tarneeb.replay.rules.ruleset import PRESETS
+    from tarneeb.replay.server.simulate import play_logged_match
+
+    seed = SEED + b"/%d" % i
+    computer = labels_for(random.Random(seed))
+    return play_logged_match(list(PRESETS)[i % len(PRESETS)], seed=seed,
+                             names=[f"{n} {'bot' if c else 'player'}"
+                                    for n, c in zip(NAMES, computer, strict=True)],
+                             computer=computer, key=platform_key(SEED),
+                             server_seed=b"\x01" * 32)
+
+
+def test_a_match_id_dealt_again_after_its_log_was_pruned_is_a_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A platform that prunes a match's log and deals the match again under its id and key
+    (new seeds, so another commitment): beside the first, ``reused-match-id``; after it,
+    a ``changed-log`` finding (not a new match)."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    again = redealt(1)
+    assert parse_log(again).header.match_id == parse_log(paths[1].read_bytes()).header.match_id
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    assert pruned_and_rewritten(capsys, logs, state, paths[1], again) == \
+        (1, {"changed-log": 1})
+
+
+@pytest.mark.parametrize("damage", ["hide-server-seed", "corrupt-server-seed"])
+def test_a_match_first_seen_in_a_log_whose_deals_were_not_replayed_keeps_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+    """A first version with findings, its deals not replayed (so in no e-process), is the
+    first version all the same."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = archive_log(1, SEED)[1]
+    paths[1].write_bytes(alterations.alter(damage, data, resign=platform_key(SEED))[0])
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["evidence"]["matches"] == 2
+    assert pruned_and_rewritten(capsys, logs, state, paths[1], renamed(data, SEED)) == \
+        (1, {"changed-log": 1})
+
+
+def test_a_run_without_the_statistics_keeps_first_versions_too(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    assert audit(capsys, str(logs), "--state", state, "--no-stats")[0] == 0
+    data = paths[2].read_bytes()
+    assert pruned_and_rewritten(capsys, logs, state, paths[2], renamed(data, SEED)) == \
+        (1, {"changed-log": 1})
