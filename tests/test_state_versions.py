@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_archive_incremental import audit, own_config_dir  # noqa: F401 (a fixture)
@@ -92,19 +93,31 @@ def test_a_match_seen_cut_short_keeps_the_bytes_it_was_seen_with(
     assert (code, doc["findings_by_kind"]) == (1, {"changed-log": 1})
 
 
-def redealt(i: int) -> bytes:
+def named(data: bytes, name: str) -> bytes:
+    """The same match with its first player named ``name``, signed again by the platform."""
+    from dataclasses import replace
+
+    def change(log: alterations.EditableLog) -> None:
+        log.header = replace(log.header, seats=[replace(log.header.seats[0], name=name),
+                                                *log.header.seats[1:]])
+
+    return alterations.rewrite(data, change, resign=platform_key(SEED))
+
+
+def redealt(i: int, server_seed: bytes = b"\x01" * 32, seed: bytes | None = None) -> bytes:
     """Match ``i`` of the archive dealt again: the same match id, key and players, another
-    server seed (another commitment)."""
+    server seed (another commitment); with ``seed``, another match (another match id) of
+    the same key dealt from ``server_seed``."""
     from tarneeb.replay.rules.ruleset import PRESETS
     from tarneeb.replay.server.simulate import play_logged_match
 
-    seed = SEED + b"/%d" % i
+    seed = seed if seed is not None else SEED + b"/%d" % i
     computer = labels_for(random.Random(seed))
     return play_logged_match(list(PRESETS)[i % len(PRESETS)], seed=seed,
                              names=[f"{n} {'bot' if c else 'player'}"
                                     for n, c in zip(NAMES, computer, strict=True)],
                              computer=computer, key=platform_key(SEED),
-                             server_seed=b"\x01" * 32)
+                             server_seed=server_seed)
 
 
 def test_a_match_id_dealt_again_after_its_log_was_pruned_is_a_change(
@@ -144,3 +157,89 @@ def test_a_run_without_the_statistics_keeps_first_versions_too(
     data = paths[2].read_bytes()
     assert pruned_and_rewritten(capsys, logs, state, paths[2], renamed(data, SEED)) == \
         (1, {"changed-log": 1})
+
+
+@pytest.mark.parametrize("beside", ["whole", "cut-short", "dealt-again"])
+def test_two_versions_in_the_first_run_leave_a_third_one_a_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], beside: str) -> None:
+    """A match that came in two versions in the run that first saw it (a rewrite, a log
+    cut short that is not its start, or the match dealt again under its id, listed first):
+    both are its first versions, and a third, once the two are pruned, is a change."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    other = {"whole": renamed(data, SEED), "dealt-again": redealt(1),
+             "cut-short": renamed(data, SEED)[:len(data) // 2]}[beside]
+    second = logs / "a-second.tlog"
+    second.write_bytes(other)
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    second.unlink()
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(second))
+    assert (code, doc["findings_by_kind"]) == (0, {})
+    third = redealt(1, b"\x02" * 32) if beside == "dealt-again" else named(data, "A Third")
+    assert pruned_and_rewritten(capsys, logs, state, paths[1], third) == \
+        (1, {"changed-log": 1})
+
+
+def test_a_server_seed_used_again_after_its_match_was_pruned_is_a_change(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Another match id dealt from a pruned match's server seed: beside it, ``reused-leaf``
+    (one seed, one sequence of deals, for two matches); after it, a ``changed-log``."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    first = parse_log(paths[1].read_bytes())
+    assert first.end is not None and first.end.server_seed is not None
+    again = redealt(1, first.end.server_seed, seed=b"another match")
+    assert parse_log(again).header.server_commitment == first.header.server_commitment
+    assert parse_log(again).header.match_id != first.header.match_id
+    assert audit(capsys, str(logs), "--state", state)[0] == 0
+    assert pruned_and_rewritten(capsys, logs, state, paths[1], again) == \
+        (1, {"changed-log": 1})
+
+
+@pytest.mark.parametrize("tail", [bytes(512), b"\xc1" * 200, b""])
+def test_a_log_resumed_after_a_power_loss_the_run_saw_has_grown(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], tail: bytes) -> None:
+    """A run reads a log a power loss left (its last whole record, then zeros or bytes
+    that are no record, or nothing); the recorder's resume cuts that tail off and the match
+    is finished: the same bytes as a match never interrupted, grown, clean."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    paths[1].write_bytes(data[:900] + tail)
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    paths[1].write_bytes(data)
+    for grown in ([str(paths[1])], []):
+        code, doc = audit(capsys, str(logs), "--state", state)
+        assert (code, doc["findings_by_kind"], doc["state"]["grown"]) == (0, {}, grown)
+
+
+def test_a_log_appended_to_while_the_run_reads_it_has_grown(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorder writes more of a log between the run's reading it and its checking
+    that the log only grew: the bytes judged are still its start, so it grew."""
+    from tarneeb.replay.archive import monitor
+
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    paths[1].write_bytes(data[:1000])
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    paths[1].write_bytes(data[:1100])
+    judged = monitor.Monitor._judged
+
+    def appending(self: monitor.Monitor, path: str, *args: Any) -> None:
+        if path == str(paths[1]):
+            with open(path, "ab") as f:
+                f.write(data[1100:1116])
+        judged(self, path, *args)
+
+    monkeypatch.setattr(monitor.Monitor, "_judged", appending)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert doc["state"]["grown"] == [str(paths[1])] and "changed-log" not in \
+        doc["findings_by_kind"]
+    monkeypatch.setattr(monitor.Monitor, "_judged", judged)
+    paths[1].write_bytes(data)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert (code, doc["findings_by_kind"]) == (0, {})

@@ -15,14 +15,17 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from tarneeb.replay.archive.audit import _whole_file
-from tarneeb.replay.archive.paths import read_url
+from tarneeb.replay.archive.paths import query_parts, read_url
 from tarneeb.replay.archive.records import LogRecord
 from tarneeb.replay.archive.seen import FindingRow
-from tarneeb.replay.archive.state import State, Version
 from tarneeb.replay.verify.trust import Trust
+
+if TYPE_CHECKING:
+    from tarneeb.replay.archive.state import State
 
 CHANGED_KIND = "changed-log"
 
@@ -82,23 +85,25 @@ def bytes_now(path: str, trust: Trust) -> bytes | None:
         return None
 
 
-def extends(path: str, size: int, digest: bytes, judged: str, trust: Trust,
-            longer: bool = False) -> bool:
-    """Whether the log at ``path``, judged now with bytes of SHA-256 ``judged`` (hex),
-    begins with the ``size`` bytes of SHA-256 ``digest`` judged before (``longer``: and
-    has more): its bytes read again are those judged now, and begin with those (a log that
-    changed again since it was judged now does not)."""
+def judged_bytes(path: str, size: int, judged: str, trust: Trust) -> bytes | None:
+    """The ``size`` bytes of the log at ``path`` that a run judged (SHA-256 ``judged``,
+    hex), read again: None when its start is not those bytes any more (rewritten since),
+    or it cannot be read. A log still being written may have grown again meanwhile."""
     data = bytes_now(path, trust)
-    return (data is not None and len(data) >= size + longer
-            and hashlib.sha256(data).hexdigest() == judged
-            and hashlib.sha256(data[:size]).digest() == digest)
+    if data is None or len(data) < size or hashlib.sha256(data[:size]).hexdigest() != judged:
+        return None
+    return data[:size]
 
 
-def grew(path: str, size: int, digest: bytes, judged: str, trust: Trust) -> bool:
-    """Whether the log at ``path`` only grew since the state judged its first ``size``
-    bytes (:func:`extends`, longer). A log still being written when a run read it (not
-    signed yet: a finding, ``UNSIGNED_KINDS``) is appended to, not rewritten."""
-    return extends(path, size, digest, judged, trust, longer=True)
+def grew(path: str, size: int, digest: bytes, judged: tuple[int, str], trust: Trust) -> bool:
+    """Whether the log at ``path``, judged now (``judged``: the size and SHA-256, hex, of
+    the bytes judged), only grew since the state judged its first ``size`` bytes, of
+    SHA-256 ``digest``: the bytes judged now begin with those, and are more. A log still
+    being written when a run read it (not signed yet: a finding, ``UNSIGNED_KINDS``) is
+    appended to, not rewritten."""
+    data = judged_bytes(path, *judged, trust)
+    return data is not None and len(data) > size and \
+        hashlib.sha256(data[:size]).digest() == digest
 
 
 def on_purpose(patterns: Sequence[tuple[str, str]], knew: Sequence[str]
@@ -120,73 +125,145 @@ def whole(record: LogRecord) -> bool:
         f.kind in UNSIGNED_KINDS for f in record.findings)
 
 
-def matches_of(record: LogRecord) -> list[bytes]:
-    """What a log is a version of: its match (:func:`~tarneeb.replay.archive.seen.match_identity`)
-    and its match id under its key (:class:`~tarneeb.replay.archive.claims.Claim`: a match
-    dealt again under the same id, with other seeds, is another version of it)."""
-    return [m for m in (record.identity, record.claim.match if record.claim else None) if m]
+class Version(NamedTuple):
+    """A match's first version, a row of the state's ``versions``: the ``size`` first
+    bytes, of SHA-256 ``digest``, of its log, ``whole`` or not yet, and the ``run`` that
+    first saw the match."""
+
+    size: int
+    digest: bytes
+    whole: bool
+    run: int
+
+
+def versions_of(state: State, matches: Iterable[bytes]) -> dict[bytes, list[Version]]:
+    """Per match of ``matches`` with any, the first versions ``state`` keeps."""
+    out: dict[bytes, list[Version]] = {}
+    for part in query_parts(list(set(matches))):
+        for m, *v in state.db.execute("SELECT match, size, digest, whole, run FROM versions "
+                                      "WHERE match IN (" + ", ".join("?" * len(part)) + ")",
+                                      part):
+            out.setdefault(m, []).append(Version(v[0], v[1], bool(v[2]), v[3]))
+    return out
+
+
+# what a log is a version of (:func:`matches_of`), as its finding names it
+_WHAT = ("this match", "this match id under its key", "this server seed")
+
+
+def matches_of(record: LogRecord) -> list[tuple[bytes, int]]:
+    """What a log is a version of, each with its place in ``_WHAT``: its match
+    (:func:`~tarneeb.replay.archive.seen.match_identity`), its match id under its key (a
+    match dealt again under the same id, with other seeds, is another version of it), its
+    server commitment or season leaf (one seed, one sequence of deals, for one match:
+    :class:`~tarneeb.replay.archive.claims.Claim`)."""
+    c = record.claim
+    return [(m, i) for i, m in enumerate((record.identity, c.match if c else None,
+                                          c.leaf if c else None)) if m]
+
+
+def _seen(record: LogRecord, path: str, size: int, trust: Trust) -> Version | None:
+    """The version of its match a log judged (``size`` bytes at ``path``) is: its bytes
+    when it is whole; else those before the place its reader stopped (a zero-filled or
+    unreadable tail, which a recorder's resume cuts off, is no part of it), read again;
+    None when they cannot be (changed since it was judged)."""
+    if whole(record):
+        return Version(size, bytes.fromhex(record.row.sha256 or ""), True, 0)
+    cut = min((f.offset for f in record.findings if f.kind == "cut-short"
+               and f.offset is not None), default=size)
+    data = judged_bytes(path, size, record.row.sha256 or "", trust)
+    if data is None:
+        return None
+    return Version(min(cut, size), hashlib.sha256(data[:cut]).digest(), False, 0)
+
+
+def _begins(record: LogRecord, path: str, size: int, first: Version, trust: Trust) -> bool:
+    """Whether the log ``record`` judged (``size`` bytes at ``path``) begins with the bytes
+    of ``first``, a version not whole, and has more."""
+    data = judged_bytes(path, size, record.row.sha256 or "", trust)
+    return data is not None and len(data) > first.size and \
+        hashlib.sha256(data[:first.size]).digest() == first.digest
+
+
+def resumed(state: State, record: LogRecord, path: str, size: int, trust: Trust) -> bool:
+    """Whether the log ``record`` judged (``size`` bytes at ``path``) begins with a first
+    version of its match not whole yet: a log read before it was finished (its tail cut
+    off by a recorder's resume, or not), finished since."""
+    known = versions_of(state, (m for m, _ in matches_of(record)))
+    return any(not v.whole and _begins(record, path, size, v, trust)
+               for vs in known.values() for v in vs)
 
 
 def note_versions(state: State, records: Sequence[LogRecord], paths: Sequence[str],
-                  sizes: Sequence[int], trust: Trust) -> dict[bytes, Version]:
-    """Keep the first version of each match of ``records`` (a chunk's, read now or kept, at
-    ``paths``, of ``sizes`` bytes judged) the state has none of: the log's bytes, whole or
-    not yet. A log that begins with a first version not whole yet (:func:`extends`) is its
-    first version from now on; a whole log of other bytes in the run that first saw the
-    match leaves it none (two versions came at once: which is the match as played no run
-    can tell). The first versions of their matches, by :func:`matches_of`."""
-    first = state.versions_of(m for r in records for m in matches_of(r))
+                  sizes: Sequence[int], trust: Trust) -> dict[bytes, list[Version]]:
+    """Keep the first versions of the matches of ``records`` (a chunk's, read now or kept,
+    at ``paths``, of ``sizes`` bytes judged, :func:`matches_of`): of a match the state has
+    none of, the log's (whole or not yet, :func:`_seen`); in the run that first saw it,
+    every other (the match came in two versions: which is the match as played no run can
+    tell, and a later log of other bytes than all is a version of its own). A log that
+    begins with a first version not whole yet takes its place while the match has no whole
+    one. The first versions of their matches, by match."""
+    first = versions_of(state, (m for r in records for m, _ in matches_of(r)))
     for r, path, size in zip(records, paths, sizes, strict=True):
         if r.not_read or r.row.sha256 is None or r.row.verdict == "unreadable":
             continue
-        digest = bytes.fromhex(r.row.sha256)
-        for match in matches_of(r):
-            v = first.get(match)
-            if v is None:
-                new = Version(size, digest, whole(r), state.run)
-            elif v.digest is None or v.digest == digest:
+        mine: Version | None = None
+        for match, _ in matches_of(r):
+            known = first.setdefault(match, [])
+            if mine is None:
+                mine = _seen(r, path, size, trust)
+                if mine is None:
+                    break
+            if any(v.digest == mine.digest for v in known):
                 continue
-            elif not v.whole and size > v.size and extends(path, v.size, v.digest,
-                                                           r.row.sha256, trust):
-                new = Version(size, digest, whole(r), v.run)
-            elif v.run == state.run and whole(r):
-                new = Version(0, None, False, v.run)
+            given = [] if any(v.whole for v in known) else \
+                [v for v in known if v.size < mine.size and _begins(r, path, size, v, trust)]
+            if given:  # (the longest it begins with)
+                old = max(given, key=lambda v: v.size)
+                known.remove(old)
+                state.db.execute("DELETE FROM versions WHERE match = ? AND digest = ?",
+                                 (match, old.digest))
+                new = mine._replace(run=old.run)
+            elif all(v.run == state.run for v in known):  # (none yet: the first)
+                new = mine._replace(run=state.run)
             else:  # (another version: a finding, versions())
                 continue
-            first[match] = new
-            state.set_version(match, new)
+            known.append(new)
+            state.db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?)",
+                             (match, new.digest, new.size, new.whole, new.run))
     return first
 
 
-def versions(records: Sequence[LogRecord], first: dict[bytes, Version],
+def versions(records: Sequence[LogRecord], first: dict[bytes, list[Version]],
              present: Callable[[bytes], bool]) -> list[LogRecord]:
     """Those of ``records`` (a chunk's, read now or kept; the first versions of their
     matches ``first``, :func:`note_versions`) whose match the state first saw with other
-    bytes that are not in the archive now (``present``: whether a log of that SHA-256 is
-    listed; else the two are a ``conflicting-log`` or ``reused-match-id`` pair, as a full
-    audit says), each given a ``changed-log`` finding (made again at each run, not kept: a
-    version of the match rewritten, whatever its path); not a log that is not whole yet
-    (``cut-short``, ``unsigned``: a finding of its own), nor one with a ``changed-log``
-    finding already."""
+    bytes, none of them in the archive now (``present``: whether a log of that SHA-256 is
+    listed; else the two are a ``conflicting-log``, ``reused-match-id`` or ``reused-leaf``
+    pair, as a full audit says), each given a ``changed-log`` finding (made again at each
+    run, not kept: a version of the match rewritten, whatever its path); not a log that
+    is not whole yet (``cut-short``, ``unsigned``: a finding of its own), nor one with a
+    ``changed-log`` finding already."""
     other = []
     for r in records:
         if r.row.sha256 is None or not whole(r) or any(
                 f.kind == CHANGED_KIND for f in r.findings):
             continue
-        for match in matches_of(r):
-            v = first.get(match)
-            if v is None or v.digest is None or v.digest.hex() == r.row.sha256 \
-                    or present(v.digest):
+        for match, what in matches_of(r):
+            known = first.get(match, [])
+            if not known or any(v.digest.hex() == r.row.sha256 or present(v.digest)
+                                for v in known):
                 continue
             r.findings.append(FindingRow(
-                r.row.path, CHANGED_KIND, "the archive's state judged this match first from "
-                f"a log with other bytes (SHA-256 {v.digest.hex()[:16]}…): a version of it "
-                "rewritten", None, None, None, None, None))
+                r.row.path, CHANGED_KIND, f"the archive's state judged {_WHAT[what]} first "
+                f"from a log with other bytes (SHA-256 {known[0].digest.hex()[:16]}…): a "
+                "version of it rewritten", None, None, None, None, None))
             r.row.add_findings(1)
             other.append(r)
             break
     return other
 
 
-__all__ = ["UNSIGNED_KINDS", "Stamp", "bytes_now", "extends", "grew", "matches_of",
-           "note_versions", "on_purpose", "stat_of", "versions", "whole"]
+__all__ = ["UNSIGNED_KINDS", "Stamp", "Version", "bytes_now", "grew", "judged_bytes",
+           "matches_of", "note_versions", "on_purpose", "resumed", "stat_of", "versions",
+           "versions_of", "whole"]

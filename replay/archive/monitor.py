@@ -67,6 +67,7 @@ from tarneeb.replay.archive.changes import (
     grew,
     note_versions,
     on_purpose,
+    resumed,
     stat_of,
     versions,
 )
@@ -317,9 +318,11 @@ class Monitor:
             if before_digest is not None and digest is not None \
                     and before_digest.hex() != digest:
                 # a log being written when judged: not signed, or not readable, yet
+                judged = (st[0] if record.size is None else record.size, digest)
                 if (before.row.verdict == "unreadable"
                         or any(f.kind in UNSIGNED_KINDS for f in before.findings)) \
-                        and grew(path, known.size, before_digest, digest, self.trust):
+                        and (grew(path, known.size, before_digest, judged, self.trust)
+                             or resumed(self.state, record, path, judged[0], self.trust)):
                     self.grown.append(path)
                 else:
                     old.append(FindingRow(

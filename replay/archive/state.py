@@ -75,8 +75,9 @@ CREATE INDEX logs_at ON logs (at);
 CREATE TABLE totals (origin TEXT PRIMARY KEY, tally BLOB NOT NULL);
 CREATE TABLE history (identity BLOB PRIMARY KEY, seq INTEGER NOT NULL,
                       log_e REAL NOT NULL) WITHOUT ROWID;
-CREATE TABLE versions (match BLOB PRIMARY KEY, size INTEGER NOT NULL, digest BLOB,
-                       whole INTEGER NOT NULL, run INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE versions (match BLOB NOT NULL, digest BLOB NOT NULL, size INTEGER NOT NULL,
+                       whole INTEGER NOT NULL, run INTEGER NOT NULL,
+                       PRIMARY KEY (match, digest)) WITHOUT ROWID;
 CREATE TABLE evidence (id INTEGER PRIMARY KEY CHECK (id = 1), state BLOB NOT NULL);
 CREATE TABLE runs (run INTEGER PRIMARY KEY, at TEXT NOT NULL, logs INTEGER NOT NULL,
                    audited INTEGER NOT NULL, changed INTEGER NOT NULL, lost INTEGER NOT NULL,
@@ -98,17 +99,6 @@ class Known(NamedTuple):
     digest: bytes | None  # the SHA-256 of its bytes
     tallied: bool  # whether its deals were tallied (not read with --no-stats)
     play: Any  # the fair-play options it was analysed with (None: not analysed)
-
-
-class Version(NamedTuple):
-    """A match's first version (:mod:`~tarneeb.replay.archive.changes`): the ``size``
-    first bytes, of SHA-256 ``digest`` (None: none), of its log, ``whole`` or not yet,
-    and the ``run`` that first saw the match."""
-
-    size: int
-    digest: bytes | None
-    whole: bool
-    run: int
 
 
 class StateError(ArchiveError):
@@ -533,17 +523,6 @@ class State:
         self.db.execute("INSERT INTO history (identity, seq, log_e) VALUES (?, ?, ?)",
                         (identity, seq, log_e))
 
-    def versions_of(self, matches: Iterable[bytes]) -> dict[bytes, Version]:
-        """Per match of ``matches`` (an identity, or a match id under its key) with one, its
-        first version (:mod:`~tarneeb.replay.archive.changes`)."""
-        return {r[0]: Version(*r[1:]) for part in query_parts(list(set(matches))) for r in
-                self.db.execute("SELECT match, size, digest, whole, run FROM versions WHERE "
-                                "match IN (" + ", ".join("?" * len(part)) + ")", part)}
-
-    def set_version(self, match: bytes, version: Version) -> None:  # (its row, new or not)
-        self.db.execute("INSERT OR REPLACE INTO versions VALUES (?, ?, ?, ?, ?)",
-                        (match, *version))
-
     def history(self) -> list[float]:
         """The log of the combined e-value after each match, in the order first seen."""
         out = [r[0] for r in self.db.execute("SELECT log_e FROM history ORDER BY seq")]
@@ -597,4 +576,4 @@ class State:
             self.db.close()
 
 
-__all__ = ["BUSY_WAIT", "FORMAT", "Known", "State", "StateError", "Version", "trust_digest"]
+__all__ = ["BUSY_WAIT", "FORMAT", "Known", "State", "StateError", "trust_digest"]

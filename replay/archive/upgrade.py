@@ -49,7 +49,7 @@ def take_up(state: Any, version: int, tables: bool, schema: str, columns: str,
     if version < 11 and tables:  # 11: first versions of every match judged, apart
         state.db.execute(schema.split(";")[6].replace("TABLE", "TABLE IF NOT EXISTS", 1))
         if "digest" in columns_now:  # 10's: of the matches that advanced the evidence
-            state.db.execute("INSERT INTO versions SELECT identity, 0, digest, 1, 0 FROM "
+            state.db.execute("INSERT INTO versions SELECT identity, digest, 0, 1, 0 FROM "
                              "history WHERE digest IS NOT NULL")
             state.db.execute("ALTER TABLE history DROP COLUMN digest")
     if version < fmt:
