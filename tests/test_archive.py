@@ -261,7 +261,8 @@ def test_the_audit_streams(archives: dict[str, Path]) -> None:
     chunks.close()
 
 
-def test_a_dask_cluster_gives_the_same_result(archives: dict[str, Path]) -> None:
+def test_a_dask_cluster_gives_the_same_result(archives: dict[str, Path], tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     # the proven archive twice: every log of the second pass a copy, counted once, the
     # copies' deals taken out of chunks cut otherwise than the ones they came in
     paths = [str(archives["proven"]), str(archives["biased"]), str(FIXTURES / "altered"),
@@ -284,6 +285,21 @@ def test_a_dask_cluster_gives_the_same_result(archives: dict[str, Path]) -> None
             remote.add(chunk)
             remote_rows.append((chunk.matches, chunk.findings))
         assert len(set(client.run(os.getpid).values())) == 2  # two worker processes
+        # a relative path is the client's: the workers, in another directory holding a
+        # clean log of that name, judge the client's log (a byte of it changed)
+        for side in ("workers", "client"):
+            (tmp_path / side / "logs").mkdir(parents=True)
+            shutil.copy(archives["proven"] / "m00000-eram41.tlog", tmp_path / side / "logs")
+        changed = tmp_path / "client" / "logs" / "m00000-eram41.tlog"
+        data = bytearray(changed.read_bytes())
+        data[len(data) // 2] ^= 1
+        changed.write_bytes(bytes(data))
+        client.run(os.chdir, str(tmp_path / "workers"))
+        monkeypatch.chdir(tmp_path / "client")
+        relative = ArchiveSummary()
+        for chunk in run_chunks(expand_paths(["logs"]), scheduler=client.scheduler.address):
+            relative.add(chunk)
+        assert relative.logs == 1 and relative.clean == 0
     for i in (0, 1):  # the same match rows and finding rows, in the same order
         assert [r for c in remote_rows for r in c[i]] == [r for c in local_rows for r in c[i]]
     assert len(remote_rows) > len(local_rows)  # cut into other chunks

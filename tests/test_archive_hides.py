@@ -63,6 +63,45 @@ def test_a_fifo_is_refused_unopened_by_verify_and_audit(
     assert not out.startswith("All")
 
 
+def test_a_fifo_named_by_url_is_refused_unopened(tmp_path: Path, logs: list[bytes]) -> None:
+    """A FIFO reached by a ``file://`` URL, alone or in a directory listed by URL, is not
+    opened (it would be waited on for ever): the log is unreadable, named."""
+    (tmp_path / "a.tlog").write_bytes(logs[0])
+    os.mkfifo(tmp_path / "b.tlog")
+    for url in (f"file://{tmp_path}", f"file://{tmp_path}/b.tlog"):
+        done = tarneeb("audit", "-j", "1", "--json", "--no-stats", url)
+        assert done.returncode == 2, done.stderr
+        doc = json.loads(done.stdout)
+        assert doc["unreadable"] == 1 and "not a regular file" in doc["first_unreadable"][0]
+
+
+@pytest.mark.parametrize("url", ["reference://a.tlog", "cached::file://{}/a.tlog"])
+def test_a_url_fsspec_takes_and_fails_on_gives_one_line(
+        tmp_path: Path, logs: list[bytes], url: str) -> None:
+    """A store that fails with an error of its own (not an OSError) as it lists: one line,
+    exit 2; a chained URL reads the log."""
+    (tmp_path / "a.tlog").write_bytes(logs[0])
+    done = tarneeb("audit", "-j", "1", "--no-stats", url.format(tmp_path))
+    assert "Traceback" not in done.stderr
+    if url.startswith("reference"):
+        assert done.returncode == 2 and done.stderr.count("\n") == 1
+        assert "cannot list: TypeError" in done.stderr
+    else:
+        assert done.returncode == 0, done.stderr
+
+
+def test_a_run_stopped_before_any_log_came_back_says_incomplete() -> None:
+    """Not "no logs were found": the logs listed were not read."""
+    from tarneeb.replay.archive.audit import ArchiveSummary
+    from tarneeb.replay.archive.words import verdict_lines
+
+    summary = ArchiveSummary()
+    summary.stopped = "a local worker process died (out of memory, or killed)."
+    assert verdict_lines(summary) == ["INCOMPLETE: a local worker process died (out of "
+                                      "memory, or killed). No log was read before it stopped."]
+    assert verdict_lines(ArchiveSummary()) == ["No logs were found."]
+
+
 @pytest.fixture
 def hidden(tmp_path: Path, logs: list[bytes], monkeypatch: pytest.MonkeyPatch) -> Path:
     """An archive with a subdirectory that cannot be listed (os.scandir refuses it, as

@@ -192,8 +192,10 @@ def _fsspec_paths(url: str) -> list[str]:
             found = sorted(fs.glob(path))
         else:
             found = [path]
-    except (ImportError, ValueError, OSError) as e:
-        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+    except Exception as e:  # (a store's own errors, whatever their class: one line)
+        why = e.strerror if isinstance(e, OSError) and e.strerror else \
+            str(e) if isinstance(e, (ImportError, ValueError, OSError)) else \
+            f"{type(e).__name__}: {e}"
         raise ArchiveError(f"{url}: cannot list: {why}") from None
     return found
 
@@ -232,11 +234,17 @@ def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
     except ImportError:
         raise OSError(f"reading {url} needs fsspec (pip install 'tarneeb[cluster]')") from None
     try:
-        with fsspec.open(url, "rb") as f:
+        fs, path = fsspec.core.url_to_fs(url)
+        kind = fs.info(path).get("type", "file")
+        if kind != "file":  # (a FIFO behind file:// would be waited on for ever)
+            raise OSError(f"not a regular file ({kind}): refused without reading it")
+        with fs.open(path, "rb") as f:
             data: bytes = f.read(limits.max_bytes + 1)
             return data
-    except (ImportError, ValueError) as e:  # (an unreadable log, as a file's OSError is)
-        raise OSError(f"cannot read {url}: {e}") from None
+    except OSError:
+        raise
+    except Exception as e:  # (an unreadable log, as a file's OSError is, whatever a
+        raise OSError(f"{type(e).__name__}: {e}") from None  # store raises)
 
 
 def query_parts(values: list[Any], size: int = 500) -> Iterator[list[Any]]:

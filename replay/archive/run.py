@@ -75,16 +75,21 @@ def run_pool(task: Task, chunks: Iterator[list[str]], jobs: int,
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    def result(f: Any) -> Any:
+    def result(sent: tuple[list[str], Any]) -> Any:
+        paths, f = sent
         try:
             return f.result()
         except BrokenProcessPool as e:
             raise AuditFault(f"a local worker process died (out of memory, or killed): {e}"
                              ) from None
+        except Exception as e:  # (a worker's error, as on Dask: one line)
+            where = f"the logs {paths[0]} to {paths[-1]}" if len(paths) > 1 else paths[0]
+            raise AuditFault(f"a local worker failed running {where}: "
+                             f"{type(e).__name__}: {e}") from None
 
-    def submit(chunk: list[str]) -> Any:
+    def submit(chunk: list[str]) -> tuple[list[str], Any]:
         with interrupts_ignored():  # a worker it starts is born ignoring Ctrl-C (see there)
-            return pool.submit(task, chunk, *args)
+            return chunk, pool.submit(task, chunk, *args)
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=watch_parent,
@@ -206,15 +211,22 @@ def dask_setup(worker: Any) -> None:
 
 
 def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
-             args: tuple[Any, ...]) -> Iterator[Any]:
+             args: tuple[Any, ...], local: bool = False) -> Iterator[Any]:
     """``task(chunk, *args)`` for each chunk on the Dask cluster of ``scheduler`` (an
     address, ``local`` or ``local:N`` for a cluster of this machine's made for the run
-    (:func:`local_cluster`), or a ``distributed.Client``)."""
+    (:func:`local_cluster`), or a ``distributed.Client``). A cluster not made here
+    (``local`` False) gets a relative path made absolute: its workers' working directory
+    is not this process's, and a file of the same name there is another log."""
     workers = local_workers(scheduler)
     if workers is not None:  # (quiet until it is closed: a run ended early lets go of
         with dask_quiet(), local_cluster(workers) as client:  # tasks in flight)
-            yield from run_dask(task, chunks, client, args)
+            yield from run_dask(task, chunks, client, args, local=True)
         return
+    if not local:
+        from tarneeb.replay.archive.paths import absolute_path
+
+        cwd = os.getcwd()
+        chunks = ([absolute_path(p, cwd) for p in chunk] for chunk in chunks)
     try:
         from distributed import Client, KilledWorker
     except ImportError:
@@ -263,6 +275,8 @@ def dask_quiet() -> Iterator[None]:
     process log to its stderr)."""
     import logging  # (loaded by a run on Dask alone, not by every audit)
 
+    with contextlib.suppress(ImportError):  # (first: it sets its loggers' levels as it
+        import distributed  # noqa: F401  (is imported)
     quiet = [logging.getLogger(name) for name in ["distributed", *logging.root.manager.loggerDict]
              if name == "distributed" or name.startswith("distributed.")]
     levels = [logger.level for logger in quiet]

@@ -55,8 +55,10 @@ def verdict_lines(summary: ArchiveSummary,
     """The verdict in plain words, most important first."""
     s = summary
     lines = []
-    if s.logs == 0:
-        return ["No logs were found."]
+    if s.logs == 0:  # (none read before it stopped: not "none found")
+        return [f"INCOMPLETE: {s.stopped.rstrip('.')}. No log was read before it stopped."] \
+            if s.stopped \
+            else ["No logs were found."]
     if s.clean == s.logs:
         lines.append(("The log is clean" if s.logs == 1 else f"All {s.logs:,} logs are clean")
                      + ": every hand replays under the rules and every claim matches.")
@@ -84,7 +86,7 @@ def verdict_lines(summary: ArchiveSummary,
     if s.copies or s.conflicting:
         lines.append(repeats_sentence(s.copies, s.conflicting))
     if s.stopped:  # first of all: every count below is of the logs read before it
-        lines.insert(0, f"INCOMPLETE: {s.stopped}. What follows counts only the "
+        lines.insert(0, f"INCOMPLETE: {s.stopped.rstrip('.')}. What follows counts only the "
                      f"{s.logs:,} logs read before it stopped.")
     if s.abandoned.matches:
         lines.append(s.abandoned.sentence(alpha))
