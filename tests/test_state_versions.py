@@ -17,6 +17,7 @@ from test_state_lost_logs import SEED, archive
 
 from tarneeb.replay.log.parse import parse_log
 from tarneeb.testing import alterations
+from tarneeb.testing.alterations.end import abandon_in_hand
 from tarneeb.testing.archive import NAMES, archive_log, labels_for, platform_key
 
 
@@ -243,3 +244,67 @@ def test_a_log_appended_to_while_the_run_reads_it_has_grown(
     paths[1].write_bytes(data)
     code, doc = audit(capsys, str(logs), "--state", state)
     assert (code, doc["findings_by_kind"]) == (0, {})
+
+
+def test_a_signed_log_that_says_its_match_goes_on_does_not_grow(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log signed with an end record that names no winner (a ``cut-short`` finding: the
+    match ends unfinished) is whole: the same match with another hand and a winner, at its
+    path or another, is a change (no log grows past its signature)."""
+    from tarneeb.replay.log import EndRecord
+
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+
+    def goes_on(log: alterations.EditableLog) -> None:
+        assert log.end is not None
+        log.hands[:] = log.hands[:2]
+        log.end = EndRecord(None, log.end.server_seed)
+
+    paths[1].write_bytes(alterations.rewrite(data, goes_on, resign=platform_key(SEED)))
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["findings_by_kind"] == {"cut-short": 1}
+    paths[1].write_bytes(data)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert doc["state"]["changed"] == [str(paths[1])] and not doc["state"]["grown"]
+    assert pruned_and_rewritten(capsys, logs, state, paths[1], data) == (1, {"changed-log": 1})
+
+
+def test_a_log_of_another_match_at_a_path_has_not_grown(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two logs read cut short; then one's path holds the other's match, finished: a change
+    (the first match's log gone), not a log that grew from its own match's start."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    first, second = paths[0].read_bytes(), paths[1].read_bytes()
+    paths[0].write_bytes(first[:parse_log(first).end_offset - 40])
+    paths[1].write_bytes(second[:parse_log(second).end_offset - 40])
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    paths[0].write_bytes(second)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["state"]["changed"] == [str(paths[0])]
+
+
+@pytest.mark.parametrize("longer_first", [True, False])
+def test_a_match_seen_cut_short_twice_keeps_the_longer_start(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], longer_first: bool) -> None:
+    """Two starts of one match in its first run, one the start of the other: a log that
+    begins with the shorter but departs from the longer (the match abandoned earlier) is a
+    change, whichever is listed first."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    paths[1].unlink()
+    parsed = parse_log(data)
+    longer, shorter = data[:parsed.end_offset], data[:parsed.offsets[3]]
+    names = ("a.tlog", "b.tlog") if longer_first else ("b.tlog", "a.tlog")
+    (logs / names[0]).write_bytes(longer)
+    (logs / names[1]).write_bytes(shorter)
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    other = abandon_in_hand(data, 3, 2, resign=platform_key(SEED))[0]
+    assert other.startswith(shorter) and not other.startswith(longer)
+    for name in names:
+        (logs / name).write_bytes(other)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert code == 1 and doc["findings_by_kind"]["changed-log"] >= 1

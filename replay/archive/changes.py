@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tarneeb.replay.archive.audit import _whole_file
 from tarneeb.replay.archive.paths import query_parts, read_url
-from tarneeb.replay.archive.records import LogRecord
+from tarneeb.replay.archive.records import LogRecord, unfinished
 from tarneeb.replay.archive.seen import FindingRow
 from tarneeb.replay.verify.trust import Trust
 
@@ -29,9 +29,6 @@ if TYPE_CHECKING:
 
 CHANGED_KIND = "changed-log"
 
-# a log judged with one of these findings was not signed yet (still being written, or cut
-# short): it may grow, and only such a log's growth is not a change
-UNSIGNED_KINDS = frozenset(("cut-short", "unsigned"))
 
 # a log's size, modification time, change time (nanoseconds) and inode (another file at
 # the path, a symbolic link pointed elsewhere, whatever its times: another inode)
@@ -99,8 +96,8 @@ def grew(path: str, size: int, digest: bytes, judged: tuple[int, str], trust: Tr
     """Whether the log at ``path``, judged now (``judged``: the size and SHA-256, hex, of
     the bytes judged), only grew since the state judged its first ``size`` bytes, of
     SHA-256 ``digest``: the bytes judged now begin with those, and are more. A log still
-    being written when a run read it (not signed yet: a finding, ``UNSIGNED_KINDS``) is
-    appended to, not rewritten."""
+    being written when a run read it (not :func:`whole` yet) is appended to, not
+    rewritten."""
     data = judged_bytes(path, *judged, trust)
     return data is not None and len(data) > size and \
         hashlib.sha256(data[:size]).digest() == digest
@@ -119,10 +116,18 @@ def on_purpose(patterns: Sequence[tuple[str, str]], knew: Sequence[str]
 
 
 def whole(record: LogRecord) -> bool:
-    """Whether the log ``record`` judged is whole: read, signed and finished (no
-    ``cut-short`` or ``unsigned`` finding): a version of its match, not one being written."""
-    return record.row.verdict != "unreadable" and not any(
-        f.kind in UNSIGNED_KINDS for f in record.findings)
+    """Whether the log ``record`` judged is whole: read, with its end record and signed (no
+    ``unsigned`` finding, nor a ``cut-short`` one before the end record): a version of its
+    match, not one being written. A signed log is whole whatever else it is found to be
+    (a match it says ends unfinished, a tail past its signature): no log grows past its
+    signature."""
+    return record.row.verdict != "unreadable" and not unfinished(record) and not any(
+        f.kind == "unsigned" for f in record.findings)
+
+
+# the one ``cut-short`` finding that is not where the log's reader stopped (a signed end
+# record that says the match goes on)
+_ENDS_UNFINISHED = "the match ends unfinished"
 
 
 class Version(NamedTuple):
@@ -170,7 +175,8 @@ def _seen(record: LogRecord, path: str, size: int, trust: Trust) -> Version | No
     if whole(record):
         return Version(size, bytes.fromhex(record.row.sha256 or ""), True, 0)
     cut = min((f.offset for f in record.findings if f.kind == "cut-short"
-               and f.offset is not None), default=size)
+               and f.offset is not None and not f.message.startswith(_ENDS_UNFINISHED)),
+              default=size)
     data = judged_bytes(path, size, record.row.sha256 or "", trust)
     if data is None:
         return None
@@ -185,10 +191,14 @@ def _begins(record: LogRecord, path: str, size: int, first: Version, trust: Trus
         hashlib.sha256(data[:first.size]).digest() == first.digest
 
 
-def resumed(state: State, record: LogRecord, path: str, size: int, trust: Trust) -> bool:
-    """Whether the log ``record`` judged (``size`` bytes at ``path``) begins with a first
-    version of its match not whole yet: a log read before it was finished (its tail cut
-    off by a recorder's resume, or not), finished since."""
+def resumed(state: State, record: LogRecord, before: LogRecord, path: str, size: int,
+            trust: Trust) -> bool:
+    """Whether the log ``record`` judged (``size`` bytes at ``path``), of the match of the
+    log ``before`` judged there, not whole, begins with a first version of that match not
+    whole yet: read before it was finished (a tail a power loss left cut off by the
+    recorder's resume), finished since."""
+    if before.identity is None or before.identity != record.identity or whole(before):
+        return False
     known = versions_of(state, (m for m, _ in matches_of(record)))
     return any(not v.whole and _begins(record, path, size, v, trust)
                for vs in known.values() for v in vs)
@@ -216,14 +226,14 @@ def note_versions(state: State, records: Sequence[LogRecord], paths: Sequence[st
                     break
             if any(v.digest == mine.digest for v in known):
                 continue
-            given = [] if any(v.whole for v in known) else \
-                [v for v in known if v.size < mine.size and _begins(r, path, size, v, trust)]
-            if given:  # (the longest it begins with)
-                old = max(given, key=lambda v: v.size)
-                known.remove(old)
-                state.db.execute("DELETE FROM versions WHERE match = ? AND digest = ?",
-                                 (match, old.digest))
-                new = mine._replace(run=old.run)
+            if known and not any(v.whole for v in known) and all(
+                    v.size < mine.size and _begins(r, path, size, v, trust) for v in known):
+                # (it begins with every version seen, none whole: their match, further on)
+                for old in known:
+                    state.db.execute("DELETE FROM versions WHERE match = ? AND digest = ?",
+                                     (match, old.digest))
+                new = mine._replace(run=min(v.run for v in known))
+                known.clear()
             elif all(v.run == state.run for v in known):  # (none yet: the first)
                 new = mine._replace(run=state.run)
             else:  # (another version: a finding, versions())
@@ -264,6 +274,6 @@ def versions(records: Sequence[LogRecord], first: dict[bytes, list[Version]],
     return other
 
 
-__all__ = ["UNSIGNED_KINDS", "Stamp", "Version", "bytes_now", "grew", "judged_bytes",
+__all__ = ["Stamp", "Version", "bytes_now", "grew", "judged_bytes",
            "matches_of", "note_versions", "on_purpose", "resumed", "stat_of", "versions",
            "versions_of", "whole"]

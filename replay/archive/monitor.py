@@ -61,7 +61,6 @@ from tarneeb.replay.archive.audit import (
 )
 from tarneeb.replay.archive.changes import (
     CHANGED_KIND,
-    UNSIGNED_KINDS,
     Stamp,
     bytes_now,
     grew,
@@ -70,6 +69,7 @@ from tarneeb.replay.archive.changes import (
     resumed,
     stat_of,
     versions,
+    whole,
 )
 from tarneeb.replay.archive.paths import absolute_path, stored_path
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
@@ -319,10 +319,9 @@ class Monitor:
                     and before_digest.hex() != digest:
                 # a log being written when judged: not signed, or not readable, yet
                 judged = (st[0] if record.size is None else record.size, digest)
-                if (before.row.verdict == "unreadable"
-                        or any(f.kind in UNSIGNED_KINDS for f in before.findings)) \
-                        and (grew(path, known.size, before_digest, judged, self.trust)
-                             or resumed(self.state, record, path, judged[0], self.trust)):
+                if not whole(before) and (
+                        grew(path, known.size, before_digest, judged, self.trust)
+                        or resumed(self.state, record, before, path, judged[0], self.trust)):
                     self.grown.append(path)
                 else:
                     old.append(FindingRow(
