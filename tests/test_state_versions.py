@@ -308,3 +308,32 @@ def test_a_match_seen_cut_short_twice_keeps_the_longer_start(
         (logs / name).write_bytes(other)
     code, doc = audit(capsys, str(logs), "--state", state)
     assert code == 1 and doc["findings_by_kind"]["changed-log"] >= 1
+
+
+def test_a_log_changed_as_the_run_reads_it_keeps_the_first_version_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log read cut short, then renamed and rewritten as another history of its match
+    before the run takes its record: the bytes judged are its match's first version all
+    the same (made where they were read), and the rewrite is a change."""
+    from tarneeb.replay.archive import monitor
+
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    paths[1].unlink()
+    temporary = logs / "tmp-1.tlog"
+    temporary.write_bytes(data[:parse_log(data).end_offset - 40])
+    judged = monitor.Monitor._judged
+
+    def moved(self: monitor.Monitor, path: str, *args: Any) -> None:
+        if path == str(temporary):
+            paths[1].write_bytes(renamed(data, SEED))
+            temporary.unlink()
+        judged(self, path, *args)
+
+    monkeypatch.setattr(monitor.Monitor, "_judged", moved)
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    monkeypatch.setattr(monitor.Monitor, "_judged", judged)
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(temporary))
+    assert (code, doc["findings_by_kind"]) == (1, {"changed-log": 1})

@@ -43,6 +43,7 @@ from tarneeb.replay.archive.paths import (
     expand_paths,
     listing_error,
     read_url,
+    whole_file,
 )
 from tarneeb.replay.archive.run import chunks_of, run_dask, run_pool
 from tarneeb.replay.archive.seen import (
@@ -63,9 +64,8 @@ from tarneeb.replay.archive.seen import (
     without,
 )
 from tarneeb.replay.log import LogError, parse_log
-from tarneeb.replay.log.parse import open_regular
-from tarneeb.replay.log.stream import Limits, _regular_file_size
 from tarneeb.replay.verify.compiled import confirm
+from tarneeb.replay.verify.ending import stopped_at
 from tarneeb.replay.verify.replayer import verify_file, verify_log
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
@@ -132,23 +132,10 @@ class Chunk:
     unpinned_rows: list[bool] = field(default_factory=list)  # per row: in ``unpinned``
     play: list[MatchPlay | None] = field(default_factory=list)  # per row, with --play
     # per row: how many bytes were read and judged (None: not read whole); a log still
-    # being written may have grown since it was listed
+    # being written may have grown since it was listed; and of a log not whole, the SHA-256
+    # of those before where its reader stopped (``stopped_at``: what it says so far)
     sizes: list[int | None] = field(default_factory=list)
-
-
-def _whole_file(path: str, limits: Limits) -> bytes | None:
-    """A regular file's bytes within the cap (at most one byte past it, which the parser
-    refuses); None when it is over the cap, for :func:`verify_file` to say why. Raises
-    :class:`OSError` when it cannot be opened or read, or is not a regular file (a FIFO,
-    a device, a socket: refused without being opened for reading, :func:`open_regular`)."""
-    with open_regular(path) as f:
-        size = _regular_file_size(f)
-        if size is None or size > limits.max_bytes:
-            return None
-        data = f.read(size + 1)
-        if len(data) > size:  # it grew since: read on to the cap at most
-            data += f.read(limits.max_bytes + 1 - len(data))
-        return data
+    starts: list[bytes | None] = field(default_factory=list)
 
 
 def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
@@ -164,7 +151,7 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
         identity = data = claim = ending = None
         limits = trust.limits
         try:
-            data = read_url(path, limits) if "://" in path else _whole_file(path, limits)
+            data = read_url(path, limits) if "://" in path else whole_file(path, limits)
         except OSError as e:  # not read at all: gone, not allowed, not a regular file
             out.not_read.append(len(out.matches))
             _unreadable(out, path, f"{path}: cannot read: {e.strerror or e}")
@@ -213,6 +200,8 @@ def audit_chunk(paths: Sequence[str], trust: Trust = NOTHING,
             len(v.computer) - computers, content_digest(data).hex() if data else None,
             None if identity is None else log.header.match_id.hex()))
         out.sizes.append(None if data is None else len(data))
+        cut = None if data is None else stopped_at(v.findings, len(data))
+        out.starts.append(None if cut is None or data is None else content_digest(data[:cut]))
         out.identities.append(identity)
         out.claims.append(claim)
         out.endings.append(ending)
@@ -246,6 +235,7 @@ def _unreadable(out: Chunk, path: str, error: str, digest: bytes | None = None,
     out.matches.append(MatchRow(path, "unreadable", error, None, None, None, False, "none",
                                 0, 0, 0, 0, 0, digest.hex() if digest else None))
     out.sizes.append(size)
+    out.starts.append(None)
     out.identities.append(None)
     out.claims.append(None)
     out.endings.append(None)

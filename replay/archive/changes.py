@@ -18,10 +18,10 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from tarneeb.replay.archive.audit import _whole_file
-from tarneeb.replay.archive.paths import query_parts, read_url
-from tarneeb.replay.archive.records import LogRecord, unfinished
+from tarneeb.replay.archive.paths import query_parts, read_url, whole_file
+from tarneeb.replay.archive.records import LogRecord
 from tarneeb.replay.archive.seen import FindingRow
+from tarneeb.replay.verify.ending import stopped_at
 from tarneeb.replay.verify.trust import Trust
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def bytes_now(path: str, trust: Trust) -> bytes | None:
     when it judges the log)."""
     try:
         return read_url(path, trust.limits) if "://" in path else \
-            _whole_file(path, trust.limits)
+            whole_file(path, trust.limits)
     except OSError:
         return None
 
@@ -121,13 +121,7 @@ def whole(record: LogRecord) -> bool:
     match, not one being written. A signed log is whole whatever else it is found to be
     (a match it says ends unfinished, a tail past its signature): no log grows past its
     signature."""
-    return record.row.verdict != "unreadable" and not unfinished(record) and not any(
-        f.kind == "unsigned" for f in record.findings)
-
-
-# the one ``cut-short`` finding that is not where the log's reader stopped (a signed end
-# record that says the match goes on)
-_ENDS_UNFINISHED = "the match ends unfinished"
+    return record.row.verdict != "unreadable" and stopped_at(record.findings, 0) is None
 
 
 class Version(NamedTuple):
@@ -170,17 +164,19 @@ def matches_of(record: LogRecord) -> list[tuple[bytes, int]]:
 def _seen(record: LogRecord, path: str, size: int, trust: Trust) -> Version | None:
     """The version of its match a log judged (``size`` bytes at ``path``) is: its bytes
     when it is whole; else those before the place its reader stopped (a zero-filled or
-    unreadable tail, which a recorder's resume cuts off, is no part of it), read again;
-    None when they cannot be (changed since it was judged)."""
-    if whole(record):
+    unreadable tail, which a recorder's resume cuts off, is no part of it: ``start``, made
+    where it was read, or for a log kept in the state read again); None when they cannot
+    be (changed since it was judged)."""
+    cut = stopped_at(record.findings, size)
+    if cut is None:
         return Version(size, bytes.fromhex(record.row.sha256 or ""), True, 0)
-    cut = min((f.offset for f in record.findings if f.kind == "cut-short"
-               and f.offset is not None and not f.message.startswith(_ENDS_UNFINISHED)),
-              default=size)
+    cut = min(cut, size)
+    if record.start is not None:
+        return Version(cut, record.start, False, 0)
     data = judged_bytes(path, size, record.row.sha256 or "", trust)
     if data is None:
         return None
-    return Version(min(cut, size), hashlib.sha256(data[:cut]).digest(), False, 0)
+    return Version(cut, hashlib.sha256(data[:cut]).digest(), False, 0)
 
 
 def _begins(record: LogRecord, path: str, size: int, first: Version, trust: Trust) -> bool:

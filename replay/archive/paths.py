@@ -24,7 +24,8 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits
+from tarneeb.replay.log.parse import open_regular
+from tarneeb.replay.log.stream import DEFAULT_LIMITS, Limits, _regular_file_size
 from tarneeb.replay.verify.trust import Trust
 
 _GLOB = set("*?[")
@@ -247,6 +248,21 @@ def read_url(url: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
         raise OSError(f"{type(e).__name__}: {e}") from None  # store raises)
 
 
+def whole_file(path: str, limits: Limits) -> bytes | None:
+    """A regular file's bytes within the cap (at most one byte past it, which the parser
+    refuses); None when it is over the cap, for :func:`verify_file` to say why. Raises
+    :class:`OSError` when it cannot be opened or read, or is not a regular file (a FIFO,
+    a device, a socket: refused without being opened for reading, :func:`open_regular`)."""
+    with open_regular(path) as f:
+        size = _regular_file_size(f)
+        if size is None or size > limits.max_bytes:
+            return None
+        data = f.read(size + 1)
+        if len(data) > size:  # it grew since: read on to the cap at most
+            data += f.read(limits.max_bytes + 1 - len(data))
+        return data
+
+
 def query_parts(values: list[Any], size: int = 500) -> Iterator[list[Any]]:
     """``values`` in lists of ``size`` (the parameters of one query)."""
     for j in range(0, len(values), size):
@@ -360,4 +376,5 @@ __all__ = [
     "read_url",
     "stored_path",
     "trust_digest",
+    "whole_file",
 ]

@@ -81,6 +81,9 @@ class LogRecord:
     # read now: how many bytes were judged (None: not read whole), which the state keeps
     # as the log's size (never in the record's bytes)
     size: int | None = None
+    # of a log read now that is not whole, the SHA-256 of its bytes before where its reader
+    # stopped (:func:`~tarneeb.replay.verify.ending.stopped_at`; never in the record's bytes)
+    start: bytes | None = None
 
 
 def records_of(chunk: Chunk) -> list[LogRecord]:
@@ -104,7 +107,8 @@ def records_of(chunk: Chunk) -> list[LogRecord]:
             chunk.endings[i] if chunk.endings else None,
             bool(chunk.unpinned_rows[i]) if chunk.unpinned_rows else False, i in not_read,
             share, play=chunk.play[i] if played else None, columns=columns,
-            size=chunk.sizes[i] if len(chunk.sizes) == len(chunk.matches) else None))
+            size=chunk.sizes[i] if len(chunk.sizes) == len(chunk.matches) else None,
+            start=chunk.starts[i] if len(chunk.starts) == len(chunk.matches) else None))
         pos += m.findings
     return out
 

@@ -23,6 +23,9 @@ so who left then is the platform's word.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from tarneeb.replay.log.records import Abandonment, HandRecord, ParsedLog
 from tarneeb.replay.rules.engine import MatchState, Phase
 from tarneeb.replay.verify.findings import Verdict
@@ -31,6 +34,22 @@ TEAM_NAMES = ("team 0+2", "team 1+3")
 # in a ``cut-short`` finding's message: the log stops before its end record (its match may
 # still be going on: its log may yet grow, deals and all)
 NO_END_RECORD = "without its end record"
+# the one ``cut-short`` finding not where the log's reader stopped: a signed end record
+# that says the match goes on
+ENDS_UNFINISHED = "the match ends unfinished"
+
+
+def stopped_at(findings: Iterable[Any], size: int) -> int | None:
+    """Where the reader of a log of ``size`` bytes stopped, from its findings (each with a
+    ``kind``, ``message`` and ``offset``): None when the log is whole, with its end record
+    and signed (no ``unsigned`` finding, no ``cut-short`` one for a log without its end
+    record), whatever else it is found to be; else the offset of its first cut (``size``:
+    none, a log not signed yet), the bytes before it all the log says so far."""
+    if not any(f.kind == "unsigned" or (f.kind == "cut-short" and NO_END_RECORD in f.message)
+               for f in findings):
+        return None
+    return min((f.offset for f in findings if f.kind == "cut-short" and f.offset is not None
+                and not f.message.startswith(ENDS_UNFINISHED)), default=size)
 
 
 def team_name(team: int | None) -> str:
@@ -83,7 +102,7 @@ def check_end(log: ParsedLog, state: MatchState, v: Verdict, at_last_move: bool)
         v.add("wrong-winner", f"the log declares {team_name(claimed)} the winner, but "
               f"{team_name(actual)} won", offset=at)
     elif actual is None and abandoned is None:
-        v.add("cut-short", "the match ends unfinished: no team has won, and the log does not "
+        v.add("cut-short", f"{ENDS_UNFINISHED}: no team has won, and the log does not "
               "say it was abandoned", offset=at)
 
 
@@ -177,4 +196,5 @@ def _abandon_text(log: ParsedLog, a: Abandonment) -> str:
     return f"{who} {what}" + (f": {a.reason}" if a.reason else "")
 
 
-__all__ = ["TEAM_NAMES", "check_end", "team_name"]
+__all__ = ["ENDS_UNFINISHED", "NO_END_RECORD", "TEAM_NAMES", "check_end", "stopped_at",
+           "team_name"]
