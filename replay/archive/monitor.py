@@ -10,9 +10,11 @@ every log with ``checksum``, is read and its SHA-256 compared: the same bytes ar
 from the state (``checked``). Any other is read and judged (with ``--jobs`` or
 ``--scheduler`` as a full audit), and one the state judged with other bytes is
 **changed**: it gets a ``changed-log`` finding (kept in the state: a platform that
-rewrites history stays flagged), unless it was not signed or not readable when judged
-and the bytes judged then are the start of those judged now: a log still being written
-when it was judged has **grown** (judged again, said, no finding). The records, read or kept, are
+rewrites history stays flagged), unless it was not whole or not readable when judged
+and the bytes judged then (before where its reader stopped) are the start of those judged
+now: a log still being written when it was judged has **grown** (judged again, said, no
+finding). Each match's first versions, by which a rewrite is found under any path, are
+kept by :mod:`~tarneeb.replay.archive.changes`. The records, read or kept, are
 put back together in the order of the listing (:mod:`~tarneeb.replay.archive.records`)
 and folded as a full audit folds its chunks, so the verdict, the counts, the findings and ``--json``
 are those of a full audit of every log.
