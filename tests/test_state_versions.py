@@ -337,3 +337,25 @@ def test_a_log_changed_as_the_run_reads_it_keeps_the_first_version_read(
     monkeypatch.setattr(monitor.Monitor, "_judged", judged)
     code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(temporary))
     assert (code, doc["findings_by_kind"]) == (1, {"changed-log": 1})
+
+
+def test_a_log_resumed_after_a_power_loss_grew_without_its_first_version(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log read with the zero-filled tail a power loss left, its match's first versions
+    not known (a state taken up from format 10 kept none of a match not in the evidence):
+    its bytes then, less the zeros, begin its bytes now; it grew."""
+    import sqlite3
+
+    from test_archive_state import reseal
+
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    paths[1].write_bytes(data[:900] + bytes(300))
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    with sqlite3.connect(state) as db:
+        db.execute("DELETE FROM versions")
+        reseal(db)
+    paths[1].write_bytes(data)
+    code, doc = audit(capsys, str(logs), "--state", state)
+    assert (code, doc["findings_by_kind"], doc["state"]["grown"]) == (0, {}, [str(paths[1])])

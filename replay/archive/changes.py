@@ -92,15 +92,21 @@ def judged_bytes(path: str, size: int, judged: str, trust: Trust) -> bytes | Non
     return data[:size]
 
 
-def grew(path: str, size: int, digest: bytes, judged: tuple[int, str], trust: Trust) -> bool:
+def grew(path: str, size: int, digest: bytes, judged: tuple[int, str], trust: Trust,
+         cut: int | None = None) -> bool:
     """Whether the log at ``path``, judged now (``judged``: the size and SHA-256, hex, of
     the bytes judged), only grew since the state judged its first ``size`` bytes, of
-    SHA-256 ``digest``: the bytes judged now begin with those, and are more. A log still
-    being written when a run read it (not :func:`whole` yet) is appended to, not
-    rewritten."""
+    SHA-256 ``digest``: the bytes judged now begin with those, and are more; or, its
+    reader then stopped at ``cut``, with those before it, the rest zeros (a power loss's
+    tail, which the recorder's resume cut off). A log still being written when a run read
+    it (not :func:`whole` yet) is appended to, not rewritten."""
     data = judged_bytes(path, *judged, trust)
-    return data is not None and len(data) > size and \
-        hashlib.sha256(data[:size]).digest() == digest
+    if data is None:
+        return False
+    if len(data) > size and hashlib.sha256(data[:size]).digest() == digest:
+        return True
+    return cut is not None and cut < min(size, len(data)) and \
+        hashlib.sha256(data[:cut] + bytes(size - cut)).digest() == digest
 
 
 def on_purpose(patterns: Sequence[tuple[str, str]], knew: Sequence[str]
@@ -135,14 +141,42 @@ class Version(NamedTuple):
     run: int
 
 
-def versions_of(state: State, matches: Iterable[bytes]) -> dict[bytes, list[Version]]:
+class Versions:
+    """The first versions of one match, with what is asked of them kept at hand (a run may
+    see many versions of one match: each asked once, not each against every other)."""
+
+    __slots__ = ("all", "digests", "earliest", "hexes", "listed", "whole")
+    all: list[Version]
+    digests: set[bytes]
+    hexes: set[str]
+    whole: bool  # whether any is whole
+    earliest: int | None  # the run that first saw the match (None: none yet)
+    listed: bool | None  # whether a log of one is listed (None: not asked)
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def add(self, v: Version) -> None:
+        self.all.append(v)
+        self.digests.add(v.digest)
+        self.hexes.add(v.digest.hex())
+        self.whole |= v.whole
+        self.earliest = v.run if self.earliest is None else min(self.earliest, v.run)
+        self.listed = None
+
+    def clear(self) -> None:
+        self.all, self.digests, self.hexes = [], set(), set()
+        self.whole, self.earliest, self.listed = False, None, None
+
+
+def versions_of(state: State, matches: Iterable[bytes]) -> dict[bytes, Versions]:
     """Per match of ``matches`` with any, the first versions ``state`` keeps."""
-    out: dict[bytes, list[Version]] = {}
+    out: dict[bytes, Versions] = {}
     for part in query_parts(list(set(matches))):
         for m, *v in state.db.execute("SELECT match, size, digest, whole, run FROM versions "
                                       "WHERE match IN (" + ", ".join("?" * len(part)) + ")",
                                       part):
-            out.setdefault(m, []).append(Version(v[0], v[1], bool(v[2]), v[3]))
+            out.setdefault(m, Versions()).add(Version(v[0], v[1], bool(v[2]), v[3]))
     return out
 
 
@@ -179,10 +213,9 @@ def _seen(record: LogRecord, path: str, size: int, trust: Trust) -> Version | No
     return Version(cut, hashlib.sha256(data[:cut]).digest(), False, 0)
 
 
-def _begins(record: LogRecord, path: str, size: int, first: Version, trust: Trust) -> bool:
-    """Whether the log ``record`` judged (``size`` bytes at ``path``) begins with the bytes
-    of ``first``, a version not whole, and has more."""
-    data = judged_bytes(path, size, record.row.sha256 or "", trust)
+def _begins(data: bytes | None, first: Version) -> bool:
+    """Whether the bytes ``data`` a run judged (None: not read again) begin with those of
+    ``first``, a version not whole, and have more."""
     return data is not None and len(data) > first.size and \
         hashlib.sha256(data[:first.size]).digest() == first.digest
 
@@ -196,12 +229,12 @@ def resumed(state: State, record: LogRecord, before: LogRecord, path: str, size:
     if before.identity is None or before.identity != record.identity or whole(before):
         return False
     known = versions_of(state, (m for m, _ in matches_of(record)))
-    return any(not v.whole and _begins(record, path, size, v, trust)
-               for vs in known.values() for v in vs)
+    data = judged_bytes(path, size, record.row.sha256 or "", trust)
+    return any(not v.whole and _begins(data, v) for vs in known.values() for v in vs.all)
 
 
 def note_versions(state: State, records: Sequence[LogRecord], paths: Sequence[str],
-                  sizes: Sequence[int], trust: Trust) -> dict[bytes, list[Version]]:
+                  sizes: Sequence[int], trust: Trust) -> dict[bytes, Versions]:
     """Keep the first versions of the matches of ``records`` (a chunk's, read now or kept,
     at ``paths``, of ``sizes`` bytes judged, :func:`matches_of`): of a match the state has
     none of, the log's (whole or not yet, :func:`_seen`); in the run that first saw it,
@@ -214,33 +247,38 @@ def note_versions(state: State, records: Sequence[LogRecord], paths: Sequence[st
         if r.not_read or r.row.sha256 is None or r.row.verdict == "unreadable":
             continue
         mine: Version | None = None
+        data: list[bytes | None] = []  # (its bytes read again once, when asked)
         for match, _ in matches_of(r):
-            known = first.setdefault(match, [])
+            known = first.setdefault(match, Versions())
             if mine is None:
                 mine = _seen(r, path, size, trust)
                 if mine is None:
                     break
-            if any(v.digest == mine.digest for v in known):
+            if mine.digest in known.digests:
                 continue
-            if known and not any(v.whole for v in known) and all(
-                    v.size < mine.size and _begins(r, path, size, v, trust) for v in known):
-                # (it begins with every version seen, none whole: their match, further on)
-                for old in known:
+            if known.all and not known.whole and all(v.size < mine.size for v in known.all):
+                if not data:
+                    data.append(judged_bytes(path, size, r.row.sha256 or "", trust))
+                begins = all(_begins(data[0], v) for v in known.all)
+            else:
+                begins = False
+            if begins:  # (it begins with every version seen, none whole: their match,
+                for old in known.all:  # further on)
                     state.db.execute("DELETE FROM versions WHERE match = ? AND digest = ?",
                                      (match, old.digest))
-                new = mine._replace(run=min(v.run for v in known))
+                new = mine._replace(run=min(v.run for v in known.all))
                 known.clear()
-            elif all(v.run == state.run for v in known):  # (none yet: the first)
+            elif known.earliest in (None, state.run):  # (none yet, or in the first run)
                 new = mine._replace(run=state.run)
             else:  # (another version: a finding, versions())
                 continue
-            known.append(new)
+            known.add(new)
             state.db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?)",
                              (match, new.digest, new.size, new.whole, new.run))
     return first
 
 
-def versions(records: Sequence[LogRecord], first: dict[bytes, list[Version]],
+def versions(records: Sequence[LogRecord], first: dict[bytes, Versions],
              present: Callable[[bytes], bool]) -> list[LogRecord]:
     """Those of ``records`` (a chunk's, read now or kept; the first versions of their
     matches ``first``, :func:`note_versions`) whose match the state first saw with other
@@ -256,13 +294,16 @@ def versions(records: Sequence[LogRecord], first: dict[bytes, list[Version]],
                 f.kind == CHANGED_KIND for f in r.findings):
             continue
         for match, what in matches_of(r):
-            known = first.get(match, [])
-            if not known or any(v.digest.hex() == r.row.sha256 or present(v.digest)
-                                for v in known):
+            known = first.get(match)
+            if known is None or not known.all or r.row.sha256 in known.hexes:
+                continue
+            if known.listed is None:
+                known.listed = any(present(d) for d in known.digests)
+            if known.listed:
                 continue
             r.findings.append(FindingRow(
                 r.row.path, CHANGED_KIND, f"the archive's state judged {_WHAT[what]} first "
-                f"from a log with other bytes (SHA-256 {known[0].digest.hex()[:16]}…): a "
+                f"from a log with other bytes (SHA-256 {known.all[0].digest.hex()[:16]}…): a "
                 "version of it rewritten", None, None, None, None, None))
             r.row.add_findings(1)
             other.append(r)
@@ -270,6 +311,6 @@ def versions(records: Sequence[LogRecord], first: dict[bytes, list[Version]],
     return other
 
 
-__all__ = ["Stamp", "Version", "bytes_now", "grew", "judged_bytes",
+__all__ = ["Stamp", "Version", "Versions", "bytes_now", "grew", "judged_bytes",
            "matches_of", "note_versions", "on_purpose", "resumed", "stat_of", "versions",
            "versions_of", "whole"]
