@@ -359,3 +359,24 @@ def test_a_log_resumed_after_a_power_loss_grew_without_its_first_version(
     paths[1].write_bytes(data)
     code, doc = audit(capsys, str(logs), "--state", state)
     assert (code, doc["findings_by_kind"], doc["state"]["grown"]) == (0, {}, [str(paths[1])])
+
+
+def test_a_log_grows_only_from_its_own_start(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log read cut short under one history of its match, then rewritten as another
+    that begins with the match's first version seen at another path: a change (it did not
+    begin with what was read of it)."""
+    logs, state = tmp_path / "logs", str(tmp_path / "audit.state")
+    paths = archive(logs, 3)
+    data = paths[1].read_bytes()
+    paths[1].unlink()
+    cut = parse_log(data).end_offset - 40
+    first, second = logs / "b.tlog", logs / "a.tlog"
+    first.write_bytes(data[:cut])
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    second.write_bytes(renamed(data, SEED)[:cut])
+    assert audit(capsys, str(logs), "--state", state)[0] == 1
+    second.write_bytes(data)
+    first.unlink()
+    code, doc = audit(capsys, str(logs), "--state", state, "--removed", str(first))
+    assert code == 1 and doc["state"]["changed"] == [str(second)]

@@ -92,21 +92,26 @@ def judged_bytes(path: str, size: int, judged: str, trust: Trust) -> bytes | Non
     return data[:size]
 
 
-def grew(path: str, size: int, digest: bytes, judged: tuple[int, str], trust: Trust,
-         cut: int | None = None) -> bool:
+def grew(path: str, before: LogRecord, size: int, digest: bytes, judged: tuple[int, str],
+         trust: Trust) -> bool:
     """Whether the log at ``path``, judged now (``judged``: the size and SHA-256, hex, of
     the bytes judged), only grew since the state judged its first ``size`` bytes, of
-    SHA-256 ``digest``: the bytes judged now begin with those, and are more; or, its
-    reader then stopped at ``cut``, with those before it, the rest zeros (a power loss's
-    tail, which the recorder's resume cut off). A log still being written when a run read
-    it (not :func:`whole` yet) is appended to, not rewritten."""
+    SHA-256 ``digest``, as ``before``: the bytes judged now begin with those, and are more;
+    or with those before where its reader then stopped (its ``start``: a tail a power loss
+    left, zeros or torn, is cut off by the recorder's resume; of a record kept by a state
+    before format 11, which has none, those bytes, the rest zeros). A log still being
+    written when a run read it (not :func:`whole` yet) is appended to, not rewritten."""
     data = judged_bytes(path, *judged, trust)
     if data is None:
         return False
     if len(data) > size and hashlib.sha256(data[:size]).digest() == digest:
         return True
-    return cut is not None and cut < min(size, len(data)) and \
-        hashlib.sha256(data[:cut] + bytes(size - cut)).digest() == digest
+    cut = stopped_at(before.findings, size)
+    if cut is None or cut >= min(size, len(data)):
+        return False
+    if before.start is not None:
+        return hashlib.sha256(data[:cut]).digest() == before.start
+    return hashlib.sha256(data[:cut] + bytes(size - cut)).digest() == digest
 
 
 def on_purpose(patterns: Sequence[tuple[str, str]], knew: Sequence[str]
@@ -220,19 +225,6 @@ def _begins(data: bytes | None, first: Version) -> bool:
         hashlib.sha256(data[:first.size]).digest() == first.digest
 
 
-def resumed(state: State, record: LogRecord, before: LogRecord, path: str, size: int,
-            trust: Trust) -> bool:
-    """Whether the log ``record`` judged (``size`` bytes at ``path``), of the match of the
-    log ``before`` judged there, not whole, begins with a first version of that match not
-    whole yet: read before it was finished (a tail a power loss left cut off by the
-    recorder's resume), finished since."""
-    if before.identity is None or before.identity != record.identity or whole(before):
-        return False
-    known = versions_of(state, (m for m, _ in matches_of(record)))
-    data = judged_bytes(path, size, record.row.sha256 or "", trust)
-    return any(not v.whole and _begins(data, v) for vs in known.values() for v in vs.all)
-
-
 def note_versions(state: State, records: Sequence[LogRecord], paths: Sequence[str],
                   sizes: Sequence[int], trust: Trust) -> dict[bytes, Versions]:
     """Keep the first versions of the matches of ``records`` (a chunk's, read now or kept,
@@ -312,5 +304,5 @@ def versions(records: Sequence[LogRecord], first: dict[bytes, Versions],
 
 
 __all__ = ["Stamp", "Version", "Versions", "bytes_now", "grew", "judged_bytes",
-           "matches_of", "note_versions", "on_purpose", "resumed", "stat_of", "versions",
+           "matches_of", "note_versions", "on_purpose", "stat_of", "versions",
            "versions_of", "whole"]

@@ -68,7 +68,6 @@ from tarneeb.replay.archive.changes import (
     grew,
     note_versions,
     on_purpose,
-    resumed,
     stat_of,
     versions,
     whole,
@@ -77,7 +76,6 @@ from tarneeb.replay.archive.paths import absolute_path, stored_path
 from tarneeb.replay.archive.records import LogRecord, chunk_of, records_of, unfinished
 from tarneeb.replay.archive.shares.columns import ShareSum
 from tarneeb.replay.archive.state import Known, State, StateError
-from tarneeb.replay.verify.ending import stopped_at
 from tarneeb.replay.verify.trust import NOTHING, Trust
 
 if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
@@ -322,10 +320,8 @@ class Monitor:
                     and before_digest.hex() != digest:
                 # a log being written when judged: not signed, or not readable, yet
                 judged = (st[0] if record.size is None else record.size, digest)
-                if not whole(before) and (
-                        grew(path, known.size, before_digest, judged, self.trust,
-                             stopped_at(before.findings, known.size))
-                        or resumed(self.state, record, before, path, judged[0], self.trust)):
+                if not whole(before) and grew(path, before, known.size, before_digest,
+                                              judged, self.trust):
                     self.grown.append(path)
                 else:
                     old.append(FindingRow(

@@ -81,8 +81,8 @@ class LogRecord:
     # read now: how many bytes were judged (None: not read whole), which the state keeps
     # as the log's size (never in the record's bytes)
     size: int | None = None
-    # of a log read now that is not whole, the SHA-256 of its bytes before where its reader
-    # stopped (:func:`~tarneeb.replay.verify.ending.stopped_at`; never in the record's bytes)
+    # of a log that is not whole, the SHA-256 of its bytes before where its reader stopped
+    # (:func:`~tarneeb.replay.verify.ending.stopped_at`): what it says so far
     start: bytes | None = None
 
 
@@ -193,7 +193,8 @@ def pack_record(r: LogRecord, path: str, key_id: Any = None) -> bytes:
             row[i] = key_id(("text", row[i]))
     findings = tuple((None if f[0] == path else f[0], *f[1:]) for f in map(_fields, r.findings))
     return pack_value((tuple(row), findings, r.identity,
-                       None if r.claim is None else tuple(r.claim), r.ending, r.unpinned))
+                       None if r.claim is None else tuple(r.claim), r.ending, r.unpinned)
+                      + (() if r.start is None else (r.start,)))
 
 
 def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | None,
@@ -205,7 +206,9 @@ def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | N
     words); :class:`CodecError` when it is not one."""
     found = {} if words is None else words
     try:
-        row, findings, identity, claim, ending, unpinned = unpack_value(data)
+        row, findings, identity, claim, ending, unpinned, *start = unpack_value(data)
+        if start and (len(start) > 1 or not isinstance(start[0], bytes)):
+            raise CodecError("a record of another shape")
         if digest is not None and not isinstance(digest, bytes):  # (an unsealed state's)
             raise CodecError("a digest that is not bytes")
         if len(row) != _ROW_FIELDS or (findings and any(len(f) != _FINDING_FIELDS
@@ -226,7 +229,8 @@ def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | N
                          [FindingRow(path if f[0] is None else f[0], *f[1:]) for f in findings],
                          identity, None if claim is None else Claim(*claim),
                          None if ending is None else tuple(ending),
-                         bool(unpinned), False, share, share_kept)
+                         bool(unpinned), False, share, share_kept,
+                         start=start[0] if start else None)
     except (TypeError, ValueError) as e:
         if isinstance(e, CodecError):
             raise
