@@ -207,7 +207,8 @@ def unpack_record(data: bytes, share: Tally | None, path: str, digest: bytes | N
     found = {} if words is None else words
     try:
         row, findings, identity, claim, ending, unpinned, *start = unpack_value(data)
-        if start and (len(start) > 1 or not isinstance(start[0], bytes)):
+        if start and (len(start) > 1 or not isinstance(start[0], bytes)
+                      or len(start[0]) != 32):
             raise CodecError("a record of another shape")
         if digest is not None and not isinstance(digest, bytes):  # (an unsealed state's)
             raise CodecError("a digest that is not bytes")
