@@ -39,7 +39,7 @@ from tarneeb.audit import (
 )
 from tarneeb.audit.encoding import SERVER_SEED_LEN, json_shown, shown
 from tarneeb.audit.errors import CommitmentError, MerkleProofError, SignatureError, WeakKeyError
-from tarneeb.audit.signing import load_public_key_file, public_key_raw, public_path_for
+from tarneeb.audit.signing import public_key_raw, public_path_for
 from tarneeb.audit.vectors import dumps
 from tarneeb.replay.rules.cards import SUIT_LETTERS, SUIT_SYMBOLS, card_name, cards_of, format_hand
 from tarneeb.replay.rules.dealing import hands_of, revealed_of, trump_of
@@ -435,14 +435,9 @@ def _verify_seed(seed: str, commitment: str | None, root: str | None, index: int
         head = None
         if head_signature is not None and key is not None:
             signature = parse_hex(head_signature, "head signature", 64)
-            try:
-                public = load_public_key_file(key)
-            except AuditError:
-                from .verify_cmd import _holds_private_key, private_key_given
+            from .verify_cmd import load_pinned_key
 
-                if _holds_private_key(Path(key)):  # (as verify --key says it)
-                    raise AuditInputError(private_key_given(Path(key))) from None
-                raise
+            public = load_pinned_key(Path(key))  # (a private key said as verify --key says it)
             head = key_id(public)
             try:
                 season.head.verify(public, signature)

@@ -208,22 +208,20 @@ def _stdin_json_form(raw: bytes, limits: Limits) -> ParsedLog:
     """The log standard input holds (``raw``), read as a log, else as its JSON form
     (``tarneeb export``), as a file is: no tarneeb log and no JSON log, both failures said."""
     from tarneeb.replay.log import LogError, parse_log
-    from tarneeb.replay.log import jsonform as logjson
 
     name = shown_name(STDIO)
     try:
         return parse_log(raw, name, limits)
     except LogError as e:
-        if "not a tarneeb log" not in str(e) or \
-                not raw.lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"{"):
+        if "not a tarneeb log" not in str(e):
             raise
         first = e
     try:
-        data = logjson.loads(raw.decode("utf-8"), limits)
-    except UnicodeDecodeError:
-        raise LogError(f"{first}; nor a log's JSON form: not UTF-8 text") from None
+        data = _json_form_of(raw, limits)
     except LogError as e:
         raise LogError(f"{first}; nor a log's JSON form: {e}") from None
+    if data is None:
+        raise first
     return parse_log(data, name, limits)
 
 
@@ -251,8 +249,6 @@ def json_form(path: Path | str, limits: Limits | None = None) -> bytes | None:
 
     Raises :class:`tarneeb.replay.log.LogError` for a JSON document that is no JSON log.
     """
-    from tarneeb.replay.log import LogError
-    from tarneeb.replay.log import jsonform as logjson
     from tarneeb.replay.log.stream import DEFAULT_LIMITS
 
     limits = limits or DEFAULT_LIMITS
@@ -261,6 +257,16 @@ def json_form(path: Path | str, limits: Limits | None = None) -> bytes | None:
             raw = f.read(limits.max_json_bytes + 1)
     except OSError:
         return None
+    return _json_form_of(raw, limits)
+
+
+def _json_form_of(raw: bytes, limits: Limits) -> bytes | None:
+    """The log whose JSON form ``raw`` holds, as the log's bytes; None when it does not
+    start as a JSON object. Raises :class:`tarneeb.replay.log.LogError` for a JSON
+    document that is no JSON log."""
+    from tarneeb.replay.log import LogError
+    from tarneeb.replay.log import jsonform as logjson
+
     if not raw.lstrip(b" \t\r\n\xef\xbb\xbf").startswith(b"{"):
         return None
     try:

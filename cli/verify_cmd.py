@@ -90,14 +90,26 @@ def pinned_key(key: Path | None) -> bytes | None:
     if key is None:
         return None
     from tarneeb.audit.errors import AuditError
-    from tarneeb.audit.signing import load_public_key_file, public_key_raw
+    from tarneeb.audit.signing import public_key_raw
 
     try:
-        return public_key_raw(load_public_key_file(key))
+        return public_key_raw(load_pinned_key(key))
     except AuditError as e:
-        if _holds_private_key(key):
-            fail(private_key_given(key))
         fail(str(e))
+
+
+def load_pinned_key(key: Path) -> Any:
+    """The public key in the PEM file ``key``; an :class:`~tarneeb.audit.errors.AuditError`
+    when it is none, saying so (:func:`private_key_given`) when it holds a private key."""
+    from tarneeb.audit.errors import AuditError, AuditInputError
+    from tarneeb.audit.signing import load_public_key_file
+
+    try:
+        return load_public_key_file(key)
+    except AuditError:
+        if _holds_private_key(key):
+            raise AuditInputError(private_key_given(key)) from None
+        raise
 
 
 def _holds_private_key(path: Path) -> bool:

@@ -150,10 +150,9 @@ class Versions:
     """The first versions of one match, with what is asked of them kept at hand (a run may
     see many versions of one match: each asked once, not each against every other)."""
 
-    __slots__ = ("all", "digests", "earliest", "hexes", "listed", "whole")
+    __slots__ = ("all", "digests", "earliest", "listed", "whole")
     all: list[Version]
     digests: set[bytes]
-    hexes: set[str]
     whole: bool  # whether any is whole
     earliest: int | None  # the run that first saw the match (None: none yet)
     listed: bool | None  # whether a log of one is listed (None: not asked)
@@ -164,13 +163,12 @@ class Versions:
     def add(self, v: Version) -> None:
         self.all.append(v)
         self.digests.add(v.digest)
-        self.hexes.add(v.digest.hex())
         self.whole |= v.whole
         self.earliest = v.run if self.earliest is None else min(self.earliest, v.run)
         self.listed = None
 
     def clear(self) -> None:
-        self.all, self.digests, self.hexes = [], set(), set()
+        self.all, self.digests = [], set()
         self.whole, self.earliest, self.listed = False, None, None
 
 
@@ -287,7 +285,7 @@ def versions(records: Sequence[LogRecord], first: dict[bytes, Versions],
             continue
         for match, what in matches_of(r):
             known = first.get(match)
-            if known is None or not known.all or r.row.sha256 in known.hexes:
+            if known is None or not known.all or bytes.fromhex(r.row.sha256) in known.digests:
                 continue
             if known.listed is None:
                 known.listed = any(present(d) for d in known.digests)

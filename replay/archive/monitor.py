@@ -227,7 +227,7 @@ class Monitor:
                 self._judged(path, st, record, known)
             batch.append(record)
             paths.append(path)
-            sizes.append(record.size if record.size is not None else st[0] if st is not None
+            sizes.append(record.size if record.size is not None  # (judged: set by _judged)
                          else known.size if known is not None else 0)
             if len(batch) == chunk_size:
                 yield self._chunk(batch, paths, sizes)
@@ -307,6 +307,11 @@ class Monitor:
             if known is not None:
                 self._unread.add(path)
             return
+        # the size of the bytes judged, which the digest is of (a log still being written
+        # may have grown since it was listed: no change time kept, its bytes checked next)
+        if record.size is None:
+            record.size = st[0]
+        size = record.size
         old: list[FindingRow] = []  # its changed-log findings
         if known is not None:
             before = self.state.load(path, share=False)
@@ -319,9 +324,8 @@ class Monitor:
             if before_digest is not None and digest is not None \
                     and before_digest.hex() != digest:
                 # a log being written when judged: not signed, or not readable, yet
-                judged = (st[0] if record.size is None else record.size, digest)
                 if not whole(before) and grew(path, before, known.size, before_digest,
-                                              judged, self.trust):
+                                              (size, digest), self.trust):
                     self.grown.append(path)
                 else:
                     old.append(FindingRow(
@@ -335,9 +339,6 @@ class Monitor:
         play = None
         if self.play_key is not None:
             play = (self.play_key, None if record.play is None else record.play.to_json())
-        # the size of the bytes judged, which the digest is of (a log still being written
-        # may have grown since it was listed: no change time kept, its bytes checked next)
-        size = st[0] if record.size is None else record.size
         self.state.put(path, (size, st[1], settled(st, self.began) if size == st[0] else None,
                               st[3]), record, self.stats, play)
         self._put.add(path)

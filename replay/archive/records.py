@@ -38,7 +38,7 @@ from tarneeb.replay.archive.claims import Claim
 from tarneeb.replay.archive.endings import Ending
 from tarneeb.replay.archive.seen import snapshot
 from tarneeb.replay.archive.shares import ChunkKeys, ShareColumns
-from tarneeb.replay.verify.ending import NO_END_RECORD
+from tarneeb.replay.verify.ending import no_end_record
 
 if TYPE_CHECKING:  # the fair-play analysis is loaded when asked for (--play)
     from tarneeb.replay.fairplay import MatchPlay
@@ -139,8 +139,7 @@ def unfinished(record: LogRecord) -> bool:
     """Whether ``record``'s log stops before its end record (a ``cut-short`` finding): its
     match may still be going on, its log to grow by more deals. Such a match advances the
     evidence when a run finds its log whole, with all its deals: once, as every match."""
-    return any(f.kind == "cut-short" and f"dealing attempts, {NO_END_RECORD}" in f.message
-               for f in record.findings)
+    return no_end_record(record.findings)
 
 
 def chunk_of(records: Iterable[LogRecord], tallies: bool = True) -> Chunk:

@@ -68,6 +68,11 @@ def windowed(submit: Callable[[list[str]], Any], result: Callable[[Any], Any],
         yield result(pending.popleft())
 
 
+def _where(paths: list[str]) -> str:
+    """A chunk's logs, as a line that says it failed names them."""
+    return f"the logs {paths[0]} to {paths[-1]}" if len(paths) > 1 else paths[0]
+
+
 def run_pool(task: Task, chunks: Iterator[list[str]], jobs: int,
              args: tuple[Any, ...]) -> Iterator[Any]:
     """``task(chunk, *args)`` for each chunk on ``jobs`` local processes (spawned)."""
@@ -83,8 +88,7 @@ def run_pool(task: Task, chunks: Iterator[list[str]], jobs: int,
             raise AuditFault(f"a local worker process died (out of memory, or killed): {e}"
                              ) from None
         except Exception as e:  # (a worker's error, as on Dask: one line)
-            where = f"the logs {paths[0]} to {paths[-1]}" if len(paths) > 1 else paths[0]
-            raise AuditFault(f"a local worker failed running {where}: "
+            raise AuditFault(f"a local worker failed running {_where(paths)}: "
                              f"{type(e).__name__}: {e}") from None
 
     def submit(chunk: list[str]) -> tuple[list[str], Any]:
@@ -245,7 +249,7 @@ def run_dask(task: Task, chunks: Iterator[list[str]], scheduler: Any,
         """The chunk's result; a chunk whose worker was lost (the scheduler has retried
         it already) is sent again ``DASK_RETRIES`` times before the audit stops."""
         paths, future = sent
-        where = f"the logs {paths[0]} to {paths[-1]}" if len(paths) > 1 else paths[0]
+        where = _where(paths)
         for attempt in range(DASK_RETRIES + 1):
             try:
                 return future.result()

@@ -39,14 +39,19 @@ NO_END_RECORD = "without its end record"
 ENDS_UNFINISHED = "the match ends unfinished"
 
 
+def no_end_record(findings: Iterable[Any]) -> bool:
+    """Whether ``findings`` (each with a ``kind`` and ``message``) say the log stops before
+    its end record (a ``cut-short`` finding): its match may still be going on."""
+    return any(f.kind == "cut-short" and NO_END_RECORD in f.message for f in findings)
+
+
 def stopped_at(findings: Iterable[Any], size: int) -> int | None:
     """Where the reader of a log of ``size`` bytes stopped, from its findings (each with a
     ``kind``, ``message`` and ``offset``): None when the log is whole, with its end record
     and signed (no ``unsigned`` finding, no ``cut-short`` one for a log without its end
     record), whatever else it is found to be; else the offset of its first cut (``size``:
     none, a log not signed yet), the bytes before it all the log says so far."""
-    if not any(f.kind == "unsigned" or (f.kind == "cut-short" and NO_END_RECORD in f.message)
-               for f in findings):
+    if not no_end_record(findings) and not any(f.kind == "unsigned" for f in findings):
         return None
     return min((f.offset for f in findings if f.kind == "cut-short" and f.offset is not None
                 and not f.message.startswith(ENDS_UNFINISHED)), default=size)
@@ -196,5 +201,5 @@ def _abandon_text(log: ParsedLog, a: Abandonment) -> str:
     return f"{who} {what}" + (f": {a.reason}" if a.reason else "")
 
 
-__all__ = ["ENDS_UNFINISHED", "NO_END_RECORD", "TEAM_NAMES", "check_end", "stopped_at",
-           "team_name"]
+__all__ = ["ENDS_UNFINISHED", "NO_END_RECORD", "TEAM_NAMES", "check_end", "no_end_record",
+           "stopped_at", "team_name"]
